@@ -1,0 +1,346 @@
+"""Recording format v1: constants and one dataclass per line type.
+
+The format is documented in recordings/README.md. Every line is one JSON object whose
+first two keys are "type" and "exchange" (the header has no exchange), so the index can
+learn a line's type and exchange from a byte prefix without parsing the whole line.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import orjson
+
+from streamscope import __version__
+
+SCHEMA_VERSION = 1
+TOOL = "streamscope"
+REDACTED = "[REDACTED]"
+END_REASONS = ("complete", "client-closed", "upstream-error", "timeout")
+
+Headers = list[tuple[str, str]]
+
+
+class RecordingError(Exception):
+    """A recording cannot be read (or written). str() is always one line."""
+
+    def __init__(
+        self,
+        message: str,
+        path: str | None = None,
+        line: int | None = None,
+        offset: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.line = line
+        self.offset = offset
+
+
+def located(path: str, line: int, offset: int, what: str) -> RecordingError:
+    """The one-line error naming file, line number and byte offset."""
+    what = " ".join(what.split())  # keep it one line whatever the cause says
+    return RecordingError(f"{path}: line {line} (byte {offset}): {what}", path, line, offset)
+
+
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    """Where reading stopped early: a cut-off last line, as kill -9 of the writer leaves."""
+
+    line: int
+    offset: int
+
+    @property
+    def message(self) -> str:
+        return (
+            f"recording ends with a cut-off line {self.line} at byte {self.offset} "
+            "(the writer was interrupted)"
+        )
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def text_or_b64(key: str, raw: bytes) -> tuple[str, str]:
+    """(key, text) when `raw` is valid UTF-8, else (key + "_b64", base64): bytes round-trip."""
+    try:
+        return key, raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return key + "_b64", base64.b64encode(raw).decode("ascii")
+
+
+def _bytes_of(text: str | None, b64: str | None) -> bytes:
+    return text.encode("utf-8") if text is not None else base64.b64decode(b64 or "", validate=True)
+
+
+# -- field checks for from_json: a ValueError here becomes a located RecordingError.
+
+
+def _int(d: dict, key: str) -> int:
+    v = _need(d, key)
+    if type(v) is not int:  # not isinstance: bool is an int subclass
+        raise ValueError(f"field {key!r} is not an integer")
+    return v
+
+
+def _str(d: dict, key: str) -> str:
+    v = _need(d, key)
+    if not isinstance(v, str):
+        raise ValueError(f"field {key!r} is not a string")
+    return v
+
+
+def _need(d: dict, key: str) -> Any:
+    try:
+        return d[key]
+    except KeyError:
+        raise ValueError(f"{d.get('type')} line has no {key!r} field") from None
+
+
+def _headers(d: dict) -> Headers:
+    v = _need(d, "headers")
+    if not isinstance(v, list) or not all(
+        isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], str)
+        for p in v
+    ):
+        raise ValueError("field 'headers' is not a list of [name, value] string pairs")
+    return [(p[0], p[1]) for p in v]
+
+
+def _one_of(d: dict, key: str) -> tuple[str | None, str | None]:
+    """Exactly one of key / key_b64, both strings; base64 is checked here, not at use."""
+    text, b64 = d.get(key), d.get(key + "_b64")
+    if (text is None) == (b64 is None):
+        raise ValueError(f"{d.get('type')} line needs exactly one of {key!r} or '{key}_b64'")
+    if not isinstance(text if b64 is None else b64, str):
+        raise ValueError(f"field {key!r} is not a string")
+    if b64 is not None:
+        try:
+            base64.b64decode(b64, validate=True)
+        except binascii.Error:
+            raise ValueError(f"field '{key}_b64' is not valid base64") from None
+    return text, b64
+
+
+@dataclass(slots=True)
+class Header:
+    """Line 1 of every recording."""
+
+    created: str  # UTC, "2026-11-29T22:00:00.000000Z"
+    argv: list[str] | None = None
+    tool_version: str = __version__
+    schema_version: int = SCHEMA_VERSION
+    tool: str = TOOL
+    type: ClassVar[str] = "header"
+
+    def to_json(self) -> dict:
+        return {
+            "type": "header",
+            "schema_version": self.schema_version,
+            "tool": self.tool,
+            "tool_version": self.tool_version,
+            "created": self.created,
+            "argv": self.argv,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> Header:
+        argv = d.get("argv")
+        if argv is not None and not (
+            isinstance(argv, list) and all(isinstance(a, str) for a in argv)
+        ):
+            raise ValueError("field 'argv' is not a list of strings")
+        return cls(
+            created=_str(d, "created"),
+            argv=argv,
+            tool_version=_str(d, "tool_version"),
+            schema_version=_int(d, "schema_version"),
+            tool=_str(d, "tool"),
+        )
+
+
+@dataclass(slots=True)
+class Request:
+    """The request the client sent. Exactly one of body / body_b64 is set."""
+
+    exchange: int
+    t_ns: int
+    method: str
+    url: str
+    headers: Headers
+    body: str | None = ""
+    body_b64: str | None = None
+    type: ClassVar[str] = "request"
+
+    @classmethod
+    def of(
+        cls, exchange: int, t_ns: int, method: str, url: str, headers: Headers, body: bytes
+    ) -> Request:
+        key, text = text_or_b64("body", body)
+        if key == "body":
+            return cls(exchange, t_ns, method, url, headers, text, None)
+        return cls(exchange, t_ns, method, url, headers, None, text)
+
+    @property
+    def body_bytes(self) -> bytes:
+        return _bytes_of(self.body, self.body_b64)
+
+    def json_body(self) -> Any | None:
+        """The parsed JSON body, or None when the body is not JSON."""
+        try:
+            return orjson.loads(self.body if self.body is not None else self.body_bytes)
+        except orjson.JSONDecodeError:
+            return None
+
+    def to_json(self) -> dict:
+        d = {"type": "request", "exchange": self.exchange, "t_ns": self.t_ns}
+        d |= {"method": self.method, "url": self.url, "headers": self.headers}
+        if self.body_b64 is not None:
+            d["body_b64"] = self.body_b64
+        else:
+            d["body"] = self.body or ""
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> Request:
+        body, body_b64 = _one_of(d, "body")
+        return cls(
+            _int(d, "exchange"),
+            _int(d, "t_ns"),
+            _str(d, "method"),
+            _str(d, "url"),
+            _headers(d),
+            body,
+            body_b64,
+        )
+
+
+@dataclass(slots=True)
+class Response:
+    """The upstream's status line and headers."""
+
+    exchange: int
+    t_ns: int
+    status: int
+    headers: Headers
+    type: ClassVar[str] = "response"
+
+    def to_json(self) -> dict:
+        return {
+            "type": "response",
+            "exchange": self.exchange,
+            "t_ns": self.t_ns,
+            "status": self.status,
+            "headers": self.headers,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> Response:
+        return cls(_int(d, "exchange"), _int(d, "t_ns"), _int(d, "status"), _headers(d))
+
+
+@dataclass(slots=True)
+class Chunk:
+    """One upstream read, bytes exactly as read. Exactly one of data / data_b64 is set."""
+
+    exchange: int
+    t_ns: int
+    data: str | None = ""
+    data_b64: str | None = None
+    type: ClassVar[str] = "chunk"
+
+    @classmethod
+    def of(cls, exchange: int, t_ns: int, raw: bytes) -> Chunk:
+        key, text = text_or_b64("data", raw)
+        return cls(exchange, t_ns, text, None) if key == "data" else cls(exchange, t_ns, None, text)
+
+    @property
+    def data_bytes(self) -> bytes:
+        return _bytes_of(self.data, self.data_b64)
+
+    def to_json(self) -> dict:
+        d = {"type": "chunk", "exchange": self.exchange, "t_ns": self.t_ns}
+        if self.data_b64 is not None:
+            d["data_b64"] = self.data_b64
+        else:
+            d["data"] = self.data or ""
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> Chunk:
+        data, data_b64 = _one_of(d, "data")
+        return cls(_int(d, "exchange"), _int(d, "t_ns"), data, data_b64)
+
+
+@dataclass(slots=True)
+class End:
+    """How the exchange ended. `reason` is one of END_REASONS (checked when writing only)."""
+
+    exchange: int
+    t_ns: int
+    reason: str
+    error: str | None = None
+    type: ClassVar[str] = "end"
+
+    def to_json(self) -> dict:
+        return {
+            "type": "end",
+            "exchange": self.exchange,
+            "t_ns": self.t_ns,
+            "reason": self.reason,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> End:
+        error = d.get("error")
+        if error is not None and not isinstance(error, str):
+            raise ValueError("field 'error' is not a string or null")
+        return cls(_int(d, "exchange"), _int(d, "t_ns"), _str(d, "reason"), error)
+
+
+Record = Header | Request | Response | Chunk | End
+
+# Line types after the header, by "type" value.
+BODY_TYPES: dict[str, type[Request | Response | Chunk | End]] = {
+    "request": Request,
+    "response": Response,
+    "chunk": Chunk,
+    "end": End,
+}
+
+# The cheap check iter_raw does instead of building dataclasses.
+_REQUIRED = {
+    "request": frozenset({"exchange", "t_ns", "method", "url", "headers"}),
+    "response": frozenset({"exchange", "t_ns", "status", "headers"}),
+    "chunk": frozenset({"exchange", "t_ns"}),
+    "end": frozenset({"exchange", "t_ns", "reason"}),
+}
+_ONE_OF = {"request": ("body", "body_b64"), "chunk": ("data", "data_b64")}
+
+
+def check_raw(d: object) -> str | None:
+    """Why `d` is not a valid body line (key presence only), or None when it looks fine."""
+    if type(d) is not dict:
+        return "not a JSON object"
+    t = d.get("type")
+    need = _REQUIRED.get(t)  # type: ignore[arg-type]
+    if need is None:
+        return "a second header line" if t == "header" else f"unknown record type {t!r}"
+    if not need <= d.keys():
+        return f"{t} line has no {sorted(need - d.keys())[0]!r} field"
+    one = _ONE_OF.get(t)  # type: ignore[arg-type]
+    if one and (one[0] in d) == (one[1] in d):
+        return f"{t} line needs exactly one of {one[0]!r} or {one[1]!r}"
+    return None
+
+
+def body_record(d: object) -> Request | Response | Chunk | End:
+    """A parsed, migrated body line as its dataclass; ValueError says what is wrong."""
+    problem = check_raw(d)
+    if problem:
+        raise ValueError(problem)
+    return BODY_TYPES[d["type"]].from_json(d)  # type: ignore[index]

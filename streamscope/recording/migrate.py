@@ -1,0 +1,91 @@
+"""Upgrading old recordings, one line at a time, to the current schema.
+
+Modelled on mitmproxy's io/compat.py: MIGRATIONS[v] turns a version-v line into a
+version-(v+1) line; `migrate` applies them in a loop until SCHEMA_VERSION. To change the
+format: bump SCHEMA_VERSION, add MIGRATIONS[old] and document both in recordings/README.md.
+
+Version 0 (pre-release, never published; kept as the worked example and for tests):
+  {"kind":"header","version":0,"tool":"streamscope","tool_version":"0.0.1","created":"..."}
+  {"kind":"request","exchange":1,"t_us":5,"method":"POST","url":"...","headers":{"k":"v"},
+   "body":"..."}
+  {"kind":"response","exchange":1,"t_us":9,"status":200,"headers":{"k":"v"}}
+  {"kind":"chunk","exchange":1,"t_us":12,"text":"data: ..."}
+  {"kind":"end","exchange":1,"t_us":40,"reason":"complete"}
+i.e. "kind" instead of "type", microseconds, headers as an object, chunk text in "text",
+and no "argv" or "error".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from streamscope.recording.format import SCHEMA_VERSION
+
+
+def _v0_to_v1(d: dict) -> dict:
+    kind = d.get("kind")
+    if kind == "header":
+        return {
+            "type": "header",
+            "schema_version": 1,
+            "tool": d.get("tool", "streamscope"),
+            "tool_version": d.get("tool_version", "0"),
+            "created": d["created"],
+            "argv": None,
+        }
+    # "type" and "exchange" first, as v1 writers do.
+    out = {"type": kind, "exchange": d["exchange"], "t_ns": d["t_us"] * 1000}
+    if kind == "request":
+        out |= {"method": d["method"], "url": d["url"], "headers": _pairs(d["headers"])}
+        out["body"] = d.get("body", "")
+    elif kind == "response":
+        out |= {"status": d["status"], "headers": _pairs(d["headers"])}
+    elif kind == "chunk":
+        out["data"] = d["text"]
+    elif kind == "end":
+        out |= {"reason": d["reason"], "error": None}
+    return out
+
+
+def _pairs(headers: dict) -> list[list[str]]:
+    return [[k, v] for k, v in headers.items()]
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1}
+
+
+def header_version(d: object) -> int | None:
+    """The schema version a first line declares, or None when it is not a header."""
+    if type(d) is not dict:
+        return None
+    if d.get("type") == "header":
+        v = d.get("schema_version")
+        return v if type(v) is int else None
+    if d.get("kind") == "header" and d.get("version") == 0:
+        return 0
+    return None
+
+
+def check_version(version: int) -> None:
+    """ValueError when we cannot read `version`."""
+    if version > SCHEMA_VERSION:
+        raise ValueError(
+            f"schema_version {version} is newer than this streamscope reads "
+            f"(up to {SCHEMA_VERSION}); upgrade streamscope"
+        )
+    if version not in MIGRATIONS and version != SCHEMA_VERSION:
+        raise ValueError(f"schema_version {version} is unknown")
+
+
+def migrate(d: dict, version: int) -> dict:
+    """`d`, a version-`version` line, as a current line. ValueError when it cannot be."""
+    check_version(version)
+    while version < SCHEMA_VERSION:
+        try:
+            d = MIGRATIONS[version](d)
+        except (KeyError, TypeError, AttributeError) as e:
+            raise ValueError(
+                f"cannot migrate this schema_version {version} line ({type(e).__name__}: {e})"
+            ) from None
+        version += 1
+    return d

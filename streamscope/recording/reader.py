@@ -1,0 +1,297 @@
+"""Reading recordings lazily: sequentially (RecordingReader) or by line (RecordingIndex).
+
+Both read the file in big blocks and keep no lines. A cut-off last line (no trailing
+newline and not valid JSON: what kill -9 of the writer leaves) ends reading quietly and is
+reported in `stopped_at`; any other bad line raises a one-line RecordingError.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from array import array
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+import orjson
+
+from streamscope.recording.format import (
+    SCHEMA_VERSION,
+    Chunk,
+    Header,
+    Record,
+    RecordingError,
+    Stopped,
+    body_record,
+    check_raw,
+    located,
+)
+from streamscope.recording.migrate import check_version, header_version, migrate
+
+BLOCK = 1 << 22  # 4 MiB reads: few syscalls, bounded memory
+HEADER_LIMIT = 1 << 20  # a header line is small; this stops a junk file being read whole
+
+Progress = Callable[[int, int], None]  # progress(bytes_done, bytes_total)
+
+_loads = orjson.loads
+_JSONError = orjson.JSONDecodeError
+
+
+def _open(path: str) -> BinaryIO:
+    try:
+        return open(path, "rb", buffering=0)  # noqa: SIM115 (callers close it)
+    except OSError as e:
+        raise RecordingError(f"{path}: cannot open: {e.strerror or e}", path) from None
+
+
+def _read_header(path: str) -> tuple[Header, dict, int]:
+    """(header, its migrated dict, the file's schema version); RecordingError if not one."""
+    with _open(path) as f:
+        line = f.readline(HEADER_LIMIT)
+    if not line:
+        raise RecordingError(f"{path}: empty file, not a streamscope recording", path, 1, 0)
+    try:
+        d = _loads(line)
+    except _JSONError:
+        raise located(path, 1, 0, "not valid JSON (expected the recording header)") from None
+    version = header_version(d)
+    if version is None:
+        raise located(path, 1, 0, "not a streamscope recording (no header line)")
+    try:
+        check_version(version)
+        if version != SCHEMA_VERSION:
+            d = migrate(d, version)
+        return Header.from_json(d), d, version
+    except ValueError as e:
+        raise located(path, 1, 0, str(e)) from None
+
+
+def _lines(path: str, progress: Progress | None) -> Iterator[tuple[int, int, bytes, bool]]:
+    """Yield (line_no, byte_offset, line without "\\n", had_newline) for every line."""
+    with _open(path) as f:
+        total = os.fstat(f.fileno()).st_size
+        n = offset = done = 0
+        pending: list[bytes] = []  # a line longer than a block, in pieces (no O(n^2) joins)
+        while block := f.read(BLOCK):
+            done += len(block)
+            if b"\n" not in block:
+                pending.append(block)
+                continue
+            if pending:
+                pending.append(block)
+                block = b"".join(pending)
+            lines = block.split(b"\n")
+            tail = lines.pop()
+            pending = [tail] if tail else []
+            for line in lines:
+                n += 1
+                yield n, offset, line, True
+                offset += len(line) + 1
+            if progress is not None:
+                progress(done, max(total, done))
+        if pending:
+            yield n + 1, offset, b"".join(pending), False
+        if progress is not None:
+            progress(done, max(total, done))
+
+
+class RecordingReader:
+    """Sequential reading. Iterate for (line_no, Record), or (line_no, dict) when raw.
+
+    The header is read (and checked) on construction; `stopped_at` is set once iteration
+    reaches a cut-off last line. Each iteration rereads the file.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, raw: bool = False, progress: Progress | None = None
+    ) -> None:
+        self.path = os.fspath(path)
+        self.raw = raw
+        self.progress = progress
+        self.stopped_at: Stopped | None = None
+        self.header, self._header_dict, self.version = _read_header(self.path)
+
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
+        path, version, raw = self.path, self.version, self.raw
+        self.stopped_at = None
+        for n, offset, line, whole in _lines(path, self.progress):
+            if n == 1:
+                yield 1, self._header_dict if raw else self.header
+                continue
+            try:
+                d = _loads(line)
+            except _JSONError:
+                if not whole:
+                    self.stopped_at = Stopped(n, offset)
+                    return
+                raise located(path, n, offset, "not valid JSON") from None
+            try:
+                if version != SCHEMA_VERSION:
+                    d = migrate(d, version)
+                if raw:
+                    problem = check_raw(d)
+                    if problem:
+                        raise ValueError(problem)
+                    rec = d
+                else:
+                    rec = body_record(d)
+            except ValueError as e:
+                raise located(path, n, offset, str(e)) from None
+            yield n, rec
+
+
+def iter_records(path: str | os.PathLike[str], progress: Progress | None = None) -> RecordingReader:
+    """Iterate (line_no, Record) from line 1 (the Header); then check `.stopped_at`."""
+    return RecordingReader(path, progress=progress)
+
+
+def iter_raw(path: str | os.PathLike[str], progress: Progress | None = None) -> RecordingReader:
+    """Like iter_records but yields migrated dicts (keys checked, values not): for hot paths."""
+    return RecordingReader(path, raw=True, progress=progress)
+
+
+@dataclass(slots=True)
+class ExchangeIndex:
+    """Line numbers of one exchange's lines (None: not recorded, e.g. still running)."""
+
+    exchange: int
+    request: int | None = None
+    response: int | None = None
+    end: int | None = None
+    chunks: array = field(default_factory=lambda: array("I"))
+
+
+# Writers put "type" and "exchange" first, so a chunk line is recognised by this prefix
+# without parsing it. Lines that do not match (v0 files, hand-edited lines, non-chunk
+# lines, which are few) are parsed fully.
+_CHUNK_PREFIX = b'{"type":"chunk","exchange":'
+_CHUNK_AT = len(_CHUNK_PREFIX)
+
+
+class RecordingIndex:
+    """Random access by line number, after one scan that keeps 8 bytes per line.
+
+    Chunk lines are not validated by the scan (only their exchange number is read); a bad
+    one raises RecordingError when it is read with line() or chunks().
+    """
+
+    def __init__(
+        self,
+        path: str,
+        header: Header,
+        version: int,
+        offsets: array,
+        exchanges: dict[int, ExchangeIndex],
+        stopped_at: Stopped | None,
+    ) -> None:
+        self.path = path
+        self.header = header
+        self.version = version
+        self.stopped_at = stopped_at
+        self._offsets = offsets  # start of every line, plus the end of the last one
+        self._exchanges = exchanges
+        self._f = _open(path)
+        self._lock = threading.Lock()  # seek + read must not interleave between threads
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], progress: Progress | None = None) -> RecordingIndex:
+        path = os.fspath(path)
+        header, _, version = _read_header(path)
+        offsets = array("q")
+        exchanges: dict[int, ExchangeIndex] = {}
+        stopped_at = None
+        fast = version == SCHEMA_VERSION
+        end = 0
+        for n, offset, line, whole in _lines(path, progress):
+            if n == 1:
+                offsets.append(offset)
+                end = len(line) + whole
+                continue
+            if fast and whole and line.startswith(_CHUNK_PREFIX):
+                digits = line[_CHUNK_AT : line.find(b",", _CHUNK_AT)]
+                if digits.isdigit():
+                    x = int(digits)
+                    ex = exchanges.get(x)
+                    if ex is None:
+                        ex = exchanges[x] = ExchangeIndex(x)
+                    ex.chunks.append(n)
+                    offsets.append(offset)
+                    end = offset + len(line) + 1
+                    continue
+            try:
+                d = _loads(line)
+            except _JSONError:
+                if not whole:
+                    stopped_at = Stopped(n, offset)
+                    break
+                raise located(path, n, offset, "not valid JSON") from None
+            try:
+                rec = body_record(d if fast else migrate(d, version))
+            except ValueError as e:
+                raise located(path, n, offset, str(e)) from None
+            ex = exchanges.get(rec.exchange)
+            if ex is None:
+                ex = exchanges[rec.exchange] = ExchangeIndex(rec.exchange)
+            if rec.type == "chunk":
+                ex.chunks.append(n)
+            elif getattr(ex, rec.type) is not None:
+                what = f"a second {rec.type} line for exchange {rec.exchange}"
+                raise located(path, n, offset, f"{what} (first on line {getattr(ex, rec.type)})")
+            else:
+                setattr(ex, rec.type, n)
+            offsets.append(offset)
+            end = offset + len(line) + whole
+        offsets.append(end)
+        return cls(path, header, version, offsets, exchanges, stopped_at)
+
+    def __len__(self) -> int:
+        """Number of readable lines, the header included."""
+        return len(self._offsets) - 1
+
+    def exchanges(self) -> list[int]:
+        return sorted(self._exchanges)
+
+    def exchange(self, exchange: int) -> ExchangeIndex:
+        return self._exchanges[exchange]
+
+    def raw_line(self, n: int) -> dict:
+        """Line `n` (1-based) as a migrated dict."""
+        if not 1 <= n <= len(self):
+            raise IndexError(f"{self.path}: no line {n} (lines 1 to {len(self)})")
+        start, stop = self._offsets[n - 1], self._offsets[n]
+        with self._lock:
+            self._f.seek(start)
+            data = self._f.read(stop - start)
+        try:
+            d = _loads(data)
+            return d if self.version == SCHEMA_VERSION else migrate(d, self.version)
+        except (_JSONError, ValueError) as e:
+            what = "not valid JSON" if isinstance(e, _JSONError) else str(e)
+            raise located(self.path, n, start, what) from None
+
+    def line(self, n: int) -> Record:
+        """Line `n` (1-based) as its dataclass."""
+        if n == 1:
+            return self.header
+        d = self.raw_line(n)
+        try:
+            return body_record(d)
+        except ValueError as e:
+            raise located(self.path, n, self._offsets[n - 1], str(e)) from None
+
+    def chunks(self, exchange: int) -> Iterator[Chunk]:
+        for n in self._exchanges[exchange].chunks:
+            rec = self.line(n)
+            if not isinstance(rec, Chunk):
+                raise located(self.path, n, self._offsets[n - 1], "expected a chunk line")
+            yield rec
+
+    def close(self) -> None:
+        self._f.close()
+
+    def __enter__(self) -> RecordingIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,82 @@
+"""Redaction applied at write time, so secrets never reach the recording's bytes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+from streamscope.recording.format import REDACTED, Headers
+
+SECRET_HEADERS = frozenset(
+    {
+        "authorization",
+        "api-key",
+        "x-api-key",
+        "cookie",
+        "set-cookie",
+        "openai-organization",
+        "proxy-authorization",
+    }
+)
+# These carry "<scheme> <credentials>": the scheme is useful when debugging, and not secret.
+_KEEP_SCHEME = frozenset({"authorization", "proxy-authorization"})
+
+
+def redact_header(name: str, value: str) -> str:
+    """The value to record for header `name` (case-insensitive)."""
+    lname = name.lower()
+    if lname not in SECRET_HEADERS:
+        return value
+    if lname in _KEEP_SCHEME:
+        scheme, sep, rest = value.strip().partition(" ")
+        if sep and rest.strip() and scheme.replace("-", "").isalnum():
+            return f"{scheme} {REDACTED}"
+    return REDACTED
+
+
+def redact_headers(headers: Iterable[tuple[str, str]]) -> Headers:
+    """Headers with secret values replaced; order and duplicates kept."""
+    return [(name, redact_header(name, value)) for name, value in headers]
+
+
+def redact_json_paths(body: bytes, paths: Sequence[str]) -> bytes:
+    """Replace the values at dotted `paths` ("messages.*.content") with "[REDACTED]".
+
+    `*` matches every key of an object or every item of an array; a number matches an
+    array index. A body that is not JSON, or where no path matches, is returned unchanged.
+    The stdlib json is used, not orjson, because it round-trips big integers and NaN:
+    a body we fail to parse would otherwise be recorded unredacted.
+    """
+    if not paths or not body:
+        return body
+    try:
+        doc = json.loads(body)
+    except ValueError:  # includes UnicodeDecodeError
+        return body
+    hit = False
+    for path in paths:
+        hit |= _redact(doc, path.split("."))
+    if not hit:
+        return body
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _redact(node: object, parts: list[str]) -> bool:
+    key, rest = parts[0], parts[1:]
+    if isinstance(node, dict):
+        keys: Iterable = list(node) if key == "*" else [key] if key in node else []
+    elif isinstance(node, list):
+        if key == "*":
+            keys = range(len(node))
+        else:
+            keys = [int(key)] if key.isdigit() and int(key) < len(node) else []
+    else:
+        return False
+    hit = False
+    for k in keys:
+        if rest:
+            hit |= _redact(node[k], rest)  # type: ignore[index]
+        else:
+            node[k] = REDACTED  # type: ignore[index]
+            hit = True
+    return hit

@@ -1,0 +1,166 @@
+"""RecordingWriter: append-only JSONL, one os.write per line.
+
+One os.write of a whole line on an unbuffered O_APPEND fd means a kill -9 leaves only whole
+lines plus at most one cut-off last line (which readers tolerate), and the lock means
+concurrent exchanges never interleave within a line. chunk() is on the proxy's hot path:
+one orjson.dumps and one os.write.
+"""
+
+from __future__ import annotations
+
+import base64
+import errno
+import os
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+
+import orjson
+
+from streamscope.recording.format import END_REASONS, Header, Headers, Request
+from streamscope.recording.redact import redact_headers, redact_json_paths
+
+_dumps = orjson.dumps
+_NL = orjson.OPT_APPEND_NEWLINE
+
+
+def _text_pairs(headers: Iterable[tuple[str | bytes, str | bytes]]) -> Headers:
+    """Accept str or raw bytes headers (httpx/h11 give bytes): UTF-8, else latin-1."""
+    return [(_text(n), _text(v)) for n, v in headers]
+
+
+def _text(x: str | bytes) -> str:
+    if isinstance(x, str):
+        return x
+    try:
+        return x.decode("utf-8")
+    except UnicodeDecodeError:
+        return x.decode("latin-1")
+
+
+class RecordingWriter:
+    """Write one recording. Thread-safe; use as a context manager or call close()."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        argv: Sequence[str] | None = None,
+        redact: bool = True,
+        redact_json: Sequence[str] = (),
+        *,
+        overwrite: bool = False,
+    ) -> None:
+        self.path = os.fspath(path)
+        self.redact = redact
+        self.redact_json = tuple(redact_json)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0)
+        fd = os.open(self.path, flags, 0o666)
+        try:
+            # Checked on the open fd, not before opening, so there is no race.
+            if os.fstat(fd).st_size:
+                if not overwrite:
+                    raise FileExistsError(
+                        errno.EEXIST, "recording exists and is not empty (overwrite=True)", path
+                    )
+                os.ftruncate(fd, 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        self._lock = threading.Lock()
+        self._next_exchange = 1
+        self.start_ns = time.monotonic_ns()
+        created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        self.header = Header(created=created, argv=None if argv is None else list(argv))
+        self._write(_dumps(self.header.to_json(), option=_NL))
+
+    # -- the line types
+
+    def new_exchange(self) -> int:
+        """Allocate the next exchange number (1, 2, 3...)."""
+        with self._lock:
+            n = self._next_exchange
+            self._next_exchange += 1
+            return n
+
+    def request(
+        self,
+        exchange: int,
+        method: str,
+        url: str,
+        headers: Iterable[tuple[str | bytes, str | bytes]],
+        body: bytes | None,
+        t_ns: int | None = None,
+    ) -> None:
+        pairs = _text_pairs(headers)
+        if self.redact:
+            pairs = redact_headers(pairs)
+        body = bytes(body or b"")
+        if self.redact_json:
+            body = redact_json_paths(body, self.redact_json)
+        rec = Request.of(exchange, self._t(t_ns), method, url, pairs, body)
+        self._write(_dumps(rec.to_json(), option=_NL))
+
+    def response(
+        self,
+        exchange: int,
+        status: int,
+        headers: Iterable[tuple[str | bytes, str | bytes]],
+        t_ns: int | None = None,
+    ) -> None:
+        pairs = _text_pairs(headers)
+        if self.redact:
+            pairs = redact_headers(pairs)
+        t = self._t(t_ns)
+        rec = {"type": "response", "exchange": exchange, "t_ns": t, "status": status}
+        rec["headers"] = pairs
+        self._write(_dumps(rec, option=_NL))
+
+    def chunk(self, exchange: int, data: bytes, t_ns: int | None = None) -> None:
+        if t_ns is None:
+            t_ns = time.monotonic_ns() - self.start_ns
+        try:
+            rec = {"type": "chunk", "exchange": exchange, "t_ns": t_ns, "data": data.decode()}
+        except UnicodeDecodeError:  # incl. a read that splits a multi-byte character
+            b64 = base64.b64encode(data).decode("ascii")
+            rec = {"type": "chunk", "exchange": exchange, "t_ns": t_ns, "data_b64": b64}
+        self._write(_dumps(rec, option=_NL))
+
+    def end(
+        self, exchange: int, reason: str, error: str | None = None, t_ns: int | None = None
+    ) -> None:
+        if reason not in END_REASONS:
+            raise ValueError(f"end reason must be one of {END_REASONS}, not {reason!r}")
+        t = self._t(t_ns)
+        rec = {"type": "end", "exchange": exchange, "t_ns": t, "reason": reason, "error": error}
+        self._write(_dumps(rec, option=_NL))
+
+    # -- plumbing
+
+    def _t(self, t_ns: int | None) -> int:
+        return time.monotonic_ns() - self.start_ns if t_ns is None else t_ns
+
+    def _write(self, line: bytes) -> None:
+        with self._lock:
+            if self._fd < 0:
+                raise ValueError(f"{self.path}: recording is closed")
+            n = os.write(self._fd, line)
+            while n < len(line):  # short writes only on a full disk or a signal
+                n += os.write(self._fd, line[n:])
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd >= 0:
+                fd, self._fd = self._fd, -1
+                os.close(fd)
+
+    def __enter__(self) -> RecordingWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

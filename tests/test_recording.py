@@ -1,0 +1,456 @@
+"""Recording format v1: writer, readers, redaction, migration."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from pathlib import Path
+from unittest.mock import ANY
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamscope import __version__
+from streamscope.recording import (
+    REDACTED,
+    SCHEMA_VERSION,
+    Chunk,
+    End,
+    Header,
+    RecordingError,
+    RecordingIndex,
+    RecordingWriter,
+    Request,
+    Response,
+    iter_raw,
+    iter_records,
+    redact_headers,
+    redact_json_paths,
+)
+
+URL = "http://upstream/v1/chat/completions"
+SECRETS = {
+    "Authorization": "Bearer sk-secret-authorization",
+    "api-key": "secret-api-key",
+    "X-API-KEY": "secret-x-api-key",
+    "Cookie": "session=secret-cookie",
+    "openai-organization": "org-secret-organization",
+    "Proxy-Authorization": "Basic c2VjcmV0LXByb3h5",
+}
+
+
+def records(path) -> list:
+    return [rec for _, rec in iter_records(path)]
+
+
+def write_sample(path, chunks=(b"data: 1\n\n", b"data: [DONE]\n\n")) -> None:
+    with RecordingWriter(path, argv=["streamscope", "record"]) as w:
+        x = w.new_exchange()
+        w.request(x, "POST", URL, [("content-type", "application/json")], b'{"a":1}', t_ns=1)
+        w.response(x, 200, [("content-type", "text/event-stream")], t_ns=2)
+        for i, c in enumerate(chunks):
+            w.chunk(x, c, t_ns=3 + i)
+        w.end(x, "complete", t_ns=100)
+
+
+# -- round trip
+
+
+def test_round_trip_every_record_type(tmp_path):
+    path = tmp_path / "rec.jsonl"
+    euro = "€".encode()  # 3 bytes: a read may split it
+    reads = [b'data: {"x": "', euro[:1], euro[1:], b'"}\n\n', b"\xff\xfe junk", b""]
+    with RecordingWriter(path, argv=["a", "b"]) as w:
+        x = w.new_exchange()
+        w.request(x, "POST", URL, [("A", "1"), ("a", "2"), ("A", "3")], b'{"m":"h\xc3\xa9"}')
+        w.response(x, 200, [("content-type", "text/event-stream")])
+        for r in reads:
+            w.chunk(x, r)
+        w.end(x, "upstream-error", "boom")
+        y = w.new_exchange()
+        w.request(y, "GET", URL, [], b"\x80binary")
+        w.request(w.new_exchange(), "GET", URL, [], None)
+
+    recs = records(path)
+    header = recs[0]
+    assert isinstance(header, Header)
+    assert (header.schema_version, header.tool, header.argv) == (
+        SCHEMA_VERSION,
+        "streamscope",
+        ["a", "b"],
+    )
+    assert header.tool_version == __version__ and header.created.endswith("Z")
+
+    req = recs[1]
+    assert isinstance(req, Request) and (req.exchange, req.method, req.url) == (1, "POST", URL)
+    assert req.headers == [("A", "1"), ("a", "2"), ("A", "3")]  # order and duplicates kept
+    assert req.body_bytes == b'{"m":"h\xc3\xa9"}' and req.json_body() == {"m": "hé"}
+    assert isinstance(recs[2], Response) and recs[2].status == 200
+
+    chunks = [r for r in recs if isinstance(r, Chunk)]
+    assert [c.data_bytes for c in chunks] == reads
+    assert chunks[1].data is None and chunks[1].data_b64 is not None  # split char -> base64
+    assert chunks[0].data is not None and chunks[-1].data == ""
+    assert all(a.t_ns <= b.t_ns for a, b in zip(chunks, chunks[1:], strict=False))
+
+    end = recs[3 + len(reads)]
+    assert isinstance(end, End) and (end.reason, end.error) == ("upstream-error", "boom")
+    binary, empty = recs[-2], recs[-1]
+    assert binary.body is None and binary.body_bytes == b"\x80binary" and binary.json_body() is None
+    assert (empty.exchange, empty.body, empty.body_bytes) == (3, "", b"")
+
+    # to_json / from_json are inverse, and lines start with "type" then "exchange".
+    lines = path.read_bytes().splitlines()
+    for rec, line in zip(recs, lines, strict=True):
+        assert type(rec).from_json(orjson.loads(line)) == rec
+        assert orjson.dumps(rec.to_json()) == line
+    assert all(line.startswith(b'{"type":"') for line in lines)
+    assert lines[2].startswith(b'{"type":"response","exchange":1,')
+
+
+def test_iter_raw_yields_dicts(tmp_path):
+    write_sample(tmp_path / "r.jsonl")
+    raw = list(iter_raw(tmp_path / "r.jsonl"))
+    assert [n for n, _ in raw] == [1, 2, 3, 4, 5, 6]
+    assert [d["type"] for _, d in raw] == ["header", "request", "response", "chunk", "chunk", "end"]
+    assert raw[3][1] == {"type": "chunk", "exchange": 1, "t_ns": 3, "data": "data: 1\n\n"}
+
+
+def test_writer_refuses_to_overwrite(tmp_path):
+    path = tmp_path / "r.jsonl"
+    write_sample(path)
+    before = path.read_bytes()
+    with pytest.raises(FileExistsError):
+        RecordingWriter(path)
+    assert path.read_bytes() == before
+    RecordingWriter(path, overwrite=True).close()
+    assert len(path.read_bytes().splitlines()) == 1
+    (tmp_path / "empty.jsonl").touch()
+    RecordingWriter(tmp_path / "empty.jsonl").close()  # an empty file is fine
+
+
+def test_writer_checks_reason_and_closed(tmp_path):
+    w = RecordingWriter(tmp_path / "r.jsonl")
+    with pytest.raises(ValueError):
+        w.end(1, "finished")
+    w.close()
+    w.close()
+    with pytest.raises(ValueError, match="closed"):
+        w.chunk(1, b"x")
+
+
+# -- redaction
+
+
+@pytest.mark.parametrize("name", list(SECRETS))
+def test_each_secret_header_is_redacted_case_insensitively(tmp_path, name):
+    for spelling in (name, name.lower(), name.upper()):
+        [(n, v)] = redact_headers([(spelling, SECRETS[name])])
+        assert n == spelling
+        if name.lower() == "authorization":
+            assert v == "Bearer [REDACTED]"
+        elif name.lower() == "proxy-authorization":
+            assert v == "Basic [REDACTED]"
+        else:
+            assert v == REDACTED
+
+
+def test_authorization_without_scheme_is_fully_redacted():
+    assert redact_headers([("authorization", "sk-abc")]) == [("authorization", REDACTED)]
+    assert redact_headers([("x-other", "kept")]) == [("x-other", "kept")]
+
+
+def test_secrets_never_reach_the_file(tmp_path):
+    path = tmp_path / "r.jsonl"
+    body = orjson.dumps({"messages": [{"role": "user", "content": "secret-prompt"}], "n": 1})
+    with RecordingWriter(path, redact_json=["messages.*.content"]) as w:
+        x = w.new_exchange()
+        w.request(x, "POST", URL, list(SECRETS.items()), body)
+        w.response(x, 200, [("Set-Cookie", "id=secret-set-cookie"), (b"x-raw", b"ok")])
+    data = path.read_bytes()
+    for secret in [*SECRETS.values(), "secret-set-cookie", "secret-prompt", "c2VjcmV0"]:
+        assert secret.encode() not in data
+    req, resp = records(path)[1:]
+    assert req.json_body() == {"messages": [{"role": "user", "content": REDACTED}], "n": 1}
+    assert dict(req.headers)["Authorization"] == "Bearer [REDACTED]"
+    assert resp.headers == [("Set-Cookie", REDACTED), ("x-raw", "ok")]
+
+
+def test_redact_false_keeps_headers(tmp_path):
+    path = tmp_path / "r.jsonl"
+    with RecordingWriter(path, redact=False) as w:
+        w.request(w.new_exchange(), "POST", URL, list(SECRETS.items()), b"")
+    assert records(path)[1].headers == list(SECRETS.items())
+
+
+def test_redact_json_paths():
+    body = (
+        b'{"messages":[{"content":"a","role":"user"},{"content":[{"text":"b"}]}],'
+        b'"tools":[{"function":{"name":"f","description":"d"}}],"big":1000000000000000000000000}'
+    )  # the big int is beyond orjson: the redactor must still parse it
+    paths = ["messages.*.content", "tools.0.function.description", "missing.path", "big.x"]
+    out_bytes = redact_json_paths(body, paths)
+    assert out_bytes.endswith(b'"big":1000000000000000000000000}')
+    out = orjson.loads(out_bytes.replace(b"1000000000000000000000000", b"1"))
+    assert [m["content"] for m in out["messages"]] == [REDACTED, REDACTED]
+    assert out["messages"][0]["role"] == "user"
+    assert out["tools"][0]["function"] == {"name": "f", "description": REDACTED}
+    assert redact_json_paths(b"not json", ["a"]) == b"not json"
+    assert redact_json_paths(b'{"a":1}', ["b"]) == b'{"a":1}'  # untouched when nothing matched
+    assert redact_json_paths(b"\xff{", ["a"]) == b"\xff{"
+    assert orjson.loads(redact_json_paths(b'{"a":{"b":1}}', ["*"])) == {"a": REDACTED}
+
+
+# -- concurrency
+
+
+def test_concurrent_writers_from_20_threads(tmp_path):
+    path = tmp_path / "r.jsonl"
+    per_thread = 300
+    with RecordingWriter(path) as w:
+
+        def run():
+            x = w.new_exchange()
+            w.request(x, "POST", URL, [("authorization", "Bearer k")], b"{}")
+            w.response(x, 200, [])
+            for i in range(per_thread):
+                w.chunk(x, f"data: {x}-{i}\n\n".encode() + b"\xe2" * (i % 2))
+            w.end(x, "complete")
+
+        threads = [threading.Thread(target=run) for _ in range(20)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    data = path.read_bytes()
+    assert data.endswith(b"\n")
+    for line in data.split(b"\n")[:-1]:
+        orjson.loads(line)  # only whole lines
+    per_exchange: dict[int, list[bytes]] = {}
+    for _, rec in iter_records(path):
+        if isinstance(rec, Chunk):
+            per_exchange.setdefault(rec.exchange, []).append(rec.data_bytes)
+    assert sorted(per_exchange) == list(range(1, 21))
+    for x, got in per_exchange.items():
+        want = [f"data: {x}-{i}\n\n".encode() + b"\xe2" * (i % 2) for i in range(per_thread)]
+        assert got == want
+    idx = RecordingIndex.open(path)
+    assert idx.exchanges() == list(range(1, 21))
+    assert all(idx.exchange(x).end is not None for x in idx.exchanges())
+
+
+# -- damaged files
+
+
+def test_cut_off_last_line_is_tolerated(tmp_path):
+    path = tmp_path / "r.jsonl"
+    write_sample(path)
+    whole = path.read_bytes()
+    last_start = whole.rstrip(b"\n").rfind(b"\n") + 1
+    for cut in range(last_start + 1, len(whole) - 1):  # every cut inside the last line
+        path.write_bytes(whole[:cut])
+        reader = iter_records(path)
+        got = list(reader)
+        assert [n for n, _ in got] == [1, 2, 3, 4, 5]
+        assert (reader.stopped_at.line, reader.stopped_at.offset) == (6, last_start)
+        assert str(reader.stopped_at) == (
+            f"recording ends with a cut-off line 6 at byte {last_start} "
+            "(the writer was interrupted)"
+        )
+        with RecordingIndex.open(path) as idx:
+            assert len(idx) == 5 and idx.stopped_at == reader.stopped_at
+            assert idx.exchange(1).end is None
+            assert [idx.line(n) for n in range(1, 6)] == [r for _, r in got]
+    # Cut exactly before the final newline: the line is still whole JSON, so it counts.
+    path.write_bytes(whole[:-1])
+    reader = iter_records(path)
+    assert len(list(reader)) == 6 and reader.stopped_at is None
+
+
+def test_cut_off_chunk_line_in_index(tmp_path):
+    path = tmp_path / "r.jsonl"
+    write_sample(path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:4]) + lines[4][:30])  # cut inside the 2nd chunk
+    with RecordingIndex.open(path) as idx:
+        assert idx.stopped_at.line == 5 and list(idx.exchange(1).chunks) == [4]
+
+
+@pytest.mark.parametrize(
+    ("bad", "what"),
+    [
+        (b'{"type":"chunk","exchange":1,"t_ns":5,"data":"x"', "not valid JSON"),
+        (b"\x00\x01\x02\xff", "not valid JSON"),
+        (b"", "not valid JSON"),
+        (b'{"type":"frame","exchange":1}', "unknown record type 'frame'"),
+        (b'{"type":"end","exchange":1,"t_ns":5}', "end line has no 'reason' field"),
+        (b'{"type":"chunk","exchange":1,"t_ns":5}', "exactly one of 'data' or 'data_b64'"),
+        (b'{"type":"chunk","exchange":"1","t_ns":5,"data":""}', "'exchange' is not an integer"),
+        (b'{"type":"chunk","exchange":1,"t_ns":5,"data_b64":"!!"}', "not valid base64"),
+        (b'{"type":"header","schema_version":1}', "a second header line"),
+        (b"[1, 2]", "not a JSON object"),
+    ],
+)
+def test_bad_line_in_the_middle(tmp_path, bad, what):
+    path = tmp_path / "rec.jsonl"
+    write_sample(path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    offset = len(b"".join(lines[:3]))
+    path.write_bytes(b"".join(lines[:3]) + bad + b"\n" + b"".join(lines[3:]))
+    with pytest.raises(RecordingError) as err:
+        list(iter_records(path))
+    msg = str(err.value)
+    assert msg.startswith(f"{path}: line 4 (byte {offset}): ") and what in msg
+    assert "\n" not in msg and (err.value.line, err.value.offset) == (4, offset)
+    if "integer" not in what and "base64" not in what:  # iter_raw checks keys, not values
+        with pytest.raises(RecordingError, match="line 4"):
+            list(iter_raw(path))
+    # The index finds it during the scan, or (chunk lines are not parsed) when reading it.
+    with pytest.raises(RecordingError, match=r"line 4 \(byte"), RecordingIndex.open(path) as idx:
+        idx.line(4)
+
+
+def test_missing_file(tmp_path):
+    for open_ in (iter_records, iter_raw, RecordingIndex.open):
+        with pytest.raises(RecordingError, match="nope.jsonl: cannot open"):
+            open_(tmp_path / "nope.jsonl")
+
+
+def test_not_a_recording(tmp_path):
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(bytes(range(256)) * 50)
+    empty = tmp_path / "empty.jsonl"
+    empty.touch()
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(b'{"type":"chunk","exchange":1,"t_ns":0,"data":""}\n')
+    cut_header = tmp_path / "cut.jsonl"
+    cut_header.write_bytes(b'{"type":"header","schema_ver')
+    cases = [(junk, r"line 1 \(byte 0\): not valid JSON"), (empty, "empty file")]
+    cases += [(other, "not a streamscope recording"), (cut_header, "not valid JSON")]
+    for path, what in cases:
+        for open_ in (iter_records, RecordingIndex.open):
+            with pytest.raises(RecordingError, match=what) as err:
+                list(open_(path)) if open_ is iter_records else open_(path)
+            assert "\n" not in str(err.value) and str(err.value).startswith(str(path))
+
+
+def test_duplicate_request_line_in_index(tmp_path):
+    path = tmp_path / "r.jsonl"
+    write_sample(path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines) + lines[1])
+    with pytest.raises(RecordingError, match="line 7 .*second request line for exchange 1"):
+        RecordingIndex.open(path)
+
+
+# -- schema versions
+
+V0 = b"""\
+{"kind":"header","version":0,"tool":"streamscope","tool_version":"0.0.1","created":"2025-01-01T00:00:00Z"}
+{"kind":"request","exchange":1,"t_us":5,"method":"POST","url":"http://u/v1","headers":{"a":"1"},"body":"{}"}
+{"kind":"response","exchange":1,"t_us":9,"status":200,"headers":{"content-type":"text/event-stream"}}
+{"kind":"chunk","exchange":1,"t_us":12,"text":"data: 1\\n\\n"}
+{"kind":"end","exchange":1,"t_us":40,"reason":"complete"}
+"""
+
+
+def test_v0_recording_is_migrated(tmp_path):
+    path = tmp_path / "v0.jsonl"
+    path.write_bytes(V0)
+    want = [
+        Header(created="2025-01-01T00:00:00Z", argv=None, tool_version="0.0.1"),
+        Request(1, 5000, "POST", "http://u/v1", [("a", "1")], "{}"),
+        Response(1, 9000, 200, [("content-type", "text/event-stream")]),
+        Chunk(1, 12000, "data: 1\n\n"),
+        End(1, 40000, "complete", None),
+    ]
+    assert records(path) == want
+    assert [d["type"] for _, d in iter_raw(path)] == [
+        "header",
+        "request",
+        "response",
+        "chunk",
+        "end",
+    ]
+    with RecordingIndex.open(path) as idx:
+        assert idx.version == 0 and idx.header.schema_version == SCHEMA_VERSION
+        assert [idx.line(n) for n in range(1, 6)] == want
+        assert list(idx.chunks(1)) == [want[3]]
+
+
+def test_v0_line_that_cannot_be_migrated(tmp_path):
+    path = tmp_path / "v0.jsonl"
+    path.write_bytes(V0 + b'{"kind":"chunk","exchange":1}\n')
+    with pytest.raises(RecordingError, match="line 6 .*cannot migrate"):
+        list(iter_records(path))
+
+
+def test_newer_schema_version_is_refused(tmp_path):
+    path = tmp_path / "future.jsonl"
+    write_sample(path)
+    data = path.read_bytes().replace(b'"schema_version":1', b'"schema_version":7', 1)
+    path.write_bytes(data)
+    for open_ in (iter_records, RecordingIndex.open):
+        with pytest.raises(RecordingError, match="schema_version 7 is newer .*upgrade streamscope"):
+            open_(path)
+
+
+# -- random access
+
+
+def test_index_random_access_equals_sequential_read(tmp_path):
+    path = tmp_path / "r.jsonl"
+    with RecordingWriter(path) as w:
+        xs = [w.new_exchange() for _ in range(4)]
+        for x in xs:
+            w.request(x, "POST", URL, [], b"{}")
+        for i in range(50):  # interleaved exchanges, some base64 chunks
+            x = xs[i % 4]
+            if i == 7:
+                w.response(x, 200, [])
+            w.chunk(x, f"data: {i}\n\n".encode() + (b"\xc3" if i % 5 == 0 else b""))
+        for x in xs[:3]:
+            w.end(x, "complete")
+    seq = list(iter_records(path))
+    progress = []
+    with RecordingIndex.open(
+        path, progress=lambda done, total: progress.append((done, total))
+    ) as idx:
+        assert len(idx) == len(seq)
+        assert [idx.line(n) for n, _ in seq] == [rec for _, rec in seq]
+        assert [idx.line(n) for n, _ in reversed(seq)] == [rec for _, rec in reversed(seq)]
+        assert idx.header == seq[0][1] and idx.exchanges() == xs
+        for x in xs:
+            assert list(idx.chunks(x)) == [
+                r for _, r in seq if isinstance(r, Chunk) and r.exchange == x
+            ]
+            e = idx.exchange(x)
+            assert isinstance(idx.line(e.request), Request)
+        last = idx.exchange(xs[3])
+        assert last.end is None and idx.line(last.response) == Response(xs[3], ANY, 200, [])
+        with pytest.raises(IndexError):
+            idx.line(len(seq) + 1)
+    size = path.stat().st_size
+    assert progress and progress[-1] == (size, size)
+
+
+# -- property
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.binary(max_size=64) | st.text(max_size=20).map(str.encode), max_size=30))
+def test_any_chunks_read_back_byte_identical(reads):
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "r.jsonl"
+        with RecordingWriter(path) as w:
+            for r in reads:
+                w.chunk(1, r)
+        assert [r.data_bytes for _, r in iter_records(path) if isinstance(r, Chunk)] == reads
+        with RecordingIndex.open(path) as idx:
+            got = [c.data_bytes for c in idx.chunks(1)] if reads else []
+            assert got == reads
+        assert os.path.getsize(path) == len(path.read_bytes())
