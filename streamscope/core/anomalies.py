@@ -1,0 +1,116 @@
+"""The anomaly vocabulary of the analysis contract, and the collector that dedups it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
+
+# kind -> (severity, what it means in plain words). The order is the contract's.
+KINDS: dict[str, tuple[str, str]] = {
+    "id-empty-overwrite": (WARNING, 'a later delta has id "" or null for a call whose id is set'),
+    "name-empty-overwrite": (WARNING, 'a later delta has name "" or null for a named call'),
+    "type-empty-or-null": (WARNING, 'a delta has type "" or null (the SDK stream helper asserts)'),
+    "id-repeated": (WARNING, "a later delta repeats the call's id"),
+    "name-repeated": (WARNING, "a later delta repeats the call's full name"),
+    "id-changed": (ERROR, "a later delta of the same call carries a different id"),
+    "name-fragmented": (WARNING, "the name arrives in pieces that must be concatenated"),
+    "name-changed": (ERROR, "a later delta carries a different name that is not a continuation"),
+    "id-missing": (INFO, 'a call ended with no id: "" goes on both sides, never an invented one'),
+    "name-missing": (ERROR, "a call ended with no name"),
+    "type-missing": (INFO, "a call's first delta has no type"),
+    "function-missing": (WARNING, "a tool call delta has no function object"),
+    "index-missing": (ERROR, "a tool call delta has no index"),
+    "index-invalid": (ERROR, "index is not a non-negative integer"),
+    "index-gap": (WARNING, "a call's first index skips over unused indexes"),
+    "index-reused": (WARNING, "a new call starts at an index an earlier call used"),
+    "index-moved": (WARNING, "deltas of one call arrive under different indexes"),
+    "id-reused": (WARNING, "two different calls carry the same id"),
+    "same-index-twice-in-chunk": (INFO, "one chunk holds two entries for the same index"),
+    "interleaved": (INFO, "fragments of different calls alternate"),
+    "args-opener-nonempty": (INFO, "a call's first delta already carries argument text"),
+    "args-not-string": (ERROR, "function.arguments is not a string"),
+    "args-resent": (WARNING, "a delta re-sends the complete arguments after they already parsed"),
+    "args-cumulative": (WARNING, "argument deltas are growing snapshots rather than fragments"),
+    "args-empty": (WARNING, 'a call ended with arguments "" or never sent'),
+    "args-invalid-json": (ERROR, "a call ended with arguments that do not parse"),
+    "call-boundary-ambiguous": (WARNING, "the bytes allow two readings of where calls begin or end"),
+    "name-undeclared": (ERROR, "the request declared tools and the call's name is not one of them"),
+    "tool-call-in-content": (WARNING, "content holds what looks like a tool call, none was streamed"),
+    "role-repeated": (INFO, "role is sent on more than the first delta"),
+    "delta-after-finish": (WARNING, "deltas arrive after that choice's finish_reason"),
+    "finish-repeated": (WARNING, "more than one frame carries a finish_reason for the same choice"),
+    "finish-reason-mismatch": (WARNING, "calls were assembled but finish_reason is not tool_calls"),
+    "finish-reason-missing": (WARNING, "the stream ended with no finish_reason"),
+    "done-missing": (INFO, "the stream ended without data: [DONE]"),
+    "stream-truncated": (ERROR, "the body ended inside an event, or the connection failed"),
+    "chunk-invalid-json": (ERROR, "a data payload is not JSON"),
+    "chunk-schema-violation": (WARNING, "a payload is not a valid chat.completion.chunk"),
+}
+
+
+@dataclass(slots=True)
+class Anomaly:
+    frame: int
+    kind: str
+    choice: int | None
+    index: object
+    severity: str
+    message: str
+    count: int = 1
+
+    def to_json(self) -> dict:
+        out = {
+            "frame": self.frame,
+            "kind": self.kind,
+            "choice": self.choice,
+            "index": self.index,
+            "severity": self.severity,
+            "message": self.message,
+        }
+        if self.count > 1:
+            out["count"] = self.count
+        return out
+
+
+class AnomalyLog:
+    """One entry per (kind, choice, index): the first sighting, with a count of recurrences."""
+
+    __slots__ = ("_by_key", "_frames")
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple, Anomaly] = {}
+        # Every frame an anomaly was seen at, for the faces' markers (cheap: ints).
+        self._frames: dict[int, list[str]] = {}
+
+    def add(self, kind: str, frame: int, message: str, choice: int | None = None, index: object = None) -> None:
+        key = (kind, choice, _hashable(index))
+        found = self._by_key.get(key)
+        if found is None:
+            self._by_key[key] = Anomaly(frame, kind, choice, index, KINDS[kind][0], message)
+        else:
+            found.count += 1
+        kinds = self._frames.setdefault(frame, [])
+        if kind not in kinds:
+            kinds.append(kind)
+
+    def entries(self) -> list[Anomaly]:
+        """In order of first sighting, stream-level kinds last among equals."""
+        return sorted(self._by_key.values(), key=lambda a: (a.frame, SEVERITY_ORDER[a.severity]))
+
+    def at(self, frame: int) -> list[str]:
+        return self._frames.get(frame, [])
+
+    def frames(self) -> dict[int, list[str]]:
+        return self._frames
+
+    def copy(self) -> AnomalyLog:
+        new = AnomalyLog()
+        new._by_key = {k: Anomaly(a.frame, a.kind, a.choice, a.index, a.severity, a.message, a.count) for k, a in self._by_key.items()}
+        new._frames = {k: list(v) for k, v in self._frames.items()}
+        return new
+
+
+def _hashable(value: object) -> object:
+    return value if isinstance(value, (int, str, type(None))) else repr(value)

@@ -1,0 +1,53 @@
+"""Field events: what one frame did to the accumulator, in the robust reading."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ops
+SET = "set"  # a field took its first value
+APPEND = "append"  # an argument fragment was concatenated
+IGNORED = "ignored"  # a value the robust reading declines ("" / null / a repeat)
+OVERWRITE = "overwrite"  # a client that overwrites on every present field would change old -> new
+NEW_CALL = "new-call"
+REPLACE = "replace"  # cumulative arguments: the snapshot replaced the text
+FINISH = "finish"
+CONTENT = "content"
+REASONING = "reasoning"
+
+
+@dataclass(slots=True)
+class FieldEvent:
+    frame: int
+    op: str
+    choice: int
+    index: object = None
+    field: str = ""
+    old: object = None
+    new: object = None
+    call: int = -1  # position of the call in the choice's call list, -1 for none
+
+    def describe(self) -> str:
+        """The event in plain words, for the TUI's frame detail and the text report."""
+        where = f"index {self.index}" if self.index is not None else "no index"
+        if self.op == NEW_CALL:
+            return f"{where}: a new call begins"
+        if self.op == SET:
+            return f"{where}: {self.field} = {self.new!r}"
+        if self.op == APPEND:
+            return f"{where}: arguments += {self.new!r}"
+        if self.op == REPLACE:
+            return f"{where}: arguments replaced by the growing snapshot {self.new!r}"
+        if self.op == IGNORED:
+            return f"{where}: {self.field} {self.new!r} ignored (kept {self.old!r})"
+        if self.op == OVERWRITE:
+            return (
+                f"{where}: {self.field} {self.new!r} ignored; a naive client would lose {self.old!r}"
+            )
+        if self.op == FINISH:
+            return f"choice {self.choice}: finish_reason {self.new!r}"
+        if self.op == CONTENT:
+            return f"choice {self.choice}: content += {self.new!r}"
+        if self.op == REASONING:
+            return f"choice {self.choice}: reasoning += {self.new!r}"
+        return f"{where}: {self.op} {self.field}"

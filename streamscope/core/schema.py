@@ -1,0 +1,99 @@
+"""Does a payload fit the openai package's `ChatCompletionChunk` types?
+
+A hand-written mirror of openai/types/chat/chat_completion_chunk.py, kept pure so the
+core needs no pydantic. It answers with the first violation, as a path and a reason.
+"""
+
+from __future__ import annotations
+
+_FINISH = {"stop", "length", "tool_calls", "content_filter", "function_call"}
+_ROLES = {"developer", "system", "user", "assistant", "tool"}
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _opt_str(v: object) -> bool:
+    return v is None or isinstance(v, str)
+
+
+def chunk_violation(payload: object) -> str | None:
+    """None when `payload` is a valid chat.completion.chunk, else what is wrong."""
+    if not isinstance(payload, dict):
+        return f"the payload is a JSON {type(payload).__name__}, not an object"
+    if "error" in payload and "choices" not in payload:
+        err = payload["error"]
+        msg = err.get("message") if isinstance(err, dict) else err
+        return f"the provider sent an error instead of a chunk: {msg!r}"
+    for key, check, want in (
+        ("id", lambda v: isinstance(v, str), "a string"),
+        ("created", _is_int, "an integer"),
+        ("model", lambda v: isinstance(v, str), "a string"),
+    ):
+        if key not in payload:
+            return f"{key} is missing"
+        if not check(payload[key]):
+            return f"{key} is {payload[key]!r}, not {want}"
+    if payload.get("object") != "chat.completion.chunk":
+        if "object" not in payload:
+            return "object is missing"
+        return f'object is {payload["object"]!r}, not "chat.completion.chunk"'
+    choices = payload.get("choices")
+    if not isinstance(choices, list):
+        return "choices is missing" if "choices" not in payload else "choices is not a list"
+    for i, choice in enumerate(choices):
+        found = _choice(choice)
+        if found:
+            return f"choices[{i}]{found}"
+    return None
+
+
+def _choice(choice: object) -> str | None:
+    if not isinstance(choice, dict):
+        return " is not an object"
+    if not _is_int(choice.get("index")):
+        return ".index is missing" if "index" not in choice else f".index is {choice['index']!r}"
+    fr = choice.get("finish_reason")
+    if fr is not None and fr not in _FINISH:
+        return f".finish_reason {fr!r} is not one of the SDK's values"
+    delta = choice.get("delta")
+    if not isinstance(delta, dict):
+        return ".delta is missing" if "delta" not in choice else ".delta is not an object"
+    for key in ("content", "refusal"):
+        if not _opt_str(delta.get(key)):
+            return f".delta.{key} is {delta[key]!r}, not a string"
+    role = delta.get("role")
+    if role is not None and role not in _ROLES:
+        return f".delta.role {role!r} is not a role"
+    calls = delta.get("tool_calls")
+    if calls is None:
+        return None
+    if not isinstance(calls, list):
+        return ".delta.tool_calls is not a list"
+    for j, call in enumerate(calls):
+        found = _tool_call(call)
+        if found:
+            return f".delta.tool_calls[{j}]{found}"
+    return None
+
+
+def _tool_call(call: object) -> str | None:
+    if not isinstance(call, dict):
+        return " is not an object"
+    if not _is_int(call.get("index")):
+        return ".index is missing" if "index" not in call else f".index is {call['index']!r}"
+    if not _opt_str(call.get("id")):
+        return f".id is {call['id']!r}, not a string"
+    t = call.get("type")
+    if t is not None and t != "function":
+        return f'.type is {t!r}, not "function"'
+    fn = call.get("function")
+    if fn is None:
+        return None
+    if not isinstance(fn, dict):
+        return ".function is not an object"
+    for key in ("name", "arguments"):
+        if not _opt_str(fn.get(key)):
+            return f".function.{key} is a JSON {type(fn[key]).__name__}, not a string"
+    return None

@@ -1,0 +1,203 @@
+"""An incremental Server-Sent Events decoder (WHATWG rules), bytes in, frames out.
+
+Every dispatched event becomes a Frame that remembers which reads its bytes came
+from, where it sits in the body and when it was completed, so the faces can show
+read boundaries and timing. Comments and keep-alives are not frames.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .frames import Frame, parse_payload
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(slots=True)
+class Truncation:
+    """The body ended inside an event: it was never dispatched (WHATWG discards it)."""
+
+    offset: int  # byte offset where the unfinished event began
+    pending: str  # its text as received, for the report
+
+    def describe(self) -> str:
+        text = self.pending if len(self.pending) <= 60 else self.pending[:57] + "..."
+        return f"the body ended inside an event at byte {self.offset}: {text!r} was never terminated"
+
+
+class SseDecoder:
+    """Feed reads with `feed`; call `finish` once at the end of the body."""
+
+    __slots__ = (
+        "_buf",
+        "_pos",
+        "_reads",
+        "_data",
+        "_event",
+        "_event_start",
+        "_event_read",
+        "_skip_lf",
+        "_bom_checked",
+        "_buf_read",
+        "_old",
+        "_last",
+        "frames",
+        "comments",
+        "last_event_id",
+        "retry",
+    )
+
+    def __init__(self) -> None:
+        self._buf = b""  # an unfinished line carried to the next read
+        self._pos = 0  # absolute offset of _buf[0]
+        self._reads = 0
+        self._data: list[bytes] = []
+        self._event: bytes | None = None
+        self._event_start = -1
+        self._event_read = 0
+        self._skip_lf = False  # a CR ended the last read: a leading LF belongs to it
+        self._bom_checked = False
+        self._buf_read = 0  # the read in which _buf began
+        self._old = 0  # how much of the current data came from _buf
+        self._last: Frame | None = None
+        self.frames = 0
+        self.comments = 0
+        self.last_event_id: str | None = None
+        self.retry: int | None = None
+
+    def feed(self, chunk: bytes, time_ns: int | None = None) -> list[Frame]:
+        read = self._reads
+        self._reads += 1
+        if not self._bom_checked:
+            if len(self._buf) + len(chunk) < 3 and _BOM.startswith(self._buf + chunk):
+                self._buf += chunk  # could still become a BOM
+                return []
+            self._bom_checked = True
+            head = self._buf + chunk
+            if head.startswith(_BOM):
+                head = head[3:]
+                self._pos += 3
+            self._buf, chunk = b"", head
+        if self._skip_lf:
+            self._skip_lf = False
+            if chunk[:1] == b"\n":
+                chunk = chunk[1:]
+                if self._last is not None and self._last.end == self._pos:
+                    self._last.end += 1  # the LF of a CRLF split across reads
+                self._pos += 1
+        if not self._buf:
+            self._buf_read = read
+        self._old = len(self._buf)
+        data = self._buf + chunk if self._buf else chunk
+        out: list[Frame] = []
+        if b"\r" in data:
+            consumed = self._lines_any(data, read, time_ns, out)
+        else:
+            consumed = self._lines_lf(data, read, time_ns, out)
+        if consumed:
+            self._buf_read = read
+        self._buf = data[consumed:]
+        self._pos += consumed
+        if out:
+            self._last = out[-1]
+        return out
+
+    def _lines_lf(self, data: bytes, read: int, time_ns: int | None, out: list[Frame]) -> int:
+        start = 0
+        find = data.find
+        while True:
+            end = find(b"\n", start)
+            if end < 0:
+                return start
+            self._line(data[start:end], start, end + 1, read, time_ns, out)
+            start = end + 1
+
+    def _lines_any(self, data: bytes, read: int, time_ns: int | None, out: list[Frame]) -> int:
+        start, n = 0, len(data)
+        while start < n:
+            lf = data.find(b"\n", start)
+            cr = data.find(b"\r", start)
+            if cr < 0 and lf < 0:
+                break
+            if cr < 0 or (0 <= lf < cr):
+                end, nxt = lf, lf + 1
+            elif cr + 1 < n:
+                end, nxt = cr, cr + 2 if data[cr + 1] == 10 else cr + 1
+            else:  # CR at the very end of this read: the line is over, an LF may follow
+                end, nxt = cr, cr + 1
+                self._skip_lf = True
+            self._line(data[start:end], start, nxt, read, time_ns, out)
+            start = nxt
+        return start
+
+    def _line(
+        self, line: bytes, at: int, after: int, read: int, time_ns: int | None, out: list[Frame]
+    ) -> None:
+        if not line:
+            if self._data:
+                out.append(self._dispatch(self._pos + after, read, time_ns))
+            else:
+                self._event = None
+                self._event_start = -1
+            return
+        if self._event_start < 0:
+            self._event_start = self._pos + at
+            self._event_read = self._buf_read if at < self._old else read
+        if line[0] == 58:  # ":" comment / keep-alive
+            self.comments += 1
+            return
+        colon = line.find(b":")
+        if colon < 0:
+            name, value = line, b""
+        else:
+            name, value = line[:colon], line[colon + 1 :]
+            if value[:1] == b" ":
+                value = value[1:]
+        if name == b"data":
+            self._data.append(value)
+        elif name == b"event":
+            self._event = value
+        elif name == b"id":
+            if b"\x00" not in value:
+                self.last_event_id = value.decode("utf-8", "replace")
+        elif name == b"retry" and value.isdigit():
+            self.retry = int(value)
+
+    def _dispatch(self, after: int, read: int, time_ns: int | None) -> Frame:
+        parts = self._data
+        raw = parts[0] if len(parts) == 1 else b"\n".join(parts)
+        text = raw.decode("utf-8", "replace")
+        event = self._event.decode("utf-8", "replace") if self._event is not None else None
+        self.frames += 1
+        frame = Frame(
+            self.frames,
+            text,
+            parse_payload(text),
+            time_ns,
+            event,
+            self._event_read,
+            read,
+            self._event_start,
+            after,
+        )
+        self._data = []
+        self._event = None
+        self._event_start = -1
+        return frame
+
+    def finish(self) -> Truncation | None:
+        """End of body: an event still being built is discarded, and reported."""
+        pending = self._buf
+        if not self._data and not pending:
+            return None  # nothing unfinished (pending comments lose nothing)
+        offset = self._event_start if self._event_start >= 0 else self._pos
+        text = b"\n".join([*self._data, pending]) if pending else b"\n".join(self._data)
+        return Truncation(offset, text.decode("utf-8", "replace"))
+
+
+def decode_body(body: bytes) -> tuple[list[Frame], Truncation | None]:
+    """Decode a whole body at once (tests, small files)."""
+    decoder = SseDecoder()
+    frames = decoder.feed(body)
+    return frames, decoder.finish()

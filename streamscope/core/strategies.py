@@ -1,0 +1,295 @@
+"""The client strategies of the contract: folds over the same deltas, one per real client.
+
+Each strategy sees every JSON chunk (`feed`) and answers with its calls or the
+exception it raised. `robust`, streamscope's own reading, lives in robust.py
+because it also names the anomalies; `openai-sdk` lives in sdk_model.py.
+Arguments are kept as lists of fragments and joined only when asked, so a
+strategy costs the same per frame at frame 80,000 as at frame 10.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from .calls import Call, StrategyError
+from .frames import INVALID, Frame
+
+_NOTHING = object()
+
+
+class Slot:
+    """One call being assembled: scalar fields plus argument fragments."""
+
+    __slots__ = ("choice", "index", "id", "type", "name", "parts", "value", "fragments", "first", "last")
+
+    def __init__(self, choice: int, index: object, frame: int, id: object = None, name: object = None):
+        self.choice = choice
+        self.index = index
+        self.id = id
+        self.type: object = None
+        self.name = name
+        self.parts: list[str] = []
+        self.value: object = _NOTHING  # a non-string `arguments` value, kept as sent
+        self.fragments = 0
+        self.first = frame
+        self.last = frame
+
+    def text(self) -> str:
+        parts = self.parts
+        if len(parts) > 1:  # join once, keep the joined form
+            self.parts = parts = ["".join(parts)]
+        return parts[0] if parts else ""
+
+    def arguments(self) -> object:
+        return self.text() if self.value is _NOTHING else self.value
+
+    def add_arguments(self, args: object) -> None:
+        """Concatenate string fragments; a non-string value is kept as sent."""
+        if isinstance(args, str):
+            if self.value is _NOTHING:
+                self.parts.append(args)
+        elif args is not None and self.value is _NOTHING and not self.parts:
+            self.value = args
+
+    def to_call(self) -> Call:
+        return Call(
+            self.choice,
+            self.index,
+            self.id,
+            self.type,
+            self.name,
+            self.arguments(),
+            self.fragments,
+            self.first,
+            self.last,
+        )
+
+
+def _fn(delta: dict) -> dict:
+    fn = delta.get("function")
+    return fn if isinstance(fn, dict) else {}
+
+
+class Strategy:
+    """Base: per-choice slots in the order their calls began."""
+
+    name = ""
+
+    def __init__(self) -> None:
+        self.slots: list[Slot] = []
+        self.error: StrategyError | None = None
+
+    def feed(self, frame: Frame) -> None:
+        if self.error is not None or not isinstance(frame.payload, dict):
+            return
+        choices = frame.payload.get("choices")
+        if not isinstance(choices, list):
+            return
+        for choice in choices:
+            if not isinstance(choice, dict):
+                continue
+            delta = choice.get("delta")
+            if not isinstance(delta, dict):
+                continue
+            calls = delta.get("tool_calls")
+            if isinstance(calls, list):
+                c = choice.get("index", 0)
+                for entry in calls:
+                    if isinstance(entry, dict):
+                        self.tool(frame.number, c if isinstance(c, int) else 0, entry)
+
+    def tool(self, frame: int, choice: int, delta: dict) -> None:
+        raise NotImplementedError
+
+    def calls(self) -> list[Call]:
+        return [s.to_call() for s in self.slots]
+
+    def result(self) -> list[Call] | StrategyError:
+        return self.error if self.error is not None else self.calls()
+
+    def copy(self) -> Strategy:
+        return copy.deepcopy(self)
+
+
+class IndexKeyed(Strategy):
+    """Key by (choice, index); subclasses decide which field values are taken."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_key: dict[tuple, Slot] = {}
+
+    def slot(self, frame: int, choice: int, delta: dict) -> Slot:
+        index = delta.get("index")
+        key = (choice, index if isinstance(index, (int, str, type(None))) else repr(index))
+        slot = self.by_key.get(key)
+        if slot is None:
+            slot = self.by_key[key] = Slot(choice, index, frame, "", "")
+            self.slots.append(slot)
+        slot.fragments += 1
+        slot.last = frame
+        return slot
+
+
+class Guarded(IndexKeyed):
+    """Set id / name / type from any non-empty string, last one wins (crow-cli, seed section 5)."""
+
+    name = "guarded"
+
+    def tool(self, frame: int, choice: int, delta: dict) -> None:
+        slot = self.slot(frame, choice, delta)
+        fn = _fn(delta)
+        value = delta.get("id")
+        if isinstance(value, str) and value:
+            slot.id = value
+        value = delta.get("type")
+        if isinstance(value, str) and value:
+            slot.type = value
+        value = fn.get("name")
+        if isinstance(value, str) and value:
+            slot.name = value
+        if "arguments" in fn:
+            slot.add_arguments(fn["arguments"])
+
+
+class Naive(IndexKeyed):
+    """Overwrite id / name / type whenever the key is present, even "" or null (seed section 2)."""
+
+    name = "naive"
+
+    def tool(self, frame: int, choice: int, delta: dict) -> None:
+        slot = self.slot(frame, choice, delta)
+        fn = _fn(delta)
+        if "id" in delta:
+            slot.id = delta["id"]
+        if "type" in delta:
+            slot.type = delta["type"]
+        if "name" in fn:
+            slot.name = fn["name"]
+        if "arguments" in fn:
+            slot.add_arguments(fn["arguments"])
+
+
+class ById(Strategy):
+    """Key by the delta's id, else by the last non-empty id of the choice (seed section 8)."""
+
+    name = "by-id"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_key: dict[tuple, Slot] = {}
+        self.last_id: dict[int, str] = {}
+
+    def tool(self, frame: int, choice: int, delta: dict) -> None:
+        value = delta.get("id")
+        if isinstance(value, str) and value:
+            key = value
+            self.last_id[choice] = value
+        else:
+            key = self.last_id.get(choice, "")
+        slot = self.by_key.get((choice, key))
+        if slot is None:
+            slot = self.by_key[(choice, key)] = Slot(choice, delta.get("index"), frame, key, "")
+            self.slots.append(slot)
+        slot.fragments += 1
+        slot.last = frame
+        fn = _fn(delta)
+        value = delta.get("type")
+        if isinstance(value, str) and value:
+            slot.type = value
+        value = fn.get("name")
+        if isinstance(value, str) and value:
+            slot.name = value
+        if "arguments" in fn:
+            slot.add_arguments(fn["arguments"])
+
+
+def _attr(obj: object, name: str) -> object:
+    """Attribute access as on the openai package's lenient models: missing is None."""
+    if isinstance(obj, dict):
+        return obj.get(name)
+    raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+
+
+class OpenAIDocs(Strategy):
+    """The function-calling guide's snippet, run on the SDK's chunk objects:
+
+        for chunk in stream:
+            for tool_call in chunk.choices[0].delta.tool_calls or []:
+                index = tool_call.index
+                if index not in final_tool_calls:
+                    final_tool_calls[index] = tool_call
+                final_tool_calls[index].function.arguments += tool_call.function.arguments
+
+    The first delta is stored and then appended to itself, so opener arguments count
+    twice. Its exceptions are Python's own, raised on the same types. It reads the
+    stream through the SDK, so it stops at [DONE] and raises on a non-JSON payload.
+    """
+
+    name = "openai-docs"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.final: dict[tuple, Slot] = {}
+        self.openers: dict[int, dict] = {}  # slot id -> the stored opener's function object
+        self.done = False
+
+    def feed(self, frame: Frame) -> None:
+        if self.error is not None or self.done:
+            return
+        if frame.payload is INVALID:
+            if frame.data.startswith("[DONE]"):
+                self.done = True
+                return
+            try:
+                json.loads(frame.data)
+            except ValueError as exc:
+                self.error = StrategyError.from_exception(exc, frame.number)
+            return
+        try:
+            choices = _attr(frame.payload, "choices")
+            if choices is None:
+                raise TypeError("'NoneType' object is not iterable")
+            for choice in choices:
+                calls = _attr(_attr(choice, "delta"), "tool_calls") or []
+                c = _attr(choice, "index")
+                for tool_call in calls:
+                    self._one(frame.number, c if isinstance(c, int) else 0, tool_call)
+        except Exception as exc:  # the snippet's own failure, reported with its frame
+            self.error = StrategyError.from_exception(exc, frame.number)
+
+    def _one(self, frame: int, choice: int, tool_call: object) -> None:
+        index = _attr(tool_call, "index")
+        hash(index)  # an unhashable index fails `index not in final` as in Python
+        key = (choice, index)
+        slot = self.final.get(key)
+        if slot is None:
+            fn = _attr(tool_call, "function")
+            slot = Slot(choice, index, frame, _attr(tool_call, "id"))
+            slot.type = _attr(tool_call, "type")
+            slot.name = _attr(fn, "name") if isinstance(fn, dict) else None
+            self.openers[id(slot)] = fn
+            self.final[key] = slot
+            self.slots.append(slot)
+            held = _attr(fn, "arguments")  # read from the stored object, as Python would
+            slot.value = held if not isinstance(held, str) else _NOTHING
+            if isinstance(held, str):
+                slot.parts.append(held)
+        # `final[index].function.arguments += tool_call.function.arguments`
+        stored_fn = self.openers[id(slot)]
+        _attr(stored_fn, "arguments")
+        right = _attr(_attr(tool_call, "function"), "arguments")
+        if slot.value is _NOTHING and isinstance(right, str):
+            slot.parts.append(right)
+        else:
+            left = "" if slot.value is _NOTHING else slot.value
+            left += right  # raises exactly as the snippet would
+            slot.parts, slot.value = [], left
+        slot.fragments += 1
+        slot.last = frame
+
+    def copy(self) -> OpenAIDocs:
+        new = copy.deepcopy(self)
+        # deepcopy rebuilt the slots: re-key the opener map to the new slot objects
+        new.openers = {id(n): copy.deepcopy(self.openers[id(o)]) for o, n in zip(self.slots, new.slots)}
+        return new
