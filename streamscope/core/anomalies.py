@@ -35,6 +35,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "args-cumulative": (WARNING, "argument deltas are growing snapshots rather than fragments"),
     "args-empty": (WARNING, 'a call ended with arguments "" or never sent'),
     "args-invalid-json": (ERROR, "a call ended with arguments that do not parse"),
+    # Not in the contract's table (new kinds may be added): a value the user should see.
+    "args-double-encoded": (WARNING, "arguments are a JSON string that itself holds JSON"),
     "call-boundary-ambiguous": (WARNING, "the bytes allow two readings of where calls begin or end"),
     "name-undeclared": (ERROR, "the request declared tools and the call's name is not one of them"),
     "tool-call-in-content": (WARNING, "content holds what looks like a tool call, none was streamed"),

@@ -6,8 +6,26 @@ from dataclasses import dataclass
 
 import orjson
 
+class Sentinel:
+    """A named marker that survives copy and deepcopy (engine snapshots copy state)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+    def __copy__(self) -> Sentinel:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Sentinel:
+        return self
+
+
 # Marker for a payload that is not JSON (the frame still counts).
-INVALID = object()
+INVALID = Sentinel("not JSON")
 
 
 @dataclass(slots=True)

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .frames import Frame, parse_payload
+import orjson
+
+from .frames import INVALID, Frame, parse_payload
 
 _BOM = b"\xef\xbb\xbf"
+_loads = orjson.loads
+_JSONError = orjson.JSONDecodeError
 
 
 @dataclass(slots=True)
@@ -87,6 +91,25 @@ class SseDecoder:
                     self._last.end += 1  # the LF of a CRLF split across reads
                 self._pos += 1
         if not self._buf:
+            if (
+                not self._data
+                and self._event_start < 0
+                and chunk[:6] == b"data: "
+                and chunk.find(b"\n", 6) == len(chunk) - 2
+                and chunk[-1:] == b"\n"
+                and b"\r" not in chunk
+            ):
+                # The common read: exactly one whole `data:` event. Same result, fewer steps.
+                text = chunk[6:-2].decode("utf-8", "replace")
+                try:
+                    payload = _loads(text)
+                except _JSONError:
+                    payload = INVALID
+                start = self._pos
+                self._pos = end = start + len(chunk)
+                self.frames = number = self.frames + 1
+                self._last = frame = Frame(number, text, payload, time_ns, None, read, read, start, end)
+                return [frame]
             self._buf_read = read
         self._old = len(self._buf)
         data = self._buf + chunk if self._buf else chunk

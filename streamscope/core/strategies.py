@@ -13,9 +13,9 @@ import copy
 import json
 
 from .calls import Call, StrategyError
-from .frames import INVALID, Frame
+from .frames import INVALID, Frame, Sentinel
 
-_NOTHING = object()
+_NOTHING = Sentinel("nothing")
 
 
 class Slot:
@@ -102,6 +102,17 @@ class Strategy:
     def tool(self, frame: int, choice: int, delta: dict) -> None:
         raise NotImplementedError
 
+    def fast_args(self, frame: int, index: int, text: str) -> bool:
+        """A plain argument fragment for an existing call at choice 0 / `index`.
+
+        Returns False when this strategy needs the whole frame (`feed`) instead.
+        """
+        return False
+
+    def fast_content(self, frame: int, text: str) -> bool:
+        """A plain content fragment at choice 0: no strategy here accumulates content."""
+        return True
+
     def calls(self) -> list[Call]:
         return [s.to_call() for s in self.slots]
 
@@ -129,6 +140,15 @@ class IndexKeyed(Strategy):
         slot.fragments += 1
         slot.last = frame
         return slot
+
+    def fast_args(self, frame: int, index: int, text: str) -> bool:
+        slot = self.by_key.get((0, index))
+        if slot is None or slot.value is not _NOTHING:
+            return False
+        slot.parts.append(text)
+        slot.fragments += 1
+        slot.last = frame
+        return True
 
 
 class Guarded(IndexKeyed):
@@ -202,6 +222,15 @@ class ById(Strategy):
             slot.name = value
         if "arguments" in fn:
             slot.add_arguments(fn["arguments"])
+
+    def fast_args(self, frame: int, index: int, text: str) -> bool:
+        slot = self.by_key.get((0, self.last_id.get(0, "")))
+        if slot is None or slot.value is not _NOTHING:
+            return False
+        slot.parts.append(text)
+        slot.fragments += 1
+        slot.last = frame
+        return True
 
 
 def _attr(obj: object, name: str) -> object:
@@ -287,6 +316,17 @@ class OpenAIDocs(Strategy):
             slot.parts, slot.value = [], left
         slot.fragments += 1
         slot.last = frame
+
+    def fast_args(self, frame: int, index: int, text: str) -> bool:
+        if self.error is not None or self.done:
+            return self.error is not None or self.done  # nothing more to do
+        slot = self.final.get((0, index))
+        if slot is None or slot.value is not _NOTHING or not isinstance(self.openers[id(slot)], dict):
+            return False
+        slot.parts.append(text)
+        slot.fragments += 1
+        slot.last = frame
+        return True
 
     def copy(self) -> OpenAIDocs:
         new = copy.deepcopy(self)

@@ -1,0 +1,221 @@
+"""The round-trip contract (seed sections 0 and 3), checked across a recording's exchanges.
+
+The assembled calls of a stream must come back unchanged in the next request's
+assistant message, and every tool result must answer one of its ids, after it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from .calls import Call
+
+KINDS = {
+    "tool-call-id-substituted": "the assistant message sends back another id than the stream assembled",
+    "tool-call-name-changed": "the name sent back differs from the assembled one",
+    "tool-call-arguments-invalid": "the arguments sent back do not parse",
+    "tool-call-dropped": "an assembled call is missing from the assistant message sent back",
+    "tool-result-id-mismatch": "a tool message's tool_call_id matches no id of the assistant message before it",
+    "tool-result-missing": "an assistant tool call has no tool message answering it",
+    "tool-result-before-assistant": "a tool message comes before the assistant message it answers",
+}
+
+
+@dataclass(slots=True)
+class Finding:
+    exchange: int
+    kind: str
+    message: str
+    severity: str = "error"
+
+    def to_json(self) -> dict:
+        return {"exchange": self.exchange, "kind": self.kind, "severity": self.severity, "message": self.message}
+
+
+@dataclass(slots=True)
+class SentCall:
+    id: object
+    name: object
+    arguments: object
+
+
+@dataclass(slots=True)
+class Conversation:
+    """The parts of one request's `messages` the contract needs (kept small on purpose)."""
+
+    exchange: int
+    # per message: ("assistant", [SentCall...]) / ("tool", tool_call_id) / (role, None)
+    messages: list[tuple[str, object]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, exchange: int, body: object) -> Conversation | None:
+        messages = body.get("messages") if isinstance(body, dict) else None
+        if not isinstance(messages, list):
+            return None
+        out = cls(exchange)
+        for m in messages:
+            if not isinstance(m, dict):
+                out.messages.append(("?", None))
+                continue
+            role = m.get("role")
+            if role == "assistant" and isinstance(m.get("tool_calls"), list):
+                sent = []
+                for tc in m["tool_calls"]:
+                    tc = tc if isinstance(tc, dict) else {}
+                    fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
+                    sent.append(SentCall(tc.get("id"), fn.get("name"), fn.get("arguments")))
+                out.messages.append(("assistant", sent))
+            elif role == "tool":
+                out.messages.append(("tool", m.get("tool_call_id")))
+            else:
+                out.messages.append((str(role), None))
+        return out
+
+    def assistant_turns(self) -> list[int]:
+        return [i for i, (role, calls) in enumerate(self.messages) if role == "assistant" and calls]
+
+
+def _q(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _parses(arguments: object) -> bool:
+    if not isinstance(arguments, str):
+        return False
+    try:
+        json.loads(arguments)
+    except ValueError:
+        return False
+    return True
+
+
+def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -> list[Finding]:
+    """`streams`: (exchange, robust calls) in exchange order; `requests` in exchange order."""
+    findings: list[Finding] = []
+    seen: set[tuple] = set()
+
+    def add(exchange: int, kind: str, message: str, *key: object) -> None:
+        if (kind, *key) not in seen:  # later requests repeat the history: report once
+            seen.add((kind, *key))
+            findings.append(Finding(exchange, kind, message))
+
+    for exchange, calls in streams:
+        if not calls:
+            continue
+        nxt = next((r for r in requests if r.exchange > exchange and r.assistant_turns()), None)
+        if nxt is None:
+            continue
+        sent = nxt.messages[nxt.assistant_turns()[-1]][1]
+        assert isinstance(sent, list)
+        _compare(exchange, nxt.exchange, calls, list(sent), add)
+
+    for req in requests:
+        _results(req, add)
+    findings.sort(key=lambda f: f.exchange)
+    return findings
+
+
+def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall], add) -> None:
+    where = f"exchange {req_ex} sends back the calls of exchange {stream_ex}"
+    unmatched = list(sent)
+    pairs: list[tuple[Call, SentCall | None]] = []
+    for call in calls:  # by id first: a reordered message is not a substitution
+        hit = next((s for s in unmatched if s.id == call.id and call.id), None)
+        if hit is not None:
+            unmatched.remove(hit)
+        pairs.append((call, hit))
+    pairs = [(c, s if s is not None else (unmatched.pop(0) if unmatched else None)) for c, s in pairs]
+    for call, back in pairs:
+        label = f"call {_q(call.name)} (id {_q(call.id)})"
+        if back is None:
+            add(req_ex, "tool-call-dropped", f"{where}: {label} is missing from the assistant message", stream_ex, call.id, call.first_frame)
+            continue
+        if back.id != call.id:
+            add(
+                req_ex,
+                "tool-call-id-substituted",
+                f"{where}: the stream assembled id {_q(call.id)}, the assistant message carries "
+                f"{_q(back.id)}; the model cannot match results to calls",
+                stream_ex,
+                call.id,
+                call.first_frame,
+            )
+        if back.name != call.name:
+            add(
+                req_ex,
+                "tool-call-name-changed",
+                f"{where}: the stream assembled name {_q(call.name)}, the assistant message carries {_q(back.name)}",
+                stream_ex,
+                call.id,
+                call.first_frame,
+            )
+        if not _parses(back.arguments):
+            add(
+                req_ex,
+                "tool-call-arguments-invalid",
+                f"{where}: {label} goes back with arguments that do not parse "
+                f"({_q(back.arguments)[:60]}); the provider may reject the request",
+                stream_ex,
+                call.id,
+                call.first_frame,
+            )
+
+
+def _results(req: Conversation, add) -> None:
+    msgs = req.messages
+    for i, (role, value) in enumerate(msgs):
+        if role != "tool":
+            continue
+        # the assistant message this result follows
+        j = i - 1
+        while j >= 0 and msgs[j][0] == "tool":
+            j -= 1
+        before = msgs[j][1] if j >= 0 and msgs[j][0] == "assistant" else None
+        ids = [s.id for s in before] if isinstance(before, list) else []
+        if value in ids:
+            continue
+        later = any(
+            role2 == "assistant" and isinstance(v2, list) and any(s.id == value for s in v2)
+            for role2, v2 in msgs[i + 1 :]
+        )
+        if later:
+            add(
+                req.exchange,
+                "tool-result-before-assistant",
+                f"exchange {req.exchange}: message {i} (tool result for {_q(value)}) comes before the "
+                "assistant message that made the call",
+                "order",
+                value,
+            )
+        else:
+            add(
+                req.exchange,
+                "tool-result-id-mismatch",
+                f"exchange {req.exchange}: message {i} answers tool_call_id {_q(value)}, but the assistant "
+                f"message before it has ids {', '.join(_q(x) for x in ids) or 'none'}",
+                "id",
+                value,
+                tuple(map(str, ids)),
+            )
+    for i, (role, value) in enumerate(msgs):
+        if role != "assistant" or not isinstance(value, list):
+            continue
+        answered = set()
+        k = i + 1
+        while k < len(msgs) and msgs[k][0] == "tool":
+            answered.add(msgs[k][1])
+            k += 1
+        if k == len(msgs) and k == i + 1:
+            continue  # the request ends with the assistant message itself: nothing to answer yet
+        for s in value:
+            if s.id not in answered:
+                add(
+                    req.exchange,
+                    "tool-result-missing",
+                    f"exchange {req.exchange}: call {_q(s.name)} (id {_q(s.id)}) in message {i} has no "
+                    "tool message answering it",
+                    "missing",
+                    s.id,
+                    i,
+                )

@@ -1,0 +1,418 @@
+"""The accumulation engine: one pass over a stream's frames, every strategy side by side.
+
+`StreamEngine.feed` takes frames as they are decoded (nothing is kept per frame
+unless field events are asked for), `finish` applies the end-of-stream rules and
+returns a `StreamResult`. `Timeline` keeps a copy of the engine every K frames so a
+face can ask for the state at any frame without replaying from the start.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import orjson
+
+from . import repair as repairs
+from .anomalies import Anomaly, AnomalyLog
+from .calls import Call, StrategyError
+from .events import FieldEvent
+from .frames import Frame
+from .robust import _TOOL_CALL_TEXT, Robust, _q
+from .sdk_model import SdkEmulation, Unmodeled
+from .sse import Truncation
+from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
+
+# The order strategies are reported in (the contract's table order).
+STRATEGY_NAMES = ("robust", "guarded", "naive", "openai-sdk", "openai-docs", "by-id")
+
+# How an exchange ended, as the recorder wrote it in its `end` line.
+CONNECTION_FAILED = {"upstream-error", "timeout"}
+# Not a recorder reason: the recording stops before the exchange's `end` line.
+UNFINISHED = "unfinished"
+
+
+@dataclass(slots=True)
+class StreamResult:
+    """Everything the faces show about one stream."""
+
+    exchange: int
+    frames: int
+    ended: str
+    finish_reason: str | None
+    content: str
+    reasoning_content: str
+    tool_calls: list[Call]
+    repairs: list[repairs.Repair | None]
+    strategies: dict[str, list[Call] | StrategyError | Unmodeled]
+    anomalies: list[Anomaly]
+    anomaly_frames: dict[int, list[str]] = field(default_factory=dict)
+    truncation: Truncation | None = None
+
+    def differs(self, name: str) -> bool | None:
+        """Does strategy `name` build other calls than robust? None when it raised."""
+        got = self.strategies[name]
+        if not isinstance(got, list):
+            return None
+        return [c.key() for c in got] != [c.key() for c in self.tool_calls]
+
+
+def declared_tools(tools: object) -> frozenset[str] | None:
+    """Names of the function tools a request declared; None when it declared none."""
+    if not isinstance(tools, list) or not tools:
+        return None
+    names = set()
+    for tool in tools:
+        if isinstance(tool, dict):
+            fn = tool.get("function")
+            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+                names.add(fn["name"])
+    return frozenset(names) or None
+
+
+class StreamEngine:
+    """Feed frames in arrival order; `finish` once."""
+
+    def __init__(
+        self,
+        exchange: int = 1,
+        tools: list | None = None,
+        response_format: object | None = None,
+        collect_events: bool = False,
+    ) -> None:
+        self.exchange = exchange
+        self.log = AnomalyLog()
+        self.robust = Robust(self.log, declared_tools(tools))
+        self.others: list[Strategy] = [Guarded(), Naive(), OpenAIDocs(), ById()]
+        self.fast: list = [self.robust, *self.others]
+        self.sdk: SdkEmulation | Unmodeled = SdkEmulation(tools, response_format)
+        self.collect_events = collect_events
+        self.frames = 0
+
+    def feed(self, frame: Frame) -> list[FieldEvent] | None:
+        """Apply one frame to every strategy; with collect_events, what it did (robust)."""
+        self.frames = n = frame.number
+        if not self.collect_events:
+            plain = _plain(frame.payload)
+            if plain is not None:
+                # Most frames of a long stream are one more fragment of what is under way:
+                # each strategy takes it in a few steps, or asks for the whole frame.
+                index, text = plain
+                sdk = self.sdk
+                if index < 0:
+                    for s in self.fast:
+                        if not s.fast_content(n, text):
+                            s.feed(frame)
+                else:
+                    for s in self.fast:
+                        if not s.fast_args(n, index, text):
+                            s.feed(frame)
+                if not isinstance(sdk, Unmodeled):
+                    try:
+                        sdk.feed(frame)
+                    except Unmodeled as why:
+                        self.sdk = why
+                return None
+        robust = self.robust
+        robust.events = [] if self.collect_events else None
+        robust.feed(frame)
+        for strategy in self.others:
+            strategy.feed(frame)
+        sdk = self.sdk
+        if not isinstance(sdk, Unmodeled):
+            try:
+                sdk.feed(frame)
+            except Unmodeled as why:
+                self.sdk = why
+        return robust.events
+
+    def copy(self) -> StreamEngine:
+        new = copy.copy(self)
+        new.log = self.log.copy()
+        new.robust = copy.deepcopy(self.robust)
+        new.robust.log = new.log
+        new.others = [s.copy() for s in self.others]
+        new.fast = [new.robust, *new.others]
+        new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
+        return new
+
+    # -- the state at this frame, for the faces ------------------------------------------
+
+    def strategy_calls(self) -> dict[str, list[Call] | StrategyError | Unmodeled]:
+        out: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": self.robust.calls()}
+        for s in self.others:
+            out[s.name] = s.result()
+        out["openai-sdk"] = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.calls()
+        return {name: out[name] for name in STRATEGY_NAMES}
+
+    # -- the end of the stream ------------------------------------------------------------
+
+    def finish(
+        self,
+        truncation: Truncation | None = None,
+        end_reason: str | None = None,
+        end_error: str | None = None,
+        status: int | None = None,
+    ) -> StreamResult:
+        robust, log = self.robust, self.log
+        last = self.frames
+        results: list[Call] = []
+        fixes: list[repairs.Repair | None] = []
+        for slot in robust.slots():
+            call = slot.to_call()
+            results.append(call)
+            fixes.append(self._end_of_call(call, slot.pos))
+
+        for c in sorted(robust.choices):
+            st = robust.choices[c]
+            if not st.active:
+                continue
+            if st.finish is None:
+                log.add("finish-reason-missing", last, f"choice {c} ended with no finish_reason", c)
+            elif st.calls and st.finish != "tool_calls":
+                log.add(
+                    "finish-reason-mismatch",
+                    st.finish_frame,
+                    f"frame {st.finish_frame}: {len(st.calls)} call(s) assembled but finish_reason is "
+                    f"{_q(st.finish)}; agent loops that wait for \"tool_calls\" end the turn",
+                    c,
+                )
+            if not st.calls and st.content:
+                text = "".join(st.content)
+                if _TOOL_CALL_TEXT.search(text):
+                    log.add(
+                        "tool-call-in-content",
+                        last,
+                        f"choice {c}: content looks like a tool call ({_q(text[:50])}) but no tool call "
+                        "was streamed",
+                        c,
+                    )
+
+        if truncation is not None:
+            log.add("stream-truncated", last, f"after frame {last}: {truncation.describe()}")
+        elif end_reason == UNFINISHED:
+            log.add(
+                "stream-truncated",
+                last,
+                f"after frame {last}: the recording stops before this exchange ended (no end line)",
+            )
+        elif end_reason in CONNECTION_FAILED:
+            detail = f": {end_error}" if end_error else ""
+            log.add("stream-truncated", last, f"after frame {last}: the connection failed ({end_reason}){detail}")
+        if not robust.done_frame:
+            log.add("done-missing", last, "the stream ended without data: [DONE]")
+
+        if end_reason == "client-closed":
+            ended = "client-closed"
+        elif truncation is not None or end_reason == UNFINISHED:
+            ended = "truncated"
+        elif end_reason in CONNECTION_FAILED or (status or 0) >= 400 or robust.error_payload:
+            ended = "error"
+        else:
+            ended = "done" if robust.done_frame else "finish-without-done"
+
+        strategies: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": results}
+        for s in self.others:
+            strategies[s.name] = s.result()
+        sdk = self.sdk
+        if not isinstance(sdk, Unmodeled):
+            try:
+                strategies["openai-sdk"] = sdk.finish(last)
+            except Unmodeled as why:
+                strategies["openai-sdk"] = why
+        else:
+            strategies["openai-sdk"] = sdk
+        first = robust.choices.get(min(robust.choices)) if robust.choices else None
+        return StreamResult(
+            exchange=self.exchange,
+            frames=last,
+            ended=ended,
+            finish_reason=first.finish if first else None,
+            content="".join(first.content) if first else "",
+            reasoning_content="".join(first.reasoning) if first else "",
+            tool_calls=results,
+            repairs=fixes,
+            strategies={name: strategies[name] for name in STRATEGY_NAMES},
+            anomalies=log.entries(),
+            anomaly_frames=log.frames(),
+            truncation=truncation,
+        )
+
+    def _end_of_call(self, call: Call, pos: int) -> repairs.Repair | None:
+        log, n, c, i = self.log, call.last_frame, call.choice, call.index
+        who = f"the call at index {i}" + (f" ({call.name})" if call.name else "")
+        if not call.id:
+            log.add(
+                "id-missing",
+                n,
+                f'{who} ended with no id: use "" in the assistant message and the tool result alike, '
+                "never an invented one",
+                c,
+                i,
+            )
+        if not call.name:
+            log.add("name-missing", n, f"{who} ended with no name: no client can dispatch it", c, i)
+        elif self.robust.declared is not None and call.name not in self.robust.declared:
+            log.add(
+                "name-undeclared",
+                n,
+                f"{who}: {_q(call.name)} is not one of the declared tools "
+                f"({', '.join(sorted(self.robust.declared))})",
+                c,
+                i,
+            )
+        args = call.arguments
+        if not isinstance(args, str):
+            return None
+        if args == "":
+            log.add("args-empty", n, f'{who} ended with arguments ""; clients differ on "" vs "{{}}"', c, i)
+            return None
+        fix = repairs.repair(args)
+        if fix is None:
+            if repairs.double_encoded(args):
+                log.add(
+                    "args-double-encoded",
+                    n,
+                    f"{who}: arguments are a JSON string that holds JSON ({_q(args[:40])}); "
+                    "decoding once gives text, not an object",
+                    c,
+                    i,
+                )
+            return None
+        log.add(
+            "args-invalid-json",
+            n,
+            f"{who} ended with arguments that do not parse ({_q(args[-40:])}); crow repair gives "
+            f"{_q(fix.crow.result[:40])}, best repair {_q(fix.best.result[:40])}",
+            c,
+            i,
+        )
+        values = _json_values(args)
+        if values > 1:
+            log.add(
+                "call-boundary-ambiguous",
+                n,
+                f"{who}: the arguments are {values} complete JSON values back to back: one call "
+                "re-sent, or several calls on one index; robust kept one call with the text as sent",
+                c,
+                i,
+            )
+        return fix
+
+
+_ENVELOPE_OK = {"index", "delta", "finish_reason", "logprobs"}
+
+
+def _plain(p: object) -> tuple[int, str] | None:
+    """(index, fragment) for a valid chunk whose only news is one argument fragment at
+    choice 0, (-1, text) for one content fragment; None for anything else.
+
+    Everything the robust rules and the schema check would look at is checked here, so
+    taking the fast path never hides an anomaly.
+    """
+    if type(p) is not dict:
+        return None
+    choices = p.get("choices")
+    if type(choices) is not list or len(choices) != 1 or p.get("object") != "chat.completion.chunk":
+        return None
+    if type(p.get("id")) is not str or type(p.get("created")) is not int or type(p.get("model")) is not str:
+        return None
+    c = choices[0]
+    if type(c) is not dict or c.get("index") != 0 or type(c["index"]) is not int:
+        return None
+    if c.get("finish_reason") is not None or c.get("logprobs") is not None or not _ENVELOPE_OK.issuperset(c):
+        return None
+    delta = c.get("delta")
+    if type(delta) is not dict or len(delta) != 1:
+        return None
+    calls = delta.get("tool_calls")
+    if calls is None:
+        text = delta.get("content")
+        return (-1, text) if type(text) is str else None
+    if type(calls) is not list or len(calls) != 1:
+        return None
+    entry = calls[0]
+    if type(entry) is not dict or len(entry) != 2:
+        return None
+    index, fn = entry.get("index"), entry.get("function")
+    if type(index) is not int or index < 0 or type(fn) is not dict or len(fn) != 1:
+        return None
+    text = fn.get("arguments")
+    return (index, text) if type(text) is str else None
+
+
+def _json_values(text: str) -> int:
+    """How many complete JSON values stand back to back in `text` (0 if it is not that)."""
+    import json
+
+    decoder = json.JSONDecoder()
+    count, pos, end = 0, 0, len(text)
+    try:
+        while pos < end:
+            while pos < end and text[pos].isspace():
+                pos += 1
+            if pos == end:
+                break
+            _, pos = decoder.raw_decode(text, pos)
+            count += 1
+    except ValueError:
+        return 0
+    return count
+
+
+def analyze_frames(
+    frames: Iterable[Frame],
+    exchange: int = 1,
+    tools: list | None = None,
+    truncation: Truncation | None = None,
+    **end: object,
+) -> StreamResult:
+    """Convenience for tests and small inputs."""
+    engine = StreamEngine(exchange, tools)
+    for frame in frames:
+        engine.feed(frame)
+    return engine.finish(truncation, **end)  # type: ignore[arg-type]
+
+
+class Timeline:
+    """The engine's state at any frame of one stream, for the replay TUI.
+
+    `source(start)` yields the stream's frames from number `start` on. A copy of the
+    engine is kept every `every` frames, so `state_at(n)` replays at most `every`
+    frames from the nearest copy.
+    """
+
+    def __init__(self, source: Callable[[int], Iterator[Frame]], engine: StreamEngine, every: int = 512):
+        self.source = source
+        self.every = every
+        self.snapshots: dict[int, StreamEngine] = {0: engine.copy()}
+        self.events: dict[int, list[FieldEvent]] = {}
+        engine.collect_events = False
+        for frame in source(1):
+            engine.feed(frame)
+            if frame.number % every == 0:
+                self.snapshots[frame.number] = engine.copy()
+        self.total = engine.frames
+
+    def state_at(self, n: int) -> tuple[StreamEngine, list[FieldEvent]]:
+        """The engine after frame `n`, and the field events frame `n` produced."""
+        n = max(0, min(n, self.total))
+        base = (n // self.every) * self.every
+        if n == base and n > 0:
+            base -= self.every  # replay the last frame to learn its events
+        engine = self.snapshots[base].copy()
+        events: list[FieldEvent] = []
+        if n > base:
+            for frame in self.source(base + 1):
+                engine.collect_events = frame.number == n
+                got = engine.feed(frame)
+                if frame.number == n:
+                    events = got or []
+                    break
+        engine.collect_events = False
+        return engine, events
+
+
+def dumps(value: object) -> str:
+    return orjson.dumps(value).decode()

@@ -1,0 +1,65 @@
+"""The contract's `inspect --json` shape, built from engine results (no I/O, no Rich)."""
+
+from __future__ import annotations
+
+from .calls import Call, StrategyError
+from .contract import Finding
+from .engine import StreamResult
+from .repair import Repair
+
+SCHEMA = 1
+
+
+def call_json(call: Call, repair: Repair | None | bool = False) -> dict:
+    out = {
+        "choice": call.choice,
+        "index": call.index,
+        "id": call.id,
+        "type": call.type,
+        "name": call.name,
+        "arguments": call.arguments,
+        "fragments": call.fragments,
+        "first_frame": call.first_frame,
+        "last_frame": call.last_frame,
+    }
+    if repair is not False:
+        out["repair"] = repair.to_json() if isinstance(repair, Repair) else None
+    return out
+
+
+def strategy_json(result: StreamResult, name: str) -> dict:
+    got = result.strategies[name]
+    if isinstance(got, StrategyError):
+        return {"error": got.error, "frame": got.frame}
+    if not isinstance(got, list):  # not modelled and no fallback ran
+        return {"error": f"{type(got).__name__}: {got}", "frame": 0}
+    return {"tool_calls": [call_json(c) for c in got], "differs": result.differs(name)}
+
+
+def stream_json(result: StreamResult) -> dict:
+    return {
+        "exchange": result.exchange,
+        "frames": result.frames,
+        "ended": result.ended,
+        "finish_reason": result.finish_reason,
+        "content": result.content,
+        "reasoning_content": result.reasoning_content,
+        "tool_calls": [call_json(c, r) for c, r in zip(result.tool_calls, result.repairs)],
+        "strategies": {name: strategy_json(result, name) for name in result.strategies if name != "robust"},
+        "anomalies": [a.to_json() for a in result.anomalies],
+    }
+
+
+def report_json(
+    source: str, fmt: str, streams: list[StreamResult], contract: list[Finding], stopped: dict | None = None
+) -> dict:
+    out = {
+        "schema": SCHEMA,
+        "source": source,
+        "format": fmt,
+        "streams": [stream_json(s) for s in streams],
+        "contract": [f.to_json() for f in contract],
+    }
+    if stopped is not None:
+        out["stopped_at"] = stopped
+    return out

@@ -1,0 +1,605 @@
+"""streamscope's own reading of a stream (`robust`), and the anomaly rules beside it.
+
+Each rule below exists for a quirk of the reference notes; the README's "How
+streamscope reads a stream" lists them in the same order. Ids, names and types are
+kept exactly as sent: the first non-empty value wins, "" or null never erases it,
+nothing is ever invented. Where the bytes allow two readings, the rule that decides
+reports `call-boundary-ambiguous` naming the reading it took.
+"""
+
+from __future__ import annotations
+
+import re
+
+import orjson
+
+from . import events as ev
+from .anomalies import AnomalyLog
+from .calls import Call
+from .events import FieldEvent
+from .frames import INVALID, Frame, Sentinel
+from .schema import chunk_violation
+from .strategies import _NOTHING, Slot
+
+_MISSING = Sentinel("no index")  # a tool-call delta without an "index" key (or with null)
+_TOOL_CALL_TEXT = re.compile(r"<tool_call>|\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(arguments|parameters)\"")
+
+
+def _q(value: object) -> str:
+    """A value as the user saw it on the wire."""
+    return orjson.dumps(value).decode() if isinstance(value, (str, type(None))) else repr(value)
+
+
+def _complete(text: str) -> bool:
+    """Does `text` parse as one JSON value? (Cheap: only asked on rare shapes.)"""
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+class RSlot(Slot):
+    __slots__ = ("nchars", "latched", "pos")
+
+    def __init__(self, choice: int, index: object, frame: int, pos: int):
+        super().__init__(choice, index, frame, "", "")
+        self.nchars = 0  # length of the argument text, without joining it
+        self.latched = False  # arguments arrive as growing snapshots
+        self.pos = pos  # the call's position in its choice
+
+
+class ChoiceState:
+    __slots__ = (
+        "calls",
+        "by_index",
+        "max_index",
+        "last",
+        "prev",
+        "finish",
+        "finish_frame",
+        "roles",
+        "content",
+        "reasoning",
+        "active",
+    )
+
+    def __init__(self) -> None:
+        self.calls: list[RSlot] = []
+        self.by_index: dict[object, RSlot] = {}
+        self.max_index = -1
+        self.last: RSlot | None = None  # the call the latest tool delta went to
+        self.prev: RSlot | None = None
+        self.finish: str | None = None
+        self.finish_frame = 0
+        self.roles = 0
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.active = False  # the choice carried anything at all
+
+
+class Robust:
+    """The robust strategy plus every per-frame anomaly rule, in one pass."""
+
+    name = "robust"
+
+    def __init__(self, log: AnomalyLog, declared: frozenset[str] | None = None) -> None:
+        self.log = log
+        self.declared = declared  # tool names the request declared, when known
+        self.choices: dict[int, ChoiceState] = {}
+        self.events: list[FieldEvent] | None = None  # set to a list to collect events
+        self.done_frame = 0
+        self.last_frame = 0
+        self.error_payload: str | None = None
+
+    # -- frames -------------------------------------------------------------------------
+
+    def feed(self, frame: Frame) -> None:
+        n = self.last_frame = frame.number
+        payload = frame.payload
+        if payload is INVALID:
+            if frame.is_done:
+                self.done_frame = self.done_frame or n
+            else:
+                text = frame.data if len(frame.data) <= 40 else frame.data[:37] + "..."
+                self.log.add("chunk-invalid-json", n, f"data {text!r} is not JSON")
+            return
+        problem = chunk_violation(payload)
+        if problem is not None:
+            self.log.add("chunk-schema-violation", n, f"{problem}")
+            if isinstance(payload, dict) and "error" in payload and self.error_payload is None:
+                self.error_payload = problem
+        if not isinstance(payload, dict):
+            return
+        choices = payload.get("choices")
+        if not isinstance(choices, list):
+            return
+        for choice in choices:
+            if not isinstance(choice, dict):
+                continue
+            c = choice.get("index", 0)
+            c = c if isinstance(c, int) and not isinstance(c, bool) else 0
+            st = self.choices.get(c)
+            if st is None:
+                st = self.choices[c] = ChoiceState()
+            st.active = True
+            delta = choice.get("delta")
+            if isinstance(delta, dict):
+                self._delta(n, c, st, delta)
+            finish = choice.get("finish_reason")
+            if finish is not None and finish != "":
+                if st.finish is not None:
+                    self.log.add(
+                        "finish-repeated",
+                        n,
+                        f"finish_reason {_q(finish)} again (first at frame "
+                        f"{st.finish_frame}): a client that acts on each finish runs the calls twice",
+                        c,
+                    )
+                else:
+                    st.finish_frame = n
+                st.finish = finish
+                if self.events is not None:
+                    self.events.append(FieldEvent(n, ev.FINISH, c, None, "finish_reason", None, finish))
+
+    def _delta(self, n: int, c: int, st: ChoiceState, delta: dict) -> None:
+        log = self.log
+        if delta.get("role") is not None:
+            st.roles += 1
+            if st.roles == 2:
+                log.add(
+                    "role-repeated",
+                    n,
+                    f"role {_q(delta['role'])} sent again; the openai SDK builds "
+                    '"assistantassistant..."',
+                    c,
+                )
+        content = delta.get("content")
+        calls = delta.get("tool_calls")
+        late = st.finish is not None and (bool(content) or bool(calls))
+        if late:
+            log.add(
+                "delta-after-finish",
+                n,
+                f"choice {c} still sends deltas after finish_reason at frame {st.finish_frame}",
+                c,
+            )
+        if isinstance(content, str) and content:
+            st.content.append(content)
+            if self.events is not None:
+                self.events.append(FieldEvent(n, ev.CONTENT, c, None, "content", None, content))
+        for key in ("reasoning_content", "reasoning"):
+            text = delta.get(key)
+            if isinstance(text, str) and text:
+                st.reasoning.append(text)
+                if self.events is not None:
+                    self.events.append(FieldEvent(n, ev.REASONING, c, None, key, None, text))
+        if isinstance(calls, list) and calls:
+            seen: set = set()
+            for entry in calls:
+                if isinstance(entry, dict):
+                    self._tool(n, c, st, entry, seen)
+
+    # -- tool-call deltas ---------------------------------------------------------------
+
+    def _tool(self, n: int, c: int, st: ChoiceState, d: dict, seen: set) -> None:
+        log = self.log
+        raw_index = d.get("index")
+        if raw_index is None:
+            key: object = _MISSING
+            log.add(
+                "index-missing",
+                n,
+                f"a tool call delta has no index; index-keyed clients merge or crash "
+                "(openai SDK: TypeError)",
+                c,
+                None,
+            )
+        else:
+            key = raw_index if isinstance(raw_index, int) and not isinstance(raw_index, bool) else repr(raw_index)
+            if not (isinstance(raw_index, int) and not isinstance(raw_index, bool) and raw_index >= 0):
+                log.add(
+                    "index-invalid",
+                    n,
+                    f"index {_q(raw_index)} is not a non-negative integer",
+                    c,
+                    raw_index,
+                )
+            if key in seen:
+                log.add(
+                    "same-index-twice-in-chunk",
+                    n,
+                    f"two entries for index {raw_index} in one chunk; they are read in order",
+                    c,
+                    raw_index,
+                )
+            seen.add(key)
+
+        idv = d.get("id")
+        fn = d.get("function")
+        fn = fn if isinstance(fn, dict) else None
+        name = fn.get("name") if fn is not None else None
+        has_id = isinstance(idv, str) and idv != ""
+        has_name = isinstance(name, str) and name != ""
+
+        slot, created = self._target(n, c, st, key, raw_index, idv if has_id else None, name if has_name else None)
+        events = self.events
+        if created and events is not None:
+            events.append(FieldEvent(n, ev.NEW_CALL, c, slot.index, "", None, None, slot.pos))
+        if st.prev is not None and st.prev is not slot and slot.fragments > 0:
+            log.add(
+                "interleaved",
+                n,
+                f"fragments of different calls alternate (back to index {slot.index})",
+                c,
+                None,
+            )
+        st.prev = st.last = slot
+        slot.fragments += 1
+        slot.last = n
+
+        if "function" not in d or d["function"] is None:
+            log.add(
+                "function-missing",
+                n,
+                f"tool call delta at index {raw_index} has no function object "
+                "(the openai SDK asserts)",
+                c,
+                slot.index,
+            )
+        if created and (d.get("type") is None or d.get("type") == "") and "type" not in d:
+            log.add("type-missing", n, f"the call at index {raw_index} began with no type", c, slot.index)
+
+        if "id" in d:
+            self._id(n, c, st, slot, idv, created)
+        if "type" in d:
+            self._type(n, c, slot, d["type"])
+        if fn is not None:
+            if "name" in fn:
+                self._name(n, c, slot, name, created)
+            if "arguments" in fn:
+                self._arguments(n, c, slot, fn["arguments"], created)
+
+    def _new(self, n: int, c: int, st: ChoiceState, index: object) -> RSlot:
+        slot = RSlot(c, index, n, len(st.calls))
+        st.calls.append(slot)
+        return slot
+
+    def _target(
+        self, n: int, c: int, st: ChoiceState, key: object, index: object, idv: str | None, name: str | None
+    ) -> tuple[RSlot, bool]:
+        log = self.log
+        if key is _MISSING:
+            if idv is not None:
+                for slot in reversed(st.calls):
+                    if slot.id == idv:
+                        return slot, False
+                return self._new(n, c, st, None), True
+            if name is not None or st.last is None:
+                return self._new(n, c, st, None), True
+            if len(st.calls) > 1:
+                log.add(
+                    "call-boundary-ambiguous",
+                    n,
+                    f"a delta with no index, id or name could belong to any of "
+                    f"{len(st.calls)} calls; robust attached it to the latest (index {st.last.index})",
+                    c,
+                    None,
+                )
+            return st.last, False
+
+        slot = st.by_index.get(key)
+        if slot is None:
+            if idv is not None:
+                other = next((s for s in st.calls if s.id == idv), None)
+                if other is not None and (name is None or name == other.name):
+                    log.add(
+                        "index-moved",
+                        n,
+                        f"call {_q(idv)} (index {other.index}) continues under index {index}",
+                        c,
+                        other.index,
+                    )
+                    st.by_index[key] = other
+                    return other, False
+            if isinstance(key, int) and key >= 0:
+                if key > st.max_index + 1:
+                    log.add(
+                        "index-gap",
+                        n,
+                        f"the first call at index {key} skips "
+                        + (f"indexes {st.max_index + 1}..{key - 1}" if key - st.max_index > 2 else f"index {key - 1}")
+                        + "; clients that use index as a list position crash (openai SDK: IndexError) "
+                        "or build empty calls",
+                        c,
+                        key,
+                    )
+                st.max_index = max(st.max_index, key)
+            slot = self._new(n, c, st, index)
+            st.by_index[key] = slot
+            return slot, True
+
+        # An index that already has a call: a continuation, or a new call reusing it?
+        new_id = idv is not None and slot.id and idv != slot.id
+        new_name = idv is None and name is not None and slot.name and name != slot.name
+        if not (new_id or new_name):
+            return slot, False  # the common case: a plain continuation
+        done = slot.value is not _NOTHING or (slot.nchars > 0 and _complete(slot.text()))
+        if new_id and (name is not None or done):
+            reason = f'a new id {_q(idv)}' + (f" and name {_q(name)}" if name else "")
+            log.add(
+                "index-reused",
+                n,
+                f"{reason} at index {index}, already used by {_q(slot.id)}; "
+                "index-keyed clients merge the two calls",
+                c,
+                index,
+            )
+        elif new_name and done and not self._fragment(slot, name):
+            log.add(
+                "index-reused",
+                n,
+                f"name {_q(name)} at index {index} after a complete call {_q(slot.name)}",
+                c,
+                index,
+            )
+            log.add(
+                "call-boundary-ambiguous",
+                n,
+                f"no id tells whether {_q(name)} renames the call at index {index} or starts "
+                "another; robust read a new call",
+                c,
+                index,
+            )
+        else:
+            return slot, False
+        slot = self._new(n, c, st, index)
+        st.by_index[key] = slot
+        return slot, True
+
+    def _fragment(self, slot: RSlot, name: str) -> bool:
+        """Is `name` the next piece of the call's name (rather than another name)?"""
+        joined = f"{slot.name}{name}"
+        if self.declared:
+            return any(d.startswith(joined) for d in self.declared)
+        return slot.nchars == 0 and slot.value is _NOTHING
+
+    def _id(self, n: int, c: int, st: ChoiceState, slot: RSlot, idv: object, created: bool) -> None:
+        events, log = self.events, self.log
+        if idv is None or idv == "":
+            if slot.id:
+                log.add(
+                    "id-empty-overwrite",
+                    n,
+                    f"id {_q(idv)} after {_q(slot.id)}: a client that overwrites on every present "
+                    "field loses the id",
+                    c,
+                    slot.index,
+                )
+                if events is not None:
+                    events.append(FieldEvent(n, ev.OVERWRITE, c, slot.index, "id", slot.id, idv, slot.pos))
+            elif events is not None:
+                events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos))
+        elif not isinstance(idv, str):
+            if events is not None:
+                events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos))
+        elif not slot.id:
+            slot.id = idv
+            for choice in self.choices.values():
+                other = next((s for s in choice.calls if s is not slot and s.id == idv), None)
+                if other is not None:
+                    log.add(
+                        "id-reused",
+                        n,
+                        f"id {_q(idv)} already names the call at index {other.index}; "
+                        "clients keyed by id merge them, and tool results cannot tell them apart",
+                        c,
+                        slot.index,
+                    )
+                    break
+            if events is not None:
+                events.append(FieldEvent(n, ev.SET, c, slot.index, "id", None, idv, slot.pos))
+        elif idv == slot.id:
+            if not created:
+                log.add(
+                    "id-repeated",
+                    n,
+                    f"id {_q(idv)} repeated; concatenating clients (openai SDK) build "
+                    f"{_q(idv + idv)}",
+                    c,
+                    slot.index,
+                )
+                if events is not None:
+                    events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos))
+        else:
+            log.add(
+                "id-changed",
+                n,
+                f"id {_q(idv)} on the call that began as {_q(slot.id)}; robust keeps the "
+                "first, last-wins clients send back the other",
+                c,
+                slot.index,
+            )
+            if events is not None:
+                events.append(FieldEvent(n, ev.OVERWRITE, c, slot.index, "id", slot.id, idv, slot.pos))
+
+    def _type(self, n: int, c: int, slot: RSlot, value: object) -> None:
+        events = self.events
+        if value is None or value == "":
+            self.log.add(
+                "type-empty-or-null",
+                n,
+                f"type {_q(value)} at index {slot.index}: the openai SDK's stream helper "
+                "fails its `type == \"function\"` assertion",
+                c,
+                slot.index,
+            )
+            if events is not None:
+                op = ev.OVERWRITE if slot.type else ev.IGNORED
+                events.append(FieldEvent(n, op, c, slot.index, "type", slot.type, value, slot.pos))
+        elif slot.type is None:
+            slot.type = value
+            if events is not None:
+                events.append(FieldEvent(n, ev.SET, c, slot.index, "type", None, value, slot.pos))
+
+    def _name(self, n: int, c: int, slot: RSlot, name: object, created: bool) -> None:
+        events, log = self.events, self.log
+        if name is None or name == "":
+            if slot.name:
+                log.add(
+                    "name-empty-overwrite",
+                    n,
+                    f"name {_q(name)} after {_q(slot.name)}: a client that overwrites on every present "
+                    f"field calls tool {_q(name)}",
+                    c,
+                    slot.index,
+                )
+                if events is not None:
+                    events.append(FieldEvent(n, ev.OVERWRITE, c, slot.index, "name", slot.name, name, slot.pos))
+            elif events is not None:
+                events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "name", slot.name, name, slot.pos))
+            return
+        if not isinstance(name, str):
+            return
+        if not slot.name:
+            slot.name = name
+            if events is not None:
+                events.append(FieldEvent(n, ev.SET, c, slot.index, "name", None, name, slot.pos))
+        elif name == slot.name:
+            log.add(
+                "name-repeated",
+                n,
+                f"name {_q(name)} repeated; concatenating clients (openai SDK) build "
+                f"{_q(name + name)}",
+                c,
+                slot.index,
+            )
+            if events is not None:
+                events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "name", slot.name, name, slot.pos))
+        elif self._fragment(slot, name):
+            old = slot.name
+            slot.name = old + name
+            log.add(
+                "name-fragmented",
+                n,
+                f"name arrives in pieces ({_q(old)} + {_q(name)}); last-wins clients keep "
+                f"only {_q(name)}",
+                c,
+                slot.index,
+            )
+            if events is not None:
+                events.append(FieldEvent(n, ev.SET, c, slot.index, "name", old, slot.name, slot.pos))
+        else:
+            log.add(
+                "name-changed",
+                n,
+                f"name {_q(name)} on the call named {_q(slot.name)}; robust keeps the first",
+                c,
+                slot.index,
+            )
+            if events is not None:
+                events.append(FieldEvent(n, ev.OVERWRITE, c, slot.index, "name", slot.name, name, slot.pos))
+
+    def _arguments(self, n: int, c: int, slot: RSlot, args: object, created: bool) -> None:
+        events, log = self.events, self.log
+        if args is None:
+            return
+        if not isinstance(args, str):
+            log.add(
+                "args-not-string",
+                n,
+                f"arguments is a JSON {type(args).__name__} ({_q(args)[:40]}), not a string; "
+                "kept as sent",
+                c,
+                slot.index,
+            )
+            if slot.value is _NOTHING and not slot.nchars:
+                slot.value = args
+                if events is not None:
+                    events.append(FieldEvent(n, ev.SET, c, slot.index, "arguments", None, args, slot.pos))
+            return
+        if not args:
+            return
+        if created:
+            log.add(
+                "args-opener-nonempty",
+                n,
+                f"the call's first delta already carries arguments {_q(args[:40])}; "
+                "the docs snippet counts them twice",
+                c,
+                slot.index,
+            )
+        if slot.value is not _NOTHING:
+            return
+        have = slot.nchars
+        if have and (len(args) >= have or slot.latched) and args[0] in "{[":
+            current = slot.text()
+            if _complete(current) and (args == current or (_complete(args) and orjson.loads(args) == orjson.loads(current))):
+                log.add(
+                    "args-resent",
+                    n,
+                    f"the complete arguments are sent again; concatenating clients build "
+                    f"{_q((current + args)[:60])}",
+                    c,
+                    slot.index,
+                )
+                if events is not None:
+                    events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "arguments", current, args, slot.pos))
+                return
+            if len(args) > have >= 2 and args.startswith(current):
+                slot.latched = True
+                log.add(
+                    "args-cumulative",
+                    n,
+                    f"arguments {_q(args[:40])} repeat the text so far and extend it; "
+                    "robust takes each as the whole text, appending clients duplicate it",
+                    c,
+                    slot.index,
+                )
+                slot.parts = [args]
+                slot.nchars = len(args)
+                if events is not None:
+                    events.append(FieldEvent(n, ev.REPLACE, c, slot.index, "arguments", current, args, slot.pos))
+                return
+        slot.parts.append(args)
+        slot.nchars += len(args)
+        if events is not None:
+            events.append(FieldEvent(n, ev.APPEND, c, slot.index, "arguments", None, args, slot.pos))
+
+    # -- the fast path: a plain fragment of what is already under way -------------------
+
+    def fast_args(self, frame: int, index: int, text: str) -> bool:
+        st = self.choices.get(0)
+        if st is None or st.finish is not None or text[:1] in ("{", "["):
+            return False
+        slot = st.by_index.get(index)
+        if slot is None or slot is not st.prev or slot.value is not _NOTHING or slot.latched:
+            return False
+        self.last_frame = frame
+        slot.parts.append(text)
+        slot.nchars += len(text)
+        slot.fragments += 1
+        slot.last = frame
+        return True
+
+    def fast_content(self, frame: int, text: str) -> bool:
+        st = self.choices.get(0)
+        if st is None or st.finish is not None:
+            return False
+        self.last_frame = frame
+        if text:
+            st.content.append(text)
+        return True
+
+    # -- results ------------------------------------------------------------------------
+
+    def slots(self) -> list[RSlot]:
+        """Every call in the order calls began (choices in order)."""
+        out: list[RSlot] = []
+        for c in sorted(self.choices):
+            out.extend(self.choices[c].calls)
+        out.sort(key=lambda s: (s.first, s.choice, s.pos))
+        return out
+
+    def calls(self) -> list[Call]:
+        return [s.to_call() for s in self.slots()]

@@ -1,0 +1,45 @@
+"""Small builders shared by the tests."""
+
+from __future__ import annotations
+
+import orjson
+
+from streamscope.core.engine import StreamEngine, StreamResult
+from streamscope.core.frames import Frame, parse_payload
+from streamscope.core.sse import Truncation
+
+
+def frames_of(chunks: list) -> list[Frame]:
+    """Frames from chunk dicts (or raw data strings)."""
+    out = []
+    for i, c in enumerate(chunks, 1):
+        data = c if isinstance(c, str) else orjson.dumps(c).decode()
+        out.append(Frame(i, data, parse_payload(data)))
+    return out
+
+
+def run(chunks: list, tools: list | None = None, done: bool = True, **end) -> StreamResult:
+    """Analyse a stream of chunk dicts, with `data: [DONE]` at the end unless done=False."""
+    engine = StreamEngine(1, tools)
+    for frame in frames_of(chunks + (["[DONE]"] if done else [])):
+        engine.feed(frame)
+    truncation = end.pop("truncation", None)
+    return engine.finish(truncation if isinstance(truncation, Truncation) else None, **end)
+
+
+def kinds(result: StreamResult) -> set[str]:
+    return {a.kind for a in result.anomalies}
+
+
+def sse_body(chunks: list, done: bool = True) -> bytes:
+    parts = [b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks]
+    if done:
+        parts.append(b"data: [DONE]\n\n")
+    return b"".join(parts)
+
+
+def tool_def(name: str, strict: bool = False) -> dict:
+    fn = {"name": name, "parameters": {"type": "object", "properties": {}}}
+    if strict:
+        fn["strict"] = True
+    return {"type": "function", "function": fn}

@@ -1,0 +1,139 @@
+"""Every anomaly kind of the contract: one minimal stream that triggers it, one that must not."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamscope.core.anomalies import KINDS
+from streamscope.core.appendix_a import A1, A2, ARGS, FINISH, calls, chunk, tc
+from streamscope.core.sse import Truncation
+
+from .helpers import kinds, run, tool_def
+
+OPEN = chunk(calls(tc(0, "call_a", "get_weather", "", "function"), role=True))
+OPEN_B = chunk(calls(tc(1, "call_b", "get_time", "", "function")))
+ARG1, ARG2 = chunk(calls(tc(0, args=A1))), chunk(calls(tc(0, args=A2)))
+CLEAN = [OPEN, ARG1, ARG2, FINISH]
+WEATHER = [tool_def("get_weather"), tool_def("get_time")]
+
+
+def cont(**kw) -> dict:
+    return chunk(calls(tc(0, **kw)))
+
+
+# kind -> (stream that triggers it, stream like it that must not, extra run() arguments)
+CASES: dict[str, tuple[list, list, dict]] = {
+    "id-empty-overwrite": ([OPEN, cont(id="", args=A1), ARG2, FINISH], CLEAN, {}),
+    "name-empty-overwrite": ([OPEN, cont(name="", args=A1), ARG2, FINISH], CLEAN, {}),
+    "type-empty-or-null": ([OPEN, cont(type=None, args=A1), ARG2, FINISH], [OPEN, cont(type="function", args=A1), ARG2, FINISH], {}),
+    "id-repeated": ([OPEN, cont(id="call_a", args=A1), ARG2, FINISH], CLEAN, {}),
+    "name-repeated": ([OPEN, cont(name="get_weather", args=A1), ARG2, FINISH], CLEAN, {}),
+    "id-changed": ([OPEN, cont(id="call_z", args=A1), ARG2, FINISH], CLEAN, {}),
+    "name-fragmented": (
+        [chunk(calls(tc(0, "call_a", "get_", "", "function"))), cont(name="weather"), ARG1, ARG2, FINISH],
+        CLEAN,
+        {},
+    ),
+    "name-changed": ([OPEN, ARG1, cont(name="get_time", args=A2), FINISH], CLEAN, {}),
+    "id-missing": ([chunk(calls(tc(0, name="get_weather", args="", type="function"))), ARG1, ARG2, FINISH], CLEAN, {}),
+    "name-missing": ([chunk(calls(tc(0, "call_a", args="", type="function"))), ARG1, ARG2, FINISH], CLEAN, {}),
+    "type-missing": ([chunk(calls(tc(0, "call_a", "get_weather", ""))), ARG1, ARG2, FINISH], CLEAN, {}),
+    "function-missing": ([chunk(calls(tc(0, "call_a", type="function", function=False))), cont(name="get_weather", args=ARGS), FINISH], CLEAN, {}),
+    "index-missing": ([chunk(calls(tc(id="call_a", name="get_weather", args=ARGS, type="function"))), FINISH], CLEAN, {}),
+    "index-invalid": ([chunk(calls(tc(-1, "call_a", "get_weather", ARGS, "function"))), FINISH], CLEAN, {}),
+    "index-gap": ([chunk(calls(tc(1, "call_a", "get_weather", ARGS, "function"))), FINISH], CLEAN, {}),
+    "index-reused": (
+        [OPEN, ARG1, ARG2, chunk(calls(tc(0, "call_b", "get_time", '{"tz": "UTC"}', "function"))), FINISH],
+        [OPEN, ARG1, ARG2, chunk(calls(tc(1, "call_b", "get_time", '{"tz": "UTC"}', "function"))), FINISH],
+        {},
+    ),
+    "index-moved": ([OPEN, ARG1, chunk(calls(tc(1, "call_a", args=A2))), FINISH], CLEAN, {}),
+    "id-reused": (
+        [OPEN, ARG1, ARG2, chunk(calls(tc(1, "call_a", "get_time", "{}", "function"))), FINISH],
+        [OPEN, ARG1, ARG2, chunk(calls(tc(1, "call_b", "get_time", "{}", "function"))), FINISH],
+        {},
+    ),
+    "same-index-twice-in-chunk": ([chunk(calls(tc(0, "call_a", "get_weather", "", "function"), tc(0, args=ARGS))), FINISH], CLEAN, {}),
+    "interleaved": (
+        [OPEN, OPEN_B, ARG1, chunk(calls(tc(1, args="{}"))), ARG2, FINISH],
+        [OPEN, ARG1, ARG2, OPEN_B, chunk(calls(tc(1, args="{}"))), FINISH],
+        {},
+    ),
+    "args-opener-nonempty": ([chunk(calls(tc(0, "call_a", "get_weather", A1, "function"))), ARG2, FINISH], CLEAN, {}),
+    "args-not-string": ([chunk(calls(tc(0, "call_a", "get_weather", {"city": "Paris"}, "function"))), FINISH], CLEAN, {}),
+    "args-resent": ([*CLEAN[:3], cont(args=ARGS), FINISH], CLEAN, {}),
+    "args-cumulative": ([OPEN, ARG1, cont(args=ARGS), FINISH], CLEAN, {}),
+    "args-empty": ([OPEN, FINISH], CLEAN, {}),
+    "args-invalid-json": ([OPEN, ARG1, FINISH], CLEAN, {}),
+    "call-boundary-ambiguous": (
+        [OPEN, cont(args='{"city": "Paris"}{"city": "Rome"}'), FINISH],
+        [OPEN, cont(args='{"city": "Paris"}'), FINISH],
+        {},
+    ),
+    "name-undeclared": (
+        [chunk(calls(tc(0, "call_a", "get_wether", ARGS, "function"))), FINISH],
+        [chunk(calls(tc(0, "call_a", "get_weather", ARGS, "function"))), FINISH],
+        {"tools": WEATHER},
+    ),
+    "tool-call-in-content": (
+        [chunk({"content": '<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>'}), chunk({}, "stop")],
+        [chunk({"content": "It is sunny in Paris."}), chunk({}, "stop")],
+        {},
+    ),
+    "role-repeated": ([OPEN, chunk({"role": "assistant", **calls(tc(0, args=A1))}), ARG2, FINISH], CLEAN, {}),
+    "delta-after-finish": ([OPEN, ARG1, FINISH, ARG2], CLEAN, {}),
+    "finish-repeated": ([*CLEAN, FINISH], CLEAN, {}),
+    "finish-reason-mismatch": ([OPEN, ARG1, ARG2, chunk({}, "stop")], CLEAN, {}),
+    "finish-reason-missing": ([OPEN, ARG1, ARG2], CLEAN, {}),
+    "done-missing": (CLEAN, CLEAN, {"done": False}),
+    "stream-truncated": (CLEAN, CLEAN, {"end_reason": "upstream-error"}),
+    "chunk-invalid-json": ([OPEN, '{"choices": [', ARG1, ARG2, FINISH], CLEAN, {}),
+    "chunk-schema-violation": ([{**OPEN, "object": "chat.completion"}, ARG1, ARG2, FINISH], CLEAN, {}),
+}
+# done-missing's negative is the same stream with [DONE]: handled below.
+NEGATIVE_EXTRA = {"done-missing": {}, "stream-truncated": {}}
+
+
+def test_every_contract_kind_has_a_case():
+    assert set(CASES) | {"args-double-encoded"} == set(KINDS) | {"args-double-encoded"}
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_kind_triggers(kind):
+    stream, _, extra = CASES[kind]
+    result = run(stream, **extra)
+    assert kind in kinds(result), [a.to_json() for a in result.anomalies]
+    anomaly = next(a for a in result.anomalies if a.kind == kind)
+    assert anomaly.severity == KINDS[kind][0]
+    assert anomaly.message and "\n" not in anomaly.message
+    assert 1 <= anomaly.frame <= result.frames
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_kind_stays_quiet(kind):
+    _, stream, extra = CASES[kind]
+    extra = NEGATIVE_EXTRA.get(kind, extra)
+    result = run(stream, **extra)
+    assert kind not in kinds(result), [a.to_json() for a in result.anomalies]
+
+
+def test_clean_stream_has_no_anomaly():
+    assert run(CLEAN).anomalies == []
+
+
+def test_truncated_body_is_reported():
+    result = run(CLEAN[:2], truncation=Truncation(120, 'data: {"choices"'), done=False)
+    assert result.ended == "truncated"
+    assert "stream-truncated" in kinds(result)
+
+
+def test_one_entry_per_kind_with_a_count():
+    stream = [OPEN, cont(id="", args=A1), cont(id="", args=A2), cont(id=""), FINISH]
+    entries = [a for a in run(stream).anomalies if a.kind == "id-empty-overwrite"]
+    assert len(entries) == 1
+    assert entries[0].count == 3 and entries[0].frame == 2
+
+
+def test_double_encoded_arguments_are_named():
+    stream = [chunk(calls(tc(0, "call_a", "get_weather", '"{\\"city\\": \\"Paris\\"}"', "function"))), FINISH]
+    assert "args-double-encoded" in kinds(run(stream))

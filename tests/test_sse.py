@@ -1,0 +1,102 @@
+"""The SSE decoder: WHATWG line rules, and any re-splitting of the bytes gives the same frames."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamscope.core.frames import INVALID
+from streamscope.core.sse import SseDecoder, decode_body
+
+
+def split_feed(body: bytes, cuts: list[int]) -> tuple[list, object]:
+    decoder = SseDecoder()
+    frames, last = [], 0
+    for cut in sorted(set(cuts)) + [len(body)]:
+        frames += decoder.feed(body[last:cut], cut)
+        last = cut
+    return frames, decoder.finish()
+
+
+def view(frames):
+    return [(f.number, f.data, f.event, f.start, f.end) for f in frames]
+
+
+def test_line_ends_bom_comments_and_multiline_data():
+    body = b'\xef\xbb\xbf: keep-alive\r\ndata: {"a": 1}\r\n\r\nevent: x\rdata: 1\rdata:2\r\rdata: [DONE]\n\n'
+    frames, tail = decode_body(body)
+    assert [(f.data, f.event) for f in frames] == [('{"a": 1}', None), ("1\n2", "x"), ("[DONE]", None)]
+    assert frames[0].payload == {"a": 1}
+    assert frames[1].payload is INVALID and not frames[1].is_done
+    assert frames[2].is_done
+    assert tail is None
+
+
+def test_comment_only_events_are_not_frames():
+    frames, tail = decode_body(b": ping\n\n: ping\n\ndata: 1\n\n")
+    assert [f.data for f in frames] == ["1"]
+    assert tail is None
+
+
+def test_field_without_colon_and_empty_data():
+    frames, _ = decode_body(b"data\n\ndata:\ndata:\n\n")
+    assert [f.data for f in frames] == ["", "\n"]
+
+
+def test_unterminated_final_event_is_truncation_not_a_frame():
+    frames, tail = decode_body(b"data: 1\n\ndata: [DONE]\n")
+    assert [f.data for f in frames] == ["1"]
+    assert tail is not None and tail.offset == 9 and "[DONE]" in tail.pending
+    assert "ended inside an event" in tail.describe()
+
+
+def test_read_boundaries_and_times_are_kept():
+    decoder = SseDecoder()
+    assert decoder.feed(b"data: {\"a\"", 5) == []
+    frames = decoder.feed(b": 1}\n\ndata: 2\n\n", 9)
+    assert [(f.first_read, f.last_read, f.time_ns) for f in frames] == [(0, 1, 9), (1, 1, 9)]
+
+
+def test_invalid_utf8_is_replaced_not_fatal():
+    frames, _ = decode_body(b"data: caf\xe9\n\n")
+    assert frames[0].data == "caf\ufffd"
+
+
+LINES = st.sampled_from(
+    [
+        b'data: {"choices": [{"index": 0, "delta": {"content": "h\xc3\xa9"}}]}',
+        b"data: [DONE]",
+        b": comment",
+        b"event: message",
+        b"id: 7",
+        b"retry: 100",
+        b"data",
+        b"data:x",
+        b"",
+    ]
+)
+ENDS = st.sampled_from([b"\n", b"\r\n", b"\r"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.booleans(),
+    st.lists(st.tuples(LINES, ENDS), max_size=30),
+    st.lists(st.integers(min_value=0, max_value=2000), max_size=40),
+)
+def test_resplitting_never_changes_the_frames(bom, lines, cuts):
+    body = (b"\xef\xbb\xbf" if bom else b"") + b"".join(line + end for line, end in lines)
+    whole, whole_tail = decode_body(body)
+    parts, parts_tail = split_feed(body, [c % (len(body) + 1) for c in cuts])
+    assert view(parts) == view(whole)
+    assert (whole_tail is None) == (parts_tail is None)
+    if whole_tail is not None:
+        assert (whole_tail.offset, whole_tail.pending) == (parts_tail.offset, parts_tail.pending)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=300), st.lists(st.integers(min_value=0, max_value=300), max_size=10))
+def test_any_bytes_decode_the_same_however_split(body, cuts):
+    whole, _ = decode_body(body)
+    parts, _ = split_feed(body, [c % (len(body) + 1) for c in cuts])
+    assert view(parts) == view(whole)
