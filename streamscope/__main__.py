@@ -1,0 +1,3 @@
+from streamscope.cli import main
+
+main()

@@ -1,0 +1,143 @@
+"""`inspect` for people: the same facts as --json, in plain words (Rich, no colour in pipes)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from .analysis import Analysis, ExchangeInfo
+from .core.anomalies import ERROR, INFO, WARNING
+from .core.calls import Call, StrategyError
+from .core.engine import StreamResult
+
+_MARK = {ERROR: "[bold red]✗ error  [/]", WARNING: "[yellow]! warning[/]", INFO: "[cyan]i info   [/]"}
+
+
+def _q(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _cut(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _args(call: Call) -> str:
+    a = call.arguments
+    return a if isinstance(a, str) else json.dumps(a, ensure_ascii=False)
+
+
+def describe_difference(robust: list[Call], other: list[Call]) -> str:
+    """What a strategy builds differently from robust, in one line."""
+    if len(other) != len(robust):
+        names = ", ".join(f"{c.name or '?'}({_cut(_args(c), 24)})" for c in other[:3])
+        return f"builds {len(other)} call(s) where robust has {len(robust)}: {names}"
+    parts = []
+    for i, (r, o) in enumerate(zip(robust, other), 1):
+        for field, rv, ov in (
+            ("id", r.id, o.id),
+            ("name", r.name, o.name),
+            ("type", r.type, o.type),
+            ("arguments", r.arguments, o.arguments),
+        ):
+            if rv != ov:
+                parts.append(f"call {i} {field} {_cut(_q(ov), 40)} (robust {_cut(_q(rv), 40)})")
+    return "; ".join(parts[:3]) + (" …" if len(parts) > 3 else "")
+
+
+def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
+    bits = [f"[bold]Exchange {s.exchange}[/]"]
+    if info is not None and info.url:
+        path = info.url.split("://", 1)[-1]
+        path = "/" + path.split("/", 1)[1] if "/" in path else path
+        bits.append(escape(f"{info.method} {path}"))
+    if info is not None and info.model:
+        bits.append(escape(info.model))
+    if info is not None and info.status is not None:
+        bits.append(f"HTTP {info.status}")
+    bits.append(f"{s.frames} frames")
+    bits.append(f"ended {s.ended}")
+    if s.finish_reason is not None:
+        bits.append(f"finish_reason {escape(str(s.finish_reason))}")
+    return " · ".join(bits)
+
+
+def render(analysis: Analysis, console: Console) -> None:
+    infos = {i.exchange: i for i in analysis.exchanges}
+    shown = f"{len(analysis.streams)} stream(s)"
+    if analysis.format == "recording":
+        shown = f"{len(analysis.exchanges)} exchange(s), " + shown
+    console.print(f"[bold]streamscope[/] · {escape(analysis.source)} ({analysis.format}, {shown})")
+    if analysis.stopped:
+        console.print(f"[yellow]! {escape(analysis.stopped['message'])}[/]")
+    totals: Counter[str] = Counter()
+    for s in analysis.streams:
+        console.print()
+        console.print(_header(infos.get(s.exchange), s))
+        _stream(s, console, totals)
+    if analysis.contract:
+        console.print()
+        console.print("[bold]Conversation contract[/] (the next request must carry the calls back unchanged)")
+        for f in analysis.contract:
+            totals[f.severity] += 1
+            console.print(f"  {_MARK[f.severity]} exchange {f.exchange}  [bold]{f.kind}[/]  {escape(f.message)}")
+    elif analysis.format == "recording" and any(s.tool_calls for s in analysis.streams):
+        console.print()
+        console.print("[bold]Conversation contract[/]: every assembled call came back unchanged, every result matched.")
+    console.print()
+    summary = ", ".join(f"{totals[k]} {k}(s)" for k in (ERROR, WARNING, INFO) if totals[k]) or "nothing to report"
+    console.print(f"[bold]Summary:[/] {summary}")
+
+
+def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
+    if s.content:
+        console.print(f"  content: {escape(_cut(_q(s.content), 100))}")
+    if s.reasoning_content:
+        console.print(f"  reasoning: {escape(_cut(_q(s.reasoning_content), 100))}")
+    if s.tool_calls:
+        table = Table(box=None, padding=(0, 1), show_edge=False, title_justify="left")
+        for col in ("#", "choice", "index", "id", "name", "arguments", "frames"):
+            table.add_column(col, overflow="fold")
+        for i, c in enumerate(s.tool_calls, 1):
+            table.add_row(
+                str(i),
+                str(c.choice),
+                escape(_q(c.index)),
+                escape(_q(c.id)),
+                escape(_q(c.name)),
+                escape(_cut(_args(c), 70)),
+                f"{c.first_frame}-{c.last_frame} ({c.fragments} fragments)",
+            )
+        console.print("  [bold]Tool calls[/] (streamscope's robust reading)")
+        console.print(table)
+    else:
+        console.print("  no tool calls")
+    for i, fix in enumerate(s.repairs, 1):
+        if fix is not None:
+            guess = "changed meaning" if fix.best.changed_meaning else "kept meaning"
+            console.print(
+                f"  [bold]Repair[/] call {i}: crow ({fix.crow.action}) → {escape(_cut(fix.crow.result, 50))}; "
+                f"best ({fix.best.action}, {guess}) → {escape(_cut(fix.best.result, 50))}"
+            )
+    if s.anomalies:
+        console.print("  [bold]Anomalies[/]")
+        for a in s.anomalies:
+            totals[a.severity] += 1
+            count = f" ×{a.count}" if a.count > 1 else ""
+            console.print(f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{a.kind}[/]{count}  {escape(a.message)}")
+    console.print("  [bold]What each client builds[/]")
+    for name, got in s.strategies.items():
+        if name == "robust":
+            continue
+        if isinstance(got, StrategyError):
+            line = f"[red]raises {escape(got.error)} at frame {got.frame}[/]"
+        elif not isinstance(got, list):
+            line = f"[red]not available: {escape(str(got))}[/]"
+        elif s.differs(name):
+            line = f"[yellow]differs:[/] {escape(describe_difference(s.tool_calls, got))}"
+        else:
+            line = "same as robust"
+        console.print(f"    {name:<12} {line}")

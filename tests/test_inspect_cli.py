@@ -1,0 +1,158 @@
+"""`streamscope inspect`: the contract's JSON, the readable report, --strict, and bad input."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from streamscope.cli import main
+from streamscope.core.appendix_a import FIXTURES
+from streamscope.recording import RecordingWriter
+
+from .helpers import sse_body, tool_def
+
+
+def inspect(*args: str):
+    return CliRunner().invoke(main, ["inspect", *args])
+
+
+@pytest.fixture
+def alibaba_sse(tmp_path):
+    path = tmp_path / "capture.txt"  # the name says nothing: the content decides
+    path.write_bytes(sse_body(FIXTURES["Q4"]))
+    return path
+
+
+def test_json_has_the_contract_shape(alibaba_sse):
+    result = inspect(str(alibaba_sse), "--json")
+    assert result.exit_code == 0, result.output
+    doc = orjson.loads(result.output)
+    assert doc["schema"] == 1 and doc["format"] == "sse" and doc["contract"] == []
+    (stream,) = doc["streams"]
+    assert set(stream) == {
+        "exchange", "frames", "ended", "finish_reason", "content", "reasoning_content",
+        "tool_calls", "strategies", "anomalies",
+    }
+    assert stream["ended"] == "done" and stream["frames"] == 5
+    (call,) = stream["tool_calls"]
+    assert call == {
+        "choice": 0, "index": 0, "id": "call_a", "type": "function", "name": "get_weather",
+        "arguments": '{"city": "Paris"}', "fragments": 3, "first_frame": 1, "last_frame": 3,
+        "repair": None,
+    }
+    assert list(stream["strategies"]) == ["guarded", "naive", "openai-sdk", "openai-docs", "by-id"]
+    assert stream["strategies"]["naive"]["differs"] is True
+    assert stream["strategies"]["naive"]["tool_calls"][0]["id"] == ""
+    assert stream["strategies"]["guarded"]["differs"] is False
+    first = stream["anomalies"][0]
+    assert set(first) >= {"frame", "kind", "choice", "index", "severity", "message"}
+    assert {a["kind"] for a in stream["anomalies"]} >= {"id-empty-overwrite", "name-empty-overwrite"}
+
+
+def test_text_report_says_it_in_words(alibaba_sse):
+    result = inspect(str(alibaba_sse))
+    assert result.exit_code == 0
+    out = result.output
+    assert "id-empty-overwrite" in out and "call_a" in out
+    assert "naive" in out and "differs" in out
+    assert "\x1b[" not in out  # no colour when not a terminal
+
+
+def test_strict_fails_on_warnings_only(tmp_path, alibaba_sse):
+    assert inspect(str(alibaba_sse), "--strict").exit_code == 1
+    clean = tmp_path / "clean.sse"
+    clean.write_bytes(sse_body(FIXTURES["Q0"]))
+    assert inspect(str(clean), "--strict").exit_code == 0
+
+
+def test_chunks_jsonl_input(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(c) for c in FIXTURES["Q10"]) + b"\n")
+    doc = orjson.loads(inspect(str(path), "--json").output)
+    assert doc["format"] == "chunks"
+    assert doc["streams"][0]["tool_calls"][0]["arguments"] == '{"city": "Paris"}'
+
+
+def test_truncated_arguments_are_repaired_two_ways(tmp_path):
+    chunks = FIXTURES["Q0"][:2] + [FIXTURES["Q0"][-1]]
+    path = tmp_path / "cut.sse"
+    path.write_bytes(sse_body(chunks))
+    call = orjson.loads(inspect(str(path), "--json").output)["streams"][0]["tool_calls"][0]
+    assert call["arguments"] == '{"city": '
+    # crow closes the brace, `{"city": }` still fails, so it persists "{}"
+    assert call["repair"]["crow"] == {"action": "fallback-empty-object", "result": "{}"}
+    assert call["repair"]["best"]["result"] == "{}"
+    assert call["repair"]["best"]["changed_meaning"] is True
+
+
+def _recording(path, second_request_id: str):
+    with RecordingWriter(path) as w:
+        ex = w.new_exchange()
+        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}],
+                "tools": [tool_def("get_weather")]}
+        w.request(ex, "POST", "http://127.0.0.1/v1/chat/completions",
+                  [("authorization", "Bearer sk-secret")], orjson.dumps(body))
+        w.response(ex, 200, [("content-type", "text/event-stream")])
+        w.chunk(ex, sse_body(FIXTURES["Q0"]))
+        w.end(ex, "complete")
+        ex = w.new_exchange()
+        msgs = body["messages"] + [
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": second_request_id, "type": "function",
+                 "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+            {"role": "tool", "tool_call_id": second_request_id, "content": "15C"},
+        ]
+        w.request(ex, "POST", "http://127.0.0.1/v1/chat/completions", [], orjson.dumps({**body, "messages": msgs}))
+        w.response(ex, 200, [("content-type", "application/json")])
+        w.chunk(ex, b'{"choices": []}')
+        w.end(ex, "complete")
+
+
+def test_recording_contract_flags_a_substituted_id(tmp_path):
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    _recording(good, "call_a")
+    _recording(bad, "3b241101-e2bb-4255-8caf-4136c566a962")
+    assert orjson.loads(inspect(str(good), "--json").output)["contract"] == []
+    contract = orjson.loads(inspect(str(bad), "--json").output)["contract"]
+    assert [c["kind"] for c in contract] == ["tool-call-id-substituted"]
+    assert contract[0]["exchange"] == 2 and contract[0]["severity"] == "error"
+    assert b"sk-secret" not in bad.read_bytes()
+
+
+def test_exchange_option(tmp_path):
+    path = tmp_path / "r.jsonl"
+    _recording(path, "call_a")
+    doc = orjson.loads(inspect(str(path), "--json", "--exchange", "1").output)
+    assert [s["exchange"] for s in doc["streams"]] == [1]
+    result = inspect(str(path), "--exchange", "7")
+    assert result.exit_code == 2 and "no exchange 7" in result.output
+
+
+@pytest.mark.parametrize(
+    "content, expect",
+    [
+        (None, "no such file"),
+        (b"", "empty"),
+        (b"\x00\x01\x02binary", "binary"),
+        (b"hello there\n", "not a streamscope recording"),
+        (b'{"type": "header", "schema_version": 1, "tool": "streamscope", "tool_version": "0.1.0", "created": "x", "argv": null}\n{"type": "req', "cut-off"),
+        (
+            b'{"type": "header", "schema_version": 1, "tool": "streamscope", "tool_version": "0.1.0", "created": "x", "argv": null}\nnot json\n{}\n',
+            "line 2",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, content, expect):
+    path = tmp_path / "input"
+    if content is not None:
+        path.write_bytes(content)
+    result = inspect(str(path))
+    if expect == "cut-off":  # a cut-off last line is read up to there, and said
+        assert result.exit_code == 0, result.output
+        assert "cut-off" in result.output
+        return
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and expect in lines[0] and str(path) in lines[0]
+    assert "Traceback" not in result.output
