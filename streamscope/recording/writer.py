@@ -50,6 +50,7 @@ class RecordingWriter:
         redact_json: Sequence[str] = (),
         *,
         overwrite: bool = False,
+        created: str | None = None,
     ) -> None:
         self.path = os.fspath(path)
         self.redact = redact
@@ -71,7 +72,8 @@ class RecordingWriter:
         self._lock = threading.Lock()
         self._next_exchange = 1
         self.start_ns = time.monotonic_ns()
-        created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        if created is None:
+            created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         self.header = Header(created=created, argv=None if argv is None else list(argv))
         self._write(_dumps(self.header.to_json(), option=_NL))
 

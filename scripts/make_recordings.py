@@ -1,0 +1,1169 @@
+"""Write the constructed sample recordings into recordings/ (see recordings/README.md).
+
+    .venv/bin/python scripts/make_recordings.py
+
+Every sample is CONSTRUCTED, not captured: the chunk shapes reproduce what public
+reports say a provider sends (the README cites them), the rest (ids, texts, timings)
+is made up. Each `.jsonl` recording holds a whole two-turn exchange, so the round-trip
+contract is checked on it too:
+
+1. the agent's request (system/user messages and tools), the provider's SSE stream of
+   tool calls;
+2. the agent's next request carrying back the assistant message with the calls as a
+   CORRECT client assembles them (ids exactly as sent, "" where none was sent), one
+   tool message per call, and a short text answer streamed back.
+
+Reads are cut the way a socket hands them over: mostly one SSE event per read, a few
+reads holding two events, and at least one event split across two reads. Timings come
+from a random generator with a fixed seed per file; the header's `created`, the chunks'
+`created` and all ids are fixed. So the output is the same on every run, and every run
+rewrites the files.
+
+Two more inputs show the other forms `inspect` reads: `gemini-no-index.sse` (a raw SSE
+body as `curl -N` saves it) and `deepseek-cumulative.chunks.jsonl` (JSON Lines of
+chat.completion.chunk objects).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from streamscope.core.appendix_a import calls, tc
+from streamscope.recording.writer import RecordingWriter
+
+OUT = Path(__file__).resolve().parents[1] / "recordings"
+CREATED = "2026-11-30T09:00:00.000000Z"  # the recordings' header
+EPOCH = 1796029200  # the same moment as Unix seconds, for the chunks' "created"
+ARGV = ["python", "scripts/make_recordings.py"]
+MS = 1_000_000
+FAKE_KEY = "Bearer sk-sample-0000-not-a-real-key"  # the writer redacts it anyway
+DONE = "[DONE]"
+
+Chunk = dict[str, Any]
+Maker = Callable[..., Chunk]
+
+
+def _dumps(obj: object) -> str:
+    """Compact JSON with raw UTF-8, the way most servers write it."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+# -- request pieces
+
+
+def tool(name: str, description: str, properties: dict, required: list[str]) -> dict:
+    params = {"type": "object", "properties": properties, "required": required}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": params},
+    }
+
+
+WEATHER = tool(
+    "get_weather",
+    "Current weather for a city.",
+    {
+        "city": {"type": "string", "description": "City name, e.g. Paris"},
+        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+    },
+    ["city"],
+)
+LOCAL_TIME = tool(
+    "get_local_time",
+    "Current local time in an IANA time zone.",
+    {"timezone": {"type": "string", "description": "IANA zone, e.g. Europe/Paris"}},
+    ["timezone"],
+)
+FORECAST = tool(
+    "get_forecast",
+    "Daily weather forecast for a city.",
+    {
+        "city": {"type": "string"},
+        "days": {"type": "integer", "minimum": 1, "maximum": 15},
+        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+    },
+    ["city", "days"],
+)
+LOCATION_WEATHER = tool(
+    "get_weather",
+    "Current weather at a location.",
+    {
+        "location": {"type": "string", "description": "City and region, e.g. Hangzhou, Zhejiang"},
+        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+    },
+    ["location"],
+)
+GREP = tool(
+    "grep",
+    "Search files for a regular expression.",
+    {
+        "pattern": {"type": "string", "description": "A regular expression"},
+        "path": {"type": "string", "description": "Directory to search"},
+    },
+    ["pattern"],
+)
+READ_FILE = tool(
+    "read_file",
+    "Read a text file of the workspace.",
+    {"path": {"type": "string", "description": "Path relative to the workspace root"}},
+    ["path"],
+)
+STOCK = tool(
+    "get_stock_price",
+    "Latest trade price of a stock.",
+    {"ticker": {"type": "string"}, "currency": {"type": "string", "enum": ["USD", "EUR"]}},
+    ["ticker"],
+)
+SEARCH = tool(
+    "search_web",
+    "Search the web and return the top results.",
+    {"query": {"type": "string"}, "max_results": {"type": "integer", "minimum": 1}},
+    ["query"],
+)
+CONVERT = tool(
+    "convert_currency",
+    "Convert an amount between currencies at today's rate.",
+    {
+        "amount": {"type": "number"},
+        "from": {"type": "string", "description": "ISO 4217 code"},
+        "to": {"type": "string", "description": "ISO 4217 code"},
+    },
+    ["amount", "from", "to"],
+)
+
+SYSTEM = {"role": "system", "content": "You are a helpful assistant. Use the tools when needed."}
+CODER = {
+    "role": "system",
+    "content": "You are a coding agent working in the user's repository. Prefer tools to guessing.",
+}
+
+
+def user(text: str) -> dict:
+    return {"role": "user", "content": text}
+
+
+def call(id: str, name: str, arguments: str) -> dict:
+    """One tool call of the assistant message the agent sends back."""
+    return {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+# -- chunk envelopes, one per provider (key order and extra fields as each sends them)
+
+
+def openai_env(cid: str, model: str = "gpt-4o-mini-2024-07-18", fp: str = "fp_560af6e559") -> Maker:
+    def mk(delta: dict, finish: str | None = None) -> Chunk:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": EPOCH,
+            "model": model,
+            "service_tier": "default",
+            "system_fingerprint": fp,
+            "choices": [choice],
+        }
+
+    return mk
+
+
+def dashscope_env(cid: str, model: str) -> Maker:
+    """DashScope compatible-mode, as in vercel/ai's alibaba fixture."""
+
+    def mk(delta: dict, finish: str | None = None, bare: bool = False) -> Chunk:
+        if bare:  # the fixture's trailing delta: no finish_reason, no logprobs
+            choice: dict = {"delta": delta, "index": 0}
+        else:
+            choice = {"delta": delta, "finish_reason": finish, "index": 0, "logprobs": None}
+        return {
+            "choices": [choice],
+            "object": "chat.completion.chunk",
+            "usage": None,
+            "created": EPOCH,
+            "system_fingerprint": None,
+            "model": model,
+            "id": cid,
+        }
+
+    return mk
+
+
+def dashscope_usage(cid: str, model: str, prompt: int, completion: int) -> Chunk:
+    usage = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": 0},
+    }
+    return {
+        "choices": [],
+        "object": "chat.completion.chunk",
+        "usage": usage,
+        "created": EPOCH,
+        "system_fingerprint": None,
+        "model": model,
+        "id": cid,
+    }
+
+
+def llamacpp_env(cid: str, model: str = "qwen2.5-coder-7b-instruct-q4_k_m.gguf") -> Maker:
+    def mk(delta: dict, finish: str | None = None, timings: dict | None = None) -> Chunk:
+        out: Chunk = {
+            "choices": [{"finish_reason": finish, "index": 0, "delta": delta}],
+            "created": EPOCH,
+            "id": cid,
+            "model": model,
+            "system_fingerprint": "b6423-2c1d6d8b",
+            "object": "chat.completion.chunk",
+        }
+        if timings is not None:
+            out["timings"] = timings
+        return out
+
+    return mk
+
+
+def ollama_env(cid: str, model: str) -> Maker:
+    def mk(delta: dict, finish: str | None = None) -> Chunk:
+        return {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": EPOCH,
+            "model": model,
+            "system_fingerprint": "fp_ollama",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    return mk
+
+
+def vllm_env(cid: str, model: str = "Qwen/Qwen2.5-7B-Instruct") -> Maker:
+    def mk(delta: dict, finish: str | None = None) -> Chunk:
+        choice: dict = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        if finish is not None:
+            choice["stop_reason"] = None
+        return {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": EPOCH,
+            "model": model,
+            "choices": [choice],
+        }
+
+    return mk
+
+
+def vllm_usage(
+    cid: str, prompt: int, completion: int, model: str = "Qwen/Qwen2.5-7B-Instruct"
+) -> Chunk:
+    return {
+        "id": cid,
+        "object": "chat.completion.chunk",
+        "created": EPOCH,
+        "model": model,
+        "choices": [],
+        "usage": {
+            "prompt_tokens": prompt,
+            "total_tokens": prompt + completion,
+            "completion_tokens": completion,
+        },
+    }
+
+
+def fireworks_env(
+    cid: str, model: str = "accounts/fireworks/models/llama-v3p1-70b-instruct"
+) -> Maker:
+    def mk(delta: dict, finish: str | None = None, usage: dict | None = None) -> Chunk:
+        return {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": EPOCH,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            "usage": usage,
+        }
+
+    return mk
+
+
+def plain_env(cid: str, model: str) -> Maker:
+    """The bare OpenAI shape (gateways that translate another API into Chat Completions)."""
+
+    def mk(delta: dict, finish: str | None = None) -> Chunk:
+        return {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": EPOCH,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+
+    return mk
+
+
+def litellm_env(cid: str, model: str = "gpt-4o") -> Maker:
+    def mk(delta: dict, finish: str | None = None) -> Chunk:
+        return {
+            "id": cid,
+            "created": EPOCH,
+            "model": model,
+            "object": "chat.completion.chunk",
+            "system_fingerprint": "fp_b705f0c291",
+            "choices": [{"finish_reason": finish, "index": 0, "delta": delta}],
+        }
+
+    return mk
+
+
+def text_stream(
+    mk: Maker,
+    text: str,
+    *,
+    opener: dict | None = None,
+    every: dict | None = None,
+    finish_delta: dict | None = None,
+) -> list[Chunk]:
+    """A plain text answer: an opener (role), word-sized content deltas, finish "stop".
+
+    `every` is merged into every delta (Ollama repeats role and content on each)."""
+    every = every or {}
+    pieces: list[str] = []
+    for word in text.split(" "):
+        pieces.append(word if not pieces else " " + word)
+    out = [
+        mk({**every, **(opener if opener is not None else {"role": "assistant", "content": ""})})
+    ]
+    out += [mk({**every, "content": p}) for p in pieces]
+    out.append(mk({**every, **(finish_delta or {})}, "stop"))
+    return out
+
+
+# -- the samples
+
+
+@dataclass
+class Sample:
+    name: str
+    base: str  # the provider's OpenAI-compatible base URL
+    model: str
+    messages: list[dict]  # the first request's messages
+    tools: list[dict]
+    stream1: list  # chunk dicts, or raw payload strings ("[DONE]")
+    assistant: dict  # the assistant message the agent sends back
+    results: list[tuple[str, str]]  # (tool_call_id, content), in order
+    stream2: list
+    body_extra: dict = field(default_factory=dict)  # e.g. stream_options, max_tokens
+    response_headers: list[tuple[str, str]] = field(default_factory=list)
+    split1: int | tuple[int, int] | None = None  # which event of stream 1 is cut in two
+    split2: int | tuple[int, int] | None = None
+
+
+def sample_openai() -> Sample:
+    mk = openai_env("chatcmpl-CLq8Yt3nVb1XwR5zLm0sDf2GhJ9Pa")
+    w_id, t_id = "call_Qm3xF8bVt2LcN9pR1sWd7yKe", "call_7HbZkT0uWq4eYs2mNd9LpXa1"
+    first = calls(tc(0, w_id, "get_weather", "", "function"), role=True, content=None)
+    first["refusal"] = None
+    stream1 = [
+        mk(first),
+        mk(calls(tc(0, args='{"ci'))),
+        mk(calls(tc(1, t_id, "get_local_time", "", "function"))),
+        mk(calls(tc(0, args='ty": "Par'))),
+        mk(calls(tc(1, args='{"timezone"'))),
+        mk(calls(tc(0, args='is", "unit": '))),
+        mk(calls(tc(1, args=': "Europe/'))),
+        mk(calls(tc(0, args='"celsius"}'))),
+        mk(calls(tc(1, args='Paris"}'))),
+        mk({}, "tool_calls"),
+        DONE,
+    ]
+    mk2 = openai_env("chatcmpl-CLq8aB7cXe2RtY6uIo1pAs3DfG4Hj")
+    answer = "It's 14 °C and partly cloudy in Paris right now, and the local time there is 15:42."
+    stream2 = text_stream(mk2, answer, opener={"role": "assistant", "content": "", "refusal": None})
+    stream2.append(DONE)
+    degree = next(i for i, c in enumerate(stream2) if isinstance(c, dict) and "°" in _dumps(c))
+    cut = ("data: " + _dumps(stream2[degree])).encode().index("°".encode()) + 1
+    return Sample(
+        name="openai",
+        base="https://api.openai.com/v1",
+        model="gpt-4o-mini",
+        messages=[
+            SYSTEM,
+            user("What's the weather in Paris right now, and what time is it there?"),
+        ],
+        tools=[WEATHER, LOCAL_TIME],
+        body_extra={"parallel_tool_calls": True},
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                call(w_id, "get_weather", '{"city": "Paris", "unit": "celsius"}'),
+                call(t_id, "get_local_time", '{"timezone": "Europe/Paris"}'),
+            ],
+        },
+        results=[
+            (w_id, '{"city": "Paris", "temp_c": 14, "conditions": "partly cloudy"}'),
+            (t_id, '{"timezone": "Europe/Paris", "local_time": "15:42"}'),
+        ],
+        stream2=stream2,
+        response_headers=[
+            ("openai-organization", "user-sample"),
+            ("openai-processing-ms", "182"),
+            ("x-request-id", "req_4c1f9e2b7a8d4f0e9b6a3c5d2e1f0a9b"),
+        ],
+        split1=3,
+        split2=(degree, cut),  # a read ends inside the 2-byte "°": stored as data_b64
+    )
+
+
+def sample_dashscope_truncated() -> Sample:
+    model = "qwen-plus"
+    mk = dashscope_env("chatcmpl-5d0b7f4e-8c2a-9e31-b6d4-0f7a2c9e8b13", model)
+    c_id = "call_2b6e0c1f9d7a4a58b3e1c6d2"
+    stream1 = [
+        mk(calls(tc(0, c_id, "get_forecast", "", "function"), role=True, content=None)),
+        mk(calls(tc(0, args='{"city": "Hangzhou"'), content=None)),
+        mk(calls(tc(0, args=', "days": 1'), content=None)),
+        mk({}, "length"),
+        DONE,
+    ]
+    mk2 = dashscope_env("chatcmpl-a93c51e2-47d0-9b8f-8e2c-6f1d0b4a7c25", model)
+    answer = "Tomorrow in Hangzhou: light rain, 17 to 22 °C."
+    stream2 = [*text_stream(mk2, answer, finish_delta={"content": ""}), DONE]
+    return Sample(
+        name="dashscope-truncated-args",
+        base="https://dashscope.aliyuncs.com/compatible-mode/v1",
+        model=model,
+        messages=[SYSTEM, user("Give me a 10-day forecast for Hangzhou in celsius.")],
+        tools=[FORECAST],
+        body_extra={"max_tokens": 24},
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            # crow's repair of '{"city": "Hangzhou", "days": 1': one "}" appended
+            "tool_calls": [call(c_id, "get_forecast", '{"city": "Hangzhou", "days": 1}')],
+        },
+        results=[(c_id, '[{"date": "2026-12-01", "low_c": 17, "high_c": 22, "rain": true}]')],
+        stream2=stream2,
+        response_headers=[("x-request-id", "5d0b7f4e-8c2a-9e31-b6d4-0f7a2c9e8b13")],
+        split1=1,
+    )
+
+
+def sample_alibaba_empty_id() -> Sample:
+    model = "qwen3.8-max-preview"
+    cid = "chatcmpl-8e243c57-23b3-9db2-a02e-e3c53929c368"
+    mk = dashscope_env(cid, model)
+    c_id = "call_eee11723464a4b9eb8cee71d"
+
+    def cont(args: str) -> dict:
+        return calls(tc(0, "", "", args, "function"), content=None)
+
+    stream1 = [
+        mk(calls(tc(0, c_id, "get_weather", "", "function"), role=True, content=None)),
+        mk(cont('{"location": "Hangzhou,')),
+        mk(cont(' Zhejiang", "unit": "')),
+        mk(cont('celsius"}')),
+        mk(
+            {
+                "tool_calls": [
+                    {
+                        "function": {"name": "", "arguments": ""},
+                        "index": 0,
+                        "id": "",
+                        "type": "function",
+                    }
+                ]
+            },
+            bare=True,
+        ),
+        mk({}, "tool_calls"),
+        dashscope_usage(cid, model, 295, 24),
+        DONE,
+    ]
+    cid2 = "chatcmpl-1f6a0c2e-9d4b-9a3e-b7c1-4e8d2f0a6b59"
+    mk2 = dashscope_env(cid2, model)
+    answer = "It is 9 °C and overcast in Hangzhou, with a light north wind."
+    stream2 = [
+        *text_stream(mk2, answer, finish_delta={"content": ""}),
+        dashscope_usage(cid2, model, 341, 19),
+        DONE,
+    ]
+    return Sample(
+        name="alibaba-empty-id",
+        base="https://dashscope.aliyuncs.com/compatible-mode/v1",
+        model=model,
+        messages=[SYSTEM, user("How is the weather in Hangzhou today?")],
+        tools=[LOCATION_WEATHER],
+        body_extra={"stream_options": {"include_usage": True}},
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                call(c_id, "get_weather", '{"location": "Hangzhou, Zhejiang", "unit": "celsius"}')
+            ],
+        },
+        results=[(c_id, '{"temp_c": 9, "conditions": "overcast", "wind": "N 12 km/h"}')],
+        stream2=stream2,
+        response_headers=[("x-request-id", "8e243c57-23b3-9db2-a02e-e3c53929c368")],
+        split1=2,
+    )
+
+
+def sample_llamacpp() -> Sample:
+    mk = llamacpp_env("chatcmpl-hN3kQ8vR2tW6yZ0bC4dF7gJ1mP5sX9uA")
+    c_id = "call_R7kTQz2mXhV9bN4pLw8sYc3D"
+    timings = {"prompt_n": 412, "prompt_ms": 183.4, "predicted_n": 21, "predicted_ms": 402.7}
+    stream1 = [
+        mk({"role": "assistant", "content": None}),
+        mk(calls(tc(0, c_id, "grep", "{", "function"))),
+        mk(calls(tc(0, args='"pattern"'))),
+        mk(calls(tc(0, args=': "def load_config'))),
+        mk(calls(tc(0, args='", "path": "'))),
+        mk(calls(tc(0, args='src/"}'))),
+        mk({}, "tool_calls", timings=timings),
+        DONE,
+    ]
+    mk2 = llamacpp_env("chatcmpl-pL2wE9rT4yU6iO8aS0dF3gH5jK7lZ1xC")
+    answer = "`load_config` is defined in src/app/config.py at line 42."
+    stream2 = text_stream(mk2, answer, opener={"role": "assistant", "content": None})
+    stream2[-1] = mk2(
+        {},
+        "stop",
+        timings={"prompt_n": 96, "prompt_ms": 61.0, "predicted_n": 17, "predicted_ms": 318.2},
+    )
+    stream2.append(DONE)
+    return Sample(
+        name="llamacpp",
+        base="http://127.0.0.1:8080/v1",
+        model="qwen2.5-coder-7b-instruct",
+        messages=[CODER, user("Where is the config loader defined? Look in src/.")],
+        tools=[GREP, READ_FILE],
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call(c_id, "grep", '{"pattern": "def load_config", "path": "src/"}')],
+        },
+        results=[
+            (c_id, "src/app/config.py:42:def load_config(path: str | None = None) -> Config:")
+        ],
+        stream2=stream2,
+        response_headers=[("server", "llama.cpp"), ("access-control-allow-origin", "")],
+        split1=3,
+    )
+
+
+def sample_ollama_no_ids() -> Sample:
+    model = "llama3.1:8b"
+    mk = ollama_env("chatcmpl-482", model)
+    every = {"role": "assistant", "content": ""}
+    whole = {
+        "index": 0,
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city":"Lyon","unit":"celsius"}'},
+    }
+    stream1 = [
+        mk({**every, "tool_calls": [whole]}),
+        mk(every, "stop"),
+        DONE,
+    ]
+    mk2 = ollama_env("chatcmpl-733", model)
+    answer = "In Lyon it is currently 11 °C with light rain."
+    stream2 = text_stream(
+        mk2,
+        answer,
+        opener={"content": ""},
+        every={"role": "assistant"},
+        finish_delta={"content": ""},
+    )
+    stream2.append(DONE)
+    return Sample(
+        name="ollama-no-ids",
+        base="http://localhost:11434/v1",
+        model=model,
+        messages=[user("What's the weather like in Lyon?")],
+        tools=[WEATHER],
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [call("", "get_weather", '{"city":"Lyon","unit":"celsius"}')],
+        },
+        results=[("", '{"city": "Lyon", "temp_c": 11, "conditions": "light rain"}')],
+        stream2=stream2,
+        split1=0,
+    )
+
+
+def sample_vllm() -> Sample:
+    cid = "chatcmpl-3f9a1c7e5b2d4086a1e9c3b7d5f20468"
+    mk = vllm_env(cid)
+    a_id, b_id = (
+        "chatcmpl-tool-9c2e4a7f1b3d45e8a6c0f2d9b7e1a354",
+        "chatcmpl-tool-e1b7d3a95c2f48b0b4d6a8c1f3e5079d",
+    )
+    stream1 = [
+        mk({"role": "assistant", "content": ""}),
+        mk(
+            {
+                "tool_calls": [
+                    {
+                        "id": a_id,
+                        "type": "function",
+                        "index": 0,
+                        "function": {"name": "get_stock_price"},
+                    }
+                ]
+            }
+        ),
+        mk(calls(tc(0, args='{"ticker": "'))),
+        mk(calls(tc(0, args="NVDA"))),
+        mk(calls(tc(0, args='", "currency": "'))),
+        mk(calls(tc(0, args='USD"}'))),
+        mk(
+            {
+                "tool_calls": [
+                    {
+                        "id": b_id,
+                        "type": "function",
+                        "index": 1,
+                        "function": {"name": "get_stock_price"},
+                    }
+                ]
+            }
+        ),
+        mk(calls(tc(1, args='{"ticker": "'))),
+        mk(calls(tc(1, args="AMD"))),
+        mk(calls(tc(1, args='", "currency": "'))),
+        mk(calls(tc(1, args='USD"}'))),
+        mk({"content": ""}, "tool_calls"),
+        vllm_usage(cid, 388, 52),
+        DONE,
+    ]
+    cid2 = "chatcmpl-b0d2f4a6c8e04b1d9f3a5c7e9b1d3f57"
+    mk2 = vllm_env(cid2)
+    answer = "NVDA last traded at 181.20 USD and AMD at 164.55 USD."
+    stream2 = [
+        *text_stream(mk2, answer, finish_delta={"content": ""}),
+        vllm_usage(cid2, 470, 22),
+        DONE,
+    ]
+    return Sample(
+        name="vllm",
+        base="http://localhost:8000/v1",
+        model="Qwen/Qwen2.5-7B-Instruct",
+        messages=[SYSTEM, user("What are NVDA and AMD trading at?")],
+        tools=[STOCK],
+        body_extra={"stream_options": {"include_usage": True}},
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                call(a_id, "get_stock_price", '{"ticker": "NVDA", "currency": "USD"}'),
+                call(b_id, "get_stock_price", '{"ticker": "AMD", "currency": "USD"}'),
+            ],
+        },
+        results=[
+            (a_id, '{"ticker": "NVDA", "price": 181.20, "currency": "USD"}'),
+            (b_id, '{"ticker": "AMD", "price": 164.55, "currency": "USD"}'),
+        ],
+        stream2=stream2,
+        response_headers=[("server", "uvicorn")],
+        split1=6,
+    )
+
+
+def sample_ids_repeated() -> Sample:
+    mk = fireworks_env("4c0e2a18-7b3f-4d9e-a1c5-6f8b2d0e9a37")
+    c_id = "call_kF3wZq8nR1tY5vB0mX7cL2pD"
+
+    def rep(args: str, **kw: Any) -> dict:
+        return calls(tc(0, c_id, "search_web", args, "function"), **kw)
+
+    usage = {"prompt_tokens": 301, "total_tokens": 334, "completion_tokens": 33}
+    stream1 = [
+        mk(rep("", role=True)),
+        mk(rep('{"query": "')),
+        mk(rep("rust 2024 edition ")),
+        mk(rep('release date"')),
+        mk(rep(', "max_results": 3}')),
+        mk({}, "tool_calls", usage=usage),
+        DONE,
+    ]
+    mk2 = fireworks_env("9d1b3f57-2e4a-4c6b-8d0f-1a3c5e7b9d24")
+    answer = "The Rust 2024 edition shipped with Rust 1.85 on 20 February 2025."
+    stream2 = text_stream(mk2, answer)
+    stream2[-1] = mk2(
+        {}, "stop", usage={"prompt_tokens": 402, "total_tokens": 421, "completion_tokens": 19}
+    )
+    stream2.append(DONE)
+    return Sample(
+        name="ids-repeated",
+        base="https://api.fireworks.ai/inference/v1",
+        model="accounts/fireworks/models/llama-v3p1-70b-instruct",
+        messages=[SYSTEM, user("When was the Rust 2024 edition released?")],
+        tools=[SEARCH],
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                call(
+                    c_id,
+                    "search_web",
+                    '{"query": "rust 2024 edition release date", "max_results": 3}',
+                )
+            ],
+        },
+        results=[
+            (c_id, '[{"title": "Announcing Rust 1.85.0 and Rust 2024", "date": "2025-02-20"}]')
+        ],
+        stream2=stream2,
+        response_headers=[("fireworks-server-processing-time", "0.412")],
+        split1=2,
+    )
+
+
+def sample_parallel_index_0() -> Sample:
+    model = "qwen3:8b"
+    mk = ollama_env("chatcmpl-917", model)
+    a_id, b_id = "call_y1x2xk9r", "call_n5qk0p2e"
+    a = {
+        "id": a_id,
+        "index": 0,
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city":"Tokyo"}'},
+    }
+    b = {
+        "id": b_id,
+        "index": 0,
+        "type": "function",
+        "function": {"name": "get_local_time", "arguments": '{"timezone":"Asia/Tokyo"}'},
+    }
+    stream1 = [
+        mk({"role": "assistant", "content": "", "tool_calls": [a]}),
+        mk({"content": "", "tool_calls": [b]}),
+        mk({"content": ""}, "tool_calls"),
+        DONE,
+    ]
+    mk2 = ollama_env("chatcmpl-264", model)
+    answer = "Tokyo: 8 °C and clear; it is 23:42 there now."
+    stream2 = [*text_stream(mk2, answer), DONE]
+    return Sample(
+        name="parallel-index-0",
+        base="http://localhost:11434/v1",
+        model=model,
+        messages=[user("Weather and local time in Tokyo, please.")],
+        tools=[WEATHER, LOCAL_TIME],
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                call(a_id, "get_weather", '{"city":"Tokyo"}'),
+                call(b_id, "get_local_time", '{"timezone":"Asia/Tokyo"}'),
+            ],
+        },
+        results=[
+            (a_id, '{"city": "Tokyo", "temp_c": 8, "conditions": "clear"}'),
+            (b_id, '{"timezone": "Asia/Tokyo", "local_time": "23:42"}'),
+        ],
+        stream2=stream2,
+        split1=0,
+    )
+
+
+def sample_first_index_1() -> Sample:
+    model = "claude-haiku-4-5-20251001"
+    mk = plain_env("msg_01XbT7kq3LmN9vR2sW5yZ8cD", model)
+    c_id = "toolu_01A9mQ3xV7bK2pL8nR4tW6yZ"
+    stream1 = [
+        mk({"role": "assistant"}),
+        mk({"content": "I'll read"}),
+        mk({"content": " the changelog."}),
+        mk(calls(tc(1, c_id, "read_file", "", "function"))),
+        mk(calls(tc(1, args=""))),
+        mk(calls(tc(1, args='{"pa'))),
+        mk(calls(tc(1, args='th": "docs/CHANGELOG.md"}'))),
+        mk({}, "tool_calls"),
+        DONE,
+    ]
+    mk2 = plain_env("msg_01HcE4rT8wQ2yU6iO0pA3sD5", model)
+    answer = "The latest entry is 2.4.0: it adds streaming export and fixes two parser bugs."
+    stream2 = [*text_stream(mk2, answer, opener={"role": "assistant"}), DONE]
+    return Sample(
+        name="first-index-1",
+        base="https://gateway.example.com/v1",
+        model=model,
+        messages=[CODER, user("What changed in the latest release? See docs/CHANGELOG.md.")],
+        tools=[READ_FILE],
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": "I'll read the changelog.",
+            "tool_calls": [call(c_id, "read_file", '{"path": "docs/CHANGELOG.md"}')],
+        },
+        results=[(c_id, "## 2.4.0\n- streaming export\n- fix: two parser bugs\n")],
+        stream2=stream2,
+        split1=5,
+    )
+
+
+def sample_name_fragments() -> Sample:
+    model = "gemini-2.5-flash"
+    mk = plain_env("chatcmpl-gw-6b1d9e3f0a2c", model)
+    c_id = "call_Ht4nW8cQ2zR6mK0vB3xJ7pLs"
+    stream1 = [
+        mk(calls(tc(0, c_id, "get_", "", "function"), role=True)),
+        mk(calls(tc(0, name="weather", args='{"city": '))),
+        mk(calls(tc(0, args='"Oslo", "unit"'))),
+        mk(calls(tc(0, args=': "celsius"}'))),
+        mk({}, "tool_calls"),
+        DONE,
+    ]
+    mk2 = plain_env("chatcmpl-gw-0e7c2a9b4d1f", model)
+    answer = "Oslo is at -3 °C with light snow."
+    stream2 = [*text_stream(mk2, answer), DONE]
+    return Sample(
+        name="name-fragments",
+        base="https://gateway.example.com/v1",
+        model=model,
+        messages=[SYSTEM, user("Is it snowing in Oslo?")],
+        tools=[WEATHER],
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call(c_id, "get_weather", '{"city": "Oslo", "unit": "celsius"}')],
+        },
+        results=[(c_id, '{"city": "Oslo", "temp_c": -3, "conditions": "light snow"}')],
+        stream2=stream2,
+        split1=1,
+    )
+
+
+def sample_args_resent() -> Sample:
+    mk = litellm_env("chatcmpl-6a2f8d0c-4e1b-47a9-9c3d-5b7e0f2a8d14")
+    c_id = "call_Vb5nM1xK9qT3wZ7rY2cF6hJd"
+    full = '{"amount": 250, "from": "EUR", "to": "JPY"}'
+    stream1 = [
+        mk(calls(tc(0, c_id, "convert_currency", "", "function"), role=True, content=None)),
+        mk(calls(tc(0, args='{"amount": 250, ', type="function"))),
+        mk(calls(tc(0, args='"from": "EUR", ', type="function"))),
+        mk(calls(tc(0, args='"to": "JPY"}', type="function"))),
+        mk(calls(tc(0, c_id, "convert_currency", full, "function"))),
+        mk({}, "tool_calls"),
+        DONE,
+    ]
+    mk2 = litellm_env("chatcmpl-0d4b6f8a-2c1e-4a3b-8f5d-7e9a1c3b5d26")
+    answer = "250 EUR is about 40,125 JPY at today's rate."
+    stream2 = [*text_stream(mk2, answer), DONE]
+    return Sample(
+        name="args-resent",
+        base="http://localhost:4000/v1",
+        model="gpt-4o",
+        messages=[SYSTEM, user("How much is 250 euros in yen?")],
+        tools=[CONVERT],
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call(c_id, "convert_currency", full)],
+        },
+        results=[(c_id, '{"amount": 40125.0, "currency": "JPY", "rate": 160.5}')],
+        stream2=stream2,
+        response_headers=[("x-litellm-model-id", "b3f1c2d4e5"), ("x-litellm-version", "1.110.2")],
+        split1=4,
+    )
+
+
+def sample_buggy_agent_uuid() -> Sample:
+    mk = openai_env("chatcmpl-CLqA2sD4fG6hJ8kL0zX1cV3bN5mQw")
+    c_id = "call_Wd2rLk9ZxQ4mVb7TnY1sHc8E"
+    invented = "6f1c9a2e-8b3d-4e7a-9c15-0d6b2f8e4a71"  # what the buggy agent sends instead
+    first = calls(tc(0, c_id, "get_weather", "", "function"), role=True, content=None)
+    first["refusal"] = None
+    stream1 = [
+        mk(first),
+        mk(calls(tc(0, args='{"'))),
+        mk(calls(tc(0, args="city"))),
+        mk(calls(tc(0, args='":"'))),
+        mk(calls(tc(0, args="Madrid"))),
+        mk(calls(tc(0, args='"}'))),
+        mk({}, "tool_calls"),
+        DONE,
+    ]
+    mk2 = openai_env("chatcmpl-CLqA5tY7uI9oP1aS3dF5gH7jK9lZx")
+    answer = "Madrid is sunny at 17 °C."
+    stream2 = [
+        *text_stream(mk2, answer, opener={"role": "assistant", "content": "", "refusal": None}),
+        DONE,
+    ]
+    return Sample(
+        name="buggy-agent-uuid",
+        base="https://api.openai.com/v1",
+        model="gpt-4o-mini",
+        messages=[SYSTEM, user("Weather in Madrid?")],
+        tools=[WEATHER],
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call(invented, "get_weather", '{"city":"Madrid"}')],
+        },
+        results=[(invented, '{"city": "Madrid", "temp_c": 17, "conditions": "sunny"}')],
+        stream2=stream2,
+        response_headers=[("x-request-id", "req_9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b")],
+        split1=4,
+    )
+
+
+SAMPLES = [
+    sample_openai,
+    sample_dashscope_truncated,
+    sample_alibaba_empty_id,
+    sample_llamacpp,
+    sample_ollama_no_ids,
+    sample_vllm,
+    sample_ids_repeated,
+    sample_parallel_index_0,
+    sample_first_index_1,
+    sample_name_fragments,
+    sample_args_resent,
+    sample_buggy_agent_uuid,
+]
+
+
+# -- bytes, reads and timings
+
+
+def event(payload: Chunk | str) -> bytes:
+    data = payload if isinstance(payload, str) else _dumps(payload)
+    return f"data: {data}\n\n".encode()
+
+
+def plan_reads(
+    events: list[bytes], rng: random.Random, split: int | tuple[int, int] | None
+) -> list[tuple[bytes, bool]]:
+    """Cut a body into reads: (bytes, is the rest of a split event).
+
+    One event per read, except: the `split` event (chosen at random when None) is cut
+    in two reads, and one or two pairs of neighbouring events share a read."""
+    n = len(events)
+    if isinstance(split, tuple):
+        s, cut = split
+    else:
+        s = split if split is not None else rng.randrange(1, n - 1)
+        cut = rng.randint(10, len(events[s]) - 10)
+    free = [i for i in range(n - 1) if s not in (i, i + 1)]
+    pairs: set[int] = set()
+    for _ in range(1 if n < 8 else 2):
+        options = [i for i in free if not ({i - 1, i, i + 1} & pairs)]
+        if options:
+            pairs.add(rng.choice(options))
+    reads: list[tuple[bytes, bool]] = []
+    i = 0
+    while i < n:
+        if i in pairs:
+            reads.append((events[i] + events[i + 1], False))
+            i += 2
+            continue
+        if i == s:
+            reads += [(events[i][:cut], False), (events[i][cut:], True)]
+        else:
+            reads.append((events[i], False))
+        i += 1
+    return reads
+
+
+def host(base: str) -> str:
+    return urlsplit(base).netloc
+
+
+def request_headers(base: str, body: bytes) -> list[tuple[str, str]]:
+    return [
+        ("host", host(base)),
+        ("accept", "application/json"),
+        ("content-type", "application/json"),
+        ("user-agent", "AsyncOpenAI/Python 3.14.0"),
+        ("authorization", FAKE_KEY),
+        ("content-length", str(len(body))),
+    ]
+
+
+def stream_response(
+    w: RecordingWriter,
+    ex: int,
+    t_request: int,
+    payloads: list,
+    headers: list[tuple[str, str]],
+    rng: random.Random,
+    split: int | tuple[int, int] | None,
+) -> int:
+    """Response head, reads and end of one streamed exchange; returns the end time."""
+    first = t_request + rng.randint(150, 599) * MS + rng.randint(0, MS - 1)
+    all_headers = [
+        ("content-type", "text/event-stream; charset=utf-8"),
+        ("cache-control", "no-cache"),
+        ("transfer-encoding", "chunked"),
+        *headers,
+    ]
+    w.response(ex, 200, all_headers, t_ns=first - rng.randint(1, 4) * MS)
+    t = first
+    for k, (data, rest) in enumerate(plan_reads([event(p) for p in payloads], rng, split)):
+        if k:
+            gap = rng.randint(1, 2) * MS if rest else rng.randint(10, 59) * MS
+            t += gap + rng.randint(0, MS - 1)
+        w.chunk(ex, data, t_ns=t)
+    t += rng.randint(200_000, 1_500_000)
+    w.end(ex, "complete", t_ns=t)
+    return t
+
+
+def write_sample(s: Sample, out: Path = OUT) -> Path:
+    rng = random.Random(zlib.crc32(s.name.encode()))
+    path = out / f"{s.name}.jsonl"
+    url = s.base.rstrip("/") + "/chat/completions"
+    body1 = {
+        "model": s.model,
+        "messages": s.messages,
+        "stream": True,
+        "tools": s.tools,
+        **s.body_extra,
+    }
+    messages2 = [*s.messages, s.assistant]
+    messages2 += [{"role": "tool", "tool_call_id": i, "content": c} for i, c in s.results]
+    body2 = {**body1, "messages": messages2}
+    with RecordingWriter(path, argv=ARGV, overwrite=True, created=CREATED) as w:
+        t = rng.randint(800_000, 2_500_000)
+        for body, stream, split in ((body1, s.stream1, s.split1), (body2, s.stream2, s.split2)):
+            ex = w.new_exchange()
+            raw = _dumps(body).encode()
+            w.request(ex, "POST", url, request_headers(s.base, raw), raw, t_ns=t)
+            t = stream_response(w, ex, t, stream, s.response_headers, rng, split)
+            t += rng.randint(80, 900) * MS + rng.randint(0, MS - 1)  # the agent runs the tools
+    return path
+
+
+# -- the two non-recording inputs
+
+
+def write_gemini_sse(out: Path = OUT) -> Path:
+    """A raw SSE body as `curl -N` saves it: CRLF line ends, a keep-alive comment,
+    Gemini-style index-less whole calls in separate chunks, finish_reason "stop"."""
+    model = "gemini-2.5-flash"
+    rid = "Qx0vaMSOL8XbkdUP7cSr2Aw"
+
+    def mk(delta: dict, finish: str | None = None, usage: dict | None = None) -> Chunk:
+        choice: dict = {"delta": delta, "index": 0}
+        if finish is not None:
+            choice["finish_reason"] = finish
+        out: Chunk = {"choices": [choice], "created": EPOCH, "id": rid, "model": model}
+        out["object"] = "chat.completion.chunk"
+        if usage is not None:
+            out["usage"] = usage
+        return out
+
+    def whole(id: str, name: str, args: str) -> dict:
+        return {"function": {"arguments": args, "name": name}, "id": id, "type": "function"}
+
+    chunks = [
+        mk(
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    whole(
+                        "function-call-13712447254226412846",
+                        "get_weather",
+                        '{"city":"Paris","unit":"celsius"}',
+                    )
+                ],
+            }
+        ),
+        mk(
+            {
+                "tool_calls": [
+                    whole(
+                        "function-call-5183419573382718213",
+                        "get_local_time",
+                        '{"timezone":"Europe/Paris"}',
+                    )
+                ]
+            }
+        ),
+        mk({}, "stop", {"completion_tokens": 31, "prompt_tokens": 118, "total_tokens": 149}),
+    ]
+    lines = [": keep-alive", ""]
+    for c in chunks:
+        lines += [f"data: {_dumps(c)}", ""]
+    lines += ["data: [DONE]", ""]
+    path = out / "gemini-no-index.sse"
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    return path
+
+
+def write_deepseek_chunks(out: Path = OUT) -> Path:
+    """JSON Lines of chat.completion.chunk objects, cumulative argument snapshots."""
+    cid = "8f2c4e6a-0b1d-4f3a-9c5e-7d9b1f3a5c7e"
+
+    def mk(delta: dict, finish: str | None = None, usage: dict | None = None) -> Chunk:
+        out: Chunk = {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": EPOCH,
+            "model": "deepseek-chat",
+            "system_fingerprint": "fp_ffc7281d48_prod0820_fp8_kvcache",
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
+        if usage is not None:
+            out["usage"] = usage
+        return out
+
+    c_id = "call_00_Xg5Rk2pLm9Qz7Wv3Tn8Bc4Hd"
+    snapshots = [
+        '{"',
+        '{"city',
+        '{"city": "Bei',
+        '{"city": "Beijing", "unit',
+        '{"city": "Beijing", "unit": "celsius"}',
+    ]
+    chunks = [
+        mk(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [tc(0, c_id, "get_weather", "", "function")],
+            }
+        ),
+        *[mk(calls(tc(0, args=a))) for a in snapshots],
+        mk({}, "tool_calls", {"prompt_tokens": 204, "completion_tokens": 19, "total_tokens": 223}),
+    ]
+    path = out / "deepseek-cumulative.chunks.jsonl"
+    path.write_bytes("".join(_dumps(c) + "\n" for c in chunks).encode())
+    return path
+
+
+def write_all(out: Path = OUT) -> list[Path]:
+    """(Re)write every sample into `out`; returns their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [write_sample(make(), out) for make in SAMPLES]
+    return [*paths, write_gemini_sse(out), write_deepseek_chunks(out)]
+
+
+def main() -> None:
+    for p in write_all():
+        print(p.relative_to(OUT.parent))
+
+
+if __name__ == "__main__":
+    main()

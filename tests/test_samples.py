@@ -1,0 +1,227 @@
+"""The sample inputs in recordings/: what recordings/README.md says `inspect` shows on each.
+
+For every sample, `streamscope inspect --json` exits 0, its robust calls carry exactly the
+ids the provider sent ("" where it sent none, never an invented one), and the anomaly
+kinds, strategy differences and contract findings the README lists are there. The files
+are also checked to be what scripts/make_recordings.py writes today.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from streamscope.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDINGS = ROOT / "recordings"
+SCRIPT = ROOT / "scripts" / "make_recordings.py"
+
+STRATEGIES = {"guarded", "naive", "openai-sdk", "openai-docs", "by-id"}
+
+# file -> what the README says about its first stream (the one with the tool calls):
+#   ids       the robust calls' ids, in order, exactly as the provider sent them
+#   kinds     anomaly kinds that must be present
+#   differs   strategies whose calls differ from robust's
+#   errors    strategies that raise (name -> exception type)
+#   contract  the contract kinds of the whole recording
+SAMPLES: dict[str, dict] = {
+    "openai.jsonl": {
+        "ids": ["call_Qm3xF8bVt2LcN9pR1sWd7yKe", "call_7HbZkT0uWq4eYs2mNd9LpXa1"],
+        "kinds": {"interleaved"},
+        "differs": {"by-id"},
+        "errors": {},
+        "contract": set(),
+    },
+    "dashscope-truncated-args.jsonl": {
+        "ids": ["call_2b6e0c1f9d7a4a58b3e1c6d2"],
+        "kinds": {"args-invalid-json", "finish-reason-mismatch"},
+        "differs": set(),
+        "errors": {"openai-sdk": "LengthFinishReasonError"},
+        "contract": set(),
+    },
+    "alibaba-empty-id.jsonl": {
+        "ids": ["call_eee11723464a4b9eb8cee71d"],
+        "kinds": {"id-empty-overwrite", "name-empty-overwrite"},
+        "differs": {"naive"},
+        "errors": {},
+        "contract": set(),
+    },
+    "llamacpp.jsonl": {
+        "ids": ["call_R7kTQz2mXhV9bN4pLw8sYc3D"],
+        "kinds": {"args-opener-nonempty"},
+        "differs": {"openai-docs"},
+        "errors": {},
+        "contract": set(),
+    },
+    "ollama-no-ids.jsonl": {
+        "ids": [""],
+        "kinds": {"id-missing", "finish-reason-mismatch", "role-repeated", "args-opener-nonempty"},
+        "differs": {"openai-sdk", "openai-docs"},
+        "errors": {},
+        "contract": set(),
+    },
+    "vllm.jsonl": {
+        "ids": [
+            "chatcmpl-tool-9c2e4a7f1b3d45e8a6c0f2d9b7e1a354",
+            "chatcmpl-tool-e1b7d3a95c2f48b0b4d6a8c1f3e5079d",
+        ],
+        "kinds": set(),
+        "differs": set(),
+        "errors": {"openai-docs": "TypeError"},
+        "contract": set(),
+    },
+    "ids-repeated.jsonl": {
+        "ids": ["call_kF3wZq8nR1tY5vB0mX7cL2pD"],
+        "kinds": {"id-repeated", "name-repeated"},
+        "differs": {"openai-sdk"},
+        "errors": {},
+        "contract": set(),
+    },
+    "parallel-index-0.jsonl": {
+        "ids": ["call_y1x2xk9r", "call_n5qk0p2e"],
+        "kinds": {"index-reused"},
+        "differs": {"guarded", "naive", "openai-sdk", "openai-docs"},
+        "errors": {},
+        "contract": set(),
+    },
+    "first-index-1.jsonl": {
+        "ids": ["toolu_01A9mQ3xV7bK2pL8nR4tW6yZ"],
+        "kinds": {"index-gap"},
+        "differs": set(),
+        "errors": {"openai-sdk": "IndexError"},
+        "contract": set(),
+    },
+    "name-fragments.jsonl": {
+        "ids": ["call_Ht4nW8cQ2zR6mK0vB3xJ7pLs"],
+        "kinds": {"name-fragmented"},
+        "differs": {"guarded", "naive", "openai-docs", "by-id"},
+        "errors": {},
+        "contract": set(),
+    },
+    "args-resent.jsonl": {
+        "ids": ["call_Vb5nM1xK9qT3wZ7rY2cF6hJd"],
+        "kinds": {"args-resent", "id-repeated", "name-repeated"},
+        "differs": STRATEGIES,
+        "errors": {},
+        "contract": set(),
+    },
+    "buggy-agent-uuid.jsonl": {
+        "ids": ["call_Wd2rLk9ZxQ4mVb7TnY1sHc8E"],
+        "kinds": set(),
+        "differs": set(),
+        "errors": {},
+        "contract": {"tool-call-id-substituted"},
+    },
+    "gemini-no-index.sse": {
+        "ids": ["function-call-13712447254226412846", "function-call-5183419573382718213"],
+        "kinds": {"index-missing", "finish-reason-mismatch"},
+        "differs": {"guarded", "naive", "openai-docs"},
+        "errors": {"openai-sdk": "TypeError"},
+        "contract": set(),
+    },
+    "deepseek-cumulative.chunks.jsonl": {
+        "ids": ["call_00_Xg5Rk2pLm9Qz7Wv3Tn8Bc4Hd"],
+        "kinds": {"args-cumulative"},
+        "differs": STRATEGIES,
+        "errors": {},
+        "contract": set(),
+    },
+}
+
+FORMATS = {"gemini-no-index.sse": "sse", "deepseek-cumulative.chunks.jsonl": "chunks"}
+# the robust arguments a correct client sends back (repaired where the README says so)
+ARGUMENTS = {
+    "dashscope-truncated-args.jsonl": ['{"city": "Hangzhou", "days": 1'],
+    "alibaba-empty-id.jsonl": ['{"location": "Hangzhou, Zhejiang", "unit": "celsius"}'],
+    "parallel-index-0.jsonl": ['{"city":"Tokyo"}', '{"timezone":"Asia/Tokyo"}'],
+    "args-resent.jsonl": ['{"amount": 250, "from": "EUR", "to": "JPY"}'],
+    "deepseek-cumulative.chunks.jsonl": ['{"city": "Beijing", "unit": "celsius"}'],
+}
+
+
+def inspect_json(name: str) -> dict:
+    result = CliRunner().invoke(main, ["inspect", str(RECORDINGS / name), "--json"])
+    assert result.exit_code == 0, (result.exit_code, result.output, result.exception)
+    return json.loads(result.stdout)
+
+
+def test_every_sample_is_listed():
+    on_disk = {p.name for p in RECORDINGS.iterdir() if p.name != "README.md"}
+    assert on_disk == set(SAMPLES)
+    readme = (RECORDINGS / "README.md").read_text()
+    for name in SAMPLES:
+        assert f"`{name}`" in readme, name
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_sample(name: str):
+    want = SAMPLES[name]
+    doc = inspect_json(name)
+    assert doc["format"] == FORMATS.get(name, "recording")
+    first = doc["streams"][0]
+    assert first["exchange"] == 1
+
+    # the ids the provider sent, never an invented one
+    ids = [c["id"] for c in first["tool_calls"]]
+    assert ids == want["ids"]
+    raw = (RECORDINGS / name).read_text(encoding="utf-8")
+    for i in ids:
+        assert i == "" or i in raw
+
+    kinds = {a["kind"] for a in first["anomalies"]}
+    assert want["kinds"] <= kinds, kinds
+
+    strategies = first["strategies"]
+    assert set(strategies) == STRATEGIES
+    errors = {n: s["error"].split(":")[0] for n, s in strategies.items() if "error" in s}
+    assert errors == want["errors"]
+    differs = {n for n, s in strategies.items() if "error" not in s and s["differs"]}
+    assert differs == want["differs"]
+
+    assert {f["kind"] for f in doc["contract"]} == want["contract"]
+
+    if name in ARGUMENTS:
+        assert [c["arguments"] for c in first["tool_calls"]] == ARGUMENTS[name]
+
+    if doc["format"] == "recording":
+        # a whole two-turn exchange: the answer is plain text, finished by "stop"
+        assert len(doc["streams"]) == 2
+        second = doc["streams"][1]
+        assert second["tool_calls"] == []
+        assert second["finish_reason"] == "stop"
+        assert second["ended"] == "done"
+        assert second["content"]
+
+
+def test_openai_is_clean():
+    doc = inspect_json("openai.jsonl")
+    for stream in doc["streams"]:
+        assert [a for a in stream["anomalies"] if a["severity"] != "info"] == []
+    assert doc["contract"] == []
+
+
+def test_truncated_args_crow_repair():
+    call = inspect_json("dashscope-truncated-args.jsonl")["streams"][0]["tool_calls"][0]
+    assert call["repair"]["crow"] == {
+        "action": "closed-brackets",
+        "result": '{"city": "Hangzhou", "days": 1}',
+    }
+    assert call["repair"]["best"]["changed_meaning"] is True
+
+
+def test_samples_are_what_the_script_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    spec = importlib.util.spec_from_file_location("make_recordings", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    paths = module.write_all(tmp_path)
+    assert {p.name for p in paths} == set(SAMPLES)
+    for p in paths:
+        assert p.read_bytes() == (RECORDINGS / p.name).read_bytes(), p.name
