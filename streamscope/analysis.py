@@ -84,7 +84,7 @@ def analyze(path: str | os.PathLike[str], exchange: int | None = None) -> Analys
                 engine.feed(frame)
         except OSError as e:
             raise RecordingError(f"{name}: {e.strerror or e}", name) from None
-        stream = engine.finish(source.truncation)
+        stream = engine.finish(source.truncation, expect_done=fmt == SSE)
         result = Analysis(name, fmt, [stream], [], [ExchangeInfo(1, stream=True)])
     _sdk_fallback(result)
     return result

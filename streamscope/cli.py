@@ -52,7 +52,9 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
 
         from .text_report import render
 
-        render(analysis, Console(highlight=False, soft_wrap=False))
+        # In a pipe or a CI log, long lines beat lines wrapped at 80 columns.
+        width = None if sys.stdout.isatty() else 160
+        render(analysis, Console(highlight=False, soft_wrap=True, width=width))
     if strict:
         bad = any(a.severity != "info" for s in analysis.streams for a in s.anomalies) or any(
             f.severity != "info" for f in analysis.contract

@@ -30,6 +30,17 @@ def _args(call: Call) -> str:
     return a if isinstance(a, str) else json.dumps(a, ensure_ascii=False)
 
 
+def _differing(value: object, robust: object) -> str:
+    """`value` shown where it departs from `robust` (long strings: around the first difference)."""
+    a, b = _q(value), _q(robust)
+    if len(a) <= 40 and len(b) <= 40:
+        return f"{a} (robust {b})"
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    lo = max(0, k - 12)
+    cut = lambda t: ("…" if lo else "") + t[lo : k + 24] + ("…" if len(t) > k + 24 else "")  # noqa: E731
+    return f"{cut(a)} (robust {cut(b)}; {len(a)} vs {len(b)} chars)"
+
+
 def describe_difference(robust: list[Call], other: list[Call]) -> str:
     """What a strategy builds differently from robust, in one line."""
     if len(other) != len(robust):
@@ -44,7 +55,7 @@ def describe_difference(robust: list[Call], other: list[Call]) -> str:
             ("arguments", r.arguments, o.arguments),
         ):
             if rv != ov:
-                parts.append(f"call {i} {field} {_cut(_q(ov), 40)} (robust {_cut(_q(rv), 40)})")
+                parts.append(f"call {i} {field} {_differing(ov, rv)}")
     return "; ".join(parts[:3]) + (" …" if len(parts) > 3 else "")
 
 
@@ -88,7 +99,17 @@ def render(analysis: Analysis, console: Console) -> None:
         console.print()
         console.print("[bold]Conversation contract[/]: every assembled call came back unchanged, every result matched.")
     console.print()
-    summary = ", ".join(f"{totals[k]} {k}(s)" for k in (ERROR, WARNING, INFO) if totals[k]) or "nothing to report"
+    summary = ", ".join(f"{totals[k]} {k}(s)" for k in (ERROR, WARNING, INFO) if totals[k]) or "no anomalies"
+    differ = sorted({n for s in analysis.streams for n in s.strategies if n != "robust" and s.differs(n)})
+    raise_ = sorted(
+        {n for s in analysis.streams for n, got in s.strategies.items() if isinstance(got, StrategyError)}
+    )
+    if differ:
+        summary += f"; clients that build other calls: {', '.join(differ)}"
+    if raise_:
+        summary += f"; clients that raise: {', '.join(raise_)}"
+    if not differ and not raise_:
+        summary += "; every client builds the same calls"
     console.print(f"[bold]Summary:[/] {summary}")
 
 
@@ -109,7 +130,7 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
                 escape(_q(c.id)),
                 escape(_q(c.name)),
                 escape(_cut(_args(c), 70)),
-                f"{c.first_frame}-{c.last_frame} ({c.fragments} fragments)",
+                f"{c.first_frame}-{c.last_frame} ({c.fragments} fragment{'s' if c.fragments != 1 else ''})",
             )
         console.print("  [bold]Tool calls[/] (streamscope's robust reading)")
         console.print(table)

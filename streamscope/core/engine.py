@@ -19,7 +19,7 @@ from .anomalies import Anomaly, AnomalyLog
 from .calls import Call, StrategyError
 from .events import FieldEvent
 from .frames import Frame
-from .robust import _TOOL_CALL_TEXT, Robust, _q
+from .robust import _TOOL_CALL_TEXT, Robust, _cut, _q
 from .sdk_model import SdkEmulation, Unmodeled
 from .sse import Truncation
 from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
@@ -85,7 +85,10 @@ class StreamEngine:
         self.log = AnomalyLog()
         self.robust = Robust(self.log, declared_tools(tools))
         self.others: list[Strategy] = [Guarded(), Naive(), OpenAIDocs(), ById()]
-        self.fast: list = [self.robust, *self.others]
+        self.fast: list = [self.robust, *self.others, _SdkFast(self)]
+        self._run: list[str] | None = None  # plain fragments not yet applied (see feed)
+        self._run_index = 0
+        self._run_last = 0
         self.sdk: SdkEmulation | Unmodeled = SdkEmulation(tools, response_format)
         self.collect_events = collect_events
         self.frames = 0
@@ -93,53 +96,74 @@ class StreamEngine:
     def feed(self, frame: Frame) -> list[FieldEvent] | None:
         """Apply one frame to every strategy; with collect_events, what it did (robust)."""
         self.frames = n = frame.number
-        if not self.collect_events:
-            plain = _plain(frame.payload)
-            if plain is not None:
-                # Most frames of a long stream are one more fragment of what is under way:
-                # each strategy takes it in a few steps, or asks for the whole frame.
-                index, text = plain
-                sdk = self.sdk
-                if index < 0:
-                    for s in self.fast:
-                        if not s.fast_content(n, text):
-                            s.feed(frame)
-                else:
-                    for s in self.fast:
-                        if not s.fast_args(n, index, text):
-                            s.feed(frame)
-                if not isinstance(sdk, Unmodeled):
-                    try:
-                        sdk.feed(frame)
-                    except Unmodeled as why:
-                        self.sdk = why
+        plain = None if self.collect_events else _plain(frame.payload)
+        if plain is not None:
+            index, text = plain
+            run = self._run
+            if run is not None and index == self._run_index and (index < 0 or text[:1] not in "{["):
+                # One more fragment of the run every strategy already accepted: applied in
+                # bulk when anything else happens (or the state is read).
+                run.append(text)
+                self._run_last = n
                 return None
+            self._flush()
+            # Most frames of a long stream are one more fragment of what is under way:
+            # each strategy takes it in a few steps, or asks for the whole frame.
+            accepted = True
+            for s in self.fast:
+                if not (s.fast_content(n, text) if index < 0 else s.fast_args(n, index, text)):
+                    accepted = False
+                    s.feed(frame)
+            if accepted:
+                self._run, self._run_index = [], index
+            return None
+        self._flush()
         robust = self.robust
         robust.events = [] if self.collect_events else None
         robust.feed(frame)
         for strategy in self.others:
             strategy.feed(frame)
+        self._sdk_feed(frame)
+        return robust.events
+
+    def _sdk_feed(self, frame: Frame) -> None:
         sdk = self.sdk
         if not isinstance(sdk, Unmodeled):
             try:
                 sdk.feed(frame)
             except Unmodeled as why:
                 self.sdk = why
-        return robust.events
+
+    def _flush(self) -> None:
+        """Apply a pending run of plain fragments to every strategy."""
+        run = self._run
+        if run is None:
+            return
+        self._run = None
+        if not run:
+            return
+        index, last = self._run_index, self._run_last
+        for s in self.fast:
+            if index < 0:
+                s.extend_content(run, last)
+            else:
+                s.extend_args(index, run, last)
 
     def copy(self) -> StreamEngine:
+        self._flush()
         new = copy.copy(self)
         new.log = self.log.copy()
         new.robust = copy.deepcopy(self.robust)
         new.robust.log = new.log
         new.others = [s.copy() for s in self.others]
-        new.fast = [new.robust, *new.others]
+        new.fast = [new.robust, *new.others, _SdkFast(new)]
         new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
         return new
 
     # -- the state at this frame, for the faces ------------------------------------------
 
     def strategy_calls(self) -> dict[str, list[Call] | StrategyError | Unmodeled]:
+        self._flush()
         out: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": self.robust.calls()}
         for s in self.others:
             out[s.name] = s.result()
@@ -154,7 +178,10 @@ class StreamEngine:
         end_reason: str | None = None,
         end_error: str | None = None,
         status: int | None = None,
+        expect_done: bool = True,
     ) -> StreamResult:
+        """End of stream. `expect_done` is False for a chunk log, which never holds [DONE]."""
+        self._flush()
         robust, log = self.robust, self.log
         last = self.frames
         results: list[Call] = []
@@ -174,7 +201,7 @@ class StreamEngine:
                 log.add(
                     "finish-reason-mismatch",
                     st.finish_frame,
-                    f"frame {st.finish_frame}: {len(st.calls)} call(s) assembled but finish_reason is "
+                    f"{len(st.calls)} call(s) assembled but finish_reason is "
                     f"{_q(st.finish)}; agent loops that wait for \"tool_calls\" end the turn",
                     c,
                 )
@@ -184,7 +211,7 @@ class StreamEngine:
                     log.add(
                         "tool-call-in-content",
                         last,
-                        f"choice {c}: content looks like a tool call ({_q(text[:50])}) but no tool call "
+                        f"choice {c}: content looks like a tool call ({_cut(_q(text), 52)}) but no tool call "
                         "was streamed",
                         c,
                     )
@@ -200,7 +227,7 @@ class StreamEngine:
         elif end_reason in CONNECTION_FAILED:
             detail = f": {end_error}" if end_error else ""
             log.add("stream-truncated", last, f"after frame {last}: the connection failed ({end_reason}){detail}")
-        if not robust.done_frame:
+        if not robust.done_frame and expect_done:
             log.add("done-missing", last, "the stream ended without data: [DONE]")
 
         if end_reason == "client-closed":
@@ -210,7 +237,7 @@ class StreamEngine:
         elif end_reason in CONNECTION_FAILED or (status or 0) >= 400 or robust.error_payload:
             ended = "error"
         else:
-            ended = "done" if robust.done_frame else "finish-without-done"
+            ended = "done" if robust.done_frame or not expect_done else "finish-without-done"
 
         strategies: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": results}
         for s in self.others:
@@ -274,7 +301,7 @@ class StreamEngine:
                 log.add(
                     "args-double-encoded",
                     n,
-                    f"{who}: arguments are a JSON string that holds JSON ({_q(args[:40])}); "
+                    f"{who}: arguments are a JSON string that holds JSON ({_cut(_q(args), 42)}); "
                     "decoding once gives text, not an object",
                     c,
                     i,
@@ -283,8 +310,8 @@ class StreamEngine:
         log.add(
             "args-invalid-json",
             n,
-            f"{who} ended with arguments that do not parse ({_q(args[-40:])}); crow repair gives "
-            f"{_q(fix.crow.result[:40])}, best repair {_q(fix.best.result[:40])}",
+            f"{who} ended with arguments that do not parse ({_tail(_q(args), 42)}); crow repair gives "
+            f"{_cut(_q(fix.crow.result), 42)}, best repair {_cut(_q(fix.best.result), 42)}",
             c,
             i,
         )
@@ -299,6 +326,42 @@ class StreamEngine:
                 i,
             )
         return fix
+
+
+class _SdkFast:
+    """The openai-sdk emulation in the fast path, or the whole frame when it has no shortcut."""
+
+    __slots__ = ("engine",)
+
+    def __init__(self, engine: StreamEngine) -> None:
+        self.engine = engine
+
+    def fast_args(self, frame: int, index: int, text: str) -> bool:
+        sdk = self.engine.sdk
+        if isinstance(sdk, Unmodeled):
+            return True
+        fast = getattr(sdk, "fast_args", None)
+        if fast is None or not fast(frame, index, text):
+            return False
+        return True
+
+    def fast_content(self, frame: int, text: str) -> bool:
+        sdk = self.engine.sdk
+        if isinstance(sdk, Unmodeled):
+            return True
+        fast = getattr(sdk, "fast_content", None)
+        return fast is not None and fast(frame, text)
+
+    def feed(self, frame: Frame) -> None:
+        self.engine._sdk_feed(frame)
+
+    def extend_args(self, index: int, texts: list[str], last: int) -> None:
+        if not isinstance(self.engine.sdk, Unmodeled):
+            self.engine.sdk.extend_args(index, texts, last)
+
+    def extend_content(self, texts: list[str], last: int) -> None:
+        if not isinstance(self.engine.sdk, Unmodeled):
+            self.engine.sdk.extend_content(texts, last)
 
 
 _ENVELOPE_OK = {"index", "delta", "finish_reason", "logprobs"}
@@ -340,6 +403,10 @@ def _plain(p: object) -> tuple[int, str] | None:
         return None
     text = fn.get("arguments")
     return (index, text) if type(text) is str else None
+
+
+def _tail(text: str, width: int) -> str:
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 def _json_values(text: str) -> int:

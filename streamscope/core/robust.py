@@ -30,6 +30,10 @@ def _q(value: object) -> str:
     return orjson.dumps(value).decode() if isinstance(value, (str, type(None))) else repr(value)
 
 
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _complete(text: str) -> bool:
     """Does `text` parse as one JSON value? (Cheap: only asked on rare shapes.)"""
     try:
@@ -508,7 +512,7 @@ class Robust:
             log.add(
                 "args-not-string",
                 n,
-                f"arguments is a JSON {type(args).__name__} ({_q(args)[:40]}), not a string; "
+                f"arguments is a JSON {type(args).__name__} ({_cut(_q(args), 42)}), not a string; "
                 "kept as sent",
                 c,
                 slot.index,
@@ -524,7 +528,7 @@ class Robust:
             log.add(
                 "args-opener-nonempty",
                 n,
-                f"the call's first delta already carries arguments {_q(args[:40])}; "
+                f"the call's first delta already carries arguments {_cut(_q(args), 42)}; "
                 "the docs snippet counts them twice",
                 c,
                 slot.index,
@@ -539,7 +543,7 @@ class Robust:
                     "args-resent",
                     n,
                     f"the complete arguments are sent again; concatenating clients build "
-                    f"{_q((current + args)[:60])}",
+                    f"{_cut(_q(current + args), 70)}",
                     c,
                     slot.index,
                 )
@@ -551,7 +555,7 @@ class Robust:
                 log.add(
                     "args-cumulative",
                     n,
-                    f"arguments {_q(args[:40])} repeat the text so far and extend it; "
+                    f"arguments {_cut(_q(args), 42)} repeat the text so far and extend it; "
                     "robust takes each as the whole text, appending clients duplicate it",
                     c,
                     slot.index,
@@ -590,6 +594,17 @@ class Robust:
         if text:
             st.content.append(text)
         return True
+
+    def extend_args(self, index: int, texts: list[str], last: int) -> None:
+        slot = self.choices[0].by_index[index]
+        slot.parts.extend(texts)
+        slot.nchars += sum(map(len, texts))
+        slot.fragments += len(texts)
+        slot.last = self.last_frame = last
+
+    def extend_content(self, texts: list[str], last: int) -> None:
+        self.choices[0].content.extend(texts)
+        self.last_frame = last
 
     # -- results ------------------------------------------------------------------------
 

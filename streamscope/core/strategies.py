@@ -113,6 +113,19 @@ class Strategy:
         """A plain content fragment at choice 0: no strategy here accumulates content."""
         return True
 
+    def extend_args(self, index: int, texts: list[str], last: int) -> None:
+        """More plain fragments for the call `fast_args` just accepted (nothing changed since)."""
+        slot = self._fast_slot(index)
+        slot.parts.extend(texts)
+        slot.fragments += len(texts)
+        slot.last = last
+
+    def extend_content(self, texts: list[str], last: int) -> None:
+        """More plain content fragments, after `fast_content` accepted one."""
+
+    def _fast_slot(self, index: int) -> Slot:
+        raise NotImplementedError
+
     def calls(self) -> list[Call]:
         return [s.to_call() for s in self.slots]
 
@@ -140,6 +153,9 @@ class IndexKeyed(Strategy):
         slot.fragments += 1
         slot.last = frame
         return slot
+
+    def _fast_slot(self, index: int) -> Slot:
+        return self.by_key[(0, index)]
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
         slot = self.by_key.get((0, index))
@@ -222,6 +238,9 @@ class ById(Strategy):
             slot.name = value
         if "arguments" in fn:
             slot.add_arguments(fn["arguments"])
+
+    def _fast_slot(self, index: int) -> Slot:
+        return self.by_key[(0, self.last_id.get(0, ""))]
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
         slot = self.by_key.get((0, self.last_id.get(0, "")))
@@ -317,9 +336,16 @@ class OpenAIDocs(Strategy):
         slot.fragments += 1
         slot.last = frame
 
+    def _fast_slot(self, index: int) -> Slot:
+        return self.final[(0, index)]
+
+    def extend_args(self, index: int, texts: list[str], last: int) -> None:
+        if self.error is None and not self.done:
+            super().extend_args(index, texts, last)
+
     def fast_args(self, frame: int, index: int, text: str) -> bool:
         if self.error is not None or self.done:
-            return self.error is not None or self.done  # nothing more to do
+            return True  # stopped: nothing more to do
         slot = self.final.get((0, index))
         if slot is None or slot.value is not _NOTHING or not isinstance(self.openers[id(slot)], dict):
             return False
