@@ -1,0 +1,401 @@
+"""SdkEmulation must report exactly what the installed openai SDK reports (sdk_oracle)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamscope.core.appendix_a import ARGS, FIXTURES, chunk
+from streamscope.core.calls import Call, StrategyError
+from streamscope.core.frames import INVALID, Frame, parse_payload
+from streamscope.core.sdk_model import SdkEmulation, Unmodeled
+from streamscope.sdk_oracle import run_real_sdk, sdk_result
+
+NON_STRICT = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+STRICT = [
+    {"type": "function", "function": {"name": "get_weather", "parameters": {}, "strict": True}},
+    {"type": "function", "function": {"name": "get_time", "parameters": {}, "strict": True}},
+]
+
+
+def frames_of(items: list[Any]) -> list[Frame]:
+    """Chunk dicts become JSON frames; str items are raw event data ("[DONE]", garbage)."""
+    out = []
+    for i, item in enumerate(items, 1):
+        if isinstance(item, str):
+            out.append(Frame(number=i, data=item, payload=parse_payload(item)))
+        else:
+            out.append(Frame(number=i, data=orjson.dumps(item).decode(), payload=item))
+    return out
+
+
+def emulate(
+    frames: list[Frame], fork_at: int | None = None, **kw: Any
+) -> tuple[list[Call] | StrategyError, dict]:
+    """Feed every frame, recording calls() after each; optionally continue on a copy()."""
+    emu = SdkEmulation(**kw)
+    mid: dict[int, list[Call]] = {}
+    for i, f in enumerate(frames):
+        if i == fork_at:
+            emu = emu.copy()
+        emu.feed(f)
+        if emu.error is None:
+            mid[f.number] = emu.calls()
+    return emu.finish(frames[-1].number if frames else 0), mid
+
+
+def check(items: list[Any], **kw: Any) -> bool:
+    """Assert emulation == real SDK (final result and every mid-stream snapshot).
+
+    Returns False when the emulation declined (Unmodeled); then the fallback must agree.
+    """
+    frames = frames_of(copy.deepcopy(items))
+    payloads = copy.deepcopy([f.payload for f in frames])
+    real_mid: dict[int, list[Call]] = {}
+    real = run_real_sdk(frames, on_frame=lambda n, c: real_mid.__setitem__(n, c), **kw)
+    try:
+        got, mid = emulate(frames, **kw)
+    except Unmodeled:
+        assert sdk_result(frames, **kw) == real
+        return False
+    assert got == real
+    for n, calls in real_mid.items():
+        assert mid.get(n) == calls, f"frame {n}"
+    # a copy taken mid-stream carries on exactly like the original
+    assert emulate(frames, fork_at=len(frames) // 2, **kw) == (got, mid)
+    # the emulation never mutates the frames it is fed
+    assert [f.payload for f in frames] == payloads
+    assert sdk_result(frames, **kw) == real
+    return True
+
+
+DONE = "[DONE]"
+GARBAGE = "{not json"
+CRASH = chunk({"tool_calls": [{"id": "x"}]})  # would raise if it were consumed
+ERROR_FRAMES = [
+    {"error": {"message": "overloaded", "type": "server_error"}},
+    {"error": "boom"},
+    {"error": {"message": ""}},
+    {"error": {"code": 500}},
+    {"error": {}},  # falsy: not an error, and skipped (no `object`)
+    {"error": None, **chunk({"content": "x"})},
+]
+
+
+def variants(chunks: list[dict]) -> dict[str, list[Any]]:
+    last = chunks[-1]
+    length = {**last, "choices": [{**last["choices"][0], "finish_reason": "length"}]}
+    usage = {"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12}
+    out: dict[str, list[Any]] = {
+        "plain": chunks,
+        "done": [*chunks, DONE],
+        "after-done": [*chunks, DONE, CRASH, GARBAGE],
+        "done-prefix": [*chunks, "[DONE] trailing", CRASH],
+        "garbage-first": [GARBAGE, *chunks],
+        "garbage-mid": [*chunks[:1], GARBAGE, *chunks[1:]],
+        "garbage-last": [*chunks, GARBAGE],
+        "length": [*chunks[:-1], length],
+        "length-usage": [*chunks[:-1], {**length, "usage": usage}],
+        "length-then-usage": [*chunks[:-1], length, {**chunk(), "choices": [], "usage": usage}],
+        "content-filter": [
+            *chunks[:-1],
+            {**last, "choices": [{**last["choices"][0], "finish_reason": "content_filter"}]},
+        ],
+        "not-json-values": [*chunks[:1], "null", "[1, 2]", "3"],
+        "nan": [*chunks[:1], '{"object": "chat.completion.chunk", "x": NaN, "choices": []}'],
+        "empty-data": [*chunks, ""],
+        "second-choice": [
+            *chunks[:-1],
+            {
+                **chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]}),
+                "choices": [{"index": 1, "delta": {"content": "x"}}],
+            },
+            last,
+        ],
+    }
+    for i, err in enumerate(ERROR_FRAMES):
+        out[f"error-{i}"] = [*chunks[:1], err, *chunks[1:]]
+    return out
+
+
+CASES = [
+    (f"{name}/{variant}", items)
+    for name, chunks in FIXTURES.items()
+    for variant, items in variants(chunks).items()
+]
+
+
+@pytest.mark.parametrize("items", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+def test_fixture_variants(items: list[Any]) -> None:
+    assert check(items)
+
+
+@pytest.mark.parametrize("name", list(FIXTURES))
+@pytest.mark.parametrize("tools", [NON_STRICT, STRICT], ids=["non-strict", "strict"])
+def test_fixtures_with_input_tools(name: str, tools: list) -> None:
+    chunks = FIXTURES[name]
+    check(chunks, input_tools=tools)
+    check(variants(chunks)["length-usage"], input_tools=tools)
+
+
+def test_empty_stream() -> None:
+    assert check([])
+    assert check([DONE, CRASH])
+    assert emulate([])[0] == StrategyError("AssertionError: ", 0)
+
+
+def test_fixture_q0_values() -> None:
+    got, _ = emulate(frames_of(FIXTURES["Q0"]))
+    assert got == [
+        Call(0, 0, "call_a", "function", "get_weather", ARGS, 3, 1, 3),
+    ]
+
+
+def test_strict_tools_modelled_without_jiter() -> None:
+    # complete arguments in the opening chunk, then finish: json.loads at the done event
+    good = [
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "c",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": ARGS},
+                    }
+                ]
+            }
+        ),
+        chunk({}, "tool_calls"),
+    ]
+    assert check(good, input_tools=STRICT)
+    bad = [
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "c",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": "{"},
+                    }
+                ]
+            }
+        ),
+        chunk({}, "tool_calls"),
+    ]
+    assert check(bad, input_tools=STRICT)
+    assert isinstance(run_real_sdk(frames_of(bad), input_tools=STRICT), StrategyError)
+    # arguments streamed after the first chunk go through jiter: the emulation declines
+    assert not check(FIXTURES["Q0"], input_tools=STRICT)
+    assert not check(FIXTURES["Q0"], response_format=int)
+
+
+def test_snapshot_restore() -> None:
+    frames = frames_of(FIXTURES["Q7"] + FIXTURES["Q15"][1:])
+    emu = SdkEmulation()
+    for f in frames[:3]:
+        emu.feed(f)
+    snap = emu.snapshot()
+    fork = emu.copy()
+    for f in frames[3:]:
+        emu.feed(f)
+    final = emu.finish(frames[-1].number)
+    assert final == run_real_sdk(frames)
+    emu.restore(snap)
+    for f in frames[3:]:
+        fork.feed(f)
+        emu.feed(f)
+    assert emu.finish(frames[-1].number) == final == fork.finish(frames[-1].number)
+    # the snapshot itself was not advanced
+    assert snap.calls() != emu.calls()
+
+
+def test_thread_event_frames_are_skipped() -> None:
+    frames = frames_of([*FIXTURES["Q0"][:2], CRASH, *FIXTURES["Q0"][2:]])
+    frames[2].event = "thread.run.created"
+    real = run_real_sdk(frames)
+    got, _ = emulate(frames)
+    assert got == real and not isinstance(real, StrategyError)
+
+
+def test_runtime_error_message_is_exact() -> None:
+    got, _ = emulate(frames_of(FIXTURES["Q19"]))
+    assert got == StrategyError(
+        "RuntimeError: Expected list delta entry to have an `index` key; "
+        "{'id': '', 'function': {'arguments': '\"Paris\"}'}, 'type': ''}",
+        2,
+    )
+
+
+# --- property test --------------------------------------------------------------------
+# Weighted towards streams that survive long enough to accumulate something, with the
+# quirks sprinkled in (a fully hostile generator mostly tests the first frame's exception).
+
+MISSING: Any = object()
+
+
+def w(*pairs: tuple[int, Any]) -> st.SearchStrategy:
+    """A weighted choice: (weight, value) pairs."""
+    return st.sampled_from([v for n, v in pairs for _ in range(n)])
+
+
+def _put(d: dict, key: str, value: Any) -> None:
+    if value is not MISSING:
+        d[key] = value
+
+
+@st.composite
+def tool_delta(draw: st.DrawFn) -> dict:
+    d: dict = {}
+    _put(d, "index", draw(w((12, 0), (5, 1), (1, 2), (1, None), (1, -1), (1, MISSING))))
+    _put(d, "id", draw(w((10, MISSING), (3, "call_a"), (2, "call_b"), (1, ""), (1, None))))
+    _put(d, "type", draw(w((10, MISSING), (8, "function"), (1, ""), (1, None), (1, "custom"))))
+    fn = draw(w((30, "dict"), (1, "missing"), (1, "none")))
+    if fn == "none":
+        d["function"] = None
+    elif fn == "dict":
+        f: dict = {}
+        _put(
+            f,
+            "name",
+            draw(
+                w(
+                    (12, MISSING),
+                    (2, "get_"),
+                    (2, "weather"),
+                    (4, "get_weather"),
+                    (1, ""),
+                    (1, None),
+                )
+            ),
+        )
+        _put(
+            f,
+            "arguments",
+            draw(
+                w(
+                    (3, MISSING),
+                    (6, '{"a": '),
+                    (6, "1}"),
+                    (2, ""),
+                    (1, None),
+                    (2, '{"a": 1}'),
+                    (1, {"x": 1}),
+                )
+            ),
+        )
+        d["function"] = f
+    if draw(st.integers(0, 30)) == 0:
+        d["extra"] = draw(st.sampled_from(["x", 1, [{"index": 0, "v": "a"}], [{"v": 1}]]))
+    return d
+
+
+@st.composite
+def a_choice(draw: st.DrawFn, index: int) -> dict:
+    delta: dict = {}
+    if draw(st.integers(0, 5)) == 0:
+        delta["role"] = "assistant"
+    _put(delta, "content", draw(w((10, MISSING), (2, None), (2, "Hi"), (1, ""))))
+    if draw(st.integers(0, 5)):
+        delta["tool_calls"] = draw(st.lists(tool_delta(), min_size=1, max_size=2))
+    elif draw(st.integers(0, 5)) == 0:
+        delta["tool_calls"] = draw(st.sampled_from([None, []]))
+    if draw(st.integers(0, 40)) == 0:
+        delta["reasoning"] = draw(st.sampled_from(["r", [{"index": 0, "t": "x"}], {"a": 1}]))
+    choice: dict = {"index": index}
+    if draw(st.integers(0, 40)):
+        choice["delta"] = delta
+    _put(
+        choice,
+        "finish_reason",
+        draw(
+            w(
+                (20, None),
+                (20, MISSING),
+                (2, "tool_calls"),
+                (1, "stop"),
+                (1, "length"),
+                (1, "content_filter"),
+            )
+        ),
+    )
+    return choice
+
+
+@st.composite
+def a_chunk(draw: st.DrawFn) -> Any:
+    kind = draw(st.integers(0, 60))
+    if kind == 0:
+        return DONE
+    if kind == 1:
+        return GARBAGE
+    if kind == 2:
+        return draw(st.sampled_from(ERROR_FRAMES))
+    index = draw(w((30, 0), (2, 1), (1, -1), (1, None)))
+    choices = [draw(a_choice(index))]
+    if draw(st.integers(0, 10)) == 0:
+        choices.append(draw(a_choice(draw(st.sampled_from([0, 1, 2])))))
+    out: dict = {"id": "chatcmpl-x", "created": 0, "model": "m", "choices": choices}
+    _put(
+        out,
+        "object",
+        draw(w((40, "chat.completion.chunk"), (1, "chat.completion"), (1, ""), (1, MISSING))),
+    )
+    if draw(st.integers(0, 20)) == 0:
+        out["usage"] = {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3}
+    return out
+
+
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    items=st.lists(a_chunk(), min_size=0, max_size=10),
+    tools=w((4, None), (1, NON_STRICT), (1, STRICT)),
+)
+def test_random_streams_match_real_sdk(items: list[Any], tools: list | None) -> None:
+    check(items, input_tools=tools)
+
+
+def test_frames_payload_invalid_marker() -> None:
+    assert frames_of([GARBAGE])[0].payload is INVALID
+
+
+def test_emulation_imports_no_sdk_machinery() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, streamscope.core.sdk_model\n"
+        "heavy = {'openai', 'httpx', 'httpx2', 'textual', 'pydantic', 'pydantic_core', 'jiter'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "items, kw",
+    [
+        ([chunk({"tool_calls": [{"index": "0", "function": {"arguments": "x"}}]})], {}),
+        ([chunk({"tool_calls": [{"index": True, "function": {"arguments": "x"}}]})], {}),
+        ([{**chunk(), "choices": [{"index": 0, "delta": {}, "logprobs": {"content": []}}]}], {}),
+        ([{**chunk(), "choices": {"0": {}}}], {}),
+        ([chunk({"tool_calls": [{"index": 0, "_fields_set": ["x"]}]})], {}),
+        ([chunk({"audio": {"id": "a", "expires_at": "5"}})], {}),
+        (FIXTURES["Q0"], {"input_tools": [{"function": {"name": "f"}}]}),
+    ],
+)
+def test_unmodeled_shapes_fall_back(items: list[Any], kw: dict) -> None:
+    frames = frames_of(items)
+    with pytest.raises(Unmodeled):
+        emulate(frames, **kw)
+    assert sdk_result(frames, **kw) == run_real_sdk(frames, **kw)
