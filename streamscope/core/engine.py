@@ -381,6 +381,8 @@ def _plain(p: object) -> tuple[int, str] | None:
         return None
     if type(p.get("id")) is not str or type(p.get("created")) is not int or type(p.get("model")) is not str:
         return None
+    if p.get("usage") is not None or p.get("moderation") is not None or "_fields_set" in p:
+        return None  # the SDK keeps usage, and looks at moderation and model parameters
     c = choices[0]
     if type(c) is not dict or c.get("index") != 0 or type(c["index"]) is not int:
         return None
