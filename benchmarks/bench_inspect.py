@@ -71,7 +71,9 @@ def main() -> None:
         write_recording(path, 1, n)
         t_floor[n] = best(floor, path, 5)
         t_inspect[n] = best(inspect_json, path, 3)
-        print(f"{n:>6}   {t_floor[n] * 1e6 / n:>14.2f}   {t_inspect[n] * 1e6 / n:>16.2f}   {t_floor[n] / t_inspect[n]:>19.2f}")
+        print(
+            f"{n:>6}   {t_floor[n] * 1e6 / n:>14.2f}   {t_inspect[n] * 1e6 / n:>16.2f}   {t_floor[n] / t_inspect[n]:>19.2f}"
+        )
     a, b, c = sizes
     marginal = (t_floor[c] - t_floor[a]) / (t_inspect[c] - t_inspect[a])
     low = (t_inspect[b] - t_inspect[a]) / (b - a)
@@ -91,7 +93,9 @@ def main() -> None:
         subprocess.run(cmd, stdout=sink, check=True)
     took = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"1M frames, 1000 exchanges, {size:.0f} MiB: inspect --json {took:.1f} s, peak memory {peak:.0f} MiB (goal < 256)")
+    print(
+        f"1M frames, 1000 exchanges, {size:.0f} MiB: inspect --json {took:.1f} s, peak memory {peak:.0f} MiB (goal < 256)"
+    )
 
 
 if __name__ == "__main__":

@@ -23,9 +23,22 @@ def _event(delta: dict, finish: str | None = None) -> bytes:
 
 def stream_events(frames: int) -> list[bytes]:
     """One long tool call: an opener, argument fragments, a finish, [DONE]."""
-    out = [_event({"role": "assistant", "content": None, "tool_calls": [
-        {"index": 0, "id": "call_bench", "type": "function", "function": {"name": "write_file", "arguments": ""}}
-    ]})]
+    out = [
+        _event(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "call_bench",
+                        "type": "function",
+                        "function": {"name": "write_file", "arguments": ""},
+                    }
+                ],
+            }
+        )
+    ]
     out.append(_event({"tool_calls": [{"index": 0, "function": {"arguments": '{"text": "'}}]}))
     words = ["lorem ", "ipsum ", "dolor ", "sit ", "amet, ", "consectetur ", "adipiscing ", "elit "]
     for i in range(frames - 5):
@@ -37,8 +50,14 @@ def stream_events(frames: int) -> list[bytes]:
 
 
 def write_recording(path: str, exchanges: int, frames: int) -> None:
-    body = orjson.dumps({"model": "bench-model", "stream": True, "tools": TOOLS,
-                         "messages": [{"role": "user", "content": "write"}]})
+    body = orjson.dumps(
+        {
+            "model": "bench-model",
+            "stream": True,
+            "tools": TOOLS,
+            "messages": [{"role": "user", "content": "write"}],
+        }
+    )
     events = stream_events(frames)
     with RecordingWriter(path, overwrite=True) as w:
         t = 0

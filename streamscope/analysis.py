@@ -76,7 +76,9 @@ def analyze(path: str | os.PathLike[str], exchange: int | None = None) -> Analys
         result = _recording(name, exchange)
     else:
         if exchange not in (None, 1):
-            raise RecordingError(f"{name}: a {fmt} file holds one stream (exchange 1), not {exchange}", name)
+            raise RecordingError(
+                f"{name}: a {fmt} file holds one stream (exchange 1), not {exchange}", name
+            )
         source = SseFile(name) if fmt == SSE else ChunksFile(name)
         engine = StreamEngine(1)
         try:
@@ -113,14 +115,18 @@ def _recording(name: str, only: int | None) -> Analysis:
         ex = d["exchange"]
         if kind == "request":
             body = _json_body(d)
-            info = infos[ex] = ExchangeInfo(ex, d.get("method", ""), d.get("url", ""), start_ns=d["t_ns"])
+            info = infos[ex] = ExchangeInfo(
+                ex, d.get("method", ""), d.get("url", ""), start_ns=d["t_ns"]
+            )
             if isinstance(body, dict):
                 info.model = body.get("model") if isinstance(body.get("model"), str) else None
                 info.stream = body.get("stream") is True
                 info.tools = body.get("tools") if isinstance(body.get("tools"), list) else None
                 info.response_format = body.get("response_format")
                 conv = Conversation.of(ex, body)
-                if conv is not None and any(role in ("assistant", "tool") for role, _ in conv.messages):
+                if conv is not None and any(
+                    role in ("assistant", "tool") for role, _ in conv.messages
+                ):
                     conversations.append(conv)
         elif kind == "response":
             info = infos.setdefault(ex, ExchangeInfo(ex))
@@ -136,19 +142,32 @@ def _recording(name: str, only: int | None) -> Analysis:
             state = live.pop(ex, None)
             if state is not None:
                 streams.append(
-                    state.engine.finish(state.decoder.finish(), d.get("reason"), d.get("error"), info.status)
+                    state.engine.finish(
+                        state.decoder.finish(), d.get("reason"), d.get("error"), info.status
+                    )
                 )
-    for ex, state in live.items():  # the recording stops before these ended
-        streams.append(state.engine.finish(state.decoder.finish(), UNFINISHED, None, state.info.status))
+    for state in live.values():  # the recording stops before these ended
+        streams.append(
+            state.engine.finish(state.decoder.finish(), UNFINISHED, None, state.info.status)
+        )
     if only is not None and only not in infos:
         have = sorted(infos)
-        span = ", ".join(map(str, have[:10])) + (" ..." if len(have) > 10 else "") if have else "none"
+        span = (
+            ", ".join(map(str, have[:10])) + (" ..." if len(have) > 10 else "") if have else "none"
+        )
         raise RecordingError(f"{name}: there is no exchange {only} (exchanges: {span})", name)
     streams.sort(key=lambda s: s.exchange)
-    findings = check([(s.exchange, s.tool_calls) for s in streams], sorted(conversations, key=lambda c: c.exchange))
+    findings = check(
+        [(s.exchange, s.tool_calls) for s in streams],
+        sorted(conversations, key=lambda c: c.exchange),
+    )
     stopped = None
     if reader.stopped_at is not None:
-        stopped = {"line": reader.stopped_at.line, "offset": reader.stopped_at.offset, "message": reader.stopped_at.message}
+        stopped = {
+            "line": reader.stopped_at.line,
+            "offset": reader.stopped_at.offset,
+            "message": reader.stopped_at.message,
+        }
     return Analysis(name, RECORDING, streams, findings, [infos[k] for k in sorted(infos)], stopped)
 
 

@@ -45,7 +45,9 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
     if as_json:
         from .core.report import report_json
 
-        doc = report_json(analysis.source, analysis.format, analysis.streams, analysis.contract, analysis.stopped)
+        doc = report_json(
+            analysis.source, analysis.format, analysis.streams, analysis.contract, analysis.stopped
+        )
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         from rich.console import Console

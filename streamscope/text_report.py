@@ -14,7 +14,11 @@ from .core.anomalies import ERROR, INFO, WARNING
 from .core.calls import Call, StrategyError
 from .core.engine import StreamResult
 
-_MARK = {ERROR: "[bold red]✗ error  [/]", WARNING: "[yellow]! warning[/]", INFO: "[cyan]i info   [/]"}
+_MARK = {
+    ERROR: "[bold red]✗ error  [/]",
+    WARNING: "[yellow]! warning[/]",
+    INFO: "[cyan]i info   [/]",
+}
 
 
 def _q(value: object) -> str:
@@ -35,7 +39,7 @@ def _differing(value: object, robust: object) -> str:
     a, b = _q(value), _q(robust)
     if len(a) <= 40 and len(b) <= 40:
         return f"{a} (robust {b})"
-    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    k = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     lo = max(0, k - 12)
     cut = lambda t: ("…" if lo else "") + t[lo : k + 24] + ("…" if len(t) > k + 24 else "")  # noqa: E731
     return f"{cut(a)} (robust {cut(b)}; {len(a)} vs {len(b)} chars)"
@@ -47,7 +51,7 @@ def describe_difference(robust: list[Call], other: list[Call]) -> str:
         names = ", ".join(f"{c.name or '?'}({_cut(_args(c), 24)})" for c in other[:3])
         return f"builds {len(other)} call(s) where robust has {len(robust)}: {names}"
     parts = []
-    for i, (r, o) in enumerate(zip(robust, other), 1):
+    for i, (r, o) in enumerate(zip(robust, other, strict=True), 1):
         for field, rv, ov in (
             ("id", r.id, o.id),
             ("name", r.name, o.name),
@@ -91,18 +95,34 @@ def render(analysis: Analysis, console: Console) -> None:
         _stream(s, console, totals)
     if analysis.contract:
         console.print()
-        console.print("[bold]Conversation contract[/] (the next request must carry the calls back unchanged)")
+        console.print(
+            "[bold]Conversation contract[/] (the next request must carry the calls back unchanged)"
+        )
         for f in analysis.contract:
             totals[f.severity] += 1
-            console.print(f"  {_MARK[f.severity]} exchange {f.exchange}  [bold]{f.kind}[/]  {escape(f.message)}")
+            console.print(
+                f"  {_MARK[f.severity]} exchange {f.exchange}  [bold]{f.kind}[/]  {escape(f.message)}"
+            )
     elif analysis.format == "recording" and any(s.tool_calls for s in analysis.streams):
         console.print()
-        console.print("[bold]Conversation contract[/]: every assembled call came back unchanged, every result matched.")
+        console.print(
+            "[bold]Conversation contract[/]: every assembled call came back unchanged, every result matched."
+        )
     console.print()
-    summary = ", ".join(f"{totals[k]} {k}(s)" for k in (ERROR, WARNING, INFO) if totals[k]) or "no anomalies"
-    differ = sorted({n for s in analysis.streams for n in s.strategies if n != "robust" and s.differs(n)})
+    summary = (
+        ", ".join(f"{totals[k]} {k}(s)" for k in (ERROR, WARNING, INFO) if totals[k])
+        or "no anomalies"
+    )
+    differ = sorted(
+        {n for s in analysis.streams for n in s.strategies if n != "robust" and s.differs(n)}
+    )
     raise_ = sorted(
-        {n for s in analysis.streams for n, got in s.strategies.items() if isinstance(got, StrategyError)}
+        {
+            n
+            for s in analysis.streams
+            for n, got in s.strategies.items()
+            if isinstance(got, StrategyError)
+        }
     )
     if differ:
         summary += f"; clients that build other calls: {', '.join(differ)}"
@@ -148,7 +168,9 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
         for a in s.anomalies:
             totals[a.severity] += 1
             count = f" ×{a.count}" if a.count > 1 else ""
-            console.print(f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{a.kind}[/]{count}  {escape(a.message)}")
+            console.print(
+                f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{a.kind}[/]{count}  {escape(a.message)}"
+            )
     console.print("  [bold]What each client builds[/]")
     for name, got in s.strategies.items():
         if name == "robust":

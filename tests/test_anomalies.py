@@ -25,26 +25,80 @@ def cont(**kw) -> dict:
 CASES: dict[str, tuple[list, list, dict]] = {
     "id-empty-overwrite": ([OPEN, cont(id="", args=A1), ARG2, FINISH], CLEAN, {}),
     "name-empty-overwrite": ([OPEN, cont(name="", args=A1), ARG2, FINISH], CLEAN, {}),
-    "type-empty-or-null": ([OPEN, cont(type=None, args=A1), ARG2, FINISH], [OPEN, cont(type="function", args=A1), ARG2, FINISH], {}),
+    "type-empty-or-null": (
+        [OPEN, cont(type=None, args=A1), ARG2, FINISH],
+        [OPEN, cont(type="function", args=A1), ARG2, FINISH],
+        {},
+    ),
     "id-repeated": ([OPEN, cont(id="call_a", args=A1), ARG2, FINISH], CLEAN, {}),
     "name-repeated": ([OPEN, cont(name="get_weather", args=A1), ARG2, FINISH], CLEAN, {}),
     "id-changed": ([OPEN, cont(id="call_z", args=A1), ARG2, FINISH], CLEAN, {}),
     "name-fragmented": (
-        [chunk(calls(tc(0, "call_a", "get_", "", "function"))), cont(name="weather"), ARG1, ARG2, FINISH],
+        [
+            chunk(calls(tc(0, "call_a", "get_", "", "function"))),
+            cont(name="weather"),
+            ARG1,
+            ARG2,
+            FINISH,
+        ],
         CLEAN,
         {},
     ),
     "name-changed": ([OPEN, ARG1, cont(name="get_time", args=A2), FINISH], CLEAN, {}),
-    "id-missing": ([chunk(calls(tc(0, name="get_weather", args="", type="function"))), ARG1, ARG2, FINISH], CLEAN, {}),
-    "name-missing": ([chunk(calls(tc(0, "call_a", args="", type="function"))), ARG1, ARG2, FINISH], CLEAN, {}),
-    "type-missing": ([chunk(calls(tc(0, "call_a", "get_weather", ""))), ARG1, ARG2, FINISH], CLEAN, {}),
-    "function-missing": ([chunk(calls(tc(0, "call_a", type="function", function=False))), cont(name="get_weather", args=ARGS), FINISH], CLEAN, {}),
-    "index-missing": ([chunk(calls(tc(id="call_a", name="get_weather", args=ARGS, type="function"))), FINISH], CLEAN, {}),
-    "index-invalid": ([chunk(calls(tc(-1, "call_a", "get_weather", ARGS, "function"))), FINISH], CLEAN, {}),
-    "index-gap": ([chunk(calls(tc(1, "call_a", "get_weather", ARGS, "function"))), FINISH], CLEAN, {}),
+    "id-missing": (
+        [chunk(calls(tc(0, name="get_weather", args="", type="function"))), ARG1, ARG2, FINISH],
+        CLEAN,
+        {},
+    ),
+    "name-missing": (
+        [chunk(calls(tc(0, "call_a", args="", type="function"))), ARG1, ARG2, FINISH],
+        CLEAN,
+        {},
+    ),
+    "type-missing": (
+        [chunk(calls(tc(0, "call_a", "get_weather", ""))), ARG1, ARG2, FINISH],
+        CLEAN,
+        {},
+    ),
+    "function-missing": (
+        [
+            chunk(calls(tc(0, "call_a", type="function", function=False))),
+            cont(name="get_weather", args=ARGS),
+            FINISH,
+        ],
+        CLEAN,
+        {},
+    ),
+    "index-missing": (
+        [chunk(calls(tc(id="call_a", name="get_weather", args=ARGS, type="function"))), FINISH],
+        CLEAN,
+        {},
+    ),
+    "index-invalid": (
+        [chunk(calls(tc(-1, "call_a", "get_weather", ARGS, "function"))), FINISH],
+        CLEAN,
+        {},
+    ),
+    "index-gap": (
+        [chunk(calls(tc(1, "call_a", "get_weather", ARGS, "function"))), FINISH],
+        CLEAN,
+        {},
+    ),
     "index-reused": (
-        [OPEN, ARG1, ARG2, chunk(calls(tc(0, "call_b", "get_time", '{"tz": "UTC"}', "function"))), FINISH],
-        [OPEN, ARG1, ARG2, chunk(calls(tc(1, "call_b", "get_time", '{"tz": "UTC"}', "function"))), FINISH],
+        [
+            OPEN,
+            ARG1,
+            ARG2,
+            chunk(calls(tc(0, "call_b", "get_time", '{"tz": "UTC"}', "function"))),
+            FINISH,
+        ],
+        [
+            OPEN,
+            ARG1,
+            ARG2,
+            chunk(calls(tc(1, "call_b", "get_time", '{"tz": "UTC"}', "function"))),
+            FINISH,
+        ],
         {},
     ),
     "index-moved": ([OPEN, ARG1, chunk(calls(tc(1, "call_a", args=A2))), FINISH], CLEAN, {}),
@@ -53,14 +107,26 @@ CASES: dict[str, tuple[list, list, dict]] = {
         [OPEN, ARG1, ARG2, chunk(calls(tc(1, "call_b", "get_time", "{}", "function"))), FINISH],
         {},
     ),
-    "same-index-twice-in-chunk": ([chunk(calls(tc(0, "call_a", "get_weather", "", "function"), tc(0, args=ARGS))), FINISH], CLEAN, {}),
+    "same-index-twice-in-chunk": (
+        [chunk(calls(tc(0, "call_a", "get_weather", "", "function"), tc(0, args=ARGS))), FINISH],
+        CLEAN,
+        {},
+    ),
     "interleaved": (
         [OPEN, OPEN_B, ARG1, chunk(calls(tc(1, args="{}"))), ARG2, FINISH],
         [OPEN, ARG1, ARG2, OPEN_B, chunk(calls(tc(1, args="{}"))), FINISH],
         {},
     ),
-    "args-opener-nonempty": ([chunk(calls(tc(0, "call_a", "get_weather", A1, "function"))), ARG2, FINISH], CLEAN, {}),
-    "args-not-string": ([chunk(calls(tc(0, "call_a", "get_weather", {"city": "Paris"}, "function"))), FINISH], CLEAN, {}),
+    "args-opener-nonempty": (
+        [chunk(calls(tc(0, "call_a", "get_weather", A1, "function"))), ARG2, FINISH],
+        CLEAN,
+        {},
+    ),
+    "args-not-string": (
+        [chunk(calls(tc(0, "call_a", "get_weather", {"city": "Paris"}, "function"))), FINISH],
+        CLEAN,
+        {},
+    ),
     "args-resent": ([*CLEAN[:3], cont(args=ARGS), FINISH], CLEAN, {}),
     "args-cumulative": ([OPEN, ARG1, cont(args=ARGS), FINISH], CLEAN, {}),
     "args-empty": ([OPEN, FINISH], CLEAN, {}),
@@ -76,11 +142,18 @@ CASES: dict[str, tuple[list, list, dict]] = {
         {"tools": WEATHER},
     ),
     "tool-call-in-content": (
-        [chunk({"content": '<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>'}), chunk({}, "stop")],
+        [
+            chunk({"content": '<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>'}),
+            chunk({}, "stop"),
+        ],
         [chunk({"content": "It is sunny in Paris."}), chunk({}, "stop")],
         {},
     ),
-    "role-repeated": ([OPEN, chunk({"role": "assistant", **calls(tc(0, args=A1))}), ARG2, FINISH], CLEAN, {}),
+    "role-repeated": (
+        [OPEN, chunk({"role": "assistant", **calls(tc(0, args=A1))}), ARG2, FINISH],
+        CLEAN,
+        {},
+    ),
     "delta-after-finish": ([OPEN, ARG1, FINISH, ARG2], CLEAN, {}),
     "finish-repeated": ([*CLEAN, FINISH], CLEAN, {}),
     "finish-reason-mismatch": ([OPEN, ARG1, ARG2, chunk({}, "stop")], CLEAN, {}),
@@ -88,7 +161,11 @@ CASES: dict[str, tuple[list, list, dict]] = {
     "done-missing": (CLEAN, CLEAN, {"done": False}),
     "stream-truncated": (CLEAN, CLEAN, {"end_reason": "upstream-error"}),
     "chunk-invalid-json": ([OPEN, '{"choices": [', ARG1, ARG2, FINISH], CLEAN, {}),
-    "chunk-schema-violation": ([{**OPEN, "object": "chat.completion"}, ARG1, ARG2, FINISH], CLEAN, {}),
+    "chunk-schema-violation": (
+        [{**OPEN, "object": "chat.completion"}, ARG1, ARG2, FINISH],
+        CLEAN,
+        {},
+    ),
 }
 # done-missing's negative is the same stream with [DONE]: handled below.
 NEGATIVE_EXTRA = {"done-missing": {}, "stream-truncated": {}}
@@ -135,5 +212,8 @@ def test_one_entry_per_kind_with_a_count():
 
 
 def test_double_encoded_arguments_are_named():
-    stream = [chunk(calls(tc(0, "call_a", "get_weather", '"{\\"city\\": \\"Paris\\"}"', "function"))), FINISH]
+    stream = [
+        chunk(calls(tc(0, "call_a", "get_weather", '"{\\"city\\": \\"Paris\\"}"', "function"))),
+        FINISH,
+    ]
     assert "args-double-encoded" in kinds(run(stream))

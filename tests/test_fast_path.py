@@ -12,7 +12,9 @@ from .helpers import frames_of
 
 FRAGMENTS = ['{"a', '": "', "x", "yz", '"}', "[1", "{", "", " "]
 PIECES = st.one_of(
-    st.builds(lambda i, t: chunk(calls(tc(i, args=t))), st.integers(0, 2), st.sampled_from(FRAGMENTS)),
+    st.builds(
+        lambda i, t: chunk(calls(tc(i, args=t))), st.integers(0, 2), st.sampled_from(FRAGMENTS)
+    ),
     st.builds(lambda t: chunk({"content": t}), st.sampled_from(["hi", "", "<tool_call>"])),
     st.builds(
         lambda i, k: chunk(calls(tc(i, f"call_{k}", f"fn{k}", "", "function"))),

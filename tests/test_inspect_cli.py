@@ -31,14 +31,28 @@ def test_json_has_the_contract_shape(alibaba_sse):
     assert doc["schema"] == 1 and doc["format"] == "sse" and doc["contract"] == []
     (stream,) = doc["streams"]
     assert set(stream) == {
-        "exchange", "frames", "ended", "finish_reason", "content", "reasoning_content",
-        "tool_calls", "strategies", "anomalies",
+        "exchange",
+        "frames",
+        "ended",
+        "finish_reason",
+        "content",
+        "reasoning_content",
+        "tool_calls",
+        "strategies",
+        "anomalies",
     }
     assert stream["ended"] == "done" and stream["frames"] == 5
     (call,) = stream["tool_calls"]
     assert call == {
-        "choice": 0, "index": 0, "id": "call_a", "type": "function", "name": "get_weather",
-        "arguments": '{"city": "Paris"}', "fragments": 3, "first_frame": 1, "last_frame": 3,
+        "choice": 0,
+        "index": 0,
+        "id": "call_a",
+        "type": "function",
+        "name": "get_weather",
+        "arguments": '{"city": "Paris"}',
+        "fragments": 3,
+        "first_frame": 1,
+        "last_frame": 3,
         "repair": None,
     }
     assert list(stream["strategies"]) == ["guarded", "naive", "openai-sdk", "openai-docs", "by-id"]
@@ -47,7 +61,10 @@ def test_json_has_the_contract_shape(alibaba_sse):
     assert stream["strategies"]["guarded"]["differs"] is False
     first = stream["anomalies"][0]
     assert set(first) >= {"frame", "kind", "choice", "index", "severity", "message"}
-    assert {a["kind"] for a in stream["anomalies"]} >= {"id-empty-overwrite", "name-empty-overwrite"}
+    assert {a["kind"] for a in stream["anomalies"]} >= {
+        "id-empty-overwrite",
+        "name-empty-overwrite",
+    }
 
 
 def test_text_report_says_it_in_words(alibaba_sse):
@@ -89,21 +106,44 @@ def test_truncated_arguments_are_repaired_two_ways(tmp_path):
 def _recording(path, second_request_id: str):
     with RecordingWriter(path) as w:
         ex = w.new_exchange()
-        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}],
-                "tools": [tool_def("get_weather")]}
-        w.request(ex, "POST", "http://127.0.0.1/v1/chat/completions",
-                  [("authorization", "Bearer sk-secret")], orjson.dumps(body))
+        body = {
+            "model": "m",
+            "stream": True,
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": [tool_def("get_weather")],
+        }
+        w.request(
+            ex,
+            "POST",
+            "http://127.0.0.1/v1/chat/completions",
+            [("authorization", "Bearer sk-secret")],
+            orjson.dumps(body),
+        )
         w.response(ex, 200, [("content-type", "text/event-stream")])
         w.chunk(ex, sse_body(FIXTURES["Q0"]))
         w.end(ex, "complete")
         ex = w.new_exchange()
         msgs = body["messages"] + [
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": second_request_id, "type": "function",
-                 "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": second_request_id,
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                    }
+                ],
+            },
             {"role": "tool", "tool_call_id": second_request_id, "content": "15C"},
         ]
-        w.request(ex, "POST", "http://127.0.0.1/v1/chat/completions", [], orjson.dumps({**body, "messages": msgs}))
+        w.request(
+            ex,
+            "POST",
+            "http://127.0.0.1/v1/chat/completions",
+            [],
+            orjson.dumps({**body, "messages": msgs}),
+        )
         w.response(ex, 200, [("content-type", "application/json")])
         w.chunk(ex, b'{"choices": []}')
         w.end(ex, "complete")
@@ -136,7 +176,10 @@ def test_exchange_option(tmp_path):
         (b"", "empty"),
         (b"\x00\x01\x02binary", "binary"),
         (b"hello there\n", "not a streamscope recording"),
-        (b'{"type": "header", "schema_version": 1, "tool": "streamscope", "tool_version": "0.1.0", "created": "x", "argv": null}\n{"type": "req', "cut-off"),
+        (
+            b'{"type": "header", "schema_version": 1, "tool": "streamscope", "tool_version": "0.1.0", "created": "x", "argv": null}\n{"type": "req',
+            "cut-off",
+        ),
         (
             b'{"type": "header", "schema_version": 1, "tool": "streamscope", "tool_version": "0.1.0", "created": "x", "argv": null}\nnot json\n{}\n',
             "line 2",

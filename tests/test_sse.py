@@ -25,7 +25,11 @@ def view(frames):
 def test_line_ends_bom_comments_and_multiline_data():
     body = b'\xef\xbb\xbf: keep-alive\r\ndata: {"a": 1}\r\n\r\nevent: x\rdata: 1\rdata:2\r\rdata: [DONE]\n\n'
     frames, tail = decode_body(body)
-    assert [(f.data, f.event) for f in frames] == [('{"a": 1}', None), ("1\n2", "x"), ("[DONE]", None)]
+    assert [(f.data, f.event) for f in frames] == [
+        ('{"a": 1}', None),
+        ("1\n2", "x"),
+        ("[DONE]", None),
+    ]
     assert frames[0].payload == {"a": 1}
     assert frames[1].payload is INVALID and not frames[1].is_done
     assert frames[2].is_done
@@ -52,7 +56,7 @@ def test_unterminated_final_event_is_truncation_not_a_frame():
 
 def test_read_boundaries_and_times_are_kept():
     decoder = SseDecoder()
-    assert decoder.feed(b"data: {\"a\"", 5) == []
+    assert decoder.feed(b'data: {"a"', 5) == []
     frames = decoder.feed(b": 1}\n\ndata: 2\n\n", 9)
     assert [(f.first_read, f.last_read, f.time_ns) for f in frames] == [(0, 1, 9), (1, 1, 9)]
 

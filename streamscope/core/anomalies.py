@@ -37,9 +37,15 @@ KINDS: dict[str, tuple[str, str]] = {
     "args-invalid-json": (ERROR, "a call ended with arguments that do not parse"),
     # Not in the contract's table (new kinds may be added): a value the user should see.
     "args-double-encoded": (WARNING, "arguments are a JSON string that itself holds JSON"),
-    "call-boundary-ambiguous": (WARNING, "the bytes allow two readings of where calls begin or end"),
+    "call-boundary-ambiguous": (
+        WARNING,
+        "the bytes allow two readings of where calls begin or end",
+    ),
     "name-undeclared": (ERROR, "the request declared tools and the call's name is not one of them"),
-    "tool-call-in-content": (WARNING, "content holds what looks like a tool call, none was streamed"),
+    "tool-call-in-content": (
+        WARNING,
+        "content holds what looks like a tool call, none was streamed",
+    ),
     "role-repeated": (INFO, "role is sent on more than the first delta"),
     "delta-after-finish": (WARNING, "deltas arrive after that choice's finish_reason"),
     "finish-repeated": (WARNING, "more than one frame carries a finish_reason for the same choice"),
@@ -86,7 +92,9 @@ class AnomalyLog:
         # Every frame an anomaly was seen at, for the faces' markers (cheap: ints).
         self._frames: dict[int, list[str]] = {}
 
-    def add(self, kind: str, frame: int, message: str, choice: int | None = None, index: object = None) -> None:
+    def add(
+        self, kind: str, frame: int, message: str, choice: int | None = None, index: object = None
+    ) -> None:
         key = (kind, choice, _hashable(index))
         found = self._by_key.get(key)
         if found is None:
@@ -109,7 +117,10 @@ class AnomalyLog:
 
     def copy(self) -> AnomalyLog:
         new = AnomalyLog()
-        new._by_key = {k: Anomaly(a.frame, a.kind, a.choice, a.index, a.severity, a.message, a.count) for k, a in self._by_key.items()}
+        new._by_key = {
+            k: Anomaly(a.frame, a.kind, a.choice, a.index, a.severity, a.message, a.count)
+            for k, a in self._by_key.items()
+        }
         new._frames = {k: list(v) for k, v in self._frames.items()}
         return new
 

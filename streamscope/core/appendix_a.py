@@ -74,7 +74,12 @@ FIXTURES: dict[str, list[dict]] = {
         chunk(calls(tc(0, "call_a", "get_weather", A2, "function"))),
         FINISH,
     ],
-    "Q2": [_opener(), chunk(calls(tc(0, "call_a", args=A1))), chunk(calls(tc(0, "call_a", args=A2))), FINISH],
+    "Q2": [
+        _opener(),
+        chunk(calls(tc(0, "call_a", args=A1))),
+        chunk(calls(tc(0, "call_a", args=A2))),
+        FINISH,
+    ],
     "Q3": [
         _opener(),
         chunk(calls(tc(0, "", args=A1, type="function"))),
@@ -89,7 +94,12 @@ FIXTURES: dict[str, list[dict]] = {
         chunk(calls(tc(0, None, None, A2, None))),
         FINISH,
     ],
-    "Q21": [_opener(), chunk(calls(tc(0, args=A1, type=""))), chunk(calls(tc(0, args=A2, type=""))), FINISH],
+    "Q21": [
+        _opener(),
+        chunk(calls(tc(0, args=A1, type=""))),
+        chunk(calls(tc(0, args=A2, type=""))),
+        FINISH,
+    ],
     "Q5": [
         chunk(calls(tc(id="call_a", name="get_weather", args=ARGS, type="function"), role=True)),
         chunk({}, "stop"),

@@ -30,7 +30,12 @@ class Finding:
     severity: str = "error"
 
     def to_json(self) -> dict:
-        return {"exchange": self.exchange, "kind": self.kind, "severity": self.severity, "message": self.message}
+        return {
+            "exchange": self.exchange,
+            "kind": self.kind,
+            "severity": self.severity,
+            "message": self.message,
+        }
 
 
 @dataclass(slots=True)
@@ -125,11 +130,20 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
         if hit is not None:
             unmatched.remove(hit)
         pairs.append((call, hit))
-    pairs = [(c, s if s is not None else (unmatched.pop(0) if unmatched else None)) for c, s in pairs]
+    pairs = [
+        (c, s if s is not None else (unmatched.pop(0) if unmatched else None)) for c, s in pairs
+    ]
     for call, back in pairs:
         label = f"call {_q(call.name)} (id {_q(call.id)})"
         if back is None:
-            add(req_ex, "tool-call-dropped", f"{where}: {label} is missing from the assistant message", stream_ex, call.id, call.first_frame)
+            add(
+                req_ex,
+                "tool-call-dropped",
+                f"{where}: {label} is missing from the assistant message",
+                stream_ex,
+                call.id,
+                call.first_frame,
+            )
             continue
         if back.id != call.id:
             add(

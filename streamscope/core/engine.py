@@ -202,7 +202,7 @@ class StreamEngine:
                     "finish-reason-mismatch",
                     st.finish_frame,
                     f"{len(st.calls)} call(s) assembled but finish_reason is "
-                    f"{_q(st.finish)}; agent loops that wait for \"tool_calls\" end the turn",
+                    f'{_q(st.finish)}; agent loops that wait for "tool_calls" end the turn',
                     c,
                 )
             if not st.calls and st.content:
@@ -226,7 +226,11 @@ class StreamEngine:
             )
         elif end_reason in CONNECTION_FAILED:
             detail = f": {end_error}" if end_error else ""
-            log.add("stream-truncated", last, f"after frame {last}: the connection failed ({end_reason}){detail}")
+            log.add(
+                "stream-truncated",
+                last,
+                f"after frame {last}: the connection failed ({end_reason}){detail}",
+            )
         if not robust.done_frame and expect_done:
             log.add("done-missing", last, "the stream ended without data: [DONE]")
 
@@ -293,7 +297,13 @@ class StreamEngine:
         if not isinstance(args, str):
             return None
         if args == "":
-            log.add("args-empty", n, f'{who} ended with arguments ""; clients differ on "" vs "{{}}"', c, i)
+            log.add(
+                "args-empty",
+                n,
+                f'{who} ended with arguments ""; clients differ on "" vs "{{}}"',
+                c,
+                i,
+            )
             return None
         fix = repairs.repair(args)
         if fix is None:
@@ -338,19 +348,11 @@ class _SdkFast:
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
         sdk = self.engine.sdk
-        if isinstance(sdk, Unmodeled):
-            return True
-        fast = getattr(sdk, "fast_args", None)
-        if fast is None or not fast(frame, index, text):
-            return False
-        return True
+        return isinstance(sdk, Unmodeled) or sdk.fast_args(frame, index, text)
 
     def fast_content(self, frame: int, text: str) -> bool:
         sdk = self.engine.sdk
-        if isinstance(sdk, Unmodeled):
-            return True
-        fast = getattr(sdk, "fast_content", None)
-        return fast is not None and fast(frame, text)
+        return isinstance(sdk, Unmodeled) or sdk.fast_content(frame, text)
 
     def feed(self, frame: Frame) -> None:
         self.engine._sdk_feed(frame)
@@ -379,14 +381,22 @@ def _plain(p: object) -> tuple[int, str] | None:
     choices = p.get("choices")
     if type(choices) is not list or len(choices) != 1 or p.get("object") != "chat.completion.chunk":
         return None
-    if type(p.get("id")) is not str or type(p.get("created")) is not int or type(p.get("model")) is not str:
+    if (
+        type(p.get("id")) is not str
+        or type(p.get("created")) is not int
+        or type(p.get("model")) is not str
+    ):
         return None
     if p.get("usage") is not None or p.get("moderation") is not None or "_fields_set" in p:
         return None  # the SDK keeps usage, and looks at moderation and model parameters
     c = choices[0]
     if type(c) is not dict or c.get("index") != 0 or type(c["index"]) is not int:
         return None
-    if c.get("finish_reason") is not None or c.get("logprobs") is not None or not _ENVELOPE_OK.issuperset(c):
+    if (
+        c.get("finish_reason") is not None
+        or c.get("logprobs") is not None
+        or not _ENVELOPE_OK.issuperset(c)
+    ):
         return None
     delta = c.get("delta")
     if type(delta) is not dict or len(delta) != 1:
@@ -452,7 +462,9 @@ class Timeline:
     frames from the nearest copy.
     """
 
-    def __init__(self, source: Callable[[int], Iterator[Frame]], engine: StreamEngine, every: int = 512):
+    def __init__(
+        self, source: Callable[[int], Iterator[Frame]], engine: StreamEngine, every: int = 512
+    ):
         self.source = source
         self.every = every
         self.snapshots: dict[int, StreamEngine] = {0: engine.copy()}

@@ -41,9 +41,7 @@ class FieldEvent:
         if self.op == IGNORED:
             return f"{where}: {self.field} {self.new!r} ignored (kept {self.old!r})"
         if self.op == OVERWRITE:
-            return (
-                f"{where}: {self.field} {self.new!r} ignored; a naive client would lose {self.old!r}"
-            )
+            return f"{where}: {self.field} {self.new!r} ignored; a naive client would lose {self.old!r}"
         if self.op == FINISH:
             return f"choice {self.choice}: finish_reason {self.new!r}"
         if self.op == CONTENT:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import orjson
 
+
 class Sentinel:
     """A named marker that survives copy and deepcopy (engine snapshots copy state)."""
 

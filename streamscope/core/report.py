@@ -44,14 +44,22 @@ def stream_json(result: StreamResult) -> dict:
         "finish_reason": result.finish_reason,
         "content": result.content,
         "reasoning_content": result.reasoning_content,
-        "tool_calls": [call_json(c, r) for c, r in zip(result.tool_calls, result.repairs)],
-        "strategies": {name: strategy_json(result, name) for name in result.strategies if name != "robust"},
+        "tool_calls": [
+            call_json(c, r) for c, r in zip(result.tool_calls, result.repairs, strict=True)
+        ],
+        "strategies": {
+            name: strategy_json(result, name) for name in result.strategies if name != "robust"
+        },
         "anomalies": [a.to_json() for a in result.anomalies],
     }
 
 
 def report_json(
-    source: str, fmt: str, streams: list[StreamResult], contract: list[Finding], stopped: dict | None = None
+    source: str,
+    fmt: str,
+    streams: list[StreamResult],
+    contract: list[Finding],
+    stopped: dict | None = None,
 ) -> dict:
     out = {
         "schema": SCHEMA,

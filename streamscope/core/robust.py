@@ -22,7 +22,9 @@ from .schema import chunk_violation
 from .strategies import _NOTHING, Slot
 
 _MISSING = Sentinel("no index")  # a tool-call delta without an "index" key (or with null)
-_TOOL_CALL_TEXT = re.compile(r"<tool_call>|\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(arguments|parameters)\"")
+_TOOL_CALL_TEXT = re.compile(
+    r"<tool_call>|\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(arguments|parameters)\""
+)
 
 
 def _q(value: object) -> str:
@@ -144,7 +146,9 @@ class Robust:
                     st.finish_frame = n
                 st.finish = finish
                 if self.events is not None:
-                    self.events.append(FieldEvent(n, ev.FINISH, c, None, "finish_reason", None, finish))
+                    self.events.append(
+                        FieldEvent(n, ev.FINISH, c, None, "finish_reason", None, finish)
+                    )
 
     def _delta(self, n: int, c: int, st: ChoiceState, delta: dict) -> None:
         log = self.log
@@ -194,14 +198,20 @@ class Robust:
             log.add(
                 "index-missing",
                 n,
-                f"a tool call delta has no index; index-keyed clients merge or crash "
+                "a tool call delta has no index; index-keyed clients merge or crash "
                 "(openai SDK: TypeError)",
                 c,
                 None,
             )
         else:
-            key = raw_index if isinstance(raw_index, int) and not isinstance(raw_index, bool) else repr(raw_index)
-            if not (isinstance(raw_index, int) and not isinstance(raw_index, bool) and raw_index >= 0):
+            key = (
+                raw_index
+                if isinstance(raw_index, int) and not isinstance(raw_index, bool)
+                else repr(raw_index)
+            )
+            if not (
+                isinstance(raw_index, int) and not isinstance(raw_index, bool) and raw_index >= 0
+            ):
                 log.add(
                     "index-invalid",
                     n,
@@ -226,7 +236,9 @@ class Robust:
         has_id = isinstance(idv, str) and idv != ""
         has_name = isinstance(name, str) and name != ""
 
-        slot, created = self._target(n, c, st, key, raw_index, idv if has_id else None, name if has_name else None)
+        slot, created = self._target(
+            n, c, st, key, raw_index, idv if has_id else None, name if has_name else None
+        )
         events = self.events
         if created and events is not None:
             events.append(FieldEvent(n, ev.NEW_CALL, c, slot.index, "", None, None, slot.pos))
@@ -252,7 +264,13 @@ class Robust:
                 slot.index,
             )
         if created and (d.get("type") is None or d.get("type") == "") and "type" not in d:
-            log.add("type-missing", n, f"the call at index {raw_index} began with no type", c, slot.index)
+            log.add(
+                "type-missing",
+                n,
+                f"the call at index {raw_index} began with no type",
+                c,
+                slot.index,
+            )
 
         if "id" in d:
             self._id(n, c, st, slot, idv, created)
@@ -270,7 +288,14 @@ class Robust:
         return slot
 
     def _target(
-        self, n: int, c: int, st: ChoiceState, key: object, index: object, idv: str | None, name: str | None
+        self,
+        n: int,
+        c: int,
+        st: ChoiceState,
+        key: object,
+        index: object,
+        idv: str | None,
+        name: str | None,
     ) -> tuple[RSlot, bool]:
         log = self.log
         if key is _MISSING:
@@ -312,7 +337,11 @@ class Robust:
                         "index-gap",
                         n,
                         f"the first call at index {key} skips "
-                        + (f"indexes {st.max_index + 1}..{key - 1}" if key - st.max_index > 2 else f"index {key - 1}")
+                        + (
+                            f"indexes {st.max_index + 1}..{key - 1}"
+                            if key - st.max_index > 2
+                            else f"index {key - 1}"
+                        )
                         + "; clients that use index as a list position crash (openai SDK: IndexError) "
                         "or build empty calls",
                         c,
@@ -330,7 +359,7 @@ class Robust:
             return slot, False  # the common case: a plain continuation
         done = slot.value is not _NOTHING or (slot.nchars > 0 and _complete(slot.text()))
         if new_id and (name is not None or done):
-            reason = f'a new id {_q(idv)}' + (f" and name {_q(name)}" if name else "")
+            reason = f"a new id {_q(idv)}" + (f" and name {_q(name)}" if name else "")
             log.add(
                 "index-reused",
                 n,
@@ -381,12 +410,18 @@ class Robust:
                     slot.index,
                 )
                 if events is not None:
-                    events.append(FieldEvent(n, ev.OVERWRITE, c, slot.index, "id", slot.id, idv, slot.pos))
+                    events.append(
+                        FieldEvent(n, ev.OVERWRITE, c, slot.index, "id", slot.id, idv, slot.pos)
+                    )
             elif events is not None:
-                events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos))
+                events.append(
+                    FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos)
+                )
         elif not isinstance(idv, str):
             if events is not None:
-                events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos))
+                events.append(
+                    FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos)
+                )
         elif not slot.id:
             slot.id = idv
             for choice in self.choices.values():
@@ -414,7 +449,9 @@ class Robust:
                     slot.index,
                 )
                 if events is not None:
-                    events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos))
+                    events.append(
+                        FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos)
+                    )
         else:
             log.add(
                 "id-changed",
@@ -425,7 +462,9 @@ class Robust:
                 slot.index,
             )
             if events is not None:
-                events.append(FieldEvent(n, ev.OVERWRITE, c, slot.index, "id", slot.id, idv, slot.pos))
+                events.append(
+                    FieldEvent(n, ev.OVERWRITE, c, slot.index, "id", slot.id, idv, slot.pos)
+                )
 
     def _type(self, n: int, c: int, slot: RSlot, value: object) -> None:
         events = self.events
@@ -434,7 +473,7 @@ class Robust:
                 "type-empty-or-null",
                 n,
                 f"type {_q(value)} at index {slot.index}: the openai SDK's stream helper "
-                "fails its `type == \"function\"` assertion",
+                'fails its `type == "function"` assertion',
                 c,
                 slot.index,
             )
@@ -459,9 +498,15 @@ class Robust:
                     slot.index,
                 )
                 if events is not None:
-                    events.append(FieldEvent(n, ev.OVERWRITE, c, slot.index, "name", slot.name, name, slot.pos))
+                    events.append(
+                        FieldEvent(
+                            n, ev.OVERWRITE, c, slot.index, "name", slot.name, name, slot.pos
+                        )
+                    )
             elif events is not None:
-                events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "name", slot.name, name, slot.pos))
+                events.append(
+                    FieldEvent(n, ev.IGNORED, c, slot.index, "name", slot.name, name, slot.pos)
+                )
             return
         if not isinstance(name, str):
             return
@@ -479,7 +524,9 @@ class Robust:
                 slot.index,
             )
             if events is not None:
-                events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "name", slot.name, name, slot.pos))
+                events.append(
+                    FieldEvent(n, ev.IGNORED, c, slot.index, "name", slot.name, name, slot.pos)
+                )
         elif self._fragment(slot, name):
             old = slot.name
             slot.name = old + name
@@ -492,7 +539,9 @@ class Robust:
                 slot.index,
             )
             if events is not None:
-                events.append(FieldEvent(n, ev.SET, c, slot.index, "name", old, slot.name, slot.pos))
+                events.append(
+                    FieldEvent(n, ev.SET, c, slot.index, "name", old, slot.name, slot.pos)
+                )
         else:
             log.add(
                 "name-changed",
@@ -502,7 +551,9 @@ class Robust:
                 slot.index,
             )
             if events is not None:
-                events.append(FieldEvent(n, ev.OVERWRITE, c, slot.index, "name", slot.name, name, slot.pos))
+                events.append(
+                    FieldEvent(n, ev.OVERWRITE, c, slot.index, "name", slot.name, name, slot.pos)
+                )
 
     def _arguments(self, n: int, c: int, slot: RSlot, args: object, created: bool) -> None:
         events, log = self.events, self.log
@@ -520,7 +571,9 @@ class Robust:
             if slot.value is _NOTHING and not slot.nchars:
                 slot.value = args
                 if events is not None:
-                    events.append(FieldEvent(n, ev.SET, c, slot.index, "arguments", None, args, slot.pos))
+                    events.append(
+                        FieldEvent(n, ev.SET, c, slot.index, "arguments", None, args, slot.pos)
+                    )
             return
         if not args:
             return
@@ -538,7 +591,9 @@ class Robust:
         have = slot.nchars
         if have and (len(args) >= have or slot.latched) and args[0] in "{[":
             current = slot.text()
-            if _complete(current) and (args == current or (_complete(args) and orjson.loads(args) == orjson.loads(current))):
+            if _complete(current) and (
+                args == current or (_complete(args) and orjson.loads(args) == orjson.loads(current))
+            ):
                 log.add(
                     "args-resent",
                     n,
@@ -548,7 +603,11 @@ class Robust:
                     slot.index,
                 )
                 if events is not None:
-                    events.append(FieldEvent(n, ev.IGNORED, c, slot.index, "arguments", current, args, slot.pos))
+                    events.append(
+                        FieldEvent(
+                            n, ev.IGNORED, c, slot.index, "arguments", current, args, slot.pos
+                        )
+                    )
                 return
             if len(args) > have >= 2 and args.startswith(current):
                 slot.latched = True
@@ -563,12 +622,18 @@ class Robust:
                 slot.parts = [args]
                 slot.nchars = len(args)
                 if events is not None:
-                    events.append(FieldEvent(n, ev.REPLACE, c, slot.index, "arguments", current, args, slot.pos))
+                    events.append(
+                        FieldEvent(
+                            n, ev.REPLACE, c, slot.index, "arguments", current, args, slot.pos
+                        )
+                    )
                 return
         slot.parts.append(args)
         slot.nchars += len(args)
         if events is not None:
-            events.append(FieldEvent(n, ev.APPEND, c, slot.index, "arguments", None, args, slot.pos))
+            events.append(
+                FieldEvent(n, ev.APPEND, c, slot.index, "arguments", None, args, slot.pos)
+            )
 
     # -- the fast path: a plain fragment of what is already under way -------------------
 

@@ -27,7 +27,9 @@ class Truncation:
 
     def describe(self) -> str:
         text = self.pending if len(self.pending) <= 60 else self.pending[:57] + "..."
-        return f"the body ended inside an event at byte {self.offset}: {text!r} was never terminated"
+        return (
+            f"the body ended inside an event at byte {self.offset}: {text!r} was never terminated"
+        )
 
 
 class SseDecoder:
@@ -108,7 +110,9 @@ class SseDecoder:
                 start = self._pos
                 self._pos = end = start + len(chunk)
                 self.frames = number = self.frames + 1
-                self._last = frame = Frame(number, text, payload, time_ns, None, read, read, start, end)
+                self._last = frame = Frame(
+                    number, text, payload, time_ns, None, read, read, start, end
+                )
                 return [frame]
             self._buf_read = read
         self._old = len(self._buf)

@@ -21,9 +21,22 @@ _NOTHING = Sentinel("nothing")
 class Slot:
     """One call being assembled: scalar fields plus argument fragments."""
 
-    __slots__ = ("choice", "index", "id", "type", "name", "parts", "value", "fragments", "first", "last")
+    __slots__ = (
+        "choice",
+        "index",
+        "id",
+        "type",
+        "name",
+        "parts",
+        "value",
+        "fragments",
+        "first",
+        "last",
+    )
 
-    def __init__(self, choice: int, index: object, frame: int, id: object = None, name: object = None):
+    def __init__(
+        self, choice: int, index: object, frame: int, id: object = None, name: object = None
+    ):
         self.choice = choice
         self.index = index
         self.id = id
@@ -347,7 +360,11 @@ class OpenAIDocs(Strategy):
         if self.error is not None or self.done:
             return True  # stopped: nothing more to do
         slot = self.final.get((0, index))
-        if slot is None or slot.value is not _NOTHING or not isinstance(self.openers[id(slot)], dict):
+        if (
+            slot is None
+            or slot.value is not _NOTHING
+            or not isinstance(self.openers[id(slot)], dict)
+        ):
             return False
         slot.parts.append(text)
         slot.fragments += 1
@@ -357,5 +374,8 @@ class OpenAIDocs(Strategy):
     def copy(self) -> OpenAIDocs:
         new = copy.deepcopy(self)
         # deepcopy rebuilt the slots: re-key the opener map to the new slot objects
-        new.openers = {id(n): copy.deepcopy(self.openers[id(o)]) for o, n in zip(self.slots, new.slots)}
+        new.openers = {
+            id(n): copy.deepcopy(self.openers[id(o)])
+            for o, n in zip(self.slots, new.slots, strict=True)
+        }
         return new

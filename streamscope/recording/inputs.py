@@ -56,7 +56,9 @@ class ChunksFile:
                     return
                 number += 1
                 if number >= start:
-                    yield Frame(number, text, payload, None, None, number - 1, number - 1, at, offset)
+                    yield Frame(
+                        number, text, payload, None, None, number - 1, number - 1, at, offset
+                    )
 
 
 def exchange_frames(index: RecordingIndex, exchange: int, start: int = 1) -> Iterator[Frame]:
@@ -74,4 +76,6 @@ def require_exchange(index: RecordingIndex, exchange: int) -> None:
     if exchange not in index.exchanges():
         have = index.exchanges()
         span = f"1..{max(have)}" if have else "none"
-        raise RecordingError(f"{index.path}: there is no exchange {exchange} (exchanges: {span})", index.path)
+        raise RecordingError(
+            f"{index.path}: there is no exchange {exchange} (exchanges: {span})", index.path
+        )

@@ -143,7 +143,6 @@ class RecordingReader:
                 raise located(path, n, offset, str(e)) from None
             yield n, rec
 
-
     def _iter_current_raw(self) -> Iterator[tuple[int, Any]]:
         """The hot path of `inspect`: the same checks as __iter__, a whole chunk line at a time."""
         path = self.path

@@ -13,7 +13,9 @@ _SSE_FIELDS = (b"data", b"event", b"id", b"retry")
 _HEAD = 1 << 16
 
 
-def _error(path: str, what: str, line: int | None = None, offset: int | None = None) -> RecordingError:
+def _error(
+    path: str, what: str, line: int | None = None, offset: int | None = None
+) -> RecordingError:
     where = []
     if line is not None:
         where.append(f"line {line}")
@@ -24,7 +26,7 @@ def _error(path: str, what: str, line: int | None = None, offset: int | None = N
 
 
 def sniff(path: str | os.PathLike[str]) -> str:
-    """"recording", "sse" or "chunks"; RecordingError (one line, with a position) otherwise."""
+    """ "recording", "sse" or "chunks"; RecordingError (one line, with a position) otherwise."""
     name = os.fspath(path)
     try:
         with open(name, "rb") as f:
@@ -45,7 +47,9 @@ def sniff(path: str | os.PathLike[str]) -> str:
     pos = start
     while pos < len(head) and head[pos : pos + 1] in b"\r\n \t":
         pos += 1
-    end = min((i for i in (head.find(b"\n", pos), head.find(b"\r", pos)) if i >= 0), default=len(head))
+    end = min(
+        (i for i in (head.find(b"\n", pos), head.find(b"\r", pos)) if i >= 0), default=len(head)
+    )
     first = head[pos:end]
     line_no = head.count(b"\n", 0, pos) + 1
     try:
