@@ -1,0 +1,110 @@
+"""Every contract kind: one conversation that breaks it, one that must not."""
+
+from __future__ import annotations
+
+import pytest
+
+from streamscope.core.calls import Call
+from streamscope.core.contract import KINDS, Conversation, check
+
+ARGS = '{"city": "Paris"}'
+STREAM = [(1, [Call(0, 0, "call_a", "function", "get_weather", ARGS, 3, 2, 4)])]
+
+
+def assistant(*calls: tuple) -> dict:
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": i, "type": "function", "function": {"name": n, "arguments": a}}
+            for i, n, a in calls
+        ],
+    }
+
+
+def tool(call_id: str) -> dict:
+    return {"role": "tool", "tool_call_id": call_id, "content": "15C"}
+
+
+USER = {"role": "user", "content": "weather?"}
+GOOD = [USER, assistant(("call_a", "get_weather", ARGS)), tool("call_a")]
+
+CASES = {
+    "tool-call-id-substituted": [
+        USER,
+        assistant(("5f0c8a51-uuid", "get_weather", ARGS)),
+        tool("5f0c8a51-uuid"),
+    ],
+    "tool-call-name-changed": [USER, assistant(("call_a", "weather", ARGS)), tool("call_a")],
+    "tool-call-arguments-invalid": [
+        USER,
+        assistant(("call_a", "get_weather", '{"city": ')),
+        tool("call_a"),
+    ],
+    "tool-call-dropped": GOOD,  # with a stream of two calls, see STREAMS
+    "tool-result-id-mismatch": [USER, assistant(("call_a", "get_weather", ARGS)), tool("call_b")],
+    "tool-result-missing": [USER, assistant(("call_a", "get_weather", ARGS)), USER],
+    "tool-result-before-assistant": [
+        USER,
+        tool("call_a"),
+        assistant(("call_a", "get_weather", ARGS)),
+        tool("call_a"),
+    ],
+}
+
+
+TWO = [(1, [*STREAM[0][1], Call(0, 1, "call_b", "function", "get_time", "{}", 2, 5, 6)])]
+STREAMS = {"tool-call-dropped": TWO}
+
+
+def findings(messages: list, streams=STREAM) -> list[str]:
+    conv = Conversation.of(2, {"messages": messages})
+    return [f.kind for f in check(streams, [conv])]
+
+
+def test_every_contract_kind_has_a_case():
+    assert set(CASES) == set(KINDS)
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_kind_triggers(kind):
+    assert kind in findings(CASES[kind], STREAMS.get(kind, STREAM))
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_kind_stays_quiet_on_a_correct_round_trip(kind):
+    assert kind not in findings(GOOD)
+
+
+def test_empty_id_sent_back_empty_is_the_contract_kept():
+    streams = [(1, [Call(0, 0, "", "function", "get_weather", ARGS, 3, 2, 4)])]
+    messages = [USER, assistant(("", "get_weather", ARGS)), tool("")]
+    assert findings(messages, streams) == []
+    messages = [USER, assistant(("call_0", "get_weather", ARGS)), tool("call_0")]
+    assert findings(messages, streams) == ["tool-call-id-substituted"]
+
+
+def test_reordered_calls_are_matched_by_id():
+    streams = [
+        (
+            1,
+            [
+                Call(0, 0, "call_a", "function", "f", "{}", 1, 1, 1),
+                Call(0, 1, "call_b", "function", "g", "{}", 1, 2, 2),
+            ],
+        )
+    ]
+    messages = [
+        USER,
+        assistant(("call_b", "g", "{}"), ("call_a", "f", "{}")),
+        tool("call_b"),
+        tool("call_a"),
+    ]
+    assert findings(messages, streams) == []
+
+
+def test_history_repeated_in_later_requests_is_reported_once():
+    bad = CASES["tool-result-id-mismatch"]
+    convs = [Conversation.of(2, {"messages": bad}), Conversation.of(3, {"messages": [*bad, USER]})]
+    kinds = [(f.exchange, f.kind) for f in check([], convs)]
+    assert kinds == [(2, "tool-result-id-mismatch"), (2, "tool-result-missing")]
