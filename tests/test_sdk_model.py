@@ -146,7 +146,7 @@ def test_fixtures_with_input_tools(name: str, tools: list) -> None:
 def test_empty_stream() -> None:
     assert check([])
     assert check([DONE, CRASH])
-    assert emulate([])[0] == StrategyError("AssertionError: ", 0)
+    assert emulate([])[0] == StrategyError("AssertionError", 0)
 
 
 def test_fixture_q0_values() -> None:

@@ -38,4 +38,5 @@ class StrategyError:
 
     @classmethod
     def from_exception(cls, exc: BaseException, frame: int) -> StrategyError:
-        return cls(f"{type(exc).__name__}: {exc}", frame)
+        text = str(exc)
+        return cls(f"{type(exc).__name__}: {text}" if text else type(exc).__name__, frame)

@@ -219,7 +219,8 @@ class SseDecoder:
         if not self._data and not pending:
             return None  # nothing unfinished (pending comments lose nothing)
         offset = self._event_start if self._event_start >= 0 else self._pos
-        text = b"\n".join([*self._data, pending]) if pending else b"\n".join(self._data)
+        lines = [b"data: " + d for d in self._data]  # as they stood in the body
+        text = b"\n".join([*lines, pending] if pending else lines)
         return Truncation(offset, text.decode("utf-8", "replace"))
 
 
