@@ -84,6 +84,19 @@ def _fn(delta: dict) -> dict:
     return fn if isinstance(fn, dict) else {}
 
 
+def _take_nonempty(slot: Slot, delta: dict) -> None:
+    """type and name from non-empty strings (last wins); arguments concatenated."""
+    fn = _fn(delta)
+    value = delta.get("type")
+    if isinstance(value, str) and value:
+        slot.type = value
+    value = fn.get("name")
+    if isinstance(value, str) and value:
+        slot.name = value
+    if "arguments" in fn:
+        slot.add_arguments(fn["arguments"])
+
+
 class Strategy:
     """Base: per-choice slots in the order their calls began."""
 
@@ -187,18 +200,10 @@ class Guarded(IndexKeyed):
 
     def tool(self, frame: int, choice: int, delta: dict) -> None:
         slot = self.slot(frame, choice, delta)
-        fn = _fn(delta)
         value = delta.get("id")
         if isinstance(value, str) and value:
             slot.id = value
-        value = delta.get("type")
-        if isinstance(value, str) and value:
-            slot.type = value
-        value = fn.get("name")
-        if isinstance(value, str) and value:
-            slot.name = value
-        if "arguments" in fn:
-            slot.add_arguments(fn["arguments"])
+        _take_nonempty(slot, delta)
 
 
 class Naive(IndexKeyed):
@@ -242,15 +247,7 @@ class ById(Strategy):
             self.slots.append(slot)
         slot.fragments += 1
         slot.last = frame
-        fn = _fn(delta)
-        value = delta.get("type")
-        if isinstance(value, str) and value:
-            slot.type = value
-        value = fn.get("name")
-        if isinstance(value, str) and value:
-            slot.name = value
-        if "arguments" in fn:
-            slot.add_arguments(fn["arguments"])
+        _take_nonempty(slot, delta)
 
     def _fast_slot(self, index: int) -> Slot:
         return self.by_key[(0, self.last_id.get(0, ""))]

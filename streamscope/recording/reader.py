@@ -115,9 +115,8 @@ class RecordingReader:
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         path, version, raw = self.path, self.version, self.raw
         self.stopped_at = None
-        if raw and version == SCHEMA_VERSION:
-            yield from self._iter_current_raw()
-            return
+        # inspect's hot path: a current-version chunk line is checked inline
+        fast = raw and version == SCHEMA_VERSION
         for n, offset, line, whole in _lines(path, self.progress):
             if n == 1:
                 yield 1, self._header_dict if raw else self.header
@@ -129,6 +128,16 @@ class RecordingReader:
                     self.stopped_at = Stopped(n, offset)
                     return
                 raise located(path, n, offset, "not valid JSON") from None
+            if (
+                fast
+                and type(d) is dict
+                and d.get("type") == "chunk"
+                and ("data" in d) != ("data_b64" in d)
+                and "exchange" in d
+                and "t_ns" in d
+            ):
+                yield n, d
+                continue
             try:
                 if version != SCHEMA_VERSION:
                     d = migrate(d, version)
@@ -142,32 +151,6 @@ class RecordingReader:
             except ValueError as e:
                 raise located(path, n, offset, str(e)) from None
             yield n, rec
-
-    def _iter_current_raw(self) -> Iterator[tuple[int, Any]]:
-        """The hot path of `inspect`: the same checks as __iter__, a whole chunk line at a time."""
-        path = self.path
-        for n, offset, line, whole in _lines(path, self.progress):
-            if n == 1:
-                yield 1, self._header_dict
-                continue
-            try:
-                d = _loads(line)
-            except _JSONError:
-                if not whole:
-                    self.stopped_at = Stopped(n, offset)
-                    return
-                raise located(path, n, offset, "not valid JSON") from None
-            if (
-                type(d) is not dict
-                or d.get("type") != "chunk"
-                or ("data" in d) == ("data_b64" in d)
-                or "exchange" not in d
-                or "t_ns" not in d
-            ):
-                problem = check_raw(d)
-                if problem:
-                    raise located(path, n, offset, problem)
-            yield n, d
 
 
 def iter_records(path: str | os.PathLike[str], progress: Progress | None = None) -> RecordingReader:
