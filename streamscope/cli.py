@@ -65,5 +65,142 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             sys.exit(1)
 
 
+DEFAULT_UPSTREAM = "https://api.openai.com/v1"
+
+
+def recorder_options(f):
+    """The options `proxy` and `record` share."""
+    options = [
+        click.option(
+            "--upstream",
+            metavar="URL",
+            help="Where requests go; its path prefix is kept. Default: $OPENAI_BASE_URL, else "
+            + DEFAULT_UPSTREAM
+            + ".",
+        ),
+        click.option(
+            "-o",
+            "--output",
+            metavar="PATH",
+            help="The recording to write (default: recordings/streamscope-<UTC time>.jsonl).",
+        ),
+        click.option(
+            "--port",
+            type=click.IntRange(0, 65535),
+            default=0,
+            show_default=True,
+            help="Port on 127.0.0.1; 0 takes a free one.",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0.001),
+            default=600.0,
+            show_default=True,
+            help="Seconds to wait for each upstream read.",
+        ),
+        click.option(
+            "--redact-json",
+            "redact_json",
+            multiple=True,
+            metavar="PATH",
+            help="Also mask these request body fields, e.g. messages.*.content (repeatable).",
+        ),
+        click.option(
+            "--no-redact",
+            is_flag=True,
+            help="Record API keys and cookies in clear (they are masked by default).",
+        ),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _recorder_setup(
+    upstream: str | None, output: str | None, no_redact: bool
+) -> tuple[str, str | None]:
+    import os
+
+    from .record.proxy import Upstream
+
+    url = upstream or os.environ.get("OPENAI_BASE_URL") or DEFAULT_UPSTREAM
+    try:
+        Upstream.parse(url)
+    except ValueError as e:
+        _fail(str(e))
+    if no_redact:
+        click.echo(
+            "streamscope: WARNING: --no-redact: API keys, cookies and auth headers are written "
+            "to the recording IN CLEAR. Do not share it.",
+            err=True,
+        )
+    if output is not None and os.path.exists(output) and os.path.getsize(output) > 0:
+        _fail(f"{output}: already exists; streamscope never overwrites a recording")
+    return url, output
+
+
+@main.command()
+@recorder_options
+def proxy(upstream, output, port, timeout, redact_json, no_redact) -> None:
+    """Run the recording reverse proxy on 127.0.0.1 until interrupted.
+
+    Prints the base URL to give a client, then records every exchange.
+    """
+    from .record.proxy import ProxyServer, Upstream
+    from .record.runner import default_output, say, summarize
+    from .recording import RecordingWriter
+
+    url, output = _recorder_setup(upstream, output, no_redact)
+    path = output or default_output()
+    with RecordingWriter(
+        path, argv=sys.argv, redact=not no_redact, redact_json=redact_json
+    ) as writer:
+        try:
+            server = ProxyServer(Upstream.parse(url), writer, port, timeout)
+        except OSError as e:
+            _fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}")
+        click.echo(server.base_url)
+        sys.stdout.flush()
+        say(f"recording {url} into {path}; Ctrl-C stops")
+        server.run()
+        server.app.close_open("client-closed", "streamscope stopped while the exchange was open")
+    summarize(path)
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@recorder_options
+@click.option(
+    "--env",
+    "env_names",
+    multiple=True,
+    metavar="NAME",
+    help="Also point this variable at the proxy (repeatable).",
+)
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def record(upstream, output, port, timeout, redact_json, no_redact, env_names, command) -> None:
+    """Run COMMAND behind the recording proxy: streamscope record -- python agent.py
+
+    COMMAND gets OPENAI_BASE_URL and OPENAI_API_BASE (and every --env NAME) pointing at
+    the proxy; its stdin, stdout and stderr are its own. streamscope exits with its status.
+    """
+    from .record.runner import record as run_record
+
+    url, output = _recorder_setup(upstream, output, no_redact)
+    try:
+        status = run_record(
+            list(command),
+            url,
+            output,
+            port,
+            list(env_names),
+            not no_redact,
+            list(redact_json),
+            timeout,
+        )
+    except OSError as e:
+        _fail(f"cannot start the proxy: {e.strerror or e}")
+    sys.exit(status)
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,1 @@
+"""The recorder: a loopback reverse proxy that tees every exchange into a recording."""

@@ -1,0 +1,281 @@
+"""A loopback reverse proxy that relays every upstream read at once and records it.
+
+A raw ASGI app (no framework: every read is one `send` and one recording line) served
+by uvicorn, with httpx as the upstream client. Nothing waits for the end of a body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import httpx
+import orjson
+import uvicorn
+
+from ..recording import RecordingWriter
+
+# Hop-by-hop headers (RFC 9110 7.6.1) are the proxy's own business, never forwarded.
+_HOP = {
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "te",
+    "trailer",
+    "upgrade",
+    "proxy-authenticate",
+    "proxy-authorization",
+}
+
+
+@dataclass(slots=True)
+class Upstream:
+    """Where requests go: scheme://host[:port] plus the path prefix the client keeps."""
+
+    origin: str
+    prefix: str
+
+    @classmethod
+    def parse(cls, url: str) -> Upstream:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"upstream must be an http(s) URL, got {url!r}")
+        return cls(f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/"))
+
+
+def _error_body(kind: str, message: str) -> bytes:
+    return orjson.dumps(
+        {"error": {"message": f"streamscope: {message}", "type": kind, "code": None}}
+    )
+
+
+class RecordingProxy:
+    """The ASGI app. One exchange per request; the recording is written as things happen."""
+
+    def __init__(
+        self, upstream: Upstream, writer: RecordingWriter, timeout: float | None = 600.0
+    ) -> None:
+        self.upstream = upstream
+        self.writer = writer
+        # The read timeout bounds the wait for each upstream read (a stalled stream).
+        self.client = httpx.AsyncClient(
+            base_url=upstream.origin,
+            timeout=httpx.Timeout(timeout, connect=min(timeout or 30.0, 30.0)),
+            follow_redirects=False,
+            trust_env=False,
+        )
+        self.open: set[int] = set()  # exchanges without an `end` line yet
+        self.exchanges = 0
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        await self._exchange(scope, receive, send)
+
+    async def _lifespan(self, receive: Callable, send: Callable) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.client.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _exchange(self, scope: dict, receive: Callable, send: Callable) -> None:
+        writer = self.writer
+        ex = writer.new_exchange()
+        self.exchanges += 1
+        self.open.add(ex)
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                writer.end(
+                    ex, "client-closed", "the client closed before sending its whole request"
+                )
+                self.open.discard(ex)
+                return
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        path = scope.get("raw_path") or scope["path"].encode()
+        query = scope.get("query_string") or b""
+        target = path.decode("latin-1") + (("?" + query.decode("latin-1")) if query else "")
+        url = self.upstream.origin + target
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        writer.request(ex, scope["method"], url, headers, bytes(body))
+        forward = [(k, v) for k, v in headers if k.lower() not in _HOP and k.lower() != "host"]
+        # identity: the recording must hold the body as the client reads it, not gzip
+        forward = [(k, v) for k, v in forward if k.lower() != "accept-encoding"]
+        forward.append(("accept-encoding", "identity"))
+        request = self.client.build_request(
+            scope["method"], url, headers=forward, content=bytes(body)
+        )
+        try:
+            response = await self.client.send(request, stream=True)
+        except httpx.TimeoutException as e:
+            await self._fail(
+                ex, send, 504, "timeout", "upstream_timeout", f"upstream timed out: {e!r}"
+            )
+            return
+        except httpx.HTTPError as e:
+            await self._fail(
+                ex,
+                send,
+                502,
+                "upstream-error",
+                "upstream_unreachable",
+                f"upstream unreachable: {e!r}",
+            )
+            return
+        await self._relay(ex, response, receive, send)
+
+    async def _fail(
+        self, ex: int, send: Callable, status: int, reason: str, kind: str, message: str
+    ) -> None:
+        body = _error_body(kind, message)
+        headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
+        self.writer.response(ex, status, headers)
+        self.writer.chunk(ex, body)
+        self.writer.end(ex, reason, message)
+        self.open.discard(ex)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [(k.encode(), v.encode()) for k, v in headers],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    async def _relay(
+        self, ex: int, response: httpx.Response, receive: Callable, send: Callable
+    ) -> None:
+        writer = self.writer
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers.raw]
+        writer.response(ex, response.status_code, headers)
+        out = [
+            (k.encode("latin-1"), v.encode("latin-1")) for k, v in headers if k.lower() not in _HOP
+        ]
+        reason, error = "complete", None
+
+        async def pump() -> None:
+            await send(
+                {"type": "http.response.start", "status": response.status_code, "headers": out}
+            )
+            chunk_line = writer.chunk
+            async for chunk in response.aiter_raw():
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                chunk_line(ex, chunk)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+        async def disconnected() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+
+        pumping = asyncio.ensure_future(pump())
+        watching = asyncio.ensure_future(disconnected())
+        try:
+            done, _ = await asyncio.wait({pumping, watching}, return_when=asyncio.FIRST_COMPLETED)
+            if pumping in done:
+                exc = pumping.exception()
+                if isinstance(exc, httpx.TimeoutException):
+                    reason, error = (
+                        "timeout",
+                        f"no upstream read within the read timeout ({type(exc).__name__})",
+                    )
+                elif isinstance(exc, (httpx.HTTPError, httpx.StreamError)):
+                    reason, error = "upstream-error", f"{type(exc).__name__}: {exc}"
+                elif exc is not None:  # sending to the client failed: it went away
+                    reason, error = "client-closed", f"{type(exc).__name__}: {exc}"
+            else:
+                reason, error = "client-closed", "the client disconnected mid-response"
+        finally:
+            for task in (pumping, watching):
+                task.cancel()
+            await asyncio.gather(pumping, watching, return_exceptions=True)
+            await response.aclose()  # cancels the upstream request if still running
+            writer.end(ex, reason, error)
+            self.open.discard(ex)
+        if reason in ("upstream-error", "timeout"):
+            # Let the client see the connection fail, as it would without us.
+            raise ConnectionAbortedError(error)
+
+    def close_open(self, reason: str, error: str) -> None:
+        """Write an `end` line for every exchange still open (on shutdown)."""
+        for ex in sorted(self.open):
+            self.writer.end(ex, reason, error)
+        self.open.clear()
+
+
+def bind(port: int = 0) -> socket.socket:
+    """A listening socket on 127.0.0.1 only; port 0 takes a free port."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(2048)
+    sock.set_inheritable(False)
+    return sock
+
+
+class ProxyServer:
+    """The proxy on a uvicorn server; run it in this thread (`run`) or another (`start`)."""
+
+    def __init__(
+        self,
+        upstream: Upstream,
+        writer: RecordingWriter,
+        port: int = 0,
+        timeout: float | None = 600.0,
+    ):
+        self.sock = bind(port)
+        self.port = self.sock.getsockname()[1]
+        self.app = RecordingProxy(upstream, writer, timeout)
+        # uvicorn would log a traceback for the abort that tells a client the upstream failed;
+        # that failure is in the recording's `end` line instead.
+        config = uvicorn.Config(
+            self.app,
+            log_level="critical",
+            access_log=False,
+            lifespan="on",
+            timeout_graceful_shutdown=2,
+        )
+        self.server = uvicorn.Server(config)
+        self.thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """What a client uses as its base URL: the upstream's path prefix kept."""
+        return f"http://127.0.0.1:{self.port}{self.app.upstream.prefix}"
+
+    def run(self) -> None:
+        self.server.run(sockets=[self.sock])
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self.run, name="streamscope-proxy", daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the proxy did not start")
+            time.sleep(0.005)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        if self.thread is not None:
+            self.thread.join(timeout=10)
+        self.app.close_open("client-closed", "streamscope stopped while the exchange was open")

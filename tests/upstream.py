@@ -1,0 +1,138 @@
+"""A stand-in provider for the recorder tests: uvicorn on 127.0.0.1, an ephemeral port.
+
+POST .../chat/completions answers by the request's "model":
+- a sample recording's name (recordings/NAME.jsonl): its first exchange's reads, or its
+  second when the request carries tool results, with `pace` seconds between reads;
+- "drop": three events, then the connection is cut mid-body;
+- "stall": one event, then silence for 30 s;
+- "slow": an event every 50 ms for 10 s (to see the recorder cancel it);
+- "json": a non-streaming chat.completion.
+Every body it sends is kept as (model, sha256, bytes) in `served`; `cancelled` counts
+streams that ended because the other side went away; `auth` keeps Authorization headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import threading
+import time
+
+import orjson
+import uvicorn
+
+from streamscope.record.proxy import bind
+from streamscope.recording import RecordingIndex
+
+ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
+
+
+def sample_reads(name: str, turn: int) -> list[bytes]:
+    with RecordingIndex.open(os.path.join(ROOT, f"{name}.jsonl")) as index:
+        exchange = index.exchanges()[turn - 1]
+        return [c.data_bytes for c in index.chunks(exchange)]
+
+
+def event(i: int) -> bytes:
+    chunk = {
+        "id": "chatcmpl-up",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": f"word{i} "}, "finish_reason": None}],
+    }
+    return b"data: " + orjson.dumps(chunk) + b"\n\n"
+
+
+class Upstream:
+    def __init__(self, pace: float = 0.0) -> None:
+        self.pace = pace
+        self.served: list[tuple[str, str, bytes]] = []
+        self.cancelled = 0
+        self.auth: list[str] = []
+        self.sock = bind(0)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        config = uvicorn.Config(
+            self.app, log_level="critical", access_log=False, lifespan="off", interface="asgi3"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
+
+    def __enter__(self) -> Upstream:
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.005)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+    async def app(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            m = await receive()
+            body += m.get("body", b"")
+            if not m.get("more_body"):
+                break
+        headers = dict((k.decode().lower(), v.decode()) for k, v in scope["headers"])
+        if "authorization" in headers:
+            self.auth.append(headers["authorization"])
+        request = orjson.loads(body) if body else {}
+        model = request.get("model", "")
+        if model == "json":
+            out = orjson.dumps({"id": "x", "object": "chat.completion", "choices": []})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"application/json")],
+                }
+            )
+            await send({"type": "http.response.body", "body": out})
+            self.served.append((model, hashlib.sha256(out).hexdigest(), out))
+            return
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
+        sent = bytearray()
+
+        async def emit(data: bytes) -> None:
+            await send({"type": "http.response.body", "body": data, "more_body": True})
+            sent.extend(data)
+
+        try:
+            if model == "drop":
+                for i in range(3):
+                    await emit(event(i))
+                    await asyncio.sleep(0.01)
+                raise ConnectionResetError("upstream cut the stream")
+            if model == "stall":
+                await emit(event(0))
+                await asyncio.sleep(30)
+            elif model == "slow":
+                for i in range(200):
+                    await emit(event(i))
+                    await asyncio.sleep(0.05)
+            else:
+                turn = 2 if any(m.get("role") == "tool" for m in request.get("messages", [])) else 1
+                for data in sample_reads(model, turn):
+                    if self.pace:
+                        await asyncio.sleep(self.pace)
+                    await emit(data)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except (asyncio.CancelledError, OSError):
+            self.cancelled += 1
+            raise
+        finally:
+            self.served.append((model, hashlib.sha256(bytes(sent)).hexdigest(), bytes(sent)))
