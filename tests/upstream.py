@@ -121,9 +121,14 @@ class Upstream:
                 await emit(event(0))
                 await asyncio.sleep(30)
             elif model == "slow":
+                gone = asyncio.ensure_future(receive())  # http.disconnect when the peer leaves
                 for i in range(200):
+                    if gone.done():
+                        self.cancelled += 1
+                        return
                     await emit(event(i))
                     await asyncio.sleep(0.05)
+                gone.cancel()
             else:
                 turn = 2 if any(m.get("role") == "tool" for m in request.get("messages", [])) else 1
                 for data in sample_reads(model, turn):

@@ -175,8 +175,9 @@ class RecordingProxy:
             )
             chunk_line = writer.chunk
             async for chunk in response.aiter_raw():
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                # recorded first: the recording holds every byte the client was given
                 chunk_line(ex, chunk)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
         async def disconnected() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 
 from streamscope.recording.format import REDACTED, Headers
@@ -37,6 +38,21 @@ def redact_header(name: str, value: str) -> str:
 def redact_headers(headers: Iterable[tuple[str, str]]) -> Headers:
     """Headers with secret values replaced; order and duplicates kept."""
     return [(name, redact_header(name, value)) for name, value in headers]
+
+
+# Key-shaped words in a command line: OpenAI-style keys, bearer tokens, key=value flags.
+_ARGV_SECRET = re.compile(
+    r"(sk-[A-Za-z0-9_\-]{6,})|((?:Bearer|Basic)\s+)[^\s'\"]+|((?:api[-_]?key|token|secret|password)=)[^\s'\"]+",
+    re.IGNORECASE,
+)
+
+
+def redact_argv(argv: Sequence[str]) -> list[str]:
+    """The recorded command line with key-shaped words masked (keys are often passed there)."""
+    out = []
+    for arg in argv:
+        out.append(_ARGV_SECRET.sub(lambda m: (m.group(2) or m.group(3) or "") + REDACTED, arg))
+    return out
 
 
 def redact_json_paths(body: bytes, paths: Sequence[str]) -> bytes:

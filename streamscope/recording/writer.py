@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 import orjson
 
 from streamscope.recording.format import END_REASONS, Header, Headers, Request
-from streamscope.recording.redact import redact_headers, redact_json_paths
+from streamscope.recording.redact import redact_argv, redact_headers, redact_json_paths
 
 _dumps = orjson.dumps
 _NL = orjson.OPT_APPEND_NEWLINE
@@ -74,7 +74,9 @@ class RecordingWriter:
         self.start_ns = time.monotonic_ns()
         if created is None:
             created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        self.header = Header(created=created, argv=None if argv is None else list(argv))
+        if argv is not None:
+            argv = redact_argv(argv) if redact else list(argv)
+        self.header = Header(created=created, argv=argv)
         self._write(_dumps(self.header.to_json(), option=_NL))
 
     # -- the line types
