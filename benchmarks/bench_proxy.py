@@ -68,13 +68,18 @@ _FP = b'"system_fingerprint":"fp_'
 class Proc:
     """A child process with stdout and stderr in files; stop() ends it, whatever it takes."""
 
-    def __init__(self, name: str, argv: list[str], tmp: str, stop_signal: int) -> None:
+    def __init__(
+        self, name: str, argv: list[str], tmp: str, stop_signal: int, cpus: set[int] | None = None
+    ) -> None:
         self.name = name
         self.stop_signal = stop_signal
         self.out_path = os.path.join(tmp, f"{name}.out")
         self.err_path = os.path.join(tmp, f"{name}.err")
+        pin = None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
-            self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+            self.popen = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, preexec_fn=pin
+            )
 
     def first_line(self, timeout: float = 30.0) -> str:
         """The first line the process printed on stdout (it has flushed it)."""
@@ -486,8 +491,10 @@ def main() -> int:
 
         via_recorder: list[Result] = []
         gc.disable()
-        # Warm up every process (imports, caches, connections) on a few full streams.
-        run_rounds(targets, 2, min(args.events, 2000), 0, via_recorder)
+        # Warm up every process (imports, caches, the upstream's event templates) on a round
+        # of each kind of request.
+        run_rounds(targets, 1, args.events, 0, via_recorder)
+        run_rounds(targets, 1, args.paced_events, 0, via_recorder)
         unpaced = run_rounds(targets, args.runs, args.events, 0, via_recorder)
         paced = run_rounds(targets, args.runs, args.paced_events, args.pace_ms, via_recorder)
         gc.enable()

@@ -48,6 +48,7 @@ class Analysis:
     contract: list[Finding]
     exchanges: list[ExchangeInfo] = field(default_factory=list)
     stopped: dict | None = None  # where a cut-off recording stopped
+    compared: int = 0  # streams whose calls a later request carried back (contract checked)
 
 
 class _Live:
@@ -131,7 +132,7 @@ def _recording(name: str, only: int | None) -> Analysis:
         elif kind == "response":
             info = infos.setdefault(ex, ExchangeInfo(ex))
             info.status = d.get("status")
-            if _is_stream(info, d.get("headers") or []) and (only is None or only == ex):
+            if _is_stream(info, d.get("headers") or []):
                 info.stream = True
                 live[ex] = _Live(info)
             else:
@@ -157,10 +158,14 @@ def _recording(name: str, only: int | None) -> Analysis:
         )
         raise RecordingError(f"{name}: there is no exchange {only} (exchanges: {span})", name)
     streams.sort(key=lambda s: s.exchange)
-    findings = check(
+    contract = check(
         [(s.exchange, s.tool_calls) for s in streams],
         sorted(conversations, key=lambda c: c.exchange),
     )
+    findings = contract.findings
+    if only is not None:  # every stream was read: the contract of `only` spans exchanges
+        streams = [s for s in streams if s.exchange == only]
+        findings = [f for f in findings if only in (f.exchange, f.stream)]
     stopped = None
     if reader.stopped_at is not None:
         stopped = {
@@ -168,7 +173,8 @@ def _recording(name: str, only: int | None) -> Analysis:
             "offset": reader.stopped_at.offset,
             "message": reader.stopped_at.message,
         }
-    return Analysis(name, RECORDING, streams, findings, [infos[k] for k in sorted(infos)], stopped)
+    exchanges = [infos[k] for k in sorted(infos)]
+    return Analysis(name, RECORDING, streams, findings, exchanges, stopped, contract.compared)
 
 
 def _b64(text: str) -> bytes:

@@ -30,6 +30,16 @@ USER = {"role": "user", "content": "weather?"}
 GOOD = [USER, assistant(("call_a", "get_weather", ARGS)), tool("call_a")]
 
 CASES = {
+    "tool-call-arguments-changed": [
+        USER,
+        assistant(("call_a", "get_weather", '{"city": "London"}')),
+        tool("call_a"),
+    ],
+    "tool-call-arguments-repaired": [
+        USER,
+        assistant(("call_a", "get_weather", '{"city": "Par"}')),
+        tool("call_a"),
+    ],
     "tool-call-id-substituted": [
         USER,
         assistant(("5f0c8a51-uuid", "get_weather", ARGS)),
@@ -54,16 +64,29 @@ CASES = {
 
 
 TWO = [(1, [*STREAM[0][1], Call(0, 1, "call_b", "function", "get_time", "{}", 2, 5, 6)])]
-STREAMS = {"tool-call-dropped": TWO}
+CUT = [(1, [Call(0, 0, "call_a", "function", "get_weather", '{"city": "Par', 3, 2, 4)])]
+STREAMS = {"tool-call-dropped": TWO, "tool-call-arguments-repaired": CUT}
 
 
 def findings(messages: list, streams=STREAM) -> list[str]:
     conv = Conversation.of(2, {"messages": messages})
-    return [f.kind for f in check(streams, [conv])]
+    return [f.kind for f in check(streams, [conv]).findings]
 
 
 def test_every_contract_kind_has_a_case():
     assert set(CASES) == set(KINDS)
+
+
+def test_arguments_changed_or_repaired_on_the_way_back():
+    changed = [USER, assistant(("call_a", "get_weather", '{"city": "London"}')), tool("call_a")]
+    assert findings(changed) == ["tool-call-arguments-changed"]
+    same_value = [USER, assistant(("call_a", "get_weather", '{"city":"Paris"}')), tool("call_a")]
+    assert findings(same_value) == []
+    streamed_cut = [
+        (1, [Call(0, 0, "call_a", "function", "get_weather", '{"city": "Par', 3, 2, 4)])
+    ]
+    repaired = [USER, assistant(("call_a", "get_weather", '{"city": "Par"}')), tool("call_a")]
+    assert findings(repaired, streamed_cut) == ["tool-call-arguments-repaired"]
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
@@ -106,5 +129,5 @@ def test_reordered_calls_are_matched_by_id():
 def test_history_repeated_in_later_requests_is_reported_once():
     bad = CASES["tool-result-id-mismatch"]
     convs = [Conversation.of(2, {"messages": bad}), Conversation.of(3, {"messages": [*bad, USER]})]
-    kinds = [(f.exchange, f.kind) for f in check([], convs)]
+    kinds = [(f.exchange, f.kind) for f in check([], convs).findings]
     assert kinds == [(2, "tool-result-id-mismatch"), (2, "tool-result-missing")]

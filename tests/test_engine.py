@@ -144,3 +144,45 @@ def test_frames_after_the_last_do_not_change_earlier_snapshots():
             assert all(e.frame == n for e in events)
     _, events = timeline.state_at(4)
     assert [e.op for e in events][:1] == ["new-call"]
+
+
+def test_same_id_and_name_at_two_indexes_are_two_calls():
+    from streamscope.core.appendix_a import FINISH, calls, chunk, tc
+
+    stream = [
+        chunk(calls(tc(0, "call_x", "get_weather", PARIS, "function"))),
+        chunk(calls(tc(1, "call_x", "get_weather", ROME, "function"))),
+        FINISH,
+    ]
+    got = run(stream)
+    assert [(c.id, c.arguments) for c in got.tool_calls] == [("call_x", PARIS), ("call_x", ROME)]
+    assert "id-reused" in kinds(got) and "index-moved" not in kinds(got)
+
+
+def test_a_resent_copy_is_recognised_when_reserialised():
+    from streamscope.core.appendix_a import A1, A2, FINISH, calls, chunk, tc
+
+    stream = [
+        chunk(calls(tc(0, "call_a", "get_weather", "", "function"))),
+        chunk(calls(tc(0, args=A1))),
+        chunk(calls(tc(0, args=A2))),
+        chunk(calls(tc(0, args='{"city":"Paris"}'))),
+        FINISH,
+    ]
+    got = run(stream)
+    assert got.tool_calls[0].arguments == PARIS
+    assert "args-resent" in kinds(got)
+
+
+def test_a_nested_object_that_repeats_its_prefix_is_not_taken_for_snapshots():
+    from streamscope.core.appendix_a import FINISH, calls, chunk, tc
+
+    stream = [
+        chunk(calls(tc(0, "call_a", "f", "", "function"))),
+        chunk(calls(tc(0, args='{"q":'))),
+        chunk(calls(tc(0, args='{"q":1}}'))),
+        FINISH,
+    ]
+    got = run(stream)
+    assert got.tool_calls[0].arguments == '{"q":{"q":1}}'
+    assert "call-boundary-ambiguous" in kinds(got) and "args-cumulative" not in kinds(got)

@@ -105,6 +105,14 @@ class AnomalyLog:
         if kind not in kinds:
             kinds.append(kind)
 
+    def discard(self, kind: str, choice: int | None, index: object) -> None:
+        """Take back an entry a later, better reading shows was wrong."""
+        found = self._by_key.pop((kind, choice, _hashable(index)), None)
+        if found is not None:
+            kinds = self._frames.get(found.frame, [])
+            if kind in kinds:
+                kinds.remove(kind)
+
     def entries(self) -> list[Anomaly]:
         """In order of first sighting, stream-level kinds last among equals."""
         return sorted(self._by_key.values(), key=lambda a: (a.frame, SEVERITY_ORDER[a.severity]))

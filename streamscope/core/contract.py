@@ -19,7 +19,11 @@ KINDS = {
     "tool-result-id-mismatch": "a tool message's tool_call_id matches no id of the assistant message before it",
     "tool-result-missing": "an assistant tool call has no tool message answering it",
     "tool-result-before-assistant": "a tool message comes before the assistant message it answers",
+    # Beyond the contract's table (new kinds may be added):
+    "tool-call-arguments-changed": "arguments that parsed as streamed go back as other JSON",
+    "tool-call-arguments-repaired": "arguments that did not parse go back repaired (check what the repair changed)",
 }
+SEVERITY = {"tool-call-arguments-repaired": "warning"}
 
 
 @dataclass(slots=True)
@@ -28,6 +32,7 @@ class Finding:
     kind: str
     message: str
     severity: str = "error"
+    stream: int | None = None  # the exchange whose stream assembled the calls, if any
 
     def to_json(self) -> dict:
         return {
@@ -85,6 +90,14 @@ def _q(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _value(arguments: object) -> object:
+    return json.loads(arguments) if isinstance(arguments, str) else arguments
+
+
 def _parses(arguments: object) -> bool:
     if not isinstance(arguments, str):
         return False
@@ -95,7 +108,13 @@ def _parses(arguments: object) -> bool:
     return True
 
 
-def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -> list[Finding]:
+@dataclass(slots=True)
+class ContractResult:
+    findings: list[Finding]
+    compared: int  # streams whose calls a later request carried back, and were compared
+
+
+def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -> ContractResult:
     """`streams`: (exchange, robust calls) in exchange order; `requests` in exchange order."""
     findings: list[Finding] = []
     seen: set[tuple] = set()
@@ -103,8 +122,10 @@ def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -
     def add(exchange: int, kind: str, message: str, *key: object) -> None:
         if (kind, *key) not in seen:  # later requests repeat the history: report once
             seen.add((kind, *key))
-            findings.append(Finding(exchange, kind, message))
+            stream = key[0] if key and isinstance(key[0], int) else None
+            findings.append(Finding(exchange, kind, message, SEVERITY.get(kind, "error"), stream))
 
+    compared = 0
     for exchange, calls in streams:
         if not calls:
             continue
@@ -114,11 +135,12 @@ def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -
         sent = nxt.messages[nxt.assistant_turns()[-1]][1]
         assert isinstance(sent, list)
         _compare(exchange, nxt.exchange, calls, list(sent), add)
+        compared += 1
 
     for req in requests:
         _results(req, add)
     findings.sort(key=lambda f: f.exchange)
-    return findings
+    return ContractResult(findings, compared)
 
 
 def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall], add) -> None:
@@ -169,11 +191,34 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                 req_ex,
                 "tool-call-arguments-invalid",
                 f"{where}: {label} goes back with arguments that do not parse "
-                f"({_q(back.arguments)[:60]}); the provider may reject the request",
+                f"({_cut(_q(back.arguments), 60)}); the provider may reject the request",
                 stream_ex,
                 call.id,
                 call.first_frame,
             )
+        elif back.arguments != call.arguments:
+            if not isinstance(call.arguments, str) or _parses(call.arguments):
+                if _value(back.arguments) != _value(call.arguments):
+                    add(
+                        req_ex,
+                        "tool-call-arguments-changed",
+                        f"{where}: {label} was streamed with arguments {_cut(_q(call.arguments), 50)} "
+                        f"and goes back with {_cut(_q(back.arguments), 50)}",
+                        stream_ex,
+                        call.id,
+                        call.first_frame,
+                    )
+            else:
+                add(
+                    req_ex,
+                    "tool-call-arguments-repaired",
+                    f"{where}: {label} was streamed with arguments that do not parse "
+                    f"({_cut(_q(call.arguments), 50)}) and goes back repaired as "
+                    f"{_cut(_q(back.arguments), 50)}: check the repair kept their meaning",
+                    stream_ex,
+                    call.id,
+                    call.first_frame,
+                )
 
 
 def _results(req: Conversation, add) -> None:

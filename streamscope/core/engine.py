@@ -187,6 +187,7 @@ class StreamEngine:
         results: list[Call] = []
         fixes: list[repairs.Repair | None] = []
         for slot in robust.slots():
+            robust.settle(slot)
             call = slot.to_call()
             results.append(call)
             fixes.append(self._end_of_call(call, slot.pos))

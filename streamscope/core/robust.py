@@ -46,13 +46,19 @@ def _complete(text: str) -> bool:
 
 
 class RSlot(Slot):
-    __slots__ = ("nchars", "latched", "pos")
+    __slots__ = ("nchars", "latched", "concat", "pos")
 
     def __init__(self, choice: int, index: object, frame: int, pos: int):
         super().__init__(choice, index, frame, "", "")
         self.nchars = 0  # length of the argument text, without joining it
         self.latched = False  # arguments arrive as growing snapshots
+        self.concat: list[str] | None = None  # while latched: the plain concatenation too
         self.pos = pos  # the call's position in its choice
+
+
+def _done(slot: RSlot) -> bool:
+    """Are the call's arguments complete (a non-string value, or text that parses)?"""
+    return slot.value is not _NOTHING or (slot.nchars > 0 and _complete(slot.text()))
 
 
 class ChoiceState:
@@ -321,7 +327,9 @@ class Robust:
         if slot is None:
             if idv is not None:
                 other = next((s for s in st.calls if s.id == idv), None)
-                if other is not None and (name is None or name == other.name):
+                # a known id under a new index continues its call, unless that call is complete:
+                # then it is another call reusing the id (id-reused, reported when it is set)
+                if other is not None and (name is None or name == other.name) and not _done(other):
                     log.add(
                         "index-moved",
                         n,
@@ -357,7 +365,7 @@ class Robust:
         new_name = idv is None and name is not None and slot.name and name != slot.name
         if not (new_id or new_name):
             return slot, False  # the common case: a plain continuation
-        done = slot.value is not _NOTHING or (slot.nchars > 0 and _complete(slot.text()))
+        done = _done(slot)
         if new_id and (name is not None or done):
             reason = f"a new id {_q(idv)}" + (f" and name {_q(name)}" if name else "")
             log.add(
@@ -589,7 +597,7 @@ class Robust:
         if slot.value is not _NOTHING:
             return
         have = slot.nchars
-        if have and (len(args) >= have or slot.latched) and args[0] in "{[":
+        if have and args[0] in "{[":
             current = slot.text()
             if _complete(current) and (
                 args == current or (_complete(args) and orjson.loads(args) == orjson.loads(current))
@@ -610,15 +618,18 @@ class Robust:
                     )
                 return
             if len(args) > have >= 2 and args.startswith(current):
-                slot.latched = True
-                log.add(
-                    "args-cumulative",
-                    n,
-                    f"arguments {_cut(_q(args), 42)} repeat the text so far and extend it; "
-                    "robust takes each as the whole text, appending clients duplicate it",
-                    c,
-                    slot.index,
-                )
+                if not slot.latched:
+                    slot.latched = True
+                    slot.concat = [current]
+                    log.add(
+                        "args-cumulative",
+                        n,
+                        f"arguments {_cut(_q(args), 42)} repeat the text so far and extend it; "
+                        "robust takes each as the whole text, appending clients duplicate it",
+                        c,
+                        slot.index,
+                    )
+                slot.concat.append(args)  # type: ignore[union-attr]
                 slot.parts = [args]
                 slot.nchars = len(args)
                 if events is not None:
@@ -628,6 +639,8 @@ class Robust:
                         )
                     )
                 return
+        if slot.concat is not None:
+            slot.concat.append(args)
         slot.parts.append(args)
         slot.nchars += len(args)
         if events is not None:
@@ -670,6 +683,24 @@ class Robust:
     def extend_content(self, texts: list[str], last: int) -> None:
         self.choices[0].content.extend(texts)
         self.last_frame = last
+
+    def settle(self, slot: RSlot) -> None:
+        """End of a call: a snapshot reading that does not parse where plain concatenation
+        does was a wrong guess (a nested object can repeat its opening text): concatenate."""
+        if not slot.latched or slot.concat is None or _complete(slot.text()):
+            return
+        joined = "".join(slot.concat)
+        if _complete(joined):
+            slot.parts, slot.nchars, slot.latched = [joined], len(joined), False
+            self.log.discard("args-cumulative", slot.choice, slot.index)
+            self.log.add(
+                "call-boundary-ambiguous",
+                slot.last,
+                f"the arguments at index {slot.index} looked like growing snapshots, but only "
+                "their concatenation parses; robust concatenated them",
+                slot.choice,
+                slot.index,
+            )
 
     # -- results ------------------------------------------------------------------------
 

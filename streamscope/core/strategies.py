@@ -262,6 +262,10 @@ class ById(Strategy):
         return True
 
 
+class APIError(Exception):
+    """Stands for openai.APIError (reported by name, like every exception here)."""
+
+
 def _attr(obj: object, name: str) -> object:
     """Attribute access as on the openai package's lenient models: missing is None."""
     if isinstance(obj, dict):
@@ -280,7 +284,7 @@ class OpenAIDocs(Strategy):
                 final_tool_calls[index].function.arguments += tool_call.function.arguments
 
     The first delta is stored and then appended to itself, so opener arguments count
-    twice. Its exceptions are Python's own, raised on the same types. It reads the
+    twice; only the first choice is read. Its exceptions are Python's own, raised on the same types. It reads the
     stream through the SDK, so it stops at [DONE] and raises on a non-JSON payload.
     """
 
@@ -304,15 +308,23 @@ class OpenAIDocs(Strategy):
             except ValueError as exc:
                 self.error = StrategyError.from_exception(exc, frame.number)
             return
+        payload = frame.payload
         try:
-            choices = _attr(frame.payload, "choices")
-            if choices is None:
-                raise TypeError("'NoneType' object is not iterable")
-            for choice in choices:
-                calls = _attr(_attr(choice, "delta"), "tool_calls") or []
-                c = _attr(choice, "index")
-                for tool_call in calls:
-                    self._one(frame.number, c if isinstance(c, int) else 0, tool_call)
+            error = payload.get("error") if isinstance(payload, dict) else None
+            if error:  # the SDK's Stream raises before the snippet sees the chunk
+                message = error.get("message") if isinstance(error, dict) else None
+                raise APIError(
+                    message
+                    if message and isinstance(message, str)
+                    else "An error occurred during streaming"
+                )
+            # `chunk.choices[0]`: the snippet reads the first choice only (and a usage-only
+            # chunk with no choices makes it raise IndexError)
+            choice = _attr(payload, "choices")[0]  # type: ignore[index]
+            calls = _attr(_attr(choice, "delta"), "tool_calls") or []
+            c = _attr(choice, "index")
+            for tool_call in calls:  # type: ignore[union-attr]
+                self._one(frame.number, c if isinstance(c, int) else 0, tool_call)
         except Exception as exc:  # the snippet's own failure, reported with its frame
             self.error = StrategyError.from_exception(exc, frame.number)
 
