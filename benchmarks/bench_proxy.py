@@ -326,9 +326,7 @@ def ready(target: Target) -> None:
     """A warm, open connection: a 2-event request on it (reconnecting once if it is stale)."""
     for attempt in (1, 2):
         try:
-            if target.sock is None:
-                target.connect()
-            elif select.select([target.sock], [], [], 0)[0]:  # closed by the server
+            if target.sock is None or select.select([target.sock], [], [], 0)[0]:
                 target.connect()
             exchange(target, target.request(2, 0), 2)
             return

@@ -23,7 +23,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=False))
+@click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis contract's JSON.")
 @click.option("--exchange", type=click.IntRange(min=1), help="Only this exchange of a recording.")
 @click.option("--strict", is_flag=True, help="Exit 1 when any warning or error is found (for CI).")

@@ -134,10 +134,20 @@ def render(analysis: Analysis, console: Console) -> None:
 
 
 def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
-    if s.content:
-        console.print(f"  content: {escape(_cut(_q(s.content), 100))}")
-    if s.reasoning_content:
-        console.print(f"  reasoning: {escape(_cut(_q(s.reasoning_content), 100))}")
+    several = len(s.choices) > 1
+    for choice in s.choices:
+        label = f"choice {choice.index} " if several else ""
+        if several:
+            console.print(
+                f"  choice {choice.index}: finish_reason {escape(str(choice.finish_reason))}"
+            )
+        for name, text in (
+            ("content", choice.content),
+            ("reasoning", choice.reasoning_content),
+            ("refusal", choice.refusal),
+        ):
+            if text:
+                console.print(f"  {label}{name}: {escape(_cut(_q(text), 100))}")
     if s.tool_calls:
         table = Table(box=None, padding=(0, 1), show_edge=False, title_justify="left")
         for col in ("#", "choice", "index", "id", "name", "arguments", "frames"):
@@ -169,7 +179,7 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
             totals[a.severity] += 1
             count = f" ×{a.count}" if a.count > 1 else ""
             console.print(
-                f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{a.kind}[/]{count}  {escape(a.message)}"
+                f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{a.kind}[/]{count}  {escape(a.text())}"
             )
     console.print("  [bold]What each client builds[/]")
     for name, got in s.strategies.items():

@@ -161,6 +161,11 @@ CASES: dict[str, tuple[list, list, dict]] = {
     "done-missing": (CLEAN, CLEAN, {"done": False}),
     "stream-truncated": (CLEAN, CLEAN, {"end_reason": "upstream-error"}),
     "chunk-invalid-json": ([OPEN, '{"choices": [', ARG1, ARG2, FINISH], CLEAN, {}),
+    "provider-error": (
+        [OPEN, ARG1, {"error": {"message": "Rate limit reached", "type": "rate_limit"}}],
+        CLEAN,
+        {"done": False},
+    ),
     "chunk-schema-violation": (
         [{**OPEN, "object": "chat.completion"}, ARG1, ARG2, FINISH],
         CLEAN,
@@ -171,8 +176,9 @@ CASES: dict[str, tuple[list, list, dict]] = {
 NEGATIVE_EXTRA = {"done-missing": {}, "stream-truncated": {}}
 
 
-def test_every_contract_kind_has_a_case():
-    assert set(CASES) | {"args-double-encoded"} == set(KINDS) | {"args-double-encoded"}
+def test_every_kind_has_a_case():
+    # args-double-encoded and invalid-utf8 have tests of their own below
+    assert set(CASES) | {"args-double-encoded", "invalid-utf8"} == set(KINDS)
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
@@ -217,3 +223,18 @@ def test_double_encoded_arguments_are_named():
         FINISH,
     ]
     assert "args-double-encoded" in kinds(run(stream))
+
+
+def test_invalid_utf8_is_named():
+    from streamscope.core.engine import StreamEngine
+    from streamscope.core.sse import decode_body
+
+    for body, bad in (
+        (b'data: {"x": "caf\xe9"}\n\n', True),
+        (b'data: {"x": "caf\xc3\xa9"}\n\n', False),
+    ):
+        engine = StreamEngine()
+        frames, _ = decode_body(body)
+        for frame in frames:
+            engine.feed(frame)
+        assert ("invalid-utf8" in kinds(engine.finish())) is bad

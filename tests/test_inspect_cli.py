@@ -199,3 +199,68 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, content, expect):
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and expect in lines[0] and str(path) in lines[0]
     assert "Traceback" not in result.output
+
+
+def test_every_choice_and_a_refusal_are_shown(tmp_path):
+    from streamscope.core.appendix_a import chunk
+
+    two = [
+        {
+            **chunk({"content": "a"}),
+            "choices": [
+                {"index": 0, "delta": {"content": "zero"}, "finish_reason": None},
+                {
+                    "index": 1,
+                    "delta": {"refusal": "I can't help with that."},
+                    "finish_reason": None,
+                },
+            ],
+        },
+        {
+            **chunk({}),
+            "choices": [
+                {"index": 0, "delta": {}, "finish_reason": "stop"},
+                {"index": 1, "delta": {}, "finish_reason": "stop"},
+            ],
+        },
+    ]
+    path = tmp_path / "n2.sse"
+    path.write_bytes(sse_body(two))
+    stream = orjson.loads(inspect(str(path), "--json").output)["streams"][0]
+    assert stream["content"] == "zero"
+    assert [c["refusal"] for c in stream["choices"]] == ["", "I can't help with that."]
+    assert "choice 1 refusal" in inspect(str(path)).output
+
+
+def test_a_whole_chat_completion_is_refused(tmp_path):
+    path = tmp_path / "completion.json"
+    path.write_bytes(
+        orjson.dumps({"object": "chat.completion", "choices": [{"index": 0, "message": {}}]})
+    )
+    result = inspect(str(path))
+    assert result.exit_code == 2 and "not a stream" in result.output
+
+
+def test_chunk_log_with_sse_prefixes_and_done(tmp_path):
+    lines = [b"data: " + orjson.dumps(c) for c in FIXTURES["Q0"]] + [b"data: [DONE]"]
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(orjson.dumps(FIXTURES["Q0"][0]) + b"\n" + b"\n".join(lines[1:]) + b"\n")
+    doc = orjson.loads(inspect(str(path), "--json").output)
+    assert doc["format"] == "chunks"
+    kinds = {a["kind"] for a in doc["streams"][0]["anomalies"]}
+    assert "chunk-invalid-json" not in kinds and doc["streams"][0]["ended"] == "done"
+
+
+def test_different_schema_problems_are_each_named(tmp_path):
+    chunks = [
+        {**FIXTURES["Q0"][0], "object": "chat.completion"},
+        {**FIXTURES["Q0"][1], "created": "yesterday"},
+    ]
+    path = tmp_path / "s.sse"
+    path.write_bytes(sse_body(chunks + FIXTURES["Q0"][2:]))
+    (entry,) = [
+        a
+        for a in orjson.loads(inspect(str(path), "--json").output)["streams"][0]["anomalies"]
+        if a["kind"] == "chunk-schema-violation"
+    ]
+    assert "object" in entry["message"] and "created" in entry["message"] and entry["count"] == 2

@@ -55,6 +55,9 @@ KINDS: dict[str, tuple[str, str]] = {
     "stream-truncated": (ERROR, "the body ended inside an event, or the connection failed"),
     "chunk-invalid-json": (ERROR, "a data payload is not JSON"),
     "chunk-schema-violation": (WARNING, "a payload is not a valid chat.completion.chunk"),
+    # Beyond the contract's table (new kinds may be added):
+    "provider-error": (ERROR, "the provider sent an error object in the stream"),
+    "invalid-utf8": (WARNING, "an event's bytes are not valid UTF-8"),
 }
 
 
@@ -67,6 +70,12 @@ class Anomaly:
     severity: str
     message: str
     count: int = 1
+    also: list[str] | None = None  # other problems filed under the same entry (schema only)
+
+    def text(self) -> str:
+        if not self.also:
+            return self.message
+        return f"{self.message}; also: {'; '.join(self.also)}"
 
     def to_json(self) -> dict:
         out = {
@@ -75,7 +84,7 @@ class Anomaly:
             "choice": self.choice,
             "index": self.index,
             "severity": self.severity,
-            "message": self.message,
+            "message": self.text(),
         }
         if self.count > 1:
             out["count"] = self.count
@@ -101,6 +110,11 @@ class AnomalyLog:
             self._by_key[key] = Anomaly(frame, kind, choice, index, KINDS[kind][0], message)
         else:
             found.count += 1
+            # one entry per kind, choice and index, but different schema problems each named
+            if kind == "chunk-schema-violation" and message != found.message:
+                found.also = found.also or []
+                if message not in found.also and len(found.also) < 3:
+                    found.also.append(message)
         kinds = self._frames.setdefault(frame, [])
         if kind not in kinds:
             kinds.append(kind)
@@ -126,7 +140,16 @@ class AnomalyLog:
     def copy(self) -> AnomalyLog:
         new = AnomalyLog()
         new._by_key = {
-            k: Anomaly(a.frame, a.kind, a.choice, a.index, a.severity, a.message, a.count)
+            k: Anomaly(
+                a.frame,
+                a.kind,
+                a.choice,
+                a.index,
+                a.severity,
+                a.message,
+                a.count,
+                list(a.also) if a.also else None,
+            )
             for k, a in self._by_key.items()
         }
         new._frames = {k: list(v) for k, v in self._frames.items()}

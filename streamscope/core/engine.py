@@ -34,6 +34,26 @@ UNFINISHED = "unfinished"
 
 
 @dataclass(slots=True)
+class ChoiceSummary:
+    """What one choice said besides its tool calls."""
+
+    index: int
+    finish_reason: str | None
+    content: str
+    reasoning_content: str
+    refusal: str
+
+    def to_json(self) -> dict:
+        return {
+            "choice": self.index,
+            "finish_reason": self.finish_reason,
+            "content": self.content,
+            "reasoning_content": self.reasoning_content,
+            "refusal": self.refusal,
+        }
+
+
+@dataclass(slots=True)
 class StreamResult:
     """Everything the faces show about one stream."""
 
@@ -49,6 +69,7 @@ class StreamResult:
     anomalies: list[Anomaly]
     anomaly_frames: dict[int, list[str]] = field(default_factory=dict)
     truncation: Truncation | None = None
+    choices: list[ChoiceSummary] = field(default_factory=list)  # every choice, 0 first
 
     def differs(self, name: str) -> bool | None:
         """Does strategy `name` build other calls than robust? None when it raised."""
@@ -96,7 +117,7 @@ class StreamEngine:
     def feed(self, frame: Frame) -> list[FieldEvent] | None:
         """Apply one frame to every strategy; with collect_events, what it did (robust)."""
         self.frames = n = frame.number
-        plain = None if self.collect_events else _plain(frame.payload)
+        plain = None if self.collect_events or frame.bad_utf8 else _plain(frame.payload)
         if plain is not None:
             index, text = plain
             run = self._run
@@ -192,6 +213,10 @@ class StreamEngine:
             results.append(call)
             fixes.append(self._end_of_call(call, slot.pos))
 
+        if not any(st.active for st in robust.choices.values()):
+            log.add(
+                "finish-reason-missing", last, "the stream carried no choices, so no finish_reason"
+            )
         for c in sorted(robust.choices):
             st = robust.choices[c]
             if not st.active:
@@ -255,6 +280,17 @@ class StreamEngine:
                 strategies["openai-sdk"] = why
         else:
             strategies["openai-sdk"] = sdk
+        summaries = [
+            ChoiceSummary(
+                c,
+                st.finish,
+                "".join(st.content),
+                "".join(st.reasoning),
+                "".join(st.refusal),
+            )
+            for c, st in sorted(robust.choices.items())
+            if st.active
+        ]
         first = robust.choices.get(min(robust.choices)) if robust.choices else None
         return StreamResult(
             exchange=self.exchange,
@@ -269,6 +305,7 @@ class StreamEngine:
             anomalies=log.entries(),
             anomaly_frames=log.frames(),
             truncation=truncation,
+            choices=summaries,
         )
 
     def _end_of_call(self, call: Call, pos: int) -> repairs.Repair | None:

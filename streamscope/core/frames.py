@@ -50,6 +50,7 @@ class Frame:
     last_read: int = 0
     start: int = 0
     end: int = 0
+    bad_utf8: bool = False  # the data had bytes that are not UTF-8 (read as U+FFFD)
 
     @property
     def is_done(self) -> bool:

@@ -37,7 +37,7 @@ def strategy_json(result: StreamResult, name: str) -> dict:
 
 
 def stream_json(result: StreamResult) -> dict:
-    return {
+    out = {
         "exchange": result.exchange,
         "frames": result.frames,
         "ended": result.ended,
@@ -52,6 +52,13 @@ def stream_json(result: StreamResult) -> dict:
         },
         "anomalies": [a.to_json() for a in result.anomalies],
     }
+    # Beyond the contract (fields may be added): a refusal, and every choice when n > 1.
+    first = result.choices[0] if result.choices else None
+    if first is not None and first.refusal:
+        out["refusal"] = first.refusal
+    if len(result.choices) > 1:
+        out["choices"] = [c.to_json() for c in result.choices]
+    return out
 
 
 def report_json(

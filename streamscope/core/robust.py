@@ -73,6 +73,7 @@ class ChoiceState:
         "roles",
         "content",
         "reasoning",
+        "refusal",
         "active",
     )
 
@@ -87,6 +88,7 @@ class ChoiceState:
         self.roles = 0
         self.content: list[str] = []
         self.reasoning: list[str] = []
+        self.refusal: list[str] = []
         self.active = False  # the choice carried anything at all
 
 
@@ -109,18 +111,34 @@ class Robust:
     def feed(self, frame: Frame) -> None:
         n = self.last_frame = frame.number
         payload = frame.payload
+        if frame.bad_utf8:
+            self.log.add(
+                "invalid-utf8",
+                n,
+                "the event's bytes are not valid UTF-8; the bad bytes read as U+FFFD, as SSE decoding requires",
+            )
         if payload is INVALID:
             if frame.is_done:
                 self.done_frame = self.done_frame or n
             else:
-                text = frame.data if len(frame.data) <= 40 else frame.data[:37] + "..."
-                self.log.add("chunk-invalid-json", n, f"data {text!r} is not JSON")
+                self.log.add(
+                    "chunk-invalid-json", n, f"data {_cut(_q(frame.data), 60)} is not JSON"
+                )
             return
+        error = payload.get("error") if isinstance(payload, dict) else None
+        if error:
+            message = error.get("message") if isinstance(error, dict) else error
+            self.log.add(
+                "provider-error",
+                n,
+                f"the provider sent an error in the stream: {_cut(_q(message), 120)}",
+            )
+            self.error_payload = self.error_payload or str(message)
+            if "choices" not in payload:
+                return
         problem = chunk_violation(payload)
         if problem is not None:
-            self.log.add("chunk-schema-violation", n, f"{problem}")
-            if isinstance(payload, dict) and "error" in payload and self.error_payload is None:
-                self.error_payload = problem
+            self.log.add("chunk-schema-violation", n, problem)
         if not isinstance(payload, dict):
             return
         choices = payload.get("choices")
@@ -182,6 +200,9 @@ class Robust:
             st.content.append(content)
             if self.events is not None:
                 self.events.append(FieldEvent(n, ev.CONTENT, c, None, "content", None, content))
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            st.refusal.append(refusal)
         for key in ("reasoning_content", "reasoning"):
             text = delta.get(key)
             if isinstance(text, str) and text:

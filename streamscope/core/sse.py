@@ -102,7 +102,11 @@ class SseDecoder:
                 and b"\r" not in chunk
             ):
                 # The common read: exactly one whole `data:` event. Same result, fewer steps.
-                text = chunk[6:-2].decode("utf-8", "replace")
+                raw = chunk[6:-2]
+                try:
+                    text, bad = raw.decode("utf-8"), False
+                except UnicodeDecodeError:
+                    text, bad = raw.decode("utf-8", "replace"), True
                 try:
                     payload = _loads(text)
                 except _JSONError:
@@ -110,9 +114,8 @@ class SseDecoder:
                 start = self._pos
                 self._pos = end = start + len(chunk)
                 self.frames = number = self.frames + 1
-                self._last = frame = Frame(
-                    number, text, payload, time_ns, None, read, read, start, end
-                )
+                frame = Frame(number, text, payload, time_ns, None, read, read, start, end, bad)
+                self._last = frame
                 return [frame]
             self._buf_read = read
         self._old = len(self._buf)
@@ -194,7 +197,10 @@ class SseDecoder:
     def _dispatch(self, after: int, read: int, time_ns: int | None) -> Frame:
         parts = self._data
         raw = parts[0] if len(parts) == 1 else b"\n".join(parts)
-        text = raw.decode("utf-8", "replace")
+        try:
+            text, bad = raw.decode("utf-8"), False
+        except UnicodeDecodeError:
+            text, bad = raw.decode("utf-8", "replace"), True
         event = self._event.decode("utf-8", "replace") if self._event is not None else None
         self.frames += 1
         frame = Frame(
@@ -207,6 +213,7 @@ class SseDecoder:
             read,
             self._event_start,
             after,
+            bad,
         )
         self._data = []
         self._event = None

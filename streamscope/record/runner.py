@@ -110,15 +110,27 @@ def summarize(path: str) -> None:
     except RecordingError as e:
         say(f"the recording could not be read back: {e}")
         return
-    kinds = Counter(a.kind for s in analysis.streams for a in s.anomalies for _ in range(a.count))
+    by_severity: dict[str, Counter[str]] = {
+        "error": Counter(),
+        "warning": Counter(),
+        "info": Counter(),
+    }
+    for stream in analysis.streams:
+        for a in stream.anomalies:
+            by_severity[a.severity][a.kind] += a.count
     contract = Counter(f.kind for f in analysis.contract)
     say(
         f"{len(analysis.exchanges)} exchange(s), {len(analysis.streams)} stream(s) recorded in {path}"
     )
-    if kinds:
-        say("anomalies: " + ", ".join(f"{k} x{n}" for k, n in kinds.most_common()))
+    for severity, kinds in by_severity.items():
+        if kinds:
+            listed = ", ".join(f"{k} x{n}" for k, n in kinds.most_common())
+            say(f"{sum(kinds.values())} {severity}(s): {listed}")
     if contract:
-        say("contract: " + ", ".join(f"{k} x{n}" for k, n in contract.most_common()))
-    if not kinds and not contract and analysis.streams:
+        say(
+            "conversation contract broken: "
+            + ", ".join(f"{k} x{n}" for k, n in contract.most_common())
+        )
+    if not any(by_severity.values()) and not contract and analysis.streams:
         say("no anomalies, the conversation contract holds")
     say(f"see it: streamscope inspect {path}")

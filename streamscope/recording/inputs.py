@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 from ..core.frames import Frame, parse_payload
 from ..core.sse import SseDecoder, Truncation
-from .format import RecordingError
 from .reader import RecordingIndex
 
 _BLOCK = 1 << 20
@@ -49,7 +48,12 @@ class ChunksFile:
                 line = raw.strip()
                 if not line:
                     continue
-                text = line.decode("utf-8", "replace")
+                try:
+                    text, bad = line.decode("utf-8"), False
+                except UnicodeDecodeError:
+                    text, bad = line.decode("utf-8", "replace"), True
+                if text.startswith("data:"):  # an SSE line kept in a log: its data is the chunk
+                    text = text[5:].lstrip(" ")
                 payload = parse_payload(text)
                 if not raw.endswith(b"\n") and not isinstance(payload, (dict, list)):
                     self.truncation = Truncation(at, text)
@@ -57,7 +61,7 @@ class ChunksFile:
                 number += 1
                 if number >= start:
                     yield Frame(
-                        number, text, payload, None, None, number - 1, number - 1, at, offset
+                        number, text, payload, None, None, number - 1, number - 1, at, offset, bad
                     )
 
 
@@ -70,12 +74,3 @@ def exchange_frames(index: RecordingIndex, exchange: int, start: int = 1) -> Ite
         for frame in decoder.feed(chunk.data_bytes, chunk.t_ns - t0):
             if frame.number >= start:
                 yield frame
-
-
-def require_exchange(index: RecordingIndex, exchange: int) -> None:
-    if exchange not in index.exchanges():
-        have = index.exchanges()
-        span = f"1..{max(have)}" if have else "none"
-        raise RecordingError(
-            f"{index.path}: there is no exchange {exchange} (exchanges: {span})", index.path
-        )

@@ -65,6 +65,20 @@ def sniff(path: str | os.PathLike[str]) -> str:
     if isinstance(obj, dict):
         if "schema_version" in obj:
             return RECORDING
+        choices = obj.get("choices")
+        if (
+            isinstance(choices, list)
+            and choices
+            and isinstance(choices[0], dict)
+            and "message" in choices[0]
+        ):
+            raise _error(
+                name,
+                "a whole chat.completion response (choices[].message), not a stream; "
+                "streamscope reads streamed chunks",
+                line_no,
+                pos,
+            )
         if "choices" in obj or obj.get("object") == "chat.completion.chunk":
             return CHUNKS
     shown = first[:30].decode("utf-8", "replace")
