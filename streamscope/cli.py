@@ -65,6 +65,28 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             sys.exit(1)
 
 
+@main.command()
+@click.argument("file")
+@click.option(
+    "--exchange", type=click.IntRange(min=1), help="Open this exchange of a recording directly."
+)
+@click.option("--frame", type=click.IntRange(min=0), default=0, help="Start at this frame.")
+@click.option("--follow", is_flag=True, help="Reload as a recording that is being written grows.")
+def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
+    """Step through FILE's streams frame by frame, and watch each tool call being assembled."""
+    from .recording.format import RecordingError
+
+    try:
+        from .tui.app import ReplayApp
+
+        app = ReplayApp(file, exchange, frame, follow)
+    except RecordingError as e:
+        _fail(str(e))
+    app.run()
+    if app.return_code:
+        sys.exit(app.return_code)
+
+
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"
 
 

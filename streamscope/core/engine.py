@@ -188,7 +188,8 @@ class StreamEngine:
         out: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": self.robust.calls()}
         for s in self.others:
             out[s.name] = s.result()
-        out["openai-sdk"] = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.calls()
+        sdk = self.sdk
+        out["openai-sdk"] = sdk if isinstance(sdk, Unmodeled) else (sdk.error or sdk.calls())
         return {name: out[name] for name in STRATEGY_NAMES}
 
     # -- the end of the stream ------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 # ops
@@ -29,23 +30,29 @@ class FieldEvent:
 
     def describe(self) -> str:
         """The event in plain words, for the TUI's frame detail and the text report."""
+        q = _q
         where = f"index {self.index}" if self.index is not None else "no index"
         if self.op == NEW_CALL:
             return f"{where}: a new call begins"
         if self.op == SET:
-            return f"{where}: {self.field} = {self.new!r}"
+            return f"{where}: {self.field} = {q(self.new)}"
         if self.op == APPEND:
-            return f"{where}: arguments += {self.new!r}"
+            return f"{where}: arguments += {q(self.new)}"
         if self.op == REPLACE:
-            return f"{where}: arguments replaced by the growing snapshot {self.new!r}"
+            return f"{where}: arguments replaced by the growing snapshot {q(self.new)}"
         if self.op == IGNORED:
-            return f"{where}: {self.field} {self.new!r} ignored (kept {self.old!r})"
+            return f"{where}: {self.field} {q(self.new)} ignored (kept {q(self.old)})"
         if self.op == OVERWRITE:
-            return f"{where}: {self.field} {self.new!r} ignored; a naive client would lose {self.old!r}"
+            return f"{where}: {self.field} {q(self.new)} ignored; a naive client would lose {q(self.old)}"
         if self.op == FINISH:
-            return f"choice {self.choice}: finish_reason {self.new!r}"
+            return f"choice {self.choice}: finish_reason {q(self.new)}"
         if self.op == CONTENT:
-            return f"choice {self.choice}: content += {self.new!r}"
+            return f"choice {self.choice}: content += {q(self.new)}"
         if self.op == REASONING:
-            return f"choice {self.choice}: reasoning += {self.new!r}"
+            return f"choice {self.choice}: reasoning += {q(self.new)}"
         return f"{where}: {self.op} {self.field}"
+
+
+def _q(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:59] + "…"

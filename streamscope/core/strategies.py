@@ -65,6 +65,22 @@ class Slot:
         elif args is not None and self.value is _NOTHING and not self.parts:
             self.value = args
 
+    def __deepcopy__(self, memo: dict) -> Slot:
+        # Engine snapshots copy slots: join the fragments first, so a copy holds one shared
+        # immutable string instead of a list as long as the stream.
+        self.text()
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        for cls in type(self).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                value = getattr(self, name)
+                if isinstance(value, list) and value and all(type(v) is str for v in value[:1]):
+                    value = ["".join(value)] if name == "concat" else list(value)
+                    setattr(new, name, value)
+                else:
+                    setattr(new, name, copy.deepcopy(value, memo))
+        return new
+
     def to_call(self) -> Call:
         return Call(
             self.choice,

@@ -1,0 +1,74 @@
+"""One line per frame: what its delta carries, for frame lists."""
+
+from __future__ import annotations
+
+import orjson
+
+from .frames import INVALID, Frame
+
+
+def _short(value: object, width: int = 24) -> str:
+    text = (
+        orjson.dumps(value).decode() if not isinstance(value, str) else orjson.dumps(value).decode()
+    )
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def summarize(frame: Frame) -> str:
+    """e.g. `tc0 args+"{\\"city"`, `tc0 id="call_a" name="get_weather"`, `finish tool_calls`."""
+    p = frame.payload
+    if p is INVALID:
+        return "[DONE]" if frame.is_done else f"not JSON: {_short(frame.data, 30)}"
+    if not isinstance(p, dict):
+        return f"JSON {type(p).__name__}"
+    if p.get("error"):
+        return f"error {_short(p['error'], 40)}"
+    choices = p.get("choices")
+    if not isinstance(choices, list):
+        return "no choices"
+    if not choices:
+        return "usage" if p.get("usage") else "no choices"
+    parts: list[str] = []
+    several = len(choices) > 1
+    for choice in choices:
+        if not isinstance(choice, dict):
+            parts.append("bad choice")
+            continue
+        prefix = f"c{choice.get('index')} " if several else ""
+        delta = choice.get("delta")
+        if isinstance(delta, dict):
+            if delta.get("role") is not None:
+                parts.append(f"{prefix}role")
+            for key, label in (
+                ("content", "text"),
+                ("reasoning_content", "think"),
+                ("refusal", "refusal"),
+            ):
+                if isinstance(delta.get(key), str) and delta[key]:
+                    parts.append(f"{prefix}{label}+{_short(delta[key], 20)}")
+            calls = delta.get("tool_calls")
+            if isinstance(calls, list):
+                for tc in calls:
+                    parts.append(prefix + _tool(tc))
+        finish = choice.get("finish_reason")
+        if finish:
+            parts.append(f"{prefix}finish {finish}")
+    return " · ".join(parts) if parts else "empty delta"
+
+
+def _tool(tc: object) -> str:
+    if not isinstance(tc, dict):
+        return "tc ?"
+    index = tc.get("index", "-")
+    bits = [f"tc{index if index is not None else '-'}"]
+    if "id" in tc:
+        bits.append(f"id={_short(tc['id'], 16)}")
+    fn = tc.get("function")
+    if isinstance(fn, dict):
+        if "name" in fn:
+            bits.append(f"name={_short(fn['name'], 16)}")
+        if "arguments" in fn:
+            bits.append(f"args+{_short(fn['arguments'], 20)}")
+    elif "function" not in tc:
+        bits.append("no function")
+    return " ".join(bits)

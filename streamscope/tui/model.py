@@ -1,0 +1,150 @@
+"""What the replay shows, computed without Textual: one stream, frame by frame.
+
+`StreamModel.build` reads the stream once: it keeps, per frame, its time, the read it
+completed in and a one-line summary, and every `every` frames a copy of the engine and
+of the decoder. `at(n)` then resumes from the nearest copy, so any jump decodes and
+accumulates at most `every` frames.
+"""
+
+from __future__ import annotations
+
+import copy
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..core.engine import StreamEngine, StreamResult
+from ..core.events import FieldEvent
+from ..core.frames import Frame
+from ..core.summary import summarize
+from ..recording.inputs import Reads
+
+
+@dataclass(slots=True)
+class Snapshot:
+    frames: int  # frames fed so far
+    next_read: int  # the read to resume from
+    engine: StreamEngine
+    decoder: object
+
+
+@dataclass(slots=True)
+class FrameState:
+    """The stream after frame `number`: the engine, and what that frame did."""
+
+    number: int
+    frame: Frame | None
+    engine: StreamEngine
+    events: list[FieldEvent] = field(default_factory=list)
+
+
+class StreamModel:
+    def __init__(
+        self,
+        reads: Reads,
+        exchange: int = 1,
+        tools: list | None = None,
+        response_format: object | None = None,
+        end: dict | None = None,
+        every: int = 256,
+    ) -> None:
+        self.reads = reads
+        self.exchange = exchange
+        self.tools = tools
+        self.response_format = response_format
+        self.end = end or {}
+        self.every = every
+        self.times = array("q")  # per frame: ns from the request (-1: unknown)
+        self.read_offsets = array("q")  # per read: where it starts in the body
+        self.summaries: list[str] = []
+        self.snapshots: list[Snapshot] = []
+        self.result: StreamResult | None = None
+        self.anomaly_frames: list[int] = []  # sorted frames where an anomaly was first seen
+
+    def _engine(self) -> StreamEngine:
+        return StreamEngine(self.exchange, self.tools, self.response_format)
+
+    @property
+    def total(self) -> int:
+        return len(self.summaries)
+
+    def build(self, progress: Callable[[int, int], None] | None = None) -> StreamResult:
+        """One pass over the stream (call it from a worker thread for big streams)."""
+        engine, decoder = self._engine(), self.reads.decoder()
+        self.snapshots = [Snapshot(0, 0, engine.copy(), copy.deepcopy(decoder))]
+        n_reads, since = len(self.reads), 0
+        # about 64 copies at most: each holds the text so far, so memory stays bounded
+        every = max(self.every, n_reads // 64)
+        offset = 0
+        times, summaries = self.times, self.summaries
+        for i in range(n_reads):
+            data, t = self.reads.read(i)
+            self.read_offsets.append(offset)
+            offset += len(data)
+            for frame in decoder.feed(data, t):
+                engine.feed(frame)
+                times.append(-1 if frame.time_ns is None else frame.time_ns)
+                summaries.append(summarize(frame))
+                since += 1
+            if since >= every:  # at a read boundary: resume is exact
+                self.snapshots.append(
+                    Snapshot(len(summaries), i + 1, engine.copy(), copy.deepcopy(decoder))
+                )
+                since = 0
+            if progress is not None and i % 512 == 0:
+                progress(i + 1, n_reads)
+        truncation = decoder.finish()
+        self.result = engine.finish(truncation, **self.end)
+        self.anomaly_frames = sorted(
+            f for f, kinds in self.result.anomaly_frames.items() if kinds and f > 0
+        )
+        if progress is not None:
+            progress(n_reads, n_reads)
+        return self.result
+
+    def at(self, n: int) -> FrameState:
+        """The state after frame `n` (0: before the first frame)."""
+        n = max(0, min(n, self.total))
+        snap = self.snapshots[0]
+        for s in self.snapshots:  # few: one per `every` frames
+            if s.frames < n or (s.frames == 0 and n == 0):
+                snap = s
+            else:
+                break
+        engine = snap.engine.copy()
+        if n == 0:
+            return FrameState(0, None, engine)
+        decoder = copy.deepcopy(snap.decoder)
+        for frame in self.reads.frames(snap.next_read, decoder):
+            engine.collect_events = frame.number == n
+            events = engine.feed(frame)
+            if frame.number == n:
+                engine.collect_events = False
+                return FrameState(n, frame, engine, events or [])
+        raise IndexError(f"frame {n} is not in the stream")
+
+    def raw(self, frame: Frame) -> list[bytes]:
+        """The frame's bytes as received, one piece per read they arrived in."""
+        pieces = []
+        for i in range(frame.first_read, frame.last_read + 1):
+            data, _ = self.reads.read(i)
+            at = self.read_offsets[i]
+            lo, hi = max(frame.start - at, 0), min(frame.end - at, len(data))
+            if hi > lo:
+                pieces.append(data[lo:hi])
+        return pieces
+
+    def frame(self, n: int) -> Frame:
+        return self.at(n).frame  # type: ignore[return-value]
+
+    def time(self, n: int) -> int | None:
+        t = self.times[n - 1] if 1 <= n <= self.total else -1
+        return None if t < 0 else t
+
+    def gap(self, n: int) -> int | None:
+        """ns since the previous frame (or since the request, for frame 1)."""
+        t = self.time(n)
+        if t is None:
+            return None
+        before = self.time(n - 1) if n > 1 else 0
+        return None if before is None else t - before

@@ -1,0 +1,433 @@
+"""The replay's screens: exchanges, one stream, and the small modal ones."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
+
+from ..analysis import ExchangeInfo
+from ..core.calls import StrategyError
+from ..core.engine import STRATEGY_NAMES
+from .model import StreamModel
+from .widgets import (
+    MARK,
+    SEVERITY_STYLE,
+    CallTable,
+    FrameDetail,
+    FrameList,
+    FrameSelected,
+    Timeline,
+    ms,
+    q,
+    strategy_label,
+    worst,
+)
+
+OTHERS = [s for s in STRATEGY_NAMES if s != "robust"]
+
+
+class Loading(Screen):
+    """A progress bar while a big input is indexed or a stream is read."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="loading"):
+            yield Label(self.what)
+            yield ProgressBar(total=100, show_eta=False, id="progress")
+
+    def progress(self, done: int, total: int) -> None:
+        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
+
+
+class ExchangesScreen(Screen):
+    """One row per exchange; Enter opens its stream."""
+
+    BINDINGS = [
+        Binding("enter", "open", "Open stream", id="open"),
+        Binding("q", "app.back", "Quit", id="back"),
+        Binding("question_mark", "app.help", "Help", id="help"),
+    ]
+
+    def __init__(self, infos: list[ExchangeInfo]) -> None:
+        super().__init__()
+        self.infos = infos
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text(
+                f"{self.app.source} · {len(self.infos)} exchanges · Enter opens a stream",
+                style="bold",
+            ),
+            id="title",
+        )
+        yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for col in (
+            "#",
+            "method",
+            "path",
+            "model",
+            "status",
+            "duration",
+            "frames",
+            "calls",
+            "worst",
+        ):
+            table.add_column(col, key=col)
+        for info in self.infos:
+            path = info.url.split("://", 1)[-1]
+            path = "/" + path.split("/", 1)[1] if "/" in path else path
+            path = path if len(path) <= 26 else "…" + path[-25:]
+            took = ms(info.end_ns - info.start_ns) if info.end_ns is not None else "open"
+            table.add_row(
+                str(info.exchange),
+                info.method,
+                path,
+                info.model or "",
+                str(info.status or ""),
+                took,
+                "…",
+                "…",
+                "…",
+                key=str(info.exchange),
+            )
+        table.focus()
+        self.analyse()
+
+    @work(thread=True, exclusive=True)
+    def analyse(self) -> None:
+        """Frames, calls and the worst anomaly of every stream, filled in when known."""
+        from ..analysis import analyze
+
+        try:
+            analysis = analyze(self.app.source)
+        except Exception as exc:  # shown, never a traceback
+            self.app.call_from_thread(self.notify, f"analysis failed: {exc}", severity="error")
+            return
+        self.app.call_from_thread(self.fill, analysis)
+
+    def fill(self, analysis) -> None:
+        table = self.query_one(DataTable)
+        streams = {s.exchange: s for s in analysis.streams}
+        for info in self.infos:
+            s = streams.get(info.exchange)
+            key = str(info.exchange)
+            if s is None:
+                table.update_cell(key, "frames", "not a stream")
+                table.update_cell(key, "calls", "")
+                table.update_cell(key, "worst", "")
+                continue
+            level = worst([a.kind for a in s.anomalies])
+            count = sum(1 for a in s.anomalies if a.severity == level)
+            table.update_cell(key, "frames", str(s.frames))
+            table.update_cell(key, "calls", str(len(s.tool_calls)))
+            table.update_cell(
+                key,
+                "worst",
+                Text(f"{MARK[level]} {count} {level}(s)", style=SEVERITY_STYLE[level])
+                if level
+                else Text("clean", style="green"),
+            )
+
+    def action_open(self) -> None:
+        table = self.query_one(DataTable)
+        if table.row_count:
+            exchange = int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+            self.app.open_stream(exchange)
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.app.open_stream(int(event.row_key.value))
+
+
+class StreamScreen(Screen):
+    """One stream, frame by frame."""
+
+    BINDINGS = [
+        Binding("right,n", "step(1)", "Next", id="next", priority=True),
+        Binding("left,p", "step(-1)", "Prev", id="prev", priority=True),
+        Binding(
+            "right_square_bracket", "anomaly(1)", "Next anomaly", key_display="]", id="next_anomaly"
+        ),
+        Binding(
+            "left_square_bracket", "anomaly(-1)", "Prev anomaly", key_display="[", id="prev_anomaly"
+        ),
+        Binding("home", "jump(0)", "First", show=False, id="first", priority=True),
+        Binding("end", "jump(-1)", "Last", show=False, id="last", priority=True),
+        Binding("g", "goto", "Go to", id="goto"),
+        Binding("space", "play", "Play", id="play", priority=True),
+        Binding("plus,equals_sign", "speed(2)", "Faster", key_display="+", show=False, id="faster"),
+        Binding("minus", "speed(0.5)", "Slower", key_display="-", show=False, id="slower"),
+        Binding("s", "strategy", "Strategy", id="strategy"),
+        Binding("slash", "filter", "Filter", key_display="/", id="filter"),
+        Binding("a", "arguments", "Arguments", show=False, id="arguments"),
+        Binding("question_mark", "app.help", "Help", key_display="?", id="help"),
+        Binding("q", "app.back", "Back", id="back"),
+    ]
+
+    def __init__(self, model: StreamModel, title: str, start: int = 0) -> None:
+        super().__init__()
+        self.model = model
+        self.title_text = title
+        self.frame = max(0, min(start, model.total))
+        self.strategy = 0
+        self.speed = 1.0
+        self.timer = None
+        self.filter_text = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="info")
+        yield Timeline(self.model, id="timeline")
+        yield Static(
+            Text(
+                "robust: the calls as streamscope reads them (green: what this frame changed, ⚠ a trap)",
+                style="bold",
+            ),
+            id="robust-label",
+        )
+        yield CallTable(id="robust")
+        yield Static(id="strategy-label")
+        yield CallTable(id="other")
+        with Horizontal(id="body"):
+            yield FrameList(self.model, id="frames")
+            with VerticalScroll(id="detail-scroll"):
+                yield FrameDetail(id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(FrameList).focus()
+        self.call_after_refresh(self.refresh_frame)
+
+    # -- showing a frame ------------------------------------------------------------------
+
+    def refresh_frame(self) -> None:
+        model, n = self.model, self.frame
+        state = model.at(n)
+        strategies = state.engine.strategy_calls()
+        robust = strategies["robust"]
+        name = OTHERS[self.strategy]
+        other = strategies[name]
+        self.query_one("#robust", CallTable).show(robust, state.events)
+        label = self.query_one("#strategy-label", Static)
+        table = self.query_one("#other", CallTable)
+        label.update(Text("s: next strategy · ", style="dim") + strategy_label(name, other, n))
+        if isinstance(other, list):
+            table.display = True
+            table.show(other, compare=robust)
+        else:
+            table.display = False
+            if not isinstance(other, StrategyError):
+                label.update(Text(f"{name}: not available here ({other})", style="yellow"))
+        at_end = n == model.total
+        self.query_one(FrameDetail).show(model, n, state.frame, state.events, repairs=at_end)
+        frames = self.query_one(FrameList)
+        frames.show(n)
+        timeline = self.query_one(Timeline)
+        timeline.current = n
+        timeline.refresh()
+        t = model.time(n) if n else None
+        playing = f" · playing ×{self.speed:g}" if self.timer is not None else ""
+        shown = (
+            f" · filter {q(self.filter_text)}: {len(frames.rows)} frames"
+            if self.filter_text
+            else ""
+        )
+        self.query_one("#info", Static).update(
+            Text(
+                f"{self.title_text} · frame {n}/{model.total} · {ms(t)}{playing}{shown}",
+                style="bold",
+            )
+        )
+
+    def go(self, n: int) -> None:
+        self.frame = max(0, min(n, self.model.total))
+        self.refresh_frame()
+
+    @on(FrameSelected)
+    def _picked(self, event: FrameSelected) -> None:
+        self.go(event.frame)
+
+    # -- actions -------------------------------------------------------------------------
+
+    def action_step(self, delta: int) -> None:
+        rows = self.query_one(FrameList).rows
+        if self.filter_text and rows:  # step within the filtered frames
+            later = [f for f in rows if (f > self.frame if delta > 0 else f < self.frame)]
+            if later:
+                self.go(later[0] if delta > 0 else later[-1])
+            return
+        self.go(self.frame + delta)
+
+    def action_anomaly(self, direction: int) -> None:
+        marks = self.model.anomaly_frames
+        target = [f for f in marks if (f > self.frame if direction > 0 else f < self.frame)]
+        if target:
+            self.go(target[0] if direction > 0 else target[-1])
+        else:
+            self.notify("no further anomaly" if direction > 0 else "no earlier anomaly", timeout=2)
+
+    def action_jump(self, where: int) -> None:
+        self.go(self.model.total if where < 0 else where)
+
+    def action_goto(self) -> None:
+        def done(value: str | None) -> None:
+            if value and value.strip().isdigit():
+                self.go(int(value))
+
+        self.app.push_screen(Prompt(f"Go to frame (0-{self.model.total})"), done)
+
+    def action_filter(self) -> None:
+        def done(value: str | None) -> None:
+            if value is None:
+                return
+            self.filter_text = value.strip()
+            frames = self.query_one(FrameList)
+            if not self.filter_text:
+                frames.set_rows(list(range(1, self.model.total + 1)))
+            else:
+                needle = self.filter_text.lower()
+                marks = self.model.result.anomaly_frames
+                frames.set_rows(
+                    [
+                        n
+                        for n in range(1, self.model.total + 1)
+                        if needle in self.model.summaries[n - 1].lower()
+                        or any(needle in k for k in marks.get(n, []))
+                    ]
+                )
+            self.refresh_frame()
+
+        self.app.push_screen(
+            Prompt(
+                "Filter frames (text of the summary or an anomaly kind; empty: all)",
+                self.filter_text,
+            ),
+            done,
+        )
+
+    def action_strategy(self) -> None:
+        self.strategy = (self.strategy + 1) % len(OTHERS)
+        self.refresh_frame()
+
+    def action_speed(self, factor: float) -> None:
+        self.speed = min(64.0, max(1 / 64, self.speed * factor))
+        self.refresh_frame()
+
+    def action_play(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
+            self.refresh_frame()
+            return
+        if self.frame >= self.model.total:
+            self.frame = 0
+        self._schedule()
+
+    def _schedule(self) -> None:
+        nxt = self.frame + 1
+        if nxt > self.model.total:
+            self.timer = None
+            self.refresh_frame()
+            return
+        gap = self.model.gap(nxt)
+        delay = (gap / 1e9 if gap is not None else 0.05) / self.speed
+        self.timer = self.set_timer(min(max(delay, 0.001), 5.0), self._tick)
+        self.refresh_frame()
+
+    def _tick(self) -> None:
+        if self.timer is None:
+            return
+        self.frame += 1
+        self._schedule()
+
+    def action_arguments(self) -> None:
+        state = self.model.at(self.frame)
+        calls = state.engine.robust.calls()
+        text = Text()
+        for c in calls:
+            text.append(f"{q(c.name)} (id {q(c.id)}, index {c.index})\n", style="bold")
+            text.append(f"{c.arguments if isinstance(c.arguments, str) else q(c.arguments)}\n\n")
+        self.app.push_screen(
+            TextScreen(f"Arguments at frame {self.frame}", text if calls else Text("no calls yet"))
+        )
+
+
+class Prompt(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, question: str, value: str = "") -> None:
+        super().__init__()
+        self.question = question
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(self.question)
+            yield Input(value=self.value, id="answer")
+
+    @on(Input.Submitted)
+    def _submit(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TextScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q", "close", "Close")]
+
+    def __init__(self, title: str, body: Text) -> None:
+        super().__init__()
+        self.heading = title
+        self.body = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(Text(self.heading, style="bold"))
+            with VerticalScroll():
+                yield Static(self.body)
+            yield Label(Text("escape or q closes", style="dim"))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def help_text() -> Text:
+    text = Text()
+    text.append("Keys\n", style="bold")
+    for keys, what in (
+        ("→ / n, ← / p", "next / previous frame"),
+        ("] / [", "next / previous frame with an anomaly"),
+        ("home / end", "before the first frame / the last frame (the repair panel)"),
+        ("g", "go to a frame by number"),
+        ("space", "play / pause at the recorded timing"),
+        ("+ / -", "play faster / slower"),
+        ("s", "show the next client strategy (guarded, naive, openai-sdk, openai-docs, by-id)"),
+        ("/", "filter frames by summary text or anomaly kind"),
+        ("a", "every call's arguments, whole"),
+        ("enter", "open the selected exchange (exchanges screen)"),
+        ("ctrl+p", "command palette: every action by name"),
+        ("?", "this help"),
+        ("q", "back, or quit"),
+    ):
+        text.append(f"  {keys:<14}", style="bold cyan")
+        text.append(f"{what}\n")
+    text.append("\nReading the screen\n", style="bold")
+    text.append(
+        "  robust is streamscope's reading of the stream; green cells are what this frame changed,\n"
+        "  ⚠ yellow marks a value a naive client would have overwritten, ≠ red marks where another\n"
+        "  client's table differs from robust. The frame list marks anomalies (✗ error, ! warning,\n"
+        "  i info); the timeline shows gaps between frames (taller: longer) and ▲ anomaly frames.\n"
+    )
+    return text
