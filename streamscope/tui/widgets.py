@@ -73,11 +73,11 @@ class FrameList(ScrollView, can_focus=True):
         self.current = 0
         assert model.result is not None
         self.marks = model.result.anomaly_frames
-        self.virtual_size = Size(80, len(self.rows))
+        self.virtual_size = Size(1, len(self.rows))  # lines are cut to the width: no side scroll
 
     def set_rows(self, rows: list[int]) -> None:
         self.rows = rows
-        self.virtual_size = Size(self.size.width, len(rows))
+        self.virtual_size = Size(1, len(rows))
         self.refresh()
 
     def show(self, frame: int) -> None:
@@ -272,6 +272,8 @@ class FrameDetail(Static):
         parts: list[RenderableType] = []
         result = model.result
         assert result is not None
+        if repairs:  # after the last frame, the repair is the news
+            parts.append(repair_panel(result.tool_calls, result.repairs))
         if n == 0:
             parts.append(
                 Text(
@@ -305,7 +307,7 @@ class FrameDetail(Static):
                 if i:
                     raw.append("┆", style="bold magenta")
                 raw.append(
-                    piece.decode("utf-8", "replace").replace("\r", "␍").replace("\n", "␊\n"),
+                    piece.decode("utf-8", "replace").replace("\r", "\\r").replace("\n", "↵\n"),
                     style="dim",
                 )
             parts.append(raw)
@@ -320,8 +322,6 @@ class FrameDetail(Static):
                         background_color="default",
                     )
                 )
-        if repairs:
-            parts.append(repair_panel(result.tool_calls, result.repairs))
         self.update(Group(*parts))
 
 
@@ -335,10 +335,13 @@ def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableTyp
         text.append(
             f"  call {q(call.name)} (id {q(call.id)}) at index {call.index}\n", style="bold"
         )
-        text.append(f"    raw      {q(call.arguments)}\n")
-        text.append(f"    crow     {q(fix.crow.result)}  ({fix.crow.action})\n")
+        text.append("    raw   ", style="dim")
+        text.append(f"{call.arguments}\n")
+        text.append("    crow  ", style="dim")
+        text.append(f"{fix.crow.result}  ({fix.crow.action})\n")
         meaning = "CHANGED MEANING" if fix.best.changed_meaning else "kept meaning"
-        text.append(f"    best     {q(fix.best.result)}  ({fix.best.action}, ")
+        text.append("    best  ", style="dim")
+        text.append(f"{fix.best.result}  ({fix.best.action}, ")
         text.append(meaning, style="bold red" if fix.best.changed_meaning else "green")
         text.append(")\n")
     return text

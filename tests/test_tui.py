@@ -1,0 +1,248 @@
+"""The replay TUI, used as a person would: Pilot for keys and mouse, SVG snapshots for looks."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from streamscope.cli import main
+from streamscope.tui.app import ReplayApp
+from streamscope.tui.screens import ExchangesScreen, Prompt, StreamScreen, TextScreen
+from streamscope.tui.widgets import CallTable, FrameList
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SIZE = (100, 30)
+pytestmark = pytest.mark.anyio  # anyio's pytest plugin (installed with httpx) runs the async tests
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def sample(name: str) -> str:
+    return os.path.join(ROOT, "recordings", name)
+
+
+async def settle(pilot, screen_type=StreamScreen, timeout: float = 10.0) -> None:
+    """Wait for the loading workers: until the app shows `screen_type`."""
+    waited = 0.0
+    while not isinstance(pilot.app.screen, screen_type) and waited < timeout:
+        await pilot.pause(0.05)
+        waited += 0.05
+    assert isinstance(pilot.app.screen, screen_type), type(pilot.app.screen).__name__
+    await pilot.pause()
+
+
+async def exchanges_filled(pilot) -> None:
+    await settle(pilot, ExchangesScreen)
+    table = pilot.app.screen.query_one("#exchanges")
+    for _ in range(200):
+        if str(table.get_cell_at((0, 8))) != "…":
+            break
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
+def text(widget) -> str:
+    """What a Static-based widget shows, as plain text."""
+    console = Console(width=160, file=io.StringIO(), color_system=None)
+    console.print(widget.content)
+    return console.file.getvalue()
+
+
+async def test_exchanges_screen_then_enter_opens_the_stream():
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)
+        table = app.screen.query_one("#exchanges")
+        assert table.row_count == 2
+        assert "warning" in str(table.get_cell_at((0, 8)))
+        assert "clean" in str(table.get_cell_at((1, 8)))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.model.exchange == 1 and app.screen.frame == 0
+        await pilot.press("q")  # back to the exchanges
+        await pilot.pause()
+        assert isinstance(app.screen, ExchangesScreen)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code in (0, None)
+
+
+async def test_stepping_keys_and_anomaly_jumps():
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("right", "n")
+        assert screen.frame == 2
+        await pilot.press("left")
+        assert screen.frame == 1
+        await pilot.press("p")
+        assert screen.frame == 0
+        await pilot.press("right_square_bracket")
+        assert screen.frame == 2  # the first id "" overwrite
+        robust = screen.query_one("#robust", CallTable)
+        assert "⚠" in text(robust)
+        await pilot.press("left_square_bracket")
+        assert screen.frame == 2  # no anomaly before it
+        await pilot.press("end")
+        assert screen.frame == screen.model.total
+        await pilot.press("home")
+        assert screen.frame == 0
+
+
+async def test_goto_filter_strategy_speed_help_and_arguments():
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("g")
+        assert isinstance(app.screen, Prompt)
+        await pilot.press("5", "enter")
+        assert screen.frame == 5
+        await pilot.press("s")
+        assert screen.strategy == 1  # naive
+        assert "naive" in text(screen.query_one("#strategy-label"))
+        await pilot.press("end")
+        assert "≠" in text(screen.query_one("#other"))  # naive lost the id
+        await pilot.press("plus")
+        assert screen.speed == 2
+        await pilot.press("minus", "minus")
+        assert screen.speed == 0.5
+        await pilot.press("slash")
+        await pilot.press(*"finish", "enter")
+        assert screen.query_one(FrameList).rows == [6]
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, TextScreen)
+        await pilot.press("escape")
+        await pilot.press("a")
+        assert isinstance(app.screen, TextScreen)
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+async def test_play_advances_at_the_recorded_timing_and_pauses():
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("plus", "plus", "plus", "plus")  # x16: the 0.7 s stream in ~45 ms
+        await pilot.press("space")
+        await pilot.pause(0.4)
+        assert screen.frame == screen.model.total and screen.timer is None
+        await pilot.press("home", "space")
+        await pilot.press("space")  # pause at once
+        stopped = screen.frame
+        await pilot.pause(0.2)
+        assert screen.frame == stopped and screen.timer is None
+
+
+async def test_clicking_a_frame_selects_it():
+    app = ReplayApp(sample("openai.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        frames = app.screen.query_one(FrameList)
+        await pilot.click(FrameList, offset=(5, 3))
+        await pilot.pause()
+        assert app.screen.frame == frames.rows[3]
+
+
+async def test_command_palette_offers_every_action():
+    app = ReplayApp(sample("openai.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {
+            "Next",
+            "Prev",
+            "Next anomaly",
+            "Go to",
+            "Play",
+            "Strategy",
+            "Filter",
+            "Back",
+        } <= titles
+
+
+async def test_sse_and_chunk_logs_open_directly_and_the_sdk_error_shows():
+    app = ReplayApp(sample("gemini-no-index.sse"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("s", "s")  # openai-sdk
+        await pilot.press("end")
+        label = text(app.screen.query_one("#strategy-label"))
+        assert "raised TypeError" in label
+    app = ReplayApp(sample("deepseek-cumulative.chunks.jsonl"), frame=3)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.screen.frame == 3
+
+
+def test_replay_bad_input_is_one_line():
+    result = CliRunner().invoke(main, ["replay", "/nonexistent/file.jsonl"])
+    assert result.exit_code == 2
+    assert result.output.strip().count("\n") == 0 and "no such file" in result.output
+
+
+# -- looks ---------------------------------------------------------------------------------
+
+
+def snap(snap_compare, app, *press: str, ready=StreamScreen) -> bool:
+    async def before(pilot) -> None:
+        if ready is ExchangesScreen:
+            await exchanges_filled(pilot)
+        else:
+            await settle(pilot, ready)
+        for key in press:
+            await pilot.press(key)
+        await pilot.pause()
+
+    return snap_compare(app, terminal_size=SIZE, run_before=before)
+
+
+def test_snapshot_exchanges(snap_compare):
+    assert snap(snap_compare, ReplayApp(sample("buggy-agent-uuid.jsonl")), ready=ExchangesScreen)
+
+
+def test_snapshot_stream_at_an_anomaly(snap_compare):
+    assert snap(
+        snap_compare,
+        ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1),
+        "right_square_bracket",
+    )
+
+
+def test_snapshot_strategies(snap_compare):
+    app = ReplayApp(sample("parallel-index-0.jsonl"), exchange=1)
+    assert snap(snap_compare, app, "end", "s", "s")
+
+
+def test_snapshot_repair_panel(snap_compare):
+    assert snap(
+        snap_compare, ReplayApp(sample("dashscope-truncated-args.jsonl"), exchange=1), "end"
+    )
+
+
+def test_snapshot_help(snap_compare):
+    assert snap(snap_compare, ReplayApp(sample("openai.jsonl"), exchange=1), "question_mark")
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n in os.listdir(os.path.join(ROOT, "recordings")) if n != "README.md")
+)
+async def test_every_sample_opens_and_steps_to_the_end(name):
+    app = ReplayApp(
+        sample(name), exchange=1 if name.endswith(".jsonl") and "chunks" not in name else None
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        for _ in range(screen.model.total + 1):
+            await pilot.press("right")
+        assert screen.frame == screen.model.total
