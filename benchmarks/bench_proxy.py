@@ -322,18 +322,18 @@ def _dechunk(raw: bytes, pos: int) -> tuple[bytes, list[tuple[int, int]]]:
         pos += 2
 
 
-def ready(target: Target) -> None:
+def ready(target: Target) -> Result:
     """A warm, open connection: a 2-event request on it (reconnecting once if it is stale)."""
     for attempt in (1, 2):
         try:
             if target.sock is None or select.select([target.sock], [], [], 0)[0]:
-                target.connect()
-            exchange(target, target.request(2, 0), 2)
-            return
+                target.connect()  # none yet, or the server closed it (readable at EOF)
+            return exchange(target, target.request(2, 0), 2)
         except (ConnectionError, OSError):
             target.close()
             if attempt == 2:
                 raise
+    raise AssertionError("unreachable")
 
 
 # -- the benchmark
@@ -346,43 +346,32 @@ def pct(values: list[int], q: float) -> float:
 
 
 def run_rounds(
-    targets: list[Target],
-    rounds: int,
-    events: int,
-    pace_ms: float,
-    via_recorder: list[Result],
+    targets: list[Target], rounds: int, events: int, pace_ms: float, recorded: list[Result]
 ) -> dict[str, list[Result]]:
+    """`rounds` measured requests per target, taking turns; `recorded` gets every result
+    (warm-ups too) of the requests sent through the recorder, in order."""
     results: dict[str, list[Result]] = {t.name: [] for t in targets}
     for r in range(rounds):
         order = targets[r % len(targets) :] + targets[: r % len(targets)]
         for t in order:
-            ready(t)
-            if t.name == "recorder":
-                via_recorder.append(WARMUP)
+            warm = ready(t)
             gc.collect()
             res = exchange(t, t.request(events, pace_ms), events)
             results[t.name].append(res)
             if t.name == "recorder":
-                via_recorder.append(res)
+                recorded += (warm, res)
     return results
 
 
-WARMUP = Result(0, 0, [], 2, 0, "", 0)  # a placeholder: the body of a warm-up request
-
-
-def check_recording(path: str, via_recorder: list[Result]) -> tuple[bool, str]:
-    """Every exchange's recorded chunks, joined, against the body the client received."""
+def check_recording(path: str, sent: list[Result]) -> tuple[bool, str]:
+    """Each exchange's recorded chunks, joined, against the body the client received."""
+    problems = []
+    recorded_bytes = received_bytes = 0
     with RecordingIndex.open(path) as idx:
         ids = idx.exchanges()
-        recorded_bytes = received_bytes = 0
-        problems = []
-        measured = [(i, r) for i, r in enumerate(via_recorder) if r is not WARMUP]
-        if len(ids) != len(via_recorder):
-            problems.append(f"{len(ids)} exchanges recorded, {len(via_recorder)} requests sent")
-        for i, res in measured:
-            if i >= len(ids):
-                break
-            x = ids[i]
+        if len(ids) != len(sent):
+            problems.append(f"{len(ids)} exchanges recorded for {len(sent)} requests")
+        for x, res in zip(ids, sent, strict=False):  # counts compared above
             h = hashlib.sha256()
             n = 0
             for chunk in idx.chunks(x):
@@ -391,28 +380,50 @@ def check_recording(path: str, via_recorder: list[Result]) -> tuple[bool, str]:
                 n += len(data)
             recorded_bytes += n
             received_bytes += res.body_len
-            end_line = idx.exchange(x).end
-            reason = idx.line(end_line).reason if end_line else None
+            end = idx.exchange(x).end
+            reason = idx.line(end).reason if end else None
             if n != res.body_len or h.hexdigest() != res.body_sha:
-                problems.append(f"exchange {x}: {n} bytes recorded, {res.body_len} received")
+                problems.append(f"exchange {x}: {n:,} bytes recorded, {res.body_len:,} received")
             if reason != "complete":
                 problems.append(f"exchange {x}: ends {reason!r}")
-    ok = not problems
     text = (
-        f"{len(measured)} measured exchanges: {received_bytes:,} body bytes received, "
-        f"{recorded_bytes:,} recorded, SHA-256 per exchange "
-        + ("equal: OK" if ok else "FAILED: " + "; ".join(problems[:5]))
+        f"{len(ids)} exchanges, {received_bytes:,} body bytes received, {recorded_bytes:,} "
+        "recorded; " + ("equal per exchange (length and SHA-256): OK" if not problems else "")
     )
-    return ok, text
+    if problems:
+        text += "MISMATCH: " + "; ".join(problems[:5])
+    return not problems, text
+
+
+def layout(pin: str) -> tuple[set[int] | None, set[int] | None, str]:
+    """(CPUs for the upstream and this client, CPUs for the proxies, a description)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if pin == "none":
+        return None, None, "not pinned: the scheduler places the processes"
+    if pin == "split" and len(cpus) >= 2:
+        a, b = {cpus[0]}, {cpus[1]}
+        return a, b, f"upstream and client on CPU {cpus[0]}, the proxy on CPU {cpus[1]}"
+    one = {cpus[-1]}
+    return one, one, f"every process on CPU {cpus[-1]}"
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--events", type=int, default=10_000, help="unpaced events (10,000)")
     parser.add_argument("--paced-events", type=int, default=400, help="paced events (400)")
     parser.add_argument("--pace-ms", type=float, default=5.0, help="pacing (5 ms)")
     parser.add_argument("--runs", type=int, default=5, help="runs per target and mode (5)")
     parser.add_argument("--quick", action="store_true", help="3 runs, 200 paced events")
+    parser.add_argument(
+        "--pin",
+        choices=("one", "split", "none"),
+        default="one",
+        help="CPU placement: one (default): every process on one CPU, so a figure is CPU work, "
+        "not cross-CPU wake-ups; split: upstream and client on one CPU, the proxy on another; "
+        "none: not pinned (on a 2-vCPU VM, direct's time then flips between two modes)",
+    )
     parser.add_argument("--no-mitm", action="store_true", help="skip mitmproxy")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = parser.parse_args()
@@ -427,9 +438,13 @@ def main() -> int:
     signal.signal(signal.SIGTERM, interrupted)
     signal.signal(signal.SIGHUP, interrupted)
 
+    near, far, placement = layout(args.pin)
+    if near is not None:
+        os.sched_setaffinity(0, near)
     tmp = tempfile.mkdtemp(prefix="bench_proxy-")
     procs: list[Proc] = []
     targets: list[Target] = []
+    notes = [f"layout: {placement} (--pin {args.pin})"]
     ok = False
     try:
         up = Proc(
@@ -437,73 +452,53 @@ def main() -> int:
             [sys.executable, os.path.join(HERE, "sse_upstream.py"), "--port", "0"],
             tmp,
             signal.SIGTERM,
+            near,
         )
         procs.append(up)
         up_port = int(up.first_line())
         recording = os.path.join(tmp, "recording.jsonl")
-        rec = Proc(
-            "recorder",
-            [
-                sys.executable,
-                "-m",
-                "streamscope",
-                "proxy",
-                "--upstream",
-                f"http://127.0.0.1:{up_port}/v1",
-                "-o",
-                recording,
-                "--port",
-                "0",
-            ],
-            tmp,
-            signal.SIGINT,
-        )
+        argv = [sys.executable, "-m", "streamscope", "proxy", "--upstream"]
+        argv += [f"http://127.0.0.1:{up_port}/v1", "-o", recording, "--port", "0"]
+        rec = Proc("recorder", argv, tmp, signal.SIGINT, far)
         procs.append(rec)
         base = urlsplit(rec.first_line())
         targets = [Target("direct", up_port, "/v1"), Target("recorder", base.port, base.path)]
         mitmdump = None if args.no_mitm else shutil.which("mitmdump")
         if mitmdump:
             port = free_port()
-            mitm = Proc(
-                "mitmproxy",
-                [
-                    mitmdump,
-                    "--mode",
-                    f"reverse:http://127.0.0.1:{up_port}",
-                    "--listen-host",
-                    "127.0.0.1",
-                    "--listen-port",
-                    str(port),
-                    "--set",
-                    "stream_large_bodies=1",
-                    "--set",
-                    f"confdir={os.path.join(tmp, 'mitmproxy')}",
-                    "-q",
-                ],
-                tmp,
-                signal.SIGINT,
-            )
+            argv = [mitmdump, "--mode", f"reverse:http://127.0.0.1:{up_port}"]
+            argv += ["--listen-host", "127.0.0.1", "--listen-port", str(port)]
+            argv += ["--set", "stream_large_bodies=1", "-q"]
+            argv += ["--set", f"confdir={os.path.join(tmp, 'mitmproxy')}"]
+            mitm = Proc("mitmproxy", argv, tmp, signal.SIGINT, far)
             procs.append(mitm)
             mitm.wait_listening(port)
             targets.append(Target("mitmproxy", port, "/v1"))
+        else:
+            notes.append(
+                "mitmproxy: skipped ("
+                + ("--no-mitm" if args.no_mitm else "no mitmdump on PATH")
+                + ")"
+            )
 
-        via_recorder: list[Result] = []
+        sent: list[Result] = []
         gc.disable()
-        # Warm up every process (imports, caches, the upstream's event templates) on a round
-        # of each kind of request.
-        run_rounds(targets, 1, args.events, 0, via_recorder)
-        run_rounds(targets, 1, args.paced_events, 0, via_recorder)
-        unpaced = run_rounds(targets, args.runs, args.events, 0, via_recorder)
-        paced = run_rounds(targets, args.runs, args.paced_events, args.pace_ms, via_recorder)
+        # Warm every process up (imports, caches, the upstream's event templates) with one
+        # round of each kind of request.
+        run_rounds(targets, 1, args.events, 0, sent)
+        run_rounds(targets, 1, args.paced_events, 0, sent)
+        unpaced = run_rounds(targets, args.runs, args.events, 0, sent)
+        paced = run_rounds(targets, args.runs, args.paced_events, args.pace_ms, sent)
         gc.enable()
         for t in targets:
             t.close()
         status = rec.stop()
         if status != 0:
-            print(f"streamscope proxy exited with status {status}:\n{rec.tail()}")
-        check_ok, check = check_recording(recording, via_recorder)
-        report(args, targets, unpaced, paced, check)
-        ok = check_ok
+            last = (rec.tail(1) or "(nothing on stderr)").strip()
+            notes.append(f"streamscope proxy exited with status {status} on SIGINT: {last}")
+        ok, check = check_recording(recording, sent)
+        notes.append(f"recording: {check}")
+        report(args, targets, unpaced, paced, notes)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
     except Exception:
@@ -523,65 +518,66 @@ def main() -> int:
     return 0 if ok else 1
 
 
-def report(args, targets, unpaced, paced, check) -> None:
+def report(args, targets, unpaced, paced, notes) -> None:
     names = [t.name for t in targets]
-    total = {n: statistics.median(r.total_ns for r in unpaced[n]) / 1e6 for n in names}
-    first = {n: statistics.median(r.first_ns for r in paced[n]) / 1e6 for n in names}
+    ms = 1e6
+    total = {n: statistics.median(r.total_ns for r in unpaced[n]) / ms for n in names}
+    lo = {n: min(r.total_ns for r in unpaced[n]) / ms for n in names}
+    hi = {n: max(r.total_ns for r in unpaced[n]) / ms for n in names}
+    reads = {n: statistics.median(r.reads for r in unpaced[n]) for n in names}
+    first = {n: statistics.median(r.first_ns for r in paced[n]) / ms for n in names}
     lats = {n: [x for r in paced[n] for x in r.latencies] for n in names}
     p50 = {n: pct(lats[n], 50) for n in names}
     p99 = {n: pct(lats[n], 99) for n in names}
-    reads = {n: statistics.median(r.reads for r in unpaced[n]) for n in names}
-    spread = {
-        n: (min(r.total_ns for r in unpaced[n]) / 1e6, max(r.total_ns for r in unpaced[n]) / 1e6)
-        for n in names
-    }
+    ratio = {n: total[n] / total["direct"] for n in names}
+    per_event = {n: (total[n] - total["direct"]) / args.events * 1000 for n in names}
 
-    def verdict(value: float, goal: float) -> str:
-        return "ok" if value <= goal else "MISSED"
+    def goal(value: float, limit: float, unit: str) -> str:
+        return f"<= {limit:g}{unit}  " + ("met" if value <= limit else "MISSED")
 
-    print(
-        f"bench_proxy: {args.events:,} unpaced events, and {args.paced_events} events paced at "
-        f"{args.pace_ms:g} ms; {args.runs} runs per target (medians; p50/p99 over all paced "
-        "events)"
-    )
-    width = 12
-    print(f"{'':34}" + "".join(f"{n:>{width}}" for n in names) + "   recorder's goal")
+    def added(d: dict[str, float], fmt: str) -> dict[str, str]:
+        return {n: format(d[n] - d["direct"], fmt) for n in names if n != "direct"}
+
     rows = [
-        ("unpaced total, ms", {n: f"{total[n]:.1f}" for n in names}, ""),
-        (
-            "  (min-max)",
-            {n: f"{spread[n][0]:.0f}-{spread[n][1]:.0f}" for n in names},
-            "",
-        ),
-        ("  client reads", {n: f"{reads[n]:.0f}" for n in names}, ""),
+        (f"unpaced, {args.events:,} events", {}, ""),
+        ("  total, ms (median)", {n: f"{total[n]:.1f}" for n in names}, ""),
+        ("  min-max, ms", {n: f"{lo[n]:.1f}-{hi[n]:.1f}" for n in names}, ""),
+        ("  reads by the client", {n: f"{reads[n]:.0f}" for n in names}, ""),
         (
             "  ratio to direct",
-            {n: f"{total[n] / total['direct']:.2f}x" for n in names},
-            f"<= {GOAL_RATIO}x: {verdict(total['recorder'] / total['direct'], GOAL_RATIO)}",
+            {n: f"{ratio[n]:.2f}x" for n in names},
+            goal(ratio["recorder"], GOAL_RATIO, "x"),
         ),
-        ("paced: first event, ms", {n: f"{first[n]:.2f}" for n in names}, ""),
+        ("  added per event, us", added(per_event, "+.1f"), ""),
+        (f"paced at {args.pace_ms:g} ms, {args.paced_events} events", {}, ""),
+        ("  first event, ms (median)", {n: f"{first[n]:.2f}" for n in names}, ""),
         (
-            "  added",
-            {n: f"{first[n] - first['direct']:+.2f}" for n in names if n != "direct"},
-            f"<= {GOAL_FIRST_MS} ms: "
-            + verdict(first["recorder"] - first["direct"], GOAL_FIRST_MS),
+            "    added",
+            added(first, "+.2f"),
+            goal(first["recorder"] - first["direct"], GOAL_FIRST_MS, " ms"),
         ),
-        ("paced: per-event latency p50, ms", {n: f"{p50[n]:.3f}" for n in names}, ""),
+        ("  latency p50, ms", {n: f"{p50[n]:.3f}" for n in names}, ""),
         (
-            "  added",
-            {n: f"{p50[n] - p50['direct']:+.3f}" for n in names if n != "direct"},
-            f"<= {GOAL_P50_MS} ms: " + verdict(p50["recorder"] - p50["direct"], GOAL_P50_MS),
+            "    added",
+            added(p50, "+.3f"),
+            goal(p50["recorder"] - p50["direct"], GOAL_P50_MS, " ms"),
         ),
-        ("paced: per-event latency p99, ms", {n: f"{p99[n]:.3f}" for n in names}, ""),
-        (
-            "  added",
-            {n: f"{p99[n] - p99['direct']:+.3f}" for n in names if n != "direct"},
-            "(no goal)",
-        ),
+        ("  latency p99, ms", {n: f"{p99[n]:.3f}" for n in names}, ""),
+        ("    added", added(p99, "+.3f"), "(no goal)"),
     ]
-    for label, cells, goal in rows:
-        print(f"{label:34}" + "".join(f"{cells.get(n, ''):>{width}}" for n in names) + f"   {goal}")
-    print(f"recording: {check}")
+    w = 12
+    print(
+        f"bench_proxy: {args.runs} runs per target and mode, targets taking turns; "
+        "p50/p99 over every paced event of every run"
+    )
+    print(f"{'':32}" + "".join(f"{n:>{w}}" for n in names) + "   recorder's goal")
+    for label, cells, g in rows:
+        line = (
+            f"{label:32}" + "".join(f"{cells.get(n, ''):>{w}}" for n in names) if cells else label
+        )
+        print((line + "   " + g).rstrip() if g else line)
+    for note in notes:
+        print(note)
     print(f"reference: {MITM_REFERENCE}")
 
 

@@ -6,7 +6,7 @@ Listens on 127.0.0.1 (port 0 takes a free one) and prints the port as its first 
 stdout. Plain blocking sockets, one thread per connection, HTTP/1.1 keep-alive, chunked
 responses, TCP_NODELAY: each event is one chunk and one `sendall`, as a real server writes
 them. It answers POST .../chat/completions with a streamed tool call: `events`
-`chat.completion.chunk` events of about 250 bytes (argument fragments), then
+`chat.completion.chunk` events of about 275 bytes (argument fragments), then
 `data: [DONE]`. The request body's `x_bench` object sets `events` (default 100) and
 `pace_ms` (0: as fast as the socket takes them; else event i is written at
 t0 + i * pace_ms, on an absolute schedule).

@@ -228,4 +228,60 @@ def _sdk_fallback(analysis: Analysis) -> None:
             stream.strategies["openai-sdk"] = StrategyError.from_exception(exc, 0)
 
 
+@dataclass(slots=True)
+class StreamSummary:
+    """One line of the exchanges screen's analysis columns."""
+
+    exchange: int
+    frames: int
+    calls: int
+    kinds: list[str]  # one per anomaly entry (with repeats collapsed)
+
+
+def summarize_streams(path: str) -> list[StreamSummary]:
+    """Every stream's size and anomaly kinds; small enough to pass between processes."""
+    return [
+        StreamSummary(s.exchange, s.frames, len(s.tool_calls), [a.kind for a in s.anomalies])
+        for s in analyze(path).streams
+    ]
+
+
+def summarize_in_child(path: str) -> list[StreamSummary]:
+    """`summarize_streams` in another interpreter: its CPU time does not hold this one's GIL."""
+    import subprocess
+    import sys
+
+    import orjson
+
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope.analysis", path], capture_output=True, check=False
+    )
+    if done.returncode != 0:
+        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RecordingError(
+            lines[-1] if lines else f"analysis exited with {done.returncode}", path
+        )
+    return [StreamSummary(**d) for d in orjson.loads(done.stdout)]
+
+
+if __name__ == "__main__":  # the child side of summarize_in_child
+    import sys
+
+    import orjson
+
+    try:
+        rows = summarize_streams(sys.argv[1])
+    except RecordingError as e:
+        print(e, file=sys.stderr)
+        sys.exit(2)
+    sys.stdout.buffer.write(
+        orjson.dumps(
+            [
+                {"exchange": r.exchange, "frames": r.frames, "calls": r.calls, "kinds": r.kinds}
+                for r in rows
+            ]
+        )
+    )
+
+
 __all__ = ["Analysis", "ExchangeInfo", "analyze", "frame_source", "CHUNKS", "RECORDING", "SSE"]

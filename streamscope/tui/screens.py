@@ -107,19 +107,23 @@ class ExchangesScreen(Screen):
 
     @work(thread=True, exclusive=True)
     def analyse(self) -> None:
-        """Frames, calls and the worst anomaly of every stream, filled in when known."""
-        from ..analysis import analyze
+        """Frames, calls and the worst anomaly of every stream, filled in when known.
+
+        The analysis runs in another process: on a big recording it takes seconds of CPU,
+        and in this one it would hold the interpreter lock the screen needs.
+        """
+        from ..analysis import summarize_in_child
 
         try:
-            analysis = analyze(self.app.source)
+            summaries = summarize_in_child(self.app.source)
         except Exception as exc:  # shown, never a traceback
             self.app.call_from_thread(self.notify, f"analysis failed: {exc}", severity="error")
             return
-        self.app.call_from_thread(self.fill, analysis)
+        self.app.call_from_thread(self.fill, summaries)
 
-    def fill(self, analysis) -> None:
+    def fill(self, summaries) -> None:
         table = self.query_one(DataTable)
-        streams = {s.exchange: s for s in analysis.streams}
+        streams = {s.exchange: s for s in summaries}
         for info in self.infos:
             s = streams.get(info.exchange)
             key = str(info.exchange)
@@ -128,10 +132,10 @@ class ExchangesScreen(Screen):
                 table.update_cell(key, "calls", "")
                 table.update_cell(key, "worst", "")
                 continue
-            level = worst([a.kind for a in s.anomalies])
-            count = sum(1 for a in s.anomalies if a.severity == level)
+            level = worst(s.kinds)
+            count = sum(1 for k in s.kinds if worst([k]) == level)
             table.update_cell(key, "frames", str(s.frames))
-            table.update_cell(key, "calls", str(len(s.tool_calls)))
+            table.update_cell(key, "calls", str(s.calls))
             table.update_cell(
                 key,
                 "worst",

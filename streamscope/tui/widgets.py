@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from rich.console import Group, RenderableType
+from rich.highlighter import JSONHighlighter
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from textual.events import Click
@@ -25,6 +25,7 @@ from ..core.events import FieldEvent
 from ..core.repair import Repair
 from .model import StreamModel
 
+_JSON = JSONHighlighter()
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 MARK = {"error": "✗", "warning": "!", "info": "i"}
 
@@ -313,15 +314,9 @@ class FrameDetail(Static):
             parts.append(raw)
             if frame.is_json:
                 parts.append(Text("Parsed", style="bold"))
-                parts.append(
-                    Syntax(
-                        json.dumps(frame.payload, indent=2, ensure_ascii=False),
-                        "json",
-                        word_wrap=True,
-                        theme="ansi_dark",
-                        background_color="default",
-                    )
-                )
+                pretty = Text(json.dumps(frame.payload, indent=2, ensure_ascii=False))
+                _JSON.highlight(pretty)  # regex highlighting: cheap enough for every frame
+                parts.append(pretty)
         self.update(Group(*parts))
 
 
