@@ -246,3 +246,41 @@ async def test_every_sample_opens_and_steps_to_the_end(name):
         for _ in range(screen.model.total + 1):
             await pilot.press("right")
         assert screen.frame == screen.model.total
+
+
+async def test_follow_shows_what_the_recorder_adds(tmp_path):
+    import orjson
+
+    from streamscope.core.appendix_a import FIXTURES
+    from streamscope.recording import RecordingWriter
+
+    from .helpers import sse_body
+
+    path = tmp_path / "live.jsonl"
+    writer = RecordingWriter(path)
+    ex = writer.new_exchange()
+    writer.request(
+        ex,
+        "POST",
+        "http://127.0.0.1/v1/chat/completions",
+        [],
+        orjson.dumps({"model": "m", "stream": True}),
+    )
+    writer.response(ex, 200, [("content-type", "text/event-stream")])
+    body = sse_body(FIXTURES["Q0"])
+    events = body.split(b"\n\n")[:-1]
+    writer.chunk(ex, events[0] + b"\n\n")
+    app = ReplayApp(str(path), exchange=1, follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.screen.model.total == 1
+        for event in events[1:]:
+            writer.chunk(ex, event + b"\n\n")
+        writer.end(ex, "complete")
+        for _ in range(100):  # the app looks every second
+            await pilot.pause(0.05)
+            if isinstance(app.screen, StreamScreen) and app.screen.model.total == len(events):
+                break
+        assert isinstance(app.screen, StreamScreen) and app.screen.model.total == len(events)
+        assert app.screen.frame == len(events)  # it follows to the newest frame
+    writer.close()

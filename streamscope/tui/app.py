@@ -130,7 +130,7 @@ class ReplayApp(App):
             if isinstance(screen, StreamScreen):
                 self.exchange = screen.model.exchange
                 self.start_frame = 10**12  # the last frame
-            self.push_screen(Loading(f"Reading {Path(self.source).name} again …"))
+            self.switch_screen(Loading(f"Reading {Path(self.source).name} again …"))
             self.load()
 
     # -- app-wide actions ------------------------------------------------------------------
