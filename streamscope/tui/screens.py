@@ -160,12 +160,17 @@ class StreamScreen(Screen):
 
     BINDINGS = [
         Binding("right,n", "step(1)", "Next", id="next", priority=True),
-        Binding("left,p", "step(-1)", "Prev", id="prev", priority=True),
+        Binding("left,p", "step(-1)", "Prev", id="prev", priority=True, show=False),
         Binding(
-            "right_square_bracket", "anomaly(1)", "Next anomaly", key_display="]", id="next_anomaly"
+            "right_square_bracket", "anomaly(1)", "Anomaly", key_display="]", id="next_anomaly"
         ),
         Binding(
-            "left_square_bracket", "anomaly(-1)", "Prev anomaly", key_display="[", id="prev_anomaly"
+            "left_square_bracket",
+            "anomaly(-1)",
+            "Previous anomaly",
+            key_display="[",
+            show=False,
+            id="prev_anomaly",
         ),
         Binding("home", "jump(0)", "First", show=False, id="first", priority=True),
         Binding("end", "jump(-1)", "Last", show=False, id="last", priority=True),
@@ -201,6 +206,7 @@ class StreamScreen(Screen):
             id="robust-label",
         )
         yield CallTable(id="robust")
+        yield Static(id="traps")
         yield Static(id="strategy-label")
         yield CallTable(id="other")
         with Horizontal(id="body"):
@@ -223,6 +229,23 @@ class StreamScreen(Screen):
         name = OTHERS[self.strategy]
         other = strategies[name]
         self.query_one("#robust", CallTable).show(robust, state.events)
+        traps = self.query_one("#traps", Static)
+        caught = [
+            e
+            for e in state.events
+            if e.op in ("overwrite", "ignored") and e.field in ("id", "name", "type")
+        ]
+        traps.display = bool(caught)
+        if caught:  # the old and new value of every trap this frame held
+            line = Text("⚠ this frame: ", style="bold yellow")
+            for i, e in enumerate(caught):
+                if i:
+                    line.append(" · ")
+                line.append(
+                    f"{e.field} {q(e.new, 24)} kept {q(e.old, 28)}",
+                    style="yellow" if e.op == "overwrite" else "cyan",
+                )
+            traps.update(line)
         label = self.query_one("#strategy-label", Static)
         table = self.query_one("#other", CallTable)
         label.update(Text("s: next strategy · ", style="dim") + strategy_label(name, other, n))
