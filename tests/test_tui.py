@@ -161,7 +161,8 @@ async def test_command_palette_offers_every_action():
         assert {
             "Next",
             "Prev",
-            "Next anomaly",
+            "Anomaly",
+            "Previous anomaly",
             "Go to",
             "Play",
             "Strategy",
