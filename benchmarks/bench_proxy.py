@@ -10,7 +10,7 @@ reading as fast as it can. It prints, for each target:
 
 - unpaced: the wall time from sending the request to the end of a response of N
   `chat.completion.chunk` events (default 10,000, about 275 bytes each), median over the
-  runs, as a ratio to direct;
+  runs, as a ratio to direct and as time added per event;
 - paced (one event every 5 ms): the time from sending the request to the first event, and
   each event's latency (arrival here minus the `time.monotonic_ns()` the upstream embedded
   when it wrote the event; CLOCK_MONOTONIC is system-wide on Linux), p50 and p99 over all
@@ -24,6 +24,11 @@ the path (it also keeps the proxy's upstream connection in its pool), so the fig
 those of a client and proxy with open connections: no connect or accept in them. Every
 figure is a ratio or a difference against direct in this same run; nothing is asserted.
 All files go to a temp dir, removed at the end (--keep keeps it).
+
+CPU placement (--pin): by default every process runs on one CPU, so the figures are CPU
+work and the baseline is steady. Left to the scheduler on a 2-vCPU VM (--pin none), direct
+flips between ~25 ms and ~55 ms for 10,000 events from one run to the next (cross-CPU
+wake-ups of an idle vCPU are slow), which moves every ratio by 2x.
 """
 
 from __future__ import annotations
@@ -431,12 +436,13 @@ def main() -> int:
         args.runs = min(args.runs, 3)
         args.paced_events = min(args.paced_events, 200)
 
-    # SIGTERM / SIGHUP end this process through the finally blocks, like Ctrl-C.
+    # SIGINT (even when started with it ignored, as in a background job), SIGTERM and SIGHUP
+    # all end this process through the finally blocks below, which stop every child.
     def interrupted(signum: int, _frame: object) -> None:
         raise KeyboardInterrupt(signal.Signals(signum).name)
 
-    signal.signal(signal.SIGTERM, interrupted)
-    signal.signal(signal.SIGHUP, interrupted)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupted)
 
     near, far, placement = layout(args.pin)
     if near is not None:

@@ -87,6 +87,59 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
         sys.exit(app.return_code)
 
 
+@main.command()
+@click.argument("file")
+@click.option(
+    "--exchange",
+    type=click.IntRange(min=1),
+    help="The exchange of a recording (default: its first stream).",
+)
+@click.option("--frames", "frames", metavar="A-B", help="Only frames A to B (1-based, inclusive).")
+@click.option(
+    "--minimal",
+    is_flag=True,
+    help="Shrink to the fewest frames and fields that keep the same quirks.",
+)
+@click.option(
+    "--keep-fields",
+    is_flag=True,
+    help="With --minimal: keep volatile fields (created, usage, ...).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["sse", "chunks", "recording", "pytest"]),
+    default="sse",
+    show_default=True,
+)
+@click.option("-o", "--output", metavar="OUT", help="Write here instead of standard output.")
+def export(file, exchange, frames, minimal, keep_fields, fmt, output) -> None:
+    """Write one stream of FILE as a test fixture: an SSE body, a chunk log, a recording or a pytest module."""
+    import os
+
+    from .export.fixtures import export as make
+    from .recording.format import RecordingError
+
+    if output is not None and os.path.exists(output) and os.path.getsize(output) > 0:
+        _fail(f"{output}: already exists; streamscope never overwrites a file")
+    try:
+        done = make(file, fmt, exchange, frames, minimal, keep_fields)
+    except RecordingError as e:
+        _fail(str(e))
+    except ValueError as e:
+        _fail(f"{file}: {e}")
+    except OSError as e:
+        _fail(f"{file}: {e.strerror or e}")
+    if minimal:
+        click.echo(f"streamscope: {done.frames_in} frames -> {done.frames_out} frames", err=True)
+    if output is None:
+        sys.stdout.buffer.write(done.data)
+    else:
+        with open(output, "wb") as f:
+            f.write(done.data)
+        click.echo(f"streamscope: wrote {output}", err=True)
+
+
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"
 
 

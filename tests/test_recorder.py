@@ -22,7 +22,7 @@ from streamscope.recording.format import End
 from .upstream import Upstream as StandIn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-AGENT = os.path.join(ROOT, "examples", "agent.py")
+AGENT = "streamscope.demo.agent"
 SECRET = "sk-test-secret-4f9a"
 OPENAI_IDS = ["call_Qm3xF8bVt2LcN9pR1sWd7yKe", "call_7HbZkT0uWq4eYs2mNd9LpXa1"]
 
@@ -65,6 +65,7 @@ def test_record_an_openai_agent(tmp_path, upstream, mode):
         str(out),
         "--",
         sys.executable,
+        "-m",
         AGENT,
         mode,
         env=env,
@@ -93,6 +94,7 @@ def test_every_byte_passes_through_unchanged(tmp_path, upstream):
         str(out),
         "--",
         sys.executable,
+        "-m",
         AGENT,
         "raw",
         env=env,

@@ -4,7 +4,7 @@ It asks for the weather in Paris, runs the tool calls the model streams back, se
 the results, and prints what it did as one JSON line. It reads OPENAI_BASE_URL and
 OPENAI_API_KEY like any openai program (`streamscope record` sets the base URL).
 
-    python examples/agent.py [create|async|helper|raw]
+    python -m streamscope.demo.agent [create|async|helper|raw]
 
 create: client.chat.completions.create(stream=True), accumulated by index (ids kept
 as sent, "" never overwriting); async: the same on AsyncOpenAI; helper: the SDK's own

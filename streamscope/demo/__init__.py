@@ -1,0 +1,1 @@
+"""`streamscope demo`: the whole story offline (a sample served, an agent recorded, the replay)."""

@@ -1,0 +1,78 @@
+"""`streamscope export`: golden byte-exact fixtures, and the exported pytest module runs green."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from streamscope.cli import main
+from streamscope.recording import RecordingIndex
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GOLDEN = os.path.join(ROOT, "tests", "golden")
+CASES = [
+    ("recordings/alibaba-empty-id.jsonl", [], "alibaba-empty-id"),
+    ("recordings/openai.jsonl", ["--frames", "2-5"], "openai-frames-2-5"),
+]
+
+
+def export(*args: str):
+    old = os.getcwd()
+    os.chdir(ROOT)  # the pytest module names its source as given
+    try:
+        return CliRunner().invoke(main, ["export", *args])
+    finally:
+        os.chdir(old)
+
+
+@pytest.mark.parametrize("fmt", ["sse", "chunks", "recording", "pytest"])
+@pytest.mark.parametrize("source, extra, name", CASES)
+def test_golden_exports(source, extra, name, fmt):
+    result = export(source, *extra, "--format", fmt)
+    assert result.exit_code == 0, result.output
+    with open(os.path.join(GOLDEN, f"{name}.{fmt}"), "rb") as f:
+        assert result.stdout_bytes == f.read()
+
+
+def test_sse_export_is_every_byte_as_received():
+    result = export("recordings/openai.jsonl", "--exchange", "2")
+    with RecordingIndex.open(os.path.join(ROOT, "recordings", "openai.jsonl")) as index:
+        recorded = b"".join(c.data_bytes for c in index.chunks(2))
+    assert result.stdout_bytes == recorded
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "alibaba-empty-id.jsonl",
+        "parallel-index-0.jsonl",
+        "gemini-no-index.sse",
+        "deepseek-cumulative.chunks.jsonl",
+    ],
+)
+def test_the_exported_pytest_module_runs_green_on_its_own(tmp_path, sample):
+    module = tmp_path / "test_fixture.py"
+    result = export(f"recordings/{sample}", "--format", "pytest", "-o", str(module))
+    assert result.exit_code == 0, result.output
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(module)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
+def test_bad_ranges_and_overwrites_are_refused(tmp_path):
+    result = export("recordings/openai.jsonl", "--frames", "9-99")
+    assert result.exit_code == 2 and "frames 1-11" in result.output
+    existing = tmp_path / "x.sse"
+    existing.write_text("keep")
+    result = export("recordings/openai.jsonl", "-o", str(existing))
+    assert result.exit_code == 2 and existing.read_text() == "keep"
