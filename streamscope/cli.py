@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
 import click
@@ -237,7 +238,16 @@ def proxy(upstream, output, port, timeout, redact_json, no_redact) -> None:
         click.echo(server.base_url)
         sys.stdout.flush()
         say(f"recording {url} into {path}; Ctrl-C stops")
-        server.run()
+
+        def stop(signum: int, frame: object) -> None:
+            raise KeyboardInterrupt
+
+        # uvicorn shuts down on SIGINT / SIGTERM, then raises the signal again: end cleanly
+        signal.signal(signal.SIGTERM, stop)
+        try:
+            server.run()
+        except KeyboardInterrupt:
+            pass
         server.app.close_open("client-closed", "streamscope stopped while the exchange was open")
     summarize(path)
 

@@ -170,14 +170,41 @@ class RecordingProxy:
         reason, error = "complete", None
 
         async def pump() -> None:
+            # httpx yields one piece per HTTP chunk; every piece one socket read delivered
+            # arrives without a suspension, so the relay below takes them together: one
+            # recording line and one send per upstream read, not per piece.
+            pending: list[bytes] = []
+            wake = asyncio.Event()
+            done = False
+
+            async def relay() -> None:
+                chunk_line = writer.chunk
+                while True:
+                    await wake.wait()
+                    wake.clear()
+                    if pending:
+                        data = pending[0] if len(pending) == 1 else b"".join(pending)
+                        pending.clear()
+                        # recorded first: the recording holds every byte the client was given
+                        chunk_line(ex, data)
+                        await send({"type": "http.response.body", "body": data, "more_body": True})
+                    if done and not pending:
+                        return
+
             await send(
                 {"type": "http.response.start", "status": response.status_code, "headers": out}
             )
-            chunk_line = writer.chunk
-            async for chunk in response.aiter_raw():
-                # recorded first: the recording holds every byte the client was given
-                chunk_line(ex, chunk)
-                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            relaying = asyncio.ensure_future(relay())
+            try:
+                async for piece in response.aiter_raw():
+                    pending.append(piece)
+                    wake.set()
+                    if relaying.done():  # sending failed: the client went away
+                        break
+            finally:
+                done = True
+                wake.set()
+                await relaying
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
         async def disconnected() -> None:
@@ -221,7 +248,9 @@ class RecordingProxy:
 
 def bind(port: int = 0) -> socket.socket:
     """A listening socket on 127.0.0.1 only; port 0 takes a free port."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY on accepted sockets only when the
+    # listening socket says TCP, and without it every small write waits for a delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(("127.0.0.1", port))
