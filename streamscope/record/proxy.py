@@ -1,7 +1,8 @@
 """A loopback reverse proxy that relays every upstream read at once and records it.
 
-A raw ASGI app (no framework: every read is one `send` and one recording line) served
-by uvicorn, with httpx as the upstream client. Nothing waits for the end of a body.
+A raw ASGI app (no framework) served by uvicorn, with a small asyncio HTTP/1.1 client
+upstream (upstream.py): every upstream read is one recording line and one send to the
+client. Nothing waits for the end of a body.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-import httpx
 import orjson
 import uvicorn
 
 from ..recording import RecordingWriter
+from .upstream import UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
 # Hop-by-hop headers (RFC 9110 7.6.1) are the proxy's own business, never forwarded.
 _HOP = {
@@ -64,11 +65,8 @@ class RecordingProxy:
         self.upstream = upstream
         self.writer = writer
         # The read timeout bounds the wait for each upstream read (a stalled stream).
-        self.client = httpx.AsyncClient(
-            base_url=upstream.origin,
-            timeout=httpx.Timeout(timeout, connect=min(timeout or 30.0, 30.0)),
-            follow_redirects=False,
-            trust_env=False,
+        self.pool = UpstreamPool(
+            upstream.origin, timeout, connect_timeout=min(timeout or 30.0, 30.0)
         )
         self.open: set[int] = set()  # exchanges without an `end` line yet
         self.exchanges = 0
@@ -87,7 +85,7 @@ class RecordingProxy:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                await self.client.aclose()
+                self.pool.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -118,24 +116,21 @@ class RecordingProxy:
         # identity: the recording must hold the body as the client reads it, not gzip
         forward = [(k, v) for k, v in forward if k.lower() != "accept-encoding"]
         forward.append(("accept-encoding", "identity"))
-        request = self.client.build_request(
-            scope["method"], url, headers=forward, content=bytes(body)
-        )
         try:
-            response = await self.client.send(request, stream=True)
-        except httpx.TimeoutException as e:
+            response = await self.pool.request(scope["method"], target, forward, bytes(body))
+        except UpstreamTimeout as e:
             await self._fail(
-                ex, send, 504, "timeout", "upstream_timeout", f"upstream timed out: {e!r}"
+                ex, send, 504, "timeout", "upstream_timeout", f"upstream timed out: {e}"
             )
             return
-        except httpx.HTTPError as e:
+        except UpstreamError as e:
             await self._fail(
                 ex,
                 send,
                 502,
                 "upstream-error",
                 "upstream_unreachable",
-                f"upstream unreachable: {e!r}",
+                f"upstream unreachable: {e}",
             )
             return
         await self._relay(ex, response, receive, send)
@@ -159,52 +154,23 @@ class RecordingProxy:
         await send({"type": "http.response.body", "body": body})
 
     async def _relay(
-        self, ex: int, response: httpx.Response, receive: Callable, send: Callable
+        self, ex: int, response: UpstreamResponse, receive: Callable, send: Callable
     ) -> None:
         writer = self.writer
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers.raw]
-        writer.response(ex, response.status_code, headers)
+        headers = response.headers
+        writer.response(ex, response.status, headers)
         out = [
             (k.encode("latin-1"), v.encode("latin-1")) for k, v in headers if k.lower() not in _HOP
         ]
         reason, error = "complete", None
 
         async def pump() -> None:
-            # httpx yields one piece per HTTP chunk; every piece one socket read delivered
-            # arrives without a suspension, so the relay below takes them together: one
-            # recording line and one send per upstream read, not per piece.
-            pending: list[bytes] = []
-            wake = asyncio.Event()
-            done = False
-
-            async def relay() -> None:
-                chunk_line = writer.chunk
-                while True:
-                    await wake.wait()
-                    wake.clear()
-                    if pending:
-                        data = pending[0] if len(pending) == 1 else b"".join(pending)
-                        pending.clear()
-                        # recorded first: the recording holds every byte the client was given
-                        chunk_line(ex, data)
-                        await send({"type": "http.response.body", "body": data, "more_body": True})
-                    if done and not pending:
-                        return
-
-            await send(
-                {"type": "http.response.start", "status": response.status_code, "headers": out}
-            )
-            relaying = asyncio.ensure_future(relay())
-            try:
-                async for piece in response.aiter_raw():
-                    pending.append(piece)
-                    wake.set()
-                    if relaying.done():  # sending failed: the client went away
-                        break
-            finally:
-                done = True
-                wake.set()
-                await relaying
+            await send({"type": "http.response.start", "status": response.status, "headers": out})
+            chunk_line = writer.chunk
+            async for data in response.reads():  # one item per upstream read
+                # recorded first: the recording holds every byte the client was given
+                chunk_line(ex, data)
+                await send({"type": "http.response.body", "body": data, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
         async def disconnected() -> None:
@@ -217,13 +183,10 @@ class RecordingProxy:
             done, _ = await asyncio.wait({pumping, watching}, return_when=asyncio.FIRST_COMPLETED)
             if pumping in done:
                 exc = pumping.exception()
-                if isinstance(exc, httpx.TimeoutException):
-                    reason, error = (
-                        "timeout",
-                        f"no upstream read within the read timeout ({type(exc).__name__})",
-                    )
-                elif isinstance(exc, (httpx.HTTPError, httpx.StreamError)):
-                    reason, error = "upstream-error", f"{type(exc).__name__}: {exc}"
+                if isinstance(exc, UpstreamTimeout):
+                    reason, error = "timeout", str(exc)
+                elif isinstance(exc, UpstreamError):
+                    reason, error = "upstream-error", str(exc)
                 elif exc is not None:  # sending to the client failed: it went away
                     reason, error = "client-closed", f"{type(exc).__name__}: {exc}"
             else:
@@ -232,7 +195,7 @@ class RecordingProxy:
             for task in (pumping, watching):
                 task.cancel()
             await asyncio.gather(pumping, watching, return_exceptions=True)
-            await response.aclose()  # cancels the upstream request if still running
+            response.close()  # an unfinished upstream request is cancelled with its connection
             writer.end(ex, reason, error)
             self.open.discard(ex)
         if reason in ("upstream-error", "timeout"):

@@ -1,0 +1,44 @@
+"""The recorder's upstream client: chunked bodies decode the same however the reads fall."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamscope.record.upstream import UpstreamError, _Chunked
+
+
+def chunked(pieces: list[bytes], extension: bool = False) -> bytes:
+    out = b""
+    for p in pieces:
+        out += f"{len(p):x}{';ext=1' if extension else ''}\r\n".encode() + p + b"\r\n"
+    return out + b"0\r\nX-Trailer: 1\r\n\r\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.binary(min_size=1, max_size=40), max_size=12),
+    st.lists(st.integers(min_value=0, max_value=600), max_size=20),
+    st.booleans(),
+)
+def test_any_read_split_decodes_to_the_body(pieces, cuts, extension):
+    raw = chunked(pieces, extension)
+    decoder, out, last = _Chunked(), b"", 0
+    for cut in sorted({c % (len(raw) + 1) for c in cuts}) + [len(raw)]:
+        out += decoder.feed(raw[last:cut])
+        last = cut
+    assert out == b"".join(pieces)
+    assert decoder.done
+
+
+def test_a_body_cut_short_is_not_done():
+    decoder = _Chunked()
+    decoder.feed(chunked([b"hello"])[:-8])
+    assert not decoder.done
+
+
+@pytest.mark.parametrize("raw", [b"zz\r\nabc\r\n", b"3\r\nabcXX"])
+def test_malformed_framing_is_an_upstream_error(raw):
+    with pytest.raises(UpstreamError):
+        _Chunked().feed(raw)
