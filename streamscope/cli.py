@@ -141,6 +141,103 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output) -> None:
         click.echo(f"streamscope: wrote {output}", err=True)
 
 
+@main.command()
+@click.argument("files", nargs=-1, required=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port on 127.0.0.1; 0 takes a free one.",
+)
+@click.option(
+    "--speed",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="Timing divisor: 2 plays twice as fast, 0 does not wait.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Answer a request that matches no recorded one with an error, not the next stream.",
+)
+def serve(files, port, speed, strict) -> None:
+    """Play FILES back as an OpenAI-compatible provider on 127.0.0.1 (prints its base URL)."""
+    from .export.serve import serve as run_serve
+    from .recording.format import RecordingError
+
+    try:
+        run_serve(list(files), port, speed, strict, echo=click.echo)
+    except RecordingError as e:
+        _fail(str(e))
+    except (ValueError, OSError) as e:
+        _fail(str(e))
+    except KeyboardInterrupt:
+        pass
+
+
+def samples_dir() -> str:
+    """The bundled sample recordings: in the package (a wheel) or beside it (a checkout)."""
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    for folder in (
+        os.path.join(here, "samples"),
+        os.path.join(os.path.dirname(here), "recordings"),
+    ):
+        if os.path.isdir(folder):
+            return folder
+    _fail("the bundled sample recordings are missing from this installation")
+    return ""
+
+
+@main.command()
+@click.argument("quirk", required=False, default="alibaba-empty-id")
+@click.option("--no-replay", is_flag=True, help="Record and summarise, but do not open the replay.")
+def demo(quirk: str, no_replay: bool) -> None:
+    """The whole story offline: QUIRK's sample served as the provider, a real openai-SDK
+    agent recorded through the recorder, then the replay on what was recorded.
+
+    QUIRK is a bundled sample's name (default alibaba-empty-id); `streamscope demo list`
+    lists them.
+    """
+    import os
+
+    from .export.serve import ServeServer
+    from .record.runner import default_output, record, say
+
+    folder = samples_dir()
+    names = sorted(
+        n[:-6] for n in os.listdir(folder) if n.endswith(".jsonl") and ".chunks" not in n
+    )
+    if quirk == "list":
+        click.echo("\n".join(names))
+        return
+    if quirk not in names:
+        _fail(f"no sample {quirk!r}; one of: {', '.join(names)}")
+    os.environ.setdefault("OPENAI_API_KEY", "sk-streamscope-demo")  # the agent's SDK wants one
+    path = default_output()
+    with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=1.0) as server:
+        say(f"the provider: {quirk}.jsonl served at {server.base_url} (recorded timing)")
+        status = record(
+            [sys.executable, "-m", "streamscope.demo.agent", "create"],
+            server.base_url,
+            path,
+            0,
+            [],
+            True,
+            [],
+            60.0,
+        )
+    if status != 0:
+        _fail(f"the demo agent exited with status {status}")
+    if not no_replay:
+        from .tui.app import ReplayApp
+
+        ReplayApp(path).run()
+
+
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"
 
 

@@ -76,3 +76,41 @@ def test_bad_ranges_and_overwrites_are_refused(tmp_path):
     existing.write_text("keep")
     result = export("recordings/openai.jsonl", "-o", str(existing))
     assert result.exit_code == 2 and existing.read_text() == "keep"
+
+
+def test_demo_records_the_agent_against_a_served_sample(tmp_path):
+    env = {**os.environ, "OPENAI_API_KEY": "sk-demo-test"}
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "demo", "parallel-index-0", "--no-replay"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
+    # the agent merged the two calls collapsed on index 0; the recording says so
+    assert "index-reused" in done.stderr and "tool-call-dropped" in done.stderr
+    assert "sk-demo-test" not in made.read_text()
+
+
+def test_demo_lists_its_samples():
+    result = CliRunner().invoke(main, ["demo", "list"])
+    assert result.exit_code == 0 and "alibaba-empty-id" in result.output.split()
+    assert CliRunner().invoke(main, ["demo", "nope"]).exit_code == 2
+
+
+def test_minimal_fixture_keeps_the_quirk_and_says_how_much_it_shrank(tmp_path):
+    out = tmp_path / "min.sse"
+    result = export("recordings/alibaba-empty-id.jsonl", "--minimal", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert "8 frames -> " in result.output
+    kinds = {
+        a["kind"]
+        for a in __import__("orjson").loads(
+            CliRunner().invoke(main, ["inspect", "--json", str(out)]).output
+        )["streams"][0]["anomalies"]
+    }
+    assert {"id-empty-overwrite", "name-empty-overwrite"} <= kinds
+    assert out.read_bytes().endswith(b"data: [DONE]\n\n")

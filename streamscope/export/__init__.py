@@ -1,0 +1,1 @@
+"""Exports: reproducible fixtures and tests made from analysed streams."""

@@ -1,0 +1,475 @@
+"""Shrink a stream to the smallest fixture that still shows the same problems.
+
+A stream is a list of SSE data strings (JSON text, "[DONE]", or any other text). Its
+`signature` is what one engine pass says about it that a fixture must keep: the warning
+and error anomaly kinds, the strategies whose calls differ from robust's, and the
+strategies that raised (with the exception's type name; the SDK emulation's `Unmodeled`
+counts as raising). `minimize` looks for the smallest stream with the same signature.
+
+The workhorse is Zeller's delta debugging (ddmin): split what is left into n chunks, keep
+a chunk alone or drop it (keep its complement) when the signature still holds, otherwise
+double n, until every single item is needed. Rounds of these steps run until a round
+changes nothing:
+
+1. ddmin over whole frames;
+2. unless `join_fragments` is False, join fragments: each string that accumulates by
+   concatenation (a choice's `content`, `reasoning_content`, `refusal`; one call's
+   `function.arguments`, the call being its choice and tool-call index) is appended to
+   the previous one of the same target, or else that one is prepended to it, and its key
+   removed; then each `finish_reason` moves onto the previous chunk of its choice. This
+   only moves text the stream carried, in its order, never invents any, and it is what
+   lets a fixture shrink below one frame per argument fragment (dropping a fragment
+   alone breaks the arguments' JSON, which the signature sees);
+3. ddmin over the fields of the JSON frames, coarse to fine, each level over every frame
+   at once: keys of the chunk envelope, entries of `choices`, keys of each choice, keys
+   of `delta`, entries of `delta.tool_calls`, keys of each tool call, keys of its
+   `function` object. Values are never rewritten, only keys and entries removed;
+4. unless `keep_fields`, the `VOLATILE` keys of the envelope and of each choice (which
+   step 3 leaves alone): all at once, or by ddmin when some of them matter (a key whose
+   removal changes the signature stays).
+
+Every step keeps a change only when the signature still holds. JSON frames come out
+re-serialized compactly by orjson (when that alone would change the signature, every frame
+is kept as its original text and only whole frames are removed). Each candidate costs
+one engine pass; results are cached by candidate, and after `max_runs` passes the
+smallest stream found so far is returned. Everything is ordered, so the result is
+deterministic.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..core.anomalies import ERROR, WARNING
+from ..core.calls import StrategyError
+from ..core.engine import STRATEGY_NAMES, StreamEngine
+from ..core.frames import INVALID, Frame, parse_payload
+
+# Envelope and choice fields that never matter to accumulation.
+VOLATILE = (
+    "created",
+    "system_fingerprint",
+    "usage",
+    "service_tier",
+    "obfuscation",
+    "logprobs",
+    "stop_reason",
+    "timings",
+    "x_groq",
+    "prompt_filter_results",
+    "content_filter_results",
+)
+_VOLATILE = frozenset(VOLATILE)
+_VOLATILE_ROLES = ("envelope", "choice")
+
+MAX_RUNS = 5000
+
+# String fields that accumulate by concatenation, by container role (see _containers).
+_JOINABLE = {"delta": ("content", "reasoning_content", "refusal"), "function": ("arguments",)}
+
+# The field levels of step 2, coarse to fine: ("keys" | "entries", container role).
+_LEVELS = (
+    ("keys", "envelope"),
+    ("entries", "choices"),
+    ("keys", "choice"),
+    ("keys", "delta"),
+    ("entries", "tool_calls"),
+    ("keys", "call"),
+    ("keys", "function"),
+)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a minimized stream must still show."""
+
+    kinds: frozenset[str]  # warning and error anomaly kinds (info kinds are ignored)
+    differs: frozenset[str]  # strategies whose calls differ from robust
+    raises: frozenset[tuple[str, str]]  # (strategy, exception type name) for those that raised
+
+
+def signature(frames: list[str], tools: list | None = None, expect_done: bool = True) -> Signature:
+    """One engine pass over `frames` (SSE data strings)."""
+    engine = StreamEngine(1, tools)
+    for n, data in enumerate(frames, 1):
+        engine.feed(Frame(n, data, parse_payload(data)))
+    result = engine.finish(expect_done=expect_done)
+    kinds = frozenset(a.kind for a in result.anomalies if a.severity in (ERROR, WARNING))
+    differs = frozenset(n for n in STRATEGY_NAMES if n != "robust" and result.differs(n))
+    raises = frozenset(
+        (name, _exception_name(got))
+        for name, got in result.strategies.items()
+        if not isinstance(got, list)
+    )
+    return Signature(kinds, differs, raises)
+
+
+def _exception_name(got: object) -> str:
+    # A StrategyError says "Type: message"; the SDK emulation's Unmodeled is an exception.
+    if isinstance(got, StrategyError):
+        return got.error.split(":", 1)[0]
+    return type(got).__name__
+
+
+class _Exhausted(Exception):
+    """The engine-run budget is spent."""
+
+
+class _Tester:
+    """Runs candidates through the engine, with a cache and a budget."""
+
+    def __init__(
+        self, target: Signature, tools: list | None, expect_done: bool, max_runs: int
+    ) -> None:
+        self.target = target
+        self.tools = tools
+        self.expect_done = expect_done
+        self.max_runs = max_runs
+        self.runs = 0
+        self.cache: dict[tuple[str, ...], bool] = {}
+        self.best: list[str] | None = None
+
+    def __call__(self, frames: list[str]) -> bool:
+        key = tuple(frames)
+        ok = self.cache.get(key)
+        if ok is None:
+            if self.runs >= self.max_runs:
+                raise _Exhausted
+            self.runs += 1
+            ok = signature(frames, self.tools, self.expect_done) == self.target
+            self.cache[key] = ok
+        if ok and (self.best is None or _size(frames) < _size(self.best)):
+            self.best = list(frames)
+        return ok
+
+
+def _size(frames: list[str]) -> tuple[int, int]:
+    return len(frames), sum(len(f) for f in frames)
+
+
+def _ddmin(items: list, test: Callable[[list], bool]) -> list:
+    """Zeller's ddmin: a 1-minimal sublist of `items` (order kept) that passes `test`.
+
+    `items` itself is assumed to pass; the empty list is tried first.
+    """
+    if not items or test([]):
+        return []
+    n = 2
+    while len(items) >= 2:
+        n = min(n, len(items))
+        chunks = _split(items, n)
+        reduced = False
+        for chunk in chunks:
+            if test(chunk):
+                items, n, reduced = chunk, 2, True
+                break
+        if not reduced and n > 2:  # with two chunks the complements are the chunks
+            for i in range(n):
+                rest = [x for j, chunk in enumerate(chunks) if j != i for x in chunk]
+                if test(rest):
+                    items, n, reduced = rest, max(n - 1, 2), True
+                    break
+        if not reduced:
+            if n >= len(items):
+                break
+            n = min(2 * n, len(items))
+    return items
+
+
+def _split(items: list, n: int) -> list[list]:
+    out, start = [], 0
+    for i in range(n):
+        end = start + (len(items) - start) // (n - i)
+        out.append(items[start:end])
+        start = end
+    return out
+
+
+_RAW = object()  # the tree of a frame kept as text (not JSON, or not re-serialized)
+
+
+def _dumps(tree: object) -> str:
+    return orjson.dumps(tree).decode()
+
+
+def _containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
+    """(role, path, node) for every container of a chunk that step 2 looks into."""
+    if not isinstance(tree, dict):
+        return
+    yield "envelope", (), tree
+    choices = tree.get("choices")
+    if not isinstance(choices, list):
+        return
+    yield "choices", ("choices",), choices
+    for i, choice in enumerate(choices):
+        if not isinstance(choice, dict):
+            continue
+        at = ("choices", i)
+        yield "choice", at, choice
+        delta = choice.get("delta")
+        if not isinstance(delta, dict):
+            continue
+        at += ("delta",)
+        yield "delta", at, delta
+        calls = delta.get("tool_calls")
+        if not isinstance(calls, list):
+            continue
+        yield "tool_calls", at + ("tool_calls",), calls
+        for j, call in enumerate(calls):
+            if not isinstance(call, dict):
+                continue
+            yield "call", at + ("tool_calls", j), call
+            fn = call.get("function")
+            if isinstance(fn, dict):
+                yield "function", at + ("tool_calls", j, "function"), fn
+
+
+def _units(tree: object, kind: str, role: str, volatile: bool) -> list[tuple]:
+    """Paths of what one level may remove in one frame (volatile keys only, or none)."""
+    out = []
+    for got, path, node in _containers(tree):
+        if got != role:
+            continue
+        if kind == "entries":
+            out.extend(path + (i,) for i in range(len(node)))  # type: ignore[arg-type]
+            continue
+        for key in node:  # type: ignore[union-attr]
+            if ((key in _VOLATILE) and role in _VOLATILE_ROLES) == volatile:
+                out.append(path + (key,))
+    return out
+
+
+def _prune(node: object, removed: set[tuple], path: tuple = ()) -> object:
+    """A copy of `node` without the paths in `removed` (relative to `node`)."""
+    if isinstance(node, dict):
+        return {
+            k: _prune(v, removed, path + (k,))
+            for k, v in node.items()
+            if path + (k,) not in removed
+        }
+    if isinstance(node, list):
+        return [
+            _prune(v, removed, path + (i,))
+            for i, v in enumerate(node)
+            if path + (i,) not in removed
+        ]
+    return node
+
+
+class _Stream:
+    """The current candidate: each frame's tree (or _RAW) and its text."""
+
+    def __init__(self, trees: list[object], texts: list[str]) -> None:
+        self.trees = trees
+        self.texts = texts
+
+    def keep_frames(self, keep: list[int]) -> None:
+        self.trees = [self.trees[i] for i in keep]
+        self.texts = [self.texts[i] for i in keep]
+
+    def render(self, removed: list[tuple]) -> tuple[list[object], list[str]]:
+        """Trees and texts without the (frame, *path) units in `removed`."""
+        by_frame: dict[int, set[tuple]] = {}
+        for unit in removed:
+            by_frame.setdefault(unit[0], set()).add(unit[1:])
+        trees, texts = list(self.trees), list(self.texts)
+        for i, paths in by_frame.items():
+            trees[i] = _prune(trees[i], paths)
+            texts[i] = _dumps(trees[i])
+        return trees, texts
+
+    def edited(
+        self, frames: set[int], edit: Callable[[list[object]], None]
+    ) -> tuple[list[object], list[str]]:
+        """Trees and texts after `edit` changed copies of the trees of `frames`."""
+        trees, texts = list(self.trees), list(self.texts)
+        for f in frames:
+            trees[f] = copy.deepcopy(trees[f])
+        edit(trees)
+        for f in sorted(frames):
+            texts[f] = _dumps(trees[f])
+        return trees, texts
+
+
+def _frame_phase(stream: _Stream, test: _Tester) -> None:
+    keep = _ddmin(list(range(len(stream.texts))), lambda idx: test([stream.texts[i] for i in idx]))
+    stream.keep_frames(keep)
+
+
+def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile: bool) -> None:
+    units = [
+        (i,) + path
+        for i, tree in enumerate(stream.trees)
+        if tree is not _RAW
+        for path in _units(tree, kind, role, volatile)
+    ]
+    if not units:
+        return
+
+    def removing(kept: list[tuple]) -> list[tuple]:
+        left = set(kept)
+        return [u for u in units if u not in left]
+
+    if volatile and test(stream.render(units)[1]):  # usually none of them matters
+        kept: list[tuple] = []
+    else:
+        kept = _ddmin(units, lambda kept: test(stream.render(removing(kept))[1]))
+    if len(kept) < len(units):
+        stream.trees, stream.texts = stream.render(removing(kept))
+
+
+def _at(tree: object, path: tuple) -> Any:
+    for step in path:
+        tree = tree[step]  # type: ignore[index]
+    return tree
+
+
+def _key(value: object) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def _join_sites(trees: list[object]) -> list[list[tuple[int, tuple]]]:
+    """The string fields that may be joined, grouped by what they accumulate into (one
+    choice's content, one call's arguments...), each group in stream order."""
+    groups: dict[tuple, list[tuple[int, tuple]]] = {}
+    for f, tree in enumerate(trees):
+        if tree is _RAW:
+            continue
+        for role, path, node in _containers(tree):
+            fields = _JOINABLE.get(role)
+            if not fields:
+                continue
+            choice = _key(_at(tree, path[:2]).get("index"))
+            call = _key(_at(tree, path[:-1]).get("index")) if role == "function" else ""
+            for name in fields:
+                if isinstance(node.get(name), str):  # type: ignore[union-attr]
+                    groups.setdefault((role, choice, call, name), []).append((f, path + (name,)))
+    return list(groups.values())
+
+
+def _take(trees: list[object], site: tuple[int, tuple]) -> str:
+    """Remove the string at `site` and return it. A tool call delta left with nothing but
+    its index goes too when it was its chunk's only one (so no list index ever shifts)."""
+    f, path = site
+    holder = _at(trees[f], path[:-1])
+    text = holder.pop(path[-1])
+    if path[-2] == "function" and not holder:
+        delta = _at(trees[f], path[:-4])
+        if len(delta["tool_calls"]) == 1 and set(delta["tool_calls"][0]) <= {"index", "function"}:
+            del delta["tool_calls"]
+    return text
+
+
+def _join_phase(stream: _Stream, test: _Tester) -> None:
+    """Join each fragment to the one before it of the same target: appended to it, or,
+    when that changes the signature, that one prepended to this one."""
+    for sites in _join_sites(stream.trees):
+        into = sites[0]
+        for site in sites[1:]:
+
+            def backward(trees: list[object], into: tuple = into, site: tuple = site) -> None:
+                holder = _at(trees[into[0]], into[1][:-1])
+                holder[into[1][-1]] += _take(trees, site)
+
+            def forward(trees: list[object], into: tuple = into, site: tuple = site) -> None:
+                holder = _at(trees[site[0]], site[1][:-1])
+                holder[site[1][-1]] = _take(trees, into) + holder[site[1][-1]]
+
+            both = {into[0], site[0]}
+            trees, texts = stream.edited(both, backward)
+            if test(texts):
+                stream.trees, stream.texts = trees, texts
+                continue
+            trees, texts = stream.edited(both, forward)
+            if test(texts):
+                stream.trees, stream.texts = trees, texts
+            into = site
+
+
+def _finish_phase(stream: _Stream, test: _Tester) -> None:
+    """Move each finish_reason onto the previous chunk of its choice, when that one has none
+    (the chunk it leaves is then usually dropped as a whole)."""
+    for f, tree in enumerate(stream.trees):
+        for i, choice in enumerate(_choices(tree)):
+            if not isinstance(choice, dict) or choice.get("finish_reason") is None:
+                continue
+            key = _key(choice.get("index"))
+            found = next(
+                (
+                    (g, j)
+                    for g in range(f - 1, -1, -1)
+                    for j, other in enumerate(_choices(stream.trees[g]))
+                    if isinstance(other, dict) and _key(other.get("index")) == key
+                ),
+                None,
+            )
+            if found is None:
+                continue
+            g, j = found
+            if _choices(stream.trees[g])[j].get("finish_reason") is not None:
+                continue
+
+            def move(trees: list[object], f: int = f, i: int = i, g: int = g, j: int = j) -> None:
+                _choices(trees[g])[j]["finish_reason"] = _choices(trees[f])[i].pop("finish_reason")
+
+            trees, texts = stream.edited({f, g}, move)
+            if test(texts):
+                stream.trees, stream.texts = trees, texts
+
+
+def _choices(tree: object) -> list:
+    choices = tree.get("choices") if isinstance(tree, dict) else None
+    return choices if isinstance(choices, list) else []
+
+
+def minimize(
+    frames: list[str],
+    tools: list | None = None,
+    keep_fields: bool = False,
+    expect_done: bool = True,
+    join_fragments: bool = True,
+    max_runs: int = MAX_RUNS,
+) -> list[str]:
+    """The smallest stream found (frames in their original order) with the same signature.
+
+    `frames` are SSE data strings; `tools` the request's tools (they decide
+    name-undeclared); `expect_done` False for a chunk log, which never holds [DONE].
+    With `keep_fields`, the VOLATILE keys are kept; with `join_fragments` False, nothing
+    is ever changed, only frames, keys and list entries removed. At most `max_runs`
+    engine passes.
+    """
+    frames = list(frames)
+    target = signature(frames, tools, expect_done)
+    test = _Tester(target, tools, expect_done, max_runs)
+    trees = [_RAW if t is INVALID else t for t in map(parse_payload, frames)]
+    texts = [f if t is _RAW else _dumps(t) for t, f in zip(trees, frames, strict=True)]
+    stream = _Stream(trees, texts)
+    try:
+        if texts != frames and not test(texts):
+            # Re-serializing alone changes what the engine sees: keep the frames as sent.
+            stream = _Stream([_RAW] * len(frames), list(frames))
+        test.best = list(stream.texts)
+        while True:
+            before = stream.texts
+            _frame_phase(stream, test)
+            if join_fragments:
+                _join_phase(stream, test)
+                _finish_phase(stream, test)
+            for kind, role in _LEVELS:
+                _field_phase(stream, test, kind, role, volatile=False)
+            if not keep_fields:
+                for role in _VOLATILE_ROLES:
+                    _field_phase(stream, test, "keys", role, volatile=True)
+            if stream.texts == before:
+                break
+    except _Exhausted:  # the smallest passing candidate, maybe mid-phase
+        return test.best if test.best is not None else list(frames)
+    return stream.texts
+
+
+__all__ = ["VOLATILE", "Signature", "minimize", "signature"]

@@ -1,0 +1,172 @@
+"""minimize: the smallest stream that keeps a stream's signature (anomalies, differences, raises)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from streamscope.analysis import analyze, frame_source
+from streamscope.core.appendix_a import FIXTURES, chunk
+from streamscope.core.frames import INVALID, parse_payload
+from streamscope.export.minimize import VOLATILE, Signature, minimize, signature
+from streamscope.recording.sniff import CHUNKS, sniff
+
+RECORDINGS = Path(__file__).resolve().parents[1] / "recordings"
+SAMPLES = sorted(p.name for p in RECORDINGS.iterdir() if p.suffix in (".jsonl", ".sse"))
+
+
+def _sample(name: str) -> tuple[list[str], list | None, bool]:
+    """Exchange 1 of a sample: its frames' data, the request's tools, expect_done."""
+    path = str(RECORDINGS / name)
+    fmt = sniff(path)
+    frames = [f.data for f in frame_source(path, fmt, 1)(1)]
+    infos = [i for i in analyze(path).exchanges if i.exchange == 1]
+    return frames, infos[0].tools if infos else None, fmt != CHUNKS
+
+
+def _dumps(chunks: list) -> list[str]:
+    return [c if isinstance(c, str) else orjson.dumps(c).decode() for c in chunks]
+
+
+def _is_pruned(small: object, big: object) -> bool:
+    """Is `small` `big` with some keys and list entries removed (nothing changed)?"""
+    if isinstance(big, dict):
+        return isinstance(small, dict) and all(
+            k in big and _is_pruned(v, big[k]) for k, v in small.items()
+        )
+    if isinstance(big, list):
+        if not isinstance(small, list):
+            return False
+        rest = iter(big)
+        return all(any(_is_pruned(s, b) for b in rest) for s in small)
+    return type(small) is type(big) and small == big
+
+
+def test_every_sample_is_covered():
+    assert len(SAMPLES) >= 14
+    assert any(n.endswith(".sse") for n in SAMPLES)
+    assert any(n.endswith(".chunks.jsonl") for n in SAMPLES)
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_sample_fixture_is_small_and_keeps_the_signature(name):
+    """Acceptance: the minimal fixture of each sample recording is at most a third of its
+    frames, or at most 4 frames."""
+    frames, tools, expect_done = _sample(name)
+    out = minimize(frames, tools, expect_done=expect_done)
+    assert signature(out, tools, expect_done) == signature(frames, tools, expect_done)
+    assert len(out) <= 4 or 3 * len(out) <= len(frames), (len(frames), len(out))
+    for data in out:  # JSON frames come back compact
+        payload = parse_payload(data)
+        assert payload is INVALID or data == orjson.dumps(payload).decode()
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_without_joining_frames_are_only_pruned(name):
+    frames, tools, expect_done = _sample(name)
+    out = minimize(frames, tools, expect_done=expect_done, join_fragments=False)
+    assert signature(out, tools, expect_done) == signature(frames, tools, expect_done)
+    # each output frame is an original one, in order, with keys/entries removed
+    originals = iter(parse_payload(f) for f in frames)
+    for data in out:
+        small = parse_payload(data)
+        assert any(
+            (small is INVALID and big is INVALID) or _is_pruned(small, big) for big in originals
+        ), data
+
+
+def test_signature_of_a_sample():
+    frames, tools, expect_done = _sample("alibaba-empty-id.jsonl")
+    assert signature(frames, tools, expect_done) == Signature(
+        kinds=frozenset({"id-empty-overwrite", "name-empty-overwrite"}),
+        differs=frozenset({"naive"}),
+        raises=frozenset({("openai-docs", "IndexError")}),
+    )
+
+
+def _noisy(chunks: list[dict]) -> list[str]:
+    """The chunks with every volatile field a provider adds."""
+    out = []
+    for c in chunks:
+        c = {
+            **c,
+            "system_fingerprint": "fp_1",
+            "service_tier": "default",
+            "obfuscation": "xyz",
+            "usage": None,
+        }
+        c["choices"] = [{**ch, "logprobs": None} for ch in c["choices"]]
+        out.append(c)
+    return _dumps(out) + ["[DONE]"]
+
+
+def test_volatile_fields_are_dropped_by_default_and_kept_on_request():
+    frames = _noisy(FIXTURES["Q4"])
+    target = signature(frames)
+    assert "id-empty-overwrite" in target.kinds
+
+    out = minimize(frames)
+    assert signature(out) == target
+    trees = [orjson.loads(f) for f in out]
+    for tree in trees:
+        assert not {"system_fingerprint", "service_tier", "obfuscation", "usage"} & set(tree)
+        assert all("logprobs" not in ch for ch in tree["choices"])
+        # dropping `created` would add chunk-schema-violation: a volatile key that matters stays
+        assert "created" in tree
+
+    kept = minimize(frames, keep_fields=True)
+    assert signature(kept) == target
+    for tree in map(orjson.loads, kept):
+        assert {"system_fingerprint", "service_tier", "obfuscation", "usage", "created"} <= set(
+            tree
+        )
+        assert all("logprobs" in ch for ch in tree["choices"])
+    assert {"created", "usage", "logprobs", "system_fingerprint"} <= set(VOLATILE)
+
+
+def _q4_with_content() -> list[str]:
+    content = [chunk({"content": f"word{i} "}) for i in range(10)]
+    content[0]["choices"][0]["delta"]["role"] = "assistant"
+    return _dumps(content + FIXTURES["Q4"]) + ["[DONE]"]
+
+
+def test_hand_made_stream_shrinks_to_the_trap():
+    frames = _q4_with_content()
+    assert len(frames) == 15
+    out = minimize(frames)
+    assert len(out) <= 3
+    assert "id-empty-overwrite" in signature(out).kinds
+    assert signature(out) == signature(frames)
+    assert not any("word" in f for f in out)  # the clean content frames are gone
+
+
+def test_deterministic():
+    frames = _q4_with_content()
+    assert minimize(frames) == minimize(frames)
+    sample, tools, _ = _sample("openai.jsonl")
+    assert minimize(sample, tools) == minimize(sample, tools)
+
+
+def test_invalid_frames_stay_as_sent():
+    bad = '{"choices": [{"index": 0, "delta": {"content": "cut'
+    frames = _dumps([chunk({"content": "hi"}), bad, chunk({}, "stop")]) + ["[DONE]"]
+    out = minimize(frames)
+    assert "chunk-invalid-json" in signature(out).kinds
+    assert bad in out
+    assert signature(out) == signature(frames)
+
+
+def test_run_budget_returns_a_valid_stream():
+    frames = _q4_with_content()
+    out = minimize(frames, max_runs=3)
+    assert signature(out) == signature(frames)
+    assert len(out) <= len(frames)
+
+
+def test_chunk_logs_need_no_done():
+    frames = _dumps(FIXTURES["Q10"])
+    out = minimize(frames, expect_done=False)
+    assert signature(out, expect_done=False) == signature(frames, expect_done=False)
+    assert "args-cumulative" in signature(out, expect_done=False).kinds
