@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 
@@ -341,10 +342,8 @@ def proxy(upstream, output, port, timeout, redact_json, no_redact) -> None:
 
         # uvicorn shuts down on SIGINT / SIGTERM, then raises the signal again: end cleanly
         signal.signal(signal.SIGTERM, stop)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             server.run()
-        except KeyboardInterrupt:
-            pass
         server.app.close_open("client-closed", "streamscope stopped while the exchange was open")
     summarize(path)
 

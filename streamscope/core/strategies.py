@@ -149,7 +149,16 @@ class Strategy:
 
         Returns False when this strategy needs the whole frame (`feed`) instead.
         """
-        return False
+        try:
+            slot = self._fast_slot(index)
+        except KeyError:
+            return False
+        if slot.value is not _NOTHING:
+            return False
+        slot.parts.append(text)
+        slot.fragments += 1
+        slot.last = frame
+        return True
 
     def fast_content(self, frame: int, text: str) -> bool:
         """A plain content fragment at choice 0: no strategy here accumulates content."""
@@ -166,7 +175,8 @@ class Strategy:
         """More plain content fragments, after `fast_content` accepted one."""
 
     def _fast_slot(self, index: int) -> Slot:
-        raise NotImplementedError
+        """The slot a plain fragment for `index` goes to (KeyError: none, take the frame)."""
+        raise KeyError(index)
 
     def calls(self) -> list[Call]:
         return [s.to_call() for s in self.slots]
@@ -198,15 +208,6 @@ class IndexKeyed(Strategy):
 
     def _fast_slot(self, index: int) -> Slot:
         return self.by_key[(0, index)]
-
-    def fast_args(self, frame: int, index: int, text: str) -> bool:
-        slot = self.by_key.get((0, index))
-        if slot is None or slot.value is not _NOTHING:
-            return False
-        slot.parts.append(text)
-        slot.fragments += 1
-        slot.last = frame
-        return True
 
 
 class Guarded(IndexKeyed):
@@ -267,15 +268,6 @@ class ById(Strategy):
 
     def _fast_slot(self, index: int) -> Slot:
         return self.by_key[(0, self.last_id.get(0, ""))]
-
-    def fast_args(self, frame: int, index: int, text: str) -> bool:
-        slot = self.by_key.get((0, self.last_id.get(0, "")))
-        if slot is None or slot.value is not _NOTHING:
-            return False
-        slot.parts.append(text)
-        slot.fragments += 1
-        slot.last = frame
-        return True
 
 
 class APIError(Exception):
@@ -385,16 +377,9 @@ class OpenAIDocs(Strategy):
         if self.error is not None or self.done:
             return True  # stopped: nothing more to do
         slot = self.final.get((0, index))
-        if (
-            slot is None
-            or slot.value is not _NOTHING
-            or not isinstance(self.openers[id(slot)], dict)
-        ):
+        if slot is None or not isinstance(self.openers[id(slot)], dict):
             return False
-        slot.parts.append(text)
-        slot.fragments += 1
-        slot.last = frame
-        return True
+        return super().fast_args(frame, index, text)
 
     def copy(self) -> OpenAIDocs:
         new = copy.deepcopy(self)

@@ -49,9 +49,9 @@ def accumulate(chunks):
                             and name in (None, same[-1]["name"])
                         ):
                             call = same[-1]
-                    if call is not None and new_id and call["id"] and new_id != call["id"]:
-                        if name or _complete(call["arguments"]):
-                            call = None  # a new call reusing the index
+                    new_call = call is not None and new_id and call["id"] and new_id != call["id"]
+                    if new_call and (name or _complete(call["arguments"])):
+                        call = None  # a new call reusing the index
                 if call is None:
                     call = {"choice": c, "id": "", "name": "", "arguments": ""}
                     calls.append(call)

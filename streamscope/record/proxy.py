@@ -8,31 +8,15 @@ client. Nothing waits for the end of a body.
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import orjson
-import uvicorn
 
 from ..recording import RecordingWriter
-from .upstream import UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
-
-# Hop-by-hop headers (RFC 9110 7.6.1) are the proxy's own business, never forwarded.
-_HOP = {
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "transfer-encoding",
-    "te",
-    "trailer",
-    "upgrade",
-    "proxy-authenticate",
-    "proxy-authorization",
-}
+from .loopback import LoopbackServer, bind  # noqa: F401 (bind: used by the tests)
+from .upstream import HOP_BY_HOP, UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
 
 @dataclass(slots=True)
@@ -112,7 +96,9 @@ class RecordingProxy:
         url = self.upstream.origin + target
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         writer.request(ex, scope["method"], url, headers, bytes(body))
-        forward = [(k, v) for k, v in headers if k.lower() not in _HOP and k.lower() != "host"]
+        forward = [
+            (k, v) for k, v in headers if k.lower() not in HOP_BY_HOP and k.lower() != "host"
+        ]
         # identity: the recording must hold the body as the client reads it, not gzip
         forward = [(k, v) for k, v in forward if k.lower() != "accept-encoding"]
         forward.append(("accept-encoding", "identity"))
@@ -160,7 +146,9 @@ class RecordingProxy:
         headers = response.headers
         writer.response(ex, response.status, headers)
         out = [
-            (k.encode("latin-1"), v.encode("latin-1")) for k, v in headers if k.lower() not in _HOP
+            (k.encode("latin-1"), v.encode("latin-1"))
+            for k, v in headers
+            if k.lower() not in HOP_BY_HOP
         ]
         reason, error = "complete", None
 
@@ -209,24 +197,10 @@ class RecordingProxy:
         self.open.clear()
 
 
-def bind(port: int = 0) -> socket.socket:
-    """A listening socket on 127.0.0.1 only; port 0 takes a free port."""
-    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY on accepted sockets only when the
-    # listening socket says TCP, and without it every small write waits for a delayed ACK.
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(("127.0.0.1", port))
-    except OSError:
-        sock.close()
-        raise
-    sock.listen(2048)
-    sock.set_inheritable(False)
-    return sock
+class ProxyServer(LoopbackServer):
+    """The recording proxy on 127.0.0.1."""
 
-
-class ProxyServer:
-    """The proxy on a uvicorn server; run it in this thread (`run`) or another (`start`)."""
+    name = "proxy"
 
     def __init__(
         self,
@@ -235,40 +209,13 @@ class ProxyServer:
         port: int = 0,
         timeout: float | None = 600.0,
     ):
-        self.sock = bind(port)
-        self.port = self.sock.getsockname()[1]
-        self.app = RecordingProxy(upstream, writer, timeout)
-        # uvicorn would log a traceback for the abort that tells a client the upstream failed;
-        # that failure is in the recording's `end` line instead.
-        config = uvicorn.Config(
-            self.app,
-            log_level="critical",
-            access_log=False,
-            lifespan="on",
-            timeout_graceful_shutdown=2,
-        )
-        self.server = uvicorn.Server(config)
-        self.thread: threading.Thread | None = None
+        super().__init__(RecordingProxy(upstream, writer, timeout), port)
 
     @property
     def base_url(self) -> str:
         """What a client uses as its base URL: the upstream's path prefix kept."""
         return f"http://127.0.0.1:{self.port}{self.app.upstream.prefix}"
 
-    def run(self) -> None:
-        self.server.run(sockets=[self.sock])
-
-    def start(self) -> None:
-        self.thread = threading.Thread(target=self.run, name="streamscope-proxy", daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the proxy did not start")
-            time.sleep(0.005)
-
     def stop(self) -> None:
-        self.server.should_exit = True
-        if self.thread is not None:
-            self.thread.join(timeout=10)
+        super().stop()
         self.app.close_open("client-closed", "streamscope stopped while the exchange was open")

@@ -14,6 +14,20 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+# Hop-by-hop headers (RFC 9110 7.6.1): each hop's own business, never passed on.
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-connection",
+        "transfer-encoding",
+        "te",
+        "trailer",
+        "upgrade",
+        "proxy-authenticate",
+        "proxy-authorization",
+    }
+)
 _READ = 1 << 16
 _HEAD_LIMIT = 1 << 16
 # Set by the proxy itself (or hop-by-hop): never copied from the client's request.

@@ -1,0 +1,566 @@
+"""Play recorded streams back to a client: which exchange answers a request, and how.
+
+The one place that decides what a replayed request gets, shared by `streamscope serve`
+(streamscope/export/serve.py, a mock provider on 127.0.0.1) and by `playback_transport`
+(an httpx transport: no server, no socket)::
+
+    client = openai.OpenAI(api_key="x", http_client=httpx.Client(
+        transport=playback_transport("recordings/openai.jsonl")))
+    aclient = openai.AsyncOpenAI(api_key="x", http_client=httpx.AsyncClient(
+        transport=playback_transport("recordings/openai.jsonl", speed=1)))
+
+Inputs (several files: their exchanges one after the other, in the order given):
+
+- a recording: every exchange with a response line whose request (if recorded) was
+  `.../chat/completions`. Its body is its chunk lines, one body chunk per recorded
+  upstream read (so a client sees the recorded chunking), with the recorded status and
+  headers (hop-by-hop headers and content-length dropped: the body is re-framed). An
+  exchange whose recorded upstream failed (`end` reason `upstream-error` or `timeout`) is
+  cut after its last read, as the client saw it: the server aborts the connection, the
+  transport raises httpx.RemoteProtocolError.
+- a raw SSE body: one exchange, `200 text/event-stream`, one body chunk per SSE event
+  (the bytes unchanged, CRLF and comments included).
+- a chunk log (chat.completion.chunk JSON Lines): one exchange, each line sent as one
+  `data: <line>\\n\\n` event, then `data: [DONE]\\n\\n` (unless the log has one).
+
+Timing: a recording's response headers are sent at the recorded time after the request
+and every read at its recorded time, divided by `speed` (2 is twice as fast; 0 does not
+wait at all). Times are kept against the request's arrival, so sleeps do not add up.
+SSE bodies and chunk logs have no recorded times: they are sent without waiting.
+
+Which exchange answers a request (`Library.select`):
+
+1. Matched by body: a recorded request whose JSON body has the same `model`, `messages`
+   and `tools` as the request (other keys, e.g. `stream_options` or `temperature`, are
+   ignored; a recorded value `"[REDACTED]"` matches anything) answers it. When several
+   match (a request sent again), the one served the fewest times, earliest first.
+2. Otherwise, unless strict, the next exchange in order: the one served the fewest
+   times, earliest first (so every exchange is served once before any is served again).
+3. Under strict, only an exchange with no recorded request to compare with (an SSE body,
+   a chunk log, or a recorded request whose body is not a JSON object) may answer an
+   unmatched request, in the same order; a raw SSE file alone answers every request.
+4. Otherwise the request is refused: 400 with
+   `{"error": {"message": "streamscope serve: no recorded exchange matches this request:
+   <what differed from the closest recorded request>", "type": "unmatched_request"}}`
+   (the closest: the longest run of equal messages first). Each difference of `model`,
+   `messages` and `tools` is named, e.g. `messages differ from openai.jsonl exchange 2 at
+   message 3 (role assistant), tool_calls[0].id: the request has "call_x", the recording
+   "call_Qm3..."` or `messages differ from openai.jsonl exchange 1 at message 3 (role
+   tool): the request has 3 messages, the recording 2`. The transport says
+   `streamscope playback:` instead of `streamscope serve:`.
+
+Only `POST .../chat/completions` (any path prefix) is answered; anything else is a 404
+JSON error of type `not_found`.
+
+This module needs httpx (for the transport) but not uvicorn or openai.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import orjson
+
+from .record.upstream import HOP_BY_HOP
+from .recording import RecordingIndex
+from .recording.format import REDACTED, RecordingError
+from .recording.sniff import RECORDING, SSE, sniff
+
+# Hop-by-hop headers and content-length: the replay frames its own body.
+DROPPED_HEADERS = HOP_BY_HOP | {"content-length"}
+MATCH_KEYS = ("model", "messages", "tools")
+SSE_HEADERS = [("content-type", "text/event-stream; charset=utf-8"), ("cache-control", "no-cache")]
+_FAILED = ("upstream-error", "timeout")
+_ABSENT = object()  # a key or item the other side lacks
+_NOT_JSON = object()
+
+
+# -- what can be served -------------------------------------------------------------
+
+
+class _Recording:
+    """One recording file's index, opened when first needed and again after close()."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._index: RecordingIndex | None = None
+        self._lock = threading.Lock()
+
+    def index(self) -> RecordingIndex:
+        with self._lock:
+            if self._index is None:
+                self._index = RecordingIndex.open(self.path)
+            return self._index
+
+    def close(self) -> None:
+        with self._lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+
+
+@dataclass(eq=False)
+class Entry:
+    """One servable exchange: what to send, and the recorded request it answers."""
+
+    number: int  # 1-based, across all the files given
+    path: str
+    kind: str  # "recording", "sse" or "chunks"
+    exchange: int | None = None  # in its recording
+    request: dict | None = field(default=None, repr=False)  # recorded JSON body; None: any
+    status: int = 200
+    headers: list[tuple[str, str]] = field(default_factory=lambda: list(SSE_HEADERS), repr=False)
+    head_s: float = 0.0  # seconds from the request to the response headers
+    failed: str | None = None  # how the recorded upstream failed, if it did
+    _source: _Recording | None = field(default=None, repr=False)
+    _lines: Sequence[int] = field(default=(), repr=False)
+    _t0_ns: int = field(default=0, repr=False)
+
+    @property
+    def label(self) -> str:
+        name = os.path.basename(self.path)
+        return f"{name} exchange {self.exchange}" if self.exchange is not None else name
+
+    def reads(self) -> Iterator[tuple[bytes, float]]:
+        """(bytes, seconds after the request) for each body chunk, read lazily."""
+        if self.kind == RECORDING:
+            assert self._source is not None
+            for n in self._lines:
+                chunk = self._source.index().line(n)
+                yield chunk.data_bytes, (chunk.t_ns - self._t0_ns) / 1e9
+        elif self.kind == SSE:
+            for event in _sse_events(self.path):
+                yield event, 0.0
+        else:
+            for event in _chunk_log_events(self.path):
+                yield event, 0.0
+
+
+def _sse_events(path: str) -> Iterator[bytes]:
+    """A saved SSE body, event by event (each with its blank line), bytes unchanged."""
+    with open(path, "rb") as f:
+        event: list[bytes] = []
+        for line in f:
+            event.append(line)
+            if line in (b"\n", b"\r\n"):
+                yield b"".join(event)
+                event = []
+        if event:
+            yield b"".join(event)
+
+
+def _chunk_log_events(path: str) -> Iterator[bytes]:
+    """A chunk log's lines as SSE events, then `data: [DONE]` unless the log had it."""
+    done = False
+    with open(path, "rb") as f:
+        for line in f:
+            data = line.strip()
+            if not data:
+                continue
+            if data.startswith(b"data:"):  # an SSE line kept in a log
+                data = data[5:].lstrip(b" ")
+            done = done or data == b"[DONE]"
+            yield b"data: " + data + b"\n\n"
+    if not done:
+        yield b"data: [DONE]\n\n"
+
+
+def _is_chat(url: str) -> bool:
+    return urlsplit(url).path.rstrip("/").endswith("/chat/completions")
+
+
+def _recording_entries(path: str, source: _Recording, only: int | None) -> list[Entry]:
+    index = source.index()
+    numbers = index.exchanges()
+    if only is not None:
+        if only not in numbers:
+            have = f"1 to {numbers[-1]}" if numbers else "none"
+            raise RecordingError(f"{path}: no exchange {only} (exchanges: {have})", path)
+        numbers = [only]
+    out = []
+    for x in numbers:
+        info = index.exchange(x)
+        if info.response is None:
+            continue  # nothing was answered: nothing to replay
+        request = index.line(info.request) if info.request is not None else None
+        if request is not None and not _is_chat(request.url):
+            continue
+        response = index.line(info.response)
+        end = index.line(info.end) if info.end is not None else None
+        body = request.json_body() if request is not None else None
+        t0 = request.t_ns if request is not None else response.t_ns
+        out.append(
+            Entry(
+                0,
+                path,
+                RECORDING,
+                x,
+                body if isinstance(body, dict) else None,
+                response.status,
+                [(k, v) for k, v in response.headers if k.lower() not in DROPPED_HEADERS],
+                max(0.0, (response.t_ns - t0) / 1e9),
+                f"{end.reason}: {end.error}" if end and end.reason in _FAILED else None,
+                source,
+                info.chunks,
+                t0,
+            )
+        )
+    return out
+
+
+# -- choosing -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    entry: Entry
+    how: str  # "body" (matched by body), "any" (answers anything) or "order"
+
+
+@dataclass(frozen=True, slots=True)
+class Unmatched:
+    """A request nothing answers: `message` says what did not match."""
+
+    message: str
+
+
+def _same(recorded: Any, got: Any) -> bool:
+    return _first_diff(recorded, got) is None
+
+
+def _first_diff(recorded: Any, got: Any, at: tuple = ()) -> tuple[tuple, Any, Any] | None:
+    """(path, recorded value, request value) of the first difference, or None."""
+    if recorded == REDACTED:
+        return None
+    if isinstance(recorded, dict) and isinstance(got, dict):
+        for k in [*recorded, *(k for k in got if k not in recorded)]:
+            d = _first_diff(recorded.get(k, _ABSENT), got.get(k, _ABSENT), (*at, k))
+            if d:
+                return d
+        return None
+    if isinstance(recorded, list) and isinstance(got, list):
+        for i in range(max(len(recorded), len(got))):
+            r = recorded[i] if i < len(recorded) else _ABSENT
+            g = got[i] if i < len(got) else _ABSENT
+            d = _first_diff(r, g, (*at, i))
+            if d:
+                return d
+        return None
+    if type(recorded) is type(got) and recorded == got:
+        return None
+    if _number(recorded) and _number(got) and recorded == got:  # 1 and 1.0, not True
+        return None
+    return at, recorded, got
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _show(value: Any) -> str:
+    if value is _ABSENT:
+        return "nothing"
+    text = orjson.dumps(value).decode()
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _where(path: tuple) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+
+
+def _explain(entry: Entry, got: dict) -> str:
+    """What differs between the request and one recorded request, as one line."""
+    parts = []
+    for key in MATCH_KEYS:
+        d = _first_diff(entry.request.get(key, _ABSENT), got.get(key, _ABSENT))
+        if d is None:
+            continue
+        path, rec, req = d
+        values = f"the request has {_show(req)}, the recording {_show(rec)}"
+        if key == "messages" and path:
+            n = path[0]
+            msgs = got["messages"]
+            recs = entry.request["messages"]
+            msg = msgs[n] if n < len(msgs) else recs[n]
+            role = msg.get("role") if isinstance(msg, dict) else None
+            where = f" at message {n + 1}" + (f" (role {role})" if role else "")
+            if len(path) > 1:
+                where += f", {_where(path[1:])}"
+            elif rec is _ABSENT or req is _ABSENT:
+                values = f"the request has {len(msgs)} messages, the recording {len(recs)}"
+        else:
+            where = f" at {_where(path)}" if path else ""
+        verb = "differs" if key == "model" else "differ"
+        parts.append(f"{key} {verb} from {entry.label}{where}: {values}")
+    return "; ".join(parts)
+
+
+def _closeness(entry: Entry, got: dict) -> tuple:
+    """How alike a recorded request is: the longer run of equal messages first."""
+    rec, req = entry.request.get("messages"), got.get("messages")
+    prefix, next_role, lengths = 0, False, 0
+    if isinstance(rec, list) and isinstance(req, list):
+        while prefix < min(len(rec), len(req)) and _same(rec[prefix], req[prefix]):
+            prefix += 1
+        if prefix < min(len(rec), len(req)):
+            a, b = rec[prefix], req[prefix]
+            next_role = (
+                isinstance(a, dict) and isinstance(b, dict) and a.get("role") == b.get("role")
+            )
+        lengths = -abs(len(rec) - len(req))
+    return (
+        prefix,
+        next_role,
+        lengths,
+        _same(entry.request.get("model", _ABSENT), got.get("model", _ABSENT)),
+        _same(entry.request.get("tools", _ABSENT), got.get("tools", _ABSENT)),
+        -entry.number,
+    )
+
+
+class Library:
+    """The exchanges of one or more files, and which one answers each request.
+
+    `select` is thread-safe: one Library may serve many requests at once.
+    """
+
+    def __init__(
+        self, paths: str | os.PathLike | Sequence[str | os.PathLike], exchange: int | None = None
+    ) -> None:
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        paths = [os.fspath(p) for p in paths]
+        if not paths:
+            raise ValueError("no file to serve")
+        if exchange is not None and len(paths) != 1:
+            raise ValueError("exchange= needs exactly one file")
+        self.paths = paths
+        self.entries: list[Entry] = []
+        self._sources: list[_Recording] = []
+        self._lock = threading.Lock()
+        try:
+            for path in paths:
+                kind = sniff(path)
+                if kind == RECORDING:
+                    source = _Recording(path)
+                    self._sources.append(source)
+                    found = _recording_entries(path, source, exchange)
+                    if not found:
+                        raise RecordingError(
+                            f"{path}: no chat completion exchange with a response to serve", path
+                        )
+                    self.entries += found
+                else:
+                    if exchange not in (None, 1):
+                        raise RecordingError(f"{path}: one stream only, no exchange {exchange}")
+                    self.entries.append(Entry(0, path, kind))
+        except BaseException:
+            self.close()
+            raise
+        for i, entry in enumerate(self.entries, 1):
+            entry.number = i
+        self.served = [0] * (len(self.entries) + 1)  # by entry number
+
+    def select(self, body: bytes, strict: bool = False) -> Selection | Unmatched:
+        """The exchange that answers a request with this body (module docstring: rules)."""
+        try:
+            got = orjson.loads(body) if body else _NOT_JSON
+        except orjson.JSONDecodeError:
+            got = _NOT_JSON
+        with self._lock:
+            how, pool = "body", []
+            if isinstance(got, dict):
+                pool = [
+                    e
+                    for e in self.entries
+                    if e.request is not None
+                    and all(
+                        _same(e.request.get(k, _ABSENT), got.get(k, _ABSENT)) for k in MATCH_KEYS
+                    )
+                ]
+            if not pool and not strict:
+                how, pool = "order", self.entries
+            if not pool:  # strict: only what answers anything
+                how, pool = "any", [e for e in self.entries if e.request is None]
+            if not pool:
+                return Unmatched(self._unmatched(got))
+            entry = min(pool, key=lambda e: (self.served[e.number], e.number))
+            self.served[entry.number] += 1
+            return Selection(entry, how)
+
+    def _unmatched(self, got: Any) -> str:
+        if not isinstance(got, dict):
+            return "the request body is not a JSON object"
+        candidates = [e for e in self.entries if e.request is not None]
+        closest = max(candidates, key=lambda e: _closeness(e, got))
+        return _explain(closest, got)
+
+    def describe(self) -> str:
+        """One line: how many exchanges, from which files."""
+        n = len(self.entries)
+        names = ", ".join(os.path.basename(p) for p in self.paths)
+        return f"{n} exchange{'s' if n != 1 else ''} from {names}"
+
+    def close(self) -> None:
+        """Close the files; they are opened again if the library is used again."""
+        for source in self._sources:
+            source.close()
+
+
+# -- answering ------------------------------------------------------------------------
+
+
+def error_body(name: str, kind: str, message: str) -> bytes:
+    """An OpenAI-style error document."""
+    return orjson.dumps(
+        {"error": {"message": f"{name}: {message}", "type": kind, "param": None, "code": None}}
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What to send for one request: a selection, or an error (status, JSON body)."""
+
+    selection: Selection | None
+    status: int = 200
+    error: bytes = b""
+
+
+def answer(
+    library: Library, method: str, path: str, body: bytes, strict: bool, name: str
+) -> Answer:
+    """The path check and the selection, for the server and the transport alike."""
+    if method.upper() != "POST" or not path.rstrip("/").endswith("/chat/completions"):
+        message = f"only POST .../chat/completions is served, not {method} {path}"
+        return Answer(None, 404, error_body(name, "not_found", message))
+    chosen = library.select(body, strict)
+    if isinstance(chosen, Unmatched):
+        message = f"no recorded exchange matches this request: {chosen.message}"
+        return Answer(None, 400, error_body(name, "unmatched_request", message))
+    return Answer(chosen)
+
+
+class Pace:
+    """The clock of one replay: how long to wait until `at` seconds after the request."""
+
+    def __init__(self, speed: float, start: float | None = None) -> None:
+        if speed < 0:
+            raise ValueError(f"speed must be 0 or more, got {speed}")
+        self.speed = speed
+        self.start = time.monotonic() if start is None else start
+
+    def wait(self, at: float) -> float:
+        if not self.speed:
+            return 0.0
+        return max(0.0, self.start + at / self.speed - time.monotonic())
+
+
+# -- the httpx transport ----------------------------------------------------------------
+
+
+class PlaybackStream(httpx.SyncByteStream, httpx.AsyncByteStream):
+    """A replayed body, one recorded read per chunk, each at its (scaled) time."""
+
+    def __init__(self, entry: Entry, pace: Pace) -> None:
+        self.entry = entry
+        self.pace = pace
+
+    def __iter__(self) -> Iterator[bytes]:
+        for data, at in self.entry.reads():
+            delay = self.pace.wait(at)
+            if delay:
+                time.sleep(delay)
+            yield data
+        self._fail()
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for data, at in self.entry.reads():
+            delay = self.pace.wait(at)
+            if delay:
+                await asyncio.sleep(delay)
+            yield data
+        self._fail()
+
+    def _fail(self) -> None:
+        if self.entry.failed:
+            raise httpx.RemoteProtocolError(
+                f"streamscope playback: the recorded upstream failed here ({self.entry.failed})"
+            )
+
+
+class PlaybackTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
+    """Answers httpx requests from recordings (sync and async), no server needed."""
+
+    name = "streamscope playback"
+
+    def __init__(self, library: Library, *, speed: float = 0.0, strict: bool = False) -> None:
+        Pace(speed)  # checks it
+        self.library = library
+        self.speed = speed
+        self.strict = strict
+        self.selections: list[Selection | None] = []  # one per request: what answered it
+
+    def _respond(self, request: httpx.Request, body: bytes, start: float) -> tuple:
+        got = answer(self.library, request.method, request.url.path, body, self.strict, self.name)
+        self.selections.append(got.selection)
+        if got.selection is None:
+            headers = [("content-type", "application/json")]
+            return None, httpx.Response(
+                got.status, headers=headers, content=got.error, request=request
+            )
+        entry = got.selection.entry
+        pace = Pace(self.speed, start)
+        response = httpx.Response(
+            entry.status,
+            headers=entry.headers,
+            stream=PlaybackStream(entry, pace),
+            request=request,
+        )
+        return pace.wait(entry.head_s), response
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        start = time.monotonic()
+        delay, response = self._respond(request, request.read(), start)
+        if delay:
+            time.sleep(delay)
+        return response
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        start = time.monotonic()
+        delay, response = self._respond(request, await request.aread(), start)
+        if delay:
+            await asyncio.sleep(delay)
+        return response
+
+    def close(self) -> None:
+        self.library.close()
+
+    async def aclose(self) -> None:
+        self.library.close()
+
+
+def playback_transport(
+    path: str | os.PathLike | Sequence[str | os.PathLike],
+    *,
+    speed: float = 0.0,
+    strict: bool = False,
+    exchange: int | None = None,
+) -> PlaybackTransport:
+    """An httpx transport (sync and async) that answers from recorded streams.
+
+    `path`: a recording, a raw SSE body or a chunk log, or a list of them. `speed`: the
+    recorded timing divided by this (0, the default: no waiting). `strict`: refuse a
+    request that matches no recorded request body (400, saying what differed).
+    `exchange`: serve only this exchange of the recording. Rules: the module docstring.
+    Raises RecordingError for a file that cannot be served.
+    """
+    Pace(speed)  # a bad speed fails before any file is opened
+    return PlaybackTransport(Library(path, exchange), speed=speed, strict=strict)
