@@ -88,13 +88,15 @@ class ExchangesScreen(Screen):
         for info in self.infos:
             path = info.url.split("://", 1)[-1]
             path = "/" + path.split("/", 1)[1] if "/" in path else path
-            path = path if len(path) <= 26 else "…" + path[-25:]
+            path = path if len(path) <= 22 else "…" + path[-21:]
+            model = info.model or ""
+            model = model if len(model) <= 16 else model[:15] + "…"
             took = ms(info.end_ns - info.start_ns) if info.end_ns is not None else "open"
             table.add_row(
                 str(info.exchange),
                 info.method,
                 path,
-                info.model or "",
+                model,
                 str(info.status or ""),
                 took,
                 "…",
@@ -128,9 +130,9 @@ class ExchangesScreen(Screen):
             s = streams.get(info.exchange)
             key = str(info.exchange)
             if s is None:
-                table.update_cell(key, "frames", "not a stream")
+                table.update_cell(key, "frames", "not a stream", update_width=True)
                 table.update_cell(key, "calls", "")
-                table.update_cell(key, "worst", "")
+                table.update_cell(key, "worst", "", update_width=True)
                 continue
             level = worst(s.kinds)
             count = sum(1 for k in s.kinds if worst([k]) == level)
@@ -139,9 +141,13 @@ class ExchangesScreen(Screen):
             table.update_cell(
                 key,
                 "worst",
-                Text(f"{MARK[level]} {count} {level}(s)", style=SEVERITY_STYLE[level])
+                Text(
+                    f"{MARK[level]} {count} {level}{'s' if count > 1 else ''}",
+                    style=SEVERITY_STYLE[level],
+                )
                 if level
                 else Text("clean", style="green"),
+                update_width=True,
             )
 
     def action_open(self) -> None:
