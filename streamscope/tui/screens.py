@@ -65,7 +65,7 @@ class ExchangesScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(
             Text(
-                f"{self.app.source} · {len(self.infos)} exchanges · Enter opens a stream",
+                f"{os.path.basename(self.app.source)} · {len(self.infos)} exchanges · Enter opens a stream",
                 style="bold",
             ),
             id="title",
