@@ -113,4 +113,4 @@ def test_minimal_fixture_keeps_the_quirk_and_says_how_much_it_shrank(tmp_path):
         )["streams"][0]["anomalies"]
     }
     assert {"id-empty-overwrite", "name-empty-overwrite"} <= kinds
-    assert out.read_bytes().endswith(b"data: [DONE]\n\n")
+    assert out.read_bytes().count(b"data: ") <= 4  # at most a third of 8 frames, or 4

@@ -108,10 +108,8 @@ def export(
     if minimal:
         from .minimize import minimize
 
-        had_done = any(d.startswith("[DONE]") for d in datas)
+        # [DONE] goes too when nothing above info depends on it: a client ends at EOF as well
         datas = minimize(datas, tools, keep_fields=keep_fields, expect_done=stream.fmt != CHUNKS)
-        if had_done and not any(d.startswith("[DONE]") for d in datas):
-            datas.append("[DONE]")  # only info-level without it, but clients expect the end marker
     exact = not minimal
     if fmt == "sse":
         data = (
