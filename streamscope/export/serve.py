@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 
 from ..playback import Library, Pace, Selection, answer
-from ..record.loopback import LoopbackServer
+from ..record.loopback import LoopbackServer, until_disconnect
 
 NAME = "streamscope serve"
 _HOW = {"body": "matched by body", "any": "answers any request", "order": "next in order"}
@@ -118,20 +118,8 @@ class MockProvider:
             if not entry.failed:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-        async def disconnected() -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-
-        pumping = asyncio.ensure_future(pump())
-        watching = asyncio.ensure_future(disconnected())
-        try:
-            done, _ = await asyncio.wait({pumping, watching}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (pumping, watching):
-                task.cancel()
-            await asyncio.gather(pumping, watching, return_exceptions=True)
-        if pumping in done and not pumping.cancelled():
-            exc = pumping.exception()
+        gone, exc = await until_disconnect(pump(), receive)
+        if not gone:
             if exc is not None:
                 raise exc
             if entry.failed:

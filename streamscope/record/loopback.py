@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
+from collections.abc import Callable, Coroutine
 
 import uvicorn
 
@@ -23,6 +25,30 @@ def bind(port: int = 0) -> socket.socket:
     sock.listen(2048)
     sock.set_inheritable(False)
     return sock
+
+
+async def until_disconnect(work: Coroutine, receive: Callable) -> tuple[bool, BaseException | None]:
+    """Run `work` (a response being sent) until it ends or the ASGI client goes away.
+
+    Returns (the client went away first, the exception `work` ended with); `work` is
+    cancelled if it was still running.
+    """
+
+    async def gone() -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+
+    working = asyncio.ensure_future(work)
+    watching = asyncio.ensure_future(gone())
+    try:
+        done, _ = await asyncio.wait({working, watching}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (working, watching):
+            task.cancel()
+        await asyncio.gather(working, watching, return_exceptions=True)
+    if working in done and not working.cancelled():
+        return False, working.exception()
+    return True, None
 
 
 class LoopbackServer:

@@ -7,7 +7,6 @@ client. Nothing waits for the end of a body.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -15,7 +14,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from ..recording import RecordingWriter
-from .loopback import LoopbackServer, bind  # noqa: F401 (bind: used by the tests)
+from .loopback import LoopbackServer, bind, until_disconnect  # noqa: F401 (bind: tests)
 from .upstream import HOP_BY_HOP, UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
 
@@ -161,28 +160,17 @@ class RecordingProxy:
                 await send({"type": "http.response.body", "body": data, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-        async def disconnected() -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-
-        pumping = asyncio.ensure_future(pump())
-        watching = asyncio.ensure_future(disconnected())
         try:
-            done, _ = await asyncio.wait({pumping, watching}, return_when=asyncio.FIRST_COMPLETED)
-            if pumping in done:
-                exc = pumping.exception()
-                if isinstance(exc, UpstreamTimeout):
-                    reason, error = "timeout", str(exc)
-                elif isinstance(exc, UpstreamError):
-                    reason, error = "upstream-error", str(exc)
-                elif exc is not None:  # sending to the client failed: it went away
-                    reason, error = "client-closed", f"{type(exc).__name__}: {exc}"
-            else:
+            gone, exc = await until_disconnect(pump(), receive)
+            if gone:
                 reason, error = "client-closed", "the client disconnected mid-response"
+            elif isinstance(exc, UpstreamTimeout):
+                reason, error = "timeout", str(exc)
+            elif isinstance(exc, UpstreamError):
+                reason, error = "upstream-error", str(exc)
+            elif exc is not None:  # sending to the client failed: it went away
+                reason, error = "client-closed", f"{type(exc).__name__}: {exc}"
         finally:
-            for task in (pumping, watching):
-                task.cancel()
-            await asyncio.gather(pumping, watching, return_exceptions=True)
             response.close()  # an unfinished upstream request is cancelled with its connection
             writer.end(ex, reason, error)
             self.open.discard(ex)
