@@ -6,9 +6,11 @@ import pytest
 
 from streamscope.core.appendix_a import ARGS, FIXTURES
 from streamscope.core.calls import StrategyError
-from streamscope.core.engine import StreamEngine, Timeline
+from streamscope.core.engine import StreamEngine
+from streamscope.recording.inputs import Reads
+from streamscope.tui.model import StreamModel
 
-from .helpers import frames_of, kinds, run
+from .helpers import frames_of, kinds, run, sse_body
 
 PARIS = ARGS
 ROME = '{"city": "Rome"}'
@@ -130,20 +132,35 @@ def test_differs_compares_with_robust():
     assert result.differs("guarded") is False
 
 
-def test_frames_after_the_last_do_not_change_earlier_snapshots():
-    frames = frames_of(FIXTURES["Q7"])
-    engine = StreamEngine()
-    timeline = Timeline(lambda start=1: iter(frames[start - 1 :]), engine, every=2)
+class ListReads(Reads):
+    """Reads held in memory: one SSE event each."""
+
+    def __init__(self, chunks: list) -> None:
+        self.data = [sse_body([c], done=False) for c in chunks]
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def read(self, i: int) -> tuple[bytes, int | None]:
+        return self.data[i], i * 1000
+
+
+def test_state_at_any_frame_equals_a_replay_from_the_start():
+    chunks = FIXTURES["Q7"]
+    frames = frames_of(chunks)
+    model = StreamModel(ListReads(chunks), every=2)
+    model.build()
+    assert len(model.snapshots) > 2  # copies were taken, so jumps resume from them
     for n in range(len(frames) + 1):
         fresh = StreamEngine()
         for f in frames[:n]:
             fresh.feed(f)
-        state, events = timeline.state_at(n)
-        assert [c.key() for c in state.robust.calls()] == [c.key() for c in fresh.robust.calls()]
-        if n:
-            assert all(e.frame == n for e in events)
-    _, events = timeline.state_at(4)
-    assert [e.op for e in events][:1] == ["new-call"]
+        state = model.at(n)
+        assert [c.key() for c in state.engine.robust.calls()] == [
+            c.key() for c in fresh.robust.calls()
+        ]
+        assert all(e.frame == n for e in state.events)
+    assert [e.op for e in model.at(4).events][:1] == ["new-call"]
 
 
 def test_same_id_and_name_at_two_indexes_are_two_calls():

@@ -2,17 +2,15 @@
 
 `StreamEngine.feed` takes frames as they are decoded (nothing is kept per frame
 unless field events are asked for), `finish` applies the end-of-stream rules and
-returns a `StreamResult`. `Timeline` keeps a copy of the engine every K frames so a
-face can ask for the state at any frame without replaying from the start.
+returns a `StreamResult`. `copy` is cheap enough to keep one every K frames, which is
+how the replay (tui/model.py) reaches any frame without replaying from the start.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-
-import orjson
 
 from . import repair as repairs
 from .anomalies import Anomaly, AnomalyLog
@@ -491,48 +489,3 @@ def analyze_frames(
     for frame in frames:
         engine.feed(frame)
     return engine.finish(truncation, **end)  # type: ignore[arg-type]
-
-
-class Timeline:
-    """The engine's state at any frame of one stream, for the replay TUI.
-
-    `source(start)` yields the stream's frames from number `start` on. A copy of the
-    engine is kept every `every` frames, so `state_at(n)` replays at most `every`
-    frames from the nearest copy.
-    """
-
-    def __init__(
-        self, source: Callable[[int], Iterator[Frame]], engine: StreamEngine, every: int = 512
-    ):
-        self.source = source
-        self.every = every
-        self.snapshots: dict[int, StreamEngine] = {0: engine.copy()}
-        self.events: dict[int, list[FieldEvent]] = {}
-        engine.collect_events = False
-        for frame in source(1):
-            engine.feed(frame)
-            if frame.number % every == 0:
-                self.snapshots[frame.number] = engine.copy()
-        self.total = engine.frames
-
-    def state_at(self, n: int) -> tuple[StreamEngine, list[FieldEvent]]:
-        """The engine after frame `n`, and the field events frame `n` produced."""
-        n = max(0, min(n, self.total))
-        base = (n // self.every) * self.every
-        if n == base and n > 0:
-            base -= self.every  # replay the last frame to learn its events
-        engine = self.snapshots[base].copy()
-        events: list[FieldEvent] = []
-        if n > base:
-            for frame in self.source(base + 1):
-                engine.collect_events = frame.number == n
-                got = engine.feed(frame)
-                if frame.number == n:
-                    events = got or []
-                    break
-        engine.collect_events = False
-        return engine, events
-
-
-def dumps(value: object) -> str:
-    return orjson.dumps(value).decode()

@@ -1,0 +1,1 @@
+"""The replay TUI (Textual); model.py holds what it shows and imports no Textual."""
