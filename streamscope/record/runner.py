@@ -133,4 +133,4 @@ def summarize(path: str) -> None:
         )
     if not any(by_severity.values()) and not contract and analysis.streams:
         say("no anomalies, the conversation contract holds")
-    say(f"see it: streamscope inspect {path}")
+    say(f"replay it: streamscope replay {path}   (or: streamscope inspect {path})")
