@@ -84,6 +84,8 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
         app = ReplayApp(file, exchange, frame, follow)
     except RecordingError as e:
         _fail(str(e))
+    if app.format != "recording" and exchange not in (None, 1):
+        _fail(f"{file}: a {app.format} file holds one stream (exchange 1), not {exchange}")
     app.run()
     if app.return_code:
         sys.exit(app.return_code)
@@ -136,10 +138,13 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output) -> None:
         click.echo(f"streamscope: {done.frames_in} frames -> {done.frames_out} frames", err=True)
     if output is None:
         sys.stdout.buffer.write(done.data)
-    else:
+        return
+    try:
         with open(output, "wb") as f:
             f.write(done.data)
-        click.echo(f"streamscope: wrote {output}", err=True)
+    except OSError as e:
+        _fail(f"{output}: cannot write: {e.strerror or e}")
+    click.echo(f"streamscope: wrote {output}", err=True)
 
 
 @main.command()
@@ -320,19 +325,25 @@ def proxy(upstream, output, port, timeout, redact_json, no_redact) -> None:
 
     Prints the base URL to give a client, then records every exchange.
     """
+    from .record.loopback import bind
     from .record.proxy import ProxyServer, Upstream
     from .record.runner import default_output, say, summarize
     from .recording import RecordingWriter
+    from .recording.format import RecordingError
 
     url, output = _recorder_setup(upstream, output, no_redact)
+    try:
+        sock = bind(port)  # first: a busy port must not leave an empty recording behind
+    except OSError as e:
+        _fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}")
     path = output or default_output()
-    with RecordingWriter(
-        path, argv=sys.argv, redact=not no_redact, redact_json=redact_json
-    ) as writer:
-        try:
-            server = ProxyServer(Upstream.parse(url), writer, port, timeout)
-        except OSError as e:
-            _fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}")
+    try:
+        writer = RecordingWriter(path, argv=sys.argv, redact=not no_redact, redact_json=redact_json)
+    except (OSError, RecordingError) as e:
+        sock.close()
+        _fail(f"{path}: cannot write the recording: {getattr(e, 'strerror', None) or e}")
+    with writer:
+        server = ProxyServer(Upstream.parse(url), writer, port, timeout, sock=sock)
         click.echo(server.base_url)
         sys.stdout.flush()
         say(f"recording {url} into {path}; Ctrl-C stops")
@@ -379,7 +390,8 @@ def record(upstream, output, port, timeout, redact_json, no_redact, env_names, c
             timeout,
         )
     except OSError as e:
-        _fail(f"cannot start the proxy: {e.strerror or e}")
+        where = f"{e.filename}: " if getattr(e, "filename", None) else f"127.0.0.1:{port}: "
+        _fail(f"cannot start recording: {where}{e.strerror or e}")
     sys.exit(status)
 
 

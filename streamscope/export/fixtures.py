@@ -183,10 +183,8 @@ PYTEST = '''"""Regression fixture: exported by streamscope {version} from {sourc
 The stream is served through httpx.MockTransport into a real openai.OpenAI client; the
 test accumulates the chunks with `accumulate` (streamscope's reading, in a few lines)
 and asserts the calls streamscope assembled. Swap `accumulate` for your client's own to
-see whether it gets them right. Needs only openai and pytest.
+see whether it gets them right. Needs openai, httpx and pytest.
 """
-
-import json
 
 import httpx
 import openai

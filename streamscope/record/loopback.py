@@ -56,8 +56,8 @@ class LoopbackServer:
 
     name = "server"
 
-    def __init__(self, app: object, port: int = 0) -> None:
-        self.sock = bind(port)
+    def __init__(self, app: object, port: int = 0, sock: socket.socket | None = None) -> None:
+        self.sock = sock if sock is not None else bind(port)
         self.port = self.sock.getsockname()[1]
         self.app = app
         # uvicorn would log a traceback for an abort that tells a client its upstream
@@ -69,6 +69,8 @@ class LoopbackServer:
             access_log=False,
             lifespan="on",
             timeout_graceful_shutdown=2,
+            server_header=False,  # the upstream's own server and date headers pass through
+            date_header=False,
         )
         self.server = uvicorn.Server(config)
         self.thread: threading.Thread | None = None

@@ -7,6 +7,7 @@ client. Nothing waits for the end of a body.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -196,8 +197,9 @@ class ProxyServer(LoopbackServer):
         writer: RecordingWriter,
         port: int = 0,
         timeout: float | None = 600.0,
+        sock: socket.socket | None = None,
     ):
-        super().__init__(RecordingProxy(upstream, writer, timeout), port)
+        super().__init__(RecordingProxy(upstream, writer, timeout), port, sock)
 
     @property
     def base_url(self) -> str:

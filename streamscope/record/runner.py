@@ -9,6 +9,7 @@ import sys
 from datetime import datetime, timezone
 
 from ..recording import RecordingWriter
+from .loopback import bind
 from .proxy import ProxyServer, Upstream
 
 BASE_URL_VARS = ("OPENAI_BASE_URL", "OPENAI_API_BASE")
@@ -86,8 +87,14 @@ def record(
     upstream = Upstream.parse(upstream_url)
     path = output or default_output()
     argv = ["streamscope", "record", "--", *command]
-    with RecordingWriter(path, argv=argv, redact=redact, redact_json=tuple(redact_json)) as writer:
-        server = ProxyServer(upstream, writer, port, timeout)
+    sock = bind(port)  # first: a busy port must not leave an empty recording behind
+    try:
+        writer = RecordingWriter(path, argv=argv, redact=redact, redact_json=tuple(redact_json))
+    except BaseException:
+        sock.close()
+        raise
+    with writer:
+        server = ProxyServer(upstream, writer, port, timeout, sock=sock)
         server.start()
         say(f"recording {upstream.origin}{upstream.prefix} through {server.base_url} into {path}")
         try:

@@ -23,10 +23,26 @@ SECRET_HEADERS = frozenset(
 _KEEP_SCHEME = frozenset({"authorization", "proxy-authorization"})
 
 
+# Any other header whose name says it carries a credential (x-goog-api-key, x-auth-token, ...).
+_SECRET_NAME = re.compile(
+    r"api[-_]?key|token|secret|password|credential|signature|session", re.IGNORECASE
+)
+# Query parameters that carry credentials (?key=..., ?api_key=..., ?access_token=...).
+_SECRET_QUERY = re.compile(
+    r"([?&](?:[A-Za-z0-9_.-]*(?:key|token|secret|password|signature|sig|auth)[A-Za-z0-9_.-]*)=)[^&#]*",
+    re.IGNORECASE,
+)
+
+
+def redact_url(url: str) -> str:
+    """The URL with credential-looking query values masked."""
+    return _SECRET_QUERY.sub(lambda m: m.group(1) + REDACTED, url) if "?" in url else url
+
+
 def redact_header(name: str, value: str) -> str:
     """The value to record for header `name` (case-insensitive)."""
     lname = name.lower()
-    if lname not in SECRET_HEADERS:
+    if lname not in SECRET_HEADERS and not _SECRET_NAME.search(lname):
         return value
     if lname in _KEEP_SCHEME:
         scheme, sep, rest = value.strip().partition(" ")
@@ -42,7 +58,7 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> Headers:
 
 # Key-shaped words in a command line: OpenAI-style keys, bearer tokens, key=value flags.
 _ARGV_SECRET = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{6,})|((?:Bearer|Basic)\s+)[^\s'\"]+|((?:api[-_]?key|token|secret|password)=)[^\s'\"]+",
+    r"(sk-[A-Za-z0-9_\-]{6,})|((?:Bearer|Basic)\s+)[^\s'\"]+|((?:api[-_]?key|key|token|secret|password)=)[^\s'\"]+",
     re.IGNORECASE,
 )
 

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 import orjson
 
 from streamscope.recording.format import END_REASONS, Header, Headers, Request
-from streamscope.recording.redact import redact_argv, redact_headers, redact_json_paths
+from streamscope.recording.redact import redact_argv, redact_headers, redact_json_paths, redact_url
 
 _dumps = orjson.dumps
 _NL = orjson.OPT_APPEND_NEWLINE
@@ -100,6 +100,7 @@ class RecordingWriter:
         pairs = _text_pairs(headers)
         if self.redact:
             pairs = redact_headers(pairs)
+            url = redact_url(url)
         body = bytes(body or b"")
         if self.redact_json:
             body = redact_json_paths(body, self.redact_json)
