@@ -38,6 +38,26 @@ class ExchangeInfo:
     end_reason: str | None = None
     tools: list | None = None
     response_format: object = None
+    end_error: str | None = None
+    body: bytearray | None = None  # the start of a non-stream response body
+
+
+@dataclass(slots=True)
+class Failure:
+    """An exchange that is not a stream and did not succeed: an HTTP error, a broken connection."""
+
+    exchange: int
+    status: int | None
+    ended: str | None
+    message: str
+
+    def to_json(self) -> dict:
+        return {
+            "exchange": self.exchange,
+            "status": self.status,
+            "ended": self.ended,
+            "message": self.message,
+        }
 
 
 @dataclass(slots=True)
@@ -49,6 +69,7 @@ class Analysis:
     exchanges: list[ExchangeInfo] = field(default_factory=list)
     stopped: dict | None = None  # where a cut-off recording stopped
     compared: int = 0  # streams whose calls a later request carried back (contract checked)
+    failures: list[Failure] = field(default_factory=list)  # non-stream exchanges that failed
 
 
 class _Live:
@@ -104,6 +125,10 @@ def _recording(name: str, only: int | None) -> Analysis:
         if kind == "chunk":
             state = live.get(d["exchange"])
             if state is None:
+                info = infos.get(d["exchange"])
+                if info is not None and info.body is not None and len(info.body) < 600:
+                    text = d.get("data")
+                    info.body += text.encode() if text is not None else _b64(d["data_b64"])
                 continue
             text = d.get("data")
             data = text.encode() if text is not None else _b64(d["data_b64"])
@@ -137,9 +162,11 @@ def _recording(name: str, only: int | None) -> Analysis:
                 live[ex] = _Live(info)
             else:
                 info.stream = False
+                info.body = bytearray()
         elif kind == "end":
             info = infos.setdefault(ex, ExchangeInfo(ex))
             info.end_ns, info.end_reason = d["t_ns"], d.get("reason")
+            info.end_error = d.get("error")
             state = live.pop(ex, None)
             if state is not None:
                 streams.append(
@@ -174,7 +201,31 @@ def _recording(name: str, only: int | None) -> Analysis:
             "message": reader.stopped_at.message,
         }
     exchanges = [infos[k] for k in sorted(infos)]
-    return Analysis(name, RECORDING, streams, findings, exchanges, stopped, contract.compared)
+    failures = [f for f in map(_failure, exchanges) if f is not None and only in (None, f.exchange)]
+    return Analysis(
+        name, RECORDING, streams, findings, exchanges, stopped, contract.compared, failures
+    )
+
+
+def _failure(info: ExchangeInfo) -> Failure | None:
+    """Why a non-stream exchange failed, or None when it did not."""
+    if info.stream:
+        return None  # streams say it themselves (ended, stream-truncated)
+    status = info.status
+    http_ok = status is None or status < 400
+    if http_ok and (info.end_reason == "complete" or (info.end_reason is None and status is None)):
+        return None
+    body = bytes(info.body or b"").decode("utf-8", "replace").strip()
+    detail = info.end_error or body
+    detail = " ".join(detail.split())
+    detail = detail if len(detail) <= 200 else detail[:199] + "…"
+    if status is not None and status >= 400:
+        what = f"HTTP {status}"
+    elif info.end_reason is None:
+        what = "the recording stops before this exchange ended"
+    else:
+        what = f"ended {info.end_reason}"
+    return Failure(info.exchange, status, info.end_reason, f"{what}: {detail}" if detail else what)
 
 
 def _b64(text: str) -> bytes:

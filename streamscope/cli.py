@@ -48,7 +48,12 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
         from .core.report import report_json
 
         doc = report_json(
-            analysis.source, analysis.format, analysis.streams, analysis.contract, analysis.stopped
+            analysis.source,
+            analysis.format,
+            analysis.streams,
+            analysis.contract,
+            analysis.stopped,
+            [f.to_json() for f in analysis.failures],
         )
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     else:
@@ -60,8 +65,10 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
         width = None if sys.stdout.isatty() else 160
         render(analysis, Console(highlight=False, soft_wrap=True, width=width))
     if strict:
-        bad = any(a.severity != "info" for s in analysis.streams for a in s.anomalies) or any(
-            f.severity != "info" for f in analysis.contract
+        bad = (
+            any(a.severity != "info" for s in analysis.streams for a in s.anomalies)
+            or any(f.severity != "info" for f in analysis.contract)
+            or bool(analysis.failures)
         )
         if bad:
             sys.exit(1)
@@ -214,8 +221,10 @@ def demo(quirk: str, no_replay: bool) -> None:
     from .record.runner import default_output, record, say
 
     folder = samples_dir()
-    names = sorted(
-        n[:-6] for n in os.listdir(folder) if n.endswith(".jsonl") and ".chunks" not in n
+    names = sorted(  # the bundled samples, not recordings a user made beside them
+        n[:-6]
+        for n in os.listdir(folder)
+        if n.endswith(".jsonl") and ".chunks" not in n and not n.startswith("streamscope-")
     )
     if quirk == "list":
         click.echo("\n".join(names))
@@ -223,6 +232,13 @@ def demo(quirk: str, no_replay: bool) -> None:
     if quirk not in names:
         _fail(f"no sample {quirk!r}; one of: {', '.join(names)}")
     os.environ.setdefault("OPENAI_API_KEY", "sk-streamscope-demo")  # the agent's SDK wants one
+    from .analysis import analyze
+
+    first = analyze(os.path.join(folder, f"{quirk}.jsonl")).exchanges[0]
+    if first.tools:  # the agent declares what the sample's request declared
+        os.environ["AGENT_TOOLS"] = orjson.dumps(first.tools).decode()
+    if first.model:
+        os.environ["AGENT_MODEL"] = first.model
     path = default_output()
     with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=1.0) as server:
         say(f"the provider: {quirk}.jsonl served at {server.base_url} (recorded timing)")

@@ -93,6 +93,18 @@ def render(analysis: Analysis, console: Console) -> None:
         console.print()
         console.print(_header(infos.get(s.exchange), s))
         _stream(s, console, totals)
+    if analysis.failures:
+        console.print()
+        console.print("[bold]Exchanges that failed[/] (not streams)")
+        for f in analysis.failures:
+            totals["error"] += 1
+            info = infos.get(f.exchange)
+            where = (
+                f" {escape(info.method)} {escape(info.url.split('://', 1)[-1])}"
+                if info and info.url
+                else ""
+            )
+            console.print(f"  {_MARK['error']} exchange {f.exchange}{where}  {escape(f.message)}")
     if analysis.contract:
         console.print()
         console.print(

@@ -264,3 +264,18 @@ def test_different_schema_problems_are_each_named(tmp_path):
         if a["kind"] == "chunk-schema-violation"
     ]
     assert "object" in entry["message"] and "created" in entry["message"] and entry["count"] == 2
+
+
+def test_failed_exchanges_are_reported_and_fail_strict(tmp_path):
+    path = tmp_path / "failed.jsonl"
+    with RecordingWriter(path) as w:
+        ex = w.new_exchange()
+        w.request(ex, "POST", "http://127.0.0.1/v1/chat/completions", [], b'{"model": "m"}')
+        w.response(ex, 502, [("content-type", "application/json")])
+        w.chunk(ex, b'{"error": {"message": "streamscope: upstream unreachable"}}')
+        w.end(ex, "upstream-error", "upstream unreachable")
+    result = inspect(str(path), "--strict")
+    assert result.exit_code == 1
+    assert "HTTP 502" in result.output and "exchange 1" in result.output
+    doc = orjson.loads(inspect(str(path), "--json").output)
+    assert doc["failed_exchanges"][0]["status"] == 502

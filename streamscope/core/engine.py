@@ -249,6 +249,13 @@ class StreamEngine:
                 last,
                 f"after frame {last}: the recording stops before this exchange ended (no end line)",
             )
+        elif end_reason == "client-closed" and not robust.done_frame:
+            log.add(
+                "stream-truncated",
+                last,
+                f"after frame {last}: the client closed the connection before the stream ended; "
+                "what is missing was cut by the client, not by the provider",
+            )
         elif end_reason in CONNECTION_FAILED:
             detail = f": {end_error}" if end_error else ""
             log.add(

@@ -67,6 +67,7 @@ def report_json(
     streams: list[StreamResult],
     contract: list[Finding],
     stopped: dict | None = None,
+    failed: list[dict] | None = None,
 ) -> dict:
     out = {
         "schema": SCHEMA,
@@ -77,4 +78,6 @@ def report_json(
     }
     if stopped is not None:
         out["stopped_at"] = stopped
+    if failed:
+        out["failed_exchanges"] = failed
     return out

@@ -41,6 +41,8 @@ TOOLS = [
         ("get_local_time", "Local time in a timezone", "timezone"),
     )
 ]
+if os.environ.get("AGENT_TOOLS"):  # `streamscope demo` passes the served sample's tools
+    TOOLS = json.loads(os.environ["AGENT_TOOLS"])
 QUESTION = [{"role": "user", "content": "What's the weather in Paris, and what time is it there?"}]
 
 

@@ -122,9 +122,11 @@ def summarize(path: str) -> None:
         "warning": Counter(),
         "info": Counter(),
     }
+    entries: Counter[str] = Counter()  # as inspect counts them: one per kind, choice, index
     for stream in analysis.streams:
         for a in stream.anomalies:
             by_severity[a.severity][a.kind] += a.count
+            entries[a.severity] += 1
     contract = Counter(f.kind for f in analysis.contract)
     say(
         f"{len(analysis.exchanges)} exchange(s), {len(analysis.streams)} stream(s) recorded in {path}"
@@ -132,12 +134,20 @@ def summarize(path: str) -> None:
     for severity, kinds in by_severity.items():
         if kinds:
             listed = ", ".join(f"{k} x{n}" for k, n in kinds.most_common())
-            say(f"{sum(kinds.values())} {severity}(s): {listed}")
+            say(f"{entries[severity]} {severity}(s): {listed}")
+    if analysis.failures:
+        failed = "; ".join(f"{f.exchange}: {f.message[:80]}" for f in analysis.failures[:3])
+        say(f"{len(analysis.failures)} exchange(s) failed: {failed}")
     if contract:
         say(
             "conversation contract broken: "
             + ", ".join(f"{k} x{n}" for k, n in contract.most_common())
         )
-    if not any(by_severity.values()) and not contract and analysis.streams:
+    if (
+        not any(by_severity.values())
+        and not contract
+        and not analysis.failures
+        and analysis.streams
+    ):
         say("no anomalies, the conversation contract holds")
     say(f"replay it: streamscope replay {path}   (or: streamscope inspect {path})")

@@ -75,7 +75,7 @@ class ReplayApp(App):
                 )
                 return
             self.open_stream(self.exchange, replace=True)
-        elif len(streams) == 1:
+        elif len(streams) == 1 and not self.follow:  # following: more exchanges may come
             self.open_stream(streams[0].exchange, replace=True)
         else:
             self.switch_screen(ExchangesScreen(self.infos))
@@ -127,9 +127,11 @@ class ReplayApp(App):
             self._follow_size = size
             self.notify("the recording grew: reloading", timeout=2)
             screen = self.screen
-            if isinstance(screen, StreamScreen):
+            if isinstance(screen, StreamScreen):  # stay on this stream, at its newest frame
                 self.exchange = screen.model.exchange
-                self.start_frame = 10**12  # the last frame
+                self.start_frame = 10**12
+            else:  # the exchanges list, reloaded with the new ones
+                self.exchange = None
             self.switch_screen(Loading(f"Reading {Path(self.source).name} again …"))
             self.load()
 
