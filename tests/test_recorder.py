@@ -369,3 +369,19 @@ def test_refuses_to_overwrite_a_recording(tmp_path, upstream):
     done = streamscope("record", "--upstream", upstream.url, "-o", str(existing), "--", "true")
     assert done.returncode == 2 and "never overwrites" in done.stderr
     assert existing.read_text() == "keep me\n"
+
+
+def test_a_client_leaving_before_the_answer_cancels_the_upstream_request(tmp_path, upstream):
+    path = tmp_path / "early.jsonl"
+    with RecordingWriter(path) as writer:
+        server = ProxyServer(Upstream.parse(upstream.url), writer, timeout=30)
+        server.start()
+        before = upstream.cancelled
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(server.base_url + "/chat/completions", json={"model": "late"}, timeout=0.3)
+        deadline = time.monotonic() + 5
+        while upstream.cancelled == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+        server.stop()
+    assert upstream.cancelled == before + 1
+    assert ends(path)[1].reason == "client-closed"

@@ -6,6 +6,7 @@ POST .../chat/completions answers by the request's "model":
 - "drop": three events, then the connection is cut mid-body;
 - "stall": one event, then silence for 30 s;
 - "slow": an event every 50 ms for 10 s (to see the recorder cancel it);
+- "late": no answer for 10 s unless the client goes away first;
 - "json": a non-streaming chat.completion.
 Every body it sends is kept as (model, sha256, bytes) in `served`; `cancelled` counts
 streams that ended because the other side went away; `auth` keeps Authorization headers.
@@ -98,6 +99,14 @@ class Upstream:
             await send({"type": "http.response.body", "body": out})
             self.served.append((model, hashlib.sha256(out).hexdigest(), out))
             return
+        if model == "late":  # no answer for 10 s, unless the other side leaves first
+            try:
+                gone = await asyncio.wait_for(receive(), 10)
+            except asyncio.TimeoutError:
+                gone = None
+            if gone is not None and gone["type"] == "http.disconnect":
+                self.cancelled += 1
+                return
         await send(
             {
                 "type": "http.response.start",

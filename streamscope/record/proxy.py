@@ -7,6 +7,8 @@ client. Nothing waits for the end of a body.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,8 +104,20 @@ class RecordingProxy:
         # identity: the recording must hold the body as the client reads it, not gzip
         forward = [(k, v) for k, v in forward if k.lower() != "accept-encoding"]
         forward.append(("accept-encoding", "identity"))
+        # Waiting for the upstream's head: a client that gives up meanwhile cancels it too.
+        request = asyncio.ensure_future(
+            self.pool.request(scope["method"], target, forward, bytes(body))
+        )
+        gone, _ = await until_disconnect(asyncio.shield(request), receive)
+        if gone:
+            request.cancel()
+            with contextlib.suppress(BaseException):
+                (await request).close()
+            writer.end(ex, "client-closed", "the client went away before the upstream answered")
+            self.open.discard(ex)
+            return
         try:
-            response = await self.pool.request(scope["method"], target, forward, bytes(body))
+            response = request.result()
         except UpstreamTimeout as e:
             await self._fail(
                 ex, send, 504, "timeout", "upstream_timeout", f"upstream timed out: {e}"
