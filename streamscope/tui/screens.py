@@ -244,6 +244,12 @@ class StreamScreen(Screen):
             if e.op in ("overwrite", "ignored") and e.field in ("id", "name", "type")
         ]
         traps.display = bool(caught)
+        if not robust:  # a text answer: show what it says so far
+            texts = [c for c in state.engine.robust.choices.values() if c.content]
+            if texts:
+                said = "".join(texts[0].content)
+                traps.display = True
+                traps.update(Text("content so far: ", style="bold") + Text(q(said, 160)))
         if caught:  # the old and new value of every trap this frame held
             line = Text("⚠ this frame: ", style="bold yellow")
             for i, e in enumerate(caught):
@@ -319,6 +325,10 @@ class StreamScreen(Screen):
         def done(value: str | None) -> None:
             if value and value.strip().isdigit():
                 self.go(int(value))
+            elif value:
+                self.notify(
+                    f"{value!r} is not a frame number (0-{self.model.total})", severity="warning"
+                )
 
         self.app.push_screen(Prompt(f"Go to frame (0-{self.model.total})"), done)
 
