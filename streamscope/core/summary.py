@@ -8,9 +8,7 @@ from .frames import INVALID, Frame
 
 
 def _short(value: object, width: int = 24) -> str:
-    text = (
-        orjson.dumps(value).decode() if not isinstance(value, str) else orjson.dumps(value).decode()
-    )
+    text = orjson.dumps(value).decode()
     return text if len(text) <= width else text[: width - 1] + "…"
 
 

@@ -37,11 +37,7 @@ def worst(kinds: list[str]) -> str | None:
 
 
 def q(value: object, width: int = 0) -> str:
-    text = (
-        json.dumps(value, ensure_ascii=False)
-        if not isinstance(value, str)
-        else json.dumps(value, ensure_ascii=False)
-    )
+    text = json.dumps(value, ensure_ascii=False)
     return text if not width or len(text) <= width else text[: width - 1] + "…"
 
 
