@@ -53,23 +53,19 @@ def exchange_bytes(path, exchange: int) -> bytes:
         return b"".join(c.data_bytes for c in index.chunks(exchange))
 
 
+def record_agent(upstream, out, mode: str) -> subprocess.CompletedProcess:
+    """`streamscope record` of the packaged openai-SDK agent against the stand-in."""
+    env = {"AGENT_MODEL": "openai", "OPENAI_API_KEY": SECRET}
+    command = [sys.executable, "-m", AGENT, mode]
+    return streamscope(
+        "record", "--upstream", upstream.url, "-o", str(out), "--", *command, env=env
+    )
+
+
 @pytest.mark.parametrize("mode", ["create", "async", "helper"])
 def test_record_an_openai_agent(tmp_path, upstream, mode):
     out = tmp_path / "run.jsonl"
-    env = {"AGENT_MODEL": "openai", "OPENAI_API_KEY": SECRET}
-    done = streamscope(
-        "record",
-        "--upstream",
-        upstream.url,
-        "-o",
-        str(out),
-        "--",
-        sys.executable,
-        "-m",
-        AGENT,
-        mode,
-        env=env,
-    )
+    done = record_agent(upstream, out, mode)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)  # the child's stdout is its own
     assert [c["id"] for c in result["calls"]] == OPENAI_IDS
@@ -85,20 +81,7 @@ def test_record_an_openai_agent(tmp_path, upstream, mode):
 
 def test_every_byte_passes_through_unchanged(tmp_path, upstream):
     out = tmp_path / "raw.jsonl"
-    env = {"AGENT_MODEL": "openai", "OPENAI_API_KEY": SECRET}
-    done = streamscope(
-        "record",
-        "--upstream",
-        upstream.url,
-        "-o",
-        str(out),
-        "--",
-        sys.executable,
-        "-m",
-        AGENT,
-        "raw",
-        env=env,
-    )
+    done = record_agent(upstream, out, "raw")
     assert done.returncode == 0, done.stderr
     received = json.loads(done.stdout)["sha256"]
     served = {digest for _, digest, _ in upstream.served}

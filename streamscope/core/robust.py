@@ -266,9 +266,8 @@ class Robust:
         slot, created = self._target(
             n, c, st, key, raw_index, idv if has_id else None, name if has_name else None
         )
-        events = self.events
-        if created and events is not None:
-            events.append(FieldEvent(n, ev.NEW_CALL, c, slot.index, "", None, None, slot.pos))
+        if created:
+            self._note(n, ev.NEW_CALL, slot, "", None, None)
         if st.prev is not None and st.prev is not slot and slot.fragments > 0:
             log.add(
                 "interleaved",
@@ -427,7 +426,7 @@ class Robust:
         return slot.nchars == 0 and slot.value is _NOTHING
 
     def _id(self, n: int, c: int, st: ChoiceState, slot: RSlot, idv: object, created: bool) -> None:
-        events, log = self.events, self.log
+        log = self.log
         if idv is None or idv == "":
             if slot.id:
                 log.add(
@@ -438,19 +437,11 @@ class Robust:
                     c,
                     slot.index,
                 )
-                if events is not None:
-                    events.append(
-                        FieldEvent(n, ev.OVERWRITE, c, slot.index, "id", slot.id, idv, slot.pos)
-                    )
-            elif events is not None:
-                events.append(
-                    FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos)
-                )
+                self._note(n, ev.OVERWRITE, slot, "id", slot.id, idv)
+            else:
+                self._note(n, ev.IGNORED, slot, "id", slot.id, idv)
         elif not isinstance(idv, str):
-            if events is not None:
-                events.append(
-                    FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos)
-                )
+            self._note(n, ev.IGNORED, slot, "id", slot.id, idv)
         elif not slot.id:
             slot.id = idv
             for choice in self.choices.values():
@@ -465,8 +456,7 @@ class Robust:
                         slot.index,
                     )
                     break
-            if events is not None:
-                events.append(FieldEvent(n, ev.SET, c, slot.index, "id", None, idv, slot.pos))
+            self._note(n, ev.SET, slot, "id", None, idv)
         elif idv == slot.id:
             if not created:
                 log.add(
@@ -477,10 +467,7 @@ class Robust:
                     c,
                     slot.index,
                 )
-                if events is not None:
-                    events.append(
-                        FieldEvent(n, ev.IGNORED, c, slot.index, "id", slot.id, idv, slot.pos)
-                    )
+                self._note(n, ev.IGNORED, slot, "id", slot.id, idv)
         else:
             log.add(
                 "id-changed",
@@ -490,13 +477,9 @@ class Robust:
                 c,
                 slot.index,
             )
-            if events is not None:
-                events.append(
-                    FieldEvent(n, ev.OVERWRITE, c, slot.index, "id", slot.id, idv, slot.pos)
-                )
+            self._note(n, ev.OVERWRITE, slot, "id", slot.id, idv)
 
     def _type(self, n: int, c: int, slot: RSlot, value: object) -> None:
-        events = self.events
         if value is None or value == "":
             self.log.add(
                 "type-empty-or-null",
@@ -506,16 +489,13 @@ class Robust:
                 c,
                 slot.index,
             )
-            if events is not None:
-                op = ev.OVERWRITE if slot.type else ev.IGNORED
-                events.append(FieldEvent(n, op, c, slot.index, "type", slot.type, value, slot.pos))
+            self._note(n, ev.OVERWRITE if slot.type else ev.IGNORED, slot, "type", slot.type, value)
         elif slot.type is None:
             slot.type = value
-            if events is not None:
-                events.append(FieldEvent(n, ev.SET, c, slot.index, "type", None, value, slot.pos))
+            self._note(n, ev.SET, slot, "type", None, value)
 
     def _name(self, n: int, c: int, slot: RSlot, name: object, created: bool) -> None:
-        events, log = self.events, self.log
+        log = self.log
         if name is None or name == "":
             if slot.name:
                 log.add(
@@ -526,23 +506,15 @@ class Robust:
                     c,
                     slot.index,
                 )
-                if events is not None:
-                    events.append(
-                        FieldEvent(
-                            n, ev.OVERWRITE, c, slot.index, "name", slot.name, name, slot.pos
-                        )
-                    )
-            elif events is not None:
-                events.append(
-                    FieldEvent(n, ev.IGNORED, c, slot.index, "name", slot.name, name, slot.pos)
-                )
+                self._note(n, ev.OVERWRITE, slot, "name", slot.name, name)
+            else:
+                self._note(n, ev.IGNORED, slot, "name", slot.name, name)
             return
         if not isinstance(name, str):
             return
         if not slot.name:
             slot.name = name
-            if events is not None:
-                events.append(FieldEvent(n, ev.SET, c, slot.index, "name", None, name, slot.pos))
+            self._note(n, ev.SET, slot, "name", None, name)
         elif name == slot.name:
             log.add(
                 "name-repeated",
@@ -552,10 +524,7 @@ class Robust:
                 c,
                 slot.index,
             )
-            if events is not None:
-                events.append(
-                    FieldEvent(n, ev.IGNORED, c, slot.index, "name", slot.name, name, slot.pos)
-                )
+            self._note(n, ev.IGNORED, slot, "name", slot.name, name)
         elif self._fragment(slot, name):
             old = slot.name
             slot.name = old + name
@@ -567,10 +536,7 @@ class Robust:
                 c,
                 slot.index,
             )
-            if events is not None:
-                events.append(
-                    FieldEvent(n, ev.SET, c, slot.index, "name", old, slot.name, slot.pos)
-                )
+            self._note(n, ev.SET, slot, "name", old, slot.name)
         else:
             log.add(
                 "name-changed",
@@ -579,13 +545,10 @@ class Robust:
                 c,
                 slot.index,
             )
-            if events is not None:
-                events.append(
-                    FieldEvent(n, ev.OVERWRITE, c, slot.index, "name", slot.name, name, slot.pos)
-                )
+            self._note(n, ev.OVERWRITE, slot, "name", slot.name, name)
 
     def _arguments(self, n: int, c: int, slot: RSlot, args: object, created: bool) -> None:
-        events, log = self.events, self.log
+        log = self.log
         if args is None:
             return
         if not isinstance(args, str):
@@ -599,10 +562,7 @@ class Robust:
             )
             if slot.value is _NOTHING and not slot.nchars:
                 slot.value = args
-                if events is not None:
-                    events.append(
-                        FieldEvent(n, ev.SET, c, slot.index, "arguments", None, args, slot.pos)
-                    )
+                self._note(n, ev.SET, slot, "arguments", None, args)
             return
         if not args:
             return
@@ -631,12 +591,7 @@ class Robust:
                     c,
                     slot.index,
                 )
-                if events is not None:
-                    events.append(
-                        FieldEvent(
-                            n, ev.IGNORED, c, slot.index, "arguments", current, args, slot.pos
-                        )
-                    )
+                self._note(n, ev.IGNORED, slot, "arguments", current, args)
                 return
             if len(args) > have >= 2 and args.startswith(current):
                 if not slot.latched:
@@ -653,20 +608,19 @@ class Robust:
                 slot.concat.append(args)  # type: ignore[union-attr]
                 slot.parts = [args]
                 slot.nchars = len(args)
-                if events is not None:
-                    events.append(
-                        FieldEvent(
-                            n, ev.REPLACE, c, slot.index, "arguments", current, args, slot.pos
-                        )
-                    )
+                self._note(n, ev.REPLACE, slot, "arguments", current, args)
                 return
         if slot.concat is not None:
             slot.concat.append(args)
         slot.parts.append(args)
         slot.nchars += len(args)
-        if events is not None:
-            events.append(
-                FieldEvent(n, ev.APPEND, c, slot.index, "arguments", None, args, slot.pos)
+        self._note(n, ev.APPEND, slot, "arguments", None, args)
+
+    def _note(self, n: int, op: str, slot: RSlot, field: str, old: object, new: object) -> None:
+        """A field event of `slot` at frame `n`, kept only while the replay collects them."""
+        if self.events is not None:
+            self.events.append(
+                FieldEvent(n, op, slot.choice, slot.index, field, old, new, slot.pos)
             )
 
     # -- the fast path: a plain fragment of what is already under way -------------------
