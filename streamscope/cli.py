@@ -59,7 +59,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
     else:
         from rich.console import Console
 
-        from .text_report import render
+        from .analysis.text_report import render
 
         # In a pipe or a CI log, long lines beat lines wrapped at 80 columns.
         width = None if sys.stdout.isatty() else 160
@@ -177,7 +177,7 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output) -> None:
 )
 def serve(files, port, speed, strict) -> None:
     """Play FILES back as an OpenAI-compatible provider on 127.0.0.1 (prints its base URL)."""
-    from .export.serve import serve as run_serve
+    from .playback.serve import serve as run_serve
     from .recording.format import RecordingError
 
     try:
@@ -217,7 +217,7 @@ def demo(quirk: str, no_replay: bool) -> None:
     """
     import os
 
-    from .export.serve import ServeServer
+    from .playback.serve import ServeServer
     from .record.runner import default_output, record, say
 
     folder = samples_dir()

@@ -7,7 +7,7 @@ import pytest
 from streamscope.core.appendix_a import ARGS, FIXTURES
 from streamscope.core.calls import StrategyError
 from streamscope.core.engine import StreamEngine
-from streamscope.recording.inputs import Reads
+from streamscope.inputs.reads import Reads
 from streamscope.tui.model import StreamModel
 
 from .helpers import frames_of, kinds, run, sse_body

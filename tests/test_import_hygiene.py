@@ -19,8 +19,8 @@ PURE = [
     "streamscope.core.report",
     "streamscope.core.sdk_model",
     "streamscope.recording",
-    "streamscope.recording.sniff",
-    "streamscope.recording.inputs",
+    "streamscope.inputs.sniff",
+    "streamscope.inputs.reads",
 ]
 FORBIDDEN = ["textual", "httpx", "uvicorn", "openai", "rich"]
 

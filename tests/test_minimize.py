@@ -11,7 +11,7 @@ from streamscope.analysis import analyze, frame_source
 from streamscope.core.appendix_a import FIXTURES, chunk
 from streamscope.core.frames import INVALID, parse_payload
 from streamscope.export.minimize import VOLATILE, Signature, minimize, signature
-from streamscope.recording.sniff import CHUNKS, sniff
+from streamscope.inputs.sniff import CHUNKS, sniff
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "recordings"
 SAMPLES = sorted(p.name for p in RECORDINGS.iterdir() if p.suffix in (".jsonl", ".sse"))

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from streamscope.analysis.sdk_oracle import run_real_sdk, sdk_result
 from streamscope.core.appendix_a import ARGS, FIXTURES, chunk
 from streamscope.core.calls import Call, StrategyError
 from streamscope.core.frames import INVALID, Frame, parse_payload
 from streamscope.core.sdk_model import SdkEmulation, Unmodeled
-from streamscope.sdk_oracle import run_real_sdk, sdk_result
 
 NON_STRICT = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
 STRICT = [

@@ -16,8 +16,8 @@ import openai
 import orjson
 import pytest
 
-from streamscope.export.serve import ServeServer
 from streamscope.playback import playback_transport
+from streamscope.playback.serve import ServeServer
 from streamscope.recording import RecordingIndex, RecordingWriter
 from streamscope.recording.format import RecordingError
 

@@ -15,7 +15,7 @@ that a missing key and an explicit `None` are interchangeable, and `accumulate_d
 those two the same way, so the plain state behaves exactly like the snapshot. Where that
 argument does not hold (pydantic coercions, jiter partial parsing, logprobs, rich response
 formats, ...) we raise `Unmodeled` and the caller falls back to the real class
-(`streamscope.sdk_oracle.run_real_sdk`).
+(`streamscope.analysis.sdk_oracle.run_real_sdk`).
 
 Must not import openai, pydantic, jiter, httpx or textual.
 """

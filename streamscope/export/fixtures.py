@@ -19,10 +19,10 @@ from .. import __version__
 from ..analysis import ExchangeInfo, analyze
 from ..core.engine import StreamEngine
 from ..core.frames import INVALID, parse_payload
+from ..inputs.reads import BlockReads, ExchangeReads, LineReads, Reads
+from ..inputs.sniff import CHUNKS, RECORDING, SSE, sniff
 from ..recording import RecordingIndex
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
-from ..recording.inputs import BlockReads, ExchangeReads, LineReads, Reads
-from ..recording.sniff import CHUNKS, RECORDING, SSE, sniff
 from . import reference
 
 FORMATS = ("sse", "chunks", "recording", "pytest")

@@ -12,9 +12,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from ..analysis import ExchangeInfo
+from ..inputs.reads import BlockReads, ExchangeReads, LineReads, Reads
+from ..inputs.sniff import RECORDING, SSE, sniff
 from ..recording import RecordingIndex
-from ..recording.inputs import BlockReads, ExchangeReads, LineReads, Reads
-from ..recording.sniff import RECORDING, SSE, sniff
 from .model import StreamModel
 from .screens import ExchangesScreen, Loading, StreamScreen, TextScreen, help_text
 

@@ -17,7 +17,7 @@ from ..core.engine import StreamEngine, StreamResult
 from ..core.events import FieldEvent
 from ..core.frames import Frame
 from ..core.summary import summarize
-from ..recording.inputs import Reads
+from ..inputs.reads import Reads
 
 
 @dataclass(slots=True)

@@ -116,7 +116,7 @@ class ExchangesScreen(Screen):
         The analysis runs in another process: on a big recording it takes seconds of CPU,
         and in this one it would hold the interpreter lock the screen needs.
         """
-        from ..analysis import summarize_in_child
+        from ..analysis.driver import summarize_in_child
 
         try:
             summaries = summarize_in_child(self.app.source)

@@ -6,7 +6,7 @@ import os
 
 import orjson
 
-from .format import RecordingError
+from ..recording.format import RecordingError
 
 RECORDING, SSE, CHUNKS = "recording", "sse", "chunks"
 _SSE_FIELDS = (b"data", b"event", b"id", b"retry")

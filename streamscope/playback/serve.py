@@ -31,8 +31,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from ..playback import Library, Pace, Selection, answer
 from ..record.loopback import LoopbackServer, until_disconnect
+from .library import Library, Pace, Selection, answer
 
 NAME = "streamscope serve"
 _HOW = {"body": "matched by body", "any": "answers any request", "order": "next in order"}

@@ -9,10 +9,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from .analysis import Analysis, ExchangeInfo
-from .core.anomalies import ERROR, INFO, WARNING
-from .core.calls import Call, StrategyError
-from .core.engine import StreamResult
+from ..core.anomalies import ERROR, INFO, WARNING
+from ..core.calls import Call, StrategyError
+from ..core.engine import StreamResult
+from .driver import Analysis, ExchangeInfo
 
 _MARK = {
     ERROR: "[bold red]✗ error  [/]",

@@ -69,10 +69,10 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
-from .record.upstream import HOP_BY_HOP
-from .recording import RecordingIndex
-from .recording.format import REDACTED, RecordingError
-from .recording.sniff import RECORDING, SSE, sniff
+from ..inputs.sniff import RECORDING, SSE, sniff
+from ..record.upstream import HOP_BY_HOP
+from ..recording import RecordingIndex
+from ..recording.format import REDACTED, RecordingError
 
 # Hop-by-hop headers and content-length: the replay frames its own body.
 DROPPED_HEADERS = HOP_BY_HOP | {"content-length"}

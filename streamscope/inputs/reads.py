@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from ..core.frames import Frame, parse_payload
 from ..core.sse import SseDecoder, Truncation
-from .reader import RecordingIndex
+from ..recording.reader import RecordingIndex
 
 _BLOCK = 1 << 16
 

@@ -11,16 +11,16 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from .core.calls import StrategyError
-from .core.contract import Conversation, Finding, check
-from .core.engine import UNFINISHED, StreamEngine, StreamResult
-from .core.frames import Frame
-from .core.sdk_model import Unmodeled
-from .core.sse import SseDecoder
-from .recording import RecordingIndex, iter_raw
-from .recording.format import RecordingError
-from .recording.inputs import ChunksFile, SseFile, exchange_frames
-from .recording.sniff import CHUNKS, RECORDING, SSE, sniff
+from ..core.calls import StrategyError
+from ..core.contract import Conversation, Finding, check
+from ..core.engine import UNFINISHED, StreamEngine, StreamResult
+from ..core.frames import Frame
+from ..core.sdk_model import Unmodeled
+from ..core.sse import SseDecoder
+from ..inputs.reads import ChunksFile, SseFile, exchange_frames
+from ..inputs.sniff import RECORDING, SSE, sniff
+from ..recording import RecordingIndex, iter_raw
+from ..recording.format import RecordingError
 
 
 @dataclass(slots=True)
@@ -313,26 +313,3 @@ def summarize_in_child(path: str) -> list[StreamSummary]:
             lines[-1] if lines else f"analysis exited with {done.returncode}", path
         )
     return [StreamSummary(**d) for d in orjson.loads(done.stdout)]
-
-
-if __name__ == "__main__":  # the child side of summarize_in_child
-    import sys
-
-    import orjson
-
-    try:
-        rows = summarize_streams(sys.argv[1])
-    except RecordingError as e:
-        print(e, file=sys.stderr)
-        sys.exit(2)
-    sys.stdout.buffer.write(
-        orjson.dumps(
-            [
-                {"exchange": r.exchange, "frames": r.frames, "calls": r.calls, "kinds": r.kinds}
-                for r in rows
-            ]
-        )
-    )
-
-
-__all__ = ["Analysis", "ExchangeInfo", "analyze", "frame_source", "CHUNKS", "RECORDING", "SSE"]

@@ -1,0 +1,22 @@
+"""The child side of `summarize_in_child`: `python -m streamscope.analysis PATH`."""
+
+import sys
+
+import orjson
+
+from ..recording.format import RecordingError
+from .driver import summarize_streams
+
+try:
+    rows = summarize_streams(sys.argv[1])
+except RecordingError as e:
+    print(e, file=sys.stderr)
+    sys.exit(2)
+sys.stdout.buffer.write(
+    orjson.dumps(
+        [
+            {"exchange": r.exchange, "frames": r.frames, "calls": r.calls, "kinds": r.kinds}
+            for r in rows
+        ]
+    )
+)
