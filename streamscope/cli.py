@@ -10,6 +10,7 @@ import click
 import orjson
 
 from . import __version__
+from .text import plural
 
 
 def _fail(message: str) -> None:
@@ -142,7 +143,10 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output) -> None:
     except OSError as e:
         _fail(f"{file}: {e.strerror or e}")
     if minimal:
-        click.echo(f"streamscope: {done.frames_in} frames -> {done.frames_out} frames", err=True)
+        click.echo(
+            f"streamscope: {plural(done.frames_in, 'frame')} -> {plural(done.frames_out, 'frame')}",
+            err=True,
+        )
     if output is None:
         sys.stdout.buffer.write(done.data)
         return

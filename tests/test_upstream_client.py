@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamscope.record.upstream import UpstreamError, _Chunked
+from streamscope.record.upstream import ChunkedDecoder, UpstreamError
 
 
 def chunked(pieces: list[bytes], extension: bool = False) -> bytes:
@@ -24,7 +24,7 @@ def chunked(pieces: list[bytes], extension: bool = False) -> bytes:
 )
 def test_any_read_split_decodes_to_the_body(pieces, cuts, extension):
     raw = chunked(pieces, extension)
-    decoder, out, last = _Chunked(), b"", 0
+    decoder, out, last = ChunkedDecoder(), b"", 0
     for cut in sorted({c % (len(raw) + 1) for c in cuts}) + [len(raw)]:
         out += decoder.feed(raw[last:cut])
         last = cut
@@ -33,7 +33,7 @@ def test_any_read_split_decodes_to_the_body(pieces, cuts, extension):
 
 
 def test_a_body_cut_short_is_not_done():
-    decoder = _Chunked()
+    decoder = ChunkedDecoder()
     decoder.feed(chunked([b"hello"])[:-8])
     assert not decoder.done
 
@@ -41,4 +41,4 @@ def test_a_body_cut_short_is_not_done():
 @pytest.mark.parametrize("raw", [b"zz\r\nabc\r\n", b"3\r\nabcXX"])
 def test_malformed_framing_is_an_upstream_error(raw):
     with pytest.raises(UpstreamError):
-        _Chunked().feed(raw)
+        ChunkedDecoder().feed(raw)

@@ -12,6 +12,7 @@ from rich.table import Table
 from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError
 from ..core.engine import StreamResult
+from ..text import cut, plural, quote, visible
 from .driver import Analysis, ExchangeInfo
 
 _MARK = {
@@ -21,12 +22,9 @@ _MARK = {
 }
 
 
-def _q(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _cut(text: str, width: int = 60) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _safe(text: str) -> str:
+    """Recorded text for the console: control characters shown, Rich markup escaped."""
+    return escape(visible(text))
 
 
 def _args(call: Call) -> str:
@@ -36,7 +34,7 @@ def _args(call: Call) -> str:
 
 def _differing(value: object, robust: object) -> str:
     """`value` shown where it departs from `robust` (long strings: around the first difference)."""
-    a, b = _q(value), _q(robust)
+    a, b = quote(value), quote(robust)
     if len(a) <= 40 and len(b) <= 40:
         return f"{a} (robust {b})"
     k = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
@@ -48,8 +46,8 @@ def _differing(value: object, robust: object) -> str:
 def describe_difference(robust: list[Call], other: list[Call]) -> str:
     """What a strategy builds differently from robust, in one line."""
     if len(other) != len(robust):
-        names = ", ".join(f"{c.name or '?'}({_cut(_args(c), 24)})" for c in other[:3])
-        return f"builds {len(other)} call(s) where robust has {len(robust)}: {names}"
+        names = ", ".join(f"{c.name or '?'}({cut(_args(c), 24)})" for c in other[:3])
+        return f"builds {plural(len(other), 'call')} where robust has {len(robust)}: {names}"
     parts = []
     for i, (r, o) in enumerate(zip(robust, other, strict=True), 1):
         for field, rv, ov in (
@@ -68,26 +66,26 @@ def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
     if info is not None and info.url:
         path = info.url.split("://", 1)[-1]
         path = "/" + path.split("/", 1)[1] if "/" in path else path
-        bits.append(escape(f"{info.method} {path}"))
+        bits.append(_safe(f"{info.method} {path}"))
     if info is not None and info.model:
-        bits.append(escape(info.model))
+        bits.append(_safe(info.model))
     if info is not None and info.status is not None:
         bits.append(f"HTTP {info.status}")
-    bits.append(f"{s.frames} frames")
+    bits.append(plural(s.frames, "frame"))
     bits.append(f"ended {s.ended}")
     if s.finish_reason is not None:
-        bits.append(f"finish_reason {escape(str(s.finish_reason))}")
+        bits.append(f"finish_reason {_safe(str(s.finish_reason))}")
     return " · ".join(bits)
 
 
 def render(analysis: Analysis, console: Console) -> None:
     infos = {i.exchange: i for i in analysis.exchanges}
-    shown = f"{len(analysis.streams)} stream(s)"
+    shown = plural(len(analysis.streams), "stream")
     if analysis.format == "recording":
-        shown = f"{len(analysis.exchanges)} exchange(s), " + shown
-    console.print(f"[bold]streamscope[/] · {escape(analysis.source)} ({analysis.format}, {shown})")
+        shown = plural(len(analysis.exchanges), "exchange") + ", " + shown
+    console.print(f"[bold]streamscope[/] · {_safe(analysis.source)} ({analysis.format}, {shown})")
     if analysis.stopped:
-        console.print(f"[yellow]! {escape(analysis.stopped['message'])}[/]")
+        console.print(f"[yellow]! {_safe(analysis.stopped['message'])}[/]")
     totals: Counter[str] = Counter()
     for s in analysis.streams:
         console.print()
@@ -100,11 +98,11 @@ def render(analysis: Analysis, console: Console) -> None:
             totals["error"] += 1
             info = infos.get(f.exchange)
             where = (
-                f" {escape(info.method)} {escape(info.url.split('://', 1)[-1])}"
+                f" {_safe(info.method)} {_safe(info.url.split('://', 1)[-1])}"
                 if info and info.url
                 else ""
             )
-            console.print(f"  {_MARK['error']} exchange {f.exchange}{where}  {escape(f.message)}")
+            console.print(f"  {_MARK['error']} exchange {f.exchange}{where}  {_safe(f.message)}")
     if analysis.contract:
         console.print()
         console.print(
@@ -113,7 +111,7 @@ def render(analysis: Analysis, console: Console) -> None:
         for f in analysis.contract:
             totals[f.severity] += 1
             console.print(
-                f"  {_MARK[f.severity]} exchange {f.exchange}  [bold]{f.kind}[/]  {escape(f.message)}"
+                f"  {_MARK[f.severity]} exchange {f.exchange}  [bold]{f.kind}[/]  {_safe(f.message)}"
             )
     elif analysis.format == "recording" and any(s.tool_calls for s in analysis.streams):
         console.print()
@@ -122,7 +120,7 @@ def render(analysis: Analysis, console: Console) -> None:
         )
     console.print()
     summary = (
-        ", ".join(f"{totals[k]} {k}(s)" for k in (ERROR, WARNING, INFO) if totals[k])
+        ", ".join(plural(totals[k], k) for k in (ERROR, WARNING, INFO) if totals[k])
         or "no anomalies"
     )
     differ = sorted(
@@ -151,7 +149,7 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
         label = f"choice {choice.index} " if several else ""
         if several:
             console.print(
-                f"  choice {choice.index}: finish_reason {escape(str(choice.finish_reason))}"
+                f"  choice {choice.index}: finish_reason {_safe(str(choice.finish_reason))}"
             )
         for name, text in (
             ("content", choice.content),
@@ -159,7 +157,7 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
             ("refusal", choice.refusal),
         ):
             if text:
-                console.print(f"  {label}{name}: {escape(_cut(_q(text), 100))}")
+                console.print(f"  {label}{name}: {_safe(cut(quote(text), 100))}")
     if s.tool_calls:
         table = Table(box=None, padding=(0, 1), show_edge=False, title_justify="left")
         for col in ("#", "choice", "index", "id", "name", "arguments", "frames"):
@@ -168,11 +166,11 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
             table.add_row(
                 str(i),
                 str(c.choice),
-                escape(_q(c.index)),
-                escape(_q(c.id)),
-                escape(_q(c.name)),
-                escape(_cut(_args(c), 70)),
-                f"{c.first_frame}-{c.last_frame} ({c.fragments} fragment{'s' if c.fragments != 1 else ''})",
+                _safe(quote(c.index)),
+                _safe(quote(c.id)),
+                _safe(quote(c.name)),
+                _safe(cut(_args(c), 70)),
+                f"{c.first_frame}-{c.last_frame} ({plural(c.fragments, 'fragment')})",
             )
         console.print("  [bold]Tool calls[/] (streamscope's robust reading)")
         console.print(table)
@@ -182,8 +180,8 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
         if fix is not None:
             guess = "changed meaning" if fix.best.changed_meaning else "kept meaning"
             console.print(
-                f"  [bold]Repair[/] call {i}: crow ({fix.crow.action}) → {escape(_cut(fix.crow.result, 50))}; "
-                f"best ({fix.best.action}, {guess}) → {escape(_cut(fix.best.result, 50))}"
+                f"  [bold]Repair[/] call {i}: crow ({fix.crow.action}) → {_safe(cut(fix.crow.result, 50))}; "
+                f"best ({fix.best.action}, {guess}) → {_safe(cut(fix.best.result, 50))}"
             )
     if s.anomalies:
         console.print("  [bold]Anomalies[/]")
@@ -191,18 +189,18 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
             totals[a.severity] += 1
             count = f" ×{a.count}" if a.count > 1 else ""
             console.print(
-                f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{a.kind}[/]{count}  {escape(a.text())}"
+                f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{a.kind}[/]{count}  {_safe(a.text())}"
             )
     console.print("  [bold]What each client builds[/]")
     for name, got in s.strategies.items():
         if name == "robust":
             continue
         if isinstance(got, StrategyError):
-            line = f"[red]raises {escape(got.error)} at frame {got.frame}[/]"
+            line = f"[red]raises {_safe(got.error)} at frame {got.frame}[/]"
         elif not isinstance(got, list):
-            line = f"[red]not available: {escape(str(got))}[/]"
+            line = f"[red]not available: {_safe(str(got))}[/]"
         elif s.differs(name):
-            line = f"[yellow]differs:[/] {escape(describe_difference(s.tool_calls, got))}"
+            line = f"[yellow]differs:[/] {_safe(describe_difference(s.tool_calls, got))}"
         else:
             line = "same as robust"
         console.print(f"    {name:<12} {line}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from ..text import cut, quote
 from .calls import Call
 
 KINDS = {
@@ -86,14 +87,6 @@ class Conversation:
         return [i for i, (role, calls) in enumerate(self.messages) if role == "assistant" and calls]
 
 
-def _q(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _value(arguments: object) -> object:
     return json.loads(arguments) if isinstance(arguments, str) else arguments
 
@@ -156,7 +149,7 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
         (c, s if s is not None else (unmatched.pop(0) if unmatched else None)) for c, s in pairs
     ]
     for call, back in pairs:
-        label = f"call {_q(call.name)} (id {_q(call.id)})"
+        label = f"call {quote(call.name)} (id {quote(call.id)})"
         if back is None:
             add(
                 req_ex,
@@ -171,8 +164,8 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
             add(
                 req_ex,
                 "tool-call-id-substituted",
-                f"{where}: the stream assembled id {_q(call.id)}, the assistant message carries "
-                f"{_q(back.id)}; the model cannot match results to calls",
+                f"{where}: the stream assembled id {quote(call.id)}, the assistant message carries "
+                f"{quote(back.id)}; the model cannot match results to calls",
                 stream_ex,
                 call.id,
                 call.first_frame,
@@ -181,7 +174,7 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
             add(
                 req_ex,
                 "tool-call-name-changed",
-                f"{where}: the stream assembled name {_q(call.name)}, the assistant message carries {_q(back.name)}",
+                f"{where}: the stream assembled name {quote(call.name)}, the assistant message carries {quote(back.name)}",
                 stream_ex,
                 call.id,
                 call.first_frame,
@@ -191,7 +184,7 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                 req_ex,
                 "tool-call-arguments-invalid",
                 f"{where}: {label} goes back with arguments that do not parse "
-                f"({_cut(_q(back.arguments), 60)}); the provider may reject the request",
+                f"({cut(quote(back.arguments), 60)}); the provider may reject the request",
                 stream_ex,
                 call.id,
                 call.first_frame,
@@ -202,8 +195,8 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                     add(
                         req_ex,
                         "tool-call-arguments-changed",
-                        f"{where}: {label} was streamed with arguments {_cut(_q(call.arguments), 50)} "
-                        f"and goes back with {_cut(_q(back.arguments), 50)}",
+                        f"{where}: {label} was streamed with arguments {cut(quote(call.arguments), 50)} "
+                        f"and goes back with {cut(quote(back.arguments), 50)}",
                         stream_ex,
                         call.id,
                         call.first_frame,
@@ -213,8 +206,8 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                     req_ex,
                     "tool-call-arguments-repaired",
                     f"{where}: {label} was streamed with arguments that do not parse "
-                    f"({_cut(_q(call.arguments), 50)}) and goes back repaired as "
-                    f"{_cut(_q(back.arguments), 50)}: check the repair kept their meaning",
+                    f"({cut(quote(call.arguments), 50)}) and goes back repaired as "
+                    f"{cut(quote(back.arguments), 50)}: check the repair kept their meaning",
                     stream_ex,
                     call.id,
                     call.first_frame,
@@ -242,7 +235,7 @@ def _results(req: Conversation, add) -> None:
             add(
                 req.exchange,
                 "tool-result-before-assistant",
-                f"exchange {req.exchange}: message {i} (tool result for {_q(value)}) comes before the "
+                f"exchange {req.exchange}: message {i} (tool result for {quote(value)}) comes before the "
                 "assistant message that made the call",
                 "order",
                 value,
@@ -251,8 +244,8 @@ def _results(req: Conversation, add) -> None:
             add(
                 req.exchange,
                 "tool-result-id-mismatch",
-                f"exchange {req.exchange}: message {i} answers tool_call_id {_q(value)}, but the assistant "
-                f"message before it has ids {', '.join(_q(x) for x in ids) or 'none'}",
+                f"exchange {req.exchange}: message {i} answers tool_call_id {quote(value)}, but the assistant "
+                f"message before it has ids {', '.join(quote(x) for x in ids) or 'none'}",
                 "id",
                 value,
                 tuple(map(str, ids)),
@@ -272,7 +265,7 @@ def _results(req: Conversation, add) -> None:
                 add(
                     req.exchange,
                     "tool-result-missing",
-                    f"exchange {req.exchange}: call {_q(s.name)} (id {_q(s.id)}) in message {i} has no "
+                    f"exchange {req.exchange}: call {quote(s.name)} (id {quote(s.id)}) in message {i} has no "
                     "tool message answering it",
                     "missing",
                     s.id,

@@ -12,12 +12,13 @@ import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..text import cut, plural, quote
 from . import repair as repairs
 from .anomalies import Anomaly, AnomalyLog
 from .calls import Call, StrategyError
 from .events import FieldEvent
 from .frames import Frame
-from .robust import _TOOL_CALL_TEXT, Robust, _cut, _q
+from .robust import TOOL_CALL_TEXT, Robust
 from .sdk_model import SdkEmulation, Unmodeled
 from .sse import Truncation
 from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
@@ -226,17 +227,17 @@ class StreamEngine:
                 log.add(
                     "finish-reason-mismatch",
                     st.finish_frame,
-                    f"{len(st.calls)} call(s) assembled but finish_reason is "
-                    f'{_q(st.finish)}; agent loops that wait for "tool_calls" end the turn',
+                    f"{plural(len(st.calls), 'call')} assembled but finish_reason is "
+                    f'{quote(st.finish)}; agent loops that wait for "tool_calls" end the turn',
                     c,
                 )
             if not st.calls and st.content:
                 text = "".join(st.content)
-                if _TOOL_CALL_TEXT.search(text):
+                if TOOL_CALL_TEXT.search(text):
                     log.add(
                         "tool-call-in-content",
                         last,
-                        f"choice {c}: content looks like a tool call ({_cut(_q(text), 52)}) but no tool call "
+                        f"choice {c}: content looks like a tool call ({cut(quote(text), 52)}) but no tool call "
                         "was streamed",
                         c,
                     )
@@ -332,7 +333,7 @@ class StreamEngine:
             log.add(
                 "name-undeclared",
                 n,
-                f"{who}: {_q(call.name)} is not one of the declared tools "
+                f"{who}: {quote(call.name)} is not one of the declared tools "
                 f"({', '.join(sorted(self.robust.declared))})",
                 c,
                 i,
@@ -355,7 +356,7 @@ class StreamEngine:
                 log.add(
                     "args-double-encoded",
                     n,
-                    f"{who}: arguments are a JSON string that holds JSON ({_cut(_q(args), 42)}); "
+                    f"{who}: arguments are a JSON string that holds JSON ({cut(quote(args), 42)}); "
                     "decoding once gives text, not an object",
                     c,
                     i,
@@ -364,8 +365,8 @@ class StreamEngine:
         log.add(
             "args-invalid-json",
             n,
-            f"{who} ended with arguments that do not parse ({_tail(_q(args), 42)}); crow repair gives "
-            f"{_cut(_q(fix.crow.result), 42)}, best repair {_cut(_q(fix.best.result), 42)}",
+            f"{who} ended with arguments that do not parse ({_tail(quote(args), 42)}); crow repair gives "
+            f"{cut(quote(fix.crow.result), 42)}, best repair {cut(quote(fix.best.result), 42)}",
             c,
             i,
         )

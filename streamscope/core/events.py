@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+
+from ..text import quote
 
 # ops
 SET = "set"  # a field took its first value
@@ -30,7 +31,10 @@ class FieldEvent:
 
     def describe(self) -> str:
         """The event in plain words, for the TUI's frame detail and the text report."""
-        q = _q
+
+        def q(value: object) -> str:
+            return quote(value, 60)
+
         where = f"index {self.index}" if self.index is not None else "no index"
         if self.op == NEW_CALL:
             return f"{where}: a new call begins"
@@ -51,8 +55,3 @@ class FieldEvent:
         if self.op == REASONING:
             return f"choice {self.choice}: reasoning += {q(self.new)}"
         return f"{where}: {self.op} {self.field}"
-
-
-def _q(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:59] + "…"

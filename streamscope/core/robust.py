@@ -13,27 +13,19 @@ import re
 
 import orjson
 
+from ..text import cut, quote
 from . import events as ev
 from .anomalies import AnomalyLog
 from .calls import Call
 from .events import FieldEvent
 from .frames import INVALID, Frame, Sentinel
 from .schema import chunk_violation
-from .strategies import _NOTHING, Slot
+from .strategies import NOTHING, Slot
 
 _MISSING = Sentinel("no index")  # a tool-call delta without an "index" key (or with null)
-_TOOL_CALL_TEXT = re.compile(
+TOOL_CALL_TEXT = re.compile(
     r"<tool_call>|\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(arguments|parameters)\""
 )
-
-
-def _q(value: object) -> str:
-    """A value as the user saw it on the wire."""
-    return orjson.dumps(value).decode() if isinstance(value, (str, type(None))) else repr(value)
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _complete(text: str) -> bool:
@@ -58,7 +50,7 @@ class RSlot(Slot):
 
 def _done(slot: RSlot) -> bool:
     """Are the call's arguments complete (a non-string value, or text that parses)?"""
-    return slot.value is not _NOTHING or (slot.nchars > 0 and _complete(slot.text()))
+    return slot.value is not NOTHING or (slot.nchars > 0 and _complete(slot.text()))
 
 
 class ChoiceState:
@@ -122,7 +114,7 @@ class Robust:
                 self.done_frame = self.done_frame or n
             else:
                 self.log.add(
-                    "chunk-invalid-json", n, f"data {_cut(_q(frame.data), 60)} is not JSON"
+                    "chunk-invalid-json", n, f"data {cut(quote(frame.data), 60)} is not JSON"
                 )
             return
         error = payload.get("error") if isinstance(payload, dict) else None
@@ -131,7 +123,7 @@ class Robust:
             self.log.add(
                 "provider-error",
                 n,
-                f"the provider sent an error in the stream: {_cut(_q(message), 120)}",
+                f"the provider sent an error in the stream: {cut(quote(message), 120)}",
             )
             self.error_payload = self.error_payload or str(message)
             if "choices" not in payload:
@@ -162,7 +154,7 @@ class Robust:
                     self.log.add(
                         "finish-repeated",
                         n,
-                        f"finish_reason {_q(finish)} again (first at frame "
+                        f"finish_reason {quote(finish)} again (first at frame "
                         f"{st.finish_frame}): a client that acts on each finish runs the calls twice",
                         c,
                     )
@@ -182,7 +174,7 @@ class Robust:
                 log.add(
                     "role-repeated",
                     n,
-                    f"role {_q(delta['role'])} sent again; the openai SDK builds "
+                    f"role {quote(delta['role'])} sent again; the openai SDK builds "
                     '"assistantassistant..."',
                     c,
                 )
@@ -242,7 +234,7 @@ class Robust:
                 log.add(
                     "index-invalid",
                     n,
-                    f"index {_q(raw_index)} is not a non-negative integer",
+                    f"index {quote(raw_index)} is not a non-negative integer",
                     c,
                     raw_index,
                 )
@@ -353,7 +345,7 @@ class Robust:
                     log.add(
                         "index-moved",
                         n,
-                        f"call {_q(idv)} (index {other.index}) continues under index {index}",
+                        f"call {quote(idv)} (index {other.index}) continues under index {index}",
                         c,
                         other.index,
                     )
@@ -387,11 +379,11 @@ class Robust:
             return slot, False  # the common case: a plain continuation
         done = _done(slot)
         if new_id and (name is not None or done):
-            reason = f"a new id {_q(idv)}" + (f" and name {_q(name)}" if name else "")
+            reason = f"a new id {quote(idv)}" + (f" and name {quote(name)}" if name else "")
             log.add(
                 "index-reused",
                 n,
-                f"{reason} at index {index}, already used by {_q(slot.id)}; "
+                f"{reason} at index {index}, already used by {quote(slot.id)}; "
                 "index-keyed clients merge the two calls",
                 c,
                 index,
@@ -400,14 +392,14 @@ class Robust:
             log.add(
                 "index-reused",
                 n,
-                f"name {_q(name)} at index {index} after a complete call {_q(slot.name)}",
+                f"name {quote(name)} at index {index} after a complete call {quote(slot.name)}",
                 c,
                 index,
             )
             log.add(
                 "call-boundary-ambiguous",
                 n,
-                f"no id tells whether {_q(name)} renames the call at index {index} or starts "
+                f"no id tells whether {quote(name)} renames the call at index {index} or starts "
                 "another; robust read a new call",
                 c,
                 index,
@@ -423,7 +415,7 @@ class Robust:
         joined = f"{slot.name}{name}"
         if self.declared:
             return any(d.startswith(joined) for d in self.declared)
-        return slot.nchars == 0 and slot.value is _NOTHING
+        return slot.nchars == 0 and slot.value is NOTHING
 
     def _id(self, n: int, c: int, st: ChoiceState, slot: RSlot, idv: object, created: bool) -> None:
         log = self.log
@@ -432,7 +424,7 @@ class Robust:
                 log.add(
                     "id-empty-overwrite",
                     n,
-                    f"id {_q(idv)} after {_q(slot.id)}: a client that overwrites on every present "
+                    f"id {quote(idv)} after {quote(slot.id)}: a client that overwrites on every present "
                     "field loses the id",
                     c,
                     slot.index,
@@ -450,7 +442,7 @@ class Robust:
                     log.add(
                         "id-reused",
                         n,
-                        f"id {_q(idv)} already names the call at index {other.index}; "
+                        f"id {quote(idv)} already names the call at index {other.index}; "
                         "clients keyed by id merge them, and tool results cannot tell them apart",
                         c,
                         slot.index,
@@ -462,8 +454,8 @@ class Robust:
                 log.add(
                     "id-repeated",
                     n,
-                    f"id {_q(idv)} repeated; concatenating clients (openai SDK) build "
-                    f"{_q(idv + idv)}",
+                    f"id {quote(idv)} repeated; concatenating clients (openai SDK) build "
+                    f"{quote(idv + idv)}",
                     c,
                     slot.index,
                 )
@@ -472,7 +464,7 @@ class Robust:
             log.add(
                 "id-changed",
                 n,
-                f"id {_q(idv)} on the call that began as {_q(slot.id)}; robust keeps the "
+                f"id {quote(idv)} on the call that began as {quote(slot.id)}; robust keeps the "
                 "first, last-wins clients send back the other",
                 c,
                 slot.index,
@@ -484,7 +476,7 @@ class Robust:
             self.log.add(
                 "type-empty-or-null",
                 n,
-                f"type {_q(value)} at index {slot.index}: the openai SDK's stream helper "
+                f"type {quote(value)} at index {slot.index}: the openai SDK's stream helper "
                 'fails its `type == "function"` assertion',
                 c,
                 slot.index,
@@ -501,8 +493,8 @@ class Robust:
                 log.add(
                     "name-empty-overwrite",
                     n,
-                    f"name {_q(name)} after {_q(slot.name)}: a client that overwrites on every present "
-                    f"field calls tool {_q(name)}",
+                    f"name {quote(name)} after {quote(slot.name)}: a client that overwrites on every present "
+                    f"field calls tool {quote(name)}",
                     c,
                     slot.index,
                 )
@@ -519,8 +511,8 @@ class Robust:
             log.add(
                 "name-repeated",
                 n,
-                f"name {_q(name)} repeated; concatenating clients (openai SDK) build "
-                f"{_q(name + name)}",
+                f"name {quote(name)} repeated; concatenating clients (openai SDK) build "
+                f"{quote(name + name)}",
                 c,
                 slot.index,
             )
@@ -531,8 +523,8 @@ class Robust:
             log.add(
                 "name-fragmented",
                 n,
-                f"name arrives in pieces ({_q(old)} + {_q(name)}); last-wins clients keep "
-                f"only {_q(name)}",
+                f"name arrives in pieces ({quote(old)} + {quote(name)}); last-wins clients keep "
+                f"only {quote(name)}",
                 c,
                 slot.index,
             )
@@ -541,7 +533,7 @@ class Robust:
             log.add(
                 "name-changed",
                 n,
-                f"name {_q(name)} on the call named {_q(slot.name)}; robust keeps the first",
+                f"name {quote(name)} on the call named {quote(slot.name)}; robust keeps the first",
                 c,
                 slot.index,
             )
@@ -555,12 +547,12 @@ class Robust:
             log.add(
                 "args-not-string",
                 n,
-                f"arguments is a JSON {type(args).__name__} ({_cut(_q(args), 42)}), not a string; "
+                f"arguments is a JSON {type(args).__name__} ({cut(quote(args), 42)}), not a string; "
                 "kept as sent",
                 c,
                 slot.index,
             )
-            if slot.value is _NOTHING and not slot.nchars:
+            if slot.value is NOTHING and not slot.nchars:
                 slot.value = args
                 self._note(n, ev.SET, slot, "arguments", None, args)
             return
@@ -570,12 +562,12 @@ class Robust:
             log.add(
                 "args-opener-nonempty",
                 n,
-                f"the call's first delta already carries arguments {_cut(_q(args), 42)}; "
+                f"the call's first delta already carries arguments {cut(quote(args), 42)}; "
                 "the docs snippet counts them twice",
                 c,
                 slot.index,
             )
-        if slot.value is not _NOTHING:
+        if slot.value is not NOTHING:
             return
         have = slot.nchars
         if have and args[0] in "{[":
@@ -587,7 +579,7 @@ class Robust:
                     "args-resent",
                     n,
                     f"the complete arguments are sent again; concatenating clients build "
-                    f"{_cut(_q(current + args), 70)}",
+                    f"{cut(quote(current + args), 70)}",
                     c,
                     slot.index,
                 )
@@ -600,7 +592,7 @@ class Robust:
                     log.add(
                         "args-cumulative",
                         n,
-                        f"arguments {_cut(_q(args), 42)} repeat the text so far and extend it; "
+                        f"arguments {cut(quote(args), 42)} repeat the text so far and extend it; "
                         "robust takes each as the whole text, appending clients duplicate it",
                         c,
                         slot.index,
@@ -630,7 +622,7 @@ class Robust:
         if st is None or st.finish is not None or text[:1] in ("{", "["):
             return False
         slot = st.by_index.get(index)
-        if slot is None or slot is not st.prev or slot.value is not _NOTHING or slot.latched:
+        if slot is None or slot is not st.prev or slot.value is not NOTHING or slot.latched:
             return False
         self.last_frame = frame
         slot.parts.append(text)

@@ -15,7 +15,7 @@ import json
 from .calls import Call, StrategyError
 from .frames import INVALID, Frame, Sentinel
 
-_NOTHING = Sentinel("nothing")
+NOTHING = Sentinel("nothing")
 
 
 class Slot:
@@ -43,7 +43,7 @@ class Slot:
         self.type: object = None
         self.name = name
         self.parts: list[str] = []
-        self.value: object = _NOTHING  # a non-string `arguments` value, kept as sent
+        self.value: object = NOTHING  # a non-string `arguments` value, kept as sent
         self.fragments = 0
         self.first = frame
         self.last = frame
@@ -55,14 +55,14 @@ class Slot:
         return parts[0] if parts else ""
 
     def arguments(self) -> object:
-        return self.text() if self.value is _NOTHING else self.value
+        return self.text() if self.value is NOTHING else self.value
 
     def add_arguments(self, args: object) -> None:
         """Concatenate string fragments; a non-string value is kept as sent."""
         if isinstance(args, str):
-            if self.value is _NOTHING:
+            if self.value is NOTHING:
                 self.parts.append(args)
-        elif args is not None and self.value is _NOTHING and not self.parts:
+        elif args is not None and self.value is NOTHING and not self.parts:
             self.value = args
 
     def __deepcopy__(self, memo: dict) -> Slot:
@@ -153,7 +153,7 @@ class Strategy:
             slot = self._fast_slot(index)
         except KeyError:
             return False
-        if slot.value is not _NOTHING:
+        if slot.value is not NOTHING:
             return False
         slot.parts.append(text)
         slot.fragments += 1
@@ -350,17 +350,17 @@ class OpenAIDocs(Strategy):
             self.final[key] = slot
             self.slots.append(slot)
             held = _attr(fn, "arguments")  # read from the stored object, as Python would
-            slot.value = held if not isinstance(held, str) else _NOTHING
+            slot.value = held if not isinstance(held, str) else NOTHING
             if isinstance(held, str):
                 slot.parts.append(held)
         # `final[index].function.arguments += tool_call.function.arguments`
         stored_fn = self.openers[id(slot)]
         _attr(stored_fn, "arguments")
         right = _attr(_attr(tool_call, "function"), "arguments")
-        if slot.value is _NOTHING and isinstance(right, str):
+        if slot.value is NOTHING and isinstance(right, str):
             slot.parts.append(right)
         else:
-            left = "" if slot.value is _NOTHING else slot.value
+            left = "" if slot.value is NOTHING else slot.value
             left += right  # raises exactly as the snippet would
             slot.parts, slot.value = [], left
         slot.fragments += 1

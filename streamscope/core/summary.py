@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import orjson
-
+from ..text import quote
 from .frames import INVALID, Frame
-
-
-def _short(value: object, width: int = 24) -> str:
-    text = orjson.dumps(value).decode()
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def summarize(frame: Frame) -> str:
     """e.g. `tc0 args+"{\\"city"`, `tc0 id="call_a" name="get_weather"`, `finish tool_calls`."""
     p = frame.payload
     if p is INVALID:
-        return "[DONE]" if frame.is_done else f"not JSON: {_short(frame.data, 30)}"
+        return "[DONE]" if frame.is_done else f"not JSON: {quote(frame.data, 30)}"
     if not isinstance(p, dict):
         return f"JSON {type(p).__name__}"
     if p.get("error"):
-        return f"error {_short(p['error'], 40)}"
+        return f"error {quote(p['error'], 40)}"
     choices = p.get("choices")
     if not isinstance(choices, list):
         return "no choices"
@@ -43,7 +37,7 @@ def summarize(frame: Frame) -> str:
                 ("refusal", "refusal"),
             ):
                 if isinstance(delta.get(key), str) and delta[key]:
-                    parts.append(f"{prefix}{label}+{_short(delta[key], 20)}")
+                    parts.append(f"{prefix}{label}+{quote(delta[key], 20)}")
             calls = delta.get("tool_calls")
             if isinstance(calls, list):
                 for tc in calls:
@@ -60,13 +54,13 @@ def _tool(tc: object) -> str:
     index = tc.get("index", "-")
     bits = [f"tc{index if index is not None else '-'}"]
     if "id" in tc:
-        bits.append(f"id={_short(tc['id'], 16)}")
+        bits.append(f"id={quote(tc['id'], 16)}")
     fn = tc.get("function")
     if isinstance(fn, dict):
         if "name" in fn:
-            bits.append(f"name={_short(fn['name'], 16)}")
+            bits.append(f"name={quote(fn['name'], 16)}")
         if "arguments" in fn:
-            bits.append(f"args+{_short(fn['arguments'], 20)}")
+            bits.append(f"args+{quote(fn['arguments'], 20)}")
     elif "function" not in tc:
         bits.append("no function")
     return " ".join(bits)

@@ -9,6 +9,7 @@ import sys
 from datetime import datetime, timezone
 
 from ..recording import RecordingWriter
+from ..text import plural
 from .loopback import bind
 from .proxy import ProxyServer, Upstream
 
@@ -129,15 +130,15 @@ def summarize(path: str) -> None:
             entries[a.severity] += 1
     contract = Counter(f.kind for f in analysis.contract)
     say(
-        f"{len(analysis.exchanges)} exchange(s), {len(analysis.streams)} stream(s) recorded in {path}"
+        f"{plural(len(analysis.exchanges), 'exchange')}, {plural(len(analysis.streams), 'stream')} recorded in {path}"
     )
     for severity, kinds in by_severity.items():
         if kinds:
             listed = ", ".join(f"{k} x{n}" for k, n in kinds.most_common())
-            say(f"{entries[severity]} {severity}(s): {listed}")
+            say(f"{plural(entries[severity], severity)}: {listed}")
     if analysis.failures:
         failed = "; ".join(f"{f.exchange}: {f.message[:80]}" for f in analysis.failures[:3])
-        say(f"{len(analysis.failures)} exchange(s) failed: {failed}")
+        say(f"{plural(len(analysis.failures), 'exchange')} failed: {failed}")
     if contract:
         say(
             "conversation contract broken: "

@@ -51,7 +51,7 @@ class UpstreamTimeout(UpstreamError):
     """No byte arrived from the upstream within the read timeout."""
 
 
-class _Chunked:
+class ChunkedDecoder:
     """Incremental `Transfer-Encoding: chunked` decoder: bytes in, body bytes out."""
 
     __slots__ = ("buf", "left", "done", "state")
@@ -129,7 +129,7 @@ class UpstreamResponse:
     async def reads(self) -> AsyncIterator[bytes]:
         """The body, one item per upstream socket read (de-framed, never empty)."""
         conn, pool = self._conn, self._pool
-        decoder = _Chunked() if self._framing == "chunked" else None
+        decoder = ChunkedDecoder() if self._framing == "chunked" else None
         left = self._left
         pending = self._first
         if self._framing == "none":

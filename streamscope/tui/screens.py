@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
 from ..analysis import ExchangeInfo
 from ..core.calls import StrategyError
 from ..core.engine import STRATEGY_NAMES
+from ..text import cut, plural, quote, visible
 from .model import StreamModel
 from .widgets import (
     MARK,
@@ -25,7 +26,6 @@ from .widgets import (
     FrameSelected,
     Timeline,
     ms,
-    q,
     strategy_label,
     worst,
 )
@@ -65,7 +65,7 @@ class ExchangesScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(
             Text(
-                f"{os.path.basename(self.app.source)} · {len(self.infos)} exchanges · Enter opens a stream",
+                f"{visible(os.path.basename(self.app.source))} · {plural(len(self.infos), 'exchange')} · Enter opens a stream",
                 style="bold",
             ),
             id="title",
@@ -88,15 +88,14 @@ class ExchangesScreen(Screen):
         ):
             table.add_column(col, key=col)
         for info in self.infos:
-            path = info.url.split("://", 1)[-1]
+            path = visible(info.url.split("://", 1)[-1])
             path = "/" + path.split("/", 1)[1] if "/" in path else path
             path = path if len(path) <= 22 else "…" + path[-21:]
-            model = info.model or ""
-            model = model if len(model) <= 16 else model[:15] + "…"
+            model = cut(visible(info.model or ""), 16)
             took = ms(info.end_ns - info.start_ns) if info.end_ns is not None else "open"
             table.add_row(
                 str(info.exchange),
-                info.method,
+                visible(info.method),
                 path,
                 model,
                 str(info.status or ""),
@@ -121,7 +120,9 @@ class ExchangesScreen(Screen):
         try:
             summaries = summarize_in_child(self.app.source)
         except Exception as exc:  # shown, never a traceback
-            self.app.call_from_thread(self.notify, f"analysis failed: {exc}", severity="error")
+            self.app.call_from_thread(
+                self.notify, f"analysis failed: {visible(str(exc))}", severity="error"
+            )
             return
         self.app.call_from_thread(self.fill, summaries)
 
@@ -249,14 +250,14 @@ class StreamScreen(Screen):
             if texts:
                 said = "".join(texts[0].content)
                 traps.display = True
-                traps.update(Text("content so far: ", style="bold") + Text(q(said, 160)))
+                traps.update(Text("content so far: ", style="bold") + Text(quote(said, 160)))
         if caught:  # the old and new value of every trap this frame held
             line = Text("⚠ this frame: ", style="bold yellow")
             for i, e in enumerate(caught):
                 if i:
                     line.append(" · ")
                 line.append(
-                    f"{e.field} {q(e.new, 24)} kept {q(e.old, 28)}",
+                    f"{e.field} {quote(e.new, 24)} kept {quote(e.old, 28)}",
                     style="yellow" if e.op == "overwrite" else "cyan",
                 )
             traps.update(line)
@@ -269,7 +270,9 @@ class StreamScreen(Screen):
         else:
             table.display = False
             if not isinstance(other, StrategyError):
-                label.update(Text(f"{name}: not available here ({other})", style="yellow"))
+                label.update(
+                    Text(f"{name}: not available here ({visible(str(other))})", style="yellow")
+                )
         at_end = n == model.total
         self.query_one(FrameDetail).show(model, n, state.frame, state.events, repairs=at_end)
         frames = self.query_one(FrameList)
@@ -280,13 +283,13 @@ class StreamScreen(Screen):
         t = model.time(n) if n else None
         playing = f" · playing ×{self.speed:g}" if self.timer is not None else ""
         shown = (
-            f" · filter {q(self.filter_text)}: {len(frames.rows)} frames"
+            f" · filter {quote(self.filter_text)}: {plural(len(frames.rows), 'frame')}"
             if self.filter_text
             else ""
         )
         self.query_one("#info", Static).update(
             Text(
-                f"{self.title_text} · frame {n}/{model.total} · {ms(t)}{playing}{shown}",
+                f"{visible(self.title_text)} · frame {n}/{model.total} · {ms(t)}{playing}{shown}",
                 style="bold",
             )
         )
@@ -401,8 +404,10 @@ class StreamScreen(Screen):
         calls = state.engine.robust.calls()
         text = Text()
         for c in calls:
-            text.append(f"{q(c.name)} (id {q(c.id)}, index {c.index})\n", style="bold")
-            text.append(f"{c.arguments if isinstance(c.arguments, str) else q(c.arguments)}\n\n")
+            text.append(f"{quote(c.name)} (id {quote(c.id)}, index {c.index})\n", style="bold")
+            text.append(
+                f"{visible(c.arguments) if isinstance(c.arguments, str) else quote(c.arguments)}\n\n"
+            )
         self.app.push_screen(
             TextScreen(f"Arguments at frame {self.frame}", text if calls else Text("no calls yet"))
         )

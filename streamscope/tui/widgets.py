@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import orjson
 from rich.console import Group, RenderableType
 from rich.highlighter import JSONHighlighter
 from rich.segment import Segment
@@ -23,6 +24,7 @@ from ..core.anomalies import KINDS, SEVERITY_ORDER
 from ..core.calls import Call, StrategyError
 from ..core.events import FieldEvent
 from ..core.repair import Repair
+from ..text import plural, quote, visible
 from .model import StreamModel
 
 _JSON = JSONHighlighter()
@@ -34,11 +36,6 @@ def worst(kinds: list[str]) -> str | None:
     """The most severe severity among anomaly kinds (None when there are none)."""
     levels = [KINDS[k][0] for k in kinds if k in KINDS]
     return min(levels, key=SEVERITY_ORDER.__getitem__) if levels else None
-
-
-def q(value: object, width: int = 0) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if not width or len(text) <= width else text[: width - 1] + "…"
 
 
 def ms(ns: int | None) -> str:
@@ -169,7 +166,7 @@ class Timeline(Widget):
         last = model.time(total)
         fps = f"{total / (last / 1e9):,.0f} frames/s" if last else "no timing"
         stats = Text(
-            f"first frame {ms(first)} · total {ms(last)} · {total} frames · {fps} · "
+            f"first frame {ms(first)} · total {ms(last)} · {plural(total, 'frame')} · {fps} · "
             f"largest gap {ms(top)} · ▲ anomalies",
             style="dim",
         )
@@ -177,7 +174,7 @@ class Timeline(Widget):
 
 
 def _cell(value: object, width: int = 0) -> str:
-    return q(value, width) if value is not None else "null"
+    return quote(value, width) if value is not None else "null"
 
 
 class CallTable(Static):
@@ -226,7 +223,7 @@ class CallTable(Static):
                 if col in ("c", "frags"):
                     shown = str(value)
                 elif col == "arguments" and isinstance(value, str):
-                    shown = value
+                    shown = visible(value)
                 else:
                     shown = _cell(value)
                 text = Text(shown)
@@ -253,7 +250,10 @@ class CallTable(Static):
             table.add_row(
                 "",
                 "",
-                Text(f"≠ robust has {len(compare) - len(calls)} more call(s)", style="bold red"),
+                Text(
+                    f"≠ robust has {plural(len(compare) - len(calls), 'more call')}",
+                    style="bold red",
+                ),
             )
         if not calls and (compare is None or not compare):
             table.add_row("", "", Text("no calls yet", style="dim"))
@@ -284,7 +284,7 @@ class FrameDetail(Static):
                     style = (
                         "yellow" if e.op == ev.OVERWRITE else ("cyan" if e.op == ev.IGNORED else "")
                     )
-                    what.append(f"  {e.describe()}\n", style=style)
+                    what.append(f"  {visible(e.describe())}\n", style=style)
             else:
                 why = "the end of the stream" if frame.is_done else "nothing to accumulate"
                 what.append(f"  {why}\n", style="dim")
@@ -294,26 +294,37 @@ class FrameDetail(Static):
                 note = Text("Anomalies first seen here\n", style="bold")
                 for a in first_seen:
                     note.append(f"  {MARK[a.severity]} {a.kind}", style=SEVERITY_STYLE[a.severity])
-                    note.append(f"  {a.text()}\n")
+                    note.append(f"  {visible(a.text())}\n")
                 parts.append(note)
             pieces = model.raw(frame)
             raw = Text(
-                f"As received, in {len(pieces)} read(s) (┆ marks a read boundary)\n", style="bold"
+                f"As received, in {plural(len(pieces), 'read')} (┆ marks a read boundary)\n",
+                style="bold",
             )
             for i, piece in enumerate(pieces):
                 if i:
                     raw.append("┆", style="bold magenta")
                 raw.append(
-                    piece.decode("utf-8", "replace").replace("\r", "\\r").replace("\n", "↵\n"),
+                    visible(piece.decode("utf-8", "replace").replace("\r", "\\r"), lines=True)
+                    .replace("\t", "\\t")
+                    .replace("\n", "↵\n"),
                     style="dim",
                 )
             parts.append(raw)
             if frame.is_json:
                 parts.append(Text("Parsed", style="bold"))
-                pretty = Text(json.dumps(frame.payload, indent=2, ensure_ascii=False))
+                pretty = Text(visible(_pretty(frame.payload), lines=True))
                 _JSON.highlight(pretty)  # regex highlighting: cheap enough for every frame
                 parts.append(pretty)
         self.update(Group(*parts))
+
+
+def _pretty(payload: object) -> str:
+    """A frame's JSON, indented; past Python's nesting limit, on one line."""
+    try:
+        return json.dumps(payload, indent=2, ensure_ascii=False)
+    except RecursionError:
+        return orjson.dumps(payload).decode()
 
 
 def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableType:
@@ -324,15 +335,15 @@ def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableTyp
         return text
     for call, fix in broken:
         text.append(
-            f"  call {q(call.name)} (id {q(call.id)}) at index {call.index}\n", style="bold"
+            f"  call {quote(call.name)} (id {quote(call.id)}) at index {call.index}\n", style="bold"
         )
         text.append("    raw   ", style="dim")
-        text.append(f"{call.arguments}\n")
+        text.append(f"{visible(str(call.arguments))}\n")
         text.append("    crow  ", style="dim")
-        text.append(f"{fix.crow.result}  ({fix.crow.action})\n")
+        text.append(f"{visible(fix.crow.result)}  ({fix.crow.action})\n")
         meaning = "CHANGED MEANING" if fix.best.changed_meaning else "kept meaning"
         text.append("    best  ", style="dim")
-        text.append(f"{fix.best.result}  ({fix.best.action}, ")
+        text.append(f"{visible(fix.best.result)}  ({fix.best.action}, ")
         text.append(meaning, style="bold red" if fix.best.changed_meaning else "green")
         text.append(")\n")
     return text
@@ -340,5 +351,5 @@ def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableTyp
 
 def strategy_label(name: str, got: object, n: int) -> Text:
     if isinstance(got, StrategyError):
-        return Text(f"{name}: raised {got.error} at frame {got.frame}", style="bold red")
+        return Text(f"{name}: raised {visible(got.error)} at frame {got.frame}", style="bold red")
     return Text(f"{name} at frame {n} (≠ marks what differs from robust)", style="bold")

@@ -1,0 +1,51 @@
+"""Showing untrusted text on a terminal: the one helper every face (and the core's messages) uses.
+
+A recording is untrusted input. An ESC inside a tool name could retitle the terminal or
+clear the screen, so every string that came from a recording or a request is passed
+through `visible` (or `quote`, which JSON-quotes first) before it is printed: C0 and C1
+control characters, ESC and DEL become `\\x1b`-style text. JSON output is never passed
+through here: it stays exact.
+
+A leaf module (stdlib only): the core imports it for its messages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+# C0 (0x00-0x1f), DEL (0x7f) and C1 (0x80-0x9f). JSON escapes C0 itself, not DEL or C1.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ELLIPSIS = "…"
+
+
+def _hex(m: re.Match[str]) -> str:
+    return f"\\x{ord(m.group()):02x}"
+
+
+def visible(text: str, lines: bool = False) -> str:
+    """`text` with control characters shown as `\\xNN` (keeping tab and newline if `lines`)."""
+    pattern = _CONTROL_BUT_LINES if lines else _CONTROL
+    return pattern.sub(_hex, text) if pattern.search(text) else text
+
+
+def cut(text: str, width: int = 0) -> str:
+    """`text` cut to `width` characters with an ellipsis (0: no limit)."""
+    return text if not width or len(text) <= width else text[: width - 1] + _ELLIPSIS
+
+
+def quote(value: object, width: int = 0) -> str:
+    """A value as JSON (strings in quotes, `null` for none), safe to print, cut to `width`."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except RecursionError:
+        text = "<nested too deeply to show>"
+    except (TypeError, ValueError):
+        text = visible(str(value))
+    return cut(visible(text), width)
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """ "1 frame", "2 frames" (or the irregular plural given)."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
