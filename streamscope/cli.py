@@ -10,12 +10,12 @@ import click
 import orjson
 
 from . import __version__
-from .text import plural
+from .text import plural, say
 
 
 def _fail(message: str) -> None:
     """Bad input: one line on stderr, exit status 2, never a traceback."""
-    click.echo(f"streamscope: {message}", err=True)
+    say(message)
     sys.exit(2)
 
 
@@ -222,7 +222,7 @@ def demo(quirk: str, no_replay: bool) -> None:
     import os
 
     from .playback.serve import ServeServer
-    from .record.runner import default_output, record, say
+    from .record.runner import default_output, record
 
     folder = samples_dir()
     names = sorted(  # the bundled samples, not recordings a user made beside them
@@ -347,7 +347,7 @@ def proxy(upstream, output, port, timeout, redact_json, no_redact) -> None:
     """
     from .record.loopback import bind
     from .record.proxy import ProxyServer, Upstream
-    from .record.runner import default_output, say, summarize
+    from .record.runner import default_output, summarize
     from .recording import RecordingWriter
     from .recording.format import RecordingError
 

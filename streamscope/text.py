@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 # C0 (0x00-0x1f), DEL (0x7f) and C1 (0x80-0x9f). JSON escapes C0 itself, not DEL or C1.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -49,3 +50,8 @@ def quote(value: object, width: int = 0) -> str:
 def plural(n: int, word: str, words: str | None = None) -> str:
     """ "1 frame", "2 frames" (or the irregular plural given)."""
     return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def say(message: str) -> None:
+    """streamscope speaks on stderr, one safe line (a recorded child owns stdout)."""
+    print(f"streamscope: {visible(message)}", file=sys.stderr, flush=True)

@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 
 from ..record.loopback import LoopbackServer, until_disconnect
+from ..text import say
 from .library import Library, Pace, Selection, answer
 
 NAME = "streamscope serve"
@@ -182,9 +183,6 @@ def serve(
 ) -> None:
     """The whole command: the base URL on stdout (via `echo`), the rest on stderr; runs
     until interrupted. Raises RecordingError, ValueError or OSError before serving."""
-
-    def say(line: str) -> None:
-        print(f"streamscope: {line}", file=sys.stderr, flush=True)
 
     server = ServeServer(paths, port, speed, strict, log=say)
     echo(server.base_url)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from datetime import datetime, timezone
 
 from ..recording import RecordingWriter
-from ..text import plural
+from ..text import plural, say
 from .loopback import bind
 from .proxy import ProxyServer, Upstream
 
@@ -26,11 +25,6 @@ def default_output(cwd: str | None = None) -> str:
         n += 1
         path = os.path.join(folder, f"streamscope-{stamp}-{n}.jsonl")
     return path
-
-
-def say(message: str) -> None:
-    """streamscope speaks on stderr: the child owns stdout."""
-    print(f"streamscope: {message}", file=sys.stderr, flush=True)
 
 
 def _terminal_delivers_sigint() -> bool:
