@@ -55,6 +55,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             analysis.contract,
             analysis.stopped,
             [f.to_json() for f in analysis.failures],
+            analysis.notes,
         )
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     else:
@@ -188,7 +189,9 @@ def serve(files, port, speed, strict) -> None:
         run_serve(list(files), port, speed, strict, echo=click.echo)
     except RecordingError as e:
         _fail(str(e))
-    except (ValueError, OSError) as e:
+    except OSError as e:  # said as `proxy` says it
+        _fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}")
+    except ValueError as e:
         _fail(str(e))
     except KeyboardInterrupt:
         pass

@@ -20,8 +20,8 @@ SAMPLES = sorted(p.name for p in RECORDINGS.iterdir() if p.suffix in (".jsonl", 
 def _sample(name: str) -> tuple[list[str], list | None, bool]:
     """Exchange 1 of a sample: its frames' data, the request's tools, expect_done."""
     path = str(RECORDINGS / name)
-    fmt = sniff(path)
-    frames = [f.data for f in frame_source(path, fmt, 1)(1)]
+    fmt = sniff(path).kind
+    frames = [f.data for f in frame_source(path, 1)]
     infos = [i for i in analyze(path).exchanges if i.exchange == 1]
     return frames, infos[0].tools if infos else None, fmt != CHUNKS
 

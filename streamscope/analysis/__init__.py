@@ -4,6 +4,6 @@
 result and the conversation contract; `text_report.render` prints it for people.
 """
 
-from .driver import Analysis, ExchangeInfo, Failure, analyze, frame_source
+from .driver import Analysis, Failure, analyze, frame_source
 
-__all__ = ["Analysis", "ExchangeInfo", "Failure", "analyze", "frame_source"]
+__all__ = ["Analysis", "Failure", "analyze", "frame_source"]

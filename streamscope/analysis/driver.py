@@ -7,8 +7,9 @@ its `end` line arrives, so memory stays flat on a 1M-frame file.
 
 from __future__ import annotations
 
+import base64
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..core.calls import StrategyError
@@ -17,29 +18,8 @@ from ..core.engine import UNFINISHED, StreamEngine, StreamResult
 from ..core.frames import Frame
 from ..core.sdk_model import Unmodeled
 from ..core.sse import SseDecoder
-from ..inputs.reads import ChunksFile, SseFile, exchange_frames
-from ..inputs.sniff import RECORDING, SSE, sniff
-from ..recording import RecordingIndex, iter_raw
-from ..recording.format import RecordingError
-
-
-@dataclass(slots=True)
-class ExchangeInfo:
-    """One recorded exchange, for listings (the TUI's exchanges screen, the text report)."""
-
-    exchange: int
-    method: str = ""
-    url: str = ""
-    model: str | None = None
-    status: int | None = None
-    stream: bool = False
-    start_ns: int = 0
-    end_ns: int | None = None
-    end_reason: str | None = None
-    tools: list | None = None
-    response_format: object = None
-    end_error: str | None = None
-    body: bytearray | None = None  # the start of a non-stream response body
+from ..inputs import RECORDING, SSE, ExchangeInfo, Source, describe_numbers, open_input
+from ..recording.format import End, RecordingError, Request, Response
 
 
 @dataclass(slots=True)
@@ -70,6 +50,7 @@ class Analysis:
     stopped: dict | None = None  # where a cut-off recording stopped
     compared: int = 0  # streams whose calls a later request carried back (contract checked)
     failures: list[Failure] = field(default_factory=list)  # non-stream exchanges that failed
+    notes: list[str] = field(default_factory=list)  # facts about the file (a byte order mark)
 
 
 class _Live:
@@ -83,72 +64,59 @@ class _Live:
         self.engine = StreamEngine(info.exchange, info.tools, info.response_format)
 
 
-def _is_stream(info: ExchangeInfo, headers: list) -> bool:
-    for name, value in headers:
-        if str(name).lower() == "content-type":
-            return "text/event-stream" in str(value).lower()
-    return info.stream
-
-
 def analyze(path: str | os.PathLike[str], exchange: int | None = None) -> Analysis:
     """Analyse every stream of `path` (or only `exchange`). Raises RecordingError."""
-    name = os.fspath(path)
-    fmt = sniff(name)
-    if fmt == RECORDING:
-        result = _recording(name, exchange)
-    else:
-        if exchange not in (None, 1):
-            raise RecordingError(
-                f"{name}: a {fmt} file holds one stream (exchange 1), not {exchange}", name
+    with open_input(path) as source:
+        if source.kind == RECORDING:
+            result = _recording(source, exchange)
+        else:
+            stream = _one_stream(source, exchange or 1)
+            result = Analysis(
+                source.path, source.kind, [stream], [], [ExchangeInfo(1, stream=True)]
             )
-        source = SseFile(name) if fmt == SSE else ChunksFile(name)
-        engine = StreamEngine(1)
-        try:
-            for frame in source.frames():
-                engine.feed(frame)
-        except OSError as e:
-            raise RecordingError(f"{name}: {e.strerror or e}", name) from None
-        stream = engine.finish(source.truncation, expect_done=fmt == SSE)
-        result = Analysis(name, fmt, [stream], [], [ExchangeInfo(1, stream=True)])
-    _sdk_fallback(result)
+        result.notes = source.notes
+        _sdk_fallback(result, source)
     return result
 
 
-def _recording(name: str, only: int | None) -> Analysis:
-    reader = iter_raw(name)
+def _one_stream(source: Source, number: int) -> StreamResult:
+    """A saved SSE body or chunk log: its one stream."""
+    reads = source.exchange(number).reads
+    engine = StreamEngine(1)
+    try:
+        for frame in reads.frames():
+            engine.feed(frame)
+    except OSError as e:
+        raise RecordingError(f"{source.path}: {e.strerror or e}", source.path) from None
+    return engine.finish(reads.truncation, expect_done=source.kind == SSE)
+
+
+def _recording(source: Source, only: int | None) -> Analysis:
+    name = source.path
     infos: dict[int, ExchangeInfo] = {}
     live: dict[int, _Live] = {}
     streams: list[StreamResult] = []
     conversations: list[Conversation] = []
-    for _, d in reader:
+    for _, d in source.records():
         kind = d["type"]
         if kind == "chunk":
             state = live.get(d["exchange"])
             if state is None:
                 info = infos.get(d["exchange"])
                 if info is not None and info.body is not None and len(info.body) < 600:
-                    text = d.get("data")
-                    info.body += text.encode() if text is not None else _b64(d["data_b64"])
+                    info.body += _data(d)
                 continue
-            text = d.get("data")
-            data = text.encode() if text is not None else _b64(d["data_b64"])
             engine = state.engine
-            for frame in state.decoder.feed(data, d["t_ns"] - state.info.start_ns):
+            for frame in state.decoder.feed(_data(d), d["t_ns"] - state.info.start_ns):
                 engine.feed(frame)
             continue
         if kind == "header":
             continue
         ex = d["exchange"]
         if kind == "request":
-            body = _json_body(d)
-            info = infos[ex] = ExchangeInfo(
-                ex, d.get("method", ""), d.get("url", ""), start_ns=d["t_ns"]
-            )
+            info = infos[ex] = ExchangeInfo(ex)
+            body = info.saw_request(Request.from_json(d))
             if isinstance(body, dict):
-                info.model = body.get("model") if isinstance(body.get("model"), str) else None
-                info.stream = body.get("stream") is True
-                info.tools = body.get("tools") if isinstance(body.get("tools"), list) else None
-                info.response_format = body.get("response_format")
                 conv = Conversation.of(ex, body)
                 if conv is not None and any(
                     role in ("assistant", "tool") for role, _ in conv.messages
@@ -156,34 +124,28 @@ def _recording(name: str, only: int | None) -> Analysis:
                     conversations.append(conv)
         elif kind == "response":
             info = infos.setdefault(ex, ExchangeInfo(ex))
-            info.status = d.get("status")
-            if _is_stream(info, d.get("headers") or []):
-                info.stream = True
+            info.saw_response(Response.from_json(d))
+            if info.stream:
                 live[ex] = _Live(info)
             else:
-                info.stream = False
                 info.body = bytearray()
         elif kind == "end":
             info = infos.setdefault(ex, ExchangeInfo(ex))
-            info.end_ns, info.end_reason = d["t_ns"], d.get("reason")
-            info.end_error = d.get("error")
+            end = End.from_json(d)
+            info.saw_end(end)
             state = live.pop(ex, None)
             if state is not None:
                 streams.append(
-                    state.engine.finish(
-                        state.decoder.finish(), d.get("reason"), d.get("error"), info.status
-                    )
+                    state.engine.finish(state.decoder.finish(), end.reason, end.error, info.status)
                 )
     for state in live.values():  # the recording stops before these ended
         streams.append(
             state.engine.finish(state.decoder.finish(), UNFINISHED, None, state.info.status)
         )
     if only is not None and only not in infos:
-        have = sorted(infos)
-        span = (
-            ", ".join(map(str, have[:10])) + (" ..." if len(have) > 10 else "") if have else "none"
+        raise RecordingError(
+            f"{name}: there is no exchange {only} ({describe_numbers(sorted(infos))})", name
         )
-        raise RecordingError(f"{name}: there is no exchange {only} (exchanges: {span})", name)
     streams.sort(key=lambda s: s.exchange)
     contract = check(
         [(s.exchange, s.tool_calls) for s in streams],
@@ -194,12 +156,9 @@ def _recording(name: str, only: int | None) -> Analysis:
         streams = [s for s in streams if s.exchange == only]
         findings = [f for f in findings if only in (f.exchange, f.stream)]
     stopped = None
-    if reader.stopped_at is not None:
-        stopped = {
-            "line": reader.stopped_at.line,
-            "offset": reader.stopped_at.offset,
-            "message": reader.stopped_at.message,
-        }
+    if source.stopped_at_scan is not None:
+        at = source.stopped_at_scan
+        stopped = {"line": at.line, "offset": at.offset, "message": at.message}
     exchanges = [infos[k] for k in sorted(infos)]
     failures = [f for f in map(_failure, exchanges) if f is not None and only in (None, f.exchange)]
     return Analysis(
@@ -228,39 +187,19 @@ def _failure(info: ExchangeInfo) -> Failure | None:
     return Failure(info.exchange, status, info.end_reason, f"{what}: {detail}" if detail else what)
 
 
-def _b64(text: str) -> bytes:
-    import base64
-
-    return base64.b64decode(text)
-
-
-def _json_body(d: dict) -> object:
-    import orjson
-
-    body = d.get("body")
-    if body is None and d.get("body_b64"):
-        try:
-            body = _b64(d["body_b64"]).decode("utf-8")
-        except ValueError:
-            return None
-    if not body:
-        return None
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return None
+def _data(d: dict) -> bytes:
+    """A checked chunk line's bytes (text, or base64 when they were not UTF-8)."""
+    text = d.get("data")
+    return text.encode() if text is not None else base64.b64decode(d["data_b64"])
 
 
-def frame_source(path: str, fmt: str, exchange: int = 1) -> Callable[[int], Iterator[Frame]]:
-    """A function giving the frames of one stream from frame `start` on (re-reads the file)."""
-    if fmt == RECORDING:
-        index = RecordingIndex.open(path)
-        return lambda start=1: exchange_frames(index, exchange, start)
-    source = SseFile(path) if fmt == SSE else ChunksFile(path)
-    return source.frames
+def frame_source(path: str, exchange: int = 1) -> Iterator[Frame]:
+    """The frames of one stream of `path`, from the start (for tests and tools)."""
+    with open_input(path) as source:
+        yield from source.exchange(exchange).frames()
 
 
-def _sdk_fallback(analysis: Analysis) -> None:
+def _sdk_fallback(analysis: Analysis, source: Source) -> None:
     """Run the real openai stream accumulator where the emulation does not model the shape."""
     pending = [s for s in analysis.streams if isinstance(s.strategies["openai-sdk"], Unmodeled)]
     if not pending:
@@ -270,10 +209,10 @@ def _sdk_fallback(analysis: Analysis) -> None:
     infos = {i.exchange: i for i in analysis.exchanges}
     for stream in pending:
         info = infos.get(stream.exchange)
-        frames = frame_source(analysis.source, analysis.format, stream.exchange)
+        frames = source.exchange(stream.exchange).frames()
         try:
             stream.strategies["openai-sdk"] = run_real_sdk(
-                frames(1), info.tools if info else None, info.response_format if info else None
+                frames, info.tools if info else None, info.response_format if info else None
             )
         except Exception as exc:  # the oracle itself failed: say so rather than guess
             stream.strategies["openai-sdk"] = StrategyError.from_exception(exc, 0)

@@ -12,8 +12,9 @@ from rich.table import Table
 from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError
 from ..core.engine import StreamResult
+from ..inputs import ExchangeInfo
 from ..text import cut, plural, quote, visible
-from .driver import Analysis, ExchangeInfo
+from .driver import Analysis
 
 _MARK = {
     ERROR: "[bold red]✗ error  [/]",
@@ -84,6 +85,8 @@ def render(analysis: Analysis, console: Console) -> None:
     if analysis.format == "recording":
         shown = plural(len(analysis.exchanges), "exchange") + ", " + shown
     console.print(f"[bold]streamscope[/] · {_safe(analysis.source)} ({analysis.format}, {shown})")
+    for note in analysis.notes:
+        console.print(f"[cyan]i {_safe(note)}[/]")
     if analysis.stopped:
         console.print(f"[yellow]! {_safe(analysis.stopped['message'])}[/]")
     totals: Counter[str] = Counter()

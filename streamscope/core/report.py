@@ -68,6 +68,7 @@ def report_json(
     contract: list[Finding],
     stopped: dict | None = None,
     failed: list[dict] | None = None,
+    notes: list[str] | None = None,
 ) -> dict:
     out = {
         "schema": SCHEMA,
@@ -80,4 +81,6 @@ def report_json(
         out["stopped_at"] = stopped
     if failed:
         out["failed_exchanges"] = failed
+    if notes:  # facts about the file itself (a byte order mark), info level
+        out["notes"] = notes
     return out

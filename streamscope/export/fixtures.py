@@ -16,12 +16,10 @@ from dataclasses import dataclass
 import orjson
 
 from .. import __version__
-from ..analysis import ExchangeInfo, analyze
 from ..core.engine import StreamEngine
 from ..core.frames import INVALID, parse_payload
-from ..inputs.reads import BlockReads, ExchangeReads, LineReads, Reads
-from ..inputs.sniff import CHUNKS, RECORDING, SSE, sniff
-from ..recording import RecordingIndex
+from ..inputs import CHUNKS, RECORDING, Exchange, Source, open_input
+from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
 from . import reference
 
@@ -37,45 +35,43 @@ class Export:
 
 @dataclass(slots=True)
 class _Stream:
-    source: str
-    fmt: str
-    exchange: int
-    reads: Reads
+    source: Source
+    exchange: Exchange
     datas: list[str]  # every frame's data
     spans: list[tuple[int, int]]  # every frame's byte span in the body
     times: list[int | None]
-    info: ExchangeInfo | None
-    index: RecordingIndex | None
+
+    @property
+    def fmt(self) -> str:
+        return self.source.kind
+
+    @property
+    def reads(self) -> Reads:
+        return self.exchange.reads
 
 
-def _load(path: str, exchange: int | None) -> _Stream:
-    fmt = sniff(path)
-    index, info = None, None
-    if fmt == RECORDING:
-        analysis = analyze(path)
-        streams = [s.exchange for s in analysis.streams]
+def _load(source: Source, exchange: int | None) -> _Stream:
+    if source.kind == RECORDING:
+        infos = source.infos()
+        streams = [i.exchange for i in infos if i.stream and i.status is not None]
         if exchange is None:
             if not streams:
-                raise RecordingError(f"{path}: no stream to export", path)
+                raise RecordingError(f"{source.path}: no stream to export", source.path)
             exchange = streams[0]
         elif exchange not in streams:
+            what = "is not a stream" if exchange in source.numbers() else "does not exist"
             raise RecordingError(
-                f"{path}: exchange {exchange} is not a stream (streams: {streams})", path
+                f"{source.path}: exchange {exchange} {what} "
+                f"(streams: {', '.join(map(str, streams)) or 'none'})",
+                source.path,
             )
-        info = next(i for i in analysis.exchanges if i.exchange == exchange)
-        index = RecordingIndex.open(path)
-        reads: Reads = ExchangeReads(index, exchange)
-    else:
-        if exchange not in (None, 1):
-            raise RecordingError(f"{path}: a {fmt} file holds one stream (exchange 1)", path)
-        exchange = 1
-        reads = BlockReads(path) if fmt == SSE else LineReads(path)
+    ex = source.exchange(exchange or 1)
     datas, spans, times = [], [], []
-    for frame in reads.frames():
+    for frame in ex.frames():
         datas.append(frame.data)
         spans.append((frame.start, frame.end))
         times.append(frame.time_ns)
-    return _Stream(path, fmt, exchange, reads, datas, spans, times, info, index)
+    return _Stream(source, ex, datas, spans, times)
 
 
 def parse_range(text: str | None, total: int) -> tuple[int, int]:
@@ -101,10 +97,18 @@ def export(
     minimal: bool = False,
     keep_fields: bool = False,
 ) -> Export:
-    stream = _load(path, exchange)
+    if keep_fields and not minimal:
+        raise ValueError("--keep-fields only applies with --minimal")
+    with open_input(path, check=True) as source:
+        return _export(_load(source, exchange), fmt, frames, minimal, keep_fields)
+
+
+def _export(
+    stream: _Stream, fmt: str, frames: str | None, minimal: bool, keep_fields: bool
+) -> Export:
     a, b = parse_range(frames, len(stream.datas))
     datas = stream.datas[a - 1 : b]
-    tools = stream.info.tools if stream.info else None
+    tools = stream.exchange.info.tools
     if minimal:
         from .minimize import minimize
 
@@ -140,26 +144,25 @@ def _sse_exact(stream: _Stream, a: int, b: int) -> bytes:
 
 
 def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -> bytes:
-    index, info = stream.index, stream.info
-    if index is not None:  # the same capture: keep its time (and keep exports reproducible)
-        created = index.header.created
+    header, ex = stream.source.header, stream.exchange
+    if header is not None:  # the same capture: keep its time (and keep exports reproducible)
+        created = header.created
     else:
         mtime = datetime.datetime.fromtimestamp(
-            os.path.getmtime(stream.source), datetime.timezone.utc
+            os.path.getmtime(stream.source.path), datetime.timezone.utc
         )
         created = mtime.isoformat(timespec="microseconds").replace("+00:00", "Z")
     lines = [Header(created=created, argv=None).to_json()]
     t0 = 0
-    if index is not None and info is not None:
-        lines_of = index.exchange(stream.exchange)
-        if lines_of.request is not None:
-            req = index.line(lines_of.request)
+    if stream.fmt == RECORDING:
+        if ex.request is not None:
+            req = ex.request
             t0 = req.t_ns
             lines.append(
                 Request(1, 0, req.method, req.url, req.headers, req.body, req.body_b64).to_json()
             )
-        if lines_of.response is not None:
-            resp = index.line(lines_of.response)
+        if ex.response is not None:
+            resp = ex.response
             lines.append(Response(1, resp.t_ns - t0, resp.status, resp.headers).to_json())
     else:
         lines.append(Response(1, 0, 200, [("content-type", "text/event-stream")]).to_json())
@@ -252,12 +255,12 @@ def _pytest(
             "\nrobust reading (see `streamscope inspect` on the source); the test fails until the"
             "\naccumulator you put in its place assembles EXPECTED."
         )
-    where = f" (exchange {stream.exchange}" if stream.fmt == RECORDING else " ("
+    where = f" (exchange {stream.exchange.number}" if stream.fmt == RECORDING else " ("
     where += f"{', ' if stream.fmt == RECORDING else ''}frames {a}-{b}{', minimised' if minimal else ''})"
     frames = "[\n" + "".join(f"    {d!r},\n" for d in served) + "]"
     return PYTEST.format(
         version=__version__,
-        source=stream.source,
+        source=stream.source.path,
         where=where,
         story=story,
         frames=frames,

@@ -1,1 +1,20 @@
-"""Inputs: which kind a file is (sniff) and its streams as reads and frames (reads)."""
+"""The input layer: one door (`open_input`) for every file streamscope reads.
+
+`sniff` tells the kind by structure, `reads` turns a stream's bytes into frames, and
+`source` gives the `Source` every face uses: inspect, replay, export, serve and playback.
+"""
+
+from .sniff import CHUNKS, KINDS, RECORDING, SSE
+from .source import Exchange, ExchangeInfo, Source, describe_numbers, open_input
+
+__all__ = [
+    "CHUNKS",
+    "KINDS",
+    "RECORDING",
+    "SSE",
+    "Exchange",
+    "ExchangeInfo",
+    "Source",
+    "describe_numbers",
+    "open_input",
+]

@@ -1,4 +1,4 @@
-"""Every input as a sequence of reads, and the decoder that turns reads into frames.
+"""Every input's streams as sequences of reads, and the decoders that turn reads into frames.
 
 A recorded exchange's reads are its chunk lines; a saved SSE body is read in blocks; a
 chunk log is read line by line. Each source also gives random access to read `i`, so
@@ -8,11 +8,13 @@ the replay can resume decoding from a snapshot instead of from the start.
 from __future__ import annotations
 
 import os
+import threading
 from array import array
 from collections.abc import Iterator
 
 from ..core.frames import Frame, parse_payload
 from ..core.sse import SseDecoder, Truncation
+from ..recording.format import BOM
 from ..recording.reader import RecordingIndex
 
 _BLOCK = 1 << 16
@@ -37,6 +39,8 @@ class LineDecoder:
         read, self.reads = self.reads, self.reads + 1
         at, self.offset = self.offset, self.offset + len(line)
         body = line.strip()
+        if read == 0 and body.startswith(BOM):  # noted by the input layer, not a frame's data
+            body = body[len(BOM) :].strip()
         if not body:
             return []
         try:
@@ -57,7 +61,12 @@ class LineDecoder:
 
 
 class Reads:
-    """Random access to one stream's reads, plus a fresh decoder for them."""
+    """Random access to one stream's reads, plus a fresh decoder for them.
+
+    `frames()` sets `truncation` when it reaches the end of the body.
+    """
+
+    truncation: Truncation | None = None
 
     def __len__(self) -> int:
         raise NotImplementedError
@@ -79,6 +88,9 @@ class Reads:
             yield from decoder.feed(data, t)
         self.truncation = decoder.finish()
 
+    def close(self) -> None:
+        """Close what the reads hold open (a recording's index is its source's to close)."""
+
 
 class ExchangeReads(Reads):
     """A recorded exchange: one read per chunk line, timed from its request."""
@@ -87,10 +99,13 @@ class ExchangeReads(Reads):
         self.index = index
         info = index.exchange(exchange)
         self.lines = info.chunks
-        self.t0 = index.line(info.request).t_ns if info.request is not None else 0
+        # times count from the request (else from the response head, if that was recorded)
+        first = info.request if info.request is not None else info.response
+        self.t0 = index.line(first).t_ns if first is not None else 0
+        self.stop: int | None = None  # reads past a line that cannot be read are not offered
 
     def __len__(self) -> int:
-        return len(self.lines)
+        return len(self.lines) if self.stop is None else self.stop
 
     def read(self, i: int) -> tuple[bytes, int | None]:
         chunk = self.index.line(self.lines[i])
@@ -103,78 +118,69 @@ class BlockReads(Reads):
     def __init__(self, path: str | os.PathLike[str], block: int = _BLOCK) -> None:
         self.path = os.fspath(path)
         self.block = block
-        self.size = os.path.getsize(self.path)
         self._f = open(self.path, "rb")  # noqa: SIM115 (kept open for random reads)
+        self._lock = threading.Lock()  # seek + read must not interleave between threads
+        self.size = os.fstat(self._f.fileno()).st_size
+
+    def close(self) -> None:
+        self._f.close()
 
     def __len__(self) -> int:
         return (self.size + self.block - 1) // self.block
 
     def read(self, i: int) -> tuple[bytes, int | None]:
-        self._f.seek(i * self.block)
-        return self._f.read(self.block), None
+        return self.span(i * self.block, (i + 1) * self.block), None
+
+    def span(self, start: int, end: int) -> bytes:
+        """The body's bytes from `start` to `end`."""
+        with self._lock:
+            self._f.seek(start)
+            return self._f.read(end - start)
 
 
 class LineReads(Reads):
-    """A chunk log: one read per line (offsets indexed once, 8 bytes a line)."""
+    """A chunk log: one read per line. Random access indexes the lines first (8 bytes a
+    line); reading from the start does not need to."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
-        self.offsets = array("q", [0])
-        with open(self.path, "rb") as f:
-            for line in f:
-                self.offsets.append(self.offsets[-1] + len(line))
+        self._offsets: array | None = None
         self._f = open(self.path, "rb")  # noqa: SIM115 (kept open for random reads)
+        self._lock = threading.Lock()
+
+    @property
+    def offsets(self) -> array:
+        if self._offsets is None:
+            offsets = array("q", [0])
+            with open(self.path, "rb") as f:
+                for line in f:
+                    offsets.append(offsets[-1] + len(line))
+            self._offsets = offsets
+        return self._offsets
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
     def read(self, i: int) -> tuple[bytes, int | None]:
-        self._f.seek(self.offsets[i])
-        return self._f.read(self.offsets[i + 1] - self.offsets[i]), None
+        offsets = self.offsets
+        with self._lock:
+            self._f.seek(offsets[i])
+            return self._f.read(offsets[i + 1] - offsets[i]), None
+
+    def frames(
+        self, start_read: int = 0, decoder: SseDecoder | LineDecoder | None = None
+    ) -> Iterator[Frame]:
+        if start_read or self._offsets is not None:
+            yield from super().frames(start_read, decoder)
+            return
+        decoder = decoder or self.decoder()
+        with open(self.path, "rb") as f:  # one pass, no index
+            for line in f:
+                yield from decoder.feed(line)
+        self.truncation = decoder.finish()
 
     def decoder(self) -> LineDecoder:
         return LineDecoder()
 
-
-# Sequential readers for `inspect` (no index needed).
-
-
-class SseFile:
-    """A saved SSE body: one stream. Iterate frames; then `truncation` is known."""
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = os.fspath(path)
-        self.truncation: Truncation | None = None
-
-    def frames(self, start: int = 1) -> Iterator[Frame]:
-        decoder = SseDecoder()
-        with open(self.path, "rb") as f:
-            while block := f.read(1 << 20):
-                for frame in decoder.feed(block):
-                    if frame.number >= start:
-                        yield frame
-        self.truncation = decoder.finish()
-
-
-class ChunksFile:
-    """A chunk log: one stream, one frame per line. Then `truncation` is known."""
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = os.fspath(path)
-        self.truncation: Truncation | None = None
-
-    def frames(self, start: int = 1) -> Iterator[Frame]:
-        decoder = LineDecoder()
-        with open(self.path, "rb") as f:
-            for line in f:
-                for frame in decoder.feed(line):
-                    if frame.number >= start:
-                        yield frame
-        self.truncation = decoder.finish()
-
-
-def exchange_frames(index: RecordingIndex, exchange: int, start: int = 1) -> Iterator[Frame]:
-    """The frames of one recorded exchange, decoded from its chunk lines."""
-    for frame in ExchangeReads(index, exchange).frames():
-        if frame.number >= start:
-            yield frame
+    def close(self) -> None:
+        self._f.close()

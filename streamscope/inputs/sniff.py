@@ -1,21 +1,41 @@
-"""Which of the three inputs a file is, by its content (never by its name)."""
+"""Which kind of input a file is, by its structure (never by its name).
+
+The first non-blank line decides, read whole whatever its length: a JSON object with
+`schema_version` is a recording, one with `choices` (or `"object": "chat.completion.chunk"`)
+a chunk log, a line that is an SSE field or comment an SSE body. A UTF-8 byte order mark
+is skipped for every kind and noted; a stray NUL or invalid UTF-8 byte does not decide the
+kind (the readers report it where it is). Only input with no recognisable structure at
+all is refused.
+"""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 
 import orjson
 
-from ..recording.format import RecordingError
+from ..recording.format import BOM, RecordingError
 
 RECORDING, SSE, CHUNKS = "recording", "sse", "chunks"
+KINDS = (RECORDING, SSE, CHUNKS)
+
 _SSE_FIELDS = (b"data", b"event", b"id", b"retry")
 _HEAD = 1 << 16
+_BLOCK = 1 << 20
 
 
-def _error(
+@dataclass(slots=True)
+class Sniffed:
+    kind: str
+    notes: list[str] = field(default_factory=list)  # facts about the file, info level
+    bom: bool = False
+
+
+def error(
     path: str, what: str, line: int | None = None, offset: int | None = None
 ) -> RecordingError:
+    """The one-line error naming the file and, when known, the line and byte."""
     where = []
     if line is not None:
         where.append(f"line {line}")
@@ -25,66 +45,105 @@ def _error(
     return RecordingError(f"{path}:{at} {what}", path, line, offset)
 
 
-def sniff(path: str | os.PathLike[str]) -> str:
-    """ "recording", "sse" or "chunks"; RecordingError (one line, with a position) otherwise."""
-    name = os.fspath(path)
+def open_error(path: str, e: OSError) -> RecordingError:
+    if isinstance(e, FileNotFoundError):
+        return error(path, "no such file")
+    if isinstance(e, IsADirectoryError):
+        return error(path, "is a directory, not a file")
+    return error(path, e.strerror or str(e))
+
+
+def _first_line(f, head: bytes, pos: int) -> bytes:
+    """The line starting at `pos`; a JSON line is read whole however long it is."""
+    end = min((i for i in (head.find(b"\n", pos), head.find(b"\r", pos)) if i >= 0), default=-1)
+    if end >= 0:
+        return head[pos:end]
+    if not head[pos:].startswith(b"{"):
+        return head[pos:]  # not JSON: the first 64 KiB are enough to tell
+    pieces = [head[pos:]]
+    while block := f.read(_BLOCK):
+        cut = block.find(b"\n")
+        if cut >= 0:
+            pieces.append(block[:cut])
+            break
+        pieces.append(block)
+    return b"".join(pieces).rstrip(b"\r")
+
+
+def _json_kind(line: bytes) -> tuple[str | None, object]:
+    """(kind, parsed object) of a JSON first line; kind None when it is neither."""
     try:
-        with open(name, "rb") as f:
-            head = f.read(_HEAD)
-    except FileNotFoundError:
-        raise _error(name, "no such file") from None
-    except IsADirectoryError:
-        raise _error(name, "is a directory, not a file") from None
-    except OSError as e:
-        raise _error(name, e.strerror or str(e)) from None
-    if not head.strip():
-        raise _error(name, "the file is empty", offset=0)
-    nul = head.find(b"\x00")
-    if nul >= 0:
-        raise _error(name, "binary data (a NUL byte), not text", offset=nul)
-    start = 3 if head.startswith(b"\xef\xbb\xbf") else 0
-    # the first non-blank line decides
-    pos = start
-    while pos < len(head) and head[pos : pos + 1] in b"\r\n \t":
-        pos += 1
-    end = min(
-        (i for i in (head.find(b"\n", pos), head.find(b"\r", pos)) if i >= 0), default=len(head)
-    )
-    first = head[pos:end]
-    line_no = head.count(b"\n", 0, pos) + 1
-    try:
-        first.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise _error(name, "binary data (not UTF-8 text)", line_no, pos + e.start) from None
-    if first.startswith(b":") or first.split(b":", 1)[0].strip() in _SSE_FIELDS:
-        return SSE
-    try:
-        obj = orjson.loads(first)
+        obj = orjson.loads(line)
     except orjson.JSONDecodeError:
-        obj = None
+        try:  # invalid UTF-8 inside a string must not hide the structure
+            obj = orjson.loads(line.decode("utf-8", "replace"))
+        except orjson.JSONDecodeError:
+            obj = None
     if isinstance(obj, dict):
         if "schema_version" in obj:
-            return RECORDING
+            return RECORDING, obj
         choices = obj.get("choices")
         if (
             isinstance(choices, list)
             and choices
             and isinstance(choices[0], dict)
-            and "message" in choices[0]
+            and ("message" in choices[0])
         ):
-            raise _error(
-                name,
-                "a whole chat.completion response (choices[].message), not a stream; "
-                "streamscope reads streamed chunks",
-                line_no,
-                pos,
-            )
+            return None, obj  # a whole completion: refused below, with its own words
         if "choices" in obj or obj.get("object") == "chat.completion.chunk":
-            return CHUNKS
+            return CHUNKS, obj
+        return None, obj
+    if obj is None and line.startswith(b"{"):
+        # Not parseable (cut off, nested past the parser's limit): its keys still tell.
+        start = line[:4096]
+        if b'"schema_version"' in start:
+            return RECORDING, None
+        if b'"choices"' in start or b'"chat.completion.chunk"' in start:
+            return CHUNKS, None
+    return None, obj
+
+
+def sniff(path: str | os.PathLike[str]) -> Sniffed:
+    """The kind of input `path` holds; RecordingError (one line, with a position) otherwise."""
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as f:
+            head = f.read(_HEAD)
+            bom = head.startswith(BOM)
+            pos = 3 if bom else 0
+            while pos < len(head) and head[pos] in b"\r\n \t":
+                pos += 1
+            if pos >= len(head) and len(head) < _HEAD:
+                raise error(name, "the file is empty", offset=0)
+            first = _first_line(f, head, pos)
+    except OSError as e:
+        raise open_error(name, e) from None
+    notes = ["the file begins with a UTF-8 byte order mark (skipped)"] if bom else []
+    line_no = head.count(b"\n", 0, pos) + 1
+    if first.startswith(b":") or first.split(b":", 1)[0].strip() in _SSE_FIELDS:
+        return Sniffed(SSE, notes, bom)
+    kind, obj = _json_kind(first)
+    if kind is not None:
+        return Sniffed(kind, notes, bom)
+    if isinstance(obj, dict) and "choices" in obj:
+        raise error(
+            name,
+            "a whole chat.completion response (choices[].message), not a stream; "
+            "streamscope reads streamed chunks",
+            line_no,
+            pos,
+        )
+    binary = b"\x00" in first
+    if not binary:
+        try:
+            first.decode("utf-8")
+        except UnicodeDecodeError:
+            binary = True
     shown = first[:30].decode("utf-8", "replace")
-    raise _error(
+    what = "binary data, not" if binary else "not"
+    raise error(
         name,
-        f"not a streamscope recording, an SSE body or chat.completion.chunk JSON lines "
+        f"{what} a streamscope recording, an SSE body or chat.completion.chunk JSON lines "
         f"(it begins {shown!r})",
         line_no,
         pos,

@@ -69,10 +69,10 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
-from ..inputs.sniff import RECORDING, SSE, sniff
+from ..inputs import RECORDING, SSE, Source, open_input
+from ..inputs.reads import Reads
 from ..record.upstream import HOP_BY_HOP
-from ..recording import RecordingIndex
-from ..recording.format import REDACTED, RecordingError
+from ..recording.format import BOM, REDACTED, RecordingError
 
 # Hop-by-hop headers and content-length: the replay frames its own body.
 DROPPED_HEADERS = HOP_BY_HOP | {"content-length"}
@@ -86,43 +86,26 @@ _NOT_JSON = object()
 # -- what can be served -------------------------------------------------------------
 
 
-class _Recording:
-    """One recording file's index, opened when first needed and again after close()."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._index: RecordingIndex | None = None
-        self._lock = threading.Lock()
-
-    def index(self) -> RecordingIndex:
-        with self._lock:
-            if self._index is None:
-                self._index = RecordingIndex.open(self.path)
-            return self._index
-
-    def close(self) -> None:
-        with self._lock:
-            if self._index is not None:
-                self._index.close()
-                self._index = None
-
-
 @dataclass(eq=False)
 class Entry:
     """One servable exchange: what to send, and the recorded request it answers."""
 
     number: int  # 1-based, across all the files given
-    path: str
-    kind: str  # "recording", "sse" or "chunks"
+    source: Source = field(repr=False)
     exchange: int | None = None  # in its recording
     request: dict | None = field(default=None, repr=False)  # recorded JSON body; None: any
     status: int = 200
     headers: list[tuple[str, str]] = field(default_factory=lambda: list(SSE_HEADERS), repr=False)
     head_s: float = 0.0  # seconds from the request to the response headers
     failed: str | None = None  # how the recorded upstream failed, if it did
-    _source: _Recording | None = field(default=None, repr=False)
-    _lines: Sequence[int] = field(default=(), repr=False)
-    _t0_ns: int = field(default=0, repr=False)
+
+    @property
+    def path(self) -> str:
+        return self.source.path
+
+    @property
+    def kind(self) -> str:
+        return self.source.kind
 
     @property
     def label(self) -> str:
@@ -131,86 +114,72 @@ class Entry:
 
     def reads(self) -> Iterator[tuple[bytes, float]]:
         """(bytes, seconds after the request) for each body chunk, read lazily."""
-        if self.kind == RECORDING:
-            assert self._source is not None
-            for n in self._lines:
-                chunk = self._source.index().line(n)
-                yield chunk.data_bytes, (chunk.t_ns - self._t0_ns) / 1e9
-        elif self.kind == SSE:
-            for event in _sse_events(self.path):
-                yield event, 0.0
-        else:
-            for event in _chunk_log_events(self.path):
-                yield event, 0.0
+        reads = self.source.exchange(self.exchange or 1).reads
+        if self.kind == RECORDING:  # the recorded chunking and timing
+            for i in range(len(reads)):
+                data, t = reads.read(i)
+                yield data, (t or 0) / 1e9
+        elif self.kind == SSE:  # event by event (each with its blank line), bytes unchanged
+            event: list[bytes] = []
+            for line in _lines(reads):
+                event.append(line)
+                if line in (b"\n", b"\r\n"):
+                    yield b"".join(event), 0.0
+                    event = []
+            if event:
+                yield b"".join(event), 0.0
+        else:  # a chunk log: each line as one `data:` event, then [DONE] unless it had one
+            done = False
+            for i in range(len(reads)):
+                data = reads.read(i)[0].strip()
+                if i == 0 and data.startswith(BOM):
+                    data = data[len(BOM) :].strip()
+                if not data:
+                    continue
+                if data.startswith(b"data:"):  # an SSE line kept in a log
+                    data = data[5:].lstrip(b" ")
+                done = done or data == b"[DONE]"
+                yield b"data: " + data + b"\n\n", 0.0
+            if not done:
+                yield b"data: [DONE]\n\n", 0.0
 
 
-def _sse_events(path: str) -> Iterator[bytes]:
-    """A saved SSE body, event by event (each with its blank line), bytes unchanged."""
-    with open(path, "rb") as f:
-        event: list[bytes] = []
-        for line in f:
-            event.append(line)
-            if line in (b"\n", b"\r\n"):
-                yield b"".join(event)
-                event = []
-        if event:
-            yield b"".join(event)
-
-
-def _chunk_log_events(path: str) -> Iterator[bytes]:
-    """A chunk log's lines as SSE events, then `data: [DONE]` unless the log had it."""
-    done = False
-    with open(path, "rb") as f:
-        for line in f:
-            data = line.strip()
-            if not data:
-                continue
-            if data.startswith(b"data:"):  # an SSE line kept in a log
-                data = data[5:].lstrip(b" ")
-            done = done or data == b"[DONE]"
-            yield b"data: " + data + b"\n\n"
-    if not done:
-        yield b"data: [DONE]\n\n"
+def _lines(reads: Reads) -> Iterator[bytes]:
+    """The body's lines, each with its line end."""
+    rest = b""
+    for i in range(len(reads)):
+        *whole, rest = (rest + reads.read(i)[0]).split(b"\n")
+        for line in whole:
+            yield line + b"\n"
+    if rest:
+        yield rest
 
 
 def _is_chat(url: str) -> bool:
     return urlsplit(url).path.rstrip("/").endswith("/chat/completions")
 
 
-def _recording_entries(path: str, source: _Recording, only: int | None) -> list[Entry]:
-    index = source.index()
-    numbers = index.exchanges()
-    if only is not None:
-        if only not in numbers:
-            have = f"1 to {numbers[-1]}" if numbers else "none"
-            raise RecordingError(f"{path}: no exchange {only} (exchanges: {have})", path)
-        numbers = [only]
+def _recording_entries(source: Source, only: int | None) -> list[Entry]:
     out = []
-    for x in numbers:
-        info = index.exchange(x)
-        if info.response is None:
+    for x in [only] if only is not None else source.numbers():
+        ex = source.exchange(x)  # RecordingError for an exchange that is not there
+        request, response, end = ex.request, ex.response, ex.end
+        if response is None:
             continue  # nothing was answered: nothing to replay
-        request = index.line(info.request) if info.request is not None else None
         if request is not None and not _is_chat(request.url):
             continue
-        response = index.line(info.response)
-        end = index.line(info.end) if info.end is not None else None
         body = request.json_body() if request is not None else None
         t0 = request.t_ns if request is not None else response.t_ns
         out.append(
             Entry(
                 0,
-                path,
-                RECORDING,
+                source,
                 x,
                 body if isinstance(body, dict) else None,
                 response.status,
                 [(k, v) for k, v in response.headers if k.lower() not in DROPPED_HEADERS],
                 max(0.0, (response.t_ns - t0) / 1e9),
                 f"{end.reason}: {end.error}" if end and end.reason in _FAILED else None,
-                source,
-                info.chunks,
-                t0,
             )
         )
     return out
@@ -344,24 +313,23 @@ class Library:
             raise ValueError("exchange= needs exactly one file")
         self.paths = paths
         self.entries: list[Entry] = []
-        self._sources: list[_Recording] = []
+        self._sources: list[Source] = []
         self._lock = threading.Lock()
         try:
             for path in paths:
-                kind = sniff(path)
-                if kind == RECORDING:
-                    source = _Recording(path)
-                    self._sources.append(source)
-                    found = _recording_entries(path, source, exchange)
+                # every line checked now: a bad one must not cut a client off half-way
+                source = open_input(path, check=True)
+                self._sources.append(source)
+                if source.kind == RECORDING:
+                    found = _recording_entries(source, exchange)
                     if not found:
                         raise RecordingError(
                             f"{path}: no chat completion exchange with a response to serve", path
                         )
                     self.entries += found
                 else:
-                    if exchange not in (None, 1):
-                        raise RecordingError(f"{path}: one stream only, no exchange {exchange}")
-                    self.entries.append(Entry(0, path, kind))
+                    source.exchange(exchange or 1)  # RecordingError for another exchange
+                    self.entries.append(Entry(0, source))
         except BaseException:
             self.close()
             raise

@@ -19,6 +19,7 @@ from streamscope import __version__
 SCHEMA_VERSION = 1
 TOOL = "streamscope"
 REDACTED = "[REDACTED]"
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, which editors may put before line 1
 END_REASONS = ("complete", "client-closed", "upstream-error", "timeout")
 
 Headers = list[tuple[str, str]]
@@ -312,7 +313,7 @@ BODY_TYPES: dict[str, type[Request | Response | Chunk | End]] = {
     "end": End,
 }
 
-# The cheap check iter_raw does instead of building dataclasses.
+# Which keys each line type must have (their types are checked by from_json).
 _REQUIRED = {
     "request": frozenset({"exchange", "t_ns", "method", "url", "headers"}),
     "response": frozenset({"exchange", "t_ns", "status", "headers"}),
@@ -327,7 +328,9 @@ def check_raw(d: object) -> str | None:
     if type(d) is not dict:
         return "not a JSON object"
     t = d.get("type")
-    need = _REQUIRED.get(t)  # type: ignore[arg-type]
+    if not isinstance(t, str):
+        return f"field 'type' is not a string ({type(t).__name__})"
+    need = _REQUIRED.get(t)
     if need is None:
         return "a second header line" if t == "header" else f"unknown record type {t!r}"
     if not need <= d.keys():

@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from streamscope.recording.format import (
+    BOM,
     SCHEMA_VERSION,
     Chunk,
     Header,
@@ -24,7 +25,6 @@ from streamscope.recording.format import (
     RecordingError,
     Stopped,
     body_record,
-    check_raw,
     located,
 )
 from streamscope.recording.migrate import check_version, header_version, migrate
@@ -51,6 +51,8 @@ def _read_header(path: str) -> tuple[Header, dict, int]:
         line = f.readline(HEADER_LIMIT)
     if not line:
         raise RecordingError(f"{path}: empty file, not a streamscope recording", path, 1, 0)
+    if line.startswith(BOM):  # an editor's byte order mark: skipped (the input layer notes it)
+        line = line[len(BOM) :]
     try:
         d = _loads(line)
     except _JSONError:
@@ -128,26 +130,23 @@ class RecordingReader:
                     self.stopped_at = Stopped(n, offset)
                     return
                 raise located(path, n, offset, "not valid JSON") from None
-            if (
+            if (  # inspect's hot path: a chunk line whose every field has its type
                 fast
                 and type(d) is dict
                 and d.get("type") == "chunk"
-                and ("data" in d) != ("data_b64" in d)
-                and "exchange" in d
-                and "t_ns" in d
+                and type(d.get("data")) is str
+                and type(d.get("exchange")) is int
+                and type(d.get("t_ns")) is int
+                and "data_b64" not in d
             ):
                 yield n, d
                 continue
             try:
                 if version != SCHEMA_VERSION:
                     d = migrate(d, version)
+                rec = body_record(d)  # every field's type checked, once, here
                 if raw:
-                    problem = check_raw(d)
-                    if problem:
-                        raise ValueError(problem)
                     rec = d
-                else:
-                    rec = body_record(d)
             except ValueError as e:
                 raise located(path, n, offset, str(e)) from None
             yield n, rec
@@ -159,7 +158,7 @@ def iter_records(path: str | os.PathLike[str], progress: Progress | None = None)
 
 
 def iter_raw(path: str | os.PathLike[str], progress: Progress | None = None) -> RecordingReader:
-    """Like iter_records but yields migrated dicts (keys checked, values not): for hot paths."""
+    """Like iter_records but yields migrated dicts (every field's type checked): for hot paths."""
     return RecordingReader(path, raw=True, progress=progress)
 
 
@@ -184,8 +183,10 @@ _CHUNK_AT = len(_CHUNK_PREFIX)
 class RecordingIndex:
     """Random access by line number, after one scan that keeps 8 bytes per line.
 
-    Chunk lines are not validated by the scan (only their exchange number is read); a bad
-    one raises RecordingError when it is read with line() or chunks().
+    Chunk lines are not validated by the scan (only their exchange number is read) unless
+    `check`; a bad one raises RecordingError when it is read with line() or chunks().
+    A bad line raises RecordingError, or, when `tolerant` (the replay opens what it can),
+    is skipped and kept in `errors`.
     """
 
     def __init__(
@@ -196,24 +197,34 @@ class RecordingIndex:
         offsets: array,
         exchanges: dict[int, ExchangeIndex],
         stopped_at: Stopped | None,
+        errors: list[RecordingError] | None = None,
     ) -> None:
         self.path = path
         self.header = header
         self.version = version
         self.stopped_at = stopped_at
+        self.errors = errors or []  # lines skipped by a tolerant scan
         self._offsets = offsets  # start of every line, plus the end of the last one
         self._exchanges = exchanges
         self._f = _open(path)
         self._lock = threading.Lock()  # seek + read must not interleave between threads
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], progress: Progress | None = None) -> RecordingIndex:
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        progress: Progress | None = None,
+        *,
+        check: bool = False,
+        tolerant: bool = False,
+    ) -> RecordingIndex:
         path = os.fspath(path)
         header, _, version = _read_header(path)
         offsets = array("q")
         exchanges: dict[int, ExchangeIndex] = {}
+        errors: list[RecordingError] = []
         stopped_at = None
-        fast = version == SCHEMA_VERSION
+        fast = version == SCHEMA_VERSION and not check
         end = 0
         for n, offset, line, whole in _lines(path, progress):
             if n == 1:
@@ -231,31 +242,40 @@ class RecordingIndex:
                     offsets.append(offset)
                     end = offset + len(line) + 1
                     continue
+            offsets.append(offset)
+            end = offset + len(line) + whole
             try:
                 d = _loads(line)
             except _JSONError:
                 if not whole:
+                    offsets.pop()
+                    end = offset
                     stopped_at = Stopped(n, offset)
                     break
-                raise located(path, n, offset, "not valid JSON") from None
+                d = None
             try:
-                rec = body_record(d if fast else migrate(d, version))
+                if d is None:
+                    raise ValueError("not valid JSON")
+                rec = body_record(d if version == SCHEMA_VERSION else migrate(d, version))
+                ex = exchanges.get(rec.exchange)
+                if ex is None:
+                    ex = exchanges[rec.exchange] = ExchangeIndex(rec.exchange)
+                if rec.type == "chunk":
+                    ex.chunks.append(n)
+                elif getattr(ex, rec.type) is not None:
+                    first = getattr(ex, rec.type)
+                    raise ValueError(
+                        f"a second {rec.type} line for exchange {rec.exchange} (first on line {first})"
+                    )
+                else:
+                    setattr(ex, rec.type, n)
             except ValueError as e:
-                raise located(path, n, offset, str(e)) from None
-            ex = exchanges.get(rec.exchange)
-            if ex is None:
-                ex = exchanges[rec.exchange] = ExchangeIndex(rec.exchange)
-            if rec.type == "chunk":
-                ex.chunks.append(n)
-            elif getattr(ex, rec.type) is not None:
-                what = f"a second {rec.type} line for exchange {rec.exchange}"
-                raise located(path, n, offset, f"{what} (first on line {getattr(ex, rec.type)})")
-            else:
-                setattr(ex, rec.type, n)
-            offsets.append(offset)
-            end = offset + len(line) + whole
+                error = located(path, n, offset, str(e))
+                if not tolerant:
+                    raise error from None
+                errors.append(error)
         offsets.append(end)
-        return cls(path, header, version, offsets, exchanges, stopped_at)
+        return cls(path, header, version, offsets, exchanges, stopped_at, errors)
 
     def __len__(self) -> int:
         """Number of readable lines, the header included."""

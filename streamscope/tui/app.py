@@ -11,10 +11,8 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..analysis import ExchangeInfo
-from ..inputs.reads import BlockReads, ExchangeReads, LineReads, Reads
-from ..inputs.sniff import RECORDING, SSE, sniff
-from ..recording import RecordingIndex
+from ..inputs import RECORDING, ExchangeInfo, describe_numbers, open_input
+from ..text import visible
 from .model import StreamModel
 from .screens import ExchangesScreen, Loading, StreamScreen, TextScreen, help_text
 
@@ -28,12 +26,14 @@ class ReplayApp(App):
         self, source: str, exchange: int | None = None, frame: int = 0, follow: bool = False
     ) -> None:
         super().__init__()
-        self.source = os.fspath(source)
-        self.format = sniff(self.source)  # RecordingError for bad input, before any screen
+        # RecordingError for bad input, before any screen; then open what can be read
+        self.input = open_input(source, tolerant=True)
+        self.source = self.input.path
+        self.format = self.input.kind
         self.exchange = exchange
         self.start_frame = frame
+        self.asked_frame: int | None = frame or None  # --frame, checked once the stream is read
         self.follow = follow
-        self.index: RecordingIndex | None = None
         self.infos: list[ExchangeInfo] = []
         self._follow_size = 0
 
@@ -55,49 +55,39 @@ class ReplayApp(App):
 
         try:
             if self.format == RECORDING:
-                self.index = RecordingIndex.open(self.source, progress=progress)
-                self.infos = exchange_infos(self.index)
+                self.input.close()  # re-read: --follow comes back here when the file grew
+                self.infos = self.input.infos(progress)
                 self._follow_size = os.path.getsize(self.source)
             self.call_from_thread(self._loaded)
-        except Exception as exc:
-            self.call_from_thread(self.exit, message=f"streamscope: {exc}", return_code=2)
+        except Exception as exc:  # RecordingError, OSError: one line, exit 2
+            self.call_from_thread(self.fail, exc)
 
     def _loaded(self) -> None:
+        for error in self.input.errors:  # skipped lines: said once, the rest is opened
+            self.notify(visible(str(error)), title="skipped a line", severity="error", timeout=30)
         if self.format != RECORDING:
             self.open_stream(1, replace=True)
             return
-        streams = [i for i in self.infos]
+        numbers = [i.exchange for i in self.infos]
         if self.exchange is not None:
-            if self.exchange not in {i.exchange for i in streams}:
-                self.exit(
-                    message=f"streamscope: {self.source}: there is no exchange {self.exchange}",
-                    return_code=2,
+            if self.exchange not in numbers:
+                self.fail(
+                    f"{self.source}: there is no exchange {self.exchange} ({describe_numbers(numbers)})"
                 )
                 return
             self.open_stream(self.exchange, replace=True)
-        elif len(streams) == 1 and not self.follow:  # following: more exchanges may come
-            self.open_stream(streams[0].exchange, replace=True)
+        elif len(numbers) == 1 and not self.follow:  # following: more exchanges may come
+            self.open_stream(numbers[0], replace=True)
         else:
-            self.switch_screen(ExchangesScreen(self.infos))
-
-    def reads(self, exchange: int) -> Reads:
-        if self.format == RECORDING:
-            assert self.index is not None
-            return ExchangeReads(self.index, exchange)
-        return BlockReads(self.source) if self.format == SSE else LineReads(self.source)
+            self.switch_screen(ExchangesScreen(self.infos, self.input.errors))
 
     def open_stream(self, exchange: int, replace: bool = False) -> None:
-        info = next((i for i in self.infos if i.exchange == exchange), None)
-        end = {"end_reason": info.end_reason, "status": info.status} if info is not None else {}
-        if info is not None and info.end_ns is None:
+        ex = self.input.exchange(exchange)
+        info = ex.info
+        end = {"end_reason": info.end_reason, "status": info.status}
+        if self.format == RECORDING and info.end_ns is None:
             end["end_reason"] = "unfinished"
-        model = StreamModel(
-            self.reads(exchange),
-            exchange,
-            info.tools if info else None,
-            info.response_format if info else None,
-            end,
-        )
+        model = StreamModel(ex.reads, exchange, info.tools, info.response_format, end)
         loading = Loading(f"Reading exchange {exchange} …")
         if replace:
             self.switch_screen(loading)
@@ -107,15 +97,36 @@ class ReplayApp(App):
 
     @work(thread=True, group="build")
     def build(self, model: StreamModel, loading: Loading, exchange: int) -> None:
-        model.build(lambda done, total: self.call_from_thread(loading.progress, done, total))
+        try:
+            model.build(lambda done, total: self.call_from_thread(loading.progress, done, total))
+        except Exception as exc:  # OSError (the file went away): one line, exit 2
+            self.call_from_thread(self.fail, exc)
+            return
         self.call_from_thread(self._built, model, exchange)
+
+    def fail(self, exc: BaseException | str) -> None:
+        """Leave with one line on stderr and exit status 2."""
+        self.exit(message=visible(f"streamscope: {exc}"), return_code=2)
 
     def _built(self, model: StreamModel, exchange: int) -> None:
         name = Path(self.source).name
         title = f"{name} · exchange {exchange}" if self.format == RECORDING else name
+        if self.asked_frame is not None and self.asked_frame > model.total:  # as export says it
+            self.fail(
+                f"{self.source}: --frame {self.asked_frame}: the stream has frames 1-{model.total}"
+            )
+            return
+        self.asked_frame = None
         start = self.start_frame
         self.start_frame = 0
         self.switch_screen(StreamScreen(model, title, start))
+        if model.error is not None:
+            self.notify(
+                f"{visible(str(model.error))}: the stream is shown up to there",
+                title="a line cannot be read",
+                severity="error",
+                timeout=30,
+            )
 
     def _check_growth(self) -> None:
         """--follow: when the recording grew, read it again and show the newest state."""
@@ -156,27 +167,3 @@ class ReplayApp(App):
                     f"key: {binding.key_display or binding.key}",
                     lambda action=action, screen=screen: self.run_action(action, screen),
                 )
-
-
-def exchange_infos(index: RecordingIndex) -> list[ExchangeInfo]:
-    """The exchanges screen's facts, from the request, response and end lines only."""
-    infos = []
-    for ex in index.exchanges():
-        info = ExchangeInfo(ex)
-        lines = index.exchange(ex)
-        if lines.request is not None:
-            req = index.line(lines.request)
-            info.method, info.url, info.start_ns = req.method, req.url, req.t_ns
-            body = req.json_body()
-            if isinstance(body, dict):
-                info.model = body.get("model") if isinstance(body.get("model"), str) else None
-                info.tools = body.get("tools") if isinstance(body.get("tools"), list) else None
-                info.response_format = body.get("response_format")
-                info.stream = body.get("stream") is True
-        if lines.response is not None:
-            info.status = index.line(lines.response).status
-        if lines.end is not None:
-            end = index.line(lines.end)
-            info.end_ns, info.end_reason = end.t_ns, end.reason
-        infos.append(info)
-    return infos

@@ -18,6 +18,7 @@ from ..core.events import FieldEvent
 from ..core.frames import Frame
 from ..core.summary import summarize
 from ..inputs.reads import Reads
+from ..recording.format import RecordingError
 
 
 @dataclass(slots=True)
@@ -60,6 +61,7 @@ class StreamModel:
         self.snapshots: list[Snapshot] = []
         self.result: StreamResult | None = None
         self.anomaly_frames: list[int] = []  # sorted frames where an anomaly was first seen
+        self.error: RecordingError | None = None  # a line of the stream that could not be read
 
     def _engine(self) -> StreamEngine:
         return StreamEngine(self.exchange, self.tools, self.response_format)
@@ -78,7 +80,12 @@ class StreamModel:
         offset = 0
         times, summaries = self.times, self.summaries
         for i in range(n_reads):
-            data, t = self.reads.read(i)
+            try:
+                data, t = self.reads.read(i)
+            except RecordingError as e:  # the stream is shown up to the line that broke
+                self.error = e
+                self.reads.stop = i  # type: ignore[attr-defined] (only recordings raise)
+                break
             self.read_offsets.append(offset)
             offset += len(data)
             for frame in decoder.feed(data, t):

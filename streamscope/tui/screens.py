@@ -12,9 +12,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
 
-from ..analysis import ExchangeInfo
 from ..core.calls import StrategyError
 from ..core.engine import STRATEGY_NAMES
+from ..inputs import ExchangeInfo
 from ..text import cut, plural, quote, visible
 from .model import StreamModel
 from .widgets import (
@@ -58,9 +58,10 @@ class ExchangesScreen(Screen):
         Binding("question_mark", "app.help", "Help", id="help"),
     ]
 
-    def __init__(self, infos: list[ExchangeInfo]) -> None:
+    def __init__(self, infos: list[ExchangeInfo], errors: list | None = None) -> None:
         super().__init__()
         self.infos = infos
+        self.errors = errors or []  # lines of the recording that could not be read
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -70,6 +71,13 @@ class ExchangesScreen(Screen):
             ),
             id="title",
         )
+        if self.errors:
+            said = "; ".join(visible(str(e)) for e in self.errors[:3])
+            more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
+            yield Static(
+                Text(f"✗ skipped {plural(len(self.errors), 'unreadable line')}: {said}{more}"),
+                id="errors",
+            )
         yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
         yield Footer()
 

@@ -1,0 +1,229 @@
+"""One door for every input: `open_input(path)` gives a `Source`.
+
+A Source knows its kind (recording, SSE body, chunk log), the notes its sniffing made
+(a byte order mark), and its exchanges: each one's request, response head, end, and its
+body as reads that decode to frames with byte offsets and times. What a face needs is
+read lazily: `inspect` walks a recording once in file order (`records`), the replay,
+`export` and playback index it for random access (`exchange`).
+
+Every line that cannot be read is a one-line RecordingError naming the file, the line
+and the byte; field types are checked once, here (recording/format.py). A face chooses:
+stop (inspect, export, serve) or open what can be read (replay, `tolerant=True`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..recording.format import End, Header, RecordingError, Request, Response, Stopped
+from ..recording.reader import Progress, RecordingIndex, iter_raw
+from .reads import BlockReads, ExchangeReads, LineReads, Reads
+from .sniff import CHUNKS, RECORDING, SSE, sniff
+
+
+@dataclass(slots=True)
+class ExchangeInfo:
+    """What the request, response and end lines say about one exchange (not its frames)."""
+
+    exchange: int
+    method: str = ""
+    url: str = ""
+    model: str | None = None
+    status: int | None = None
+    stream: bool = False
+    start_ns: int = 0
+    end_ns: int | None = None
+    end_reason: str | None = None
+    tools: list | None = None
+    response_format: object = None
+    end_error: str | None = None
+    headers: list[tuple[str, str]] = field(default_factory=list)  # the response's
+    body: bytearray | None = None  # the start of a non-stream response body
+
+    def saw_request(self, request: Request) -> object:
+        """Take the request's facts; returns its parsed JSON body (None if not JSON)."""
+        self.method, self.url, self.start_ns = request.method, request.url, request.t_ns
+        body = request.json_body()
+        if isinstance(body, dict):
+            model, tools = body.get("model"), body.get("tools")
+            self.model = model if isinstance(model, str) else None
+            self.stream = body.get("stream") is True
+            self.tools = tools if isinstance(tools, list) else None
+            self.response_format = body.get("response_format")
+        return body
+
+    def saw_response(self, response: Response) -> None:
+        """Take the status, and whether the body is an event stream (its content type)."""
+        self.status, self.headers = response.status, response.headers
+        for name, value in response.headers:
+            if name.lower() == "content-type":
+                self.stream = "text/event-stream" in value.lower()
+                break
+
+    def saw_end(self, end: End) -> None:
+        self.end_ns, self.end_reason, self.end_error = end.t_ns, end.reason, end.error
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One exchange, indexed: its lines as records and its body as reads."""
+
+    number: int
+    info: ExchangeInfo
+    request: Request | None
+    response: Response | None
+    end: End | None
+    reads: Reads
+
+    def frames(self):
+        return self.reads.frames()
+
+
+class Source:
+    """An opened input. Close it (or use `with`) when done with random access."""
+
+    def __init__(self, path: str, kind: str, notes: list[str], tolerant: bool, check: bool) -> None:
+        self.path = path
+        self.kind = kind
+        self.notes = notes
+        self.tolerant = tolerant
+        self.check = check
+        self._index: RecordingIndex | None = None
+        self._stream: Exchange | None = None  # an SSE body's or chunk log's one exchange
+        self._lock = threading.RLock()  # faces may open exchanges from several threads
+        self.header: Header | None = None
+        if kind == RECORDING:
+            # the header is read (and checked) now: a bad one fails before any face starts
+            self.header = iter_raw(path).header
+
+    # -- random access -------------------------------------------------------------
+
+    def index(self, progress: Progress | None = None) -> RecordingIndex:
+        """The recording's line index (built on first use; `progress` reports the scan)."""
+        with self._lock:
+            if self._index is None:
+                self._index = RecordingIndex.open(
+                    self.path, progress, check=self.check, tolerant=self.tolerant
+                )
+            return self._index
+
+    @property
+    def errors(self) -> list[RecordingError]:
+        """Lines a tolerant source skipped (known once indexed)."""
+        return self._index.errors if self._index is not None else []
+
+    @property
+    def stopped_at(self) -> Stopped | None:
+        return self._index.stopped_at if self._index is not None else None
+
+    def numbers(self, progress: Progress | None = None) -> list[int]:
+        """The exchange numbers, in order (a stream file has exchange 1 only)."""
+        return self.index(progress).exchanges() if self.kind == RECORDING else [1]
+
+    def infos(self, progress: Progress | None = None) -> list[ExchangeInfo]:
+        return [self.exchange(n, progress).info for n in self.numbers(progress)]
+
+    def exchange(self, number: int, progress: Progress | None = None) -> Exchange:
+        """Exchange `number`; RecordingError when there is none (naming those there are)."""
+        if self.kind != RECORDING:
+            if number != 1:
+                raise RecordingError(
+                    f"{self.path}: a {self.kind} file holds one stream (exchange 1), not {number}",
+                    self.path,
+                )
+            with self._lock:
+                if self._stream is None:
+                    reads = BlockReads(self.path) if self.kind == SSE else LineReads(self.path)
+                    self._stream = Exchange(
+                        1, ExchangeInfo(1, stream=True), None, None, None, reads
+                    )
+                return self._stream
+        index = self.index(progress)
+        if number not in index.exchanges():
+            raise RecordingError(
+                f"{self.path}: there is no exchange {number} ({describe_numbers(index.exchanges())})",
+                self.path,
+            )
+        lines = index.exchange(number)
+        info = ExchangeInfo(number)
+        request = response = end = None
+        if lines.request is not None:
+            request = index.line(lines.request)
+            info.saw_request(request)
+        if lines.response is not None:
+            response = index.line(lines.response)
+            info.saw_response(response)
+        if lines.end is not None:
+            end = index.line(lines.end)
+            info.saw_end(end)
+        return Exchange(number, info, request, response, end, ExchangeReads(index, number))  # type: ignore[arg-type]
+
+    # -- one pass in file order ------------------------------------------------------
+
+    def records(self, progress: Progress | None = None) -> Iterator[tuple[int, dict]]:
+        """A recording's lines in file order as checked dicts (exchanges may interleave).
+
+        Then `stopped_at_scan` says where a cut-off recording stopped.
+        """
+        reader = iter_raw(self.path, progress)
+        self.stopped_at_scan = None
+        yield from reader
+        self.stopped_at_scan = reader.stopped_at
+
+    def close(self) -> None:
+        """Close the files; they are opened again if the source is used again."""
+        with self._lock:
+            if self._stream is not None:
+                self._stream.reads.close()
+                self._stream = None
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+
+    def __enter__(self) -> Source:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def describe_numbers(numbers: list[int]) -> str:
+    """ "exchanges: 1 to 12", "exchanges: 1, 3", "no exchanges"."""
+    if not numbers:
+        return "the file has no exchanges"
+    if numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 2:
+        return f"exchanges: {numbers[0]} to {numbers[-1]}"
+    shown = ", ".join(map(str, numbers[:10])) + (" ..." if len(numbers) > 10 else "")
+    return f"exchange{'s' if len(numbers) > 1 else ''}: {shown}"
+
+
+def open_input(
+    path: str | os.PathLike[str], *, tolerant: bool = False, check: bool = False
+) -> Source:
+    """Open any input streamscope reads; RecordingError (one line) when it cannot.
+
+    `tolerant`: skip lines that cannot be read (kept in `Source.errors`) instead of failing.
+    `check`: validate every line when indexing, not only when it is read (for playback,
+    which must not fail half-way through a response).
+    """
+    name = os.fspath(path)
+    sniffed = sniff(name)
+    try:
+        return Source(name, sniffed.kind, sniffed.notes, tolerant, check)
+    except OSError as e:
+        raise RecordingError(f"{name}: {e.strerror or e}", name) from None
+
+
+__all__ = [
+    "CHUNKS",
+    "RECORDING",
+    "SSE",
+    "Exchange",
+    "ExchangeInfo",
+    "Source",
+    "describe_numbers",
+    "open_input",
+]
