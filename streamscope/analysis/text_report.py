@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 from rich.console import Console
@@ -30,7 +29,7 @@ def _safe(text: str) -> str:
 
 def _args(call: Call) -> str:
     a = call.arguments
-    return a if isinstance(a, str) else json.dumps(a, ensure_ascii=False)
+    return a if isinstance(a, str) else quote(a)
 
 
 def _differing(value: object, robust: object) -> str:

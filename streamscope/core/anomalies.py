@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..text import quote
+
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
 
-# kind -> (severity, what it means in plain words). The order is the contract's.
+# kind -> (severity, what it means in plain words): the one registry every rule refers to
+# (a test checks every kind the rules name is here). The order is the contract's.
 KINDS: dict[str, tuple[str, str]] = {
     "id-empty-overwrite": (WARNING, 'a later delta has id "" or null for a call whose id is set'),
     "name-empty-overwrite": (WARNING, 'a later delta has name "" or null for a named call'),
@@ -157,4 +160,4 @@ class AnomalyLog:
 
 
 def _hashable(value: object) -> object:
-    return value if isinstance(value, (int, str, type(None))) else repr(value)
+    return value if isinstance(value, (int, str, type(None))) else quote(value)

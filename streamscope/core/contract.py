@@ -10,21 +10,40 @@ import json
 from dataclasses import dataclass, field
 
 from ..text import cut, quote
+from .anomalies import ERROR, WARNING
 from .calls import Call
 
-KINDS = {
-    "tool-call-id-substituted": "the assistant message sends back another id than the stream assembled",
-    "tool-call-name-changed": "the name sent back differs from the assembled one",
-    "tool-call-arguments-invalid": "the arguments sent back do not parse",
-    "tool-call-dropped": "an assembled call is missing from the assistant message sent back",
-    "tool-result-id-mismatch": "a tool message's tool_call_id matches no id of the assistant message before it",
-    "tool-result-missing": "an assistant tool call has no tool message answering it",
-    "tool-result-before-assistant": "a tool message comes before the assistant message it answers",
+# kind -> (severity, what it means in plain words): the one registry every check refers to.
+KINDS: dict[str, tuple[str, str]] = {
+    "tool-call-id-substituted": (
+        ERROR,
+        "the assistant message sends back another id than the stream assembled",
+    ),
+    "tool-call-name-changed": (ERROR, "the name sent back differs from the assembled one"),
+    "tool-call-arguments-invalid": (ERROR, "the arguments sent back do not parse"),
+    "tool-call-dropped": (
+        ERROR,
+        "an assembled call is missing from the assistant message sent back",
+    ),
+    "tool-result-id-mismatch": (
+        ERROR,
+        "a tool message's tool_call_id matches no id of the assistant message before it",
+    ),
+    "tool-result-missing": (ERROR, "an assistant tool call has no tool message answering it"),
+    "tool-result-before-assistant": (
+        ERROR,
+        "a tool message comes before the assistant message it answers",
+    ),
     # Beyond the contract's table (new kinds may be added):
-    "tool-call-arguments-changed": "arguments that parsed as streamed go back as other JSON",
-    "tool-call-arguments-repaired": "arguments that did not parse go back repaired (check what the repair changed)",
+    "tool-call-arguments-changed": (
+        ERROR,
+        "arguments that parsed as streamed go back as other JSON",
+    ),
+    "tool-call-arguments-repaired": (
+        WARNING,
+        "arguments that did not parse go back repaired (check what the repair changed)",
+    ),
 }
-SEVERITY = {"tool-call-arguments-repaired": "warning"}
 
 
 @dataclass(slots=True)
@@ -96,7 +115,7 @@ def _parses(arguments: object) -> bool:
         return False
     try:
         json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past Python's limit: no client parses it
         return False
     return True
 
@@ -116,7 +135,7 @@ def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -
         if (kind, *key) not in seen:  # later requests repeat the history: report once
             seen.add((kind, *key))
             stream = key[0] if key and isinstance(key[0], int) else None
-            findings.append(Finding(exchange, kind, message, SEVERITY.get(kind, "error"), stream))
+            findings.append(Finding(exchange, kind, message, KINDS[kind][0], stream))
 
     compared = 0
     for exchange, calls in streams:

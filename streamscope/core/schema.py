@@ -6,14 +6,10 @@ core needs no pydantic. It answers with the first violation, as a path and a rea
 
 from __future__ import annotations
 
-import json
+from ..text import quote
 
 _FINISH = {"stop", "length", "tool_calls", "content_filter", "function_call"}
 _ROLES = {"developer", "system", "user", "assistant", "tool"}
-
-
-def _j(v: object) -> str:
-    return json.dumps(v, ensure_ascii=False)
 
 
 def _is_int(v: object) -> bool:
@@ -31,7 +27,7 @@ def chunk_violation(payload: object) -> str | None:
     if "error" in payload and "choices" not in payload:
         err = payload["error"]
         msg = err.get("message") if isinstance(err, dict) else err
-        return f"the provider sent an error instead of a chunk: {_j(msg)}"
+        return f"the provider sent an error instead of a chunk: {quote(msg)}"
     for key, check, want in (
         ("id", lambda v: isinstance(v, str), "a string"),
         ("created", _is_int, "an integer"),
@@ -40,11 +36,11 @@ def chunk_violation(payload: object) -> str | None:
         if key not in payload:
             return f"{key} is missing"
         if not check(payload[key]):
-            return f"{key} is {_j(payload[key])}, not {want}"
+            return f"{key} is {quote(payload[key])}, not {want}"
     if payload.get("object") != "chat.completion.chunk":
         if "object" not in payload:
             return "object is missing"
-        return f'object is {_j(payload["object"])}, not "chat.completion.chunk"'
+        return f'object is {quote(payload["object"])}, not "chat.completion.chunk"'
     choices = payload.get("choices")
     if not isinstance(choices, list):
         return "choices is missing" if "choices" not in payload else "choices is not a list"
@@ -59,19 +55,21 @@ def _choice(choice: object) -> str | None:
     if not isinstance(choice, dict):
         return " is not an object"
     if not _is_int(choice.get("index")):
-        return ".index is missing" if "index" not in choice else f".index is {_j(choice['index'])}"
+        return (
+            ".index is missing" if "index" not in choice else f".index is {quote(choice['index'])}"
+        )
     fr = choice.get("finish_reason")
     if fr is not None and fr not in _FINISH:
-        return f".finish_reason {_j(fr)} is not one of the SDK's values"
+        return f".finish_reason {quote(fr)} is not one of the SDK's values"
     delta = choice.get("delta")
     if not isinstance(delta, dict):
         return ".delta is missing" if "delta" not in choice else ".delta is not an object"
     for key in ("content", "refusal"):
         if not _opt_str(delta.get(key)):
-            return f".delta.{key} is {_j(delta[key])}, not a string"
+            return f".delta.{key} is {quote(delta[key])}, not a string"
     role = delta.get("role")
     if role is not None and role not in _ROLES:
-        return f".delta.role {_j(role)} is not a role"
+        return f".delta.role {quote(role)} is not a role"
     calls = delta.get("tool_calls")
     if calls is None:
         return None
@@ -88,12 +86,12 @@ def _tool_call(call: object) -> str | None:
     if not isinstance(call, dict):
         return " is not an object"
     if not _is_int(call.get("index")):
-        return ".index is missing" if "index" not in call else f".index is {_j(call['index'])}"
+        return ".index is missing" if "index" not in call else f".index is {quote(call['index'])}"
     if not _opt_str(call.get("id")):
-        return f".id is {_j(call['id'])}, not a string"
+        return f".id is {quote(call['id'])}, not a string"
     t = call.get("type")
     if t is not None and t != "function":
-        return f'.type is {_j(t)}, not "function"'
+        return f'.type is {quote(t)}, not "function"'
     fn = call.get("function")
     if fn is None:
         return None

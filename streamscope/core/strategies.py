@@ -76,9 +76,9 @@ class Slot:
                 value = getattr(self, name)
                 if isinstance(value, list) and value and all(type(v) is str for v in value[:1]):
                     value = ["".join(value)] if name == "concat" else list(value)
-                    setattr(new, name, value)
-                else:
-                    setattr(new, name, copy.deepcopy(value, memo))
+                # else a value as parsed from a frame, never changed in place: shared (a deep
+                # copy of JSON nested 1,000 levels would exceed Python's recursion limit)
+                setattr(new, name, value)
         return new
 
     def to_call(self) -> Call:
@@ -313,7 +313,7 @@ class OpenAIDocs(Strategy):
                 return
             try:
                 json.loads(frame.data)
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # what the SDK's json.loads raises
                 self.error = StrategyError.from_exception(exc, frame.number)
             return
         payload = frame.payload

@@ -446,8 +446,15 @@ def minimize(
     frames = list(frames)
     target = signature(frames, tools, expect_done)
     test = _Tester(target, tools, expect_done, max_runs)
-    trees = [_RAW if t is INVALID else t for t in map(parse_payload, frames)]
-    texts = [f if t is _RAW else _dumps(t) for t, f in zip(trees, frames, strict=True)]
+    trees, texts = [], []
+    for frame in frames:
+        tree = parse_payload(frame)
+        try:
+            text = frame if tree is INVALID else _dumps(tree)
+        except TypeError:  # nested past what orjson writes (255 levels): kept as sent
+            tree, text = _RAW, frame
+        trees.append(_RAW if tree is INVALID else tree)
+        texts.append(text)
     stream = _Stream(trees, texts)
     try:
         if texts != frames and not test(texts):

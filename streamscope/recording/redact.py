@@ -85,12 +85,21 @@ def redact_json_paths(body: bytes, paths: Sequence[str]) -> bytes:
         doc = json.loads(body)
     except ValueError:  # includes UnicodeDecodeError
         return body
+    except RecursionError:  # nested past Python's limit: no path can be found, mask it all
+        return TOO_DEEP
     hit = False
     for path in paths:
         hit |= _redact(doc, path.split("."))
     if not hit:
         return body
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    try:
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except RecursionError:
+        return TOO_DEEP
+
+
+# What a body that --redact-json cannot walk is recorded as: never the body in clear.
+TOO_DEEP = b'"[REDACTED: a JSON body nested too deeply to mask by path]"'
 
 
 def _redact(node: object, parts: list[str]) -> bool:

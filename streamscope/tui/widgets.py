@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import orjson
 from rich.console import Group, RenderableType
 from rich.highlighter import JSONHighlighter
 from rich.segment import Segment
@@ -313,18 +312,18 @@ class FrameDetail(Static):
             parts.append(raw)
             if frame.is_json:
                 parts.append(Text("Parsed", style="bold"))
-                pretty = Text(visible(_pretty(frame.payload), lines=True))
+                pretty = Text(visible(_pretty(frame.payload, frame.data), lines=True))
                 _JSON.highlight(pretty)  # regex highlighting: cheap enough for every frame
                 parts.append(pretty)
         self.update(Group(*parts))
 
 
-def _pretty(payload: object) -> str:
-    """A frame's JSON, indented; past Python's nesting limit, on one line."""
+def _pretty(payload: object, data: str) -> str:
+    """A frame's JSON, indented; past Python's nesting limit, its data as received."""
     try:
         return json.dumps(payload, indent=2, ensure_ascii=False)
     except RecursionError:
-        return orjson.dumps(payload).decode()
+        return data
 
 
 def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableType:

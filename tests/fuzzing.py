@@ -1,0 +1,229 @@
+"""Mutations of the bundled inputs, and every command's core path over a file.
+
+Shared by the fuzz test (bounded, in the suite) and by longer hunts run by hand:
+    python -m tests.fuzzing 2000
+which keeps each file that crashes a face in tests/fuzz_cases/ (the regression cases).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import sys
+import traceback
+from pathlib import Path
+
+import orjson
+
+from streamscope.analysis import analyze
+from streamscope.analysis.text_report import render
+from streamscope.core.report import report_json
+from streamscope.export.fixtures import FORMATS, export
+from streamscope.inputs import open_input
+from streamscope.playback import Library
+from streamscope.recording.format import RecordingError
+from streamscope.tui.model import StreamModel
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted(p for p in (ROOT / "recordings").iterdir() if p.suffix in (".jsonl", ".sse"))
+CASES = Path(__file__).resolve().parent / "fuzz_cases"
+# Nesting depths: past orjson's writer (255), near Python's recursion limit (1000), past
+# orjson's reader (1024).
+DEPTHS = (300, 990, 1100)
+
+
+def _inspect(path: str) -> None:
+    from rich.console import Console
+
+    a = analyze(path)
+    orjson.dumps(report_json(a.source, a.format, a.streams, a.contract, a.stopped, None, a.notes))
+    render(a, Console(file=io.StringIO(), width=120))
+
+
+def _export(path: str) -> None:
+    for fmt in FORMATS:
+        export(path, fmt)
+    export(path, "sse", minimal=True)
+
+
+def _serve(path: str) -> None:
+    library = Library(path)
+    try:
+        for entry in library.entries:
+            for _ in entry.reads():
+                pass
+            library.select(orjson.dumps(entry.request) if entry.request else b"{}")
+    finally:
+        library.close()
+
+
+def _replay(path: str) -> None:
+    with open_input(path, tolerant=True) as source:
+        for info in source.infos():
+            ex = source.exchange(info.exchange)
+            model = StreamModel(ex.reads, info.exchange, info.tools, info.response_format)
+            model.build()
+            for n in {0, 1, model.total // 2, model.total}:
+                state = model.at(n)
+                if state.frame is not None:
+                    model.raw(state.frame)
+                    for e in state.events:
+                        e.describe()
+
+
+FACES = {"inspect": _inspect, "export": _export, "serve": _serve, "replay": _replay}
+
+
+def run_faces(path: str) -> dict[str, str]:
+    """Each face's outcome: "ok" or "RecordingError"; anything else propagates."""
+    out = {}
+    for name, face in FACES.items():
+        try:
+            face(path)
+            out[name] = "ok"
+        except RecordingError as e:
+            assert "\n" not in str(e), f"{name}: a RecordingError of several lines: {e}"
+            out[name] = "RecordingError"
+    return out
+
+
+# -- mutations ---------------------------------------------------------------------
+
+
+def _deep(value: object, rng: random.Random) -> object:
+    for _ in range(rng.choice(DEPTHS)):
+        value = [value] if rng.random() < 0.5 else {"a": value}
+    return value
+
+
+_VALUES = [1, -1, 2.5, "2", "", None, True, [], [[]], {}, {"a": 1}, "\x1b]0;pwned\x07", 10**30]
+
+
+def mutate_value(data: bytes, rng: random.Random) -> bytes:
+    """Replace one value of one JSON line (a line's field, or a field inside its payload)."""
+    lines = data.split(b"\n")
+    candidates = [i for i, line in enumerate(lines) if line.startswith(b"{")]
+    if not candidates:
+        return data
+    i = rng.choice(candidates)
+    try:
+        obj = orjson.loads(lines[i])
+    except orjson.JSONDecodeError:
+        return data
+    # a path into the object, through the chunk's SSE payload when there is one
+    holder, key = _pick(obj, rng)
+    if holder is None:
+        return data
+    roll = rng.random()
+    if roll < 0.15:
+        new = _deep(holder[key], rng)
+    elif roll < 0.25:
+        depth = rng.choice(DEPTHS)
+        new = "[" * depth + "1" + "]" * depth  # a deep JSON text inside a string
+    else:
+        new = rng.choice(_VALUES)
+    holder[key] = new
+    lines[i] = _encode(obj)
+    return b"\n".join(lines)
+
+
+def _encode(obj: object) -> bytes:
+    """JSON of any depth (orjson stops at 255 levels when writing)."""
+    try:
+        return orjson.dumps(obj)
+    except orjson.JSONEncodeError:
+        import json
+
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(20_000)  # only while writing the mutated file
+        try:
+            return json.dumps(obj).encode()
+        finally:
+            sys.setrecursionlimit(limit)
+
+
+def _pick(obj: object, rng: random.Random) -> tuple[object, object]:
+    """(container, key) of a random place in `obj` (descending into SSE data payloads)."""
+    holder, key = None, None
+    node = obj
+    for _ in range(8):
+        if isinstance(node, dict) and node:
+            if "data" in node and isinstance(node["data"], str) and rng.random() < 0.6:
+                text = node["data"]
+                start = text.find("{")
+                if start >= 0:
+                    try:
+                        payload = orjson.loads(text[start:].strip())
+                    except orjson.JSONDecodeError:
+                        payload = None
+                    if isinstance(payload, dict):
+                        h, k = _pick(payload, rng)
+                        if h is not None:
+                            mutated = _VALUES + [_deep(1, rng)]
+                            h[k] = rng.choice(mutated)
+                            enc = _encode(payload).decode()
+                            node["data"] = "data: " + enc + "\n\n"
+                            return None, None
+            holder, key = node, rng.choice(list(node))
+        elif isinstance(node, list) and node:
+            holder, key = node, rng.randrange(len(node))
+        else:
+            break
+        node = holder[key]  # type: ignore[index]
+        if rng.random() < 0.35:
+            break
+    return holder, key
+
+
+def mutate(data: bytes, rng: random.Random) -> bytes:
+    roll = rng.random()
+    n = len(data)
+    if roll < 0.15 and n:  # truncate
+        return data[: rng.randrange(n)]
+    if roll < 0.3 and n:  # splice: a slice copied elsewhere
+        a = rng.randrange(n)
+        b = min(n, a + rng.randrange(1, 400))
+        at = rng.randrange(n)
+        return data[:at] + data[a:b] + data[at:]
+    if roll < 0.45 and n:  # flip bytes
+        out = bytearray(data)
+        for _ in range(rng.randrange(1, 6)):
+            out[rng.randrange(n)] = rng.choice(
+                [0, 0x1B, 0x80, 0xFF, 0x0A, 0x7B, 0x22, rng.randrange(256)]
+            )
+        return bytes(out)
+    if roll < 0.5:  # a byte order mark, or a very long first line
+        return b"\xef\xbb\xbf" + data if rng.random() < 0.5 else data
+    return mutate_value(data, rng)
+
+
+def hunt(count: int, seed: int = 0) -> int:
+    """Mutate `count` files; keep every one that crashes a face. Returns the crashes."""
+    rng = random.Random(seed)
+    CASES.mkdir(exist_ok=True)
+    crashes = 0
+    tmp = CASES / "_current"
+    for i in range(count):
+        sample = rng.choice(SAMPLES)
+        data = sample.read_bytes()
+        for _ in range(rng.randrange(1, 3)):
+            data = mutate(data, rng)
+        tmp.write_bytes(data)
+        try:
+            run_faces(str(tmp))
+        except Exception:
+            crashes += 1
+            name = f"crash-{seed}-{i}{sample.suffix}"
+            (CASES / name).write_bytes(data)
+            last = traceback.format_exc().strip().splitlines()[-1]
+            print(f"{name} ({sample.name}): {last}", flush=True)
+    tmp.unlink(missing_ok=True)
+    return crashes
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 500
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    print(f"{hunt(n, seed)} crashes in {n} files")

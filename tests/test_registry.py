@@ -1,0 +1,70 @@
+"""Every anomaly and contract kind a rule names is declared in its registry.
+
+A misspelt kind must fail here, not when its rule first fires on a user's stream.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from streamscope.core import anomalies, contract
+
+CORE = Path(anomalies.__file__).resolve().parent
+KIND_SHAPE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "analysis-contract.md"
+
+
+def _named_kinds() -> list[tuple[str, int, str]]:
+    """(module, line, kind) of every kind-shaped literal passed to an add or discard call."""
+    found = []
+    for path in sorted(CORE.glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name not in ("add", "discard"):
+                continue
+            # the kind is the first argument (AnomalyLog.add, discard), or the second after
+            # the exchange number (the contract's add)
+            strings = [
+                a.value
+                for a in node.args[:2]
+                if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            ]
+            if strings and KIND_SHAPE.match(strings[0]):
+                found.append((path.name, node.lineno, strings[0]))
+    return found
+
+
+def test_every_kind_a_rule_names_is_registered():
+    named = _named_kinds()
+    assert len(named) > 40  # the scan does see the rules
+    registered = set(anomalies.KINDS) | set(contract.KINDS)
+    unknown = [(m, line, k) for m, line, k in named if k not in registered]
+    assert unknown == []
+
+
+def test_every_registered_kind_is_used_by_a_rule():
+    used = {k for _, _, k in _named_kinds()}
+    assert set(anomalies.KINDS) - used == set()
+    assert set(contract.KINDS) - used == set()
+
+
+def test_registries_give_a_severity_and_a_meaning():
+    for registry in (anomalies.KINDS, contract.KINDS):
+        for kind, (severity, meaning) in registry.items():
+            assert severity in anomalies.SEVERITY_ORDER, kind
+            assert meaning and "\n" not in meaning, kind
+
+
+def test_every_kind_of_the_contract_is_registered():
+    if not SPEC.exists():  # the shared spec lies beside the checkout
+        return
+    text = SPEC.read_text()
+    table = set(re.findall(r"^\| `([a-z0-9-]+)` \| (?:error|warning|info) \|", text, re.M))
+    assert len(table) > 40
+    assert table <= set(anomalies.KINDS) | set(contract.KINDS)
