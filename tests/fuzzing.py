@@ -11,6 +11,7 @@ import io
 import os
 import random
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
@@ -203,7 +204,7 @@ def hunt(count: int, seed: int = 0) -> int:
     rng = random.Random(seed)
     CASES.mkdir(exist_ok=True)
     crashes = 0
-    tmp = CASES / "_current"
+    tmp = Path(tempfile.mkdtemp()) / "mutated"
     for i in range(count):
         sample = rng.choice(SAMPLES)
         data = sample.read_bytes()
@@ -219,6 +220,7 @@ def hunt(count: int, seed: int = 0) -> int:
             last = traceback.format_exc().strip().splitlines()[-1]
             print(f"{name} ({sample.name}): {last}", flush=True)
     tmp.unlink(missing_ok=True)
+    tmp.parent.rmdir()
     return crashes
 
 
