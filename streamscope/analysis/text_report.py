@@ -162,7 +162,8 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
                 console.print(f"  {label}{name}: {escape(_cut(_q(text), 100))}")
     if s.tool_calls:
         table = Table(box=None, padding=(0, 1), show_edge=False, title_justify="left")
-        for col in ("#", "choice", "index", "id", "name", "arguments", "frames"):
+        # a custom call's type says its "arguments" are free-text input, never JSON
+        for col in ("#", "choice", "index", "id", "type", "name", "arguments", "frames"):
             table.add_column(col, overflow="fold")
         for i, c in enumerate(s.tool_calls, 1):
             table.add_row(
@@ -170,6 +171,7 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
                 str(c.choice),
                 escape(_q(c.index)),
                 escape(_q(c.id)),
+                escape(_q(c.type)),
                 escape(_q(c.name)),
                 escape(_cut(_args(c), 70)),
                 f"{c.first_frame}-{c.last_frame} ({c.fragments} fragment{'s' if c.fragments != 1 else ''})",

@@ -28,8 +28,29 @@ _TOOL_CALL_TEXT = re.compile(
 
 
 def _q(value: object) -> str:
-    """A value as the user saw it on the wire."""
-    return orjson.dumps(value).decode() if isinstance(value, (str, type(None))) else repr(value)
+    """A value as the user saw it on the wire (JSON, never a Python repr)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer beyond 64 bits: orjson declines, the stdlib does not
+        import json
+
+        return json.dumps(value, ensure_ascii=False)
+
+
+def _at(index: object) -> str:
+    """Where a call sits, in words: "at index 2", or "with no index" when none was sent."""
+    if index is None or index is _MISSING:
+        return "with no index"
+    return f"at index {index if isinstance(index, int) else _q(index)}"
+
+
+def _json_type(value: object) -> str:
+    """A JSON value's type as JSON names it (object, array, ...), not as Python does."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {dict: "object", list: "array", str: "string"}.get(type(value), "value")
 
 
 def _cut(text: str, width: int) -> str:
@@ -46,7 +67,7 @@ def _complete(text: str) -> bool:
 
 
 class RSlot(Slot):
-    __slots__ = ("nchars", "latched", "concat", "pos")
+    __slots__ = ("nchars", "latched", "concat", "pos", "freeform")
 
     def __init__(self, choice: int, index: object, frame: int, pos: int):
         super().__init__(choice, index, frame, "", "")
@@ -54,10 +75,16 @@ class RSlot(Slot):
         self.latched = False  # arguments arrive as growing snapshots
         self.concat: list[str] | None = None  # while latched: the plain concatenation too
         self.pos = pos  # the call's position in its choice
+        self.freeform = False  # a custom call: its input is free text, not JSON
 
 
 def _done(slot: RSlot) -> bool:
-    """Are the call's arguments complete (a non-string value, or text that parses)?"""
+    """Are the call's arguments complete (a non-string value, or text that parses)?
+
+    A custom call's input is free text with no end marker: any text counts as complete.
+    """
+    if slot.freeform:
+        return slot.nchars > 0 or slot.value is not _NOTHING
     return slot.value is not _NOTHING or (slot.nchars > 0 and _complete(slot.text()))
 
 
@@ -250,16 +277,21 @@ class Robust:
                 log.add(
                     "same-index-twice-in-chunk",
                     n,
-                    f"two entries for index {raw_index} in one chunk; they are read in order",
+                    f"two entries {_at(raw_index)} in one chunk; they are read in order",
                     c,
                     raw_index,
                 )
             seen.add(key)
 
         idv = d.get("id")
+        # A function call carries `function: {name, arguments}`, a custom (freeform) call
+        # `custom: {name, input}`: read alike, the input as free text.
         fn = d.get("function")
         fn = fn if isinstance(fn, dict) else None
-        name = fn.get("name") if fn is not None else None
+        custom = d.get("custom") if fn is None else None
+        custom = custom if isinstance(custom, dict) else None
+        body, args_key = (fn, "arguments") if custom is None else (custom, "input")
+        name = body.get("name") if body is not None else None
         has_id = isinstance(idv, str) and idv != ""
         has_name = isinstance(name, str) and name != ""
 
@@ -272,7 +304,7 @@ class Robust:
             log.add(
                 "interleaved",
                 n,
-                f"fragments of different calls alternate (back to index {slot.index})",
+                f"fragments of different calls alternate (back to the call {_at(slot.index)})",
                 c,
                 None,
             )
@@ -280,20 +312,22 @@ class Robust:
         slot.fragments += 1
         slot.last = n
 
-        if "function" not in d or d["function"] is None:
+        if custom is not None:
+            slot.freeform = True
+        if ("function" not in d or d["function"] is None) and custom is None:
             log.add(
                 "function-missing",
                 n,
-                f"tool call delta at index {raw_index} has no function object "
+                f"the tool call delta {_at(raw_index)} has no function (or custom) object "
                 "(the openai SDK asserts)",
                 c,
                 slot.index,
             )
-        if created and (d.get("type") is None or d.get("type") == "") and "type" not in d:
+        if created and "type" not in d:
             log.add(
                 "type-missing",
                 n,
-                f"the call at index {raw_index} began with no type",
+                f"the call {_at(raw_index)} began with no type",
                 c,
                 slot.index,
             )
@@ -302,11 +336,11 @@ class Robust:
             self._id(n, c, st, slot, idv, created)
         if "type" in d:
             self._type(n, c, slot, d["type"])
-        if fn is not None:
-            if "name" in fn:
+        if body is not None:
+            if "name" in body:
                 self._name(n, c, slot, name, created)
-            if "arguments" in fn:
-                self._arguments(n, c, slot, fn["arguments"], created)
+            if args_key in body:
+                self._arguments(n, c, slot, body[args_key], created)
 
     def _new(self, n: int, c: int, st: ChoiceState, index: object) -> RSlot:
         slot = RSlot(c, index, n, len(st.calls))
@@ -337,7 +371,7 @@ class Robust:
                     "call-boundary-ambiguous",
                     n,
                     f"a delta with no index, id or name could belong to any of "
-                    f"{len(st.calls)} calls; robust attached it to the latest (index {st.last.index})",
+                    f"{len(st.calls)} calls; robust attached it to the latest one (call {st.last.pos + 1})",
                     c,
                     None,
                 )
@@ -353,7 +387,7 @@ class Robust:
                     log.add(
                         "index-moved",
                         n,
-                        f"call {_q(idv)} (index {other.index}) continues under index {index}",
+                        f"call {_q(idv)} (opened {_at(other.index)}) continues {_at(index)}",
                         c,
                         other.index,
                     )
@@ -391,7 +425,7 @@ class Robust:
             log.add(
                 "index-reused",
                 n,
-                f"{reason} at index {index}, already used by {_q(slot.id)}; "
+                f"{reason} {_at(index)}, already used by {_q(slot.id)}; "
                 "index-keyed clients merge the two calls",
                 c,
                 index,
@@ -400,14 +434,14 @@ class Robust:
             log.add(
                 "index-reused",
                 n,
-                f"name {_q(name)} at index {index} after a complete call {_q(slot.name)}",
+                f"name {_q(name)} {_at(index)} after a complete call {_q(slot.name)}",
                 c,
                 index,
             )
             log.add(
                 "call-boundary-ambiguous",
                 n,
-                f"no id tells whether {_q(name)} renames the call at index {index} or starts "
+                f"no id tells whether {_q(name)} renames the call {_at(index)} or starts "
                 "another; robust read a new call",
                 c,
                 index,
@@ -450,7 +484,7 @@ class Robust:
                     log.add(
                         "id-reused",
                         n,
-                        f"id {_q(idv)} already names the call at index {other.index}; "
+                        f"id {_q(idv)} already names the call {_at(other.index)}; "
                         "clients keyed by id merge them, and tool results cannot tell them apart",
                         c,
                         slot.index,
@@ -484,7 +518,7 @@ class Robust:
             self.log.add(
                 "type-empty-or-null",
                 n,
-                f"type {_q(value)} at index {slot.index}: the openai SDK's stream helper "
+                f"type {_q(value)} on the call {_at(slot.index)}: the openai SDK's stream helper "
                 'fails its `type == "function"` assertion',
                 c,
                 slot.index,
@@ -551,18 +585,19 @@ class Robust:
         log = self.log
         if args is None:
             return
+        field = "input" if slot.freeform else "arguments"
         if not isinstance(args, str):
             log.add(
                 "args-not-string",
                 n,
-                f"arguments is a JSON {type(args).__name__} ({_cut(_q(args), 42)}), not a string; "
+                f"{field} is a JSON {_json_type(args)} ({_cut(_q(args), 42)}), not a string; "
                 "kept as sent",
                 c,
                 slot.index,
             )
             if slot.value is _NOTHING and not slot.nchars:
                 slot.value = args
-                self._note(n, ev.SET, slot, "arguments", None, args)
+                self._note(n, ev.SET, slot, field, None, args)
             return
         if not args:
             return
@@ -570,12 +605,17 @@ class Robust:
             log.add(
                 "args-opener-nonempty",
                 n,
-                f"the call's first delta already carries arguments {_cut(_q(args), 42)}; "
+                f"the call's first delta already carries {field} {_cut(_q(args), 42)}; "
                 "the docs snippet counts them twice",
                 c,
                 slot.index,
             )
         if slot.value is not _NOTHING:
+            return
+        if slot.freeform:  # free text: no re-sent copy or snapshot can be told from a fragment
+            slot.parts.append(args)
+            slot.nchars += len(args)
+            self._note(n, ev.APPEND, slot, field, None, args)
             return
         have = slot.nchars
         if have and args[0] in "{[":
@@ -671,7 +711,7 @@ class Robust:
             self.log.add(
                 "call-boundary-ambiguous",
                 slot.last,
-                f"the arguments at index {slot.index} looked like growing snapshots, but only "
+                f"the arguments of the call {_at(slot.index)} looked like growing snapshots, but only "
                 "their concatenation parses; robust concatenated them",
                 slot.choice,
                 slot.index,
