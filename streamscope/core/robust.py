@@ -378,21 +378,23 @@ class Robust:
             return st.last, False
 
         slot = st.by_index.get(key)
+        if idv is not None and (slot is None or (slot.id and idv != slot.id)):
+            # A known id under an index that is not its call's continues that call while its
+            # arguments are incomplete, whichever call the index held before (Vertex's Gemini
+            # opens two calls, then streams each under the other's index). Once the arguments
+            # are complete it is another call reusing the id (id-reused, reported when set).
+            other = next((s for s in reversed(st.calls) if s.id == idv), None)
+            if other is not None and (name is None or name == other.name) and not _done(other):
+                log.add(
+                    "index-moved",
+                    n,
+                    f"call {_q(idv)} (opened {_at(other.index)}) continues {_at(index)}",
+                    c,
+                    other.index,
+                )
+                st.by_index[key] = other
+                return other, False
         if slot is None:
-            if idv is not None:
-                other = next((s for s in st.calls if s.id == idv), None)
-                # a known id under a new index continues its call, unless that call is complete:
-                # then it is another call reusing the id (id-reused, reported when it is set)
-                if other is not None and (name is None or name == other.name) and not _done(other):
-                    log.add(
-                        "index-moved",
-                        n,
-                        f"call {_q(idv)} (opened {_at(other.index)}) continues {_at(index)}",
-                        c,
-                        other.index,
-                    )
-                    st.by_index[key] = other
-                    return other, False
             if isinstance(key, int) and key >= 0:
                 if key > st.max_index + 1:
                     log.add(

@@ -4,8 +4,9 @@ Its source is embedded in every exported pytest module as the function the user 
 for their own client's accumulator. It works on chunk dicts (`chunk.to_dict()` of the
 openai SDK's objects, or parsed JSON), keeps ids exactly as sent ("" when none), never
 concatenates a repeated id or name, starts a new call when a new id arrives at an index
-whose call is complete, attaches index-less continuations to the latest call, skips a
-re-sent copy of complete arguments and takes growing snapshots as the whole text. A custom (freeform)
+whose call is complete, follows a known id to another index while its call's arguments
+are incomplete, attaches index-less continuations to the latest call, skips a re-sent copy
+of complete arguments and takes growing snapshots as the whole text. A custom (freeform)
 call's `custom.name` / `custom.input` are read as name / arguments, the input as plain text.
 """
 
@@ -53,7 +54,8 @@ def accumulate(chunks):
                     call = same[-1] if same else (None if new_id or name else latest.get(c))
                 else:
                     call = by_key.get((c, index))
-                    if call is None and new_id:  # a known id moved to another index
+                    if new_id and (call is None or (call["id"] and new_id != call["id"])):
+                        # a known id under another index continues its call while incomplete
                         same = [x for x in calls if x["choice"] == c and x["id"] == new_id]
                         if same and not _done(same[-1]) and name in (None, same[-1]["name"]):
                             call = same[-1]
