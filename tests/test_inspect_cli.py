@@ -279,3 +279,10 @@ def test_failed_exchanges_are_reported_and_fail_strict(tmp_path):
     assert "HTTP 502" in result.output and "exchange 1" in result.output
     doc = orjson.loads(inspect(str(path), "--json").output)
     assert doc["failed_exchanges"][0]["status"] == 502
+
+
+def test_json_names_the_openai_version_behind_openai_sdk(alibaba_sse):
+    from importlib.metadata import version
+
+    doc = orjson.loads(inspect(str(alibaba_sse), "--json").output)
+    assert doc["openai_sdk_version"] == version("openai")
