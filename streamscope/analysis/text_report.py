@@ -150,9 +150,12 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
     for choice in s.choices:
         label = f"choice {choice.index} " if several else ""
         if several:
-            console.print(
-                f"  choice {choice.index}: finish_reason {escape(str(choice.finish_reason))}"
+            finish = (
+                f"finish_reason {escape(str(choice.finish_reason))}"
+                if choice.finish_reason is not None
+                else "no finish_reason"
             )
+            console.print(f"  choice {choice.index}: {finish}")
         for name, text in (
             ("content", choice.content),
             ("reasoning", choice.reasoning_content),
