@@ -10,6 +10,7 @@ from streamscope.cli import main
 from streamscope.core.appendix_a import FINISH, chunk
 from streamscope.core.calls import StrategyError
 from streamscope.core.contract import Conversation, check
+from streamscope.core.engine import StreamEngine
 from streamscope.core.events import APPEND, FieldEvent
 from streamscope.core.schema import chunk_violation
 from streamscope.export.reference import accumulate
@@ -19,14 +20,14 @@ from .helpers import (
     SQL,
     WEATHER_ARGS,
     custom_delta,
+    frames_of,
     kinds,
     run,
     sse_body,
     tool_def,
 )
 
-SQL, ARGS, STREAM = SQL, WEATHER_ARGS, CUSTOM_BESIDE_FUNCTION
-custom = custom_delta
+ARGS, STREAM, custom = WEATHER_ARGS, CUSTOM_BESIDE_FUNCTION, custom_delta
 
 RIGHT = [
     ("call_c", "custom", "run_sql", SQL),
@@ -104,12 +105,8 @@ def test_the_exported_accumulator_reads_custom_input_as_text():
 
 
 def test_the_frame_detail_says_input_for_a_custom_call():
-    engine_events = []
-    from streamscope.core.engine import StreamEngine
-
-    from .helpers import frames_of
-
     engine = StreamEngine(1, collect_events=True)
+    engine_events: list[FieldEvent] = []
     for frame in frames_of(STREAM):
         engine_events += engine.feed(frame) or []
     appended = [e for e in engine_events if e.op == APPEND]
