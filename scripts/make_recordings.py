@@ -928,6 +928,80 @@ def sample_buggy_agent_uuid() -> Sample:
     )
 
 
+SHELL = {
+    "type": "custom",
+    "custom": {
+        "name": "run_shell",
+        "description": "Run one shell command in the workspace; the input is the command line.",
+    },
+}
+
+
+def custom_call(index: int, id: str | None = None, **custom: str) -> dict:
+    """A custom (freeform) tool-call delta: `custom: {name, input}` instead of `function`."""
+    out: dict[str, Any] = {"index": index}
+    if id is not None:
+        out.update(id=id, type="custom")
+    out["custom"] = custom
+    return out
+
+
+def sample_custom_tool() -> Sample:
+    mk = openai_env("chatcmpl-CLqB7nV2cX4zL6kJ8hG0fD2sA4pQm", model="gpt-5-2025-08-07")
+    c_id, f_id = "call_Jx4mT8qW2zN6vB0kR3yH7cLd", "call_Ps9dF1gK5nM3xZ7wQ2tV6bYe"
+    command = 'grep -rn "TODO" src/ | head -20'
+    first = calls(custom_call(0, c_id, name="run_shell", input=""), role=True, content=None)
+    first["refusal"] = None
+    stream1 = [
+        mk(first),
+        mk(calls(custom_call(0, input="grep -rn "))),
+        mk(calls(custom_call(0, input='"TODO" src/'))),
+        mk(calls(custom_call(0, input=" | head -20"))),
+        mk(calls(tc(1, f_id, "read_file", "", "function"))),
+        mk(calls(tc(1, args='{"path"'))),
+        mk(calls(tc(1, args=': "README'))),
+        mk(calls(tc(1, args='.md"}'))),
+        mk({}, "tool_calls"),
+        DONE,
+    ]
+    mk2 = openai_env("chatcmpl-CLqB9pW4dY6aM8lK0jH2gF4tB6rSn", model="gpt-5-2025-08-07")
+    answer = "There are 3 TODOs in src/; the README says the parser rewrite comes first."
+    stream2 = [
+        *text_stream(mk2, answer, opener={"role": "assistant", "content": "", "refusal": None}),
+        DONE,
+    ]
+    return Sample(
+        name="custom-tool",
+        base="https://api.openai.com/v1",
+        model="gpt-5",
+        messages=[CODER, user("What is left to do in src/, and what does the README say?")],
+        tools=[SHELL, READ_FILE],
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": c_id,
+                    "type": "custom",
+                    "custom": {"name": "run_shell", "input": command},
+                },
+                call(f_id, "read_file", '{"path": "README.md"}'),
+            ],
+        },
+        results=[
+            (
+                c_id,
+                "src/parse.py:12: # TODO rewrite\nsrc/cli.py:40: # TODO flags\nsrc/io.py:7: # TODO",
+            ),
+            (f_id, "# demo\nRoadmap: the parser rewrite comes first."),
+        ],
+        stream2=stream2,
+        response_headers=[("x-request-id", "req_2f4e6d8c0b1a3f5e7d9c1b3a5f7e9d0c")],
+        split1=5,
+    )
+
+
 SAMPLES = [
     sample_openai,
     sample_dashscope_truncated,
@@ -941,6 +1015,7 @@ SAMPLES = [
     sample_name_fragments,
     sample_args_resent,
     sample_buggy_agent_uuid,
+    sample_custom_tool,
 ]
 
 

@@ -46,6 +46,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
     except OSError as e:
         _fail(f"{file}: {e.strerror or e}")
     if as_json:
+        from .analysis.sdk_oracle import openai_version
         from .core.report import report_json
 
         doc = report_json(
@@ -56,6 +57,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             analysis.stopped,
             [f.to_json() for f in analysis.failures],
             analysis.notes,
+            openai_sdk_version=openai_version(),
         )
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     else:

@@ -55,3 +55,14 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 def say(message: str) -> None:
     """streamscope speaks on stderr, one safe line (a recorded child owns stdout)."""
     print(f"streamscope: {visible(message)}", file=sys.stderr, flush=True)
+
+
+def json_type(value: object) -> str:
+    """A JSON value's type as JSON names it (object, array, ...), not as Python does."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {dict: "object", list: "array", str: "string"}.get(
+        type(value), "null" if value is None else "value"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import orjson
 
+from streamscope.core.appendix_a import FINISH, chunk
 from streamscope.core.engine import StreamEngine, StreamResult
 from streamscope.core.frames import Frame, parse_payload
 from streamscope.core.sse import Truncation
@@ -43,3 +44,40 @@ def tool_def(name: str, strict: bool = False) -> dict:
     if strict:
         fn["strict"] = True
     return {"type": "function", "function": fn}
+
+
+def custom_delta(index: int, **fields) -> dict:
+    """A tool-call delta with exactly the keys given (`custom=...` for a custom call)."""
+    return {"index": index, **fields}
+
+
+# A custom (freeform) call beside a function call, as openai-node's tests stream them: the
+# opener carries `custom: {name, input: ""}`, continuations `custom: {input: fragment}`.
+SQL = "SELECT name FROM users WHERE id = {"  # free text, not JSON: must stay as sent
+WEATHER_ARGS = '{"city": "Paris"}'
+CUSTOM_BESIDE_FUNCTION = [
+    chunk(
+        {
+            "role": "assistant",
+            "tool_calls": [
+                custom_delta(0, id="call_c", type="custom", custom={"name": "run_sql", "input": ""})
+            ],
+        }
+    ),
+    chunk({"tool_calls": [custom_delta(0, custom={"input": SQL[:22]})]}),
+    chunk({"tool_calls": [custom_delta(0, custom={"input": SQL[22:]})]}),
+    chunk(
+        {
+            "tool_calls": [
+                custom_delta(
+                    1,
+                    id="call_f",
+                    type="function",
+                    function={"name": "get_weather", "arguments": ""},
+                )
+            ]
+        }
+    ),
+    chunk({"tool_calls": [custom_delta(1, function={"arguments": WEATHER_ARGS})]}),
+    FINISH,
+]

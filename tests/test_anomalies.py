@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from streamscope.core.anomalies import KINDS
@@ -238,3 +240,90 @@ def test_invalid_utf8_is_named():
         for frame in frames:
             engine.feed(frame)
         assert ("invalid-utf8" in kinds(engine.finish())) is bad
+
+
+def _without(stream: list, keys: tuple[str, ...], null: bool) -> list:
+    """The stream with `keys` dropped from every tool-call delta (or set to null)."""
+    out = []
+    for item in stream:
+        if isinstance(item, dict) and isinstance(item.get("choices"), list):
+            item = copy.deepcopy(item)
+            for choice in item["choices"]:
+                for d in (choice.get("delta") or {}).get("tool_calls") or []:
+                    for key in keys:
+                        if key == "name":
+                            (d.get("function") or {}).pop("name", None)
+                        elif null:
+                            d[key] = None
+                        else:
+                            d.pop(key, None)
+        out.append(item)
+    return out
+
+
+STRIPPED = [
+    (("index",), False),
+    (("index",), True),
+    (("id",), False),
+    (("type",), False),
+    (("function",), False),
+    (("name",), False),
+    (("index", "id", "type", "name"), False),
+]
+DOUBLE = [
+    chunk(calls(tc(0, "call_a", "get_weather", '"{\\"city\\": \\"Paris\\"}"', "function"))),
+    FINISH,
+]
+
+
+def _variants() -> list[tuple[str, list, dict]]:
+    out = [("args-double-encoded", DOUBLE, {})]
+    for kind, (stream, _, extra) in sorted(CASES.items()):
+        out.append((kind, stream, extra))
+        for keys, null in STRIPPED:
+            out.append(
+                (
+                    f"{kind} without {'+'.join(keys)}{' (null)' if null else ''}",
+                    _without(stream, keys, null),
+                    extra,
+                )
+            )
+    return out
+
+
+def test_no_message_or_report_shows_a_python_none(tmp_path):
+    """Absent values read as words ("with no index"), never as Python's None."""
+    from click.testing import CliRunner
+
+    from streamscope.cli import main
+
+    from .helpers import sse_body
+
+    seen: set[str] = set()
+    for label, stream, extra in _variants():
+        result = run(stream, **extra)
+        seen |= kinds(result)
+        for a in result.anomalies:
+            assert "None" not in a.text(), (label, a.to_json())
+        if extra:
+            continue  # the report below reads a plain SSE body
+        path = tmp_path / "stream.sse"
+        path.write_bytes(sse_body([s for s in stream if isinstance(s, dict)]))
+        report = CliRunner().invoke(main, ["inspect", str(path)])
+        assert report.exit_code == 0, report.output
+        # a client's own exception is quoted verbatim ("... not NoneType"): that is its text
+        ours = [line for line in report.output.splitlines() if " raises " not in line]
+        assert not [line for line in ours if "None" in line], (label, report.output)
+    # the kinds whose messages name an absent index, id, type or name were all rendered
+    assert {
+        "index-missing",
+        "type-missing",
+        "function-missing",
+        "id-missing",
+        "name-missing",
+        "interleaved",
+        "call-boundary-ambiguous",
+        "args-empty",
+        "type-empty-or-null",
+    } <= seen
+    assert set(KINDS) - seen == {"invalid-utf8"}  # named by its own test above

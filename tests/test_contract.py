@@ -60,12 +60,34 @@ CASES = {
         assistant(("call_a", "get_weather", ARGS)),
         tool("call_a"),
     ],
+    # a custom call (STREAMS) sent back with other input, or as a function call
+    "tool-call-input-changed": [
+        USER,
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {"id": "call_c", "type": "custom", "custom": {"name": "run_sql", "input": "DROP"}}
+            ],
+        },
+        tool("call_c"),
+    ],
+    "tool-call-type-changed": [
+        USER,
+        assistant(("call_c", "run_sql", "SELECT 1;")),
+        tool("call_c"),
+    ],
 }
 
 
 TWO = [(1, [*STREAM[0][1], Call(0, 1, "call_b", "function", "get_time", "{}", 2, 5, 6)])]
 CUT = [(1, [Call(0, 0, "call_a", "function", "get_weather", '{"city": "Par', 3, 2, 4)])]
-STREAMS = {"tool-call-dropped": TWO, "tool-call-arguments-repaired": CUT}
+CUSTOM = [(1, [Call(0, 0, "call_c", "custom", "run_sql", "SELECT 1;", 3, 2, 4)])]
+STREAMS = {
+    "tool-call-dropped": TWO,
+    "tool-call-arguments-repaired": CUT,
+    "tool-call-input-changed": CUSTOM,
+    "tool-call-type-changed": CUSTOM,
+}
 
 
 def findings(messages: list, streams=STREAM) -> list[str]:

@@ -230,6 +230,11 @@ def test_every_choice_and_a_refusal_are_shown(tmp_path):
     assert stream["content"] == "zero"
     assert [c["refusal"] for c in stream["choices"]] == ["", "I can't help with that."]
     assert "choice 1 refusal" in inspect(str(path)).output
+    # a choice that never finished reads as words, not Python's None
+    two[1]["choices"].pop()
+    path.write_bytes(sse_body(two))
+    report = inspect(str(path)).output
+    assert "choice 1: no finish_reason" in report and "None" not in report
 
 
 def test_a_whole_chat_completion_is_refused(tmp_path):
@@ -279,3 +284,10 @@ def test_failed_exchanges_are_reported_and_fail_strict(tmp_path):
     assert "HTTP 502" in result.output and "exchange 1" in result.output
     doc = orjson.loads(inspect(str(path), "--json").output)
     assert doc["failed_exchanges"][0]["status"] == 502
+
+
+def test_json_names_the_openai_version_behind_openai_sdk(alibaba_sse):
+    from importlib.metadata import version
+
+    doc = orjson.loads(inspect(str(alibaba_sse), "--json").output)
+    assert doc["openai_sdk_version"] == version("openai")

@@ -119,6 +119,15 @@ SAMPLES: dict[str, dict] = {
         "errors": {},
         "contract": {"tool-call-id-substituted"},
     },
+    "custom-tool.jsonl": {
+        "ids": ["call_Jx4mT8qW2zN6vB0kR3yH7cLd", "call_Ps9dF1gK5nM3xZ7wQ2tV6bYe"],
+        "kinds": set(),
+        "differs": set(),
+        # openai 3.57 keeps the custom call as a function tool call with a `custom` extra,
+        # then get_final_completion() reads `.name` on that dict
+        "errors": {"openai-sdk": "AttributeError"},
+        "contract": set(),
+    },
     "gemini-no-index.sse": {
         "ids": ["function-call-13712447254226412846", "function-call-5183419573382718213"],
         "kinds": {"index-missing", "finish-reason-mismatch"},
@@ -143,6 +152,7 @@ ARGUMENTS = {
     "parallel-index-0.jsonl": ['{"city":"Tokyo"}', '{"timezone":"Asia/Tokyo"}'],
     "args-resent.jsonl": ['{"amount": 250, "from": "EUR", "to": "JPY"}'],
     "deepseek-cumulative.chunks.jsonl": ['{"city": "Beijing", "unit": "celsius"}'],
+    "custom-tool.jsonl": ['grep -rn "TODO" src/ | head -20', '{"path": "README.md"}'],
 }
 
 
@@ -198,6 +208,14 @@ def test_sample(name: str):
         assert second["finish_reason"] == "stop"
         assert second["ended"] == "done"
         assert second["content"]
+
+
+def test_custom_tool_is_a_valid_stream_with_its_input_as_text():
+    doc = inspect_json("custom-tool.jsonl")
+    custom, function = doc["streams"][0]["tool_calls"]
+    assert (custom["type"], custom["name"], custom["repair"]) == ("custom", "run_shell", None)
+    assert (function["type"], function["name"]) == ("function", "read_file")
+    assert doc["streams"][0]["anomalies"] == []
 
 
 def test_openai_is_clean():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -10,11 +11,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamscope.analysis.sdk_oracle import run_real_sdk, sdk_result
+from streamscope.analysis.driver import analyze, frame_source
+from streamscope.analysis.sdk_oracle import openai_version, run_real_sdk, sdk_result
 from streamscope.core.appendix_a import ARGS, FIXTURES, chunk
 from streamscope.core.calls import Call, StrategyError
 from streamscope.core.frames import INVALID, Frame, parse_payload
-from streamscope.core.sdk_model import SdkEmulation, Unmodeled
+from streamscope.core.sdk_model import VERIFIED_OPENAI, SdkEmulation, Unmodeled
+
+from .helpers import CUSTOM_BESIDE_FUNCTION, SQL, WEATHER_ARGS, custom_delta
+
+ROOT = Path(__file__).resolve().parents[1]
 
 NON_STRICT = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
 STRICT = [
@@ -54,7 +60,11 @@ def check(items: list[Any], **kw: Any) -> bool:
 
     Returns False when the emulation declined (Unmodeled); then the fallback must agree.
     """
-    frames = frames_of(copy.deepcopy(items))
+    return check_frames(frames_of(copy.deepcopy(items)), **kw)
+
+
+def check_frames(frames: list[Frame], **kw: Any) -> bool:
+    """`check` on frames as decoded from a file (SSE events keep their `event` field)."""
     payloads = copy.deepcopy([f.payload for f in frames])
     real_mid: dict[int, list[Call]] = {}
     real = run_real_sdk(frames, on_frame=lambda n, c: real_mid.__setitem__(n, c), **kw)
@@ -123,9 +133,34 @@ def variants(chunks: list[dict]) -> dict[str, list[Any]]:
     return out
 
 
+# Custom (freeform) calls, as openai-node's tests stream them: beside a function call, with
+# `custom.input` in fragments (the real package accumulates them, then raises at the end).
+CUSTOM = {
+    "custom-beside-function": CUSTOM_BESIDE_FUNCTION,
+    "custom-only": [
+        chunk(
+            {
+                "tool_calls": [
+                    custom_delta(
+                        0, id="call_c", type="custom", custom={"name": "shell", "input": "ls"}
+                    )
+                ]
+            }
+        ),
+        chunk({"tool_calls": [custom_delta(0, custom={"input": " -la"})]}),
+        chunk(finish="tool_calls"),
+    ],
+    "custom-no-type": [
+        chunk(
+            {"tool_calls": [custom_delta(0, id="call_c", custom={"name": "shell", "input": "ls"})]}
+        ),
+        chunk(finish="tool_calls"),
+    ],
+}
+
 CASES = [
     (f"{name}/{variant}", items)
-    for name, chunks in FIXTURES.items()
+    for name, chunks in {**FIXTURES, **CUSTOM}.items()
     for variant, items in variants(chunks).items()
 ]
 
@@ -255,10 +290,17 @@ def tool_delta(draw: st.DrawFn) -> dict:
     d: dict = {}
     _put(d, "index", draw(w((12, 0), (5, 1), (1, 2), (1, None), (1, -1), (1, MISSING))))
     _put(d, "id", draw(w((10, MISSING), (3, "call_a"), (2, "call_b"), (1, ""), (1, None))))
-    _put(d, "type", draw(w((10, MISSING), (8, "function"), (1, ""), (1, None), (1, "custom"))))
-    fn = draw(w((30, "dict"), (1, "missing"), (1, "none")))
+    _put(d, "type", draw(w((10, MISSING), (8, "function"), (1, ""), (1, None), (3, "custom"))))
+    fn = draw(w((30, "dict"), (1, "missing"), (1, "none"), (6, "custom"), (1, "both")))
     if fn == "none":
         d["function"] = None
+    elif fn in ("custom", "both"):
+        c: dict = {}
+        _put(c, "name", draw(w((4, MISSING), (2, "run_sql"), (1, ""), (1, None))))
+        _put(c, "input", draw(w((2, MISSING), (4, "SELECT "), (4, "1;"), (2, ""), (1, None))))
+        d["custom"] = c if draw(st.integers(0, 20)) else draw(st.sampled_from([None, "x"]))
+        if fn == "both":
+            d["function"] = {"arguments": "{}"}
     elif fn == "dict":
         f: dict = {}
         _put(
@@ -399,3 +441,52 @@ def test_unmodeled_shapes_fall_back(items: list[Any], kw: dict) -> None:
     with pytest.raises(Unmodeled):
         emulate(frames, **kw)
     assert sdk_result(frames, **kw) == run_real_sdk(frames, **kw)
+
+
+def test_custom_calls_are_what_the_real_package_builds() -> None:
+    """The snapshot holds the custom call's input concatenated; the final completion raises."""
+    frames = frames_of([*CUSTOM["custom-beside-function"], DONE])
+    assert check_frames(frames)
+    emu = SdkEmulation()
+    for f in frames[:-2]:
+        emu.feed(f)
+    custom, function = emu.calls()
+    assert (custom.id, custom.type, custom.name, custom.arguments) == (
+        "call_c",
+        "custom",
+        "run_sql",
+        SQL,
+    )
+    assert (function.type, function.name, function.arguments) == (
+        "function",
+        "get_weather",
+        WEATHER_ARGS,
+    )
+    got = sdk_result(frames)
+    assert isinstance(got, StrategyError) and got.error.startswith("AttributeError")
+
+
+SAMPLES = sorted(p for p in (ROOT / "recordings").iterdir() if p.name != "README.md")
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_every_bundled_sample_matches_the_real_package(path: Path) -> None:
+    analysis = analyze(path)
+    infos = {i.exchange: i for i in analysis.exchanges}
+    for stream in analysis.streams:
+        info = infos.get(stream.exchange)
+        frames = list(frame_source(str(path), stream.exchange))
+        tools = info.tools if info else None
+        fmt = info.response_format if info else None
+        assert check_frames(frames, input_tools=tools, response_format=fmt), (
+            f"{path.name} exchange {stream.exchange}: the emulation declined a bundled sample"
+        )
+
+
+def test_the_installed_openai_is_one_the_emulation_was_verified_against() -> None:
+    """A new openai release must be run through these tests and added to VERIFIED_OPENAI."""
+    assert openai_version() in VERIFIED_OPENAI, (
+        f"openai {openai_version()} is installed; the openai-sdk emulation states it was "
+        f"verified against {', '.join(VERIFIED_OPENAI)}: run tests/test_sdk_model.py on it, "
+        "then add it (and widen pyproject.toml's bound)"
+    )

@@ -285,3 +285,23 @@ async def test_follow_shows_what_the_recorder_adds(tmp_path):
         assert isinstance(app.screen, StreamScreen) and app.screen.model.total == len(events)
         assert app.screen.frame == len(events)  # it follows to the newest frame
     writer.close()
+
+
+async def test_a_custom_call_shows_its_type_name_and_input():
+    app = ReplayApp(sample("custom-tool.jsonl"), exchange=1)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("right", "right")  # the opener, then the first input fragment
+        from streamscope.tui.widgets import FrameDetail
+
+        table = text(screen.query_one("#robust", CallTable))
+        assert '"custom"' in table and '"run_shell"' in table and "grep -rn" in table
+        assert 'input += "grep -rn "' in text(screen.query_one(FrameDetail))
+        # the input fragment lights up the arguments cell, as a function's arguments do
+        columns = screen.query_one("#robust", CallTable).content.columns
+        cell = next(c for c in columns if c.header == "arguments")._cells[0]
+        assert any("reverse" in str(span.style) for span in cell.spans)
+        await pilot.press("end")
+        table = text(screen.query_one("#robust", CallTable))
+        assert 'grep -rn "TODO" src/ | head -20' in table and '"read_file"' in table

@@ -18,7 +18,7 @@ from typing import Any
 
 from streamscope.core.calls import Call, StrategyError
 from streamscope.core.frames import Frame
-from streamscope.core.sdk_model import SdkEmulation, Unmodeled
+from streamscope.core.sdk_model import SdkEmulation, Unmodeled, custom_fields
 
 # Attribution marker: appended (last) to every tool-call delta entry we hand the SDK, as the
 # string "<frame>;". accumulate_delta concatenates it when entries merge and keeps it when they
@@ -58,20 +58,34 @@ def _calls(completion: Any) -> list[Call]:
             marks = extra.get(MARKER)
             frames = [int(n) for n in marks.split(";")[:-1]] if isinstance(marks, str) else []
             fn = tc.function
+            if fn is not None:
+                name, arguments = fn.name, fn.arguments
+            else:  # a custom call: its `custom` object is an extra of the snapshot entry
+                name, arguments = custom_fields(extra.get("custom"))
             out.append(
                 Call(
                     choice=choice.index,
                     index=extra.get("index"),
                     id=tc.id,
                     type=tc.type,
-                    name=None if fn is None else fn.name,
-                    arguments=None if fn is None else fn.arguments,
+                    name=name,
+                    arguments=arguments,
                     fragments=len(frames),
                     first_frame=frames[0] if frames else 0,
                     last_frame=frames[-1] if frames else 0,
                 )
             )
     return out
+
+
+def openai_version() -> str | None:
+    """The installed openai version: what the `openai-sdk` strategy stands for (no import)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("openai")
+    except PackageNotFoundError:
+        return None
 
 
 def _snapshot(state: Any) -> Any:

@@ -150,9 +150,12 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
     for choice in s.choices:
         label = f"choice {choice.index} " if several else ""
         if several:
-            console.print(
-                f"  choice {choice.index}: finish_reason {_safe(str(choice.finish_reason))}"
+            finish = (
+                f"finish_reason {_safe(str(choice.finish_reason))}"
+                if choice.finish_reason is not None
+                else "no finish_reason"
             )
+            console.print(f"  choice {choice.index}: {finish}")
         for name, text in (
             ("content", choice.content),
             ("reasoning", choice.reasoning_content),
@@ -162,7 +165,8 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
                 console.print(f"  {label}{name}: {_safe(cut(quote(text), 100))}")
     if s.tool_calls:
         table = Table(box=None, padding=(0, 1), show_edge=False, title_justify="left")
-        for col in ("#", "choice", "index", "id", "name", "arguments", "frames"):
+        # a custom call's type says its "arguments" are free-text input, never JSON
+        for col in ("#", "choice", "index", "id", "type", "name", "arguments", "frames"):
             table.add_column(col, overflow="fold")
         for i, c in enumerate(s.tool_calls, 1):
             table.add_row(
@@ -170,6 +174,7 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
                 str(c.choice),
                 _safe(quote(c.index)),
                 _safe(quote(c.id)),
+                _safe(quote(c.type)),
                 _safe(quote(c.name)),
                 _safe(cut(_args(c), 70)),
                 f"{c.first_frame}-{c.last_frame} ({plural(c.fragments, 'fragment')})",

@@ -1,7 +1,9 @@
 """The round-trip contract (seed sections 0 and 3), checked across a recording's exchanges.
 
 The assembled calls of a stream must come back unchanged in the next request's
-assistant message, and every tool result must answer one of its ids, after it.
+assistant message, and every tool result must answer one of its ids, after it. A custom
+(freeform) call comes back as `{"id", "type": "custom", "custom": {"name", "input"}}`; its
+input is free text, compared exactly and never parsed.
 """
 
 from __future__ import annotations
@@ -43,6 +45,14 @@ KINDS: dict[str, tuple[str, str]] = {
         WARNING,
         "arguments that did not parse go back repaired (check what the repair changed)",
     ),
+    "tool-call-input-changed": (
+        ERROR,
+        "a custom call's input goes back as other text than was streamed",
+    ),
+    "tool-call-type-changed": (
+        ERROR,
+        "a call goes back as another type (a custom call as a function, or the reverse)",
+    ),
 }
 
 
@@ -67,7 +77,20 @@ class Finding:
 class SentCall:
     id: object
     name: object
-    arguments: object
+    arguments: object  # a custom call's `custom.input`
+    type: object = "function"
+
+    @classmethod
+    def of(cls, tc: object) -> SentCall:
+        """An assistant message's tool call: `function: {name, arguments}`, or for a custom
+        call `custom: {name, input}`."""
+        tc = tc if isinstance(tc, dict) else {}
+        fn = tc.get("function")
+        if not isinstance(fn, dict) and isinstance(tc.get("custom"), dict):
+            custom = tc["custom"]
+            return cls(tc.get("id"), custom.get("name"), custom.get("input"), tc.get("type"))
+        fn = fn if isinstance(fn, dict) else {}
+        return cls(tc.get("id"), fn.get("name"), fn.get("arguments"), tc.get("type"))
 
 
 @dataclass(slots=True)
@@ -90,12 +113,7 @@ class Conversation:
                 continue
             role = m.get("role")
             if role == "assistant" and isinstance(m.get("tool_calls"), list):
-                sent = []
-                for tc in m["tool_calls"]:
-                    tc = tc if isinstance(tc, dict) else {}
-                    fn = tc.get("function") if isinstance(tc.get("function"), dict) else {}
-                    sent.append(SentCall(tc.get("id"), fn.get("name"), fn.get("arguments")))
-                out.messages.append(("assistant", sent))
+                out.messages.append(("assistant", [SentCall.of(tc) for tc in m["tool_calls"]]))
             elif role == "tool":
                 out.messages.append(("tool", m.get("tool_call_id")))
             else:
@@ -198,6 +216,29 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                 call.id,
                 call.first_frame,
             )
+        custom = call.type == "custom"
+        if custom != (back.type == "custom"):
+            add(
+                req_ex,
+                "tool-call-type-changed",
+                f"{where}: {label} was streamed as a {'custom' if custom else 'function'} call "
+                f"and goes back with type {quote(back.type)}",
+                stream_ex,
+                call.id,
+                call.first_frame,
+            )
+        if custom:  # free text: compared as sent, never parsed
+            if back.arguments != call.arguments:
+                add(
+                    req_ex,
+                    "tool-call-input-changed",
+                    f"{where}: custom {label} was streamed with input {cut(quote(call.arguments), 50)} "
+                    f"and goes back with {cut(quote(back.arguments), 50)}",
+                    stream_ex,
+                    call.id,
+                    call.first_frame,
+                )
+            continue
         if not _parses(back.arguments):
             add(
                 req_ex,

@@ -18,7 +18,7 @@ from .anomalies import Anomaly, AnomalyLog
 from .calls import Call, StrategyError
 from .events import FieldEvent
 from .frames import Frame
-from .robust import TOOL_CALL_TEXT, Robust
+from .robust import TOOL_CALL_TEXT, Robust, at_index
 from .sdk_model import SdkEmulation, Unmodeled
 from .sse import Truncation
 from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
@@ -79,15 +79,16 @@ class StreamResult:
 
 
 def declared_tools(tools: object) -> frozenset[str] | None:
-    """Names of the function tools a request declared; None when it declared none."""
+    """Names of the function and custom tools a request declared; None when it declared none."""
     if not isinstance(tools, list) or not tools:
         return None
     names = set()
     for tool in tools:
         if isinstance(tool, dict):
-            fn = tool.get("function")
-            if isinstance(fn, dict) and isinstance(fn.get("name"), str):
-                names.add(fn["name"])
+            for key in ("function", "custom"):  # a custom tool is declared as {"custom": {name}}
+                fn = tool.get(key)
+                if isinstance(fn, dict) and isinstance(fn.get("name"), str):
+                    names.add(fn["name"])
     return frozenset(names) or None
 
 
@@ -211,7 +212,7 @@ class StreamEngine:
             robust.settle(slot)
             call = slot.to_call()
             results.append(call)
-            fixes.append(self._end_of_call(call, slot.pos))
+            fixes.append(self._end_of_call(call, slot.freeform))
 
         if not any(st.active for st in robust.choices.values()):
             log.add(
@@ -315,9 +316,9 @@ class StreamEngine:
             choices=summaries,
         )
 
-    def _end_of_call(self, call: Call, pos: int) -> repairs.Repair | None:
+    def _end_of_call(self, call: Call, freeform: bool) -> repairs.Repair | None:
         log, n, c, i = self.log, call.last_frame, call.choice, call.index
-        who = f"the call at index {i}" + (f" ({call.name})" if call.name else "")
+        who = f"the call {at_index(i)}" + (f" ({call.name})" if call.name else "")
         if not call.id:
             log.add(
                 "id-missing",
@@ -339,8 +340,8 @@ class StreamEngine:
                 i,
             )
         args = call.arguments
-        if not isinstance(args, str):
-            return None
+        if not isinstance(args, str) or freeform:
+            return None  # a custom call's input is free text: never JSON-checked or repaired
         if args == "":
             log.add(
                 "args-empty",

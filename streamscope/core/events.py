@@ -40,8 +40,8 @@ class FieldEvent:
             return f"{where}: a new call begins"
         if self.op == SET:
             return f"{where}: {self.field} = {q(self.new)}"
-        if self.op == APPEND:
-            return f"{where}: arguments += {q(self.new)}"
+        if self.op == APPEND:  # "input" for a custom call
+            return f"{where}: {self.field or 'arguments'} += {q(self.new)}"
         if self.op == REPLACE:
             return f"{where}: arguments replaced by the growing snapshot {q(self.new)}"
         if self.op == IGNORED:

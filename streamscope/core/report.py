@@ -69,11 +69,14 @@ def report_json(
     stopped: dict | None = None,
     failed: list[dict] | None = None,
     notes: list[str] | None = None,
+    openai_sdk_version: str | None = None,
 ) -> dict:
     out = {
         "schema": SCHEMA,
         "source": source,
         "format": fmt,
+        # Beyond the contract (fields may be added): the openai release `openai-sdk` stands for.
+        "openai_sdk_version": openai_sdk_version,
         "streams": [stream_json(s) for s in streams],
         "contract": [f.to_json() for f in contract],
     }

@@ -13,7 +13,7 @@ import re
 
 import orjson
 
-from ..text import cut, quote
+from ..text import cut, json_type, quote
 from . import events as ev
 from .anomalies import AnomalyLog
 from .calls import Call
@@ -28,6 +28,13 @@ TOOL_CALL_TEXT = re.compile(
 )
 
 
+def at_index(index: object) -> str:
+    """Where a call sits, in words: "at index 2", or "with no index" when none was sent."""
+    if index is None or index is _MISSING:
+        return "with no index"
+    return f"at index {index if isinstance(index, int) else quote(index)}"
+
+
 def _complete(text: str) -> bool:
     """Does `text` parse as one JSON value? (Cheap: only asked on rare shapes.)"""
     try:
@@ -38,7 +45,7 @@ def _complete(text: str) -> bool:
 
 
 class RSlot(Slot):
-    __slots__ = ("nchars", "latched", "concat", "pos")
+    __slots__ = ("nchars", "latched", "concat", "pos", "freeform")
 
     def __init__(self, choice: int, index: object, frame: int, pos: int):
         super().__init__(choice, index, frame, "", "")
@@ -46,10 +53,16 @@ class RSlot(Slot):
         self.latched = False  # arguments arrive as growing snapshots
         self.concat: list[str] | None = None  # while latched: the plain concatenation too
         self.pos = pos  # the call's position in its choice
+        self.freeform = False  # a custom call: its input is free text, not JSON
 
 
 def _done(slot: RSlot) -> bool:
-    """Are the call's arguments complete (a non-string value, or text that parses)?"""
+    """Are the call's arguments complete (a non-string value, or text that parses)?
+
+    A custom call's input is free text with no end marker: any text counts as complete.
+    """
+    if slot.freeform:
+        return slot.nchars > 0 or slot.value is not NOTHING
     return slot.value is not NOTHING or (slot.nchars > 0 and _complete(slot.text()))
 
 
@@ -242,16 +255,21 @@ class Robust:
                 log.add(
                     "same-index-twice-in-chunk",
                     n,
-                    f"two entries for index {raw_index} in one chunk; they are read in order",
+                    f"two entries {at_index(raw_index)} in one chunk; they are read in order",
                     c,
                     raw_index,
                 )
             seen.add(key)
 
         idv = d.get("id")
+        # A function call carries `function: {name, arguments}`, a custom (freeform) call
+        # `custom: {name, input}`: read alike, the input as free text.
         fn = d.get("function")
         fn = fn if isinstance(fn, dict) else None
-        name = fn.get("name") if fn is not None else None
+        custom = d.get("custom") if fn is None else None
+        custom = custom if isinstance(custom, dict) else None
+        body, args_key = (fn, "arguments") if custom is None else (custom, "input")
+        name = body.get("name") if body is not None else None
         has_id = isinstance(idv, str) and idv != ""
         has_name = isinstance(name, str) and name != ""
 
@@ -264,7 +282,7 @@ class Robust:
             log.add(
                 "interleaved",
                 n,
-                f"fragments of different calls alternate (back to index {slot.index})",
+                f"fragments of different calls alternate (back to the call {at_index(slot.index)})",
                 c,
                 None,
             )
@@ -272,20 +290,22 @@ class Robust:
         slot.fragments += 1
         slot.last = n
 
-        if "function" not in d or d["function"] is None:
+        if custom is not None:
+            slot.freeform = True
+        if ("function" not in d or d["function"] is None) and custom is None:
             log.add(
                 "function-missing",
                 n,
-                f"tool call delta at index {raw_index} has no function object "
+                f"the tool call delta {at_index(raw_index)} has no function (or custom) object "
                 "(the openai SDK asserts)",
                 c,
                 slot.index,
             )
-        if created and (d.get("type") is None or d.get("type") == "") and "type" not in d:
+        if created and "type" not in d:
             log.add(
                 "type-missing",
                 n,
-                f"the call at index {raw_index} began with no type",
+                f"the call {at_index(raw_index)} began with no type",
                 c,
                 slot.index,
             )
@@ -294,11 +314,11 @@ class Robust:
             self._id(n, c, st, slot, idv, created)
         if "type" in d:
             self._type(n, c, slot, d["type"])
-        if fn is not None:
-            if "name" in fn:
+        if body is not None:
+            if "name" in body:
                 self._name(n, c, slot, name, created)
-            if "arguments" in fn:
-                self._arguments(n, c, slot, fn["arguments"], created)
+            if args_key in body:
+                self._arguments(n, c, slot, body[args_key], created)
 
     def _new(self, n: int, c: int, st: ChoiceState, index: object) -> RSlot:
         slot = RSlot(c, index, n, len(st.calls))
@@ -329,28 +349,30 @@ class Robust:
                     "call-boundary-ambiguous",
                     n,
                     f"a delta with no index, id or name could belong to any of "
-                    f"{len(st.calls)} calls; robust attached it to the latest (index {st.last.index})",
+                    f"{len(st.calls)} calls; robust attached it to the latest one (call {st.last.pos + 1})",
                     c,
                     None,
                 )
             return st.last, False
 
         slot = st.by_index.get(key)
+        if idv is not None and (slot is None or (slot.id and idv != slot.id)):
+            # A known id under an index that is not its call's continues that call while its
+            # arguments are incomplete, whichever call the index held before (Vertex's Gemini
+            # opens two calls, then streams each under the other's index). Once the arguments
+            # are complete it is another call reusing the id (id-reused, reported when set).
+            other = next((s for s in reversed(st.calls) if s.id == idv), None)
+            if other is not None and (name is None or name == other.name) and not _done(other):
+                log.add(
+                    "index-moved",
+                    n,
+                    f"call {quote(idv)} (opened {at_index(other.index)}) continues {at_index(index)}",
+                    c,
+                    other.index,
+                )
+                st.by_index[key] = other
+                return other, False
         if slot is None:
-            if idv is not None:
-                other = next((s for s in st.calls if s.id == idv), None)
-                # a known id under a new index continues its call, unless that call is complete:
-                # then it is another call reusing the id (id-reused, reported when it is set)
-                if other is not None and (name is None or name == other.name) and not _done(other):
-                    log.add(
-                        "index-moved",
-                        n,
-                        f"call {quote(idv)} (index {other.index}) continues under index {index}",
-                        c,
-                        other.index,
-                    )
-                    st.by_index[key] = other
-                    return other, False
             if isinstance(key, int) and key >= 0:
                 if key > st.max_index + 1:
                     log.add(
@@ -383,7 +405,7 @@ class Robust:
             log.add(
                 "index-reused",
                 n,
-                f"{reason} at index {index}, already used by {quote(slot.id)}; "
+                f"{reason} {at_index(index)}, already used by {quote(slot.id)}; "
                 "index-keyed clients merge the two calls",
                 c,
                 index,
@@ -392,14 +414,14 @@ class Robust:
             log.add(
                 "index-reused",
                 n,
-                f"name {quote(name)} at index {index} after a complete call {quote(slot.name)}",
+                f"name {quote(name)} {at_index(index)} after a complete call {quote(slot.name)}",
                 c,
                 index,
             )
             log.add(
                 "call-boundary-ambiguous",
                 n,
-                f"no id tells whether {quote(name)} renames the call at index {index} or starts "
+                f"no id tells whether {quote(name)} renames the call {at_index(index)} or starts "
                 "another; robust read a new call",
                 c,
                 index,
@@ -442,7 +464,7 @@ class Robust:
                     log.add(
                         "id-reused",
                         n,
-                        f"id {quote(idv)} already names the call at index {other.index}; "
+                        f"id {quote(idv)} already names the call {at_index(other.index)}; "
                         "clients keyed by id merge them, and tool results cannot tell them apart",
                         c,
                         slot.index,
@@ -476,7 +498,7 @@ class Robust:
             self.log.add(
                 "type-empty-or-null",
                 n,
-                f"type {quote(value)} at index {slot.index}: the openai SDK's stream helper "
+                f"type {quote(value)} on the call {at_index(slot.index)}: the openai SDK's stream helper "
                 'fails its `type == "function"` assertion',
                 c,
                 slot.index,
@@ -543,18 +565,19 @@ class Robust:
         log = self.log
         if args is None:
             return
+        field = "input" if slot.freeform else "arguments"
         if not isinstance(args, str):
             log.add(
                 "args-not-string",
                 n,
-                f"arguments is a JSON {type(args).__name__} ({cut(quote(args), 42)}), not a string; "
+                f"{field} is a JSON {json_type(args)} ({cut(quote(args), 42)}), not a string; "
                 "kept as sent",
                 c,
                 slot.index,
             )
             if slot.value is NOTHING and not slot.nchars:
                 slot.value = args
-                self._note(n, ev.SET, slot, "arguments", None, args)
+                self._note(n, ev.SET, slot, field, None, args)
             return
         if not args:
             return
@@ -562,12 +585,17 @@ class Robust:
             log.add(
                 "args-opener-nonempty",
                 n,
-                f"the call's first delta already carries arguments {cut(quote(args), 42)}; "
+                f"the call's first delta already carries {field} {cut(quote(args), 42)}; "
                 "the docs snippet counts them twice",
                 c,
                 slot.index,
             )
         if slot.value is not NOTHING:
+            return
+        if slot.freeform:  # free text: no re-sent copy or snapshot can be told from a fragment
+            slot.parts.append(args)
+            slot.nchars += len(args)
+            self._note(n, ev.APPEND, slot, field, None, args)
             return
         have = slot.nchars
         if have and args[0] in "{[":
@@ -663,7 +691,7 @@ class Robust:
             self.log.add(
                 "call-boundary-ambiguous",
                 slot.last,
-                f"the arguments at index {slot.index} looked like growing snapshots, but only "
+                f"the arguments of the call {at_index(slot.index)} looked like growing snapshots, but only "
                 "their concatenation parses; robust concatenated them",
                 slot.choice,
                 slot.index,

@@ -2,11 +2,13 @@
 
 A hand-written mirror of openai/types/chat/chat_completion_chunk.py, kept pure so the
 core needs no pydantic. It answers with the first violation, as a path and a reason.
+Custom (freeform) tool calls are accepted as the analysis contract says: `type: "custom"`
+with `custom: {name, input}` strings (openai 3.57's chunk types declare only functions).
 """
 
 from __future__ import annotations
 
-from ..text import quote
+from ..text import json_type, quote
 
 _FINISH = {"stop", "length", "tool_calls", "content_filter", "function_call"}
 _ROLES = {"developer", "system", "user", "assistant", "tool"}
@@ -90,14 +92,15 @@ def _tool_call(call: object) -> str | None:
     if not _opt_str(call.get("id")):
         return f".id is {quote(call['id'])}, not a string"
     t = call.get("type")
-    if t is not None and t != "function":
-        return f'.type is {quote(t)}, not "function"'
-    fn = call.get("function")
-    if fn is None:
-        return None
-    if not isinstance(fn, dict):
-        return ".function is not an object"
-    for key in ("name", "arguments"):
-        if not _opt_str(fn.get(key)):
-            return f".function.{key} is a JSON {type(fn[key]).__name__}, not a string"
+    if t is not None and t not in ("function", "custom"):
+        return f'.type is {quote(t)}, not "function" or "custom"'
+    for obj, keys in (("function", ("name", "arguments")), ("custom", ("name", "input"))):
+        fn = call.get(obj)
+        if fn is None:
+            continue
+        if not isinstance(fn, dict):
+            return f".{obj} is not an object"
+        for key in keys:
+            if not _opt_str(fn.get(key)):
+                return f".{obj}.{key} is a JSON {json_type(fn[key])}, not a string"
     return None

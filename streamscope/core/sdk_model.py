@@ -17,6 +17,13 @@ argument does not hold (pydantic coercions, jiter partial parsing, logprobs, ric
 formats, ...) we raise `Unmodeled` and the caller falls back to the real class
 (`streamscope.analysis.sdk_oracle.run_real_sdk`).
 
+Verified against openai 3.57.0 (VERIFIED_OPENAI), the version pyproject.toml pins: the
+differential test (tests/test_sdk_model.py) runs the real class beside this module on every
+bundled sample and on random quirky streams against whatever version the install resolves
+to, so a release that changes the accumulator fails CI before a user sees a wrong answer.
+The oracle (`sdk_oracle`) imports private openai names: a release that moves them fails
+the same test.
+
 Must not import openai, pydantic, jiter, httpx or textual.
 """
 
@@ -28,7 +35,18 @@ from collections.abc import Iterable
 from streamscope.core.calls import Call, StrategyError
 from streamscope.core.frames import INVALID, Frame
 
-__all__ = ["SdkEmulation", "Unmodeled"]
+__all__ = ["VERIFIED_OPENAI", "SdkEmulation", "Unmodeled", "custom_fields"]
+
+# The openai releases whose ChatCompletionStreamState this emulation was checked against.
+VERIFIED_OPENAI = ("3.57.0",)
+
+
+def custom_fields(custom: object) -> tuple[object, object]:
+    """(name, input) of a snapshot entry's `custom` object: the SDK accumulates a custom
+    call's `custom` key like any other (input concatenated) and keeps it as an extra."""
+    if isinstance(custom, dict):
+        return custom.get("name"), custom.get("input")
+    return None, None
 
 
 class Unmodeled(Exception):
@@ -579,14 +597,18 @@ class SdkEmulation:
         for cs in self._choices or ():
             for t in cs.tools or ():  # a raw choice has none
                 fn = t.fn
+                if fn is not None:
+                    name, arguments = _out(fn.name), _out(fn.arguments)
+                else:
+                    name, arguments = custom_fields(_out((t.extras or {}).get("custom")))
                 out.append(
                     Call(
                         choice=cs.index,  # type: ignore[arg-type]
                         index=t.index,
                         id=_out(t.id),
                         type=_out(t.type),
-                        name=None if fn is None else _out(fn.name),
-                        arguments=None if fn is None else _out(fn.arguments),
+                        name=name,
+                        arguments=arguments,
                         fragments=t.frags,
                         first_frame=t.first,
                         last_frame=t.last,

@@ -74,8 +74,8 @@ class Slot:
         for cls in type(self).__mro__:
             for name in getattr(cls, "__slots__", ()):
                 value = getattr(self, name)
-                if isinstance(value, list) and value and all(type(v) is str for v in value[:1]):
-                    value = ["".join(value)] if name == "concat" else list(value)
+                if isinstance(value, list):  # the slot's own lists of fragments
+                    value = ["".join(value)] if name == "concat" and value else list(value)
                 # else a value as parsed from a frame, never changed in place: shared (a deep
                 # copy of JSON nested 1,000 levels would exceed Python's recursion limit)
                 setattr(new, name, value)
@@ -95,9 +95,27 @@ class Slot:
         )
 
 
+def _custom(delta: object) -> dict | None:
+    """A custom (freeform) call's `custom: {name, input}` read as `{name, arguments}`."""
+    if not isinstance(delta, dict) or delta.get("function") is not None:
+        return None
+    custom = delta.get("custom")
+    if not isinstance(custom, dict):
+        return None
+    out = {}
+    if "name" in custom:
+        out["name"] = custom["name"]
+    if "input" in custom:
+        out["arguments"] = custom["input"]
+    return out
+
+
 def _fn(delta: dict) -> dict:
+    """The delta's function object, or its custom object read the same way."""
     fn = delta.get("function")
-    return fn if isinstance(fn, dict) else {}
+    if isinstance(fn, dict):
+        return fn
+    return _custom(delta) or {}
 
 
 def _take_nonempty(slot: Slot, delta: dict) -> None:
@@ -292,7 +310,8 @@ class OpenAIDocs(Strategy):
                 final_tool_calls[index].function.arguments += tool_call.function.arguments
 
     The first delta is stored and then appended to itself, so opener arguments count
-    twice; only the first choice is read. Its exceptions are Python's own, raised on the same types. It reads the
+    twice; only the first choice is read. A custom call is read the same way, through
+    `custom.name` / `custom.input` (the contract's reading of custom calls). Its exceptions are Python's own, raised on the same types. It reads the
     stream through the SDK, so it stops at [DONE] and raises on a non-JSON payload.
     """
 
@@ -341,8 +360,9 @@ class OpenAIDocs(Strategy):
         hash(index)  # an unhashable index fails `index not in final` as in Python
         key = (choice, index)
         slot = self.final.get(key)
+        custom = _custom(tool_call)  # the snippet adapted to custom calls reads `custom.input`
         if slot is None:
-            fn = _attr(tool_call, "function")
+            fn = custom if custom is not None else _attr(tool_call, "function")
             slot = Slot(choice, index, frame, _attr(tool_call, "id"))
             slot.type = _attr(tool_call, "type")
             slot.name = _attr(fn, "name") if isinstance(fn, dict) else None
@@ -356,7 +376,7 @@ class OpenAIDocs(Strategy):
         # `final[index].function.arguments += tool_call.function.arguments`
         stored_fn = self.openers[id(slot)]
         _attr(stored_fn, "arguments")
-        right = _attr(_attr(tool_call, "function"), "arguments")
+        right = _attr(custom if custom is not None else _attr(tool_call, "function"), "arguments")
         if slot.value is NOTHING and isinstance(right, str):
             slot.parts.append(right)
         else:

@@ -4,8 +4,10 @@ Its source is embedded in every exported pytest module as the function the user 
 for their own client's accumulator. It works on chunk dicts (`chunk.to_dict()` of the
 openai SDK's objects, or parsed JSON), keeps ids exactly as sent ("" when none), never
 concatenates a repeated id or name, starts a new call when a new id arrives at an index
-whose call is complete, attaches index-less continuations to the latest call, skips a
-re-sent copy of complete arguments and takes growing snapshots as the whole text.
+whose call is complete, follows a known id to another index while its call's arguments
+are incomplete, attaches index-less continuations to the latest call, skips a re-sent copy
+of complete arguments and takes growing snapshots as the whole text. A custom (freeform)
+call's `custom.name` / `custom.input` are read as name / arguments, the input as plain text.
 """
 
 from __future__ import annotations
@@ -22,14 +24,25 @@ def _complete(text):
     return True
 
 
+def _done(call):
+    """Are the call's arguments complete? (A custom call's free-text input: once it has any.)"""
+    if call["custom"]:
+        return call["arguments"] != ""
+    return _complete(call["arguments"])
+
+
 def accumulate(chunks):
-    """Tool calls from chat.completion.chunk dicts: [{"id", "name", "arguments"}, ...]."""
+    """Tool calls from chat.completion.chunk dicts: [{"id", "name", "arguments"}, ...]
+    (a custom call's input as its "arguments")."""
     calls, by_key, latest = [], {}, {}
     for chunk in chunks:
         for choice in chunk.get("choices") or []:
             c = choice.get("index", 0)
             for d in (choice.get("delta") or {}).get("tool_calls") or []:
                 fn = d.get("function") or {}
+                custom = not fn and isinstance(d.get("custom"), dict)
+                if custom:  # a custom call: {"custom": {"name", "input"}}
+                    fn = {"name": d["custom"].get("name"), "arguments": d["custom"].get("input")}
                 new_id = d.get("id") if isinstance(d.get("id"), str) and d.get("id") else None
                 name = (
                     fn.get("name") if isinstance(fn.get("name"), str) and fn.get("name") else None
@@ -41,23 +54,21 @@ def accumulate(chunks):
                     call = same[-1] if same else (None if new_id or name else latest.get(c))
                 else:
                     call = by_key.get((c, index))
-                    if call is None and new_id:  # a known id moved to another index
+                    if new_id and (call is None or (call["id"] and new_id != call["id"])):
+                        # a known id under another index continues its call while incomplete
                         same = [x for x in calls if x["choice"] == c and x["id"] == new_id]
-                        if (
-                            same
-                            and not _complete(same[-1]["arguments"])
-                            and name in (None, same[-1]["name"])
-                        ):
+                        if same and not _done(same[-1]) and name in (None, same[-1]["name"]):
                             call = same[-1]
                     new_call = call is not None and new_id and call["id"] and new_id != call["id"]
-                    if new_call and (name or _complete(call["arguments"])):
+                    if new_call and (name or _done(call)):
                         call = None  # a new call reusing the index
                 if call is None:
-                    call = {"choice": c, "id": "", "name": "", "arguments": ""}
+                    call = {"choice": c, "id": "", "name": "", "arguments": "", "custom": False}
                     calls.append(call)
                 if index is not None:
                     by_key[(c, index)] = call
                 latest[c] = call
+                call["custom"] = call["custom"] or custom
                 if new_id and not call["id"]:
                     call["id"] = new_id
                 if name and name != call["name"]:
@@ -66,7 +77,9 @@ def accumulate(chunks):
                     elif not call["arguments"]:
                         call["name"] += name  # the name streamed in pieces
                 args = fn.get("arguments")
-                if isinstance(args, str) and args:
+                if isinstance(args, str) and args and call["custom"]:
+                    call["arguments"] += args  # free text: never parsed
+                elif isinstance(args, str) and args:
                     text = call["arguments"]
                     if (
                         text

@@ -204,7 +204,8 @@ class CallTable(Static):
         touched: dict[tuple[int, str], FieldEvent] = {}
         for e in events:
             if e.call >= 0:
-                touched[(e.call, e.field or ("call" if e.op == ev.NEW_CALL else ""))] = e
+                field = "arguments" if e.field == "input" else e.field  # a custom call's input
+                touched[(e.call, field or ("call" if e.op == ev.NEW_CALL else ""))] = e
         for i, call in enumerate(calls):
             other = compare[i] if compare is not None and i < len(compare) else None
             values = {
