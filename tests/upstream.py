@@ -8,13 +8,20 @@ POST .../chat/completions answers by the request's "model":
 - "slow": an event every 50 ms for 10 s (to see the recorder cancel it);
 - "late": no answer for 10 s unless the client goes away first;
 - "json": a non-streaming chat.completion.
+With `tail_pause`, a sample stream waits that long (or until the client leaves) after
+its last read before ending the chunked body, as real providers do after `[DONE]`.
 Every body it sends is kept as (model, sha256, bytes) in `served`; `cancelled` counts
-streams that ended because the other side went away; `auth` keeps Authorization headers.
+streams that ended because the other side went away; `auth` keeps Authorization headers
+and `hosts` the Host headers.
+
+`RawUpstream` answers every connection with fixed bytes, for HTTP that uvicorn cannot
+send (1xx interim responses, broken framing).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import os
 import threading
@@ -47,8 +54,11 @@ def event(i: int) -> bytes:
 
 
 class Upstream:
-    def __init__(self, pace: float = 0.0) -> None:
+    def __init__(self, pace: float = 0.0, tail_pause: float = 0.0) -> None:
         self.pace = pace
+        self.tail_pause = tail_pause
+        self.hosts: list[str] = []
+        self.headers: list[dict[str, str]] = []
         self.served: list[tuple[str, str, bytes]] = []
         self.cancelled = 0
         self.auth: list[str] = []
@@ -83,6 +93,8 @@ class Upstream:
             if not m.get("more_body"):
                 break
         headers = dict((k.decode().lower(), v.decode()) for k, v in scope["headers"])
+        self.hosts.append(headers.get("host", ""))
+        self.headers.append(headers)
         if "authorization" in headers:
             self.auth.append(headers["authorization"])
         request = orjson.loads(body) if body else {}
@@ -144,9 +156,51 @@ class Upstream:
                     if self.pace:
                         await asyncio.sleep(self.pace)
                     await emit(data)
+                if self.tail_pause:  # after [DONE]: keep the body open a while
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(receive(), self.tail_pause)
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except (asyncio.CancelledError, OSError):
             self.cancelled += 1
             raise
         finally:
             self.served.append((model, hashlib.sha256(bytes(sent)).hexdigest(), bytes(sent)))
+
+
+class RawUpstream:
+    """A socket server that reads one request per connection and sends `answer` as is."""
+
+    def __init__(self, answer: bytes) -> None:
+        self.answer = answer
+        self.sock = bind(0)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:  # closed by __exit__
+                return
+            with conn:
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    data = conn.recv(65536)
+                    if not data:
+                        break
+                    head += data
+                length = 0
+                for line in head.split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                body = head.split(b"\r\n\r\n", 1)[-1]
+                while len(body) < length:
+                    body += conn.recv(65536)
+                conn.sendall(self.answer)
+
+    def __enter__(self) -> RawUpstream:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()

@@ -19,7 +19,8 @@ from streamscope import __version__
 SCHEMA_VERSION = 1
 TOOL = "streamscope"
 REDACTED = "[REDACTED]"
-END_REASONS = ("complete", "client-closed", "upstream-error", "timeout")
+# recorder-stopped: streamscope itself stopped (a signal, a write failure) mid-exchange.
+END_REASONS = ("complete", "client-closed", "upstream-error", "timeout", "recorder-stopped")
 
 Headers = list[tuple[str, str]]
 
