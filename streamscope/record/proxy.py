@@ -8,33 +8,47 @@ client. Nothing waits for the end of a body.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import orjson
 
 from ..recording import RecordingWriter
+from ..recording.redact import redact_url
 from .loopback import LoopbackServer, bind, until_disconnect  # noqa: F401 (bind: tests)
 from .upstream import HOP_BY_HOP, UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
 
 @dataclass(slots=True)
 class Upstream:
-    """Where requests go: scheme://host[:port] plus the path prefix the client keeps."""
+    """Where requests go: scheme://host[:port] plus the path prefix the client keeps.
+
+    Userinfo (`user:password@`) never stays in the origin, which is recorded, logged and
+    sent as `Host`: like curl and httpx, it becomes `Authorization: Basic`, sent when the
+    client sends no Authorization of its own.
+    """
 
     origin: str
     prefix: str
+    authorization: str | None = None
 
     @classmethod
     def parse(cls, url: str) -> Upstream:
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError(f"upstream must be an http(s) URL, got {url!r}")
-        return cls(f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/"))
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"upstream must be an http(s) URL, got {redact_url(url)!r}")
+        userinfo, at, hostport = parts.netloc.rpartition("@")
+        authorization = None
+        if at:
+            user, _, password = userinfo.partition(":")
+            pair = f"{unquote(user)}:{unquote(password)}".encode()
+            authorization = "Basic " + base64.b64encode(pair).decode("ascii")
+        return cls(f"{parts.scheme}://{hostport}", parts.path.rstrip("/"), authorization)
 
 
 _DONE = re.compile(rb"^data: ?\[DONE\]\r?\n", re.MULTILINE)
@@ -121,6 +135,9 @@ class RecordingProxy:
         target = path.decode("latin-1") + (("?" + query.decode("latin-1")) if query else "")
         url = self.upstream.origin + target
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        basic = self.upstream.authorization
+        if basic is not None and not any(k.lower() == "authorization" for k, _ in headers):
+            headers.append(("authorization", basic))  # recorded (masked) as sent upstream
         writer.request(ex, scope["method"], url, headers, bytes(body))
         forward = [
             (k, v) for k, v in headers if k.lower() not in HOP_BY_HOP and k.lower() != "host"
