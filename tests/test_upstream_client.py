@@ -38,7 +38,10 @@ def test_a_body_cut_short_is_not_done():
     assert not decoder.done
 
 
-@pytest.mark.parametrize("raw", [b"zz\r\nabc\r\n", b"3\r\nabcXX"])
+@pytest.mark.parametrize("raw", [b"zz\r\nabc\r\n", b"3\r\nabcXX", b"-1\r\nx", b"0x3\r\nabc"])
 def test_malformed_framing_is_an_upstream_error(raw):
-    with pytest.raises(UpstreamError):
-        _Chunked().feed(raw)
+    decoder = _Chunked()
+    body = decoder.feed(raw)
+    assert isinstance(decoder.error, UpstreamError)
+    assert body == (b"abc" if raw.startswith(b"3") else b"")  # what came before is kept
+    assert decoder.feed(b"3\r\nabc\r\n") == b""  # nothing after it

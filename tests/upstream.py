@@ -23,9 +23,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import os
 import threading
 import time
+from urllib.parse import urlsplit
 
 import orjson
 import uvicorn
@@ -54,7 +56,9 @@ def event(i: int) -> bytes:
 
 
 class Upstream:
-    def __init__(self, pace: float = 0.0, tail_pause: float = 0.0) -> None:
+    def __init__(
+        self, pace: float = 0.0, tail_pause: float = 0.0, tls: tuple[str, str] | None = None
+    ) -> None:
         self.pace = pace
         self.tail_pause = tail_pause
         self.hosts: list[str] = []
@@ -64,9 +68,16 @@ class Upstream:
         self.auth: list[str] = []
         self.sock = bind(0)
         self.port = self.sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}/v1"
+        certfile, keyfile = tls or (None, None)
         config = uvicorn.Config(
-            self.app, log_level="critical", access_log=False, lifespan="off", interface="asgi3"
+            self.app,
+            log_level="critical",
+            access_log=False,
+            lifespan="off",
+            interface="asgi3",
+            ssl_certfile=certfile,
+            ssl_keyfile=keyfile,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
@@ -168,35 +179,46 @@ class Upstream:
 
 
 class RawUpstream:
-    """A socket server that reads one request per connection and sends `answer` as is."""
+    """A socket server that reads one request per connection and sends fixed bytes.
 
-    def __init__(self, answer: bytes) -> None:
-        self.answer = answer
+    `answers[i]` goes to the i-th connection (the last one to any later); None closes
+    the connection at once, unread, as an upstream closing an idle kept-alive one.
+    """
+
+    def __init__(self, *answers: bytes | None) -> None:
+        self.answers = answers
         self.sock = bind(0)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
         self.thread = threading.Thread(target=self._serve, daemon=True)
 
     def _serve(self) -> None:
-        while True:
+        for i in itertools.count():
             try:
                 conn, _ = self.sock.accept()
             except OSError:  # closed by __exit__
                 return
+            answer = self.answers[min(i, len(self.answers) - 1)]
             with conn:
-                head = b""
-                while b"\r\n\r\n" not in head:
-                    data = conn.recv(65536)
-                    if not data:
-                        break
-                    head += data
-                length = 0
-                for line in head.split(b"\r\n"):
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                body = head.split(b"\r\n\r\n", 1)[-1]
-                while len(body) < length:
-                    body += conn.recv(65536)
-                conn.sendall(self.answer)
+                if answer is not None:
+                    self._read_request(conn)
+                    conn.sendall(answer)
+
+    @staticmethod
+    def _read_request(conn) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            more = conn.recv(65536)
+            if not more:
+                return
+            data += more
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        while len(body) < length:
+            body += conn.recv(65536)
 
     def __enter__(self) -> RawUpstream:
         self.thread.start()
@@ -204,3 +226,54 @@ class RawUpstream:
 
     def __exit__(self, *exc: object) -> None:
         self.sock.close()
+
+
+class ForwardProxy:
+    """An HTTP proxy on 127.0.0.1 as HTTP(S)_PROXY names one: CONNECT tunnels and
+    absolute-form requests, piped both ways. `seen` keeps each connection's first line."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.sock = bind(0)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    async def _handle(self, reader, writer) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        line = head.split(b"\r\n", 1)[0].decode()
+        self.seen.append(line)
+        method, target, _ = line.split(" ")
+        if method == "CONNECT":
+            host, port = target.rsplit(":", 1)
+            up_reader, up_writer = await asyncio.open_connection(host, int(port))
+            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        else:
+            url = urlsplit(target)
+            up_reader, up_writer = await asyncio.open_connection(url.hostname, url.port)
+            origin_form = url.path + (f"?{url.query}" if url.query else "")
+            up_writer.write(head.replace(target.encode(), origin_form.encode(), 1))
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+
+    def __enter__(self) -> ForwardProxy:
+        self.thread.start()
+        asyncio.run_coroutine_threadsafe(
+            asyncio.start_server(self._handle, sock=self.sock), self.loop
+        ).result(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.sock.close()
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except OSError:
+        pass
+    finally:
+        writer.close()
