@@ -108,7 +108,7 @@ def post(server, model: str, **kw):
     )
 
 
-def test_twenty_concurrent_streams_do_not_mix(proxy):
+def test_fifty_concurrent_streams_are_relayed_and_recorded_whole(proxy):
     received: dict[str, bytes] = {}
     samples = ["openai", "alibaba-empty-id", "ids-repeated", "parallel-index-0", "vllm"]
 
@@ -116,15 +116,16 @@ def test_twenty_concurrent_streams_do_not_mix(proxy):
         with post(proxy, samples[i % 5], user=f"client-{i}") as r:
             received[f"client-{i}"] = b"".join(r.iter_raw())
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(20)]
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(50)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(30)
     proxy.stop()
-    assert len(received) == 20
+    assert len(received) == 50
+    assert {e.reason for e in ends(proxy.path).values()} == {"complete"}
     with RecordingIndex.open(proxy.path) as index:
-        assert len(index.exchanges()) == 20
+        assert len(index.exchanges()) == 50
         for ex in index.exchanges():
             who = index.line(index.exchange(ex).request).json_body()["user"]
             assert b"".join(c.data_bytes for c in index.chunks(ex)) == received[who]
