@@ -14,11 +14,18 @@ from .test_recorder import _start_proxy_process, ends, record_agent, stop_mid_st
 from .upstream import Upstream as StandIn
 
 
-def test_an_sdk_agent_against_a_provider_that_pauses_after_done_is_complete(tmp_path):
+@pytest.fixture(scope="module")
+def paused():
+    """A provider that holds the body open for 5 s after data: [DONE]."""
+    with StandIn(tail_pause=5.0) as up:
+        yield up
+
+
+@pytest.mark.parametrize("mode", ["create", "async", "helper"])
+def test_an_sdk_agent_against_a_provider_that_pauses_after_done_is_complete(tmp_path, paused, mode):
     """The SDK closes at data: [DONE]; the provider was still holding the body open."""
     out = tmp_path / "pause.jsonl"
-    with StandIn(tail_pause=5.0) as paused:
-        done = record_agent(paused, out, "create")
+    done = record_agent(paused, out, mode)
     assert done.returncode == 0, done.stderr
     assert {e.reason for e in ends(out).values()} == {"complete"}
     assert "error(s)" not in done.stderr  # no stream-truncated, no client-closed
