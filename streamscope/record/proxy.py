@@ -40,6 +40,10 @@ class Upstream:
     @classmethod
     def parse(cls, url: str) -> Upstream:
         parts = urlsplit(url)
+        try:
+            parts.port  # noqa: B018 - raises on a port that is not a number in range
+        except ValueError as e:
+            raise ValueError(f"upstream {redact_url(url)!r}: {e}") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError(f"upstream must be an http(s) URL, got {redact_url(url)!r}")
         userinfo, at, hostport = parts.netloc.rpartition("@")

@@ -183,7 +183,7 @@ def summarize(writer: RecordingWriter) -> None:
 
     path = writer.path
     if writer.removed:
-        say(f"no exchange was recorded, so no recording was kept ({path} not written)")
+        say(f"no exchange was recorded, so no recording was kept at {path}")
         return
     if writer.failure is not None:
         say(f"the recording is incomplete: it stopped at a failed write ({writer.failure})")
