@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import sys
 
@@ -350,38 +349,54 @@ def proxy(upstream, output, port, timeout, redact_json, no_redact) -> None:
 
     Prints the base URL to give a client, then records every exchange.
     """
-    from .record.loopback import bind
+    import threading
+
     from .record.proxy import ProxyServer, Upstream
-    from .record.runner import default_output, summarize
-    from .recording import RecordingWriter
-    from .recording.format import RecordingError
+    from .record.runner import (
+        STOP_SIGNALS,
+        StartError,
+        default_output,
+        listen,
+        open_recording,
+        summarize,
+    )
 
     url, output = _recorder_setup(upstream, output, no_redact)
+    upstream_ = Upstream.parse(url)
     try:
-        sock = bind(port)  # first: a busy port must not leave an empty recording behind
-    except OSError as e:
-        _fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}")
-    path = output or default_output()
-    try:
-        writer = RecordingWriter(path, argv=sys.argv, redact=not no_redact, redact_json=redact_json)
-    except (OSError, RecordingError) as e:
-        sock.close()
-        _fail(f"{path}: cannot write the recording: {getattr(e, 'strerror', None) or e}")
+        sock = listen(port)  # first: a busy port must not leave an empty recording behind
+        try:
+            path = output or default_output()
+            writer = open_recording(path, sys.argv, not no_redact, list(redact_json))
+        except BaseException:
+            sock.close()
+            raise
+    except (StartError, OSError) as e:
+        _fail(str(e) if isinstance(e, StartError) else f"{e.filename}: {e.strerror or e}")
+    caught: list[int] = []
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: object) -> None:
+        caught.append(signum)
+        stop.set()
+
+    # Every stop signal the same way: stop serving, end every open exchange, summarise.
+    previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
     with writer:
-        server = ProxyServer(Upstream.parse(url), writer, port, timeout, sock=sock)
+        server = ProxyServer(upstream_, writer, port, timeout, sock=sock)
+        server.start()
         click.echo(server.base_url)
         sys.stdout.flush()
-        say(f"recording {url} into {path}; Ctrl-C stops")
-
-        def stop(signum: int, frame: object) -> None:
-            raise KeyboardInterrupt
-
-        # uvicorn shuts down on SIGINT / SIGTERM, then raises the signal again: end cleanly
-        signal.signal(signal.SIGTERM, stop)
-        with contextlib.suppress(KeyboardInterrupt):
-            server.run()
-        server.app.close_open("client-closed", "streamscope stopped while the exchange was open")
-    summarize(path)
+        say(f"recording {upstream_.origin}{upstream_.prefix} into {path}; Ctrl-C stops")
+        while not stop.wait(0.5) and server.thread.is_alive():
+            pass
+        why = f"streamscope got {signal.Signals(caught[0]).name}" if caught else None
+        server.stop(why or "the proxy stopped")
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)
+    summarize(writer)
+    if writer.failure is not None:
+        sys.exit(1)
 
 
 @main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
@@ -400,6 +415,7 @@ def record(upstream, output, port, timeout, redact_json, no_redact, env_names, c
     COMMAND gets OPENAI_BASE_URL and OPENAI_API_BASE (and every --env NAME) pointing at
     the proxy; its stdin, stdout and stderr are its own. streamscope exits with its status.
     """
+    from .record.runner import StartError
     from .record.runner import record as run_record
 
     url, output = _recorder_setup(upstream, output, no_redact)
@@ -414,9 +430,10 @@ def record(upstream, output, port, timeout, redact_json, no_redact, env_names, c
             list(redact_json),
             timeout,
         )
-    except OSError as e:
-        where = f"{e.filename}: " if getattr(e, "filename", None) else f"127.0.0.1:{port}: "
-        _fail(f"cannot start recording: {where}{e.strerror or e}")
+    except StartError as e:
+        _fail(str(e))
+    except OSError as e:  # making the default recordings/ folder
+        _fail(f"{e.filename}: {e.strerror or e}")
     sys.exit(status)
 
 

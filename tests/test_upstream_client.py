@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from streamscope.record.proxy import FinalEvent
 from streamscope.record.upstream import ChunkedDecoder, UpstreamError
 
 
@@ -38,7 +39,27 @@ def test_a_body_cut_short_is_not_done():
     assert not decoder.done
 
 
-@pytest.mark.parametrize("raw", [b"zz\r\nabc\r\n", b"3\r\nabcXX"])
+@pytest.mark.parametrize("raw", [b"zz\r\nabc\r\n", b"3\r\nabcXX", b"-1\r\nx", b"0x3\r\nabc"])
 def test_malformed_framing_is_an_upstream_error(raw):
-    with pytest.raises(UpstreamError):
-        ChunkedDecoder().feed(raw)
+    decoder = ChunkedDecoder()
+    body = decoder.feed(raw)
+    assert isinstance(decoder.error, UpstreamError)
+    assert body == (b"abc" if raw.startswith(b"3") else b"")  # what came before is kept
+    assert decoder.feed(b"3\r\nabc\r\n") == b""  # nothing after it
+
+
+@pytest.mark.parametrize(
+    "reads, relayed",
+    [
+        ([b'data: {"a":1}\n\ndata: [DONE]\n\n'], True),
+        ([b"data: {}\n\ndata: [DO", b"NE]\n\n"], True),  # split across two reads
+        ([b"data: {}\n\nda", b"ta: [DONE]\r\n\r\n"], True),
+        ([b'data: {"content":"say [DONE]\\n"}\n\n'], False),  # inside an event's JSON
+        ([b"data: [DONE]"], False),  # the line is not finished yet
+    ],
+)
+def test_the_final_event_is_seen_however_the_reads_fall(reads, relayed):
+    final = FinalEvent()
+    for data in reads:
+        final.seen(data)
+    assert final.relayed is relayed

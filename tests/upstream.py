@@ -8,17 +8,26 @@ POST .../chat/completions answers by the request's "model":
 - "slow": an event every 50 ms for 10 s (to see the recorder cancel it);
 - "late": no answer for 10 s unless the client goes away first;
 - "json": a non-streaming chat.completion.
+With `tail_pause`, a sample stream waits that long (or until the client leaves) after
+its last read before ending the chunked body, as real providers do after `[DONE]`.
 Every body it sends is kept as (model, sha256, bytes) in `served`; `cancelled` counts
-streams that ended because the other side went away; `auth` keeps Authorization headers.
+streams that ended because the other side went away; `auth` keeps Authorization headers
+and `hosts` the Host headers.
+
+`RawUpstream` answers every connection with fixed bytes, for HTTP that uvicorn cannot
+send (1xx interim responses, broken framing).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import itertools
 import os
 import threading
 import time
+from urllib.parse import urlsplit
 
 import orjson
 import uvicorn
@@ -47,16 +56,28 @@ def event(i: int) -> bytes:
 
 
 class Upstream:
-    def __init__(self, pace: float = 0.0) -> None:
+    def __init__(
+        self, pace: float = 0.0, tail_pause: float = 0.0, tls: tuple[str, str] | None = None
+    ) -> None:
         self.pace = pace
+        self.tail_pause = tail_pause
+        self.hosts: list[str] = []
+        self.headers: list[dict[str, str]] = []
         self.served: list[tuple[str, str, bytes]] = []
         self.cancelled = 0
         self.auth: list[str] = []
         self.sock = bind(0)
         self.port = self.sock.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}/v1"
+        certfile, keyfile = tls or (None, None)
         config = uvicorn.Config(
-            self.app, log_level="critical", access_log=False, lifespan="off", interface="asgi3"
+            self.app,
+            log_level="critical",
+            access_log=False,
+            lifespan="off",
+            interface="asgi3",
+            ssl_certfile=certfile,
+            ssl_keyfile=keyfile,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
@@ -83,6 +104,8 @@ class Upstream:
             if not m.get("more_body"):
                 break
         headers = dict((k.decode().lower(), v.decode()) for k, v in scope["headers"])
+        self.hosts.append(headers.get("host", ""))
+        self.headers.append(headers)
         if "authorization" in headers:
             self.auth.append(headers["authorization"])
         request = orjson.loads(body) if body else {}
@@ -144,9 +167,113 @@ class Upstream:
                     if self.pace:
                         await asyncio.sleep(self.pace)
                     await emit(data)
+                if self.tail_pause:  # after [DONE]: keep the body open a while
+                    with contextlib.suppress(asyncio.TimeoutError):
+                        await asyncio.wait_for(receive(), self.tail_pause)
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except (asyncio.CancelledError, OSError):
             self.cancelled += 1
             raise
         finally:
             self.served.append((model, hashlib.sha256(bytes(sent)).hexdigest(), bytes(sent)))
+
+
+class RawUpstream:
+    """A socket server that reads one request per connection and sends fixed bytes.
+
+    `answers[i]` goes to the i-th connection (the last one to any later); None closes
+    the connection at once, unread, as an upstream closing an idle kept-alive one.
+    """
+
+    def __init__(self, *answers: bytes | None) -> None:
+        self.answers = answers
+        self.sock = bind(0)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self) -> None:
+        for i in itertools.count():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:  # closed by __exit__
+                return
+            answer = self.answers[min(i, len(self.answers) - 1)]
+            with conn:
+                if answer is not None:
+                    self._read_request(conn)
+                    conn.sendall(answer)
+
+    @staticmethod
+    def _read_request(conn) -> None:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            more = conn.recv(65536)
+            if not more:
+                return
+            data += more
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        while len(body) < length:
+            body += conn.recv(65536)
+
+    def __enter__(self) -> RawUpstream:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sock.close()
+
+
+class ForwardProxy:
+    """An HTTP proxy on 127.0.0.1 as HTTP(S)_PROXY names one: CONNECT tunnels and
+    absolute-form requests, piped both ways. `seen` keeps each connection's first line."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.sock = bind(0)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    async def _handle(self, reader, writer) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        line = head.split(b"\r\n", 1)[0].decode()
+        self.seen.append(line)
+        method, target, _ = line.split(" ")
+        if method == "CONNECT":
+            host, port = target.rsplit(":", 1)
+            up_reader, up_writer = await asyncio.open_connection(host, int(port))
+            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        else:
+            url = urlsplit(target)
+            up_reader, up_writer = await asyncio.open_connection(url.hostname, url.port)
+            origin_form = url.path + (f"?{url.query}" if url.query else "")
+            up_writer.write(head.replace(target.encode(), origin_form.encode(), 1))
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+
+    def __enter__(self) -> ForwardProxy:
+        self.thread.start()
+        asyncio.run_coroutine_threadsafe(
+            asyncio.start_server(self._handle, sock=self.sock), self.loop
+        ).result(10)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.sock.close()
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except OSError:
+        pass
+    finally:
+        writer.close()

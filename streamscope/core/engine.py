@@ -28,6 +28,8 @@ STRATEGY_NAMES = ("robust", "guarded", "naive", "openai-sdk", "openai-docs", "by
 
 # How an exchange ended, as the recorder wrote it in its `end` line.
 CONNECTION_FAILED = {"upstream-error", "timeout"}
+# streamscope itself stopped (a signal, a failed write) while the exchange was open.
+RECORDER_STOPPED = "recorder-stopped"
 # Not a recorder reason: the recording stops before the exchange's `end` line.
 UNFINISHED = "unfinished"
 
@@ -258,6 +260,14 @@ class StreamEngine:
                 f"after frame {last}: the client closed the connection before the stream ended; "
                 "what is missing was cut by the client, not by the provider",
             )
+        elif end_reason == RECORDER_STOPPED and not robust.done_frame:
+            why = f" ({end_error})" if end_error else ""
+            log.add(
+                "stream-truncated",
+                last,
+                f"after frame {last}: streamscope stopped before the stream ended{why}; "
+                "what is missing was cut by the recorder, not by the provider",
+            )
         elif end_reason in CONNECTION_FAILED:
             detail = f": {end_error}" if end_error else ""
             log.add(
@@ -268,8 +278,10 @@ class StreamEngine:
         if not robust.done_frame and expect_done:
             log.add("done-missing", last, "the stream ended without data: [DONE]")
 
-        if end_reason == "client-closed":
-            ended = "client-closed"
+        # With data: [DONE] seen, the stream ended whoever closed first (recordings made
+        # before `complete` covered a client that left after [DONE] say client-closed).
+        if end_reason in ("client-closed", RECORDER_STOPPED) and not robust.done_frame:
+            ended = end_reason
         elif truncation is not None or end_reason == UNFINISHED:
             ended = "truncated"
         elif end_reason in CONNECTION_FAILED or (status or 0) >= 400 or robust.error_payload:

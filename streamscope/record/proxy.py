@@ -8,32 +8,72 @@ client. Nothing waits for the end of a body.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import orjson
 
 from ..recording import RecordingWriter
+from ..recording.redact import redact_url
 from .loopback import LoopbackServer, bind, until_disconnect  # noqa: F401 (bind: tests)
 from .upstream import HOP_BY_HOP, UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
 
 @dataclass(slots=True)
 class Upstream:
-    """Where requests go: scheme://host[:port] plus the path prefix the client keeps."""
+    """Where requests go: scheme://host[:port] plus the path prefix the client keeps.
+
+    Userinfo (`user:password@`) never stays in the origin, which is recorded, logged and
+    sent as `Host`: like curl and httpx, it becomes `Authorization: Basic`, sent when the
+    client sends no Authorization of its own.
+    """
 
     origin: str
     prefix: str
+    authorization: str | None = None
 
     @classmethod
     def parse(cls, url: str) -> Upstream:
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ValueError(f"upstream must be an http(s) URL, got {url!r}")
-        return cls(f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/"))
+        try:
+            parts.port  # noqa: B018 - raises on a port that is not a number in range
+        except ValueError as e:
+            raise ValueError(f"upstream {redact_url(url)!r}: {e}") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"upstream must be an http(s) URL, got {redact_url(url)!r}")
+        userinfo, at, hostport = parts.netloc.rpartition("@")
+        authorization = None
+        if at:
+            user, _, password = userinfo.partition(":")
+            pair = f"{unquote(user)}:{unquote(password)}".encode()
+            authorization = "Basic " + base64.b64encode(pair).decode("ascii")
+        return cls(f"{parts.scheme}://{hostport}", parts.path.rstrip("/"), authorization)
+
+
+_DONE = re.compile(rb"^data: ?\[DONE\]\r?\n", re.MULTILINE)
+
+
+@dataclass(slots=True)
+class FinalEvent:
+    """Whether a body's final event (SSE `data: [DONE]`), or its whole body, was relayed."""
+
+    relayed: bool = False
+    _tail: bytes = b""
+
+    def seen(self, data: bytes) -> None:
+        """Called after each relayed read; cheap unless the read may hold `[DONE]`."""
+        if self.relayed:
+            return
+        if (b"[DONE]" in data and _DONE.search(data)) or (
+            self._tail and _DONE.search(self._tail + data[:16])  # split across two reads
+        ):
+            self.relayed = True
+        self._tail = data[-16:]
 
 
 def _error_body(kind: str, message: str) -> bytes:
@@ -56,6 +96,8 @@ class RecordingProxy:
         )
         self.open: set[int] = set()  # exchanges without an `end` line yet
         self.exchanges = 0
+        # The `error` of an exchange cut by streamscope stopping; the stopper names why.
+        self.stopped_by = "streamscope stopped"
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] == "lifespan":
@@ -97,6 +139,9 @@ class RecordingProxy:
         target = path.decode("latin-1") + (("?" + query.decode("latin-1")) if query else "")
         url = self.upstream.origin + target
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        basic = self.upstream.authorization
+        if basic is not None and not any(k.lower() == "authorization" for k, _ in headers):
+            headers.append(("authorization", basic))  # recorded (masked) as sent upstream
         writer.request(ex, scope["method"], url, headers, bytes(body))
         forward = [
             (k, v) for k, v in headers if k.lower() not in HOP_BY_HOP and k.lower() != "host"
@@ -164,20 +209,30 @@ class RecordingProxy:
             for k, v in headers
             if k.lower() not in HOP_BY_HOP
         ]
-        reason, error = "complete", None
+        # None until the pump ends on its own: uvicorn cancels this task on shutdown.
+        reason: str | None = None
+        error: str | None = None
+        final = FinalEvent()
 
         async def pump() -> None:
             await send({"type": "http.response.start", "status": response.status, "headers": out})
             chunk_line = writer.chunk
+            seen = final.seen
             async for data in response.reads():  # one item per upstream read
                 # recorded first: the recording holds every byte the client was given
                 chunk_line(ex, data)
                 await send({"type": "http.response.body", "body": data, "more_body": True})
+                seen(data)
+            final.relayed = True  # the whole body, whatever its kind
             await send({"type": "http.response.body", "body": b"", "more_body": False})
 
         try:
             gone, exc = await until_disconnect(pump(), receive)
-            if gone:
+            left = gone or (exc is not None and not isinstance(exc, UpstreamError))
+            if left and final.relayed:
+                # The SDK stops reading at data: [DONE]; the stream itself was whole.
+                reason, error = "complete", "the client closed after the final event"
+            elif gone:
                 reason, error = "client-closed", "the client disconnected mid-response"
             elif isinstance(exc, UpstreamTimeout):
                 reason, error = "timeout", str(exc)
@@ -185,18 +240,22 @@ class RecordingProxy:
                 reason, error = "upstream-error", str(exc)
             elif exc is not None:  # sending to the client failed: it went away
                 reason, error = "client-closed", f"{type(exc).__name__}: {exc}"
+            else:
+                reason, error = "complete", None
         finally:
             response.close()  # an unfinished upstream request is cancelled with its connection
+            if reason is None:
+                reason, error = "recorder-stopped", self.stopped_by
             writer.end(ex, reason, error)
             self.open.discard(ex)
         if reason in ("upstream-error", "timeout"):
             # Let the client see the connection fail, as it would without us.
             raise ConnectionAbortedError(error)
 
-    def close_open(self, reason: str, error: str) -> None:
-        """Write an `end` line for every exchange still open (on shutdown)."""
+    def close_open(self) -> None:
+        """Write a `recorder-stopped` end line for every exchange still open (on shutdown)."""
         for ex in sorted(self.open):
-            self.writer.end(ex, reason, error)
+            self.writer.end(ex, "recorder-stopped", self.stopped_by)
         self.open.clear()
 
 
@@ -220,6 +279,9 @@ class ProxyServer(LoopbackServer):
         """What a client uses as its base URL: the upstream's path prefix kept."""
         return f"http://127.0.0.1:{self.port}{self.app.upstream.prefix}"
 
-    def stop(self) -> None:
+    def stop(self, why: str | None = None) -> None:
+        """Stop serving; exchanges still open get an end line saying `why` we stopped."""
+        if why is not None:
+            self.app.stopped_by = why
         super().stop()
-        self.app.close_open("client-closed", "streamscope stopped while the exchange was open")
+        self.app.close_open()

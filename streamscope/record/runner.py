@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 from datetime import datetime, timezone
@@ -27,6 +28,14 @@ def default_output(cwd: str | None = None) -> str:
     return path
 
 
+# The signals that stop `proxy` and `record` (forwarded to the child by `record`).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class StartError(Exception):
+    """The recorder cannot start: one line naming the port or the file; exit status 2."""
+
+
 def _terminal_delivers_sigint() -> bool:
     """Ctrl-C in a terminal already reaches the child (same foreground process group)."""
     try:
@@ -35,27 +44,46 @@ def _terminal_delivers_sigint() -> bool:
         return False
 
 
-def run_child(command: list[str], env_names: list[str], base_url: str) -> int:
-    """Run `command` with the base-URL variables pointing at the proxy; its exit status."""
+def cannot_run(command: list[str]) -> tuple[int, str] | None:
+    """(127 or 126, why) when `command` cannot be run, checked before anything is created."""
+    exe = command[0]
+    found = exe if os.sep in exe else shutil.which(exe)
+    if found is None:
+        # which() skips files that are not executable; say "permission denied" for those
+        on_path = (os.path.join(d, exe) for d in os.get_exec_path())
+        if any(os.path.isfile(p) for p in on_path):
+            return 126, f"cannot run {exe!r}: permission denied"
+        return 127, f"cannot run {exe!r}: no such command"
+    if not os.path.exists(found):
+        return 127, f"cannot run {exe!r}: no such file"
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        return 126, f"cannot run {exe!r}: not an executable file"
+    return None
+
+
+def run_child(command: list[str], env_names: list[str], base_url: str, stopped: list[int]) -> int:
+    """Run `command` with the base-URL variables pointing at the proxy; its exit status.
+
+    SIGINT, SIGTERM and SIGHUP are forwarded to it (and noted in `stopped`); streamscope
+    waits for it to exit either way, so the proxy outlives every request it makes.
+    """
     env = dict(os.environ)
     for name in (*BASE_URL_VARS, *env_names):
         env[name] = base_url
     try:
         child = subprocess.Popen(command, env=env)
-    except FileNotFoundError:
-        say(f"cannot run {command[0]!r}: no such command")
-        return 127
-    except PermissionError:
-        say(f"cannot run {command[0]!r}: permission denied")
-        return 126
+    except OSError as e:  # checked before, but the file may have changed since
+        say(f"cannot run {command[0]!r}: {e.strerror or e}")
+        return 127 if isinstance(e, FileNotFoundError) else 126
 
     def forward(signum: int, _frame: object) -> None:
+        stopped.append(signum)
         if signum == signal.SIGINT and _terminal_delivers_sigint():
             return  # the terminal sent it to the child too; a second one would cut its cleanup
         if child.poll() is None:
             child.send_signal(signum)
 
-    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: signal.signal(sig, forward) for sig in STOP_SIGNALS}
     try:
         while True:
             try:
@@ -69,6 +97,36 @@ def run_child(command: list[str], env_names: list[str], base_url: str) -> int:
     return 128 - status if status < 0 else status
 
 
+def open_recording(
+    path: str, argv: list[str], redact: bool, redact_json: list[str]
+) -> RecordingWriter:
+    """The recorder's writer: a failed write is said at once and stops recording only."""
+
+    def lost(e: OSError) -> None:
+        say(
+            f"{path}: cannot write the recording: {e.strerror or e}; recording stopped, relaying continues"
+        )
+
+    try:
+        return RecordingWriter(
+            path,
+            argv=argv,
+            redact=redact,
+            redact_json=tuple(redact_json),
+            on_error=lost,
+            keep_empty=False,
+        )
+    except OSError as e:
+        raise StartError(f"{path}: cannot write the recording: {e.strerror or e}") from None
+
+
+def listen(port: int):
+    try:
+        return bind(port)
+    except OSError as e:
+        raise StartError(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}") from None
+
+
 def record(
     command: list[str],
     upstream_url: str,
@@ -79,34 +137,53 @@ def record(
     redact_json: list[str],
     timeout: float | None,
 ) -> int:
+    """Run `command` behind the proxy; the exit status (StartError when it cannot start)."""
     upstream = Upstream.parse(upstream_url)
-    path = output or default_output()
-    argv = ["streamscope", "record", "--", *command]
-    sock = bind(port)  # first: a busy port must not leave an empty recording behind
+    problem = cannot_run(command)
+    if problem is not None:  # before anything is created: no recording is left behind
+        status, message = problem
+        say(message)
+        return status
+    sock = listen(port)  # first: a busy port must not leave an empty recording behind
     try:
-        writer = RecordingWriter(path, argv=argv, redact=redact, redact_json=tuple(redact_json))
+        path = output or default_output()
+        writer = open_recording(
+            path, ["streamscope", "record", "--", *command], redact, redact_json
+        )
     except BaseException:
         sock.close()
         raise
+    stopped: list[int] = []
     with writer:
         server = ProxyServer(upstream, writer, port, timeout, sock=sock)
         server.start()
         say(f"recording {upstream.origin}{upstream.prefix} through {server.base_url} into {path}")
         try:
-            status = run_child(command, env_names, server.base_url)
+            status = run_child(command, env_names, server.base_url, stopped)
         finally:
-            server.stop()
-    summarize(path)
+            why = f"streamscope got {signal.Signals(stopped[0]).name}" if stopped else None
+            server.stop(why or "the recorded command exited")
+    summarize(writer)
+    if writer.failure is not None and status == 0:
+        return 1  # the command succeeded, the recording did not
     return status
 
 
-def summarize(path: str) -> None:
-    """The short summary printed when the child exits."""
+def summarize(writer: RecordingWriter) -> None:
+    """The short summary printed when the recorder stops."""
     from collections import Counter
 
     from ..analysis import analyze
     from ..recording.format import RecordingError
 
+    path = writer.path
+    if writer.removed:
+        say(f"no exchange was recorded, so no recording was kept at {path}")
+        return
+    if writer.failure is not None:
+        say(f"the recording is incomplete: it stopped at a failed write ({writer.failure})")
+    if not os.path.isfile(path):
+        return  # e.g. /dev/full: nothing to read back
     try:
         analysis = analyze(path)
     except RecordingError as e:

@@ -3,16 +3,27 @@
 Why not httpx: it hands the body over one HTTP chunk at a time, parsing each through
 h11, which costs the proxy more per event than the client it serves spends. Here every
 socket read is de-framed (chunked or content-length) in one pass and handed on whole,
-which is also exactly what a recording line is: one upstream read.
+which is also exactly what a recording line is: one upstream read. The head is parsed
+strictly (interim 1xx responses skipped, malformed framing an UpstreamError), and the
+environment is honoured as httpx honours it: HTTP_PROXY / HTTPS_PROXY / NO_PROXY (CONNECT
+through the proxy for https) and SSL_CERT_FILE / SSL_CERT_DIR (else certifi's roots,
+which httpx and the openai SDK trust).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import os
+import re
+import socket
 import ssl
+import urllib.request
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
+
+import certifi
 
 # Hop-by-hop headers (RFC 9110 7.6.1): each hop's own business, never passed on.
 HOP_BY_HOP = frozenset(
@@ -51,20 +62,41 @@ class UpstreamTimeout(UpstreamError):
     """No byte arrived from the upstream within the read timeout."""
 
 
+class UpstreamClosed(UpstreamError):
+    """The connection was closed or reset before any byte of a response: on a kept-alive
+    connection, the upstream had closed it meanwhile and the request can be retried."""
+
+
+_STATUS_LINE = re.compile(r"HTTP/1\.[01] (\d{3})(?: .*)?")
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
+
+
 class ChunkedDecoder:
     """Incremental `Transfer-Encoding: chunked` decoder: bytes in, body bytes out."""
 
-    __slots__ = ("buf", "left", "done", "state")
+    __slots__ = ("buf", "left", "done", "state", "error")
 
     def __init__(self) -> None:
         self.buf = b""
         self.left = 0  # bytes of the current chunk still to come
         self.state = "size"  # size | data | crlf | trailer
         self.done = False
+        self.error: UpstreamError | None = None  # malformed framing: nothing more is decoded
 
     def feed(self, data: bytes) -> bytes:
+        """The body bytes in `data`. On malformed framing, `error` is set and the bytes
+        before it are still returned: the client got them too, so they are recorded."""
+        out: list[bytes] = []
+        if self.error is None:
+            try:
+                self._feed(data, out)
+            except UpstreamError as e:
+                self.error = e
+        return b"".join(out)
+
+    def _feed(self, data: bytes, out: list[bytes]) -> None:
         buf = self.buf + data if self.buf else data
-        out = []
         pos, n = 0, len(buf)
         while pos < n and not self.done:
             if self.state == "data":
@@ -93,16 +125,15 @@ class ChunkedDecoder:
                     if not line:
                         self.done = True
                     continue
-                try:
-                    size = int(line.split(b";", 1)[0].strip(), 16)
-                except ValueError:
-                    raise UpstreamError(f"malformed chunk size {line[:20]!r}") from None
+                digits = line.split(b";", 1)[0].strip(b" \t")
+                if not _HEX.fullmatch(digits):  # int(x, 16) would take "-1", "0x1", "1_0"
+                    raise UpstreamError(f"malformed chunk size {line[:20]!r}")
+                size = int(digits, 16)
                 if size == 0:
                     self.state = "trailer"
                 else:
                     self.left, self.state = size, "data"
         self.buf = buf[pos:]
-        return b"".join(out)
 
 
 @dataclass
@@ -150,6 +181,8 @@ class UpstreamResponse:
                 body = decoder.feed(data)
                 if body:
                     yield body
+                if decoder.error is not None:  # close() then drops the connection
+                    raise decoder.error
                 if decoder.done:
                     self._done()
                     return
@@ -193,33 +226,73 @@ class UpstreamPool:
         self.connect_timeout = connect_timeout
         self.idle: list[_Connection] = []
         self._ssl: ssl.SSLContext | None = None
+        self._route_error: str | None = None  # a proxy URL we cannot use: said per request
+        try:
+            self.route = _Route.of(parts.scheme, self.host, self.port)
+        except UpstreamError as e:
+            self.route, self._route_error = _Route(self.host, self.port), str(e)
 
     def _context(self) -> ssl.SSLContext:
         if self._ssl is None:
             try:
-                import certifi  # what httpx and the openai SDK trust
-
-                self._ssl = ssl.create_default_context(cafile=certifi.where())
-            except ImportError:
-                self._ssl = ssl.create_default_context()
+                self._ssl = _ssl_context()
+            except (OSError, ValueError) as e:  # ssl.SSLError is an OSError
+                raise UpstreamError(f"cannot load the CA certificates: {e}") from None
         return self._ssl
 
     async def _connect(self) -> _Connection:
+        route = self.route
+        where = f"the proxy {route.via}" if route.via else self.netloc
+        if self._route_error is not None:
+            raise UpstreamError(self._route_error)
+        context = self._context() if self.https else None
         try:
-            reader, writer = await asyncio.wait_for(
-                asyncio.open_connection(
-                    self.host,
-                    self.port,
-                    ssl=self._context() if self.https else None,
+            if route.tunnel:
+                opening = self._tunnel(context)
+            else:
+                opening = asyncio.open_connection(
+                    route.host,
+                    route.port,
+                    ssl=context,
                     server_hostname=self.host if self.https else None,
-                ),
-                self.connect_timeout,
-            )
+                )
+            reader, writer = await asyncio.wait_for(opening, self.connect_timeout)
         except asyncio.TimeoutError:
-            raise UpstreamTimeout(f"connecting to {self.netloc} timed out") from None
+            raise UpstreamTimeout(f"connecting to {where} timed out") from None
         except OSError as e:
-            raise UpstreamError(f"cannot connect to {self.netloc}: {e.strerror or e}") from None
+            raise UpstreamError(f"cannot connect to {where}: {e.strerror or e}") from None
         return _Connection(reader, writer)
+
+    async def _tunnel(
+        self, context: ssl.SSLContext | None
+    ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """CONNECT through the proxy, then TLS to the origin inside the tunnel."""
+        loop = asyncio.get_running_loop()
+        route = self.route
+        (family, kind, proto, _, address), *_ = await loop.getaddrinfo(
+            route.host, route.port, type=socket.SOCK_STREAM
+        )
+        sock = socket.socket(family, kind, proto)
+        try:
+            sock.setblocking(False)
+            await loop.sock_connect(sock, address)
+            head = [f"CONNECT {self.host}:{self.port} HTTP/1.1", f"Host: {self.host}:{self.port}"]
+            if route.proxy_auth:
+                head.append(f"Proxy-Authorization: {route.proxy_auth}")
+            await loop.sock_sendall(sock, ("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
+            answer = b""
+            while b"\r\n\r\n" not in answer:  # the proxy says nothing more until TLS starts
+                data = await loop.sock_recv(sock, 4096)
+                if not data or len(answer) > _HEAD_LIMIT:
+                    raise UpstreamError(f"the proxy {route.via} closed the CONNECT tunnel")
+                answer += data
+            status, _ = _parse_head(answer[: answer.index(b"\r\n\r\n")])
+            if status != 200:
+                raise UpstreamError(f"the proxy {route.via} refused CONNECT: HTTP {status}")
+            return await asyncio.open_connection(sock=sock, ssl=context, server_hostname=self.host)
+        except BaseException:
+            sock.close()
+            raise
 
     async def read(self, conn: _Connection) -> bytes:
         try:
@@ -229,6 +302,9 @@ class UpstreamPool:
         except asyncio.TimeoutError:
             conn.close()
             raise UpstreamTimeout(f"no upstream read within {self.timeout:g} s") from None
+        except ConnectionResetError as e:
+            conn.close()
+            raise UpstreamClosed(f"reading from {self.netloc}: {e.strerror or e}") from None
         except OSError as e:
             conn.close()
             raise UpstreamError(f"reading from {self.netloc}: {e.strerror or e}") from None
@@ -242,72 +318,150 @@ class UpstreamPool:
     async def request(
         self, method: str, target: str, headers: list[tuple[str, str]], body: bytes
     ) -> UpstreamResponse:
+        if self.route.absolute:  # plain http through a proxy: the absolute URL
+            target = f"http://{self.netloc}{target}"
         head = [f"{method} {target} HTTP/1.1", f"Host: {self.netloc}"]
         head += [f"{k}: {v}" for k, v in headers if k.lower() not in _OWN]
+        if self.route.absolute and self.route.proxy_auth:
+            head.append(f"Proxy-Authorization: {self.route.proxy_auth}")
         if body or method not in ("GET", "HEAD", "DELETE", "OPTIONS"):
             head.append(f"Content-Length: {len(body)}")
         raw = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
-        # A kept-alive connection the upstream has meanwhile closed fails on first use:
-        # retry once on a fresh one (the request was not received).
+        # A kept-alive connection the upstream has meanwhile closed fails on first use,
+        # before any byte of a response: retry once on a fresh one (nothing was answered).
         for attempt in (0, 1):
             reused = bool(self.idle) and attempt == 0
             conn = self.idle.pop() if reused else await self._connect()
             try:
                 conn.writer.write(raw)
                 await conn.writer.drain()
-                return await self._head(conn, method)
-            except UpstreamError as e:
-                if reused and "closed" in str(e):
-                    continue
-                raise
             except OSError as e:
                 conn.close()
                 if reused:
                     continue
                 raise UpstreamError(f"sending to {self.netloc}: {e.strerror or e}") from None
+            try:
+                return await self._head(conn, method)
+            except UpstreamClosed:
+                if reused:
+                    continue
+                raise
         raise UpstreamError(f"cannot reach {self.netloc}")  # pragma: no cover
 
     async def _head(self, conn: _Connection, method: str) -> UpstreamResponse:
-        buf = b""
-        while True:
-            data = await self.read(conn)
-            if not data:
-                conn.close()
-                raise UpstreamError("the upstream closed the connection before responding")
-            buf += data
-            end = buf.find(b"\r\n\r\n")
-            if end >= 0:
-                break
-            if len(buf) > _HEAD_LIMIT:
-                conn.close()
-                raise UpstreamError("the upstream's response head is too large")
-        lines = buf[:end].decode("latin-1").split("\r\n")
         try:
-            version, code = lines[0].split(" ", 2)[:2]
-            status = int(code)
-        except ValueError:
+            status, headers, first = await self._final_head(conn)
+            framing, left, reusable = _framing(method, status, headers)
+        except UpstreamError:
             conn.close()
-            raise UpstreamError(f"not an HTTP response: {lines[0][:40]!r}") from None
-        headers = []
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            headers.append((name.strip(), value.strip()))
-        names = {k.lower(): v for k, v in headers}
-        reusable = version == "HTTP/1.1" and names.get("connection", "").lower() != "close"
-        first = buf[end + 4 :]
-        if method == "HEAD" or status in (204, 304) or 100 <= status < 200:
-            framing, left = "none", 0
-        elif "chunked" in names.get("transfer-encoding", "").lower():
-            framing, left = "chunked", 0
-        elif "content-length" in names:
-            framing, left = "length", int(names["content-length"] or 0)
-            if left == 0:
-                framing = "none"
-        else:
-            framing, left, reusable = "close", 0, False
+            raise
         return UpstreamResponse(status, headers, self, conn, framing, left, first, reusable)
+
+    async def _final_head(self, conn: _Connection) -> tuple[int, list[tuple[str, str]], bytes]:
+        """The status, headers and first body bytes of the final response (1xx skipped)."""
+        buf = b""
+        answered = False  # any byte of a response: a later close is not retriable
+        while True:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                if len(buf) > _HEAD_LIMIT:
+                    raise UpstreamError("the upstream's response head is too large")
+                try:
+                    data = await self.read(conn)
+                except UpstreamClosed as e:
+                    if answered:
+                        raise UpstreamError(str(e)) from None
+                    raise
+                if not data:
+                    if answered:
+                        raise UpstreamError("the upstream closed the connection mid-head")
+                    raise UpstreamClosed("the upstream closed the connection before responding")
+                buf += data
+                answered = True
+                continue
+            status, headers = _parse_head(buf[:end])
+            buf = buf[end + 4 :]
+            if status == 101:
+                raise UpstreamError("the upstream switched protocols (101), unasked")
+            if status >= 200:
+                return status, headers, buf
+            # 100 Continue, 103 Early Hints: interim, the real response follows
 
     def close(self) -> None:
         for conn in self.idle:
             conn.close()
         self.idle.clear()
+
+
+def _parse_head(raw: bytes) -> tuple[int, list[tuple[str, str]]]:
+    lines = raw.decode("latin-1").split("\r\n")
+    status = _STATUS_LINE.fullmatch(lines[0])
+    if status is None:
+        raise UpstreamError(f"not an HTTP/1.x response: {lines[0][:40]!r}")
+    headers = []
+    for line in lines[1:]:
+        name, colon, value = line.partition(":")
+        if not colon or not _TOKEN.fullmatch(name):  # incl. obsolete folded lines
+            raise UpstreamError(f"malformed header line {line[:40]!r}")
+        headers.append((name, value.strip(" \t")))
+    return int(status.group(1)), headers
+
+
+def _framing(method: str, status: int, headers: list[tuple[str, str]]) -> tuple[str, int, bool]:
+    """(chunked | length | close | none, content length, reusable) per RFC 9112 6.3."""
+    names: dict[str, list[str]] = {}
+    for k, v in headers:
+        names.setdefault(k.lower(), []).extend(x.strip() for x in v.split(","))
+    reusable = "close" not in (x.lower() for x in names.get("connection", []))
+    codings = [x.lower() for x in names.get("transfer-encoding", []) if x]
+    lengths = set(names.get("content-length", []))
+    if method == "HEAD" or status in (204, 304):
+        return "none", 0, reusable
+    if codings:
+        if codings[-1] != "chunked":
+            return "close", 0, False  # read to the end of the connection
+        return "chunked", 0, reusable and not lengths  # both given: do not trust the connection
+    if lengths:
+        if len(lengths) != 1 or not next(iter(lengths)).isdigit():
+            shown = ", ".join(sorted(lengths))
+            raise UpstreamError(f"malformed Content-Length {shown[:40]!r}")
+        left = int(next(iter(lengths)))
+        return ("length" if left else "none"), left, reusable
+    return "close", 0, False
+
+
+@dataclass(frozen=True, slots=True)
+class _Route:
+    """How to reach an origin: directly, or through an HTTP proxy from the environment."""
+
+    host: str  # where the TCP connection goes
+    port: int
+    via: str | None = None  # the proxy's host:port, for messages
+    tunnel: bool = False  # https through the proxy: CONNECT, then TLS inside
+    absolute: bool = False  # http through the proxy: absolute-form request targets
+    proxy_auth: str | None = None  # Basic credentials from the proxy URL
+
+    @classmethod
+    def of(cls, scheme: str, host: str, port: int) -> _Route:
+        proxies = urllib.request.getproxies_environment()  # *_PROXY, either case
+        proxy = proxies.get(scheme) or proxies.get("all")
+        if not proxy or urllib.request.proxy_bypass_environment(host, proxies):
+            return cls(host, port)
+        parts = urlsplit(proxy if "://" in proxy else f"http://{proxy}")
+        if parts.scheme != "http" or not parts.hostname:
+            raise UpstreamError(f"{scheme}_proxy must be an http:// proxy URL")
+        auth = None
+        if parts.username is not None:
+            pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+            auth = "Basic " + base64.b64encode(pair).decode("ascii")
+        via = f"{parts.hostname}:{parts.port or 80}"
+        https = scheme == "https"
+        return cls(parts.hostname, parts.port or 80, via, https, not https, auth)
+
+
+def _ssl_context() -> ssl.SSLContext:
+    """SSL_CERT_FILE / SSL_CERT_DIR when set (as httpx and OpenSSL read them), else certifi."""
+    cafile, capath = os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")
+    if cafile or capath:
+        return ssl.create_default_context(cafile=cafile or None, capath=capath or None)
+    return ssl.create_default_context(cafile=certifi.where())

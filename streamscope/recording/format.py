@@ -20,7 +20,8 @@ SCHEMA_VERSION = 1
 TOOL = "streamscope"
 REDACTED = "[REDACTED]"
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, which editors may put before line 1
-END_REASONS = ("complete", "client-closed", "upstream-error", "timeout")
+# recorder-stopped: streamscope itself stopped (a signal, a write failure) mid-exchange.
+END_REASONS = ("complete", "client-closed", "upstream-error", "timeout", "recorder-stopped")
 
 Headers = list[tuple[str, str]]
 

@@ -5,46 +5,74 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from urllib.parse import unquote_plus
 
 from streamscope.recording.format import REDACTED, Headers
 
 SECRET_HEADERS = frozenset(
     {
         "authorization",
+        "authentication",
         "api-key",
         "x-api-key",
         "cookie",
         "set-cookie",
         "openai-organization",
+        "openai-project",
         "proxy-authorization",
     }
 )
-# These carry "<scheme> <credentials>": the scheme is useful when debugging, and not secret.
-_KEEP_SCHEME = frozenset({"authorization", "proxy-authorization"})
 
-
-# Any other header whose name says it carries a credential (x-goog-api-key, x-auth-token, ...).
+# Any header whose name says it carries a credential: *auth* (authorization,
+# authentication, x-auth-token), *-key (x-goog-api-key, ocp-apim-subscription-key),
+# *-token, *-secret, cookies, sessions, passwords, signatures.
 _SECRET_NAME = re.compile(
-    r"api[-_]?key|token|secret|password|credential|signature|session", re.IGNORECASE
+    r"auth|key|token|secret|passw|credential|signature|session|cookie", re.IGNORECASE
 )
-# Query parameters that carry credentials (?key=..., ?api_key=..., ?access_token=...).
-_SECRET_QUERY = re.compile(
-    r"([?&](?:[A-Za-z0-9_.-]*(?:key|token|secret|password|signature|sig|auth)[A-Za-z0-9_.-]*)=)[^&#]*",
-    re.IGNORECASE,
+# Query parameter names (percent-decoded first) that carry credentials.
+_SECRET_QUERY_NAME = re.compile(
+    r"key|token|secret|passw|signature|sig|auth|credential|session", re.IGNORECASE
 )
+# Values that are keys whatever they are called: OpenAI-style, Google, JWT, GitHub, Slack.
+_KEY_SHAPED = re.compile(
+    r"sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}|eyJ[\w-]+\.[\w-]+\.[\w-]+"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
+)
+# scheme://userinfo@ in a URL: a password (or a token as the user name).
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#@\s]+@")
 
 
 def redact_url(url: str) -> str:
-    """The URL with credential-looking query values masked."""
-    return _SECRET_QUERY.sub(lambda m: m.group(1) + REDACTED, url) if "?" in url else url
+    """The URL with its userinfo and credential-looking query values masked."""
+    if "@" in url:
+        url = _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", url)
+    path, sep, rest = url.partition("?")
+    if not sep:
+        return url
+    query, hash_, fragment = rest.partition("#")
+    return path + "?" + _redact_query(query) + hash_ + fragment
+
+
+def _redact_query(query: str) -> str:
+    out = []
+    for pair in query.split("&"):
+        name, eq, value = pair.partition("=")
+        if eq and (
+            _SECRET_QUERY_NAME.search(unquote_plus(name)) or _KEY_SHAPED.search(unquote_plus(value))
+        ):
+            pair = name + "=" + REDACTED
+        out.append(pair)
+    return "&".join(out)
 
 
 def redact_header(name: str, value: str) -> str:
     """The value to record for header `name` (case-insensitive)."""
     lname = name.lower()
-    if lname not in SECRET_HEADERS and not _SECRET_NAME.search(lname):
-        return value
-    if lname in _KEEP_SCHEME:
+    if lname not in SECRET_HEADERS and (
+        not _SECRET_NAME.search(lname) or "ratelimit" in lname  # x-ratelimit-*-tokens: counts
+    ):
+        return _KEY_SHAPED.sub(REDACTED, value)
+    if "auth" in lname:  # "<scheme> <credentials>": the scheme helps debugging, not secret
         scheme, sep, rest = value.strip().partition(" ")
         if sep and rest.strip() and scheme.replace("-", "").isalnum():
             return f"{scheme} {REDACTED}"
@@ -64,9 +92,10 @@ _ARGV_SECRET = re.compile(
 
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
-    """The recorded command line with key-shaped words masked (keys are often passed there)."""
+    """The recorded command line with key-shaped words and URL credentials masked."""
     out = []
     for arg in argv:
+        arg = redact_url(arg) if "://" in arg else arg
         out.append(_ARGV_SECRET.sub(lambda m: (m.group(2) or m.group(3) or "") + REDACTED, arg))
     return out
 

@@ -9,11 +9,13 @@ one orjson.dumps and one os.write.
 from __future__ import annotations
 
 import base64
+import contextlib
 import errno
 import os
+import stat
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 
 import orjson
@@ -40,7 +42,13 @@ def _text(x: str | bytes) -> str:
 
 
 class RecordingWriter:
-    """Write one recording. Thread-safe; use as a context manager or call close()."""
+    """Write one recording. Thread-safe; use as a context manager or call close().
+
+    With `on_error`, a failed write (disk full, I/O error) does not raise: the file is cut
+    back to its last whole line, recording stops, `failure` says why and `on_error` is
+    called once with the OSError, so a proxy can keep relaying. With `keep_empty=False`,
+    close() removes a recording that holds no exchange (`removed` says so).
+    """
 
     def __init__(
         self,
@@ -51,6 +59,8 @@ class RecordingWriter:
         *,
         overwrite: bool = False,
         created: str | None = None,
+        on_error: Callable[[OSError], None] | None = None,
+        keep_empty: bool = True,
     ) -> None:
         self.path = os.fspath(path)
         self.redact = redact
@@ -71,6 +81,12 @@ class RecordingWriter:
         self._fd = fd
         self._lock = threading.Lock()
         self._next_exchange = 1
+        self._size = 0  # bytes of whole lines written: where a failed write is cut back to
+        self._requests = 0
+        self._on_error = on_error
+        self._keep_empty = keep_empty
+        self.failure: str | None = None  # "No space left on device" once a write failed
+        self.removed = False
         self.start_ns = time.monotonic_ns()
         if created is None:
             created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -105,7 +121,8 @@ class RecordingWriter:
         if self.redact_json:
             body = redact_json_paths(body, self.redact_json)
         rec = Request.of(exchange, self._t(t_ns), method, url, pairs, body)
-        self._write(_dumps(rec.to_json(), option=_NL))
+        if self._write(_dumps(rec.to_json(), option=_NL)):
+            self._requests += 1
 
     def response(
         self,
@@ -146,13 +163,36 @@ class RecordingWriter:
     def _t(self, t_ns: int | None) -> int:
         return time.monotonic_ns() - self.start_ns if t_ns is None else t_ns
 
-    def _write(self, line: bytes) -> None:
+    def _write(self, line: bytes) -> bool:
+        """Append one whole line; False when recording has stopped on a failed write."""
         with self._lock:
             if self._fd < 0:
+                if self.failure is not None:
+                    return False
                 raise ValueError(f"{self.path}: recording is closed")
-            n = os.write(self._fd, line)
-            while n < len(line):  # short writes only on a full disk or a signal
-                n += os.write(self._fd, line[n:])
+            try:
+                n = os.write(self._fd, line)
+                while n < len(line):  # short writes only on a full disk or a signal
+                    n += os.write(self._fd, line[n:])
+            except OSError as e:
+                if self._on_error is None:
+                    raise
+                self.failure = e.strerror or str(e)
+                self._fail()
+                error = e
+            else:
+                self._size += n
+                return True
+        self._on_error(error)
+        return False
+
+    def _fail(self) -> None:
+        """Cut the file back to its last whole line and stop recording (lock held)."""
+        fd, self._fd = self._fd, -1
+        with contextlib.suppress(OSError):  # a device such as /dev/full cannot be cut
+            os.ftruncate(fd, self._size)
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
     @property
     def closed(self) -> bool:
@@ -163,9 +203,22 @@ class RecordingWriter:
             if self._fd >= 0:
                 fd, self._fd = self._fd, -1
                 os.close(fd)
+            if not self._keep_empty and not self._requests and not self.removed:
+                self.removed = _remove_regular(self.path)
 
     def __enter__(self) -> RecordingWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _remove_regular(path: str) -> bool:
+    """Remove `path` if it is a regular file (never a device such as /dev/full)."""
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            os.remove(path)
+            return True
+    except OSError:
+        pass
+    return False

@@ -1,0 +1,98 @@
+"""Every kind of secret a client or an upstream URL carries stays out of what is written."""
+
+from __future__ import annotations
+
+import base64
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from streamscope.record.proxy import ProxyServer, Upstream
+from streamscope.recording import RecordingWriter
+
+# One distinct value per kind, so a leak names its kind.
+HEADERS = {
+    "Authorization": "Bearer s01-bearer",
+    "Authentication": "Bearer s02-authentication",
+    "OpenAI-Project": "s03-project",
+    "OpenAI-Organization": "s04-organization",
+    "api-key": "s05-api-key",
+    "X-Api-Key": "s06-x-api-key",
+    "x-goog-api-key": "s07-goog",
+    "Ocp-Apim-Subscription-Key": "s08-azure",
+    "X-Auth-Token": "s09-auth-token",
+    "X-Amz-Security-Token": "s10-amz",
+    "X-Client-Secret": "s11-client-secret",
+    "Cookie": "session=s12-cookie",
+    "Proxy-Authorization": "Basic s13-proxy",
+    "Private-Token": "s14-gitlab",
+    "X-Session-Id": "s15-session",
+    "X-Password": "s16-password",
+    "User-Agent": "agent/1 sk-s17keyshapedinsideanyheader",
+}
+QUERY = (
+    "api_key=s18-api-key&api%5Fkey=s19-percent-name&%61ccess_token=s20-access"
+    "&X-Amz-Signature=s21-sig&X-Amz-Credential=s22-cred&key=s23-key"
+    "&q=sk-s24keyshapedvalue&auth=s25-auth&ok=kept"
+)
+PASSWORD = "s26-url-password"
+SECRETS = [v.split()[-1].split("=")[-1] for v in HEADERS.values()]
+SECRETS += [p.split("=")[1] for p in QUERY.split("&")[:-1]] + [PASSWORD, "alice:" + PASSWORD]
+
+
+def _leaks(text: str) -> list[str]:
+    return [s for s in SECRETS if s in text]
+
+
+def test_no_secret_reaches_the_recording_the_logs_or_the_upstream_host(tmp_path, upstream):
+    path = tmp_path / "secrets.jsonl"
+    url = upstream.url.replace("http://", f"http://alice:{PASSWORD}@")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamscope", "proxy", "--upstream", url, "-o", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base = proc.stdout.readline().strip()
+        body = {"model": "json", "messages": []}
+        target = base + "/chat/completions?" + QUERY
+        seen = len(upstream.hosts)
+        assert httpx.post(target, json=body, headers=HEADERS).status_code == 200
+        # no Authorization from the client: the URL's credentials go as Basic
+        assert httpx.post(base + "/chat/completions", json=body).status_code == 200
+        proc.terminate()
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    recording = path.read_text()
+    assert _leaks(recording) == [] and _leaks(out + err) == []
+    assert "ok=kept" in recording and "Bearer [REDACTED]" in recording
+    assert upstream.hosts[seen:] == [f"127.0.0.1:{upstream.url.split(':')[2].split('/')[0]}"] * 2
+    basic = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
+    assert upstream.auth[-2:] == ["Bearer s01-bearer", basic]  # the client's own wins
+    assert "Basic [REDACTED]" in recording
+
+
+def test_an_unreachable_upstream_error_names_no_password(tmp_path):
+    with RecordingWriter(tmp_path / "r.jsonl") as writer:
+        server = ProxyServer(Upstream.parse(f"http://alice:{PASSWORD}@127.0.0.1:9/v1"), writer)
+        server.start()
+        r = httpx.post(server.base_url + "/chat/completions?" + QUERY, json={}, headers=HEADERS)
+        server.stop()
+    assert r.status_code == 502 and "127.0.0.1:9" in r.text
+    assert _leaks(r.text) == [] and _leaks((tmp_path / "r.jsonl").read_text()) == []
+
+
+@pytest.mark.parametrize("url", [f"ftp://a:{PASSWORD}@h/", f"http://a:{PASSWORD}@h:port/"])
+def test_a_bad_upstream_url_is_refused_without_echoing_its_password(url):
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "proxy", "--upstream", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
+    assert url.split(":")[0] + "://" in done.stderr and PASSWORD not in done.stderr

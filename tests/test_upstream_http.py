@@ -1,0 +1,142 @@
+"""The upstream client on legal and broken HTTP, proxies from the environment, custom CAs."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from streamscope.record.proxy import ProxyServer, Upstream
+from streamscope.record.upstream import UpstreamClosed, UpstreamPool
+from streamscope.recording import RecordingWriter
+
+from .test_recorder import ends, exchange_bytes, streamscope
+from .upstream import ForwardProxy, RawUpstream
+from .upstream import Upstream as StandIn
+
+SSE = b"data: {}\n\ndata: [DONE]\n\n"
+OK = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s" % (
+    len(SSE),
+    SSE,
+)
+
+
+def through_proxy(tmp_path, upstream_url: str) -> tuple[httpx.Response, object]:
+    """One POST through an in-process recording proxy; the response and the recording."""
+    path = tmp_path / "r.jsonl"
+    with RecordingWriter(path) as writer:
+        server = ProxyServer(Upstream.parse(upstream_url), writer, timeout=5)
+        server.start()
+        try:
+            # trust_env=False: this client goes straight to the recorder, whatever *_PROXY say
+            url = server.base_url + "/chat/completions"
+            response = httpx.post(url, json={"model": "json"}, trust_env=False)
+        except httpx.HTTPError as e:
+            response = e
+        server.stop()
+    return response, path
+
+
+def test_interim_103_early_hints_is_skipped_for_the_real_response(tmp_path):
+    hints = b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
+    with RawUpstream(hints + OK) as raw:
+        r, path = through_proxy(tmp_path, raw.url)
+    assert r.status_code == 200 and r.content == SSE
+    assert ends(path)[1].reason == "complete" and exchange_bytes(path, 1) == SSE
+
+
+@pytest.mark.parametrize("length", [b"abc", b"12, 13", b"-1"])
+def test_a_bad_content_length_is_a_clean_502(tmp_path, length):
+    with RawUpstream(b"HTTP/1.1 200 OK\r\nContent-Length: " + length + b"\r\n\r\nhello") as raw:
+        r, path = through_proxy(tmp_path, raw.url)
+    assert r.status_code == 502 and "Content-Length" in r.json()["error"]["message"]
+    end = ends(path)[1]
+    assert end.reason == "upstream-error" and "Content-Length" in end.error
+
+
+def test_broken_chunked_framing_mid_body_is_an_upstream_error(tmp_path):
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    with RawUpstream(head + b"6\r\ndata: \r\nzz\r\n") as raw:
+        r, path = through_proxy(tmp_path, raw.url)
+    assert isinstance(r, httpx.HTTPError)  # the client sees its connection fail
+    end = ends(path)[1]
+    assert end.reason == "upstream-error" and "chunk" in end.error
+    assert exchange_bytes(path, 1) == b"data: "  # what came before is kept
+
+
+def test_a_stale_kept_alive_connection_is_retried_and_a_fresh_one_is_not():
+    async def scenario() -> tuple[int, BaseException | None]:
+        with RawUpstream(None, OK) as raw:  # the first connection is closed unanswered
+            pool = UpstreamPool(f"http://127.0.0.1:{raw.port}", timeout=5)
+            pool.idle.append(await pool._connect())  # as if kept alive from a past request
+            response = await pool.request("POST", "/v1/x", [], b"{}")
+            pool.close()
+        with RawUpstream(None) as raw:
+            pool = UpstreamPool(f"http://127.0.0.1:{raw.port}", timeout=5)
+            try:
+                await pool.request("POST", "/v1/x", [], b"{}")
+            except UpstreamClosed as e:
+                return response.status, e
+        return response.status, None
+
+    status, fresh_error = asyncio.run(scenario())
+    assert status == 200 and fresh_error is not None
+
+
+def test_http_proxy_from_the_environment(tmp_path, upstream, monkeypatch):
+    with ForwardProxy() as forward:
+        monkeypatch.setenv("HTTP_PROXY", forward.url)
+        monkeypatch.setenv("NO_PROXY", "")
+        r, path = through_proxy(tmp_path, upstream.url)
+    assert r.status_code == 200
+    assert forward.seen == [f"POST {upstream.url}/chat/completions HTTP/1.1"]
+    assert ends(path)[1].reason == "complete"
+
+
+@pytest.fixture(scope="module")
+def tls(tmp_path_factory):
+    """A self-signed certificate for 127.0.0.1 (openssl), as a private CA would issue."""
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl to make a certificate")
+    folder = tmp_path_factory.mktemp("tls")
+    cert, key = str(folder / "cert.pem"), str(folder / "key.pem")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"]
+        + ["-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"]
+        + ["-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )
+    with StandIn(tls=(cert, key)) as up:
+        yield up, cert
+
+
+@pytest.mark.parametrize("no_proxy", ["", "127.0.0.1"])
+def test_https_through_connect_with_ssl_cert_file(tmp_path, tls, no_proxy):
+    secure, cert = tls
+    out = tmp_path / "tls.jsonl"
+    child = [sys.executable, "-m", "streamscope.demo.agent", "create"]
+    with ForwardProxy() as forward:
+        env = {"HTTPS_PROXY": forward.url, "NO_PROXY": no_proxy, "SSL_CERT_FILE": cert}
+        env |= {"AGENT_MODEL": "openai", "OPENAI_API_KEY": "sk-test"}
+        done = streamscope(
+            "record", "--upstream", secure.url, "-o", str(out), "--", *child, env=env
+        )
+    assert done.returncode == 0, done.stderr
+    assert {e.reason for e in ends(out).values()} == {"complete"}
+    port = secure.url.split(":")[2].split("/")[0]
+    assert forward.seen == ([] if no_proxy else [f"CONNECT 127.0.0.1:{port} HTTP/1.1"])
+
+
+def test_an_untrusted_certificate_is_a_502_naming_the_reason(tmp_path, tls, monkeypatch):
+    secure, _ = tls
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    r, path = through_proxy(tmp_path, secure.url)
+    assert r.status_code == 502 and "CERTIFICATE_VERIFY_FAILED" in r.text
