@@ -46,7 +46,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
         _fail(f"{file}: {e.strerror or e}")
     if as_json:
         from .analysis.sdk_oracle import openai_version
-        from .core.report import report_json
+        from .core.report import dumps_json, report_json
 
         doc = report_json(
             analysis.source,
@@ -58,7 +58,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             analysis.notes,
             openai_sdk_version=openai_version(),
         )
-        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:
         from rich.console import Console
 

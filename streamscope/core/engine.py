@@ -493,7 +493,7 @@ def _json_values(text: str) -> int:
                 break
             _, pos = decoder.raw_decode(text, pos)
             count += 1
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past what Python parses
         return 0
     return count
 

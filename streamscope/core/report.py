@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import sys
+
+import orjson
+
 from .calls import Call, StrategyError
 from .contract import Finding
 from .engine import StreamResult
@@ -59,6 +64,20 @@ def stream_json(result: StreamResult) -> dict:
     if len(result.choices) > 1:
         out["choices"] = [c.to_json() for c in result.choices]
     return out
+
+
+def dumps_json(doc: object, indent: bool = True) -> bytes:
+    """`doc` as JSON bytes. orjson writes 255 levels at most; values parsed from a stream may
+    nest up to its reader's 1024, so deeper documents are written by the stdlib instead."""
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
+    except TypeError:  # orjson.JSONEncodeError: "Recursion limit reached"
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 4 * 1024))  # 1024 levels of input, and the report's own
+        try:
+            return json.dumps(doc, indent=2 if indent else None, ensure_ascii=False).encode()
+        finally:
+            sys.setrecursionlimit(limit)
 
 
 def report_json(

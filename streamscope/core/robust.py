@@ -23,6 +23,7 @@ from .schema import chunk_violation
 from .strategies import NOTHING, Slot
 
 _MISSING = Sentinel("no index")  # a tool-call delta without an "index" key (or with null)
+MAX_DEPTH = 1024  # orjson's nesting limit: a deeper payload is kept as text, never parsed
 TOOL_CALL_TEXT = re.compile(
     r"<tool_call>|\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(arguments|parameters)\""
 )
@@ -33,6 +34,19 @@ def at_index(index: object) -> str:
     if index is None or index is _MISSING:
         return "with no index"
     return f"at index {index if isinstance(index, int) else quote(index)}"
+
+
+def _not_json(data: str) -> str:
+    """Why a payload is not read as JSON, in words (nesting past the parser's limit is named)."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        if "depth limit" in str(e) or "recursion" in str(e).lower():
+            return (
+                f"data {quote(data, 40)} nests deeper than {MAX_DEPTH} levels: read as text "
+                "(Python's json, and so the openai SDK, raises RecursionError on it)"
+            )
+    return f"data {quote(data, 60)} is not JSON"
 
 
 def _complete(text: str) -> bool:
@@ -126,9 +140,7 @@ class Robust:
             if frame.is_done:
                 self.done_frame = self.done_frame or n
             else:
-                self.log.add(
-                    "chunk-invalid-json", n, f"data {cut(quote(frame.data), 60)} is not JSON"
-                )
+                self.log.add("chunk-invalid-json", n, _not_json(frame.data))
             return
         error = payload.get("error") if isinstance(payload, dict) else None
         if error:

@@ -261,12 +261,21 @@ def _pytest(
     where = f" (exchange {stream.exchange.number}" if stream.fmt == RECORDING else " ("
     where += f"{', ' if stream.fmt == RECORDING else ''}frames {a}-{b}{', minimised' if minimal else ''})"
     frames = "[\n" + "".join(f"    {d!r},\n" for d in served) + "]"
-    return PYTEST.format(
-        version=__version__,
-        source=stream.source.path,
-        where=where,
-        story=story,
-        frames=frames,
-        expected=pprint.pformat(expected, width=96, sort_dicts=False),
-        reference=reference.source(),
+    too_deep = ValueError(
+        "the assembled calls nest too deeply to be written as a Python literal; "
+        "export this stream as --format sse, chunks or recording"
     )
+    try:
+        module = PYTEST.format(
+            version=__version__,
+            source=stream.source.path,
+            where=where,
+            story=story,
+            frames=frames,
+            expected=pprint.pformat(expected, width=96, sort_dicts=False),
+            reference=reference.source(),
+        )
+        compile(module, "<exported pytest module>", "exec")  # Python's parser stops at ~200 levels
+    except (RecursionError, SyntaxError, MemoryError):
+        raise too_deep from None
+    return module

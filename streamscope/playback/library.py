@@ -73,6 +73,7 @@ from ..inputs import RECORDING, SSE, Source, open_input
 from ..inputs.reads import Reads
 from ..record.upstream import HOP_BY_HOP
 from ..recording.format import BOM, REDACTED, RecordingError
+from ..text import quote
 
 # Hop-by-hop headers and content-length: the replay frames its own body.
 DROPPED_HEADERS = HOP_BY_HOP | {"content-length"}
@@ -202,7 +203,10 @@ class Unmatched:
 
 
 def _same(recorded: Any, got: Any) -> bool:
-    return _first_diff(recorded, got) is None
+    try:
+        return _first_diff(recorded, got) is None
+    except RecursionError:  # nested past Python's limit: not comparable, so not the same
+        return False
 
 
 def _first_diff(recorded: Any, got: Any, at: tuple = ()) -> tuple[tuple, Any, Any] | None:
@@ -237,8 +241,7 @@ def _number(value: Any) -> bool:
 def _show(value: Any) -> str:
     if value is _ABSENT:
         return "nothing"
-    text = orjson.dumps(value).decode()
-    return text if len(text) <= 60 else text[:57] + "..."
+    return quote(value, 60)
 
 
 def _where(path: tuple) -> str:
@@ -249,7 +252,11 @@ def _explain(entry: Entry, got: dict) -> str:
     """What differs between the request and one recorded request, as one line."""
     parts = []
     for key in MATCH_KEYS:
-        d = _first_diff(entry.request.get(key, _ABSENT), got.get(key, _ABSENT))
+        try:
+            d = _first_diff(entry.request.get(key, _ABSENT), got.get(key, _ABSENT))
+        except RecursionError:
+            parts.append(f"{key} nests too deeply to compare with {entry.label}")
+            continue
         if d is None:
             continue
         path, rec, req = d

@@ -35,6 +35,7 @@ class ReplayApp(App):
         self.asked_frame: int | None = frame or None  # --frame, checked once the stream is read
         self.follow = follow
         self.infos: list[ExchangeInfo] = []
+        self.failure: str | None = None  # the one line said on leaving with status 2
         self._follow_size = 0
 
     def on_mount(self) -> None:
@@ -106,7 +107,8 @@ class ReplayApp(App):
 
     def fail(self, exc: BaseException | str) -> None:
         """Leave with one line on stderr and exit status 2."""
-        self.exit(message=visible(f"streamscope: {exc}"), return_code=2)
+        self.failure = visible(f"streamscope: {exc}")
+        self.exit(message=self.failure, return_code=2)
 
     def _built(self, model: StreamModel, exchange: int) -> None:
         name = Path(self.source).name

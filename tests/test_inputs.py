@@ -1,0 +1,352 @@
+"""The input layer: every file reads or fails in one clean line, on every command.
+
+Wrong value types, deep nesting, byte order marks, long first lines and stray bytes are
+fed to inspect, export, serve and the replay, as a user would meet them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from streamscope.cli import main
+from streamscope.core.appendix_a import FIXTURES
+from streamscope.inputs import CHUNKS, RECORDING, SSE, open_input
+from streamscope.inputs.sniff import sniff
+from streamscope.recording.format import RecordingError
+
+from .helpers import sse_body
+
+ROOT = Path(__file__).resolve().parents[1]
+OPENAI = ROOT / "recordings" / "openai.jsonl"
+HEADER = OPENAI.read_bytes().split(b"\n", 1)[0] + b"\n"
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def one_line_exit_2(result, *words: str) -> str:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, lines
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+def deep(depth: int, leaf: object = 1) -> object:
+    for _ in range(depth):
+        leaf = [leaf]
+    return leaf
+
+
+def dumps(value: object) -> str:
+    """JSON of any depth (orjson writes 255 levels at most)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)
+    try:
+        return json.dumps(value)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def loads(text: str) -> object:
+    """JSON of any depth (orjson reads 1024 levels at most)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)
+    try:
+        return json.loads(text)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+# -- wrong value types: one line naming the line and the field -------------------------------
+
+CHUNK = {"type": "chunk", "exchange": 1, "t_ns": 5, "data": 'data: {"choices": []}\n\n'}
+WRONG = [
+    ({"data": 1}, "'data'"),
+    ({"exchange": [1]}, "'exchange'"),
+    ({"t_ns": "2"}, "'t_ns'"),
+    ({"type": {}}, "'type'"),
+]
+
+
+@pytest.mark.parametrize("change, field", WRONG, ids=[w[1] for w in WRONG])
+@pytest.mark.parametrize("command", ["inspect", "export"])
+def test_a_wrong_value_type_is_one_line_naming_line_and_field(tmp_path, change, field, command):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(HEADER + orjson.dumps(CHUNK) + b"\n" + orjson.dumps(CHUNK | change) + b"\n")
+    one_line_exit_2(run(command, str(path)), str(path), "line 3", field)
+
+
+@pytest.mark.parametrize("command", ["inspect", "export"])
+def test_headers_that_are_not_pairs_are_one_line(tmp_path, command):
+    lines = OPENAI.read_bytes().splitlines(keepends=True)
+    response = next(i for i, line in enumerate(lines) if b'"type":"response"' in line)
+    d = orjson.loads(lines[response])
+    d["headers"] = [[]]
+    lines[response] = orjson.dumps(d) + b"\n"
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"".join(lines))
+    one_line_exit_2(run(command, str(path)), f"line {response + 1}", "'headers'")
+
+
+def test_a_tool_calls_number_in_an_sse_body_exports_to_every_format(tmp_path):
+    chunk = {
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": {"tool_calls": 5}}],
+    }
+    path = tmp_path / "five.sse"
+    path.write_bytes(sse_body([chunk]))
+    for fmt in ("sse", "chunks", "recording", "pytest"):
+        result = run("export", "--format", fmt, str(path))
+        assert result.exit_code == 0, (fmt, result.output)
+
+
+# -- deep nesting ------------------------------------------------------------------------
+
+
+def _chunk_with_arguments(arguments: object) -> dict:
+    call = {"index": 0, "id": "call_a", "type": "function"}
+    call["function"] = {"name": "f", "arguments": arguments}
+    delta = {"role": "assistant", "tool_calls": [call]}
+    return {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]}
+
+
+DEEP_STREAMS = {
+    "payload 1100 levels": "data: " + dumps({"choices": deep(1100)}) + "\n\ndata: [DONE]\n\n",
+    "arguments text 1100 levels": "data: "
+    + dumps(_chunk_with_arguments("[" * 1100 + "]" * 1100))
+    + "\n\ndata: [DONE]\n\n",
+    "arguments object 300 levels": "data: "
+    + dumps(_chunk_with_arguments(deep(300)))
+    + "\n\ndata: [DONE]\n\n",
+    "arguments object 1000 levels": "data: "
+    + dumps(_chunk_with_arguments(deep(1000)))
+    + "\n\ndata: [DONE]\n\n",
+}
+
+
+@pytest.mark.parametrize("body", DEEP_STREAMS.values(), ids=DEEP_STREAMS.keys())
+def test_deep_nesting_is_read_on_every_command(tmp_path, body):
+    path = tmp_path / "deep.sse"
+    path.write_text(body)
+    as_json = run("inspect", "--json", str(path))
+    assert as_json.exit_code == 0, as_json.output
+    assert len(loads(as_json.output)["streams"]) == 1  # valid JSON, whatever its depth
+    assert run("inspect", str(path)).exit_code == 0
+    for fmt in ("sse", "chunks", "recording"):
+        assert run("export", "--format", fmt, str(path)).exit_code == 0, fmt
+    assert run("export", "--minimal", str(path)).exit_code == 0
+    as_pytest = run("export", "--format", "pytest", str(path))
+    if as_pytest.exit_code:  # a value too deep for a Python literal: said in one line
+        one_line_exit_2(as_pytest, "too deeply", "--format sse")
+    else:
+        compile(as_pytest.output, "exported", "exec")
+
+
+def test_a_payload_past_the_parsers_limit_is_named_as_such(tmp_path):
+    path = tmp_path / "deep.sse"
+    path.write_text(DEEP_STREAMS["payload 1100 levels"])
+    doc = orjson.loads(run("inspect", "--json", str(path)).output)
+    (found,) = [a for a in doc["streams"][0]["anomalies"] if a["kind"] == "chunk-invalid-json"]
+    assert "deeper than 1024 levels" in found["message"]
+    sdk = doc["streams"][0]["strategies"]["openai-sdk"]
+    assert sdk["error"].startswith("RecursionError")  # what the real SDK's json.loads raises
+
+
+def test_redact_json_masks_a_body_it_cannot_walk():
+    from streamscope.recording.redact import TOO_DEEP, redact_json_paths
+
+    body = dumps({"messages": deep(1100, "secret")}).encode()
+    assert redact_json_paths(body, ["messages.*.content"]) == TOO_DEEP
+    shallow = b'{"messages":[{"role":"user","content":"secret"}]}'
+    assert b"secret" not in redact_json_paths(shallow, ["messages.*.content"])
+
+
+# -- sniffing by structure ------------------------------------------------------------------
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize(
+    "kind, data",
+    [
+        (RECORDING, OPENAI.read_bytes()),
+        (SSE, sse_body(FIXTURES["Q4"])),
+        (CHUNKS, b"".join(orjson.dumps(c) + b"\n" for c in FIXTURES["Q4"])),
+    ],
+)
+def test_a_byte_order_mark_is_skipped_and_noted_for_every_kind(tmp_path, kind, data):
+    plain, marked = tmp_path / "plain", tmp_path / "marked"
+    plain.write_bytes(data)
+    marked.write_bytes(BOM + data)
+    assert sniff(marked).kind == kind
+    with_bom = orjson.loads(run("inspect", "--json", str(marked)).output)
+    without = orjson.loads(run("inspect", "--json", str(plain)).output)
+    assert "byte order mark" in with_bom.pop("notes")[0]
+    with_bom["source"] = without["source"]
+    assert with_bom == without  # the same streams, the same findings
+    assert "byte order mark" in run("inspect", str(marked)).output
+
+
+def test_a_chunk_log_whose_first_line_is_70_kib_is_a_chunk_log(tmp_path):
+    first = dict(FIXTURES["Q1"][0])
+    first["padding"] = "x" * (70 * 1024)
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(c) + b"\n" for c in [first, *FIXTURES["Q1"][1:]]))
+    assert sniff(path).kind == CHUNKS
+    doc = orjson.loads(run("inspect", "--json", str(path)).output)
+    assert doc["format"] == "chunks" and doc["streams"][0]["tool_calls"]
+
+
+@pytest.mark.parametrize("stray", [b"\x00", b"\xff"], ids=["NUL", "invalid UTF-8"])
+def test_a_stray_byte_early_in_an_sse_body_is_reported_where_it_is(tmp_path, stray):
+    body = sse_body(FIXTURES["Q1"])
+    events = body.split(b"\n\n")
+    events[1] = events[1][:-2] + stray + events[1][-2:]  # inside the second event's JSON
+    path = tmp_path / "stray.sse"
+    path.write_bytes(b"\n\n".join(events))
+    assert sniff(path).kind == SSE
+    doc = orjson.loads(run("inspect", "--json", str(path)).output)
+    stream = doc["streams"][0]
+    flagged = {a["kind"]: a["frame"] for a in stream["anomalies"]}
+    assert flagged.get("invalid-utf8", flagged.get("chunk-invalid-json")) == 2
+    assert stream["frames"] == len(FIXTURES["Q1"]) + 1  # every other frame read, [DONE] too
+
+
+def test_input_with_no_structure_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "junk"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    one_line_exit_2(run("inspect", str(path)), "binary data", "line 1")
+
+
+# -- a broken line in the middle: each face decides -----------------------------------------
+
+
+@pytest.fixture
+def broken_middle(tmp_path) -> Path:
+    """openai.jsonl with one line of exchange 2 cut in half: exchange 1 reads whole."""
+    lines = OPENAI.read_bytes().splitlines(keepends=True)
+    second = next(i for i, line in enumerate(lines) if b'"exchange":2' in line and b"chunk" in line)
+    lines[second] = lines[second][: len(lines[second]) // 2] + b"\n"
+    path = tmp_path / "broken.jsonl"
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def test_inspect_and_export_stop_at_a_broken_line(broken_middle):
+    for command in ("inspect", "export"):
+        one_line_exit_2(run(command, str(broken_middle)), str(broken_middle), "not valid JSON")
+
+
+def test_serve_refuses_a_broken_recording_before_it_serves(broken_middle):
+    line = one_line_exit_2(run("serve", str(broken_middle)), str(broken_middle), "(byte")
+    assert "http://" not in line  # no URL printed: nothing was served
+
+
+def test_a_tolerant_source_opens_what_it_can_and_names_the_rest(broken_middle):
+    with open_input(broken_middle, tolerant=True) as source:
+        assert source.numbers() == [1, 2]
+        (error,) = source.errors
+        assert "not valid JSON" in str(error) and "line" in str(error)
+        assert len(list(source.exchange(1).frames())) > 3
+    with pytest.raises(RecordingError, match="not valid JSON"):
+        open_input(broken_middle).numbers()
+
+
+def test_every_exchange_number_out_of_range_lists_the_exchanges():
+    for args in (["inspect", "--exchange", "9"], ["export", "--exchange", "9"]):
+        one_line_exit_2(run(*args, str(OPENAI)), "exchange 9", "1")
+
+
+def test_keep_fields_needs_minimal():
+    one_line_exit_2(run("export", "--keep-fields", str(OPENAI)), "--keep-fields", "--minimal")
+
+
+# -- the replay opens what it can -----------------------------------------------------------
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_replay_names_a_broken_line_and_opens_the_rest(broken_middle):
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import ExchangesScreen, StreamScreen
+
+    from .test_tui import settle, text
+
+    app = ReplayApp(str(broken_middle))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, ExchangesScreen)
+        said = text(app.screen.query_one("#errors"))
+        assert "skipped 1 unreadable line" in said and "not valid JSON" in said
+        await pilot.press("enter")  # exchange 1 read whole
+        await settle(pilot, StreamScreen)
+        assert app.screen.model.total > 3 and app.screen.model.error is None
+    assert app.return_code in (0, None)
+
+
+@pytest.mark.anyio
+async def test_the_replay_shows_a_stream_up_to_a_chunk_line_it_cannot_read(tmp_path):
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import StreamScreen
+
+    lines = OPENAI.read_bytes().splitlines(keepends=True)
+    chunks = [
+        i for i, line in enumerate(lines) if line.startswith(b'{"type":"chunk","exchange":1,')
+    ]
+    bad = chunks[3]
+    d = orjson.loads(lines[bad])
+    d["t_ns"] = "soon"  # the index's fast scan takes the line; reading it finds the wrong type
+    lines[bad] = orjson.dumps(d) + b"\n"
+    path = tmp_path / "bad-chunk.jsonl"
+    path.write_bytes(b"".join(lines))
+    app = ReplayApp(str(path), exchange=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle_stream(pilot, StreamScreen)
+        model = app.screen.model
+        assert model.error is not None and "'t_ns'" in str(model.error)
+        assert 0 < model.total < len(chunks)  # the frames before the line, and no more
+        await pilot.press("end")
+        await pilot.pause()
+        assert any("shown up to there" in n.message for n in app._notifications)
+    assert app.return_code in (0, None)
+
+
+async def settle_stream(pilot, screen_type):
+    from .test_tui import settle
+
+    await settle(pilot, screen_type)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"exchange": 9}, ["there is no exchange 9", "exchanges: 1, 2"]),
+        ({"frame": 999}, ["--frame 999", "the stream has frames 1-"]),
+    ],
+)
+async def test_replay_out_of_range_says_so_in_one_line(kwargs, words):
+    from streamscope.tui.app import ReplayApp
+
+    app = ReplayApp(str(OPENAI), **({"exchange": 1} | kwargs))
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(200):
+            if app.return_code is not None:
+                break
+            await pilot.pause(0.05)
+    assert app.return_code == 2
+    for word in words:
+        assert word in app.failure, app.failure
