@@ -1,4 +1,5 @@
-"""The core and the recording format are pure: no Textual, no network stack, no SDK."""
+"""The core, the recording format and the input layer are pure: no Textual, no network
+stack, no SDK. The analysis driver reaches the real openai class only when it must."""
 
 from __future__ import annotations
 
@@ -19,10 +20,14 @@ PURE = [
     "streamscope.core.report",
     "streamscope.core.sdk_model",
     "streamscope.recording",
+    "streamscope.inputs",
     "streamscope.inputs.sniff",
     "streamscope.inputs.reads",
+    "streamscope.inputs.source",
+    "streamscope.analysis.driver",
+    "streamscope.text",
 ]
-FORBIDDEN = ["textual", "httpx", "uvicorn", "openai", "rich"]
+FORBIDDEN = ["textual", "httpx", "httpx2", "uvicorn", "openai", "rich"]
 
 
 @pytest.mark.parametrize("module", PURE)
