@@ -145,10 +145,7 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output) -> None:
     except OSError as e:
         _fail(f"{file}: {e.strerror or e}")
     if minimal:
-        click.echo(
-            f"streamscope: {plural(done.frames_in, 'frame')} -> {plural(done.frames_out, 'frame')}",
-            err=True,
-        )
+        say(f"{plural(done.frames_in, 'frame')} -> {plural(done.frames_out, 'frame')}")
     if output is None:
         sys.stdout.buffer.write(done.data)
         return
@@ -157,7 +154,7 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output) -> None:
             f.write(done.data)
     except OSError as e:
         _fail(f"{output}: cannot write: {e.strerror or e}")
-    click.echo(f"streamscope: wrote {output}", err=True)
+    say(f"wrote {output}")
 
 
 @main.command()

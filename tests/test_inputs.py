@@ -350,3 +350,22 @@ async def test_replay_out_of_range_says_so_in_one_line(kwargs, words):
     assert app.return_code == 2
     for word in words:
         assert word in app.failure, app.failure
+
+
+def test_serve_on_a_busy_port_says_it_as_proxy_does():
+    import socket
+
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    port = busy.getsockname()[1]
+    try:
+        serve = one_line_exit_2(run("serve", "--port", str(port), str(OPENAI)))
+        proxy = one_line_exit_2(run("proxy", "--port", str(port), "--upstream", "http://x"))
+    finally:
+        busy.close()
+    assert (
+        serve
+        == proxy
+        == f"streamscope: cannot listen on 127.0.0.1:{port}: " + serve.split(": ")[-1]
+    )

@@ -93,6 +93,7 @@ class Source:
         self.check = check
         self._index: RecordingIndex | None = None
         self._stream: Exchange | None = None  # an SSE body's or chunk log's one exchange
+        self._exchanges: dict[int, Exchange] = {}  # a recording's, as opened
         self._lock = threading.RLock()  # faces may open exchanges from several threads
         self.header: Header | None = None
         if kind == RECORDING:
@@ -142,6 +143,10 @@ class Source:
                     )
                 return self._stream
         index = self.index(progress)
+        with self._lock:
+            known = self._exchanges.get(number)
+        if known is not None:
+            return known
         if number not in index.exchanges():
             raise RecordingError(
                 f"{self.path}: there is no exchange {number} ({describe_numbers(index.exchanges())})",
@@ -159,7 +164,9 @@ class Source:
         if lines.end is not None:
             end = index.line(lines.end)
             info.saw_end(end)
-        return Exchange(number, info, request, response, end, ExchangeReads(index, number))  # type: ignore[arg-type]
+        ex = Exchange(number, info, request, response, end, ExchangeReads(index, number))
+        with self._lock:  # request bodies are parsed once, whichever face asks
+            return self._exchanges.setdefault(number, ex)
 
     # -- one pass in file order ------------------------------------------------------
 
@@ -182,6 +189,7 @@ class Source:
             if self._index is not None:
                 self._index.close()
                 self._index = None
+            self._exchanges.clear()
 
     def __enter__(self) -> Source:
         return self
