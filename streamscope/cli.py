@@ -173,9 +173,9 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output) -> None:
 @click.option(
     "--speed",
     type=click.FloatRange(min=0),
-    default=1.0,
+    default=0.0,
     show_default=True,
-    help="Timing divisor: 2 plays twice as fast, 0 does not wait.",
+    help="Recorded timing divided by this: 1 is as recorded, 2 twice as fast, 0 no waiting.",
 )
 @click.option(
     "--strict",
