@@ -183,14 +183,27 @@ def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -
 PYTEST = '''"""Regression fixture: exported by streamscope {version} from {source}{where}.
 
 {story}
-The stream is served through httpx.MockTransport into a real openai.OpenAI client; the
+The stream is served through a MockTransport into a real openai.OpenAI client; the
 test accumulates the chunks with `accumulate` (streamscope's reading, in a few lines)
 and asserts the calls streamscope assembled. Swap `accumulate` for your client's own to
-see whether it gets them right. Needs openai, httpx and pytest.
+see whether it gets them right. Needs only openai and pytest.
 """
 
-import httpx
+import importlib
+
 import openai
+
+# The HTTP package the installed openai builds its clients with: httpx2 since openai 3.57,
+# httpx before. Nothing else is imported, so openai and pytest are all this needs.
+_base = next(
+    (
+        c.__module__.partition(".")[0]
+        for c in getattr(openai, "DefaultHttpxClient", object).__mro__[1:]
+        if c.__module__.partition(".")[0] in ("httpx2", "httpx")
+    ),
+    "httpx",
+)
+http = importlib.import_module(_base)
 
 FRAMES = {frames}
 
@@ -208,12 +221,12 @@ def _client():
     body = "".join("data: " + frame + "\\n\\n" for frame in FRAMES).encode()
 
     def handler(request):
-        return httpx.Response(200, headers={{"content-type": "text/event-stream"}}, content=body)
+        return http.Response(200, headers={{"content-type": "text/event-stream"}}, content=body)
 
     return openai.OpenAI(
         api_key="sk-fixture",
         base_url="http://streamscope.invalid/v1",
-        http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+        http_client=http.Client(transport=http.MockTransport(handler)),
     )
 
 
