@@ -33,8 +33,9 @@ def main() -> None:
 def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> None:
     """Say what FILE's streams contain: calls, quirks, and what each client builds.
 
-    FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it) or
-    JSON Lines of chat.completion.chunk objects; the kind is read from its content.
+    FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON
+    Lines of chat.completion.chunk objects or a HAR 1.2 capture (browser devtools,
+    mitmproxy, Charles, Proxyman); the kind is read from its content.
     """
     from .analysis import analyze
     from .recording.format import RecordingError
@@ -95,7 +96,7 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
         app = ReplayApp(file, exchange, frame, follow)
     except RecordingError as e:
         _fail(str(e))
-    if app.format != "recording" and exchange not in (None, 1):
+    if not app.recorded and exchange not in (None, 1):
         _fail(f"{file}: a {app.format} file holds one stream (exchange 1), not {exchange}")
     app.run()
     if app.return_code:

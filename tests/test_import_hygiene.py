@@ -21,6 +21,8 @@ PURE = [
     "streamscope.recording",
     "streamscope.inputs.sniff",
     "streamscope.inputs.reads",
+    "streamscope.inputs.har",
+    "streamscope.inputs.source",
 ]
 FORBIDDEN = ["textual", "httpx", "uvicorn", "openai", "rich"]
 

@@ -18,7 +18,7 @@ import orjson
 from .. import __version__
 from ..core.engine import StreamEngine
 from ..core.frames import INVALID, parse_payload
-from ..inputs import CHUNKS, RECORDING, Exchange, Source, open_input
+from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
 from . import reference
@@ -51,7 +51,7 @@ class _Stream:
 
 
 def _load(source: Source, exchange: int | None) -> _Stream:
-    if source.kind == RECORDING:
+    if source.recorded:
         infos = source.infos()
         streams = [i.exchange for i in infos if i.stream and i.status is not None]
         if exchange is None:
@@ -154,7 +154,7 @@ def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -
         created = mtime.isoformat(timespec="microseconds").replace("+00:00", "Z")
     lines = [Header(created=created, argv=None).to_json()]
     t0 = 0
-    if stream.fmt == RECORDING:
+    if stream.source.recorded:
         if ex.request is not None:
             req = ex.request
             t0 = req.t_ns
@@ -167,7 +167,7 @@ def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -
     else:
         lines.append(Response(1, 0, 200, [("content-type", "text/event-stream")]).to_json())
     whole = exact and a == 1 and b == len(stream.datas)
-    if whole and stream.fmt == RECORDING:
+    if whole and stream.source.recorded:
         for i in range(len(stream.reads)):
             data, t = stream.reads.read(i)
             lines.append(Chunk.of(1, t or 0, data).to_json())
@@ -271,8 +271,9 @@ def _pytest(
             "\nrobust reading (see `streamscope inspect` on the source); the test fails until the"
             "\naccumulator you put in its place assembles EXPECTED."
         )
-    where = f" (exchange {stream.exchange.number}" if stream.fmt == RECORDING else " ("
-    where += f"{', ' if stream.fmt == RECORDING else ''}frames {a}-{b}{', minimised' if minimal else ''})"
+    recorded = stream.source.recorded
+    where = f" (exchange {stream.exchange.number}" if recorded else " ("
+    where += f"{', ' if recorded else ''}frames {a}-{b}{', minimised' if minimal else ''})"
     frames = "[\n" + "".join(f"    {d!r},\n" for d in served) + "]"
     return PYTEST.format(
         version=__version__,

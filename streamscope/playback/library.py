@@ -75,7 +75,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..inputs import RECORDING, SSE, Source, open_input
+from ..inputs import SSE, Source, open_input
 from ..inputs.reads import Reads
 from ..record import clients
 from ..record.upstream import HOP_BY_HOP
@@ -123,7 +123,7 @@ class Entry:
     def reads(self) -> Iterator[tuple[bytes, float]]:
         """(bytes, seconds after the request) for each body chunk, read lazily."""
         reads = self.source.exchange(self.exchange or 1).reads
-        if self.kind == RECORDING:  # the recorded chunking and timing
+        if self.source.recorded:  # the recorded chunking and timing
             for i in range(len(reads)):
                 data, t = reads.read(i)
                 yield data, (t or 0) / 1e9
@@ -331,7 +331,7 @@ class Library:
                 # every line checked now: a bad one must not cut a client off half-way
                 source = open_input(path, check=True)
                 self._sources.append(source)
-                if source.kind == RECORDING:
+                if source.recorded:
                     found = _recording_entries(source, exchange)
                     if not found:
                         raise RecordingError(
