@@ -172,3 +172,20 @@ def test_minimal_fixture_keeps_the_quirk_and_says_how_much_it_shrank(tmp_path):
     }
     assert {"id-empty-overwrite", "name-empty-overwrite"} <= kinds
     assert out.read_bytes().count(b"data: ") <= 4  # at most a third of 8 frames, or 4
+
+
+@pytest.mark.parametrize("base", ["httpx2", "httpx", None])
+def test_the_exported_module_uses_the_package_openai_is_built_on(tmp_path, base, monkeypatch):
+    import importlib
+    import types
+
+    module = tmp_path / "test_fixture.py"
+    assert export("recordings/openai.jsonl", "--format", "pytest", "-o", str(module)).exit_code == 0
+    fake = types.ModuleType("openai")  # an openai on httpx2, on httpx, or older than both
+    if base is not None:
+        client = importlib.import_module(base).Client
+        fake.DefaultHttpxClient = type("DefaultHttpxClient", (client,), {})
+    monkeypatch.setitem(sys.modules, "openai", fake)
+    scope: dict = {}
+    exec(compile(module.read_text(), str(module), "exec"), scope)
+    assert scope["http"].__name__ == (base or "httpx")
