@@ -500,7 +500,7 @@ def _body_class(package: ModuleType) -> type:
     )
 
 
-class PlaybackTransport:
+class PlaybackTransport(clients.Transport):
     """Answers requests from recordings, for httpx2 and httpx clients, sync and async.
 
     Each request is answered with its own client's types (`http=None`), or only a client
@@ -562,21 +562,6 @@ class PlaybackTransport:
 
     def close(self) -> None:
         self.library.close()
-
-    async def aclose(self) -> None:
-        self.library.close()
-
-    def __enter__(self) -> PlaybackTransport:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    async def __aenter__(self) -> PlaybackTransport:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.close()
 
 
 def playback_transport(

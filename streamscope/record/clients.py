@@ -12,6 +12,9 @@ from __future__ import annotations
 import importlib
 import sys
 from types import ModuleType
+from typing import TypeVar
+
+_T = TypeVar("_T", bound="Transport")
 
 PACKAGES = ("httpx2", "httpx")
 
@@ -36,6 +39,28 @@ def package_of(request: object, wanted: str | None = None) -> ModuleType:
             f"but a {name} client used it"
         )
     return sys.modules[name]
+
+
+class Transport:
+    """What a transport of either package is used as: `with`, `async with`, close."""
+
+    def close(self) -> None:
+        """Release what the transport holds."""
+
+    async def aclose(self) -> None:
+        self.close()
+
+    def __enter__(self: _T) -> _T:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self: _T) -> _T:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 def openai_package() -> str:

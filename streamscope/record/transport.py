@@ -157,7 +157,7 @@ def _recorded_class(package: ModuleType) -> type:
     return type("RecordedStream", (_Recorded, package.SyncByteStream, package.AsyncByteStream), {})
 
 
-class RecordingTransport:
+class RecordingTransport(clients.Transport):
     """Wraps a transport (default: the client package's own) and records through it."""
 
     def __init__(self, writer: RecordingWriter, transport: Any = None, http: str | None = None):
@@ -191,18 +191,6 @@ class RecordingTransport:
         if self._async is not None:
             await self._async.aclose()
         self.writer.close()
-
-    def __enter__(self) -> RecordingTransport:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    async def __aenter__(self) -> RecordingTransport:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
 
 
 def recording_transport(
