@@ -79,7 +79,10 @@ def noise() -> list[dict]:
     image["response"]["headers"] = [{"name": "Content-Type", "value": "image/png"}]
     lost = entry("https://api.test/v1/chat/completions", b"{}", b"", False, 0)
     del lost["response"]["content"]["text"]
-    return [image, lost]
+    preflight = entry("https://api.test/v1/chat/completions", b"", b"", False, 0)
+    preflight["request"]["method"] = "OPTIONS"
+    preflight["response"]["status"] = 204
+    return [image, lost, preflight]
 
 
 def har_of_recording(path: str, b64: bool) -> dict:
@@ -125,7 +128,7 @@ def test_a_har_reads_to_the_same_calls_as_its_recording(tmp_path, sample, b64):
         "entries[2] skipped: the response body was not saved (no response.content.text)"
         in har.notes
     )
-    assert "1 other entry (not an event stream or a chat completion) left out" in har.notes
+    assert "2 other entries (not an event stream or a chat completion) left out" in har.notes
 
 
 @pytest.mark.parametrize("b64", [False, True], ids=["text", "base64"])

@@ -158,10 +158,13 @@ def _content_type(response: dict) -> str:
 
 
 def _wanted(entry: object) -> bool:
-    """An event stream, or a request to .../chat/completions (what streamscope reads)."""
+    """An event stream, or a request to .../chat/completions (what streamscope reads);
+    not a browser's CORS preflight (OPTIONS) of one."""
     if not isinstance(entry, dict):
         return False
     request, response = entry.get("request"), entry.get("response")
+    if isinstance(request, dict) and request.get("method") == "OPTIONS":
+        return False
     if isinstance(response, dict) and "text/event-stream" in _content_type(response):
         return True
     url = request.get("url") if isinstance(request, dict) else None
