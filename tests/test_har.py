@@ -175,6 +175,7 @@ def test_export_turns_a_har_into_a_recording(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert SECRET not in out.read_text() and "Bearer [REDACTED]" in out.read_text()
+    assert '"created":"2026-11-30T10:00:01.000000Z"' in out.read_text()  # the capture's time
     assert calls(str(out)) == [calls(OPENAI)[1]]
     with RecordingIndex.open(out) as exported, RecordingIndex.open(OPENAI) as original:
         assert b"".join(c.data_bytes for c in exported.chunks(1)) == b"".join(

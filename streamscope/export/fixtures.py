@@ -145,8 +145,11 @@ def _sse_exact(stream: _Stream, a: int, b: int) -> bytes:
 
 def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -> bytes:
     header, ex = stream.source.header, stream.exchange
+    har = stream.source.har
     if header is not None:  # the same capture: keep its time (and keep exports reproducible)
         created = header.created
+    elif har is not None and har.created is not None:  # a HAR: its first entry's start
+        created = har.created
     else:
         mtime = datetime.datetime.fromtimestamp(
             os.path.getmtime(stream.source.path), datetime.timezone.utc

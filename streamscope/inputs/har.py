@@ -22,7 +22,7 @@ import binascii
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 
 import orjson
 
@@ -64,7 +64,7 @@ class HarExchange:
 class Har:
     exchanges: list[HarExchange]
     notes: list[str] = field(default_factory=list)
-    created: str | None = None  # the first entry's start, as the HAR gives it
+    created: str | None = None  # the first entry's start, in UTC as a recording header has it
 
 
 class _Skip(Exception):
@@ -117,8 +117,8 @@ def read_har(path: str | os.PathLike[str]) -> Har:
         )
     if not har.exchanges:
         raise _error(name, "the HAR holds no event stream or chat completion to read")
-    first = [e for e, s in zip(entries, starts, strict=True) if s is not None and s == t0]
-    har.created = first[0].get("startedDateTime") if first else None
+    if t0 is not None and t0.tzinfo is not None:
+        har.created = t0.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return har
 
 
