@@ -67,6 +67,7 @@ def test_the_playback_fixtures_need_only_streamscope_installed(tmp_path):
 
 
 RECORDED_TESTS = """
+import asyncio
 import os
 
 import httpx2
@@ -88,8 +89,16 @@ def test_one():
     assert ask("weather?")
 
 
-def test_two():
-    assert ask("again?")
+def test_two_async():
+    async def run():
+        async with openai.AsyncOpenAI(api_key="sk-plugin-secret-1", base_url=URL) as client:
+            stream = await client.chat.completions.create(
+                model="alibaba-empty-id", messages=[{"role": "user", "content": "async?"}],
+                stream=True,
+            )
+            return [chunk async for chunk in stream]
+
+    assert asyncio.run(run())
 
 
 def test_no_openai_traffic():
@@ -113,7 +122,7 @@ def test_record_option_writes_one_cassette_per_test(tmp_path, upstream):
     names = sorted(os.listdir(cassettes))
     assert names == [
         cassette_name("test_agent.py::test_one"),
-        cassette_name("test_agent.py::test_two"),
+        cassette_name("test_agent.py::test_two_async"),
     ]  # the test with no openai traffic has none
     for name in names:
         path = cassettes / name
