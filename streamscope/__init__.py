@@ -5,8 +5,12 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str):
     # Lazy, so `import streamscope.core...` never pulls httpx in (the import-hygiene test).
-    if name == "playback_transport":
-        from .playback import playback_transport
+    if name in ("playback_transport", "async_playback_transport"):
+        from . import playback
 
-        return playback_transport
+        return getattr(playback, name)
+    if name in ("recording_transport", "async_recording_transport"):
+        from .record import transport
+
+        return getattr(transport, name)
     raise AttributeError(f"module 'streamscope' has no attribute {name!r}")

@@ -18,10 +18,30 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class WholeSummaries(click.Group):
+    """A group whose --help lists each command's one-line summary whole (click cuts it
+    to the terminal's width with "...")."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=WholeSummaries, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="streamscope")
 def main() -> None:
-    """See exactly what an LLM provider streamed, and what every client would have made of it."""
+    """See exactly what an LLM provider streamed, and what every client would have made of it.
+
+    \b
+    Shell completion, in ~/.bashrc (zsh: zsh_source, fish: fish_source):
+      eval "$(_STREAMSCOPE_COMPLETE=bash_source streamscope)"
+    """
 
 
 @main.command()
@@ -32,8 +52,9 @@ def main() -> None:
 def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> None:
     """Say what FILE's streams contain: calls, quirks, and what each client builds.
 
-    FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it) or
-    JSON Lines of chat.completion.chunk objects; the kind is read from its content.
+    FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON
+    Lines of chat.completion.chunk objects or a HAR 1.2 capture (browser devtools,
+    mitmproxy, Charles, Proxyman); the kind is read from its content.
     """
     from .analysis import analyze
     from .recording.format import RecordingError
@@ -94,7 +115,7 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
         app = ReplayApp(file, exchange, frame, follow)
     except RecordingError as e:
         _fail(str(e))
-    if app.format != "recording" and exchange not in (None, 1):
+    if not app.recorded and exchange not in (None, 1):
         _fail(f"{file}: a {app.format} file holds one stream (exchange 1), not {exchange}")
     app.run()
     if app.return_code:
@@ -125,17 +146,20 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
     type=click.Choice(["sse", "chunks", "recording", "pytest"]),
     default="sse",
     show_default=True,
+    help="sse: the body as received; chunks: chat.completion.chunk JSON Lines; "
+    "recording: a streamscope recording; pytest: a test module needing only openai and pytest.",
 )
 @click.option("-o", "--output", metavar="OUT", help="Write here instead of standard output.")
-def export(file, exchange, frames, minimal, keep_fields, fmt, output) -> None:
+@click.option("--force", is_flag=True, help="Replace OUT if it exists (refused otherwise).")
+def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> None:
     """Write one stream of FILE as a test fixture: an SSE body, a chunk log, a recording or a pytest module."""
     import os
 
     from .export.fixtures import export as make
     from .recording.format import RecordingError
 
-    if output is not None and os.path.exists(output) and os.path.getsize(output) > 0:
-        _fail(f"{output}: already exists; streamscope never overwrites a file")
+    if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
+        _fail(f"{output}: already exists; streamscope never overwrites it without --force")
     try:
         done = make(file, fmt, exchange, frames, minimal, keep_fields)
     except RecordingError as e:
@@ -169,9 +193,9 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output) -> None:
 @click.option(
     "--speed",
     type=click.FloatRange(min=0),
-    default=1.0,
+    default=0.0,
     show_default=True,
-    help="Timing divisor: 2 plays twice as fast, 0 does not wait.",
+    help="Recorded timing divided by this: 1 is as recorded, 2 twice as fast, 0 no waiting.",
 )
 @click.option(
     "--strict",
@@ -214,8 +238,10 @@ def samples_dir() -> str:
 @click.argument("quirk", required=False, default="alibaba-empty-id")
 @click.option("--no-replay", is_flag=True, help="Record and summarise, but do not open the replay.")
 def demo(quirk: str, no_replay: bool) -> None:
-    """The whole story offline: QUIRK's sample served as the provider, a real openai-SDK
-    agent recorded through the recorder, then the replay on what was recorded.
+    """The whole story offline: a sample served, an openai agent recorded, then replayed.
+
+    QUIRK's sample is served as the provider, a real openai-SDK agent is recorded
+    through the recorder, then the replay opens on what was recorded.
 
     QUIRK is a bundled sample's name (default alibaba-empty-id); `streamscope demo list`
     lists them.
@@ -310,6 +336,11 @@ def recorder_options(f):
             is_flag=True,
             help="Record API keys and cookies in clear (they are masked by default).",
         ),
+        click.option(
+            "--force",
+            is_flag=True,
+            help="Replace the -o recording if it exists (refused otherwise).",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -317,7 +348,7 @@ def recorder_options(f):
 
 
 def _recorder_setup(
-    upstream: str | None, output: str | None, no_redact: bool
+    upstream: str | None, output: str | None, no_redact: bool, force: bool = False
 ) -> tuple[str, str | None]:
     import os
 
@@ -335,13 +366,18 @@ def _recorder_setup(
             err=True,
         )
     if output is not None and os.path.exists(output) and os.path.getsize(output) > 0:
-        _fail(f"{output}: already exists; streamscope never overwrites a recording")
+        if not force:
+            _fail(f"{output}: already exists; streamscope never overwrites it without --force")
+        try:
+            os.truncate(output, 0)  # the writer starts an empty file afresh
+        except OSError as e:
+            _fail(f"{output}: cannot replace it: {e.strerror or e}")
     return url, output
 
 
 @main.command()
 @recorder_options
-def proxy(upstream, output, port, timeout, redact_json, no_redact) -> None:
+def proxy(upstream, output, port, timeout, redact_json, no_redact, force) -> None:
     """Run the recording reverse proxy on 127.0.0.1 until interrupted.
 
     Prints the base URL to give a client, then records every exchange.
@@ -358,7 +394,7 @@ def proxy(upstream, output, port, timeout, redact_json, no_redact) -> None:
         summarize,
     )
 
-    url, output = _recorder_setup(upstream, output, no_redact)
+    url, output = _recorder_setup(upstream, output, no_redact, force)
     upstream_ = Upstream.parse(url)
     try:
         sock = listen(port)  # first: a busy port must not leave an empty recording behind
@@ -406,7 +442,9 @@ def proxy(upstream, output, port, timeout, redact_json, no_redact) -> None:
     help="Also point this variable at the proxy (repeatable).",
 )
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def record(upstream, output, port, timeout, redact_json, no_redact, env_names, command) -> None:
+def record(
+    upstream, output, port, timeout, redact_json, no_redact, force, env_names, command
+) -> None:
     """Run COMMAND behind the recording proxy: streamscope record -- python agent.py
 
     COMMAND gets OPENAI_BASE_URL and OPENAI_API_BASE (and every --env NAME) pointing at
@@ -415,7 +453,7 @@ def record(upstream, output, port, timeout, redact_json, no_redact, env_names, c
     from .record.runner import StartError
     from .record.runner import record as run_record
 
-    url, output = _recorder_setup(upstream, output, no_redact)
+    url, output = _recorder_setup(upstream, output, no_redact, force)
     try:
         status = run_record(
             list(command),

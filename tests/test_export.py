@@ -54,19 +54,77 @@ def test_sse_export_is_every_byte_as_received():
         "deepseek-cumulative.chunks.jsonl",
     ],
 )
-def test_the_exported_pytest_module_runs_green_on_its_own(tmp_path, sample):
+def test_the_exported_pytest_module_runs_green_with_only_openai_and_pytest(tmp_path, sample):
     module = tmp_path / "test_fixture.py"
     result = export(f"recordings/{sample}", "--format", "pytest", "-o", str(module))
     assert result.exit_code == 0, result.output
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(module)],
-        cwd=tmp_path,
+    done = only_openai_and_pytest(module)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
+
+
+def test_the_isolated_python_really_lacks_httpx_and_streamscope(tmp_path):
+    module = tmp_path / "test_needs_more.py"
+    module.write_text("import httpx2\nimport httpx\n\ndef test_x():\n    pass\n")
+    done = only_openai_and_pytest(module)
+    assert (
+        done.returncode != 0 and "No module named 'httpx' (only openai and pytest)" in done.stdout
+    )
+    module.write_text("import streamscope\n\ndef test_x():\n    pass\n")
+    assert "No module named 'streamscope'" in only_openai_and_pytest(module).stdout
+
+
+def only_openai_and_pytest(module) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", ONLY_OPENAI_AND_PYTEST, "-q", "-p", "no:cacheprovider", str(module)],
+        cwd=module.parent,
         capture_output=True,
         text=True,
         timeout=60,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
     )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 passed" in done.stdout
+
+
+# pytest in a Python where only openai (with what it depends on) and pytest can be
+# imported: any other package in this venv raises ModuleNotFoundError, as in a fresh
+# virtualenv with just those two installed.
+ONLY_OPENAI_AND_PYTEST = """
+import importlib.abc, importlib.metadata, sys
+
+def needs(dist, seen):
+    if dist.lower() in seen:
+        return
+    seen.add(dist.lower())
+    try:
+        reqs = importlib.metadata.requires(dist) or []
+    except importlib.metadata.PackageNotFoundError:  # a marker for another Python
+        return
+    for req in reqs:
+        if "extra ==" not in req:
+            needs(req.split(";")[0].split("[")[0].split("<")[0].split(">")[0].split("=")[0]
+                  .split("!")[0].split("~")[0].strip(), seen)
+
+allowed = set()
+for top in ("openai", "pytest"):
+    needs(top, allowed)
+names = set()
+for dist in importlib.metadata.distributions():
+    if dist.metadata["Name"].lower().replace("_", "-") in {a.replace("_", "-") for a in allowed}:
+        names.update((dist.read_text("top_level.txt") or "").split())
+        for f in dist.files or []:
+            names.add(f.parts[0].removesuffix(".py"))
+
+class OnlyThose(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        top = name.partition(".")[0]
+        if top in sys.stdlib_module_names or top in names or top.startswith("_"):
+            return None
+        raise ModuleNotFoundError(f"No module named {top!r} (only openai and pytest)")
+
+sys.meta_path.insert(0, OnlyThose())
+import pytest
+sys.exit(pytest.main(sys.argv[1:]))
+"""
 
 
 def test_bad_ranges_and_overwrites_are_refused(tmp_path):
@@ -114,3 +172,20 @@ def test_minimal_fixture_keeps_the_quirk_and_says_how_much_it_shrank(tmp_path):
     }
     assert {"id-empty-overwrite", "name-empty-overwrite"} <= kinds
     assert out.read_bytes().count(b"data: ") <= 4  # at most a third of 8 frames, or 4
+
+
+@pytest.mark.parametrize("base", ["httpx2", "httpx", None])
+def test_the_exported_module_uses_the_package_openai_is_built_on(tmp_path, base, monkeypatch):
+    import importlib
+    import types
+
+    module = tmp_path / "test_fixture.py"
+    assert export("recordings/openai.jsonl", "--format", "pytest", "-o", str(module)).exit_code == 0
+    fake = types.ModuleType("openai")  # an openai on httpx2, on httpx, or older than both
+    if base is not None:
+        client = importlib.import_module(base).Client
+        fake.DefaultHttpxClient = type("DefaultHttpxClient", (client,), {})
+    monkeypatch.setitem(sys.modules, "openai", fake)
+    scope: dict = {}
+    exec(compile(module.read_text(), str(module), "exec"), scope)
+    assert scope["http"].__name__ == (base or "httpx")

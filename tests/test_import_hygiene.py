@@ -23,6 +23,7 @@ PURE = [
     "streamscope.inputs",
     "streamscope.inputs.sniff",
     "streamscope.inputs.reads",
+    "streamscope.inputs.har",
     "streamscope.inputs.source",
     "streamscope.analysis.driver",
     "streamscope.text",

@@ -12,6 +12,7 @@ import sys
 import time
 
 import httpx
+import httpx2
 import openai
 import orjson
 import pytest
@@ -28,8 +29,8 @@ OPENAI = os.path.join(ROOT, "openai.jsonl")
 ALIBABA = os.path.join(ROOT, "alibaba-empty-id.jsonl")
 GEMINI = os.path.join(ROOT, "gemini-no-index.sse")
 DEEPSEEK = os.path.join(ROOT, "deepseek-cumulative.chunks.jsonl")
-MODES = ["server", "transport"]
-ANY = {"model": "whatever", "messages": [{"role": "user", "content": "unrelated"}]}
+MODES = ["server", "httpx2", "httpx"]  # a mock provider, or the transport in each client
+ANY = {"model": "whatever", "messages": [{"role": "user", "content": "unrelated"}], "stream": True}
 
 
 def reads(path: str, exchange: int) -> list[bytes]:
@@ -97,11 +98,12 @@ def provider(mode: str, paths, speed: float = 0.0, strict: bool = False, **kw):
     else:
         transport = playback_transport(paths, speed=speed, strict=strict, **kw)
         base = "http://provider.test/v1"
+        package = httpx2 if mode == "httpx2" else httpx
         client = openai.OpenAI(
             api_key="sk-test",
             base_url=base,
             max_retries=0,
-            http_client=httpx.Client(transport=transport),
+            http_client=package.Client(transport=transport),
         )
         try:
             yield (
@@ -110,7 +112,7 @@ def provider(mode: str, paths, speed: float = 0.0, strict: bool = False, **kw):
                     api_key="sk-test",
                     base_url=base,
                     max_retries=0,
-                    http_client=httpx.AsyncClient(transport=transport),
+                    http_client=package.AsyncClient(transport=transport),
                 ),
                 transport.selections,
             )
@@ -326,7 +328,9 @@ def test_non_stream_answers_and_recorded_upstream_failures(mode, tmp_path):
             model="m", messages=[{"role": "user", "content": "stream"}], stream=True
         )
         seen = []
-        with pytest.raises((httpx.RemoteProtocolError, openai.APIError)):
+        with pytest.raises(
+            (httpx.RemoteProtocolError, httpx2.RemoteProtocolError, openai.APIError)
+        ):
             for chunk in stream:
                 seen.append(chunk.choices[0].delta.content)
         assert seen == ["par"]
@@ -378,7 +382,32 @@ def test_server_survives_a_client_leaving_midstream():
 def test_playback_imports_no_server_and_no_sdk():
     code = (
         "import sys, streamscope.playback\n"
-        "print(','.join(m for m in ('uvicorn', 'openai', 'textual') if m in sys.modules))\n"
+        "print(','.join(m for m in ('uvicorn', 'openai', 'textual', 'httpx', 'httpx2')"
+        " if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_non_stream_request_is_not_answered_with_a_stream(mode):
+    with provider(mode, [OPENAI, GEMINI]) as (client, _, _selections):
+        with pytest.raises(openai.BadRequestError) as e:
+            client.chat.completions.create(**{**request(OPENAI, 1), "stream": False})
+        assert e.value.body["message"].endswith(
+            "no recorded exchange matches this request: the request asks for a non-stream "
+            'response ("stream" is not true) and the files hold only streams'
+        )
+
+
+def test_the_transport_can_be_tied_to_one_http_package():
+    transport = playback_transport(OPENAI, http="httpx2")
+    with httpx2.Client(transport=transport, base_url="http://p/v1") as client:
+        assert client.post("/chat/completions", json=ANY).content == b"".join(reads(OPENAI, 1))
+    with (
+        httpx.Client(transport=transport, base_url="http://p/v1") as client,
+        pytest.raises(TypeError, match="made for httpx2"),
+    ):
+        client.post("/chat/completions", json=ANY)
+    with pytest.raises(ValueError, match="http must be one of httpx2, httpx"):
+        playback_transport(OPENAI, http="requests")

@@ -18,7 +18,7 @@ from ..core.engine import UNFINISHED, StreamEngine, StreamResult
 from ..core.frames import Frame
 from ..core.sdk_model import Unmodeled
 from ..core.sse import SseDecoder
-from ..inputs import RECORDING, SSE, ExchangeInfo, Source, describe_numbers, open_input
+from ..inputs import SSE, ExchangeInfo, Source, describe_numbers, open_input
 from ..recording.format import End, RecordingError, Request, Response
 
 
@@ -67,7 +67,7 @@ class _Live:
 def analyze(path: str | os.PathLike[str], exchange: int | None = None) -> Analysis:
     """Analyse every stream of `path` (or only `exchange`). Raises RecordingError."""
     with open_input(path) as source:
-        if source.kind == RECORDING:
+        if source.recorded:  # a recording or a HAR: exchanges, in one pass
             result = _recording(source, exchange)
         else:
             stream = _one_stream(source, exchange or 1)
@@ -162,7 +162,7 @@ def _recording(source: Source, only: int | None) -> Analysis:
     exchanges = [infos[k] for k in sorted(infos)]
     failures = [f for f in map(_failure, exchanges) if f is not None and only in (None, f.exchange)]
     return Analysis(
-        name, RECORDING, streams, findings, exchanges, stopped, contract.compared, failures
+        name, source.kind, streams, findings, exchanges, stopped, contract.compared, failures
     )
 
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError
 from ..core.engine import StreamResult
-from ..inputs import ExchangeInfo
+from ..inputs import RECORDED, ExchangeInfo
 from ..text import cut, plural, quote, visible
 from .driver import Analysis
 
@@ -81,7 +81,7 @@ def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
 def render(analysis: Analysis, console: Console) -> None:
     infos = {i.exchange: i for i in analysis.exchanges}
     shown = plural(len(analysis.streams), "stream")
-    if analysis.format == "recording":
+    if analysis.format in RECORDED:
         shown = plural(len(analysis.exchanges), "exchange") + ", " + shown
     console.print(f"[bold]streamscope[/] · {_safe(analysis.source)} ({analysis.format}, {shown})")
     for note in analysis.notes:

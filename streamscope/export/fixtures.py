@@ -18,7 +18,7 @@ import orjson
 from .. import __version__
 from ..core.engine import StreamEngine
 from ..core.frames import INVALID, parse_payload
-from ..inputs import CHUNKS, RECORDING, Exchange, Source, open_input
+from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
 from . import reference
@@ -51,7 +51,7 @@ class _Stream:
 
 
 def _load(source: Source, exchange: int | None) -> _Stream:
-    if source.kind == RECORDING:
+    if source.recorded:
         infos = source.infos()
         streams = [i.exchange for i in infos if i.stream and i.status is not None]
         if exchange is None:
@@ -145,8 +145,11 @@ def _sse_exact(stream: _Stream, a: int, b: int) -> bytes:
 
 def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -> bytes:
     header, ex = stream.source.header, stream.exchange
+    har = stream.source.har
     if header is not None:  # the same capture: keep its time (and keep exports reproducible)
         created = header.created
+    elif har is not None and har.created is not None:  # a HAR: its first entry's start
+        created = har.created
     else:
         mtime = datetime.datetime.fromtimestamp(
             os.path.getmtime(stream.source.path), datetime.timezone.utc
@@ -154,7 +157,7 @@ def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -
         created = mtime.isoformat(timespec="microseconds").replace("+00:00", "Z")
     lines = [Header(created=created, argv=None).to_json()]
     t0 = 0
-    if stream.fmt == RECORDING:
+    if stream.source.recorded:
         if ex.request is not None:
             req = ex.request
             t0 = req.t_ns
@@ -167,7 +170,7 @@ def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -
     else:
         lines.append(Response(1, 0, 200, [("content-type", "text/event-stream")]).to_json())
     whole = exact and a == 1 and b == len(stream.datas)
-    if whole and stream.fmt == RECORDING:
+    if whole and stream.source.recorded:
         for i in range(len(stream.reads)):
             data, t = stream.reads.read(i)
             lines.append(Chunk.of(1, t or 0, data).to_json())
@@ -183,14 +186,27 @@ def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -
 PYTEST = '''"""Regression fixture: exported by streamscope {version} from {source}{where}.
 
 {story}
-The stream is served through httpx.MockTransport into a real openai.OpenAI client; the
+The stream is served through a MockTransport into a real openai.OpenAI client; the
 test accumulates the chunks with `accumulate` (streamscope's reading, in a few lines)
 and asserts the calls streamscope assembled. Swap `accumulate` for your client's own to
-see whether it gets them right. Needs openai, httpx and pytest.
+see whether it gets them right. Needs only openai and pytest.
 """
 
-import httpx
+import importlib
+
 import openai
+
+# The HTTP package the installed openai builds its clients with: httpx2 since openai 3.57,
+# httpx before. Nothing else is imported, so openai and pytest are all this needs.
+_base = next(
+    (
+        c.__module__.partition(".")[0]
+        for c in getattr(openai, "DefaultHttpxClient", object).__mro__[1:]
+        if c.__module__.partition(".")[0] in ("httpx2", "httpx")
+    ),
+    "httpx",
+)
+http = importlib.import_module(_base)
 
 FRAMES = {frames}
 
@@ -208,12 +224,12 @@ def _client():
     body = "".join("data: " + frame + "\\n\\n" for frame in FRAMES).encode()
 
     def handler(request):
-        return httpx.Response(200, headers={{"content-type": "text/event-stream"}}, content=body)
+        return http.Response(200, headers={{"content-type": "text/event-stream"}}, content=body)
 
     return openai.OpenAI(
         api_key="sk-fixture",
         base_url="http://streamscope.invalid/v1",
-        http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+        http_client=http.Client(transport=http.MockTransport(handler)),
     )
 
 
@@ -258,8 +274,9 @@ def _pytest(
             "\nrobust reading (see `streamscope inspect` on the source); the test fails until the"
             "\naccumulator you put in its place assembles EXPECTED."
         )
-    where = f" (exchange {stream.exchange.number}" if stream.fmt == RECORDING else " ("
-    where += f"{', ' if stream.fmt == RECORDING else ''}frames {a}-{b}{', minimised' if minimal else ''})"
+    recorded = stream.source.recorded
+    where = f" (exchange {stream.exchange.number}" if recorded else " ("
+    where += f"{', ' if recorded else ''}frames {a}-{b}{', minimised' if minimal else ''})"
     frames = "[\n" + "".join(f"    {d!r},\n" for d in served) + "]"
     too_deep = ValueError(
         "the assembled calls nest too deeply to be written as a Python literal; "

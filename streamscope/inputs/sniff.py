@@ -2,7 +2,8 @@
 
 The first non-blank line decides, read whole whatever its length: a JSON object with
 `schema_version` is a recording, one with `choices` (or `"object": "chat.completion.chunk"`)
-a chunk log, a line that is an SSE field or comment an SSE body. A UTF-8 byte order mark
+a chunk log, a line that is an SSE field or comment an SSE body; a JSON document whose
+first key is `"log"` (however it is laid out) is a HAR file. A UTF-8 byte order mark
 is skipped for every kind and noted; a stray NUL or invalid UTF-8 byte does not decide the
 kind (the readers report it where it is). Only input with no recognisable structure at
 all is refused.
@@ -11,14 +12,17 @@ all is refused.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 import orjson
 
 from ..recording.format import BOM, RecordingError
 
-RECORDING, SSE, CHUNKS = "recording", "sse", "chunks"
-KINDS = (RECORDING, SSE, CHUNKS)
+RECORDING, SSE, CHUNKS, HAR = "recording", "sse", "chunks", "har"
+KINDS = (RECORDING, SSE, CHUNKS, HAR)
+RECORDED = (RECORDING, HAR)  # kinds that hold exchanges (requests and responses)
+_HAR = re.compile(rb'\{\s*"log"\s*:')  # a JSON document whose first key is "log"
 
 _SSE_FIELDS = (b"data", b"event", b"id", b"retry")
 _HEAD = 1 << 16
@@ -120,6 +124,8 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
         raise open_error(name, e) from None
     notes = ["the file begins with a UTF-8 byte order mark (skipped)"] if bom else []
     line_no = head.count(b"\n", 0, pos) + 1
+    if _HAR.match(head, pos):
+        return Sniffed(HAR, notes, bom)
     if first.startswith(b":") or first.split(b":", 1)[0].strip() in _SSE_FIELDS:
         return Sniffed(SSE, notes, bom)
     kind, obj = _json_kind(first)
@@ -143,7 +149,7 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     what = "binary data, not" if binary else "not"
     raise error(
         name,
-        f"{what} a streamscope recording, an SSE body or chat.completion.chunk JSON lines "
+        f"{what} a streamscope recording, an SSE body, chat.completion.chunk JSON lines or a HAR file "
         f"(it begins {shown!r})",
         line_no,
         pos,

@@ -1,6 +1,6 @@
 """One door for every input: `open_input(path)` gives a `Source`.
 
-A Source knows its kind (recording, SSE body, chunk log), the notes its sniffing made
+A Source knows its kind (recording, HAR file, SSE body, chunk log), the notes its sniffing made
 (a byte order mark), and its exchanges: each one's request, response head, end, and its
 body as reads that decode to frames with byte offsets and times. What a face needs is
 read lazily: `inspect` walks a recording once in file order (`records`), the replay,
@@ -18,10 +18,11 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..recording.format import End, Header, RecordingError, Request, Response, Stopped
+from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.reader import Progress, RecordingIndex, iter_raw
+from .har import Har, MemoryReads, read_har
 from .reads import BlockReads, ExchangeReads, LineReads, Reads
-from .sniff import CHUNKS, RECORDING, SSE, sniff
+from .sniff import CHUNKS, HAR, RECORDED, RECORDING, SSE, sniff
 
 
 @dataclass(slots=True)
@@ -96,9 +97,20 @@ class Source:
         self._exchanges: dict[int, Exchange] = {}  # a recording's, as opened
         self._lock = threading.RLock()  # faces may open exchanges from several threads
         self.header: Header | None = None
+        self.har: Har | None = None
+        self.stopped_at_scan: Stopped | None = None
         if kind == RECORDING:
             # the header is read (and checked) now: a bad one fails before any face starts
             self.header = iter_raw(path).header
+        elif kind == HAR:  # read whole now (one JSON document): bad HAR fails here
+            self.har = read_har(path)
+            self.notes = notes + self.har.notes
+
+    @property
+    def recorded(self) -> bool:
+        """The input holds exchanges with requests and responses (a recording, a HAR),
+        not one bare stream."""
+        return self.kind in RECORDED
 
     # -- random access -------------------------------------------------------------
 
@@ -122,6 +134,8 @@ class Source:
 
     def numbers(self, progress: Progress | None = None) -> list[int]:
         """The exchange numbers, in order (a stream file has exchange 1 only)."""
+        if self.har is not None:
+            return list(range(1, len(self.har.exchanges) + 1))
         return self.index(progress).exchanges() if self.kind == RECORDING else [1]
 
     def infos(self, progress: Progress | None = None) -> list[ExchangeInfo]:
@@ -129,6 +143,8 @@ class Source:
 
     def exchange(self, number: int, progress: Progress | None = None) -> Exchange:
         """Exchange `number`; RecordingError when there is none (naming those there are)."""
+        if self.har is not None:
+            return self._har_exchange(number)
         if self.kind != RECORDING:
             if number != 1:
                 raise RecordingError(
@@ -168,13 +184,31 @@ class Source:
         with self._lock:  # request bodies are parsed once, whichever face asks
             return self._exchanges.setdefault(number, ex)
 
+    def _har_exchange(self, number: int) -> Exchange:
+        numbers = self.numbers()
+        if number not in numbers:
+            raise RecordingError(
+                f"{self.path}: there is no exchange {number} ({describe_numbers(numbers)})",
+                self.path,
+            )
+        x = self.har.exchanges[number - 1]  # type: ignore[union-attr]
+        info = ExchangeInfo(number)
+        info.saw_request(x.request)
+        info.saw_response(x.response)
+        info.saw_end(x.end)
+        return Exchange(number, info, x.request, x.response, x.end, MemoryReads(x.reads))
+
     # -- one pass in file order ------------------------------------------------------
 
     def records(self, progress: Progress | None = None) -> Iterator[tuple[int, dict]]:
-        """A recording's lines in file order as checked dicts (exchanges may interleave).
+        """A recording's lines in file order as checked dicts (exchanges may interleave);
+        a HAR's exchanges as the lines a recording of them would hold.
 
         Then `stopped_at_scan` says where a cut-off recording stopped.
         """
+        if self.har is not None:
+            yield from _har_records(self.har)
+            return
         reader = iter_raw(self.path, progress)
         self.stopped_at_scan = None
         yield from reader
@@ -196,6 +230,18 @@ class Source:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _har_records(har: Har) -> Iterator[tuple[int, dict]]:
+    """(0, line) for every line a recording of the HAR's exchanges would hold."""
+    for x in har.exchanges:
+        for head in (x.request.to_json(), x.response.to_json()):
+            head["headers"] = [list(pair) for pair in head["headers"]]  # as JSON reads them
+            yield 0, head
+        t0 = x.request.t_ns
+        for data, t in x.reads:
+            yield 0, Chunk.of(x.request.exchange, t0 + t, data).to_json()
+        yield 0, x.end.to_json()
 
 
 def describe_numbers(numbers: list[int]) -> str:
@@ -227,6 +273,7 @@ def open_input(
 
 __all__ = [
     "CHUNKS",
+    "HAR",
     "RECORDING",
     "SSE",
     "Exchange",

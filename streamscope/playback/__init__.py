@@ -1,5 +1,5 @@
 """Playing recordings back: the library that picks an exchange, the transport, `serve`."""
 
-from .library import Library, playback_transport
+from .library import Library, PlaybackTransport, async_playback_transport, playback_transport
 
-__all__ = ["Library", "playback_transport"]
+__all__ = ["Library", "PlaybackTransport", "async_playback_transport", "playback_transport"]

@@ -1,13 +1,17 @@
 """Play recorded streams back to a client: which exchange answers a request, and how.
 
 The one place that decides what a replayed request gets, shared by `streamscope serve`
-(streamscope/export/serve.py, a mock provider on 127.0.0.1) and by `playback_transport`
-(an httpx transport: no server, no socket)::
+(playback/serve.py, a mock provider on 127.0.0.1) and by `playback_transport` (a
+transport for httpx2 or httpx clients, sync and async: no server, no socket)::
 
-    client = openai.OpenAI(api_key="x", http_client=httpx.Client(
+    client = openai.OpenAI(api_key="x", http_client=httpx2.Client(
         transport=playback_transport("recordings/openai.jsonl")))
-    aclient = openai.AsyncOpenAI(api_key="x", http_client=httpx.AsyncClient(
-        transport=playback_transport("recordings/openai.jsonl", speed=1)))
+    aclient = openai.AsyncOpenAI(api_key="x", http_client=httpx2.AsyncClient(
+        transport=async_playback_transport("recordings/openai.jsonl", speed=1)))
+
+Both default to speed 0 (no waiting) and answer alike: a request with `"stream": true`
+gets a recorded stream; any other request gets a recorded non-stream response (one whose
+request did not ask for a stream), or, when the files hold none, a 400 error saying so.
 
 Inputs (several files: their exchanges one after the other, in the order given):
 
@@ -17,7 +21,7 @@ Inputs (several files: their exchanges one after the other, in the order given):
   headers (hop-by-hop headers and content-length dropped: the body is re-framed). An
   exchange whose recorded upstream failed (`end` reason `upstream-error` or `timeout`) is
   cut after its last read, as the client saw it: the server aborts the connection, the
-  transport raises httpx.RemoteProtocolError.
+  transport raises the client's RemoteProtocolError.
 - a raw SSE body: one exchange, `200 text/event-stream`, one body chunk per SSE event
   (the bytes unchanged, CRLF and comments included).
 - a chunk log (chat.completion.chunk JSON Lines): one exchange, each line sent as one
@@ -52,25 +56,28 @@ Which exchange answers a request (`Library.select`):
 Only `POST .../chat/completions` (any path prefix) is answered; anything else is a 404
 JSON error of type `not_found`.
 
-This module needs httpx (for the transport) but not uvicorn or openai.
+This module imports neither httpx2, httpx, uvicorn nor openai: the transport takes the
+HTTP package from the client that uses it (record/clients.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import orjson
 
-from ..inputs import RECORDING, SSE, Source, open_input
+from ..inputs import SSE, Source, open_input
 from ..inputs.reads import Reads
+from ..record import clients
 from ..record.upstream import HOP_BY_HOP
 from ..recording.format import BOM, REDACTED, RecordingError
 from ..text import quote
@@ -99,6 +106,7 @@ class Entry:
     headers: list[tuple[str, str]] = field(default_factory=lambda: list(SSE_HEADERS), repr=False)
     head_s: float = 0.0  # seconds from the request to the response headers
     failed: str | None = None  # how the recorded upstream failed, if it did
+    stream: bool = True  # answers `"stream": true` requests (else the others)
 
     @property
     def path(self) -> str:
@@ -116,7 +124,7 @@ class Entry:
     def reads(self) -> Iterator[tuple[bytes, float]]:
         """(bytes, seconds after the request) for each body chunk, read lazily."""
         reads = self.source.exchange(self.exchange or 1).reads
-        if self.kind == RECORDING:  # the recorded chunking and timing
+        if self.source.recorded:  # the recorded chunking and timing
             for i in range(len(reads)):
                 data, t = reads.read(i)
                 yield data, (t or 0) / 1e9
@@ -171,6 +179,8 @@ def _recording_entries(source: Source, only: int | None) -> list[Entry]:
             continue
         body = request.json_body() if request is not None else None
         t0 = request.t_ns if request is not None else response.t_ns
+        # what was asked for, even when an error answered it; else the response's type
+        stream = body.get("stream") is True if isinstance(body, dict) else ex.info.stream
         out.append(
             Entry(
                 0,
@@ -181,6 +191,7 @@ def _recording_entries(source: Source, only: int | None) -> list[Entry]:
                 [(k, v) for k, v in response.headers if k.lower() not in DROPPED_HEADERS],
                 max(0.0, (response.t_ns - t0) / 1e9),
                 f"{end.reason}: {end.error}" if end and end.reason in _FAILED else None,
+                stream,
             )
         )
     return out
@@ -327,7 +338,7 @@ class Library:
                 # every line checked now: a bad one must not cut a client off half-way
                 source = open_input(path, check=True)
                 self._sources.append(source)
-                if source.kind == RECORDING:
+                if source.recorded:
                     found = _recording_entries(source, exchange)
                     if not found:
                         raise RecordingError(
@@ -350,31 +361,42 @@ class Library:
             got = orjson.loads(body) if body else _NOT_JSON
         except orjson.JSONDecodeError:
             got = _NOT_JSON
+        entries = self.entries
+        if isinstance(got, dict):  # a stream request gets a stream, the others do not
+            wants = got.get("stream") is True
+            entries = [e for e in entries if e.stream == wants]
+            if not entries:
+                return Unmatched(
+                    "the request asks for a stream and the files hold only non-stream responses"
+                    if wants
+                    else 'the request asks for a non-stream response ("stream" is not true) '
+                    "and the files hold only streams"
+                )
         with self._lock:
             how, pool = "body", []
             if isinstance(got, dict):
                 pool = [
                     e
-                    for e in self.entries
+                    for e in entries
                     if e.request is not None
                     and all(
                         _same(e.request.get(k, _ABSENT), got.get(k, _ABSENT)) for k in MATCH_KEYS
                     )
                 ]
             if not pool and not strict:
-                how, pool = "order", self.entries
+                how, pool = "order", entries
             if not pool:  # strict: only what answers anything
-                how, pool = "any", [e for e in self.entries if e.request is None]
+                how, pool = "any", [e for e in entries if e.request is None]
             if not pool:
-                return Unmatched(self._unmatched(got))
+                return Unmatched(self._unmatched(got, entries))
             entry = min(pool, key=lambda e: (self.served[e.number], e.number))
             self.served[entry.number] += 1
             return Selection(entry, how)
 
-    def _unmatched(self, got: Any) -> str:
+    def _unmatched(self, got: Any, entries: list[Entry]) -> str:
         if not isinstance(got, dict):
             return "the request body is not a JSON object"
-        candidates = [e for e in self.entries if e.request is not None]
+        candidates = [e for e in entries if e.request is not None]
         closest = max(candidates, key=lambda e: _closeness(e, got))
         return _explain(closest, got)
 
@@ -438,11 +460,16 @@ class Pace:
         return max(0.0, self.start + at / self.speed - time.monotonic())
 
 
-# -- the httpx transport ----------------------------------------------------------------
+# -- the transport --------------------------------------------------------------------
 
 
-class PlaybackStream(httpx.SyncByteStream, httpx.AsyncByteStream):
-    """A replayed body, one recorded read per chunk, each at its (scaled) time."""
+class _Body:
+    """A replayed body, one recorded read per chunk, each at its (scaled) time.
+
+    Made concrete per HTTP package (`_body_class`): the client checks the stream's type.
+    """
+
+    error: type[Exception] = OSError  # the package's RemoteProtocolError
 
     def __init__(self, entry: Entry, pace: Pace) -> None:
         self.entry = entry
@@ -466,49 +493,74 @@ class PlaybackStream(httpx.SyncByteStream, httpx.AsyncByteStream):
 
     def _fail(self) -> None:
         if self.entry.failed:
-            raise httpx.RemoteProtocolError(
+            raise self.error(
                 f"streamscope playback: the recorded upstream failed here ({self.entry.failed})"
             )
 
 
-class PlaybackTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
-    """Answers httpx requests from recordings (sync and async), no server needed."""
+@functools.cache
+def _body_class(package: ModuleType) -> type:
+    return type(
+        "PlaybackStream",
+        (_Body, package.SyncByteStream, package.AsyncByteStream),
+        {"error": package.RemoteProtocolError},
+    )
+
+
+class PlaybackTransport(clients.Transport):
+    """Answers requests from recordings, for httpx2 and httpx clients, sync and async.
+
+    Each request is answered with its own client's types (`http=None`), or only a client
+    of the package named (`http="httpx2"` or `"httpx"`) may use it.
+    """
 
     name = "streamscope playback"
 
-    def __init__(self, library: Library, *, speed: float = 0.0, strict: bool = False) -> None:
+    def __init__(
+        self,
+        library: Library,
+        *,
+        speed: float = 0.0,
+        strict: bool = False,
+        http: str | None = None,
+    ) -> None:
         Pace(speed)  # checks it
+        if http is not None:
+            clients.load(http)  # checks the name; ImportError when it is not installed
         self.library = library
         self.speed = speed
         self.strict = strict
+        self.http = http
         self.selections: list[Selection | None] = []  # one per request: what answered it
 
-    def _respond(self, request: httpx.Request, body: bytes, start: float) -> tuple:
+    def _respond(self, request: Any, body: bytes, start: float) -> tuple[float, Any]:
+        package = clients.package_of(request, self.http)
         got = answer(self.library, request.method, request.url.path, body, self.strict, self.name)
         self.selections.append(got.selection)
         if got.selection is None:
             headers = [("content-type", "application/json")]
-            return None, httpx.Response(
+            response = package.Response(
                 got.status, headers=headers, content=got.error, request=request
             )
+            return 0.0, response
         entry = got.selection.entry
         pace = Pace(self.speed, start)
-        response = httpx.Response(
+        response = package.Response(
             entry.status,
             headers=entry.headers,
-            stream=PlaybackStream(entry, pace),
+            stream=_body_class(package)(entry, pace),
             request=request,
         )
         return pace.wait(entry.head_s), response
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
+    def handle_request(self, request: Any) -> Any:
         start = time.monotonic()
         delay, response = self._respond(request, request.read(), start)
         if delay:
             time.sleep(delay)
         return response
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: Any) -> Any:
         start = time.monotonic()
         delay, response = self._respond(request, await request.aread(), start)
         if delay:
@@ -518,9 +570,6 @@ class PlaybackTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     def close(self) -> None:
         self.library.close()
 
-    async def aclose(self) -> None:
-        self.library.close()
-
 
 def playback_transport(
     path: str | os.PathLike | Sequence[str | os.PathLike],
@@ -528,14 +577,25 @@ def playback_transport(
     speed: float = 0.0,
     strict: bool = False,
     exchange: int | None = None,
+    http: str | None = None,
 ) -> PlaybackTransport:
-    """An httpx transport (sync and async) that answers from recorded streams.
+    """A transport for `httpx2.Client` or `httpx.Client` that answers from recorded streams.
 
-    `path`: a recording, a raw SSE body or a chunk log, or a list of them. `speed`: the
-    recorded timing divided by this (0, the default: no waiting). `strict`: refuse a
-    request that matches no recorded request body (400, saying what differed).
-    `exchange`: serve only this exchange of the recording. Rules: the module docstring.
-    Raises RecordingError for a file that cannot be served.
+    `path`: a recording, a HAR file, a raw SSE body or a chunk log, or a list of them.
+    `speed`: the recorded timing divided by this (0, the default: no waiting).
+    `strict`: refuse a request that matches no recorded request body (400, saying what
+    differed). `exchange`: serve only this exchange of the file. `http`: "httpx2" or
+    "httpx" to accept only that package's clients (default: answer either with its own
+    types). Rules: the module docstring. Raises RecordingError for a file that cannot be
+    served.
     """
     Pace(speed)  # a bad speed fails before any file is opened
-    return PlaybackTransport(Library(path, exchange), speed=speed, strict=strict)
+    return PlaybackTransport(Library(path, exchange), speed=speed, strict=strict, http=http)
+
+
+def async_playback_transport(
+    path: str | os.PathLike | Sequence[str | os.PathLike], **options: Any
+) -> PlaybackTransport:
+    """The same transport, named for `httpx2.AsyncClient` / `httpx.AsyncClient` (and so for
+    `openai.AsyncOpenAI`); options as `playback_transport`."""
+    return playback_transport(path, **options)

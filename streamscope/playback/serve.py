@@ -4,7 +4,7 @@ A raw ASGI app (MockProvider) on uvicorn, bound to 127.0.0.1 only (ServeServer).
 answers `POST .../chat/completions` with the recorded streams, one `send` per recorded
 upstream read (the recorded chunking), at the recorded timing divided by `speed`
 (0: no waiting). Which exchange answers which request, the headers sent, SSE bodies and
-chunk logs, strict mode and its errors: the rules are streamscope/playback.py's (its
+chunk logs, strict mode and its errors: the rules are playback/library.py's (its
 module docstring), shared with `playback_transport`, so a mock server and an in-process
 transport replay a recording the same way.
 
@@ -45,7 +45,7 @@ class MockProvider:
     def __init__(
         self,
         library: Library,
-        speed: float = 1.0,
+        speed: float = 0.0,
         strict: bool = False,
         log: Callable[[str], None] | None = None,
     ) -> None:
@@ -141,7 +141,7 @@ class ServeServer(LoopbackServer):
         self,
         paths: list[str],
         port: int = 0,
-        speed: float = 1.0,
+        speed: float = 0.0,
         strict: bool = False,
         log: Callable[[str], None] | None = None,
     ) -> None:
@@ -177,7 +177,7 @@ class ServeServer(LoopbackServer):
 def serve(
     paths: list[str],
     port: int = 0,
-    speed: float = 1.0,
+    speed: float = 0.0,
     strict: bool = False,
     echo: Callable[[str], None] = print,
 ) -> None:

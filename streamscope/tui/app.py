@@ -30,6 +30,7 @@ class ReplayApp(App):
         self.input = open_input(source, tolerant=True)
         self.source = self.input.path
         self.format = self.input.kind
+        self.recorded = self.input.recorded  # exchanges (a recording, a HAR), not one stream
         self.exchange = exchange
         self.start_frame = frame
         self.asked_frame: int | None = frame or None  # --frame, checked once the stream is read
@@ -55,7 +56,7 @@ class ReplayApp(App):
                 self.call_from_thread(loading.progress, done, total)
 
         try:
-            if self.format == RECORDING:
+            if self.recorded:
                 self.input.close()  # re-read: --follow comes back here when the file grew
                 self.infos = self.input.infos(progress)
                 self._follow_size = os.path.getsize(self.source)
@@ -66,7 +67,7 @@ class ReplayApp(App):
     def _loaded(self) -> None:
         for error in self.input.errors:  # skipped lines: said once, the rest is opened
             self.notify(visible(str(error)), title="skipped a line", severity="error", timeout=30)
-        if self.format != RECORDING:
+        if not self.recorded:
             self.open_stream(1, replace=True)
             return
         numbers = [i.exchange for i in self.infos]
@@ -86,7 +87,7 @@ class ReplayApp(App):
         ex = self.input.exchange(exchange)
         info = ex.info
         end = {"end_reason": info.end_reason, "status": info.status}
-        if self.format == RECORDING and info.end_ns is None:
+        if self.recorded and info.end_ns is None:
             end["end_reason"] = "unfinished"
         model = StreamModel(ex.reads, exchange, info.tools, info.response_format, end)
         loading = Loading(f"Reading exchange {exchange} …")
@@ -112,7 +113,7 @@ class ReplayApp(App):
 
     def _built(self, model: StreamModel, exchange: int) -> None:
         name = Path(self.source).name
-        title = f"{name} · exchange {exchange}" if self.format == RECORDING else name
+        title = f"{name} · exchange {exchange}" if self.recorded else name
         if self.asked_frame is not None and self.asked_frame > model.total:  # as export says it
             self.fail(
                 f"{self.source}: --frame {self.asked_frame}: the stream has frames 1-{model.total}"

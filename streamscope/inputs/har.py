@@ -1,0 +1,245 @@
+"""HAR 1.2 files (browser devtools, mitmproxy, Charles, Proxyman) as recorded exchanges.
+
+Each entry whose response is an event stream, or whose request went to
+`.../chat/completions`, is one exchange: its request (method, URL, headers, `postData`
+text) and response (status, headers, `content.text`, plain or `"encoding": "base64"`)
+become the same Request / Response / End records a recording holds, so every face reads
+a HAR as it reads a recording. Headers and URLs are masked as the recorder masks them.
+
+A HAR keeps no per-read timing: a body is cut into its SSE events (every byte kept) and
+their times are spread evenly over the entry's `timings.receive`, after its start and
+its `blocked + dns + connect + send + wait`. The source says so in a note. A HAR does
+not say how a transfer ended either: an entry with a body is read as complete.
+
+A file that is not HAR 1.2 (bad JSON, another version, no `log.entries`) is a one-line
+RecordingError; an entry that cannot be read is skipped with a note naming it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import orjson
+
+from ..recording.format import End, RecordingError, Request, Response
+from ..recording.redact import redact_headers, redact_url
+from .reads import Reads
+
+VERSION = "1.2"
+TIMING_NOTE = (
+    "a HAR keeps no per-read timing: each body is cut into its SSE events, spread over the "
+    "entry's receive time (times are approximate)"
+)
+_BLANK = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+_BEFORE_BODY = ("blocked", "dns", "connect", "send", "wait")  # ssl is inside connect
+
+
+class MemoryReads(Reads):
+    """A body held in memory as reads, each with its time (ns from the request)."""
+
+    def __init__(self, reads: list[tuple[bytes, int]]) -> None:
+        self.reads = reads
+
+    def __len__(self) -> int:
+        return len(self.reads)
+
+    def read(self, i: int) -> tuple[bytes, int | None]:
+        return self.reads[i]
+
+
+@dataclass(slots=True)
+class HarExchange:
+    request: Request
+    response: Response
+    end: End
+    reads: list[tuple[bytes, int]]  # (bytes, ns from the request)
+
+
+@dataclass(slots=True)
+class Har:
+    exchanges: list[HarExchange]
+    notes: list[str] = field(default_factory=list)
+    created: str | None = None  # the first entry's start, in UTC as a recording header has it
+
+
+class _Skip(Exception):
+    """Why one entry is not read (said in a note)."""
+
+
+def _error(path: str, what: str, line: int | None = None, offset: int | None = None):
+    where = f" line {line} (byte {offset}):" if line is not None else ""
+    return RecordingError(f"{path}:{where} {what}", path, line, offset)
+
+
+def read_har(path: str | os.PathLike[str]) -> Har:
+    """The exchanges of a HAR file; RecordingError (one line) when it is not HAR 1.2."""
+    name = os.fspath(path)
+    with open(name, "rb") as f:
+        raw = f.read()
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        what = f"not valid JSON, so not a HAR file: {e.msg}"
+        raise _error(name, what, e.lineno, e.pos) from None
+    log = doc.get("log") if isinstance(doc, dict) else None
+    if not isinstance(log, dict):
+        raise _error(name, 'a HAR file is a JSON object with a "log" object')
+    version = log.get("version")
+    if version != VERSION:
+        raise _error(name, f"HAR version {version!r}: streamscope reads HAR {VERSION}")
+    entries = log.get("entries")
+    if not isinstance(entries, list):
+        raise _error(name, 'the HAR has no "log.entries" list')
+    har = Har(
+        [], [TIMING_NOTE, "a HAR does not say how a transfer ended: entries are read as complete"]
+    )
+    starts = [_start(e) for e in entries]
+    t0 = min((s for s in starts if s is not None), default=None)
+    others = 0
+    for i, (entry, start) in enumerate(zip(entries, starts, strict=True)):
+        if not _wanted(entry):
+            others += 1
+            continue
+        try:
+            t_ns = 0 if start is None or t0 is None else round((start - t0).total_seconds() * 1e9)
+            har.exchanges.append(_exchange(len(har.exchanges) + 1, entry, t_ns))
+        except _Skip as why:
+            har.notes.append(f"entries[{i}] skipped: {why}")
+    if others:
+        har.notes.append(
+            f"{others} other entr{'y' if others == 1 else 'ies'} (not an event stream "
+            "or a chat completion) left out"
+        )
+    if not har.exchanges:
+        raise _error(name, "the HAR holds no event stream or chat completion to read")
+    if t0 is not None and t0.tzinfo is not None:
+        har.created = t0.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return har
+
+
+def _start(entry: object) -> datetime | None:
+    text = entry.get("startedDateTime") if isinstance(entry, dict) else None
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _headers_of(d: dict) -> list[tuple[str, str]]:
+    """A HAR header list ([{"name", "value"}]) as pairs; entries not like that are dropped."""
+    headers = d.get("headers")
+    if not isinstance(headers, list):
+        return []
+    return [
+        (h["name"], h["value"])
+        for h in headers
+        if isinstance(h, dict)
+        and isinstance(h.get("name"), str)
+        and isinstance(h.get("value"), str)
+    ]
+
+
+def _content_type(response: dict) -> str:
+    content = response.get("content")
+    mime = content.get("mimeType") if isinstance(content, dict) else None
+    if isinstance(mime, str) and mime:
+        return mime.lower()
+    for name, value in _headers_of(response):
+        if name.lower() == "content-type":
+            return value.lower()
+    return ""
+
+
+def _wanted(entry: object) -> bool:
+    """An event stream, or a request to .../chat/completions (what streamscope reads);
+    not a browser's CORS preflight (OPTIONS) of one."""
+    if not isinstance(entry, dict):
+        return False
+    request, response = entry.get("request"), entry.get("response")
+    if isinstance(request, dict) and request.get("method") == "OPTIONS":
+        return False
+    if isinstance(response, dict) and "text/event-stream" in _content_type(response):
+        return True
+    url = request.get("url") if isinstance(request, dict) else None
+    return isinstance(url, str) and url.split("?")[0].rstrip("/").endswith("/chat/completions")
+
+
+def _exchange(number: int, entry: dict, t_ns: int) -> HarExchange:
+    request, response = entry.get("request"), entry.get("response")
+    if not isinstance(request, dict) or not isinstance(response, dict):
+        raise _Skip("it has no request or no response object")
+    method, url, status = request.get("method"), request.get("url"), response.get("status")
+    if not isinstance(method, str) or not isinstance(url, str):
+        raise _Skip("its request has no method or URL")
+    if type(status) is not int or status <= 0:
+        raise _Skip(f"its response has no status (status {status!r}: no answer was recorded)")
+    body = _text(request.get("postData"), "request.postData")
+    content = response.get("content")
+    if not isinstance(content, dict) or not isinstance(content.get("text"), str):
+        raise _Skip("the response body was not saved (no response.content.text)")
+    data = _text(content, "response.content")
+    timings = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
+    head = sum(_ms(timings, k) for k in _BEFORE_BODY)
+    receive = _ms(timings, "receive")
+    stream = "text/event-stream" in _content_type(response)
+    pieces = _events(data) if stream else [data]
+    reads = [
+        (piece, t_ns + round((head + receive * (k + 1) / len(pieces)) * 1e6))
+        for k, piece in enumerate(pieces)
+    ]
+    end_t = t_ns + round((head + receive) * 1e6)
+    return HarExchange(
+        Request.of(
+            number,
+            t_ns,
+            method,
+            redact_url(url),
+            redact_headers(_headers_of(request)),
+            body,
+        ),
+        Response(number, t_ns + round(head * 1e6), status, redact_headers(_headers_of(response))),
+        End(number, end_t, "complete", None),
+        [(b, t - t_ns) for b, t in reads if b],
+    )
+
+
+def _ms(timings: dict, key: str) -> float:
+    """A HAR timing in ms (-1, or absent, means it does not apply: 0)."""
+    v = timings.get(key)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else 0.0
+
+
+def _text(d: object, where: str) -> bytes:
+    """The bytes of a postData or content object: `text`, base64 when `encoding` says so."""
+    if not isinstance(d, dict):
+        return b""
+    text = d.get("text")
+    if not isinstance(text, str):
+        return b""
+    encoding = d.get("encoding")
+    if encoding is None or encoding == "":
+        return text.encode("utf-8", "surrogatepass")
+    if encoding != "base64":
+        raise _Skip(f"{where}.encoding {encoding!r} is not one streamscope reads (only base64)")
+    try:
+        return base64.b64decode(text, validate=True)
+    except binascii.Error:
+        raise _Skip(f"{where}.text is not valid base64") from None
+
+
+def _events(body: bytes) -> list[bytes]:
+    """The body cut after each blank line (LF, CRLF or CR line ends), every byte kept."""
+    pieces, start = [], 0
+    for m in _BLANK.finditer(body):
+        pieces.append(body[start : m.end()])
+        start = m.end()
+    if start < len(body):
+        pieces.append(body[start:])
+    return pieces

@@ -1,0 +1,214 @@
+"""The pytest plugin (entry point `pytest11`): installing streamscope is enough to use it.
+
+- `streamscope_playback(path, speed=0)`: an `openai.OpenAI` client answered from a
+  recording (or HAR, SSE body, chunk log); `streamscope_async_playback` for AsyncOpenAI.
+- `--streamscope-record=DIR`: every test's openai traffic is recorded in-process to
+  `DIR/<test id>.jsonl` (a cassette per test), and the run ends with one line per
+  recorded test saying what streamscope found in it.
+
+openai's traffic is told from other HTTP traffic by the headers every openai client
+sends (`X-Stainless-Lang`, `User-Agent: OpenAI/...`). Nothing heavy is imported until a
+fixture or the option is used: the plugin loads in every pytest run of the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import pytest
+
+BASE_URL = "http://streamscope.playback.invalid/v1"
+_UNSAFE = re.compile(r"[^\w.\-\[\]=]+")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("streamscope", "streamscope: record and play back LLM streams")
+    group.addoption(
+        "--streamscope-record",
+        metavar="DIR",
+        default=None,
+        help="Record every test's openai traffic in-process to DIR/<test id>.jsonl and "
+        "print a one-line summary of anomalies per test at the end of the run.",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_RECORDED] = {}
+
+
+_RECORDED = pytest.StashKey[dict[str, str]]()  # test id -> the cassette written
+
+
+# -- playback ---------------------------------------------------------------------------
+
+
+def _playback(make_client: Callable[..., Any], http_client: str) -> Iterator[Callable[..., Any]]:
+    from ..record import clients
+    from .library import playback_transport
+
+    package = clients.load(clients.openai_package())
+    transports = []
+
+    def factory(path: str | os.PathLike[str], speed: float = 0.0, **options: Any) -> Any:
+        transport = playback_transport(path, speed=speed, **options)
+        transports.append(transport)
+        return make_client(
+            api_key="sk-streamscope-playback",
+            base_url=BASE_URL,
+            max_retries=0,
+            http_client=getattr(package, http_client)(transport=transport),
+        )
+
+    yield factory
+    for transport in transports:
+        transport.close()
+
+
+@pytest.fixture
+def streamscope_playback() -> Iterator[Callable[..., Any]]:
+    """A factory: `streamscope_playback(path, speed=0)` -> an `openai.OpenAI` client whose
+    requests are answered from the recording (options as `playback_transport`)."""
+    import openai
+
+    yield from _playback(openai.OpenAI, "Client")
+
+
+@pytest.fixture
+def streamscope_async_playback() -> Iterator[Callable[..., Any]]:
+    """The same, giving an `openai.AsyncOpenAI` client."""
+    import openai
+
+    yield from _playback(openai.AsyncOpenAI, "AsyncClient")
+
+
+# -- recording --------------------------------------------------------------------------
+
+
+def cassette_name(nodeid: str) -> str:
+    """A file name for a test id: `tests/test_a.py::test_b[x]` -> `tests.test_a.py__test_b[x].jsonl`."""
+    name = _UNSAFE.sub("_", nodeid.replace("::", "__").replace("/", "."))
+    return name[:200] + ".jsonl"
+
+
+def _is_openai(request: Any) -> bool:
+    headers = request.headers
+    return "x-stainless-lang" in headers or headers.get("user-agent", "").startswith("OpenAI/")
+
+
+class _Cassette:
+    """One test's recording, opened at its first openai request."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.recorder: Any = None
+
+    def get(self) -> Any:
+        if self.recorder is None:
+            from ..record.transport import Recorder
+            from ..recording import RecordingWriter
+
+            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            writer = RecordingWriter(self.path, argv=sys.argv, overwrite=True)
+            self.recorder = Recorder(writer)
+        return self.recorder
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.writer.close()
+
+
+@contextmanager
+def _recording(cassette: _Cassette) -> Iterator[None]:
+    """Route every openai request through `cassette` while the test runs."""
+    import importlib
+
+    with ExitStack() as stack:
+        for name in ("httpx2", "httpx"):
+            try:
+                package = importlib.import_module(name)
+            except ImportError:
+                continue
+            stack.enter_context(_patched(package, cassette))
+        yield
+
+
+@contextmanager
+def _patched(package: Any, cassette: _Cassette) -> Iterator[None]:
+    sync_cls, async_cls = package.HTTPTransport, package.AsyncHTTPTransport
+    send, asend = sync_cls.handle_request, async_cls.handle_async_request
+
+    def handle_request(self: Any, request: Any) -> Any:
+        if not _is_openai(request):
+            return send(self, request)
+        return cassette.get().send(request, lambda r: send(self, r))
+
+    async def handle_async_request(self: Any, request: Any) -> Any:
+        if not _is_openai(request):
+            return await asend(self, request)
+        return await cassette.get().asend(request, lambda r: asend(self, r))
+
+    sync_cls.handle_request, async_cls.handle_async_request = (
+        handle_request,
+        handle_async_request,
+    )
+    try:
+        yield
+    finally:
+        sync_cls.handle_request, async_cls.handle_async_request = send, asend
+
+
+@pytest.fixture(autouse=True)
+def _streamscope_record(request: pytest.FixtureRequest) -> Iterator[None]:
+    folder = request.config.getoption("streamscope_record")
+    if not folder:
+        yield
+        return
+    nodeid = request.node.nodeid
+    cassette = _Cassette(os.path.join(folder, cassette_name(nodeid)))
+    try:
+        with _recording(cassette):
+            yield
+    finally:
+        cassette.close()
+        if cassette.recorder is not None:
+            request.config.stash[_RECORDED][nodeid] = cassette.path
+
+
+def summary_line(nodeid: str, path: str) -> str:
+    """What streamscope found in one test's cassette, as one line."""
+    from collections import Counter
+
+    from ..analysis import analyze
+    from ..recording.format import RecordingError
+    from ..text import plural
+
+    try:
+        analysis = analyze(path)
+    except RecordingError as e:
+        return f"{nodeid}: the cassette cannot be read: {e}"
+    kinds: Counter[str] = Counter()
+    for stream in analysis.streams:
+        for a in stream.anomalies:
+            if a.severity != "info":
+                kinds[f"{a.severity} {a.kind}"] += a.count
+    kinds.update(f"contract {f.kind}" for f in analysis.contract if f.severity != "info")
+    kinds.update("failed exchange" for _ in analysis.failures)
+    found = ", ".join(f"{k} x{n}" for k, n in kinds.most_common()) or "no anomalies"
+    streams = plural(len(analysis.streams), "stream")
+    return f"{nodeid}: {streams}, {found} -> {path}"
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    recorded = config.stash.get(_RECORDED, {})
+    if not recorded:
+        return
+    from ..text import visible
+
+    terminalreporter.section("streamscope recordings")
+    for nodeid, path in recorded.items():
+        terminalreporter.write_line(visible(summary_line(nodeid, path)))

@@ -1,0 +1,68 @@
+"""What every command shares: whole summaries, help on every option, --force, completion."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from streamscope.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OPENAI = os.path.join(ROOT, "recordings", "openai.jsonl")
+SCRIPT = os.path.join(os.path.dirname(sys.executable), "streamscope")
+
+
+def test_the_top_help_shows_every_summary_whole():
+    out = CliRunner().invoke(main, ["--help"], terminal_width=80).output
+    listed = " ".join(out.split("Commands:")[1].split())
+    assert "..." not in listed
+    for name, command in main.commands.items():
+        first = command.help.split("\n\n")[0]
+        assert f"{name} {' '.join(first.split())}" in listed
+
+
+@pytest.mark.parametrize("name", sorted(main.commands))
+def test_every_option_says_what_it_does(name):
+    for param in main.commands[name].params:
+        if isinstance(param, click.Option):
+            assert param.help, f"{name} {param.opts[0]} has no help text"
+
+
+def test_export_overwrites_only_with_force(tmp_path):
+    out = tmp_path / "x.sse"
+    out.write_text("keep")
+    run = CliRunner().invoke
+    refused = run(main, ["export", OPENAI, "-o", str(out)])
+    assert refused.exit_code == 2 and "without --force" in refused.output
+    assert out.read_text() == "keep"
+    done = run(main, ["export", OPENAI, "-o", str(out), "--force"])
+    assert done.exit_code == 0 and f"wrote {out}" in done.output
+    assert out.read_bytes().startswith(b"data: ")
+
+
+def test_record_replaces_a_recording_only_with_force(tmp_path):
+    out = tmp_path / "r.jsonl"
+    out.write_text("keep me\n")
+    command = [SCRIPT, "record", "--upstream", "http://127.0.0.1:9/v1", "-o", str(out)]
+    child = ["--", sys.executable, "-c", "pass"]
+    refused = subprocess.run([*command, *child], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and out.read_text() == "keep me\n"
+    done = subprocess.run([*command, "--force", *child], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    # replaced: by nothing, since the command made no request (no empty recording is kept)
+    assert not out.exists() and f"no recording was kept at {out}" in done.stderr
+
+
+def test_shell_completion_as_the_readme_says():
+    env = {**os.environ, "_STREAMSCOPE_COMPLETE": "bash_source"}
+    script = subprocess.run([SCRIPT], env=env, capture_output=True, text=True, timeout=30)
+    assert "_streamscope_completion" in script.stdout
+    env = {**os.environ, "_STREAMSCOPE_COMPLETE": "bash_complete"}
+    env |= {"COMP_WORDS": "streamscope export --fo", "COMP_CWORD": "2"}
+    words = subprocess.run([SCRIPT], env=env, capture_output=True, text=True, timeout=30)
+    assert "plain,--format" in words.stdout.splitlines()

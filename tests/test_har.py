@@ -1,0 +1,261 @@
+"""HAR 1.2 input: devtools/mitmproxy captures read to the same calls as the recording or the
+raw SSE they hold, through inspect, export, playback and the replay's source."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+
+import httpx2
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from streamscope.analysis import analyze
+from streamscope.cli import main
+from streamscope.inputs import HAR, open_input
+from streamscope.playback import playback_transport
+from streamscope.recording import RecordingIndex
+
+ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
+OPENAI = os.path.join(ROOT, "openai.jsonl")
+ALIBABA = os.path.join(ROOT, "alibaba-empty-id.jsonl")
+GEMINI = os.path.join(ROOT, "gemini-no-index.sse")
+SECRET = "sk-har-secret-0042"
+
+
+def content(body: bytes, mime: str, b64: bool) -> dict:
+    if b64:
+        return {
+            "size": len(body),
+            "mimeType": mime,
+            "text": base64.b64encode(body).decode(),
+            "encoding": "base64",
+        }
+    return {"size": len(body), "mimeType": mime, "text": body.decode()}
+
+
+def entry(url: str, request_body: bytes, body: bytes, b64: bool, second: int) -> dict:
+    """One HAR entry as devtools writes it (the test's own rendering of the format)."""
+    return {
+        "startedDateTime": f"2026-11-30T10:00:0{second}.000Z",
+        "time": 120,
+        "request": {
+            "method": "POST",
+            "url": url,
+            "httpVersion": "HTTP/1.1",
+            "headers": [
+                {"name": "Authorization", "value": f"Bearer {SECRET}"},
+                {"name": "Content-Type", "value": "application/json"},
+            ],
+            "queryString": [],
+            "cookies": [],
+            "headersSize": -1,
+            "bodySize": len(request_body),
+            "postData": {"mimeType": "application/json", "text": request_body.decode()},
+        },
+        "response": {
+            "status": 200,
+            "statusText": "OK",
+            "httpVersion": "HTTP/1.1",
+            "headers": [{"name": "Content-Type", "value": "text/event-stream; charset=utf-8"}],
+            "cookies": [],
+            "content": content(body, "text/event-stream", b64),
+            "redirectURL": "",
+            "headersSize": -1,
+            "bodySize": -1,
+        },
+        "cache": {},
+        "timings": {"blocked": -1, "dns": -1, "connect": -1, "send": 1, "wait": 40, "receive": 79},
+    }
+
+
+def noise() -> list[dict]:
+    """What a browser capture also holds: an image, and a chat call whose body was not kept."""
+    image = entry("https://example.test/logo.png", b"", b"\x89PNG", True, 0)
+    image["request"]["method"] = "GET"
+    image["response"]["content"]["mimeType"] = "image/png"
+    image["response"]["headers"] = [{"name": "Content-Type", "value": "image/png"}]
+    lost = entry("https://api.test/v1/chat/completions", b"{}", b"", False, 0)
+    del lost["response"]["content"]["text"]
+    preflight = entry("https://api.test/v1/chat/completions", b"", b"", False, 0)
+    preflight["request"]["method"] = "OPTIONS"
+    preflight["response"]["status"] = 204
+    return [image, lost, preflight]
+
+
+def har_of_recording(path: str, b64: bool) -> dict:
+    entries = []
+    with RecordingIndex.open(path) as index:
+        for n in index.exchanges():
+            req = index.line(index.exchange(n).request)
+            body = b"".join(c.data_bytes for c in index.chunks(n))
+            entries.append(entry(req.url, req.body_bytes, body, b64, n))
+    return {
+        "log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": entries}
+    }
+
+
+def write(tmp_path, name: str, doc: dict, indent: bool = True) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc, indent=2) if indent else json.dumps(doc))
+    return str(path)
+
+
+def calls(path: str) -> list:
+    return [[(c.id, c.name, c.arguments) for c in s.tool_calls] for s in analyze(path).streams]
+
+
+@pytest.mark.parametrize("b64", [False, True], ids=["text", "base64"])
+@pytest.mark.parametrize("sample", [OPENAI, ALIBABA])
+def test_a_har_reads_to_the_same_calls_as_its_recording(tmp_path, sample, b64):
+    doc = har_of_recording(sample, b64)
+    doc["log"]["entries"][1:1] = noise()
+    path = write(tmp_path, "capture.har", doc, indent=not b64)
+    har, recording = analyze(path), analyze(sample)
+    assert har.format == HAR
+    assert calls(path) == calls(sample) and any(calls(sample))
+    assert [s.ended for s in har.streams] == [s.ended for s in recording.streams]
+    assert [sorted(a.kind for a in s.anomalies) for s in har.streams] == [
+        sorted(a.kind for a in s.anomalies) for s in recording.streams
+    ]
+    # the conversation contract is checked across the entries, as across exchanges
+    assert [f.kind for f in har.contract] == [f.kind for f in recording.contract]
+    assert har.compared == recording.compared == 1
+    assert any("times are approximate" in n for n in har.notes)
+    assert (
+        "entries[2] skipped: the response body was not saved (no response.content.text)"
+        in har.notes
+    )
+    assert "2 other entries (not an event stream or a chat completion) left out" in har.notes
+
+
+@pytest.mark.parametrize("b64", [False, True], ids=["text", "base64"])
+def test_a_har_reads_to_the_same_calls_as_the_raw_sse(tmp_path, b64):
+    with open(GEMINI, "rb") as f:
+        body = f.read()
+    request = orjson.dumps({"model": "gemini", "messages": [], "stream": True})
+    doc = {
+        "log": {
+            "version": "1.2",
+            "entries": [entry("https://g.test/v1/chat/completions", request, body, b64, 1)],
+        }
+    }
+    path = write(tmp_path, "gemini.har", doc)
+    assert calls(path) == calls(GEMINI) and calls(GEMINI)[0]
+    with open_input(path) as source:  # every byte kept, cut at the events
+        reads = source.exchange(1).reads
+        got = [reads.read(i) for i in range(len(reads))]
+    assert b"".join(d for d, _ in got) == body
+    assert len(got) > 3 and [t for _, t in got] == sorted(t for _, t in got)
+    assert got[-1][1] == 120_000_000  # the last read at start + send + wait + receive
+
+
+def inspect(*args: str):
+    return CliRunner().invoke(main, ["inspect", *args])
+
+
+def test_inspect_json_and_secrets(tmp_path):
+    path = write(tmp_path, "openai.har", har_of_recording(OPENAI, False))
+    result = inspect(path, "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["format"] == "har" and len(doc["streams"]) == 2
+    assert SECRET not in result.stdout
+    text = inspect(path)
+    assert "(har, 2 exchanges, 2 streams)" in text.output and SECRET not in text.output
+
+
+def test_export_turns_a_har_into_a_recording(tmp_path):
+    path = write(tmp_path, "openai.har", har_of_recording(OPENAI, True))
+    out = tmp_path / "from-har.jsonl"
+    result = CliRunner().invoke(
+        main, ["export", path, "--exchange", "2", "--format", "recording", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert SECRET not in out.read_text() and "Bearer [REDACTED]" in out.read_text()
+    assert '"created":"2026-11-30T10:00:01.000000Z"' in out.read_text()  # the capture's time
+    assert calls(str(out)) == [calls(OPENAI)[1]]
+    with RecordingIndex.open(out) as exported, RecordingIndex.open(OPENAI) as original:
+        assert b"".join(c.data_bytes for c in exported.chunks(1)) == b"".join(
+            c.data_bytes for c in original.chunks(2)
+        )
+
+
+def test_playback_serves_a_har(tmp_path):
+    path = write(tmp_path, "openai.har", har_of_recording(OPENAI, False))
+    with RecordingIndex.open(OPENAI) as index:
+        second = index.line(index.exchange(2).request).json_body()
+        expected = b"".join(c.data_bytes for c in index.chunks(2))
+    with httpx2.Client(transport=playback_transport(path), base_url="http://p/v1") as client:
+        assert client.post("/chat/completions", json=second).content == expected
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            '{"log": {"version": "1.1", "entries": []}}',
+            "HAR version '1.1': streamscope reads HAR 1.2",
+        ),
+        ('{"log": {"version": "1.2"}}', 'the HAR has no "log.entries" list'),
+        (
+            '{"log": {"version": "1.2", "entries": [}}',
+            "line 1 (byte 39): not valid JSON, so not a HAR file",
+        ),
+        (
+            '{"log": {"version": "1.2", "entries": []}}',
+            "the HAR holds no event stream or chat completion",
+        ),
+        ('{\n  "log": []\n}', 'a HAR file is a JSON object with a "log" object'),
+    ],
+)
+def test_bad_har_is_one_line_and_exit_2(tmp_path, text, message):
+    path = tmp_path / "bad.har"
+    path.write_text(text)
+    result = inspect(str(path))
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"streamscope: {path}:") and message in lines[0]
+
+
+def test_entries_that_cannot_be_read_are_skipped_with_a_note(tmp_path):
+    doc = har_of_recording(OPENAI, True)
+    doc["log"]["entries"][0]["response"]["content"]["text"] = "not base64!"
+    doc["log"]["entries"].append(entry("https://x.test/v1/chat/completions", b"{}", b"", False, 3))
+    doc["log"]["entries"][-1]["response"]["status"] = 0  # cancelled in the browser
+    path = write(tmp_path, "partly.har", doc)
+    analysis = analyze(path)
+    assert len(analysis.streams) == 1 and calls(path) == [calls(OPENAI)[1]]
+    assert "entries[0] skipped: response.content.text is not valid base64" in analysis.notes
+    assert any(
+        n.startswith("entries[2] skipped: its response has no status") for n in analysis.notes
+    )
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_replay_opens_a_har_like_a_recording(tmp_path):
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import ExchangesScreen, StreamScreen
+
+    path = write(tmp_path, "alibaba.har", har_of_recording(ALIBABA, True))
+    app = ReplayApp(path)
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(200):
+            if isinstance(app.screen, ExchangesScreen):
+                break
+            await pilot.pause(0.05)
+        assert app.screen.query_one("#exchanges").row_count == 2
+        await pilot.press("enter")
+        for _ in range(200):
+            if isinstance(app.screen, StreamScreen):
+                break
+            await pilot.pause(0.05)
+        assert app.screen.model.exchange == 1 and app.screen.model.total == 8
+        await pilot.press("q", "q")

@@ -1,0 +1,148 @@
+"""The pytest plugin, as a user meets it: a test file with no conftest, in another pytest
+run, where only the installed streamscope (its `pytest11` entry point) provides it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from streamscope.analysis import analyze
+from streamscope.playback.pytest_plugin import cassette_name
+from streamscope.recording import iter_records
+from streamscope.recording.format import Request
+
+from .upstream import Upstream as StandIn
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OPENAI = os.path.join(ROOT, "recordings", "openai.jsonl")
+
+
+def run_pytest(folder, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+
+
+PLAYBACK_TESTS = f"""
+import asyncio
+
+RECORDING = {OPENAI!r}
+
+
+def test_sync(streamscope_playback):
+    client = streamscope_playback(RECORDING)
+    stream = client.chat.completions.create(
+        model="gpt-4o", messages=[{{"role": "user", "content": "hi"}}], stream=True
+    )
+    calls = [d.function.name for c in stream for d in (c.choices[0].delta.tool_calls or [])
+             if c.choices and d.function and d.function.name]
+    assert calls == ["get_weather", "get_local_time"]
+
+
+def test_async(streamscope_async_playback):
+    async def run():
+        client = streamscope_async_playback(RECORDING, speed=0)
+        stream = await client.chat.completions.create(
+            model="gpt-4o", messages=[{{"role": "user", "content": "hi"}}], stream=True
+        )
+        return [c async for c in stream]
+
+    assert len(asyncio.run(run())) > 3
+"""
+
+
+def test_the_playback_fixtures_need_only_streamscope_installed(tmp_path):
+    (tmp_path / "test_playback.py").write_text(PLAYBACK_TESTS)
+    done = run_pytest(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
+
+
+RECORDED_TESTS = """
+import asyncio
+import os
+
+import httpx2
+import openai
+
+URL = os.environ["STANDIN_URL"]
+
+
+def ask(question):
+    client = openai.OpenAI(api_key="sk-plugin-secret-1", base_url=URL, max_retries=0)
+    with client:
+        return list(client.chat.completions.create(
+            model="alibaba-empty-id", messages=[{"role": "user", "content": question}],
+            stream=True,
+        ))
+
+
+def test_one():
+    assert ask("weather?")
+
+
+def test_two_async():
+    async def run():
+        async with openai.AsyncOpenAI(api_key="sk-plugin-secret-1", base_url=URL) as client:
+            stream = await client.chat.completions.create(
+                model="alibaba-empty-id", messages=[{"role": "user", "content": "async?"}],
+                stream=True,
+            )
+            return [chunk async for chunk in stream]
+
+    assert asyncio.run(run())
+
+
+def test_no_openai_traffic():
+    assert httpx2.post(URL + "/chat/completions", json={"model": "json"}).status_code == 200
+"""
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    with StandIn() as up:
+        yield up
+
+
+def test_record_option_writes_one_cassette_per_test(tmp_path, upstream):
+    (tmp_path / "test_agent.py").write_text(RECORDED_TESTS)
+    cassettes = tmp_path / "cassettes"
+    done = run_pytest(
+        tmp_path, f"--streamscope-record={cassettes}", env={"STANDIN_URL": upstream.url}
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    names = sorted(os.listdir(cassettes))
+    assert names == [
+        cassette_name("test_agent.py::test_one"),
+        cassette_name("test_agent.py::test_two_async"),
+    ]  # the test with no openai traffic has none
+    for name in names:
+        path = cassettes / name
+        (req,) = [r for _, r in iter_records(path) if isinstance(r, Request)]
+        assert req.json_body()["model"] == "alibaba-empty-id"
+        assert "sk-plugin-secret-1" not in path.read_text()
+        (stream,) = analyze(path).streams
+        assert stream.ended == "done" and stream.tool_calls
+    # one line per recorded test, saying what was found
+    summary = done.stdout.split("streamscope recordings", 1)[1]
+    lines = [line for line in summary.splitlines() if line.startswith("test_agent.py::")]
+    assert len(lines) == 2
+    assert all(
+        "1 stream, " in line and "warning id-empty-overwrite x4" in line for line in lines
+    ), lines
+
+
+def test_no_option_no_recording(tmp_path, upstream):
+    (tmp_path / "test_agent.py").write_text(RECORDED_TESTS)
+    done = run_pytest(tmp_path, "-k", "one", env={"STANDIN_URL": upstream.url})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "streamscope recordings" not in done.stdout
+    assert not [f for _, _, files in os.walk(tmp_path) for f in files if f.endswith(".jsonl")]

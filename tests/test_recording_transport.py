@@ -1,0 +1,153 @@
+"""`recording_transport`: the real openai client (sync and async) on httpx2 and httpx,
+recording in-process against a loopback provider; compared with the proxy's recording."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import httpx
+import httpx2
+import openai
+import pytest
+
+from streamscope import async_recording_transport, recording_transport
+from streamscope.analysis import analyze
+from streamscope.record.proxy import ProxyServer, Upstream
+from streamscope.recording import RecordingIndex, RecordingWriter, iter_records
+from streamscope.recording.format import End, Request, Response
+
+from .upstream import Upstream as StandIn
+from .upstream import sample_reads
+
+SECRET = "sk-test-secret-inprocess-77"
+TURN_1 = {"model": "openai", "messages": [{"role": "user", "content": "weather in Paris?"}]}
+
+
+@pytest.fixture(scope="module")
+def upstream():
+    with StandIn(pace=0.02) as up:  # reads far enough apart to stay separate reads
+        yield up
+
+
+def records(path, kind):
+    return [r for _, r in iter_records(path) if isinstance(r, kind)]
+
+
+def reads(path, exchange=1) -> list[bytes]:
+    with RecordingIndex.open(path) as index:
+        return [c.data_bytes for c in index.chunks(exchange)]
+
+
+def calls(path):
+    return [[(c.id, c.name, c.arguments) for c in s.tool_calls] for s in analyze(path).streams]
+
+
+@pytest.mark.parametrize("package", [httpx2, httpx])
+def test_sync_client_is_recorded_as_the_proxy_records_it(upstream, tmp_path, package):
+    mine, theirs = tmp_path / "in-process.jsonl", tmp_path / "proxy.jsonl"
+    transport = recording_transport(mine)
+    client = openai.OpenAI(
+        api_key=SECRET,
+        base_url=upstream.url,
+        max_retries=0,
+        http_client=package.Client(transport=transport),
+    )
+    with client:
+        seen = [c.to_dict() for c in client.chat.completions.create(**TURN_1, stream=True)]
+    assert seen  # the caller got the stream
+
+    with RecordingWriter(theirs) as writer:
+        server = ProxyServer(Upstream.parse(upstream.url), writer)
+        server.start()
+        try:
+            proxied = openai.OpenAI(api_key=SECRET, base_url=server.base_url, max_retries=0)
+            with proxied:
+                list(proxied.chat.completions.create(**TURN_1, stream=True))
+        finally:
+            server.stop()
+
+    # same frames, same bytes, read by read, and the same calls for inspect
+    assert reads(mine) == reads(theirs) == sample_reads("openai", 1)
+    assert calls(mine) == calls(theirs) and calls(mine)[0]
+    (req,), (resp,), (end,) = records(mine, Request), records(mine, Response), records(mine, End)
+    assert req.url == upstream.url + "/chat/completions" and req.json_body()["stream"] is True
+    assert resp.status == 200 and end.reason == "complete"
+    assert SECRET not in mine.read_text()  # masked at write time, as the proxy masks it
+    assert ("Authorization", "Bearer [REDACTED]") in [
+        (k.title(), v) for k, v in req.headers if k.lower() == "authorization"
+    ]
+    assert upstream.auth[-1] == f"Bearer {SECRET}"  # the provider still got the key
+
+
+@pytest.mark.parametrize("package", [httpx2, httpx])
+def test_async_client_is_recorded(upstream, tmp_path, package):
+    path = tmp_path / "async.jsonl"
+
+    async def run() -> list:
+        http = package.AsyncClient(transport=async_recording_transport(path))
+        async with openai.AsyncOpenAI(
+            api_key=SECRET, base_url=upstream.url, max_retries=0, http_client=http
+        ) as client:
+            stream = await client.chat.completions.create(**TURN_1, stream=True)
+            return [c async for c in stream]
+
+    assert asyncio.run(run())
+    assert reads(path) == sample_reads("openai", 1)
+    assert records(path, End)[0].reason == "complete"
+    assert SECRET not in path.read_text()
+
+
+def test_the_stream_reaches_the_caller_read_by_read(upstream, tmp_path):
+    path = tmp_path / "live.jsonl"
+    url = upstream.url + "/chat/completions"
+    with (
+        httpx2.Client(transport=recording_transport(path)) as http,
+        http.stream("POST", url, json={"model": "slow"}) as r,
+    ):
+        first = next(r.iter_raw())  # arrives while the provider is still sending (10 s in all)
+        assert reads(path) == [first]  # written as it arrived, before the next read
+    (end,) = records(path, End)
+    assert end.reason == "client-closed"
+
+
+def test_a_cut_stream_ends_with_the_true_reason(upstream, tmp_path):
+    path = tmp_path / "drop.jsonl"
+    with (
+        httpx.Client(transport=recording_transport(path)) as http,
+        pytest.raises(httpx.RemoteProtocolError),
+    ):
+        http.post(upstream.url + "/chat/completions", json={"model": "drop"})
+    (end,) = records(path, End)
+    assert end.reason == "upstream-error" and "RemoteProtocolError" in end.error
+    assert len(reads(path)) >= 1
+
+
+def test_an_unreachable_upstream_and_an_existing_file(tmp_path):
+    path = tmp_path / "down.jsonl"
+    with (
+        httpx2.Client(transport=recording_transport(path)) as http,
+        pytest.raises(httpx2.ConnectError),
+    ):
+        http.post("http://127.0.0.1:9/v1/chat/completions", json={})
+    (end,) = records(path, End)
+    assert end.reason == "upstream-error" and not records(path, Response)
+    with pytest.raises(FileExistsError):
+        recording_transport(path)
+    recording_transport(path, overwrite=True).close()
+    assert len(list(iter_records(path))) == 1  # only the header: started again
+
+
+def test_it_wraps_the_transport_given(tmp_path):
+    body = b'data: {"choices":[]}\n\ndata: [DONE]\n\n'
+    seen = threading.Event()
+
+    def handler(request):
+        seen.set()
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    path = tmp_path / "mock.jsonl"
+    inner = httpx2.MockTransport(handler)
+    with httpx2.Client(transport=recording_transport(path, inner)) as http:
+        assert http.post("http://x.test/v1/chat/completions", json={}).content == body
+    assert seen.is_set() and b"".join(reads(path)) == body
