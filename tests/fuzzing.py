@@ -28,6 +28,21 @@ from streamscope.tui.model import StreamModel
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted(p for p in (ROOT / "recordings").iterdir() if p.suffix in (".jsonl", ".sse"))
+HARS = ["openai.jsonl", "buggy-agent-uuid.jsonl"]  # made into HAR files, text and base64 bodies
+
+
+def bases() -> list[tuple[str, bytes]]:
+    """(name, bytes) of every input to mutate: the samples, and HAR files made of two."""
+    from .test_har import har_of_recording
+
+    out = [(p.name, p.read_bytes()) for p in SAMPLES]
+    for name in HARS:
+        for b64 in (False, True):
+            doc = har_of_recording(str(ROOT / "recordings" / name), b64)
+            out.append((f"{name[:-6]}{'-b64' if b64 else ''}.har", orjson.dumps(doc)))
+    return out
+
+
 CASES = Path(__file__).resolve().parent / "fuzz_cases"
 # Nesting depths: past orjson's writer (255), near Python's recursion limit (1000), past
 # orjson's reader (1024).
@@ -205,9 +220,9 @@ def hunt(count: int, seed: int = 0) -> int:
     CASES.mkdir(exist_ok=True)
     crashes = 0
     tmp = Path(tempfile.mkdtemp()) / "mutated"
+    inputs = bases()
     for i in range(count):
-        sample = rng.choice(SAMPLES)
-        data = sample.read_bytes()
+        name, data = rng.choice(inputs)
         for _ in range(rng.randrange(1, 3)):
             data = mutate(data, rng)
         tmp.write_bytes(data)
@@ -215,10 +230,10 @@ def hunt(count: int, seed: int = 0) -> int:
             run_faces(str(tmp))
         except Exception:
             crashes += 1
-            name = f"crash-{seed}-{i}{sample.suffix}"
-            (CASES / name).write_bytes(data)
+            kept = f"crash-{seed}-{i}{os.path.splitext(name)[1]}"
+            (CASES / kept).write_bytes(data)
             last = traceback.format_exc().strip().splitlines()[-1]
-            print(f"{name} ({sample.name}): {last}", flush=True)
+            print(f"{kept} ({name}): {last}", flush=True)
     tmp.unlink(missing_ok=True)
     tmp.parent.rmdir()
     return crashes

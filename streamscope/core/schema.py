@@ -61,7 +61,7 @@ def _choice(choice: object) -> str | None:
             ".index is missing" if "index" not in choice else f".index is {quote(choice['index'])}"
         )
     fr = choice.get("finish_reason")
-    if fr is not None and fr not in _FINISH:
+    if fr is not None and (not isinstance(fr, str) or fr not in _FINISH):
         return f".finish_reason {quote(fr)} is not one of the SDK's values"
     delta = choice.get("delta")
     if not isinstance(delta, dict):
@@ -70,7 +70,7 @@ def _choice(choice: object) -> str | None:
         if not _opt_str(delta.get(key)):
             return f".delta.{key} is {quote(delta[key])}, not a string"
     role = delta.get("role")
-    if role is not None and role not in _ROLES:
+    if role is not None and (not isinstance(role, str) or role not in _ROLES):
         return f".delta.role {quote(role)} is not a role"
     calls = delta.get("tool_calls")
     if calls is None:

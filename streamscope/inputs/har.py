@@ -28,6 +28,7 @@ import orjson
 
 from ..recording.format import End, RecordingError, Request, Response
 from ..recording.redact import redact_headers, redact_url
+from ..text import quote
 from .reads import Reads
 
 VERSION = "1.2"
@@ -91,7 +92,7 @@ def read_har(path: str | os.PathLike[str]) -> Har:
         raise _error(name, 'a HAR file is a JSON object with a "log" object')
     version = log.get("version")
     if version != VERSION:
-        raise _error(name, f"HAR version {version!r}: streamscope reads HAR {VERSION}")
+        raise _error(name, f"HAR version {quote(version, 40)}: streamscope reads HAR {VERSION}")
     entries = log.get("entries")
     if not isinstance(entries, list):
         raise _error(name, 'the HAR has no "log.entries" list')
@@ -179,7 +180,9 @@ def _exchange(number: int, entry: dict, t_ns: int) -> HarExchange:
     if not isinstance(method, str) or not isinstance(url, str):
         raise _Skip("its request has no method or URL")
     if type(status) is not int or status <= 0:
-        raise _Skip(f"its response has no status (status {status!r}: no answer was recorded)")
+        raise _Skip(
+            f"its response has no status (status {quote(status, 40)}: no answer was recorded)"
+        )
     body = _text(request.get("postData"), "request.postData")
     content = response.get("content")
     if not isinstance(content, dict) or not isinstance(content.get("text"), str):
@@ -227,7 +230,9 @@ def _text(d: object, where: str) -> bytes:
     if encoding is None or encoding == "":
         return text.encode("utf-8", "surrogatepass")
     if encoding != "base64":
-        raise _Skip(f"{where}.encoding {encoding!r} is not one streamscope reads (only base64)")
+        raise _Skip(
+            f"{where}.encoding {quote(encoding, 40)} is not one streamscope reads (only base64)"
+        )
     try:
         return base64.b64decode(text, validate=True)
     except binascii.Error:
