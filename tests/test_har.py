@@ -197,7 +197,7 @@ def test_playback_serves_a_har(tmp_path):
     [
         (
             '{"log": {"version": "1.1", "entries": []}}',
-            "HAR version '1.1': streamscope reads HAR 1.2",
+            'HAR version "1.1": streamscope reads HAR 1.2',
         ),
         ('{"log": {"version": "1.2"}}', 'the HAR has no "log.entries" list'),
         (

@@ -101,11 +101,15 @@ async def test_the_replay_shows_control_characters(hostile):
     app = ReplayApp(hostile, frame=3)
     async with app.run_test(size=(160, 50)) as pilot:
         await settle(pilot, StreamScreen)
+        for summary in app.screen.model.summaries:  # the frame list's rows
+            assert not RAW.search(summary), summary
         for key in ("end", "a"):  # the last frame (repair, finish) and every argument whole
             await pilot.press(key)
             await pilot.pause()
             shown = _shown(app)
             assert not RAW.search(shown), RAW.findall(shown)
+            svg = app.export_screenshot()  # the whole screen, as drawn
+            assert not RAW.search(svg.replace("\n", "").replace("\t", ""))
         assert "\\x1b[2J" in shown
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..text import quote
+from ..text import quote, visible
 from .frames import INVALID, Frame
 
 
@@ -26,7 +26,7 @@ def summarize(frame: Frame) -> str:
         if not isinstance(choice, dict):
             parts.append("bad choice")
             continue
-        prefix = f"c{choice.get('index')} " if several else ""
+        prefix = f"c{_word(choice.get('index'))} " if several else ""
         delta = choice.get("delta")
         if isinstance(delta, dict):
             if delta.get("role") is not None:
@@ -44,15 +44,22 @@ def summarize(frame: Frame) -> str:
                     parts.append(prefix + _tool(tc))
         finish = choice.get("finish_reason")
         if finish:
-            parts.append(f"{prefix}finish {finish}")
+            parts.append(f"{prefix}finish {_word(finish)}")
     return " · ".join(parts) if parts else "empty delta"
+
+
+def _word(value: object) -> str:
+    """A short value as a word: a number or string as itself (made safe), else as JSON."""
+    if isinstance(value, int) or (isinstance(value, str) and len(value) <= 20):
+        return visible(str(value))
+    return quote(value, 20)
 
 
 def _tool(tc: object) -> str:
     if not isinstance(tc, dict):
         return "tc ?"
-    index = tc.get("index", "-")
-    bits = [f"tc{index if index is not None else '-'}"]
+    index = tc.get("index")
+    bits = [f"tc{_word(index) if index is not None else '-'}"]
     if "id" in tc:
         bits.append(f"id={quote(tc['id'], 16)}")
     fn = tc.get("function")
