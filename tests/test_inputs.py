@@ -6,6 +6,7 @@ fed to inspect, export, serve and the replay, as a user would meet them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -47,24 +48,25 @@ def deep(depth: int, leaf: object = 1) -> object:
     return leaf
 
 
-def dumps(value: object) -> str:
-    """JSON of any depth (orjson writes 255 levels at most)."""
+@contextlib.contextmanager
+def deep_enough():
+    """Let the stdlib json read and write JSON of any depth (orjson stops at 255 / 1024)."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(10_000)
     try:
-        return json.dumps(value)
+        yield
     finally:
         sys.setrecursionlimit(limit)
+
+
+def dumps(value: object) -> str:
+    with deep_enough():
+        return json.dumps(value)
 
 
 def loads(text: str) -> object:
-    """JSON of any depth (orjson reads 1024 levels at most)."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(10_000)
-    try:
+    with deep_enough():
         return json.loads(text)
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 # -- wrong value types: one line naming the line and the field -------------------------------

@@ -22,7 +22,7 @@ from ..recording.format import Chunk, End, Header, RecordingError, Request, Resp
 from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .har import Har, MemoryReads, read_har
 from .reads import BlockReads, ExchangeReads, LineReads, Reads
-from .sniff import CHUNKS, HAR, RECORDED, RECORDING, SSE, sniff
+from .sniff import HAR, RECORDED, RECORDING, SSE, sniff
 
 
 @dataclass(slots=True)
@@ -269,16 +269,3 @@ def open_input(
         return Source(name, sniffed.kind, sniffed.notes, tolerant, check)
     except OSError as e:
         raise RecordingError(f"{name}: {e.strerror or e}", name) from None
-
-
-__all__ = [
-    "CHUNKS",
-    "HAR",
-    "RECORDING",
-    "SSE",
-    "Exchange",
-    "ExchangeInfo",
-    "Source",
-    "describe_numbers",
-    "open_input",
-]
