@@ -264,6 +264,16 @@ def test_a_tolerant_source_opens_what_it_can_and_names_the_rest(broken_middle):
         open_input(broken_middle).numbers()
 
 
+def test_a_tolerant_analysis_reads_the_streams_around_a_broken_line(broken_middle):
+    from streamscope.analysis import analyze
+
+    analysis = analyze(broken_middle, tolerant=True)  # what the replay's exchange list shows
+    assert [s.exchange for s in analysis.streams] == [1]
+    assert analysis.streams[0].tool_calls and len(analysis.skipped) == 1
+    with pytest.raises(RecordingError, match="not valid JSON"):
+        analyze(broken_middle)
+
+
 def test_every_exchange_number_out_of_range_lists_the_exchanges():
     for args in (["inspect", "--exchange", "9"], ["export", "--exchange", "9"]):
         one_line_exit_2(run(*args, str(OPENAI)), "exchange 9", "1")

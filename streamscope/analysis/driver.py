@@ -51,6 +51,7 @@ class Analysis:
     compared: int = 0  # streams whose calls a later request carried back (contract checked)
     failures: list[Failure] = field(default_factory=list)  # non-stream exchanges that failed
     notes: list[str] = field(default_factory=list)  # facts about the file (a byte order mark)
+    skipped: list[RecordingError] = field(default_factory=list)  # lines a tolerant read skipped
 
 
 class _Live:
@@ -64,9 +65,12 @@ class _Live:
         self.engine = StreamEngine(info.exchange, info.tools, info.response_format)
 
 
-def analyze(path: str | os.PathLike[str], exchange: int | None = None) -> Analysis:
-    """Analyse every stream of `path` (or only `exchange`). Raises RecordingError."""
-    with open_input(path) as source:
+def analyze(
+    path: str | os.PathLike[str], exchange: int | None = None, tolerant: bool = False
+) -> Analysis:
+    """Analyse every stream of `path` (or only `exchange`). Raises RecordingError, unless
+    `tolerant`: then a recording's unreadable lines are skipped and listed in `skipped`."""
+    with open_input(path, tolerant=tolerant) as source:
         if source.recorded:  # a recording or a HAR: exchanges, in one pass
             result = _recording(source, exchange)
         else:
@@ -75,6 +79,7 @@ def analyze(path: str | os.PathLike[str], exchange: int | None = None) -> Analys
                 source.path, source.kind, [stream], [], [ExchangeInfo(1, stream=True)]
             )
         result.notes = source.notes
+        result.skipped = list(source.scan_errors)
         _sdk_fallback(result, source)
     return result
 
@@ -232,7 +237,7 @@ def summarize_streams(path: str) -> list[StreamSummary]:
     """Every stream's size and anomaly kinds; small enough to pass between processes."""
     return [
         StreamSummary(s.exchange, s.frames, len(s.tool_calls), [a.kind for a in s.anomalies])
-        for s in analyze(path).streams
+        for s in analyze(path, tolerant=True).streams  # the replay shows what it can read
     ]
 
 

@@ -97,6 +97,8 @@ class Source:
         self._exchanges: dict[int, Exchange] = {}  # a recording's, as opened
         self._lock = threading.RLock()  # faces may open exchanges from several threads
         self.header: Header | None = None
+        self.stopped_at_scan: Stopped | None = None  # set by a pass of records()
+        self.scan_errors: list[RecordingError] = []  # lines a tolerant records() skipped
         self.har: Har | None = None
         self.stopped_at_scan: Stopped | None = None
         if kind == RECORDING:
@@ -209,10 +211,11 @@ class Source:
         if self.har is not None:
             yield from _har_records(self.har)
             return
-        reader = iter_raw(self.path, progress)
+        reader = iter_raw(self.path, progress, self.tolerant)
         self.stopped_at_scan = None
         yield from reader
         self.stopped_at_scan = reader.stopped_at
+        self.scan_errors = reader.errors  # lines a tolerant source skipped
 
     def close(self) -> None:
         """Close the files; they are opened again if the source is used again."""

@@ -102,21 +102,30 @@ class RecordingReader:
     """Sequential reading. Iterate for (line_no, Record), or (line_no, dict) when raw.
 
     The header is read (and checked) on construction; `stopped_at` is set once iteration
-    reaches a cut-off last line. Each iteration rereads the file.
+    reaches a cut-off last line. A bad line raises RecordingError, or, when `tolerant`, is
+    skipped and kept in `errors`. Each iteration rereads the file.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, raw: bool = False, progress: Progress | None = None
+        self,
+        path: str | os.PathLike[str],
+        *,
+        raw: bool = False,
+        progress: Progress | None = None,
+        tolerant: bool = False,
     ) -> None:
         self.path = os.fspath(path)
         self.raw = raw
         self.progress = progress
+        self.tolerant = tolerant
+        self.errors: list[RecordingError] = []
         self.stopped_at: Stopped | None = None
         self.header, self._header_dict, self.version = _read_header(self.path)
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
         path, version, raw = self.path, self.version, self.raw
         self.stopped_at = None
+        self.errors = []
         # inspect's hot path: a current-version chunk line is checked inline
         fast = raw and version == SCHEMA_VERSION
         for n, offset, line, whole in _lines(path, self.progress):
@@ -129,7 +138,8 @@ class RecordingReader:
                 if not whole:
                     self.stopped_at = Stopped(n, offset)
                     return
-                raise located(path, n, offset, "not valid JSON") from None
+                self._bad(located(path, n, offset, "not valid JSON"))
+                continue
             if (  # inspect's hot path: a chunk line whose every field has its type
                 fast
                 and type(d) is dict
@@ -148,8 +158,14 @@ class RecordingReader:
                 if raw:
                     rec = d
             except ValueError as e:
-                raise located(path, n, offset, str(e)) from None
+                self._bad(located(path, n, offset, str(e)))
+                continue
             yield n, rec
+
+    def _bad(self, error: RecordingError) -> None:
+        if not self.tolerant:
+            raise error
+        self.errors.append(error)
 
 
 def iter_records(path: str | os.PathLike[str], progress: Progress | None = None) -> RecordingReader:
@@ -157,9 +173,11 @@ def iter_records(path: str | os.PathLike[str], progress: Progress | None = None)
     return RecordingReader(path, progress=progress)
 
 
-def iter_raw(path: str | os.PathLike[str], progress: Progress | None = None) -> RecordingReader:
+def iter_raw(
+    path: str | os.PathLike[str], progress: Progress | None = None, tolerant: bool = False
+) -> RecordingReader:
     """Like iter_records but yields migrated dicts (every field's type checked): for hot paths."""
-    return RecordingReader(path, raw=True, progress=progress)
+    return RecordingReader(path, raw=True, progress=progress, tolerant=tolerant)
 
 
 @dataclass(slots=True)
