@@ -1,7 +1,7 @@
 """One door for every input: `open_input(path)` gives a `Source`.
 
-A Source knows its kind (recording, HAR file, SSE body, chunk log), the notes its sniffing made
-(a byte order mark), and its exchanges: each one's request, response head, end, and its
+A Source knows its kind (recording, HAR file, SSE body, chunk log), the notes its
+sniffing made (a byte order mark), and its exchanges: each one's request, response head, end, and its
 body as reads that decode to frames with byte offsets and times. What a face needs is
 read lazily: `inspect` walks a recording once in file order (`records`), the replay,
 `export` and playback index it for random access (`exchange`).
@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ..core.frames import Frame
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .har import Har, MemoryReads, read_har
@@ -79,7 +80,7 @@ class Exchange:
     end: End | None
     reads: Reads
 
-    def frames(self):
+    def frames(self) -> Iterator[Frame]:
         return self.reads.frames()
 
 
@@ -100,7 +101,6 @@ class Source:
         self.stopped_at_scan: Stopped | None = None  # set by a pass of records()
         self.scan_errors: list[RecordingError] = []  # lines a tolerant records() skipped
         self.har: Har | None = None
-        self.stopped_at_scan: Stopped | None = None
         if kind == RECORDING:
             # the header is read (and checked) now: a bad one fails before any face starts
             self.header = iter_raw(path).header
@@ -248,7 +248,7 @@ def _har_records(har: Har) -> Iterator[tuple[int, dict]]:
 
 
 def describe_numbers(numbers: list[int]) -> str:
-    """ "exchanges: 1 to 12", "exchanges: 1, 3", "no exchanges"."""
+    """ "exchanges: 1 to 12", "exchanges: 1, 3", "the file has no exchanges"."""
     if not numbers:
         return "the file has no exchanges"
     if numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 2:
