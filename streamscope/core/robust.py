@@ -80,11 +80,16 @@ class ChoiceState:
         "reasoning",
         "refusal",
         "active",
+        "rank",
+        "by_id",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, rank: int = 0) -> None:
         self.calls: list[RSlot] = []
         self.by_index: dict[object, RSlot] = {}
+        self.rank = rank  # the choice's place among the choices, in order of appearance
+        # id -> the latest call (by position) that carries it: a lookup, not a scan per call
+        self.by_id: dict[str, RSlot] = {}
         self.max_index = -1
         self.last: RSlot | None = None  # the call the latest tool delta went to
         self.prev: RSlot | None = None
@@ -106,6 +111,8 @@ class Robust:
         self.log = log
         self.declared = declared  # tool names the request declared, when known
         self.choices: dict[int, ChoiceState] = {}
+        # id -> the first call carrying it, choices in order of appearance, then position
+        self.first_by_id: dict[str, RSlot] = {}
         self.events: list[FieldEvent] | None = None  # set to a list to collect events
         self.done_frame = 0
         self.last_frame = 0
@@ -156,7 +163,7 @@ class Robust:
             c = c if isinstance(c, int) and not isinstance(c, bool) else 0
             st = self.choices.get(c)
             if st is None:
-                st = self.choices[c] = ChoiceState()
+                st = self.choices[c] = ChoiceState(len(self.choices))
             st.active = True
             delta = choice.get("delta")
             if isinstance(delta, dict):
@@ -338,9 +345,9 @@ class Robust:
         log = self.log
         if key is _MISSING:
             if idv is not None:
-                for slot in reversed(st.calls):
-                    if slot.id == idv:
-                        return slot, False
+                slot = st.by_id.get(idv)
+                if slot is not None:
+                    return slot, False
                 return self._new(n, c, st, None), True
             if name is not None or st.last is None:
                 return self._new(n, c, st, None), True
@@ -361,7 +368,7 @@ class Robust:
             # arguments are incomplete, whichever call the index held before (Vertex's Gemini
             # opens two calls, then streams each under the other's index). Once the arguments
             # are complete it is another call reusing the id (id-reused, reported when set).
-            other = next((s for s in reversed(st.calls) if s.id == idv), None)
+            other = st.by_id.get(idv)
             if other is not None and (name is None or name == other.name) and not _done(other):
                 log.add(
                     "index-moved",
@@ -458,18 +465,16 @@ class Robust:
             self._note(n, ev.IGNORED, slot, "id", slot.id, idv)
         elif not slot.id:
             slot.id = idv
-            for choice in self.choices.values():
-                other = next((s for s in choice.calls if s is not slot and s.id == idv), None)
-                if other is not None:
-                    log.add(
-                        "id-reused",
-                        n,
-                        f"id {quote(idv)} already names the call {at_index(other.index)}; "
-                        "clients keyed by id merge them, and tool results cannot tell them apart",
-                        c,
-                        slot.index,
-                    )
-                    break
+            other = self._index_id(st, slot, idv)
+            if other is not None:
+                log.add(
+                    "id-reused",
+                    n,
+                    f"id {quote(idv)} already names the call {at_index(other.index)}; "
+                    "clients keyed by id merge them, and tool results cannot tell them apart",
+                    c,
+                    slot.index,
+                )
             self._note(n, ev.SET, slot, "id", None, idv)
         elif idv == slot.id:
             if not created:
@@ -492,6 +497,16 @@ class Robust:
                 slot.index,
             )
             self._note(n, ev.OVERWRITE, slot, "id", slot.id, idv)
+
+    def _index_id(self, st: ChoiceState, slot: RSlot, idv: str) -> RSlot | None:
+        """File `slot` under its new id; the first other call that already carries it."""
+        latest = st.by_id.get(idv)
+        if latest is None or latest.pos < slot.pos:
+            st.by_id[idv] = slot
+        first = self.first_by_id.get(idv)
+        if first is None or (st.rank, slot.pos) < (self.choices[first.choice].rank, first.pos):
+            self.first_by_id[idv] = slot
+        return first
 
     def _type(self, n: int, c: int, slot: RSlot, value: object) -> None:
         if value is None or value == "":
