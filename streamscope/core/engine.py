@@ -9,7 +9,7 @@ how the replay (tui/model.py) reaches any frame without replaying from the start
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..text import cut, plural, quote
@@ -19,6 +19,7 @@ from .calls import Call, StrategyError
 from .events import FieldEvent
 from .frames import Frame
 from .robust import TOOL_CALL_TEXT, Robust, at_index
+from .run import Run
 from .sdk_model import SdkEmulation, Unmodeled
 from .sse import Truncation
 from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
@@ -66,7 +67,7 @@ class StreamResult:
     repairs: list[repairs.Repair | None]
     strategies: dict[str, list[Call] | StrategyError | Unmodeled]
     anomalies: list[Anomaly]
-    anomaly_frames: dict[int, list[str]] = field(default_factory=dict)
+    anomaly_frames: dict[int, Sequence[str]] = field(default_factory=dict)
     truncation: Truncation | None = None
     choices: list[ChoiceSummary] = field(default_factory=list)  # every choice, 0 first
 
@@ -107,9 +108,11 @@ class StreamEngine:
         self.robust = Robust(self.log, declared_tools(tools))
         self.others: list[Strategy] = [Guarded(), Naive(), OpenAIDocs(), ById()]
         self.fast: list = [self.robust, *self.others, _SdkFast(self)]
-        self._run: list[str] | None = None  # plain fragments not yet applied (see feed)
-        self._run_index = 0
-        self._run_last = 0
+        self._run = Run()  # plain fragments taken, not yet applied (see feed)
+        # Call indexes (-1: the content) whose plain fragments every strategy takes in
+        # bulk since the last other frame; None: none yet.
+        self._ok: set[int] | None = None
+        self._cur = -1  # the call index of the latest plain fragment taken
         self.sdk: SdkEmulation | Unmodeled = SdkEmulation(tools, response_format)
         self.collect_events = collect_events
         self.frames = 0
@@ -120,25 +123,49 @@ class StreamEngine:
         plain = None if self.collect_events or frame.bad_utf8 else _plain(frame.payload)
         if plain is not None:
             index, text = plain
-            run = self._run
-            if run is not None and index == self._run_index and (index < 0 or text[:1] not in "{["):
-                # One more fragment of the run every strategy already accepted: applied in
-                # bulk when anything else happens (or the state is read).
-                run.append(text)
-                self._run_last = n
+            ok = self._ok
+            if ok is not None and index in ok and (index < 0 or text[:1] not in "{["):
+                # One more fragment of a call (or the content) every strategy already took
+                # a plain fragment of: applied in bulk when anything else happens (or the
+                # state is read), whichever call it belongs to.
+                run = self._run
+                if index < 0:
+                    run.content.append(text)
+                else:
+                    if index != self._cur:
+                        if not run.switches:
+                            run.first_switch = index
+                        run.switches.append(n)
+                        run.left.add(self._cur)
+                        self._cur = index
+                    texts = run.args.get(index)
+                    if texts is None:
+                        run.args[index] = [text]
+                    else:
+                        texts.append(text)
+                    run.lasts[index] = run.args_last = n
+                    run.order.append(text)
+                run.last = n
                 return None
             self._flush()
-            # Most frames of a long stream are one more fragment of what is under way:
-            # each strategy takes it in a few steps, or asks for the whole frame.
+            # The first plain fragment of a call since anything else happened: each
+            # strategy takes it in a few steps, or asks for the whole frame.
             accepted = True
             for s in self.fast:
                 if not (s.fast_content(n, text) if index < 0 else s.fast_args(n, index, text)):
                     accepted = False
                     s.feed(frame)
-            if accepted:
-                self._run, self._run_index = [], index
+            if not accepted:
+                self._ok = None
+            elif ok is None:
+                self._ok = {index}
+            else:
+                ok.add(index)
+            if accepted and index >= 0:
+                self._cur = index
             return None
         self._flush()
+        self._ok = None
         robust = self.robust
         robust.events = [] if self.collect_events else None
         robust.feed(frame)
@@ -156,23 +183,22 @@ class StreamEngine:
                 self.sdk = why
 
     def _flush(self) -> None:
-        """Apply a pending run of plain fragments to every strategy."""
+        """Apply the pending run of plain fragments to every strategy. The calls they
+        were accepted for stay accepted: plain fragments change nothing `fast_args`
+        looks at."""
         run = self._run
-        if run is None:
+        if run.last == 0:
             return
-        self._run = None
-        if not run:
-            return
-        index, last = self._run_index, self._run_last
+        self._run = Run()
+        run.cur = self._cur
         for s in self.fast:
-            if index < 0:
-                s.extend_content(run, last)
-            else:
-                s.extend_args(index, run, last)
+            s.extend(run)
 
     def copy(self) -> StreamEngine:
         self._flush()
         new = copy.copy(self)
+        new._run = Run()
+        new._ok = None  # the copy's strategies accept calls anew
         new.log = self.log.copy()
         new.robust = copy.deepcopy(self.robust)
         new.robust.log = new.log
@@ -403,13 +429,9 @@ class _SdkFast:
     def feed(self, frame: Frame) -> None:
         self.engine._sdk_feed(frame)
 
-    def extend_args(self, index: int, texts: list[str], last: int) -> None:
+    def extend(self, run: Run) -> None:
         if not isinstance(self.engine.sdk, Unmodeled):
-            self.engine.sdk.extend_args(index, texts, last)
-
-    def extend_content(self, texts: list[str], last: int) -> None:
-        if not isinstance(self.engine.sdk, Unmodeled):
-            self.engine.sdk.extend_content(texts, last)
+            self.engine.sdk.extend(run)
 
 
 _ENVELOPE_OK = {"index", "delta", "finish_reason", "logprobs"}

@@ -19,6 +19,7 @@ from .anomalies import AnomalyLog
 from .calls import Call
 from .events import FieldEvent
 from .frames import INVALID, Frame, Sentinel
+from .run import Run
 from .schema import chunk_violation
 from .strategies import NOTHING, Slot
 
@@ -286,13 +287,7 @@ class Robust:
         if created:
             self._note(n, ev.NEW_CALL, slot, "", None, None)
         if st.prev is not None and st.prev is not slot and slot.fragments > 0:
-            log.add(
-                "interleaved",
-                n,
-                f"fragments of different calls alternate (back to the call {at_index(slot.index)})",
-                c,
-                None,
-            )
+            self._interleaved(c, slot, [n])
         st.prev = st.last = slot
         slot.fragments += 1
         slot.last = n
@@ -658,15 +653,33 @@ class Robust:
                 FieldEvent(n, op, slot.choice, slot.index, field, old, new, slot.pos)
             )
 
-    # -- the fast path: a plain fragment of what is already under way -------------------
+    def _interleaved(self, c: int, slot: RSlot, frames: list[int]) -> None:
+        """Fragments went back to `slot` from another call at `frames`: the message is
+        built once, at the first sighting; after it a switch is a count."""
+        if not self.log.again("interleaved", frames, c):
+            self.log.add(
+                "interleaved",
+                frames[0],
+                f"fragments of different calls alternate (back to the call {at_index(slot.index)})",
+                c,
+                None,
+            )
+            if len(frames) > 1:
+                self.log.again("interleaved", frames[1:], c)
+
+    # -- the fast path: a plain fragment of a call or content under way ------------------
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
         st = self.choices.get(0)
         if st is None or st.finish is not None or text[:1] in ("{", "["):
             return False
         slot = st.by_index.get(index)
-        if slot is None or slot is not st.prev or slot.value is not NOTHING or slot.latched:
-            return False
+        if slot is None or slot.value is not NOTHING or slot.latched or slot.index != index:
+            return False  # (a call that moved index is read the slow way)
+        if slot is not st.prev:
+            if st.prev is not None and slot.fragments > 0:
+                self._interleaved(0, slot, [frame])
+            st.prev = st.last = slot
         self.last_frame = frame
         slot.parts.append(text)
         slot.nchars += len(text)
@@ -683,16 +696,21 @@ class Robust:
             st.content.append(text)
         return True
 
-    def extend_args(self, index: int, texts: list[str], last: int) -> None:
-        slot = self.choices[0].by_index[index]
-        slot.parts.extend(texts)
-        slot.nchars += sum(map(len, texts))
-        slot.fragments += len(texts)
-        slot.last = self.last_frame = last
-
-    def extend_content(self, texts: list[str], last: int) -> None:
-        self.choices[0].content.extend(texts)
-        self.last_frame = last
+    def extend(self, run: Run) -> None:
+        st = self.choices[0]
+        by_index = st.by_index
+        for index, texts in run.args.items():
+            slot = by_index[index]
+            slot.parts.extend(texts)
+            slot.nchars += sum(map(len, texts))
+            slot.fragments += len(texts)
+            slot.last = run.lasts[index]
+        if run.args:
+            st.prev = st.last = by_index[run.cur]
+        if run.switches:
+            self._interleaved(0, by_index[run.first_switch], run.switches)
+        st.content.extend(filter(None, run.content))  # as the slow path: no empty parts
+        self.last_frame = run.last
 
     def settle(self, slot: RSlot) -> None:
         """End of a call: a snapshot reading that does not parse where plain concatenation
