@@ -17,7 +17,7 @@ from . import repair as repairs
 from .anomalies import Anomaly, AnomalyLog
 from .calls import Call, StrategyError
 from .events import FieldEvent
-from .frames import Frame
+from .frames import Frame, Sentinel
 from .robust import TOOL_CALL_TEXT, Robust, at_index
 from .run import Run
 from .sdk_model import SdkEmulation, Unmodeled
@@ -31,6 +31,7 @@ STRATEGY_NAMES = ("robust", "guarded", "naive", "openai-sdk", "openai-docs", "by
 CONNECTION_FAILED = {"upstream-error", "timeout"}
 # Not a recorder reason: the recording stops before the exchange's `end` line.
 UNFINISHED = "unfinished"
+NOT_READ = Sentinel("not read")  # feed's `plain` when the caller did not compute it
 
 
 @dataclass(slots=True)
@@ -117,10 +118,16 @@ class StreamEngine:
         self.collect_events = collect_events
         self.frames = 0
 
-    def feed(self, frame: Frame) -> list[FieldEvent] | None:
-        """Apply one frame to every strategy; with collect_events, what it did (robust)."""
+    def feed(self, frame: Frame, plain: object = NOT_READ) -> list[FieldEvent] | None:
+        """Apply one frame to every strategy; with collect_events, what it did (robust).
+
+        `plain` is `plain_fragment(frame.payload)` when the caller already has it (the
+        minimiser feeds the same payloads many times)."""
         self.frames = n = frame.number
-        plain = None if self.collect_events or frame.bad_utf8 else _plain(frame.payload)
+        if self.collect_events or frame.bad_utf8:
+            plain = None
+        elif plain is NOT_READ:
+            plain = _plain(frame.payload)
         if plain is not None:
             index, text = plain
             ok = self._ok
@@ -200,8 +207,7 @@ class StreamEngine:
         new._run = Run()
         new._ok = None  # the copy's strategies accept calls anew
         new.log = self.log.copy()
-        new.robust = copy.deepcopy(self.robust)
-        new.robust.log = new.log
+        new.robust = copy.deepcopy(self.robust, {id(self.log): new.log})  # the log copied once
         new.others = [s.copy() for s in self.others]
         new.fast = [new.robust, *new.others, _SdkFast(new)]
         new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
@@ -483,6 +489,12 @@ def _plain(p: object) -> tuple[int, str] | None:
         return None
     text = fn.get("arguments")
     return (index, text) if type(text) is str else None
+
+
+def plain_fragment(payload: object) -> tuple[int, str] | None:
+    """What `feed` reads a payload as: (call index, argument fragment), (-1, content
+    fragment), or None for a frame that goes through every rule."""
+    return _plain(payload)
 
 
 def _tail(text: str, width: int) -> str:
