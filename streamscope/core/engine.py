@@ -106,9 +106,9 @@ class StreamEngine:
     ) -> None:
         self.exchange = exchange
         self.log = AnomalyLog()
-        self.robust = Robust(self.log, declared_tools(tools))
+        self._robust = Robust(self.log, declared_tools(tools))
         self.others: list[Strategy] = [Guarded(), Naive(), OpenAIDocs(), ById()]
-        self.fast: list = [self.robust, *self.others, _SdkFast(self)]
+        self.fast: list = [self._robust, *self.others, _SdkFast(self)]
         self._run = Run()  # plain fragments taken, not yet applied (see feed)
         # Call indexes (-1: the content) whose plain fragments every strategy takes in
         # bulk since the last other frame; None: none yet.
@@ -173,13 +173,19 @@ class StreamEngine:
             return None
         self._flush()
         self._ok = None
-        robust = self.robust
+        robust = self._robust
         robust.events = [] if self.collect_events else None
         robust.feed(frame)
         for strategy in self.others:
             strategy.feed(frame)
         self._sdk_feed(frame)
         return robust.events
+
+    @property
+    def robust(self) -> Robust:
+        """streamscope's own reading, every fragment taken so far applied."""
+        self._flush()
+        return self._robust
 
     def _sdk_feed(self, frame: Frame) -> None:
         sdk = self.sdk
@@ -207,9 +213,9 @@ class StreamEngine:
         new._run = Run()
         new._ok = None  # the copy's strategies accept calls anew
         new.log = self.log.copy()
-        new.robust = copy.deepcopy(self.robust, {id(self.log): new.log})  # the log copied once
+        new._robust = copy.deepcopy(self._robust, {id(self.log): new.log})  # the log copied once
         new.others = [s.copy() for s in self.others]
-        new.fast = [new.robust, *new.others, _SdkFast(new)]
+        new.fast = [new._robust, *new.others, _SdkFast(new)]
         new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
         return new
 
@@ -217,7 +223,7 @@ class StreamEngine:
 
     def strategy_calls(self) -> dict[str, list[Call] | StrategyError | Unmodeled]:
         self._flush()
-        out: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": self.robust.calls()}
+        out: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": self._robust.calls()}
         for s in self.others:
             out[s.name] = s.result()
         sdk = self.sdk
@@ -236,7 +242,7 @@ class StreamEngine:
     ) -> StreamResult:
         """End of stream. `expect_done` is False for a chunk log, which never holds [DONE]."""
         self._flush()
-        robust, log = self.robust, self.log
+        robust, log = self._robust, self.log
         last = self.frames
         results: list[Call] = []
         fixes: list[repairs.Repair | None] = []
@@ -362,12 +368,12 @@ class StreamEngine:
             )
         if not call.name:
             log.add("name-missing", n, f"{who} ended with no name: no client can dispatch it", c, i)
-        elif self.robust.declared is not None and call.name not in self.robust.declared:
+        elif self._robust.declared is not None and call.name not in self._robust.declared:
             log.add(
                 "name-undeclared",
                 n,
                 f"{who}: {quote(call.name)} is not one of the declared tools "
-                f"({', '.join(sorted(self.robust.declared))})",
+                f"({', '.join(sorted(self._robust.declared))})",
                 c,
                 i,
             )
