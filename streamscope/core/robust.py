@@ -671,11 +671,13 @@ class Robust:
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
         st = self.choices.get(0)
-        if st is None or st.finish is not None or text[:1] in ("{", "["):
+        if st is None or st.finish is not None:
             return False
         slot = st.by_index.get(index)
         if slot is None or slot.value is not NOTHING or slot.latched or slot.index != index:
             return False  # (a call that moved index is read the slow way)
+        if slot.nchars and text[:1] in ("{", "["):
+            return False  # maybe the arguments re-sent, or a growing snapshot of them
         if slot is not st.prev:
             if st.prev is not None and slot.fragments > 0:
                 self._interleaved(0, slot, [frame])
