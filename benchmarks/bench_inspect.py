@@ -90,67 +90,75 @@ def best(fn: Callable[[str], float], path: str, runs: int) -> float:
     return min(fn(path) for _ in range(runs))
 
 
+def rounds(fns: dict[str, Callable[[str], float]], paths: dict[int, str], n: int) -> dict:
+    """{(name, size): best time}, every size and function once per round: on a shared
+    machine a burst of load then hits each figure alike instead of one size's runs."""
+    out: dict = {}
+    for _ in range(n):
+        for size, path in paths.items():
+            for name, fn in fns.items():
+                took = fn(path)
+                out[name, size] = min(took, out.get((name, size), took))
+    return out
+
+
 def long_streams(label: str, make: Callable[[int], list[bytes]]) -> None:
     sizes = [5_000, 20_000, 80_000]
-    t_floor, t_inspect = {}, {}
+    paths = {}
+    for n in sizes:
+        paths[n] = os.path.join(OUT, f"stream-{label.split()[0]}-{n}.jsonl")
+        write_recording(paths[n], 1, n, make(n))
+    t = rounds({"floor": floor, "inspect": inspect_json}, paths, 5)
     print(f"\n{label}")
     print("frames   floor us/frame   inspect us/frame   throughput vs floor")
     for n in sizes:
-        path = os.path.join(OUT, f"stream-{label.split()[0]}-{n}.jsonl")
-        write_recording(path, 1, n, make(n))
-        t_floor[n] = best(floor, path, 5)
-        t_inspect[n] = best(inspect_json, path, 3)
-        print(
-            f"{n:>6}   {t_floor[n] * 1e6 / n:>14.2f}   {t_inspect[n] * 1e6 / n:>16.2f}   {t_floor[n] / t_inspect[n]:>19.2f}"
-        )
+        f, i = t["floor", n], t["inspect", n]
+        print(f"{n:>6}   {f * 1e6 / n:>14.2f}   {i * 1e6 / n:>16.2f}   {f / i:>19.2f}")
     a, b, c = sizes
-    marginal = (t_floor[c] - t_floor[b]) / (t_inspect[c] - t_inspect[b])
-    low = (t_inspect[b] - t_inspect[a]) / (b - a)
-    high = (t_inspect[c] - t_inspect[b]) / (c - b)
+    marginal = (t["floor", c] - t["floor", b]) / (t["inspect", c] - t["inspect", b])
+    low = (t["inspect", b] - t["inspect", a]) / (b - a)
+    high = (t["inspect", c] - t["inspect", b]) / (c - b)
     print(f"marginal throughput vs floor ({b}->{c} frames): {marginal:.2f}  (goal >= 0.33)")
     print(f"per-frame cost growth (20k-80k over 5k-20k): {high / low:.2f}  (goal <= 1.5)")
 
 
 def many_calls() -> None:
     counts = [2_500, 5_000, 10_000]
-    took = {}
+    paths = {}
+    for n in counts:
+        paths[n] = os.path.join(OUT, f"calls-{n}.sse")
+        write_sse(paths[n], many_calls_events(n))
+    t = rounds({"inspect": inspect_json}, paths, 5)
     print("\nmany calls in one stream")
     print(" calls   inspect s   us/call")
     for n in counts:
-        path = os.path.join(OUT, f"calls-{n}.sse")
-        write_sse(path, many_calls_events(n))
-        took[n] = best(inspect_json, path, 3)
-        print(f"{n:>6}   {took[n]:>9.3f}   {took[n] * 1e6 / n:>7.1f}")
-    a, b, c = counts
-    growth = ((took[c] - took[b]) / (c - b)) / ((took[b] - took[a]) / (b - a))
+        print(f"{n:>6}   {t['inspect', n]:>9.3f}   {t['inspect', n] * 1e6 / n:>7.1f}")
+    a, b, c = (t["inspect", n] for n in counts)
+    growth = ((c - b) / (counts[2] - counts[1])) / ((b - a) / (counts[1] - counts[0]))
     print(f"marginal per-call cost growth (5k-10k over 2.5k-5k): {growth:.2f}  (goal <= 1.3)")
+
+
+def against_inspect(label: str, path: str, fn: Callable[[str], float], runs: int) -> None:
+    t = rounds({"inspect": inspect_json, "other": fn}, {0: path}, runs)
+    other, inspect = t["other", 0], t["inspect", 0]
+    print(f"\n{label}: {other:.3f} s, inspect {inspect:.3f} s: {other / inspect:.2f}x")
 
 
 def minimal() -> None:
     path = os.path.join(OUT, "interleaved-5k-id-quirk.sse")
     write_sse(path, interleaved_events(5_000, quirk=True))
-    t_inspect = best(inspect_json, path, 3)
-    t_minimal = best(export_minimal, path, 3)
-    print(
-        f"\nexport --minimal, 5k-frame interleaved stream with an id quirk: {t_minimal:.3f} s, "
-        f"inspect {t_inspect:.3f} s: {t_minimal / t_inspect:.2f}x  (goal <= 3)"
-    )
+    label = "export --minimal, 5k-frame interleaved stream with an id quirk (goal <= 3x)"
+    against_inspect(label, path, export_minimal, 3)
 
 
 def big_event() -> None:
     path = os.path.join(OUT, "event-100MB.sse")
     if not os.path.exists(path):
-        text = "x" * (100 * 2**20)
         chunk = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}}]}
-        chunk["choices"][0]["delta"] = {"content": text}
+        chunk["choices"][0]["delta"] = {"content": "x" * (100 * 2**20)}
         with open(path, "wb") as f:
             f.write(b"data: " + orjson.dumps(chunk) + b"\n\ndata: [DONE]\n\n")
-    t_inspect = best(inspect_json, path, 1)
-    t_sse = best(export_sse, path, 1)
-    print(
-        f"\none 100 MB event: export --format sse {t_sse:.2f} s, inspect {t_inspect:.2f} s: "
-        f"{t_sse / t_inspect:.2f}x  (goal <= 2)"
-    )
+    against_inspect("one 100 MB event, export --format sse (goal <= 2x)", path, export_sse, 1)
 
 
 def peak_memory() -> None:
