@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..text import quote
@@ -110,16 +110,25 @@ class AnomalyLog:
         self._frames: dict[int, Sequence[str]] = {}
 
     def add(
-        self, kind: str, frame: int, message: str, choice: int | None = None, index: object = None
+        self,
+        kind: str,
+        frame: int,
+        message: str | Callable[[], str],
+        choice: int | None = None,
+        index: object = None,
     ) -> None:
+        """File a sighting. A rule that may fire on many frames passes its message as a
+        function: the text is built at the first sighting only, later ones are counted."""
         key = (kind, choice, _hashable(index))
         found = self._by_key.get(key)
         if found is None:
-            self._by_key[key] = Anomaly(frame, kind, choice, index, KINDS[kind][0], message)
+            text = message if isinstance(message, str) else message()
+            self._by_key[key] = Anomaly(frame, kind, choice, index, KINDS[kind][0], text)
         else:
             found.count += 1
             # one entry per kind, choice and index, but different schema problems each named
             if kind == "chunk-schema-violation" and message != found.message:
+                assert isinstance(message, str)
                 found.also = found.also or []
                 if message not in found.also and len(found.also) < 3:
                     found.also.append(message)

@@ -135,7 +135,9 @@ class Robust:
                 self.done_frame = self.done_frame or n
             else:
                 self.log.add(
-                    "chunk-invalid-json", n, f"data {cut(quote(frame.data), 60)} is not JSON"
+                    "chunk-invalid-json",
+                    n,
+                    lambda: f"data {cut(quote(frame.data), 60)} is not JSON",
                 )
             return
         error = payload.get("error") if isinstance(payload, dict) else None
@@ -144,7 +146,7 @@ class Robust:
             self.log.add(
                 "provider-error",
                 n,
-                f"the provider sent an error in the stream: {cut(quote(message), 120)}",
+                lambda: f"the provider sent an error in the stream: {cut(quote(message), 120)}",
             )
             self.error_payload = self.error_payload or str(message)
             if "choices" not in payload:
@@ -195,8 +197,10 @@ class Robust:
                 log.add(
                     "role-repeated",
                     n,
-                    f"role {quote(delta['role'])} sent again; the openai SDK builds "
-                    '"assistantassistant..."',
+                    lambda: (
+                        f"role {quote(delta['role'])} sent again; the openai SDK builds "
+                        '"assistantassistant..."'
+                    ),
                     c,
                 )
         content = delta.get("content")
@@ -206,7 +210,9 @@ class Robust:
             log.add(
                 "delta-after-finish",
                 n,
-                f"choice {c} still sends deltas after finish_reason at frame {st.finish_frame}",
+                lambda: (
+                    f"choice {c} still sends deltas after finish_reason at frame {st.finish_frame}"
+                ),
                 c,
             )
         if isinstance(content, str) and content:
@@ -255,7 +261,7 @@ class Robust:
                 log.add(
                     "index-invalid",
                     n,
-                    f"index {quote(raw_index)} is not a non-negative integer",
+                    lambda: f"index {quote(raw_index)} is not a non-negative integer",
                     c,
                     raw_index,
                 )
@@ -263,7 +269,9 @@ class Robust:
                 log.add(
                     "same-index-twice-in-chunk",
                     n,
-                    f"two entries {at_index(raw_index)} in one chunk; they are read in order",
+                    lambda: (
+                        f"two entries {at_index(raw_index)} in one chunk; they are read in order"
+                    ),
                     c,
                     raw_index,
                 )
@@ -298,8 +306,10 @@ class Robust:
             log.add(
                 "function-missing",
                 n,
-                f"the tool call delta {at_index(raw_index)} has no function (or custom) object "
-                "(the openai SDK asserts)",
+                lambda: (
+                    f"the tool call delta {at_index(raw_index)} has no function (or custom) object "
+                    "(the openai SDK asserts)"
+                ),
                 c,
                 slot.index,
             )
@@ -307,7 +317,7 @@ class Robust:
             log.add(
                 "type-missing",
                 n,
-                f"the call {at_index(raw_index)} began with no type",
+                lambda: f"the call {at_index(raw_index)} began with no type",
                 c,
                 slot.index,
             )
@@ -350,8 +360,10 @@ class Robust:
                 log.add(
                     "call-boundary-ambiguous",
                     n,
-                    f"a delta with no index, id or name could belong to any of "
-                    f"{len(st.calls)} calls; robust attached it to the latest one (call {st.last.pos + 1})",
+                    lambda: (
+                        f"a delta with no index, id or name could belong to any of "
+                        f"{len(st.calls)} calls; robust attached it to the latest one (call {st.last.pos + 1})"
+                    ),
                     c,
                     None,
                 )
@@ -368,7 +380,9 @@ class Robust:
                 log.add(
                     "index-moved",
                     n,
-                    f"call {quote(idv)} (opened {at_index(other.index)}) continues {at_index(index)}",
+                    lambda: (
+                        f"call {quote(idv)} (opened {at_index(other.index)}) continues {at_index(index)}"
+                    ),
                     c,
                     other.index,
                 )
@@ -380,14 +394,16 @@ class Robust:
                     log.add(
                         "index-gap",
                         n,
-                        f"the first call at index {key} skips "
-                        + (
-                            f"indexes {st.max_index + 1}..{key - 1}"
-                            if key - st.max_index > 2
-                            else f"index {key - 1}"
-                        )
-                        + "; clients that use index as a list position crash (openai SDK: IndexError) "
-                        "or build empty calls",
+                        lambda: (
+                            f"the first call at index {key} skips "
+                            + (
+                                f"indexes {st.max_index + 1}..{key - 1}"
+                                if key - st.max_index > 2
+                                else f"index {key - 1}"
+                            )
+                            + "; clients that use index as a list position crash (openai SDK: IndexError) "
+                            "or build empty calls"
+                        ),
                         c,
                         key,
                     )
@@ -407,8 +423,10 @@ class Robust:
             log.add(
                 "index-reused",
                 n,
-                f"{reason} {at_index(index)}, already used by {quote(slot.id)}; "
-                "index-keyed clients merge the two calls",
+                lambda: (
+                    f"{reason} {at_index(index)}, already used by {quote(slot.id)}; "
+                    "index-keyed clients merge the two calls"
+                ),
                 c,
                 index,
             )
@@ -416,15 +434,19 @@ class Robust:
             log.add(
                 "index-reused",
                 n,
-                f"name {quote(name)} {at_index(index)} after a complete call {quote(slot.name)}",
+                lambda: (
+                    f"name {quote(name)} {at_index(index)} after a complete call {quote(slot.name)}"
+                ),
                 c,
                 index,
             )
             log.add(
                 "call-boundary-ambiguous",
                 n,
-                f"no id tells whether {quote(name)} renames the call {at_index(index)} or starts "
-                "another; robust read a new call",
+                lambda: (
+                    f"no id tells whether {quote(name)} renames the call {at_index(index)} or starts "
+                    "another; robust read a new call"
+                ),
                 c,
                 index,
             )
@@ -448,8 +470,10 @@ class Robust:
                 log.add(
                     "id-empty-overwrite",
                     n,
-                    f"id {quote(idv)} after {quote(slot.id)}: a client that overwrites on every present "
-                    "field loses the id",
+                    lambda: (
+                        f"id {quote(idv)} after {quote(slot.id)}: a client that overwrites on every present "
+                        "field loses the id"
+                    ),
                     c,
                     slot.index,
                 )
@@ -465,8 +489,10 @@ class Robust:
                 log.add(
                     "id-reused",
                     n,
-                    f"id {quote(idv)} already names the call {at_index(other.index)}; "
-                    "clients keyed by id merge them, and tool results cannot tell them apart",
+                    lambda: (
+                        f"id {quote(idv)} already names the call {at_index(other.index)}; "
+                        "clients keyed by id merge them, and tool results cannot tell them apart"
+                    ),
                     c,
                     slot.index,
                 )
@@ -476,8 +502,10 @@ class Robust:
                 log.add(
                     "id-repeated",
                     n,
-                    f"id {quote(idv)} repeated; concatenating clients (openai SDK) build "
-                    f"{quote(idv + idv)}",
+                    lambda: (
+                        f"id {quote(idv)} repeated; concatenating clients (openai SDK) build "
+                        f"{quote(idv + idv)}"
+                    ),
                     c,
                     slot.index,
                 )
@@ -486,8 +514,10 @@ class Robust:
             log.add(
                 "id-changed",
                 n,
-                f"id {quote(idv)} on the call that began as {quote(slot.id)}; robust keeps the "
-                "first, last-wins clients send back the other",
+                lambda: (
+                    f"id {quote(idv)} on the call that began as {quote(slot.id)}; robust keeps the "
+                    "first, last-wins clients send back the other"
+                ),
                 c,
                 slot.index,
             )
@@ -508,8 +538,10 @@ class Robust:
             self.log.add(
                 "type-empty-or-null",
                 n,
-                f"type {quote(value)} on the call {at_index(slot.index)}: the openai SDK's stream helper "
-                'fails its `type == "function"` assertion',
+                lambda: (
+                    f"type {quote(value)} on the call {at_index(slot.index)}: the openai SDK's stream helper "
+                    'fails its `type == "function"` assertion'
+                ),
                 c,
                 slot.index,
             )
@@ -525,8 +557,10 @@ class Robust:
                 log.add(
                     "name-empty-overwrite",
                     n,
-                    f"name {quote(name)} after {quote(slot.name)}: a client that overwrites on every present "
-                    f"field calls tool {quote(name)}",
+                    lambda: (
+                        f"name {quote(name)} after {quote(slot.name)}: a client that overwrites on every present "
+                        f"field calls tool {quote(name)}"
+                    ),
                     c,
                     slot.index,
                 )
@@ -543,8 +577,10 @@ class Robust:
             log.add(
                 "name-repeated",
                 n,
-                f"name {quote(name)} repeated; concatenating clients (openai SDK) build "
-                f"{quote(name + name)}",
+                lambda: (
+                    f"name {quote(name)} repeated; concatenating clients (openai SDK) build "
+                    f"{quote(name + name)}"
+                ),
                 c,
                 slot.index,
             )
@@ -555,8 +591,10 @@ class Robust:
             log.add(
                 "name-fragmented",
                 n,
-                f"name arrives in pieces ({quote(old)} + {quote(name)}); last-wins clients keep "
-                f"only {quote(name)}",
+                lambda: (
+                    f"name arrives in pieces ({quote(old)} + {quote(name)}); last-wins clients keep "
+                    f"only {quote(name)}"
+                ),
                 c,
                 slot.index,
             )
@@ -565,7 +603,9 @@ class Robust:
             log.add(
                 "name-changed",
                 n,
-                f"name {quote(name)} on the call named {quote(slot.name)}; robust keeps the first",
+                lambda: (
+                    f"name {quote(name)} on the call named {quote(slot.name)}; robust keeps the first"
+                ),
                 c,
                 slot.index,
             )
@@ -580,8 +620,10 @@ class Robust:
             log.add(
                 "args-not-string",
                 n,
-                f"{field} is a JSON {json_type(args)} ({cut(quote(args), 42)}), not a string; "
-                "kept as sent",
+                lambda: (
+                    f"{field} is a JSON {json_type(args)} ({cut(quote(args), 42)}), not a string; "
+                    "kept as sent"
+                ),
                 c,
                 slot.index,
             )
@@ -595,8 +637,10 @@ class Robust:
             log.add(
                 "args-opener-nonempty",
                 n,
-                f"the call's first delta already carries {field} {cut(quote(args), 42)}; "
-                "the docs snippet counts them twice",
+                lambda: (
+                    f"the call's first delta already carries {field} {cut(quote(args), 42)}; "
+                    "the docs snippet counts them twice"
+                ),
                 c,
                 slot.index,
             )
@@ -616,8 +660,10 @@ class Robust:
                 log.add(
                     "args-resent",
                     n,
-                    f"the complete arguments are sent again; concatenating clients build "
-                    f"{cut(quote(current + args), 70)}",
+                    lambda: (
+                        f"the complete arguments are sent again; concatenating clients build "
+                        f"{cut(quote(current + args), 70)}"
+                    ),
                     c,
                     slot.index,
                 )
@@ -630,8 +676,10 @@ class Robust:
                     log.add(
                         "args-cumulative",
                         n,
-                        f"arguments {cut(quote(args), 42)} repeat the text so far and extend it; "
-                        "robust takes each as the whole text, appending clients duplicate it",
+                        lambda: (
+                            f"arguments {cut(quote(args), 42)} repeat the text so far and extend it; "
+                            "robust takes each as the whole text, appending clients duplicate it"
+                        ),
                         c,
                         slot.index,
                     )
@@ -660,7 +708,9 @@ class Robust:
             self.log.add(
                 "interleaved",
                 frames[0],
-                f"fragments of different calls alternate (back to the call {at_index(slot.index)})",
+                lambda: (
+                    f"fragments of different calls alternate (back to the call {at_index(slot.index)})"
+                ),
                 c,
                 None,
             )
@@ -726,8 +776,10 @@ class Robust:
             self.log.add(
                 "call-boundary-ambiguous",
                 slot.last,
-                f"the arguments of the call {at_index(slot.index)} looked like growing snapshots, but only "
-                "their concatenation parses; robust concatenated them",
+                lambda: (
+                    f"the arguments of the call {at_index(slot.index)} looked like growing snapshots, but only "
+                    "their concatenation parses; robust concatenated them"
+                ),
                 slot.choice,
                 slot.index,
             )
