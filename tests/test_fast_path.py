@@ -124,3 +124,22 @@ def test_a_long_run_of_fragments_is_exact():
     assert summary(fast) == summary(slow)
     (call,) = fast.tool_calls
     assert call.fragments == 501 and call.last_frame == 501
+
+
+def test_a_copy_taken_mid_run_continues_exactly():
+    # the replay keeps engine copies: one taken while interleaved fragments are pending
+    # must read on as the engine it was copied from, and leave that engine unchanged
+    chunks = _parallel(3, [(k % 3 + k // 7, 1 + k % 3) for k in range(12)], [])
+    chunks += [chunk(calls(tc(1, id="", args="q"))), chunk({}, "tool_calls")]
+    frames = frames_of(chunks)
+    whole = summary(analyse(chunks, slow=True))
+    for cut in range(len(frames) + 1):
+        engine = StreamEngine(1)
+        for frame in frames[:cut]:
+            engine.feed(frame)
+        twin = engine.copy()
+        for e in (engine, twin):
+            for frame in frames[cut:]:
+                e.feed(frame)
+        assert summary(twin.finish()) == whole
+        assert summary(engine.finish()) == whole
