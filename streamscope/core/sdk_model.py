@@ -675,7 +675,7 @@ class SdkEmulation:
             return False
         t = tools[index]
         fn = t.fn
-        if fn is None or type(fn.arguments) is not _Str or t.type != "function":
+        if fn is None or type(fn.arguments) is not _Str:
             return False
         cur = st.cur
         if cur != index and cur is not None:
