@@ -1,18 +1,28 @@
-"""How fast is `inspect --json`, against the floor of merely parsing the same file?
+"""How fast is `inspect --json` on the shapes agents stream, against the floor of merely
+parsing the same file?
 
-One run prints:
-- throughput of `inspect --json` on long single streams (5k, 20k, 80k frames) as a
-  ratio to the orjson floor: reading the same file and orjson-parsing every line and
-  every event payload in it, the least any tool must do. Marginal figures subtract the
-  5k-frame run from the 80k-frame run, so fixed costs (imports, the report) drop out;
+One run prints (every ratio measured in this one process, so a shared machine's load
+mostly cancels out):
+- throughput of `inspect --json` on long streams (5k, 20k, 80k frames) as a ratio to the
+  orjson floor: reading the same file and orjson-parsing every line and every event
+  payload in it, the least any tool must do. Two shapes: three parallel calls whose
+  argument fragments interleave in short bursts (what providers send for parallel tool
+  use), and one long call. Marginal figures subtract the 20k-frame run from the
+  80k-frame run, so fixed costs (imports, the report) drop out;
 - the growth of the per-frame cost: the marginal cost per frame from 20k to 80k frames
   over that from 5k to 20k (1.0 means linear; quadratic work shows as ~4);
+- many calls in one stream (2,500, 5,000, 10,000 calls, each opened with id and name,
+  arguments in three fragments): the marginal cost per call from 5k to 10k calls over
+  that from 2.5k to 5k (1.0 is linear, quadratic is 2);
+- `export --minimal` against `inspect` on the same 5k-frame interleaved stream with an
+  id quirk (one fragment carries `"id": ""`);
 - peak memory (max RSS) of `streamscope inspect --json` on a 1000-exchange, 1M-frame
-  recording (about 330 MB), in a child process.
+  recording (about 360 MB), in a child process (skipped with --quick);
+- `export --format sse` against `inspect` on one 100 MB event (skipped with --quick).
 
     .venv/bin/python benchmarks/bench_inspect.py [--quick]
 
---quick skips the 1M-frame recording. Files go to benchmarks/out/ (git-ignored).
+Files go to benchmarks/out/ (git-ignored).
 """
 
 from __future__ import annotations
@@ -22,15 +32,23 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 import orjson
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from benchmarks.gen import write_recording  # noqa: E402
+from benchmarks.gen import (  # noqa: E402
+    interleaved_events,
+    many_calls_events,
+    stream_events,
+    write_recording,
+    write_sse,
+)
 from streamscope.analysis import analyze  # noqa: E402
 from streamscope.core.report import report_json  # noqa: E402
+from streamscope.export.fixtures import export  # noqa: E402
 
 OUT = os.path.join(HERE, "out")
 
@@ -56,32 +74,94 @@ def inspect_json(path: str) -> float:
     return time.perf_counter() - start
 
 
-def best(fn, path: str, runs: int) -> float:
+def export_minimal(path: str) -> float:
+    start = time.perf_counter()
+    export(path, "sse", minimal=True)
+    return time.perf_counter() - start
+
+
+def export_sse(path: str) -> float:
+    start = time.perf_counter()
+    export(path, "sse")
+    return time.perf_counter() - start
+
+
+def best(fn: Callable[[str], float], path: str, runs: int) -> float:
     return min(fn(path) for _ in range(runs))
 
 
-def main() -> None:
-    quick = "--quick" in sys.argv
-    os.makedirs(OUT, exist_ok=True)
+def rounds(fns: dict[str, Callable[[str], float]], paths: dict[int, str], n: int) -> dict:
+    """{(name, size): best time}, every size and function once per round: on a shared
+    machine a burst of load then hits each figure alike instead of one size's runs."""
+    out: dict = {}
+    for _ in range(n):
+        for size, path in paths.items():
+            for name, fn in fns.items():
+                took = fn(path)
+                out[name, size] = min(took, out.get((name, size), took))
+    return out
+
+
+def long_streams(label: str, make: Callable[[int], list[bytes]]) -> None:
     sizes = [5_000, 20_000, 80_000]
-    t_floor, t_inspect = {}, {}
+    paths = {}
+    for n in sizes:
+        paths[n] = os.path.join(OUT, f"stream-{label.split()[0]}-{n}.jsonl")
+        write_recording(paths[n], 1, n, make(n))
+    t = rounds({"floor": floor, "inspect": inspect_json}, paths, 5)
+    print(f"\n{label}")
     print("frames   floor us/frame   inspect us/frame   throughput vs floor")
     for n in sizes:
-        path = os.path.join(OUT, f"stream-{n}.jsonl")
-        write_recording(path, 1, n)
-        t_floor[n] = best(floor, path, 5)
-        t_inspect[n] = best(inspect_json, path, 3)
-        print(
-            f"{n:>6}   {t_floor[n] * 1e6 / n:>14.2f}   {t_inspect[n] * 1e6 / n:>16.2f}   {t_floor[n] / t_inspect[n]:>19.2f}"
-        )
+        f, i = t["floor", n], t["inspect", n]
+        print(f"{n:>6}   {f * 1e6 / n:>14.2f}   {i * 1e6 / n:>16.2f}   {f / i:>19.2f}")
     a, b, c = sizes
-    marginal = (t_floor[c] - t_floor[a]) / (t_inspect[c] - t_inspect[a])
-    low = (t_inspect[b] - t_inspect[a]) / (b - a)
-    high = (t_inspect[c] - t_inspect[b]) / (c - b)
-    print(f"marginal throughput vs floor ({a}->{c} frames): {marginal:.2f}  (goal >= 0.33)")
+    marginal = (t["floor", c] - t["floor", b]) / (t["inspect", c] - t["inspect", b])
+    low = (t["inspect", b] - t["inspect", a]) / (b - a)
+    high = (t["inspect", c] - t["inspect", b]) / (c - b)
+    print(f"marginal throughput vs floor ({b}->{c} frames): {marginal:.2f}  (goal >= 0.33)")
     print(f"per-frame cost growth (20k-80k over 5k-20k): {high / low:.2f}  (goal <= 1.5)")
-    if quick:
-        return
+
+
+def many_calls() -> None:
+    counts = [2_500, 5_000, 10_000]
+    paths = {}
+    for n in counts:
+        paths[n] = os.path.join(OUT, f"calls-{n}.sse")
+        write_sse(paths[n], many_calls_events(n))
+    t = rounds({"inspect": inspect_json}, paths, 5)
+    print("\nmany calls in one stream")
+    print(" calls   inspect s   us/call")
+    for n in counts:
+        print(f"{n:>6}   {t['inspect', n]:>9.3f}   {t['inspect', n] * 1e6 / n:>7.1f}")
+    a, b, c = (t["inspect", n] for n in counts)
+    growth = ((c - b) / (counts[2] - counts[1])) / ((b - a) / (counts[1] - counts[0]))
+    print(f"marginal per-call cost growth (5k-10k over 2.5k-5k): {growth:.2f}  (goal <= 1.3)")
+
+
+def against_inspect(label: str, path: str, fn: Callable[[str], float], runs: int) -> None:
+    t = rounds({"inspect": inspect_json, "other": fn}, {0: path}, runs)
+    other, inspect = t["other", 0], t["inspect", 0]
+    print(f"\n{label}: {other:.3f} s, inspect {inspect:.3f} s: {other / inspect:.2f}x")
+
+
+def minimal() -> None:
+    path = os.path.join(OUT, "interleaved-5k-id-quirk.sse")
+    write_sse(path, interleaved_events(5_000, quirk=True))
+    label = "export --minimal, 5k-frame interleaved stream with an id quirk (goal <= 3x)"
+    against_inspect(label, path, export_minimal, 3)
+
+
+def big_event() -> None:
+    path = os.path.join(OUT, "event-100MB.sse")
+    if not os.path.exists(path):
+        chunk = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}}]}
+        chunk["choices"][0]["delta"] = {"content": "x" * (100 * 2**20)}
+        with open(path, "wb") as f:
+            f.write(b"data: " + orjson.dumps(chunk) + b"\n\ndata: [DONE]\n\n")
+    against_inspect("one 100 MB event, export --format sse (goal <= 2x)", path, export_sse, 1)
+
+
+def peak_memory() -> None:
     big = os.path.join(OUT, "recording-1M.jsonl")
     if not os.path.exists(big):
         print("writing the 1000-exchange, 1M-frame recording ...", flush=True)
@@ -94,8 +174,23 @@ def main() -> None:
     took = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(
-        f"1M frames, 1000 exchanges, {size:.0f} MiB: inspect --json {took:.1f} s, peak memory {peak:.0f} MiB (goal < 256)"
+        f"\n1M frames, 1000 exchanges, {size:.0f} MiB: inspect --json {took:.1f} s, peak memory {peak:.0f} MiB (goal < 256)"
     )
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    os.makedirs(OUT, exist_ok=True)
+    long_streams("interleaved (3 parallel calls)", interleaved_events)
+    long_streams("single (one call)", stream_events)
+    many_calls()
+    minimal()
+    if quick:
+        return
+    # before big_event: a child's peak memory counts the pages it was forked with, and
+    # the 100 MB event leaves this process large
+    peak_memory()
+    big_event()
 
 
 if __name__ == "__main__":

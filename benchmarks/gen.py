@@ -49,7 +49,67 @@ def stream_events(frames: int) -> list[bytes]:
     return out
 
 
-def write_recording(path: str, exchanges: int, frames: int) -> None:
+def _opener(index: int, name: str = "write_file") -> bytes:
+    call = {"index": index, "id": f"call_{index}", "type": "function"}
+    call["function"] = {"name": name, "arguments": ""}
+    return _event({"tool_calls": [call]})
+
+
+def _fragment(index: int, text: str, **extra: object) -> bytes:
+    return _event({"tool_calls": [{"index": index, **extra, "function": {"arguments": text}}]})
+
+
+# How many fragments one call sends before another call's turn: the switches are about
+# 60% of the frames, as in the parallel tool use providers stream.
+_BURSTS = (1, 2, 1, 1, 3)
+
+
+def interleaved_events(frames: int, calls: int = 3, quirk: bool = False) -> list[bytes]:
+    """`calls` parallel calls opened together, their argument fragments interleaved in
+    short bursts; with `quirk`, one fragment in the middle carries `"id": ""` (the
+    id-empty-overwrite of alibaba-empty-id.jsonl), for the `export --minimal` figure."""
+    out = [_event({"role": "assistant", "content": None})]
+    out += [_opener(i) for i in range(calls)]
+    out += [_fragment(i, '{"text": "') for i in range(calls)]
+    words = ["lorem ", "ipsum ", "dolor ", "sit ", "amet, ", "consectetur ", "adipiscing ", "elit "]
+    body = frames - len(out) - calls - 2
+    middle = body // 2
+    k = turn = 0
+    while k < body:
+        for _ in range(_BURSTS[turn % len(_BURSTS)]):
+            if k == body:
+                break
+            extra = {"id": ""} if quirk and k == middle else {}
+            out.append(_fragment(turn % calls, words[k % 8], **extra))
+            k += 1
+        turn += 1
+    out += [_fragment(i, '"}') for i in range(calls)]
+    out.append(_event({}, "tool_calls"))
+    out.append(b"data: [DONE]\n\n")
+    return out
+
+
+def many_calls_events(calls: int) -> list[bytes]:
+    """`calls` calls one after another, each opened with id and name, its arguments in
+    three fragments (what batch and map-style tools send)."""
+    out = [_event({"role": "assistant", "content": None})]
+    for i in range(calls):
+        out.append(_opener(i))
+        out += [_fragment(i, '{"i": '), _fragment(i, str(i)), _fragment(i, "}")]
+    out.append(_event({}, "tool_calls"))
+    out.append(b"data: [DONE]\n\n")
+    return out
+
+
+def write_sse(path: str, events: list[bytes]) -> None:
+    """A raw SSE body, as `curl -N` saves it."""
+    with open(path, "wb") as f:
+        f.writelines(events)
+
+
+def write_recording(
+    path: str, exchanges: int, frames: int, events: list[bytes] | None = None
+) -> None:
     body = orjson.dumps(
         {
             "model": "bench-model",
@@ -58,7 +118,7 @@ def write_recording(path: str, exchanges: int, frames: int) -> None:
             "messages": [{"role": "user", "content": "write"}],
         }
     )
-    events = stream_events(frames)
+    events = stream_events(frames) if events is None else events
     with RecordingWriter(path, overwrite=True) as w:
         t = 0
         for _ in range(exchanges):

@@ -153,3 +153,21 @@ def test_history_repeated_in_later_requests_is_reported_once():
     convs = [Conversation.of(2, {"messages": bad}), Conversation.of(3, {"messages": [*bad, USER]})]
     kinds = [(f.exchange, f.kind) for f in check([], convs).findings]
     assert kinds == [(2, "tool-result-id-mismatch"), (2, "tool-result-missing")]
+
+
+def test_a_fan_out_sent_back_reordered_pairs_each_call_by_id():
+    # 3,000 calls sent back in reverse order, call_7 left out and call_2999 sent under
+    # call_5's id: every other call is paired by id (a reordered message is no
+    # substitution); call_7 takes the one sent call left over, call_2999 finds none
+    n = 3000
+    calls = [Call(0, i, f"call_{i}", "function", "f", "{}", 1, i + 1, i + 1) for i in range(n)]
+    sent = [(f"call_{i}", "f", "{}") for i in reversed(range(n)) if i != 7]
+    sent[0] = ("call_5", "f", "{}")
+    messages = [USER, assistant(*sent), *[tool(i) for i, _, _ in sent]]
+    got = check([(1, calls)], [Conversation.of(2, {"messages": messages})]).findings
+    where = "exchange 2 sends back the calls of exchange 1"
+    assert [f.message for f in got] == [
+        f'{where}: the stream assembled id "call_7", the assistant message carries "call_5"; '
+        "the model cannot match results to calls",
+        f'{where}: call "f" (id "call_2999") is missing from the assistant message',
+    ]

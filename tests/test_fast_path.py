@@ -46,13 +46,74 @@ def summary(result) -> tuple:
         for name, got in result.strategies.items()
     }
     anomalies = [(a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in result.anomalies]
-    return (result.content, result.ended, result.finish_reason, strategies, anomalies)
+    marks = {f: list(k) for f, k in result.anomaly_frames.items()}
+    return (result.content, result.ended, result.finish_reason, strategies, anomalies, marks)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(PIECES, max_size=25))
 def test_fast_and_slow_paths_agree(chunks):
     assert summary(analyse(chunks, slow=False)) == summary(analyse(chunks, slow=True))
+
+
+def _parallel(opened: int, turns: list[tuple[int, int]], quirks: list) -> list:
+    """`opened` calls opened together, then bursts of plain fragments (call, length) with
+    the quirks spliced in between bursts: the shape of parallel tool use."""
+    chunks: list = [chunk({"role": "assistant", "content": None})]
+    chunks += [chunk(calls(tc(i, f"call_{i}", f"fn{i}", "", "function"))) for i in range(opened)]
+    for k, (call, length) in enumerate(turns):
+        chunks += [
+            chunk(calls(tc(call % opened, args=FRAGMENTS[(k + j) % 4]))) for j in range(length)
+        ]
+        if quirks:
+            chunks.append(quirks[k % len(quirks)])
+    return chunks
+
+
+QUIRKS = st.one_of(
+    st.builds(lambda i: chunk(calls(tc(i, id="", args="q"))), st.integers(0, 5)),
+    st.builds(lambda i: chunk(calls(tc(i, "call_x", "fx", "", "function"))), st.integers(0, 6)),
+    st.builds(lambda i: chunk(calls(tc(i, args='{"r": 1}'))), st.integers(0, 5)),
+    st.builds(lambda i: chunk(calls(tc(i, name="fn0"))), st.integers(0, 5)),
+    st.builds(lambda t: chunk({"content": t}), st.sampled_from(["hi", ""])),
+    st.just(chunk({}, "tool_calls")),
+    st.just("not json"),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 6),
+    st.lists(st.tuples(st.integers(0, 5), st.integers(1, 4)), max_size=30),
+    st.lists(QUIRKS, max_size=4),
+)
+def test_interleaved_parallel_calls_agree(opened, turns, quirks):
+    chunks = _parallel(opened, turns, quirks)
+    assert summary(analyse(chunks, slow=False)) == summary(analyse(chunks, slow=True))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(50, 300), st.integers(1, 7))
+def test_many_calls_agree(opened, stride):
+    turns = [((k * stride) % opened, 1 + k % 3) for k in range(2 * opened)]
+    chunks = _parallel(opened, turns, []) + [chunk({}, "tool_calls")]
+    fast, slow = analyse(chunks, False), analyse(chunks, True)
+    assert summary(fast) == summary(slow)
+    assert len(fast.tool_calls) == opened
+
+
+def test_interleaved_switches_are_counted_and_marked():
+    # three calls opened, then fragments alternating a, b, c, a, ...: each one goes back
+    # to a call other than the previous delta's (the first, to a, after c's opener)
+    chunks = _parallel(3, [(k, 1) for k in range(30)], []) + [chunk({}, "tool_calls")]
+    result = analyse(chunks, slow=False)
+    (entry,) = [a for a in result.anomalies if a.kind == "interleaved"]
+    assert entry.count == 30 and entry.frame == 5
+    assert entry.message == "fragments of different calls alternate (back to the call at index 0)"
+    assert sorted(f for f, k in result.anomaly_frames.items() if "interleaved" in k) == list(
+        range(5, 35)
+    )
+    assert summary(result) == summary(analyse(chunks, slow=True))
 
 
 def test_a_long_run_of_fragments_is_exact():
@@ -63,3 +124,22 @@ def test_a_long_run_of_fragments_is_exact():
     assert summary(fast) == summary(slow)
     (call,) = fast.tool_calls
     assert call.fragments == 501 and call.last_frame == 501
+
+
+def test_a_copy_taken_mid_run_continues_exactly():
+    # the replay keeps engine copies: one taken while interleaved fragments are pending
+    # must read on as the engine it was copied from, and leave that engine unchanged
+    chunks = _parallel(3, [(k % 3 + k // 7, 1 + k % 3) for k in range(12)], [])
+    chunks += [chunk(calls(tc(1, id="", args="q"))), chunk({}, "tool_calls")]
+    frames = frames_of(chunks)
+    whole = summary(analyse(chunks, slow=True))
+    for cut in range(len(frames) + 1):
+        engine = StreamEngine(1)
+        for frame in frames[:cut]:
+            engine.feed(frame)
+        twin = engine.copy()
+        for e in (engine, twin):
+            for frame in frames[cut:]:
+                e.feed(frame)
+        assert summary(twin.finish()) == whole
+        assert summary(engine.finish()) == whole

@@ -104,3 +104,26 @@ def test_any_bytes_decode_the_same_however_split(body, cuts):
     whole, _ = decode_body(body)
     parts, _ = split_feed(body, [c % (len(body) + 1) for c in cuts])
     assert view(parts) == view(whole)
+
+
+def test_one_large_event_over_many_reads():
+    # a 2 MB event in 4 KiB reads: one frame spanning every read, its text whole; cut
+    # before its end, the whole unfinished event is the truncation
+    text = '{"choices": [{"index": 0, "delta": {"content": "' + "x" * 2_000_000 + '"}}]}'
+    body = b"data: " + text.encode() + b"\n\ndata: [DONE]\n\n"
+    reads = [body[i : i + 4096] for i in range(0, len(body), 4096)]
+    decoder = SseDecoder()
+    frames = [f for r in reads for f in decoder.feed(r)]
+    assert [f.data for f in frames] == [text, "[DONE]"]
+    first = frames[0]
+    assert (first.first_read, first.start, first.end) == (0, 0, len(text) + 8)
+    assert first.last_read == (len(text) + 7) // 4096  # the read holding its last LF
+    decoder = SseDecoder()
+    for r in reads[:-2]:
+        assert decoder.feed(r) == []
+    tail = decoder.finish()
+    assert (
+        tail is not None
+        and tail.offset == 0
+        and tail.pending == body[: 4096 * (len(reads) - 2)].decode()
+    )

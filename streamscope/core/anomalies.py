@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..text import quote
@@ -94,6 +95,9 @@ class Anomaly:
         return out
 
 
+_ALONE: dict[str, tuple[str]] = {}  # kind -> (kind,): the marks of a frame with one kind
+
+
 class AnomalyLog:
     """One entry per (kind, choice, index): the first sighting, with a count of recurrences."""
 
@@ -101,26 +105,55 @@ class AnomalyLog:
 
     def __init__(self) -> None:
         self._by_key: dict[tuple, Anomaly] = {}
-        # Every frame an anomaly was seen at, for the faces' markers (cheap: ints).
-        self._frames: dict[int, list[str]] = {}
+        # Every frame an anomaly was seen at, for the faces' markers: frame -> its kinds,
+        # replaced (never changed in place) when a frame gains a kind.
+        self._frames: dict[int, Sequence[str]] = {}
 
     def add(
-        self, kind: str, frame: int, message: str, choice: int | None = None, index: object = None
+        self,
+        kind: str,
+        frame: int,
+        message: str | Callable[[], str],
+        choice: int | None = None,
+        index: object = None,
     ) -> None:
+        """File a sighting. A rule that may fire on many frames passes its message as a
+        function: the text is built at the first sighting only, later ones are counted."""
         key = (kind, choice, _hashable(index))
         found = self._by_key.get(key)
         if found is None:
-            self._by_key[key] = Anomaly(frame, kind, choice, index, KINDS[kind][0], message)
+            text = message if isinstance(message, str) else message()
+            self._by_key[key] = Anomaly(frame, kind, choice, index, KINDS[kind][0], text)
         else:
             found.count += 1
             # one entry per kind, choice and index, but different schema problems each named
             if kind == "chunk-schema-violation" and message != found.message:
+                assert isinstance(message, str)
                 found.also = found.also or []
                 if message not in found.also and len(found.also) < 3:
                     found.also.append(message)
-        kinds = self._frames.setdefault(frame, [])
-        if kind not in kinds:
-            kinds.append(kind)
+        self._mark(frame, kind)
+
+    def again(
+        self, kind: str, frames: list[int], choice: int | None = None, index: object = None
+    ) -> bool:
+        """Count sightings of an entry already filed, at `frames`, without building its
+        message (a recurring rule asks this first); False when there is no entry yet."""
+        found = self._by_key.get((kind, choice, _hashable(index)))
+        if found is None:
+            return False
+        found.count += len(frames)
+        for frame in frames:
+            self._mark(frame, kind)
+        return True
+
+    def _mark(self, frame: int, kind: str) -> None:
+        kinds = self._frames.get(frame)
+        if kinds is None:
+            # one shared tuple per kind: a frame marked once costs a dict entry, no list
+            self._frames[frame] = _ALONE.get(kind) or _ALONE.setdefault(kind, (kind,))
+        elif kind not in kinds:
+            self._frames[frame] = [*kinds, kind]
 
     def discard(self, kind: str, choice: int | None, index: object) -> None:
         """Take back an entry a later, better reading shows was wrong."""
@@ -128,16 +161,16 @@ class AnomalyLog:
         if found is not None:
             kinds = self._frames.get(found.frame, [])
             if kind in kinds:
-                kinds.remove(kind)
+                self._frames[found.frame] = [k for k in kinds if k != kind]
 
     def entries(self) -> list[Anomaly]:
         """In order of first sighting, stream-level kinds last among equals."""
         return sorted(self._by_key.values(), key=lambda a: (a.frame, SEVERITY_ORDER[a.severity]))
 
-    def at(self, frame: int) -> list[str]:
-        return self._frames.get(frame, [])
+    def at(self, frame: int) -> Sequence[str]:
+        return self._frames.get(frame, ())
 
-    def frames(self) -> dict[int, list[str]]:
+    def frames(self) -> dict[int, Sequence[str]]:
         return self._frames
 
     def copy(self) -> AnomalyLog:
@@ -155,7 +188,7 @@ class AnomalyLog:
             )
             for k, a in self._by_key.items()
         }
-        new._frames = {k: list(v) for k, v in self._frames.items()}
+        new._frames = dict(self._frames)  # the marks are never changed in place: shared
         return new
 
 

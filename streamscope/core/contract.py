@@ -8,7 +8,9 @@ input is free text, compared exactly and never parsed.
 
 from __future__ import annotations
 
+import bisect
 import json
+from collections import deque
 from dataclasses import dataclass, field
 
 from ..text import cut, quote
@@ -156,13 +158,17 @@ def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -
             findings.append(Finding(exchange, kind, message, KINDS[kind][0], stream))
 
     compared = 0
+    # (exchange, request, its last assistant turn) of requests that carry calls back, in
+    # exchange order: each stream's next one is a bisection, not a scan of every request
+    turns = [(r.exchange, r, t[-1]) for r in requests if (t := r.assistant_turns())]
     for exchange, calls in streams:
         if not calls:
             continue
-        nxt = next((r for r in requests if r.exchange > exchange and r.assistant_turns()), None)
-        if nxt is None:
+        at = bisect.bisect_right(turns, exchange, key=lambda x: x[0])
+        if at == len(turns):
             continue
-        sent = nxt.messages[nxt.assistant_turns()[-1]][1]
+        _, nxt, last = turns[at]
+        sent = nxt.messages[last][1]
         assert isinstance(sent, list)
         _compare(exchange, nxt.exchange, calls, list(sent), add)
         compared += 1
@@ -175,16 +181,25 @@ def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -
 
 def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall], add) -> None:
     where = f"exchange {req_ex} sends back the calls of exchange {stream_ex}"
-    unmatched = list(sent)
-    pairs: list[tuple[Call, SentCall | None]] = []
-    for call in calls:  # by id first: a reordered message is not a substitution
-        hit = next((s for s in unmatched if s.id == call.id and call.id), None)
+    # By id first (a reordered message is not a substitution): each call takes the first
+    # sent call with its id not taken yet; the calls left take what is left, in order.
+    by_id: dict[str, deque[int]] = {}
+    for k, s in enumerate(sent):
+        if isinstance(s.id, str):
+            by_id.setdefault(s.id, deque()).append(k)
+    taken = [False] * len(sent)
+    hits: list[int | None] = []
+    for call in calls:
+        queue = by_id.get(call.id) if isinstance(call.id, str) and call.id else None
+        hit = queue.popleft() if queue else None
         if hit is not None:
-            unmatched.remove(hit)
-        pairs.append((call, hit))
-    pairs = [
-        (c, s if s is not None else (unmatched.pop(0) if unmatched else None)) for c, s in pairs
-    ]
+            taken[hit] = True
+        hits.append(hit)
+    rest = (k for k in range(len(sent)) if not taken[k])
+    pairs: list[tuple[Call, SentCall | None]] = []
+    for call, hit in zip(calls, hits, strict=True):
+        k = hit if hit is not None else next(rest, None)
+        pairs.append((call, sent[k] if k is not None else None))
     for call, back in pairs:
         label = f"call {quote(call.name)} (id {quote(call.id)})"
         if back is None:
@@ -274,23 +289,44 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                 )
 
 
+def _hashable(value: object) -> bool:
+    return isinstance(value, (str, int, float, bool, type(None)))
+
+
+def _sent_after(msgs: list[tuple[str, object]], i: int):
+    """The sent calls of the assistant messages after message `i` (rare shapes only)."""
+    for role, value in msgs[i + 1 :]:
+        if role == "assistant" and isinstance(value, list):
+            yield from value
+
+
 def _results(req: Conversation, add) -> None:
     msgs = req.messages
+    # the last assistant message that carries each (hashable) id: "is it answered later?"
+    # is one lookup, not a scan of every later message
+    last_with: dict[object, int] = {}
+    for i, (role, value) in enumerate(msgs):
+        if role == "assistant" and isinstance(value, list):
+            for s in value:
+                if _hashable(s.id):
+                    last_with[s.id] = i
+    ids: list = []
+    id_set: set = set()
+    j = -1  # the assistant message (or other) the tool results at hand follow
     for i, (role, value) in enumerate(msgs):
         if role != "tool":
             continue
-        # the assistant message this result follows
-        j = i - 1
-        while j >= 0 and msgs[j][0] == "tool":
-            j -= 1
-        before = msgs[j][1] if j >= 0 and msgs[j][0] == "assistant" else None
-        ids = [s.id for s in before] if isinstance(before, list) else []
-        if value in ids:
+        if i == 0 or msgs[i - 1][0] != "tool":  # the first of a run of results
+            j = i - 1
+            before = msgs[j][1] if j >= 0 and msgs[j][0] == "assistant" else None
+            ids = [s.id for s in before] if isinstance(before, list) else []
+            id_set = {x for x in ids if _hashable(x)}
+        if (value in id_set) if _hashable(value) else (value in ids):
             continue
-        later = any(
-            role2 == "assistant" and isinstance(v2, list) and any(s.id == value for s in v2)
-            for role2, v2 in msgs[i + 1 :]
-        )
+        if _hashable(value):  # (a list or object id never equals a scalar)
+            later = last_with.get(value, -1) > i
+        else:
+            later = any(s.id == value for s in _sent_after(msgs, i))
         if later:
             add(
                 req.exchange,

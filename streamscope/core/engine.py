@@ -9,7 +9,7 @@ how the replay (tui/model.py) reaches any frame without replaying from the start
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..text import cut, plural, quote
@@ -17,8 +17,9 @@ from . import repair as repairs
 from .anomalies import Anomaly, AnomalyLog
 from .calls import Call, StrategyError
 from .events import FieldEvent
-from .frames import Frame
+from .frames import Frame, Sentinel
 from .robust import TOOL_CALL_TEXT, Robust, at_index
+from .run import Run
 from .sdk_model import SdkEmulation, Unmodeled
 from .sse import Truncation
 from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
@@ -32,6 +33,7 @@ CONNECTION_FAILED = {"upstream-error", "timeout"}
 RECORDER_STOPPED = "recorder-stopped"
 # Not a recorder reason: the recording stops before the exchange's `end` line.
 UNFINISHED = "unfinished"
+NOT_READ = Sentinel("not read")  # feed's `plain` when the caller did not compute it
 
 
 @dataclass(slots=True)
@@ -68,7 +70,7 @@ class StreamResult:
     repairs: list[repairs.Repair | None]
     strategies: dict[str, list[Call] | StrategyError | Unmodeled]
     anomalies: list[Anomaly]
-    anomaly_frames: dict[int, list[str]] = field(default_factory=dict)
+    anomaly_frames: dict[int, Sequence[str]] = field(default_factory=dict)
     truncation: Truncation | None = None
     choices: list[ChoiceSummary] = field(default_factory=list)  # every choice, 0 first
 
@@ -106,48 +108,86 @@ class StreamEngine:
     ) -> None:
         self.exchange = exchange
         self.log = AnomalyLog()
-        self.robust = Robust(self.log, declared_tools(tools))
+        self._robust = Robust(self.log, declared_tools(tools))
         self.others: list[Strategy] = [Guarded(), Naive(), OpenAIDocs(), ById()]
-        self.fast: list = [self.robust, *self.others, _SdkFast(self)]
-        self._run: list[str] | None = None  # plain fragments not yet applied (see feed)
-        self._run_index = 0
-        self._run_last = 0
+        self.fast: list = [self._robust, *self.others, _SdkFast(self)]
+        self._run = Run()  # plain fragments taken, not yet applied (see feed)
+        # Call indexes (-1: the content) whose plain fragments every strategy takes in
+        # bulk since the last other frame; None: none yet.
+        self._ok: set[int] | None = None
+        self._cur = -1  # the call index of the latest plain fragment taken
         self.sdk: SdkEmulation | Unmodeled = SdkEmulation(tools, response_format)
         self.collect_events = collect_events
         self.frames = 0
 
-    def feed(self, frame: Frame) -> list[FieldEvent] | None:
-        """Apply one frame to every strategy; with collect_events, what it did (robust)."""
+    def feed(self, frame: Frame, plain: object = NOT_READ) -> list[FieldEvent] | None:
+        """Apply one frame to every strategy; with collect_events, what it did (robust).
+
+        `plain` is `plain_fragment(frame.payload)` when the caller already has it (the
+        minimiser feeds the same payloads many times)."""
         self.frames = n = frame.number
-        plain = None if self.collect_events or frame.bad_utf8 else _plain(frame.payload)
+        if self.collect_events or frame.bad_utf8:
+            plain = None
+        elif plain is NOT_READ:
+            plain = _plain(frame.payload)
         if plain is not None:
             index, text = plain
-            run = self._run
-            if run is not None and index == self._run_index and (index < 0 or text[:1] not in "{["):
-                # One more fragment of the run every strategy already accepted: applied in
-                # bulk when anything else happens (or the state is read).
-                run.append(text)
-                self._run_last = n
+            ok = self._ok
+            if ok is not None and index in ok and (index < 0 or text[:1] not in "{["):
+                # One more fragment of a call (or the content) every strategy already took
+                # a plain fragment of: applied in bulk when anything else happens (or the
+                # state is read), whichever call it belongs to.
+                run = self._run
+                if index < 0:
+                    run.content.append(text)
+                else:
+                    if index != self._cur:
+                        if not run.switches:
+                            run.first_switch = index
+                        run.switches.append(n)
+                        run.left.add(self._cur)
+                        self._cur = index
+                    texts = run.args.get(index)
+                    if texts is None:
+                        run.args[index] = [text]
+                    else:
+                        texts.append(text)
+                    run.lasts[index] = run.args_last = n
+                    run.order.append(text)
+                run.last = n
                 return None
             self._flush()
-            # Most frames of a long stream are one more fragment of what is under way:
-            # each strategy takes it in a few steps, or asks for the whole frame.
+            # The first plain fragment of a call since anything else happened: each
+            # strategy takes it in a few steps, or asks for the whole frame.
             accepted = True
             for s in self.fast:
                 if not (s.fast_content(n, text) if index < 0 else s.fast_args(n, index, text)):
                     accepted = False
                     s.feed(frame)
-            if accepted:
-                self._run, self._run_index = [], index
+            if not accepted:
+                self._ok = None
+            elif ok is None:
+                self._ok = {index}
+            else:
+                ok.add(index)
+            if accepted and index >= 0:
+                self._cur = index
             return None
         self._flush()
-        robust = self.robust
+        self._ok = None
+        robust = self._robust
         robust.events = [] if self.collect_events else None
         robust.feed(frame)
         for strategy in self.others:
             strategy.feed(frame)
         self._sdk_feed(frame)
         return robust.events
+
+    @property
+    def robust(self) -> Robust:
+        """streamscope's own reading, every fragment taken so far applied."""
+        self._flush()
+        return self._robust
 
     def _sdk_feed(self, frame: Frame) -> None:
         sdk = self.sdk
@@ -158,28 +198,26 @@ class StreamEngine:
                 self.sdk = why
 
     def _flush(self) -> None:
-        """Apply a pending run of plain fragments to every strategy."""
+        """Apply the pending run of plain fragments to every strategy. The calls they
+        were accepted for stay accepted: plain fragments change nothing `fast_args`
+        looks at."""
         run = self._run
-        if run is None:
+        if run.last == 0:
             return
-        self._run = None
-        if not run:
-            return
-        index, last = self._run_index, self._run_last
+        self._run = Run()
+        run.cur = self._cur
         for s in self.fast:
-            if index < 0:
-                s.extend_content(run, last)
-            else:
-                s.extend_args(index, run, last)
+            s.extend(run)
 
     def copy(self) -> StreamEngine:
         self._flush()
         new = copy.copy(self)
+        new._run = Run()
+        new._ok = None  # the copy's strategies accept calls anew
         new.log = self.log.copy()
-        new.robust = copy.deepcopy(self.robust)
-        new.robust.log = new.log
+        new._robust = copy.deepcopy(self._robust, {id(self.log): new.log})  # the log copied once
         new.others = [s.copy() for s in self.others]
-        new.fast = [new.robust, *new.others, _SdkFast(new)]
+        new.fast = [new._robust, *new.others, _SdkFast(new)]
         new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
         return new
 
@@ -187,7 +225,7 @@ class StreamEngine:
 
     def strategy_calls(self) -> dict[str, list[Call] | StrategyError | Unmodeled]:
         self._flush()
-        out: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": self.robust.calls()}
+        out: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": self._robust.calls()}
         for s in self.others:
             out[s.name] = s.result()
         sdk = self.sdk
@@ -206,7 +244,7 @@ class StreamEngine:
     ) -> StreamResult:
         """End of stream. `expect_done` is False for a chunk log, which never holds [DONE]."""
         self._flush()
-        robust, log = self.robust, self.log
+        robust, log = self._robust, self.log
         last = self.frames
         results: list[Call] = []
         fixes: list[repairs.Repair | None] = []
@@ -342,12 +380,12 @@ class StreamEngine:
             )
         if not call.name:
             log.add("name-missing", n, f"{who} ended with no name: no client can dispatch it", c, i)
-        elif self.robust.declared is not None and call.name not in self.robust.declared:
+        elif self._robust.declared is not None and call.name not in self._robust.declared:
             log.add(
                 "name-undeclared",
                 n,
                 f"{who}: {quote(call.name)} is not one of the declared tools "
-                f"({', '.join(sorted(self.robust.declared))})",
+                f"({', '.join(sorted(self._robust.declared))})",
                 c,
                 i,
             )
@@ -415,13 +453,9 @@ class _SdkFast:
     def feed(self, frame: Frame) -> None:
         self.engine._sdk_feed(frame)
 
-    def extend_args(self, index: int, texts: list[str], last: int) -> None:
+    def extend(self, run: Run) -> None:
         if not isinstance(self.engine.sdk, Unmodeled):
-            self.engine.sdk.extend_args(index, texts, last)
-
-    def extend_content(self, texts: list[str], last: int) -> None:
-        if not isinstance(self.engine.sdk, Unmodeled):
-            self.engine.sdk.extend_content(texts, last)
+            self.engine.sdk.extend(run)
 
 
 _ENVELOPE_OK = {"index", "delta", "finish_reason", "logprobs"}
@@ -473,6 +507,12 @@ def _plain(p: object) -> tuple[int, str] | None:
         return None
     text = fn.get("arguments")
     return (index, text) if type(text) is str else None
+
+
+def plain_fragment(payload: object) -> tuple[int, str] | None:
+    """What `feed` reads a payload as: (call index, argument fragment), (-1, content
+    fragment), or None for a frame that goes through every rule."""
+    return _plain(payload)
 
 
 def _tail(text: str, width: int) -> str:

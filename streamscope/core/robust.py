@@ -19,6 +19,7 @@ from .anomalies import AnomalyLog
 from .calls import Call
 from .events import FieldEvent
 from .frames import INVALID, Frame, Sentinel
+from .run import Run
 from .schema import chunk_violation
 from .strategies import NOTHING, Slot
 
@@ -94,11 +95,16 @@ class ChoiceState:
         "reasoning",
         "refusal",
         "active",
+        "rank",
+        "by_id",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, rank: int = 0) -> None:
         self.calls: list[RSlot] = []
         self.by_index: dict[object, RSlot] = {}
+        self.rank = rank  # the choice's place among the choices, in order of appearance
+        # id -> the latest call (by position) that carries it: a lookup, not a scan per call
+        self.by_id: dict[str, RSlot] = {}
         self.max_index = -1
         self.last: RSlot | None = None  # the call the latest tool delta went to
         self.prev: RSlot | None = None
@@ -120,6 +126,8 @@ class Robust:
         self.log = log
         self.declared = declared  # tool names the request declared, when known
         self.choices: dict[int, ChoiceState] = {}
+        # id -> the first call carrying it, choices in order of appearance, then position
+        self.first_by_id: dict[str, RSlot] = {}
         self.events: list[FieldEvent] | None = None  # set to a list to collect events
         self.done_frame = 0
         self.last_frame = 0
@@ -140,7 +148,7 @@ class Robust:
             if frame.is_done:
                 self.done_frame = self.done_frame or n
             else:
-                self.log.add("chunk-invalid-json", n, _not_json(frame.data))
+                self.log.add("chunk-invalid-json", n, lambda: _not_json(frame.data))
             return
         error = payload.get("error") if isinstance(payload, dict) else None
         if error:
@@ -148,7 +156,7 @@ class Robust:
             self.log.add(
                 "provider-error",
                 n,
-                f"the provider sent an error in the stream: {cut(quote(message), 120)}",
+                lambda: f"the provider sent an error in the stream: {cut(quote(message), 120)}",
             )
             self.error_payload = self.error_payload or str(message)
             if "choices" not in payload:
@@ -168,7 +176,7 @@ class Robust:
             c = c if isinstance(c, int) and not isinstance(c, bool) else 0
             st = self.choices.get(c)
             if st is None:
-                st = self.choices[c] = ChoiceState()
+                st = self.choices[c] = ChoiceState(len(self.choices))
             st.active = True
             delta = choice.get("delta")
             if isinstance(delta, dict):
@@ -199,8 +207,10 @@ class Robust:
                 log.add(
                     "role-repeated",
                     n,
-                    f"role {quote(delta['role'])} sent again; the openai SDK builds "
-                    '"assistantassistant..."',
+                    lambda: (
+                        f"role {quote(delta['role'])} sent again; the openai SDK builds "
+                        '"assistantassistant..."'
+                    ),
                     c,
                 )
         content = delta.get("content")
@@ -210,7 +220,9 @@ class Robust:
             log.add(
                 "delta-after-finish",
                 n,
-                f"choice {c} still sends deltas after finish_reason at frame {st.finish_frame}",
+                lambda: (
+                    f"choice {c} still sends deltas after finish_reason at frame {st.finish_frame}"
+                ),
                 c,
             )
         if isinstance(content, str) and content:
@@ -259,7 +271,7 @@ class Robust:
                 log.add(
                     "index-invalid",
                     n,
-                    f"index {quote(raw_index)} is not a non-negative integer",
+                    lambda: f"index {quote(raw_index)} is not a non-negative integer",
                     c,
                     raw_index,
                 )
@@ -267,7 +279,9 @@ class Robust:
                 log.add(
                     "same-index-twice-in-chunk",
                     n,
-                    f"two entries {at_index(raw_index)} in one chunk; they are read in order",
+                    lambda: (
+                        f"two entries {at_index(raw_index)} in one chunk; they are read in order"
+                    ),
                     c,
                     raw_index,
                 )
@@ -291,13 +305,7 @@ class Robust:
         if created:
             self._note(n, ev.NEW_CALL, slot, "", None, None)
         if st.prev is not None and st.prev is not slot and slot.fragments > 0:
-            log.add(
-                "interleaved",
-                n,
-                f"fragments of different calls alternate (back to the call {at_index(slot.index)})",
-                c,
-                None,
-            )
+            self._interleaved(c, slot, [n])
         st.prev = st.last = slot
         slot.fragments += 1
         slot.last = n
@@ -308,8 +316,10 @@ class Robust:
             log.add(
                 "function-missing",
                 n,
-                f"the tool call delta {at_index(raw_index)} has no function (or custom) object "
-                "(the openai SDK asserts)",
+                lambda: (
+                    f"the tool call delta {at_index(raw_index)} has no function (or custom) object "
+                    "(the openai SDK asserts)"
+                ),
                 c,
                 slot.index,
             )
@@ -317,7 +327,7 @@ class Robust:
             log.add(
                 "type-missing",
                 n,
-                f"the call {at_index(raw_index)} began with no type",
+                lambda: f"the call {at_index(raw_index)} began with no type",
                 c,
                 slot.index,
             )
@@ -350,9 +360,9 @@ class Robust:
         log = self.log
         if key is _MISSING:
             if idv is not None:
-                for slot in reversed(st.calls):
-                    if slot.id == idv:
-                        return slot, False
+                slot = st.by_id.get(idv)
+                if slot is not None:
+                    return slot, False
                 return self._new(n, c, st, None), True
             if name is not None or st.last is None:
                 return self._new(n, c, st, None), True
@@ -360,8 +370,10 @@ class Robust:
                 log.add(
                     "call-boundary-ambiguous",
                     n,
-                    f"a delta with no index, id or name could belong to any of "
-                    f"{len(st.calls)} calls; robust attached it to the latest one (call {st.last.pos + 1})",
+                    lambda: (
+                        f"a delta with no index, id or name could belong to any of "
+                        f"{len(st.calls)} calls; robust attached it to the latest one (call {st.last.pos + 1})"
+                    ),
                     c,
                     None,
                 )
@@ -373,12 +385,14 @@ class Robust:
             # arguments are incomplete, whichever call the index held before (Vertex's Gemini
             # opens two calls, then streams each under the other's index). Once the arguments
             # are complete it is another call reusing the id (id-reused, reported when set).
-            other = next((s for s in reversed(st.calls) if s.id == idv), None)
+            other = st.by_id.get(idv)
             if other is not None and (name is None or name == other.name) and not _done(other):
                 log.add(
                     "index-moved",
                     n,
-                    f"call {quote(idv)} (opened {at_index(other.index)}) continues {at_index(index)}",
+                    lambda: (
+                        f"call {quote(idv)} (opened {at_index(other.index)}) continues {at_index(index)}"
+                    ),
                     c,
                     other.index,
                 )
@@ -390,14 +404,16 @@ class Robust:
                     log.add(
                         "index-gap",
                         n,
-                        f"the first call at index {key} skips "
-                        + (
-                            f"indexes {st.max_index + 1}..{key - 1}"
-                            if key - st.max_index > 2
-                            else f"index {key - 1}"
-                        )
-                        + "; clients that use index as a list position crash (openai SDK: IndexError) "
-                        "or build empty calls",
+                        lambda: (
+                            f"the first call at index {key} skips "
+                            + (
+                                f"indexes {st.max_index + 1}..{key - 1}"
+                                if key - st.max_index > 2
+                                else f"index {key - 1}"
+                            )
+                            + "; clients that use index as a list position crash (openai SDK: IndexError) "
+                            "or build empty calls"
+                        ),
                         c,
                         key,
                     )
@@ -417,8 +433,10 @@ class Robust:
             log.add(
                 "index-reused",
                 n,
-                f"{reason} {at_index(index)}, already used by {quote(slot.id)}; "
-                "index-keyed clients merge the two calls",
+                lambda: (
+                    f"{reason} {at_index(index)}, already used by {quote(slot.id)}; "
+                    "index-keyed clients merge the two calls"
+                ),
                 c,
                 index,
             )
@@ -426,15 +444,19 @@ class Robust:
             log.add(
                 "index-reused",
                 n,
-                f"name {quote(name)} {at_index(index)} after a complete call {quote(slot.name)}",
+                lambda: (
+                    f"name {quote(name)} {at_index(index)} after a complete call {quote(slot.name)}"
+                ),
                 c,
                 index,
             )
             log.add(
                 "call-boundary-ambiguous",
                 n,
-                f"no id tells whether {quote(name)} renames the call {at_index(index)} or starts "
-                "another; robust read a new call",
+                lambda: (
+                    f"no id tells whether {quote(name)} renames the call {at_index(index)} or starts "
+                    "another; robust read a new call"
+                ),
                 c,
                 index,
             )
@@ -458,8 +480,10 @@ class Robust:
                 log.add(
                     "id-empty-overwrite",
                     n,
-                    f"id {quote(idv)} after {quote(slot.id)}: a client that overwrites on every present "
-                    "field loses the id",
+                    lambda: (
+                        f"id {quote(idv)} after {quote(slot.id)}: a client that overwrites on every present "
+                        "field loses the id"
+                    ),
                     c,
                     slot.index,
                 )
@@ -470,26 +494,28 @@ class Robust:
             self._note(n, ev.IGNORED, slot, "id", slot.id, idv)
         elif not slot.id:
             slot.id = idv
-            for choice in self.choices.values():
-                other = next((s for s in choice.calls if s is not slot and s.id == idv), None)
-                if other is not None:
-                    log.add(
-                        "id-reused",
-                        n,
+            other = self._index_id(st, slot, idv)
+            if other is not None:
+                log.add(
+                    "id-reused",
+                    n,
+                    lambda: (
                         f"id {quote(idv)} already names the call {at_index(other.index)}; "
-                        "clients keyed by id merge them, and tool results cannot tell them apart",
-                        c,
-                        slot.index,
-                    )
-                    break
+                        "clients keyed by id merge them, and tool results cannot tell them apart"
+                    ),
+                    c,
+                    slot.index,
+                )
             self._note(n, ev.SET, slot, "id", None, idv)
         elif idv == slot.id:
             if not created:
                 log.add(
                     "id-repeated",
                     n,
-                    f"id {quote(idv)} repeated; concatenating clients (openai SDK) build "
-                    f"{quote(idv + idv)}",
+                    lambda: (
+                        f"id {quote(idv)} repeated; concatenating clients (openai SDK) build "
+                        f"{quote(idv + idv)}"
+                    ),
                     c,
                     slot.index,
                 )
@@ -498,20 +524,34 @@ class Robust:
             log.add(
                 "id-changed",
                 n,
-                f"id {quote(idv)} on the call that began as {quote(slot.id)}; robust keeps the "
-                "first, last-wins clients send back the other",
+                lambda: (
+                    f"id {quote(idv)} on the call that began as {quote(slot.id)}; robust keeps the "
+                    "first, last-wins clients send back the other"
+                ),
                 c,
                 slot.index,
             )
             self._note(n, ev.OVERWRITE, slot, "id", slot.id, idv)
+
+    def _index_id(self, st: ChoiceState, slot: RSlot, idv: str) -> RSlot | None:
+        """File `slot` under its new id; the first other call that already carries it."""
+        latest = st.by_id.get(idv)
+        if latest is None or latest.pos < slot.pos:
+            st.by_id[idv] = slot
+        first = self.first_by_id.get(idv)
+        if first is None or (st.rank, slot.pos) < (self.choices[first.choice].rank, first.pos):
+            self.first_by_id[idv] = slot
+        return first
 
     def _type(self, n: int, c: int, slot: RSlot, value: object) -> None:
         if value is None or value == "":
             self.log.add(
                 "type-empty-or-null",
                 n,
-                f"type {quote(value)} on the call {at_index(slot.index)}: the openai SDK's stream helper "
-                'fails its `type == "function"` assertion',
+                lambda: (
+                    f"type {quote(value)} on the call {at_index(slot.index)}: the openai SDK's stream helper "
+                    'fails its `type == "function"` assertion'
+                ),
                 c,
                 slot.index,
             )
@@ -527,8 +567,10 @@ class Robust:
                 log.add(
                     "name-empty-overwrite",
                     n,
-                    f"name {quote(name)} after {quote(slot.name)}: a client that overwrites on every present "
-                    f"field calls tool {quote(name)}",
+                    lambda: (
+                        f"name {quote(name)} after {quote(slot.name)}: a client that overwrites on every present "
+                        f"field calls tool {quote(name)}"
+                    ),
                     c,
                     slot.index,
                 )
@@ -545,8 +587,10 @@ class Robust:
             log.add(
                 "name-repeated",
                 n,
-                f"name {quote(name)} repeated; concatenating clients (openai SDK) build "
-                f"{quote(name + name)}",
+                lambda: (
+                    f"name {quote(name)} repeated; concatenating clients (openai SDK) build "
+                    f"{quote(name + name)}"
+                ),
                 c,
                 slot.index,
             )
@@ -557,8 +601,10 @@ class Robust:
             log.add(
                 "name-fragmented",
                 n,
-                f"name arrives in pieces ({quote(old)} + {quote(name)}); last-wins clients keep "
-                f"only {quote(name)}",
+                lambda: (
+                    f"name arrives in pieces ({quote(old)} + {quote(name)}); last-wins clients keep "
+                    f"only {quote(name)}"
+                ),
                 c,
                 slot.index,
             )
@@ -567,7 +613,9 @@ class Robust:
             log.add(
                 "name-changed",
                 n,
-                f"name {quote(name)} on the call named {quote(slot.name)}; robust keeps the first",
+                lambda: (
+                    f"name {quote(name)} on the call named {quote(slot.name)}; robust keeps the first"
+                ),
                 c,
                 slot.index,
             )
@@ -582,8 +630,10 @@ class Robust:
             log.add(
                 "args-not-string",
                 n,
-                f"{field} is a JSON {json_type(args)} ({cut(quote(args), 42)}), not a string; "
-                "kept as sent",
+                lambda: (
+                    f"{field} is a JSON {json_type(args)} ({cut(quote(args), 42)}), not a string; "
+                    "kept as sent"
+                ),
                 c,
                 slot.index,
             )
@@ -597,8 +647,10 @@ class Robust:
             log.add(
                 "args-opener-nonempty",
                 n,
-                f"the call's first delta already carries {field} {cut(quote(args), 42)}; "
-                "the docs snippet counts them twice",
+                lambda: (
+                    f"the call's first delta already carries {field} {cut(quote(args), 42)}; "
+                    "the docs snippet counts them twice"
+                ),
                 c,
                 slot.index,
             )
@@ -618,8 +670,10 @@ class Robust:
                 log.add(
                     "args-resent",
                     n,
-                    f"the complete arguments are sent again; concatenating clients build "
-                    f"{cut(quote(current + args), 70)}",
+                    lambda: (
+                        f"the complete arguments are sent again; concatenating clients build "
+                        f"{cut(quote(current + args), 70)}"
+                    ),
                     c,
                     slot.index,
                 )
@@ -632,8 +686,10 @@ class Robust:
                     log.add(
                         "args-cumulative",
                         n,
-                        f"arguments {cut(quote(args), 42)} repeat the text so far and extend it; "
-                        "robust takes each as the whole text, appending clients duplicate it",
+                        lambda: (
+                            f"arguments {cut(quote(args), 42)} repeat the text so far and extend it; "
+                            "robust takes each as the whole text, appending clients duplicate it"
+                        ),
                         c,
                         slot.index,
                     )
@@ -655,15 +711,37 @@ class Robust:
                 FieldEvent(n, op, slot.choice, slot.index, field, old, new, slot.pos)
             )
 
-    # -- the fast path: a plain fragment of what is already under way -------------------
+    def _interleaved(self, c: int, slot: RSlot, frames: list[int]) -> None:
+        """Fragments went back to `slot` from another call at `frames`: the message is
+        built once, at the first sighting; after it a switch is a count."""
+        if not self.log.again("interleaved", frames, c):
+            self.log.add(
+                "interleaved",
+                frames[0],
+                lambda: (
+                    f"fragments of different calls alternate (back to the call {at_index(slot.index)})"
+                ),
+                c,
+                None,
+            )
+            if len(frames) > 1:
+                self.log.again("interleaved", frames[1:], c)
+
+    # -- the fast path: a plain fragment of a call or content under way ------------------
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
         st = self.choices.get(0)
-        if st is None or st.finish is not None or text[:1] in ("{", "["):
+        if st is None or st.finish is not None:
             return False
         slot = st.by_index.get(index)
-        if slot is None or slot is not st.prev or slot.value is not NOTHING or slot.latched:
-            return False
+        if slot is None or slot.value is not NOTHING or slot.latched or slot.index != index:
+            return False  # (a call that moved index is read the slow way)
+        if slot.nchars and text[:1] in ("{", "["):
+            return False  # maybe the arguments re-sent, or a growing snapshot of them
+        if slot is not st.prev:
+            if st.prev is not None and slot.fragments > 0:
+                self._interleaved(0, slot, [frame])
+            st.prev = st.last = slot
         self.last_frame = frame
         slot.parts.append(text)
         slot.nchars += len(text)
@@ -680,16 +758,21 @@ class Robust:
             st.content.append(text)
         return True
 
-    def extend_args(self, index: int, texts: list[str], last: int) -> None:
-        slot = self.choices[0].by_index[index]
-        slot.parts.extend(texts)
-        slot.nchars += sum(map(len, texts))
-        slot.fragments += len(texts)
-        slot.last = self.last_frame = last
-
-    def extend_content(self, texts: list[str], last: int) -> None:
-        self.choices[0].content.extend(texts)
-        self.last_frame = last
+    def extend(self, run: Run) -> None:
+        st = self.choices[0]
+        by_index = st.by_index
+        for index, texts in run.args.items():
+            slot = by_index[index]
+            slot.parts.extend(texts)
+            slot.nchars += sum(map(len, texts))
+            slot.fragments += len(texts)
+            slot.last = run.lasts[index]
+        if run.args:
+            st.prev = st.last = by_index[run.cur]
+        if run.switches:
+            self._interleaved(0, by_index[run.first_switch], run.switches)
+        st.content.extend(filter(None, run.content))  # as the slow path: no empty parts
+        self.last_frame = run.last
 
     def settle(self, slot: RSlot) -> None:
         """End of a call: a snapshot reading that does not parse where plain concatenation
@@ -703,8 +786,10 @@ class Robust:
             self.log.add(
                 "call-boundary-ambiguous",
                 slot.last,
-                f"the arguments of the call {at_index(slot.index)} looked like growing snapshots, but only "
-                "their concatenation parses; robust concatenated them",
+                lambda: (
+                    f"the arguments of the call {at_index(slot.index)} looked like growing snapshots, but only "
+                    "their concatenation parses; robust concatenated them"
+                ),
                 slot.choice,
                 slot.index,
             )

@@ -34,6 +34,7 @@ from collections.abc import Iterable
 
 from streamscope.core.calls import Call, StrategyError
 from streamscope.core.frames import INVALID, Frame
+from streamscope.core.run import Run
 
 __all__ = ["VERIFIED_OPENAI", "SdkEmulation", "Unmodeled", "custom_fields"]
 
@@ -134,6 +135,10 @@ class _Str:
         if s:
             self.parts.append(s)
             self.n += len(s)
+
+    def extend(self, texts: list[str]) -> None:
+        self.parts.extend(filter(None, texts))
+        self.n += sum(map(len, texts))
 
     def value(self) -> str:
         parts = self.parts
@@ -666,12 +671,24 @@ class SdkEmulation:
             return False
         cs, st = got
         tools = cs.tools
-        if not tools or index >= len(tools) or st.cur != index:
+        if not tools or index >= len(tools):
             return False
         t = tools[index]
         fn = t.fn
-        if fn is None or type(fn.arguments) is not _Str or t.type != "function":
+        if fn is None or type(fn.arguments) is not _Str:
             return False
+        cur = st.cur
+        if cur != index and cur is not None:
+            # _build_events: a fragment of another call ends the current one (its done
+            # event), which cannot raise when that call has its function object (no strict
+            # tool here: _fast_choice checked `_parseable`)
+            if type(cur) is not int or not 0 <= cur < len(tools):
+                return False
+            was = tools[cur]
+            if was.type == "function" and was.fn is None:
+                return False
+            st.done.add(cur)
+        st.cur = index
         self._gen += 1
         cs.gen = self._gen
         self._usage = None
@@ -679,18 +696,6 @@ class SdkEmulation:
         t.frags += 1
         t.last = frame
         return True
-
-    def extend_args(self, index: int, texts: list[str], last: int) -> None:
-        if self._halted:
-            return
-        t = self._choices[0].tools[index]  # type: ignore[index]
-        add = t.fn.arguments.add  # type: ignore[union-attr]
-        for text in texts:
-            add(text)
-        self._gen += len(texts)
-        self._choices[0].gen = self._gen  # type: ignore[index]
-        t.frags += len(texts)
-        t.last = last
 
     def fast_content(self, frame: int, text: str) -> bool:
         if self._halted and self._unmodeled is None:
@@ -708,14 +713,23 @@ class SdkEmulation:
         content.add(text)
         return True
 
-    def extend_content(self, texts: list[str], last: int) -> None:
+    def extend(self, run: Run) -> None:
+        """Fragments `fast_args` / `fast_content` accepted the first of (nothing else since)."""
         if self._halted:
             return
-        cs = self._choices[0]  # type: ignore[index]
-        add = cs.msg["content"].add
-        for text in texts:
-            add(text)
-        self._gen += len(texts)
+        cs, st = self._choices[0], self._states[0]  # type: ignore[index]
+        tools = cs.tools
+        for index, texts in run.args.items():
+            t = tools[index]  # type: ignore[index]
+            t.fn.arguments.extend(texts)  # type: ignore[union-attr]
+            t.frags += len(texts)
+            t.last = run.lasts[index]
+        if run.content:
+            cs.msg["content"].extend(run.content)
+        if run.args:
+            st.done |= run.left  # each call a switch went away from had its done event
+            st.cur = run.cur
+        self._gen += len(run.order) + len(run.content)
         cs.gen = self._gen
 
     # -- Stream / ChatCompletionStream ------------------------------------------------

@@ -40,6 +40,7 @@ class SseDecoder:
         "_pos",
         "_reads",
         "_data",
+        "_more",
         "_event",
         "_event_start",
         "_event_read",
@@ -59,6 +60,7 @@ class SseDecoder:
         self._pos = 0  # absolute offset of _buf[0]
         self._reads = 0
         self._data: list[bytes] = []
+        self._more: list[bytes] = []  # reads after _buf that hold no line end yet
         self._event: bytes | None = None
         self._event_start = -1
         self._event_read = 0
@@ -92,6 +94,14 @@ class SseDecoder:
                 if self._last is not None and self._last.end == self._pos:
                     self._last.end += 1  # the LF of a CRLF split across reads
                 self._pos += 1
+        if self._buf and b"\n" not in chunk and b"\r" not in chunk:
+            # A line still going on (one large event over many reads): kept as parts and
+            # joined once, when the line ends, instead of growing a buffer read by read.
+            self._more.append(chunk)
+            return []
+        if self._more:
+            self._buf = b"".join([self._buf, *self._more])
+            self._more = []
         if not self._buf:
             if (
                 not self._data
@@ -222,7 +232,7 @@ class SseDecoder:
 
     def finish(self) -> Truncation | None:
         """End of body: an event still being built is discarded, and reported."""
-        pending = self._buf
+        pending = b"".join([self._buf, *self._more])
         if not self._data and not pending:
             return None  # nothing unfinished (pending comments lose nothing)
         offset = self._event_start if self._event_start >= 0 else self._pos

@@ -14,6 +14,7 @@ import json
 
 from .calls import Call, StrategyError
 from .frames import INVALID, Frame, Sentinel
+from .run import Run
 
 NOTHING = Sentinel("nothing")
 
@@ -182,15 +183,14 @@ class Strategy:
         """A plain content fragment at choice 0: no strategy here accumulates content."""
         return True
 
-    def extend_args(self, index: int, texts: list[str], last: int) -> None:
-        """More plain fragments for the call `fast_args` just accepted (nothing changed since)."""
-        slot = self._fast_slot(index)
-        slot.parts.extend(texts)
-        slot.fragments += len(texts)
-        slot.last = last
-
-    def extend_content(self, texts: list[str], last: int) -> None:
-        """More plain content fragments, after `fast_content` accepted one."""
+    def extend(self, run: Run) -> None:
+        """The plain fragments taken since `fast_args` / `fast_content` accepted their call
+        (or the content) and nothing else happened."""
+        for index, texts in run.args.items():
+            slot = self._fast_slot(index)
+            slot.parts.extend(texts)
+            slot.fragments += len(texts)
+            slot.last = run.lasts[index]
 
     def _fast_slot(self, index: int) -> Slot:
         """The slot a plain fragment for `index` goes to (KeyError: none, take the frame)."""
@@ -286,6 +286,14 @@ class ById(Strategy):
 
     def _fast_slot(self, index: int) -> Slot:
         return self.by_key[(0, self.last_id.get(0, ""))]
+
+    def extend(self, run: Run) -> None:
+        # every plain fragment goes to the call of the last id, whatever its index
+        if run.order:
+            slot = self._fast_slot(0)
+            slot.parts.extend(run.order)
+            slot.fragments += len(run.order)
+            slot.last = run.args_last
 
 
 class APIError(Exception):
@@ -389,9 +397,9 @@ class OpenAIDocs(Strategy):
     def _fast_slot(self, index: int) -> Slot:
         return self.final[(0, index)]
 
-    def extend_args(self, index: int, texts: list[str], last: int) -> None:
+    def extend(self, run: Run) -> None:
         if self.error is None and not self.done:
-            super().extend_args(index, texts, last)
+            super().extend(run)
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
         if self.error is not None or self.done:
