@@ -165,22 +165,22 @@ def _pick(obj: object, rng: random.Random) -> tuple[object, object]:
     node = obj
     for _ in range(8):
         if isinstance(node, dict) and node:
-            if "data" in node and isinstance(node["data"], str) and rng.random() < 0.6:
-                text = node["data"]
+            # a chunk's SSE payload, or a request's JSON body: mutate inside the text
+            inner = next((k for k in ("data", "body") if isinstance(node.get(k), str)), None)
+            if inner is not None and rng.random() < 0.6:
+                text = node[inner]
                 start = text.find("{")
-                if start >= 0:
-                    try:
-                        payload = orjson.loads(text[start:].strip())
-                    except orjson.JSONDecodeError:
-                        payload = None
-                    if isinstance(payload, dict):
-                        h, k = _pick(payload, rng)
-                        if h is not None:
-                            mutated = _VALUES + [_deep(1, rng)]
-                            h[k] = rng.choice(mutated)
-                            enc = _encode(payload).decode()
-                            node["data"] = "data: " + enc + "\n\n"
-                            return None, None
+                try:
+                    payload = orjson.loads(text[start:].strip()) if start >= 0 else None
+                except orjson.JSONDecodeError:
+                    payload = None
+                if isinstance(payload, dict):
+                    h, k = _pick(payload, rng)
+                    if h is not None:
+                        h[k] = rng.choice([*_VALUES, _deep(1, rng)])
+                        enc = _encode(payload).decode()
+                        node[inner] = "data: " + enc + "\n\n" if inner == "data" else enc
+                        return None, None
             holder, key = node, rng.choice(list(node))
         elif isinstance(node, list) and node:
             holder, key = node, rng.randrange(len(node))

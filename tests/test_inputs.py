@@ -381,3 +381,40 @@ def test_serve_on_a_busy_port_says_it_as_proxy_does():
         == proxy
         == f"streamscope: cannot listen on 127.0.0.1:{port}: " + serve.split(": ")[-1]
     )
+
+
+BUGGY = ROOT / "recordings" / "buggy-agent-uuid.jsonl"
+
+
+@pytest.mark.parametrize("field", ["tool_call_id", "id", "name", "arguments"])
+def test_ids_and_names_sent_back_as_arrays_or_objects_are_checked_not_crashed_on(tmp_path, field):
+    """The contract check meets the agent's request as sent, whatever the value types."""
+    out = []
+    for line in BUGGY.read_bytes().splitlines(keepends=True):
+        d = orjson.loads(line)
+        if d.get("type") == "request" and d["exchange"] == 2:
+            body = orjson.loads(d["body"])
+            for m in body["messages"]:
+                if field == "tool_call_id" and m.get("role") == "tool":
+                    m["tool_call_id"] = [1]
+                if m.get("role") == "assistant" and m.get("tool_calls"):
+                    call = m["tool_calls"][0]
+                    if field == "id":
+                        call["id"] = {"a": 1}
+                    elif field != "tool_call_id":
+                        call["function"][field] = [{"x": 1}]
+            d["body"] = orjson.dumps(body).decode()
+            line = orjson.dumps(d) + b"\n"
+        out.append(line)
+    path = tmp_path / "odd.jsonl"
+    path.write_bytes(b"".join(out))
+    result = run("inspect", "--json", str(path))
+    assert result.exit_code == 0, result.output
+    kinds = {f["kind"] for f in orjson.loads(result.output)["contract"]}
+    expected = {
+        "tool_call_id": "tool-result-id-mismatch",
+        "id": "tool-call-id-substituted",
+        "name": "tool-call-name-changed",
+        "arguments": "tool-call-arguments-invalid",  # not a JSON string
+    }
+    assert expected[field] in kinds, kinds

@@ -152,6 +152,8 @@ def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -
     seen: set[tuple] = set()
 
     def add(exchange: int, kind: str, message: str, *key: object) -> None:
+        # an id sent as an array or object is keyed by its JSON (it has no hash)
+        key = tuple(k if _hashable(k) or isinstance(k, tuple) else quote(k) for k in key)
         if (kind, *key) not in seen:  # later requests repeat the history: report once
             seen.add((kind, *key))
             stream = key[0] if key and isinstance(key[0], int) else None
@@ -349,15 +351,16 @@ def _results(req: Conversation, add) -> None:
     for i, (role, value) in enumerate(msgs):
         if role != "assistant" or not isinstance(value, list):
             continue
-        answered = set()
+        answered: set = set()
+        odd: list = []  # tool_call_ids sent as arrays or objects: compared by equality
         k = i + 1
         while k < len(msgs) and msgs[k][0] == "tool":
-            answered.add(msgs[k][1])
+            (answered.add if _hashable(msgs[k][1]) else odd.append)(msgs[k][1])
             k += 1
         if k == len(msgs) and k == i + 1:
             continue  # the request ends with the assistant message itself: nothing to answer yet
         for s in value:
-            if s.id not in answered:
+            if not ((s.id in answered) if _hashable(s.id) else (s.id in odd)):
                 add(
                     req.exchange,
                     "tool-result-missing",
