@@ -165,7 +165,11 @@ def _lines(reads: Reads) -> Iterator[bytes]:
 
 
 def _is_chat(url: str) -> bool:
-    return urlsplit(url).path.rstrip("/").endswith("/chat/completions")
+    try:
+        path = urlsplit(url).path
+    except ValueError:  # a recorded URL that does not parse ("http://[...") answers nothing
+        return False
+    return path.rstrip("/").endswith("/chat/completions")
 
 
 def _recording_entries(source: Source, only: int | None) -> list[Entry]:
