@@ -40,12 +40,16 @@ async def settle(pilot, screen_type=StreamScreen, timeout: float = 10.0) -> None
 
 async def exchanges_filled(pilot) -> None:
     await settle(pilot, ExchangesScreen)
-    table = pilot.app.screen.query_one("#exchanges")
     for _ in range(200):
-        if str(table.get_cell_at((0, 8))) != "…":
+        if pilot.app.screen.summaries is not None:
             break
         await pilot.pause(0.05)
     await pilot.pause()
+
+
+def worst_cell(app, row: int) -> str:
+    table = app.screen.query_one("#exchanges")
+    return str(table.get_cell(table.coordinate_to_cell_key((row, 0)).row_key, "worst"))
 
 
 def text(widget) -> str:
@@ -61,8 +65,8 @@ async def test_exchanges_screen_then_enter_opens_the_stream():
         await exchanges_filled(pilot)
         table = app.screen.query_one("#exchanges")
         assert table.row_count == 2
-        assert "warning" in str(table.get_cell_at((0, 8)))
-        assert "clean" in str(table.get_cell_at((1, 8)))
+        assert worst_cell(app, 0) == "! id-empty-overwrite +1"  # the anomalies, by name
+        assert worst_cell(app, 1) == "clean"
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen.model.exchange == 1 and app.screen.frame == 0
@@ -305,3 +309,105 @@ async def test_a_custom_call_shows_its_type_name_and_input():
         await pilot.press("end")
         table = text(screen.query_one("#robust", CallTable))
         assert 'grep -rn "TODO" src/ | head -20' in table and '"read_file"' in table
+
+
+# -- the conversation ----------------------------------------------------------------------
+
+
+def conversation_text(app) -> str:
+    from streamscope.tui.widgets import ConversationView
+
+    return text(app.screen.query_one(ConversationView))
+
+
+async def test_an_invented_id_is_named_in_the_list_and_shown_in_the_request():
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await exchanges_filled(pilot)
+        assert worst_cell(app, 0) == "clean"
+        assert worst_cell(app, 1) == "✗ tool-call-id-substituted"
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        screen = app.screen
+        # it opens on the request, where the contract broke
+        assert screen.query_one("#right").current == "conversation-scroll"
+        said = conversation_text(app)
+        assert '"6f1c9a2e-8b3d-4e7a-9c15-0d6b2f8e4a71"' in said
+        assert "tool-call-id-substituted" in said
+        assert "[1] user" in said and "get_weather" in said  # messages and tools
+        await pilot.press("r")  # back to the frame detail, and again
+        assert screen.query_one("#right").current == "detail-scroll"
+        await pilot.press("r")
+        assert screen.query_one("#right").current == "conversation-scroll"
+
+
+async def test_a_clean_request_opens_on_the_frames_and_matches_echoed_ids():
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(200):
+            if app.summaries is not None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        assert app.screen.query_one("#right").current == "detail-scroll"
+        said = conversation_text(app)
+        assert '= call "get_weather" of exchange 1\'s stream' in said
+        assert 'answers "call_eee11723464a4b9eb8cee71d"' in said
+
+
+def test_a_tool_result_finding_sits_on_its_message():
+    from streamscope.core.contract import Conversation, check
+    from streamscope.tui.conversation import conversation
+
+    body = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "f"}}]},
+            {"role": "tool", "tool_call_id": "b", "content": "\x1b[2Jok"},
+        ],
+    }
+    found = check([], [Conversation.of(2, body)]).findings
+    assert {f.kind for f in found} == {"tool-result-id-mismatch", "tool-result-missing"}
+    lines = conversation(body, [(f.kind, f.message) for f in found], {}).plain.splitlines()
+    at = lines.index('[2] tool answers "b" (no call before it has this id)')
+    assert "tool-result-id-mismatch" in lines[at + 2]  # under the message and its content
+    assert "\\x1b[2Jok" in lines[at + 1]  # content shown, control characters made visible
+    assert any("tool-result-missing" in line for line in lines[:at])  # on the assistant
+
+
+def failed_recording(path) -> str:
+    """Exchange 1: a non-stream 500 with a JSON error; exchange 2: a plain JSON answer."""
+    import orjson
+
+    from streamscope.recording import RecordingWriter
+
+    writer = RecordingWriter(path)
+    for status, body in ((500, b'{"error":{"message":"upstream overloaded"}}'), (200, b"{}")):
+        ex = writer.new_exchange()
+        request = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        writer.request(ex, "POST", "http://h/v1/chat/completions", [], orjson.dumps(request))
+        writer.response(ex, status, [("content-type", "application/json")])
+        writer.chunk(ex, body)
+        writer.end(ex, "complete")
+    writer.close()
+    return str(path)
+
+
+async def test_failed_and_non_stream_exchanges_are_marked_and_open_on_their_response(tmp_path):
+    from streamscope.tui.screens import RequestScreen
+
+    app = ReplayApp(failed_recording(tmp_path / "failed.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await exchanges_filled(pilot)
+        assert worst_cell(app, 0) == "✗ HTTP 500"
+        assert worst_cell(app, 1) == "not a stream"
+        await pilot.press("enter")
+        await settle(pilot, RequestScreen)
+        shown = text(app.screen.query_one("#response"))
+        assert "✗ HTTP 500" in shown and '"message": "upstream overloaded"' in shown
+        assert "[0] user" in conversation_text(app)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ExchangesScreen)

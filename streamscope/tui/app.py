@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from textual import work
@@ -11,10 +11,18 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from ..analysis.driver import ExchangeSummary
 from ..inputs import RECORDING, ExchangeInfo, describe_numbers, open_input
 from ..text import visible
 from .model import StreamModel
-from .screens import ExchangesScreen, Loading, StreamScreen, TextScreen, help_text
+from .screens import (
+    ExchangesScreen,
+    Loading,
+    RequestScreen,
+    StreamScreen,
+    TextScreen,
+    help_text,
+)
 
 
 class ReplayApp(App):
@@ -36,6 +44,8 @@ class ReplayApp(App):
         self.follow = follow
         self.infos: list[ExchangeInfo] = []
         self._follow_size = 0
+        self.summaries: dict[int, ExchangeSummary] | None = None  # the analysis, once done
+        self._waiting: list[Callable[[dict[int, ExchangeSummary]], None]] = []
 
     def on_mount(self) -> None:
         self.push_screen(Loading(f"Reading {Path(self.source).name} …"))
@@ -81,9 +91,48 @@ class ReplayApp(App):
         else:
             self.switch_screen(ExchangesScreen(self.infos, self.input.errors))
 
+    # -- the analysis of every exchange (anomalies, contract), run once in a child process --
+
+    def with_summaries(self, then: Callable[[dict[int, ExchangeSummary]], None]) -> None:
+        """Call `then` with every exchange's summary: now if known, else once analysed."""
+        if self.summaries is not None:
+            then(self.summaries)
+            return
+        self._waiting.append(then)
+        if len(self._waiting) == 1:
+            self.analyse()
+
+    @work(thread=True, group="analyse")
+    def analyse(self) -> None:
+        """The analysis runs in another process: on a big recording it takes seconds of
+        CPU, and in this one it would hold the interpreter lock the screen needs."""
+        from ..analysis.driver import summarize_in_child
+
+        try:
+            rows = summarize_in_child(self.source)
+        except Exception as exc:  # shown, never a traceback
+            self.call_from_thread(
+                self.notify, f"analysis failed: {visible(str(exc))}", severity="error"
+            )
+            return
+        self.call_from_thread(self._analysed, {r.exchange: r for r in rows})
+
+    def _analysed(self, summaries: dict[int, ExchangeSummary]) -> None:
+        self.summaries = summaries
+        waiting, self._waiting = self._waiting, []
+        for then in waiting:
+            then(summaries)
+
     def open_stream(self, exchange: int, replace: bool = False) -> None:
         ex = self.input.exchange(exchange)
         info = ex.info
+        if self.format == RECORDING and ex.response is not None and not info.stream:
+            screen = RequestScreen(ex)  # not a stream: its request and its response
+            if replace:
+                self.switch_screen(screen)
+            else:
+                self.push_screen(screen)
+            return
         end = {"end_reason": info.end_reason, "status": info.status}
         if self.format == RECORDING and info.end_ns is None:
             end["end_reason"] = "unfinished"
@@ -119,7 +168,8 @@ class ReplayApp(App):
         self.asked_frame = None
         start = self.start_frame
         self.start_frame = 0
-        self.switch_screen(StreamScreen(model, title, start))
+        request = self.input.exchange(exchange).request if self.format == RECORDING else None
+        self.switch_screen(StreamScreen(model, title, start, request))
         if model.error is not None:
             self.notify(
                 f"{visible(str(model.error))}: the stream is shown up to there",
@@ -136,6 +186,7 @@ class ReplayApp(App):
             return
         if size != self._follow_size and self.format == RECORDING:
             self._follow_size = size
+            self.summaries = None  # analysed again when a screen asks
             self.notify("the recording grew: reloading", timeout=2)
             screen = self.screen
             if isinstance(screen, StreamScreen):  # stay on this stream, at its newest frame

@@ -5,27 +5,39 @@ from __future__ import annotations
 import os
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Static
+from textual.widgets import (
+    ContentSwitcher,
+    DataTable,
+    Footer,
+    Input,
+    Label,
+    ProgressBar,
+    Static,
+)
 
 from ..core.calls import StrategyError
 from ..core.engine import STRATEGY_NAMES
-from ..inputs import ExchangeInfo
+from ..inputs import Exchange, ExchangeInfo
+from ..recording.format import Request
 from ..text import cut, plural, quote, visible
+from .conversation import response
 from .model import StreamModel
 from .widgets import (
     MARK,
     SEVERITY_STYLE,
     CallTable,
+    ConversationView,
     FrameDetail,
     FrameList,
     FrameSelected,
     Timeline,
     ms,
+    severity,
     strategy_label,
     worst,
 )
@@ -50,23 +62,26 @@ class Loading(Screen):
 
 
 class ExchangesScreen(Screen):
-    """One row per exchange; Enter opens its stream."""
+    """One row per exchange; Enter opens its stream (or its request and response)."""
 
     BINDINGS = [
-        Binding("enter", "open", "Open stream", id="open"),
+        Binding("enter", "open", "Open", id="open"),
         Binding("q", "app.back", "Quit", id="back"),
-        Binding("question_mark", "app.help", "Help", id="help"),
+        Binding("question_mark", "app.help", "Help", key_display="?", id="help"),
     ]
+    COLUMNS = ("#", "method", "path", "model", "status", "took", "frames", "calls", "worst")
 
     def __init__(self, infos: list[ExchangeInfo], errors: list | None = None) -> None:
         super().__init__()
         self.infos = infos
         self.errors = errors or []  # lines of the recording that could not be read
+        self.summaries: dict | None = None
+        self._width = 0
 
     def compose(self) -> ComposeResult:
         yield Static(
             Text(
-                f"{visible(os.path.basename(self.app.source))} · {plural(len(self.infos), 'exchange')} · Enter opens a stream",
+                f"{visible(os.path.basename(self.app.source))} · {plural(len(self.infos), 'exchange')} · Enter opens one",
                 style="bold",
             ),
             id="title",
@@ -82,84 +97,94 @@ class ExchangesScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._rows()
+        self.query_one(DataTable).focus()
+        self.app.with_summaries(self.fill)
+
+    def on_resize(self) -> None:
+        if self.size.width != self._width:
+            self._rows()
+
+    def _rows(self) -> None:
+        """(Re)fill the table: narrow, the method goes and path and model are cut to what
+        the width leaves beside `worst`, which is kept whole."""
+        self._width = self.size.width
         table = self.query_one(DataTable)
-        for col in (
-            "#",
-            "method",
-            "path",
-            "model",
-            "status",
-            "duration",
-            "frames",
-            "calls",
-            "worst",
-        ):
-            table.add_column(col, key=col)
-        for info in self.infos:
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        wide = self._width >= 100
+        for col in self.COLUMNS:
+            if wide or col != "method":
+                table.add_column(col, key=col)
+        worst_cells = [self._worst(info.exchange) for info in self.infos]
+        worst_w = max([len(c.plain) for c in worst_cells] + [5])
+        # the other columns and every cell's padding of 2, the scrollbar
+        budget = max(self._width - worst_w - (46 if wide else 38), 12)
+        path_w = max(6, min(22, budget // 2))
+        model_w = max(6, min(16, budget - path_w))
+        for info, worst_cell in zip(self.infos, worst_cells, strict=True):
             path = visible(info.url.split("://", 1)[-1])
             path = "/" + path.split("/", 1)[1] if "/" in path else path
-            path = path if len(path) <= 22 else "…" + path[-21:]
-            model = cut(visible(info.model or ""), 16)
+            path = path if len(path) <= path_w else "…" + path[-(path_w - 1) :]
             took = ms(info.end_ns - info.start_ns) if info.end_ns is not None else "open"
+            s = self.summaries.get(info.exchange) if self.summaries is not None else None
+            frames = (
+                "…"
+                if self.summaries is None
+                else "—"
+                if s is None or not s.stream
+                else str(s.frames)
+            )
+            calls = (
+                "…"
+                if self.summaries is None
+                else ""
+                if s is None or not s.stream
+                else str(len(s.calls))
+            )
             table.add_row(
                 str(info.exchange),
-                visible(info.method),
+                *([visible(info.method)] if wide else []),
                 path,
-                model,
+                cut(visible(info.model or ""), model_w),
                 str(info.status or ""),
                 took,
-                "…",
-                "…",
-                "…",
+                frames,
+                calls,
+                worst_cell,
                 key=str(info.exchange),
             )
-        table.focus()
-        self.analyse()
+        if self.infos:
+            table.move_cursor(row=min(max(cursor, 0), len(self.infos) - 1))
 
-    @work(thread=True, exclusive=True)
-    def analyse(self) -> None:
-        """Frames, calls and the worst anomaly of every stream, filled in when known.
-
-        The analysis runs in another process: on a big recording it takes seconds of CPU,
-        and in this one it would hold the interpreter lock the screen needs.
-        """
-        from ..analysis.driver import summarize_in_child
-
-        try:
-            summaries = summarize_in_child(self.app.source)
-        except Exception as exc:  # shown, never a traceback
-            self.app.call_from_thread(
-                self.notify, f"analysis failed: {visible(str(exc))}", severity="error"
-            )
-            return
-        self.app.call_from_thread(self.fill, summaries)
-
-    def fill(self, summaries) -> None:
-        table = self.query_one(DataTable)
-        streams = {s.exchange: s for s in summaries}
-        for info in self.infos:
-            s = streams.get(info.exchange)
-            key = str(info.exchange)
-            if s is None:
-                table.update_cell(key, "frames", "not a stream", update_width=True)
-                table.update_cell(key, "calls", "")
-                table.update_cell(key, "worst", "", update_width=True)
-                continue
-            level = worst(s.kinds)
-            count = sum(1 for k in s.kinds if worst([k]) == level)
-            table.update_cell(key, "frames", str(s.frames))
-            table.update_cell(key, "calls", str(s.calls))
-            table.update_cell(
-                key,
-                "worst",
-                Text(
-                    f"{MARK[level]} {count} {level}{'s' if count > 1 else ''}",
-                    style=SEVERITY_STYLE[level],
+    def _worst(self, exchange: int) -> Text:
+        """The worst of the stream's anomalies and the request's contract findings, by kind
+        (a contract break named first), or why a non-stream exchange failed."""
+        if self.summaries is None:
+            return Text("…")
+        s = self.summaries.get(exchange)
+        if s is None:
+            return Text("")
+        if not s.stream:
+            if s.failure:
+                return Text(
+                    f"✗ {visible(s.failure.split(': ', 1)[0])}", style=SEVERITY_STYLE["error"]
                 )
-                if level
-                else Text("clean", style="green"),
-                update_width=True,
-            )
+            return Text("not a stream", style="dim")
+        level = worst(s.kinds)
+        if level is None:
+            return Text("clean", style="green")
+        contract = [k for k, _ in s.findings]
+        at_level = sorted(
+            {k for k in s.kinds if severity(k) == level}, key=lambda k: (k not in contract, k)
+        )
+        more = f" +{len(at_level) - 1}" if len(at_level) > 1 else ""
+        return Text(f"{MARK[level]} {at_level[0]}{more}", style=SEVERITY_STYLE[level])
+
+    def fill(self, summaries: dict) -> None:
+        if self.is_attached:
+            self.summaries = summaries
+            self._rows()
 
     def action_open(self) -> None:
         table = self.query_one(DataTable)
@@ -170,6 +195,55 @@ class ExchangesScreen(Screen):
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:
         self.app.open_stream(int(event.row_key.value))
+
+
+class RequestScreen(Screen):
+    """An exchange that is not a stream: its request (the conversation) and its response."""
+
+    BINDINGS = [
+        Binding("q", "app.back", "Back", id="back"),
+        Binding("question_mark", "app.help", "Help", key_display="?", id="help"),
+    ]
+
+    def __init__(self, exchange: Exchange) -> None:
+        super().__init__()
+        self.exchange = exchange
+
+    def compose(self) -> ComposeResult:
+        ex, info = self.exchange, self.exchange.info
+        yield Static(
+            Text(
+                f"{visible(os.path.basename(self.app.source))} · exchange {ex.number} · "
+                f"not a stream · HTTP {info.status if info.status is not None else '(none)'}",
+                style="bold",
+            ),
+            id="title",
+        )
+        with VerticalScroll(id="request-scroll"):
+            yield Static(id="response")
+            yield ConversationView(id="conversation")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#request-scroll").focus()
+        self.query_one(ConversationView).show(self._body(), self.exchange.number, None)
+        self.app.with_summaries(self._analysed)
+
+    def _body(self) -> object:
+        return self.exchange.request.json_body() if self.exchange.request is not None else None
+
+    def _analysed(self, summaries: dict) -> None:
+        if not self.is_attached:
+            return
+        ex = self.exchange
+        mine = summaries.get(ex.number)
+        reads = ex.reads
+        body = b"".join(reads.read(i)[0] for i in range(min(len(reads), 4096)))
+        failure = mine.failure if mine is not None else None
+        self.query_one("#response", Static).update(
+            response(ex.info.status, ex.info.headers, body, failure)
+        )
+        self.query_one(ConversationView).show(self._body(), ex.number, summaries)
 
 
 class StreamScreen(Screen):
@@ -198,13 +272,17 @@ class StreamScreen(Screen):
         Binding("s", "strategy", "Strategy", id="strategy"),
         Binding("slash", "filter", "Filter", key_display="/", id="filter"),
         Binding("a", "arguments", "Arguments", show=False, id="arguments"),
+        Binding("r", "request", "Request", id="request"),
         Binding("question_mark", "app.help", "Help", key_display="?", id="help"),
         Binding("q", "app.back", "Back", id="back"),
     ]
 
-    def __init__(self, model: StreamModel, title: str, start: int = 0) -> None:
+    def __init__(
+        self, model: StreamModel, title: str, start: int = 0, request: Request | None = None
+    ) -> None:
         super().__init__()
         self.model = model
+        self.request = request  # the request that asked for this stream (recordings only)
         self.title_text = title
         self.frame = max(0, min(start, model.total))
         self.strategy = 0
@@ -228,13 +306,39 @@ class StreamScreen(Screen):
         yield CallTable(id="other")
         with Horizontal(id="body"):
             yield FrameList(self.model, id="frames")
-            with VerticalScroll(id="detail-scroll"):
-                yield FrameDetail(id="detail")
+            with ContentSwitcher(initial="detail-scroll", id="right"):
+                with VerticalScroll(id="detail-scroll"):
+                    yield FrameDetail(id="detail")
+                with VerticalScroll(id="conversation-scroll"):
+                    yield ConversationView(id="conversation")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(FrameList).focus()
         self.call_after_refresh(self.refresh_frame)
+        view = self.query_one(ConversationView)
+        if self.request is None:
+            view.update(Text("This input holds the stream only, not the request.", style="dim"))
+            return
+        view.show(self.request.json_body(), self.model.exchange, None)
+        self.app.with_summaries(self._analysed)
+
+    def _analysed(self, summaries: dict) -> None:
+        """The contract is known: show it in the request, and open on it if it broke."""
+        if not self.is_attached or self.request is None:
+            return
+        self.query_one(ConversationView).show(
+            self.request.json_body(), self.model.exchange, summaries
+        )
+        mine = summaries.get(self.model.exchange)
+        if mine is not None and mine.findings:
+            self.query_one("#right", ContentSwitcher).current = "conversation-scroll"
+
+    def action_request(self) -> None:
+        """Show the request (the conversation) in place of the frame detail, or back."""
+        right = self.query_one("#right", ContentSwitcher)
+        showing = right.current == "conversation-scroll"
+        right.current = "detail-scroll" if showing else "conversation-scroll"
 
     # -- showing a frame ------------------------------------------------------------------
 

@@ -21,9 +21,11 @@ from textual.widgets import Static
 from ..core import events as ev
 from ..core.anomalies import KINDS, SEVERITY_ORDER
 from ..core.calls import Call, StrategyError
+from ..core.contract import KINDS as CONTRACT_KINDS
 from ..core.events import FieldEvent
 from ..core.repair import Repair
 from ..text import plural, quote, visible
+from .conversation import conversation
 from .model import StreamModel
 
 _JSON = JSONHighlighter()
@@ -31,9 +33,15 @@ SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 MARK = {"error": "✗", "warning": "!", "info": "i"}
 
 
+def severity(kind: str) -> str | None:
+    """An anomaly's or a contract finding's severity (None for a kind neither knows)."""
+    known = KINDS.get(kind) or CONTRACT_KINDS.get(kind)
+    return known[0] if known else None
+
+
 def worst(kinds: list[str]) -> str | None:
-    """The most severe severity among anomaly kinds (None when there are none)."""
-    levels = [KINDS[k][0] for k in kinds if k in KINDS]
+    """The most severe severity among anomaly and contract kinds (None when there are none)."""
+    levels = [s for s in map(severity, kinds) if s is not None]
     return min(levels, key=SEVERITY_ORDER.__getitem__) if levels else None
 
 
@@ -353,3 +361,23 @@ def strategy_label(name: str, got: object, n: int) -> Text:
     if isinstance(got, StrategyError):
         return Text(f"{name}: raised {visible(got.error)} at frame {got.frame}", style="bold red")
     return Text(f"{name} at frame {n} (≠ marks what differs from robust)", style="bold")
+
+
+class ConversationView(Static):
+    """The request of one exchange: messages, tools, parameters and the contract's findings."""
+
+    def show(self, body: object, exchange: int, summaries: dict | None) -> None:
+        """`summaries`: the analysis of every exchange (None while it runs)."""
+        if summaries is None:
+            head = Text("checking the contract across the recording …\n\n", style="dim")
+            self.update(head + conversation(body, [], {}))
+            return
+        mine = summaries.get(exchange)
+        findings = [(k, w) for k, w in mine.findings] if mine is not None else []
+        earlier = {
+            quote(cid): (s.exchange, name)
+            for s in summaries.values()
+            if s.exchange < exchange
+            for cid, name in s.calls
+        }
+        self.update(conversation(body, findings, earlier))
