@@ -169,7 +169,8 @@ async def test_command_palette_offers_every_action():
             "Previous anomaly",
             "Go to",
             "Play",
-            "Strategy",
+            "Client",
+            "Request",
             "Filter",
             "Back",
         } <= titles
@@ -198,44 +199,81 @@ def test_replay_bad_input_is_one_line():
 # -- looks ---------------------------------------------------------------------------------
 
 
-def snap(snap_compare, app, *press: str, ready=StreamScreen) -> bool:
+SIZES = [(80, 24), (200, 50)]
+
+
+def snap(snap_compare, app, *press: str, ready=StreamScreen, size=SIZE) -> bool:
     async def before(pilot) -> None:
         if ready is ExchangesScreen:
             await exchanges_filled(pilot)
         else:
             await settle(pilot, ready)
+            for _ in range(200):  # the contract, for the request view
+                if app.summaries is not None:
+                    break
+                await pilot.pause(0.05)
         for key in press:
             await pilot.press(key)
         await pilot.pause()
 
-    return snap_compare(app, terminal_size=SIZE, run_before=before)
+    return snap_compare(app, terminal_size=size, run_before=before)
 
 
-def test_snapshot_exchanges(snap_compare):
-    assert snap(snap_compare, ReplayApp(sample("buggy-agent-uuid.jsonl")), ready=ExchangesScreen)
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+def test_snapshot_exchanges(snap_compare, size):
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"))
+    assert snap(snap_compare, app, ready=ExchangesScreen, size=size)
 
 
-def test_snapshot_stream_at_an_anomaly(snap_compare):
-    assert snap(
-        snap_compare,
-        ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1),
-        "right_square_bracket",
-    )
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+def test_snapshot_conversation(snap_compare, size):
+    """The invented id, highlighted in the request, with the finding's words."""
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"), exchange=2)
+    assert snap(snap_compare, app, size=size)
 
 
-def test_snapshot_strategies(snap_compare):
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+def test_snapshot_stream_at_an_anomaly(snap_compare, size):
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    assert snap(snap_compare, app, "right_square_bracket", size=size)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+def test_snapshot_strategies(snap_compare, size):
     app = ReplayApp(sample("parallel-index-0.jsonl"), exchange=1)
-    assert snap(snap_compare, app, "end", "s", "s")
+    assert snap(snap_compare, app, "end", "s", "s", size=size)
 
 
-def test_snapshot_repair_panel(snap_compare):
-    assert snap(
-        snap_compare, ReplayApp(sample("dashscope-truncated-args.jsonl"), exchange=1), "end"
-    )
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+def test_snapshot_repair_panel(snap_compare, size):
+    app = ReplayApp(sample("dashscope-truncated-args.jsonl"), exchange=1)
+    assert snap(snap_compare, app, "end", size=size)
 
 
-def test_snapshot_help(snap_compare):
-    assert snap(snap_compare, ReplayApp(sample("openai.jsonl"), exchange=1), "question_mark")
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+def test_snapshot_help(snap_compare, size):
+    app = ReplayApp(sample("openai.jsonl"), exchange=1)
+    assert snap(snap_compare, app, "question_mark", size=size)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+def test_snapshot_failed_exchange(snap_compare, size, tmp_path):
+    from streamscope.tui.screens import RequestScreen
+
+    app = ReplayApp(failed_recording(tmp_path / "failed.jsonl"), exchange=1)
+    assert snap(snap_compare, app, ready=RequestScreen, size=size)
+
+
+async def test_at_80x24_the_footer_fits_and_ten_frames_show():
+    app = ReplayApp(sample("parallel-index-0.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        assert app.screen.query_one(FrameList).size.height >= 10
+        footer = app.screen.query_one("Footer")
+        keys = [k for k in footer.query("FooterKey") if k.display]
+        assert keys and max(k.region.right for k in keys) <= 80
+        assert "q" in [k.key_display for k in keys]  # Back is still on screen
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,9 @@ class ReplayApp(App):
     CSS_PATH = "streamscope.tcss"
     TITLE = "streamscope replay"
     BINDINGS = [Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
+    # classes on the screen, for the stylesheet: at 24 lines the stream keeps 10+ frame rows
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
 
     def __init__(
         self, source: str, exchange: int | None = None, frame: int = 0, follow: bool = False

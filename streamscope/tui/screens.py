@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -94,7 +96,7 @@ class ExchangesScreen(Screen):
                 id="errors",
             )
         yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._rows()
@@ -222,7 +224,7 @@ class RequestScreen(Screen):
         with VerticalScroll(id="request-scroll"):
             yield Static(id="response")
             yield ConversationView(id="conversation")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#request-scroll").focus()
@@ -265,11 +267,11 @@ class StreamScreen(Screen):
         ),
         Binding("home", "jump(0)", "First", show=False, id="first", priority=True),
         Binding("end", "jump(-1)", "Last", show=False, id="last", priority=True),
-        Binding("g", "goto", "Go to", id="goto"),
-        Binding("space", "play", "Play", id="play", priority=True),
+        Binding("g", "goto", "Go to", show=False, id="goto"),
+        Binding("space", "play", "Play", key_display="spc", id="play", priority=True),
         Binding("plus,equals_sign", "speed(2)", "Faster", key_display="+", show=False, id="faster"),
         Binding("minus", "speed(0.5)", "Slower", key_display="-", show=False, id="slower"),
-        Binding("s", "strategy", "Strategy", id="strategy"),
+        Binding("s", "strategy", "Client", id="strategy"),
         Binding("slash", "filter", "Filter", key_display="/", id="filter"),
         Binding("a", "arguments", "Arguments", show=False, id="arguments"),
         Binding("r", "request", "Request", id="request"),
@@ -294,10 +296,8 @@ class StreamScreen(Screen):
         yield Static(id="info")
         yield Timeline(self.model, id="timeline")
         yield Static(
-            Text(
-                "robust: the calls as streamscope reads them (green: what this frame changed, ⚠ a trap)",
-                style="bold",
-            ),
+            Text("robust: streamscope's reading", style="bold")
+            + Text(" · green: this frame changed it · ⚠ a trap", style="dim"),
             id="robust-label",
         )
         yield CallTable(id="robust")
@@ -311,7 +311,7 @@ class StreamScreen(Screen):
                     yield FrameDetail(id="detail")
                 with VerticalScroll(id="conversation-scroll"):
                     yield ConversationView(id="conversation")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one(FrameList).focus()
@@ -375,7 +375,7 @@ class StreamScreen(Screen):
             traps.update(line)
         label = self.query_one("#strategy-label", Static)
         table = self.query_one("#other", CallTable)
-        label.update(Text("s: next strategy · ", style="dim") + strategy_label(name, other, n))
+        label.update(strategy_label(name, other, n) + Text(" · s: next strategy", style="dim"))
         if isinstance(other, list):
             table.display = True
             table.show(other, compare=robust)
@@ -549,7 +549,7 @@ class Prompt(ModalScreen[str | None]):
 class TextScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "close", "Close")]
 
-    def __init__(self, title: str, body: Text) -> None:
+    def __init__(self, title: str, body: RenderableType) -> None:
         super().__init__()
         self.heading = title
         self.body = body
@@ -565,31 +565,43 @@ class TextScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-def help_text() -> Text:
-    text = Text()
-    text.append("Keys\n", style="bold")
-    for keys, what in (
-        ("→ / n, ← / p", "next / previous frame"),
-        ("] / [", "next / previous frame with an anomaly"),
-        ("home / end", "before the first frame / the last frame (the repair panel)"),
-        ("g", "go to a frame by number"),
-        ("space", "play / pause at the recorded timing"),
-        ("+ / -", "play faster / slower"),
-        ("s", "show the next client strategy (guarded, naive, openai-sdk, openai-docs, by-id)"),
-        ("/", "filter frames by summary text or anomaly kind"),
-        ("a", "every call's arguments, whole"),
-        ("enter", "open the selected exchange (exchanges screen)"),
-        ("ctrl+p", "command palette: every action by name"),
-        ("?", "this help"),
-        ("q", "back, or quit"),
-    ):
-        text.append(f"  {keys:<14}", style="bold cyan")
-        text.append(f"{what}\n")
-    text.append("\nReading the screen\n", style="bold")
-    text.append(
-        "  robust is streamscope's reading of the stream; green cells are what this frame changed,\n"
-        "  ⚠ yellow marks a value a naive client would have overwritten, ≠ red marks where another\n"
-        "  client's table differs from robust. The frame list marks anomalies (✗ error, ! warning,\n"
-        "  i info); the timeline shows gaps between frames (taller: longer) and ▲ anomaly frames.\n"
+KEYS = (
+    ("→ n  ← p", "next / previous frame (within the filter, if one is set)"),
+    ("] [", "next / previous frame with an anomaly"),
+    ("home end", "before the first frame / the last frame (the repair panel)"),
+    ("g", "go to a frame by number"),
+    ("space", "play / pause at the recorded timing"),
+    ("+ -", "play faster / slower"),
+    ("s", "show the next client strategy (guarded, naive, openai-sdk, openai-docs, by-id)"),
+    ("/", "filter frames by summary text or anomaly kind; an empty filter shows all"),
+    ("a", "every call's arguments, whole"),
+    ("r", "the request: messages, tools, parameters and the contract's findings"),
+    ("enter", "open the selected exchange (exchanges screen)"),
+    ("ctrl+p", "command palette: every action by name"),
+    ("?", "this help"),
+    ("q", "back, or quit"),
+)
+READING = (
+    "robust is streamscope's reading of the stream; green cells are what this frame "
+    "changed, ⚠ yellow marks a value a naive client would have overwritten, ≠ red marks "
+    "where another client's table differs from robust. The frame list marks anomalies "
+    "(✗ error, ! warning, i info); the timeline shows gaps between frames (taller: longer) "
+    "and ▲ anomaly frames. In the request (r), a green id is one an earlier stream "
+    "assembled, a red one is where the contract broke, with the finding's words under it."
+)
+
+
+def help_text() -> RenderableType:
+    """The keys and how to read the screen, as text that reflows to any width."""
+    keys = Table.grid(padding=(0, 2))
+    keys.add_column(style="bold cyan", no_wrap=True)
+    keys.add_column(ratio=1)
+    for key, what in KEYS:
+        keys.add_row(key, what)
+    return Group(
+        Text("Keys", style="bold"),
+        keys,
+        Text(""),
+        Text("Reading the screen", style="bold"),
+        Text(READING),
     )
-    return text

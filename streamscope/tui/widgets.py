@@ -177,6 +177,13 @@ class Timeline(Widget):
             f"largest gap {ms(top)} · ▲ anomalies",
             style="dim",
         )
+        if self.size.height < 3:  # one line: the bar, anomaly columns marked on it
+            for col, kinds in ticked.items():
+                if 0 <= col < len(bar) and col != here_col:
+                    bar.stylize(
+                        SEVERITY_STYLE.get(worst(kinds) or "", "") + " reverse", col, col + 1
+                    )
+            return bar
         return Group(bar, ticks, stats)
 
 
@@ -200,13 +207,17 @@ class CallTable(Static):
         table = Table(
             box=None, padding=(0, 1), expand=True, show_edge=False, header_style="bold dim"
         )
+        # ids are what a person compares: shown whole (folded past 40 columns), args cut
+        both = (*calls, *(compare or []))
+        longest = max([len(_cell(c.id)) for c in both] + [4])
+        name = max([len(_cell(c.name)) for c in both] + [4])
         for col in self.COLUMNS:
             table.add_column(
                 col,
-                no_wrap=True,
-                overflow="ellipsis",
-                ratio={"arguments": 4, "id": 3, "name": 2}.get(col),
-                min_width={"id": 12, "name": 8}.get(col),
+                no_wrap=col != "id",
+                overflow="fold" if col == "id" else "ellipsis",
+                ratio={"arguments": 4, "name": 2}.get(col),
+                min_width={"id": min(longest + 1, 41), "name": min(name + 1, 16)}.get(col),
                 max_width={"c": 2, "idx": 4, "type": 10, "frags": 5}.get(col),
             )
         touched: dict[tuple[int, str], FieldEvent] = {}
