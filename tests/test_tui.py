@@ -219,49 +219,28 @@ def snap(snap_compare, app, *press: str, ready=StreamScreen, size=SIZE) -> bool:
     return snap_compare(app, terminal_size=size, run_before=before)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
-def test_snapshot_exchanges(snap_compare, size):
-    app = ReplayApp(sample("buggy-agent-uuid.jsonl"))
-    assert snap(snap_compare, app, ready=ExchangesScreen, size=size)
+# name -> (sample, exchange, keys, the screen to wait for); the failed one is written
+SHOTS = {
+    "exchanges": ("buggy-agent-uuid.jsonl", None, [], ExchangesScreen),
+    # the invented id, highlighted in the request, with the finding's words
+    "conversation": ("buggy-agent-uuid.jsonl", 2, [], StreamScreen),
+    "stream-at-anomaly": ("alibaba-empty-id.jsonl", 1, ["right_square_bracket"], StreamScreen),
+    "strategies": ("parallel-index-0.jsonl", 1, ["end", "s", "s"], StreamScreen),
+    "repair": ("dashscope-truncated-args.jsonl", 1, ["end"], StreamScreen),
+    "help": ("openai.jsonl", 1, ["question_mark"], StreamScreen),
+    "failed-exchange": (None, 1, [], None),
+}
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
-def test_snapshot_conversation(snap_compare, size):
-    """The invented id, highlighted in the request, with the finding's words."""
-    app = ReplayApp(sample("buggy-agent-uuid.jsonl"), exchange=2)
-    assert snap(snap_compare, app, size=size)
-
-
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
-def test_snapshot_stream_at_an_anomaly(snap_compare, size):
-    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
-    assert snap(snap_compare, app, "right_square_bracket", size=size)
-
-
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
-def test_snapshot_strategies(snap_compare, size):
-    app = ReplayApp(sample("parallel-index-0.jsonl"), exchange=1)
-    assert snap(snap_compare, app, "end", "s", "s", size=size)
-
-
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
-def test_snapshot_repair_panel(snap_compare, size):
-    app = ReplayApp(sample("dashscope-truncated-args.jsonl"), exchange=1)
-    assert snap(snap_compare, app, "end", size=size)
-
-
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
-def test_snapshot_help(snap_compare, size):
-    app = ReplayApp(sample("openai.jsonl"), exchange=1)
-    assert snap(snap_compare, app, "question_mark", size=size)
-
-
-@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
-def test_snapshot_failed_exchange(snap_compare, size, tmp_path):
+@pytest.mark.parametrize("shot", SHOTS)
+def test_snapshot(snap_compare, shot, size, tmp_path):
     from streamscope.tui.screens import RequestScreen
 
-    app = ReplayApp(failed_recording(tmp_path / "failed.jsonl"), exchange=1)
-    assert snap(snap_compare, app, ready=RequestScreen, size=size)
+    name, exchange, keys, ready = SHOTS[shot]
+    path = sample(name) if name else failed_recording(tmp_path / "failed.jsonl")
+    app = ReplayApp(path, exchange=exchange)
+    assert snap(snap_compare, app, *keys, ready=ready or RequestScreen, size=size)
 
 
 async def test_at_80x24_the_footer_fits_and_ten_frames_show():
