@@ -122,6 +122,7 @@ async def test_goto_filter_strategy_speed_help_and_arguments():
         await pilot.press("slash")
         await pilot.press(*"finish", "enter")
         assert screen.query_one(FrameList).rows == [6]
+        assert screen.frame == 6  # the cursor left frame 5, which the filter hides
         await pilot.press("question_mark")
         assert isinstance(app.screen, TextScreen)
         await pilot.press("escape")
@@ -161,7 +162,9 @@ async def test_command_palette_offers_every_action():
     app = ReplayApp(sample("openai.jsonl"), exchange=1)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        titles = {c.title for c in app.get_system_commands(app.screen)}
+        commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert commands["Filter"].startswith("show only frames whose summary")
+        titles = set(commands)
         assert {
             "Next",
             "Prev",
@@ -428,3 +431,52 @@ async def test_failed_and_non_stream_exchanges_are_marked_and_open_on_their_resp
         await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, ExchangesScreen)
+
+
+# -- filter and play -----------------------------------------------------------------------
+
+
+async def test_filter_steps_and_plays_through_the_frames_it_shows_and_clears_when_empty():
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("slash", *"usage", "enter")  # frame 7 only ...
+        await pilot.press("slash", *"tc0", "enter")  # ... then the call's frames
+        rows = screen.query_one(FrameList).rows
+        assert rows == [1, 2, 3, 4, 5] and screen.frame == 5  # nearest to frame 7
+        await pilot.press("home", "right", "right")
+        assert screen.frame == 2
+        seen = []
+        shown = screen.refresh_frame
+
+        def spy() -> None:
+            seen.append(screen.frame)
+            shown()
+
+        screen.refresh_frame = spy
+        await pilot.press("plus", "plus", "plus", "plus", "plus", "plus", "space")
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if screen.timer is None:
+                break
+        assert screen.timer is None and screen.frame == 5  # stops at the last one shown
+        assert set(seen) <= set(rows) and {3, 4, 5} <= set(seen)
+        await pilot.press("slash")
+        assert app.screen.query_one("#answer").value == ""  # not pre-filled
+        await pilot.press("enter")  # an empty filter: every frame again
+        assert screen.query_one(FrameList).rows == list(range(1, 9))
+        await pilot.press(*["minus"] * 6, "end", "space")  # at the end, play starts over
+        assert screen.timer is not None and screen.frame <= 1
+
+
+async def test_the_repair_panel_of_a_text_answer_says_there_are_no_calls():
+    from streamscope.tui.widgets import FrameDetail
+
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"), exchange=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("end", "r")  # the frame detail, not the request
+        await pilot.pause()
+        shown = text(app.screen.query_one(FrameDetail))
+        assert "the stream made no tool calls" in shown and "nothing to repair" not in shown

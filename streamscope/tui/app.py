@@ -218,6 +218,6 @@ class ReplayApp(App):
                 action = binding.action
                 yield SystemCommand(
                     binding.description,
-                    f"key: {binding.key_display or binding.key}",
+                    f"{binding.tooltip} (key {binding.key_display or binding.key})",
                     lambda action=action, screen=screen: self.run_action(action, screen),
                 )

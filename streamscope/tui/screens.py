@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from bisect import bisect_left, bisect_right
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -67,9 +68,22 @@ class ExchangesScreen(Screen):
     """One row per exchange; Enter opens its stream (or its request and response)."""
 
     BINDINGS = [
-        Binding("enter", "open", "Open", id="open"),
-        Binding("q", "app.back", "Quit", id="back"),
-        Binding("question_mark", "app.help", "Help", key_display="?", id="help"),
+        Binding(
+            "enter",
+            "open",
+            "Open",
+            id="open",
+            tooltip="open the selected exchange: its stream, or its request and response",
+        ),
+        Binding("q", "app.back", "Quit", id="back", tooltip="leave streamscope"),
+        Binding(
+            "question_mark",
+            "app.help",
+            "Help",
+            key_display="?",
+            id="help",
+            tooltip="every key, and how to read the screen",
+        ),
     ]
     COLUMNS = ("#", "method", "path", "model", "status", "took", "frames", "calls", "worst")
 
@@ -203,8 +217,15 @@ class RequestScreen(Screen):
     """An exchange that is not a stream: its request (the conversation) and its response."""
 
     BINDINGS = [
-        Binding("q", "app.back", "Back", id="back"),
-        Binding("question_mark", "app.help", "Help", key_display="?", id="help"),
+        Binding("q", "app.back", "Back", id="back", tooltip="back to the exchanges, or quit"),
+        Binding(
+            "question_mark",
+            "app.help",
+            "Help",
+            key_display="?",
+            id="help",
+            tooltip="every key, and how to read the screen",
+        ),
     ]
 
     def __init__(self, exchange: Exchange) -> None:
@@ -252,31 +273,125 @@ class StreamScreen(Screen):
     """One stream, frame by frame."""
 
     BINDINGS = [
-        Binding("right,n", "step(1)", "Next", id="next", priority=True),
-        Binding("left,p", "step(-1)", "Prev", id="prev", priority=True, show=False),
         Binding(
-            "right_square_bracket", "anomaly(1)", "Anomaly", key_display="]", id="next_anomaly"
+            "right,n",
+            "step(1)",
+            "Next",
+            id="next",
+            tooltip="the next frame (within the filter)",
+            priority=True,
+        ),
+        Binding(
+            "left,p",
+            "step(-1)",
+            "Prev",
+            id="prev",
+            tooltip="the previous frame (within the filter)",
+            priority=True,
+            show=False,
+        ),
+        Binding(
+            "right_square_bracket",
+            "anomaly(1)",
+            "Anomaly",
+            key_display="]",
+            id="next_anomaly",
+            tooltip="the next frame with an anomaly",
         ),
         Binding(
             "left_square_bracket",
             "anomaly(-1)",
             "Previous anomaly",
             key_display="[",
+            tooltip="the previous frame with an anomaly",
             show=False,
             id="prev_anomaly",
         ),
-        Binding("home", "jump(0)", "First", show=False, id="first", priority=True),
-        Binding("end", "jump(-1)", "Last", show=False, id="last", priority=True),
-        Binding("g", "goto", "Go to", show=False, id="goto"),
-        Binding("space", "play", "Play", key_display="spc", id="play", priority=True),
-        Binding("plus,equals_sign", "speed(2)", "Faster", key_display="+", show=False, id="faster"),
-        Binding("minus", "speed(0.5)", "Slower", key_display="-", show=False, id="slower"),
-        Binding("s", "strategy", "Client", id="strategy"),
-        Binding("slash", "filter", "Filter", key_display="/", id="filter"),
-        Binding("a", "arguments", "Arguments", show=False, id="arguments"),
-        Binding("r", "request", "Request", id="request"),
-        Binding("question_mark", "app.help", "Help", key_display="?", id="help"),
-        Binding("q", "app.back", "Back", id="back"),
+        Binding(
+            "home",
+            "jump(0)",
+            "First",
+            tooltip="before the first frame",
+            show=False,
+            id="first",
+            priority=True,
+        ),
+        Binding(
+            "end",
+            "jump(-1)",
+            "Last",
+            tooltip="the last frame, with the repair panel",
+            show=False,
+            id="last",
+            priority=True,
+        ),
+        Binding("g", "goto", "Go to", tooltip="go to a frame by its number", show=False, id="goto"),
+        Binding(
+            "space",
+            "play",
+            "Play",
+            tooltip="play or pause at the recorded timing",
+            key_display="spc",
+            id="play",
+            priority=True,
+        ),
+        Binding(
+            "plus,equals_sign",
+            "speed(2)",
+            "Faster",
+            tooltip="play twice as fast",
+            key_display="+",
+            show=False,
+            id="faster",
+        ),
+        Binding(
+            "minus",
+            "speed(0.5)",
+            "Slower",
+            tooltip="play half as fast",
+            key_display="-",
+            show=False,
+            id="slower",
+        ),
+        Binding(
+            "s",
+            "strategy",
+            "Client",
+            tooltip="show the next client strategy beside robust",
+            id="strategy",
+        ),
+        Binding(
+            "slash",
+            "filter",
+            "Filter",
+            tooltip="show only frames whose summary or anomaly kind has some text",
+            key_display="/",
+            id="filter",
+        ),
+        Binding(
+            "a",
+            "arguments",
+            "Arguments",
+            tooltip="every call's arguments at this frame, whole",
+            show=False,
+            id="arguments",
+        ),
+        Binding(
+            "r",
+            "request",
+            "Request",
+            tooltip="the request: messages, tools, parameters, contract findings",
+            id="request",
+        ),
+        Binding(
+            "question_mark",
+            "app.help",
+            "Help",
+            key_display="?",
+            id="help",
+            tooltip="every key, and how to read the screen",
+        ),
+        Binding("q", "app.back", "Back", id="back", tooltip="back to the exchanges, or quit"),
     ]
 
     def __init__(
@@ -416,14 +531,19 @@ class StreamScreen(Screen):
 
     # -- actions -------------------------------------------------------------------------
 
+    def neighbour(self, frame: int, direction: int) -> int | None:
+        """The next (direction 1) or previous (-1) frame the filter shows, None if none."""
+        if not self.filter_text:
+            n = frame + direction
+            return n if 0 <= n <= self.model.total else None
+        rows = self.query_one(FrameList).rows  # sorted frame numbers
+        i = bisect_right(rows, frame) if direction > 0 else bisect_left(rows, frame) - 1
+        return rows[i] if 0 <= i < len(rows) else None
+
     def action_step(self, delta: int) -> None:
-        rows = self.query_one(FrameList).rows
-        if self.filter_text and rows:  # step within the filtered frames
-            later = [f for f in rows if (f > self.frame if delta > 0 else f < self.frame)]
-            if later:
-                self.go(later[0] if delta > 0 else later[-1])
-            return
-        self.go(self.frame + delta)
+        n = self.neighbour(self.frame, delta)
+        if n is not None:
+            self.go(n)
 
     def action_anomaly(self, direction: int) -> None:
         marks = self.model.anomaly_frames
@@ -466,12 +586,17 @@ class StreamScreen(Screen):
                         or any(needle in k for k in marks.get(n, []))
                     ]
                 )
+            rows = frames.rows
+            if self.filter_text and rows and self.frame not in frames.rows_index():
+                i = bisect_left(rows, self.frame)  # the nearest frame the filter shows
+                near = [rows[j] for j in (i - 1, i) if 0 <= j < len(rows)]
+                self.frame = min(near, key=lambda f: (abs(f - self.frame), f))
             self.refresh_frame()
 
         self.app.push_screen(
             Prompt(
-                "Filter frames (text of the summary or an anomaly kind; empty: all)",
-                self.filter_text,
+                "Filter frames (text of the summary or an anomaly kind; empty: all)"
+                + (f"; now {quote(self.filter_text)}" if self.filter_text else "")
             ),
             done,
         )
@@ -490,17 +615,19 @@ class StreamScreen(Screen):
             self.timer = None
             self.refresh_frame()
             return
-        if self.frame >= self.model.total:
+        if self.neighbour(self.frame, 1) is None:  # at the end: play from the start
             self.frame = 0
         self._schedule()
 
     def _schedule(self) -> None:
-        nxt = self.frame + 1
-        if nxt > self.model.total:
+        """Wait until the next frame the filter shows, at the recorded timing."""
+        nxt = self.neighbour(self.frame, 1)
+        if nxt is None:
             self.timer = None
             self.refresh_frame()
             return
-        gap = self.model.gap(nxt)
+        t, now = self.model.time(nxt), self.model.time(self.frame) if self.frame else 0
+        gap = t - now if t is not None and now is not None else None
         delay = (gap / 1e9 if gap is not None else 0.05) / self.speed
         self.timer = self.set_timer(min(max(delay, 0.001), 5.0), self._tick)
         self.refresh_frame()
@@ -508,7 +635,7 @@ class StreamScreen(Screen):
     def _tick(self) -> None:
         if self.timer is None:
             return
-        self.frame += 1
+        self.frame = self.neighbour(self.frame, 1) or self.frame
         self._schedule()
 
     def action_arguments(self) -> None:

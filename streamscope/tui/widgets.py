@@ -349,6 +349,9 @@ def _pretty(payload: object, data: str) -> str:
 def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableType:
     text = Text("Repair (after the last frame)\n", style="bold")
     broken = [(c, f) for c, f in zip(calls, fixes, strict=True) if f is not None]
+    if not calls:
+        text.append("  the stream made no tool calls: no arguments to repair\n", style="dim")
+        return text
     if not broken:
         text.append("  every call's arguments parse: nothing to repair\n", style="green")
         return text
