@@ -46,6 +46,15 @@ from .widgets import (
 )
 
 OTHERS = [s for s in STRATEGY_NAMES if s != "robust"]
+HELP = Binding(
+    "question_mark",
+    "app.help",
+    "Help",
+    key_display="?",
+    id="help",
+    tooltip="every key, and how to read the screen",
+)
+BACK = Binding("q", "app.back", "Back", id="back", tooltip="back to the exchanges, or quit")
 
 
 class Loading(Screen):
@@ -76,14 +85,7 @@ class ExchangesScreen(Screen):
             tooltip="open the selected exchange: its stream, or its request and response",
         ),
         Binding("q", "app.back", "Quit", id="back", tooltip="leave streamscope"),
-        Binding(
-            "question_mark",
-            "app.help",
-            "Help",
-            key_display="?",
-            id="help",
-            tooltip="every key, and how to read the screen",
-        ),
+        HELP,
     ]
     COLUMNS = ("#", "method", "path", "model", "status", "took", "frames", "calls", "worst")
 
@@ -217,15 +219,8 @@ class RequestScreen(Screen):
     """An exchange that is not a stream: its request (the conversation) and its response."""
 
     BINDINGS = [
-        Binding("q", "app.back", "Back", id="back", tooltip="back to the exchanges, or quit"),
-        Binding(
-            "question_mark",
-            "app.help",
-            "Help",
-            key_display="?",
-            id="help",
-            tooltip="every key, and how to read the screen",
-        ),
+        BACK,
+        HELP,
     ]
 
     def __init__(self, exchange: Exchange) -> None:
@@ -383,15 +378,8 @@ class StreamScreen(Screen):
             tooltip="the request: messages, tools, parameters, contract findings",
             id="request",
         ),
-        Binding(
-            "question_mark",
-            "app.help",
-            "Help",
-            key_display="?",
-            id="help",
-            tooltip="every key, and how to read the screen",
-        ),
-        Binding("q", "app.back", "Back", id="back", tooltip="back to the exchanges, or quit"),
+        HELP,
+        BACK,
     ]
 
     def __init__(
