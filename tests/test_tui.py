@@ -273,7 +273,18 @@ async def test_every_sample_opens_and_steps_to_the_end(name):
         assert screen.frame == screen.model.total
 
 
-async def test_follow_shows_what_the_recorder_adds(tmp_path):
+async def wait_for(pilot, condition, timeout: float = 6.0) -> None:
+    """Pause until `condition()` holds (the app looks for growth every second)."""
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            break
+        await pilot.pause(0.05)
+    await pilot.pause()
+    assert condition()
+
+
+def live_recording(path):
+    """A recording being written: exchange 1 complete, exchange 2's stream begun."""
     import orjson
 
     from streamscope.core.appendix_a import FIXTURES
@@ -281,33 +292,60 @@ async def test_follow_shows_what_the_recorder_adds(tmp_path):
 
     from .helpers import sse_body
 
-    path = tmp_path / "live.jsonl"
     writer = RecordingWriter(path)
-    ex = writer.new_exchange()
-    writer.request(
-        ex,
-        "POST",
-        "http://127.0.0.1/v1/chat/completions",
-        [],
-        orjson.dumps({"model": "m", "stream": True}),
-    )
-    writer.response(ex, 200, [("content-type", "text/event-stream")])
-    body = sse_body(FIXTURES["Q0"])
-    events = body.split(b"\n\n")[:-1]
-    writer.chunk(ex, events[0] + b"\n\n")
-    app = ReplayApp(str(path), exchange=1, follow=True)
+    events = [e + b"\n\n" for e in sse_body(FIXTURES["Q0"]).split(b"\n\n")[:-1]]
+    for n in (1, 2):
+        ex = writer.new_exchange()
+        request = orjson.dumps({"model": "m", "stream": True})
+        writer.request(ex, "POST", "http://127.0.0.1/v1/chat/completions", [], request)
+        writer.response(ex, 200, [("content-type", "text/event-stream")])
+        for event in events if n == 1 else events[:1]:
+            writer.chunk(ex, event)
+        if n == 1:
+            writer.end(ex, "complete")
+    return writer, events
+
+
+async def test_follow_shows_what_the_recorder_adds_reading_only_new_lines(tmp_path):
+    writer, events = live_recording(tmp_path / "live.jsonl")
+    app = ReplayApp(str(tmp_path / "live.jsonl"), exchange=2, follow=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.screen.model.total == 1
+        screen = app.screen
+        index = app.input.index()
+        info = lambda: text(screen.query_one("#info"))  # noqa: E731
+        assert screen.model.total == 1 and screen.frame == 1  # it opens at the newest frame
+        assert "open (still being written)" in info()
+        for event in events[1:-1]:
+            writer.chunk(2, event)
+        await wait_for(pilot, lambda: screen.frame == len(events) - 1)
+        assert "open (still being written)" in info()
+        assert not screen.model.result.anomalies  # an open stream is not an unfinished one
+        writer.chunk(2, events[-1])
+        writer.end(2, "complete")
+        await wait_for(pilot, lambda: "open" not in info())
+        assert screen.frame == screen.model.total == len(events)
+        assert app.screen is screen and app.input.index() is index  # grown, not re-read
+        assert index.exchange(2).end is not None
+    writer.close()
+
+
+async def test_follow_keeps_the_exchanges_list_true(tmp_path):
+    writer, events = live_recording(tmp_path / "live.jsonl")
+    app = ReplayApp(str(tmp_path / "live.jsonl"), follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)
+        table = app.screen.query_one("#exchanges")
+        assert worst_cell(app, 0) == "clean" and worst_cell(app, 1) == "open"  # not "1 error"
         for event in events[1:]:
-            writer.chunk(ex, event + b"\n\n")
-        writer.end(ex, "complete")
-        for _ in range(100):  # the app looks every second
-            await pilot.pause(0.05)
-            if isinstance(app.screen, StreamScreen) and app.screen.model.total == len(events):
-                break
-        assert isinstance(app.screen, StreamScreen) and app.screen.model.total == len(events)
-        assert app.screen.frame == len(events)  # it follows to the newest frame
+            writer.chunk(2, event)
+        writer.end(2, "complete")
+        ex3 = writer.new_exchange()
+        writer.request(ex3, "POST", "http://127.0.0.1/v1/chat/completions", [], b"{}")
+        await wait_for(pilot, lambda: table.row_count == 3)
+        await wait_for(pilot, lambda: worst_cell(app, 1) == "clean")
+        row = table.get_row_at(1)
+        assert row[list(table.columns).index("frames")] == str(len(events))
     writer.close()
 
 

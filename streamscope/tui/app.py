@@ -14,6 +14,7 @@ from textual.screen import Screen
 from ..analysis.driver import ExchangeSummary
 from ..inputs import RECORDING, ExchangeInfo, describe_numbers, open_input
 from ..text import visible
+from .messages import RecordingGrew
 from .model import StreamModel
 from .screens import (
     ExchangesScreen,
@@ -136,10 +137,14 @@ class ReplayApp(App):
             else:
                 self.push_screen(screen)
             return
-        end = {"end_reason": info.end_reason, "status": info.status}
-        if self.format == RECORDING and info.end_ns is None:
-            end["end_reason"] = "unfinished"
-        model = StreamModel(ex.reads, exchange, info.tools, info.response_format, end)
+        model = StreamModel(
+            ex.reads,
+            exchange,
+            info.tools,
+            info.response_format,
+            self.end_of(info),
+            growing=self.follow,
+        )
         loading = Loading(f"Reading exchange {exchange} …")
         if replace:
             self.switch_screen(loading)
@@ -169,7 +174,7 @@ class ReplayApp(App):
             )
             return
         self.asked_frame = None
-        start = self.start_frame
+        start = self.start_frame or (model.total if self.follow else 0)  # following: newest
         self.start_frame = 0
         request = self.input.exchange(exchange).request if self.format == RECORDING else None
         self.switch_screen(StreamScreen(model, title, start, request))
@@ -182,23 +187,51 @@ class ReplayApp(App):
             )
 
     def _check_growth(self) -> None:
-        """--follow: when the recording grew, read it again and show the newest state."""
+        """--follow: when the recording grew, index what was appended, in a worker."""
         try:
             size = os.path.getsize(self.source)
         except OSError:
             return
-        if size != self._follow_size and self.format == RECORDING:
+        if size != self._follow_size and self.format == RECORDING and self.infos:
             self._follow_size = size
-            self.summaries = None  # analysed again when a screen asks
-            self.notify("the recording grew: reloading", timeout=2)
             screen = self.screen
-            if isinstance(screen, StreamScreen):  # stay on this stream, at its newest frame
-                self.exchange = screen.model.exchange
-                self.start_frame = 10**12
-            else:  # the exchanges list, reloaded with the new ones
-                self.exchange = None
-            self.switch_screen(Loading(f"Reading {Path(self.source).name} again …"))
-            self.load()
+            self.grow(screen.model if isinstance(screen, StreamScreen) else None)
+
+    @work(thread=True, exclusive=True, group="grow")
+    def grow(self, model: StreamModel | None) -> None:
+        """Read only the new lines; refresh the exchanges that were still open and add the
+        new ones; feed the open stream's new reads to its model."""
+        try:
+            if not self.input.refresh():
+                return
+            known = {i.exchange: i for i in self.infos}
+            infos = [
+                known[n]
+                if n in known and known[n].end_ns is not None
+                else self.input.exchange(n).info
+                for n in self.input.numbers()
+            ]
+            if model is not None:
+                info = next(i for i in infos if i.exchange == model.exchange)
+                model.extend(self.end_of(info))
+        except Exception as exc:  # the file went away or turned bad: said, not a traceback
+            self.call_from_thread(
+                self.notify, f"following stopped: {visible(str(exc))}", severity="error"
+            )
+            return
+        self.call_from_thread(self._grew, infos)
+
+    def _grew(self, infos: list[ExchangeInfo]) -> None:
+        self.infos = infos
+        self.summaries = None  # the analysis runs again when the screen asks
+        self.screen.post_message(RecordingGrew())
+
+    def end_of(self, info: ExchangeInfo) -> dict:
+        """How the exchange ended, for the engine ('unfinished' while it is still open)."""
+        end = {"end_reason": info.end_reason, "status": info.status}
+        if self.format == RECORDING and info.end_ns is None:
+            end["end_reason"] = "unfinished"
+        return end
 
     # -- app-wide actions ------------------------------------------------------------------
 

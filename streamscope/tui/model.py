@@ -48,6 +48,7 @@ class StreamModel:
         response_format: object | None = None,
         end: dict | None = None,
         every: int = 256,
+        growing: bool = False,
     ) -> None:
         self.reads = reads
         self.exchange = exchange
@@ -55,6 +56,7 @@ class StreamModel:
         self.response_format = response_format
         self.end = end or {}
         self.every = every
+        self.growing = growing  # --follow: an unfinished stream is still being written
         self.times = array("q")  # per frame: ns from the request (-1: unknown)
         self.read_offsets = array("q")  # per read: where it starts in the body
         self.summaries: list[str] = []
@@ -62,6 +64,8 @@ class StreamModel:
         self.result: StreamResult | None = None
         self.anomaly_frames: list[int] = []  # sorted frames where an anomaly was first seen
         self.error: RecordingError | None = None  # a line of the stream that could not be read
+        self._live: tuple | None = None  # the engine and decoder, while the stream can grow
+        self._next_read = self._since = self._last_len = 0
 
     def _engine(self) -> StreamEngine:
         return StreamEngine(self.exchange, self.tools, self.response_format)
@@ -72,14 +76,30 @@ class StreamModel:
 
     def build(self, progress: Callable[[int, int], None] | None = None) -> StreamResult:
         """One pass over the stream (call it from a worker thread for big streams)."""
-        engine, decoder = self._engine(), self.reads.decoder()
+        self._live = (self._engine(), self.reads.decoder())
+        engine, decoder = self._live
         self.snapshots = [Snapshot(0, 0, engine.copy(), copy.deepcopy(decoder))]
-        n_reads, since = len(self.reads), 0
+        self._next_read = self._since = 0
+        return self._feed(progress)
+
+    def extend(self, end: dict | None = None) -> int:
+        """The stream grew (--follow): feed the reads added since, update how it ended.
+        Returns how many frames were added."""
+        before = self.total
+        if end is not None:
+            self.end = end
+        if self._live is not None and self.error is None:
+            self._feed(None)
+        return self.total - before
+
+    def _feed(self, progress: Callable[[int, int], None] | None) -> StreamResult:
+        engine, decoder = self._live
+        n_reads, since = len(self.reads), self._since
         # about 64 copies at most: each holds the text so far, so memory stays bounded
         every = max(self.every, n_reads // 64)
-        offset = 0
         times, summaries = self.times, self.summaries
-        for i in range(n_reads):
+        offset = self.read_offsets[-1] + self._last_len if self.read_offsets else 0
+        for i in range(self._next_read, n_reads):
             try:
                 data, t = self.reads.read(i)
             except RecordingError as e:  # the stream is shown up to the line that broke
@@ -88,6 +108,8 @@ class StreamModel:
                 break
             self.read_offsets.append(offset)
             offset += len(data)
+            self._last_len = len(data)
+            self._next_read = i + 1
             for frame in decoder.feed(data, t):
                 engine.feed(frame)
                 times.append(-1 if frame.time_ns is None else frame.time_ns)
@@ -100,14 +122,28 @@ class StreamModel:
                 since = 0
             if progress is not None and i % 512 == 0:
                 progress(i + 1, n_reads)
-        truncation = decoder.finish()
-        self.result = engine.finish(truncation, **self.end)
+        self._since = since
+        # a stream still being written goes on: its result is computed on copies
+        live = self.end.get("end_reason") == "unfinished"
+        if live:
+            engine, decoder = engine.copy(), copy.deepcopy(decoder)
+        else:
+            self._live = None
+        if live and self.growing:  # not ended yet: no end-of-stream verdicts
+            seen = {(a.kind, a.choice, a.frame) for a in engine.log.entries()}
+            marks = {f: list(kinds) for f, kinds in engine.log.frames().items()}
+            result = engine.finish(None)
+            result.anomalies = [a for a in result.anomalies if (a.kind, a.choice, a.frame) in seen]
+            result.anomaly_frames = marks
+        else:
+            result = engine.finish(decoder.finish(), **self.end)
         self.anomaly_frames = sorted(
-            f for f, kinds in self.result.anomaly_frames.items() if kinds and f > 0
+            f for f, kinds in result.anomaly_frames.items() if kinds and f > 0
         )
+        self.result = result
         if progress is not None:
             progress(n_reads, n_reads)
-        return self.result
+        return result
 
     def at(self, n: int) -> FrameState:
         """The state after frame `n` (0: before the first frame)."""

@@ -29,6 +29,7 @@ from ..inputs import Exchange, ExchangeInfo
 from ..recording.format import Request
 from ..text import cut, plural, quote, visible
 from .conversation import response
+from .messages import FrameSelected, RecordingGrew
 from .model import StreamModel
 from .widgets import (
     MARK,
@@ -37,7 +38,6 @@ from .widgets import (
     ConversationView,
     FrameDetail,
     FrameList,
-    FrameSelected,
     Timeline,
     ms,
     severity,
@@ -134,7 +134,7 @@ class ExchangesScreen(Screen):
         for col in self.COLUMNS:
             if wide or col != "method":
                 table.add_column(col, key=col)
-        worst_cells = [self._worst(info.exchange) for info in self.infos]
+        worst_cells = [self._worst(info) for info in self.infos]
         worst_w = max([len(c.plain) for c in worst_cells] + [5])
         # the other columns and every cell's padding of 2, the scrollbar
         budget = max(self._width - worst_w - (46 if wide else 38), 12)
@@ -175,12 +175,14 @@ class ExchangesScreen(Screen):
         if self.infos:
             table.move_cursor(row=min(max(cursor, 0), len(self.infos) - 1))
 
-    def _worst(self, exchange: int) -> Text:
+    def _worst(self, info: ExchangeInfo) -> Text:
         """The worst of the stream's anomalies and the request's contract findings, by kind
         (a contract break named first), or why a non-stream exchange failed."""
+        if self.app.follow and info.end_ns is None:  # still being written: no verdict yet
+            return Text("open", style="dim")
         if self.summaries is None:
             return Text("…")
-        s = self.summaries.get(exchange)
+        s = self.summaries.get(info.exchange)
         if s is None:
             return Text("")
         if not s.stream:
@@ -203,6 +205,13 @@ class ExchangesScreen(Screen):
         if self.is_attached:
             self.summaries = summaries
             self._rows()
+
+    @on(RecordingGrew)
+    def _grew(self) -> None:
+        """--follow: new exchanges, and the open ones' new state; the analysis again."""
+        self.infos = self.app.infos
+        self._rows()
+        self.app.with_summaries(self.fill)
 
     def action_open(self) -> None:
         table = self.query_one(DataTable)
@@ -488,7 +497,10 @@ class StreamScreen(Screen):
                 label.update(
                     Text(f"{name}: not available here ({visible(str(other))})", style="yellow")
                 )
-        at_end = n == model.total
+        # the repair panel is about a stream that ended, not one still being written
+        at_end = n == model.total and not (
+            model.growing and model.end.get("end_reason") == "unfinished"
+        )
         self.query_one(FrameDetail).show(model, n, state.frame, state.events, repairs=at_end)
         frames = self.query_one(FrameList)
         frames.show(n)
@@ -497,6 +509,8 @@ class StreamScreen(Screen):
         timeline.refresh()
         t = model.time(n) if n else None
         playing = f" · playing ×{self.speed:g}" if self.timer is not None else ""
+        if model.end.get("end_reason") == "unfinished":
+            playing += " · open (still being written)" if self.app.follow else " · unfinished"
         shown = (
             f" · filter {quote(self.filter_text)}: {plural(len(frames.rows), 'frame')}"
             if self.filter_text
@@ -555,25 +569,27 @@ class StreamScreen(Screen):
 
         self.app.push_screen(Prompt(f"Go to frame (0-{self.model.total})"), done)
 
+    def filtered(self) -> list[int]:
+        """The frames the filter shows (every frame when there is none)."""
+        model = self.model
+        if not self.filter_text:
+            return list(range(1, model.total + 1))
+        needle = self.filter_text.lower()
+        marks = model.result.anomaly_frames
+        return [
+            n
+            for n in range(1, model.total + 1)
+            if needle in model.summaries[n - 1].lower()
+            or any(needle in k for k in marks.get(n, []))
+        ]
+
     def action_filter(self) -> None:
         def done(value: str | None) -> None:
             if value is None:
                 return
             self.filter_text = value.strip()
             frames = self.query_one(FrameList)
-            if not self.filter_text:
-                frames.set_rows(list(range(1, self.model.total + 1)))
-            else:
-                needle = self.filter_text.lower()
-                marks = self.model.result.anomaly_frames
-                frames.set_rows(
-                    [
-                        n
-                        for n in range(1, self.model.total + 1)
-                        if needle in self.model.summaries[n - 1].lower()
-                        or any(needle in k for k in marks.get(n, []))
-                    ]
-                )
+            frames.set_rows(self.filtered())
             rows = frames.rows
             if self.filter_text and rows and self.frame not in frames.rows_index():
                 i = bisect_left(rows, self.frame)  # the nearest frame the filter shows
@@ -588,6 +604,20 @@ class StreamScreen(Screen):
             ),
             done,
         )
+
+    @on(RecordingGrew)
+    def _grew(self) -> None:
+        """--follow: the model has the new frames; at the last frame, follow to the newest."""
+        frames = self.query_one(FrameList)
+        at_end = self.frame >= frames.total
+        frames.marks = self.model.result.anomaly_frames
+        frames.set_rows(self.filtered())
+        if at_end:
+            self.frame = self.model.total
+        self.query_one(Timeline).refresh()
+        self.refresh_frame()
+        if self.request is not None:
+            self.app.with_summaries(self._analysed)
 
     def action_strategy(self) -> None:
         self.strategy = (self.strategy + 1) % len(OTHERS)

@@ -12,7 +12,6 @@ from rich.table import Table
 from rich.text import Text
 from textual.events import Click
 from textual.geometry import Size
-from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
@@ -26,6 +25,7 @@ from ..core.events import FieldEvent
 from ..core.repair import Repair
 from ..text import plural, quote, visible
 from .conversation import conversation
+from .messages import FrameSelected
 from .model import StreamModel
 
 _JSON = JSONHighlighter()
@@ -51,14 +51,6 @@ def ms(ns: int | None) -> str:
     return f"{ns / 1e6:,.0f}ms" if ns < 10e9 else f"{ns / 1e9:,.1f}s"
 
 
-class FrameSelected(Message):
-    """The user picked a frame in the frame list."""
-
-    def __init__(self, frame: int) -> None:
-        super().__init__()
-        self.frame = frame
-
-
 class FrameList(ScrollView, can_focus=True):
     """Every frame (or the filtered ones): number, time, gap, summary, anomaly marks.
 
@@ -71,12 +63,19 @@ class FrameList(ScrollView, can_focus=True):
         super().__init__(**kw)
         self.model = model
         self.rows: list[int] = list(range(1, model.total + 1))
+        self._total = model.total
         self.current = 0
         assert model.result is not None
         self.marks = model.result.anomaly_frames
         self.virtual_size = Size(1, len(self.rows))  # lines are cut to the width: no side scroll
 
+    @property
+    def total(self) -> int:
+        """The stream's frames when the rows were last set (--follow adds more)."""
+        return self._total
+
     def set_rows(self, rows: list[int]) -> None:
+        self._total = self.model.total
         self.rows = rows
         self.virtual_size = Size(1, len(rows))
         self.refresh()

@@ -1,0 +1,18 @@
+"""The replay's typed messages: what changed, for the screens and widgets that show it."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+
+class FrameSelected(Message):
+    """The user picked a frame in the frame list."""
+
+    def __init__(self, frame: int) -> None:
+        super().__init__()
+        self.frame = frame
+
+
+class RecordingGrew(Message):
+    """--follow: lines were appended to the recording and indexed; the app's exchange
+    infos and the open stream's model are up to date."""
