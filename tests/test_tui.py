@@ -518,3 +518,21 @@ async def test_the_repair_panel_of_a_text_answer_says_there_are_no_calls():
         await pilot.pause()
         shown = text(app.screen.query_one(FrameDetail))
         assert "the stream made no tool calls" in shown and "nothing to repair" not in shown
+
+
+async def test_a_stream_is_shown_before_it_is_all_read_and_then_completes():
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)  # 8 frames in 7 reads
+    app.read_slices = (0, 0)  # show after the first read, update after every slice
+    updates = []
+    told = app._stream_read
+    app._stream_read = lambda model: updates.append(model.total) or told(model)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.model.result is not None)
+        assert updates and updates[0] < screen.model.total  # shown while still reading
+        assert screen.query_one(FrameList).rows == list(range(1, screen.model.total + 1))
+        assert "reading" not in text(screen.query_one("#info"))
+        await pilot.press("end")
+        assert screen.frame == screen.model.total == 8
+        assert screen.model.anomaly_frames == [2, 3, 4, 5]  # as read in one go

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from ..analysis.driver import ExchangeSummary
 from ..inputs import RECORDING, ExchangeInfo, describe_numbers, open_input
 from ..text import visible
-from .messages import RecordingGrew
+from .messages import RecordingGrew, StreamRead
 from .model import StreamModel
 from .screens import (
     ExchangesScreen,
@@ -49,6 +49,8 @@ class ReplayApp(App):
         self.infos: list[ExchangeInfo] = []
         self._follow_size = 0
         self.summaries: dict[int, ExchangeSummary] | None = None  # the analysis, once done
+        # seconds of reading before a stream is first shown, then between screen updates
+        self.read_slices = (0.3, 0.5)
         self._waiting: list[Callable[[dict[int, ExchangeSummary]], None]] = []
 
     def on_mount(self) -> None:
@@ -154,12 +156,46 @@ class ReplayApp(App):
 
     @work(thread=True, group="build")
     def build(self, model: StreamModel, loading: Loading, exchange: int) -> None:
+        """Read a first slice and show it, then the rest, the screen growing as it comes."""
+
+        def progress(done: int, total: int) -> None:
+            self.call_from_thread(loading.progress, done, total)
+
         try:
-            model.build(lambda done, total: self.call_from_thread(loading.progress, done, total))
+            model.start()
+            # all of it when --frame must be checked against the stream's length
+            first, then = self.read_slices
+            done = model.read(progress, None if self.asked_frame is not None else first)
+            if done:
+                model.conclude()
+            self.call_from_thread(self._built, model, exchange)
+            while not done:
+                done = model.read(None, then)
+                if done:
+                    model.conclude()
+                if not self.call_from_thread(self._stream_read, model):
+                    return  # the stream's screen was left: stop reading it
         except Exception as exc:  # OSError (the file went away): one line, exit 2
             self.call_from_thread(self.fail, exc)
-            return
-        self.call_from_thread(self._built, model, exchange)
+
+    def _stream_read(self, model: StreamModel) -> bool:
+        """More of the stream is in: tell its screen (False when it is not shown)."""
+        screen = self.screen
+        if not (isinstance(screen, StreamScreen) and screen.model is model):
+            return False
+        screen.post_message(StreamRead())
+        if model.result is not None:
+            self._say_error(model)
+        return True
+
+    def _say_error(self, model: StreamModel) -> None:
+        if model.error is not None:
+            self.notify(
+                f"{visible(str(model.error))}: the stream is shown up to there",
+                title="a line cannot be read",
+                severity="error",
+                timeout=30,
+            )
 
     def fail(self, exc: BaseException | str) -> None:
         """Leave with one line on stderr and exit status 2."""
@@ -178,13 +214,8 @@ class ReplayApp(App):
         self.start_frame = 0
         request = self.input.exchange(exchange).request if self.format == RECORDING else None
         self.switch_screen(StreamScreen(model, title, start, request))
-        if model.error is not None:
-            self.notify(
-                f"{visible(str(model.error))}: the stream is shown up to there",
-                title="a line cannot be read",
-                severity="error",
-                timeout=30,
-            )
+        if model.result is not None:
+            self._say_error(model)
 
     def _check_growth(self) -> None:
         """--follow: when the recording grew, index what was appended, in a worker."""

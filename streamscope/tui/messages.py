@@ -16,3 +16,7 @@ class FrameSelected(Message):
 class RecordingGrew(Message):
     """--follow: lines were appended to the recording and indexed; the app's exchange
     infos and the open stream's model are up to date."""
+
+
+class StreamRead(Message):
+    """More of a long stream was read in the background (its model says how much)."""

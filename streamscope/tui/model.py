@@ -9,6 +9,7 @@ accumulates at most `every` frames.
 from __future__ import annotations
 
 import copy
+import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -76,11 +77,16 @@ class StreamModel:
 
     def build(self, progress: Callable[[int, int], None] | None = None) -> StreamResult:
         """One pass over the stream (call it from a worker thread for big streams)."""
+        self.start()
+        self.read(progress)
+        return self.conclude()
+
+    def start(self) -> None:
+        """Before the first read: the engine, the decoder and the frame-0 snapshot."""
         self._live = (self._engine(), self.reads.decoder())
         engine, decoder = self._live
         self.snapshots = [Snapshot(0, 0, engine.copy(), copy.deepcopy(decoder))]
         self._next_read = self._since = 0
-        return self._feed(progress)
 
     def extend(self, end: dict | None = None) -> int:
         """The stream grew (--follow): feed the reads added since, update how it ended.
@@ -89,16 +95,22 @@ class StreamModel:
         if end is not None:
             self.end = end
         if self._live is not None and self.error is None:
-            self._feed(None)
+            self.read()
+            self.conclude()
         return self.total - before
 
-    def _feed(self, progress: Callable[[int, int], None] | None) -> StreamResult:
+    def read(
+        self, progress: Callable[[int, int], None] | None = None, seconds: float | None = None
+    ) -> bool:
+        """Feed the reads not fed yet (for about `seconds` at most, when given): the frames
+        can be shown while the rest is read. True when every read is in."""
         engine, decoder = self._live
         n_reads, since = len(self.reads), self._since
         # about 64 copies at most: each holds the text so far, so memory stays bounded
         every = max(self.every, n_reads // 64)
         times, summaries = self.times, self.summaries
         offset = self.read_offsets[-1] + self._last_len if self.read_offsets else 0
+        stop = None if seconds is None else time.monotonic() + seconds
         for i in range(self._next_read, n_reads):
             try:
                 data, t = self.reads.read(i)
@@ -109,7 +121,6 @@ class StreamModel:
             self.read_offsets.append(offset)
             offset += len(data)
             self._last_len = len(data)
-            self._next_read = i + 1
             for frame in decoder.feed(data, t):
                 engine.feed(frame)
                 times.append(-1 if frame.time_ns is None else frame.time_ns)
@@ -120,9 +131,33 @@ class StreamModel:
                     Snapshot(len(summaries), i + 1, engine.copy(), copy.deepcopy(decoder))
                 )
                 since = 0
+            self._next_read = i + 1
             if progress is not None and i % 512 == 0:
                 progress(i + 1, n_reads)
+            if stop is not None and summaries and time.monotonic() > stop:
+                break
         self._since = since
+        if progress is not None:
+            progress(self._next_read, n_reads)
+        return self._next_read >= n_reads or self.error is not None
+
+    @property
+    def reading(self) -> float | None:
+        """While reads are still being fed (no result yet): the share done, else None."""
+        if self.result is not None:
+            return None
+        return self._next_read / max(len(self.reads), 1)
+
+    @property
+    def marks(self) -> dict:
+        """Frame -> the anomaly kinds first seen there (those seen so far, while reading)."""
+        if self.result is not None:
+            return self.result.anomaly_frames
+        return self._live[0].log.frames() if self._live is not None else {}
+
+    def conclude(self) -> StreamResult:
+        """Every read is in: how the stream ended, its anomalies and repairs."""
+        engine, decoder = self._live
         # a stream still being written goes on: its result is computed on copies
         live = self.end.get("end_reason") == "unfinished"
         if live:
@@ -141,8 +176,6 @@ class StreamModel:
             f for f, kinds in result.anomaly_frames.items() if kinds and f > 0
         )
         self.result = result
-        if progress is not None:
-            progress(n_reads, n_reads)
         return result
 
     def at(self, n: int) -> FrameState:

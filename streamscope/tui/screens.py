@@ -29,7 +29,7 @@ from ..inputs import Exchange, ExchangeInfo
 from ..recording.format import Request
 from ..text import cut, plural, quote, visible
 from .conversation import response
-from .messages import FrameSelected, RecordingGrew
+from .messages import FrameSelected, RecordingGrew, StreamRead
 from .model import StreamModel
 from .widgets import (
     MARK,
@@ -509,7 +509,9 @@ class StreamScreen(Screen):
         timeline.refresh()
         t = model.time(n) if n else None
         playing = f" · playing ×{self.speed:g}" if self.timer is not None else ""
-        if model.end.get("end_reason") == "unfinished":
+        if model.reading is not None:
+            playing += f" · reading {model.reading:.0%}"
+        elif model.end.get("end_reason") == "unfinished":
             playing += " · open (still being written)" if self.app.follow else " · unfinished"
         shown = (
             f" · filter {quote(self.filter_text)}: {plural(len(frames.rows), 'frame')}"
@@ -548,7 +550,8 @@ class StreamScreen(Screen):
             self.go(n)
 
     def action_anomaly(self, direction: int) -> None:
-        marks = self.model.anomaly_frames
+        model = self.model  # while the stream is read: the anomalies seen so far
+        marks = model.anomaly_frames if model.result else sorted(f for f in list(model.marks) if f)
         target = [f for f in marks if (f > self.frame if direction > 0 else f < self.frame)]
         if target:
             self.go(target[0] if direction > 0 else target[-1])
@@ -575,7 +578,7 @@ class StreamScreen(Screen):
         if not self.filter_text:
             return list(range(1, model.total + 1))
         needle = self.filter_text.lower()
-        marks = model.result.anomaly_frames
+        marks = model.marks
         return [
             n
             for n in range(1, model.total + 1)
@@ -606,17 +609,18 @@ class StreamScreen(Screen):
         )
 
     @on(RecordingGrew)
-    def _grew(self) -> None:
-        """--follow: the model has the new frames; at the last frame, follow to the newest."""
+    @on(StreamRead)
+    def _grew(self, event: RecordingGrew | StreamRead) -> None:
+        """The model has new frames (read in the background, or --follow); at the last
+        frame, follow to the newest."""
         frames = self.query_one(FrameList)
         at_end = self.frame >= frames.total
-        frames.marks = self.model.result.anomaly_frames
         frames.set_rows(self.filtered())
         if at_end:
             self.frame = self.model.total
         self.query_one(Timeline).refresh()
         self.refresh_frame()
-        if self.request is not None:
+        if isinstance(event, RecordingGrew) and self.request is not None:
             self.app.with_summaries(self._analysed)
 
     def action_strategy(self) -> None:

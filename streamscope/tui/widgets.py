@@ -65,8 +65,6 @@ class FrameList(ScrollView, can_focus=True):
         self.rows: list[int] = list(range(1, model.total + 1))
         self._total = model.total
         self.current = 0
-        assert model.result is not None
-        self.marks = model.result.anomaly_frames
         self.virtual_size = Size(1, len(self.rows))  # lines are cut to the width: no side scroll
 
     @property
@@ -104,7 +102,7 @@ class FrameList(ScrollView, can_focus=True):
             return Strip.blank(width)
         n = self.rows[row]
         model = self.model
-        kinds = self.marks.get(n, [])
+        kinds = model.marks.get(n, [])
         level = worst(kinds)
         mark = MARK[level] if level else " "
         t, gap = model.time(n), model.gap(n)
@@ -135,27 +133,43 @@ class Timeline(Widget):
         super().__init__(**kw)
         self.model = model
         self.current = 0
+        self._cache: tuple = ((), [], {}, 0)  # (key, levels, column -> worst, top gap)
+
+    def _columns(self, cols: int) -> tuple[list[int], dict[int, str | None], int]:
+        """Per column: the bar's level and the worst anomaly ticked there, and the largest
+        gap; computed once per stream length and width (one pass over the frame times),
+        so moving the cursor costs nothing on a long stream."""
+        model = self.model
+        total = model.total
+        key = (total, cols, len(model.anomaly_frames), model.result is None)
+        if self._cache[0] == key:
+            return self._cache[1], self._cache[2], self._cache[3]
+        gaps, before = [], 0
+        for t in model.times:
+            gaps.append(t - before if t >= 0 and before >= 0 else 0)
+            before = t
+        peaks = []
+        for col in range(cols):  # a short stream spreads each frame over several columns
+            lo = col * total // cols
+            peaks.append(max(gaps[lo : max(lo + 1, (col + 1) * total // cols)] or [0]))
+        top = max(peaks) if peaks else 0
+        levels = [max(1, int(8 * p / top)) if top else 1 for p in peaks]
+        ticked: dict[int, list[str]] = {}
+        for f in model.anomaly_frames:  # each anomaly frame ticks the column where it starts
+            ticked.setdefault((f - 1) * cols // total, []).extend(model.marks.get(f, []))
+        worst_at = {col: worst(kinds) for col, kinds in ticked.items()}
+        self._cache = (key, levels, worst_at, top)
+        return levels, worst_at, top
 
     def render(self) -> RenderableType:
         model = self.model
         total = model.total
         width = max(self.size.width - 1, 10)
-        gaps = [model.gap(n) or 0 for n in range(1, total + 1)]
-        top = max(gaps) if gaps else 0
         bar, ticks = Text(), Text()
         cols = width if total else 1
-        marks = set(model.anomaly_frames)
-        ticked: dict[int, list[str]] = {}
-        for f in marks:  # each anomaly frame ticks the column where it starts
-            ticked.setdefault((f - 1) * cols // total, []).extend(
-                model.result.anomaly_frames.get(f, [])
-            )
+        levels, ticked, top = self._columns(cols) if total else ([1], {}, 0)
         here_col = (self.current - 1) * cols // total if self.current else -1
-        for col in range(cols):
-            lo = col * total // cols + 1
-            hi = max(lo, (col + 1) * total // cols)
-            bucket = gaps[lo - 1 : hi] or [0]
-            level = max(1, int(8 * max(bucket) / top)) if top else 1
+        for col, level in enumerate(levels):
             here = col == here_col
             style = (
                 "reverse"
@@ -163,9 +177,8 @@ class Timeline(Widget):
                 else ("red" if level >= 6 else "yellow" if level >= 3 else "green")
             )
             bar.append(self.BARS[level], style)
-            kinds = ticked.get(col)
-            if kinds:
-                ticks.append("▲", SEVERITY_STYLE.get(worst(kinds) or "", ""))
+            if col in ticked:
+                ticks.append("▲", SEVERITY_STYLE.get(ticked[col] or "", ""))
             else:
                 ticks.append("┃" if here else " ", "bold")
         first = model.time(1)
@@ -177,11 +190,9 @@ class Timeline(Widget):
             style="dim",
         )
         if self.size.height < 3:  # one line: the bar, anomaly columns marked on it
-            for col, kinds in ticked.items():
+            for col, level in ticked.items():
                 if 0 <= col < len(bar) and col != here_col:
-                    bar.stylize(
-                        SEVERITY_STYLE.get(worst(kinds) or "", "") + " reverse", col, col + 1
-                    )
+                    bar.stylize(SEVERITY_STYLE.get(level or "", "") + " reverse", col, col + 1)
             return bar
         return Group(bar, ticks, stats)
 
@@ -285,9 +296,8 @@ class FrameDetail(Static):
         self, model: StreamModel, n: int, frame, events: list[FieldEvent], repairs: bool
     ) -> None:
         parts: list[RenderableType] = []
-        result = model.result
-        assert result is not None
-        if repairs:  # after the last frame, the repair is the news
+        result = model.result  # None while the stream is still being read
+        if repairs and result is not None:  # after the last frame, the repair is the news
             parts.append(repair_panel(result.tool_calls, result.repairs))
         if n == 0:
             parts.append(
@@ -307,7 +317,7 @@ class FrameDetail(Static):
                 why = "the end of the stream" if frame.is_done else "nothing to accumulate"
                 what.append(f"  {why}\n", style="dim")
             parts.append(what)
-            first_seen = [a for a in result.anomalies if a.frame == n]
+            first_seen = [a for a in result.anomalies if a.frame == n] if result else []
             if first_seen:
                 note = Text("Anomalies first seen here\n", style="bold")
                 for a in first_seen:
