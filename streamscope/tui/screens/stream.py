@@ -1,276 +1,41 @@
-"""The replay's screens: exchanges, one stream, and the small modal ones."""
+"""One stream, frame by frame: the calls, another client's, the frames, the request."""
 
 from __future__ import annotations
 
-import os
 from bisect import bisect_left, bisect_right
 
-from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
 from textual.widgets import (
     ContentSwitcher,
-    DataTable,
     Footer,
-    Input,
-    Label,
-    ProgressBar,
     Static,
 )
 
-from ..core.calls import StrategyError
-from ..core.engine import STRATEGY_NAMES
-from ..inputs import Exchange, ExchangeInfo
-from ..recording.format import Request
-from ..text import cut, plural, quote, visible
-from .conversation import response
-from .messages import FrameSelected, RecordingGrew, StreamRead
-from .model import StreamModel
-from .widgets import (
-    MARK,
-    SEVERITY_STYLE,
+from ...core.calls import StrategyError
+from ...core.engine import STRATEGY_NAMES
+from ...recording.format import Request
+from ...text import plural, quote, visible
+from ..messages import FrameSelected, RecordingGrew, StreamRead
+from ..model import StreamModel
+from ..widgets import (
     CallTable,
     ConversationView,
     FrameDetail,
     FrameList,
     Timeline,
     ms,
-    severity,
     strategy_label,
-    worst,
 )
+from .bindings import BACK, HELP
+from .prompt import Prompt
+from .text_screen import TextScreen
 
 OTHERS = [s for s in STRATEGY_NAMES if s != "robust"]
-HELP = Binding(
-    "question_mark",
-    "app.help",
-    "Help",
-    key_display="?",
-    id="help",
-    tooltip="every key, and how to read the screen",
-)
-BACK = Binding("q", "app.back", "Back", id="back", tooltip="back to the exchanges, or quit")
-
-
-class Loading(Screen):
-    """A progress bar while a big input is indexed or a stream is read."""
-
-    def __init__(self, what: str) -> None:
-        super().__init__()
-        self.what = what
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="loading"):
-            yield Label(self.what)
-            yield ProgressBar(total=100, show_eta=False, id="progress")
-
-    def progress(self, done: int, total: int) -> None:
-        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
-
-
-class ExchangesScreen(Screen):
-    """One row per exchange; Enter opens its stream (or its request and response)."""
-
-    BINDINGS = [
-        Binding(
-            "enter",
-            "open",
-            "Open",
-            id="open",
-            tooltip="open the selected exchange: its stream, or its request and response",
-        ),
-        Binding("q", "app.back", "Quit", id="back", tooltip="leave streamscope"),
-        HELP,
-    ]
-    COLUMNS = ("#", "method", "path", "model", "status", "took", "frames", "calls", "worst")
-
-    def __init__(self, infos: list[ExchangeInfo], errors: list | None = None) -> None:
-        super().__init__()
-        self.infos = infos
-        self.errors = errors or []  # lines of the recording that could not be read
-        self.summaries: dict | None = None
-        self._width = 0
-
-    def compose(self) -> ComposeResult:
-        yield Static(
-            Text(
-                f"{visible(os.path.basename(self.app.source))} · {plural(len(self.infos), 'exchange')} · Enter opens one",
-                style="bold",
-            ),
-            id="title",
-        )
-        if self.errors:
-            said = "; ".join(visible(str(e)) for e in self.errors[:3])
-            more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
-            yield Static(
-                Text(f"✗ skipped {plural(len(self.errors), 'unreadable line')}: {said}{more}"),
-                id="errors",
-            )
-        yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
-        yield Footer(compact=True)
-
-    def on_mount(self) -> None:
-        self._rows()
-        self.query_one(DataTable).focus()
-        self.app.with_summaries(self.fill)
-
-    def on_resize(self) -> None:
-        if self.size.width != self._width:
-            self._rows()
-
-    def _rows(self) -> None:
-        """(Re)fill the table: narrow, the method goes and path and model are cut to what
-        the width leaves beside `worst`, which is kept whole."""
-        self._width = self.size.width
-        table = self.query_one(DataTable)
-        cursor = table.cursor_row
-        table.clear(columns=True)
-        wide = self._width >= 100
-        for col in self.COLUMNS:
-            if wide or col != "method":
-                table.add_column(col, key=col)
-        worst_cells = [self._worst(info) for info in self.infos]
-        worst_w = max([len(c.plain) for c in worst_cells] + [5])
-        # the other columns and every cell's padding of 2, the scrollbar
-        budget = max(self._width - worst_w - (46 if wide else 38), 12)
-        path_w = max(6, min(22, budget // 2))
-        model_w = max(6, min(16, budget - path_w))
-        for info, worst_cell in zip(self.infos, worst_cells, strict=True):
-            path = visible(info.url.split("://", 1)[-1])
-            path = "/" + path.split("/", 1)[1] if "/" in path else path
-            path = path if len(path) <= path_w else "…" + path[-(path_w - 1) :]
-            took = ms(info.end_ns - info.start_ns) if info.end_ns is not None else "open"
-            s = self.summaries.get(info.exchange) if self.summaries is not None else None
-            frames = (
-                "…"
-                if self.summaries is None
-                else "—"
-                if s is None or not s.stream
-                else str(s.frames)
-            )
-            calls = (
-                "…"
-                if self.summaries is None
-                else ""
-                if s is None or not s.stream
-                else str(len(s.calls))
-            )
-            table.add_row(
-                str(info.exchange),
-                *([visible(info.method)] if wide else []),
-                path,
-                cut(visible(info.model or ""), model_w),
-                str(info.status or ""),
-                took,
-                frames,
-                calls,
-                worst_cell,
-                key=str(info.exchange),
-            )
-        if self.infos:
-            table.move_cursor(row=min(max(cursor, 0), len(self.infos) - 1))
-
-    def _worst(self, info: ExchangeInfo) -> Text:
-        """The worst of the stream's anomalies and the request's contract findings, by kind
-        (a contract break named first), or why a non-stream exchange failed."""
-        if self.app.follow and info.end_ns is None:  # still being written: no verdict yet
-            return Text("open", style="dim")
-        if self.summaries is None:
-            return Text("…")
-        s = self.summaries.get(info.exchange)
-        if s is None:
-            return Text("")
-        if not s.stream:
-            if s.failure:
-                return Text(
-                    f"✗ {visible(s.failure.split(': ', 1)[0])}", style=SEVERITY_STYLE["error"]
-                )
-            return Text("not a stream", style="dim")
-        level = worst(s.kinds)
-        if level is None:
-            return Text("clean", style="green")
-        contract = [k for k, _ in s.findings]
-        at_level = sorted(
-            {k for k in s.kinds if severity(k) == level}, key=lambda k: (k not in contract, k)
-        )
-        more = f" +{len(at_level) - 1}" if len(at_level) > 1 else ""
-        return Text(f"{MARK[level]} {at_level[0]}{more}", style=SEVERITY_STYLE[level])
-
-    def fill(self, summaries: dict) -> None:
-        if self.is_attached:
-            self.summaries = summaries
-            self._rows()
-
-    @on(RecordingGrew)
-    def _grew(self) -> None:
-        """--follow: new exchanges, and the open ones' new state; the analysis again."""
-        self.infos = self.app.infos
-        self._rows()
-        self.app.with_summaries(self.fill)
-
-    def action_open(self) -> None:
-        table = self.query_one(DataTable)
-        if table.row_count:
-            exchange = int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-            self.app.open_stream(exchange)
-
-    @on(DataTable.RowSelected)
-    def _selected(self, event: DataTable.RowSelected) -> None:
-        self.app.open_stream(int(event.row_key.value))
-
-
-class RequestScreen(Screen):
-    """An exchange that is not a stream: its request (the conversation) and its response."""
-
-    BINDINGS = [
-        BACK,
-        HELP,
-    ]
-
-    def __init__(self, exchange: Exchange) -> None:
-        super().__init__()
-        self.exchange = exchange
-
-    def compose(self) -> ComposeResult:
-        ex, info = self.exchange, self.exchange.info
-        yield Static(
-            Text(
-                f"{visible(os.path.basename(self.app.source))} · exchange {ex.number} · "
-                f"not a stream · HTTP {info.status if info.status is not None else '(none)'}",
-                style="bold",
-            ),
-            id="title",
-        )
-        with VerticalScroll(id="request-scroll"):
-            yield Static(id="response")
-            yield ConversationView(id="conversation")
-        yield Footer(compact=True)
-
-    def on_mount(self) -> None:
-        self.query_one("#request-scroll").focus()
-        self.query_one(ConversationView).show(self._body(), self.exchange.number, None)
-        self.app.with_summaries(self._analysed)
-
-    def _body(self) -> object:
-        return self.exchange.request.json_body() if self.exchange.request is not None else None
-
-    def _analysed(self, summaries: dict) -> None:
-        if not self.is_attached:
-            return
-        ex = self.exchange
-        mine = summaries.get(ex.number)
-        reads = ex.reads
-        body = b"".join(reads.read(i)[0] for i in range(min(len(reads), 4096)))
-        failure = mine.failure if mine is not None else None
-        self.query_one("#response", Static).update(
-            response(ex.info.status, ex.info.headers, body, failure)
-        )
-        self.query_one(ConversationView).show(self._body(), ex.number, summaries)
 
 
 class StreamScreen(Screen):
@@ -672,85 +437,3 @@ class StreamScreen(Screen):
         self.app.push_screen(
             TextScreen(f"Arguments at frame {self.frame}", text if calls else Text("no calls yet"))
         )
-
-
-class Prompt(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
-    def __init__(self, question: str, value: str = "") -> None:
-        super().__init__()
-        self.question = question
-        self.value = value
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label(self.question)
-            yield Input(value=self.value, id="answer")
-
-    @on(Input.Submitted)
-    def _submit(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class TextScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q", "close", "Close")]
-
-    def __init__(self, title: str, body: RenderableType) -> None:
-        super().__init__()
-        self.heading = title
-        self.body = body
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Label(Text(self.heading, style="bold"))
-            with VerticalScroll():
-                yield Static(self.body)
-            yield Label(Text("escape or q closes", style="dim"))
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-
-KEYS = (
-    ("→ n  ← p", "next / previous frame (within the filter, if one is set)"),
-    ("] [", "next / previous frame with an anomaly"),
-    ("home end", "before the first frame / the last frame (the repair panel)"),
-    ("g", "go to a frame by number"),
-    ("space", "play / pause at the recorded timing"),
-    ("+ -", "play faster / slower"),
-    ("s", "show the next client strategy (guarded, naive, openai-sdk, openai-docs, by-id)"),
-    ("/", "filter frames by summary text or anomaly kind; an empty filter shows all"),
-    ("a", "every call's arguments, whole"),
-    ("r", "the request: messages, tools, parameters and the contract's findings"),
-    ("enter", "open the selected exchange (exchanges screen)"),
-    ("ctrl+p", "command palette: every action by name"),
-    ("?", "this help"),
-    ("q", "back, or quit"),
-)
-READING = (
-    "robust is streamscope's reading of the stream; green cells are what this frame "
-    "changed, ⚠ yellow marks a value a naive client would have overwritten, ≠ red marks "
-    "where another client's table differs from robust. The frame list marks anomalies "
-    "(✗ error, ! warning, i info); the timeline shows gaps between frames (taller: longer) "
-    "and ▲ anomaly frames. In the request (r), a green id is one an earlier stream "
-    "assembled, a red one is where the contract broke, with the finding's words under it."
-)
-
-
-def help_text() -> RenderableType:
-    """The keys and how to read the screen, as text that reflows to any width."""
-    keys = Table.grid(padding=(0, 2))
-    keys.add_column(style="bold cyan", no_wrap=True)
-    keys.add_column(ratio=1)
-    for key, what in KEYS:
-        keys.add_row(key, what)
-    return Group(
-        Text("Keys", style="bold"),
-        keys,
-        Text(""),
-        Text("Reading the screen", style="bold"),
-        Text(READING),
-    )

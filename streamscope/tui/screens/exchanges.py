@@ -1,0 +1,179 @@
+"""The exchanges of a recording, one row each, with the worst finding by name."""
+
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import (
+    DataTable,
+    Footer,
+    Static,
+)
+
+from ...inputs import ExchangeInfo
+from ...text import cut, plural, visible
+from ..messages import RecordingGrew
+from ..widgets import (
+    MARK,
+    SEVERITY_STYLE,
+    ms,
+    severity,
+    worst,
+)
+from .bindings import HELP
+
+
+class ExchangesScreen(Screen):
+    """One row per exchange; Enter opens its stream (or its request and response)."""
+
+    BINDINGS = [
+        Binding(
+            "enter",
+            "open",
+            "Open",
+            id="open",
+            tooltip="open the selected exchange: its stream, or its request and response",
+        ),
+        Binding("q", "app.back", "Quit", id="back", tooltip="leave streamscope"),
+        HELP,
+    ]
+    COLUMNS = ("#", "method", "path", "model", "status", "took", "frames", "calls", "worst")
+
+    def __init__(self, infos: list[ExchangeInfo], errors: list | None = None) -> None:
+        super().__init__()
+        self.infos = infos
+        self.errors = errors or []  # lines of the recording that could not be read
+        self.summaries: dict | None = None
+        self._width = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(
+            Text(
+                f"{visible(os.path.basename(self.app.source))} · {plural(len(self.infos), 'exchange')} · Enter opens one",
+                style="bold",
+            ),
+            id="title",
+        )
+        if self.errors:
+            said = "; ".join(visible(str(e)) for e in self.errors[:3])
+            more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
+            yield Static(
+                Text(f"✗ skipped {plural(len(self.errors), 'unreadable line')}: {said}{more}"),
+                id="errors",
+            )
+        yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self._rows()
+        self.query_one(DataTable).focus()
+        self.app.with_summaries(self.fill)
+
+    def on_resize(self) -> None:
+        if self.size.width != self._width:
+            self._rows()
+
+    def _rows(self) -> None:
+        """(Re)fill the table: narrow, the method goes and path and model are cut to what
+        the width leaves beside `worst`, which is kept whole."""
+        self._width = self.size.width
+        table = self.query_one(DataTable)
+        cursor = table.cursor_row
+        table.clear(columns=True)
+        wide = self._width >= 100
+        for col in self.COLUMNS:
+            if wide or col != "method":
+                table.add_column(col, key=col)
+        worst_cells = [self._worst(info) for info in self.infos]
+        worst_w = max([len(c.plain) for c in worst_cells] + [5])
+        # the other columns and every cell's padding of 2, the scrollbar
+        budget = max(self._width - worst_w - (46 if wide else 38), 12)
+        path_w = max(6, min(22, budget // 2))
+        model_w = max(6, min(16, budget - path_w))
+        for info, worst_cell in zip(self.infos, worst_cells, strict=True):
+            path = visible(info.url.split("://", 1)[-1])
+            path = "/" + path.split("/", 1)[1] if "/" in path else path
+            path = path if len(path) <= path_w else "…" + path[-(path_w - 1) :]
+            took = ms(info.end_ns - info.start_ns) if info.end_ns is not None else "open"
+            s = self.summaries.get(info.exchange) if self.summaries is not None else None
+            frames = (
+                "…"
+                if self.summaries is None
+                else "—"
+                if s is None or not s.stream
+                else str(s.frames)
+            )
+            calls = (
+                "…"
+                if self.summaries is None
+                else ""
+                if s is None or not s.stream
+                else str(len(s.calls))
+            )
+            table.add_row(
+                str(info.exchange),
+                *([visible(info.method)] if wide else []),
+                path,
+                cut(visible(info.model or ""), model_w),
+                str(info.status or ""),
+                took,
+                frames,
+                calls,
+                worst_cell,
+                key=str(info.exchange),
+            )
+        if self.infos:
+            table.move_cursor(row=min(max(cursor, 0), len(self.infos) - 1))
+
+    def _worst(self, info: ExchangeInfo) -> Text:
+        """The worst of the stream's anomalies and the request's contract findings, by kind
+        (a contract break named first), or why a non-stream exchange failed."""
+        if self.app.follow and info.end_ns is None:  # still being written: no verdict yet
+            return Text("open", style="dim")
+        if self.summaries is None:
+            return Text("…")
+        s = self.summaries.get(info.exchange)
+        if s is None:
+            return Text("")
+        if not s.stream:
+            if s.failure:
+                return Text(
+                    f"✗ {visible(s.failure.split(': ', 1)[0])}", style=SEVERITY_STYLE["error"]
+                )
+            return Text("not a stream", style="dim")
+        level = worst(s.kinds)
+        if level is None:
+            return Text("clean", style="green")
+        contract = [k for k, _ in s.findings]
+        at_level = sorted(
+            {k for k in s.kinds if severity(k) == level}, key=lambda k: (k not in contract, k)
+        )
+        more = f" +{len(at_level) - 1}" if len(at_level) > 1 else ""
+        return Text(f"{MARK[level]} {at_level[0]}{more}", style=SEVERITY_STYLE[level])
+
+    def fill(self, summaries: dict) -> None:
+        if self.is_attached:
+            self.summaries = summaries
+            self._rows()
+
+    @on(RecordingGrew)
+    def _grew(self) -> None:
+        """--follow: new exchanges, and the open ones' new state; the analysis again."""
+        self.infos = self.app.infos
+        self._rows()
+        self.app.with_summaries(self.fill)
+
+    def action_open(self) -> None:
+        table = self.query_one(DataTable)
+        if table.row_count:
+            exchange = int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+            self.app.open_stream(exchange)
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.app.open_stream(int(event.row_key.value))

@@ -1,0 +1,71 @@
+"""An exchange that is not a stream: its request and its response."""
+
+from __future__ import annotations
+
+import os
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import (
+    Footer,
+    Static,
+)
+
+from ...inputs import Exchange
+from ...text import visible
+from ..conversation import response
+from ..widgets import (
+    ConversationView,
+)
+from .bindings import BACK, HELP
+
+
+class RequestScreen(Screen):
+    """An exchange that is not a stream: its request (the conversation) and its response."""
+
+    BINDINGS = [
+        BACK,
+        HELP,
+    ]
+
+    def __init__(self, exchange: Exchange) -> None:
+        super().__init__()
+        self.exchange = exchange
+
+    def compose(self) -> ComposeResult:
+        ex, info = self.exchange, self.exchange.info
+        yield Static(
+            Text(
+                f"{visible(os.path.basename(self.app.source))} · exchange {ex.number} · "
+                f"not a stream · HTTP {info.status if info.status is not None else '(none)'}",
+                style="bold",
+            ),
+            id="title",
+        )
+        with VerticalScroll(id="request-scroll"):
+            yield Static(id="response")
+            yield ConversationView(id="conversation")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#request-scroll").focus()
+        self.query_one(ConversationView).show(self._body(), self.exchange.number, None)
+        self.app.with_summaries(self._analysed)
+
+    def _body(self) -> object:
+        return self.exchange.request.json_body() if self.exchange.request is not None else None
+
+    def _analysed(self, summaries: dict) -> None:
+        if not self.is_attached:
+            return
+        ex = self.exchange
+        mine = summaries.get(ex.number)
+        reads = ex.reads
+        body = b"".join(reads.read(i)[0] for i in range(min(len(reads), 4096)))
+        failure = mine.failure if mine is not None else None
+        self.query_one("#response", Static).update(
+            response(ex.info.status, ex.info.headers, body, failure)
+        )
+        self.query_one(ConversationView).show(self._body(), ex.number, summaries)
