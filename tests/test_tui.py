@@ -536,3 +536,25 @@ async def test_a_stream_is_shown_before_it_is_all_read_and_then_completes():
         await pilot.press("end")
         assert screen.frame == screen.model.total == 8
         assert screen.model.anomaly_frames == [2, 3, 4, 5]  # as read in one go
+
+
+@pytest.mark.parametrize("name", ["alibaba-empty-id.jsonl", "parallel-index-0.jsonl", "vllm.jsonl"])
+def test_stepping_on_from_the_last_state_agrees_with_resuming_from_a_snapshot(name):
+    from streamscope.inputs import open_input
+    from streamscope.tui.model import StreamModel
+
+    def model() -> StreamModel:
+        ex = open_input(sample(name)).exchange(1)
+        m = StreamModel(ex.reads, 1, ex.info.tools, ex.info.response_format, every=2)
+        m.build()
+        return m
+
+    stepped, fresh = model(), model()
+    total = stepped.total
+    path = [*range(total + 1), 3, 2, 2, total, 1, 3, total]
+    for n in path:
+        fresh._cursor = None  # every state from a snapshot
+        a, b = stepped.at(n), fresh.at(n)
+        assert a.number == b.number == n
+        assert a.engine.strategy_calls() == b.engine.strategy_calls(), n
+        assert [e.describe() for e in a.events] == [e.describe() for e in b.events], n

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..core.engine import StreamEngine, StreamResult
@@ -67,6 +67,9 @@ class StreamModel:
         self.error: RecordingError | None = None  # a line of the stream that could not be read
         self._live: tuple | None = None  # the engine and decoder, while the stream can grow
         self._next_read = self._since = self._last_len = 0
+        self._end_state: FrameState | None = None  # the last frame's, once the stream ended
+        # the last state `at` gave and the frames after it: stepping on feeds it further
+        self._cursor: tuple[FrameState, Iterator[Frame]] | None = None
 
     def _engine(self) -> StreamEngine:
         return StreamEngine(self.exchange, self.tools, self.response_format)
@@ -175,11 +178,18 @@ class StreamModel:
         self.anomaly_frames = sorted(
             f for f, kinds in result.anomaly_frames.items() if kinds and f > 0
         )
+        if not live and self.total:  # End is the most visited frame: its state, kept ready
+            snap = [s for s in self.snapshots if s.frames < self.total][-1]
+            self._end_state = self._feed_to(self.total, *self._resume(snap), cursor=False)
         self.result = result
         return result
 
     def at(self, n: int) -> FrameState:
-        """The state after frame `n` (0: before the first frame)."""
+        """The state after frame `n` (0: before the first frame).
+
+        Stepping forward feeds on from the last state asked for (no copy of the engine,
+        whose copy grows with the stream); other jumps resume from the nearest snapshot.
+        """
         n = max(0, min(n, self.total))
         snap = self.snapshots[0]
         for s in self.snapshots:  # few: one per `every` frames
@@ -187,17 +197,45 @@ class StreamModel:
                 snap = s
             else:
                 break
-        engine = snap.engine.copy()
         if n == 0:
-            return FrameState(0, None, engine)
+            return FrameState(0, None, snap.engine.copy())
+        end = self._end_state
+        if end is not None and end.number == n:
+            return end
+        cursor = self._cursor
+        if cursor is not None:
+            state, frames = cursor
+            if state.number == n:
+                return state
+            if snap.frames <= state.number < n:
+                found = self._feed_to(n, state.engine, frames)
+                if found is not None:
+                    return found
+        found = self._feed_to(n, *self._resume(snap))
+        if found is None:
+            raise IndexError(f"frame {n} is not in the stream")
+        return found
+
+    def _resume(self, snap: Snapshot) -> tuple[StreamEngine, Iterator[Frame]]:
         decoder = copy.deepcopy(snap.decoder)
-        for frame in self.reads.frames(snap.next_read, decoder):
+        return snap.engine.copy(), self.reads.frames(snap.next_read, decoder)
+
+    def _feed_to(
+        self, n: int, engine: StreamEngine, frames: Iterator[Frame], cursor: bool = True
+    ) -> FrameState | None:
+        """Feed `frames` to `engine` up to frame `n`; that state becomes the cursor."""
+        if cursor:
+            self._cursor = None
+        for frame in frames:
             engine.collect_events = frame.number == n
             events = engine.feed(frame)
             if frame.number == n:
                 engine.collect_events = False
-                return FrameState(n, frame, engine, events or [])
-        raise IndexError(f"frame {n} is not in the stream")
+                state = FrameState(n, frame, engine, events or [])
+                if cursor:
+                    self._cursor = (state, frames)
+                return state
+        return None
 
     def raw(self, frame: Frame) -> list[bytes]:
         """The frame's bytes as received, one piece per read they arrived in."""
