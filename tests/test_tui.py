@@ -40,11 +40,12 @@ async def settle(pilot, screen_type=StreamScreen, timeout: float = 10.0) -> None
 
 async def exchanges_filled(pilot) -> None:
     await settle(pilot, ExchangesScreen)
-    for _ in range(200):
-        if pilot.app.screen.summaries is not None:
+    screen = pilot.app.screen
+    for _ in range(200):  # the analysis in, and the rows fitted to the final width
+        if screen.summaries is not None and screen._width == screen.size.width:
             break
         await pilot.pause(0.05)
-    await pilot.pause()
+    await pilot.pause(0.1)
 
 
 def worst_cell(app, row: int) -> str:

@@ -9,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import (
     ContentSwitcher,
@@ -156,6 +157,12 @@ class StreamScreen(Screen):
         BACK,
     ]
 
+    # What the screen is showing; widgets and the info line watch these.
+    frame: reactive[int] = reactive(0, init=False)
+    strategy: reactive[int] = reactive(0, init=False)  # which other client, in OTHERS
+    speed: reactive[float] = reactive(1.0, init=False)
+    filter_text: reactive[str] = reactive("", init=False)
+
     def __init__(
         self, model: StreamModel, title: str, start: int = 0, request: Request | None = None
     ) -> None:
@@ -163,11 +170,27 @@ class StreamScreen(Screen):
         self.model = model
         self.request = request  # the request that asked for this stream (recordings only)
         self.title_text = title
-        self.frame = max(0, min(start, model.total))
-        self.strategy = 0
-        self.speed = 1.0
+        self.set_reactive(StreamScreen.frame, max(0, min(start, model.total)))
         self.timer = None
-        self.filter_text = ""
+
+    def watch_frame(self) -> None:
+        self.refresh_frame()
+
+    def watch_strategy(self) -> None:
+        self.refresh_frame()
+
+    def watch_speed(self) -> None:
+        self.show_info()
+
+    def watch_filter_text(self, text: str) -> None:
+        frames = self.query_one(FrameList)
+        frames.set_rows(self.filtered())
+        rows = frames.rows
+        if text and rows and self.frame not in frames.rows_index():
+            i = bisect_left(rows, self.frame)  # the nearest frame the filter shows
+            near = [rows[j] for j in (i - 1, i) if 0 <= j < len(rows)]
+            self.frame = min(near, key=lambda f: (abs(f - self.frame), f))
+        self.show_info()
 
     def compose(self) -> ComposeResult:
         yield Static(id="info")
@@ -267,11 +290,11 @@ class StreamScreen(Screen):
             model.growing and model.end.get("end_reason") == "unfinished"
         )
         self.query_one(FrameDetail).show(model, n, state.frame, state.events, repairs=at_end)
-        frames = self.query_one(FrameList)
-        frames.show(n)
-        timeline = self.query_one(Timeline)
-        timeline.current = n
-        timeline.refresh()
+        self.show_info()
+
+    def show_info(self) -> None:
+        """The line on top: where we are, playing, reading, the filter."""
+        model, n = self.model, self.frame
         t = model.time(n) if n else None
         playing = f" · playing ×{self.speed:g}" if self.timer is not None else ""
         if model.reading is not None:
@@ -279,7 +302,8 @@ class StreamScreen(Screen):
         elif model.end.get("end_reason") == "unfinished":
             playing += " · open (still being written)" if self.app.follow else " · unfinished"
         shown = (
-            f" · filter {quote(self.filter_text)}: {plural(len(frames.rows), 'frame')}"
+            f" · filter {quote(self.filter_text)}: "
+            f"{plural(len(self.query_one(FrameList).rows), 'frame')}"
             if self.filter_text
             else ""
         )
@@ -292,7 +316,6 @@ class StreamScreen(Screen):
 
     def go(self, n: int) -> None:
         self.frame = max(0, min(n, self.model.total))
-        self.refresh_frame()
 
     @on(FrameSelected)
     def _picked(self, event: FrameSelected) -> None:
@@ -356,14 +379,6 @@ class StreamScreen(Screen):
             if value is None:
                 return
             self.filter_text = value.strip()
-            frames = self.query_one(FrameList)
-            frames.set_rows(self.filtered())
-            rows = frames.rows
-            if self.filter_text and rows and self.frame not in frames.rows_index():
-                i = bisect_left(rows, self.frame)  # the nearest frame the filter shows
-                near = [rows[j] for j in (i - 1, i) if 0 <= j < len(rows)]
-                self.frame = min(near, key=lambda f: (abs(f - self.frame), f))
-            self.refresh_frame()
 
         self.app.push_screen(
             Prompt(
@@ -390,17 +405,15 @@ class StreamScreen(Screen):
 
     def action_strategy(self) -> None:
         self.strategy = (self.strategy + 1) % len(OTHERS)
-        self.refresh_frame()
 
     def action_speed(self, factor: float) -> None:
         self.speed = min(64.0, max(1 / 64, self.speed * factor))
-        self.refresh_frame()
 
     def action_play(self) -> None:
         if self.timer is not None:
             self.timer.stop()
             self.timer = None
-            self.refresh_frame()
+            self.show_info()
             return
         if self.neighbour(self.frame, 1) is None:  # at the end: play from the start
             self.frame = 0
@@ -411,13 +424,13 @@ class StreamScreen(Screen):
         nxt = self.neighbour(self.frame, 1)
         if nxt is None:
             self.timer = None
-            self.refresh_frame()
+            self.show_info()
             return
         t, now = self.model.time(nxt), self.model.time(self.frame) if self.frame else 0
         gap = t - now if t is not None and now is not None else None
         delay = (gap / 1e9 if gap is not None else 0.05) / self.speed
         self.timer = self.set_timer(min(max(delay, 0.001), 5.0), self._tick)
-        self.refresh_frame()
+        self.show_info()
 
     def _tick(self) -> None:
         if self.timer is None:

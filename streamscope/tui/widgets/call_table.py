@@ -9,7 +9,7 @@ from textual.widgets import Static
 from ...core import events as ev
 from ...core.calls import Call, StrategyError
 from ...core.events import FieldEvent
-from ...text import plural, quote, visible
+from ...text import cut, plural, quote, visible
 
 
 def _cell(value: object, width: int = 0) -> str:
@@ -67,7 +67,9 @@ class CallTable(Static):
                 if col in ("c", "frags"):
                     shown = str(value)
                 elif col == "arguments" and isinstance(value, str):
-                    shown = visible(value)
+                    # no column is wider than the screen: a long stream's arguments (a
+                    # megabyte) are cut before Rich measures them; `a` shows them whole
+                    shown = visible(cut(value, 1000))
                 else:
                     shown = _cell(value)
                 text = Text(shown)

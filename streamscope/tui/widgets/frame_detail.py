@@ -13,7 +13,7 @@ from ...core import events as ev
 from ...core.calls import Call
 from ...core.events import FieldEvent
 from ...core.repair import Repair
-from ...text import plural, quote, visible
+from ...text import cut, plural, quote, visible
 from ..model import StreamModel
 from .common import MARK, SEVERITY_STYLE
 
@@ -86,6 +86,9 @@ def _pretty(payload: object, data: str) -> str:
         return data
 
 
+LONG = 2000  # characters of arguments the repair panel shows (`a` shows them whole)
+
+
 def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableType:
     text = Text("Repair (after the last frame)\n", style="bold")
     broken = [(c, f) for c, f in zip(calls, fixes, strict=True) if f is not None]
@@ -100,12 +103,12 @@ def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableTyp
             f"  call {quote(call.name)} (id {quote(call.id)}) at index {call.index}\n", style="bold"
         )
         text.append("    raw   ", style="dim")
-        text.append(f"{visible(str(call.arguments))}\n")
+        text.append(f"{visible(cut(str(call.arguments), LONG))}\n")
         text.append("    crow  ", style="dim")
-        text.append(f"{visible(fix.crow.result)}  ({fix.crow.action})\n")
+        text.append(f"{visible(cut(fix.crow.result, LONG))}  ({fix.crow.action})\n")
         meaning = "CHANGED MEANING" if fix.best.changed_meaning else "kept meaning"
         text.append("    best  ", style="dim")
-        text.append(f"{visible(fix.best.result)}  ({fix.best.action}, ")
+        text.append(f"{visible(cut(fix.best.result, LONG))}  ({fix.best.action}, ")
         text.append(meaning, style="bold red" if fix.best.changed_meaning else "green")
         text.append(")\n")
     return text

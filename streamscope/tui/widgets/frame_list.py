@@ -35,6 +35,9 @@ class FrameList(ScrollView, can_focus=True):
         """The stream's frames when the rows were last set (--follow adds more)."""
         return self._total
 
+    def on_mount(self) -> None:
+        self.watch(self.screen, "frame", self.show)  # the screen's current frame
+
     def set_rows(self, rows: list[int]) -> None:
         self._total = self.model.total
         self.rows = rows

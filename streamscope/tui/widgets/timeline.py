@@ -23,6 +23,13 @@ class Timeline(Widget):
         self.current = 0
         self._cache: tuple = ((), [], {}, 0)  # (key, levels, column -> worst, top gap)
 
+    def on_mount(self) -> None:
+        self.watch(self.screen, "frame", self._moved)  # the screen's current frame
+
+    def _moved(self, frame: int) -> None:
+        self.current = frame
+        self.refresh()
+
     def _columns(self, cols: int) -> tuple[list[int], dict[int, str | None], int]:
         """Per column: the bar's level and the worst anomaly ticked there, and the largest
         gap; computed once per stream length and width (one pass over the frame times),
