@@ -233,12 +233,14 @@ class StreamScreen(Screen):
         mine = summaries.get(self.model.exchange)
         if mine is not None and mine.findings:
             self.query_one("#right", ContentSwitcher).current = "conversation-scroll"
+            self.add_class("-request")
 
     def action_request(self) -> None:
         """Show the request (the conversation) in place of the frame detail, or back."""
         right = self.query_one("#right", ContentSwitcher)
         showing = right.current == "conversation-scroll"
         right.current = "detail-scroll" if showing else "conversation-scroll"
+        self.set_class(not showing, "-request")  # the request takes more of the width
 
     # -- showing a frame ------------------------------------------------------------------
 
