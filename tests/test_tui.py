@@ -559,3 +559,17 @@ def test_stepping_on_from_the_last_state_agrees_with_resuming_from_a_snapshot(na
         assert a.number == b.number == n
         assert a.engine.strategy_calls() == b.engine.strategy_calls(), n
         assert [e.describe() for e in a.events] == [e.describe() for e in b.events], n
+
+
+async def test_a_response_body_that_cannot_be_read_is_said_not_raised(tmp_path):
+    from streamscope.tui.screens import RequestScreen
+
+    path = failed_recording(tmp_path / "bad.jsonl")
+    with open(path, "ab") as f:  # a chunk line whose data is not text
+        f.write(b'{"type":"chunk","exchange":1,"t_ns":5,"data":5}\n')
+    app = ReplayApp(path, exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, RequestScreen)
+        shown = text(app.screen.query_one("#response"))
+        assert "the body cannot be read" in shown and "line 10" in shown
+        assert "[0] user" in conversation_text(app)  # the request is still shown

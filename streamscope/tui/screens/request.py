@@ -14,6 +14,7 @@ from textual.widgets import (
 )
 
 from ...inputs import Exchange
+from ...recording.format import RecordingError
 from ...text import visible
 from ..conversation import response
 from ..widgets import (
@@ -52,6 +53,7 @@ class RequestScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#request-scroll").focus()
         self.query_one(ConversationView).show(self._body(), self.exchange.number, None)
+        self._show_response(None)  # at once; why it failed once the analysis says
         self.app.with_summaries(self._analysed)
 
     def _body(self) -> object:
@@ -60,12 +62,18 @@ class RequestScreen(Screen):
     def _analysed(self, summaries: dict) -> None:
         if not self.is_attached:
             return
+        mine = summaries.get(self.exchange.number)
+        self._show_response(mine.failure if mine is not None else None)
+        self.query_one(ConversationView).show(self._body(), self.exchange.number, summaries)
+
+    def _show_response(self, failure: str | None) -> None:
+        """The response's head and body (its first 4096 reads); `failure`: why it failed."""
         ex = self.exchange
-        mine = summaries.get(ex.number)
-        reads = ex.reads
-        body = b"".join(reads.read(i)[0] for i in range(min(len(reads), 4096)))
-        failure = mine.failure if mine is not None else None
+        try:
+            body = b"".join(ex.reads.read(i)[0] for i in range(min(len(ex.reads), 4096)))
+        except RecordingError as e:  # a bad line in the body: said, the rest still shown
+            body = b""
+            failure = f"{failure + '; ' if failure else ''}the body cannot be read: {e}"
         self.query_one("#response", Static).update(
             response(ex.info.status, ex.info.headers, body, failure)
         )
-        self.query_one(ConversationView).show(self._body(), ex.number, summaries)
