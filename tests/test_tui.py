@@ -567,9 +567,14 @@ async def test_a_response_body_that_cannot_be_read_is_said_not_raised(tmp_path):
     path = failed_recording(tmp_path / "bad.jsonl")
     with open(path, "ab") as f:  # a chunk line whose data is not text
         f.write(b'{"type":"chunk","exchange":1,"t_ns":5,"data":5}\n')
-    app = ReplayApp(path, exchange=1)
+    app = ReplayApp(path)
     async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)  # the analysis cannot read the file: it says so
+        assert worst_cell(app, 0) == "not analysed" and worst_cell(app, 1) == "not analysed"
+        await pilot.press("enter")
         await settle(pilot, RequestScreen)
         shown = text(app.screen.query_one("#response"))
         assert "the body cannot be read" in shown and "line 10" in shown
-        assert "[0] user" in conversation_text(app)  # the request is still shown
+        said = conversation_text(app)
+        assert "[0] user" in said  # the request is still shown, said to be unchecked
+        assert "the contract was not checked" in said and "line 10" in said

@@ -51,6 +51,7 @@ class ReplayApp(App):
         self.summaries: dict[int, ExchangeSummary] | None = None  # the analysis, once done
         # seconds of reading before a stream is first shown, then between screen updates
         self.read_slices = (0.3, 0.5)
+        self.analysis_error: str | None = None  # why the analysis could not run
         self._waiting: list[Callable[[dict[int, ExchangeSummary]], None]] = []
 
     def on_mount(self) -> None:
@@ -116,11 +117,14 @@ class ReplayApp(App):
 
         try:
             rows = summarize_in_child(self.source)
-        except Exception as exc:  # shown, never a traceback
+        except Exception as exc:  # shown, never a traceback; the screens say what is missing
+            self.analysis_error = visible(str(exc))
             self.call_from_thread(
-                self.notify, f"analysis failed: {visible(str(exc))}", severity="error"
+                self.notify, f"analysis failed: {self.analysis_error}", severity="error"
             )
+            self.call_from_thread(self._analysed, {})
             return
+        self.analysis_error = None
         self.call_from_thread(self._analysed, {r.exchange: r for r in rows})
 
     def _analysed(self, summaries: dict[int, ExchangeSummary]) -> None:

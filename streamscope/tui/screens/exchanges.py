@@ -101,20 +101,10 @@ class ExchangesScreen(Screen):
             path = path if len(path) <= path_w else "…" + path[-(path_w - 1) :]
             took = ms(info.end_ns - info.start_ns) if info.end_ns is not None else "open"
             s = self.summaries.get(info.exchange) if self.summaries is not None else None
-            frames = (
-                "…"
-                if self.summaries is None
-                else "—"
-                if s is None or not s.stream
-                else str(s.frames)
-            )
-            calls = (
-                "…"
-                if self.summaries is None
-                else ""
-                if s is None or not s.stream
-                else str(len(s.calls))
-            )
+            if s is None:  # analysing, or the analysis failed (a notification said why)
+                frames = calls = "…" if self.summaries is None else "?"
+            else:
+                frames, calls = (str(s.frames), str(len(s.calls))) if s.stream else ("—", "")
             table.add_row(
                 str(info.exchange),
                 *([visible(info.method)] if wide else []),
@@ -139,7 +129,7 @@ class ExchangesScreen(Screen):
             return Text("…")
         s = self.summaries.get(info.exchange)
         if s is None:
-            return Text("")
+            return Text("not analysed", style="dim")
         if not s.stream:
             if s.failure:
                 return Text(

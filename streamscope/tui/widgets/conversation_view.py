@@ -18,6 +18,11 @@ class ConversationView(Static):
             head = Text("checking the contract across the recording …\n\n", style="dim")
             self.update(head + conversation(body, [], {}))
             return
+        error = self.app.analysis_error
+        if error is not None:  # a recording the analysis cannot read: the request, unchecked
+            head = Text(f"the contract was not checked: {error}\n\n", style="yellow")
+            self.update(head + conversation(body, [], {}))
+            return
         mine = summaries.get(exchange)
         findings = [(k, w) for k, w in mine.findings] if mine is not None else []
         earlier = {
