@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -50,7 +51,7 @@ class ReplayApp(App):
         self._follow_size = 0
         self.summaries: dict[int, ExchangeSummary] | None = None  # the analysis, once done
         # seconds of reading before a stream is first shown, then between screen updates
-        self.read_slices = (0.3, 0.5)
+        self.read_slices = (0.1, 0.25)
         self.analysis_error: str | None = None  # why the analysis could not run
         self._waiting: list[Callable[[dict[int, ExchangeSummary]], None]] = []
 
@@ -173,7 +174,10 @@ class ReplayApp(App):
             if done:
                 model.conclude()
             self.call_from_thread(self._built, model, exchange)
+            # the first frame is painted before the rest is read: the read holds the GIL
+            model.shown.wait(5)
             while not done:
+                time.sleep(0.02)  # between slices the screen has the interpreter to itself
                 done = model.read(None, then)
                 if done:
                     model.conclude()

@@ -9,6 +9,7 @@ accumulates at most `every` frames.
 from __future__ import annotations
 
 import copy
+import threading
 import time
 from array import array
 from collections.abc import Callable, Iterator
@@ -67,6 +68,7 @@ class StreamModel:
         self.error: RecordingError | None = None  # a line of the stream that could not be read
         self._live: tuple | None = None  # the engine and decoder, while the stream can grow
         self._next_read = self._since = self._last_len = 0
+        self.shown = threading.Event()  # set once a screen has painted the stream
         self._end_state: FrameState | None = None  # the last frame's, once the stream ended
         # the last state `at` gave and the frames after it: stepping on feeds it further
         self._cursor: tuple[FrameState, Iterator[Frame]] | None = None

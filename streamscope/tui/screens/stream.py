@@ -216,6 +216,7 @@ class StreamScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(FrameList).focus()
         self.call_after_refresh(self.refresh_frame)
+        self.call_after_refresh(self.model.shown.set)  # the reading worker goes on then
         view = self.query_one(ConversationView)
         if self.request is None:
             view.update(Text("This input holds the stream only, not the request.", style="dim"))
