@@ -578,3 +578,14 @@ async def test_a_response_body_that_cannot_be_read_is_said_not_raised(tmp_path):
         said = conversation_text(app)
         assert "[0] user" in said  # the request is still shown, said to be unchecked
         assert "the contract was not checked" in said and "line 10" in said
+
+
+async def test_a_narrow_list_drops_the_path_before_cutting_worst():
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"))
+    async with app.run_test(size=(70, 20)) as pilot:
+        await exchanges_filled(pilot)
+        table = app.screen.query_one("#exchanges")
+        keys = [c.value for c in table.columns]
+        assert "path" not in keys and "method" not in keys and "model" in keys
+        assert worst_cell(app, 1) == "✗ tool-call-id-substituted"
+        assert sum(c.get_render_width(table) for c in table.columns.values()) <= 70

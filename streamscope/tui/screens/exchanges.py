@@ -80,21 +80,21 @@ class ExchangesScreen(Screen):
 
     def _rows(self) -> None:
         """(Re)fill the table: narrow, the method goes and path and model are cut to what
-        the width leaves beside `worst`, which is kept whole."""
+        the width leaves beside `worst`, which is kept whole (the path goes last)."""
         self._width = self.size.width
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear(columns=True)
         wide = self._width >= 100
-        for col in self.COLUMNS:
-            if wide or col != "method":
-                table.add_column(col, key=col)
         worst_cells = [self._worst(info) for info in self.infos]
         worst_w = max([len(c.plain) for c in worst_cells] + [5])
         # the other columns and every cell's padding of 2, the scrollbar
-        budget = max(self._width - worst_w - (46 if wide else 38), 12)
-        path_w = max(6, min(22, budget // 2))
-        model_w = max(6, min(16, budget - path_w))
+        budget = self._width - worst_w - (46 if wide else 38)
+        path_w = min(22, budget // 2) if budget >= 14 else 0  # too narrow: no path
+        model_w = max(6, min(16, budget - path_w if path_w else budget + 2))
+        for col in self.COLUMNS:
+            if (wide or col != "method") and (path_w or col != "path"):
+                table.add_column(col, key=col)
         for info, worst_cell in zip(self.infos, worst_cells, strict=True):
             path = visible(info.url.split("://", 1)[-1])
             path = "/" + path.split("/", 1)[1] if "/" in path else path
@@ -108,7 +108,7 @@ class ExchangesScreen(Screen):
             table.add_row(
                 str(info.exchange),
                 *([visible(info.method)] if wide else []),
-                path,
+                *([path] if path_w else []),
                 cut(visible(info.model or ""), model_w),
                 str(info.status or ""),
                 took,
