@@ -91,7 +91,7 @@ class ExchangesScreen(Screen):
         # the other columns and every cell's padding of 2, the scrollbar
         budget = self._width - worst_w - (46 if wide else 38)
         path_w = min(22, budget // 2) if budget >= 14 else 0  # too narrow: no path
-        model_w = max(6, min(16, budget - path_w if path_w else budget + 2))
+        model_w = max(6, min(16, budget - path_w - 2 if path_w else budget))
         for col in self.COLUMNS:
             if (wide or col != "method") and (path_w or col != "path"):
                 table.add_column(col, key=col)
