@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from textual import work
@@ -12,10 +12,9 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..analysis.driver import ExchangeSummary
 from ..inputs import RECORDING, ExchangeInfo, describe_numbers, open_input
 from ..text import visible
-from .messages import RecordingGrew, StreamRead
+from .messages import OpenExchange, RecordingGrew, StreamRead
 from .model import StreamModel
 from .screens import (
     ExchangesScreen,
@@ -25,6 +24,7 @@ from .screens import (
     TextScreen,
     help_text,
 )
+from .session import Session, Summaries
 
 
 class ReplayApp(App):
@@ -46,14 +46,23 @@ class ReplayApp(App):
         self.exchange = exchange
         self.start_frame = frame
         self.asked_frame: int | None = frame or None  # --frame, checked once the stream is read
-        self.follow = follow
-        self.infos: list[ExchangeInfo] = []
+        # what the screens read and ask, in one object
+        self.session = Session(self.input, follow, start_analysis=self.analyse)
         self._follow_size = 0
-        self.summaries: dict[int, ExchangeSummary] | None = None  # the analysis, once done
         # seconds of reading before a stream is first shown, then between screen updates
         self.read_slices = (0.1, 0.25)
-        self.analysis_error: str | None = None  # why the analysis could not run
-        self._waiting: list[Callable[[dict[int, ExchangeSummary]], None]] = []
+
+    @property
+    def follow(self) -> bool:
+        return self.session.follow
+
+    @property
+    def infos(self) -> list[ExchangeInfo]:
+        return self.session.infos
+
+    @property
+    def summaries(self) -> Summaries | None:
+        return self.session.summaries
 
     def on_mount(self) -> None:
         self.push_screen(Loading(f"Reading {Path(self.source).name} …"))
@@ -74,7 +83,7 @@ class ReplayApp(App):
         try:
             if self.format == RECORDING:
                 self.input.close()  # re-read: --follow comes back here when the file grew
-                self.infos = self.input.infos(progress)
+                self.session.infos = self.input.infos(progress)
                 self._follow_size = os.path.getsize(self.source)
             self.call_from_thread(self._loaded)
         except Exception as exc:  # RecordingError, OSError: one line, exit 2
@@ -97,18 +106,9 @@ class ReplayApp(App):
         elif len(numbers) == 1 and not self.follow:  # following: more exchanges may come
             self.open_stream(numbers[0], replace=True)
         else:
-            self.switch_screen(ExchangesScreen(self.infos, self.input.errors))
+            self.switch_screen(ExchangesScreen(self.session))
 
     # -- the analysis of every exchange (anomalies, contract), run once in a child process --
-
-    def with_summaries(self, then: Callable[[dict[int, ExchangeSummary]], None]) -> None:
-        """Call `then` with every exchange's summary: now if known, else once analysed."""
-        if self.summaries is not None:
-            then(self.summaries)
-            return
-        self._waiting.append(then)
-        if len(self._waiting) == 1:
-            self.analyse()
 
     @work(thread=True, group="analyse")
     def analyse(self) -> None:
@@ -119,26 +119,20 @@ class ReplayApp(App):
         try:
             rows = summarize_in_child(self.source)
         except Exception as exc:  # shown, never a traceback; the screens say what is missing
-            self.analysis_error = visible(str(exc))
-            self.call_from_thread(
-                self.notify, f"analysis failed: {self.analysis_error}", severity="error"
-            )
-            self.call_from_thread(self._analysed, {})
+            error = visible(str(exc))
+            self.call_from_thread(self.notify, f"analysis failed: {error}", severity="error")
+            self.call_from_thread(self.session.analysed, {}, error)
             return
-        self.analysis_error = None
-        self.call_from_thread(self._analysed, {r.exchange: r for r in rows})
+        self.call_from_thread(self.session.analysed, {r.exchange: r for r in rows})
 
-    def _analysed(self, summaries: dict[int, ExchangeSummary]) -> None:
-        self.summaries = summaries
-        waiting, self._waiting = self._waiting, []
-        for then in waiting:
-            then(summaries)
+    def on_open_exchange(self, message: OpenExchange) -> None:
+        self.open_stream(message.exchange)
 
     def open_stream(self, exchange: int, replace: bool = False) -> None:
         ex = self.input.exchange(exchange)
         info = ex.info
         if self.format == RECORDING and ex.response is not None and not info.stream:
-            screen = RequestScreen(ex)  # not a stream: its request and its response
+            screen = RequestScreen(self.session, ex)  # not a stream: request and response
             if replace:
                 self.switch_screen(screen)
             else:
@@ -221,7 +215,7 @@ class ReplayApp(App):
         start = self.start_frame or (model.total if self.follow else 0)  # following: newest
         self.start_frame = 0
         request = self.input.exchange(exchange).request if self.format == RECORDING else None
-        self.switch_screen(StreamScreen(model, title, start, request))
+        self.switch_screen(StreamScreen(self.session, model, title, start, request))
         if model.result is not None:
             self._say_error(model)
 
@@ -261,8 +255,7 @@ class ReplayApp(App):
         self.call_from_thread(self._grew, infos)
 
     def _grew(self, infos: list[ExchangeInfo]) -> None:
-        self.infos = infos
-        self.summaries = None  # the analysis runs again when the screen asks
+        self.session.grew(infos)  # the analysis runs again when a screen asks
         self.screen.post_message(RecordingGrew())
 
     def end_of(self, info: ExchangeInfo) -> dict:

@@ -13,6 +13,14 @@ class FrameSelected(Message):
         self.frame = frame
 
 
+class OpenExchange(Message):
+    """Open exchange `exchange`: its stream, or its request and response."""
+
+    def __init__(self, exchange: int) -> None:
+        super().__init__()
+        self.exchange = exchange
+
+
 class RecordingGrew(Message):
     """--follow: lines were appended to the recording and indexed; the app's exchange
     infos and the open stream's model are up to date."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -17,7 +15,8 @@ from textual.widgets import (
 
 from ...inputs import ExchangeInfo
 from ...text import cut, plural, visible
-from ..messages import RecordingGrew
+from ..messages import OpenExchange, RecordingGrew
+from ..session import Session
 from ..widgets import (
     MARK,
     SEVERITY_STYLE,
@@ -44,17 +43,18 @@ class ExchangesScreen(Screen):
     ]
     COLUMNS = ("#", "method", "path", "model", "status", "took", "frames", "calls", "worst")
 
-    def __init__(self, infos: list[ExchangeInfo], errors: list | None = None) -> None:
+    def __init__(self, session: Session) -> None:
         super().__init__()
-        self.infos = infos
-        self.errors = errors or []  # lines of the recording that could not be read
+        self.session = session
+        self.infos = session.infos
+        self.errors = session.input.errors  # lines of the recording that could not be read
         self.summaries: dict | None = None
         self._width = 0
 
     def compose(self) -> ComposeResult:
         yield Static(
             Text(
-                f"{visible(os.path.basename(self.app.source))} · {plural(len(self.infos), 'exchange')} · Enter opens one",
+                f"{visible(self.session.name)} · {plural(len(self.infos), 'exchange')} · Enter opens one",
                 style="bold",
             ),
             id="title",
@@ -72,7 +72,7 @@ class ExchangesScreen(Screen):
     def on_mount(self) -> None:
         self._rows()
         self.query_one(DataTable).focus()
-        self.app.with_summaries(self.fill)
+        self.session.when_analysed(self.fill)
 
     def on_resize(self) -> None:
         if self.size.width != self._width:
@@ -123,7 +123,7 @@ class ExchangesScreen(Screen):
     def _worst(self, info: ExchangeInfo) -> Text:
         """The worst of the stream's anomalies and the request's contract findings, by kind
         (a contract break named first), or why a non-stream exchange failed."""
-        if self.app.follow and info.end_ns is None:  # still being written: no verdict yet
+        if self.session.follow and info.end_ns is None:  # still being written: no verdict yet
             return Text("open", style="dim")
         if self.summaries is None:
             return Text("…")
@@ -154,16 +154,16 @@ class ExchangesScreen(Screen):
     @on(RecordingGrew)
     def _grew(self) -> None:
         """--follow: new exchanges, and the open ones' new state; the analysis again."""
-        self.infos = self.app.infos
+        self.infos = self.session.infos
         self._rows()
-        self.app.with_summaries(self.fill)
+        self.session.when_analysed(self.fill)
 
     def action_open(self) -> None:
         table = self.query_one(DataTable)
         if table.row_count:
             exchange = int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-            self.app.open_stream(exchange)
+            self.post_message(OpenExchange(exchange))
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:
-        self.app.open_stream(int(event.row_key.value))
+        self.post_message(OpenExchange(int(event.row_key.value)))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -17,6 +15,7 @@ from ...inputs import Exchange
 from ...recording.format import RecordingError
 from ...text import visible
 from ..conversation import response
+from ..session import Session
 from ..widgets import (
     ConversationView,
 )
@@ -31,15 +30,16 @@ class RequestScreen(Screen):
         HELP,
     ]
 
-    def __init__(self, exchange: Exchange) -> None:
+    def __init__(self, session: Session, exchange: Exchange) -> None:
         super().__init__()
+        self.session = session
         self.exchange = exchange
 
     def compose(self) -> ComposeResult:
         ex, info = self.exchange, self.exchange.info
         yield Static(
             Text(
-                f"{visible(os.path.basename(self.app.source))} · exchange {ex.number} · "
+                f"{visible(self.session.name)} · exchange {ex.number} · "
                 f"not a stream · HTTP {info.status if info.status is not None else '(none)'}",
                 style="bold",
             ),
@@ -54,7 +54,7 @@ class RequestScreen(Screen):
         self.query_one("#request-scroll").focus()
         self.query_one(ConversationView).show(self._body(), self.exchange.number, None)
         self._show_response(None)  # at once; why it failed once the analysis says
-        self.app.with_summaries(self._analysed)
+        self.session.when_analysed(self._analysed)
 
     def _body(self) -> object:
         return self.exchange.request.json_body() if self.exchange.request is not None else None
@@ -64,7 +64,9 @@ class RequestScreen(Screen):
             return
         mine = summaries.get(self.exchange.number)
         self._show_response(mine.failure if mine is not None else None)
-        self.query_one(ConversationView).show(self._body(), self.exchange.number, summaries)
+        self.query_one(ConversationView).show(
+            self._body(), self.exchange.number, summaries, self.session.analysis_error
+        )
 
     def _show_response(self, failure: str | None) -> None:
         """The response's head and body (its first 4096 reads); `failure`: why it failed."""

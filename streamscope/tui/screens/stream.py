@@ -23,6 +23,7 @@ from ...recording.format import Request
 from ...text import plural, quote, visible
 from ..messages import FrameSelected, RecordingGrew, StreamRead
 from ..model import StreamModel
+from ..session import Session
 from ..widgets import (
     CallTable,
     ConversationView,
@@ -164,9 +165,15 @@ class StreamScreen(Screen):
     filter_text: reactive[str] = reactive("", init=False)
 
     def __init__(
-        self, model: StreamModel, title: str, start: int = 0, request: Request | None = None
+        self,
+        session: Session,
+        model: StreamModel,
+        title: str,
+        start: int = 0,
+        request: Request | None = None,
     ) -> None:
         super().__init__()
+        self.session = session
         self.model = model
         self.request = request  # the request that asked for this stream (recordings only)
         self.title_text = title
@@ -222,14 +229,14 @@ class StreamScreen(Screen):
             view.update(Text("This input holds the stream only, not the request.", style="dim"))
             return
         view.show(self.request.json_body(), self.model.exchange, None)
-        self.app.with_summaries(self._analysed)
+        self.session.when_analysed(self._analysed)
 
     def _analysed(self, summaries: dict) -> None:
         """The contract is known: show it in the request, and open on it if it broke."""
         if not self.is_attached or self.request is None:
             return
         self.query_one(ConversationView).show(
-            self.request.json_body(), self.model.exchange, summaries
+            self.request.json_body(), self.model.exchange, summaries, self.session.analysis_error
         )
         mine = summaries.get(self.model.exchange)
         if mine is not None and mine.findings:
@@ -303,7 +310,8 @@ class StreamScreen(Screen):
         if model.reading is not None:
             playing += f" · reading {model.reading:.0%}"
         elif model.end.get("end_reason") == "unfinished":
-            playing += " · open (still being written)" if self.app.follow else " · unfinished"
+            open_ = " · open (still being written)" if self.session.follow else " · unfinished"
+            playing += open_
         shown = (
             f" · filter {quote(self.filter_text)}: "
             f"{plural(len(self.query_one(FrameList).rows), 'frame')}"
@@ -404,7 +412,7 @@ class StreamScreen(Screen):
         self.query_one(Timeline).refresh()
         self.refresh_frame()
         if isinstance(event, RecordingGrew) and self.request is not None:
-            self.app.with_summaries(self._analysed)
+            self.session.when_analysed(self._analysed)
 
     def action_strategy(self) -> None:
         self.strategy = (self.strategy + 1) % len(OTHERS)

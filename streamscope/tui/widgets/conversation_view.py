@@ -12,13 +12,15 @@ from ..conversation import conversation
 class ConversationView(Static):
     """The request of one exchange: messages, tools, parameters and the contract's findings."""
 
-    def show(self, body: object, exchange: int, summaries: dict | None) -> None:
-        """`summaries`: the analysis of every exchange (None while it runs)."""
+    def show(
+        self, body: object, exchange: int, summaries: dict | None, error: str | None = None
+    ) -> None:
+        """`summaries`: the analysis of every exchange (None while it runs); `error`: why
+        it could not run."""
         if summaries is None:
             head = Text("checking the contract across the recording …\n\n", style="dim")
             self.update(head + conversation(body, [], {}))
             return
-        error = self.app.analysis_error
         if error is not None:  # a recording the analysis cannot read: the request, unchecked
             head = Text(f"the contract was not checked: {error}\n\n", style="yellow")
             self.update(head + conversation(body, [], {}))
