@@ -94,6 +94,7 @@ async def test_stepping_keys_and_anomaly_jumps():
         assert screen.frame == 2  # the first id "" overwrite
         robust = screen.query_one("#robust", CallTable)
         assert "⚠" in text(robust)
+        assert 'id "" kept "call_eee11723464a4b9eb8cee71d"' in text(screen.query_one("#traps"))
         await pilot.press("left_square_bracket")
         assert screen.frame == 2  # no anomaly before it
         await pilot.press("end")

@@ -279,7 +279,7 @@ class StreamScreen(Screen):
                 if i:
                     line.append(" · ")
                 line.append(
-                    f"{e.field} {quote(e.new, 24)} kept {quote(e.old, 28)}",
+                    f"{e.field} {quote(e.new, 48)} kept {quote(e.old, 48)}",  # ids whole
                     style="yellow" if e.op == "overwrite" else "cyan",
                 )
             traps.update(line)
