@@ -275,7 +275,7 @@ async def test_every_sample_opens_and_steps_to_the_end(name):
         assert screen.frame == screen.model.total
 
 
-async def wait_for(pilot, condition, timeout: float = 6.0) -> None:
+async def wait_for(pilot, condition, timeout: float = 10.0) -> None:
     """Pause until `condition()` holds (the app looks for growth every second)."""
     for _ in range(int(timeout / 0.05)):
         if condition():
@@ -590,3 +590,24 @@ async def test_a_narrow_list_drops_the_path_before_cutting_worst():
         assert "path" not in keys and "method" not in keys and "model" in keys
         assert worst_cell(app, 1) == "✗ tool-call-id-substituted"
         assert sum(c.get_render_width(table) for c in table.columns.values()) <= 70
+
+
+async def test_follow_back_from_a_stream_the_list_shows_how_it_ended(tmp_path):
+    writer, events = live_recording(tmp_path / "live.jsonl")
+    app = ReplayApp(str(tmp_path / "live.jsonl"), follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)
+        assert worst_cell(app, 1) == "open"
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        stream = app.screen
+        for event in events[1:]:
+            writer.chunk(2, event)
+        writer.end(2, "complete")
+        await wait_for(pilot, lambda: stream.model.total == len(events))
+        await wait_for(pilot, lambda: stream.model.end["end_reason"] == "complete")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: worst_cell(app, 1) == "clean")
+        took = app.screen.query_one("#exchanges").get_row_at(1)[5]
+        assert took != "open" and took.endswith("ms")
+    writer.close()

@@ -158,6 +158,11 @@ class ExchangesScreen(Screen):
         self._rows()
         self.session.when_analysed(self.fill)
 
+    def on_screen_resume(self) -> None:
+        """Back from a stream: the recording may have grown while it was shown."""
+        if self.infos is not self.session.infos:
+            self._grew()
+
     def action_open(self) -> None:
         table = self.query_one(DataTable)
         if table.row_count:
