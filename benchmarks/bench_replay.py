@@ -1,12 +1,15 @@
-"""First paint and jump times of `streamscope replay` on the 1000-exchange, 1M-frame recording.
+"""First paint and jump times of `streamscope replay`: on the 1000-exchange, 1M-frame
+recording, and on one stream of 300,000 frames (three parallel calls, interleaved).
 
     .venv/bin/python benchmarks/bench_replay.py
 
-Runs the app headless (Textual's run_test) in a child process and prints: time to the
-first screen (the loading screen with its progress bar), time until the exchanges list
-is shown, time to open one stream, jump times to random frames (model only, and the
-whole screen update), and the child's peak memory. Writes the recording first if
-benchmarks/out/ does not have it (bench_inspect.py makes the same file).
+Runs the app headless (Textual's run_test) in a child process per recording and prints:
+for the 1000 x 1000 recording, time to the first screen (the loading screen with its
+progress bar), time until the exchanges list is shown, time to open one stream, jump
+times to random frames (model only, and the whole screen update); for the long stream,
+time until its first frame is on screen, until the background read is done (beside
+`inspect`'s time on the same file), End and random jumps; each child's peak memory.
+Writes the recordings first if benchmarks/out/ does not have them.
 """
 
 from __future__ import annotations
@@ -25,6 +28,69 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 BIG = os.path.join(HERE, "out", "recording-1M.jsonl")
+LONG = os.path.join(HERE, "out", "recording-300k-interleaved.jsonl")
+
+
+def interleaved(frames: int, calls: int = 3) -> list[bytes]:
+    """One stream: `calls` parallel calls opened together, their argument fragments
+    interleaved in short bursts (as providers stream parallel tool use)."""
+    from benchmarks.gen import _event
+
+    def fragment(i: int, text: str) -> bytes:
+        return _event({"tool_calls": [{"index": i, "function": {"arguments": text}}]})
+
+    out = [_event({"role": "assistant", "content": None})]
+    for i in range(calls):
+        call = {"index": i, "id": f"call_{i}", "type": "function"}
+        out.append(_event({"tool_calls": [call | {"function": {"name": "write_file"}}]}))
+    out += [fragment(i, '{"text": "') for i in range(calls)]
+    words, bursts = ["lorem ", "ipsum ", "dolor ", "sit "], (1, 2, 1, 1, 3)
+    body, k, turn = frames - len(out) - calls - 2, 0, 0
+    while k < body:
+        for _ in range(min(bursts[turn % len(bursts)], body - k)):
+            out.append(fragment(turn % calls, words[k % 4]))
+            k += 1
+        turn += 1
+    out += [fragment(i, '"}') for i in range(calls)]
+    out += [_event({}, "tool_calls"), b"data: [DONE]\n\n"]
+    return out
+
+
+async def measure_long(path: str) -> dict:
+    """One long stream: first frame, the background read, End and random jumps."""
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import StreamScreen
+
+    out: dict = {}
+    start = time.perf_counter()
+    app = ReplayApp(path, exchange=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        while not isinstance(app.screen, StreamScreen):
+            await pilot.pause(0.002)
+        screen = app.screen
+        while not screen.model.shown.is_set():  # set once the first frame is painted
+            await pilot.pause(0.002)
+        out["first_frame_s"] = time.perf_counter() - start
+        while screen.model.result is None:
+            await pilot.pause(0.02)
+        out["read_done_s"] = time.perf_counter() - start
+        total = out["frames_in_stream"] = screen.model.total
+        t = time.perf_counter()
+        await pilot.press("end")
+        await pilot.pause()
+        out["end_ms"] = (time.perf_counter() - t) * 1000
+        rng = random.Random(7)
+        jumps = []
+        for _ in range(10):
+            n = rng.randint(1, total)
+            t = time.perf_counter()
+            screen.go(n)
+            await pilot.pause()
+            jumps.append((time.perf_counter() - t) * 1000)
+        out["jump_ms_p50"] = statistics.median(jumps)
+        out["jump_ms_max"] = max(jumps)
+    out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
 
 
 async def measure(path: str) -> dict:
@@ -71,20 +137,36 @@ async def measure(path: str) -> dict:
     return out
 
 
+def child(which: str, path: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, __file__, which, path], capture_output=True, text=True, check=True
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     if "--child" in sys.argv:
         print(json.dumps(asyncio.run(measure(sys.argv[-1]))))
         return
-    if not os.path.exists(BIG):
-        from benchmarks.gen import write_recording
+    if "--child-long" in sys.argv:
+        print(json.dumps(asyncio.run(measure_long(sys.argv[-1]))))
+        return
+    from benchmarks.gen import write_recording
 
-        os.makedirs(os.path.dirname(BIG), exist_ok=True)
+    os.makedirs(os.path.dirname(BIG), exist_ok=True)
+    if not os.path.exists(BIG):
         print("writing the 1000-exchange, 1M-frame recording ...", flush=True)
         write_recording(BIG, 1000, 1000)
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", BIG], capture_output=True, text=True, check=True
-    )
-    r = json.loads(done.stdout.strip().splitlines()[-1])
+    if not os.path.exists(LONG):
+        print("writing the 300k-frame interleaved stream ...", flush=True)
+        import benchmarks.gen as gen
+
+        events, gen.stream_events = gen.stream_events, interleaved
+        try:
+            write_recording(LONG, 1, 300_000)
+        finally:
+            gen.stream_events = events
+    r = child("--child", BIG)
     print(f"1M frames in {r['exchanges']} exchanges ({os.path.getsize(BIG) / 2**20:.0f} MiB)")
     print(
         f"first screen (loading, progress bar)  {r['first_screen_s'] * 1000:7.0f} ms   (goal: within 1 s)"
@@ -99,6 +181,33 @@ def main() -> None:
     print(
         f"jump to a random frame, whole screen  {r['jump_screen_ms_p50']:7.1f} ms p50, "
         f"{r['jump_screen_ms_max']:.1f} ms max   (goal: within 100 ms)"
+    )
+    print(
+        f"peak memory                           {r['peak_rss_mib']:7.0f} MiB   (goal: under 512 MiB)"
+    )
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "streamscope", "inspect", LONG],
+        capture_output=True,
+        check=False,
+    )
+    inspect_s = time.perf_counter() - t
+    r = child("--child-long", LONG)
+    print(
+        f"\none stream of {r['frames_in_stream']:,} frames, 3 interleaved calls "
+        f"({os.path.getsize(LONG) / 2**20:.0f} MiB)"
+    )
+    print(
+        f"first frame on screen                 {r['first_frame_s'] * 1000:7.0f} ms   (goal: within 1 s)"
+    )
+    print(
+        f"whole stream read (background)        {r['read_done_s']:7.1f} s    "
+        f"(goal: inspect's {inspect_s:.1f} s + 2 s)"
+    )
+    print(f"End                                   {r['end_ms']:7.0f} ms   (goal: within 100 ms)")
+    print(
+        f"jump to a random frame, whole screen  {r['jump_ms_p50']:7.0f} ms p50, "
+        f"{r['jump_ms_max']:.0f} ms max   (goal: within 100 ms)"
     )
     print(
         f"peak memory                           {r['peak_rss_mib']:7.0f} MiB   (goal: under 512 MiB)"

@@ -2,8 +2,8 @@
 
     .venv/bin/python scripts/screenshots.py
 
-Each shot opens a bundled sample recording at 100x30, presses the keys a person would,
-and saves what the terminal shows.
+Each shot opens a bundled sample recording at its size (100x30, or 80x24 for the small
+terminal ones), presses the keys a person would, and saves what the terminal shows.
 """
 
 from __future__ import annotations
@@ -23,31 +23,41 @@ from streamscope.tui.screens import ExchangesScreen, StreamScreen  # noqa: E402
 OUT = os.path.join(ROOT, "screenshots")
 SIZE = (100, 30)
 
-# name -> (sample, exchange, keys, the screen to wait for)
+# name -> (sample, exchange, keys, the screen to wait for, size)
 SHOTS = {
-    "exchanges": ("buggy-agent-uuid.jsonl", None, [], ExchangesScreen),
-    "stream-at-anomaly": ("alibaba-empty-id.jsonl", 1, ["right_square_bracket"], StreamScreen),
-    "strategies": ("parallel-index-0.jsonl", 1, ["end", "s", "s"], StreamScreen),
-    "repair": ("dashscope-truncated-args.jsonl", 1, ["end"], StreamScreen),
-    "help": ("openai.jsonl", 1, ["question_mark"], StreamScreen),
+    "exchanges": ("buggy-agent-uuid.jsonl", None, [], ExchangesScreen, SIZE),
+    # the invented id in the request, where the contract broke, on a small terminal
+    "conversation": ("buggy-agent-uuid.jsonl", None, ["down", "enter"], StreamScreen, (80, 24)),
+    "stream-80x24": ("alibaba-empty-id.jsonl", 1, ["end"], StreamScreen, (80, 24)),
+    "stream-at-anomaly": (
+        "alibaba-empty-id.jsonl",
+        1,
+        ["right_square_bracket"],
+        StreamScreen,
+        SIZE,
+    ),
+    "strategies": ("parallel-index-0.jsonl", 1, ["end", "s", "s"], StreamScreen, SIZE),
+    "repair": ("dashscope-truncated-args.jsonl", 1, ["end"], StreamScreen, SIZE),
+    "help": ("openai.jsonl", 1, ["question_mark"], StreamScreen, SIZE),
 }
 
 
-async def shoot(name: str, sample: str, exchange: int | None, keys: list[str], ready: type) -> str:
+async def shoot(
+    name: str, sample: str, exchange: int | None, keys: list[str], ready: type, size: tuple
+) -> str:
     app = ReplayApp(os.path.join(ROOT, "recordings", sample), exchange)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
+        for _ in range(400):  # the list or the stream, and the analysis (contract, worst)
+            if isinstance(app.screen, (ready, ExchangesScreen)) and app.summaries is not None:
+                break
+            await pilot.pause(0.025)
+        for key in keys:
+            await pilot.press(key)
         for _ in range(400):
             if isinstance(app.screen, ready):
                 break
             await pilot.pause(0.025)
-        if ready is ExchangesScreen:  # let the analysis fill its columns
-            for _ in range(400):
-                if str(app.screen.query_one("#exchanges").get_cell_at((0, 8))) != "…":
-                    break
-                await pilot.pause(0.025)
-        for key in keys:
-            await pilot.press(key)
-        await pilot.pause(0.2)
+        await pilot.pause(0.3)
         path = os.path.join(OUT, f"{name}.svg")
         app.save_screenshot(path)
     return path
@@ -56,8 +66,8 @@ async def shoot(name: str, sample: str, exchange: int | None, keys: list[str], r
 def main() -> None:
     os.makedirs(OUT, exist_ok=True)
     converter = shutil.which("rsvg-convert")
-    for name, (sample, exchange, keys, ready) in SHOTS.items():
-        svg = asyncio.run(shoot(name, sample, exchange, keys, ready))
+    for name, (sample, exchange, keys, ready, size) in SHOTS.items():
+        svg = asyncio.run(shoot(name, sample, exchange, keys, ready, size))
         print(svg)
         if converter:
             png = svg[:-4] + ".png"

@@ -454,3 +454,46 @@ def test_any_chunks_read_back_byte_identical(reads):
             got = [c.data_bytes for c in idx.chunks(1)] if reads else []
             assert got == reads
         assert os.path.getsize(path) == len(path.read_bytes())
+
+
+def test_index_refresh_reads_only_the_appended_bytes(tmp_path, monkeypatch):
+    """--follow: a growing recording is indexed from where the last scan stopped, a line
+    cut off mid-write is read again once whole, and the new chunks join their exchange."""
+    import streamscope.recording.reader as reader
+
+    path = tmp_path / "live.jsonl"
+    w = RecordingWriter(path)
+    ex = w.new_exchange()
+    w.request(ex, "POST", URL, [], b"{}")
+    w.response(ex, 200, [("content-type", "text/event-stream")])
+    w.chunk(ex, b"data: 1\n\n")
+    index = RecordingIndex.open(path)
+    assert list(index.exchange(ex).chunks) == [4] and index.exchange(ex).end is None
+    size = os.path.getsize(path)
+
+    reads: list[int] = []  # where each scan of the file starts reading
+    opened = reader._open
+
+    def spy(p: str):
+        f = opened(p)
+        real_seek = f.seek
+        f.seek = lambda at, *a: (reads.append(at), real_seek(at, *a))[1]  # type: ignore[method-assign]
+        return f
+
+    monkeypatch.setattr(reader, "_open", spy)
+    w.chunk(ex, b"data: 2\n\n")
+    line = orjson.dumps(
+        {"type": "end", "exchange": ex, "t_ns": 9, "reason": "complete", "error": None}
+    )
+    with open(path, "ab") as f:  # the end line, cut off mid-write
+        f.write(line[:10])
+    assert index.refresh() == 1 and reads == [size]
+    assert index.stopped_at is not None and index.exchange(ex).end is None
+    with open(path, "ab") as f:
+        f.write(line[10:] + b"\n")
+    assert index.refresh() == 1
+    assert index.stopped_at is None and index.exchange(ex).end == 6
+    assert list(index.exchange(ex).chunks) == [4, 5]
+    assert index.line(5).data_bytes == b"data: 2\n\n" and index.line(6).reason == "complete"
+    assert index.refresh() == 0
+    w.close()

@@ -40,12 +40,17 @@ async def settle(pilot, screen_type=StreamScreen, timeout: float = 10.0) -> None
 
 async def exchanges_filled(pilot) -> None:
     await settle(pilot, ExchangesScreen)
-    table = pilot.app.screen.query_one("#exchanges")
-    for _ in range(200):
-        if str(table.get_cell_at((0, 8))) != "…":
+    screen = pilot.app.screen
+    for _ in range(200):  # the analysis in, and the rows fitted to the final width
+        if screen.summaries is not None and screen._width == screen.size.width:
             break
         await pilot.pause(0.05)
-    await pilot.pause()
+    await pilot.pause(0.1)
+
+
+def worst_cell(app, row: int) -> str:
+    table = app.screen.query_one("#exchanges")
+    return str(table.get_cell(table.coordinate_to_cell_key((row, 0)).row_key, "worst"))
 
 
 def text(widget) -> str:
@@ -61,8 +66,8 @@ async def test_exchanges_screen_then_enter_opens_the_stream():
         await exchanges_filled(pilot)
         table = app.screen.query_one("#exchanges")
         assert table.row_count == 2
-        assert "warning" in str(table.get_cell_at((0, 8)))
-        assert "clean" in str(table.get_cell_at((1, 8)))
+        assert worst_cell(app, 0) == "! id-empty-overwrite +1"  # the anomalies, by name
+        assert worst_cell(app, 1) == "clean"
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen.model.exchange == 1 and app.screen.frame == 0
@@ -89,6 +94,7 @@ async def test_stepping_keys_and_anomaly_jumps():
         assert screen.frame == 2  # the first id "" overwrite
         robust = screen.query_one("#robust", CallTable)
         assert "⚠" in text(robust)
+        assert 'id "" kept "call_eee11723464a4b9eb8cee71d"' in text(screen.query_one("#traps"))
         await pilot.press("left_square_bracket")
         assert screen.frame == 2  # no anomaly before it
         await pilot.press("end")
@@ -118,6 +124,7 @@ async def test_goto_filter_strategy_speed_help_and_arguments():
         await pilot.press("slash")
         await pilot.press(*"finish", "enter")
         assert screen.query_one(FrameList).rows == [6]
+        assert screen.frame == 6  # the cursor left frame 5, which the filter hides
         await pilot.press("question_mark")
         assert isinstance(app.screen, TextScreen)
         await pilot.press("escape")
@@ -157,7 +164,9 @@ async def test_command_palette_offers_every_action():
     app = ReplayApp(sample("openai.jsonl"), exchange=1)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        titles = {c.title for c in app.get_system_commands(app.screen)}
+        commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert commands["Filter"].startswith("show only frames whose summary")
+        titles = set(commands)
         assert {
             "Next",
             "Prev",
@@ -165,7 +174,8 @@ async def test_command_palette_offers_every_action():
             "Previous anomaly",
             "Go to",
             "Play",
-            "Strategy",
+            "Client",
+            "Request",
             "Filter",
             "Back",
         } <= titles
@@ -194,44 +204,60 @@ def test_replay_bad_input_is_one_line():
 # -- looks ---------------------------------------------------------------------------------
 
 
-def snap(snap_compare, app, *press: str, ready=StreamScreen) -> bool:
+SIZES = [(80, 24), (200, 50)]
+
+
+def snap(snap_compare, app, *press: str, ready=StreamScreen, size=SIZE) -> bool:
     async def before(pilot) -> None:
         if ready is ExchangesScreen:
             await exchanges_filled(pilot)
         else:
             await settle(pilot, ready)
+            for _ in range(200):  # the contract, for the request view
+                if app.summaries is not None:
+                    break
+                await pilot.pause(0.05)
         for key in press:
             await pilot.press(key)
         await pilot.pause()
 
-    return snap_compare(app, terminal_size=SIZE, run_before=before)
+    return snap_compare(app, terminal_size=size, run_before=before)
 
 
-def test_snapshot_exchanges(snap_compare):
-    assert snap(snap_compare, ReplayApp(sample("buggy-agent-uuid.jsonl")), ready=ExchangesScreen)
+# name -> (sample, exchange, keys, the screen to wait for); the failed one is written
+SHOTS = {
+    "exchanges": ("buggy-agent-uuid.jsonl", None, [], ExchangesScreen),
+    # the invented id, highlighted in the request, with the finding's words
+    "conversation": ("buggy-agent-uuid.jsonl", 2, [], StreamScreen),
+    "stream-at-anomaly": ("alibaba-empty-id.jsonl", 1, ["right_square_bracket"], StreamScreen),
+    "strategies": ("parallel-index-0.jsonl", 1, ["end", "s", "s"], StreamScreen),
+    "repair": ("dashscope-truncated-args.jsonl", 1, ["end"], StreamScreen),
+    "help": ("openai.jsonl", 1, ["question_mark"], StreamScreen),
+    "failed-exchange": (None, 1, [], None),
+}
 
 
-def test_snapshot_stream_at_an_anomaly(snap_compare):
-    assert snap(
-        snap_compare,
-        ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1),
-        "right_square_bracket",
-    )
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "200x50"])
+@pytest.mark.parametrize("shot", SHOTS)
+def test_snapshot(snap_compare, shot, size, tmp_path):
+    from streamscope.tui.screens import RequestScreen
+
+    name, exchange, keys, ready = SHOTS[shot]
+    path = sample(name) if name else failed_recording(tmp_path / "failed.jsonl")
+    app = ReplayApp(path, exchange=exchange)
+    assert snap(snap_compare, app, *keys, ready=ready or RequestScreen, size=size)
 
 
-def test_snapshot_strategies(snap_compare):
+async def test_at_80x24_the_footer_fits_and_ten_frames_show():
     app = ReplayApp(sample("parallel-index-0.jsonl"), exchange=1)
-    assert snap(snap_compare, app, "end", "s", "s")
-
-
-def test_snapshot_repair_panel(snap_compare):
-    assert snap(
-        snap_compare, ReplayApp(sample("dashscope-truncated-args.jsonl"), exchange=1), "end"
-    )
-
-
-def test_snapshot_help(snap_compare):
-    assert snap(snap_compare, ReplayApp(sample("openai.jsonl"), exchange=1), "question_mark")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        assert app.screen.query_one(FrameList).size.height >= 10
+        footer = app.screen.query_one("Footer")
+        keys = [k for k in footer.query("FooterKey") if k.display]
+        assert keys and max(k.region.right for k in keys) <= 80
+        assert "q" in [k.key_display for k in keys]  # Back is still on screen
 
 
 @pytest.mark.parametrize(
@@ -249,7 +275,18 @@ async def test_every_sample_opens_and_steps_to_the_end(name):
         assert screen.frame == screen.model.total
 
 
-async def test_follow_shows_what_the_recorder_adds(tmp_path):
+async def wait_for(pilot, condition, timeout: float = 10.0) -> None:
+    """Pause until `condition()` holds (the app looks for growth every second)."""
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            break
+        await pilot.pause(0.05)
+    await pilot.pause()
+    assert condition()
+
+
+def live_recording(path):
+    """A recording being written: exchange 1 complete, exchange 2's stream begun."""
     import orjson
 
     from streamscope.core.appendix_a import FIXTURES
@@ -257,33 +294,60 @@ async def test_follow_shows_what_the_recorder_adds(tmp_path):
 
     from .helpers import sse_body
 
-    path = tmp_path / "live.jsonl"
     writer = RecordingWriter(path)
-    ex = writer.new_exchange()
-    writer.request(
-        ex,
-        "POST",
-        "http://127.0.0.1/v1/chat/completions",
-        [],
-        orjson.dumps({"model": "m", "stream": True}),
-    )
-    writer.response(ex, 200, [("content-type", "text/event-stream")])
-    body = sse_body(FIXTURES["Q0"])
-    events = body.split(b"\n\n")[:-1]
-    writer.chunk(ex, events[0] + b"\n\n")
-    app = ReplayApp(str(path), exchange=1, follow=True)
+    events = [e + b"\n\n" for e in sse_body(FIXTURES["Q0"]).split(b"\n\n")[:-1]]
+    for n in (1, 2):
+        ex = writer.new_exchange()
+        request = orjson.dumps({"model": "m", "stream": True})
+        writer.request(ex, "POST", "http://127.0.0.1/v1/chat/completions", [], request)
+        writer.response(ex, 200, [("content-type", "text/event-stream")])
+        for event in events if n == 1 else events[:1]:
+            writer.chunk(ex, event)
+        if n == 1:
+            writer.end(ex, "complete")
+    return writer, events
+
+
+async def test_follow_shows_what_the_recorder_adds_reading_only_new_lines(tmp_path):
+    writer, events = live_recording(tmp_path / "live.jsonl")
+    app = ReplayApp(str(tmp_path / "live.jsonl"), exchange=2, follow=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.screen.model.total == 1
+        screen = app.screen
+        index = app.input.index()
+        info = lambda: text(screen.query_one("#info"))  # noqa: E731
+        assert screen.model.total == 1 and screen.frame == 1  # it opens at the newest frame
+        assert "open (still being written)" in info()
+        for event in events[1:-1]:
+            writer.chunk(2, event)
+        await wait_for(pilot, lambda: screen.frame == len(events) - 1)
+        assert "open (still being written)" in info()
+        assert not screen.model.result.anomalies  # an open stream is not an unfinished one
+        writer.chunk(2, events[-1])
+        writer.end(2, "complete")
+        await wait_for(pilot, lambda: "open" not in info())
+        assert screen.frame == screen.model.total == len(events)
+        assert app.screen is screen and app.input.index() is index  # grown, not re-read
+        assert index.exchange(2).end is not None
+    writer.close()
+
+
+async def test_follow_keeps_the_exchanges_list_true(tmp_path):
+    writer, events = live_recording(tmp_path / "live.jsonl")
+    app = ReplayApp(str(tmp_path / "live.jsonl"), follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)
+        table = app.screen.query_one("#exchanges")
+        assert worst_cell(app, 0) == "clean" and worst_cell(app, 1) == "open"  # not "1 error"
         for event in events[1:]:
-            writer.chunk(ex, event + b"\n\n")
-        writer.end(ex, "complete")
-        for _ in range(100):  # the app looks every second
-            await pilot.pause(0.05)
-            if isinstance(app.screen, StreamScreen) and app.screen.model.total == len(events):
-                break
-        assert isinstance(app.screen, StreamScreen) and app.screen.model.total == len(events)
-        assert app.screen.frame == len(events)  # it follows to the newest frame
+            writer.chunk(2, event)
+        writer.end(2, "complete")
+        ex3 = writer.new_exchange()
+        writer.request(ex3, "POST", "http://127.0.0.1/v1/chat/completions", [], b"{}")
+        await wait_for(pilot, lambda: table.row_count == 3)
+        await wait_for(pilot, lambda: worst_cell(app, 1) == "clean")
+        row = table.get_row_at(1)
+        assert row[list(table.columns).index("frames")] == str(len(events))
     writer.close()
 
 
@@ -305,3 +369,243 @@ async def test_a_custom_call_shows_its_type_name_and_input():
         await pilot.press("end")
         table = text(screen.query_one("#robust", CallTable))
         assert 'grep -rn "TODO" src/ | head -20' in table and '"read_file"' in table
+
+
+# -- the conversation ----------------------------------------------------------------------
+
+
+def conversation_text(app) -> str:
+    from streamscope.tui.widgets import ConversationView
+
+    return text(app.screen.query_one(ConversationView))
+
+
+async def test_an_invented_id_is_named_in_the_list_and_shown_in_the_request():
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await exchanges_filled(pilot)
+        assert worst_cell(app, 0) == "clean"
+        assert worst_cell(app, 1) == "✗ tool-call-id-substituted"
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        screen = app.screen
+        # it opens on the request, where the contract broke
+        assert screen.query_one("#right").current == "conversation-scroll"
+        said = conversation_text(app)
+        assert '"6f1c9a2e-8b3d-4e7a-9c15-0d6b2f8e4a71"' in said
+        assert "tool-call-id-substituted" in said
+        assert "[1] user" in said and "get_weather" in said  # messages and tools
+        await pilot.press("r")  # back to the frame detail, and again
+        assert screen.query_one("#right").current == "detail-scroll"
+        await pilot.press("r")
+        assert screen.query_one("#right").current == "conversation-scroll"
+
+
+async def test_a_clean_request_opens_on_the_frames_and_matches_echoed_ids():
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(200):
+            if app.summaries is not None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        assert app.screen.query_one("#right").current == "detail-scroll"
+        said = conversation_text(app)
+        assert '= call "get_weather" of exchange 1\'s stream' in said
+        assert 'answers "call_eee11723464a4b9eb8cee71d"' in said
+
+
+def test_a_tool_result_finding_sits_on_its_message():
+    from streamscope.core.contract import Conversation, check
+    from streamscope.tui.conversation import conversation
+
+    body = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "tool_calls": [{"id": "a", "function": {"name": "f"}}]},
+            {"role": "tool", "tool_call_id": "b", "content": "\x1b[2Jok"},
+        ],
+    }
+    found = check([], [Conversation.of(2, body)]).findings
+    assert {f.kind for f in found} == {"tool-result-id-mismatch", "tool-result-missing"}
+    lines = conversation(body, [(f.kind, f.message) for f in found], {}).plain.splitlines()
+    at = lines.index('[2] tool answers "b" (no call before it has this id)')
+    assert "tool-result-id-mismatch" in lines[at + 2]  # under the message and its content
+    assert "\\x1b[2Jok" in lines[at + 1]  # content shown, control characters made visible
+    assert any("tool-result-missing" in line for line in lines[:at])  # on the assistant
+
+
+def failed_recording(path) -> str:
+    """Exchange 1: a non-stream 500 with a JSON error; exchange 2: a plain JSON answer."""
+    import orjson
+
+    from streamscope.recording import RecordingWriter
+
+    writer = RecordingWriter(path)
+    for status, body in ((500, b'{"error":{"message":"upstream overloaded"}}'), (200, b"{}")):
+        ex = writer.new_exchange()
+        request = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        writer.request(ex, "POST", "http://h/v1/chat/completions", [], orjson.dumps(request))
+        writer.response(ex, status, [("content-type", "application/json")])
+        writer.chunk(ex, body)
+        writer.end(ex, "complete")
+    writer.close()
+    return str(path)
+
+
+async def test_failed_and_non_stream_exchanges_are_marked_and_open_on_their_response(tmp_path):
+    from streamscope.tui.screens import RequestScreen
+
+    app = ReplayApp(failed_recording(tmp_path / "failed.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await exchanges_filled(pilot)
+        assert worst_cell(app, 0) == "✗ HTTP 500"
+        assert worst_cell(app, 1) == "not a stream"
+        await pilot.press("enter")
+        await settle(pilot, RequestScreen)
+        shown = text(app.screen.query_one("#response"))
+        assert "✗ HTTP 500" in shown and '"message": "upstream overloaded"' in shown
+        assert "[0] user" in conversation_text(app)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ExchangesScreen)
+
+
+# -- filter and play -----------------------------------------------------------------------
+
+
+async def test_filter_steps_and_plays_through_the_frames_it_shows_and_clears_when_empty():
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("slash", *"usage", "enter")  # frame 7 only ...
+        await pilot.press("slash", *"tc0", "enter")  # ... then the call's frames
+        rows = screen.query_one(FrameList).rows
+        assert rows == [1, 2, 3, 4, 5] and screen.frame == 5  # nearest to frame 7
+        await pilot.press("home", "right", "right")
+        assert screen.frame == 2
+        seen = []
+        shown = screen.refresh_frame
+
+        def spy() -> None:
+            seen.append(screen.frame)
+            shown()
+
+        screen.refresh_frame = spy
+        await pilot.press("plus", "plus", "plus", "plus", "plus", "plus", "space")
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if screen.timer is None:
+                break
+        assert screen.timer is None and screen.frame == 5  # stops at the last one shown
+        assert set(seen) <= set(rows) and {3, 4, 5} <= set(seen)
+        await pilot.press("slash")
+        assert app.screen.query_one("#answer").value == ""  # not pre-filled
+        await pilot.press("enter")  # an empty filter: every frame again
+        assert screen.query_one(FrameList).rows == list(range(1, 9))
+        await pilot.press(*["minus"] * 6, "end", "space")  # at the end, play starts over
+        assert screen.timer is not None and screen.frame <= 1
+
+
+async def test_the_repair_panel_of_a_text_answer_says_there_are_no_calls():
+    from streamscope.tui.widgets import FrameDetail
+
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"), exchange=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("end", "r")  # the frame detail, not the request
+        await pilot.pause()
+        shown = text(app.screen.query_one(FrameDetail))
+        assert "the stream made no tool calls" in shown and "nothing to repair" not in shown
+
+
+async def test_a_stream_is_shown_before_it_is_all_read_and_then_completes():
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)  # 8 frames in 7 reads
+    app.read_slices = (0, 0)  # show after the first read, update after every slice
+    updates = []
+    told = app._stream_read
+    app._stream_read = lambda model: updates.append(model.total) or told(model)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await wait_for(pilot, lambda: screen.model.result is not None)
+        assert updates and updates[0] < screen.model.total  # shown while still reading
+        assert screen.query_one(FrameList).rows == list(range(1, screen.model.total + 1))
+        assert "reading" not in text(screen.query_one("#info"))
+        await pilot.press("end")
+        assert screen.frame == screen.model.total == 8
+        assert screen.model.anomaly_frames == [2, 3, 4, 5]  # as read in one go
+
+
+@pytest.mark.parametrize("name", ["alibaba-empty-id.jsonl", "parallel-index-0.jsonl", "vllm.jsonl"])
+def test_stepping_on_from_the_last_state_agrees_with_resuming_from_a_snapshot(name):
+    from streamscope.inputs import open_input
+    from streamscope.tui.model import StreamModel
+
+    def model() -> StreamModel:
+        ex = open_input(sample(name)).exchange(1)
+        m = StreamModel(ex.reads, 1, ex.info.tools, ex.info.response_format, every=2)
+        m.build()
+        return m
+
+    stepped, fresh = model(), model()
+    total = stepped.total
+    path = [*range(total + 1), 3, 2, 2, total, 1, 3, total]
+    for n in path:
+        fresh._cursor = None  # every state from a snapshot
+        a, b = stepped.at(n), fresh.at(n)
+        assert a.number == b.number == n
+        assert a.engine.strategy_calls() == b.engine.strategy_calls(), n
+        assert [e.describe() for e in a.events] == [e.describe() for e in b.events], n
+
+
+async def test_a_response_body_that_cannot_be_read_is_said_not_raised(tmp_path):
+    from streamscope.tui.screens import RequestScreen
+
+    path = failed_recording(tmp_path / "bad.jsonl")
+    with open(path, "ab") as f:  # a chunk line whose data is not text
+        f.write(b'{"type":"chunk","exchange":1,"t_ns":5,"data":5}\n')
+    app = ReplayApp(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)  # the analysis reads around the bad line
+        assert worst_cell(app, 0) == "✗ HTTP 500"
+        await pilot.press("enter")
+        await settle(pilot, RequestScreen)
+        shown = text(app.screen.query_one("#response"))
+        assert "the body cannot be read" in shown and "'data' is not a string" in shown
+        assert "[0] user" in conversation_text(app)  # the request is still shown
+
+
+async def test_a_narrow_list_drops_the_path_before_cutting_worst():
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"))
+    async with app.run_test(size=(70, 20)) as pilot:
+        await exchanges_filled(pilot)
+        table = app.screen.query_one("#exchanges")
+        keys = [c.value for c in table.columns]
+        assert "path" not in keys and "method" not in keys and "model" in keys
+        assert worst_cell(app, 1) == "✗ tool-call-id-substituted"
+        assert sum(c.get_render_width(table) for c in table.columns.values()) <= 70
+
+
+async def test_follow_back_from_a_stream_the_list_shows_how_it_ended(tmp_path):
+    writer, events = live_recording(tmp_path / "live.jsonl")
+    app = ReplayApp(str(tmp_path / "live.jsonl"), follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)
+        assert worst_cell(app, 1) == "open"
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        stream = app.screen
+        for event in events[1:]:
+            writer.chunk(2, event)
+        writer.end(2, "complete")
+        await wait_for(pilot, lambda: stream.model.total == len(events))
+        await wait_for(pilot, lambda: stream.model.end["end_reason"] == "complete")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: worst_cell(app, 1) == "clean")
+        took = app.screen.query_one("#exchanges").get_row_at(1)[5]
+        assert took != "open" and took.endswith("ms")
+    writer.close()

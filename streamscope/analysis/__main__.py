@@ -5,18 +5,11 @@ import sys
 import orjson
 
 from ..recording.format import RecordingError
-from .driver import summarize_streams
+from .driver import summarize_exchanges
 
 try:
-    rows = summarize_streams(sys.argv[1])
+    rows = summarize_exchanges(sys.argv[1])
 except RecordingError as e:
     print(e, file=sys.stderr)
     sys.exit(2)
-sys.stdout.buffer.write(
-    orjson.dumps(
-        [
-            {"exchange": r.exchange, "frames": r.frames, "calls": r.calls, "kinds": r.kinds}
-            for r in rows
-        ]
-    )
-)
+sys.stdout.buffer.write(orjson.dumps(rows))  # dataclasses, as orjson writes them

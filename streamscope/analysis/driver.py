@@ -224,25 +224,49 @@ def _sdk_fallback(analysis: Analysis, source: Source) -> None:
 
 
 @dataclass(slots=True)
-class StreamSummary:
-    """One line of the exchanges screen's analysis columns."""
+class ExchangeSummary:
+    """One line of the exchanges screen's analysis columns, and what the conversation view
+    needs from the other exchanges (the calls each stream assembled)."""
 
     exchange: int
-    frames: int
-    calls: int
-    kinds: list[str]  # one per anomaly entry (with repeats collapsed)
+    stream: bool
+    frames: int = 0
+    kinds: list[str] = field(default_factory=list)  # one per anomaly entry, then per finding
+    findings: list[list[str]] = field(default_factory=list)  # [kind, message] of this request
+    calls: list[list] = field(default_factory=list)  # [id, name] per assembled call
+    failure: str | None = None  # why a non-stream exchange failed
 
 
-def summarize_streams(path: str) -> list[StreamSummary]:
-    """Every stream's size and anomaly kinds; small enough to pass between processes."""
-    return [
-        StreamSummary(s.exchange, s.frames, len(s.tool_calls), [a.kind for a in s.anomalies])
-        for s in analyze(path, tolerant=True).streams  # the replay shows what it can read
-    ]
+def summarize_exchanges(path: str) -> list[ExchangeSummary]:
+    """Every exchange's size, anomaly and contract kinds, calls and failure; small enough
+    to pass between processes. Tolerant: the replay shows what it can read."""
+    a = analyze(path, tolerant=True)
+    streams = {s.exchange: s for s in a.streams}
+    failures = {f.exchange: f.message for f in a.failures}
+    infos = a.exchanges or [ExchangeInfo(s.exchange, stream=True) for s in a.streams]
+    out = []
+    for info in infos:
+        s = streams.get(info.exchange)
+        row = ExchangeSummary(info.exchange, s is not None, failure=failures.get(info.exchange))
+        if s is not None:
+            row.frames = s.frames
+            row.kinds = [x.kind for x in s.anomalies]
+            row.calls = [[_plain(c.id), _plain(c.name)] for c in s.tool_calls]
+        for f in a.contract:
+            if f.exchange == info.exchange:
+                row.kinds.append(f.kind)
+                row.findings.append([f.kind, f.message])
+        out.append(row)
+    return out
 
 
-def summarize_in_child(path: str) -> list[StreamSummary]:
-    """`summarize_streams` in another interpreter: its CPU time does not hold this one's GIL."""
+def _plain(value: object) -> object:
+    """An id or name as JSON can carry it (a provider may send any JSON value)."""
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
+
+
+def summarize_in_child(path: str) -> list[ExchangeSummary]:
+    """`summarize_exchanges` in another interpreter: its CPU time does not hold this one's GIL."""
     import subprocess
     import sys
 
@@ -256,4 +280,4 @@ def summarize_in_child(path: str) -> list[StreamSummary]:
         raise RecordingError(
             lines[-1] if lines else f"analysis exited with {done.returncode}", path
         )
-    return [StreamSummary(**d) for d in orjson.loads(done.stdout)]
+    return [ExchangeSummary(**d) for d in orjson.loads(done.stdout)]

@@ -125,6 +125,17 @@ class Source:
                 )
             return self._index
 
+    def refresh(self) -> bool:
+        """A recording being written: index the lines appended since (only the new bytes).
+        True when there were any."""
+        with self._lock:
+            if self.kind != RECORDING or self._index is None:
+                return False
+            grew = self._index.refresh() > 0
+            if grew:  # an exchange opened before may have new lines (its response, its end)
+                self._exchanges.clear()
+            return grew
+
     @property
     def errors(self) -> list[RecordingError]:
         """Lines a tolerant source skipped (known once indexed)."""

@@ -69,11 +69,15 @@ def _read_header(path: str) -> tuple[Header, dict, int]:
         raise located(path, 1, 0, str(e)) from None
 
 
-def _lines(path: str, progress: Progress | None) -> Iterator[tuple[int, int, bytes, bool]]:
-    """Yield (line_no, byte_offset, line without "\\n", had_newline) for every line."""
+def _lines(
+    path: str, progress: Progress | None, start: int = 0, before: int = 0
+) -> Iterator[tuple[int, int, bytes, bool]]:
+    """Yield (line_no, byte_offset, line without "\\n", had_newline) for every line from
+    byte `start`, which begins line `before + 1`."""
     with _open(path) as f:
         total = os.fstat(f.fileno()).st_size
-        n = offset = done = 0
+        f.seek(start)
+        n, offset, done = before, start, start
         pending: list[bytes] = []  # a line longer than a block, in pieces (no O(n^2) joins)
         while block := f.read(BLOCK):
             done += len(block)
@@ -226,6 +230,9 @@ class RecordingIndex:
         self._exchanges = exchanges
         self._f = _open(path)
         self._lock = threading.Lock()  # seek + read must not interleave between threads
+        self._check = False  # validate chunk lines too when scanning (see open)
+        self._tolerant = False  # keep bad lines in `errors` instead of raising
+        self._unended = False  # the last line indexed had no newline (yet)
 
     @classmethod
     def open(
@@ -238,13 +245,32 @@ class RecordingIndex:
     ) -> RecordingIndex:
         path = os.fspath(path)
         header, _, version = _read_header(path)
-        offsets = array("q")
-        exchanges: dict[int, ExchangeIndex] = {}
-        errors: list[RecordingError] = []
-        stopped_at = None
-        fast = version == SCHEMA_VERSION and not check
-        end = 0
-        for n, offset, line, whole in _lines(path, progress):
+        index = cls(path, header, version, array("q"), {}, None)
+        index._check, index._tolerant = check, tolerant
+        index._scan(progress)
+        return index
+
+    def refresh(self, progress: Progress | None = None) -> int:
+        """Index the lines appended since the last scan (a recording being written): reads
+        only the new bytes, from the end of the last whole line. Returns how many lines
+        were added."""
+        before = len(self)
+        self._scan(progress)
+        return len(self) - before
+
+    def _scan(self, progress: Progress | None) -> None:
+        """Index lines from where the last scan stopped (the start, the first time)."""
+        path, version, offsets, exchanges = self.path, self.version, self._offsets, self._exchanges
+        start = offsets.pop() if offsets else 0  # the end of the last line indexed
+        if self._unended:  # that line was indexed before its newline was written
+            with self._lock:
+                self._f.seek(start)
+                start += self._f.read(1) == b"\n"
+        self._unended = False
+        self.stopped_at = None  # a cut-off last line is read again: it may be whole now
+        fast = version == SCHEMA_VERSION and not self._check
+        end = start
+        for n, offset, line, whole in _lines(path, progress, start, len(offsets)):
             if n == 1:
                 offsets.append(offset)
                 end = len(line) + whole
@@ -262,13 +288,14 @@ class RecordingIndex:
                     continue
             offsets.append(offset)
             end = offset + len(line) + whole
+            self._unended = not whole
             try:
                 d = _loads(line)
             except _JSONError:
                 if not whole:
                     offsets.pop()
                     end = offset
-                    stopped_at = Stopped(n, offset)
+                    self.stopped_at = Stopped(n, offset)
                     break
                 d = None
             try:
@@ -289,11 +316,10 @@ class RecordingIndex:
                     setattr(ex, rec.type, n)
             except ValueError as e:
                 error = located(path, n, offset, str(e))
-                if not tolerant:
+                if not self._tolerant:
                     raise error from None
-                errors.append(error)
+                self.errors.append(error)
         offsets.append(end)
-        return cls(path, header, version, offsets, exchanges, stopped_at, errors)
 
     def __len__(self) -> int:
         """Number of readable lines, the header included."""

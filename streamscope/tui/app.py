@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -13,14 +14,26 @@ from textual.screen import Screen
 
 from ..inputs import RECORDING, ExchangeInfo, describe_numbers, open_input
 from ..text import visible
+from .messages import OpenExchange, RecordingGrew, StreamRead
 from .model import StreamModel
-from .screens import ExchangesScreen, Loading, StreamScreen, TextScreen, help_text
+from .screens import (
+    ExchangesScreen,
+    Loading,
+    RequestScreen,
+    StreamScreen,
+    TextScreen,
+    help_text,
+)
+from .session import Session, Summaries
 
 
 class ReplayApp(App):
     CSS_PATH = "streamscope.tcss"
     TITLE = "streamscope replay"
     BINDINGS = [Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
+    # classes on the screen, for the stylesheet: at 24 lines the stream keeps 10+ frame rows
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
 
     def __init__(
         self, source: str, exchange: int | None = None, frame: int = 0, follow: bool = False
@@ -34,10 +47,24 @@ class ReplayApp(App):
         self.exchange = exchange
         self.start_frame = frame
         self.asked_frame: int | None = frame or None  # --frame, checked once the stream is read
-        self.follow = follow
-        self.infos: list[ExchangeInfo] = []
         self.failure: str | None = None  # the one line said on leaving with status 2
+        # what the screens read and ask, in one object
+        self.session = Session(self.input, follow, start_analysis=self.analyse)
         self._follow_size = 0
+        # seconds of reading before a stream is first shown, then between screen updates
+        self.read_slices = (0.1, 0.25)
+
+    @property
+    def follow(self) -> bool:
+        return self.session.follow
+
+    @property
+    def infos(self) -> list[ExchangeInfo]:
+        return self.session.infos
+
+    @property
+    def summaries(self) -> Summaries | None:
+        return self.session.summaries
 
     def on_mount(self) -> None:
         self.push_screen(Loading(f"Reading {Path(self.source).name} …"))
@@ -58,7 +85,7 @@ class ReplayApp(App):
         try:
             if self.recorded:
                 self.input.close()  # re-read: --follow comes back here when the file grew
-                self.infos = self.input.infos(progress)
+                self.session.infos = self.input.infos(progress)
                 self._follow_size = os.path.getsize(self.source)
             self.call_from_thread(self._loaded)
         except Exception as exc:  # RecordingError, OSError: one line, exit 2
@@ -81,15 +108,46 @@ class ReplayApp(App):
         elif len(numbers) == 1 and not self.follow:  # following: more exchanges may come
             self.open_stream(numbers[0], replace=True)
         else:
-            self.switch_screen(ExchangesScreen(self.infos, self.input.errors))
+            self.switch_screen(ExchangesScreen(self.session))
+
+    # -- the analysis of every exchange (anomalies, contract), run once in a child process --
+
+    @work(thread=True, group="analyse")
+    def analyse(self) -> None:
+        """The analysis runs in another process: on a big recording it takes seconds of
+        CPU, and in this one it would hold the interpreter lock the screen needs."""
+        from ..analysis.driver import summarize_in_child
+
+        try:
+            rows = summarize_in_child(self.source)
+        except Exception as exc:  # shown, never a traceback; the screens say what is missing
+            error = visible(str(exc))
+            self.call_from_thread(self.notify, f"analysis failed: {error}", severity="error")
+            self.call_from_thread(self.session.analysed, {}, error)
+            return
+        self.call_from_thread(self.session.analysed, {r.exchange: r for r in rows})
+
+    def on_open_exchange(self, message: OpenExchange) -> None:
+        self.open_stream(message.exchange)
 
     def open_stream(self, exchange: int, replace: bool = False) -> None:
         ex = self.input.exchange(exchange)
         info = ex.info
-        end = {"end_reason": info.end_reason, "status": info.status}
-        if self.recorded and info.end_ns is None:
-            end["end_reason"] = "unfinished"
-        model = StreamModel(ex.reads, exchange, info.tools, info.response_format, end)
+        if self.recorded and ex.response is not None and not info.stream:
+            screen = RequestScreen(self.session, ex)  # not a stream: request and response
+            if replace:
+                self.switch_screen(screen)
+            else:
+                self.push_screen(screen)
+            return
+        model = StreamModel(
+            ex.reads,
+            exchange,
+            info.tools,
+            info.response_format,
+            self.end_of(info),
+            growing=self.follow,
+        )
         loading = Loading(f"Reading exchange {exchange} …")
         if replace:
             self.switch_screen(loading)
@@ -99,12 +157,49 @@ class ReplayApp(App):
 
     @work(thread=True, group="build")
     def build(self, model: StreamModel, loading: Loading, exchange: int) -> None:
+        """Read a first slice and show it, then the rest, the screen growing as it comes."""
+
+        def progress(done: int, total: int) -> None:
+            self.call_from_thread(loading.progress, done, total)
+
         try:
-            model.build(lambda done, total: self.call_from_thread(loading.progress, done, total))
+            model.start()
+            # all of it when --frame must be checked against the stream's length
+            first, then = self.read_slices
+            done = model.read(progress, None if self.asked_frame is not None else first)
+            if done:
+                model.conclude()
+            self.call_from_thread(self._built, model, exchange)
+            # the first frame is painted before the rest is read: the read holds the GIL
+            model.shown.wait(5)
+            while not done:
+                time.sleep(0.02)  # between slices the screen has the interpreter to itself
+                done = model.read(None, then)
+                if done:
+                    model.conclude()
+                if not self.call_from_thread(self._stream_read, model):
+                    return  # the stream's screen was left: stop reading it
         except Exception as exc:  # OSError (the file went away): one line, exit 2
             self.call_from_thread(self.fail, exc)
-            return
-        self.call_from_thread(self._built, model, exchange)
+
+    def _stream_read(self, model: StreamModel) -> bool:
+        """More of the stream is in: tell its screen (False when it is not shown)."""
+        screen = self.screen
+        if not (isinstance(screen, StreamScreen) and screen.model is model):
+            return False
+        screen.post_message(StreamRead())
+        if model.result is not None:
+            self._say_error(model)
+        return True
+
+    def _say_error(self, model: StreamModel) -> None:
+        if model.error is not None:
+            self.notify(
+                f"{visible(str(model.error))}: the stream is shown up to there",
+                title="a line cannot be read",
+                severity="error",
+                timeout=30,
+            )
 
     def fail(self, exc: BaseException | str) -> None:
         """Leave with one line on stderr and exit status 2."""
@@ -120,34 +215,58 @@ class ReplayApp(App):
             )
             return
         self.asked_frame = None
-        start = self.start_frame
+        start = self.start_frame or (model.total if self.follow else 0)  # following: newest
         self.start_frame = 0
-        self.switch_screen(StreamScreen(model, title, start))
-        if model.error is not None:
-            self.notify(
-                f"{visible(str(model.error))}: the stream is shown up to there",
-                title="a line cannot be read",
-                severity="error",
-                timeout=30,
-            )
+        request = self.input.exchange(exchange).request if self.recorded else None
+        self.switch_screen(StreamScreen(self.session, model, title, start, request))
+        if model.result is not None:
+            self._say_error(model)
 
     def _check_growth(self) -> None:
-        """--follow: when the recording grew, read it again and show the newest state."""
+        """--follow: when the recording grew, index what was appended, in a worker."""
         try:
             size = os.path.getsize(self.source)
         except OSError:
             return
-        if size != self._follow_size and self.format == RECORDING:
+        if size != self._follow_size and self.format == RECORDING and self.infos:
             self._follow_size = size
-            self.notify("the recording grew: reloading", timeout=2)
             screen = self.screen
-            if isinstance(screen, StreamScreen):  # stay on this stream, at its newest frame
-                self.exchange = screen.model.exchange
-                self.start_frame = 10**12
-            else:  # the exchanges list, reloaded with the new ones
-                self.exchange = None
-            self.switch_screen(Loading(f"Reading {Path(self.source).name} again …"))
-            self.load()
+            self.grow(screen.model if isinstance(screen, StreamScreen) else None)
+
+    @work(thread=True, exclusive=True, group="grow")
+    def grow(self, model: StreamModel | None) -> None:
+        """Read only the new lines; refresh the exchanges that were still open and add the
+        new ones; feed the open stream's new reads to its model."""
+        try:
+            if not self.input.refresh():
+                return
+            known = {i.exchange: i for i in self.infos}
+            infos = [
+                known[n]
+                if n in known and known[n].end_ns is not None
+                else self.input.exchange(n).info
+                for n in self.input.numbers()
+            ]
+            if model is not None:
+                info = next(i for i in infos if i.exchange == model.exchange)
+                model.extend(self.end_of(info))
+        except Exception as exc:  # the file went away or turned bad: said, not a traceback
+            self.call_from_thread(
+                self.notify, f"following stopped: {visible(str(exc))}", severity="error"
+            )
+            return
+        self.call_from_thread(self._grew, infos)
+
+    def _grew(self, infos: list[ExchangeInfo]) -> None:
+        self.session.grew(infos)  # the analysis runs again when a screen asks
+        self.screen.post_message(RecordingGrew())
+
+    def end_of(self, info: ExchangeInfo) -> dict:
+        """How the exchange ended, for the engine ('unfinished' while it is still open)."""
+        end = {"end_reason": info.end_reason, "status": info.status}
+        if self.format == RECORDING and info.end_ns is None:
+            end["end_reason"] = "unfinished"
+        return end
 
     # -- app-wide actions ------------------------------------------------------------------
 
@@ -167,6 +286,6 @@ class ReplayApp(App):
                 action = binding.action
                 yield SystemCommand(
                     binding.description,
-                    f"key: {binding.key_display or binding.key}",
+                    f"{binding.tooltip} (key {binding.key_display or binding.key})",
                     lambda action=action, screen=screen: self.run_action(action, screen),
                 )

@@ -9,8 +9,10 @@ accumulates at most `every` frames.
 from __future__ import annotations
 
 import copy
+import threading
+import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from ..core.engine import StreamEngine, StreamResult
@@ -48,6 +50,7 @@ class StreamModel:
         response_format: object | None = None,
         end: dict | None = None,
         every: int = 256,
+        growing: bool = False,
     ) -> None:
         self.reads = reads
         self.exchange = exchange
@@ -55,6 +58,7 @@ class StreamModel:
         self.response_format = response_format
         self.end = end or {}
         self.every = every
+        self.growing = growing  # --follow: an unfinished stream is still being written
         self.times = array("q")  # per frame: ns from the request (-1: unknown)
         self.read_offsets = array("q")  # per read: where it starts in the body
         self.summaries: list[str] = []
@@ -62,6 +66,12 @@ class StreamModel:
         self.result: StreamResult | None = None
         self.anomaly_frames: list[int] = []  # sorted frames where an anomaly was first seen
         self.error: RecordingError | None = None  # a line of the stream that could not be read
+        self._live: tuple | None = None  # the engine and decoder, while the stream can grow
+        self._next_read = self._since = self._last_len = 0
+        self.shown = threading.Event()  # set once a screen has painted the stream
+        self._end_state: FrameState | None = None  # the last frame's, once the stream ended
+        # the last state `at` gave and the frames after it: stepping on feeds it further
+        self._cursor: tuple[FrameState, Iterator[Frame]] | None = None
 
     def _engine(self) -> StreamEngine:
         return StreamEngine(self.exchange, self.tools, self.response_format)
@@ -72,14 +82,41 @@ class StreamModel:
 
     def build(self, progress: Callable[[int, int], None] | None = None) -> StreamResult:
         """One pass over the stream (call it from a worker thread for big streams)."""
-        engine, decoder = self._engine(), self.reads.decoder()
+        self.start()
+        self.read(progress)
+        return self.conclude()
+
+    def start(self) -> None:
+        """Before the first read: the engine, the decoder and the frame-0 snapshot."""
+        self._live = (self._engine(), self.reads.decoder())
+        engine, decoder = self._live
         self.snapshots = [Snapshot(0, 0, engine.copy(), copy.deepcopy(decoder))]
-        n_reads, since = len(self.reads), 0
+        self._next_read = self._since = 0
+
+    def extend(self, end: dict | None = None) -> int:
+        """The stream grew (--follow): feed the reads added since, update how it ended.
+        Returns how many frames were added."""
+        before = self.total
+        if end is not None:
+            self.end = end
+        if self._live is not None and self.error is None:
+            self.read()
+            self.conclude()
+        return self.total - before
+
+    def read(
+        self, progress: Callable[[int, int], None] | None = None, seconds: float | None = None
+    ) -> bool:
+        """Feed the reads not fed yet (for about `seconds` at most, when given): the frames
+        can be shown while the rest is read. True when every read is in."""
+        engine, decoder = self._live
+        n_reads, since = len(self.reads), self._since
         # about 64 copies at most: each holds the text so far, so memory stays bounded
         every = max(self.every, n_reads // 64)
-        offset = 0
         times, summaries = self.times, self.summaries
-        for i in range(n_reads):
+        offset = self.read_offsets[-1] + self._last_len if self.read_offsets else 0
+        stop = None if seconds is None else time.monotonic() + seconds
+        for i in range(self._next_read, n_reads):
             try:
                 data, t = self.reads.read(i)
             except RecordingError as e:  # the stream is shown up to the line that broke
@@ -88,6 +125,7 @@ class StreamModel:
                 break
             self.read_offsets.append(offset)
             offset += len(data)
+            self._last_len = len(data)
             for frame in decoder.feed(data, t):
                 engine.feed(frame)
                 times.append(-1 if frame.time_ns is None else frame.time_ns)
@@ -98,19 +136,62 @@ class StreamModel:
                     Snapshot(len(summaries), i + 1, engine.copy(), copy.deepcopy(decoder))
                 )
                 since = 0
+            self._next_read = i + 1
             if progress is not None and i % 512 == 0:
                 progress(i + 1, n_reads)
-        truncation = decoder.finish()
-        self.result = engine.finish(truncation, **self.end)
-        self.anomaly_frames = sorted(
-            f for f, kinds in self.result.anomaly_frames.items() if kinds and f > 0
-        )
+            if stop is not None and summaries and time.monotonic() > stop:
+                break
+        self._since = since
         if progress is not None:
-            progress(n_reads, n_reads)
-        return self.result
+            progress(self._next_read, n_reads)
+        return self._next_read >= n_reads or self.error is not None
+
+    @property
+    def reading(self) -> float | None:
+        """While reads are still being fed (no result yet): the share done, else None."""
+        if self.result is not None:
+            return None
+        return self._next_read / max(len(self.reads), 1)
+
+    @property
+    def marks(self) -> dict:
+        """Frame -> the anomaly kinds first seen there (those seen so far, while reading)."""
+        if self.result is not None:
+            return self.result.anomaly_frames
+        return self._live[0].log.frames() if self._live is not None else {}
+
+    def conclude(self) -> StreamResult:
+        """Every read is in: how the stream ended, its anomalies and repairs."""
+        engine, decoder = self._live
+        # a stream still being written goes on: its result is computed on copies
+        live = self.end.get("end_reason") == "unfinished"
+        if live:
+            engine, decoder = engine.copy(), copy.deepcopy(decoder)
+        else:
+            self._live = None
+        if live and self.growing:  # not ended yet: no end-of-stream verdicts
+            seen = {(a.kind, a.choice, a.frame) for a in engine.log.entries()}
+            marks = {f: list(kinds) for f, kinds in engine.log.frames().items()}
+            result = engine.finish(None)
+            result.anomalies = [a for a in result.anomalies if (a.kind, a.choice, a.frame) in seen]
+            result.anomaly_frames = marks
+        else:
+            result = engine.finish(decoder.finish(), **self.end)
+        self.anomaly_frames = sorted(
+            f for f, kinds in result.anomaly_frames.items() if kinds and f > 0
+        )
+        if not live and self.total:  # End is the most visited frame: its state, kept ready
+            snap = [s for s in self.snapshots if s.frames < self.total][-1]
+            self._end_state = self._feed_to(self.total, *self._resume(snap), cursor=False)
+        self.result = result
+        return result
 
     def at(self, n: int) -> FrameState:
-        """The state after frame `n` (0: before the first frame)."""
+        """The state after frame `n` (0: before the first frame).
+
+        Stepping forward feeds on from the last state asked for (no copy of the engine,
+        whose copy grows with the stream); other jumps resume from the nearest snapshot.
+        """
         n = max(0, min(n, self.total))
         snap = self.snapshots[0]
         for s in self.snapshots:  # few: one per `every` frames
@@ -118,17 +199,45 @@ class StreamModel:
                 snap = s
             else:
                 break
-        engine = snap.engine.copy()
         if n == 0:
-            return FrameState(0, None, engine)
+            return FrameState(0, None, snap.engine.copy())
+        end = self._end_state
+        if end is not None and end.number == n:
+            return end
+        cursor = self._cursor
+        if cursor is not None:
+            state, frames = cursor
+            if state.number == n:
+                return state
+            if snap.frames <= state.number < n:
+                found = self._feed_to(n, state.engine, frames)
+                if found is not None:
+                    return found
+        found = self._feed_to(n, *self._resume(snap))
+        if found is None:
+            raise IndexError(f"frame {n} is not in the stream")
+        return found
+
+    def _resume(self, snap: Snapshot) -> tuple[StreamEngine, Iterator[Frame]]:
         decoder = copy.deepcopy(snap.decoder)
-        for frame in self.reads.frames(snap.next_read, decoder):
+        return snap.engine.copy(), self.reads.frames(snap.next_read, decoder)
+
+    def _feed_to(
+        self, n: int, engine: StreamEngine, frames: Iterator[Frame], cursor: bool = True
+    ) -> FrameState | None:
+        """Feed `frames` to `engine` up to frame `n`; that state becomes the cursor."""
+        if cursor:
+            self._cursor = None
+        for frame in frames:
             engine.collect_events = frame.number == n
             events = engine.feed(frame)
             if frame.number == n:
                 engine.collect_events = False
-                return FrameState(n, frame, engine, events or [])
-        raise IndexError(f"frame {n} is not in the stream")
+                state = FrameState(n, frame, engine, events or [])
+                if cursor:
+                    self._cursor = (state, frames)
+                return state
+        return None
 
     def raw(self, frame: Frame) -> list[bytes]:
         """The frame's bytes as received, one piece per read they arrived in."""

@@ -1,0 +1,19 @@
+"""The replay's screens, one per module."""
+
+from .exchanges import ExchangesScreen
+from .help import help_text
+from .loading import Loading
+from .prompt import Prompt
+from .request import RequestScreen
+from .stream import StreamScreen
+from .text_screen import TextScreen
+
+__all__ = [
+    "ExchangesScreen",
+    "Loading",
+    "Prompt",
+    "RequestScreen",
+    "StreamScreen",
+    "TextScreen",
+    "help_text",
+]

@@ -1,0 +1,27 @@
+"""A progress bar while a big input is indexed."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import (
+    Label,
+    ProgressBar,
+)
+
+
+class Loading(Screen):
+    """A progress bar while a big input is indexed or a stream is read."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="loading"):
+            yield Label(self.what)
+            yield ProgressBar(total=100, show_eta=False, id="progress")
+
+    def progress(self, done: int, total: int) -> None:
+        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)

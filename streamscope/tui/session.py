@@ -1,0 +1,48 @@
+"""What the screens read and ask of the replay, in one object: the opened input and its
+exchanges, the analysis of every exchange, and whether the recording is followed."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..analysis.driver import ExchangeSummary
+from ..inputs import ExchangeInfo, Source
+
+Summaries = dict[int, ExchangeSummary]
+
+
+@dataclass(eq=False)
+class Session:
+    input: Source
+    follow: bool = False  # --follow: the recording is still being written
+    infos: list[ExchangeInfo] = field(default_factory=list)
+    summaries: Summaries | None = None  # the analysis, once done ({} when it failed)
+    analysis_error: str | None = None  # why the analysis could not run
+    start_analysis: Callable[[], None] = lambda: None  # the app's: runs it in a worker
+    _waiting: list[Callable[[Summaries], None]] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.input.path)
+
+    def when_analysed(self, then: Callable[[Summaries], None]) -> None:
+        """Call `then` with every exchange's summary: now if known, else once analysed."""
+        if self.summaries is not None:
+            then(self.summaries)
+            return
+        self._waiting.append(then)
+        if len(self._waiting) == 1:
+            self.start_analysis()
+
+    def analysed(self, summaries: Summaries, error: str | None = None) -> None:
+        self.summaries, self.analysis_error = summaries, error
+        waiting, self._waiting = self._waiting, []
+        for then in waiting:
+            then(summaries)
+
+    def grew(self, infos: list[ExchangeInfo]) -> None:
+        """--follow: the exchanges as they are now; the analysis runs again when asked."""
+        self.infos = infos
+        self.summaries = None

@@ -1,0 +1,112 @@
+"""One strategy's calls at the current frame, as a table fitted to the width."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from ...core import events as ev
+from ...core.calls import Call, StrategyError
+from ...core.events import FieldEvent
+from ...text import cut, plural, quote, visible
+
+
+def _cell(value: object, width: int = 0) -> str:
+    return quote(value, width) if value is not None else "null"
+
+
+class CallTable(Static):
+    """One strategy's calls at the current frame, fitted to the width (long values cut)."""
+
+    DEFAULT_CSS = "CallTable { height: auto; }"
+    COLUMNS = ("c", "idx", "id", "type", "name", "arguments", "frags")
+
+    def show(
+        self,
+        calls: list[Call],
+        events: list[FieldEvent] = (),  # type: ignore[assignment]
+        compare: list[Call] | None = None,
+    ) -> None:
+        """Rows for `calls`; cells `events` touched are highlighted; cells unlike `compare` marked."""
+        table = Table(
+            box=None, padding=(0, 1), expand=True, show_edge=False, header_style="bold dim"
+        )
+        # ids are what a person compares: shown whole (folded past 40 columns), args cut
+        both = (*calls, *(compare or []))
+        longest = max([len(_cell(c.id)) for c in both] + [4])
+        name = max([len(_cell(c.name)) for c in both] + [4])
+        for col in self.COLUMNS:
+            table.add_column(
+                col,
+                no_wrap=col != "id",
+                overflow="fold" if col == "id" else "ellipsis",
+                ratio={"arguments": 4, "name": 2}.get(col),
+                min_width={"id": min(longest + 1, 41), "name": min(name + 1, 16)}.get(col),
+                max_width={"c": 2, "idx": 4, "type": 10, "frags": 5}.get(col),
+            )
+        touched: dict[tuple[int, str], FieldEvent] = {}
+        for e in events:
+            if e.call >= 0:
+                field = "arguments" if e.field == "input" else e.field  # a custom call's input
+                touched[(e.call, field or ("call" if e.op == ev.NEW_CALL else ""))] = e
+        for i, call in enumerate(calls):
+            other = compare[i] if compare is not None and i < len(compare) else None
+            values = {
+                "c": call.choice,
+                "idx": call.index,
+                "id": call.id,
+                "type": call.type,
+                "name": call.name,
+                "arguments": call.arguments,
+                "frags": call.fragments,
+            }
+            cells = []
+            for col in self.COLUMNS:
+                value = values[col]
+                if col in ("c", "frags"):
+                    shown = str(value)
+                elif col == "arguments" and isinstance(value, str):
+                    # no column is wider than the screen: a long stream's arguments (a
+                    # megabyte) are cut before Rich measures them; `a` shows them whole
+                    shown = visible(cut(value, 1000))
+                else:
+                    shown = _cell(value)
+                text = Text(shown)
+                event = touched.get((i, col))
+                if event is not None:  # the frame detail says what happened in words
+                    if event.op == ev.OVERWRITE:
+                        text = Text("⚠", style="bold yellow") + Text(
+                            shown, style="bold black on yellow"
+                        )
+                    elif event.op == ev.IGNORED:
+                        text.stylize("cyan")
+                    else:
+                        text.stylize("bold green reverse")
+                elif (i, "call") in touched:
+                    text.stylize("green")
+                if compare is not None and col in ("id", "type", "name", "arguments"):
+                    theirs = None if other is None else getattr(other, col)
+                    if other is None or theirs != value:
+                        text = Text("≠", style="bold red") + text
+                        text.stylize("red")
+                cells.append(text)
+            table.add_row(*cells)
+        if compare is not None and len(compare) > len(calls):
+            table.add_row(
+                "",
+                "",
+                Text(
+                    f"≠ robust has {plural(len(compare) - len(calls), 'more call')}",
+                    style="bold red",
+                ),
+            )
+        if not calls and (compare is None or not compare):
+            table.add_row("", "", Text("no calls yet", style="dim"))
+        self.update(table)
+
+
+def strategy_label(name: str, got: object, n: int) -> Text:
+    if isinstance(got, StrategyError):
+        return Text(f"{name}: raised {visible(got.error)} at frame {got.frame}", style="bold red")
+    return Text(f"{name} at frame {n} (≠ marks what differs from robust)", style="bold")

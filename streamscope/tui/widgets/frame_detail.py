@@ -1,0 +1,114 @@
+"""The current frame in detail: what it did, its bytes, its JSON; the repair panel."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Group, RenderableType
+from rich.highlighter import JSONHighlighter
+from rich.text import Text
+from textual.widgets import Static
+
+from ...core import events as ev
+from ...core.calls import Call
+from ...core.events import FieldEvent
+from ...core.repair import Repair
+from ...text import cut, plural, quote, visible
+from ..model import StreamModel
+from .common import MARK, SEVERITY_STYLE
+
+_JSON = JSONHighlighter()
+
+
+class FrameDetail(Static):
+    """The frame as received (read boundaries shown), its JSON, and what it did."""
+
+    def show(
+        self, model: StreamModel, n: int, frame, events: list[FieldEvent], repairs: bool
+    ) -> None:
+        parts: list[RenderableType] = []
+        result = model.result  # None while the stream is still being read
+        if repairs and result is not None:  # after the last frame, the repair is the news
+            parts.append(repair_panel(result.tool_calls, result.repairs))
+        if n == 0:
+            parts.append(
+                Text(
+                    "Before the first frame. → or n steps forward; ? lists every key.", style="dim"
+                )
+            )
+        if frame is not None:
+            what = Text(f"What frame {n} did\n", style="bold")
+            if events:
+                for e in events:
+                    style = (
+                        "yellow" if e.op == ev.OVERWRITE else ("cyan" if e.op == ev.IGNORED else "")
+                    )
+                    what.append(f"  {visible(e.describe())}\n", style=style)
+            else:
+                why = "the end of the stream" if frame.is_done else "nothing to accumulate"
+                what.append(f"  {why}\n", style="dim")
+            parts.append(what)
+            first_seen = [a for a in result.anomalies if a.frame == n] if result else []
+            if first_seen:
+                note = Text("Anomalies first seen here\n", style="bold")
+                for a in first_seen:
+                    note.append(f"  {MARK[a.severity]} {a.kind}", style=SEVERITY_STYLE[a.severity])
+                    note.append(f"  {visible(a.text())}\n")
+                parts.append(note)
+            pieces = model.raw(frame)
+            raw = Text(
+                f"As received, in {plural(len(pieces), 'read')} (┆ marks a read boundary)\n",
+                style="bold",
+            )
+            for i, piece in enumerate(pieces):
+                if i:
+                    raw.append("┆", style="bold magenta")
+                raw.append(
+                    visible(piece.decode("utf-8", "replace").replace("\r", "\\r"), lines=True)
+                    .replace("\t", "\\t")
+                    .replace("\n", "↵\n"),
+                    style="dim",
+                )
+            parts.append(raw)
+            if frame.is_json:
+                parts.append(Text("Parsed", style="bold"))
+                pretty = Text(visible(_pretty(frame.payload, frame.data), lines=True))
+                _JSON.highlight(pretty)  # regex highlighting: cheap enough for every frame
+                parts.append(pretty)
+        self.update(Group(*parts))
+
+
+def _pretty(payload: object, data: str) -> str:
+    """A frame's JSON, indented; past Python's nesting limit, its data as received."""
+    try:
+        return json.dumps(payload, indent=2, ensure_ascii=False)
+    except RecursionError:
+        return data
+
+
+LONG = 2000  # characters of arguments the repair panel shows (`a` shows them whole)
+
+
+def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableType:
+    text = Text("Repair (after the last frame)\n", style="bold")
+    broken = [(c, f) for c, f in zip(calls, fixes, strict=True) if f is not None]
+    if not calls:
+        text.append("  the stream made no tool calls: no arguments to repair\n", style="dim")
+        return text
+    if not broken:
+        text.append("  every call's arguments parse: nothing to repair\n", style="green")
+        return text
+    for call, fix in broken:
+        text.append(
+            f"  call {quote(call.name)} (id {quote(call.id)}) at index {call.index}\n", style="bold"
+        )
+        text.append("    raw   ", style="dim")
+        text.append(f"{visible(cut(str(call.arguments), LONG))}\n")
+        text.append("    crow  ", style="dim")
+        text.append(f"{visible(cut(fix.crow.result, LONG))}  ({fix.crow.action})\n")
+        meaning = "CHANGED MEANING" if fix.best.changed_meaning else "kept meaning"
+        text.append("    best  ", style="dim")
+        text.append(f"{visible(cut(fix.best.result, LONG))}  ({fix.best.action}, ")
+        text.append(meaning, style="bold red" if fix.best.changed_meaning else "green")
+        text.append(")\n")
+    return text

@@ -1,0 +1,89 @@
+"""The frame list: every frame (or the filtered ones), rendered line by line on demand."""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.events import Click
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..messages import FrameSelected
+from ..model import StreamModel
+from .common import MARK, SEVERITY_STYLE, ms, worst
+
+
+class FrameList(ScrollView, can_focus=True):
+    """Every frame (or the filtered ones): number, time, gap, summary, anomaly marks.
+
+    Lines are rendered on demand, so a stream of a million frames costs nothing to show.
+    """
+
+    DEFAULT_CSS = "FrameList { scrollbar-size-vertical: 1; }"
+
+    def __init__(self, model: StreamModel, **kw) -> None:
+        super().__init__(**kw)
+        self.model = model
+        self.rows: list[int] = list(range(1, model.total + 1))
+        self._total = model.total
+        self.current = 0
+        self.virtual_size = Size(1, len(self.rows))  # lines are cut to the width: no side scroll
+
+    @property
+    def total(self) -> int:
+        """The stream's frames when the rows were last set (--follow adds more)."""
+        return self._total
+
+    def on_mount(self) -> None:
+        self.watch(self.screen, "frame", self.show)  # the screen's current frame
+
+    def set_rows(self, rows: list[int]) -> None:
+        self._total = self.model.total
+        self.rows = rows
+        self.virtual_size = Size(1, len(rows))
+        self.refresh()
+
+    def show(self, frame: int) -> None:
+        self.current = frame
+        if frame in self.rows_index():
+            y = self.rows_index()[frame]
+            top = self.scroll_offset.y
+            height = max(self.size.height, 1)
+            if not top <= y < top + height:
+                self.scroll_to(y=max(0, y - height // 2), animate=False)
+        self.refresh()
+
+    def rows_index(self) -> dict[int, int]:
+        cached = getattr(self, "_index", None)
+        if cached is None or cached[0] is not self.rows:
+            cached = (self.rows, {f: i for i, f in enumerate(self.rows)})
+            self._index = cached
+        return cached[1]
+
+    def render_line(self, y: int) -> Strip:
+        row = self.scroll_offset.y + y
+        width = self.size.width
+        if row >= len(self.rows):
+            return Strip.blank(width)
+        n = self.rows[row]
+        model = self.model
+        kinds = model.marks.get(n, [])
+        level = worst(kinds)
+        mark = MARK[level] if level else " "
+        t, gap = model.time(n), model.gap(n)
+        digits = len(str(model.total))
+        head = f"{mark}{n:>{digits}} {ms(t):>7} {('+' + ms(gap)) if gap is not None else '':>7} "
+        text = model.summaries[n - 1]
+        base = Style(reverse=True, bold=True) if n == self.current else Style()
+        segments = [
+            Segment(mark, base + Style.parse(SEVERITY_STYLE[level]) if level else base),
+            Segment(head[1:], base + Style(dim=n != self.current)),
+            Segment(text[: max(0, width - len(head))], base),
+        ]
+        return Strip(segments).adjust_cell_length(width, base)
+
+    def on_click(self, event: Click) -> None:
+        row = self.scroll_offset.y + event.y
+        if 0 <= row < len(self.rows):
+            self.post_message(FrameSelected(self.rows[row]))

@@ -1,0 +1,92 @@
+"""The timeline: inter-frame gaps as a heat bar, anomaly ticks, a cursor."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.widget import Widget
+
+from ...text import plural
+from ..model import StreamModel
+from .common import SEVERITY_STYLE, ms, worst
+
+
+class Timeline(Widget):
+    """Inter-frame gaps as a heat bar, ticks at anomaly frames, a cursor at this frame."""
+
+    DEFAULT_CSS = "Timeline { height: 3; }"
+    BARS = " ▁▂▃▄▅▆▇█"
+
+    def __init__(self, model: StreamModel, **kw) -> None:
+        super().__init__(**kw)
+        self.model = model
+        self.current = 0
+        self._cache: tuple = ((), [], {}, 0)  # (key, levels, column -> worst, top gap)
+
+    def on_mount(self) -> None:
+        self.watch(self.screen, "frame", self._moved)  # the screen's current frame
+
+    def _moved(self, frame: int) -> None:
+        self.current = frame
+        self.refresh()
+
+    def _columns(self, cols: int) -> tuple[list[int], dict[int, str | None], int]:
+        """Per column: the bar's level and the worst anomaly ticked there, and the largest
+        gap; computed once per stream length and width (one pass over the frame times),
+        so moving the cursor costs nothing on a long stream."""
+        model = self.model
+        total = model.total
+        key = (total, cols, len(model.anomaly_frames), model.result is None)
+        if self._cache[0] == key:
+            return self._cache[1], self._cache[2], self._cache[3]
+        gaps, before = [], 0
+        for t in model.times:
+            gaps.append(t - before if t >= 0 and before >= 0 else 0)
+            before = t
+        peaks = []
+        for col in range(cols):  # a short stream spreads each frame over several columns
+            lo = col * total // cols
+            peaks.append(max(gaps[lo : max(lo + 1, (col + 1) * total // cols)] or [0]))
+        top = max(peaks) if peaks else 0
+        levels = [max(1, int(8 * p / top)) if top else 1 for p in peaks]
+        ticked: dict[int, list[str]] = {}
+        for f in model.anomaly_frames:  # each anomaly frame ticks the column where it starts
+            ticked.setdefault((f - 1) * cols // total, []).extend(model.marks.get(f, []))
+        worst_at = {col: worst(kinds) for col, kinds in ticked.items()}
+        self._cache = (key, levels, worst_at, top)
+        return levels, worst_at, top
+
+    def render(self) -> RenderableType:
+        model = self.model
+        total = model.total
+        width = max(self.size.width - 1, 10)
+        bar, ticks = Text(), Text()
+        cols = width if total else 1
+        levels, ticked, top = self._columns(cols) if total else ([1], {}, 0)
+        here_col = (self.current - 1) * cols // total if self.current else -1
+        for col, level in enumerate(levels):
+            here = col == here_col
+            style = (
+                "reverse"
+                if here
+                else ("red" if level >= 6 else "yellow" if level >= 3 else "green")
+            )
+            bar.append(self.BARS[level], style)
+            if col in ticked:
+                ticks.append("▲", SEVERITY_STYLE.get(ticked[col] or "", ""))
+            else:
+                ticks.append("┃" if here else " ", "bold")
+        first = model.time(1)
+        last = model.time(total)
+        fps = f"{total / (last / 1e9):,.0f} frames/s" if last else "no timing"
+        stats = Text(
+            f"first frame {ms(first)} · total {ms(last)} · {plural(total, 'frame')} · {fps} · "
+            f"largest gap {ms(top)} · ▲ anomalies",
+            style="dim",
+        )
+        if self.size.height < 3:  # one line: the bar, anomaly columns marked on it
+            for col, level in ticked.items():
+                if 0 <= col < len(bar) and col != here_col:
+                    bar.stylize(SEVERITY_STYLE.get(level or "", "") + " reverse", col, col + 1)
+            return bar
+        return Group(bar, ticks, stats)
