@@ -280,7 +280,7 @@ def test_timing_is_the_recorded_timing_divided_by_speed(mode):
     assert elapsed[0] < elapsed[4]
 
 
-def _odd_recording(path: str) -> None:
+def _odd_recording(path: str, cut: str = "upstream-error") -> None:
     """Exchange 1: a non-stream JSON answer; 2: a stream whose upstream failed midway."""
     completion = {
         "id": "chatcmpl-1",
@@ -308,17 +308,18 @@ def _odd_recording(path: str) -> None:
         w.request(ex, "POST", url, [], orjson.dumps(body))
         w.response(ex, 200, [("content-type", "text/event-stream")])
         w.chunk(ex, sse_body([{"choices": [{"index": 0, "delta": {"content": "par"}}]}], False))
-        w.end(ex, "upstream-error", "RemoteProtocolError: peer closed connection")
+        w.end(ex, cut, "RemoteProtocolError: peer closed connection")
         ex = w.new_exchange()  # not a chat completion: not served
         w.request(ex, "GET", "http://127.0.0.1/v1/models", [], b"")
         w.response(ex, 200, [("content-type", "application/json")])
         w.end(ex, "complete")
 
 
+@pytest.mark.parametrize("cut", ["upstream-error", "recorder-stopped"])
 @pytest.mark.parametrize("mode", MODES)
-def test_non_stream_answers_and_recorded_upstream_failures(mode, tmp_path):
+def test_non_stream_answers_and_recorded_upstream_failures(mode, tmp_path, cut):
     path = str(tmp_path / "odd.jsonl")
-    _odd_recording(path)
+    _odd_recording(path, cut)
     with provider(mode, path) as (client, _, selections):
         completion = client.chat.completions.create(
             model="m", messages=[{"role": "user", "content": "json please"}]

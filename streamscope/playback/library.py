@@ -19,8 +19,9 @@ Inputs (several files: their exchanges one after the other, in the order given):
   `.../chat/completions`. Its body is its chunk lines, one body chunk per recorded
   upstream read (so a client sees the recorded chunking), with the recorded status and
   headers (hop-by-hop headers and content-length dropped: the body is re-framed). An
-  exchange whose recorded upstream failed (`end` reason `upstream-error` or `timeout`) is
-  cut after its last read, as the client saw it: the server aborts the connection, the
+  exchange whose recorded upstream failed, or that the recorder's own stop cut (`end`
+  reason `upstream-error`, `timeout` or `recorder-stopped`), is cut after its last read,
+  as the client saw it: the server aborts the connection, the
   transport raises the client's RemoteProtocolError.
 - a raw SSE body: one exchange, `200 text/event-stream`, one body chunk per SSE event
   (the bytes unchanged, CRLF and comments included).
@@ -86,7 +87,8 @@ from ..text import quote
 DROPPED_HEADERS = HOP_BY_HOP | {"content-length"}
 MATCH_KEYS = ("model", "messages", "tools")
 SSE_HEADERS = [("content-type", "text/event-stream; charset=utf-8"), ("cache-control", "no-cache")]
-_FAILED = ("upstream-error", "timeout")
+# cut as the client saw it: the upstream failed, or the recorder stopped mid-stream
+_FAILED = ("upstream-error", "timeout", "recorder-stopped")
 _ABSENT = object()  # a key or item the other side lacks
 _NOT_JSON = object()
 
