@@ -327,3 +327,23 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
         "type-empty-or-null",
     } <= seen
     assert set(KINDS) - seen == {"invalid-utf8"}  # named by its own test above
+
+
+def test_a_copied_log_shares_its_marks_and_each_side_goes_on_alone():
+    from streamscope.core.anomalies import AnomalyLog
+
+    log = AnomalyLog()
+    log.add("interleaved", 1, "x", 0)
+    log.add("id-repeated", 2, "y", 0, 0)
+    copy = log.copy()
+    log.add("interleaved", 3, "x", 0)
+    copy.add("args-resent", 3, "z", 0, 0)
+    copy.discard("id-repeated", 0, 0)  # taken back in the copy only
+    assert log.frames() == {1: ("interleaved",), 2: ("id-repeated",), 3: ("interleaved",)}
+    assert {f: list(k) for f, k in copy.frames().items()} == {
+        1: ["interleaved"],
+        2: [],
+        3: ["args-resent"],
+    }
+    assert log.at(2) == ("id-repeated",) and list(copy.at(2)) == []
+    assert copy._layers[0] is log._layers[0]  # the marks before the copy are held once

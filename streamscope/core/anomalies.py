@@ -101,13 +101,17 @@ _ALONE: dict[str, tuple[str]] = {}  # kind -> (kind,): the marks of a frame with
 class AnomalyLog:
     """One entry per (kind, choice, index): the first sighting, with a count of recurrences."""
 
-    __slots__ = ("_by_key", "_frames")
+    __slots__ = ("_by_key", "_frames", "_layers", "_layers_top")
 
     def __init__(self) -> None:
         self._by_key: dict[tuple, Anomaly] = {}
         # Every frame an anomaly was seen at, for the faces' markers: frame -> its kinds,
-        # replaced (never changed in place) when a frame gains a kind.
+        # replaced (never changed in place) when a frame gains a kind. The marks made
+        # before the last copy() lie in frozen layers shared with the copies (a replay
+        # keeps 64 copies of a long stream's engine: the marks are held once).
         self._frames: dict[int, Sequence[str]] = {}
+        self._layers: tuple[dict[int, Sequence[str]], ...] = ()
+        self._layers_top = -1  # the highest frame in a frozen layer
 
     def add(
         self,
@@ -148,7 +152,7 @@ class AnomalyLog:
         return True
 
     def _mark(self, frame: int, kind: str) -> None:
-        kinds = self._frames.get(frame)
+        kinds = self.at(frame) or None
         if kinds is None:
             # one shared tuple per kind: a frame marked once costs a dict entry, no list
             self._frames[frame] = _ALONE.get(kind) or _ALONE.setdefault(kind, (kind,))
@@ -159,8 +163,8 @@ class AnomalyLog:
         """Take back an entry a later, better reading shows was wrong."""
         found = self._by_key.pop((kind, choice, _hashable(index)), None)
         if found is not None:
-            kinds = self._frames.get(found.frame, [])
-            if kind in kinds:
+            kinds = self.at(found.frame)
+            if kind in kinds:  # written in this log's own layer: the frozen ones are shared
                 self._frames[found.frame] = [k for k in kinds if k != kind]
 
     def entries(self) -> list[Anomaly]:
@@ -168,10 +172,23 @@ class AnomalyLog:
         return sorted(self._by_key.values(), key=lambda a: (a.frame, SEVERITY_ORDER[a.severity]))
 
     def at(self, frame: int) -> Sequence[str]:
-        return self._frames.get(frame, ())
+        kinds = self._frames.get(frame)
+        if kinds is not None or frame > self._layers_top:  # frames are fed in order
+            return kinds or ()
+        for layer in reversed(self._layers):
+            kinds = layer.get(frame)
+            if kinds is not None:
+                return kinds
+        return ()
 
     def frames(self) -> dict[int, Sequence[str]]:
-        return self._frames
+        if not self._layers:
+            return self._frames
+        merged: dict[int, Sequence[str]] = {}
+        for layer in self._layers:
+            merged.update(layer)
+        merged.update(self._frames)
+        return merged
 
     def copy(self) -> AnomalyLog:
         new = AnomalyLog()
@@ -188,7 +205,11 @@ class AnomalyLog:
             )
             for k, a in self._by_key.items()
         }
-        new._frames = dict(self._frames)  # the marks are never changed in place: shared
+        if self._frames:  # freeze the marks so far: both logs share them from here on
+            self._layers += (self._frames,)
+            self._layers_top = max(self._layers_top, max(self._frames))
+            self._frames = {}
+        new._layers, new._layers_top = self._layers, self._layers_top
         return new
 
 
