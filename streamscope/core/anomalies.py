@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections import ChainMap
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..text import quote
@@ -181,7 +182,14 @@ class AnomalyLog:
                 return kinds
         return ()
 
+    def marks(self) -> Mapping[int, Sequence[str]]:
+        """The marks as a live read-only view (no copy: the replay asks while it reads)."""
+        if not self._layers:
+            return self._frames
+        return ChainMap(self._frames, *reversed(self._layers))
+
     def frames(self) -> dict[int, Sequence[str]]:
+        """The marks as one dict (merged once, at the end of a stream)."""
         if not self._layers:
             return self._frames
         merged: dict[int, Sequence[str]] = {}

@@ -12,7 +12,7 @@ import copy
 import threading
 import time
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..core.engine import StreamEngine, StreamResult
@@ -154,11 +154,11 @@ class StreamModel:
         return self._next_read / max(len(self.reads), 1)
 
     @property
-    def marks(self) -> dict:
+    def marks(self) -> Mapping[int, Sequence[str]]:
         """Frame -> the anomaly kinds first seen there (those seen so far, while reading)."""
         if self.result is not None:
             return self.result.anomaly_frames
-        return self._live[0].log.frames() if self._live is not None else {}
+        return self._live[0].log.marks() if self._live is not None else {}
 
     def conclude(self) -> StreamResult:
         """Every read is in: how the stream ended, its anomalies and repairs."""
