@@ -7,7 +7,6 @@ its `end` line arrives, so memory stays flat on a 1M-frame file.
 
 from __future__ import annotations
 
-import base64
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from ..core.frames import Frame
 from ..core.sdk_model import Unmodeled
 from ..core.sse import SseDecoder
 from ..inputs import SSE, ExchangeInfo, Source, describe_numbers, open_input
-from ..recording.format import End, RecordingError, Request, Response
+from ..recording.format import End, RecordingError, Request, Response, bytes_of
 
 
 @dataclass(slots=True)
@@ -109,10 +108,12 @@ def _recording(source: Source, only: int | None) -> Analysis:
             if state is None:
                 info = infos.get(d["exchange"])
                 if info is not None and info.body is not None and len(info.body) < 600:
-                    info.body += _data(d)
+                    info.body += bytes_of(d.get("data"), d.get("data_b64"))
                 continue
             engine = state.engine
-            for frame in state.decoder.feed(_data(d), d["t_ns"] - state.info.start_ns):
+            for frame in state.decoder.feed(
+                bytes_of(d.get("data"), d.get("data_b64")), d["t_ns"] - state.info.start_ns
+            ):
                 engine.feed(frame)
             continue
         if kind == "header":
@@ -190,12 +191,6 @@ def _failure(info: ExchangeInfo) -> Failure | None:
     else:
         what = f"ended {info.end_reason}"
     return Failure(info.exchange, status, info.end_reason, f"{what}: {detail}" if detail else what)
-
-
-def _data(d: dict) -> bytes:
-    """A checked chunk line's bytes (text, or base64 when they were not UTF-8)."""
-    text = d.get("data")
-    return text.encode() if text is not None else base64.b64decode(d["data_b64"])
 
 
 def frame_source(path: str, exchange: int = 1) -> Iterator[Frame]:

@@ -129,13 +129,9 @@ class BlockReads(Reads):
         return (self.size + self.block - 1) // self.block
 
     def read(self, i: int) -> tuple[bytes, int | None]:
-        return self.span(i * self.block, (i + 1) * self.block), None
-
-    def span(self, start: int, end: int) -> bytes:
-        """The body's bytes from `start` to `end`."""
         with self._lock:
-            self._f.seek(start)
-            return self._f.read(end - start)
+            self._f.seek(i * self.block)
+            return self._f.read(self.block), None
 
 
 class LineReads(Reads):

@@ -20,7 +20,6 @@ import orjson
 from ..recording.format import BOM, RecordingError
 
 RECORDING, SSE, CHUNKS, HAR = "recording", "sse", "chunks", "har"
-KINDS = (RECORDING, SSE, CHUNKS, HAR)
 RECORDED = (RECORDING, HAR)  # kinds that hold exchanges (requests and responses)
 _HAR = re.compile(rb'\{\s*"log"\s*:')  # a JSON document whose first key is "log"
 
@@ -33,7 +32,6 @@ _BLOCK = 1 << 20
 class Sniffed:
     kind: str
     notes: list[str] = field(default_factory=list)  # facts about the file, info level
-    bom: bool = False
 
 
 def error(
@@ -125,12 +123,12 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     notes = ["the file begins with a UTF-8 byte order mark (skipped)"] if bom else []
     line_no = head.count(b"\n", 0, pos) + 1
     if _HAR.match(head, pos):
-        return Sniffed(HAR, notes, bom)
+        return Sniffed(HAR, notes)
     if first.startswith(b":") or first.split(b":", 1)[0].strip() in _SSE_FIELDS:
-        return Sniffed(SSE, notes, bom)
+        return Sniffed(SSE, notes)
     kind, obj = _json_kind(first)
     if kind is not None:
-        return Sniffed(kind, notes, bom)
+        return Sniffed(kind, notes)
     if isinstance(obj, dict) and "choices" in obj:
         raise error(
             name,

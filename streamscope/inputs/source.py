@@ -176,12 +176,13 @@ class Source:
             known = self._exchanges.get(number)
         if known is not None:
             return known
-        if number not in index.exchanges():
+        try:
+            lines = index.exchange(number)
+        except KeyError:
             raise RecordingError(
                 f"{self.path}: there is no exchange {number} ({describe_numbers(index.exchanges())})",
                 self.path,
-            )
-        lines = index.exchange(number)
+            ) from None
         info = ExchangeInfo(number)
         request = response = end = None
         if lines.request is not None:

@@ -74,7 +74,8 @@ def text_or_b64(key: str, raw: bytes) -> tuple[str, str]:
         return key + "_b64", base64.b64encode(raw).decode("ascii")
 
 
-def _bytes_of(text: str | None, b64: str | None) -> bytes:
+def bytes_of(text: str | None, b64: str | None) -> bytes:
+    """A line's bytes from its text or base64 field (the one that is set)."""
     return text.encode("utf-8") if text is not None else base64.b64decode(b64 or "", validate=True)
 
 
@@ -188,7 +189,7 @@ class Request:
 
     @property
     def body_bytes(self) -> bytes:
-        return _bytes_of(self.body, self.body_b64)
+        return bytes_of(self.body, self.body_b64)
 
     def json_body(self) -> Any | None:
         """The parsed JSON body, or None when the body is not JSON."""
@@ -261,7 +262,7 @@ class Chunk:
 
     @property
     def data_bytes(self) -> bytes:
-        return _bytes_of(self.data, self.data_b64)
+        return bytes_of(self.data, self.data_b64)
 
     def to_json(self) -> dict:
         d = {"type": "chunk", "exchange": self.exchange, "t_ns": self.t_ns}
