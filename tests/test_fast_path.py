@@ -23,6 +23,12 @@ PIECES = st.one_of(
     ),
     st.builds(lambda i: chunk(calls(tc(i, id="", args="q"))), st.integers(0, 2)),
     st.just(chunk({}, "tool_calls")),
+    # a plain-looking fragment that also carries a provider error (truthy or not)
+    st.builds(
+        lambda i, e: chunk(calls(tc(i, args="x")), error=e),
+        st.integers(0, 2),
+        st.sampled_from([{"message": "boom"}, "overloaded", "", None]),
+    ),
     st.sampled_from([c for chunks in FIXTURES.values() for c in chunks]),
     st.just("[DONE]"),
     st.just("not json"),
@@ -143,3 +149,14 @@ def test_a_copy_taken_mid_run_continues_exactly():
                 e.feed(frame)
         assert summary(twin.finish()) == whole
         assert summary(engine.finish()) == whole
+
+
+def test_a_provider_error_beside_a_plain_fragment_is_reported():
+    # the fragment is plain in every other way: the error must not ride the fast path
+    chunks = [chunk(calls(tc(0, "call_a", "f", "", "function")))]
+    chunks += [chunk(calls(tc(0, args="{"))), chunk(calls(tc(0, args='"a"')))]
+    chunks += [chunk(calls(tc(0, args=": 1}")), error={"message": "boom"})]
+    fast = analyse(chunks, slow=False)
+    assert [a.kind for a in fast.anomalies if a.kind == "provider-error"] == ["provider-error"]
+    assert fast.ended == "error"
+    assert summary(fast) == summary(analyse(chunks, slow=True))

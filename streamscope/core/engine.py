@@ -481,6 +481,8 @@ def _plain(p: object) -> tuple[int, str] | None:
         return None
     if p.get("usage") is not None or p.get("moderation") is not None or "_fields_set" in p:
         return None  # the SDK keeps usage, and looks at moderation and model parameters
+    if p.get("error"):
+        return None  # a provider error beside a fragment: robust and the SDK both act on it
     c = choices[0]
     if type(c) is not dict or c.get("index") != 0 or type(c["index"]) is not int:
         return None
