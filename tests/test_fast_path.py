@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import FIXTURES, calls, chunk, tc
-from streamscope.core.engine import StreamEngine
+from streamscope.core.engine import StreamEngine, plain_fragment
+from streamscope.core.summary import plain_summary, summarize
 
 from .helpers import frames_of
 
@@ -160,3 +161,22 @@ def test_a_provider_error_beside_a_plain_fragment_is_reported():
     assert [a.kind for a in fast.anomalies if a.kind == "provider-error"] == ["provider-error"]
     assert fast.ended == "error"
     assert summary(fast) == summary(analyse(chunks, slow=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            PIECES,
+            st.builds(lambda i, t: chunk(calls(tc(i, args=t))), st.integers(0, 12), st.text()),
+            st.builds(lambda t: chunk({"content": t}), st.text()),
+        ),
+        max_size=12,
+    )
+)
+def test_the_replay_summary_of_a_plain_frame_is_summarize(chunks):
+    # the replay keeps only a plain frame's fragment and builds its line when shown
+    for frame in frames_of(chunks):
+        plain = plain_fragment(frame.payload)
+        if plain is not None:
+            assert plain_summary(*plain) == summarize(frame)

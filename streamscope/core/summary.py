@@ -48,6 +48,15 @@ def summarize(frame: Frame) -> str:
     return " · ".join(parts) if parts else "empty delta"
 
 
+def plain_summary(index: int, text: str) -> str:
+    """`summarize` of a frame the engine reads as plain (`engine.plain_fragment` gave
+    (index, text)): the same line from the fragment alone, so the replay keeps the
+    fragment and builds the line only for the rows it shows."""
+    if index < 0:
+        return f"text+{quote(text, 20)}" if text else "empty delta"
+    return f"tc{index} args+{quote(text, 20)}"
+
+
 def _word(value: object) -> str:
     """A short value as a word: a number or string as itself (made safe), else as JSON."""
     if isinstance(value, int) or (isinstance(value, str) and len(value) <= 20):

@@ -1,8 +1,9 @@
 """What the replay shows, computed without Textual: one stream, frame by frame.
 
-`StreamModel.build` reads the stream once: it keeps, per frame, its time, the read it
-completed in and a one-line summary, and every `every` frames a copy of the engine and
-of the decoder. `at(n)` then resumes from the nearest copy, so any jump decodes and
+`StreamModel.build` reads the stream once: it keeps, per frame, its time and what its
+one-line summary is made of (most frames of a long stream are one plain fragment: the
+fragment is kept and the line built only for the rows shown), and every `every` frames a
+copy of the engine and of the decoder. `at(n)` then resumes from the nearest copy, so any jump decodes and
 accumulates at most `every` frames.
 """
 
@@ -14,13 +15,50 @@ import time
 from array import array
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
-from ..core.engine import StreamEngine, StreamResult
+from ..core.engine import StreamEngine, StreamResult, plain_fragment
 from ..core.events import FieldEvent
 from ..core.frames import Frame
-from ..core.summary import summarize
+from ..core.summary import plain_summary, summarize
 from ..inputs.reads import Reads
 from ..recording.format import RecordingError
+
+_SUMMED = -2  # FrameSummaries: the frame's summary is kept whole, not a plain fragment
+
+
+class FrameSummaries(Sequence[str]):
+    """Per frame, its one-line summary (`summarize`), built when asked: a plain fragment
+    (most frames of a long stream) is kept as the fragment and its call index, and only
+    the rows on screen (or a filter) pay for the line."""
+
+    __slots__ = ("texts", "calls")
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []  # the summary, or the plain frame's fragment
+        self.calls = array("i")  # the plain fragment's call index (-1: content), or _SUMMED
+
+    def add(self, frame: Frame, plain: tuple[int, str] | None) -> None:
+        if plain is None:
+            self.texts.append(summarize(frame))
+            self.calls.append(_SUMMED)
+        else:
+            self.texts.append(plain[1])
+            self.calls.append(plain[0])
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        index = self.calls[i]  # IndexError past the end, as a list
+        text = self.texts[i]
+        return text if index == _SUMMED else plain_summary(index, text)
 
 
 @dataclass(slots=True)
@@ -61,7 +99,7 @@ class StreamModel:
         self.growing = growing  # --follow: an unfinished stream is still being written
         self.times = array("q")  # per frame: ns from the request (-1: unknown)
         self.read_offsets = array("q")  # per read: where it starts in the body
-        self.summaries: list[str] = []
+        self.summaries = FrameSummaries()
         self.snapshots: list[Snapshot] = []
         self.result: StreamResult | None = None
         self.anomaly_frames: list[int] = []  # sorted frames where an anomaly was first seen
@@ -78,7 +116,7 @@ class StreamModel:
 
     @property
     def total(self) -> int:
-        return len(self.summaries)
+        return len(self.times)
 
     def build(self, progress: Callable[[int, int], None] | None = None) -> StreamResult:
         """One pass over the stream (call it from a worker thread for big streams)."""
@@ -114,6 +152,7 @@ class StreamModel:
         # about 64 copies at most: each holds the text so far, so memory stays bounded
         every = max(self.every, n_reads // 64)
         times, summaries = self.times, self.summaries
+        feed, add = engine.feed, summaries.add
         offset = self.read_offsets[-1] + self._last_len if self.read_offsets else 0
         stop = None if seconds is None else time.monotonic() + seconds
         for i in range(self._next_read, n_reads):
@@ -127,19 +166,20 @@ class StreamModel:
             offset += len(data)
             self._last_len = len(data)
             for frame in decoder.feed(data, t):
-                engine.feed(frame)
+                plain = plain_fragment(frame.payload)  # read once: the engine and the summary
+                feed(frame, plain)
+                add(frame, plain)
                 times.append(-1 if frame.time_ns is None else frame.time_ns)
-                summaries.append(summarize(frame))
                 since += 1
             if since >= every:  # at a read boundary: resume is exact
                 self.snapshots.append(
-                    Snapshot(len(summaries), i + 1, engine.copy(), copy.deepcopy(decoder))
+                    Snapshot(len(times), i + 1, engine.copy(), copy.deepcopy(decoder))
                 )
                 since = 0
             self._next_read = i + 1
             if progress is not None and i % 512 == 0:
                 progress(i + 1, n_reads)
-            if stop is not None and summaries and time.monotonic() > stop:
+            if stop is not None and times and time.monotonic() > stop:
                 break
         self._since = since
         if progress is not None:
