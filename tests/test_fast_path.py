@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -180,3 +182,52 @@ def test_the_replay_summary_of_a_plain_frame_is_summarize(chunks):
         plain = plain_fragment(frame.payload)
         if plain is not None:
             assert plain_summary(*plain) == summarize(frame)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(PIECES, st.builds(lambda t: chunk({"content": t}), st.text(max_size=3))),
+        max_size=30,
+    ),
+    st.lists(st.tuples(st.integers(0, 30), st.booleans()), max_size=8),
+)
+def test_copies_taken_anywhere_read_on_exactly(chunks, copies):
+    # the replay copies an engine every K frames and reads on from any copy: the text the
+    # copies share (frozen chunks) must never change what either side reads
+    frames = frames_of(chunks)
+    at = {cut: keep_copy for cut, keep_copy in copies}
+    engine = StreamEngine(1)
+    for i, frame in enumerate(frames):
+        if i in at:
+            twin = engine.copy()
+            engine = twin if at[i] else engine
+        engine.feed(frame)
+    assert summary(engine.finish()) == summary(analyse(chunks, slow=True))
+
+
+def test_copies_share_the_text_before_them():
+    # 1,000 fragments of one call, a copy every 100 frames: each copy holds a few chunks
+    # (one per copy before it), the same string objects as the copies before it, never a
+    # list of every fragment nor the whole text again
+    chunks = [chunk({"role": "assistant", "content": None})]
+    chunks += [chunk(calls(tc(0, "call_a", "f", "", "function")))]
+    chunks += [chunk(calls(tc(0, args=f"{i % 10}"))) for i in range(1000)]
+    chunks += [chunk({"content": "x"})] * 300
+    engine, copies = StreamEngine(1), []
+    for frame in frames_of(chunks):
+        engine.feed(frame)
+        if frame.number % 100 == 0:
+            copies.append(engine.copy())
+    slots = [c._robust.choices[0].calls[0] for c in copies]
+    for k, slot in enumerate(slots):
+        assert len(slot.parts) <= k + 2
+    for before, after in pairwise(slots):  # a copy's chunks begin with the last copy's
+        assert all(a is b for a, b in zip(after.parts, before.parts, strict=False))
+    sdk = [c.sdk._choices[0].tools[0].fn.arguments for c in copies]
+    assert len(sdk[-1].parts) <= len(copies) + 1
+    assert all(a is b for a, b in zip(sdk[-1].parts, sdk[-2].parts, strict=False))
+    content = [c._robust.choices[0].content for c in copies]
+    assert len(content[-1]) <= 4
+    assert "".join(content[-1]) == "x" * (1300 - 1002)  # the last copy: after frame 1300
+    assert copies[-1]._robust.calls()[0].arguments == "".join(f"{i % 10}" for i in range(1000))

@@ -9,6 +9,7 @@ reports `call-boundary-ambiguous` naming the reading it took.
 
 from __future__ import annotations
 
+import copy
 import re
 
 import orjson
@@ -21,7 +22,7 @@ from .events import FieldEvent
 from .frames import INVALID, Frame, Sentinel
 from .run import Run
 from .schema import chunk_violation
-from .strategies import NOTHING, Slot
+from .strategies import NOTHING, Slot, freeze
 
 _MISSING = Sentinel("no index")  # a tool-call delta without an "index" key (or with null)
 MAX_DEPTH = 1024  # orjson's nesting limit: a deeper payload is kept as text, never parsed
@@ -97,6 +98,7 @@ class ChoiceState:
         "active",
         "rank",
         "by_id",
+        "frozen",
     )
 
     def __init__(self, rank: int = 0) -> None:
@@ -115,6 +117,30 @@ class ChoiceState:
         self.reasoning: list[str] = []
         self.refusal: list[str] = []
         self.active = False  # the choice carried anything at all
+        self.frozen = (0, 0, 0)  # leading chunks of content, reasoning, refusal shared with copies
+
+    def __deepcopy__(self, memo: dict) -> ChoiceState:
+        # Engine snapshots: the text lists are copied as a few shared chunks (see
+        # strategies.freeze), not as lists as long as the stream; the rest as usual.
+        f = self.frozen
+        self.frozen = (
+            freeze(self.content, f[0]),
+            freeze(self.reasoning, f[1]),
+            freeze(self.refusal, f[2]),
+        )
+        new = ChoiceState.__new__(ChoiceState)
+        memo[id(self)] = new
+        for name in ChoiceState.__slots__:
+            value = getattr(self, name)
+            if name in _TEXTS:
+                value = list(value)
+            elif name != "frozen":
+                value = copy.deepcopy(value, memo)
+            setattr(new, name, value)
+        return new
+
+
+_TEXTS = frozenset(("content", "reasoning", "refusal"))
 
 
 class Robust:

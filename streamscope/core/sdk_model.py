@@ -35,6 +35,7 @@ from collections.abc import Iterable
 from streamscope.core.calls import Call, StrategyError
 from streamscope.core.frames import INVALID, Frame
 from streamscope.core.run import Run
+from streamscope.core.strategies import freeze
 
 __all__ = ["VERIFIED_OPENAI", "SdkEmulation", "Unmodeled", "custom_fields"]
 
@@ -125,11 +126,12 @@ def _guard_deep(value: object) -> None:
 class _Str:
     """A growing string as parts; joined (and compacted) only when read."""
 
-    __slots__ = ("parts", "n")
+    __slots__ = ("parts", "n", "frozen")
 
     def __init__(self, s: str) -> None:
         self.parts = [s]
         self.n = len(s)
+        self.frozen = 0  # leading chunks of `parts` shared with copies (strategies.freeze)
 
     def add(self, s: str) -> None:
         if s:
@@ -146,7 +148,15 @@ class _Str:
             return parts[0]
         joined = "".join(parts)
         self.parts = [joined]
+        self.frozen = 0
         return joined
+
+    def copy(self) -> _Str:
+        """For snapshots: the chunks are shared, the text is not copied."""
+        self.frozen = freeze(self.parts, self.frozen)
+        new = _Str.__new__(_Str)
+        new.parts, new.n, new.frozen = list(self.parts), self.n, self.frozen
+        return new
 
 
 def _jcopy(v: object) -> object:
@@ -177,8 +187,7 @@ def _out(v: object) -> object:
 def _scopy(v: object) -> object:
     """Copy of a slot value for snapshots (strings are immutable once joined)."""
     if type(v) is _Str:
-        s = _Str(v.value())
-        return s
+        return v.copy()
     return _jcopy(v)
 
 

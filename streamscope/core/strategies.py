@@ -19,6 +19,16 @@ from .run import Run
 NOTHING = Sentinel("nothing")
 
 
+def freeze(parts: list[str], frozen: int) -> int:
+    """Before a copy: join the fragments after the first `frozen` entries of `parts` into
+    one chunk, in place, and return how many entries are now frozen. Frozen chunks are
+    never changed again, so copies share them: an engine copied every K frames holds each
+    piece of text once, not once per copy (the joined text is the same either way)."""
+    if len(parts) - frozen > 1:
+        parts[frozen:] = ["".join(parts[frozen:])]
+    return len(parts)
+
+
 class Slot:
     """One call being assembled: scalar fields plus argument fragments."""
 
@@ -33,6 +43,7 @@ class Slot:
         "fragments",
         "first",
         "last",
+        "frozen",
     )
 
     def __init__(
@@ -48,11 +59,13 @@ class Slot:
         self.fragments = 0
         self.first = frame
         self.last = frame
+        self.frozen = 0  # leading chunks of `parts` shared with copies (see freeze)
 
     def text(self) -> str:
         parts = self.parts
         if len(parts) > 1:  # join once, keep the joined form
             self.parts = parts = ["".join(parts)]
+            self.frozen = 0
         return parts[0] if parts else ""
 
     def arguments(self) -> object:
@@ -67,9 +80,10 @@ class Slot:
             self.value = args
 
     def __deepcopy__(self, memo: dict) -> Slot:
-        # Engine snapshots copy slots: join the fragments first, so a copy holds one shared
-        # immutable string instead of a list as long as the stream.
-        self.text()
+        # Engine snapshots copy slots: the fragments since the last copy are joined into one
+        # chunk first, so a copy holds a few shared immutable chunks, not a list as long as
+        # the stream, nor the whole text again.
+        self.frozen = freeze(self.parts, self.frozen)
         new = self.__class__.__new__(self.__class__)
         memo[id(self)] = new
         for cls in type(self).__mro__:

@@ -13,6 +13,7 @@ import copy
 import threading
 import time
 from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
@@ -24,6 +25,7 @@ from ..core.summary import plain_summary, summarize
 from ..inputs.reads import Reads
 from ..recording.format import RecordingError
 
+SNAPSHOTS = 512  # engine copies kept at most (about: they are taken at read boundaries)
 _SUMMED = -2  # FrameSummaries: the frame's summary is kept whole, not a plain fragment
 
 
@@ -149,8 +151,9 @@ class StreamModel:
         can be shown while the rest is read. True when every read is in."""
         engine, decoder = self._live
         n_reads, since = len(self.reads), self._since
-        # about 64 copies at most: each holds the text so far, so memory stays bounded
-        every = max(self.every, n_reads // 64)
+        # a copy shares the text before it with the copies before it (strategies.freeze),
+        # so copies are cheap: about 512 at most, a jump re-feeds a few hundred frames
+        every = max(self.every, n_reads // SNAPSHOTS)
         times, summaries = self.times, self.summaries
         feed, add = engine.feed, summaries.add
         offset = self.read_offsets[-1] + self._last_len if self.read_offsets else 0
@@ -233,12 +236,9 @@ class StreamModel:
         whose copy grows with the stream); other jumps resume from the nearest snapshot.
         """
         n = max(0, min(n, self.total))
-        snap = self.snapshots[0]
-        for s in self.snapshots:  # few: one per `every` frames
-            if s.frames < n or (s.frames == 0 and n == 0):
-                snap = s
-            else:
-                break
+        # the last snapshot before frame n (the first one, for frame 0)
+        i = bisect_left(self.snapshots, n, key=lambda s: s.frames)
+        snap = self.snapshots[max(i - 1, 0)]
         if n == 0:
             return FrameState(0, None, snap.engine.copy())
         end = self._end_state
