@@ -100,6 +100,9 @@ class StreamModel:
         self.every = every
         self.growing = growing  # --follow: an unfinished stream is still being written
         self.times = array("q")  # per frame: ns from the request (-1: unknown)
+        # per frame: ns since the frame before (0 when either time is unknown), for the
+        # timeline's heat bar: kept as read, so a redraw takes maxima of slices, no loop
+        self.gaps = array("q")
         self.read_offsets = array("q")  # per read: where it starts in the body
         self.summaries = FrameSummaries()
         self.snapshots: list[Snapshot] = []
@@ -154,8 +157,9 @@ class StreamModel:
         # a copy shares the text before it with the copies before it (strategies.freeze),
         # so copies are cheap: about 512 at most, a jump re-feeds a few hundred frames
         every = max(self.every, n_reads // SNAPSHOTS)
-        times, summaries = self.times, self.summaries
+        times, gaps, summaries = self.times, self.gaps, self.summaries
         feed, add = engine.feed, summaries.add
+        before = times[-1] if times else 0
         offset = self.read_offsets[-1] + self._last_len if self.read_offsets else 0
         stop = None if seconds is None else time.monotonic() + seconds
         for i in range(self._next_read, n_reads):
@@ -172,7 +176,10 @@ class StreamModel:
                 plain = plain_fragment(frame.payload)  # read once: the engine and the summary
                 feed(frame, plain)
                 add(frame, plain)
-                times.append(-1 if frame.time_ns is None else frame.time_ns)
+                t_ns = -1 if frame.time_ns is None else frame.time_ns
+                times.append(t_ns)
+                gaps.append(t_ns - before if t_ns >= 0 and before >= 0 else 0)
+                before = t_ns
                 since += 1
             if since >= every:  # at a read boundary: resume is exact
                 self.snapshots.append(

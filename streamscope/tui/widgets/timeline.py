@@ -32,17 +32,14 @@ class Timeline(Widget):
 
     def _columns(self, cols: int) -> tuple[list[int], dict[int, str | None], int]:
         """Per column: the bar's level and the worst anomaly ticked there, and the largest
-        gap; computed once per stream length and width (one pass over the frame times),
-        so moving the cursor costs nothing on a long stream."""
+        gap; computed once per stream length and width (a maximum per column of the
+        model's gaps), so moving the cursor costs nothing on a long stream."""
         model = self.model
         total = model.total
         key = (total, cols, len(model.anomaly_frames), model.result is None)
         if self._cache[0] == key:
             return self._cache[1], self._cache[2], self._cache[3]
-        gaps, before = [], 0
-        for t in model.times:
-            gaps.append(t - before if t >= 0 and before >= 0 else 0)
-            before = t
+        gaps = model.gaps  # kept by the model as it reads: no pass over the frames here
         peaks = []
         for col in range(cols):  # a short stream spreads each frame over several columns
             lo = col * total // cols
