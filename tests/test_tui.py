@@ -562,6 +562,33 @@ def test_stepping_on_from_the_last_state_agrees_with_resuming_from_a_snapshot(na
         assert [e.describe() for e in a.events] == [e.describe() for e in b.events], n
 
 
+@pytest.mark.parametrize("name", ["alibaba-empty-id.jsonl", "parallel-index-0.jsonl", "vllm.jsonl"])
+def test_a_model_read_in_slices_keeps_what_one_pass_keeps(name):
+    # the worker reads a long stream in slices: the summaries, times and the timeline's
+    # gaps come out as from one pass, and as summarize and the times say
+    from streamscope.core.summary import summarize
+    from streamscope.inputs import open_input
+    from streamscope.tui.model import StreamModel
+
+    def model(slices: bool) -> StreamModel:
+        ex = open_input(sample(name)).exchange(1)
+        m = StreamModel(ex.reads, 1, ex.info.tools, ex.info.response_format, every=2)
+        m.start()
+        while not m.read(None, 0 if slices else None):  # 0 s: one read per slice
+            pass
+        m.conclude()
+        return m
+
+    whole, sliced = model(False), model(True)
+    frames = list(open_input(sample(name)).exchange(1).reads.frames())
+    assert list(sliced.summaries) == list(whole.summaries) == [summarize(f) for f in frames]
+    assert sliced.times == whole.times
+    times = [-1 if f.time_ns is None else f.time_ns for f in frames]
+    before = [0, *times[:-1]]
+    expected = [t - b if t >= 0 and b >= 0 else 0 for t, b in zip(times, before, strict=True)]
+    assert list(sliced.gaps) == list(whole.gaps) == expected
+
+
 async def test_a_response_body_that_cannot_be_read_is_said_not_raised(tmp_path):
     from streamscope.tui.screens import RequestScreen
 
