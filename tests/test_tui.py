@@ -7,12 +7,14 @@ import os
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from streamscope.cli import main
 from streamscope.tui.app import ReplayApp
 from streamscope.tui.screens import ExchangesScreen, Prompt, StreamScreen, TextScreen
-from streamscope.tui.widgets import CallTable, FrameList
+from streamscope.tui.widgets import CallTable, FrameList, Timeline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = (100, 30)
@@ -636,3 +638,37 @@ async def test_follow_back_from_a_stream_the_list_shows_how_it_ended(tmp_path):
         took = app.screen.query_one("#exchanges").get_row_at(1)[5]
         assert took != "open" and took.endswith("ms")
     writer.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 400),
+    st.integers(1, 120),
+    st.dictionaries(
+        st.integers(1, 400),
+        st.lists(st.sampled_from(["interleaved", "id-changed", "args-resent"]), min_size=1),
+    ),
+)
+def test_the_timeline_ticks_each_anomaly_column_with_its_worst(total, cols, marks):
+    # the ticks come from the model's frames per severity by bisection: as a pass over
+    # every marked frame would place them
+    from types import SimpleNamespace
+
+    from streamscope.tui.model import _by_worst
+    from streamscope.tui.widgets.common import worst
+
+    marks = {f: kinds for f, kinds in marks.items() if f <= total}
+    frames = sorted(marks)
+    model = SimpleNamespace(
+        total=total,
+        gaps=[0] * total,
+        anomaly_frames=frames,
+        marks=marks,
+        tick_frames=_by_worst(frames, marks),
+        result=object(),
+    )
+    ticked: dict[int, list[str]] = {}
+    for f in frames:
+        ticked.setdefault((f - 1) * cols // total, []).extend(marks[f])
+    expected = {col: worst(kinds) for col, kinds in ticked.items()}
+    assert Timeline(model)._columns(cols)[1] == expected

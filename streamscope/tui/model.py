@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
+from ..core.anomalies import KINDS, SEVERITY_ORDER
 from ..core.engine import StreamEngine, StreamResult, plain_fragment
 from ..core.events import FieldEvent
 from ..core.frames import Frame
@@ -108,6 +109,9 @@ class StreamModel:
         self.snapshots: list[Snapshot] = []
         self.result: StreamResult | None = None
         self.anomaly_frames: list[int] = []  # sorted frames where an anomaly was first seen
+        # severity -> the sorted frames whose most severe anomaly has it (the timeline's
+        # ticks, found per column by bisection instead of a pass over every marked frame)
+        self.tick_frames: dict[str, array] = {}
         self.error: RecordingError | None = None  # a line of the stream that could not be read
         self._live: tuple | None = None  # the engine and decoder, while the stream can grow
         self._next_read = self._since = self._last_len = 0
@@ -227,9 +231,9 @@ class StreamModel:
             result.anomaly_frames = marks
         else:
             result = engine.finish(decoder.finish(), **self.end)
-        self.anomaly_frames = sorted(
-            f for f, kinds in result.anomaly_frames.items() if kinds and f > 0
-        )
+        marked = sorted(f for f, kinds in result.anomaly_frames.items() if kinds and f > 0)
+        self.tick_frames = _by_worst(marked, result.anomaly_frames)
+        self.anomaly_frames = marked
         if not live and self.total:  # End is the most visited frame: its state, kept ready
             snap = [s for s in self.snapshots if s.frames < self.total][-1]
             self._end_state = self._feed_to(self.total, *self._resume(snap), cursor=False)
@@ -311,3 +315,19 @@ class StreamModel:
             return None
         before = self.time(n - 1) if n > 1 else 0
         return None if before is None else t - before
+
+
+def _by_worst(frames: list[int], marks: Mapping[int, Sequence[str]]) -> dict[str, array]:
+    """Severity -> which of `frames` (sorted) have their most severe anomaly at it."""
+    out: dict[str, array] = {}
+    worst: dict[tuple[str, ...], str] = {}  # a frame's kinds are mostly one shared tuple
+    for f in frames:
+        kinds = tuple(marks[f])
+        level = worst.get(kinds)
+        if level is None:
+            level = worst[kinds] = min((KINDS[k][0] for k in kinds), key=SEVERITY_ORDER.__getitem__)
+        got = out.get(level)
+        if got is None:
+            got = out[level] = array("q")
+        got.append(f)
+    return out

@@ -68,8 +68,9 @@ class CallTable(Static):
                     shown = str(value)
                 elif col == "arguments" and isinstance(value, str):
                     # no column is wider than the screen: a long stream's arguments (a
-                    # megabyte) are cut before Rich measures them; `a` shows them whole
-                    shown = visible(cut(value, 1000))
+                    # megabyte) are cut to its width before Rich measures them (Rich
+                    # measures a long cell character by character); `a` shows them whole
+                    shown = visible(cut(value, max(self.app.size.width, 80)))
                 else:
                     shown = _cell(value)
                 text = Text(shown)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from rich.segment import Segment
 from rich.style import Style
 from textual.events import Click
@@ -46,8 +48,9 @@ class FrameList(ScrollView, can_focus=True):
 
     def show(self, frame: int) -> None:
         self.current = frame
-        if frame in self.rows_index():
-            y = self.rows_index()[frame]
+        rows = self.rows  # sorted frame numbers: found by bisection, no index of every row
+        y = bisect_left(rows, frame)
+        if y < len(rows) and rows[y] == frame:
             top = self.scroll_offset.y
             height = max(self.size.height, 1)
             if not top <= y < top + height:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widget import Widget
 
+from ...core.anomalies import SEVERITY_ORDER
 from ...text import plural
 from ..model import StreamModel
-from .common import SEVERITY_STYLE, ms, worst
+from .common import SEVERITY_STYLE, ms
 
 
 class Timeline(Widget):
@@ -46,10 +49,16 @@ class Timeline(Widget):
             peaks.append(max(gaps[lo : max(lo + 1, (col + 1) * total // cols)] or [0]))
         top = max(peaks) if peaks else 0
         levels = [max(1, int(8 * p / top)) if top else 1 for p in peaks]
-        ticked: dict[int, list[str]] = {}
-        for f in model.anomaly_frames:  # each anomaly frame ticks the column where it starts
-            ticked.setdefault((f - 1) * cols // total, []).extend(model.marks.get(f, []))
-        worst_at = {col: worst(kinds) for col, kinds in ticked.items()}
+        # each anomaly frame f ticks column (f - 1) * cols // total with its worst severity:
+        # column c holds the frames from ceil(c * total / cols) + 1 to the next one's start
+        worst_at: dict[int, str | None] = {}
+        starts = [-(-c * total // cols) + 1 for c in range(cols + 1)]
+        for level in sorted(model.tick_frames, key=SEVERITY_ORDER.__getitem__, reverse=True):
+            frames = model.tick_frames[level]  # least severe first: the worst is set last
+            for col in range(cols):
+                i = bisect_left(frames, starts[col])
+                if i < len(frames) and frames[i] < starts[col + 1]:
+                    worst_at[col] = level
         self._cache = (key, levels, worst_at, top)
         return levels, worst_at, top
 
