@@ -52,7 +52,7 @@ class ReplayApp(App):
         self.session = Session(self.input, follow, start_analysis=self.analyse)
         self._follow_size = 0
         # seconds of reading before a stream is first shown, then between screen updates
-        self.read_slices = (0.1, 1.0)
+        self.read_slices = (0.03, 1.0)
 
     @property
     def follow(self) -> bool:
