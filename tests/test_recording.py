@@ -497,3 +497,44 @@ def test_index_refresh_reads_only_the_appended_bytes(tmp_path, monkeypatch):
     assert index.line(5).data_bytes == b"data: 2\n\n" and index.line(6).reason == "complete"
     assert index.refresh() == 0
     w.close()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(2, 41), max_size=40),
+    st.integers(0, 5),
+    st.sampled_from([64, 300, 1 << 22]),
+)
+def test_raw_lines_reads_in_blocks_what_raw_line_reads(numbers, start, block):
+    # the replay reads a stream's chunk lines in blocks: the same dicts as one by one,
+    # whatever the order of the lines and wherever a block ends
+    import streamscope.recording.reader as reader
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "r.jsonl"
+        write_sample(path, chunks=[f"data: {i}\n\n".encode() for i in range(37)])
+        numbers = sorted(numbers) if start % 2 else numbers  # runs of neighbours, or not
+        saved, reader.BLOCK = reader.BLOCK, block
+        try:
+            with RecordingIndex.open(path) as idx:
+                got = list(idx.raw_lines(numbers, start, len(numbers)))
+                assert got == [idx.raw_line(n) for n in numbers[start:]]
+        finally:
+            reader.BLOCK = saved
+
+
+def test_raw_lines_says_where_a_line_is_bad_as_raw_line_does(tmp_path):
+    path = tmp_path / "r.jsonl"
+    write_sample(path, chunks=[b"data: 1\n\n", b"data: 2\n\n", b"data: 3\n\n"])
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[4] = b'{"type":"chunk","exchange":1,"t_ns":5,"data":"x"}}\n'  # the 2nd chunk, line 5
+    path.write_bytes(b"".join(lines))
+    with RecordingIndex.open(path, tolerant=True) as idx:
+        chunks = list(idx.exchange(1).chunks)
+        with pytest.raises(RecordingError) as one:
+            idx.raw_line(chunks[1])
+        got = idx.raw_lines(chunks, 0, len(chunks))
+        assert next(got)["data"] == "data: 1\n\n"
+        with pytest.raises(RecordingError) as block:
+            next(got)
+        assert str(block.value) == str(one.value) and "line 5" in str(block.value)

@@ -75,6 +75,12 @@ class Reads:
         """Read `i`: its bytes and its time (ns from the request), if known."""
         raise NotImplementedError
 
+    def reads_from(self, start: int, stop: int) -> Iterator[tuple[bytes, int | None]]:
+        """Reads `start` to `stop - 1` in order, as `read` gives them (a source may read
+        ahead in big blocks)."""
+        for i in range(start, stop):
+            yield self.read(i)
+
     def decoder(self) -> SseDecoder | LineDecoder:
         return SseDecoder()
 
@@ -83,8 +89,7 @@ class Reads:
     ) -> Iterator[Frame]:
         """Frames from read `start_read` on (with the decoder state there, if not 0)."""
         decoder = decoder or self.decoder()
-        for i in range(start_read, len(self)):
-            data, t = self.read(i)
+        for data, t in self.reads_from(start_read, len(self)):
             yield from decoder.feed(data, t)
         self.truncation = decoder.finish()
 
@@ -109,7 +114,15 @@ class ExchangeReads(Reads):
 
     def read(self, i: int) -> tuple[bytes, int | None]:
         n = self.lines[i]
-        d = self.index.raw_line(n)
+        return self._take(n, self.index.raw_line(n))
+
+    def reads_from(self, start: int, stop: int) -> Iterator[tuple[bytes, int | None]]:
+        lines = self.lines
+        for i, d in enumerate(self.index.raw_lines(lines, start, stop), start):
+            yield self._take(lines[i], d)
+
+    def _take(self, n: int, d: object) -> tuple[bytes, int | None]:
+        """Line `n`, parsed as `d`: its bytes and time."""
         # the hot path, as inspect's reader: a chunk line whose every field has its type
         # (what body_record would check) is taken as it is, without building its record
         if (

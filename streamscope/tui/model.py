@@ -166,9 +166,10 @@ class StreamModel:
         before = times[-1] if times else 0
         offset = self.read_offsets[-1] + self._last_len if self.read_offsets else 0
         stop = None if seconds is None else time.monotonic() + seconds
+        reads = self.reads.reads_from(self._next_read, n_reads)
         for i in range(self._next_read, n_reads):
             try:
-                data, t = self.reads.read(i)
+                data, t = next(reads)
             except RecordingError as e:  # the stream is shown up to the line that broke
                 self.error = e
                 self.reads.stop = i  # type: ignore[attr-defined] (only recordings raise)
