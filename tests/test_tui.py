@@ -542,6 +542,28 @@ async def test_a_stream_is_shown_before_it_is_all_read_and_then_completes():
         assert screen.model.anomaly_frames == [2, 3, 4, 5]  # as read in one go
 
 
+async def test_the_analysis_starts_once_the_stream_is_read(monkeypatch):
+    # a long stream is read first: the analysis (a child process) would share its core
+    import streamscope.analysis.driver as driver
+
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)  # 8 frames in 7 reads
+    app.read_slices = (0, 0)  # one read per slice: the read is still going when shown
+    started = []
+    analyse = driver.summarize_in_child
+
+    def child(path: str):
+        screen = app.screen
+        started.append(isinstance(screen, StreamScreen) and screen.model.result is not None)
+        return analyse(path)
+
+    monkeypatch.setattr(driver, "summarize_in_child", child)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await wait_for(pilot, lambda: app.session.summaries is not None)
+        assert started == [True]
+        assert app.session.summaries and not app.session.analysis_error
+
+
 @pytest.mark.parametrize("name", ["alibaba-empty-id.jsonl", "parallel-index-0.jsonl", "vllm.jsonl"])
 def test_stepping_on_from_the_last_state_agrees_with_resuming_from_a_snapshot(name):
     from streamscope.inputs import open_input

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -11,6 +12,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from ..inputs import RECORDING, ExchangeInfo, describe_numbers, open_input
 from ..text import visible
@@ -53,6 +55,10 @@ class ReplayApp(App):
         self._follow_size = 0
         # seconds of reading before a stream is first shown, then between screen updates
         self.read_slices = (0.03, 1.0)
+        # streams being read in the background: the analysis waits for them (it would take
+        # the core the reading worker runs on, and a long stream is read first)
+        self._reading = 0
+        self._read_done = threading.Condition()
 
     @property
     def follow(self) -> bool:
@@ -115,9 +121,17 @@ class ReplayApp(App):
     @work(thread=True, group="analyse")
     def analyse(self) -> None:
         """The analysis runs in another process: on a big recording it takes seconds of
-        CPU, and in this one it would hold the interpreter lock the screen needs."""
+        CPU, and in this one it would hold the interpreter lock the screen needs. It starts
+        once no stream is being read in the background (on two cores the two would share
+        one while anything else runs)."""
         from ..analysis.driver import summarize_in_child
 
+        worker = get_current_worker()
+        with self._read_done:
+            while self._reading and not worker.is_cancelled:
+                self._read_done.wait(0.1)
+        if worker.is_cancelled:
+            return
         try:
             rows = summarize_in_child(self.source)
         except Exception as exc:  # shown, never a traceback; the screens say what is missing
@@ -162,6 +176,8 @@ class ReplayApp(App):
         def progress(done: int, total: int) -> None:
             self.call_from_thread(loading.progress, done, total)
 
+        with self._read_done:
+            self._reading += 1
         try:
             model.start()
             # all of it when --frame must be checked against the stream's length
@@ -181,6 +197,10 @@ class ReplayApp(App):
                     return  # the stream's screen was left: stop reading it
         except Exception as exc:  # OSError (the file went away): one line, exit 2
             self.call_from_thread(self.fail, exc)
+        finally:
+            with self._read_done:
+                self._reading -= 1
+                self._read_done.notify_all()
 
     def _stream_read(self, model: StreamModel) -> bool:
         """More of the stream is in: tell its screen (False when it is not shown)."""
