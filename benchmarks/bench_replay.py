@@ -62,23 +62,26 @@ async def measure_long(path: str) -> dict:
     from streamscope.tui.app import ReplayApp
     from streamscope.tui.screens import StreamScreen
 
+    async def until(condition) -> None:
+        # asyncio's sleep, not Pilot's pause: each pause also waits on every widget and
+        # forces a screen update, which while the stream is read (hundreds of polls) is
+        # work the app would not do on its own
+        while not condition():
+            await asyncio.sleep(0.002)
+
     out: dict = {}
     start = time.perf_counter()
     app = ReplayApp(path, exchange=1)
     async with app.run_test(size=(100, 30)) as pilot:
-        while not isinstance(app.screen, StreamScreen):
-            await pilot.pause(0.002)
+        await until(lambda: isinstance(app.screen, StreamScreen))
         screen = app.screen
-        while not screen.model.shown.is_set():  # set once the first frame is painted
-            await pilot.pause(0.002)
+        await until(screen.model.shown.is_set)  # set once the first frame is painted
         out["first_frame_s"] = time.perf_counter() - start
-        while screen.model.result is None:
-            await pilot.pause(0.02)
+        await until(lambda: screen.model.result is not None)
         out["read_done_s"] = time.perf_counter() - start
         # the analysis (contract findings, in a child process) starts once the stream is
         # read; End and jumps are measured after it, with nothing else running
-        while app.session.summaries is None:
-            await pilot.pause(0.02)
+        await until(lambda: app.session.summaries is not None)
         out["analysed_s"] = time.perf_counter() - start
         total = out["frames_in_stream"] = screen.model.total
         # End's action, as the jumps below call `go`: a key press through Pilot waits for
