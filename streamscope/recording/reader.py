@@ -351,17 +351,20 @@ class RecordingIndex:
         lines next to each other in the file (one stream's chunks, mostly) are one read
         of up to BLOCK bytes instead of a seek and a read each."""
         offsets, path, current = self._offsets, self.path, self.version == SCHEMA_VERSION
+        size = len(self)
+        want = min(1 << 16, BLOCK)  # small first (a replay jump reads a few hundred lines)
         k = start
         while k < stop:
             first = numbers[k]
-            if not 1 <= first <= len(self):
-                raise IndexError(f"{path}: no line {first} (lines 1 to {len(self)})")
+            if not 1 <= first <= size:
+                raise IndexError(f"{path}: no line {first} (lines 1 to {size})")
             base, end, j = offsets[first - 1], offsets[first], k + 1
-            while j < stop and numbers[j] == numbers[j - 1] + 1 and end - base < BLOCK:
-                if numbers[j] > len(self):
+            while j < stop and numbers[j] == numbers[j - 1] + 1 and end - base < want:
+                if numbers[j] > size:
                     break
                 end = offsets[numbers[j]]
                 j += 1
+            want = min(want * 2, BLOCK)
             with self._lock:
                 self._f.seek(base)
                 block = self._f.read(end - base)
