@@ -77,6 +77,17 @@ _HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
 _BETWEEN = re.compile(rb"\r\n([0-9A-Fa-f]{1,16})\r\n")
 
 
+_SIZES: dict[bytes, int] = {}  # hex size line -> size, as the fast path has met them
+
+
+def _size(digits: bytes) -> int:
+    """The value of 1-16 hex digits (as _BETWEEN matched them), remembered."""
+    if len(_SIZES) >= 4096:
+        _SIZES.clear()
+    value = _SIZES[digits] = int(digits, 16)
+    return value
+
+
 class ChunkedDecoder:
     """Incremental `Transfer-Encoding: chunked` decoder: bytes in, body bytes out.
 
@@ -169,8 +180,11 @@ class ChunkedDecoder:
             return None
         datas = parts[2:-2:2]
         lengths = list(map(len, datas))
-        # int() of 1-16 hex digits cannot fail; a zero size ends the body: exact loop.
-        if 0 in lengths or lengths != [int(s, 16) for s in parts[1:-2:2]]:
+        try:  # a few distinct sizes recur: a dict lookup is cheaper than int() per chunk
+            sizes = list(map(_SIZES.__getitem__, parts[1:-2:2]))
+        except KeyError:
+            sizes = list(map(_size, parts[1:-2:2]))
+        if 0 in lengths or lengths != sizes:  # a zero size ends the body: exact loop
             return None
         out.append(b"".join(datas))
         size = int(parts[-2], 16)
