@@ -49,6 +49,7 @@ from ..core.anomalies import ERROR, WARNING
 from ..core.calls import StrategyError
 from ..core.engine import STRATEGY_NAMES, StreamEngine, plain_fragment
 from ..core.frames import INVALID, Frame, parse_payload
+from ..core.schema import chunk_violation
 
 # Envelope and choice fields that never matter to accumulation.
 VOLATILE = (
@@ -124,8 +125,45 @@ class _Exhausted(Exception):
     """The engine-run budget is spent."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    """What the judge knows of one frame text, worked out once per text."""
+
+    payload: object
+    plain: object  # plain_fragment(payload), handed to the engine
+    forced: frozenset[str]  # warning and error kinds the engine files for it, whatever the context
+    finishes: bool  # it may set a choice's finish_reason
+
+
+def _parsed(data: str) -> _Parsed:
+    payload = parse_payload(data)
+    plain = plain_fragment(payload)
+    forced: set[str] = set()
+    # Both kinds are filed by Robust.feed, which every frame with no plain fragment goes
+    # through (engine.feed), before any state is read; the log never takes them back.
+    if plain is None:
+        if payload is INVALID:
+            if data.strip() != "[DONE]":  # Frame.is_done
+                forced.add("chunk-invalid-json")
+        elif (
+            not (isinstance(payload, dict) and payload.get("error") and "choices" not in payload)
+            and chunk_violation(payload) is not None
+        ):
+            forced.add("chunk-schema-violation")
+    return _Parsed(payload, plain, frozenset(forced), _finishes(payload))
+
+
+def _finishes(payload: object) -> bool:
+    """Can Robust.feed set a finish_reason from this payload (it alone sets one)?"""
+    choices = payload.get("choices") if isinstance(payload, dict) else None
+    return isinstance(choices, list) and any(
+        isinstance(c, dict) and c.get("finish_reason") not in (None, "") for c in choices
+    )
+
+
 class _Tester:
-    """Runs candidates through the engine, with a cache and a budget."""
+    """Judges candidates: the same answer as comparing `signature` with the target, with a
+    cache, a budget, and exact shortcuts that reject without running the engine."""
 
     def __init__(
         self, target: Signature, tools: list | None, expect_done: bool, max_runs: int
@@ -134,23 +172,45 @@ class _Tester:
         self.tools = tools
         self.expect_done = expect_done
         self.max_runs = max_runs
-        self.runs = 0
+        self.runs = 0  # candidates judged (run or rejected beforehand): the budget counts them
+        self.engine_runs = 0
         self.cache: dict[tuple[str, ...], bool] = {}
         self.best: list[str] | None = None
         # Candidates share most of their frames: each text is parsed, and read by the
         # engine's fast-path test, once.
-        self.parsed: dict[str, tuple[object, object]] = {}
+        self.parsed: dict[str, _Parsed] = {}
 
-    def signature(self, frames: list[str]) -> Signature:
-        engine = StreamEngine(1, self.tools)
+    def facts(self, frames: list[str]) -> list[_Parsed]:
         parsed = self.parsed
-        for n, data in enumerate(frames, 1):
+        out = []
+        for data in frames:
             got = parsed.get(data)
             if got is None:
-                payload = parse_payload(data)
-                got = parsed[data] = (payload, plain_fragment(payload))
-            engine.feed(Frame(n, data, got[0]), got[1])
+                got = parsed[data] = _parsed(data)
+            out.append(got)
+        return out
+
+    def signature(self, frames: list[str]) -> Signature:
+        self.engine_runs += 1
+        engine = StreamEngine(1, self.tools)
+        feed = engine.feed
+        for n, (data, got) in enumerate(zip(frames, self.facts(frames), strict=True), 1):
+            feed(Frame(n, data, got.payload), got.plain)
         return _signature(engine, self.expect_done)
+
+    def rejects(self, frames: list[str]) -> bool:
+        """Does the candidate surely show a warning or error kind the target lacks?
+
+        Only what the engine files whatever else the stream holds counts: a frame's
+        forced kinds, and finish-reason-missing when no frame can set a finish_reason
+        (engine.finish files it for every choice left without one, or for no choice)."""
+        kinds = self.target.kinds
+        finishes = False
+        for got in self.facts(frames):
+            if got.forced and not got.forced <= kinds:
+                return True
+            finishes = finishes or got.finishes
+        return not finishes and "finish-reason-missing" not in kinds
 
     def __call__(self, frames: list[str]) -> bool:
         key = tuple(frames)
@@ -159,7 +219,7 @@ class _Tester:
             if self.runs >= self.max_runs:
                 raise _Exhausted
             self.runs += 1
-            ok = self.signature(frames) == self.target
+            ok = not self.rejects(frames) and self.signature(frames) == self.target
             self.cache[key] = ok
         if ok and (self.best is None or _size(frames) < _size(self.best)):
             self.best = list(frames)
