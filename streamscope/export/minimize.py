@@ -133,6 +133,7 @@ class _Parsed:
     plain: object  # plain_fragment(payload), handed to the engine
     forced: frozenset[str]  # warning and error kinds the engine files for it, whatever the context
     finishes: bool  # it may set a choice's finish_reason
+    may: frozenset[str]  # the kinds of _NEEDS it may make the engine file
 
 
 def _parsed(data: str) -> _Parsed:
@@ -150,7 +151,7 @@ def _parsed(data: str) -> _Parsed:
             and chunk_violation(payload) is not None
         ):
             forced.add("chunk-schema-violation")
-    return _Parsed(payload, plain, frozenset(forced), _finishes(payload))
+    return _Parsed(payload, plain, frozenset(forced), _finishes(payload), _may(payload))
 
 
 def _finishes(payload: object) -> bool:
@@ -161,6 +162,32 @@ def _finishes(payload: object) -> bool:
     )
 
 
+# Kinds that one rule files, each only from a frame with a tool call delta that has the
+# field it overwrites, present and null or "" (Robust._id, Robust._name): a candidate
+# with no such frame cannot show them.
+_NEEDS = ("id-empty-overwrite", "name-empty-overwrite")
+
+
+def _may(payload: object) -> frozenset[str]:
+    out = set()
+    for choice in _choices(payload):
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        calls = delta.get("tool_calls") if isinstance(delta, dict) else None
+        for entry in calls if isinstance(calls, list) else ():
+            if not isinstance(entry, dict):
+                continue
+            if _emptied(entry, "id"):
+                out.add("id-empty-overwrite")
+            # Robust reads the name from `function`, or from `custom` when that is no object
+            if any(_emptied(entry.get(k), "name") for k in ("function", "custom")):
+                out.add("name-empty-overwrite")
+    return frozenset(out)
+
+
+def _emptied(holder: object, key: str) -> bool:
+    return isinstance(holder, dict) and key in holder and holder[key] in (None, "")
+
+
 class _Tester:
     """Judges candidates: the same answer as comparing `signature` with the target, with a
     cache, a budget, and exact shortcuts that reject without running the engine."""
@@ -169,6 +196,7 @@ class _Tester:
         self, target: Signature, tools: list | None, expect_done: bool, max_runs: int
     ) -> None:
         self.target = target
+        self.needs = target.kinds.intersection(_NEEDS)
         self.tools = tools
         self.expect_done = expect_done
         self.max_runs = max_runs
@@ -203,14 +231,19 @@ class _Tester:
 
         Only what the engine files whatever else the stream holds counts: a frame's
         forced kinds, and finish-reason-missing when no frame can set a finish_reason
-        (engine.finish files it for every choice left without one, or for no choice)."""
+        (engine.finish files it for every choice left without one, or for no choice); and
+        a kind of _NEEDS in the target that no frame can make the engine file."""
         kinds = self.target.kinds
         finishes = False
+        may: frozenset[str] = frozenset()
         for got in self.facts(frames):
             if got.forced and not got.forced <= kinds:
                 return True
             finishes = finishes or got.finishes
-        return not finishes and "finish-reason-missing" not in kinds
+            may = may | got.may if got.may else may
+        if not finishes and "finish-reason-missing" not in kinds:
+            return True
+        return not self.needs <= may
 
     def __call__(self, frames: list[str]) -> bool:
         key = tuple(frames)
@@ -350,15 +383,22 @@ class _Stream:
         self.trees = [self.trees[i] for i in keep]
         self.texts = [self.texts[i] for i in keep]
 
-    def render(self, removed: list[tuple]) -> tuple[list[object], list[str]]:
-        """Trees and texts without the (frame, *path) units in `removed`."""
+    def render(self, removed: list[tuple], memo: dict) -> tuple[list[object], list[str]]:
+        """Trees and texts without the (frame, *path) units in `removed`. `memo` keeps
+        each frame's pruned tree and text by what was removed from it: ddmin asks for the
+        same frame with the same units removed again and again (clear it when the trees
+        change)."""
         by_frame: dict[int, set[tuple]] = {}
         for unit in removed:
             by_frame.setdefault(unit[0], set()).add(unit[1:])
         trees, texts = list(self.trees), list(self.texts)
         for i, paths in by_frame.items():
-            trees[i] = _prune(trees[i], paths)
-            texts[i] = _dumps(trees[i])
+            key = (i, frozenset(paths))
+            got = memo.get(key)
+            if got is None:
+                tree = _prune(trees[i], paths)
+                got = memo[key] = (tree, _dumps(tree))
+            trees[i], texts[i] = got
         return trees, texts
 
     def edited(
@@ -393,12 +433,13 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
         left = set(kept)
         return [u for u in units if u not in left]
 
-    if volatile and test(stream.render(units)[1]):  # usually none of them matters
+    memo: dict = {}  # the trees stay as they are until the end of this phase
+    if volatile and test(stream.render(units, memo)[1]):  # usually none of them matters
         kept: list[tuple] = []
     else:
-        kept = _ddmin(units, lambda kept: test(stream.render(removing(kept))[1]))
+        kept = _ddmin(units, lambda kept: test(stream.render(removing(kept), memo)[1]))
     if len(kept) < len(units):
-        stream.trees, stream.texts = stream.render(removing(kept))
+        stream.trees, stream.texts = stream.render(removing(kept), memo)
 
 
 def _at(tree: object, path: tuple) -> Any:
