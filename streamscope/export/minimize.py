@@ -134,6 +134,8 @@ class _Parsed:
     forced: frozenset[str]  # warning and error kinds the engine files for it, whatever the context
     finishes: bool  # it may set a choice's finish_reason
     may: frozenset[str]  # the kinds of _NEEDS it may make the engine file
+    opens: bool  # Robust.feed surely reads a tool call delta of it: a call exists after it
+    names: bool  # it may name a call
 
 
 def _parsed(data: str) -> _Parsed:
@@ -151,7 +153,38 @@ def _parsed(data: str) -> _Parsed:
             and chunk_violation(payload) is not None
         ):
             forced.add("chunk-schema-violation")
-    return _Parsed(payload, plain, frozenset(forced), _finishes(payload), _may(payload))
+    entries = _entries(payload)
+    return _Parsed(
+        payload,
+        plain,
+        frozenset(forced),
+        _finishes(payload),
+        _may(entries),
+        plain is None and bool(entries) and not _error_only(payload),
+        any(_named(e.get(k)) for e in entries for k in ("function", "custom")),
+    )
+
+
+def _error_only(payload: object) -> bool:
+    """Robust.feed reads nothing more of an error payload without choices."""
+    return isinstance(payload, dict) and bool(payload.get("error")) and "choices" not in payload
+
+
+def _entries(payload: object) -> list[dict]:
+    """The tool call deltas Robust.feed hands to Robust._tool, in order."""
+    out = []
+    for choice in _choices(payload):
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        calls = delta.get("tool_calls") if isinstance(delta, dict) else None
+        if isinstance(calls, list):
+            out.extend(e for e in calls if isinstance(e, dict))
+    return out
+
+
+def _named(body: object) -> bool:
+    # Robust._name sets a name only from a non-empty string
+    name = body.get("name") if isinstance(body, dict) else None
+    return isinstance(name, str) and name != ""
 
 
 def _finishes(payload: object) -> bool:
@@ -168,19 +201,14 @@ def _finishes(payload: object) -> bool:
 _NEEDS = ("id-empty-overwrite", "name-empty-overwrite")
 
 
-def _may(payload: object) -> frozenset[str]:
+def _may(entries: list[dict]) -> frozenset[str]:
     out = set()
-    for choice in _choices(payload):
-        delta = choice.get("delta") if isinstance(choice, dict) else None
-        calls = delta.get("tool_calls") if isinstance(delta, dict) else None
-        for entry in calls if isinstance(calls, list) else ():
-            if not isinstance(entry, dict):
-                continue
-            if _emptied(entry, "id"):
-                out.add("id-empty-overwrite")
-            # Robust reads the name from `function`, or from `custom` when that is no object
-            if any(_emptied(entry.get(k), "name") for k in ("function", "custom")):
-                out.add("name-empty-overwrite")
+    for entry in entries:
+        if _emptied(entry, "id"):
+            out.add("id-empty-overwrite")
+        # Robust reads the name from `function`, or from `custom` when that is no object
+        if any(_emptied(entry.get(k), "name") for k in ("function", "custom")):
+            out.add("name-empty-overwrite")
     return frozenset(out)
 
 
@@ -231,17 +259,23 @@ class _Tester:
 
         Only what the engine files whatever else the stream holds counts: a frame's
         forced kinds, and finish-reason-missing when no frame can set a finish_reason
-        (engine.finish files it for every choice left without one, or for no choice); and
-        a kind of _NEEDS in the target that no frame can make the engine file."""
+        (engine.finish files it for every choice left without one, or for no choice);
+        name-missing when a call exists and no frame can name one (a call's name is only
+        ever set from a non-empty string); and a kind of _NEEDS in the target that no
+        frame can make the engine file."""
         kinds = self.target.kinds
-        finishes = False
+        finishes = opens = names = False
         may: frozenset[str] = frozenset()
         for got in self.facts(frames):
             if got.forced and not got.forced <= kinds:
                 return True
             finishes = finishes or got.finishes
+            opens = opens or got.opens
+            names = names or got.names
             may = may | got.may if got.may else may
         if not finishes and "finish-reason-missing" not in kinds:
+            return True
+        if opens and not names and "name-missing" not in kinds:
             return True
         return not self.needs <= may
 
