@@ -148,10 +148,7 @@ def _parsed(data: str) -> _Parsed:
         if payload is INVALID:
             if data.strip() != "[DONE]":  # Frame.is_done
                 forced.add("chunk-invalid-json")
-        elif (
-            not (isinstance(payload, dict) and payload.get("error") and "choices" not in payload)
-            and chunk_violation(payload) is not None
-        ):
+        elif not _error_only(payload) and chunk_violation(payload) is not None:
             forced.add("chunk-schema-violation")
     entries = _entries(payload)
     return _Parsed(
@@ -254,30 +251,36 @@ class _Tester:
             feed(Frame(n, data, got.payload), got.plain)
         return _signature(engine, self.expect_done)
 
-    def rejects(self, frames: list[str]) -> bool:
-        """Does the candidate surely show a warning or error kind the target lacks?
+    def surely(self, frames: list[str]) -> tuple[set[str], set[str]]:
+        """(kinds the engine surely files for `frames`, the kinds of _NEEDS it may file).
 
-        Only what the engine files whatever else the stream holds counts: a frame's
-        forced kinds, and finish-reason-missing when no frame can set a finish_reason
+        Only what the engine files whatever else the stream holds counts as sure: a
+        frame's forced kinds; finish-reason-missing when no frame can set a finish_reason
         (engine.finish files it for every choice left without one, or for no choice);
-        name-missing when a call exists and no frame can name one (a call's name is only
-        ever set from a non-empty string); and a kind of _NEEDS in the target that no
-        frame can make the engine file."""
-        kinds = self.target.kinds
+        name-missing when a frame opens a call and none can name one (a call's name is
+        only ever set from a non-empty string)."""
+        filed: set[str] = set()
+        may: set[str] = set()
         finishes = opens = names = False
-        may: frozenset[str] = frozenset()
         for got in self.facts(frames):
-            if got.forced and not got.forced <= kinds:
-                return True
+            if got.forced:
+                filed |= got.forced
+            if got.may:
+                may |= got.may
             finishes = finishes or got.finishes
             opens = opens or got.opens
             names = names or got.names
-            may = may | got.may if got.may else may
-        if not finishes and "finish-reason-missing" not in kinds:
-            return True
-        if opens and not names and "name-missing" not in kinds:
-            return True
-        return not self.needs <= may
+        if not finishes:
+            filed.add("finish-reason-missing")
+        if opens and not names:
+            filed.add("name-missing")
+        return filed, may
+
+    def rejects(self, frames: list[str]) -> bool:
+        """Does the candidate surely show a kind the target lacks, or surely lack one of
+        the target's kinds of _NEEDS?"""
+        filed, may = self.surely(frames)
+        return not filed <= self.target.kinds or not self.needs <= may
 
     def __call__(self, frames: list[str]) -> bool:
         key = tuple(frames)
