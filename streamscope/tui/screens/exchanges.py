@@ -123,11 +123,12 @@ class ExchangesScreen(Screen):
     def _worst(self, info: ExchangeInfo) -> Text:
         """The worst of the stream's anomalies and the request's contract findings, by kind
         (a contract break named first), or why a non-stream exchange failed."""
-        if self.session.follow and info.end_ns is None:  # still being written: no verdict yet
+        s = self.summaries.get(info.exchange) if self.summaries is not None else None
+        # still being written (as the index or the analysis last saw it): no verdict yet
+        if self.session.follow and (info.end_ns is None or (s is not None and s.open)):
             return Text("open", style="dim")
         if self.summaries is None:
             return Text("…")
-        s = self.summaries.get(info.exchange)
         if s is None:
             return Text("not analysed", style="dim")
         if not s.stream:
