@@ -12,7 +12,7 @@ from rich.console import Console
 from streamscope.cli import main
 from streamscope.tui.app import ReplayApp
 from streamscope.tui.screens import ExchangesScreen, Prompt, StreamScreen, TextScreen
-from streamscope.tui.widgets import CallTable, FrameList
+from streamscope.tui.widgets import CallTable, FrameDetail, FrameList
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = (100, 30)
@@ -501,13 +501,7 @@ async def test_filter_steps_and_plays_through_the_frames_it_shows_and_clears_whe
         await pilot.press("home", "right", "right")
         assert screen.frame == 2
         seen = []
-        shown = screen.refresh_frame
-
-        def spy() -> None:
-            seen.append(screen.frame)
-            shown()
-
-        screen.refresh_frame = spy
+        screen.watch(screen.query_one(FrameDetail), "state", lambda s: seen.append(s.number))
         await pilot.press("plus", "plus", "plus", "plus", "plus", "plus", "space")
         for _ in range(40):
             await pilot.pause(0.05)
