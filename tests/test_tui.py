@@ -356,6 +356,7 @@ async def test_follow_keeps_the_exchanges_list_true(tmp_path, monkeypatch):
         await wait_for(pilot, lambda: table.row_count == 3)
         await wait_for(pilot, lambda: worst_cell(app, 1) == "clean")
         assert frames(1) == str(len(events))
+        assert "3 exchanges" in text(app.screen.query_one("#title"))
         assert worst_cell(app, 2) == "open"
         # only the appended bytes were read: here (the index) and by the analysis
         assert reads.ranges and reads.all_at_or_after(before)

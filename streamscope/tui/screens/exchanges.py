@@ -52,13 +52,7 @@ class ExchangesScreen(Screen):
         self._width = 0
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            Text(
-                f"{visible(self.session.name)} · {plural(len(self.infos), 'exchange')} · Enter opens one",
-                style="bold",
-            ),
-            id="title",
-        )
+        yield Static(self._title(), id="title")
         if self.errors:
             said = "; ".join(visible(str(e)) for e in self.errors[:3])
             more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
@@ -68,6 +62,12 @@ class ExchangesScreen(Screen):
             )
         yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
         yield Footer(compact=True)
+
+    def _title(self) -> Text:
+        return Text(
+            f"{visible(self.session.name)} · {plural(len(self.infos), 'exchange')} · Enter opens one",
+            style="bold",
+        )
 
     def on_mount(self) -> None:
         self._rows()
@@ -156,6 +156,7 @@ class ExchangesScreen(Screen):
     def _grew(self) -> None:
         """--follow: new exchanges, and the open ones' new state; the analysis again."""
         self.infos = self.session.infos
+        self.query_one("#title", Static).update(self._title())  # --follow: more may have come
         self._rows()
         self.session.when_analysed(self.fill)
 
