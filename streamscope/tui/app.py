@@ -86,7 +86,6 @@ class ReplayApp(App):
 
         try:
             if self.recorded:
-                self.input.close()  # re-read: --follow comes back here when the file grew
                 self.session.infos = self.input.infos(progress)
                 self._follow_size = os.path.getsize(self.source)
             self.call_from_thread(self._loaded)
