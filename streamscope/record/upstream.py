@@ -354,11 +354,27 @@ class UpstreamPool:
             raise
 
     async def read(self, conn: _Connection) -> bytes:
+        # The read timeout is a timer that cancels this task, not asyncio.wait_for: that
+        # wraps every read in a new task, which cost more than the read (28 us against
+        # 3 us a read, and a long stream makes thousands of reads).
+        timer, expired = None, False
+        if self.timeout is not None:
+            task = asyncio.current_task()
+            assert task is not None
+
+            def expire() -> None:
+                nonlocal expired
+                expired = True
+                task.cancel()
+
+            timer = asyncio.get_running_loop().call_later(self.timeout, expire)
         try:
-            if self.timeout is None:
-                return await conn.reader.read(_READ)
-            return await asyncio.wait_for(conn.reader.read(_READ), self.timeout)
-        except asyncio.TimeoutError:
+            return await conn.reader.read(_READ)
+        except asyncio.CancelledError:
+            if not expired:
+                raise
+            if hasattr(task, "uncancel"):  # 3.11+: the cancel was ours, and is handled
+                task.uncancel()
             conn.close()
             raise UpstreamTimeout(f"no upstream read within {self.timeout:g} s") from None
         except ConnectionResetError as e:
@@ -367,6 +383,9 @@ class UpstreamPool:
         except OSError as e:
             conn.close()
             raise UpstreamError(f"reading from {self.netloc}: {e.strerror or e}") from None
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     def release(self, conn: _Connection) -> None:
         if len(self.idle) < 32 and not conn.reader.at_eof():
