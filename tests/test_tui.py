@@ -14,7 +14,7 @@ from rich.console import Console
 from streamscope.cli import main
 from streamscope.tui.app import ReplayApp
 from streamscope.tui.screens import ExchangesScreen, Prompt, StreamScreen, TextScreen
-from streamscope.tui.widgets import CallTable, FrameList, Timeline
+from streamscope.tui.widgets import CallTable, FrameDetail, FrameList, Timeline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = (100, 30)
@@ -334,23 +334,37 @@ async def test_follow_shows_what_the_recorder_adds_reading_only_new_lines(tmp_pa
     writer.close()
 
 
-async def test_follow_keeps_the_exchanges_list_true(tmp_path):
-    writer, events = live_recording(tmp_path / "live.jsonl")
-    app = ReplayApp(str(tmp_path / "live.jsonl"), follow=True)
+async def test_follow_keeps_the_exchanges_list_true(tmp_path, monkeypatch):
+    from .test_follow import Reads
+
+    path = tmp_path / "live.jsonl"
+    writer, events = live_recording(path)
+    app = ReplayApp(str(path), follow=True)
     async with app.run_test(size=SIZE) as pilot:
         await exchanges_filled(pilot)
         table = app.screen.query_one("#exchanges")
+        frames = lambda row: table.get_row_at(row)[list(table.columns).index("frames")]  # noqa: E731
         assert worst_cell(app, 0) == "clean" and worst_cell(app, 1) == "open"  # not "1 error"
-        for event in events[1:]:
+        assert frames(1) == "1"  # its true count so far
+        reads, before = Reads(monkeypatch), os.path.getsize(path)
+        for event in events[1:-1]:
             writer.chunk(2, event)
+        await wait_for(pilot, lambda: frames(1) == str(len(events) - 1))
+        assert worst_cell(app, 1) == "open"  # still no verdict: the stream goes on
+        writer.chunk(2, events[-1])
         writer.end(2, "complete")
         ex3 = writer.new_exchange()
         writer.request(ex3, "POST", "http://127.0.0.1/v1/chat/completions", [], b"{}")
         await wait_for(pilot, lambda: table.row_count == 3)
         await wait_for(pilot, lambda: worst_cell(app, 1) == "clean")
-        row = table.get_row_at(1)
-        assert row[list(table.columns).index("frames")] == str(len(events))
+        assert frames(1) == str(len(events))
+        assert "3 exchanges" in text(app.screen.query_one("#title"))
+        assert worst_cell(app, 2) == "open"
+        # only the appended bytes were read: here (the index) and by the analysis
+        assert reads.ranges and reads.all_at_or_after(before)
+        assert app.following.bytes_read == os.path.getsize(path)
     writer.close()
+    assert app.following._proc.returncode == 0  # the analysis ended with the app
 
 
 async def test_a_custom_call_shows_its_type_name_and_input():
@@ -490,13 +504,7 @@ async def test_filter_steps_and_plays_through_the_frames_it_shows_and_clears_whe
         await pilot.press("home", "right", "right")
         assert screen.frame == 2
         seen = []
-        shown = screen.refresh_frame
-
-        def spy() -> None:
-            seen.append(screen.frame)
-            shown()
-
-        screen.refresh_frame = spy
+        screen.watch(screen.query_one(FrameDetail), "state", lambda s: seen.append(s.number))
         await pilot.press("plus", "plus", "plus", "plus", "plus", "plus", "space")
         for _ in range(40):
             await pilot.pause(0.05)

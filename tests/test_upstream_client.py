@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from streamscope.record.proxy import FinalEvent
@@ -31,6 +31,53 @@ def test_any_read_split_decodes_to_the_body(pieces, cuts, extension):
         last = cut
     assert out == b"".join(pieces)
     assert decoder.done
+
+
+# Pieces a fast path could mistake: data that looks like framing, zero sizes, junk.
+_TRICKY = st.sampled_from(
+    [b"\r\n", b"\r\n1f\r\n", b"\r\n0\r\n", b"0\r\n\r\n", b"5;x=1\r\n", b"zz\r\n", b"\r"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.one_of(st.binary(min_size=1, max_size=80), _TRICKY), min_size=1, max_size=4
+        ).map(b"".join),
+        min_size=3,
+        max_size=40,
+    ),
+    st.lists(st.integers(min_value=0, max_value=4000), max_size=12),
+    st.binary(max_size=20),
+    st.booleans(),
+)
+@example([b"a" * 100, b"x\r\n1f\r\n" + b"b" * 50, b"c" * 100], [], b"", True)
+@example([b"a" * 100, b"b" * 100, b"c" * 100], [], b"0\r\n\r\n5\r\nextra\r\n", True)
+@example([b"a" * 100, b"b" * 100, b"c" * 100], [], b"", False)
+@example(
+    [b"64\r\n" + b"a" * 100 + b"\r\n"] * 2
+    + [b"0\r\n\r\n"]
+    + [b"64\r\n" + b"b" * 100 + b"\r\n"] * 3,
+    [],
+    b"",
+    False,
+)
+def test_the_fast_path_decodes_exactly_as_chunk_by_chunk(pieces, cuts, junk, framed):
+    """Bodies of many chunks (the fast path's case), well framed or as raw junk, read in
+    any split: the same body, error and end as the one-chunk-at-a-time loop."""
+    raw = chunked(pieces) + junk if framed else b"".join(pieces) + junk
+    results = []
+    for fast in (True, False):
+        decoder, out, last = ChunkedDecoder(fast=fast), b"", 0
+        for cut in sorted({c % (len(raw) + 1) for c in cuts}) + [len(raw)]:
+            out += decoder.feed(raw[last:cut])
+            last = cut
+        error = None if decoder.error is None else str(decoder.error)
+        results.append((out, decoder.done, error))
+    assert results[0] == results[1]
+    if framed:
+        assert results[0] == (b"".join(pieces), True, None)
 
 
 def test_a_body_cut_short_is_not_done():

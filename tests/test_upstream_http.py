@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import socket
 import subprocess
 import sys
 
@@ -11,7 +12,7 @@ import httpx
 import pytest
 
 from streamscope.record.proxy import ProxyServer, Upstream
-from streamscope.record.upstream import UpstreamClosed, UpstreamPool
+from streamscope.record.upstream import UpstreamClosed, UpstreamPool, UpstreamTimeout
 from streamscope.recording import RecordingWriter
 
 from .test_recorder import ends, exchange_bytes, streamscope
@@ -140,3 +141,27 @@ def test_an_untrusted_certificate_is_a_502_naming_the_reason(tmp_path, tls, monk
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
     r, path = through_proxy(tmp_path, secure.url)
     assert r.status_code == 502 and "CERTIFICATE_VERIFY_FAILED" in r.text
+
+
+def test_an_upstream_that_never_answers_times_out_and_a_cancel_stays_a_cancel():
+    """The read timeout is this task's own cancel: it becomes UpstreamTimeout, while a
+    cancel from outside (the client left) still cancels."""
+
+    async def scenario() -> tuple[BaseException, bool]:
+        with socket.create_server(("127.0.0.1", 0)) as server:  # accepts, never answers
+            pool = UpstreamPool(f"http://127.0.0.1:{server.getsockname()[1]}", timeout=0.2)
+            with pytest.raises(UpstreamTimeout) as timed_out:
+                await pool.request("POST", "/v1/x", [], b"{}")
+            slow = UpstreamPool(f"http://127.0.0.1:{server.getsockname()[1]}", timeout=30)
+            task = asyncio.ensure_future(slow.request("POST", "/v1/x", [], b"{}"))
+            await asyncio.sleep(0.1)
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                return timed_out.value, True
+            return timed_out.value, False
+
+    error, cancelled = asyncio.run(scenario())
+    assert "no upstream read within 0.2 s" in str(error)
+    assert cancelled

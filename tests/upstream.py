@@ -257,14 +257,23 @@ class ForwardProxy:
 
     def __enter__(self) -> ForwardProxy:
         self.thread.start()
-        asyncio.run_coroutine_threadsafe(
+        self.server = asyncio.run_coroutine_threadsafe(
             asyncio.start_server(self._handle, sock=self.sock), self.loop
         ).result(10)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        async def shutdown() -> None:  # pipes still open are cancelled, not left pending
+            self.server.close()
+            tasks = asyncio.all_tasks() - {asyncio.current_task()}
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
+        self.loop.close()
         self.sock.close()
 
 

@@ -8,17 +8,23 @@ its `end` line arrives, so memory stays flat on a 1M-frame file.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import orjson
+
 from ..core.calls import StrategyError
-from ..core.contract import Conversation, Finding, check
+from ..core.contract import ContractResult, Conversation, Finding, check
 from ..core.engine import UNFINISHED, StreamEngine, StreamResult
 from ..core.frames import Frame
 from ..core.sdk_model import Unmodeled
 from ..core.sse import SseDecoder
 from ..inputs import SSE, ExchangeInfo, Source, describe_numbers, open_input
 from ..recording.format import End, RecordingError, Request, Response, bytes_of
+from ..recording.reader import RecordingReader
 
 
 @dataclass(slots=True)
@@ -95,68 +101,91 @@ def _one_stream(source: Source, number: int) -> StreamResult:
     return engine.finish(reads.truncation, expect_done=source.kind == SSE)
 
 
-def _recording(source: Source, only: int | None) -> Analysis:
-    name = source.path
-    infos: dict[int, ExchangeInfo] = {}
-    live: dict[int, _Live] = {}
-    streams: list[StreamResult] = []
-    conversations: list[Conversation] = []
-    for _, d in source.records():
+class RecordingPass:
+    """The one pass over a recording's lines in file order, kept between calls: --follow
+    feeds it the lines appended since (no line is read twice)."""
+
+    def __init__(self) -> None:
+        self.infos: dict[int, ExchangeInfo] = {}
+        self.live: dict[int, _Live] = {}  # streams whose end line has not come yet
+        self.streams: dict[int, StreamResult] = {}  # streams that ended
+        self.conversations: list[Conversation] = []  # requests that send calls back
+        self.touched: set[int] = set()  # exchanges with lines since `touched` was emptied
+
+    def feed(self, d: dict) -> None:
+        """One line of the recording, as `Source.records` gives it."""
         kind = d["type"]
+        if kind == "header":
+            return
+        ex = d["exchange"]
+        self.touched.add(ex)
         if kind == "chunk":
-            state = live.get(d["exchange"])
+            state = self.live.get(ex)
             if state is None:
-                info = infos.get(d["exchange"])
+                info = self.infos.get(ex)
                 if info is not None and info.body is not None and len(info.body) < 600:
                     info.body += bytes_of(d.get("data"), d.get("data_b64"))
-                continue
+                return
             engine = state.engine
             for frame in state.decoder.feed(
                 bytes_of(d.get("data"), d.get("data_b64")), d["t_ns"] - state.info.start_ns
             ):
                 engine.feed(frame)
-            continue
-        if kind == "header":
-            continue
-        ex = d["exchange"]
-        if kind == "request":
-            info = infos[ex] = ExchangeInfo(ex)
+        elif kind == "request":
+            info = self.infos[ex] = ExchangeInfo(ex)
             body = info.saw_request(Request.from_json(d))
             if isinstance(body, dict):
                 conv = Conversation.of(ex, body)
                 if conv is not None and any(
                     role in ("assistant", "tool") for role, _ in conv.messages
                 ):
-                    conversations.append(conv)
+                    self.conversations.append(conv)
         elif kind == "response":
-            info = infos.setdefault(ex, ExchangeInfo(ex))
+            info = self.infos.setdefault(ex, ExchangeInfo(ex))
             info.saw_response(Response.from_json(d))
             if info.stream:
-                live[ex] = _Live(info)
+                self.live[ex] = _Live(info)
             else:
                 info.body = bytearray()
         elif kind == "end":
-            info = infos.setdefault(ex, ExchangeInfo(ex))
+            info = self.infos.setdefault(ex, ExchangeInfo(ex))
             end = End.from_json(d)
             info.saw_end(end)
-            state = live.pop(ex, None)
+            state = self.live.pop(ex, None)
             if state is not None:
-                streams.append(
-                    state.engine.finish(state.decoder.finish(), end.reason, end.error, info.status)
+                self.streams[ex] = state.engine.finish(
+                    state.decoder.finish(), end.reason, end.error, info.status
                 )
-    for state in live.values():  # the recording stops before these ended
-        streams.append(
-            state.engine.finish(state.decoder.finish(), UNFINISHED, None, state.info.status)
+
+    def finish_open(self) -> None:
+        """The recording stops before these streams ended: finish them as unfinished."""
+        for ex, state in self.live.items():
+            self.streams[ex] = state.engine.finish(
+                state.decoder.finish(), UNFINISHED, None, state.info.status
+            )
+        self.live.clear()
+
+    def contract(self) -> ContractResult:
+        """The round-trip contract of the streams that ended and the requests so far."""
+        return check(
+            [(ex, self.streams[ex].tool_calls) for ex in sorted(self.streams)],
+            sorted(self.conversations, key=lambda c: c.exchange),
         )
+
+
+def _recording(source: Source, only: int | None) -> Analysis:
+    name = source.path
+    seen = RecordingPass()
+    for _, d in source.records():
+        seen.feed(d)
+    seen.finish_open()
+    infos = seen.infos
     if only is not None and only not in infos:
         raise RecordingError(
             f"{name}: there is no exchange {only} ({describe_numbers(sorted(infos))})", name
         )
-    streams.sort(key=lambda s: s.exchange)
-    contract = check(
-        [(s.exchange, s.tool_calls) for s in streams],
-        sorted(conversations, key=lambda c: c.exchange),
-    )
+    streams = [seen.streams[ex] for ex in sorted(seen.streams)]
+    contract = seen.contract()
     findings = contract.findings
     if only is not None:  # every stream was read: the contract of `only` spans exchanges
         streams = [s for s in streams if s.exchange == only]
@@ -230,6 +259,21 @@ class ExchangeSummary:
     findings: list[list[str]] = field(default_factory=list)  # [kind, message] of this request
     calls: list[list] = field(default_factory=list)  # [id, name] per assembled call
     failure: str | None = None  # why a non-stream exchange failed
+    open: bool = False  # --follow: no end line yet (so far, no end-of-stream verdict)
+
+
+def _summary(
+    info: ExchangeInfo, stream: StreamResult | None, findings: list[Finding], failure: str | None
+) -> ExchangeSummary:
+    row = ExchangeSummary(info.exchange, stream is not None, failure=failure)
+    if stream is not None:
+        row.frames = stream.frames
+        row.kinds = [x.kind for x in stream.anomalies]
+        row.calls = [[_plain(c.id), _plain(c.name)] for c in stream.tool_calls]
+    for f in findings:
+        row.kinds.append(f.kind)
+        row.findings.append([f.kind, f.message])
+    return row
 
 
 def summarize_exchanges(path: str) -> list[ExchangeSummary]:
@@ -238,21 +282,69 @@ def summarize_exchanges(path: str) -> list[ExchangeSummary]:
     a = analyze(path, tolerant=True)
     streams = {s.exchange: s for s in a.streams}
     failures = {f.exchange: f.message for f in a.failures}
+    findings = _by_exchange(a.contract)
     infos = a.exchanges or [ExchangeInfo(s.exchange, stream=True) for s in a.streams]
-    out = []
-    for info in infos:
-        s = streams.get(info.exchange)
-        row = ExchangeSummary(info.exchange, s is not None, failure=failures.get(info.exchange))
-        if s is not None:
-            row.frames = s.frames
-            row.kinds = [x.kind for x in s.anomalies]
-            row.calls = [[_plain(c.id), _plain(c.name)] for c in s.tool_calls]
-        for f in a.contract:
-            if f.exchange == info.exchange:
-                row.kinds.append(f.kind)
-                row.findings.append([f.kind, f.message])
-        out.append(row)
+    return [
+        _summary(
+            info,
+            streams.get(info.exchange),
+            findings.get(info.exchange, []),
+            failures.get(info.exchange),
+        )
+        for info in infos
+    ]
+
+
+def _by_exchange(findings: list[Finding]) -> dict[int, list[Finding]]:
+    out: dict[int, list[Finding]] = {}
+    for f in findings:
+        out.setdefault(f.exchange, []).append(f)
     return out
+
+
+class FollowedSummaries:
+    """--follow's exchange summaries, kept up to date: each `update` reads only the lines
+    appended since the last, feeds them to the streams they belong to, and gives the rows
+    that changed. A stream still open shows what it holds so far (its frames, the
+    anomalies seen, the calls begun) and no end-of-stream verdict; its calls enter the
+    contract once it has ended."""
+
+    def __init__(self, path: str) -> None:
+        self.reader = RecordingReader(path, raw=True, tolerant=True)
+        self.seen = RecordingPass()
+        self._findings: dict[int, list[list[str]]] = {}  # per request, as last given
+
+    def update(self) -> list[ExchangeSummary]:
+        seen = self.seen
+        for _, d in self.reader.more():
+            seen.feed(d)
+        findings = _by_exchange(seen.contract().findings)
+        said = {ex: [[f.kind, f.message] for f in fs] for ex, fs in findings.items()}
+        changed = seen.touched | {
+            ex
+            for ex in said.keys() | self._findings.keys()
+            if said.get(ex) != self._findings.get(ex)
+        }
+        seen.touched = set()
+        self._findings = said
+        return [self._row(ex, findings.get(ex, [])) for ex in sorted(changed) if ex in seen.infos]
+
+    def _row(self, ex: int, findings: list[Finding]) -> ExchangeSummary:
+        info, seen = self.seen.infos[ex], self.seen
+        live = seen.live.get(ex)
+        if live is not None:  # open: what it holds so far, without finishing it
+            engine = live.engine
+            row = _summary(info, None, findings, None)
+            row.stream, row.open, row.frames = True, True, engine.frames
+            row.kinds[:0] = [a.kind for a in engine.log.entries()]  # anomalies, then findings
+            row.calls = [[_plain(c.id), _plain(c.name)] for c in engine.robust.calls()]
+            return row
+        if info.end_ns is None:  # no response yet, or a body still coming
+            row = _summary(info, None, findings, None)
+            row.stream, row.open = info.stream, True
+            return row
+        failure = _failure(info)
+        return _summary(info, seen.streams.get(ex), findings, failure and failure.message)
 
 
 def _plain(value: object) -> object:
@@ -262,17 +354,60 @@ def _plain(value: object) -> object:
 
 def summarize_in_child(path: str) -> list[ExchangeSummary]:
     """`summarize_exchanges` in another interpreter: its CPU time does not hold this one's GIL."""
-    import subprocess
-    import sys
-
-    import orjson
-
     done = subprocess.run(
         [sys.executable, "-m", "streamscope.analysis", path], capture_output=True, check=False
     )
     if done.returncode != 0:
-        lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise RecordingError(
-            lines[-1] if lines else f"analysis exited with {done.returncode}", path
-        )
+        raise RecordingError(_last_line(done.stderr, done.returncode), path)
     return [ExchangeSummary(**d) for d in orjson.loads(done.stdout)]
+
+
+def _last_line(stderr: bytes, code: int | None) -> str:
+    lines = stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1] if lines else f"analysis exited with {code}"
+
+
+class FollowingChild:
+    """`FollowedSummaries` in another interpreter, kept running while the replay follows
+    (its first update reads the whole recording, which takes seconds of CPU on a big one).
+    One update at a time: hold `lock` from asking to delivering the rows."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        self.bytes_read = 0  # by the child's line passes, all updates together
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "streamscope.analysis", "--follow", path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def update(self) -> list[ExchangeSummary]:
+        """The rows that changed since the last update (every row, the first time)."""
+        proc = self._proc
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        try:
+            proc.stdin.write(b"\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+        except OSError:
+            line = b""
+        if not line:  # the child is gone: its last words, if any
+            proc.wait()
+            raise RecordingError(_last_line(proc.stderr.read(), proc.returncode), self.path)
+        d = orjson.loads(line)
+        if d.get("error"):
+            raise RecordingError(d["error"], self.path)
+        self.bytes_read = d["read"]
+        return [ExchangeSummary(**r) for r in d["rows"]]
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc.poll() is None:
+            proc.stdin.close()  # type: ignore[union-attr]  (it ends at the end of its input)
+            try:
+                proc.wait(2)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

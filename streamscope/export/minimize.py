@@ -49,6 +49,7 @@ from ..core.anomalies import ERROR, WARNING
 from ..core.calls import StrategyError
 from ..core.engine import STRATEGY_NAMES, StreamEngine, plain_fragment
 from ..core.frames import INVALID, Frame, parse_payload
+from ..core.schema import chunk_violation
 
 # Envelope and choice fields that never matter to accumulation.
 VOLATILE = (
@@ -124,33 +125,162 @@ class _Exhausted(Exception):
     """The engine-run budget is spent."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    """What the judge knows of one frame text, worked out once per text."""
+
+    payload: object
+    plain: object  # plain_fragment(payload), handed to the engine
+    forced: frozenset[str]  # warning and error kinds the engine files for it, whatever the context
+    finishes: bool  # it may set a choice's finish_reason
+    may: frozenset[str]  # the kinds of _NEEDS it may make the engine file
+    opens: bool  # Robust.feed surely reads a tool call delta of it: a call exists after it
+    names: bool  # it may name a call
+
+
+def _parsed(data: str) -> _Parsed:
+    payload = parse_payload(data)
+    plain = plain_fragment(payload)
+    forced: set[str] = set()
+    # Both kinds are filed by Robust.feed, which every frame with no plain fragment goes
+    # through (engine.feed), before any state is read; the log never takes them back.
+    if plain is None:
+        if payload is INVALID:
+            if data.strip() != "[DONE]":  # Frame.is_done
+                forced.add("chunk-invalid-json")
+        elif not _error_only(payload) and chunk_violation(payload) is not None:
+            forced.add("chunk-schema-violation")
+    entries = _entries(payload)
+    return _Parsed(
+        payload,
+        plain,
+        frozenset(forced),
+        _finishes(payload),
+        _may(entries),
+        plain is None and bool(entries) and not _error_only(payload),
+        any(_named(e.get(k)) for e in entries for k in ("function", "custom")),
+    )
+
+
+def _error_only(payload: object) -> bool:
+    """Robust.feed reads nothing more of an error payload without choices."""
+    return isinstance(payload, dict) and bool(payload.get("error")) and "choices" not in payload
+
+
+def _entries(payload: object) -> list[dict]:
+    """The tool call deltas Robust.feed hands to Robust._tool, in order."""
+    out = []
+    for choice in _choices(payload):
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        calls = delta.get("tool_calls") if isinstance(delta, dict) else None
+        if isinstance(calls, list):
+            out.extend(e for e in calls if isinstance(e, dict))
+    return out
+
+
+def _named(body: object) -> bool:
+    # Robust._name sets a name only from a non-empty string
+    name = body.get("name") if isinstance(body, dict) else None
+    return isinstance(name, str) and name != ""
+
+
+def _finishes(payload: object) -> bool:
+    """Can Robust.feed set a finish_reason from this payload (it alone sets one)?"""
+    choices = payload.get("choices") if isinstance(payload, dict) else None
+    return isinstance(choices, list) and any(
+        isinstance(c, dict) and c.get("finish_reason") not in (None, "") for c in choices
+    )
+
+
+# Kinds that one rule files, each only from a frame with a tool call delta that has the
+# field it overwrites, present and null or "" (Robust._id, Robust._name): a candidate
+# with no such frame cannot show them.
+_NEEDS = ("id-empty-overwrite", "name-empty-overwrite")
+
+
+def _may(entries: list[dict]) -> frozenset[str]:
+    out = set()
+    for entry in entries:
+        if _emptied(entry, "id"):
+            out.add("id-empty-overwrite")
+        # Robust reads the name from `function`, or from `custom` when that is no object
+        if any(_emptied(entry.get(k), "name") for k in ("function", "custom")):
+            out.add("name-empty-overwrite")
+    return frozenset(out)
+
+
+def _emptied(holder: object, key: str) -> bool:
+    return isinstance(holder, dict) and key in holder and holder[key] in (None, "")
+
+
 class _Tester:
-    """Runs candidates through the engine, with a cache and a budget."""
+    """Judges candidates: the same answer as comparing `signature` with the target, with a
+    cache, a budget, and exact shortcuts that reject without running the engine."""
 
     def __init__(
         self, target: Signature, tools: list | None, expect_done: bool, max_runs: int
     ) -> None:
         self.target = target
+        self.needs = target.kinds.intersection(_NEEDS)
         self.tools = tools
         self.expect_done = expect_done
         self.max_runs = max_runs
-        self.runs = 0
+        self.runs = 0  # candidates judged (run or rejected beforehand): the budget counts them
+        self.engine_runs = 0
         self.cache: dict[tuple[str, ...], bool] = {}
         self.best: list[str] | None = None
         # Candidates share most of their frames: each text is parsed, and read by the
         # engine's fast-path test, once.
-        self.parsed: dict[str, tuple[object, object]] = {}
+        self.parsed: dict[str, _Parsed] = {}
 
-    def signature(self, frames: list[str]) -> Signature:
-        engine = StreamEngine(1, self.tools)
+    def facts(self, frames: list[str]) -> list[_Parsed]:
         parsed = self.parsed
-        for n, data in enumerate(frames, 1):
+        out = []
+        for data in frames:
             got = parsed.get(data)
             if got is None:
-                payload = parse_payload(data)
-                got = parsed[data] = (payload, plain_fragment(payload))
-            engine.feed(Frame(n, data, got[0]), got[1])
+                got = parsed[data] = _parsed(data)
+            out.append(got)
+        return out
+
+    def signature(self, frames: list[str]) -> Signature:
+        self.engine_runs += 1
+        engine = StreamEngine(1, self.tools)
+        feed = engine.feed
+        for n, (data, got) in enumerate(zip(frames, self.facts(frames), strict=True), 1):
+            feed(Frame(n, data, got.payload), got.plain)
         return _signature(engine, self.expect_done)
+
+    def surely(self, frames: list[str]) -> tuple[set[str], set[str]]:
+        """(kinds the engine surely files for `frames`, the kinds of _NEEDS it may file).
+
+        Only what the engine files whatever else the stream holds counts as sure: a
+        frame's forced kinds; finish-reason-missing when no frame can set a finish_reason
+        (engine.finish files it for every choice left without one, or for no choice);
+        name-missing when a frame opens a call and none can name one (a call's name is
+        only ever set from a non-empty string)."""
+        filed: set[str] = set()
+        may: set[str] = set()
+        finishes = opens = names = False
+        for got in self.facts(frames):
+            if got.forced:
+                filed |= got.forced
+            if got.may:
+                may |= got.may
+            finishes = finishes or got.finishes
+            opens = opens or got.opens
+            names = names or got.names
+        if not finishes:
+            filed.add("finish-reason-missing")
+        if opens and not names:
+            filed.add("name-missing")
+        return filed, may
+
+    def rejects(self, frames: list[str]) -> bool:
+        """Does the candidate surely show a kind the target lacks, or surely lack one of
+        the target's kinds of _NEEDS?"""
+        filed, may = self.surely(frames)
+        return not filed <= self.target.kinds or not self.needs <= may
 
     def __call__(self, frames: list[str]) -> bool:
         key = tuple(frames)
@@ -159,7 +289,7 @@ class _Tester:
             if self.runs >= self.max_runs:
                 raise _Exhausted
             self.runs += 1
-            ok = self.signature(frames) == self.target
+            ok = not self.rejects(frames) and self.signature(frames) == self.target
             self.cache[key] = ok
         if ok and (self.best is None or _size(frames) < _size(self.best)):
             self.best = list(frames)
@@ -290,15 +420,22 @@ class _Stream:
         self.trees = [self.trees[i] for i in keep]
         self.texts = [self.texts[i] for i in keep]
 
-    def render(self, removed: list[tuple]) -> tuple[list[object], list[str]]:
-        """Trees and texts without the (frame, *path) units in `removed`."""
+    def render(self, removed: list[tuple], memo: dict) -> tuple[list[object], list[str]]:
+        """Trees and texts without the (frame, *path) units in `removed`. `memo` keeps
+        each frame's pruned tree and text by what was removed from it: ddmin asks for the
+        same frame with the same units removed again and again (clear it when the trees
+        change)."""
         by_frame: dict[int, set[tuple]] = {}
         for unit in removed:
             by_frame.setdefault(unit[0], set()).add(unit[1:])
         trees, texts = list(self.trees), list(self.texts)
         for i, paths in by_frame.items():
-            trees[i] = _prune(trees[i], paths)
-            texts[i] = _dumps(trees[i])
+            key = (i, frozenset(paths))
+            got = memo.get(key)
+            if got is None:
+                tree = _prune(trees[i], paths)
+                got = memo[key] = (tree, _dumps(tree))
+            trees[i], texts[i] = got
         return trees, texts
 
     def edited(
@@ -333,12 +470,13 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
         left = set(kept)
         return [u for u in units if u not in left]
 
-    if volatile and test(stream.render(units)[1]):  # usually none of them matters
+    memo: dict = {}  # the trees stay as they are until the end of this phase
+    if volatile and test(stream.render(units, memo)[1]):  # usually none of them matters
         kept: list[tuple] = []
     else:
-        kept = _ddmin(units, lambda kept: test(stream.render(removing(kept))[1]))
+        kept = _ddmin(units, lambda kept: test(stream.render(removing(kept), memo)[1]))
     if len(kept) < len(units):
-        stream.trees, stream.texts = stream.render(removing(kept))
+        stream.trees, stream.texts = stream.render(removing(kept), memo)
 
 
 def _at(tree: object, path: tuple) -> Any:

@@ -131,10 +131,27 @@ class Source:
         with self._lock:
             if self.kind != RECORDING or self._index is None:
                 return False
-            grew = self._index.refresh() > 0
-            if grew:  # an exchange opened before may have new lines (its response, its end)
-                self._exchanges.clear()
+            index = self._index
+            grew = index.refresh() > 0
+            if grew:  # an exchange opened before may have new lines: only those are read
+                for ex in self._exchanges.values():
+                    self._catch_up(index, ex)
             return grew
+
+    @staticmethod
+    def _catch_up(index: RecordingIndex, ex: Exchange) -> None:
+        """Read the head lines an opened exchange did not have yet (its chunks are read
+        through its reads, which see the index grow)."""
+        lines, info = index.exchange(ex.number), ex.info
+        if ex.request is None and lines.request is not None:
+            ex.request = index.line(lines.request)
+            info.saw_request(ex.request)
+        if ex.response is None and lines.response is not None:
+            ex.response = index.line(lines.response)
+            info.saw_response(ex.response)
+        if ex.end is None and lines.end is not None:
+            ex.end = index.line(lines.end)
+            info.saw_end(ex.end)
 
     @property
     def errors(self) -> list[RecordingError]:

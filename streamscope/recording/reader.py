@@ -107,7 +107,8 @@ class RecordingReader:
 
     The header is read (and checked) on construction; `stopped_at` is set once iteration
     reaches a cut-off last line. A bad line raises RecordingError, or, when `tolerant`, is
-    skipped and kept in `errors`. Each iteration rereads the file.
+    skipped and kept in `errors`. Each iteration rereads the file; `more` reads on from
+    where the last one stopped.
     """
 
     def __init__(
@@ -125,46 +126,80 @@ class RecordingReader:
         self.errors: list[RecordingError] = []
         self.stopped_at: Stopped | None = None
         self.header, self._header_dict, self.version = _read_header(self.path)
+        # where `more` goes on: the end of the last line read, and that line's number
+        self._next = (0, 0)
+        self._unended = False  # that line was read before its newline was written
+        self.bytes_read = 0  # by the line passes, not the header check (a test counts it)
 
     def __iter__(self) -> Iterator[tuple[int, Any]]:
-        path, version, raw = self.path, self.version, self.raw
-        self.stopped_at = None
+        """Every line from the start (each iteration rereads the file)."""
+        self._next, self._unended = (0, 0), False
         self.errors = []
+        return self.more()
+
+    def more(self) -> Iterator[tuple[int, Any]]:
+        """The lines appended since the last iteration stopped (a recording being written):
+        only the new bytes are read. A cut-off last line is read again next time."""
+        self.stopped_at = None
+        start, before = self._next
+        if self._unended:  # skip that line's newline, if it has come since
+            with _open(self.path) as f:
+                f.seek(start)
+                start += f.read(1) == b"\n"
+            self._unended = False
+        reached = [start]
+
+        def progress(done: int, total: int) -> None:
+            reached[0] = done
+            if self.progress is not None:
+                self.progress(done, total)
+
+        path, version, raw = self.path, self.version, self.raw
         # inspect's hot path: a current-version chunk line is checked inline
         fast = raw and version == SCHEMA_VERSION
-        for n, offset, line, whole in _lines(path, self.progress):
-            if n == 1:
-                yield 1, self._header_dict if raw else self.header
-                continue
-            try:
-                d = _loads(line)
-            except _JSONError:
-                if not whole:
-                    self.stopped_at = Stopped(n, offset)
-                    return
-                self._bad(located(path, n, offset, "not valid JSON"))
-                continue
-            if (  # inspect's hot path: a chunk line whose every field has its type
-                fast
-                and type(d) is dict
-                and d.get("type") == "chunk"
-                and type(d.get("data")) is str
-                and type(d.get("exchange")) is int
-                and type(d.get("t_ns")) is int
-                and "data_b64" not in d
-            ):
-                yield n, d
-                continue
-            try:
-                if version != SCHEMA_VERSION:
-                    d = migrate(d, version)
-                rec = body_record(d)  # every field's type checked, once, here
-                if raw:
-                    rec = d
-            except ValueError as e:
-                self._bad(located(path, n, offset, str(e)))
-                continue
-            yield n, rec
+        n, offset, line, whole = 0, 0, None, True
+        cut = False
+        try:
+            for n, offset, line, whole in _lines(path, progress, start, before):  # noqa: B007
+                if n == 1:
+                    yield 1, self._header_dict if raw else self.header
+                    continue
+                try:
+                    d = _loads(line)
+                except _JSONError:
+                    if not whole:  # cut off: read again next time, it may be whole then
+                        cut = True
+                        self.stopped_at = Stopped(n, offset)
+                        return
+                    self._bad(located(path, n, offset, "not valid JSON"))
+                    continue
+                if (  # inspect's hot path: a chunk line whose every field has its type
+                    fast
+                    and type(d) is dict
+                    and d.get("type") == "chunk"
+                    and type(d.get("data")) is str
+                    and type(d.get("exchange")) is int
+                    and type(d.get("t_ns")) is int
+                    and "data_b64" not in d
+                ):
+                    yield n, d
+                    continue
+                try:
+                    if version != SCHEMA_VERSION:
+                        d = migrate(d, version)
+                    rec = body_record(d)  # every field's type checked, once, here
+                    if raw:
+                        rec = d
+                except ValueError as e:
+                    self._bad(located(path, n, offset, str(e)))
+                    continue
+                yield n, rec
+        finally:  # the next pass starts after the last line taken
+            self.bytes_read += reached[0] - start
+            if cut:
+                self._next, self._unended = (offset, n - 1), False
+            elif line is not None:
+                self._next, self._unended = (offset + len(line) + whole, n), not whole
 
     def _bad(self, error: RecordingError) -> None:
         if not self.tolerant:

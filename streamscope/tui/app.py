@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
+from ..analysis.driver import ExchangeSummary, FollowingChild
 from ..inputs import RECORDING, ExchangeInfo, describe_numbers, open_input
 from ..text import visible
 from .messages import OpenExchange, RecordingGrew, StreamRead
@@ -53,6 +54,7 @@ class ReplayApp(App):
         # what the screens read and ask, in one object
         self.session = Session(self.input, follow, start_analysis=self.analyse)
         self._follow_size = 0
+        self.following: FollowingChild | None = None  # --follow's analysis, once started
         # seconds of reading before a stream is first shown, then between screen updates
         self.read_slices = (0.03, 1.0)
         # streams being read in the background: the analysis waits for them (it would take
@@ -90,7 +92,6 @@ class ReplayApp(App):
 
         try:
             if self.recorded:
-                self.input.close()  # re-read: --follow comes back here when the file grew
                 self.session.infos = self.input.infos(progress)
                 self._follow_size = os.path.getsize(self.source)
             self.call_from_thread(self._loaded)
@@ -121,7 +122,9 @@ class ReplayApp(App):
     @work(thread=True, group="analyse")
     def analyse(self) -> None:
         """The analysis runs in another process: on a big recording it takes seconds of
-        CPU, and in this one it would hold the interpreter lock the screen needs. It starts
+        CPU, and in this one it would hold the interpreter lock the screen needs.
+        Following a recording, that process stays: on growth it reads only what was
+        appended and re-analyses only the exchanges it touched (see `grow`). It starts
         once no stream is being read in the background (on two cores the two would share
         one while anything else runs)."""
         from ..analysis.driver import summarize_in_child
@@ -133,6 +136,12 @@ class ReplayApp(App):
         if worker.is_cancelled:
             return
         try:
+            if self.follow and self.format == RECORDING:
+                self.following = FollowingChild(self.source)
+                with self.following.lock:  # a growth's update waits for the first one
+                    rows = self.following.update()
+                    self.call_from_thread(self.session.analysed, {r.exchange: r for r in rows})
+                return
             rows = summarize_in_child(self.source)
         except Exception as exc:  # shown, never a traceback; the screens say what is missing
             error = visible(str(exc))
@@ -140,6 +149,10 @@ class ReplayApp(App):
             self.call_from_thread(self.session.analysed, {}, error)
             return
         self.call_from_thread(self.session.analysed, {r.exchange: r for r in rows})
+
+    def on_unmount(self) -> None:
+        if self.following is not None:
+            self.following.close()
 
     def on_open_exchange(self, message: OpenExchange) -> None:
         self.open_stream(message.exchange)
@@ -255,30 +268,30 @@ class ReplayApp(App):
 
     @work(thread=True, exclusive=True, group="grow")
     def grow(self, model: StreamModel | None) -> None:
-        """Read only the new lines; refresh the exchanges that were still open and add the
-        new ones; feed the open stream's new reads to its model."""
+        """Read only the new lines: the exchanges they touched are brought up to date,
+        new ones added, the open stream's model fed its new reads, and the analysis of
+        the exchanges that changed brought in."""
         try:
             if not self.input.refresh():
                 return
-            known = {i.exchange: i for i in self.infos}
-            infos = [
-                known[n]
-                if n in known and known[n].end_ns is not None
-                else self.input.exchange(n).info
-                for n in self.input.numbers()
-            ]
+            infos = [self.input.exchange(n).info for n in self.input.numbers()]
             if model is not None:
                 info = next(i for i in infos if i.exchange == model.exchange)
                 model.extend(self.end_of(info))
+            following = self.following
+            if following is None:  # not analysed yet: the first analysis reads it all
+                self.call_from_thread(self._grew, infos, None)
+                return
+            with following.lock:
+                rows = following.update()
+                self.call_from_thread(self._grew, infos, rows)
         except Exception as exc:  # the file went away or turned bad: said, not a traceback
             self.call_from_thread(
                 self.notify, f"following stopped: {visible(str(exc))}", severity="error"
             )
-            return
-        self.call_from_thread(self._grew, infos)
 
-    def _grew(self, infos: list[ExchangeInfo]) -> None:
-        self.session.grew(infos)  # the analysis runs again when a screen asks
+    def _grew(self, infos: list[ExchangeInfo], rows: list[ExchangeSummary] | None) -> None:
+        self.session.grew(infos, rows)
         self.screen.post_message(RecordingGrew())
 
     def end_of(self, info: ExchangeInfo) -> dict:

@@ -42,7 +42,9 @@ class Session:
         for then in waiting:
             then(summaries)
 
-    def grew(self, infos: list[ExchangeInfo]) -> None:
-        """--follow: the exchanges as they are now; the analysis runs again when asked."""
+    def grew(self, infos: list[ExchangeInfo], rows: list[ExchangeSummary] | None) -> None:
+        """--follow: the exchanges as they are now, and the summaries of those that changed
+        (None: the analysis has not started; its first pass will read what was added)."""
         self.infos = infos
-        self.summaries = None
+        if rows and self.summaries is not None:
+            self.summaries = {**self.summaries, **{r.exchange: r for r in rows}}

@@ -52,13 +52,7 @@ class ExchangesScreen(Screen):
         self._width = 0
 
     def compose(self) -> ComposeResult:
-        yield Static(
-            Text(
-                f"{visible(self.session.name)} · {plural(len(self.infos), 'exchange')} · Enter opens one",
-                style="bold",
-            ),
-            id="title",
-        )
+        yield Static(self._title(), id="title")
         if self.errors:
             said = "; ".join(visible(str(e)) for e in self.errors[:3])
             more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
@@ -68,6 +62,12 @@ class ExchangesScreen(Screen):
             )
         yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
         yield Footer(compact=True)
+
+    def _title(self) -> Text:
+        return Text(
+            f"{visible(self.session.name)} · {plural(len(self.infos), 'exchange')} · Enter opens one",
+            style="bold",
+        )
 
     def on_mount(self) -> None:
         self._rows()
@@ -123,11 +123,12 @@ class ExchangesScreen(Screen):
     def _worst(self, info: ExchangeInfo) -> Text:
         """The worst of the stream's anomalies and the request's contract findings, by kind
         (a contract break named first), or why a non-stream exchange failed."""
-        if self.session.follow and info.end_ns is None:  # still being written: no verdict yet
+        s = self.summaries.get(info.exchange) if self.summaries is not None else None
+        # still being written (as the index or the analysis last saw it): no verdict yet
+        if self.session.follow and (info.end_ns is None or (s is not None and s.open)):
             return Text("open", style="dim")
         if self.summaries is None:
             return Text("…")
-        s = self.summaries.get(info.exchange)
         if s is None:
             return Text("not analysed", style="dim")
         if not s.stream:
@@ -155,6 +156,7 @@ class ExchangesScreen(Screen):
     def _grew(self) -> None:
         """--follow: new exchanges, and the open ones' new state; the analysis again."""
         self.infos = self.session.infos
+        self.query_one("#title", Static).update(self._title())  # --follow: more may have come
         self._rows()
         self.session.when_analysed(self.fill)
 

@@ -17,27 +17,25 @@ from textual.widgets import (
     Static,
 )
 
-from ...core.calls import StrategyError
-from ...core.engine import STRATEGY_NAMES
 from ...recording.format import Request
-from ...text import plural, quote, visible
+from ...text import quote, visible
 from ..messages import FrameSelected, RecordingGrew, StreamRead
-from ..model import StreamModel
+from ..model import FrameState, StreamModel
 from ..session import Session
 from ..widgets import (
+    OTHERS,
     CallTable,
     ConversationView,
     FrameDetail,
     FrameList,
+    InfoLine,
+    StrategyLabel,
     Timeline,
-    ms,
-    strategy_label,
+    TrapLine,
 )
 from .bindings import BACK, HELP
 from .prompt import Prompt
 from .text_screen import TextScreen
-
-OTHERS = [s for s in STRATEGY_NAMES if s != "robust"]
 
 
 class StreamScreen(Screen):
@@ -158,11 +156,16 @@ class StreamScreen(Screen):
         BACK,
     ]
 
-    # What the screen is showing; widgets and the info line watch these.
+    # What the screen is showing. The widgets are bound to these (data_bind) and repaint
+    # themselves when they change: the screen never pushes into them.
     frame: reactive[int] = reactive(0, init=False)
     strategy: reactive[int] = reactive(0, init=False)  # which other client, in OTHERS
     speed: reactive[float] = reactive(1.0, init=False)
+    playing: reactive[bool] = reactive(False, init=False)
     filter_text: reactive[str] = reactive("", init=False)
+    rows: reactive[list[int]] = reactive(list, init=False)  # the frames the filter shows
+    state: reactive[FrameState | None] = reactive(None, init=False)  # the stream at `frame`
+    version: reactive[int] = reactive(0, init=False)  # counts the times the model grew
 
     def __init__(
         self,
@@ -178,51 +181,48 @@ class StreamScreen(Screen):
         self.request = request  # the request that asked for this stream (recordings only)
         self.title_text = title
         self.set_reactive(StreamScreen.frame, max(0, min(start, model.total)))
+        self.set_reactive(StreamScreen.rows, list(range(1, model.total + 1)))
+        self._total = model.total  # the stream's frames when the rows were last set
         self.timer = None
 
-    def watch_frame(self) -> None:
-        self.refresh_frame()
-
-    def watch_strategy(self) -> None:
-        self.refresh_frame()
-
-    def watch_speed(self) -> None:
-        self.show_info()
+    def watch_frame(self, frame: int) -> None:
+        if self.is_mounted:  # the first state is computed once the screen is painted
+            self.state = self.model.at(frame)
 
     def watch_filter_text(self, text: str) -> None:
-        frames = self.query_one(FrameList)
-        frames.set_rows(self.filtered())
-        rows = frames.rows
-        if text and rows and self.frame not in frames.rows_index():
+        self.rows = rows = self.filtered()
+        if text and rows and self.frame not in self.query_one(FrameList).rows_index():
             i = bisect_left(rows, self.frame)  # the nearest frame the filter shows
             near = [rows[j] for j in (i - 1, i) if 0 <= j < len(rows)]
             self.frame = min(near, key=lambda f: (abs(f - self.frame), f))
-        self.show_info()
 
     def compose(self) -> ComposeResult:
-        yield Static(id="info")
-        yield Timeline(self.model, id="timeline")
+        S = StreamScreen
+        yield InfoLine(self.model, self.title_text, self.session.follow, id="info").data_bind(
+            S.frame, S.speed, S.playing, S.filter_text, S.rows, S.version
+        )
+        yield Timeline(self.model, id="timeline").data_bind(S.frame, S.version)
         yield Static(
             Text("robust: streamscope's reading", style="bold")
             + Text(" · green: this frame changed it · ⚠ a trap", style="dim"),
             id="robust-label",
         )
-        yield CallTable(id="robust")
-        yield Static(id="traps")
-        yield Static(id="strategy-label")
-        yield CallTable(id="other")
+        yield CallTable(id="robust").data_bind(S.state)
+        yield TrapLine(id="traps").data_bind(S.state)
+        yield StrategyLabel(id="strategy-label").data_bind(S.state, S.strategy)
+        yield CallTable(other=True, id="other").data_bind(S.state, S.strategy)
         with Horizontal(id="body"):
-            yield FrameList(self.model, id="frames")
+            yield FrameList(self.model, id="frames").data_bind(S.frame, S.rows)
             with ContentSwitcher(initial="detail-scroll", id="right"):
                 with VerticalScroll(id="detail-scroll"):
-                    yield FrameDetail(id="detail")
+                    yield FrameDetail(self.model, id="detail").data_bind(S.state, S.version)
                 with VerticalScroll(id="conversation-scroll"):
                     yield ConversationView(id="conversation")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one(FrameList).focus()
-        self.call_after_refresh(self.refresh_frame)
+        self.call_after_refresh(self._first_state)
         self.call_after_refresh(self.model.shown.set)  # the reading worker goes on then
         view = self.query_one(ConversationView)
         if self.request is None:
@@ -230,6 +230,9 @@ class StreamScreen(Screen):
             return
         view.show(self.request.json_body(), self.model.exchange, None)
         self.session.when_analysed(self._analysed)
+
+    def _first_state(self) -> None:
+        self.state = self.model.at(self.frame)
 
     def _analysed(self, summaries: dict) -> None:
         """The contract is known: show it in the request, and open on it if it broke."""
@@ -250,81 +253,6 @@ class StreamScreen(Screen):
         right.current = "detail-scroll" if showing else "conversation-scroll"
         self.set_class(not showing, "-request")  # the request takes more of the width
 
-    # -- showing a frame ------------------------------------------------------------------
-
-    def refresh_frame(self) -> None:
-        model, n = self.model, self.frame
-        state = model.at(n)
-        strategies = state.engine.strategy_calls()
-        robust = strategies["robust"]
-        name = OTHERS[self.strategy]
-        other = strategies[name]
-        self.query_one("#robust", CallTable).show(robust, state.events)
-        traps = self.query_one("#traps", Static)
-        caught = [
-            e
-            for e in state.events
-            if e.op in ("overwrite", "ignored") and e.field in ("id", "name", "type")
-        ]
-        traps.display = bool(caught)
-        if not robust:  # a text answer: show what it says so far
-            texts = [c for c in state.engine.robust.choices.values() if c.content]
-            if texts:
-                said = "".join(texts[0].content)
-                traps.display = True
-                traps.update(Text("content so far: ", style="bold") + Text(quote(said, 160)))
-        if caught:  # the old and new value of every trap this frame held
-            line = Text("⚠ this frame: ", style="bold yellow")
-            for i, e in enumerate(caught):
-                if i:
-                    line.append(" · ")
-                line.append(
-                    f"{e.field} {quote(e.new, 48)} kept {quote(e.old, 48)}",  # ids whole
-                    style="yellow" if e.op == "overwrite" else "cyan",
-                )
-            traps.update(line)
-        label = self.query_one("#strategy-label", Static)
-        table = self.query_one("#other", CallTable)
-        label.update(strategy_label(name, other, n) + Text(" · s: next strategy", style="dim"))
-        if isinstance(other, list):
-            table.display = True
-            table.show(other, compare=robust)
-        else:
-            table.display = False
-            if not isinstance(other, StrategyError):
-                label.update(
-                    Text(f"{name}: not available here ({visible(str(other))})", style="yellow")
-                )
-        # the repair panel is about a stream that ended, not one still being written
-        at_end = n == model.total and not (
-            model.growing and model.end.get("end_reason") == "unfinished"
-        )
-        self.query_one(FrameDetail).show(model, n, state.frame, state.events, repairs=at_end)
-        self.show_info()
-
-    def show_info(self) -> None:
-        """The line on top: where we are, playing, reading, the filter."""
-        model, n = self.model, self.frame
-        t = model.time(n) if n else None
-        playing = f" · playing ×{self.speed:g}" if self.timer is not None else ""
-        if model.reading is not None:
-            playing += f" · reading {model.reading:.0%}"
-        elif model.end.get("end_reason") == "unfinished":
-            open_ = " · open (still being written)" if self.session.follow else " · unfinished"
-            playing += open_
-        shown = (
-            f" · filter {quote(self.filter_text)}: "
-            f"{plural(len(self.query_one(FrameList).rows), 'frame')}"
-            if self.filter_text
-            else ""
-        )
-        self.query_one("#info", Static).update(
-            Text(
-                f"{visible(self.title_text)} · frame {n}/{model.total} · {ms(t)}{playing}{shown}",
-                style="bold",
-            )
-        )
-
     def go(self, n: int) -> None:
         self.frame = max(0, min(n, self.model.total))
 
@@ -339,7 +267,7 @@ class StreamScreen(Screen):
         if not self.filter_text:
             n = frame + direction
             return n if 0 <= n <= self.model.total else None
-        rows = self.query_one(FrameList).rows  # sorted frame numbers
+        rows = self.rows  # sorted frame numbers
         i = bisect_right(rows, frame) if direction > 0 else bisect_left(rows, frame) - 1
         return rows[i] if 0 <= i < len(rows) else None
 
@@ -404,13 +332,12 @@ class StreamScreen(Screen):
     def _grew(self, event: RecordingGrew | StreamRead) -> None:
         """The model has new frames (read in the background, or --follow); at the last
         frame, follow to the newest."""
-        frames = self.query_one(FrameList)
-        at_end = self.frame >= frames.total
-        frames.set_rows(self.filtered())
+        at_end = self.frame >= self._total
+        self._total = self.model.total
+        self.rows = self.filtered()
+        self.version += 1
         if at_end:
             self.frame = self.model.total
-        self.query_one(Timeline).refresh()
-        self.refresh_frame()
         if isinstance(event, RecordingGrew) and self.request is not None:
             self.session.when_analysed(self._analysed)
 
@@ -424,7 +351,7 @@ class StreamScreen(Screen):
         if self.timer is not None:
             self.timer.stop()
             self.timer = None
-            self.show_info()
+            self.playing = False
             return
         if self.neighbour(self.frame, 1) is None:  # at the end: play from the start
             self.frame = 0
@@ -435,13 +362,13 @@ class StreamScreen(Screen):
         nxt = self.neighbour(self.frame, 1)
         if nxt is None:
             self.timer = None
-            self.show_info()
+            self.playing = False
             return
         t, now = self.model.time(nxt), self.model.time(self.frame) if self.frame else 0
         gap = t - now if t is not None and now is not None else None
         delay = (gap / 1e9 if gap is not None else 0.05) / self.speed
         self.timer = self.set_timer(min(max(delay, 0.001), 5.0), self._tick)
-        self.show_info()
+        self.playing = True
 
     def _tick(self) -> None:
         if self.timer is None:

@@ -1,20 +1,27 @@
 """The replay's widgets, one per module."""
 
-from .call_table import CallTable, strategy_label
+from .call_table import OTHERS, CallTable
 from .common import MARK, SEVERITY_STYLE, ms, severity, worst
 from .conversation_view import ConversationView
 from .frame_detail import FrameDetail, repair_panel
 from .frame_list import FrameList
+from .info_line import InfoLine
+from .strategy_label import StrategyLabel, strategy_label
 from .timeline import Timeline
+from .trap_line import TrapLine
 
 __all__ = [
     "MARK",
+    "OTHERS",
     "SEVERITY_STYLE",
     "CallTable",
     "ConversationView",
     "FrameDetail",
     "FrameList",
+    "InfoLine",
+    "StrategyLabel",
     "Timeline",
+    "TrapLine",
     "ms",
     "repair_panel",
     "severity",

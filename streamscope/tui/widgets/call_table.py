@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...core import events as ev
-from ...core.calls import Call, StrategyError
+from ...core.calls import Call
+from ...core.engine import STRATEGY_NAMES
 from ...core.events import FieldEvent
 from ...text import cut, plural, quote, visible
+from ..model import FrameState
+from .common import strategy_calls
+
+OTHERS = [s for s in STRATEGY_NAMES if s != "robust"]  # the clients shown beside robust
 
 
 def _cell(value: object, width: int = 0) -> str:
@@ -17,10 +23,33 @@ def _cell(value: object, width: int = 0) -> str:
 
 
 class CallTable(Static):
-    """One strategy's calls at the current frame, fitted to the width (long values cut)."""
+    """One strategy's calls at the current frame, fitted to the width (long values cut):
+    robust's with what this frame changed, or (`other`) the client strategy's, marked
+    where it differs from robust and hidden when it has no calls to show."""
 
     DEFAULT_CSS = "CallTable { height: auto; }"
     COLUMNS = ("c", "idx", "id", "type", "name", "arguments", "frags")
+
+    state: reactive[FrameState | None] = reactive(None, init=False)
+    strategy: reactive[int] = reactive(0, init=False)  # which client, in OTHERS
+
+    def __init__(self, other: bool = False, **kw) -> None:
+        super().__init__(**kw)
+        self.other = other
+
+    def _watch_any(self) -> None:
+        state = self.state
+        if state is None:
+            return
+        if not self.other:
+            self.show(strategy_calls(state)["robust"], state.events)
+            return
+        theirs = strategy_calls(state)[OTHERS[self.strategy]]
+        self.display = isinstance(theirs, list)
+        if isinstance(theirs, list):
+            self.show(theirs, compare=strategy_calls(state)["robust"])
+
+    watch_state = watch_strategy = _watch_any
 
     def show(
         self,
@@ -105,9 +134,3 @@ class CallTable(Static):
         if not calls and (compare is None or not compare):
             table.add_row("", "", Text("no calls yet", style="dim"))
         self.update(table)
-
-
-def strategy_label(name: str, got: object, n: int) -> Text:
-    if isinstance(got, StrategyError):
-        return Text(f"{name}: raised {visible(got.error)} at frame {got.frame}", style="bold red")
-    return Text(f"{name} at frame {n} (≠ marks what differs from robust)", style="bold")

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from ...core.anomalies import KINDS, SEVERITY_ORDER
+from ...core.calls import Call, StrategyError
 from ...core.contract import KINDS as CONTRACT_KINDS
+from ...core.sdk_model import Unmodeled
+from ..model import FrameState
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -27,3 +30,13 @@ def ms(ns: int | None) -> str:
     if ns is None:
         return "—"
     return f"{ns / 1e6:,.0f}ms" if ns < 10e9 else f"{ns / 1e9:,.1f}s"
+
+
+_calls: list = [None, None]  # the last state asked about, and its strategies' calls
+
+
+def strategy_calls(state: FrameState) -> dict[str, list[Call] | StrategyError | Unmodeled]:
+    """Every strategy's calls at `state`: computed once however many widgets show them."""
+    if _calls[0] is not state:
+        _calls[:] = [state, state.engine.strategy_calls()]
+    return _calls[1]

@@ -7,6 +7,7 @@ import json
 from rich.console import Group, RenderableType
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...core import events as ev
@@ -14,14 +15,35 @@ from ...core.calls import Call
 from ...core.events import FieldEvent
 from ...core.repair import Repair
 from ...text import cut, plural, quote, visible
-from ..model import StreamModel
+from ..model import FrameState, StreamModel
 from .common import MARK, SEVERITY_STYLE
 
 _JSON = JSONHighlighter()
 
 
 class FrameDetail(Static):
-    """The frame as received (read boundaries shown), its JSON, and what it did."""
+    """The frame as received (read boundaries shown), its JSON, and what it did; after
+    the last frame of a stream that ended, the repair panel."""
+
+    state: reactive[FrameState | None] = reactive(None, init=False)
+    version: reactive[int] = reactive(0, init=False)  # the model grew (read on, --follow)
+
+    def __init__(self, model: StreamModel, **kw) -> None:
+        super().__init__(**kw)
+        self.model = model
+
+    def _watch_any(self) -> None:
+        state, model = self.state, self.model
+        if state is None:
+            return
+        n = state.number
+        # the repair panel is about a stream that ended, not one still being written
+        at_end = n == model.total and not (
+            model.growing and model.end.get("end_reason") == "unfinished"
+        )
+        self.show(model, n, state.frame, state.events, repairs=at_end)
+
+    watch_state = watch_version = _watch_any
 
     def show(
         self, model: StreamModel, n: int, frame, events: list[FieldEvent], repairs: bool

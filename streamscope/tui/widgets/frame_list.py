@@ -8,6 +8,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.events import Click
 from textual.geometry import Size
+from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -24,30 +25,21 @@ class FrameList(ScrollView, can_focus=True):
 
     DEFAULT_CSS = "FrameList { scrollbar-size-vertical: 1; }"
 
+    frame: reactive[int] = reactive(0, init=False)  # the current frame, highlighted
+    rows: reactive[list[int]] = reactive(list, init=False)  # the frames the filter shows
+
     def __init__(self, model: StreamModel, **kw) -> None:
         super().__init__(**kw)
         self.model = model
-        self.rows: list[int] = list(range(1, model.total + 1))
-        self._total = model.total
-        self.current = 0
+        self.set_reactive(FrameList.rows, list(range(1, model.total + 1)))
         self.virtual_size = Size(1, len(self.rows))  # lines are cut to the width: no side scroll
 
-    @property
-    def total(self) -> int:
-        """The stream's frames when the rows were last set (--follow adds more)."""
-        return self._total
-
-    def on_mount(self) -> None:
-        self.watch(self.screen, "frame", self.show)  # the screen's current frame
-
-    def set_rows(self, rows: list[int]) -> None:
-        self._total = self.model.total
-        self.rows = rows
+    def watch_rows(self, rows: list[int]) -> None:
         self.virtual_size = Size(1, len(rows))
-        self.refresh()
+        self.watch_frame(self.frame)
 
-    def show(self, frame: int) -> None:
-        self.current = frame
+    def watch_frame(self, frame: int) -> None:
+        """Keep the current frame in view."""
         rows = self.rows  # sorted frame numbers: found by bisection, no index of every row
         y = bisect_left(rows, frame)
         if y < len(rows) and rows[y] == frame:
@@ -55,7 +47,6 @@ class FrameList(ScrollView, can_focus=True):
             height = max(self.size.height, 1)
             if not top <= y < top + height:
                 self.scroll_to(y=max(0, y - height // 2), animate=False)
-        self.refresh()
 
     def rows_index(self) -> dict[int, int]:
         cached = getattr(self, "_index", None)
@@ -78,10 +69,10 @@ class FrameList(ScrollView, can_focus=True):
         digits = len(str(model.total))
         head = f"{mark}{n:>{digits}} {ms(t):>7} {('+' + ms(gap)) if gap is not None else '':>7} "
         text = model.summaries[n - 1]
-        base = Style(reverse=True, bold=True) if n == self.current else Style()
+        base = Style(reverse=True, bold=True) if n == self.frame else Style()
         segments = [
             Segment(mark, base + Style.parse(SEVERITY_STYLE[level]) if level else base),
-            Segment(head[1:], base + Style(dim=n != self.current)),
+            Segment(head[1:], base + Style(dim=n != self.frame)),
             Segment(text[: max(0, width - len(head))], base),
         ]
         return Strip(segments).adjust_cell_length(width, base)

@@ -6,6 +6,7 @@ from bisect import bisect_left
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widget import Widget
 
 from ...core.anomalies import SEVERITY_ORDER
@@ -20,18 +21,13 @@ class Timeline(Widget):
     DEFAULT_CSS = "Timeline { height: 3; }"
     BARS = " ▁▂▃▄▅▆▇█"
 
+    frame: reactive[int] = reactive(0, init=False)  # where the cursor is
+    version: reactive[int] = reactive(0, init=False)  # the model grew (read on, --follow)
+
     def __init__(self, model: StreamModel, **kw) -> None:
         super().__init__(**kw)
         self.model = model
-        self.current = 0
         self._cache: tuple = ((), [], {}, 0)  # (key, levels, column -> worst, top gap)
-
-    def on_mount(self) -> None:
-        self.watch(self.screen, "frame", self._moved)  # the screen's current frame
-
-    def _moved(self, frame: int) -> None:
-        self.current = frame
-        self.refresh()
 
     def _columns(self, cols: int) -> tuple[list[int], dict[int, str | None], int]:
         """Per column: the bar's level and the worst anomaly ticked there, and the largest
@@ -69,7 +65,7 @@ class Timeline(Widget):
         bar, ticks = Text(), Text()
         cols = width if total else 1
         levels, ticked, top = self._columns(cols) if total else ([1], {}, 0)
-        here_col = (self.current - 1) * cols // total if self.current else -1
+        here_col = (self.frame - 1) * cols // total if self.frame else -1
         for col, level in enumerate(levels):
             here = col == here_col
             style = (

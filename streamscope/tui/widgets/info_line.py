@@ -1,0 +1,55 @@
+"""The stream screen's top line: where we are, playing, reading, the filter."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ...text import plural, quote, visible
+from ..model import StreamModel
+from .common import ms
+
+
+class InfoLine(Static):
+    """Bound to the stream screen's state: it repaints itself when any of it changes."""
+
+    frame: reactive[int] = reactive(0, init=False)
+    speed: reactive[float] = reactive(1.0, init=False)
+    playing: reactive[bool] = reactive(False, init=False)
+    filter_text: reactive[str] = reactive("", init=False)
+    rows: reactive[list[int]] = reactive(list, init=False)  # the frames the filter shows
+    version: reactive[int] = reactive(0, init=False)  # the model grew (read on, --follow)
+
+    def __init__(self, model: StreamModel, title: str, follow: bool, **kw) -> None:
+        super().__init__(**kw)
+        self.model, self.title_text, self.follow = model, title, follow
+
+    def on_mount(self) -> None:
+        self.show()
+
+    def _watch_any(self) -> None:
+        self.show()
+
+    watch_frame = watch_speed = watch_playing = _watch_any
+    watch_filter_text = watch_rows = watch_version = _watch_any
+
+    def show(self) -> None:
+        model, n = self.model, self.frame
+        t = model.time(n) if n else None
+        playing = f" · playing ×{self.speed:g}" if self.playing else ""
+        if model.reading is not None:
+            playing += f" · reading {model.reading:.0%}"
+        elif model.end.get("end_reason") == "unfinished":
+            playing += " · open (still being written)" if self.follow else " · unfinished"
+        shown = (
+            f" · filter {quote(self.filter_text)}: {plural(len(self.rows), 'frame')}"
+            if self.filter_text
+            else ""
+        )
+        self.update(
+            Text(
+                f"{visible(self.title_text)} · frame {n}/{model.total} · {ms(t)}{playing}{shown}",
+                style="bold",
+            )
+        )

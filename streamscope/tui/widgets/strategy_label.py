@@ -1,0 +1,39 @@
+"""The line above the client strategy's calls: which client, and whether it could read them."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ...core.calls import StrategyError
+from ...text import visible
+from ..model import FrameState
+from .call_table import OTHERS
+from .common import strategy_calls
+
+
+class StrategyLabel(Static):
+    state: reactive[FrameState | None] = reactive(None, init=False)
+    strategy: reactive[int] = reactive(0, init=False)  # which client, in OTHERS
+
+    def _watch_any(self) -> None:
+        state = self.state
+        if state is None:
+            return
+        name = OTHERS[self.strategy]
+        got = strategy_calls(state)[name]
+        if isinstance(got, (list, StrategyError)):
+            self.update(
+                strategy_label(name, got, state.number) + Text(" · s: next strategy", style="dim")
+            )
+        else:  # the SDK's emulation does not model this stream's shape
+            self.update(Text(f"{name}: not available here ({visible(str(got))})", style="yellow"))
+
+    watch_state = watch_strategy = _watch_any
+
+
+def strategy_label(name: str, got: object, n: int) -> Text:
+    if isinstance(got, StrategyError):
+        return Text(f"{name}: raised {visible(got.error)} at frame {got.frame}", style="bold red")
+    return Text(f"{name} at frame {n} (≠ marks what differs from robust)", style="bold")

@@ -1,0 +1,46 @@
+"""The line under streamscope's calls: the traps this frame held, or the text so far."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ...text import quote
+from ..model import FrameState
+from .common import strategy_calls
+
+
+class TrapLine(Static):
+    """The old and new value of every id, name or type this frame tried to overwrite; on a
+    text answer, what it says so far. Hidden when there is neither."""
+
+    state: reactive[FrameState | None] = reactive(None, init=False)
+
+    def watch_state(self, state: FrameState | None) -> None:
+        self.display = False
+        if state is None:
+            return
+        caught = [
+            e
+            for e in state.events
+            if e.op in ("overwrite", "ignored") and e.field in ("id", "name", "type")
+        ]
+        engine = state.engine
+        if caught:
+            line = Text("⚠ this frame: ", style="bold yellow")
+            for i, e in enumerate(caught):
+                if i:
+                    line.append(" · ")
+                line.append(
+                    f"{e.field} {quote(e.new, 48)} kept {quote(e.old, 48)}",  # ids whole
+                    style="yellow" if e.op == "overwrite" else "cyan",
+                )
+            self.update(line)
+            self.display = True
+        elif not strategy_calls(state)["robust"]:  # a text answer: what it says so far
+            texts = [c for c in engine.robust.choices.values() if c.content]
+            if texts:
+                said = "".join(texts[0].content)
+                self.update(Text("content so far: ", style="bold") + Text(quote(said, 160)))
+                self.display = True

@@ -1,0 +1,200 @@
+"""--follow's incremental reading: a recording being written is read on from where the last
+read stopped, and only the exchanges that changed are analysed again."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamscope.analysis.driver import (
+    FollowedSummaries,
+    FollowingChild,
+    summarize_exchanges,
+)
+from streamscope.inputs import open_input
+from streamscope.recording import reader as reader_module
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLES = sorted(
+    os.path.join(ROOT, "recordings", n)
+    for n in os.listdir(os.path.join(ROOT, "recordings"))
+    if n.endswith(".jsonl") and ".chunks." not in n
+)
+
+
+class Reads:
+    """Every byte range read through the recording reader's files: (start, end)."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.ranges: list[tuple[int, int]] = []
+        opened = reader_module._open
+
+        def counting(path: str):
+            return _Counted(opened(path), self.ranges)
+
+        monkeypatch.setattr(reader_module, "_open", counting)
+
+    def all_at_or_after(self, offset: int) -> bool:
+        return all(start >= offset for start, _ in self.ranges)
+
+
+class _Counted:
+    def __init__(self, f, ranges: list) -> None:
+        self._f, self._ranges = f, ranges
+
+    def read(self, n: int = -1) -> bytes:
+        at = self._f.tell()
+        data = self._f.read(n)
+        if data:
+            self._ranges.append((at, at + len(data)))
+        return data
+
+    def readline(self, limit: int = -1) -> bytes:
+        at = self._f.tell()
+        data = self._f.readline(limit)
+        self._ranges.append((at, at + len(data)))
+        return data
+
+    def __getattr__(self, name: str):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._f.close()
+
+
+def lines_of(path: str) -> list[bytes]:
+    with open(path, "rb") as f:
+        return f.read().splitlines(keepends=True)
+
+
+def as_rows(rows) -> dict:
+    return {r.exchange: r for r in rows}
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(sample=st.sampled_from(SAMPLES), data=st.data())
+def test_followed_in_pieces_the_summaries_are_those_of_the_whole_file(tmp_path, sample, data):
+    """However the file grows (whole lines, or a line cut mid-way), once it is all there the
+    incremental summaries are the one-pass analysis's, and every byte was read once."""
+    whole = b"".join(lines_of(sample))
+    cuts = sorted(
+        data.draw(st.lists(st.integers(1, len(whole) - 1), max_size=6, unique=True), "cuts")
+    )
+    path = tmp_path / f"live-{len(cuts)}-{hash(tuple(cuts))}.jsonl"
+    header = whole.index(b"\n") + 1  # the header is there before a follower opens the file
+    cuts = [c for c in cuts if c > header]
+    path.write_bytes(whole[:header])
+    followed = FollowedSummaries(str(path))
+    rows = as_rows(followed.update())
+    done = header
+    for c in [*cuts, len(whole)]:
+        with open(path, "ab") as f:
+            f.write(whole[done:c])
+        done = c
+        rows.update(as_rows(followed.update()))
+    expected = as_rows(summarize_exchanges(str(path)))
+    assert rows == expected
+    # a line cut mid-way is read again once whole; nothing else is read twice
+    assert followed.reader.bytes_read >= len(whole)
+    if not cuts:
+        assert followed.reader.bytes_read == len(whole)
+
+
+def write_lines(path, lines: list[bytes]) -> None:
+    with open(path, "ab") as f:
+        f.write(b"".join(lines))
+
+
+def test_an_open_stream_shows_its_frames_so_far_and_no_verdict_until_it_ends(tmp_path):
+    """buggy-agent-uuid: exchange 1 streams a call, exchange 2 sends it back with an invented
+    id. While exchange 1 is open it has no end-of-stream verdict; once it ends, exchange 2's
+    contract break appears, though no line of exchange 2 came with it."""
+    lines = lines_of(os.path.join(ROOT, "recordings", "buggy-agent-uuid.jsonl"))
+    end1 = next(i for i, line in enumerate(lines) if b'"type":"end","exchange":1' in line)
+    chunks1 = [i for i, line in enumerate(lines) if b'"type":"chunk","exchange":1' in line]
+    path = tmp_path / "live.jsonl"
+    # everything but exchange 1's end and last chunk (its [DONE])
+    held = {end1, chunks1[-1]}
+    write_lines(path, [line for i, line in enumerate(lines) if i not in held])
+    followed = FollowedSummaries(str(path))
+    rows = as_rows(followed.update())
+    final = as_rows(summarize_exchanges(os.path.join(ROOT, "recordings", "buggy-agent-uuid.jsonl")))
+    one = rows[1]
+    assert one.open and one.stream
+    assert one.frames == final[1].frames - 1  # every frame in so far, the [DONE] not yet
+    assert one.kinds == final[1].kinds == []  # no done-missing, no stream-truncated yet
+    assert one.calls == final[1].calls  # the call is assembled already
+    assert rows[2].findings == []  # exchange 1's calls are not final: no contract yet
+    write_lines(path, [lines[chunks1[-1]], lines[end1]])
+    changed = as_rows(followed.update())
+    assert set(changed) == {1, 2}  # 1 got lines; 2's findings changed with it
+    assert changed == final
+    assert followed.update() == []  # nothing new: nothing read, nothing analysed
+
+
+def test_the_reader_reads_only_what_was_appended(tmp_path, monkeypatch):
+    lines = lines_of(os.path.join(ROOT, "recordings", "buggy-agent-uuid.jsonl"))
+    path = tmp_path / "live.jsonl"
+    write_lines(path, lines[:5])
+    followed = FollowedSummaries(str(path))
+    followed.update()
+    before = os.path.getsize(path)
+    reads = Reads(monkeypatch)
+    write_lines(path, lines[5:])
+    followed.update()
+    assert reads.ranges and reads.all_at_or_after(before)
+    assert sum(b - a for a, b in reads.ranges) == os.path.getsize(path) - before
+
+
+def test_the_index_and_opened_exchanges_read_only_what_was_appended(tmp_path, monkeypatch):
+    """Source.refresh: the index scans the new bytes; an exchange opened before reads its
+    new head lines (its end) and no old one again (its request is not parsed twice)."""
+    lines = lines_of(os.path.join(ROOT, "recordings", "buggy-agent-uuid.jsonl"))
+    end1 = next(i for i, line in enumerate(lines) if b'"type":"end","exchange":1' in line)
+    path = tmp_path / "live.jsonl"
+    write_lines(path, lines[:end1])
+    source = open_input(str(path), tolerant=True)
+    opened = source.exchange(1)
+    assert opened.info.end_ns is None
+    before = os.path.getsize(path)
+    reads = Reads(monkeypatch)
+    write_lines(path, lines[end1:])
+    assert source.refresh()
+    assert source.exchange(1) is opened and opened.info.end_reason == "complete"
+    assert source.exchange(2).info.model  # a new exchange is there too
+    assert reads.ranges and reads.all_at_or_after(before)
+    source.close()
+
+
+def test_the_following_child_reads_each_byte_once_and_ends_with_its_input(tmp_path):
+    lines = lines_of(os.path.join(ROOT, "recordings", "buggy-agent-uuid.jsonl"))
+    path = tmp_path / "live.jsonl"
+    write_lines(path, lines[:4])
+    child = FollowingChild(str(path))
+    try:
+        first = as_rows(child.update())
+        assert first and all(r.open for r in first.values())
+        write_lines(path, lines[4:])
+        later = as_rows(child.update())
+        assert later == as_rows(summarize_exchanges(str(path)))
+        assert child.bytes_read == os.path.getsize(path)
+    finally:
+        child.close()
+    assert child._proc.returncode == 0
+
+
+def test_a_following_child_whose_file_is_not_a_recording_says_so(tmp_path):
+    path = tmp_path / "junk.jsonl"
+    path.write_text("not a recording\n")
+    child = FollowingChild(str(path))
+    with pytest.raises(Exception, match="not valid JSON|not a streamscope recording"):
+        child.update()
+    child.close()

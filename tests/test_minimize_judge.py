@@ -1,0 +1,93 @@
+"""The minimiser's judge rejects some candidates without running the engine: it must give
+the answer the full signature gives, on every candidate of every stream."""
+
+from __future__ import annotations
+
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamscope.core.appendix_a import calls, chunk, tc
+from streamscope.export.minimize import _NEEDS, _Tester, signature
+
+from .test_fast_path import PIECES
+
+
+def _without(c: dict, key: str) -> dict:
+    return {k: v for k, v in c.items() if k != key}
+
+
+# Beyond the fast path's pieces: what the judge's rules read (names, empty fields,
+# finishes, errors, schema problems, custom calls, deltas with no index).
+MORE = st.one_of(
+    st.builds(lambda i: chunk(calls(tc(i, name=""))), st.integers(0, 2)),
+    st.builds(lambda i: chunk(calls(tc(i, id=None, args="q"))), st.integers(0, 2)),
+    st.builds(lambda i: chunk(calls(tc(i, args="x"))), st.integers(0, 2)),
+    st.builds(
+        lambda i, k: chunk(calls(tc(i, f"call_{k}", args="{}", type="function"))),
+        st.integers(0, 2),
+        st.integers(0, 3),
+    ),
+    st.builds(
+        lambda key: _without(chunk(calls(tc(0, "call_0", "fn0", "", "function"))), key),
+        st.sampled_from(["id", "created", "model", "object", "choices"]),
+    ),
+    st.sampled_from(
+        [
+            chunk({}, "stop"),
+            chunk({}, ""),
+            chunk({"tool_calls": [{"function": {"arguments": "{}"}}]}),
+            chunk(
+                {"tool_calls": [{"index": 0, "id": "c", "type": "custom", "custom": {"name": "t"}}]}
+            ),
+            chunk({"tool_calls": [{"index": 0, "custom": {"name": "", "input": "x"}}]}),
+            {"error": {"message": "overloaded"}},
+            {**chunk({}, "stop"), "error": "late"},
+            chunk({"role": "assistant"}),
+        ]
+    ),
+)
+STREAMS = st.lists(st.one_of(PIECES, MORE), max_size=14)
+
+
+def _texts(chunks: list) -> list[str]:
+    return [c if isinstance(c, str) else orjson.dumps(c).decode() for c in chunks]
+
+
+@settings(max_examples=300, deadline=None)
+@given(STREAMS, st.lists(st.booleans(), max_size=14), st.booleans())
+def test_the_judge_agrees_with_the_full_signature(chunks, keep, done):
+    """For a random stream and a random candidate of it (frames dropped), the judge's
+    answer is the full signature's; what it calls sure is in the candidate's signature,
+    and a kind of _NEEDS in it is one the judge said was possible."""
+    frames = _texts(chunks)
+    candidate = [f for f, k in zip(frames, keep + [True] * len(frames), strict=False) if k]
+    target = signature(frames, expect_done=done)
+    judge = _Tester(target, None, done, 10**6)
+    got = signature(candidate, expect_done=done)
+    assert judge(candidate) == (got == target)
+    filed, may = judge.surely(candidate)
+    assert filed <= got.kinds
+    assert got.kinds.intersection(_NEEDS) <= may
+
+
+@settings(max_examples=200, deadline=None)
+@given(STREAMS, STREAMS)
+def test_the_judge_agrees_on_unrelated_targets(chunks, other):
+    """The target from one stream, the candidate another: the rejections the judge makes
+    are tested against kinds the candidate does not share."""
+    target = signature(_texts(other))
+    candidate = _texts(chunks)
+    assert _Tester(target, None, True, 10**6)(candidate) == (signature(candidate) == target)
+
+
+def test_a_rejected_candidate_costs_no_engine_run_but_counts_against_the_budget():
+    frames = _texts(
+        [chunk(calls(tc(0, "call_a", "fn", "{}", "function"))), chunk({}, "tool_calls")]
+    )
+    judge = _Tester(signature(frames), None, True, 10**6)
+    assert not judge.target.kinds
+    assert not judge(frames[:1])  # no frame can set a finish_reason
+    assert not judge(["not json", *frames])  # a frame that is not JSON
+    assert judge.engine_runs == 0 and judge.runs == 2
+    assert judge(frames) and judge.engine_runs == 1

@@ -1,0 +1,24 @@
+"""The minimiser's output, pinned byte for byte on many streams (see minimize_cases.py):
+making it faster must not change what it finds."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from streamscope.export.minimize import minimize
+
+from .minimize_cases import GOLDEN, Case, cases, digest
+
+CASES = list(cases())
+PINNED = orjson.loads(GOLDEN.read_bytes())
+
+
+def test_every_case_is_pinned():
+    assert sorted(c.name for c in CASES) == sorted(PINNED)
+    assert len({c.name for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_minimal_result_is_unchanged(case: Case):
+    assert digest(minimize(case.frames, case.tools, **case.options)) == PINNED[case.name]
