@@ -5,8 +5,10 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from streamscope.core.anomalies import KINDS
+from streamscope.core.anomalies import KINDS, AnomalyLog
 from streamscope.core.appendix_a import A1, A2, ARGS, FINISH, calls, chunk, tc
 from streamscope.core.sse import Truncation
 
@@ -347,3 +349,40 @@ def test_a_copied_log_shares_its_marks_and_each_side_goes_on_alone():
     }
     assert log.at(2) == ("id-repeated",) and list(copy.at(2)) == []
     assert copy._layers[0] is log._layers[0]  # the marks before the copy are held once
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("add"), st.integers(0, 3), st.sampled_from(sorted(KINDS)[:4])),
+            st.tuples(st.just("back"), st.integers(0, 40), st.sampled_from(sorted(KINDS)[:4])),
+            st.tuples(st.just("copy"), st.booleans(), st.just("")),
+            st.tuples(st.just("discard"), st.integers(0, 3), st.sampled_from(sorted(KINDS)[:4])),
+        ),
+        max_size=60,
+    )
+)
+def test_marks_read_across_copies_as_one_merged_dict(ops):
+    # the replay copies the log every few hundred frames (frozen layers shared with the
+    # copies) and reads marks through a live view while it reads: the view, at() and the
+    # end-of-stream merge agree, in order or not, on the log and on each copy
+    log, frame, logs = AnomalyLog(), 1, []
+    for op, n, kind in ops:
+        if op == "add":  # at the frame being fed, or a few on
+            frame += n
+            log.add(kind, frame, "m", n % 2)
+        elif op == "back":  # at an earlier frame (end-of-call rules look back)
+            log.add(kind, max(1, frame - n), "m", n % 2)
+        elif op == "copy":
+            twin = log.copy()
+            logs.append(log)
+            log = twin if n else log
+        else:
+            log.discard(kind, n % 2, None)
+    for each in [*logs, log]:
+        merged, view = each.frames(), each.marks()
+        for f in range(frame + 2):
+            assert view.get(f) == merged.get(f), f
+            assert each.at(f) == (merged.get(f) or ())
+        assert sorted(view) == sorted(merged) and len(view) == len(merged)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections import ChainMap
-from collections.abc import Callable, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..text import quote
@@ -102,7 +102,7 @@ _ALONE: dict[str, tuple[str]] = {}  # kind -> (kind,): the marks of a frame with
 class AnomalyLog:
     """One entry per (kind, choice, index): the first sighting, with a count of recurrences."""
 
-    __slots__ = ("_by_key", "_frames", "_layers", "_layers_top")
+    __slots__ = ("_by_key", "_frames", "_layers", "_layers_top", "_tops", "_ordered")
 
     def __init__(self) -> None:
         self._by_key: dict[tuple, Anomaly] = {}
@@ -113,6 +113,11 @@ class AnomalyLog:
         self._frames: dict[int, Sequence[str]] = {}
         self._layers: tuple[dict[int, Sequence[str]], ...] = ()
         self._layers_top = -1  # the highest frame in a frozen layer
+        # Per layer, its highest frame; while each layer's frames all come after the layer
+        # before it (`_ordered`: frames are fed in order), a frame is looked up in the one
+        # layer bisection finds, not in each of hundreds.
+        self._tops: tuple[int, ...] = ()
+        self._ordered = True
 
     def add(
         self,
@@ -173,20 +178,28 @@ class AnomalyLog:
         return sorted(self._by_key.values(), key=lambda a: (a.frame, SEVERITY_ORDER[a.severity]))
 
     def at(self, frame: int) -> Sequence[str]:
+        return self._find(frame) or ()
+
+    def _find(self, frame: int) -> Sequence[str] | None:
+        """The kinds marked at `frame` (None: never marked)."""
         kinds = self._frames.get(frame)
         if kinds is not None or frame > self._layers_top:  # frames are fed in order
-            return kinds or ()
-        for layer in reversed(self._layers):
+            return kinds
+        layers = self._layers
+        if self._ordered:
+            i = bisect_left(self._tops, frame)  # the first layer reaching that far
+            return layers[i].get(frame) if i < len(layers) else None
+        for layer in reversed(layers):
             kinds = layer.get(frame)
             if kinds is not None:
                 return kinds
-        return ()
+        return None
 
     def marks(self) -> Mapping[int, Sequence[str]]:
         """The marks as a live read-only view (no copy: the replay asks while it reads)."""
         if not self._layers:
             return self._frames
-        return ChainMap(self._frames, *reversed(self._layers))
+        return _Marks(self)
 
     def frames(self) -> dict[int, Sequence[str]]:
         """The marks as one dict (merged once, at the end of a stream)."""
@@ -214,11 +227,36 @@ class AnomalyLog:
             for k, a in self._by_key.items()
         }
         if self._frames:  # freeze the marks so far: both logs share them from here on
-            self._layers += (self._frames,)
-            self._layers_top = max(self._layers_top, max(self._frames))
+            frames = self._frames
+            self._ordered = self._ordered and min(frames) > self._layers_top
+            self._layers += (frames,)
+            self._tops += (max(frames),)
+            self._layers_top = max(self._layers_top, self._tops[-1])
             self._frames = {}
         new._layers, new._layers_top = self._layers, self._layers_top
+        new._tops, new._ordered = self._tops, self._ordered
         return new
+
+
+class _Marks(Mapping[int, Sequence[str]]):
+    """A log's marks across its frozen layers, read without merging them."""
+
+    __slots__ = ("log",)
+
+    def __init__(self, log: AnomalyLog) -> None:
+        self.log = log
+
+    def __getitem__(self, frame: int) -> Sequence[str]:
+        kinds = self.log._find(frame)
+        if kinds is None:
+            raise KeyError(frame)
+        return kinds
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.log.frames())
+
+    def __len__(self) -> int:
+        return len(self.log.frames())
 
 
 def _hashable(value: object) -> object:
