@@ -145,7 +145,9 @@ class RecordingReader:
         if self._unended:  # skip that line's newline, if it has come since
             with _open(self.path) as f:
                 f.seek(start)
-                start += f.read(1) == b"\n"
+                newline = f.read(1) == b"\n"
+            start += newline
+            self.bytes_read += newline  # read here, once, like every other byte
             self._unended = False
         reached = [start]
 
