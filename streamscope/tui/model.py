@@ -3,8 +3,8 @@
 `StreamModel.build` reads the stream once: it keeps, per frame, its time and what its
 one-line summary is made of (most frames of a long stream are one plain fragment: the
 fragment is kept and the line built only for the rows shown), and every `every` frames a
-copy of the engine and of the decoder. `at(n)` then resumes from the nearest copy, so any jump decodes and
-accumulates at most `every` frames.
+copy of the engine (copies share the text before them) and of the decoder. `at(n)` then
+resumes from the nearest copy, so any jump decodes and accumulates at most `every` frames.
 """
 
 from __future__ import annotations
