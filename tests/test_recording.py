@@ -538,3 +538,79 @@ def test_raw_lines_says_where_a_line_is_bad_as_raw_line_does(tmp_path):
         with pytest.raises(RecordingError) as block:
             next(got)
         assert str(block.value) == str(one.value) and "line 5" in str(block.value)
+
+
+def _index_state(index) -> tuple:
+    exchanges = {
+        n: (e.request, e.response, e.end, list(e.chunks))
+        for n in index.exchanges()
+        for e in [index.exchange(n)]
+    }
+    errors = [str(e) for e in index.errors]
+    return list(index._offsets), exchanges, errors, index.stopped_at
+
+
+_LINE = st.one_of(
+    st.tuples(st.just("chunk"), st.integers(1, 3)),
+    st.tuples(st.sampled_from(["request", "response", "end", "junk"]), st.integers(1, 3)),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.one_of(st.tuples(st.just("chunk"), st.integers(1, 3)), _LINE), max_size=60),
+    st.sampled_from([b"", b'{"type":"chunk","exc', b'{"type":"end"}']),
+    st.integers(0, 100),
+)
+def test_the_index_reads_runs_of_chunks_at_once_as_line_by_line(kinds, tail, cut):
+    """Runs of one exchange's chunk lines are indexed in bulk: the same offsets, line
+    numbers, errors and cut-off line as the line-by-line scan, read at once or grown."""
+    from streamscope.recording import reader
+
+    lines = [
+        (Path(__file__).parent.parent / "recordings/buggy-agent-uuid.jsonl")
+        .read_bytes()
+        .split(b"\n", 1)[0]
+    ]
+    for kind, x in kinds:
+        if kind == "chunk":
+            lines.append(b'{"type":"chunk","exchange":%d,"t_ns":1,"data":"a"}' % x)
+        elif kind == "request":
+            lines.append(
+                orjson.dumps(
+                    {"type": "request", "exchange": x, "t_ns": 0, "method": "POST", "url": "u"}
+                    | {"headers": [], "body": ""}
+                )
+            )
+        elif kind == "response":
+            lines.append(
+                orjson.dumps(
+                    {"type": "response", "exchange": x, "t_ns": 0, "status": 200, "headers": []}
+                )
+            )
+        elif kind == "end":
+            lines.append(
+                orjson.dumps({"type": "end", "exchange": x, "t_ns": 2, "reason": "complete"})
+            )
+        else:
+            lines.append(b"not json")
+    raw = b"\n".join(lines) + b"\n" + tail
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "r.jsonl")
+        Path(path).write_bytes(raw)
+        states = []
+        for bulk in (True, False):
+            with pytest.MonkeyPatch.context() as m:
+                m.setattr(reader, "_RUN", 3)
+                if not bulk:
+                    m.setattr(reader, "_one_exchange_chunks", lambda *a: False)
+                whole = reader.RecordingIndex.open(path, tolerant=True)
+                Path(path).write_bytes(raw[: len(lines[0]) + 1 + cut])
+                grown = reader.RecordingIndex.open(path, tolerant=True)
+                Path(path).write_bytes(raw)
+                grown.refresh()
+                states.append((_index_state(whole), _index_state(grown)))
+                whole.close()
+                grown.close()
+        assert states[0] == states[1]
+        assert states[0][0][:3] == states[0][1][:3]  # grown or whole: the same index
