@@ -30,6 +30,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 BIG = os.path.join(HERE, "out", "recording-1M.jsonl")
 LONG = os.path.join(HERE, "out", "recording-300k-interleaved.jsonl")
+LAUNCHED = 0.0  # when the parent launched this child process (time.time())
 
 
 def interleaved(frames: int, calls: int = 3) -> list[bytes]:
@@ -77,6 +78,9 @@ async def measure_long(path: str) -> dict:
         screen = app.screen
         await until(screen.model.shown.is_set)  # set once the first frame is painted
         out["first_frame_s"] = time.perf_counter() - start
+        # from the launch of this process (interpreter start and imports included), as a
+        # user who types `streamscope replay FILE` waits for it
+        out["first_frame_launch_s"] = time.time() - LAUNCHED
         await until(lambda: screen.model.result is not None)
         out["read_done_s"] = time.perf_counter() - start
         # the analysis (contract findings, in a child process) starts once the stream is
@@ -156,12 +160,19 @@ async def measure(path: str) -> dict:
 
 def child(which: str, path: str) -> dict:
     done = subprocess.run(
-        [sys.executable, __file__, which, path], capture_output=True, text=True, check=True
+        [sys.executable, __file__, which, f"--launched={time.time()!r}", path],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
+    global LAUNCHED
+    for arg in sys.argv:
+        if arg.startswith("--launched="):
+            LAUNCHED = float(arg.split("=", 1)[1])
     if "--child" in sys.argv:
         print(json.dumps(asyncio.run(measure(sys.argv[-1]))))
         return
@@ -215,7 +226,8 @@ def main() -> None:
         f"({os.path.getsize(LONG) / 2**20:.0f} MiB)"
     )
     print(
-        f"first frame on screen                 {r['first_frame_s'] * 1000:7.0f} ms   (goal: within 1 s)"
+        f"first frame on screen, from launch    {r['first_frame_launch_s'] * 1000:7.0f} ms   "
+        f"(goal: within 1 s; {r['first_frame_s'] * 1000:.0f} ms of it after the imports)"
     )
     print(
         f"whole stream read (background)        {r['read_done_s']:7.1f} s    "
