@@ -13,6 +13,7 @@ from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, repeat
+from operator import add
 from typing import Any, BinaryIO
 
 import orjson
@@ -270,7 +271,7 @@ def _one_exchange_chunks(n: int, lines: list[bytes], exchanges: dict) -> bool:
     ex = exchanges.get(x)
     if ex is None:
         ex = exchanges[x] = ExchangeIndex(x)
-    ex.chunks.extend(range(n + 1, n + len(lines) + 1))
+    ex.chunks.fromlist(list(range(n + 1, n + len(lines) + 1)))
     return True
 
 
@@ -348,8 +349,9 @@ class RecordingIndex:
                 if fast and whole and n > 0 and _one_exchange_chunks(n, run, exchanges):
                     # The common run: chunk lines of one exchange only, indexed at C speed
                     # as the line-by-line loop below would index each of them.
-                    steps = map(int.__add__, map(len, run[:-1]), repeat(1))  # length + "\n"
-                    offsets.extend(accumulate(steps, initial=offset))
+                    # line i starts after the lines before it and their i newlines
+                    starts = accumulate(map(len, run[:-1]), initial=offset)
+                    offsets.fromlist(list(map(add, starts, range(len(run)))))
                     n += len(run)
                     offset = end = offset + sum(map(len, run)) + len(run)
                     continue
