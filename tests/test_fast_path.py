@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -143,3 +144,48 @@ def test_a_copy_taken_mid_run_continues_exactly():
                 e.feed(frame)
         assert summary(twin.finish()) == whole
         assert summary(engine.finish()) == whole
+
+
+def _robust_only(chunks: list, tools: list | None, done: bool) -> tuple:
+    engine = StreamEngine(1, tools, robust_only=True)
+    for frame in frames_of(chunks):
+        engine.feed(frame)
+    calls_, _ = engine.end(expect_done=done)
+    anomalies = [
+        (a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in engine.log.entries()
+    ]
+    return [c.key() for c in calls_], anomalies
+
+
+TOOLS = [None, [{"type": "function", "function": {"name": "fn0"}}]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.lists(PIECES, max_size=25),
+        st.builds(
+            _parallel,
+            st.integers(1, 6),
+            st.lists(st.tuples(st.integers(0, 5), st.integers(1, 4)), max_size=30),
+            st.lists(QUIRKS, max_size=4),
+        ),
+    ),
+    st.sampled_from(TOOLS),
+    st.booleans(),
+)
+def test_robust_alone_files_what_the_whole_engine_files(chunks, tools, done):
+    """A robust-only engine (the minimiser's first look at a candidate) reads the same
+    calls and files the same anomalies, to the message and count, as the whole engine:
+    no anomaly depends on the other strategies."""
+    engine = StreamEngine(1, tools)
+    for frame in frames_of(chunks):
+        engine.feed(frame)
+    whole = engine.finish(expect_done=done)
+    anomalies = [(a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in whole.anomalies]
+    assert _robust_only(chunks, tools, done) == ([c.key() for c in whole.tool_calls], anomalies)
+
+
+def test_a_robust_only_engine_cannot_finish():
+    with pytest.raises(ValueError, match=r"end\(\)"):
+        StreamEngine(1, robust_only=True).finish()

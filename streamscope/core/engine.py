@@ -105,18 +105,28 @@ class StreamEngine:
         tools: list | None = None,
         response_format: object | None = None,
         collect_events: bool = False,
+        robust_only: bool = False,
     ) -> None:
         self.exchange = exchange
         self.log = AnomalyLog()
         self._robust = Robust(self.log, declared_tools(tools))
-        self.others: list[Strategy] = [Guarded(), Naive(), OpenAIDocs(), ById()]
-        self.fast: list = [self._robust, *self.others, _SdkFast(self)]
+        # robust_only: only robust and the anomaly rules run (every anomaly is theirs), for
+        # a caller that needs no more than `end_anomalies` (the minimiser's first look).
+        self.robust_only = robust_only
+        self.others: list[Strategy] = (
+            [] if robust_only else [Guarded(), Naive(), OpenAIDocs(), ById()]
+        )
+        self.fast: list = [self._robust, *self.others]
+        if not robust_only:
+            self.fast.append(_SdkFast(self))
         self._run = Run()  # plain fragments taken, not yet applied (see feed)
         # Call indexes (-1: the content) whose plain fragments every strategy takes in
         # bulk since the last other frame; None: none yet.
         self._ok: set[int] | None = None
         self._cur = -1  # the call index of the latest plain fragment taken
-        self.sdk: SdkEmulation | Unmodeled = SdkEmulation(tools, response_format)
+        self.sdk: SdkEmulation | Unmodeled = (
+            Unmodeled("robust only") if robust_only else SdkEmulation(tools, response_format)
+        )
         self.collect_events = collect_events
         self.frames = 0
 
@@ -243,6 +253,70 @@ class StreamEngine:
         expect_done: bool = True,
     ) -> StreamResult:
         """End of stream. `expect_done` is False for a chunk log, which never holds [DONE]."""
+        if self.robust_only:
+            raise ValueError("a robust-only engine has no strategies to finish: call end()")
+        results, fixes = self.end(truncation, end_reason, end_error, expect_done)
+        robust, log, last = self._robust, self.log, self.frames
+        # With data: [DONE] seen, the stream ended whoever closed first (recordings made
+        # before `complete` covered a client that left after [DONE] say client-closed).
+        if end_reason in ("client-closed", RECORDER_STOPPED) and not robust.done_frame:
+            ended = end_reason
+        elif truncation is not None or end_reason == UNFINISHED:
+            ended = "truncated"
+        elif end_reason in CONNECTION_FAILED or (status or 0) >= 400 or robust.error_payload:
+            ended = "error"
+        else:
+            ended = "done" if robust.done_frame or not expect_done else "finish-without-done"
+
+        strategies: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": results}
+        for s in self.others:
+            strategies[s.name] = s.result()
+        sdk = self.sdk
+        if not isinstance(sdk, Unmodeled):
+            try:
+                strategies["openai-sdk"] = sdk.finish(last)
+            except Unmodeled as why:
+                strategies["openai-sdk"] = why
+        else:
+            strategies["openai-sdk"] = sdk
+        summaries = [
+            ChoiceSummary(
+                c,
+                st.finish,
+                "".join(st.content),
+                "".join(st.reasoning),
+                "".join(st.refusal),
+            )
+            for c, st in sorted(robust.choices.items())
+            if st.active
+        ]
+        first = robust.choices.get(min(robust.choices)) if robust.choices else None
+        return StreamResult(
+            exchange=self.exchange,
+            frames=last,
+            ended=ended,
+            finish_reason=first.finish if first else None,
+            content="".join(first.content) if first else "",
+            reasoning_content="".join(first.reasoning) if first else "",
+            tool_calls=results,
+            repairs=fixes,
+            strategies={name: strategies[name] for name in STRATEGY_NAMES},
+            anomalies=log.entries(),
+            anomaly_frames=log.frames(),
+            truncation=truncation,
+            choices=summaries,
+        )
+
+    def end(
+        self,
+        truncation: Truncation | None = None,
+        end_reason: str | None = None,
+        end_error: str | None = None,
+        expect_done: bool = True,
+    ) -> tuple[list[Call], list[repairs.Repair | None]]:
+        """The end-of-stream rules, once: robust's calls settled and their repairs, every
+        end anomaly filed in `log`. `finish` calls it; a caller that needs only the
+        anomalies (a robust-only engine) calls it instead."""
         self._flush()
         robust, log = self._robust, self.log
         last = self.frames
@@ -315,56 +389,7 @@ class StreamEngine:
             )
         if not robust.done_frame and expect_done:
             log.add("done-missing", last, "the stream ended without data: [DONE]")
-
-        # With data: [DONE] seen, the stream ended whoever closed first (recordings made
-        # before `complete` covered a client that left after [DONE] say client-closed).
-        if end_reason in ("client-closed", RECORDER_STOPPED) and not robust.done_frame:
-            ended = end_reason
-        elif truncation is not None or end_reason == UNFINISHED:
-            ended = "truncated"
-        elif end_reason in CONNECTION_FAILED or (status or 0) >= 400 or robust.error_payload:
-            ended = "error"
-        else:
-            ended = "done" if robust.done_frame or not expect_done else "finish-without-done"
-
-        strategies: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": results}
-        for s in self.others:
-            strategies[s.name] = s.result()
-        sdk = self.sdk
-        if not isinstance(sdk, Unmodeled):
-            try:
-                strategies["openai-sdk"] = sdk.finish(last)
-            except Unmodeled as why:
-                strategies["openai-sdk"] = why
-        else:
-            strategies["openai-sdk"] = sdk
-        summaries = [
-            ChoiceSummary(
-                c,
-                st.finish,
-                "".join(st.content),
-                "".join(st.reasoning),
-                "".join(st.refusal),
-            )
-            for c, st in sorted(robust.choices.items())
-            if st.active
-        ]
-        first = robust.choices.get(min(robust.choices)) if robust.choices else None
-        return StreamResult(
-            exchange=self.exchange,
-            frames=last,
-            ended=ended,
-            finish_reason=first.finish if first else None,
-            content="".join(first.content) if first else "",
-            reasoning_content="".join(first.reasoning) if first else "",
-            tool_calls=results,
-            repairs=fixes,
-            strategies={name: strategies[name] for name in STRATEGY_NAMES},
-            anomalies=log.entries(),
-            anomaly_frames=log.frames(),
-            truncation=truncation,
-            choices=summaries,
-        )
+        return results, fixes
 
     def _end_of_call(self, call: Call, freeform: bool) -> repairs.Repair | None:
         log, n, c, i = self.log, call.last_frame, call.choice, call.index
