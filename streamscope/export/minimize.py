@@ -126,6 +126,9 @@ def _exception_name(got: object) -> str:
     return type(got).__name__
 
 
+_UNSET = Signature(frozenset(), frozenset(), frozenset())  # a judge's target before aim()
+
+
 class _Exhausted(Exception):
     """The engine-run budget is spent."""
 
@@ -143,8 +146,10 @@ class _Parsed:
     names: bool  # it may name a call
 
 
-def _parsed(data: str) -> _Parsed:
-    payload = parse_payload(data)
+def _parsed(data: str, payload: object = None) -> _Parsed:
+    """`payload`: parse_payload(data), when the caller has it."""
+    if payload is None:  # JSON null parses to None too: parsing it again costs nothing
+        payload = parse_payload(data)
     plain = plain_fragment(payload)
     forced: set[str] = set()
     # Both kinds are filed by Robust.feed, which every frame with no plain fragment goes
@@ -225,8 +230,7 @@ class _Tester:
     def __init__(
         self, target: Signature, tools: list | None, expect_done: bool, max_runs: int
     ) -> None:
-        self.target = target
-        self.needs = target.kinds.intersection(_NEEDS)
+        self.aim(target)
         self.tools = tools
         self.expect_done = expect_done
         self.max_runs = max_runs
@@ -242,6 +246,10 @@ class _Tester:
         # engine's fast-path test, once.
         self.parsed: dict[str, _Parsed] = {}
 
+    def aim(self, target: Signature) -> None:
+        self.target = target
+        self.needs = target.kinds.intersection(_NEEDS)
+
     def facts(self, frames: list[str]) -> list[_Parsed]:
         parsed = self.parsed
         out = []
@@ -251,6 +259,13 @@ class _Tester:
                 got = parsed[data] = _parsed(data)
             out.append(got)
         return out
+
+    def seed(self, frames: list[str], payloads: list[object]) -> None:
+        """Facts of `frames` from their payloads (parse_payload of each), parsed already."""
+        parsed = self.parsed
+        for data, payload in zip(frames, payloads, strict=True):
+            if data not in parsed:
+                parsed[data] = _parsed(data, payload)
 
     def _fed(self, frames: list[str], robust_only: bool = False) -> StreamEngine:
         engine = StreamEngine(1, self.tools, robust_only=robust_only)
@@ -614,6 +629,7 @@ def minimize(
     expect_done: bool = True,
     join_fragments: bool = True,
     max_runs: int = MAX_RUNS,
+    payloads: list[object] | None = None,
 ) -> list[str]:
     """The smallest stream found (frames in their original order) with the same signature.
 
@@ -621,20 +637,24 @@ def minimize(
     name-undeclared); `expect_done` False for a chunk log, which never holds [DONE].
     With `keep_fields`, the VOLATILE keys are kept; with `join_fragments` False, nothing
     is ever changed, only frames, keys and list entries removed. At most `max_runs`
-    engine passes.
+    engine passes. `payloads`, when the caller parsed the frames already, are
+    parse_payload of each (never changed: the minimiser shares them).
     """
     frames = list(frames)
-    target = signature(frames, tools, expect_done)
-    test = _Tester(target, tools, expect_done, max_runs)
+    # The target's pass reads the frames through the judge's facts, as every candidate does.
+    test = _Tester(_UNSET, tools, expect_done, max_runs)
+    if payloads is not None:
+        test.seed(frames, payloads)
+    test.aim(test.signature(frames))
     trees, texts = [], []
-    for frame in frames:
-        tree = parse_payload(frame)
+    for frame, got in zip(frames, test.facts(frames), strict=True):
+        tree = got.payload
         try:
             text = frame if tree is INVALID else _dumps(tree)
         except TypeError:  # nested past what orjson writes (255 levels): kept as sent
             tree, text = _RAW, frame
         trees.append(_RAW if tree is INVALID else tree)
-        texts.append(text)
+        texts.append(frame if text == frame else text)  # the same string: its facts are known
     stream = _Stream(trees, texts)
     try:
         if texts != frames and not test(texts):
