@@ -39,8 +39,9 @@ deterministic.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 import orjson
@@ -133,7 +134,7 @@ class _Exhausted(Exception):
     """The engine-run budget is spent."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # eq=False: compared by identity, in C
 class _Parsed:
     """What the judge knows of one frame text, worked out once per text."""
 
@@ -250,15 +251,12 @@ class _Tester:
         self.target = target
         self.needs = target.kinds.intersection(_NEEDS)
 
-    def facts(self, frames: list[str]) -> list[_Parsed]:
+    def facts(self, frames: Iterable[str]) -> list[_Parsed]:
         parsed = self.parsed
-        out = []
-        for data in frames:
-            got = parsed.get(data)
-            if got is None:
-                got = parsed[data] = _parsed(data)
-            out.append(got)
-        return out
+        out = list(map(parsed.get, frames))
+        if None in out:  # texts not seen before (a _Parsed is never None nor equal to it)
+            out = [parsed.get(d) or parsed.setdefault(d, _parsed(d)) for d in frames]
+        return out  # type: ignore[return-value]
 
     def seed(self, frames: list[str], payloads: list[object]) -> None:
         """Facts of `frames` from their payloads (parse_payload of each), parsed already."""
@@ -297,7 +295,8 @@ class _Tester:
         filed: set[str] = set()
         may: set[str] = set()
         finishes = opens = names = False
-        for got in self.facts(frames):
+        # every fact is a union over the frames: each distinct text is read once
+        for got in self.facts(set(frames)):
             if got.forced:
                 filed |= got.forced
             if got.may:
@@ -349,15 +348,16 @@ def _ddmin(items: list, test: Callable[[list], bool]) -> list:
     n = 2
     while len(items) >= 2:
         n = min(n, len(items))
-        chunks = _split(items, n)
+        bounds = _bounds(len(items), n)
         reduced = False
-        for chunk in chunks:
+        for a, b in bounds:
+            chunk = items[a:b]
             if test(chunk):
                 items, n, reduced = chunk, 2, True
                 break
         if not reduced and n > 2:  # with two chunks the complements are the chunks
-            for i in range(n):
-                rest = [x for j, chunk in enumerate(chunks) if j != i for x in chunk]
+            for a, b in bounds:
+                rest = items[:a] + items[b:]
                 if test(rest):
                     items, n, reduced = rest, max(n - 1, 2), True
                     break
@@ -368,11 +368,13 @@ def _ddmin(items: list, test: Callable[[list], bool]) -> list:
     return items
 
 
-def _split(items: list, n: int) -> list[list]:
+def _bounds(size: int, n: int) -> list[tuple[int, int]]:
+    """Where the n chunks of a list of `size` items start and end (sizes differ by 1 at
+    most, the bigger ones last)."""
     out, start = [], 0
     for i in range(n):
-        end = start + (len(items) - start) // (n - i)
-        out.append(items[start:end])
+        end = start + (size - start) // (n - i)
+        out.append((start, end))
         start = end
     return out
 
@@ -431,21 +433,37 @@ def _units(tree: object, kind: str, role: str, volatile: bool) -> list[tuple]:
     return out
 
 
-def _prune(node: object, removed: set[tuple], path: tuple = ()) -> object:
-    """A copy of `node` without the paths in `removed` (relative to `node`)."""
+def _prune(node: object, removed: set[tuple]) -> object:
+    """`node` without the paths in `removed` (relative to `node`): containers on the way
+    to a removed path are new, everything else is shared (trees are never changed in
+    place: an edit deep-copies its trees first)."""
+    trie: dict = {}
+    for path in removed:
+        at = trie
+        for step in path[:-1]:
+            at = at.setdefault(step, {})
+            if at is True:  # an ancestor goes too
+                break
+        else:
+            at[path[-1]] = True
+    return _pruned(node, trie)
+
+
+def _pruned(node: object, trie: dict) -> object:
     if isinstance(node, dict):
-        return {
-            k: _prune(v, removed, path + (k,))
-            for k, v in node.items()
-            if path + (k,) not in removed
-        }
-    if isinstance(node, list):
-        return [
-            _prune(v, removed, path + (i,))
-            for i, v in enumerate(node)
-            if path + (i,) not in removed
-        ]
-    return node
+        items = node.items()
+    elif isinstance(node, list):
+        items = enumerate(node)
+    else:
+        return node
+    kept = []
+    for k, v in items:
+        sub = trie.get(k)
+        if sub is None:
+            kept.append((k, v))
+        elif sub is not True:
+            kept.append((k, _pruned(v, sub)))
+    return dict(kept) if isinstance(node, dict) else [v for _, v in kept]
 
 
 class _Stream:
@@ -459,20 +477,20 @@ class _Stream:
         self.trees = [self.trees[i] for i in keep]
         self.texts = [self.texts[i] for i in keep]
 
-    def render(self, removed: list[tuple], memo: dict) -> tuple[list[object], list[str]]:
-        """Trees and texts without the (frame, *path) units in `removed`. `memo` keeps
-        each frame's pruned tree and text by what was removed from it: ddmin asks for the
-        same frame with the same units removed again and again (clear it when the trees
-        change)."""
-        by_frame: dict[int, set[tuple]] = {}
-        for unit in removed:
-            by_frame.setdefault(unit[0], set()).add(unit[1:])
+    def render(
+        self, units: list[tuple], removed: list[int], memo: dict
+    ) -> tuple[list[object], list[str]]:
+        """Trees and texts without the units numbered in `removed` (ascending), of `units`
+        ((frame, *path), in frame order). `memo` keeps each frame's pruned tree and text
+        by what was removed from it: ddmin asks for the same frame with the same units
+        removed again and again (clear it when the trees change)."""
         trees, texts = list(self.trees), list(self.texts)
-        for i, paths in by_frame.items():
-            key = (i, frozenset(paths))
+        # a unit's number stands for its tuple: ints hash at no cost, paths do not
+        for i, group in groupby(removed, lambda u: units[u][0]):
+            key = (i, tuple(group))
             got = memo.get(key)
             if got is None:
-                tree = _prune(trees[i], paths)
+                tree = _prune(trees[i], {units[u][1:] for u in key[1]})
                 got = memo[key] = (tree, _dumps(tree))
             trees[i], texts[i] = got
         return trees, texts
@@ -491,7 +509,8 @@ class _Stream:
 
 
 def _frame_phase(stream: _Stream, test: _Tester) -> None:
-    keep = _ddmin(list(range(len(stream.texts))), lambda idx: test([stream.texts[i] for i in idx]))
+    texts = stream.texts
+    keep = _ddmin(list(range(len(texts))), lambda idx: test(list(map(texts.__getitem__, idx))))
     stream.keep_frames(keep)
 
 
@@ -504,18 +523,19 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     ]
     if not units:
         return
+    every = range(len(units))  # ddmin works on the units' numbers
 
-    def removing(kept: list[tuple]) -> list[tuple]:
+    def removing(kept: list[int]) -> list[int]:
         left = set(kept)
-        return [u for u in units if u not in left]
+        return [u for u in every if u not in left]
 
     memo: dict = {}  # the trees stay as they are until the end of this phase
-    if volatile and test(stream.render(units, memo)[1]):  # usually none of them matters
-        kept: list[tuple] = []
+    if volatile and test(stream.render(units, list(every), memo)[1]):  # usually none matters
+        kept: list[int] = []
     else:
-        kept = _ddmin(units, lambda kept: test(stream.render(removing(kept), memo)[1]))
+        kept = _ddmin(list(every), lambda kept: test(stream.render(units, removing(kept), memo)[1]))
     if len(kept) < len(units):
-        stream.trees, stream.texts = stream.render(removing(kept), memo)
+        stream.trees, stream.texts = stream.render(units, removing(kept), memo)
 
 
 def _at(tree: object, path: tuple) -> Any:
