@@ -17,7 +17,7 @@ from . import repair as repairs
 from .anomalies import Anomaly, AnomalyLog
 from .calls import Call, StrategyError
 from .events import FieldEvent
-from .frames import Frame, Sentinel
+from .frames import NOT_READ, Frame
 from .robust import TOOL_CALL_TEXT, Robust, at_index
 from .run import Run
 from .sdk_model import SdkEmulation, Unmodeled
@@ -33,7 +33,6 @@ CONNECTION_FAILED = {"upstream-error", "timeout"}
 RECORDER_STOPPED = "recorder-stopped"
 # Not a recorder reason: the recording stops before the exchange's `end` line.
 UNFINISHED = "unfinished"
-NOT_READ = Sentinel("not read")  # feed's `plain` when the caller did not compute it
 
 
 @dataclass(slots=True)
@@ -130,11 +129,14 @@ class StreamEngine:
         self.collect_events = collect_events
         self.frames = 0
 
-    def feed(self, frame: Frame, plain: object = NOT_READ) -> list[FieldEvent] | None:
+    def feed(
+        self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ
+    ) -> list[FieldEvent] | None:
         """Apply one frame to every strategy; with collect_events, what it did (robust).
 
-        `plain` is `plain_fragment(frame.payload)` when the caller already has it (the
-        minimiser feeds the same payloads many times)."""
+        `plain` is `plain_fragment(frame.payload)` and `problem` is
+        `chunk_violation(frame.payload)` when the caller already has them (the minimiser
+        feeds the same payloads many times)."""
         self.frames = n = frame.number
         if self.collect_events or frame.bad_utf8:
             plain = None
@@ -187,7 +189,7 @@ class StreamEngine:
         self._ok = None
         robust = self._robust
         robust.events = [] if self.collect_events else None
-        robust.feed(frame)
+        robust.feed(frame, problem)
         for strategy in self.others:
             strategy.feed(frame)
         self._sdk_feed(frame)

@@ -49,7 +49,7 @@ import orjson
 from ..core.anomalies import ERROR, WARNING, Anomaly
 from ..core.calls import StrategyError
 from ..core.engine import STRATEGY_NAMES, StreamEngine, plain_fragment
-from ..core.frames import INVALID, Frame, parse_payload
+from ..core.frames import INVALID, NOT_READ, Frame, parse_payload
 from ..core.schema import chunk_violation
 
 # Envelope and choice fields that never matter to accumulation.
@@ -140,6 +140,7 @@ class _Parsed:
 
     payload: object
     plain: object  # plain_fragment(payload), handed to the engine
+    problem: object  # chunk_violation(payload) when Robust.feed reads it, handed on; or NOT_READ
     forced: frozenset[str]  # warning and error kinds the engine files for it, whatever the context
     finishes: bool  # it may set a choice's finish_reason
     may: frozenset[str]  # the kinds of _NEEDS it may make the engine file
@@ -153,18 +154,22 @@ def _parsed(data: str, payload: object = None) -> _Parsed:
         payload = parse_payload(data)
     plain = plain_fragment(payload)
     forced: set[str] = set()
+    problem: object = NOT_READ
     # Both kinds are filed by Robust.feed, which every frame with no plain fragment goes
     # through (engine.feed), before any state is read; the log never takes them back.
     if plain is None:
         if payload is INVALID:
             if data.strip() != "[DONE]":  # Frame.is_done
                 forced.add("chunk-invalid-json")
-        elif not _error_only(payload) and chunk_violation(payload) is not None:
-            forced.add("chunk-schema-violation")
+        elif not _error_only(payload):  # what Robust.feed checks the schema of
+            problem = chunk_violation(payload)
+            if problem is not None:
+                forced.add("chunk-schema-violation")
     entries = _entries(payload)
     return _Parsed(
         payload,
         plain,
+        problem,
         frozenset(forced),
         _finishes(payload),
         _may(entries),
@@ -269,7 +274,7 @@ class _Tester:
         engine = StreamEngine(1, self.tools, robust_only=robust_only)
         feed = engine.feed
         for n, (data, got) in enumerate(zip(frames, self.facts(frames), strict=True), 1):
-            feed(Frame(n, data, got.payload), got.plain)
+            feed(Frame(n, data, got.payload), got.plain, got.problem)
         return engine
 
     def signature(self, frames: list[str]) -> Signature:
