@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import FIXTURES, calls, chunk, tc
-from streamscope.core.engine import StreamEngine
+from streamscope.core.engine import StreamEngine, plain_fragment
 
 from .helpers import frames_of
 
@@ -189,3 +189,42 @@ def test_robust_alone_files_what_the_whole_engine_files(chunks, tools, done):
 def test_a_robust_only_engine_cannot_finish():
     with pytest.raises(ValueError, match=r"end\(\)"):
         StreamEngine(1, robust_only=True).finish()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.lists(PIECES, max_size=25),
+        st.builds(
+            _parallel,
+            st.integers(1, 6),
+            st.lists(st.tuples(st.integers(0, 5), st.integers(1, 4)), max_size=30),
+            st.lists(QUIRKS, max_size=4),
+        ),
+    )
+)
+def test_bulk_then_feed_is_feed(chunks):
+    """A caller that offers each plain fragment to `bulk` first and feeds the frame only
+    when bulk declines (the minimiser) gets feed's answers, to the message and mark."""
+    engine = StreamEngine(1)
+    for frame in frames_of(chunks):
+        plain = plain_fragment(frame.payload)
+        if plain is None or not engine.bulk(frame.number, *plain):
+            engine.feed(frame, plain)
+    assert summary(engine.finish()) == summary(analyse(chunks, slow=False))
+
+
+def test_bulk_takes_what_feed_takes_in_bulk():
+    # one call opened, then plain fragments: the first goes through feed, the rest in bulk
+    chunks = [chunk(calls(tc(0, "call_a", "f", "", "function")))]
+    chunks += [chunk(calls(tc(0, args=t))) for t in ['{"a', '": ', "1", "}"]]
+    engine = StreamEngine(1)
+    frames = frames_of(chunks)
+    assert not engine.bulk(1, 0, "x")  # nothing accepted yet
+    engine.feed(frames[0])
+    engine.feed(frames[1])  # the first fragment of the call since its opener
+    assert [engine.bulk(f.number, 0, plain_fragment(f.payload)[1]) for f in frames[2:]] == [
+        True
+    ] * 3
+    assert engine.frames == 5
+    assert not engine.bulk(6, 0, "{")  # an opening brace may start a re-sent value: feed

@@ -146,27 +146,7 @@ class StreamEngine:
             index, text = plain
             ok = self._ok
             if ok is not None and index in ok and (index < 0 or text[:1] not in "{["):
-                # One more fragment of a call (or the content) every strategy already took
-                # a plain fragment of: applied in bulk when anything else happens (or the
-                # state is read), whichever call it belongs to.
-                run = self._run
-                if index < 0:
-                    run.content.append(text)
-                else:
-                    if index != self._cur:
-                        if not run.switches:
-                            run.first_switch = index
-                        run.switches.append(n)
-                        run.left.add(self._cur)
-                        self._cur = index
-                    texts = run.args.get(index)
-                    if texts is None:
-                        run.args[index] = [text]
-                    else:
-                        texts.append(text)
-                    run.lasts[index] = run.args_last = n
-                    run.order.append(text)
-                run.last = n
+                self._take(n, index, text)
                 return None
             self._flush()
             # The first plain fragment of a call since anything else happened: each
@@ -194,6 +174,43 @@ class StreamEngine:
             strategy.feed(frame)
         self._sdk_feed(frame)
         return robust.events
+
+    def bulk(self, n: int, index: int, text: str) -> bool:
+        """`feed`'s first step for frame `n`, whose plain fragment is (index, text): True
+        when it is taken in bulk, as feed would; False when nothing was done (feed the
+        frame). For a caller that has the plain fragments already (the minimiser) and
+        builds a Frame only for the frames that need one."""
+        ok = self._ok
+        if self.collect_events or ok is None or index not in ok:
+            return False
+        if index >= 0 and text[:1] in "{[":
+            return False
+        self.frames = n
+        self._take(n, index, text)
+        return True
+
+    def _take(self, n: int, index: int, text: str) -> None:
+        # One more fragment of a call (or the content) every strategy already took a
+        # plain fragment of: applied in bulk when anything else happens (or the state is
+        # read), whichever call it belongs to.
+        run = self._run
+        if index < 0:
+            run.content.append(text)
+        else:
+            if index != self._cur:
+                if not run.switches:
+                    run.first_switch = index
+                run.switches.append(n)
+                run.left.add(self._cur)
+                self._cur = index
+            texts = run.args.get(index)
+            if texts is None:
+                run.args[index] = [text]
+            else:
+                texts.append(text)
+            run.lasts[index] = run.args_last = n
+            run.order.append(text)
+        run.last = n
 
     @property
     def robust(self) -> Robust:

@@ -272,9 +272,11 @@ class _Tester:
 
     def _fed(self, frames: list[str], robust_only: bool = False) -> StreamEngine:
         engine = StreamEngine(1, self.tools, robust_only=robust_only)
-        feed = engine.feed
+        feed, bulk = engine.feed, engine.bulk
         for n, (data, got) in enumerate(zip(frames, self.facts(frames), strict=True), 1):
-            feed(Frame(n, data, got.payload), got.plain, got.problem)
+            plain = got.plain
+            if plain is None or not bulk(n, *plain):  # a Frame only when one is read
+                feed(Frame(n, data, got.payload), plain, got.problem)
         return engine
 
     def signature(self, frames: list[str]) -> Signature:
@@ -334,13 +336,16 @@ class _Tester:
                 and self.signature(frames) == self.target
             )
             self.cache[key] = ok
-        if ok and (self.best is None or _size(frames) < _size(self.best)):
+        if ok and (self.best is None or _smaller(frames, self.best)):
             self.best = list(frames)
         return ok
 
 
-def _size(frames: list[str]) -> tuple[int, int]:
-    return len(frames), sum(len(f) for f in frames)
+def _smaller(a: list[str], b: list[str]) -> bool:
+    """Fewer frames, or as many and fewer characters (counted only then)."""
+    if len(a) != len(b):
+        return len(a) < len(b)
+    return sum(map(len, a)) < sum(map(len, b))
 
 
 def _ddmin(items: list, test: Callable[[list], bool]) -> list:
@@ -483,15 +488,15 @@ class _Stream:
         self.texts = [self.texts[i] for i in keep]
 
     def render(
-        self, units: list[tuple], removed: list[int], memo: dict
+        self, units: list[tuple], frame_of: list[int], removed: list[int], memo: dict
     ) -> tuple[list[object], list[str]]:
         """Trees and texts without the units numbered in `removed` (ascending), of `units`
-        ((frame, *path), in frame order). `memo` keeps each frame's pruned tree and text
+        ((frame, *path), in frame order; `frame_of` their frames). `memo` keeps each frame's pruned tree and text
         by what was removed from it: ddmin asks for the same frame with the same units
         removed again and again (clear it when the trees change)."""
         trees, texts = list(self.trees), list(self.texts)
         # a unit's number stands for its tuple: ints hash at no cost, paths do not
-        for i, group in groupby(removed, lambda u: units[u][0]):
+        for i, group in groupby(removed, frame_of.__getitem__):
             key = (i, tuple(group))
             got = memo.get(key)
             if got is None:
@@ -529,18 +534,23 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     if not units:
         return
     every = range(len(units))  # ddmin works on the units' numbers
+    frame_of = [u[0] for u in units]
 
     def removing(kept: list[int]) -> list[int]:
         left = set(kept)
         return [u for u in every if u not in left]
 
     memo: dict = {}  # the trees stay as they are until the end of this phase
-    if volatile and test(stream.render(units, list(every), memo)[1]):  # usually none matters
+    if volatile and test(
+        stream.render(units, frame_of, list(every), memo)[1]
+    ):  # usually none matters
         kept: list[int] = []
     else:
-        kept = _ddmin(list(every), lambda kept: test(stream.render(units, removing(kept), memo)[1]))
+        kept = _ddmin(
+            list(every), lambda kept: test(stream.render(units, frame_of, removing(kept), memo)[1])
+        )
     if len(kept) < len(units):
-        stream.trees, stream.texts = stream.render(units, removing(kept), memo)
+        stream.trees, stream.texts = stream.render(units, frame_of, removing(kept), memo)
 
 
 def _at(tree: object, path: tuple) -> Any:
