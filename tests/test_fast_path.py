@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -158,19 +160,21 @@ def _robust_only(chunks: list, tools: list | None, done: bool) -> tuple:
 
 
 TOOLS = [None, [{"type": "function", "function": {"name": "fn0"}}]]
+# random pieces, or parallel calls interleaved with quirks
+STREAMS = st.one_of(
+    st.lists(PIECES, max_size=25),
+    st.builds(
+        _parallel,
+        st.integers(1, 6),
+        st.lists(st.tuples(st.integers(0, 5), st.integers(1, 4)), max_size=30),
+        st.lists(QUIRKS, max_size=4),
+    ),
+)
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.one_of(
-        st.lists(PIECES, max_size=25),
-        st.builds(
-            _parallel,
-            st.integers(1, 6),
-            st.lists(st.tuples(st.integers(0, 5), st.integers(1, 4)), max_size=30),
-            st.lists(QUIRKS, max_size=4),
-        ),
-    ),
+    STREAMS,
     st.sampled_from(TOOLS),
     st.booleans(),
 )
@@ -192,17 +196,7 @@ def test_a_robust_only_engine_cannot_finish():
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.one_of(
-        st.lists(PIECES, max_size=25),
-        st.builds(
-            _parallel,
-            st.integers(1, 6),
-            st.lists(st.tuples(st.integers(0, 5), st.integers(1, 4)), max_size=30),
-            st.lists(QUIRKS, max_size=4),
-        ),
-    )
-)
+@given(STREAMS)
 def test_bulk_then_feed_is_feed(chunks):
     """A caller that offers each plain fragment to `bulk` first and feeds the frame only
     when bulk declines (the minimiser) gets feed's answers, to the message and mark."""
@@ -228,3 +222,22 @@ def test_bulk_takes_what_feed_takes_in_bulk():
     ] * 3
     assert engine.frames == 5
     assert not engine.bulk(6, 0, "{")  # an opening brace may start a re-sent value: feed
+
+
+def test_an_engine_is_freed_as_soon_as_it_is_dropped():
+    """No reference cycle: a dropped engine goes at once, not at the cyclic collector's
+    next pass (which also walks everything else alive: the minimiser drops hundreds)."""
+    chunks = _parallel(3, [(k, 2) for k in range(9)], [chunk(calls(tc(1, id="", args="q")))])
+    gc.collect()
+    gc.disable()
+    try:
+        for tools in TOOLS:
+            engine = StreamEngine(1, tools)
+            for frame in frames_of(chunks + [chunk({}, "tool_calls")]):
+                engine.feed(frame)
+            engine.copy().finish()
+            engine.finish()
+            del engine
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

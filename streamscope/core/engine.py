@@ -9,6 +9,7 @@ how the replay (tui/model.py) reaches any frame without replaying from the start
 from __future__ import annotations
 
 import copy
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -479,12 +480,22 @@ class StreamEngine:
 
 
 class _SdkFast:
-    """The openai-sdk emulation in the fast path, or the whole frame when it has no shortcut."""
+    """The openai-sdk emulation in the fast path, or the whole frame when it has no shortcut.
 
-    __slots__ = ("engine",)
+    It holds its engine weakly: the engine holds it, and a cycle would leave every
+    engine to the cyclic garbage collector (the minimiser drops hundreds; each
+    collection then also walks the whole stream it keeps)."""
+
+    __slots__ = ("_engine",)
 
     def __init__(self, engine: StreamEngine) -> None:
-        self.engine = engine
+        self._engine = weakref.ref(engine)
+
+    @property
+    def engine(self) -> StreamEngine:
+        engine = self._engine()
+        assert engine is not None  # only its engine calls it
+        return engine
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
         sdk = self.engine.sdk
@@ -498,8 +509,9 @@ class _SdkFast:
         self.engine._sdk_feed(frame)
 
     def extend(self, run: Run) -> None:
-        if not isinstance(self.engine.sdk, Unmodeled):
-            self.engine.sdk.extend(run)
+        sdk = self.engine.sdk
+        if not isinstance(sdk, Unmodeled):
+            sdk.extend(run)
 
 
 _ENVELOPE_OK = {"index", "delta", "finish_reason", "logprobs"}
