@@ -198,30 +198,33 @@ def test_a_robust_only_engine_cannot_finish():
 @settings(max_examples=200, deadline=None)
 @given(STREAMS)
 def test_bulk_then_feed_is_feed(chunks):
-    """A caller that offers each plain fragment to `bulk` first and feeds the frame only
-    when bulk declines (the minimiser) gets feed's answers, to the message and mark."""
+    """A caller that offers the plain fragments to `bulk` and feeds a frame only where
+    bulk stops (the minimiser) gets feed's answers, to the message and mark."""
+    frames = frames_of(chunks)
+    plains = [plain_fragment(f.payload) for f in frames]
     engine = StreamEngine(1)
-    for frame in frames_of(chunks):
-        plain = plain_fragment(frame.payload)
-        if plain is None or not engine.bulk(frame.number, *plain):
-            engine.feed(frame, plain)
+    i = 0
+    while i < len(frames):
+        taken = engine.bulk(i + 1, plains, i)
+        if not taken:
+            engine.feed(frames[i], plains[i])
+        i += taken or 1
     assert summary(engine.finish()) == summary(analyse(chunks, slow=False))
 
 
 def test_bulk_takes_what_feed_takes_in_bulk():
     # one call opened, then plain fragments: the first goes through feed, the rest in bulk
     chunks = [chunk(calls(tc(0, "call_a", "f", "", "function")))]
-    chunks += [chunk(calls(tc(0, args=t))) for t in ['{"a', '": ', "1", "}"]]
-    engine = StreamEngine(1)
+    chunks += [chunk(calls(tc(0, args=t))) for t in ['{"a', '": ', "1", "}", "{"]]
     frames = frames_of(chunks)
-    assert not engine.bulk(1, 0, "x")  # nothing accepted yet
+    plains = [plain_fragment(f.payload) for f in frames]
+    engine = StreamEngine(1)
+    assert engine.bulk(2, plains, 1) == 0  # nothing accepted yet
     engine.feed(frames[0])
     engine.feed(frames[1])  # the first fragment of the call since its opener
-    assert [engine.bulk(f.number, 0, plain_fragment(f.payload)[1]) for f in frames[2:]] == [
-        True
-    ] * 3
-    assert engine.frames == 5
-    assert not engine.bulk(6, 0, "{")  # an opening brace may start a re-sent value: feed
+    # three taken; it stops at "{", which may start a re-sent value: feed reads that one
+    assert engine.bulk(3, plains, 2) == 3 and engine.frames == 5
+    assert engine.bulk(6, plains, 5) == 0 and engine.bulk(1, [None]) == 0
 
 
 def test_an_engine_is_freed_as_soon_as_it_is_dropped():

@@ -176,24 +176,59 @@ class StreamEngine:
         self._sdk_feed(frame)
         return robust.events
 
-    def bulk(self, n: int, index: int, text: str) -> bool:
-        """`feed`'s first step for frame `n`, whose plain fragment is (index, text): True
-        when it is taken in bulk, as feed would; False when nothing was done (feed the
-        frame). For a caller that has the plain fragments already (the minimiser) and
-        builds a Frame only for the frames that need one."""
+    def bulk(self, first: int, plains: Sequence[object], start: int = 0) -> int:
+        """`feed`'s bulk step for frames first, first + 1, ... whose plain fragments are
+        plains[start], plains[start + 1], ... (None: not plain): how many it took, as feed
+        would, up to the first frame that needs more than the bulk step (feed that one).
+        For a caller that has the plain fragments already (the minimiser): no Frame, no
+        call per frame. The same bookkeeping as _take, in one loop."""
         ok = self._ok
-        if self.collect_events or ok is None or index not in ok:
-            return False
-        if index >= 0 and text[:1] in "{[":
-            return False
-        self.frames = n
-        self._take(n, index, text)
-        return True
+        if self.collect_events or ok is None:
+            return 0
+        run = self._run
+        cur = self._cur
+        args, lasts, order, switches = run.args, run.lasts, run.order, run.switches
+        n = first
+        i = start
+        end = len(plains)
+        while i < end:
+            plain = plains[i]
+            if plain is None:
+                break
+            index, text = plain
+            if index not in ok:
+                break
+            if index < 0:
+                run.content.append(text)
+            else:
+                if text[:1] in "{[":
+                    break
+                if index != cur:
+                    if not switches:
+                        run.first_switch = index
+                    switches.append(n)
+                    run.left.add(cur)
+                    cur = index
+                texts = args.get(index)
+                if texts is None:
+                    args[index] = [text]
+                else:
+                    texts.append(text)
+                lasts[index] = run.args_last = n
+                order.append(text)
+            run.last = n
+            n += 1
+            i += 1
+        taken = i - start
+        if taken:
+            self._cur = cur
+            self.frames = n - 1
+        return taken
 
     def _take(self, n: int, index: int, text: str) -> None:
         # One more fragment of a call (or the content) every strategy already took a
         # plain fragment of: applied in bulk when anything else happens (or the state is
-        # read), whichever call it belongs to.
+        # read), whichever call it belongs to. (bulk does the same for many frames.)
         run = self._run
         if index < 0:
             run.content.append(text)

@@ -273,10 +273,17 @@ class _Tester:
     def _fed(self, frames: list[str], robust_only: bool = False) -> StreamEngine:
         engine = StreamEngine(1, self.tools, robust_only=robust_only)
         feed, bulk = engine.feed, engine.bulk
-        for n, (data, got) in enumerate(zip(frames, self.facts(frames), strict=True), 1):
-            plain = got.plain
-            if plain is None or not bulk(n, *plain):  # a Frame only when one is read
-                feed(Frame(n, data, got.payload), plain, got.problem)
+        facts = self.facts(frames)
+        plains = [got.plain for got in facts]
+        i, end = 0, len(frames)
+        while i < end:
+            taken = bulk(i + 1, plains, i) if plains[i] is not None else 0
+            if taken:
+                i += taken
+                continue
+            got = facts[i]  # a Frame only when one is read
+            feed(Frame(i + 1, frames[i], got.payload), got.plain, got.problem)
+            i += 1
         return engine
 
     def signature(self, frames: list[str]) -> Signature:
