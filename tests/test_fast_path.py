@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import FIXTURES, calls, chunk, tc
-from streamscope.core.engine import StreamEngine, plain_fragment
+from streamscope.core.engine import OTHERS, ROBUST, StreamEngine, plain_fragment
 
 from .helpers import frames_of
 
@@ -41,13 +41,15 @@ def analyse(chunks: list, slow: bool):
     return engine.finish()
 
 
+def summary_of(got: object) -> object:
+    """One strategy's calls (or what it raised), as summary compares them."""
+    if isinstance(got, list):
+        return [c.key() + (c.fragments, c.first_frame, c.last_frame) for c in got]
+    return repr(got)
+
+
 def summary(result) -> tuple:
-    strategies = {
-        name: [c.key() + (c.fragments, c.first_frame, c.last_frame) for c in got]
-        if isinstance(got, list)
-        else repr(got)
-        for name, got in result.strategies.items()
-    }
+    strategies = {name: summary_of(got) for name, got in result.strategies.items()}
     anomalies = [(a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in result.anomalies]
     marks = {f: list(k) for f, k in result.anomaly_frames.items()}
     return (result.content, result.ended, result.finish_reason, strategies, anomalies, marks)
@@ -148,18 +150,27 @@ def test_a_copy_taken_mid_run_continues_exactly():
         assert summary(engine.finish()) == whole
 
 
-def _robust_only(chunks: list, tools: list | None, done: bool) -> tuple:
-    engine = StreamEngine(1, tools, robust_only=True)
+def _whole(chunks: list, tools: list | None, done: bool) -> tuple:
+    engine = StreamEngine(1, tools)
     for frame in frames_of(chunks):
         engine.feed(frame)
-    calls_, _ = engine.end(expect_done=done)
-    anomalies = [
-        (a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in engine.log.entries()
-    ]
-    return [c.key() for c in calls_], anomalies
+    whole = engine.finish(expect_done=done)
+    anomalies = [(a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in whole.anomalies]
+    return whole, anomalies
 
 
-TOOLS = [None, [{"type": "function", "function": {"name": "fn0"}}]]
+def _part(chunks: list, tools: list | None, part: str) -> StreamEngine:
+    engine = StreamEngine(1, tools, part=part)
+    for frame in frames_of(chunks):
+        engine.feed(frame)
+    return engine
+
+
+TOOLS = [
+    None,
+    [{"type": "function", "function": {"name": "fn0"}}],
+    [{"type": "function", "function": {"name": "fn1", "strict": True}}],
+]
 # random pieces, or parallel calls interleaved with quirks
 STREAMS = st.one_of(
     st.lists(PIECES, max_size=25),
@@ -173,26 +184,29 @@ STREAMS = st.one_of(
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    STREAMS,
-    st.sampled_from(TOOLS),
-    st.booleans(),
-)
-def test_robust_alone_files_what_the_whole_engine_files(chunks, tools, done):
-    """A robust-only engine (the minimiser's first look at a candidate) reads the same
-    calls and files the same anomalies, to the message and count, as the whole engine:
-    no anomaly depends on the other strategies."""
-    engine = StreamEngine(1, tools)
-    for frame in frames_of(chunks):
-        engine.feed(frame)
-    whole = engine.finish(expect_done=done)
-    anomalies = [(a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in whole.anomalies]
-    assert _robust_only(chunks, tools, done) == ([c.key() for c in whole.tool_calls], anomalies)
+@given(STREAMS, st.sampled_from(TOOLS), st.booleans())
+def test_the_parts_of_an_engine_answer_as_the_whole(chunks, tools, done):
+    """An engine of robust and the anomaly rules alone reads the same calls and files the
+    same anomalies, to the message and count, as the whole engine; one of the client
+    strategies alone builds (or raises) what they build in the whole engine. The
+    minimiser reads candidates in these two parts."""
+    whole, anomalies = _whole(chunks, tools, done)
+    robust = _part(chunks, tools, ROBUST)
+    calls_, _ = robust.end(expect_done=done)
+    got = [(a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in robust.log.entries()]
+    assert ([c.key() for c in calls_], got) == ([c.key() for c in whole.tool_calls], anomalies)
+    clients = _part(chunks, tools, OTHERS).others_at_end()
+    assert summary(whole)[3] == {
+        name: summary_of(got) for name, got in {"robust": whole.tool_calls, **clients}.items()
+    }
 
 
-def test_a_robust_only_engine_cannot_finish():
-    with pytest.raises(ValueError, match=r"end\(\)"):
-        StreamEngine(1, robust_only=True).finish()
+def test_a_part_of_an_engine_cannot_finish():
+    for part in (ROBUST, OTHERS):
+        with pytest.raises(ValueError, match=r"cannot finish: call end\(\) or others_at_end\(\)"):
+            StreamEngine(1, part=part).finish()
+    with pytest.raises(ValueError, match="part is one of"):
+        StreamEngine(1, part="sdk")
 
 
 @settings(max_examples=200, deadline=None)

@@ -28,6 +28,9 @@ from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
 # The order strategies are reported in (the contract's table order).
 STRATEGY_NAMES = ("robust", "guarded", "naive", "openai-sdk", "openai-docs", "by-id")
 
+# What an engine runs (StreamEngine's `part`).
+ALL, ROBUST, OTHERS = "all", "robust", "others"
+
 # How an exchange ended, as the recorder wrote it in its `end` line.
 CONNECTION_FAILED = {"upstream-error", "timeout"}
 # streamscope itself stopped (a signal, a failed write) while the exchange was open.
@@ -105,19 +108,24 @@ class StreamEngine:
         tools: list | None = None,
         response_format: object | None = None,
         collect_events: bool = False,
-        robust_only: bool = False,
+        part: str = ALL,
     ) -> None:
         self.exchange = exchange
         self.log = AnomalyLog()
         self._robust = Robust(self.log, declared_tools(tools))
-        # robust_only: only robust and the anomaly rules run (every anomaly is theirs), for
-        # a caller that needs no more than `end_anomalies` (the minimiser's first look).
-        self.robust_only = robust_only
+        # part: ALL; ROBUST, robust and the anomaly rules alone (every anomaly is theirs):
+        # read with end(); OTHERS, the client strategies alone: read with others_at_end().
+        # The minimiser looks at a candidate's anomalies first, at the clients only if
+        # they match.
+        if part not in (ALL, ROBUST, OTHERS):
+            raise ValueError(f"part is one of {ALL}, {ROBUST}, {OTHERS}; got {part!r}")
+        self.part = part
         self.others: list[Strategy] = (
-            [] if robust_only else [Guarded(), Naive(), OpenAIDocs(), ById()]
+            [] if part == ROBUST else [Guarded(), Naive(), OpenAIDocs(), ById()]
         )
-        self.fast: list = [self._robust, *self.others]
-        if not robust_only:
+        self.fast: list = [] if part == OTHERS else [self._robust]
+        self.fast += self.others
+        if part != ROBUST:
             self.fast.append(_SdkFast(self))
         self._run = Run()  # plain fragments taken, not yet applied (see feed)
         # Call indexes (-1: the content) whose plain fragments every strategy takes in
@@ -125,7 +133,7 @@ class StreamEngine:
         self._ok: set[int] | None = None
         self._cur = -1  # the call index of the latest plain fragment taken
         self.sdk: SdkEmulation | Unmodeled = (
-            Unmodeled("robust only") if robust_only else SdkEmulation(tools, response_format)
+            Unmodeled("robust only") if part == ROBUST else SdkEmulation(tools, response_format)
         )
         self.collect_events = collect_events
         self.frames = 0
@@ -170,7 +178,8 @@ class StreamEngine:
         self._ok = None
         robust = self._robust
         robust.events = [] if self.collect_events else None
-        robust.feed(frame, problem)
+        if self.part != OTHERS:
+            robust.feed(frame, problem)
         for strategy in self.others:
             strategy.feed(frame)
         self._sdk_feed(frame)
@@ -308,8 +317,10 @@ class StreamEngine:
         expect_done: bool = True,
     ) -> StreamResult:
         """End of stream. `expect_done` is False for a chunk log, which never holds [DONE]."""
-        if self.robust_only:
-            raise ValueError("a robust-only engine has no strategies to finish: call end()")
+        if self.part != ALL:
+            raise ValueError(
+                f"an engine of part {self.part} cannot finish: call end() or others_at_end()"
+            )
         results, fixes = self.end(truncation, end_reason, end_error, expect_done)
         robust, log, last = self._robust, self.log, self.frames
         # With data: [DONE] seen, the stream ended whoever closed first (recordings made
@@ -323,17 +334,7 @@ class StreamEngine:
         else:
             ended = "done" if robust.done_frame or not expect_done else "finish-without-done"
 
-        strategies: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": results}
-        for s in self.others:
-            strategies[s.name] = s.result()
-        sdk = self.sdk
-        if not isinstance(sdk, Unmodeled):
-            try:
-                strategies["openai-sdk"] = sdk.finish(last)
-            except Unmodeled as why:
-                strategies["openai-sdk"] = why
-        else:
-            strategies["openai-sdk"] = sdk
+        strategies = {"robust": results, **self.others_at_end()}
         summaries = [
             ChoiceSummary(
                 c,
@@ -361,6 +362,22 @@ class StreamEngine:
             truncation=truncation,
             choices=summaries,
         )
+
+    def others_at_end(self) -> dict[str, list[Call] | StrategyError | Unmodeled]:
+        """What each client strategy built (or raised) at the end of the stream, once."""
+        self._flush()
+        out: dict[str, list[Call] | StrategyError | Unmodeled] = {
+            s.name: s.result() for s in self.others
+        }
+        sdk = self.sdk
+        if not isinstance(sdk, Unmodeled):
+            try:
+                out["openai-sdk"] = sdk.finish(self.frames)
+            except Unmodeled as why:
+                out["openai-sdk"] = why
+        else:
+            out["openai-sdk"] = sdk
+        return out
 
     def end(
         self,

@@ -39,7 +39,7 @@ deterministic.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
@@ -47,8 +47,8 @@ from typing import Any
 import orjson
 
 from ..core.anomalies import ERROR, WARNING, Anomaly
-from ..core.calls import StrategyError
-from ..core.engine import STRATEGY_NAMES, StreamEngine, plain_fragment
+from ..core.calls import Call, StrategyError
+from ..core.engine import ALL, OTHERS, ROBUST, STRATEGY_NAMES, StreamEngine, plain_fragment
 from ..core.frames import INVALID, NOT_READ, Frame, parse_payload
 from ..core.schema import chunk_violation
 
@@ -106,14 +106,28 @@ def signature(frames: list[str], tools: list | None = None, expect_done: bool = 
 
 def _signature(engine: StreamEngine, expect_done: bool) -> Signature:
     result = engine.finish(expect_done=expect_done)
-    kinds = _kinds(result.anomalies)
-    differs = frozenset(n for n in STRATEGY_NAMES if n != "robust" and result.differs(n))
+    return Signature(_kinds(result.anomalies), *_clients(result.tool_calls, result.strategies))
+
+
+def _clients(
+    robust: list[Call], strategies: Mapping[str, object]
+) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """The signature's differs and raises: the strategies whose calls are not robust's
+    (StreamResult.differs), and those that raised."""
+    keys = [c.key() for c in robust]
+    differs = frozenset(
+        name
+        for name in STRATEGY_NAMES
+        if name != "robust"
+        and isinstance(got := strategies[name], list)
+        and [c.key() for c in got] != keys
+    )
     raises = frozenset(
         (name, _exception_name(got))
-        for name, got in result.strategies.items()
+        for name, got in strategies.items()
         if not isinstance(got, list)
     )
-    return Signature(kinds, differs, raises)
+    return differs, raises
 
 
 def _kinds(anomalies: list[Anomaly]) -> frozenset[str]:
@@ -241,10 +255,11 @@ class _Tester:
         self.expect_done = expect_done
         self.max_runs = max_runs
         self.runs = 0  # candidates judged (run or rejected beforehand): the budget counts them
-        self.engine_runs = 0  # full runs
-        self.kind_runs = 0  # robust-only runs
-        # Candidates up to this many frames get a robust-only look first (big ones mostly
-        # pass, so a first look would only add to their cost).
+        self.engine_runs = 0  # candidates the engine read (the whole of it, or a part)
+        # Candidates up to this many frames are read in two parts: robust and the anomaly
+        # rules first, the client strategies only when the kinds match (most small
+        # candidates differ in their kinds; big ones mostly pass, and would pay twice
+        # for the construction of their parts).
         self.look_first = LOOK_FIRST
         self.cache: dict[tuple[str, ...], bool] = {}
         self.best: list[str] | None = None
@@ -270,8 +285,8 @@ class _Tester:
             if data not in parsed:
                 parsed[data] = _parsed(data, payload)
 
-    def _fed(self, frames: list[str], robust_only: bool = False) -> StreamEngine:
-        engine = StreamEngine(1, self.tools, robust_only=robust_only)
+    def _fed(self, frames: list[str], part: str = ALL) -> StreamEngine:
+        engine = StreamEngine(1, self.tools, part=part)
         feed, bulk = engine.feed, engine.bulk
         facts = self.facts(frames)
         plains = [got.plain for got in facts]
@@ -290,13 +305,17 @@ class _Tester:
         self.engine_runs += 1
         return _signature(self._fed(frames), self.expect_done)
 
-    def kinds(self, frames: list[str]) -> frozenset[str]:
-        """The signature's kinds, from robust and the anomaly rules alone (every anomaly
-        is theirs): a third of a full run, and most candidates differ in their kinds."""
-        self.kind_runs += 1
-        engine = self._fed(frames, robust_only=True)
-        engine.end(expect_done=self.expect_done)
-        return _kinds(engine.log.entries())
+    def in_parts(self, frames: list[str]) -> bool:
+        """Does `frames` show the target's signature? Read in two parts, the second only
+        when the first matches: robust and the anomaly rules (the kinds: every anomaly
+        is theirs, and robust's calls), then the client strategies."""
+        self.engine_runs += 1
+        engine = self._fed(frames, ROBUST)
+        robust, _ = engine.end(expect_done=self.expect_done)
+        if _kinds(engine.log.entries()) != self.target.kinds:
+            return False
+        clients = self._fed(frames, OTHERS).others_at_end()
+        return _clients(robust, clients) == (self.target.differs, self.target.raises)
 
     def surely(self, frames: list[str]) -> tuple[set[str], set[str]]:
         """(kinds the engine surely files for `frames`, the kinds of _NEEDS it may file).
@@ -337,10 +356,10 @@ class _Tester:
             if self.runs >= self.max_runs:
                 raise _Exhausted
             self.runs += 1
-            ok = (
-                not self.rejects(frames)
-                and (len(frames) > self.look_first or self.kinds(frames) == self.target.kinds)
-                and self.signature(frames) == self.target
+            ok = not self.rejects(frames) and (
+                self.in_parts(frames)
+                if len(frames) <= self.look_first
+                else self.signature(frames) == self.target
             )
             self.cache[key] = ok
         if ok and (self.best is None or _smaller(frames, self.best)):
