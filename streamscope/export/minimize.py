@@ -567,14 +567,22 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
         return [u for u in every if u not in left]
 
     memo: dict = {}  # the trees stay as they are until the end of this phase
-    if volatile and test(
-        stream.render(units, frame_of, list(every), memo)[1]
-    ):  # usually none matters
+    # ddmin asks about the same units again and again: a repeated question gets the
+    # judge's answer without rendering the candidate again (the judge would only find it
+    # in its cache, and its best candidate cannot change: it was weighed the first time)
+    answers: dict[tuple[int, ...], bool] = {}
+
+    def judged(kept: list[int]) -> bool:
+        key = tuple(kept)
+        ok = answers.get(key)
+        if ok is None:
+            ok = answers[key] = test(stream.render(units, frame_of, removing(kept), memo)[1])
+        return ok
+
+    if volatile and judged([]):  # usually none of them matters
         kept: list[int] = []
     else:
-        kept = _ddmin(
-            list(every), lambda kept: test(stream.render(units, frame_of, removing(kept), memo)[1])
-        )
+        kept = _ddmin(list(every), judged)
     if len(kept) < len(units):
         stream.trees, stream.texts = stream.render(units, frame_of, removing(kept), memo)
 
