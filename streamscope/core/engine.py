@@ -116,7 +116,7 @@ class StreamEngine:
         # part: ALL; ROBUST, robust and the anomaly rules alone (every anomaly is theirs):
         # read with end(); OTHERS, the client strategies alone: read with others_at_end().
         # The minimiser looks at a candidate's anomalies first, at the clients only if
-        # they match.
+        # they match. A part is fed and read once, never finished nor copied.
         if part not in (ALL, ROBUST, OTHERS):
             raise ValueError(f"part is one of {ALL}, {ROBUST}, {OTHERS}; got {part!r}")
         self.part = part

@@ -31,7 +31,9 @@ changes nothing:
 Every step keeps a change only when the signature still holds. JSON frames come out
 re-serialized compactly by orjson (when that alone would change the signature, every frame
 is kept as its original text and only whole frames are removed). Each candidate costs
-one engine pass; results are cached by candidate, and after `max_runs` passes the
+at most one engine pass (a small one is read in two parts, robust and the anomaly
+rules first, the client strategies only when its kinds match; some are rejected with
+no pass at all); results are cached by candidate, and after `max_runs` candidates the
 smallest stream found so far is returned. Everything is ordered, so the result is
 deterministic.
 """
