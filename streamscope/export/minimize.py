@@ -519,9 +519,10 @@ class _Stream:
         self, units: list[tuple], frame_of: list[int], removed: list[int], memo: dict
     ) -> tuple[list[object], list[str]]:
         """Trees and texts without the units numbered in `removed` (ascending), of `units`
-        ((frame, *path), in frame order; `frame_of` their frames). `memo` keeps each frame's pruned tree and text
-        by what was removed from it: ddmin asks for the same frame with the same units
-        removed again and again (clear it when the trees change)."""
+        ((frame, *path), in frame order; `frame_of` their frames). `memo` keeps each
+        frame's pruned tree and text by what was removed from it: ddmin asks for the same
+        frame with the same units removed again and again (clear it when the trees
+        change)."""
         trees, texts = list(self.trees), list(self.texts)
         # a unit's number stands for its tuple: ints hash at no cost, paths do not
         for i, group in groupby(removed, frame_of.__getitem__):
