@@ -548,8 +548,15 @@ class _Stream:
 
 
 def _frame_phase(stream: _Stream, test: _Tester) -> None:
-    texts = stream.texts
-    keep = _ddmin(list(range(len(texts))), lambda idx: test(list(map(texts.__getitem__, idx))))
+    # ddmin over the texts themselves (no list of positions to map for every candidate);
+    # equal texts have equal trees, so the kept texts, matched to the first frames that
+    # carry them, give the stream ddmin kept, whichever of equal frames it kept.
+    kept = _ddmin(list(stream.texts), test)
+    keep, j = [], 0
+    for i, text in enumerate(stream.texts):
+        if j < len(kept) and text == kept[j]:
+            keep.append(i)
+            j += 1
     stream.keep_frames(keep)
 
 
@@ -719,14 +726,22 @@ def minimize(
         test.seed(frames, payloads)
     test.aim(test.signature(frames))
     trees, texts = [], []
+    dumped: dict[str, tuple[object, str]] = {}  # a stream repeats its texts: each once
     for frame, got in zip(frames, test.facts(frames), strict=True):
-        tree = got.payload
-        try:
-            text = frame if tree is INVALID else _dumps(tree)
-        except TypeError:  # nested past what orjson writes (255 levels): kept as sent
-            tree, text = _RAW, frame
-        trees.append(_RAW if tree is INVALID else tree)
-        texts.append(frame if text == frame else text)  # the same string: its facts are known
+        done = dumped.get(frame)
+        if done is None:
+            tree = got.payload
+            try:
+                text = frame if tree is INVALID else _dumps(tree)
+            except TypeError:  # nested past what orjson writes (255 levels): kept as sent
+                tree, text = _RAW, frame
+            # the same string when equal: its facts are known
+            done = dumped[frame] = (
+                _RAW if tree is INVALID else tree,
+                frame if text == frame else text,
+            )
+        trees.append(done[0])
+        texts.append(done[1])
     stream = _Stream(trees, texts)
     try:
         if texts != frames and not test(texts):
