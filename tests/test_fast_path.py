@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 from itertools import pairwise
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import FIXTURES, calls, chunk, tc
-from streamscope.core.engine import StreamEngine, plain_fragment
+from streamscope.core.engine import OTHERS, ROBUST, StreamEngine, plain_fragment
 from streamscope.core.summary import plain_summary, summarize
 
 from .helpers import frames_of
@@ -47,13 +49,15 @@ def analyse(chunks: list, slow: bool):
     return engine.finish()
 
 
+def summary_of(got: object) -> object:
+    """One strategy's calls (or what it raised), as summary compares them."""
+    if isinstance(got, list):
+        return [c.key() + (c.fragments, c.first_frame, c.last_frame) for c in got]
+    return repr(got)
+
+
 def summary(result) -> tuple:
-    strategies = {
-        name: [c.key() + (c.fragments, c.first_frame, c.last_frame) for c in got]
-        if isinstance(got, list)
-        else repr(got)
-        for name, got in result.strategies.items()
-    }
+    strategies = {name: summary_of(got) for name, got in result.strategies.items()}
     anomalies = [(a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in result.anomalies]
     marks = {f: list(k) for f, k in result.anomaly_frames.items()}
     return (result.content, result.ended, result.finish_reason, strategies, anomalies, marks)
@@ -231,3 +235,113 @@ def test_copies_share_the_text_before_them():
     assert len(content[-1]) <= 4
     assert "".join(content[-1]) == "x" * (1300 - 1002)  # the last copy: after frame 1300
     assert copies[-1]._robust.calls()[0].arguments == "".join(f"{i % 10}" for i in range(1000))
+
+
+def _whole(chunks: list, tools: list | None, done: bool) -> tuple:
+    engine = StreamEngine(1, tools)
+    for frame in frames_of(chunks):
+        engine.feed(frame)
+    whole = engine.finish(expect_done=done)
+    anomalies = [(a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in whole.anomalies]
+    return whole, anomalies
+
+
+def _part(chunks: list, tools: list | None, part: str) -> StreamEngine:
+    engine = StreamEngine(1, tools, part=part)
+    for frame in frames_of(chunks):
+        engine.feed(frame)
+    return engine
+
+
+TOOLS = [
+    None,
+    [{"type": "function", "function": {"name": "fn0"}}],
+    [{"type": "function", "function": {"name": "fn1", "strict": True}}],
+]
+# random pieces, or parallel calls interleaved with quirks
+STREAMS = st.one_of(
+    st.lists(PIECES, max_size=25),
+    st.builds(
+        _parallel,
+        st.integers(1, 6),
+        st.lists(st.tuples(st.integers(0, 5), st.integers(1, 4)), max_size=30),
+        st.lists(QUIRKS, max_size=4),
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(STREAMS, st.sampled_from(TOOLS), st.booleans())
+def test_the_parts_of_an_engine_answer_as_the_whole(chunks, tools, done):
+    """An engine of robust and the anomaly rules alone reads the same calls and files the
+    same anomalies, to the message and count, as the whole engine; one of the client
+    strategies alone builds (or raises) what they build in the whole engine. The
+    minimiser reads candidates in these two parts."""
+    whole, anomalies = _whole(chunks, tools, done)
+    robust = _part(chunks, tools, ROBUST)
+    calls_, _ = robust.end(expect_done=done)
+    got = [(a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in robust.log.entries()]
+    assert ([c.key() for c in calls_], got) == ([c.key() for c in whole.tool_calls], anomalies)
+    clients = _part(chunks, tools, OTHERS).others_at_end()
+    assert summary(whole)[3] == {
+        name: summary_of(got) for name, got in {"robust": whole.tool_calls, **clients}.items()
+    }
+
+
+def test_a_part_of_an_engine_cannot_finish():
+    for part in (ROBUST, OTHERS):
+        with pytest.raises(ValueError, match=r"cannot finish: call end\(\) or others_at_end\(\)"):
+            StreamEngine(1, part=part).finish()
+    with pytest.raises(ValueError, match="part is one of"):
+        StreamEngine(1, part="sdk")
+
+
+@settings(max_examples=200, deadline=None)
+@given(STREAMS)
+def test_bulk_then_feed_is_feed(chunks):
+    """A caller that offers the plain fragments to `bulk` and feeds a frame only where
+    bulk stops (the minimiser) gets feed's answers, to the message and mark."""
+    frames = frames_of(chunks)
+    plains = [plain_fragment(f.payload) for f in frames]
+    engine = StreamEngine(1)
+    i = 0
+    while i < len(frames):
+        taken = engine.bulk(i + 1, plains, i)
+        if not taken:
+            engine.feed(frames[i], plains[i])
+        i += taken or 1
+    assert summary(engine.finish()) == summary(analyse(chunks, slow=False))
+
+
+def test_bulk_takes_what_feed_takes_in_bulk():
+    # one call opened, then plain fragments: the first goes through feed, the rest in bulk
+    chunks = [chunk(calls(tc(0, "call_a", "f", "", "function")))]
+    chunks += [chunk(calls(tc(0, args=t))) for t in ['{"a', '": ', "1", "}", "{"]]
+    frames = frames_of(chunks)
+    plains = [plain_fragment(f.payload) for f in frames]
+    engine = StreamEngine(1)
+    assert engine.bulk(2, plains, 1) == 0  # nothing accepted yet
+    engine.feed(frames[0])
+    engine.feed(frames[1])  # the first fragment of the call since its opener
+    # three taken; it stops at "{", which may start a re-sent value: feed reads that one
+    assert engine.bulk(3, plains, 2) == 3 and engine.frames == 5
+    assert engine.bulk(6, plains, 5) == 0 and engine.bulk(1, [None]) == 0
+
+
+def test_an_engine_is_freed_as_soon_as_it_is_dropped():
+    """No reference cycle: a dropped engine goes at once, not at the cyclic collector's
+    next pass (which also walks everything else alive: the minimiser drops hundreds)."""
+    chunks = _parallel(3, [(k, 2) for k in range(9)], [chunk(calls(tc(1, id="", args="q")))])
+    gc.collect()
+    gc.disable()
+    try:
+        for tools in TOOLS:
+            engine = StreamEngine(1, tools)
+            for frame in frames_of(chunks + [chunk({}, "tool_calls")]):
+                engine.feed(frame)
+            engine.copy().finish()
+            engine.finish()
+            del engine
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

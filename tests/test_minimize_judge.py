@@ -8,9 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import calls, chunk, tc
-from streamscope.export.minimize import _NEEDS, _Tester, signature
+from streamscope.core.engine import StreamEngine
+from streamscope.export.minimize import _NEEDS, _parsed, _Tester, signature
 
-from .test_fast_path import PIECES
+from .helpers import frames_of
+from .test_fast_path import PIECES, analyse, summary
 
 
 def _without(c: dict, key: str) -> dict:
@@ -91,3 +93,15 @@ def test_a_rejected_candidate_costs_no_engine_run_but_counts_against_the_budget(
     assert not judge(["not json", *frames])  # a frame that is not JSON
     assert judge.engine_runs == 0 and judge.runs == 2
     assert judge(frames) and judge.engine_runs == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(STREAMS)
+def test_the_hints_change_nothing(chunks):
+    """The judge hands the engine each payload's plain fragment and schema problem,
+    worked out once per text: the same answers, to the message, as the engine's own."""
+    hinted = StreamEngine(1)
+    for frame in frames_of(chunks):
+        got = _parsed(frame.data, frame.payload)
+        hinted.feed(frame, got.plain, got.problem)
+    assert summary(hinted.finish()) == summary(analyse(chunks, slow=False))

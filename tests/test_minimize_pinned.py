@@ -6,6 +6,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from streamscope.core.frames import parse_payload
 from streamscope.export.minimize import minimize
 
 from .minimize_cases import GOLDEN, Case, cases, digest
@@ -22,3 +23,11 @@ def test_every_case_is_pinned():
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_minimal_result_is_unchanged(case: Case):
     assert digest(minimize(case.frames, case.tools, **case.options)) == PINNED[case.name]
+
+
+@pytest.mark.parametrize("case", CASES[::6], ids=lambda c: c.name)
+def test_parsed_payloads_handed_in_change_nothing(case: Case):
+    """export hands the minimiser the payloads its reader parsed: the same result."""
+    payloads = [parse_payload(f) for f in case.frames]
+    got = minimize(case.frames, case.tools, payloads=payloads, **case.options)
+    assert digest(got) == PINNED[case.name]

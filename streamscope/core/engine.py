@@ -9,6 +9,7 @@ how the replay (tui/model.py) reaches any frame without replaying from the start
 from __future__ import annotations
 
 import copy
+import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -17,7 +18,7 @@ from . import repair as repairs
 from .anomalies import Anomaly, AnomalyLog
 from .calls import Call, StrategyError
 from .events import FieldEvent
-from .frames import Frame, Sentinel
+from .frames import NOT_READ, Frame
 from .robust import TOOL_CALL_TEXT, Robust, at_index
 from .run import Run
 from .sdk_model import SdkEmulation, Unmodeled
@@ -27,13 +28,15 @@ from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
 # The order strategies are reported in (the contract's table order).
 STRATEGY_NAMES = ("robust", "guarded", "naive", "openai-sdk", "openai-docs", "by-id")
 
+# What an engine runs (StreamEngine's `part`).
+ALL, ROBUST, OTHERS = "all", "robust", "others"
+
 # How an exchange ended, as the recorder wrote it in its `end` line.
 CONNECTION_FAILED = {"upstream-error", "timeout"}
 # streamscope itself stopped (a signal, a failed write) while the exchange was open.
 RECORDER_STOPPED = "recorder-stopped"
 # Not a recorder reason: the recording stops before the exchange's `end` line.
 UNFINISHED = "unfinished"
-NOT_READ = Sentinel("not read")  # feed's `plain` when the caller did not compute it
 
 
 @dataclass(slots=True)
@@ -105,26 +108,44 @@ class StreamEngine:
         tools: list | None = None,
         response_format: object | None = None,
         collect_events: bool = False,
+        part: str = ALL,
     ) -> None:
         self.exchange = exchange
         self.log = AnomalyLog()
         self._robust = Robust(self.log, declared_tools(tools))
-        self.others: list[Strategy] = [Guarded(), Naive(), OpenAIDocs(), ById()]
-        self.fast: list = [self._robust, *self.others, _SdkFast(self)]
+        # part: ALL; ROBUST, robust and the anomaly rules alone (every anomaly is theirs):
+        # read with end(); OTHERS, the client strategies alone: read with others_at_end().
+        # The minimiser looks at a candidate's anomalies first, at the clients only if
+        # they match. A part is fed and read once, never finished nor copied.
+        if part not in (ALL, ROBUST, OTHERS):
+            raise ValueError(f"part is one of {ALL}, {ROBUST}, {OTHERS}; got {part!r}")
+        self.part = part
+        self.others: list[Strategy] = (
+            [] if part == ROBUST else [Guarded(), Naive(), OpenAIDocs(), ById()]
+        )
+        self.fast: list = [] if part == OTHERS else [self._robust]
+        self.fast += self.others
+        if part != ROBUST:
+            self.fast.append(_SdkFast(self))
         self._run = Run()  # plain fragments taken, not yet applied (see feed)
         # Call indexes (-1: the content) whose plain fragments every strategy takes in
         # bulk since the last other frame; None: none yet.
         self._ok: set[int] | None = None
         self._cur = -1  # the call index of the latest plain fragment taken
-        self.sdk: SdkEmulation | Unmodeled = SdkEmulation(tools, response_format)
+        self.sdk: SdkEmulation | Unmodeled = (
+            Unmodeled("robust only") if part == ROBUST else SdkEmulation(tools, response_format)
+        )
         self.collect_events = collect_events
         self.frames = 0
 
-    def feed(self, frame: Frame, plain: object = NOT_READ) -> list[FieldEvent] | None:
+    def feed(
+        self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ
+    ) -> list[FieldEvent] | None:
         """Apply one frame to every strategy; with collect_events, what it did (robust).
 
-        `plain` is `plain_fragment(frame.payload)` when the caller already has it (the
-        minimiser feeds the same payloads many times)."""
+        `plain` is `plain_fragment(frame.payload)` and `problem` is
+        `chunk_violation(frame.payload)` when the caller already has them (the minimiser
+        feeds the same payloads many times)."""
         self.frames = n = frame.number
         if self.collect_events or frame.bad_utf8:
             plain = None
@@ -134,27 +155,7 @@ class StreamEngine:
             index, text = plain
             ok = self._ok
             if ok is not None and index in ok and (index < 0 or text[:1] not in "{["):
-                # One more fragment of a call (or the content) every strategy already took
-                # a plain fragment of: applied in bulk when anything else happens (or the
-                # state is read), whichever call it belongs to.
-                run = self._run
-                if index < 0:
-                    run.content.append(text)
-                else:
-                    if index != self._cur:
-                        if not run.switches:
-                            run.first_switch = index
-                        run.switches.append(n)
-                        run.left.add(self._cur)
-                        self._cur = index
-                    texts = run.args.get(index)
-                    if texts is None:
-                        run.args[index] = [text]
-                    else:
-                        texts.append(text)
-                    run.lasts[index] = run.args_last = n
-                    run.order.append(text)
-                run.last = n
+                self._take(n, index, text)
                 return None
             self._flush()
             # The first plain fragment of a call since anything else happened: each
@@ -177,11 +178,84 @@ class StreamEngine:
         self._ok = None
         robust = self._robust
         robust.events = [] if self.collect_events else None
-        robust.feed(frame)
+        if self.part != OTHERS:
+            robust.feed(frame, problem)
         for strategy in self.others:
             strategy.feed(frame)
         self._sdk_feed(frame)
         return robust.events
+
+    def bulk(self, first: int, plains: Sequence[object], start: int = 0) -> int:
+        """`feed`'s bulk step for frames first, first + 1, ... whose plain fragments are
+        plains[start], plains[start + 1], ... (None: not plain): how many it took, as feed
+        would, up to the first frame that needs more than the bulk step (feed that one).
+        For a caller that has the plain fragments already (the minimiser): no Frame, no
+        call per frame. The same bookkeeping as _take, in one loop."""
+        ok = self._ok
+        if self.collect_events or ok is None:
+            return 0
+        run = self._run
+        cur = self._cur
+        args, lasts, order, switches = run.args, run.lasts, run.order, run.switches
+        n = first
+        i = start
+        end = len(plains)
+        while i < end:
+            plain = plains[i]
+            if plain is None:
+                break
+            index, text = plain
+            if index not in ok:
+                break
+            if index < 0:
+                run.content.append(text)
+            else:
+                if text[:1] in "{[":
+                    break
+                if index != cur:
+                    if not switches:
+                        run.first_switch = index
+                    switches.append(n)
+                    run.left.add(cur)
+                    cur = index
+                texts = args.get(index)
+                if texts is None:
+                    args[index] = [text]
+                else:
+                    texts.append(text)
+                lasts[index] = run.args_last = n
+                order.append(text)
+            run.last = n
+            n += 1
+            i += 1
+        taken = i - start
+        if taken:
+            self._cur = cur
+            self.frames = n - 1
+        return taken
+
+    def _take(self, n: int, index: int, text: str) -> None:
+        # One more fragment of a call (or the content) every strategy already took a
+        # plain fragment of: applied in bulk when anything else happens (or the state is
+        # read), whichever call it belongs to. (bulk does the same for many frames.)
+        run = self._run
+        if index < 0:
+            run.content.append(text)
+        else:
+            if index != self._cur:
+                if not run.switches:
+                    run.first_switch = index
+                run.switches.append(n)
+                run.left.add(self._cur)
+                self._cur = index
+            texts = run.args.get(index)
+            if texts is None:
+                run.args[index] = [text]
+            else:
+                texts.append(text)
+            run.lasts[index] = run.args_last = n
+            run.order.append(text)
+        run.last = n
 
     @property
     def robust(self) -> Robust:
@@ -243,6 +317,78 @@ class StreamEngine:
         expect_done: bool = True,
     ) -> StreamResult:
         """End of stream. `expect_done` is False for a chunk log, which never holds [DONE]."""
+        if self.part != ALL:
+            raise ValueError(
+                f"an engine of part {self.part} cannot finish: call end() or others_at_end()"
+            )
+        results, fixes = self.end(truncation, end_reason, end_error, expect_done)
+        robust, log, last = self._robust, self.log, self.frames
+        # With data: [DONE] seen, the stream ended whoever closed first (recordings made
+        # before `complete` covered a client that left after [DONE] say client-closed).
+        if end_reason in ("client-closed", RECORDER_STOPPED) and not robust.done_frame:
+            ended = end_reason
+        elif truncation is not None or end_reason == UNFINISHED:
+            ended = "truncated"
+        elif end_reason in CONNECTION_FAILED or (status or 0) >= 400 or robust.error_payload:
+            ended = "error"
+        else:
+            ended = "done" if robust.done_frame or not expect_done else "finish-without-done"
+
+        strategies = {"robust": results, **self.others_at_end()}
+        summaries = [
+            ChoiceSummary(
+                c,
+                st.finish,
+                "".join(st.content),
+                "".join(st.reasoning),
+                "".join(st.refusal),
+            )
+            for c, st in sorted(robust.choices.items())
+            if st.active
+        ]
+        first = robust.choices.get(min(robust.choices)) if robust.choices else None
+        return StreamResult(
+            exchange=self.exchange,
+            frames=last,
+            ended=ended,
+            finish_reason=first.finish if first else None,
+            content="".join(first.content) if first else "",
+            reasoning_content="".join(first.reasoning) if first else "",
+            tool_calls=results,
+            repairs=fixes,
+            strategies={name: strategies[name] for name in STRATEGY_NAMES},
+            anomalies=log.entries(),
+            anomaly_frames=log.frames(),
+            truncation=truncation,
+            choices=summaries,
+        )
+
+    def others_at_end(self) -> dict[str, list[Call] | StrategyError | Unmodeled]:
+        """What each client strategy built (or raised) at the end of the stream, once."""
+        self._flush()
+        out: dict[str, list[Call] | StrategyError | Unmodeled] = {
+            s.name: s.result() for s in self.others
+        }
+        sdk = self.sdk
+        if not isinstance(sdk, Unmodeled):
+            try:
+                out["openai-sdk"] = sdk.finish(self.frames)
+            except Unmodeled as why:
+                out["openai-sdk"] = why
+        else:
+            out["openai-sdk"] = sdk
+        return out
+
+    def end(
+        self,
+        truncation: Truncation | None = None,
+        end_reason: str | None = None,
+        end_error: str | None = None,
+        expect_done: bool = True,
+    ) -> tuple[list[Call], list[repairs.Repair | None]]:
+        """The end-of-stream rules, once: robust's calls settled and their repairs, every
+        end anomaly filed in `log`. `finish` calls it; a caller that needs only the
+        anomalies (a robust-only engine) calls it instead."""
         self._flush()
         robust, log = self._robust, self.log
         last = self.frames
@@ -315,56 +461,7 @@ class StreamEngine:
             )
         if not robust.done_frame and expect_done:
             log.add("done-missing", last, "the stream ended without data: [DONE]")
-
-        # With data: [DONE] seen, the stream ended whoever closed first (recordings made
-        # before `complete` covered a client that left after [DONE] say client-closed).
-        if end_reason in ("client-closed", RECORDER_STOPPED) and not robust.done_frame:
-            ended = end_reason
-        elif truncation is not None or end_reason == UNFINISHED:
-            ended = "truncated"
-        elif end_reason in CONNECTION_FAILED or (status or 0) >= 400 or robust.error_payload:
-            ended = "error"
-        else:
-            ended = "done" if robust.done_frame or not expect_done else "finish-without-done"
-
-        strategies: dict[str, list[Call] | StrategyError | Unmodeled] = {"robust": results}
-        for s in self.others:
-            strategies[s.name] = s.result()
-        sdk = self.sdk
-        if not isinstance(sdk, Unmodeled):
-            try:
-                strategies["openai-sdk"] = sdk.finish(last)
-            except Unmodeled as why:
-                strategies["openai-sdk"] = why
-        else:
-            strategies["openai-sdk"] = sdk
-        summaries = [
-            ChoiceSummary(
-                c,
-                st.finish,
-                "".join(st.content),
-                "".join(st.reasoning),
-                "".join(st.refusal),
-            )
-            for c, st in sorted(robust.choices.items())
-            if st.active
-        ]
-        first = robust.choices.get(min(robust.choices)) if robust.choices else None
-        return StreamResult(
-            exchange=self.exchange,
-            frames=last,
-            ended=ended,
-            finish_reason=first.finish if first else None,
-            content="".join(first.content) if first else "",
-            reasoning_content="".join(first.reasoning) if first else "",
-            tool_calls=results,
-            repairs=fixes,
-            strategies={name: strategies[name] for name in STRATEGY_NAMES},
-            anomalies=log.entries(),
-            anomaly_frames=log.frames(),
-            truncation=truncation,
-            choices=summaries,
-        )
+        return results, fixes
 
     def _end_of_call(self, call: Call, freeform: bool) -> repairs.Repair | None:
         log, n, c, i = self.log, call.last_frame, call.choice, call.index
@@ -435,12 +532,22 @@ class StreamEngine:
 
 
 class _SdkFast:
-    """The openai-sdk emulation in the fast path, or the whole frame when it has no shortcut."""
+    """The openai-sdk emulation in the fast path, or the whole frame when it has no shortcut.
 
-    __slots__ = ("engine",)
+    It holds its engine weakly: the engine holds it, and a cycle would leave every
+    engine to the cyclic garbage collector (the minimiser drops hundreds; each
+    collection then also walks the whole stream it keeps)."""
+
+    __slots__ = ("_engine",)
 
     def __init__(self, engine: StreamEngine) -> None:
-        self.engine = engine
+        self._engine = weakref.ref(engine)
+
+    @property
+    def engine(self) -> StreamEngine:
+        engine = self._engine()
+        assert engine is not None  # only its engine calls it
+        return engine
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
         sdk = self.engine.sdk
@@ -454,8 +561,9 @@ class _SdkFast:
         self.engine._sdk_feed(frame)
 
     def extend(self, run: Run) -> None:
-        if not isinstance(self.engine.sdk, Unmodeled):
-            self.engine.sdk.extend(run)
+        sdk = self.engine.sdk
+        if not isinstance(sdk, Unmodeled):
+            sdk.extend(run)
 
 
 _ENVELOPE_OK = {"index", "delta", "finish_reason", "logprobs"}

@@ -27,6 +27,8 @@ class Sentinel:
 
 # Marker for a payload that is not JSON (the frame still counts).
 INVALID = Sentinel("not JSON")
+# A hint the caller did not compute (the engine works it out from the payload itself).
+NOT_READ = Sentinel("not read")
 
 
 @dataclass(slots=True)

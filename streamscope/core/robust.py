@@ -19,7 +19,7 @@ from . import events as ev
 from .anomalies import AnomalyLog
 from .calls import Call
 from .events import FieldEvent
-from .frames import INVALID, Frame, Sentinel
+from .frames import INVALID, NOT_READ, Frame, Sentinel
 from .run import Run
 from .schema import chunk_violation
 from .strategies import NOTHING, Slot, freeze
@@ -161,7 +161,8 @@ class Robust:
 
     # -- frames -------------------------------------------------------------------------
 
-    def feed(self, frame: Frame) -> None:
+    def feed(self, frame: Frame, problem: object = NOT_READ) -> None:
+        """`problem`: chunk_violation(frame.payload), when the caller has it."""
         n = self.last_frame = frame.number
         payload = frame.payload
         if frame.bad_utf8:
@@ -187,7 +188,8 @@ class Robust:
             self.error_payload = self.error_payload or str(message)
             if "choices" not in payload:
                 return
-        problem = chunk_violation(payload)
+        if problem is NOT_READ:
+            problem = chunk_violation(payload)
         if problem is not None:
             self.log.add("chunk-schema-violation", n, problem)
         if not isinstance(payload, dict):

@@ -40,6 +40,7 @@ class _Stream:
     datas: list[str]  # every frame's data
     spans: list[tuple[int, int]]  # every frame's byte span in the body
     times: list[int | None]
+    payloads: list[object] | None = None  # every frame's parsed data, kept for --minimal
 
     @property
     def fmt(self) -> str:
@@ -50,7 +51,7 @@ class _Stream:
         return self.exchange.reads
 
 
-def _load(source: Source, exchange: int | None) -> _Stream:
+def _load(source: Source, exchange: int | None, payloads: bool = False) -> _Stream:
     if source.recorded:
         infos = source.infos()
         streams = [i.exchange for i in infos if i.stream and i.status is not None]
@@ -66,12 +67,14 @@ def _load(source: Source, exchange: int | None) -> _Stream:
                 source.path,
             )
     ex = source.exchange(exchange or 1)
-    datas, spans, times = [], [], []
+    datas, spans, times, parsed = [], [], [], []
     for frame in ex.frames():
         datas.append(frame.data)
         spans.append((frame.start, frame.end))
         times.append(frame.time_ns)
-    return _Stream(source, ex, datas, spans, times)
+        if payloads:  # the decoder parsed each data already: the minimiser needs not again
+            parsed.append(frame.payload)
+    return _Stream(source, ex, datas, spans, times, parsed if payloads else None)
 
 
 def parse_range(text: str | None, total: int) -> tuple[int, int]:
@@ -100,7 +103,7 @@ def export(
     if keep_fields and not minimal:
         raise ValueError("--keep-fields only applies with --minimal")
     with open_input(path, check=True) as source:
-        return _export(_load(source, exchange), fmt, frames, minimal, keep_fields)
+        return _export(_load(source, exchange, minimal), fmt, frames, minimal, keep_fields)
 
 
 def _export(
@@ -113,7 +116,13 @@ def _export(
         from .minimize import minimize
 
         # [DONE] goes too when nothing above info depends on it: a client ends at EOF as well
-        datas = minimize(datas, tools, keep_fields=keep_fields, expect_done=stream.fmt != CHUNKS)
+        datas = minimize(
+            datas,
+            tools,
+            keep_fields=keep_fields,
+            expect_done=stream.fmt != CHUNKS,
+            payloads=stream.payloads[a - 1 : b] if stream.payloads is not None else None,
+        )
     exact = not minimal
     if fmt == "sse":
         data = (

@@ -31,7 +31,9 @@ changes nothing:
 Every step keeps a change only when the signature still holds. JSON frames come out
 re-serialized compactly by orjson (when that alone would change the signature, every frame
 is kept as its original text and only whole frames are removed). Each candidate costs
-one engine pass; results are cached by candidate, and after `max_runs` passes the
+at most one engine pass (a small one is read in two parts, robust and the anomaly
+rules first, the client strategies only when its kinds match; some are rejected with
+no pass at all); results are cached by candidate, and after `max_runs` candidates the
 smallest stream found so far is returned. Everything is ordered, so the result is
 deterministic.
 """
@@ -39,16 +41,17 @@ deterministic.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 import orjson
 
-from ..core.anomalies import ERROR, WARNING
-from ..core.calls import StrategyError
-from ..core.engine import STRATEGY_NAMES, StreamEngine, plain_fragment
-from ..core.frames import INVALID, Frame, parse_payload
+from ..core.anomalies import ERROR, WARNING, Anomaly
+from ..core.calls import Call, StrategyError
+from ..core.engine import ALL, OTHERS, ROBUST, STRATEGY_NAMES, StreamEngine, plain_fragment
+from ..core.frames import INVALID, NOT_READ, Frame, parse_payload
 from ..core.schema import chunk_violation
 
 # Envelope and choice fields that never matter to accumulation.
@@ -69,6 +72,7 @@ _VOLATILE = frozenset(VOLATILE)
 _VOLATILE_ROLES = ("envelope", "choice")
 
 MAX_RUNS = 5000
+LOOK_FIRST = 100
 
 # String fields that accumulate by concatenation, by container role (see _containers).
 _JOINABLE = {"delta": ("content", "reasoning_content", "refusal"), "function": ("arguments",)}
@@ -104,14 +108,32 @@ def signature(frames: list[str], tools: list | None = None, expect_done: bool = 
 
 def _signature(engine: StreamEngine, expect_done: bool) -> Signature:
     result = engine.finish(expect_done=expect_done)
-    kinds = frozenset(a.kind for a in result.anomalies if a.severity in (ERROR, WARNING))
-    differs = frozenset(n for n in STRATEGY_NAMES if n != "robust" and result.differs(n))
+    return Signature(_kinds(result.anomalies), *_clients(result.tool_calls, result.strategies))
+
+
+def _clients(
+    robust: list[Call], strategies: Mapping[str, object]
+) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """The signature's differs and raises: the strategies whose calls are not robust's
+    (StreamResult.differs), and those that raised."""
+    keys = [c.key() for c in robust]
+    differs = frozenset(
+        name
+        for name in STRATEGY_NAMES
+        if name != "robust"
+        and isinstance(got := strategies[name], list)
+        and [c.key() for c in got] != keys
+    )
     raises = frozenset(
         (name, _exception_name(got))
-        for name, got in result.strategies.items()
+        for name, got in strategies.items()
         if not isinstance(got, list)
     )
-    return Signature(kinds, differs, raises)
+    return differs, raises
+
+
+def _kinds(anomalies: list[Anomaly]) -> frozenset[str]:
+    return frozenset(a.kind for a in anomalies if a.severity in (ERROR, WARNING))
 
 
 def _exception_name(got: object) -> str:
@@ -121,16 +143,20 @@ def _exception_name(got: object) -> str:
     return type(got).__name__
 
 
+_UNSET = Signature(frozenset(), frozenset(), frozenset())  # a judge's target before aim()
+
+
 class _Exhausted(Exception):
     """The engine-run budget is spent."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # eq=False: compared by identity, in C
 class _Parsed:
     """What the judge knows of one frame text, worked out once per text."""
 
     payload: object
     plain: object  # plain_fragment(payload), handed to the engine
+    problem: object  # chunk_violation(payload) when Robust.feed reads it, handed on; or NOT_READ
     forced: frozenset[str]  # warning and error kinds the engine files for it, whatever the context
     finishes: bool  # it may set a choice's finish_reason
     may: frozenset[str]  # the kinds of _NEEDS it may make the engine file
@@ -138,22 +164,28 @@ class _Parsed:
     names: bool  # it may name a call
 
 
-def _parsed(data: str) -> _Parsed:
-    payload = parse_payload(data)
+def _parsed(data: str, payload: object = None) -> _Parsed:
+    """`payload`: parse_payload(data), when the caller has it."""
+    if payload is None:  # JSON null parses to None too: parsing it again costs nothing
+        payload = parse_payload(data)
     plain = plain_fragment(payload)
     forced: set[str] = set()
+    problem: object = NOT_READ
     # Both kinds are filed by Robust.feed, which every frame with no plain fragment goes
     # through (engine.feed), before any state is read; the log never takes them back.
     if plain is None:
         if payload is INVALID:
             if data.strip() != "[DONE]":  # Frame.is_done
                 forced.add("chunk-invalid-json")
-        elif not _error_only(payload) and chunk_violation(payload) is not None:
-            forced.add("chunk-schema-violation")
+        elif not _error_only(payload):  # what Robust.feed checks the schema of
+            problem = chunk_violation(payload)
+            if problem is not None:
+                forced.add("chunk-schema-violation")
     entries = _entries(payload)
     return _Parsed(
         payload,
         plain,
+        problem,
         frozenset(forced),
         _finishes(payload),
         _may(entries),
@@ -220,36 +252,72 @@ class _Tester:
     def __init__(
         self, target: Signature, tools: list | None, expect_done: bool, max_runs: int
     ) -> None:
-        self.target = target
-        self.needs = target.kinds.intersection(_NEEDS)
+        self.aim(target)
         self.tools = tools
         self.expect_done = expect_done
         self.max_runs = max_runs
         self.runs = 0  # candidates judged (run or rejected beforehand): the budget counts them
-        self.engine_runs = 0
+        self.engine_runs = 0  # candidates the engine read (the whole of it, or a part)
+        # Candidates up to this many frames are read in two parts: robust and the anomaly
+        # rules first, the client strategies only when the kinds match (most small
+        # candidates differ in their kinds; big ones mostly pass, and would pay twice
+        # for the construction of their parts).
+        self.look_first = LOOK_FIRST
         self.cache: dict[tuple[str, ...], bool] = {}
         self.best: list[str] | None = None
         # Candidates share most of their frames: each text is parsed, and read by the
         # engine's fast-path test, once.
         self.parsed: dict[str, _Parsed] = {}
 
-    def facts(self, frames: list[str]) -> list[_Parsed]:
+    def aim(self, target: Signature) -> None:
+        self.target = target
+        self.needs = target.kinds.intersection(_NEEDS)
+
+    def facts(self, frames: Iterable[str]) -> list[_Parsed]:
         parsed = self.parsed
-        out = []
-        for data in frames:
-            got = parsed.get(data)
-            if got is None:
-                got = parsed[data] = _parsed(data)
-            out.append(got)
-        return out
+        out = list(map(parsed.get, frames))
+        if None in out:  # texts not seen before (a _Parsed is never None nor equal to it)
+            out = [parsed.get(d) or parsed.setdefault(d, _parsed(d)) for d in frames]
+        return out  # type: ignore[return-value]
+
+    def seed(self, frames: list[str], payloads: list[object]) -> None:
+        """Facts of `frames` from their payloads (parse_payload of each), parsed already."""
+        parsed = self.parsed
+        for data, payload in zip(frames, payloads, strict=True):
+            if data not in parsed:
+                parsed[data] = _parsed(data, payload)
+
+    def _fed(self, frames: list[str], part: str = ALL) -> StreamEngine:
+        engine = StreamEngine(1, self.tools, part=part)
+        feed, bulk = engine.feed, engine.bulk
+        facts = self.facts(frames)
+        plains = [got.plain for got in facts]
+        i, end = 0, len(frames)
+        while i < end:
+            taken = bulk(i + 1, plains, i) if plains[i] is not None else 0
+            if taken:
+                i += taken
+                continue
+            got = facts[i]  # a Frame only when one is read
+            feed(Frame(i + 1, frames[i], got.payload), got.plain, got.problem)
+            i += 1
+        return engine
 
     def signature(self, frames: list[str]) -> Signature:
         self.engine_runs += 1
-        engine = StreamEngine(1, self.tools)
-        feed = engine.feed
-        for n, (data, got) in enumerate(zip(frames, self.facts(frames), strict=True), 1):
-            feed(Frame(n, data, got.payload), got.plain)
-        return _signature(engine, self.expect_done)
+        return _signature(self._fed(frames), self.expect_done)
+
+    def in_parts(self, frames: list[str]) -> bool:
+        """Does `frames` show the target's signature? Read in two parts, the second only
+        when the first matches: robust and the anomaly rules (the kinds: every anomaly
+        is theirs, and robust's calls), then the client strategies."""
+        self.engine_runs += 1
+        engine = self._fed(frames, ROBUST)
+        robust, _ = engine.end(expect_done=self.expect_done)
+        if _kinds(engine.log.entries()) != self.target.kinds:
+            return False
+        clients = self._fed(frames, OTHERS).others_at_end()
+        return _clients(robust, clients) == (self.target.differs, self.target.raises)
 
     def surely(self, frames: list[str]) -> tuple[set[str], set[str]]:
         """(kinds the engine surely files for `frames`, the kinds of _NEEDS it may file).
@@ -262,7 +330,8 @@ class _Tester:
         filed: set[str] = set()
         may: set[str] = set()
         finishes = opens = names = False
-        for got in self.facts(frames):
+        # every fact is a union over the frames: each distinct text is read once
+        for got in self.facts(set(frames)):
             if got.forced:
                 filed |= got.forced
             if got.may:
@@ -289,15 +358,22 @@ class _Tester:
             if self.runs >= self.max_runs:
                 raise _Exhausted
             self.runs += 1
-            ok = not self.rejects(frames) and self.signature(frames) == self.target
+            ok = not self.rejects(frames) and (
+                self.in_parts(frames)
+                if len(frames) <= self.look_first
+                else self.signature(frames) == self.target
+            )
             self.cache[key] = ok
-        if ok and (self.best is None or _size(frames) < _size(self.best)):
+        if ok and (self.best is None or _smaller(frames, self.best)):
             self.best = list(frames)
         return ok
 
 
-def _size(frames: list[str]) -> tuple[int, int]:
-    return len(frames), sum(len(f) for f in frames)
+def _smaller(a: list[str], b: list[str]) -> bool:
+    """Fewer frames, or as many and fewer characters (counted only then)."""
+    if len(a) != len(b):
+        return len(a) < len(b)
+    return sum(map(len, a)) < sum(map(len, b))
 
 
 def _ddmin(items: list, test: Callable[[list], bool]) -> list:
@@ -310,15 +386,16 @@ def _ddmin(items: list, test: Callable[[list], bool]) -> list:
     n = 2
     while len(items) >= 2:
         n = min(n, len(items))
-        chunks = _split(items, n)
+        bounds = _bounds(len(items), n)
         reduced = False
-        for chunk in chunks:
+        for a, b in bounds:
+            chunk = items[a:b]
             if test(chunk):
                 items, n, reduced = chunk, 2, True
                 break
         if not reduced and n > 2:  # with two chunks the complements are the chunks
-            for i in range(n):
-                rest = [x for j, chunk in enumerate(chunks) if j != i for x in chunk]
+            for a, b in bounds:
+                rest = items[:a] + items[b:]
                 if test(rest):
                     items, n, reduced = rest, max(n - 1, 2), True
                     break
@@ -329,11 +406,13 @@ def _ddmin(items: list, test: Callable[[list], bool]) -> list:
     return items
 
 
-def _split(items: list, n: int) -> list[list]:
+def _bounds(size: int, n: int) -> list[tuple[int, int]]:
+    """Where the n chunks of a list of `size` items start and end (sizes differ by 1 at
+    most, the bigger ones last)."""
     out, start = [], 0
     for i in range(n):
-        end = start + (len(items) - start) // (n - i)
-        out.append(items[start:end])
+        end = start + (size - start) // (n - i)
+        out.append((start, end))
         start = end
     return out
 
@@ -392,21 +471,37 @@ def _units(tree: object, kind: str, role: str, volatile: bool) -> list[tuple]:
     return out
 
 
-def _prune(node: object, removed: set[tuple], path: tuple = ()) -> object:
-    """A copy of `node` without the paths in `removed` (relative to `node`)."""
+def _prune(node: object, removed: set[tuple]) -> object:
+    """`node` without the paths in `removed` (relative to `node`): containers on the way
+    to a removed path are new, everything else is shared (trees are never changed in
+    place: an edit deep-copies its trees first)."""
+    trie: dict = {}
+    for path in removed:
+        at = trie
+        for step in path[:-1]:
+            at = at.setdefault(step, {})
+            if at is True:  # an ancestor goes too
+                break
+        else:
+            at[path[-1]] = True
+    return _pruned(node, trie)
+
+
+def _pruned(node: object, trie: dict) -> object:
     if isinstance(node, dict):
-        return {
-            k: _prune(v, removed, path + (k,))
-            for k, v in node.items()
-            if path + (k,) not in removed
-        }
-    if isinstance(node, list):
-        return [
-            _prune(v, removed, path + (i,))
-            for i, v in enumerate(node)
-            if path + (i,) not in removed
-        ]
-    return node
+        items = node.items()
+    elif isinstance(node, list):
+        items = enumerate(node)
+    else:
+        return node
+    kept = []
+    for k, v in items:
+        sub = trie.get(k)
+        if sub is None:
+            kept.append((k, v))
+        elif sub is not True:
+            kept.append((k, _pruned(v, sub)))
+    return dict(kept) if isinstance(node, dict) else [v for _, v in kept]
 
 
 class _Stream:
@@ -420,20 +515,21 @@ class _Stream:
         self.trees = [self.trees[i] for i in keep]
         self.texts = [self.texts[i] for i in keep]
 
-    def render(self, removed: list[tuple], memo: dict) -> tuple[list[object], list[str]]:
-        """Trees and texts without the (frame, *path) units in `removed`. `memo` keeps
-        each frame's pruned tree and text by what was removed from it: ddmin asks for the
-        same frame with the same units removed again and again (clear it when the trees
+    def render(
+        self, units: list[tuple], frame_of: list[int], removed: list[int], memo: dict
+    ) -> tuple[list[object], list[str]]:
+        """Trees and texts without the units numbered in `removed` (ascending), of `units`
+        ((frame, *path), in frame order; `frame_of` their frames). `memo` keeps each
+        frame's pruned tree and text by what was removed from it: ddmin asks for the same
+        frame with the same units removed again and again (clear it when the trees
         change)."""
-        by_frame: dict[int, set[tuple]] = {}
-        for unit in removed:
-            by_frame.setdefault(unit[0], set()).add(unit[1:])
         trees, texts = list(self.trees), list(self.texts)
-        for i, paths in by_frame.items():
-            key = (i, frozenset(paths))
+        # a unit's number stands for its tuple: ints hash at no cost, paths do not
+        for i, group in groupby(removed, frame_of.__getitem__):
+            key = (i, tuple(group))
             got = memo.get(key)
             if got is None:
-                tree = _prune(trees[i], paths)
+                tree = _prune(trees[i], {units[u][1:] for u in key[1]})
                 got = memo[key] = (tree, _dumps(tree))
             trees[i], texts[i] = got
         return trees, texts
@@ -452,7 +548,15 @@ class _Stream:
 
 
 def _frame_phase(stream: _Stream, test: _Tester) -> None:
-    keep = _ddmin(list(range(len(stream.texts))), lambda idx: test([stream.texts[i] for i in idx]))
+    # ddmin over the texts themselves (no list of positions to map for every candidate);
+    # equal texts have equal trees, so the kept texts, matched to the first frames that
+    # carry them, give the stream ddmin kept, whichever of equal frames it kept.
+    kept = _ddmin(list(stream.texts), test)
+    keep, j = [], 0
+    for i, text in enumerate(stream.texts):
+        if j < len(kept) and text == kept[j]:
+            keep.append(i)
+            j += 1
     stream.keep_frames(keep)
 
 
@@ -465,18 +569,32 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     ]
     if not units:
         return
+    every = range(len(units))  # ddmin works on the units' numbers
+    frame_of = [u[0] for u in units]
 
-    def removing(kept: list[tuple]) -> list[tuple]:
+    def removing(kept: list[int]) -> list[int]:
         left = set(kept)
-        return [u for u in units if u not in left]
+        return [u for u in every if u not in left]
 
     memo: dict = {}  # the trees stay as they are until the end of this phase
-    if volatile and test(stream.render(units, memo)[1]):  # usually none of them matters
-        kept: list[tuple] = []
+    # ddmin asks about the same units again and again: a repeated question gets the
+    # judge's answer without rendering the candidate again (the judge would only find it
+    # in its cache, and its best candidate cannot change: it was weighed the first time)
+    answers: dict[tuple[int, ...], bool] = {}
+
+    def judged(kept: list[int]) -> bool:
+        key = tuple(kept)
+        ok = answers.get(key)
+        if ok is None:
+            ok = answers[key] = test(stream.render(units, frame_of, removing(kept), memo)[1])
+        return ok
+
+    if volatile and judged([]):  # usually none of them matters
+        kept: list[int] = []
     else:
-        kept = _ddmin(units, lambda kept: test(stream.render(removing(kept), memo)[1]))
+        kept = _ddmin(list(every), judged)
     if len(kept) < len(units):
-        stream.trees, stream.texts = stream.render(removing(kept), memo)
+        stream.trees, stream.texts = stream.render(units, frame_of, removing(kept), memo)
 
 
 def _at(tree: object, path: tuple) -> Any:
@@ -590,6 +708,7 @@ def minimize(
     expect_done: bool = True,
     join_fragments: bool = True,
     max_runs: int = MAX_RUNS,
+    payloads: list[object] | None = None,
 ) -> list[str]:
     """The smallest stream found (frames in their original order) with the same signature.
 
@@ -597,20 +716,32 @@ def minimize(
     name-undeclared); `expect_done` False for a chunk log, which never holds [DONE].
     With `keep_fields`, the VOLATILE keys are kept; with `join_fragments` False, nothing
     is ever changed, only frames, keys and list entries removed. At most `max_runs`
-    engine passes.
+    engine passes. `payloads`, when the caller parsed the frames already, are
+    parse_payload of each (never changed: the minimiser shares them).
     """
     frames = list(frames)
-    target = signature(frames, tools, expect_done)
-    test = _Tester(target, tools, expect_done, max_runs)
+    # The target's pass reads the frames through the judge's facts, as every candidate does.
+    test = _Tester(_UNSET, tools, expect_done, max_runs)
+    if payloads is not None:
+        test.seed(frames, payloads)
+    test.aim(test.signature(frames))
     trees, texts = [], []
-    for frame in frames:
-        tree = parse_payload(frame)
-        try:
-            text = frame if tree is INVALID else _dumps(tree)
-        except TypeError:  # nested past what orjson writes (255 levels): kept as sent
-            tree, text = _RAW, frame
-        trees.append(_RAW if tree is INVALID else tree)
-        texts.append(text)
+    dumped: dict[str, tuple[object, str]] = {}  # a stream repeats its texts: each once
+    for frame, got in zip(frames, test.facts(frames), strict=True):
+        done = dumped.get(frame)
+        if done is None:
+            tree = got.payload
+            try:
+                text = frame if tree is INVALID else _dumps(tree)
+            except TypeError:  # nested past what orjson writes (255 levels): kept as sent
+                tree, text = _RAW, frame
+            # the same string when equal: its facts are known
+            done = dumped[frame] = (
+                _RAW if tree is INVALID else tree,
+                frame if text == frame else text,
+            )
+        trees.append(done[0])
+        texts.append(done[1])
     stream = _Stream(trees, texts)
     try:
         if texts != frames and not test(texts):
