@@ -550,6 +550,27 @@ async def test_a_stream_is_shown_before_it_is_all_read_and_then_completes():
         assert screen.model.anomaly_frames == [2, 3, 4, 5]  # as read in one go
 
 
+async def test_a_stream_read_in_the_background_holds_the_collector_still_while_shown():
+    # once read, a long stream's objects are left out of full collections (100 ms pauses
+    # on key presses over 300k frames), and given back when its screen goes
+    import gc
+
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"))
+    app.read_slices = (0, 0)  # read in slices: the screen hears the read complete
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, ExchangesScreen)
+        assert gc.get_freeze_count() == 0
+        await pilot.press("enter")
+        await wait_for(
+            pilot,
+            lambda: isinstance(app.screen, StreamScreen) and app.screen.model.result is not None,
+        )
+        await wait_for(pilot, lambda: gc.get_freeze_count() > 0)
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not isinstance(app.screen, StreamScreen))
+        assert gc.get_freeze_count() == 0
+
+
 async def test_the_analysis_starts_once_the_stream_is_read(monkeypatch):
     # a long stream is read first: the analysis (a child process) would share its core
     import streamscope.analysis.driver as driver

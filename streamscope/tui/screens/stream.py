@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from bisect import bisect_left, bisect_right
 
 from rich.text import Text
@@ -184,6 +185,7 @@ class StreamScreen(Screen):
         self.set_reactive(StreamScreen.rows, list(range(1, model.total + 1)))
         self._total = model.total  # the stream's frames when the rows were last set
         self.timer = None
+        self._frozen = False  # this screen froze the collector (see _hold_still)
 
     def watch_frame(self, frame: int) -> None:
         if self.is_mounted:  # the first state is computed once the screen is painted
@@ -340,6 +342,26 @@ class StreamScreen(Screen):
             self.frame = self.model.total
         if isinstance(event, RecordingGrew) and self.request is not None:
             self.session.when_analysed(self._analysed)
+        if self.model.result is not None and not self._frozen:
+            self._hold_still()
+
+    # A long stream's frames live as long as its screen: a full pass of the garbage
+    # collector walking them (100 ms over 300k frames) came during key presses. Once the
+    # stream is read they are frozen (gc.freeze: left out of collections) until the last
+    # screen that froze them goes.
+    _holding = 0  # stream screens holding the collector still
+
+    def _hold_still(self) -> None:
+        self._frozen = True
+        StreamScreen._holding += 1
+        gc.freeze()
+
+    def on_unmount(self) -> None:
+        if self._frozen:
+            self._frozen = False
+            StreamScreen._holding -= 1
+            if not StreamScreen._holding:
+                gc.unfreeze()
 
     def action_strategy(self) -> None:
         self.strategy = (self.strategy + 1) % len(OTHERS)
