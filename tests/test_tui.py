@@ -723,3 +723,26 @@ def test_the_timeline_ticks_each_anomaly_column_with_its_worst(total, cols, mark
         ticked.setdefault((f - 1) * cols // total, []).extend(marks[f])
     expected = {col: worst(kinds) for col, kinds in ticked.items()}
     assert Timeline(model)._columns(cols)[1] == expected
+
+
+async def test_the_call_table_never_cuts_a_number():
+    # a long stream's fragment count (100,001) or a fan-out's index (12,345) cut to
+    # "1000…" would say something else than the bytes
+    from textual.app import App
+
+    from streamscope.core.calls import Call
+
+    class One(App):
+        def compose(self):
+            yield CallTable()
+
+    app = One()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.query_one(CallTable)
+        args = '{"text": "' + "lorem " * 200 + '"}'
+        table.show([Call(0, 12345, "call_x", "function", "write_file", args, 100001)])
+        await pilot.pause()
+        console = Console(width=80, file=io.StringIO(), color_system=None)
+        console.print(table.content)
+        shown = console.file.getvalue()
+    assert "100001" in shown and "12345" in shown, shown

@@ -65,14 +65,24 @@ class CallTable(Static):
         both = (*calls, *(compare or []))
         longest = max([len(_cell(c.id)) for c in both] + [4])
         name = max([len(_cell(c.name)) for c in both] + [4])
+        # numbers are never cut: "1000…" would read as a thousand fragments, not 100,001
+        digits = {
+            "c": max([len(str(c.choice)) for c in both] + [1]),
+            "idx": max([len(str(c.index)) for c in both] + [3]),
+            "frags": max([len(str(c.fragments)) for c in both] + [5]),
+        }
         for col in self.COLUMNS:
             table.add_column(
                 col,
                 no_wrap=col != "id",
                 overflow="fold" if col == "id" else "ellipsis",
                 ratio={"arguments": 4, "name": 2}.get(col),
-                min_width={"id": min(longest + 1, 41), "name": min(name + 1, 16)}.get(col),
-                max_width={"c": 2, "idx": 4, "type": 10, "frags": 5}.get(col),
+                min_width={"id": min(longest + 1, 41), "name": min(name + 1, 16)}.get(
+                    col, digits.get(col)
+                ),
+                max_width={"c": max(2, digits["c"]), "idx": max(4, digits["idx"]), "type": 10}.get(
+                    col, digits.get(col)
+                ),
             )
         touched: dict[tuple[int, str], FieldEvent] = {}
         for e in events:
