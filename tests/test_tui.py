@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 
+import orjson
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -746,3 +747,59 @@ async def test_the_call_table_never_cuts_a_number():
         console.print(table.content)
         shown = console.file.getvalue()
     assert "100001" in shown and "12345" in shown, shown
+
+
+@pytest.mark.parametrize(
+    "name, size",
+    [("parallel-index-0.jsonl", (80, 24)), ("ids-repeated.jsonl", (100, 30))],
+)
+async def test_the_call_tables_fit_their_rows_at_every_step(name, size):
+    # a table asks for a layout pass only when its cells measure differently; at every
+    # frame each table is exactly as high as its rows (never clipped, never padded)
+    app = ReplayApp(sample(name), exchange=1)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        for _ in range(screen.model.total + 1):
+            for table in screen.query(CallTable):
+                if not table.display:
+                    continue
+                width = table.content_region.width
+                console = Console(width=width, file=io.StringIO(), color_system=None)
+                console.print(table.content)
+                lines = console.file.getvalue().rstrip("\n").count("\n") + 1
+                assert table.content_region.height == lines, (screen.frame, table.id)
+            await pilot.press("right")
+            await pilot.pause()
+
+
+async def test_a_step_that_changes_no_table_height_costs_no_layout_pass(tmp_path):
+    # a long call: its arguments are cut to the screen, so stepping on measures the same
+    from streamscope.recording import RecordingWriter
+
+    path = str(tmp_path / "long.jsonl")
+    with RecordingWriter(path) as w:
+        x = w.new_exchange()
+        w.request(x, "POST", "http://h/v1/chat/completions", [], b'{"stream":true}')
+        w.response(x, 200, [("content-type", "text/event-stream")])
+        opener = {"index": 0, "id": "call_1", "type": "function"}
+        opener["function"] = {"name": "f", "arguments": '{"a": "' + "x" * 300}
+        events = [{"choices": [{"index": 0, "delta": {"tool_calls": [opener]}}]}]
+        for _ in range(10):
+            frag = {"index": 0, "function": {"arguments": "y"}}
+            events.append({"choices": [{"index": 0, "delta": {"tool_calls": [frag]}}]})
+        for e in events:
+            w.chunk(x, b"data: " + orjson.dumps(e) + b"\n\n")
+        w.end(x, "complete")
+    app = ReplayApp(path, exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("right", "right")
+        await pilot.pause()
+        table = app.screen.query_one("#robust", CallTable)
+        asked = []
+        refresh = table.refresh
+        table.refresh = lambda *a, **k: asked.append(k.get("layout", False)) or refresh(*a, **k)
+        await pilot.press("right", "right", "right")
+        await pilot.pause()
+        assert asked and not any(asked)  # repainted, never re-laid out

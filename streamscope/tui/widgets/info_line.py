@@ -51,5 +51,6 @@ class InfoLine(Static):
             Text(
                 f"{visible(self.title_text)} · frame {n}/{model.total} · {ms(t)}{playing}{shown}",
                 style="bold",
-            )
+            ),
+            layout=False,  # one line high (the stylesheet's #info): no layout pass per frame
         )

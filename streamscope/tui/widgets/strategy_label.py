@@ -25,10 +25,14 @@ class StrategyLabel(Static):
         got = strategy_calls(state)[name]
         if isinstance(got, (list, StrategyError)):
             self.update(
-                strategy_label(name, got, state.number) + Text(" · s: next strategy", style="dim")
+                strategy_label(name, got, state.number) + Text(" · s: next strategy", style="dim"),
+                layout=False,  # one line high (#strategy-label): no layout pass per frame
             )
         else:  # the SDK's emulation does not model this stream's shape
-            self.update(Text(f"{name}: not available here ({visible(str(got))})", style="yellow"))
+            self.update(
+                Text(f"{name}: not available here ({visible(str(got))})", style="yellow"),
+                layout=False,
+            )
 
     watch_state = watch_strategy = _watch_any
 

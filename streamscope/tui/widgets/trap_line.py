@@ -18,9 +18,15 @@ class TrapLine(Static):
     state: reactive[FrameState | None] = reactive(None, init=False)
 
     def watch_state(self, state: FrameState | None) -> None:
-        self.display = False
-        if state is None:
-            return
+        line = None if state is None else self._line(state)
+        if line is not None:  # one line high (#traps): no layout pass for new text
+            self.update(line, layout=False)
+        shown = line is not None
+        if self.display != shown:  # only a change of display needs a layout pass
+            self.display = shown
+
+    @staticmethod
+    def _line(state: FrameState) -> Text | None:
         caught = [
             e
             for e in state.events
@@ -36,11 +42,10 @@ class TrapLine(Static):
                     f"{e.field} {quote(e.new, 48)} kept {quote(e.old, 48)}",  # ids whole
                     style="yellow" if e.op == "overwrite" else "cyan",
                 )
-            self.update(line)
-            self.display = True
-        elif not strategy_calls(state)["robust"]:  # a text answer: what it says so far
+            return line
+        if not strategy_calls(state)["robust"]:  # a text answer: what it says so far
             texts = [c for c in engine.robust.choices.values() if c.content]
             if texts:
                 said = "".join(texts[0].content)
-                self.update(Text("content so far: ", style="bold") + Text(quote(said, 160)))
-                self.display = True
+                return Text("content so far: ", style="bold") + Text(quote(said, 160))
+        return None
