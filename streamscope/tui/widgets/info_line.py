@@ -14,6 +14,9 @@ from .common import ms
 class InfoLine(Static):
     """Bound to the stream screen's state: it repaints itself when any of it changes."""
 
+    # one line high, always: its updates never ask for a layout pass
+    DEFAULT_CSS = "InfoLine { height: 1; }"
+
     frame: reactive[int] = reactive(0, init=False)
     speed: reactive[float] = reactive(1.0, init=False)
     playing: reactive[bool] = reactive(False, init=False)

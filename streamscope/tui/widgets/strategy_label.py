@@ -14,6 +14,9 @@ from .common import strategy_calls
 
 
 class StrategyLabel(Static):
+    # one line high, always: its updates never ask for a layout pass
+    DEFAULT_CSS = "StrategyLabel { height: 1; }"
+
     state: reactive[FrameState | None] = reactive(None, init=False)
     strategy: reactive[int] = reactive(0, init=False)  # which client, in OTHERS
 

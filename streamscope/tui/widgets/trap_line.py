@@ -15,6 +15,9 @@ class TrapLine(Static):
     """The old and new value of every id, name or type this frame tried to overwrite; on a
     text answer, what it says so far. Hidden when there is neither."""
 
+    # one line high, always: its updates never ask for a layout pass
+    DEFAULT_CSS = "TrapLine { height: 1; }"
+
     state: reactive[FrameState | None] = reactive(None, init=False)
 
     def watch_state(self, state: FrameState | None) -> None:
