@@ -110,7 +110,6 @@ class RecordingPass:
         self.live: dict[int, _Live] = {}  # streams whose end line has not come yet
         self.streams: dict[int, StreamResult] = {}  # streams that ended
         self.conversations: list[Conversation] = []  # requests that send calls back
-        self.touched: set[int] = set()  # exchanges with lines since `touched` was emptied
 
     def feed(self, d: dict) -> None:
         """One line of the recording, as `Source.records` gives it."""
@@ -118,7 +117,6 @@ class RecordingPass:
         if kind == "header":
             return
         ex = d["exchange"]
-        self.touched.add(ex)
         if kind == "chunk":
             state = self.live.get(ex)
             if state is None:
@@ -313,19 +311,27 @@ class FollowedSummaries:
         self.reader = RecordingReader(path, raw=True, tolerant=True)
         self.seen = RecordingPass()
         self._findings: dict[int, list[list[str]]] = {}  # per request, as last given
+        # the contract's findings, and how many streams and requests they were checked on:
+        # both only grow, so the check runs again only when one of them has
+        self._contract: tuple[tuple[int, int], dict[int, list[Finding]]] | None = None
 
     def update(self) -> list[ExchangeSummary]:
         seen = self.seen
+        touched: set[int] = set()  # exchanges that got lines
         for _, d in self.reader.more():
             seen.feed(d)
-        findings = _by_exchange(seen.contract().findings)
+            if d["type"] != "header":
+                touched.add(d["exchange"])
+        checked_on = (len(seen.streams), len(seen.conversations))
+        if self._contract is None or self._contract[0] != checked_on:
+            self._contract = checked_on, _by_exchange(seen.contract().findings)
+        findings = self._contract[1]
         said = {ex: [[f.kind, f.message] for f in fs] for ex, fs in findings.items()}
-        changed = seen.touched | {
+        changed = touched | {
             ex
             for ex in said.keys() | self._findings.keys()
             if said.get(ex) != self._findings.get(ex)
         }
-        seen.touched = set()
         self._findings = said
         return [self._row(ex, findings.get(ex, [])) for ex in sorted(changed) if ex in seen.infos]
 

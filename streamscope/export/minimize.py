@@ -262,7 +262,6 @@ class _Tester:
         # rules first, the client strategies only when the kinds match (most small
         # candidates differ in their kinds; big ones mostly pass, and would pay twice
         # for the construction of their parts).
-        self.look_first = LOOK_FIRST
         self.cache: dict[tuple[str, ...], bool] = {}
         self.best: list[str] | None = None
         # Candidates share most of their frames: each text is parsed, and read by the
@@ -360,7 +359,7 @@ class _Tester:
             self.runs += 1
             ok = not self.rejects(frames) and (
                 self.in_parts(frames)
-                if len(frames) <= self.look_first
+                if len(frames) <= LOOK_FIRST
                 else self.signature(frames) == self.target
             )
             self.cache[key] = ok
