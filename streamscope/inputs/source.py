@@ -140,8 +140,8 @@ class Source:
 
     @staticmethod
     def _catch_up(index: RecordingIndex, ex: Exchange) -> None:
-        """Read the head lines an opened exchange did not have yet (its chunks are read
-        through its reads, which see the index grow)."""
+        """Read the head lines an exchange does not have yet (all of them when it is
+        opened; its chunks are read through its reads, which see the index grow)."""
         lines, info = index.exchange(ex.number), ex.info
         if ex.request is None and lines.request is not None:
             ex.request = index.line(lines.request)
@@ -194,24 +194,14 @@ class Source:
         if known is not None:
             return known
         try:
-            lines = index.exchange(number)
+            index.exchange(number)
         except KeyError:
             raise RecordingError(
                 f"{self.path}: there is no exchange {number} ({describe_numbers(index.exchanges())})",
                 self.path,
             ) from None
-        info = ExchangeInfo(number)
-        request = response = end = None
-        if lines.request is not None:
-            request = index.line(lines.request)
-            info.saw_request(request)
-        if lines.response is not None:
-            response = index.line(lines.response)
-            info.saw_response(response)
-        if lines.end is not None:
-            end = index.line(lines.end)
-            info.saw_end(end)
-        ex = Exchange(number, info, request, response, end, ExchangeReads(index, number))
+        ex = Exchange(number, ExchangeInfo(number), None, None, None, ExchangeReads(index, number))
+        self._catch_up(index, ex)  # its head lines, as --follow reads those that come later
         with self._lock:  # request bodies are parsed once, whichever face asks
             return self._exchanges.setdefault(number, ex)
 
