@@ -707,7 +707,7 @@ def test_the_timeline_ticks_each_anomaly_column_with_its_worst(total, cols, mark
     from types import SimpleNamespace
 
     from streamscope.tui.model import _by_worst
-    from streamscope.tui.widgets.common import worst
+    from streamscope.core.contract import worst
 
     marks = {f: kinds for f, kinds in marks.items() if f <= total}
     frames = sorted(marks)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import bisect
 import json
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..text import cut, quote
-from .anomalies import ERROR, WARNING
+from .anomalies import ERROR, SEVERITY_ORDER, WARNING
+from .anomalies import KINDS as ANOMALY_KINDS
 from .calls import Call
 
 # kind -> (severity, what it means in plain words): the one registry every check refers to.
@@ -56,6 +58,18 @@ KINDS: dict[str, tuple[str, str]] = {
         "a call goes back as another type (a custom call as a function, or the reverse)",
     ),
 }
+
+
+def severity(kind: str) -> str | None:
+    """An anomaly's or a contract finding's severity (None for a kind neither knows)."""
+    known = ANOMALY_KINDS.get(kind) or KINDS.get(kind)
+    return known[0] if known else None
+
+
+def worst(kinds: Iterable[str]) -> str | None:
+    """The most severe severity among anomaly and contract kinds (None when there are none)."""
+    levels = [s for s in map(severity, kinds) if s is not None]
+    return min(levels, key=SEVERITY_ORDER.__getitem__) if levels else None
 
 
 @dataclass(slots=True)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
-from ..core.anomalies import KINDS, SEVERITY_ORDER
+from ..core.contract import worst as most_severe
 from ..core.engine import StreamEngine, StreamResult, plain_fragment
 from ..core.events import FieldEvent
 from ..core.frames import Frame
@@ -326,7 +326,7 @@ def _by_worst(frames: list[int], marks: Mapping[int, Sequence[str]]) -> dict[str
         kinds = tuple(marks[f])
         level = worst.get(kinds)
         if level is None:
-            level = worst[kinds] = min((KINDS[k][0] for k in kinds), key=SEVERITY_ORDER.__getitem__)
+            level = worst[kinds] = most_severe(kinds)
         got = out.get(level)
         if got is None:
             got = out[level] = array("q")

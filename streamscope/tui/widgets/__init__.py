@@ -1,7 +1,8 @@
 """The replay's widgets, one per module."""
 
+from ...core.contract import severity, worst
 from .call_table import OTHERS, CallTable
-from .common import MARK, SEVERITY_STYLE, ms, severity, worst
+from .common import MARK, SEVERITY_STYLE, ms
 from .conversation_view import ConversationView
 from .frame_detail import FrameDetail, repair_panel
 from .frame_list import FrameList

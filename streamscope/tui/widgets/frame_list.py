@@ -12,9 +12,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...core.contract import worst
 from ..messages import FrameSelected
 from ..model import StreamModel
-from .common import MARK, SEVERITY_STYLE, ms, worst
+from .common import MARK, SEVERITY_STYLE, ms
 
 
 class FrameList(ScrollView, can_focus=True):
