@@ -6,10 +6,11 @@ recording, and on one stream of 300,000 frames (three parallel calls, interleave
 Runs the app headless (Textual's run_test) in a child process per recording and prints:
 for the 1000 x 1000 recording, time to the first screen (the loading screen with its
 progress bar), time until the exchanges list is shown, time to open one stream, jump
-times to random frames (model only, and the whole screen update); for the long stream,
-time until its first frame is on screen, until the background read is done (beside
-`inspect`'s time on the same file), End (its action: a key press through Pilot costs the
-harness ~85 ms of its own, printed beside it) and random jumps; each child's peak memory.
+times to random frames (model only, and until the screen settles: see Terminal); for the
+long stream, time until its first frame is on screen, until the background read is done
+(beside `inspect`'s time on the same file), End and random jumps until the screen settles
+(a key press through Pilot costs the harness ~85 ms of its own, printed beside them);
+each child's peak memory.
 Writes the recordings first if benchmarks/out/ does not have them.
 """
 
@@ -58,6 +59,65 @@ def interleaved(frames: int, calls: int = 3) -> list[bytes]:
     return out
 
 
+class Terminal:
+    """When the screen settles after a step, as a person would see it.
+
+    Headless, Textual computes each update it would send the terminal (every widget
+    rendered, the compositor's chops) but skips turning it into bytes; here each update is
+    turned into them too, as a real terminal's driver does, and timed. A step may be
+    followed by more updates (a size that changed asks for a second layout pass) that
+    repaint the same cells: the step's time runs to the last update that changed a cell,
+    found by replaying each update on a grid of cells, off the clock.
+    """
+
+    def __init__(self, app) -> None:
+        from rich.segment import ControlType
+
+        self.move = ControlType.CURSOR_MOVE_TO
+        self.cells: dict[tuple[int, int], tuple] = {}
+        self.changes: list[float] = []  # when each update that changed a cell was sent
+        self.spent = 0.0  # seconds of replaying updates on the grid, not the app's
+        display = app._display
+
+        def timed(screen, update) -> None:
+            display(screen, update)
+            if update is None:
+                return
+            update.render_segments(app.console)  # the bytes the terminal would get
+            sent = time.perf_counter()
+            if self._replay(update.__rich_console__(app.console, app.console.options)):
+                self.changes.append(sent - self.spent)
+            self.spent += time.perf_counter() - sent
+
+        app._display = timed
+
+    def _replay(self, segments) -> bool:
+        cells, changed, x, y = self.cells, False, 0, 0
+        for text, style, control in segments:
+            if control:
+                for code in control:
+                    if code[0] == self.move:
+                        x, y = code[1], code[2]
+                continue
+            for char in text:
+                if char == "\n":
+                    continue
+                if cells.get((x, y)) != (char, style):
+                    cells[x, y] = (char, style)
+                    changed = True
+                x += 1
+        return changed
+
+    def start(self) -> float:
+        self.changes.clear()
+        self.spent = 0.0
+        return time.perf_counter()
+
+    def settled_ms(self, since: float) -> float:
+        """Milliseconds from `since` (start()) to the last update that changed a cell."""
+        return (self.changes[-1] - since) * 1000 if self.changes else 0.0
+
+
 async def measure_long(path: str) -> dict:
     """One long stream: first frame, the background read, End and random jumps."""
     from streamscope.tui.app import ReplayApp
@@ -73,6 +133,7 @@ async def measure_long(path: str) -> dict:
     out: dict = {}
     start = time.perf_counter()
     app = ReplayApp(path, exchange=1)
+    terminal = Terminal(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(lambda: isinstance(app.screen, StreamScreen))
         screen = app.screen
@@ -88,26 +149,26 @@ async def measure_long(path: str) -> dict:
         await until(lambda: app.session.summaries is not None)
         out["analysed_s"] = time.perf_counter() - start
         total = out["frames_in_stream"] = screen.model.total
-        # End's action, as the jumps below call `go`: a key press through Pilot waits for
-        # the app to go idle twice over and costs the harness itself ~85 ms (measured here
-        # with a key nothing is bound to), which is not the replay's time
+        # End's action, as the jumps below call `go`, timed until the screen settles (see
+        # Terminal); a key press through Pilot costs the harness itself ~85 ms more (it
+        # waits for the app to go idle twice over), printed beside it
         t = time.perf_counter()
-        await pilot.press("z")
+        await pilot.press("z")  # a key nothing is bound to
         await pilot.pause()
         out["key_press_ms"] = (time.perf_counter() - t) * 1000
-        t = time.perf_counter()
+        t = terminal.start()
         screen.action_jump(-1)
         await pilot.pause()
-        out["end_ms"] = (time.perf_counter() - t) * 1000
+        out["end_ms"] = terminal.settled_ms(t)
         assert screen.frame == total
         rng = random.Random(7)
         jumps = []
         for _ in range(10):
             n = rng.randint(1, total)
-            t = time.perf_counter()
+            t = terminal.start()
             screen.go(n)
             await pilot.pause()
-            jumps.append((time.perf_counter() - t) * 1000)
+            jumps.append(terminal.settled_ms(t))
         out["jump_ms_p50"] = statistics.median(jumps)
         out["jump_ms_max"] = max(jumps)
     out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -121,6 +182,7 @@ async def measure(path: str) -> dict:
     out: dict = {}
     start = time.perf_counter()
     app = ReplayApp(path)
+    terminal = Terminal(app)
     async with app.run_test(size=(100, 30)) as pilot:
         while not isinstance(app.screen, (Loading, ExchangesScreen)):
             await pilot.pause(0.001)
@@ -145,10 +207,10 @@ async def measure(path: str) -> dict:
             t = time.perf_counter()
             screen.model.at(n)
             model_ms.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
+            t = terminal.start()
             screen.go(n)
             await pilot.pause()
-            screen_ms.append((time.perf_counter() - t) * 1000)
+            screen_ms.append(terminal.settled_ms(t))
         out["frames_in_stream"] = total
         out["jump_model_ms_p50"] = statistics.median(model_ms)
         out["jump_model_ms_max"] = max(model_ms)

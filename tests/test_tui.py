@@ -380,7 +380,7 @@ async def test_a_custom_call_shows_its_type_name_and_input():
         assert '"custom"' in table and '"run_shell"' in table and "grep -rn" in table
         assert 'input += "grep -rn "' in text(screen.query_one(FrameDetail))
         # the input fragment lights up the arguments cell, as a function's arguments do
-        columns = screen.query_one("#robust", CallTable).content.columns
+        columns = screen.query_one("#robust", CallTable).content.renderable.columns
         cell = next(c for c in columns if c.header == "arguments")._cells[0]
         assert any("reverse" in str(span.style) for span in cell.spans)
         await pilot.press("end")
@@ -706,8 +706,8 @@ def test_the_timeline_ticks_each_anomaly_column_with_its_worst(total, cols, mark
     # every marked frame would place them
     from types import SimpleNamespace
 
-    from streamscope.tui.model import _by_worst
     from streamscope.core.contract import worst
+    from streamscope.tui.model import _by_worst
 
     marks = {f: kinds for f, kinds in marks.items() if f <= total}
     frames = sorted(marks)
@@ -754,7 +754,7 @@ async def test_the_call_table_never_cuts_a_number():
     [("parallel-index-0.jsonl", (80, 24)), ("ids-repeated.jsonl", (100, 30))],
 )
 async def test_the_call_tables_fit_their_rows_at_every_step(name, size):
-    # a table asks for a layout pass only when its cells measure differently; at every
+    # a table asks for a layout pass only when its height changes; at every
     # frame each table is exactly as high as its rows (never clipped, never padded)
     app = ReplayApp(sample(name), exchange=1)
     async with app.run_test(size=size) as pilot:
@@ -771,6 +771,31 @@ async def test_the_call_tables_fit_their_rows_at_every_step(name, size):
                 assert table.content_region.height == lines, (screen.frame, table.id)
             await pilot.press("right")
             await pilot.pause()
+
+
+@pytest.mark.parametrize("width", [30, 57, 80])
+def test_content_rendered_once_shows_as_rendering_it_would_at_any_width(width):
+    # what a widget rendered at its width must print as Rich prints the original, at that
+    # width (the copy) and at any other (after a resize: Rich lays it out again)
+    from rich.table import Table
+    from rich.text import Text
+
+    from streamscope.tui.widgets.rendered import Rendered
+
+    table = Table("id", "arguments", expand=True)
+    table.add_row("call_" + "e" * 50, '{"text": "' + "lorem ipsum " * 20)
+    table.add_row("call_2", Text("short", style="bold green reverse"))
+
+    def printed(renderable, at: int) -> str:
+        console = Console(width=at, file=io.StringIO(), color_system="truecolor")
+        console.print(renderable)
+        return console.file.getvalue()
+
+    made = Console(width=width, file=io.StringIO())
+    rendered = Rendered(table, made, made.options.update_width(width))
+    assert len(rendered.lines) == printed(table, width).count("\n")
+    for at in (width, 44, 100):
+        assert printed(rendered, at) == printed(table, at), at
 
 
 async def test_a_step_that_changes_no_table_height_costs_no_layout_pass(tmp_path):

@@ -10,7 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import (
     ContentSwitcher,
@@ -158,15 +158,17 @@ class StreamScreen(Screen):
     ]
 
     # What the screen is showing. The widgets are bound to these (data_bind) and repaint
-    # themselves when they change: the screen never pushes into them.
-    frame: reactive[int] = reactive(0, init=False)
-    strategy: reactive[int] = reactive(0, init=False)  # which other client, in OTHERS
-    speed: reactive[float] = reactive(1.0, init=False)
-    playing: reactive[bool] = reactive(False, init=False)
-    filter_text: reactive[str] = reactive("", init=False)
-    rows: reactive[list[int]] = reactive(list, init=False)  # the frames the filter shows
-    state: reactive[FrameState | None] = reactive(None, init=False)  # the stream at `frame`
-    version: reactive[int] = reactive(0, init=False)  # counts the times the model grew
+    # themselves when they change: the screen never pushes into them. `var`, not
+    # `reactive`: the screen draws nothing itself, and a reactive's change would repaint
+    # the whole screen on every step.
+    frame: var[int] = var(0, init=False)
+    strategy: var[int] = var(0, init=False)  # which other client, in OTHERS
+    speed: var[float] = var(1.0, init=False)
+    playing: var[bool] = var(False, init=False)
+    filter_text: var[str] = var("", init=False)
+    rows: var[list[int]] = var(list, init=False)  # the frames the filter shows
+    state: var[FrameState | None] = var(None, init=False)  # the stream at `frame`
+    version: var[int] = var(0, init=False)  # counts the times the model grew
 
     def __init__(
         self,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widgets import Static
 
 from ...core import events as ev
 from ...core.calls import Call
@@ -14,27 +13,16 @@ from ...core.events import FieldEvent
 from ...text import cut, plural, quote, visible
 from ..model import FrameState
 from .common import strategy_calls
+from .rendered import RenderedStatic
 
 OTHERS = [s for s in STRATEGY_NAMES if s != "robust"]  # the clients shown beside robust
-
-
-def _measures(column) -> list:
-    """What decides a column's width and its cells' heights (see CallTable.show)."""
-    if column.header == "id":
-        return [str(cell) for cell in column.cells]
-    return [
-        (cell.cell_len, max(map(len, cell.plain.split()), default=0))
-        if isinstance(cell, Text)
-        else str(cell)
-        for cell in column.cells
-    ]
 
 
 def _cell(value: object, width: int = 0) -> str:
     return quote(value, width) if value is not None else "null"
 
 
-class CallTable(Static):
+class CallTable(RenderedStatic):
     """One strategy's calls at the current frame, fitted to the width (long values cut):
     robust's with what this frame changed, or (`other`) the client strategy's, marked
     where it differs from robust and hidden when it has no calls to show."""
@@ -48,7 +36,6 @@ class CallTable(Static):
     def __init__(self, other: bool = False, **kw) -> None:
         super().__init__(**kw)
         self.other = other
-        self._shape: tuple | None = None  # what the last table's cells measured
 
     def _watch_any(self) -> None:
         state = self.state
@@ -156,11 +143,4 @@ class CallTable(Static):
             )
         if not calls and (compare is None or not compare):
             table.add_row("", "", Text("no calls yet", style="dim"))
-        # A layout pass (every widget measured again) is the dearest part of a step; the
-        # table's height can change only when what its cells measure does: their widths
-        # and longest words, the id column's text (it folds), the widget's width. A long
-        # stream's arguments are cut to the screen, so they measure the same frame after
-        # frame.
-        shape = (self.size.width, [_measures(column) for column in table.columns])
-        self.update(table, layout=shape != self._shape)
-        self._shape = shape
+        self.show_rendered(table)

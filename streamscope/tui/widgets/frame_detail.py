@@ -8,7 +8,6 @@ from rich.console import Group, RenderableType
 from rich.highlighter import JSONHighlighter
 from rich.text import Text
 from textual.reactive import reactive
-from textual.widgets import Static
 
 from ...core import events as ev
 from ...core.calls import Call
@@ -17,11 +16,12 @@ from ...core.repair import Repair
 from ...text import cut, plural, quote, visible
 from ..model import FrameState, StreamModel
 from .common import MARK, SEVERITY_STYLE
+from .rendered import RenderedStatic
 
 _JSON = JSONHighlighter()
 
 
-class FrameDetail(Static):
+class FrameDetail(RenderedStatic):
     """The frame as received (read boundaries shown), its JSON, and what it did; after
     the last frame of a stream that ended, the repair panel."""
 
@@ -97,7 +97,7 @@ class FrameDetail(Static):
                 pretty = Text(visible(_pretty(frame.payload, frame.data), lines=True))
                 _JSON.highlight(pretty)  # regex highlighting: cheap enough for every frame
                 parts.append(pretty)
-        self.update(Group(*parts))
+        self.show_rendered(Group(*parts))
 
 
 def _pretty(payload: object, data: str) -> str:

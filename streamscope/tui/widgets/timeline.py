@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterable, Iterator
+from itertools import groupby
+from operator import itemgetter
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -13,6 +16,14 @@ from ...core.anomalies import SEVERITY_ORDER
 from ...text import plural
 from ..model import StreamModel
 from .common import SEVERITY_STYLE, ms
+
+_HEAT = ["green"] * 3 + ["yellow"] * 3 + ["red"] * 3  # a bar's style by its level (0-8)
+
+
+def _runs(cells: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    """(style, text) of consecutive cells of one style, joined."""
+    for style, group in groupby(cells, key=itemgetter(0)):
+        yield style, "".join(text for _, text in group)
 
 
 class Timeline(Widget):
@@ -66,18 +77,20 @@ class Timeline(Widget):
         cols = width if total else 1
         levels, ticked, top = self._columns(cols) if total else ([1], {}, 0)
         here_col = (self.frame - 1) * cols // total if self.frame else -1
-        for col, level in enumerate(levels):
-            here = col == here_col
-            style = (
-                "reverse"
-                if here
-                else ("red" if level >= 6 else "yellow" if level >= 3 else "green")
-            )
-            bar.append(self.BARS[level], style)
-            if col in ticked:
-                ticks.append("▲", SEVERITY_STYLE.get(ticked[col] or "", ""))
-            else:
-                ticks.append("┃" if here else " ", "bold")
+        # runs of one style appended at once: a span per column made Rich's render of the
+        # bar the dearest part of a step on a wide terminal
+        for style, run in _runs(
+            ("reverse" if col == here_col else _HEAT[level], self.BARS[level])
+            for col, level in enumerate(levels)
+        ):
+            bar.append(run, style)
+        for style, run in _runs(
+            (SEVERITY_STYLE.get(ticked[col] or "", ""), "▲")
+            if col in ticked
+            else ("bold", "┃" if col == here_col else " ")
+            for col in range(len(levels))
+        ):
+            ticks.append(run, style)
         first = model.time(1)
         last = model.time(total)
         fps = f"{total / (last / 1e9):,.0f} frames/s" if last else "no timing"
