@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -127,3 +129,29 @@ def test_one_large_event_over_many_reads():
         and tail.offset == 0
         and tail.pending == body[: 4096 * (len(reads) - 2)].decode()
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.booleans(),
+    st.lists(st.tuples(LINES, ENDS), max_size=30),
+    st.lists(st.integers(min_value=0, max_value=2000), max_size=20),
+    st.integers(min_value=0),
+)
+def test_a_copied_decoder_goes_on_as_the_original_would(bom, lines, cuts, at):
+    # the replay's snapshots: a copy taken between any two reads, fed the reads after it
+    # once the original has gone on with them, gives the original's frames and tail
+    body = (b"\xef\xbb\xbf" if bom else b"") + b"".join(line + end for line, end in lines)
+    bounds = sorted({c % (len(body) + 1) for c in cuts} | {0, len(body)})
+    reads = [body[a:b] for a, b in itertools.pairwise(bounds)]
+    at %= len(reads) + 1
+    decoder = SseDecoder()
+    for r in reads[:at]:
+        decoder.feed(r, 1)
+    snapshot = decoder.copy()
+    theirs = [f for r in reads[at:] for f in decoder.feed(r, 2)]
+    tail = decoder.finish()
+    ours = [f for r in reads[at:] for f in snapshot.feed(r, 2)]
+    assert view(ours) == view(theirs)
+    mine = snapshot.finish()
+    assert (mine and (mine.offset, mine.pending)) == (tail and (tail.offset, tail.pending))

@@ -7,6 +7,7 @@ read boundaries and timing. Comments and keep-alives are not frames.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import orjson
@@ -73,6 +74,17 @@ class SseDecoder:
         self.comments = 0
         self.last_event_id: str | None = None
         self.retry: int | None = None
+
+    def copy(self) -> SseDecoder:
+        """An independent decoder in the same state (a replay snapshot): its state is
+        plain values but for two lists and the last frame (whose end a CRLF split across
+        reads may still move); a deep copy walked every frame's parsed payload."""
+        new = copy.copy(self)
+        new._data = list(self._data)
+        new._more = list(self._more)
+        if self._last is not None:
+            new._last = copy.copy(self._last)
+        return new
 
     def feed(self, chunk: bytes, time_ns: int | None = None) -> list[Frame]:
         read = self._reads

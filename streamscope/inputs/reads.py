@@ -7,6 +7,7 @@ the replay can resume decoding from a snapshot instead of from the start.
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 from array import array
@@ -34,6 +35,10 @@ class LineDecoder:
         self.offset = 0
         self.reads = 0
         self._pending: tuple[int, str] | None = None  # a last line with no newline yet
+
+    def copy(self) -> LineDecoder:
+        """An independent decoder in the same state (plain values only)."""
+        return copy.copy(self)
 
     def feed(self, line: bytes, time_ns: int | None = None) -> list[Frame]:
         read, self.reads = self.reads, self.reads + 1

@@ -9,7 +9,6 @@ resumes from the nearest copy, so any jump decodes and accumulates at most `ever
 
 from __future__ import annotations
 
-import copy
 import threading
 import time
 from array import array
@@ -137,7 +136,7 @@ class StreamModel:
         """Before the first read: the engine, the decoder and the frame-0 snapshot."""
         self._live = (self._engine(), self.reads.decoder())
         engine, decoder = self._live
-        self.snapshots = [Snapshot(0, 0, engine.copy(), copy.deepcopy(decoder))]
+        self.snapshots = [Snapshot(0, 0, engine.copy(), decoder.copy())]
         self._next_read = self._since = 0
 
     def extend(self, end: dict | None = None) -> int:
@@ -187,9 +186,7 @@ class StreamModel:
                 before = t_ns
                 since += 1
             if since >= every:  # at a read boundary: resume is exact
-                self.snapshots.append(
-                    Snapshot(len(times), i + 1, engine.copy(), copy.deepcopy(decoder))
-                )
+                self.snapshots.append(Snapshot(len(times), i + 1, engine.copy(), decoder.copy()))
                 since = 0
             self._next_read = i + 1
             if progress is not None and i % 512 == 0:
@@ -221,7 +218,7 @@ class StreamModel:
         # a stream still being written goes on: its result is computed on copies
         live = self.end.get("end_reason") == "unfinished"
         if live:
-            engine, decoder = engine.copy(), copy.deepcopy(decoder)
+            engine, decoder = engine.copy(), decoder.copy()
         else:
             self._live = None
         if live and self.growing:  # not ended yet: no end-of-stream verdicts
@@ -271,7 +268,7 @@ class StreamModel:
         return found
 
     def _resume(self, snap: Snapshot) -> tuple[StreamEngine, Iterator[Frame]]:
-        decoder = copy.deepcopy(snap.decoder)
+        decoder = snap.decoder.copy()
         return snap.engine.copy(), self.reads.frames(snap.next_read, decoder)
 
     def _feed_to(
