@@ -77,13 +77,23 @@ class Timeline(Widget):
         cols = width if total else 1
         levels, ticked, top = self._columns(cols) if total else ([1], {}, 0)
         here_col = (self.frame - 1) * cols // total if self.frame else -1
+        one_line = self.size.height < 3  # the bar alone, anomaly columns marked on it
+
+        def bar_style(col: int, level: int) -> str:
+            if col == here_col:
+                return "reverse"
+            if one_line and col in ticked:  # the severity's colour over the heat's
+                return f"{_HEAT[level]} {SEVERITY_STYLE.get(ticked[col] or '', '')} reverse"
+            return _HEAT[level]
+
         # runs of one style appended at once: a span per column made Rich's render of the
         # bar the dearest part of a step on a wide terminal
         for style, run in _runs(
-            ("reverse" if col == here_col else _HEAT[level], self.BARS[level])
-            for col, level in enumerate(levels)
+            (bar_style(c, level), self.BARS[level]) for c, level in enumerate(levels)
         ):
             bar.append(run, style)
+        if one_line:
+            return bar
         for style, run in _runs(
             (SEVERITY_STYLE.get(ticked[col] or "", ""), "▲")
             if col in ticked
@@ -99,9 +109,4 @@ class Timeline(Widget):
             f"largest gap {ms(top)} · ▲ anomalies",
             style="dim",
         )
-        if self.size.height < 3:  # one line: the bar, anomaly columns marked on it
-            for col, level in ticked.items():
-                if 0 <= col < len(bar) and col != here_col:
-                    bar.stylize(SEVERITY_STYLE.get(level or "", "") + " reverse", col, col + 1)
-            return bar
         return Group(bar, ticks, stats)
