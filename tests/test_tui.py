@@ -263,6 +263,37 @@ async def test_at_80x24_the_footer_fits_and_ten_frames_show():
         assert "q" in [k.key_display for k in keys]  # Back is still on screen
 
 
+async def test_end_keeps_the_last_frame_in_view_when_the_tables_grow(tmp_path):
+    # from frame 0 ("no calls yet") to the end of three parallel calls: the call tables
+    # grow by two rows each and the frame list shrinks after it scrolled to the last frame
+    from streamscope.recording import RecordingWriter
+
+    path = str(tmp_path / "parallel.jsonl")
+    with RecordingWriter(path) as w:
+        x = w.new_exchange()
+        w.request(x, "POST", "http://h/v1/chat/completions", [], b'{"stream":true}')
+        w.response(x, 200, [("content-type", "text/event-stream")])
+        calls = [
+            {"index": i, "id": f"call_{i}", "type": "function", "function": {"name": "f"}}
+            for i in range(3)
+        ]
+        calls += [{"index": k % 3, "function": {"arguments": "x"}} for k in range(60)]
+        for c in calls:
+            event = {"choices": [{"index": 0, "delta": {"tool_calls": [c]}}]}
+            w.chunk(x, b"data: " + orjson.dumps(event) + b"\n\n")
+        w.end(x, "complete")
+    app = ReplayApp(path, exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        frames = app.screen.query_one(FrameList)
+        await pilot.press("end")
+        await pilot.pause()
+        await pilot.pause()
+        row = frames.rows.index(app.screen.frame)
+        top = frames.scroll_offset.y
+        assert top <= row < top + frames.size.height, (row, top, frames.size.height)
+
+
 @pytest.mark.parametrize(
     "name", sorted(n for n in os.listdir(os.path.join(ROOT, "recordings")) if n != "README.md")
 )

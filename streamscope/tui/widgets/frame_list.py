@@ -49,6 +49,11 @@ class FrameList(ScrollView, can_focus=True):
             if not top <= y < top + height:
                 self.scroll_to(y=max(0, y - height // 2), animate=False)
 
+    def on_resize(self) -> None:
+        # the call tables above grow as calls open: a jump can shrink the list after it
+        # scrolled the frame into view
+        self.watch_frame(self.frame)
+
     def rows_index(self) -> dict[int, int]:
         cached = getattr(self, "_index", None)
         if cached is None or cached[0] is not self.rows:
