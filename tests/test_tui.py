@@ -263,25 +263,30 @@ async def test_at_80x24_the_footer_fits_and_ten_frames_show():
         assert "q" in [k.key_display for k in keys]  # Back is still on screen
 
 
-async def test_end_keeps_the_last_frame_in_view_when_the_tables_grow(tmp_path):
-    # from frame 0 ("no calls yet") to the end of three parallel calls: the call tables
-    # grow by two rows each and the frame list shrinks after it scrolled to the last frame
+def one_stream(path, tool_calls: list[dict]) -> str:
+    """A recording of one stream whose frames each carry one of `tool_calls`."""
     from streamscope.recording import RecordingWriter
 
-    path = str(tmp_path / "parallel.jsonl")
-    with RecordingWriter(path) as w:
+    with RecordingWriter(str(path)) as w:
         x = w.new_exchange()
         w.request(x, "POST", "http://h/v1/chat/completions", [], b'{"stream":true}')
         w.response(x, 200, [("content-type", "text/event-stream")])
-        calls = [
-            {"index": i, "id": f"call_{i}", "type": "function", "function": {"name": "f"}}
-            for i in range(3)
-        ]
-        calls += [{"index": k % 3, "function": {"arguments": "x"}} for k in range(60)]
-        for c in calls:
-            event = {"choices": [{"index": 0, "delta": {"tool_calls": [c]}}]}
+        for call in tool_calls:
+            event = {"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
             w.chunk(x, b"data: " + orjson.dumps(event) + b"\n\n")
         w.end(x, "complete")
+    return str(path)
+
+
+async def test_end_keeps_the_last_frame_in_view_when_the_tables_grow(tmp_path):
+    # from frame 0 ("no calls yet") to the end of three parallel calls: the call tables
+    # grow by two rows each and the frame list shrinks after it scrolled to the last frame
+    calls = [
+        {"index": i, "id": f"call_{i}", "type": "function", "function": {"name": "f"}}
+        for i in range(3)
+    ]
+    calls += [{"index": k % 3, "function": {"arguments": "x"}} for k in range(60)]
+    path = one_stream(tmp_path / "parallel.jsonl", calls)
     app = ReplayApp(path, exchange=1)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -831,22 +836,10 @@ def test_content_rendered_once_shows_as_rendering_it_would_at_any_width(width):
 
 async def test_a_step_that_changes_no_table_height_costs_no_layout_pass(tmp_path):
     # a long call: its arguments are cut to the screen, so stepping on measures the same
-    from streamscope.recording import RecordingWriter
-
-    path = str(tmp_path / "long.jsonl")
-    with RecordingWriter(path) as w:
-        x = w.new_exchange()
-        w.request(x, "POST", "http://h/v1/chat/completions", [], b'{"stream":true}')
-        w.response(x, 200, [("content-type", "text/event-stream")])
-        opener = {"index": 0, "id": "call_1", "type": "function"}
-        opener["function"] = {"name": "f", "arguments": '{"a": "' + "x" * 300}
-        events = [{"choices": [{"index": 0, "delta": {"tool_calls": [opener]}}]}]
-        for _ in range(10):
-            frag = {"index": 0, "function": {"arguments": "y"}}
-            events.append({"choices": [{"index": 0, "delta": {"tool_calls": [frag]}}]})
-        for e in events:
-            w.chunk(x, b"data: " + orjson.dumps(e) + b"\n\n")
-        w.end(x, "complete")
+    opener = {"index": 0, "id": "call_1", "type": "function"}
+    opener["function"] = {"name": "f", "arguments": '{"a": "' + "x" * 300}
+    calls = [opener] + [{"index": 0, "function": {"arguments": "y"}}] * 10
+    path = one_stream(tmp_path / "long.jsonl", calls)
     app = ReplayApp(path, exchange=1)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
