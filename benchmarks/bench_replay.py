@@ -7,11 +7,10 @@ Runs the app headless (Textual's run_test) in a child process per recording and 
 for the 1000 x 1000 recording, time to the first screen (the loading screen with its
 progress bar), time until the exchanges list is shown, time to open one stream, jump
 times to random frames once the analysis is done (model only, and until the screen
-settles: see Terminal); for the
-long stream, time until its first frame is on screen, until the background read is done
-(beside `inspect`'s time on the same file), End and random jumps until the screen settles
-(a key press through Pilot costs the harness ~85 ms of its own, printed beside them);
-each child's peak memory.
+settles: see Terminal); for the long stream, time until its first frame is on screen,
+until the background read is done (beside `inspect`'s time on the same file), End and
+random jumps until the screen settles (a key press through Pilot costs the harness
+~85 ms of its own, printed beside them); each child's peak memory.
 Writes the recordings first if benchmarks/out/ does not have them.
 """
 
