@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 
 class Rendered:
-    """`renderable`'s lines at `width`; at any other width, `renderable` itself."""
+    """`renderable`'s lines at the width of `options`; at any other width, `renderable` itself."""
 
     def __init__(self, renderable: RenderableType, console: Console, options: ConsoleOptions):
         self.renderable = renderable
