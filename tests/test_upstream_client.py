@@ -110,3 +110,16 @@ def test_the_final_event_is_seen_however_the_reads_fall(reads, relayed):
     for data in reads:
         final.seen(data)
     assert final.relayed is relayed
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([b"[DONE]", b"D", b"[", b"]", b"DONE", b"[D", b"x" * 20, b"\n"])))
+@example([b"D"] * 70 + [b"[DONE]"])  # past the D's it looks at one by one
+@example([b"D"] * 64 + [b"[DONE]"])
+@example([b"[DONE]"] + [b"D"] * 70)
+def test_the_final_event_prefilter_is_the_substring_test(parts):
+    # _may_end skips the substring search on reads with few D's: it must answer as it would
+    from streamscope.record.proxy import _may_end
+
+    data = b"".join(parts)
+    assert _may_end(data) == (b"[DONE]" in data)
