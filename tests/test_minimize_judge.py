@@ -4,7 +4,7 @@ the answer the full signature gives, on every candidate of every stream."""
 from __future__ import annotations
 
 import orjson
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import calls, chunk, tc
@@ -50,6 +50,46 @@ MORE = st.one_of(
     ),
 )
 STREAMS = st.lists(st.one_of(PIECES, MORE), max_size=14)
+
+
+# Tool call deltas of every shape Robust._target routes: indexes missing, repeated,
+# skipped, not integers; ids shared between indexes or changing; names that differ;
+# arguments empty, null, text, values; custom calls; two choices; two deltas in a chunk.
+_OMIT = object()
+
+
+def _delta(index, id, body, name, args, custom) -> dict:
+    """A tool call delta with only the keys not _OMIT; `body` {} gets name and arguments
+    (a custom call's input)."""
+    key = "custom" if custom else "function"
+    if isinstance(body, dict):
+        fields = (("name", name), ("input" if custom else "arguments", args))
+        body = {k: v for k, v in fields if v is not _OMIT}
+    out = {"index": index, "id": id, key: body}
+    return {k: v for k, v in out.items() if v is not _OMIT}
+
+
+ENTRY = st.builds(
+    _delta,
+    st.sampled_from([0, 1, 2, 3, None, _OMIT, "1", True, -1]),
+    st.sampled_from(["call_0", "call_1", "call_2", "", None, _OMIT]),
+    st.sampled_from([{}, None, _OMIT]),
+    st.sampled_from(["fn0", "fn1", "", None, _OMIT]),
+    st.sampled_from(["", None, "x", "{}", 3, _OMIT]),
+    st.booleans(),
+)
+CALLS = st.builds(
+    lambda entries, choice, finish: {
+        "id": "chatcmpl-x",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": choice, "delta": {"tool_calls": entries}, "finish_reason": finish}],
+    },
+    st.lists(ENTRY, min_size=1, max_size=2),
+    st.sampled_from([0, 0, 1, None, True]),
+    st.sampled_from([None, "tool_calls"]),
+)
 
 
 def _texts(chunks: list) -> list[str]:
@@ -105,3 +145,19 @@ def test_the_hints_change_nothing(chunks):
         got = _parsed(frame.data, frame.payload)
         hinted.feed(frame, got.plain, got.problem)
     assert summary(hinted.finish()) == summary(analyse(chunks, slow=False))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(CALLS, CALLS, PIECES, MORE), max_size=10))
+# a delta with no index, id nor name goes to the latest call: its arguments are that call's
+@example([chunk(calls(tc(0, "call_0", "fn0", ""))), chunk(calls(tc(args="x")))])
+# an id routes a delta at another index to the call that carries it
+@example([chunk(calls(tc(0, "call_0", "fn0", ""))), chunk(calls(tc(1, "call_0", args="x")))])
+def test_what_the_judge_follows_of_the_calls_is_filed(chunks):
+    """The kinds the judge's following of calls calls sure (index-gap, name-missing,
+    args-empty) and each frame's forced kinds are in the stream's signature."""
+    frames = _texts(chunks)
+    judge = _Tester(signature(frames), None, True, 10**6)
+    got = signature(frames).kinds
+    assert judge.calls_file(judge.facts(frames)) <= got
+    assert judge.surely(frames)[0] <= got

@@ -162,6 +162,8 @@ class _Parsed:
     may: frozenset[str]  # the kinds of _NEEDS it may make the engine file
     opens: bool  # Robust.feed surely reads a tool call delta of it: a call exists after it
     names: bool  # it may name a call
+    # what Robust._tool reads of each tool call delta of it, in order (see _Entry)
+    calls: tuple[_Entry, ...]
 
 
 def _parsed(data: str, payload: object = None) -> _Parsed:
@@ -182,6 +184,9 @@ def _parsed(data: str, payload: object = None) -> _Parsed:
             if problem is not None:
                 forced.add("chunk-schema-violation")
     entries = _entries(payload)
+    read = [] if _error_only(payload) else _read(payload)  # a plain fragment's too
+    for _, entry in read:
+        forced.update(_entry_kinds(entry))  # (none for a plain fragment)
     return _Parsed(
         payload,
         plain,
@@ -189,8 +194,9 @@ def _parsed(data: str, payload: object = None) -> _Parsed:
         frozenset(forced),
         _finishes(payload),
         _may(entries),
-        plain is None and bool(entries) and not _error_only(payload),
+        plain is None and bool(read),
         any(_named(e.get(k)) for e in entries for k in ("function", "custom")),
+        tuple(_entry(c, entry) for c, entry in read),
     )
 
 
@@ -208,6 +214,71 @@ def _entries(payload: object) -> list[dict]:
         if isinstance(calls, list):
             out.extend(e for e in calls if isinstance(e, dict))
     return out
+
+
+def _read(payload: object) -> list[tuple[int, dict]]:
+    """(choice, tool call delta) for each delta Robust.feed hands to Robust._tool, in order
+    (the caller has ruled out an error payload without choices, which it stops at)."""
+    out = []
+    for choice in _choices(payload):
+        if not isinstance(choice, dict):
+            continue
+        delta = choice.get("delta")
+        calls = delta.get("tool_calls") if isinstance(delta, dict) else None
+        if isinstance(calls, list):
+            c = choice.get("index", 0)
+            c = c if isinstance(c, int) and not isinstance(c, bool) else 0  # as Robust.feed
+            out.extend((c, e) for e in calls if isinstance(e, dict))
+    return out
+
+
+def _entry_kinds(entry: dict) -> set[str]:
+    """Warning and error kinds Robust._tool files for `entry`, whatever came before."""
+    out = set()
+    raw = entry.get("index")
+    if raw is None:
+        out.add("index-missing")
+    elif not (isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0):
+        out.add("index-invalid")
+    # no function object (null counts as none), nor a custom one to read instead
+    if entry.get("function") is None and not isinstance(entry.get("custom"), dict):
+        out.add("function-missing")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """What Robust._tool reads of one tool call delta, for _Tester.calls_file."""
+
+    choice: int  # as Robust.feed normalizes it
+    key: object  # Robust._tool's key of the index; None when it has none
+    number: int  # the index when a non-negative integer, else -1
+    id: str | None  # a non-empty string id, else None
+    name: str | None  # a non-empty string name (of the function, or else of the custom body)
+    filled: bool  # its arguments may leave the call's arguments other than ""
+    custom: bool  # read as a custom call: its input is free text
+
+
+def _entry(c: int, entry: dict) -> _Entry:
+    raw = entry.get("index")
+    integer = isinstance(raw, int) and not isinstance(raw, bool)
+    key = None if raw is None else raw if integer else repr(raw)
+    fn = entry.get("function")
+    fn = fn if isinstance(fn, dict) else None
+    custom = entry.get("custom") if fn is None else None
+    custom = custom if isinstance(custom, dict) else None
+    body = fn if custom is None else custom
+    idv, name = entry.get("id"), body.get("name") if body is not None else None
+    return _Entry(
+        c,
+        key,
+        raw if integer and raw >= 0 else -1,
+        idv if isinstance(idv, str) and idv else None,
+        name if isinstance(name, str) and name else None,
+        # Robust._arguments skips None and ""; anything else is text or a value kept
+        fn is not None and fn.get("arguments") not in (None, ""),
+        custom is not None,
+    )
 
 
 def _named(body: object) -> bool:
@@ -344,6 +415,64 @@ class _Tester:
             filed.add("name-missing")
         return filed, may
 
+    @staticmethod
+    def calls_file(facts: list[_Parsed]) -> set[str]:
+        """Kinds the engine surely files for a stream of these frames, in this order, by
+        following Robust._target's routing of tool call deltas to calls where it is sure.
+
+        index-gap: the first delta of a choice at an index k >= 0 makes a call there
+        (nothing sits at k yet; an id routes it elsewhere only when an earlier delta of
+        the choice carried that id), and k is beyond every index seen before, plus one.
+        name-missing, args-empty: the deltas of a choice at one index k go to calls that
+        only deltas at k reach (one or more, when an id or name starts another call at
+        k), when no delta of the choice lacks an index (Robust would attach it to the
+        latest call) and no id they carry is carried at another index too (an id routes
+        a delta to its call whatever the index). Each such call then ends with no name
+        when none of them names one, and with arguments "" when none of them carries
+        arguments other than null or "" and none is custom."""
+        filed: set[str] = set()
+        top: dict[int, int] = {}  # choice -> the highest index >= 0 seen
+        ids: dict[int, set[str]] = {}  # choice -> the ids its deltas carried
+        groups: dict[tuple[int, object], list] = {}  # (choice, key) -> [ids, named, filled]
+        unkeyed: set[int] = set()  # choices with a delta that has no index
+        for got in facts:
+            for e in got.calls:
+                c, key, number, idv = e.choice, e.key, e.number, e.id
+                seen = ids.get(c)
+                if seen is None:
+                    seen = ids[c] = set()
+                if key is None:
+                    unkeyed.add(c)
+                else:
+                    group = groups.get((c, key))
+                    if group is None:
+                        if number > top.get(c, -1) + 1 and (idv is None or idv not in seen):
+                            filed.add("index-gap")
+                        group = groups[c, key] = [set(), False, False]
+                    if idv is not None:
+                        group[0].add(idv)
+                    if e.name is not None:
+                        group[1] = True
+                    if e.filled or e.custom:
+                        group[2] = True
+                    if number > top.get(c, -1):
+                        top[c] = number
+                if idv is not None:
+                    seen.add(idv)
+        if groups:
+            owners: dict[tuple[int, str], int] = {}  # (choice, id) -> how many keys carry it
+            for (c, _), group in groups.items():
+                for idv in group[0]:
+                    owners[c, idv] = owners.get((c, idv), 0) + 1
+            for (c, _), (gids, named, filled) in groups.items():
+                if c in unkeyed or any(owners[c, idv] > 1 for idv in gids):
+                    continue
+                if not named:
+                    filed.add("name-missing")
+                if not filled:
+                    filed.add("args-empty")
+        return filed
+
     def rejects(self, frames: list[str]) -> bool:
         """Does the candidate surely show a kind the target lacks, or surely lack one of
         the target's kinds of _NEEDS?"""
@@ -357,11 +486,14 @@ class _Tester:
             if self.runs >= self.max_runs:
                 raise _Exhausted
             self.runs += 1
-            ok = not self.rejects(frames) and (
-                self.in_parts(frames)
-                if len(frames) <= LOOK_FIRST
-                else self.signature(frames) == self.target
-            )
+            if self.rejects(frames):
+                ok = False
+            elif len(frames) > LOOK_FIRST:
+                ok = self.signature(frames) == self.target
+            else:  # a few frames: following their calls costs little beside the engine
+                ok = self.calls_file(self.facts(frames)) <= self.target.kinds and self.in_parts(
+                    frames
+                )
             self.cache[key] = ok
         if ok and (self.best is None or _smaller(frames, self.best)):
             self.best = list(frames)
