@@ -50,7 +50,15 @@ import orjson
 
 from ..core.anomalies import ERROR, WARNING, Anomaly
 from ..core.calls import Call, StrategyError
-from ..core.engine import ALL, OTHERS, ROBUST, STRATEGY_NAMES, StreamEngine, plain_fragment
+from ..core.engine import (
+    ALL,
+    CLIENTS,
+    ROBUST,
+    SDK,
+    STRATEGY_NAMES,
+    StreamEngine,
+    plain_fragment,
+)
 from ..core.frames import INVALID, NOT_READ, Frame, parse_payload
 from ..core.schema import chunk_violation
 
@@ -100,7 +108,7 @@ class Signature:
 
 def signature(frames: list[str], tools: list | None = None, expect_done: bool = True) -> Signature:
     """One engine pass over `frames` (SSE data strings)."""
-    engine = StreamEngine(1, tools)
+    engine = StreamEngine(1, tools, marks=False)  # the kinds alone are read
     for n, data in enumerate(frames, 1):
         engine.feed(Frame(n, data, parse_payload(data)))
     return _signature(engine, expect_done)
@@ -115,13 +123,13 @@ def _clients(
     robust: list[Call], strategies: Mapping[str, object]
 ) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The signature's differs and raises: the strategies whose calls are not robust's
-    (StreamResult.differs), and those that raised."""
+    (StreamResult.differs), and those that raised; of the strategies in `strategies`."""
     keys = [c.key() for c in robust]
     differs = frozenset(
         name
         for name in STRATEGY_NAMES
         if name != "robust"
-        and isinstance(got := strategies[name], list)
+        and isinstance(got := strategies.get(name), list)
         and [c.key() for c in got] != keys
     )
     raises = frozenset(
@@ -130,6 +138,14 @@ def _clients(
         if not isinstance(got, list)
     )
     return differs, raises
+
+
+def _clients_of(target: Signature, sdk: bool) -> tuple[frozenset, frozenset]:
+    """The target's differs and raises of the SDK emulation alone, or of the others."""
+    return (
+        frozenset(n for n in target.differs if (n == "openai-sdk") == sdk),
+        frozenset(r for r in target.raises if (r[0] == "openai-sdk") == sdk),
+    )
 
 
 def _kinds(anomalies: list[Anomaly]) -> frozenset[str]:
@@ -342,6 +358,8 @@ class _Tester:
     def aim(self, target: Signature) -> None:
         self.target = target
         self.needs = target.kinds.intersection(_NEEDS)
+        # what in_parts compares each part of the client strategies with
+        self.parts = [(part, _clients_of(target, part == SDK)) for part in (CLIENTS, SDK)]
 
     def facts(self, frames: Iterable[str]) -> list[_Parsed]:
         parsed = self.parsed
@@ -358,7 +376,7 @@ class _Tester:
                 parsed[data] = _parsed(data, payload)
 
     def _fed(self, frames: list[str], part: str = ALL) -> StreamEngine:
-        engine = StreamEngine(1, self.tools, part=part)
+        engine = StreamEngine(1, self.tools, part=part, marks=False)
         feed, bulk = engine.feed, engine.bulk
         facts = self.facts(frames)
         plains = [got.plain for got in facts]
@@ -378,16 +396,19 @@ class _Tester:
         return _signature(self._fed(frames), self.expect_done)
 
     def in_parts(self, frames: list[str]) -> bool:
-        """Does `frames` show the target's signature? Read in two parts, the second only
-        when the first matches: robust and the anomaly rules (the kinds: every anomaly
-        is theirs, and robust's calls), then the client strategies."""
+        """Does `frames` show the target's signature? Read in parts, each only when those
+        before it match: robust and the anomaly rules (the kinds: every anomaly is
+        theirs, and robust's calls), the four client strategies, the SDK emulation (the
+        costliest)."""
         self.engine_runs += 1
         engine = self._fed(frames, ROBUST)
         robust, _ = engine.end(expect_done=self.expect_done)
         if _kinds(engine.log.entries()) != self.target.kinds:
             return False
-        clients = self._fed(frames, OTHERS).others_at_end()
-        return _clients(robust, clients) == (self.target.differs, self.target.raises)
+        for part, want in self.parts:
+            if _clients(robust, self._fed(frames, part).others_at_end()) != want:
+                return False
+        return True
 
     def surely(self, frames: list[str]) -> tuple[set[str], set[str]]:
         """(kinds the engine surely files for `frames`, the kinds of _NEEDS it may file).
