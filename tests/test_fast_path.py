@@ -6,7 +6,7 @@ import gc
 from itertools import pairwise
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import FIXTURES, calls, chunk, tc
@@ -306,6 +306,11 @@ def test_a_part_of_an_engine_cannot_finish():
 
 @settings(max_examples=200, deadline=None)
 @given(STREAMS)
+# two calls whose fragments alternate within one bulk step: each call's last frame is kept
+@example(
+    [chunk(calls(tc(i, f"call_{i}", "f", "", "function"))) for i in range(2)]
+    + [chunk(calls(tc(i % 2, args="x"))) for i in range(6)]
+)
 def test_bulk_then_feed_is_feed(chunks):
     """A caller that offers the plain fragments to `bulk` and feeds a frame only where
     bulk stops (the minimiser) gets feed's answers, to the message and mark."""

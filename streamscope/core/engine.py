@@ -12,6 +12,7 @@ import copy
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 from ..text import cut, plural, quote
 from . import repair as repairs
@@ -205,39 +206,45 @@ class StreamEngine:
         run = self._run
         cur = self._cur
         args, lasts, order, switches = run.args, run.lasts, run.order, run.switches
+        content, left = run.content, run.left
+        # the latest argument frame: while there is one, it is the current call's, and
+        # lasts[cur] is written when the call changes and at the end, not every frame
+        last_args = run.args_last
+        texts = args.get(cur) if last_args else None  # the current call's fragments
         n = first
-        i = start
-        end = len(plains)
-        while i < end:
-            plain = plains[i]
+        for plain in islice(plains, start, None):
             if plain is None:
                 break
             index, text = plain
             if index not in ok:
                 break
             if index < 0:
-                run.content.append(text)
+                content.append(text)
+            elif text[:1] in "{[":
+                break
             else:
-                if text[:1] in "{[":
-                    break
                 if index != cur:
                     if not switches:
                         run.first_switch = index
                     switches.append(n)
-                    run.left.add(cur)
+                    left.add(cur)
+                    if last_args:
+                        lasts[cur] = last_args
                     cur = index
-                texts = args.get(index)
+                    texts = None
                 if texts is None:
-                    args[index] = [text]
-                else:
-                    texts.append(text)
-                lasts[index] = run.args_last = n
+                    texts = args.get(index)
+                    if texts is None:
+                        texts = args[index] = []
+                texts.append(text)
                 order.append(text)
-            run.last = n
+                last_args = n
             n += 1
-            i += 1
-        taken = i - start
+        taken = n - first
         if taken:
+            if last_args:
+                lasts[cur] = run.args_last = last_args
+            run.last = n - 1
             self._cur = cur
             self.frames = n - 1
         return taken
