@@ -900,17 +900,25 @@ def minimize(
             # Re-serializing alone changes what the engine sees: keep the frames as sent.
             stream = _Stream([_RAW] * len(frames), list(frames))
         test.best = list(stream.texts)
+        steps: list[tuple[Callable[..., None], tuple]] = [(_frame_phase, ())]
+        if join_fragments:
+            steps += [(_join_phase, ()), (_finish_phase, ())]
+        steps += [(_field_phase, (kind, role, False)) for kind, role in _LEVELS]
+        if not keep_fields:
+            steps += [(_field_phase, ("keys", role, True)) for role in _VOLATILE_ROLES]
+        # A step that left a stream as it was leaves it so again: it would ask the judge the
+        # same questions, all answered from its cache (no budget spent, no better stream
+        # found). The last round mostly repeats steps on the stream they last saw.
+        idle: set[tuple] = set()
         while True:
             before = stream.texts
-            _frame_phase(stream, test)
-            if join_fragments:
-                _join_phase(stream, test)
-                _finish_phase(stream, test)
-            for kind, role in _LEVELS:
-                _field_phase(stream, test, kind, role, volatile=False)
-            if not keep_fields:
-                for role in _VOLATILE_ROLES:
-                    _field_phase(stream, test, "keys", role, volatile=True)
+            for number, (step, args) in enumerate(steps):
+                key = (number, tuple(stream.texts))
+                if key in idle:
+                    continue
+                step(stream, test, *args)
+                if stream.texts == list(key[1]):
+                    idle.add(key)
             if stream.texts == before:
                 break
     except _Exhausted:  # the smallest passing candidate, maybe mid-phase
