@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import orjson
@@ -170,3 +171,22 @@ def test_chunk_logs_need_no_done():
     out = minimize(frames, expect_done=False)
     assert signature(out, expect_done=False) == signature(frames, expect_done=False)
     assert "args-cumulative" in signature(out, expect_done=False).kinds
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_garbage_collector_is_left_as_it_was(enabled):
+    """minimize pauses the cyclic collector while it runs, and leaves it as it found it,
+    also when the budget runs out or the input is bad."""
+    frames = _dumps(FIXTURES["Q0"])
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        assert minimize(frames)
+        assert gc.isenabled() is enabled
+        assert minimize(frames, max_runs=1)
+        assert gc.isenabled() is enabled
+        with pytest.raises(ValueError):
+            minimize(frames, payloads=[None])  # not one payload per frame
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
