@@ -75,7 +75,7 @@ ENTRY = st.builds(
     st.sampled_from(["call_0", "call_1", "call_2", "", None, _OMIT]),
     st.sampled_from([{}, None, _OMIT]),
     st.sampled_from(["fn0", "fn1", "", None, _OMIT]),
-    st.sampled_from(["", None, "x", "{}", 3, _OMIT]),
+    st.sampled_from(["", None, "x", "{}", 3, "1", '"a"', " ", _OMIT]),
     st.booleans(),
 )
 CALLS = st.builds(
@@ -153,9 +153,14 @@ def test_the_hints_change_nothing(chunks):
 @example([chunk(calls(tc(0, "call_0", "fn0", ""))), chunk(calls(tc(args="x")))])
 # an id routes a delta at another index to the call that carries it
 @example([chunk(calls(tc(0, "call_0", "fn0", ""))), chunk(calls(tc(1, "call_0", args="x")))])
+# a new id, or a new name, once the arguments are complete JSON starts another call at
+# the index: "1" and '"a"' each parse, their concatenation does not
+@example([chunk(calls(tc(0, "call_0", "fn0", "1"))), chunk(calls(tc(0, "call_1", args='"a"')))])
+@example([chunk(calls(tc(0, name="fn0", args="1"))), chunk(calls(tc(0, name="fn1", args='"a"')))])
 def test_what_the_judge_follows_of_the_calls_is_filed(chunks):
     """The kinds the judge's following of calls calls sure (index-gap, name-missing,
-    args-empty) and each frame's forced kinds are in the stream's signature."""
+    args-empty, args-invalid-json) and each frame's forced kinds are in the stream's
+    signature."""
     frames = _texts(chunks)
     judge = _Tester(signature(frames), None, True, 10**6)
     got = signature(frames).kinds

@@ -61,6 +61,7 @@ from ..core.engine import (
     plain_fragment,
 )
 from ..core.frames import INVALID, NOT_READ, Frame, parse_payload
+from ..core.repair import parses
 from ..core.schema import chunk_violation
 
 # Envelope and choice fields that never matter to accumulation.
@@ -274,6 +275,7 @@ class _Entry:
     name: str | None  # a non-empty string name (of the function, or else of the custom body)
     filled: bool  # its arguments may leave the call's arguments other than ""
     custom: bool  # read as a custom call: its input is free text
+    args: object  # its function's arguments as sent (None when absent)
 
 
 def _entry(c: int, entry: dict) -> _Entry:
@@ -295,7 +297,37 @@ def _entry(c: int, entry: dict) -> _Entry:
         # Robust._arguments skips None and ""; anything else is text or a value kept
         fn is not None and fn.get("arguments") not in (None, ""),
         custom is not None,
+        fn.get("arguments") if fn is not None else None,
     )
+
+
+class _Group:
+    """The tool call deltas of one choice at one index, as _Tester.calls_file follows them."""
+
+    __slots__ = ("ids", "names", "filled", "parts", "joined")
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.names: set[str] = set()
+        self.filled = False  # arguments other than null or "", or a custom call
+        self.parts: list[str] = []  # the non-empty string arguments, in order
+        # every argument a string, none after the first non-empty one opening with { or [
+        self.joined = True
+
+    def add(self, e: _Entry) -> None:
+        if e.id is not None:
+            self.ids.add(e.id)
+        if e.name is not None:
+            self.names.add(e.name)
+        if e.filled or e.custom:
+            self.filled = True
+        args = e.args
+        if e.custom or (args is not None and not isinstance(args, str)):
+            self.joined = False
+        elif args:
+            if self.parts and args[0] in "{[":
+                self.joined = False
+            self.parts.append(args)
 
 
 def _named(body: object) -> bool:
@@ -451,11 +483,16 @@ class _Tester:
         latest call) and no id they carry is carried at another index too (an id routes
         a delta to its call whatever the index). Each such call then ends with no name
         when none of them names one, and with arguments "" when none of them carries
-        arguments other than null or "" and none is custom."""
+        arguments other than null or "" and none is custom.
+        args-invalid-json: so too when those deltas carry one id and one name at the
+        most (one call, then), none is custom, and their arguments are strings of which
+        none but the first non-empty one opens with "{" or "[" (Robust reads such a one
+        as maybe re-sent or a snapshot): the call's arguments are their concatenation,
+        filed when it is not "" and stdlib json does not parse it."""
         filed: set[str] = set()
         top: dict[int, int] = {}  # choice -> the highest index >= 0 seen
         ids: dict[int, set[str]] = {}  # choice -> the ids its deltas carried
-        groups: dict[tuple[int, object], list] = {}  # (choice, key) -> [ids, named, filled]
+        groups: dict[tuple[int, object], _Group] = {}  # (choice, key) -> its deltas
         unkeyed: set[int] = set()  # choices with a delta that has no index
         for got in facts:
             for e in got.calls:
@@ -470,13 +507,8 @@ class _Tester:
                     if group is None:
                         if number > top.get(c, -1) + 1 and (idv is None or idv not in seen):
                             filed.add("index-gap")
-                        group = groups[c, key] = [set(), False, False]
-                    if idv is not None:
-                        group[0].add(idv)
-                    if e.name is not None:
-                        group[1] = True
-                    if e.filled or e.custom:
-                        group[2] = True
+                        group = groups[c, key] = _Group()
+                    group.add(e)
                     if number > top.get(c, -1):
                         top[c] = number
                 if idv is not None:
@@ -484,15 +516,19 @@ class _Tester:
         if groups:
             owners: dict[tuple[int, str], int] = {}  # (choice, id) -> how many keys carry it
             for (c, _), group in groups.items():
-                for idv in group[0]:
+                for idv in group.ids:
                     owners[c, idv] = owners.get((c, idv), 0) + 1
-            for (c, _), (gids, named, filled) in groups.items():
-                if c in unkeyed or any(owners[c, idv] > 1 for idv in gids):
+            for (c, _), group in groups.items():
+                if c in unkeyed or any(owners[c, idv] > 1 for idv in group.ids):
                     continue
-                if not named:
+                if not group.names:
                     filed.add("name-missing")
-                if not filled:
+                if not group.filled:
                     filed.add("args-empty")
+                elif group.joined and len(group.ids) <= 1 and len(group.names) <= 1:
+                    text = "".join(group.parts)
+                    if text and not parses(text):
+                        filed.add("args-invalid-json")
         return filed
 
     def rejects(self, frames: list[str]) -> bool:
