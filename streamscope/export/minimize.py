@@ -408,10 +408,13 @@ class _Tester:
             if data not in parsed:
                 parsed[data] = _parsed(data, payload)
 
-    def _fed(self, frames: list[str], part: str = ALL) -> StreamEngine:
+    def _fed(
+        self, frames: list[str], part: str = ALL, facts: list[_Parsed] | None = None
+    ) -> StreamEngine:
         engine = StreamEngine(1, self.tools, part=part, marks=False)
         feed, bulk = engine.feed, engine.bulk
-        facts = self.facts(frames)
+        if facts is None:
+            facts = self.facts(frames)
         plains = [got.plain for got in facts]
         i, end = 0, len(frames)
         while i < end:
@@ -428,34 +431,39 @@ class _Tester:
         self.engine_runs += 1
         return _signature(self._fed(frames), self.expect_done)
 
-    def in_parts(self, frames: list[str]) -> bool:
+    def in_parts(self, frames: list[str], facts: list[_Parsed] | None = None) -> bool:
         """Does `frames` show the target's signature? Read in parts, each only when those
         before it match: robust and the anomaly rules (the kinds: every anomaly is
         theirs, and robust's calls), the four client strategies, the SDK emulation (the
         costliest)."""
         self.engine_runs += 1
-        engine = self._fed(frames, ROBUST)
+        if facts is None:
+            facts = self.facts(frames)
+        engine = self._fed(frames, ROBUST, facts)
         robust, _ = engine.end(expect_done=self.expect_done)
         if _kinds(engine.log.entries()) != self.target.kinds:
             return False
         for part, want in self.parts:
-            if _clients(robust, self._fed(frames, part).others_at_end()) != want:
+            if _clients(robust, self._fed(frames, part, facts).others_at_end()) != want:
                 return False
         return True
 
-    def surely(self, frames: list[str]) -> tuple[set[str], set[str]]:
+    def surely(
+        self, frames: list[str], facts: list[_Parsed] | None = None
+    ) -> tuple[set[str], set[str]]:
         """(kinds the engine surely files for `frames`, the kinds of _NEEDS it may file).
 
         Only what the engine files whatever else the stream holds counts as sure: a
         frame's forced kinds; finish-reason-missing when no frame can set a finish_reason
         (engine.finish files it for every choice left without one, or for no choice);
         name-missing when a frame opens a call and none can name one (a call's name is
-        only ever set from a non-empty string)."""
+        only ever set from a non-empty string). `facts`: the frames' facts, when the
+        caller has them."""
         filed: set[str] = set()
         may: set[str] = set()
         finishes = opens = names = False
         # every fact is a union over the frames: each distinct text is read once
-        for got in self.facts(set(frames)):
+        for got in self.facts(set(frames)) if facts is None else facts:
             if got.forced:
                 filed |= got.forced
             if got.may:
@@ -531,26 +539,29 @@ class _Tester:
                         filed.add("args-invalid-json")
         return filed
 
-    def rejects(self, frames: list[str]) -> bool:
+    def rejects(self, frames: list[str], facts: list[_Parsed] | None = None) -> bool:
         """Does the candidate surely show a kind the target lacks, or surely lack one of
         the target's kinds of _NEEDS?"""
-        filed, may = self.surely(frames)
+        filed, may = self.surely(frames, facts)
         return not filed <= self.target.kinds or not self.needs <= may
 
-    def __call__(self, frames: list[str]) -> bool:
+    def __call__(self, frames: list[str], facts: list[_Parsed] | None = None) -> bool:
+        """`facts`: self.facts(frames), when the caller has them (a field step does)."""
         key = tuple(frames)
         ok = self.cache.get(key)
         if ok is None:
             if self.runs >= self.max_runs:
                 raise _Exhausted
             self.runs += 1
-            if self.rejects(frames):
-                ok = False
-            elif len(frames) > LOOK_FIRST:
-                ok = self.signature(frames) == self.target
+            if len(frames) > LOOK_FIRST:  # the facts of each distinct text, once
+                ok = not self.rejects(frames) and self.signature(frames) == self.target
             else:  # a few frames: following their calls costs little beside the engine
-                ok = self.calls_file(self.facts(frames)) <= self.target.kinds and self.in_parts(
-                    frames
+                if facts is None:
+                    facts = self.facts(frames)
+                ok = (
+                    not self.rejects(frames, facts)
+                    and self.calls_file(facts) <= self.target.kinds
+                    and self.in_parts(frames, facts)
                 )
             self.cache[key] = ok
         if ok and (self.best is None or _smaller(frames, self.best)):
@@ -705,23 +716,30 @@ class _Stream:
         self.texts = [self.texts[i] for i in keep]
 
     def render(
-        self, units: list[tuple], frame_of: list[int], removed: list[int], memo: dict
-    ) -> tuple[list[object], list[str]]:
-        """Trees and texts without the units numbered in `removed` (ascending), of `units`
-        ((frame, *path), in frame order; `frame_of` their frames). `memo` keeps each
-        frame's pruned tree and text by what was removed from it: ddmin asks for the same
-        frame with the same units removed again and again (clear it when the trees
-        change)."""
-        trees, texts = list(self.trees), list(self.texts)
+        self,
+        units: list[tuple],
+        frame_of: list[int],
+        removed: list[int],
+        memo: dict,
+        test: _Tester,
+        facts: list[_Parsed],
+    ) -> tuple[list[object], list[str], list[_Parsed]]:
+        """Trees, texts and the judge's facts without the units numbered in `removed`
+        (ascending), of `units` ((frame, *path), in frame order; `frame_of` their frames;
+        `facts` those of the frames as they are). `memo` keeps each frame's pruned tree,
+        text and facts by what was removed from it: ddmin asks for the same frame with
+        the same units removed again and again (clear it when the trees change)."""
+        trees, texts, facts = list(self.trees), list(self.texts), list(facts)
         # a unit's number stands for its tuple: ints hash at no cost, paths do not
         for i, group in groupby(removed, frame_of.__getitem__):
             key = (i, tuple(group))
             got = memo.get(key)
             if got is None:
                 tree = _prune(trees[i], {units[u][1:] for u in key[1]})
-                got = memo[key] = (tree, _dumps(tree))
-            trees[i], texts[i] = got
-        return trees, texts
+                text = _dumps(tree)
+                got = memo[key] = (tree, text, test.facts((text,))[0])
+            trees[i], texts[i], facts[i] = got
+        return trees, texts, facts
 
     def edited(
         self, frames: set[int], edit: Callable[[list[object]], None]
@@ -766,6 +784,7 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
         return [u for u in every if u not in left]
 
     memo: dict = {}  # the trees stay as they are until the end of this phase
+    facts = test.facts(stream.texts)
     # ddmin asks about the same units again and again: a repeated question gets the
     # judge's answer without rendering the candidate again (the judge would only find it
     # in its cache, and its best candidate cannot change: it was weighed the first time)
@@ -775,7 +794,8 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
         key = tuple(kept)
         ok = answers.get(key)
         if ok is None:
-            ok = answers[key] = test(stream.render(units, frame_of, removing(kept), memo)[1])
+            _, texts, known = stream.render(units, frame_of, removing(kept), memo, test, facts)
+            ok = answers[key] = test(texts, known)
         return ok
 
     if volatile and judged([]):  # usually none of them matters
@@ -783,7 +803,9 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     else:
         kept = _ddmin(list(every), judged)
     if len(kept) < len(units):
-        stream.trees, stream.texts = stream.render(units, frame_of, removing(kept), memo)
+        stream.trees, stream.texts, _ = stream.render(
+            units, frame_of, removing(kept), memo, test, facts
+        )
 
 
 def _at(tree: object, path: tuple) -> Any:
