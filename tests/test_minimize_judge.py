@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import calls, chunk, tc
 from streamscope.core.engine import StreamEngine
-from streamscope.export.minimize import _NEEDS, _parsed, _Tester, signature
+from streamscope.export.minimize import _NEEDS, _docs_raise, _parsed, _Tester, signature
 
 from .helpers import frames_of
 from .test_fast_path import PIECES, analyse, summary
@@ -46,6 +46,11 @@ MORE = st.one_of(
             {"error": {"message": "overloaded"}},
             {**chunk({}, "stop"), "error": "late"},
             chunk({"role": "assistant"}),
+            {**chunk({}), "choices": []},
+            {**chunk({}), "choices": None},
+            {**chunk({}), "choices": [{"index": 0, "finish_reason": "stop"}]},  # no delta
+            "3",
+            "[]",
         ]
     ),
 )
@@ -166,3 +171,5 @@ def test_what_the_judge_follows_of_the_calls_is_filed(chunks):
     got = signature(frames).kinds
     assert judge.calls_file(judge.facts(frames)) <= got
     assert judge.surely(frames)[0] <= got
+    if _docs_raise(judge.facts(frames)):  # the docs snippet surely raised
+        assert any(name == "openai-docs" for name, _ in signature(frames).raises)

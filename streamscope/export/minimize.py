@@ -182,6 +182,9 @@ class _Parsed:
     names: bool  # it may name a call
     # what Robust._tool reads of each tool call delta of it, in order (see _Entry)
     calls: tuple[_Entry, ...]
+    # OpenAIDocs.feed raises on it, unless it stopped before (an earlier frame that is
+    # not JSON: [DONE], or its own error): not an object, an error, no choice to read
+    docs_raise: bool
 
 
 def _parsed(data: str, payload: object = None) -> _Parsed:
@@ -215,6 +218,30 @@ def _parsed(data: str, payload: object = None) -> _Parsed:
         plain is None and bool(read),
         any(_named(e.get(k)) for e in entries for k in ("function", "custom")),
         tuple(_entry(c, entry) for c, entry in read),
+        payload is not INVALID and _docs_raises(payload),
+    )
+
+
+def _docs_raises(payload: object) -> bool:
+    """Does OpenAIDocs.feed surely raise on this payload (parsed JSON)? Its snippet reads
+    `chunk.choices[0].delta.tool_calls`, then `function.arguments` of each, and adds
+    the arguments to those stored: None (absent, or null) raises TypeError."""
+    if not isinstance(payload, dict) or payload.get("error"):
+        return True  # the SDK raises on an error, the snippet on what has no choices
+    choices = payload.get("choices")
+    if choices is None or choices == []:
+        return True
+    if not isinstance(choices, list) or not isinstance(choices[0], dict):
+        return False  # (it may raise too: not followed)
+    delta = choices[0].get("delta")
+    if not isinstance(delta, dict):
+        return True  # `None.tool_calls`
+    calls = delta.get("tool_calls")
+    return isinstance(calls, list) and any(
+        isinstance(c, dict)
+        and isinstance(fn := c.get("function"), dict)
+        and fn.get("arguments") is None
+        for c in calls
     )
 
 
@@ -299,6 +326,16 @@ def _entry(c: int, entry: dict) -> _Entry:
         custom is not None,
         fn.get("arguments") if fn is not None else None,
     )
+
+
+def _docs_raise(facts: list[_Parsed]) -> bool:
+    """Does the openai-docs strategy surely raise on frames of these facts, in order?"""
+    for got in facts:
+        if got.payload is INVALID:  # [DONE] stops it (else it raised: unknown, stop here)
+            return False
+        if got.docs_raise:
+            return True
+    return False
 
 
 class _Group:
@@ -391,6 +428,8 @@ class _Tester:
     def aim(self, target: Signature) -> None:
         self.target = target
         self.needs = target.kinds.intersection(_NEEDS)
+        # a candidate whose docs snippet surely raises cannot match a target where it did not
+        self.docs_run = all(name != "openai-docs" for name, _ in target.raises)
         # what in_parts compares each part of the client strategies with
         self.parts = [(part, _clients_of(target, part == SDK)) for part in (CLIENTS, SDK)]
 
@@ -561,6 +600,7 @@ class _Tester:
                 ok = (
                     not self.rejects(frames, facts)
                     and self.calls_file(facts) <= self.target.kinds
+                    and not (self.docs_run and _docs_raise(facts))
                     and self.in_parts(frames, facts)
                 )
             self.cache[key] = ok
