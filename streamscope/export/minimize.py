@@ -31,10 +31,11 @@ changes nothing:
 Every step keeps a change only when the signature still holds. JSON frames come out
 re-serialized compactly by orjson (when that alone would change the signature, every frame
 is kept as its original text and only whole frames are removed). Each candidate costs
-at most one engine pass (a small one is read in two parts, robust and the anomaly
-rules first, the client strategies only when its kinds match; some are rejected with
-no pass at all); results are cached by candidate, and after `max_runs` candidates the
-smallest stream found so far is returned. Everything is ordered, so the result is
+at most one engine pass (a small one is read in parts, robust and the anomaly rules
+first, then the four client strategies, then the SDK emulation, each only when those
+before match; many are rejected with no pass at all, by rules that follow what the
+engine surely does); results are cached by candidate, and after `max_runs` candidates
+the smallest stream found so far is returned. Everything is ordered, so the result is
 deterministic.
 """
 
@@ -415,10 +416,10 @@ class _Tester:
         self.max_runs = max_runs
         self.runs = 0  # candidates judged (run or rejected beforehand): the budget counts them
         self.engine_runs = 0  # candidates the engine read (the whole of it, or a part)
-        # Candidates up to this many frames are read in two parts: robust and the anomaly
-        # rules first, the client strategies only when the kinds match (most small
-        # candidates differ in their kinds; big ones mostly pass, and would pay twice
-        # for the construction of their parts).
+        # Candidates up to LOOK_FIRST frames are read in parts (in_parts): robust and the
+        # anomaly rules first, the client strategies only when the kinds match (small
+        # candidates often fail early; big ones mostly pass, and would pay for the
+        # construction of every part).
         self.cache: dict[tuple[str, ...], bool] = {}
         self.best: list[str] | None = None
         # Candidates share most of their frames: each text is parsed, and read by the
