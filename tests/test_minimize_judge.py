@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import calls, chunk, tc
 from streamscope.core.engine import StreamEngine
-from streamscope.export.minimize import _NEEDS, _docs_raise, _parsed, _Tester, signature
+from streamscope.export.minimize import (
+    _NEEDS,
+    _docs_doubled,
+    _docs_raise,
+    _parsed,
+    _Tester,
+    signature,
+)
 
 from .helpers import frames_of
 from .test_fast_path import PIECES, analyse, summary
@@ -162,6 +169,16 @@ def test_the_hints_change_nothing(chunks):
 # the index: "1" and '"a"' each parse, their concatenation does not
 @example([chunk(calls(tc(0, "call_0", "fn0", "1"))), chunk(calls(tc(0, "call_1", args='"a"')))])
 @example([chunk(calls(tc(0, name="fn0", args="1"))), chunk(calls(tc(0, name="fn1", args='"a"')))])
+# the docs snippet reads a chunk's first choice alone: here its call holds "yy" as robust's
+@example(
+    [
+        chunk(calls(tc(0, "call_a", "f", "y"))),
+        {
+            **chunk({}),
+            "choices": [{"index": 1, "delta": {}}, {"index": 0, "delta": calls(tc(0, args="y"))}],
+        },
+    ]
+)
 def test_what_the_judge_follows_of_the_calls_is_filed(chunks):
     """The kinds the judge's following of calls calls sure (index-gap, name-missing,
     args-empty, args-invalid-json) and each frame's forced kinds are in the stream's
@@ -171,5 +188,9 @@ def test_what_the_judge_follows_of_the_calls_is_filed(chunks):
     got = signature(frames).kinds
     assert judge.calls_file(judge.facts(frames)) <= got
     assert judge.surely(frames)[0] <= got
+    whole = signature(frames)
+    docs_raised = any(name == "openai-docs" for name, _ in whole.raises)
     if _docs_raise(judge.facts(frames)):  # the docs snippet surely raised
-        assert any(name == "openai-docs" for name, _ in signature(frames).raises)
+        assert docs_raised
+    if _docs_doubled(judge.facts(frames)):  # it surely raised or built other calls
+        assert docs_raised or "openai-docs" in whole.differs

@@ -186,6 +186,10 @@ class _Parsed:
     # OpenAIDocs.feed raises on it, unless it stopped before (an earlier frame that is
     # not JSON: [DONE], or its own error): not an object, an error, no choice to read
     docs_raise: bool
+    # one choice, its tool call deltas objects with a non-negative integer index and a
+    # function with string arguments: the docs snippet and robust read the same deltas
+    # alike (see _docs_doubled)
+    simple: bool
 
 
 def _parsed(data: str, payload: object = None) -> _Parsed:
@@ -220,6 +224,31 @@ def _parsed(data: str, payload: object = None) -> _Parsed:
         any(_named(e.get(k)) for e in entries for k in ("function", "custom")),
         tuple(_entry(c, entry) for c, entry in read),
         payload is not INVALID and _docs_raises(payload),
+        _simple(payload),
+    )
+
+
+def _simple(payload: object) -> bool:
+    if not isinstance(payload, dict) or payload.get("error"):
+        return False
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or len(choices) != 1 or not isinstance(choices[0], dict):
+        return False
+    choice = choices[0]
+    delta = choice.get("delta")
+    if isinstance(choice.get("index"), bool) or not isinstance(delta, dict):
+        return False  # (the snippet keys a choice indexed True apart from 0; robust does not)
+    calls = delta.get("tool_calls")
+    return calls is None or (
+        isinstance(calls, list)
+        and all(
+            isinstance(c, dict)
+            and type(c.get("index")) is int
+            and c["index"] >= 0
+            and isinstance(fn := c.get("function"), dict)
+            and isinstance(fn.get("arguments"), str)
+            for c in calls
+        )
     )
 
 
@@ -329,6 +358,25 @@ def _entry(c: int, entry: dict) -> _Entry:
     )
 
 
+def _docs_doubled(facts: list[_Parsed]) -> bool:
+    """Does the openai-docs snippet surely build other calls than robust (or raise) on
+    frames of these facts? It stores each call's first delta and then adds that delta's
+    arguments to it: on simple frames (one choice, no [DONE], nothing it raises on) its
+    calls hold every fragment once and each call's first one twice. Robust keeps each
+    fragment once at the most (a re-sent one or a snapshot less). So when the first
+    arguments of some call are not "", the snippet holds more text than robust."""
+    first: set[tuple[int, object]] = set()  # (choice, index) of the calls begun
+    for got in facts:
+        if not got.simple:
+            return False
+        for e in got.calls:
+            if (e.choice, e.key) not in first:
+                if e.args:  # the first delta of a call, with arguments
+                    return all(later.simple for later in facts)
+                first.add((e.choice, e.key))
+    return False
+
+
 def _docs_raise(facts: list[_Parsed]) -> bool:
     """Does the openai-docs strategy surely raise on frames of these facts, in order?"""
     for got in facts:
@@ -431,6 +479,8 @@ class _Tester:
         self.needs = target.kinds.intersection(_NEEDS)
         # a candidate whose docs snippet surely raises cannot match a target where it did not
         self.docs_run = all(name != "openai-docs" for name, _ in target.raises)
+        # nor one where it surely raises or differs, a target where it did neither
+        self.docs_same = self.docs_run and "openai-docs" not in target.differs
         # what in_parts compares each part of the client strategies with
         self.parts = [(part, _clients_of(target, part == SDK)) for part in (CLIENTS, SDK)]
 
@@ -602,6 +652,7 @@ class _Tester:
                     not self.rejects(frames, facts)
                     and self.calls_file(facts) <= self.target.kinds
                     and not (self.docs_run and _docs_raise(facts))
+                    and not (self.docs_same and _docs_doubled(facts))
                     and self.in_parts(frames, facts)
                 )
             self.cache[key] = ok
