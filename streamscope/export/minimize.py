@@ -188,7 +188,7 @@ class _Parsed:
     docs_raise: bool
     # one choice, its tool call deltas objects with a non-negative integer index and a
     # function with string arguments: the docs snippet and robust read the same deltas
-    # alike (see _docs_doubled)
+    # alike (see _docs_differs)
     simple: bool
 
 
@@ -333,6 +333,9 @@ class _Entry:
     filled: bool  # its arguments may leave the call's arguments other than ""
     custom: bool  # read as a custom call: its input is free text
     args: object  # its function's arguments as sent (None when absent)
+    # it has no id, or a function with no name (absent, or null): a call the docs
+    # snippet begins with it holds None there, which robust never holds
+    bare: bool
 
 
 def _entry(c: int, entry: dict) -> _Entry:
@@ -355,23 +358,26 @@ def _entry(c: int, entry: dict) -> _Entry:
         fn is not None and fn.get("arguments") not in (None, ""),
         custom is not None,
         fn.get("arguments") if fn is not None else None,
+        entry.get("id") is None or fn is None or fn.get("name") is None,
     )
 
 
-def _docs_doubled(facts: list[_Parsed]) -> bool:
-    """Does the openai-docs snippet surely build other calls than robust (or raise) on
-    frames of these facts? It stores each call's first delta and then adds that delta's
-    arguments to it: on simple frames (one choice, no [DONE], nothing it raises on) its
-    calls hold every fragment once and each call's first one twice. Robust keeps each
-    fragment once at the most (a re-sent one or a snapshot less). So when the first
-    arguments of some call are not "", the snippet holds more text than robust."""
+def _docs_differs(facts: list[_Parsed]) -> bool:
+    """Does the openai-docs snippet surely build other calls than robust on frames of
+    these facts? On simple frames (one choice, no [DONE], nothing it raises on) it
+    stores each call's first delta and then adds that delta's arguments to it: its
+    calls hold every fragment once and each call's first one twice, where robust keeps
+    each fragment once at the most (a re-sent one or a snapshot less); and a call keeps
+    the first delta's id and name, None when absent or null, where robust holds "" or a
+    string. So a call whose first delta carries arguments, or lacks an id or a name,
+    makes the two differ."""
     first: set[tuple[int, object]] = set()  # (choice, index) of the calls begun
     for got in facts:
         if not got.simple:
             return False
         for e in got.calls:
             if (e.choice, e.key) not in first:
-                if e.args:  # the first delta of a call, with arguments
+                if e.args or e.bare:  # the first delta of a call
                     return all(later.simple for later in facts)
                 first.add((e.choice, e.key))
     return False
@@ -652,7 +658,7 @@ class _Tester:
                     not self.rejects(frames, facts)
                     and self.calls_file(facts) <= self.target.kinds
                     and not (self.docs_run and _docs_raise(facts))
-                    and not (self.docs_same and _docs_doubled(facts))
+                    and not (self.docs_same and _docs_differs(facts))
                     and self.in_parts(frames, facts)
                 )
             self.cache[key] = ok
