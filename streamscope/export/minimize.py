@@ -654,11 +654,11 @@ class _Tester:
             else:  # a few frames: following their calls costs little beside the engine
                 if facts is None:
                     facts = self.facts(frames)
-                ok = (
+                ok = (  # the cheapest rules first
                     not self.rejects(frames, facts)
-                    and self.calls_file(facts) <= self.target.kinds
                     and not (self.docs_run and _docs_raise(facts))
                     and not (self.docs_same and _docs_differs(facts))
+                    and self.calls_file(facts) <= self.target.kinds
                     and self.in_parts(frames, facts)
                 )
             self.cache[key] = ok
@@ -877,9 +877,10 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     every = range(len(units))  # ddmin works on the units' numbers
     frame_of = [u[0] for u in units]
 
+    numbers = set(every)
+
     def removing(kept: list[int]) -> list[int]:
-        left = set(kept)
-        return [u for u in every if u not in left]
+        return sorted(numbers.difference(kept))
 
     memo: dict = {}  # the trees stay as they are until the end of this phase
     facts = test.facts(stream.texts)
