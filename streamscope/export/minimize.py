@@ -816,26 +816,32 @@ class _Stream:
     def render(
         self,
         units: list[tuple],
-        frame_of: list[int],
-        removed: list[int],
-        memo: dict,
+        spans: list[tuple[int, int, int]],
+        kept: int,
+        memos: dict[int, dict],
         test: _Tester,
         facts: list[_Parsed],
     ) -> tuple[list[object], list[str], list[_Parsed]]:
-        """Trees, texts and the judge's facts without the units numbered in `removed`
-        (ascending), of `units` ((frame, *path), in frame order; `frame_of` their frames;
-        `facts` those of the frames as they are). `memo` keeps each frame's pruned tree,
-        text and facts by what was removed from it: ddmin asks for the same frame with
-        the same units removed again and again (clear it when the trees change)."""
+        """Trees, texts and the judge's facts keeping only the units whose bits are set
+        in `kept` (bit u: unit u), of `units` ((frame, *path), in frame order); `spans`:
+        for each frame with units, (frame, its first unit, the bits of all its units from
+        there); `facts`: those of the frames as they are. `memos[frame]` keeps the frame's
+        pruned tree, text and facts by its kept bits: ddmin asks for the same frame with
+        the same units removed again and again (clear them when the trees change)."""
         trees, texts, facts = list(self.trees), list(self.texts), list(facts)
-        # a unit's number stands for its tuple: ints hash at no cost, paths do not
-        for i, group in groupby(removed, frame_of.__getitem__):
-            key = (i, tuple(group))
-            got = memo.get(key)
+        for i, first, every in spans:
+            bits = (kept >> first) & every
+            if bits == every:
+                continue  # nothing of this frame removed
+            memo = memos[i]
+            got = memo.get(bits)
             if got is None:
-                tree = _prune(trees[i], {units[u][1:] for u in key[1]})
+                gone = {
+                    units[first + j][1:] for j in range(every.bit_length()) if not bits >> j & 1
+                }
+                tree = _prune(trees[i], gone)
                 text = _dumps(tree)
-                got = memo[key] = (tree, text, test.facts((text,))[0])
+                got = memo[bits] = (tree, text, test.facts((text,))[0])
             trees[i], texts[i], facts[i] = got
         return trees, texts, facts
 
@@ -875,14 +881,13 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     if not units:
         return
     every = range(len(units))  # ddmin works on the units' numbers
-    frame_of = [u[0] for u in units]
-
-    numbers = set(every)
-
-    def removing(kept: list[int]) -> list[int]:
-        return sorted(numbers.difference(kept))
-
-    memo: dict = {}  # the trees stay as they are until the end of this phase
+    # a candidate's kept units as one integer's bits, cut into each frame's bits
+    bit = [1 << u for u in every]
+    spans = []
+    for i, group in groupby(every, lambda u: units[u][0]):
+        numbers = list(group)
+        spans.append((i, numbers[0], (1 << len(numbers)) - 1))
+    memos: dict[int, dict] = {i: {} for i, _, _ in spans}  # the trees stay as they are
     facts = test.facts(stream.texts)
     # ddmin asks about the same units again and again: a repeated question gets the
     # judge's answer without rendering the candidate again (the judge would only find it
@@ -893,7 +898,8 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
         key = tuple(kept)
         ok = answers.get(key)
         if ok is None:
-            _, texts, known = stream.render(units, frame_of, removing(kept), memo, test, facts)
+            mask = sum(map(bit.__getitem__, kept))  # distinct powers of two: their union
+            _, texts, known = stream.render(units, spans, mask, memos, test, facts)
             ok = answers[key] = test(texts, known)
         return ok
 
@@ -902,9 +908,8 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     else:
         kept = _ddmin(list(every), judged)
     if len(kept) < len(units):
-        stream.trees, stream.texts, _ = stream.render(
-            units, frame_of, removing(kept), memo, test, facts
-        )
+        mask = sum(map(bit.__getitem__, kept))
+        stream.trees, stream.texts, _ = stream.render(units, spans, mask, memos, test, facts)
 
 
 def _at(tree: object, path: tuple) -> Any:
