@@ -7,11 +7,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from streamscope.analysis import analyze, frame_source
 from streamscope.core.appendix_a import FIXTURES, chunk
 from streamscope.core.frames import INVALID, parse_payload
-from streamscope.export.minimize import VOLATILE, Signature, minimize, signature
+from streamscope.export.minimize import VOLATILE, Signature, _prune, minimize, signature
 from streamscope.inputs.sniff import CHUNKS, sniff
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "recordings"
@@ -190,3 +192,52 @@ def test_the_garbage_collector_is_left_as_it_was(enabled):
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def _paths(tree: object, at: tuple = ()) -> list[tuple]:
+    out = []
+    items = (
+        tree.items()
+        if isinstance(tree, dict)
+        else enumerate(tree)
+        if isinstance(tree, list)
+        else ()
+    )
+    for k, v in items:
+        out.append(at + (k,))
+        out.extend(_paths(v, at + (k,)))
+    return out
+
+
+def _without(tree: object, removed: set[tuple], at: tuple = ()) -> object:
+    """The definition: every entry whose path (or an ancestor's) is in `removed` left out."""
+    if isinstance(tree, dict):
+        return {
+            k: _without(v, removed, at + (k,)) for k, v in tree.items() if at + (k,) not in removed
+        }
+    if isinstance(tree, list):
+        return [
+            _without(v, removed, at + (i,)) for i, v in enumerate(tree) if at + (i,) not in removed
+        ]
+    return tree
+
+
+JSON = st.recursive(
+    st.none() | st.integers(0, 3) | st.text("ab", max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text("abc", max_size=2), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON, st.data())
+def test_pruning_removes_exactly_the_paths_asked(tree, data):
+    """A field step's pruning leaves out the entries asked (with what they hold), keeps
+    the rest in order, and never changes the tree it prunes."""
+    paths = _paths(tree)
+    removed = set(data.draw(st.lists(st.sampled_from(paths), max_size=5))) if paths else set()
+    before = orjson.dumps(tree)
+    assert _prune(tree, removed) == _without(tree, removed)
+    assert orjson.dumps(tree) == before
