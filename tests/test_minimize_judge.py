@@ -8,9 +8,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import calls, chunk, tc
-from streamscope.core.engine import StreamEngine
+from streamscope.core.calls import StrategyError
+from streamscope.core.engine import STRATEGY_NAMES, StreamEngine
 from streamscope.export.minimize import (
     _NEEDS,
+    Signature,
     _docs_differs,
     _docs_raise,
     _parsed,
@@ -197,3 +199,30 @@ def test_what_the_judge_follows_of_the_calls_is_filed(chunks):
         assert docs_raised
     if _docs_differs(judge.facts(frames)):  # it surely raised or built other calls
         assert docs_raised or "openai-docs" in whole.differs
+
+
+@settings(max_examples=200, deadline=None)
+@given(STREAMS, st.booleans())
+def test_the_signature_is_what_a_finished_engine_reports(chunks, done):
+    """signature() reads the end rules and the clients without finishing the engine:
+    the same kinds, differences and raises as a whole engine's StreamResult."""
+    frames = _texts(chunks)
+    engine = StreamEngine(1)
+    for frame in frames_of(chunks):
+        engine.feed(frame)
+    result = engine.finish(expect_done=done)
+    want = Signature(
+        frozenset(a.kind for a in result.anomalies if a.severity in ("error", "warning")),
+        frozenset(n for n in STRATEGY_NAMES if result.differs(n)),
+        frozenset(
+            (
+                n,
+                got.error.split(":", 1)[0]
+                if isinstance(got, StrategyError)
+                else type(got).__name__,
+            )
+            for n, got in result.strategies.items()
+            if not isinstance(got, list)
+        ),
+    )
+    assert signature(frames, expect_done=done) == want

@@ -118,8 +118,10 @@ def signature(frames: list[str], tools: list | None = None, expect_done: bool = 
 
 
 def _signature(engine: StreamEngine, expect_done: bool) -> Signature:
-    result = engine.finish(expect_done=expect_done)
-    return Signature(_kinds(result.anomalies), *_clients(result.tool_calls, result.strategies))
+    # what finish() reports of it, without the rest of a StreamResult: its end rules
+    # (the last anomalies), then what the client strategies built
+    robust, _ = engine.end(expect_done=expect_done)
+    return Signature(_kinds(engine.log.entries()), *_clients(robust, engine.others_at_end()))
 
 
 def _clients(
