@@ -223,7 +223,13 @@ def _without(tree: object, removed: set[tuple], at: tuple = ()) -> object:
 
 
 JSON = st.recursive(
-    st.none() | st.integers(0, 3) | st.text("ab", max_size=2),
+    st.none()
+    | st.booleans()
+    | st.integers(0, 3)
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text("ab", max_size=2)
+    | st.text(max_size=3),
     lambda inner: (
         st.lists(inner, max_size=4) | st.dictionaries(st.text("abc", max_size=2), inner, max_size=4)
     ),
@@ -235,9 +241,13 @@ JSON = st.recursive(
 @given(JSON, st.data())
 def test_pruning_removes_exactly_the_paths_asked(tree, data):
     """A field step's pruning leaves out the entries asked (with what they hold), keeps
-    the rest in order, and never changes the tree it prunes."""
+    the rest in order, and never changes the tree it prunes; the pruned tree is what its
+    text parses to (the judge takes it for the parse)."""
     paths = _paths(tree)
     removed = set(data.draw(st.lists(st.sampled_from(paths), max_size=5))) if paths else set()
     before = orjson.dumps(tree)
-    assert _prune(tree, removed) == _without(tree, removed)
+    got = _prune(tree, removed)
+    assert got == _without(tree, removed)
     assert orjson.dumps(tree) == before
+    parsed = parse_payload(orjson.dumps(got).decode())
+    assert parsed == got and orjson.dumps(parsed) == orjson.dumps(got)  # keys in order too

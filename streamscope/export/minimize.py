@@ -211,9 +211,9 @@ def _parsed(data: str, payload: object = None) -> _Parsed:
             problem = chunk_violation(payload)
             if problem is not None:
                 forced.add("chunk-schema-violation")
-    entries = _entries(payload)
     read = [] if _error_only(payload) else _read(payload)  # a plain fragment's too
-    for _, entry in read:
+    entries = [entry for _, entry in read]
+    for entry in entries:
         forced.update(_entry_kinds(entry))  # (none for a plain fragment)
     return _Parsed(
         payload,
@@ -280,17 +280,6 @@ def _docs_raises(payload: object) -> bool:
 def _error_only(payload: object) -> bool:
     """Robust.feed reads nothing more of an error payload without choices."""
     return isinstance(payload, dict) and bool(payload.get("error")) and "choices" not in payload
-
-
-def _entries(payload: object) -> list[dict]:
-    """The tool call deltas Robust.feed hands to Robust._tool, in order."""
-    out = []
-    for choice in _choices(payload):
-        delta = choice.get("delta") if isinstance(choice, dict) else None
-        calls = delta.get("tool_calls") if isinstance(delta, dict) else None
-        if isinstance(calls, list):
-            out.extend(e for e in calls if isinstance(e, dict))
-    return out
 
 
 def _read(payload: object) -> list[tuple[int, dict]]:
@@ -498,6 +487,13 @@ class _Tester:
         if None in out:  # texts not seen before (a _Parsed is never None nor equal to it)
             out = [parsed.get(d) or parsed.setdefault(d, _parsed(d)) for d in frames]
         return out  # type: ignore[return-value]
+
+    def fact(self, text: str, payload: object) -> _Parsed:
+        """The facts of `text`, whose parse_payload the caller has (`payload`)."""
+        got = self.parsed.get(text)
+        if got is None:
+            got = self.parsed[text] = _parsed(text, payload)
+        return got
 
     def seed(self, frames: list[str], payloads: list[object]) -> None:
         """Facts of `frames` from their payloads (parse_payload of each), parsed already."""
@@ -843,7 +839,8 @@ class _Stream:
                 }
                 tree = _prune(trees[i], gone)
                 text = _dumps(tree)
-                got = memo[bits] = (tree, text, test.facts((text,))[0])
+                # the tree is what its text parses to: orjson reads its own writing back
+                got = memo[bits] = (tree, text, test.fact(text, tree))
             trees[i], texts[i], facts[i] = got
         return trees, texts, facts
 
