@@ -6,11 +6,11 @@ import gc
 from itertools import pairwise
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.appendix_a import FIXTURES, calls, chunk, tc
-from streamscope.core.engine import OTHERS, ROBUST, StreamEngine, plain_fragment
+from streamscope.core.engine import CLIENTS, OTHERS, ROBUST, SDK, StreamEngine, plain_fragment
 from streamscope.core.summary import plain_summary, summarize
 
 from .helpers import frames_of
@@ -282,22 +282,35 @@ def test_the_parts_of_an_engine_answer_as_the_whole(chunks, tools, done):
     calls_, _ = robust.end(expect_done=done)
     got = [(a.frame, a.kind, a.choice, a.index, a.count, a.message) for a in robust.log.entries()]
     assert ([c.key() for c in calls_], got) == ([c.key() for c in whole.tool_calls], anomalies)
+    want = summary(whole)[3]
     clients = _part(chunks, tools, OTHERS).others_at_end()
-    assert summary(whole)[3] == {
+    assert want == {
         name: summary_of(got) for name, got in {"robust": whole.tool_calls, **clients}.items()
+    }
+    # the client strategies in two parts: the four, and the SDK emulation
+    four = _part(chunks, tools, CLIENTS).others_at_end()
+    sdk = _part(chunks, tools, SDK).others_at_end()
+    assert list(sdk) == ["openai-sdk"] and "openai-sdk" not in four
+    assert want == {
+        name: summary_of(got) for name, got in {"robust": whole.tool_calls, **four, **sdk}.items()
     }
 
 
 def test_a_part_of_an_engine_cannot_finish():
-    for part in (ROBUST, OTHERS):
+    for part in (ROBUST, OTHERS, CLIENTS, SDK):
         with pytest.raises(ValueError, match=r"cannot finish: call end\(\) or others_at_end\(\)"):
             StreamEngine(1, part=part).finish()
     with pytest.raises(ValueError, match="part is one of"):
-        StreamEngine(1, part="sdk")
+        StreamEngine(1, part="openai-sdk")
 
 
 @settings(max_examples=200, deadline=None)
 @given(STREAMS)
+# two calls whose fragments alternate within one bulk step: each call's last frame is kept
+@example(
+    [chunk(calls(tc(i, f"call_{i}", "f", "", "function"))) for i in range(2)]
+    + [chunk(calls(tc(i % 2, args="x"))) for i in range(6)]
+)
 def test_bulk_then_feed_is_feed(chunks):
     """A caller that offers the plain fragments to `bulk` and feeds a frame only where
     bulk stops (the minimiser) gets feed's answers, to the message and mark."""
@@ -345,3 +358,16 @@ def test_an_engine_is_freed_as_soon_as_it_is_dropped():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(PIECES, max_size=25))
+def test_an_engine_without_marks_files_the_same_anomalies(chunks):
+    """marks=False (the minimiser's engines) only leaves the per-frame marks out."""
+    marked, unmarked = StreamEngine(1), StreamEngine(1, marks=False)
+    for frame in frames_of(chunks):
+        marked.feed(frame)
+        unmarked.feed(frame)
+    got, want = unmarked.finish(), marked.finish()
+    assert got.anomaly_frames == {}
+    assert summary(got)[:-1] == summary(want)[:-1]  # all but the marks

@@ -135,6 +135,32 @@ def test_valid_input_returns_none(arguments):
     assert best_repair(arguments) == RepairResult("none", arguments, False)
 
 
+def _double_encoded(arguments: str) -> bool:
+    """The definition, parsed in full every time."""
+    try:
+        outer = json.loads(arguments)
+        return isinstance(outer, str) and isinstance(json.loads(outer), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet=' \t\n\r\ufeff\u00a0"{}[]:,ab1\\', max_size=12),
+        st.recursive(
+            st.none() | st.integers() | st.text(max_size=4),
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+        ).map(lambda v: json.dumps(json.dumps(v)) if isinstance(v, dict) else json.dumps(v)),
+    ),
+    st.sampled_from(["", " ", "\n\t", "\u00a0"]),
+)
+def test_double_encoded_is_its_definition(text, space):
+    """The shortcut (no parse unless the text opens with a quote) answers as the
+    definition, whatever whitespace leads."""
+    assert double_encoded(space + text) == _double_encoded(space + text)
+
+
 def test_double_encoded():
     args = '"{\\"city\\": \\"Paris\\"}"'
     assert json.loads(json.loads(args)) == {"city": "Paris"}

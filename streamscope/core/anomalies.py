@@ -102,10 +102,13 @@ _ALONE: dict[str, tuple[str]] = {}  # kind -> (kind,): the marks of a frame with
 class AnomalyLog:
     """One entry per (kind, choice, index): the first sighting, with a count of recurrences."""
 
-    __slots__ = ("_by_key", "_frames", "_layers", "_layers_top", "_tops", "_ordered")
+    __slots__ = ("_by_key", "_frames", "_layers", "_layers_top", "_tops", "_ordered", "marking")
 
-    def __init__(self) -> None:
+    def __init__(self, marking: bool = True) -> None:
         self._by_key: dict[tuple, Anomaly] = {}
+        # False: no frame is marked (the minimiser reads the kinds alone, and a long
+        # interleaved stream marks most of its frames)
+        self.marking = marking
         # Every frame an anomaly was seen at, for the faces' markers: frame -> its kinds,
         # replaced (never changed in place) when a frame gains a kind. The marks made
         # before the last copy() lie in frozen layers shared with the copies (a replay
@@ -142,7 +145,8 @@ class AnomalyLog:
                 found.also = found.also or []
                 if message not in found.also and len(found.also) < 3:
                     found.also.append(message)
-        self._mark(frame, kind)
+        if self.marking:
+            self._mark(frame, kind)
 
     def again(
         self, kind: str, frames: list[int], choice: int | None = None, index: object = None
@@ -153,8 +157,9 @@ class AnomalyLog:
         if found is None:
             return False
         found.count += len(frames)
-        for frame in frames:
-            self._mark(frame, kind)
+        if self.marking:
+            for frame in frames:
+                self._mark(frame, kind)
         return True
 
     def _mark(self, frame: int, kind: str) -> None:
@@ -212,7 +217,7 @@ class AnomalyLog:
         return merged
 
     def copy(self) -> AnomalyLog:
-        new = AnomalyLog()
+        new = AnomalyLog(self.marking)
         new._by_key = {
             k: Anomaly(
                 a.frame,

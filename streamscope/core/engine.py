@@ -12,6 +12,7 @@ import copy
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 from ..text import cut, plural, quote
 from . import repair as repairs
@@ -28,8 +29,11 @@ from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
 # The order strategies are reported in (the contract's table order).
 STRATEGY_NAMES = ("robust", "guarded", "naive", "openai-sdk", "openai-docs", "by-id")
 
-# What an engine runs (StreamEngine's `part`).
-ALL, ROBUST, OTHERS = "all", "robust", "others"
+# What an engine runs (StreamEngine's `part`): everything; robust and the anomaly rules;
+# the client strategies (OTHERS: the four below and the openai SDK emulation; CLIENTS:
+# the four; SDK: the emulation).
+ALL, ROBUST, OTHERS, CLIENTS, SDK = "all", "robust", "others", "clients", "sdk"
+_PARTS = (ALL, ROBUST, OTHERS, CLIENTS, SDK)
 
 # How an exchange ended, as the recorder wrote it in its `end` line.
 CONNECTION_FAILED = {"upstream-error", "timeout"}
@@ -109,23 +113,28 @@ class StreamEngine:
         response_format: object | None = None,
         collect_events: bool = False,
         part: str = ALL,
+        marks: bool = True,
     ) -> None:
         self.exchange = exchange
-        self.log = AnomalyLog()
+        # marks False: no anomaly marks per frame (anomaly_frames stays empty)
+        self.log = AnomalyLog(marks)
         self._robust = Robust(self.log, declared_tools(tools))
         # part: ALL; ROBUST, robust and the anomaly rules alone (every anomaly is theirs):
-        # read with end(); OTHERS, the client strategies alone: read with others_at_end().
-        # The minimiser looks at a candidate's anomalies first, at the clients only if
-        # they match. A part is fed and read once, never finished nor copied.
-        if part not in (ALL, ROBUST, OTHERS):
-            raise ValueError(f"part is one of {ALL}, {ROBUST}, {OTHERS}; got {part!r}")
+        # read with end(); OTHERS, CLIENTS or SDK, client strategies alone: read with
+        # others_at_end(). The minimiser looks at a candidate's anomalies first, at the
+        # clients only if they match (the cheap four before the SDK emulation). A part is
+        # fed and read once, never finished nor copied.
+        if part not in _PARTS:
+            raise ValueError(f"part is one of {', '.join(_PARTS)}; got {part!r}")
         self.part = part
+        self._reads = part in (ALL, ROBUST)  # robust and the anomaly rules
         self.others: list[Strategy] = (
-            [] if part == ROBUST else [Guarded(), Naive(), OpenAIDocs(), ById()]
+            [Guarded(), Naive(), OpenAIDocs(), ById()] if part in (ALL, OTHERS, CLIENTS) else []
         )
-        self.fast: list = [] if part == OTHERS else [self._robust]
+        self.fast: list = [self._robust] if self._reads else []
         self.fast += self.others
-        if part != ROBUST:
+        emulated = part in (ALL, OTHERS, SDK)
+        if emulated:
             self.fast.append(_SdkFast(self))
         self._run = Run()  # plain fragments taken, not yet applied (see feed)
         # Call indexes (-1: the content) whose plain fragments every strategy takes in
@@ -133,7 +142,7 @@ class StreamEngine:
         self._ok: set[int] | None = None
         self._cur = -1  # the call index of the latest plain fragment taken
         self.sdk: SdkEmulation | Unmodeled = (
-            Unmodeled("robust only") if part == ROBUST else SdkEmulation(tools, response_format)
+            SdkEmulation(tools, response_format) if emulated else Unmodeled("not emulated")
         )
         self.collect_events = collect_events
         self.frames = 0
@@ -178,7 +187,7 @@ class StreamEngine:
         self._ok = None
         robust = self._robust
         robust.events = [] if self.collect_events else None
-        if self.part != OTHERS:
+        if self._reads:
             robust.feed(frame, problem)
         for strategy in self.others:
             strategy.feed(frame)
@@ -197,39 +206,45 @@ class StreamEngine:
         run = self._run
         cur = self._cur
         args, lasts, order, switches = run.args, run.lasts, run.order, run.switches
+        content, left = run.content, run.left
+        # the latest argument frame: while there is one, it is the current call's, and
+        # lasts[cur] is written when the call changes and at the end, not every frame
+        last_args = run.args_last
+        texts = args.get(cur) if last_args else None  # the current call's fragments
         n = first
-        i = start
-        end = len(plains)
-        while i < end:
-            plain = plains[i]
+        for plain in islice(plains, start, None):
             if plain is None:
                 break
             index, text = plain
             if index not in ok:
                 break
             if index < 0:
-                run.content.append(text)
+                content.append(text)
+            elif text[:1] in "{[":
+                break
             else:
-                if text[:1] in "{[":
-                    break
                 if index != cur:
                     if not switches:
                         run.first_switch = index
                     switches.append(n)
-                    run.left.add(cur)
+                    left.add(cur)
+                    if last_args:
+                        lasts[cur] = last_args
                     cur = index
-                texts = args.get(index)
+                    texts = None
                 if texts is None:
-                    args[index] = [text]
-                else:
-                    texts.append(text)
-                lasts[index] = run.args_last = n
+                    texts = args.get(index)
+                    if texts is None:
+                        texts = args[index] = []
+                texts.append(text)
                 order.append(text)
-            run.last = n
+                last_args = n
             n += 1
-            i += 1
-        taken = i - start
+        taken = n - first
         if taken:
+            if last_args:
+                lasts[cur] = run.args_last = last_args
+            run.last = n - 1
             self._cur = cur
             self.frames = n - 1
         return taken
@@ -369,6 +384,8 @@ class StreamEngine:
         out: dict[str, list[Call] | StrategyError | Unmodeled] = {
             s.name: s.result() for s in self.others
         }
+        if self.part in (ROBUST, CLIENTS):  # the emulation is not part of it
+            return out
         sdk = self.sdk
         if not isinstance(sdk, Unmodeled):
             try:

@@ -189,6 +189,10 @@ def best_repair(arguments: str) -> RepairResult:
 
 def double_encoded(arguments: str) -> bool:
     """Whether `arguments` is a JSON string whose content is itself a JSON object."""
+    # Only text that opens with a quote (after JSON whitespace) decodes to a string: the
+    # rest needs no parse, which costs as much as the arguments are long.
+    if arguments.lstrip(" \t\n\r")[:1] != '"':
+        return False
     try:
         outer = json.loads(arguments)
     except (ValueError, RecursionError):

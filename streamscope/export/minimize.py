@@ -31,16 +31,18 @@ changes nothing:
 Every step keeps a change only when the signature still holds. JSON frames come out
 re-serialized compactly by orjson (when that alone would change the signature, every frame
 is kept as its original text and only whole frames are removed). Each candidate costs
-at most one engine pass (a small one is read in two parts, robust and the anomaly
-rules first, the client strategies only when its kinds match; some are rejected with
-no pass at all); results are cached by candidate, and after `max_runs` candidates the
-smallest stream found so far is returned. Everything is ordered, so the result is
+at most one engine pass (a small one is read in parts, robust and the anomaly rules
+first, then the four client strategies, then the SDK emulation, each only when those
+before match; many are rejected with no pass at all, by rules that follow what the
+engine surely does); results are cached by candidate, and after `max_runs` candidates
+the smallest stream found so far is returned. Everything is ordered, so the result is
 deterministic.
 """
 
 from __future__ import annotations
 
 import copy
+import gc
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import groupby
@@ -50,8 +52,17 @@ import orjson
 
 from ..core.anomalies import ERROR, WARNING, Anomaly
 from ..core.calls import Call, StrategyError
-from ..core.engine import ALL, OTHERS, ROBUST, STRATEGY_NAMES, StreamEngine, plain_fragment
+from ..core.engine import (
+    ALL,
+    CLIENTS,
+    ROBUST,
+    SDK,
+    STRATEGY_NAMES,
+    StreamEngine,
+    plain_fragment,
+)
 from ..core.frames import INVALID, NOT_READ, Frame, parse_payload
+from ..core.repair import parses
 from ..core.schema import chunk_violation
 
 # Envelope and choice fields that never matter to accumulation.
@@ -100,28 +111,30 @@ class Signature:
 
 def signature(frames: list[str], tools: list | None = None, expect_done: bool = True) -> Signature:
     """One engine pass over `frames` (SSE data strings)."""
-    engine = StreamEngine(1, tools)
+    engine = StreamEngine(1, tools, marks=False)  # the kinds alone are read
     for n, data in enumerate(frames, 1):
         engine.feed(Frame(n, data, parse_payload(data)))
     return _signature(engine, expect_done)
 
 
 def _signature(engine: StreamEngine, expect_done: bool) -> Signature:
-    result = engine.finish(expect_done=expect_done)
-    return Signature(_kinds(result.anomalies), *_clients(result.tool_calls, result.strategies))
+    # what finish() reports of it, without the rest of a StreamResult: its end rules
+    # (the last anomalies), then what the client strategies built
+    robust, _ = engine.end(expect_done=expect_done)
+    return Signature(_kinds(engine.log.entries()), *_clients(robust, engine.others_at_end()))
 
 
 def _clients(
     robust: list[Call], strategies: Mapping[str, object]
 ) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The signature's differs and raises: the strategies whose calls are not robust's
-    (StreamResult.differs), and those that raised."""
+    (StreamResult.differs), and those that raised; of the strategies in `strategies`."""
     keys = [c.key() for c in robust]
     differs = frozenset(
         name
         for name in STRATEGY_NAMES
         if name != "robust"
-        and isinstance(got := strategies[name], list)
+        and isinstance(got := strategies.get(name), list)
         and [c.key() for c in got] != keys
     )
     raises = frozenset(
@@ -130,6 +143,14 @@ def _clients(
         if not isinstance(got, list)
     )
     return differs, raises
+
+
+def _clients_of(target: Signature, sdk: bool) -> tuple[frozenset, frozenset]:
+    """The target's differs and raises of the SDK emulation alone, or of the others."""
+    return (
+        frozenset(n for n in target.differs if (n == "openai-sdk") == sdk),
+        frozenset(r for r in target.raises if (r[0] == "openai-sdk") == sdk),
+    )
 
 
 def _kinds(anomalies: list[Anomaly]) -> frozenset[str]:
@@ -162,6 +183,15 @@ class _Parsed:
     may: frozenset[str]  # the kinds of _NEEDS it may make the engine file
     opens: bool  # Robust.feed surely reads a tool call delta of it: a call exists after it
     names: bool  # it may name a call
+    # what Robust._tool reads of each tool call delta of it, in order (see _Entry)
+    calls: tuple[_Entry, ...]
+    # OpenAIDocs.feed raises on it, unless it stopped before (an earlier frame that is
+    # not JSON: [DONE], or its own error): not an object, an error, no choice to read
+    docs_raise: bool
+    # one choice, its tool call deltas objects with a non-negative integer index and a
+    # function with string arguments: the docs snippet and robust read the same deltas
+    # alike (see _docs_differs)
+    simple: bool
 
 
 def _parsed(data: str, payload: object = None) -> _Parsed:
@@ -181,7 +211,10 @@ def _parsed(data: str, payload: object = None) -> _Parsed:
             problem = chunk_violation(payload)
             if problem is not None:
                 forced.add("chunk-schema-violation")
-    entries = _entries(payload)
+    read = [] if _error_only(payload) else _read(payload)  # a plain fragment's too
+    entries = [entry for _, entry in read]
+    for entry in entries:
+        forced.update(_entry_kinds(entry))  # (none for a plain fragment)
     return _Parsed(
         payload,
         plain,
@@ -189,8 +222,58 @@ def _parsed(data: str, payload: object = None) -> _Parsed:
         frozenset(forced),
         _finishes(payload),
         _may(entries),
-        plain is None and bool(entries) and not _error_only(payload),
+        plain is None and bool(read),
         any(_named(e.get(k)) for e in entries for k in ("function", "custom")),
+        tuple(_entry(c, entry) for c, entry in read),
+        payload is not INVALID and _docs_raises(payload),
+        _simple(payload),
+    )
+
+
+def _simple(payload: object) -> bool:
+    if not isinstance(payload, dict) or payload.get("error"):
+        return False
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or len(choices) != 1 or not isinstance(choices[0], dict):
+        return False
+    choice = choices[0]
+    delta = choice.get("delta")
+    if isinstance(choice.get("index"), bool) or not isinstance(delta, dict):
+        return False  # (the snippet keys a choice indexed True apart from 0; robust does not)
+    calls = delta.get("tool_calls")
+    return calls is None or (
+        isinstance(calls, list)
+        and all(
+            isinstance(c, dict)
+            and type(c.get("index")) is int
+            and c["index"] >= 0
+            and isinstance(fn := c.get("function"), dict)
+            and isinstance(fn.get("arguments"), str)
+            for c in calls
+        )
+    )
+
+
+def _docs_raises(payload: object) -> bool:
+    """Does OpenAIDocs.feed surely raise on this payload (parsed JSON)? Its snippet reads
+    `chunk.choices[0].delta.tool_calls`, then `function.arguments` of each, and adds
+    the arguments to those stored: None (absent, or null) raises TypeError."""
+    if not isinstance(payload, dict) or payload.get("error"):
+        return True  # the SDK raises on an error, the snippet on what has no choices
+    choices = payload.get("choices")
+    if choices is None or choices == []:
+        return True
+    if not isinstance(choices, list) or not isinstance(choices[0], dict):
+        return False  # (it may raise too: not followed)
+    delta = choices[0].get("delta")
+    if not isinstance(delta, dict):
+        return True  # `None.tool_calls`
+    calls = delta.get("tool_calls")
+    return isinstance(calls, list) and any(
+        isinstance(c, dict)
+        and isinstance(fn := c.get("function"), dict)
+        and fn.get("arguments") is None
+        for c in calls
     )
 
 
@@ -199,15 +282,135 @@ def _error_only(payload: object) -> bool:
     return isinstance(payload, dict) and bool(payload.get("error")) and "choices" not in payload
 
 
-def _entries(payload: object) -> list[dict]:
-    """The tool call deltas Robust.feed hands to Robust._tool, in order."""
+def _read(payload: object) -> list[tuple[int, dict]]:
+    """(choice, tool call delta) for each delta Robust.feed hands to Robust._tool, in order
+    (the caller has ruled out an error payload without choices, which it stops at)."""
     out = []
     for choice in _choices(payload):
-        delta = choice.get("delta") if isinstance(choice, dict) else None
+        if not isinstance(choice, dict):
+            continue
+        delta = choice.get("delta")
         calls = delta.get("tool_calls") if isinstance(delta, dict) else None
         if isinstance(calls, list):
-            out.extend(e for e in calls if isinstance(e, dict))
+            c = choice.get("index", 0)
+            c = c if isinstance(c, int) and not isinstance(c, bool) else 0  # as Robust.feed
+            out.extend((c, e) for e in calls if isinstance(e, dict))
     return out
+
+
+def _entry_kinds(entry: dict) -> set[str]:
+    """Warning and error kinds Robust._tool files for `entry`, whatever came before."""
+    out = set()
+    raw = entry.get("index")
+    if raw is None:
+        out.add("index-missing")
+    elif not (isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0):
+        out.add("index-invalid")
+    # no function object (null counts as none), nor a custom one to read instead
+    if entry.get("function") is None and not isinstance(entry.get("custom"), dict):
+        out.add("function-missing")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """What Robust._tool reads of one tool call delta, for _Tester.calls_file."""
+
+    choice: int  # as Robust.feed normalizes it
+    key: object  # Robust._tool's key of the index; None when it has none
+    number: int  # the index when a non-negative integer, else -1
+    id: str | None  # a non-empty string id, else None
+    name: str | None  # a non-empty string name (of the function, or else of the custom body)
+    filled: bool  # its arguments may leave the call's arguments other than ""
+    custom: bool  # read as a custom call: its input is free text
+    args: object  # its function's arguments as sent (None when absent)
+    # it has no id, or a function with no name (absent, or null): a call the docs
+    # snippet begins with it holds None there, which robust never holds
+    bare: bool
+
+
+def _entry(c: int, entry: dict) -> _Entry:
+    raw = entry.get("index")
+    integer = isinstance(raw, int) and not isinstance(raw, bool)
+    key = None if raw is None else raw if integer else repr(raw)
+    fn = entry.get("function")
+    fn = fn if isinstance(fn, dict) else None
+    custom = entry.get("custom") if fn is None else None
+    custom = custom if isinstance(custom, dict) else None
+    body = fn if custom is None else custom
+    idv, name = entry.get("id"), body.get("name") if body is not None else None
+    return _Entry(
+        c,
+        key,
+        raw if integer and raw >= 0 else -1,
+        idv if isinstance(idv, str) and idv else None,
+        name if isinstance(name, str) and name else None,
+        # Robust._arguments skips None and ""; anything else is text or a value kept
+        fn is not None and fn.get("arguments") not in (None, ""),
+        custom is not None,
+        fn.get("arguments") if fn is not None else None,
+        entry.get("id") is None or fn is None or fn.get("name") is None,
+    )
+
+
+def _docs_differs(facts: list[_Parsed]) -> bool:
+    """Does the openai-docs snippet surely build other calls than robust on frames of
+    these facts? On simple frames (one choice, no [DONE], nothing it raises on) it
+    stores each call's first delta and then adds that delta's arguments to it: its
+    calls hold every fragment once and each call's first one twice, where robust keeps
+    each fragment once at the most (a re-sent one or a snapshot less); and a call keeps
+    the first delta's id and name, None when absent or null, where robust holds "" or a
+    string. So a call whose first delta carries arguments, or lacks an id or a name,
+    makes the two differ."""
+    first: set[tuple[int, object]] = set()  # (choice, index) of the calls begun
+    for got in facts:
+        if not got.simple:
+            return False
+        for e in got.calls:
+            if (e.choice, e.key) not in first:
+                if e.args or e.bare:  # the first delta of a call
+                    return all(later.simple for later in facts)
+                first.add((e.choice, e.key))
+    return False
+
+
+def _docs_raise(facts: list[_Parsed]) -> bool:
+    """Does the openai-docs strategy surely raise on frames of these facts, in order?"""
+    for got in facts:
+        if got.payload is INVALID:  # [DONE] stops it (else it raised: unknown, stop here)
+            return False
+        if got.docs_raise:
+            return True
+    return False
+
+
+class _Group:
+    """The tool call deltas of one choice at one index, as _Tester.calls_file follows them."""
+
+    __slots__ = ("ids", "names", "filled", "parts", "joined")
+
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self.names: set[str] = set()
+        self.filled = False  # arguments other than null or "", or a custom call
+        self.parts: list[str] = []  # the non-empty string arguments, in order
+        # every argument a string, none after the first non-empty one opening with { or [
+        self.joined = True
+
+    def add(self, e: _Entry) -> None:
+        if e.id is not None:
+            self.ids.add(e.id)
+        if e.name is not None:
+            self.names.add(e.name)
+        if e.filled or e.custom:
+            self.filled = True
+        args = e.args
+        if e.custom or (args is not None and not isinstance(args, str)):
+            self.joined = False
+        elif args:
+            if self.parts and args[0] in "{[":
+                self.joined = False
+            self.parts.append(args)
 
 
 def _named(body: object) -> bool:
@@ -258,10 +461,10 @@ class _Tester:
         self.max_runs = max_runs
         self.runs = 0  # candidates judged (run or rejected beforehand): the budget counts them
         self.engine_runs = 0  # candidates the engine read (the whole of it, or a part)
-        # Candidates up to this many frames are read in two parts: robust and the anomaly
-        # rules first, the client strategies only when the kinds match (most small
-        # candidates differ in their kinds; big ones mostly pass, and would pay twice
-        # for the construction of their parts).
+        # Candidates up to LOOK_FIRST frames are read in parts (in_parts): robust and the
+        # anomaly rules first, the client strategies only when the kinds match (small
+        # candidates often fail early; big ones mostly pass, and would pay for the
+        # construction of every part).
         self.cache: dict[tuple[str, ...], bool] = {}
         self.best: list[str] | None = None
         # Candidates share most of their frames: each text is parsed, and read by the
@@ -271,6 +474,12 @@ class _Tester:
     def aim(self, target: Signature) -> None:
         self.target = target
         self.needs = target.kinds.intersection(_NEEDS)
+        # a candidate whose docs snippet surely raises cannot match a target where it did not
+        self.docs_run = all(name != "openai-docs" for name, _ in target.raises)
+        # nor one where it surely raises or differs, a target where it did neither
+        self.docs_same = self.docs_run and "openai-docs" not in target.differs
+        # what in_parts compares each part of the client strategies with
+        self.parts = [(part, _clients_of(target, part == SDK)) for part in (CLIENTS, SDK)]
 
     def facts(self, frames: Iterable[str]) -> list[_Parsed]:
         parsed = self.parsed
@@ -279,6 +488,13 @@ class _Tester:
             out = [parsed.get(d) or parsed.setdefault(d, _parsed(d)) for d in frames]
         return out  # type: ignore[return-value]
 
+    def fact(self, text: str, payload: object) -> _Parsed:
+        """The facts of `text`, whose parse_payload the caller has (`payload`)."""
+        got = self.parsed.get(text)
+        if got is None:
+            got = self.parsed[text] = _parsed(text, payload)
+        return got
+
     def seed(self, frames: list[str], payloads: list[object]) -> None:
         """Facts of `frames` from their payloads (parse_payload of each), parsed already."""
         parsed = self.parsed
@@ -286,10 +502,13 @@ class _Tester:
             if data not in parsed:
                 parsed[data] = _parsed(data, payload)
 
-    def _fed(self, frames: list[str], part: str = ALL) -> StreamEngine:
-        engine = StreamEngine(1, self.tools, part=part)
+    def _fed(
+        self, frames: list[str], part: str = ALL, facts: list[_Parsed] | None = None
+    ) -> StreamEngine:
+        engine = StreamEngine(1, self.tools, part=part, marks=False)
         feed, bulk = engine.feed, engine.bulk
-        facts = self.facts(frames)
+        if facts is None:
+            facts = self.facts(frames)
         plains = [got.plain for got in facts]
         i, end = 0, len(frames)
         while i < end:
@@ -306,31 +525,39 @@ class _Tester:
         self.engine_runs += 1
         return _signature(self._fed(frames), self.expect_done)
 
-    def in_parts(self, frames: list[str]) -> bool:
-        """Does `frames` show the target's signature? Read in two parts, the second only
-        when the first matches: robust and the anomaly rules (the kinds: every anomaly
-        is theirs, and robust's calls), then the client strategies."""
+    def in_parts(self, frames: list[str], facts: list[_Parsed] | None = None) -> bool:
+        """Does `frames` show the target's signature? Read in parts, each only when those
+        before it match: robust and the anomaly rules (the kinds: every anomaly is
+        theirs, and robust's calls), the four client strategies, the SDK emulation (the
+        costliest)."""
         self.engine_runs += 1
-        engine = self._fed(frames, ROBUST)
+        if facts is None:
+            facts = self.facts(frames)
+        engine = self._fed(frames, ROBUST, facts)
         robust, _ = engine.end(expect_done=self.expect_done)
         if _kinds(engine.log.entries()) != self.target.kinds:
             return False
-        clients = self._fed(frames, OTHERS).others_at_end()
-        return _clients(robust, clients) == (self.target.differs, self.target.raises)
+        for part, want in self.parts:
+            if _clients(robust, self._fed(frames, part, facts).others_at_end()) != want:
+                return False
+        return True
 
-    def surely(self, frames: list[str]) -> tuple[set[str], set[str]]:
+    def surely(
+        self, frames: list[str], facts: list[_Parsed] | None = None
+    ) -> tuple[set[str], set[str]]:
         """(kinds the engine surely files for `frames`, the kinds of _NEEDS it may file).
 
         Only what the engine files whatever else the stream holds counts as sure: a
         frame's forced kinds; finish-reason-missing when no frame can set a finish_reason
         (engine.finish files it for every choice left without one, or for no choice);
         name-missing when a frame opens a call and none can name one (a call's name is
-        only ever set from a non-empty string)."""
+        only ever set from a non-empty string). `facts`: the frames' facts, when the
+        caller has them."""
         filed: set[str] = set()
         may: set[str] = set()
         finishes = opens = names = False
         # every fact is a union over the frames: each distinct text is read once
-        for got in self.facts(set(frames)):
+        for got in self.facts(set(frames)) if facts is None else facts:
             if got.forced:
                 filed |= got.forced
             if got.may:
@@ -344,24 +571,94 @@ class _Tester:
             filed.add("name-missing")
         return filed, may
 
-    def rejects(self, frames: list[str]) -> bool:
+    @staticmethod
+    def calls_file(facts: list[_Parsed]) -> set[str]:
+        """Kinds the engine surely files for a stream of these frames, in this order, by
+        following Robust._target's routing of tool call deltas to calls where it is sure.
+
+        index-gap: the first delta of a choice at an index k >= 0 makes a call there
+        (nothing sits at k yet; an id routes it elsewhere only when an earlier delta of
+        the choice carried that id), and k is beyond every index seen before, plus one.
+        name-missing, args-empty: the deltas of a choice at one index k go to calls that
+        only deltas at k reach (one or more, when an id or name starts another call at
+        k), when no delta of the choice lacks an index (Robust would attach it to the
+        latest call) and no id they carry is carried at another index too (an id routes
+        a delta to its call whatever the index). Each such call then ends with no name
+        when none of them names one, and with arguments "" when none of them carries
+        arguments other than null or "" and none is custom.
+        args-invalid-json: so too when those deltas carry one id and one name at the
+        most (one call, then), none is custom, and their arguments are strings of which
+        none but the first non-empty one opens with "{" or "[" (Robust reads such a one
+        as maybe re-sent or a snapshot): the call's arguments are their concatenation,
+        filed when it is not "" and stdlib json does not parse it."""
+        filed: set[str] = set()
+        top: dict[int, int] = {}  # choice -> the highest index >= 0 seen
+        ids: dict[int, set[str]] = {}  # choice -> the ids its deltas carried
+        groups: dict[tuple[int, object], _Group] = {}  # (choice, key) -> its deltas
+        unkeyed: set[int] = set()  # choices with a delta that has no index
+        for got in facts:
+            for e in got.calls:
+                c, key, number, idv = e.choice, e.key, e.number, e.id
+                seen = ids.get(c)
+                if seen is None:
+                    seen = ids[c] = set()
+                if key is None:
+                    unkeyed.add(c)
+                else:
+                    group = groups.get((c, key))
+                    if group is None:
+                        if number > top.get(c, -1) + 1 and (idv is None or idv not in seen):
+                            filed.add("index-gap")
+                        group = groups[c, key] = _Group()
+                    group.add(e)
+                    if number > top.get(c, -1):
+                        top[c] = number
+                if idv is not None:
+                    seen.add(idv)
+        if groups:
+            owners: dict[tuple[int, str], int] = {}  # (choice, id) -> how many keys carry it
+            for (c, _), group in groups.items():
+                for idv in group.ids:
+                    owners[c, idv] = owners.get((c, idv), 0) + 1
+            for (c, _), group in groups.items():
+                if c in unkeyed or any(owners[c, idv] > 1 for idv in group.ids):
+                    continue
+                if not group.names:
+                    filed.add("name-missing")
+                if not group.filled:
+                    filed.add("args-empty")
+                elif group.joined and len(group.ids) <= 1 and len(group.names) <= 1:
+                    text = "".join(group.parts)
+                    if text and not parses(text):
+                        filed.add("args-invalid-json")
+        return filed
+
+    def rejects(self, frames: list[str], facts: list[_Parsed] | None = None) -> bool:
         """Does the candidate surely show a kind the target lacks, or surely lack one of
         the target's kinds of _NEEDS?"""
-        filed, may = self.surely(frames)
+        filed, may = self.surely(frames, facts)
         return not filed <= self.target.kinds or not self.needs <= may
 
-    def __call__(self, frames: list[str]) -> bool:
+    def __call__(self, frames: list[str], facts: list[_Parsed] | None = None) -> bool:
+        """`facts`: self.facts(frames), when the caller has them (a field step does)."""
         key = tuple(frames)
         ok = self.cache.get(key)
         if ok is None:
             if self.runs >= self.max_runs:
                 raise _Exhausted
             self.runs += 1
-            ok = not self.rejects(frames) and (
-                self.in_parts(frames)
-                if len(frames) <= LOOK_FIRST
-                else self.signature(frames) == self.target
-            )
+            if len(frames) > LOOK_FIRST:  # the facts of each distinct text, once
+                ok = not self.rejects(frames) and self.signature(frames) == self.target
+            else:  # a few frames: following their calls costs little beside the engine
+                if facts is None:
+                    facts = self.facts(frames)
+                ok = (  # the cheapest rules first
+                    not self.rejects(frames, facts)
+                    and not (self.docs_run and _docs_raise(facts))
+                    and not (self.docs_same and _docs_differs(facts))
+                    and self.calls_file(facts) <= self.target.kinds
+                    and self.in_parts(frames, facts)
+                )
             self.cache[key] = ok
         if ok and (self.best is None or _smaller(frames, self.best)):
             self.best = list(frames)
@@ -515,23 +812,37 @@ class _Stream:
         self.texts = [self.texts[i] for i in keep]
 
     def render(
-        self, units: list[tuple], frame_of: list[int], removed: list[int], memo: dict
-    ) -> tuple[list[object], list[str]]:
-        """Trees and texts without the units numbered in `removed` (ascending), of `units`
-        ((frame, *path), in frame order; `frame_of` their frames). `memo` keeps each
-        frame's pruned tree and text by what was removed from it: ddmin asks for the same
-        frame with the same units removed again and again (clear it when the trees
-        change)."""
-        trees, texts = list(self.trees), list(self.texts)
-        # a unit's number stands for its tuple: ints hash at no cost, paths do not
-        for i, group in groupby(removed, frame_of.__getitem__):
-            key = (i, tuple(group))
-            got = memo.get(key)
+        self,
+        units: list[tuple],
+        spans: list[tuple[int, int, int]],
+        kept: int,
+        memos: dict[int, dict],
+        test: _Tester,
+        facts: list[_Parsed],
+    ) -> tuple[list[object], list[str], list[_Parsed]]:
+        """Trees, texts and the judge's facts keeping only the units whose bits are set
+        in `kept` (bit u: unit u), of `units` ((frame, *path), in frame order); `spans`:
+        for each frame with units, (frame, its first unit, the bits of all its units from
+        there); `facts`: those of the frames as they are. `memos[frame]` keeps the frame's
+        pruned tree, text and facts by its kept bits: ddmin asks for the same frame with
+        the same units removed again and again (clear them when the trees change)."""
+        trees, texts, facts = list(self.trees), list(self.texts), list(facts)
+        for i, first, every in spans:
+            bits = (kept >> first) & every
+            if bits == every:
+                continue  # nothing of this frame removed
+            memo = memos[i]
+            got = memo.get(bits)
             if got is None:
-                tree = _prune(trees[i], {units[u][1:] for u in key[1]})
-                got = memo[key] = (tree, _dumps(tree))
-            trees[i], texts[i] = got
-        return trees, texts
+                gone = {
+                    units[first + j][1:] for j in range(every.bit_length()) if not bits >> j & 1
+                }
+                tree = _prune(trees[i], gone)
+                text = _dumps(tree)
+                # the tree is what its text parses to: orjson reads its own writing back
+                got = memo[bits] = (tree, text, test.fact(text, tree))
+            trees[i], texts[i], facts[i] = got
+        return trees, texts, facts
 
     def edited(
         self, frames: set[int], edit: Callable[[list[object]], None]
@@ -569,13 +880,14 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     if not units:
         return
     every = range(len(units))  # ddmin works on the units' numbers
-    frame_of = [u[0] for u in units]
-
-    def removing(kept: list[int]) -> list[int]:
-        left = set(kept)
-        return [u for u in every if u not in left]
-
-    memo: dict = {}  # the trees stay as they are until the end of this phase
+    # a candidate's kept units as one integer's bits, cut into each frame's bits
+    bit = [1 << u for u in every]
+    spans = []
+    for i, group in groupby(every, lambda u: units[u][0]):
+        numbers = list(group)
+        spans.append((i, numbers[0], (1 << len(numbers)) - 1))
+    memos: dict[int, dict] = {i: {} for i, _, _ in spans}  # the trees stay as they are
+    facts = test.facts(stream.texts)
     # ddmin asks about the same units again and again: a repeated question gets the
     # judge's answer without rendering the candidate again (the judge would only find it
     # in its cache, and its best candidate cannot change: it was weighed the first time)
@@ -585,7 +897,9 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
         key = tuple(kept)
         ok = answers.get(key)
         if ok is None:
-            ok = answers[key] = test(stream.render(units, frame_of, removing(kept), memo)[1])
+            mask = sum(map(bit.__getitem__, kept))  # distinct powers of two: their union
+            _, texts, known = stream.render(units, spans, mask, memos, test, facts)
+            ok = answers[key] = test(texts, known)
         return ok
 
     if volatile and judged([]):  # usually none of them matters
@@ -593,7 +907,8 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     else:
         kept = _ddmin(list(every), judged)
     if len(kept) < len(units):
-        stream.trees, stream.texts = stream.render(units, frame_of, removing(kept), memo)
+        mask = sum(map(bit.__getitem__, kept))
+        stream.trees, stream.texts, _ = stream.render(units, spans, mask, memos, test, facts)
 
 
 def _at(tree: object, path: tuple) -> Any:
@@ -718,7 +1033,30 @@ def minimize(
     engine passes. `payloads`, when the caller parsed the frames already, are
     parse_payload of each (never changed: the minimiser shares them).
     """
-    frames = list(frames)
+    # The cyclic garbage collector is paused while the minimiser runs, then left as it
+    # was: the minimiser makes no reference cycles of its own (its engines hold their SDK
+    # shim weakly), so the collector's passes find nothing, yet they walk the many long
+    # lists of texts ddmin builds: a tenth of the time on the benchmark's stream.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _minimize(
+            list(frames), tools, keep_fields, expect_done, join_fragments, max_runs, payloads
+        )
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _minimize(
+    frames: list[str],
+    tools: list | None,
+    keep_fields: bool,
+    expect_done: bool,
+    join_fragments: bool,
+    max_runs: int,
+    payloads: list[object] | None,
+) -> list[str]:
     # The target's pass reads the frames through the judge's facts, as every candidate does.
     test = _Tester(_UNSET, tools, expect_done, max_runs)
     if payloads is not None:
@@ -747,17 +1085,25 @@ def minimize(
             # Re-serializing alone changes what the engine sees: keep the frames as sent.
             stream = _Stream([_RAW] * len(frames), list(frames))
         test.best = list(stream.texts)
+        steps: list[tuple[Callable[..., None], tuple]] = [(_frame_phase, ())]
+        if join_fragments:
+            steps += [(_join_phase, ()), (_finish_phase, ())]
+        steps += [(_field_phase, (kind, role, False)) for kind, role in _LEVELS]
+        if not keep_fields:
+            steps += [(_field_phase, ("keys", role, True)) for role in _VOLATILE_ROLES]
+        # A step that left a stream as it was leaves it so again: it would ask the judge the
+        # same questions, all answered from its cache (no budget spent, no better stream
+        # found). The last round mostly repeats steps on the stream they last saw.
+        idle: set[tuple] = set()
         while True:
             before = stream.texts
-            _frame_phase(stream, test)
-            if join_fragments:
-                _join_phase(stream, test)
-                _finish_phase(stream, test)
-            for kind, role in _LEVELS:
-                _field_phase(stream, test, kind, role, volatile=False)
-            if not keep_fields:
-                for role in _VOLATILE_ROLES:
-                    _field_phase(stream, test, "keys", role, volatile=True)
+            for number, (step, args) in enumerate(steps):
+                key = (number, tuple(stream.texts))
+                if key in idle:
+                    continue
+                step(stream, test, *args)
+                if stream.texts == list(key[1]):
+                    idle.add(key)
             if stream.texts == before:
                 break
     except _Exhausted:  # the smallest passing candidate, maybe mid-phase
