@@ -190,7 +190,7 @@ class StreamScreen(Screen):
         self._frozen = False  # this screen froze the collector (see _hold_still)
 
     def watch_frame(self, frame: int) -> None:
-        if self.is_mounted:  # the first state is computed once the screen is painted
+        if self.is_mounted:  # the first state is computed on mount
             self.state = self.model.at(frame)
 
     def watch_filter_text(self, text: str) -> None:
@@ -226,7 +226,8 @@ class StreamScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one(FrameList).focus()
-        self.call_after_refresh(self._first_state)
+        # the first paint shows the first frame (not an empty screen, then the frame)
+        self.state = self.model.at(self.frame)
         self.call_after_refresh(self.model.shown.set)  # the reading worker goes on then
         view = self.query_one(ConversationView)
         if self.request is None:
@@ -234,9 +235,6 @@ class StreamScreen(Screen):
             return
         view.show(self.request.json_body(), self.model.exchange, None)
         self.session.when_analysed(self._analysed)
-
-    def _first_state(self) -> None:
-        self.state = self.model.at(self.frame)
 
     def _analysed(self, summaries: dict) -> None:
         """The contract is known: show it in the request, and open on it if it broke."""
