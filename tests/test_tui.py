@@ -44,10 +44,13 @@ async def settle(pilot, screen_type=StreamScreen, timeout: float = 10.0) -> None
 async def exchanges_filled(pilot) -> None:
     await settle(pilot, ExchangesScreen)
     screen = pilot.app.screen
-    for _ in range(200):  # the analysis in, and the rows fitted to the final width
+    # the analysis in (a child process: slow on a loaded machine), and the rows fitted to
+    # the final width
+    for _ in range(600):
         if screen.summaries is not None and screen._width == screen.size.width:
             break
         await pilot.pause(0.05)
+    assert screen.summaries is not None, "the analysis did not come in 30 s"
     await pilot.pause(0.1)
 
 
@@ -216,10 +219,11 @@ def snap(snap_compare, app, *press: str, ready=StreamScreen, size=SIZE) -> bool:
             await exchanges_filled(pilot)
         else:
             await settle(pilot, ready)
-            for _ in range(200):  # the contract, for the request view
+            for _ in range(600):  # the contract, for the request view
                 if app.summaries is not None:
                     break
                 await pilot.pause(0.05)
+            assert app.summaries is not None, "the analysis did not come in 30 s"
         for key in press:
             await pilot.press(key)
         await pilot.pause()
