@@ -155,3 +155,29 @@ def test_a_copied_decoder_goes_on_as_the_original_would(bom, lines, cuts, at):
     assert view(ours) == view(theirs)
     mine = snapshot.finish()
     assert (mine and (mine.offset, mine.pending)) == (tail and (tail.offset, tail.pending))
+
+
+_PIECES = st.sampled_from(
+    [b"data: {}", b"data:x", b"data", b"data: \xff", b"", b": c", b"event: e", b"\xef\xbb\xbf"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(_PIECES, max_size=10),
+    end=st.sampled_from([b"\n", b"\r\n", b"\r"]),
+    tail=st.sampled_from([b"", b"data: cut"]),
+)
+def test_plain_datas_is_the_decoders_datas_or_declines(lines, end, tail):
+    """The quick split of a plain body gives exactly the data the decoder dispatches, or
+    None (and it never declines the plain form)."""
+    from streamscope.core.sse import plain_datas
+
+    body = end.join(lines) + (end if lines else b"") + tail
+    got = plain_datas(body)
+    frames, _ = decode_body(body)
+    if got is not None:
+        assert got == [f.data for f in frames]
+    plain = all(line.startswith(b"data:") and line != b"data: \xff" for line in lines[0::2])
+    if end == b"\n" and plain and not any(lines[1::2]) and len(lines) % 2 == 0:
+        assert got is not None

@@ -258,3 +258,23 @@ def decode_body(body: bytes) -> tuple[list[Frame], Truncation | None]:
     decoder = SseDecoder()
     frames = decoder.feed(body)
     return frames, decoder.finish()
+
+
+def plain_datas(body: bytes) -> list[str] | None:
+    """The data of each event SseDecoder dispatches from `body`, when the body has the
+    plain form nearly every server writes (`data: ...` lines, each event ended by one
+    blank line, LF line ends, valid UTF-8): in a few passes in C, no decoder step per
+    line. None for any other body (decode it with SseDecoder)."""
+    if b"\r" in body:  # a CR ends a line too
+        return None
+    lines = body.split(b"\n")
+    lines.pop()  # after the last LF: an unfinished line (or nothing), never dispatched
+    if len(lines) % 2 or any(lines[1::2]):  # every other line blank
+        return None
+    values = lines[0::2]
+    if not all(line.startswith(b"data:") for line in values):  # (a BOM fails here too)
+        return None
+    try:
+        return [(line[6:] if line[5:6] == b" " else line[5:]).decode("utf-8") for line in values]
+    except UnicodeDecodeError:  # the decoder reads it with U+FFFD, and marks the frame
+        return None

@@ -18,6 +18,7 @@ import orjson
 from .. import __version__
 from ..core.engine import StreamEngine
 from ..core.frames import INVALID, parse_payload
+from ..core.sse import SseDecoder, plain_datas
 from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
@@ -38,8 +39,9 @@ class _Stream:
     source: Source
     exchange: Exchange
     datas: list[str]  # every frame's data
-    spans: list[tuple[int, int]]  # every frame's byte span in the body
-    times: list[int | None]
+    # every frame's byte span in the body, and time: None with --minimal (it writes none)
+    spans: list[tuple[int, int]] | None
+    times: list[int | None] | None
     payloads: list[object] | None = None  # every frame's parsed data, kept for --minimal
 
     @property
@@ -67,14 +69,32 @@ def _load(source: Source, exchange: int | None, payloads: bool = False) -> _Stre
                 source.path,
             )
     ex = source.exchange(exchange or 1)
-    datas, spans, times, parsed = [], [], [], []
+    if payloads:
+        return _minimal_load(source, ex)
+    datas, spans, times = [], [], []
     for frame in ex.frames():
         datas.append(frame.data)
         spans.append((frame.start, frame.end))
         times.append(frame.time_ns)
-        if payloads:  # the decoder parsed each data already: the minimiser needs not again
-            parsed.append(frame.payload)
-    return _Stream(source, ex, datas, spans, times, parsed if payloads else None)
+    return _Stream(source, ex, datas, spans, times)
+
+
+def _minimal_load(source: Source, ex: Exchange) -> _Stream:
+    """The frames' datas and payloads alone: --minimal writes no byte as received (no
+    spans, no times). Most bodies are plain: split, not decoded line by line, and as a
+    stream repeats its chunks, each distinct text parsed once, equal ones sharing it (the
+    minimiser never changes a payload)."""
+    reads = ex.reads
+    if isinstance(reads.decoder(), SseDecoder):
+        datas = plain_datas(b"".join(data for data, _ in reads.reads_from(0, len(reads))))
+        if datas is not None:
+            known: dict[str, object] = {}
+            for data in datas:
+                if data not in known:
+                    known[data] = parse_payload(data)
+            return _Stream(source, ex, datas, None, None, list(map(known.__getitem__, datas)))
+    frames = list(reads.frames())
+    return _Stream(source, ex, [f.data for f in frames], None, None, [f.payload for f in frames])
 
 
 def parse_range(text: str | None, total: int) -> tuple[int, int]:
@@ -147,6 +167,7 @@ def _body(stream: _Stream) -> bytes:
 
 def _sse_exact(stream: _Stream, a: int, b: int) -> bytes:
     body = _body(stream)
+    assert stream.spans is not None  # loaded for an exact export
     if a == 1 and b == len(stream.datas):
         return body  # every byte as received, comments and all
     return body[stream.spans[a - 1][0] : stream.spans[b - 1][1]]
@@ -184,7 +205,7 @@ def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -
             data, t = stream.reads.read(i)
             lines.append(Chunk.of(1, t or 0, data).to_json())
     else:
-        times = stream.times[a - 1 : b] if exact else [None] * len(datas)
+        times = stream.times[a - 1 : b] if exact and stream.times else [None] * len(datas)
         for data, t in zip(datas, times, strict=True):
             lines.append(Chunk.of(1, t or 0, b"data: " + data.encode() + b"\n\n").to_json())
     last = lines[-1].get("t_ns", 0)
