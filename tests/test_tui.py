@@ -612,6 +612,25 @@ async def test_a_stream_read_in_the_background_holds_the_collector_still_while_s
         assert gc.get_freeze_count() == 0
 
 
+async def test_a_stream_read_before_its_screen_opens_holds_the_collector_still_too():
+    # a short stream is read whole before its screen opens (no read message comes): its
+    # screen holds the collector still as well (a full pass over a big recording's
+    # exchanges came during jumps), and gives it back when it goes
+    import gc
+
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, ExchangesScreen)
+        assert gc.get_freeze_count() == 0
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.model.result is not None
+        assert gc.get_freeze_count() > 0
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not isinstance(app.screen, StreamScreen))
+        assert gc.get_freeze_count() == 0
+
+
 async def test_the_analysis_starts_once_the_stream_is_read(monkeypatch):
     # a long stream is read first: the analysis (a child process) would share its core
     import streamscope.analysis.driver as driver

@@ -229,6 +229,8 @@ class StreamScreen(Screen):
         # the first paint shows the first frame (not an empty screen, then the frame)
         self.state = self.model.at(self.frame)
         self.call_after_refresh(self.model.shown.set)  # the reading worker goes on then
+        if self.model.result is not None:  # read whole before it opened (short streams)
+            self._hold_still()
         view = self.query_one(ConversationView)
         if self.request is None:
             view.update(Text("This input holds the stream only, not the request.", style="dim"))
@@ -346,9 +348,10 @@ class StreamScreen(Screen):
             self._hold_still()
 
     # A long stream's frames live as long as its screen: a full pass of the garbage
-    # collector walking them (100 ms over 300k frames) came during key presses. Once the
-    # stream is read they are frozen (gc.freeze: left out of collections) until the last
-    # screen that froze them goes.
+    # collector walking them (100 ms over 300k frames) came during key presses; so did
+    # one over a big recording's exchanges (50-70 ms over 1000 of them, whatever the
+    # stream's length). Once the stream is read, what exists is frozen (gc.freeze: left
+    # out of collections) until the last screen that froze it goes.
     _holding = 0  # stream screens holding the collector still
 
     def _hold_still(self) -> None:
