@@ -175,11 +175,16 @@ class ReplayApp(App):
             self.end_of(info),
             growing=self.follow,
         )
-        loading = Loading(f"Reading exchange {exchange} …")
-        if replace:
-            self.switch_screen(loading)
+        what = f"Reading exchange {exchange} …"
+        if replace and isinstance(self.screen, Loading):  # the file's: it says so instead
+            loading = self.screen
+            loading.say(what)
         else:
-            self.push_screen(loading)
+            loading = Loading(what)
+            if replace:
+                self.switch_screen(loading)
+            else:
+                self.push_screen(loading)
         self.build(model, loading, exchange)
 
     @work(thread=True, group="build")

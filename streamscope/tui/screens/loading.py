@@ -23,5 +23,11 @@ class Loading(Screen):
             yield Label(self.what)
             yield ProgressBar(total=100, show_eta=False, id="progress")
 
+    def say(self, what: str) -> None:
+        """What is being read now (the bar starts again)."""
+        self.what = what
+        self.query_one(Label).update(what)
+        self.progress(0, 1)
+
     def progress(self, done: int, total: int) -> None:
         self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
