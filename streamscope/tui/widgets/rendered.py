@@ -37,8 +37,8 @@ class Rendered:
 
 
 class RenderedStatic(Static):
-    """A Static whose `show` renders its content at the widget's width, once, and asks for
-    a layout pass only when the content's height changed."""
+    """A Static whose `show_rendered` renders its content at the widget's width, once, and
+    asks for a layout pass only when the content's height changed."""
 
     _height = -1  # lines of what was last shown (-1: not known)
 
