@@ -86,7 +86,7 @@ def _minimal_load(source: Source, ex: Exchange) -> _Stream:
     minimiser never changes a payload)."""
     reads = ex.reads
     if isinstance(reads.decoder(), SseDecoder):
-        datas = plain_datas(b"".join(data for data, _ in reads.reads_from(0, len(reads))))
+        datas = plain_datas(_body(reads))
         if datas is not None:
             known: dict[str, object] = {}
             for data in datas:
@@ -161,12 +161,13 @@ def _export(
     return Export(data, b - a + 1, len(datas))
 
 
-def _body(stream: _Stream) -> bytes:
-    return b"".join(stream.reads.read(i)[0] for i in range(len(stream.reads)))
+def _body(reads: Reads) -> bytes:
+    """The body as received: every read, in order."""
+    return b"".join(data for data, _ in reads.reads_from(0, len(reads)))
 
 
 def _sse_exact(stream: _Stream, a: int, b: int) -> bytes:
-    body = _body(stream)
+    body = _body(stream.reads)
     assert stream.spans is not None  # loaded for an exact export
     if a == 1 and b == len(stream.datas):
         return body  # every byte as received, comments and all
