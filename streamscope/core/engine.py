@@ -33,7 +33,14 @@ STRATEGY_NAMES = ("robust", "guarded", "naive", "openai-sdk", "openai-docs", "by
 # the client strategies (OTHERS: the four below and the openai SDK emulation; CLIENTS:
 # the four; SDK: the emulation).
 ALL, ROBUST, OTHERS, CLIENTS, SDK = "all", "robust", "others", "clients", "sdk"
-_PARTS = (ALL, ROBUST, OTHERS, CLIENTS, SDK)
+# part -> (robust and the anomaly rules, the four client strategies, the SDK emulation)
+_PARTS = {
+    ALL: (True, True, True),
+    ROBUST: (True, False, False),
+    OTHERS: (False, True, True),
+    CLIENTS: (False, True, False),
+    SDK: (False, False, True),
+}
 
 # How an exchange ended, as the recorder wrote it in its `end` line.
 CONNECTION_FAILED = {"upstream-error", "timeout"}
@@ -127,14 +134,11 @@ class StreamEngine:
         if part not in _PARTS:
             raise ValueError(f"part is one of {', '.join(_PARTS)}; got {part!r}")
         self.part = part
-        self._reads = part in (ALL, ROBUST)  # robust and the anomaly rules
-        self.others: list[Strategy] = (
-            [Guarded(), Naive(), OpenAIDocs(), ById()] if part in (ALL, OTHERS, CLIENTS) else []
-        )
+        self._reads, clients, self._emulated = _PARTS[part]
+        self.others: list[Strategy] = [Guarded(), Naive(), OpenAIDocs(), ById()] if clients else []
         self.fast: list = [self._robust] if self._reads else []
         self.fast += self.others
-        emulated = part in (ALL, OTHERS, SDK)
-        if emulated:
+        if self._emulated:
             self.fast.append(_SdkFast(self))
         self._run = Run()  # plain fragments taken, not yet applied (see feed)
         # Call indexes (-1: the content) whose plain fragments every strategy takes in
@@ -142,7 +146,7 @@ class StreamEngine:
         self._ok: set[int] | None = None
         self._cur = -1  # the call index of the latest plain fragment taken
         self.sdk: SdkEmulation | Unmodeled = (
-            SdkEmulation(tools, response_format) if emulated else Unmodeled("not emulated")
+            SdkEmulation(tools, response_format) if self._emulated else Unmodeled("not emulated")
         )
         self.collect_events = collect_events
         self.frames = 0
@@ -384,7 +388,7 @@ class StreamEngine:
         out: dict[str, list[Call] | StrategyError | Unmodeled] = {
             s.name: s.result() for s in self.others
         }
-        if self.part in (ROBUST, CLIENTS):  # the emulation is not part of it
+        if not self._emulated:  # the emulation is not part of it
             return out
         sdk = self.sdk
         if not isinstance(sdk, Unmodeled):

@@ -206,7 +206,10 @@ def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -
             data, t = stream.reads.read(i)
             lines.append(Chunk.of(1, t or 0, data).to_json())
     else:
-        times = stream.times[a - 1 : b] if exact and stream.times else [None] * len(datas)
+        times: list[int | None] = [None] * len(datas)
+        if exact:
+            assert stream.times is not None  # loaded for an exact export
+            times = stream.times[a - 1 : b]
         for data, t in zip(datas, times, strict=True):
             lines.append(Chunk.of(1, t or 0, b"data: " + data.encode() + b"\n\n").to_json())
     last = lines[-1].get("t_ns", 0)

@@ -203,15 +203,16 @@ def _parsed(data: str, payload: object = None) -> _Parsed:
     problem: object = NOT_READ
     # Both kinds are filed by Robust.feed, which every frame with no plain fragment goes
     # through (engine.feed), before any state is read; the log never takes them back.
+    error_only = _error_only(payload)
     if plain is None:
         if payload is INVALID:
             if data.strip() != "[DONE]":  # Frame.is_done
                 forced.add("chunk-invalid-json")
-        elif not _error_only(payload):  # what Robust.feed checks the schema of
+        elif not error_only:  # what Robust.feed checks the schema of
             problem = chunk_violation(payload)
             if problem is not None:
                 forced.add("chunk-schema-violation")
-    read = [] if _error_only(payload) else _read(payload)  # a plain fragment's too
+    read = [] if error_only else _read(payload)  # a plain fragment's too
     entries = [entry for _, entry in read]
     for entry in entries:
         forced.update(_entry_kinds(entry))  # (none for a plain fragment)
@@ -362,14 +363,14 @@ def _docs_differs(facts: list[_Parsed]) -> bool:
     the first delta's id and name, None when absent or null, where robust holds "" or a
     string. So a call whose first delta carries arguments, or lacks an id or a name,
     makes the two differ."""
+    if not all(got.simple for got in facts):
+        return False
     first: set[tuple[int, object]] = set()  # (choice, index) of the calls begun
     for got in facts:
-        if not got.simple:
-            return False
         for e in got.calls:
             if (e.choice, e.key) not in first:
                 if e.args or e.bare:  # the first delta of a call
-                    return all(later.simple for later in facts)
+                    return True
                 first.add((e.choice, e.key))
     return False
 
@@ -497,10 +498,8 @@ class _Tester:
 
     def seed(self, frames: list[str], payloads: list[object]) -> None:
         """Facts of `frames` from their payloads (parse_payload of each), parsed already."""
-        parsed = self.parsed
         for data, payload in zip(frames, payloads, strict=True):
-            if data not in parsed:
-                parsed[data] = _parsed(data, payload)
+            self.fact(data, payload)
 
     def _fed(
         self, frames: list[str], part: str = ALL, facts: list[_Parsed] | None = None
