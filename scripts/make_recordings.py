@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from streamscope.core.appendix_a import calls, tc
+from streamscope.dialects.chat.appendix_a import calls, tc
 from streamscope.recording.writer import RecordingWriter
 
 OUT = Path(__file__).resolve().parents[1] / "recordings"

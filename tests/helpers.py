@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import orjson
 
-from streamscope.core.appendix_a import FINISH, chunk
-from streamscope.core.engine import StreamEngine, StreamResult
+from streamscope.core.engine import StreamResult
 from streamscope.core.frames import Frame, parse_payload
 from streamscope.core.sse import Truncation
+from streamscope.dialects.chat.appendix_a import FINISH, chunk
+from streamscope.dialects.chat.engine import StreamEngine
 
 
 def frames_of(chunks: list) -> list[Frame]:

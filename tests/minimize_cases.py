@@ -22,7 +22,7 @@ import orjson
 
 from benchmarks.gen import interleaved_events, many_calls_events, stream_events
 from streamscope.analysis import analyze, frame_source
-from streamscope.core.appendix_a import FIXTURES
+from streamscope.dialects.chat.appendix_a import FIXTURES
 from streamscope.inputs.sniff import CHUNKS, sniff
 
 from .fuzzing import _pick

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.anomalies import KINDS, AnomalyLog
-from streamscope.core.appendix_a import A1, A2, ARGS, FINISH, calls, chunk, tc
 from streamscope.core.sse import Truncation
+from streamscope.dialects.chat.appendix_a import A1, A2, ARGS, FINISH, calls, chunk, tc
 
 from .helpers import kinds, run, tool_def
 
@@ -230,8 +230,8 @@ def test_double_encoded_arguments_are_named():
 
 
 def test_invalid_utf8_is_named():
-    from streamscope.core.engine import StreamEngine
     from streamscope.core.sse import decode_body
+    from streamscope.dialects.chat.engine import StreamEngine
 
     for body, bad in (
         (b'data: {"x": "caf\xe9"}\n\n', True),

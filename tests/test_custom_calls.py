@@ -7,12 +7,12 @@ import orjson
 from click.testing import CliRunner
 
 from streamscope.cli import main
-from streamscope.core.appendix_a import FINISH, chunk
 from streamscope.core.calls import StrategyError
 from streamscope.core.contract import Conversation, check
-from streamscope.core.engine import StreamEngine
 from streamscope.core.events import APPEND, FieldEvent
-from streamscope.core.schema import chunk_violation
+from streamscope.dialects.chat.appendix_a import FINISH, chunk
+from streamscope.dialects.chat.engine import StreamEngine
+from streamscope.dialects.chat.schema import chunk_violation
 from streamscope.export.reference import accumulate
 
 from .helpers import (

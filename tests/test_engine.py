@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from streamscope.core.appendix_a import ARGS, FIXTURES
 from streamscope.core.calls import StrategyError
-from streamscope.core.engine import StreamEngine
+from streamscope.dialects.chat.appendix_a import ARGS, FIXTURES
+from streamscope.dialects.chat.engine import StreamEngine
 from streamscope.inputs.reads import Reads
 from streamscope.tui.model import StreamModel
 
@@ -164,7 +164,7 @@ def test_state_at_any_frame_equals_a_replay_from_the_start():
 
 
 def test_same_id_and_name_at_two_indexes_are_two_calls():
-    from streamscope.core.appendix_a import FINISH, calls, chunk, tc
+    from streamscope.dialects.chat.appendix_a import FINISH, calls, chunk, tc
 
     stream = [
         chunk(calls(tc(0, "call_x", "get_weather", PARIS, "function"))),
@@ -177,7 +177,7 @@ def test_same_id_and_name_at_two_indexes_are_two_calls():
 
 
 def test_a_resent_copy_is_recognised_when_reserialised():
-    from streamscope.core.appendix_a import A1, A2, FINISH, calls, chunk, tc
+    from streamscope.dialects.chat.appendix_a import A1, A2, FINISH, calls, chunk, tc
 
     stream = [
         chunk(calls(tc(0, "call_a", "get_weather", "", "function"))),
@@ -192,7 +192,7 @@ def test_a_resent_copy_is_recognised_when_reserialised():
 
 
 def test_a_nested_object_that_repeats_its_prefix_is_not_taken_for_snapshots():
-    from streamscope.core.appendix_a import FINISH, calls, chunk, tc
+    from streamscope.dialects.chat.appendix_a import FINISH, calls, chunk, tc
 
     stream = [
         chunk(calls(tc(0, "call_a", "f", "", "function"))),

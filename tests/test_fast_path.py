@@ -9,9 +9,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from streamscope.core.appendix_a import FIXTURES, calls, chunk, tc
-from streamscope.core.engine import CLIENTS, OTHERS, ROBUST, SDK, StreamEngine, plain_fragment
-from streamscope.core.summary import plain_summary, summarize
+from streamscope.core.engine import CLIENTS, OTHERS, ROBUST, SDK
+from streamscope.dialects.chat.appendix_a import FIXTURES, calls, chunk, tc
+from streamscope.dialects.chat.engine import StreamEngine, plain_fragment
+from streamscope.dialects.chat.summary import plain_summary, summarize
 
 from .helpers import frames_of
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from streamscope.core.appendix_a import FINISH, calls, chunk, tc
+from streamscope.dialects.chat.appendix_a import FINISH, calls, chunk, tc
 from streamscope.export.reference import accumulate
 
 from .helpers import kinds, run

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from streamscope.cli import main
-from streamscope.core.appendix_a import FIXTURES
+from streamscope.dialects.chat.appendix_a import FIXTURES
 from streamscope.inputs import CHUNKS, RECORDING, SSE, open_input
 from streamscope.inputs.sniff import sniff
 from streamscope.recording.format import RecordingError

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from streamscope.cli import main
-from streamscope.core.appendix_a import FIXTURES
+from streamscope.dialects.chat.appendix_a import FIXTURES
 from streamscope.recording import RecordingWriter
 
 from .helpers import sse_body, tool_def
@@ -202,7 +202,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, content, expect):
 
 
 def test_every_choice_and_a_refusal_are_shown(tmp_path):
-    from streamscope.core.appendix_a import chunk
+    from streamscope.dialects.chat.appendix_a import chunk
 
     two = [
         {

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.analysis import analyze, frame_source
-from streamscope.core.appendix_a import FIXTURES, chunk
 from streamscope.core.frames import INVALID, parse_payload
+from streamscope.dialects.chat.appendix_a import FIXTURES, chunk
 from streamscope.export.minimize import VOLATILE, Signature, _prune, minimize, signature
 from streamscope.inputs.sniff import CHUNKS, sniff
 

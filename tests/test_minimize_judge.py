@@ -7,9 +7,9 @@ import orjson
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from streamscope.core.appendix_a import calls, chunk, tc
 from streamscope.core.calls import StrategyError
-from streamscope.core.engine import STRATEGY_NAMES, StreamEngine
+from streamscope.dialects.chat.appendix_a import calls, chunk, tc
+from streamscope.dialects.chat.engine import STRATEGY_NAMES, StreamEngine
 from streamscope.export.minimize import (
     _NEEDS,
     Signature,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from streamscope.core.appendix_a import FIXTURES
+from streamscope.dialects.chat.appendix_a import FIXTURES
 from streamscope.export.reference import accumulate, source
 
 from .helpers import run

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from streamscope.core import anomalies, contract
 
-CORE = Path(anomalies.__file__).resolve().parent
+PACKAGE = Path(anomalies.__file__).resolve().parents[1]
+RULES = ("core", "dialects")  # where rules live: the shared ones and each dialect's
 KIND_SHAPE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "analysis-contract.md"
 
@@ -19,7 +20,7 @@ SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "analysis-contr
 def _named_kinds() -> list[tuple[str, int, str]]:
     """(module, line, kind) of every kind-shaped literal passed to an add or discard call."""
     found = []
-    for path in sorted(CORE.glob("*.py")):
+    for path in sorted(p for top in RULES for p in (PACKAGE / top).rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):

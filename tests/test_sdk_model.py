@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from streamscope.analysis.driver import analyze, frame_source
 from streamscope.analysis.sdk_oracle import openai_version, run_real_sdk, sdk_result
-from streamscope.core.appendix_a import ARGS, FIXTURES, chunk
 from streamscope.core.calls import Call, StrategyError
 from streamscope.core.frames import INVALID, Frame, parse_payload
-from streamscope.core.sdk_model import VERIFIED_OPENAI, SdkEmulation, Unmodeled
+from streamscope.dialects.chat.appendix_a import ARGS, FIXTURES, chunk
+from streamscope.dialects.chat.sdk_model import VERIFIED_OPENAI, SdkEmulation, Unmodeled
 
 from .helpers import CUSTOM_BESIDE_FUNCTION, SQL, WEATHER_ARGS, custom_delta
 
@@ -416,7 +416,7 @@ def test_emulation_imports_no_sdk_machinery() -> None:
     import sys
 
     code = (
-        "import sys, streamscope.core.sdk_model\n"
+        "import sys, streamscope.dialects.chat.sdk_model\n"
         "heavy = {'openai', 'httpx', 'httpx2', 'textual', 'pydantic', 'pydantic_core', 'jiter'}\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
     )

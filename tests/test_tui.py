@@ -332,7 +332,7 @@ def live_recording(path):
     """A recording being written: exchange 1 complete, exchange 2's stream begun."""
     import orjson
 
-    from streamscope.core.appendix_a import FIXTURES
+    from streamscope.dialects.chat.appendix_a import FIXTURES
     from streamscope.recording import RecordingWriter
 
     from .helpers import sse_body
@@ -679,7 +679,7 @@ def test_stepping_on_from_the_last_state_agrees_with_resuming_from_a_snapshot(na
 def test_a_model_read_in_slices_keeps_what_one_pass_keeps(name):
     # the worker reads a long stream in slices: the summaries, times and the timeline's
     # gaps come out as from one pass, and as summarize and the times say
-    from streamscope.core.summary import summarize
+    from streamscope.dialects.chat.summary import summarize
     from streamscope.inputs import open_input
     from streamscope.tui.model import StreamModel
 

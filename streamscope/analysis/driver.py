@@ -18,10 +18,11 @@ import orjson
 
 from ..core.calls import StrategyError
 from ..core.contract import ContractResult, Conversation, Finding, check
-from ..core.engine import UNFINISHED, StreamEngine, StreamResult
+from ..core.engine import UNFINISHED, StreamResult
 from ..core.frames import Frame
-from ..core.sdk_model import Unmodeled
 from ..core.sse import SseDecoder
+from ..dialects.chat.engine import StreamEngine
+from ..dialects.chat.sdk_model import Unmodeled
 from ..inputs import SSE, ExchangeInfo, Source, describe_numbers, open_input
 from ..recording.format import End, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader

@@ -4,7 +4,7 @@
 uses (Stream: stop at [DONE], `sse.json()`, the `error` key check, `construct_type` into a
 `ChatCompletionChunk`; ChatCompletionStream: the `object` filter; then
 `ChatCompletionStreamState.handle_chunk` and `get_final_completion()`), so its answer is the
-ground truth `streamscope.core.sdk_model.SdkEmulation` must reproduce. It costs ~0.6 ms a frame
+ground truth `streamscope.dialects.chat.sdk_model.SdkEmulation` must reproduce. It costs ~0.6 ms a frame
 and is quadratic, so `sdk_result` only uses it when the emulation raises `Unmodeled`.
 
 `openai` is imported lazily: streamscope's core must not depend on it.
@@ -18,7 +18,7 @@ from typing import Any
 
 from streamscope.core.calls import Call, StrategyError
 from streamscope.core.frames import Frame
-from streamscope.core.sdk_model import SdkEmulation, Unmodeled, custom_fields
+from streamscope.dialects.chat.sdk_model import SdkEmulation, Unmodeled, custom_fields
 
 # Attribution marker: appended (last) to every tool-call delta entry we hand the SDK, as the
 # string "<frame>;". accumulate_delta concatenates it when entries merge and keeps it when they

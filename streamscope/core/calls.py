@@ -40,3 +40,8 @@ class StrategyError:
     def from_exception(cls, exc: BaseException, frame: int) -> StrategyError:
         text = str(exc)
         return cls(f"{type(exc).__name__}: {text}" if text else type(exc).__name__, frame)
+
+
+class Unmodeled(Exception):
+    """An SDK emulation met a shape it does not reproduce: the real class must answer
+    (the analysis driver runs it), or the strategy says it was not modelled."""

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import orjson
 
 from .. import __version__
-from ..core.engine import StreamEngine
 from ..core.frames import INVALID, parse_payload
 from ..core.sse import SseDecoder, plain_datas
+from ..dialects.chat.engine import StreamEngine
 from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response

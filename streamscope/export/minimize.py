@@ -52,18 +52,11 @@ import orjson
 
 from ..core.anomalies import ERROR, WARNING, Anomaly
 from ..core.calls import Call, StrategyError
-from ..core.engine import (
-    ALL,
-    CLIENTS,
-    ROBUST,
-    SDK,
-    STRATEGY_NAMES,
-    StreamEngine,
-    plain_fragment,
-)
+from ..core.engine import ALL, CLIENTS, ROBUST, SDK
 from ..core.frames import INVALID, NOT_READ, Frame, parse_payload
 from ..core.repair import parses
-from ..core.schema import chunk_violation
+from ..dialects.chat.engine import STRATEGY_NAMES, StreamEngine, plain_fragment
+from ..dialects.chat.schema import chunk_violation
 
 # Envelope and choice fields that never matter to accumulation.
 VOLATILE = (

@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from ..core.contract import worst as most_severe
-from ..core.engine import StreamEngine, StreamResult, plain_fragment
+from ..core.engine import StreamResult
 from ..core.events import FieldEvent
 from ..core.frames import Frame
-from ..core.summary import plain_summary, summarize
+from ..dialects.chat.engine import StreamEngine, plain_fragment
+from ..dialects.chat.summary import plain_summary, summarize
 from ..inputs.reads import Reads
 from ..recording.format import RecordingError
 

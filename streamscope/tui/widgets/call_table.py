@@ -8,8 +8,8 @@ from textual.reactive import reactive
 
 from ...core import events as ev
 from ...core.calls import Call
-from ...core.engine import STRATEGY_NAMES
 from ...core.events import FieldEvent
+from ...dialects.chat.engine import STRATEGY_NAMES
 from ...text import cut, plural, quote, visible
 from ..model import FrameState
 from .common import strategy_calls

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...core.calls import Call, StrategyError
-from ...core.sdk_model import Unmodeled
+from ...dialects.chat.sdk_model import Unmodeled
 from ..model import FrameState
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}

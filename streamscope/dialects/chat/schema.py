@@ -8,7 +8,7 @@ with `custom: {name, input}` strings (openai 3.57's chunk types declare only fun
 
 from __future__ import annotations
 
-from ..text import json_type, quote
+from ...text import json_type, quote
 
 _FINISH = {"stop", "length", "tool_calls", "content_filter", "function_call"}
 _ROLES = {"developer", "system", "user", "assistant", "tool"}

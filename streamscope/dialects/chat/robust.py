@@ -14,12 +14,13 @@ import re
 
 import orjson
 
-from ..text import cut, json_type, quote
-from . import events as ev
-from .anomalies import AnomalyLog
-from .calls import Call
-from .events import FieldEvent
-from .frames import INVALID, NOT_READ, Frame, Sentinel
+from ...core import events as ev
+from ...core.anomalies import AnomalyLog
+from ...core.calls import Call
+from ...core.engine import at_index
+from ...core.events import FieldEvent
+from ...core.frames import INVALID, NOT_READ, Frame, Sentinel
+from ...text import cut, json_type, quote
 from .run import Run
 from .schema import chunk_violation
 from .strategies import NOTHING, Slot, freeze
@@ -29,13 +30,6 @@ MAX_DEPTH = 1024  # orjson's nesting limit: a deeper payload is kept as text, ne
 TOOL_CALL_TEXT = re.compile(
     r"<tool_call>|\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(arguments|parameters)\""
 )
-
-
-def at_index(index: object) -> str:
-    """Where a call sits, in words: "at index 2", or "with no index" when none was sent."""
-    if index is None or index is _MISSING:
-        return "with no index"
-    return f"at index {index if isinstance(index, int) else quote(index)}"
 
 
 def _not_json(data: str) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import copy
 import json
 
-from .calls import Call, StrategyError
-from .frames import INVALID, Frame, Sentinel
+from ...core.calls import Call, StrategyError
+from ...core.frames import INVALID, Frame, Sentinel
 from .run import Run
 
 NOTHING = Sentinel("nothing")

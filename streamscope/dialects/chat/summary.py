@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..text import quote, visible
-from .frames import INVALID, Frame
+from ...core.frames import INVALID, Frame
+from ...text import quote, visible
 
 
 def summarize(frame: Frame) -> str:

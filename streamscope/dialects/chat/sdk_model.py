@@ -32,10 +32,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from streamscope.core.calls import Call, StrategyError
+from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import INVALID, Frame
-from streamscope.core.run import Run
-from streamscope.core.strategies import freeze
+from streamscope.dialects.chat.run import Run
+from streamscope.dialects.chat.strategies import freeze
 
 __all__ = ["VERIFIED_OPENAI", "SdkEmulation", "Unmodeled", "custom_fields"]
 
@@ -49,10 +49,6 @@ def custom_fields(custom: object) -> tuple[object, object]:
     if isinstance(custom, dict):
         return custom.get("name"), custom.get("input")
     return None, None
-
-
-class Unmodeled(Exception):
-    """The SDK's behaviour here depends on machinery this emulation does not reproduce."""
 
 
 # Stand-ins carrying the SDK's exception class names (StrategyError prints type(exc).__name__).
@@ -656,7 +652,7 @@ class SdkEmulation:
             setattr(self, name, getattr(src, name))
 
     # -- the engine's fast path -------------------------------------------------------
-    # A plain frame (streamscope.core.engine._plain: a valid chunk, one choice 0 with no
+    # A plain frame (streamscope.dialects.chat.engine._plain: a valid chunk, one choice 0 with no
     # finish_reason, logprobs, usage or moderation, whose delta is exactly one argument
     # fragment for an existing index, or one content fragment) does nothing in the SDK but
     # concatenate, unless one of the conditions below says otherwise; then the whole frame

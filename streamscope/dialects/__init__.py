@@ -1,0 +1,1 @@
+"""The tool-call dialects streamscope reads, one package each."""

@@ -1,0 +1,1 @@
+"""OpenAI Chat Completions: `choices[].delta.tool_calls[]` keyed by `index`."""
