@@ -137,11 +137,12 @@ class PartialJson:
         self._tail = text[keep:]
         self._base = base + keep
 
-    def error(self, data: bytes) -> str | None:
-        """jiter's error message for the whole buffer `data` (what was fed), or None."""
+    def error(self) -> tuple[str, int] | None:
+        """jiter's error for the bytes fed so far, as (what, byte index), or None.
+
+        `position(data, index)` turns the index into jiter's "line L column C"."""
         if self._error is not None:
-            kind, index = self._error
-            return f"{kind} at {position(data, index)}"
+            return self._error
         if self._mode == _DONE or self._stack:
             return None
         if self._mode == _TOP:
@@ -152,7 +153,7 @@ class PartialJson:
             return None
         else:
             kind = "EOF while parsing a value"
-        return f"{kind} at {position(data, len(data))}"
+        return kind, self._size
 
     def value(self) -> object:
         """What jiter returns (only meaningful when `error` is None)."""
