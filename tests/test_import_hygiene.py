@@ -1,5 +1,6 @@
 """The core, the recording format and the input layer are pure: no Textual, no network
-stack, no SDK. The analysis driver reaches the real openai class only when it must."""
+stack, no SDK. The analysis driver reaches the real openai class only when it must; the
+anthropic oracle imports the real anthropic class the same way, only when it runs it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ PURE = [
     "streamscope.core.contract",
     "streamscope.core.report",
     "streamscope.dialects.chat.sdk_model",
+    "streamscope.dialects.anthropic.sdk_model",
+    "streamscope.dialects.anthropic.partial_json",
+    "streamscope.analysis.anthropic_oracle",
     "streamscope.recording",
     "streamscope.inputs",
     "streamscope.inputs.sniff",
@@ -28,7 +32,17 @@ PURE = [
     "streamscope.analysis.driver",
     "streamscope.text",
 ]
-FORBIDDEN = ["textual", "httpx", "httpx2", "uvicorn", "openai", "rich"]
+FORBIDDEN = [
+    "textual",
+    "httpx",
+    "httpx2",
+    "uvicorn",
+    "openai",
+    "rich",
+    "anthropic",
+    "jiter",
+    "pydantic",
+]
 
 
 @pytest.mark.parametrize("module", PURE)

@@ -1,0 +1,192 @@
+"""The real `anthropic` MessageStream as the `anthropic-sdk` strategy: oracle and fallback.
+
+`run_real_anthropic` serves the frames, re-encoded as SSE, to a real `anthropic.Anthropic`
+client through an httpx2 MockTransport and runs `client.messages.stream(...)` the way a user
+does: iterate the events, then `get_final_message()`. Its answer is the ground truth
+`streamscope.dialects.anthropic.sdk_model.AnthropicSdkEmulation` must reproduce. It re-parses
+every tool input on every delta (quadratic), so `anthropic_sdk_result` only runs it where the
+emulation raises `Unmodeled`.
+
+`anthropic` (and httpx2) are imported lazily: streamscope must import without them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from streamscope.core.calls import Call, StrategyError, Unmodeled
+from streamscope.core.frames import Frame
+from streamscope.dialects.anthropic.sdk_model import (
+    AnthropicSdkEmulation,
+    arguments_text,
+    is_tool_block,
+)
+
+NOT_INSTALLED = (
+    "the anthropic package is not installed, and this stream has a shape streamscope's "
+    "emulation of its MessageStream does not cover: install anthropic to see what it builds "
+    "from this stream"
+)
+NOT_UTF8 = (
+    "this stream has bytes that are not UTF-8: anthropic's SSE decoder raises "
+    "UnicodeDecodeError on them, and the frames keep only their replacement characters"
+)
+
+
+def anthropic_version() -> str | None:
+    """The installed anthropic version: what `anthropic-sdk` stands for (no import)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("anthropic")
+    except PackageNotFoundError:
+        return None
+
+
+def sse_bytes(frame: Frame) -> bytes:
+    """A frame as the SSE event that carried it (`event:` line, one `data:` line per line)."""
+    head = f"event: {frame.event}\n" if frame.event is not None else ""
+    lines = "".join(f"data: {line}\n" for line in frame.data.split("\n"))
+    return (head + lines + "\n").encode("utf-8")
+
+
+class _Body:
+    """The response body, one frame per chunk; knows which frame the client is consuming.
+
+    The client asks for frame k+1 only once every event of frame k has gone through
+    MessageStream, so that is when frame k is reported done (`on_done`).
+    """
+
+    def __init__(self, frames: list[Frame], on_done: Callable[[int], None]) -> None:
+        self.frames = frames
+        self.on_done = on_done
+        self.current = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for frame in self.frames:
+            if self.current:
+                self.on_done(self.current)
+            self.current = frame.number
+            yield sse_bytes(frame)
+
+
+class _Blocks:
+    """Attribution of the snapshot's blocks: where each started, which deltas it took."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, list[int]] = {}  # id(block) -> [first, fragments, last]
+
+    def note_new(self, content: object, frame: int) -> None:
+        if isinstance(content, list):
+            for block in content:
+                self.seen.setdefault(id(block), [frame, 0, frame])
+
+    def note_delta(self, block: object, frame: int) -> None:
+        marks = self.seen[id(block)]
+        marks[1] += 1
+        marks[2] = frame
+
+    def calls(self, content: object) -> list[Call]:
+        out: list[Call] = []
+        for position, block in enumerate(content if isinstance(content, list) else ()):
+            if not is_tool_block(getattr(block, "type", None)):
+                continue
+            first, fragments, last = self.seen[id(block)]
+            out.append(
+                Call(
+                    choice=0,
+                    index=position,
+                    id=getattr(block, "id", None),
+                    type=block.type,
+                    name=getattr(block, "name", None),
+                    arguments=arguments_text(getattr(block, "input", None)),
+                    fragments=fragments,
+                    first_frame=first,
+                    last_frame=last,
+                )
+            )
+        return out
+
+
+def run_real_anthropic(
+    frames: Iterable[Frame], *, on_frame: Callable[[int, list[Call]], None] | None = None
+) -> list[Call] | StrategyError:
+    """What the installed anthropic's `messages.stream()` + `get_final_message()` make of it.
+
+    An exception raised while consuming a frame is reported at that frame; one raised by
+    `get_final_message()` at the last frame's number (0 for none). `on_frame(number, calls)`
+    sees the snapshot's tool blocks after every frame consumed without an exception.
+    """
+    import anthropic
+    import httpx2
+    from anthropic.lib.streaming import InputJsonEvent
+
+    frames = list(frames)
+    last = frames[-1].number if frames else 0
+    blocks = _Blocks()
+    stream: Any = None
+
+    def content() -> object:
+        snapshot = stream._MessageStream__final_message_snapshot
+        return None if snapshot is None else snapshot.content
+
+    def done(number: int) -> None:
+        blocks.note_new(content(), number)
+        if on_frame is not None:
+            on_frame(number, blocks.calls(content()))
+
+    body = _Body(frames, done)
+
+    def respond(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(
+            200, headers={"content-type": "text/event-stream"}, content=iter(body)
+        )
+
+    client = anthropic.Anthropic(
+        api_key="streamscope",
+        base_url="http://streamscope.invalid",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(respond)),
+        max_retries=0,
+    )
+    with warnings.catch_warnings():
+        # pydantic serializer warnings for wrong-typed values are noise here
+        warnings.simplefilter("ignore")
+        with client.messages.stream(
+            model="streamscope", max_tokens=1, messages=[{"role": "user", "content": "-"}]
+        ) as stream:
+            previous: Any = None
+            try:
+                for event in stream:
+                    if isinstance(event, InputJsonEvent):
+                        blocks.note_new(content(), body.current)
+                        block = stream.current_message_snapshot.content[previous.index]
+                        blocks.note_delta(block, body.current)
+                    previous = event
+            except Exception as exc:
+                return StrategyError.from_exception(exc, body.current)
+            if body.current:
+                done(body.current)
+            try:
+                message = stream.get_final_message()
+            except Exception as exc:
+                return StrategyError.from_exception(exc, last)
+            blocks.note_new(message.content, last)
+            return blocks.calls(message.content)
+
+
+def anthropic_sdk_result(frames: Iterable[Frame]) -> list[Call] | StrategyError | Unmodeled:
+    """The `anthropic-sdk` strategy's answer: the emulation, or the real class where it can't."""
+    frames = list(frames)
+    if any(f.bad_utf8 for f in frames):
+        return Unmodeled(NOT_UTF8)
+    emu = AnthropicSdkEmulation()
+    try:
+        for frame in frames:
+            emu.feed(frame)
+        return emu.finish(frames[-1].number if frames else 0)
+    except Unmodeled:
+        if anthropic_version() is None:
+            return Unmodeled(NOT_INSTALLED)
+        return run_real_anthropic(frames)

@@ -1,0 +1,521 @@
+"""A pure-Python, linear-time emulation of the `anthropic` SDK's MessageStream.
+
+The `anthropic-sdk` strategy reports what `client.messages.stream(...)` builds from a stream:
+the SDK's `Stream` (skip `ping` and unnamed events, raise `APIStatusError` on `event: error`,
+skip empty data, `sse.json()`, `construct_type` into a RawMessageStreamEvent), then
+`MessageStream` (events before the first `message_start` pass through untouched, then
+`accumulate_event` and `build_events` on the snapshot) and `get_final_message()`.
+
+What it models, as anthropic 2.15.0 does it:
+
+* A second `message_start` is ignored: the snapshot stays, later blocks append to the first
+  message's content, and deltas index into it.
+* `content_block_start` appends its block whatever its `index`; deltas and stops look the
+  block up as `content[index]`, Python list indexing (negative indexes, bools, IndexError).
+* Input buffers are keyed by the event's `index` value, not by block: `-1` and the last
+  position are two buffers for one block, and one buffer may feed a later block.
+* `input_json_delta` reaches only `tool_use` / `server_tool_use` blocks (TRACKS_TOOL_INPUT);
+  `mcp_tool_use` is not an SDK type at all: it is built as a text block whose type is
+  "mcp_tool_use" and keeps its start `input`. Each delta appends to the buffer and, when it
+  is not empty, replaces the block's `input` with jiter's partial parse of the whole buffer
+  (partial_json.PartialJson reads each byte once), or raises its ValueError.
+* text / thinking / citations deltas: only the exceptions their `+=` and `.append` raise on
+  ill-typed values (the same Python operations, on stand-ins of the same types).
+* Attribute and index errors on malformed events and messages, with the SDK's messages.
+
+A tool block (type tool_use, server_tool_use or mcp_tool_use) becomes a Call: `index` its
+position in the content, `arguments` its `input` as compact JSON (`arguments_text`), None
+when the block holds no input (`input` missing or null, which the SDK cannot tell apart),
+`fragments` the input_json_delta events applied to it.
+
+Shapes that raise `Unmodeled` (the real class answers, see
+streamscope.analysis.anthropic_oracle):
+
+* a content_block_delta / content_block_stop `index` that is a whole float of 2**53 or more,
+  a string with a digit in it, or a whole float with a citations_delta: whether the SDK sees
+  it as an int depends on pydantic's lax int coercion of the whole event;
+* a message_start whose `message.content` is neither a list nor null;
+* a JSON array with objects in it as an event after message_start (the SDK's TypeError
+  prints them as constructed models);
+* a `_fields_set` or `_BaseModel__cls` key, which `BaseModel.construct` binds as a parameter;
+* a number longer than 4000 bytes in a tool input (jiter's big-number limit);
+* frames whose bytes were not UTF-8 (the SDK's decoder raises on the bytes we no longer
+  have); JSON nested deep enough to exhaust Python's recursion limit.
+
+Verified against anthropic 2.15.0 (VERIFIED_ANTHROPIC) by tests/test_anthropic_sdk_model.py,
+which runs the real class beside this module.
+
+Must not import anthropic, pydantic, jiter, httpx, httpx2, openai, textual or rich.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from streamscope.core.calls import Call, StrategyError, Unmodeled
+from streamscope.core.frames import Frame
+from streamscope.dialects.anthropic.partial_json import MAX_NUMBER, PartialJson, TooLong, position
+from streamscope.dialects.chat.strategies import freeze
+
+__all__ = [
+    "VERIFIED_ANTHROPIC",
+    "AnthropicSdkEmulation",
+    "Unmodeled",
+    "arguments_text",
+    "is_tool_block",
+]
+
+# The anthropic releases whose MessageStream this emulation was checked against.
+VERIFIED_ANTHROPIC = ("2.15.0",)
+
+TOOL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
+# MessageStream's TRACKS_TOOL_INPUT classes, by the block type that constructs them
+_TRACKS_INPUT = ("tool_use", "server_tool_use")
+# the string field each delta type needs for the event to validate (pydantic, lax mode)
+_DELTA_FIELD = {
+    "text_delta": "text",
+    "input_json_delta": "partial_json",
+    "thinking_delta": "thinking",
+    "signature_delta": "signature",
+}
+_CONSTRUCT_PARAMS = ("_fields_set", "_BaseModel__cls")
+_EXACT_FLOAT = 2.0**53
+_NOT_SET = object()
+
+
+def is_tool_block(block_type: object) -> bool:
+    return block_type in TOOL_TYPES
+
+
+def arguments_text(value: object) -> str | None:
+    """A tool block's `input` as a Call's arguments: compact JSON, None for no input."""
+    if value is None:
+        return None
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+# Stand-in carrying the SDK's exception class name (StrategyError prints type(exc).__name__).
+class APIStatusError(Exception):
+    pass
+
+
+def _name(value: object) -> str:
+    """The type name an AttributeError on the constructed value prints."""
+    return type(value).__name__
+
+
+def _guard(payload: dict) -> None:
+    todo: list[object] = [payload]
+    while todo:
+        value = todo.pop()
+        if type(value) is dict:
+            for key in _CONSTRUCT_PARAMS:
+                if key in value:
+                    raise Unmodeled(f"a {key!r} key, which BaseModel.construct binds")
+            todo.extend(v for v in value.values() if type(v) in (dict, list))
+        else:
+            todo.extend(v for v in value if type(v) in (dict, list))  # type: ignore[attr-defined]
+
+
+def _stand_in(value: object) -> object:
+    """A text / thinking field's value, reduced to what `+=` on it depends on: its type."""
+    if type(value) is str:
+        return ""
+    if type(value) is list:
+        return []
+    return value
+
+
+def _grow(field: object, piece: object) -> object:
+    """`field += piece` as the SDK does it, on a stand-in (same exceptions, same result type)."""
+    if type(field) is str:
+        if type(piece) is str:
+            return field
+        field += piece  # type: ignore[operator]  # raises the SDK's TypeError
+    elif type(field) is list:
+        probe: list = []
+        probe += piece  # type: ignore[operator]
+    else:
+        field += piece  # type: ignore[operator]
+    return field
+
+
+# --- the snapshot's content ----------------------------------------------------------------
+
+
+class _Raw:
+    """A content entry that is not a model (a message_start content item that is no object)."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, value: object) -> None:
+        self.kind = _name(value)
+
+    @property
+    def type(self) -> object:
+        raise AttributeError(f"'{self.kind}' object has no attribute 'type'")
+
+    def copy(self) -> _Raw:
+        return self
+
+
+class _Block:
+    """A content block as the snapshot holds it, with what Call needs."""
+
+    __slots__ = (
+        "type",
+        "id",
+        "name",
+        "input",
+        "text",
+        "thinking",
+        "citations",
+        "first",
+        "fragments",
+        "last",
+        "source",
+        "rendered",
+    )
+
+    def __init__(self, d: dict, frame: int) -> None:
+        # construct() turns a null field into its default (None): same as a missing key
+        self.type = d.get("type")
+        self.id = d.get("id")
+        self.name = d.get("name")
+        self.input = d.get("input")
+        self.text = _stand_in(d.get("text"))
+        self.thinking = _stand_in(d.get("thinking"))
+        citations = d.get("citations")
+        self.citations = [None] * len(citations) if type(citations) is list else citations
+        self.first = self.last = frame
+        self.fragments = 0
+        self.source: _Buffer | None = None  # its input is this buffer's current parse
+        self.rendered: object = _NOT_SET  # arguments_text(self.input), once computed
+
+    @property
+    def tracks_input(self) -> bool:
+        return self.type in _TRACKS_INPUT
+
+    def arguments(self) -> str | None:
+        if self.source is not None:
+            return self.source.arguments()
+        if self.rendered is _NOT_SET:
+            self.rendered = arguments_text(self.input)
+        return self.rendered  # type: ignore[return-value]
+
+    def settle(self) -> None:
+        """Its buffer is about to grow for another block: keep the value it has now."""
+        assert self.source is not None
+        self.rendered = self.source.arguments()
+        self.source = None
+
+    def call(self, position: int) -> Call:
+        return Call(
+            choice=0,
+            index=position,
+            id=self.id,
+            type=self.type,
+            name=self.name,
+            arguments=self.arguments(),
+            fragments=self.fragments,
+            first_frame=self.first,
+            last_frame=self.last,
+        )
+
+    def copy(self) -> _Block:
+        new = _Block.__new__(_Block)
+        for name in _Block.__slots__:
+            setattr(new, name, getattr(self, name))
+        if type(self.citations) is list:
+            new.citations = list(self.citations)
+        return new
+
+
+class _Buffer:
+    """One of MessageStream's `json_bufs` entries: the text, and jiter's reading of it."""
+
+    __slots__ = ("parts", "frozen", "size", "json", "target", "cached")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.frozen = 0  # leading parts shared with copies
+        self.size = 0  # bytes
+        self.json = PartialJson()
+        self.target: _Block | None = None  # the block whose input it last set
+        self.cached: tuple[int, str | None] | None = None
+
+    def feed(self, piece: str, data: bytes) -> None:
+        self.parts.append(piece)
+        self.size += len(data)
+        self.json.feed(data)
+
+    def text(self) -> str:
+        joined = "".join(self.parts)
+        self.parts, self.frozen = [joined], 0
+        return joined
+
+    def arguments(self) -> str | None:
+        if self.cached is None or self.cached[0] != self.size:
+            self.cached = (self.size, arguments_text(self.json.value()))
+        return self.cached[1]
+
+    def copy(self) -> _Buffer:
+        self.frozen = freeze(self.parts, self.frozen)
+        new = _Buffer.__new__(_Buffer)
+        new.parts, new.frozen, new.size = list(self.parts), self.frozen, self.size
+        new.json, new.target, new.cached = self.json.copy(), self.target, self.cached
+        return new
+
+
+def _entry(value: object, frame: int) -> _Block | _Raw:
+    return _Block(value, frame) if type(value) is dict else _Raw(value)
+
+
+# --- the emulation ---------------------------------------------------------------------------
+
+
+class AnthropicSdkEmulation:
+    """MessageStream fed the way `client.messages.stream()` feeds it, one SSE event at a time."""
+
+    __slots__ = ("_unmodeled", "_halted", "_error", "_started", "_content", "_usage", "_bufs")
+
+    def __init__(self) -> None:
+        self._unmodeled: str | None = None
+        self._halted = False  # an exception was raised: later frames are never read
+        self._error: StrategyError | None = None
+        self._started = False  # a message_start made the snapshot
+        self._content: list[_Block | _Raw] | None = None
+        self._usage: str | None = None  # the snapshot's usage: None for a model, else its type
+        self._bufs: dict[object, _Buffer] = {}
+
+    # -- public API -------------------------------------------------------------------
+
+    def feed(self, frame: Frame) -> None:
+        if self._unmodeled is not None:
+            raise Unmodeled(self._unmodeled)
+        if self._halted:
+            return
+        try:
+            self._feed(frame)
+        except Unmodeled as exc:
+            self._unmodeled = str(exc)
+            raise
+        except TooLong as exc:
+            self._unmodeled = f"a number longer than {MAX_NUMBER} bytes in a tool input"
+            raise Unmodeled(self._unmodeled) from exc
+        except RecursionError as exc:
+            # where it overflows depends on the caller's stack depth
+            self._unmodeled = "recursion limit"
+            raise Unmodeled(self._unmodeled) from exc
+        except Exception as exc:
+            self._error = StrategyError.from_exception(exc, frame.number)
+            self._halted = True
+
+    def feed_all(self, frames: Iterable[Frame]) -> None:
+        for frame in frames:
+            self.feed(frame)
+
+    @property
+    def error(self) -> StrategyError | None:
+        """The exception a frame raised, if any (the stream stops there)."""
+        return self._error
+
+    def calls(self) -> list[Call]:
+        """The tool blocks of `current_message_snapshot` after the frames fed so far."""
+        return [
+            entry.call(position)
+            for position, entry in enumerate(self._content or ())
+            if type(entry) is _Block and is_tool_block(entry.type)
+        ]
+
+    def finish(self, last_frame: int) -> list[Call] | StrategyError:
+        """What `get_final_message()` gives (as calls) or raises, at `last_frame`."""
+        if self._unmodeled is not None:
+            raise Unmodeled(self._unmodeled)
+        if self._error is not None:
+            return self._error
+        if not self._started:
+            return StrategyError("AssertionError", last_frame)  # no message_start: no snapshot
+        return self.calls()
+
+    def copy(self) -> AnthropicSdkEmulation:
+        new = AnthropicSdkEmulation.__new__(AnthropicSdkEmulation)
+        new._unmodeled, new._halted, new._error = self._unmodeled, self._halted, self._error
+        new._started, new._usage = self._started, self._usage
+        blocks: dict[int, _Block] = {}
+        if self._content is None:
+            new._content = None
+        else:
+            new._content = [entry.copy() for entry in self._content]
+            for old, entry in zip(self._content, new._content, strict=True):
+                blocks[id(old)] = entry  # type: ignore[assignment]
+        bufs = {id(buf): buf.copy() for buf in self._bufs.values()}
+        new._bufs = {key: bufs[id(buf)] for key, buf in self._bufs.items()}
+        for buf in bufs.values():
+            if buf.target is not None:
+                buf.target = blocks[id(buf.target)]
+        for entry in new._content or ():
+            if type(entry) is _Block and entry.source is not None:
+                entry.source = bufs[id(entry.source)]
+        return new
+
+    # -- Stream.__stream__ ------------------------------------------------------------
+
+    def _feed(self, frame: Frame) -> None:
+        if frame.bad_utf8:
+            raise Unmodeled("bytes that are not UTF-8 (the SDK's decoder raises on them)")
+        event = frame.event or None
+        if event is None or event == "ping":
+            return
+        data = frame.data
+        if event == "error":
+            try:
+                body = json.loads(data)
+                message = f"{body}"
+            except Exception:
+                message = data or "Error code: 200"
+            raise APIStatusError(message)
+        if not data:
+            return
+        # sse.json() is json.loads (raising JSONDecodeError); frame.payload is orjson's reading,
+        # which differs from it (integers past 64 bits become floats, NaN is refused)
+        payload = json.loads(data)
+        if type(payload) is not dict:
+            raise self._not_a_model(payload)
+        _guard(payload)
+        self._accumulate(payload, frame.number)
+
+    def _not_a_model(self, payload: object) -> Exception:
+        """An event the SDK cannot construct as a model: what MessageStream raises on it."""
+        if not self._started:
+            return AttributeError(f"'{_name(payload)}' object has no attribute 'type'")
+        if type(payload) is list and any(type(v) is dict for v in payload):
+            return Unmodeled("an array of objects as an event after message_start")
+        return TypeError(
+            f"Unexpected event runtime type, after deserialising twice - {payload} - "
+            f"{type(payload)}"
+        )
+
+    # -- MessageStream.__stream__: accumulate_event, build_events ----------------------
+
+    def _accumulate(self, event: dict, frame: int) -> None:
+        kind = event.get("type")
+        if not self._started:
+            if kind == "message_start":
+                self._message_start(event, frame)
+            return  # anything else before message_start passes through untouched
+        if kind == "content_block_start":
+            self._block_start(event, frame)
+        elif kind == "content_block_delta":
+            self._block_delta(event, frame)
+        elif kind == "content_block_stop":
+            self._content[_index(event.get("index"))].type  # type: ignore[index]  # noqa: B018
+        elif kind == "message_delta":
+            self._message_delta(event)
+        # a second message_start, message_stop, unknown types: the snapshot is unchanged
+
+    def _message_start(self, event: dict, frame: int) -> None:
+        message = event.get("message")
+        if type(message) is not dict:
+            raise AttributeError(f"'{_name(message)}' object has no attribute 'to_dict'")
+        content = message.get("content")
+        if content is not None and type(content) is not list:
+            raise Unmodeled("a message_start whose content is not a list")
+        if content is not None:
+            self._content = [_entry(value, frame) for value in content]
+        usage = message.get("usage")
+        self._usage = None if type(usage) is dict else _name(usage)
+        self._started = True
+
+    def _block_start(self, event: dict, frame: int) -> None:
+        append = self._content.append  # type: ignore[union-attr]  # None: the SDK's AttributeError
+        block = event.get("content_block")
+        if type(block) is not dict:
+            raise AttributeError(f"'{_name(block)}' object has no attribute 'to_dict'")
+        append(_Block(block, frame))
+
+    def _block_delta(self, event: dict, frame: int) -> None:
+        delta = event.get("delta")
+        index = _index(event.get("index"), delta)
+        entry = self._content[index]  # type: ignore[index]  # the SDK's TypeError / IndexError
+        if type(delta) is not dict:
+            raise AttributeError(f"'{_name(delta)}' object has no attribute 'type'")
+        kind = delta.get("type")
+        if kind == "input_json_delta":
+            if type(entry) is _Block and entry.tracks_input:
+                self._input_json(index, entry, delta.get("partial_json"), frame)
+        elif kind == "text_delta":
+            if entry.type == "text":
+                entry.text = _grow(entry.text, delta.get("text"))  # type: ignore[union-attr]
+        elif kind == "thinking_delta":
+            if entry.type == "thinking":
+                entry.thinking = _grow(entry.thinking, delta.get("thinking"))  # type: ignore[union-attr]
+        elif kind == "citations_delta":
+            if entry.type == "text":
+                citations = entry.citations  # type: ignore[union-attr]
+                if not citations:
+                    entry.citations = [None]  # type: ignore[union-attr]
+                else:
+                    citations.append(None)  # the SDK's AttributeError when not a list
+        elif kind == "signature_delta":
+            entry.type  # noqa: B018  # only the type check can raise
+
+    def _input_json(self, index: object, block: _Block, piece: object, frame: int) -> None:
+        if type(piece) is not str:
+            raise TypeError("encoding without a string argument")  # bytes(piece, "utf-8")
+        data = bytes(piece, "utf-8")
+        buf = self._bufs.get(index)
+        if buf is None:
+            buf = _Buffer()
+        if data or buf.size:
+            if buf.target is not None and buf.target is not block and buf.target.source is buf:
+                buf.target.settle()
+            buf.feed(piece, data)
+            failure = buf.json.error()
+            if failure is not None:
+                text = buf.text()
+                what, at = failure
+                raise ValueError(
+                    "Unable to parse tool parameter JSON from model. Please retry your request "
+                    f"or adjust your prompt. Error: {what} at "
+                    f"{position(text.encode('utf-8'), at)}. JSON: {text}"
+                )
+            block.source, buf.target = buf, block
+        self._bufs[index] = buf
+        block.fragments += 1
+        block.last = frame
+
+    def _message_delta(self, event: dict) -> None:
+        delta = event.get("delta")
+        if type(delta) is not dict:
+            raise AttributeError(f"'{_name(delta)}' object has no attribute 'stop_reason'")
+        usage = event.get("usage")
+        if type(usage) is not dict:
+            raise AttributeError(f"'{_name(usage)}' object has no attribute 'output_tokens'")
+        if self._usage is not None:
+            raise AttributeError(f"'{self._usage}' object has no attribute 'output_tokens'")
+
+
+def _index(raw: object, delta: object = _NOT_SET) -> object:
+    """The event's `index` as the SDK sees it: lax-validated to an int when the whole event
+    validates (a content_block_stop always does; a content_block_delta when its delta does).
+    Other values are kept as sent, and `content[index]` raises on them as it does in the SDK."""
+    if type(raw) is float and raw.is_integer():
+        if abs(raw) >= _EXACT_FLOAT:
+            raise Unmodeled("a large whole float index (pydantic's int coercion)")
+        return int(raw) if delta is _NOT_SET or _delta_validates(delta) else raw
+    if type(raw) is str and any(c.isdigit() for c in raw):
+        raise Unmodeled("a numeric string index (pydantic's int coercion)")
+    return raw
+
+
+def _delta_validates(delta: object) -> bool:
+    """Whether a content_block_delta with a valid index validates (so its index is coerced)."""
+    if type(delta) is not dict:
+        return False
+    kind = delta.get("type")
+    if kind == "citations_delta":
+        raise Unmodeled("a whole float index with a citations_delta (pydantic validation)")
+    field = _DELTA_FIELD.get(kind) if type(kind) is str else None
+    return field is not None and type(delta.get(field)) is str

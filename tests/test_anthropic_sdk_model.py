@@ -1,0 +1,782 @@
+"""AnthropicSdkEmulation must report exactly what the installed anthropic MessageStream does.
+
+Every case runs the real class (anthropic_oracle.run_real_anthropic, a real client over an
+httpx2 MockTransport) beside the emulation and compares the final result, the snapshot's
+tool blocks after every frame, a copy() taken mid-stream carried on to the end, and the
+frames themselves (never mutated).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jiter
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamscope.analysis.anthropic_oracle import (
+    NOT_INSTALLED,
+    anthropic_sdk_result,
+    anthropic_version,
+    run_real_anthropic,
+)
+from streamscope.core.calls import Call, StrategyError, Unmodeled
+from streamscope.core.frames import Frame, parse_payload
+from streamscope.core.sse import SseDecoder
+from streamscope.dialects.anthropic import sdk_model
+from streamscope.dialects.anthropic.partial_json import PartialJson, position
+from streamscope.dialects.anthropic.sdk_model import VERIFIED_ANTHROPIC, AnthropicSdkEmulation
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "anthropic"
+
+# --- building streams ----------------------------------------------------------------------
+
+Item = tuple[str | None, Any]  # (SSE event name, payload: JSON-able value, or raw data str)
+
+
+class Raw(str):
+    """Event data sent as is (not JSON-encoded)."""
+
+
+def frames_of(items: list[Item]) -> list[Frame]:
+    out = []
+    for number, (event, payload) in enumerate(items, 1):
+        data = payload if isinstance(payload, Raw) else json.dumps(payload)
+        out.append(Frame(number=number, data=data, payload=parse_payload(data), event=event))
+    return out
+
+
+def message(content: list | None = None, **extra: Any) -> dict:
+    msg = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude",
+        "content": [] if content is None else content,
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1},
+    }
+    msg.update(extra)
+    return msg
+
+
+def start(content: list | None = None, **extra: Any) -> Item:
+    return ("message_start", {"type": "message_start", "message": message(content, **extra)})
+
+
+def block(index: Any, content_block: Any) -> Item:
+    body = {"type": "content_block_start", "index": index, "content_block": content_block}
+    return ("content_block_start", body)
+
+
+def tool(index: Any = 0, kind: str = "tool_use", name: str = "get_weather", **extra: Any) -> Item:
+    return block(index, {"type": kind, "id": f"toolu_{index}", "name": name, "input": {}, **extra})
+
+
+def delta(index: Any, body: Any) -> Item:
+    return ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": body})
+
+
+def js(index: Any, partial: Any) -> Item:
+    return delta(index, {"type": "input_json_delta", "partial_json": partial})
+
+
+def text_delta(index: Any, text: Any) -> Item:
+    return delta(index, {"type": "text_delta", "text": text})
+
+
+def stop(index: Any) -> Item:
+    return ("content_block_stop", {"type": "content_block_stop", "index": index})
+
+
+def message_delta(stop_reason: str = "tool_use", **usage: Any) -> Item:
+    body = {"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None}}
+    body["usage"] = {"output_tokens": 5, **usage}
+    return ("message_delta", body)
+
+
+STOP_MESSAGE: Item = ("message_stop", {"type": "message_stop"})
+PING: Item = ("ping", {"type": "ping"})
+
+
+def tool_stream(pieces: list[str], kind: str = "tool_use") -> list[Item]:
+    return [
+        start(),
+        tool(0, kind),
+        *[js(0, p) for p in pieces],
+        stop(0),
+        message_delta(),
+        STOP_MESSAGE,
+    ]
+
+
+# --- the differential check ----------------------------------------------------------------
+
+
+def emulate(
+    frames: list[Frame], fork_at: int | None = None
+) -> tuple[list[Call] | StrategyError, dict[int, list[Call]]]:
+    """Feed every frame, recording calls() after each; optionally carry on in a copy()."""
+    emu = AnthropicSdkEmulation()
+    mid: dict[int, list[Call]] = {}
+    for i, frame in enumerate(frames):
+        if i == fork_at:
+            emu = emu.copy()
+        emu.feed(frame)
+        if emu.error is None:
+            mid[frame.number] = emu.calls()
+    return emu.finish(frames[-1].number if frames else 0), mid
+
+
+def check_frames(frames: list[Frame]) -> bool:
+    """Assert emulation == real class; False when the emulation declined (Unmodeled)."""
+    before = copy.deepcopy([(f.data, f.payload, f.event) for f in frames])
+    real_mid: dict[int, list[Call]] = {}
+    real = run_real_anthropic(frames, on_frame=real_mid.__setitem__)
+    try:
+        got, mid = emulate(frames)
+    except Unmodeled:
+        assert anthropic_sdk_result(frames) == real
+        return False
+    assert got == real
+    for number, calls in real_mid.items():
+        assert mid.get(number) == calls, f"frame {number}"
+    # a copy taken mid-stream carries on exactly like the original
+    assert emulate(frames, fork_at=len(frames) // 2) == (got, mid)
+    assert [(f.data, f.payload, f.event) for f in frames] == before
+    assert anthropic_sdk_result(frames) == real
+    return True
+
+
+def check(items: list[Item]) -> bool:
+    return check_frames(frames_of(copy.deepcopy(items)))
+
+
+def final(items: list[Item]) -> list[Call] | StrategyError:
+    result, _ = emulate(frames_of(items))
+    return result
+
+
+def split(text: str, cuts: list[int]) -> list[str]:
+    bounds = sorted({c % (len(text) + 1) for c in cuts})
+    return [text[a:b] for a, b in zip([0, *bounds], [*bounds, len(text)], strict=True)]
+
+
+# --- hand-written cases: every quirk, each checked against the real class --------------------
+
+WEATHER = ['{"loc', 'ation": "Par', 'is", "unit', '": "c"}']
+TEXT = block(0, {"type": "text", "text": ""})
+THINKING = block(0, {"type": "thinking", "thinking": "", "signature": ""})
+
+CASES: dict[str, list[Item]] = {
+    "tool": tool_stream(WEATHER),
+    "server-tool": tool_stream(['{"query": "x"}'], kind="server_tool_use"),
+    "mcp-tool-keeps-its-start-input": [
+        start(),
+        block(0, {"type": "mcp_tool_use", "id": "m", "name": "n", "server_name": "s", "input": {}}),
+        js(0, '{"a": 1}'),
+        STOP_MESSAGE,
+    ],
+    "mcp-without-input-or-id": [start(), block(0, {"type": "mcp_tool_use"}), STOP_MESSAGE],
+    "caller": [start(), tool(0, caller={"type": "direct"}), js(0, "{}"), STOP_MESSAGE],
+    "bad-caller": [start(), tool(0, caller={"type": "nope"}), js(0, '{"a":1}'), STOP_MESSAGE],
+    "first-fragment-empty": tool_stream(["", *WEATHER]),
+    "only-empty-fragments": tool_stream(["", "", ""]),
+    "start-input-kept-without-deltas": [start(), tool(0, input={"a": 1}), stop(0), STOP_MESSAGE],
+    "start-input-replaced-by-deltas": [start(), tool(0, input={"a": 1}), js(0, '{"b"'), stop(0)],
+    "start-input-kept-past-empty-delta": [start(), tool(0, input={"a": 1}), js(0, "")],
+    "input-missing": [start(), block(0, {"type": "tool_use", "id": "t", "name": "f"})],
+    "input-null": [start(), block(0, {"type": "tool_use", "id": "t", "name": "f", "input": None})],
+    "input-not-an-object": [start(), tool(0, input=[1, 2]), stop(0)],
+    "delta-to-null": tool_stream(["null"]),
+    "invalid-json": tool_stream(['{"a": 1', ", }", '"b"']),
+    "invalid-json-late": tool_stream(['{"a": [1, 2', ", ]}"]),
+    "trailing-garbage-ignored": tool_stream(['{"a": 1}', " garbage"]),
+    "stray-closer": tool_stream(['[{"a": 1]', ", 2]"]),
+    "whitespace-only": tool_stream([" ", "{}"]),
+    "top-level-string": tool_stream(['"ab', 'c"']),
+    "top-level-number": tool_stream(["1", "2", ".", "5"]),
+    "literals": tool_stream(["[tr", "ue, nu", "ll, fal", "se, NaN, -Infin", "ity]"]),
+    "bad-literal": tool_stream(["[tru", "x]"]),
+    "escapes": tool_stream(['{"a": "\\u00', "e9\\n\\ud83d", "\\ude00", '"}']),
+    "lone-surrogate-escape": tool_stream(['{"a": "\\ud800', 'x"}']),
+    "surrogate-in-fragment": tool_stream(['{"a": "', "\ud800", '"}']),
+    "big-int-and-floats": tool_stream(['{"n": 123456789012345678901234567890, "f": 1e400', "}"]),
+    "duplicate-keys": tool_stream(['{"a": 1, "b": 2, "a": [3', "]}"]),
+    "newline-error-position": tool_stream(['{\n"a":\n 1,\n', "]"]),
+    "deep-nesting": tool_stream(["[" * 201, "1"]),
+    "partial-json-number": [start(), tool(0), js(0, 5)],
+    "partial-json-null": [start(), tool(0), js(0, None)],
+    "partial-json-object": [start(), tool(0), js(0, {"a": 1})],
+    "partial-json-missing": [start(), tool(0), delta(0, {"type": "input_json_delta"})],
+    "delta-before-any-start": [js(0, "{}"), start(), js(0, "{}")],
+    "delta-for-a-missing-block": [start(), tool(0), js(1, "{}")],
+    "negative-index": [start(), tool(0), js(-1, '{"a"'), js(0, ": 1}"), STOP_MESSAGE],
+    "negative-index-moves-to-the-new-block": [
+        start(),
+        tool(0),
+        js(-1, '{"a": '),
+        tool(1),
+        js(-1, "1}"),
+        js(0, '{"b": 2}'),
+    ],
+    "index-bool": [start(), tool(0), tool(1), js(True, '{"x"'), js(1, ": 1}")],
+    "index-string": [start(), tool(0), js("a", "{}")],
+    "index-numeric-string": [start(), tool(0), js("0", "{}")],
+    "index-whole-float": [start(), tool(0), js(0.0, '{"a": 1}'), stop(0.0)],
+    "index-whole-float-bad-delta": [start(), tool(0), js(0.0, 5)],
+    "index-fraction": [start(), tool(0), js(0.5, "{}")],
+    "index-null": [start(), tool(0), js(None, "{}")],
+    "index-missing": [start(), tool(0), ("content_block_delta", {"type": "content_block_delta"})],
+    "index-list": [start(), tool(0), stop([0])],
+    "index-out-of-range": [start(), tool(0), stop(3)],
+    "index-huge": [start(), tool(0), stop(2**70)],
+    "stop-missing": [start(), tool(0), js(0, "{}"), message_delta(), STOP_MESSAGE],
+    "spliced-message": [
+        start(),
+        tool(0, name="first"),
+        js(0, '{"value": "Spark'),
+        start(),
+        tool(0, name="second"),
+        js(0, "{"),
+        STOP_MESSAGE,
+    ],
+    "message-start-with-tool-content": [
+        start([{"type": "tool_use", "id": "t", "name": "f", "input": {"a": 1}}, "junk"]),
+        js(0, '{"b": 2}'),
+        STOP_MESSAGE,
+    ],
+    "message-start-junk-entry-text-delta": [start(["junk"]), text_delta(0, "x")],
+    "message-start-junk-entry-stop": [start([None]), stop(0)],
+    "message-start-null-content": [start(), stop(0)],
+    "message-start-content-null": [
+        ("message_start", {"type": "message_start", "message": {"content": None}}),
+        tool(0),
+    ],
+    "message-start-without-message": [("message_start", {"type": "message_start"})],
+    "message-start-message-string": [("message_start", {"type": "message_start", "message": "x"})],
+    "message-delta-variants": [
+        start(),
+        tool(0),
+        message_delta("end_turn"),
+        message_delta("max_tokens", input_tokens=3, cache_read_input_tokens=1),
+        message_delta("weird", server_tool_use={"web_search_requests": 1}),
+        STOP_MESSAGE,
+    ],
+    "message-delta-no-delta": [start(), ("message_delta", {"type": "message_delta", "usage": {}})],
+    "message-delta-no-usage": [start(), ("message_delta", {"type": "message_delta", "delta": {}})],
+    "message-delta-usage-list": [
+        start(),
+        ("message_delta", {"type": "message_delta", "delta": {}, "usage": [1]}),
+    ],
+    "message-delta-no-snapshot-usage": [
+        ("message_start", {"type": "message_start", "message": {"content": []}}),
+        message_delta(),
+    ],
+    "ping-and-unnamed": [PING, (None, {"type": "content_block_delta"}), *tool_stream(["{}"])],
+    "ping-with-garbage": [("ping", Raw("not json")), *tool_stream(["{}"])],
+    "error-json": [start(), ("error", {"type": "error", "error": {"type": "overloaded_error"}})],
+    "error-not-json": [start(), ("error", Raw("upstream went away"))],
+    "error-empty": [start(), ("error", Raw(""))],
+    "error-before-start": [("error", {"type": "error", "error": {"message": "x", "n": 1.5}})],
+    "unknown-event-name": [start(), ("surprise", {"type": "surprise"}), tool(0), STOP_MESSAGE],
+    "name-differs-from-type": [start(), ("content_block_start", stop(0)[1]), tool(0)],
+    "data-not-json": [start(), tool(0), ("content_block_delta", Raw("{not json"))],
+    "data-not-json-before-start": [("content_block_delta", Raw("nope")), start()],
+    "json-not-object-before-start": [("message_start", [1, 2])],
+    "json-array-after-start": [start(), ("content_block_delta", [1, "a", None, 2.5])],
+    "json-number-after-start": [start(), ("content_block_delta", 7)],
+    "json-null-after-start": [start(), ("content_block_delta", None)],
+    "empty-data": [start(), ("content_block_delta", Raw("")), tool(0)],
+    "unknown-delta-type": [start(), tool(0), delta(0, {"type": "mystery_delta", "x": 1})],
+    "delta-not-an-object": [start(), tool(0), delta(0, "x")],
+    "delta-missing": [
+        start(),
+        tool(0),
+        ("content_block_delta", stop(0)[1] | {"type": "content_block_delta"}),
+    ],
+    "unknown-block-type": [start(), block(0, {"type": "mystery", "x": 1}), text_delta(0, "x")],
+    "block-not-an-object": [start(), block(0, "x")],
+    "block-missing": [start(), ("content_block_start", {"type": "content_block_start"})],
+    "text-deltas": [start(), TEXT, text_delta(0, "Hi"), text_delta(0, " there"), stop(0)],
+    "text-delta-not-a-string": [start(), TEXT, text_delta(0, 5)],
+    "text-delta-to-a-tool": [start(), tool(0), text_delta(0, "x"), js(0, "{}")],
+    "text-block-text-missing": [start(), block(0, {"type": "text"}), text_delta(0, "x")],
+    "text-block-text-list": [start(), block(0, {"type": "text", "text": [1]}), text_delta(0, "ab")],
+    "text-block-text-number": [start(), block(0, {"type": "text", "text": 1}), text_delta(0, 2)],
+    "text-block-text-number-plus-string": [
+        start(),
+        block(0, {"type": "text", "text": 1.5}),
+        text_delta(0, "x"),
+    ],
+    "citations": [
+        start(),
+        TEXT,
+        delta(0, {"type": "citations_delta", "citation": {"type": "char_location"}}),
+        delta(0, {"type": "citations_delta", "citation": None}),
+        stop(0),
+    ],
+    "citations-not-a-list": [
+        start(),
+        block(0, {"type": "text", "text": "", "citations": "x"}),
+        delta(0, {"type": "citations_delta", "citation": {}}),
+    ],
+    "thinking": [
+        start(),
+        THINKING,
+        delta(0, {"type": "thinking_delta", "thinking": "hmm"}),
+        delta(0, {"type": "signature_delta", "signature": "sig"}),
+        stop(0),
+        tool(1),
+        js(1, "{}"),
+    ],
+    "thinking-delta-not-a-string": [start(), THINKING, delta(0, {"type": "thinking_delta"})],
+    "redacted-thinking": [
+        start(),
+        block(0, {"type": "redacted_thinking", "data": "xx"}),
+        delta(0, {"type": "thinking_delta", "thinking": "x"}),
+        stop(0),
+    ],
+    "signature-to-a-junk-entry": [start([7]), delta(0, {"type": "signature_delta"})],
+    "cut-mid-input": [start(), tool(0), js(0, '{"a": "b')],
+    "cut-before-start": [PING],
+    "empty-stream": [],
+}
+
+
+@pytest.mark.parametrize("items", list(CASES.values()), ids=list(CASES))
+def test_quirks_match_the_real_class(items: list[Item]) -> None:
+    check(items)
+
+
+UNMODELED: dict[str, list[Item]] = {
+    "numeric-string-index": CASES["index-numeric-string"],
+    "large-float-index": [start(), tool(0), stop(2.0**60)],
+    "float-index-citations": [
+        start(),
+        TEXT,
+        delta(0.0, {"type": "citations_delta", "citation": {"type": "char_location"}}),
+    ],
+    "content-not-a-list": [start("x")],  # type: ignore[arg-type]
+    "array-of-objects-after-start": [start(), ("content_block_delta", [{"a": 1}])],
+    "construct-parameter-key": [start(), block(0, {"type": "text", "_fields_set": [1]})],
+    "huge-number": tool_stream(["[" + "1" * 4100]),
+}
+
+
+@pytest.mark.parametrize("items", list(UNMODELED.values()), ids=list(UNMODELED))
+def test_unmodeled_shapes_fall_back_to_the_real_class(items: list[Item]) -> None:
+    frames = frames_of(items)
+    with pytest.raises(Unmodeled):
+        emulate(frames)
+    assert anthropic_sdk_result(frames) == run_real_anthropic(frames)
+
+
+def test_tool_values() -> None:
+    got = final(tool_stream(WEATHER))
+    assert got == [
+        Call(0, 0, "toolu_0", "tool_use", "get_weather", '{"location":"Paris","unit":"c"}', 4, 2, 6)
+    ]
+
+
+def test_spliced_message_builds_on_the_first_message() -> None:
+    """2.15 ignores the second message_start: both blocks sit in the first message's content,
+    and the second message's delta for index 0 extends the FIRST block's buffer."""
+    first, second = final(CASES["spliced-message"])  # type: ignore[misc]
+    assert (first.name, first.arguments, first.fragments) == ("first", "{}", 2)
+    assert (second.name, second.arguments, second.index) == ("second", "{}", 1)
+
+
+def test_invalid_json_message_is_the_sdks() -> None:
+    assert final(CASES["invalid-json"]) == StrategyError(
+        "ValueError: Unable to parse tool parameter JSON from model. Please retry your request "
+        "or adjust your prompt. Error: trailing comma at line 1 column 10. "
+        'JSON: {"a": 1, }',
+        4,
+    )
+    # what follows a complete top-level value is ignored, in partial mode
+    assert final(CASES["trailing-garbage-ignored"])[0].arguments == '{"a":1}'  # type: ignore[index]
+
+
+def test_unmodeled_without_anthropic_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamscope.analysis import anthropic_oracle
+
+    monkeypatch.setattr(anthropic_oracle, "anthropic_version", lambda: None)
+    got = anthropic_oracle.anthropic_sdk_result(frames_of(UNMODELED["numeric-string-index"]))
+    assert isinstance(got, Unmodeled) and str(got) == NOT_INSTALLED
+
+
+def test_not_utf8_frames_are_unmodeled() -> None:
+    frames = frames_of(tool_stream(["{}"]))
+    frames[2].bad_utf8 = True
+    assert isinstance(anthropic_sdk_result(frames), Unmodeled)
+
+
+# --- recorded streams --------------------------------------------------------------------
+
+SSE_FILES = sorted(FIXTURES.glob("**/*.sse")) if FIXTURES.is_dir() else []
+
+
+def read_sse(path: Path) -> list[Frame]:
+    decoder = SseDecoder()
+    frames = list(decoder.feed(path.read_bytes()))
+    decoder.finish()
+    return frames
+
+
+@pytest.mark.skipif(not SSE_FILES, reason="no tests/fixtures/anthropic/*.sse yet")
+@pytest.mark.parametrize("path", SSE_FILES, ids=[p.name for p in SSE_FILES])
+def test_recorded_streams_match_the_real_class(path: Path) -> None:
+    assert check_frames(read_sse(path)), f"{path.name}: the emulation declined a recording"
+
+
+# --- jiter's partial mode, against jiter itself ----------------------------------------------
+
+JSON_PIECES = [
+    *'{}[]":, \n\t10-.eE+abtrufnlsNI\\x',
+    "ue",
+    "null",
+    "true",
+    "false",
+    "NaN",
+    "Infinity",
+    '"k"',
+    "\\u00e9",
+    "\\ud83d",
+    "\\ude00",
+    "\\ud800",
+    "\\u12g4",
+    "\x01",
+    "\u00e9",
+    "12",
+    "3.5",
+    "1e400",
+    "123456789012345678901234",
+    '{"a": ',
+    '[1, "x", ',
+]
+
+
+def jiter_says(data: bytes) -> tuple[str, str]:
+    try:
+        return "value", json.dumps(jiter.from_json(data, partial_mode=True))
+    except ValueError as exc:
+        return "error", str(exc)
+
+
+def partial_says(reader: PartialJson, data: bytes) -> tuple[str, str]:
+    failure = reader.error()
+    if failure is not None:
+        return "error", f"{failure[0]} at {position(data, failure[1])}"
+    return "value", json.dumps(reader.value())
+
+
+def valid_json() -> st.SearchStrategy[str]:
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(10**30), 10**30),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.text(st.characters(exclude_categories=["Cs"]), max_size=6),
+    )
+    values = st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3),
+            st.dictionaries(
+                st.text(st.characters(exclude_categories=["Cs"]), max_size=3), inner, max_size=3
+            ),
+        ),
+        max_leaves=8,
+    )
+    return st.builds(
+        lambda v, ascii_, indent: json.dumps(v, ensure_ascii=ascii_, indent=indent),
+        values,
+        st.booleans(),
+        st.sampled_from([None, 1]),
+    )
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    text=st.one_of(valid_json(), st.lists(st.sampled_from(JSON_PIECES), max_size=12).map("".join)),
+    cuts=st.lists(st.integers(0, 200), max_size=6),
+    edit=st.one_of(st.none(), st.tuples(st.integers(0, 200), st.sampled_from(JSON_PIECES))),
+)
+def test_partial_json_is_jiter(text: str, cuts: list[int], edit: tuple[int, str] | None) -> None:
+    """Fed in pieces (whole characters, as the SDK's fragments are), PartialJson says after
+    each piece what jiter says of the whole buffer."""
+    if edit is not None:
+        at = edit[0] % (len(text) + 1)
+        text = text[:at] + edit[1] + text[at:]
+    reader, fed = PartialJson(), b""
+    for piece in split(text, cuts):
+        data = piece.encode("utf-8")
+        reader.feed(data)
+        fed += data
+        if fed:
+            assert partial_says(reader, fed) == jiter_says(fed), fed
+
+
+# --- random quirky streams -----------------------------------------------------------------
+
+MISSING: Any = object()
+
+
+def w(*pairs: tuple[int, Any]) -> st.SearchStrategy:
+    """A weighted choice: (weight, value) pairs."""
+    return st.sampled_from([v for n, v in pairs for _ in range(n)])
+
+
+def without_missing(d: dict) -> dict:
+    return {k: v for k, v in d.items() if v is not MISSING}
+
+
+INPUTS = [
+    '{"location": "Paris, \\u00e9\\n", "days": [1, 2.5e3, -0, null, true], "deep": {"x": {}}}',
+    '{"q": "\\ud83d\\ude00 caf\u00e9", "n": 12345678901234567890123}',
+    "[]",
+    '"just a string"',
+    "12.5",
+]
+BAD_PIECES = ["}", "x", '"\\q"', ", ]", "\x01", "[tru", "01", " ", '"\\ud800"']
+
+
+@st.composite
+def tool_input_items(draw: st.DrawFn, index: Any) -> list[Item]:
+    text = draw(st.sampled_from(INPUTS))
+    pieces = split(text, draw(st.lists(st.integers(0, 120), min_size=1, max_size=8)))
+    if draw(w((4, False), (1, True))):
+        pieces.insert(draw(st.integers(0, len(pieces))), draw(st.sampled_from(BAD_PIECES)))
+    if draw(w((5, False), (1, True))):
+        pieces.insert(0, "")
+    return [js(index, p) for p in pieces]
+
+
+@st.composite
+def a_block(draw: st.DrawFn) -> Any:
+    kind = draw(
+        w(
+            (6, "tool_use"),
+            (2, "server_tool_use"),
+            (2, "mcp_tool_use"),
+            (3, "text"),
+            (2, "thinking"),
+            (1, "redacted_thinking"),
+            (1, "mystery"),
+            (1, MISSING),
+        )
+    )
+    if draw(w((40, False), (1, True))):
+        return draw(st.sampled_from(["x", None, [1], 5]))
+    body = {
+        "type": kind,
+        "id": draw(w((8, "toolu_x"), (1, MISSING), (1, None), (1, 5))),
+        "name": draw(w((6, "get_weather"), (2, "web_search"), (1, MISSING), (1, None))),
+        "input": draw(w((8, {}), (3, {"a": 1}), (1, MISSING), (1, None), (1, [1]), (1, "s"))),
+        "text": draw(w((6, ""), (1, MISSING), (1, None), (1, 5), (1, [1]))),
+        "thinking": draw(w((6, ""), (1, MISSING), (1, 1.5))),
+        "citations": draw(w((6, MISSING), (1, None), (1, []), (1, "x"))),
+    }
+    if draw(w((3, False), (1, True))):
+        body["caller"] = draw(st.sampled_from([{"type": "direct"}, {"type": "nope"}, None]))
+    return without_missing(body)
+
+
+@st.composite
+def a_delta(draw: st.DrawFn) -> Any:
+    kind = draw(
+        w(
+            (6, "text_delta"),
+            (3, "thinking_delta"),
+            (2, "signature_delta"),
+            (2, "citations_delta"),
+            (3, "input_json_delta"),
+            (1, "mystery_delta"),
+            (1, MISSING),
+        )
+    )
+    if draw(w((30, False), (1, True))):
+        return draw(st.sampled_from(["x", None, 3, MISSING]))
+    body = {"type": kind}
+    value = draw(w((8, "ab"), (1, ""), (1, 5), (1, None), (1, MISSING), (1, [1])))
+    field = sdk_model._DELTA_FIELD.get(kind, "citation")
+    body[field] = {"type": "char_location"} if field == "citation" and value == "ab" else value
+    return without_missing(body)
+
+
+# where a block or delta points: "new" is the position a started block will take (the last
+# block for a delta), the rest are the quirks
+INDEXES = w(
+    (80, "new"),
+    (6, 0),
+    (3, 1),
+    (2, -1),
+    (1, True),
+    (1, 0.0),
+    (1, 1.5),
+    (1, "a"),
+    (1, None),
+    (1, MISSING),
+    (1, 7),
+)
+
+
+EVENT_KINDS = w(
+    (14, "tool"),
+    (8, "block"),
+    (10, "input"),
+    (8, "delta"),
+    (4, "stop"),
+    (2, "message_delta"),
+    (1, "message_stop"),
+    (1, "ping"),
+    (1, "message_start"),
+    (1, "error"),
+    (1, "odd name"),
+    (1, "name differs"),
+    (1, "odd data"),
+    (1, "no index"),
+)
+
+
+@st.composite
+def an_event(draw: st.DrawFn, blocks: int) -> list[Item]:
+    """One event (or a block with its deltas), `blocks` being how many blocks there are."""
+    kind = draw(EVENT_KINDS)
+    if blocks == 0 and kind in ("input", "delta", "stop") and draw(w((5, True), (1, False))):
+        kind = "tool"  # mostly, a delta comes after its block
+    index = draw(INDEXES)
+    if index == "new":
+        index = blocks if kind in ("tool", "block") else max(blocks - 1, 0)
+    if kind == "tool":  # a block and its input, the common case
+        items = [block(index, draw(a_block())), *draw(tool_input_items(index))]
+    elif kind == "block":
+        items = [block(index, draw(a_block()))]
+    elif kind == "input":
+        items = draw(tool_input_items(index))
+    elif kind == "delta":
+        items = [delta(index, draw(a_delta()))]
+    elif kind == "stop":
+        items = [stop(index)]
+    elif kind == "message_delta":
+        reason = draw(st.sampled_from(["tool_use", "end_turn", "max_tokens", None, 5]))
+        usage = draw(st.sampled_from([{}, {"input_tokens": 2}, {"cache_read_input_tokens": 1}]))
+        items = [message_delta(reason, **usage)]
+    elif kind == "message_stop":
+        items = [STOP_MESSAGE]
+    elif kind == "ping":
+        items = [PING]
+    elif kind == "message_start":
+        items = [start()]
+    elif kind == "error":
+        items = [("error", draw(st.sampled_from([{"type": "error"}, Raw("boom"), Raw("")])))]
+    elif kind == "odd name":
+        items = [(draw(st.sampled_from(["mystery", None, ""])), {"type": "content_block_stop"})]
+    elif kind == "name differs":  # the event name says one thing, the data's type another
+        items = [("content_block_delta", {"type": draw(st.sampled_from(["message_stop", "x"]))})]
+    elif kind == "odd data":
+        odd = draw(st.sampled_from([Raw("{nope"), Raw(""), Raw("NaN"), [1], 2, None]))
+        items = [("content_block_delta", odd)]
+    else:
+        items = [delta(MISSING, {"type": "text_delta", "text": "x"})]
+    return [(name, without_missing(body) if type(body) is dict else body) for name, body in items]
+
+
+@st.composite
+def a_stream(draw: st.DrawFn) -> list[Item]:
+    items: list[Item] = []
+    if draw(w((8, False), (1, True))):
+        items += draw(an_event(0))  # something before message_start
+    blocks = 0
+    if draw(w((20, True), (1, False))):
+        content = draw(w((10, []), (1, None), (1, [{"type": "tool_use", "id": "t", "input": {}}])))
+        items.append(start(content))
+        blocks = len(content or ())
+    for _ in range(draw(st.integers(1, 8))):
+        events = draw(an_event(blocks))
+        blocks += sum(name == "content_block_start" for name, _ in events)
+        items += events
+    if draw(st.booleans()):
+        items += [message_delta(), STOP_MESSAGE]
+    if draw(w((4, False), (1, True))):  # the stream cut anywhere
+        items = items[: draw(st.integers(0, len(items)))]
+    return items
+
+
+@settings(
+    max_examples=500,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(items=a_stream())
+def test_random_streams_match_the_real_class(items: list[Item]) -> None:
+    check(items)
+
+
+# --- linearity, version, purity --------------------------------------------------------------
+
+
+class CountingPartialJson(PartialJson):
+    """Counts the bytes the reader is handed (its tail plus each new piece)."""
+
+    __slots__ = ()
+    handed = 0
+
+    def feed(self, data: bytes) -> None:
+        CountingPartialJson.handed += len(self._tail) + len(data)
+        super().feed(data)
+
+
+def bytes_read_per_fragment(fragments: int, monkeypatch: pytest.MonkeyPatch) -> float:
+    monkeypatch.setattr(sdk_model, "PartialJson", CountingPartialJson)
+    CountingPartialJson.handed = 0
+    pieces = ['{"items": ['] + ['{"n": 12, "s": "ab\\n"}, '] * fragments + ["1]}"]
+    emu = AnthropicSdkEmulation()
+    for frame in frames_of([start(), tool(0), *[js(0, p) for p in pieces]]):
+        emu.feed(frame)
+    assert emu.error is None
+    return CountingPartialJson.handed / len(pieces)
+
+
+def test_input_json_costs_the_same_per_fragment_at_any_length(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    short = bytes_read_per_fragment(2_000, monkeypatch)
+    long = bytes_read_per_fragment(20_000, monkeypatch)
+    assert long <= 3 * short, (short, long)
+
+
+def test_the_installed_anthropic_is_one_the_emulation_was_verified_against() -> None:
+    """A new anthropic release must be run through these tests and added to VERIFIED_ANTHROPIC."""
+    assert anthropic_version() in VERIFIED_ANTHROPIC, (
+        f"anthropic {anthropic_version()} is installed; the anthropic-sdk emulation states it "
+        f"was verified against {', '.join(VERIFIED_ANTHROPIC)}: run "
+        "tests/test_anthropic_sdk_model.py on the new release, fix what differs, then add it "
+        "to VERIFIED_ANTHROPIC (and move pyproject.toml's pin)"
+    )
+
+
+def test_emulation_imports_no_sdk_machinery() -> None:
+    code = (
+        "import sys, streamscope.dialects.anthropic.sdk_model, streamscope.analysis.anthropic_oracle\n"
+        "heavy = {'anthropic', 'openai', 'httpx', 'httpx2', 'textual', 'rich', 'pydantic',"
+        " 'pydantic_core', 'jiter'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_nan_renders_as_pythons_json() -> None:
+    got = final(tool_stream(["[NaN, Infinity, -Infinity]"]))
+    assert isinstance(got, list) and got[0].arguments == "[NaN,Infinity,-Infinity]"
+    assert math.isnan(json.loads(got[0].arguments)[0])
