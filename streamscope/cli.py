@@ -66,8 +66,8 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
     except OSError as e:
         _fail(f"{file}: {e.strerror or e}")
     if as_json:
-        from .analysis.sdk_oracle import openai_version
         from .core.report import dumps_json, report_json
+        from .dialects import sdk_versions
 
         doc = report_json(
             analysis.source,
@@ -77,7 +77,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             analysis.stopped,
             [f.to_json() for f in analysis.failures],
             analysis.notes,
-            openai_sdk_version=openai_version(),
+            sdk_versions(),
         )
         sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:

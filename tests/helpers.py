@@ -82,3 +82,11 @@ CUSTOM_BESIDE_FUNCTION = [
     chunk({"tool_calls": [custom_delta(1, function={"arguments": WEATHER_ARGS})]}),
     FINISH,
 ]
+
+
+def chat_conversation(exchange: int, body: dict):
+    """A Chat Completions request body as the contract reads it."""
+    from streamscope.core.contract import Conversation
+    from streamscope.dialects.chat.history import history
+
+    return Conversation.of(exchange, history(body))

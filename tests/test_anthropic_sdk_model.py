@@ -1,6 +1,6 @@
 """AnthropicSdkEmulation must report exactly what the installed anthropic MessageStream does.
 
-Every case runs the real class (anthropic_oracle.run_real_anthropic, a real client over an
+Every case runs the real class (oracle.run_real_anthropic, a real client over an
 httpx2 MockTransport) beside the emulation and compares the final result, the snapshot's
 tool blocks after every frame, a copy() taken mid-stream carried on to the end, and the
 frames themselves (never mutated).
@@ -21,16 +21,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streamscope.analysis.anthropic_oracle import (
+from streamscope.core.calls import Call, StrategyError, Unmodeled
+from streamscope.core.frames import Frame, parse_payload
+from streamscope.core.sse import SseDecoder
+from streamscope.dialects.anthropic import sdk_model
+from streamscope.dialects.anthropic.oracle import (
     NOT_INSTALLED,
     anthropic_sdk_result,
     anthropic_version,
     run_real_anthropic,
 )
-from streamscope.core.calls import Call, StrategyError, Unmodeled
-from streamscope.core.frames import Frame, parse_payload
-from streamscope.core.sse import SseDecoder
-from streamscope.dialects.anthropic import sdk_model
 from streamscope.dialects.anthropic.partial_json import PartialJson, position
 from streamscope.dialects.anthropic.sdk_model import VERIFIED_ANTHROPIC, AnthropicSdkEmulation
 
@@ -407,7 +407,7 @@ def test_invalid_json_message_is_the_sdks() -> None:
 
 
 def test_unmodeled_without_anthropic_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    from streamscope.analysis import anthropic_oracle
+    from streamscope.dialects.anthropic import oracle as anthropic_oracle
 
     monkeypatch.setattr(anthropic_oracle, "anthropic_version", lambda: None)
     got = anthropic_oracle.anthropic_sdk_result(frames_of(UNMODELED["numeric-string-index"]))
@@ -422,7 +422,7 @@ def test_not_utf8_frames_are_unmodeled() -> None:
 
 # --- recorded streams --------------------------------------------------------------------
 
-SSE_FILES = sorted(FIXTURES.glob("**/*.sse")) if FIXTURES.is_dir() else []
+SSE_FILES = sorted(FIXTURES.glob("**/*.sse"))
 
 
 def read_sse(path: Path) -> list[Frame]:
@@ -432,10 +432,21 @@ def read_sse(path: Path) -> list[Frame]:
     return frames
 
 
-@pytest.mark.skipif(not SSE_FILES, reason="no tests/fixtures/anthropic/*.sse yet")
 @pytest.mark.parametrize("path", SSE_FILES, ids=[p.name for p in SSE_FILES])
 def test_recorded_streams_match_the_real_class(path: Path) -> None:
     assert check_frames(read_sse(path)), f"{path.name}: the emulation declined a recording"
+
+
+SAMPLES = sorted((Path(__file__).resolve().parents[1] / "recordings").glob("anthropic-*.jsonl"))
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
+def test_every_bundled_sample_matches_the_real_class(path: Path) -> None:
+    from streamscope.analysis.driver import frame_source
+
+    for exchange in (1, 2):
+        frames = list(frame_source(str(path), exchange))
+        assert check_frames(frames), f"{path.name} exchange {exchange}: declined"
 
 
 # --- jiter's partial mode, against jiter itself ----------------------------------------------
@@ -767,7 +778,7 @@ def test_the_installed_anthropic_is_one_the_emulation_was_verified_against() -> 
 
 def test_emulation_imports_no_sdk_machinery() -> None:
     code = (
-        "import sys, streamscope.dialects.anthropic.sdk_model, streamscope.analysis.anthropic_oracle\n"
+        "import sys, streamscope.dialects.anthropic.sdk_model, streamscope.dialects.anthropic.oracle\n"
         "heavy = {'anthropic', 'openai', 'httpx', 'httpx2', 'textual', 'rich', 'pydantic',"
         " 'pydantic_core', 'jiter'}\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from streamscope.core.calls import Call
-from streamscope.core.contract import KINDS, Conversation, check
+from streamscope.core.contract import KINDS, check
+
+from .helpers import chat_conversation
 
 ARGS = '{"city": "Paris"}'
 STREAM = [(1, [Call(0, 0, "call_a", "function", "get_weather", ARGS, 3, 2, 4)])]
@@ -91,7 +93,7 @@ STREAMS = {
 
 
 def findings(messages: list, streams=STREAM) -> list[str]:
-    conv = Conversation.of(2, {"messages": messages})
+    conv = chat_conversation(2, {"messages": messages})
     return [f.kind for f in check(streams, [conv]).findings]
 
 
@@ -150,7 +152,10 @@ def test_reordered_calls_are_matched_by_id():
 
 def test_history_repeated_in_later_requests_is_reported_once():
     bad = CASES["tool-result-id-mismatch"]
-    convs = [Conversation.of(2, {"messages": bad}), Conversation.of(3, {"messages": [*bad, USER]})]
+    convs = [
+        chat_conversation(2, {"messages": bad}),
+        chat_conversation(3, {"messages": [*bad, USER]}),
+    ]
     kinds = [(f.exchange, f.kind) for f in check([], convs).findings]
     assert kinds == [(2, "tool-result-id-mismatch"), (2, "tool-result-missing")]
 
@@ -164,7 +169,7 @@ def test_a_fan_out_sent_back_reordered_pairs_each_call_by_id():
     sent = [(f"call_{i}", "f", "{}") for i in reversed(range(n)) if i != 7]
     sent[0] = ("call_5", "f", "{}")
     messages = [USER, assistant(*sent), *[tool(i) for i, _, _ in sent]]
-    got = check([(1, calls)], [Conversation.of(2, {"messages": messages})]).findings
+    got = check([(1, calls)], [chat_conversation(2, {"messages": messages})]).findings
     where = "exchange 2 sends back the calls of exchange 1"
     assert [f.message for f in got] == [
         f'{where}: the stream assembled id "call_7", the assistant message carries "call_5"; '

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from streamscope.cli import main
 from streamscope.core.calls import StrategyError
-from streamscope.core.contract import Conversation, check
+from streamscope.core.contract import check
 from streamscope.core.events import APPEND, FieldEvent
 from streamscope.dialects.chat.appendix_a import FINISH, chunk
 from streamscope.dialects.chat.engine import StreamEngine
@@ -19,6 +19,7 @@ from .helpers import (
     CUSTOM_BESIDE_FUNCTION,
     SQL,
     WEATHER_ARGS,
+    chat_conversation,
     custom_delta,
     frames_of,
     kinds,
@@ -142,7 +143,7 @@ def _function_back(id: str) -> dict:
 
 def _findings(messages: list) -> list[str]:
     calls = run(STREAM).tool_calls
-    conv = Conversation.of(2, {"messages": messages})
+    conv = chat_conversation(2, {"messages": messages})
     return [f.kind for f in check([(1, calls)], [conv]).findings]
 
 

@@ -34,6 +34,7 @@ def test_json_has_the_contract_shape(alibaba_sse):
         "exchange",
         "frames",
         "ended",
+        "dialect",
         "finish_reason",
         "content",
         "reasoning_content",
@@ -42,6 +43,7 @@ def test_json_has_the_contract_shape(alibaba_sse):
         "anomalies",
     }
     assert stream["ended"] == "done" and stream["frames"] == 5
+    assert stream["dialect"] == "chat-completions"
     (call,) = stream["tool_calls"]
     assert call == {
         "choice": 0,

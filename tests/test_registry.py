@@ -69,3 +69,15 @@ def test_every_kind_of_the_contract_is_registered():
     table = set(re.findall(r"^\| `([a-z0-9-]+)` \| (?:error|warning|info) \|", text, re.M))
     assert len(table) > 40
     assert table <= set(anomalies.KINDS) | set(contract.KINDS)
+
+
+def test_the_dialect_kinds_of_the_dialects_read_are_registered_as_the_contract_says():
+    if not SPEC.exists():
+        return
+    text = SPEC.read_text()
+    # | kind | dialect | severity | when |: the kinds of every dialect streamscope reads
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| ([a-z, ]+) \| (error|warning|info) \|", text, re.M)
+    read = [(k, sev) for k, where, sev in rows if "any" in where or "anthropic" in where]
+    assert len(read) >= 8
+    for kind, sev in read:
+        assert anomalies.KINDS[kind][0] == sev, kind

@@ -23,6 +23,7 @@ RECORDINGS = ROOT / "recordings"
 SCRIPT = ROOT / "scripts" / "make_recordings.py"
 
 STRATEGIES = {"guarded", "naive", "openai-sdk", "openai-docs", "by-id"}
+ANTHROPIC = {"anthropic-sdk", "start-concat", "last-block", "truthy"}
 
 # file -> what the README says about its first stream (the one with the tool calls):
 #   ids       the robust calls' ids, in order, exactly as the provider sent them
@@ -142,6 +143,42 @@ SAMPLES: dict[str, dict] = {
         "errors": {},
         "contract": set(),
     },
+    # Anthropic Messages
+    "anthropic-tool-use.jsonl": {
+        "ids": ["toolu_01A9xKfQ2bZ7mNc4WvR8tLpY", "toolu_01Hs3JdE6kVb0qXn2TyU5wMa"],
+        "kinds": {"partial-json-empty"},
+        "differs": {"start-concat"},
+        "errors": {"truthy": "SyntaxError"},
+        "contract": set(),
+    },
+    "anthropic-max-tokens.jsonl": {
+        "ids": ["toolu_01Rk7WcN2mXq5Zb8VtY3hLsD"],
+        "kinds": {"block-stop-missing", "args-invalid-json", "stop-reason-mismatch"},
+        "differs": {"anthropic-sdk", "start-concat"},
+        "errors": {},
+        "contract": {"tool-call-arguments-repaired"},
+    },
+    "anthropic-spliced-message.jsonl": {
+        "ids": ["toolu_01Gb8NwQ4rT2xV6mK9cZ3pHy", "toolu_01Xf2MvS7kR4nB9wL3tQ6dJa"],
+        "kinds": {"message-start-repeated", "block-stop-missing", "args-invalid-json"},
+        "differs": {"anthropic-sdk", "start-concat"},
+        "errors": {},
+        "contract": {"tool-call-arguments-repaired", "tool-call-arguments-changed"},
+    },
+    "anthropic-start-input.jsonl": {
+        "ids": ["toolu_01Nc4VbR8tX2mQ6wK9zH3pLs"],
+        "kinds": {"block-start-input-nonempty"},
+        "differs": {"start-concat"},
+        "errors": {},
+        "contract": set(),
+    },
+    "anthropic-buggy-agent.jsonl": {
+        "ids": ["toolu_01Pz5MwK9rT3xQ7nV2bY6cLh"],
+        "kinds": {"partial-json-empty"},
+        "differs": {"start-concat"},
+        "errors": {},
+        "contract": {"tool-result-id-mismatch", "tool-result-missing"},
+    },
 }
 
 FORMATS = {"gemini-no-index.sse": "sse", "deepseek-cumulative.chunks.jsonl": "chunks"}
@@ -153,6 +190,17 @@ ARGUMENTS = {
     "args-resent.jsonl": ['{"amount": 250, "from": "EUR", "to": "JPY"}'],
     "deepseek-cumulative.chunks.jsonl": ['{"city": "Beijing", "unit": "celsius"}'],
     "custom-tool.jsonl": ['grep -rn "TODO" src/ | head -20', '{"path": "README.md"}'],
+    "anthropic-spliced-message.jsonl": ['{"city": "Osl', '{"city": "Oslo"}'],
+    "anthropic-max-tokens.jsonl": [
+        '{"path": "notes/plan.md", "lines": ["# Plan", "1. Book the venue", "2. Send the invit'
+    ],
+}
+# what the anthropic SDK builds where it differs (the samples' second requests send it back)
+SDK_BUILDS = {
+    "anthropic-spliced-message.jsonl": ['{"city":"Osl{"}', "{}"],
+    "anthropic-max-tokens.jsonl": [
+        '{"path":"notes/plan.md","lines":["# Plan","1. Book the venue"]}'
+    ],
 }
 
 
@@ -188,8 +236,10 @@ def test_sample(name: str):
     kinds = {a["kind"] for a in first["anomalies"]}
     assert want["kinds"] <= kinds, kinds
 
+    anthropic = name.startswith("anthropic-")
+    assert first["dialect"] == ("anthropic-messages" if anthropic else "chat-completions")
     strategies = first["strategies"]
-    assert set(strategies) == STRATEGIES
+    assert set(strategies) == (ANTHROPIC if anthropic else STRATEGIES)
     errors = {n: s["error"].split(":")[0] for n, s in strategies.items() if "error" in s}
     assert errors == want["errors"]
     differs = {n for n, s in strategies.items() if "error" not in s and s["differs"]}
@@ -199,13 +249,16 @@ def test_sample(name: str):
 
     if name in ARGUMENTS:
         assert [c["arguments"] for c in first["tool_calls"]] == ARGUMENTS[name]
+    if name in SDK_BUILDS:
+        sdk = strategies["anthropic-sdk"]["tool_calls"]
+        assert [c["arguments"] for c in sdk] == SDK_BUILDS[name]
 
     if doc["format"] == "recording":
         # a whole two-turn exchange: the answer is plain text, finished by "stop"
         assert len(doc["streams"]) == 2
         second = doc["streams"][1]
         assert second["tool_calls"] == []
-        assert second["finish_reason"] == "stop"
+        assert second["finish_reason"] == ("end_turn" if anthropic else "stop")
         assert second["ended"] == "done"
         assert second["content"]
 

@@ -1,4 +1,4 @@
-"""SdkEmulation must report exactly what the installed openai SDK reports (sdk_oracle)."""
+"""SdkEmulation must report exactly what the installed openai SDK reports (the oracle)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamscope.analysis.driver import analyze, frame_source
-from streamscope.analysis.sdk_oracle import openai_version, run_real_sdk, sdk_result
 from streamscope.core.calls import Call, StrategyError
 from streamscope.core.frames import INVALID, Frame, parse_payload
 from streamscope.dialects.chat.appendix_a import ARGS, FIXTURES, chunk
+from streamscope.dialects.chat.oracle import openai_version, run_real_sdk, sdk_result
 from streamscope.dialects.chat.sdk_model import VERIFIED_OPENAI, SdkEmulation, Unmodeled
 
 from .helpers import CUSTOM_BESIDE_FUNCTION, SQL, WEATHER_ARGS, custom_delta
@@ -466,7 +466,12 @@ def test_custom_calls_are_what_the_real_package_builds() -> None:
     assert isinstance(got, StrategyError) and got.error.startswith("AttributeError")
 
 
-SAMPLES = sorted(p for p in (ROOT / "recordings").iterdir() if p.name != "README.md")
+# the Chat Completions samples (tests/test_anthropic_sdk_model.py takes the Anthropic ones)
+SAMPLES = sorted(
+    p
+    for p in (ROOT / "recordings").iterdir()
+    if p.name != "README.md" and not p.name.startswith("anthropic-")
+)
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])

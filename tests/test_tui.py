@@ -474,8 +474,11 @@ async def test_a_clean_request_opens_on_the_frames_and_matches_echoed_ids():
 
 
 def test_a_tool_result_finding_sits_on_its_message():
-    from streamscope.core.contract import Conversation, check
-    from streamscope.tui.conversation import conversation
+    from streamscope.core.contract import check
+    from streamscope.dialects.chat.history import history
+    from streamscope.tui.conversation import Found, conversation
+
+    from .helpers import chat_conversation as read
 
     body = {
         "model": "m",
@@ -485,9 +488,10 @@ def test_a_tool_result_finding_sits_on_its_message():
             {"role": "tool", "tool_call_id": "b", "content": "\x1b[2Jok"},
         ],
     }
-    found = check([], [Conversation.of(2, body)]).findings
+    found = check([], [read(2, body)]).findings
     assert {f.kind for f in found} == {"tool-result-id-mismatch", "tool-result-missing"}
-    lines = conversation(body, [(f.kind, f.message) for f in found], {}).plain.splitlines()
+    findings = [Found(f.kind, f.message, f.at_message, f.call) for f in found]
+    lines = conversation(history(body), findings, {}).plain.splitlines()
     at = lines.index('[2] tool answers "b" (no call before it has this id)')
     assert "tool-result-id-mismatch" in lines[at + 2]  # under the message and its content
     assert "\\x1b[2Jok" in lines[at + 1]  # content shown, control characters made visible

@@ -16,14 +16,13 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from ..core.calls import StrategyError
+from ..core.calls import StrategyError, Unmodeled
 from ..core.contract import ContractResult, Conversation, Finding, check
-from ..core.engine import UNFINISHED, StreamResult
+from ..core.engine import UNFINISHED, Engine, StreamResult
 from ..core.frames import Frame
 from ..core.sse import SseDecoder
-from ..dialects.chat.engine import StreamEngine
-from ..dialects.chat.sdk_model import Unmodeled
-from ..inputs import SSE, ExchangeInfo, Source, describe_numbers, open_input
+from ..dialects import LOOK, dialect, of_frame, open_engine
+from ..inputs import CHUNKS, SSE, ExchangeInfo, Source, describe_numbers, open_input
 from ..recording.format import End, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
 
@@ -61,14 +60,44 @@ class Analysis:
 
 
 class _Live:
-    """A stream being read: its decoder and engine."""
+    """A stream being read: its decoder and engine. When the request did not tell the
+    dialect, the first frames are held until one does (at most LOOK of them)."""
 
-    __slots__ = ("info", "decoder", "engine")
+    __slots__ = ("info", "decoder", "engine", "held")
 
     def __init__(self, info: ExchangeInfo) -> None:
         self.info = info
         self.decoder = SseDecoder()
-        self.engine = StreamEngine(info.exchange, info.tools, info.response_format)
+        self.engine: Engine | None = None
+        self.held: list[Frame] = []
+        if info.dialect is not None:
+            self._open()
+
+    def _open(self) -> Engine:
+        info = self.info
+        engine = self.engine = open_engine(
+            info.dialect, info.exchange, info.tools, info.response_format
+        )
+        for frame in self.held:
+            engine.feed(frame)
+        self.held = []
+        return engine
+
+    def hold(self, frame: Frame) -> None:
+        """A frame read before the dialect is known."""
+        self.held.append(frame)
+        told = of_frame(frame)
+        if told is not None or len(self.held) >= LOOK:
+            self.info.dialect = told
+            self._open()
+
+    def finish(self, *end: object) -> StreamResult:
+        engine = self.engine or self._open()
+        return engine.finish(self.decoder.finish(), *end)  # type: ignore[arg-type]
+
+    @property
+    def frames(self) -> int:
+        return self.engine.frames if self.engine is not None else len(self.held)
 
 
 def analyze(
@@ -92,9 +121,10 @@ def analyze(
 
 def _one_stream(source: Source, number: int) -> StreamResult:
     """A saved SSE body or chunk log: its one stream."""
-    reads = source.exchange(number).reads
-    engine = StreamEngine(1)
+    ex = source.exchange(number)
+    reads = ex.reads
     try:
+        engine = open_engine(ex.dialect(), 1, chunk_log=source.kind == CHUNKS)
         for frame in reads.frames():
             engine.feed(frame)
     except OSError as e:
@@ -125,19 +155,23 @@ class RecordingPass:
                 if info is not None and info.body is not None and len(info.body) < 600:
                     info.body += bytes_of(d.get("data"), d.get("data_b64"))
                 return
-            engine = state.engine
-            for frame in state.decoder.feed(
+            frames = state.decoder.feed(
                 bytes_of(d.get("data"), d.get("data_b64")), d["t_ns"] - state.info.start_ns
-            ):
-                engine.feed(frame)
+            )
+            engine = state.engine
+            if engine is not None:
+                for frame in frames:
+                    engine.feed(frame)
+            else:
+                for frame in frames:
+                    state.hold(frame)
         elif kind == "request":
             info = self.infos[ex] = ExchangeInfo(ex)
             body = info.saw_request(Request.from_json(d))
-            if isinstance(body, dict):
-                conv = Conversation.of(ex, body)
-                if conv is not None and any(
-                    role in ("assistant", "tool") for role, _ in conv.messages
-                ):
+            history = dialect(info.dialect).history(body)
+            if history is not None:
+                conv = Conversation.of(ex, history)
+                if any(role in ("assistant", "tool") for role, _ in conv.messages):
                     self.conversations.append(conv)
         elif kind == "response":
             info = self.infos.setdefault(ex, ExchangeInfo(ex))
@@ -152,16 +186,12 @@ class RecordingPass:
             info.saw_end(end)
             state = self.live.pop(ex, None)
             if state is not None:
-                self.streams[ex] = state.engine.finish(
-                    state.decoder.finish(), end.reason, end.error, info.status
-                )
+                self.streams[ex] = state.finish(end.reason, end.error, info.status)
 
     def finish_open(self) -> None:
         """The recording stops before these streams ended: finish them as unfinished."""
         for ex, state in self.live.items():
-            self.streams[ex] = state.engine.finish(
-                state.decoder.finish(), UNFINISHED, None, state.info.status
-            )
+            self.streams[ex] = state.finish(UNFINISHED, None, state.info.status)
         self.live.clear()
 
     def contract(self) -> ContractResult:
@@ -228,22 +258,20 @@ def frame_source(path: str, exchange: int = 1) -> Iterator[Frame]:
 
 
 def _sdk_fallback(analysis: Analysis, source: Source) -> None:
-    """Run the real openai stream accumulator where the emulation does not model the shape."""
-    pending = [s for s in analysis.streams if isinstance(s.strategies["openai-sdk"], Unmodeled)]
-    if not pending:
-        return
-    from .sdk_oracle import run_real_sdk
-
+    """Run the real SDK where its emulation does not model the shape."""
     infos = {i.exchange: i for i in analysis.exchanges}
-    for stream in pending:
+    for stream in analysis.streams:
+        d = dialect(stream.dialect)
+        if not isinstance(stream.strategies.get(d.sdk), Unmodeled):
+            continue
         info = infos.get(stream.exchange)
-        frames = source.exchange(stream.exchange).frames()
+        frames = list(source.exchange(stream.exchange).frames())
         try:
-            stream.strategies["openai-sdk"] = run_real_sdk(
+            stream.strategies[d.sdk] = d.real_sdk(
                 frames, info.tools if info else None, info.response_format if info else None
             )
         except Exception as exc:  # the oracle itself failed: say so rather than guess
-            stream.strategies["openai-sdk"] = StrategyError.from_exception(exc, 0)
+            stream.strategies[d.sdk] = StrategyError.from_exception(exc, 0)
 
 
 @dataclass(slots=True)
@@ -255,7 +283,8 @@ class ExchangeSummary:
     stream: bool
     frames: int = 0
     kinds: list[str] = field(default_factory=list)  # one per anomaly entry, then per finding
-    findings: list[list[str]] = field(default_factory=list)  # [kind, message] of this request
+    # [kind, message, the request message it points at, the call id] of this request
+    findings: list[list] = field(default_factory=list)
     calls: list[list] = field(default_factory=list)  # [id, name] per assembled call
     failure: str | None = None  # why a non-stream exchange failed
     open: bool = False  # --follow: no end line yet (so far, no end-of-stream verdict)
@@ -271,7 +300,7 @@ def _summary(
         row.calls = [[_plain(c.id), _plain(c.name)] for c in stream.tool_calls]
     for f in findings:
         row.kinds.append(f.kind)
-        row.findings.append([f.kind, f.message])
+        row.findings.append([f.kind, f.message, f.at_message, _plain(f.call)])
     return row
 
 
@@ -327,7 +356,10 @@ class FollowedSummaries:
         if self._contract is None or self._contract[0] != checked_on:
             self._contract = checked_on, _by_exchange(seen.contract().findings)
         findings = self._contract[1]
-        said = {ex: [[f.kind, f.message] for f in fs] for ex, fs in findings.items()}
+        said = {
+            ex: [[f.kind, f.message, f.at_message, _plain(f.call)] for f in fs]
+            for ex, fs in findings.items()
+        }
         changed = touched | {
             ex
             for ex in said.keys() | self._findings.keys()
@@ -342,9 +374,10 @@ class FollowedSummaries:
         if live is not None:  # open: what it holds so far, without finishing it
             engine = live.engine
             row = _summary(info, None, findings, None)
-            row.stream, row.open, row.frames = True, True, engine.frames
-            row.kinds[:0] = [a.kind for a in engine.log.entries()]  # anomalies, then findings
-            row.calls = [[_plain(c.id), _plain(c.name)] for c in engine.robust.calls()]
+            row.stream, row.open, row.frames = True, True, live.frames
+            if engine is not None:  # (None: its dialect is not told yet)
+                row.kinds[:0] = [a.kind for a in engine.log.entries()]  # anomalies, findings
+                row.calls = [[_plain(c.id), _plain(c.name)] for c in engine.calls_now()]
             return row
         if info.end_ns is None:  # no response yet, or a body still coming
             row = _summary(info, None, findings, None)

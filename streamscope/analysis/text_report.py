@@ -10,7 +10,8 @@ from rich.table import Table
 
 from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError
-from ..core.engine import StreamResult
+from ..core.engine import StreamResult, value_key
+from ..dialects import dialect
 from ..inputs import RECORDED, ExchangeInfo
 from ..text import cut, plural, quote, visible
 from .driver import Analysis
@@ -43,8 +44,9 @@ def _differing(value: object, robust: object) -> str:
     return f"{cut(a)} (robust {cut(b)}; {len(a)} vs {len(b)} chars)"
 
 
-def describe_difference(robust: list[Call], other: list[Call]) -> str:
-    """What a strategy builds differently from robust, in one line."""
+def describe_difference(robust: list[Call], other: list[Call], by_value: bool = False) -> str:
+    """What a strategy builds differently from robust, in one line (`by_value`: arguments
+    that parse are compared as the JSON they hold)."""
     if len(other) != len(robust):
         names = ", ".join(f"{c.name or '?'}({cut(_args(c), 24)})" for c in other[:3])
         return f"builds {plural(len(other), 'call')} where robust has {len(robust)}: {names}"
@@ -56,13 +58,15 @@ def describe_difference(robust: list[Call], other: list[Call]) -> str:
             ("type", r.type, o.type),
             ("arguments", r.arguments, o.arguments),
         ):
+            if field == "arguments" and by_value and value_key(r)[3] == value_key(o)[3]:
+                continue
             if rv != ov:
                 parts.append(f"call {i} {field} {_differing(ov, rv)}")
     return "; ".join(parts[:3]) + (" …" if len(parts) > 3 else "")
 
 
 def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
-    bits = [f"[bold]Exchange {s.exchange}[/]"]
+    bits = [f"[bold]Exchange {s.exchange}[/]", dialect(s.dialect).title]
     if info is not None and info.url:
         path = info.url.split("://", 1)[-1]
         path = "/" + path.split("/", 1)[1] if "/" in path else path
@@ -74,7 +78,7 @@ def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
     bits.append(plural(s.frames, "frame"))
     bits.append(f"ended {s.ended}")
     if s.finish_reason is not None:
-        bits.append(f"finish_reason {_safe(str(s.finish_reason))}")
+        bits.append(f"{dialect(s.dialect).terms.finish} {_safe(str(s.finish_reason))}")
     return " · ".join(bits)
 
 
@@ -146,16 +150,17 @@ def render(analysis: Analysis, console: Console) -> None:
 
 
 def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
+    terms = dialect(s.dialect).terms
     several = len(s.choices) > 1
     for choice in s.choices:
-        label = f"choice {choice.index} " if several else ""
+        label = f"{terms.container} {choice.index} " if several else ""
         if several:
             finish = (
-                f"finish_reason {_safe(str(choice.finish_reason))}"
+                f"{terms.finish} {_safe(str(choice.finish_reason))}"
                 if choice.finish_reason is not None
-                else "no finish_reason"
+                else f"no {terms.finish}"
             )
-            console.print(f"  choice {choice.index}: {finish}")
+            console.print(f"  {terms.container} {choice.index}: {finish}")
         for name, text in (
             ("content", choice.content),
             ("reasoning", choice.reasoning_content),
@@ -166,7 +171,7 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
     if s.tool_calls:
         table = Table(box=None, padding=(0, 1), show_edge=False, title_justify="left")
         # a custom call's type says its "arguments" are free-text input, never JSON
-        for col in ("#", "choice", "index", "id", "type", "name", "arguments", "frames"):
+        for col in ("#", terms.container, terms.key, "id", "type", "name", "arguments", "frames"):
             table.add_column(col, overflow="fold")
         for i, c in enumerate(s.tool_calls, 1):
             table.add_row(
@@ -207,7 +212,9 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
         elif not isinstance(got, list):
             line = f"[red]not available: {_safe(str(got))}[/]"
         elif s.differs(name):
-            line = f"[yellow]differs:[/] {_safe(describe_difference(s.tool_calls, got))}"
+            line = (
+                f"[yellow]differs:[/] {_safe(describe_difference(s.tool_calls, got, s.by_value))}"
+            )
         else:
             line = "same as robust"
-        console.print(f"    {name:<12} {line}")
+        console.print(f"    {name:<13} {line}")

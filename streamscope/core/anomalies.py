@@ -63,6 +63,38 @@ KINDS: dict[str, tuple[str, str]] = {
     # Beyond the contract's table (new kinds may be added):
     "provider-error": (ERROR, "the provider sent an error object in the stream"),
     "invalid-utf8": (WARNING, "an event's bytes are not valid UTF-8"),
+    # Dialects (the contract's second table): any dialect, then Anthropic Messages.
+    "dialect-unknown": (INFO, "no dialect fits the stream; it is read as Chat Completions"),
+    "block-start-input-nonempty": (
+        WARNING,
+        "a tool block's start carries a non-empty input and fragments follow",
+    ),
+    "partial-json-empty": (INFO, 'a tool block\'s first (or only) fragment is ""'),
+    "block-delta-without-start": (ERROR, "a delta or stop for an index with no open block"),
+    "block-stop-missing": (ERROR, "the stream ended with a tool block open"),
+    "block-index-reused": (
+        ERROR,
+        "a block starts at an index an earlier block of the same message used",
+    ),
+    "message-start-repeated": (
+        ERROR,
+        "a second message_start arrives while the first message is open",
+    ),
+    "stop-reason-mismatch": (
+        WARNING,
+        "tool calls were assembled but the stop reason does not say so",
+    ),
+    # Beyond the contract (Anthropic Messages):
+    "message-stop-missing": (WARNING, "the stream ended without message_stop"),
+    "event-name-missing": (
+        WARNING,
+        "events carry no event: name (the official SDK skips them)",
+    ),
+    "event-schema-violation": (
+        WARNING,
+        "an event does not fit its dialect's types (a wrong type, a missing field)",
+    ),
+    "event-unknown": (INFO, "an event or delta of a type the dialect does not define"),
 }
 
 

@@ -1,8 +1,11 @@
-"""What a strategy assembles: calls, or the exception that stopped it."""
+"""What a strategy assembles: calls (and the slots they are built in), or the exception
+that stopped it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .frames import Sentinel
 
 
 @dataclass(slots=True)
@@ -45,3 +48,97 @@ class StrategyError:
 class Unmodeled(Exception):
     """An SDK emulation met a shape it does not reproduce: the real class must answer
     (the analysis driver runs it), or the strategy says it was not modelled."""
+
+
+NOTHING = Sentinel("nothing")
+
+
+def freeze(parts: list[str], frozen: int) -> int:
+    """Before a copy: join the fragments after the first `frozen` entries of `parts` into
+    one chunk, in place, and return how many entries are now frozen. Frozen chunks are
+    never changed again, so copies share them: an engine copied every K frames holds each
+    piece of text once, not once per copy (the joined text is the same either way)."""
+    if len(parts) - frozen > 1:
+        parts[frozen:] = ["".join(parts[frozen:])]
+    return len(parts)
+
+
+class Slot:
+    """One call being assembled: scalar fields plus argument fragments."""
+
+    __slots__ = (
+        "choice",
+        "index",
+        "id",
+        "type",
+        "name",
+        "parts",
+        "value",
+        "fragments",
+        "first",
+        "last",
+        "frozen",
+    )
+
+    def __init__(
+        self, choice: int, index: object, frame: int, id: object = None, name: object = None
+    ):
+        self.choice = choice
+        self.index = index
+        self.id = id
+        self.type: object = None
+        self.name = name
+        self.parts: list[str] = []
+        self.value: object = NOTHING  # a non-string `arguments` value, kept as sent
+        self.fragments = 0
+        self.first = frame
+        self.last = frame
+        self.frozen = 0  # leading chunks of `parts` shared with copies (see freeze)
+
+    def text(self) -> str:
+        parts = self.parts
+        if len(parts) > 1:  # join once, keep the joined form
+            self.parts = parts = ["".join(parts)]
+            self.frozen = 0
+        return parts[0] if parts else ""
+
+    def arguments(self) -> object:
+        return self.text() if self.value is NOTHING else self.value
+
+    def add_arguments(self, args: object) -> None:
+        """Concatenate string fragments; a non-string value is kept as sent."""
+        if isinstance(args, str):
+            if self.value is NOTHING:
+                self.parts.append(args)
+        elif args is not None and self.value is NOTHING and not self.parts:
+            self.value = args
+
+    def __deepcopy__(self, memo: dict) -> Slot:
+        # Engine snapshots copy slots: the fragments since the last copy are joined into one
+        # chunk first, so a copy holds a few shared immutable chunks, not a list as long as
+        # the stream, nor the whole text again.
+        self.frozen = freeze(self.parts, self.frozen)
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        for cls in type(self).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                value = getattr(self, name)
+                if isinstance(value, list):  # the slot's own lists of fragments
+                    value = ["".join(value)] if name == "concat" and value else list(value)
+                # else a value as parsed from a frame, never changed in place: shared (a deep
+                # copy of JSON nested 1,000 levels would exceed Python's recursion limit)
+                setattr(new, name, value)
+        return new
+
+    def to_call(self) -> Call:
+        return Call(
+            self.choice,
+            self.index,
+            self.id,
+            self.type,
+            self.name,
+            self.arguments(),
+            self.fragments,
+            self.first,
+            self.last,
+        )

@@ -2,8 +2,11 @@
 
 The assembled calls of a stream must come back unchanged in the next request's
 assistant message, and every tool result must answer one of its ids, after it. A custom
-(freeform) call comes back as `{"id", "type": "custom", "custom": {"name", "input"}}`; its
-input is free text, compared exactly and never parsed.
+(freeform) call's input is free text, compared exactly and never parsed.
+
+Each dialect reads a request into a `Conversation` (its own words for a result and the
+field that names the call it answers); the check below is the same for every dialect.
+Findings are typed: the exchange, the request message and the call id they are about.
 """
 
 from __future__ import annotations
@@ -11,13 +14,14 @@ from __future__ import annotations
 import bisect
 import json
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..text import cut, quote
 from .anomalies import ERROR, SEVERITY_ORDER, WARNING
 from .anomalies import KINDS as ANOMALY_KINDS
 from .calls import Call
+from .history import History, SentCall, Words, function_or_custom
 
 # kind -> (severity, what it means in plain words): the one registry every check refers to.
 KINDS: dict[str, tuple[str, str]] = {
@@ -79,6 +83,10 @@ class Finding:
     message: str
     severity: str = "error"
     stream: int | None = None  # the exchange whose stream assembled the calls, if any
+    # Where in the request it points: the message's index in the request body, and the
+    # call id it is about (as sent back, or as assembled for a dropped call).
+    at_message: int | None = None
+    call: object = None
 
     def to_json(self) -> dict:
         return {
@@ -90,54 +98,37 @@ class Finding:
 
 
 @dataclass(slots=True)
-class SentCall:
-    id: object
-    name: object
-    arguments: object  # a custom call's `custom.input`
-    type: object = "function"
-
-    @classmethod
-    def of(cls, tc: object) -> SentCall:
-        """An assistant message's tool call: `function: {name, arguments}`, or for a custom
-        call `custom: {name, input}`."""
-        tc = tc if isinstance(tc, dict) else {}
-        fn = tc.get("function")
-        if not isinstance(fn, dict) and isinstance(tc.get("custom"), dict):
-            custom = tc["custom"]
-            return cls(tc.get("id"), custom.get("name"), custom.get("input"), tc.get("type"))
-        fn = fn if isinstance(fn, dict) else {}
-        return cls(tc.get("id"), fn.get("name"), fn.get("arguments"), tc.get("type"))
-
-
-@dataclass(slots=True)
 class Conversation:
-    """The parts of one request's `messages` the contract needs (kept small on purpose)."""
+    """The parts of one request's history the contract needs, one entry per message (a
+    message that answers several calls gives an entry per result)."""
 
     exchange: int
-    # per message: ("assistant", [SentCall...]) / ("tool", tool_call_id) / (role, None)
+    # per entry: ("assistant", [SentCall...]) / ("tool", the id it answers) / (role, None)
     messages: list[tuple[str, object]] = field(default_factory=list)
+    at: list[int] = field(default_factory=list)  # per entry, its message's index in the request
+    words: Words = Words()
+    kind_of: Callable[[object], object] = function_or_custom
 
     @classmethod
-    def of(cls, exchange: int, body: object) -> Conversation | None:
-        messages = body.get("messages") if isinstance(body, dict) else None
-        if not isinstance(messages, list):
-            return None
-        out = cls(exchange)
-        for m in messages:
-            if not isinstance(m, dict):
-                out.messages.append(("?", None))
-                continue
-            role = m.get("role")
-            if role == "assistant" and isinstance(m.get("tool_calls"), list):
-                out.messages.append(("assistant", [SentCall.of(tc) for tc in m["tool_calls"]]))
-            elif role == "tool":
-                out.messages.append(("tool", m.get("tool_call_id")))
+    def of(cls, exchange: int, history: History) -> Conversation:
+        out = cls(exchange, words=history.words, kind_of=history.kind_of)
+        for i, turn in enumerate(history.turns):
+            if turn.calls is not None:
+                entries: list[tuple[str, object]] = [("assistant", turn.calls)]
+            elif turn.results:
+                entries = [("tool", r.answers) for r in turn.results]
             else:
-                out.messages.append((str(role), None))
+                entries = [(turn.role, None)]
+            out.messages += entries
+            out.at += [i] * len(entries)
         return out
 
     def assistant_turns(self) -> list[int]:
         return [i for i, (role, calls) in enumerate(self.messages) if role == "assistant" and calls]
+
+    def index(self, entry: int) -> int:
+        """The request message an entry stands for."""
+        return self.at[entry]
 
 
 def _value(arguments: object) -> object:
@@ -165,13 +156,15 @@ def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -
     findings: list[Finding] = []
     seen: set[tuple] = set()
 
-    def add(exchange: int, kind: str, message: str, *key: object) -> None:
+    def add(
+        exchange: int, kind: str, message: str, *key: object, at: int | None, call: object
+    ) -> None:
         # an id sent as an array or object is keyed by its JSON (it has no hash)
         key = tuple(k if _hashable(k) or isinstance(k, tuple) else quote(k) for k in key)
         if (kind, *key) not in seen:  # later requests repeat the history: report once
             seen.add((kind, *key))
             stream = key[0] if key and isinstance(key[0], int) else None
-            findings.append(Finding(exchange, kind, message, KINDS[kind][0], stream))
+            findings.append(Finding(exchange, kind, message, KINDS[kind][0], stream, at, call))
 
     compared = 0
     # (exchange, request, its last assistant turn) of requests that carry calls back, in
@@ -186,7 +179,7 @@ def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -
         _, nxt, last = turns[at]
         sent = nxt.messages[last][1]
         assert isinstance(sent, list)
-        _compare(exchange, nxt.exchange, calls, list(sent), add)
+        _compare(exchange, nxt, last, calls, list(sent), add)
         compared += 1
 
     for req in requests:
@@ -195,7 +188,10 @@ def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -
     return ContractResult(findings, compared)
 
 
-def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall], add) -> None:
+def _compare(
+    stream_ex: int, req: Conversation, turn: int, calls: list[Call], sent: list[SentCall], add
+) -> None:
+    req_ex, at = req.exchange, req.index(turn)
     where = f"exchange {req_ex} sends back the calls of exchange {stream_ex}"
     # By id first (a reordered message is not a substitution): each call takes the first
     # sent call with its id not taken yet; the calls left take what is left, in order.
@@ -226,6 +222,8 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                 stream_ex,
                 call.id,
                 call.first_frame,
+                at=at,
+                call=call.id,
             )
             continue
         if back.id != call.id:
@@ -237,6 +235,8 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                 stream_ex,
                 call.id,
                 call.first_frame,
+                at=at,
+                call=back.id,
             )
         if back.name != call.name:
             add(
@@ -246,17 +246,21 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                 stream_ex,
                 call.id,
                 call.first_frame,
+                at=at,
+                call=back.id,
             )
         custom = call.type == "custom"
-        if custom != (back.type == "custom"):
+        if req.kind_of(call.type) != req.kind_of(back.type):
             add(
                 req_ex,
                 "tool-call-type-changed",
-                f"{where}: {label} was streamed as a {'custom' if custom else 'function'} call "
+                f"{where}: {label} was streamed as a {req.kind_of(call.type)} call "
                 f"and goes back with type {quote(back.type)}",
                 stream_ex,
                 call.id,
                 call.first_frame,
+                at=at,
+                call=back.id,
             )
         if custom:  # free text: compared as sent, never parsed
             if back.arguments != call.arguments:
@@ -268,6 +272,8 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                     stream_ex,
                     call.id,
                     call.first_frame,
+                    at=at,
+                    call=back.id,
                 )
             continue
         if not _parses(back.arguments):
@@ -279,6 +285,8 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                 stream_ex,
                 call.id,
                 call.first_frame,
+                at=at,
+                call=back.id,
             )
         elif back.arguments != call.arguments:
             if not isinstance(call.arguments, str) or _parses(call.arguments):
@@ -291,6 +299,8 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                         stream_ex,
                         call.id,
                         call.first_frame,
+                        at=at,
+                        call=back.id,
                     )
             else:
                 add(
@@ -302,6 +312,8 @@ def _compare(stream_ex: int, req_ex: int, calls: list[Call], sent: list[SentCall
                     stream_ex,
                     call.id,
                     call.first_frame,
+                    at=at,
+                    call=back.id,
                 )
 
 
@@ -317,7 +329,7 @@ def _sent_after(msgs: list[tuple[str, object]], i: int):
 
 
 def _results(req: Conversation, add) -> None:
-    msgs = req.messages
+    msgs, words, at = req.messages, req.words, req.index
     # the last assistant message that carries each (hashable) id: "is it answered later?"
     # is one lookup, not a scan of every later message
     last_with: dict[object, int] = {}
@@ -347,20 +359,24 @@ def _results(req: Conversation, add) -> None:
             add(
                 req.exchange,
                 "tool-result-before-assistant",
-                f"exchange {req.exchange}: message {i} (tool result for {quote(value)}) comes before the "
+                f"exchange {req.exchange}: message {at(i)} (tool result for {quote(value)}) comes before the "
                 "assistant message that made the call",
                 "order",
                 value,
+                at=at(i),
+                call=value,
             )
         else:
             add(
                 req.exchange,
                 "tool-result-id-mismatch",
-                f"exchange {req.exchange}: message {i} answers tool_call_id {quote(value)}, but the assistant "
-                f"message before it has ids {', '.join(quote(x) for x in ids) or 'none'}",
+                f"exchange {req.exchange}: message {at(i)} answers {words.result_id} {quote(value)}, but the "
+                f"assistant message before it has ids {', '.join(quote(x) for x in ids) or 'none'}",
                 "id",
                 value,
                 tuple(map(str, ids)),
+                at=at(i),
+                call=value,
             )
     for i, (role, value) in enumerate(msgs):
         if role != "assistant" or not isinstance(value, list):
@@ -374,13 +390,17 @@ def _results(req: Conversation, add) -> None:
         if k == len(msgs) and k == i + 1:
             continue  # the request ends with the assistant message itself: nothing to answer yet
         for s in value:
+            if not s.needs_result:
+                continue
             if not ((s.id in answered) if _hashable(s.id) else (s.id in odd)):
                 add(
                     req.exchange,
                     "tool-result-missing",
-                    f"exchange {req.exchange}: call {quote(s.name)} (id {quote(s.id)}) in message {i} has no "
-                    "tool message answering it",
+                    f"exchange {req.exchange}: call {quote(s.name)} (id {quote(s.id)}) in message {at(i)} has no "
+                    f"{words.result} answering it",
                     "missing",
                     s.id,
-                    i,
+                    at(i),
+                    at=at(i),
+                    call=s.id,
                 )

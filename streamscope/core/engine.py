@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -41,6 +42,11 @@ PARTS = {
     CLIENTS: (False, True, False),
     SDK: (False, False, True),
 }
+
+# Text that looks like a tool call written as content (`tool-call-in-content`).
+TOOL_CALL_TEXT = re.compile(
+    r"<tool_call>|\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(arguments|parameters)\""
+)
 
 Strategies = dict[str, list[Call] | StrategyError | Unmodeled]
 
@@ -176,6 +182,22 @@ class Engine:
         """What each client strategy built (or raised) at the end of the stream, once."""
         raise NotImplementedError
 
+    def calls_now(self) -> list[Call]:
+        """robust's calls as they stand after the frames fed so far."""
+        raise NotImplementedError
+
+    def strategy_calls(self) -> Strategies:
+        """Every strategy's calls (or error) as they stand, robust first."""
+        raise NotImplementedError
+
+    def content_now(self) -> str:
+        """The text answer so far (the first choice's, in dialects with choices)."""
+        raise NotImplementedError
+
+    def declared_for(self, call: Call) -> frozenset[str] | None:
+        """The tool names `call`'s name must be one of (None: not checked)."""
+        return self.declared
+
     # -- the end of the stream, the same for every dialect ------------------------------
 
     def finish(
@@ -243,9 +265,13 @@ class Engine:
         truncated(self.log, last, truncation, end_reason, end_error, self.done_seen)
         return results, fixes
 
+    def who(self, call: Call) -> str:
+        """A call in words, for the end-of-call anomalies: "the call at index 2"."""
+        return f"the call {at_index(call.index)}"
+
     def _end_of_call(self, call: Call, freeform: bool) -> repairs.Repair | None:
         log, n, c, i = self.log, call.last_frame, call.choice, call.index
-        who = f"the call {at_index(i)}" + (f" ({call.name})" if call.name else "")
+        who = self.who(call) + (f" ({call.name})" if call.name else "")
         if not call.id:
             log.add(
                 "id-missing",
@@ -255,14 +281,15 @@ class Engine:
                 c,
                 i,
             )
+        declared = self.declared_for(call)
         if not call.name:
             log.add("name-missing", n, f"{who} ended with no name: no client can dispatch it", c, i)
-        elif self.declared is not None and call.name not in self.declared:
+        elif declared is not None and call.name not in declared:
             log.add(
                 "name-undeclared",
                 n,
                 f"{who}: {quote(call.name)} is not one of the declared tools "
-                f"({', '.join(sorted(self.declared))})",
+                f"({', '.join(sorted(declared))})",
                 c,
                 i,
             )

@@ -16,6 +16,12 @@ REPLACE = "replace"  # cumulative arguments: the snapshot replaced the text
 FINISH = "finish"
 CONTENT = "content"
 REASONING = "reasoning"
+STOP = "stop"  # a block ends (Anthropic's content_block_stop)
+MESSAGE = "message"  # a message begins (Anthropic's message_start)
+
+# What a call's key and its container are called, per dialect.
+CHAT_WORDS = ("index", "choice")
+BLOCK_WORDS = ("block", "message")
 
 
 @dataclass(slots=True)
@@ -28,6 +34,7 @@ class FieldEvent:
     old: object = None
     new: object = None
     call: int = -1  # position of the call in the choice's call list, -1 for none
+    words: tuple[str, str] = CHAT_WORDS  # (key, container): ("block", "message") for Anthropic
 
     def describe(self) -> str:
         """The event in plain words, for the TUI's frame detail and the text report."""
@@ -35,9 +42,14 @@ class FieldEvent:
         def q(value: object) -> str:
             return quote(value, 60)
 
-        where = f"index {self.index}" if self.index is not None else "no index"
+        key, container = self.words
+        where = f"{key} {self.index}" if self.index is not None else f"no {key}"
         if self.op == NEW_CALL:
             return f"{where}: a new call begins"
+        if self.op == STOP:
+            return f"{where}: the block ends"
+        if self.op == MESSAGE:
+            return f"{container} {self.choice} begins ({self.field} {q(self.new)})"
         if self.op == SET:
             return f"{where}: {self.field} = {q(self.new)}"
         if self.op == APPEND:  # "input" for a custom call
@@ -49,9 +61,9 @@ class FieldEvent:
         if self.op == OVERWRITE:
             return f"{where}: {self.field} {q(self.new)} ignored; a naive client would lose {q(self.old)}"
         if self.op == FINISH:
-            return f"choice {self.choice}: finish_reason {q(self.new)}"
+            return f"{container} {self.choice}: {self.field or 'finish_reason'} {q(self.new)}"
         if self.op == CONTENT:
-            return f"choice {self.choice}: content += {q(self.new)}"
+            return f"{container} {self.choice}: content += {q(self.new)}"
         if self.op == REASONING:
-            return f"choice {self.choice}: reasoning += {q(self.new)}"
+            return f"{container} {self.choice}: reasoning += {q(self.new)}"
         return f"{where}: {self.op} {self.field}"

@@ -46,6 +46,7 @@ def stream_json(result: StreamResult) -> dict:
         "exchange": result.exchange,
         "frames": result.frames,
         "ended": result.ended,
+        "dialect": result.dialect,
         "finish_reason": result.finish_reason,
         "content": result.content,
         "reasoning_content": result.reasoning_content,
@@ -88,14 +89,15 @@ def report_json(
     stopped: dict | None = None,
     failed: list[dict] | None = None,
     notes: list[str] | None = None,
-    openai_sdk_version: str | None = None,
+    sdk_versions: dict[str, str | None] | None = None,
 ) -> dict:
     out = {
         "schema": SCHEMA,
         "source": source,
         "format": fmt,
-        # Beyond the contract (fields may be added): the openai release `openai-sdk` stands for.
-        "openai_sdk_version": openai_sdk_version,
+        # The SDK releases the SDK strategies stand for (`openai_sdk_version` is the
+        # contract's; the others are beyond it, as fields may be added).
+        **(sdk_versions or {"openai_sdk_version": None}),
         "streams": [stream_json(s) for s in streams],
         "contract": [f.to_json() for f in contract],
     }

@@ -1,1 +1,133 @@
-"""The tool-call dialects streamscope reads, one package each."""
+"""The tool-call dialects streamscope reads, one package each, and how a stream's is told.
+
+A stream's dialect is told once, where the stream is opened: from its request (the URL
+path, then the body) when there is one, else from its first events, never from a file
+name. A stream no dialect fits is read as Chat Completions and says so (`dialect-unknown`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from ..core.engine import Engine
+from ..core.frames import Frame
+from .anthropic import ANTHROPIC
+from .base import Dialect
+from .chat import CHAT
+
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC)}
+DEFAULT = CHAT
+
+# Dialects told apart but not read yet: name -> (in words, its endpoint's path ends with,
+# the `type` prefix or key its events carry).
+_UNREAD = {
+    "openai-responses": ("the OpenAI Responses API", "/responses"),
+    "gemini": ("Gemini's streamGenerateContent", ":streamGenerateContent"),
+}
+# How many frames a stream is looked at to tell its dialect.
+LOOK = 64
+
+
+def of_request(url: str, body: object) -> str | None:
+    """The dialect a request speaks, by its path and body; None when they do not tell."""
+    try:
+        path = urlsplit(url).path.rstrip("/") if isinstance(url, str) else ""
+    except ValueError:  # a recorded URL that does not parse (a bad IPv6 host)
+        path = url.split("?", 1)[0].rstrip("/")
+    for d in DIALECTS.values():
+        if d.claims_request(path, body):
+            return d.name
+    for name, (_, suffix) in _UNREAD.items():
+        if path.endswith(suffix):
+            return name
+    return None
+
+
+def of_event(payload: object, event: str | None) -> str | None:
+    """The dialect one event belongs to; None when it does not tell (a ping, [DONE]...)."""
+    for d in DIALECTS.values():
+        if d.claims_event(payload, event):
+            return d.name
+    if isinstance(payload, dict):
+        kind = payload.get("type")
+        if isinstance(kind, str) and kind.startswith("response."):
+            return "openai-responses"
+        if "candidates" in payload:
+            return "gemini"
+    return None
+
+
+def of_frame(frame: Frame) -> str | None:
+    """The dialect one frame tells, if any (`data: [DONE]` ends Chat Completions streams)."""
+    return CHAT.name if frame.is_done else of_event(frame.payload, frame.event)
+
+
+def of_frames(frames: Iterable[Frame], limit: int = LOOK) -> str | None:
+    """The dialect the first frames tell (at most `limit` of them are read)."""
+    for k, frame in enumerate(frames):
+        if k >= limit:
+            break
+        told = of_frame(frame)
+        if told is not None:
+            return told
+    return None
+
+
+def sdk_versions() -> dict[str, str | None]:
+    """`openai_sdk_version`, `anthropic_sdk_version`...: the installed SDK release each SDK
+    strategy stands for (None: not installed)."""
+    return {f"{d.sdk.replace('-', '_')}_version": d.sdk_version() for d in DIALECTS.values()}
+
+
+def dialect(name: str | None) -> Dialect:
+    """The dialect that reads a stream told `name` (Chat Completions when none reads it)."""
+    return DIALECTS.get(name or "", DEFAULT)
+
+
+def unknown(name: str | None) -> str | None:
+    """Why a stream told `name` is read as Chat Completions (None: its dialect reads it)."""
+    if name in DIALECTS:
+        return None
+    if name in _UNREAD:
+        words = _UNREAD[name][0]
+        return (
+            f"the stream speaks {words}, which this version of streamscope does not read: "
+            "it is read as Chat Completions, so its tool calls may not show"
+        )
+    return (
+        "neither the request nor the first events tell the dialect (Chat Completions, "
+        "Anthropic Messages): read as Chat Completions"
+    )
+
+
+def open_engine(
+    name: str | None,
+    exchange: int = 1,
+    tools: list | None = None,
+    response_format: object | None = None,
+    **options: object,
+) -> Engine:
+    """The engine of the dialect told `name`; one that fits none is read as Chat
+    Completions with `dialect-unknown` said once."""
+    engine = dialect(name).engine(exchange, tools, response_format, **options)  # type: ignore[arg-type]
+    why = unknown(name)
+    if why is not None:
+        engine.log.add("dialect-unknown", 0, why)
+    return engine
+
+
+__all__ = [
+    "DEFAULT",
+    "LOOK",
+    "DIALECTS",
+    "Dialect",
+    "dialect",
+    "of_event",
+    "of_frame",
+    "of_frames",
+    "of_request",
+    "open_engine",
+    "sdk_versions",
+    "unknown",
+]

@@ -2,7 +2,7 @@
 
 The first non-blank line decides, read whole whatever its length: a JSON object with
 `schema_version` is a recording, one with `choices` (or `"object": "chat.completion.chunk"`)
-a chunk log, a line that is an SSE field or comment an SSE body; a JSON document whose
+or an event object of another dialect (`{"type": "message_start", ...}`) a chunk log, a line that is an SSE field or comment an SSE body; a JSON document whose
 first key is `"log"` (however it is laid out) is a HAR file. A UTF-8 byte order mark
 is skipped for every kind and noted; a stray NUL or invalid UTF-8 byte does not decide the
 kind (the readers report it where it is). Only input with no recognisable structure at
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import orjson
 
+from ..dialects import of_event
 from ..recording.format import BOM, RecordingError
 
 RECORDING, SSE, CHUNKS, HAR = "recording", "sse", "chunks", "har"
@@ -94,6 +95,8 @@ def _json_kind(line: bytes) -> tuple[str | None, object]:
             return None, obj  # a whole completion: refused below, with its own words
         if "choices" in obj or obj.get("object") == "chat.completion.chunk":
             return CHUNKS, obj
+        if of_event(obj, None) is not None:  # an event object of another dialect
+            return CHUNKS, obj
         return None, obj
     if obj is None and line.startswith(b"{"):
         # Not parseable (cut off, nested past the parser's limit): its keys still tell.
@@ -147,7 +150,7 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     what = "binary data, not" if binary else "not"
     raise error(
         name,
-        f"{what} a streamscope recording, an SSE body, chat.completion.chunk JSON lines or a HAR file "
+        f"{what} a streamscope recording, an SSE body, JSON lines of stream events or a HAR file "
         f"(it begins {shown!r})",
         line_no,
         pos,

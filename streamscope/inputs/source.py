@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..core.frames import Frame
+from ..dialects import of_frames, of_request
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .har import Har, MemoryReads, read_har
@@ -44,11 +45,15 @@ class ExchangeInfo:
     end_error: str | None = None
     headers: list[tuple[str, str]] = field(default_factory=list)  # the response's
     body: bytearray | None = None  # the start of a non-stream response body
+    # The tool-call dialect the request speaks (None: it does not tell; the stream's first
+    # events will), see streamscope.dialects.
+    dialect: str | None = None
 
     def saw_request(self, request: Request) -> object:
         """Take the request's facts; returns its parsed JSON body (None if not JSON)."""
         self.method, self.url, self.start_ns = request.method, request.url, request.t_ns
         body = request.json_body()
+        self.dialect = of_request(request.url, body)
         if isinstance(body, dict):
             model, tools = body.get("model"), body.get("tools")
             self.model = model if isinstance(model, str) else None
@@ -82,6 +87,13 @@ class Exchange:
 
     def frames(self) -> Iterator[Frame]:
         return self.reads.frames()
+
+    def dialect(self) -> str | None:
+        """The stream's dialect: told by its request, else by its first events."""
+        info = self.info
+        if info.dialect is None and info.stream:
+            info.dialect = of_frames(self.reads.frames())
+        return info.dialect
 
 
 class Source:

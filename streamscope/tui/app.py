@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from ..analysis.driver import ExchangeSummary, FollowingChild
-from ..inputs import RECORDING, ExchangeInfo, describe_numbers, open_input
+from ..inputs import CHUNKS, RECORDING, ExchangeInfo, describe_numbers, open_input
 from ..text import visible
 from .messages import OpenExchange, RecordingGrew, StreamRead
 from .model import StreamModel
@@ -174,6 +174,8 @@ class ReplayApp(App):
             info.response_format,
             self.end_of(info),
             growing=self.follow,
+            told=ex.dialect(),
+            chunk_log=self.input.kind == CHUNKS,
         )
         what = f"Reading exchange {exchange} …"
         if replace and isinstance(self.screen, Loading):  # the file's: it says so instead

@@ -18,11 +18,10 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from ..core.contract import worst as most_severe
-from ..core.engine import StreamResult
+from ..core.engine import Engine, StreamResult
 from ..core.events import FieldEvent
 from ..core.frames import Frame
-from ..dialects.chat.engine import StreamEngine, plain_fragment
-from ..dialects.chat.summary import plain_summary, summarize
+from ..dialects import Dialect, dialect, open_engine
 from ..inputs.reads import Reads
 from ..recording.format import RecordingError
 
@@ -31,19 +30,21 @@ _SUMMED = -2  # FrameSummaries: the frame's summary is kept whole, not a plain f
 
 
 class FrameSummaries(Sequence[str]):
-    """Per frame, its one-line summary (`summarize`), built when asked: a plain fragment
-    (most frames of a long stream) is kept as the fragment and its call index, and only
-    the rows on screen (or a filter) pay for the line."""
+    """Per frame, its one-line summary (the dialect's `summarize`), built when asked: a
+    plain fragment (most frames of a long stream) is kept as the fragment and its call
+    index, and only the rows on screen (or a filter) pay for the line."""
 
-    __slots__ = ("texts", "calls")
+    __slots__ = ("texts", "calls", "summarize", "plain_summary")
 
-    def __init__(self) -> None:
+    def __init__(self, told: Dialect) -> None:
         self.texts: list[str] = []  # the summary, or the plain frame's fragment
         self.calls = array("i")  # the plain fragment's call index (-1: content), or _SUMMED
+        self.summarize = told.summarize
+        self.plain_summary = told.plain_summary
 
     def add(self, frame: Frame, plain: tuple[int, str] | None) -> None:
         if plain is None:
-            self.texts.append(summarize(frame))
+            self.texts.append(self.summarize(frame))
             self.calls.append(_SUMMED)
         else:
             self.texts.append(plain[1])
@@ -61,14 +62,14 @@ class FrameSummaries(Sequence[str]):
             return [self[k] for k in range(*i.indices(len(self)))]
         index = self.calls[i]  # IndexError past the end, as a list
         text = self.texts[i]
-        return text if index == _SUMMED else plain_summary(index, text)
+        return text if index == _SUMMED else self.plain_summary(index, text)
 
 
 @dataclass(slots=True)
 class Snapshot:
     frames: int  # frames fed so far
     next_read: int  # the read to resume from
-    engine: StreamEngine
+    engine: Engine
     decoder: object
 
 
@@ -78,7 +79,7 @@ class FrameState:
 
     number: int
     frame: Frame | None
-    engine: StreamEngine
+    engine: Engine
     events: list[FieldEvent] = field(default_factory=list)
 
 
@@ -92,8 +93,14 @@ class StreamModel:
         end: dict | None = None,
         every: int = 256,
         growing: bool = False,
+        told: str | None = None,
+        chunk_log: bool = False,
     ) -> None:
+        """`told`: the stream's dialect (None: none fits, read as Chat Completions)."""
         self.reads = reads
+        self.told = told
+        self.dialect = dialect(told)
+        self.chunk_log = chunk_log
         self.exchange = exchange
         self.tools = tools
         self.response_format = response_format
@@ -105,7 +112,7 @@ class StreamModel:
         # timeline's heat bar: kept as read, so a redraw takes maxima of slices, no loop
         self.gaps = array("q")
         self.read_offsets = array("q")  # per read: where it starts in the body
-        self.summaries = FrameSummaries()
+        self.summaries = FrameSummaries(self.dialect)
         self.snapshots: list[Snapshot] = []
         self.result: StreamResult | None = None
         self.anomaly_frames: list[int] = []  # sorted frames where an anomaly was first seen
@@ -120,8 +127,10 @@ class StreamModel:
         # the last state `at` gave and the frames after it: stepping on feeds it further
         self._cursor: tuple[FrameState, Iterator[Frame]] | None = None
 
-    def _engine(self) -> StreamEngine:
-        return StreamEngine(self.exchange, self.tools, self.response_format)
+    def _engine(self) -> Engine:
+        return open_engine(
+            self.told, self.exchange, self.tools, self.response_format, chunk_log=self.chunk_log
+        )
 
     @property
     def total(self) -> int:
@@ -162,7 +171,7 @@ class StreamModel:
         # so copies are cheap: about 512 at most, a jump re-feeds a few hundred frames
         every = max(self.every, n_reads // SNAPSHOTS)
         times, gaps, summaries = self.times, self.gaps, self.summaries
-        feed, add = engine.feed, summaries.add
+        feed, add, plain_fragment = engine.feed, summaries.add, self.dialect.plain
         before = times[-1] if times else 0
         offset = self.read_offsets[-1] + self._last_len if self.read_offsets else 0
         stop = None if seconds is None else time.monotonic() + seconds
@@ -268,12 +277,12 @@ class StreamModel:
             raise IndexError(f"frame {n} is not in the stream")
         return found
 
-    def _resume(self, snap: Snapshot) -> tuple[StreamEngine, Iterator[Frame]]:
+    def _resume(self, snap: Snapshot) -> tuple[Engine, Iterator[Frame]]:
         decoder = snap.decoder.copy()
         return snap.engine.copy(), self.reads.frames(snap.next_read, decoder)
 
     def _feed_to(
-        self, n: int, engine: StreamEngine, frames: Iterator[Frame], cursor: bool = True
+        self, n: int, engine: Engine, frames: Iterator[Frame], cursor: bool = True
     ) -> FrameState | None:
         """Feed `frames` to `engine` up to frame `n`; that state becomes the cursor."""
         if cursor:

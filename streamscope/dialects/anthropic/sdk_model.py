@@ -29,7 +29,7 @@ when the block holds no input (`input` missing or null, which the SDK cannot tel
 `fragments` the input_json_delta events applied to it.
 
 Shapes that raise `Unmodeled` (the real class answers, see
-streamscope.analysis.anthropic_oracle):
+streamscope.dialects.anthropic.oracle):
 
 * a content_block_delta / content_block_stop `index` that is a whole float of 2**53 or more,
   a string with a digit in it, or a whole float with a citations_delta: whether the SDK sees
@@ -53,10 +53,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from streamscope.core.calls import Call, StrategyError, Unmodeled
+from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import Frame
 from streamscope.dialects.anthropic.partial_json import MAX_NUMBER, PartialJson, TooLong, position
-from streamscope.dialects.chat.strategies import freeze
 
 __all__ = [
     "VERIFIED_ANTHROPIC",

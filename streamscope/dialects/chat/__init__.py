@@ -1,1 +1,37 @@
 """OpenAI Chat Completions: `choices[].delta.tool_calls[]` keyed by `index`."""
+
+from __future__ import annotations
+
+from ..base import Dialect, Terms
+from .engine import STRATEGY_NAMES, StreamEngine, plain_fragment
+from .history import history
+from .oracle import openai_version, run_real_sdk
+from .summary import plain_summary, summarize
+
+
+def _claims_request(path: str, body: object) -> bool:
+    return path.endswith("/chat/completions")
+
+
+def _claims_event(payload: object, event: str | None) -> bool:
+    return isinstance(payload, dict) and (
+        "choices" in payload or payload.get("object") == "chat.completion.chunk"
+    )
+
+
+CHAT = Dialect(
+    name="chat-completions",
+    title="Chat Completions",
+    engine=StreamEngine,
+    strategies=STRATEGY_NAMES,
+    sdk="openai-sdk",
+    plain=plain_fragment,
+    plain_summary=plain_summary,
+    summarize=summarize,
+    history=history,
+    terms=Terms("index", "choice", "finish_reason", ("c", "idx")),
+    claims_request=_claims_request,
+    claims_event=_claims_event,
+    real_sdk=run_real_sdk,
+    sdk_version=openai_version,
+)

@@ -14,12 +14,12 @@ from collections.abc import Iterable, Sequence
 from itertools import islice
 
 from ...core.calls import Call, StrategyError, Unmodeled
-from ...core.engine import ALL, ChoiceSummary, Engine, Strategies, StreamResult
+from ...core.engine import ALL, TOOL_CALL_TEXT, ChoiceSummary, Engine, Strategies, StreamResult
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...core.sse import Truncation
 from ...text import cut, plural, quote
-from .robust import TOOL_CALL_TEXT, Robust
+from .robust import Robust
 from .run import Run
 from .sdk_model import SdkEmulation
 from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
@@ -56,6 +56,7 @@ class StreamEngine(Engine):
         collect_events: bool = False,
         part: str = ALL,
         marks: bool = True,
+        chunk_log: bool = False,  # (a chunk log reads as an SSE body does: chunks have no names)
     ) -> None:
         # part: ALL; ROBUST, robust and the anomaly rules alone (every anomaly is theirs):
         # read with end(); OTHERS, CLIENTS or SDK, client strategies alone: read with
@@ -245,6 +246,13 @@ class StreamEngine(Engine):
         return new
 
     # -- the state at this frame, for the faces ------------------------------------------
+
+    def calls_now(self) -> list[Call]:
+        return self.robust.calls()
+
+    def content_now(self) -> str:
+        texts = [c for c in self.robust.choices.values() if c.content]
+        return "".join(texts[0].content) if texts else ""
 
     def strategy_calls(self) -> dict[str, list[Call] | StrategyError | Unmodeled]:
         self._flush()

@@ -10,26 +10,21 @@ reports `call-boundary-ambiguous` naming the reading it took.
 from __future__ import annotations
 
 import copy
-import re
 
 import orjson
 
 from ...core import events as ev
 from ...core.anomalies import AnomalyLog
-from ...core.calls import Call
+from ...core.calls import NOTHING, Call, Slot, freeze
 from ...core.engine import at_index
 from ...core.events import FieldEvent
 from ...core.frames import INVALID, NOT_READ, Frame, Sentinel
 from ...text import cut, json_type, quote
 from .run import Run
 from .schema import chunk_violation
-from .strategies import NOTHING, Slot, freeze
 
 _MISSING = Sentinel("no index")  # a tool-call delta without an "index" key (or with null)
 MAX_DEPTH = 1024  # orjson's nesting limit: a deeper payload is kept as text, never parsed
-TOOL_CALL_TEXT = re.compile(
-    r"<tool_call>|\"name\"\s*:\s*\"[^\"]*\"\s*,\s*\"(arguments|parameters)\""
-)
 
 
 def _not_json(data: str) -> str:

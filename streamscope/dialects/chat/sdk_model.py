@@ -15,13 +15,13 @@ that a missing key and an explicit `None` are interchangeable, and `accumulate_d
 those two the same way, so the plain state behaves exactly like the snapshot. Where that
 argument does not hold (pydantic coercions, jiter partial parsing, logprobs, rich response
 formats, ...) we raise `Unmodeled` and the caller falls back to the real class
-(`streamscope.analysis.sdk_oracle.run_real_sdk`).
+(`streamscope.dialects.chat.oracle.run_real_sdk`).
 
 Verified against openai 3.57.0 (VERIFIED_OPENAI), the version pyproject.toml pins: the
 differential test (tests/test_sdk_model.py) runs the real class beside this module on every
 bundled sample and on random quirky streams against whatever version the install resolves
 to, so a release that changes the accumulator fails CI before a user sees a wrong answer.
-The oracle (`sdk_oracle`) imports private openai names: a release that moves them fails
+The oracle (`oracle.py`) imports private openai names: a release that moves them fails
 the same test.
 
 Must not import openai, pydantic, jiter, httpx or textual.
@@ -32,10 +32,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from streamscope.core.calls import Call, StrategyError, Unmodeled
+from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import INVALID, Frame
 from streamscope.dialects.chat.run import Run
-from streamscope.dialects.chat.strategies import freeze
 
 __all__ = ["VERIFIED_OPENAI", "SdkEmulation", "Unmodeled", "custom_fields"]
 

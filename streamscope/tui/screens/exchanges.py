@@ -140,7 +140,7 @@ class ExchangesScreen(Screen):
         level = worst(s.kinds)
         if level is None:
             return Text("clean", style="green")
-        contract = [k for k, _ in s.findings]
+        contract = [f[0] for f in s.findings]
         at_level = sorted(
             {k for k in s.kinds if severity(k) == level}, key=lambda k: (k not in contract, k)
         )

@@ -52,7 +52,9 @@ class RequestScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#request-scroll").focus()
-        self.query_one(ConversationView).show(self._body(), self.exchange.number, None)
+        self.query_one(ConversationView).show(
+            self._body(), self.exchange.info.dialect, self.exchange.number, None
+        )
         self._show_response(None)  # at once; why it failed once the analysis says
         self.session.when_analysed(self._analysed)
 
@@ -65,7 +67,11 @@ class RequestScreen(Screen):
         mine = summaries.get(self.exchange.number)
         self._show_response(mine.failure if mine is not None else None)
         self.query_one(ConversationView).show(
-            self._body(), self.exchange.number, summaries, self.session.analysis_error
+            self._body(),
+            self.exchange.info.dialect,
+            self.exchange.number,
+            summaries,
+            self.session.analysis_error,
         )
 
     def _show_response(self, failure: str | None) -> None:

@@ -24,7 +24,6 @@ from ..messages import FrameSelected, RecordingGrew, StreamRead
 from ..model import FrameState, StreamModel
 from ..session import Session
 from ..widgets import (
-    OTHERS,
     CallTable,
     ConversationView,
     FrameDetail,
@@ -162,7 +161,7 @@ class StreamScreen(Screen):
     # `reactive`: the screen draws nothing itself, and a reactive's change would repaint
     # the whole screen on every step.
     frame: var[int] = var(0, init=False)
-    strategy: var[int] = var(0, init=False)  # which other client, in OTHERS
+    strategy: var[int] = var(0, init=False)  # which other client, in the dialect's order
     speed: var[float] = var(1.0, init=False)
     playing: var[bool] = var(False, init=False)
     filter_text: var[str] = var("", init=False)
@@ -235,7 +234,7 @@ class StreamScreen(Screen):
         if self.request is None:
             view.update(Text("This input holds the stream only, not the request.", style="dim"))
             return
-        view.show(self.request.json_body(), self.model.exchange, None)
+        view.show(self.request.json_body(), self.model.told, self.model.exchange, None)
         self.session.when_analysed(self._analysed)
 
     def _analysed(self, summaries: dict) -> None:
@@ -243,7 +242,11 @@ class StreamScreen(Screen):
         if not self.is_attached or self.request is None:
             return
         self.query_one(ConversationView).show(
-            self.request.json_body(), self.model.exchange, summaries, self.session.analysis_error
+            self.request.json_body(),
+            self.model.told,
+            self.model.exchange,
+            summaries,
+            self.session.analysis_error,
         )
         mine = summaries.get(self.model.exchange)
         if mine is not None and mine.findings:
@@ -367,7 +370,7 @@ class StreamScreen(Screen):
                 gc.unfreeze()
 
     def action_strategy(self) -> None:
-        self.strategy = (self.strategy + 1) % len(OTHERS)
+        self.strategy = (self.strategy + 1) % (len(self.model.dialect.strategies) - 1)
 
     def action_speed(self, factor: float) -> None:
         self.speed = min(64.0, max(1 / 64, self.speed * factor))
@@ -403,7 +406,7 @@ class StreamScreen(Screen):
 
     def action_arguments(self) -> None:
         state = self.model.at(self.frame)
-        calls = state.engine.robust.calls()
+        calls = state.engine.calls_now()
         text = Text()
         for c in calls:
             text.append(f"{quote(c.name)} (id {quote(c.id)}, index {c.index})\n", style="bold")

@@ -1,7 +1,7 @@
 """The replay's widgets, one per module."""
 
 from ...core.contract import severity, worst
-from .call_table import OTHERS, CallTable
+from .call_table import CallTable
 from .common import MARK, SEVERITY_STYLE, ms
 from .conversation_view import ConversationView
 from .frame_detail import FrameDetail, repair_panel
@@ -13,7 +13,6 @@ from .trap_line import TrapLine
 
 __all__ = [
     "MARK",
-    "OTHERS",
     "SEVERITY_STYLE",
     "CallTable",
     "ConversationView",

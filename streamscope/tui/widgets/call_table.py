@@ -9,13 +9,10 @@ from textual.reactive import reactive
 from ...core import events as ev
 from ...core.calls import Call
 from ...core.events import FieldEvent
-from ...dialects.chat.engine import STRATEGY_NAMES
 from ...text import cut, plural, quote, visible
 from ..model import FrameState
-from .common import strategy_calls
+from .common import clients, strategy_calls
 from .rendered import RenderedStatic
-
-OTHERS = [s for s in STRATEGY_NAMES if s != "robust"]  # the clients shown beside robust
 
 
 def _cell(value: object, width: int = 0) -> str:
@@ -31,7 +28,7 @@ class CallTable(RenderedStatic):
     COLUMNS = ("c", "idx", "id", "type", "name", "arguments", "frags")
 
     state: reactive[FrameState | None] = reactive(None, init=False)
-    strategy: reactive[int] = reactive(0, init=False)  # which client, in OTHERS
+    strategy: reactive[int] = reactive(0, init=False)  # which client, in the dialect's order
 
     def __init__(self, other: bool = False, **kw) -> None:
         super().__init__(**kw)
@@ -44,7 +41,8 @@ class CallTable(RenderedStatic):
         if not self.other:
             self.show(strategy_calls(state)["robust"], state.events)
             return
-        theirs = strategy_calls(state)[OTHERS[self.strategy]]
+        others = clients(state)
+        theirs = strategy_calls(state)[others[self.strategy % len(others)]]
         self.display = isinstance(theirs, list)
         if isinstance(theirs, list):
             self.show(theirs, compare=strategy_calls(state)["robust"])

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ...core.calls import Call, StrategyError
-from ...dialects.chat.sdk_model import Unmodeled
+from ...core.calls import Call, StrategyError, Unmodeled
 from ..model import FrameState
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -26,3 +25,8 @@ def strategy_calls(state: FrameState) -> dict[str, list[Call] | StrategyError | 
     if _calls[0] is not state:
         _calls[:] = [state, state.engine.strategy_calls()]
     return _calls[1]
+
+
+def clients(state: FrameState) -> tuple[str, ...]:
+    """The client strategies shown beside robust, in the stream's dialect."""
+    return state.engine.strategy_names[1:]

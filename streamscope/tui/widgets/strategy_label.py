@@ -9,8 +9,7 @@ from textual.widgets import Static
 from ...core.calls import StrategyError
 from ...text import visible
 from ..model import FrameState
-from .call_table import OTHERS
-from .common import strategy_calls
+from .common import clients, strategy_calls
 
 
 class StrategyLabel(Static):
@@ -18,13 +17,14 @@ class StrategyLabel(Static):
     DEFAULT_CSS = "StrategyLabel { height: 1; }"
 
     state: reactive[FrameState | None] = reactive(None, init=False)
-    strategy: reactive[int] = reactive(0, init=False)  # which client, in OTHERS
+    strategy: reactive[int] = reactive(0, init=False)  # which client, in the dialect's order
 
     def _watch_any(self) -> None:
         state = self.state
         if state is None:
             return
-        name = OTHERS[self.strategy]
+        others = clients(state)
+        name = others[self.strategy % len(others)]
         got = strategy_calls(state)[name]
         if isinstance(got, (list, StrategyError)):
             self.update(

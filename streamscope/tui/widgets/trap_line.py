@@ -47,8 +47,7 @@ class TrapLine(Static):
                 )
             return line
         if not strategy_calls(state)["robust"]:  # a text answer: what it says so far
-            texts = [c for c in engine.robust.choices.values() if c.content]
-            if texts:
-                said = "".join(texts[0].content)
+            said = engine.content_now()
+            if said:
                 return Text("content so far: ", style="bold") + Text(quote(said, 160))
         return None

@@ -1,0 +1,65 @@
+"""The conversation history a request carries, read the same way for every dialect.
+
+Each dialect reads its request body into a `History` (`Dialect.history`): the messages
+in order, each with its text, the tool calls it sends back and the tool results it
+gives. The contract checks it (contract.py) and the replay shows it (tui/conversation.py),
+so a request is read in one place per dialect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class SentCall:
+    """A call the request sends back in an assistant message."""
+
+    id: object
+    name: object
+    arguments: object  # text as sent back (a custom call's input; an object as its JSON)
+    type: object = "function"
+    needs_result: bool = True  # False for a call the provider runs itself (a server tool)
+
+
+@dataclass(slots=True)
+class Result:
+    """A tool result: the call id it answers, and what it says."""
+
+    answers: object
+    content: object = None
+
+
+@dataclass(slots=True)
+class Turn:
+    """One message of the request."""
+
+    role: str  # as sent ("?" for a message that is not an object)
+    content: object = None  # its text or parts as sent (None: none)
+    calls: list[SentCall] | None = None  # an assistant message's calls (None: it has none)
+    results: list[Result] = field(default_factory=list)
+    raw: object = None  # the message itself when it is not an object
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """How a dialect names, in findings, what answers a call and the field naming it."""
+
+    result: str = "tool message"
+    result_id: str = "tool_call_id"
+
+
+def function_or_custom(kind: object) -> object:
+    return "custom" if kind == "custom" else "function"
+
+
+@dataclass(slots=True)
+class History:
+    turns: list[Turn]
+    system: object = None  # a system prompt given beside the messages (Anthropic's `system`)
+    tools: list[tuple[object, object]] = field(default_factory=list)  # (name, description)
+    params: dict = field(default_factory=dict)  # the other fields of the body
+    words: Words = Words()
+    # What `tool-call-type-changed` compares of a call's type (chat: custom or function).
+    kind_of: Callable[[object], object] = function_or_custom

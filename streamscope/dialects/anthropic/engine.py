@@ -1,0 +1,269 @@
+"""The Anthropic Messages engine: one pass over a stream's events, every strategy side by side.
+
+Most frames of a long stream add one `input_json_delta` fragment to the tool block under
+way; robust takes such a frame in a few steps when no rule needs to look at it
+(`Robust.fragment`), and the clients append it. Any other frame goes through every rule.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from ...core.calls import Call, Unmodeled
+from ...core.engine import ALL, TOOL_CALL_TEXT, ChoiceSummary, Engine, Strategies
+from ...core.events import FieldEvent
+from ...core.frames import NOT_READ, Frame
+from ...text import cut, plural, quote
+from .robust import Robust, is_index
+from .sdk_model import AnthropicSdkEmulation
+from .strategies import Fold, LastBlock, StartConcat, Truthy
+
+# The order strategies are reported in (the contract's table order).
+STRATEGY_NAMES = ("robust", "anthropic-sdk", "start-concat", "last-block", "truthy")
+
+
+def declared_tools(tools: object) -> frozenset[str] | None:
+    """Names of the tools a request declared (`tools[].name`); None when it declared none."""
+    if not isinstance(tools, list) or not tools:
+        return None
+    names = {t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
+    return frozenset(names) or None
+
+
+def plain_fragment(p: object) -> tuple[int, str] | None:
+    """(block index, fragment) for an `input_json_delta` event; None for any other."""
+    if type(p) is not dict or p.get("type") != "content_block_delta":
+        return None
+    delta = p.get("delta")
+    if type(delta) is not dict or delta.get("type") != "input_json_delta":
+        return None
+    index, text = p.get("index"), delta.get("partial_json")
+    return (index, text) if type(index) is int and index >= 0 and type(text) is str else None
+
+
+class AnthropicEngine(Engine):
+    """Feed frames in arrival order; `finish` once."""
+
+    dialect = "anthropic-messages"
+    strategy_names = STRATEGY_NAMES
+    by_value = True  # the SDK keeps a tool's input parsed: compared by value
+
+    def __init__(
+        self,
+        exchange: int = 1,
+        tools: list | None = None,
+        response_format: object | None = None,
+        collect_events: bool = False,
+        part: str = ALL,
+        marks: bool = True,
+        chunk_log: bool = False,
+    ) -> None:
+        super().__init__(exchange, part, marks, collect_events)
+        self.declared = declared_tools(tools)
+        self.robust = Robust(self.log)
+        self.others: list[Fold] = [StartConcat(), LastBlock(), Truthy()] if self._clients else []
+        self.sdk: AnthropicSdkEmulation | Unmodeled = (
+            AnthropicSdkEmulation() if self._emulated else Unmodeled("not emulated")
+        )
+        # A chunk log holds the events an application logged, with no SSE event names:
+        # the SDK is shown what it would build had each come with its own name.
+        self.chunk_log = chunk_log
+
+    def feed(
+        self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ
+    ) -> list[FieldEvent] | None:
+        """Apply one frame to every strategy; with collect_events, what it did (robust)."""
+        self.frames = n = frame.number
+        if plain is NOT_READ:
+            plain = plain_fragment(frame.payload)
+        robust = self.robust
+        if (
+            plain is not None
+            and frame.event == "content_block_delta"
+            and not self.collect_events
+            and not frame.bad_utf8
+            and (not self._reads or robust.fragment(n, *plain))  # type: ignore[misc]
+        ):
+            index, text = plain  # type: ignore[misc]
+            for s in self.others:
+                s.fragment(n, index, text)
+            self._sdk_feed(frame)
+            return None
+        robust.events = [] if self.collect_events else None
+        if self._reads:
+            robust.feed(frame)
+        if self.others:
+            self._feed_clients(frame)
+        self._sdk_feed(frame)
+        return robust.events
+
+    def _feed_clients(self, frame: Frame) -> None:
+        """The frame as the client strategies read it (the data's type decides)."""
+        p = frame.payload
+        if type(p) is not dict:
+            return
+        kind, n = p.get("type"), frame.number
+        if kind == "message_start":
+            for s in self.others:
+                s.message_start(n)
+            return
+        index = p.get("index")
+        if not is_index(index):
+            return
+        if kind == "content_block_start":
+            block = p.get("content_block")
+            block = block if isinstance(block, dict) else {}
+            for s in self.others:
+                s.start(n, index, block)
+        elif kind == "content_block_delta":
+            delta = p.get("delta")
+            if isinstance(delta, dict) and delta.get("type") == "input_json_delta":
+                text = delta.get("partial_json")
+                if isinstance(text, str):
+                    for s in self.others:
+                        s.fragment(n, index, text)
+        elif kind == "content_block_stop":
+            for s in self.others:
+                s.stop(n, index)
+
+    def _sdk_feed(self, frame: Frame) -> None:
+        sdk = self.sdk
+        if isinstance(sdk, Unmodeled):
+            return
+        if self.chunk_log and frame.event is None and isinstance(frame.payload, dict):
+            kind = frame.payload.get("type")
+            if isinstance(kind, str):
+                frame = copy.copy(frame)
+                frame.event = kind
+        try:
+            sdk.feed(frame)
+        except Unmodeled as why:
+            self.sdk = why
+
+    def copy(self) -> AnthropicEngine:
+        new = copy.copy(self)
+        new.log = self.log.copy()
+        new.robust = self.robust.copy(new.log)
+        new.others = [s.copy() for s in self.others]  # type: ignore[misc]
+        new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
+        return new
+
+    # -- the state at this frame, for the faces ------------------------------------------
+
+    def calls_now(self) -> list[Call]:
+        return self.robust.results()
+
+    def content_now(self) -> str:
+        return "".join(t for m in self.robust.messages for t in m.content)
+
+    def strategy_calls(self) -> Strategies:
+        sdk = self.sdk
+        out: Strategies = {
+            "robust": self.robust.results(),
+            "anthropic-sdk": sdk if isinstance(sdk, Unmodeled) else (sdk.error or sdk.calls()),
+        }
+        for s in self.others:
+            out[s.name] = s.result()
+        return {name: out[name] for name in STRATEGY_NAMES}
+
+    # -- the end of the stream ------------------------------------------------------------
+
+    @property
+    def done_seen(self) -> bool:
+        return bool(self.robust.done_frame)
+
+    @property
+    def errored(self) -> bool:
+        return bool(self.robust.error_payload)
+
+    def _settled(self) -> list[tuple[Call, bool]]:
+        return [(call, False) for call in self.robust.results()]
+
+    def who(self, call: Call) -> str:
+        several = len(self.robust.messages) > 1
+        return f"tool block {call.index}" + (f" of message {call.choice}" if several else "")
+
+    def declared_for(self, call: Call) -> frozenset[str] | None:
+        # server and MCP tools are declared by type or by their server, not by name
+        return self.declared if call.type == "tool_use" else None
+
+    def _summary(self) -> tuple[str | None, str, str, list[ChoiceSummary]]:
+        messages = self.robust.messages
+        choices = [
+            ChoiceSummary(m.number, m.stop_reason, "".join(m.content), "".join(m.reasoning), "")  # type: ignore[arg-type]
+            for m in messages
+        ]
+        if not choices:
+            return None, "", "", []
+        content = "".join(c.content for c in choices)
+        reasoning = "".join(c.reasoning_content for c in choices)
+        return choices[-1].finish_reason, content, reasoning, choices
+
+    def others_at_end(self) -> Strategies:
+        out: Strategies = {s.name: s.result() for s in self.others}
+        if not self._emulated:
+            return out
+        sdk = self.sdk
+        if isinstance(sdk, Unmodeled):
+            out["anthropic-sdk"] = sdk
+        else:
+            try:
+                out["anthropic-sdk"] = sdk.finish(self.frames)
+            except Unmodeled as why:
+                out["anthropic-sdk"] = why
+        return out
+
+    def _stream_rules(self, last: int, expect_done: bool) -> None:
+        robust, log = self.robust, self.log
+        for m in robust.messages:
+            where = f" in message {m.number}" if len(robust.messages) > 1 else ""
+            for block in m.calls:
+                if block.open:
+                    log.add(
+                        "block-stop-missing",
+                        last,
+                        f"the stream ended with tool block {block.index}{where} "
+                        f"({cut(quote(block.name), 30)}) open"
+                        + (f", stop_reason {quote(m.stop_reason)}" if m.stop_reason else "")
+                        + ": its input may be cut short; clients that salvage partial JSON run "
+                        "what arrived",
+                        m.number,
+                        block.index,
+                    )
+            client = [b for b in m.calls if b.type == "tool_use"]
+            if client and m.stop_reason != "tool_use":
+                log.add(
+                    "stop-reason-mismatch",
+                    m.stop_frame or last,
+                    f"{plural(len(client), 'tool_use call')} assembled{where} but stop_reason is "
+                    + (quote(m.stop_reason) if m.stop_reason is not None else "missing")
+                    + '; agent loops that wait for "tool_use" end the turn',
+                    m.number,
+                )
+            if not m.calls and m.content:
+                text = "".join(m.content)
+                if TOOL_CALL_TEXT.search(text):
+                    log.add(
+                        "tool-call-in-content",
+                        last,
+                        f"message {m.number}: the text looks like a tool call "
+                        f"({cut(quote(text), 52)}) but no tool block was streamed",
+                        m.number,
+                    )
+        if not expect_done:
+            return
+        if robust.unnamed:
+            log.add(
+                "event-name-missing",
+                robust.first_unnamed,
+                f"{plural(robust.unnamed, 'event')} carry no event: name: the official anthropic "
+                "SDK skips every such event; clients that read the data's type see them",
+            )
+        if not robust.done_frame:
+            log.add(
+                "message-stop-missing",
+                last,
+                "the stream ended without message_stop"
+                + (": no message began" if not robust.messages else "")
+                + "; clients that wait for it hang or drop the message",
+            )

@@ -1,0 +1,70 @@
+"""One line per frame of an Anthropic Messages stream: what its event carries."""
+
+from __future__ import annotations
+
+from ...core.frames import INVALID, Frame
+from ...text import quote, visible
+
+
+def _word(value: object) -> str:
+    if isinstance(value, int) or (isinstance(value, str) and len(value) <= 24):
+        return visible(str(value))
+    return quote(value, 24)
+
+
+def plain_summary(index: int, text: str) -> str:
+    """`summarize` of an input_json_delta frame, from its block index and fragment alone."""
+    return f"b{index} json+{quote(text, 20)}"
+
+
+def summarize(frame: Frame) -> str:
+    """e.g. `message_start`, `b1 tool_use id="toolu_01" name="get_weather"`, `b1 json+"{\\"city"`."""
+    p = frame.payload
+    if p is INVALID:
+        return f"not JSON: {quote(frame.data, 30)}"
+    if not isinstance(p, dict):
+        return f"JSON {type(p).__name__}"
+    kind = p.get("type")
+    index = p.get("index")
+    at = f"b{_word(index)} " if "index" in p else ""
+    if kind == "content_block_delta":
+        delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
+        dtype = delta.get("type")
+        for key, label, shown in (
+            ("partial_json", "json", "input_json_delta"),
+            ("text", "text", "text_delta"),
+            ("thinking", "think", "thinking_delta"),
+        ):
+            if dtype == shown:
+                return f"{at}{label}+{quote(delta.get(key), 20)}"
+        if dtype == "signature_delta":
+            return f"{at}signature"
+        return f"{at}delta {_word(dtype)}"
+    if kind == "content_block_start":
+        block = p.get("content_block") if isinstance(p.get("content_block"), dict) else {}
+        bits = [f"{at}start {_word(block.get('type'))}"]
+        if "id" in block:
+            bits.append(f"id={quote(block['id'], 16)}")
+        if "name" in block:
+            bits.append(f"name={quote(block['name'], 16)}")
+        if block.get("input") not in (None, {}):
+            bits.append(f"input={quote(block['input'], 20)}")
+        return " ".join(bits)
+    if kind == "content_block_stop":
+        return f"{at}stop"
+    if kind == "message_start":
+        message = p.get("message") if isinstance(p.get("message"), dict) else {}
+        return (
+            f"message_start {quote(message.get('id'), 20)}" if "id" in message else "message_start"
+        )
+    if kind == "message_delta":
+        delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
+        reason = delta.get("stop_reason")
+        return f"stop_reason {_word(reason)}" if reason is not None else "message_delta"
+    if kind == "error":
+        error = p.get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+        return f"error {quote(message, 40)}"
+    if kind in ("message_stop", "ping"):
+        return kind
+    return f"event {_word(kind)}"

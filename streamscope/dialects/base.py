@@ -1,0 +1,55 @@
+"""What a dialect gives the rest of streamscope: one record per dialect, every face asks it.
+
+A face never names a dialect: it asks the stream's `Dialect` for its engine, its
+strategies, how a frame reads in one line, and how a request carries the calls back.
+Adding a dialect adds a package under `streamscope/dialects/` and a line in its registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..core.calls import Call, StrategyError
+from ..core.engine import Engine
+from ..core.frames import Frame
+from ..core.history import History
+
+# The real SDK's answer for frames its emulation does not model: (frames, the request's
+# tools, its response_format) -> calls, or the exception it raised.
+RealSdk = Callable[[list[Frame], list | None, object], "list[Call] | StrategyError"]
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """What a dialect calls the parts of a stream, in the words its users know."""
+
+    key: str  # what a call is keyed by: "index", "block"
+    container: str  # what holds the calls: "choice", "message"
+    finish: str  # the field that says why it stopped: "finish_reason", "stop_reason"
+    columns: tuple[str, str]  # the call table's short headers for container and key
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    name: str  # as `inspect --json` says it: "chat-completions", "anthropic-messages"
+    title: str  # in words, for people: "Chat Completions", "Anthropic Messages"
+    engine: type[Engine]  # reads one stream, every strategy side by side
+    strategies: tuple[str, ...]  # robust first, then the clients in the contract's order
+    sdk: str  # the strategy that stands for the official SDK (run for real when not emulated)
+    # The fast-path reading of a payload: (call key, fragment) for a frame that only adds
+    # one argument fragment (chat: (-1, text) for a content fragment), None for any other.
+    plain: Callable[[object], tuple[int, str] | None]
+    plain_summary: Callable[[int, str], str]  # the one-line summary of such a frame
+    summarize: Callable[[Frame], str]  # the one-line summary of any frame
+    # A request body's history, for the contract and the replay (None: it carries none).
+    history: Callable[[object], History | None]
+    terms: Terms
+    # Does a request to this URL path with this body speak the dialect?
+    claims_request: Callable[[str, object], bool]
+    # Does this event (its parsed payload, its SSE event name) belong to the dialect?
+    claims_event: Callable[[object, str | None], bool]
+    # The official SDK, run for real where its emulation raised Unmodeled (the SDK is
+    # imported only when called), and the installed SDK's version (None: not installed).
+    real_sdk: RealSdk
+    sdk_version: Callable[[], str | None]

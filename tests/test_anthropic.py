@@ -1,0 +1,623 @@
+"""Anthropic Messages read end to end: the reading, every anomaly kind of the dialect, the
+clients, bad input, and the streams of the anthropic SDK's and vercel/ai's own tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamscope.analysis import analyze
+from streamscope.core.anomalies import KINDS
+from streamscope.core.calls import StrategyError
+from streamscope.core.sse import decode_body
+from streamscope.dialects.anthropic.engine import AnthropicEngine
+
+from .anthropic_events import (
+    MESSAGE_STOP,
+    PING,
+    WEATHER,
+    WEATHER_TOOL,
+    block_stop,
+    calls,
+    frames,
+    json_delta,
+    kinds,
+    message,
+    message_delta,
+    message_start,
+    run,
+    sse,
+    text_block,
+    text_delta,
+    text_start,
+    tool_call,
+    tool_start,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
+# A tool block whose start carries no input at all, so "" is all its arguments hold.
+NO_INPUT = {
+    "type": "content_block_start",
+    "index": 0,
+    "content_block": {"type": "tool_use", "id": "toolu_a", "name": "get_weather"},
+}
+
+# kind -> (events that trigger it, events like them that must not, run() arguments)
+CASES: dict[str, tuple[list, list, dict]] = {
+    "block-start-input-nonempty": (
+        message([tool_start(0, input={"city": "Paris"}), json_delta(0, '{"city": "Rome"}')]),
+        message([tool_start(0, input={"city": "Paris"}), json_delta(0, ""), block_stop(0)]),
+        {},
+    ),
+    "partial-json-empty": (WEATHER, message(tool_call(parts=('{"city": "Paris"}',))), {}),
+    "block-delta-without-start": (
+        message(tool_call(), [json_delta(3, '{"a": 1}')]),
+        WEATHER,
+        {},
+    ),
+    "block-stop-missing": (
+        message(tool_call()[:-1], stop="max_tokens"),
+        message(tool_call(), stop="max_tokens"),
+        {},
+    ),
+    "block-index-reused": (
+        message(tool_call(1), tool_call(1, "toolu_b")),
+        message(tool_call(1), tool_call(2, "toolu_b")),
+        {},
+    ),
+    "message-start-repeated": (
+        [message_start("msg_1"), *tool_call()[:2], *message(tool_call(), mid="msg_2")],
+        [*message(tool_call(), mid="msg_1"), *message(tool_call(), mid="msg_2")],
+        {},
+    ),
+    "stop-reason-mismatch": (message(tool_call(), stop="end_turn"), WEATHER, {}),
+    "message-stop-missing": (WEATHER[:-1], WEATHER, {}),
+    "event-name-missing": (WEATHER, WEATHER, {"named": False}),
+    "event-schema-violation": (
+        message(tool_call(), [json_delta(1, 42)]),
+        WEATHER,
+        {},
+    ),
+    "event-unknown": (
+        message(tool_call(), [{"type": "content_block_magic", "index": 1}]),
+        WEATHER,
+        {},
+    ),
+    "id-missing": (message(tool_call(tid="")), WEATHER, {}),
+    "name-missing": (message(tool_call(name="")), WEATHER, {}),
+    "id-reused": (
+        message(tool_call(1), tool_call(2)),
+        message(tool_call(1), tool_call(2, "toolu_b")),
+        {},
+    ),
+    "interleaved": (
+        message(
+            [tool_start(1), tool_start(2, "toolu_b")],
+            [json_delta(1, '{"a":'), json_delta(2, '{"b":'), json_delta(1, "1}")],
+            [json_delta(2, "2}"), block_stop(1), block_stop(2)],
+        ),
+        message(tool_call(1), tool_call(2, "toolu_b")),
+        {},
+    ),
+    "args-empty": (message([NO_INPUT, json_delta(0, ""), block_stop(0)]), WEATHER, {}),
+    "args-invalid-json": (message(tool_call(parts=('{"city": ', "Par"))), WEATHER, {}),
+    "args-double-encoded": (message(tool_call(parts=('"{\\"a\\": 1}"',))), WEATHER, {}),
+    "call-boundary-ambiguous": (message(tool_call(parts=('{"a": 1}', '{"a": 2}'))), WEATHER, {}),
+    "name-undeclared": (message(tool_call(name="get_time")), WEATHER, {"tools": [WEATHER_TOOL]}),
+    "provider-error": (
+        [
+            *WEATHER[:4],
+            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+        ],
+        WEATHER,
+        {},
+    ),
+    "chunk-invalid-json": (message(tool_call(), ["{not json"]), WEATHER, {}),
+    "stream-truncated": (WEATHER, WEATHER, {"end_reason": "upstream-error"}),
+    "tool-call-in-content": (
+        message(text_block(0, '<tool_call>{"name": "get_weather"}</tool_call>'), stop="end_turn"),
+        message(text_block(0, "It is sunny."), stop="end_turn"),
+        {},
+    ),
+    "invalid-utf8": (None, None, {}),  # built from bytes below
+}
+QUIET_EXTRA = {"event-name-missing": {}, "stream-truncated": {}}
+# Kinds that name Chat Completions fields: never on an Anthropic stream.
+CHAT_ONLY = {
+    "id-empty-overwrite",
+    "name-empty-overwrite",
+    "type-empty-or-null",
+    "id-repeated",
+    "name-repeated",
+    "id-changed",
+    "name-fragmented",
+    "name-changed",
+    "type-missing",
+    "function-missing",
+    "index-missing",
+    "index-invalid",
+    "index-gap",
+    "index-reused",
+    "index-moved",
+    "same-index-twice-in-chunk",
+    "args-opener-nonempty",
+    "args-not-string",
+    "args-resent",
+    "args-cumulative",
+    "role-repeated",
+    "delta-after-finish",
+    "finish-repeated",
+    "finish-reason-mismatch",
+    "finish-reason-missing",
+    "done-missing",
+    "chunk-schema-violation",
+}
+
+
+def test_every_kind_is_one_dialects_or_shared():
+    from .test_anomalies import CASES as CHAT_CASES
+
+    # every registered kind has a case in a dialect's table (dialect-unknown: below)
+    assert set(CHAT_CASES) | set(CASES) | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
+    assert not CHAT_ONLY & set(CASES)
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in CASES if CASES[k][0] is not None))
+def test_kind_triggers(kind):
+    events, _, extra = CASES[kind]
+    result = run(events, **extra)
+    assert kind in kinds(result), [a.to_json() for a in result.anomalies]
+    anomaly = next(a for a in result.anomalies if a.kind == kind)
+    assert anomaly.severity == KINDS[kind][0]
+    assert anomaly.message and "\n" not in anomaly.message and "None" not in anomaly.message
+    assert 1 <= anomaly.frame <= result.frames
+    assert result.dialect == "anthropic-messages"
+
+
+def test_no_report_shows_a_python_none(tmp_path):
+    from click.testing import CliRunner
+
+    from streamscope.cli import main
+
+    for kind, (events, _, extra) in CASES.items():
+        if events is None or extra:
+            continue
+        path = tmp_path / "stream.sse"
+        path.write_bytes(sse(events))
+        report = CliRunner().invoke(main, ["inspect", str(path)])
+        assert report.exit_code == 0, report.output
+        ours = [line for line in report.output.splitlines() if " raises " not in line]
+        assert not [line for line in ours if "None" in line], (kind, report.output)
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in CASES if CASES[k][1] is not None))
+def test_kind_stays_quiet(kind):
+    _, events, extra = CASES[kind]
+    assert kind not in kinds(run(events, **QUIET_EXTRA.get(kind, extra)))
+
+
+def test_invalid_utf8_is_named_where_it_is():
+    body = sse(WEATHER).replace(b"Let me look.", b"Let me \xff look.")
+    found, truncation = decode_body(body)
+    engine = AnthropicEngine()
+    for frame in found:
+        engine.feed(frame)
+    result = engine.finish(truncation)
+    assert "invalid-utf8" in kinds(result)
+    assert calls(result) == calls(run(WEATHER))
+
+
+def test_the_reading_of_a_tool_call():
+    result = run(WEATHER, [WEATHER_TOOL])
+    assert calls(result) == [(0, 1, "toolu_a", "get_weather", "tool_use", '{"city": "Paris"}')]
+    assert result.ended == "done" and result.finish_reason == "tool_use"
+    assert result.content == "Let me look."
+    assert kinds(result) == {"partial-json-empty"}  # the API's usual first fragment
+    strategies = result.strategies
+    assert list(strategies) == ["robust", "anthropic-sdk", "start-concat", "last-block", "truthy"]
+    assert strategies["start-concat"][0].arguments == '{}{"city": "Paris"}'
+    assert result.differs("start-concat") and not result.differs("last-block")
+    assert not result.differs("truthy")
+
+
+def test_a_no_argument_tool_is_its_start_input_and_truthy_clients_fail():
+    result = run(message(tool_call(parts=("",))))
+    assert calls(result)[0][-1] == "{}"
+    assert "args-empty" not in kinds(result)
+    got = result.strategies["truthy"]
+    assert isinstance(got, StrategyError) and "Unexpected end of JSON input" in got.error
+    assert not result.differs("start-concat")  # {} alone: nothing glued
+
+
+def test_a_server_tool_whose_start_carries_the_whole_input():
+    start = tool_start(0, "srvtoolu_1", "web_search", "server_tool_use", input={"query": "x"})
+    result = run(message([start, block_stop(0)], stop="end_turn"))
+    assert calls(result) == [(0, 0, "srvtoolu_1", "web_search", "server_tool_use", '{"query":"x"}')]
+    assert "stop-reason-mismatch" not in kinds(result)  # a server tool needs no tool_use stop
+    assert "name-undeclared" not in kinds(run(message([start, block_stop(0)]), [WEATHER_TOOL]))
+
+
+def test_fragments_go_to_the_block_their_index_names():
+    events = message(
+        [tool_start(1), tool_start(2, "toolu_b", "get_time")],
+        [json_delta(1, '{"a":'), json_delta(2, '{"b":'), json_delta(1, "1}"), json_delta(2, "2}")],
+        [block_stop(1), block_stop(2)],
+    )
+    result = run(events)
+    assert [c[-1] for c in calls(result)] == ['{"a":1}', '{"b":2}']
+    last = result.strategies["last-block"]
+    assert [c.arguments for c in last] == ["{}", '{"a":{"b":1}2}']  # everything to the last block
+    assert result.differs("last-block")
+
+
+def test_a_spliced_message_start_begins_a_new_message():
+    events = [
+        message_start("msg_first"),
+        tool_start(1, "toolu_first"),
+        json_delta(1, '{"v":"Spark'),
+    ]
+    events += message(tool_call(1, "toolu_second", parts=('{"v":"Sparkle"}',)), mid="msg_second")
+    result = run(events)
+    assert calls(result) == [
+        (0, 1, "toolu_first", "get_weather", "tool_use", '{"v":"Spark'),
+        (1, 1, "toolu_second", "get_weather", "tool_use", '{"v":"Sparkle"}'),
+    ]
+    found = kinds(result)
+    assert {"message-start-repeated", "block-stop-missing", "args-invalid-json"} <= found
+    assert [c.finish_reason for c in result.choices] == [None, "tool_use"]
+
+
+def test_a_repeated_message_start_with_the_same_id_is_one_message():
+    events = [message_start("msg_1"), *message(tool_call(), mid="msg_1")]
+    result = run(events)
+    assert len(result.choices) == 1 and len(result.tool_calls) == 1
+    assert "message-start-repeated" in kinds(result)
+
+
+def test_blocks_a_message_start_carries_whole_are_calls():
+    content = [{"type": "tool_use", "id": "toolu_w", "name": "roll", "input": {"p": 1}}]
+    events = [message_start("msg_1", content=content, stop_reason="tool_use"), MESSAGE_STOP]
+    result = run(events)
+    assert calls(result) == [(0, 0, "toolu_w", "roll", "tool_use", '{"p":1}')]
+    assert not kinds(result) and result.finish_reason == "tool_use"
+
+
+def test_text_and_thinking_interleave_with_tools_and_pings():
+    events = [
+        message_start(),
+        text_start(0, "thinking"),
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "hm"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": "s"},
+        },
+        block_stop(0),
+        PING,
+        *tool_call(1),
+        text_start(2),
+        text_delta(2, "Done."),
+        block_stop(2),
+        message_delta("tool_use"),
+        MESSAGE_STOP,
+    ]
+    result = run(events)
+    assert result.reasoning_content == "hm" and result.content == "Done."
+    assert kinds(result) == {"partial-json-empty"}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {
+            "type": "content_block_delta",
+            "index": "1",
+            "delta": {"type": "input_json_delta", "partial_json": "x"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1.5,
+            "delta": {"type": "input_json_delta", "partial_json": "x"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": True,
+            "delta": {"type": "input_json_delta", "partial_json": "x"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": -1,
+            "delta": {"type": "input_json_delta", "partial_json": "x"},
+        },
+        {"type": "content_block_delta", "delta": {"type": "input_json_delta", "partial_json": "x"}},
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": None},
+        },
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta"}},
+        {"type": "content_block_delta", "index": 1, "delta": "text"},
+        {"type": "content_block_delta", "index": 1},
+        {"type": "content_block_delta", "index": 9, "delta": {"type": "text_delta", "text": "x"}},
+        {"type": "content_block_start", "index": 1, "content_block": None},
+        {"type": "content_block_start", "index": [1]},
+        {"type": "content_block_stop", "index": {"a": 1}},
+        {"type": "totally_new_event"},
+        {"type": None},
+        {},
+        [1, 2],
+        "null",
+        "[DONE]",
+        '{"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "\\ud800"}}',
+    ],
+)
+def test_bad_input_is_an_anomaly_never_a_traceback(bad, tmp_path):
+    events = [*WEATHER[:6], bad, *WEATHER[6:]]
+    result = run(events)
+    assert result.tool_calls  # the rest is still read
+    assert kinds(result) - {"partial-json-empty"}, "the bad event is named"
+    path = tmp_path / "bad.sse"
+    path.write_bytes(sse(events))
+    from click.testing import CliRunner
+
+    from streamscope.cli import main
+
+    for args in (["inspect", str(path)], ["inspect", "--json", str(path)]):
+        out = CliRunner().invoke(main, args)
+        assert out.exit_code == 0 and out.exception is None, out.output
+
+
+# -- random streams: the invariants -------------------------------------------------------
+
+_fragment = st.sampled_from(
+    ["", "{", '"a"', ":", " 1", "}", "[", "]", ",", '"\\u00e9"', "tru", "e"]
+)
+_event = st.one_of(
+    st.builds(message_start, st.sampled_from(["m1", "m2"])),
+    st.builds(
+        tool_start,
+        st.integers(0, 3),
+        st.sampled_from(["toolu_a", "toolu_b", ""]),
+        st.sampled_from(["get_weather", "", "x"]),
+        st.sampled_from(["tool_use", "server_tool_use", "mcp_tool_use"]),
+    ),
+    st.builds(text_start, st.integers(0, 3), st.sampled_from(["text", "thinking"])),
+    st.builds(json_delta, st.integers(0, 3), _fragment),
+    st.builds(
+        text_delta, st.integers(0, 3), st.sampled_from(["", "hi", '"name": "f", "arguments"'])
+    ),
+    st.builds(block_stop, st.integers(0, 3)),
+    st.builds(message_delta, st.sampled_from(["tool_use", "end_turn", "max_tokens", None])),
+    st.just(MESSAGE_STOP),
+    st.just(PING),
+    st.just({"type": "error", "error": {"message": "boom"}}),
+    st.just("{not json"),
+    st.just({"type": "new_event"}),
+)
+streams = st.lists(_event, max_size=30)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(streams, st.lists(st.integers(1, 60), max_size=12), st.booleans())
+def test_rechunking_never_changes_the_reading_and_no_chat_kind_appears(events, cuts, named):
+    body = sse(events, named)
+    whole = run(events, named=named)
+    assert not CHAT_ONLY & kinds(whole)
+    # the same bytes read in other pieces
+    from streamscope.core.sse import SseDecoder
+
+    decoder, engine, at = SseDecoder(), AnthropicEngine(), 0
+    for size in [*cuts, len(body)]:
+        for frame in decoder.feed(body[at : at + size], 0):
+            engine.feed(frame)
+        at += size
+    again = engine.finish(decoder.finish())
+    assert calls(again) == calls(whole)
+    assert [a.to_json() for a in again.anomalies] == [a.to_json() for a in whole.anomalies]
+
+
+@settings(max_examples=200, deadline=None)
+@given(streams, st.integers(0, 30))
+def test_a_copy_taken_anywhere_carries_on_as_the_original(events, at):
+    found = frames(events)
+    engine = AnthropicEngine()
+    for frame in found[:at]:
+        engine.feed(frame)
+    twin = engine.copy()
+    for frame in found[at:]:
+        engine.feed(frame)
+        twin.feed(frame)
+    a, b = engine.finish(), twin.finish()
+    assert calls(a) == calls(b)
+    assert [x.to_json() for x in a.anomalies] == [x.to_json() for x in b.anomalies]
+    assert {k: repr(v) for k, v in a.strategies.items()} == {
+        k: repr(v) for k, v in b.strategies.items()
+    }
+
+
+@settings(max_examples=200, deadline=None)
+@given(streams)
+def test_the_fast_path_reads_as_every_rule_does(events):
+    found = frames(events)
+    fast, slow = AnthropicEngine(), AnthropicEngine()
+    for frame in found:
+        fast.feed(frame)
+        slow.collect_events = True  # field events asked for: every frame through every rule
+        slow.feed(frame)
+    a, b = fast.finish(), slow.finish()
+    assert calls(a) == calls(b)
+    assert [x.to_json() for x in a.anomalies] == [x.to_json() for x in b.anomalies]
+    assert {k: repr(v) for k, v in a.strategies.items()} == {
+        k: repr(v) for k, v in b.strategies.items()
+    }
+
+
+# -- the projects' own recorded streams ---------------------------------------------------
+
+# file -> (robust's calls, the trap each shows, named at its frame); see fixtures/anthropic.
+EXPECTED = {
+    "anthropic-sdk-python-tool-use.sse": (
+        [
+            (
+                0,
+                1,
+                "toolu_01NRLabsLyVHZPKxbKvkfSMn",
+                "get_weather",
+                "tool_use",
+                '{"location": "Paris"}',
+            )
+        ],
+        {"partial-json-empty": 8},
+    ),
+    "anthropic-sdk-python-tool-use-invalid-json.sse": (
+        [
+            (
+                0,
+                1,
+                "toolu_01NRLabsLyVHZPKxbKvkfSMn",
+                "get_weather",
+                "tool_use",
+                '{"location": "Paris", "unit": celsius}',
+            )
+        ],
+        {"args-invalid-json": 12},
+    ),
+    "anthropic-sdk-python-incomplete-partial-json.sse": (None, {"block-stop-missing": 0}),
+    "anthropic-sdk-python-server-tool-use.sse": (
+        [
+            (
+                0,
+                1,
+                "srvtoolu_01WebSearch",
+                "web_search",
+                "server_tool_use",
+                '{"query": "weather in Paris"}',
+            )
+        ],
+        {},
+    ),
+    "anthropic-sdk-python-server-tool-result.sse": (
+        [
+            (0, 0, "svu_web_001", "web_search", "server_tool_use", "{}"),
+            (0, 1, "tu_client_001", "ask_internal_tool", "tool_use", '{"query":"test"}'),
+        ],
+        {},
+    ),
+    "vercel-ai-tool-no-args.sse": (
+        [(0, 1, "toolu_01QE1WLsSVp5hy5Q3GmGTmjP", "updateIssueList", "tool_use", "{}")],
+        {"partial-json-empty": 10},
+    ),
+    "vercel-ai-text-then-tool-use.sse": (
+        [
+            (
+                0,
+                1,
+                "toolu_01Ni1uw4HXYxUhc4iFMqx7yY",
+                "get_weather",
+                "tool_use",
+                '{"city": "San Francisco"}',
+            )
+        ],
+        {},
+    ),
+    "vercel-ai-spliced-message-start.sse": (
+        [
+            (0, 1, "toolu_first", "test-tool", "tool_use", '{"value":"Spark'),
+            (1, 1, "toolu_second", "test-tool", "tool_use", '{"value":"Sparkle Day"}'),
+        ],
+        {"message-start-repeated": 8, "block-stop-missing": 0},
+    ),
+    "vercel-ai-mcp-tool-use.sse": (
+        [
+            (
+                0,
+                0,
+                "mcptoolu_017CuqaJcXe5ZHJjaz3KS1AT",
+                "echo",
+                "mcp_tool_use",
+                '{"message": "hello world"}',
+            )
+        ],
+        {},
+    ),
+    "vercel-ai-code-execution-empty-first-delta.sse": (
+        [
+            (
+                0,
+                0,
+                "srvtoolu_empty_first_delta",
+                "text_editor_code_execution",
+                "server_tool_use",
+                '"command":"view","path":"/tmp/a.txt"}',
+            )
+        ],
+        {"args-invalid-json": 0},
+    ),
+    "vercel-ai-message-start-prepopulated-content.sse": (
+        [(0, 2, "toolu_followup", "lookup_customer", "tool_use", '{"id":"customer_123"}')],
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.sse")))
+def test_the_projects_recorded_streams(name):
+    (stream,) = analyze(FIXTURES / name).streams
+    assert stream.dialect == "anthropic-messages"
+    assert not CHAT_ONLY & kinds(stream)
+    want, traps = EXPECTED.get(name, (None, {}))
+    if want is not None:
+        assert calls(stream) == want
+    for kind, frame in traps.items():
+        found = [a for a in stream.anomalies if a.kind == kind]
+        assert found, f"{name}: {kind} not named"
+        if frame:
+            assert found[0].frame == frame
+    # a chunk log of the same events reads the same
+    log = FIXTURES / name.replace(".sse", ".jsonl")
+    if log.exists():
+        (again,) = analyze(log).streams
+        assert calls(again) == calls(stream) and again.dialect == "anthropic-messages"
+
+
+def test_the_program_calling_stream_holds_every_call_of_its_fifteen_messages():
+    (stream,) = analyze(FIXTURES / "vercel-ai-programmatic-tool-calling.sse").streams
+    assert len(stream.choices) == 15
+    rolls = [c for c in stream.tool_calls if c.name == "rollDie"]
+    assert len(rolls) == 14 and rolls[0].arguments == '{"player":"player1"}'
+    assert "message-start-repeated" not in kinds(stream)
+
+
+def test_the_dialect_is_told_by_content_never_by_name(tmp_path):
+    path = tmp_path / "openai-chat.txt"  # the name lies
+    path.write_bytes(sse(WEATHER))
+    doc = analyze(path)
+    assert doc.streams[0].dialect == "anthropic-messages"
+    log = tmp_path / "stream.jsonl"
+    log.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in WEATHER))
+    assert analyze(log).streams[0].dialect == "anthropic-messages"
+
+
+@pytest.mark.parametrize(
+    "events, words",
+    [
+        ([{"type": "response.created", "response": {}}], "OpenAI Responses"),
+        ([{"candidates": [{"content": {"parts": [{"text": "hi"}]}}]}], "Gemini"),
+        (["garbage", "more garbage"], "neither the request nor the first events"),
+    ],
+)
+def test_a_stream_no_dialect_reads_says_so(events, words, tmp_path):
+    path = tmp_path / "stream.sse"
+    path.write_bytes(sse(events, named=False))
+    (stream,) = analyze(path).streams
+    assert stream.dialect == "chat-completions"
+    (unknown,) = [a for a in stream.anomalies if a.kind == "dialect-unknown"]
+    assert words in unknown.message and unknown.severity == "info"
