@@ -1019,12 +1019,358 @@ SAMPLES = [
 ]
 
 
+# -- Anthropic Messages (POST /v1/messages, `event:` + `data:` SSE)
+
+ANTHROPIC_BASE = "https://api.anthropic.com"
+CLAUDE = "claude-sonnet-4-5-20250929"
+
+
+def claude_tool(name: str, description: str, properties: dict, required: list[str]) -> dict:
+    schema = {"type": "object", "properties": properties, "required": required}
+    return {"name": name, "description": description, "input_schema": schema}
+
+
+CLAUDE_WEATHER = claude_tool(
+    "get_weather",
+    "Current weather for a city.",
+    {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+    ["city"],
+)
+CLAUDE_REMINDERS = claude_tool("list_reminders", "The user's reminders for today.", {}, [])
+CLAUDE_WRITE = claude_tool(
+    "write_file",
+    "Write a text file of the workspace.",
+    {"path": {"type": "string"}, "lines": {"type": "array", "items": {"type": "string"}}},
+    ["path", "lines"],
+)
+
+
+class Claude:
+    """Builds one Anthropic message's events, with made-up but fixed ids and usage."""
+
+    def __init__(self, mid: str, input_tokens: int) -> None:
+        self.mid, self.input_tokens = mid, input_tokens
+
+    def start(self) -> Chunk:
+        message = {
+            "id": self.mid,
+            "type": "message",
+            "role": "assistant",
+            "model": CLAUDE,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": self.input_tokens, "output_tokens": 1},
+        }
+        return {"type": "message_start", "message": message}
+
+    @staticmethod
+    def text(index: int, text: str) -> list[Chunk]:
+        pieces = []
+        for word in text.split(" "):
+            pieces.append(word if not pieces else " " + word)
+        start = {"type": "content_block_start", "index": index}
+        start["content_block"] = {"type": "text", "text": ""}
+        deltas = [
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "text_delta", "text": p},
+            }
+            for p in pieces
+        ]
+        return [start, *deltas, {"type": "content_block_stop", "index": index}]
+
+    @staticmethod
+    def tool(
+        index: int,
+        tid: str,
+        name: str,
+        fragments: list[str],
+        start_input: dict | None = None,
+        stop=True,
+    ) -> list[Chunk]:
+        block = {"type": "tool_use", "id": tid, "name": name, "input": start_input or {}}
+        out: list[Chunk] = [{"type": "content_block_start", "index": index, "content_block": block}]
+        for f in fragments:
+            delta = {"type": "input_json_delta", "partial_json": f}
+            out.append({"type": "content_block_delta", "index": index, "delta": delta})
+        if stop:
+            out.append({"type": "content_block_stop", "index": index})
+        return out
+
+    @staticmethod
+    def end(stop_reason: str, output_tokens: int) -> list[Chunk]:
+        delta = {"stop_reason": stop_reason, "stop_sequence": None}
+        return [
+            {"type": "message_delta", "delta": delta, "usage": {"output_tokens": output_tokens}},
+            {"type": "message_stop"},
+        ]
+
+
+PING = {"type": "ping"}
+
+
+def tool_use(tid: str, name: str, args: dict) -> dict:
+    """A tool_use block of the assistant message the agent sends back."""
+    return {"type": "tool_use", "id": tid, "name": name, "input": args}
+
+
+def tool_result(tid: str, content: str) -> dict:
+    return {"type": "tool_result", "tool_use_id": tid, "content": content}
+
+
+@dataclass
+class AnthropicSample:
+    name: str
+    messages: list[dict]  # the first request's messages
+    tools: list[dict]
+    stream1: list[Chunk]
+    assistant: list[dict]  # the content blocks of the assistant message sent back
+    results: list[dict]  # the content blocks of the user message that answers
+    stream2: list[Chunk]
+    system: str = "You are a helpful assistant. Use the tools when needed."
+    max_tokens: int = 1024
+    split1: int | tuple[int, int] | None = None
+
+
+def anthropic_tool_use() -> AnthropicSample:
+    """The API as it streams: `{}` in the start, a first fragment of "", and a tool with no
+    arguments whose only fragment is "" (truthy clients fail on it, start-concat ones
+    glue `{}` to the other's fragments)."""
+    w_id, r_id = "toolu_01A9xKfQ2bZ7mNc4WvR8tLpY", "toolu_01Hs3JdE6kVb0qXn2TyU5wMa"
+    c1 = Claude("msg_01Tq8KmZ3vR5xW2nB7cY4pLd", 612)
+    stream1 = [
+        c1.start(),
+        *Claude.text(0, "I'll check the weather in Paris and your reminders."),
+        PING,
+        *Claude.tool(
+            1, w_id, "get_weather", ["", '{"city": ', '"Par', 'is", "unit"', ': "celsius"}']
+        ),
+        *Claude.tool(2, r_id, "list_reminders", [""]),
+        *Claude.end("tool_use", 87),
+    ]
+    c2 = Claude("msg_01Vn5PbX8cQ2rT6yH4kW9sJe", 781)
+    answer = (
+        "Paris is 14 °C and partly cloudy. Today you have one reminder: call the plumber at 5 pm."
+    )
+    stream2 = [c2.start(), *Claude.text(0, answer), *Claude.end("end_turn", 26)]
+    return AnthropicSample(
+        name="anthropic-tool-use",
+        messages=[
+            {"role": "user", "content": "What's the weather in Paris, and what's on my list today?"}
+        ],
+        tools=[CLAUDE_WEATHER, CLAUDE_REMINDERS],
+        stream1=stream1,
+        assistant=[
+            {"type": "text", "text": "I'll check the weather in Paris and your reminders."},
+            tool_use(w_id, "get_weather", {"city": "Paris", "unit": "celsius"}),
+            tool_use(r_id, "list_reminders", {}),
+        ],
+        results=[
+            tool_result(w_id, '{"temp_c": 14, "conditions": "partly cloudy"}'),
+            tool_result(r_id, '["call the plumber at 5 pm"]'),
+        ],
+        stream2=stream2,
+        split1=8,
+    )
+
+
+def anthropic_max_tokens() -> AnthropicSample:
+    """`max_tokens` reached inside a tool's input: no content_block_stop, the JSON cut off.
+    The agent (on the anthropic SDK, which keeps a partial parse) runs and sends back the
+    salvaged input: the last line is lost without a word."""
+    t_id = "toolu_01Rk7WcN2mXq5Zb8VtY3hLsD"
+    c1 = Claude("msg_01Lp4GhT9xW2nV6cB8qR5mKz", 498)
+    fragments = [
+        "",
+        '{"path": "notes/plan.md", ',
+        '"lines": ["# Plan", ',
+        '"1. Book the venue", ',
+        '"2. Send the invit',
+    ]
+    stream1 = [
+        c1.start(),
+        *Claude.text(0, "Writing the plan to notes/plan.md."),
+        *Claude.tool(1, t_id, "write_file", fragments, stop=False),
+        *Claude.end("max_tokens", 64),
+    ]
+    c2 = Claude("msg_01Dz6YfR3kP9sM1vX7bN4wQc", 655)
+    answer = "Done: notes/plan.md has the plan."
+    stream2 = [c2.start(), *Claude.text(0, answer), *Claude.end("end_turn", 12)]
+    salvaged = {"path": "notes/plan.md", "lines": ["# Plan", "1. Book the venue"]}
+    return AnthropicSample(
+        name="anthropic-max-tokens",
+        messages=[{"role": "user", "content": "Write a three-step party plan to notes/plan.md."}],
+        tools=[CLAUDE_WRITE],
+        max_tokens=64,
+        stream1=stream1,
+        assistant=[
+            {"type": "text", "text": "Writing the plan to notes/plan.md."},
+            tool_use(t_id, "write_file", salvaged),
+        ],
+        results=[tool_result(t_id, "wrote 2 lines")],
+        stream2=stream2,
+        split1=6,
+    )
+
+
+def anthropic_spliced_message() -> AnthropicSample:
+    """A gateway retries upstream and splices the retry's stream into the open one: a
+    second message_start while the first message's tool block is open. The anthropic SDK
+    keeps the first message and glues the retry's fragments onto its block (its input
+    comes out garbled, the retried call with `{}`); the agent sends back what it built."""
+    first, second = "toolu_01Gb8NwQ4rT2xV6mK9cZ3pHy", "toolu_01Xf2MvS7kR4nB9wL3tQ6dJa"
+    c1 = Claude("msg_01Wq3RnT7bX5mK2vC9pZ4hYs", 540)
+    c_retry = Claude("msg_01Ce9XtM4wP2kR7nV5bQ8zLf", 540)
+    stream1 = [
+        c1.start(),
+        *Claude.tool(0, first, "get_weather", ["", '{"city": "Osl'], stop=False),
+        c_retry.start(),
+        *Claude.tool(0, second, "get_weather", ["", '{"city": "Oslo"}']),
+        *Claude.end("tool_use", 41),
+    ]
+    c2 = Claude("msg_01Ka5QmW8rN3xT6bV2cY9pHd", 690)
+    stream2 = [
+        c2.start(),
+        *Claude.text(0, "I could not read the weather for Oslo."),
+        *Claude.end("end_turn", 11),
+    ]
+    return AnthropicSample(
+        name="anthropic-spliced-message",
+        messages=[{"role": "user", "content": "Weather in Oslo?"}],
+        tools=[CLAUDE_WEATHER],
+        stream1=stream1,
+        # what anthropic 2.15's MessageStream builds from stream 1, sent back as it is
+        assistant=[
+            tool_use(first, "get_weather", {"city": "Osl{"}),
+            tool_use(second, "get_weather", {}),
+        ],
+        results=[
+            tool_result(first, '{"error": "unknown city"}'),
+            tool_result(second, '{"error": "city is required"}'),
+        ],
+        stream2=stream2,
+        split1=3,
+    )
+
+
+def anthropic_start_input() -> AnthropicSample:
+    """A gateway that puts the whole input in the block's start and streams it again as
+    fragments: clients that glue the start's input to the fragments send it twice."""
+    t_id = "toolu_01Nc4VbR8tX2mQ6wK9zH3pLs"
+    c1 = Claude("msg_01Ys7KpM2wQ9xR4nT6bV3cZd", 455)
+    args = {"city": "Lisbon", "unit": "celsius"}
+    stream1 = [
+        c1.start(),
+        *Claude.tool(0, t_id, "get_weather", ['{"city": "Lisbon", ', '"unit": "celsius"}'], args),
+        *Claude.end("tool_use", 33),
+    ]
+    c2 = Claude("msg_01Bm3ZqX6vT8kN2wR5cY9hPf", 602)
+    stream2 = [
+        c2.start(),
+        *Claude.text(0, "Lisbon is 19 °C and sunny."),
+        *Claude.end("end_turn", 10),
+    ]
+    return AnthropicSample(
+        name="anthropic-start-input",
+        messages=[{"role": "user", "content": "Weather in Lisbon?"}],
+        tools=[CLAUDE_WEATHER],
+        stream1=stream1,
+        assistant=[tool_use(t_id, "get_weather", args)],
+        results=[tool_result(t_id, '{"temp_c": 19, "conditions": "sunny"}')],
+        stream2=stream2,
+        split1=2,
+    )
+
+
+def anthropic_buggy_agent() -> AnthropicSample:
+    """The stream is clean; the agent answers with a tool_use_id it made up, so the
+    model cannot tell which call the result answers (the API rejects the request)."""
+    t_id = "toolu_01Pz5MwK9rT3xQ7nV2bY6cLh"
+    invented = "toolu_a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d"
+    c1 = Claude("msg_01Rv8NcQ3kX6mT2wP9bZ5hYs", 470)
+    stream1 = [
+        c1.start(),
+        *Claude.tool(0, t_id, "get_weather", ["", '{"city": "Madrid"}']),
+        *Claude.end("tool_use", 29),
+    ]
+    c2 = Claude("msg_01Hx4WqT7vM2kR9nB5cZ3pLd", 610)
+    stream2 = [c2.start(), *Claude.text(0, "Madrid is sunny at 17 °C."), *Claude.end("end_turn", 9)]
+    return AnthropicSample(
+        name="anthropic-buggy-agent",
+        messages=[{"role": "user", "content": "Weather in Madrid?"}],
+        tools=[CLAUDE_WEATHER],
+        stream1=stream1,
+        assistant=[tool_use(t_id, "get_weather", {"city": "Madrid"})],
+        results=[tool_result(invented, '{"temp_c": 17, "conditions": "sunny"}')],
+        stream2=stream2,
+        split1=2,
+    )
+
+
+ANTHROPIC_SAMPLES = [
+    anthropic_tool_use,
+    anthropic_max_tokens,
+    anthropic_spliced_message,
+    anthropic_start_input,
+    anthropic_buggy_agent,
+]
+
+
+def anthropic_headers(body: bytes) -> list[tuple[str, str]]:
+    return [
+        ("host", host(ANTHROPIC_BASE)),
+        ("accept", "application/json"),
+        ("content-type", "application/json"),
+        ("user-agent", "Anthropic/Python 2.15.0"),
+        ("x-api-key", "sk-ant-sample-0000-not-a-real-key"),  # the writer redacts it anyway
+        ("anthropic-version", "2023-06-01"),
+        ("content-length", str(len(body))),
+    ]
+
+
+def write_anthropic(s: AnthropicSample, out: Path = OUT) -> Path:
+    rng = random.Random(zlib.crc32(s.name.encode()))
+    path = out / f"{s.name}.jsonl"
+    url = ANTHROPIC_BASE + "/v1/messages"
+    body1 = {
+        "model": CLAUDE,
+        "max_tokens": s.max_tokens,
+        "system": s.system,
+        "messages": s.messages,
+        "tools": s.tools,
+        "stream": True,
+    }
+    messages2 = [
+        *s.messages,
+        {"role": "assistant", "content": s.assistant},
+        {"role": "user", "content": s.results},
+    ]
+    body2 = {**body1, "messages": messages2}
+    headers = [
+        ("request-id", f"req_{zlib.crc32(s.name.encode()):08x}"),
+        ("anthropic-organization-id", "org-sample"),
+    ]
+    with RecordingWriter(path, argv=ARGV, overwrite=True, created=CREATED) as w:
+        t = rng.randint(800_000, 2_500_000)
+        for body, stream, split in ((body1, s.stream1, s.split1), (body2, s.stream2, None)):
+            ex = w.new_exchange()
+            raw = _dumps(body).encode()
+            w.request(ex, "POST", url, anthropic_headers(raw), raw, t_ns=t)
+            t = stream_response(w, ex, t, stream, headers, rng, split, named=True)
+            t += rng.randint(80, 900) * MS + rng.randint(0, MS - 1)  # the agent runs the tools
+    return path
+
+
 # -- bytes, reads and timings
 
 
-def event(payload: Chunk | str) -> bytes:
+def event(payload: Chunk | str, named: bool = False) -> bytes:
+    """One SSE event; `named`: with the `event:` line Anthropic sends (its data's type)."""
     data = payload if isinstance(payload, str) else _dumps(payload)
-    return f"data: {data}\n\n".encode()
+    name = f"event: {payload['type']}\n" if named and isinstance(payload, dict) else ""
+    return f"{name}data: {data}\n\n".encode()
 
 
 def plan_reads(
@@ -1084,8 +1430,10 @@ def stream_response(
     headers: list[tuple[str, str]],
     rng: random.Random,
     split: int | tuple[int, int] | None,
+    named: bool = False,
 ) -> int:
-    """Response head, reads and end of one streamed exchange; returns the end time."""
+    """Response head, reads and end of one streamed exchange; returns the end time.
+    `named`: events carry `event:` lines (Anthropic Messages)."""
     first = t_request + rng.randint(150, 599) * MS + rng.randint(0, MS - 1)
     all_headers = [
         ("content-type", "text/event-stream; charset=utf-8"),
@@ -1095,7 +1443,8 @@ def stream_response(
     ]
     w.response(ex, 200, all_headers, t_ns=first - rng.randint(1, 4) * MS)
     t = first
-    for k, (data, rest) in enumerate(plan_reads([event(p) for p in payloads], rng, split)):
+    events = [event(p, named) for p in payloads]
+    for k, (data, rest) in enumerate(plan_reads(events, rng, split)):
         if k:
             gap = rng.randint(1, 2) * MS if rest else rng.randint(10, 59) * MS
             t += gap + rng.randint(0, MS - 1)
@@ -1232,6 +1581,7 @@ def write_all(out: Path = OUT) -> list[Path]:
     """(Re)write every sample into `out`; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
     paths = [write_sample(make(), out) for make in SAMPLES]
+    paths += [write_anthropic(make(), out) for make in ANTHROPIC_SAMPLES]
     return [*paths, write_gemini_sse(out), write_deepseek_chunks(out)]
 
 
