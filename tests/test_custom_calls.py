@@ -13,7 +13,7 @@ from streamscope.core.events import APPEND, FieldEvent
 from streamscope.dialects.chat.appendix_a import FINISH, chunk
 from streamscope.dialects.chat.engine import StreamEngine
 from streamscope.dialects.chat.schema import chunk_violation
-from streamscope.export.reference import accumulate
+from streamscope.dialects.chat.reference import accumulate
 
 from .helpers import (
     CUSTOM_BESIDE_FUNCTION,

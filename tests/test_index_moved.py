@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from streamscope.dialects.chat.appendix_a import FINISH, calls, chunk, tc
-from streamscope.export.reference import accumulate
+from streamscope.dialects.chat.reference import accumulate
 
 from .helpers import kinds, run
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from streamscope.dialects.chat.appendix_a import FIXTURES
-from streamscope.export.reference import accumulate, source
+from streamscope.dialects.chat.reference import accumulate, source
 
 from .helpers import run
 

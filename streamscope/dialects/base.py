@@ -7,7 +7,7 @@ Adding a dialect adds a package under `streamscope/dialects/` and a line in its 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..core.calls import Call, StrategyError
@@ -28,6 +28,37 @@ class Terms:
     container: str  # what holds the calls: "choice", "message"
     finish: str  # the field that says why it stopped: "finish_reason", "stop_reason"
     columns: tuple[str, str]  # the call table's short headers for container and key
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a dialect tells `--minimal` about its frames (export/minimize_events.py)."""
+
+    # (role, path, node) of every container of a frame the field steps look into
+    containers: Callable[[object], Iterator[tuple[str, tuple, object]]]
+    levels: tuple[tuple[str, str], ...]  # ("keys" | "entries", role), coarse to fine
+    volatile: frozenset[str]  # keys that never matter to accumulation
+    volatile_roles: tuple[str, ...]  # the roles whose keys may be volatile
+    # the string fields that accumulate by concatenation, grouped by what they build,
+    # each group in stream order: [(frame, path to the string), ...]
+    sites: Callable[[list[object]], list[list[tuple[int, tuple]]]]
+
+
+Pairs = list[tuple[str | None, str]]  # frames as (SSE event name, data)
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """How `export --format pytest` replays a stream through the dialect's own SDK."""
+
+    # the module's text: str.format fields version, source, where, story, frames,
+    # expected, reference
+    template: str
+    served: Callable[[Pairs], Pairs]  # the frames the SDK hands the test's accumulator
+    literal: Callable[[Pairs], str]  # those frames as Python source (FRAMES)
+    events: Callable[[Pairs], list]  # what the embedded accumulator is given for them
+    reference: Callable[[], str]  # the embedded accumulator's source
+    expected: Callable[[Call], dict]  # a call as EXPECTED holds it
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,3 +84,9 @@ class Dialect:
     # imported only when called), and the installed SDK's version (None: not installed).
     real_sdk: RealSdk
     sdk_version: Callable[[], str | None]
+    fixture: Fixture
+    # How `--minimal` reads its frames; None: minimize.py's own path (Chat Completions),
+    # whose judge also knows the dialect's sure consequences.
+    shape: Shape | None = None
+    # Its events carry SSE names (`event:` lines) that exports must keep.
+    named_events: bool = False

@@ -8,7 +8,6 @@ and fields on which the same warnings, errors and client divergences still hold.
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import pprint
 from dataclasses import dataclass
@@ -16,13 +15,12 @@ from dataclasses import dataclass
 import orjson
 
 from .. import __version__
-from ..core.frames import INVALID, parse_payload
+from ..core.frames import INVALID, Frame, parse_payload
 from ..core.sse import SseDecoder, plain_datas
-from ..dialects.chat.engine import StreamEngine
+from ..dialects import Dialect, dialect
 from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
-from . import reference
 
 FORMATS = ("sse", "chunks", "recording", "pytest")
 
@@ -43,10 +41,15 @@ class _Stream:
     spans: list[tuple[int, int]] | None
     times: list[int | None] | None
     payloads: list[object] | None = None  # every frame's parsed data, kept for --minimal
+    names: list[str | None] | None = None  # every frame's SSE event name (named dialects)
 
     @property
     def fmt(self) -> str:
         return self.source.kind
+
+    @property
+    def told(self) -> Dialect:
+        return dialect(self.exchange.dialect())
 
     @property
     def reads(self) -> Reads:
@@ -69,14 +72,15 @@ def _load(source: Source, exchange: int | None, payloads: bool = False) -> _Stre
                 source.path,
             )
     ex = source.exchange(exchange or 1)
-    if payloads:
+    if payloads and not dialect(ex.dialect()).named_events:
         return _minimal_load(source, ex)
-    datas, spans, times = [], [], []
+    datas, spans, times, names = [], [], [], []
     for frame in ex.frames():
         datas.append(frame.data)
         spans.append((frame.start, frame.end))
         times.append(frame.time_ns)
-    return _Stream(source, ex, datas, spans, times)
+        names.append(frame.event)
+    return _Stream(source, ex, datas, spans, times, names=names)
 
 
 def _minimal_load(source: Source, ex: Exchange) -> _Stream:
@@ -131,8 +135,22 @@ def _export(
 ) -> Export:
     a, b = parse_range(frames, len(stream.datas))
     datas = stream.datas[a - 1 : b]
+    names = stream.names[a - 1 : b] if stream.names is not None else [None] * len(datas)
     tools = stream.exchange.info.tools
-    if minimal:
+    told = stream.told
+    if minimal and told.shape is not None:
+        from .minimize_events import minimize_events
+
+        pairs = minimize_events(
+            list(zip(names, datas, strict=True)),
+            told,
+            told.shape,
+            tools,
+            keep_fields=keep_fields,
+            expect_done=stream.fmt != CHUNKS,
+        )
+        names, datas = [n for n, _ in pairs], [d for _, d in pairs]
+    elif minimal:
         from .minimize import minimize
 
         # [DONE] goes too when nothing above info depends on it: a client ends at EOF as well
@@ -143,22 +161,25 @@ def _export(
             expect_done=stream.fmt != CHUNKS,
             payloads=stream.payloads[a - 1 : b] if stream.payloads is not None else None,
         )
+        names = [None] * len(datas)
     exact = not minimal
     if fmt == "sse":
-        data = (
-            _sse_exact(stream, a, b)
-            if exact
-            else b"".join(b"data: " + d.encode() + b"\n\n" for d in datas)
-        )
+        data = _sse_exact(stream, a, b) if exact else b"".join(map(_event, names, datas))
     elif fmt == "chunks":
         data = b"".join(d.encode() + b"\n" for d in datas if parse_payload(d) is not INVALID)
     elif fmt == "recording":
-        data = _recording(stream, datas, a, b, exact)
+        data = _recording(stream, datas, names, a, b, exact)
     elif fmt == "pytest":
-        data = _pytest(stream, datas, a, b, minimal, tools).encode()
+        data = _pytest(stream, names, datas, a, b, minimal, tools).encode()
     else:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
     return Export(data, b - a + 1, len(datas))
+
+
+def _event(name: str | None, data: str) -> bytes:
+    """One SSE event as a server writes it (its `event:` line when it had one)."""
+    head = b"" if name is None else b"event: " + name.encode() + b"\n"
+    return head + b"".join(b"data: " + line.encode() + b"\n" for line in data.split("\n")) + b"\n"
 
 
 def _body(reads: Reads) -> bytes:
@@ -174,7 +195,9 @@ def _sse_exact(stream: _Stream, a: int, b: int) -> bytes:
     return body[stream.spans[a - 1][0] : stream.spans[b - 1][1]]
 
 
-def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -> bytes:
+def _recording(
+    stream: _Stream, datas: list[str], names: list[str | None], a: int, b: int, exact: bool
+) -> bytes:
     header, ex = stream.source.header, stream.exchange
     har = stream.source.har
     if header is not None:  # the same capture: keep its time (and keep exports reproducible)
@@ -210,96 +233,38 @@ def _recording(stream: _Stream, datas: list[str], a: int, b: int, exact: bool) -
         if exact:
             assert stream.times is not None  # loaded for an exact export
             times = stream.times[a - 1 : b]
-        for data, t in zip(datas, times, strict=True):
-            lines.append(Chunk.of(1, t or 0, b"data: " + data.encode() + b"\n\n").to_json())
+        for name, data, t in zip(names, datas, times, strict=True):
+            lines.append(Chunk.of(1, t or 0, _event(name, data)).to_json())
     last = lines[-1].get("t_ns", 0)
     lines.append(End(1, last, "complete", None).to_json())
     return b"".join(orjson.dumps(line) + b"\n" for line in lines)
 
 
-PYTEST = '''"""Regression fixture: exported by streamscope {version} from {source}{where}.
-
-{story}
-The stream is served through a MockTransport into a real openai.OpenAI client; the
-test accumulates the chunks with `accumulate` (streamscope's reading, in a few lines)
-and asserts the calls streamscope assembled. Swap `accumulate` for your client's own to
-see whether it gets them right. Needs only openai and pytest.
-"""
-
-import importlib
-
-import openai
-
-# The HTTP package the installed openai builds its clients with: httpx2 since openai 3.57,
-# httpx before. Nothing else is imported, so openai and pytest are all this needs.
-_base = next(
-    (
-        c.__module__.partition(".")[0]
-        for c in getattr(openai, "DefaultHttpxClient", object).__mro__[1:]
-        if c.__module__.partition(".")[0] in ("httpx2", "httpx")
-    ),
-    "httpx",
-)
-http = importlib.import_module(_base)
-
-FRAMES = {frames}
-
-# What streamscope's robust reading assembles from these frames.
-EXPECTED = {expected}
-
-
-# -- swap this for your client's accumulator ----------------------------------------------
-{reference}
-
-# ------------------------------------------------------------------------------------------
-
-
-def _client():
-    body = "".join("data: " + frame + "\\n\\n" for frame in FRAMES).encode()
-
-    def handler(request):
-        return http.Response(200, headers={{"content-type": "text/event-stream"}}, content=body)
-
-    return openai.OpenAI(
-        api_key="sk-fixture",
-        base_url="http://streamscope.invalid/v1",
-        http_client=http.Client(transport=http.MockTransport(handler)),
-    )
-
-
-def test_the_calls_streamscope_assembled():
-    stream = _client().chat.completions.create(
-        model="fixture", messages=[{{"role": "user", "content": "replay"}}], stream=True
-    )
-    chunks = [chunk.to_dict() for chunk in stream]
-    assert accumulate(chunks) == EXPECTED
-'''
-
-
 def _pytest(
-    stream: _Stream, datas: list[str], a: int, b: int, minimal: bool, tools: list | None
+    stream: _Stream,
+    names: list[str | None],
+    datas: list[str],
+    a: int,
+    b: int,
+    minimal: bool,
+    tools: list | None,
 ) -> str:
-    # What the SDK's stream hands the test: JSON chunks up to [DONE], no error events.
-    served = []
-    for d in datas:
-        if d.startswith("[DONE]"):
-            break
-        payload = parse_payload(d)
-        if isinstance(payload, dict) and not payload.get("error"):
-            served.append(d)
-    engine = StreamEngine(1, tools)
-    from ..core.frames import Frame
-
-    for n, d in enumerate(served, 1):
-        engine.feed(Frame(n, d, parse_payload(d)))
+    """A module that serves the frames through the dialect's own SDK and asserts that its
+    embedded accumulator (streamscope's reading, in a few lines) assembles the calls."""
+    told = stream.told
+    fixture = told.fixture
+    served = fixture.served(list(zip(names, datas, strict=True)))
+    engine = told.engine(1, tools)
+    for n, (name, data) in enumerate(served, 1):
+        engine.feed(Frame(n, data, parse_payload(data), event=name))
     result = engine.finish(expect_done=False)
-    expected = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in result.tool_calls]
+    expected = [fixture.expected(c) for c in result.tool_calls]
     kinds = sorted({x.kind for x in result.anomalies if x.severity != "info"})
     story = "What it shows: " + (", ".join(kinds) if kinds else "no warning or error") + "."
     scope: dict = {}
-    exec(reference.source(), scope)
+    exec(fixture.reference(), scope)
     try:
-        mine = scope["accumulate"]([json.loads(d) for d in served])
+        mine = scope["accumulate"](fixture.events(served))
     except Exception:  # it raises on this stream's shapes: so would the exported test
         mine = None
     if mine != expected:  # never claim a green test that is not
@@ -311,20 +276,19 @@ def _pytest(
     recorded = stream.source.recorded
     where = f" (exchange {stream.exchange.number}" if recorded else " ("
     where += f"{', ' if recorded else ''}frames {a}-{b}{', minimised' if minimal else ''})"
-    frames = "[\n" + "".join(f"    {d!r},\n" for d in served) + "]"
     too_deep = ValueError(
         "the assembled calls nest too deeply to be written as a Python literal; "
         "export this stream as --format sse, chunks or recording"
     )
     try:
-        module = PYTEST.format(
+        module = fixture.template.format(
             version=__version__,
             source=stream.source.path,
             where=where,
             story=story,
-            frames=frames,
+            frames=fixture.literal(served),
             expected=pprint.pformat(expected, width=96, sort_dicts=False),
-            reference=reference.source(),
+            reference=fixture.reference(),
         )
         compile(module, "<exported pytest module>", "exec")  # Python's parser stops at ~200 levels
     except (RecursionError, SyntaxError, MemoryError):

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from ..base import Dialect, Terms
 from .engine import STRATEGY_NAMES, AnthropicEngine, plain_fragment
+from .fixture import FIXTURE
 from .history import history
 from .oracle import anthropic_sdk_result, anthropic_version
 from .robust import EVENTS
+from .shape import SHAPE
 from .summary import plain_summary, summarize
 
 # Events that only this dialect sends (`ping` and `error` are too common a name to tell).
@@ -42,4 +44,7 @@ ANTHROPIC = Dialect(
     claims_event=_claims_event,
     real_sdk=lambda frames, tools, response_format: anthropic_sdk_result(frames),
     sdk_version=anthropic_version,
+    fixture=FIXTURE,
+    shape=SHAPE,
+    named_events=True,
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..base import Dialect, Terms
 from .engine import STRATEGY_NAMES, StreamEngine, plain_fragment
+from .fixture import FIXTURE
 from .history import history
 from .oracle import openai_version, run_real_sdk
 from .summary import plain_summary, summarize
@@ -34,4 +35,5 @@ CHAT = Dialect(
     claims_event=_claims_event,
     real_sdk=run_real_sdk,
     sdk_version=openai_version,
+    fixture=FIXTURE,
 )
