@@ -123,15 +123,16 @@ def anthropic_client(base_url: str, **options) -> anthropic.Anthropic:
 
 
 def assert_anthropic_secrets_masked(path, sent: dict[str, str]) -> None:
-    """Credentials masked, the API's own headers recorded as `sent` upstream."""
+    """Credentials masked in every request, the API's own headers recorded as `sent`
+    upstream (the headers of the last request)."""
     text = path.read_text()
     assert ANTHROPIC_KEY not in text and "wrkspc_s28" not in text
-    (request,) = [r for _, r in iter_records(path) if isinstance(r, Request)]
-    recorded = {k.lower(): v for k, v in request.headers}
-    assert recorded["x-api-key"] == recorded["anthropic-workspace-id"] == REDACTED
-    assert recorded["authorization"] == "Bearer [REDACTED]"
-    for name in ("anthropic-version", "anthropic-beta"):
-        assert recorded[name] == sent[name], name
+    for request in [r for _, r in iter_records(path) if isinstance(r, Request)]:
+        recorded = {k.lower(): v for k, v in request.headers}
+        assert recorded["x-api-key"] == recorded["anthropic-workspace-id"] == REDACTED
+        assert recorded["authorization"] == "Bearer [REDACTED]"
+        for name in ("anthropic-version", "anthropic-beta"):
+            assert recorded[name] == sent[name], name
     assert sent["x-api-key"] == ANTHROPIC_KEY  # the upstream still got the key
 
 
