@@ -203,7 +203,7 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
     help="Answer a request that matches no recorded one with an error, not the next stream.",
 )
 def serve(files, port, speed, strict) -> None:
-    """Play FILES back as an OpenAI-compatible provider on 127.0.0.1 (prints its base URL)."""
+    """Play FILES back as an OpenAI- or Anthropic-style provider on 127.0.0.1 (prints its base URL)."""
     from .playback.serve import serve as run_serve
     from .recording.format import RecordingError
 
