@@ -5,6 +5,7 @@ The real anthropic client too (sync and async, on httpx2, its only HTTP package)
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
 import anthropic
@@ -175,22 +176,42 @@ def test_it_wraps_the_transport_given(tmp_path):
 # -- the anthropic SDK (its clients are httpx2 clients)
 
 
-def anthropic_turns(client) -> tuple[dict, str]:
-    """Turn 1 with the SDK's stream helper, turn 2 with create(stream=True): the tool call
-    the helper assembled, and the answer's text."""
+def streamed_call(client) -> dict:
+    """Turn 1 with create(stream=True): the tool call as an agent assembles it from the
+    events (its input from the input_json_delta fragments)."""
+    call, fragments = {}, []
+    with client.messages.create(
+        model=MODEL, max_tokens=1024, messages=QUESTION, tools=TOOLS, stream=True
+    ) as events:
+        for event in events:
+            if event.type == "content_block_start" and event.content_block.type == "tool_use":
+                call = {"id": event.content_block.id, "name": event.content_block.name}
+            elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                fragments.append(event.delta.partial_json)
+    return {**call, "input": json.loads("".join(fragments))}
+
+
+def helper_call(client) -> dict:
+    """Turn 1 with the SDK's stream helper: the tool call it assembled."""
     with client.messages.stream(
         model=MODEL, max_tokens=1024, messages=QUESTION, tools=TOOLS
     ) as stream:
         message = stream.get_final_message()
     (call,) = [block for block in message.content if block.type == "tool_use"]
+    return {"id": call.id, "name": call.name, "input": call.input}
+
+
+def anthropic_turns(client, first_turn) -> tuple[dict, str]:
+    """The tool call `first_turn` read, then the answer's text, read with create(stream=True)."""
+    call = first_turn(client)
     answer = ""
     with client.messages.create(
-        model=MODEL, max_tokens=1024, messages=follow_up(call.input), tools=TOOLS, stream=True
+        model=MODEL, max_tokens=1024, messages=follow_up(call["input"]), tools=TOOLS, stream=True
     ) as events:
         for event in events:
             if event.type == "content_block_delta" and event.delta.type == "text_delta":
                 answer += event.delta.text
-    return {"id": call.id, "name": call.name, "input": call.input}, answer
+    return call, answer
 
 
 async def async_anthropic_turns(client) -> tuple[dict, str]:
@@ -221,11 +242,12 @@ def assert_anthropic_recording(path, upstream) -> None:
 CALL = {"id": TOOL_ID, "name": "get_weather", "input": TOOL_INPUT}
 
 
-def test_an_anthropic_client_is_recorded(upstream, tmp_path):
+@pytest.mark.parametrize("first_turn", [helper_call, streamed_call])
+def test_an_anthropic_client_is_recorded(upstream, tmp_path, first_turn):
     path = tmp_path / "anthropic.jsonl"
     http = httpx2.Client(transport=recording_transport(path))
     with anthropic_client(upstream.url.removesuffix("/v1"), http_client=http) as client:
-        assert anthropic_turns(client) == (CALL, ANSWER)
+        assert anthropic_turns(client, first_turn) == (CALL, ANSWER)
     assert_anthropic_recording(path, upstream)
 
 
