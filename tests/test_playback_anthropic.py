@@ -8,6 +8,8 @@ import asyncio
 import contextlib
 import copy
 import os
+import subprocess
+import sys
 
 import anthropic
 import httpx2
@@ -196,3 +198,26 @@ def test_a_mismatch_reads_as_an_anthropic_error(mode, recording):
         with pytest.raises(anthropic.BadRequestError) as e:
             client.messages.create(**request_body(QUESTION), stream=True)
         assert e.value.api_message.endswith("the files hold no Anthropic Messages exchange")
+
+
+def test_serve_says_an_anthropic_clients_base_url(recording):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamscope", "serve", recording],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base = proc.stdout.readline().strip()  # an OpenAI client's, as before
+        proc.stderr.readline()  # what is served
+        said = proc.stderr.readline().strip()
+        client = anthropic.Anthropic(
+            api_key="sk-ant-test", base_url=said.rsplit(" ", 1)[1], max_retries=0
+        )
+        with client, client.messages.stream(**request_body(QUESTION)) as stream:
+            assert stream.get_final_message().stop_reason == "tool_use"
+    finally:
+        proc.terminate()
+        proc.wait(20)
+    assert base.endswith("/v1")
+    assert said == f"streamscope: an Anthropic client's base URL: {base.removesuffix('/v1')}"
