@@ -203,7 +203,7 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
     help="Answer a request that matches no recorded one with an error, not the next stream.",
 )
 def serve(files, port, speed, strict) -> None:
-    """Play FILES back as an OpenAI-compatible provider on 127.0.0.1 (prints its base URL)."""
+    """Play FILES back as an OpenAI- or Anthropic-style provider on 127.0.0.1 (prints its base URL)."""
     from .playback.serve import serve as run_serve
     from .recording.format import RecordingError
 
@@ -292,6 +292,7 @@ def demo(quirk: str, no_replay: bool) -> None:
 
 
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"
+DEFAULT_ANTHROPIC_UPSTREAM = "https://api.anthropic.com"
 
 
 def recorder_options(f):
@@ -300,9 +301,15 @@ def recorder_options(f):
         click.option(
             "--upstream",
             metavar="URL",
-            help="Where requests go; its path prefix is kept. Default: $OPENAI_BASE_URL, else "
+            help="Where OpenAI clients' requests go; its path prefix is kept. Default: $OPENAI_BASE_URL, else "
             + DEFAULT_UPSTREAM
             + ".",
+        ),
+        click.option(
+            "--anthropic-upstream",
+            metavar="URL",
+            help="Where Anthropic clients' requests go (ANTHROPIC_BASE_URL); its path prefix is "
+            "kept. Default: $ANTHROPIC_BASE_URL, else " + DEFAULT_ANTHROPIC_UPSTREAM + ".",
         ),
         click.option(
             "-o",
@@ -348,15 +355,24 @@ def recorder_options(f):
 
 
 def _recorder_setup(
-    upstream: str | None, output: str | None, no_redact: bool, force: bool = False
-) -> tuple[str, str | None]:
+    upstream: str | None,
+    anthropic_upstream: str | None,
+    output: str | None,
+    no_redact: bool,
+    force: bool = False,
+) -> tuple[str, str, str | None]:
+    """The two upstream URLs (checked) and the output path; bad input exits 2 in one line."""
     import os
 
     from .record.proxy import Upstream
 
     url = upstream or os.environ.get("OPENAI_BASE_URL") or DEFAULT_UPSTREAM
+    anthropic_url = (
+        anthropic_upstream or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_UPSTREAM
+    )
     try:
         Upstream.parse(url)
+        Upstream.parse(anthropic_url, "anthropic upstream")
     except ValueError as e:
         _fail(str(e))
     if no_redact:
@@ -372,15 +388,18 @@ def _recorder_setup(
             os.truncate(output, 0)  # the writer starts an empty file afresh
         except OSError as e:
             _fail(f"{output}: cannot replace it: {e.strerror or e}")
-    return url, output
+    return url, anthropic_url, output
 
 
 @main.command()
 @recorder_options
-def proxy(upstream, output, port, timeout, redact_json, no_redact, force) -> None:
+def proxy(
+    upstream, anthropic_upstream, output, port, timeout, redact_json, no_redact, force
+) -> None:
     """Run the recording reverse proxy on 127.0.0.1 until interrupted.
 
-    Prints the base URL to give a client, then records every exchange.
+    Prints the base URLs to give clients, an OpenAI client's on the first line and an
+    Anthropic client's on the second, then records every exchange.
     """
     import threading
 
@@ -389,13 +408,17 @@ def proxy(upstream, output, port, timeout, redact_json, no_redact, force) -> Non
         STOP_SIGNALS,
         StartError,
         default_output,
+        describe_sides,
         listen,
         open_recording,
         summarize,
     )
 
-    url, output = _recorder_setup(upstream, output, no_redact, force)
+    url, anthropic_url, output = _recorder_setup(
+        upstream, anthropic_upstream, output, no_redact, force
+    )
     upstream_ = Upstream.parse(url)
+    anthropic = Upstream.parse(anthropic_url, "anthropic upstream")
     try:
         sock = listen(port)  # first: a busy port must not leave an empty recording behind
         try:
@@ -416,11 +439,12 @@ def proxy(upstream, output, port, timeout, redact_json, no_redact, force) -> Non
     # Every stop signal the same way: stop serving, end every open exchange, summarise.
     previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
     with writer:
-        server = ProxyServer(upstream_, writer, port, timeout, sock=sock)
+        server = ProxyServer(upstream_, writer, port, timeout, sock=sock, anthropic=anthropic)
         server.start()
         click.echo(server.base_url)
+        click.echo(server.anthropic_base_url)
         sys.stdout.flush()
-        say(f"recording {upstream_.origin}{upstream_.prefix} into {path}; Ctrl-C stops")
+        say(f"recording {describe_sides(server)} into {path}; Ctrl-C stops")
         while not stop.wait(0.5) and server.thread.is_alive():
             pass
         why = f"streamscope got {signal.Signals(caught[0]).name}" if caught else None
@@ -439,21 +463,33 @@ def proxy(upstream, output, port, timeout, redact_json, no_redact, force) -> Non
     "env_names",
     multiple=True,
     metavar="NAME",
-    help="Also point this variable at the proxy (repeatable).",
+    help="Also point this variable at the proxy's OpenAI base URL (repeatable).",
 )
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def record(
-    upstream, output, port, timeout, redact_json, no_redact, force, env_names, command
+    upstream,
+    anthropic_upstream,
+    output,
+    port,
+    timeout,
+    redact_json,
+    no_redact,
+    force,
+    env_names,
+    command,
 ) -> None:
     """Run COMMAND behind the recording proxy: streamscope record -- python agent.py
 
     COMMAND gets OPENAI_BASE_URL and OPENAI_API_BASE (and every --env NAME) pointing at
-    the proxy; its stdin, stdout and stderr are its own. streamscope exits with its status.
+    the proxy's OpenAI side, and ANTHROPIC_BASE_URL at its Anthropic side; its stdin,
+    stdout and stderr are its own. streamscope exits with its status.
     """
     from .record.runner import StartError
     from .record.runner import record as run_record
 
-    url, output = _recorder_setup(upstream, output, no_redact, force)
+    url, anthropic_url, output = _recorder_setup(
+        upstream, anthropic_upstream, output, no_redact, force
+    )
     try:
         status = run_record(
             list(command),
@@ -464,6 +500,7 @@ def record(
             not no_redact,
             list(redact_json),
             timeout,
+            anthropic_url,
         )
     except StartError as e:
         _fail(str(e))

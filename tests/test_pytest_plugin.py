@@ -11,13 +11,19 @@ import pytest
 
 from streamscope.analysis import analyze
 from streamscope.playback.pytest_plugin import cassette_name
-from streamscope.recording import iter_records
-from streamscope.recording.format import Request
+from streamscope.recording import RecordingIndex, iter_records
+from streamscope.recording.format import End, Request
 
+from .anthropic_stream import MODEL, QUESTION, tool_use_events
 from .upstream import Upstream as StandIn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPENAI = os.path.join(ROOT, "recordings", "openai.jsonl")
+
+
+def reads(path) -> bytes:
+    with RecordingIndex.open(path) as index:
+        return b"".join(c.data_bytes for c in index.chunks(1))
 
 
 def run_pytest(folder, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -146,3 +152,55 @@ def test_no_option_no_recording(tmp_path, upstream):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "streamscope recordings" not in done.stdout
     assert not [f for _, _, files in os.walk(tmp_path) for f in files if f.endswith(".jsonl")]
+
+
+ANTHROPIC_TESTS = f"""
+import os
+
+import anthropic
+import httpx2
+
+URL = os.environ["STANDIN_URL"]  # an Anthropic base URL: clients append /v1/messages
+ASK = {{"model": {MODEL!r}, "max_tokens": 64, "messages": {QUESTION!r}}}
+
+
+def test_the_anthropic_sdk():
+    with anthropic.Anthropic(api_key="sk-ant-plugin-secret-2", base_url=URL, max_retries=0) as c:
+        with c.messages.stream(**ASK) as stream:
+            assert stream.get_final_message().stop_reason == "tool_use"
+
+
+def test_any_anthropic_client():  # no SDK: anthropic-version, as every client sends it
+    headers = {{"anthropic-version": "2023-06-01", "x-api-key": "sk-ant-plugin-secret-2"}}
+    r = httpx2.post(URL + "/v1/messages", json={{**ASK, "stream": True}}, headers=headers)
+    assert r.status_code == 200
+
+
+def test_other_traffic():
+    assert httpx2.post(URL + "/v1/chat/completions", json={{"model": "json"}}).status_code == 200
+"""
+
+
+def test_record_option_records_anthropic_traffic_too(tmp_path, upstream):
+    (tmp_path / "test_claude.py").write_text(ANTHROPIC_TESTS)
+    cassettes = tmp_path / "cassettes"
+    env = {"STANDIN_URL": upstream.url.removesuffix("/v1")}
+    done = run_pytest(tmp_path, f"--streamscope-record={cassettes}", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    recorded = [
+        "test_claude.py::test_the_anthropic_sdk",
+        "test_claude.py::test_any_anthropic_client",
+    ]
+    assert sorted(os.listdir(cassettes)) == sorted(map(cassette_name, recorded))
+    for nodeid in recorded:
+        path = cassettes / cassette_name(nodeid)
+        (req,) = [r for _, r in iter_records(path) if isinstance(r, Request)]
+        assert req.url == upstream.url + "/messages"
+        assert "sk-ant-plugin-secret-2" not in path.read_text()
+        assert [r.reason for _, r in iter_records(path) if isinstance(r, End)] == ["complete"]
+        assert reads(path) == b"".join(tool_use_events())
+    # one line per recorded test (what it found is the analysis' business)
+    summary = done.stdout.split("streamscope recordings", 1)[1]
+    lines = [line for line in summary.splitlines() if line.startswith("test_claude.py::")]
+    assert [line.split(": ", 1)[0] for line in lines] == recorded
+    assert all(line.endswith(cassette_name(n)) for line, n in zip(lines, recorded, strict=True))

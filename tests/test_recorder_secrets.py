@@ -6,11 +6,15 @@ import base64
 import subprocess
 import sys
 
+import anthropic
 import httpx
 import pytest
 
 from streamscope.record.proxy import ProxyServer, Upstream
-from streamscope.recording import RecordingWriter
+from streamscope.recording import RecordingWriter, iter_records
+from streamscope.recording.format import REDACTED, Request
+
+from .anthropic_stream import MODEL, QUESTION
 
 # One distinct value per kind, so a leak names its kind.
 HEADERS = {
@@ -96,3 +100,56 @@ def test_a_bad_upstream_url_is_refused_without_echoing_its_password(url):
     )
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     assert url.split(":")[0] + "://" in done.stderr and PASSWORD not in done.stderr
+
+
+# What an Anthropic client sends: its key (the installed SDK as a Bearer token, the API's
+# documentation as x-api-key), the workspace it bills, and the API's version and betas.
+ANTHROPIC_KEY = "sk-ant-api03-s27-anthropic-key"
+ANTHROPIC_HEADERS = {
+    "x-api-key": ANTHROPIC_KEY,
+    "anthropic-workspace-id": "wrkspc_s28",
+    "anthropic-beta": "task-budgets-2026-03-13,prompt-caching-2024-07-31",
+}
+
+
+def anthropic_client(base_url: str, **options) -> anthropic.Anthropic:
+    return anthropic.Anthropic(
+        api_key=ANTHROPIC_KEY,
+        base_url=base_url,
+        max_retries=0,
+        default_headers=ANTHROPIC_HEADERS,
+        **options,
+    )
+
+
+def assert_anthropic_secrets_masked(path, sent: dict[str, str]) -> None:
+    """Credentials masked in every request, the API's own headers recorded as `sent`
+    upstream (the headers of the last request)."""
+    text = path.read_text()
+    assert ANTHROPIC_KEY not in text and "wrkspc_s28" not in text
+    for request in [r for _, r in iter_records(path) if isinstance(r, Request)]:
+        recorded = {k.lower(): v for k, v in request.headers}
+        assert recorded["x-api-key"] == recorded["anthropic-workspace-id"] == REDACTED
+        assert recorded["authorization"] == "Bearer [REDACTED]"
+        for name in ("anthropic-version", "anthropic-beta"):
+            assert recorded[name] == sent[name], name
+    assert sent["x-api-key"] == ANTHROPIC_KEY  # the upstream still got the key
+
+
+def test_an_anthropic_clients_credentials_are_masked_by_the_proxy(tmp_path, upstream):
+    path = tmp_path / "anthropic.jsonl"
+    with RecordingWriter(path) as writer:
+        server = ProxyServer(
+            Upstream.parse(upstream.url),
+            writer,
+            anthropic=Upstream.parse(upstream.url.removesuffix("/v1")),
+        )
+        server.start()
+        client = anthropic_client(server.anthropic_base_url)
+        try:
+            with client.messages.stream(model=MODEL, max_tokens=64, messages=QUESTION) as stream:
+                assert stream.get_final_message().stop_reason == "tool_use"
+        finally:
+            client.close()
+            server.stop()
+    assert_anthropic_secrets_masked(path, upstream.headers[-1])

@@ -1,4 +1,5 @@
-"""End reasons that say what happened: a client leaving after [DONE], and stop signals."""
+"""End reasons that say what happened: a client leaving after its stream's final event
+(`data: [DONE]`, Anthropic's `event: message_stop`), and stop signals."""
 
 from __future__ import annotations
 
@@ -6,18 +7,23 @@ import re
 import signal
 import subprocess
 import sys
+import time
 
+import anthropic
 import pytest
 
 from streamscope.analysis import analyze
+from streamscope.record.proxy import ProxyServer, Upstream
+from streamscope.recording import RecordingWriter
 
+from .anthropic_stream import MODEL, QUESTION
 from .test_recorder import ends, record_agent, start_proxy_process, stop_mid_stream
 from .upstream import Upstream as StandIn
 
 
 @pytest.fixture(scope="module")
 def paused():
-    """A provider that holds the body open for 5 s after data: [DONE]."""
+    """A provider that holds the body open for 5 s after the final event."""
     with StandIn(tail_pause=5.0) as up:
         yield up
 
@@ -85,3 +91,47 @@ def test_a_stop_signal_to_record_reaches_the_child_and_ends_every_exchange(tmp_p
     end = ends(path)[1]
     assert end.reason in ("client-closed", "recorder-stopped")
     assert "1 exchange," in proc.stderr.read()
+
+
+@pytest.fixture(scope="module")
+def paced():
+    """The same, its events 30 ms apart: a client can leave before the last one is sent."""
+    with StandIn(pace=0.03, tail_pause=5.0) as up:
+        yield up
+
+
+@pytest.mark.parametrize(
+    "leave_at, reason", [("message_stop", "complete"), ("content_block_delta", "client-closed")]
+)
+def test_an_anthropic_client_leaving_right_after_message_stop_ended_a_complete_stream(
+    tmp_path, paced, leave_at, reason
+):
+    """Anthropic's final event is `event: message_stop`: leaving after it is no cut."""
+    path = tmp_path / "stop.jsonl"
+    with RecordingWriter(path) as writer:
+        server = ProxyServer(
+            Upstream.parse(paced.url),
+            writer,
+            timeout=30,
+            anthropic=Upstream.parse(paced.url.removesuffix("/v1")),
+        )
+        server.start()
+        client = anthropic.Anthropic(
+            api_key="sk-ant-test", base_url=server.anthropic_base_url, max_retries=0
+        )
+        started = time.monotonic()
+        try:
+            with client.messages.create(
+                model=MODEL, max_tokens=64, messages=QUESTION, stream=True
+            ) as events:
+                for event in events:
+                    if event.type == leave_at:
+                        break  # leaving the `with` closes the response
+        finally:
+            client.close()
+        deadline = time.monotonic() + 5
+        while server.app.open and time.monotonic() < deadline:  # the proxy sees it leave
+            time.sleep(0.01)
+        server.stop()
+    assert time.monotonic() - started < 4  # not held by the provider's 5 s pause
+    assert ends(path)[1].reason == reason

@@ -163,6 +163,22 @@ def test_authorization_without_scheme_is_fully_redacted():
     assert redact_headers([("x-other", "kept")]) == [("x-other", "kept")]
 
 
+def test_anthropic_headers_mask_the_account_and_keep_the_api_readable():
+    sent = [
+        ("x-api-key", "sk-ant-api03-secret"),
+        ("anthropic-workspace-id", "wrkspc_secret"),
+        ("anthropic-organization-id", "org-secret"),
+        ("anthropic-version", "2023-06-01"),
+        ("anthropic-beta", "task-budgets-2026-03-13,prompt-caching-2024-07-31"),
+        ("anthropic-ratelimit-input-tokens-remaining", "39000"),
+        ("anthropic-priority-output-tokens-limit", "8000"),
+        ("user-agent", "flask-restful/0.3 Anthropic/Python 2.15.0"),
+    ]
+    kept = dict(redact_headers(sent))
+    assert [kept[k] for k, _ in sent[:3]] == [REDACTED] * 3
+    assert [(k, kept[k]) for k, _ in sent[3:]] == sent[3:]  # not credentials: as sent
+
+
 def test_secrets_never_reach_the_file(tmp_path):
     path = tmp_path / "r.jsonl"
     body = orjson.dumps({"messages": [{"role": "user", "content": "secret-prompt"}], "n": 1})

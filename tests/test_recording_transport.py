@@ -1,11 +1,14 @@
 """`recording_transport`: the real openai client (sync and async) on httpx2 and httpx,
-recording in-process against a loopback provider; compared with the proxy's recording."""
+recording in-process against a loopback provider; compared with the proxy's recording.
+The real anthropic client too (sync and async, on httpx2, its only HTTP package)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
+import anthropic
 import httpx
 import httpx2
 import openai
@@ -17,6 +20,23 @@ from streamscope.record.proxy import ProxyServer, Upstream
 from streamscope.recording import RecordingIndex, RecordingWriter, iter_records
 from streamscope.recording.format import End, Request, Response
 
+from .anthropic_stream import (
+    ANSWER,
+    MODEL,
+    QUESTION,
+    TOOL_ID,
+    TOOL_INPUT,
+    TOOLS,
+    answer_events,
+    follow_up,
+    tool_use_events,
+)
+from .test_recorder_secrets import (
+    ANTHROPIC_HEADERS,
+    ANTHROPIC_KEY,
+    anthropic_client,
+    assert_anthropic_secrets_masked,
+)
 from .upstream import Upstream as StandIn
 from .upstream import sample_reads
 
@@ -151,3 +171,125 @@ def test_it_wraps_the_transport_given(tmp_path):
     with httpx2.Client(transport=recording_transport(path, inner)) as http:
         assert http.post("http://x.test/v1/chat/completions", json={}).content == body
     assert seen.is_set() and b"".join(reads(path)) == body
+
+
+# -- the anthropic SDK (its clients are httpx2 clients)
+
+
+def streamed_call(client) -> dict:
+    """Turn 1 with create(stream=True): the tool call as an agent assembles it from the
+    events (its input from the input_json_delta fragments)."""
+    call, fragments = {}, []
+    with client.messages.create(
+        model=MODEL, max_tokens=1024, messages=QUESTION, tools=TOOLS, stream=True
+    ) as events:
+        for event in events:
+            if event.type == "content_block_start" and event.content_block.type == "tool_use":
+                call = {"id": event.content_block.id, "name": event.content_block.name}
+            elif event.type == "content_block_delta" and event.delta.type == "input_json_delta":
+                fragments.append(event.delta.partial_json)
+    return {**call, "input": json.loads("".join(fragments))}
+
+
+def helper_call(client) -> dict:
+    """Turn 1 with the SDK's stream helper: the tool call it assembled."""
+    with client.messages.stream(
+        model=MODEL, max_tokens=1024, messages=QUESTION, tools=TOOLS
+    ) as stream:
+        message = stream.get_final_message()
+    (call,) = [block for block in message.content if block.type == "tool_use"]
+    return {"id": call.id, "name": call.name, "input": call.input}
+
+
+def anthropic_turns(client, first_turn) -> tuple[dict, str]:
+    """The tool call `first_turn` read, then the answer's text, read with create(stream=True)."""
+    call = first_turn(client)
+    answer = ""
+    with client.messages.create(
+        model=MODEL, max_tokens=1024, messages=follow_up(call["input"]), tools=TOOLS, stream=True
+    ) as events:
+        for event in events:
+            if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                answer += event.delta.text
+    return call, answer
+
+
+async def async_anthropic_turns(client) -> tuple[dict, str]:
+    async with client.messages.stream(
+        model=MODEL, max_tokens=1024, messages=QUESTION, tools=TOOLS
+    ) as stream:
+        message = await stream.get_final_message()
+    (call,) = [block for block in message.content if block.type == "tool_use"]
+    answer = ""
+    events = await client.messages.create(
+        model=MODEL, max_tokens=1024, messages=follow_up(call.input), tools=TOOLS, stream=True
+    )
+    async with events:
+        async for event in events:
+            if event.type == "content_block_delta" and event.delta.type == "text_delta":
+                answer += event.delta.text
+    return {"id": call.id, "name": call.name, "input": call.input}, answer
+
+
+def assert_anthropic_recording(path, upstream) -> None:
+    """Both turns recorded as the provider sent them, read by read, complete, masked."""
+    assert reads(path, 1) == tool_use_events() and reads(path, 2) == answer_events()
+    assert [r.url for r in records(path, Request)] == [upstream.url + "/messages"] * 2
+    assert [e.reason for e in records(path, End)] == ["complete"] * 2
+    assert_anthropic_secrets_masked(path, upstream.headers[-1])
+
+
+CALL = {"id": TOOL_ID, "name": "get_weather", "input": TOOL_INPUT}
+
+
+@pytest.mark.parametrize("first_turn", [helper_call, streamed_call])
+def test_an_anthropic_client_is_recorded(upstream, tmp_path, first_turn):
+    path = tmp_path / "anthropic.jsonl"
+    http = httpx2.Client(transport=recording_transport(path))
+    with anthropic_client(upstream.url.removesuffix("/v1"), http_client=http) as client:
+        assert anthropic_turns(client, first_turn) == (CALL, ANSWER)
+    assert_anthropic_recording(path, upstream)
+
+
+def test_an_async_anthropic_client_is_recorded(upstream, tmp_path):
+    path = tmp_path / "anthropic-async.jsonl"
+
+    async def run() -> tuple[dict, str]:
+        http = httpx2.AsyncClient(transport=async_recording_transport(path))
+        client = anthropic.AsyncAnthropic(
+            api_key=ANTHROPIC_KEY,
+            base_url=upstream.url.removesuffix("/v1"),
+            max_retries=0,
+            default_headers=ANTHROPIC_HEADERS,
+            http_client=http,
+        )
+        async with client:
+            return await async_anthropic_turns(client)
+
+    assert asyncio.run(run()) == (CALL, ANSWER)
+    assert_anthropic_recording(path, upstream)
+
+
+@pytest.fixture(scope="module")
+def holding():
+    """A provider that holds the body open for 0.5 s after the final event."""
+    with StandIn(pace=0.02, tail_pause=0.5) as up:
+        yield up
+
+
+@pytest.mark.parametrize(
+    "leave_at, reason", [("message_stop", "complete"), ("content_block_delta", "client-closed")]
+)
+def test_an_anthropic_client_leaving_after_message_stop_ended_a_complete_stream(
+    holding, tmp_path, leave_at, reason
+):
+    path = tmp_path / "leave.jsonl"
+    http = httpx2.Client(transport=recording_transport(path))
+    with anthropic_client(holding.url.removesuffix("/v1"), http_client=http) as client:
+        events = client.messages.create(model=MODEL, max_tokens=64, messages=QUESTION, stream=True)
+        with events:
+            for event in events:
+                if event.type == leave_at:
+                    break  # leaving the `with` closes the response
+    (end,) = records(path, End)
+    assert end.reason == reason

@@ -1,12 +1,15 @@
-"""The recorder's upstream client: chunked bodies decode the same however the reads fall."""
+"""The recorder's upstream client: chunked bodies decode the same however the reads fall,
+and so is a stream's final event seen."""
 
 from __future__ import annotations
+
+from itertools import pairwise
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from streamscope.record.proxy import FinalEvent
+from streamscope.record.final import FinalEvent, MessageStop, final_event
 from streamscope.record.upstream import ChunkedDecoder, UpstreamError
 
 
@@ -119,7 +122,55 @@ def test_the_final_event_is_seen_however_the_reads_fall(reads, relayed):
 @example([b"[DONE]"] + [b"D"] * 70)
 def test_the_final_event_prefilter_is_the_substring_test(parts):
     # _may_end skips the substring search on reads with few D's: it must answer as it would
-    from streamscope.record.proxy import _may_end
+    from streamscope.record.final import _may_end
 
     data = b"".join(parts)
     assert _may_end(data) == (b"[DONE]" in data)
+
+
+STOP = b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+DELTA = b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"event: message_stop"}}\n\n'
+
+
+@pytest.mark.parametrize(
+    "reads, relayed",
+    [
+        ([DELTA * 3 + STOP], True),
+        ([DELTA, STOP], True),
+        ([DELTA + STOP[:11], STOP[11:]], True),  # the event line split across two reads
+        ([DELTA + STOP[:20], STOP[20:]], True),  # its data line is the next read
+        ([STOP.replace(b"\n", b"\r\n")], True),
+        ([b"event:message_stop\n"], True),  # no space after the colon
+        ([DELTA * 3], False),  # named inside an event's JSON
+        ([b"event: message_stop"], False),  # the line is not finished yet
+        ([b"event: message_start\n"], False),
+        ([STOP.replace(b"event: ", b"")], False),  # only the data: no event line
+    ],
+)
+def test_anthropic_final_event_is_seen_however_the_reads_fall(reads, relayed):
+    final = MessageStop()
+    for data in reads:
+        final.seen(data)
+    assert final.relayed is relayed
+
+
+def test_each_request_waits_for_its_own_api_final_event():
+    assert type(final_event(["Content-Type", "Anthropic-Version"])) is MessageStop
+    assert type(final_event(["content-type", "authorization"])) is FinalEvent
+    openai_final = final_event([])
+    openai_final.seen(STOP)  # [DONE] only: an OpenAI stream does not end at message_stop
+    assert not openai_final.relayed
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=len(STOP) + 200), max_size=12))
+def test_message_stop_is_seen_once_its_line_is_relayed(cuts):
+    from .anthropic_stream import tool_use_events
+
+    body = b"".join(tool_use_events())
+    line_end = body.index(b"event: message_stop\n") + len(b"event: message_stop\n")
+    final = MessageStop()
+    edges = sorted({len(body) - c for c in cuts if 0 < c < len(body)} | {0, len(body)})
+    for start, end in pairwise(edges):
+        final.seen(body[start:end])
+        assert final.relayed is (end >= line_end), (start, end)

@@ -8,11 +8,13 @@ POST .../chat/completions answers by the request's "model":
 - "slow": an event every 50 ms for 10 s (to see the recorder cancel it);
 - "late": no answer for 10 s unless the client goes away first;
 - "json": a non-streaming chat.completion.
+POST .../messages (the Anthropic Messages API) answers any other model with
+tests/anthropic_stream.py's events for the turn the request asks for, one read each.
 With `tail_pause`, a sample stream waits that long (or until the client leaves) after
 its last read before ending the chunked body, as real providers do after `[DONE]`.
 Every body it sends is kept as (model, sha256, bytes) in `served`; `cancelled` counts
-streams that ended because the other side went away; `auth` keeps Authorization headers
-and `hosts` the Host headers.
+streams that ended because the other side went away; `auth` keeps Authorization headers,
+`hosts` the Host headers and `paths` the request paths (with their query).
 
 `RawUpstream` answers every connection with fixed bytes, for HTTP that uvicorn cannot
 send (1xx interim responses, broken framing).
@@ -34,6 +36,8 @@ import uvicorn
 
 from streamscope.record.proxy import bind
 from streamscope.recording import RecordingIndex
+
+from .anthropic_stream import events_for
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
 
@@ -62,6 +66,7 @@ class Upstream:
         self.pace = pace
         self.tail_pause = tail_pause
         self.hosts: list[str] = []
+        self.paths: list[str] = []
         self.headers: list[dict[str, str]] = []
         self.served: list[tuple[str, str, bytes]] = []
         self.cancelled = 0
@@ -105,6 +110,8 @@ class Upstream:
                 break
         headers = dict((k.decode().lower(), v.decode()) for k, v in scope["headers"])
         self.hosts.append(headers.get("host", ""))
+        query = scope.get("query_string", b"").decode()
+        self.paths.append(scope["path"] + (f"?{query}" if query else ""))
         self.headers.append(headers)
         if "authorization" in headers:
             self.auth.append(headers["authorization"])
@@ -163,11 +170,12 @@ class Upstream:
                 gone.cancel()
             else:
                 turn = 2 if any(m.get("role") == "tool" for m in request.get("messages", [])) else 1
-                for data in sample_reads(model, turn):
+                anthropic = scope["path"].endswith("/messages")
+                for data in events_for(request) if anthropic else sample_reads(model, turn):
                     if self.pace:
                         await asyncio.sleep(self.pace)
                     await emit(data)
-                if self.tail_pause:  # after [DONE]: keep the body open a while
+                if self.tail_pause:  # after the final event: keep the body open a while
                     with contextlib.suppress(asyncio.TimeoutError):
                         await asyncio.wait_for(receive(), self.tail_pause)
             await send({"type": "http.response.body", "body": b"", "more_body": False})

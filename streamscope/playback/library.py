@@ -13,20 +13,26 @@ Both default to speed 0 (no waiting) and answer alike: a request with `"stream":
 gets a recorded stream; any other request gets a recorded non-stream response (one whose
 request did not ask for a stream), or, when the files hold none, a 400 error saying so.
 
+Two APIs are served: OpenAI's Chat Completions (`POST .../chat/completions`) and
+Anthropic's Messages (`POST .../v1/messages`). A request is answered by an exchange of
+its own API (a recorded request's URL tells which), or by a raw SSE body, which answers
+any request; so a recording of an agent that used both SDKs replays each its own.
+
 Inputs (several files: their exchanges one after the other, in the order given):
 
 - a recording: every exchange with a response line whose request (if recorded) was
-  `.../chat/completions`. Its body is its chunk lines, one body chunk per recorded
-  upstream read (so a client sees the recorded chunking), with the recorded status and
-  headers (hop-by-hop headers and content-length dropped: the body is re-framed). An
-  exchange whose recorded upstream failed, or that the recorder's own stop cut (`end`
-  reason `upstream-error`, `timeout` or `recorder-stopped`), is cut after its last read,
-  as the client saw it: the server aborts the connection, the
-  transport raises the client's RemoteProtocolError.
+  `.../chat/completions` or `.../v1/messages`. Its body is its chunk lines, one body
+  chunk per recorded upstream read (so a client sees the recorded chunking), with the
+  recorded status and headers (hop-by-hop headers and content-length dropped: the body
+  is re-framed). An exchange whose recorded upstream failed, or that the recorder's own
+  stop cut (`end` reason `upstream-error`, `timeout` or `recorder-stopped`), is cut after
+  its last read, as the client saw it: the server aborts the connection, the transport
+  raises the client's RemoteProtocolError.
 - a raw SSE body: one exchange, `200 text/event-stream`, one body chunk per SSE event
   (the bytes unchanged, CRLF and comments included).
 - a chunk log (chat.completion.chunk JSON Lines): one exchange, each line sent as one
-  `data: <line>\\n\\n` event, then `data: [DONE]\\n\\n` (unless the log has one).
+  `data: <line>\\n\\n` event, then `data: [DONE]\\n\\n` (unless the log has one); it
+  answers chat completions only.
 
 Timing: a recording's response headers are sent at the recorded time after the request
 and every read at its recorded time, divided by `speed` (2 is twice as fast; 0 does not
@@ -35,10 +41,11 @@ SSE bodies and chunk logs have no recorded times: they are sent without waiting.
 
 Which exchange answers a request (`Library.select`):
 
-1. Matched by body: a recorded request whose JSON body has the same `model`, `messages`
-   and `tools` as the request (other keys, e.g. `stream_options` or `temperature`, are
-   ignored; a recorded value `"[REDACTED]"` matches anything) answers it. When several
-   match (a request sent again), the one served the fewest times, earliest first.
+1. Matched by body: a recorded request whose JSON body has the same `model`, `system`
+   (Anthropic's system prompt), `messages` and `tools` as the request (other keys, e.g.
+   `stream_options`, `max_tokens` or `temperature`, are ignored; a recorded value
+   `"[REDACTED]"` matches anything) answers it. When several match (a request sent
+   again), the one served the fewest times, earliest first.
 2. Otherwise, unless strict, the next exchange in order: the one served the fewest
    times, earliest first (so every exchange is served once before any is served again).
 3. Under strict, only an exchange with no recorded request to compare with (an SSE body,
@@ -54,8 +61,11 @@ Which exchange answers a request (`Library.select`):
    tool): the request has 3 messages, the recording 2`. The transport says
    `streamscope playback:` instead of `streamscope serve:`.
 
-Only `POST .../chat/completions` (any path prefix) is answered; anything else is a 404
-JSON error of type `not_found`.
+Only `POST .../chat/completions` and `POST .../v1/messages` (any path prefix) are
+answered; anything else is a 404 JSON error of type `not_found`. A request that carries
+`anthropic-version` (every Anthropic client sends it) gets its errors in Anthropic's
+shape, `{"type": "error", "error": {"type": ..., "message": ...}}`, which the anthropic
+SDK reads as it reads the API's own; every other request in OpenAI's.
 
 This module imports neither httpx2, httpx, uvicorn nor openai: the transport takes the
 HTTP package from the client that uses it (record/clients.py).
@@ -79,13 +89,18 @@ import orjson
 from ..inputs import SSE, Source, open_input
 from ..inputs.reads import Reads
 from ..record import clients
+from ..record.final import speaks_anthropic
 from ..record.upstream import HOP_BY_HOP
 from ..recording.format import BOM, REDACTED, RecordingError
 from ..text import quote
 
 # Hop-by-hop headers and content-length: the replay frames its own body.
 DROPPED_HEADERS = HOP_BY_HOP | {"content-length"}
-MATCH_KEYS = ("model", "messages", "tools")
+MATCH_KEYS = ("model", "system", "messages", "tools")
+# The APIs served: what a request's path ends with, and what to call it in a message.
+CHAT, MESSAGES = "chat", "messages"
+_API_PATHS = {CHAT: "/chat/completions", MESSAGES: "/v1/messages"}
+_API_NAMES = {CHAT: "chat completion", MESSAGES: "Anthropic Messages"}
 SSE_HEADERS = [("content-type", "text/event-stream; charset=utf-8"), ("cache-control", "no-cache")]
 # cut as the client saw it: the upstream failed, or the recorder stopped mid-stream
 _FAILED = ("upstream-error", "timeout", "recorder-stopped")
@@ -109,6 +124,7 @@ class Entry:
     head_s: float = 0.0  # seconds from the request to the response headers
     failed: str | None = None  # how the recorded upstream failed, if it did
     stream: bool = True  # answers `"stream": true` requests (else the others)
+    api: str | None = None  # the API whose requests it answers (CHAT, MESSAGES); None: any
 
     @property
     def path(self) -> str:
@@ -166,12 +182,17 @@ def _lines(reads: Reads) -> Iterator[bytes]:
         yield rest
 
 
-def _is_chat(url: str) -> bool:
+def api_of(path: str) -> str | None:
+    """The API a request path is for (CHAT or MESSAGES, any prefix before), or None."""
+    path = path.rstrip("/")
+    return next((api for api, end in _API_PATHS.items() if path.endswith(end)), None)
+
+
+def _url_api(url: str) -> str | None:
     try:
-        path = urlsplit(url).path
+        return api_of(urlsplit(url).path)
     except ValueError:  # a recorded URL that does not parse ("http://[...") answers nothing
-        return False
-    return path.rstrip("/").endswith("/chat/completions")
+        return None
 
 
 def _recording_entries(source: Source, only: int | None) -> list[Entry]:
@@ -181,7 +202,8 @@ def _recording_entries(source: Source, only: int | None) -> list[Entry]:
         request, response, end = ex.request, ex.response, ex.end
         if response is None:
             continue  # nothing was answered: nothing to replay
-        if request is not None and not _is_chat(request.url):
+        api = _url_api(request.url) if request is not None else None  # no request: any
+        if request is not None and api is None:
             continue
         body = request.json_body() if request is not None else None
         t0 = request.t_ns if request is not None else response.t_ns
@@ -198,6 +220,7 @@ def _recording_entries(source: Source, only: int | None) -> list[Entry]:
                 max(0.0, (response.t_ns - t0) / 1e9),
                 f"{end.reason}: {end.error}" if end and end.reason in _FAILED else None,
                 stream,
+                api,
             )
         )
     return out
@@ -348,12 +371,15 @@ class Library:
                     found = _recording_entries(source, exchange)
                     if not found:
                         raise RecordingError(
-                            f"{path}: no chat completion exchange with a response to serve", path
+                            f"{path}: no chat completion or Anthropic Messages exchange "
+                            "with a response to serve",
+                            path,
                         )
                     self.entries += found
                 else:
                     source.exchange(exchange or 1)  # RecordingError for another exchange
-                    self.entries.append(Entry(0, source))
+                    api = None if source.kind == SSE else CHAT  # a chunk log: chat chunks
+                    self.entries.append(Entry(0, source, api=api))
         except BaseException:
             self.close()
             raise
@@ -361,13 +387,20 @@ class Library:
             entry.number = i
         self.served = [0] * (len(self.entries) + 1)  # by entry number
 
-    def select(self, body: bytes, strict: bool = False) -> Selection | Unmatched:
-        """The exchange that answers a request with this body (module docstring: rules)."""
+    def select(
+        self, body: bytes, strict: bool = False, api: str | None = None
+    ) -> Selection | Unmatched:
+        """The exchange that answers a request with this body, to `api` (CHAT or MESSAGES;
+        None: any), by the module docstring's rules."""
         try:
             got = orjson.loads(body) if body else _NOT_JSON
         except orjson.JSONDecodeError:
             got = _NOT_JSON
         entries = self.entries
+        if api is not None:
+            entries = [e for e in entries if e.api in (None, api)]
+            if not entries:
+                return Unmatched(f"the files hold no {_API_NAMES[api]} exchange")
         if isinstance(got, dict):  # a stream request gets a stream, the others do not
             wants = got.get("stream") is True
             entries = [e for e in entries if e.stream == wants]
@@ -406,6 +439,10 @@ class Library:
         closest = max(candidates, key=lambda e: _closeness(e, got))
         return _explain(closest, got)
 
+    def answers(self, api: str) -> bool:
+        """Whether some exchange answers requests to `api` (CHAT or MESSAGES)."""
+        return any(e.api in (None, api) for e in self.entries)
+
     def describe(self) -> str:
         """One line: how many exchanges, from which files."""
         n = len(self.entries)
@@ -421,11 +458,12 @@ class Library:
 # -- answering ------------------------------------------------------------------------
 
 
-def error_body(name: str, kind: str, message: str) -> bytes:
-    """An OpenAI-style error document."""
-    return orjson.dumps(
-        {"error": {"message": f"{name}: {message}", "type": kind, "param": None, "code": None}}
-    )
+def error_body(name: str, kind: str, message: str, anthropic: bool = False) -> bytes:
+    """An error document in the shape of the client's API: OpenAI's, or Anthropic's."""
+    message = f"{name}: {message}"
+    if anthropic:
+        return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
+    return orjson.dumps({"error": {"message": message, "type": kind, "param": None, "code": None}})
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,16 +476,25 @@ class Answer:
 
 
 def answer(
-    library: Library, method: str, path: str, body: bytes, strict: bool, name: str
+    library: Library,
+    method: str,
+    path: str,
+    body: bytes,
+    strict: bool,
+    name: str,
+    anthropic: bool = False,
 ) -> Answer:
-    """The path check and the selection, for the server and the transport alike."""
-    if method.upper() != "POST" or not path.rstrip("/").endswith("/chat/completions"):
-        message = f"only POST .../chat/completions is served, not {method} {path}"
-        return Answer(None, 404, error_body(name, "not_found", message))
-    chosen = library.select(body, strict)
+    """The path check and the selection, for the server and the transport alike.
+    `anthropic`: the request carries `anthropic-version` (errors in Anthropic's shape)."""
+    api = api_of(path) if method.upper() == "POST" else None
+    if api is None:
+        served = _API_PATHS[MESSAGES if anthropic else CHAT]
+        message = f"only POST ...{served} is served, not {method} {path}"
+        return Answer(None, 404, error_body(name, "not_found", message, anthropic))
+    chosen = library.select(body, strict, api)
     if isinstance(chosen, Unmatched):
         message = f"no recorded exchange matches this request: {chosen.message}"
-        return Answer(None, 400, error_body(name, "unmatched_request", message))
+        return Answer(None, 400, error_body(name, "unmatched_request", message, anthropic))
     return Answer(chosen)
 
 
@@ -541,7 +588,10 @@ class PlaybackTransport(clients.Transport):
 
     def _respond(self, request: Any, body: bytes, start: float) -> tuple[float, Any]:
         package = clients.package_of(request, self.http)
-        got = answer(self.library, request.method, request.url.path, body, self.strict, self.name)
+        anthropic = speaks_anthropic(request.headers.keys())
+        got = answer(
+            self.library, request.method, request.url.path, body, self.strict, self.name, anthropic
+        )
         self.selections.append(got.selection)
         if got.selection is None:
             headers = [("content-type", "application/json")]

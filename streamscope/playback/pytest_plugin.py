@@ -2,13 +2,15 @@
 
 - `streamscope_playback(path, speed=0)`: an `openai.OpenAI` client answered from a
   recording (or HAR, SSE body, chunk log); `streamscope_async_playback` for AsyncOpenAI.
-- `--streamscope-record=DIR`: every test's openai traffic is recorded in-process to
-  `DIR/<test id>.jsonl` (a cassette per test), and the run ends with one line per
-  recorded test saying what streamscope found in it.
+- `--streamscope-record=DIR`: every test's openai and anthropic traffic is recorded
+  in-process to `DIR/<test id>.jsonl` (a cassette per test), and the run ends with one
+  line per recorded test saying what streamscope found in it.
 
-openai's traffic is told from other HTTP traffic by the headers every openai client
-sends (`X-Stainless-Lang`, `User-Agent: OpenAI/...`). Nothing heavy is imported until a
-fixture or the option is used: the plugin loads in every pytest run of the environment.
+That traffic is told from other HTTP traffic by the headers its clients send: both SDKs
+send `X-Stainless-Lang` and name themselves in `User-Agent` (`OpenAI/...`,
+`Anthropic/...`), and every client of the Anthropic API sends `anthropic-version`.
+Nothing heavy is imported until a fixture or the option is used: the plugin loads in
+every pytest run of the environment.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--streamscope-record",
         metavar="DIR",
         default=None,
-        help="Record every test's openai traffic in-process to DIR/<test id>.jsonl and "
+        help="Record every test's openai and anthropic traffic in-process to DIR/<test id>.jsonl and "
         "print a one-line summary of anomalies per test at the end of the run.",
     )
 
@@ -95,13 +97,18 @@ def cassette_name(nodeid: str) -> str:
     return name[:200] + ".jsonl"
 
 
-def _is_openai(request: Any) -> bool:
+def _is_llm_client(request: Any) -> bool:
+    """An openai or anthropic client's request (module docstring: the headers)."""
     headers = request.headers
-    return "x-stainless-lang" in headers or headers.get("user-agent", "").startswith("OpenAI/")
+    return (
+        "x-stainless-lang" in headers
+        or "anthropic-version" in headers
+        or headers.get("user-agent", "").startswith(("OpenAI/", "Anthropic/"))
+    )
 
 
 class _Cassette:
-    """One test's recording, opened at its first openai request."""
+    """One test's recording, opened at its first openai or anthropic request."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -124,7 +131,7 @@ class _Cassette:
 
 @contextmanager
 def _recording(cassette: _Cassette) -> Iterator[None]:
-    """Route every openai request through `cassette` while the test runs."""
+    """Route every openai and anthropic request through `cassette` while the test runs."""
     import importlib
 
     with ExitStack() as stack:
@@ -143,12 +150,12 @@ def _patched(package: Any, cassette: _Cassette) -> Iterator[None]:
     send, asend = sync_cls.handle_request, async_cls.handle_async_request
 
     def handle_request(self: Any, request: Any) -> Any:
-        if not _is_openai(request):
+        if not _is_llm_client(request):
             return send(self, request)
         return cassette.get().send(request, lambda r: send(self, r))
 
     async def handle_async_request(self: Any, request: Any) -> Any:
-        if not _is_openai(request):
+        if not _is_llm_client(request):
             return await asend(self, request)
         return await cassette.get().asend(request, lambda r: asend(self, r))
 

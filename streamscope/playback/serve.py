@@ -1,12 +1,12 @@
-"""`streamscope serve FILE...`: an OpenAI-compatible mock provider made of recordings.
+"""`streamscope serve FILE...`: an OpenAI- and Anthropic-style mock provider of recordings.
 
 A raw ASGI app (MockProvider) on uvicorn, bound to 127.0.0.1 only (ServeServer). It
-answers `POST .../chat/completions` with the recorded streams, one `send` per recorded
-upstream read (the recorded chunking), at the recorded timing divided by `speed`
-(0: no waiting). Which exchange answers which request, the headers sent, SSE bodies and
-chunk logs, strict mode and its errors: the rules are playback/library.py's (its
-module docstring), shared with `playback_transport`, so a mock server and an in-process
-transport replay a recording the same way.
+answers `POST .../chat/completions` and `POST .../v1/messages` with the recorded
+streams, one `send` per recorded upstream read (the recorded chunking), at the recorded
+timing divided by `speed` (0: no waiting). Which exchange answers which request, the
+headers sent, SSE bodies and chunk logs, strict mode and its errors: the rules are
+playback/library.py's (its module docstring), shared with `playback_transport`, so a
+mock server and an in-process transport replay a recording the same way.
 
 Here, in addition:
 
@@ -20,7 +20,7 @@ Here, in addition:
 The CLI is a thin call::
 
     server = ServeServer(files, port, speed, strict, log=say)   # RecordingError, OSError
-    click.echo(server.base_url)   # http://127.0.0.1:PORT/v1, on stdout
+    click.echo(server.base_url)   # http://127.0.0.1:PORT/v1, on stdout (an OpenAI client's)
     server.run()                  # until Ctrl-C; or serve(files, port, speed, strict)
 """
 
@@ -31,9 +31,10 @@ import sys
 import time
 from collections.abc import Callable
 
+from ..record.final import speaks_anthropic
 from ..record.loopback import LoopbackServer, until_disconnect
 from ..text import say
-from .library import Library, Pace, Selection, answer
+from .library import MESSAGES, Library, Pace, Selection, answer
 
 NAME = "streamscope serve"
 _HOW = {"body": "matched by body", "any": "answers any request", "order": "next in order"}
@@ -77,7 +78,8 @@ class MockProvider:
             if not message.get("more_body"):
                 break
         method, path = scope["method"], scope["path"]
-        got = answer(self.library, method, path, bytes(body), self.strict, NAME)
+        anthropic = speaks_anthropic(k.decode("latin-1") for k, _ in scope["headers"])
+        got = answer(self.library, method, path, bytes(body), self.strict, NAME, anthropic)
         self.selections.append(got.selection)
         if got.selection is None:
             self._say(f"{method} {path} -> {got.status}")
@@ -155,7 +157,13 @@ class ServeServer(LoopbackServer):
 
     @property
     def base_url(self) -> str:
+        """An OpenAI client's base URL."""
         return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        """An Anthropic client's: the anthropic SDK appends /v1/messages itself."""
+        return f"http://127.0.0.1:{self.port}"
 
     def describe(self) -> str:
         """One line for the user: what is served, how."""
@@ -188,4 +196,6 @@ def serve(
     echo(server.base_url)
     sys.stdout.flush()
     say(server.describe())
+    if server.library.answers(MESSAGES):
+        say(f"an Anthropic client's base URL: {server.anthropic_base_url}")
     server.run()

@@ -3,6 +3,12 @@
 A raw ASGI app (no framework) served by uvicorn, with a small asyncio HTTP/1.1 client
 upstream (upstream.py): every upstream read is one recording line and one send to the
 client. Nothing waits for the end of a body.
+
+One port serves two upstreams. The OpenAI side takes every path as it comes (its base URL
+keeps the upstream's path prefix, as OPENAI_BASE_URL ends in `/v1`). The Anthropic side
+lives under its own mount, `/anthropic`: the anthropic SDK appends `/v1/messages` to its
+base URL, so the mount, not the path, tells the two apart; it is taken off before the
+request goes upstream, and the recording names the upstream URL the request was sent to.
 """
 
 from __future__ import annotations
@@ -10,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +25,7 @@ import orjson
 
 from ..recording import RecordingWriter
 from ..recording.redact import redact_url
+from .final import FinalEvent, final_event, speaks_anthropic
 from .loopback import LoopbackServer, bind, until_disconnect  # noqa: F401 (bind: tests)
 from .upstream import HOP_BY_HOP, UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
@@ -38,14 +44,15 @@ class Upstream:
     authorization: str | None = None
 
     @classmethod
-    def parse(cls, url: str) -> Upstream:
+    def parse(cls, url: str, name: str = "upstream") -> Upstream:
+        """ValueError, one line starting with `name`, for a URL that is not http(s)."""
         parts = urlsplit(url)
         try:
             parts.port  # noqa: B018 - raises on a port that is not a number in range
         except ValueError as e:
-            raise ValueError(f"upstream {redact_url(url)!r}: {e}") from None
+            raise ValueError(f"{name} {redact_url(url)!r}: {e}") from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"upstream must be an http(s) URL, got {redact_url(url)!r}")
+            raise ValueError(f"{name} must be an http(s) URL, got {redact_url(url)!r}")
         userinfo, at, hostport = parts.netloc.rpartition("@")
         authorization = None
         if at:
@@ -55,62 +62,63 @@ class Upstream:
         return cls(f"{parts.scheme}://{hostport}", parts.path.rstrip("/"), authorization)
 
 
-_DONE = re.compile(rb"^data: ?\[DONE\]\r?\n", re.MULTILINE)
+def _error_body(kind: str, message: str, anthropic: bool) -> bytes:
+    """An error in the shape the client's own API uses, so its SDK shows the message."""
+    message = f"streamscope: {message}"
+    if anthropic:
+        return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
+    return orjson.dumps({"error": {"message": message, "type": kind, "code": None}})
 
 
-def _may_end(data: bytes) -> bool:
-    """`b"[DONE]" in data`, at memchr speed on the usual read: the substring search costs
-    ~1 ns a byte on JSON events (their `]`s defeat its skips), a second of CPU per GB
-    relayed; the `D`s of a read are few (JSON keys are lower case), so each is looked at.
-    Past 64 of them the substring search takes the rest of the read."""
-    find = data.find
-    i = find(b"D")
-    looked = 0
-    while i >= 0:
-        if data[i - 1 : i + 5] == b"[DONE]":
-            return True
-        looked += 1
-        if looked > 64:
-            return find(b"[DONE]", i) >= 0
-        i = find(b"D", i + 1)
-    return False
+ANTHROPIC_MOUNT = "/anthropic"
+
+
+def _under(path: str, mount: str) -> bool:
+    return path == mount or path.startswith(mount + "/")
+
+
+def anthropic_mount(openai_prefix: str) -> str:
+    """Where the Anthropic side lives: /anthropic, unless the OpenAI side's base URL is
+    already there (`--upstream https://host/anthropic/v1`)."""
+    return "/streamscope-anthropic" if _under(openai_prefix, ANTHROPIC_MOUNT) else ANTHROPIC_MOUNT
 
 
 @dataclass(slots=True)
-class FinalEvent:
-    """Whether a body's final event (SSE `data: [DONE]`), or its whole body, was relayed."""
+class Route:
+    """One upstream behind the proxy: requests under `mount` go there, the mount taken off
+    (the OpenAI side's mount is "": its paths go as they came)."""
 
-    relayed: bool = False
-    _tail: bytes = b""
+    mount: str
+    upstream: Upstream
+    pool: UpstreamPool
 
-    def seen(self, data: bytes) -> None:
-        """Called after each relayed read; cheap unless the read may hold `[DONE]`."""
-        if self.relayed:
-            return
-        if (_may_end(data) and _DONE.search(data)) or (
-            self._tail and _DONE.search(self._tail + data[:16])  # split across two reads
-        ):
-            self.relayed = True
-        self._tail = data[-16:]
-
-
-def _error_body(kind: str, message: str) -> bytes:
-    return orjson.dumps(
-        {"error": {"message": f"streamscope: {message}", "type": kind, "code": None}}
-    )
+    @property
+    def prefix(self) -> str:
+        """The path a client's base URL ends in: the mount, then the upstream's prefix."""
+        return self.mount + self.upstream.prefix
 
 
 class RecordingProxy:
     """The ASGI app. One exchange per request; the recording is written as things happen."""
 
     def __init__(
-        self, upstream: Upstream, writer: RecordingWriter, timeout: float | None = 600.0
+        self,
+        upstream: Upstream,
+        writer: RecordingWriter,
+        timeout: float | None = 600.0,
+        anthropic: Upstream | None = None,
     ) -> None:
-        self.upstream = upstream
         self.writer = writer
-        # The read timeout bounds the wait for each upstream read (a stalled stream).
-        self.pool = UpstreamPool(
-            upstream.origin, timeout, connect_timeout=min(timeout or 30.0, 30.0)
+
+        def pool(to: Upstream) -> UpstreamPool:
+            # The read timeout bounds the wait for each upstream read (a stalled stream).
+            return UpstreamPool(to.origin, timeout, connect_timeout=min(timeout or 30.0, 30.0))
+
+        self.openai = Route("", upstream, pool(upstream))
+        self.anthropic = (
+            Route(anthropic_mount(upstream.prefix), anthropic, pool(anthropic))
+            if anthropic is not None
+            else None
         )
         self.open: set[int] = set()  # exchanges without an `end` line yet
         self.exchanges = 0
@@ -131,9 +139,19 @@ class RecordingProxy:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                self.pool.close()
+                for route in self.routes:
+                    route.pool.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    @property
+    def routes(self) -> list[Route]:
+        return [self.openai] if self.anthropic is None else [self.openai, self.anthropic]
+
+    def _route(self, path: str) -> Route:
+        if self.anthropic is not None and _under(path, self.anthropic.mount):
+            return self.anthropic
+        return self.openai
 
     async def _exchange(self, scope: dict, receive: Callable, send: Callable) -> None:
         writer = self.writer
@@ -152,12 +170,15 @@ class RecordingProxy:
             body += message.get("body", b"")
             if not message.get("more_body"):
                 break
-        path = scope.get("raw_path") or scope["path"].encode()
+        path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+        route = self._route(path)
+        path = path[len(route.mount) :] or "/"
         query = scope.get("query_string") or b""
-        target = path.decode("latin-1") + (("?" + query.decode("latin-1")) if query else "")
-        url = self.upstream.origin + target
+        target = path + (("?" + query.decode("latin-1")) if query else "")
+        url = route.upstream.origin + target
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        basic = self.upstream.authorization
+        anthropic = speaks_anthropic(k for k, _ in headers)
+        basic = route.upstream.authorization
         if basic is not None and not any(k.lower() == "authorization" for k, _ in headers):
             headers.append(("authorization", basic))  # recorded (masked) as sent upstream
         writer.request(ex, scope["method"], url, headers, bytes(body))
@@ -169,7 +190,7 @@ class RecordingProxy:
         forward.append(("accept-encoding", "identity"))
         # Waiting for the upstream's head: a client that gives up meanwhile cancels it too.
         request = asyncio.ensure_future(
-            self.pool.request(scope["method"], target, forward, bytes(body))
+            route.pool.request(scope["method"], target, forward, bytes(body))
         )
         gone, _ = await until_disconnect(asyncio.shield(request), receive)
         if gone:
@@ -182,26 +203,28 @@ class RecordingProxy:
         try:
             response = request.result()
         except UpstreamTimeout as e:
-            await self._fail(
-                ex, send, 504, "timeout", "upstream_timeout", f"upstream timed out: {e}"
-            )
+            message = f"upstream timed out: {e}"
+            await self._fail(ex, send, 504, "timeout", "upstream_timeout", message, anthropic)
             return
         except UpstreamError as e:
+            message = f"upstream unreachable: {e}"
             await self._fail(
-                ex,
-                send,
-                502,
-                "upstream-error",
-                "upstream_unreachable",
-                f"upstream unreachable: {e}",
+                ex, send, 502, "upstream-error", "upstream_unreachable", message, anthropic
             )
             return
-        await self._relay(ex, response, receive, send)
+        await self._relay(ex, response, receive, send, final_event(k for k, _ in headers))
 
     async def _fail(
-        self, ex: int, send: Callable, status: int, reason: str, kind: str, message: str
+        self,
+        ex: int,
+        send: Callable,
+        status: int,
+        reason: str,
+        kind: str,
+        message: str,
+        anthropic: bool,
     ) -> None:
-        body = _error_body(kind, message)
+        body = _error_body(kind, message, anthropic)
         headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
         self.writer.response(ex, status, headers)
         self.writer.chunk(ex, body)
@@ -217,7 +240,12 @@ class RecordingProxy:
         await send({"type": "http.response.body", "body": body})
 
     async def _relay(
-        self, ex: int, response: UpstreamResponse, receive: Callable, send: Callable
+        self,
+        ex: int,
+        response: UpstreamResponse,
+        receive: Callable,
+        send: Callable,
+        final: FinalEvent,
     ) -> None:
         writer = self.writer
         headers = response.headers
@@ -230,7 +258,6 @@ class RecordingProxy:
         # None until the pump ends on its own: uvicorn cancels this task on shutdown.
         reason: str | None = None
         error: str | None = None
-        final = FinalEvent()
 
         async def pump() -> None:
             await send({"type": "http.response.start", "status": response.status, "headers": out})
@@ -248,7 +275,7 @@ class RecordingProxy:
             gone, exc = await until_disconnect(pump(), receive)
             left = gone or (exc is not None and not isinstance(exc, UpstreamError))
             if left and final.relayed:
-                # The SDK stops reading at data: [DONE]; the stream itself was whole.
+                # The SDK stops reading at its final event; the stream itself was whole.
                 reason, error = "complete", "the client closed after the final event"
             elif gone:
                 reason, error = "client-closed", "the client disconnected mid-response"
@@ -289,13 +316,21 @@ class ProxyServer(LoopbackServer):
         port: int = 0,
         timeout: float | None = 600.0,
         sock: socket.socket | None = None,
+        anthropic: Upstream | None = None,
     ):
-        super().__init__(RecordingProxy(upstream, writer, timeout), port, sock)
+        super().__init__(RecordingProxy(upstream, writer, timeout, anthropic), port, sock)
 
     @property
     def base_url(self) -> str:
-        """What a client uses as its base URL: the upstream's path prefix kept."""
-        return f"http://127.0.0.1:{self.port}{self.app.upstream.prefix}"
+        """What an OpenAI client uses as its base URL: the upstream's path prefix kept."""
+        return f"http://127.0.0.1:{self.port}{self.app.openai.prefix}"
+
+    @property
+    def anthropic_base_url(self) -> str | None:
+        """What an Anthropic client uses (None without an Anthropic upstream): the mount,
+        then the upstream's path prefix."""
+        anthropic = self.app.anthropic
+        return None if anthropic is None else f"http://127.0.0.1:{self.port}{anthropic.prefix}"
 
     def stop(self, why: str | None = None) -> None:
         """Stop serving; exchanges still open get an end line saying `why` we stopped."""

@@ -14,6 +14,7 @@ from .loopback import bind
 from .proxy import ProxyServer, Upstream
 
 BASE_URL_VARS = ("OPENAI_BASE_URL", "OPENAI_API_BASE")
+ANTHROPIC_BASE_URL_VAR = "ANTHROPIC_BASE_URL"
 
 
 def default_output(cwd: str | None = None) -> str:
@@ -61,15 +62,24 @@ def cannot_run(command: list[str]) -> tuple[int, str] | None:
     return None
 
 
-def run_child(command: list[str], env_names: list[str], base_url: str, stopped: list[int]) -> int:
-    """Run `command` with the base-URL variables pointing at the proxy; its exit status.
+def base_url_variables(server: ProxyServer, env_names: list[str]) -> dict[str, str]:
+    """The variables that point the command at the proxy: the OpenAI ones (and every
+    --env NAME, which wins) at its OpenAI side, ANTHROPIC_BASE_URL at its Anthropic side."""
+    variables = {}
+    if server.anthropic_base_url is not None:
+        variables[ANTHROPIC_BASE_URL_VAR] = server.anthropic_base_url
+    for name in (*BASE_URL_VARS, *env_names):
+        variables[name] = server.base_url
+    return variables
+
+
+def run_child(command: list[str], variables: dict[str, str], stopped: list[int]) -> int:
+    """Run `command` with `variables` set (pointing it at the proxy); its exit status.
 
     SIGINT, SIGTERM and SIGHUP are forwarded to it (and noted in `stopped`); streamscope
     waits for it to exit either way, so the proxy outlives every request it makes.
     """
-    env = dict(os.environ)
-    for name in (*BASE_URL_VARS, *env_names):
-        env[name] = base_url
+    env = {**os.environ, **variables}
     try:
         child = subprocess.Popen(command, env=env)
     except OSError as e:  # checked before, but the file may have changed since
@@ -136,9 +146,14 @@ def record(
     redact: bool,
     redact_json: list[str],
     timeout: float | None,
+    anthropic_url: str | None = None,
 ) -> int:
-    """Run `command` behind the proxy; the exit status (StartError when it cannot start)."""
+    """Run `command` behind the proxy; the exit status (StartError when it cannot start).
+
+    With `anthropic_url`, the proxy has an Anthropic side too, and ANTHROPIC_BASE_URL
+    points at it."""
     upstream = Upstream.parse(upstream_url)
+    anthropic = Upstream.parse(anthropic_url, "anthropic upstream") if anthropic_url else None
     problem = cannot_run(command)
     if problem is not None:  # before anything is created: no recording is left behind
         status, message = problem
@@ -155,11 +170,11 @@ def record(
         raise
     stopped: list[int] = []
     with writer:
-        server = ProxyServer(upstream, writer, port, timeout, sock=sock)
+        server = ProxyServer(upstream, writer, port, timeout, sock=sock, anthropic=anthropic)
         server.start()
-        say(f"recording {upstream.origin}{upstream.prefix} through {server.base_url} into {path}")
+        say(f"recording {describe_sides(server)} into {path}")
         try:
-            status = run_child(command, env_names, server.base_url, stopped)
+            status = run_child(command, base_url_variables(server, env_names), stopped)
         finally:
             why = f"streamscope got {signal.Signals(stopped[0]).name}" if stopped else None
             server.stop(why or "the recorded command exited")
@@ -167,6 +182,23 @@ def record(
     if writer.failure is not None and status == 0:
         return 1  # the command succeeded, the recording did not
     return status
+
+
+def describe_sides(server: ProxyServer) -> str:
+    """Each upstream and the base URL its clients get: `https://api.openai.com/v1 through
+    OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 and ...`."""
+    app = server.app
+    sides = [f"{_upstream_url(app.openai.upstream)} through {BASE_URL_VARS[0]}={server.base_url}"]
+    if app.anthropic is not None:
+        sides.append(
+            f"{_upstream_url(app.anthropic.upstream)} through "
+            f"{ANTHROPIC_BASE_URL_VAR}={server.anthropic_base_url}"
+        )
+    return " and ".join(sides)
+
+
+def _upstream_url(upstream: Upstream) -> str:
+    return upstream.origin + upstream.prefix
 
 
 def summarize(writer: RecordingWriter) -> None:

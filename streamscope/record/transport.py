@@ -26,6 +26,7 @@ from typing import Any
 
 from ..recording import RecordingWriter
 from . import clients
+from .final import FinalEvent, final_event
 
 
 class Recorder:
@@ -44,7 +45,8 @@ class Recorder:
 
     def _wrap(self, package: ModuleType, ex: int, request: Any, response: Any) -> Any:
         self.writer.response(ex, response.status_code, response.headers.raw)
-        stream = _recorded_class(package)(self.writer, ex, response.stream, package)
+        final = final_event(request.headers.keys())
+        stream = _recorded_class(package)(self.writer, ex, response.stream, package, final)
         return package.Response(
             response.status_code,
             headers=response.headers,
@@ -85,15 +87,18 @@ class _Recorded:
     """A response body that writes each read before handing it on. Made concrete per
     HTTP package (`_recorded_class`): the client checks the stream's type.
 
-    A client that closes the body after `data: [DONE]` (the openai SDK does) has the rest
-    read here, so the `end` line says how the upstream ended, as the proxy's does; a body
-    closed before [DONE] ends `client-closed` at once.
+    A client that closes the body after its final event (`data: [DONE]`, where the openai
+    SDK stops; Anthropic's `event: message_stop`) has the rest read here, so the `end`
+    line says how the upstream ended, as the proxy's does; a body closed before it ends
+    `client-closed` at once.
     """
 
-    def __init__(self, writer: RecordingWriter, ex: int, inner: Any, package: ModuleType) -> None:
+    def __init__(
+        self, writer: RecordingWriter, ex: int, inner: Any, package: ModuleType, final: FinalEvent
+    ) -> None:
         self.writer, self.ex, self.inner, self.package = writer, ex, inner, package
+        self.final = final
         self.ended = False
-        self.done = False  # a read held the [DONE] sentinel
         self._it: Any = None
 
     def _end(self, reason: str, error: str | None = None) -> None:
@@ -104,7 +109,7 @@ class _Recorded:
     def _read(self, data: bytes) -> bytes:
         if data:  # an empty read is no read
             self.writer.chunk(self.ex, data)
-            self.done = self.done or b"[DONE]" in data
+            self.final.seen(data)
         return data
 
     def _reads(self) -> Iterator[bytes]:
@@ -136,7 +141,7 @@ class _Recorded:
         return self._areads()
 
     def close(self) -> None:
-        if not self.ended and self.done:
+        if not self.ended and self.final.relayed:
             with contextlib.suppress(Exception):  # the reason is written by _reads
                 for _ in self._reads():
                     pass
@@ -144,7 +149,7 @@ class _Recorded:
         self.inner.close()
 
     async def aclose(self) -> None:
-        if not self.ended and self.done:
+        if not self.ended and self.final.relayed:
             with contextlib.suppress(Exception):
                 async for _ in self._areads():
                     pass

@@ -19,6 +19,10 @@ SECRET_HEADERS = frozenset(
         "set-cookie",
         "openai-organization",
         "openai-project",
+        # Anthropic's account identifiers, masked as OpenAI's organization and project are
+        # (`anthropic-version` and `anthropic-beta` name the API, and stay readable).
+        "anthropic-organization-id",
+        "anthropic-workspace-id",
         "proxy-authorization",
     }
 )
@@ -29,13 +33,18 @@ SECRET_HEADERS = frozenset(
 _SECRET_NAME = re.compile(
     r"auth|key|token|secret|passw|credential|signature|session|cookie", re.IGNORECASE
 )
+# Counters whose names say "tokens" (x-ratelimit-remaining-tokens,
+# anthropic-ratelimit-input-tokens-limit, anthropic-priority-output-tokens-remaining).
+_COUNTER_NAME = re.compile(r"ratelimit|^anthropic-priority-")
 # Query parameter names (percent-decoded first) that carry credentials.
 _SECRET_QUERY_NAME = re.compile(
     r"key|token|secret|passw|signature|sig|auth|credential|session", re.IGNORECASE
 )
-# Values that are keys whatever they are called: OpenAI-style, Google, JWT, GitHub, Slack.
+# Values that are keys whatever they are called: OpenAI- and Anthropic-style (`sk-…`, at the
+# start of a word: `task-budgets-2026-03-13` in anthropic-beta is no key), Google, JWT,
+# GitHub, Slack.
 _KEY_SHAPED = re.compile(
-    r"sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}|eyJ[\w-]+\.[\w-]+\.[\w-]+"
+    r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}|eyJ[\w-]+\.[\w-]+\.[\w-]+"
     r"|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
 )
 # scheme://userinfo@ in a URL: a password (or a token as the user name).
@@ -69,7 +78,7 @@ def redact_header(name: str, value: str) -> str:
     """The value to record for header `name` (case-insensitive)."""
     lname = name.lower()
     if lname not in SECRET_HEADERS and (
-        not _SECRET_NAME.search(lname) or "ratelimit" in lname  # x-ratelimit-*-tokens: counts
+        not _SECRET_NAME.search(lname) or _COUNTER_NAME.search(lname)
     ):
         return _KEY_SHAPED.sub(REDACTED, value)
     if "auth" in lname:  # "<scheme> <credentials>": the scheme helps debugging, not secret
@@ -86,7 +95,7 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> Headers:
 
 # Key-shaped words in a command line: OpenAI-style keys, bearer tokens, key=value flags.
 _ARGV_SECRET = re.compile(
-    r"(sk-[A-Za-z0-9_\-]{6,})|((?:Bearer|Basic)\s+)[^\s'\"]+|((?:api[-_]?key|key|token|secret|password)=)[^\s'\"]+",
+    r"((?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,})|((?:Bearer|Basic)\s+)[^\s'\"]+|((?:api[-_]?key|key|token|secret|password)=)[^\s'\"]+",
     re.IGNORECASE,
 )
 
