@@ -12,8 +12,8 @@ from streamscope.core.contract import check
 from streamscope.core.events import APPEND, FieldEvent
 from streamscope.dialects.chat.appendix_a import FINISH, chunk
 from streamscope.dialects.chat.engine import StreamEngine
-from streamscope.dialects.chat.schema import chunk_violation
 from streamscope.dialects.chat.reference import accumulate
+from streamscope.dialects.chat.schema import chunk_violation
 
 from .helpers import (
     CUSTOM_BESIDE_FUNCTION,
