@@ -74,9 +74,12 @@ def test_the_isolated_python_really_lacks_httpx_and_streamscope(tmp_path):
     assert "No module named 'streamscope'" in only_openai_and_pytest(module).stdout
 
 
-def only_openai_and_pytest(module) -> subprocess.CompletedProcess:
+def only_openai_and_pytest(module, sdk: str = "openai") -> subprocess.CompletedProcess:
+    """pytest on `module` in a Python where only `sdk` (openai, anthropic) and pytest import."""
+    code = ONLY_OPENAI_AND_PYTEST.replace('("openai", "pytest")', f"({sdk!r}, 'pytest')")
+    code = code.replace("(only openai and pytest)", f"(only {sdk} and pytest)")
     return subprocess.run(
-        [sys.executable, "-c", ONLY_OPENAI_AND_PYTEST, "-q", "-p", "no:cacheprovider", str(module)],
+        [sys.executable, "-c", code, "-q", "-p", "no:cacheprovider", str(module)],
         cwd=module.parent,
         capture_output=True,
         text=True,
@@ -125,6 +128,52 @@ sys.meta_path.insert(0, OnlyThose())
 import pytest
 sys.exit(pytest.main(sys.argv[1:]))
 """
+
+
+@pytest.mark.parametrize(
+    "sample",
+    ["anthropic-tool-use.jsonl", "anthropic-max-tokens.jsonl", "anthropic-spliced-message.jsonl"],
+)
+def test_an_anthropic_pytest_module_runs_green_with_only_anthropic_and_pytest(tmp_path, sample):
+    for minimal in ([], ["--minimal"]):
+        module = tmp_path / "test_fixture.py"
+        args = ["--format", "pytest", "-o", str(module), "--force", *minimal]
+        result = export(f"recordings/{sample}", *args)
+        assert result.exit_code == 0, result.output
+        text = module.read_text()
+        assert "anthropic.Anthropic(" in text and "NOTE" not in text
+        done = only_openai_and_pytest(module, "anthropic")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "1 passed" in done.stdout
+    module.write_text("import openai\n\ndef test_x():\n    pass\n")  # it really lacks openai
+    assert "No module named 'openai'" in only_openai_and_pytest(module, "anthropic").stdout
+
+
+def test_an_anthropic_minimal_fixture_keeps_its_event_names_and_its_trap(tmp_path):
+    out = tmp_path / "min.sse"
+    result = export("recordings/anthropic-spliced-message.jsonl", "--minimal", "-o", str(out))
+    assert result.exit_code == 0 and "11 frames -> " in result.output, result.output
+    body = out.read_bytes()
+    assert body.count(b"event: ") == body.count(b"data: ")  # every event keeps its name
+    doc = __import__("orjson").loads(
+        CliRunner().invoke(main, ["inspect", "--json", str(out)]).output
+    )
+    (stream,) = doc["streams"]
+    assert stream["dialect"] == "anthropic-messages"
+    kinds = {a["kind"] for a in stream["anomalies"]}
+    assert {"message-start-repeated", "block-stop-missing", "args-invalid-json"} <= kinds
+    assert stream["strategies"]["anthropic-sdk"]["differs"] is True
+
+
+def test_an_anthropic_recording_export_keeps_the_request_and_the_names(tmp_path):
+    out = tmp_path / "one.jsonl"
+    args = ["--format", "recording", "--frames", "1-9", "-o", str(out)]
+    assert export("recordings/anthropic-tool-use.jsonl", *args).exit_code == 0
+    doc = __import__("orjson").loads(
+        CliRunner().invoke(main, ["inspect", "--json", str(out)]).output
+    )
+    assert doc["streams"][0]["dialect"] == "anthropic-messages"
+    assert "event: content_block_start" in out.read_text()
 
 
 def test_bad_ranges_and_overwrites_are_refused(tmp_path):

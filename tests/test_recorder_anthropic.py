@@ -140,6 +140,27 @@ def test_record_an_anthropic_agent_end_to_end(tmp_path, upstream):
     # the API's version is no secret: recorded as sent
     assert headers["anthropic-version"] == upstream.headers[-1]["anthropic-version"]
 
+    # what a user does next: inspect it, export a regression test from it
+    report = streamscope("inspect", str(out))
+    assert report.returncode == 0, report.stderr
+    assert "Anthropic Messages" in report.stdout and TOOL_ID in report.stdout
+    assert "Conversation contract: every assembled call came back unchanged" in report.stdout
+    doc = json.loads(streamscope("inspect", "--json", str(out)).stdout)
+    first_stream = doc["streams"][0]
+    assert {s["dialect"] for s in doc["streams"]} == {"anthropic-messages"}
+    assert [c["id"] for c in first_stream["tool_calls"]] == [TOOL_ID]
+    assert json.loads(first_stream["tool_calls"][0]["arguments"]) == TOOL_INPUT
+    assert not {"done-missing", "finish-reason-missing", "chunk-schema-violation"} & {
+        a["kind"] for a in first_stream["anomalies"]
+    }
+    assert first_stream["strategies"]["anthropic-sdk"]["differs"] is False
+    module = tmp_path / "test_regression.py"
+    assert streamscope("export", str(out), "--format", "pytest", "-o", str(module)).returncode == 0
+    from .test_export import only_openai_and_pytest
+
+    done = only_openai_and_pytest(module, "anthropic")
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
+
 
 @pytest.fixture
 def both_sides(tmp_path, upstream):
