@@ -39,6 +39,10 @@ SHOTS = {
     "strategies": ("parallel-index-0.jsonl", 1, ["end", "s", "s"], StreamScreen, SIZE),
     "repair": ("dashscope-truncated-args.jsonl", 1, ["end"], StreamScreen, SIZE),
     "help": ("openai.jsonl", 1, ["question_mark"], StreamScreen, SIZE),
+    # Anthropic Messages: the SDK's glued input beside robust's two messages
+    "anthropic-spliced": ("anthropic-spliced-message.jsonl", 1, ["end"], StreamScreen, SIZE),
+    # an agent that makes up a tool_use_id, in the request, on a small terminal
+    "anthropic-request": ("anthropic-buggy-agent.jsonl", 2, [], StreamScreen, (80, 24)),
 }
 
 

@@ -241,6 +241,9 @@ SHOTS = {
     "repair": ("dashscope-truncated-args.jsonl", 1, ["end"], StreamScreen),
     "help": ("openai.jsonl", 1, ["question_mark"], StreamScreen),
     "failed-exchange": (None, 1, [], None),
+    # Anthropic Messages: blocks by index, the SDK's glued input beside robust's reading
+    "anthropic-stream": ("anthropic-spliced-message.jsonl", 1, ["end"], StreamScreen),
+    "anthropic-request": ("anthropic-buggy-agent.jsonl", 2, [], StreamScreen),
 }
 
 
@@ -429,6 +432,55 @@ async def test_a_custom_call_shows_its_type_name_and_input():
 
 
 # -- the conversation ----------------------------------------------------------------------
+
+
+async def test_an_anthropic_stream_reads_in_its_own_words():
+    app = ReplayApp(sample("anthropic-spliced-message.jsonl"), exchange=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        robust, other = screen.query(CallTable)
+        await pilot.press("right", "right")
+        table = text(robust)
+        assert " m " in table and "blk" in table and "toolu_01Gb8NwQ4rT2xV6mK9cZ3pHy" in table
+        assert "block 0" in text(screen.query_one(FrameDetail))
+        # the anomaly jumps reach the spliced message_start, in the dialect's words
+        await pilot.press(*["right_square_bracket"] * 3)  # frames 3, 4, then 5
+        assert screen.frame == 5
+        detail = text(screen.query_one(FrameDetail))
+        assert "message-start-repeated" in detail and "message 1 begins" in detail
+        # the clients beside robust are Anthropic's, the SDK's glued input marked
+        await pilot.press("end")
+        await pilot.pause()
+        assert "anthropic-sdk" in text(screen.query_one("StrategyLabel"))
+        assert '≠{"city":"Osl{"}' in text(other).replace(" ", "")
+        seen = set()
+        for _ in range(4):
+            seen.add(text(screen.query_one("StrategyLabel")).split(" ")[0].rstrip(":"))
+            await pilot.press("s")
+        assert seen == {"anthropic-sdk", "start-concat", "last-block", "truthy"}
+
+
+async def test_an_anthropic_request_shows_its_blocks_and_the_findings_on_them():
+    app = ReplayApp(sample("anthropic-buggy-agent.jsonl"), exchange=2)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        for _ in range(600):
+            if app.summaries is not None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one("#right").current == "conversation-scroll"  # it broke
+        lines = conversation_text(app).splitlines()
+        call = next(i for i, line in enumerate(lines) if "call id" in line)
+        assert '"toolu_01Pz5MwK9rT3xQ7nV2bY6cLh"' in lines[call]
+        assert "= call \"get_weather\" of exchange 1's stream" in lines[call + 1]
+        assert "tool-result-missing" in lines[call + 2]  # on the assistant message
+        answer = next(i for i, line in enumerate(lines) if line.startswith("[2] user answers"))
+        assert "(no call before it has this id)" in lines[answer]
+        assert "tool-result-id-mismatch" in lines[answer + 2]  # on the message it is about
+        assert any(line.startswith("System") for line in lines)
 
 
 def conversation_text(app) -> str:

@@ -18,6 +18,7 @@ CONTENT = "content"
 REASONING = "reasoning"
 STOP = "stop"  # a block ends (Anthropic's content_block_stop)
 MESSAGE = "message"  # a message begins (Anthropic's message_start)
+MESSAGE_END = "message-end"  # a message ends (Anthropic's message_stop)
 
 # What a call's key and its container are called, per dialect.
 CHAT_WORDS = ("index", "choice")
@@ -48,6 +49,8 @@ class FieldEvent:
             return f"{where}: a new call begins"
         if self.op == STOP:
             return f"{where}: the block ends"
+        if self.op == MESSAGE_END:
+            return f"{container} {self.choice} ends"
         if self.op == MESSAGE:
             return f"{container} {self.choice} begins ({self.field} {q(self.new)})"
         if self.op == SET:

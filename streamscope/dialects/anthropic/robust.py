@@ -251,6 +251,10 @@ class Robust:
         elif kind == "message_stop":
             message = self._message(n, "message_stop")
             message.stopped = self.done_frame = n
+            if self.events is not None:
+                self.events.append(
+                    FieldEvent(n, ev.MESSAGE_END, message.number, words=ev.BLOCK_WORDS)
+                )
         elif kind == "error":
             error = payload.get("error")
             message = error.get("message") if isinstance(error, dict) else error

@@ -407,9 +407,10 @@ class StreamScreen(Screen):
     def action_arguments(self) -> None:
         state = self.model.at(self.frame)
         calls = state.engine.calls_now()
+        key = self.model.dialect.terms.key
         text = Text()
         for c in calls:
-            text.append(f"{quote(c.name)} (id {quote(c.id)}, index {c.index})\n", style="bold")
+            text.append(f"{quote(c.name)} (id {quote(c.id)}, {key} {c.index})\n", style="bold")
             text.append(
                 f"{visible(c.arguments) if isinstance(c.arguments, str) else quote(c.arguments)}\n\n"
             )

@@ -8,7 +8,9 @@ from textual.reactive import reactive
 
 from ...core import events as ev
 from ...core.calls import Call
+from ...core.engine import value_key
 from ...core.events import FieldEvent
+from ...dialects import dialect
 from ...text import cut, plural, quote, visible
 from ..model import FrameState
 from .common import clients, strategy_calls
@@ -33,11 +35,16 @@ class CallTable(RenderedStatic):
     def __init__(self, other: bool = False, **kw) -> None:
         super().__init__(**kw)
         self.other = other
+        self.heads: tuple[str, str] = ("c", "idx")
+        self.by_value = False  # arguments compared by the JSON value they hold
 
     def _watch_any(self) -> None:
         state = self.state
         if state is None:
             return
+        # the container and key columns in the dialect's words: c/idx, m/blk
+        self.heads = dialect(state.engine.dialect).terms.columns
+        self.by_value = state.engine.by_value
         if not self.other:
             self.show(strategy_calls(state)["robust"], state.events)
             return
@@ -69,9 +76,10 @@ class CallTable(RenderedStatic):
             "idx": max([len(str(c.index)) for c in both] + [3]),
             "frags": max([len(str(c.fragments)) for c in both] + [5]),
         }
+        titles = dict(zip(("c", "idx"), self.heads, strict=True))
         for col in self.COLUMNS:
             table.add_column(
-                col,
+                titles.get(col, col),
                 no_wrap=col != "id",
                 overflow="fold" if col == "id" else "ellipsis",
                 ratio={"arguments": 4, "name": 2}.get(col),
@@ -125,6 +133,9 @@ class CallTable(RenderedStatic):
                     text.stylize("green")
                 if compare is not None and col in ("id", "type", "name", "arguments"):
                     theirs = None if other is None else getattr(other, col)
+                    if col == "arguments" and self.by_value and other is not None:
+                        # compared as the JSON they hold, as `differs` does
+                        value, theirs = value_key(call)[3], value_key(other)[3]
                     if other is None or theirs != value:
                         text = Text("≠", style="bold red") + text
                         text.stylize("red")

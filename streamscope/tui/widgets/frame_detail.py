@@ -13,6 +13,7 @@ from ...core import events as ev
 from ...core.calls import Call
 from ...core.events import FieldEvent
 from ...core.repair import Repair
+from ...dialects import dialect
 from ...text import cut, plural, quote, visible
 from ..model import FrameState, StreamModel
 from .common import MARK, SEVERITY_STYLE
@@ -51,7 +52,8 @@ class FrameDetail(RenderedStatic):
         parts: list[RenderableType] = []
         result = model.result  # None while the stream is still being read
         if repairs and result is not None:  # after the last frame, the repair is the news
-            parts.append(repair_panel(result.tool_calls, result.repairs))
+            key = dialect(result.dialect).terms.key
+            parts.append(repair_panel(result.tool_calls, result.repairs, key))
         if n == 0:
             parts.append(
                 Text(
@@ -111,7 +113,9 @@ def _pretty(payload: object, data: str) -> str:
 LONG = 2000  # characters of arguments the repair panel shows (`a` shows them whole)
 
 
-def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableType:
+def repair_panel(
+    calls: list[Call], fixes: list[Repair | None], key: str = "index"
+) -> RenderableType:
     text = Text("Repair (after the last frame)\n", style="bold")
     broken = [(c, f) for c, f in zip(calls, fixes, strict=True) if f is not None]
     if not calls:
@@ -122,7 +126,7 @@ def repair_panel(calls: list[Call], fixes: list[Repair | None]) -> RenderableTyp
         return text
     for call, fix in broken:
         text.append(
-            f"  call {quote(call.name)} (id {quote(call.id)}) at index {call.index}\n", style="bold"
+            f"  call {quote(call.name)} (id {quote(call.id)}) at {key} {call.index}\n", style="bold"
         )
         text.append("    raw   ", style="dim")
         text.append(f"{visible(cut(str(call.arguments), LONG))}\n")
