@@ -238,16 +238,19 @@ def samples_dir() -> str:
 @click.argument("quirk", required=False, default="alibaba-empty-id")
 @click.option("--no-replay", is_flag=True, help="Record and summarise, but do not open the replay.")
 def demo(quirk: str, no_replay: bool) -> None:
-    """The whole story offline: a sample served, an openai agent recorded, then replayed.
+    """The whole story offline: a sample served, an agent recorded, then replayed.
 
-    QUIRK's sample is served as the provider, a real openai-SDK agent is recorded
-    through the recorder, then the replay opens on what was recorded.
+    QUIRK's sample is served as the provider, a real agent (on the openai SDK, or on the
+    anthropic SDK for an anthropic-* sample) is recorded through the recorder, then the
+    replay opens on what was recorded.
 
     QUIRK is a bundled sample's name (default alibaba-empty-id); `streamscope demo list`
     lists them.
     """
+    import importlib.util
     import os
 
+    from .dialects import dialect
     from .playback.serve import ServeServer
     from .record.runner import default_output, record
 
@@ -262,19 +265,29 @@ def demo(quirk: str, no_replay: bool) -> None:
         return
     if quirk not in names:
         _fail(f"no sample {quirk!r}; one of: {', '.join(names)}")
-    os.environ.setdefault("OPENAI_API_KEY", "sk-streamscope-demo")  # the agent's SDK wants one
     from .analysis import analyze
 
     first = analyze(os.path.join(folder, f"{quirk}.jsonl")).exchanges[0]
+    anthropic = dialect(first.dialect).name == "anthropic-messages"
+    if anthropic and importlib.util.find_spec("anthropic") is None:
+        _fail(f"the {quirk} demo runs an agent on the anthropic SDK: pip install anthropic")
+    # the agents' SDKs want a key (the served sample asks for none)
+    os.environ.setdefault("OPENAI_API_KEY", "sk-streamscope-demo")
+    os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-streamscope-demo")
     if first.tools:  # the agent declares what the sample's request declared
         os.environ["AGENT_TOOLS"] = orjson.dumps(first.tools).decode()
     if first.model:
         os.environ["AGENT_MODEL"] = first.model
+    agent = [sys.executable, "-m", "streamscope.demo.agent", "create"]
+    if anthropic:  # the sample's first question, on the anthropic SDK
+        body = analyze_request(os.path.join(folder, f"{quirk}.jsonl"))
+        os.environ["AGENT_MESSAGES"] = orjson.dumps(body.get("messages", [])).decode()
+        agent = [sys.executable, "-m", "streamscope.demo.anthropic_agent"]
     path = default_output()
     with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=1.0) as server:
         say(f"the provider: {quirk}.jsonl served at {server.base_url} (recorded timing)")
         status = record(
-            [sys.executable, "-m", "streamscope.demo.agent", "create"],
+            agent,
             server.base_url,
             path,
             0,
@@ -282,6 +295,7 @@ def demo(quirk: str, no_replay: bool) -> None:
             True,
             [],
             60.0,
+            anthropic_url=server.anthropic_base_url if anthropic else None,
         )
     if status != 0:
         _fail(f"the demo agent exited with status {status}")
@@ -289,6 +303,16 @@ def demo(quirk: str, no_replay: bool) -> None:
         from .tui.app import ReplayApp
 
         ReplayApp(path).run()
+
+
+def analyze_request(path: str) -> dict:
+    """The first request's JSON body of a recording ({} when it has none)."""
+    from .inputs import open_input
+
+    with open_input(path) as source:
+        request = source.exchange(source.numbers()[0]).request
+        body = request.json_body() if request is not None else None
+    return body if isinstance(body, dict) else {}
 
 
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"

@@ -202,6 +202,24 @@ def test_demo_records_the_agent_against_a_served_sample(tmp_path):
     assert "sk-demo-test" not in made.read_text()
 
 
+def test_demo_records_an_anthropic_agent_against_a_served_sample(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "demo", "anthropic-spliced-message", "--no-replay"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "ANTHROPIC_API_KEY": "sk-ant-demo-test"},
+    )
+    assert done.returncode == 0, done.stderr
+    (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
+    # the agent on the anthropic SDK sent back what the SDK glued; the recording says so
+    assert "message-start-repeated" in done.stderr
+    assert "tool-call-arguments-changed" in done.stderr
+    assert '"Osl{"' in done.stdout
+    assert "sk-ant-demo-test" not in made.read_text()
+
+
 def test_demo_lists_its_samples():
     result = CliRunner().invoke(main, ["demo", "list"])
     assert result.exit_code == 0 and "alibaba-empty-id" in result.output.split()
