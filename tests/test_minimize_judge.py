@@ -10,15 +10,12 @@ from hypothesis import strategies as st
 from streamscope.core.calls import StrategyError
 from streamscope.dialects.chat.appendix_a import calls, chunk, tc
 from streamscope.dialects.chat.engine import STRATEGY_NAMES, StreamEngine
-from streamscope.export.minimize import (
-    _NEEDS,
-    Signature,
-    _docs_differs,
-    _docs_raise,
-    _parsed,
-    _Tester,
-    signature,
-)
+from streamscope.dialects.chat.facts import NEEDS as _NEEDS
+from streamscope.dialects.chat.facts import calls_file, surely
+from streamscope.dialects.chat.facts import docs_differs as _docs_differs
+from streamscope.dialects.chat.facts import docs_raise as _docs_raise
+from streamscope.dialects.chat.facts import parsed as _parsed
+from streamscope.export.minimize import Signature, _Tester, signature
 
 from .helpers import frames_of
 from .test_fast_path import PIECES, analyse, summary
@@ -122,7 +119,7 @@ def test_the_judge_agrees_with_the_full_signature(chunks, keep, done):
     judge = _Tester(target, None, done, 10**6)
     got = signature(candidate, expect_done=done)
     assert judge(candidate) == (got == target)
-    filed, may = judge.surely(candidate)
+    filed, may = surely(judge.facts(set(candidate)))
     assert filed <= got.kinds
     assert got.kinds.intersection(_NEEDS) <= may
 
@@ -191,8 +188,8 @@ def test_what_the_judge_follows_of_the_calls_is_filed(chunks):
     frames = _texts(chunks)
     judge = _Tester(signature(frames), None, True, 10**6)
     got = signature(frames).kinds
-    assert judge.calls_file(judge.facts(frames)) <= got
-    assert judge.surely(frames)[0] <= got
+    assert calls_file(judge.facts(frames)) <= got
+    assert surely(judge.facts(set(frames)))[0] <= got
     whole = signature(frames)
     docs_raised = any(name == "openai-docs" for name, _ in whole.raises)
     if _docs_raise(judge.facts(frames)):  # the docs snippet surely raised

@@ -43,54 +43,31 @@ from __future__ import annotations
 
 import copy
 import gc
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any
 
 import orjson
 
 from ..core.anomalies import ERROR, WARNING, Anomaly
 from ..core.calls import Call, StrategyError
 from ..core.engine import ALL, CLIENTS, ROBUST, SDK
-from ..core.frames import INVALID, NOT_READ, Frame, parse_payload
-from ..core.repair import parses
-from ..dialects.chat.engine import STRATEGY_NAMES, StreamEngine, plain_fragment
-from ..dialects.chat.schema import chunk_violation
-
-# Envelope and choice fields that never matter to accumulation.
-VOLATILE = (
-    "created",
-    "system_fingerprint",
-    "usage",
-    "service_tier",
-    "obfuscation",
-    "logprobs",
-    "stop_reason",
-    "timings",
-    "x_groq",
-    "prompt_filter_results",
-    "content_filter_results",
+from ..core.frames import INVALID, Frame, parse_payload
+from ..dialects.chat import facts as chat_facts
+from ..dialects.chat import shape
+from ..dialects.chat.engine import STRATEGY_NAMES, StreamEngine
+from ..dialects.chat.facts import (
+    NEEDS,
+    Parsed,
+    calls_file,
+    docs_differs,
+    docs_raise,
+    surely,
 )
-_VOLATILE = frozenset(VOLATILE)
-_VOLATILE_ROLES = ("envelope", "choice")
+from ..dialects.chat.shape import VOLATILE
 
 MAX_RUNS = 5000
 LOOK_FIRST = 100
-
-# String fields that accumulate by concatenation, by container role (see _containers).
-_JOINABLE = {"delta": ("content", "reasoning_content", "refusal"), "function": ("arguments",)}
-
-# The field levels of step 2, coarse to fine: ("keys" | "entries", container role).
-_LEVELS = (
-    ("keys", "envelope"),
-    ("entries", "choices"),
-    ("keys", "choice"),
-    ("keys", "delta"),
-    ("entries", "tool_calls"),
-    ("keys", "call"),
-    ("keys", "function"),
-)
 
 
 @dataclass(frozen=True)
@@ -164,284 +141,6 @@ class _Exhausted(Exception):
     """The engine-run budget is spent."""
 
 
-@dataclass(frozen=True, slots=True, eq=False)  # eq=False: compared by identity, in C
-class _Parsed:
-    """What the judge knows of one frame text, worked out once per text."""
-
-    payload: object
-    plain: object  # plain_fragment(payload), handed to the engine
-    problem: object  # chunk_violation(payload) when Robust.feed reads it, handed on; or NOT_READ
-    forced: frozenset[str]  # warning and error kinds the engine files for it, whatever the context
-    finishes: bool  # it may set a choice's finish_reason
-    may: frozenset[str]  # the kinds of _NEEDS it may make the engine file
-    opens: bool  # Robust.feed surely reads a tool call delta of it: a call exists after it
-    names: bool  # it may name a call
-    # what Robust._tool reads of each tool call delta of it, in order (see _Entry)
-    calls: tuple[_Entry, ...]
-    # OpenAIDocs.feed raises on it, unless it stopped before (an earlier frame that is
-    # not JSON: [DONE], or its own error): not an object, an error, no choice to read
-    docs_raise: bool
-    # one choice, its tool call deltas objects with a non-negative integer index and a
-    # function with string arguments: the docs snippet and robust read the same deltas
-    # alike (see _docs_differs)
-    simple: bool
-
-
-def _parsed(data: str, payload: object = None) -> _Parsed:
-    """`payload`: parse_payload(data), when the caller has it."""
-    if payload is None:  # JSON null parses to None too: parsing it again costs nothing
-        payload = parse_payload(data)
-    plain = plain_fragment(payload)
-    forced: set[str] = set()
-    problem: object = NOT_READ
-    # Both kinds are filed by Robust.feed, which every frame with no plain fragment goes
-    # through (engine.feed), before any state is read; the log never takes them back.
-    error_only = _error_only(payload)
-    if plain is None:
-        if payload is INVALID:
-            if data.strip() != "[DONE]":  # Frame.is_done
-                forced.add("chunk-invalid-json")
-        elif not error_only:  # what Robust.feed checks the schema of
-            problem = chunk_violation(payload)
-            if problem is not None:
-                forced.add("chunk-schema-violation")
-    read = [] if error_only else _read(payload)  # a plain fragment's too
-    entries = [entry for _, entry in read]
-    for entry in entries:
-        forced.update(_entry_kinds(entry))  # (none for a plain fragment)
-    return _Parsed(
-        payload,
-        plain,
-        problem,
-        frozenset(forced),
-        _finishes(payload),
-        _may(entries),
-        plain is None and bool(read),
-        any(_named(e.get(k)) for e in entries for k in ("function", "custom")),
-        tuple(_entry(c, entry) for c, entry in read),
-        payload is not INVALID and _docs_raises(payload),
-        _simple(payload),
-    )
-
-
-def _simple(payload: object) -> bool:
-    if not isinstance(payload, dict) or payload.get("error"):
-        return False
-    choices = payload.get("choices")
-    if not isinstance(choices, list) or len(choices) != 1 or not isinstance(choices[0], dict):
-        return False
-    choice = choices[0]
-    delta = choice.get("delta")
-    if isinstance(choice.get("index"), bool) or not isinstance(delta, dict):
-        return False  # (the snippet keys a choice indexed True apart from 0; robust does not)
-    calls = delta.get("tool_calls")
-    return calls is None or (
-        isinstance(calls, list)
-        and all(
-            isinstance(c, dict)
-            and type(c.get("index")) is int
-            and c["index"] >= 0
-            and isinstance(fn := c.get("function"), dict)
-            and isinstance(fn.get("arguments"), str)
-            for c in calls
-        )
-    )
-
-
-def _docs_raises(payload: object) -> bool:
-    """Does OpenAIDocs.feed surely raise on this payload (parsed JSON)? Its snippet reads
-    `chunk.choices[0].delta.tool_calls`, then `function.arguments` of each, and adds
-    the arguments to those stored: None (absent, or null) raises TypeError."""
-    if not isinstance(payload, dict) or payload.get("error"):
-        return True  # the SDK raises on an error, the snippet on what has no choices
-    choices = payload.get("choices")
-    if choices is None or choices == []:
-        return True
-    if not isinstance(choices, list) or not isinstance(choices[0], dict):
-        return False  # (it may raise too: not followed)
-    delta = choices[0].get("delta")
-    if not isinstance(delta, dict):
-        return True  # `None.tool_calls`
-    calls = delta.get("tool_calls")
-    return isinstance(calls, list) and any(
-        isinstance(c, dict)
-        and isinstance(fn := c.get("function"), dict)
-        and fn.get("arguments") is None
-        for c in calls
-    )
-
-
-def _error_only(payload: object) -> bool:
-    """Robust.feed reads nothing more of an error payload without choices."""
-    return isinstance(payload, dict) and bool(payload.get("error")) and "choices" not in payload
-
-
-def _read(payload: object) -> list[tuple[int, dict]]:
-    """(choice, tool call delta) for each delta Robust.feed hands to Robust._tool, in order
-    (the caller has ruled out an error payload without choices, which it stops at)."""
-    out = []
-    for choice in _choices(payload):
-        if not isinstance(choice, dict):
-            continue
-        delta = choice.get("delta")
-        calls = delta.get("tool_calls") if isinstance(delta, dict) else None
-        if isinstance(calls, list):
-            c = choice.get("index", 0)
-            c = c if isinstance(c, int) and not isinstance(c, bool) else 0  # as Robust.feed
-            out.extend((c, e) for e in calls if isinstance(e, dict))
-    return out
-
-
-def _entry_kinds(entry: dict) -> set[str]:
-    """Warning and error kinds Robust._tool files for `entry`, whatever came before."""
-    out = set()
-    raw = entry.get("index")
-    if raw is None:
-        out.add("index-missing")
-    elif not (isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0):
-        out.add("index-invalid")
-    # no function object (null counts as none), nor a custom one to read instead
-    if entry.get("function") is None and not isinstance(entry.get("custom"), dict):
-        out.add("function-missing")
-    return out
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    """What Robust._tool reads of one tool call delta, for _Tester.calls_file."""
-
-    choice: int  # as Robust.feed normalizes it
-    key: object  # Robust._tool's key of the index; None when it has none
-    number: int  # the index when a non-negative integer, else -1
-    id: str | None  # a non-empty string id, else None
-    name: str | None  # a non-empty string name (of the function, or else of the custom body)
-    filled: bool  # its arguments may leave the call's arguments other than ""
-    custom: bool  # read as a custom call: its input is free text
-    args: object  # its function's arguments as sent (None when absent)
-    # it has no id, or a function with no name (absent, or null): a call the docs
-    # snippet begins with it holds None there, which robust never holds
-    bare: bool
-
-
-def _entry(c: int, entry: dict) -> _Entry:
-    raw = entry.get("index")
-    integer = isinstance(raw, int) and not isinstance(raw, bool)
-    key = None if raw is None else raw if integer else repr(raw)
-    fn = entry.get("function")
-    fn = fn if isinstance(fn, dict) else None
-    custom = entry.get("custom") if fn is None else None
-    custom = custom if isinstance(custom, dict) else None
-    body = fn if custom is None else custom
-    idv, name = entry.get("id"), body.get("name") if body is not None else None
-    return _Entry(
-        c,
-        key,
-        raw if integer and raw >= 0 else -1,
-        idv if isinstance(idv, str) and idv else None,
-        name if isinstance(name, str) and name else None,
-        # Robust._arguments skips None and ""; anything else is text or a value kept
-        fn is not None and fn.get("arguments") not in (None, ""),
-        custom is not None,
-        fn.get("arguments") if fn is not None else None,
-        entry.get("id") is None or fn is None or fn.get("name") is None,
-    )
-
-
-def _docs_differs(facts: list[_Parsed]) -> bool:
-    """Does the openai-docs snippet surely build other calls than robust on frames of
-    these facts? On simple frames (one choice, no [DONE], nothing it raises on) it
-    stores each call's first delta and then adds that delta's arguments to it: its
-    calls hold every fragment once and each call's first one twice, where robust keeps
-    each fragment once at the most (a re-sent one or a snapshot less); and a call keeps
-    the first delta's id and name, None when absent or null, where robust holds "" or a
-    string. So a call whose first delta carries arguments, or lacks an id or a name,
-    makes the two differ."""
-    if not all(got.simple for got in facts):
-        return False
-    first: set[tuple[int, object]] = set()  # (choice, index) of the calls begun
-    for got in facts:
-        for e in got.calls:
-            if (e.choice, e.key) not in first:
-                if e.args or e.bare:  # the first delta of a call
-                    return True
-                first.add((e.choice, e.key))
-    return False
-
-
-def _docs_raise(facts: list[_Parsed]) -> bool:
-    """Does the openai-docs strategy surely raise on frames of these facts, in order?"""
-    for got in facts:
-        if got.payload is INVALID:  # [DONE] stops it (else it raised: unknown, stop here)
-            return False
-        if got.docs_raise:
-            return True
-    return False
-
-
-class _Group:
-    """The tool call deltas of one choice at one index, as _Tester.calls_file follows them."""
-
-    __slots__ = ("ids", "names", "filled", "parts", "joined")
-
-    def __init__(self) -> None:
-        self.ids: set[str] = set()
-        self.names: set[str] = set()
-        self.filled = False  # arguments other than null or "", or a custom call
-        self.parts: list[str] = []  # the non-empty string arguments, in order
-        # every argument a string, none after the first non-empty one opening with { or [
-        self.joined = True
-
-    def add(self, e: _Entry) -> None:
-        if e.id is not None:
-            self.ids.add(e.id)
-        if e.name is not None:
-            self.names.add(e.name)
-        if e.filled or e.custom:
-            self.filled = True
-        args = e.args
-        if e.custom or (args is not None and not isinstance(args, str)):
-            self.joined = False
-        elif args:
-            if self.parts and args[0] in "{[":
-                self.joined = False
-            self.parts.append(args)
-
-
-def _named(body: object) -> bool:
-    # Robust._name sets a name only from a non-empty string
-    name = body.get("name") if isinstance(body, dict) else None
-    return isinstance(name, str) and name != ""
-
-
-def _finishes(payload: object) -> bool:
-    """Can Robust.feed set a finish_reason from this payload (it alone sets one)?"""
-    choices = payload.get("choices") if isinstance(payload, dict) else None
-    return isinstance(choices, list) and any(
-        isinstance(c, dict) and c.get("finish_reason") not in (None, "") for c in choices
-    )
-
-
-# Kinds that one rule files, each only from a frame with a tool call delta that has the
-# field it overwrites, present and null or "" (Robust._id, Robust._name): a candidate
-# with no such frame cannot show them.
-_NEEDS = ("id-empty-overwrite", "name-empty-overwrite")
-
-
-def _may(entries: list[dict]) -> frozenset[str]:
-    out = set()
-    for entry in entries:
-        if _emptied(entry, "id"):
-            out.add("id-empty-overwrite")
-        # Robust reads the name from `function`, or from `custom` when that is no object
-        if any(_emptied(entry.get(k), "name") for k in ("function", "custom")):
-            out.add("name-empty-overwrite")
-    return frozenset(out)
-
-
-def _emptied(holder: object, key: str) -> bool:
-    return isinstance(holder, dict) and key in holder and holder[key] in (None, "")
-
-
 class _Tester:
     """Judges candidates: the same answer as comparing `signature` with the target, with a
     cache, a budget, and exact shortcuts that reject without running the engine."""
@@ -463,11 +162,11 @@ class _Tester:
         self.best: list[str] | None = None
         # Candidates share most of their frames: each text is parsed, and read by the
         # engine's fast-path test, once.
-        self.parsed: dict[str, _Parsed] = {}
+        self.parsed: dict[str, Parsed] = {}
 
     def aim(self, target: Signature) -> None:
         self.target = target
-        self.needs = target.kinds.intersection(_NEEDS)
+        self.needs = target.kinds.intersection(NEEDS)
         # a candidate whose docs snippet surely raises cannot match a target where it did not
         self.docs_run = all(name != "openai-docs" for name, _ in target.raises)
         # nor one where it surely raises or differs, a target where it did neither
@@ -475,18 +174,18 @@ class _Tester:
         # what in_parts compares each part of the client strategies with
         self.parts = [(part, _clients_of(target, part == SDK)) for part in (CLIENTS, SDK)]
 
-    def facts(self, frames: Iterable[str]) -> list[_Parsed]:
+    def facts(self, frames: Iterable[str]) -> list[Parsed]:
         parsed = self.parsed
         out = list(map(parsed.get, frames))
-        if None in out:  # texts not seen before (a _Parsed is never None nor equal to it)
-            out = [parsed.get(d) or parsed.setdefault(d, _parsed(d)) for d in frames]
+        if None in out:  # texts not seen before (a Parsed is never None nor equal to it)
+            out = [parsed.get(d) or parsed.setdefault(d, chat_facts.parsed(d)) for d in frames]
         return out  # type: ignore[return-value]
 
-    def fact(self, text: str, payload: object) -> _Parsed:
+    def fact(self, text: str, payload: object) -> Parsed:
         """The facts of `text`, whose parse_payload the caller has (`payload`)."""
         got = self.parsed.get(text)
         if got is None:
-            got = self.parsed[text] = _parsed(text, payload)
+            got = self.parsed[text] = chat_facts.parsed(text, payload)
         return got
 
     def seed(self, frames: list[str], payloads: list[object]) -> None:
@@ -495,7 +194,7 @@ class _Tester:
             self.fact(data, payload)
 
     def _fed(
-        self, frames: list[str], part: str = ALL, facts: list[_Parsed] | None = None
+        self, frames: list[str], part: str = ALL, facts: list[Parsed] | None = None
     ) -> StreamEngine:
         engine = StreamEngine(1, self.tools, part=part, marks=False)
         feed, bulk = engine.feed, engine.bulk
@@ -517,7 +216,7 @@ class _Tester:
         self.engine_runs += 1
         return _signature(self._fed(frames), self.expect_done)
 
-    def in_parts(self, frames: list[str], facts: list[_Parsed] | None = None) -> bool:
+    def in_parts(self, frames: list[str], facts: list[Parsed] | None = None) -> bool:
         """Does `frames` show the target's signature? Read in parts, each only when those
         before it match: robust and the anomaly rules (the kinds: every anomaly is
         theirs, and robust's calls), the four client strategies, the SDK emulation (the
@@ -534,104 +233,14 @@ class _Tester:
                 return False
         return True
 
-    def surely(
-        self, frames: list[str], facts: list[_Parsed] | None = None
-    ) -> tuple[set[str], set[str]]:
-        """(kinds the engine surely files for `frames`, the kinds of _NEEDS it may file).
-
-        Only what the engine files whatever else the stream holds counts as sure: a
-        frame's forced kinds; finish-reason-missing when no frame can set a finish_reason
-        (engine.finish files it for every choice left without one, or for no choice);
-        name-missing when a frame opens a call and none can name one (a call's name is
-        only ever set from a non-empty string). `facts`: the frames' facts, when the
-        caller has them."""
-        filed: set[str] = set()
-        may: set[str] = set()
-        finishes = opens = names = False
-        # every fact is a union over the frames: each distinct text is read once
-        for got in self.facts(set(frames)) if facts is None else facts:
-            if got.forced:
-                filed |= got.forced
-            if got.may:
-                may |= got.may
-            finishes = finishes or got.finishes
-            opens = opens or got.opens
-            names = names or got.names
-        if not finishes:
-            filed.add("finish-reason-missing")
-        if opens and not names:
-            filed.add("name-missing")
-        return filed, may
-
-    @staticmethod
-    def calls_file(facts: list[_Parsed]) -> set[str]:
-        """Kinds the engine surely files for a stream of these frames, in this order, by
-        following Robust._target's routing of tool call deltas to calls where it is sure.
-
-        index-gap: the first delta of a choice at an index k >= 0 makes a call there
-        (nothing sits at k yet; an id routes it elsewhere only when an earlier delta of
-        the choice carried that id), and k is beyond every index seen before, plus one.
-        name-missing, args-empty: the deltas of a choice at one index k go to calls that
-        only deltas at k reach (one or more, when an id or name starts another call at
-        k), when no delta of the choice lacks an index (Robust would attach it to the
-        latest call) and no id they carry is carried at another index too (an id routes
-        a delta to its call whatever the index). Each such call then ends with no name
-        when none of them names one, and with arguments "" when none of them carries
-        arguments other than null or "" and none is custom.
-        args-invalid-json: so too when those deltas carry one id and one name at the
-        most (one call, then), none is custom, and their arguments are strings of which
-        none but the first non-empty one opens with "{" or "[" (Robust reads such a one
-        as maybe re-sent or a snapshot): the call's arguments are their concatenation,
-        filed when it is not "" and stdlib json does not parse it."""
-        filed: set[str] = set()
-        top: dict[int, int] = {}  # choice -> the highest index >= 0 seen
-        ids: dict[int, set[str]] = {}  # choice -> the ids its deltas carried
-        groups: dict[tuple[int, object], _Group] = {}  # (choice, key) -> its deltas
-        unkeyed: set[int] = set()  # choices with a delta that has no index
-        for got in facts:
-            for e in got.calls:
-                c, key, number, idv = e.choice, e.key, e.number, e.id
-                seen = ids.get(c)
-                if seen is None:
-                    seen = ids[c] = set()
-                if key is None:
-                    unkeyed.add(c)
-                else:
-                    group = groups.get((c, key))
-                    if group is None:
-                        if number > top.get(c, -1) + 1 and (idv is None or idv not in seen):
-                            filed.add("index-gap")
-                        group = groups[c, key] = _Group()
-                    group.add(e)
-                    if number > top.get(c, -1):
-                        top[c] = number
-                if idv is not None:
-                    seen.add(idv)
-        if groups:
-            owners: dict[tuple[int, str], int] = {}  # (choice, id) -> how many keys carry it
-            for (c, _), group in groups.items():
-                for idv in group.ids:
-                    owners[c, idv] = owners.get((c, idv), 0) + 1
-            for (c, _), group in groups.items():
-                if c in unkeyed or any(owners[c, idv] > 1 for idv in group.ids):
-                    continue
-                if not group.names:
-                    filed.add("name-missing")
-                if not group.filled:
-                    filed.add("args-empty")
-                elif group.joined and len(group.ids) <= 1 and len(group.names) <= 1:
-                    text = "".join(group.parts)
-                    if text and not parses(text):
-                        filed.add("args-invalid-json")
-        return filed
-
-    def rejects(self, frames: list[str], facts: list[_Parsed] | None = None) -> bool:
+    def rejects(self, frames: list[str], facts: list[Parsed] | None = None) -> bool:
         """Does the candidate surely show a kind the target lacks, or surely lack one of
-        the target's kinds of _NEEDS?"""
-        filed, may = self.surely(frames, facts)
+        the target's kinds of NEEDS?"""
+        # each distinct text's facts once: every fact is a union over the frames
+        filed, may = surely(self.facts(set(frames)) if facts is None else facts)
         return not filed <= self.target.kinds or not self.needs <= may
 
-    def __call__(self, frames: list[str], facts: list[_Parsed] | None = None) -> bool:
+    def __call__(self, frames: list[str], facts: list[Parsed] | None = None) -> bool:
         """`facts`: self.facts(frames), when the caller has them (a field step does)."""
         key = tuple(frames)
         ok = self.cache.get(key)
@@ -646,9 +255,9 @@ class _Tester:
                     facts = self.facts(frames)
                 ok = (  # the cheapest rules first
                     not self.rejects(frames, facts)
-                    and not (self.docs_run and _docs_raise(facts))
-                    and not (self.docs_same and _docs_differs(facts))
-                    and self.calls_file(facts) <= self.target.kinds
+                    and not (self.docs_run and docs_raise(facts))
+                    and not (self.docs_same and docs_differs(facts))
+                    and calls_file(facts) <= self.target.kinds
                     and self.in_parts(frames, facts)
                 )
             self.cache[key] = ok
@@ -712,49 +321,17 @@ def _dumps(tree: object) -> str:
     return orjson.dumps(tree).decode()
 
 
-def _containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
-    """(role, path, node) for every container of a chunk that step 2 looks into."""
-    if not isinstance(tree, dict):
-        return
-    yield "envelope", (), tree
-    choices = tree.get("choices")
-    if not isinstance(choices, list):
-        return
-    yield "choices", ("choices",), choices
-    for i, choice in enumerate(choices):
-        if not isinstance(choice, dict):
-            continue
-        at = ("choices", i)
-        yield "choice", at, choice
-        delta = choice.get("delta")
-        if not isinstance(delta, dict):
-            continue
-        at += ("delta",)
-        yield "delta", at, delta
-        calls = delta.get("tool_calls")
-        if not isinstance(calls, list):
-            continue
-        yield "tool_calls", at + ("tool_calls",), calls
-        for j, call in enumerate(calls):
-            if not isinstance(call, dict):
-                continue
-            yield "call", at + ("tool_calls", j), call
-            fn = call.get("function")
-            if isinstance(fn, dict):
-                yield "function", at + ("tool_calls", j, "function"), fn
-
-
 def _units(tree: object, kind: str, role: str, volatile: bool) -> list[tuple]:
     """Paths of what one level may remove in one frame (volatile keys only, or none)."""
     out = []
-    for got, path, node in _containers(tree):
+    for got, path, node in shape.containers(tree):
         if got != role:
             continue
         if kind == "entries":
             out.extend(path + (i,) for i in range(len(node)))  # type: ignore[arg-type]
             continue
         for key in node:  # type: ignore[union-attr]
-            if ((key in _VOLATILE) and role in _VOLATILE_ROLES) == volatile:
+            if ((key in shape.VOLATILE_KEYS) and role in shape.VOLATILE_ROLES) == volatile:
                 out.append(path + (key,))
     return out
 
@@ -810,8 +387,8 @@ class _Stream:
         kept: int,
         memos: dict[int, dict],
         test: _Tester,
-        facts: list[_Parsed],
-    ) -> tuple[list[object], list[str], list[_Parsed]]:
+        facts: list[Parsed],
+    ) -> tuple[list[object], list[str], list[Parsed]]:
         """Trees, texts and the judge's facts keeping only the units whose bits are set
         in `kept` (bit u: unit u), of `units` ((frame, *path), in frame order); `spans`:
         for each frame with units, (frame, its first unit, the bits of all its units from
@@ -903,62 +480,20 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
         stream.trees, stream.texts, _ = stream.render(units, spans, mask, memos, test, facts)
 
 
-def _at(tree: object, path: tuple) -> Any:
-    for step in path:
-        tree = tree[step]  # type: ignore[index]
-    return tree
-
-
-def _key(value: object) -> str:
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-
-
-def _join_sites(trees: list[object]) -> list[list[tuple[int, tuple]]]:
-    """The string fields that may be joined, grouped by what they accumulate into (one
-    choice's content, one call's arguments...), each group in stream order."""
-    groups: dict[tuple, list[tuple[int, tuple]]] = {}
-    for f, tree in enumerate(trees):
-        if tree is _RAW:
-            continue
-        for role, path, node in _containers(tree):
-            fields = _JOINABLE.get(role)
-            if not fields:
-                continue
-            choice = _key(_at(tree, path[:2]).get("index"))
-            call = _key(_at(tree, path[:-1]).get("index")) if role == "function" else ""
-            for name in fields:
-                if isinstance(node.get(name), str):  # type: ignore[union-attr]
-                    groups.setdefault((role, choice, call, name), []).append((f, path + (name,)))
-    return list(groups.values())
-
-
-def _take(trees: list[object], site: tuple[int, tuple]) -> str:
-    """Remove the string at `site` and return it. A tool call delta left with nothing but
-    its index goes too when it was its chunk's only one (so no list index ever shifts)."""
-    f, path = site
-    holder = _at(trees[f], path[:-1])
-    text = holder.pop(path[-1])
-    if path[-2] == "function" and not holder:
-        delta = _at(trees[f], path[:-4])
-        if len(delta["tool_calls"]) == 1 and set(delta["tool_calls"][0]) <= {"index", "function"}:
-            del delta["tool_calls"]
-    return text
-
-
 def _join_phase(stream: _Stream, test: _Tester) -> None:
     """Join each fragment to the one before it of the same target: appended to it, or,
     when that changes the signature, that one prepended to this one."""
-    for sites in _join_sites(stream.trees):
+    for sites in shape.join_sites(stream.trees):
         into = sites[0]
         for site in sites[1:]:
 
             def backward(trees: list[object], into: tuple = into, site: tuple = site) -> None:
-                holder = _at(trees[into[0]], into[1][:-1])
-                holder[into[1][-1]] += _take(trees, site)
+                holder = shape.at(trees[into[0]], into[1][:-1])
+                holder[into[1][-1]] += shape.take(trees, site)
 
             def forward(trees: list[object], into: tuple = into, site: tuple = site) -> None:
-                holder = _at(trees[site[0]], site[1][:-1])
-                holder[site[1][-1]] = _take(trees, into) + holder[site[1][-1]]
+                holder = shape.at(trees[site[0]], site[1][:-1])
+                holder[site[1][-1]] = shape.take(trees, into) + holder[site[1][-1]]
 
             both = {into[0], site[0]}
             trees, texts = stream.edited(both, backward)
@@ -975,36 +510,33 @@ def _finish_phase(stream: _Stream, test: _Tester) -> None:
     """Move each finish_reason onto the previous chunk of its choice, when that one has none
     (the chunk it leaves is then usually dropped as a whole)."""
     for f, tree in enumerate(stream.trees):
-        for i, choice in enumerate(_choices(tree)):
+        for i, choice in enumerate(shape.choices(tree)):
             if not isinstance(choice, dict) or choice.get("finish_reason") is None:
                 continue
-            key = _key(choice.get("index"))
+            key = shape.key(choice.get("index"))
             found = next(
                 (
                     (g, j)
                     for g in range(f - 1, -1, -1)
-                    for j, other in enumerate(_choices(stream.trees[g]))
-                    if isinstance(other, dict) and _key(other.get("index")) == key
+                    for j, other in enumerate(shape.choices(stream.trees[g]))
+                    if isinstance(other, dict) and shape.key(other.get("index")) == key
                 ),
                 None,
             )
             if found is None:
                 continue
             g, j = found
-            if _choices(stream.trees[g])[j].get("finish_reason") is not None:
+            if shape.choices(stream.trees[g])[j].get("finish_reason") is not None:
                 continue
 
             def move(trees: list[object], f: int = f, i: int = i, g: int = g, j: int = j) -> None:
-                _choices(trees[g])[j]["finish_reason"] = _choices(trees[f])[i].pop("finish_reason")
+                shape.choices(trees[g])[j]["finish_reason"] = shape.choices(trees[f])[i].pop(
+                    "finish_reason"
+                )
 
             trees, texts = stream.edited({f, g}, move)
             if test(texts):
                 stream.trees, stream.texts = trees, texts
-
-
-def _choices(tree: object) -> list:
-    choices = tree.get("choices") if isinstance(tree, dict) else None
-    return choices if isinstance(choices, list) else []
 
 
 def minimize(
@@ -1080,9 +612,9 @@ def _minimize(
         steps: list[tuple[Callable[..., None], tuple]] = [(_frame_phase, ())]
         if join_fragments:
             steps += [(_join_phase, ()), (_finish_phase, ())]
-        steps += [(_field_phase, (kind, role, False)) for kind, role in _LEVELS]
+        steps += [(_field_phase, (kind, role, False)) for kind, role in shape.LEVELS]
         if not keep_fields:
-            steps += [(_field_phase, ("keys", role, True)) for role in _VOLATILE_ROLES]
+            steps += [(_field_phase, ("keys", role, True)) for role in shape.VOLATILE_ROLES]
         # A step that left a stream as it was leaves it so again: it would ask the judge the
         # same questions, all answered from its cache (no budget spent, no better stream
         # found). The last round mostly repeats steps on the stream they last saw.

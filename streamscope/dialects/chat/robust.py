@@ -27,6 +27,40 @@ _MISSING = Sentinel("no index")  # a tool-call delta without an "index" key (or 
 MAX_DEPTH = 1024  # orjson's nesting limit: a deeper payload is kept as text, never parsed
 
 
+# The rules' tests on one delta, shared with facts.py (what --minimal's judge knows of a
+# frame without running the engine): one home for each.
+
+
+def choice_of(choice: dict) -> int:
+    """The choice a delta belongs to: its integer index, 0 when it has none."""
+    c = choice.get("index", 0)
+    return c if isinstance(c, int) and not isinstance(c, bool) else 0
+
+
+def index_kind(raw: object) -> str | None:
+    """index-missing (no index, or null), index-invalid (not a non-negative integer), or None."""
+    if raw is None:
+        return "index-missing"
+    if not (isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0):
+        return "index-invalid"
+    return None
+
+
+def lacks_function(d: dict) -> bool:
+    """No function object (null counts as none), nor a custom one to read instead."""
+    return d.get("function") is None and not isinstance(d.get("custom"), dict)
+
+
+def sets_finish(value: object) -> bool:
+    """A finish_reason that sets the choice's (null and "" do not)."""
+    return value is not None and value != ""
+
+
+def sets_name(value: object) -> bool:
+    """A name that names a call: only a non-empty string does."""
+    return isinstance(value, str) and value != ""
+
+
 def _not_json(data: str) -> str:
     """Why a payload is not read as JSON, in words (nesting past the parser's limit is named)."""
     try:
@@ -189,8 +223,7 @@ class Robust:
         for choice in choices:
             if not isinstance(choice, dict):
                 continue
-            c = choice.get("index", 0)
-            c = c if isinstance(c, int) and not isinstance(c, bool) else 0
+            c = choice_of(choice)
             st = self.choices.get(c)
             if st is None:
                 st = self.choices[c] = ChoiceState(len(self.choices))
@@ -199,7 +232,7 @@ class Robust:
             if isinstance(delta, dict):
                 self._delta(n, c, st, delta)
             finish = choice.get("finish_reason")
-            if finish is not None and finish != "":
+            if sets_finish(finish):
                 if st.finish is not None:
                     self.log.add(
                         "finish-repeated",
@@ -266,6 +299,7 @@ class Robust:
     def _tool(self, n: int, c: int, st: ChoiceState, d: dict, seen: set) -> None:
         log = self.log
         raw_index = d.get("index")
+        invalid = index_kind(raw_index)
         if raw_index is None:
             key: object = _MISSING
             log.add(
@@ -282,9 +316,7 @@ class Robust:
                 if isinstance(raw_index, int) and not isinstance(raw_index, bool)
                 else repr(raw_index)
             )
-            if not (
-                isinstance(raw_index, int) and not isinstance(raw_index, bool) and raw_index >= 0
-            ):
+            if invalid is not None:  # (it has an index: not index-missing)
                 log.add(
                     "index-invalid",
                     n,
@@ -314,7 +346,7 @@ class Robust:
         body, args_key = (fn, "arguments") if custom is None else (custom, "input")
         name = body.get("name") if body is not None else None
         has_id = isinstance(idv, str) and idv != ""
-        has_name = isinstance(name, str) and name != ""
+        has_name = sets_name(name)
 
         slot, created = self._target(
             n, c, st, key, raw_index, idv if has_id else None, name if has_name else None
@@ -329,7 +361,7 @@ class Robust:
 
         if custom is not None:
             slot.freeform = True
-        if ("function" not in d or d["function"] is None) and custom is None:
+        if lacks_function(d):
             log.add(
                 "function-missing",
                 n,
