@@ -16,6 +16,9 @@ mostly cancels out):
   that from 2.5k to 5k (1.0 is linear, quadratic is 2);
 - `export --minimal` against `inspect` on the same 5k-frame interleaved stream with an
   id quirk (one fragment carries `"id": ""`);
+- an Anthropic Messages stream (text and tool blocks in turn, every event named) against
+  the interleaved Chat Completions stream of the same frame counts: the marginal cost per
+  frame of each (20k to 80k frames), and their ratio;
 - peak memory (max RSS) of `streamscope inspect --json` on a 1000-exchange, 1M-frame
   recording (about 360 MB), in a child process (skipped with --quick);
 - `export --format sse` against `inspect` on one 100 MB event (skipped with --quick).
@@ -40,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from benchmarks.gen import (  # noqa: E402
+    anthropic_events,
     interleaved_events,
     many_calls_events,
     stream_events,
@@ -100,6 +104,35 @@ def rounds(fns: dict[str, Callable[[str], float]], paths: dict[int, str], n: int
                 took = fn(path)
                 out[name, size] = min(took, out.get((name, size), took))
     return out
+
+
+def anthropic() -> None:
+    """Anthropic's per-frame cost against Chat Completions' on streams of the same counts."""
+    sizes = [5_000, 20_000, 80_000]
+    paths = {}
+    for n in sizes:
+        paths["chat", n] = os.path.join(OUT, f"stream-interleaved-{n}.jsonl")
+        write_recording(paths["chat", n], 1, n, interleaved_events(n))
+        paths["anthropic", n] = os.path.join(OUT, f"stream-anthropic-{n}.jsonl")
+        url = "http://127.0.0.1:1/v1/messages"
+        write_recording(paths["anthropic", n], 1, n, anthropic_events(n), url=url)
+    t = rounds({"inspect": inspect_json}, paths, 5)
+    print(
+        "\nAnthropic Messages (text and tool blocks in turn) against Chat Completions (3 interleaved calls)"
+    )
+    print("frames   chat us/frame   anthropic us/frame")
+    for n in sizes:
+        chat, anth = t["inspect", ("chat", n)], t["inspect", ("anthropic", n)]
+        print(f"{n:>6}   {chat * 1e6 / n:>13.2f}   {anth * 1e6 / n:>18.2f}")
+    _, b, c = sizes
+    marginal = {
+        d: (t["inspect", (d, c)] - t["inspect", (d, b)]) / (c - b) for d in ("chat", "anthropic")
+    }
+    print(
+        f"marginal cost per frame ({b}->{c} frames): chat {marginal['chat'] * 1e6:.2f} us, "
+        f"anthropic {marginal['anthropic'] * 1e6:.2f} us: "
+        f"{marginal['anthropic'] / marginal['chat']:.2f}x  (goal <= 1.5x)"
+    )
 
 
 def long_streams(label: str, make: Callable[[int], list[bytes]]) -> None:
@@ -185,6 +218,7 @@ def main() -> None:
     long_streams("single (one call)", stream_events)
     many_calls()
     minimal()
+    anthropic()
     if quick:
         return
     # before big_event: a child's peak memory counts the pages it was forked with, and

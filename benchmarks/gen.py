@@ -101,6 +101,54 @@ def many_calls_events(calls: int) -> list[bytes]:
     return out
 
 
+def _anthropic(event: dict) -> bytes:
+    return f"event: {event['type']}\n".encode() + b"data: " + orjson.dumps(event) + b"\n\n"
+
+
+def anthropic_events(frames: int, per_block: int = 24) -> list[bytes]:
+    """An Anthropic Messages stream of `frames` events: text blocks and tool blocks in
+    turn, each with `per_block` fragments (`text_delta`, or `input_json_delta` after a
+    first `""`), every event with its `event:` line, as the API streams a long answer
+    with tool calls; the last text block takes what is left of the count."""
+    start = {"id": "msg_bench", "type": "message", "role": "assistant", "model": "bench-model"}
+    start.update(content=[], stop_reason=None, usage={"input_tokens": 9, "output_tokens": 1})
+    out = [_anthropic({"type": "message_start", "message": start})]
+    words = ["lorem ", "ipsum ", "dolor ", "sit ", "amet, ", "consectetur ", "adipiscing ", "elit "]
+    index = 0
+    while True:
+        left = frames - len(out) - 2  # message_delta and message_stop close it
+        tool = index % 2 == 1
+        if left < 2 * (per_block + 2) and not tool:  # the last block: a text one
+            pieces = [words[k % 8] for k in range(max(left - 2, 0))]
+        elif tool:
+            pieces = ["", '{"text": "', *[words[k % 8] for k in range(per_block - 3)], '"}']
+        else:
+            pieces = [words[k % 8] for k in range(per_block)]
+        block = (
+            {"type": "tool_use", "id": f"toolu_{index}", "name": "write_file", "input": {}}
+            if tool
+            else {"type": "text", "text": ""}
+        )
+        out.append(
+            _anthropic({"type": "content_block_start", "index": index, "content_block": block})
+        )
+        for piece in pieces:
+            delta = (
+                {"type": "input_json_delta", "partial_json": piece}
+                if tool
+                else {"type": "text_delta", "text": piece}
+            )
+            out.append(_anthropic({"type": "content_block_delta", "index": index, "delta": delta}))
+        out.append(_anthropic({"type": "content_block_stop", "index": index}))
+        index += 1
+        if not tool and len(pieces) != per_block:
+            break
+    end = {"stop_reason": "tool_use", "stop_sequence": None}
+    out.append(_anthropic({"type": "message_delta", "delta": end, "usage": {"output_tokens": 5}}))
+    out.append(_anthropic({"type": "message_stop"}))
+    return out
+
+
 def write_sse(path: str, events: list[bytes]) -> None:
     """A raw SSE body, as `curl -N` saves it."""
     with open(path, "wb") as f:
@@ -108,7 +156,11 @@ def write_sse(path: str, events: list[bytes]) -> None:
 
 
 def write_recording(
-    path: str, exchanges: int, frames: int, events: list[bytes] | None = None
+    path: str,
+    exchanges: int,
+    frames: int,
+    events: list[bytes] | None = None,
+    url: str = "http://127.0.0.1:1/v1/chat/completions",
 ) -> None:
     body = orjson.dumps(
         {
@@ -123,7 +175,7 @@ def write_recording(
         t = 0
         for _ in range(exchanges):
             ex = w.new_exchange()
-            w.request(ex, "POST", "http://127.0.0.1:1/v1/chat/completions", [], body, t_ns=t)
+            w.request(ex, "POST", url, [], body, t_ns=t)
             w.response(ex, 200, [("content-type", "text/event-stream")], t_ns=t + 1000)
             for e in events:
                 t += 7_000_000

@@ -181,3 +181,27 @@ def test_plain_datas_is_the_decoders_datas_or_declines(lines, end, tail):
     plain = all(line.startswith(b"data:") and line != b"data: \xff" for line in lines[0::2])
     if end == b"\n" and plain and not any(lines[1::2]) and len(lines) % 2 == 0:
         assert got is not None
+
+
+EVENT_NAMES = st.sampled_from(
+    [None, b"message_start", b"content_block_delta", b"", b"a:b", b"caf\xc3\xa9", b"x\xff"]
+)
+DATAS = st.sampled_from(
+    [b'{"type": "ping"}', b"[DONE]", b"", b"not json", b'{"a": "\xc3\xa9"}', b'{"a": "\xff"}']
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(EVENT_NAMES, DATAS), max_size=20))
+def test_one_event_per_read_decodes_as_the_whole_body_does(events):
+    """The fast path for a read that is exactly one event (`data:`, or Anthropic's
+    `event:` line then `data:`) gives the frames the line-by-line path gives."""
+    reads = [
+        (b"event: " + n + b"\n" if n is not None else b"") + b"data: " + d + b"\n\n"
+        for n, d in events
+    ]
+    whole, _ = decode_body(b"".join(reads))
+    cuts = list(itertools.accumulate(len(r) for r in reads))
+    parts, _ = split_feed(b"".join(reads), cuts)
+    assert view(parts) == view(whole)
+    assert [(f.payload, f.bad_utf8) for f in parts] == [(f.payload, f.bad_utf8) for f in whole]

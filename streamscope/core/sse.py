@@ -115,16 +115,22 @@ class SseDecoder:
             self._buf = b"".join([self._buf, *self._more])
             self._more = []
         if not self._buf:
+            # The common read: exactly one whole event, `data: ...` or (Anthropic's)
+            # `event: NAME` then `data: ...`. Same result as the line-by-line path.
+            name, at = None, 0
+            if chunk[:7] == b"event: ":
+                at = chunk.find(b"\n", 7) + 1
+                if at:
+                    name = chunk[7 : at - 1]
             if (
                 not self._data
                 and self._event_start < 0
-                and chunk[:6] == b"data: "
-                and chunk.find(b"\n", 6) == len(chunk) - 2
+                and chunk[at : at + 6] == b"data: "
+                and chunk.find(b"\n", at + 6) == len(chunk) - 2
                 and chunk[-1:] == b"\n"
                 and b"\r" not in chunk
             ):
-                # The common read: exactly one whole `data:` event. Same result, fewer steps.
-                raw = chunk[6:-2]
+                raw = chunk[at + 6 : -2]
                 try:
                     text, bad = raw.decode("utf-8"), False
                 except UnicodeDecodeError:
@@ -136,7 +142,8 @@ class SseDecoder:
                 start = self._pos
                 self._pos = end = start + len(chunk)
                 self.frames = number = self.frames + 1
-                frame = Frame(number, text, payload, time_ns, None, read, read, start, end, bad)
+                event = None if name is None else name.decode("utf-8", "replace")
+                frame = Frame(number, text, payload, time_ns, event, read, read, start, end, bad)
                 self._last = frame
                 return [frame]
             self._buf_read = read

@@ -77,18 +77,20 @@ class AnthropicEngine(Engine):
         if plain is NOT_READ:
             plain = plain_fragment(frame.payload)
         robust = self.robust
-        if (
-            plain is not None
-            and frame.event == "content_block_delta"
-            and not self.collect_events
-            and not frame.bad_utf8
-            and (not self._reads or robust.fragment(n, *plain))  # type: ignore[misc]
-        ):
-            index, text = plain  # type: ignore[misc]
-            for s in self.others:
-                s.fragment(n, index, text)
-            self._sdk_feed(frame)
-            return None
+        quick = frame.event == "content_block_delta" and not self.collect_events
+        if quick and not frame.bad_utf8:
+            # one fragment of a block under way, where no rule has anything to say: robust
+            # takes it in a few steps (else the whole frame goes through every rule)
+            if plain is not None:
+                if not self._reads or robust.fragment(n, *plain):  # type: ignore[misc]
+                    index, text = plain  # type: ignore[misc]
+                    for s in self.others:
+                        s.fragment(n, index, text)
+                    self._sdk_feed(frame)
+                    return None
+            elif self._text(frame.payload):  # the clients read no text
+                self._sdk_feed(frame)
+                return None
         robust.events = [] if self.collect_events else None
         if self._reads:
             robust.feed(frame)
@@ -96,6 +98,16 @@ class AnthropicEngine(Engine):
             self._feed_clients(frame)
         self._sdk_feed(frame)
         return robust.events
+
+    def _text(self, p: object) -> bool:
+        """A text_delta robust takes in a few steps (or, without robust, may skip)."""
+        delta = p.get("delta") if type(p) is dict else None
+        if type(delta) is not dict or delta.get("type") != "text_delta":
+            return False
+        index, text = p.get("index"), delta.get("text")  # type: ignore[union-attr]
+        if type(index) is not int or type(text) is not str:
+            return False
+        return not self._reads or self.robust.text(index, text)
 
     def _feed_clients(self, frame: Frame) -> None:
         """The frame as the client strategies read it (the data's type decides)."""

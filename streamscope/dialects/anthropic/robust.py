@@ -203,6 +203,17 @@ class Robust:
         block.last = n
         return True
 
+    def text(self, index: int, text: str) -> bool:
+        """A plain `text_delta` for open text block `index` of the current message: taken
+        at once; False when a rule must look (the caller feeds the whole frame)."""
+        cur = self.cur
+        block = cur.blocks.get(index) if cur is not None else None
+        if type(block) is not TextBlock or not block.open or block.kind != "text":
+            return False
+        if text:
+            cur.content.append(text)  # type: ignore[union-attr]
+        return True
+
     def feed(self, frame: Frame) -> None:
         n = frame.number
         payload = frame.payload
