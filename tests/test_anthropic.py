@@ -621,3 +621,50 @@ def test_a_stream_no_dialect_reads_says_so(events, words, tmp_path):
     assert stream.dialect == "chat-completions"
     (unknown,) = [a for a in stream.anomalies if a.kind == "dialect-unknown"]
     assert words in unknown.message and unknown.severity == "info"
+
+
+def _recording(path, url: str, first: dict, second: dict, stream: list) -> None:
+    """Two Anthropic exchanges: `first` streams `stream`, `second` sends its call back."""
+    from streamscope.recording import RecordingWriter
+
+    with RecordingWriter(str(path)) as w:
+        for body, events in ((first, stream), (second, message(text_block(), stop="end_turn"))):
+            x = w.new_exchange()
+            w.request(x, "POST", url, [], orjson.dumps(body))
+            w.response(x, 200, [("content-type", "text/event-stream")])
+            w.chunk(x, sse(events))
+            w.end(x, "complete")
+
+
+QUESTION = [{"role": "user", "content": "weather?"}]
+SENT_BACK = [
+    *QUESTION,
+    {
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": "toolu_a", "name": "get_weather", "input": {"city": "Paris"}}
+        ],
+    },
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_b", "content": "x"}]},
+]
+
+
+@pytest.mark.parametrize(
+    "url, extra",
+    [
+        ("https://gateway.example/api/llm", {"system": "be brief"}),  # the body tells
+        ("https://gateway.example/api/llm", {}),  # only the stream's events tell
+        ("https://api.anthropic.com/v1/messages", {}),  # the path tells
+    ],
+)
+def test_the_contract_reads_a_request_in_the_dialect_its_exchange_speaks(tmp_path, url, extra):
+    path = tmp_path / "gateway.jsonl"
+    first = {"model": "m", "max_tokens": 9, "messages": QUESTION, **extra}
+    _recording(path, url, first, {**first, "messages": SENT_BACK}, WEATHER)
+    doc = analyze(path)
+    assert {s.dialect for s in doc.streams} == {"anthropic-messages"}
+    kinds = {f.kind for f in doc.contract}
+    # the tool_result answers another id: read as Anthropic blocks, not as chat messages
+    assert kinds == {"tool-result-id-mismatch", "tool-result-missing"}
+    (mismatch,) = [f for f in doc.contract if f.kind == "tool-result-id-mismatch"]
+    assert "tool_use_id" in mismatch.message and mismatch.at_message == 2

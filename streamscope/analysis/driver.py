@@ -141,6 +141,9 @@ class RecordingPass:
         self.live: dict[int, _Live] = {}  # streams whose end line has not come yet
         self.streams: dict[int, StreamResult] = {}  # streams that ended
         self.conversations: list[Conversation] = []  # requests that send calls back
+        # request bodies whose dialect neither their path nor their body told: read in
+        # the dialect their stream's events tell (Chat Completions when none does)
+        self.untold: dict[int, dict] = {}
 
     def feed(self, d: dict) -> None:
         """One line of the recording, as `Source.records` gives it."""
@@ -168,11 +171,10 @@ class RecordingPass:
         elif kind == "request":
             info = self.infos[ex] = ExchangeInfo(ex)
             body = info.saw_request(Request.from_json(d))
-            history = dialect(info.dialect).history(body)
-            if history is not None:
-                conv = Conversation.of(ex, history)
-                if any(role in ("assistant", "tool") for role, _ in conv.messages):
-                    self.conversations.append(conv)
+            if info.dialect is None and isinstance(body, dict):
+                self.untold[ex] = body  # read once its stream tells the dialect
+            else:
+                self._converse(ex, info.dialect, body)
         elif kind == "response":
             info = self.infos.setdefault(ex, ExchangeInfo(ex))
             info.saw_response(Response.from_json(d))
@@ -188,14 +190,28 @@ class RecordingPass:
             if state is not None:
                 self.streams[ex] = state.finish(end.reason, end.error, info.status)
 
+    def _converse(self, ex: int, told: str | None, body: object) -> None:
+        history = dialect(told).history(body)
+        if history is not None:
+            conv = Conversation.of(ex, history)
+            if any(role in ("assistant", "tool") for role, _ in conv.messages):
+                self.conversations.append(conv)
+
     def finish_open(self) -> None:
         """The recording stops before these streams ended: finish them as unfinished."""
         for ex, state in self.live.items():
             self.streams[ex] = state.finish(UNFINISHED, None, state.info.status)
         self.live.clear()
 
-    def contract(self) -> ContractResult:
-        """The round-trip contract of the streams that ended and the requests so far."""
+    def contract(self, final: bool = True) -> ContractResult:
+        """The round-trip contract of the streams that ended and the requests so far
+        (`final` False: the recording is still being written, a request's stream may
+        still tell its dialect)."""
+        for ex, body in list(self.untold.items()):
+            info = self.infos[ex]
+            if final or info.dialect is not None or info.end_ns is not None:
+                del self.untold[ex]  # its stream told the dialect, or never will
+                self._converse(ex, info.dialect, body)
         return check(
             [(ex, self.streams[ex].tool_calls) for ex in sorted(self.streams)],
             sorted(self.conversations, key=lambda c: c.exchange),
@@ -354,7 +370,7 @@ class FollowedSummaries:
                 touched.add(d["exchange"])
         checked_on = (len(seen.streams), len(seen.conversations))
         if self._contract is None or self._contract[0] != checked_on:
-            self._contract = checked_on, _by_exchange(seen.contract().findings)
+            self._contract = checked_on, _by_exchange(seen.contract(final=False).findings)
         findings = self._contract[1]
         said = {
             ex: [[f.kind, f.message, f.at_message, _plain(f.call)] for f in fs]

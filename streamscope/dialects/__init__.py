@@ -30,7 +30,8 @@ LOOK = 64
 
 
 def of_request(url: str, body: object) -> str | None:
-    """The dialect a request speaks, by its path and body; None when they do not tell."""
+    """The dialect a request speaks, by its path, else by its body; None when they do
+    not tell."""
     try:
         path = urlsplit(url).path.rstrip("/") if isinstance(url, str) else ""
     except ValueError:  # a recorded URL that does not parse (a bad IPv6 host)
@@ -41,6 +42,9 @@ def of_request(url: str, body: object) -> str | None:
     for name, (_, suffix) in _UNREAD.items():
         if path.endswith(suffix):
             return name
+    for d in DIALECTS.values():  # a path no dialect claims (a gateway's own): the body
+        if d.claims_body(body):
+            return d.name
     return None
 
 

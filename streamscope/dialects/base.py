@@ -78,6 +78,8 @@ class Dialect:
     terms: Terms
     # Does a request to this URL path with this body speak the dialect?
     claims_request: Callable[[str, object], bool]
+    # Does a request body, sent to a path no dialect claims, look like the dialect's?
+    claims_body: Callable[[object], bool]
     # Does this event (its parsed payload, its SSE event name) belong to the dialect?
     claims_event: Callable[[object, str | None], bool]
     # The official SDK, run for real where its emulation raised Unmodeled (the SDK is

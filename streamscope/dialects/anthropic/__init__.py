@@ -23,6 +23,27 @@ def _claims_request(path: str, body: object) -> bool:
     )
 
 
+def _claims_body(body: object) -> bool:
+    """Shapes only Anthropic Messages bodies have: a top-level `system` or
+    `anthropic_version`, a tool with an `input_schema`, a tool_use or tool_result block."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return False
+    if "system" in body or "anthropic_version" in body:
+        return True
+    tools = body.get("tools")
+    if isinstance(tools, list) and any(isinstance(t, dict) and "input_schema" in t for t in tools):
+        return True
+    return any(
+        isinstance(m, dict)
+        and isinstance(m.get("content"), list)
+        and any(
+            isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result")
+            for b in m["content"]
+        )
+        for m in body["messages"]
+    )
+
+
 def _claims_event(payload: object, event: str | None) -> bool:
     if event in _TELLING:
         return True
@@ -41,6 +62,7 @@ ANTHROPIC = Dialect(
     history=history,
     terms=Terms("block", "message", "stop_reason", ("m", "blk")),
     claims_request=_claims_request,
+    claims_body=_claims_body,
     claims_event=_claims_event,
     real_sdk=lambda frames, tools, response_format: anthropic_sdk_result(frames),
     sdk_version=anthropic_version,

@@ -14,6 +14,20 @@ def _claims_request(path: str, body: object) -> bool:
     return path.endswith("/chat/completions")
 
 
+def _claims_body(body: object) -> bool:
+    """Shapes only Chat Completions bodies have: a tool as `{"function": ...}`, a message
+    of role tool or developer, an assistant message's `tool_calls`."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return False
+    tools = body.get("tools")
+    if isinstance(tools, list) and any(isinstance(t, dict) and "function" in t for t in tools):
+        return True
+    return any(
+        isinstance(m, dict) and (m.get("role") in ("tool", "developer") or "tool_calls" in m)
+        for m in body["messages"]
+    )
+
+
 def _claims_event(payload: object, event: str | None) -> bool:
     return isinstance(payload, dict) and (
         "choices" in payload or payload.get("object") == "chat.completion.chunk"
@@ -32,6 +46,7 @@ CHAT = Dialect(
     history=history,
     terms=Terms("index", "choice", "finish_reason", ("c", "idx")),
     claims_request=_claims_request,
+    claims_body=_claims_body,
     claims_event=_claims_event,
     real_sdk=run_real_sdk,
     sdk_version=openai_version,
