@@ -19,7 +19,7 @@ import orjson
 
 from streamscope.analysis import analyze
 from streamscope.analysis.text_report import render
-from streamscope.core.report import report_json
+from streamscope.core.report import dumps_json, report_json
 from streamscope.export.fixtures import FORMATS, export
 from streamscope.inputs import open_input
 from streamscope.playback import Library
@@ -53,7 +53,8 @@ def _inspect(path: str) -> None:
     from rich.console import Console
 
     a = analyze(path)
-    orjson.dumps(report_json(a.source, a.format, a.streams, a.contract, a.stopped, None, a.notes))
+    # as `inspect --json` writes it (orjson, Python's json past orjson's depth)
+    dumps_json(report_json(a.source, a.format, a.streams, a.contract, a.stopped, None, a.notes))
     render(a, Console(file=io.StringIO(), width=120))
 
 

@@ -12,7 +12,7 @@ from .shape import SHAPE
 from .summary import plain_summary, summarize
 
 # Events that only this dialect sends (`ping` and `error` are too common a name to tell).
-_TELLING = EVENTS - {"ping", "error"}
+_TELLING = tuple(e for e in EVENTS if e not in ("ping", "error"))
 
 
 def _claims_request(path: str, body: object) -> bool:

@@ -27,19 +27,18 @@ from ...core.events import FieldEvent
 from ...core.frames import INVALID, Frame
 from ...text import cut, json_type, quote
 
-TOOL_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
+# (tuples: a `type` sent as a list or an object is compared, never hashed)
+TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
 # Event types of the Messages API (data `type`, and the SSE `event:` name).
-EVENTS = frozenset(
-    (
-        "message_start",
-        "content_block_start",
-        "content_block_delta",
-        "content_block_stop",
-        "message_delta",
-        "message_stop",
-        "ping",
-        "error",
-    )
+EVENTS = (
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+    "ping",
+    "error",
 )
 _ABSENT = object()  # a key the start did not carry
 

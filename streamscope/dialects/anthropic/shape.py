@@ -40,7 +40,8 @@ def sites(trees: list[object]) -> list[list[tuple[int, tuple]]]:
         if kind != "content_block_delta":
             continue
         delta = tree.get("delta")
-        field = _JOINABLE.get(delta.get("type")) if isinstance(delta, dict) else None
+        kind = delta.get("type") if isinstance(delta, dict) else None
+        field = _JOINABLE.get(kind) if isinstance(kind, str) else None
         index = tree.get("index")
         if field is None or not isinstance(delta.get(field), str) or type(index) is not int:  # type: ignore[union-attr]
             continue
