@@ -21,7 +21,7 @@ from streamscope.analysis import analyze
 from streamscope.analysis.text_report import render
 from streamscope.core.report import dumps_json, report_json
 from streamscope.export.fixtures import FORMATS, export
-from streamscope.inputs import open_input
+from streamscope.inputs import CHUNKS, open_input
 from streamscope.playback import Library
 from streamscope.recording.format import RecordingError
 from streamscope.tui.model import StreamModel
@@ -79,7 +79,14 @@ def _replay(path: str) -> None:
     with open_input(path, tolerant=True) as source:
         for info in source.infos():
             ex = source.exchange(info.exchange)
-            model = StreamModel(ex.reads, info.exchange, info.tools, info.response_format)
+            model = StreamModel(  # as the replay app opens it: in the stream's dialect
+                ex.reads,
+                info.exchange,
+                info.tools,
+                info.response_format,
+                told=ex.dialect(),
+                chunk_log=source.kind == CHUNKS,
+            )
             model.build()
             for n in {0, 1, model.total // 2, model.total}:
                 state = model.at(n)
