@@ -311,7 +311,9 @@ class ReplayApp(App):
     # -- app-wide actions ------------------------------------------------------------------
 
     def action_help(self) -> None:
-        self.push_screen(TextScreen("streamscope replay: help", help_text()))
+        model = getattr(self.screen, "model", None)  # a stream's screen: its dialect's clients
+        text = help_text(model.dialect.strategies[1:]) if model is not None else help_text()
+        self.push_screen(TextScreen("streamscope replay: help", text))
 
     def action_back(self) -> None:
         if len(self.screen_stack) > 2:

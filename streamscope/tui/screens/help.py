@@ -6,6 +6,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+# the clients `s` cycles through, when no stream is open (the first dialect's)
+CLIENTS = ("guarded", "naive", "openai-sdk", "openai-docs", "by-id")
+
 KEYS = (
     ("→ n  ← p", "next / previous frame (within the filter, if one is set)"),
     ("] [", "next / previous frame with an anomaly"),
@@ -13,7 +16,7 @@ KEYS = (
     ("g", "go to a frame by number"),
     ("space", "play / pause at the recorded timing"),
     ("+ -", "play faster / slower"),
-    ("s", "show the next client strategy (guarded, naive, openai-sdk, openai-docs, by-id)"),
+    ("s", "show the next client strategy ({clients})"),
     ("/", "filter frames by summary text or anomaly kind; an empty filter shows all"),
     ("a", "every call's arguments, whole"),
     ("r", "the request: messages, tools, parameters and the contract's findings"),
@@ -34,13 +37,14 @@ READING = (
 )
 
 
-def help_text() -> RenderableType:
-    """The keys and how to read the screen, as text that reflows to any width."""
+def help_text(clients: tuple[str, ...] = CLIENTS) -> RenderableType:
+    """The keys and how to read the screen, as text that reflows to any width; `clients`:
+    the strategies of the stream shown (its dialect's)."""
     keys = Table.grid(padding=(0, 2))
     keys.add_column(style="bold cyan", no_wrap=True)
     keys.add_column(ratio=1)
     for key, what in KEYS:
-        keys.add_row(key, what)
+        keys.add_row(key, what.format(clients=", ".join(clients)))
     return Group(
         Text("Keys", style="bold"),
         keys,
