@@ -182,6 +182,17 @@ class Engine:
         """What each client strategy built (or raised) at the end of the stream, once."""
         raise NotImplementedError
 
+    def sdk_at_end(self) -> list[Call] | StrategyError | Unmodeled:
+        """What the SDK emulation (`self.sdk`) builds at the end of the stream, or raises;
+        Unmodeled where the real class must answer."""
+        sdk = self.sdk  # type: ignore[attr-defined]
+        if isinstance(sdk, Unmodeled):
+            return sdk
+        try:
+            return sdk.finish(self.frames)
+        except Unmodeled as why:
+            return why
+
     def calls_now(self) -> list[Call]:
         """robust's calls as they stand after the frames fed so far."""
         raise NotImplementedError

@@ -55,7 +55,7 @@ from ..core.engine import ALL, CLIENTS, ROBUST, SDK
 from ..core.frames import INVALID, Frame, parse_payload
 from ..dialects.chat import facts as chat_facts
 from ..dialects.chat import shape
-from ..dialects.chat.engine import STRATEGY_NAMES, StreamEngine
+from ..dialects.chat.engine import StreamEngine
 from ..dialects.chat.facts import (
     NEEDS,
     Parsed,
@@ -95,17 +95,18 @@ def _signature(engine: StreamEngine, expect_done: bool) -> Signature:
 
 
 def _clients(
-    robust: list[Call], strategies: Mapping[str, object]
+    robust: list[Call],
+    strategies: Mapping[str, object],
+    key: Callable[[Call], tuple] = Call.key,
 ) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The signature's differs and raises: the strategies whose calls are not robust's
-    (StreamResult.differs), and those that raised; of the strategies in `strategies`."""
-    keys = [c.key() for c in robust]
+    (StreamResult.differs, `key` what it compares), and those that raised; of the
+    client strategies in `strategies`."""
+    keys = [key(c) for c in robust]
     differs = frozenset(
         name
-        for name in STRATEGY_NAMES
-        if name != "robust"
-        and isinstance(got := strategies.get(name), list)
-        and [c.key() for c in got] != keys
+        for name, got in strategies.items()
+        if isinstance(got, list) and [key(c) for c in got] != keys
     )
     raises = frozenset(
         (name, _exception_name(got))

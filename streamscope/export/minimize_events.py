@@ -20,12 +20,11 @@ from collections.abc import Callable
 
 import orjson
 
-from ..core.anomalies import ERROR, WARNING
 from ..core.calls import Call
 from ..core.engine import value_key
 from ..core.frames import INVALID, Frame, parse_payload
 from ..dialects.base import Dialect, Shape
-from .minimize import MAX_RUNS, Signature, _ddmin, _exception_name, _Exhausted, _prune
+from .minimize import MAX_RUNS, Signature, _clients, _ddmin, _Exhausted, _kinds, _prune
 
 Pair = tuple[str | None, str]  # (SSE event name, data) of one frame
 
@@ -50,21 +49,9 @@ class _Judge:
                 payload = parsed[data] = parse_payload(data)
             engine.feed(Frame(n, data, payload, event=name))
         robust, _ = engine.end(expect_done=self.expect_done)
-        kinds = frozenset(a.kind for a in engine.log.entries() if a.severity in (ERROR, WARNING))
-        others = engine.others_at_end()
-        key: Callable[[Call], tuple] = value_key if engine.by_value else Call.key
-        mine = [key(c) for c in robust]
-        differs = frozenset(
-            name
-            for name, got in others.items()
-            if isinstance(got, list) and [key(c) for c in got] != mine
-        )
-        raises = frozenset(
-            (name, _exception_name(got))
-            for name, got in others.items()
-            if not isinstance(got, list)
-        )
-        return Signature(kinds, differs, raises)
+        key = value_key if engine.by_value else Call.key
+        clients = _clients(robust, engine.others_at_end(), key)
+        return Signature(_kinds(engine.log.entries()), *clients)
 
     def __call__(self, frames: list[Pair]) -> bool:
         key = tuple(frames)

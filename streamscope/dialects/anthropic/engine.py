@@ -213,16 +213,8 @@ class AnthropicEngine(Engine):
 
     def others_at_end(self) -> Strategies:
         out: Strategies = {s.name: s.result() for s in self.others}
-        if not self._emulated:
-            return out
-        sdk = self.sdk
-        if isinstance(sdk, Unmodeled):
-            out["anthropic-sdk"] = sdk
-        else:
-            try:
-                out["anthropic-sdk"] = sdk.finish(self.frames)
-            except Unmodeled as why:
-                out["anthropic-sdk"] = why
+        if self._emulated:  # (else the emulation is not part of it)
+            out["anthropic-sdk"] = self.sdk_at_end()
         return out
 
     def _stream_rules(self, last: int, expect_done: bool) -> None:

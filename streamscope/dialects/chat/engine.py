@@ -304,16 +304,8 @@ class StreamEngine(Engine):
         """What each client strategy built (or raised) at the end of the stream, once."""
         self._flush()
         out: Strategies = {s.name: s.result() for s in self.others}
-        if not self._emulated:  # the emulation is not part of it
-            return out
-        sdk = self.sdk
-        if not isinstance(sdk, Unmodeled):
-            try:
-                out["openai-sdk"] = sdk.finish(self.frames)
-            except Unmodeled as why:
-                out["openai-sdk"] = why
-        else:
-            out["openai-sdk"] = sdk
+        if self._emulated:  # (else the emulation is not part of it)
+            out["openai-sdk"] = self.sdk_at_end()
         return out
 
     def _stream_rules(self, last: int, expect_done: bool) -> None:
