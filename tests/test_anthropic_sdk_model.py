@@ -297,6 +297,17 @@ CASES: dict[str, list[Item]] = {
     "json-null-after-start": [start(), ("content_block_delta", None)],
     "empty-data": [start(), ("content_block_delta", Raw("")), tool(0)],
     "unknown-delta-type": [start(), tool(0), delta(0, {"type": "mystery_delta", "x": 1})],
+    "delta-type-a-list": [start(), TEXT, delta(0, {"type": ["text_delta"], "text": "x"})],
+    "delta-extra-key": [
+        start(),
+        tool(0),
+        delta(0, {"type": "input_json_delta", "partial_json": "{", "x": 1}),
+    ],
+    "event-extra-key": [
+        start(),
+        tool(0),
+        ("content_block_delta", js(0, "{")[1] | {"_fields_set": 1}),
+    ],
     "delta-not-an-object": [start(), tool(0), delta(0, "x")],
     "delta-missing": [
         start(),

@@ -117,6 +117,28 @@ def _guard(payload: dict) -> None:
             todo.extend(v for v in value if type(v) in (dict, list))  # type: ignore[attr-defined]
 
 
+def _plain_delta(payload: object) -> bool:
+    """Whether an event is a delta of one string field as the API sends it: exactly
+    {type: content_block_delta, index: int, delta: {type: <kind>_delta, <field>: str}}.
+
+    Then json.loads reads the data as orjson did (`payload` is orjson's reading of the same
+    text, and no big integer or NaN fits that shape) and no `_fields_set` key can be in it:
+    the payload stands as read."""
+    if type(payload) is not dict or len(payload) != 3:
+        return False
+    delta = payload.get("delta")
+    if (
+        payload.get("type") != "content_block_delta"
+        or type(payload.get("index")) is not int
+        or type(delta) is not dict
+        or len(delta) != 2
+    ):
+        return False
+    kind = delta.get("type")
+    field = _DELTA_FIELD.get(kind) if type(kind) is str else None
+    return field is not None and type(delta.get(field)) is str
+
+
 def _stand_in(value: object) -> object:
     """A text / thinking field's value, reduced to what `+=` on it depends on: its type."""
     if type(value) is str:
@@ -376,6 +398,10 @@ class AnthropicSdkEmulation:
                 message = data or "Error code: 200"
             raise APIStatusError(message)
         if not data:
+            return
+        payload = frame.payload
+        if event == "content_block_delta" and self._started and _plain_delta(payload):
+            self._block_delta(payload, frame.number)  # type: ignore[arg-type]
             return
         # sse.json() is json.loads (raising JSONDecodeError); frame.payload is orjson's reading,
         # which differs from it (integers past 64 bits become floats, NaN is refused)
