@@ -136,6 +136,41 @@ def emulate(
     return emu.finish(frames[-1].number if frames else 0), mid
 
 
+def check_unread(frames: list[Frame], real: object, real_mid: dict[int, list[Call]]) -> None:
+    """Fed with nothing looked at in between, so tool input deltas are read late, with a
+    copy taken halfway that carries on to three quarters and is looked at there: the copy
+    there and the original at the end say what the real class does."""
+    half, three = len(frames) // 2, len(frames) * 3 // 4
+    emu = AnthropicSdkEmulation()
+    for frame in frames[:half]:
+        emu.feed(frame)
+    fork = emu.copy()
+    for frame in frames[half:three]:  # the copy appends first: the original's stay its own
+        fork.feed(frame)
+    if three > half:
+        at = frames[three - 1].number
+        if isinstance(real, StrategyError) and real.frame <= at:
+            assert fork.error == real
+        else:
+            assert fork.error is None
+            assert fork.calls() == real_mid[at]
+    for frame in frames[half:]:
+        emu.feed(frame)
+    assert emu.finish(frames[-1].number if frames else 0) == real
+
+
+def declines_unread(frames: list[Frame]) -> bool:
+    """Fed with nothing looked at in between, the emulation raises Unmodeled somewhere."""
+    emu = AnthropicSdkEmulation()
+    try:
+        for frame in frames:
+            emu.feed(frame)
+        emu.finish(frames[-1].number if frames else 0)
+    except Unmodeled:
+        return True
+    return False
+
+
 def check_frames(frames: list[Frame]) -> bool:
     """Assert emulation == real class; False when the emulation declined (Unmodeled)."""
     before = copy.deepcopy([(f.data, f.payload, f.event) for f in frames])
@@ -144,8 +179,10 @@ def check_frames(frames: list[Frame]) -> bool:
     try:
         got, mid = emulate(frames)
     except Unmodeled:
+        assert declines_unread(frames)
         assert anthropic_sdk_result(frames) == real
         return False
+    check_unread(frames, real, real_mid)
     assert got == real
     for number, calls in real_mid.items():
         assert mid.get(number) == calls, f"frame {number}"

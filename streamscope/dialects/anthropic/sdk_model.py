@@ -53,7 +53,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
+from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
 from streamscope.dialects.anthropic.partial_json import MAX_NUMBER, PartialJson, TooLong, position
 
@@ -97,6 +97,13 @@ def arguments_text(value: object) -> str | None:
 # Stand-in carrying the SDK's exception class name (StrategyError prints type(exc).__name__).
 class APIStatusError(Exception):
     pass
+
+
+class _Failed(Exception):
+    """A delta read late failed: the stream stopped at its frame."""
+
+    def __init__(self, frame: int, exc: Exception) -> None:
+        self.frame, self.exc = frame, exc
 
 
 def _name(value: object) -> str:
@@ -253,40 +260,96 @@ class _Block:
         return new
 
 
-class _Buffer:
-    """One of MessageStream's `json_bufs` entries: the text, and jiter's reading of it."""
+class _Unread:
+    """Deltas appended to a buffer and not read yet, with their frames. Append-only, so a
+    buffer and its copies share it, each owning a leading part (`_Buffer.count`)."""
 
-    __slots__ = ("parts", "frozen", "size", "json", "target", "cached")
+    __slots__ = ("pieces", "frames")
+
+    def __init__(self, pieces: list[str] | None = None, frames: list[int] | None = None) -> None:
+        self.pieces = pieces if pieces is not None else []
+        self.frames = frames if frames is not None else []
+
+    def fork(self, count: int) -> _Unread:
+        return _Unread(self.pieces[:count], self.frames[:count])
+
+
+class _Buffer:
+    """One of MessageStream's `json_bufs` entries: the text, and jiter's reading of it.
+
+    The SDK parses the whole buffer at every non-empty delta and raises at the first one
+    that is not acceptable partial JSON. Here a delta is only appended (`append`); `read`
+    reads the deltas appended since the last read, when something needs the value or the
+    outcome, and finds the first one that fails."""
+
+    __slots__ = ("text", "reader", "unread", "count", "failure", "target", "cached")
 
     def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.frozen = 0  # leading parts shared with copies
-        self.size = 0  # bytes
-        self.json = PartialJson()
+        self.text = ""  # the deltas read so far (none of them failed)
+        self.reader = PartialJson()  # has read `text`
+        self.unread = _Unread()
+        self.count = 0  # leading entries of `unread` that are this buffer's
+        self.failure: tuple[int, Exception] | None = None  # (frame, what the SDK raised)
         self.target: _Block | None = None  # the block whose input it last set
         self.cached: tuple[int, str | None] | None = None
 
-    def feed(self, piece: str, data: bytes) -> None:
-        self.parts.append(piece)
-        self.size += len(data)
-        self.json.feed(data)
+    @property
+    def empty(self) -> bool:
+        return not self.text and not self.count
 
-    def text(self) -> str:
-        joined = "".join(self.parts)
-        self.parts, self.frozen = [joined], 0
-        return joined
+    def append(self, piece: str, frame: int) -> None:
+        unread = self.unread
+        if len(unread.pieces) != self.count:  # a copy appended its own deltas after ours
+            unread = self.unread = unread.fork(self.count)
+        unread.pieces.append(piece)
+        unread.frames.append(frame)
+        self.count += 1
+
+    def read(self) -> tuple[int, Exception] | None:
+        """Read the unread deltas: (frame, exception) for the first one the SDK raises on."""
+        if self.failure is not None or not self.count:
+            return self.failure
+        pieces = self.unread.pieces[: self.count]
+        text = self.text + "".join(pieces)
+        end = len(self.text)
+        for piece, frame in zip(pieces, self.unread.frames, strict=False):
+            end += len(piece)
+            try:
+                self.reader.feed(piece.encode("utf-8"))
+            except TooLong as exc:
+                self.failure = frame, exc
+                return self.failure
+            failure = self.reader.error()
+            if failure is not None:
+                self.failure = frame, _parse_error(text[:end], failure)
+                return self.failure
+        self.text, self.unread, self.count = text, _Unread(), 0
+        return None
 
     def arguments(self) -> str | None:
-        if self.cached is None or self.cached[0] != self.size:
-            self.cached = (self.size, arguments_text(self.json.value()))
+        """The input it gives, as text (every delta read; None once one failed)."""
+        if self.failure is not None:
+            return None
+        if self.cached is None or self.cached[0] != len(self.text):
+            self.cached = (len(self.text), arguments_text(self.reader.value()))
         return self.cached[1]
 
     def copy(self) -> _Buffer:
-        self.frozen = freeze(self.parts, self.frozen)
         new = _Buffer.__new__(_Buffer)
-        new.parts, new.frozen, new.size = list(self.parts), self.frozen, self.size
-        new.json, new.target, new.cached = self.json.copy(), self.target, self.cached
+        new.text, new.reader, new.failure = self.text, self.reader.copy(), self.failure
+        new.unread, new.count = self.unread, self.count
+        new.target, new.cached = self.target, self.cached
         return new
+
+
+def _parse_error(text: str, failure: tuple[str, int]) -> ValueError:
+    """What MessageStream raises when jiter cannot read a tool input buffer."""
+    what, at = failure
+    return ValueError(
+        "Unable to parse tool parameter JSON from model. Please retry your request "
+        f"or adjust your prompt. Error: {what} at {position(text.encode('utf-8'), at)}. "
+        f"JSON: {text}"
+    )
 
 
 def _entry(value: object, frame: int) -> _Block | _Raw:
@@ -319,19 +382,10 @@ class AnthropicSdkEmulation:
             return
         try:
             self._feed(frame)
-        except Unmodeled as exc:
-            self._unmodeled = str(exc)
-            raise
-        except TooLong as exc:
-            self._unmodeled = f"a number longer than {MAX_NUMBER} bytes in a tool input"
-            raise Unmodeled(self._unmodeled) from exc
-        except RecursionError as exc:
-            # where it overflows depends on the caller's stack depth
-            self._unmodeled = "recursion limit"
-            raise Unmodeled(self._unmodeled) from exc
+        except _Failed as failed:
+            self._stop(failed.frame, failed.exc)
         except Exception as exc:
-            self._error = StrategyError.from_exception(exc, frame.number)
-            self._halted = True
+            self._stop(frame.number, exc)
 
     def feed_all(self, frames: Iterable[Frame]) -> None:
         for frame in frames:
@@ -339,11 +393,17 @@ class AnthropicSdkEmulation:
 
     @property
     def error(self) -> StrategyError | None:
-        """The exception a frame raised, if any (the stream stops there)."""
+        """The exception a frame raised, if any (the stream stops there).
+
+        Reads the unread tool input deltas first, so it raises Unmodeled when one of them
+        does (as `calls` and `finish` do)."""
+        self._catch_up()
         return self._error
 
     def calls(self) -> list[Call]:
-        """The tool blocks of `current_message_snapshot` after the frames fed so far."""
+        """The tool blocks of `current_message_snapshot` after the frames fed so far (not
+        the SDK's after an `error`: it stopped there)."""
+        self._catch_up()
         return [
             entry.call(position)
             for position, entry in enumerate(self._content or ())
@@ -352,13 +412,56 @@ class AnthropicSdkEmulation:
 
     def finish(self, last_frame: int) -> list[Call] | StrategyError:
         """What `get_final_message()` gives (as calls) or raises, at `last_frame`."""
-        if self._unmodeled is not None:
-            raise Unmodeled(self._unmodeled)
+        self._catch_up()
         if self._error is not None:
             return self._error
         if not self._started:
             return StrategyError("AssertionError", last_frame)  # no message_start: no snapshot
         return self.calls()
+
+    # -- outcomes: the first failing delta wins, wherever it is read ------------------
+
+    def _read_all(self) -> tuple[int, Exception] | None:
+        """Read every buffer's unread deltas: the first that fails, as (frame, exception)."""
+        first = None
+        for buf in self._bufs.values():
+            failure = buf.read()
+            if failure is not None and (first is None or failure[0] < first[0]):
+                first = failure
+        return first
+
+    def _catch_up(self) -> None:
+        """Read what is unread, as the SDK read each delta when it came."""
+        if self._unmodeled is not None:
+            raise Unmodeled(self._unmodeled)
+        if not self._halted:
+            failure = self._read_all()
+            if failure is not None:
+                self._stop(*failure)
+
+    def _read_or_fail(self) -> None:
+        """Within a frame: read what is unread; raise _Failed if a delta failed before it."""
+        failure = self._read_all()
+        if failure is not None:
+            raise _Failed(*failure)
+
+    def _stop(self, frame: int, exc: Exception) -> None:
+        """`exc` stopped the stream at `frame`, unless an unread delta failed before it."""
+        failure = self._read_all()
+        if failure is not None and failure[0] <= frame:
+            frame, exc = failure
+        if isinstance(exc, TooLong):
+            self._unmodeled = f"a number longer than {MAX_NUMBER} bytes in a tool input"
+            raise Unmodeled(self._unmodeled) from exc
+        if isinstance(exc, RecursionError):
+            # where it overflows depends on the caller's stack depth
+            self._unmodeled = "recursion limit"
+            raise Unmodeled(self._unmodeled) from exc
+        if isinstance(exc, Unmodeled):
+            self._unmodeled = str(exc)
+            raise exc
+        self._error = StrategyError.from_exception(exc, frame)
+        self._halted = True
 
     def copy(self) -> AnthropicSdkEmulation:
         new = AnthropicSdkEmulation.__new__(AnthropicSdkEmulation)
@@ -489,25 +592,21 @@ class AnthropicSdkEmulation:
     def _input_json(self, index: object, block: _Block, piece: object, frame: int) -> None:
         if type(piece) is not str:
             raise TypeError("encoding without a string argument")  # bytes(piece, "utf-8")
-        data = bytes(piece, "utf-8")
+        piece.encode("utf-8")  # the SDK's UnicodeEncodeError on a lone surrogate
         buf = self._bufs.get(index)
         if buf is None:
-            buf = _Buffer()
-        if data or buf.size:
-            if buf.target is not None and buf.target is not block and buf.target.source is buf:
-                buf.target.settle()
-            buf.feed(piece, data)
-            failure = buf.json.error()
-            if failure is not None:
-                text = buf.text()
-                what, at = failure
-                raise ValueError(
-                    "Unable to parse tool parameter JSON from model. Please retry your request "
-                    f"or adjust your prompt. Error: {what} at "
-                    f"{position(text.encode('utf-8'), at)}. JSON: {text}"
-                )
-            block.source, buf.target = buf, block
-        self._bufs[index] = buf
+            buf = self._bufs[index] = _Buffer()
+        if piece or not buf.empty:  # the SDK parses the buffer when it is not empty
+            target = buf.target
+            if target is not block:
+                if target is not None and target.source is buf:
+                    # the buffer is about to grow for another block: keep that one's value
+                    self._read_or_fail()
+                    target.settle()
+                buf.target = block
+            block.source = buf
+            if piece:
+                buf.append(piece, frame)
         block.fragments += 1
         block.last = frame
 
