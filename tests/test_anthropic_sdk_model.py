@@ -18,20 +18,20 @@ from typing import Any
 
 import jiter
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame, parse_payload
 from streamscope.core.sse import SseDecoder
-from streamscope.dialects.anthropic import sdk_model
+from streamscope.dialects.anthropic import partial_json, sdk_model
 from streamscope.dialects.anthropic.oracle import (
     NOT_INSTALLED,
     anthropic_sdk_result,
     anthropic_version,
     run_real_anthropic,
 )
-from streamscope.dialects.anthropic.partial_json import PartialJson, position
+from streamscope.dialects.anthropic.partial_json import JSON_WS, PartialJson, position, quick_value
 from streamscope.dialects.anthropic.sdk_model import VERIFIED_ANTHROPIC, AnthropicSdkEmulation
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "anthropic"
@@ -538,15 +538,15 @@ def partial_says(reader: PartialJson, data: bytes) -> tuple[str, str]:
     return "value", json.dumps(reader.value())
 
 
-def valid_json() -> st.SearchStrategy[str]:
+def json_values(*, finite: bool = False) -> st.SearchStrategy[Any]:
     scalars = st.one_of(
         st.none(),
         st.booleans(),
         st.integers(-(10**30), 10**30),
-        st.floats(allow_nan=True, allow_infinity=True),
+        st.floats(allow_nan=not finite, allow_infinity=not finite),
         st.text(st.characters(exclude_categories=["Cs"]), max_size=6),
     )
-    values = st.recursive(
+    return st.recursive(
         scalars,
         lambda inner: st.one_of(
             st.lists(inner, max_size=3),
@@ -556,11 +556,32 @@ def valid_json() -> st.SearchStrategy[str]:
         ),
         max_leaves=8,
     )
+
+
+def json_text(values: st.SearchStrategy[Any]) -> st.SearchStrategy[str]:
     return st.builds(
         lambda v, ascii_, indent: json.dumps(v, ensure_ascii=ascii_, indent=indent),
         values,
         st.booleans(),
         st.sampled_from([None, 1]),
+    )
+
+
+def valid_json() -> st.SearchStrategy[str]:
+    return json_text(json_values())
+
+
+def json_containers(*, finite: bool = False) -> st.SearchStrategy[str]:
+    """JSON texts of an object or an array (sometimes with a key repeated)."""
+    members = json_values(finite=finite)
+    return st.one_of(
+        json_text(st.lists(members, max_size=4)),
+        json_text(st.dictionaries(st.text(max_size=3), members, max_size=4)),
+        st.builds(
+            lambda a, b: a[:-1] + ", " + b[1:] if len(a) > 2 and len(b) > 2 else a,
+            json_text(st.dictionaries(st.sampled_from("ab"), members, max_size=2)),
+            json_text(st.dictionaries(st.sampled_from("ab"), members, max_size=2)),
+        ),
     )
 
 
@@ -583,6 +604,47 @@ def test_partial_json_is_jiter(text: str, cuts: list[int], edit: tuple[int, str]
         fed += data
         if fed:
             assert partial_says(reader, fed) == jiter_says(fed), fed
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    text=st.one_of(
+        json_containers(),
+        valid_json(),
+        st.lists(st.sampled_from(JSON_PIECES), max_size=12).map("".join),
+        st.builds(lambda a, b: a + b, json_containers(), st.sampled_from(JSON_PIECES)),
+    ),
+    edit=st.one_of(st.none(), st.tuples(st.integers(0, 200), st.sampled_from(JSON_PIECES))),
+)
+def test_quick_value_vouches_only_for_what_jiter_reads(
+    text: str, edit: tuple[int, str] | None
+) -> None:
+    """Where quick_value reads a text, jiter accepts every prefix of it that is not whitespace
+    only (so no delta of a buffer holding it raised), and reads it as quick_value does."""
+    if edit is not None:
+        at = edit[0] % (len(text) + 1)
+        text = text[:at] + edit[1] + text[at:]
+    vouched = quick_value(text) is not None
+    for end in range(1, len(text) + 1):
+        prefix = text[:end]
+        value = quick_value(prefix)
+        if value is not None:
+            assert jiter_says(prefix.encode("utf-8")) == ("value", json.dumps(value)), prefix
+        elif vouched and prefix.strip(JSON_WS):
+            assert jiter_says(prefix.encode("utf-8"))[0] == "value", prefix
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=json_containers(finite=True))
+def test_quick_value_reads_every_prefix_of_a_plain_json_text(text: str) -> None:
+    """With nothing json.loads and jiter may read differently in it (an escape of a
+    surrogate, NaN, Infinity, a very long number), every prefix of an object or array that
+    is not whitespace only is read at C speed: ordinary tool inputs never need the bytes
+    read one by one."""
+    assume(not partial_json._risky(text))
+    for end in range(1, len(text) + 1):
+        if text[:end].strip(JSON_WS):
+            assert quick_value(text[:end]) is not None, text[:end]
 
 
 # --- random quirky streams -----------------------------------------------------------------

@@ -55,7 +55,14 @@ from collections.abc import Iterable
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
-from streamscope.dialects.anthropic.partial_json import MAX_NUMBER, PartialJson, TooLong, position
+from streamscope.dialects.anthropic.partial_json import (
+    JSON_WS,
+    MAX_NUMBER,
+    PartialJson,
+    TooLong,
+    position,
+    quick_value,
+)
 
 __all__ = [
     "VERIFIED_ANTHROPIC",
@@ -280,13 +287,15 @@ class _Buffer:
     The SDK parses the whole buffer at every non-empty delta and raises at the first one
     that is not acceptable partial JSON. Here a delta is only appended (`append`); `read`
     reads the deltas appended since the last read, when something needs the value or the
-    outcome, and finds the first one that fails."""
+    outcome, and finds the first one that fails: at C speed when `quick_value` vouches for
+    the whole text, else byte by byte (PartialJson, kept from then on)."""
 
-    __slots__ = ("text", "reader", "unread", "count", "failure", "target", "cached")
+    __slots__ = ("text", "value", "reader", "unread", "count", "failure", "target", "cached")
 
     def __init__(self) -> None:
         self.text = ""  # the deltas read so far (none of them failed)
-        self.reader = PartialJson()  # has read `text`
+        self.value: object = None  # jiter's value of `text`, while there is no reader
+        self.reader: PartialJson | None = None  # the byte reader, once needed: has read `text`
         self.unread = _Unread()
         self.count = 0  # leading entries of `unread` that are this buffer's
         self.failure: tuple[int, Exception] | None = None  # (frame, what the SDK raised)
@@ -311,19 +320,33 @@ class _Buffer:
             return self.failure
         pieces = self.unread.pieces[: self.count]
         text = self.text + "".join(pieces)
+        # a first delta of whitespace only raises: the byte reader says how
+        if self.reader is None and (self.text or pieces[0].strip(JSON_WS)):
+            value = quick_value(text)
+            if value is not None:  # no prefix of `text` raises
+                self.text, self.value, self.unread, self.count = text, value, _Unread(), 0
+                return None
+        self.failure = self._read_bytes(text, pieces)
+        if self.failure is None:
+            self.text, self.unread, self.count = text, _Unread(), 0
+        return self.failure
+
+    def _read_bytes(self, text: str, pieces: list[str]) -> tuple[int, Exception] | None:
+        """Read the unread deltas one by one with the byte reader, as jiter would each."""
+        reader = self.reader
+        if reader is None:  # `text` was read, and no delta in it failed
+            reader = self.reader = PartialJson()
+            reader.feed(self.text.encode("utf-8"))
         end = len(self.text)
         for piece, frame in zip(pieces, self.unread.frames, strict=False):
             end += len(piece)
             try:
-                self.reader.feed(piece.encode("utf-8"))
+                reader.feed(piece.encode("utf-8"))
             except TooLong as exc:
-                self.failure = frame, exc
-                return self.failure
-            failure = self.reader.error()
+                return frame, exc
+            failure = reader.error()
             if failure is not None:
-                self.failure = frame, _parse_error(text[:end], failure)
-                return self.failure
-        self.text, self.unread, self.count = text, _Unread(), 0
+                return frame, _parse_error(text[:end], failure)
         return None
 
     def arguments(self) -> str | None:
@@ -331,12 +354,14 @@ class _Buffer:
         if self.failure is not None:
             return None
         if self.cached is None or self.cached[0] != len(self.text):
-            self.cached = (len(self.text), arguments_text(self.reader.value()))
+            value = self.value if self.reader is None else self.reader.value()
+            self.cached = (len(self.text), arguments_text(value))
         return self.cached[1]
 
     def copy(self) -> _Buffer:
         new = _Buffer.__new__(_Buffer)
-        new.text, new.reader, new.failure = self.text, self.reader.copy(), self.failure
+        new.text, new.value, new.failure = self.text, self.value, self.failure
+        new.reader = None if self.reader is None else self.reader.copy()
         new.unread, new.count = self.unread, self.count
         new.target, new.cached = self.target, self.cached
         return new
