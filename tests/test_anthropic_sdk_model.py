@@ -416,6 +416,8 @@ UNMODELED: dict[str, list[Item]] = {
     "content-not-a-list": [start("x")],  # type: ignore[arg-type]
     "array-of-objects-after-start": [start(), ("content_block_delta", [{"a": 1}])],
     "construct-parameter-key": [start(), block(0, {"type": "text", "_fields_set": [1]})],
+    "construct-parameter-key-string": [start(), block(0, {"type": "text", "_fields_set": "x"})],
+    "construct-parameter-in-a-tool-start": [start(), tool(0, _BaseModel__cls=None)],
     "huge-number": tool_stream(["[" + "1" * 4100]),
 }
 

@@ -94,11 +94,16 @@ def is_tool_block(block_type: object) -> bool:
     return block_type in TOOL_TYPES
 
 
+# json.dumps(value, ensure_ascii=False, separators=(",", ":")) without building an encoder
+# for every call
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def arguments_text(value: object) -> str | None:
     """A tool block's `input` as a Call's arguments: compact JSON, None for no input."""
     if value is None:
         return None
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _COMPACT.encode(value)
 
 
 # Stand-in carrying the SDK's exception class name (StrategyError prints type(exc).__name__).
@@ -131,26 +136,37 @@ def _guard(payload: dict) -> None:
             todo.extend(v for v in value if type(v) in (dict, list))  # type: ignore[attr-defined]
 
 
-def _plain_delta(payload: object) -> bool:
-    """Whether an event is a delta of one string field as the API sends it: exactly
-    {type: content_block_delta, index: int, delta: {type: <kind>_delta, <field>: str}}.
+def _read_as_sent(payload: object) -> bool:
+    """Whether an event is one of the shapes the API sends for almost every frame: a block's
+    delta of one string field, its stop, its start with string fields and an empty input,
+    with an int index and no other key.
 
     Then json.loads reads the data as orjson did (`payload` is orjson's reading of the same
-    text, and no big integer or NaN fits that shape) and no `_fields_set` key can be in it:
-    the payload stands as read."""
-    if type(payload) is not dict or len(payload) != 3:
+    text, and no big integer or NaN, where the two differ, fits these shapes) and no
+    construct parameter (see _guard) is in it: the payload stands as read."""
+    if type(payload) is not dict or type(payload.get("index")) is not int:
         return False
-    delta = payload.get("delta")
-    if (
-        payload.get("type") != "content_block_delta"
-        or type(payload.get("index")) is not int
-        or type(delta) is not dict
-        or len(delta) != 2
-    ):
-        return False
-    kind = delta.get("type")
-    field = _DELTA_FIELD.get(kind) if type(kind) is str else None
-    return field is not None and type(delta.get(field)) is str
+    kind = payload.get("type")
+    if kind == "content_block_delta":
+        delta = payload.get("delta")
+        if len(payload) != 3 or type(delta) is not dict or len(delta) != 2:
+            return False
+        kind = delta.get("type")
+        field = _DELTA_FIELD.get(kind) if type(kind) is str else None
+        return field is not None and type(delta.get(field)) is str
+    if kind == "content_block_stop":
+        return len(payload) == 2
+    if kind == "content_block_start":
+        block = payload.get("content_block")
+        return len(payload) == 3 and type(block) is dict and all(map(_plain_field, block.items()))
+    return False
+
+
+def _plain_field(item: tuple[str, object]) -> bool:
+    key, value = item
+    if type(value) is str or value is None:
+        return key not in _CONSTRUCT_PARAMS
+    return key == "input" and type(value) is dict and not value
 
 
 def _stand_in(value: object) -> object:
@@ -200,6 +216,7 @@ class _Block:
 
     __slots__ = (
         "type",
+        "tracks_input",
         "id",
         "name",
         "input",
@@ -223,14 +240,11 @@ class _Block:
         self.thinking = _stand_in(d.get("thinking"))
         citations = d.get("citations")
         self.citations = [None] * len(citations) if type(citations) is list else citations
+        self.tracks_input = self.type in _TRACKS_INPUT
         self.first = self.last = frame
         self.fragments = 0
         self.source: _Buffer | None = None  # its input is this buffer's current parse
         self.rendered: object = _NOT_SET  # arguments_text(self.input), once computed
-
-    @property
-    def tracks_input(self) -> bool:
-        return self.type in _TRACKS_INPUT
 
     def arguments(self) -> str | None:
         if self.source is not None:
@@ -301,10 +315,6 @@ class _Buffer:
         self.failure: tuple[int, Exception] | None = None  # (frame, what the SDK raised)
         self.target: _Block | None = None  # the block whose input it last set
         self.cached: tuple[int, str | None] | None = None
-
-    @property
-    def empty(self) -> bool:
-        return not self.text and not self.count
 
     def append(self, piece: str, frame: int) -> None:
         unread = self.unread
@@ -528,8 +538,8 @@ class AnthropicSdkEmulation:
         if not data:
             return
         payload = frame.payload
-        if event == "content_block_delta" and self._started and _plain_delta(payload):
-            self._block_delta(payload, frame.number)  # type: ignore[arg-type]
+        if self._started and _read_as_sent(payload):
+            self._accumulate(payload, frame.number)  # type: ignore[arg-type]
             return
         # sse.json() is json.loads (raising JSONDecodeError); frame.payload is orjson's reading,
         # which differs from it (integers past 64 bits become floats, NaN is refused)
@@ -590,7 +600,9 @@ class AnthropicSdkEmulation:
 
     def _block_delta(self, event: dict, frame: int) -> None:
         delta = event.get("delta")
-        index = _index(event.get("index"), delta)
+        index = event.get("index")
+        if type(index) is not int:
+            index = _index(index, delta)
         entry = self._content[index]  # type: ignore[index]  # the SDK's TypeError / IndexError
         if type(delta) is not dict:
             raise AttributeError(f"'{_name(delta)}' object has no attribute 'type'")
@@ -617,11 +629,12 @@ class AnthropicSdkEmulation:
     def _input_json(self, index: object, block: _Block, piece: object, frame: int) -> None:
         if type(piece) is not str:
             raise TypeError("encoding without a string argument")  # bytes(piece, "utf-8")
-        piece.encode("utf-8")  # the SDK's UnicodeEncodeError on a lone surrogate
+        if not piece.isascii():
+            piece.encode("utf-8")  # the SDK's UnicodeEncodeError on a lone surrogate
         buf = self._bufs.get(index)
         if buf is None:
             buf = self._bufs[index] = _Buffer()
-        if piece or not buf.empty:  # the SDK parses the buffer when it is not empty
+        if piece or buf.text or buf.count:  # the SDK parses the buffer when it is not empty
             target = buf.target
             if target is not block:
                 if target is not None and target.source is buf:
