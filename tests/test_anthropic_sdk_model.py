@@ -878,6 +878,47 @@ def test_input_json_costs_the_same_per_fragment_at_any_length(
     assert long <= 3 * short, (short, long)
 
 
+def reading_per_fragment(
+    fragments: int, piece: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[float, float]:
+    """(bytes handed to the byte reader, characters handed to quick_value) per fragment, for a
+    tool input of `fragments` times `piece` fed with a copy taken every 100 frames (as the
+    TUI keeps them), then finished."""
+    monkeypatch.setattr(sdk_model, "PartialJson", CountingPartialJson)
+    CountingPartialJson.handed = 0
+    quick = []
+
+    def counting_quick_value(text: str) -> object:
+        quick.append(len(text))
+        return quick_value(text)
+
+    monkeypatch.setattr(sdk_model, "quick_value", counting_quick_value)
+    pieces = ['{"items": ['] + [piece] * fragments + ["1]}"]
+    emu, copies = AnthropicSdkEmulation(), []
+    for frame in frames_of([start(), tool(0), *[js(0, p) for p in pieces]]):
+        emu.feed(frame)
+        if frame.number % 100 == 0:
+            copies.append(emu.copy())
+    assert type(emu.finish(len(pieces) + 2)) is list
+    return CountingPartialJson.handed / len(pieces), sum(quick) / len(pieces)
+
+
+@pytest.mark.parametrize(
+    "piece",
+    ['{"n": 12, "s": "ab\\n"}, ', '{"s": "\\ud83d\\ude00"}, '],
+    ids=["read-in-C", "read-byte-by-byte"],
+)
+def test_a_tool_input_costs_the_same_per_fragment_at_any_length_copies_too(
+    piece: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read once, at the end: in C when quick_value vouches for it, else byte by byte (an
+    escape of a surrogate); copies read nothing."""
+    short = reading_per_fragment(2_000, piece, monkeypatch)
+    long = reading_per_fragment(20_000, piece, monkeypatch)
+    assert long[0] <= 3 * short[0] and long[1] <= 3 * short[1], (short, long)
+    assert (short[0] > 0) == ("ud83d" in piece)  # the byte reader reads only what C declines
+
+
 def test_the_installed_anthropic_is_one_the_emulation_was_verified_against() -> None:
     """A new anthropic release must be run through these tests and added to VERIFIED_ANTHROPIC."""
     assert anthropic_version() in VERIFIED_ANTHROPIC, (

@@ -27,6 +27,13 @@ jiter's partial mode (checked against jiter 0.19 by tests/test_anthropic_sdk_mod
 The value is rebuilt as JSON text (members copied byte for byte, containers closed where
 jiter closes them) and read with `json.loads`, whose numbers, escapes, NaN/Infinity and
 duplicate keys (last value, first position) come out as jiter's do.
+
+`quick_value` reads a whole buffer at C speed instead, when it can vouch for it: an object
+or array that json.loads reads whole, or one cut inside its last member (where json.loads
+stops says which member, and whether a longer text can finish it), holding nothing the two
+read differently. Then no prefix of it but a whitespace-only one raises in jiter, so none
+of the deltas that built it did, and jiter's value is json.loads' of the complete members,
+closed.
 """
 
 from __future__ import annotations

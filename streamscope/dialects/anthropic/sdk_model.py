@@ -17,8 +17,8 @@ What it models, as anthropic 2.15.0 does it:
 * `input_json_delta` reaches only `tool_use` / `server_tool_use` blocks (TRACKS_TOOL_INPUT);
   `mcp_tool_use` is not an SDK type at all: it is built as a text block whose type is
   "mcp_tool_use" and keeps its start `input`. Each delta appends to the buffer and, when it
-  is not empty, replaces the block's `input` with jiter's partial parse of the whole buffer
-  (partial_json.PartialJson reads each byte once), or raises its ValueError.
+  is not empty, replaces the block's `input` with jiter's partial parse of the whole buffer,
+  or raises its ValueError (read late, below).
 * text / thinking / citations deltas: only the exceptions their `+=` and `.append` raise on
   ill-typed values (the same Python operations, on stand-ins of the same types).
 * Attribute and index errors on malformed events and messages, with the SDK's messages.
@@ -27,6 +27,27 @@ A tool block (type tool_use, server_tool_use or mcp_tool_use) becomes a Call: `i
 position in the content, `arguments` its `input` as compact JSON (`arguments_text`), None
 when the block holds no input (`input` missing or null, which the SDK cannot tell apart),
 `fragments` the input_json_delta events applied to it.
+
+How it stays linear and exact:
+
+* The frames the API sends for almost everything (a block's delta of one string field, its
+  start and stop, `_read_as_sent`) are taken as orjson read them: json.loads would read the
+  same, and no construct parameter can be in them. Any other frame is read again with
+  json.loads, as `sse.json()` does, and walked for construct parameters.
+* The SDK parses a whole tool input buffer at every delta (quadratic). Here a delta is only
+  appended to its buffer with its frame number (`_Buffer.append`), and the buffers are read
+  when something needs them: `calls`, `error`, `finish`, a buffer about to feed another
+  block, and before any outcome a later frame brings (an exception or Unmodeled), since the
+  earliest failing delta wins and after it the SDK reads nothing more. Copies share the
+  unread deltas (append-only).
+* Reading a buffer: `partial_json.quick_value` reads the whole text with json.loads when it
+  can vouch that no prefix of it raises in jiter and that jiter reads it alike (an object or
+  array, whole or cut inside its last member, holding nothing the two read differently);
+  otherwise `partial_json.PartialJson`, which reads each byte once, reads the unread deltas
+  one by one and finds the first that fails (and keeps reading that buffer from then on).
+  So a stream looked at only at its end (as the engine reads one) reads each buffer once,
+  in C; one looked at after every frame reads a growing buffer again each time, in C, as
+  rendering its `input` for `calls` always did.
 
 Shapes that raise `Unmodeled` (the real class answers, see
 streamscope.dialects.anthropic.oracle):
@@ -38,7 +59,8 @@ streamscope.dialects.anthropic.oracle):
 * a JSON array with objects in it as an event after message_start (the SDK's TypeError
   prints them as constructed models);
 * a `_fields_set` or `_BaseModel__cls` key, which `BaseModel.construct` binds as a parameter;
-* a number longer than 4000 bytes in a tool input (jiter's big-number limit);
+* a number longer than 4000 bytes in a tool input (jiter's big-number limit), met when the
+  buffer is read (so `error`, `calls` and `finish` may raise it too);
 * frames whose bytes were not UTF-8 (the SDK's decoder raises on the bytes we no longer
   have); JSON nested deep enough to exhaust Python's recursion limit.
 
