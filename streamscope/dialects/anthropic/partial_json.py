@@ -449,7 +449,7 @@ def _hex4(t: bytes, u: int, base: int) -> int | None:
 
 # --- a whole buffer at C speed ---------------------------------------------------------------
 
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
 _LONG_RUN = b"0" * (MAX_NUMBER // 4)  # a number past MAX_NUMBER bytes has such a run of digits
 _ALL_BUT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
@@ -499,14 +499,35 @@ def quick_value(text: str) -> dict | list | None:
 
 def _risky(text: str) -> bool:
     """Whether `text` may hold what json.loads and jiter read differently: an escape of a
-    surrogate (jiter refuses a lone one), NaN or Infinity, a number too long for PartialJson
-    (in a string, any of them only costs the byte reader)."""
-    return (
+    surrogate (jiter refuses a lone one), NaN or Infinity, a number too long for PartialJson.
+    NaN, Infinity and digits in strings are read alike: only those outside count."""
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        return True
+    if not (
         "NaN" in text
         or "Infinity" in text
-        or ("\\u" in text and _SURROGATE_ESCAPE.search(text.encode("utf-8")) is not None)
         or (len(text) > MAX_NUMBER and _LONG_RUN in text.encode("utf-8").translate(_DIGITS_AS_ZERO))
+    ):
+        return False
+    outside = _outside_strings(_without_escapes(text))
+    return (
+        b"NaN" in outside
+        or b"Infinity" in outside
+        or _LONG_RUN in outside.translate(_DIGITS_AS_ZERO)
     )
+
+
+def _without_escapes(text: str) -> bytes:
+    """`text` as UTF-8 without its escaped backslashes and quotes (for a text json.loads reads
+    up to a point: up to there every backslash is in a string, each escaping what follows,
+    paired from the left as `replace` takes them)."""
+    return text.encode("utf-8").replace(b"\\\\", b"").replace(b'\\"', b"")
+
+
+def _outside_strings(data: bytes) -> bytes:
+    """What is outside the strings of `data` (escapes taken away): every other stretch
+    between quotes. Joined, so it may put two things side by side that were not."""
+    return b"".join(data.split(b'"')[::2])
 
 
 def _complete_part(text: str, stop: json.JSONDecodeError) -> str | None:
@@ -579,12 +600,11 @@ def _open_containers(text: str) -> str | None:
     json.loads read up to its end, no string open there), outermost first: "" for a whole
     value; None when they may nest deeper than jiter reads (its limit is on the depth of
     every member, closed or not)."""
-    # brackets and quotes only; escaped quotes and backslashes gone (there are no others
-    # outside strings), then the strings
-    data = text.encode("utf-8").replace(b"\\\\", b"").replace(b'\\"', b"")
-    data = data.translate(None, _ALL_BUT_STRUCTURE).replace(b'""', b"")
+    # brackets and quotes only, then no strings (quotes next to each other hold no bracket,
+    # and taking two away keeps every other quote's parity)
+    data = _without_escapes(text).translate(None, _ALL_BUT_STRUCTURE).replace(b'""', b"")
     if b'"' in data:  # strings with brackets in them
-        data = b"".join(data.split(b'"')[::2])
+        data = _outside_strings(data)
     # one replace takes away the containers that hold nothing, so it makes them at most one
     # level shallower: the replaces that took something bound the depth of the closed ones
     height = 0
