@@ -923,6 +923,24 @@ def test_a_tool_input_costs_the_same_per_fragment_at_any_length_copies_too(
     assert (short[0] > 0) == ("ud83d" in piece)  # the byte reader reads only what C declines
 
 
+def test_copies_never_append_to_the_deltas_they_share() -> None:
+    """The TUI reads on in one thread while it resumes copies in another: only the buffer
+    that made an unread list appends to it, so what a copy shares stays as it was."""
+    frames = frames_of(tool_stream(['{"a": ', '"b", ', '"c": 1', "}"]))
+    live = AnthropicSdkEmulation()
+    for frame in frames[:3]:
+        live.feed(frame)
+    snapshot = live.copy()
+    shared = [(len(b.unread.pieces), len(b.unread.frames)) for b in live._bufs.values()]
+    resumed = snapshot.copy()
+    for frame in frames[3:]:
+        resumed.feed(frame)
+    assert [(len(b.unread.pieces), len(b.unread.frames)) for b in live._bufs.values()] == shared
+    for frame in frames[3:]:
+        live.feed(frame)
+    assert resumed.finish(frames[-1].number) == live.finish(frames[-1].number)
+
+
 def test_the_installed_anthropic_is_one_the_emulation_was_verified_against() -> None:
     """A new anthropic release must be run through these tests and added to VERIFIED_ANTHROPIC."""
     assert anthropic_version() in VERIFIED_ANTHROPIC, (

@@ -305,7 +305,9 @@ class _Block:
 
 class _Unread:
     """Deltas appended to a buffer and not read yet, with their frames. Append-only, so a
-    buffer and its copies share it, each owning a leading part (`_Buffer.count`)."""
+    buffer and its copies share it, each owning a leading part (`_Buffer.count`); only the
+    buffer that made it appends to it (copies fork first), so a copy read in another thread
+    (the TUI's snapshots) sees its part unchanged."""
 
     __slots__ = ("pieces", "frames")
 
@@ -326,7 +328,17 @@ class _Buffer:
     outcome, and finds the first one that fails: at C speed when `quick_value` vouches for
     the whole text, else byte by byte (PartialJson, kept from then on)."""
 
-    __slots__ = ("text", "value", "reader", "unread", "count", "failure", "target", "cached")
+    __slots__ = (
+        "text",
+        "value",
+        "reader",
+        "unread",
+        "count",
+        "borrowed",
+        "failure",
+        "target",
+        "cached",
+    )
 
     def __init__(self) -> None:
         self.text = ""  # the deltas read so far (none of them failed)
@@ -334,14 +346,16 @@ class _Buffer:
         self.reader: PartialJson | None = None  # the byte reader, once needed: has read `text`
         self.unread = _Unread()
         self.count = 0  # leading entries of `unread` that are this buffer's
+        self.borrowed = False  # `unread` is the buffer's this one was copied from
         self.failure: tuple[int, Exception] | None = None  # (frame, what the SDK raised)
         self.target: _Block | None = None  # the block whose input it last set
         self.cached: tuple[int, str | None] | None = None
 
     def append(self, piece: str, frame: int) -> None:
         unread = self.unread
-        if len(unread.pieces) != self.count:  # a copy appended its own deltas after ours
+        if self.borrowed:
             unread = self.unread = unread.fork(self.count)
+            self.borrowed = False
         unread.pieces.append(piece)
         unread.frames.append(frame)
         self.count += 1
@@ -356,12 +370,17 @@ class _Buffer:
         if self.reader is None and (self.text or pieces[0].strip(JSON_WS)):
             value = quick_value(text)
             if value is not None:  # no prefix of `text` raises
-                self.text, self.value, self.unread, self.count = text, value, _Unread(), 0
+                self.text, self.value = text, value
+                self._all_read()
                 return None
         self.failure = self._read_bytes(text, pieces)
         if self.failure is None:
-            self.text, self.unread, self.count = text, _Unread(), 0
+            self.text = text
+            self._all_read()
         return self.failure
+
+    def _all_read(self) -> None:
+        self.unread, self.count, self.borrowed = _Unread(), 0, False
 
     def _read_bytes(self, text: str, pieces: list[str]) -> tuple[int, Exception] | None:
         """Read the unread deltas one by one with the byte reader, as jiter would each."""
@@ -394,7 +413,7 @@ class _Buffer:
         new = _Buffer.__new__(_Buffer)
         new.text, new.value, new.failure = self.text, self.value, self.failure
         new.reader = None if self.reader is None else self.reader.copy()
-        new.unread, new.count = self.unread, self.count
+        new.unread, new.count, new.borrowed = self.unread, self.count, True
         new.target, new.cached = self.target, self.cached
         return new
 
