@@ -174,6 +174,8 @@ def _read_as_sent(payload: object) -> bool:
         if len(payload) != 3 or type(delta) is not dict or len(delta) != 2:
             return False
         kind = delta.get("type")
+        if kind == "input_json_delta":  # the most frequent by far
+            return type(delta.get("partial_json")) is str
         field = _DELTA_FIELD.get(kind) if type(kind) is str else None
         return field is not None and type(delta.get(field)) is str
     if kind == "content_block_stop":
@@ -580,7 +582,10 @@ class AnthropicSdkEmulation:
             return
         payload = frame.payload
         if self._started and _read_as_sent(payload):
-            self._accumulate(payload, frame.number)  # type: ignore[arg-type]
+            if payload["type"] == "content_block_delta":  # type: ignore[index]
+                self._block_delta(payload, frame.number)  # type: ignore[arg-type]
+            else:
+                self._accumulate(payload, frame.number)  # type: ignore[arg-type]
             return
         # sse.json() is json.loads (raising JSONDecodeError); frame.payload is orjson's reading,
         # which differs from it (integers past 64 bits become floats, NaN is refused)
