@@ -250,6 +250,15 @@ CASES: dict[str, list[Item]] = {
     "duplicate-keys": tool_stream(['{"a": 1, "b": 2, "a": [3', "]}"]),
     "newline-error-position": tool_stream(['{\n"a":\n 1,\n', "]"]),
     "deep-nesting": tool_stream(["[" * 201, "1"]),
+    "deep-nesting-closed": tool_stream(["[" * 201, "]" * 201]),
+    "many-brackets-shallow": tool_stream(['{"rows": [', "[], " * 150, '{"a": [{}]}, ' * 60, "1]}"]),
+    "nan-and-infinity-in-strings": tool_stream(
+        ['{"code": "if (isNaN(x', ')) return Infinity;"', "}"]
+    ),
+    "long-digits-in-a-string": tool_stream(['{"pi": "3.', "1" * 4500, '", "n": 1}']),
+    "long-number-under-the-limit": tool_stream(["[", "7" * 3900, "]"]),
+    "key-with-escaped-quote-cut": tool_stream(['{"a\\"b', '": ', '1, "c\\\\": ', "2}"]),
+    "cut-after-a-number-then-more": tool_stream(['{"a": 1', ".5e", "+3}"]),
     "partial-json-number": [start(), tool(0), js(0, 5)],
     "partial-json-null": [start(), tool(0), js(0, None)],
     "partial-json-object": [start(), tool(0), js(0, {"a": 1})],

@@ -479,16 +479,19 @@ def quick_value(text: str) -> dict | list | None:
         return None
     try:
         value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        head = _complete_part(text, exc)
-    except RecursionError:
+    except json.JSONDecodeError as stop:
+        return _value_so_far(text, stop)
+    except (ValueError, RecursionError):  # an int too long, nested too deep for Python
         return None
-    else:  # a whole value: only its depth is left to check
-        few = text.count("[") + text.count("{") <= _DEPTH_LIMIT
-        return value if few or _open_containers(text) == "" else None
-    if head is None:
-        return None
-    still_open = _open_containers(head)
+    # a whole value: jiter's too, unless it nests deeper than jiter reads
+    few = text.count("[") + text.count("{") <= _DEPTH_LIMIT
+    return value if few or _open_containers(text) == "" else None
+
+
+def _value_so_far(text: str, stop: json.JSONDecodeError) -> dict | list | None:
+    """The complete members of `text`, closed, read with json.loads, where it `stop`ped."""
+    head = _complete_part(text, stop)
+    still_open = None if head is None else _open_containers(head)
     if still_open is None:
         return None
     try:
@@ -542,6 +545,8 @@ def _complete_part(text: str, stop: json.JSONDecodeError) -> str | None:
             json.loads(text[: at - 1] + "x")
         except json.JSONDecodeError as inner:
             why, at = inner.msg, inner.pos
+        except (ValueError, RecursionError):
+            return None
         if why != "Unterminated string starting at":
             return None
     rest, head = text[at:], text[:at]
