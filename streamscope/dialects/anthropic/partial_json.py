@@ -593,6 +593,8 @@ def _string_start(text: str) -> int:
     at = len(text) - 1
     while True:
         at = text.rfind('"', 0, at)
+        if at < 0:  # none (json.loads read a key there): nothing is left, and nothing read
+            return 0
         before = at
         while text[before - 1] == "\\":
             before -= 1
