@@ -9,7 +9,13 @@ the SSE event name); each stream is fed whole, then finished, the best of severa
 - 2,000 small tool calls in one message, each a start, three fragments and a stop;
 - 20,000 text deltas in one text block.
 
+Then the whole engine: `inspect --json` on a 20,000-frame Anthropic tool stream (one tool
+input of short lines) against a Chat Completions stream of as many frames
+(benchmarks/gen.py's), in µs a frame and as a ratio (the project's goal: at most 1.5x).
+
     .venv/bin/python benchmarks/bench_anthropic_sdk.py [--rounds N]
+
+Files go to benchmarks/out/ (git-ignored).
 """
 
 from __future__ import annotations
@@ -23,8 +29,13 @@ import orjson
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks.gen import stream_events, write_sse  # noqa: E402
+from streamscope.analysis import analyze  # noqa: E402
 from streamscope.core.frames import Frame  # noqa: E402
+from streamscope.core.report import report_json  # noqa: E402
 from streamscope.dialects.anthropic.sdk_model import AnthropicSdkEmulation  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out")
 
 START = {
     "type": "message_start",
@@ -108,6 +119,39 @@ def per_frame(stream: list[Frame], rounds: int) -> float:
     return best / len(stream) * 1e6
 
 
+def sse_event(event: dict) -> bytes:
+    return f"event: {event['type']}\ndata: ".encode() + orjson.dumps(event) + b"\n\n"
+
+
+def anthropic_body(frames: int) -> list[bytes]:
+    """A tool stream of `frames` events: one input of short lines, as a model writes a file."""
+    pieces = ['{"content": "', *(f"line {i} of it\\n" for i in range(frames - 6)), '"}']
+    ending = {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {}}
+    events = [START, tool_start(0), *(fragment(0, p) for p in pieces), stop(0), ending]
+    return [sse_event(e) for e in [*events, {"type": "message_stop"}]]
+
+
+def inspect_per_frame(path: str, frames: int, rounds: int) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.process_time()
+        a = analyze(path)
+        orjson.dumps(report_json(a.source, a.format, a.streams, a.contract))
+        best = min(best, time.process_time() - start)
+    return best / frames * 1e6
+
+
+def engines(rounds: int, frames: int = 20_000) -> None:
+    os.makedirs(OUT, exist_ok=True)
+    anthropic, chat = os.path.join(OUT, "anthropic-tool.sse"), os.path.join(OUT, "chat-tool.sse")
+    write_sse(anthropic, anthropic_body(frames))
+    write_sse(chat, stream_events(frames))
+    a = inspect_per_frame(anthropic, frames, rounds)
+    c = inspect_per_frame(chat, frames, rounds)
+    print(f"inspect, {frames:,} frames: Anthropic {a:.2f} µs a frame, Chat Completions {c:.2f}")
+    print(f"  ratio {a / c:.2f} (goal: at most 1.5)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
@@ -120,6 +164,7 @@ def main() -> None:
     }
     for name, stream in shapes.items():
         print(f"{name:36s} {per_frame(stream, rounds):6.2f} µs a frame ({len(stream)} frames)")
+    engines(max(rounds // 2, 1))
 
 
 if __name__ == "__main__":
