@@ -581,7 +581,7 @@ class AnthropicSdkEmulation:
         if not data:
             return
         payload = frame.payload
-        if self._started and _read_as_sent(payload):
+        if self._started and _read_as_sent(payload):  # most frames: no need to parse again
             if payload["type"] == "content_block_delta":  # type: ignore[index]
                 self._block_delta(payload, frame.number)  # type: ignore[arg-type]
             else:
