@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from streamscope.analysis import analyze
 from streamscope.core.anomalies import KINDS
-from streamscope.core.calls import StrategyError
+from streamscope.core.calls import StrategyError, Unmodeled
 from streamscope.core.sse import decode_body
 from streamscope.dialects.anthropic.engine import AnthropicEngine
 
@@ -441,6 +441,16 @@ def test_a_copy_taken_anywhere_carries_on_as_the_original(events, at):
     assert {k: repr(v) for k, v in a.strategies.items()} == {
         k: repr(v) for k, v in b.strategies.items()
     }
+
+
+def test_a_shape_the_sdk_emulation_meets_late_is_unmodeled_where_it_is_looked_at():
+    """The emulation reads tool input deltas when asked: a number too long for it is met
+    then, and the strategy says Unmodeled there, as it would have at the frame."""
+    engine = AnthropicEngine()
+    for frame in frames(message(tool_call(0, parts=("[" + "1" * 4100,)))):
+        engine.feed(frame)
+    assert isinstance(engine.strategy_calls()["anthropic-sdk"], Unmodeled)
+    assert isinstance(engine.others_at_end()["anthropic-sdk"], Unmodeled)
 
 
 @settings(max_examples=200, deadline=None)

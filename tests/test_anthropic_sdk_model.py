@@ -18,20 +18,20 @@ from typing import Any
 
 import jiter
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame, parse_payload
 from streamscope.core.sse import SseDecoder
-from streamscope.dialects.anthropic import sdk_model
+from streamscope.dialects.anthropic import partial_json, sdk_model
 from streamscope.dialects.anthropic.oracle import (
     NOT_INSTALLED,
     anthropic_sdk_result,
     anthropic_version,
     run_real_anthropic,
 )
-from streamscope.dialects.anthropic.partial_json import PartialJson, position
+from streamscope.dialects.anthropic.partial_json import JSON_WS, PartialJson, position, quick_value
 from streamscope.dialects.anthropic.sdk_model import VERIFIED_ANTHROPIC, AnthropicSdkEmulation
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "anthropic"
@@ -136,6 +136,41 @@ def emulate(
     return emu.finish(frames[-1].number if frames else 0), mid
 
 
+def check_unread(frames: list[Frame], real: object, real_mid: dict[int, list[Call]]) -> None:
+    """Fed with nothing looked at in between, so tool input deltas are read late, with a
+    copy taken halfway that carries on to three quarters and is looked at there: the copy
+    there and the original at the end say what the real class does."""
+    half, three = len(frames) // 2, len(frames) * 3 // 4
+    emu = AnthropicSdkEmulation()
+    for frame in frames[:half]:
+        emu.feed(frame)
+    fork = emu.copy()
+    for frame in frames[half:three]:  # the copy appends first: the original's stay its own
+        fork.feed(frame)
+    if three > half:
+        at = frames[three - 1].number
+        if isinstance(real, StrategyError) and real.frame <= at:
+            assert fork.error == real
+        else:
+            assert fork.error is None
+            assert fork.calls() == real_mid[at]
+    for frame in frames[half:]:
+        emu.feed(frame)
+    assert emu.finish(frames[-1].number if frames else 0) == real
+
+
+def declines_unread(frames: list[Frame]) -> bool:
+    """Fed with nothing looked at in between, the emulation raises Unmodeled somewhere."""
+    emu = AnthropicSdkEmulation()
+    try:
+        for frame in frames:
+            emu.feed(frame)
+        emu.finish(frames[-1].number if frames else 0)
+    except Unmodeled:
+        return True
+    return False
+
+
 def check_frames(frames: list[Frame]) -> bool:
     """Assert emulation == real class; False when the emulation declined (Unmodeled)."""
     before = copy.deepcopy([(f.data, f.payload, f.event) for f in frames])
@@ -144,8 +179,10 @@ def check_frames(frames: list[Frame]) -> bool:
     try:
         got, mid = emulate(frames)
     except Unmodeled:
+        assert declines_unread(frames)
         assert anthropic_sdk_result(frames) == real
         return False
+    check_unread(frames, real, real_mid)
     assert got == real
     for number, calls in real_mid.items():
         assert mid.get(number) == calls, f"frame {number}"
@@ -213,6 +250,15 @@ CASES: dict[str, list[Item]] = {
     "duplicate-keys": tool_stream(['{"a": 1, "b": 2, "a": [3', "]}"]),
     "newline-error-position": tool_stream(['{\n"a":\n 1,\n', "]"]),
     "deep-nesting": tool_stream(["[" * 201, "1"]),
+    "deep-nesting-closed": tool_stream(["[" * 201, "]" * 201]),
+    "many-brackets-shallow": tool_stream(['{"rows": [', "[], " * 150, '{"a": [{}]}, ' * 60, "1]}"]),
+    "nan-and-infinity-in-strings": tool_stream(
+        ['{"code": "if (isNaN(x', ')) return Infinity;"', "}"]
+    ),
+    "long-digits-in-a-string": tool_stream(['{"pi": "3.', "1" * 4500, '", "n": 1}']),
+    "long-number-under-the-limit": tool_stream(["[", "7" * 3900, "]"]),
+    "key-with-escaped-quote-cut": tool_stream(['{"a\\"b', '": ', '1, "c\\\\": ', "2}"]),
+    "cut-after-a-number-then-more": tool_stream(['{"a": 1', ".5e", "+3}"]),
     "partial-json-number": [start(), tool(0), js(0, 5)],
     "partial-json-null": [start(), tool(0), js(0, None)],
     "partial-json-object": [start(), tool(0), js(0, {"a": 1})],
@@ -297,6 +343,17 @@ CASES: dict[str, list[Item]] = {
     "json-null-after-start": [start(), ("content_block_delta", None)],
     "empty-data": [start(), ("content_block_delta", Raw("")), tool(0)],
     "unknown-delta-type": [start(), tool(0), delta(0, {"type": "mystery_delta", "x": 1})],
+    "delta-type-a-list": [start(), TEXT, delta(0, {"type": ["text_delta"], "text": "x"})],
+    "delta-extra-key": [
+        start(),
+        tool(0),
+        delta(0, {"type": "input_json_delta", "partial_json": "{", "x": 1}),
+    ],
+    "event-extra-key": [
+        start(),
+        tool(0),
+        ("content_block_delta", js(0, "{")[1] | {"_fields_set": 1}),
+    ],
     "delta-not-an-object": [start(), tool(0), delta(0, "x")],
     "delta-missing": [
         start(),
@@ -368,6 +425,8 @@ UNMODELED: dict[str, list[Item]] = {
     "content-not-a-list": [start("x")],  # type: ignore[arg-type]
     "array-of-objects-after-start": [start(), ("content_block_delta", [{"a": 1}])],
     "construct-parameter-key": [start(), block(0, {"type": "text", "_fields_set": [1]})],
+    "construct-parameter-key-string": [start(), block(0, {"type": "text", "_fields_set": "x"})],
+    "construct-parameter-in-a-tool-start": [start(), tool(0, _BaseModel__cls=None)],
     "huge-number": tool_stream(["[" + "1" * 4100]),
 }
 
@@ -490,15 +549,15 @@ def partial_says(reader: PartialJson, data: bytes) -> tuple[str, str]:
     return "value", json.dumps(reader.value())
 
 
-def valid_json() -> st.SearchStrategy[str]:
+def json_values(*, finite: bool = False) -> st.SearchStrategy[Any]:
     scalars = st.one_of(
         st.none(),
         st.booleans(),
         st.integers(-(10**30), 10**30),
-        st.floats(allow_nan=True, allow_infinity=True),
+        st.floats(allow_nan=not finite, allow_infinity=not finite),
         st.text(st.characters(exclude_categories=["Cs"]), max_size=6),
     )
-    values = st.recursive(
+    return st.recursive(
         scalars,
         lambda inner: st.one_of(
             st.lists(inner, max_size=3),
@@ -508,11 +567,32 @@ def valid_json() -> st.SearchStrategy[str]:
         ),
         max_leaves=8,
     )
+
+
+def json_text(values: st.SearchStrategy[Any]) -> st.SearchStrategy[str]:
     return st.builds(
         lambda v, ascii_, indent: json.dumps(v, ensure_ascii=ascii_, indent=indent),
         values,
         st.booleans(),
         st.sampled_from([None, 1]),
+    )
+
+
+def valid_json() -> st.SearchStrategy[str]:
+    return json_text(json_values())
+
+
+def json_containers(*, finite: bool = False) -> st.SearchStrategy[str]:
+    """JSON texts of an object or an array (sometimes with a key repeated)."""
+    members = json_values(finite=finite)
+    return st.one_of(
+        json_text(st.lists(members, max_size=4)),
+        json_text(st.dictionaries(st.text(max_size=3), members, max_size=4)),
+        st.builds(
+            lambda a, b: a[:-1] + ", " + b[1:] if len(a) > 2 and len(b) > 2 else a,
+            json_text(st.dictionaries(st.sampled_from("ab"), members, max_size=2)),
+            json_text(st.dictionaries(st.sampled_from("ab"), members, max_size=2)),
+        ),
     )
 
 
@@ -535,6 +615,51 @@ def test_partial_json_is_jiter(text: str, cuts: list[int], edit: tuple[int, str]
         fed += data
         if fed:
             assert partial_says(reader, fed) == jiter_says(fed), fed
+
+
+# strings with what only counts outside them, escapes around quotes
+QUICK_PIECES = [*JSON_PIECES, '"NaN"', '"-Infinity"', '"a\\"NaN"', '"\\\\"', "\\\\", '\\"']
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    text=st.one_of(
+        json_containers(),
+        valid_json(),
+        st.lists(st.sampled_from(QUICK_PIECES), max_size=12).map("".join),
+        st.builds(lambda a, b: a + b, json_containers(), st.sampled_from(QUICK_PIECES)),
+    ),
+    edit=st.one_of(st.none(), st.tuples(st.integers(0, 200), st.sampled_from(QUICK_PIECES))),
+)
+def test_quick_value_vouches_only_for_what_jiter_reads(
+    text: str, edit: tuple[int, str] | None
+) -> None:
+    """Where quick_value reads a text, jiter accepts every prefix of it that is not whitespace
+    only (so no delta of a buffer holding it raised), and reads it as quick_value does."""
+    if edit is not None:
+        at = edit[0] % (len(text) + 1)
+        text = text[:at] + edit[1] + text[at:]
+    vouched = quick_value(text) is not None
+    for end in range(1, len(text) + 1):
+        prefix = text[:end]
+        value = quick_value(prefix)
+        if value is not None:
+            assert jiter_says(prefix.encode("utf-8")) == ("value", json.dumps(value)), prefix
+        elif vouched and prefix.strip(JSON_WS):
+            assert jiter_says(prefix.encode("utf-8"))[0] == "value", prefix
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=json_containers(finite=True))
+def test_quick_value_reads_every_prefix_of_a_plain_json_text(text: str) -> None:
+    """With nothing json.loads and jiter may read differently in it (an escape of a
+    surrogate, NaN, Infinity, a very long number), every prefix of an object or array that
+    is not whitespace only is read at C speed: ordinary tool inputs never need the bytes
+    read one by one."""
+    assume(not partial_json._risky(text))
+    for end in range(1, len(text) + 1):
+        if text[:end].strip(JSON_WS):
+            assert quick_value(text[:end]) is not None, text[:end]
 
 
 # --- random quirky streams -----------------------------------------------------------------
@@ -764,6 +889,65 @@ def test_input_json_costs_the_same_per_fragment_at_any_length(
     short = bytes_read_per_fragment(2_000, monkeypatch)
     long = bytes_read_per_fragment(20_000, monkeypatch)
     assert long <= 3 * short, (short, long)
+
+
+def reading_per_fragment(
+    fragments: int, piece: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[float, float]:
+    """(bytes handed to the byte reader, characters handed to quick_value) per fragment, for a
+    tool input of `fragments` times `piece` fed with a copy taken every 100 frames (as the
+    TUI keeps them), then finished."""
+    monkeypatch.setattr(sdk_model, "PartialJson", CountingPartialJson)
+    CountingPartialJson.handed = 0
+    quick = []
+
+    def counting_quick_value(text: str) -> object:
+        quick.append(len(text))
+        return quick_value(text)
+
+    monkeypatch.setattr(sdk_model, "quick_value", counting_quick_value)
+    pieces = ['{"items": ['] + [piece] * fragments + ["1]}"]
+    emu, copies = AnthropicSdkEmulation(), []
+    for frame in frames_of([start(), tool(0), *[js(0, p) for p in pieces]]):
+        emu.feed(frame)
+        if frame.number % 100 == 0:
+            copies.append(emu.copy())
+    assert type(emu.finish(len(pieces) + 2)) is list
+    return CountingPartialJson.handed / len(pieces), sum(quick) / len(pieces)
+
+
+@pytest.mark.parametrize(
+    "piece",
+    ['{"n": 12, "s": "ab\\n"}, ', '{"s": "\\ud83d\\ude00"}, '],
+    ids=["read-in-C", "read-byte-by-byte"],
+)
+def test_a_tool_input_costs_the_same_per_fragment_at_any_length_copies_too(
+    piece: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read once, at the end: in C when quick_value vouches for it, else byte by byte (an
+    escape of a surrogate); copies read nothing."""
+    short = reading_per_fragment(2_000, piece, monkeypatch)
+    long = reading_per_fragment(20_000, piece, monkeypatch)
+    assert long[0] <= 3 * short[0] and long[1] <= 3 * short[1], (short, long)
+    assert (short[0] > 0) == ("ud83d" in piece)  # the byte reader reads only what C declines
+
+
+def test_copies_never_append_to_the_deltas_they_share() -> None:
+    """The TUI reads on in one thread while it resumes copies in another: only the buffer
+    that made an unread list appends to it, so what a copy shares stays as it was."""
+    frames = frames_of(tool_stream(['{"a": ', '"b", ', '"c": 1', "}"]))
+    live = AnthropicSdkEmulation()
+    for frame in frames[:3]:
+        live.feed(frame)
+    snapshot = live.copy()
+    shared = [(len(b.unread.pieces), len(b.unread.frames)) for b in live._bufs.values()]
+    resumed = snapshot.copy()
+    for frame in frames[3:]:
+        resumed.feed(frame)
+    assert [(len(b.unread.pieces), len(b.unread.frames)) for b in live._bufs.values()] == shared
+    for frame in frames[3:]:
+        live.feed(frame)
+    assert resumed.finish(frames[-1].number) == live.finish(frames[-1].number)
 
 
 def test_the_installed_anthropic_is_one_the_emulation_was_verified_against() -> None:

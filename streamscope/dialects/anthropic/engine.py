@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from ...core.calls import Call, Unmodeled
+from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.engine import ALL, TOOL_CALL_TEXT, ChoiceSummary, Engine, Strategies
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
@@ -168,12 +168,20 @@ class AnthropicEngine(Engine):
     def content_now(self) -> str:
         return "".join(t for m in self.robust.messages for t in m.content)
 
-    def strategy_calls(self) -> Strategies:
+    def _sdk_now(self) -> list[Call] | StrategyError | Unmodeled:
+        """The SDK emulation's calls or error so far. It reads tool input deltas only when
+        asked, so this is where it may first meet a shape it does not model."""
         sdk = self.sdk
-        out: Strategies = {
-            "robust": self.robust.results(),
-            "anthropic-sdk": sdk if isinstance(sdk, Unmodeled) else (sdk.error or sdk.calls()),
-        }
+        if isinstance(sdk, Unmodeled):
+            return sdk
+        try:
+            return sdk.error or sdk.calls()
+        except Unmodeled as why:
+            self.sdk = why
+            return why
+
+    def strategy_calls(self) -> Strategies:
+        out: Strategies = {"robust": self.robust.results(), "anthropic-sdk": self._sdk_now()}
         for s in self.others:
             out[s.name] = s.result()
         return {name: out[name] for name in STRATEGY_NAMES}

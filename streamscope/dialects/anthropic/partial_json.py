@@ -27,6 +27,13 @@ jiter's partial mode (checked against jiter 0.19 by tests/test_anthropic_sdk_mod
 The value is rebuilt as JSON text (members copied byte for byte, containers closed where
 jiter closes them) and read with `json.loads`, whose numbers, escapes, NaN/Infinity and
 duplicate keys (last value, first position) come out as jiter's do.
+
+`quick_value` reads a whole buffer at C speed instead, when it can vouch for it: an object
+or array that json.loads reads whole, or one cut inside its last member (where json.loads
+stops says which member, and whether a longer text can finish it), holding nothing the two
+read differently. Then no prefix of it but a whitespace-only one raises in jiter, so none
+of the deltas that built it did, and jiter's value is json.loads' of the complete members,
+closed.
 """
 
 from __future__ import annotations
@@ -34,12 +41,13 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["MAX_NUMBER", "PartialJson", "TooLong"]
+__all__ = ["JSON_WS", "MAX_NUMBER", "PartialJson", "TooLong", "quick_value"]
 
 # jiter gives up on integers longer than 4300 bytes with an error we do not reproduce.
 MAX_NUMBER = 4000
 _DEPTH_LIMIT = 200  # jiter's recursion limit: a member nested deeper raises
 
+JSON_WS = " \t\r\n"  # JSON's whitespace, the only whitespace jiter and json.loads skip
 _NL = b"\n"
 _WS = re.compile(rb"[ \t\r\n]*")
 _PLAIN = re.compile(rb'[^"\\\x00-\x1f]*')
@@ -437,3 +445,184 @@ def _hex4(t: bytes, u: int, base: int) -> int | None:
         if t[u + k] not in _HEX:
             raise _Error("invalid escape", base + u + k)
     return int(t[u + 1 : u + 5], 16)
+
+
+# --- a whole buffer at C speed ---------------------------------------------------------------
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
+_LONG_RUN = b"0" * (MAX_NUMBER // 4)  # a number past MAX_NUMBER bytes has such a run of digits
+_ALL_BUT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
+_CLOSERS = str.maketrans("[{", "]}")
+_NUMBER_BYTES = "0123456789+-.eE"
+# A member's beginning that a longer text can finish, where json.loads stopped at the end:
+_OPEN_STRING = re.compile(
+    r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*(?:\\(?:u[0-9a-fA-F]{0,3})?)?'
+)
+_OPEN_WORD = re.compile(r"-?|t(?:ru?)?|f(?:a(?:ls?)?)?|n(?:ul?)?")
+_OPEN_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.|(?:\.[0-9]+)?[eE][+-]?)")
+_OPEN_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,4}")  # json.loads stops at one ending the text
+
+
+def quick_value(text: str) -> dict | list | None:
+    """jiter's partial-mode value of `text` read at C speed, or None when this cannot vouch
+    for it (the byte reader must say).
+
+    It vouches for a text that begins a JSON object or array: a whole one json.loads parses
+    (then anything after it, which jiter does not read), or the beginning of a longer one,
+    its last member unfinished. Then jiter accepts every prefix of it that is not whitespace
+    only (tests/test_anthropic_sdk_model.py checks this against jiter), and its value is the
+    members complete so far, closed, as json.loads reads them, so long as the text holds
+    nothing the two read differently (`_risky`) and does not nest deeper than jiter reads."""
+    start = len(text) - len(text.lstrip(JSON_WS))
+    if start == len(text) or text[start] not in "[{" or _risky(text):
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as stop:
+        return _value_so_far(text, stop)
+    except (ValueError, RecursionError):  # an int too long, nested too deep for Python
+        return None
+    # a whole value: jiter's too, unless it nests deeper than jiter reads
+    few = text.count("[") + text.count("{") <= _DEPTH_LIMIT
+    return value if few or _open_containers(text) == "" else None
+
+
+def _value_so_far(text: str, stop: json.JSONDecodeError) -> dict | list | None:
+    """The complete members of `text`, closed, read with json.loads, where it `stop`ped."""
+    head = _complete_part(text, stop)
+    still_open = None if head is None else _open_containers(head)
+    if still_open is None:
+        return None
+    try:
+        return json.loads(head + still_open[::-1].translate(_CLOSERS))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _risky(text: str) -> bool:
+    """Whether `text` may hold what json.loads and jiter read differently: an escape of a
+    surrogate (jiter refuses a lone one), NaN or Infinity, a number too long for PartialJson.
+    NaN, Infinity and digits in strings are read alike: only those outside count."""
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        return True
+    if not (
+        "NaN" in text
+        or "Infinity" in text
+        or (len(text) > MAX_NUMBER and _LONG_RUN in text.encode("utf-8").translate(_DIGITS_AS_ZERO))
+    ):
+        return False
+    outside = _outside_strings(_without_escapes(text))
+    return (
+        b"NaN" in outside
+        or b"Infinity" in outside
+        or _LONG_RUN in outside.translate(_DIGITS_AS_ZERO)
+    )
+
+
+def _without_escapes(text: str) -> bytes:
+    """`text` as UTF-8 without its escaped backslashes and quotes (for a text json.loads reads
+    up to a point: up to there every backslash is in a string, each escaping what follows,
+    paired from the left as `replace` takes them)."""
+    return text.encode("utf-8").replace(b"\\\\", b"").replace(b'\\"', b"")
+
+
+def _outside_strings(data: bytes) -> bytes:
+    """What is outside the strings of `data` (escapes taken away): every other stretch
+    between quotes. Joined, so it may put two things side by side that were not."""
+    return b"".join(data.split(b'"')[::2])
+
+
+def _complete_part(text: str, stop: json.JSONDecodeError) -> str | None:
+    """`text` up to the end of its last complete member (or of a container's opening), when
+    json.loads `stop`ped at a member that a longer text can finish (or after a whole
+    value); None when it stopped at anything else."""
+    why, at = stop.msg, stop.pos
+    if why == "Invalid \\uXXXX escape" and _OPEN_ESCAPE.fullmatch(text, at - 1):
+        # a string ending within (or just after) a \u escape: json.loads says where it began
+        # once that escape is replaced by a plain character
+        try:
+            json.loads(text[: at - 1] + "x")
+        except json.JSONDecodeError as inner:
+            why, at = inner.msg, inner.pos
+        except (ValueError, RecursionError):
+            return None
+        if why != "Unterminated string starting at":
+            return None
+    rest, head = text[at:], text[:at]
+    if why == "Extra data":  # a whole value: jiter reads no further
+        return head
+    if why == "Unterminated string starting at":
+        finishable = _OPEN_STRING.fullmatch(rest)
+    elif why == "Expecting value":
+        finishable = _OPEN_WORD.fullmatch(rest)
+    elif why == "Expecting ',' delimiter" and rest and head[-1] in _NUMBER_BYTES:
+        # json.loads read a number as far as it is one (`1` of `1.`, `1.5` of `1.5e+`)
+        head = head.rstrip(_NUMBER_BYTES)
+        finishable = _OPEN_NUMBER.fullmatch(text, len(head))
+    elif why in _STOPS_AT_THE_END:
+        finishable = not rest
+    else:
+        return None
+    if not finishable:
+        return None
+    return _without_dangling(head.rstrip(JSON_WS), key=why == "Expecting ':' delimiter")
+
+
+# where json.loads stops, at the end of the text, after a whole member, a key, a `{` or a `,`
+_STOPS_AT_THE_END = (
+    "Expecting ',' delimiter",
+    "Expecting ':' delimiter",
+    "Expecting property name enclosed in double quotes",
+)
+
+
+def _without_dangling(head: str, *, key: bool) -> str:
+    """`head` without what jiter leaves out at the end: a key without its value (`key`: the
+    text ends with one; or it ends with one and its colon) and a comma."""
+    if head.endswith(":"):
+        head, key = head[:-1].rstrip(JSON_WS), True
+    if key:
+        head = head[: _string_start(head)].rstrip(JSON_WS)
+    return head[:-1] if head.endswith(",") else head
+
+
+def _string_start(text: str) -> int:
+    """Where the string that ends `text` begins: the last quote before its closing one that
+    no backslash escapes."""
+    at = len(text) - 1
+    while True:
+        at = text.rfind('"', 0, at)
+        if at < 0:  # none (json.loads read a key there): nothing is left, and nothing read
+            return 0
+        before = at
+        while text[before - 1] == "\\":
+            before -= 1
+        if (at - before) % 2 == 0:
+            return at
+
+
+def _open_containers(text: str) -> str | None:
+    """The containers still open at the end of `text` (the beginning of a JSON text that
+    json.loads read up to its end, no string open there), outermost first: "" for a whole
+    value; None when they may nest deeper than jiter reads (its limit is on the depth of
+    every member, closed or not)."""
+    # brackets and quotes only, then no strings (quotes next to each other hold no bracket,
+    # and taking two away keeps every other quote's parity)
+    data = _without_escapes(text).translate(None, _ALL_BUT_STRUCTURE).replace(b'""', b"")
+    if b'"' in data:  # strings with brackets in them
+        data = _outside_strings(data)
+    # one replace takes away the containers that hold nothing, so it makes them at most one
+    # level shallower: the replaces that took something bound the depth of the closed ones
+    height = 0
+    while True:
+        before = data
+        for empty in (b"[]", b"{}"):
+            shorter = data.replace(empty, b"")
+            if shorter != data:
+                data, height = shorter, height + 1
+        if data == before:
+            break
+        if height > _DEPTH_LIMIT:
+            return None
+    return data.decode() if height + len(data) <= _DEPTH_LIMIT else None

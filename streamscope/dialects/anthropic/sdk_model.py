@@ -17,8 +17,8 @@ What it models, as anthropic 2.15.0 does it:
 * `input_json_delta` reaches only `tool_use` / `server_tool_use` blocks (TRACKS_TOOL_INPUT);
   `mcp_tool_use` is not an SDK type at all: it is built as a text block whose type is
   "mcp_tool_use" and keeps its start `input`. Each delta appends to the buffer and, when it
-  is not empty, replaces the block's `input` with jiter's partial parse of the whole buffer
-  (partial_json.PartialJson reads each byte once), or raises its ValueError.
+  is not empty, replaces the block's `input` with jiter's partial parse of the whole buffer,
+  or raises its ValueError (read late, below).
 * text / thinking / citations deltas: only the exceptions their `+=` and `.append` raise on
   ill-typed values (the same Python operations, on stand-ins of the same types).
 * Attribute and index errors on malformed events and messages, with the SDK's messages.
@@ -27,6 +27,27 @@ A tool block (type tool_use, server_tool_use or mcp_tool_use) becomes a Call: `i
 position in the content, `arguments` its `input` as compact JSON (`arguments_text`), None
 when the block holds no input (`input` missing or null, which the SDK cannot tell apart),
 `fragments` the input_json_delta events applied to it.
+
+How it stays linear and exact:
+
+* The frames the API sends for almost everything (a block's delta of one string field, its
+  start and stop, `_read_as_sent`) are taken as orjson read them: json.loads would read the
+  same, and no construct parameter can be in them. Any other frame is read again with
+  json.loads, as `sse.json()` does, and walked for construct parameters.
+* The SDK parses a whole tool input buffer at every delta (quadratic). Here a delta is only
+  appended to its buffer with its frame number (`_Buffer.append`), and the buffers are read
+  when something needs them: `calls`, `error`, `finish`, a buffer about to feed another
+  block, and before any outcome a later frame brings (an exception or Unmodeled), since the
+  earliest failing delta wins and after it the SDK reads nothing more. Copies share the
+  unread deltas (append-only).
+* Reading a buffer: `partial_json.quick_value` reads the whole text with json.loads when it
+  can vouch that no prefix of it raises in jiter and that jiter reads it alike (an object or
+  array, whole or cut inside its last member, holding nothing the two read differently);
+  otherwise `partial_json.PartialJson`, which reads each byte once, reads the unread deltas
+  one by one and finds the first that fails (and keeps reading that buffer from then on).
+  So a stream looked at only at its end (as the engine reads one) reads each buffer once,
+  in C; one looked at after every frame reads a growing buffer again each time, in C, as
+  rendering its `input` for `calls` always did.
 
 Shapes that raise `Unmodeled` (the real class answers, see
 streamscope.dialects.anthropic.oracle):
@@ -38,7 +59,8 @@ streamscope.dialects.anthropic.oracle):
 * a JSON array with objects in it as an event after message_start (the SDK's TypeError
   prints them as constructed models);
 * a `_fields_set` or `_BaseModel__cls` key, which `BaseModel.construct` binds as a parameter;
-* a number longer than 4000 bytes in a tool input (jiter's big-number limit);
+* a number longer than 4000 bytes in a tool input (jiter's big-number limit), met when the
+  buffer is read (so `error`, `calls` and `finish` may raise it too);
 * frames whose bytes were not UTF-8 (the SDK's decoder raises on the bytes we no longer
   have); JSON nested deep enough to exhaust Python's recursion limit.
 
@@ -53,9 +75,16 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
+from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
-from streamscope.dialects.anthropic.partial_json import MAX_NUMBER, PartialJson, TooLong, position
+from streamscope.dialects.anthropic.partial_json import (
+    JSON_WS,
+    MAX_NUMBER,
+    PartialJson,
+    TooLong,
+    position,
+    quick_value,
+)
 
 __all__ = [
     "VERIFIED_ANTHROPIC",
@@ -87,16 +116,28 @@ def is_tool_block(block_type: object) -> bool:
     return block_type in TOOL_TYPES
 
 
+# json.dumps(value, ensure_ascii=False, separators=(",", ":")) without building an encoder
+# for every call
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def arguments_text(value: object) -> str | None:
     """A tool block's `input` as a Call's arguments: compact JSON, None for no input."""
     if value is None:
         return None
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _COMPACT.encode(value)
 
 
 # Stand-in carrying the SDK's exception class name (StrategyError prints type(exc).__name__).
 class APIStatusError(Exception):
     pass
+
+
+class _Failed(Exception):
+    """A delta read late failed: the stream stopped at its frame."""
+
+    def __init__(self, frame: int, exc: Exception) -> None:
+        self.frame, self.exc = frame, exc
 
 
 def _name(value: object) -> str:
@@ -115,6 +156,41 @@ def _guard(payload: dict) -> None:
             todo.extend(v for v in value.values() if type(v) in (dict, list))
         else:
             todo.extend(v for v in value if type(v) in (dict, list))  # type: ignore[attr-defined]
+
+
+def _read_as_sent(payload: object) -> bool:
+    """Whether an event is one of the shapes the API sends for almost every frame: a block's
+    delta of one string field, its stop, its start with string fields and an empty input,
+    with an int index and no other key.
+
+    Then json.loads reads the data as orjson did (`payload` is orjson's reading of the same
+    text, and no big integer or NaN, where the two differ, fits these shapes) and no
+    construct parameter (see _guard) is in it: the payload stands as read."""
+    if type(payload) is not dict or type(payload.get("index")) is not int:
+        return False
+    kind = payload.get("type")
+    if kind == "content_block_delta":
+        delta = payload.get("delta")
+        if len(payload) != 3 or type(delta) is not dict or len(delta) != 2:
+            return False
+        kind = delta.get("type")
+        if kind == "input_json_delta":  # the most frequent by far
+            return type(delta.get("partial_json")) is str
+        field = _DELTA_FIELD.get(kind) if type(kind) is str else None
+        return field is not None and type(delta.get(field)) is str
+    if kind == "content_block_stop":
+        return len(payload) == 2
+    if kind == "content_block_start":
+        block = payload.get("content_block")
+        return len(payload) == 3 and type(block) is dict and all(map(_plain_field, block.items()))
+    return False
+
+
+def _plain_field(item: tuple[str, object]) -> bool:
+    key, value = item
+    if type(value) is str or value is None:
+        return key not in _CONSTRUCT_PARAMS
+    return key == "input" and type(value) is dict and not value
 
 
 def _stand_in(value: object) -> object:
@@ -164,6 +240,7 @@ class _Block:
 
     __slots__ = (
         "type",
+        "tracks_input",
         "id",
         "name",
         "input",
@@ -187,14 +264,11 @@ class _Block:
         self.thinking = _stand_in(d.get("thinking"))
         citations = d.get("citations")
         self.citations = [None] * len(citations) if type(citations) is list else citations
+        self.tracks_input = self.type in _TRACKS_INPUT
         self.first = self.last = frame
         self.fragments = 0
         self.source: _Buffer | None = None  # its input is this buffer's current parse
         self.rendered: object = _NOT_SET  # arguments_text(self.input), once computed
-
-    @property
-    def tracks_input(self) -> bool:
-        return self.type in _TRACKS_INPUT
 
     def arguments(self) -> str | None:
         if self.source is not None:
@@ -231,40 +305,129 @@ class _Block:
         return new
 
 
-class _Buffer:
-    """One of MessageStream's `json_bufs` entries: the text, and jiter's reading of it."""
+class _Unread:
+    """Deltas appended to a buffer and not read yet, with their frames. Append-only, so a
+    buffer and its copies share it, each owning a leading part (`_Buffer.count`); only the
+    buffer that made it appends to it (copies fork first), so a copy read in another thread
+    (the TUI's snapshots) sees its part unchanged."""
 
-    __slots__ = ("parts", "frozen", "size", "json", "target", "cached")
+    __slots__ = ("pieces", "frames")
+
+    def __init__(self, pieces: list[str] | None = None, frames: list[int] | None = None) -> None:
+        self.pieces = pieces if pieces is not None else []
+        self.frames = frames if frames is not None else []
+
+    def fork(self, count: int) -> _Unread:
+        return _Unread(self.pieces[:count], self.frames[:count])
+
+
+class _Buffer:
+    """One of MessageStream's `json_bufs` entries: the text, and jiter's reading of it.
+
+    The SDK parses the whole buffer at every non-empty delta and raises at the first one
+    that is not acceptable partial JSON. Here a delta is only appended (`append`); `read`
+    reads the deltas appended since the last read, when something needs the value or the
+    outcome, and finds the first one that fails: at C speed when `quick_value` vouches for
+    the whole text, else byte by byte (PartialJson, kept from then on)."""
+
+    __slots__ = (
+        "text",
+        "value",
+        "reader",
+        "unread",
+        "count",
+        "borrowed",
+        "failure",
+        "target",
+        "cached",
+    )
 
     def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.frozen = 0  # leading parts shared with copies
-        self.size = 0  # bytes
-        self.json = PartialJson()
+        self.text = ""  # the deltas read so far (none of them failed)
+        self.value: object = None  # jiter's value of `text`, while there is no reader
+        self.reader: PartialJson | None = None  # the byte reader, once needed: has read `text`
+        self.unread = _Unread()
+        self.count = 0  # leading entries of `unread` that are this buffer's
+        self.borrowed = False  # `unread` is the buffer's this one was copied from
+        self.failure: tuple[int, Exception] | None = None  # (frame, what the SDK raised)
         self.target: _Block | None = None  # the block whose input it last set
         self.cached: tuple[int, str | None] | None = None
 
-    def feed(self, piece: str, data: bytes) -> None:
-        self.parts.append(piece)
-        self.size += len(data)
-        self.json.feed(data)
+    def append(self, piece: str, frame: int) -> None:
+        unread = self.unread
+        if self.borrowed:
+            unread = self.unread = unread.fork(self.count)
+            self.borrowed = False
+        unread.pieces.append(piece)
+        unread.frames.append(frame)
+        self.count += 1
 
-    def text(self) -> str:
-        joined = "".join(self.parts)
-        self.parts, self.frozen = [joined], 0
-        return joined
+    def read(self) -> tuple[int, Exception] | None:
+        """Read the unread deltas: (frame, exception) for the first one the SDK raises on."""
+        if self.failure is not None or not self.count:
+            return self.failure
+        pieces = self.unread.pieces[: self.count]
+        text = self.text + "".join(pieces)
+        # a first delta of whitespace only raises: the byte reader says how
+        if self.reader is None and (self.text or pieces[0].strip(JSON_WS)):
+            value = quick_value(text)
+            if value is not None:  # no prefix of `text` raises
+                self.text, self.value = text, value
+                self._all_read()
+                return None
+        self.failure = self._read_bytes(text, pieces)
+        if self.failure is None:
+            self.text = text
+            self._all_read()
+        return self.failure
+
+    def _all_read(self) -> None:
+        self.unread, self.count, self.borrowed = _Unread(), 0, False
+
+    def _read_bytes(self, text: str, pieces: list[str]) -> tuple[int, Exception] | None:
+        """Read the unread deltas one by one with the byte reader, as jiter would each."""
+        reader = self.reader
+        if reader is None:  # `text` was read, and no delta in it failed
+            reader = self.reader = PartialJson()
+            reader.feed(self.text.encode("utf-8"))
+        end = len(self.text)
+        for piece, frame in zip(pieces, self.unread.frames, strict=False):
+            end += len(piece)
+            try:
+                reader.feed(piece.encode("utf-8"))
+            except TooLong as exc:
+                return frame, exc
+            failure = reader.error()
+            if failure is not None:
+                return frame, _parse_error(text[:end], failure)
+        return None
 
     def arguments(self) -> str | None:
-        if self.cached is None or self.cached[0] != self.size:
-            self.cached = (self.size, arguments_text(self.json.value()))
+        """The input it gives, as text (every delta read; None once one failed)."""
+        if self.failure is not None:
+            return None
+        if self.cached is None or self.cached[0] != len(self.text):
+            value = self.value if self.reader is None else self.reader.value()
+            self.cached = (len(self.text), arguments_text(value))
         return self.cached[1]
 
     def copy(self) -> _Buffer:
-        self.frozen = freeze(self.parts, self.frozen)
         new = _Buffer.__new__(_Buffer)
-        new.parts, new.frozen, new.size = list(self.parts), self.frozen, self.size
-        new.json, new.target, new.cached = self.json.copy(), self.target, self.cached
+        new.text, new.value, new.failure = self.text, self.value, self.failure
+        new.reader = None if self.reader is None else self.reader.copy()
+        new.unread, new.count, new.borrowed = self.unread, self.count, True
+        new.target, new.cached = self.target, self.cached
         return new
+
+
+def _parse_error(text: str, failure: tuple[str, int]) -> ValueError:
+    """What MessageStream raises when jiter cannot read a tool input buffer."""
+    what, at = failure
+    return ValueError(
+        "Unable to parse tool parameter JSON from model. Please retry your request "
+        f"or adjust your prompt. Error: {what} at {position(text.encode('utf-8'), at)}. "
+        f"JSON: {text}"
+    )
 
 
 def _entry(value: object, frame: int) -> _Block | _Raw:
@@ -297,19 +460,10 @@ class AnthropicSdkEmulation:
             return
         try:
             self._feed(frame)
-        except Unmodeled as exc:
-            self._unmodeled = str(exc)
-            raise
-        except TooLong as exc:
-            self._unmodeled = f"a number longer than {MAX_NUMBER} bytes in a tool input"
-            raise Unmodeled(self._unmodeled) from exc
-        except RecursionError as exc:
-            # where it overflows depends on the caller's stack depth
-            self._unmodeled = "recursion limit"
-            raise Unmodeled(self._unmodeled) from exc
+        except _Failed as failed:
+            self._stop(failed.frame, failed.exc)
         except Exception as exc:
-            self._error = StrategyError.from_exception(exc, frame.number)
-            self._halted = True
+            self._stop(frame.number, exc)
 
     def feed_all(self, frames: Iterable[Frame]) -> None:
         for frame in frames:
@@ -317,11 +471,17 @@ class AnthropicSdkEmulation:
 
     @property
     def error(self) -> StrategyError | None:
-        """The exception a frame raised, if any (the stream stops there)."""
+        """The exception a frame raised, if any (the stream stops there).
+
+        Reads the unread tool input deltas first, so it raises Unmodeled when one of them
+        does (as `calls` and `finish` do)."""
+        self._catch_up()
         return self._error
 
     def calls(self) -> list[Call]:
-        """The tool blocks of `current_message_snapshot` after the frames fed so far."""
+        """The tool blocks of `current_message_snapshot` after the frames fed so far (not
+        the SDK's after an `error`: it stopped there)."""
+        self._catch_up()
         return [
             entry.call(position)
             for position, entry in enumerate(self._content or ())
@@ -330,13 +490,56 @@ class AnthropicSdkEmulation:
 
     def finish(self, last_frame: int) -> list[Call] | StrategyError:
         """What `get_final_message()` gives (as calls) or raises, at `last_frame`."""
-        if self._unmodeled is not None:
-            raise Unmodeled(self._unmodeled)
+        self._catch_up()
         if self._error is not None:
             return self._error
         if not self._started:
             return StrategyError("AssertionError", last_frame)  # no message_start: no snapshot
         return self.calls()
+
+    # -- outcomes: the first failing delta wins, wherever it is read ------------------
+
+    def _read_all(self) -> tuple[int, Exception] | None:
+        """Read every buffer's unread deltas: the first that fails, as (frame, exception)."""
+        first = None
+        for buf in self._bufs.values():
+            failure = buf.read()
+            if failure is not None and (first is None or failure[0] < first[0]):
+                first = failure
+        return first
+
+    def _catch_up(self) -> None:
+        """Read what is unread, as the SDK read each delta when it came."""
+        if self._unmodeled is not None:
+            raise Unmodeled(self._unmodeled)
+        if not self._halted:
+            failure = self._read_all()
+            if failure is not None:
+                self._stop(*failure)
+
+    def _read_or_fail(self) -> None:
+        """Within a frame: read what is unread; raise _Failed if a delta failed before it."""
+        failure = self._read_all()
+        if failure is not None:
+            raise _Failed(*failure)
+
+    def _stop(self, frame: int, exc: Exception) -> None:
+        """`exc` stopped the stream at `frame`, unless an unread delta failed before it."""
+        failure = self._read_all()
+        if failure is not None and failure[0] <= frame:
+            frame, exc = failure
+        if isinstance(exc, TooLong):
+            self._unmodeled = f"a number longer than {MAX_NUMBER} bytes in a tool input"
+            raise Unmodeled(self._unmodeled) from exc
+        if isinstance(exc, RecursionError):
+            # where it overflows depends on the caller's stack depth
+            self._unmodeled = "recursion limit"
+            raise Unmodeled(self._unmodeled) from exc
+        if isinstance(exc, Unmodeled):
+            self._unmodeled = str(exc)
+            raise exc
+        self._error = StrategyError.from_exception(exc, frame)
+        self._halted = True
 
     def copy(self) -> AnthropicSdkEmulation:
         new = AnthropicSdkEmulation.__new__(AnthropicSdkEmulation)
@@ -376,6 +579,13 @@ class AnthropicSdkEmulation:
                 message = data or "Error code: 200"
             raise APIStatusError(message)
         if not data:
+            return
+        payload = frame.payload
+        if self._started and _read_as_sent(payload):  # most frames: no need to parse again
+            if payload["type"] == "content_block_delta":  # type: ignore[index]
+                self._block_delta(payload, frame.number)  # type: ignore[arg-type]
+            else:
+                self._accumulate(payload, frame.number)  # type: ignore[arg-type]
             return
         # sse.json() is json.loads (raising JSONDecodeError); frame.payload is orjson's reading,
         # which differs from it (integers past 64 bits become floats, NaN is refused)
@@ -436,7 +646,9 @@ class AnthropicSdkEmulation:
 
     def _block_delta(self, event: dict, frame: int) -> None:
         delta = event.get("delta")
-        index = _index(event.get("index"), delta)
+        index = event.get("index")
+        if type(index) is not int:
+            index = _index(index, delta)
         entry = self._content[index]  # type: ignore[index]  # the SDK's TypeError / IndexError
         if type(delta) is not dict:
             raise AttributeError(f"'{_name(delta)}' object has no attribute 'type'")
@@ -463,25 +675,22 @@ class AnthropicSdkEmulation:
     def _input_json(self, index: object, block: _Block, piece: object, frame: int) -> None:
         if type(piece) is not str:
             raise TypeError("encoding without a string argument")  # bytes(piece, "utf-8")
-        data = bytes(piece, "utf-8")
+        if not piece.isascii():
+            piece.encode("utf-8")  # the SDK's UnicodeEncodeError on a lone surrogate
         buf = self._bufs.get(index)
         if buf is None:
-            buf = _Buffer()
-        if data or buf.size:
-            if buf.target is not None and buf.target is not block and buf.target.source is buf:
-                buf.target.settle()
-            buf.feed(piece, data)
-            failure = buf.json.error()
-            if failure is not None:
-                text = buf.text()
-                what, at = failure
-                raise ValueError(
-                    "Unable to parse tool parameter JSON from model. Please retry your request "
-                    f"or adjust your prompt. Error: {what} at "
-                    f"{position(text.encode('utf-8'), at)}. JSON: {text}"
-                )
-            block.source, buf.target = buf, block
-        self._bufs[index] = buf
+            buf = self._bufs[index] = _Buffer()
+        if piece or buf.text or buf.count:  # the SDK parses the buffer when it is not empty
+            target = buf.target
+            if target is not block:
+                if target is not None and target.source is buf:
+                    # the buffer is about to grow for another block: keep that one's value
+                    self._read_or_fail()
+                    target.settle()
+                buf.target = block
+            block.source = buf
+            if piece:
+                buf.append(piece, frame)
         block.fragments += 1
         block.last = frame
 
