@@ -655,7 +655,10 @@ SENT_BACK = [
             {"type": "tool_use", "id": "toolu_a", "name": "get_weather", "input": {"city": "Paris"}}
         ],
     },
-    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_b", "content": "x"}]},
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_b", "content": "x"}],
+    },
 ]
 
 

@@ -475,7 +475,7 @@ async def test_an_anthropic_request_shows_its_blocks_and_the_findings_on_them():
         lines = conversation_text(app).splitlines()
         call = next(i for i, line in enumerate(lines) if "call id" in line)
         assert '"toolu_01Pz5MwK9rT3xQ7nV2bY6cLh"' in lines[call]
-        assert "= call \"get_weather\" of exchange 1's stream" in lines[call + 1]
+        assert '= call "get_weather" of exchange 1\'s stream' in lines[call + 1]
         assert "tool-result-missing" in lines[call + 2]  # on the assistant message
         answer = next(i for i, line in enumerate(lines) if line.startswith("[2] user answers"))
         assert "(no call before it has this id)" in lines[answer]
