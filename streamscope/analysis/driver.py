@@ -59,29 +59,31 @@ class Analysis:
     skipped: list[RecordingError] = field(default_factory=list)  # lines a tolerant read skipped
 
 
-class _Live:
-    """A stream being read: its decoder and engine. When the request did not tell the
-    dialect, the first frames are held until one does (at most LOOK of them)."""
+class _Opening:
+    """A stream's engine, opened once its dialect is told: by the request, else by its
+    first frames, held until one tells (at most LOOK of them)."""
 
-    __slots__ = ("info", "decoder", "engine", "held")
+    __slots__ = ("info", "engine", "held", "options")
 
-    def __init__(self, info: ExchangeInfo) -> None:
+    def __init__(self, info: ExchangeInfo, **options: object) -> None:
         self.info = info
-        self.decoder = SseDecoder()
+        self.options = options
         self.engine: Engine | None = None
         self.held: list[Frame] = []
         if info.dialect is not None:
-            self._open()
+            self.opened()
 
-    def _open(self) -> Engine:
-        info = self.info
-        engine = self.engine = open_engine(
-            info.dialect, info.exchange, info.tools, info.response_format
-        )
-        for frame in self.held:
-            engine.feed(frame)
-        self.held = []
-        return engine
+    def opened(self) -> Engine:
+        """The engine (opened now in the dialect told so far, when it is not yet)."""
+        if self.engine is None:
+            info = self.info
+            engine = self.engine = open_engine(
+                info.dialect, info.exchange, info.tools, info.response_format, **self.options
+            )
+            for frame in self.held:
+                engine.feed(frame)
+            self.held = []
+        return self.engine
 
     def hold(self, frame: Frame) -> None:
         """A frame read before the dialect is known."""
@@ -89,15 +91,24 @@ class _Live:
         told = of_frame(frame)
         if told is not None or len(self.held) >= LOOK:
             self.info.dialect = told
-            self._open()
-
-    def finish(self, *end: object) -> StreamResult:
-        engine = self.engine or self._open()
-        return engine.finish(self.decoder.finish(), *end)  # type: ignore[arg-type]
+            self.opened()
 
     @property
     def frames(self) -> int:
         return self.engine.frames if self.engine is not None else len(self.held)
+
+
+class _Live(_Opening):
+    """A recording's stream being read: its decoder, and its engine once opened."""
+
+    __slots__ = ("decoder",)
+
+    def __init__(self, info: ExchangeInfo) -> None:
+        super().__init__(info)
+        self.decoder = SseDecoder()
+
+    def finish(self, *end: object) -> StreamResult:
+        return self.opened().finish(self.decoder.finish(), *end)  # type: ignore[arg-type]
 
 
 def analyze(
@@ -123,9 +134,16 @@ def _one_stream(source: Source, number: int) -> StreamResult:
     """A saved SSE body or chunk log: its one stream."""
     ex = source.exchange(number)
     reads = ex.reads
+    # the dialect told by the first frames as they are read (each decoded once)
+    opening = _Opening(ex.info, chunk_log=source.kind == CHUNKS)
     try:
-        engine = open_engine(ex.dialect(), 1, chunk_log=source.kind == CHUNKS)
-        for frame in reads.frames():
+        frames = reads.frames()
+        for frame in frames:
+            opening.hold(frame)
+            if opening.engine is not None:
+                break
+        engine = opening.opened()
+        for frame in frames:
             engine.feed(frame)
     except OSError as e:
         raise RecordingError(f"{source.path}: {e.strerror or e}", source.path) from None

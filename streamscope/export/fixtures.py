@@ -137,8 +137,9 @@ def _export(
     datas = stream.datas[a - 1 : b]
     names = stream.names[a - 1 : b] if stream.names is not None else [None] * len(datas)
     tools = stream.exchange.info.tools
-    told = stream.told
-    if minimal and told.shape is not None:
+    # (told only where it matters: a bare body's dialect is read off its first frames)
+    told = stream.told if minimal else None
+    if told is not None and told.shape is not None:
         from .minimize_events import minimize_events
 
         pairs = minimize_events(
