@@ -151,6 +151,14 @@ def _copy_text(block: TextBlock) -> TextBlock:
     return new
 
 
+def _said(message: Message, kind: object, block: dict) -> None:
+    """The text a text or thinking block carries whole, added to what the message says."""
+    if kind == "text" or kind == "thinking":
+        text = block.get(kind)  # type: ignore[call-overload]
+        if isinstance(text, str) and text:
+            (message.content if kind == "text" else message.reasoning).append(text)
+
+
 def not_json(data: str) -> str:
     """Why a payload is not read as JSON, in words (nesting past the parser's limit named)."""
     try:
@@ -345,9 +353,7 @@ class Robust:
         if kind not in TOOL_BLOCKS:
             closed = message.blocks[index] = TextBlock(kind, n)
             closed.open = False
-            text = block.get("text") if kind == "text" else block.get("thinking")
-            if isinstance(text, str) and text:
-                (message.content if kind == "text" else message.reasoning).append(text)
+            _said(message, kind, block)
             return
         tool = self._tool(n, message, index, block)
         tool.open = False
@@ -383,7 +389,7 @@ class Robust:
             block = {}
         earlier = message.blocks.get(index)
         if earlier is not None:
-            first = earlier.first if isinstance(earlier, TextBlock) else earlier.first
+            first = earlier.first
             self.log.add(
                 "block-index-reused",
                 n,
@@ -395,9 +401,7 @@ class Robust:
         kind = block.get("type")
         if kind not in TOOL_BLOCKS:
             message.blocks[index] = TextBlock(kind, n)
-            text = block.get("text") if kind == "text" else block.get("thinking")
-            if isinstance(text, str) and text:  # a start may carry the first text
-                (message.content if kind == "text" else message.reasoning).append(text)
+            _said(message, kind, block)  # a start may carry the first text
             return
         self._tool(n, message, index, block)
 
