@@ -681,3 +681,29 @@ def test_the_contract_reads_a_request_in_the_dialect_its_exchange_speaks(tmp_pat
     assert kinds == {"tool-result-id-mismatch", "tool-result-missing"}
     (mismatch,) = [f for f in doc.contract if f.kind == "tool-result-id-mismatch"]
     assert "tool_use_id" in mismatch.message and mismatch.at_message == 2
+
+
+# Where the anthropic SDK (2.15) builds other calls than the stream carried, or raises, on
+# the projects' recorded streams (see tests/fixtures/anthropic/README.md); everywhere
+# else its calls are robust's.
+SDK_WRONG = {
+    "anthropic-sdk-python-incomplete-partial-json.sse",  # its partial parse drops the cut line
+    "vercel-ai-code-execution-empty-first-delta.sse",  # input "command", a string
+    "vercel-ai-mcp-tool-use.sse",  # mcp_tool_use keeps its start's {}
+    "vercel-ai-programmatic-tool-calling.sse",  # 13 calls of later messages lost
+    "vercel-ai-spliced-message-start.sse",  # {"value": "Spark{"} and {}
+}
+SDK_RAISES = {
+    "anthropic-sdk-python-tool-use-invalid-json.sse": "ValueError",
+    "vercel-ai-duplicate-message-start-minimal.sse": "AttributeError",
+}
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.sse")))
+def test_robust_builds_what_the_sdk_builds_where_the_sdk_is_right(name):
+    (stream,) = analyze(FIXTURES / name).streams
+    got = stream.strategies["anthropic-sdk"]
+    if name in SDK_RAISES:
+        assert isinstance(got, StrategyError) and got.error.startswith(SDK_RAISES[name])
+    else:
+        assert stream.differs("anthropic-sdk") is (name in SDK_WRONG)
