@@ -26,6 +26,9 @@ class Call:
     fragments: int = 0
     first_frame: int = 0
     last_frame: int = 0
+    # the output item's own id where a dialect has two (Responses: `fc_...`, while `id`
+    # is the `call_id` a tool output echoes); None where it has one
+    item_id: object = None
 
     def key(self) -> tuple:
         """What `differs` compares between strategies."""

@@ -27,6 +27,8 @@ def call_json(call: Call, repair: Repair | None | bool = False) -> dict:
         "first_frame": call.first_frame,
         "last_frame": call.last_frame,
     }
+    if call.item_id is not None:  # a dialect with two ids per call says both
+        out["item_id"] = call.item_id
     if repair is not False:
         out["repair"] = repair.to_json() if isinstance(repair, Repair) else None
     return out
