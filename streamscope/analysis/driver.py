@@ -212,7 +212,9 @@ class RecordingPass:
         history = dialect(told).history(body)
         if history is not None:
             conv = Conversation.of(ex, history)
-            if any(role in ("assistant", "tool") for role, _ in conv.messages):
+            if conv.previous is not None or any(
+                role in ("assistant", "tool") for role, _ in conv.messages
+            ):
                 self.conversations.append(conv)
 
     def finish_open(self) -> None:
@@ -230,9 +232,11 @@ class RecordingPass:
             if final or info.dialect is not None or info.end_ns is not None:
                 del self.untold[ex]  # its stream told the dialect, or never will
                 self._converse(ex, info.dialect, body)
+        streams = self.streams
         return check(
-            [(ex, self.streams[ex].tool_calls) for ex in sorted(self.streams)],
+            [(ex, streams[ex].tool_calls) for ex in sorted(streams)],
             sorted(self.conversations, key=lambda c: c.exchange),
+            {s.response_id: s.tool_calls for s in streams.values() if s.response_id},
         )
 
 

@@ -63,3 +63,6 @@ class History:
     words: Words = Words()
     # What `tool-call-type-changed` compares of a call's type (chat: custom or function).
     kind_of: Callable[[object], object] = function_or_custom
+    # the stored response the request continues (the Responses API's
+    # `previous_response_id`): its calls stay on the server, not in `turns`
+    previous: str | None = None
