@@ -160,9 +160,11 @@ CHAT_ONLY = {
 
 def test_every_kind_is_one_dialects_or_shared():
     from .test_anomalies import CASES as CHAT_CASES
+    from .test_responses import CASES as RESPONSES_CASES
 
     # every registered kind has a case in a dialect's table (dialect-unknown: below)
-    assert set(CHAT_CASES) | set(CASES) | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
+    every = set(CHAT_CASES) | set(CASES) | set(RESPONSES_CASES)
+    assert every | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
     assert not CHAT_ONLY & set(CASES)
 
 
@@ -619,7 +621,6 @@ def test_the_dialect_is_told_by_content_never_by_name(tmp_path):
 @pytest.mark.parametrize(
     "events, words",
     [
-        ([{"type": "response.created", "response": {}}], "OpenAI Responses"),
         ([{"candidates": [{"content": {"parts": [{"text": "hi"}]}}]}], "Gemini"),
         (["garbage", "more garbage"], "neither the request nor the first events"),
     ],
