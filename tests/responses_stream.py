@@ -173,12 +173,13 @@ def _answers_a_call(request: dict) -> bool:
     )
 
 
-def events_for(request: dict) -> list[bytes]:
-    """The turn a request asks for: the answer once its input carries the call's output."""
+def events_for(request: dict, how: str = "completed") -> list[bytes]:
+    """The turn a request asks for: the answer once its input carries the call's output.
+    `how` ends turn 1 (`incomplete`, `failed`; anything else: `completed`)."""
     previous = request.get("previous_response_id")
     if _answers_a_call(request):
         return answer_events(previous)
-    return function_call_events(previous=previous)
+    return function_call_events(how if how in ENDS else "completed", previous)
 
 
 def call_item() -> dict:
