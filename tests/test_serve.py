@@ -252,7 +252,9 @@ def test_strict_names_what_did_not_match(mode):
         )
         with pytest.raises(openai.NotFoundError) as e:
             client.models.list()
-        assert "only POST .../chat/completions is served, not GET /v1/models" in str(e.value)
+        assert (
+            "only POST .../chat/completions and POST .../responses are served, not GET /v1/models"
+        ) in str(e.value)
 
 
 @pytest.mark.parametrize("mode", MODES)
