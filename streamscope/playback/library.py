@@ -22,13 +22,13 @@ several APIs replays each its own.
 Inputs (several files: their exchanges one after the other, in the order given):
 
 - a recording: every exchange with a response line whose request (if recorded) was
-  `.../chat/completions`, `.../responses` or `.../v1/messages`. Its body is its chunk lines, one body
-  chunk per recorded upstream read (so a client sees the recorded chunking), with the
-  recorded status and headers (hop-by-hop headers and content-length dropped: the body
-  is re-framed). An exchange whose recorded upstream failed, or that the recorder's own
-  stop cut (`end` reason `upstream-error`, `timeout` or `recorder-stopped`), is cut after
-  its last read, as the client saw it: the server aborts the connection, the transport
-  raises the client's RemoteProtocolError.
+  `.../chat/completions`, `.../responses` or `.../v1/messages`. Its body is its chunk
+  lines, one body chunk per recorded upstream read (so a client sees the recorded
+  chunking), with the recorded status and headers (hop-by-hop headers and content-length
+  dropped: the body is re-framed). An exchange whose recorded upstream failed, or that
+  the recorder's own stop cut (`end` reason `upstream-error`, `timeout` or
+  `recorder-stopped`), is cut after its last read, as the client saw it: the server
+  aborts the connection, the transport raises the client's RemoteProtocolError.
 - a raw SSE body: one exchange, `200 text/event-stream`, one body chunk per SSE event
   (the bytes unchanged, CRLF and comments included).
 - a chunk log (chat.completion.chunk JSON Lines): one exchange, each line sent as one
@@ -46,8 +46,8 @@ Which exchange answers a request (`Library.select`):
    (Anthropic's system prompt), `instructions`, `messages`, `input` and
    `previous_response_id` (the Responses API's conversation) and `tools` as the request
    (other keys, e.g. `stream_options`, `max_tokens` or `temperature`, are ignored; a
-   recorded value `"[REDACTED]"` matches anything) answers it. When several match (a request sent
-   again), the one served the fewest times, earliest first.
+   recorded value `"[REDACTED]"` matches anything) answers it. When several match (a
+   request sent again), the one served the fewest times, earliest first.
 2. Otherwise, unless strict, the next exchange in order: the one served the fewest
    times, earliest first (so every exchange is served once before any is served again).
 3. Under strict, only an exchange with no recorded request to compare with (an SSE body,
@@ -65,10 +65,10 @@ Which exchange answers a request (`Library.select`):
    transport says `streamscope playback:` instead of `streamscope serve:`.
 
 Only `POST .../chat/completions`, `POST .../responses` and `POST .../v1/messages` (any
-path prefix) are answered; anything else is a 404 JSON error of type `not_found`. A request that carries
-`anthropic-version` (every Anthropic client sends it) gets its errors in Anthropic's
-shape, `{"type": "error", "error": {"type": ..., "message": ...}}`, which the anthropic
-SDK reads as it reads the API's own; every other request in OpenAI's.
+path prefix) are answered; anything else is a 404 JSON error of type `not_found`. A
+request that carries `anthropic-version` (every Anthropic client sends it) gets its
+errors in Anthropic's shape, `{"type": "error", "error": {"type": ..., "message": ...}}`,
+which the anthropic SDK reads as it reads the API's own; every other request in OpenAI's.
 
 This module imports neither httpx2, httpx, uvicorn nor openai: the transport takes the
 HTTP package from the client that uses it (record/clients.py).

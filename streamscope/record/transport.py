@@ -89,9 +89,9 @@ class _Recorded:
 
     A client that closes the body after its final event (`data: [DONE]`, where the openai
     SDK stops; Anthropic's `event: message_stop`; a Responses stream's whole
-    `event: response.completed`, `.incomplete` or `.failed`) has the rest read here, so the `end`
-    line says how the upstream ended, as the proxy's does; a body closed before it ends
-    `client-closed` at once.
+    `event: response.completed`, `.incomplete` or `.failed`) has the rest read here, so
+    the `end` line says how the upstream ended, as the proxy's does; a body closed before
+    it ends `client-closed` at once.
     """
 
     def __init__(
