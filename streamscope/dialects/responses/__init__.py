@@ -1,0 +1,1 @@
+"""The OpenAI Responses API dialect (`POST /v1/responses`, `stream: true`)."""
