@@ -86,10 +86,23 @@ VERIFIED_OPENAI_RESPONSES = ("3.57.0",)
 
 TOOL_ITEMS = ("function_call", "custom_tool_call")
 ARGUMENTS_DELTA = "response.function_call_arguments.delta"
+TEXT_DELTA = "response.output_text.delta"
 # items whose identity is their call_id alone (ResponseStreamState's _output_identity)
 _CALL_IDENTITY = ("function_call", "custom_tool_call", "shell_call", "shell_call_output")
 _RESTATING = ("response.created", "response.queued", "response.in_progress")
 _LIFECYCLE = (*_RESTATING, "response.completed", "response.failed", "response.incomplete")
+# the event types whose fields ResponseStreamState reads
+_READ = frozenset(
+    (
+        *_LIFECYCLE,
+        ARGUMENTS_DELTA,
+        TEXT_DELTA,
+        "response.output_text.done",
+        "response.output_item.added",
+        "response.output_item.done",
+        "response.content_part.added",
+    )
+)
 _CONSTRUCT_PARAMS = ("_fields_set", "_BaseModel__cls")
 _MAX_DEPTH = 200
 
@@ -119,17 +132,18 @@ def _guard(payload: object) -> None:
             todo.extend((v, depth + 1) for v in value if type(v) in (dict, list))  # type: ignore[attr-defined]
 
 
-def _plain_delta(payload: object) -> bool:
-    """An argument delta as the API sends it: an int output_index, a string delta, no error.
+def _plain_delta(payload: dict, kind: object) -> bool:
+    """A delta as the API sends it (an argument or output_text delta): int indexes, a string
+    delta, no error, no logprobs.
 
     Then json.loads reads the data as orjson did (`payload` is orjson's reading of the same
     text: the two differ only on big integers and NaN, which cannot change these fields)
     and no construct parameter is in it (nothing nested in it is constructed)."""
     return (
-        type(payload) is dict
-        and payload.get("type") == ARGUMENTS_DELTA
-        and type(payload.get("output_index")) is int
+        type(payload.get("output_index")) is int
         and type(payload.get("delta")) is str
+        and (kind == ARGUMENTS_DELTA or type(payload.get("content_index")) is int)
+        and not payload.get("logprobs")
         and not payload.get("error")
         and "_fields_set" not in payload
         and "_BaseModel__cls" not in payload
@@ -431,12 +445,12 @@ class ResponsesSdkEmulation:
         payload = frame.payload
         try:
             if (
-                self._started
-                and _plain_delta(payload)
+                type(payload) is dict
+                and self._started
                 and not frame.bad_utf8
                 and not (frame.event and frame.event.startswith("thread."))
             ):
-                self._arguments_delta(payload["output_index"], payload["delta"], frame.number)  # type: ignore[index]
+                self._feed_parsed(payload, frame)
             else:
                 self._feed(frame)
         except Unmodeled as exc:
@@ -512,6 +526,20 @@ class ResponsesSdkEmulation:
 
     # -- Stream.__stream__ ------------------------------------------------------------
 
+    def _feed_parsed(self, payload: dict, frame: Frame) -> None:
+        """After response.created, most frames as orjson read them, not parsed again."""
+        kind = payload.get("type")
+        if kind == ARGUMENTS_DELTA and _plain_delta(payload, kind):
+            self._arguments_delta(payload["output_index"], payload["delta"], frame.number)
+        elif kind == TEXT_DELTA and _plain_delta(payload, kind):
+            self._text_delta(payload)
+        elif type(kind) is str and kind not in _READ and not payload.get("error"):
+            # an event whose fields the SDK never reads: only what construct() binds counts,
+            # and orjson and json.loads read the same keys
+            _guard(payload)
+        else:
+            self._feed(frame)
+
     def _feed(self, frame: Frame) -> None:
         if frame.bad_utf8:
             raise Unmodeled("bytes that are not UTF-8 (the SDK's decoder raises on them)")
@@ -562,7 +590,7 @@ class ResponsesSdkEmulation:
                 if type(part) is not dict:
                     part.to_dict  # type: ignore[union-attr]  # noqa: B018
                 append(_Part(part))  # type: ignore[arg-type]
-        elif kind == "response.output_text.delta":
+        elif kind == TEXT_DELTA:
             self._text_delta(event)
         elif kind == "response.output_text.done":
             self._text_part(event)
