@@ -796,6 +796,7 @@ ARGUMENTS = [
     '{"location": "Paris, \\u00e9", "days": [1, 2.5]}',
     "{}",
     '{"q": "caf\u00e9 \ud83d\ude00"}',
+    '{"s": "\ud800 lone"}',  # a lone surrogate: orjson refuses it, json.loads reads it
 ]
 # where an event points: "own" is its item's output_index, the rest are the quirks (a bool,
 # a whole float or a numeric string is Unmodeled: rare here, and checked through the fallback)
@@ -813,7 +814,8 @@ INDEXES = w(
     (1, 0.0),
     (1, "1"),
 )
-ODD_VALUES = [None, 5, 1.5, "x", [1], {"a": 1}, True]
+# (2**70: orjson reads it as a float, json.loads as the int the SDK holds)
+ODD_VALUES = [None, 5, 1.5, "x", [1], {"a": 1}, True, 2**70, 2.0]
 
 
 def odd(draw: st.DrawFn, good: Any, rare: int = 25) -> Any:
