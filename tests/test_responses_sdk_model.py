@@ -629,6 +629,17 @@ TOOL_CASES: dict[str, tuple[list[Item], Tools]] = {
         stream(added(0, fc(0, namespace="ns")), done(0, fc(0, "{}", namespace="ns"))),
         [{"type": "namespace", "tools": []}],
     ),
+    "chat-completions-tool-rejected": (
+        stream(call_stream(WEATHER)),
+        [{"type": "function", "function": {"name": "f"}}],
+    ),
+    "tool-without-type": (stream(call_stream(WEATHER)), [{"name": "f"}]),
+    "tool-not-an-object": (stream(call_stream(WEATHER)), ["web_search"]),
+    "tools-not-a-list": (stream(call_stream(WEATHER)), {"type": "function"}),
+    "namespace-tools-a-string": (
+        stream(added(0, fc(0, namespace="ns")), done(0, fc(0, "{}", namespace="ns"))),
+        [{"type": "namespace", "name": "ns", "tools": "ab"}],
+    ),
     "custom-tool": (
         stream(added(0, custom(0)), done(0, custom(0, "x"))),
         [{"type": "custom", "name": "sh"}],
@@ -669,11 +680,6 @@ UNMODELED: dict[str, tuple[list[Item], Tools]] = {
         stream((None, Raw('{"type": "x", "v": ' + "[" * 300 + "]" * 300 + "}"))),
         None,
     ),
-    "chat-completions-tool": (
-        stream(call_stream(WEATHER)),
-        [{"type": "function", "function": {"name": "f"}}],
-    ),
-    "tool-without-type": (stream(call_stream(WEATHER)), [{"name": "f"}]),
 }
 
 

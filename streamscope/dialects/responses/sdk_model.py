@@ -28,6 +28,8 @@ What it models, as openai 3.57.0 does it:
 * `response.output_item.done` records its item as the completed item at its `output_index`,
   with the SDK's identity checks (type, id and call_id); a later created / queued /
   in_progress event replaces completed items of the same identity.
+* `responses.stream(tools=...)` converts the input tools first, raising (reported at frame
+  0) on a Chat Completions `function` shape or a tool it cannot read.
 * `response.completed` checks every added item is completed or in its output, and sets the
   final response: its own `output`, or, when it has none, the completed items in index
   order; parsing it reads the `arguments` of a function call to a strict input tool with
@@ -60,8 +62,6 @@ streamscope.dialects.responses.oracle):
   `BaseModel.construct` binds as a parameter;
 * NaN in an item's type, id or call_id (the SDK's identity dicts hash NaN by object);
 * JSON nested more than 200 levels deep (pydantic's and Python's recursion limits);
-* input tools that `responses.stream()` converts or rejects (not a list of objects with a
-  `type`, or a Chat Completions `function` shape);
 * frames whose bytes were not UTF-8 (the SDK's decoder raises on the bytes we no longer
   have).
 
@@ -361,24 +361,21 @@ def _response_field(response: object, key: str) -> object:
 # --- input tools (lib/_parsing/_responses.py) ------------------------------------------------
 
 
-def _make_tools(tools: list | None) -> list | None:
-    """`_make_tools` for the tools it passes through (else Unmodeled)."""
-    if tools is None:
-        return None
-    if type(tools) is not list:
-        raise Unmodeled("input tools that are not a list")
+def _make_tools(tools: object) -> list:
+    """`_make_tools`, as written: what `responses.stream(tools=...)` does with the tools
+    before the request (raising on a Chat Completions function tool: from JSON it cannot be
+    the `pydantic_function_tool()` it wants)."""
     out = []
-    for tool in tools:
-        if type(tool) is not dict or "type" not in tool:
-            raise Unmodeled("an input tool that is not an object with a type")
+    for tool in tools:  # type: ignore[attr-defined]
         if tool["type"] == "namespace":
-            nested = tool.get("tools")
-            if type(nested) is not list:
-                raise Unmodeled("a namespace input tool without a list of tools")
-            tool = {**tool, "tools": list(nested)}
-        elif tool["type"] == "function" and "function" in tool:
-            raise Unmodeled("a Chat Completions function tool (converted or rejected)")
-        out.append(tool)
+            out.append({**tool, "tools": list(tool["tools"])})
+        elif tool["type"] != "function" or "function" not in tool:
+            out.append(tool)
+        else:
+            raise Exception(
+                "Expected Chat Completions function tool shape to be created using "
+                "`openai.pydantic_function_tool()`"
+            )
     return out
 
 
@@ -422,10 +419,16 @@ class ResponsesSdkEmulation:
     )
 
     def __init__(self, input_tools: list | None = None) -> None:
-        self._tools = _make_tools(input_tools)
         self._unmodeled: str | None = None
         self._halted = False  # an exception was raised: later frames are never read
         self._error: StrategyError | None = None
+        self._tools: list | None = None
+        if input_tools is not None:
+            try:
+                self._tools = _make_tools(input_tools)
+            except Exception as exc:  # raised by responses.stream(), before any frame
+                self._error = StrategyError.from_exception(exc, 0)
+                self._halted = True
         self._done = False  # a [DONE]: the SDK reads no further
         self._started = False  # a response.created made the snapshot
         self._id: object = None  # the snapshot's id
