@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame, parse_payload
 from streamscope.core.sse import SseDecoder
 from streamscope.dialects.chat.oracle import openai_version
+from streamscope.dialects.responses import sdk_model
 from streamscope.dialects.responses.oracle import (
     NOT_INSTALLED,
     responses_sdk_result,
@@ -1074,6 +1076,45 @@ def test_random_streams_match_the_real_class(case: tuple[list[Item], Tools]) -> 
 
 
 # --- linearity, version, purity --------------------------------------------------------------
+
+
+def test_the_usual_frames_are_not_parsed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Argument and text deltas, and events the SDK never reads, are taken as orjson read
+    them: json.loads runs for the frames whose values the emulation keeps, not per delta."""
+    parsed: list[str] = []
+    monkeypatch.setattr(
+        sdk_model,
+        "json",
+        SimpleNamespace(loads=lambda data: parsed.append(data) or json.loads(data)),
+    )
+    pieces = [f'"item {i}", ' for i in range(1_000)]
+    items = stream(
+        call_stream(pieces),
+        added(1, message()),
+        part_added(1),
+        *[text(1, "word ") for _ in range(1_000)],
+        done(1, message()),
+    )
+    emu = ResponsesSdkEmulation()
+    for frame in frames_of(items):
+        emu.feed(frame)
+    assert isinstance(emu.finish(len(items)), list)
+    # response.created, two added, one part, two done, response.completed
+    assert len(parsed) == 7
+
+
+def test_a_copy_shares_the_arguments_it_was_taken_with() -> None:
+    """Copies taken every 100 frames hold the argument text as a few shared chunks."""
+    pieces = [f'"item {i}", ' for i in range(2_000)]
+    emu, copies = ResponsesSdkEmulation(), []
+    for frame in frames_of(stream(call_stream(pieces))):
+        emu.feed(frame)
+        if frame.number % 100 == 0:
+            copies.append(emu.copy())
+    last = copies[-1]._output[0]  # type: ignore[index]
+    first = copies[0]._output[0]  # type: ignore[index]
+    assert len(last.parts) <= len(copies) and last.parts[0] is first.parts[0]
+    assert copies[-1].calls()[0].arguments == "".join(pieces[: last.fragments])
 
 
 def test_the_installed_openai_is_one_the_emulation_was_verified_against() -> None:

@@ -112,10 +112,6 @@ class APIError(Exception):
     pass
 
 
-def _name(value: object) -> str:
-    return type(value).__name__
-
-
 def _guard(payload: object) -> None:
     """Unmodeled for what construct() binds as a parameter, or nesting too deep to follow."""
     todo: list[tuple[object, int]] = [(payload, 0)]
