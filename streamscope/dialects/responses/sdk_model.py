@@ -47,10 +47,12 @@ to it, `first_frame` the frame that brought it and `last_frame` the last delta; 
 event, or the `output_item.done` / lifecycle event that completed it) and `fragments` 0:
 the final output is never built from the deltas.
 
-How it stays linear: the usual frame, an argument delta, is read as orjson parsed it
-(`_plain_delta`: json.loads reads those shapes alike and no construct parameter fits in
-them) and appended to a list of parts joined only when read; any other frame is parsed
-again with json.loads, as `sse.json()` does. Copies share the joined parts (`freeze`).
+How it stays linear and cheap: the usual frames, argument and output_text deltas
+(`_plain_delta`) and events whose fields the SDK never reads, are taken as orjson parsed
+them (json.loads reads those shapes alike, and no construct parameter fits in them, or is
+looked for); any other frame is parsed again with json.loads, as `sse.json()` does. An
+argument delta is appended to a list of parts joined only when read; copies share the
+joined parts (`freeze`). Nothing is re-dumped or re-constructed per event.
 
 Shapes that raise `Unmodeled` (the real class answers, see
 streamscope.dialects.responses.oracle):
