@@ -49,8 +49,8 @@ the final output is never built from the deltas.
 
 How it stays linear and cheap: the usual frames, argument and output_text deltas
 (`_plain_delta`) and events whose fields the SDK never reads, are taken as orjson parsed
-them (json.loads reads those shapes alike, and no construct parameter fits in them, or is
-looked for); any other frame is parsed again with json.loads, as `sse.json()` does. An
+them (json.loads reads those shapes alike; the keys construct() would bind are looked for
+in them as in any frame); any other frame is parsed again with json.loads, as `sse.json()` does. An
 argument delta is appended to a list of parts joined only when read; copies share the
 joined parts (`freeze`). Nothing is re-dumped or re-constructed per event.
 
