@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from streamscope.core.engine import StreamResult
-from streamscope.core.frames import Frame
-from streamscope.core.sse import Truncation, decode_body
 from streamscope.dialects.responses.engine import ResponsesEngine
 
-from .anthropic_events import calls, event_name, kinds, sse
+from .anthropic_events import calls, event_name, frames, kinds, sse
+from .anthropic_events import run as run_with
 
 WEATHER_TOOL = {"type": "function", "name": "get_weather", "parameters": {"type": "object"}}
 ARGS = ('{"city": ', '"Paris"}')
@@ -154,23 +153,9 @@ def numbered(events: list[Any], start: int = 0) -> list[Any]:
 WEATHER = response(message_item(0), call(1))
 
 
-def frames(events: list[Any], named: bool = True) -> list[Frame]:
-    return decode_body(sse(events, named))[0]
+def run(events: list[Any], tools: list | None = None, **options: Any) -> StreamResult:
+    """One ResponsesEngine pass over `events` (anthropic_events.run's options)."""
+    return run_with(events, tools, engine_class=ResponsesEngine, **options)
 
 
-def run(
-    events: list[Any],
-    tools: list | None = None,
-    named: bool = True,
-    truncation: Truncation | None = None,
-    **end: Any,
-) -> StreamResult:
-    """One engine pass over `events`, as an SSE body with event names (unless `named` is
-    False); `end`: finish()'s end_reason, end_error, status, expect_done."""
-    engine = ResponsesEngine(1, tools)
-    for frame in frames(events, named):
-        engine.feed(frame)
-    return engine.finish(truncation, **end)
-
-
-__all__ = ["calls", "event_name", "kinds", "sse"]
+__all__ = ["calls", "event_name", "frames", "kinds", "sse"]

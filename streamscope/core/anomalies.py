@@ -110,6 +110,10 @@ KINDS: dict[str, tuple[str, str]] = {
     "event-unknown": (INFO, "an event or delta of a type the dialect does not define"),
     # Beyond the contract (the OpenAI Responses API):
     "delta-empty": (INFO, 'an argument delta is "" (bridges that require text stop on it)'),
+    "final-output-mismatch": (
+        WARNING,
+        "the final response's output leaves out a call the stream carried",
+    ),
     "response-end-missing": (
         WARNING,
         "the stream ended without response.completed, .incomplete or .failed",

@@ -1,13 +1,19 @@
 """What the dialects of typed events (Anthropic Messages, the OpenAI Responses API) share:
-the first look at each frame, before its `type` decides the rest."""
+the first look at each frame before its `type` decides the rest, the engine around their
+strategies, and the text of the pytest module they export."""
 
 from __future__ import annotations
 
+import copy
 import textwrap
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import orjson
 
 from ..core.anomalies import AnomalyLog
+from ..core.calls import Call, StrategyError, Unmodeled
+from ..core.engine import Engine, Strategies
 from ..core.frames import INVALID, Frame
 from ..text import json_type, quote
 
@@ -114,3 +120,133 @@ def _client():
 '''
         + f"    return {client.translate(braces)}\n\n\n{test.translate(braces)}"
     )
+
+
+def sse_bytes(frame: Frame) -> bytes:
+    """A frame as the SSE event that carried it (`event:` line, one `data:` line per line)."""
+    head = f"event: {frame.event}\n" if frame.event is not None else ""
+    lines = "".join(f"data: {line}\n" for line in frame.data.split("\n"))
+    return (head + lines + "\n").encode("utf-8")
+
+
+class FrameBody:
+    """A response body for an SDK oracle, one frame per chunk; knows which frame the
+    client is consuming.
+
+    The client asks for frame k+1 only once every event of frame k has gone through the
+    SDK's stream, so that is when frame k is reported done (`on_done`).
+    """
+
+    def __init__(self, frames: list[Frame], on_done: Callable[[int], None]) -> None:
+        self.frames = frames
+        self.on_done = on_done
+        self.current = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for frame in self.frames:
+            if self.current:
+                self.on_done(self.current)
+            self.current = frame.number
+            yield sse_bytes(frame)
+
+    def client(self) -> Any:
+        """An httpx2 client whose every request is answered with this body (httpx2 is
+        imported here, only when an oracle runs)."""
+        import httpx2
+
+        def respond(request: httpx2.Request) -> httpx2.Response:
+            return httpx2.Response(
+                200, headers={"content-type": "text/event-stream"}, content=iter(self)
+            )
+
+        return httpx2.Client(transport=httpx2.MockTransport(respond))
+
+
+class EventEngine(Engine):
+    """The engine of a typed-events dialect: its `robust` reading (with `results()`,
+    `copy(log)`, `done_frame`, `error_payload`), its plain client folds (`others`) and its
+    SDK emulation (`sdk`, reported as `sdk_name`) side by side."""
+
+    sdk_name = ""
+    robust: Any
+    others: list
+    sdk: Any
+
+    def _sdk_feed(self, frame: Frame) -> None:
+        sdk = self.sdk
+        if isinstance(sdk, Unmodeled):
+            return
+        try:
+            sdk.feed(frame)
+        except Unmodeled as why:
+            self.sdk = why
+
+    def copy(self) -> EventEngine:
+        new = copy.copy(self)
+        new.log = self.log.copy()
+        new.robust = self.robust.copy(new.log)
+        new.others = [s.copy() for s in self.others]
+        new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
+        return new
+
+    # -- the state at this frame, for the faces ------------------------------------------
+
+    def calls_now(self) -> list[Call]:
+        return self.robust.results()
+
+    def _sdk_now(self) -> list[Call] | StrategyError | Unmodeled:
+        """The SDK emulation's calls or error so far; Unmodeled where it meets a shape it
+        does not reproduce (it may first meet it here, where its state is read)."""
+        sdk = self.sdk
+        if isinstance(sdk, Unmodeled):
+            return sdk
+        try:
+            return sdk.error or sdk.calls()
+        except Unmodeled as why:
+            self.sdk = why
+            return why
+
+    def strategy_calls(self) -> Strategies:
+        out: Strategies = {"robust": self.robust.results(), self.sdk_name: self._sdk_now()}
+        for s in self.others:
+            out[s.name] = s.result()
+        return {name: out[name] for name in self.strategy_names}
+
+    # -- the end of the stream ------------------------------------------------------------
+
+    @property
+    def done_seen(self) -> bool:
+        return bool(self.robust.done_frame)
+
+    @property
+    def errored(self) -> bool:
+        return bool(self.robust.error_payload)
+
+    def others_at_end(self) -> Strategies:
+        out: Strategies = {s.name: s.result() for s in self.others}
+        if self._emulated:  # (else the emulation is not part of it)
+            out[self.sdk_name] = self.sdk_at_end()
+        return out
+
+
+class Fold:
+    """A client strategy: a fold over the events its engine hands it, building calls in
+    `slots` until it raises (`error`)."""
+
+    name = ""
+
+    def __init__(self) -> None:
+        self.slots: list = []
+        self.error: StrategyError | None = None
+
+    def call(self, slot: Any) -> Call:
+        return slot.to_call()
+
+    def calls(self) -> list[Call]:
+        return [self.call(s) for s in self.slots]
+
+    def result(self) -> list[Call] | StrategyError:
+        return self.error if self.error is not None else self.calls()
+
+    def copy(self) -> Fold:
+        return copy.deepcopy(self)

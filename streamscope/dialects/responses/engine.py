@@ -8,13 +8,12 @@ and the clients append it. Any other frame goes through every rule.
 
 from __future__ import annotations
 
-import copy
-
-from ...core.calls import Call, StrategyError, Unmodeled
-from ...core.engine import ALL, TOOL_CALL_TEXT, ChoiceSummary, Engine, Strategies
+from ...core.calls import Call, Unmodeled
+from ...core.engine import ALL, TOOL_CALL_TEXT, ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
+from ..typed import EventEngine
 from .robust import DELTAS, DONES, Robust, is_index
 from .sdk_model import ResponsesSdkEmulation
 from .strategies import CurrentItem, DeltasOnly, Fold, StrictDone
@@ -41,11 +40,12 @@ def plain_fragment(p: object) -> tuple[int, str] | None:
     return (index, text) if type(index) is int and index >= 0 and type(text) is str else None
 
 
-class ResponsesEngine(Engine):
+class ResponsesEngine(EventEngine):
     """Feed frames in arrival order; `finish` once."""
 
     dialect = "openai-responses"
     strategy_names = STRATEGY_NAMES
+    sdk_name = "openai-sdk"
     wrappers = True  # models invent multi_tool_use.parallel here (see parallel-wrapper)
 
     def __init__(
@@ -125,56 +125,12 @@ class ResponsesEngine(Engine):
             for s in self.others:
                 s.done(n, index, p.get("item_id"), value)
 
-    def _sdk_feed(self, frame: Frame) -> None:
-        sdk = self.sdk
-        if isinstance(sdk, Unmodeled):
-            return
-        try:
-            sdk.feed(frame)
-        except Unmodeled as why:
-            self.sdk = why
-
-    def copy(self) -> ResponsesEngine:
-        new = copy.copy(self)
-        new.log = self.log.copy()
-        new.robust = self.robust.copy(new.log)
-        new.others = [s.copy() for s in self.others]
-        new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
-        return new
-
     # -- the state at this frame, for the faces ------------------------------------------
-
-    def calls_now(self) -> list[Call]:
-        return self.robust.results()
 
     def content_now(self) -> str:
         return "".join(self.robust.content)
 
-    def _sdk_now(self) -> list[Call] | StrategyError | Unmodeled:
-        sdk = self.sdk
-        if isinstance(sdk, Unmodeled):
-            return sdk
-        try:
-            return sdk.error or sdk.calls()
-        except Unmodeled as why:
-            self.sdk = why
-            return why
-
-    def strategy_calls(self) -> Strategies:
-        out: Strategies = {"robust": self.robust.results(), "openai-sdk": self._sdk_now()}
-        for s in self.others:
-            out[s.name] = s.result()
-        return {name: out[name] for name in STRATEGY_NAMES}
-
     # -- the end of the stream ------------------------------------------------------------
-
-    @property
-    def done_seen(self) -> bool:
-        return bool(self.robust.done_frame)
-
-    @property
-    def errored(self) -> bool:
-        return bool(self.robust.error_payload)
 
     def _settled(self) -> list[tuple[Call, bool]]:
         robust = self.robust
@@ -205,12 +161,6 @@ class ResponsesEngine(Engine):
         if not (robust.done_frame or content or reasoning or robust.calls):
             return None, "", "", []
         return status, content, reasoning, [ChoiceSummary(0, status, content, reasoning, "")]
-
-    def others_at_end(self) -> Strategies:
-        out: Strategies = {s.name: s.result() for s in self.others}
-        if self._emulated:
-            out["openai-sdk"] = self.sdk_at_end()
-        return out
 
     def _stream_rules(self, last: int, expect_done: bool) -> None:
         robust, log = self.robust, self.log

@@ -20,9 +20,9 @@ from typing import Any
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
-from streamscope.dialects.anthropic.oracle import _Body
 from streamscope.dialects.chat.oracle import openai_version
 from streamscope.dialects.responses.sdk_model import TOOL_ITEMS, ResponsesSdkEmulation
+from streamscope.dialects.typed import FrameBody
 
 NOT_INSTALLED = (
     "the openai package is not installed, and this stream has a shape streamscope's "
@@ -123,7 +123,6 @@ def run_real_responses(
     frame is read (by `input_tools`) at 0. `on_frame(number, calls)` sees the snapshot's
     tool calls after every frame consumed without an exception.
     """
-    import httpx2
     import openai
     from openai.lib.streaming.responses import ResponseFunctionCallArgumentsDeltaEvent
 
@@ -137,17 +136,11 @@ def run_real_responses(
         if on_frame is not None:
             on_frame(number, watch.calls())
 
-    body = _Body(frames, done)
-
-    def respond(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(
-            200, headers={"content-type": "text/event-stream"}, content=iter(body)
-        )
-
+    body = FrameBody(frames, done)
     client = openai.OpenAI(
         api_key="streamscope",
         base_url="http://streamscope.invalid/v1",
-        http_client=httpx2.Client(transport=httpx2.MockTransport(respond)),
+        http_client=body.client(),
         max_retries=0,
     )
     with warnings.catch_warnings():

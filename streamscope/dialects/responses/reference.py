@@ -60,9 +60,11 @@ def accumulate(events):
             return
         if isinstance(value, str):
             call["stated"] = value
-        for key in ("call_id", "name"):
+        for key, field in (("call_id", "call_id"), ("id", "item_id"), ("name", "name")):
             if whole is not None and isinstance(whole.get(key), str):
-                call[key] = whole[key]
+                call[field] = whole[key]
+        if isinstance(call["item_id"], str):
+            by_id[call["item_id"]] = call
 
     for event in events:
         kind = event.get("type")

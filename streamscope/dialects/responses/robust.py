@@ -40,6 +40,21 @@ WORDS = ("output", "response")  # a call's key and its container, in FieldEvent'
 WRAPPERS = ("multi_tool_use.parallel", "parallel")
 
 
+# What a whole item may restate about a call: (key, kind, the call's attribute, what a
+# change does to clients).
+_IDENTITY = (
+    (
+        "call_id",
+        "id-changed",
+        "id",
+        "the tool output must echo one of them; clients that key calls by call_id lose track "
+        "(the openai SDK raises)",
+    ),
+    ("id", "id-changed", "item_id", "deltas that name the first item id no longer find it"),
+    ("name", "name-changed", "name", "clients that dispatch at the item's start run another tool"),
+)
+
+
 def is_index(value: object) -> bool:
     return type(value) is int and value >= 0
 
@@ -89,12 +104,13 @@ class CallItem(Slot):
 class OtherItem:
     """An output item that is not a call: a message, reasoning, a built-in tool call."""
 
-    __slots__ = ("kind", "open", "first")
+    __slots__ = ("kind", "open", "first", "item_id")
 
-    def __init__(self, kind: object, frame: int) -> None:
+    def __init__(self, kind: object, frame: int, item_id: object = None) -> None:
         self.kind = kind
         self.open = True
         self.first = frame
+        self.item_id = item_id
 
 
 Item = CallItem | OtherItem
@@ -271,7 +287,7 @@ class Robust:
             )
         kind = item.get("type")
         if kind not in CALL_ITEMS:
-            other = self.items[index] = OtherItem(kind, n)
+            other = self.items[index] = OtherItem(kind, n, item.get("id"))
             if isinstance(item.get("id"), str):
                 self.by_id[item["id"]] = other
             return
@@ -447,7 +463,7 @@ class Robust:
     def _identity(self, n: int, item: CallItem, whole: dict, where: str, binding: bool) -> None:
         """The call_id and name a whole item states: a change is reported, and taken
         while the item is not closed (output_item.done states the call as it stands)."""
-        for key, kind, attr in (("call_id", "id-changed", "id"), ("name", "name-changed", "name")):
+        for key, kind, attr, why in _IDENTITY:
             if key not in whole:
                 continue
             value, held = whole[key], getattr(item, attr)
@@ -457,10 +473,9 @@ class Robust:
             self.log.add(
                 kind,
                 n,
-                lambda key=key, value=value, held=held, took=took: (
+                lambda key=key, value=value, held=held, took=took, why=why: (
                     f"{where} gives output {item.index} {key} {cut(quote(value), 40)}, where "
-                    f"it was {cut(quote(held), 40)}: clients that key calls by {key} lose track "
-                    "(the openai SDK raises); robust takes "
+                    f"it was {cut(quote(held), 40)}: {why}; robust takes "
                     + ("the new one, as the item's own last word" if took else "the earlier one")
                 ),
                 0,
@@ -468,10 +483,27 @@ class Robust:
             )
             if took:
                 setattr(item, attr, value)
+                if attr == "item_id":
+                    self.by_id[value] = item
                 if self.events is not None:
                     self.events.append(
                         FieldEvent(n, ev.SET, 0, item.index, key, None, value, -1, WORDS)
                     )
+
+    def _renamed(self, n: int, index: int, held: object, value: object, where: str) -> None:
+        """An item whose id changes between its added and its done."""
+        if value is not None and held is not None and value != held:
+            self.log.add(
+                "event-schema-violation",
+                n,
+                lambda: (
+                    f"{where} gives output {index} item id {cut(quote(value), 40)}, where it was "
+                    f"added as {cut(quote(held), 40)}: the openai SDK raises (completed output "
+                    "item identity changed)"
+                ),
+                0,
+                index,
+            )
 
     def _done(self, n: int, payload: dict, field: str, kind: str) -> None:
         item = self._target(n, payload, "done")
@@ -490,6 +522,8 @@ class Robust:
         if known is None:
             return
         was_open, known.open = known.open, False
+        if type(known) is OtherItem:
+            self._renamed(n, index, known.item_id, item.get("id"), "response.output_item.done")
         if type(known) is CallItem:
             where = "response.output_item.done"
             self._identity(n, known, item, where, was_open)
@@ -516,8 +550,24 @@ class Robust:
                 n,
                 f"{kind} with {', '.join(problems)}: clients that read the final response fail",
             )
+        rid = response.get("id")
         if self.response_id is None:
-            self.response_id = response.get("id")
+            self.response_id = rid
+        elif rid != self.response_id:
+            self.log.add(
+                "event-schema-violation",
+                n,
+                lambda: (
+                    f"{kind} carries "
+                    + (
+                        f"response id {cut(quote(rid), 40)}"
+                        if "id" in response
+                        else "no response id"
+                    )
+                    + f" where response.created said {cut(quote(self.response_id), 40)}: the openai "
+                    "SDK raises (lifecycle response identity changed)"
+                ),
+            )
         self.status = response.get("status", kind.rsplit(".", 1)[1])
         self.status_frame = self.done_frame = n
         details = response.get("incomplete_details")
@@ -533,6 +583,7 @@ class Robust:
             self.error_payload = self.error_payload or str(message)
         output = response.get("output")
         by_item = {c.item_id: c for c in self.calls if isinstance(c.item_id, str)}
+        stated: set[int] = set()  # the calls the output states
         for position, item in enumerate(output if isinstance(output, list) else ()):
             if not isinstance(item, dict) or item.get("type") not in CALL_ITEMS:
                 continue
@@ -546,6 +597,20 @@ class Robust:
             self._identity(n, known, item, where, binding)
             self._state(n, known, item.get(_field(item)), where, binding)
             known.open = False
+            stated.add(id(known))
+        if isinstance(output, list):
+            for call in self.calls:
+                if id(call) not in stated:
+                    self.log.add(
+                        "final-output-mismatch",
+                        n,
+                        f"{kind}'s output leaves out the call at output {call.index} "
+                        f"({cut(quote(call.name), 30)}) the stream carried: clients that take the "
+                        "final response's output (the openai SDK's get_final_response) lose it; "
+                        "robust keeps it",
+                        0,
+                        call.index,
+                    )
         if self.events is not None:
             self.events.append(
                 FieldEvent(n, ev.FINISH, 0, None, "status", None, self.status, -1, WORDS)
@@ -563,7 +628,7 @@ class Robust:
         def mapped(item: Item) -> Item:
             if type(item) is CallItem:
                 return slots[id(item)]
-            other = OtherItem(item.kind, item.first)
+            other = OtherItem(item.kind, item.first, item.item_id)
             other.open = item.open
             return other
 

@@ -10,10 +10,9 @@ as the real SDK does.
 
 from __future__ import annotations
 
-import copy
-
 from ...core.calls import Call, Slot, StrategyError
 from ...text import cut, quote
+from .. import typed
 from .robust import CALL_ITEMS
 
 
@@ -23,17 +22,20 @@ class FoldSlot(Slot):
     def text(self) -> str:
         return self.head + "".join(self.parts)
 
+    def to_call(self) -> Call:
+        call = super().to_call()
+        call.item_id = self.item_id
+        return call
 
-class Fold:
+
+class Fold(typed.Fold):
     """Base: call items in the order added, deltas routed by item_id, else output_index."""
 
-    name = ""
-
     def __init__(self) -> None:
+        super().__init__()
         self.slots: list[FoldSlot] = []
         self.by_index: dict[int, FoldSlot | None] = {}  # None: a non-call item
         self.by_id: dict[str, FoldSlot | None] = {}
-        self.error: StrategyError | None = None
 
     def added(self, n: int, index: int, item: dict) -> None:
         item_id = item.get("id")
@@ -67,22 +69,6 @@ class Fold:
 
     def done(self, n: int, index: object, item_id: object, value: object) -> None:
         """A `.done` event's whole value (these clients ignore it)."""
-
-    def calls(self) -> list[Call]:
-        out = []
-        for s in self.slots:
-            call = Call(
-                s.choice, s.index, s.id, s.type, s.name, s.text(), s.fragments, s.first, s.last
-            )
-            call.item_id = s.item_id
-            out.append(call)
-        return out
-
-    def result(self) -> list[Call] | StrategyError:
-        return self.error if self.error is not None else self.calls()
-
-    def copy(self) -> Fold:
-        return copy.deepcopy(self)
 
 
 class DeltasOnly(Fold):
