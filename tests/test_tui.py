@@ -244,6 +244,14 @@ SHOTS = {
     # Anthropic Messages: blocks by index, the SDK's glued input beside robust's reading
     "anthropic-stream": ("anthropic-spliced-message.jsonl", 1, ["end"], StreamScreen),
     "anthropic-request": ("anthropic-buggy-agent.jsonl", 2, [], StreamScreen),
+    # the Responses API: two ids per call, the client that routes to the last item
+    "responses-stream": (
+        "responses-interleaved.jsonl",
+        1,
+        ["right_square_bracket", "s", "s"],
+        StreamScreen,
+    ),
+    "responses-request": ("responses-parallel-wrapper.jsonl", 2, [], StreamScreen),
 }
 
 
@@ -481,6 +489,47 @@ async def test_an_anthropic_request_shows_its_blocks_and_the_findings_on_them():
         assert "(no call before it has this id)" in lines[answer]
         assert "tool-result-id-mismatch" in lines[answer + 2]  # on the message it is about
         assert any(line.startswith("System") for line in lines)
+
+
+async def test_a_responses_stream_shows_both_ids_and_its_own_clients():
+    app = ReplayApp(sample("responses-interleaved.jsonl"), exchange=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        robust, other = screen.query(CallTable)
+        await pilot.press("right_square_bracket")  # the first interleaved delta
+        assert screen.frame == 9
+        table = text(robust)
+        assert "item_id" in table and "call_id" in table and " out " in table
+        assert '"fc_llama_2"' in table and '"call_llama_2"' in table
+        detail = text(screen.query_one(FrameDetail))
+        assert "items-interleaved" in detail and 'output 0: arguments += "\\"Paris\\"}"' in detail
+        seen = {}
+        for _ in range(4):
+            name = text(screen.query_one("StrategyLabel")).split(" ")[0]
+            seen[name] = text(other)
+            await pilot.press("s")
+        assert set(seen) == {"openai-sdk", "deltas-only", "current-item", "strict-done"}
+        assert "≠" in seen["current-item"] and "≠" not in seen["openai-sdk"]
+
+
+async def test_a_responses_request_shows_its_input_items_and_the_findings_on_them():
+    app = ReplayApp(sample("responses-parallel-wrapper.jsonl"), exchange=2)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(600):
+            if app.summaries is not None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        lines = conversation_text(app).splitlines()
+        assert any(line.startswith("Instructions") for line in lines)
+        batch = next(i for i, line in enumerate(lines) if line.startswith("[1-2] function_call"))
+        assert '"call_Zr4nB8wQ2mX6tK9v_0"' in lines[batch + 1]
+        assert "tool-call-id-substituted" in lines[batch + 2]
+        outputs = next(i for i, line in enumerate(lines) if "function_call_output" in line)
+        assert lines[outputs].startswith("[3-4]")
+        assert "(called in input item 1)" in lines[outputs + 1]
 
 
 def conversation_text(app) -> str:

@@ -324,6 +324,7 @@ class ExchangeSummary:
     # [kind, message, the request message it points at, the call id] of this request
     findings: list[list] = field(default_factory=list)
     calls: list[list] = field(default_factory=list)  # [id, name] per assembled call
+    response_id: str | None = None  # the response's own id (StreamResult.response_id)
     failure: str | None = None  # why a non-stream exchange failed
     open: bool = False  # --follow: no end line yet (so far, no end-of-stream verdict)
 
@@ -336,6 +337,7 @@ def _summary(
         row.frames = stream.frames
         row.kinds = [x.kind for x in stream.anomalies]
         row.calls = [[_plain(c.id), _plain(c.name)] for c in stream.tool_calls]
+        row.response_id = stream.response_id
     for f in findings:
         row.kinds.append(f.kind)
         row.findings.append([f.kind, f.message, f.at_message, _plain(f.call)])

@@ -124,7 +124,7 @@ class Conversation:
             else:
                 entries = [(turn.role, None)]
             out.messages += entries
-            out.at += [i] * len(entries)
+            out.at += [turn.items[0] if turn.items else i] * len(entries)
         return out
 
     def assistant_turns(self) -> list[int]:
@@ -136,7 +136,7 @@ class Conversation:
 
     def where(self, entry: int) -> str:
         at = self.at[entry]
-        return f"message {at}" if at is not None else f"response {quote(self.previous)}"
+        return f"{self.words.turn} {at}" if at is not None else f"response {quote(self.previous)}"
 
     def continued(self, made: Mapping[str, list[Call]]) -> Conversation:
         """With the calls of the response `previous` names (as its stream assembled them:
@@ -247,7 +247,7 @@ def _compare(
             add(
                 req_ex,
                 "tool-call-dropped",
-                f"{where}: {label} is missing from the assistant message",
+                f"{where}: {label} is missing from {req.words.sent_all}",
                 stream_ex,
                 call.id,
                 call.first_frame,
@@ -259,7 +259,7 @@ def _compare(
             add(
                 req_ex,
                 "tool-call-id-substituted",
-                f"{where}: the stream assembled id {quote(call.id)}, the assistant message carries "
+                f"{where}: the stream assembled id {quote(call.id)}, {req.words.sent} carries "
                 f"{quote(back.id)}; the model cannot match results to calls",
                 stream_ex,
                 call.id,
@@ -271,7 +271,7 @@ def _compare(
             add(
                 req_ex,
                 "tool-call-name-changed",
-                f"{where}: the stream assembled name {quote(call.name)}, the assistant message carries {quote(back.name)}",
+                f"{where}: the stream assembled name {quote(call.name)}, {req.words.sent} carries {quote(back.name)}",
                 stream_ex,
                 call.id,
                 call.first_frame,
@@ -392,8 +392,8 @@ def _results(req: Conversation, add) -> None:
             add(
                 req.exchange,
                 "tool-result-before-assistant",
-                f"exchange {req.exchange}: message {at(i)} (tool result for {quote(value)}) comes before the "
-                "assistant message that made the call",
+                f"exchange {req.exchange}: {req.where(i)} (tool result for {quote(value)}) comes before "
+                f"{words.sent_all} that made the call",
                 "order",
                 value,
                 at=at(i),
@@ -403,8 +403,8 @@ def _results(req: Conversation, add) -> None:
             add(
                 req.exchange,
                 "tool-result-id-mismatch",
-                f"exchange {req.exchange}: message {at(i)} answers {words.result_id} {quote(value)}, but the "
-                f"assistant message before it has ids {', '.join(quote(x) for x in ids) or 'none'}",
+                f"exchange {req.exchange}: {req.where(i)} answers {words.result_id} {quote(value)}, no id of "
+                f"{words.sent_all} before it ({', '.join(quote(x) for x in ids) or 'it has none'})",
                 "id",
                 value,
                 tuple(map(str, ids)),

@@ -51,7 +51,7 @@ RESPONSES = Dialect(
     plain_summary=plain_summary,
     summarize=summarize,
     history=history,
-    terms=Terms("output", "response", "status", ("r", "out")),
+    terms=Terms("output", "response", "status", ("r", "out"), item_ids=True),
     claims_request=_claims_request,
     claims_body=_claims_body,
     claims_event=_claims_event,

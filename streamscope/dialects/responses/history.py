@@ -13,7 +13,15 @@ from __future__ import annotations
 from ...core.history import History, Result, SentCall, Turn, Words
 from .robust import CALL_ITEMS
 
-WORDS = Words(result="function_call_output", result_id="call_id")
+WORDS = Words(
+    result="function_call_output",
+    result_id="call_id",
+    sent="the call item sent back",
+    sent_all="the call items sent back",
+    turns="Input",
+    turn="input item",
+    system="Instructions",
+)
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 
@@ -29,34 +37,33 @@ def sent_call(item: dict) -> SentCall:
 
 
 def _turns(items: list) -> list[Turn]:
+    """One turn per input item, but consecutive call items (a parallel batch) make one
+    `function_call` turn and consecutive outputs one `function_call_output` turn; each
+    turn knows the items it stands for."""
     turns: list[Turn] = []
-    for item in items:
-        if not isinstance(item, dict):
-            turns.append(Turn("?", raw=item))
-            continue
-        kind = item.get("type")
+    for k, item in enumerate(items):
+        kind = item.get("type") if isinstance(item, dict) else None
+        last = turns[-1] if turns else None
         if kind in CALL_ITEMS:
-            last = turns[-1] if turns else None
-            if (
-                last is not None
-                and last.role == "assistant"
-                and last.calls
-                and last.content is None
-            ):
-                last.calls.append(sent_call(item))  # parallel calls: one assistant turn
-            else:
-                turns.append(Turn("assistant", calls=[sent_call(item)]))
+            if last is not None and last.calls and last.content is None:
+                last.calls.append(sent_call(item))  # type: ignore[arg-type]
+                last.items = (last.items[0], k)  # type: ignore[index]
+                continue
+            turns.append(Turn(str(kind), calls=[sent_call(item)], items=(k, k)))  # type: ignore[arg-type]
         elif kind in OUTPUTS:
-            result = Result(item.get("call_id"), item.get("output"))
-            last = turns[-1] if turns else None
-            if last is not None and last.role == "tool":
-                last.results.append(result)  # the outputs of one batch: one turn
-            else:
-                turns.append(Turn("tool", results=[result]))
+            result = Result(item.get("call_id"), item.get("output"))  # type: ignore[union-attr]
+            if last is not None and last.results and last.role in OUTPUTS:
+                last.results.append(result)
+                last.items = (last.items[0], k)  # type: ignore[index]
+                continue
+            turns.append(Turn(str(kind), results=[result], items=(k, k)))
+        elif not isinstance(item, dict):
+            turns.append(Turn("?", raw=item, items=(k, k)))
         elif "role" in item and kind in (None, "message"):
-            turns.append(Turn(str(item.get("role")), item.get("content")))
+            turns.append(Turn(str(item.get("role")), item.get("content"), items=(k, k)))
         else:  # reasoning, a built-in tool's call or output, an item reference
-            turns.append(Turn(str(kind) if isinstance(kind, str) else "?", raw=item))
+            name = str(kind) if isinstance(kind, str) else "?"
+            turns.append(Turn(name, raw=item, items=(k, k)))
     return turns
 
 
@@ -71,7 +78,7 @@ def history(body: object) -> History | None:
         return None
     given = body.get("input")
     if isinstance(given, str):
-        turns = [Turn("user", given)]
+        turns = [Turn("user", given, items=(0, 0))]
     else:
         turns = _turns(given) if isinstance(given, list) else []
     tools = body.get("tools")
