@@ -17,7 +17,9 @@ from streamscope.recording import RecordingWriter, iter_records
 from streamscope.recording.format import REDACTED, End, Request
 
 from .responses_stream import ANSWER, ARGUMENTS, CALL_ID, MODEL, OUTPUT, QUESTION, TOOLS
+from .test_export import only_openai_and_pytest
 from .test_recorder import ends, exchange_bytes, streamscope
+from .test_tui import anyio_backend  # noqa: F401  (the replay test runs on asyncio)
 from .upstream import Upstream as StandIn
 
 SECRET = "sk-proj-responses-secret-5e2"
@@ -135,6 +137,39 @@ def test_record_a_responses_agent_end_to_end(tmp_path, upstream, second):
     headers = {k.lower(): v for k, v in first.headers}
     assert headers["authorization"] == f"Bearer {REDACTED}"
     assert upstream.headers[-1]["authorization"] == f"Bearer {SECRET}"
+    # what the user does next: inspect it, and export the stream as a regression test
+    doc = json.loads(streamscope("inspect", "--json", str(out)).stdout)
+    assert [s["dialect"] for s in doc["streams"]] == ["openai-responses"] * 2
+    (call,) = doc["streams"][0]["tool_calls"]
+    assert call["id"] == CALL_ID and call["item_id"] and json.loads(call["arguments"]) == ARGUMENTS
+    assert doc["contract"] == []  # the output answers the call, either way
+    module = tmp_path / "test_weather.py"
+    made = streamscope("export", str(out), "--format", "pytest", "-o", str(module))
+    assert made.returncode == 0, made.stderr
+    assert "client.responses.create(" in module.read_text() and "NOTE" not in module.read_text()
+    ran = only_openai_and_pytest(module)
+    assert ran.returncode == 0 and "1 passed" in ran.stdout, ran.stdout + ran.stderr
+
+
+@pytest.mark.anyio
+async def test_the_recorded_agent_replays_in_its_own_words(tmp_path, upstream):
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.widgets import CallTable
+
+    from .test_tui import settle, text
+
+    (tmp_path / "agent.py").write_text(AGENT)
+    out = tmp_path / "run.jsonl"
+    args = ["record", "--upstream", upstream.url, "-o", str(out), "--", sys.executable]
+    done = streamscope(*args, "agent.py", "items", env={"OPENAI_API_KEY": SECRET}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    app = ReplayApp(str(out), exchange=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        table = text(app.screen.query_one("#robust", CallTable))
+        assert "call_id" in table and CALL_ID in table and "get_weather" in table
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,11 @@ def main() -> None:
     first = INPUT if isinstance(INPUT, list) else [{"role": "user", "content": INPUT}]
     response = ask(client, first)
     calls = [item for item in response.output if item.type in CALLS]
-    sent = [item.to_dict() for item in response.output]
+    # the output items as the SDK built them, less the field of its own the API refuses
+    sent = [
+        {k: v for k, v in item.to_dict().items() if k != "parsed_arguments"}
+        for item in response.output
+    ]
     answer = ""
     if calls:
         answer = ask(client, [*first, *sent, *map(output_for, calls)]).output_text
