@@ -12,7 +12,9 @@ by `item_id`, else by `output_index`.
 Where the deltas and a stated whole value disagree, robust takes the whole value the
 server states last, as the SDK does, unless it is "" (a gateway that sends `.done`
 empty): then it keeps the deltas. Both are reported (`args-done-mismatch`, or
-`args-done-only` when the deltas carried nothing).
+`args-done-only` when the deltas carried nothing). Once `output_item.done` has closed an
+item it is the item's own last word: what the final output says otherwise (arguments,
+`call_id`, name) is reported, not taken.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ DONES = {
 TEXTS = ("response.output_text.delta", "response.refusal.delta")
 REASONING = ("response.reasoning_summary_text.delta", "response.reasoning_text.delta")
 WORDS = ("output", "response")  # a call's key and its container, in FieldEvent's words
-WRAPPERS = ("multi_tool_use.parallel", "parallel")
 
 
 # What a whole item may restate about a call: (key, kind, the call's attribute, what a
