@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+from pathlib import Path
 
 import orjson
 import pytest
@@ -511,6 +512,23 @@ async def test_a_responses_stream_shows_both_ids_and_its_own_clients():
             await pilot.press("s")
         assert set(seen) == {"openai-sdk", "deltas-only", "current-item", "strict-done"}
         assert "≠" in seen["current-item"] and "≠" not in seen["openai-sdk"]
+
+
+async def test_two_long_ids_fold_and_leave_room_for_the_arguments_at_80x24():
+    fixture = (
+        Path(__file__).parent / "fixtures" / "responses" / "pydantic-ai-gpt-4o-function-call.sse"
+    )
+    app = ReplayApp(str(fixture))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        lines = text(app.screen.query_one("#robust", CallTable)).splitlines()
+        assert "arguments" in lines[0] and "frags" in lines[0]
+        assert '{"country"' in lines[1] and lines[1].rstrip().endswith("5")
+        at = lines[1].index('"fc_')  # the item_id column, folded over the rows below
+        folded = [line[at:].split(" ")[0] for line in lines[1:5]]
+        assert '"fc_0e9d73f2a1a362c000697ccca32a988194b336865ac70890e1"' == "".join(folded)
 
 
 async def test_a_responses_request_shows_its_input_items_and_the_findings_on_them():

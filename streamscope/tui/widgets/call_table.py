@@ -91,6 +91,9 @@ class CallTable(RenderedStatic):
         if "item" in columns:  # the Responses API's words: item_id, and the call_id
             titles |= {"item": "item_id", "id": "call_id"}
         ids = ("id", "item")
+        # an id folds past 40 columns; two ids share what the other columns leave (about
+        # 52 columns for the key, type, name, the start of the arguments and frags)
+        fold = 41 if "item" not in columns else max(13, (self.app.size.width - 52) // 2)
         for col in columns:
             table.add_column(
                 titles.get(col, col),
@@ -98,13 +101,16 @@ class CallTable(RenderedStatic):
                 overflow="fold" if col in ids else "ellipsis",
                 ratio={"arguments": 4, "name": 2}.get(col),
                 min_width={
-                    "id": min(longest + 1, 41),
-                    "item": min(items + 1, 25),
+                    "id": min(longest + 1, fold),
+                    "item": min(items + 1, fold),
                     "name": min(name + 1, 16),
                 }.get(col, digits.get(col)),
-                max_width={"c": max(2, digits["c"]), "idx": max(4, digits["idx"]), "type": 10}.get(
-                    col, digits.get(col)
-                ),
+                max_width={
+                    "c": max(2, digits["c"]),
+                    "idx": max(4, digits["idx"]),
+                    "type": 10,
+                    **({"id": fold, "item": fold} if "item" in columns else {}),
+                }.get(col, digits.get(col)),
             )
         touched: dict[tuple[int, str], FieldEvent] = {}
         for e in events:
