@@ -16,9 +16,11 @@ mostly cancels out):
   that from 2.5k to 5k (1.0 is linear, quadratic is 2);
 - `export --minimal` against `inspect` on the same 5k-frame interleaved stream with an
   id quirk (one fragment carries `"id": ""`);
-- an Anthropic Messages stream (text and tool blocks in turn, every event named) against
-  the interleaved Chat Completions stream of the same frame counts: the marginal cost per
-  frame of each (20k to 80k frames), and their ratio;
+- an Anthropic Messages stream (text and tool blocks in turn, every event named) and an
+  OpenAI Responses stream (three call items whose deltas interleave in the same bursts,
+  with sequence numbers and padding) against the interleaved Chat Completions stream of
+  the same frame counts: the marginal cost per frame of each (20k to 80k frames), and
+  their ratio;
 - peak memory (max RSS) of `streamscope inspect --json` on a 1000-exchange, 1M-frame
   recording (about 360 MB), in a child process (skipped with --quick);
 - `export --format sse` against `inspect` on one 100 MB event (skipped with --quick).
@@ -43,9 +45,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from benchmarks.gen import (  # noqa: E402
+    RESPONSES_REQUEST,
     anthropic_events,
     interleaved_events,
     many_calls_events,
+    responses_events,
     stream_events,
     write_recording,
     write_sse,
@@ -106,32 +110,36 @@ def rounds(fns: dict[str, Callable[[str], float]], paths: dict[int, str], n: int
     return out
 
 
-def anthropic() -> None:
-    """Anthropic's per-frame cost against Chat Completions' on streams of the same counts."""
+def against_chat(
+    name: str,
+    label: str,
+    make: Callable[[int], list[bytes]],
+    path: str,
+    request: dict | None = None,
+) -> None:
+    """Dialect `name`'s per-frame cost against Chat Completions' (3 interleaved calls) on
+    streams of the same frame counts; `path` and `request`: its request's URL path and
+    body."""
     sizes = [5_000, 20_000, 80_000]
     paths = {}
     for n in sizes:
         paths["chat", n] = os.path.join(OUT, f"stream-interleaved-{n}.jsonl")
         write_recording(paths["chat", n], 1, n, interleaved_events(n))
-        paths["anthropic", n] = os.path.join(OUT, f"stream-anthropic-{n}.jsonl")
-        url = "http://127.0.0.1:1/v1/messages"
-        write_recording(paths["anthropic", n], 1, n, anthropic_events(n), url=url)
+        paths[name, n] = os.path.join(OUT, f"stream-{name}-{n}.jsonl")
+        url = "http://127.0.0.1:1" + path
+        write_recording(paths[name, n], 1, n, make(n), url=url, request=request)
     t = rounds({"inspect": inspect_json}, paths, 5)
-    print(
-        "\nAnthropic Messages (text and tool blocks in turn) against Chat Completions (3 interleaved calls)"
-    )
-    print("frames   chat us/frame   anthropic us/frame")
+    print(f"\n{label} against Chat Completions (3 interleaved calls)")
+    print(f"frames   chat us/frame   {name} us/frame")
     for n in sizes:
-        chat, anth = t["inspect", ("chat", n)], t["inspect", ("anthropic", n)]
-        print(f"{n:>6}   {chat * 1e6 / n:>13.2f}   {anth * 1e6 / n:>18.2f}")
+        chat, other = t["inspect", ("chat", n)], t["inspect", (name, n)]
+        print(f"{n:>6}   {chat * 1e6 / n:>13.2f}   {other * 1e6 / (n):>{len(name) + 9}.2f}")
     _, b, c = sizes
-    marginal = {
-        d: (t["inspect", (d, c)] - t["inspect", (d, b)]) / (c - b) for d in ("chat", "anthropic")
-    }
+    marginal = {d: (t["inspect", (d, c)] - t["inspect", (d, b)]) / (c - b) for d in ("chat", name)}
     print(
         f"marginal cost per frame ({b}->{c} frames): chat {marginal['chat'] * 1e6:.2f} us, "
-        f"anthropic {marginal['anthropic'] * 1e6:.2f} us: "
-        f"{marginal['anthropic'] / marginal['chat']:.2f}x  (goal <= 1.5x)"
+        f"{name} {marginal[name] * 1e6:.2f} us: "
+        f"{marginal[name] / marginal['chat']:.2f}x  (goal <= 1.5x)"
     )
 
 
@@ -218,7 +226,19 @@ def main() -> None:
     long_streams("single (one call)", stream_events)
     many_calls()
     minimal()
-    anthropic()
+    against_chat(
+        "anthropic",
+        "Anthropic Messages (text and tool blocks in turn)",
+        anthropic_events,
+        "/v1/messages",
+    )
+    against_chat(
+        "responses",
+        "OpenAI Responses (3 interleaved call items)",
+        responses_events,
+        "/v1/responses",
+        RESPONSES_REQUEST,
+    )
     if quick:
         return
     # before big_event: a child's peak memory counts the pages it was forked with, and

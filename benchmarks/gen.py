@@ -102,6 +102,8 @@ def many_calls_events(calls: int) -> list[bytes]:
 
 
 def _anthropic(event: dict) -> bytes:
+    """An event with its `event:` line (its data's type), as Anthropic and the Responses
+    API send them."""
     return f"event: {event['type']}\n".encode() + b"data: " + orjson.dumps(event) + b"\n\n"
 
 
@@ -149,6 +151,83 @@ def anthropic_events(frames: int, per_block: int = 24) -> list[bytes]:
     return out
 
 
+def responses_events(frames: int, calls: int = 3) -> list[bytes]:
+    """An OpenAI Responses API stream of `frames` events: `calls` function_call items
+    added together, their argument deltas interleaved in the short bursts of
+    `interleaved_events` (each naming its item), then each item's `.done` and
+    `output_item.done` and the completed response; every event named, with its
+    sequence_number, every delta with its `obfuscation` padding, as OpenAI streams."""
+    events: list[dict] = [
+        {"type": "response.created", "response": {"id": "resp_bench", "status": "in_progress"}}
+    ]
+    items = [
+        {"id": f"fc_{i}", "type": "function_call", "call_id": f"call_{i}", "name": "write_file"}
+        for i in range(calls)
+    ]
+    for i, item in enumerate(items):
+        added = {**item, "arguments": "", "status": "in_progress"}
+        events.append({"type": "response.output_item.added", "output_index": i, "item": added})
+    words = ["lorem ", "ipsum ", "dolor ", "sit ", "amet, ", "consectetur ", "adipiscing ", "elit "]
+    # (item, piece) in the order sent: the openers, the bursts, the closers
+    order = [(i, '{"text": "') for i in range(calls)]
+    body = frames - 2 - 5 * calls  # less created, completed and each item's 5 other events
+    k = turn = 0
+    while k < body:
+        for _ in range(_BURSTS[turn % len(_BURSTS)]):
+            if k == body:
+                break
+            order.append((turn % calls, words[k % 8]))
+            k += 1
+        turn += 1
+    order += [(i, '"}') for i in range(calls)]
+    texts: list[list[str]] = [[] for _ in range(calls)]
+    for i, piece in order:
+        texts[i].append(piece)
+        events.append(
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": f"fc_{i}",
+                "output_index": i,
+                "delta": piece,
+                "obfuscation": "x" * (16 - len(piece) % 16),
+            }
+        )
+    done = []
+    for i, item in enumerate(items):
+        whole = {**item, "arguments": "".join(texts[i]), "status": "completed"}
+        done.append(whole)
+        events.append(
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": f"fc_{i}",
+                "output_index": i,
+                "arguments": whole["arguments"],
+            }
+        )
+        events.append({"type": "response.output_item.done", "output_index": i, "item": whole})
+    response = {"id": "resp_bench", "status": "completed", "output": done}
+    events.append({"type": "response.completed", "response": response})
+    return [
+        _anthropic({"type": e["type"], "sequence_number": n, **e}) for n, e in enumerate(events)
+    ]
+
+
+# A Responses API request that declares the stream's tool, as the openai SDK sends it.
+RESPONSES_REQUEST = {
+    "model": "bench-model",
+    "stream": True,
+    "input": "write",
+    "tools": [
+        {
+            "type": "function",
+            "name": "write_file",
+            "parameters": {"type": "object", "properties": {"text": {"type": "string"}}},
+            "strict": False,
+        }
+    ],
+}
+
+
 def write_sse(path: str, events: list[bytes]) -> None:
     """A raw SSE body, as `curl -N` saves it."""
     with open(path, "wb") as f:
@@ -161,9 +240,12 @@ def write_recording(
     frames: int,
     events: list[bytes] | None = None,
     url: str = "http://127.0.0.1:1/v1/chat/completions",
+    request: dict | None = None,
 ) -> None:
+    """`request`: the request body (a Chat Completions one by default)."""
     body = orjson.dumps(
-        {
+        request
+        or {
             "model": "bench-model",
             "stream": True,
             "tools": TOOLS,

@@ -1363,6 +1363,446 @@ def write_anthropic(s: AnthropicSample, out: Path = OUT) -> Path:
     return path
 
 
+# -- the OpenAI Responses API (POST /v1/responses, `event:` + `data:` SSE)
+
+OPENAI_BASE = "https://api.openai.com/v1"
+
+
+def fn_tool(name: str, description: str, properties: dict, required: list[str]) -> dict:
+    """A Responses API function tool (flat: no `function` wrapper)."""
+    params = {"type": "object", "properties": properties, "required": required}
+    return {"type": "function", "name": name, "description": description, "parameters": params}
+
+
+RESP_WEATHER = fn_tool(
+    "get_weather",
+    "Current weather for a city.",
+    {"city": {"type": "string"}, "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]}},
+    ["city"],
+)
+RESP_TIME = fn_tool(
+    "get_local_time",
+    "Current local time in an IANA time zone.",
+    {"timezone": {"type": "string"}},
+    ["timezone"],
+)
+RESP_SEARCH = fn_tool(
+    "search_docs",
+    "Search the project's documentation.",
+    {"query": {"type": "string"}},
+    ["query"],
+)
+RESP_SQL = {
+    "type": "custom",
+    "name": "execute_sql",
+    "description": "Run one read-only SQL query against the analytics database.",
+}
+
+
+class Resp:
+    """Builds one response's events, with made-up but fixed ids; sequence numbers and
+    `obfuscation` padding are added as the API sends them."""
+
+    def __init__(self, rid: str, model: str, pad: bool = True) -> None:
+        self.rid, self.model, self.pad = rid, model, pad
+        self.output: list[dict] = []  # every item as its output_item.done states it
+
+    def response(self, status: str = "in_progress", output: list | None = None) -> dict:
+        return {
+            "id": self.rid,
+            "object": "response",
+            "created_at": EPOCH,
+            "status": status,
+            "model": self.model,
+            "output": output or [],
+            "parallel_tool_calls": True,
+        }
+
+    def start(self) -> list[Chunk]:
+        return [
+            {"type": "response.created", "response": self.response()},
+            {"type": "response.in_progress", "response": self.response()},
+        ]
+
+    def _pad(self, text: str) -> dict:
+        return {"obfuscation": "x" * (16 - len(text) % 16)} if self.pad else {}
+
+    def call(
+        self,
+        index: int,
+        fc: str,
+        call_id: str,
+        name: str,
+        fragments: list[str],
+        done: str | None = None,
+        custom: bool = False,
+        whole: str | None = None,
+    ) -> tuple[list[Chunk], list[Chunk], list[Chunk]]:
+        """A call item's events as (added, deltas, the .done and output_item.done), for
+        streams that interleave them; `done`: what .done states (the deltas joined
+        unless given), `whole`: what output_item.done and the final output state."""
+        kind, field, events = (
+            ("custom_tool_call", "input", "custom_tool_call_input")
+            if custom
+            else ("function_call", "arguments", "function_call_arguments")
+        )
+        joined = "".join(fragments)
+        done = joined if done is None else done
+        whole = joined if whole is None else whole
+        item = {"id": fc, "type": kind, "status": "in_progress", field: "", "call_id": call_id}
+        item["name"] = name
+        added = [{"type": "response.output_item.added", "output_index": index, "item": item}]
+        deltas = [
+            {
+                "type": f"response.{events}.delta",
+                "item_id": fc,
+                "output_index": index,
+                "delta": f,
+                **self._pad(f),
+            }
+            for f in fragments
+        ]
+        final = {**item, "status": "completed", field: whole}
+        self.output.append(final)
+        dones = [
+            {"type": f"response.{events}.done", "item_id": fc, "output_index": index, field: done},
+            {"type": "response.output_item.done", "output_index": index, "item": final},
+        ]
+        return added, deltas, dones
+
+    def text(self, index: int, msg: str, text: str) -> list[Chunk]:
+        item = {
+            "id": msg,
+            "type": "message",
+            "status": "in_progress",
+            "content": [],
+            "role": "assistant",
+        }
+        part = {"type": "output_text", "annotations": [], "text": ""}
+        pieces: list[str] = []
+        for word in text.split(" "):
+            pieces.append(word if not pieces else " " + word)
+        where = {"item_id": msg, "output_index": index, "content_index": 0}
+        done_part = {**part, "text": text}
+        final = {**item, "status": "completed", "content": [done_part]}
+        self.output.append(final)
+        return [
+            {"type": "response.output_item.added", "output_index": index, "item": item},
+            {"type": "response.content_part.added", **where, "part": part},
+            *(
+                {
+                    "type": "response.output_text.delta",
+                    **where,
+                    "delta": p,
+                    "logprobs": [],
+                    **self._pad(p),
+                }
+                for p in pieces
+            ),
+            {"type": "response.output_text.done", **where, "text": text, "logprobs": []},
+            {"type": "response.content_part.done", **where, "part": done_part},
+            {"type": "response.output_item.done", "output_index": index, "item": final},
+        ]
+
+    def reasoning(self, index: int, rs: str) -> list[Chunk]:
+        item = {"id": rs, "type": "reasoning", "summary": []}
+        self.output.append(item)
+        return [
+            {"type": "response.output_item.added", "output_index": index, "item": item},
+            {"type": "response.output_item.done", "output_index": index, "item": item},
+        ]
+
+    def end(self, tokens: tuple[int, int], output: list | None = None) -> list[Chunk]:
+        response = self.response("completed", self.output if output is None else output)
+        response["usage"] = {
+            "input_tokens": tokens[0],
+            "output_tokens": tokens[1],
+            "total_tokens": sum(tokens),
+        }
+        return [{"type": "response.completed", "response": response}]
+
+
+def sequenced(events: list[Chunk]) -> list[Chunk]:
+    """The events with sequence_number 0, 1, 2... in the order sent."""
+    return [{"type": e["type"], "sequence_number": k, **e} for k, e in enumerate(events)]
+
+
+def call_item(fc: str, call_id: str, name: str, arguments: str, custom: bool = False) -> dict:
+    """A call item as the agent sends it back in `input`."""
+    kind, field = ("custom_tool_call", "input") if custom else ("function_call", "arguments")
+    return {"type": kind, "id": fc, "call_id": call_id, "name": name, field: arguments}
+
+
+def call_output(call_id: str, output: str, custom: bool = False) -> dict:
+    kind = "custom_tool_call_output" if custom else "function_call_output"
+    return {"type": kind, "call_id": call_id, "output": output}
+
+
+@dataclass
+class ResponsesSample:
+    name: str
+    input: list[dict]  # the first request's input items
+    tools: list[dict]
+    stream1: list[Chunk]
+    # the second request's input after the first's: the call items sent back (none when
+    # the request continues the stored response) and their outputs
+    sent_back: list[dict]
+    stream2: list[Chunk]
+    model: str = "gpt-4.1-2025-04-14"
+    base: str = OPENAI_BASE
+    instructions: str = "You are a helpful assistant. Use the tools when needed."
+    previous: bool = False  # the second request names the first response (previous_response_id)
+    split1: int | tuple[int, int] | None = None
+
+
+def responses_done_only() -> ResponsesSample:
+    """LM Studio's Responses endpoint as people report it: no argument delta at all, the
+    arguments only in `.done` and `output_item.done`. The agent sits behind a bridge
+    that builds calls from the deltas: it sends the call back with arguments "", and the
+    tool ran with none."""
+    model = "qwen/qwen3-coder-30b"
+    r1 = Resp("resp_68a3f1c2e0b48190a1d5c7e9f2b4a6c8", model, pad=False)
+    added, _, dones = r1.call(
+        0,
+        "fc_lms_0001",
+        "call_lms_7f3a9c21",
+        "get_weather",
+        [],
+        done='{"city":"Lyon","unit":"celsius"}',
+        whole='{"city":"Lyon","unit":"celsius"}',
+    )
+    stream1 = sequenced([*r1.start(), *added, *dones, *r1.end((388, 24))])
+    r2 = Resp("resp_68a3f1c9b7d08190b2e6d8fa03c5b7d9", model, pad=False)
+    answer = "I need a city to look up: which one did you mean?"
+    stream2 = sequenced([*r2.start(), *r2.text(0, "msg_lms_0002", answer), *r2.end((431, 15))])
+    return ResponsesSample(
+        name="responses-done-only",
+        input=[{"role": "user", "content": "Weather in Lyon, in celsius?"}],
+        tools=[RESP_WEATHER],
+        stream1=stream1,
+        sent_back=[
+            call_item("fc_lms_0001", "call_lms_7f3a9c21", "get_weather", ""),
+            call_output("call_lms_7f3a9c21", '{"error": "city is required"}'),
+        ],
+        stream2=stream2,
+        model=model,
+        base="http://localhost:1234/v1",
+        split1=2,
+    )
+
+
+def responses_done_mismatch() -> ResponsesSample:
+    """A gateway that re-emits `.done` with `arguments: ""` after streaming every delta
+    (Wei-Shaw/sub2api#7272): strict clients abort with "inconsistent tool call", those
+    that trust `.done` get "". robust keeps the deltas; output_item.done agrees with
+    them, and the agent (on the openai SDK) sends the call back whole."""
+    r1 = Resp("resp_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f", "gpt-4.1-2025-04-14")
+    args = ['{"query":', '"rate limits', " for the", ' batch API"}']
+    added, deltas, dones = r1.call(
+        0, "fc_0c1d2e3f4a5b6c7d01", "call_Qm8xT2vN5kR7wP3z", "search_docs", args, done=""
+    )
+    stream1 = sequenced([*r1.start(), *added, *deltas, *dones, *r1.end((512, 31))])
+    r2 = Resp("resp_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e60", "gpt-4.1-2025-04-14")
+    answer = "The batch API allows 50,000 requests per batch and its own rate limits."
+    stream2 = sequenced(
+        [*r2.start(), *r2.text(0, "msg_0c1d2e3f4a5b6c7d02", answer), *r2.end((689, 19))]
+    )
+    return ResponsesSample(
+        name="responses-done-mismatch",
+        input=[{"role": "user", "content": "What are the rate limits of the batch API?"}],
+        tools=[RESP_SEARCH],
+        stream1=stream1,
+        sent_back=[
+            call_item(
+                "fc_0c1d2e3f4a5b6c7d01", "call_Qm8xT2vN5kR7wP3z", "search_docs", "".join(args)
+            ),
+            call_output(
+                "call_Qm8xT2vN5kR7wP3z",
+                '["Batch API: 50,000 requests per batch", "Batch API rate limits"]',
+            ),
+        ],
+        stream2=stream2,
+        base="https://gateway.example.com/openai/v1",
+        split1=5,
+    )
+
+
+def responses_interleaved() -> ResponsesSample:
+    """Three parallel function_call items whose deltas interleave (llama.cpp's
+    /v1/responses). The agent routes every delta to the item added last
+    (can1357/oh-my-pi#1880): the first two calls go back with "" and the third with all
+    three calls' text."""
+    model = "Qwen3-30B-A3B-Instruct"
+    r1 = Resp("resp_llama_7b1c2d3e", model, pad=False)
+    parts = [
+        r1.call(0, "fc_llama_0", "call_llama_0", "get_weather", ['{"city":', '"Paris"}']),
+        r1.call(1, "fc_llama_1", "call_llama_1", "get_weather", ['{"city":', '"Tokyo"}']),
+        r1.call(
+            2, "fc_llama_2", "call_llama_2", "get_local_time", ['{"timezone":', '"Asia/Tokyo"}']
+        ),
+    ]
+    events = [*r1.start()]
+    for added, _, _ in parts:
+        events += added
+    for k in range(2):  # deltas round-robin, as the server decodes the calls side by side
+        events += [deltas[k] for _, deltas, _ in parts]
+    for _, _, dones in parts:
+        events += dones
+    stream1 = sequenced([*events, *r1.end((402, 58))])
+    r2 = Resp("resp_llama_8c2d3e4f", model, pad=False)
+    answer = "Tokyo is 9 pm and clear; I could not read the weather for Paris."
+    stream2 = sequenced([*r2.start(), *r2.text(0, "msg_llama_1", answer), *r2.end((560, 21))])
+    mixed = '{"city":{"city":{"timezone":"Paris"}"Tokyo"}"Asia/Tokyo"}'
+    return ResponsesSample(
+        name="responses-interleaved",
+        input=[{"role": "user", "content": "Weather in Paris and Tokyo, and the time in Tokyo?"}],
+        tools=[RESP_WEATHER, RESP_TIME],
+        stream1=stream1,
+        sent_back=[
+            call_item("fc_llama_0", "call_llama_0", "get_weather", ""),
+            call_item("fc_llama_1", "call_llama_1", "get_weather", ""),
+            call_item("fc_llama_2", "call_llama_2", "get_local_time", mixed),
+            call_output("call_llama_0", '{"error": "city is required"}'),
+            call_output("call_llama_1", '{"error": "city is required"}'),
+            call_output("call_llama_2", '{"time": "21:04", "timezone": "Asia/Tokyo"}'),
+        ],
+        stream2=stream2,
+        model=model,
+        base="http://127.0.0.1:8080/v1",
+        split1=(9, 14),
+    )
+
+
+def responses_parallel_wrapper() -> ResponsesSample:
+    """The model invents one `multi_tool_use.parallel` call that wraps the real ones in
+    `tool_uses[]`. The agent (like the AI SDK) unwraps it and makes up an id per wrapped
+    call: the ids it sends back are not the one the stream carried."""
+    r1 = Resp("resp_6f5e4d3c2b1a09f8e7d6c5b4a3928170", "gpt-4o-2024-08-06")
+    wrapped = (
+        '{"tool_uses":[{"recipient_name":"functions.get_weather","parameters":{"city":"Rome"}},'
+        '{"recipient_name":"functions.get_local_time","parameters":{"timezone":"Europe/Rome"}}]}'
+    )
+    pieces = [wrapped[i : i + 24] for i in range(0, len(wrapped), 24)]
+    added, deltas, dones = r1.call(
+        0, "fc_6f5e4d3c2b1a0901", "call_Zr4nB8wQ2mX6tK9v", "multi_tool_use.parallel", pieces
+    )
+    stream1 = sequenced([*r1.start(), *added, *deltas, *dones, *r1.end((455, 52))])
+    r2 = Resp("resp_6f5e4d3c2b1a09f8e7d6c5b4a3928171", "gpt-4o-2024-08-06")
+    answer = "Rome is 18 °C and sunny, and it is 3:10 pm there."
+    stream2 = sequenced(
+        [*r2.start(), *r2.text(0, "msg_6f5e4d3c2b1a0902", answer), *r2.end((633, 17))]
+    )
+    return ResponsesSample(
+        name="responses-parallel-wrapper",
+        input=[{"role": "user", "content": "Weather and local time in Rome?"}],
+        tools=[RESP_WEATHER, RESP_TIME],
+        stream1=stream1,
+        sent_back=[
+            call_item(
+                "fc_6f5e4d3c2b1a0901", "call_Zr4nB8wQ2mX6tK9v_0", "get_weather", '{"city":"Rome"}'
+            ),
+            call_item(
+                "fc_6f5e4d3c2b1a0901",
+                "call_Zr4nB8wQ2mX6tK9v_1",
+                "get_local_time",
+                '{"timezone":"Europe/Rome"}',
+            ),
+            call_output("call_Zr4nB8wQ2mX6tK9v_0", '{"temp_c": 18, "conditions": "sunny"}'),
+            call_output("call_Zr4nB8wQ2mX6tK9v_1", '{"time": "15:10"}'),
+        ],
+        stream2=stream2,
+        model="gpt-4o-2024-08-06",
+        split1=4,
+    )
+
+
+def responses_custom_tool() -> ResponsesSample:
+    """gpt-5 with a reasoning item first, then a custom (freeform) tool call whose input is
+    raw SQL, not JSON. The agent continues the stored response (previous_response_id) and
+    answers the call_id with a custom_tool_call_output: a clean round trip."""
+    model = "gpt-5-2025-08-07"
+    r1 = Resp("resp_0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d", model)
+    sql = [
+        "SELECT",
+        " country,",
+        " COUNT(*)",
+        " AS users",
+        " FROM users",
+        " GROUP BY",
+        " country",
+        " ORDER BY",
+        " users DESC",
+        " LIMIT 3;",
+    ]
+    reasoning = r1.reasoning(0, "rs_0a9b8c7d6e5f4a01")
+    added, deltas, dones = r1.call(
+        1, "ctc_0a9b8c7d6e5f4a02", "call_Vx7kP3mR9tQ2nW5b", "execute_sql", sql, custom=True
+    )
+    stream1 = sequenced([*r1.start(), *reasoning, *added, *deltas, *dones, *r1.end((721, 240))])
+    r2 = Resp("resp_0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5e", model)
+    answer = "Most users are in the United States (412), then Germany (198) and Japan (157)."
+    stream2 = sequenced(
+        [*r2.start(), *r2.text(0, "msg_0a9b8c7d6e5f4a03", answer), *r2.end((802, 33))]
+    )
+    return ResponsesSample(
+        name="responses-custom-tool",
+        input=[{"role": "user", "content": "Which three countries have the most users?"}],
+        tools=[RESP_SQL],
+        stream1=stream1,
+        sent_back=[
+            call_output(
+                "call_Vx7kP3mR9tQ2nW5b",
+                "country,users\nUnited States,412\nGermany,198\nJapan,157",
+                custom=True,
+            )
+        ],
+        stream2=stream2,
+        model=model,
+        previous=True,
+        split1=(6, 9),
+    )
+
+
+RESPONSES_SAMPLES = [
+    responses_done_only,
+    responses_done_mismatch,
+    responses_interleaved,
+    responses_parallel_wrapper,
+    responses_custom_tool,
+]
+
+
+def write_responses(s: ResponsesSample, out: Path = OUT) -> Path:
+    rng = random.Random(zlib.crc32(s.name.encode()))
+    path = out / f"{s.name}.jsonl"
+    url = s.base.rstrip("/") + "/responses"
+    body1 = {
+        "model": s.model,
+        "instructions": s.instructions,
+        "input": s.input,
+        "tools": s.tools,
+        "stream": True,
+    }
+    if s.previous:
+        rid = s.stream1[0]["response"]["id"]
+        body2 = {**body1, "input": s.sent_back, "previous_response_id": rid}
+    else:
+        body2 = {**body1, "input": [*s.input, *s.sent_back]}
+    headers = [
+        ("x-request-id", f"req_{zlib.crc32(s.name.encode()):08x}"),
+        ("openai-processing-ms", str(rng.randint(90, 400))),
+    ]
+    with RecordingWriter(path, argv=ARGV, overwrite=True, created=CREATED) as w:
+        t = rng.randint(800_000, 2_500_000)
+        for body, stream, split in ((body1, s.stream1, s.split1), (body2, s.stream2, None)):
+            ex = w.new_exchange()
+            raw = _dumps(body).encode()
+            w.request(ex, "POST", url, request_headers(s.base, raw), raw, t_ns=t)
+            t = stream_response(w, ex, t, stream, headers, rng, split, named=True)
+            t += rng.randint(80, 900) * MS + rng.randint(0, MS - 1)  # the agent runs the tools
+    return path
+
+
 # -- bytes, reads and timings
 
 
@@ -1582,6 +2022,7 @@ def write_all(out: Path = OUT) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = [write_sample(make(), out) for make in SAMPLES]
     paths += [write_anthropic(make(), out) for make in ANTHROPIC_SAMPLES]
+    paths += [write_responses(make(), out) for make in RESPONSES_SAMPLES]
     return [*paths, write_gemini_sse(out), write_deepseek_chunks(out)]
 
 

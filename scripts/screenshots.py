@@ -43,6 +43,16 @@ SHOTS = {
     "anthropic-spliced": ("anthropic-spliced-message.jsonl", 1, ["end"], StreamScreen, SIZE),
     # an agent that makes up a tool_use_id, in the request, on a small terminal
     "anthropic-request": ("anthropic-buggy-agent.jsonl", 2, [], StreamScreen, (80, 24)),
+    # the Responses API: both ids, and the client that sends deltas to the last item
+    "responses-interleaved": (
+        "responses-interleaved.jsonl",
+        1,
+        ["right_square_bracket", "s", "s"],
+        StreamScreen,
+        SIZE,
+    ),
+    # an agent that unwrapped the parallel wrapper, in the request's input items
+    "responses-request": ("responses-parallel-wrapper.jsonl", 2, [], StreamScreen, SIZE),
 }
 
 

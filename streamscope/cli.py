@@ -240,9 +240,9 @@ def samples_dir() -> str:
 def demo(quirk: str, no_replay: bool) -> None:
     """The whole story offline: a sample served, an agent recorded, then replayed.
 
-    QUIRK's sample is served as the provider, a real agent (on the openai SDK, or on the
-    anthropic SDK for an anthropic-* sample) is recorded through the recorder, then the
-    replay opens on what was recorded.
+    QUIRK's sample is served as the provider, a real agent (on the openai SDK's Chat
+    Completions or Responses API, or on the anthropic SDK, as the sample speaks) is
+    recorded through the recorder, then the replay opens on what was recorded.
 
     QUIRK is a bundled sample's name (default alibaba-empty-id); `streamscope demo list`
     lists them.
@@ -268,7 +268,8 @@ def demo(quirk: str, no_replay: bool) -> None:
     from .analysis import analyze
 
     first = analyze(os.path.join(folder, f"{quirk}.jsonl")).exchanges[0]
-    anthropic = dialect(first.dialect).name == "anthropic-messages"
+    told = dialect(first.dialect).name
+    anthropic = told == "anthropic-messages"
     if anthropic and importlib.util.find_spec("anthropic") is None:
         _fail(f"the {quirk} demo runs an agent on the anthropic SDK: pip install anthropic")
     # the agents' SDKs want a key (the served sample asks for none)
@@ -279,10 +280,15 @@ def demo(quirk: str, no_replay: bool) -> None:
     if first.model:
         os.environ["AGENT_MODEL"] = first.model
     agent = [sys.executable, "-m", "streamscope.demo.agent", "create"]
+    body = analyze_request(os.path.join(folder, f"{quirk}.jsonl"))
     if anthropic:  # the sample's first question, on the anthropic SDK
-        body = analyze_request(os.path.join(folder, f"{quirk}.jsonl"))
         os.environ["AGENT_MESSAGES"] = orjson.dumps(body.get("messages", [])).decode()
         agent = [sys.executable, "-m", "streamscope.demo.anthropic_agent"]
+    elif told == "openai-responses":  # its first input, through responses.stream()
+        os.environ["AGENT_INPUT"] = orjson.dumps(body.get("input", "")).decode()
+        if isinstance(body.get("instructions"), str):
+            os.environ["AGENT_INSTRUCTIONS"] = body["instructions"]
+        agent = [sys.executable, "-m", "streamscope.demo.responses_agent"]
     path = default_output()
     with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=1.0) as server:
         say(f"the provider: {quirk}.jsonl served at {server.base_url} (recorded timing)")

@@ -49,6 +49,14 @@ def quote(value: object, width: int = 0) -> str:
     return cut(visible(text), width)
 
 
+def word(value: object, width: int = 24) -> str:
+    """A short value as a word: a number or short string as itself (made safe), else as
+    JSON cut to `width` (frame summaries)."""
+    if isinstance(value, int) or (isinstance(value, str) and len(value) <= width):
+        return visible(str(value))
+    return quote(value, width)
+
+
 def plural(n: int, word: str, words: str | None = None) -> str:
     """ "1 frame", "2 frames" (or the irregular plural given)."""
     return f"{n} {word if n == 1 else (words or word + 's')}"

@@ -120,11 +120,12 @@ def run(
     tools: list | None = None,
     named: bool = True,
     truncation: Truncation | None = None,
+    engine_class: type = AnthropicEngine,
     **end: Any,
 ) -> StreamResult:
     """One engine pass over `events`, as an SSE body with event names (unless `named` is
     False); `end`: finish()'s end_reason, end_error, status, expect_done."""
-    engine = AnthropicEngine(1, tools)
+    engine = engine_class(1, tools)
     for frame in frames(events, named):
         engine.feed(frame)
     return engine.finish(truncation, **end)

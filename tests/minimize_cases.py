@@ -92,7 +92,7 @@ def cases() -> Iterator[Case]:
     samples = sorted(
         p
         for p in RECORDINGS.iterdir()
-        if p.suffix in (".jsonl", ".sse") and not p.name.startswith("anthropic-")
+        if p.suffix in (".jsonl", ".sse") and not p.name.startswith(("anthropic-", "responses-"))
     )
     for path in samples:
         frames, tools, done = file_stream(path)

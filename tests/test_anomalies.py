@@ -21,6 +21,12 @@ CLEAN = [OPEN, ARG1, ARG2, FINISH]
 WEATHER = [tool_def("get_weather"), tool_def("get_time")]
 
 
+# What a model sends when it invents a call that wraps its parallel calls.
+WRAPPED = (
+    '{"tool_uses": [{"recipient_name": "functions.get_weather", "parameters": {"city": "Paris"}}]}'
+)
+
+
 def cont(**kw) -> dict:
     return chunk(calls(tc(0, **kw)))
 
@@ -140,6 +146,11 @@ CASES: dict[str, tuple[list, list, dict]] = {
         [OPEN, cont(args='{"city": "Paris"}'), FINISH],
         {},
     ),
+    "parallel-wrapper": (
+        [chunk(calls(tc(0, "call_a", "multi_tool_use.parallel", WRAPPED, "function"))), FINISH],
+        [chunk(calls(tc(0, "call_a", "parallel", ARGS, "function"))), FINISH],
+        {},
+    ),
     "name-undeclared": (
         [chunk(calls(tc(0, "call_a", "get_wether", ARGS, "function"))), FINISH],
         [chunk(calls(tc(0, "call_a", "get_weather", ARGS, "function"))), FINISH],
@@ -182,10 +193,11 @@ NEGATIVE_EXTRA = {"done-missing": {}, "stream-truncated": {}}
 
 def test_every_kind_has_a_case():
     from .test_anthropic import CASES as ANTHROPIC_CASES
+    from .test_responses import CASES as RESPONSES_CASES
 
     # args-double-encoded and invalid-utf8 have tests of their own below; the kinds of
     # other dialects, their own tables (dialect-unknown: test_anthropic.py)
-    others = set(ANTHROPIC_CASES) | {"dialect-unknown"}
+    others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | {"dialect-unknown"}
     assert set(CASES) | {"args-double-encoded", "invalid-utf8"} | others == set(KINDS)
 
 
@@ -333,9 +345,11 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
         "type-empty-or-null",
     } <= seen
     from .test_anthropic import CASES as ANTHROPIC_CASES
+    from .test_responses import CASES as RESPONSES_CASES
 
     # the other dialects' kinds have their own tests
-    others = (set(ANTHROPIC_CASES) | {"dialect-unknown"}) - set(CASES) - {"invalid-utf8"}
+    others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | {"dialect-unknown"}
+    others -= set(CASES) | {"invalid-utf8"}
     assert set(KINDS) - seen - others == {"invalid-utf8"}  # named by its own test above
 
 

@@ -37,6 +37,7 @@ from .anthropic_events import (
     tool_call,
     tool_start,
 )
+from .dialect_laws import copy_carries_on, fast_path_reads_alike, rechunked, same
 
 FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
 # A tool block whose start carries no input at all, so "" is all its arguments hold.
@@ -160,9 +161,11 @@ CHAT_ONLY = {
 
 def test_every_kind_is_one_dialects_or_shared():
     from .test_anomalies import CASES as CHAT_CASES
+    from .test_responses import CASES as RESPONSES_CASES
 
     # every registered kind has a case in a dialect's table (dialect-unknown: below)
-    assert set(CHAT_CASES) | set(CASES) | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
+    every = set(CHAT_CASES) | set(CASES) | set(RESPONSES_CASES)
+    assert every | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
     assert not CHAT_ONLY & set(CASES)
 
 
@@ -408,39 +411,15 @@ streams = st.lists(_event, max_size=30)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(streams, st.lists(st.integers(1, 60), max_size=12), st.booleans())
 def test_rechunking_never_changes_the_reading_and_no_chat_kind_appears(events, cuts, named):
-    body = sse(events, named)
     whole = run(events, named=named)
     assert not CHAT_ONLY & kinds(whole)
-    # the same bytes read in other pieces
-    from streamscope.core.sse import SseDecoder
-
-    decoder, engine, at = SseDecoder(), AnthropicEngine(), 0
-    for size in [*cuts, len(body)]:
-        for frame in decoder.feed(body[at : at + size], 0):
-            engine.feed(frame)
-        at += size
-    again = engine.finish(decoder.finish())
-    assert calls(again) == calls(whole)
-    assert [a.to_json() for a in again.anomalies] == [a.to_json() for a in whole.anomalies]
+    same(rechunked(AnthropicEngine, events, cuts, named), whole, strategies=False)
 
 
 @settings(max_examples=200, deadline=None)
 @given(streams, st.integers(0, 30))
 def test_a_copy_taken_anywhere_carries_on_as_the_original(events, at):
-    found = frames(events)
-    engine = AnthropicEngine()
-    for frame in found[:at]:
-        engine.feed(frame)
-    twin = engine.copy()
-    for frame in found[at:]:
-        engine.feed(frame)
-        twin.feed(frame)
-    a, b = engine.finish(), twin.finish()
-    assert calls(a) == calls(b)
-    assert [x.to_json() for x in a.anomalies] == [x.to_json() for x in b.anomalies]
-    assert {k: repr(v) for k, v in a.strategies.items()} == {
-        k: repr(v) for k, v in b.strategies.items()
-    }
+    copy_carries_on(AnthropicEngine, events, at)
 
 
 def test_a_shape_the_sdk_emulation_meets_late_is_unmodeled_where_it_is_looked_at():
@@ -456,18 +435,7 @@ def test_a_shape_the_sdk_emulation_meets_late_is_unmodeled_where_it_is_looked_at
 @settings(max_examples=200, deadline=None)
 @given(streams)
 def test_the_fast_path_reads_as_every_rule_does(events):
-    found = frames(events)
-    fast, slow = AnthropicEngine(), AnthropicEngine()
-    for frame in found:
-        fast.feed(frame)
-        slow.collect_events = True  # field events asked for: every frame through every rule
-        slow.feed(frame)
-    a, b = fast.finish(), slow.finish()
-    assert calls(a) == calls(b)
-    assert [x.to_json() for x in a.anomalies] == [x.to_json() for x in b.anomalies]
-    assert {k: repr(v) for k, v in a.strategies.items()} == {
-        k: repr(v) for k, v in b.strategies.items()
-    }
+    fast_path_reads_alike(AnthropicEngine, events)
 
 
 # -- the projects' own recorded streams ---------------------------------------------------
@@ -619,7 +587,6 @@ def test_the_dialect_is_told_by_content_never_by_name(tmp_path):
 @pytest.mark.parametrize(
     "events, words",
     [
-        ([{"type": "response.created", "response": {}}], "OpenAI Responses"),
         ([{"candidates": [{"content": {"parts": [{"text": "hi"}]}}]}], "Gemini"),
         (["garbage", "more garbage"], "neither the request nor the first events"),
     ],

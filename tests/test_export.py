@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import orjson
 import pytest
 from click.testing import CliRunner
 
@@ -176,6 +177,67 @@ def test_an_anthropic_recording_export_keeps_the_request_and_the_names(tmp_path)
     assert "event: content_block_start" in out.read_text()
 
 
+RESPONSES_SAMPLES = [
+    "responses-done-only.jsonl",
+    "responses-done-mismatch.jsonl",
+    "responses-interleaved.jsonl",
+    "responses-parallel-wrapper.jsonl",
+    "responses-custom-tool.jsonl",
+]
+
+
+@pytest.mark.parametrize("sample", RESPONSES_SAMPLES)
+def test_a_responses_pytest_module_runs_green_with_only_openai_and_pytest(tmp_path, sample):
+    for minimal in ([], ["--minimal"]):
+        module = tmp_path / "test_fixture.py"
+        args = ["--format", "pytest", "-o", str(module), "--force", *minimal]
+        result = export(f"recordings/{sample}", *args)
+        assert result.exit_code == 0, result.output
+        text = module.read_text()
+        assert "client.responses.create(" in text and "NOTE" not in text
+        assert '"call_id":' in text and '"item_id":' in text
+        done = only_openai_and_pytest(module)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "1 passed" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "sample, kinds",
+    [
+        ("responses-done-only.jsonl", {"args-done-only"}),
+        ("responses-done-mismatch.jsonl", {"args-done-mismatch"}),
+        # (an info: the minimal stream keeps what current-item gets wrong, not the info)
+        ("responses-interleaved.jsonl", set()),
+        ("responses-parallel-wrapper.jsonl", {"parallel-wrapper"}),
+    ],
+)
+def test_a_responses_minimal_fixture_keeps_its_event_names_and_its_trap(tmp_path, sample, kinds):
+    out = tmp_path / "min.sse"
+    result = export(f"recordings/{sample}", "--minimal", "-o", str(out))
+    assert result.exit_code == 0 and " frames -> " in result.output, result.output
+    body = out.read_bytes()
+    assert body.count(b"event: ") == body.count(b"data: ")  # every event keeps its name
+    assert b"obfuscation" not in body  # padding never matters
+    doc = orjson.loads(CliRunner().invoke(main, ["inspect", "--json", str(out)]).output)
+    (stream,) = doc["streams"]
+    assert stream["dialect"] == "openai-responses"
+    assert kinds <= {a["kind"] for a in stream["anomalies"]}
+    whole = orjson.loads(
+        CliRunner().invoke(main, ["inspect", "--json", f"recordings/{sample}"]).output
+    )
+    differs = {n for n, s in whole["streams"][0]["strategies"].items() if s.get("differs")}
+    assert differs == {n for n, s in stream["strategies"].items() if s.get("differs")}
+
+
+def test_a_responses_recording_export_keeps_the_request_and_the_names(tmp_path):
+    out = tmp_path / "one.jsonl"
+    args = ["--format", "recording", "--frames", "1-8", "-o", str(out)]
+    assert export("recordings/responses-interleaved.jsonl", *args).exit_code == 0
+    doc = orjson.loads(CliRunner().invoke(main, ["inspect", "--json", str(out)]).output)
+    assert doc["streams"][0]["dialect"] == "openai-responses"
+    assert "event: response.output_item.added" in out.read_text()
+
+
 def test_bad_ranges_and_overwrites_are_refused(tmp_path):
     result = export("recordings/openai.jsonl", "--frames", "9-99")
     assert result.exit_code == 2 and "frames 1-11" in result.output
@@ -218,6 +280,27 @@ def test_demo_records_an_anthropic_agent_against_a_served_sample(tmp_path):
     assert "tool-call-arguments-changed" in done.stderr
     assert '"Osl{"' in done.stdout
     assert "sk-ant-demo-test" not in made.read_text()
+
+
+def test_demo_records_a_responses_agent_against_a_served_sample(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "demo", "responses-done-mismatch", "--no-replay"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "OPENAI_API_KEY": "sk-proj-demo-test"},
+    )
+    assert done.returncode == 0, done.stderr
+    (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
+    # the agent on responses.stream() got the call whole despite the empty .done
+    assert "args-done-mismatch" in done.stderr
+    (call,) = orjson.loads(done.stdout)["calls"]
+    assert call["arguments"] == '{"query":"rate limits for the batch API"}'
+    doc = orjson.loads(CliRunner().invoke(main, ["inspect", "--json", str(made)]).output)
+    assert [s["dialect"] for s in doc["streams"]] == ["openai-responses"] * 2
+    assert doc["contract"] == []
+    assert "sk-proj-demo-test" not in made.read_text()
 
 
 def test_demo_lists_its_samples():

@@ -25,6 +25,8 @@ PURE = [
     "streamscope.dialects.anthropic.oracle",
     "streamscope.dialects.anthropic.engine",
     "streamscope.dialects.chat.oracle",
+    "streamscope.dialects.responses.sdk_model",
+    "streamscope.dialects.responses.oracle",
     "streamscope.dialects",
     "streamscope.core.history",
     "streamscope.recording",

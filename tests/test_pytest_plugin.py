@@ -15,6 +15,7 @@ from streamscope.recording import RecordingIndex, iter_records
 from streamscope.recording.format import End, Request
 
 from .anthropic_stream import MODEL, QUESTION, tool_use_events
+from .test_playback_responses import write_recording
 from .upstream import Upstream as StandIn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -62,14 +63,23 @@ def test_async(streamscope_async_playback):
         return [c async for c in stream]
 
     assert len(asyncio.run(run())) > 3
+
+
+def test_responses(streamscope_playback):
+    client = streamscope_playback(RESPONSES)
+    with client.responses.stream(model="gpt-4.1", input="weather?") as stream:
+        response = stream.get_final_response()
+    assert [item.name for item in response.output] == ["get_weather"]
 """
 
 
 def test_the_playback_fixtures_need_only_streamscope_installed(tmp_path):
-    (tmp_path / "test_playback.py").write_text(PLAYBACK_TESTS)
+    responses = write_recording(str(tmp_path / "responses.jsonl"))
+    tests = PLAYBACK_TESTS + f"RESPONSES = {responses!r}\n"
+    (tmp_path / "test_playback.py").write_text(tests)
     done = run_pytest(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "2 passed" in done.stdout
+    assert "3 passed" in done.stdout
 
 
 RECORDED_TESTS = """

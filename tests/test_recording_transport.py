@@ -1,6 +1,7 @@
 """`recording_transport`: the real openai client (sync and async) on httpx2 and httpx,
 recording in-process against a loopback provider; compared with the proxy's recording.
-The real anthropic client too (sync and async, on httpx2, its only HTTP package)."""
+The real anthropic client too (sync and async, on httpx2, its only HTTP package), and the
+openai client on the Responses API."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from streamscope.record.proxy import ProxyServer, Upstream
 from streamscope.recording import RecordingIndex, RecordingWriter, iter_records
 from streamscope.recording.format import End, Request, Response
 
+from . import responses_stream
 from .anthropic_stream import (
     ANSWER,
     MODEL,
@@ -291,5 +293,115 @@ def test_an_anthropic_client_leaving_after_message_stop_ended_a_complete_stream(
             for event in events:
                 if event.type == leave_at:
                     break  # leaving the `with` closes the response
+    (end,) = records(path, End)
+    assert end.reason == reason
+
+
+# -- the openai SDK on the Responses API
+
+
+def responses_turns(client) -> tuple[dict, str]:
+    """Turn 1 with `responses.stream(...)` (the call it assembled), turn 2 with
+    `responses.create(stream=True)` (the answer's text from its deltas)."""
+    with client.responses.stream(
+        model=responses_stream.MODEL,
+        input=responses_stream.QUESTION,
+        tools=responses_stream.TOOLS,
+    ) as stream:
+        first = stream.get_final_response()
+    (call,) = [item for item in first.output if item.type == "function_call"]
+    events = client.responses.create(
+        model=responses_stream.MODEL,
+        input=responses_stream.follow_up(),
+        tools=responses_stream.TOOLS,
+        stream=True,
+    )
+    with events:
+        answer = "".join(e.delta for e in events if e.type == "response.output_text.delta")
+    return {"call_id": call.call_id, "arguments": json.loads(call.arguments)}, answer
+
+
+RESPONSES_TURNS = (
+    {"call_id": responses_stream.CALL_ID, "arguments": responses_stream.ARGUMENTS},
+    responses_stream.ANSWER,
+)
+
+
+def assert_responses_recording(path, upstream) -> None:
+    """Both turns recorded as the provider sent them, read by read, complete, masked."""
+    assert reads(path, 1) == responses_stream.function_call_events()
+    assert reads(path, 2) == responses_stream.answer_events()
+    assert [r.url for r in records(path, Request)] == [upstream.url + "/responses"] * 2
+    assert [e.reason for e in records(path, End)] == ["complete"] * 2
+    assert SECRET not in path.read_text()
+    assert upstream.auth[-1] == f"Bearer {SECRET}"
+
+
+@pytest.mark.parametrize("package", [httpx2, httpx])
+def test_an_openai_responses_client_is_recorded(upstream, tmp_path, package):
+    path = tmp_path / "responses.jsonl"
+    http = package.Client(transport=recording_transport(path))
+    with openai.OpenAI(
+        api_key=SECRET, base_url=upstream.url, max_retries=0, http_client=http
+    ) as client:
+        assert responses_turns(client) == RESPONSES_TURNS
+    assert_responses_recording(path, upstream)
+
+
+def test_an_async_openai_responses_client_is_recorded(upstream, tmp_path):
+    path = tmp_path / "responses-async.jsonl"
+
+    async def run() -> tuple[dict, str]:
+        http = httpx2.AsyncClient(transport=async_recording_transport(path))
+        async with openai.AsyncOpenAI(
+            api_key=SECRET, base_url=upstream.url, max_retries=0, http_client=http
+        ) as client:
+            async with client.responses.stream(
+                model=responses_stream.MODEL,
+                input=responses_stream.QUESTION,
+                tools=responses_stream.TOOLS,
+            ) as stream:
+                first = await stream.get_final_response()
+            (call,) = [item for item in first.output if item.type == "function_call"]
+            events = await client.responses.create(
+                model=responses_stream.MODEL,
+                input=responses_stream.follow_up(),
+                tools=responses_stream.TOOLS,
+                stream=True,
+            )
+            answer = ""
+            async with events:
+                async for event in events:
+                    if event.type == "response.output_text.delta":
+                        answer += event.delta
+        return {"call_id": call.call_id, "arguments": json.loads(call.arguments)}, answer
+
+    assert asyncio.run(run()) == RESPONSES_TURNS
+    assert_responses_recording(path, upstream)
+
+
+@pytest.mark.parametrize(
+    "leave_at, reason",
+    [
+        ("response.completed", "complete"),
+        ("response.function_call_arguments.delta", "client-closed"),
+    ],
+)
+def test_a_responses_client_leaving_after_its_final_event_ended_a_complete_stream(
+    holding, tmp_path, leave_at, reason
+):
+    path = tmp_path / "leave.jsonl"
+    http = httpx2.Client(transport=recording_transport(path))
+    with (
+        openai.OpenAI(
+            api_key=SECRET, base_url=holding.url, max_retries=0, http_client=http
+        ) as client,
+        client.responses.stream(
+            model=responses_stream.MODEL, input=responses_stream.QUESTION
+        ) as stream,
+    ):
+        for event in stream:
+            if event.type == leave_at:
+                break  # leaving the `with` closes the response
     (end,) = records(path, End)
     assert end.reason == reason

@@ -179,9 +179,55 @@ SAMPLES: dict[str, dict] = {
         "errors": {},
         "contract": {"tool-result-id-mismatch", "tool-result-missing"},
     },
+    # the OpenAI Responses API
+    "responses-done-only.jsonl": {
+        "ids": ["call_lms_7f3a9c21"],
+        "kinds": {"args-done-only"},
+        "differs": {"deltas-only", "current-item"},
+        "errors": {"strict-done": "inconsistent tool call"},
+        "contract": {"tool-call-arguments-invalid"},
+    },
+    "responses-done-mismatch.jsonl": {
+        "ids": ["call_Qm8xT2vN5kR7wP3z"],
+        "kinds": {"args-done-mismatch"},
+        "differs": set(),
+        "errors": {"strict-done": "inconsistent tool call"},
+        "contract": set(),
+    },
+    "responses-interleaved.jsonl": {
+        "ids": ["call_llama_0", "call_llama_1", "call_llama_2"],
+        "kinds": {"items-interleaved"},
+        "differs": {"current-item"},
+        "errors": {},
+        "contract": {"tool-call-arguments-invalid"},
+    },
+    "responses-parallel-wrapper.jsonl": {
+        "ids": ["call_Zr4nB8wQ2mX6tK9v"],
+        "kinds": {"parallel-wrapper", "name-undeclared"},
+        "differs": set(),
+        "errors": {},
+        "contract": {
+            "tool-call-id-substituted",
+            "tool-call-name-changed",
+            "tool-call-arguments-changed",
+        },
+    },
+    "responses-custom-tool.jsonl": {
+        "ids": ["call_Vx7kP3mR9tQ2nW5b"],
+        "kinds": set(),
+        "differs": set(),
+        "errors": {},
+        "contract": set(),
+    },
 }
 
 FORMATS = {"gemini-no-index.sse": "sse", "deepseek-cumulative.chunks.jsonl": "chunks"}
+RESPONSES = {"openai-sdk", "deltas-only", "current-item", "strict-done"}
+# per sample name's prefix: its dialect, its client strategies, how its answer finishes
+DIALECT = {
+    "anthropic-": ("anthropic-messages", ANTHROPIC, "end_turn"),
+    "responses-": ("openai-responses", RESPONSES, "completed"),
+}
 # the robust arguments a correct client sends back (repaired where the README says so)
 ARGUMENTS = {
     "dashscope-truncated-args.jsonl": ['{"city": "Hangzhou", "days": 1'],
@@ -193,6 +239,11 @@ ARGUMENTS = {
     "anthropic-spliced-message.jsonl": ['{"city": "Osl', '{"city": "Oslo"}'],
     "anthropic-max-tokens.jsonl": [
         '{"path": "notes/plan.md", "lines": ["# Plan", "1. Book the venue", "2. Send the invit'
+    ],
+    "responses-done-only.jsonl": ['{"city":"Lyon","unit":"celsius"}'],
+    "responses-done-mismatch.jsonl": ['{"query":"rate limits for the batch API"}'],
+    "responses-custom-tool.jsonl": [
+        "SELECT country, COUNT(*) AS users FROM users GROUP BY country ORDER BY users DESC LIMIT 3;"
     ],
 }
 # what the anthropic SDK builds where it differs (the samples' second requests send it back)
@@ -236,10 +287,13 @@ def test_sample(name: str):
     kinds = {a["kind"] for a in first["anomalies"]}
     assert want["kinds"] <= kinds, kinds
 
-    anthropic = name.startswith("anthropic-")
-    assert first["dialect"] == ("anthropic-messages" if anthropic else "chat-completions")
+    told, clients, finish = next(
+        (v for prefix, v in DIALECT.items() if name.startswith(prefix)),
+        ("chat-completions", STRATEGIES, "stop"),
+    )
+    assert first["dialect"] == told
     strategies = first["strategies"]
-    assert set(strategies) == (ANTHROPIC if anthropic else STRATEGIES)
+    assert set(strategies) == clients
     errors = {n: s["error"].split(":")[0] for n, s in strategies.items() if "error" in s}
     assert errors == want["errors"]
     differs = {n for n, s in strategies.items() if "error" not in s and s["differs"]}
@@ -258,7 +312,7 @@ def test_sample(name: str):
         assert len(doc["streams"]) == 2
         second = doc["streams"][1]
         assert second["tool_calls"] == []
-        assert second["finish_reason"] == ("end_turn" if anthropic else "stop")
+        assert second["finish_reason"] == finish
         assert second["ended"] == "done"
         assert second["content"]
 

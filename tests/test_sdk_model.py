@@ -466,11 +466,12 @@ def test_custom_calls_are_what_the_real_package_builds() -> None:
     assert isinstance(got, StrategyError) and got.error.startswith("AttributeError")
 
 
-# the Chat Completions samples (tests/test_anthropic_sdk_model.py takes the Anthropic ones)
+# the Chat Completions samples (test_anthropic_sdk_model.py and test_responses_sdk_model.py
+# take the other dialects' ones)
 SAMPLES = sorted(
     p
     for p in (ROOT / "recordings").iterdir()
-    if p.name != "README.md" and not p.name.startswith("anthropic-")
+    if p.name != "README.md" and not p.name.startswith(("anthropic-", "responses-"))
 )
 
 

@@ -18,6 +18,7 @@ import orjson
 import pytest
 
 from streamscope.playback import playback_transport
+from streamscope.playback.library import Library
 from streamscope.playback.serve import ServeServer
 from streamscope.recording import RecordingIndex, RecordingWriter
 from streamscope.recording.format import RecordingError
@@ -252,7 +253,9 @@ def test_strict_names_what_did_not_match(mode):
         )
         with pytest.raises(openai.NotFoundError) as e:
             client.models.list()
-        assert "only POST .../chat/completions is served, not GET /v1/models" in str(e.value)
+        assert (
+            "only POST .../chat/completions and POST .../responses are served, not GET /v1/models"
+        ) in str(e.value)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -412,3 +415,19 @@ def test_the_transport_can_be_tied_to_one_http_package():
         client.post("/chat/completions", json=ANY)
     with pytest.raises(ValueError, match="http must be one of httpx2, httpx"):
         playback_transport(OPENAI, http="requests")
+
+
+def test_messages_sent_as_an_object_are_compared_not_a_crash(tmp_path):
+    path = tmp_path / "object.jsonl"
+    with RecordingWriter(path) as w:
+        ex = w.new_exchange()
+        body = orjson.dumps({"model": "m", "messages": {"a": 1}, "stream": True})
+        w.request(ex, "POST", "https://x.test/v1/chat/completions", [], body)
+        w.response(ex, 200, [("content-type", "text/event-stream")])
+        w.chunk(ex, b"data: [DONE]\n\n")
+        w.end(ex, "complete")
+    library = Library(str(path))
+    got = library.select(orjson.dumps({"model": "m", "messages": {"a": 2}, "stream": True}), True)
+    assert got.message == (
+        "messages differ from object.jsonl exchange 1 at a: the request has 2, the recording 1"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+from pathlib import Path
 
 import orjson
 import pytest
@@ -244,6 +245,14 @@ SHOTS = {
     # Anthropic Messages: blocks by index, the SDK's glued input beside robust's reading
     "anthropic-stream": ("anthropic-spliced-message.jsonl", 1, ["end"], StreamScreen),
     "anthropic-request": ("anthropic-buggy-agent.jsonl", 2, [], StreamScreen),
+    # the Responses API: two ids per call, the client that routes to the last item
+    "responses-stream": (
+        "responses-interleaved.jsonl",
+        1,
+        ["right_square_bracket", "s", "s"],
+        StreamScreen,
+    ),
+    "responses-request": ("responses-parallel-wrapper.jsonl", 2, [], StreamScreen),
 }
 
 
@@ -481,6 +490,64 @@ async def test_an_anthropic_request_shows_its_blocks_and_the_findings_on_them():
         assert "(no call before it has this id)" in lines[answer]
         assert "tool-result-id-mismatch" in lines[answer + 2]  # on the message it is about
         assert any(line.startswith("System") for line in lines)
+
+
+async def test_a_responses_stream_shows_both_ids_and_its_own_clients():
+    app = ReplayApp(sample("responses-interleaved.jsonl"), exchange=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        robust, other = screen.query(CallTable)
+        await pilot.press("right_square_bracket")  # the first interleaved delta
+        assert screen.frame == 9
+        table = text(robust)
+        assert "item_id" in table and "call_id" in table and " out " in table
+        assert '"fc_llama_2"' in table and '"call_llama_2"' in table
+        detail = text(screen.query_one(FrameDetail))
+        assert "items-interleaved" in detail and 'output 0: arguments += "\\"Paris\\"}"' in detail
+        seen = {}
+        for _ in range(4):
+            name = text(screen.query_one("StrategyLabel")).split(" ")[0]
+            seen[name] = text(other)
+            await pilot.press("s")
+        assert set(seen) == {"openai-sdk", "deltas-only", "current-item", "strict-done"}
+        assert "≠" in seen["current-item"] and "≠" not in seen["openai-sdk"]
+
+
+async def test_two_long_ids_fold_and_leave_room_for_the_arguments_at_80x24():
+    fixture = (
+        Path(__file__).parent / "fixtures" / "responses" / "pydantic-ai-gpt-4o-function-call.sse"
+    )
+    app = ReplayApp(str(fixture))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        lines = text(app.screen.query_one("#robust", CallTable)).splitlines()
+        assert "arguments" in lines[0] and "frags" in lines[0]
+        assert '{"country"' in lines[1] and lines[1].rstrip().endswith("5")
+        at = lines[1].index('"fc_')  # the item_id column, folded over the rows below
+        folded = [line[at:].split(" ")[0] for line in lines[1:5]]
+        assert '"fc_0e9d73f2a1a362c000697ccca32a988194b336865ac70890e1"' == "".join(folded)
+
+
+async def test_a_responses_request_shows_its_input_items_and_the_findings_on_them():
+    app = ReplayApp(sample("responses-parallel-wrapper.jsonl"), exchange=2)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(pilot)
+        for _ in range(600):
+            if app.summaries is not None:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        lines = conversation_text(app).splitlines()
+        assert any(line.startswith("Instructions") for line in lines)
+        batch = next(i for i, line in enumerate(lines) if line.startswith("[1-2] function_call"))
+        assert '"call_Zr4nB8wQ2mX6tK9v_0"' in lines[batch + 1]
+        assert "tool-call-id-substituted" in lines[batch + 2]
+        outputs = next(i for i, line in enumerate(lines) if "function_call_output" in line)
+        assert lines[outputs].startswith("[3-4]")
+        assert "(called in input item 1)" in lines[outputs + 1]
 
 
 def conversation_text(app) -> str:

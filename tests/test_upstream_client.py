@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from streamscope.record.final import FinalEvent, MessageStop, final_event
+from streamscope.record.final import FinalEvent, MessageStop, ResponseEnd, final_event
 from streamscope.record.upstream import ChunkedDecoder, UpstreamError
 
 
@@ -174,3 +174,95 @@ def test_message_stop_is_seen_once_its_line_is_relayed(cuts):
     for start, end in pairwise(edges):
         final.seen(body[start:end])
         assert final.relayed is (end >= line_end), (start, end)
+
+
+# -- OpenAI Responses: relayed once the final event is whole (its line and its empty line)
+
+COMPLETED = (
+    b'event: response.completed\ndata: {"type":"response.completed","sequence_number":9,'
+    b'"response":{"id":"resp_1","status":"completed","output":[]}}\n\n'
+)
+TEXT = (
+    b"event: response.output_text.delta\ndata: "
+    b'{"type":"response.output_text.delta","delta":"\\nevent: response.completed\\n\\n"}\n\n'
+)
+LINE = len(b"event: response.completed\n")
+
+
+@pytest.mark.parametrize(
+    "reads, relayed",
+    [
+        ([TEXT * 3 + COMPLETED], True),
+        ([TEXT, COMPLETED], True),
+        ([COMPLETED], True),  # the stream's first byte starts a line
+        ([TEXT + COMPLETED[:11], COMPLETED[11:]], True),  # the event line split
+        ([TEXT + b"\n", COMPLETED[1:]], False),  # only a line end: no line starts `vent:`
+        ([TEXT + COMPLETED[:LINE], COMPLETED[LINE:]], True),  # its data is the next read
+        ([TEXT + COMPLETED[:-1], COMPLETED[-1:]], True),  # its empty line, split
+        ([TEXT + COMPLETED[: LINE + 50], COMPLETED[LINE + 50 : -1]], False),  # not whole yet
+        ([TEXT + COMPLETED[:LINE]], False),  # the line alone: the response is still to come
+        ([TEXT + COMPLETED.replace(b"\n", b"\r\n")], True),
+        ([TEXT, COMPLETED.replace(b"\n", b"\r\n")[:-1], b"\n"], True),  # CRLF, \r | \n
+        ([COMPLETED.replace(b"event: ", b"event:")], True),  # no space after the colon
+        ([COMPLETED.replace(b"completed", b"incomplete")], True),
+        ([COMPLETED.replace(b"completed", b"failed")], True),
+        ([TEXT * 3], False),  # named inside an event's JSON
+        ([COMPLETED.replace(b"response.completed", b"response.created")], False),
+        ([COMPLETED.replace(b"response.", b"response.web_search_call.")], False),
+        ([COMPLETED.replace(b"response.completed", b"response.mcp_call.failed")], False),
+        ([COMPLETED.replace(b"event: response.completed\n", b"")], False),  # no event line
+        ([COMPLETED + b"data: [DONE]\n\n"], True),  # a provider's extra end: still whole
+        ([b"data: {}\nevent: response.completed\n\n"], True),  # the name after the data
+    ],
+)
+def test_responses_final_event_is_seen_however_the_reads_fall(reads, relayed):
+    final = ResponseEnd()
+    for data in reads:
+        final.seen(data)
+    assert final.relayed is relayed
+
+
+@pytest.mark.parametrize(
+    "path, kind",
+    [
+        ("/v1/responses", ResponseEnd),
+        ("/openai/responses/", ResponseEnd),  # Azure's, any prefix
+        ("/v1/responses/resp_1", ResponseEnd),  # a stored response streamed again
+        ("/v1/responses/resp_1/input_items", FinalEvent),
+        ("/v1/chat/completions", FinalEvent),
+        ("/responses-gateway/v1/chat/completions", FinalEvent),
+    ],
+)
+def test_a_responses_request_waits_for_the_responses_final_event(path, kind):
+    assert type(final_event(["content-type"], path)) is kind
+    assert type(final_event(["anthropic-version"], path)) is MessageStop
+    chat = final_event([], "/v1/chat/completions")
+    chat.seen(COMPLETED)  # [DONE] only: a chat stream does not end at response.completed
+    assert not chat.relayed
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.integers(min_value=1, max_value=1800), max_size=12),
+    st.sampled_from(["completed", "incomplete", "failed"]),
+    st.booleans(),
+    st.sampled_from([b"", b": keep-alive\n\n", b"data: [DONE]\n\n"]),
+)
+@example([1345, 1330], "completed", False, b"")  # the final event line cut in two
+@example([1360, 1359, 1], "completed", True, b"")  # its `\r\n` and the empty line cut
+def test_the_responses_end_is_seen_once_the_final_event_is_whole(cuts, how, crlf, trailer):
+    """Cut anywhere in the last events (the cuts count back from the end): never relayed
+    before the final event's empty line, always once it is."""
+    from .responses_stream import function_call_events
+
+    if crlf:
+        trailer = trailer.replace(b"\n", b"\r\n")
+    body = b"".join(function_call_events(how))
+    if crlf:
+        body = body.replace(b"\n", b"\r\n")  # JSON holds no raw line end
+    whole, body = len(body), body + trailer
+    final = ResponseEnd()
+    edges = sorted({len(body) - c for c in cuts if 0 < c < len(body)} | {0, len(body)})
+    for start, end in pairwise(edges):
+        final.seen(body[start:end])
+        assert final.relayed is (end >= whole), (start, end)

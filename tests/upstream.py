@@ -9,7 +9,8 @@ POST .../chat/completions answers by the request's "model":
 - "late": no answer for 10 s unless the client goes away first;
 - "json": a non-streaming chat.completion.
 POST .../messages (the Anthropic Messages API) answers any other model with
-tests/anthropic_stream.py's events for the turn the request asks for, one read each.
+tests/anthropic_stream.py's events for the turn the request asks for, one read each, and
+POST .../responses (the OpenAI Responses API) with tests/responses_stream.py's.
 With `tail_pause`, a sample stream waits that long (or until the client leaves) after
 its last read before ending the chunked body, as real providers do after `[DONE]`.
 Every body it sends is kept as (model, sha256, bytes) in `served`; `cancelled` counts
@@ -37,7 +38,7 @@ import uvicorn
 from streamscope.record.proxy import bind
 from streamscope.recording import RecordingIndex
 
-from .anthropic_stream import events_for
+from . import anthropic_stream, responses_stream
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
 
@@ -169,9 +170,7 @@ class Upstream:
                     await asyncio.sleep(0.05)
                 gone.cancel()
             else:
-                turn = 2 if any(m.get("role") == "tool" for m in request.get("messages", [])) else 1
-                anthropic = scope["path"].endswith("/messages")
-                for data in events_for(request) if anthropic else sample_reads(model, turn):
+                for data in self._events(scope["path"], request):
                     if self.pace:
                         await asyncio.sleep(self.pace)
                     await emit(data)
@@ -184,6 +183,16 @@ class Upstream:
             raise
         finally:
             self.served.append((model, hashlib.sha256(bytes(sent)).hexdigest(), bytes(sent)))
+
+    @staticmethod
+    def _events(path: str, request: dict) -> list[bytes]:
+        """The reads that answer a stream request, by its API (its path)."""
+        if path.endswith("/messages"):
+            return anthropic_stream.events_for(request)
+        if path.endswith("/responses"):  # the model "incomplete" or "failed" ends so
+            return responses_stream.events_for(request, request.get("model", ""))
+        turn = 2 if any(m.get("role") == "tool" for m in request.get("messages", [])) else 1
+        return sample_reads(request.get("model", ""), turn)
 
 
 class RawUpstream:

@@ -212,7 +212,9 @@ class RecordingPass:
         history = dialect(told).history(body)
         if history is not None:
             conv = Conversation.of(ex, history)
-            if any(role in ("assistant", "tool") for role, _ in conv.messages):
+            if conv.previous is not None or any(
+                role in ("assistant", "tool") for role, _ in conv.messages
+            ):
                 self.conversations.append(conv)
 
     def finish_open(self) -> None:
@@ -230,9 +232,11 @@ class RecordingPass:
             if final or info.dialect is not None or info.end_ns is not None:
                 del self.untold[ex]  # its stream told the dialect, or never will
                 self._converse(ex, info.dialect, body)
+        streams = self.streams
         return check(
-            [(ex, self.streams[ex].tool_calls) for ex in sorted(self.streams)],
+            [(ex, streams[ex].tool_calls) for ex in sorted(streams)],
             sorted(self.conversations, key=lambda c: c.exchange),
+            {s.response_id: s.tool_calls for s in streams.values() if s.response_id},
         )
 
 
@@ -320,6 +324,7 @@ class ExchangeSummary:
     # [kind, message, the request message it points at, the call id] of this request
     findings: list[list] = field(default_factory=list)
     calls: list[list] = field(default_factory=list)  # [id, name] per assembled call
+    response_id: str | None = None  # the response's own id (StreamResult.response_id)
     failure: str | None = None  # why a non-stream exchange failed
     open: bool = False  # --follow: no end line yet (so far, no end-of-stream verdict)
 
@@ -332,6 +337,7 @@ def _summary(
         row.frames = stream.frames
         row.kinds = [x.kind for x in stream.anomalies]
         row.calls = [[_plain(c.id), _plain(c.name)] for c in stream.tool_calls]
+        row.response_id = stream.response_id
     for f in findings:
         row.kinds.append(f.kind)
         row.findings.append([f.kind, f.message, f.at_message, _plain(f.call)])

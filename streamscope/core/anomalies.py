@@ -84,6 +84,19 @@ KINDS: dict[str, tuple[str, str]] = {
         WARNING,
         "tool calls were assembled but the stop reason does not say so",
     ),
+    # The OpenAI Responses API (and, for the wrapper, Chat Completions):
+    "args-done-only": (
+        WARNING,
+        "a call's arguments arrive only in .done / output_item.done, with no delta",
+    ),
+    "args-done-mismatch": (ERROR, ".done or output_item.done differs from the accumulated deltas"),
+    "delta-unknown-item": (ERROR, "a delta names an item_id / output_index no added item has"),
+    "items-interleaved": (INFO, "deltas of two open items alternate"),
+    "parallel-wrapper": (
+        WARNING,
+        "one call named parallel / multi_tool_use.parallel wraps tool_uses[]",
+    ),
+    "sequence-disorder": (WARNING, "sequence_number goes back or skips"),
     # Beyond the contract (Anthropic Messages):
     "message-stop-missing": (WARNING, "the stream ended without message_stop"),
     "event-name-missing": (
@@ -95,6 +108,16 @@ KINDS: dict[str, tuple[str, str]] = {
         "an event does not fit its dialect's types (a wrong type, a missing field)",
     ),
     "event-unknown": (INFO, "an event or delta of a type the dialect does not define"),
+    # Beyond the contract (the OpenAI Responses API):
+    "delta-empty": (INFO, 'an argument delta is "" (bridges that require text stop on it)'),
+    "final-output-mismatch": (
+        WARNING,
+        "the final response's output leaves out a call the stream carried",
+    ),
+    "response-end-missing": (
+        WARNING,
+        "the stream ended without response.completed, .incomplete or .failed",
+    ),
 }
 
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import bisect
 import json
 from collections import deque
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 
 from ..text import cut, quote
 from .anomalies import ERROR, SEVERITY_ORDER, WARNING
@@ -105,13 +105,17 @@ class Conversation:
     exchange: int
     # per entry: ("assistant", [SentCall...]) / ("tool", the id it answers) / (role, None)
     messages: list[tuple[str, object]] = field(default_factory=list)
-    at: list[int] = field(default_factory=list)  # per entry, its message's index in the request
+    # per entry, its message's index in the request (None: the calls of the stored
+    # response `previous` names, which the request continues without sending them)
+    at: list[int | None] = field(default_factory=list)
     words: Words = Words()
     kind_of: Callable[[object], object] = function_or_custom
+    previous: str | None = None  # History.previous
 
     @classmethod
     def of(cls, exchange: int, history: History) -> Conversation:
         out = cls(exchange, words=history.words, kind_of=history.kind_of)
+        out.previous = history.previous
         for i, turn in enumerate(history.turns):
             if turn.calls is not None:
                 entries: list[tuple[str, object]] = [("assistant", turn.calls)]
@@ -120,15 +124,34 @@ class Conversation:
             else:
                 entries = [(turn.role, None)]
             out.messages += entries
-            out.at += [i] * len(entries)
+            out.at += [turn.items[0] if turn.items else i] * len(entries)
         return out
 
     def assistant_turns(self) -> list[int]:
         return [i for i, (role, calls) in enumerate(self.messages) if role == "assistant" and calls]
 
-    def index(self, entry: int) -> int:
-        """The request message an entry stands for."""
+    def index(self, entry: int) -> int | None:
+        """The request message an entry stands for (None: the stored response's calls)."""
         return self.at[entry]
+
+    def where(self, entry: int) -> str:
+        at = self.at[entry]
+        return f"{self.words.turn} {at}" if at is not None else f"response {quote(self.previous)}"
+
+    def continued(self, made: Mapping[str, list[Call]]) -> Conversation:
+        """With the calls of the response `previous` names (as its stream assembled them:
+        the server keeps them as they were made) as an assistant entry first; with a
+        ("previous", id) entry instead when the recording does not hold that response,
+        whose outputs cannot be checked."""
+        if self.previous is None:
+            return self
+        calls = made.get(self.previous)
+        entry: tuple[str, object] = (
+            ("previous", self.previous)
+            if calls is None
+            else ("assistant", [SentCall(c.id, c.name, c.arguments, c.type) for c in calls])
+        )
+        return replace(self, messages=[entry, *self.messages], at=[None, *self.at])
 
 
 def _value(arguments: object) -> object:
@@ -151,9 +174,15 @@ class ContractResult:
     compared: int  # streams whose calls a later request carried back, and were compared
 
 
-def check(streams: list[tuple[int, list[Call]]], requests: list[Conversation]) -> ContractResult:
-    """`streams`: (exchange, robust calls) in exchange order; `requests` in exchange order."""
+def check(
+    streams: list[tuple[int, list[Call]]],
+    requests: list[Conversation],
+    made: Mapping[str, list[Call]] | None = None,
+) -> ContractResult:
+    """`streams`: (exchange, robust calls) in exchange order; `requests` in exchange order;
+    `made`: the calls of each response by its id, for requests that continue one."""
     findings: list[Finding] = []
+    requests = [r.continued(made or {}) for r in requests]
     seen: set[tuple] = set()
 
     def add(
@@ -218,7 +247,7 @@ def _compare(
             add(
                 req_ex,
                 "tool-call-dropped",
-                f"{where}: {label} is missing from the assistant message",
+                f"{where}: {label} is missing from {req.words.sent_all}",
                 stream_ex,
                 call.id,
                 call.first_frame,
@@ -230,7 +259,7 @@ def _compare(
             add(
                 req_ex,
                 "tool-call-id-substituted",
-                f"{where}: the stream assembled id {quote(call.id)}, the assistant message carries "
+                f"{where}: the stream assembled id {quote(call.id)}, {req.words.sent} carries "
                 f"{quote(back.id)}; the model cannot match results to calls",
                 stream_ex,
                 call.id,
@@ -242,14 +271,14 @@ def _compare(
             add(
                 req_ex,
                 "tool-call-name-changed",
-                f"{where}: the stream assembled name {quote(call.name)}, the assistant message carries {quote(back.name)}",
+                f"{where}: the stream assembled name {quote(call.name)}, {req.words.sent} carries {quote(back.name)}",
                 stream_ex,
                 call.id,
                 call.first_frame,
                 at=at,
                 call=back.id,
             )
-        custom = call.type == "custom"
+        custom = req.kind_of(call.type) == "custom"
         if req.kind_of(call.type) != req.kind_of(back.type):
             add(
                 req_ex,
@@ -341,6 +370,7 @@ def _results(req: Conversation, add) -> None:
     ids: list = []
     id_set: set = set()
     j = -1  # the assistant message (or other) the tool results at hand follow
+    unknown = False
     for i, (role, value) in enumerate(msgs):
         if role != "tool":
             continue
@@ -349,6 +379,9 @@ def _results(req: Conversation, add) -> None:
             before = msgs[j][1] if j >= 0 and msgs[j][0] == "assistant" else None
             ids = [s.id for s in before] if isinstance(before, list) else []
             id_set = {x for x in ids if _hashable(x)}
+            unknown = j >= 0 and msgs[j][0] == "previous"
+        if unknown:  # they answer a stored response the recording does not hold
+            continue
         if (value in id_set) if _hashable(value) else (value in ids):
             continue
         if _hashable(value):  # (a list or object id never equals a scalar)
@@ -359,8 +392,8 @@ def _results(req: Conversation, add) -> None:
             add(
                 req.exchange,
                 "tool-result-before-assistant",
-                f"exchange {req.exchange}: message {at(i)} (tool result for {quote(value)}) comes before the "
-                "assistant message that made the call",
+                f"exchange {req.exchange}: {req.where(i)} (tool result for {quote(value)}) comes before "
+                f"{words.sent_all} that made the call",
                 "order",
                 value,
                 at=at(i),
@@ -370,8 +403,8 @@ def _results(req: Conversation, add) -> None:
             add(
                 req.exchange,
                 "tool-result-id-mismatch",
-                f"exchange {req.exchange}: message {at(i)} answers {words.result_id} {quote(value)}, but the "
-                f"assistant message before it has ids {', '.join(quote(x) for x in ids) or 'none'}",
+                f"exchange {req.exchange}: {req.where(i)} answers {words.result_id} {quote(value)}, no id of "
+                f"{words.sent_all} before it ({', '.join(quote(x) for x in ids) or 'it has none'})",
                 "id",
                 value,
                 tuple(map(str, ids)),
@@ -396,7 +429,7 @@ def _results(req: Conversation, add) -> None:
                 add(
                     req.exchange,
                     "tool-result-missing",
-                    f"exchange {req.exchange}: call {quote(s.name)} (id {quote(s.id)}) in message {at(i)} has no "
+                    f"exchange {req.exchange}: call {quote(s.name)} (id {quote(s.id)}) in {req.where(i)} has no "
                     f"{words.result} answering it",
                     "missing",
                     s.id,

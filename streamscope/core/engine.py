@@ -50,6 +50,9 @@ TOOL_CALL_TEXT = re.compile(
 
 Strategies = dict[str, list[Call] | StrategyError | Unmodeled]
 
+# The names of the call a model invents to wrap parallel calls in `tool_uses[]`.
+WRAPPERS = ("multi_tool_use.parallel", "parallel")
+
 
 @dataclass(slots=True)
 class ChoiceSummary:
@@ -92,6 +95,9 @@ class StreamResult:
     # compare arguments that parse by their JSON value (a dialect whose SDK keeps the
     # parsed object, not the text: Anthropic's)
     by_value: bool = False
+    # the id the provider gave the response, where a later request may name it to
+    # continue it (the Responses API's previous_response_id); not in the JSON
+    response_id: str | None = None
 
     def differs(self, name: str) -> bool | None:
         """Does strategy `name` build other calls than robust? None when it raised."""
@@ -142,6 +148,7 @@ class Engine:
     dialect = ""
     strategy_names: tuple[str, ...] = ()
     by_value = False  # see StreamResult.by_value
+    wrappers = False  # the dialect's models invent the parallel wrapper (`parallel-wrapper`)
 
     def __init__(self, exchange: int, part: str, marks: bool, collect_events: bool) -> None:
         if part not in PARTS:
@@ -209,6 +216,10 @@ class Engine:
         """The tool names `call`'s name must be one of (None: not checked)."""
         return self.declared
 
+    def response_id(self) -> str | None:
+        """The response's own id, where later requests may name it (StreamResult)."""
+        return None
+
     # -- the end of the stream, the same for every dialect ------------------------------
 
     def finish(
@@ -254,6 +265,7 @@ class Engine:
             choices=choices,
             dialect=self.dialect,
             by_value=self.by_value,
+            response_id=self.response_id(),
         )
 
     def end(
@@ -305,6 +317,8 @@ class Engine:
                 i,
             )
         args = call.arguments
+        if self.wrappers and call.name in WRAPPERS and isinstance(args, str):
+            self._wrapper(call, who, args)
         if not isinstance(args, str) or freeform:
             return None  # a custom call's input is free text: never JSON-checked or repaired
         if args == "":
@@ -347,6 +361,29 @@ class Engine:
                 i,
             )
         return fix
+
+    def _wrapper(self, call: Call, who: str, args: str) -> None:
+        """`parallel-wrapper`: one call that holds the real ones in `tool_uses[]`. It stays
+        one call as sent; the message names the calls it wraps."""
+        try:
+            value = json.loads(args)
+        except (ValueError, RecursionError):
+            value = None
+        uses = value.get("tool_uses") if isinstance(value, dict) else None
+        if not isinstance(uses, list):
+            return
+        names = [u.get("recipient_name") if isinstance(u, dict) else None for u in uses]
+        listed = ", ".join(cut(quote(x), 40) for x in names[:6]) + (", …" if len(names) > 6 else "")
+        self.log.add(
+            "parallel-wrapper",
+            call.last_frame,
+            f"{who} wraps {len(uses)} call{'s' if len(uses) != 1 else ''} in tool_uses[]"
+            + (f" ({listed})" if names else "")
+            + ": the model invented it; robust keeps it one call as sent, clients that unwrap "
+            "it make ids the stream never carried",
+            call.choice,
+            call.index,
+        )
 
 
 def truncated(

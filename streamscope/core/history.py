@@ -40,6 +40,10 @@ class Turn:
     calls: list[SentCall] | None = None  # an assistant message's calls (None: it has none)
     results: list[Result] = field(default_factory=list)
     raw: object = None  # the message itself when it is not an object
+    # the request's entries the turn stands for, where one turn gathers several (the
+    # Responses API's input items: consecutive calls, consecutive outputs); None: one,
+    # at the turn's own index
+    items: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +52,11 @@ class Words:
 
     result: str = "tool message"
     result_id: str = "tool_call_id"
+    sent: str = "the assistant message"  # what carries a call back
+    sent_all: str = "the assistant message"  # what carries the calls back
+    turns: str = "Messages"  # what the request's turns are, as a heading
+    turn: str = "message"  # one of them, in findings ("message 2")
+    system: str = "System"  # the prompt beside them, as a heading
 
 
 def function_or_custom(kind: object) -> object:
@@ -63,3 +72,6 @@ class History:
     words: Words = Words()
     # What `tool-call-type-changed` compares of a call's type (chat: custom or function).
     kind_of: Callable[[object], object] = function_or_custom
+    # the stored response the request continues (the Responses API's
+    # `previous_response_id`): its calls stay on the server, not in `turns`
+    previous: str | None = None

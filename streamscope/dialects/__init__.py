@@ -15,14 +15,14 @@ from ..core.frames import Frame
 from .anthropic import ANTHROPIC
 from .base import Dialect
 from .chat import CHAT
+from .responses import RESPONSES
 
-DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC)}
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES)}
 DEFAULT = CHAT
 
 # Dialects told apart but not read yet: name -> (in words, its endpoint's path ends with,
 # the `type` prefix or key its events carry).
 _UNREAD = {
-    "openai-responses": ("the OpenAI Responses API", "/responses"),
     "gemini": ("Gemini's streamGenerateContent", ":streamGenerateContent"),
 }
 # How many frames a stream is looked at to tell its dialect.
@@ -53,12 +53,8 @@ def of_event(payload: object, event: str | None) -> str | None:
     for d in DIALECTS.values():
         if d.claims_event(payload, event):
             return d.name
-    if isinstance(payload, dict):
-        kind = payload.get("type")
-        if isinstance(kind, str) and kind.startswith("response."):
-            return "openai-responses"
-        if "candidates" in payload:
-            return "gemini"
+    if isinstance(payload, dict) and "candidates" in payload:
+        return "gemini"
     return None
 
 
@@ -101,7 +97,7 @@ def unknown(name: str | None) -> str | None:
         )
     return (
         "neither the request nor the first events tell the dialect (Chat Completions, "
-        "Anthropic Messages): read as Chat Completions"
+        "Anthropic Messages, OpenAI Responses): read as Chat Completions"
     )
 
 

@@ -28,6 +28,9 @@ class Terms:
     container: str  # what holds the calls: "choice", "message"
     finish: str  # the field that says why it stopped: "finish_reason", "stop_reason"
     columns: tuple[str, str]  # the call table's short headers for container and key
+    # calls carry two ids (Call.item_id beside the id a result echoes): the call table
+    # shows both, keyed by the call's key alone (one container per stream)
+    item_ids: bool = False
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,10 @@ def _first_line(f, head: bytes, pos: int) -> bytes:
     return b"".join(pieces).rstrip(b"\r")
 
 
+# The `type` of an event only a streamed dialect sends (Responses, Anthropic Messages).
+_EVENT_TYPE = re.compile(rb'"type"\s*:\s*"(response\.|message_start"|content_block_)')
+
+
 def _json_kind(line: bytes) -> tuple[str | None, object]:
     """(kind, parsed object) of a JSON first line; kind None when it is neither."""
     try:
@@ -104,6 +108,8 @@ def _json_kind(line: bytes) -> tuple[str | None, object]:
         if b'"schema_version"' in start:
             return RECORDING, None
         if b'"choices"' in start or b'"chat.completion.chunk"' in start:
+            return CHUNKS, None
+        if _EVENT_TYPE.search(start):  # another dialect's event, cut off
             return CHUNKS, None
     return None, obj
 

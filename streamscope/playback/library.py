@@ -13,21 +13,22 @@ Both default to speed 0 (no waiting) and answer alike: a request with `"stream":
 gets a recorded stream; any other request gets a recorded non-stream response (one whose
 request did not ask for a stream), or, when the files hold none, a 400 error saying so.
 
-Two APIs are served: OpenAI's Chat Completions (`POST .../chat/completions`) and
-Anthropic's Messages (`POST .../v1/messages`). A request is answered by an exchange of
-its own API (a recorded request's URL tells which), or by a raw SSE body, which answers
-any request; so a recording of an agent that used both SDKs replays each its own.
+Three APIs are served: OpenAI's Chat Completions (`POST .../chat/completions`) and
+Responses (`POST .../responses`), and Anthropic's Messages (`POST .../v1/messages`). A
+request is answered by an exchange of its own API (a recorded request's URL tells which),
+or by a raw SSE body, which answers any request; so a recording of an agent that used
+several APIs replays each its own.
 
 Inputs (several files: their exchanges one after the other, in the order given):
 
 - a recording: every exchange with a response line whose request (if recorded) was
-  `.../chat/completions` or `.../v1/messages`. Its body is its chunk lines, one body
-  chunk per recorded upstream read (so a client sees the recorded chunking), with the
-  recorded status and headers (hop-by-hop headers and content-length dropped: the body
-  is re-framed). An exchange whose recorded upstream failed, or that the recorder's own
-  stop cut (`end` reason `upstream-error`, `timeout` or `recorder-stopped`), is cut after
-  its last read, as the client saw it: the server aborts the connection, the transport
-  raises the client's RemoteProtocolError.
+  `.../chat/completions`, `.../responses` or `.../v1/messages`. Its body is its chunk
+  lines, one body chunk per recorded upstream read (so a client sees the recorded
+  chunking), with the recorded status and headers (hop-by-hop headers and content-length
+  dropped: the body is re-framed). An exchange whose recorded upstream failed, or that
+  the recorder's own stop cut (`end` reason `upstream-error`, `timeout` or
+  `recorder-stopped`), is cut after its last read, as the client saw it: the server
+  aborts the connection, the transport raises the client's RemoteProtocolError.
 - a raw SSE body: one exchange, `200 text/event-stream`, one body chunk per SSE event
   (the bytes unchanged, CRLF and comments included).
 - a chunk log (chat.completion.chunk JSON Lines): one exchange, each line sent as one
@@ -42,10 +43,11 @@ SSE bodies and chunk logs have no recorded times: they are sent without waiting.
 Which exchange answers a request (`Library.select`):
 
 1. Matched by body: a recorded request whose JSON body has the same `model`, `system`
-   (Anthropic's system prompt), `messages` and `tools` as the request (other keys, e.g.
-   `stream_options`, `max_tokens` or `temperature`, are ignored; a recorded value
-   `"[REDACTED]"` matches anything) answers it. When several match (a request sent
-   again), the one served the fewest times, earliest first.
+   (Anthropic's system prompt), `instructions`, `messages`, `input` and
+   `previous_response_id` (the Responses API's conversation) and `tools` as the request
+   (other keys, e.g. `stream_options`, `max_tokens` or `temperature`, are ignored; a
+   recorded value `"[REDACTED]"` matches anything) answers it. When several match (a
+   request sent again), the one served the fewest times, earliest first.
 2. Otherwise, unless strict, the next exchange in order: the one served the fewest
    times, earliest first (so every exchange is served once before any is served again).
 3. Under strict, only an exchange with no recorded request to compare with (an SSE body,
@@ -54,18 +56,19 @@ Which exchange answers a request (`Library.select`):
 4. Otherwise the request is refused: 400 with
    `{"error": {"message": "streamscope serve: no recorded exchange matches this request:
    <what differed from the closest recorded request>", "type": "unmatched_request"}}`
-   (the closest: the longest run of equal messages first). Each difference of `model`,
-   `messages` and `tools` is named, e.g. `messages differ from openai.jsonl exchange 2 at
-   message 3 (role assistant), tool_calls[0].id: the request has "call_x", the recording
-   "call_Qm3..."` or `messages differ from openai.jsonl exchange 1 at message 3 (role
-   tool): the request has 3 messages, the recording 2`. The transport says
-   `streamscope playback:` instead of `streamscope serve:`.
+   (the closest: the longest run of equal messages, or input items, first). Each
+   difference of those keys is named, e.g. `messages differ from openai.jsonl exchange 2
+   at message 3 (role assistant), tool_calls[0].id: the request has "call_x", the
+   recording "call_Qm3..."`, `messages differ from openai.jsonl exchange 1 at message 3
+   (role tool): the request has 3 messages, the recording 2` or `input differs from
+   run.jsonl exchange 2 at item 3 (type function_call_output), call_id: ...`. The
+   transport says `streamscope playback:` instead of `streamscope serve:`.
 
-Only `POST .../chat/completions` and `POST .../v1/messages` (any path prefix) are
-answered; anything else is a 404 JSON error of type `not_found`. A request that carries
-`anthropic-version` (every Anthropic client sends it) gets its errors in Anthropic's
-shape, `{"type": "error", "error": {"type": ..., "message": ...}}`, which the anthropic
-SDK reads as it reads the API's own; every other request in OpenAI's.
+Only `POST .../chat/completions`, `POST .../responses` and `POST .../v1/messages` (any
+path prefix) are answered; anything else is a 404 JSON error of type `not_found`. A
+request that carries `anthropic-version` (every Anthropic client sends it) gets its
+errors in Anthropic's shape, `{"type": "error", "error": {"type": ..., "message": ...}}`,
+which the anthropic SDK reads as it reads the API's own; every other request in OpenAI's.
 
 This module imports neither httpx2, httpx, uvicorn nor openai: the transport takes the
 HTTP package from the client that uses it (record/clients.py).
@@ -96,11 +99,21 @@ from ..text import quote
 
 # Hop-by-hop headers and content-length: the replay frames its own body.
 DROPPED_HEADERS = HOP_BY_HOP | {"content-length"}
-MATCH_KEYS = ("model", "system", "messages", "tools")
+MATCH_KEYS = (
+    "model",
+    "system",
+    "instructions",
+    "messages",
+    "input",
+    "previous_response_id",
+    "tools",
+)
+# The keys that hold a conversation turn by turn, and what one of their entries is called.
+_TURNS = {"messages": "message", "input": "item"}
 # The APIs served: what a request's path ends with, and what to call it in a message.
-CHAT, MESSAGES = "chat", "messages"
-_API_PATHS = {CHAT: "/chat/completions", MESSAGES: "/v1/messages"}
-_API_NAMES = {CHAT: "chat completion", MESSAGES: "Anthropic Messages"}
+CHAT, MESSAGES, RESPONSES = "chat", "messages", "responses"
+_API_PATHS = {CHAT: "/chat/completions", MESSAGES: "/v1/messages", RESPONSES: "/responses"}
+_API_NAMES = {CHAT: "chat completion", MESSAGES: "Anthropic Messages", RESPONSES: "Responses"}
 SSE_HEADERS = [("content-type", "text/event-stream; charset=utf-8"), ("cache-control", "no-cache")]
 # cut as the client saw it: the upstream failed, or the recorder stopped mid-stream
 _FAILED = ("upstream-error", "timeout", "recorder-stopped")
@@ -183,7 +196,8 @@ def _lines(reads: Reads) -> Iterator[bytes]:
 
 
 def api_of(path: str) -> str | None:
-    """The API a request path is for (CHAT or MESSAGES, any prefix before), or None."""
+    """The API a request path is for (CHAT, MESSAGES or RESPONSES, any prefix before), or
+    None."""
     path = path.rstrip("/")
     return next((api for api, end in _API_PATHS.items() if path.endswith(end)), None)
 
@@ -301,27 +315,39 @@ def _explain(entry: Entry, got: dict) -> str:
             continue
         path, rec, req = d
         values = f"the request has {_show(req)}, the recording {_show(rec)}"
-        if key == "messages" and path:
-            n = path[0]
-            msgs = got["messages"]
-            recs = entry.request["messages"]
-            msg = msgs[n] if n < len(msgs) else recs[n]
-            role = msg.get("role") if isinstance(msg, dict) else None
-            where = f" at message {n + 1}" + (f" (role {role})" if role else "")
+        turns, recorded = got.get(key), entry.request.get(key)
+        if key in _TURNS and path and isinstance(turns, list) and isinstance(recorded, list):
+            n, name = path[0], _TURNS[key]
+            turn = turns[n] if n < len(turns) else recorded[n]
+            where = f" at {name} {n + 1}{_kind(turn)}"
             if len(path) > 1:
                 where += f", {_where(path[1:])}"
             elif rec is _ABSENT or req is _ABSENT:
-                values = f"the request has {len(msgs)} messages, the recording {len(recs)}"
+                values = f"the request has {len(turns)} {name}s, the recording {len(recorded)}"
         else:
             where = f" at {_where(path)}" if path else ""
-        verb = "differs" if key == "model" else "differ"
+        verb = "differ" if key in ("messages", "instructions", "tools") else "differs"
         parts.append(f"{key} {verb} from {entry.label}{where}: {values}")
     return "; ".join(parts)
 
 
+def _kind(turn: Any) -> str:
+    """What a message or an input item is: ` (role user)`, ` (type function_call)`."""
+    for key in ("role", "type"):
+        value = turn.get(key) if isinstance(turn, dict) else None
+        if isinstance(value, str) and value:
+            return f" ({key} {value})"
+    return ""
+
+
+def _conversation(body: dict) -> Any:
+    """A request's turns: Chat's and Anthropic's `messages`, the Responses API's `input`."""
+    return body.get("messages", body.get("input"))
+
+
 def _closeness(entry: Entry, got: dict) -> tuple:
-    """How alike a recorded request is: the longer run of equal messages first."""
-    rec, req = entry.request.get("messages"), got.get("messages")
+    """How alike a recorded request is: the longer run of equal messages (or items) first."""
+    rec, req = _conversation(entry.request), _conversation(got)
     prefix, next_role, lengths = 0, False, 0
     if isinstance(rec, list) and isinstance(req, list):
         while prefix < min(len(rec), len(req)) and _same(rec[prefix], req[prefix]):
@@ -371,8 +397,8 @@ class Library:
                     found = _recording_entries(source, exchange)
                     if not found:
                         raise RecordingError(
-                            f"{path}: no chat completion or Anthropic Messages exchange "
-                            "with a response to serve",
+                            f"{path}: no chat completion, Responses or Anthropic Messages "
+                            "exchange with a response to serve",
                             path,
                         )
                     self.entries += found
@@ -390,8 +416,8 @@ class Library:
     def select(
         self, body: bytes, strict: bool = False, api: str | None = None
     ) -> Selection | Unmatched:
-        """The exchange that answers a request with this body, to `api` (CHAT or MESSAGES;
-        None: any), by the module docstring's rules."""
+        """The exchange that answers a request with this body, to `api` (CHAT, MESSAGES or
+        RESPONSES; None: any), by the module docstring's rules."""
         try:
             got = orjson.loads(body) if body else _NOT_JSON
         except orjson.JSONDecodeError:
@@ -440,7 +466,7 @@ class Library:
         return _explain(closest, got)
 
     def answers(self, api: str) -> bool:
-        """Whether some exchange answers requests to `api` (CHAT or MESSAGES)."""
+        """Whether some exchange answers requests to `api` (CHAT, MESSAGES or RESPONSES)."""
         return any(e.api in (None, api) for e in self.entries)
 
     def describe(self) -> str:
@@ -488,8 +514,12 @@ def answer(
     `anthropic`: the request carries `anthropic-version` (errors in Anthropic's shape)."""
     api = api_of(path) if method.upper() == "POST" else None
     if api is None:
-        served = _API_PATHS[MESSAGES if anthropic else CHAT]
-        message = f"only POST ...{served} is served, not {method} {path}"
+        served = (
+            f"POST ...{_API_PATHS[MESSAGES]} is"
+            if anthropic
+            else f"POST ...{_API_PATHS[CHAT]} and POST ...{_API_PATHS[RESPONSES]} are"
+        )
+        message = f"only {served} served, not {method} {path}"
         return Answer(None, 404, error_body(name, "not_found", message, anthropic))
     chosen = library.select(body, strict, api)
     if isinstance(chosen, Unmatched):

@@ -1,9 +1,10 @@
 """`streamscope serve FILE...`: an OpenAI- and Anthropic-style mock provider of recordings.
 
 A raw ASGI app (MockProvider) on uvicorn, bound to 127.0.0.1 only (ServeServer). It
-answers `POST .../chat/completions` and `POST .../v1/messages` with the recorded
-streams, one `send` per recorded upstream read (the recorded chunking), at the recorded
-timing divided by `speed` (0: no waiting). Which exchange answers which request, the
+answers `POST .../chat/completions`, `POST .../responses` (both under an OpenAI client's
+base URL) and `POST .../v1/messages` with the recorded streams, one `send` per recorded
+upstream read (the recorded chunking), at the recorded timing divided by `speed` (0: no
+waiting). Which exchange answers which request, the
 headers sent, SSE bodies and chunk logs, strict mode and its errors: the rules are
 playback/library.py's (its module docstring), shared with `playback_transport`, so a
 mock server and an in-process transport replay a recording the same way.

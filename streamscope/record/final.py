@@ -1,10 +1,13 @@
 """A stream's final event: a client that leaves once it was relayed ended a `complete` stream.
 
 Chat Completions streams end with `data: [DONE]`, Anthropic Messages streams with
-`event: message_stop`. The check runs after every relayed read (the proxy's hot path, and
-the in-process recorder's), so each marker is looked for in few bytes, and an exchange
-looks only for its own API's: one whose request carries `anthropic-version` (every client
-of the Anthropic API sends it) for `message_stop`, every other one for `[DONE]`.
+`event: message_stop`, OpenAI Responses streams with `event: response.completed` (or
+`response.incomplete`, `response.failed`) and no `[DONE]`. The check runs after every
+relayed read (the proxy's hot path, and the in-process recorder's), so each marker is
+looked for in few bytes, and an exchange looks only for its own API's: one whose request
+carries `anthropic-version` (every client of the Anthropic API sends it) for
+`message_stop`, one to a path ending in `/responses` (or `/responses/<id>`, a stored
+response streamed again) for the Responses ends, every other one for `[DONE]`.
 """
 
 from __future__ import annotations
@@ -16,6 +19,15 @@ from dataclasses import dataclass
 _DONE = re.compile(rb"^data: ?\[DONE\]\r?\n", re.MULTILINE)
 # The field line at the start of the read's last event (re.match at its `event:`).
 _MESSAGE_STOP = re.compile(rb"^event: ?message_stop\r?\n", re.MULTILINE)
+# A Responses stream's final event lines, as they stand between a `\n` and the next.
+_RESPONSE_ENDS = frozenset(
+    b"event:" + space + b"response." + name + cr
+    for space in (b"", b" ")
+    for name in (b"completed", b"incomplete", b"failed")
+    for cr in (b"", b"\r")
+)
+# Bytes kept from the read before: more than the longest final event line, `\n` included.
+_EDGE = 40
 
 
 def _may_end(data: bytes) -> bool:
@@ -83,11 +95,75 @@ class MessageStop(FinalEvent):
         self._tail = data if len(data) >= 24 else (self._tail + data)[-24:]
 
 
+def _blank_line(data: bytes, start: int = 0) -> bool:
+    """Whether `data` holds, from `start`, a line end followed by an empty line: the end
+    of an event. `\n\r\n` is the end of `\r\n\r\n` (CRLF lines)."""
+    return data.find(b"\n\n", start) >= 0 or data.find(b"\n\r\n", start) >= 0
+
+
+@dataclass(slots=True)
+class ResponseEnd(FinalEvent):
+    """The same for an OpenAI Responses stream: relayed once its final event is whole, its
+    `event: response.completed` (`.incomplete`, `.failed`) line and the empty line that
+    ends it. The event carries the whole response in its data, often over several reads:
+    a client that left before it had all of it did not get the stream's end.
+
+    Only the read's last `event:` line is looked at (the final event is the stream's last
+    event), found by a search back from the read's end for `\n` + `event:`: a raw `\n`
+    always ends a line (JSON data holds none), so the name inside an event's JSON is never
+    taken for its line, and the search goes back over the last event only. `_tail` (the
+    read before, or the last `_EDGE` bytes) finds a line cut across two reads; it starts
+    as `\n`, the start of the stream being the start of a line.
+    """
+
+    _tail: bytes = b"\n"
+    _open: bool = False  # the final event's line was relayed, not yet the empty line after it
+
+    def seen(self, data: bytes) -> None:
+        if self.relayed:
+            return
+        if self._open:
+            self.relayed = _blank_line(self._tail[-2:] + data[:2]) or _blank_line(data)
+        else:
+            self._look(data)
+        self._tail = data if len(data) >= _EDGE else (self._tail + data)[-_EDGE:]
+
+    def _look(self, data: bytes) -> None:
+        """Find the final event's line among this read's lines, then its end."""
+        buf, i = data, data.rfind(b"\nevent:") + 1
+        if not i and not (data.startswith(b"event:") and self._tail.endswith(b"\n")):
+            # the read's only line may have begun in the read before
+            buf = self._tail[-_EDGE:] + data[:_EDGE]
+            i = buf.rfind(b"\nevent:") + 1
+            if not i:
+                return
+        end = _final_line(buf, i)
+        if end >= 0:
+            self._open = True
+            self.relayed = _blank_line(buf, end) or (buf is not data and _blank_line(data))
+
+
+def _final_line(buf: bytes, i: int) -> int:
+    """Where the line starting at `i` ends (its `\n`) if it names a final event, else -1
+    (another event, or a line not finished in `buf`)."""
+    end = buf.find(b"\n", i, i + _EDGE)
+    return end if end >= 0 and buf[i:end] in _RESPONSE_ENDS else -1
+
+
 def speaks_anthropic(header_names: Iterable[str]) -> bool:
     """Whether a request is to the Anthropic API: its clients all send `anthropic-version`."""
     return any(name.lower() == "anthropic-version" for name in header_names)
 
 
-def final_event(header_names: Iterable[str]) -> FinalEvent:
-    """What ends the stream a request with these headers asks for."""
-    return MessageStop() if speaks_anthropic(header_names) else FinalEvent()
+def speaks_responses(path: str) -> bool:
+    """Whether a request path is the OpenAI Responses API's: `.../responses` (a new
+    response), or `.../responses/<id>` (a stored one, streamed again with `stream=true`)."""
+    parts = path.rstrip("/").rsplit("/", 2)
+    return parts[-1] == "responses" or (len(parts) == 3 and parts[1] == "responses")
+
+
+def final_event(header_names: Iterable[str], path: str = "") -> FinalEvent:
+    """What ends the stream a request with these headers, to this path, asks for."""
+    if speaks_anthropic(header_names):
+        return MessageStop()
+    return ResponseEnd() if speaks_responses(path) else FinalEvent()

@@ -212,7 +212,8 @@ class RecordingProxy:
                 ex, send, 502, "upstream-error", "upstream_unreachable", message, anthropic
             )
             return
-        await self._relay(ex, response, receive, send, final_event(k for k, _ in headers))
+        final = final_event((k for k, _ in headers), path)
+        await self._relay(ex, response, receive, send, final)
 
     async def _fail(
         self,

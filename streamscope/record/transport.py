@@ -45,7 +45,7 @@ class Recorder:
 
     def _wrap(self, package: ModuleType, ex: int, request: Any, response: Any) -> Any:
         self.writer.response(ex, response.status_code, response.headers.raw)
-        final = final_event(request.headers.keys())
+        final = final_event(request.headers.keys(), request.url.path)
         stream = _recorded_class(package)(self.writer, ex, response.stream, package, final)
         return package.Response(
             response.status_code,
@@ -88,9 +88,10 @@ class _Recorded:
     HTTP package (`_recorded_class`): the client checks the stream's type.
 
     A client that closes the body after its final event (`data: [DONE]`, where the openai
-    SDK stops; Anthropic's `event: message_stop`) has the rest read here, so the `end`
-    line says how the upstream ended, as the proxy's does; a body closed before it ends
-    `client-closed` at once.
+    SDK stops; Anthropic's `event: message_stop`; a Responses stream's whole
+    `event: response.completed`, `.incomplete` or `.failed`) has the rest read here, so
+    the `end` line says how the upstream ended, as the proxy's does; a body closed before
+    it ends `client-closed` at once.
     """
 
     def __init__(

@@ -83,22 +83,25 @@ def _indented(text: Text, value: object, indent: str) -> None:
     text.append(f"{indent}{shown.replace(chr(10), chr(10) + indent)}\n")
 
 
-def _answer(text: Text, answered: dict[str, int], cid: str) -> None:
-    """The id a result answers: green with the message that called it, or red."""
+def _answer(text: Text, answered: dict[str, object], cid: str) -> None:
+    """The id a result answers: green with the message (or continued response) that called
+    it, or red."""
     if cid in answered:
         text.append(cid, style="green")
-        text.append(f" (called in message {answered[cid]})", style="dim")
+        text.append(f" (called in {answered[cid]})", style="dim")
     else:
         text.append(cid, style="bold red")
         text.append(" (no call before it has this id)", style="red")
 
 
 def conversation(
-    history: History | None, findings: list[Found], earlier: dict[str, tuple[int, object]]
+    history: History | None,
+    findings: list[Found],
+    earlier: dict[str, tuple[int, object, object]],
 ) -> Text:
     """The request's `history` as a person reads it. `findings`: this request's contract
     findings; `earlier`: every id an earlier stream assembled, as quoted text, -> (that
-    exchange, the call's name)."""
+    exchange, the call's name, its response's id)."""
     text = Text()
     if history is None:
         text.append("The request body is not a JSON object.\n", style="yellow")
@@ -116,7 +119,7 @@ def conversation(
     )
     text.append("\n")
     if history.system is not None:
-        text.append("System\n", style="bold")
+        text.append(f"{history.words.system}\n", style="bold")
         _indented(text, history.system, "    ")
     if history.tools:
         text.append(f"Tools ({len(history.tools)})\n", style="bold")
@@ -125,10 +128,20 @@ def conversation(
             if isinstance(description, str):
                 text.append(f"  {cut(visible(description), 100)}", style="dim")
             text.append("\n")
-    text.append(f"Messages ({len(history.turns)})\n", style="bold")
-    answered: dict[str, int] = {}  # quoted id -> the message that called it
+    answered: dict[str, object] = {}  # quoted id -> where it was called, in words
+    if history.previous is not None:
+        text.append("Continues ", style="bold")
+        text.append(f"response {quote(history.previous)}")
+        made = [cid for cid, (_, _, rid) in earlier.items() if rid == history.previous]
+        if made:
+            text.append(f" (its calls: {', '.join(made)})\n", style="green dim")
+        else:
+            text.append(" (not in this recording: its calls cannot be checked)\n", style="yellow")
+        for cid in made:
+            answered[cid] = f"response {quote(history.previous)}"
+    text.append(f"{history.words.turns} ({len(history.turns)})\n", style="bold")
     for i, turn in enumerate(history.turns):
-        _turn(text, i, turn, answered, earlier, placed)
+        _turn(text, i, turn, answered, earlier, placed, history.words.turn)
     for f in placed.unplaced:
         _finding(text, f, "")
     return text
@@ -138,14 +151,23 @@ def _turn(
     text: Text,
     i: int,
     turn: Turn,
-    answered: dict[str, int],
-    earlier: dict[str, tuple[int, object]],
+    answered: dict[str, object],
+    earlier: dict[str, tuple[int, object, object]],
     placed: Placed,
+    word: str,
 ) -> None:
+    # where the turn stands in the request: its index, or the entries it gathers
+    first, last = turn.items or (i, i)
+    label = f"[{first}]" if first == last else f"[{first}-{last}]"
+    i = first  # findings point at it by its first entry
     if turn.role == "?":
-        text.append(f"[{i}] {quote(turn.raw, 200)}\n", style="yellow")
+        text.append(f"{label} {quote(turn.raw, 200)}\n", style="yellow")
         return
-    text.append(f"[{i}] {visible(turn.role)}", style="bold magenta")
+    if turn.raw is not None:  # an item that is no message, call or result (reasoning...)
+        text.append(f"{label} {visible(turn.role)} ", style="bold magenta")
+        text.append(f"{quote(turn.raw, 160)}\n", style="dim")
+        return
+    text.append(f"{label} {visible(turn.role)}", style="bold magenta")
     results = turn.results
     if len(results) == 1 and turn.content is None:  # a message that is one result
         text.append(" answers ")
@@ -165,13 +187,17 @@ def _turn(
                 _indented(text, result.content, "      ")
     for call in turn.calls or ():
         _call(text, call, i, earlier, placed)
-        answered[quote(call.id)] = i
+        answered[quote(call.id)] = f"{word} {i}"
     for f in placed.on_message.get(i, []):
         _finding(text, f, "    ")
 
 
 def _call(
-    text: Text, call: SentCall, i: int, earlier: dict[str, tuple[int, object]], placed: Placed
+    text: Text,
+    call: SentCall,
+    i: int,
+    earlier: dict[str, tuple[int, object, object]],
+    placed: Placed,
 ) -> None:
     cid = quote(call.id)
     found = placed.on_call.get((i, cid), [])
@@ -186,7 +212,7 @@ def _call(
     args = call.arguments
     text.append(f" {visible(args) if isinstance(args, str) else quote(args)}\n")
     if cid in earlier:
-        ex, name = earlier[cid]
+        ex, name, _ = earlier[cid]
         text.append(f"      = call {quote(name)} of exchange {ex}'s stream\n", style="green dim")
     elif not found:
         text.append("      no earlier stream in this recording assembled this id\n", style="yellow")

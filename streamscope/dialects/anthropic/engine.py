@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import copy
 
-from ...core.calls import Call, StrategyError, Unmodeled
-from ...core.engine import ALL, TOOL_CALL_TEXT, ChoiceSummary, Engine, Strategies
+from ...core.calls import Call, Unmodeled
+from ...core.engine import ALL, TOOL_CALL_TEXT, ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
+from ..typed import EventEngine
 from .robust import Robust, is_index
 from .sdk_model import AnthropicSdkEmulation
 from .strategies import Fold, LastBlock, StartConcat, Truthy
@@ -41,11 +42,12 @@ def plain_fragment(p: object) -> tuple[int, str] | None:
     return (index, text) if type(index) is int and index >= 0 and type(text) is str else None
 
 
-class AnthropicEngine(Engine):
+class AnthropicEngine(EventEngine):
     """Feed frames in arrival order; `finish` once."""
 
     dialect = "anthropic-messages"
     strategy_names = STRATEGY_NAMES
+    sdk_name = "anthropic-sdk"
     by_value = True  # the SDK keeps a tool's input parsed: compared by value
 
     def __init__(
@@ -139,62 +141,19 @@ class AnthropicEngine(Engine):
                 s.stop(n, index)
 
     def _sdk_feed(self, frame: Frame) -> None:
-        sdk = self.sdk
-        if isinstance(sdk, Unmodeled):
-            return
         if self.chunk_log and frame.event is None and isinstance(frame.payload, dict):
             kind = frame.payload.get("type")
             if isinstance(kind, str):
                 frame = copy.copy(frame)
                 frame.event = kind
-        try:
-            sdk.feed(frame)
-        except Unmodeled as why:
-            self.sdk = why
-
-    def copy(self) -> AnthropicEngine:
-        new = copy.copy(self)
-        new.log = self.log.copy()
-        new.robust = self.robust.copy(new.log)
-        new.others = [s.copy() for s in self.others]  # type: ignore[misc]
-        new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
-        return new
+        super()._sdk_feed(frame)
 
     # -- the state at this frame, for the faces ------------------------------------------
-
-    def calls_now(self) -> list[Call]:
-        return self.robust.results()
 
     def content_now(self) -> str:
         return "".join(t for m in self.robust.messages for t in m.content)
 
-    def _sdk_now(self) -> list[Call] | StrategyError | Unmodeled:
-        """The SDK emulation's calls or error so far. It reads tool input deltas only when
-        asked, so this is where it may first meet a shape it does not model."""
-        sdk = self.sdk
-        if isinstance(sdk, Unmodeled):
-            return sdk
-        try:
-            return sdk.error or sdk.calls()
-        except Unmodeled as why:
-            self.sdk = why
-            return why
-
-    def strategy_calls(self) -> Strategies:
-        out: Strategies = {"robust": self.robust.results(), "anthropic-sdk": self._sdk_now()}
-        for s in self.others:
-            out[s.name] = s.result()
-        return {name: out[name] for name in STRATEGY_NAMES}
-
     # -- the end of the stream ------------------------------------------------------------
-
-    @property
-    def done_seen(self) -> bool:
-        return bool(self.robust.done_frame)
-
-    @property
-    def errored(self) -> bool:
-        return bool(self.robust.error_payload)
 
     def _settled(self) -> list[tuple[Call, bool]]:
         return [(call, False) for call in self.robust.results()]
@@ -218,12 +177,6 @@ class AnthropicEngine(Engine):
         content = "".join(c.content for c in choices)
         reasoning = "".join(c.reasoning_content for c in choices)
         return choices[-1].finish_reason, content, reasoning, choices
-
-    def others_at_end(self) -> Strategies:
-        out: Strategies = {s.name: s.result() for s in self.others}
-        if self._emulated:  # (else the emulation is not part of it)
-            out["anthropic-sdk"] = self.sdk_at_end()
-        return out
 
     def _stream_rules(self, last: int, expect_done: bool) -> None:
         robust, log = self.robust, self.log

@@ -8,73 +8,30 @@ from __future__ import annotations
 from ...core.calls import Call
 from ...core.frames import parse_payload
 from ..base import Fixture
+from ..typed import events_template
 from . import reference
 
-TEMPLATE = '''"""Regression fixture: exported by streamscope {version} from {source}{where}.
-
-{story}
-The events are served through a MockTransport into a real anthropic.Anthropic client;
-the test reads them with client.messages.create(stream=True), accumulates the tool
-calls with `accumulate` (streamscope's reading, in a few lines) and asserts the calls
-streamscope assembled. Swap `accumulate` for your client's own to see whether it gets
-them right. Needs only anthropic and pytest.
-"""
-
-import importlib
-
-import anthropic
-
-# The HTTP package the installed anthropic builds its clients with: httpx2 in recent
-# releases, httpx before. Nothing else is imported, so anthropic and pytest are all this needs.
-_base = next(
-    (
-        c.__module__.partition(".")[0]
-        for c in getattr(anthropic, "DefaultHttpxClient", object).__mro__[1:]
-        if c.__module__.partition(".")[0] in ("httpx2", "httpx")
-    ),
-    "httpx",
-)
-http = importlib.import_module(_base)
-
-# (SSE event name, data) of every event served
-EVENTS = {frames}
-
-# What streamscope's robust reading assembles from these events.
-EXPECTED = {expected}
-
-
-# -- swap this for your client's accumulator ----------------------------------------------
-{reference}
-
-# ------------------------------------------------------------------------------------------
-
-
-def _client():
-    body = "".join(
-        (f"event: {{name}}\\n" if name else "") + "data: " + data + "\\n\\n" for name, data in EVENTS
-    ).encode()
-
-    def handler(request):
-        return http.Response(200, headers={{"content-type": "text/event-stream"}}, content=body)
-
-    return anthropic.Anthropic(
+TEMPLATE = events_template(
+    "anthropic.Anthropic",
+    "in recent releases",
+    "client.messages.create(stream=True)",
+    """anthropic.Anthropic(
         api_key="sk-ant-fixture",
         base_url="http://streamscope.invalid",
         http_client=http.Client(transport=http.MockTransport(handler)),
         max_retries=0,
-    )
-
-
-def test_the_calls_streamscope_assembled():
+    )""",
+    """def test_the_calls_streamscope_assembled():
     stream = _client().messages.create(
         model="fixture",
         max_tokens=1024,
-        messages=[{{"role": "user", "content": "replay"}}],
+        messages=[{"role": "user", "content": "replay"}],
         stream=True,
     )
     events = [event.to_dict() for event in stream]
     assert accumulate(events) == EXPECTED
-'''
+""",
+)
 
 
 def served(frames: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]:

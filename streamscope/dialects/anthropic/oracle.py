@@ -13,7 +13,7 @@ emulation raises `Unmodeled`.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
@@ -23,6 +23,7 @@ from streamscope.dialects.anthropic.sdk_model import (
     arguments_text,
     is_tool_block,
 )
+from streamscope.dialects.typed import FrameBody
 
 NOT_INSTALLED = (
     "the anthropic package is not installed, and this stream has a shape streamscope's "
@@ -43,33 +44,6 @@ def anthropic_version() -> str | None:
         return version("anthropic")
     except PackageNotFoundError:
         return None
-
-
-def sse_bytes(frame: Frame) -> bytes:
-    """A frame as the SSE event that carried it (`event:` line, one `data:` line per line)."""
-    head = f"event: {frame.event}\n" if frame.event is not None else ""
-    lines = "".join(f"data: {line}\n" for line in frame.data.split("\n"))
-    return (head + lines + "\n").encode("utf-8")
-
-
-class _Body:
-    """The response body, one frame per chunk; knows which frame the client is consuming.
-
-    The client asks for frame k+1 only once every event of frame k has gone through
-    MessageStream, so that is when frame k is reported done (`on_done`).
-    """
-
-    def __init__(self, frames: list[Frame], on_done: Callable[[int], None]) -> None:
-        self.frames = frames
-        self.on_done = on_done
-        self.current = 0
-
-    def __iter__(self) -> Iterator[bytes]:
-        for frame in self.frames:
-            if self.current:
-                self.on_done(self.current)
-            self.current = frame.number
-            yield sse_bytes(frame)
 
 
 class _Blocks:
@@ -120,7 +94,6 @@ def run_real_anthropic(
     sees the snapshot's tool blocks after every frame consumed without an exception.
     """
     import anthropic
-    import httpx2
     from anthropic.lib.streaming import InputJsonEvent
 
     frames = list(frames)
@@ -137,17 +110,11 @@ def run_real_anthropic(
         if on_frame is not None:
             on_frame(number, blocks.calls(content()))
 
-    body = _Body(frames, done)
-
-    def respond(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(
-            200, headers={"content-type": "text/event-stream"}, content=iter(body)
-        )
-
+    body = FrameBody(frames, done)
     client = anthropic.Anthropic(
         api_key="streamscope",
         base_url="http://streamscope.invalid",
-        http_client=httpx2.Client(transport=httpx2.MockTransport(respond)),
+        http_client=body.client(),
         max_retries=0,
     )
     with warnings.catch_warnings():

@@ -24,8 +24,9 @@ from ...core import events as ev
 from ...core.anomalies import AnomalyLog
 from ...core.calls import Call, Slot, freeze
 from ...core.events import FieldEvent
-from ...core.frames import INVALID, Frame
+from ...core.frames import Frame
 from ...text import cut, json_type, quote
+from ..typed import event_object
 
 # (tuples: a `type` sent as a list or an object is compared, never hashed)
 TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -159,16 +160,6 @@ def _said(message: Message, kind: object, block: dict) -> None:
             (message.content if kind == "text" else message.reasoning).append(text)
 
 
-def not_json(data: str) -> str:
-    """Why a payload is not read as JSON, in words (nesting past the parser's limit named)."""
-    try:
-        orjson.loads(data)
-    except orjson.JSONDecodeError as e:
-        if "depth limit" in str(e) or "recursion" in str(e).lower():
-            return f"data {quote(data, 40)} nests deeper than 1024 levels: read as text"
-    return f"data {quote(data, 60)} is not JSON"
-
-
 class Robust:
     """The robust reading plus every per-frame anomaly rule, in one pass."""
 
@@ -222,24 +213,9 @@ class Robust:
         return True
 
     def feed(self, frame: Frame) -> None:
-        n = frame.number
-        payload = frame.payload
-        log = self.log
-        if frame.bad_utf8:
-            log.add(
-                "invalid-utf8",
-                n,
-                "the event's bytes are not valid UTF-8; the bad bytes read as U+FFFD, as SSE decoding requires",
-            )
-        if payload is INVALID:
-            log.add("chunk-invalid-json", n, lambda: not_json(frame.data))
-            return
-        if type(payload) is not dict:
-            log.add(
-                "event-schema-violation",
-                n,
-                f"the data is a JSON {json_type(payload)}, not an event object",
-            )
+        n, log = frame.number, self.log
+        payload = event_object(frame, log)
+        if payload is None:
             return
         kind = payload.get("type")
         name = frame.event

@@ -9,10 +9,10 @@ engine hands them the events already read (`start`, `fragment`, `stop`, `message
 
 from __future__ import annotations
 
-import copy
 import json
 
 from ...core.calls import Call, Slot, StrategyError
+from .. import typed
 from .robust import TOOL_BLOCKS, start_text
 
 _ABSENT = object()
@@ -22,16 +22,14 @@ class FoldSlot(Slot):
     __slots__ = ("start_input",)  # the start's input, kept aside from the fragments
 
 
-class Fold:
+class Fold(typed.Fold):
     """Base: tool blocks in the order they began, keyed by index within their message."""
 
-    name = ""
-
     def __init__(self) -> None:
+        super().__init__()
         self.slots: list[FoldSlot] = []
         self.by_index: dict[int, FoldSlot | None] = {}  # None: the index holds a non-tool block
         self.message = -1
-        self.error: StrategyError | None = None
 
     def message_start(self, n: int) -> None:
         self.message += 1
@@ -66,19 +64,11 @@ class Fold:
             return text
         return start_text(slot.start_input)
 
-    def calls(self) -> list[Call]:
-        out = []
-        for s in self.slots:
-            call = Call(s.choice, s.index, s.id, s.type, s.name, "", s.fragments, s.first, s.last)
-            call.arguments = self.arguments(s)
-            out.append(call)
-        return out
-
-    def result(self) -> list[Call] | StrategyError:
-        return self.error if self.error is not None else self.calls()
-
-    def copy(self) -> Fold:
-        return copy.deepcopy(self)
+    def call(self, slot: FoldSlot) -> Call:
+        s = slot
+        call = Call(s.choice, s.index, s.id, s.type, s.name, "", s.fragments, s.first, s.last)
+        call.arguments = self.arguments(s)
+        return call
 
 
 class StartConcat(Fold):

@@ -3,13 +3,7 @@
 from __future__ import annotations
 
 from ...core.frames import INVALID, Frame
-from ...text import quote, visible
-
-
-def _word(value: object) -> str:
-    if isinstance(value, int) or (isinstance(value, str) and len(value) <= 24):
-        return visible(str(value))
-    return quote(value, 24)
+from ...text import quote, word
 
 
 def plain_summary(index: int, text: str) -> str:
@@ -26,7 +20,7 @@ def summarize(frame: Frame) -> str:
         return f"JSON {type(p).__name__}"
     kind = p.get("type")
     index = p.get("index")
-    at = f"b{_word(index)} " if "index" in p else ""
+    at = f"b{word(index)} " if "index" in p else ""
     if kind == "content_block_delta":
         delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
         dtype = delta.get("type")
@@ -39,10 +33,10 @@ def summarize(frame: Frame) -> str:
                 return f"{at}{label}+{quote(delta.get(key), 20)}"
         if dtype == "signature_delta":
             return f"{at}signature"
-        return f"{at}delta {_word(dtype)}"
+        return f"{at}delta {word(dtype)}"
     if kind == "content_block_start":
         block = p.get("content_block") if isinstance(p.get("content_block"), dict) else {}
-        bits = [f"{at}start {_word(block.get('type'))}"]
+        bits = [f"{at}start {word(block.get('type'))}"]
         if "id" in block:
             bits.append(f"id={quote(block['id'], 16)}")
         if "name" in block:
@@ -60,11 +54,11 @@ def summarize(frame: Frame) -> str:
     if kind == "message_delta":
         delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
         reason = delta.get("stop_reason")
-        return f"stop_reason {_word(reason)}" if reason is not None else "message_delta"
+        return f"stop_reason {word(reason)}" if reason is not None else "message_delta"
     if kind == "error":
         error = p.get("error")
         message = error.get("message") if isinstance(error, dict) else error
         return f"error {quote(message, 40)}"
     if kind in ("message_stop", "ping"):
         return kind
-    return f"event {_word(kind)}"
+    return f"event {word(kind)}"

@@ -46,6 +46,7 @@ class StreamEngine(Engine):
     """Feed frames in arrival order; `finish` once."""
 
     dialect = "chat-completions"
+    wrappers = True  # models invent multi_tool_use.parallel here too
     strategy_names = STRATEGY_NAMES
 
     def __init__(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...core.frames import INVALID, Frame
-from ...text import quote, visible
+from ...text import quote, word
 
 
 def summarize(frame: Frame) -> str:
@@ -26,7 +26,7 @@ def summarize(frame: Frame) -> str:
         if not isinstance(choice, dict):
             parts.append("bad choice")
             continue
-        prefix = f"c{_word(choice.get('index'))} " if several else ""
+        prefix = f"c{word(choice.get('index'), 20)} " if several else ""
         delta = choice.get("delta")
         if isinstance(delta, dict):
             if delta.get("role") is not None:
@@ -44,7 +44,7 @@ def summarize(frame: Frame) -> str:
                     parts.append(prefix + _tool(tc))
         finish = choice.get("finish_reason")
         if finish:
-            parts.append(f"{prefix}finish {_word(finish)}")
+            parts.append(f"{prefix}finish {word(finish, 20)}")
     return " · ".join(parts) if parts else "empty delta"
 
 
@@ -57,18 +57,11 @@ def plain_summary(index: int, text: str) -> str:
     return f"tc{index} args+{quote(text, 20)}"
 
 
-def _word(value: object) -> str:
-    """A short value as a word: a number or string as itself (made safe), else as JSON."""
-    if isinstance(value, int) or (isinstance(value, str) and len(value) <= 20):
-        return visible(str(value))
-    return quote(value, 20)
-
-
 def _tool(tc: object) -> str:
     if not isinstance(tc, dict):
         return "tc ?"
     index = tc.get("index")
-    bits = [f"tc{_word(index) if index is not None else '-'}"]
+    bits = [f"tc{word(index, 20) if index is not None else '-'}"]
     if "id" in tc:
         bits.append(f"id={quote(tc['id'], 16)}")
     fn = tc.get("function")

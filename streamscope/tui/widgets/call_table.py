@@ -16,6 +16,10 @@ from ..model import FrameState
 from .common import clients, strategy_calls
 from .rendered import RenderedStatic
 
+# a field event's field -> the column that shows it; a column -> the Call attribute
+_FIELD_COLUMNS = {"input": "arguments", "call_id": "id", "item_id": "item"}
+_ATTR = {"item": "item_id"}
+
 
 def _cell(value: object, width: int = 0) -> str:
     return quote(value, width) if value is not None else "null"
@@ -28,6 +32,8 @@ class CallTable(RenderedStatic):
 
     DEFAULT_CSS = "CallTable { height: auto; }"
     COLUMNS = ("c", "idx", "id", "type", "name", "arguments", "frags")
+    # a dialect whose calls carry two ids: its key, then both ids
+    TWO_IDS = ("idx", "item", "id", "type", "name", "arguments", "frags")
 
     state: reactive[FrameState | None] = reactive(None, init=False)
     strategy: reactive[int] = reactive(0, init=False)  # which client, in the dialect's order
@@ -36,6 +42,7 @@ class CallTable(RenderedStatic):
         super().__init__(**kw)
         self.other = other
         self.heads: tuple[str, str] = ("c", "idx")
+        self.columns = self.COLUMNS
         self.by_value = False  # arguments compared by the JSON value they hold
 
     def _watch_any(self) -> None:
@@ -43,7 +50,9 @@ class CallTable(RenderedStatic):
         if state is None:
             return
         # the container and key columns in the dialect's words: c/idx, m/blk
-        self.heads = dialect(state.engine.dialect).terms.columns
+        terms = dialect(state.engine.dialect).terms
+        self.heads = terms.columns
+        self.columns = self.TWO_IDS if terms.item_ids else self.COLUMNS
         self.by_value = state.engine.by_value
         if not self.other:
             self.show(strategy_calls(state)["robust"], state.events)
@@ -69,6 +78,7 @@ class CallTable(RenderedStatic):
         # ids are what a person compares: shown whole (folded past 40 columns), args cut
         both = (*calls, *(compare or []))
         longest = max([len(_cell(c.id)) for c in both] + [4])
+        items = max([len(_cell(c.item_id)) for c in both] + [7])
         name = max([len(_cell(c.name)) for c in both] + [4])
         # numbers are never cut: "1000…" would read as a thousand fragments, not 100,001
         digits = {
@@ -77,23 +87,36 @@ class CallTable(RenderedStatic):
             "frags": max([len(str(c.fragments)) for c in both] + [5]),
         }
         titles = dict(zip(("c", "idx"), self.heads, strict=True))
-        for col in self.COLUMNS:
+        columns = self.columns
+        if "item" in columns:  # the Responses API's words: item_id, and the call_id
+            titles |= {"item": "item_id", "id": "call_id"}
+        ids = ("id", "item")
+        # an id folds past 40 columns; two ids share what the other columns leave (about
+        # 52 columns for the key, type, name, the start of the arguments and frags)
+        fold = 41 if "item" not in columns else max(13, (self.app.size.width - 52) // 2)
+        for col in columns:
             table.add_column(
                 titles.get(col, col),
-                no_wrap=col != "id",
-                overflow="fold" if col == "id" else "ellipsis",
+                no_wrap=col not in ids,
+                overflow="fold" if col in ids else "ellipsis",
                 ratio={"arguments": 4, "name": 2}.get(col),
-                min_width={"id": min(longest + 1, 41), "name": min(name + 1, 16)}.get(
-                    col, digits.get(col)
-                ),
-                max_width={"c": max(2, digits["c"]), "idx": max(4, digits["idx"]), "type": 10}.get(
-                    col, digits.get(col)
-                ),
+                min_width={
+                    "id": min(longest + 1, fold),
+                    "item": min(items + 1, fold),
+                    "name": min(name + 1, 16),
+                }.get(col, digits.get(col)),
+                max_width={
+                    "c": max(2, digits["c"]),
+                    "idx": max(4, digits["idx"]),
+                    "type": 10,
+                    **({"id": fold, "item": fold} if "item" in columns else {}),
+                }.get(col, digits.get(col)),
             )
         touched: dict[tuple[int, str], FieldEvent] = {}
         for e in events:
             if e.call >= 0:
-                field = "arguments" if e.field == "input" else e.field  # a custom call's input
+                # a custom call's input is its arguments; the Responses API's two ids
+                field = _FIELD_COLUMNS.get(e.field, e.field)
                 touched[(e.call, field or ("call" if e.op == ev.NEW_CALL else ""))] = e
         for i, call in enumerate(calls):
             other = compare[i] if compare is not None and i < len(compare) else None
@@ -101,13 +124,14 @@ class CallTable(RenderedStatic):
                 "c": call.choice,
                 "idx": call.index,
                 "id": call.id,
+                "item": call.item_id,
                 "type": call.type,
                 "name": call.name,
                 "arguments": call.arguments,
                 "frags": call.fragments,
             }
             cells = []
-            for col in self.COLUMNS:
+            for col in columns:
                 value = values[col]
                 if col in ("c", "frags"):
                     shown = str(value)
@@ -131,8 +155,8 @@ class CallTable(RenderedStatic):
                         text.stylize("bold green reverse")
                 elif (i, "call") in touched:
                     text.stylize("green")
-                if compare is not None and col in ("id", "type", "name", "arguments"):
-                    theirs = None if other is None else getattr(other, col)
+                if compare is not None and col in ("id", "item", "type", "name", "arguments"):
+                    theirs = None if other is None else getattr(other, _ATTR.get(col, col))
                     if col == "arguments" and self.by_value and other is not None:
                         # compared as the JSON they hold, as `differs` does
                         value, theirs = value_key(call)[3], value_key(other)[3]

@@ -35,7 +35,7 @@ class ConversationView(Static):
         mine = summaries.get(exchange)
         findings = [Found(*f) for f in mine.findings] if mine is not None else []
         earlier = {
-            quote(cid): (s.exchange, name)
+            quote(cid): (s.exchange, name, s.response_id)
             for s in summaries.values()
             if s.exchange < exchange
             for cid, name in s.calls

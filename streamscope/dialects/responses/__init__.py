@@ -1,0 +1,63 @@
+"""The OpenAI Responses API: `response.output_item.added`, argument deltas, `.done`."""
+
+from __future__ import annotations
+
+from ..base import Dialect, Terms
+from .engine import STRATEGY_NAMES, ResponsesEngine, plain_fragment
+from .fixture import FIXTURE
+from .history import history
+from .oracle import openai_version, responses_sdk_result
+from .shape import SHAPE
+from .summary import plain_summary, summarize
+
+
+def _claims_request(path: str, body: object) -> bool:
+    return path.endswith("/responses")
+
+
+# Fields only a Responses request has beside `input` (an embeddings request has `input` too).
+_OWN = ("instructions", "previous_response_id", "stream", "tools", "reasoning", "text", "store")
+
+
+def _claims_body(body: object) -> bool:
+    """A body with `input`, no `messages` (what Chat Completions and Anthropic send), and
+    a field of the Responses API's own."""
+    return (
+        isinstance(body, dict)
+        and "input" in body
+        and "messages" not in body
+        and any(k in body for k in _OWN)
+    )
+
+
+def _claims_event(payload: object, event: str | None) -> bool:
+    if isinstance(event, str) and event.startswith("response."):
+        return True
+    if not isinstance(payload, dict):
+        return False
+    kind = payload.get("type")
+    if kind == "error":  # Anthropic's error event carries no sequence_number
+        return "sequence_number" in payload
+    return isinstance(kind, str) and kind.startswith("response.")
+
+
+RESPONSES = Dialect(
+    name="openai-responses",
+    title="OpenAI Responses",
+    engine=ResponsesEngine,
+    strategies=STRATEGY_NAMES,
+    sdk="openai-sdk",
+    plain=plain_fragment,
+    plain_summary=plain_summary,
+    summarize=summarize,
+    history=history,
+    terms=Terms("output", "response", "status", ("r", "out"), item_ids=True),
+    claims_request=_claims_request,
+    claims_body=_claims_body,
+    claims_event=_claims_event,
+    real_sdk=lambda frames, tools, response_format: responses_sdk_result(frames, tools),
+    sdk_version=openai_version,
+    fixture=FIXTURE,
+    shape=SHAPE,
+    named_events=True,
+)

@@ -1,0 +1,62 @@
+"""How an exported pytest module replays an OpenAI Responses API stream: through a real
+`openai.OpenAI` client on the HTTP package the installed openai is built on
+(`client.responses.create(..., stream=True)`), its events accumulated by reference.py's
+`accumulate` (streamscope's reading in a few lines)."""
+
+from __future__ import annotations
+
+from ...core.calls import Call
+from ...core.frames import parse_payload
+from ..base import Fixture
+from ..typed import events_template
+from . import reference
+
+TEMPLATE = events_template(
+    "openai.OpenAI",
+    "since openai 3.57",
+    "client.responses.create(stream=True)",
+    """openai.OpenAI(
+        api_key="sk-fixture",
+        base_url="http://streamscope.invalid/v1",
+        http_client=http.Client(transport=http.MockTransport(handler)),
+        max_retries=0,
+    )""",
+    """def test_the_calls_streamscope_assembled():
+    stream = _client().responses.create(model="fixture", input="replay", stream=True)
+    events = [event.to_dict() if hasattr(event, "to_dict") else event for event in stream]
+    assert accumulate(events) == EXPECTED
+""",
+)
+
+
+def served(frames: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]:
+    """What the SDK's stream hands the test: JSON objects up to a [DONE], none with an
+    `error` member (the SDK raises on it)."""
+    out = []
+    for name, data in frames:
+        if data.startswith("[DONE]"):
+            break
+        payload = parse_payload(data)
+        if isinstance(payload, dict) and not payload.get("error"):
+            out.append((name, data))
+    return out
+
+
+def literal(frames: list[tuple[str | None, str]]) -> str:
+    return "[\n" + "".join(f"    ({name!r}, {data!r}),\n" for name, data in frames) + "]"
+
+
+def events(frames: list[tuple[str | None, str]]) -> list:
+    return [parse_payload(data) for _, data in frames]
+
+
+def expected(call: Call) -> dict:
+    return {
+        "call_id": call.id,
+        "item_id": call.item_id,
+        "name": call.name,
+        "arguments": call.arguments,
+    }
+
+
+FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected)

@@ -1,0 +1,95 @@
+"""How an OpenAI Responses API request reads: `instructions`, `input` items, tools.
+
+`input` is a string (one user message) or a list of items: messages (`{"role", "content"}`,
+with or without `"type": "message"`), the `function_call` / `custom_tool_call` items of
+an earlier response sent back (consecutive ones make one assistant turn), their
+`function_call_output` / `custom_tool_call_output` answers by `call_id`, reasoning and
+built-in tool items. A request may instead continue a stored response with
+`previous_response_id`: the calls it made stay on the server and are not sent again.
+"""
+
+from __future__ import annotations
+
+from ...core.history import History, Result, SentCall, Turn, Words
+from .robust import CALL_ITEMS
+
+WORDS = Words(
+    result="function_call_output",
+    result_id="call_id",
+    sent="the call item sent back",
+    sent_all="the call items sent back",
+    turns="Input",
+    turn="input item",
+    system="Instructions",
+)
+OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def function_or_custom(kind: object) -> object:
+    """What `tool-call-type-changed` compares: a custom tool call, or a function call."""
+    return "custom" if kind in ("custom_tool_call", "custom") else "function"
+
+
+def sent_call(item: dict) -> SentCall:
+    kind = item.get("type")
+    field = "input" if kind == "custom_tool_call" else "arguments"
+    return SentCall(item.get("call_id"), item.get("name"), item.get(field), kind)
+
+
+def _turns(items: list) -> list[Turn]:
+    """One turn per input item, but consecutive call items (a parallel batch) make one
+    `function_call` turn and consecutive outputs one `function_call_output` turn; each
+    turn knows the items it stands for."""
+    turns: list[Turn] = []
+    for k, item in enumerate(items):
+        kind = item.get("type") if isinstance(item, dict) else None
+        last = turns[-1] if turns else None
+        if kind in CALL_ITEMS:
+            if last is not None and last.calls and last.content is None:
+                last.calls.append(sent_call(item))  # type: ignore[arg-type]
+                last.items = (last.items[0], k)  # type: ignore[index]
+                continue
+            turns.append(Turn(str(kind), calls=[sent_call(item)], items=(k, k)))  # type: ignore[arg-type]
+        elif kind in OUTPUTS:
+            result = Result(item.get("call_id"), item.get("output"))  # type: ignore[union-attr]
+            if last is not None and last.results and last.role in OUTPUTS:
+                last.results.append(result)
+                last.items = (last.items[0], k)  # type: ignore[index]
+                continue
+            turns.append(Turn(str(kind), results=[result], items=(k, k)))
+        elif not isinstance(item, dict):
+            turns.append(Turn("?", raw=item, items=(k, k)))
+        elif "role" in item and kind in (None, "message"):
+            turns.append(Turn(str(item.get("role")), item.get("content"), items=(k, k)))
+        else:  # reasoning, a built-in tool's call or output, an item reference
+            name = str(kind) if isinstance(kind, str) else "?"
+            turns.append(Turn(name, raw=item, items=(k, k)))
+    return turns
+
+
+def _tool(tool: object) -> tuple[object, object]:
+    tool = tool if isinstance(tool, dict) else {}
+    return tool.get("name") or tool.get("type"), tool.get("description")
+
+
+def history(body: object) -> History | None:
+    """The request body's history; None when the body is not a JSON object."""
+    if not isinstance(body, dict):
+        return None
+    given = body.get("input")
+    if isinstance(given, str):
+        turns = [Turn("user", given, items=(0, 0))]
+    else:
+        turns = _turns(given) if isinstance(given, list) else []
+    tools = body.get("tools")
+    skip = ("input", "tools", "instructions")
+    previous = body.get("previous_response_id")
+    return History(
+        turns,
+        system=body.get("instructions"),
+        tools=[_tool(t) for t in tools] if isinstance(tools, list) else [],
+        params={k: v for k, v in body.items() if k not in skip},
+        words=WORDS,
+        kind_of=function_or_custom,
+        previous=previous if isinstance(previous, str) and previous else None,
+    )

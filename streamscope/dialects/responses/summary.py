@@ -1,0 +1,67 @@
+"""One line per frame of an OpenAI Responses API stream: what its event carries."""
+
+from __future__ import annotations
+
+from ...core.frames import INVALID, Frame
+from ...text import quote, visible, word
+
+# event type -> its short name in a frame's line (the `response.` prefix dropped)
+_DELTAS = {
+    "response.function_call_arguments.delta": "args",
+    "response.custom_tool_call_input.delta": "input",
+    "response.output_text.delta": "text",
+    "response.refusal.delta": "refusal",
+    "response.reasoning_summary_text.delta": "think",
+    "response.reasoning_text.delta": "think",
+}
+_DONES = {
+    "response.function_call_arguments.done": "arguments",
+    "response.custom_tool_call_input.done": "input",
+}
+
+
+def plain_summary(index: int, text: str) -> str:
+    """`summarize` of an argument delta frame, from its output index and fragment alone."""
+    return f"o{index} args+{quote(text, 20)}"
+
+
+def summarize(frame: Frame) -> str:
+    """e.g. `o1 added function_call call_id="call_1" name="get_weather"`, `o1 args+"{\\"ci"`."""
+    p = frame.payload
+    if p is INVALID:
+        return f"not JSON: {quote(frame.data, 30)}"
+    if not isinstance(p, dict):
+        return f"JSON {type(p).__name__}"
+    kind = p.get("type")
+    at = f"o{word(p['output_index'])} " if "output_index" in p else ""
+    if kind in _DELTAS:
+        return f"{at}{_DELTAS[kind]}+{quote(p.get('delta'), 20)}"
+    if kind in _DONES:
+        return f"{at}done {quote(p.get(_DONES[kind]), 24)}"
+    if kind in ("response.output_item.added", "response.output_item.done"):
+        item = p.get("item") if isinstance(p.get("item"), dict) else {}
+        bits = [f"{at}{kind.rsplit('.', 1)[1]} {word(item.get('type'))}"]
+        for key in ("call_id", "name"):
+            if key in item:
+                bits.append(f"{key}={quote(item[key], 16)}")
+        field = "input" if item.get("type") == "custom_tool_call" else "arguments"
+        if item.get(field) not in (None, ""):
+            bits.append(f"{field}={quote(item[field], 20)}")
+        return " ".join(bits)
+    if kind in ("response.completed", "response.incomplete", "response.failed"):
+        response = p.get("response") if isinstance(p.get("response"), dict) else {}
+        status = response.get("status", kind.rsplit(".", 1)[1])
+        output = response.get("output")
+        count = f", {len(output)} output" if isinstance(output, list) else ""
+        return f"status {word(status)}{count}"
+    if kind in ("response.created", "response.in_progress", "response.queued"):
+        response = p.get("response") if isinstance(p.get("response"), dict) else {}
+        name = kind.rsplit(".", 1)[1]
+        return f"{name} {quote(response['id'], 20)}" if "id" in response else name
+    if kind == "error":
+        error = p.get("error", p)
+        message = error.get("message") if isinstance(error, dict) else error
+        return f"error {quote(message, 40)}"
+    if isinstance(kind, str) and kind.startswith("response."):
+        return f"{at}{visible(kind[len('response.') :][:40])}"
+    return f"event {word(kind)}"

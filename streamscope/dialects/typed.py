@@ -1,0 +1,252 @@
+"""What the dialects of typed events (Anthropic Messages, the OpenAI Responses API) share:
+the first look at each frame before its `type` decides the rest, the engine around their
+strategies, and the text of the pytest module they export."""
+
+from __future__ import annotations
+
+import copy
+import textwrap
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import orjson
+
+from ..core.anomalies import AnomalyLog
+from ..core.calls import Call, StrategyError, Unmodeled
+from ..core.engine import Engine, Strategies
+from ..core.frames import INVALID, Frame
+from ..text import json_type, quote
+
+
+def not_json(data: str) -> str:
+    """Why a payload is not read as JSON, in words (nesting past the parser's limit named)."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        if "depth limit" in str(e) or "recursion" in str(e).lower():
+            return f"data {quote(data, 40)} nests deeper than 1024 levels: read as text"
+    return f"data {quote(data, 60)} is not JSON"
+
+
+def event_object(frame: Frame, log: AnomalyLog) -> dict | None:
+    """The frame's event object; None, with the anomaly filed, when its data is not JSON or
+    not an object. Bytes that are not UTF-8 are named either way."""
+    n, payload = frame.number, frame.payload
+    if frame.bad_utf8:
+        log.add(
+            "invalid-utf8",
+            n,
+            "the event's bytes are not valid UTF-8; the bad bytes read as U+FFFD, as SSE decoding requires",
+        )
+    if payload is INVALID:
+        log.add("chunk-invalid-json", n, lambda: not_json(frame.data))
+        return None
+    if type(payload) is not dict:
+        log.add(
+            "event-schema-violation",
+            n,
+            f"the data is a JSON {json_type(payload)}, not an event object",
+        )
+        return None
+    return payload
+
+
+def events_template(sdk: str, built: str, reads: str, client: str, test: str) -> str:
+    """The text of an exported pytest module that serves named events through the
+    dialect's own SDK (`sdk`: the package; `built`: since when it builds on httpx2;
+    `reads`: how the test reads the stream, in words; `client`: the client's constructor
+    call; `test`: the test function). The result is a str.format template of Fixture's
+    fields; `client` and `test` are taken as they are."""
+    braces = str.maketrans({"{": "{{", "}": "}}"})
+    package = sdk.split(".")[0]
+    about = textwrap.fill(
+        f"The events are served through a MockTransport into a real {sdk} client; the test "
+        f"reads them with {reads}, accumulates the tool calls with `accumulate` (streamscope's "
+        "reading, in a few lines) and asserts the calls streamscope assembled. Swap "
+        "`accumulate` for your client's own to see whether it gets them right. Needs only "
+        f"{package} and pytest.",
+        88,
+    )
+    http = textwrap.fill(
+        f"The HTTP package the installed {package} builds its clients with: httpx2 {built}, "
+        f"httpx before. Nothing else is imported, so {package} and pytest are all this needs.",
+        88,
+        initial_indent="# ",
+        subsequent_indent="# ",
+    )
+    return (
+        f'''"""Regression fixture: exported by streamscope {{version}} from {{source}}{{where}}.
+
+{{story}}
+{about.translate(braces)}
+"""
+
+import importlib
+
+import {package}
+
+{http}
+_base = next(
+    (
+        c.__module__.partition(".")[0]
+        for c in getattr({package}, "DefaultHttpxClient", object).__mro__[1:]
+        if c.__module__.partition(".")[0] in ("httpx2", "httpx")
+    ),
+    "httpx",
+)
+http = importlib.import_module(_base)
+
+# (SSE event name, data) of every event served
+EVENTS = {{frames}}
+
+# What streamscope's robust reading assembles from these events.
+EXPECTED = {{expected}}
+
+
+# -- swap this for your client's accumulator ----------------------------------------------
+{{reference}}
+
+# ------------------------------------------------------------------------------------------
+
+
+def _client():
+    body = "".join(
+        (f"event: {{{{name}}}}\\n" if name else "") + "data: " + data + "\\n\\n" for name, data in EVENTS
+    ).encode()
+
+    def handler(request):
+        return http.Response(200, headers={{{{"content-type": "text/event-stream"}}}}, content=body)
+
+'''
+        + f"    return {client.translate(braces)}\n\n\n{test.translate(braces)}"
+    )
+
+
+def sse_bytes(frame: Frame) -> bytes:
+    """A frame as the SSE event that carried it (`event:` line, one `data:` line per line)."""
+    head = f"event: {frame.event}\n" if frame.event is not None else ""
+    lines = "".join(f"data: {line}\n" for line in frame.data.split("\n"))
+    return (head + lines + "\n").encode("utf-8")
+
+
+class FrameBody:
+    """A response body for an SDK oracle, one frame per chunk; knows which frame the
+    client is consuming.
+
+    The client asks for frame k+1 only once every event of frame k has gone through the
+    SDK's stream, so that is when frame k is reported done (`on_done`).
+    """
+
+    def __init__(self, frames: list[Frame], on_done: Callable[[int], None]) -> None:
+        self.frames = frames
+        self.on_done = on_done
+        self.current = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for frame in self.frames:
+            if self.current:
+                self.on_done(self.current)
+            self.current = frame.number
+            yield sse_bytes(frame)
+
+    def client(self) -> Any:
+        """An httpx2 client whose every request is answered with this body (httpx2 is
+        imported here, only when an oracle runs)."""
+        import httpx2
+
+        def respond(request: httpx2.Request) -> httpx2.Response:
+            return httpx2.Response(
+                200, headers={"content-type": "text/event-stream"}, content=iter(self)
+            )
+
+        return httpx2.Client(transport=httpx2.MockTransport(respond))
+
+
+class EventEngine(Engine):
+    """The engine of a typed-events dialect: its `robust` reading (with `results()`,
+    `copy(log)`, `done_frame`, `error_payload`), its plain client folds (`others`) and its
+    SDK emulation (`sdk`, reported as `sdk_name`) side by side."""
+
+    sdk_name = ""
+    robust: Any
+    others: list
+    sdk: Any
+
+    def _sdk_feed(self, frame: Frame) -> None:
+        sdk = self.sdk
+        if isinstance(sdk, Unmodeled):
+            return
+        try:
+            sdk.feed(frame)
+        except Unmodeled as why:
+            self.sdk = why
+
+    def copy(self) -> EventEngine:
+        new = copy.copy(self)
+        new.log = self.log.copy()
+        new.robust = self.robust.copy(new.log)
+        new.others = [s.copy() for s in self.others]
+        new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
+        return new
+
+    # -- the state at this frame, for the faces ------------------------------------------
+
+    def calls_now(self) -> list[Call]:
+        return self.robust.results()
+
+    def _sdk_now(self) -> list[Call] | StrategyError | Unmodeled:
+        """The SDK emulation's calls or error so far; Unmodeled where it meets a shape it
+        does not reproduce (it may first meet it here, where its state is read)."""
+        sdk = self.sdk
+        if isinstance(sdk, Unmodeled):
+            return sdk
+        try:
+            return sdk.error or sdk.calls()
+        except Unmodeled as why:
+            self.sdk = why
+            return why
+
+    def strategy_calls(self) -> Strategies:
+        out: Strategies = {"robust": self.robust.results(), self.sdk_name: self._sdk_now()}
+        for s in self.others:
+            out[s.name] = s.result()
+        return {name: out[name] for name in self.strategy_names}
+
+    # -- the end of the stream ------------------------------------------------------------
+
+    @property
+    def done_seen(self) -> bool:
+        return bool(self.robust.done_frame)
+
+    @property
+    def errored(self) -> bool:
+        return bool(self.robust.error_payload)
+
+    def others_at_end(self) -> Strategies:
+        out: Strategies = {s.name: s.result() for s in self.others}
+        if self._emulated:  # (else the emulation is not part of it)
+            out[self.sdk_name] = self.sdk_at_end()
+        return out
+
+
+class Fold:
+    """A client strategy: a fold over the events its engine hands it, building calls in
+    `slots` until it raises (`error`)."""
+
+    name = ""
+
+    def __init__(self) -> None:
+        self.slots: list = []
+        self.error: StrategyError | None = None
+
+    def call(self, slot: Any) -> Call:
+        return slot.to_call()
+
+    def calls(self) -> list[Call]:
+        return [self.call(s) for s in self.slots]
+
+    def result(self) -> list[Call] | StrategyError:
+        return self.error if self.error is not None else self.calls()
+
+    def copy(self) -> Fold:
+        return copy.deepcopy(self)
