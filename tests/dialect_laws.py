@@ -6,10 +6,38 @@ from __future__ import annotations
 
 from typing import Any
 
+from click.testing import CliRunner
+
+from streamscope.cli import main
+from streamscope.core.anomalies import KINDS
 from streamscope.core.engine import StreamResult
 from streamscope.core.sse import SseDecoder
 
-from .anthropic_events import calls, frames, sse
+from .anthropic_events import calls, frames, kinds, sse
+
+
+def named_at_its_frame(result: StreamResult, kind: str, dialect: str) -> None:
+    """`kind` fired on `result`, with its registered severity, one line of words and no
+    Python None, at a frame of the stream."""
+    assert kind in kinds(result), [a.to_json() for a in result.anomalies]
+    anomaly = next(a for a in result.anomalies if a.kind == kind)
+    assert anomaly.severity == KINDS[kind][0]
+    assert anomaly.message and "\n" not in anomaly.message and "None" not in anomaly.message
+    assert 1 <= anomaly.frame <= result.frames
+    assert result.dialect == dialect
+
+
+def reports_show_no_python_none(cases: dict, path) -> None:
+    """`inspect`'s report on every case's events (those run with no extra arguments)
+    never prints a Python None (a client's own exception quoted is its text)."""
+    for kind, (events, _, extra) in cases.items():
+        if events is None or extra:
+            continue
+        path.write_bytes(sse(events))
+        report = CliRunner().invoke(main, ["inspect", str(path)])
+        assert report.exit_code == 0, report.output
+        ours = [line for line in report.output.splitlines() if " raises " not in line]
+        assert not [line for line in ours if "None" in line], (kind, report.output)
 
 
 def same(a: StreamResult, b: StreamResult, strategies: bool = True) -> None:

@@ -37,7 +37,14 @@ from .anthropic_events import (
     tool_call,
     tool_start,
 )
-from .dialect_laws import copy_carries_on, fast_path_reads_alike, rechunked, same
+from .dialect_laws import (
+    copy_carries_on,
+    fast_path_reads_alike,
+    named_at_its_frame,
+    rechunked,
+    reports_show_no_python_none,
+    same,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
 # A tool block whose start carries no input at all, so "" is all its arguments hold.
@@ -172,29 +179,11 @@ def test_every_kind_is_one_dialects_or_shared():
 @pytest.mark.parametrize("kind", sorted(k for k in CASES if CASES[k][0] is not None))
 def test_kind_triggers(kind):
     events, _, extra = CASES[kind]
-    result = run(events, **extra)
-    assert kind in kinds(result), [a.to_json() for a in result.anomalies]
-    anomaly = next(a for a in result.anomalies if a.kind == kind)
-    assert anomaly.severity == KINDS[kind][0]
-    assert anomaly.message and "\n" not in anomaly.message and "None" not in anomaly.message
-    assert 1 <= anomaly.frame <= result.frames
-    assert result.dialect == "anthropic-messages"
+    named_at_its_frame(run(events, **extra), kind, "anthropic-messages")
 
 
 def test_no_report_shows_a_python_none(tmp_path):
-    from click.testing import CliRunner
-
-    from streamscope.cli import main
-
-    for kind, (events, _, extra) in CASES.items():
-        if events is None or extra:
-            continue
-        path = tmp_path / "stream.sse"
-        path.write_bytes(sse(events))
-        report = CliRunner().invoke(main, ["inspect", str(path)])
-        assert report.exit_code == 0, report.output
-        ours = [line for line in report.output.splitlines() if " raises " not in line]
-        assert not [line for line in ours if "None" in line], (kind, report.output)
+    reports_show_no_python_none(CASES, tmp_path / "stream.sse")
 
 
 @pytest.mark.parametrize("kind", sorted(k for k in CASES if CASES[k][1] is not None))

@@ -528,7 +528,7 @@ async def test_two_long_ids_fold_and_leave_room_for_the_arguments_at_80x24():
         assert '{"country"' in lines[1] and lines[1].rstrip().endswith("5")
         at = lines[1].index('"fc_')  # the item_id column, folded over the rows below
         folded = [line[at:].split(" ")[0] for line in lines[1:5]]
-        assert '"fc_0e9d73f2a1a362c000697ccca32a988194b336865ac70890e1"' == "".join(folded)
+        assert "".join(folded) == '"fc_0e9d73f2a1a362c000697ccca32a988194b336865ac70890e1"'
 
 
 async def test_a_responses_request_shows_its_input_items_and_the_findings_on_them():

@@ -13,9 +13,33 @@ import orjson
 
 from ..core.anomalies import AnomalyLog
 from ..core.calls import Call, StrategyError, Unmodeled
-from ..core.engine import Engine, Strategies
+from ..core.engine import ALL, Engine, Strategies
 from ..core.frames import INVALID, Frame
 from ..text import json_type, quote
+
+
+def is_index(value: object) -> bool:
+    """An index an event may name a block or an item by (a bool is not one)."""
+    return type(value) is int and value >= 0
+
+
+def declared_tools(tools: object) -> frozenset[str] | None:
+    """Names of the tools a request declared (`tools[].name`); None when it declared none
+    (built-in tools are declared by type, not by name)."""
+    if not isinstance(tools, list) or not tools:
+        return None
+    names = {t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
+    return frozenset(names) or None
+
+
+def not_an_event(frame: Frame) -> str | None:
+    """A frame summary's words for data that is no event object; None for an object."""
+    p = frame.payload
+    if p is INVALID:
+        return f"not JSON: {quote(frame.data, 30)}"
+    if not isinstance(p, dict):
+        return f"JSON {type(p).__name__}"
+    return None
 
 
 def not_json(data: str) -> str:
@@ -165,12 +189,36 @@ class FrameBody:
 class EventEngine(Engine):
     """The engine of a typed-events dialect: its `robust` reading (with `results()`,
     `copy(log)`, `done_frame`, `error_payload`), its plain client folds (`others`) and its
-    SDK emulation (`sdk`, reported as `sdk_name`) side by side."""
+    SDK emulation (`sdk`, reported as `sdk_name`) side by side.
+
+    A dialect's engine names its reading (`reader`), its client folds (`folds`) and how
+    its emulation is made from the request's tools (`emulation`)."""
 
     sdk_name = ""
-    robust: Any
-    others: list
-    sdk: Any
+    reader: type
+    folds: tuple[type, ...] = ()
+
+    def __init__(
+        self,
+        exchange: int = 1,
+        tools: list | None = None,
+        response_format: object | None = None,
+        collect_events: bool = False,
+        part: str = ALL,
+        marks: bool = True,
+        chunk_log: bool = False,
+    ) -> None:
+        super().__init__(exchange, part, marks, collect_events)
+        self.declared = declared_tools(tools)
+        self.robust = self.reader(self.log)
+        self.others: list = [fold() for fold in self.folds] if self._clients else []
+        self.sdk: Any = self.emulation(tools) if self._emulated else Unmodeled("not emulated")
+        # a chunk log holds the events an application logged, with no SSE event names
+        self.chunk_log = chunk_log
+
+    def emulation(self, tools: list | None) -> Any:
+        """The SDK emulation, for a request that declared `tools`."""
+        raise NotImplementedError
 
     def _sdk_feed(self, frame: Frame) -> None:
         sdk = self.sdk

@@ -9,26 +9,18 @@ from __future__ import annotations
 
 import copy
 
-from ...core.calls import Call, Unmodeled
-from ...core.engine import ALL, TOOL_CALL_TEXT, ChoiceSummary
+from ...core.calls import Call
+from ...core.engine import TOOL_CALL_TEXT, ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
-from ..typed import EventEngine
-from .robust import Robust, is_index
+from ..typed import EventEngine, is_index
+from .robust import Robust
 from .sdk_model import AnthropicSdkEmulation
-from .strategies import Fold, LastBlock, StartConcat, Truthy
+from .strategies import LastBlock, StartConcat, Truthy
 
 # The order strategies are reported in (the contract's table order).
 STRATEGY_NAMES = ("robust", "anthropic-sdk", "start-concat", "last-block", "truthy")
-
-
-def declared_tools(tools: object) -> frozenset[str] | None:
-    """Names of the tools a request declared (`tools[].name`); None when it declared none."""
-    if not isinstance(tools, list) or not tools:
-        return None
-    names = {t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
-    return frozenset(names) or None
 
 
 def plain_fragment(p: object) -> tuple[int, str] | None:
@@ -50,26 +42,11 @@ class AnthropicEngine(EventEngine):
     sdk_name = "anthropic-sdk"
     by_value = True  # the SDK keeps a tool's input parsed: compared by value
 
-    def __init__(
-        self,
-        exchange: int = 1,
-        tools: list | None = None,
-        response_format: object | None = None,
-        collect_events: bool = False,
-        part: str = ALL,
-        marks: bool = True,
-        chunk_log: bool = False,
-    ) -> None:
-        super().__init__(exchange, part, marks, collect_events)
-        self.declared = declared_tools(tools)
-        self.robust = Robust(self.log)
-        self.others: list[Fold] = [StartConcat(), LastBlock(), Truthy()] if self._clients else []
-        self.sdk: AnthropicSdkEmulation | Unmodeled = (
-            AnthropicSdkEmulation() if self._emulated else Unmodeled("not emulated")
-        )
-        # A chunk log holds the events an application logged, with no SSE event names:
-        # the SDK is shown what it would build had each come with its own name.
-        self.chunk_log = chunk_log
+    reader = Robust
+    folds = (StartConcat, LastBlock, Truthy)
+
+    def emulation(self, tools: list | None) -> AnthropicSdkEmulation:
+        return AnthropicSdkEmulation()
 
     def feed(
         self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ
@@ -141,6 +118,8 @@ class AnthropicEngine(EventEngine):
                 s.stop(n, index)
 
     def _sdk_feed(self, frame: Frame) -> None:
+        # a chunk log's events come without SSE names: the SDK is shown what it would
+        # build had each come with its own name
         if self.chunk_log and frame.event is None and isinstance(frame.payload, dict):
             kind = frame.payload.get("type")
             if isinstance(kind, str):

@@ -26,7 +26,7 @@ from ...core.calls import Call, Slot, freeze
 from ...core.events import FieldEvent
 from ...core.frames import Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object
+from ..typed import event_object, is_index
 
 # (tuples: a `type` sent as a list or an object is compared, never hashed)
 TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -42,10 +42,6 @@ EVENTS = (
     "error",
 )
 _ABSENT = object()  # a key the start did not carry
-
-
-def is_index(value: object) -> bool:
-    return type(value) is int and value >= 0
 
 
 def start_text(value: object) -> str:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ...core.frames import INVALID, Frame
+from ...core.frames import Frame
 from ...text import quote, word
+from ..typed import not_an_event
 
 
 def plain_summary(index: int, text: str) -> str:
@@ -14,10 +15,8 @@ def plain_summary(index: int, text: str) -> str:
 def summarize(frame: Frame) -> str:
     """e.g. `message_start`, `b1 tool_use id="toolu_01" name="get_weather"`, `b1 json+"{\\"city"`."""
     p = frame.payload
-    if p is INVALID:
-        return f"not JSON: {quote(frame.data, 30)}"
     if not isinstance(p, dict):
-        return f"JSON {type(p).__name__}"
+        return not_an_event(frame) or ""
     kind = p.get("type")
     index = p.get("index")
     at = f"b{word(index)} " if "index" in p else ""

@@ -8,28 +8,19 @@ and the clients append it. Any other frame goes through every rule.
 
 from __future__ import annotations
 
-from ...core.calls import Call, Unmodeled
-from ...core.engine import ALL, TOOL_CALL_TEXT, ChoiceSummary
+from ...core.calls import Call
+from ...core.engine import TOOL_CALL_TEXT, ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
-from ..typed import EventEngine
-from .robust import DELTAS, DONES, Robust, is_index
+from ..typed import EventEngine, is_index
+from .robust import DELTAS, DONES, Robust
 from .sdk_model import ResponsesSdkEmulation
-from .strategies import CurrentItem, DeltasOnly, Fold, StrictDone
+from .strategies import CurrentItem, DeltasOnly, StrictDone
 
 # The order strategies are reported in (the contract's table order).
 STRATEGY_NAMES = ("robust", "openai-sdk", "deltas-only", "current-item", "strict-done")
 DELTA = "response.function_call_arguments.delta"
-
-
-def declared_tools(tools: object) -> frozenset[str] | None:
-    """Names of the function and custom tools a request declared; None when it declared
-    none (built-in tools such as web_search are declared by type, not by name)."""
-    if not isinstance(tools, list) or not tools:
-        return None
-    names = {t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
-    return frozenset(names) or None
 
 
 def plain_fragment(p: object) -> tuple[int, str] | None:
@@ -48,28 +39,11 @@ class ResponsesEngine(EventEngine):
     sdk_name = "openai-sdk"
     wrappers = True  # models invent multi_tool_use.parallel here (see parallel-wrapper)
 
-    def __init__(
-        self,
-        exchange: int = 1,
-        tools: list | None = None,
-        response_format: object | None = None,
-        collect_events: bool = False,
-        part: str = ALL,
-        marks: bool = True,
-        chunk_log: bool = False,
-    ) -> None:
-        super().__init__(exchange, part, marks, collect_events)
-        self.declared = declared_tools(tools)
-        self.robust = Robust(self.log)
-        self.others: list[Fold] = (
-            [DeltasOnly(), CurrentItem(), StrictDone()] if self._clients else []
-        )
-        self.sdk: ResponsesSdkEmulation | Unmodeled = (
-            ResponsesSdkEmulation(tools) if self._emulated else Unmodeled("not emulated")
-        )
-        # A chunk log holds the events an application logged, with no SSE event names:
-        # the SDK reads the data's type in any case.
-        self.chunk_log = chunk_log
+    reader = Robust
+    folds = (DeltasOnly, CurrentItem, StrictDone)
+
+    def emulation(self, tools: list | None) -> ResponsesSdkEmulation:
+        return ResponsesSdkEmulation(tools)
 
     def feed(
         self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ

@@ -8,6 +8,9 @@ from __future__ import annotations
 from ...core.calls import Call
 from ...core.frames import parse_payload
 from ..base import Fixture
+
+# the openai SDK's Stream hands the Responses API's events on as it does chunks
+from ..chat.fixture import served
 from ..typed import events_template
 from . import reference
 
@@ -27,19 +30,6 @@ TEMPLATE = events_template(
     assert accumulate(events) == EXPECTED
 """,
 )
-
-
-def served(frames: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]:
-    """What the SDK's stream hands the test: JSON objects up to a [DONE], none with an
-    `error` member (the SDK raises on it)."""
-    out = []
-    for name, data in frames:
-        if data.startswith("[DONE]"):
-            break
-        payload = parse_payload(data)
-        if isinstance(payload, dict) and not payload.get("error"):
-            out.append((name, data))
-    return out
 
 
 def literal(frames: list[tuple[str | None, str]]) -> str:

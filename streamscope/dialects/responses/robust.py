@@ -25,7 +25,7 @@ from ...core.calls import Call, Slot
 from ...core.events import FieldEvent
 from ...core.frames import INVALID, Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object
+from ..typed import event_object, is_index
 
 # (tuples: a `type` sent as a list or an object is compared, never hashed)
 CALL_ITEMS = ("function_call", "custom_tool_call")
@@ -54,10 +54,6 @@ _IDENTITY = (
     ("id", "id-changed", "item_id", "deltas that name the first item id no longer find it"),
     ("name", "name-changed", "name", "clients that dispatch at the item's start run another tool"),
 )
-
-
-def is_index(value: object) -> bool:
-    return type(value) is int and value >= 0
 
 
 def _field(item: dict) -> str:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ...core.frames import INVALID, Frame
+from ...core.frames import Frame
 from ...text import quote, visible, word
+from ..typed import not_an_event
 
 # event type -> its short name in a frame's line (the `response.` prefix dropped)
 _DELTAS = {
@@ -28,10 +29,8 @@ def plain_summary(index: int, text: str) -> str:
 def summarize(frame: Frame) -> str:
     """e.g. `o1 added function_call call_id="call_1" name="get_weather"`, `o1 args+"{\\"ci"`."""
     p = frame.payload
-    if p is INVALID:
-        return f"not JSON: {quote(frame.data, 30)}"
     if not isinstance(p, dict):
-        return f"JSON {type(p).__name__}"
+        return not_an_event(frame) or ""
     kind = p.get("type")
     at = f"o{word(p['output_index'])} " if "output_index" in p else ""
     if kind in _DELTAS:
