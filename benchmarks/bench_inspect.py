@@ -18,8 +18,9 @@ mostly cancels out):
   id quirk (one fragment carries `"id": ""`);
 - an Anthropic Messages stream (text and tool blocks in turn, every event named) and an
   OpenAI Responses stream (three call items whose deltas interleave in the same bursts,
-  with sequence numbers and padding) against the interleaved Chat Completions stream of
-  the same frame counts: the marginal cost per frame of each (20k to 80k frames), and
+  with sequence numbers and padding) and a Gemini stream (three calls whose arguments
+  stream as partialArgs string pieces, one chunk each) against the interleaved Chat
+  Completions stream of the same frame counts: the marginal cost per frame of each (20k to 80k frames), and
   their ratio;
 - peak memory (max RSS) of `streamscope inspect --json` on a 1000-exchange, 1M-frame
   recording (about 360 MB), in a child process (skipped with --quick);
@@ -45,8 +46,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from benchmarks.gen import (  # noqa: E402
+    GEMINI_REQUEST,
     RESPONSES_REQUEST,
     anthropic_events,
+    gemini_events,
     interleaved_events,
     many_calls_events,
     responses_events,
@@ -238,6 +241,13 @@ def main() -> None:
         responses_events,
         "/v1/responses",
         RESPONSES_REQUEST,
+    )
+    against_chat(
+        "gemini",
+        "Gemini (streamed arguments, 3 calls)",
+        gemini_events,
+        "/v1/projects/p/locations/us-central1/publishers/google/models/m:streamGenerateContent?alt=sse",
+        GEMINI_REQUEST,
     )
     if quick:
         return

@@ -213,6 +213,73 @@ def responses_events(frames: int, calls: int = 3) -> list[bytes]:
 
 
 # A Responses API request that declares the stream's tool, as the openai SDK sends it.
+def _gemini(*parts: dict, **cand: object) -> bytes:
+    chunk = {
+        "candidates": [{"content": {"role": "model", "parts": list(parts)}, **cand, "index": 0}],
+        "modelVersion": "gemini-bench",
+        "responseId": "bench",
+    }
+    return b"data: " + orjson.dumps(chunk) + b"\r\n\r\n"
+
+
+def gemini_events(frames: int, calls: int = 3) -> list[bytes]:
+    """A Gemini stream of `frames` chunks with streamed arguments (Vertex's
+    streamFunctionCallArguments): `calls` calls one after the other, each opened by
+    `{name, willContinue}` (the first with its thoughtSignature), its `$.text` string in
+    pieces that say willContinue, a last "" piece and the empty closing part; STOP with
+    usage at the end, framed by CRLF as Google sends."""
+    words = ["lorem ", "ipsum ", "dolor ", "sit ", "amet, ", "consectetur ", "adipiscing ", "elit "]
+    per = (frames - 1) // calls - 3  # the opener, the "" piece and the closing part
+    out: list[bytes] = []
+    for i in range(calls):
+        opener: dict = {"functionCall": {"name": "write_file", "willContinue": True}}
+        if i == 0:
+            opener["thoughtSignature"] = "CiMBjz1rX25KieIB4d4AwFn8/WbsHTRNHBXso88Ptemw"
+        out.append(_gemini(opener))
+        left = per if i < calls - 1 else frames - 1 - len(out) - 2
+        for k in range(left):
+            arg = {"jsonPath": "$.text", "stringValue": words[k % 8], "willContinue": True}
+            out.append(_gemini({"functionCall": {"partialArgs": [arg], "willContinue": True}}))
+        last = {"jsonPath": "$.text", "stringValue": ""}
+        out.append(_gemini({"functionCall": {"partialArgs": [last], "willContinue": True}}))
+        out.append(_gemini({"functionCall": {}}))
+    usage = {"promptTokenCount": 9, "candidatesTokenCount": frames, "totalTokenCount": frames + 9}
+    out.append(
+        b"data: "
+        + orjson.dumps(
+            {
+                "candidates": [
+                    {
+                        "content": {"role": "model", "parts": [{"text": ""}]},
+                        "finishReason": "STOP",
+                        "index": 0,
+                    }
+                ],
+                "usageMetadata": usage,
+                "modelVersion": "gemini-bench",
+            }
+        )
+        + b"\r\n\r\n"
+    )
+    return out
+
+
+GEMINI_REQUEST = {
+    "contents": [{"role": "user", "parts": [{"text": "write"}]}],
+    "tools": [
+        {
+            "functionDeclarations": [
+                {
+                    "name": "write_file",
+                    "parameters": {"type": "OBJECT", "properties": {"text": {"type": "STRING"}}},
+                }
+            ]
+        }
+    ],
+    "toolConfig": {"functionCallingConfig": {"streamFunctionCallArguments": True}},
+}
+
+
 RESPONSES_REQUEST = {
     "model": "bench-model",
     "stream": True,

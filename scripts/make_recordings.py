@@ -1803,14 +1803,399 @@ def write_responses(s: ResponsesSample, out: Path = OUT) -> Path:
     return path
 
 
+# -- Gemini (streamGenerateContent): CONSTRUCTED from the shapes in tests/fixtures/gemini
+
+
+AI_STUDIO = (
+    "https://generativelanguage.googleapis.com/v1beta/models/{model}:streamGenerateContent?alt=sse"
+)
+VERTEX = (
+    "https://us-central1-aiplatform.googleapis.com/v1/projects/acme-agents/locations/"
+    "us-central1/publishers/google/models/{model}:streamGenerateContent?alt=sse"
+)
+SIGNATURE = (
+    "CiQBjz1rX0b7cG1kT2wxQ3pZa3dSUnN0dlh5Wm1PaGJxVGtKbWRrQWx3PT0KdwGPPWtfT1pIU0Z6a3p"
+    "kYjNKbFkyOXVabWxuZFhKaGRHbHZiZz09Cj0BjT1rX3BhcnRpYWxseS1zaWduZWQtdGhvdWdodHM="
+)
+
+
+def gfn(name: str, description: str, properties: dict, required: list[str]) -> dict:
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"type": "OBJECT", "properties": properties, "required": required},
+    }
+
+
+G_WEATHER = gfn(
+    "get_weather", "Current weather for a city.", {"city": {"type": "STRING"}}, ["city"]
+)
+G_TIME = gfn("get_time", "Local time for an IANA time zone.", {"tz": {"type": "STRING"}}, ["tz"])
+G_EVENT = gfn(
+    "create_event",
+    "Put an event in the team calendar.",
+    {
+        "title": {"type": "STRING"},
+        "when": {
+            "type": "OBJECT",
+            "properties": {"start": {"type": "STRING"}, "minutes": {"type": "NUMBER"}},
+        },
+        "attendees": {"type": "ARRAY", "items": {"type": "STRING"}},
+    },
+    ["title", "when"],
+)
+G_ROOMS = gfn("list_rooms", "Meeting rooms free now.", {}, [])
+
+
+@dataclass
+class GeminiSample:
+    name: str
+    model: str
+    url: str  # AI_STUDIO or VERTEX
+    question: str
+    tools: list[dict]  # function declarations
+    stream1: list[Chunk]
+    sent_back: dict  # the model content the agent sends back
+    results: list[dict]  # its functionResponse parts
+    stream2: list[Chunk]
+    stream_args: bool = False  # the request asks Vertex to stream arguments
+    split1: int | tuple[int, int] | None = None
+
+
+def gchunk(
+    model: str, rid: str, *parts: dict, finish: str | None = None, usage: dict | None = None
+) -> Chunk:
+    cand: dict = {"content": {"role": "model", "parts": list(parts)}}
+    if finish is not None:
+        cand["finishReason"] = finish
+    cand["index"] = 0
+    out: Chunk = {"candidates": [cand]}
+    if usage is not None:
+        out["usageMetadata"] = usage
+    out["modelVersion"] = model
+    out["responseId"] = rid
+    return out
+
+
+def gusage(prompt: int, out: int, thoughts: int = 0) -> dict:
+    usage = {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": out,
+        "totalTokenCount": prompt + out + thoughts,
+    }
+    if thoughts:
+        usage["thoughtsTokenCount"] = thoughts
+    return usage
+
+
+def fcall(name: str, args: dict | None = None, sig: str | None = None) -> dict:
+    fc: dict = {"name": name}
+    if args is not None:
+        fc["args"] = args
+    part: dict = {"functionCall": fc}
+    if sig is not None:
+        part["thoughtSignature"] = sig
+    return part
+
+
+def fopen(name: str, sig: str | None = None) -> dict:
+    part = fcall(name, sig=sig)
+    part["functionCall"]["willContinue"] = True
+    return part
+
+
+def fpart(*args: dict) -> dict:
+    return {"functionCall": {"partialArgs": list(args), "willContinue": True}}
+
+
+def pstr(path: str, text: str, more: bool = True) -> dict:
+    out: dict = {"jsonPath": path, "stringValue": text}
+    if more:
+        out["willContinue"] = True
+    return out
+
+
+FCLOSE = {"functionCall": {}}
+
+
+def gresult(name: str, response: dict) -> dict:
+    return {"functionResponse": {"name": name, "response": response}}
+
+
+def gemini_answer(model: str, rid: str, text: str, usage: dict) -> list[Chunk]:
+    half = len(text) // 2
+    return [
+        gchunk(model, rid, {"text": text[:half]}),
+        gchunk(model, rid, {"text": text[half:]}, finish="STOP", usage=usage),
+    ]
+
+
+def gemini_parallel_signature() -> GeminiSample:
+    """AI Studio, gemini-3-pro: two calls in one chunk, only the first with its
+    thoughtSignature, no ids, STOP. A correct agent sends both parts back as they came,
+    the signature on the first, and answers each by name: the contract holds. Clients
+    that give every call of a chunk index 0 merge them."""
+    model, rid = "gemini-3-pro-preview", "Zk3MaZ7bLq2Hz4QP8pWJ0Ag"
+    stream1 = [
+        gchunk(model, rid, {"text": "Checking both.", "thought": True}),
+        gchunk(
+            model,
+            rid,
+            fcall("get_weather", {"city": "Lisbon"}, SIGNATURE),
+            fcall("get_time", {"tz": "Europe/Lisbon"}),
+        ),
+        gchunk(model, rid, {"text": ""}, finish="STOP", usage=gusage(112, 38, 164)),
+    ]
+    rid2 = "aG4MaY2cMpKyz7IPlYq8sQ0"
+    return GeminiSample(
+        name="gemini-parallel-signature",
+        model=model,
+        url=AI_STUDIO.format(model=model),
+        question="What's the weather and the time in Lisbon?",
+        tools=[G_WEATHER, G_TIME],
+        stream1=stream1,
+        sent_back={
+            "role": "model",
+            "parts": [
+                fcall("get_weather", {"city": "Lisbon"}, SIGNATURE),
+                fcall("get_time", {"tz": "Europe/Lisbon"}),
+            ],
+        },
+        results=[
+            gresult("get_weather", {"sky": "clear", "celsius": 21}),
+            gresult("get_time", {"time": "16:42"}),
+        ],
+        stream2=gemini_answer(
+            model, rid2, "It is 16:42 in Lisbon, clear and 21 °C.", gusage(190, 17)
+        ),
+        split1=1,
+    )
+
+
+def gemini_signature_dropped() -> GeminiSample:
+    """The same turn through an agent that rebuilds the model content from the calls and
+    loses the thoughtSignature (microsoft/semantic-kernel#13417, pipecat-ai/pipecat#3420):
+    Gemini 3 answers the next request HTTP 400 "Function call is missing a
+    thought_signature"."""
+    s = gemini_parallel_signature()
+    s.name = "gemini-signature-dropped"
+    s.sent_back = {
+        "role": "model",
+        "parts": [
+            fcall("get_weather", {"city": "Lisbon"}),
+            fcall("get_time", {"tz": "Europe/Lisbon"}),
+        ],
+    }
+    error = {
+        "error": {
+            "code": 400,
+            "message": "Function call is missing a thought_signature in functionCall parts. "
+            "This is required for tools to work correctly.",
+            "status": "INVALID_ARGUMENT",
+        }
+    }
+    s.stream2 = [error]
+    return s
+
+
+def gemini_streamed_args() -> GeminiSample:
+    """Vertex with streamFunctionCallArguments: a no-args call first (it carries the
+    signature), then a call whose arguments stream as partialArgs (a nested object, an
+    array, strings in pieces, each string ended by a "" piece), closed by an empty
+    functionCall. Clients that emit only at a closing part took the no-args call for a
+    streamed one and lost it (the AI SDK before its fix); google-genai users who collect
+    every part get six nameless calls."""
+    model, rid = "gemini-3-pro-preview", "xR3MaafLBp6Wz7IPhcyS-Ak"
+    stream1 = [
+        gchunk(model, rid, fcall("list_rooms", sig=SIGNATURE)),
+        gchunk(model, rid, fopen("create_event")),
+        gchunk(model, rid, fpart(pstr("$.title", "Design "), pstr("$.title", "review", False))),
+        gchunk(
+            model,
+            rid,
+            fpart(pstr("$.when.start", "2026-12-02T10:00"), pstr("$.when.start", "", False)),
+        ),
+        gchunk(model, rid, fpart({"jsonPath": "$.when.minutes", "numberValue": 45})),
+        gchunk(model, rid, fpart(pstr("$.attendees[0]", "ana@acme.dev", False))),
+        gchunk(model, rid, {"functionCall": {"willContinue": True}}),
+        gchunk(model, rid, fpart(pstr("$.attendees[1]", "bo@acme.dev", False))),
+        gchunk(model, rid, FCLOSE, finish="STOP", usage=gusage(240, 61, 92)),
+    ]
+    args = {
+        "title": "Design review",
+        "when": {"start": "2026-12-02T10:00", "minutes": 45},
+        "attendees": ["ana@acme.dev", "bo@acme.dev"],
+    }
+    rid2 = "yB3MaZOtEo2Hz7IPm5yI8Qw"
+    return GeminiSample(
+        name="gemini-streamed-args",
+        model=model,
+        url=VERTEX.format(model=model),
+        question="Book the design review tomorrow at 10 for 45 minutes with Ana and Bo.",
+        tools=[G_ROOMS, G_EVENT],
+        stream1=stream1,
+        sent_back={
+            "role": "model",
+            "parts": [fcall("list_rooms", sig=SIGNATURE), fcall("create_event", args)],
+        },
+        results=[
+            gresult("list_rooms", {"rooms": ["Tagus", "Douro"]}),
+            gresult("create_event", {"id": "evt_5521", "room": "Tagus"}),
+        ],
+        stream2=gemini_answer(
+            model, rid2, "Booked: Design review, tomorrow 10:00, room Tagus.", gusage(320, 14)
+        ),
+        stream_args=True,
+        split1=2,
+    )
+
+
+def gemini_unterminated() -> GeminiSample:
+    """Vertex streamed arguments whose closing part never comes: the last partialArgs
+    part says no more and the chunk says STOP (vercel/ai#14358). Clients that emit a
+    streamed call only at its closing part never run it; robust keeps what was built."""
+    model, rid = "gemini-3-flash-preview", "qL4MaeO1Hq2Hz7IPj8uQ4AE"
+    stream1 = [
+        gchunk(model, rid, fopen("get_weather", SIGNATURE)),
+        gchunk(model, rid, fpart(pstr("$.city", "Porto"))),
+        gchunk(
+            model,
+            rid,
+            {"functionCall": {"partialArgs": [pstr("$.city", "", False)]}},
+            finish="STOP",
+            usage=gusage(96, 12, 40),
+        ),
+    ]
+    rid2 = "rM4MaZf3Jq2Hz7IPk9vR5BF"
+    return GeminiSample(
+        name="gemini-unterminated",
+        model=model,
+        url=VERTEX.format(model=model),
+        question="Weather in Porto?",
+        tools=[G_WEATHER],
+        stream1=stream1,
+        sent_back={"role": "model", "parts": [fcall("get_weather", {"city": "Porto"}, SIGNATURE)]},
+        results=[gresult("get_weather", {"sky": "rain", "celsius": 14})],
+        stream2=gemini_answer(model, rid2, "Rain in Porto, 14 °C.", gusage(140, 9)),
+        stream_args=True,
+    )
+
+
+def gemini_malformed() -> GeminiSample:
+    """AI Studio ends a turn with finishReason MALFORMED_FUNCTION_CALL (the model wrote a
+    call the API could not parse): no call arrives, and an agent that only looks for
+    calls and text sees an empty answer. This one asks again."""
+    model, rid = "gemini-2.5-flash", "sN5MaYv0Kq2Hz7IPl0wS6CG"
+    stream1 = [
+        {
+            "candidates": [
+                {
+                    "content": {},
+                    "finishReason": "MALFORMED_FUNCTION_CALL",
+                    "finishMessage": "Malformed function call: print(default_api.get_weather(city=Faro))",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": gusage(88, 0),
+            "modelVersion": model,
+            "responseId": rid,
+        }
+    ]
+    rid2 = "tO6MaXu9Lq2Hz7IPm1xT7DH"
+    stream2 = [
+        gchunk(model, rid2, fcall("get_weather", {"city": "Faro"})),
+        gchunk(model, rid2, {"text": ""}, finish="STOP", usage=gusage(97, 8)),
+    ]
+    return GeminiSample(
+        name="gemini-malformed",
+        model=model,
+        url=AI_STUDIO.format(model=model),
+        question="Weather in Faro?",
+        tools=[G_WEATHER],
+        stream1=stream1,
+        sent_back={
+            "role": "user",
+            "parts": [{"text": "Please call the tool again, with valid arguments."}],
+        },
+        results=[],
+        stream2=stream2,
+    )
+
+
+GEMINI_SAMPLES = [
+    gemini_parallel_signature,
+    gemini_signature_dropped,
+    gemini_streamed_args,
+    gemini_unterminated,
+    gemini_malformed,
+]
+
+
+def write_gemini(s: GeminiSample, out: Path = OUT) -> Path:
+    rng = random.Random(zlib.crc32(s.name.encode()))
+    path = out / f"{s.name}.jsonl"
+    question = {"role": "user", "parts": [{"text": s.question}]}
+    body1: dict = {
+        "contents": [question],
+        "systemInstruction": {
+            "parts": [{"text": "You are a helpful assistant. Use the tools when needed."}]
+        },
+        "tools": [{"functionDeclarations": s.tools}],
+    }
+    if s.stream_args:
+        body1["toolConfig"] = {"functionCallingConfig": {"streamFunctionCallArguments": True}}
+    contents2 = [question, s.sent_back]
+    if s.results:
+        contents2.append({"role": "user", "parts": s.results})
+    body2 = {**body1, "contents": contents2}
+    base = s.url.split("/v1", 1)[0]
+    headers = [
+        ("x-goog-api-key", "AIzaSy-sample-0000-not-a-real-key"),
+        ("x-goog-api-client", "google-genai-sdk/1.52.0 gl-python/3.13.1"),
+    ]
+    with RecordingWriter(path, argv=ARGV, overwrite=True, created=CREATED) as w:
+        t = rng.randint(800_000, 2_500_000)
+        for body, stream, split in ((body1, s.stream1, s.split1), (body2, s.stream2, None)):
+            ex = w.new_exchange()
+            raw = _dumps(body).encode()
+            head = [("host", host(base)), ("content-type", "application/json"), *headers]
+            head.append(("content-length", str(len(raw))))
+            w.request(ex, "POST", s.url, head, raw, t_ns=t)
+            if len(stream) == 1 and "error" in stream[0]:
+                t = error_response(w, ex, t, stream[0], rng)
+            else:
+                server = [
+                    ("server", "scaffolding on HTTPServer2"),
+                    ("x-content-type-options", "nosniff"),
+                ]
+                if split is None and len(stream) < 3:  # (a short answer: its first event split)
+                    split = 0
+                t = stream_response(w, ex, t, stream, server, rng, split, crlf=True)
+            t += rng.randint(80, 900) * MS + rng.randint(0, MS - 1)  # the agent runs the tools
+    return path
+
+
+def error_response(
+    w: RecordingWriter, ex: int, t_request: int, body: Chunk, rng: random.Random
+) -> int:
+    """A whole JSON error answer (HTTP 400), as Google sends a request it refuses."""
+    t = t_request + rng.randint(90, 300) * MS
+    w.response(ex, 400, [("content-type", "application/json; charset=UTF-8")], t_ns=t)
+    w.chunk(ex, json.dumps(body, indent=2).encode() + b"\n", t_ns=t + MS)
+    t += 2 * MS
+    w.end(ex, "complete", t_ns=t)
+    return t
+
+
 # -- bytes, reads and timings
 
 
-def event(payload: Chunk | str, named: bool = False) -> bytes:
-    """One SSE event; `named`: with the `event:` line Anthropic sends (its data's type)."""
+def event(payload: Chunk | str, named: bool = False, crlf: bool = False) -> bytes:
+    """One SSE event; `named`: with the `event:` line Anthropic sends (its data's type);
+    `crlf`: lines ended by CRLF, as Google sends them."""
     data = payload if isinstance(payload, str) else _dumps(payload)
     name = f"event: {payload['type']}\n" if named and isinstance(payload, dict) else ""
-    return f"{name}data: {data}\n\n".encode()
+    return f"{name}data: {data}\r\n\r\n".encode() if crlf else f"{name}data: {data}\n\n".encode()
 
 
 def plan_reads(
@@ -1871,9 +2256,10 @@ def stream_response(
     rng: random.Random,
     split: int | tuple[int, int] | None,
     named: bool = False,
+    crlf: bool = False,
 ) -> int:
     """Response head, reads and end of one streamed exchange; returns the end time.
-    `named`: events carry `event:` lines (Anthropic Messages)."""
+    `named`: events carry `event:` lines (Anthropic Messages); `crlf`: CRLF line ends."""
     first = t_request + rng.randint(150, 599) * MS + rng.randint(0, MS - 1)
     all_headers = [
         ("content-type", "text/event-stream; charset=utf-8"),
@@ -1883,7 +2269,7 @@ def stream_response(
     ]
     w.response(ex, 200, all_headers, t_ns=first - rng.randint(1, 4) * MS)
     t = first
-    events = [event(p, named) for p in payloads]
+    events = [event(p, named, crlf) for p in payloads]
     for k, (data, rest) in enumerate(plan_reads(events, rng, split)):
         if k:
             gap = rng.randint(1, 2) * MS if rest else rng.randint(10, 59) * MS
@@ -2023,6 +2409,7 @@ def write_all(out: Path = OUT) -> list[Path]:
     paths = [write_sample(make(), out) for make in SAMPLES]
     paths += [write_anthropic(make(), out) for make in ANTHROPIC_SAMPLES]
     paths += [write_responses(make(), out) for make in RESPONSES_SAMPLES]
+    paths += [write_gemini(make(), out) for make in GEMINI_SAMPLES]
     return [*paths, write_gemini_sse(out), write_deepseek_chunks(out)]
 
 

@@ -90,3 +90,13 @@ def chat_conversation(exchange: int, body: dict):
     from streamscope.dialects.chat.history import history
 
     return Conversation.of(exchange, history(body))
+
+
+def chat_sample(path) -> bool:
+    """A sample of recordings/ that speaks Chat Completions. The other dialects' samples
+    are named by theirs (`gemini-no-index.sse` is Gemini's OpenAI-compatible endpoint,
+    so Chat Completions; the `gemini-*.jsonl` recordings speak Gemini's own API)."""
+    name = path.name
+    if name.startswith(("anthropic-", "responses-")):
+        return False
+    return not (name.startswith("gemini-") and name.endswith(".jsonl"))

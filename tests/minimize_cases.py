@@ -26,6 +26,7 @@ from streamscope.dialects.chat.appendix_a import FIXTURES
 from streamscope.inputs.sniff import CHUNKS, sniff
 
 from .fuzzing import _pick
+from .helpers import chat_sample
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDINGS = ROOT / "recordings"
@@ -90,9 +91,7 @@ def mutated(frames: list[str], rng: random.Random) -> list[str]:
 def cases() -> Iterator[Case]:
     # the Chat Completions samples (the other dialects' minimal streams are tested apart)
     samples = sorted(
-        p
-        for p in RECORDINGS.iterdir()
-        if p.suffix in (".jsonl", ".sse") and not p.name.startswith(("anthropic-", "responses-"))
+        p for p in RECORDINGS.iterdir() if p.suffix in (".jsonl", ".sse") and chat_sample(p)
     )
     for path in samples:
         frames, tools, done = file_stream(path)

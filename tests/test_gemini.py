@@ -159,7 +159,7 @@ def test_no_report_shows_a_python_none(tmp_path):
 
 def test_a_whole_call_is_its_args_as_sent_and_no_id_is_invented():
     result = run(WEATHER, WEATHER_TOOL)
-    assert calls(result) == [(0, 0, "", "get_weather", "function", '{"city":"Paris"}')]
+    assert calls(result) == [(0, 0, "", "get_weather", "functionCall", '{"city":"Paris"}')]
     assert result.dialect == "gemini" and result.ended == "done"
     assert result.finish_reason == "STOP" and result.content == "Let me look."
     assert kinds(result) == {"id-missing", "finish-stop-with-calls"}
@@ -650,3 +650,20 @@ def test_what_pydantic_ai_sent_back(tmp_path, name, found):
             w.end(x, "complete")
     doc = analyze(path)
     assert {f.kind for f in doc.contract} == found, [f.message for f in doc.contract]
+
+
+def test_a_chat_history_of_one_content_per_chunk_is_one_model_turn(tmp_path):
+    # google-genai's chats keep each streamed chunk's content as a content of its own
+    path = tmp_path / "agent.jsonl"
+    second = [
+        QUESTION,
+        _turn({"text": "Checking.", "thought": True}),
+        _turn(SENT),
+        _turn({"text": ""}),
+        _turn(RESULT, role="user"),
+    ]
+    _recording(path, AI_STUDIO, [{"contents": [QUESTION]}, {"contents": second}], [SIGNED, ANSWER])
+    assert analyze(path).contract == []
+    dropped = [QUESTION, _turn({"text": "Checking."}), _turn({"text": "..."}), _turn(RESULT, role="user")]
+    _recording(path, AI_STUDIO, [{"contents": [QUESTION]}, {"contents": dropped}], [SIGNED, ANSWER])
+    assert {f.kind for f in analyze(path).contract} == {"tool-result-id-mismatch"}

@@ -18,7 +18,7 @@ from streamscope.dialects.chat.appendix_a import ARGS, FIXTURES, chunk
 from streamscope.dialects.chat.oracle import openai_version, run_real_sdk, sdk_result
 from streamscope.dialects.chat.sdk_model import VERIFIED_OPENAI, SdkEmulation, Unmodeled
 
-from .helpers import CUSTOM_BESIDE_FUNCTION, SQL, WEATHER_ARGS, custom_delta
+from .helpers import CUSTOM_BESIDE_FUNCTION, SQL, WEATHER_ARGS, chat_sample, custom_delta
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -469,9 +469,7 @@ def test_custom_calls_are_what_the_real_package_builds() -> None:
 # the Chat Completions samples (test_anthropic_sdk_model.py and test_responses_sdk_model.py
 # take the other dialects' ones)
 SAMPLES = sorted(
-    p
-    for p in (ROOT / "recordings").iterdir()
-    if p.name != "README.md" and not p.name.startswith(("anthropic-", "responses-"))
+    p for p in (ROOT / "recordings").iterdir() if p.name != "README.md" and chat_sample(p)
 )
 
 

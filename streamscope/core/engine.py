@@ -149,6 +149,8 @@ class Engine:
     strategy_names: tuple[str, ...] = ()
     by_value = False  # see StreamResult.by_value
     wrappers = False  # the dialect's models invent the parallel wrapper (`parallel-wrapper`)
+    # what to do with a call that has no id (`id-missing`), in the dialect's words
+    no_id = 'use "" in the assistant message and the tool result alike, never an invented one'
 
     def __init__(self, exchange: int, part: str, marks: bool, collect_events: bool) -> None:
         if part not in PARTS:
@@ -299,8 +301,7 @@ class Engine:
             log.add(
                 "id-missing",
                 n,
-                f'{who} ended with no id: use "" in the assistant message and the tool result alike, '
-                "never an invented one",
+                f"{who} ended with no id: {self.no_id}",
                 c,
                 i,
             )

@@ -122,15 +122,23 @@ class SseDecoder:
                 at = chunk.find(b"\n", 7) + 1
                 if at:
                     name = chunk[7 : at - 1]
-            if (
-                not self._data
-                and self._event_start < 0
-                and chunk[at : at + 6] == b"data: "
-                and chunk.find(b"\n", at + 6) == len(chunk) - 2
-                and chunk[-1:] == b"\n"
-                and b"\r" not in chunk
-            ):
-                raw = chunk[at + 6 : -2]
+            raw = None
+            if not self._data and self._event_start < 0 and chunk[at : at + 6] == b"data: ":
+                last = len(chunk)
+                if (
+                    chunk.find(b"\n", at + 6) == last - 2
+                    and chunk[-1:] == b"\n"
+                    and b"\r" not in chunk
+                ):
+                    raw = chunk[at + 6 : -2]
+                elif (  # the same framed by CRLF, as Google sends (no event line)
+                    not at
+                    and chunk[-4:] == b"\r\n\r\n"
+                    and chunk.find(b"\r", 6) == last - 4
+                    and chunk.find(b"\n", 6) == last - 3
+                ):
+                    raw = chunk[6:-4]
+            if raw is not None:
                 try:
                     text, bad = raw.decode("utf-8"), False
                 except UnicodeDecodeError:

@@ -31,6 +31,9 @@ class Terms:
     # calls carry two ids (Call.item_id beside the id a result echoes): the call table
     # shows both, keyed by the call's key alone (one container per stream)
     item_ids: bool = False
+    # calls carry a signature that must go back with them (Gemini's thoughtSignature): the
+    # call table shows it where others show the type (one type only: functionCall)
+    signatures: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 import orjson
 
 from .. import __version__
+from ..core.calls import StrategyError, Unmodeled
 from ..core.frames import INVALID, Frame, parse_payload
 from ..core.sse import SseDecoder, plain_datas
 from ..dialects import Dialect, dialect
 from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
+from ..text import visible
 
 FORMATS = ("sse", "chunks", "recording", "pytest")
 
@@ -256,12 +258,25 @@ def _pytest(
     fixture = told.fixture
     served = fixture.served(list(zip(names, datas, strict=True)))
     engine = told.engine(1, tools)
-    for n, (name, data) in enumerate(served, 1):
-        engine.feed(Frame(n, data, parse_payload(data), event=name))
+    fed = [
+        Frame(n, data, parse_payload(data), event=name) for n, (name, data) in enumerate(served, 1)
+    ]
+    for frame in fed:
+        engine.feed(frame)
     result = engine.finish(expect_done=False)
     expected = [fixture.expected(c) for c in result.tool_calls]
     kinds = sorted({x.kind for x in result.anomalies if x.severity != "info"})
     story = "What it shows: " + (", ".join(kinds) if kinds else "no warning or error") + "."
+    sdk = result.strategies.get(told.sdk)
+    if isinstance(sdk, Unmodeled) and told.sdk_version() is not None:
+        sdk = told.real_sdk(fed, tools, None)
+    if isinstance(sdk, StrategyError):  # the SDK the test reads through raises on it
+        said = visible(sdk.error.splitlines()[0] if sdk.error else "")[:100]
+        said = said.replace("\\", "/").replace('"', "'")  # (it goes in a docstring)
+        story += (
+            f"\nNOTE: the SDK raises on these frames (at frame {sdk.frame}: {said}); the test"
+            "\nfails there, as a client built on it does."
+        )
     scope: dict = {}
     exec(fixture.reference(), scope)
     try:

@@ -46,7 +46,7 @@ GEMINI = Dialect(
     plain_summary=plain_summary,
     summarize=summarize,
     history=history,
-    terms=Terms("call", "candidate", "finishReason", ("cand", "call")),
+    terms=Terms("call", "candidate", "finishReason", ("c", "call"), signatures=True),
     claims_request=_claims_request,
     claims_body=_claims_body,
     claims_event=_claims_event,

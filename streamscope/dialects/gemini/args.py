@@ -99,11 +99,12 @@ def _quoted(path: str, at: int) -> tuple[str | None, int]:
 class Text:
     """A string value arriving in pieces."""
 
-    __slots__ = ("pieces", "more")
+    __slots__ = ("pieces", "more", "path")
 
-    def __init__(self, piece: str, more: bool) -> None:
+    def __init__(self, piece: str, more: bool, path: tuple = ()) -> None:
         self.pieces = [piece]
         self.more = more  # the last piece said another follows (willContinue)
+        self.path = path  # where it is in the arguments
 
 
 # A partialArg's typed value: (the JSON value, a string?) or why it carries none.
@@ -132,11 +133,12 @@ def _type(v: object) -> str:
 class ArgTree:
     """The object a streamed call's partialArgs build so far."""
 
-    __slots__ = ("root", "paths")
+    __slots__ = ("root", "paths", "last")
 
     def __init__(self) -> None:
         self.root: dict = {}
         self.paths = 0  # partialArgs applied
+        self.last: Text | None = None  # the string set or extended last (for `extend`)
 
     def put(self, path: tuple, value: object, text: bool, more: bool) -> str | None:
         """Set (or, for a string piece after one that said willContinue, extend) the value
@@ -164,11 +166,26 @@ class ArgTree:
         if text and isinstance(old, Text) and old.more:
             old.pieces.append(value)  # type: ignore[arg-type]
             old.more = more
+            self.last = old
             return None
-        _set(node, last, Text(value, more) if text else value)  # type: ignore[arg-type]
+        new = Text(value, more, path) if text else value  # type: ignore[arg-type]
+        _set(node, last, new)
+        self.last = new if text else None  # type: ignore[assignment]
         if old is not None:
             return f"{_show(path)} was set before: the later value is kept"
         return None
+
+    def extend(self, path: str, piece: str, more: bool) -> bool:
+        """`put` of the next piece of the string set last, when `path` names it and it
+        said more would follow: the usual frame of a long streamed string, in a few steps.
+        False when it is anything else (then `put` decides)."""
+        last = self.last
+        if last is None or not last.more or _paths.get(path) != last.path:
+            return False
+        last.pieces.append(piece)
+        last.more = more
+        self.paths += 1
+        return True
 
     def text(self) -> str:
         """The arguments as compact JSON, keys in the order they arrived."""
@@ -176,8 +193,10 @@ class ArgTree:
 
     def copy(self) -> ArgTree:
         new = ArgTree()
-        new.root = _copy(self.root)
+        memo: dict[int, Text] = {}
+        new.root = _copy(self.root, memo)  # type: ignore[assignment]
         new.paths = self.paths
+        new.last = memo.get(id(self.last)) if self.last is not None else None
         return new
 
 
@@ -230,13 +249,13 @@ def _plain(node: object) -> object:
     return node
 
 
-def _copy(node: object) -> object:
+def _copy(node: object, memo: dict[int, Text]) -> object:
     if isinstance(node, dict):
-        return {k: _copy(v) for k, v in node.items()}
+        return {k: _copy(v, memo) for k, v in node.items()}
     if isinstance(node, list):
-        return [_copy(v) for v in node]
+        return [_copy(v, memo) for v in node]
     if isinstance(node, Text):
-        new = Text("".join(node.pieces), node.more)
+        new = memo[id(node)] = Text("".join(node.pieces), node.more, node.path)
         return new
     return node
 

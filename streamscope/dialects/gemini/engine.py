@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...core.calls import Call
+from ...core.calls import Call, Unmodeled
 from ...core.engine import TOOL_CALL_TEXT, ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
@@ -19,8 +19,48 @@ _WHOLE = ("STOP", "MALFORMED_FUNCTION_CALL")
 
 
 def plain_fragment(p: object) -> tuple[int, str] | None:
-    """Gemini has no frame that only adds a fragment: every chunk is read whole."""
+    """No (call index, fragment) pair says what a Gemini piece does (its JSON path does):
+    the faces summarize every chunk whole; the engine finds its own pieces (`piece_of`)."""
     return None
+
+
+# What a chunk may hold beside its one candidate, and that candidate beside its content,
+# for the chunk to be only a string piece.
+_TOP = frozenset(("candidates", "usageMetadata", "modelVersion", "responseId", "createTime"))
+_CAND = frozenset(("content", "index", "safetyRatings"))
+
+
+def piece_of(p: object) -> tuple[str, str, bool] | None:
+    """(JSON path, text, willContinue) for the usual chunk of streamed arguments: one
+    candidate (0) whose one part adds one string piece and says more follows; None for
+    any other chunk."""
+    # (JSON gives dicts string keys only: a list or a string met where a dict is expected
+    # raises KeyError or TypeError, which is the answer None)
+    try:
+        cands = p["candidates"]  # type: ignore[index]
+        if len(cands) != 1 or not _TOP.issuperset(p):  # type: ignore[arg-type]
+            return None
+        cand = cands[0]
+        parts = cand["content"]["parts"]
+        if len(parts) != 1 or cand.get("index", 0) != 0 or not _CAND.issuperset(cand):
+            return None
+        part = parts[0]
+        fc = part["functionCall"]
+        if len(part) != 1 or len(fc) != 2 or fc["willContinue"] is not True:
+            return None
+        args = fc["partialArgs"]
+        if len(args) != 1:
+            return None
+        arg = args[0]
+        path, text = arg["jsonPath"], arg["stringValue"]
+        more = arg.get("willContinue", False)
+    except (KeyError, TypeError, AttributeError):
+        return None
+    if type(path) is not str or type(text) is not str or type(more) is not bool:
+        return None
+    if type(cands) is not list or len(arg) != 2 + ("willContinue" in arg):
+        return None
+    return path, text, more
 
 
 def declared(tools: object) -> frozenset[str] | None:
@@ -51,6 +91,10 @@ class GeminiEngine(EventEngine):
     reader = Robust
     folds = (IndexZero, ChunkIndex, NeedsTerminal)
     declares = staticmethod(declared)
+    no_id = (
+        "send the functionCall back without one and answer it by name in a functionResponse, "
+        "never with an invented id"
+    )
 
     def emulation(self, tools: list | None) -> PartsEmulation:
         return PartsEmulation()
@@ -59,8 +103,19 @@ class GeminiEngine(EventEngine):
         self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ
     ) -> list[FieldEvent] | None:
         """Apply one frame to every strategy; with collect_events, what it did (robust)."""
-        self.frames = frame.number
+        n = self.frames = frame.number
         robust = self.robust
+        if not self.collect_events and not frame.bad_utf8 and frame.event is None:
+            got = piece_of(frame.payload)
+            # one string piece of the open call, where no rule has anything to say: robust
+            # takes it in a few steps (else the whole chunk goes through every rule)
+            if got is not None and (not self._reads or robust.piece(n, *got)):
+                for s in self.others:
+                    s.piece(n, *got)
+                sdk = self.sdk
+                if not isinstance(sdk, Unmodeled):
+                    sdk.piece(n)
+                return None
         robust.events = [] if self.collect_events else None
         if self._reads:
             robust.feed(frame)

@@ -35,7 +35,7 @@ def sent_call(part: dict, fc: dict) -> SentCall:
         "" if fid is None else fid,
         fc.get("name"),
         text if text is not None else args,
-        "function",
+        "functionCall",
     )
     call.signature = part.get("thoughtSignature")
     call.result_key = _key(fid, fc.get("name"))
@@ -94,6 +94,39 @@ def _system(value: object) -> object:
     return value
 
 
+def _merged(turns: list[Turn]) -> list[Turn]:
+    """Consecutive model contents as one turn, and consecutive contents of results as one:
+    google-genai's chat history keeps every streamed chunk's content as a content of its
+    own, and the API reads a run of them as one turn."""
+    out: list[Turn] = []
+    for i, turn in enumerate(turns):
+        prev = out[-1] if out else None
+        same = prev is not None and (
+            (turn.role == prev.role == "model")
+            or (turn.results and prev.results and turn.calls is None and prev.calls is None)
+        )
+        if not same:
+            out.append(turn)
+            continue
+        assert prev is not None
+        first = prev.items[0] if prev.items else i - 1
+        merged = Turn(prev.role, _joined(prev.content, turn.content))
+        if prev.calls is not None or turn.calls is not None:
+            merged.calls = [*(prev.calls or []), *(turn.calls or [])]
+        merged.results = [*prev.results, *turn.results]
+        merged.items = (first, i)
+        out[-1] = merged
+    return out
+
+
+def _joined(a: object, b: object) -> object:
+    if a is None or b is None:
+        return b if a is None else a
+    if isinstance(a, list) and isinstance(b, list):
+        return [*a, *b]
+    return [a, b]
+
+
 def history(body: object) -> History | None:
     """The request body's history; None when the body is not a JSON object."""
     if not isinstance(body, dict):
@@ -104,7 +137,7 @@ def history(body: object) -> History | None:
     contents = contents if isinstance(contents, list) else []
     skip = ("contents", "tools", "systemInstruction", "system_instruction")
     return History(
-        [_turn(c) for c in contents],
+        _merged([_turn(c) for c in contents]),
         system=_system(body.get("systemInstruction", body.get("system_instruction"))),
         tools=_tools(body.get("tools")),
         params={k: v for k, v in body.items() if k not in skip},

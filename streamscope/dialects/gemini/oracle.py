@@ -58,7 +58,7 @@ def run_real_genai(frames: Iterable[Frame]) -> list[Call] | StrategyError:
                 for fc in _function_calls(chunk):
                     data = fc.model_dump(mode="json", exclude_none=True, by_alias=True)
                     call = Call(
-                        0, len(out), fc.id or "", "function", fc.name or "", args_text(data)
+                        0, len(out), fc.id or "", "functionCall", fc.name or "", args_text(data)
                     )
                     call.first_frame = call.last_frame = body.current
                     out.append(call)

@@ -44,7 +44,7 @@ class GeminiCall(Slot):
 
     def __init__(self, choice: int, index: int, frame: int, id: object, name: object) -> None:
         super().__init__(choice, index, frame, id, name)
-        self.type = "function"
+        self.type = "functionCall"  # the part it came in (the wire has no type field)
         self.tree: ArgTree | None = None  # streamed arguments
         self.whole: object = _MISSING  # the args text of a whole call (or a non-string value)
         self.open = False  # a streamed call waiting for its closing part
@@ -129,6 +129,22 @@ class Robust:
         return [c.to_call() for c in self.calls]
 
     # -- frames -------------------------------------------------------------------------
+
+    def piece(self, n: int, path: str, text: str, more: bool) -> bool:
+        """The next piece of the string the open call of the only candidate set last (the
+        usual frame of streamed arguments, `engine.piece_of`), where no rule has anything
+        to say: taken in a few steps. False when the frame needs `feed`."""
+        cands = self.candidates
+        cand = cands.get(0)
+        if cand is None or len(cands) != 1 or cand.open is None:
+            return False
+        call = cand.open
+        tree = call.tree
+        if tree is None or not tree.extend(path, text, more):
+            return False
+        call.fragments += 1
+        call.last = n
+        return True
 
     def feed(self, frame) -> None:  # noqa: ANN001 (a Frame)
         n = frame.number
@@ -312,23 +328,10 @@ class Robust:
         call = GeminiCall(cand.number, len(cand.calls), n, fid or "", name or "")
         cand.calls.append(call)
         if self.events is not None:
-            events = self.events
-            events.append(FieldEvent(n, ev.NEW_CALL, cand.number, call.index, "", words=WORDS))
+            self._event(n, ev.NEW_CALL, call)
             for field, value in (("id", fid), ("name", name)):
                 if value is not None:
-                    events.append(
-                        FieldEvent(
-                            n,
-                            ev.SET,
-                            cand.number,
-                            call.index,
-                            field,
-                            None,
-                            value,
-                            len(cand.calls) - 1,
-                            WORDS,
-                        )
-                    )
+                    self._event(n, ev.SET, call, field, value)
         if signature is not None:
             self._sign(n, call, signature)
         if partial is not None or more:
@@ -389,19 +392,7 @@ class Robust:
                 call.index,
             )
         if self.events is not None and args is not _MISSING:
-            self.events.append(
-                FieldEvent(
-                    n,
-                    ev.SET,
-                    cand.number,
-                    call.index,
-                    "args",
-                    None,
-                    call.whole,
-                    len(cand.calls) - 1,
-                    WORDS,
-                )
-            )
+            self._event(n, ev.SET, call, "args", call.whole)
         return 1
 
     def _continue(
@@ -438,9 +429,7 @@ class Robust:
             if partial:  # the last piece says no more, and no closing part comes
                 self._unterminated(call, n, "its last partialArgs part ends it instead")
             elif self.events is not None:
-                self.events.append(
-                    FieldEvent(n, ev.CLOSE, cand.number, call.index, "", words=WORDS)
-                )
+                self._event(n, ev.CLOSE, call)
 
     def _sign(self, n: int, call: GeminiCall, signature: object) -> None:
         if not isinstance(signature, str):
@@ -459,19 +448,7 @@ class Robust:
                 call.index,
             )
             if self.events is not None:
-                self.events.append(
-                    FieldEvent(
-                        n,
-                        ev.SET,
-                        call.choice,
-                        call.index,
-                        "thoughtSignature",
-                        None,
-                        signature,
-                        -1,
-                        WORDS,
-                    )
-                )
+                self._event(n, ev.SET, call, "thoughtSignature", signature)
 
     def _partial(self, n: int, call: GeminiCall, partial: list) -> None:
         tree = call.tree
@@ -506,10 +483,17 @@ class Robust:
                 )
             if self.events is not None:
                 op = ev.APPEND if text else ev.SET
-                self.events.append(
-                    FieldEvent(n, op, call.choice, call.index, path, None, value, -1, WORDS)
-                )
+                self._event(n, op, call, path, value)
             call.fragments += 1
+
+    def _event(
+        self, n: int, op: str, call: GeminiCall, field: str = "", value: object = None
+    ) -> None:
+        """A field event of `call` (its `call`: its place in its candidate's calls)."""
+        assert self.events is not None
+        self.events.append(
+            FieldEvent(n, op, call.choice, call.index, field, None, value, call.index, WORDS)
+        )  # type: ignore[arg-type]
 
     def _unterminated(self, call: GeminiCall, n: int, why: str) -> None:
         call.open = False

@@ -37,13 +37,19 @@ class PartsEmulation:
     """Feed frames; `calls()` mid-stream, `finish()` at the end."""
 
     def __init__(self) -> None:
-        self.found: list[Call] = []
+        # (frame, id, name, arguments) of every part collected: Calls are made when asked
+        self.found: list[tuple[int, str, str, str]] = []
         self.error: StrategyError | None = None
 
     def copy(self) -> PartsEmulation:
         new = copy.copy(self)
-        new.found = list(self.found)  # (calls are never changed once found)
+        new.found = list(self.found)
         return new
+
+    def piece(self, n: int) -> None:
+        """`feed` of a chunk whose one part only adds a string piece to a streamed call: a
+        part with no name and no args, as the SDK's users collect it."""
+        self.found.append((n, "", "", "{}"))
 
     def feed(self, frame: Frame) -> None:
         p = frame.payload
@@ -67,12 +73,15 @@ class PartsEmulation:
                 if fc is None:
                     continue
                 fid, name = fc.get("id"), fc.get("name")
-                call = Call(0, len(self.found), fid or "", "function", name or "", args_text(fc))
-                call.first_frame = call.last_frame = frame.number
-                self.found.append(call)
+                self.found.append((frame.number, fid or "", name or "", args_text(fc)))
 
     def calls(self) -> list[Call]:
-        return list(self.found)
+        out = []
+        for k, (n, fid, name, args) in enumerate(self.found):
+            call = Call(0, k, fid, "functionCall", name, args)
+            call.first_frame = call.last_frame = n
+            out.append(call)
+        return out
 
     def finish(self, frames: int) -> list[Call] | StrategyError:
         return self.error or self.calls()

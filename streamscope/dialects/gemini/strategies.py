@@ -62,13 +62,23 @@ class Fold(typed.Fold):
     def index(self, k: int) -> int:
         raise NotImplementedError
 
+    def piece(self, n: int, path: str, text: str, more: bool) -> None:
+        """`chunk` of a chunk whose one part only adds a string piece (`{}` to its slot)."""
+        slot = self.by_index.get(self.index(0))
+        if slot is None:
+            self.chunk(n, [{}])
+            return
+        slot.parts.append("{}")
+        slot.fragments += 1
+        slot.last = n
+
     def chunk(self, n: int, fcs: list[dict]) -> None:
         for k, fc in enumerate(fcs):
             i = self.index(k)
             slot = self.by_index.get(i)
             if slot is None:
                 slot = self.by_index[i] = ChatSlot(0, i, n, "", "")
-                slot.type = "function"
+                slot.type = "functionCall"
                 self.slots.append(slot)
             fid, name = _text(fc.get("id")), _text(fc.get("name"))
             if fid:
@@ -150,7 +160,7 @@ class NeedsTerminal(typed.Fold):
             if not name:
                 continue
             slot = TerminalSlot(0, 0, n, _text(fc.get("id")), name)
-            slot.type = "function"
+            slot.type = "functionCall"
             if more:
                 slot.tree = ArgTree()
                 self._fill(slot, partial)
@@ -163,6 +173,19 @@ class NeedsTerminal(typed.Fold):
                 self.slots.append(slot)
             else:
                 self.bare = slot
+
+    def piece(self, n: int, path: str, text: str, more: bool) -> None:
+        """`chunk` of a chunk whose one part only adds a string piece to the open call."""
+        slot = self.open
+        if slot is None:
+            return
+        tree = slot.tree
+        assert tree is not None
+        if not tree.extend(path, text, more):
+            self._fill(slot, [{"jsonPath": path, "stringValue": text, "willContinue": more}])
+        else:
+            slot.fragments += 1
+        slot.last = n
 
     def _settle(self) -> None:
         if self.bare is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...core.frames import Frame
-from ...text import quote, word
+from ...text import cut, quote, visible, word
 from ..typed import not_an_event
 
 
@@ -32,7 +32,8 @@ def _part(part: object) -> str:
             )
             more = f" +{len(args) - 1}" if len(args) > 1 else ""
             head = f"call {quote(fc['name'], 16)} " if fc.get("name") else ""
-            return f"{head}{word(path)}={quote(value, 16)}{more}{sig}"
+            where = visible(cut(path, 32)) if isinstance(path, str) else word(path)
+            return f"{head}{where}={quote(value, 16)}{more}{sig}"
         if "name" in fc:
             bits = f"call {quote(fc['name'], 16)}"
             if fc.get("id"):

@@ -17,8 +17,14 @@ from .common import clients, strategy_calls
 from .rendered import RenderedStatic
 
 # a field event's field -> the column that shows it; a column -> the Call attribute
-_FIELD_COLUMNS = {"input": "arguments", "call_id": "id", "item_id": "item"}
-_ATTR = {"item": "item_id"}
+_FIELD_COLUMNS = {
+    "input": "arguments",
+    "args": "arguments",
+    "call_id": "id",
+    "item_id": "item",
+    "thoughtSignature": "sig",
+}
+_ATTR = {"item": "item_id", "sig": "signature"}
 
 
 def _cell(value: object, width: int = 0) -> str:
@@ -34,6 +40,8 @@ class CallTable(RenderedStatic):
     COLUMNS = ("c", "idx", "id", "type", "name", "arguments", "frags")
     # a dialect whose calls carry two ids: its key, then both ids
     TWO_IDS = ("idx", "item", "id", "type", "name", "arguments", "frags")
+    # a dialect whose calls carry a signature: it, where the one type would be
+    SIGNED = ("c", "idx", "id", "sig", "name", "arguments", "frags")
 
     state: reactive[FrameState | None] = reactive(None, init=False)
     strategy: reactive[int] = reactive(0, init=False)  # which client, in the dialect's order
@@ -52,7 +60,9 @@ class CallTable(RenderedStatic):
         # the container and key columns in the dialect's words: c/idx, m/blk
         terms = dialect(state.engine.dialect).terms
         self.heads = terms.columns
-        self.columns = self.TWO_IDS if terms.item_ids else self.COLUMNS
+        self.columns = (
+            self.TWO_IDS if terms.item_ids else self.SIGNED if terms.signatures else self.COLUMNS
+        )
         self.by_value = state.engine.by_value
         if not self.other:
             self.show(strategy_calls(state)["robust"], state.events)
@@ -109,6 +119,7 @@ class CallTable(RenderedStatic):
                     "c": max(2, digits["c"]),
                     "idx": max(4, digits["idx"]),
                     "type": 10,
+                    "sig": 12,
                     **({"id": fold, "item": fold} if "item" in columns else {}),
                 }.get(col, digits.get(col)),
             )
@@ -117,6 +128,8 @@ class CallTable(RenderedStatic):
             if e.call >= 0:
                 # a custom call's input is its arguments; the Responses API's two ids
                 field = _FIELD_COLUMNS.get(e.field, e.field)
+                if field.startswith("$"):  # a streamed argument's JSON path (Gemini)
+                    field = "arguments"
                 touched[(e.call, field or ("call" if e.op == ev.NEW_CALL else ""))] = e
         for i, call in enumerate(calls):
             other = compare[i] if compare is not None and i < len(compare) else None
@@ -126,6 +139,7 @@ class CallTable(RenderedStatic):
                 "id": call.id,
                 "item": call.item_id,
                 "type": call.type,
+                "sig": call.signature,
                 "name": call.name,
                 "arguments": call.arguments,
                 "frags": call.fragments,
@@ -140,6 +154,8 @@ class CallTable(RenderedStatic):
                     # megabyte) are cut to its width before Rich measures them (Rich
                     # measures a long cell character by character); `a` shows them whole
                     shown = visible(cut(value, max(self.app.size.width, 80)))
+                elif col == "sig":  # no signature is no value, not a null sent
+                    shown = "—" if value is None else quote(value, 12)
                 else:
                     shown = _cell(value)
                 text = Text(shown)
