@@ -664,6 +664,12 @@ def test_a_chat_history_of_one_content_per_chunk_is_one_model_turn(tmp_path):
     ]
     _recording(path, AI_STUDIO, [{"contents": [QUESTION]}, {"contents": second}], [SIGNED, ANSWER])
     assert analyze(path).contract == []
-    dropped = [QUESTION, _turn({"text": "Checking."}), _turn({"text": "..."}), _turn(RESULT, role="user")]
+    dropped = [
+        QUESTION,
+        _turn({"text": "Checking."}),
+        _turn({"text": "..."}),
+        _turn(RESULT, role="user"),
+    ]
+    path = tmp_path / "dropped.jsonl"
     _recording(path, AI_STUDIO, [{"contents": [QUESTION]}, {"contents": dropped}], [SIGNED, ANSWER])
     assert {f.kind for f in analyze(path).contract} == {"tool-result-id-mismatch"}
