@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from streamscope.tui.app import ReplayApp  # noqa: E402
-from streamscope.tui.screens import ExchangesScreen, StreamScreen  # noqa: E402
+from streamscope.tui.screens import ExchangesScreen, RequestScreen, StreamScreen  # noqa: E402
 
 OUT = os.path.join(ROOT, "screenshots")
 SIZE = (100, 30)
@@ -53,6 +53,10 @@ SHOTS = {
     ),
     # an agent that unwrapped the parallel wrapper, in the request's input items
     "responses-request": ("responses-parallel-wrapper.jsonl", 2, [], StreamScreen, SIZE),
+    # Gemini: streamed arguments path by path, the thoughtSignature beside its call
+    "gemini-stream": ("gemini-streamed-args.jsonl", 1, ["end"], StreamScreen, SIZE),
+    # an agent that dropped the signature, in the request's contents
+    "gemini-request": ("gemini-signature-dropped.jsonl", 2, [], RequestScreen, SIZE),
 }
 
 

@@ -253,6 +253,10 @@ SHOTS = {
         StreamScreen,
     ),
     "responses-request": ("responses-parallel-wrapper.jsonl", 2, [], StreamScreen),
+    # Gemini: streamed arguments growing path by path, the signature beside the call
+    "gemini-stream": ("gemini-streamed-args.jsonl", 1, ["right"] * 4, StreamScreen),
+    # an agent that dropped the thoughtSignature, in the request's contents
+    "gemini-request": ("gemini-signature-dropped.jsonl", 2, [], None),
 }
 
 
@@ -512,6 +516,56 @@ async def test_a_responses_stream_shows_both_ids_and_its_own_clients():
             await pilot.press("s")
         assert set(seen) == {"openai-sdk", "deltas-only", "current-item", "strict-done"}
         assert "≠" in seen["current-item"] and "≠" not in seen["openai-sdk"]
+
+
+async def test_a_gemini_stream_grows_its_arguments_path_by_path_and_shows_the_signature():
+    app = ReplayApp(sample("gemini-streamed-args.jsonl"), exchange=1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        robust, other = screen.query(CallTable)
+        await pilot.press("right")
+        table = text(robust)
+        assert " sig " in table and '"list_rooms"' in table and '"CiQBjz1rX0…' in table
+        for _ in range(2):
+            await pilot.press("right")
+        assert screen.frame == 3
+        table = text(robust)
+        assert '{"title":"Design review"}' in table
+        detail = text(screen.query_one(FrameDetail))
+        assert 'call 1: $.title += "Design "' in detail and '$.title += "review"' in detail
+        await pilot.press("end")
+        table = text(robust)
+        assert '"when":{"start":"2026-12-02T10:00","minutes":45}' in table
+        seen = {}
+        for _ in range(4):
+            name = text(screen.query_one("StrategyLabel")).split(" ")[0]
+            seen[name] = text(other) if other.display else ""
+            await pilot.press("s")
+        assert set(seen) == {"parts", "index-0", "chunk-index", "needs-terminal"}
+        assert '"list_rooms"' not in seen["needs-terminal"]
+
+
+async def test_a_gemini_request_shows_the_dropped_signature_where_it_was_dropped():
+    from streamscope.tui.screens import RequestScreen
+
+    app = ReplayApp(sample("gemini-signature-dropped.jsonl"), exchange=2)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, RequestScreen)  # Gemini refused it: no stream, the request
+        assert "Function call is missing a thought_signature" in text(
+            app.screen.query_one("#response")
+        )
+        for _ in range(100):  # the contract is checked in the background
+            shown = conversation_text(app)
+            if "thought-signature-dropped" in shown:
+                break
+            await pilot.pause(0.05)
+        lines = shown.splitlines()
+        model = lines.index("[1] model")
+        assert lines[model + 1].startswith('    call id "" "get_weather"')
+        assert "= call \"get_weather\" of exchange 1's stream" in lines[model + 2]
+        assert "thought-signature-dropped" in shown
+        assert 'answers "get_time" (called in content 1)' in shown
 
 
 async def test_two_long_ids_fold_and_leave_room_for_the_arguments_at_80x24():

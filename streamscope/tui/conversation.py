@@ -43,6 +43,12 @@ class Placed:
     unplaced: list[Found] = field(default_factory=list)
 
 
+def call_key(cid: object, name: object) -> str:
+    """How a call sent back is matched to the stream that assembled it: by its id, as
+    quoted text; by its name when it has none (a Gemini call, or one whose id was "")."""
+    return quote(cid) if cid not in ("", None) else f"name {quote(name)}"
+
+
 def place(findings: list[Found]) -> Placed:
     """Put each finding where it points: a call sent back with other values on that call
     (by the id it went back with), anything else on its message."""
@@ -84,8 +90,8 @@ def _indented(text: Text, value: object, indent: str) -> None:
 
 
 def _answer(text: Text, answered: dict[str, object], cid: str) -> None:
-    """The id a result answers: green with the message (or continued response) that called
-    it, or red."""
+    """The id (a Gemini result without one: the name) a result answers: green with the
+    message (or continued response) that called it, or red."""
     if cid in answered:
         text.append(cid, style="green")
         text.append(f" (called in {answered[cid]})", style="dim")
@@ -187,7 +193,7 @@ def _turn(
                 _indented(text, result.content, "      ")
     for call in turn.calls or ():
         _call(text, call, i, earlier, placed)
-        answered[quote(call.id)] = f"{word} {i}"
+        answered[quote(call.answered_by())] = f"{word} {i}"
     for f in placed.on_message.get(i, []):
         _finding(text, f, "    ")
 
@@ -199,23 +205,26 @@ def _call(
     earlier: dict[str, tuple[int, object, object]],
     placed: Placed,
 ) -> None:
-    cid = quote(call.id)
+    cid, key = quote(call.id), call_key(call.id, call.name)
     found = placed.on_call.get((i, cid), [])
     text.append("    call id ")
     if found:
         text.append(cid, style="bold white on red")
-    elif cid in earlier:
+    elif key in earlier:
         text.append(cid, style="green")
     else:
         text.append(cid, style="yellow")
     text.append(f" {quote(call.name)}", style="bold cyan")
     args = call.arguments
     text.append(f" {visible(args) if isinstance(args, str) else quote(args)}\n")
-    if cid in earlier:
-        ex, name, _ = earlier[cid]
+    if call.signature is not None:  # a Gemini thoughtSignature, sent back with the call
+        text.append(f"      thoughtSignature {quote(call.signature, 48)}\n", style="dim")
+    if key in earlier:
+        ex, name, _ = earlier[key]
         text.append(f"      = call {quote(name)} of exchange {ex}'s stream\n", style="green dim")
     elif not found:
-        text.append("      no earlier stream in this recording assembled this id\n", style="yellow")
+        what = "this id" if call.id not in ("", None) else "a call of this name"
+        text.append(f"      no earlier stream in this recording assembled {what}\n", style="yellow")
     for f in found:
         _finding(text, f, "      ")
 

@@ -6,8 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...dialects import dialect
-from ...text import quote
-from ..conversation import Found, conversation
+from ..conversation import Found, call_key, conversation
 
 
 class ConversationView(Static):
@@ -35,7 +34,7 @@ class ConversationView(Static):
         mine = summaries.get(exchange)
         findings = [Found(*f) for f in mine.findings] if mine is not None else []
         earlier = {
-            quote(cid): (s.exchange, name, s.response_id)
+            call_key(cid, name): (s.exchange, name, s.response_id)
             for s in summaries.values()
             if s.exchange < exchange
             for cid, name in s.calls
