@@ -360,7 +360,7 @@ def _explain(entry: Entry, got: dict) -> str:
                 values = f"the request has {len(turns)} {name}s, the recording {len(recorded)}"
         else:
             where = f" at {_where(path)}" if path else ""
-        verb = "differ" if key in ("messages", "instructions", "tools") else "differs"
+        verb = "differ" if key in ("messages", "instructions", "contents", "tools") else "differs"
         parts.append(f"{key} {verb} from {entry.label}{where}: {values}")
     return "; ".join(parts)
 
