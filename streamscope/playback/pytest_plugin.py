@@ -103,10 +103,8 @@ def streamscope_gemini_playback() -> Iterator[Callable[..., Any]]:
     from google import genai
     from google.genai import types
 
-    from ..record import clients
     from .library import playback_transport
 
-    package = clients.load("httpx2" if _installed("httpx2") else "httpx")
     made: list[Any] = []
 
     def factory(
@@ -114,10 +112,12 @@ def streamscope_gemini_playback() -> Iterator[Callable[..., Any]]:
     ) -> Any:
         transport = playback_transport(path, speed=speed, **options)
         made.append(transport)
+        # The transport goes to the clients google-genai makes itself (httpx2 or httpx,
+        # as its release does; a transport of its own keeps aiohttp out of .aio too).
         http = types.HttpOptions(
             base_url=GEMINI_BASE_URL,
-            httpx_client=package.Client(transport=transport),
-            httpx_async_client=package.AsyncClient(transport=transport),
+            client_args={"transport": transport},
+            async_client_args={"transport": transport},
         )
         if vertexai:  # express mode: a key, no project or credentials to look up
             return genai.Client(vertexai=True, api_key="streamscope-playback", http_options=http)
@@ -126,12 +126,6 @@ def streamscope_gemini_playback() -> Iterator[Callable[..., Any]]:
     yield factory
     for transport in made:
         transport.close()
-
-
-def _installed(name: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(name) is not None
 
 
 # -- recording --------------------------------------------------------------------------
