@@ -16,13 +16,15 @@ import re
 import sys
 
 # C0 (0x00-0x1f), DEL (0x7f) and C1 (0x80-0x9f). JSON escapes C0 itself, not DEL or C1.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Lone surrogates too: JSON can carry them, no terminal encoding can write them.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _ELLIPSIS = "…"
 
 
 def _hex(m: re.Match[str]) -> str:
-    return f"\\x{ord(m.group()):02x}"
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def visible(text: str, lines: bool = False) -> str:

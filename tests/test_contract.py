@@ -98,7 +98,8 @@ def findings(messages: list, streams=STREAM) -> list[str]:
 
 
 def test_every_contract_kind_has_a_case():
-    assert set(CASES) == set(KINDS)
+    # a dialect's own kinds are checked in its own words (test_gemini.py)
+    assert set(CASES) | {"thought-signature-dropped"} == set(KINDS)
 
 
 def test_arguments_changed_or_repaired_on_the_way_back():

@@ -77,7 +77,7 @@ def test_the_dialect_kinds_of_the_dialects_read_are_registered_as_the_contract_s
     text = SPEC.read_text()
     # | kind | dialect | severity | when |: the kinds of every dialect streamscope reads
     rows = re.findall(r"^\| `([a-z0-9-]+)` \| ([a-z, ]+) \| (error|warning|info) \|", text, re.M)
-    dialects = ("any", "anthropic", "responses")
+    dialects = ("any", "anthropic", "responses", "gemini")
     read = [(k, sev) for k, where, sev in rows if any(d in where for d in dialects)]
     assert len(read) >= 14
     for kind, sev in read:

@@ -97,6 +97,17 @@ KINDS: dict[str, tuple[str, str]] = {
         "one call named parallel / multi_tool_use.parallel wraps tool_uses[]",
     ),
     "sequence-disorder": (WARNING, "sequence_number goes back or skips"),
+    "parallel-in-one-chunk": (
+        INFO,
+        "one chunk holds several functionCall parts (index-0 clients merge them)",
+    ),
+    "partial-args-unterminated": (ERROR, "a streamed call never gets its closing part"),
+    "partial-args-without-open": (ERROR, "partialArgs arrive with no open named call"),
+    "thought-signature": (
+        INFO,
+        "a call carries thoughtSignature, which must be sent back verbatim",
+    ),
+    "malformed-function-call": (ERROR, "finishReason: MALFORMED_FUNCTION_CALL"),
     # Beyond the contract (Anthropic Messages):
     "message-stop-missing": (WARNING, "the stream ended without message_stop"),
     "event-name-missing": (
@@ -118,6 +129,13 @@ KINDS: dict[str, tuple[str, str]] = {
         WARNING,
         "the stream ended without response.completed, .incomplete or .failed",
     ),
+    # Beyond the contract (Gemini):
+    "args-absent": (INFO, "a call part carries no args: a call with no arguments, read as {}"),
+    "finish-stop-with-calls": (
+        INFO,
+        "calls were made and finishReason is STOP (Gemini has no tool-call finish reason)",
+    ),
+    "candidate-finish-missing": (WARNING, "the stream ended with no finishReason for a candidate"),
 }
 
 

@@ -29,6 +29,8 @@ class Call:
     # the output item's own id where a dialect has two (Responses: `fc_...`, while `id`
     # is the `call_id` a tool output echoes); None where it has one
     item_id: object = None
+    # the thoughtSignature a Gemini call came with, which must go back with it (None: none)
+    signature: object = None
 
     def key(self) -> tuple:
         """What `differs` compares between strategies."""

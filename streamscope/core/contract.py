@@ -11,6 +11,7 @@ Findings are typed: the exchange, the request message and the call id they are a
 
 from __future__ import annotations
 
+import base64
 import bisect
 import json
 from collections import deque
@@ -60,6 +61,11 @@ KINDS: dict[str, tuple[str, str]] = {
     "tool-call-type-changed": (
         ERROR,
         "a call goes back as another type (a custom call as a function, or the reverse)",
+    ),
+    # The dialects' own (the contract's dialect section):
+    "thought-signature-dropped": (
+        ERROR,
+        "a Gemini call goes back without the thoughtSignature it was streamed with",
     ),
 }
 
@@ -278,6 +284,24 @@ def _compare(
                 at=at,
                 call=back.id,
             )
+        if call.signature is not None and not same_signature(call.signature, back.signature):
+            said = (
+                "without it"
+                if back.signature is None
+                else f"with another one ({cut(quote(back.signature), 30)})"
+            )
+            add(
+                req_ex,
+                "thought-signature-dropped",
+                f"{where}: {label} was streamed with thoughtSignature "
+                f"{cut(quote(call.signature), 30)} and goes back {said}: Gemini answers 400 "
+                '("Function call is missing a thought_signature")',
+                stream_ex,
+                call.id,
+                call.first_frame,
+                at=at,
+                call=back.id,
+            )
         custom = req.kind_of(call.type) == "custom"
         if req.kind_of(call.type) != req.kind_of(back.type):
             add(
@@ -346,6 +370,25 @@ def _compare(
                 )
 
 
+def same_signature(streamed: object, sent: object) -> bool:
+    """Is `sent` the thoughtSignature `streamed`? The API reads it as bytes, so base64 and
+    base64url spellings of the same bytes are the same signature."""
+    if streamed == sent:
+        return True
+    if not (isinstance(streamed, str) and isinstance(sent, str)):
+        return False
+
+    def decoded(text: str) -> bytes | None:
+        text = text.replace("-", "+").replace("_", "/").rstrip("=")
+        try:
+            return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+        except ValueError:
+            return None
+
+    mine = decoded(streamed)
+    return mine is not None and mine == decoded(sent)
+
+
 def _hashable(value: object) -> bool:
     return isinstance(value, (str, int, float, bool, type(None)))
 
@@ -365,8 +408,8 @@ def _results(req: Conversation, add) -> None:
     for i, (role, value) in enumerate(msgs):
         if role == "assistant" and isinstance(value, list):
             for s in value:
-                if _hashable(s.id):
-                    last_with[s.id] = i
+                if _hashable(s.answered_by()):
+                    last_with[s.answered_by()] = i
     ids: list = []
     id_set: set = set()
     j = -1  # the assistant message (or other) the tool results at hand follow
@@ -377,7 +420,7 @@ def _results(req: Conversation, add) -> None:
         if i == 0 or msgs[i - 1][0] != "tool":  # the first of a run of results
             j = i - 1
             before = msgs[j][1] if j >= 0 and msgs[j][0] == "assistant" else None
-            ids = [s.id for s in before] if isinstance(before, list) else []
+            ids = [s.answered_by() for s in before] if isinstance(before, list) else []
             id_set = {x for x in ids if _hashable(x)}
             unknown = j >= 0 and msgs[j][0] == "previous"
         if unknown:  # they answer a stored response the recording does not hold
@@ -387,7 +430,7 @@ def _results(req: Conversation, add) -> None:
         if _hashable(value):  # (a list or object id never equals a scalar)
             later = last_with.get(value, -1) > i
         else:
-            later = any(s.id == value for s in _sent_after(msgs, i))
+            later = any(s.answered_by() == value for s in _sent_after(msgs, i))
         if later:
             add(
                 req.exchange,
@@ -425,14 +468,15 @@ def _results(req: Conversation, add) -> None:
         for s in value:
             if not s.needs_result:
                 continue
-            if not ((s.id in answered) if _hashable(s.id) else (s.id in odd)):
+            key = s.answered_by()
+            if not ((key in answered) if _hashable(key) else (key in odd)):
                 add(
                     req.exchange,
                     "tool-result-missing",
                     f"exchange {req.exchange}: call {quote(s.name)} (id {quote(s.id)}) in {req.where(i)} has no "
                     f"{words.result} answering it",
                     "missing",
-                    s.id,
+                    key,
                     at(i),
                     at=at(i),
                     call=s.id,

@@ -17,6 +17,7 @@ FINISH = "finish"
 CONTENT = "content"
 REASONING = "reasoning"
 STOP = "stop"  # a block ends (Anthropic's content_block_stop)
+CLOSE = "close"  # a streamed call ends (Gemini's closing functionCall part)
 MESSAGE = "message"  # a message begins (Anthropic's message_start)
 MESSAGE_END = "message-end"  # a message ends (Anthropic's message_stop)
 
@@ -49,6 +50,8 @@ class FieldEvent:
             return f"{where}: a new call begins"
         if self.op == STOP:
             return f"{where}: the block ends"
+        if self.op == CLOSE:
+            return f"{where}: its closing part ends the call"
         if self.op == MESSAGE_END:
             return f"{container} {self.choice} ends"
         if self.op == MESSAGE:

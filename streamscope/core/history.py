@@ -21,6 +21,14 @@ class SentCall:
     arguments: object  # text as sent back (a custom call's input; an object as its JSON)
     type: object = "function"
     needs_result: bool = True  # False for a call the provider runs itself (a server tool)
+    # the thoughtSignature sent with it (Gemini), None: none
+    signature: object = None
+    # what a tool result names to answer it, where that is not the id (Gemini: the name,
+    # when the call has no id); None: its id
+    result_key: object = None
+
+    def answered_by(self) -> object:
+        return self.id if self.result_key is None else self.result_key
 
 
 @dataclass(slots=True)

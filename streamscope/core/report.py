@@ -29,6 +29,8 @@ def call_json(call: Call, repair: Repair | None | bool = False) -> dict:
     }
     if call.item_id is not None:  # a dialect with two ids per call says both
         out["item_id"] = call.item_id
+    if call.signature is not None:  # a Gemini call's, to be sent back verbatim
+        out["thought_signature"] = call.signature
     if repair is not False:
         out["repair"] = repair.to_json() if isinstance(repair, Repair) else None
     return out
@@ -70,15 +72,20 @@ def stream_json(result: StreamResult) -> dict:
 
 
 def dumps_json(doc: object, indent: bool = True) -> bytes:
-    """`doc` as JSON bytes. orjson writes 255 levels at most; values parsed from a stream may
-    nest up to its reader's 1024, so deeper documents are written by the stdlib instead."""
+    """`doc` as JSON bytes. orjson writes 255 levels at most and no lone surrogate; values
+    parsed from a stream may nest up to its reader's 1024 (and the stdlib's reader, which
+    the SDKs use, takes surrogates), so those documents are written by the stdlib instead."""
     try:
         return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
     except TypeError:  # orjson.JSONEncodeError: "Recursion limit reached"
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 4 * 1024))  # 1024 levels of input, and the report's own
         try:
-            return json.dumps(doc, indent=2 if indent else None, ensure_ascii=False).encode()
+            text = json.dumps(doc, indent=2 if indent else None, ensure_ascii=False)
+            try:
+                return text.encode()
+            except UnicodeEncodeError:  # a lone surrogate: written as its exact \u escape
+                return json.dumps(doc, indent=2 if indent else None).encode()
         finally:
             sys.setrecursionlimit(limit)
 

@@ -15,16 +15,12 @@ from ..core.frames import Frame
 from .anthropic import ANTHROPIC
 from .base import Dialect
 from .chat import CHAT
+from .gemini import GEMINI
 from .responses import RESPONSES
 
-DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES)}
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI)}
 DEFAULT = CHAT
 
-# Dialects told apart but not read yet: name -> (in words, its endpoint's path ends with,
-# the `type` prefix or key its events carry).
-_UNREAD = {
-    "gemini": ("Gemini's streamGenerateContent", ":streamGenerateContent"),
-}
 # How many frames a stream is looked at to tell its dialect.
 LOOK = 64
 
@@ -39,9 +35,6 @@ def of_request(url: str, body: object) -> str | None:
     for d in DIALECTS.values():
         if d.claims_request(path, body):
             return d.name
-    for name, (_, suffix) in _UNREAD.items():
-        if path.endswith(suffix):
-            return name
     for d in DIALECTS.values():  # a path no dialect claims (a gateway's own): the body
         if d.claims_body(body):
             return d.name
@@ -53,8 +46,6 @@ def of_event(payload: object, event: str | None) -> str | None:
     for d in DIALECTS.values():
         if d.claims_event(payload, event):
             return d.name
-    if isinstance(payload, dict) and "candidates" in payload:
-        return "gemini"
     return None
 
 
@@ -75,9 +66,12 @@ def of_frames(frames: Iterable[Frame], limit: int = LOOK) -> str | None:
 
 
 def sdk_versions() -> dict[str, str | None]:
-    """`openai_sdk_version`, `anthropic_sdk_version`...: the installed SDK release each SDK
-    strategy stands for (None: not installed)."""
-    return {f"{d.sdk.replace('-', '_')}_version": d.sdk_version() for d in DIALECTS.values()}
+    """`openai_sdk_version`, `anthropic_sdk_version`, `google_genai_version`: the installed
+    SDK release each SDK strategy stands for (None: not installed)."""
+    return {
+        d.version_key or f"{d.sdk.replace('-', '_')}_version": d.sdk_version()
+        for d in DIALECTS.values()
+    }
 
 
 def dialect(name: str | None) -> Dialect:
@@ -89,15 +83,9 @@ def unknown(name: str | None) -> str | None:
     """Why a stream told `name` is read as Chat Completions (None: its dialect reads it)."""
     if name in DIALECTS:
         return None
-    if name in _UNREAD:
-        words = _UNREAD[name][0]
-        return (
-            f"the stream speaks {words}, which this version of streamscope does not read: "
-            "it is read as Chat Completions, so its tool calls may not show"
-        )
     return (
         "neither the request nor the first events tell the dialect (Chat Completions, "
-        "Anthropic Messages, OpenAI Responses): read as Chat Completions"
+        "Anthropic Messages, OpenAI Responses, Gemini): read as Chat Completions"
     )
 
 

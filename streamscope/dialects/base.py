@@ -95,3 +95,6 @@ class Dialect:
     shape: Shape | None = None
     # Its events carry SSE names (`event:` lines) that exports must keep.
     named_events: bool = False
+    # The key `inspect --json` gives the installed SDK's version under (None: the SDK
+    # strategy's name: `openai_sdk_version`)
+    version_key: str | None = None

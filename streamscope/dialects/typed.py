@@ -197,6 +197,8 @@ class EventEngine(Engine):
     sdk_name = ""
     reader: type
     folds: tuple[type, ...] = ()
+    # the tool names a request's `tools` declare (None: not checked)
+    declares = staticmethod(declared_tools)
 
     def __init__(
         self,
@@ -209,7 +211,7 @@ class EventEngine(Engine):
         chunk_log: bool = False,
     ) -> None:
         super().__init__(exchange, part, marks, collect_events)
-        self.declared = declared_tools(tools)
+        self.declared = self.declares(tools)
         self.robust = self.reader(self.log)
         self.others: list = [fold() for fold in self.folds] if self._clients else []
         self.sdk: Any = self.emulation(tools) if self._emulated else Unmodeled("not emulated")

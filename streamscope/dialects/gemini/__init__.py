@@ -1,0 +1,58 @@
+"""Gemini `streamGenerateContent`: `functionCall` parts, whole or with streamed
+`partialArgs`, and their `thoughtSignature`s (AI Studio and Vertex)."""
+
+from __future__ import annotations
+
+from ..base import Dialect, Terms
+from .engine import STRATEGY_NAMES, GeminiEngine, plain_fragment
+from .fixture import FIXTURE
+from .history import history
+from .oracle import genai_version, parts_result
+from .shape import SHAPE
+from .summary import plain_summary, summarize
+
+# The endpoints' methods (`models/{model}:streamGenerateContent`, Vertex's
+# `.../publishers/google/models/{model}:streamGenerateContent`).
+_METHODS = (":streamGenerateContent", ":generateContent")
+
+
+def _claims_request(path: str, body: object) -> bool:
+    return path.endswith(_METHODS)
+
+
+def _claims_body(body: object) -> bool:
+    """A body with `contents` and neither `messages` nor `input`."""
+    return (
+        isinstance(body, dict)
+        and isinstance(body.get("contents"), list)
+        and "messages" not in body
+        and "input" not in body
+    )
+
+
+def _claims_event(payload: object, event: str | None) -> bool:
+    if not isinstance(payload, dict) or "type" in payload or "choices" in payload:
+        return False
+    return "candidates" in payload or ("usageMetadata" in payload and "modelVersion" in payload)
+
+
+GEMINI = Dialect(
+    name="gemini",
+    title="Gemini",
+    engine=GeminiEngine,
+    strategies=STRATEGY_NAMES,
+    sdk="parts",
+    plain=plain_fragment,
+    plain_summary=plain_summary,
+    summarize=summarize,
+    history=history,
+    terms=Terms("call", "candidate", "finishReason", ("cand", "call")),
+    claims_request=_claims_request,
+    claims_body=_claims_body,
+    claims_event=_claims_event,
+    real_sdk=lambda frames, tools, response_format: parts_result(frames),
+    sdk_version=genai_version,
+    fixture=FIXTURE,
+    shape=SHAPE,
+    version_key="google_genai_version",
+)

@@ -1,0 +1,150 @@
+"""The Gemini engine: one pass over a stream's chunks, every strategy side by side."""
+
+from __future__ import annotations
+
+from ...core.calls import Call
+from ...core.engine import TOOL_CALL_TEXT, ChoiceSummary
+from ...core.events import FieldEvent
+from ...core.frames import NOT_READ, Frame
+from ...text import cut, plural, quote
+from ..typed import EventEngine
+from .robust import Robust
+from .sdk_model import PartsEmulation
+from .strategies import ChunkIndex, IndexZero, NeedsTerminal, first_calls
+
+# The order strategies are reported in (the contract's table order).
+STRATEGY_NAMES = ("robust", "parts", "index-0", "chunk-index", "needs-terminal")
+# Finish reasons under which the calls made are whole (MALFORMED_FUNCTION_CALL has its kind).
+_WHOLE = ("STOP", "MALFORMED_FUNCTION_CALL")
+
+
+def plain_fragment(p: object) -> tuple[int, str] | None:
+    """Gemini has no frame that only adds a fragment: every chunk is read whole."""
+    return None
+
+
+def declared(tools: object) -> frozenset[str] | None:
+    """Names of the functions a request declared (`tools[].functionDeclarations[].name`);
+    None when it declared none (built-in tools such as googleSearch have no name)."""
+    if not isinstance(tools, list):
+        return None
+    names = set()
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        decls = tool.get("functionDeclarations", tool.get("function_declarations"))
+        if isinstance(decls, list):
+            names |= {
+                d["name"] for d in decls if isinstance(d, dict) and isinstance(d.get("name"), str)
+            }
+    return frozenset(names) or None
+
+
+class GeminiEngine(EventEngine):
+    """Feed frames in arrival order; `finish` once."""
+
+    dialect = "gemini"
+    strategy_names = STRATEGY_NAMES
+    sdk_name = "parts"
+    by_value = False
+
+    reader = Robust
+    folds = (IndexZero, ChunkIndex, NeedsTerminal)
+    declares = staticmethod(declared)
+
+    def emulation(self, tools: list | None) -> PartsEmulation:
+        return PartsEmulation()
+
+    def feed(
+        self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ
+    ) -> list[FieldEvent] | None:
+        """Apply one frame to every strategy; with collect_events, what it did (robust)."""
+        self.frames = frame.number
+        robust = self.robust
+        robust.events = [] if self.collect_events else None
+        if self._reads:
+            robust.feed(frame)
+        if self.others:
+            fcs = first_calls(frame.payload)
+            if fcs:
+                for s in self.others:
+                    s.chunk(frame.number, fcs)
+        self._sdk_feed(frame)
+        return robust.events
+
+    # -- the state at this frame, for the faces ------------------------------------------
+
+    def content_now(self) -> str:
+        cands = self.robust.sorted()
+        return "".join(cands[0].content) if cands else ""
+
+    # -- the end of the stream ------------------------------------------------------------
+
+    def _settled(self) -> list[tuple[Call, bool]]:
+        self.robust.end(self.frames)
+        return [(call, False) for call in self.robust.results()]
+
+    def who(self, call: Call) -> str:
+        where = f" of candidate {call.choice}" if call.choice else ""
+        return f"call {call.index}{where}"
+
+    def _summary(self) -> tuple[str | None, str, str, list[ChoiceSummary]]:
+        out = []
+        for cand in self.robust.sorted():
+            finish = cand.finish if isinstance(cand.finish, str) else None
+            out.append(
+                ChoiceSummary(
+                    cand.number, finish, "".join(cand.content), "".join(cand.reasoning), ""
+                )
+            )
+        if not out:
+            return None, "", "", []
+        first = out[0]
+        return first.finish_reason, first.content, first.reasoning_content, out
+
+    def _stream_rules(self, last: int, expect_done: bool) -> None:
+        log, robust = self.log, self.robust
+        if not robust.candidates and last and expect_done and not robust.error_payload:
+            log.add(
+                "candidate-finish-missing",
+                last,
+                "the stream ended without a candidate: no answer and no finishReason came",
+            )
+        for cand in robust.sorted():
+            calls, c = cand.calls, cand.number
+            finish = cand.finish
+            if calls and finish == "STOP":
+                log.add(
+                    "finish-stop-with-calls",
+                    cand.finish_frame,
+                    f"candidate {c} made {plural(len(calls), 'call')} and ends with finishReason STOP: "
+                    "Gemini has no finish reason for tool calls; clients that map STOP to a plain "
+                    "stop and run calls only on a tool-call finish run none",
+                    c,
+                )
+            elif calls and finish is not None and finish not in _WHOLE:
+                log.add(
+                    "stop-reason-mismatch",
+                    cand.finish_frame,
+                    f"candidate {c} made {plural(len(calls), 'call')} but ends with finishReason "
+                    f"{cut(quote(finish), 30)}: their arguments may be cut short",
+                    c,
+                )
+            if finish is None and expect_done and not robust.error_payload:
+                log.add(
+                    "candidate-finish-missing",
+                    last,
+                    f"the stream ended with no finishReason for candidate {c}: it may have been "
+                    "cut, and clients that wait for a finish reason never act on its calls",
+                    c,
+                )
+            if not calls and cand.content:
+                text = "".join(cand.content)
+                if TOOL_CALL_TEXT.search(text):
+                    log.add(
+                        "tool-call-in-content",
+                        last,
+                        f"the text looks like a tool call ({cut(quote(text), 52)}) but no "
+                        "functionCall part was streamed",
+                        c,
+                    )

@@ -1,0 +1,92 @@
+"""The real `google-genai` client as the `parts` strategy: oracle and fallback.
+
+`run_real_genai` serves the frames, re-encoded as SSE, to a real `genai.Client` through
+an httpx2 MockTransport and runs `client.models.generate_content_stream(...)` the way a
+user does, collecting every chunk's `function_calls`. Its answer is the ground truth
+`sdk_model.PartsEmulation` must reproduce; `parts_result` runs it only where the
+emulation declines a shape.
+
+`google-genai` (and httpx2) are imported lazily: streamscope must import without them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+
+from ...core.calls import Call, StrategyError, Unmodeled
+from ...core.frames import Frame
+from ..typed import FrameBody
+from .sdk_model import PartsEmulation
+from .strategies import args_text
+
+NOT_INSTALLED = (
+    "the google-genai package is not installed, and this stream has a shape streamscope's "
+    "emulation of it does not cover: install google-genai to see what its users collect"
+)
+
+
+def genai_version() -> str | None:
+    """The installed google-genai version: what `parts` stands for (no import)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("google-genai")
+    except PackageNotFoundError:
+        return None
+
+
+def run_real_genai(frames: Iterable[Frame]) -> list[Call] | StrategyError:
+    """Every `function_calls` entry of every chunk the installed google-genai yields, in
+    order; an exception is reported at the frame being consumed."""
+    from google import genai
+    from google.genai import types
+
+    frames = list(frames)
+    body = FrameBody(frames, lambda number: None)
+    client = genai.Client(
+        api_key="streamscope",
+        http_options=types.HttpOptions(
+            base_url="http://streamscope.invalid", httpx_client=body.client()
+        ),
+    )
+    out: list[Call] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            for chunk in client.models.generate_content_stream(model="streamscope", contents="-"):
+                for fc in _function_calls(chunk):
+                    data = fc.model_dump(mode="json", exclude_none=True, by_alias=True)
+                    call = Call(
+                        0, len(out), fc.id or "", "function", fc.name or "", args_text(data)
+                    )
+                    call.first_frame = call.last_frame = body.current
+                    out.append(call)
+        except Exception as exc:
+            return StrategyError.from_exception(exc, body.current)
+    return out
+
+
+def _function_calls(chunk: object) -> list:
+    import logging
+
+    logger = logging.getLogger("google_genai.types")
+    level, logger.level = logger.level, logging.ERROR  # (its multi-candidate warning)
+    try:
+        return getattr(chunk, "function_calls", None) or []
+    finally:
+        logger.level = level
+
+
+def parts_result(frames: Iterable[Frame]) -> list[Call] | StrategyError | Unmodeled:
+    """The `parts` strategy's answer: the emulation, or the real client where it can't."""
+    frames = list(frames)
+    emu = PartsEmulation()
+    try:
+        for frame in frames:
+            emu.feed(frame)
+        return emu.finish(frames[-1].number if frames else 0)
+    except Unmodeled:
+        if genai_version() is None:
+            return Unmodeled(NOT_INSTALLED)
+        return run_real_genai(frames)
