@@ -42,7 +42,7 @@ CALLS = [
 ]
 VERTEX_CALL = {"name": "get_weather", "args": {"city": "Paris", "unit": "celsius"}}
 ANSWER = ["It is 14 °C and partly cloudy in Paris", ", and 11 °C with light rain in London."]
-CUT_AFTER = 2
+CUT_AFTER = 1  # before the event that names the finishReason
 USAGE = {"promptTokenCount": 61, "candidatesTokenCount": 24, "totalTokenCount": 85}
 
 

@@ -16,6 +16,7 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
+from streamscope.analysis import analyze
 from streamscope.playback import playback_transport
 from streamscope.playback.serve import ServeServer
 from streamscope.record import proxy
@@ -91,6 +92,7 @@ def test_record_a_gemini_agent_end_to_end(recorded, upstream, mode):
     variable = "GOOGLE_VERTEX_BASE_URL" if mode == "vertex" else "GOOGLE_GEMINI_BASE_URL"
     assert f"through {variable}=http://127.0.0.1:" in done.stderr
     assert "3 exchanges, 2 streams recorded" in done.stderr
+    assert "dialect-unknown" not in done.stderr and "contract broken" not in done.stderr
 
     first, second, whole = requests(path)
     # recorded as sent upstream: the proxy's mount is not part of it
@@ -129,6 +131,17 @@ def test_record_a_gemini_agent_end_to_end(recorded, upstream, mode):
         assert sent[-1]["x-goog-api-key"] == KEY
     # the client's name is no secret: recorded as sent
     assert headers["x-goog-api-client"].startswith("google-genai-sdk/")
+
+    # what a user does next: inspect it
+    doc = json.loads(streamscope("inspect", "--json", str(path)).stdout)
+    calls, answer = doc["streams"]  # the third exchange is no stream
+    assert {s["dialect"] for s in doc["streams"]} == {"gemini"}
+    assert [(c["name"], json.loads(c["arguments"])) for c in calls["tool_calls"]] == [
+        (c["name"], c["args"]) for c in said["calls"]
+    ]
+    assert calls["tool_calls"][0]["thought_signature"] == SIGNATURE
+    assert calls["ended"] == answer["ended"] == "done" and calls["finish_reason"] == "STOP"
+    assert not answer["tool_calls"] and doc["contract"] == []  # every call came back whole
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -185,6 +198,10 @@ def test_a_cut_gemini_stream_says_so_and_a_whole_one_is_complete(tmp_path, upstr
     cut, whole = ends(path)[1], ends(path)[2]
     assert cut.reason == "upstream-error" and whole.reason == "complete"
     assert exchange_bytes(path, 1) == b"".join(events_for({})[:CUT_AFTER])
+    # and the analysis reads the first as cut, the second as whole
+    first, second = analyze(path).streams
+    assert first.ended == "error" and "stream-truncated" in {a.kind for a in first.anomalies}
+    assert second.ended == "done" and len(second.tool_calls) == 2
 
 
 @pytest.fixture(scope="module")
