@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+from dataclasses import dataclass
 
 import click
 import orjson
@@ -203,7 +204,7 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
     help="Answer a request that matches no recorded one with an error, not the next stream.",
 )
 def serve(files, port, speed, strict) -> None:
-    """Play FILES back as an OpenAI- or Anthropic-style provider on 127.0.0.1 (prints its base URL)."""
+    """Play FILES back as an OpenAI-, Anthropic- or Gemini-style provider on 127.0.0.1 (prints its base URL)."""
     from .playback.serve import serve as run_serve
     from .recording.format import RecordingError
 
@@ -323,6 +324,7 @@ def analyze_request(path: str) -> dict:
 
 DEFAULT_UPSTREAM = "https://api.openai.com/v1"
 DEFAULT_ANTHROPIC_UPSTREAM = "https://api.anthropic.com"
+DEFAULT_GEMINI_UPSTREAM = "https://generativelanguage.googleapis.com"
 
 
 def recorder_options(f):
@@ -340,6 +342,21 @@ def recorder_options(f):
             metavar="URL",
             help="Where Anthropic clients' requests go (ANTHROPIC_BASE_URL); its path prefix is "
             "kept. Default: $ANTHROPIC_BASE_URL, else " + DEFAULT_ANTHROPIC_UPSTREAM + ".",
+        ),
+        click.option(
+            "--gemini-upstream",
+            metavar="URL",
+            help="Where Gemini API clients' requests go (GOOGLE_GEMINI_BASE_URL); its path "
+            "prefix is kept. Default: $GOOGLE_GEMINI_BASE_URL, else "
+            + DEFAULT_GEMINI_UPSTREAM
+            + ".",
+        ),
+        click.option(
+            "--vertex-upstream",
+            metavar="URL",
+            help="Where Vertex AI clients' requests go (GOOGLE_VERTEX_BASE_URL). Default: "
+            "$GOOGLE_VERTEX_BASE_URL, else the region each request names "
+            "(https://LOCATION-aiplatform.googleapis.com).",
         ),
         click.option(
             "-o",
@@ -384,25 +401,53 @@ def recorder_options(f):
     return f
 
 
+@dataclass(frozen=True)
+class RecorderSetup:
+    """What `proxy` and `record` were told (recorder_options): the upstream URLs,
+    checked, where to write, and how."""
+
+    url: str
+    anthropic_url: str
+    gemini_url: str
+    vertex_url: str | None  # None: the region each Vertex AI request names
+    output: str | None
+    port: int
+    timeout: float
+    redact_json: list[str]
+    no_redact: bool
+
+
 def _recorder_setup(
     upstream: str | None,
     anthropic_upstream: str | None,
+    gemini_upstream: str | None,
+    vertex_upstream: str | None,
     output: str | None,
+    port: int,
+    timeout: float,
+    redact_json: tuple[str, ...],
     no_redact: bool,
     force: bool = False,
-) -> tuple[str, str, str | None]:
-    """The two upstream URLs (checked) and the output path; bad input exits 2 in one line."""
+) -> RecorderSetup:
+    """recorder_options' values: the upstream URLs (checked, defaults from the
+    environment) and the output path; bad input exits 2 in one line."""
     import os
 
     from .record.proxy import Upstream
+    from .record.runner import google_sides
 
     url = upstream or os.environ.get("OPENAI_BASE_URL") or DEFAULT_UPSTREAM
     anthropic_url = (
         anthropic_upstream or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_UPSTREAM
     )
+    gemini_url = (
+        gemini_upstream or os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_GEMINI_UPSTREAM
+    )
+    vertex_url = vertex_upstream or os.environ.get("GOOGLE_VERTEX_BASE_URL") or None
     try:
         Upstream.parse(url)
         Upstream.parse(anthropic_url, "anthropic upstream")
+        google_sides(gemini_url, vertex_url)
     except ValueError as e:
         _fail(str(e))
     if no_redact:
@@ -418,18 +463,27 @@ def _recorder_setup(
             os.truncate(output, 0)  # the writer starts an empty file afresh
         except OSError as e:
             _fail(f"{output}: cannot replace it: {e.strerror or e}")
-    return url, anthropic_url, output
+    return RecorderSetup(
+        url,
+        anthropic_url,
+        gemini_url,
+        vertex_url,
+        output,
+        port,
+        timeout,
+        list(redact_json),
+        no_redact,
+    )
 
 
 @main.command()
 @recorder_options
-def proxy(
-    upstream, anthropic_upstream, output, port, timeout, redact_json, no_redact, force
-) -> None:
+def proxy(**options) -> None:
     """Run the recording reverse proxy on 127.0.0.1 until interrupted.
 
-    Prints the base URLs to give clients, an OpenAI client's on the first line and an
-    Anthropic client's on the second, then records every exchange.
+    Prints the base URLs to give clients, one a line: an OpenAI client's, an Anthropic
+    client's, a Gemini API client's (GOOGLE_GEMINI_BASE_URL) and a Vertex AI client's
+    (GOOGLE_VERTEX_BASE_URL); then records every exchange.
     """
     import threading
 
@@ -439,21 +493,22 @@ def proxy(
         StartError,
         default_output,
         describe_sides,
+        google_sides,
         listen,
         open_recording,
         summarize,
     )
 
-    url, anthropic_url, output = _recorder_setup(
-        upstream, anthropic_upstream, output, no_redact, force
-    )
-    upstream_ = Upstream.parse(url)
-    anthropic = Upstream.parse(anthropic_url, "anthropic upstream")
+    setup = _recorder_setup(**options)
+    output, port = setup.output, setup.port
+    upstream_ = Upstream.parse(setup.url)
+    anthropic = Upstream.parse(setup.anthropic_url, "anthropic upstream")
+    google = google_sides(setup.gemini_url, setup.vertex_url)
     try:
         sock = listen(port)  # first: a busy port must not leave an empty recording behind
         try:
             path = output or default_output()
-            writer = open_recording(path, sys.argv, not no_redact, list(redact_json))
+            writer = open_recording(path, sys.argv, not setup.no_redact, setup.redact_json)
         except BaseException:
             sock.close()
             raise
@@ -469,10 +524,14 @@ def proxy(
     # Every stop signal the same way: stop serving, end every open exchange, summarise.
     previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
     with writer:
-        server = ProxyServer(upstream_, writer, port, timeout, sock=sock, anthropic=anthropic)
+        server = ProxyServer(
+            upstream_, writer, port, setup.timeout, sock=sock, anthropic=anthropic, google=google
+        )
         server.start()
         click.echo(server.base_url)
         click.echo(server.anthropic_base_url)
+        click.echo(server.gemini_base_url)
+        click.echo(server.vertex_base_url)
         sys.stdout.flush()
         say(f"recording {describe_sides(server)} into {path}; Ctrl-C stops")
         while not stop.wait(0.5) and server.thread.is_alive():
@@ -496,41 +555,31 @@ def proxy(
     help="Also point this variable at the proxy's OpenAI base URL (repeatable).",
 )
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def record(
-    upstream,
-    anthropic_upstream,
-    output,
-    port,
-    timeout,
-    redact_json,
-    no_redact,
-    force,
-    env_names,
-    command,
-) -> None:
+def record(env_names, command, **options) -> None:
     """Run COMMAND behind the recording proxy: streamscope record -- python agent.py
 
     COMMAND gets OPENAI_BASE_URL and OPENAI_API_BASE (and every --env NAME) pointing at
-    the proxy's OpenAI side, and ANTHROPIC_BASE_URL at its Anthropic side; its stdin,
+    the proxy's OpenAI side, ANTHROPIC_BASE_URL at its Anthropic side, and
+    GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL at its Google ones; its stdin,
     stdout and stderr are its own. streamscope exits with its status.
     """
     from .record.runner import StartError
     from .record.runner import record as run_record
 
-    url, anthropic_url, output = _recorder_setup(
-        upstream, anthropic_upstream, output, no_redact, force
-    )
+    setup = _recorder_setup(**options)
     try:
         status = run_record(
             list(command),
-            url,
-            output,
-            port,
+            setup.url,
+            setup.output,
+            setup.port,
             list(env_names),
-            not no_redact,
-            list(redact_json),
-            timeout,
-            anthropic_url,
+            not setup.no_redact,
+            setup.redact_json,
+            setup.timeout,
+            setup.anthropic_url,
+            setup.gemini_url,
+            setup.vertex_url,
         )
     except StartError as e:
         _fail(str(e))

@@ -48,6 +48,7 @@ FORBIDDEN = [
     "anthropic",
     "jiter",
     "pydantic",
+    "google.genai",
 ]
 
 

@@ -153,3 +153,51 @@ def test_an_anthropic_clients_credentials_are_masked_by_the_proxy(tmp_path, upst
             client.close()
             server.stop()
     assert_anthropic_secrets_masked(path, upstream.headers[-1])
+
+
+# What a Google client sends: the Gemini API's key in x-goog-api-key (google-genai, the
+# Gemini CLI) or in the `key` query parameter (curl and REST samples), Vertex AI's access
+# token as a Bearer; `x-goog-api-client` names the client and stays readable.
+GOOGLE_KEY = "AIzaSyS29-google-key-0123456789abcdef"
+GOOGLE_TOKEN = "ya29.s30-vertex-access-token"
+
+
+def test_a_google_clients_key_and_token_are_masked_by_the_proxy(tmp_path, upstream):
+    from streamscope.record.proxy import Google
+
+    from .gemini_agent import gemini_client, vertex_client
+    from .gemini_stream import MODEL
+    from .gemini_stream import QUESTION as ASK
+
+    path = tmp_path / "google.jsonl"
+    origin = upstream.url.removesuffix("/v1")
+    with RecordingWriter(path) as writer:
+        server = ProxyServer(
+            Upstream.parse(upstream.url),
+            writer,
+            google=Google(Upstream.parse(origin), Upstream.parse(origin)),
+        )
+        server.start()
+        gemini = gemini_client(GOOGLE_KEY, server.gemini_base_url)
+        vertex = vertex_client(GOOGLE_TOKEN, server.vertex_base_url)
+        rest = f"{server.gemini_base_url}/v1beta/models/{MODEL}:streamGenerateContent"
+        body = {"contents": [{"role": "user", "parts": [{"text": ASK}]}]}
+        try:
+            assert list(gemini.models.generate_content_stream(model=MODEL, contents=ASK))
+            assert list(vertex.models.generate_content_stream(model=MODEL, contents=ASK))
+            r = httpx.post(rest, params={"alt": "sse", "key": GOOGLE_KEY}, json=body)
+            assert r.status_code == 200
+        finally:
+            server.stop()
+    text = path.read_text()
+    assert GOOGLE_KEY not in text and GOOGLE_TOKEN not in text
+    first, second, third = [r for _, r in iter_records(path) if isinstance(r, Request)]
+    headers = [{k.lower(): v for k, v in r.headers} for r in (first, second)]
+    assert headers[0]["x-goog-api-key"] == REDACTED
+    assert headers[1]["authorization"] == "Bearer [REDACTED]"
+    assert all(h["x-goog-api-client"].startswith("google-genai-sdk/") for h in headers)
+    assert third.url.endswith(f":streamGenerateContent?alt=sse&key={REDACTED}")
+    # the upstream still got them
+    assert upstream.headers[-3]["x-goog-api-key"] == GOOGLE_KEY
+    assert upstream.headers[-2]["authorization"] == f"Bearer {GOOGLE_TOKEN}"
+    assert upstream.paths[-1].endswith(f"?alt=sse&key={GOOGLE_KEY}")

@@ -9,7 +9,15 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from streamscope.record.final import FinalEvent, MessageStop, ResponseEnd, final_event
+from streamscope.record.final import (
+    FinalEvent,
+    FinishReason,
+    MessageStop,
+    ResponseEnd,
+    final_event,
+    gemini_method,
+    gemini_model,
+)
 from streamscope.record.upstream import ChunkedDecoder, UpstreamError
 
 
@@ -266,3 +274,84 @@ def test_the_responses_end_is_seen_once_the_final_event_is_whole(cuts, how, crlf
     for start, end in pairwise(edges):
         final.seen(body[start:end])
         assert final.relayed is (end >= whole), (start, end)
+
+
+# -- Gemini: no final event; relayed once the event that names finishReason is whole
+
+GEMINI_TEXT = (
+    b'data: {"candidates":[{"content":{"parts":[{"text":"say \\"finishReason\\""}]}}]}\r\n\r\n'
+)
+GEMINI_LAST = (
+    b'data: {"candidates":[{"content":{"parts":[{"text":"."}]},"finishReason":"STOP"}],'
+    b'"usageMetadata":{"totalTokenCount":9}}\r\n\r\n'
+)
+NAME_AT = GEMINI_LAST.index(b"finishReason")
+
+
+@pytest.mark.parametrize(
+    "reads, relayed",
+    [
+        ([GEMINI_TEXT * 3 + GEMINI_LAST], True),
+        ([GEMINI_TEXT, GEMINI_LAST], True),
+        ([GEMINI_LAST.replace(b"\r\n", b"\n")], True),  # LF lines
+        ([GEMINI_TEXT + GEMINI_LAST[: NAME_AT + 3], GEMINI_LAST[NAME_AT + 3 :]], True),  # name cut
+        ([GEMINI_TEXT + GEMINI_LAST[:-2], GEMINI_LAST[-2:]], True),  # the empty line cut
+        ([GEMINI_TEXT + GEMINI_LAST[:-1], GEMINI_LAST[-1:]], True),
+        ([GEMINI_TEXT + GEMINI_LAST[:-2]], False),  # the event is not whole yet
+        ([GEMINI_TEXT * 3], False),  # named inside a text: escaped quotes
+        ([GEMINI_LAST.replace(b"finishReason", b"finishMessage")], False),
+        (
+            [b'[{"candidates":[{"finishReason":"STOP"}]}]'],
+            False,
+        ),  # a JSON array: its end is the body's
+    ],
+)
+def test_a_gemini_stream_ends_after_the_event_that_names_its_finish(reads, relayed):
+    final = FinishReason()
+    for data in reads:
+        final.seen(data)
+    assert final.relayed is relayed
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=900), max_size=12), st.booleans())
+def test_the_gemini_end_is_seen_once_the_finishing_event_is_whole(cuts, crlf):
+    """Cut anywhere in the last events (the cuts count back from the end): never relayed
+    before the finishing event's empty line, always once it is."""
+    from .gemini_stream import events_for
+
+    vertex = {"toolConfig": {"functionCallingConfig": {"streamFunctionCallArguments": True}}}
+    body = b"".join(events_for({} if crlf else vertex))
+    final = FinishReason()
+    edges = sorted({len(body) - c for c in cuts if 0 < c < len(body)} | {0, len(body)})
+    for start, end in pairwise(edges):
+        final.seen(body[start:end])
+        assert final.relayed is (end == len(body)), (start, end)
+
+
+@pytest.mark.parametrize(
+    "path, method, kind",
+    [
+        (
+            "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+            ":streamGenerateContent",
+            FinishReason,
+        ),
+        (
+            "/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:streamGenerateContent",
+            ":streamGenerateContent",
+            FinishReason,
+        ),
+        ("/v1beta/models/gemini-2.5-flash:generateContent", ":generateContent", FinalEvent),
+        ("/v1beta/models/gemini-2.5-flash:countTokens", None, FinalEvent),
+        ("/v1beta/openai/chat/completions", None, FinalEvent),  # Gemini's OpenAI-compatible API
+    ],
+)
+def test_a_gemini_request_waits_for_the_event_that_finishes(path, method, kind):
+    assert gemini_method(path) == method
+    assert type(final_event(["x-goog-api-key"], path)) is kind
+    if method:
+        assert gemini_model(path) == path.rpartition("/")[2].partition(":")[0]
+    chat = final_event([], "/v1/chat/completions")
+    chat.seen(GEMINI_LAST)  # [DONE] only: a chat stream does not end at a finishReason
+    assert not chat.relayed

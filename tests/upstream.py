@@ -10,12 +10,16 @@ POST .../chat/completions answers by the request's "model":
 - "json": a non-streaming chat.completion.
 POST .../messages (the Anthropic Messages API) answers any other model with
 tests/anthropic_stream.py's events for the turn the request asks for, one read each, and
-POST .../responses (the OpenAI Responses API) with tests/responses_stream.py's.
+POST .../responses (the OpenAI Responses API) with tests/responses_stream.py's, and
+POST ...:streamGenerateContent / ...:generateContent (Gemini, AI Studio's and Vertex AI's
+paths) with tests/gemini_stream.py's, the model named in the path (one ending in `-cut`:
+the stream is cut after gemini_stream.CUT_AFTER events).
 With `tail_pause`, a sample stream waits that long (or until the client leaves) after
 its last read before ending the chunked body, as real providers do after `[DONE]`.
 Every body it sends is kept as (model, sha256, bytes) in `served`; `cancelled` counts
 streams that ended because the other side went away; `auth` keeps Authorization headers,
-`hosts` the Host headers and `paths` the request paths (with their query).
+`hosts` the Host headers, `paths` the request paths (with their query) and `bodies` the
+request bodies as JSON.
 
 `RawUpstream` answers every connection with fixed bytes, for HTTP that uvicorn cannot
 send (1xx interim responses, broken framing).
@@ -38,7 +42,7 @@ import uvicorn
 from streamscope.record.proxy import bind
 from streamscope.recording import RecordingIndex
 
-from . import anthropic_stream, responses_stream
+from . import anthropic_stream, gemini_stream, responses_stream
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
 
@@ -68,6 +72,7 @@ class Upstream:
         self.tail_pause = tail_pause
         self.hosts: list[str] = []
         self.paths: list[str] = []
+        self.bodies: list[dict] = []
         self.headers: list[dict[str, str]] = []
         self.served: list[tuple[str, str, bytes]] = []
         self.cancelled = 0
@@ -117,9 +122,17 @@ class Upstream:
         if "authorization" in headers:
             self.auth.append(headers["authorization"])
         request = orjson.loads(body) if body else {}
-        model = request.get("model", "")
-        if model == "json":
-            out = orjson.dumps({"id": "x", "object": "chat.completion", "choices": []})
+        self.bodies.append(request)
+        path = scope["path"]
+        gemini = path.endswith((":streamGenerateContent", ":generateContent"))
+        # Gemini names its model in the path: .../models/{model}:streamGenerateContent
+        model = path.rpartition("/")[2].partition(":")[0] if gemini else request.get("model", "")
+        if model == "json" or path.endswith(":generateContent"):
+            out = (
+                gemini_stream.whole_response(request)
+                if gemini
+                else orjson.dumps({"id": "x", "object": "chat.completion", "choices": []})
+            )
             await send(
                 {
                     "type": "http.response.start",
@@ -152,6 +165,11 @@ class Upstream:
             sent.extend(data)
 
         try:
+            if gemini and model.endswith("-cut"):
+                for data in gemini_stream.events_for(request)[: gemini_stream.CUT_AFTER]:
+                    await emit(data)
+                    await asyncio.sleep(0.01)
+                raise ConnectionResetError("upstream cut the stream")
             if model == "drop":
                 for i in range(3):
                     await emit(event(i))
@@ -191,6 +209,8 @@ class Upstream:
             return anthropic_stream.events_for(request)
         if path.endswith("/responses"):  # the model "incomplete" or "failed" ends so
             return responses_stream.events_for(request, request.get("model", ""))
+        if path.endswith(":streamGenerateContent"):
+            return gemini_stream.events_for(request)
         turn = 2 if any(m.get("role") == "tool" for m in request.get("messages", [])) else 1
         return sample_reads(request.get("model", ""), turn)
 

@@ -10,19 +10,23 @@ transport for httpx2 or httpx clients, sync and async: no server, no socket)::
         transport=async_playback_transport("recordings/openai.jsonl", speed=1)))
 
 Both default to speed 0 (no waiting) and answer alike: a request with `"stream": true`
-gets a recorded stream; any other request gets a recorded non-stream response (one whose
-request did not ask for a stream), or, when the files hold none, a 400 error saying so.
+(for Gemini: to `:streamGenerateContent`) gets a recorded stream; any other request gets
+a recorded non-stream response (one whose request did not ask for a stream), or, when
+the files hold none, a 400 error saying so.
 
-Three APIs are served: OpenAI's Chat Completions (`POST .../chat/completions`) and
-Responses (`POST .../responses`), and Anthropic's Messages (`POST .../v1/messages`). A
-request is answered by an exchange of its own API (a recorded request's URL tells which),
-or by a raw SSE body, which answers any request; so a recording of an agent that used
-several APIs replays each its own.
+Four APIs are served: OpenAI's Chat Completions (`POST .../chat/completions`) and
+Responses (`POST .../responses`), Anthropic's Messages (`POST .../v1/messages`) and
+Google's Gemini (`POST .../models/{model}:streamGenerateContent` and
+`...:generateContent`, AI Studio's and Vertex AI's paths alike). A request is answered by
+an exchange of its own API (a recorded request's URL tells which), or by a raw SSE body,
+which answers any request; so a recording of an agent that used several APIs replays
+each its own.
 
 Inputs (several files: their exchanges one after the other, in the order given):
 
 - a recording: every exchange with a response line whose request (if recorded) was
-  `.../chat/completions`, `.../responses` or `.../v1/messages`. Its body is its chunk
+  `.../chat/completions`, `.../responses`, `.../v1/messages` or a Gemini method. Its body
+  is its chunk
   lines, one body chunk per recorded upstream read (so a client sees the recorded
   chunking), with the recorded status and headers (hop-by-hop headers and content-length
   dropped: the body is re-framed). An exchange whose recorded upstream failed, or that
@@ -44,9 +48,13 @@ Which exchange answers a request (`Library.select`):
 
 1. Matched by body: a recorded request whose JSON body has the same `model`, `system`
    (Anthropic's system prompt), `instructions`, `messages`, `input` and
-   `previous_response_id` (the Responses API's conversation) and `tools` as the request
-   (other keys, e.g. `stream_options`, `max_tokens` or `temperature`, are ignored; a
-   recorded value `"[REDACTED]"` matches anything) answers it. When several match (a
+   `previous_response_id` (the Responses API's conversation), `contents` and
+   `systemInstruction` (Gemini's) and `tools` as the request (other keys, e.g.
+   `stream_options`, `max_tokens`, `temperature` or `generationConfig`, are ignored; a
+   recorded value `"[REDACTED]"` matches anything) answers it. A Gemini request names
+   its model in its path, not its body: the path's last segment before the method
+   (`gemini-2.5-flash`, whether under `/v1beta/models/` or Vertex AI's
+   `/publishers/google/models/`) is compared as its `model`. When several match (a
    request sent again), the one served the fewest times, earliest first.
 2. Otherwise, unless strict, the next exchange in order: the one served the fewest
    times, earliest first (so every exchange is served once before any is served again).
@@ -64,11 +72,14 @@ Which exchange answers a request (`Library.select`):
    run.jsonl exchange 2 at item 3 (type function_call_output), call_id: ...`. The
    transport says `streamscope playback:` instead of `streamscope serve:`.
 
-Only `POST .../chat/completions`, `POST .../responses` and `POST .../v1/messages` (any
-path prefix) are answered; anything else is a 404 JSON error of type `not_found`. A
-request that carries `anthropic-version` (every Anthropic client sends it) gets its
-errors in Anthropic's shape, `{"type": "error", "error": {"type": ..., "message": ...}}`,
-which the anthropic SDK reads as it reads the API's own; every other request in OpenAI's.
+Only `POST .../chat/completions`, `POST .../responses`, `POST .../v1/messages` and
+`POST ...:streamGenerateContent` / `...:generateContent` (any path prefix) are answered;
+anything else is a 404 JSON error of type `not_found`. A request that carries
+`anthropic-version` (every Anthropic client sends it) gets its errors in Anthropic's
+shape, `{"type": "error", "error": {"type": ..., "message": ...}}`; one to a Gemini
+method, or from a Google client (`x-goog-api-client`), in Google's, `{"error": {"code":
+400, "message": ..., "status": "INVALID_ARGUMENT"}}`: each SDK reads them as it reads its
+API's own. Every other request gets OpenAI's.
 
 This module imports neither httpx2, httpx, uvicorn nor openai: the transport takes the
 HTTP package from the client that uses it (record/clients.py).
@@ -92,7 +103,8 @@ import orjson
 from ..inputs import SSE, Source, open_input
 from ..inputs.reads import Reads
 from ..record import clients
-from ..record.final import speaks_anthropic
+from ..record.final import GEMINI_STREAM, gemini_method, gemini_model
+from ..record.shapes import ANTHROPIC, GOOGLE, OPENAI, error_document, shape_of
 from ..record.upstream import HOP_BY_HOP
 from ..recording.format import BOM, REDACTED, RecordingError
 from ..text import quote
@@ -106,14 +118,21 @@ MATCH_KEYS = (
     "messages",
     "input",
     "previous_response_id",
+    "contents",
+    "systemInstruction",
     "tools",
 )
 # The keys that hold a conversation turn by turn, and what one of their entries is called.
-_TURNS = {"messages": "message", "input": "item"}
+_TURNS = {"messages": "message", "input": "item", "contents": "content"}
 # The APIs served: what a request's path ends with, and what to call it in a message.
-CHAT, MESSAGES, RESPONSES = "chat", "messages", "responses"
+CHAT, MESSAGES, RESPONSES, GEMINI = "chat", "messages", "responses", "gemini"
 _API_PATHS = {CHAT: "/chat/completions", MESSAGES: "/v1/messages", RESPONSES: "/responses"}
-_API_NAMES = {CHAT: "chat completion", MESSAGES: "Anthropic Messages", RESPONSES: "Responses"}
+_API_NAMES = {
+    CHAT: "chat completion",
+    MESSAGES: "Anthropic Messages",
+    RESPONSES: "Responses",
+    GEMINI: "Gemini",
+}
 SSE_HEADERS = [("content-type", "text/event-stream; charset=utf-8"), ("cache-control", "no-cache")]
 # cut as the client saw it: the upstream failed, or the recorder stopped mid-stream
 _FAILED = ("upstream-error", "timeout", "recorder-stopped")
@@ -196,10 +215,20 @@ def _lines(reads: Reads) -> Iterator[bytes]:
 
 
 def api_of(path: str) -> str | None:
-    """The API a request path is for (CHAT, MESSAGES or RESPONSES, any prefix before), or
-    None."""
+    """The API a request path is for (CHAT, MESSAGES, RESPONSES or GEMINI, any prefix
+    before), or None."""
     path = path.rstrip("/")
+    if gemini_method(path) is not None:
+        return GEMINI
     return next((api for api, end in _API_PATHS.items() if path.endswith(end)), None)
+
+
+def _as_matched(body: Any, api: str | None, path: str) -> Any:
+    """A request body as it is matched: a Gemini body with its path's model, the key
+    the other APIs keep the model in."""
+    if api == GEMINI and isinstance(body, dict) and "model" not in body:
+        return {"model": gemini_model(path), **body}
+    return body
 
 
 def _url_api(url: str) -> str | None:
@@ -220,9 +249,14 @@ def _recording_entries(source: Source, only: int | None) -> list[Entry]:
         if request is not None and api is None:
             continue
         body = request.json_body() if request is not None else None
+        if api == GEMINI:  # the method asks for a stream, the model is the path's
+            path = urlsplit(request.url).path
+            stream = gemini_method(path) == GEMINI_STREAM
+            body = _as_matched(body, api, path)
         t0 = request.t_ns if request is not None else response.t_ns
         # what was asked for, even when an error answered it; else the response's type
-        stream = body.get("stream") is True if isinstance(body, dict) else ex.info.stream
+        if api != GEMINI:
+            stream = body.get("stream") is True if isinstance(body, dict) else ex.info.stream
         out.append(
             Entry(
                 0,
@@ -326,7 +360,7 @@ def _explain(entry: Entry, got: dict) -> str:
                 values = f"the request has {len(turns)} {name}s, the recording {len(recorded)}"
         else:
             where = f" at {_where(path)}" if path else ""
-        verb = "differ" if key in ("messages", "instructions", "tools") else "differs"
+        verb = "differ" if key in ("messages", "instructions", "contents", "tools") else "differs"
         parts.append(f"{key} {verb} from {entry.label}{where}: {values}")
     return "; ".join(parts)
 
@@ -341,8 +375,9 @@ def _kind(turn: Any) -> str:
 
 
 def _conversation(body: dict) -> Any:
-    """A request's turns: Chat's and Anthropic's `messages`, the Responses API's `input`."""
-    return body.get("messages", body.get("input"))
+    """A request's turns: Chat's and Anthropic's `messages`, the Responses API's `input`,
+    Gemini's `contents`."""
+    return body.get("messages", body.get("input", body.get("contents")))
 
 
 def _closeness(entry: Entry, got: dict) -> tuple:
@@ -397,8 +432,8 @@ class Library:
                     found = _recording_entries(source, exchange)
                     if not found:
                         raise RecordingError(
-                            f"{path}: no chat completion, Responses or Anthropic Messages "
-                            "exchange with a response to serve",
+                            f"{path}: no chat completion, Responses, Anthropic Messages or "
+                            "Gemini exchange with a response to serve",
                             path,
                         )
                     self.entries += found
@@ -414,29 +449,28 @@ class Library:
         self.served = [0] * (len(self.entries) + 1)  # by entry number
 
     def select(
-        self, body: bytes, strict: bool = False, api: str | None = None
+        self, body: bytes, strict: bool = False, api: str | None = None, path: str = ""
     ) -> Selection | Unmatched:
-        """The exchange that answers a request with this body, to `api` (CHAT, MESSAGES or
-        RESPONSES; None: any), by the module docstring's rules."""
+        """The exchange that answers a request with this body, to `api` (CHAT, MESSAGES,
+        RESPONSES or GEMINI; None: any), by the module docstring's rules. A Gemini
+        request's `path` names its model and whether it asks for a stream."""
         try:
             got = orjson.loads(body) if body else _NOT_JSON
         except orjson.JSONDecodeError:
             got = _NOT_JSON
+        got = _as_matched(got, api, path)
         entries = self.entries
         if api is not None:
             entries = [e for e in entries if e.api in (None, api)]
             if not entries:
                 return Unmatched(f"the files hold no {_API_NAMES[api]} exchange")
-        if isinstance(got, dict):  # a stream request gets a stream, the others do not
-            wants = got.get("stream") is True
+        if api == GEMINI or isinstance(got, dict):  # a stream request gets a stream only
+            wants = (
+                gemini_method(path) == GEMINI_STREAM if api == GEMINI else got.get("stream") is True
+            )
             entries = [e for e in entries if e.stream == wants]
             if not entries:
-                return Unmatched(
-                    "the request asks for a stream and the files hold only non-stream responses"
-                    if wants
-                    else 'the request asks for a non-stream response ("stream" is not true) '
-                    "and the files hold only streams"
-                )
+                return Unmatched(_no_such_response(wants, api == GEMINI))
         with self._lock:
             how, pool = "body", []
             if isinstance(got, dict):
@@ -481,15 +515,26 @@ class Library:
             source.close()
 
 
+def _no_such_response(stream: bool, gemini: bool) -> str:
+    """Why no exchange answers a request for a stream (or for none)."""
+    if gemini:
+        asked, held = (":streamGenerateContent", ":generateContent")[:: 1 if stream else -1]
+        return f"the request calls {asked} and the files hold only {held} responses"
+    if stream:
+        return "the request asks for a stream and the files hold only non-stream responses"
+    return (
+        'the request asks for a non-stream response ("stream" is not true) '
+        "and the files hold only streams"
+    )
+
+
 # -- answering ------------------------------------------------------------------------
 
 
-def error_body(name: str, kind: str, message: str, anthropic: bool = False) -> bytes:
-    """An error document in the shape of the client's API: OpenAI's, or Anthropic's."""
-    message = f"{name}: {message}"
-    if anthropic:
-        return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
-    return orjson.dumps({"error": {"message": message, "type": kind, "param": None, "code": None}})
+def error_body(name: str, kind: str, message: str, shape: str = OPENAI, status: int = 400) -> bytes:
+    """An error document in the shape of the client's API (OPENAI, ANTHROPIC or GOOGLE,
+    whose documents carry the HTTP `status`)."""
+    return error_document(shape, status, kind, f"{name}: {message}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,6 +546,14 @@ class Answer:
     error: bytes = b""
 
 
+# What a client of each shape is told is served, when it asks for something else.
+_SERVED = {
+    OPENAI: f"POST ...{_API_PATHS[CHAT]} and POST ...{_API_PATHS[RESPONSES]} are",
+    ANTHROPIC: f"POST ...{_API_PATHS[MESSAGES]} is",
+    GOOGLE: "POST ...:streamGenerateContent and POST ...:generateContent are",
+}
+
+
 def answer(
     library: Library,
     method: str,
@@ -508,23 +561,18 @@ def answer(
     body: bytes,
     strict: bool,
     name: str,
-    anthropic: bool = False,
+    shape: str = OPENAI,
 ) -> Answer:
     """The path check and the selection, for the server and the transport alike.
-    `anthropic`: the request carries `anthropic-version` (errors in Anthropic's shape)."""
+    `shape`: the shape of the client's errors (record/shapes.py, `shape_of`)."""
     api = api_of(path) if method.upper() == "POST" else None
     if api is None:
-        served = (
-            f"POST ...{_API_PATHS[MESSAGES]} is"
-            if anthropic
-            else f"POST ...{_API_PATHS[CHAT]} and POST ...{_API_PATHS[RESPONSES]} are"
-        )
-        message = f"only {served} served, not {method} {path}"
-        return Answer(None, 404, error_body(name, "not_found", message, anthropic))
-    chosen = library.select(body, strict, api)
+        message = f"only {_SERVED[shape]} served, not {method} {path}"
+        return Answer(None, 404, error_body(name, "not_found", message, shape, 404))
+    chosen = library.select(body, strict, api, path)
     if isinstance(chosen, Unmatched):
         message = f"no recorded exchange matches this request: {chosen.message}"
-        return Answer(None, 400, error_body(name, "unmatched_request", message, anthropic))
+        return Answer(None, 400, error_body(name, "unmatched_request", message, shape))
     return Answer(chosen)
 
 
@@ -618,10 +666,9 @@ class PlaybackTransport(clients.Transport):
 
     def _respond(self, request: Any, body: bytes, start: float) -> tuple[float, Any]:
         package = clients.package_of(request, self.http)
-        anthropic = speaks_anthropic(request.headers.keys())
-        got = answer(
-            self.library, request.method, request.url.path, body, self.strict, self.name, anthropic
-        )
+        path = request.url.path
+        shape = shape_of(request.headers.keys(), path)
+        got = answer(self.library, request.method, path, body, self.strict, self.name, shape)
         self.selections.append(got.selection)
         if got.selection is None:
             headers = [("content-type", "application/json")]

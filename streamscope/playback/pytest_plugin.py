@@ -2,13 +2,17 @@
 
 - `streamscope_playback(path, speed=0)`: an `openai.OpenAI` client answered from a
   recording (or HAR, SSE body, chunk log); `streamscope_async_playback` for AsyncOpenAI.
-- `--streamscope-record=DIR`: every test's openai and anthropic traffic is recorded
-  in-process to `DIR/<test id>.jsonl` (a cassette per test), and the run ends with one
-  line per recorded test saying what streamscope found in it.
+- `streamscope_gemini_playback(path, speed=0)`: a `google.genai.Client` answered the same
+  way (its `.aio` too), for recordings of the Gemini API or Vertex AI.
+- `--streamscope-record=DIR`: every test's openai, anthropic and Gemini traffic is
+  recorded in-process to `DIR/<test id>.jsonl` (a cassette per test), and the run ends
+  with one line per recorded test saying what streamscope found in it.
 
 That traffic is told from other HTTP traffic by the headers its clients send: both SDKs
 send `X-Stainless-Lang` and name themselves in `User-Agent` (`OpenAI/...`,
-`Anthropic/...`), and every client of the Anthropic API sends `anthropic-version`.
+`Anthropic/...`), and every client of the Anthropic API sends `anthropic-version`;
+Gemini's by its methods' paths (`...:streamGenerateContent`, `...:generateContent`),
+whatever client calls them.
 Nothing heavy is imported until a fixture or the option is used: the plugin loads in
 every pytest run of the environment.
 """
@@ -25,6 +29,9 @@ from typing import Any
 import pytest
 
 BASE_URL = "http://streamscope.playback.invalid/v1"
+# What the Gemini fixture's client calls: google-genai appends `/v1beta/models/...`.
+GEMINI_BASE_URL = "http://streamscope.playback.invalid"
+_GEMINI_METHODS = (":streamGenerateContent", ":generateContent")
 _UNSAFE = re.compile(r"[^\w.\-\[\]=]+")
 
 
@@ -34,7 +41,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--streamscope-record",
         metavar="DIR",
         default=None,
-        help="Record every test's openai and anthropic traffic in-process to DIR/<test id>.jsonl and "
+        help="Record every test's openai, anthropic and Gemini traffic in-process to DIR/<test id>.jsonl and "
         "print a one-line summary of anomalies per test at the end of the run.",
     )
 
@@ -88,6 +95,39 @@ def streamscope_async_playback() -> Iterator[Callable[..., Any]]:
     yield from _playback(openai.AsyncOpenAI, "AsyncClient")
 
 
+@pytest.fixture
+def streamscope_gemini_playback() -> Iterator[Callable[..., Any]]:
+    """A factory: `streamscope_gemini_playback(path, speed=0)` -> a `google.genai.Client`
+    (Gemini API; `vertexai=True` for a Vertex AI client) whose requests, and its `.aio`
+    client's, are answered from the recording (options as `playback_transport`)."""
+    from google import genai
+    from google.genai import types
+
+    from .library import playback_transport
+
+    made: list[Any] = []
+
+    def factory(
+        path: str | os.PathLike[str], speed: float = 0.0, vertexai: bool = False, **options: Any
+    ) -> Any:
+        transport = playback_transport(path, speed=speed, **options)
+        made.append(transport)
+        # The transport goes to the clients google-genai makes itself (httpx2 or httpx,
+        # as its release does; a transport of its own keeps aiohttp out of .aio too).
+        http = types.HttpOptions(
+            base_url=GEMINI_BASE_URL,
+            client_args={"transport": transport},
+            async_client_args={"transport": transport},
+        )
+        if vertexai:  # express mode: a key, no project or credentials to look up
+            return genai.Client(vertexai=True, api_key="streamscope-playback", http_options=http)
+        return genai.Client(api_key="streamscope-playback", http_options=http)
+
+    yield factory
+    for transport in made:
+        transport.close()
+
+
 # -- recording --------------------------------------------------------------------------
 
 
@@ -98,17 +138,19 @@ def cassette_name(nodeid: str) -> str:
 
 
 def _is_llm_client(request: Any) -> bool:
-    """An openai or anthropic client's request (module docstring: the headers)."""
+    """An openai, anthropic or Gemini client's request (module docstring: the headers,
+    Gemini's paths)."""
     headers = request.headers
     return (
         "x-stainless-lang" in headers
         or "anthropic-version" in headers
         or headers.get("user-agent", "").startswith(("OpenAI/", "Anthropic/"))
+        or request.url.path.endswith(_GEMINI_METHODS)
     )
 
 
 class _Cassette:
-    """One test's recording, opened at its first openai or anthropic request."""
+    """One test's recording, opened at its first openai, anthropic or Gemini request."""
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -131,7 +173,8 @@ class _Cassette:
 
 @contextmanager
 def _recording(cassette: _Cassette) -> Iterator[None]:
-    """Route every openai and anthropic request through `cassette` while the test runs."""
+    """Route every openai, anthropic and Gemini request through `cassette` while the test
+    runs."""
     import importlib
 
     with ExitStack() as stack:

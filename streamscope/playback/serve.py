@@ -1,8 +1,10 @@
-"""`streamscope serve FILE...`: an OpenAI- and Anthropic-style mock provider of recordings.
+"""`streamscope serve FILE...`: an OpenAI-, Anthropic- and Gemini-style mock provider.
 
 A raw ASGI app (MockProvider) on uvicorn, bound to 127.0.0.1 only (ServeServer). It
 answers `POST .../chat/completions`, `POST .../responses` (both under an OpenAI client's
-base URL) and `POST .../v1/messages` with the recorded streams, one `send` per recorded
+base URL), `POST .../v1/messages` and Gemini's `POST ...:streamGenerateContent` and
+`...:generateContent` (AI Studio's and Vertex AI's paths) with the recorded streams and
+responses, one `send` per recorded
 upstream read (the recorded chunking), at the recorded timing divided by `speed` (0: no
 waiting). Which exchange answers which request, the
 headers sent, SSE bodies and chunk logs, strict mode and its errors: the rules are
@@ -32,10 +34,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from ..record.final import speaks_anthropic
 from ..record.loopback import LoopbackServer, until_disconnect
+from ..record.shapes import shape_of
 from ..text import say
-from .library import MESSAGES, Library, Pace, Selection, answer
+from .library import GEMINI, MESSAGES, Library, Pace, Selection, answer
 
 NAME = "streamscope serve"
 _HOW = {"body": "matched by body", "any": "answers any request", "order": "next in order"}
@@ -79,8 +81,8 @@ class MockProvider:
             if not message.get("more_body"):
                 break
         method, path = scope["method"], scope["path"]
-        anthropic = speaks_anthropic(k.decode("latin-1") for k, _ in scope["headers"])
-        got = answer(self.library, method, path, bytes(body), self.strict, NAME, anthropic)
+        shape = shape_of((k.decode("latin-1") for k, _ in scope["headers"]), path)
+        got = answer(self.library, method, path, bytes(body), self.strict, NAME, shape)
         self.selections.append(got.selection)
         if got.selection is None:
             self._say(f"{method} {path} -> {got.status}")
@@ -166,6 +168,12 @@ class ServeServer(LoopbackServer):
         """An Anthropic client's: the anthropic SDK appends /v1/messages itself."""
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def gemini_base_url(self) -> str:
+        """A Google client's (GOOGLE_GEMINI_BASE_URL, GOOGLE_VERTEX_BASE_URL, or
+        google-genai's `HttpOptions(base_url=...)`): the SDKs append the API's path."""
+        return f"http://127.0.0.1:{self.port}"
+
     def describe(self) -> str:
         """One line for the user: what is served, how."""
         mode = "strict" if self.app.strict else "in order when unmatched"
@@ -199,4 +207,6 @@ def serve(
     say(server.describe())
     if server.library.answers(MESSAGES):
         say(f"an Anthropic client's base URL: {server.anthropic_base_url}")
+    if server.library.answers(GEMINI):
+        say(f"a Gemini or Vertex AI client's base URL: {server.gemini_base_url}")
     server.run()

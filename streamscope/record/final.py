@@ -2,12 +2,15 @@
 
 Chat Completions streams end with `data: [DONE]`, Anthropic Messages streams with
 `event: message_stop`, OpenAI Responses streams with `event: response.completed` (or
-`response.incomplete`, `response.failed`) and no `[DONE]`. The check runs after every
-relayed read (the proxy's hot path, and the in-process recorder's), so each marker is
-looked for in few bytes, and an exchange looks only for its own API's: one whose request
-carries `anthropic-version` (every client of the Anthropic API sends it) for
-`message_stop`, one to a path ending in `/responses` (or `/responses/<id>`, a stored
-response streamed again) for the Responses ends, every other one for `[DONE]`.
+`response.incomplete`, `response.failed`) and no `[DONE]`, and Gemini streams
+(`:streamGenerateContent?alt=sse`) have no final event at all: the body ends after the
+event whose candidate carries `finishReason`. The check runs after every relayed read
+(the proxy's hot path, and the in-process recorder's), so each marker is looked for in
+few bytes, and an exchange looks only for its own API's: one whose request carries
+`anthropic-version` (every client of the Anthropic API sends it) for `message_stop`, one
+to a path ending in `/responses` (or `/responses/<id>`, a stored response streamed again)
+for the Responses ends, one to `...:streamGenerateContent` for the event that names a
+`finishReason`, every other one for `[DONE]`.
 """
 
 from __future__ import annotations
@@ -150,6 +153,42 @@ def _final_line(buf: bytes, i: int) -> int:
     return end if end >= 0 and buf[i:end] in _RESPONSE_ENDS else -1
 
 
+_FINISH = b'"finishReason"'
+# The end of an SSE event: an empty line, after LF or CRLF lines (Google sends CRLF).
+_EVENT_END = re.compile(rb"\r?\n\r?\n")
+_FINISH_EDGE = len(_FINISH) - 1
+
+
+@dataclass(slots=True)
+class FinishReason(FinalEvent):
+    """The same for a Gemini stream (`alt=sse`): relayed once an event whose data names
+    `"finishReason"` is whole, its empty line included. Gemini sends no final event: the
+    candidate's last chunk carries its finish reason, and the body ends after it.
+
+    Every event is looked at (the name may stand in any of them, and only the stream's
+    last holds it), in the bytes of one read and a few kept from the read before, so a
+    name or an empty line cut across two reads is found. `_named`: the event under way
+    (not yet ended) names it. A body streamed as a JSON array (no `alt=sse`) has no
+    empty lines: its end is the body's end.
+    """
+
+    _named: bool = False
+
+    def seen(self, data: bytes) -> None:
+        if self.relayed:
+            return
+        buf = self._tail + data  # _tail: at most the last few bytes of the event under way
+        start = 0
+        for end in _EVENT_END.finditer(buf):
+            if self._named or _FINISH in buf[start : end.start()]:
+                self.relayed = True
+                return
+            start = end.end()
+        rest = buf[start:]
+        self._named = self._named or _FINISH in rest
+        self._tail = rest[-_FINISH_EDGE:] if len(rest) > _FINISH_EDGE else rest
+
+
 def speaks_anthropic(header_names: Iterable[str]) -> bool:
     """Whether a request is to the Anthropic API: its clients all send `anthropic-version`."""
     return any(name.lower() == "anthropic-version" for name in header_names)
@@ -162,8 +201,30 @@ def speaks_responses(path: str) -> bool:
     return parts[-1] == "responses" or (len(parts) == 3 and parts[1] == "responses")
 
 
+# Gemini's methods, as the last part of a path: `.../models/{model}:streamGenerateContent`
+# (AI Studio) or `.../publishers/google/models/{model}:generateContent` (Vertex AI).
+GEMINI_STREAM, GEMINI_CONTENT = ":streamGenerateContent", ":generateContent"
+
+
+def gemini_method(path: str) -> str | None:
+    """GEMINI_STREAM or GEMINI_CONTENT when a request path (its query left off) calls
+    Gemini's content generation, else None."""
+    path = path.rstrip("/")
+    if path.endswith(GEMINI_STREAM):
+        return GEMINI_STREAM
+    return GEMINI_CONTENT if path.endswith(GEMINI_CONTENT) else None
+
+
+def gemini_model(path: str) -> str:
+    """The model a Gemini path names: its last segment before the method,
+    `gemini-2.5-flash` in `/v1beta/models/gemini-2.5-flash:streamGenerateContent`."""
+    return path.rstrip("/").rpartition("/")[2].partition(":")[0]
+
+
 def final_event(header_names: Iterable[str], path: str = "") -> FinalEvent:
     """What ends the stream a request with these headers, to this path, asks for."""
     if speaks_anthropic(header_names):
         return MessageStop()
-    return ResponseEnd() if speaks_responses(path) else FinalEvent()
+    if speaks_responses(path):
+        return ResponseEnd()
+    return FinishReason() if gemini_method(path) == GEMINI_STREAM else FinalEvent()

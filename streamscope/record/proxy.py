@@ -4,11 +4,14 @@ A raw ASGI app (no framework) served by uvicorn, with a small asyncio HTTP/1.1 c
 upstream (upstream.py): every upstream read is one recording line and one send to the
 client. Nothing waits for the end of a body.
 
-One port serves two upstreams. The OpenAI side takes every path as it comes (its base URL
-keeps the upstream's path prefix, as OPENAI_BASE_URL ends in `/v1`). The Anthropic side
-lives under its own mount, `/anthropic`: the anthropic SDK appends `/v1/messages` to its
-base URL, so the mount, not the path, tells the two apart; it is taken off before the
+One port serves every upstream. The OpenAI side takes every path as it comes (its base
+URL keeps the upstream's path prefix, as OPENAI_BASE_URL ends in `/v1`). The Anthropic
+side lives under its own mount, `/anthropic`: the anthropic SDK appends `/v1/messages` to
+its base URL, so the mount, not the path, tells the two apart; it is taken off before the
 request goes upstream, and the recording names the upstream URL the request was sent to.
+Google's clients get two mounts the same way: `/gemini` (the Gemini API of AI Studio,
+GOOGLE_GEMINI_BASE_URL) and `/vertex` (Vertex AI, GOOGLE_VERTEX_BASE_URL), whose upstream
+is, unless one is given, the region each request's path names (`/locations/{l}/`).
 """
 
 from __future__ import annotations
@@ -16,17 +19,17 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import re
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-import orjson
-
 from ..recording import RecordingWriter
 from ..recording.redact import redact_url
-from .final import FinalEvent, final_event, speaks_anthropic
+from .final import FinalEvent, final_event
 from .loopback import LoopbackServer, bind, until_disconnect  # noqa: F401 (bind: tests)
+from .shapes import GOOGLE, OPENAI, error_document, shape_of
 from .upstream import HOP_BY_HOP, UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
 
@@ -62,25 +65,62 @@ class Upstream:
         return cls(f"{parts.scheme}://{hostport}", parts.path.rstrip("/"), authorization)
 
 
-def _error_body(kind: str, message: str, anthropic: bool) -> bytes:
+def _error_body(kind: str, message: str, shape: str, status: int) -> bytes:
     """An error in the shape the client's own API uses, so its SDK shows the message."""
-    message = f"streamscope: {message}"
-    if anthropic:
-        return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
-    return orjson.dumps({"error": {"message": message, "type": kind, "code": None}})
+    return error_document(shape, status, kind, f"streamscope: {message}")
 
 
-ANTHROPIC_MOUNT = "/anthropic"
+ANTHROPIC_MOUNT, GEMINI_MOUNT, VERTEX_MOUNT = "/anthropic", "/gemini", "/vertex"
 
 
 def _under(path: str, mount: str) -> bool:
     return path == mount or path.startswith(mount + "/")
 
 
+def mount_for(mount: str, openai_prefix: str) -> str:
+    """Where a side lives: its mount (/anthropic), unless the OpenAI side's base URL is
+    already there (`--upstream https://host/anthropic/v1`): then /streamscope-anthropic."""
+    return f"/streamscope-{mount[1:]}" if _under(openai_prefix, mount) else mount
+
+
 def anthropic_mount(openai_prefix: str) -> str:
-    """Where the Anthropic side lives: /anthropic, unless the OpenAI side's base URL is
-    already there (`--upstream https://host/anthropic/v1`)."""
-    return "/streamscope-anthropic" if _under(openai_prefix, ANTHROPIC_MOUNT) else ANTHROPIC_MOUNT
+    """Where the Anthropic side lives (mount_for)."""
+    return mount_for(ANTHROPIC_MOUNT, openai_prefix)
+
+
+# Vertex AI's endpoints: `global` (and a path that names no location, as express mode's
+# `/v1beta1/publishers/google/models/...`) at aiplatform.googleapis.com, the multi-regions
+# at their representative endpoints, every region at {location}-aiplatform.googleapis.com.
+VERTEX_GLOBAL = "https://aiplatform.googleapis.com"
+_MULTI_REGIONS = frozenset({"us", "eu"})
+# A location is a host label here: nothing else may reach the origin.
+_LOCATION = re.compile(r"[a-z][a-z0-9-]{0,62}")
+
+
+def vertex_origin(path: str) -> str:
+    """The Vertex AI origin for a request path, from its `/locations/{location}/` segment.
+    ValueError for a location that is no region name."""
+    parts = path.split("?", 1)[0].split("/")
+    try:
+        location = parts[parts.index("locations", 1) + 1]
+    except (ValueError, IndexError):
+        return VERTEX_GLOBAL
+    if location == "global":
+        return VERTEX_GLOBAL
+    if _LOCATION.fullmatch(location) is None or location.endswith("-"):
+        raise ValueError(f"location {location[:64]!r} in the path is no Vertex AI region")
+    if location in _MULTI_REGIONS:
+        return f"https://aiplatform.{location}.rep.googleapis.com"
+    return f"https://{location}-aiplatform.googleapis.com"
+
+
+@dataclass(frozen=True, slots=True)
+class Google:
+    """The recorder's Google sides: the Gemini API's upstream, and Vertex AI's (None: the
+    region each request's path names, vertex_origin)."""
+
+    gemini: Upstream
+    vertex: Upstream | None = None
 
 
 @dataclass(slots=True)
@@ -91,6 +131,8 @@ class Route:
     mount: str
     upstream: Upstream
     pool: UpstreamPool
+    google: bool = False  # the proxy's own errors in Google's shape
+    regional: bool = False  # Vertex AI's regions: the upstream is the one the path names
 
     @property
     def prefix(self) -> str:
@@ -107,6 +149,7 @@ class RecordingProxy:
         writer: RecordingWriter,
         timeout: float | None = 600.0,
         anthropic: Upstream | None = None,
+        google: Google | None = None,
     ) -> None:
         self.writer = writer
 
@@ -114,12 +157,25 @@ class RecordingProxy:
             # The read timeout bounds the wait for each upstream read (a stalled stream).
             return UpstreamPool(to.origin, timeout, connect_timeout=min(timeout or 30.0, 30.0))
 
+        self._pool = pool
         self.openai = Route("", upstream, pool(upstream))
         self.anthropic = (
             Route(anthropic_mount(upstream.prefix), anthropic, pool(anthropic))
             if anthropic is not None
             else None
         )
+        self.gemini = self.vertex = None
+        if google is not None:
+            gemini, vertex = google.gemini, google.vertex
+            self.gemini = Route(
+                mount_for(GEMINI_MOUNT, upstream.prefix), gemini, pool(gemini), google=True
+            )
+            regional = vertex is None
+            vertex = vertex or Upstream(VERTEX_GLOBAL, "")
+            self.vertex = Route(
+                mount_for(VERTEX_MOUNT, upstream.prefix), vertex, pool(vertex), True, regional
+            )
+        self.regions: dict[str, UpstreamPool] = {}  # Vertex AI's, by origin, as they are met
         self.open: set[int] = set()  # exchanges without an `end` line yet
         self.exchanges = 0
         # The `error` of an exchange cut by streamscope stopping; the stopper names why.
@@ -141,17 +197,32 @@ class RecordingProxy:
             elif message["type"] == "lifespan.shutdown":
                 for route in self.routes:
                     route.pool.close()
+                for regional in self.regions.values():
+                    regional.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
     @property
     def routes(self) -> list[Route]:
-        return [self.openai] if self.anthropic is None else [self.openai, self.anthropic]
+        """Every side: the OpenAI one, then those that have a mount of their own."""
+        return [self.openai, *self.mounted]
+
+    @property
+    def mounted(self) -> list[Route]:
+        return [r for r in (self.anthropic, self.gemini, self.vertex) if r is not None]
 
     def _route(self, path: str) -> Route:
-        if self.anthropic is not None and _under(path, self.anthropic.mount):
-            return self.anthropic
-        return self.openai
+        return next((r for r in self.mounted if _under(path, r.mount)), self.openai)
+
+    def _upstream(self, route: Route, path: str) -> tuple[Upstream, UpstreamPool]:
+        """Where a request on `route` goes (ValueError: a Vertex AI path naming no region)."""
+        if not route.regional:
+            return route.upstream, route.pool
+        origin = vertex_origin(path)
+        pool = self.regions.get(origin)
+        if pool is None:
+            pool = self.regions[origin] = self._pool(Upstream(origin, ""))
+        return Upstream(origin, ""), pool
 
     async def _exchange(self, scope: dict, receive: Callable, send: Callable) -> None:
         writer = self.writer
@@ -175,10 +246,21 @@ class RecordingProxy:
         path = path[len(route.mount) :] or "/"
         query = scope.get("query_string") or b""
         target = path + (("?" + query.decode("latin-1")) if query else "")
-        url = route.upstream.origin + target
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        anthropic = speaks_anthropic(k for k, _ in headers)
-        basic = route.upstream.authorization
+        names = [k for k, _ in headers]
+        shape = shape_of(names, path)  # of the errors the proxy answers with itself
+        if route.google and shape == OPENAI:
+            shape = GOOGLE
+        try:
+            upstream, pool = self._upstream(route, path)
+        except ValueError as e:
+            writer.request(
+                ex, scope["method"], route.upstream.origin + target, headers, bytes(body)
+            )
+            await self._fail(ex, send, 400, "upstream-error", "invalid_request", str(e), shape)
+            return
+        url = upstream.origin + target
+        basic = upstream.authorization
         if basic is not None and not any(k.lower() == "authorization" for k, _ in headers):
             headers.append(("authorization", basic))  # recorded (masked) as sent upstream
         writer.request(ex, scope["method"], url, headers, bytes(body))
@@ -189,9 +271,7 @@ class RecordingProxy:
         forward = [(k, v) for k, v in forward if k.lower() != "accept-encoding"]
         forward.append(("accept-encoding", "identity"))
         # Waiting for the upstream's head: a client that gives up meanwhile cancels it too.
-        request = asyncio.ensure_future(
-            route.pool.request(scope["method"], target, forward, bytes(body))
-        )
+        request = asyncio.ensure_future(pool.request(scope["method"], target, forward, bytes(body)))
         gone, _ = await until_disconnect(asyncio.shield(request), receive)
         if gone:
             request.cancel()
@@ -204,12 +284,12 @@ class RecordingProxy:
             response = request.result()
         except UpstreamTimeout as e:
             message = f"upstream timed out: {e}"
-            await self._fail(ex, send, 504, "timeout", "upstream_timeout", message, anthropic)
+            await self._fail(ex, send, 504, "timeout", "upstream_timeout", message, shape)
             return
         except UpstreamError as e:
             message = f"upstream unreachable: {e}"
             await self._fail(
-                ex, send, 502, "upstream-error", "upstream_unreachable", message, anthropic
+                ex, send, 502, "upstream-error", "upstream_unreachable", message, shape
             )
             return
         final = final_event((k for k, _ in headers), path)
@@ -223,9 +303,9 @@ class RecordingProxy:
         reason: str,
         kind: str,
         message: str,
-        anthropic: bool,
+        shape: str,
     ) -> None:
-        body = _error_body(kind, message, anthropic)
+        body = _error_body(kind, message, shape, status)
         headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
         self.writer.response(ex, status, headers)
         self.writer.chunk(ex, body)
@@ -318,8 +398,9 @@ class ProxyServer(LoopbackServer):
         timeout: float | None = 600.0,
         sock: socket.socket | None = None,
         anthropic: Upstream | None = None,
+        google: Google | None = None,
     ):
-        super().__init__(RecordingProxy(upstream, writer, timeout, anthropic), port, sock)
+        super().__init__(RecordingProxy(upstream, writer, timeout, anthropic, google), port, sock)
 
     @property
     def base_url(self) -> str:
@@ -330,8 +411,22 @@ class ProxyServer(LoopbackServer):
     def anthropic_base_url(self) -> str | None:
         """What an Anthropic client uses (None without an Anthropic upstream): the mount,
         then the upstream's path prefix."""
-        anthropic = self.app.anthropic
-        return None if anthropic is None else f"http://127.0.0.1:{self.port}{anthropic.prefix}"
+        return self._base_url(self.app.anthropic)
+
+    @property
+    def gemini_base_url(self) -> str | None:
+        """What a Gemini API client uses (GOOGLE_GEMINI_BASE_URL; None without Google
+        sides): the SDKs append `/v1beta/models/...` themselves."""
+        return self._base_url(self.app.gemini)
+
+    @property
+    def vertex_base_url(self) -> str | None:
+        """What a Vertex AI client uses (GOOGLE_VERTEX_BASE_URL; None without Google
+        sides): the SDKs append `/v1beta1/projects/...` themselves."""
+        return self._base_url(self.app.vertex)
+
+    def _base_url(self, route: Route | None) -> str | None:
+        return None if route is None else f"http://127.0.0.1:{self.port}{route.prefix}"
 
     def stop(self, why: str | None = None) -> None:
         """Stop serving; exchanges still open get an end line saying `why` we stopped."""
