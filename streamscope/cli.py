@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import sys
 from dataclasses import dataclass
@@ -242,7 +243,7 @@ def demo(quirk: str, no_replay: bool) -> None:
     """The whole story offline: a sample served, an agent recorded, then replayed.
 
     QUIRK's sample is served as the provider, a real agent (on the openai SDK's Chat
-    Completions or Responses API, or on the anthropic SDK, as the sample speaks) is
+    Completions or Responses API, the anthropic SDK or google-genai, as the sample speaks) is
     recorded through the recorder, then the replay opens on what was recorded.
 
     QUIRK is a bundled sample's name (default alibaba-empty-id); `streamscope demo list`
@@ -271,11 +272,15 @@ def demo(quirk: str, no_replay: bool) -> None:
     first = analyze(os.path.join(folder, f"{quirk}.jsonl")).exchanges[0]
     told = dialect(first.dialect).name
     anthropic = told == "anthropic-messages"
+    gemini = told == "gemini"
     if anthropic and importlib.util.find_spec("anthropic") is None:
         _fail(f"the {quirk} demo runs an agent on the anthropic SDK: pip install anthropic")
+    if gemini and importlib.util.find_spec("google.genai") is None:
+        _fail(f"the {quirk} demo runs an agent on the google-genai SDK: pip install google-genai")
     # the agents' SDKs want a key (the served sample asks for none)
     os.environ.setdefault("OPENAI_API_KEY", "sk-streamscope-demo")
     os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-streamscope-demo")
+    os.environ.setdefault("GEMINI_API_KEY", "streamscope-demo")
     if first.tools:  # the agent declares what the sample's request declared
         os.environ["AGENT_TOOLS"] = orjson.dumps(first.tools).decode()
     if first.model:
@@ -290,6 +295,25 @@ def demo(quirk: str, no_replay: bool) -> None:
         if isinstance(body.get("instructions"), str):
             os.environ["AGENT_INSTRUCTIONS"] = body["instructions"]
         agent = [sys.executable, "-m", "streamscope.demo.responses_agent"]
+    elif gemini:  # its first question, system instruction and declarations, in a chat
+        contents = body.get("contents") or [{}]
+        parts = contents[0].get("parts", []) if isinstance(contents[0], dict) else []
+        os.environ["AGENT_INPUT"] = "".join(
+            p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
+        system = (body.get("systemInstruction") or {}).get("parts") or []
+        os.environ["AGENT_INSTRUCTIONS"] = "".join(
+            p.get("text", "") for p in system if isinstance(p, dict)
+        )
+        declared = [
+            d for tool in body.get("tools") or [] for d in tool.get("functionDeclarations", [])
+        ]
+        os.environ["AGENT_TOOLS"] = orjson.dumps(declared).decode()
+        # a Vertex AI sample's project and location: the agent is a Vertex client too
+        where = re.search(r"/projects/([^/]+)/locations/([^/]+)/", first.url or "")
+        if where:
+            os.environ["AGENT_VERTEX"] = f"{where.group(1)}/{where.group(2)}"
+        agent = [sys.executable, "-m", "streamscope.demo.gemini_agent"]
     path = default_output()
     with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=1.0) as server:
         say(f"the provider: {quirk}.jsonl served at {server.base_url} (recorded timing)")
@@ -303,6 +327,8 @@ def demo(quirk: str, no_replay: bool) -> None:
             [],
             60.0,
             anthropic_url=server.anthropic_base_url if anthropic else None,
+            gemini_url=server.gemini_base_url if gemini else None,
+            vertex_url=server.gemini_base_url if gemini else None,
         )
     if status != 0:
         _fail(f"the demo agent exited with status {status}")

@@ -303,6 +303,34 @@ def test_demo_records_a_responses_agent_against_a_served_sample(tmp_path):
     assert "sk-proj-demo-test" not in made.read_text()
 
 
+@pytest.mark.parametrize(
+    "sample, contract",
+    [
+        # AI Studio, whole calls: the chat sends both parts back, the signature on the first
+        ("gemini-parallel-signature", []),
+        # Vertex AI, streamed arguments: google-genai's users collect every part as a call,
+        # so the agent answers the nameless pieces too, with results no call has
+        ("gemini-streamed-args", ["tool-result-id-mismatch"]),
+    ],
+)
+def test_demo_records_a_google_genai_agent_against_a_served_sample(tmp_path, sample, contract):
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "demo", sample, "--no-replay"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "GEMINI_API_KEY": "AIzaSyDemoTest0000000000000000000000000"},
+    )
+    assert done.returncode == 0, done.stderr
+    (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
+    doc = orjson.loads(CliRunner().invoke(main, ["inspect", "--json", str(made)]).output)
+    assert [s["dialect"] for s in doc["streams"]] == ["gemini"] * 2
+    assert [f["kind"] for f in doc["contract"]] == contract
+    assert doc["streams"][0]["tool_calls"][0]["thought_signature"].startswith("CiQBjz1r")
+    assert "AIzaSyDemoTest" not in made.read_text()
+
+
 def test_demo_lists_its_samples():
     result = CliRunner().invoke(main, ["demo", "list"])
     assert result.exit_code == 0 and "alibaba-empty-id" in result.output.split()

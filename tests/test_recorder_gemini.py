@@ -144,6 +144,52 @@ def test_record_a_gemini_agent_end_to_end(recorded, upstream, mode):
     assert not answer["tool_calls"] and doc["contract"] == []  # every call came back whole
 
 
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio  # anyio's pytest plugin runs the replay's Pilot
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_recording_replays_and_exports_as_a_user_runs_them(recorded, mode, tmp_path):
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import StreamScreen
+    from streamscope.tui.widgets.call_table import CallTable
+
+    from .test_tui import text
+
+    path, said, *_ = recorded[mode]
+    # replay: the stream opens on its calls, by call order, with the signature
+    app = ReplayApp(str(path), exchange=1)
+    async with app.run_test(size=(160, 40)) as pilot:
+        for _ in range(200):
+            if isinstance(app.screen, StreamScreen):
+                break
+            await pilot.pause(0.05)
+        await pilot.press("end")
+        await pilot.pause()
+        table = text(app.screen.query_one("#robust", CallTable))
+        for call in said["calls"]:
+            assert json.dumps(call["name"]) in table
+        assert " sig " in table
+    # export: the stream as SSE, shrunk, and as a pytest module that runs through
+    # google-genai and passes
+    for fmt, extra in (("sse", []), ("recording", ["--minimal"]), ("pytest", [])):
+        out = tmp_path / f"{mode}-{fmt}.out"
+        done = streamscope("export", "--format", fmt, *extra, str(path), "-o", str(out))
+        assert done.returncode == 0, done.stderr
+    module = tmp_path / f"test_{mode}_export.py"
+    (tmp_path / f"{mode}-pytest.out").rename(module)
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(module)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("how", ["serve", "transport"])
 def test_the_recording_replays_the_same_calls_to_google_genai(recorded, mode, how):

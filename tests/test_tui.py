@@ -563,7 +563,7 @@ async def test_a_gemini_request_shows_the_dropped_signature_where_it_was_dropped
         lines = shown.splitlines()
         model = lines.index("[1] model")
         assert lines[model + 1].startswith('    call id "" "get_weather"')
-        assert "= call \"get_weather\" of exchange 1's stream" in lines[model + 2]
+        assert '= call "get_weather" of exchange 1\'s stream' in lines[model + 2]
         assert "thought-signature-dropped" in shown
         assert 'answers "get_time" (called in content 1)' in shown
 

@@ -6,7 +6,9 @@ the chunks carry, answers each with a function response, reads the second answer
 prints what it did as one JSON line. The SDK keeps the chat's history itself (each
 streamed chunk's content as it came, thought signatures included). It reads
 GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY like any google-genai program (`streamscope
-record` sets the base URL).
+record` sets the base URL); with AGENT_VERTEX (`project/location`) it is a Vertex AI
+client instead, on GOOGLE_VERTEX_BASE_URL, with a made-up token (a served sample asks
+for none).
 
     python -m streamscope.demo.gemini_agent
 """
@@ -23,6 +25,7 @@ MODEL = os.environ.get("AGENT_MODEL", "gemini-3-pro-preview")
 TOOLS = json.loads(os.environ.get("AGENT_TOOLS", "[]"))
 QUESTION = os.environ.get("AGENT_INPUT", "What is the weather?")
 SYSTEM = os.environ.get("AGENT_INSTRUCTIONS") or None
+VERTEX = os.environ.get("AGENT_VERTEX")  # "project/location": a Vertex AI client
 
 
 def run_tool(name: str, args: dict | None) -> dict:
@@ -30,7 +33,14 @@ def run_tool(name: str, args: dict | None) -> dict:
 
 
 def main() -> None:
-    client = genai.Client()
+    if VERTEX:  # (streamed arguments are Vertex AI's: its client sends them back)
+        from google.oauth2.credentials import Credentials
+
+        project, location = VERTEX.split("/", 1)
+        token = Credentials(token="streamscope-demo")  # (never expires: never refreshed)
+        client = genai.Client(vertexai=True, project=project, location=location, credentials=token)
+    else:
+        client = genai.Client()
     config = types.GenerateContentConfig(
         tools=[types.Tool(function_declarations=TOOLS)] if TOOLS else None,
         system_instruction=SYSTEM,

@@ -60,6 +60,8 @@ class ExchangeInfo:
             self.stream = body.get("stream") is True
             self.tools = tools if isinstance(tools, list) else None
             self.response_format = body.get("response_format")
+        if self.model is None:  # Gemini's and Vertex's: models/{model}:streamGenerateContent
+            self.model = model_in_path(request.url)
         return body
 
     def saw_response(self, response: Response) -> None:
@@ -72,6 +74,15 @@ class ExchangeInfo:
 
     def saw_end(self, end: End) -> None:
         self.end_ns, self.end_reason, self.end_error = end.t_ns, end.reason, end.error
+
+
+def model_in_path(url: str) -> str | None:
+    """The model a URL names in its path (`.../models/{model}:method`), else None."""
+    path = url.split("?", 1)[0]
+    if "/models/" not in path:
+        return None
+    model = path.rsplit("/models/", 1)[1].split(":", 1)[0]
+    return model if model and "/" not in model else None
 
 
 @dataclass(slots=True)

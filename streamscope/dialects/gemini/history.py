@@ -4,16 +4,22 @@ A `model` content's `functionCall` parts are the calls sent back, each with its 
 object and the `thoughtSignature` its part carries; the `functionResponse` parts of the
 content after it answer them, by `id` when the call has one, else by `name` (AI Studio
 sends no ids, and the API pairs results with calls by name and order).
+
+A run of model contents is one turn: google-genai's chats keep each streamed chunk's
+content as a content of its own, and send a streamed call back as the parts it came in
+(opened by `willContinue`, filled by `partialArgs`, closed by an empty part). Those parts
+are read back into the call they make, as the stream was: sent back as they came, the
+call came back unchanged.
 """
 
 from __future__ import annotations
 
 from ...core.history import History, Result, SentCall, Turn, Words
-from .args import compact
+from .args import ArgTree, compact, steps, value_of
 
 WORDS = Words(
     result="functionResponse part",
-    result_id="functionResponse id (or name, when the call has no id)",
+    result_id="functionResponse id or name",
     sent="the model's functionCall part",
     sent_all="the model content",
     turns="Contents",
@@ -22,24 +28,99 @@ WORDS = Words(
 )
 
 
+# Proto field names the API also takes (proto3 JSON), and that google-genai sends to Vertex
+# AI for some fields, beside the JSON names: read as the JSON names.
+_CAMEL = {
+    "function_call": "functionCall",
+    "function_response": "functionResponse",
+    "thought_signature": "thoughtSignature",
+    "partial_args": "partialArgs",
+    "will_continue": "willContinue",
+    "json_path": "jsonPath",
+    "string_value": "stringValue",
+    "number_value": "numberValue",
+    "bool_value": "boolValue",
+    "null_value": "nullValue",
+}
+
+
+def _camel(part: object) -> object:
+    """A part with the proto names of _CAMEL as their JSON names: its own keys, its call's
+    and its partialArgs' (never those of `args` or a response: the tool's own)."""
+    if not isinstance(part, dict):
+        return part
+    out = {_CAMEL.get(k, k): v for k, v in part.items()}
+    fc = out.get("functionCall")
+    if isinstance(fc, dict):
+        fc = {_CAMEL.get(k, k): v for k, v in fc.items()}
+        if isinstance(fc.get("partialArgs"), list):
+            fc["partialArgs"] = [
+                {_CAMEL.get(k, k): v for k, v in a.items()} if isinstance(a, dict) else a
+                for a in fc["partialArgs"]
+            ]
+        out["functionCall"] = fc
+    return out
+
+
 def _key(fid: object, name: object) -> object:
     """What a functionResponse names to answer a call: its id, else its name."""
     return fid if isinstance(fid, str) and fid else name
 
 
-def sent_call(part: dict, fc: dict) -> SentCall:
-    args = fc.get("args")
-    text = compact(args) if args is not None else "{}"
+def _sent(fc: dict, signature: object, args: object) -> SentCall:
     fid = fc.get("id")
+    text = compact(args) if args is not None else "{}"
     call = SentCall(
         "" if fid is None else fid,
         fc.get("name"),
         text if text is not None else args,
         "functionCall",
     )
-    call.signature = part.get("thoughtSignature")
+    call.signature = signature
     call.result_key = _key(fid, fc.get("name"))
     return call
+
+
+def _calls(parts: list) -> list[SentCall]:
+    """The calls a model turn's functionCall parts make: whole ones as they are, streamed
+    ones assembled from their parts."""
+    out: list[SentCall] = []
+    open_: tuple[SentCall, ArgTree] | None = None
+    for part in parts:
+        fc = part.get("functionCall") if isinstance(part, dict) else None
+        if not isinstance(fc, dict):
+            continue
+        signature = part.get("thoughtSignature")
+        if open_ is not None and fc.get("name") is None and "args" not in fc:
+            call, tree = open_
+            _fill(tree, fc.get("partialArgs"))
+            call.arguments = tree.text()
+            if call.signature is None:
+                call.signature = signature
+            if fc.get("willContinue") is not True:
+                open_ = None
+            continue
+        streamed = fc.get("willContinue") is True or "partialArgs" in fc
+        if not streamed:
+            out.append(_sent(fc, signature, fc.get("args")))
+            open_ = None
+            continue
+        tree = ArgTree()
+        _fill(tree, fc.get("partialArgs"))
+        call = _sent(fc, signature, None)
+        call.arguments = tree.text()
+        out.append(call)
+        open_ = (call, tree) if fc.get("willContinue") is True else None
+    return out
+
+
+def _fill(tree: ArgTree, partial: object) -> None:
+    for arg in partial if isinstance(partial, list) else ():
+        if not isinstance(arg, dict):
+            continue
+        where, got = steps(arg.get("jsonPath")), value_of(arg)
+        if isinstance(where, tuple) and not isinstance(got, str):
+            tree.put(where, got[0], got[1], arg.get("willContinue") is True)
 
 
 def _turn(content: object) -> Turn:
@@ -49,15 +130,13 @@ def _turn(content: object) -> Turn:
     turn = Turn(str(role) if role is not None else "user", parts)
     if not isinstance(parts, list):
         return turn
-    calls = [
-        sent_call(p, p["functionCall"])
-        for p in parts
-        if isinstance(p, dict) and isinstance(p.get("functionCall"), dict)
-    ]
-    if calls and role == "model":
-        turn.calls = calls
-        rest = [p for p in parts if not (isinstance(p, dict) and "functionCall" in p)]
-        turn.content = rest or None
+    parts = [_camel(p) for p in parts]
+    if role == "model":
+        calls = _calls(parts)
+        if calls:
+            turn.calls = calls
+            rest = [p for p in parts if not (isinstance(p, dict) and "functionCall" in p)]
+            turn.content = rest or None
         return turn
     results = [
         p["functionResponse"]
@@ -71,6 +150,40 @@ def _turn(content: object) -> Turn:
         rest = [p for p in parts if not (isinstance(p, dict) and "functionResponse" in p)]
         turn.content = rest or None
     return turn
+
+
+def _runs(contents: list) -> list[Turn]:
+    """A turn per content, a run of model contents as one (its parts in order), and a run
+    of contents that only answer calls as one."""
+    runs: list[tuple[int, int, object]] = []
+    for i, content in enumerate(contents):
+        if runs and _model(content) and _model(runs[-1][2]):
+            first, _, prev = runs[-1]
+            parts = [*_parts(prev), *_parts(content)]
+            runs[-1] = (first, i, {**prev, "parts": parts})  # type: ignore[dict-item]
+        else:
+            runs.append((i, i, content))
+    out: list[Turn] = []
+    for first, last, content in runs:
+        turn = _turn(content)
+        if first != last:
+            turn.items = (first, last)
+        prev = out[-1] if out else None
+        if prev is not None and turn.results and prev.results and turn.content is None:
+            prev.results += turn.results
+            prev.items = (prev.items[0] if prev.items else first - 1, last)
+            continue
+        out.append(turn)
+    return out
+
+
+def _model(content: object) -> bool:
+    return isinstance(content, dict) and content.get("role") == "model"
+
+
+def _parts(content: object) -> list:
+    parts = content.get("parts") if isinstance(content, dict) else None
+    return parts if isinstance(parts, list) else []
 
 
 def _tools(tools: object) -> list[tuple[object, object]]:
@@ -94,39 +207,6 @@ def _system(value: object) -> object:
     return value
 
 
-def _merged(turns: list[Turn]) -> list[Turn]:
-    """Consecutive model contents as one turn, and consecutive contents of results as one:
-    google-genai's chat history keeps every streamed chunk's content as a content of its
-    own, and the API reads a run of them as one turn."""
-    out: list[Turn] = []
-    for i, turn in enumerate(turns):
-        prev = out[-1] if out else None
-        same = prev is not None and (
-            (turn.role == prev.role == "model")
-            or (turn.results and prev.results and turn.calls is None and prev.calls is None)
-        )
-        if not same:
-            out.append(turn)
-            continue
-        assert prev is not None
-        first = prev.items[0] if prev.items else i - 1
-        merged = Turn(prev.role, _joined(prev.content, turn.content))
-        if prev.calls is not None or turn.calls is not None:
-            merged.calls = [*(prev.calls or []), *(turn.calls or [])]
-        merged.results = [*prev.results, *turn.results]
-        merged.items = (first, i)
-        out[-1] = merged
-    return out
-
-
-def _joined(a: object, b: object) -> object:
-    if a is None or b is None:
-        return b if a is None else a
-    if isinstance(a, list) and isinstance(b, list):
-        return [*a, *b]
-    return [a, b]
-
-
 def history(body: object) -> History | None:
     """The request body's history; None when the body is not a JSON object."""
     if not isinstance(body, dict):
@@ -137,7 +217,7 @@ def history(body: object) -> History | None:
     contents = contents if isinstance(contents, list) else []
     skip = ("contents", "tools", "systemInstruction", "system_instruction")
     return History(
-        _merged([_turn(c) for c in contents]),
+        _runs(contents),
         system=_system(body.get("systemInstruction", body.get("system_instruction"))),
         tools=_tools(body.get("tools")),
         params={k: v for k, v in body.items() if k not in skip},
