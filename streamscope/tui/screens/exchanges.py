@@ -96,7 +96,7 @@ class ExchangesScreen(Screen):
             if (wide or col != "method") and (path_w or col != "path"):
                 table.add_column(col, key=col)
         for info, worst_cell in zip(self.infos, worst_cells, strict=True):
-            path = visible(info.url.split("://", 1)[-1])
+            path = visible(info.url.split("://", 1)[-1].split("?", 1)[0])  # (no query)
             path = "/" + path.split("/", 1)[1] if "/" in path else path
             path = path if len(path) <= path_w else "…" + path[-(path_w - 1) :]
             took = ms(info.end_ns - info.start_ns) if info.end_ns is not None else "open"
