@@ -673,3 +673,121 @@ def test_a_chat_history_of_one_content_per_chunk_is_one_model_turn(tmp_path):
     path = tmp_path / "dropped.jsonl"
     _recording(path, AI_STUDIO, [{"contents": [QUESTION]}, {"contents": dropped}], [SIGNED, ANSWER])
     assert {f.kind for f in analyze(path).contract} == {"tool-result-id-mismatch"}
+
+
+def test_two_calls_without_ids_each_get_their_own_findings(tmp_path):
+    from streamscope.dialects.gemini.history import history
+    from streamscope.tui.conversation import Found, conversation
+
+    stream = [chunk(call("a", {"x": 1}, sig=SIG), call("b", {"y": 2}, sig=SIG), finish="STOP")]
+    back = _turn(call("a", {"x": 9}), call("b", {"y": 9}))
+    results = _turn(gresult("a"), gresult("b"), role="user")
+    second = {"contents": [QUESTION, back, results]}
+    path = tmp_path / "agent.jsonl"
+    _recording(path, AI_STUDIO, [{"contents": [QUESTION]}, second], [stream, ANSWER])
+    found = analyze(path).contract
+    kinds = sorted((f.kind, f.call) for f in found)
+    assert kinds == [
+        ("thought-signature-dropped", ("name", "a")),
+        ("thought-signature-dropped", ("name", "b")),
+        ("tool-call-arguments-changed", ("name", "a")),
+        ("tool-call-arguments-changed", ("name", "b")),
+    ]
+    shown = conversation(
+        history(second), [Found(f.kind, f.message, f.at_message, f.call) for f in found], {}
+    ).plain
+    at_a, at_b = shown.index('"a" {"x":9}'), shown.index('"b" {"y":9}')
+    under_a, under_b = shown[at_a:at_b], shown[at_b:]
+    assert under_a.count("tool-call-arguments-changed") == 1 and 'call "a"' in under_a
+    assert 'call "b"' not in under_a and 'call "a"' not in under_b.split("[2]")[0]
+
+
+def gresult(name: str, fid: str | None = None) -> dict:
+    fr: dict = {"name": name, "response": {}}
+    if fid is not None:
+        fr["id"] = fid
+    return {"functionResponse": fr}
+
+
+@pytest.mark.parametrize(
+    "answer, found",
+    [
+        (gresult("get_weather", "c1"), set()),
+        (gresult("get_weather"), set()),  # by name: google-genai's from_function_response
+        (gresult("get_weather", "c9"), {"tool-result-id-mismatch", "tool-result-missing"}),
+    ],
+)
+def test_a_call_with_an_id_is_answered_by_its_id_or_its_name(tmp_path, answer, found):
+    path = tmp_path / "agent.jsonl"
+    stream = [chunk(call("get_weather", {"city": "Paris"}, id="c1"), finish="STOP")]
+    sent = call("get_weather", {"city": "Paris"}, id="c1")
+    second = {"contents": [QUESTION, _turn(sent), _turn(answer, role="user")]}
+    _recording(path, AI_STUDIO, [{"contents": [QUESTION]}, second], [stream, ANSWER])
+    assert {f.kind for f in analyze(path).contract} == found
+
+
+def test_a_streamed_call_sent_back_as_its_parts_is_the_call_it_makes(tmp_path):
+    # google-genai's chat history sends a streamed call back as the parts it came in, on
+    # Vertex AI in proto field names; a continuation may repeat the call's name
+    stream = [
+        chunk(opening("search")),
+        chunk(
+            {
+                "functionCall": {
+                    "name": "search",
+                    "partialArgs": [arg("$.q", "v")],
+                    "willContinue": True,
+                }
+            }
+        ),
+        chunk(CLOSING, finish="STOP"),
+    ]
+    back = [
+        _turn({"function_call": {"name": "search", "will_continue": True}}),
+        _turn(
+            {
+                "function_call": {
+                    "name": "search",
+                    "partial_args": [{"json_path": "$.q", "string_value": "v"}],
+                    "will_continue": True,
+                }
+            }
+        ),
+        _turn({"function_call": {}}),
+    ]
+    second = {"contents": [QUESTION, *back, _turn(gresult("search"), role="user")]}
+    path = tmp_path / "agent.jsonl"
+    _recording(path, VERTEX, [{"contents": [QUESTION]}, second], [stream, ANSWER])
+    assert analyze(path).contract == []
+
+
+def test_a_candidate_index_that_is_no_integer_reads_alike_fast_and_slow():
+    events = [
+        chunk(opening("f")),
+        {"candidates": [{"index": False, "content": {"parts": [partial(arg("$.a", "x"))]}}]},
+        chunk(CLOSING, finish="STOP"),
+    ]
+    fast_path_reads_alike(GeminiEngine, events)
+    assert "event-schema-violation" in kinds(run(events))
+
+
+def test_an_exported_module_compares_an_unpadded_signature_as_its_bytes(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "unpadded.sse"
+    path.write_bytes(
+        sse([chunk(call("f", {"a": 1}, sig="QUFBQQ")), chunk(finish="STOP")], named=False)
+    )
+    module = tmp_path / "test_unpadded.py"
+    out = CliRunner().invoke(main, ["export", "--format", "pytest", str(path), "-o", str(module)])
+    assert out.exit_code == 0, out.output
+    assert "NOTE" not in module.read_text()
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(module)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr

@@ -428,7 +428,10 @@ class FollowedSummaries:
 
 
 def _plain(value: object) -> object:
-    """An id or name as JSON can carry it (a provider may send any JSON value)."""
+    """An id or name as JSON can carry it (a provider may send any JSON value); a finding's
+    ("name", name) for a call sent back with no id (contract.about) as a list of two."""
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "name":
+        return ["name", _plain(value[1])]
     return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
 
 

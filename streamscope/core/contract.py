@@ -257,6 +257,7 @@ def _compare(
                 stream_ex,
                 call.id,
                 call.first_frame,
+                call.index,
                 at=at,
                 call=call.id,
             )
@@ -270,8 +271,9 @@ def _compare(
                 stream_ex,
                 call.id,
                 call.first_frame,
+                call.index,
                 at=at,
-                call=back.id,
+                call=about(back),
             )
         if back.name != call.name:
             add(
@@ -281,8 +283,9 @@ def _compare(
                 stream_ex,
                 call.id,
                 call.first_frame,
+                call.index,
                 at=at,
-                call=back.id,
+                call=about(back),
             )
         if call.signature is not None and not same_signature(call.signature, back.signature):
             said = (
@@ -299,8 +302,9 @@ def _compare(
                 stream_ex,
                 call.id,
                 call.first_frame,
+                call.index,
                 at=at,
-                call=back.id,
+                call=about(back),
             )
         custom = req.kind_of(call.type) == "custom"
         if req.kind_of(call.type) != req.kind_of(back.type):
@@ -312,8 +316,9 @@ def _compare(
                 stream_ex,
                 call.id,
                 call.first_frame,
+                call.index,
                 at=at,
-                call=back.id,
+                call=about(back),
             )
         if custom:  # free text: compared as sent, never parsed
             if back.arguments != call.arguments:
@@ -325,8 +330,9 @@ def _compare(
                     stream_ex,
                     call.id,
                     call.first_frame,
+                    call.index,
                     at=at,
-                    call=back.id,
+                    call=about(back),
                 )
             continue
         if not _parses(back.arguments):
@@ -338,8 +344,9 @@ def _compare(
                 stream_ex,
                 call.id,
                 call.first_frame,
+                call.index,
                 at=at,
-                call=back.id,
+                call=about(back),
             )
         elif back.arguments != call.arguments:
             if not isinstance(call.arguments, str) or _parses(call.arguments):
@@ -352,8 +359,9 @@ def _compare(
                         stream_ex,
                         call.id,
                         call.first_frame,
+                        call.index,
                         at=at,
-                        call=back.id,
+                        call=about(back),
                     )
             else:
                 add(
@@ -365,8 +373,9 @@ def _compare(
                     stream_ex,
                     call.id,
                     call.first_frame,
+                    call.index,
                     at=at,
-                    call=back.id,
+                    call=about(back),
                 )
 
 
@@ -389,6 +398,12 @@ def same_signature(streamed: object, sent: object) -> bool:
     return mine is not None and mine == decoded(sent)
 
 
+def about(sent: SentCall) -> object:
+    """What a finding on a call sent back points at (Finding.call): its id, or ("name",
+    its name) when it went back with no id, so id-less calls are told apart."""
+    return sent.id if sent.id not in ("", None) else ("name", sent.name)
+
+
 def _hashable(value: object) -> bool:
     return isinstance(value, (str, int, float, bool, type(None)))
 
@@ -408,8 +423,9 @@ def _results(req: Conversation, add) -> None:
     for i, (role, value) in enumerate(msgs):
         if role == "assistant" and isinstance(value, list):
             for s in value:
-                if _hashable(s.answered_by()):
-                    last_with[s.answered_by()] = i
+                for key in s.answered_by():
+                    if _hashable(key):
+                        last_with[key] = i
     ids: list = []
     id_set: set = set()
     j = -1  # the assistant message (or other) the tool results at hand follow
@@ -420,8 +436,9 @@ def _results(req: Conversation, add) -> None:
         if i == 0 or msgs[i - 1][0] != "tool":  # the first of a run of results
             j = i - 1
             before = msgs[j][1] if j >= 0 and msgs[j][0] == "assistant" else None
-            ids = [s.answered_by() for s in before] if isinstance(before, list) else []
-            id_set = {x for x in ids if _hashable(x)}
+            ids = [s.answered_by()[0] for s in before] if isinstance(before, list) else []
+            keys = [k for s in before for k in s.answered_by()] if isinstance(before, list) else []
+            id_set = {x for x in keys if _hashable(x)}
             unknown = j >= 0 and msgs[j][0] == "previous"
         if unknown:  # they answer a stored response the recording does not hold
             continue
@@ -430,7 +447,7 @@ def _results(req: Conversation, add) -> None:
         if _hashable(value):  # (a list or object id never equals a scalar)
             later = last_with.get(value, -1) > i
         else:
-            later = any(s.answered_by() == value for s in _sent_after(msgs, i))
+            later = any(value in s.answered_by() for s in _sent_after(msgs, i))
         if later:
             add(
                 req.exchange,
@@ -468,15 +485,15 @@ def _results(req: Conversation, add) -> None:
         for s in value:
             if not s.needs_result:
                 continue
-            key = s.answered_by()
-            if not ((key in answered) if _hashable(key) else (key in odd)):
+            keys = s.answered_by()
+            if not any((k in answered) if _hashable(k) else (k in odd) for k in keys):
                 add(
                     req.exchange,
                     "tool-result-missing",
                     f"exchange {req.exchange}: call {quote(s.name)} (id {quote(s.id)}) in {req.where(i)} has no "
                     f"{words.result} answering it",
                     "missing",
-                    key,
+                    keys[0],
                     at(i),
                     at=at(i),
                     call=s.id,

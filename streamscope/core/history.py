@@ -23,12 +23,13 @@ class SentCall:
     needs_result: bool = True  # False for a call the provider runs itself (a server tool)
     # the thoughtSignature sent with it (Gemini), None: none
     signature: object = None
-    # what a tool result names to answer it, where that is not the id (Gemini: the name,
-    # when the call has no id); None: its id
-    result_key: object = None
+    # what a tool result may name to answer it, where that is not the id (Gemini: the id,
+    # or the name); None: its id
+    result_keys: tuple | None = None
 
-    def answered_by(self) -> object:
-        return self.id if self.result_key is None else self.result_key
+    def answered_by(self) -> tuple:
+        """What a tool result may name to answer it, the one findings quote first."""
+        return (self.id,) if self.result_keys is None else self.result_keys
 
 
 @dataclass(slots=True)

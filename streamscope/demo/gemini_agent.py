@@ -52,9 +52,11 @@ def main() -> None:
     ]
     answer = ""
     if calls:
-        results = [
-            types.Part.from_function_response(
-                name=fc.name or "", response=run_tool(fc.name, fc.args)
+        results = [  # each answered by its name, and its id when it came with one
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=fc.id, name=fc.name or "", response=run_tool(fc.name, fc.args)
+                )
             )
             for fc in calls
         ]

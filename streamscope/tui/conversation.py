@@ -49,6 +49,14 @@ def call_key(cid: object, name: object) -> str:
     return quote(cid) if cid not in ("", None) else f"name {quote(name)}"
 
 
+def _about(call: object) -> str:
+    """A finding's call (contract.about: an id, or ("name", name) for one sent back with
+    none) as call_key gives it."""
+    if isinstance(call, (list, tuple)) and len(call) == 2 and call[0] == "name":
+        return call_key("", call[1])
+    return call_key(call, None)
+
+
 def place(findings: list[Found]) -> Placed:
     """Put each finding where it points: a call sent back with other values on that call
     (by the id it went back with), anything else on its message."""
@@ -56,8 +64,8 @@ def place(findings: list[Found]) -> Placed:
     for f in findings:
         if f.at is None:
             placed.unplaced.append(f)
-        elif f.kind.startswith("tool-call-") and f.kind != "tool-call-dropped":
-            placed.on_call.setdefault((f.at, quote(f.call)), []).append(f)
+        elif f.kind.startswith(("tool-call-", "thought-")) and f.kind != "tool-call-dropped":
+            placed.on_call.setdefault((f.at, _about(f.call)), []).append(f)
         else:  # a dropped call is missing from its message; a result's finding is on it
             placed.on_message.setdefault(f.at, []).append(f)
     return placed
@@ -193,7 +201,8 @@ def _turn(
                 _indented(text, result.content, "      ")
     for call in turn.calls or ():
         _call(text, call, i, earlier, placed)
-        answered[quote(call.answered_by())] = f"{word} {i}"
+        for answer in call.answered_by():
+            answered[quote(answer)] = f"{word} {i}"
     for f in placed.on_message.get(i, []):
         _finding(text, f, "    ")
 
@@ -206,7 +215,7 @@ def _call(
     placed: Placed,
 ) -> None:
     cid, key = quote(call.id), call_key(call.id, call.name)
-    found = placed.on_call.get((i, cid), [])
+    found = placed.on_call.get((i, key), [])
     text.append("    call id ")
     if found:
         text.append(cid, style="bold white on red")

@@ -7,29 +7,36 @@ first arrive, and writes it as compact JSON text.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
 import orjson
 
+from ...text import json_type, quote, visible
+
 # The deepest path read; deeper ones are reported, not followed (a reader must not
 # recurse without bound on untrusted input).
 MAX_DEPTH = 200
-_NAME = re.compile(r"[A-Za-z_\u0080-\U0010ffff][A-Za-z0-9_\u0080-\U0010ffff]*")
+# A member name after a dot: RFC 9535's shorthand, and any other character but the
+# path's own punctuation (a name with a hyphen is common and unambiguous).
+_NAME = re.compile(r"[^.\[\]'\"\s]+")
 _INDEX = re.compile(r"\[(0|[1-9][0-9]{0,8})\]")
-_paths: dict[str, tuple | str] = {}  # path -> its steps, or why it does not parse
 
 
 def steps(path: object) -> tuple | str:
     """A path's steps (member names and array indexes), or why it does not parse."""
     if not isinstance(path, str):
         return "the jsonPath is not a string"
-    got = _paths.get(path)
-    if got is None:
-        got = _parse(path)
-        if len(_paths) < 4096:
-            _paths[path] = got
-    return got
+    return _steps(path) if len(path) <= _CACHED else _parse(path)
+
+
+_CACHED = 4096  # longer paths are parsed each time, never kept
+
+
+@functools.lru_cache(maxsize=1024)  # a stream names few paths, many times each
+def _steps(path: str) -> tuple | str:
+    return _parse(path)
 
 
 def _parse(path: str) -> tuple | str:
@@ -125,8 +132,6 @@ def value_of(arg: dict) -> tuple[object, bool] | str:
 
 
 def _type(v: object) -> str:
-    from ...text import json_type
-
     return f"a JSON {json_type(v)}"
 
 
@@ -180,7 +185,7 @@ class ArgTree:
         said more would follow: the usual frame of a long streamed string, in a few steps.
         False when it is anything else (then `put` decides)."""
         last = self.last
-        if last is None or not last.more or _paths.get(path) != last.path:
+        if last is None or not last.more or len(path) > _CACHED or _steps(path) != last.path:
             return False
         last.pieces.append(piece)
         last.more = more
@@ -236,7 +241,19 @@ def _kind(value: object) -> str:
 
 
 def _show(path: tuple) -> str:
-    return "$" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path)
+    """A path as JSONPath text, safe to print (names that need it quoted)."""
+    out = "$"
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif _SHORT.fullmatch(step):
+            out += f".{step}"
+        else:
+            out += f"[{quote(step)}]"
+    return visible(out)
+
+
+_SHORT = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def _plain(node: object) -> object:

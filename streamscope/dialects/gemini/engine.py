@@ -42,7 +42,8 @@ def piece_of(p: object) -> tuple[str, str, bool] | None:
             return None
         cand = cands[0]
         parts = cand["content"]["parts"]
-        if len(parts) != 1 or cand.get("index", 0) != 0 or not _CAND.issuperset(cand):
+        index = cand.get("index", 0)
+        if len(parts) != 1 or type(index) is not int or index or not _CAND.issuperset(cand):
             return None
         part = parts[0]
         fc = part["functionCall"]
@@ -86,7 +87,6 @@ class GeminiEngine(EventEngine):
     dialect = "gemini"
     strategy_names = STRATEGY_NAMES
     sdk_name = "parts"
-    by_value = False
 
     reader = Robust
     folds = (IndexZero, ChunkIndex, NeedsTerminal)

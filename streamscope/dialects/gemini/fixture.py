@@ -80,7 +80,8 @@ def _signed_bytes(calls):
     def decoded(sig):
         if sig is None:
             return None
-        return base64.urlsafe_b64decode(sig.replace("+", "-").replace("/", "_"))
+        sig = sig.replace("+", "-").replace("/", "_").rstrip("=")
+        return base64.urlsafe_b64decode(sig + "=" * (-len(sig) % 4))
 
     return [{{**call, "thoughtSignature": decoded(call["thoughtSignature"])}} for call in calls]
 

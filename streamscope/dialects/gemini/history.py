@@ -77,7 +77,10 @@ def _sent(fc: dict, signature: object, args: object) -> SentCall:
         "functionCall",
     )
     call.signature = signature
-    call.result_key = _key(fid, fc.get("name"))
+    # a functionResponse answers it by its id, or by its name (google-genai's
+    # Part.from_function_response sends none)
+    name = fc.get("name")
+    call.result_keys = (fid, name) if isinstance(fid, str) and fid else (name,)
     return call
 
 
@@ -91,7 +94,12 @@ def _calls(parts: list) -> list[SentCall]:
         if not isinstance(fc, dict):
             continue
         signature = part.get("thoughtSignature")
-        if open_ is not None and fc.get("name") is None and "args" not in fc:
+        name = fc.get("name")
+        if (
+            open_ is not None
+            and "args" not in fc
+            and (name is None or (name == open_[0].name and "partialArgs" in fc))
+        ):
             call, tree = open_
             _fill(tree, fc.get("partialArgs"))
             call.arguments = tree.text()

@@ -21,10 +21,13 @@ What robust holds a call to:
 
 from __future__ import annotations
 
+import copy
+
 from ...core import events as ev
 from ...core.anomalies import AnomalyLog
 from ...core.calls import Call, Slot
 from ...core.events import FieldEvent
+from ...core.frames import Frame
 from ...text import cut, json_type, plural, quote
 from ..typed import event_object
 from .args import ArgTree, compact, steps, value_of
@@ -40,17 +43,14 @@ _MISSING = object()
 class GeminiCall(Slot):
     """One call of a candidate: whole, or streamed (its ArgTree)."""
 
-    __slots__ = ("tree", "whole", "open", "signature", "closed_at", "bare")
+    __slots__ = ("tree", "whole", "signature")
 
     def __init__(self, choice: int, index: int, frame: int, id: object, name: object) -> None:
         super().__init__(choice, index, frame, id, name)
         self.type = "functionCall"  # the part it came in (the wire has no type field)
         self.tree: ArgTree | None = None  # streamed arguments
         self.whole: object = _MISSING  # the args text of a whole call (or a non-string value)
-        self.open = False  # a streamed call waiting for its closing part
         self.signature: object = None  # thoughtSignature, as sent
-        self.closed_at = 0
-        self.bare = False  # no args and no partialArgs: read as {}
 
     def arguments(self) -> object:
         if self.tree is not None:
@@ -84,8 +84,6 @@ class Candidate:
         self.reasoning: list[str] = []
 
     def copy(self) -> Candidate:
-        import copy
-
         new = Candidate(self.number)
         memo: dict = {}
         new.calls = [copy.deepcopy(c, memo) for c in self.calls]
@@ -104,8 +102,6 @@ class Robust:
         self.log = log
         self.candidates: dict[int, Candidate] = {}
         self.events: list[FieldEvent] | None = None  # set to a list to collect events
-        self.response_id: object = None
-        self.model: object = None
         self.done_frame = 0  # the frame where every candidate seen had finished
         self.error_payload: str | None = None
         self.blocked: object = None  # promptFeedback.blockReason
@@ -146,7 +142,7 @@ class Robust:
         call.last = n
         return True
 
-    def feed(self, frame) -> None:  # noqa: ANN001 (a Frame)
+    def feed(self, frame: Frame) -> None:
         n = frame.number
         p = event_object(frame, self.log)
         if p is None:
@@ -154,10 +150,6 @@ class Robust:
         error = p.get("error")
         if error is not None:
             self._error(n, error)
-        for key, attr in (("responseId", "response_id"), ("modelVersion", "model")):
-            v = p.get(key)
-            if isinstance(v, str) and getattr(self, attr) is None:
-                setattr(self, attr, v)
         feedback = p.get("promptFeedback")
         if isinstance(feedback, dict) and feedback.get("blockReason") is not None:
             self.blocked = feedback["blockReason"]
@@ -314,15 +306,13 @@ class Robust:
                 return 0
             self._unterminated(open_, n, "a new call began before its closing part")
             cand.open = None
-        if (
-            name is None
-            and args is _MISSING
-            and partial is None
-            and fid is None
-            and signature is None
-        ):
+        if name is None and args is _MISSING and partial is None and fid is None:
+            what = "a continuation (willContinue)" if more else "an empty functionCall"
             self._schema(
-                n, "an empty functionCall with no streamed call open: nothing to close", cand.number
+                n,
+                f"{what} with no streamed call open: nothing to continue or close"
+                + (" (its thoughtSignature belongs to no call)" if signature is not None else ""),
+                cand.number,
             )
             return 0
         call = GeminiCall(cand.number, len(cand.calls), n, fid or "", name or "")
@@ -346,22 +336,19 @@ class Robust:
                     call.index,
                 )
             if args is not _MISSING:
+                said = "partialArgs" if partial is not None else "willContinue"
                 self._schema(
                     n,
-                    "a functionCall carries both args and partialArgs: args ignored",
+                    f"a functionCall carries both args and {said}: args ignored",
                     cand.number,
                     call.index,
                 )
             if partial:
                 self._partial(n, call, partial)
             if more:
-                call.open = True
                 cand.open = call
-            else:
-                call.closed_at = n
             return 1
         if args is _MISSING:
-            call.bare = True
             self.log.add(
                 "args-absent",
                 n,
@@ -423,8 +410,6 @@ class Robust:
         if partial:
             self._partial(n, call, partial)
         if not more:
-            call.open = False
-            call.closed_at = n
             cand.open = None
             if partial:  # the last piece says no more, and no closing part comes
                 self._unterminated(call, n, "its last partialArgs part ends it instead")
@@ -435,6 +420,14 @@ class Robust:
         if not isinstance(signature, str):
             self._schema(
                 n, f"a thoughtSignature is a JSON {json_type(signature)}", call.choice, call.index
+            )
+        if call.signature is not None and signature != call.signature:
+            self._schema(
+                n,
+                f"a later part of call {call.index} carries another thoughtSignature "
+                f"({cut(quote(signature), 24)}): the first is kept, the one the call opened with",
+                call.choice,
+                call.index,
             )
         if call.signature is None:
             call.signature = signature
@@ -496,7 +489,6 @@ class Robust:
         )  # type: ignore[arg-type]
 
     def _unterminated(self, call: GeminiCall, n: int, why: str) -> None:
-        call.open = False
         self.log.add(
             "partial-args-unterminated",
             n,

@@ -43,12 +43,6 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-class ChatSlot(Slot):
-    """A call as a Chat Completions accumulator holds it."""
-
-    __slots__ = ()
-
-
 class Fold(typed.Fold):
     """Base: Chat Completions deltas keyed by an index the adapter gives each part; a
     later part at the same index appends its arguments and, when non-empty, sets the
@@ -56,8 +50,8 @@ class Fold(typed.Fold):
 
     def __init__(self) -> None:
         super().__init__()
-        self.slots: list[ChatSlot] = []
-        self.by_index: dict[int, ChatSlot] = {}
+        self.slots: list[Slot] = []
+        self.by_index: dict[int, Slot] = {}
 
     def index(self, k: int) -> int:
         raise NotImplementedError
@@ -77,7 +71,7 @@ class Fold(typed.Fold):
             i = self.index(k)
             slot = self.by_index.get(i)
             if slot is None:
-                slot = self.by_index[i] = ChatSlot(0, i, n, "", "")
+                slot = self.by_index[i] = Slot(0, i, n, "", "")
                 slot.type = "functionCall"
                 self.slots.append(slot)
             fid, name = _text(fc.get("id")), _text(fc.get("name"))
