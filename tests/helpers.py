@@ -100,3 +100,19 @@ def chat_sample(path) -> bool:
     if name.startswith(("anthropic-", "responses-")):
         return False
     return not (name.startswith("gemini-") and name.endswith(".jsonl"))
+
+
+def passes(module) -> None:
+    """An exported pytest module, run as a user runs it (its own pytest, in its folder),
+    passes."""
+    import subprocess
+    import sys
+
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(module)],
+        capture_output=True,
+        text=True,
+        cwd=module.parent,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr

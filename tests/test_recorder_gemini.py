@@ -156,6 +156,7 @@ async def test_the_recording_replays_and_exports_as_a_user_runs_them(recorded, m
     from streamscope.tui.screens import StreamScreen
     from streamscope.tui.widgets.call_table import CallTable
 
+    from .helpers import passes
     from .test_tui import text
 
     path, said, *_ = recorded[mode]
@@ -180,14 +181,7 @@ async def test_the_recording_replays_and_exports_as_a_user_runs_them(recorded, m
         assert done.returncode == 0, done.stderr
     module = tmp_path / f"test_{mode}_export.py"
     (tmp_path / f"{mode}-pytest.out").rename(module)
-    ran = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(module)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
-    assert ran.returncode == 0, ran.stdout + ran.stderr
+    passes(module)
 
 
 @pytest.mark.parametrize("mode", MODES)
