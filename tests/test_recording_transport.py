@@ -39,8 +39,8 @@ from .test_recorder_secrets import (
     anthropic_client,
     assert_anthropic_secrets_masked,
 )
+from .upstream import OK, RawUpstream, sample_reads
 from .upstream import Upstream as StandIn
-from .upstream import sample_reads
 
 SECRET = "sk-test-secret-inprocess-77"
 TURN_1 = {"model": "openai", "messages": [{"role": "user", "content": "weather in Paris?"}]}
@@ -118,6 +118,21 @@ def test_async_client_is_recorded(upstream, tmp_path, package):
     assert reads(path) == sample_reads("openai", 1)
     assert records(path, End)[0].reason == "complete"
     assert SECRET not in path.read_text()
+
+
+@pytest.mark.parametrize("package", [httpx2, httpx])
+def test_the_recorded_request_head_is_the_one_the_upstream_received(tmp_path, package):
+    """Accept-Encoding included: the client asks for gzip, the upstream is asked for
+    identity, and the recording says identity."""
+    path = tmp_path / "sent.jsonl"
+    with RawUpstream(OK) as raw, package.Client(transport=recording_transport(path)) as http:
+        assert "gzip" in http.headers["accept-encoding"]
+        r = http.post(raw.url + "/chat/completions", json={"model": "json"})
+        assert r.status_code == 200
+    (request,) = records(path, Request)
+    received = [line.split(": ", 1) for line in raw.heads[0][1:]]
+    assert [list(h) for h in request.headers] == received
+    assert ["accept-encoding", "identity"] in [[k.lower(), v] for k, v in request.headers]
 
 
 def test_the_stream_reaches_the_caller_read_by_read(upstream, tmp_path):

@@ -10,7 +10,8 @@ by read, never buffered::
     client = openai.OpenAI(http_client=http)
 
 As the proxy does, the request goes upstream with `accept-encoding: identity`, so the
-recording holds the body as the client reads it, not compressed.
+recording holds the body as the client reads it, not compressed; the request is recorded
+with that header, as it was sent.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ class Recorder:
     def _start(self, request: Any, body: bytes) -> tuple[ModuleType, int]:
         package = clients.package_of(request, self.http)
         ex = self.writer.new_exchange()
+        request.headers["accept-encoding"] = "identity"  # before recording: what is sent
         self.writer.request(ex, request.method, str(request.url), request.headers.raw, body)
-        request.headers["accept-encoding"] = "identity"
         return package, ex
 
     def _wrap(self, package: ModuleType, ex: int, request: Any, response: Any) -> Any:
