@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from ..analysis.driver import ExchangeSummary, FollowingChild
-from ..inputs import CHUNKS, RECORDING, ExchangeInfo, describe_numbers, open_input
+from ..inputs import CHUNKS, RECORDING, ExchangeInfo, Source, describe_numbers, open_input
 from ..text import visible
 from .messages import OpenExchange, RecordingGrew, StreamRead
 from .model import StreamModel
@@ -28,6 +28,21 @@ from .screens import (
     help_text,
 )
 from .session import Session, Summaries
+
+# --follow: how often the file is looked at, in seconds (a size check: cheap)
+FOLLOW_EVERY = 0.2
+
+
+def being_created(path: str) -> bool:
+    """An empty file, or one whose first line is not whole yet: a recording the recorder
+    has created and not yet given its header (False when it cannot be read: opening it
+    says why)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    return len(head) < 1 << 16 and b"\n" not in head
 
 
 class ReplayApp(App):
@@ -42,18 +57,21 @@ class ReplayApp(App):
         self, source: str, exchange: int | None = None, frame: int = 0, follow: bool = False
     ) -> None:
         super().__init__()
-        # RecordingError for bad input, before any screen; then open what can be read
-        self.input = open_input(source, tolerant=True)
-        self.source = self.input.path
-        self.format = self.input.kind
-        self.recorded = self.input.recorded  # exchanges (a recording, a HAR), not one stream
+        self.source = os.fspath(source)
+        # RecordingError for bad input, before any screen; then open what can be read.
+        # Followed and still being created (empty, its header not whole yet): opened once
+        # its first line is there (`load`), as a recording until then.
+        opened = None if follow and being_created(self.source) else self._open()
+        self.format = opened.kind if opened is not None else RECORDING
+        self.recorded = opened is None or opened.recorded  # exchanges, not one stream
         self.exchange = exchange
         self.start_frame = frame
         self.asked_frame: int | None = frame or None  # --frame, checked once the stream is read
         self.failure: str | None = None  # the one line said on leaving with status 2
         # what the screens read and ask, in one object
-        self.session = Session(self.input, follow, start_analysis=self.analyse)
+        self.session = Session(opened, follow, start_analysis=self.analyse)
         self._follow_size = 0
+        self._indexed = False  # --follow: growth is looked for once the file was indexed
         self.following: FollowingChild | None = None  # --follow's analysis, once started
         # seconds of reading before a stream is first shown, then between screen updates
         self.read_slices = (0.03, 1.0)
@@ -61,6 +79,17 @@ class ReplayApp(App):
         # the core the reading worker runs on, and a long stream is read first)
         self._reading = 0
         self._read_done = threading.Condition()
+
+    def _open(self) -> Source:
+        return open_input(self.source, tolerant=True)
+
+    @property
+    def input(self) -> Source:
+        """The opened input (a followed recording still being created: once it has its
+        first line, which the loading screen waits for before anything else)."""
+        opened = self.session.input
+        assert opened is not None, "the input is opened before it is read"
+        return opened
 
     @property
     def follow(self) -> bool:
@@ -75,10 +104,14 @@ class ReplayApp(App):
         return self.session.summaries
 
     def on_mount(self) -> None:
-        self.push_screen(Loading(f"Reading {Path(self.source).name} …"))
+        name = Path(self.source).name
+        waiting = self.session.input is None
+        self.push_screen(
+            Loading(f"Waiting for {name}'s first line …" if waiting else f"Reading {name} …")
+        )
         self.load()
-        if self.follow:
-            self.set_interval(1.0, self._check_growth)
+        if self.follow:  # a new line is shown well within a second of being written
+            self.set_interval(FOLLOW_EVERY, self._check_growth)
 
     # -- loading -------------------------------------------------------------------------
 
@@ -91,17 +124,41 @@ class ReplayApp(App):
                 self.call_from_thread(loading.progress, done, total)
 
         try:
+            if self.session.input is None and not self._first_line(loading):
+                return  # the app is leaving
             if self.recorded:
+                size = os.path.getsize(self.source)  # before: what comes during is new
                 self.session.infos = self.input.infos(progress)
-                self._follow_size = os.path.getsize(self.source)
+                self._follow_size, self._indexed = size, True
             self.call_from_thread(self._loaded)
         except Exception as exc:  # RecordingError, OSError: one line, exit 2
             self.call_from_thread(self.fail, exc)
+
+    def _first_line(self, loading: Screen) -> bool:
+        """--follow on a recording still being created: wait for its first line, then
+        open it (RecordingError if it is not readable then). False: the app is leaving."""
+        worker = get_current_worker()
+        while being_created(self.source):
+            if worker.is_cancelled:
+                return False
+            time.sleep(FOLLOW_EVERY / 5)
+        opened = self._open()
+        self.session.input = opened
+        self.format, self.recorded = opened.kind, opened.recorded
+        if isinstance(loading, Loading):
+            self.call_from_thread(loading.say, f"Reading {Path(self.source).name} …")
+        return True
 
     def _loaded(self) -> None:
         for error in self.input.errors:  # skipped lines: said once, the rest is opened
             self.notify(visible(str(error)), title="skipped a line", severity="error", timeout=30)
         if not self.recorded:
+            if self.exchange not in (None, 1):  # known only now when it was followed empty
+                self.fail(
+                    f"{self.source}: a {self.format} file holds one stream (exchange 1), "
+                    f"not {self.exchange}"
+                )
+                return
             self.open_stream(1, replace=True)
             return
         numbers = [i.exchange for i in self.infos]
@@ -268,7 +325,7 @@ class ReplayApp(App):
             size = os.path.getsize(self.source)
         except OSError:
             return
-        if size != self._follow_size and self.format == RECORDING and self.infos:
+        if size != self._follow_size and self.format == RECORDING and self._indexed:
             self._follow_size = size
             screen = self.screen
             self.grow(screen.model if isinstance(screen, StreamScreen) else None)
