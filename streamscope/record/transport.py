@@ -214,10 +214,13 @@ def recording_transport(
     `transport`: the one to wrap (default: the client package's HTTPTransport).
     `redact`: mask API keys, cookies and auth headers as the proxy does (default on).
     `redact_json`: also mask these request body fields (e.g. "messages.*.content").
-    `overwrite`: replace an existing recording (otherwise FileExistsError).
+    `overwrite`: replace an existing recording; otherwise one that holds anything is
+    refused with RecordingExists (a FileExistsError whose message is one line).
     `http`: "httpx2" or "httpx" to accept only that package's clients.
+    Missing folders of `path` are created, as `streamscope record` creates ./recordings.
     Closing the transport (closing its client) closes the recording.
     """
+    os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
     writer = RecordingWriter(
         path, argv=sys.argv, redact=redact, redact_json=redact_json, overwrite=overwrite
     )
