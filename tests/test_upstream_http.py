@@ -93,6 +93,38 @@ def test_the_recorded_request_head_is_the_one_the_upstream_received(tmp_path):
     assert not {"x-hop", "keep-alive", "connection"} & set(sent)
 
 
+def test_a_request_framed_both_ways_goes_upstream_by_its_chunked_body(tmp_path):
+    """The client's side: a request with Transfer-Encoding: chunked and a Content-Length
+    is read by its chunks (RFC 9112 6.3); the upstream gets that body and its true length,
+    and the recording says so."""
+    body = b'{"model":"json","n":1}'
+    raw_request = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        b"Content-Length: 3\r\nConnection: close\r\n\r\n"
+        b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    )
+    path = tmp_path / "r.jsonl"
+    with RawUpstream(OK) as raw, RecordingWriter(path) as writer:
+        server = ProxyServer(Upstream.parse(raw.url), writer, timeout=5)
+        server.start()
+        try:
+            with socket.create_connection(("127.0.0.1", server.port), timeout=5) as client:
+                client.sendall(raw_request)
+                answer = b""
+                while more := client.recv(65536):
+                    answer += more
+        finally:
+            server.stop()
+    assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(SSE)
+    assert raw.bodies == [body]
+    received = dict(line.lower().split(": ", 1) for line in raw.heads[0][1:])
+    assert received["content-length"] == str(len(body)) and "transfer-encoding" not in received
+    (request,) = [r for _, r in iter_records(path) if isinstance(r, Request)]
+    assert request.body_bytes == body
+    assert [line.split(": ", 1) for line in raw.heads[0][1:]] == [list(h) for h in request.headers]
+
+
 def test_broken_chunked_framing_mid_body_is_an_upstream_error(tmp_path):
     head = (
         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"

@@ -23,7 +23,7 @@ request bodies as JSON.
 
 `RawUpstream` answers every connection with fixed bytes, for HTTP that uvicorn cannot
 send (1xx interim responses, broken framing, `chunked_with_length`'s both framings),
-and keeps each request's head lines in `heads`.
+and keeps each request's head lines in `heads`, its body in `bodies`.
 """
 
 from __future__ import annotations
@@ -246,6 +246,7 @@ class RawUpstream:
     def __init__(self, *answers: bytes | None) -> None:
         self.answers = answers
         self.heads: list[list[str]] = []  # each request's lines, the request line first
+        self.bodies: list[bytes] = []
         self.sock = bind(0)
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}/v1"
@@ -278,6 +279,7 @@ class RawUpstream:
                 length = int(line.split(b":")[1])
         while len(body) < length:
             body += conn.recv(65536)
+        self.bodies.append(body)
 
     def __enter__(self) -> RawUpstream:
         self.thread.start()
