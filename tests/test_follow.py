@@ -270,3 +270,28 @@ async def test_follow_from_an_empty_recording_waits_for_its_first_line(tmp_path)
         writers.append(RecordingWriter(path))
         await first_exchange_within_a_second(pilot, lambda: request_line(writers[0]))
     writers[0].close()
+
+
+@pytest.mark.anyio
+async def test_follow_with_an_exchange_not_written_yet_opens_it_when_it_comes(tmp_path):
+    """`--follow --exchange 1` on a header-only recording: the list until exchange 1 is
+    answered, then its stream."""
+    from streamscope.recording import RecordingWriter
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import ExchangesScreen, StreamScreen
+
+    from .test_tui import settle
+
+    path = tmp_path / "live.jsonl"
+    writer = RecordingWriter(path)
+    app = ReplayApp(str(path), exchange=1, follow=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, ExchangesScreen)
+        request_line(writer)
+        await pilot.pause(0.6)  # the request is there, not yet its answer: the list still
+        assert isinstance(app.screen, ExchangesScreen)
+        writer.response(1, 200, [("content-type", "text/event-stream")])
+        writer.chunk(1, b'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n')
+        await settle(pilot, StreamScreen, timeout=5)
+        assert app.screen.model.exchange == 1
+    writer.close()

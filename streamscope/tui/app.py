@@ -72,6 +72,7 @@ class ReplayApp(App):
         self.session = Session(opened, follow, start_analysis=self.analyse)
         self._follow_size = 0
         self._indexed = False  # --follow: growth is looked for once the file was indexed
+        self.awaited: int | None = None  # --follow --exchange N before N is written
         self.following: FollowingChild | None = None  # --follow's analysis, once started
         # seconds of reading before a stream is first shown, then between screen updates
         self.read_slices = (0.03, 1.0)
@@ -107,7 +108,11 @@ class ReplayApp(App):
         name = Path(self.source).name
         waiting = self.session.input is None
         self.push_screen(
-            Loading(f"Waiting for {name}'s first line …" if waiting else f"Reading {name} …")
+            Loading(
+                f"Waiting for {name}'s first line … (ctrl+c quits)"
+                if waiting
+                else f"Reading {name} …"
+            )
         )
         self.load()
         if self.follow:  # a new line is shown well within a second of being written
@@ -163,6 +168,11 @@ class ReplayApp(App):
             return
         numbers = [i.exchange for i in self.infos]
         if self.exchange is not None:
+            if self.follow and self.exchange > max(numbers, default=0):
+                # not written yet: the list until it is, then it opens (`_grew`)
+                self.awaited = self.exchange
+                self.switch_screen(ExchangesScreen(self.session))
+                return
             if self.exchange not in numbers:
                 self.fail(
                     f"{self.source}: there is no exchange {self.exchange} ({describe_numbers(numbers)})"
@@ -357,6 +367,13 @@ class ReplayApp(App):
     def _grew(self, infos: list[ExchangeInfo], rows: list[ExchangeSummary] | None) -> None:
         self.session.grew(infos, rows)
         self.screen.post_message(RecordingGrew())
+        wanted = self.awaited  # opened once answered: its screen depends on the response
+        if wanted is not None and any(
+            i.exchange == wanted and (i.status is not None or i.end_ns is not None) for i in infos
+        ):
+            self.awaited = None
+            if isinstance(self.screen, ExchangesScreen):  # not when one was opened meanwhile
+                self.open_stream(wanted)
 
     def end_of(self, info: ExchangeInfo) -> dict:
         """How the exchange ended, for the engine ('unfinished' while it is still open)."""
