@@ -29,8 +29,11 @@ from .screens import (
 )
 from .session import Session, Summaries
 
-# --follow: how often the file is looked at, in seconds (a size check: cheap)
-FOLLOW_EVERY = 0.2
+# --follow: how often the file's size is looked at (cheap), and the least time between two
+# readings of what was appended (each reads the new lines and analyses the exchanges they
+# touched again): a file that was quiet shows its new line within LOOK_EVERY seconds, one
+# that keeps growing is read once a second.
+LOOK_EVERY, GROW_EVERY = 0.2, 1.0
 
 
 def being_created(path: str) -> bool:
@@ -72,6 +75,7 @@ class ReplayApp(App):
         self.session = Session(opened, follow, start_analysis=self.analyse)
         self._follow_size = 0
         self._indexed = False  # --follow: growth is looked for once the file was indexed
+        self._grown_at = 0.0  # when the last growth was read (time.monotonic)
         self.awaited: int | None = None  # --follow --exchange N before N is written
         self.following: FollowingChild | None = None  # --follow's analysis, once started
         # seconds of reading before a stream is first shown, then between screen updates
@@ -116,7 +120,7 @@ class ReplayApp(App):
         )
         self.load()
         if self.follow:  # a new line is shown well within a second of being written
-            self.set_interval(FOLLOW_EVERY, self._check_growth)
+            self.set_interval(LOOK_EVERY, self._check_growth)
 
     # -- loading -------------------------------------------------------------------------
 
@@ -146,7 +150,7 @@ class ReplayApp(App):
         while being_created(self.source):
             if worker.is_cancelled:
                 return False
-            time.sleep(FOLLOW_EVERY / 5)
+            time.sleep(LOOK_EVERY / 4)
         opened = self._open()
         self.session.input = opened
         self.format, self.recorded = opened.kind, opened.recorded
@@ -335,8 +339,14 @@ class ReplayApp(App):
             size = os.path.getsize(self.source)
         except OSError:
             return
-        if size != self._follow_size and self.format == RECORDING and self._indexed:
-            self._follow_size = size
+        now = time.monotonic()
+        if (
+            size != self._follow_size
+            and self.format == RECORDING
+            and self._indexed
+            and now - self._grown_at >= GROW_EVERY
+        ):
+            self._follow_size, self._grown_at = size, now
             screen = self.screen
             self.grow(screen.model if isinstance(screen, StreamScreen) else None)
 
