@@ -456,9 +456,8 @@ def test_the_readme_example_runs_twice_in_an_empty_folder_without_a_traceback(tm
     second = run()
     assert second.returncode == 1 and "Traceback" not in second.stderr, second.stderr
     assert second.stderr.strip() == (
-        f"{os.path.join('recordings', 'run.jsonl')}: a recording is already there; "
-        "streamscope never replaces one unasked (give another path, or overwrite=True to "
-        "replace it)"
+        f"{os.path.join('recordings', 'run.jsonl')}: already exists; "
+        "streamscope never overwrites it without overwrite=True"
     )
     assert {p.name: p.read_bytes() for p in (folder / "recordings").iterdir()} == made
 
@@ -473,6 +472,6 @@ def test_an_existing_recording_is_refused_with_recording_exists_and_replaced_whe
     with pytest.raises(streamscope.RecordingExists) as refused:
         recording_transport(path)
     assert isinstance(refused.value, FileExistsError) and "\n" not in str(refused.value)
-    assert str(refused.value).startswith(f"{path}: a recording is already there")
+    assert str(refused.value).startswith(f"{path}: already exists")
     recording_transport(path, overwrite=True).close()  # asked: replaced
     assert len(path.read_bytes().splitlines()) == 1

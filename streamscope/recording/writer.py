@@ -46,12 +46,12 @@ class RecordingExists(FileExistsError):
     FileExistsError whose message is one line naming the path and what to do instead."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        super().__init__(errno.EEXIST, "a recording is already there", os.fspath(path))
+        super().__init__(errno.EEXIST, "already exists", os.fspath(path))
 
-    def __str__(self) -> str:
+    def __str__(self) -> str:  # as `record -o` says it of an existing file
         return (
-            f"{self.filename}: a recording is already there; streamscope never replaces one "
-            "unasked (give another path, or overwrite=True to replace it)"
+            f"{self.filename}: already exists; streamscope never overwrites it without "
+            "overwrite=True"
         )
 
 
