@@ -13,4 +13,8 @@ def __getattr__(name: str):
         from .record import transport
 
         return getattr(transport, name)
+    if name == "RecordingExists":  # what recording_transport raises for an existing file
+        from .recording import RecordingExists
+
+        return RecordingExists
     raise AttributeError(f"module 'streamscope' has no attribute {name!r}")

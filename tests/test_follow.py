@@ -198,3 +198,100 @@ def test_a_following_child_whose_file_is_not_a_recording_says_so(tmp_path):
     with pytest.raises(Exception, match="not valid JSON|not a streamscope recording"):
         child.update()
     child.close()
+
+
+# -- the replay's --follow from the first line: a recording with no exchange yet ----------
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def request_line(writer) -> float:
+    """Write exchange 1's first line (its request), as the recorder does; when, monotonic."""
+    import time
+
+    ex = writer.new_exchange()
+    writer.request(ex, "POST", "http://127.0.0.1/v1/chat/completions", [], b'{"model":"m"}')
+    return time.monotonic()
+
+
+async def first_exchange_within_a_second(pilot, write) -> None:
+    """`write()` writes exchange 1's first line: the list shows it within a second."""
+    import time
+
+    from streamscope.tui.screens import ExchangesScreen
+
+    from .test_tui import settle, text
+
+    await settle(pilot, ExchangesScreen)
+    screen = pilot.app.screen
+    table = screen.query_one("#exchanges")
+    assert table.row_count == 0 and "0 exchanges" in text(screen.query_one("#title"))
+    await pilot.pause(1.5)  # the app has looked at the file again meanwhile: still nothing
+    assert table.row_count == 0
+    written = write()
+    while table.row_count == 0 and time.monotonic() - written < 5:
+        await pilot.pause(0.02)
+    took = time.monotonic() - written
+    assert table.row_count == 1 and took < 1.0, f"the first exchange took {took:.2f} s"
+    assert "1 exchange " in text(screen.query_one("#title"))
+
+
+@pytest.mark.anyio
+async def test_follow_from_a_header_only_recording_shows_the_first_exchange(tmp_path):
+    """The state `record` and `proxy` leave a recording in before the first request."""
+    from streamscope.recording import RecordingWriter
+    from streamscope.tui.app import ReplayApp
+
+    path = tmp_path / "live.jsonl"
+    writer = RecordingWriter(path)
+    app = ReplayApp(str(path), follow=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await first_exchange_within_a_second(pilot, lambda: request_line(writer))
+    writer.close()
+
+
+@pytest.mark.anyio
+async def test_follow_from_an_empty_recording_waits_for_its_first_line(tmp_path):
+    """Created, nothing written yet: the replay waits for the header, then follows."""
+    from streamscope.recording import RecordingWriter
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import Loading
+
+    path = tmp_path / "live.jsonl"
+    path.write_bytes(b"")
+    app = ReplayApp(str(path), follow=True)
+    writers = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, Loading)  # waiting, not failed
+        writers.append(RecordingWriter(path))
+        await first_exchange_within_a_second(pilot, lambda: request_line(writers[0]))
+    writers[0].close()
+
+
+@pytest.mark.anyio
+async def test_follow_with_an_exchange_not_written_yet_opens_it_when_it_comes(tmp_path):
+    """`--follow --exchange 1` on a header-only recording: the list until exchange 1 is
+    answered, then its stream."""
+    from streamscope.recording import RecordingWriter
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import ExchangesScreen, StreamScreen
+
+    from .test_tui import settle
+
+    path = tmp_path / "live.jsonl"
+    writer = RecordingWriter(path)
+    app = ReplayApp(str(path), exchange=1, follow=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, ExchangesScreen)
+        request_line(writer)
+        await pilot.pause(0.6)  # the request is there, not yet its answer: the list still
+        assert isinstance(app.screen, ExchangesScreen)
+        writer.response(1, 200, [("content-type", "text/event-stream")])
+        writer.chunk(1, b'data: {"choices":[{"index":0,"delta":{"content":"hi"}}]}\n\n')
+        await settle(pilot, StreamScreen, timeout=5)
+        assert app.screen.model.exchange == 1
+    writer.close()

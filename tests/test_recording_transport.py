@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import anthropic
 import httpx
@@ -39,8 +43,8 @@ from .test_recorder_secrets import (
     anthropic_client,
     assert_anthropic_secrets_masked,
 )
+from .upstream import OK, RawUpstream, sample_reads
 from .upstream import Upstream as StandIn
-from .upstream import sample_reads
 
 SECRET = "sk-test-secret-inprocess-77"
 TURN_1 = {"model": "openai", "messages": [{"role": "user", "content": "weather in Paris?"}]}
@@ -118,6 +122,21 @@ def test_async_client_is_recorded(upstream, tmp_path, package):
     assert reads(path) == sample_reads("openai", 1)
     assert records(path, End)[0].reason == "complete"
     assert SECRET not in path.read_text()
+
+
+@pytest.mark.parametrize("package", [httpx2, httpx])
+def test_the_recorded_request_head_is_the_one_the_upstream_received(tmp_path, package):
+    """Accept-Encoding included: the client asks for gzip, the upstream is asked for
+    identity, and the recording says identity."""
+    path = tmp_path / "sent.jsonl"
+    with RawUpstream(OK) as raw, package.Client(transport=recording_transport(path)) as http:
+        assert "gzip" in http.headers["accept-encoding"]
+        r = http.post(raw.url + "/chat/completions", json={"model": "json"})
+        assert r.status_code == 200
+    (request,) = records(path, Request)
+    received = [line.split(": ", 1) for line in raw.heads[0][1:]]
+    assert [list(h) for h in request.headers] == received
+    assert ["accept-encoding", "identity"] in [[k.lower(), v] for k, v in request.headers]
 
 
 def test_the_stream_reaches_the_caller_read_by_read(upstream, tmp_path):
@@ -405,3 +424,54 @@ def test_a_responses_client_leaving_after_its_final_event_ended_a_complete_strea
                 break  # leaving the `with` closes the response
     (end,) = records(path, End)
     assert end.reason == reason
+
+
+def readme_example() -> str:
+    """The README's `recording_transport` example, as written there."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    section = readme[readme.index("## In-process: `recording_transport`") :]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_example_runs_twice_in_an_empty_folder_without_a_traceback(tmp_path):
+    """The first run creates ./recordings and its recordings; the second keeps them and
+    says so in one line (RecordingExists), exit status 1."""
+    script = tmp_path / "example.py"
+    script.write_text(readme_example())
+    assert "RecordingExists" in script.read_text()
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_PROXY")}
+    env |= {"OPENAI_API_KEY": SECRET, "ANTHROPIC_API_KEY": ANTHROPIC_KEY}
+
+    def run() -> subprocess.CompletedProcess:
+        command = [sys.executable, str(script)]
+        return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+
+    first = run()
+    assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr
+    made = {p.name: p.read_bytes() for p in (folder / "recordings").iterdir()}
+    assert set(made) == {"run.jsonl", "claude-run.jsonl"}
+    assert all(b'"type":"header"' in data for data in made.values())
+    second = run()
+    assert second.returncode == 1 and "Traceback" not in second.stderr, second.stderr
+    assert second.stderr.strip() == (
+        f"{os.path.join('recordings', 'run.jsonl')}: already exists; "
+        "streamscope never overwrites it without overwrite=True"
+    )
+    assert {p.name: p.read_bytes() for p in (folder / "recordings").iterdir()} == made
+
+
+def test_an_existing_recording_is_refused_with_recording_exists_and_replaced_when_asked(
+    tmp_path,
+):
+    import streamscope
+
+    path = tmp_path / "deep" / "er" / "r.jsonl"  # the folders are made
+    recording_transport(path).close()
+    with pytest.raises(streamscope.RecordingExists) as refused:
+        recording_transport(path)
+    assert isinstance(refused.value, FileExistsError) and "\n" not in str(refused.value)
+    assert str(refused.value).startswith(f"{path}: already exists")
+    recording_transport(path, overwrite=True).close()  # asked: replaced
+    assert len(path.read_bytes().splitlines()) == 1

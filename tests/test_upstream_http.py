@@ -13,21 +13,16 @@ import pytest
 
 from streamscope.record.proxy import ProxyServer, Upstream
 from streamscope.record.upstream import UpstreamClosed, UpstreamPool, UpstreamTimeout
-from streamscope.recording import RecordingWriter
+from streamscope.recording import RecordingWriter, Request, Response, iter_records
 
 from .test_recorder import ends, exchange_bytes, streamscope
-from .upstream import ForwardProxy, RawUpstream
+from .upstream import OK, SSE, ForwardProxy, RawUpstream, chunked_with_length
 from .upstream import Upstream as StandIn
 
-SSE = b"data: {}\n\ndata: [DONE]\n\n"
-OK = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s" % (
-    len(SSE),
-    SSE,
-)
 
-
-def through_proxy(tmp_path, upstream_url: str) -> tuple[httpx.Response, object]:
-    """One POST through an in-process recording proxy; the response and the recording."""
+def through_proxy(tmp_path, upstream_url: str, **request) -> tuple[httpx.Response, object]:
+    """One POST through an in-process recording proxy (`request`: more of httpx.post's
+    arguments); the response and the recording."""
     path = tmp_path / "r.jsonl"
     with RecordingWriter(path) as writer:
         server = ProxyServer(Upstream.parse(upstream_url), writer, timeout=5)
@@ -35,7 +30,7 @@ def through_proxy(tmp_path, upstream_url: str) -> tuple[httpx.Response, object]:
         try:
             # trust_env=False: this client goes straight to the recorder, whatever *_PROXY say
             url = server.base_url + "/chat/completions"
-            response = httpx.post(url, json={"model": "json"}, trust_env=False)
+            response = httpx.post(url, json={"model": "json"}, trust_env=False, **request)
         except httpx.HTTPError as e:
             response = e
         server.stop()
@@ -57,6 +52,77 @@ def test_a_bad_content_length_is_a_clean_502(tmp_path, length):
     assert r.status_code == 502 and "Content-Length" in r.json()["error"]["message"]
     end = ends(path)[1]
     assert end.reason == "upstream-error" and "Content-Length" in end.error
+
+
+def test_a_length_beside_chunked_transfer_coding_is_dropped_not_forwarded(tmp_path):
+    """RFC 9112 6.3: with Transfer-Encoding, Content-Length is ignored. Passed on, it
+    made the client expect 40 bytes of a longer chunked stream and fail."""
+    stream = b"".join(b'data: {"n": %d}\n\n' % i for i in range(5)) + b"data: [DONE]\n\n"
+    assert len(stream) != 40
+    with RawUpstream(chunked_with_length(stream, 40)) as raw:
+        r, path = through_proxy(tmp_path, raw.url)
+    assert r.status_code == 200 and r.content == stream
+    assert "content-length" not in r.headers
+    assert ends(path)[1].reason == "complete" and exchange_bytes(path, 1) == stream
+    (response,) = [r for _, r in iter_records(path) if isinstance(r, Response)]
+    names = [k.lower() for k, _ in response.headers]  # recorded as the upstream sent them
+    assert "transfer-encoding" in names and ("content-length", "40") in [
+        (k.lower(), v) for k, v in response.headers
+    ]
+
+
+def test_the_recorded_request_head_is_the_one_the_upstream_received(tmp_path):
+    """Host, identity encoding, the body's length, no hop-by-hop header: the recording
+    says what was sent, not what the client asked of the proxy."""
+    headers = {
+        "Accept-Encoding": "gzip, deflate",
+        "Connection": "keep-alive, X-Hop",
+        "X-Hop": "for the proxy only",
+        "Keep-Alive": "timeout=5",
+        "X-Kept": "yes",
+    }
+    with RawUpstream(OK) as raw:
+        r, path = through_proxy(tmp_path, raw.url, headers=headers)
+    assert r.status_code == 200
+    (request,) = [r for _, r in iter_records(path) if isinstance(r, Request)]
+    received = [tuple(line.split(": ", 1)) for line in raw.heads[0][1:]]
+    assert [list(h) for h in request.headers] == [list(h) for h in received]
+    sent = {k.lower(): v for k, v in request.headers}
+    assert sent["accept-encoding"] == "identity" and sent["host"] == raw.url.split("/")[2]
+    assert sent["x-kept"] == "yes" and sent["content-length"] == str(len(b'{"model":"json"}'))
+    assert not {"x-hop", "keep-alive", "connection"} & set(sent)
+
+
+def test_a_request_framed_both_ways_goes_upstream_by_its_chunked_body(tmp_path):
+    """The client's side: a request with Transfer-Encoding: chunked and a Content-Length
+    is read by its chunks (RFC 9112 6.3); the upstream gets that body and its true length,
+    and the recording says so."""
+    body = b'{"model":"json","n":1}'
+    raw_request = (
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+        b"Content-Length: 3\r\nConnection: close\r\n\r\n"
+        b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+    )
+    path = tmp_path / "r.jsonl"
+    with RawUpstream(OK) as raw, RecordingWriter(path) as writer:
+        server = ProxyServer(Upstream.parse(raw.url), writer, timeout=5)
+        server.start()
+        try:
+            with socket.create_connection(("127.0.0.1", server.port), timeout=5) as client:
+                client.sendall(raw_request)
+                answer = b""
+                while more := client.recv(65536):
+                    answer += more
+        finally:
+            server.stop()
+    assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(SSE)
+    assert raw.bodies == [body]
+    received = dict(line.lower().split(": ", 1) for line in raw.heads[0][1:])
+    assert received["content-length"] == str(len(body)) and "transfer-encoding" not in received
+    (request,) = [r for _, r in iter_records(path) if isinstance(r, Request)]
+    assert request.body_bytes == body
+    assert [line.split(": ", 1) for line in raw.heads[0][1:]] == [list(h) for h in request.headers]
 
 
 def test_broken_chunked_framing_mid_body_is_an_upstream_error(tmp_path):

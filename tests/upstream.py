@@ -22,7 +22,8 @@ streams that ended because the other side went away; `auth` keeps Authorization 
 request bodies as JSON.
 
 `RawUpstream` answers every connection with fixed bytes, for HTTP that uvicorn cannot
-send (1xx interim responses, broken framing).
+send (1xx interim responses, broken framing, `chunked_with_length`'s both framings),
+and keeps each request's head lines in `heads`, its body in `bodies`.
 """
 
 from __future__ import annotations
@@ -215,6 +216,26 @@ class Upstream:
         return sample_reads(request.get("model", ""), turn)
 
 
+# A small event stream, and a whole response carrying it, for RawUpstream.
+SSE = b"data: {}\n\ndata: [DONE]\n\n"
+OK = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: %d\r\n\r\n%s" % (
+    len(SSE),
+    SSE,
+)
+
+
+def chunked_with_length(body: bytes, length: int = 40) -> bytes:
+    """A 200 event stream framed by chunked transfer coding that also says
+    `Content-Length: length` (RFC 9112 6.3: the length must then be ignored), one chunk
+    per event, as some gateways send it."""
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+        b"Transfer-Encoding: chunked\r\nContent-Length: %d\r\n\r\n" % length
+    )
+    events = [e + b"\n\n" for e in body.split(b"\n\n") if e]
+    return head + b"".join(b"%x\r\n%s\r\n" % (len(e), e) for e in events) + b"0\r\n\r\n"
+
+
 class RawUpstream:
     """A socket server that reads one request per connection and sends fixed bytes.
 
@@ -224,6 +245,8 @@ class RawUpstream:
 
     def __init__(self, *answers: bytes | None) -> None:
         self.answers = answers
+        self.heads: list[list[str]] = []  # each request's lines, the request line first
+        self.bodies: list[bytes] = []
         self.sock = bind(0)
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}/v1"
@@ -241,8 +264,7 @@ class RawUpstream:
                     self._read_request(conn)
                     conn.sendall(answer)
 
-    @staticmethod
-    def _read_request(conn) -> None:
+    def _read_request(self, conn) -> None:
         data = b""
         while b"\r\n\r\n" not in data:
             more = conn.recv(65536)
@@ -250,12 +272,14 @@ class RawUpstream:
                 return
             data += more
         head, _, body = data.partition(b"\r\n\r\n")
+        self.heads.append(head.decode("latin-1").split("\r\n"))
         length = 0
         for line in head.split(b"\r\n"):
             if line.lower().startswith(b"content-length:"):
                 length = int(line.split(b":")[1])
         while len(body) < length:
             body += conn.recv(65536)
+        self.bodies.append(body)
 
     def __enter__(self) -> RawUpstream:
         self.thread.start()

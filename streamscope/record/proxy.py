@@ -30,7 +30,13 @@ from ..recording.redact import redact_url
 from .final import FinalEvent, final_event
 from .loopback import LoopbackServer, bind, until_disconnect  # noqa: F401 (bind: tests)
 from .shapes import GOOGLE, OPENAI, error_document, shape_of
-from .upstream import HOP_BY_HOP, UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
+from .upstream import (
+    UpstreamError,
+    UpstreamPool,
+    UpstreamResponse,
+    UpstreamTimeout,
+    forwardable,
+)
 
 
 @dataclass(slots=True)
@@ -263,15 +269,15 @@ class RecordingProxy:
         basic = upstream.authorization
         if basic is not None and not any(k.lower() == "authorization" for k, _ in headers):
             headers.append(("authorization", basic))  # recorded (masked) as sent upstream
-        writer.request(ex, scope["method"], url, headers, bytes(body))
-        forward = [
-            (k, v) for k, v in headers if k.lower() not in HOP_BY_HOP and k.lower() != "host"
-        ]
         # identity: the recording must hold the body as the client reads it, not gzip
-        forward = [(k, v) for k, v in forward if k.lower() != "accept-encoding"]
+        forward = [(k, v) for k, v in forwardable(headers) if k.lower() != "accept-encoding"]
         forward.append(("accept-encoding", "identity"))
+        # The request as it goes on the wire upstream: what the upstream was sent.
+        payload = bytes(body)
+        sent = pool.sent_headers(scope["method"], forward, payload)
+        writer.request(ex, scope["method"], url, sent, payload)
         # Waiting for the upstream's head: a client that gives up meanwhile cancels it too.
-        request = asyncio.ensure_future(pool.request(scope["method"], target, forward, bytes(body)))
+        request = asyncio.ensure_future(pool.request(scope["method"], target, forward, payload))
         gone, _ = await until_disconnect(asyncio.shield(request), receive)
         if gone:
             request.cancel()
@@ -331,11 +337,8 @@ class RecordingProxy:
         writer = self.writer
         headers = response.headers
         writer.response(ex, response.status, headers)
-        out = [
-            (k.encode("latin-1"), v.encode("latin-1"))
-            for k, v in headers
-            if k.lower() not in HOP_BY_HOP
-        ]
+        # Recorded as received; passed on as the next hop must get it (forwardable).
+        out = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in forwardable(headers)]
         # None until the pump ends on its own: uvicorn cancels this task on shutdown.
         reason: str | None = None
         error: str | None = None

@@ -10,7 +10,8 @@ by read, never buffered::
     client = openai.OpenAI(http_client=http)
 
 As the proxy does, the request goes upstream with `accept-encoding: identity`, so the
-recording holds the body as the client reads it, not compressed.
+recording holds the body as the client reads it, not compressed; the request is recorded
+with that header, as it was sent.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ class Recorder:
     def _start(self, request: Any, body: bytes) -> tuple[ModuleType, int]:
         package = clients.package_of(request, self.http)
         ex = self.writer.new_exchange()
+        request.headers["accept-encoding"] = "identity"  # before recording: what is sent
         self.writer.request(ex, request.method, str(request.url), request.headers.raw, body)
-        request.headers["accept-encoding"] = "identity"
         return package, ex
 
     def _wrap(self, package: ModuleType, ex: int, request: Any, response: Any) -> Any:
@@ -213,10 +214,13 @@ def recording_transport(
     `transport`: the one to wrap (default: the client package's HTTPTransport).
     `redact`: mask API keys, cookies and auth headers as the proxy does (default on).
     `redact_json`: also mask these request body fields (e.g. "messages.*.content").
-    `overwrite`: replace an existing recording (otherwise FileExistsError).
+    `overwrite`: replace an existing recording; otherwise one that holds anything is
+    refused with RecordingExists (a FileExistsError whose message is one line).
     `http`: "httpx2" or "httpx" to accept only that package's clients.
+    Missing folders of `path` are created, as `streamscope record` creates ./recordings.
     Closing the transport (closing its client) closes the recording.
     """
+    os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
     writer = RecordingWriter(
         path, argv=sys.argv, redact=redact, redact_json=redact_json, overwrite=overwrite
     )

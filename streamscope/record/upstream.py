@@ -39,6 +39,23 @@ HOP_BY_HOP = frozenset(
         "proxy-authorization",
     }
 )
+
+
+def forwardable(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The headers a proxy passes on to the next hop (RFC 9110 7.6.1, RFC 9112 6.3): no
+    hop-by-hop header, none that the Connection header names, and no Content-Length
+    beside a Transfer-Encoding (the coding framed the message, the length is wrong for
+    the next hop: it is dropped, not forwarded)."""
+    drop = set(HOP_BY_HOP)
+    for k, v in headers:
+        name = k.lower()
+        if name == "connection":
+            drop.update(x.strip().lower() for x in v.split(","))
+        elif name == "transfer-encoding":
+            drop.add("content-length")
+    return [(k, v) for k, v in headers if k.lower() not in drop]
+
+
 # Up to 256 KiB a read (the size asyncio's transport reads at once): a fast stream is
 # relayed in fewer, bigger reads, and each read costs a recording line, a send to the
 # client and a wake-up; a slow one still gets each event as it comes.
@@ -399,17 +416,26 @@ class UpstreamPool:
         else:
             conn.close()
 
+    def sent_headers(
+        self, method: str, headers: list[tuple[str, str]], body: bytes
+    ) -> list[tuple[str, str]]:
+        """The headers `request` sends the origin for these, in order: Host, then the
+        given ones but those it frames itself, then the body's Content-Length."""
+        sent = [("Host", self.netloc)]
+        sent += [(k, v) for k, v in headers if k.lower() not in _OWN]
+        if body or method not in ("GET", "HEAD", "DELETE", "OPTIONS"):
+            sent.append(("Content-Length", str(len(body))))
+        return sent
+
     async def request(
         self, method: str, target: str, headers: list[tuple[str, str]], body: bytes
     ) -> UpstreamResponse:
         if self.route.absolute:  # plain http through a proxy: the absolute URL
             target = f"http://{self.netloc}{target}"
-        head = [f"{method} {target} HTTP/1.1", f"Host: {self.netloc}"]
-        head += [f"{k}: {v}" for k, v in headers if k.lower() not in _OWN]
-        if self.route.absolute and self.route.proxy_auth:
+        head = [f"{method} {target} HTTP/1.1"]
+        head += [f"{k}: {v}" for k, v in self.sent_headers(method, headers, body)]
+        if self.route.absolute and self.route.proxy_auth:  # for the proxy, not the origin
             head.append(f"Proxy-Authorization: {self.route.proxy_auth}")
-        if body or method not in ("GET", "HEAD", "DELETE", "OPTIONS"):
-            head.append(f"Content-Length: {len(body)}")
         raw = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
         # A kept-alive connection the upstream has meanwhile closed fails on first use,
         # before any byte of a response: retry once on a fresh one (nothing was answered).

@@ -25,7 +25,7 @@ from streamscope.recording.reader import (
     iter_records,
 )
 from streamscope.recording.redact import SECRET_HEADERS, redact_headers, redact_json_paths
-from streamscope.recording.writer import RecordingWriter
+from streamscope.recording.writer import RecordingExists, RecordingWriter
 
 __all__ = [
     "END_REASONS",
@@ -39,6 +39,7 @@ __all__ = [
     "Header",
     "Record",
     "RecordingError",
+    "RecordingExists",
     "RecordingIndex",
     "RecordingReader",
     "RecordingWriter",

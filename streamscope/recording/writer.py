@@ -41,6 +41,20 @@ def _text(x: str | bytes) -> str:
         return x.decode("latin-1")
 
 
+class RecordingExists(FileExistsError):
+    """A recording is already at the path, and the writer was not told to replace it: a
+    FileExistsError whose message is one line naming the path and what to do instead."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        super().__init__(errno.EEXIST, "already exists", os.fspath(path))
+
+    def __str__(self) -> str:  # as `record -o` says it of an existing file
+        return (
+            f"{self.filename}: already exists; streamscope never overwrites it without "
+            "overwrite=True"
+        )
+
+
 class RecordingWriter:
     """Write one recording. Thread-safe; use as a context manager or call close().
 
@@ -71,9 +85,7 @@ class RecordingWriter:
             # Checked on the open fd, not before opening, so there is no race.
             if os.fstat(fd).st_size:
                 if not overwrite:
-                    raise FileExistsError(
-                        errno.EEXIST, "recording exists and is not empty (overwrite=True)", path
-                    )
+                    raise RecordingExists(path)
                 os.ftruncate(fd, 0)
         except BaseException:
             os.close(fd)

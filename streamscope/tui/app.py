@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.worker import get_current_worker
 
 from ..analysis.driver import ExchangeSummary, FollowingChild
-from ..inputs import CHUNKS, RECORDING, ExchangeInfo, describe_numbers, open_input
+from ..inputs import CHUNKS, RECORDING, ExchangeInfo, Source, describe_numbers, open_input
 from ..text import visible
 from .messages import OpenExchange, RecordingGrew, StreamRead
 from .model import StreamModel
@@ -28,6 +28,24 @@ from .screens import (
     help_text,
 )
 from .session import Session, Summaries
+
+# --follow: how often the file's size is looked at (cheap), and the least time between two
+# readings of what was appended (each reads the new lines and analyses the exchanges they
+# touched again): a file that was quiet shows its new line within LOOK_EVERY seconds, one
+# that keeps growing is read once a second.
+LOOK_EVERY, GROW_EVERY = 0.2, 1.0
+
+
+def being_created(path: str) -> bool:
+    """An empty file, or one whose first line is not whole yet: a recording the recorder
+    has created and not yet given its header (False when it cannot be read: opening it
+    says why)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    return len(head) < 1 << 16 and b"\n" not in head
 
 
 class ReplayApp(App):
@@ -42,18 +60,23 @@ class ReplayApp(App):
         self, source: str, exchange: int | None = None, frame: int = 0, follow: bool = False
     ) -> None:
         super().__init__()
-        # RecordingError for bad input, before any screen; then open what can be read
-        self.input = open_input(source, tolerant=True)
-        self.source = self.input.path
-        self.format = self.input.kind
-        self.recorded = self.input.recorded  # exchanges (a recording, a HAR), not one stream
+        self.source = os.fspath(source)
+        # RecordingError for bad input, before any screen; then open what can be read.
+        # Followed and still being created (empty, its header not whole yet): opened once
+        # its first line is there (`load`), as a recording until then.
+        opened = None if follow and being_created(self.source) else self._open()
+        self.format = opened.kind if opened is not None else RECORDING
+        self.recorded = opened is None or opened.recorded  # exchanges, not one stream
         self.exchange = exchange
         self.start_frame = frame
         self.asked_frame: int | None = frame or None  # --frame, checked once the stream is read
         self.failure: str | None = None  # the one line said on leaving with status 2
         # what the screens read and ask, in one object
-        self.session = Session(self.input, follow, start_analysis=self.analyse)
+        self.session = Session(opened, follow, start_analysis=self.analyse)
         self._follow_size = 0
+        self._indexed = False  # --follow: growth is looked for once the file was indexed
+        self._grown_at = 0.0  # when the last growth was read (time.monotonic)
+        self.awaited: int | None = None  # --follow --exchange N before N is written
         self.following: FollowingChild | None = None  # --follow's analysis, once started
         # seconds of reading before a stream is first shown, then between screen updates
         self.read_slices = (0.03, 1.0)
@@ -61,6 +84,17 @@ class ReplayApp(App):
         # the core the reading worker runs on, and a long stream is read first)
         self._reading = 0
         self._read_done = threading.Condition()
+
+    def _open(self) -> Source:
+        return open_input(self.source, tolerant=True)
+
+    @property
+    def input(self) -> Source:
+        """The opened input (a followed recording still being created: once it has its
+        first line, which the loading screen waits for before anything else)."""
+        opened = self.session.input
+        assert opened is not None, "the input is opened before it is read"
+        return opened
 
     @property
     def follow(self) -> bool:
@@ -75,10 +109,18 @@ class ReplayApp(App):
         return self.session.summaries
 
     def on_mount(self) -> None:
-        self.push_screen(Loading(f"Reading {Path(self.source).name} …"))
+        name = Path(self.source).name
+        waiting = self.session.input is None
+        self.push_screen(
+            Loading(
+                f"Waiting for {name}'s first line … (ctrl+c quits)"
+                if waiting
+                else f"Reading {name} …"
+            )
+        )
         self.load()
-        if self.follow:
-            self.set_interval(1.0, self._check_growth)
+        if self.follow:  # a new line is shown well within a second of being written
+            self.set_interval(LOOK_EVERY, self._check_growth)
 
     # -- loading -------------------------------------------------------------------------
 
@@ -91,21 +133,50 @@ class ReplayApp(App):
                 self.call_from_thread(loading.progress, done, total)
 
         try:
+            if self.session.input is None and not self._first_line(loading):
+                return  # the app is leaving
             if self.recorded:
+                size = os.path.getsize(self.source)  # before: what comes during is new
                 self.session.infos = self.input.infos(progress)
-                self._follow_size = os.path.getsize(self.source)
+                self._follow_size, self._indexed = size, True
             self.call_from_thread(self._loaded)
         except Exception as exc:  # RecordingError, OSError: one line, exit 2
             self.call_from_thread(self.fail, exc)
+
+    def _first_line(self, loading: Screen) -> bool:
+        """--follow on a recording still being created: wait for its first line, then
+        open it (RecordingError if it is not readable then). False: the app is leaving."""
+        worker = get_current_worker()
+        while being_created(self.source):
+            if worker.is_cancelled:
+                return False
+            time.sleep(LOOK_EVERY / 4)
+        opened = self._open()
+        self.session.input = opened
+        self.format, self.recorded = opened.kind, opened.recorded
+        if isinstance(loading, Loading):
+            self.call_from_thread(loading.say, f"Reading {Path(self.source).name} …")
+        return True
 
     def _loaded(self) -> None:
         for error in self.input.errors:  # skipped lines: said once, the rest is opened
             self.notify(visible(str(error)), title="skipped a line", severity="error", timeout=30)
         if not self.recorded:
+            if self.exchange not in (None, 1):  # known only now when it was followed empty
+                self.fail(
+                    f"{self.source}: a {self.format} file holds one stream (exchange 1), "
+                    f"not {self.exchange}"
+                )
+                return
             self.open_stream(1, replace=True)
             return
         numbers = [i.exchange for i in self.infos]
         if self.exchange is not None:
+            if self.follow and self.exchange > max(numbers, default=0):
+                # not written yet: the list until it is, then it opens (`_grew`)
+                self.awaited = self.exchange
+                self.switch_screen(ExchangesScreen(self.session))
+                return
             if self.exchange not in numbers:
                 self.fail(
                     f"{self.source}: there is no exchange {self.exchange} ({describe_numbers(numbers)})"
@@ -268,8 +339,14 @@ class ReplayApp(App):
             size = os.path.getsize(self.source)
         except OSError:
             return
-        if size != self._follow_size and self.format == RECORDING and self.infos:
-            self._follow_size = size
+        now = time.monotonic()
+        if (
+            size != self._follow_size
+            and self.format == RECORDING
+            and self._indexed
+            and now - self._grown_at >= GROW_EVERY
+        ):
+            self._follow_size, self._grown_at = size, now
             screen = self.screen
             self.grow(screen.model if isinstance(screen, StreamScreen) else None)
 
@@ -300,6 +377,13 @@ class ReplayApp(App):
     def _grew(self, infos: list[ExchangeInfo], rows: list[ExchangeSummary] | None) -> None:
         self.session.grew(infos, rows)
         self.screen.post_message(RecordingGrew())
+        wanted = self.awaited  # opened once answered: its screen depends on the response
+        if wanted is not None and any(
+            i.exchange == wanted and (i.status is not None or i.end_ns is not None) for i in infos
+        ):
+            self.awaited = None
+            if isinstance(self.screen, ExchangesScreen):  # not when one was opened meanwhile
+                self.open_stream(wanted)
 
     def end_of(self, info: ExchangeInfo) -> dict:
         """How the exchange ended, for the engine ('unfinished' while it is still open)."""

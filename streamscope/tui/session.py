@@ -15,7 +15,7 @@ Summaries = dict[int, ExchangeSummary]
 
 @dataclass(eq=False)
 class Session:
-    input: Source
+    input: Source | None  # None while a followed recording waits for its first line
     follow: bool = False  # --follow: the recording is still being written
     infos: list[ExchangeInfo] = field(default_factory=list)
     summaries: Summaries | None = None  # the analysis, once done ({} when it failed)
@@ -25,6 +25,7 @@ class Session:
 
     @property
     def name(self) -> str:
+        assert self.input is not None
         return os.path.basename(self.input.path)
 
     def when_analysed(self, then: Callable[[Summaries], None]) -> None:
