@@ -18,7 +18,6 @@ RecordingError; an entry that cannot be read is skipped with a note naming it.
 from __future__ import annotations
 
 import base64
-import binascii
 import os
 import re
 from dataclasses import dataclass, field
@@ -36,6 +35,9 @@ TIMING_NOTE = (
     "a HAR keeps no per-read timing: each body is cut into its SSE events, spread over the "
     "entry's receive time (times are approximate)"
 )
+END_NOTE = "a HAR does not say how a transfer ended: entries are read as complete"
+# what holds for every exchange read from a HAR (kept by a recording exported from one)
+GENERAL_NOTES = (TIMING_NOTE, END_NOTE)
 _BLANK = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 _BEFORE_BODY = ("blocked", "dns", "connect", "send", "wait")  # ssl is inside connect
 
@@ -96,9 +98,7 @@ def read_har(path: str | os.PathLike[str]) -> Har:
     entries = log.get("entries")
     if not isinstance(entries, list):
         raise _error(name, 'the HAR has no "log.entries" list')
-    har = Har(
-        [], [TIMING_NOTE, "a HAR does not say how a transfer ended: entries are read as complete"]
-    )
+    har = Har([], list(GENERAL_NOTES))
     starts = [_start(e) for e in entries]
     t0 = min((s for s in starts if s is not None), default=None)
     others = 0
@@ -188,6 +188,11 @@ def _exchange(number: int, entry: dict, t_ns: int) -> HarExchange:
     if not isinstance(content, dict) or not isinstance(content.get("text"), str):
         raise _Skip("the response body was not saved (no response.content.text)")
     data = _text(content, "response.content")
+    if not data and status < 400:  # an error's empty body still says the request failed
+        raise _Skip(
+            'its response body is empty (response.content.text is ""): the body was not '
+            "saved, or nothing was received"
+        )
     timings = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
     head = sum(_ms(timings, k) for k in _BEFORE_BODY)
     receive = _ms(timings, "receive")
@@ -235,8 +240,10 @@ def _text(d: object, where: str) -> bytes:
         )
     try:
         return base64.b64decode(text, validate=True)
-    except binascii.Error:
-        raise _Skip(f"{where}.text is not valid base64") from None
+    except ValueError:  # binascii.Error, or a character that is not ASCII
+        bad = next((i for i, ch in enumerate(text) if not ch.isascii()), None)
+        why = "" if bad is None else f" ({quote(text[bad])} at character {bad} is not ASCII)"
+        raise _Skip(f"{where}.text is not valid base64{why}") from None
 
 
 def _events(body: bytes) -> list[bytes]:

@@ -53,6 +53,8 @@ class ExchangesScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="title")
+        for note in self.session.input.notes:  # facts about the file (a HAR's approximations)
+            yield Static(Text(f"i {visible(note)}", style="cyan"), classes="note")
         if self.errors:
             said = "; ".join(visible(str(e)) for e in self.errors[:3])
             more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
