@@ -24,7 +24,7 @@ from ..recording.format import Chunk, End, Header, RecordingError, Request, Resp
 from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
 from .reads import BlockReads, ExchangeReads, LineReads, Reads
-from .sniff import HAR, RECORDED, RECORDING, SSE, sniff
+from .sniff import HAR, KIND_WORDS, RECORDED, RECORDING, SSE, sniff
 
 
 @dataclass(slots=True)
@@ -208,7 +208,7 @@ class Source:
         if self.kind != RECORDING:
             if number != 1:
                 raise RecordingError(
-                    f"{self.path}: a {self.kind} file holds one stream (exchange 1), not {number}",
+                    f"{self.path}: {KIND_WORDS[self.kind]} holds one stream (exchange 1), not {number}",
                     self.path,
                 )
             with self._lock:
