@@ -307,6 +307,20 @@ def test_a_base64_error_is_said_in_our_words(tmp_path, text, said):
     assert not any("ASCII characters" in n for n in analysis.notes)
 
 
+def test_times_it_cannot_place_are_said_not_raised(tmp_path):
+    """A start with no zone among zoned ones (read as UTC), and timings that are no
+    milliseconds: the entries are read, the timings said in a note."""
+    doc = har_of_recording(OPENAI, False)
+    doc["log"]["entries"][0]["startedDateTime"] = "2026-11-30T10:00:01"
+    doc["log"]["entries"][1]["timings"] = {"send": "1", "wait": 1e300, "receive": 79}
+    analysis = analyze(write(tmp_path, "times.har", doc))
+    assert calls(write(tmp_path, "times.har", doc)) == calls(OPENAI)
+    assert analysis.notes[2:] == [
+        'entries[1] timings.send "1" is not a time in milliseconds: read as absent',
+        "entries[1] timings.wait 1e+300 is not a time in milliseconds: read as absent",
+    ]
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -108,7 +108,7 @@ def read_har(path: str | os.PathLike[str]) -> Har:
             continue
         try:
             t_ns = 0 if start is None or t0 is None else round((start - t0).total_seconds() * 1e9)
-            har.exchanges.append(_exchange(len(har.exchanges) + 1, entry, t_ns))
+            har.exchanges.append(_exchange(len(har.exchanges) + 1, entry, t_ns, i, har.notes))
         except _Skip as why:
             har.notes.append(f"entries[{i}] skipped: {why}")
     if others:
@@ -128,9 +128,11 @@ def _start(entry: object) -> datetime | None:
     if not isinstance(text, str):
         return None
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        start = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
+    # HAR asks for a zone; one without is read as UTC (naive and zoned times do not compare)
+    return start if start.tzinfo is not None else start.replace(tzinfo=timezone.utc)
 
 
 def _headers_of(d: dict) -> list[tuple[str, str]]:
@@ -172,7 +174,7 @@ def _wanted(entry: object) -> bool:
     return isinstance(url, str) and url.split("?")[0].rstrip("/").endswith("/chat/completions")
 
 
-def _exchange(number: int, entry: dict, t_ns: int) -> HarExchange:
+def _exchange(number: int, entry: dict, t_ns: int, i: int, notes: list[str]) -> HarExchange:
     request, response = entry.get("request"), entry.get("response")
     if not isinstance(request, dict) or not isinstance(response, dict):
         raise _Skip("it has no request or no response object")
@@ -194,8 +196,15 @@ def _exchange(number: int, entry: dict, t_ns: int) -> HarExchange:
             "saved, or nothing was received"
         )
     timings = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
-    head = sum(_ms(timings, k) for k in _BEFORE_BODY)
-    receive = _ms(timings, "receive")
+    ms = {k: _ms(timings, k) for k in (*_BEFORE_BODY, "receive")}
+    for k, v in ms.items():
+        if v is None:
+            notes.append(
+                f"entries[{i}] timings.{k} {quote(timings[k], 40)} is not a time in "
+                "milliseconds: read as absent"
+            )
+    head = sum(ms[k] or 0.0 for k in _BEFORE_BODY)
+    receive = ms["receive"] or 0.0
     stream = "text/event-stream" in _content_type(response)
     pieces = _events(data) if stream else [data]
     reads = [
@@ -218,10 +227,18 @@ def _exchange(number: int, entry: dict, t_ns: int) -> HarExchange:
     )
 
 
-def _ms(timings: dict, key: str) -> float:
-    """A HAR timing in ms (-1, or absent, means it does not apply: 0)."""
+_LONGEST_MS = 1e12  # some 30 years: a timing beyond it is no time this reader can place
+
+
+def _ms(timings: dict, key: str) -> float | None:
+    """A HAR timing in ms (-1, null, or absent, means it does not apply: 0); None when it
+    is no number of milliseconds (a string, infinite, past any real transfer)."""
     v = timings.get(key)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else 0.0
+    if v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None if v is not None else 0.0
+    if v != v or not -_LONGEST_MS <= v <= _LONGEST_MS:  # NaN, or too far to place
+        return None
+    return float(v) if v > 0 else 0.0
 
 
 def _text(d: object, where: str) -> bytes:
