@@ -347,6 +347,7 @@ async def test_replay_opens_a_har_like_a_recording(tmp_path):
                 break
             await pilot.pause(0.05)
         assert app.screen.model.exchange == 1 and app.screen.model.total == 8
+        assert "frame 0/8 · times approximate" in str(app.screen.query_one("#info").render())
         await pilot.press("right")
         await pilot.pause()
         info = str(app.screen.query_one("#info").render())

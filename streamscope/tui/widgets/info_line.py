@@ -44,7 +44,9 @@ class InfoLine(Static):
     def show(self) -> None:
         model, n = self.model, self.frame
         t = model.time(n) if n else None
-        when = f"{ms(t)} (approximate)" if self.approximate and t is not None else ms(t)
+        when = ms(t)
+        if self.approximate:  # before the first frame too: the note is where times are read
+            when = f"{when} (approximate)" if t is not None else "times approximate"
         playing = f" · playing ×{self.speed:g}" if self.playing else ""
         if model.reading is not None:
             playing += f" · reading {model.reading:.0%}"
