@@ -73,6 +73,9 @@ def test_no_secret_reaches_the_recording_the_logs_or_the_upstream_host(tmp_path,
         proc.kill()
     recording = path.read_text()
     assert _leaks(recording) == [] and _leaks(out + err) == []
+    argv = next(iter(iter_records(path)))[1].argv  # the whole command line, masked
+    assert argv[:3] == ["streamscope", "proxy", "--upstream"] and argv[4:] == ["-o", str(path)]
+    assert argv[3] == url.replace(f"alice:{PASSWORD}", REDACTED)
     assert "ok=kept" in recording and "Bearer [REDACTED]" in recording
     assert upstream.hosts[seen:] == [f"127.0.0.1:{upstream.url.split(':')[2].split('/')[0]}"] * 2
     basic = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
