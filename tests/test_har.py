@@ -268,6 +268,11 @@ def test_a_mitmproxy_har_is_read_and_exported_whole(tmp_path):
     assert exported.compared == har.compared == 1  # the stream whose calls came back
     assert "sk-proj-" not in out.read_text() and "Bearer [REDACTED]" in out.read_text()
     assert '"created":"2026-11-30T09:15:02.318406Z"' in out.read_text()
+    # mitmproxy times TLS apart from connect: the body starts after both (ssl 61.77 ms)
+    with open_input(MITMPROXY) as source:
+        first = source.exchange(1)
+        assert first.response.t_ns == round((38.41 + 61.77 + 0.84 + 255.6) * 1e6)
+        assert first.reads.read(len(first.reads) - 1)[1] == first.end.t_ns
     report = inspect(str(out)).output
     assert "i a HAR keeps no per-read timing" in report and "Conversation contract:" in report
 

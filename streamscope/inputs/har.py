@@ -8,11 +8,14 @@ a HAR as it reads a recording. Headers and URLs are masked as the recorder masks
 
 A HAR keeps no per-read timing: a body is cut into its SSE events (every byte kept) and
 their times are spread evenly over the entry's `timings.receive`, after its start and
-its `blocked + dns + connect + send + wait`. The source says so in a note. A HAR does
-not say how a transfer ended either: an entry with a body is read as complete.
+its `blocked + dns + connect + send + wait` (+ `ssl` in mitmproxy's export, which times
+TLS apart from `connect`). The source says so in a note. A HAR does not say how a
+transfer ended either: an entry with a body is read as complete.
 
 A file that is not HAR 1.2 (bad JSON, another version, no `log.entries`) is a one-line
-RecordingError; an entry that cannot be read is skipped with a note naming it.
+RecordingError; an entry that cannot be read (no body, an empty one, bad base64) is
+skipped with a note naming it; a timing that is no number of milliseconds is noted and
+read as absent.
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ END_NOTE = "a HAR does not say how a transfer ended: entries are read as complet
 # what holds for every exchange read from a HAR (kept by a recording exported from one)
 GENERAL_NOTES = (TIMING_NOTE, END_NOTE)
 _BLANK = re.compile(rb"\r\n\r\n|\n\n|\r\r")
-_BEFORE_BODY = ("blocked", "dns", "connect", "send", "wait")  # ssl is inside connect
+_BEFORE_BODY = ("blocked", "dns", "connect", "send", "wait")  # ssl is inside connect...
+# ...as HAR 1.2 asks, but not in mitmproxy's export (savehar.py times TLS apart)
+_SSL_APART = ("mitmproxy",)
 
 
 class MemoryReads(Reads):
@@ -99,6 +104,9 @@ def read_har(path: str | os.PathLike[str]) -> Har:
     if not isinstance(entries, list):
         raise _error(name, 'the HAR has no "log.entries" list')
     har = Har([], list(GENERAL_NOTES))
+    creator = log.get("creator")
+    writer = creator.get("name") if isinstance(creator, dict) else None
+    before = (*_BEFORE_BODY, "ssl") if writer in _SSL_APART else _BEFORE_BODY
     starts = [_start(e) for e in entries]
     t0 = min((s for s in starts if s is not None), default=None)
     others = 0
@@ -108,7 +116,9 @@ def read_har(path: str | os.PathLike[str]) -> Har:
             continue
         try:
             t_ns = 0 if start is None or t0 is None else round((start - t0).total_seconds() * 1e9)
-            har.exchanges.append(_exchange(len(har.exchanges) + 1, entry, t_ns, i, har.notes))
+            har.exchanges.append(
+                _exchange(len(har.exchanges) + 1, entry, t_ns, i, har.notes, before)
+            )
         except _Skip as why:
             har.notes.append(f"entries[{i}] skipped: {why}")
     if others:
@@ -174,7 +184,10 @@ def _wanted(entry: object) -> bool:
     return isinstance(url, str) and url.split("?")[0].rstrip("/").endswith("/chat/completions")
 
 
-def _exchange(number: int, entry: dict, t_ns: int, i: int, notes: list[str]) -> HarExchange:
+def _exchange(
+    number: int, entry: dict, t_ns: int, i: int, notes: list[str], before: tuple[str, ...]
+) -> HarExchange:
+    """Entry i as exchange `number`; `before`: the timings that pass before its body."""
     request, response = entry.get("request"), entry.get("response")
     if not isinstance(request, dict) or not isinstance(response, dict):
         raise _Skip("it has no request or no response object")
@@ -196,14 +209,14 @@ def _exchange(number: int, entry: dict, t_ns: int, i: int, notes: list[str]) -> 
             "saved, or nothing was received"
         )
     timings = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
-    ms = {k: _ms(timings, k) for k in (*_BEFORE_BODY, "receive")}
+    ms = {k: _ms(timings, k) for k in (*before, "receive")}
     for k, v in ms.items():
         if v is None:
             notes.append(
                 f"entries[{i}] timings.{k} {quote(timings[k], 40)} is not a time in "
                 "milliseconds: read as absent"
             )
-    head = sum(ms[k] or 0.0 for k in _BEFORE_BODY)
+    head = sum(ms[k] or 0.0 for k in before)
     receive = ms["receive"] or 0.0
     stream = "text/event-stream" in _content_type(response)
     pieces = _events(data) if stream else [data]
