@@ -336,7 +336,9 @@ async def test_replay_opens_a_har_like_a_recording(tmp_path):
     from streamscope.tui.app import ReplayApp
     from streamscope.tui.screens import ExchangesScreen, StreamScreen
 
-    path = write(tmp_path, "alibaba.har", har_of_recording(ALIBABA, True))
+    doc = har_of_recording(ALIBABA, True)
+    doc["log"]["entries"][1:1] = noise()  # 4 notes: 2 of every HAR, 1 skipped, 1 left out
+    path = write(tmp_path, "alibaba.har", doc)
     app = ReplayApp(path)
     async with app.run_test(size=(160, 48)) as pilot:
         for _ in range(200):
@@ -346,6 +348,7 @@ async def test_replay_opens_a_har_like_a_recording(tmp_path):
         assert app.screen.query_one("#exchanges").row_count == 2
         notes = [str(n.render()) for n in app.screen.query(".note")]
         assert any("times are approximate" in n for n in notes), notes
+        assert notes[-1] == "i and 1 more note: streamscope inspect lists them"
         await pilot.press("enter")
         for _ in range(200):
             if isinstance(app.screen, StreamScreen):
