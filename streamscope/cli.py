@@ -109,6 +109,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
 @click.option("--follow", is_flag=True, help="Reload as a recording that is being written grows.")
 def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
     """Step through FILE's streams frame by frame, and watch each tool call being assembled."""
+    from .inputs import KIND_WORDS
     from .recording.format import RecordingError
 
     try:
@@ -118,7 +119,7 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
     except RecordingError as e:
         _fail(str(e))
     if not app.recorded and exchange not in (None, 1):
-        _fail(f"{file}: a {app.format} file holds one stream (exchange 1), not {exchange}")
+        _fail(f"{file}: {KIND_WORDS[app.format]} holds one stream (exchange 1), not {exchange}")
     app.run()
     if app.return_code:
         sys.exit(app.return_code)
@@ -517,6 +518,7 @@ def proxy(**options) -> None:
     from .record.runner import (
         STOP_SIGNALS,
         StartError,
+        command_line,
         default_output,
         describe_sides,
         google_sides,
@@ -534,7 +536,7 @@ def proxy(**options) -> None:
         sock = listen(port)  # first: a busy port must not leave an empty recording behind
         try:
             path = output or default_output()
-            writer = open_recording(path, sys.argv, not setup.no_redact, setup.redact_json)
+            writer = open_recording(path, command_line(), not setup.no_redact, setup.redact_json)
         except BaseException:
             sock.close()
             raise
@@ -589,7 +591,7 @@ def record(env_names, command, **options) -> None:
     GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL at its Google ones; its stdin,
     stdout and stderr are its own. streamscope exits with its status.
     """
-    from .record.runner import StartError
+    from .record.runner import StartError, command_line
     from .record.runner import record as run_record
 
     setup = _recorder_setup(**options)
@@ -606,6 +608,7 @@ def record(env_names, command, **options) -> None:
             setup.anthropic_url,
             setup.gemini_url,
             setup.vertex_url,
+            command_line(),
         )
     except StartError as e:
         _fail(str(e))

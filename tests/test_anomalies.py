@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from hypothesis import given, settings
@@ -410,3 +411,48 @@ def test_marks_read_across_copies_as_one_merged_dict(ops):
             assert view.get(f) == merged.get(f), f
             assert each.at(f) == (merged.get(f) or ())
         assert sorted(view) == sorted(merged) and len(view) == len(merged)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"index": -2},
+        {"index": -2, "function": {"arguments": ""}},
+        {"index": "x", "id": "", "type": "function"},
+        {"index": 1.5, "function": {"name": None, "arguments": None}},
+    ],
+    ids=["bare", "empty-arguments", "string-index", "null-name"],
+)
+def test_an_empty_entry_with_an_invalid_index_is_no_call(entry):
+    """openai-go rejects the chunk; robust files it and makes no call of it (an entry
+    with an invalid index that does carry something is still a call: CASES)."""
+    clean = run(CLEAN)
+    for stream in ([*CLEAN[:3], chunk(calls(entry)), FINISH], [*CLEAN, chunk(calls(entry))]):
+        result = run(stream)
+        assert [(c.id, c.name, c.arguments) for c in result.tool_calls] == [
+            (c.id, c.name, c.arguments) for c in clean.tool_calls
+        ]
+        found = [a for a in result.anomalies if a.kind == "index-invalid"]
+        assert len(found) == 1 and "no call is made of it" in found[0].message
+        assert not kinds(result) & {"name-missing", "args-empty", "function-missing", "index-gap"}
+
+
+@pytest.mark.parametrize("index", [-1, "0", True, 1.5])
+def test_a_choice_index_is_checked_like_a_tool_index(index):
+    stream = copy.deepcopy(CLEAN)
+    for item in stream:
+        if isinstance(item, dict):
+            item["choices"][0]["index"] = index
+    result = run(stream)
+    found = [a for a in result.anomalies if a.kind == "index-invalid"]
+    assert len(found) == 1, [a.to_json() for a in result.anomalies]
+    assert found[0].message.startswith(f"choice index {json.dumps(index)} is not")
+    assert found[0].count == len(stream) - (0 if isinstance(stream[-1], dict) else 1)
+
+
+def test_valid_choice_indexes_pass():
+    stream = copy.deepcopy(CLEAN)
+    for item in stream:
+        if isinstance(item, dict):
+            item["choices"][0]["index"] = 1
+    assert "index-invalid" not in kinds(run(stream))

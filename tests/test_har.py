@@ -22,6 +22,9 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 OPENAI = os.path.join(ROOT, "openai.jsonl")
 ALIBABA = os.path.join(ROOT, "alibaba-empty-id.jsonl")
 GEMINI = os.path.join(ROOT, "gemini-no-index.sse")
+MITMPROXY = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "fixtures", "har", "mitmproxy-three.har"
+)
 SECRET = "sk-har-secret-0042"
 
 
@@ -177,6 +180,8 @@ def test_export_turns_a_har_into_a_recording(tmp_path):
     assert SECRET not in out.read_text() and "Bearer [REDACTED]" in out.read_text()
     assert '"created":"2026-11-30T10:00:01.000000Z"' in out.read_text()  # the capture's time
     assert calls(str(out)) == [calls(OPENAI)[1]]
+    # what holds for every exchange of a HAR goes with it: its times are approximate
+    assert any("times are approximate" in n for n in analyze(str(out)).notes)
     with RecordingIndex.open(out) as exported, RecordingIndex.open(OPENAI) as original:
         assert b"".join(c.data_bytes for c in exported.chunks(1)) == b"".join(
             c.data_bytes for c in original.chunks(2)
@@ -234,6 +239,93 @@ def test_entries_that_cannot_be_read_are_skipped_with_a_note(tmp_path):
     )
 
 
+def test_a_mitmproxy_har_is_read_and_exported_whole(tmp_path):
+    """mitmproxy's own HAR layout: three exchanges (two streams, a non-stream turn), a
+    request that is not one; the report ends on the contract line, and `export --format
+    recording` writes every exchange with the notes."""
+    text = inspect(MITMPROXY)
+    assert text.exit_code == 0, text.output
+    assert "(har, 3 exchanges, 2 streams)" in text.output
+    assert (
+        "Conversation contract: every assembled call came back unchanged, every result matched."
+        in text.output
+    )
+    assert "sk-proj-" not in text.output
+    out = tmp_path / "whole.jsonl"
+    result = CliRunner().invoke(
+        main, ["export", MITMPROXY, "--format", "recording", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    har, exported = analyze(MITMPROXY), analyze(str(out))
+    with RecordingIndex.open(out) as index:
+        assert index.exchanges() == [1, 2, 3]
+        assert index.header.notes == har.notes
+    assert exported.notes == har.notes and len(har.notes) == 3
+    assert "1 other entry (not an event stream or a chat completion) left out" in har.notes
+    assert [e.url for e in exported.exchanges] == [e.url for e in har.exchanges]
+    assert calls(str(out)) == calls(MITMPROXY) == calls(OPENAI)
+    assert [f.kind for f in exported.contract] == [f.kind for f in har.contract] == []
+    assert exported.compared == har.compared == 1  # the stream whose calls came back
+    assert "sk-proj-" not in out.read_text() and "Bearer [REDACTED]" in out.read_text()
+    assert '"created":"2026-11-30T09:15:02.318406Z"' in out.read_text()
+    # mitmproxy times TLS apart from connect: the body starts after both (ssl 61.77 ms)
+    with open_input(MITMPROXY) as source:
+        first = source.exchange(1)
+        assert first.response.t_ns == round((38.41 + 61.77 + 0.84 + 255.6) * 1e6)
+        assert first.reads.read(len(first.reads) - 1)[1] == first.end.t_ns
+    report = inspect(str(out)).output
+    assert "i a HAR keeps no per-read timing" in report and "Conversation contract:" in report
+
+
+def test_an_empty_body_is_skipped_with_a_note(tmp_path):
+    """mitmproxy writes `"text": ""` for a stream it did not keep; an error's empty body
+    still says the request failed."""
+    doc = har_of_recording(OPENAI, False)
+    doc["log"]["entries"][0]["response"]["content"]["text"] = ""
+    failed = entry("https://x.test/v1/chat/completions", b"{}", b"", False, 3)
+    failed["response"]["status"] = 503
+    failed["response"]["content"]["mimeType"] = "application/json"
+    failed["response"]["headers"] = [{"name": "Content-Type", "value": "application/json"}]
+    doc["log"]["entries"].append(failed)
+    analysis = analyze(write(tmp_path, "empty.har", doc))
+    assert (
+        'entries[0] skipped: its response body is empty (response.content.text is ""): the body '
+        "was not saved, or nothing was received"
+    ) in analysis.notes
+    assert [s.frames for s in analysis.streams] == [20]  # no 0-frame stream
+    assert [i.status for i in analysis.exchanges] == [200, 503]
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("ZGF0YTogeyJ9Cg==é", '"é" at character 16 is not ASCII'),
+        ("ZGF0YTogeyJ9Cg", None),
+    ],
+)
+def test_a_base64_error_is_said_in_our_words(tmp_path, text, said):
+    doc = har_of_recording(OPENAI, True)
+    doc["log"]["entries"][1]["response"]["content"]["text"] = text
+    analysis = analyze(write(tmp_path, "bad64.har", doc))
+    note = "entries[1] skipped: response.content.text is not valid base64"
+    assert (f"{note} ({said})" if said else note) in analysis.notes
+    assert not any("ASCII characters" in n for n in analysis.notes)
+
+
+def test_times_it_cannot_place_are_said_not_raised(tmp_path):
+    """A start with no zone among zoned ones (read as UTC), and timings that are no
+    milliseconds: the entries are read, the timings said in a note."""
+    doc = har_of_recording(OPENAI, False)
+    doc["log"]["entries"][0]["startedDateTime"] = "2026-11-30T10:00:01"
+    doc["log"]["entries"][1]["timings"] = {"send": "1", "wait": 1e300, "receive": 79}
+    analysis = analyze(write(tmp_path, "times.har", doc))
+    assert calls(write(tmp_path, "times.har", doc)) == calls(OPENAI)
+    assert analysis.notes[2:] == [
+        'entries[1] timings.send "1" is not a time in milliseconds: read as absent',
+        "entries[1] timings.wait 1e+300 is not a time in milliseconds: read as absent",
+    ]
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -244,7 +336,9 @@ async def test_replay_opens_a_har_like_a_recording(tmp_path):
     from streamscope.tui.app import ReplayApp
     from streamscope.tui.screens import ExchangesScreen, StreamScreen
 
-    path = write(tmp_path, "alibaba.har", har_of_recording(ALIBABA, True))
+    doc = har_of_recording(ALIBABA, True)
+    doc["log"]["entries"][1:1] = noise()  # 4 notes: 2 of every HAR, 1 skipped, 1 left out
+    path = write(tmp_path, "alibaba.har", doc)
     app = ReplayApp(path)
     async with app.run_test(size=(160, 48)) as pilot:
         for _ in range(200):
@@ -252,10 +346,18 @@ async def test_replay_opens_a_har_like_a_recording(tmp_path):
                 break
             await pilot.pause(0.05)
         assert app.screen.query_one("#exchanges").row_count == 2
+        notes = [str(n.render()) for n in app.screen.query(".note")]
+        assert any("times are approximate" in n for n in notes), notes
+        assert notes[-1] == "i and 1 more note: streamscope inspect lists them"
         await pilot.press("enter")
         for _ in range(200):
             if isinstance(app.screen, StreamScreen):
                 break
             await pilot.pause(0.05)
         assert app.screen.model.exchange == 1 and app.screen.model.total == 8
+        assert "frame 0/8 · times approximate" in str(app.screen.query_one("#info").render())
+        await pilot.press("right")
+        await pilot.pause()
+        info = str(app.screen.query_one("#info").render())
+        assert " (approximate)" in info, info
         await pilot.press("q", "q")

@@ -293,3 +293,18 @@ def test_json_names_the_openai_version_behind_openai_sdk(alibaba_sse):
 
     doc = orjson.loads(inspect(str(alibaba_sse), "--json").output)
     assert doc["openai_sdk_version"] == version("openai")
+
+
+@pytest.mark.parametrize(
+    "sample, words",
+    [("gemini-no-index.sse", "an SSE file"), ("deepseek-cumulative.chunks.jsonl", "a chunk log")],
+)
+def test_a_single_stream_file_is_named_with_its_article(sample, words):
+    import os
+
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
+    path = os.path.join(root, sample)
+    for command in (["export", path, "--exchange", "2"], ["replay", path, "--exchange", "2"]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2
+        assert f"{words} holds one stream (exchange 1), not 2" in result.output, result.output

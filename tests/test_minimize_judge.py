@@ -98,7 +98,7 @@ CALLS = st.builds(
         "choices": [{"index": choice, "delta": {"tool_calls": entries}, "finish_reason": finish}],
     },
     st.lists(ENTRY, min_size=1, max_size=2),
-    st.sampled_from([0, 0, 1, None, True]),
+    st.sampled_from([0, 0, 1, None, True, -1]),
     st.sampled_from([None, "tool_calls"]),
 )
 

@@ -73,6 +73,9 @@ def test_no_secret_reaches_the_recording_the_logs_or_the_upstream_host(tmp_path,
         proc.kill()
     recording = path.read_text()
     assert _leaks(recording) == [] and _leaks(out + err) == []
+    argv = next(iter(iter_records(path)))[1].argv  # the whole command line, masked
+    assert argv[:3] == ["streamscope", "proxy", "--upstream"] and argv[4:] == ["-o", str(path)]
+    assert argv[3] == url.replace(f"alice:{PASSWORD}", REDACTED)
     assert "ok=kept" in recording and "Bearer [REDACTED]" in recording
     assert upstream.hosts[seen:] == [f"127.0.0.1:{upstream.url.split(':')[2].split('/')[0]}"] * 2
     basic = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
@@ -201,3 +204,78 @@ def test_a_google_clients_key_and_token_are_masked_by_the_proxy(tmp_path, upstre
     assert upstream.headers[-3]["x-goog-api-key"] == GOOGLE_KEY
     assert upstream.headers[-2]["authorization"] == f"Bearer {GOOGLE_TOKEN}"
     assert upstream.paths[-1].endswith(f"?alt=sse&key={GOOGLE_KEY}")
+
+
+ARGV_SECRETS = ["sk-argv-s27-abcdefgh", "ghp_s28argvtokenabcdefghijklmnop", "s29-pw", "s30-key"]
+
+
+def test_the_header_holds_the_whole_command_line_with_its_secrets_masked(tmp_path, upstream):
+    """The recorder's own options (-o, --upstream) are in `argv`, and so is the recorded
+    command, each secret it was given masked."""
+    path = tmp_path / "argv.jsonl"
+    child = (
+        "import os, httpx\n"
+        "httpx.post(os.environ['OPENAI_BASE_URL'] + '/chat/completions',"
+        " json={'model': 'json', 'messages': []})\n"
+    )
+    secret_args = ["--api-key", ARGV_SECRETS[0], "--token", ARGV_SECRETS[1]]
+    secret_args += ["--password", ARGV_SECRETS[2], f"--key={ARGV_SECRETS[3]}"]
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "record", "-o", str(path), "--upstream"]
+        + [upstream.url, "--", sys.executable, "-c", child, *secret_args],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    header = next(iter(iter_records(path)))[1]
+    assert header.argv == [
+        "streamscope",
+        "record",
+        "-o",
+        str(path),
+        "--upstream",
+        upstream.url,
+        "--",
+        sys.executable,
+        "-c",
+        child,
+        "--api-key",
+        REDACTED,
+        "--token",
+        REDACTED,
+        "--password",
+        REDACTED,
+        f"--key={REDACTED}",
+    ]
+    assert not [s for s in ARGV_SECRETS if s in path.read_text()]
+
+
+def test_a_failed_exchange_is_said_whole(tmp_path, capsys):
+    """The recorder's summary says why an exchange failed in full: the terminal wraps it."""
+    from streamscope.record.runner import summarize
+
+    path = tmp_path / "failed.jsonl"
+    why = "cannot connect to api.openai.com: Name or service not known"
+    with RecordingWriter(path, argv=["streamscope", "record"]) as w:
+        for _ in range(5):
+            x = w.new_exchange()
+            w.request(x, "POST", "https://api.openai.com/v1/chat/completions", [], b"{}")
+            w.end(x, "upstream-error", why)
+    summarize(w)
+    said = capsys.readouterr().err
+    assert f"streamscope: exchange 1 failed: ended upstream-error: {why}\n" in said
+    assert "streamscope: and 2 more exchanges failed (inspect lists them)" in said
+
+
+def test_why_an_exchange_ended_is_never_cut(tmp_path):
+    from streamscope.analysis import analyze
+
+    path = tmp_path / "long.jsonl"
+    why = "upstream said: " + " ".join(f"word{i}" for i in range(60))  # past 200 chars
+    with RecordingWriter(path, argv=["streamscope", "record"]) as w:
+        x = w.new_exchange()
+        w.request(x, "POST", "https://api.openai.com/v1/chat/completions", [], b"{}")
+        w.end(x, "upstream-error", why)
+    assert [f.message for f in analyze(path).failures] == [f"ended upstream-error: {why}"]

@@ -25,6 +25,7 @@ from ..dialects import LOOK, dialect, of_frame, open_engine
 from ..inputs import CHUNKS, SSE, ExchangeInfo, Source, describe_numbers, open_input
 from ..recording.format import End, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
+from ..text import cut
 
 
 @dataclass(slots=True)
@@ -277,9 +278,9 @@ def _failure(info: ExchangeInfo) -> Failure | None:
     if http_ok and (info.end_reason == "complete" or (info.end_reason is None and status is None)):
         return None
     body = bytes(info.body or b"").decode("utf-8", "replace").strip()
-    detail = info.end_error or body
-    detail = " ".join(detail.split())
-    detail = detail if len(detail) <= 200 else detail[:199] + "…"
+    body = " ".join(body.split())
+    # why it ended is said whole (a reader wraps it); a body (an error page) is only quoted
+    detail = " ".join(info.end_error.split()) if info.end_error else cut(body, 200)
     if status is not None and status >= 400:
         what = f"HTTP {status}"
     elif info.end_reason is None:

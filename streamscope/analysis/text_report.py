@@ -119,7 +119,7 @@ def render(analysis: Analysis, console: Console) -> None:
             console.print(
                 f"  {_MARK[f.severity]} exchange {f.exchange}  [bold]{f.kind}[/]  {_safe(f.message)}"
             )
-    elif analysis.format == "recording" and any(s.tool_calls for s in analysis.streams):
+    elif analysis.format in RECORDED and any(s.tool_calls for s in analysis.streams):
         console.print()
         console.print(
             "[bold]Conversation contract[/]: every assembled call came back unchanged, every result matched."

@@ -20,7 +20,9 @@ from ..core.frames import INVALID, Frame, parse_payload
 from ..core.sse import SseDecoder, plain_datas
 from ..dialects import Dialect, dialect
 from ..inputs import CHUNKS, Exchange, Source, open_input
+from ..inputs.har import GENERAL_NOTES, Har
 from ..inputs.reads import Reads
+from ..inputs.source import har_records
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
 from ..text import visible
 
@@ -129,7 +131,19 @@ def export(
     if keep_fields and not minimal:
         raise ValueError("--keep-fields only applies with --minimal")
     with open_input(path, check=True) as source:
+        if source.har is not None and fmt == "recording" and not (exchange or frames or minimal):
+            return _whole_har(source, source.har)
         return _export(_load(source, exchange, minimal), fmt, frames, minimal, keep_fields)
+
+
+def _whole_har(source: Source, har: Har) -> Export:
+    """A HAR as one recording: every exchange it kept, its notes in the header."""
+    lines = [orjson.dumps(Header(created=_created(source), notes=har.notes).to_json())]
+    frames = 0
+    for _, line in har_records(har):
+        frames += line["type"] == "chunk"
+        lines.append(orjson.dumps(line))
+    return Export(b"".join(line + b"\n" for line in lines), frames, frames)
 
 
 def _export(
@@ -198,21 +212,26 @@ def _sse_exact(stream: _Stream, a: int, b: int) -> bytes:
     return body[stream.spans[a - 1][0] : stream.spans[b - 1][1]]
 
 
+def _created(source: Source) -> str:
+    """The exported recording's start: the capture's own time (exports stay reproducible)."""
+    if source.header is not None:  # a recording
+        return source.header.created
+    if source.har is not None and source.har.created is not None:  # its first entry's start
+        return source.har.created
+    mtime = datetime.datetime.fromtimestamp(os.path.getmtime(source.path), datetime.timezone.utc)
+    return mtime.isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
 def _recording(
     stream: _Stream, datas: list[str], names: list[str | None], a: int, b: int, exact: bool
 ) -> bytes:
     header, ex = stream.source.header, stream.exchange
     har = stream.source.har
-    if header is not None:  # the same capture: keep its time (and keep exports reproducible)
-        created = header.created
-    elif har is not None and har.created is not None:  # a HAR: its first entry's start
-        created = har.created
-    else:
-        mtime = datetime.datetime.fromtimestamp(
-            os.path.getmtime(stream.source.path), datetime.timezone.utc
-        )
-        created = mtime.isoformat(timespec="microseconds").replace("+00:00", "Z")
-    lines = [Header(created=created, argv=None).to_json()]
+    created = _created(stream.source)
+    # a recording's notes, or a HAR's that hold for each of its exchanges
+    har_notes = list(GENERAL_NOTES) if har is not None else None
+    notes = header.notes if header is not None else har_notes
+    lines = [Header(created=created, argv=None, notes=notes).to_json()]
     t0 = 0
     if stream.source.recorded:
         if ex.request is not None:

@@ -4,12 +4,13 @@
 `source` gives the `Source` every face uses: inspect, replay, export, serve and playback.
 """
 
-from .sniff import CHUNKS, HAR, RECORDED, RECORDING, SSE
+from .sniff import CHUNKS, HAR, KIND_WORDS, RECORDED, RECORDING, SSE
 from .source import Exchange, ExchangeInfo, Source, describe_numbers, open_input
 
 __all__ = [
     "CHUNKS",
     "HAR",
+    "KIND_WORDS",
     "RECORDED",
     "RECORDING",
     "SSE",

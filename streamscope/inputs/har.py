@@ -8,17 +8,19 @@ a HAR as it reads a recording. Headers and URLs are masked as the recorder masks
 
 A HAR keeps no per-read timing: a body is cut into its SSE events (every byte kept) and
 their times are spread evenly over the entry's `timings.receive`, after its start and
-its `blocked + dns + connect + send + wait`. The source says so in a note. A HAR does
-not say how a transfer ended either: an entry with a body is read as complete.
+its `blocked + dns + connect + send + wait` (+ `ssl` in mitmproxy's export, which times
+TLS apart from `connect`). The source says so in a note. A HAR does not say how a
+transfer ended either: an entry with a body is read as complete.
 
 A file that is not HAR 1.2 (bad JSON, another version, no `log.entries`) is a one-line
-RecordingError; an entry that cannot be read is skipped with a note naming it.
+RecordingError; an entry that cannot be read (no body, an empty one, bad base64) is
+skipped with a note naming it; a timing that is no number of milliseconds is noted and
+read as absent.
 """
 
 from __future__ import annotations
 
 import base64
-import binascii
 import os
 import re
 from dataclasses import dataclass, field
@@ -36,8 +38,13 @@ TIMING_NOTE = (
     "a HAR keeps no per-read timing: each body is cut into its SSE events, spread over the "
     "entry's receive time (times are approximate)"
 )
+END_NOTE = "a HAR does not say how a transfer ended: entries are read as complete"
+# what holds for every exchange read from a HAR (kept by a recording exported from one)
+GENERAL_NOTES = (TIMING_NOTE, END_NOTE)
 _BLANK = re.compile(rb"\r\n\r\n|\n\n|\r\r")
-_BEFORE_BODY = ("blocked", "dns", "connect", "send", "wait")  # ssl is inside connect
+_BEFORE_BODY = ("blocked", "dns", "connect", "send", "wait")  # ssl is inside connect...
+# ...as HAR 1.2 asks, but not in mitmproxy's export (savehar.py times TLS apart)
+_SSL_APART = ("mitmproxy",)
 
 
 class MemoryReads(Reads):
@@ -96,9 +103,10 @@ def read_har(path: str | os.PathLike[str]) -> Har:
     entries = log.get("entries")
     if not isinstance(entries, list):
         raise _error(name, 'the HAR has no "log.entries" list')
-    har = Har(
-        [], [TIMING_NOTE, "a HAR does not say how a transfer ended: entries are read as complete"]
-    )
+    har = Har([], list(GENERAL_NOTES))
+    creator = log.get("creator")
+    writer = creator.get("name") if isinstance(creator, dict) else None
+    before = (*_BEFORE_BODY, "ssl") if writer in _SSL_APART else _BEFORE_BODY
     starts = [_start(e) for e in entries]
     t0 = min((s for s in starts if s is not None), default=None)
     others = 0
@@ -108,7 +116,9 @@ def read_har(path: str | os.PathLike[str]) -> Har:
             continue
         try:
             t_ns = 0 if start is None or t0 is None else round((start - t0).total_seconds() * 1e9)
-            har.exchanges.append(_exchange(len(har.exchanges) + 1, entry, t_ns))
+            har.exchanges.append(
+                _exchange(len(har.exchanges) + 1, entry, t_ns, i, har.notes, before)
+            )
         except _Skip as why:
             har.notes.append(f"entries[{i}] skipped: {why}")
     if others:
@@ -128,9 +138,11 @@ def _start(entry: object) -> datetime | None:
     if not isinstance(text, str):
         return None
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        start = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
+    # HAR asks for a zone; one without is read as UTC (naive and zoned times do not compare)
+    return start if start.tzinfo is not None else start.replace(tzinfo=timezone.utc)
 
 
 def _headers_of(d: dict) -> list[tuple[str, str]]:
@@ -172,7 +184,10 @@ def _wanted(entry: object) -> bool:
     return isinstance(url, str) and url.split("?")[0].rstrip("/").endswith("/chat/completions")
 
 
-def _exchange(number: int, entry: dict, t_ns: int) -> HarExchange:
+def _exchange(
+    number: int, entry: dict, t_ns: int, i: int, notes: list[str], before: tuple[str, ...]
+) -> HarExchange:
+    """Entry i as exchange `number`; `before`: the timings that pass before its body."""
     request, response = entry.get("request"), entry.get("response")
     if not isinstance(request, dict) or not isinstance(response, dict):
         raise _Skip("it has no request or no response object")
@@ -188,9 +203,21 @@ def _exchange(number: int, entry: dict, t_ns: int) -> HarExchange:
     if not isinstance(content, dict) or not isinstance(content.get("text"), str):
         raise _Skip("the response body was not saved (no response.content.text)")
     data = _text(content, "response.content")
+    if not data and status < 400:  # an error's empty body still says the request failed
+        raise _Skip(
+            'its response body is empty (response.content.text is ""): the body was not '
+            "saved, or nothing was received"
+        )
     timings = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
-    head = sum(_ms(timings, k) for k in _BEFORE_BODY)
-    receive = _ms(timings, "receive")
+    ms = {k: _ms(timings, k) for k in (*before, "receive")}
+    for k, v in ms.items():
+        if v is None:
+            notes.append(
+                f"entries[{i}] timings.{k} {quote(timings[k], 40)} is not a time in "
+                "milliseconds: read as absent"
+            )
+    head = sum(ms[k] or 0.0 for k in before)
+    receive = ms["receive"] or 0.0
     stream = "text/event-stream" in _content_type(response)
     pieces = _events(data) if stream else [data]
     reads = [
@@ -213,10 +240,18 @@ def _exchange(number: int, entry: dict, t_ns: int) -> HarExchange:
     )
 
 
-def _ms(timings: dict, key: str) -> float:
-    """A HAR timing in ms (-1, or absent, means it does not apply: 0)."""
+_LONGEST_MS = 1e12  # some 30 years: a timing beyond it is no time this reader can place
+
+
+def _ms(timings: dict, key: str) -> float | None:
+    """A HAR timing in ms (-1, null, or absent, means it does not apply: 0); None when it
+    is no number of milliseconds (a string, infinite, past any real transfer)."""
     v = timings.get(key)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 else 0.0
+    if v is None or isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None if v is not None else 0.0
+    if v != v or not -_LONGEST_MS <= v <= _LONGEST_MS:  # NaN, or too far to place
+        return None
+    return float(v) if v > 0 else 0.0
 
 
 def _text(d: object, where: str) -> bytes:
@@ -235,8 +270,10 @@ def _text(d: object, where: str) -> bytes:
         )
     try:
         return base64.b64decode(text, validate=True)
-    except binascii.Error:
-        raise _Skip(f"{where}.text is not valid base64") from None
+    except ValueError:  # binascii.Error, or a character that is not ASCII
+        bad = next((i for i, ch in enumerate(text) if not ch.isascii()), None)
+        why = "" if bad is None else f" ({quote(text[bad])} at character {bad} is not ASCII)"
+        raise _Skip(f"{where}.text is not valid base64{why}") from None
 
 
 def _events(body: bytes) -> list[bytes]:

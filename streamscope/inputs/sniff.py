@@ -22,6 +22,13 @@ from ..recording.format import BOM, RecordingError
 
 RECORDING, SSE, CHUNKS, HAR = "recording", "sse", "chunks", "har"
 RECORDED = (RECORDING, HAR)  # kinds that hold exchanges (requests and responses)
+# each kind in words, with its article ("an SSE file", not "a sse file")
+KIND_WORDS = {
+    RECORDING: "a recording",
+    SSE: "an SSE file",
+    CHUNKS: "a chunk log",
+    HAR: "a HAR file",
+}
 _HAR = re.compile(rb'\{\s*"log"\s*:')  # a JSON document whose first key is "log"
 
 _SSE_FIELDS = (b"data", b"event", b"id", b"retry")

@@ -22,9 +22,9 @@ from ..core.frames import Frame
 from ..dialects import of_frames, of_request
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.reader import Progress, RecordingIndex, iter_raw
-from .har import Har, MemoryReads, read_har
+from .har import TIMING_NOTE, Har, MemoryReads, read_har
 from .reads import BlockReads, ExchangeReads, LineReads, Reads
-from .sniff import HAR, RECORDED, RECORDING, SSE, sniff
+from .sniff import HAR, KIND_WORDS, RECORDED, RECORDING, SSE, sniff
 
 
 @dataclass(slots=True)
@@ -127,9 +127,16 @@ class Source:
         if kind == RECORDING:
             # the header is read (and checked) now: a bad one fails before any face starts
             self.header = iter_raw(path).header
+            self.notes = notes + (self.header.notes or [])  # (one exported from a HAR)
         elif kind == HAR:  # read whole now (one JSON document): bad HAR fails here
             self.har = read_har(path)
             self.notes = notes + self.har.notes
+
+    @property
+    def approximate_times(self) -> bool:
+        """Its times were spread over a HAR entry's receive time, not taken per read (a
+        HAR, or a recording exported from one)."""
+        return TIMING_NOTE in self.notes
 
     @property
     def recorded(self) -> bool:
@@ -201,7 +208,7 @@ class Source:
         if self.kind != RECORDING:
             if number != 1:
                 raise RecordingError(
-                    f"{self.path}: a {self.kind} file holds one stream (exchange 1), not {number}",
+                    f"{self.path}: {KIND_WORDS[self.kind]} holds one stream (exchange 1), not {number}",
                     self.path,
                 )
             with self._lock:
@@ -251,7 +258,7 @@ class Source:
         Then `stopped_at_scan` says where a cut-off recording stopped.
         """
         if self.har is not None:
-            yield from _har_records(self.har)
+            yield from har_records(self.har)
             return
         reader = iter_raw(self.path, progress, self.tolerant)
         self.stopped_at_scan = None
@@ -277,7 +284,7 @@ class Source:
         self.close()
 
 
-def _har_records(har: Har) -> Iterator[tuple[int, dict]]:
+def har_records(har: Har) -> Iterator[tuple[int, dict]]:
     """(0, line) for every line a recording of the HAR's exchanges would hold."""
     for x in har.exchanges:
         for head in (x.request.to_json(), x.response.to_json()):

@@ -36,7 +36,7 @@ def package_of(request: object, wanted: str | None = None) -> ModuleType:
     if wanted is not None and name != wanted:
         raise TypeError(
             f"streamscope: this transport was made for {wanted} (http={wanted!r}), "
-            f"but a {name} client used it"
+            f"but a client of {name} used it"
         )
     return sys.modules[name]
 

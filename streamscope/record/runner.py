@@ -6,6 +6,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 from datetime import datetime, timezone
 
 from ..recording import RecordingWriter
@@ -116,6 +117,12 @@ def run_child(command: list[str], variables: dict[str, str], stopped: list[int])
     return 128 - status if status < 0 else status
 
 
+def command_line() -> list[str]:
+    """This process's command line as the user typed it: `streamscope` (however it was
+    started: a script, python -m) and every word after it; the writer masks its secrets."""
+    return ["streamscope", *sys.argv[1:]]
+
+
 def open_recording(
     path: str, argv: list[str], redact: bool, redact_json: list[str]
 ) -> RecordingWriter:
@@ -158,8 +165,12 @@ def record(
     anthropic_url: str | None = None,
     gemini_url: str | None = None,
     vertex_url: str | None = None,
+    argv: list[str] | None = None,
 ) -> int:
     """Run `command` behind the proxy; the exit status (StartError when it cannot start).
+
+    `argv`: the command line to record in the header (the recorder's own options too);
+    by default `streamscope record -- COMMAND`.
 
     With `anthropic_url`, the proxy has an Anthropic side too, and ANTHROPIC_BASE_URL
     points at it. With `gemini_url`, it has Google's sides, and GOOGLE_GEMINI_BASE_URL and
@@ -176,9 +187,8 @@ def record(
     sock = listen(port)  # first: a busy port must not leave an empty recording behind
     try:
         path = output or default_output()
-        writer = open_recording(
-            path, ["streamscope", "record", "--", *command], redact, redact_json
-        )
+        argv = argv if argv is not None else ["streamscope", "record", "--", *command]
+        writer = open_recording(path, argv, redact, redact_json)
     except BaseException:
         sock.close()
         raise
@@ -269,9 +279,12 @@ def summarize(writer: RecordingWriter) -> None:
         if kinds:
             listed = ", ".join(f"{k} x{n}" for k, n in kinds.most_common())
             say(f"{plural(entries[severity], severity)}: {listed}")
-    if analysis.failures:
-        failed = "; ".join(f"{f.exchange}: {f.message[:80]}" for f in analysis.failures[:3])
-        say(f"{plural(len(analysis.failures), 'exchange')} failed: {failed}")
+    for f in analysis.failures[:3]:  # whole: the terminal wraps a long reason
+        say(f"exchange {f.exchange} failed: {f.message}")
+    if len(analysis.failures) > 3:
+        say(
+            f"and {plural(len(analysis.failures) - 3, 'more exchange')} failed (inspect lists them)"
+        )
     if contract:
         say(
             "conversation contract broken: "

@@ -8,7 +8,6 @@ learn a line's type and exchange from a byte prefix without parsing the whole li
 from __future__ import annotations
 
 import base64
-import binascii
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -123,7 +122,7 @@ def _one_of(d: dict, key: str) -> tuple[str | None, str | None]:
     if b64 is not None:
         try:
             base64.b64decode(b64, validate=True)
-        except binascii.Error:
+        except ValueError:  # binascii.Error, or a character that is not ASCII
             raise ValueError(f"field '{key}_b64' is not valid base64") from None
     return text, b64
 
@@ -134,13 +133,16 @@ class Header:
 
     created: str  # UTC, "2026-11-29T22:00:00.000000Z"
     argv: list[str] | None = None
+    # facts about what was recorded that every reader should say (a recording exported
+    # from a HAR: its times are approximate); written only when there are some
+    notes: list[str] | None = None
     tool_version: str = __version__
     schema_version: int = SCHEMA_VERSION
     tool: str = TOOL
     type: ClassVar[str] = "header"
 
     def to_json(self) -> dict:
-        return {
+        d = {
             "type": "header",
             "schema_version": self.schema_version,
             "tool": self.tool,
@@ -148,6 +150,9 @@ class Header:
             "created": self.created,
             "argv": self.argv,
         }
+        if self.notes:
+            d["notes"] = self.notes
+        return d
 
     @classmethod
     def from_json(cls, d: dict) -> Header:
@@ -156,9 +161,15 @@ class Header:
             isinstance(argv, list) and all(isinstance(a, str) for a in argv)
         ):
             raise ValueError("field 'argv' is not a list of strings")
+        notes = d.get("notes")
+        if notes is not None and not (
+            isinstance(notes, list) and all(isinstance(n, str) for n in notes)
+        ):
+            raise ValueError("field 'notes' is not a list of strings")
         return cls(
             created=_str(d, "created"),
             argv=argv,
+            notes=notes,
             tool_version=_str(d, "tool_version"),
             schema_version=_int(d, "schema_version"),
             tool=_str(d, "tool"),

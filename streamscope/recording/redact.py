@@ -100,12 +100,31 @@ _ARGV_SECRET = re.compile(
 )
 
 
+# An option whose name says it takes a secret (--api-key, --token, --password, --key,
+# --client-secret, --auth...): its value, after "=" or as the next word, is masked
+# whatever it looks like.
+_SECRET_OPTION = re.compile(
+    r"(-{1,2}[\w.]*(?:key|token|secret|passw|credential|auth)[\w.-]*)(=.*)?", re.IGNORECASE
+)
+
+
 def redact_argv(argv: Sequence[str]) -> list[str]:
-    """The recorded command line with key-shaped words and URL credentials masked."""
-    out = []
+    """The recorded command line with secrets masked: the value of an option named like
+    a secret, key-shaped words (as in headers), and URL credentials."""
+    out: list[str] = []
+    value_next = False  # the word before was an option that takes a secret
     for arg in argv:
+        if value_next and not arg.startswith("-"):
+            out.append(REDACTED)
+            value_next = False
+            continue
+        option = _SECRET_OPTION.fullmatch(arg)
+        value_next = option is not None and option.group(2) is None
+        if option is not None and option.group(2) is not None:
+            arg = option.group(1) + "=" + REDACTED
         arg = redact_url(arg) if "://" in arg else arg
-        out.append(_ARGV_SECRET.sub(lambda m: (m.group(2) or m.group(3) or "") + REDACTED, arg))
+        arg = _ARGV_SECRET.sub(lambda m: (m.group(2) or m.group(3) or "") + REDACTED, arg)
+        out.append(_KEY_SHAPED.sub(REDACTED, arg))
     return out
 
 

@@ -4,7 +4,7 @@ without running the engine.
 
 Each fact follows a rule of this dialect's own code, and names it: Robust.feed and
 Robust._tool (robust.py), the per-delta predicates they share with this module
-(`index_kind`, `lacks_function`, `choice_of`, `sets_finish`, `sets_name`), and the docs
+(`index_kind`, `void_entry`, `lacks_function`, `choice_of`, `sets_finish`, `sets_name`), and the docs
 snippet (strategies.OpenAIDocs). A hypothesis test holds every rule to the engine's
 full answer (tests/test_minimize_judge.py), so a rule that drifts from its source fails.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ...core.frames import INVALID, NOT_READ, parse_payload
 from ...core.repair import parses
 from .engine import plain_fragment
-from .robust import choice_of, index_kind, lacks_function, sets_finish, sets_name
+from .robust import choice_of, index_kind, lacks_function, sets_finish, sets_name, void_entry
 from .schema import chunk_violation
 
 
@@ -63,9 +63,13 @@ def parsed(data: str, payload: object = None) -> Parsed:
             if problem is not None:
                 forced.add("chunk-schema-violation")
     read = [] if error_only else _read(payload)  # a plain fragment's too
-    entries = [entry for _, entry in read]
-    for entry in entries:
+    if plain is None and not error_only and _bad_choice_index(payload):
+        forced.add("index-invalid")  # (Robust.feed reads every choice's index)
+    for _, entry in read:
         forced.update(_entry_kinds(entry))  # (none for a plain fragment)
+    # an entry with an invalid index that carries nothing is filed, and is no call
+    read = [(c, entry) for c, entry in read if not void_entry(entry)]
+    entries = [entry for _, entry in read]
     return Parsed(
         payload,
         plain,
@@ -153,8 +157,21 @@ def _read(payload: object) -> list[tuple[int, dict]]:
     return out
 
 
+def _bad_choice_index(payload: object) -> bool:
+    """A choice Robust.feed reads has an index that is present and not a non-negative
+    integer (null is left to the schema check)."""
+    return any(
+        isinstance(choice, dict)
+        and "index" in choice
+        and index_kind(choice["index"]) == "index-invalid"
+        for choice in _choices(payload)
+    )
+
+
 def _entry_kinds(entry: dict) -> set[str]:
     """Warning and error kinds Robust._tool files for `entry`, whatever came before."""
+    if void_entry(entry):
+        return {"index-invalid"}  # and nothing else: it is no call
     out = set()
     kind = index_kind(entry.get("index"))
     if kind is not None:

@@ -46,6 +46,27 @@ def index_kind(raw: object) -> str | None:
     return None
 
 
+def carries_nothing(d: dict) -> bool:
+    """A tool call delta that starts nothing and adds nothing: no id, no name, no
+    arguments (null and "" are none), from `function` or else `custom`."""
+    idv = d.get("id")
+    if isinstance(idv, str) and idv:
+        return False
+    body = d.get("function")
+    if not isinstance(body, dict):
+        body = d.get("custom")
+    if not isinstance(body, dict):
+        return True
+    args = body.get("arguments" if isinstance(d.get("function"), dict) else "input")
+    return not sets_name(body.get("name")) and args in (None, "")
+
+
+def void_entry(d: dict) -> bool:
+    """An entry with an invalid index that carries nothing: an anomaly, and no call
+    (openai-go rejects such a chunk; a bare {"index": -2} after the stream finished)."""
+    return index_kind(d.get("index")) == "index-invalid" and carries_nothing(d)
+
+
 def lacks_function(d: dict) -> bool:
     """No function object (null counts as none), nor a custom one to read instead."""
     return d.get("function") is None and not isinstance(d.get("custom"), dict)
@@ -224,6 +245,15 @@ class Robust:
             if not isinstance(choice, dict):
                 continue
             c = choice_of(choice)
+            if "index" in choice and index_kind(choice["index"]) == "index-invalid":
+                raw = choice["index"]
+                read_as = "" if type(raw) is int else f"; robust reads it as choice {c}"
+                self.log.add(
+                    "index-invalid",
+                    n,
+                    f"choice index {quote(raw)} is not a non-negative integer{read_as}",
+                    c,
+                )
             st = self.choices.get(c)
             if st is None:
                 st = self.choices[c] = ChoiceState(len(self.choices))
@@ -316,6 +346,18 @@ class Robust:
                 if isinstance(raw_index, int) and not isinstance(raw_index, bool)
                 else repr(raw_index)
             )
+            if invalid is not None and carries_nothing(d):  # (void_entry)
+                log.add(
+                    "index-invalid",
+                    n,
+                    lambda: (
+                        f"index {quote(raw_index)} is not a non-negative integer, and the "
+                        "entry carries no id, name or arguments: no call is made of it"
+                    ),
+                    c,
+                    raw_index,
+                )
+                return
             if invalid is not None:  # (it has an index: not index-missing)
                 log.add(
                     "index-invalid",

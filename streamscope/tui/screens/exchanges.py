@@ -26,6 +26,8 @@ from ..widgets import (
 )
 from .bindings import HELP
 
+NOTES_SHOWN = 3  # above the list; a HAR may have a note for each entry it skipped
+
 
 class ExchangesScreen(Screen):
     """One row per exchange; Enter opens its stream (or its request and response)."""
@@ -53,6 +55,15 @@ class ExchangesScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="title")
+        # facts about the file (a HAR's approximations), the first few: the list stays
+        notes = self.session.input.notes
+        for note in notes[:NOTES_SHOWN]:
+            yield Static(Text(f"i {visible(note)}", style="cyan"), classes="note")
+        if len(notes) > NOTES_SHOWN:
+            more = plural(len(notes) - NOTES_SHOWN, "more note")
+            yield Static(
+                Text(f"i and {more}: streamscope inspect lists them", style="cyan"), classes="note"
+            )
         if self.errors:
             said = "; ".join(visible(str(e)) for e in self.errors[:3])
             more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""

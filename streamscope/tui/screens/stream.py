@@ -201,9 +201,13 @@ class StreamScreen(Screen):
 
     def compose(self) -> ComposeResult:
         S = StreamScreen
-        yield InfoLine(self.model, self.title_text, self.session.follow, id="info").data_bind(
-            S.frame, S.speed, S.playing, S.filter_text, S.rows, S.version
-        )
+        yield InfoLine(
+            self.model,
+            self.title_text,
+            self.session.follow,
+            self.session.input.approximate_times,
+            id="info",
+        ).data_bind(S.frame, S.speed, S.playing, S.filter_text, S.rows, S.version)
         yield Timeline(self.model, id="timeline").data_bind(S.frame, S.version)
         yield Static(
             Text("robust: streamscope's reading", style="bold")

@@ -24,9 +24,13 @@ class InfoLine(Static):
     rows: reactive[list[int]] = reactive(list, init=False)  # the frames the filter shows
     version: reactive[int] = reactive(0, init=False)  # the model grew (read on, --follow)
 
-    def __init__(self, model: StreamModel, title: str, follow: bool, **kw) -> None:
+    def __init__(
+        self, model: StreamModel, title: str, follow: bool, approximate: bool = False, **kw
+    ) -> None:
         super().__init__(**kw)
         self.model, self.title_text, self.follow = model, title, follow
+        # times spread over a HAR entry's receive time, not taken per read: said beside each
+        self.approximate = approximate
 
     def on_mount(self) -> None:
         self.show()
@@ -40,6 +44,9 @@ class InfoLine(Static):
     def show(self) -> None:
         model, n = self.model, self.frame
         t = model.time(n) if n else None
+        when = ms(t)
+        if self.approximate:  # before the first frame too: the note is where times are read
+            when = f"{when} (approximate)" if t is not None else "times approximate"
         playing = f" · playing ×{self.speed:g}" if self.playing else ""
         if model.reading is not None:
             playing += f" · reading {model.reading:.0%}"
@@ -52,7 +59,7 @@ class InfoLine(Static):
         )
         self.update(
             Text(
-                f"{visible(self.title_text)} · frame {n}/{model.total} · {ms(t)}{playing}{shown}",
+                f"{visible(self.title_text)} · frame {n}/{model.total} · {when}{playing}{shown}",
                 style="bold",
             ),
             layout=False,  # one line high (the stylesheet's #info): no layout pass per frame
