@@ -397,7 +397,10 @@ def truncated(
 ) -> None:
     """`stream-truncated` for a body cut inside an event, a recording without the end line,
     a client or streamscope that left first, or a failed connection."""
-    if truncation is not None:
+    if truncation is not None and not (
+        # a compressed body cut short: the end line says why, when it was not complete
+        getattr(truncation, "cut", False) and end_reason not in (None, "complete")
+    ):
         log.add("stream-truncated", last, f"after frame {last}: {truncation.describe()}")
     elif end_reason == UNFINISHED:
         log.add(

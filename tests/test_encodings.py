@@ -1,0 +1,258 @@
+"""Compressed bodies (Content-Encoding gzip, deflate, br, zstd) read as the client read
+them, on every face: the encoded versions of bundled recordings inspect, replay and export
+exactly like the plain ones; what cannot be decoded is one finding naming the encoding."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from streamscope.cli import main
+from streamscope.inputs import open_input
+from streamscope.inputs.encoding import Inflow
+from streamscope.recording import RecordingIndex
+from streamscope.recording.format import Chunk
+from streamscope.tui.model import StreamModel
+
+from .encoded import CODINGS, Encoder, encode_recording
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLES = ["openai.jsonl", "anthropic-tool-use.jsonl", "gemini-streamed-args.jsonl"]
+
+
+def run(*args: str):
+    result = CliRunner().invoke(main, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+def inspect_json(path) -> dict:
+    result = run("inspect", str(path), "--json")
+    assert result.exit_code in (0, 1), result.output
+    d = orjson.loads(result.stdout_bytes)
+    d.pop("source", None)
+    return d
+
+
+def sample(name: str) -> str:
+    return os.path.join(ROOT, "recordings", name)
+
+
+@pytest.fixture(params=[(s, c) for s in SAMPLES for c in (*CODINGS, "raw-deflate")], ids=str)
+def encoded(request, tmp_path):
+    name, coding = request.param
+    return sample(name), encode_recording(sample(name), tmp_path / f"{coding}-{name}", coding)
+
+
+def test_inspect_reads_an_encoded_recording_as_the_plain_one(encoded):
+    plain, enc = encoded
+    assert inspect_json(enc) == inspect_json(plain)
+
+
+@pytest.mark.parametrize("fmt", ["sse", "chunks"])
+def test_export_writes_what_the_client_read(encoded, fmt):
+    plain, enc = encoded
+    ours, theirs = run("export", str(enc), "--format", fmt), run("export", plain, "--format", fmt)
+    assert ours.exit_code == theirs.exit_code
+    assert ours.stdout_bytes == theirs.stdout_bytes
+
+
+def chunk_lines(data: bytes) -> list[dict]:
+    return [d for d in map(orjson.loads, data.splitlines()) if d["type"] in ("response", "chunk")]
+
+
+def test_export_recording_keeps_the_bytes_and_headers_as_they_arrived(encoded, tmp_path):
+    plain, enc = encoded
+    out = tmp_path / "out.jsonl"
+    assert run("export", str(enc), "--format", "recording", "-o", str(out)).exit_code == 0
+    with RecordingIndex.open(enc) as index:
+        ex = index.exchanges()[0]
+        response = index.line(index.exchange(ex).response)
+        sent = [c.data_bytes for c in index.chunks(ex)]
+    lines = chunk_lines(out.read_bytes())
+    assert lines[0]["headers"] == [list(h) for h in response.headers]
+    assert [Chunk.from_json(d).data_bytes for d in lines[1:]] == sent
+    plain_out = tmp_path / "plain.jsonl"
+    assert run("export", plain, "--format", "recording", "-o", str(plain_out)).exit_code == 0
+    assert inspect_json(out) == inspect_json(plain_out)
+
+
+def test_a_part_of_an_encoded_stream_exports_decoded_without_its_encoding(tmp_path):
+    enc = encode_recording(sample("openai.jsonl"), tmp_path / "gz.jsonl", "gzip")
+    ours = run("export", str(enc), "--format", "recording", "--frames", "2-5").stdout_bytes
+    theirs = run("export", sample("openai.jsonl"), "--format", "recording", "--frames", "2-5")
+    assert ours == theirs.stdout_bytes  # (the plain one has no Content-Encoding either)
+    assert b"content-encoding" not in ours
+
+
+def model_of(path):
+    with open_input(path) as source:
+        n = source.numbers()[0]
+        ex = source.exchange(n)
+        info = ex.info
+        model = StreamModel(
+            ex.reads, n, info.tools, info.response_format, told=ex.dialect(), every=2
+        )
+        model.build()
+        frames = []
+        for k in range(1, model.total + 1):
+            frame = model.at(k).frame
+            frames.append((frame.data, frame.time_ns, frame.first_read, frame.last_read))
+            frames.append(b"".join(model.raw(frame)))
+        middle = model.at(model.total // 2).frame  # a jump back: resumed from a snapshot
+        result = model.result
+        return (
+            frames,
+            middle and middle.data,
+            [(a.kind, a.frame, a.message) for a in result.anomalies],
+            result.ended,
+            list(model.times),
+        )
+
+
+def test_the_replay_model_reads_an_encoded_stream_as_the_plain_one(encoded):
+    plain, enc = encoded
+    assert model_of(enc) == model_of(plain)
+
+
+def recut(path, dst, size: int):
+    """The same recording with every body's encoded bytes cut again every `size` bytes."""
+    lines = [orjson.loads(x) for x in Path(path).read_bytes().splitlines()]
+    out, bodies = [], {}
+    for d in lines:
+        if d["type"] == "chunk":
+            bodies.setdefault(d["exchange"], []).append(d)
+            continue
+        if d["type"] == "end" and d["exchange"] in bodies:
+            got = bodies.pop(d["exchange"])
+            body = b"".join(Chunk.from_json(c).data_bytes for c in got)
+            for k in range(0, len(body), size):
+                t = got[min(k * len(got) // len(body), len(got) - 1)]["t_ns"]
+                out.append(Chunk.of(d["exchange"], t, body[k : k + size]).to_json())
+        out.append(d)
+    Path(dst).write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in out))
+    return dst
+
+
+@pytest.mark.parametrize("coding", CODINGS)
+def test_reads_cut_anywhere_assemble_the_same_calls(coding, tmp_path):
+    plain = sample("anthropic-tool-use.jsonl")
+    enc = encode_recording(plain, tmp_path / "enc.jsonl", coding)
+    cut = recut(enc, tmp_path / "cut.jsonl", 7)
+    ours, theirs = inspect_json(cut), inspect_json(plain)
+    for a, b in zip(ours["streams"], theirs["streams"], strict=True):
+        assert a["tool_calls"] == b["tool_calls"]
+        assert [x["kind"] for x in a["anomalies"]] == [x["kind"] for x in b["anomalies"]]
+    assert model_of(cut)[0][::2] != []  # the replay reads it too
+
+
+def one_stream(path) -> dict:
+    d = inspect_json(path)
+    return d["streams"][0]
+
+
+def findings(stream: dict) -> list[str]:
+    return [a["message"] for a in stream["anomalies"] if a["kind"] == "stream-truncated"]
+
+
+def with_header(tmp_path, coding: str):
+    """openai.jsonl with its bodies plain but its responses saying `coding`."""
+    return encode_recording(sample("openai.jsonl"), tmp_path / "liar.jsonl", "identity", coding)
+
+
+def test_a_body_that_is_not_what_its_encoding_says_is_one_finding(tmp_path):
+    path = with_header(tmp_path, "gzip")
+    stream = one_stream(path)
+    [message] = findings(stream)
+    assert "Content-Encoding gzip cannot be decoded at byte 0" in message
+    assert "not valid gzip data (incorrect header check)" in message
+    assert [m for k, _, m in model_of(path)[2] if k == "stream-truncated"] == [message]
+
+
+def test_an_unknown_encoding_is_one_finding_naming_it(tmp_path):
+    [message] = findings(one_stream(with_header(tmp_path, "compress")))
+    assert "Content-Encoding 'compress' cannot be decoded" in message
+    assert "not one streamscope decodes (gzip, deflate, br, zstd)" in message
+
+
+@pytest.mark.parametrize("coding", CODINGS)
+def test_a_body_cut_inside_its_compressed_stream_says_so(coding, tmp_path):
+    enc = encode_recording(sample("openai.jsonl"), tmp_path / "enc.jsonl", coding)
+    lines = enc.read_bytes().splitlines()
+    last = max(i for i, x in enumerate(lines) if b'"chunk","exchange":1,' in x)
+    d = orjson.loads(lines[last])
+    data = Chunk.from_json(d).data_bytes
+    lines[last] = orjson.dumps(Chunk.of(1, d["t_ns"], data[: len(data) // 2]).to_json())
+    enc.write_bytes(b"\n".join(lines) + b"\n")
+    stream = one_stream(enc)
+    [message] = findings(stream)
+    assert (
+        f"the body ends inside its {coding} stream" in message or f"not valid {coding}" in message
+    )
+
+
+def test_a_decompression_bomb_is_stopped_and_named():
+    inflow = Inflow(["gzip"])
+    bomb = gzip.compress(b"\0" * (64 << 20))  # 64 MiB in about 64 KiB
+    got = sum(len(inflow.feed(bomb[k : k + 4096])) for k in range(0, len(bomb), 4096))
+    assert got <= 1000 * len(bomb) + (1 << 20)
+    assert "decompression bomb" in inflow.failure.reason
+
+
+def test_the_encoder_round_trips():  # (the test helper itself)
+    for coding in CODINGS:
+        enc, inflow = Encoder(coding), Inflow([coding])
+        pieces = [b"data: 1\n\n", b"data: 2\n\n", b""]
+        out = [inflow.feed(enc.piece(p, k == 2)) for k, p in enumerate(pieces)]
+        assert out == pieces and inflow.finish() is None
+
+
+def har_with_encoding(tmp_path, coding: str, compressed: bool) -> str:
+    """openai.jsonl as a HAR whose responses say Content-Encoding `coding`: their bodies
+    kept decoded as HAR 1.2 says (`compressed` False), or as they came (True, base64)."""
+    from .test_har import har_of_recording, write
+
+    doc = har_of_recording(sample("openai.jsonl"), compressed)
+    for e in doc["log"]["entries"]:
+        e["response"]["headers"].append({"name": "Content-Encoding", "value": coding})
+        if compressed:
+            content = e["response"]["content"]
+            body = base64.b64decode(content["text"])
+            content["text"] = base64.b64encode(Encoder(coding).piece(body, True)).decode()
+    return write(tmp_path, "capture.har", doc)
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["kept-decoded", "kept-compressed"])
+@pytest.mark.parametrize("coding", CODINGS)
+def test_a_har_reads_alike_whether_its_bodies_were_kept_decoded_or_not(
+    tmp_path, coding, compressed
+):
+    from .test_har import har_of_recording, write
+
+    plain = write(tmp_path, "plain.har", har_of_recording(sample("openai.jsonl"), False))
+    path = har_with_encoding(tmp_path, coding, compressed)
+    ours, theirs = inspect_json(path), inspect_json(plain)
+    said = [n for n in ours.pop("notes") if "Content-Encoding" in n]
+    theirs.pop("notes")
+    assert [s["tool_calls"] for s in ours["streams"]] == [
+        s["tool_calls"] for s in theirs["streams"]
+    ]
+    assert [s["anomalies"] for s in ours["streams"]] == [s["anomalies"] for s in theirs["streams"]]
+    if compressed:
+        assert said == []
+    else:
+        assert said == [
+            f"entries[{i}]: its body is kept decoded, so its Content-Encoding ({coding}) is left out"
+            for i in (0, 1)
+        ]
+    out = tmp_path / "out.jsonl"  # a recording of it says what its body is
+    assert run("export", path, "--format", "recording", "-o", str(out)).exit_code == 0
+    assert [s["tool_calls"] for s in inspect_json(out)["streams"]] == [
+        s["tool_calls"] for s in theirs["streams"]
+    ][:1]
