@@ -9,18 +9,26 @@ import gzip
 import os
 from pathlib import Path
 
+import httpx
+import httpx2
+import openai
 import orjson
 import pytest
 from click.testing import CliRunner
 
+from streamscope import recording_transport
 from streamscope.cli import main
 from streamscope.inputs import open_input
 from streamscope.inputs.encoding import Inflow
-from streamscope.recording import RecordingIndex
+from streamscope.playback.serve import ServeServer
+from streamscope.record.proxy import ProxyServer
+from streamscope.record.proxy import Upstream as ProxyUpstream
+from streamscope.recording import RecordingIndex, RecordingWriter
 from streamscope.recording.format import Chunk
 from streamscope.tui.model import StreamModel
 
 from .encoded import CODINGS, Encoder, encode_recording
+from .upstream import Upstream
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = ["openai.jsonl", "anthropic-tool-use.jsonl", "gemini-streamed-args.jsonl"]
@@ -256,3 +264,123 @@ def test_a_har_reads_alike_whether_its_bodies_were_kept_decoded_or_not(
     assert [s["tool_calls"] for s in inspect_json(out)["streams"]] == [
         s["tool_calls"] for s in theirs["streams"]
     ][:1]
+
+
+# -- recorded compressed, by the proxy (`record`) and in-process (`recording_transport`),
+# -- and served back as it came
+
+
+def reading(path) -> list:
+    """What inspect says of each stream, but for times."""
+    return [
+        (
+            s["frames"],
+            s["ended"],
+            s["tool_calls"],
+            [(a["kind"], a["frame"]) for a in s["anomalies"]],
+        )
+        for s in inspect_json(path)["streams"]
+    ]
+
+
+@pytest.fixture(scope="module", params=CODINGS)
+def compressing(request):
+    with Upstream(coding=request.param) as up:
+        yield up
+
+
+def raw_post(server, body: dict) -> tuple[bytes, str | None]:
+    """The body as it came (not decoded) and its Content-Encoding."""
+    url = server.base_url + "/chat/completions"
+    with httpx.stream("POST", url, json=body, timeout=10) as r:
+        return b"".join(r.iter_raw()), r.headers.get("content-encoding")
+
+
+TURN_1 = {"model": "openai", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_the_proxy_records_a_compressed_stream_as_it_came_and_reads_it_decoded(
+    compressing, tmp_path
+):
+    path = tmp_path / "proxy.jsonl"
+    with RecordingWriter(path) as writer:
+        server = ProxyServer(ProxyUpstream.parse(compressing.url), writer)
+        server.start()
+        try:
+            got, encoding = raw_post(server, TURN_1)
+        finally:
+            server.stop()
+    assert encoding == compressing.coding  # the client got the bytes and header as sent
+    assert got == compressing.served[-1][2]
+    assert b"".join(reads(path)) == got  # the recording keeps them as they came
+    assert reading(path) == reading(sample("openai.jsonl"))[:1]
+
+
+def test_record_of_an_sdk_agent_against_a_gzip_upstream(tmp_path):
+    from .test_recorder import OPENAI_IDS, record_agent
+
+    out = tmp_path / "run.jsonl"
+    with Upstream(coding="gzip") as up:
+        done = record_agent(up, out, "create")
+    assert done.returncode == 0, done.stderr
+    assert [c["id"] for c in orjson.loads(done.stdout)["calls"]] == OPENAI_IDS
+    assert reading(out) == reading(sample("openai.jsonl"))
+
+
+@pytest.mark.parametrize("package", [httpx2, httpx])
+def test_recording_transport_records_a_gzip_stream_and_reads_it_decoded(package, tmp_path):
+    path = tmp_path / "in-process.jsonl"
+    with Upstream(coding="gzip") as up:
+        client = openai.OpenAI(
+            api_key="sk-test",
+            base_url=up.url,
+            max_retries=0,
+            http_client=package.Client(transport=recording_transport(path)),
+        )
+        with client:
+            turn = {k: v for k, v in TURN_1.items() if k != "stream"}
+            seen = list(client.chat.completions.create(**turn, stream=True))
+        served = up.served[-1][2]
+    assert seen
+    # all the SDK read: it leaves after [DONE], maybe before the gzip trailer came
+    assert served.startswith(b"".join(reads(path)))
+    assert reading(path) == reading(sample("openai.jsonl"))[:1]
+
+
+def reads(path) -> list[bytes]:
+    with RecordingIndex.open(path) as index:
+        return [c.data_bytes for c in index.chunks(index.exchanges()[0])]
+
+
+@pytest.mark.parametrize("coding", CODINGS)
+def test_serve_gives_the_client_the_bytes_and_headers_it_first_got(coding, tmp_path):
+    enc = encode_recording(sample("openai.jsonl"), tmp_path / "enc.jsonl", coding)
+    with RecordingIndex.open(enc) as index:
+        request = index.line(index.exchange(1).request).json_body()
+    server = ServeServer([str(enc)])
+    server.start()
+    try:
+        got, encoding = raw_post(server, request)
+    finally:
+        server.stop()
+    assert encoding == coding
+    assert got == b"".join(reads(enc))
+
+
+def test_an_sdk_client_served_a_gzip_recording_assembles_its_calls(tmp_path):
+    enc = encode_recording(sample("openai.jsonl"), tmp_path / "enc.jsonl", "gzip")
+    with RecordingIndex.open(enc) as index:
+        request = index.line(index.exchange(1).request).json_body()
+    server = ServeServer([str(enc)])
+    server.start()
+    try:
+        client = openai.OpenAI(api_key="sk-test", base_url=server.base_url, max_retries=0)
+        request.pop("stream", None)
+        with client, client.chat.completions.stream(**request) as stream:
+            final = stream.get_final_completion()
+    finally:
+        server.stop()
+    ids = [c.id for c in final.choices[0].message.tool_calls]
+    assert ids == [
+        c["id"] for c in inspect_json(sample("openai.jsonl"))["streams"][0]["tool_calls"]
+    ]

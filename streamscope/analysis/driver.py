@@ -111,12 +111,6 @@ class _Live(_Opening):
         codings = content_codings(info.headers)
         self.inflow = Inflow(codings) if codings else None
 
-    def feed(self, data: bytes, t_ns: int) -> list[Frame]:
-        """One read as it arrived: the frames it completes, as the client read them."""
-        if self.inflow is not None:
-            data = self.inflow.feed(data)
-        return self.decoder.feed(data, t_ns)
-
     def finish(self, *end: object) -> StreamResult:
         truncation = self.decoder.finish()
         if self.inflow is not None:
@@ -192,9 +186,10 @@ class RecordingPass:
                     inflow = self.bodies.get(ex)
                     info.body += data if inflow is None else inflow.feed(data)
                 return
-            frames = state.feed(
-                bytes_of(d.get("data"), d.get("data_b64")), d["t_ns"] - state.info.start_ns
-            )
+            data = bytes_of(d.get("data"), d.get("data_b64"))
+            if state.inflow is not None:  # as the client read it
+                data = state.inflow.feed(data)
+            frames = state.decoder.feed(data, d["t_ns"] - state.info.start_ns)
             engine = state.engine
             if engine is not None:
                 for frame in frames:

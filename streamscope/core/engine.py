@@ -237,6 +237,10 @@ class Engine:
             raise ValueError(
                 f"an engine of part {self.part} cannot finish: call end() or others_at_end()"
             )
+        if getattr(truncation, "cut", False) and end_reason not in (None, "complete"):
+            # a compressed body cut short: the end line says why (a client that left after
+            # the end marker, before the compressed stream's own end, lost nothing)
+            truncation = None
         results, fixes = self.end(truncation, end_reason, end_error, expect_done)
         done = self.done_seen
         # With the end marker seen, the stream ended whoever closed first (recordings made
@@ -397,10 +401,7 @@ def truncated(
 ) -> None:
     """`stream-truncated` for a body cut inside an event, a recording without the end line,
     a client or streamscope that left first, or a failed connection."""
-    if truncation is not None and not (
-        # a compressed body cut short: the end line says why, when it was not complete
-        getattr(truncation, "cut", False) and end_reason not in (None, "complete")
-    ):
+    if truncation is not None:
         log.add("stream-truncated", last, f"after frame {last}: {truncation.describe()}")
     elif end_reason == UNFINISHED:
         log.add(
