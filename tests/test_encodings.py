@@ -20,6 +20,7 @@ from streamscope import recording_transport
 from streamscope.cli import main
 from streamscope.inputs import open_input
 from streamscope.inputs.encoding import Inflow
+from streamscope.playback import playback_transport
 from streamscope.playback.serve import ServeServer
 from streamscope.record.proxy import ProxyServer
 from streamscope.record.proxy import Upstream as ProxyUpstream
@@ -289,10 +290,12 @@ def compressing(request):
         yield up
 
 
-def raw_post(server, body: dict) -> tuple[bytes, str | None]:
+def raw_post(base_url: str, body: dict, **client) -> tuple[bytes, str | None]:
     """The body as it came (not decoded) and its Content-Encoding."""
-    url = server.base_url + "/chat/completions"
-    with httpx.stream("POST", url, json=body, timeout=10) as r:
+    with (
+        httpx.Client(timeout=10, **client) as http,
+        http.stream("POST", base_url + "/chat/completions", json=body) as r,
+    ):
         return b"".join(r.iter_raw()), r.headers.get("content-encoding")
 
 
@@ -307,7 +310,7 @@ def test_the_proxy_records_a_compressed_stream_as_it_came_and_reads_it_decoded(
         server = ProxyServer(ProxyUpstream.parse(compressing.url), writer)
         server.start()
         try:
-            got, encoding = raw_post(server, TURN_1)
+            got, encoding = raw_post(server.base_url, TURN_1)
         finally:
             server.stop()
     assert encoding == compressing.coding  # the client got the bytes and header as sent
@@ -352,17 +355,22 @@ def reads(path) -> list[bytes]:
         return [c.data_bytes for c in index.chunks(index.exchanges()[0])]
 
 
+@pytest.mark.parametrize("mode", ["serve", "playback_transport"])
 @pytest.mark.parametrize("coding", CODINGS)
-def test_serve_gives_the_client_the_bytes_and_headers_it_first_got(coding, tmp_path):
+def test_serve_gives_the_client_the_bytes_and_headers_it_first_got(coding, mode, tmp_path):
     enc = encode_recording(sample("openai.jsonl"), tmp_path / "enc.jsonl", coding)
     with RecordingIndex.open(enc) as index:
         request = index.line(index.exchange(1).request).json_body()
-    server = ServeServer([str(enc)])
-    server.start()
-    try:
-        got, encoding = raw_post(server, request)
-    finally:
-        server.stop()
+    if mode == "playback_transport":
+        transport = playback_transport([str(enc)])
+        got, encoding = raw_post("http://provider.test/v1", request, transport=transport)
+    else:
+        server = ServeServer([str(enc)])
+        server.start()
+        try:
+            got, encoding = raw_post(server.base_url, request)
+        finally:
+            server.stop()
     assert encoding == coding
     assert got == b"".join(reads(enc))
 
@@ -384,3 +392,23 @@ def test_an_sdk_client_served_a_gzip_recording_assembles_its_calls(tmp_path):
     assert ids == [
         c["id"] for c in inspect_json(sample("openai.jsonl"))["streams"][0]["tool_calls"]
     ]
+
+
+def test_a_compressed_error_body_is_read_as_the_client_read_it(tmp_path):
+    """A failed non-stream answer, gzip'd: its reason is in the decoded words."""
+    lines = [orjson.loads(x) for x in Path(sample("openai.jsonl")).read_bytes().splitlines()]
+    body = gzip.compress(b'{"error": {"message": "the model is overloaded"}}')
+    out = []
+    for d in lines:
+        if d.get("exchange") == 2 and d["type"] == "response":
+            d["status"] = 503
+            d["headers"] = [["content-type", "application/json"], ["content-encoding", "gzip"]]
+        if d.get("exchange") == 2 and d["type"] == "chunk":
+            if any(x.get("exchange") == 2 and x["type"] == "chunk" for x in out):
+                continue
+            d = Chunk.of(2, d["t_ns"], body).to_json()
+        out.append(d)
+    path = tmp_path / "failed.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in out))
+    result = run("inspect", str(path))
+    assert 'HTTP 503: {"error": {"message": "the model is overloaded"}}' in result.output
