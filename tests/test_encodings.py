@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from streamscope import recording_transport
 from streamscope.cli import main
 from streamscope.inputs import open_input
-from streamscope.inputs.encoding import Inflow
+from streamscope.inputs.encoding import Inflow, content_codings
 from streamscope.playback import playback_transport
 from streamscope.playback.serve import ServeServer
 from streamscope.record.proxy import ProxyServer
@@ -179,7 +179,7 @@ def test_a_body_that_is_not_what_its_encoding_says_is_one_finding(tmp_path):
     path = with_header(tmp_path, "gzip")
     stream = one_stream(path)
     [message] = findings(stream)
-    assert "Content-Encoding gzip cannot be decoded at byte 0" in message
+    assert "Content-Encoding gzip cannot be decoded from the read at byte 0" in message
     assert "not valid gzip data (incorrect header check)" in message
     assert [m for k, _, m in model_of(path)[2] if k == "stream-truncated"] == [message]
 
@@ -412,3 +412,26 @@ def test_a_compressed_error_body_is_read_as_the_client_read_it(tmp_path):
     path.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in out))
     result = run("inspect", str(path))
     assert 'HTTP 503: {"error": {"message": "the model is overloaded"}}' in result.output
+
+
+def test_codings_applied_one_after_another_are_undone_in_reverse():
+    inner, outer = Encoder("gzip"), Encoder("br")
+    body = [b"data: 1\n\n", b"data: 2\n\n", b""]
+    wire = [outer.piece(inner.piece(p, k == 2), k == 2) for k, p in enumerate(body)]
+    inflow = Inflow(content_codings([("Content-Encoding", "x-gzip, identity, BR")]))
+    assert inflow.codings == ["gzip", "br"]
+    assert [inflow.feed(w) for w in wire] == body and inflow.finish() is None
+
+
+def test_a_compressed_body_is_decoded_once_for_the_replay(tmp_path):
+    """A jump back, or a frame's bytes, reads what the body decoded to, not the body again."""
+    enc = encode_recording(sample("anthropic-tool-use.jsonl"), tmp_path / "enc.jsonl", "zstd")
+    with open_input(enc) as source:
+        ex = source.exchange(1)
+        model = StreamModel(ex.reads, 1, ex.info.tools, None, told=ex.dialect(), every=1)
+        model.build()
+        fed = ex.reads._inflow.fed
+        assert fed == sum(map(len, reads(enc)))
+        for n in (model.total, 1, model.total // 2, 2):
+            model.raw(model.at(n).frame)
+        assert ex.reads._inflow.fed == fed

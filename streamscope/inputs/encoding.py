@@ -16,10 +16,13 @@ the stream gets one `stream-truncated` finding naming the encoding (`Undecodable
 
 from __future__ import annotations
 
+import tempfile
 import threading
 import zlib
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import BinaryIO
 
 import brotli
 
@@ -35,6 +38,7 @@ CODINGS = ("gzip", "deflate", "br", "zstd")
 _ALIASES = {"x-gzip": "gzip"}
 RATIO = 1000
 SLACK = 1 << 20
+_SPILL_BLOCK = 1 << 20  # what DecodedReads reads back from its spill at once
 _ZSTD_WINDOW_LOG = 23  # RFC 9659: an HTTP zstd body needs no window over 8 MB
 
 
@@ -49,8 +53,9 @@ class Undecodable(Truncation):
 
     def describe(self) -> str:
         return (
-            f"the body's Content-Encoding {self.coding} cannot be decoded at byte "
-            f"{self.offset} of the body as received: {self.reason}; nothing after it is read"
+            f"the body's Content-Encoding {self.coding} cannot be decoded from the read at "
+            f"byte {self.offset} of the body as received: {self.reason}; nothing after it "
+            "is read"
         )
 
 
@@ -255,15 +260,20 @@ class Inflow:
 
 class DecodedReads(Reads):
     """A recorded exchange's reads as the client read them: read `i` is what the
-    compressed read `i` decoded to (maybe nothing), with its time. Decoding is sequential:
-    reading from read `i` decodes the reads before it again (they are compressed, so that
-    is quick), unless the last pass stopped there."""
+    compressed read `i` decoded to (maybe nothing), with its time (the wire's).
+
+    Decoding is sequential, and done once: what the reads decoded to is kept in a
+    temporary file (8 bytes a read in memory), so a replay's jump back, or the bytes of
+    one frame, read it from there instead of decoding the body again from its start.
+    Reading past what is known decodes on from there (a body still being recorded)."""
 
     def __init__(self, wire: Reads, codings: Sequence[str]) -> None:
         self.wire = wire
         self.codings = list(codings)
-        self.failure: Undecodable | None = None  # known once a pass reached the end
-        self._resume: tuple[int, Inflow] | None = None  # where the last whole pass stopped
+        self.failure: Undecodable | None = None  # known once decoding reached the end
+        self._inflow = Inflow(self.codings)  # its state after the reads decoded so far
+        self._offsets = array("q", [0])  # where each decoded read starts in the spill
+        self._spill: BinaryIO | None = None
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -281,21 +291,56 @@ class DecodedReads(Reads):
         return next(iter(self.reads_from(i, i + 1)))
 
     def reads_from(self, start: int, stop: int) -> Iterator[tuple[bytes, int | None]]:
-        with self._lock:
-            resume, self._resume = self._resume, None
-        if resume is not None and resume[0] <= start:
-            at, inflow = resume
-        else:
-            at, inflow = 0, Inflow(self.codings)
-        for i, (data, t) in enumerate(self.wire.reads_from(at, stop), at):
-            out = inflow.feed(data)
-            if i + 1 == stop:  # said before the last read is given (a reader may stop there)
-                if stop >= len(self):
-                    self.failure = inflow.finish()
-                with self._lock:  # the next pass may go on from here
-                    self._resume = (stop, inflow)
-            if i >= start:
-                yield out, t
+        k = start
+        while k < stop:
+            with self._lock:
+                known = len(self._offsets) - 1
+            if k < known:  # decoded before: from the spill, with the wire's times
+                end = min(stop, known)
+                for (_, t), data in zip(
+                    self.wire.reads_from(k, end), self._spilled(k, end), strict=True
+                ):
+                    yield data, t
+                k = end
+                continue
+            for i, (data, t) in enumerate(self.wire.reads_from(known, stop), known):
+                with self._lock:
+                    if len(self._offsets) - 1 != i:  # another reader decoded it meanwhile
+                        break
+                    out = self._inflow.feed(data)
+                    self._keep(out)
+                    if i + 1 >= len(self):
+                        self.failure = self._inflow.finish()
+                if i >= k:
+                    yield out, t
+                    k = i + 1
+
+    def _keep(self, out: bytes) -> None:
+        """Spill the next read's decoded bytes (under the lock)."""
+        if out:
+            if self._spill is None:
+                self._spill = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
+            self._spill.seek(self._offsets[-1])
+            self._spill.write(out)
+        self._offsets.append(self._offsets[-1] + len(out))
+
+    def _spilled(self, start: int, stop: int) -> Iterator[bytes]:
+        """Reads start..stop-1 as decoded, read back from the spill in blocks."""
+        offsets, k = self._offsets, start
+        while k < stop:
+            end = k + 1
+            while end < stop and offsets[end + 1] - offsets[k] <= _SPILL_BLOCK:
+                end += 1
+            with self._lock:
+                if offsets[end] > offsets[k]:
+                    self._spill.seek(offsets[k])  # type: ignore[union-attr]
+                    block = self._spill.read(offsets[end] - offsets[k])  # type: ignore[union-attr]
+                else:
+                    block = b""
+            base = offsets[k]
+            for i in range(k, end):
+                yield block[offsets[i] - base : offsets[i + 1] - base]
+            k = end
 
     def decoder(self) -> SseDecoder | LineDecoder:
         return self.wire.decoder()
@@ -305,4 +350,10 @@ class DecodedReads(Reads):
         return self.failure or truncation
 
     def close(self) -> None:
+        with self._lock:
+            if self._spill is not None:
+                self._spill.close()
+                self._spill = None
+                self._offsets = array("q", [0])
+                self._inflow = Inflow(self.codings)
         self.wire.close()

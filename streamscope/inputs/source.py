@@ -281,6 +281,9 @@ class Source:
             if self._index is not None:
                 self._index.close()
                 self._index = None
+            for ex in self._exchanges.values():
+                if ex._decoded is not None:  # its spill of decoded reads
+                    ex._decoded.close()
             self._exchanges.clear()
 
     def __enter__(self) -> Source:
