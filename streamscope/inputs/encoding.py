@@ -9,9 +9,10 @@ exchange's reads decompressed.
 A decompression bomb is refused: a read may decode to at most RATIO times its size, and
 the body to at most RATIO times the bytes read so far, each plus SLACK (deflate cannot
 exceed 1032:1; a real stream of JSON events compresses 5 to 50 times), so what one read
-holds in memory is bounded by its size. Past that, and on bytes that are not what the encoding says,
-an unknown encoding or a body that ends inside its compressed stream, decoding stops and
-the stream gets one `stream-truncated` finding naming the encoding (`Undecodable`).
+holds in memory is bounded by its size. Past that, and on bytes that are not what the
+encoding says, an unknown encoding or a body that ends inside its compressed stream,
+decoding stops and the stream gets one `stream-truncated` finding naming the encoding
+(`Undecodable`).
 """
 
 from __future__ import annotations
