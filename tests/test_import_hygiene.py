@@ -34,6 +34,7 @@ PURE = [
     "streamscope.inputs.sniff",
     "streamscope.inputs.reads",
     "streamscope.inputs.har",
+    "streamscope.inputs.encoding",
     "streamscope.inputs.source",
     "streamscope.analysis.driver",
     "streamscope.text",

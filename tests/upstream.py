@@ -14,6 +14,8 @@ POST .../responses (the OpenAI Responses API) with tests/responses_stream.py's, 
 POST ...:streamGenerateContent / ...:generateContent (Gemini, AI Studio's and Vertex AI's
 paths) with tests/gemini_stream.py's, the model named in the path (one ending in `-cut`:
 the stream is cut after gemini_stream.CUT_AFTER events).
+With `coding` (gzip, deflate, br, zstd), every stream is sent compressed, one flushed
+piece per read, with its Content-Encoding, whatever the request asked for (as a CDN may).
 With `tail_pause`, a sample stream waits that long (or until the client leaves) after
 its last read before ending the chunked body, as real providers do after `[DONE]`.
 Every body it sends is kept as (model, sha256, bytes) in `served`; `cancelled` counts
@@ -44,6 +46,7 @@ from streamscope.record.proxy import bind
 from streamscope.recording import RecordingIndex
 
 from . import anthropic_stream, gemini_stream, responses_stream
+from .encoded import Encoder
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
 
@@ -67,9 +70,14 @@ def event(i: int) -> bytes:
 
 class Upstream:
     def __init__(
-        self, pace: float = 0.0, tail_pause: float = 0.0, tls: tuple[str, str] | None = None
+        self,
+        pace: float = 0.0,
+        tail_pause: float = 0.0,
+        tls: tuple[str, str] | None = None,
+        coding: str | None = None,
     ) -> None:
         self.pace = pace
+        self.coding = coding
         self.tail_pause = tail_pause
         self.hosts: list[str] = []
         self.paths: list[str] = []
@@ -152,16 +160,17 @@ class Upstream:
             if gone is not None and gone["type"] == "http.disconnect":
                 self.cancelled += 1
                 return
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [(b"content-type", b"text/event-stream")],
-            }
-        )
+        head = [(b"content-type", b"text/event-stream")]
+        encoder = None
+        if self.coding is not None:  # whatever the request's Accept-Encoding, as CDNs do
+            encoder = Encoder(self.coding)
+            head.append((b"content-encoding", self.coding.encode()))
+        await send({"type": "http.response.start", "status": 200, "headers": head})
         sent = bytearray()
 
-        async def emit(data: bytes) -> None:
+        async def emit(data: bytes, last: bool = False) -> None:
+            if encoder is not None:  # one flushed piece per read, as a streaming server does
+                data = encoder.piece(data, last)
             await send({"type": "http.response.body", "body": data, "more_body": True})
             sent.extend(data)
 
@@ -193,6 +202,8 @@ class Upstream:
                     if self.pace:
                         await asyncio.sleep(self.pace)
                     await emit(data)
+                if encoder is not None:
+                    await emit(b"", last=True)
                 if self.tail_pause:  # after the final event: keep the body open a while
                     with contextlib.suppress(asyncio.TimeoutError):
                         await asyncio.wait_for(receive(), self.tail_pause)

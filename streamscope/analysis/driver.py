@@ -23,6 +23,7 @@ from ..core.frames import Frame
 from ..core.sse import SseDecoder
 from ..dialects import LOOK, dialect, of_frame, open_engine
 from ..inputs import CHUNKS, SSE, ExchangeInfo, Source, describe_numbers, open_input
+from ..inputs.encoding import Inflow, content_codings
 from ..recording.format import End, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
 from ..text import cut
@@ -100,16 +101,22 @@ class _Opening:
 
 
 class _Live(_Opening):
-    """A recording's stream being read: its decoder, and its engine once opened."""
+    """A recording's stream being read: its decoder, its Content-Encoding undone (if it
+    has one), and its engine once opened."""
 
-    __slots__ = ("decoder",)
+    __slots__ = ("decoder", "inflow")
 
     def __init__(self, info: ExchangeInfo) -> None:
         super().__init__(info)
         self.decoder = SseDecoder()
+        codings = content_codings(info.headers)
+        self.inflow = Inflow(codings) if codings else None
 
     def finish(self, *end: object) -> StreamResult:
-        return self.opened().finish(self.decoder.finish(), *end)  # type: ignore[arg-type]
+        truncation = self.decoder.finish()
+        if self.inflow is not None:
+            truncation = self.inflow.finish() or truncation
+        return self.opened().finish(truncation, *end)  # type: ignore[arg-type]
 
 
 def analyze(
@@ -159,6 +166,7 @@ class RecordingPass:
         self.infos: dict[int, ExchangeInfo] = {}
         self.live: dict[int, _Live] = {}  # streams whose end line has not come yet
         self.streams: dict[int, StreamResult] = {}  # streams that ended
+        self.bodies: dict[int, Inflow] = {}  # non-stream bodies compressed (read as the client did)
         self.conversations: list[Conversation] = []  # requests that send calls back
         # request bodies whose dialect neither their path nor their body told: read in
         # the dialect their stream's events tell (Chat Completions when none does)
@@ -175,11 +183,14 @@ class RecordingPass:
             if state is None:
                 info = self.infos.get(ex)
                 if info is not None and info.body is not None and len(info.body) < 600:
-                    info.body += bytes_of(d.get("data"), d.get("data_b64"))
+                    data = bytes_of(d.get("data"), d.get("data_b64"))
+                    inflow = self.bodies.get(ex)
+                    info.body += data if inflow is None else inflow.feed(data)
                 return
-            frames = state.decoder.feed(
-                bytes_of(d.get("data"), d.get("data_b64")), d["t_ns"] - state.info.start_ns
-            )
+            data = bytes_of(d.get("data"), d.get("data_b64"))
+            if state.inflow is not None:  # as the client read it
+                data = state.inflow.feed(data)
+            frames = state.decoder.feed(data, d["t_ns"] - state.info.start_ns)
             engine = state.engine
             if engine is not None:
                 for frame in frames:
@@ -201,10 +212,14 @@ class RecordingPass:
                 self.live[ex] = _Live(info)
             else:
                 info.body = bytearray()
+                codings = content_codings(info.headers)
+                if codings:
+                    self.bodies[ex] = Inflow(codings)
         elif kind == "end":
             info = self.infos.setdefault(ex, ExchangeInfo(ex))
             end = End.from_json(d)
             info.saw_end(end)
+            self.bodies.pop(ex, None)
             state = self.live.pop(ex, None)
             if state is not None:
                 self.streams[ex] = state.finish(end.reason, end.error, info.status)

@@ -237,6 +237,10 @@ class Engine:
             raise ValueError(
                 f"an engine of part {self.part} cannot finish: call end() or others_at_end()"
             )
+        if getattr(truncation, "cut", False) and end_reason not in (None, "complete"):
+            # a compressed body cut short: the end line says why (a client that left after
+            # the end marker, before the compressed stream's own end, lost nothing)
+            truncation = None
         results, fixes = self.end(truncation, end_reason, end_error, expect_done)
         done = self.done_seen
         # With the end marker seen, the stream ended whoever closed first (recordings made

@@ -20,6 +20,7 @@ from ..core.frames import INVALID, Frame, parse_payload
 from ..core.sse import SseDecoder, plain_datas
 from ..dialects import Dialect, dialect
 from ..inputs import CHUNKS, Exchange, Source, open_input
+from ..inputs.encoding import without_codings
 from ..inputs.har import GENERAL_NOTES, Har
 from ..inputs.reads import Reads
 from ..inputs.source import har_records
@@ -233,6 +234,7 @@ def _recording(
     notes = header.notes if header is not None else har_notes
     lines = [Header(created=created, argv=None, notes=notes).to_json()]
     t0 = 0
+    whole = exact and a == 1 and b == len(stream.datas)
     if stream.source.recorded:
         if ex.request is not None:
             req = ex.request
@@ -242,13 +244,15 @@ def _recording(
             )
         if ex.response is not None:
             resp = ex.response
-            lines.append(Response(1, resp.t_ns - t0, resp.status, resp.headers).to_json())
+            # the whole body goes as it arrived (compressed, if it was); any other, decoded
+            headers = resp.headers if whole else without_codings(resp.headers)
+            lines.append(Response(1, resp.t_ns - t0, resp.status, headers).to_json())
     else:
         lines.append(Response(1, 0, 200, [("content-type", "text/event-stream")]).to_json())
-    whole = exact and a == 1 and b == len(stream.datas)
     if whole and stream.source.recorded:
-        for i in range(len(stream.reads)):
-            data, t = stream.reads.read(i)
+        wire = ex.wire
+        for i in range(len(wire)):
+            data, t = wire.read(i)
             lines.append(Chunk.of(1, t or 0, data).to_json())
     else:
         times: list[int | None] = [None] * len(datas)

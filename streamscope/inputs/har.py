@@ -31,6 +31,7 @@ import orjson
 from ..recording.format import End, RecordingError, Request, Response
 from ..recording.redact import redact_headers, redact_url
 from ..text import quote
+from .encoding import content_codings, stored_decoded, without_codings
 from .reads import Reads
 
 VERSION = "1.2"
@@ -66,6 +67,7 @@ class HarExchange:
     response: Response
     end: End
     reads: list[tuple[bytes, int]]  # (bytes, ns from the request)
+    note: str | None = None  # what reading it changed (said in the HAR's notes)
 
 
 @dataclass(slots=True)
@@ -116,9 +118,10 @@ def read_har(path: str | os.PathLike[str]) -> Har:
             continue
         try:
             t_ns = 0 if start is None or t0 is None else round((start - t0).total_seconds() * 1e9)
-            har.exchanges.append(
-                _exchange(len(har.exchanges) + 1, entry, t_ns, i, har.notes, before)
-            )
+            x = _exchange(len(har.exchanges) + 1, entry, t_ns, i, har.notes, before)
+            har.exchanges.append(x)
+            if x.note is not None:
+                har.notes.append(f"entries[{i}]: {x.note}")
         except _Skip as why:
             har.notes.append(f"entries[{i}] skipped: {why}")
     if others:
@@ -219,7 +222,15 @@ def _exchange(
     head = sum(ms[k] or 0.0 for k in before)
     receive = ms["receive"] or 0.0
     stream = "text/event-stream" in _content_type(response)
-    pieces = _events(data) if stream else [data]
+    headers = redact_headers(_headers_of(response))
+    codings, note = content_codings(headers), None
+    if codings and stored_decoded(codings, data):  # as HAR 1.2 says text is kept
+        headers = without_codings(headers)
+        note = (
+            f"its body is kept decoded, so its Content-Encoding ({', '.join(codings)}) is left out"
+        )
+    # a body kept as it came (compressed) has no events to cut: one read
+    pieces = _events(data) if stream and (note or not codings) else [data]
     reads = [
         (piece, t_ns + round((head + receive * (k + 1) / len(pieces)) * 1e6))
         for k, piece in enumerate(pieces)
@@ -234,9 +245,10 @@ def _exchange(
             redact_headers(_headers_of(request)),
             body,
         ),
-        Response(number, t_ns + round(head * 1e6), status, redact_headers(_headers_of(response))),
+        Response(number, t_ns + round(head * 1e6), status, headers),
         End(number, end_t, "complete", None),
         [(b, t - t_ns) for b, t in reads if b],
+        note,
     )
 
 

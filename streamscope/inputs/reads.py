@@ -96,7 +96,12 @@ class Reads:
         decoder = decoder or self.decoder()
         for data, t in self.reads_from(start_read, len(self)):
             yield from decoder.feed(data, t)
-        self.truncation = decoder.finish()
+        self.truncation = self.ended(decoder.finish())
+
+    def ended(self, truncation: Truncation | None) -> Truncation | None:
+        """Why the body's frames end where they do, given the decoder's `truncation`
+        (a compressed body may say more: inputs/encoding.py)."""
+        return truncation
 
     def close(self) -> None:
         """Close what the reads hold open (a recording's index is its source's to close)."""

@@ -22,6 +22,7 @@ from ..core.frames import Frame
 from ..dialects import of_frames, of_request
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.reader import Progress, RecordingIndex, iter_raw
+from .encoding import DecodedReads, content_codings
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
 from .reads import BlockReads, ExchangeReads, LineReads, Reads
 from .sniff import HAR, KIND_WORDS, RECORDED, RECORDING, SSE, sniff
@@ -87,14 +88,26 @@ def model_in_path(url: str) -> str | None:
 
 @dataclass(slots=True)
 class Exchange:
-    """One exchange, indexed: its lines as records and its body as reads."""
+    """One exchange, indexed: its lines as records and its body as reads: `wire` as they
+    arrived (what playback serves), `reads` as the client read them (its Content-Encoding
+    undone: what every analysis reads)."""
 
     number: int
     info: ExchangeInfo
     request: Request | None
     response: Response | None
     end: End | None
-    reads: Reads
+    wire: Reads
+    _decoded: DecodedReads | None = None
+
+    @property
+    def reads(self) -> Reads:
+        codings = content_codings(self.response.headers) if self.response is not None else []
+        if not codings:
+            return self.wire
+        if self._decoded is None:  # (a --follow'd response line may come after the chunks)
+            self._decoded = DecodedReads(self.wire, codings)
+        return self._decoded
 
     def frames(self) -> Iterator[Frame]:
         return self.reads.frames()
@@ -270,11 +283,14 @@ class Source:
         """Close the files; they are opened again if the source is used again."""
         with self._lock:
             if self._stream is not None:
-                self._stream.reads.close()
+                self._stream.wire.close()
                 self._stream = None
             if self._index is not None:
                 self._index.close()
                 self._index = None
+            for ex in self._exchanges.values():
+                if ex._decoded is not None:  # its spill of decoded reads
+                    ex._decoded.close()
             self._exchanges.clear()
 
     def __enter__(self) -> Source:

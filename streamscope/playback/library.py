@@ -173,7 +173,8 @@ class Entry:
 
     def reads(self) -> Iterator[tuple[bytes, float]]:
         """(bytes, seconds after the request) for each body chunk, read lazily."""
-        reads = self.source.exchange(self.exchange or 1).reads
+        # the bytes as they arrived (compressed, if they were: with the recorded headers)
+        reads = self.source.exchange(self.exchange or 1).wire
         if self.source.recorded:  # the recorded chunking and timing
             for i in range(len(reads)):
                 data, t = reads.read(i)

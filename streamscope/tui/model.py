@@ -238,7 +238,7 @@ class StreamModel:
             result.anomalies = [a for a in result.anomalies if (a.kind, a.choice, a.frame) in seen]
             result.anomaly_frames = marks
         else:
-            result = engine.finish(decoder.finish(), **self.end)
+            result = engine.finish(self.reads.ended(decoder.finish()), **self.end)
         marked = sorted(f for f, kinds in result.anomaly_frames.items() if kinds and f > 0)
         self.tick_frames = _by_worst(marked, result.anomaly_frames)
         self.anomaly_frames = marked

@@ -78,7 +78,8 @@ class RequestScreen(Screen):
         """The response's head and body (its first 4096 reads); `failure`: why it failed."""
         ex = self.exchange
         try:
-            body = b"".join(ex.reads.read(i)[0] for i in range(min(len(ex.reads), 4096)))
+            reads = ex.reads  # (as the client read it: decompressed)
+            body = b"".join(d for d, _ in reads.reads_from(0, min(len(reads), 4096)))
         except RecordingError as e:  # a bad line in the body: said, the rest still shown
             body = b""
             failure = f"{failure + '; ' if failure else ''}the body cannot be read: {e}"
