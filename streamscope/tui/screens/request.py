@@ -62,11 +62,12 @@ class RequestScreen(Screen):
         return self.exchange.request.json_body() if self.exchange.request is not None else None
 
     def _analysed(self, summaries: dict) -> None:
-        if not self.is_attached:
+        views = self.query(ConversationView) if self.is_attached else ()
+        if not views:  # (the screen is gone, or going)
             return
         mine = summaries.get(self.exchange.number)
         self._show_response(mine.failure if mine is not None else None)
-        self.query_one(ConversationView).show(
+        views.first().show(
             self._body(),
             self.exchange.info.dialect,
             self.exchange.number,

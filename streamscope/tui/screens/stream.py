@@ -243,9 +243,10 @@ class StreamScreen(Screen):
 
     def _analysed(self, summaries: dict) -> None:
         """The contract is known: show it in the request, and open on it if it broke."""
-        if not self.is_attached or self.request is None:
+        views = self.query(ConversationView) if self.is_attached else ()
+        if not views or self.request is None:  # (the screen is gone, or going)
             return
-        self.query_one(ConversationView).show(
+        views.first().show(
             self.request.json_body(),
             self.model.told,
             self.model.exchange,
