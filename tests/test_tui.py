@@ -1052,3 +1052,33 @@ async def test_a_step_that_changes_no_table_height_costs_no_layout_pass(tmp_path
         await pilot.press("right", "right", "right")
         await pilot.pause()
         assert asked and not any(asked)  # repainted, never re-laid out
+
+
+async def test_at_80x24_the_id_and_the_name_are_whole_in_the_table_and_the_trap_line():
+    """What the stream screen exists to show fits a small terminal: the arguments and the
+    type give way first."""
+    from streamscope.tui.widgets import TrapLine
+
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("right_square_bracket")  # the frame that empties the id and name
+        await pilot.pause()
+        screen = app.screen
+        row = text(screen.query_one("#robust", CallTable)).splitlines()[1]
+        assert '"call_eee11723464a4b9eb8cee71d"' in row and '"get_weather"' in row
+        trap = text(screen.query_one(TrapLine))
+        assert trap.split() == (
+            [
+                "⚠",
+                "id",
+                '""',
+                "kept",
+                '"call_eee11723464a4b9eb8cee71d"',
+                "·",
+                "name",
+                '""',
+                "kept",
+                '"get_weather"',
+            ]
+        )

@@ -75,6 +75,46 @@ class CallTable(RenderedStatic):
 
     watch_state = watch_strategy = _watch_any
 
+    @staticmethod
+    def _widths(
+        columns: tuple[str, ...],
+        calls: tuple[Call, ...],
+        width: int,
+        digits: dict[str, int],
+        longest: int,
+        items: int,
+    ) -> dict[str, int]:
+        """Every column's width but the arguments', which take what is left. Each value
+        column keeps a character for the mark before it (⚠ overwritten, ≠ differs). The
+        id and the name are shown whole (an id folded past 40 columns); when the screen is
+        too narrow for them and a few characters of arguments, the type gives way first (to
+        5), then the name (to 16), then, where a call has two ids, both (folded, to 16)."""
+        names = max([len(_cell(c.name)) for c in calls] + [4]) + 1
+        types = max([len(_cell(c.type)) for c in calls] + [4]) + 1
+        out = {
+            "c": digits["c"] if "c" in columns else 0,
+            "idx": max(3, digits["idx"]),
+            "id": min(longest + 1, 41),
+            "item": min(items + 1, 41) if "item" in columns else 0,
+            "type": min(types, 11) if "type" in columns else 0,
+            "sig": 12 if "sig" in columns else 0,
+            "name": names,
+            "frags": digits["frags"],
+        }
+        # a column is padded by a space on either side
+        room = width - 2 * len(columns) - sum(out[c] for c in columns if c != "arguments")
+        for col, least in (("type", 5), ("name", 16)):
+            if col in columns:
+                give = max(0, min(6 - room, out[col] - least))  # 6 characters of arguments
+                out[col] -= give
+                room += give
+        if "item" in columns:  # two long ids fold rather than leave the arguments unread
+            for col in ("item", "id", "item", "id"):  # what the arguments lack, in halves
+                give = max(0, min((11 - room) // 2, out[col] - 16))
+                out[col] -= give
+                room += give
+        return {c: out[c] for c in columns if c != "arguments"}
+
     def show(
         self,
         calls: list[Call],
@@ -85,11 +125,11 @@ class CallTable(RenderedStatic):
         table = Table(
             box=None, padding=(0, 1), expand=True, show_edge=False, header_style="bold dim"
         )
-        # ids are what a person compares: shown whole (folded past 40 columns), args cut
+        # ids and names are what a person compares: shown whole (an id folded past 40
+        # columns); the arguments, then the type, give up their width first
         both = (*calls, *(compare or []))
         longest = max([len(_cell(c.id)) for c in both] + [4])
         items = max([len(_cell(c.item_id)) for c in both] + [7])
-        name = max([len(_cell(c.name)) for c in both] + [4])
         # numbers are never cut: "1000…" would read as a thousand fragments, not 100,001
         digits = {
             "c": max([len(str(c.choice)) for c in both] + [1]),
@@ -101,27 +141,15 @@ class CallTable(RenderedStatic):
         if "item" in columns:  # the Responses API's words: item_id, and the call_id
             titles |= {"item": "item_id", "id": "call_id"}
         ids = ("id", "item")
-        # an id folds past 40 columns; two ids share what the other columns leave (about
-        # 52 columns for the key, type, name, the start of the arguments and frags)
-        fold = 41 if "item" not in columns else max(13, (self.app.size.width - 52) // 2)
+        width = self.size.width or self.app.size.width
+        widths = self._widths(columns, both, width, digits, longest, items)
         for col in columns:
             table.add_column(
                 titles.get(col, col),
                 no_wrap=col not in ids,
                 overflow="fold" if col in ids else "ellipsis",
-                ratio={"arguments": 4, "name": 2}.get(col),
-                min_width={
-                    "id": min(longest + 1, fold),
-                    "item": min(items + 1, fold),
-                    "name": min(name + 1, 16),
-                }.get(col, digits.get(col)),
-                max_width={
-                    "c": max(2, digits["c"]),
-                    "idx": max(4, digits["idx"]),
-                    "type": 10,
-                    "sig": 12,
-                    **({"id": fold, "item": fold} if "item" in columns else {}),
-                }.get(col, digits.get(col)),
+                ratio=1 if col == "arguments" else None,
+                width=widths.get(col),
             )
         touched: dict[tuple[int, str], FieldEvent] = {}
         for e in events:
