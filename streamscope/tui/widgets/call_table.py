@@ -31,6 +31,17 @@ def _cell(value: object, width: int = 0) -> str:
     return quote(value, width) if value is not None else "null"
 
 
+def _window(total: int, touched: int | None, rows: int) -> tuple[int, int]:
+    """Which `rows` of `total` calls to show: around the one this frame touched (the
+    last ones when it touched none). A table of every call cost seconds a frame on a
+    stream of thousands of calls; the screen has room for a few."""
+    if total <= rows:
+        return 0, total
+    at = total - 1 if touched is None else min(max(touched, 0), total - 1)
+    first = min(max(at - rows // 2, 0), total - rows)
+    return first, first + rows
+
+
 class CallTable(RenderedStatic):
     """One strategy's calls at the current frame, fitted to the width (long values cut):
     robust's with what this frame changed, or (`other`) the client strategy's, marked
@@ -64,14 +75,19 @@ class CallTable(RenderedStatic):
             self.TWO_IDS if terms.item_ids else self.SIGNED if terms.signatures else self.COLUMNS
         )
         self.by_value = state.engine.by_value
+        robust = strategy_calls(state)["robust"]
+        touched = next((e.call for e in state.events if e.call >= 0), None)
+        rows = max(3, self.app.size.height // 6)
         if not self.other:
-            self.show(strategy_calls(state)["robust"], state.events)
+            self.show(robust, state.events, window=_window(len(robust), touched, rows))
             return
         others = clients(state)
         theirs = strategy_calls(state)[others[self.strategy % len(others)]]
         self.display = isinstance(theirs, list)
         if isinstance(theirs, list):
-            self.show(theirs, compare=strategy_calls(state)["robust"])
+            # the calls around the same one, of the longer of the two lists
+            window = _window(max(len(robust), len(theirs)), touched, rows)
+            self.show(theirs, compare=robust, window=window)
 
     watch_state = watch_strategy = _watch_any
 
@@ -120,8 +136,19 @@ class CallTable(RenderedStatic):
         calls: list[Call],
         events: list[FieldEvent] = (),  # type: ignore[assignment]
         compare: list[Call] | None = None,
+        window: tuple[int, int] | None = None,
     ) -> None:
-        """Rows for `calls`; cells `events` touched are highlighted; cells unlike `compare` marked."""
+        """Rows for `calls`; cells `events` touched are highlighted; cells unlike `compare`
+        marked. `window`: the calls shown (first, last), the others counted in a line."""
+        total = len(calls)
+        more = 0 if compare is None else len(compare) - total  # calls robust has beyond
+        first, last = window or (0, total)
+        # the window is robust's: the other table may hold fewer calls, or more
+        everyone = max(total, len(compare or ()))
+        windowed = first > 0 or last < everyone
+        if windowed:
+            calls = calls[first:last]
+            compare = None if compare is None else compare[first:last]
         table = Table(
             box=None, padding=(0, 1), expand=True, show_edge=False, header_style="bold dim"
         )
@@ -153,12 +180,12 @@ class CallTable(RenderedStatic):
             )
         touched: dict[tuple[int, str], FieldEvent] = {}
         for e in events:
-            if e.call >= 0:
+            if first <= e.call < first + len(calls):
                 # a custom call's input is its arguments; the Responses API's two ids
                 field = _FIELD_COLUMNS.get(e.field, e.field)
                 if field.startswith("$"):  # a streamed argument's JSON path (Gemini)
                     field = "arguments"
-                touched[(e.call, field or ("call" if e.op == ev.NEW_CALL else ""))] = e
+                touched[(e.call - first, field or ("call" if e.op == ev.NEW_CALL else ""))] = e
         for i, call in enumerate(calls):
             other = compare[i] if compare is not None and i < len(compare) else None
             values = {
@@ -209,15 +236,15 @@ class CallTable(RenderedStatic):
                         text.stylize("red")
                 cells.append(text)
             table.add_row(*cells)
-        if compare is not None and len(compare) > len(calls):
+        if more > 0:
             table.add_row(
                 "",
                 "",
-                Text(
-                    f"≠ robust has {plural(len(compare) - len(calls), 'more call')}",
-                    style="bold red",
-                ),
+                Text(f"≠ robust has {plural(more, 'more call')}", style="bold red"),
             )
+        if windowed and calls:
+            shown = f"calls {first + 1}-{first + len(calls)} of {everyone:,}"
+            table.caption, table.caption_justify = Text(shown, style="dim"), "left"
         if not calls and (compare is None or not compare):
             table.add_row("", "", Text("no calls yet", style="dim"))
         self.show_rendered(table)
