@@ -127,6 +127,7 @@ def check_logprobs(logprobs: object) -> None:
     to it for ordinary logprobs.)"""
     if type(logprobs) is not dict:
         raise Unmodeled("logprobs that are not an object")
+    _guard(logprobs)  # a ChoiceLogprobs
     for key in ("content", "refusal"):
         entries = logprobs.get(key)
         if entries is None:
@@ -136,7 +137,12 @@ def check_logprobs(logprobs: object) -> None:
         for entry in entries:
             if type(entry) is not dict:
                 raise Unmodeled(f"a logprobs.{key} entry that is not an object")
-    _guard_deep(logprobs)
+            _guard(entry)  # a ChatCompletionTokenLogprob
+            top = entry.get("top_logprobs")
+            if type(top) is list:
+                for alt in top:
+                    if type(alt) is dict:
+                        _guard(alt)  # a TopLogprob; nothing below it is a model
 
 
 # --- plain data helpers -------------------------------------------------------------------
