@@ -15,7 +15,10 @@ mostly cancels out):
   arguments in three fragments): the marginal cost per call from 5k to 10k calls over
   that from 2.5k to 5k (1.0 is linear, quadratic is 2);
 - `export --minimal` against `inspect` on the same 5k-frame interleaved stream with an
-  id quirk (one fragment carries `"id": ""`);
+  id quirk (one fragment carries `"id": ""`), on a 50k-frame one, and on 20,000 calls
+  each whole in one chunk;
+- `inspect` of a 20,000-chunk text answer with logprobs on every chunk against the same
+  answer without them;
 - an Anthropic Messages stream (text and tool blocks in turn, every event named) and an
   OpenAI Responses stream (three call items whose deltas interleave in the same bursts,
   with sequence numbers and padding) and a Gemini stream (three calls whose arguments
@@ -49,10 +52,12 @@ from benchmarks.gen import (  # noqa: E402
     GEMINI_REQUEST,
     RESPONSES_REQUEST,
     anthropic_events,
+    content_events,
     gemini_events,
     interleaved_events,
     many_calls_events,
     responses_events,
+    single_chunk_calls_events,
     stream_events,
     write_recording,
     write_sse,
@@ -193,6 +198,29 @@ def minimal() -> None:
     write_sse(path, interleaved_events(5_000, quirk=True))
     label = "export --minimal, 5k-frame interleaved stream with an id quirk (goal <= 3x)"
     against_inspect(label, path, export_minimal, 9)  # ~0.1 s each: best of 9, a steadier min
+    path = os.path.join(OUT, "interleaved-50k-id-quirk.sse")
+    write_sse(path, interleaved_events(50_000, quirk=True))
+    label = "export --minimal, 50k-frame interleaved stream with an id quirk (goal <= 3x)"
+    against_inspect(label, path, export_minimal, 3)
+    path = os.path.join(OUT, "single-chunk-calls-20k.sse")
+    write_sse(path, single_chunk_calls_events(20_000))
+    label = "export --minimal, 20,000 single-chunk calls (goal <= 3x)"
+    against_inspect(label, path, export_minimal, 3)
+
+
+def logprobs() -> None:
+    """A 20,000-chunk text answer with logprobs on every chunk against the same answer
+    without them (the SDK emulation fell back to the real, quadratic, class on logprobs)."""
+    paths = {}
+    for lp in (False, True):
+        paths[lp] = os.path.join(OUT, f"content-20k{'-logprobs' if lp else ''}.sse")
+        write_sse(paths[lp], content_events(20_000, logprobs=lp))
+    t = rounds({"inspect": inspect_json}, paths, 3)
+    with_lp, without = t["inspect", True], t["inspect", False]
+    print(
+        f"\n20,000-chunk text answer with logprobs: {with_lp:.3f} s, without {without:.3f} s: "
+        f"{with_lp / without:.2f}x  (goal <= 2x)"
+    )
 
 
 def big_event() -> None:
@@ -229,6 +257,7 @@ def main() -> None:
     long_streams("single (one call)", stream_events)
     many_calls()
     minimal()
+    logprobs()
     against_chat(
         "anthropic",
         "Anthropic Messages (text and tool blocks in turn)",

@@ -9,14 +9,14 @@ from streamscope.recording import RecordingWriter
 TOOLS = [{"type": "function", "function": {"name": "write_file", "parameters": {"type": "object"}}}]
 
 
-def _event(delta: dict, finish: str | None = None) -> bytes:
+def _event(delta: dict, finish: str | None = None, logprobs: dict | None = None) -> bytes:
     chunk = {
         "id": "chatcmpl-bench",
         "object": "chat.completion.chunk",
         "created": 1764450000,
         "model": "bench-model",
         "system_fingerprint": "fp_bench",
-        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        "choices": [{"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}],
     }
     return b"data: " + orjson.dumps(chunk) + b"\n\n"
 
@@ -45,6 +45,29 @@ def stream_events(frames: int) -> list[bytes]:
         out.append(_event({"tool_calls": [{"index": 0, "function": {"arguments": words[i % 8]}}]}))
     out.append(_event({"tool_calls": [{"index": 0, "function": {"arguments": '"}'}}]}))
     out.append(_event({}, "tool_calls"))
+    out.append(b"data: [DONE]\n\n")
+    return out
+
+
+_WORDS = ["lorem ", "ipsum ", "dolor ", "sit ", "amet, ", "consectetur ", "adipiscing ", "elit "]
+
+
+def _token_logprobs(token: str) -> dict:
+    """A chunk's `logprobs` as OpenAI sends it for `logprobs: true`."""
+    entry = {"token": token, "logprob": -0.25, "bytes": list(token.encode()), "top_logprobs": []}
+    return {"content": [entry], "refusal": None}
+
+
+def content_events(frames: int, logprobs: bool = False) -> list[bytes]:
+    """A long text answer, one word a chunk; with `logprobs`, every chunk carries its
+    token's logprobs (what `logprobs: true` asks for)."""
+    out = [
+        _event({"role": "assistant", "content": ""}, logprobs={"content": []} if logprobs else None)
+    ]
+    for i in range(frames - 3):
+        word = _WORDS[i % 8]
+        out.append(_event({"content": word}, logprobs=_token_logprobs(word) if logprobs else None))
+    out.append(_event({}, "stop"))
     out.append(b"data: [DONE]\n\n")
     return out
 
@@ -96,6 +119,19 @@ def many_calls_events(calls: int) -> list[bytes]:
     for i in range(calls):
         out.append(_opener(i))
         out += [_fragment(i, '{"i": '), _fragment(i, str(i)), _fragment(i, "}")]
+    out.append(_event({}, "tool_calls"))
+    out.append(b"data: [DONE]\n\n")
+    return out
+
+
+def single_chunk_calls_events(calls: int) -> list[bytes]:
+    """`calls` calls one after another, each whole in one chunk: id, name and arguments
+    (what many providers send for short calls)."""
+    out = [_event({"role": "assistant", "content": None})]
+    for i in range(calls):
+        call = {"index": i, "id": f"call_{i}", "type": "function"}
+        call["function"] = {"name": "write_file", "arguments": f'{{"i": {i}}}'}
+        out.append(_event({"tool_calls": [call]}))
     out.append(_event({}, "tool_calls"))
     out.append(b"data: [DONE]\n\n")
     return out

@@ -17,7 +17,28 @@ from streamscope.dialects.chat.summary import plain_summary, summarize
 from .helpers import frames_of
 
 FRAGMENTS = ['{"a', '": "', "x", "yz", '"}', "[1", "{", "", " "]
+TOKEN = {"token": "x", "logprob": -0.5, "bytes": [120], "top_logprobs": []}
+# a plain fragment's logprobs: ordinary ones stay on the fast path, odd ones leave it
+LOGPROBS = [{"content": [TOKEN], "refusal": None}, {"content": "x"}, "x", {"refusal": [1]}]
+
+
+def with_logprobs(c: dict, logprobs: object) -> dict:
+    c["choices"][0]["logprobs"] = logprobs
+    return c
+
+
 PIECES = st.one_of(
+    st.builds(
+        lambda i, t, lp: with_logprobs(chunk(calls(tc(i, args=t))), lp),
+        st.integers(0, 2),
+        st.sampled_from(FRAGMENTS),
+        st.sampled_from(LOGPROBS),
+    ),
+    st.builds(
+        lambda t, lp: with_logprobs(chunk({"content": t}), lp),
+        st.sampled_from(["hi", ""]),
+        st.sampled_from(LOGPROBS),
+    ),
     st.builds(
         lambda i, t: chunk(calls(tc(i, args=t))), st.integers(0, 2), st.sampled_from(FRAGMENTS)
     ),

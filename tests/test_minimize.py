@@ -251,3 +251,18 @@ def test_pruning_removes_exactly_the_paths_asked(tree, data):
     assert orjson.dumps(tree) == before
     parsed = parse_payload(orjson.dumps(got).decode())
     assert parsed == got and orjson.dumps(parsed) == orjson.dumps(got)  # keys in order too
+
+
+def test_calls_one_after_another_shrink_from_the_ends():
+    """Calls opened one after another, each whole in one chunk: dropping any chunk in the
+    middle opens a gap in their indexes, and ddmin alone tried every chunk before the
+    last at each granularity (cubic: 20,000 calls never finished). Keeping the ends
+    finds the fixture in a few candidates."""
+    frames = [orjson.dumps(chunk({"role": "assistant"})).decode()]
+    for i in range(3000):
+        call = {"index": i, "id": f"call_{i}", "type": "function"}
+        call["function"] = {"name": "f", "arguments": f'{{"i": {i}}}'}
+        frames.append(orjson.dumps(chunk({"tool_calls": [call]})).decode())
+    frames += [orjson.dumps(chunk({}, "tool_calls")).decode(), "[DONE]"]
+    got = minimize(frames, max_runs=200)  # ddmin alone ends its budget with ~3000 frames
+    assert len(got) <= 4 and signature(got) == signature(frames)

@@ -338,6 +338,37 @@ def tool_delta(draw: st.DrawFn) -> dict:
     return d
 
 
+TOKEN = {"token": "Hi", "logprob": -0.1, "bytes": [72, 105], "top_logprobs": []}
+# A choice's logprobs: what OpenAI sends, and shapes the SDK may choke on.
+LOGPROBS = [
+    None,
+    {"content": [TOKEN], "refusal": None},
+    {
+        "content": [
+            TOKEN,
+            {**TOKEN, "top_logprobs": [{"token": "a", "logprob": -2.0, "bytes": None}]},
+        ]
+    },
+    {"content": [], "refusal": None},
+    {"content": None, "refusal": [TOKEN]},
+    {"refusal": [TOKEN], "extra": 1},
+    {},
+    {"content": [{"token": 5, "logprob": "x", "bytes": "y", "top_logprobs": "z"}]},
+    {"content": [{}]},
+    {"content": "x"},
+    {"content": [1]},
+    {"refusal": {"a": 1}},
+    {"content": [{**TOKEN, "_fields_set": ["token"]}]},
+    {"content": [{**TOKEN, "top_logprobs": [{"token": "a", "_fields_set": ["token"]}]}]},
+    {"content": [{**TOKEN, "top_logprobs": [1, "a", None, {"token": {"_fields_set": 1}}]}]},
+    {"content": [{**TOKEN, "top_logprobs": {"a": 1}, "bytes": {"_fields_set": 1}}]},
+    "x",
+    [],
+    0,
+    False,
+]
+
+
 @st.composite
 def a_choice(draw: st.DrawFn, index: int) -> dict:
     delta: dict = {}
@@ -353,6 +384,8 @@ def a_choice(draw: st.DrawFn, index: int) -> dict:
     choice: dict = {"index": index}
     if draw(st.integers(0, 40)):
         choice["delta"] = delta
+    if draw(st.integers(0, 3)) == 0:
+        choice["logprobs"] = draw(st.sampled_from(LOGPROBS))
     _put(
         choice,
         "finish_reason",
@@ -407,6 +440,37 @@ def test_random_streams_match_real_sdk(items: list[Any], tools: list | None) -> 
     check(items, input_tools=tools)
 
 
+@pytest.mark.parametrize("logprobs", LOGPROBS)
+def test_logprobs_match_real_sdk(logprobs: Any) -> None:
+    """Every logprobs shape, on the first chunk, on a later one, on both, beside tool
+    calls and content, with a finish that raises (strict tools) and one that does not."""
+    opener = chunk(
+        {
+            "role": "assistant",
+            "tool_calls": [
+                {"index": 0, "id": "c", "function": {"name": "get_weather", "arguments": ""}}
+            ],
+        }
+    )
+    text = chunk({"content": "Hi"})
+    frag = chunk({"tool_calls": [{"index": 0, "function": {"arguments": "{}"}}]})
+    end = chunk({}, "length")
+    for at in ({0}, {1}, {0, 1, 2}, {2, 3}):
+        items = copy.deepcopy([opener, text, frag, end])
+        for i in at:
+            items[i]["choices"][0]["logprobs"] = copy.deepcopy(logprobs)
+        for tools in (None, STRICT):
+            check(items, input_tools=tools)
+
+
+def test_long_logprobs_stream_is_modelled() -> None:
+    """Ordinary logprobs never send the emulation to the (quadratic) real class."""
+    items = [chunk({"content": "w"}) for _ in range(50)]
+    for item in items:
+        item["choices"][0]["logprobs"] = {"content": [TOKEN], "refusal": None}
+    assert check(items)
+
+
 def test_frames_payload_invalid_marker() -> None:
     assert frames_of([GARBAGE])[0].payload is INVALID
 
@@ -429,7 +493,8 @@ def test_emulation_imports_no_sdk_machinery() -> None:
     [
         ([chunk({"tool_calls": [{"index": "0", "function": {"arguments": "x"}}]})], {}),
         ([chunk({"tool_calls": [{"index": True, "function": {"arguments": "x"}}]})], {}),
-        ([{**chunk(), "choices": [{"index": 0, "delta": {}, "logprobs": {"content": []}}]}], {}),
+        ([{**chunk(), "choices": [{"index": 0, "delta": {}, "logprobs": "x"}]}], {}),
+        ([{**chunk(), "choices": [{"index": 0, "delta": {}, "logprobs": {"content": "x"}}]}], {}),
         ([{**chunk(), "choices": {"0": {}}}], {}),
         ([chunk({"tool_calls": [{"index": 0, "_fields_set": ["x"]}]})], {}),
         ([chunk({"audio": {"id": "a", "expires_at": "5"}})], {}),

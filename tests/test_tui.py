@@ -1052,3 +1052,85 @@ async def test_a_step_that_changes_no_table_height_costs_no_layout_pass(tmp_path
         await pilot.press("right", "right", "right")
         await pilot.pause()
         assert asked and not any(asked)  # repainted, never re-laid out
+
+
+async def test_at_80x24_the_id_and_the_name_are_whole_in_the_table_and_the_trap_line():
+    """What the stream screen exists to show fits a small terminal: the arguments and the
+    type give way first."""
+    from streamscope.tui.widgets import TrapLine
+
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("right_square_bracket")  # the frame that empties the id and name
+        await pilot.pause()
+        screen = app.screen
+        row = text(screen.query_one("#robust", CallTable)).splitlines()[1]
+        assert '"call_eee11723464a4b9eb8cee71d"' in row and '"get_weather"' in row
+        trap = text(screen.query_one(TrapLine))
+        assert trap.split() == (
+            [
+                "⚠",
+                "id",
+                '""',
+                "kept",
+                '"call_eee11723464a4b9eb8cee71d"',
+                "·",
+                "name",
+                '""',
+                "kept",
+                '"get_weather"',
+            ]
+        )
+
+
+async def test_thousands_of_calls_show_a_few_rows_around_the_frame_and_keys_stay_quick(tmp_path):
+    """A table of every call took seconds a frame (20 s for End on 5,000 calls): the
+    tables show the calls around the one the frame touched, and count the rest."""
+    import time
+
+    calls = [
+        {"index": i, "id": f"call_{i}", "type": "function", "function": {"name": "f"}}
+        for i in range(1000)
+    ]
+    path = one_stream(tmp_path / "many.jsonl", calls)
+    app = ReplayApp(path, exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        while app.screen.model.result is None:
+            await pilot.pause(0.05)
+        start = time.perf_counter()
+        await pilot.press("end")
+        await pilot.pause()
+        took = time.perf_counter() - start
+        lines = text(app.screen.query_one("#robust", CallTable)).splitlines()
+        assert '"call_999"' in lines[-2] and lines[-1].split() == [
+            "calls",
+            "997-1000",
+            "of",
+            "1,000",
+        ]
+        assert len(lines) == 6 and took < 2, took  # 20 s for 5,000 calls before
+        await pilot.press("home", *["right"] * 11)  # frame 11: the 11th call opens
+        await pilot.pause()
+        lines = text(app.screen.query_one("#robust", CallTable)).splitlines()
+        assert "calls 8-11 of 11" in lines[-1] and '"call_10"' in lines[-2]
+
+
+async def test_a_frame_of_megabytes_is_shown_in_part_and_end_is_quick(tmp_path):
+    """A 10 MB chunk laid out whole in the frame detail took a minute after End."""
+    import time
+
+    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    chunk["choices"] = [{"index": 0, "delta": {"content": "x" * 2**21}, "finish_reason": None}]
+    path = tmp_path / "one-line.jsonl"
+    path.write_bytes(orjson.dumps(chunk) + b"\n")
+    app = ReplayApp(str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        start = time.perf_counter()
+        await pilot.press("end")
+        await pilot.pause()
+        assert time.perf_counter() - start < 3
+        detail = text(app.screen.query_one(FrameDetail))
+        assert "bytes more (export --frames 1-1 writes the frame whole)" in " ".join(detail.split())

@@ -440,6 +440,35 @@ def _frame_phase(stream: _Stream, test: _Tester) -> None:
     stream.keep_frames(keep)
 
 
+def _ends_phase(stream: _Stream, test: _Tester) -> None:
+    """Before ddmin, on a long stream: keep its first k and last k frames alone, for the
+    least k of 1, 2, 4, ... that keeps the signature.
+
+    ddmin drops one of n chunks at a time. Where every drop in the middle files a kind
+    the target lacks (calls opened one after another: a gap in their indexes), only
+    the last chunk before the stream's end can go at each granularity, and ddmin tries
+    every chunk before it: cubic in the stream (20,000 single-chunk calls never ended).
+    The ends often hold what the signature needs (the first call, the finish, [DONE]);
+    when they do not, these few candidates cost about two engine passes over the stream
+    (most are rejected without one) and change nothing. They are judged outside the
+    budget, so that a budget bounds ddmin's steps as before."""
+    texts = stream.texts
+    n = len(texts)
+    if n <= LOOK_FIRST:
+        return
+    runs, budget = test.runs, test.max_runs
+    test.max_runs = runs + n  # a doubling k asks at most log2(n) questions
+    try:
+        k = 1
+        while 2 * k < n:
+            if test(texts[:k] + texts[n - k :]):
+                stream.keep_frames([*range(k), *range(n - k, n)])
+                return
+            k *= 2
+    finally:
+        test.runs, test.max_runs = runs, budget
+
+
 def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile: bool) -> None:
     units = [
         (i,) + path
@@ -610,6 +639,7 @@ def _minimize(
             # Re-serializing alone changes what the engine sees: keep the frames as sent.
             stream = _Stream([_RAW] * len(frames), list(frames))
         test.best = list(stream.texts)
+        _ends_phase(stream, test)
         steps: list[tuple[Callable[..., None], tuple]] = [(_frame_phase, ())]
         if join_fragments:
             steps += [(_join_phase, ()), (_finish_phase, ())]

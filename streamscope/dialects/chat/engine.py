@@ -21,7 +21,7 @@ from ...core.sse import Truncation
 from ...text import cut, plural, quote
 from .robust import Robust
 from .run import Run
-from .sdk_model import SdkEmulation
+from .sdk_model import SdkEmulation, check_logprobs
 from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
 
 # The order strategies are reported in (the contract's table order).
@@ -406,12 +406,14 @@ def _plain(p: object) -> tuple[int, str] | None:
     c = choices[0]
     if type(c) is not dict or c.get("index") != 0 or type(c["index"]) is not int:
         return None
-    if (
-        c.get("finish_reason") is not None
-        or c.get("logprobs") is not None
-        or not _ENVELOPE_OK.issuperset(c)
-    ):
+    if c.get("finish_reason") is not None or not _ENVELOPE_OK.issuperset(c):
         return None
+    logprobs = c.get("logprobs")
+    if logprobs is not None:
+        try:
+            check_logprobs(logprobs)  # no rule looks at logprobs, the SDK only at their shape
+        except Unmodeled:
+            return None
     delta = c.get("delta")
     if type(delta) is not dict or len(delta) != 1:
         return None

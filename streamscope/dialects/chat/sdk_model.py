@@ -115,6 +115,36 @@ def _guard_deep(value: object) -> None:
             _guard_deep(v)
 
 
+def check_logprobs(logprobs: object) -> None:
+    """A choice's `logprobs` the emulation may ignore, or Unmodeled.
+
+    The SDK keeps logprobs beside the message (`choice_snapshot.logprobs.content.extend`)
+    and builds events of them; neither touches the message or the tool calls, so they
+    change nothing the emulation reports unless their shape makes the SDK raise: an
+    object whose `content` and `refusal` are each null or a list of objects is what it
+    extends and constructs without fail. (The real class re-constructs the whole logprobs
+    snapshot at every chunk, quadratic in the stream: the emulation must not fall back
+    to it for ordinary logprobs.)"""
+    if type(logprobs) is not dict:
+        raise Unmodeled("logprobs that are not an object")
+    _guard(logprobs)  # a ChoiceLogprobs
+    for key in ("content", "refusal"):
+        entries = logprobs.get(key)
+        if entries is None:
+            continue
+        if type(entries) is not list:
+            raise Unmodeled(f"logprobs.{key} that is not a list")
+        for entry in entries:
+            if type(entry) is not dict:
+                raise Unmodeled(f"a logprobs.{key} entry that is not an object")
+            _guard(entry)  # a ChatCompletionTokenLogprob
+            top = entry.get("top_logprobs")
+            if type(top) is list:
+                for alt in top:
+                    if type(alt) is dict:
+                        _guard(alt)  # a TopLogprob; nothing below it is a model
+
+
 # --- plain data helpers -------------------------------------------------------------------
 
 
@@ -788,8 +818,9 @@ class SdkEmulation:
             idx = ch.get("index")
             if idx is not None and type(idx) is not int:
                 raise Unmodeled("a choice index that is not an integer")
-            if ch.get("logprobs") is not None:
-                raise Unmodeled("logprobs")
+            logprobs = ch.get("logprobs")
+            if logprobs is not None:
+                check_logprobs(logprobs)
             delta = ch.get("delta")
             if delta is None:
                 continue

@@ -31,6 +31,17 @@ def _cell(value: object, width: int = 0) -> str:
     return quote(value, width) if value is not None else "null"
 
 
+def _window(total: int, touched: int | None, rows: int) -> tuple[int, int]:
+    """Which `rows` of `total` calls to show: around the one this frame touched (the
+    last ones when it touched none). A table of every call cost seconds a frame on a
+    stream of thousands of calls; the screen has room for a few."""
+    if total <= rows:
+        return 0, total
+    at = total - 1 if touched is None else min(max(touched, 0), total - 1)
+    first = min(max(at - rows // 2, 0), total - rows)
+    return first, first + rows
+
+
 class CallTable(RenderedStatic):
     """One strategy's calls at the current frame, fitted to the width (long values cut):
     robust's with what this frame changed, or (`other`) the client strategy's, marked
@@ -64,32 +75,88 @@ class CallTable(RenderedStatic):
             self.TWO_IDS if terms.item_ids else self.SIGNED if terms.signatures else self.COLUMNS
         )
         self.by_value = state.engine.by_value
+        robust = strategy_calls(state)["robust"]
+        touched = next((e.call for e in state.events if e.call >= 0), None)
+        rows = max(3, self.app.size.height // 6)
         if not self.other:
-            self.show(strategy_calls(state)["robust"], state.events)
+            self.show(robust, state.events, window=_window(len(robust), touched, rows))
             return
         others = clients(state)
         theirs = strategy_calls(state)[others[self.strategy % len(others)]]
         self.display = isinstance(theirs, list)
         if isinstance(theirs, list):
-            self.show(theirs, compare=strategy_calls(state)["robust"])
+            # the calls around the same one, of the longer of the two lists
+            window = _window(max(len(robust), len(theirs)), touched, rows)
+            self.show(theirs, compare=robust, window=window)
 
     watch_state = watch_strategy = _watch_any
+
+    @staticmethod
+    def _widths(
+        columns: tuple[str, ...],
+        calls: tuple[Call, ...],
+        width: int,
+        digits: dict[str, int],
+        longest: int,
+        items: int,
+    ) -> dict[str, int]:
+        """Every column's width but the arguments', which take what is left. Each value
+        column keeps a character for the mark before it (⚠ overwritten, ≠ differs). The
+        id and the name are shown whole (an id folded past 40 columns); when the screen is
+        too narrow for them and a few characters of arguments, the type gives way first (to
+        5), then the name (to 16), then, where a call has two ids, both (folded, to 16)."""
+        names = max([len(_cell(c.name)) for c in calls] + [4]) + 1
+        types = max([len(_cell(c.type)) for c in calls] + [4]) + 1
+        out = {
+            "c": digits["c"] if "c" in columns else 0,
+            "idx": max(3, digits["idx"]),
+            "id": min(longest + 1, 41),
+            "item": min(items + 1, 41) if "item" in columns else 0,
+            "type": min(types, 11) if "type" in columns else 0,
+            "sig": 12 if "sig" in columns else 0,
+            "name": names,
+            "frags": digits["frags"],
+        }
+        # a column is padded by a space on either side
+        room = width - 2 * len(columns) - sum(out[c] for c in columns if c != "arguments")
+        for col, least in (("type", 5), ("name", 16)):
+            if col in columns:
+                give = max(0, min(6 - room, out[col] - least))  # 6 characters of arguments
+                out[col] -= give
+                room += give
+        if "item" in columns:  # two long ids fold rather than leave the arguments unread
+            for col in ("item", "id", "item", "id"):  # what the arguments lack, in halves
+                give = max(0, min((11 - room) // 2, out[col] - 16))
+                out[col] -= give
+                room += give
+        return {c: out[c] for c in columns if c != "arguments"}
 
     def show(
         self,
         calls: list[Call],
         events: list[FieldEvent] = (),  # type: ignore[assignment]
         compare: list[Call] | None = None,
+        window: tuple[int, int] | None = None,
     ) -> None:
-        """Rows for `calls`; cells `events` touched are highlighted; cells unlike `compare` marked."""
+        """Rows for `calls`; cells `events` touched are highlighted; cells unlike `compare`
+        marked. `window`: the calls shown (first, last), the others counted in a line."""
+        total = len(calls)
+        more = 0 if compare is None else len(compare) - total  # calls robust has beyond
+        first, last = window or (0, total)
+        # the window is robust's: the other table may hold fewer calls, or more
+        everyone = max(total, len(compare or ()))
+        windowed = first > 0 or last < everyone
+        if windowed:
+            calls = calls[first:last]
+            compare = None if compare is None else compare[first:last]
         table = Table(
             box=None, padding=(0, 1), expand=True, show_edge=False, header_style="bold dim"
         )
-        # ids are what a person compares: shown whole (folded past 40 columns), args cut
+        # ids and names are what a person compares: shown whole (an id folded past 40
+        # columns); the arguments, then the type, give up their width first
         both = (*calls, *(compare or []))
         longest = max([len(_cell(c.id)) for c in both] + [4])
         items = max([len(_cell(c.item_id)) for c in both] + [7])
-        name = max([len(_cell(c.name)) for c in both] + [4])
         # numbers are never cut: "1000…" would read as a thousand fragments, not 100,001
         digits = {
             "c": max([len(str(c.choice)) for c in both] + [1]),
@@ -101,36 +168,24 @@ class CallTable(RenderedStatic):
         if "item" in columns:  # the Responses API's words: item_id, and the call_id
             titles |= {"item": "item_id", "id": "call_id"}
         ids = ("id", "item")
-        # an id folds past 40 columns; two ids share what the other columns leave (about
-        # 52 columns for the key, type, name, the start of the arguments and frags)
-        fold = 41 if "item" not in columns else max(13, (self.app.size.width - 52) // 2)
+        width = self.size.width or self.app.size.width
+        widths = self._widths(columns, both, width, digits, longest, items)
         for col in columns:
             table.add_column(
                 titles.get(col, col),
                 no_wrap=col not in ids,
                 overflow="fold" if col in ids else "ellipsis",
-                ratio={"arguments": 4, "name": 2}.get(col),
-                min_width={
-                    "id": min(longest + 1, fold),
-                    "item": min(items + 1, fold),
-                    "name": min(name + 1, 16),
-                }.get(col, digits.get(col)),
-                max_width={
-                    "c": max(2, digits["c"]),
-                    "idx": max(4, digits["idx"]),
-                    "type": 10,
-                    "sig": 12,
-                    **({"id": fold, "item": fold} if "item" in columns else {}),
-                }.get(col, digits.get(col)),
+                ratio=1 if col == "arguments" else None,
+                width=widths.get(col),
             )
         touched: dict[tuple[int, str], FieldEvent] = {}
         for e in events:
-            if e.call >= 0:
+            if first <= e.call < first + len(calls):
                 # a custom call's input is its arguments; the Responses API's two ids
                 field = _FIELD_COLUMNS.get(e.field, e.field)
                 if field.startswith("$"):  # a streamed argument's JSON path (Gemini)
                     field = "arguments"
-                touched[(e.call, field or ("call" if e.op == ev.NEW_CALL else ""))] = e
+                touched[(e.call - first, field or ("call" if e.op == ev.NEW_CALL else ""))] = e
         for i, call in enumerate(calls):
             other = compare[i] if compare is not None and i < len(compare) else None
             values = {
@@ -181,15 +236,15 @@ class CallTable(RenderedStatic):
                         text.stylize("red")
                 cells.append(text)
             table.add_row(*cells)
-        if compare is not None and len(compare) > len(calls):
+        if more > 0:
             table.add_row(
                 "",
                 "",
-                Text(
-                    f"≠ robust has {plural(len(compare) - len(calls), 'more call')}",
-                    style="bold red",
-                ),
+                Text(f"≠ robust has {plural(more, 'more call')}", style="bold red"),
             )
+        if windowed and calls:
+            shown = f"calls {first + 1}-{first + len(calls)} of {everyone:,}"
+            table.caption, table.caption_justify = Text(shown, style="dim"), "left"
         if not calls and (compare is None or not compare):
             table.add_row("", "", Text("no calls yet", style="dim"))
         self.show_rendered(table)

@@ -84,22 +84,42 @@ class FrameDetail(RenderedStatic):
                 f"As received, in {plural(len(pieces), 'read')} (┆ marks a read boundary)\n",
                 style="bold",
             )
+            left = SHOWN  # a frame of megabytes is shown in part: laid out whole, it took a minute
             for i, piece in enumerate(pieces):
                 if i:
                     raw.append("┆", style="bold magenta")
                 raw.append(
-                    visible(piece.decode("utf-8", "replace").replace("\r", "\\r"), lines=True)
+                    visible(
+                        piece[:left].decode("utf-8", "replace").replace("\r", "\\r"), lines=True
+                    )
                     .replace("\t", "\\t")
                     .replace("\n", "↵\n"),
                     style="dim",
                 )
+                left -= min(left, len(piece))
+                if not left:
+                    break
+            size = sum(map(len, pieces))
+            if size > SHOWN:
+                raw.append(f"\n{_more(size - SHOWN, n)}\n", style="italic")
             parts.append(raw)
             if frame.is_json:
                 parts.append(Text("Parsed", style="bold"))
-                pretty = Text(visible(_pretty(frame.payload, frame.data), lines=True))
+                pretty = _pretty(frame.payload, frame.data)
+                more = len(pretty) - SHOWN
+                pretty = Text(visible(pretty[:SHOWN], lines=True))
                 _JSON.highlight(pretty)  # regex highlighting: cheap enough for every frame
                 parts.append(pretty)
+                if more > 0:
+                    parts.append(Text(_more(more, n, "characters"), style="italic"))
         self.show_rendered(Group(*parts))
+
+
+SHOWN = 20_000  # bytes of a frame as received, and characters of its JSON, shown
+
+
+def _more(size: int, n: int, unit: str = "bytes") -> str:
+    return f"… {size:,} {unit} more (export --frames {n}-{n} writes the frame whole)"
 
 
 def _pretty(payload: object, data: str) -> str:
