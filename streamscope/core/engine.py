@@ -294,6 +294,16 @@ class Engine:
         truncated(self.log, last, truncation, end_reason, end_error, self.done_seen)
         return results, fixes
 
+    def _text_like_a_call(
+        self, last: int, parts: list[str], said: str, choice: int | None = None
+    ) -> None:
+        """`tool-call-in-content` when the text (`parts`) looks like a tool call written as
+        text; `said` is the message, `{text}` where the text goes (quoted, cut)."""
+        text = "".join(parts)
+        if TOOL_CALL_TEXT.search(text):
+            message = said.replace("{text}", cut(quote(text), 52))
+            self.log.add("tool-call-in-content", last, message, choice)
+
     def who(self, call: Call) -> str:
         """A call in words, for the end-of-call anomalies: "the call at index 2"."""
         return f"the call {at_index(call.index)}"

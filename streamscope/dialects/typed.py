@@ -146,6 +146,25 @@ def _client():
     )
 
 
+def emulated_or_real(
+    frames: list[Frame],
+    emulation: Callable[[], Any],
+    installed: Callable[[], str | None],
+    not_installed: str,
+    real: Callable[[list[Frame]], list[Call] | StrategyError],
+) -> list[Call] | StrategyError | Unmodeled:
+    """An SDK strategy's answer on whole frames: its emulation's (made by `emulation`, fed
+    every frame), or where it meets a shape it does not model, the real SDK's (`real`)
+    when it is `installed`, else Unmodeled saying `not_installed`."""
+    try:
+        emu = emulation()
+        for frame in frames:
+            emu.feed(frame)
+        return emu.finish(frames[-1].number if frames else 0)
+    except Unmodeled:
+        return real(frames) if installed() is not None else Unmodeled(not_installed)
+
+
 def sse_bytes(frame: Frame) -> bytes:
     """A frame as the SSE event that carried it (`event:` line, one `data:` line per line)."""
     head = f"event: {frame.event}\n" if frame.event is not None else ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 
 from ...core.calls import Call
-from ...core.engine import TOOL_CALL_TEXT, ChoiceSummary
+from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
@@ -184,16 +184,14 @@ class AnthropicEngine(EventEngine):
                     + '; agent loops that wait for "tool_use" end the turn',
                     m.number,
                 )
-            if not m.calls and m.content:
-                text = "".join(m.content)
-                if TOOL_CALL_TEXT.search(text):
-                    log.add(
-                        "tool-call-in-content",
-                        last,
-                        f"message {m.number}: the text looks like a tool call "
-                        f"({cut(quote(text), 52)}) but no tool block was streamed",
-                        m.number,
-                    )
+            if not m.calls:
+                self._text_like_a_call(
+                    last,
+                    m.content,
+                    f"message {m.number}: the text looks like a tool call ({{text}}) but no tool "
+                    "block was streamed",
+                    m.number,
+                )
         if not expect_done:
             return
         if robust.unnamed:

@@ -23,7 +23,7 @@ from streamscope.dialects.anthropic.sdk_model import (
     arguments_text,
     is_tool_block,
 )
-from streamscope.dialects.typed import FrameBody
+from streamscope.dialects.typed import FrameBody, emulated_or_real
 
 NOT_INSTALLED = (
     "the anthropic package is not installed, and this stream has a shape streamscope's "
@@ -148,12 +148,6 @@ def anthropic_sdk_result(frames: Iterable[Frame]) -> list[Call] | StrategyError 
     frames = list(frames)
     if any(f.bad_utf8 for f in frames):
         return Unmodeled(NOT_UTF8)
-    emu = AnthropicSdkEmulation()
-    try:
-        for frame in frames:
-            emu.feed(frame)
-        return emu.finish(frames[-1].number if frames else 0)
-    except Unmodeled:
-        if anthropic_version() is None:
-            return Unmodeled(NOT_INSTALLED)
-        return run_real_anthropic(frames)
+    return emulated_or_real(
+        frames, AnthropicSdkEmulation, anthropic_version, NOT_INSTALLED, run_real_anthropic
+    )

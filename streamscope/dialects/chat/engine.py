@@ -14,11 +14,11 @@ from collections.abc import Iterable, Sequence
 from itertools import islice
 
 from ...core.calls import Call, StrategyError, Unmodeled
-from ...core.engine import ALL, TOOL_CALL_TEXT, ChoiceSummary, Engine, Strategies, StreamResult
+from ...core.engine import ALL, ChoiceSummary, Engine, Strategies, StreamResult
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...core.sse import Truncation
-from ...text import cut, plural, quote
+from ...text import plural, quote
 from .robust import Robust
 from .run import Run
 from .sdk_model import SdkEmulation, check_logprobs
@@ -329,16 +329,13 @@ class StreamEngine(Engine):
                     f'{quote(st.finish)}; agent loops that wait for "tool_calls" end the turn',
                     c,
                 )
-            if not st.calls and st.content:
-                text = "".join(st.content)
-                if TOOL_CALL_TEXT.search(text):
-                    log.add(
-                        "tool-call-in-content",
-                        last,
-                        f"choice {c}: content looks like a tool call ({cut(quote(text), 52)}) but no tool call "
-                        "was streamed",
-                        c,
-                    )
+            if not st.calls:
+                self._text_like_a_call(
+                    last,
+                    st.content,
+                    f"choice {c}: content looks like a tool call ({{text}}) but no tool call was streamed",
+                    c,
+                )
         if not robust.done_frame and expect_done:
             log.add("done-missing", last, "the stream ended without data: [DONE]")
 

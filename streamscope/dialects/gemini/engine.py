@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...core.calls import Call, Unmodeled
-from ...core.engine import TOOL_CALL_TEXT, ChoiceSummary
+from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
@@ -193,13 +193,10 @@ class GeminiEngine(EventEngine):
                     "cut, and clients that wait for a finish reason never act on its calls",
                     c,
                 )
-            if not calls and cand.content:
-                text = "".join(cand.content)
-                if TOOL_CALL_TEXT.search(text):
-                    log.add(
-                        "tool-call-in-content",
-                        last,
-                        f"the text looks like a tool call ({cut(quote(text), 52)}) but no "
-                        "functionCall part was streamed",
-                        c,
-                    )
+            if not calls:
+                self._text_like_a_call(
+                    last,
+                    cand.content,
+                    "the text looks like a tool call ({text}) but no functionCall part was streamed",
+                    c,
+                )

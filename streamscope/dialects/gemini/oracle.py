@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import Frame
-from ..typed import FrameBody
+from ..typed import FrameBody, emulated_or_real
 from .sdk_model import PartsEmulation
 from .strategies import args_text
 
@@ -80,13 +80,6 @@ def _function_calls(chunk: object) -> list:
 
 def parts_result(frames: Iterable[Frame]) -> list[Call] | StrategyError | Unmodeled:
     """The `parts` strategy's answer: the emulation, or the real client where it can't."""
-    frames = list(frames)
-    emu = PartsEmulation()
-    try:
-        for frame in frames:
-            emu.feed(frame)
-        return emu.finish(frames[-1].number if frames else 0)
-    except Unmodeled:
-        if genai_version() is None:
-            return Unmodeled(NOT_INSTALLED)
-        return run_real_genai(frames)
+    return emulated_or_real(
+        list(frames), PartsEmulation, genai_version, NOT_INSTALLED, run_real_genai
+    )

@@ -9,7 +9,7 @@ and the clients append it. Any other frame goes through every rule.
 from __future__ import annotations
 
 from ...core.calls import Call
-from ...core.engine import TOOL_CALL_TEXT, ChoiceSummary
+from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
@@ -148,15 +148,12 @@ class ResponsesEngine(EventEngine):
                 f"{cut(quote(robust.status), 30)}{reason}: their arguments may be cut short, and "
                 "agent loops that run calls only from a completed response skip them",
             )
-        if not calls and robust.content:
-            text = "".join(robust.content)
-            if TOOL_CALL_TEXT.search(text):
-                log.add(
-                    "tool-call-in-content",
-                    last,
-                    f"the text looks like a tool call ({cut(quote(text), 52)}) but no call item "
-                    "was streamed",
-                )
+        if not calls:
+            self._text_like_a_call(
+                last,
+                robust.content,
+                "the text looks like a tool call ({text}) but no call item was streamed",
+            )
         for item in calls:
             if item.open and robust.done_frame:
                 log.add(

@@ -22,7 +22,7 @@ from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
 from streamscope.dialects.chat.oracle import openai_version
 from streamscope.dialects.responses.sdk_model import TOOL_ITEMS, ResponsesSdkEmulation
-from streamscope.dialects.typed import FrameBody
+from streamscope.dialects.typed import FrameBody, emulated_or_real
 
 NOT_INSTALLED = (
     "the openai package is not installed, and this stream has a shape streamscope's "
@@ -191,12 +191,10 @@ def responses_sdk_result(
     frames = list(frames)
     if any(f.bad_utf8 for f in frames):
         return Unmodeled(NOT_UTF8)
-    try:
-        emu = ResponsesSdkEmulation(input_tools)
-        for frame in frames:
-            emu.feed(frame)
-        return emu.finish(frames[-1].number if frames else 0)
-    except Unmodeled:
-        if openai_version() is None:
-            return Unmodeled(NOT_INSTALLED)
-        return run_real_responses(frames, input_tools)
+    return emulated_or_real(
+        frames,
+        lambda: ResponsesSdkEmulation(input_tools),
+        openai_version,
+        NOT_INSTALLED,
+        lambda found: run_real_responses(found, input_tools),
+    )
