@@ -160,7 +160,8 @@ class CallTable(RenderedStatic):
         # numbers are never cut: "1000…" would read as a thousand fragments, not 100,001
         digits = {
             "c": max([len(str(c.choice)) for c in both] + [1]),
-            "idx": max([len(str(c.index)) for c in both] + [3]),
+            # (as wide as its header: idx, blk, out, call)
+            "idx": max([len(str(c.index)) for c in both] + [len(self.heads[1])]),
             "frags": max([len(str(c.fragments)) for c in both] + [5]),
         }
         titles = dict(zip(("c", "idx"), self.heads, strict=True))
