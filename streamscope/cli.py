@@ -67,9 +67,12 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
         _fail(str(e))
     except OSError as e:
         _fail(f"{file}: {e.strerror or e}")
+    from .dialects import sdk_note
+
+    note = sdk_note(s.dialect for s in analysis.streams)
     if as_json:
         from .core.report import dumps_json, report_json
-        from .dialects import sdk_versions
+        from .dialects import sdk_verified, sdk_versions
 
         doc = report_json(
             analysis.source,
@@ -80,6 +83,8 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             [f.to_json() for f in analysis.failures],
             analysis.notes,
             sdk_versions(),
+            sdk_verified(),
+            note,
         )
         sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:
@@ -89,7 +94,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
 
         # In a pipe or a CI log, long lines beat lines wrapped at 80 columns.
         width = None if sys.stdout.isatty() else 160
-        render(analysis, Console(highlight=False, soft_wrap=True, width=width))
+        render(analysis, Console(highlight=False, soft_wrap=True, width=width), note)
     if strict:
         bad = (
             any(a.severity != "info" for s in analysis.streams for a in s.anomalies)

@@ -82,13 +82,13 @@ def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
     return " · ".join(bits)
 
 
-def render(analysis: Analysis, console: Console) -> None:
+def render(analysis: Analysis, console: Console, sdk_note: str | None = None) -> None:
     infos = {i.exchange: i for i in analysis.exchanges}
     shown = plural(len(analysis.streams), "stream")
     if analysis.format in RECORDED:
         shown = plural(len(analysis.exchanges), "exchange") + ", " + shown
     console.print(f"[bold]streamscope[/] · {_safe(analysis.source)} ({analysis.format}, {shown})")
-    for note in analysis.notes:
+    for note in [*analysis.notes, *([sdk_note] if sdk_note else [])]:
         console.print(f"[cyan]i {_safe(note)}[/]")
     if analysis.stopped:
         console.print(f"[yellow]! {_safe(analysis.stopped['message'])}[/]")

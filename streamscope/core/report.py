@@ -99,6 +99,8 @@ def report_json(
     failed: list[dict] | None = None,
     notes: list[str] | None = None,
     sdk_versions: dict[str, str | None] | None = None,
+    sdk_verified: dict[str, str] | None = None,
+    sdk_note: str | None = None,
 ) -> dict:
     out = {
         "schema": SCHEMA,
@@ -107,6 +109,8 @@ def report_json(
         # The SDK releases the SDK strategies stand for (`openai_sdk_version` is the
         # contract's; the others are beyond it, as fields may be added).
         **(sdk_versions or {"openai_sdk_version": None}),
+        # ... and the releases their emulations reproduce, by strategy name (additive)
+        **({"sdk_verified": sdk_verified} if sdk_verified else {}),
         "streams": [stream_json(s) for s in streams],
         "contract": [f.to_json() for f in contract],
     }
@@ -114,6 +118,8 @@ def report_json(
         out["stopped_at"] = stopped
     if failed:
         out["failed_exchanges"] = failed
+    if sdk_note:  # the installed SDK differs from the one an emulation reproduces
+        out["sdk_note"] = sdk_note
     if notes:  # facts about the file itself (a byte order mark), info level
         out["notes"] = notes
     return out

@@ -101,3 +101,5 @@ class Dialect:
     # The key `inspect --json` gives the installed SDK's version under (None: the SDK
     # strategy's name: `openai_sdk_version`)
     version_key: str | None = None
+    # The distribution the SDK strategy stands for (its verified release: versions.py)
+    sdk_package: str = "openai"

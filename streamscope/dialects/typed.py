@@ -192,17 +192,20 @@ class FrameBody:
             self.current = frame.number
             yield sse_bytes(frame)
 
-    def client(self) -> Any:
-        """An httpx2 client whose every request is answered with this body (httpx2 is
-        imported here, only when an oracle runs)."""
-        import httpx2
+    def client(self, http: str = "httpx2") -> Any:
+        """A client of the HTTP package `http` ("httpx2" or "httpx": the one the SDK builds
+        on) whose every request is answered with this body (imported here, only when an
+        oracle runs)."""
+        import importlib
 
-        def respond(request: httpx2.Request) -> httpx2.Response:
-            return httpx2.Response(
+        package = importlib.import_module(http)
+
+        def respond(request: Any) -> Any:
+            return package.Response(
                 200, headers={"content-type": "text/event-stream"}, content=iter(self)
             )
 
-        return httpx2.Client(transport=httpx2.MockTransport(respond))
+        return package.Client(transport=package.MockTransport(respond))
 
 
 class EventEngine(Engine):

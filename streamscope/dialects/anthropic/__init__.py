@@ -65,6 +65,7 @@ ANTHROPIC = Dialect(
     claims_body=_claims_body,
     claims_event=_claims_event,
     real_sdk=lambda frames, tools, response_format: anthropic_sdk_result(frames),
+    sdk_package="anthropic",
     sdk_version=anthropic_version,
     fixture=FIXTURE,
     shape=SHAPE,

@@ -109,13 +109,16 @@ def run_real_sdk(
     `on_frame(number, calls)`, if given, sees the snapshot's tool calls after every frame
     consumed without an exception (what `SdkEmulation.calls()` must show mid-stream).
     """
-    from openai import APIError, omit
+    import openai
+    from openai import APIError
     from openai._models import construct_type
     from openai._streaming import ServerSentEvent
     from openai.lib.streaming.chat import ChatCompletionStreamState
     from openai.lib.streaming.chat._completions import _is_valid_chat_completion_chunk_weak
     from openai.types.chat import ChatCompletionChunk
 
+    # `omit` since openai 1.107 (NOT_GIVEN, still there, before): the arguments not given
+    omit = getattr(openai, "omit", None) or openai.NOT_GIVEN
     state: Any = ChatCompletionStreamState(
         input_tools=omit if input_tools is None else input_tools,
         response_format=omit if response_format is None else response_format,

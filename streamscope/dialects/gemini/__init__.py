@@ -51,6 +51,7 @@ GEMINI = Dialect(
     claims_body=_claims_body,
     claims_event=_claims_event,
     real_sdk=lambda frames, tools, response_format: parts_result(frames),
+    sdk_package="google-genai",
     sdk_version=genai_version,
     fixture=FIXTURE,
     shape=SHAPE,

@@ -126,6 +126,8 @@ def run_real_responses(
     import openai
     from openai.lib.streaming.responses import ResponseFunctionCallArgumentsDeltaEvent
 
+    from streamscope.record.clients import sdk_package
+
     frames = list(frames)
     last = frames[-1].number if frames else 0
     watch: _Watch | None = None
@@ -140,7 +142,7 @@ def run_real_responses(
     client = openai.OpenAI(
         api_key="streamscope",
         base_url="http://streamscope.invalid/v1",
-        http_client=body.client(),
+        http_client=body.client(sdk_package(openai)),
         max_retries=0,
     )
     with warnings.catch_warnings():
