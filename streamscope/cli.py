@@ -36,7 +36,7 @@ class WholeSummaries(click.Group):
 
 
 @click.group(cls=WholeSummaries, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="streamscope")
+@click.version_option(__version__, "-V", "--version", prog_name="streamscope")
 def main() -> None:
     """See exactly what an LLM provider streamed, and what every client would have made of it.
 
@@ -113,7 +113,26 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
 @click.option("--frame", type=click.IntRange(min=0), default=0, help="Start at this frame.")
 @click.option("--follow", is_flag=True, help="Reload as a recording that is being written grows.")
 def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
-    """Step through FILE's streams frame by frame, and watch each tool call being assembled."""
+    """Step through FILE's streams frame by frame, and watch each tool call being assembled.
+
+    FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON Lines
+    of chat.completion.chunk objects (or another API's events) or a HAR 1.2 capture; the
+    kind is read from its content. A recording or HAR opens on its exchanges, one per
+    row; a single stream opens on its frames.
+
+    \b
+    Main keys (? lists every key of the screen, q goes back or quits):
+      enter        open the selected exchange
+      right, n     next frame           left, p   previous frame
+      ], [         next, previous frame with an anomaly
+      home, end    before the first frame, the last frame (with the repair panel)
+      g            go to a frame by its number
+      space        play or pause at the recorded timing; + faster, - slower
+      s            show the next client strategy beside robust
+      /            show only the frames matching some text
+      a            every call's arguments at this frame, whole
+      r            the request: messages, tools, contract findings
+    """
     from .inputs import KIND_WORDS
     from .recording.format import RecordingError
 
@@ -211,7 +230,23 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
     help="Answer a request that matches no recorded one with an error, not the next stream.",
 )
 def serve(files, port, speed, strict) -> None:
-    """Play FILES back as an OpenAI-, Anthropic- or Gemini-style provider on 127.0.0.1 (prints its base URL)."""
+    """Play FILES back as an OpenAI-, Anthropic- or Gemini-style provider on 127.0.0.1 (prints its base URL).
+
+    FILES are recordings, HAR captures, raw SSE bodies or chunk logs, their exchanges
+    one after the other. A request with "stream": true (Gemini: :streamGenerateContent)
+    gets a recorded stream, any other a recorded non-stream response, each from an
+    exchange of the request's own API. Which exchange answers a request:
+
+    \b
+    1. the recorded request whose JSON body has the same model, system, instructions,
+       messages, input, previous_response_id, contents, systemInstruction and tools
+       (other keys, such as temperature or stream_options, are ignored; a Gemini
+       model is read from the path); the one served fewest times first;
+    2. else the next exchange in order, each served once before any is served again;
+    3. with --strict, only an exchange with no recorded request (an SSE body, a chunk
+       log) may answer it; else the answer is a 400 error naming what differed from
+       the closest recorded request.
+    """
     from .playback.serve import serve as run_serve
     from .recording.format import RecordingError
 
@@ -242,8 +277,35 @@ def samples_dir() -> str:
     return ""
 
 
+def sample_names(folder: str | None = None) -> list[str]:
+    """The bundled samples' names, not recordings a user made beside them ([] when the
+    samples are missing)."""
+    import os
+
+    if folder is None:
+        try:
+            folder = samples_dir()
+        except SystemExit:
+            return []
+    return sorted(
+        n[:-6]
+        for n in os.listdir(folder)
+        if n.endswith(".jsonl") and ".chunks" not in n and not n.startswith("streamscope-")
+    )
+
+
+def _complete_samples(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[click.shell_completion.CompletionItem]:
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(n) for n in ["list", *sample_names()] if n.startswith(incomplete)]
+
+
 @main.command()
-@click.argument("quirk", required=False, default="alibaba-empty-id")
+@click.argument(
+    "quirk", required=False, default="alibaba-empty-id", shell_complete=_complete_samples
+)
 @click.option("--no-replay", is_flag=True, help="Record and summarise, but do not open the replay.")
 def demo(quirk: str, no_replay: bool) -> None:
     """The whole story offline: a sample served, an agent recorded, then replayed.
@@ -263,11 +325,7 @@ def demo(quirk: str, no_replay: bool) -> None:
     from .record.runner import default_output, record
 
     folder = samples_dir()
-    names = sorted(  # the bundled samples, not recordings a user made beside them
-        n[:-6]
-        for n in os.listdir(folder)
-        if n.endswith(".jsonl") and ".chunks" not in n and not n.startswith("streamscope-")
-    )
+    names = sample_names(folder)
     if quirk == "list":
         click.echo("\n".join(names))
         return
