@@ -504,7 +504,7 @@ class FollowingChild:
     def close(self) -> None:
         proc = self._proc
         if proc.poll() is None:
-            proc.stdin.close()  # type: ignore[union-attr]  (it ends at the end of its input)
+            proc.stdin.close()  # type: ignore[union-attr]  # it ends at the end of its input
             try:
                 proc.wait(2)
             except subprocess.TimeoutExpired:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..text import quote
 
@@ -155,7 +156,7 @@ class Anomaly:
             return self.message
         return f"{self.message}; also: {'; '.join(self.also)}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {
             "frame": self.frame,
             "kind": self.kind,
@@ -178,7 +179,7 @@ class AnomalyLog:
     __slots__ = ("_by_key", "_frames", "_layers", "_layers_top", "_tops", "_ordered", "marking")
 
     def __init__(self, marking: bool = True) -> None:
-        self._by_key: dict[tuple, Anomaly] = {}
+        self._by_key: dict[tuple[Any, ...], Anomaly] = {}
         # False: no frame is marked (the minimiser reads the kinds alone, and a long
         # interleaved stream marks most of its frames)
         self.marking = marking

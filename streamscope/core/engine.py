@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..text import cut, quote
 from . import repair as repairs
@@ -64,7 +65,7 @@ class ChoiceSummary:
     reasoning_content: str
     refusal: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "choice": self.index,
             "finish_reason": self.finish_reason,
@@ -108,7 +109,7 @@ class StreamResult:
         return [key(c) for c in got] != [key(c) for c in self.tool_calls]
 
 
-def value_key(call: Call) -> tuple:
+def value_key(call: Call) -> tuple[Any, ...]:
     """`Call.key` with arguments that parse compared as the JSON value they hold: a client
     that keeps the parsed object (and writes it back without the stream's spaces) is not
     told apart for that alone."""

@@ -93,6 +93,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "CLOSED_BRACKETS",
@@ -146,7 +147,7 @@ class Repair:
     crow: RepairResult
     best: RepairResult
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "crow": {"action": self.crow.action, "result": self.crow.result},
             "best": {
@@ -274,7 +275,7 @@ def _scan(s: str) -> tuple[str, list[str], bool] | None:
     # Open containers: [is_object, cut, comma]. `cut` is where the text can be cut to
     # drop the member in progress (just after the opener or the last complete member),
     # `comma` the position of the last comma seen in it.
-    stack: list[list] = []
+    stack: list[list[Any]] = []
     removed: list[int] = []  # positions of trailing commas removed, increasing
     actions: list[str] = []
     guessed = False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import orjson
 
@@ -15,7 +16,7 @@ from .repair import Repair
 SCHEMA = 1
 
 
-def call_json(call: Call, repair: Repair | None | bool = False) -> dict:
+def call_json(call: Call, repair: Repair | None | bool = False) -> dict[str, Any]:
     out = {
         "choice": call.choice,
         "index": call.index,
@@ -36,7 +37,7 @@ def call_json(call: Call, repair: Repair | None | bool = False) -> dict:
     return out
 
 
-def strategy_json(result: StreamResult, name: str) -> dict:
+def strategy_json(result: StreamResult, name: str) -> dict[str, Any]:
     got = result.strategies[name]
     if isinstance(got, StrategyError):
         return {"error": got.error, "frame": got.frame}
@@ -45,7 +46,7 @@ def strategy_json(result: StreamResult, name: str) -> dict:
     return {"tool_calls": [call_json(c) for c in got], "differs": result.differs(name)}
 
 
-def stream_json(result: StreamResult) -> dict:
+def stream_json(result: StreamResult) -> dict[str, Any]:
     out = {
         "exchange": result.exchange,
         "frames": result.frames,
@@ -95,13 +96,13 @@ def report_json(
     fmt: str,
     streams: list[StreamResult],
     contract: list[Finding],
-    stopped: dict | None = None,
-    failed: list[dict] | None = None,
+    stopped: dict[str, Any] | None = None,
+    failed: list[dict[str, Any]] | None = None,
     notes: list[str] | None = None,
     sdk_versions: dict[str, str | None] | None = None,
     sdk_verified: dict[str, str] | None = None,
     sdk_note: str | None = None,
-) -> dict:
+) -> dict[str, Any]:
     out = {
         "schema": SCHEMA,
         "source": source,

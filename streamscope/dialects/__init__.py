@@ -8,6 +8,7 @@ name. A stream no dialect fits is read as Chat Completions and says so (`dialect
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.engine import Engine
@@ -116,7 +117,7 @@ def unknown(name: str | None) -> str | None:
 def open_engine(
     name: str | None,
     exchange: int = 1,
-    tools: list | None = None,
+    tools: list[Any] | None = None,
     response_format: object | None = None,
     **options: object,
 ) -> Engine:

@@ -52,7 +52,7 @@ def not_json(data: str) -> str:
     return f"data {quote(data, 60)} is not JSON"
 
 
-def event_object(frame: Frame, log: AnomalyLog) -> dict | None:
+def event_object(frame: Frame, log: AnomalyLog) -> dict[str, Any] | None:
     """The frame's event object; None, with the anomaly filed, when its data is not JSON or
     not an object. Bytes that are not UTF-8 are named either way."""
     n, payload = frame.number, frame.payload
@@ -225,7 +225,7 @@ class EventEngine(Engine):
     def __init__(
         self,
         exchange: int = 1,
-        tools: list | None = None,
+        tools: list[Any] | None = None,
         response_format: object | None = None,
         collect_events: bool = False,
         part: str = ALL,
@@ -235,12 +235,12 @@ class EventEngine(Engine):
         super().__init__(exchange, part, marks, collect_events)
         self.declared = self.declares(tools)
         self.robust = self.reader(self.log)
-        self.others: list = [fold() for fold in self.folds] if self._clients else []
+        self.others: list[Any] = [fold() for fold in self.folds] if self._clients else []
         self.sdk: Any = self.emulation(tools) if self._emulated else Unmodeled("not emulated")
         # a chunk log holds the events an application logged, with no SSE event names
         self.chunk_log = chunk_log
 
-    def emulation(self, tools: list | None) -> Any:
+    def emulation(self, tools: list[Any] | None) -> Any:
         """The SDK emulation, for a request that declared `tools`."""
         raise NotImplementedError
 
@@ -308,7 +308,7 @@ class Fold:
     name = ""
 
     def __init__(self) -> None:
-        self.slots: list = []
+        self.slots: list[Any] = []
         self.error: StrategyError | None = None
 
     def call(self, slot: Any) -> Call:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 from urllib.parse import unquote_plus
 
 from streamscope.recording.format import REDACTED, Headers
@@ -162,7 +163,7 @@ TOO_DEEP = b'"[REDACTED: a JSON body nested too deeply to mask by path]"'
 def _redact(node: object, parts: list[str]) -> bool:
     key, rest = parts[0], parts[1:]
     if isinstance(node, dict):
-        keys: Iterable = list(node) if key == "*" else [key] if key in node else []
+        keys: Iterable[Any] = list(node) if key == "*" else [key] if key in node else []
     elif isinstance(node, list):
         if key == "*":
             keys = range(len(node))
@@ -173,8 +174,8 @@ def _redact(node: object, parts: list[str]) -> bool:
     hit = False
     for k in keys:
         if rest:
-            hit |= _redact(node[k], rest)  # type: ignore[index]
+            hit |= _redact(node[k], rest)
         else:
-            node[k] = REDACTED  # type: ignore[index]
+            node[k] = REDACTED
             hit = True
     return hit

@@ -186,7 +186,7 @@ class StreamModel:
                 data, t = next(reads)
             except RecordingError as e:  # the stream is shown up to the line that broke
                 self.error = e
-                self.reads.stop = i  # type: ignore[attr-defined] (only recordings raise)
+                self.reads.stop = i  # type: ignore[attr-defined]  # only recordings raise
                 break
             self.read_offsets.append(offset)
             offset += len(data)

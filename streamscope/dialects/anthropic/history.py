@@ -8,6 +8,8 @@ they come back with the assistant message and need no result from the agent.
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
 from ...core.history import History, Result, SentCall, Turn, Words
@@ -28,7 +30,7 @@ def _input_text(value: object) -> object:
     return value
 
 
-def sent_call(block: dict) -> SentCall:
+def sent_call(block: dict[str, Any]) -> SentCall:
     kind = block.get("type")
     return SentCall(
         block.get("id"),

@@ -10,6 +10,7 @@ engine hands them the events already read (`start`, `fragment`, `stop`, `message
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...core.calls import Call, Slot, StrategyError
 from .. import typed
@@ -35,7 +36,7 @@ class Fold(typed.Fold):
         self.message += 1
         self.by_index = {}
 
-    def start(self, n: int, index: int, block: dict) -> None:
+    def start(self, n: int, index: int, block: dict[str, Any]) -> None:
         if block.get("type") not in TOOL_BLOCKS:
             self.by_index[index] = None
             return
@@ -96,7 +97,7 @@ class LastBlock(Fold):
         super().__init__()
         self.last: FoldSlot | None = None
 
-    def start(self, n: int, index: int, block: dict) -> None:
+    def start(self, n: int, index: int, block: dict[str, Any]) -> None:
         super().start(n, index, block)
         slot = self.by_index.get(index)
         if slot is not None:

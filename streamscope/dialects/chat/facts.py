@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ...core.frames import INVALID, NOT_READ, parse_payload
 from ...core.repair import parses
@@ -137,12 +138,12 @@ def _error_only(payload: object) -> bool:
     return isinstance(payload, dict) and bool(payload.get("error")) and "choices" not in payload
 
 
-def _choices(payload: object) -> list:
+def _choices(payload: object) -> list[Any]:
     choices = payload.get("choices") if isinstance(payload, dict) else None
     return choices if isinstance(choices, list) else []
 
 
-def _read(payload: object) -> list[tuple[int, dict]]:
+def _read(payload: object) -> list[tuple[int, dict[str, Any]]]:
     """(choice, tool call delta) for each delta Robust.feed hands to Robust._tool, in order
     (the caller has ruled out an error payload without choices, which it stops at)."""
     out = []
@@ -168,7 +169,7 @@ def _bad_choice_index(payload: object) -> bool:
     )
 
 
-def _entry_kinds(entry: dict) -> set[str]:
+def _entry_kinds(entry: dict[str, Any]) -> set[str]:
     """Warning and error kinds Robust._tool files for `entry`, whatever came before."""
     if void_entry(entry):
         return {"index-invalid"}  # and nothing else: it is no call
@@ -198,7 +199,7 @@ class _Entry:
     bare: bool
 
 
-def _entry(c: int, entry: dict) -> _Entry:
+def _entry(c: int, entry: dict[str, Any]) -> _Entry:
     raw = entry.get("index")
     integer = isinstance(raw, int) and not isinstance(raw, bool)
     key = None if raw is None else raw if integer else repr(raw)
@@ -300,7 +301,7 @@ def _finishes(payload: object) -> bool:
 NEEDS = ("id-empty-overwrite", "name-empty-overwrite")
 
 
-def _may(entries: list[dict]) -> frozenset[str]:
+def _may(entries: list[dict[str, Any]]) -> frozenset[str]:
     out = set()
     for entry in entries:
         if _emptied(entry, "id"):

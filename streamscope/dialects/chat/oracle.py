@@ -97,7 +97,7 @@ def _snapshot(state: Any) -> Any:
 
 def run_real_sdk(
     frames: Iterable[Frame],
-    input_tools: list | None = None,
+    input_tools: list[Any] | None = None,
     response_format: object | None = None,
     *,
     on_frame: Callable[[int, list[Call]], None] | None = None,
@@ -171,7 +171,7 @@ def run_real_sdk(
 
 def sdk_result(
     frames: Iterable[Frame],
-    input_tools: list | None = None,
+    input_tools: list[Any] | None = None,
     response_format: object | None = None,
 ) -> list[Call] | StrategyError:
     """The `openai-sdk` strategy's answer: the fast emulation, or the real SDK where it can't."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from typing import Any
 
 import orjson
 
@@ -24,7 +25,7 @@ _NAME = re.compile(r"[^.\[\]'\"\s]+")
 _INDEX = re.compile(r"\[(0|[1-9][0-9]{0,8})\]")
 
 
-def steps(path: object) -> tuple | str:
+def steps(path: object) -> tuple[Any, ...] | str:
     """A path's steps (member names and array indexes), or why it does not parse."""
     if not isinstance(path, str):
         return "the jsonPath is not a string"
@@ -35,11 +36,11 @@ _CACHED = 4096  # longer paths are parsed each time, never kept
 
 
 @functools.lru_cache(maxsize=1024)  # a stream names few paths, many times each
-def _steps(path: str) -> tuple | str:
+def _steps(path: str) -> tuple[Any, ...] | str:
     return _parse(path)
 
 
-def _parse(path: str) -> tuple | str:
+def _parse(path: str) -> tuple[Any, ...] | str:
     if not path.startswith("$"):
         return "a jsonPath starts with $"
     out: list[str | int] = []
@@ -108,14 +109,14 @@ class Text:
 
     __slots__ = ("pieces", "more", "path")
 
-    def __init__(self, piece: str, more: bool, path: tuple = ()) -> None:
+    def __init__(self, piece: str, more: bool, path: tuple[Any, ...] = ()) -> None:
         self.pieces = [piece]
         self.more = more  # the last piece said another follows (willContinue)
         self.path = path  # where it is in the arguments
 
 
 # A partialArg's typed value: (the JSON value, a string?) or why it carries none.
-def value_of(arg: dict) -> tuple[object, bool] | str:
+def value_of(arg: dict[str, Any]) -> tuple[object, bool] | str:
     for key in ("stringValue", "numberValue", "boolValue", "nullValue"):
         if key in arg:
             v = arg[key]
@@ -141,16 +142,16 @@ class ArgTree:
     __slots__ = ("root", "paths", "last")
 
     def __init__(self) -> None:
-        self.root: dict = {}
+        self.root: dict[str, Any] = {}
         self.paths = 0  # partialArgs applied
         self.last: Text | None = None  # the string set or extended last (for `extend`)
 
-    def put(self, path: tuple, value: object, text: bool, more: bool) -> str | None:
+    def put(self, path: tuple[Any, ...], value: object, text: bool, more: bool) -> str | None:
         """Set (or, for a string piece after one that said willContinue, extend) the value
         at `path`; why it cannot be, or None."""
         if not path:
             return "the path names the arguments object itself, not a place in it"
-        node: dict | list = self.root
+        node: dict[str, Any] | list[Any] = self.root
         for k, step in enumerate(path[:-1]):
             child = _child(node, step)
             if isinstance(child, str):
@@ -205,7 +206,7 @@ class ArgTree:
         return new
 
 
-def _child(node: dict | list, step: str | int) -> object:
+def _child(node: dict[str, Any] | list[Any], step: str | int) -> object:
     """The value at `step` of `node`; None if there is none yet; a str saying why a step
     cannot be taken (an index past the end would leave holes)."""
     if isinstance(node, dict):
@@ -219,10 +220,10 @@ def _child(node: dict | list, step: str | int) -> object:
     return None
 
 
-def _set(node: dict | list, step: str | int, value: object) -> None:
+def _set(node: dict[str, Any] | list[Any], step: str | int, value: object) -> None:
     if isinstance(node, dict):
         node[step] = value
-    elif step == len(node):  # type: ignore[operator]
+    elif step == len(node):
         node.append(value)
     else:
         node[step] = value  # type: ignore[index]
@@ -240,7 +241,7 @@ def _kind(value: object) -> str:
     )
 
 
-def _show(path: tuple) -> str:
+def _show(path: tuple[Any, ...]) -> str:
     """A path as JSONPath text, safe to print (names that need it quoted)."""
     out = "$"
     for step in path:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.calls import Call, Unmodeled
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
@@ -96,7 +98,7 @@ class GeminiEngine(EventEngine):
         "never with an invented id"
     )
 
-    def emulation(self, tools: list | None) -> PartsEmulation:
+    def emulation(self, tools: list[Any] | None) -> PartsEmulation:
         return PartsEmulation()
 
     def feed(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from typing import Any
 
 from ...core.calls import Call
 from ...core.frames import parse_payload
@@ -109,11 +110,11 @@ def literal(frames: list[tuple[str | None, str]]) -> str:
     return "[\n" + "".join(f"    {data!r},\n" for _, data in frames) + "]"
 
 
-def events(frames: list[tuple[str | None, str]]) -> list:
+def events(frames: list[tuple[str | None, str]]) -> list[Any]:
     return [parse_payload(data) for _, data in frames]
 
 
-def expected(call: Call) -> dict:
+def expected(call: Call) -> dict[str, Any]:
     args = call.arguments
     if isinstance(args, str):
         with contextlib.suppress(ValueError, RecursionError):

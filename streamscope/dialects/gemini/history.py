@@ -14,6 +14,8 @@ call came back unchanged.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.history import History, Result, SentCall, Turn, Words
 from .args import ArgTree, compact, steps, value_of
 
@@ -67,7 +69,7 @@ def _key(fid: object, name: object) -> object:
     return fid if isinstance(fid, str) and fid else name
 
 
-def _sent(fc: dict, signature: object, args: object) -> SentCall:
+def _sent(fc: dict[str, Any], signature: object, args: object) -> SentCall:
     fid = fc.get("id")
     text = compact(args) if args is not None else "{}"
     call = SentCall(
@@ -84,7 +86,7 @@ def _sent(fc: dict, signature: object, args: object) -> SentCall:
     return call
 
 
-def _calls(parts: list) -> list[SentCall]:
+def _calls(parts: list[Any]) -> list[SentCall]:
     """The calls a model turn's functionCall parts make: whole ones as they are, streamed
     ones assembled from their parts."""
     out: list[SentCall] = []
@@ -160,7 +162,7 @@ def _turn(content: object) -> Turn:
     return turn
 
 
-def _runs(contents: list) -> list[Turn]:
+def _runs(contents: list[Any]) -> list[Turn]:
     """A turn per content, a run of model contents as one (its parts in order), and a run
     of contents that only answer calls as one."""
     runs: list[tuple[int, int, object]] = []
@@ -189,7 +191,7 @@ def _model(content: object) -> bool:
     return isinstance(content, dict) and content.get("role") == "model"
 
 
-def _parts(content: object) -> list:
+def _parts(content: object) -> list[Any]:
     parts = content.get("parts") if isinstance(content, dict) else None
     return parts if isinstance(parts, list) else []
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
+from typing import Any
 
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import Frame
@@ -74,7 +75,7 @@ def run_real_genai(frames: Iterable[Frame]) -> list[Call] | StrategyError:
     return out
 
 
-def _function_calls(chunk: object) -> list:
+def _function_calls(chunk: object) -> list[Any]:
     import logging
 
     logger = logging.getLogger("google_genai.types")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import copy
+from typing import Any
 
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import INVALID, Frame
@@ -90,7 +91,7 @@ class PartsEmulation:
 _TYPES = {"text": str, "thought": bool, "finishReason": str, "index": int}
 
 
-def _parts(cand: object) -> list[dict]:
+def _parts(cand: object) -> list[dict[str, Any]]:
     """A candidate's parts, each checked as far as the SDK's models type them; Unmodeled
     for a value pydantic would decide on."""
     if type(cand) is not dict:

@@ -67,7 +67,7 @@ class _Watch:
         self.completed: dict[object, tuple[object, int]] = {}  # index -> (item, frame)
         self.final_frames: list[int] = []
 
-    def snapshot(self) -> list:
+    def snapshot(self) -> list[Any]:
         snapshot = self.state._ResponseStreamState__current_snapshot
         output = getattr(snapshot, "output", None)
         return list(output) if isinstance(output, (list, str, dict)) else []
@@ -102,7 +102,7 @@ class _Watch:
                 out.append(_call(item, by_item.get(id(item)), first, fragments, last))
         return out
 
-    def final(self, output: list) -> list[Call]:
+    def final(self, output: list[Any]) -> list[Call]:
         return [
             _call(item, position, self.final_frames[position], 0, self.final_frames[position])
             for position, item in enumerate(output)
@@ -112,7 +112,7 @@ class _Watch:
 
 def run_real_responses(
     frames: Iterable[Frame],
-    input_tools: list | None = None,
+    input_tools: list[Any] | None = None,
     *,
     on_frame: Callable[[int, list[Call]], None] | None = None,
 ) -> list[Call] | StrategyError:
@@ -187,7 +187,7 @@ def run_real_responses(
 
 
 def responses_sdk_result(
-    frames: Iterable[Frame], input_tools: list | None = None
+    frames: Iterable[Frame], input_tools: list[Any] | None = None
 ) -> list[Call] | StrategyError | Unmodeled:
     """The strategy's answer: the emulation, or the real class where it can't answer."""
     frames = list(frames)

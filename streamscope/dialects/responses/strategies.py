@@ -10,6 +10,8 @@ as the real SDK does.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.calls import Call, Slot, StrategyError
 from ...text import cut, quote
 from .. import typed
@@ -37,7 +39,7 @@ class Fold(typed.Fold):
         self.by_index: dict[int, FoldSlot | None] = {}  # None: a non-call item
         self.by_id: dict[str, FoldSlot | None] = {}
 
-    def added(self, n: int, index: int, item: dict) -> None:
+    def added(self, n: int, index: int, item: dict[str, Any]) -> None:
         item_id = item.get("id")
         kind = item.get("type")
         if kind not in CALL_ITEMS:
