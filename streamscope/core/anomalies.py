@@ -156,7 +156,7 @@ class Anomaly:
             return self.message
         return f"{self.message}; also: {'; '.join(self.also)}"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[Any, Any]:
         out = {
             "frame": self.frame,
             "kind": self.kind,

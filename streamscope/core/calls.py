@@ -119,7 +119,7 @@ class Slot:
         elif args is not None and self.value is NOTHING and not self.parts:
             self.value = args
 
-    def __deepcopy__(self, memo: dict[str, Any]) -> Slot:
+    def __deepcopy__(self, memo: dict[Any, Any]) -> Slot:
         # Engine snapshots copy slots: the fragments since the last copy are joined into one
         # chunk first, so a copy holds a few shared immutable chunks, not a list as long as
         # the stream, nor the whole text again.

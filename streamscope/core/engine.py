@@ -20,7 +20,7 @@ from ..text import cut, quote
 from . import repair as repairs
 from .anomalies import Anomaly, AnomalyLog
 from .calls import Call, StrategyError, Unmodeled
-from .frames import Sentinel
+from .frames import NOT_READ, Frame, Sentinel
 from .sse import Truncation
 
 # How an exchange ended, as the recorder wrote it in its `end` line.
@@ -65,7 +65,7 @@ class ChoiceSummary:
     reasoning_content: str
     refusal: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[Any, Any]:
         return {
             "choice": self.index,
             "finish_reason": self.finish_reason,
@@ -178,6 +178,15 @@ class Engine:
 
     def _settled(self) -> list[tuple[Call, bool]]:
         """robust's calls, settled, each with whether its arguments are free text."""
+        raise NotImplementedError
+
+    def feed(self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ) -> Any:
+        """Apply one frame to every strategy (`plain` and `problem`: what the caller
+        already read of its payload); with collect_events, what robust did."""
+        raise NotImplementedError
+
+    def copy(self) -> Engine:
+        """An independent engine in the same state (the replay's checkpoints)."""
         raise NotImplementedError
 
     def _stream_rules(self, last: int, expect_done: bool) -> None:

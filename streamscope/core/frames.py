@@ -22,7 +22,7 @@ class Sentinel:
     def __copy__(self) -> Sentinel:
         return self
 
-    def __deepcopy__(self, memo: dict[str, Any]) -> Sentinel:
+    def __deepcopy__(self, memo: dict[Any, Any]) -> Sentinel:
         return self
 
 

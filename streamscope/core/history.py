@@ -78,7 +78,7 @@ class History:
     turns: list[Turn]
     system: object = None  # a system prompt given beside the messages (Anthropic's `system`)
     tools: list[tuple[object, object]] = field(default_factory=list)  # (name, description)
-    params: dict[str, Any] = field(default_factory=dict)  # the other fields of the body
+    params: dict[Any, Any] = field(default_factory=dict)  # the other fields of the body
     words: Words = Words()
     # What `tool-call-type-changed` compares of a call's type (chat: custom or function).
     kind_of: Callable[[object], object] = function_or_custom

@@ -147,7 +147,7 @@ class Repair:
     crow: RepairResult
     best: RepairResult
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[Any, Any]:
         return {
             "crow": {"action": self.crow.action, "result": self.crow.result},
             "best": {

@@ -16,7 +16,7 @@ from .repair import Repair
 SCHEMA = 1
 
 
-def call_json(call: Call, repair: Repair | None | bool = False) -> dict[str, Any]:
+def call_json(call: Call, repair: Repair | None | bool = False) -> dict[Any, Any]:
     out = {
         "choice": call.choice,
         "index": call.index,
@@ -37,7 +37,7 @@ def call_json(call: Call, repair: Repair | None | bool = False) -> dict[str, Any
     return out
 
 
-def strategy_json(result: StreamResult, name: str) -> dict[str, Any]:
+def strategy_json(result: StreamResult, name: str) -> dict[Any, Any]:
     got = result.strategies[name]
     if isinstance(got, StrategyError):
         return {"error": got.error, "frame": got.frame}
@@ -46,7 +46,7 @@ def strategy_json(result: StreamResult, name: str) -> dict[str, Any]:
     return {"tool_calls": [call_json(c) for c in got], "differs": result.differs(name)}
 
 
-def stream_json(result: StreamResult) -> dict[str, Any]:
+def stream_json(result: StreamResult) -> dict[Any, Any]:
     out = {
         "exchange": result.exchange,
         "frames": result.frames,
@@ -96,13 +96,13 @@ def report_json(
     fmt: str,
     streams: list[StreamResult],
     contract: list[Finding],
-    stopped: dict[str, Any] | None = None,
-    failed: list[dict[str, Any]] | None = None,
+    stopped: dict[Any, Any] | None = None,
+    failed: list[dict[Any, Any]] | None = None,
     notes: list[str] | None = None,
     sdk_versions: dict[str, str | None] | None = None,
     sdk_verified: dict[str, str] | None = None,
     sdk_note: str | None = None,
-) -> dict[str, Any]:
+) -> dict[Any, Any]:
     out = {
         "schema": SCHEMA,
         "source": source,

@@ -65,7 +65,7 @@ class Fixture:
     literal: Callable[[Pairs], str]  # those frames as Python source (FRAMES)
     events: Callable[[Pairs], list[Any]]  # what the embedded accumulator is given for them
     reference: Callable[[], str]  # the embedded accumulator's source
-    expected: Callable[[Call], dict[str, Any]]  # a call as EXPECTED holds it
+    expected: Callable[[Call], dict[Any, Any]]  # a call as EXPECTED holds it
 
 
 @dataclass(frozen=True, slots=True)

@@ -52,7 +52,7 @@ def not_json(data: str) -> str:
     return f"data {quote(data, 60)} is not JSON"
 
 
-def event_object(frame: Frame, log: AnomalyLog) -> dict[str, Any] | None:
+def event_object(frame: Frame, log: AnomalyLog) -> dict[Any, Any] | None:
     """The frame's event object; None, with the anomaly filed, when its data is not JSON or
     not an object. Bytes that are not UTF-8 are named either way."""
     n, payload = frame.number, frame.payload

@@ -81,28 +81,28 @@ def bytes_of(text: str | None, b64: str | None) -> bytes:
 # -- field checks for from_json: a ValueError here becomes a located RecordingError.
 
 
-def _int(d: dict[str, Any], key: str) -> int:
+def _int(d: dict[Any, Any], key: str) -> int:
     v = _need(d, key)
     if type(v) is not int:  # not isinstance: bool is an int subclass
         raise ValueError(f"field {key!r} is not an integer")
     return v
 
 
-def _str(d: dict[str, Any], key: str) -> str:
+def _str(d: dict[Any, Any], key: str) -> str:
     v = _need(d, key)
     if not isinstance(v, str):
         raise ValueError(f"field {key!r} is not a string")
     return v
 
 
-def _need(d: dict[str, Any], key: str) -> Any:
+def _need(d: dict[Any, Any], key: str) -> Any:
     try:
         return d[key]
     except KeyError:
         raise ValueError(f"{d.get('type')} line has no {key!r} field") from None
 
 
-def _headers(d: dict[str, Any]) -> Headers:
+def _headers(d: dict[Any, Any]) -> Headers:
     v = _need(d, "headers")
     if not isinstance(v, list) or not all(
         isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], str)
@@ -112,7 +112,7 @@ def _headers(d: dict[str, Any]) -> Headers:
     return [(p[0], p[1]) for p in v]
 
 
-def _one_of(d: dict[str, Any], key: str) -> tuple[str | None, str | None]:
+def _one_of(d: dict[Any, Any], key: str) -> tuple[str | None, str | None]:
     """Exactly one of key / key_b64, both strings; base64 is checked here, not at use."""
     text, b64 = d.get(key), d.get(key + "_b64")
     if (text is None) == (b64 is None):
@@ -141,7 +141,7 @@ class Header:
     tool: str = TOOL
     type: ClassVar[str] = "header"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[Any, Any]:
         d = {
             "type": "header",
             "schema_version": self.schema_version,
@@ -155,7 +155,7 @@ class Header:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Header:
+    def from_json(cls, d: dict[Any, Any]) -> Header:
         argv = d.get("argv")
         if argv is not None and not (
             isinstance(argv, list) and all(isinstance(a, str) for a in argv)
@@ -209,7 +209,7 @@ class Request:
         except orjson.JSONDecodeError:
             return None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[Any, Any]:
         d = {"type": "request", "exchange": self.exchange, "t_ns": self.t_ns}
         d |= {"method": self.method, "url": self.url, "headers": self.headers}
         if self.body_b64 is not None:
@@ -219,7 +219,7 @@ class Request:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Request:
+    def from_json(cls, d: dict[Any, Any]) -> Request:
         body, body_b64 = _one_of(d, "body")
         return cls(
             _int(d, "exchange"),
@@ -242,7 +242,7 @@ class Response:
     headers: Headers
     type: ClassVar[str] = "response"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[Any, Any]:
         return {
             "type": "response",
             "exchange": self.exchange,
@@ -252,7 +252,7 @@ class Response:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Response:
+    def from_json(cls, d: dict[Any, Any]) -> Response:
         return cls(_int(d, "exchange"), _int(d, "t_ns"), _int(d, "status"), _headers(d))
 
 
@@ -275,7 +275,7 @@ class Chunk:
     def data_bytes(self) -> bytes:
         return bytes_of(self.data, self.data_b64)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[Any, Any]:
         d = {"type": "chunk", "exchange": self.exchange, "t_ns": self.t_ns}
         if self.data_b64 is not None:
             d["data_b64"] = self.data_b64
@@ -284,7 +284,7 @@ class Chunk:
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Chunk:
+    def from_json(cls, d: dict[Any, Any]) -> Chunk:
         data, data_b64 = _one_of(d, "data")
         return cls(_int(d, "exchange"), _int(d, "t_ns"), data, data_b64)
 
@@ -299,7 +299,7 @@ class End:
     error: str | None = None
     type: ClassVar[str] = "end"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[Any, Any]:
         return {
             "type": "end",
             "exchange": self.exchange,
@@ -309,7 +309,7 @@ class End:
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> End:
+    def from_json(cls, d: dict[Any, Any]) -> End:
         error = d.get("error")
         if error is not None and not isinstance(error, str):
             raise ValueError("field 'error' is not a string or null")

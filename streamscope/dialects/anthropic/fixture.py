@@ -54,7 +54,7 @@ def events(frames: list[tuple[str | None, str]]) -> list[Any]:
     return [parse_payload(data) for _, data in frames]
 
 
-def expected(call: Call) -> dict[str, Any]:
+def expected(call: Call) -> dict[Any, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 

@@ -30,7 +30,7 @@ def _input_text(value: object) -> object:
     return value
 
 
-def sent_call(block: dict[str, Any]) -> SentCall:
+def sent_call(block: dict[Any, Any]) -> SentCall:
     kind = block.get("type")
     return SentCall(
         block.get("id"),

@@ -465,7 +465,7 @@ _OPEN_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.|(?:\.[0-9]+)?[eE][+-]?)")
 _OPEN_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,4}")  # json.loads stops at one ending the text
 
 
-def quick_value(text: str) -> dict[str, Any] | list[Any] | None:
+def quick_value(text: str) -> dict[Any, Any] | list[Any] | None:
     """jiter's partial-mode value of `text` read at C speed, or None when this cannot vouch
     for it (the byte reader must say).
 
@@ -489,7 +489,7 @@ def quick_value(text: str) -> dict[str, Any] | list[Any] | None:
     return value if few or _open_containers(text) == "" else None
 
 
-def _value_so_far(text: str, stop: json.JSONDecodeError) -> dict[str, Any] | list[Any] | None:
+def _value_so_far(text: str, stop: json.JSONDecodeError) -> dict[Any, Any] | list[Any] | None:
     """The complete members of `text`, closed, read with json.loads, where it `stop`ped."""
     head = _complete_part(text, stop)
     still_open = None if head is None else _open_containers(head)

@@ -61,7 +61,7 @@ class ToolBlock(Slot):
 
     __slots__ = ("start_input", "open", "nonempty")
 
-    def __init__(self, message: int, index: int, frame: int, block: dict[str, Any]) -> None:
+    def __init__(self, message: int, index: int, frame: int, block: dict[Any, Any]) -> None:
         bid, name = block.get("id", ""), block.get("name", "")
         super().__init__(
             message, index, frame, "" if bid is None else bid, "" if name is None else name
@@ -150,7 +150,7 @@ def _copy_text(block: TextBlock) -> TextBlock:
     return new
 
 
-def _said(message: Message, kind: object, block: dict[str, Any]) -> None:
+def _said(message: Message, kind: object, block: dict[Any, Any]) -> None:
     """The text a text or thinking block carries whole, added to what the message says."""
     if kind == "text" or kind == "thinking":
         text = block.get(kind)
@@ -286,7 +286,7 @@ class Robust:
         self.prev = None
         return message
 
-    def _message_start(self, n: int, payload: dict[str, Any]) -> None:
+    def _message_start(self, n: int, payload: dict[Any, Any]) -> None:
         body = payload.get("message")
         body = body if isinstance(body, dict) else {}
         mid = body.get("id")
@@ -320,7 +320,7 @@ class Robust:
         if body.get("stop_reason") is not None:
             message.stop_reason, message.stop_frame = body["stop_reason"], n
 
-    def _whole(self, n: int, message: Message, index: int, block: dict[str, Any]) -> None:
+    def _whole(self, n: int, message: Message, index: int, block: dict[Any, Any]) -> None:
         """A block message_start carries complete (programmatic tool calling sends a
         message per call this way): a call with its whole input, stopped."""
         kind = block.get("type")
@@ -332,7 +332,7 @@ class Robust:
         tool = self._tool(n, message, index, block)
         tool.open = False
 
-    def _index(self, n: int, payload: dict[str, Any], what: str) -> int | None:
+    def _index(self, n: int, payload: dict[Any, Any], what: str) -> int | None:
         index = payload.get("index")
         if is_index(index):
             return index
@@ -348,7 +348,7 @@ class Robust:
         )
         return None
 
-    def _start(self, n: int, payload: dict[str, Any]) -> None:
+    def _start(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "content_block_start")
         if index is None:
             return
@@ -379,7 +379,7 @@ class Robust:
             return
         self._tool(n, message, index, block)
 
-    def _tool(self, n: int, message: Message, index: int, block: dict[str, Any]) -> ToolBlock:
+    def _tool(self, n: int, message: Message, index: int, block: dict[Any, Any]) -> ToolBlock:
         tool = ToolBlock(message.number, index, n, block)
         message.blocks[index] = tool
         message.calls.append(tool)
@@ -443,7 +443,7 @@ class Robust:
             )
         return block
 
-    def _delta(self, n: int, payload: dict[str, Any]) -> None:
+    def _delta(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "content_block_delta")
         if index is None:
             return
@@ -563,7 +563,7 @@ class Robust:
                 )
             )
 
-    def _stop(self, n: int, payload: dict[str, Any]) -> None:
+    def _stop(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "content_block_stop")
         if index is None:
             return
@@ -576,7 +576,7 @@ class Robust:
                 FieldEvent(n, ev.STOP, self.cur.number, index, "", words=ev.BLOCK_WORDS)  # type: ignore[union-attr]
             )
 
-    def _message_delta(self, n: int, payload: dict[str, Any]) -> None:
+    def _message_delta(self, n: int, payload: dict[Any, Any]) -> None:
         message = self._message(n, "message_delta")
         delta = payload.get("delta")
         if not isinstance(delta, dict) or "stop_reason" not in delta:

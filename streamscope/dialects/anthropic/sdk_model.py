@@ -146,7 +146,7 @@ def _name(value: object) -> str:
     return type(value).__name__
 
 
-def _guard(payload: dict[str, Any]) -> None:
+def _guard(payload: dict[Any, Any]) -> None:
     todo: list[object] = [payload]
     while todo:
         value = todo.pop()
@@ -255,7 +255,7 @@ class _Block:
         "rendered",
     )
 
-    def __init__(self, d: dict[str, Any], frame: int) -> None:
+    def __init__(self, d: dict[Any, Any], frame: int) -> None:
         # construct() turns a null field into its default (None): same as a missing key
         self.type = d.get("type")
         self.id = d.get("id")
@@ -609,7 +609,7 @@ class AnthropicSdkEmulation:
 
     # -- MessageStream.__stream__: accumulate_event, build_events ----------------------
 
-    def _accumulate(self, event: dict[str, Any], frame: int) -> None:
+    def _accumulate(self, event: dict[Any, Any], frame: int) -> None:
         kind = event.get("type")
         if not self._started:
             if kind == "message_start":
@@ -625,7 +625,7 @@ class AnthropicSdkEmulation:
             self._message_delta(event)
         # a second message_start, message_stop, unknown types: the snapshot is unchanged
 
-    def _message_start(self, event: dict[str, Any], frame: int) -> None:
+    def _message_start(self, event: dict[Any, Any], frame: int) -> None:
         message = event.get("message")
         if type(message) is not dict:
             raise AttributeError(f"'{_name(message)}' object has no attribute 'to_dict'")
@@ -638,14 +638,14 @@ class AnthropicSdkEmulation:
         self._usage = None if type(usage) is dict else _name(usage)
         self._started = True
 
-    def _block_start(self, event: dict[str, Any], frame: int) -> None:
+    def _block_start(self, event: dict[Any, Any], frame: int) -> None:
         append = self._content.append  # type: ignore[union-attr]  # None: the SDK's AttributeError
         block = event.get("content_block")
         if type(block) is not dict:
             raise AttributeError(f"'{_name(block)}' object has no attribute 'to_dict'")
         append(_Block(block, frame))
 
-    def _block_delta(self, event: dict[str, Any], frame: int) -> None:
+    def _block_delta(self, event: dict[Any, Any], frame: int) -> None:
         delta = event.get("delta")
         index = event.get("index")
         if type(index) is not int:
@@ -695,7 +695,7 @@ class AnthropicSdkEmulation:
         block.fragments += 1
         block.last = frame
 
-    def _message_delta(self, event: dict[str, Any]) -> None:
+    def _message_delta(self, event: dict[Any, Any]) -> None:
         delta = event.get("delta")
         if type(delta) is not dict:
             raise AttributeError(f"'{_name(delta)}' object has no attribute 'stop_reason'")

@@ -36,7 +36,7 @@ class Fold(typed.Fold):
         self.message += 1
         self.by_index = {}
 
-    def start(self, n: int, index: int, block: dict[str, Any]) -> None:
+    def start(self, n: int, index: int, block: dict[Any, Any]) -> None:
         if block.get("type") not in TOOL_BLOCKS:
             self.by_index[index] = None
             return
@@ -97,7 +97,7 @@ class LastBlock(Fold):
         super().__init__()
         self.last: FoldSlot | None = None
 
-    def start(self, n: int, index: int, block: dict[str, Any]) -> None:
+    def start(self, n: int, index: int, block: dict[Any, Any]) -> None:
         super().start(n, index, block)
         slot = self.by_index.get(index)
         if slot is not None:

@@ -143,7 +143,7 @@ def _choices(payload: object) -> list[Any]:
     return choices if isinstance(choices, list) else []
 
 
-def _read(payload: object) -> list[tuple[int, dict[str, Any]]]:
+def _read(payload: object) -> list[tuple[int, dict[Any, Any]]]:
     """(choice, tool call delta) for each delta Robust.feed hands to Robust._tool, in order
     (the caller has ruled out an error payload without choices, which it stops at)."""
     out = []
@@ -169,7 +169,7 @@ def _bad_choice_index(payload: object) -> bool:
     )
 
 
-def _entry_kinds(entry: dict[str, Any]) -> set[str]:
+def _entry_kinds(entry: dict[Any, Any]) -> set[str]:
     """Warning and error kinds Robust._tool files for `entry`, whatever came before."""
     if void_entry(entry):
         return {"index-invalid"}  # and nothing else: it is no call
@@ -199,7 +199,7 @@ class _Entry:
     bare: bool
 
 
-def _entry(c: int, entry: dict[str, Any]) -> _Entry:
+def _entry(c: int, entry: dict[Any, Any]) -> _Entry:
     raw = entry.get("index")
     integer = isinstance(raw, int) and not isinstance(raw, bool)
     key = None if raw is None else raw if integer else repr(raw)
@@ -301,7 +301,7 @@ def _finishes(payload: object) -> bool:
 NEEDS = ("id-empty-overwrite", "name-empty-overwrite")
 
 
-def _may(entries: list[dict[str, Any]]) -> frozenset[str]:
+def _may(entries: list[dict[Any, Any]]) -> frozenset[str]:
     out = set()
     for entry in entries:
         if _emptied(entry, "id"):

@@ -91,7 +91,7 @@ def events(frames: list[tuple[str | None, str]]) -> list[Any]:
     return [json.loads(data) for _, data in frames]
 
 
-def expected(call: Call) -> dict[str, Any]:
+def expected(call: Call) -> dict[Any, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 

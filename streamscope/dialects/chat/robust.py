@@ -32,7 +32,7 @@ MAX_DEPTH = 1024  # orjson's nesting limit: a deeper payload is kept as text, ne
 # frame without running the engine): one home for each.
 
 
-def choice_of(choice: dict[str, Any]) -> int:
+def choice_of(choice: dict[Any, Any]) -> int:
     """The choice a delta belongs to: its integer index, 0 when it has none."""
     c = choice.get("index", 0)
     return c if isinstance(c, int) and not isinstance(c, bool) else 0
@@ -47,7 +47,7 @@ def index_kind(raw: object) -> str | None:
     return None
 
 
-def carries_nothing(d: dict[str, Any]) -> bool:
+def carries_nothing(d: dict[Any, Any]) -> bool:
     """A tool call delta that starts nothing and adds nothing: no id, no name, no
     arguments (null and "" are none), from `function` or else `custom`."""
     idv = d.get("id")
@@ -62,13 +62,13 @@ def carries_nothing(d: dict[str, Any]) -> bool:
     return not sets_name(body.get("name")) and args in (None, "")
 
 
-def void_entry(d: dict[str, Any]) -> bool:
+def void_entry(d: dict[Any, Any]) -> bool:
     """An entry with an invalid index that carries nothing: an anomaly, and no call
     (openai-go rejects such a chunk; a bare {"index": -2} after the stream finished)."""
     return index_kind(d.get("index")) == "index-invalid" and carries_nothing(d)
 
 
-def lacks_function(d: dict[str, Any]) -> bool:
+def lacks_function(d: dict[Any, Any]) -> bool:
     """No function object (null counts as none), nor a custom one to read instead."""
     return d.get("function") is None and not isinstance(d.get("custom"), dict)
 
@@ -164,7 +164,7 @@ class ChoiceState:
         self.active = False  # the choice carried anything at all
         self.frozen = (0, 0, 0)  # leading chunks of content, reasoning, refusal shared with copies
 
-    def __deepcopy__(self, memo: dict[str, Any]) -> ChoiceState:
+    def __deepcopy__(self, memo: dict[Any, Any]) -> ChoiceState:
         # Engine snapshots: the text lists are copied as a few shared chunks (see
         # strategies.freeze), not as lists as long as the stream; the rest as usual.
         f = self.frozen
@@ -280,7 +280,7 @@ class Robust:
                         FieldEvent(n, ev.FINISH, c, None, "finish_reason", None, finish)
                     )
 
-    def _delta(self, n: int, c: int, st: ChoiceState, delta: dict[str, Any]) -> None:
+    def _delta(self, n: int, c: int, st: ChoiceState, delta: dict[Any, Any]) -> None:
         log = self.log
         if delta.get("role") is not None:
             st.roles += 1
@@ -327,7 +327,7 @@ class Robust:
 
     # -- tool-call deltas ---------------------------------------------------------------
 
-    def _tool(self, n: int, c: int, st: ChoiceState, d: dict[str, Any], seen: set[Any]) -> None:
+    def _tool(self, n: int, c: int, st: ChoiceState, d: dict[Any, Any], seen: set[Any]) -> None:
         log = self.log
         raw_index = d.get("index")
         invalid = index_kind(raw_index)

@@ -99,7 +99,7 @@ _USAGE_DETAILS = {
 }
 
 
-def _guard(d: dict[str, Any]) -> None:
+def _guard(d: dict[Any, Any]) -> None:
     for key in _CONSTRUCT_PARAMS:
         if key in d:
             raise Unmodeled(f"a {key!r} key, which BaseModel.construct binds as a parameter")
@@ -249,7 +249,7 @@ def _list_merge(acc: list[Any], delta: list) -> None:
             acc[index] = _acc_plain(acc_entry, entry)
 
 
-def _acc_plain(acc: dict[str, Any], delta: dict) -> dict:
+def _acc_plain(acc: dict[Any, Any], delta: dict) -> dict:
     """openai.lib.streaming._deltas.accumulate_delta, verbatim semantics, plain data."""
     for key, dv in delta.items():
         if key not in acc or acc[key] is None:
@@ -293,14 +293,14 @@ def _merge(acc: object, v: object) -> object:
     return acc
 
 
-def _merge_key(slots: dict[str, Any], key: str, v: object) -> None:
+def _merge_key(slots: dict[Any, Any], key: str, v: object) -> None:
     if key == "index" or key == "type":
         slots[key] = _store(v)
     else:
         slots[key] = _merge(slots.get(key), v)
 
 
-def _entry_repr(entry: dict[str, Any]) -> dict:
+def _entry_repr(entry: dict[Any, Any]) -> dict:
     """A tool-call delta entry as `ChoiceDeltaToolCall.to_dict()` orders it (fields, extras)."""
     out = {}
     for k in ("index", "id", "function", "type"):
@@ -336,7 +336,7 @@ def _usage_suffix(usage: object) -> str:
     raise Unmodeled("usage that is neither an object nor falsy")
 
 
-def _usage_repr(usage: dict[str, Any]) -> str:
+def _usage_repr(usage: dict[Any, Any]) -> str:
     if any(k not in _USAGE_FIELDS for k in usage):
         raise Unmodeled("usage with extra keys")
     parts = []
@@ -371,10 +371,10 @@ class _Fn:
     def __init__(self) -> None:
         self.arguments: object = None
         self.name: object = None
-        self.extras: dict[str, Any] | None = None
+        self.extras: dict[Any, Any] | None = None
 
     @classmethod
-    def from_delta(cls, d: dict[str, Any]) -> _Fn:
+    def from_delta(cls, d: dict[Any, Any]) -> _Fn:
         fn = cls()
         for k, v in d.items():
             if k == "arguments":
@@ -387,7 +387,7 @@ class _Fn:
                 fn.extras[k] = _store(v)
         return fn
 
-    def merge(self, d: dict[str, Any]) -> None:
+    def merge(self, d: dict[Any, Any]) -> None:
         # to_dict() order: arguments, name, then extras
         if "arguments" in d:
             v = d["arguments"]
@@ -442,7 +442,7 @@ class _Tool:
         self.id: object = None
         self.type: object = None
         self.fn: _Fn | None = None
-        self.extras: dict[str, Any] | None = None
+        self.extras: dict[Any, Any] | None = None
         self.frags = 1
         self.first = 0
         self.last = 0
@@ -455,7 +455,7 @@ class _Tool:
         self.fkey = False  # a delta that built it in its creating call had a "function" key
 
     @classmethod
-    def from_delta(cls, e: dict[str, Any], frame: int, gen: int) -> _Tool:
+    def from_delta(cls, e: dict[Any, Any], frame: int, gen: int) -> _Tool:
         t = cls()
         t.first = t.last = frame
         t.born = gen
@@ -499,7 +499,7 @@ class _Choice:
         self.raw = False  # an initial choice never replaced: its `message` is None
         self.hazard = False  # holds a "function" tool call whose `function` is None
         self.gen = 0  # generation of the last accumulate call on this choice
-        self.msg: dict[str, Any] = {}  # message keys other than tool_calls, strings as _Str
+        self.msg: dict[Any, Any] = {}  # message keys other than tool_calls, strings as _Str
         self.tools: list[_Tool] | None = None
         # a delta set `parsed` / function `parsed_arguments`, which the next model_dump drops
         self.transient = False
@@ -799,7 +799,7 @@ class SdkEmulation:
 
     # -- ChatCompletionStreamState.handle_chunk --------------------------------------
 
-    def _parse_choices(self, p: dict[str, Any]) -> list[Any] | None:
+    def _parse_choices(self, p: dict[Any, Any]) -> list[Any] | None:
         """Validate what we model of a chunk before touching any state."""
         _guard(p)
         if p.get("moderation") is not None:
@@ -858,7 +858,7 @@ class SdkEmulation:
                         self._pa_seen = True
         return choices
 
-    def _handle_chunk(self, p: dict[str, Any], frame: int) -> None:
+    def _handle_chunk(self, p: dict[Any, Any], frame: int) -> None:
         choices = self._parse_choices(p)
         if self._choices is None:
             self._initial(p, choices, frame)
@@ -866,7 +866,7 @@ class SdkEmulation:
             self._accumulate(p, choices, frame)
         self._build_events(choices, frame)
 
-    def _initial(self, p: dict[str, Any], choices: list[Any] | None, frame: int) -> None:
+    def _initial(self, p: dict[Any, Any], choices: list[Any] | None, frame: int) -> None:
         """_convert_initial_chunk_into_snapshot."""
         if "choices" not in p:
             raise KeyError("choices")  # data["choices"] on chunk.to_dict()
@@ -888,7 +888,7 @@ class SdkEmulation:
         self._choices = slots  # type: ignore[assignment]
         self._usage = p.get("usage")
 
-    def _new_choice(self, ch: dict[str, Any], frame: int) -> _Choice:
+    def _new_choice(self, ch: dict[Any, Any], frame: int) -> _Choice:
         delta = ch.get("delta")
         if delta is None:
             raise AttributeError("'NoneType' object has no attribute 'to_dict'")
@@ -896,7 +896,7 @@ class SdkEmulation:
         self._acc_message(cs, delta, frame)
         return cs
 
-    def _accumulate(self, p: dict[str, Any], choices: list[Any] | None, frame: int) -> None:
+    def _accumulate(self, p: dict[Any, Any], choices: list[Any] | None, frame: int) -> None:
         """_accumulate_chunk for a chunk after the first."""
         if choices is None:
             raise TypeError("'NoneType' object is not iterable")
@@ -951,7 +951,7 @@ class SdkEmulation:
                                 raise Unmodeled("jiter partial parse of strict tool arguments")
         self._usage = p.get("usage")
 
-    def _acc_message(self, cs: _Choice, delta: dict[str, Any], frame: int) -> None:
+    def _acc_message(self, cs: _Choice, delta: dict[Any, Any], frame: int) -> None:
         """accumulate_delta(message snapshot, delta.to_dict()) + the parsed_arguments re-add."""
         self._gen += 1
         gen = cs.gen = self._gen
@@ -1034,13 +1034,13 @@ class SdkEmulation:
                 continue
             self._merge_tool(t, e, frame, gen)
 
-    def _new_tool(self, e: dict[str, Any], frame: int, gen: int) -> _Tool:
+    def _new_tool(self, e: dict[Any, Any], frame: int, gen: int) -> _Tool:
         t = _Tool.from_delta(e, frame, gen)
         if t.type == "function" and t.fn is None:
             self._hz.append(t)
         return t
 
-    def _merge_tool(self, t: _Tool, e: dict[str, Any], frame: int, gen: int) -> None:
+    def _merge_tool(self, t: _Tool, e: dict[Any, Any], frame: int, gen: int) -> None:
         t.frags += 1
         t.last = frame
         known = 0
@@ -1140,7 +1140,7 @@ class SdkEmulation:
             return
         json.loads(_out(fn.arguments))  # type: ignore[arg-type]
 
-    def _input_tool(self, name: object) -> dict[str, Any] | None:
+    def _input_tool(self, name: object) -> dict[Any, Any] | None:
         """get_input_tool_by_name."""
         for t in self._tools_in:
             if t["type"] == "function" and _eq_name(name, t.get("function", {}).get("name")):

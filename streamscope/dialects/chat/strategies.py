@@ -18,7 +18,7 @@ from ...core.frames import INVALID, Frame
 from .run import Run
 
 
-def _custom(delta: object) -> dict[str, Any] | None:
+def _custom(delta: object) -> dict[Any, Any] | None:
     """A custom (freeform) call's `custom: {name, input}` read as `{name, arguments}`."""
     if not isinstance(delta, dict) or delta.get("function") is not None:
         return None
@@ -33,7 +33,7 @@ def _custom(delta: object) -> dict[str, Any] | None:
     return out
 
 
-def _fn(delta: dict[str, Any]) -> dict:
+def _fn(delta: dict[Any, Any]) -> dict:
     """The delta's function object, or its custom object read the same way."""
     fn = delta.get("function")
     if isinstance(fn, dict):
@@ -41,7 +41,7 @@ def _fn(delta: dict[str, Any]) -> dict:
     return _custom(delta) or {}
 
 
-def _take_nonempty(slot: Slot, delta: dict[str, Any]) -> None:
+def _take_nonempty(slot: Slot, delta: dict[Any, Any]) -> None:
     """type and name from non-empty strings (last wins); arguments concatenated."""
     fn = _fn(delta)
     value = delta.get("type")
@@ -82,7 +82,7 @@ class Strategy:
                     if isinstance(entry, dict):
                         self.tool(frame.number, c if isinstance(c, int) else 0, entry)
 
-    def tool(self, frame: int, choice: int, delta: dict[str, Any]) -> None:
+    def tool(self, frame: int, choice: int, delta: dict[Any, Any]) -> None:
         raise NotImplementedError
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
@@ -135,7 +135,7 @@ class IndexKeyed(Strategy):
         super().__init__()
         self.by_key: dict[tuple[Any, ...], Slot] = {}
 
-    def slot(self, frame: int, choice: int, delta: dict[str, Any]) -> Slot:
+    def slot(self, frame: int, choice: int, delta: dict[Any, Any]) -> Slot:
         index = delta.get("index")
         key = (choice, index if isinstance(index, (int, str, type(None))) else repr(index))
         slot = self.by_key.get(key)
@@ -155,7 +155,7 @@ class Guarded(IndexKeyed):
 
     name = "guarded"
 
-    def tool(self, frame: int, choice: int, delta: dict[str, Any]) -> None:
+    def tool(self, frame: int, choice: int, delta: dict[Any, Any]) -> None:
         slot = self.slot(frame, choice, delta)
         value = delta.get("id")
         if isinstance(value, str) and value:
@@ -168,7 +168,7 @@ class Naive(IndexKeyed):
 
     name = "naive"
 
-    def tool(self, frame: int, choice: int, delta: dict[str, Any]) -> None:
+    def tool(self, frame: int, choice: int, delta: dict[Any, Any]) -> None:
         slot = self.slot(frame, choice, delta)
         fn = _fn(delta)
         if "id" in delta:
@@ -191,7 +191,7 @@ class ById(Strategy):
         self.by_key: dict[tuple[Any, ...], Slot] = {}
         self.last_id: dict[int, str] = {}
 
-    def tool(self, frame: int, choice: int, delta: dict[str, Any]) -> None:
+    def tool(self, frame: int, choice: int, delta: dict[Any, Any]) -> None:
         value = delta.get("id")
         if isinstance(value, str) and value:
             key = value
@@ -251,7 +251,7 @@ class OpenAIDocs(Strategy):
         super().__init__()
         self.final: dict[tuple[Any, ...], Slot] = {}
         self.openers: dict[
-            int, dict[str, Any]
+            int, dict[Any, Any]
         ] = {}  # slot id -> the stored opener's function object
         self.done = False
 

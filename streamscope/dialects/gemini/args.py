@@ -116,7 +116,7 @@ class Text:
 
 
 # A partialArg's typed value: (the JSON value, a string?) or why it carries none.
-def value_of(arg: dict[str, Any]) -> tuple[object, bool] | str:
+def value_of(arg: dict[Any, Any]) -> tuple[object, bool] | str:
     for key in ("stringValue", "numberValue", "boolValue", "nullValue"):
         if key in arg:
             v = arg[key]
@@ -142,7 +142,7 @@ class ArgTree:
     __slots__ = ("root", "paths", "last")
 
     def __init__(self) -> None:
-        self.root: dict[str, Any] = {}
+        self.root: dict[Any, Any] = {}
         self.paths = 0  # partialArgs applied
         self.last: Text | None = None  # the string set or extended last (for `extend`)
 
@@ -151,7 +151,7 @@ class ArgTree:
         at `path`; why it cannot be, or None."""
         if not path:
             return "the path names the arguments object itself, not a place in it"
-        node: dict[str, Any] | list[Any] = self.root
+        node: dict[Any, Any] | list[Any] = self.root
         for k, step in enumerate(path[:-1]):
             child = _child(node, step)
             if isinstance(child, str):
@@ -206,7 +206,7 @@ class ArgTree:
         return new
 
 
-def _child(node: dict[str, Any] | list[Any], step: str | int) -> object:
+def _child(node: dict[Any, Any] | list[Any], step: str | int) -> object:
     """The value at `step` of `node`; None if there is none yet; a str saying why a step
     cannot be taken (an index past the end would leave holes)."""
     if isinstance(node, dict):
@@ -220,7 +220,7 @@ def _child(node: dict[str, Any] | list[Any], step: str | int) -> object:
     return None
 
 
-def _set(node: dict[str, Any] | list[Any], step: str | int, value: object) -> None:
+def _set(node: dict[Any, Any] | list[Any], step: str | int, value: object) -> None:
     if isinstance(node, dict):
         node[step] = value
     elif step == len(node):

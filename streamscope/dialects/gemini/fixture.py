@@ -114,7 +114,7 @@ def events(frames: list[tuple[str | None, str]]) -> list[Any]:
     return [parse_payload(data) for _, data in frames]
 
 
-def expected(call: Call) -> dict[str, Any]:
+def expected(call: Call) -> dict[Any, Any]:
     args = call.arguments
     if isinstance(args, str):
         with contextlib.suppress(ValueError, RecursionError):

@@ -69,7 +69,7 @@ def _key(fid: object, name: object) -> object:
     return fid if isinstance(fid, str) and fid else name
 
 
-def _sent(fc: dict[str, Any], signature: object, args: object) -> SentCall:
+def _sent(fc: dict[Any, Any], signature: object, args: object) -> SentCall:
     fid = fc.get("id")
     text = compact(args) if args is not None else "{}"
     call = SentCall(

@@ -63,7 +63,7 @@ class GeminiCall(Slot):
         call.signature = self.signature
         return call
 
-    def __deepcopy__(self, memo: dict[str, Any]) -> GeminiCall:
+    def __deepcopy__(self, memo: dict[Any, Any]) -> GeminiCall:
         new = super().__deepcopy__(memo)
         if self.tree is not None:
             new.tree = self.tree.copy()  # (the tree is changed in place)
@@ -86,7 +86,7 @@ class Candidate:
 
     def copy(self) -> Candidate:
         new = Candidate(self.number)
-        memo: dict[str, Any] = {}
+        memo: dict[Any, Any] = {}
         new.calls = [copy.deepcopy(c, memo) for c in self.calls]
         new.open = memo.get(id(self.open)) if self.open is not None else None
         new.finish, new.finish_frame = self.finish, self.finish_frame
@@ -203,7 +203,7 @@ class Robust:
     ) -> None:
         self.log.add("event-schema-violation", n, message, choice, index)
 
-    def _candidate(self, n: int, number: int, data: dict[str, Any]) -> None:
+    def _candidate(self, n: int, number: int, data: dict[Any, Any]) -> None:
         cand = self.candidates.get(number)
         if cand is None:
             cand = self.candidates[number] = Candidate(number)

@@ -91,7 +91,7 @@ class PartsEmulation:
 _TYPES = {"text": str, "thought": bool, "finishReason": str, "index": int}
 
 
-def _parts(cand: object) -> list[dict[str, Any]]:
+def _parts(cand: object) -> list[dict[Any, Any]]:
     """A candidate's parts, each checked as far as the SDK's models type them; Unmodeled
     for a value pydantic would decide on."""
     if type(cand) is not dict:

@@ -18,7 +18,7 @@ from .. import typed
 from .args import ArgTree, compact, steps, value_of
 
 
-def first_calls(payload: object) -> list[dict[str, Any]]:
+def first_calls(payload: object) -> list[dict[Any, Any]]:
     """The functionCall objects of a chunk's first candidate, in order (any shape that is
     not the API's reads as none)."""
     if type(payload) is not dict:
@@ -35,7 +35,7 @@ def first_calls(payload: object) -> list[dict[str, Any]]:
     ]
 
 
-def args_text(fc: dict[str, Any]) -> str:
+def args_text(fc: dict[Any, Any]) -> str:
     """`json.dumps(fc.args or {})`, compact: what an adapter hands on as arguments."""
     args = fc.get("args")
     return compact(args if isinstance(args, dict) and args else {}) or "{}"
@@ -68,7 +68,7 @@ class Fold(typed.Fold):
         slot.fragments += 1
         slot.last = n
 
-    def chunk(self, n: int, fcs: list[dict[str, Any]]) -> None:
+    def chunk(self, n: int, fcs: list[dict[Any, Any]]) -> None:
         for k, fc in enumerate(fcs):
             i = self.index(k)
             slot = self.by_index.get(i)
@@ -117,7 +117,7 @@ class TerminalSlot(Slot):
     def arguments(self) -> object:
         return self.tree.text() if self.tree is not None else self.text()
 
-    def __deepcopy__(self, memo: dict[str, Any]) -> TerminalSlot:
+    def __deepcopy__(self, memo: dict[Any, Any]) -> TerminalSlot:
         new = super().__deepcopy__(memo)
         if self.tree is not None:
             new.tree = self.tree.copy()
@@ -142,7 +142,7 @@ class NeedsTerminal(typed.Fold):
         self.open: TerminalSlot | None = None
         self.bare: TerminalSlot | None = None  # a no-args call, until a streamed one opens
 
-    def chunk(self, n: int, fcs: list[dict[str, Any]]) -> None:
+    def chunk(self, n: int, fcs: list[dict[Any, Any]]) -> None:
         for fc in fcs:
             name, partial = fc.get("name"), fc.get("partialArgs")
             more = fc.get("willContinue") is True

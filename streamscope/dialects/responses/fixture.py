@@ -42,7 +42,7 @@ def events(frames: list[tuple[str | None, str]]) -> list[Any]:
     return [parse_payload(data) for _, data in frames]
 
 
-def expected(call: Call) -> dict[str, Any]:
+def expected(call: Call) -> dict[Any, Any]:
     return {
         "call_id": call.id,
         "item_id": call.item_id,

@@ -32,7 +32,7 @@ def function_or_custom(kind: object) -> object:
     return "custom" if kind in ("custom_tool_call", "custom") else "function"
 
 
-def sent_call(item: dict[str, Any]) -> SentCall:
+def sent_call(item: dict[Any, Any]) -> SentCall:
     kind = item.get("type")
     field = "input" if kind == "custom_tool_call" else "arguments"
     return SentCall(item.get("call_id"), item.get("name"), item.get(field), kind)

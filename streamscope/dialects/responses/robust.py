@@ -58,7 +58,7 @@ _IDENTITY = (
 )
 
 
-def _field(item: dict[str, Any]) -> str:
+def _field(item: dict[Any, Any]) -> str:
     """Where an item carries its text: a custom call's `input`, else `arguments`."""
     return "input" if item.get("type") == "custom_tool_call" else "arguments"
 
@@ -68,7 +68,7 @@ class CallItem(Slot):
 
     __slots__ = ("item_id", "freeform", "head", "stated", "stated_at", "open", "said", "whole")
 
-    def __init__(self, index: int, frame: int, item: dict[str, Any]) -> None:
+    def __init__(self, index: int, frame: int, item: dict[Any, Any]) -> None:
         call_id, name = item.get("call_id", ""), item.get("name", "")
         super().__init__(
             0, index, frame, "" if call_id is None else call_id, "" if name is None else name
@@ -140,7 +140,7 @@ class Robust:
 
     # -- frames -------------------------------------------------------------------------
 
-    def fragment(self, n: int, p: dict[str, Any], index: int, text: str) -> bool:
+    def fragment(self, n: int, p: dict[Any, Any], index: int, text: str) -> bool:
         """A plain argument delta of the item under way, in sequence: taken in a few steps
         when no rule has anything to say; False otherwise (the caller feeds the whole
         frame)."""
@@ -250,7 +250,7 @@ class Robust:
             )
         self.seq = seq
 
-    def _index(self, n: int, payload: dict[str, Any], what: str) -> int | None:
+    def _index(self, n: int, payload: dict[Any, Any], what: str) -> int | None:
         index = payload.get("output_index")
         if is_index(index):
             return index
@@ -265,7 +265,7 @@ class Robust:
         )
         return None
 
-    def _added(self, n: int, payload: dict[str, Any]) -> None:
+    def _added(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "response.output_item.added")
         item = payload.get("item")
         if index is None:
@@ -292,7 +292,7 @@ class Robust:
             return
         self._call(n, index, item)
 
-    def _call(self, n: int, index: int, item: dict[str, Any]) -> CallItem:
+    def _call(self, n: int, index: int, item: dict[Any, Any]) -> CallItem:
         call = CallItem(index, n, item)
         self.items[index] = call
         if isinstance(call.item_id, str):
@@ -322,7 +322,7 @@ class Robust:
                 events.append(FieldEvent(n, ev.SET, 0, index, field, None, value, -1, WORDS))
         return call
 
-    def _target(self, n: int, payload: dict[str, Any], what: str) -> Item | None:
+    def _target(self, n: int, payload: dict[Any, Any], what: str) -> Item | None:
         """The item a delta or done names: by item_id, else by output_index."""
         item_id, index = payload.get("item_id"), payload.get("output_index")
         found = self.by_id.get(item_id) if isinstance(item_id, str) else None
@@ -349,7 +349,7 @@ class Robust:
             )
         return found if found is not None else at
 
-    def _delta(self, n: int, payload: dict[str, Any]) -> None:
+    def _delta(self, n: int, payload: dict[Any, Any]) -> None:
         what = "delta"
         item = self._target(n, payload, what)
         if item is None:
@@ -460,7 +460,7 @@ class Robust:
             )
 
     def _identity(
-        self, n: int, item: CallItem, whole: dict[str, Any], where: str, binding: bool
+        self, n: int, item: CallItem, whole: dict[Any, Any], where: str, binding: bool
     ) -> None:
         """The call_id and name a whole item states: a change is reported, and taken
         while the item is not closed (output_item.done states the call as it stands)."""
@@ -506,12 +506,12 @@ class Robust:
                 index,
             )
 
-    def _done(self, n: int, payload: dict[str, Any], field: str, kind: str) -> None:
+    def _done(self, n: int, payload: dict[Any, Any], field: str, kind: str) -> None:
         item = self._target(n, payload, "done")
         if type(item) is CallItem:
             self._state(n, item, payload.get(field), kind, item.open)
 
-    def _item_done(self, n: int, payload: dict[str, Any]) -> None:
+    def _item_done(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "response.output_item.done")
         item = payload.get("item")
         if index is None or not isinstance(item, dict):
@@ -532,7 +532,7 @@ class Robust:
             if self.events is not None:
                 self.events.append(FieldEvent(n, ev.STOP, 0, index, "", words=WORDS))
 
-    def _end(self, n: int, payload: dict[str, Any], kind: str) -> None:
+    def _end(self, n: int, payload: dict[Any, Any], kind: str) -> None:
         response = payload.get("response")
         problems = []
         if not isinstance(response, dict):

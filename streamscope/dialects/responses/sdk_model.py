@@ -131,7 +131,7 @@ def _guard(payload: object) -> None:
             todo.extend((v, depth + 1) for v in value if type(v) in (dict, list))  # type: ignore[attr-defined]
 
 
-def _plain_delta(payload: dict[str, Any], kind: object) -> bool:
+def _plain_delta(payload: dict[Any, Any], kind: object) -> bool:
     """A delta as the API sends it (an argument or output_text delta): int indexes, a string
     delta, no error, no logprobs.
 
@@ -149,7 +149,7 @@ def _plain_delta(payload: dict[str, Any], kind: object) -> bool:
     )
 
 
-def _index(event: dict[str, Any], key: str) -> object:
+def _index(event: dict[Any, Any], key: str) -> object:
     """An index field as the SDK reads it (raw, since pydantic coerces it only sometimes)."""
     value = event.get(key)
     kind = type(value)
@@ -189,7 +189,7 @@ class _Model:
 
     __slots__ = ("fields", "type", "id", "call_id", "frame")
 
-    def __init__(self, fields: dict[str, Any], frame: int) -> None:
+    def __init__(self, fields: dict[Any, Any], frame: int) -> None:
         self.fields = fields
         self.type = fields.get("type")
         self.id = fields.get("id")
@@ -224,7 +224,7 @@ class _FunctionCall(_Model):
 
     __slots__ = ("parts", "value", "frozen", "fragments", "last")
 
-    def __init__(self, fields: dict[str, Any], frame: int) -> None:
+    def __init__(self, fields: dict[Any, Any], frame: int) -> None:
         super().__init__(fields, frame)
         arguments = fields.get("arguments")
         self.parts: list[str] | None = [arguments] if type(arguments) is str else None
@@ -271,7 +271,7 @@ class _Part:
 
     __slots__ = ("type", "text")
 
-    def __init__(self, fields: dict[str, Any]) -> None:
+    def __init__(self, fields: dict[Any, Any]) -> None:
         self.type = fields.get("type")
         self.text = _stand_in(fields.get("text"))
 
@@ -291,7 +291,7 @@ class _Message(_Model):
 
     __slots__ = ("content",)
 
-    def __init__(self, fields: dict[str, Any], frame: int) -> None:
+    def __init__(self, fields: dict[Any, Any], frame: int) -> None:
         super().__init__(fields, frame)
         content = fields.get("content")
         self.content = [_content_entry(v) for v in content] if type(content) is list else content
@@ -347,7 +347,7 @@ def _model_copy(item: object) -> None:
         item.model_copy  # type: ignore[attr-defined]  # noqa: B018
 
 
-def _response(event: dict[str, Any]) -> object:
+def _response(event: dict[Any, Any]) -> object:
     """The event's `response`: a dict stands for the model constructed from it."""
     return event.get("response")
 
@@ -432,9 +432,9 @@ class ResponsesSdkEmulation:
         self._started = False  # a response.created made the snapshot
         self._id: object = None  # the snapshot's id
         self._output: object = None  # the snapshot's output: a list, or what it was instead
-        self._items: dict[str, Any] = {}  # _output_items: output_index -> snapshot item
-        self._completed: dict[str, Any] = {}  # _completed_output: output_index -> item
-        self._positions: dict[str, Any] = {}  # _completed_positions: identity -> output_index
+        self._items: dict[Any, Any] = {}  # _output_items: output_index -> snapshot item
+        self._completed: dict[Any, Any] = {}  # _completed_output: output_index -> item
+        self._positions: dict[Any, Any] = {}  # _completed_positions: identity -> output_index
         self._final: list[Any] | None = None  # the final response's output items
 
     # -- public API -------------------------------------------------------------------
@@ -528,7 +528,7 @@ class ResponsesSdkEmulation:
 
     # -- Stream.__stream__ ------------------------------------------------------------
 
-    def _feed_parsed(self, payload: dict[str, Any], frame: Frame) -> None:
+    def _feed_parsed(self, payload: dict[Any, Any], frame: Frame) -> None:
         """After response.created, most frames as orjson read them, not parsed again."""
         kind = payload.get("type")
         if kind == ARGUMENTS_DELTA and _plain_delta(payload, kind):
@@ -573,7 +573,7 @@ class ResponsesSdkEmulation:
 
     # -- ResponseStreamState.handle_event / accumulate_event --------------------------
 
-    def _handle(self, event: dict[str, Any], frame: int) -> None:
+    def _handle(self, event: dict[Any, Any], frame: int) -> None:
         kind = event.get("type")
         if not self._started:
             self._create(event, kind, frame)
@@ -601,7 +601,7 @@ class ResponsesSdkEmulation:
         if kind in _RESTATING or kind in ("response.failed", "response.incomplete"):
             self._restated(event, kind)
 
-    def _create(self, event: dict[str, Any], kind: object, frame: int) -> None:
+    def _create(self, event: dict[Any, Any], kind: object, frame: int) -> None:
         """`_create_initial_response`: the first event must be a response.created."""
         if kind != "response.created":
             raise RuntimeError(f"Expected to have received `response.created` before `{kind}`")
@@ -634,7 +634,7 @@ class ResponsesSdkEmulation:
         else:
             raise AssertionError  # handle_event: assert output.type == "function_call"
 
-    def _added(self, event: dict[str, Any], frame: int) -> None:
+    def _added(self, event: dict[Any, Any], frame: int) -> None:
         item = event.get("item")
         if item is None:
             return
@@ -651,7 +651,7 @@ class ResponsesSdkEmulation:
         append(entry)
         self._items[output_index] = entry
 
-    def _item_done(self, event: dict[str, Any], frame: int) -> None:
+    def _item_done(self, event: dict[Any, Any], frame: int) -> None:
         output_index = _index(event, "output_index")
         item = _event_item(event.get("item"), frame)
         added = self._items.get(output_index)
@@ -670,7 +670,7 @@ class ResponsesSdkEmulation:
         self._completed[output_index] = item
         self._positions[identity] = output_index
 
-    def _content(self, event: dict[str, Any]) -> object:
+    def _content(self, event: dict[Any, Any]) -> object:
         """The content part an output_text event points at; asserts it is output_text."""
         output = self._output_item(_index(event, "output_index"))
         assert output.type == "message"  # type: ignore[attr-defined]
@@ -678,7 +678,7 @@ class ResponsesSdkEmulation:
         assert content.type == "output_text"
         return content
 
-    def _text_delta(self, event: dict[str, Any]) -> None:
+    def _text_delta(self, event: dict[Any, Any]) -> None:
         output = self._output_item(_index(event, "output_index"))
         if output.type == "message":  # type: ignore[attr-defined]
             content = output.content[_index(event, "content_index")]  # type: ignore[attr-defined]
@@ -686,10 +686,10 @@ class ResponsesSdkEmulation:
             content.text = _grow(content.text, event.get("delta"))
         self._content(event)  # handle_event reads it again, asserting
 
-    def _text_part(self, event: dict[str, Any]) -> None:
+    def _text_part(self, event: dict[Any, Any]) -> None:
         self._content(event)
 
-    def _lifecycle(self, event: dict[str, Any], kind: object, frame: int) -> None:
+    def _lifecycle(self, event: dict[Any, Any], kind: object, frame: int) -> None:
         response = _response(event)
         if _response_field(response, "id") != self._id:
             raise RuntimeError("Lifecycle response identity changed.")
@@ -700,7 +700,7 @@ class ResponsesSdkEmulation:
 
     def _replace(self, output: object, frame: int) -> None:
         """A restating lifecycle event replaces completed items of the same identity."""
-        replacements: dict[str, Any] = {}
+        replacements: dict[Any, Any] = {}
         for value in output or []:  # type: ignore[attr-defined]
             item = _event_item(value, frame)
             identity = _output_identity(item)
@@ -746,13 +746,13 @@ class ResponsesSdkEmulation:
                 self._parse_arguments(item.fields)
         return list(output or [])  # type: ignore[call-overload]
 
-    def _parse_arguments(self, fields: dict[str, Any]) -> None:
+    def _parse_arguments(self, fields: dict[Any, Any]) -> None:
         """`parse_function_tool_arguments`: a strict tool's arguments go through json.loads."""
         tool = _input_tool(self._tools, fields.get("name"), fields.get("namespace"))  # type: ignore[arg-type]
         if tool and tool.get("strict"):  # type: ignore[attr-defined]
             json.loads(fields.get("arguments"))  # type: ignore[arg-type]
 
-    def _restated(self, event: dict[str, Any], kind: object) -> None:
+    def _restated(self, event: dict[Any, Any], kind: object) -> None:
         """handle_event's lifecycle branch: a response without output is given one."""
         response = _response(event)
         if _response_field(response, "output") is not None:

@@ -39,7 +39,7 @@ class Fold(typed.Fold):
         self.by_index: dict[int, FoldSlot | None] = {}  # None: a non-call item
         self.by_id: dict[str, FoldSlot | None] = {}
 
-    def added(self, n: int, index: int, item: dict[str, Any]) -> None:
+    def added(self, n: int, index: int, item: dict[Any, Any]) -> None:
         item_id = item.get("id")
         kind = item.get("type")
         if kind not in CALL_ITEMS:
