@@ -625,7 +625,7 @@ def proxy(**options) -> None:
         click.echo(server.vertex_base_url)
         sys.stdout.flush()
         say(f"recording {describe_sides(server)} into {path}; Ctrl-C stops")
-        while not stop.wait(0.5) and server.thread.is_alive():
+        while not stop.wait(0.5) and server.thread.is_alive():  # type: ignore[union-attr]
             pass
         why = f"streamscope got {signal.Signals(caught[0]).name}" if caught else None
         server.stop(why or "the proxy stopped")

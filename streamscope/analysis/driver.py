@@ -421,7 +421,7 @@ class FollowedSummaries:
             for ex in said.keys() | self._findings.keys()
             if said.get(ex) != self._findings.get(ex)
         }
-        self._findings = said
+        self._findings = said  # type: ignore[assignment]
         return [self._row(ex, findings.get(ex, [])) for ex in sorted(changed) if ex in seen.infos]
 
     def _row(self, ex: int, findings: list[Finding]) -> ExchangeSummary:
@@ -440,7 +440,7 @@ class FollowedSummaries:
             row.stream, row.open = info.stream, True
             return row
         failure = _failure(info)
-        return _summary(info, seen.streams.get(ex), findings, failure and failure.message)
+        return _summary(info, seen.streams.get(ex), findings, failure and failure.message)  # type: ignore[arg-type]
 
 
 def _plain(value: object) -> object:

@@ -208,7 +208,7 @@ class Engine:
         if isinstance(sdk, Unmodeled):
             return sdk
         try:
-            return sdk.finish(self.frames)
+            return sdk.finish(self.frames)  # type: ignore[no-any-return]
         except Unmodeled as why:
             return why
 

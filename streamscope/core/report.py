@@ -122,5 +122,5 @@ def report_json(
     if sdk_note:  # the installed SDK differs from the one an emulation reproduces
         out["sdk_note"] = sdk_note
     if notes:  # facts about the file itself (a byte order mark), info level
-        out["notes"] = notes
+        out["notes"] = notes  # type: ignore[assignment]
     return out

@@ -160,7 +160,7 @@ def emulated_or_real(
         emu = emulation()
         for frame in frames:
             emu.feed(frame)
-        return emu.finish(frames[-1].number if frames else 0)
+        return emu.finish(frames[-1].number if frames else 0)  # type: ignore[no-any-return]
     except Unmodeled:
         return real(frames) if installed() is not None else Unmodeled(not_installed)
 
@@ -264,7 +264,7 @@ class EventEngine(Engine):
     # -- the state at this frame, for the faces ------------------------------------------
 
     def calls_now(self) -> list[Call]:
-        return self.robust.results()
+        return self.robust.results()  # type: ignore[no-any-return]
 
     def _sdk_now(self) -> list[Call] | StrategyError | Unmodeled:
         """The SDK emulation's calls or error so far; Unmodeled where it meets a shape it
@@ -273,7 +273,7 @@ class EventEngine(Engine):
         if isinstance(sdk, Unmodeled):
             return sdk
         try:
-            return sdk.error or sdk.calls()
+            return sdk.error or sdk.calls()  # type: ignore[no-any-return]
         except Unmodeled as why:
             self.sdk = why
             return why
@@ -312,7 +312,7 @@ class Fold:
         self.error: StrategyError | None = None
 
     def call(self, slot: Any) -> Call:
-        return slot.to_call()
+        return slot.to_call()  # type: ignore[no-any-return]
 
     def calls(self) -> list[Call]:
         return [self.call(s) for s in self.slots]

@@ -359,4 +359,4 @@ def body_record(d: object) -> Request | Response | Chunk | End:
     problem = check_raw(d)
     if problem:
         raise ValueError(problem)
-    return BODY_TYPES[d["type"]].from_json(d)  # type: ignore[index]
+    return BODY_TYPES[d["type"]].from_json(d)  # type: ignore[arg-type, index]

@@ -167,7 +167,7 @@ class StreamModel:
     ) -> bool:
         """Feed the reads not fed yet (for about `seconds` at most, when given): the frames
         can be shown while the rest is read. True when every read is in."""
-        engine, decoder = self._live
+        engine, decoder = self._live  # type: ignore[misc]
         n_reads, since = len(self.reads), self._since
         # a copy shares the text before it with the copies before it (strategies.freeze),
         # so copies are cheap: about 512 at most, a jump re-feeds a few hundred frames
@@ -236,7 +236,7 @@ class StreamModel:
 
     def conclude(self) -> StreamResult:
         """Every read is in: how the stream ended, its anomalies and repairs."""
-        engine, decoder = self._live
+        engine, decoder = self._live  # type: ignore[misc]
         # a stream still being written goes on: its result is computed on copies
         live = self.end.get("end_reason") == "unfinished"
         if live:
@@ -290,7 +290,7 @@ class StreamModel:
         return found
 
     def _resume(self, snap: Snapshot) -> tuple[Engine, Iterator[Frame]]:
-        decoder = snap.decoder.copy()
+        decoder = snap.decoder.copy()  # type: ignore[attr-defined]
         return snap.engine.copy(), self.reads.frames(snap.next_read, decoder)
 
     def _feed_to(
@@ -345,9 +345,9 @@ def _by_worst(frames: list[int], marks: Mapping[int, Sequence[str]]) -> dict[str
         kinds = tuple(marks[f])
         level = worst.get(kinds)
         if level is None:
-            level = worst[kinds] = most_severe(kinds)
-        got = out.get(level)
+            level = worst[kinds] = most_severe(kinds)  # type: ignore[assignment]
+        got = out.get(level)  # type: ignore[arg-type]
         if got is None:
-            got = out[level] = array("q")
+            got = out[level] = array("q")  # type: ignore[index]
         got.append(f)
     return out

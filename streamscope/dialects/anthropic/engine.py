@@ -77,14 +77,14 @@ class AnthropicEngine(EventEngine):
         if self.others:
             self._feed_clients(frame)
         self._sdk_feed(frame)
-        return robust.events
+        return robust.events  # type: ignore[no-any-return]
 
     def _text(self, p: object) -> bool:
         """A text_delta robust takes in a few steps (or, without robust, may skip)."""
         delta = p.get("delta") if type(p) is dict else None
         if type(delta) is not dict or delta.get("type") != "text_delta":
             return False
-        index, text = p.get("index"), delta.get("text")
+        index, text = p.get("index"), delta.get("text")  # type: ignore[attr-defined]
         if type(index) is not int or type(text) is not str:
             return False
         return not self._reads or self.robust.text(index, text)

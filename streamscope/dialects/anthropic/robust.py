@@ -249,7 +249,7 @@ class Robust:
                 )
         elif kind == "error":
             error = payload.get("error")
-            message = error.get("message") if isinstance(error, dict) else error
+            message = error.get("message") if isinstance(error, dict) else error  # type: ignore[assignment]
             log.add(
                 "provider-error",
                 n,
@@ -438,7 +438,7 @@ class Robust:
                     if what == "delta"
                     else "it ends nothing"
                 ),
-                cur.number,
+                cur.number,  # type: ignore[union-attr]
                 index,
             )
         return block
@@ -461,7 +461,7 @@ class Robust:
                 log.add(
                     "event-schema-violation",
                     n,
-                    f"an input_json_delta for block {index}, a {cut(quote(block.kind), 20)} block: "
+                    f"an input_json_delta for block {index}, a {cut(quote(block.kind), 20)} block: "  # type: ignore[union-attr]
                     "robust skips it",
                 )
             elif not isinstance(text, str):
@@ -470,7 +470,7 @@ class Robust:
                     n,
                     lambda: (
                         f"partial_json of block {index} is "
-                        + (f"a JSON {json_type(text)}" if "partial_json" in delta else "missing")
+                        + (f"a JSON {json_type(text)}" if "partial_json" in delta else "missing")  # type: ignore[operator]
                         + ", not a string: the official SDK raises; robust skips it"
                     ),
                     message.number,
@@ -609,11 +609,11 @@ class Robust:
         new = Robust.__new__(Robust)
         new.log = log
         slots = {id(b): b.__deepcopy__({}) for b in self.calls}
-        new.calls = [slots[id(b)] for b in self.calls]
-        new.messages = [m.copy(slots) for m in self.messages]
+        new.calls = [slots[id(b)] for b in self.calls]  # type: ignore[misc]
+        new.messages = [m.copy(slots) for m in self.messages]  # type: ignore[arg-type]
         new.cur = new.messages[-1] if self.cur is not None else None
-        new.by_id = {k: slots[id(b)] for k, b in self.by_id.items()}
-        new.prev = slots[id(self.prev)] if self.prev is not None else None
+        new.by_id = {k: slots[id(b)] for k, b in self.by_id.items()}  # type: ignore[misc]
+        new.prev = slots[id(self.prev)] if self.prev is not None else None  # type: ignore[assignment]
         new.events = None
         new.done_frame, new.error_payload = self.done_frame, self.error_payload
         new.unnamed, new.first_unnamed = self.unnamed, self.first_unnamed

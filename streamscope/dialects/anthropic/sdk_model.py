@@ -211,7 +211,7 @@ def _grow(field: object, piece: object) -> object:
         field += piece  # type: ignore[operator]  # raises the SDK's TypeError
     elif type(field) is list:
         probe: list[Any] = []
-        probe += piece
+        probe += piece  # type: ignore[arg-type]
     else:
         field += piece  # type: ignore[operator]
     return field
@@ -620,7 +620,7 @@ class AnthropicSdkEmulation:
         elif kind == "content_block_delta":
             self._block_delta(event, frame)
         elif kind == "content_block_stop":
-            self._content[_index(event.get("index"))].type  # type: ignore[index]  # noqa: B018
+            self._content[_index(event.get("index"))].type  # type: ignore[call-overload, index]  # noqa: B018
         elif kind == "message_delta":
             self._message_delta(event)
         # a second message_start, message_stop, unknown types: the snapshot is unchanged
@@ -650,7 +650,7 @@ class AnthropicSdkEmulation:
         index = event.get("index")
         if type(index) is not int:
             index = _index(index, delta)
-        entry = self._content[index]  # type: ignore[index]  # the SDK's TypeError / IndexError
+        entry = self._content[index]  # type: ignore[call-overload, index]  # the SDK's TypeError / IndexError
         if type(delta) is not dict:
             raise AttributeError(f"'{_name(delta)}' object has no attribute 'type'")
         kind = delta.get("type")

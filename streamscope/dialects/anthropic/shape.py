@@ -30,7 +30,7 @@ _JOINABLE = {"input_json_delta": "partial_json", "text_delta": "text", "thinking
 
 def sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """Each block's fragments (per message, block index and field), in stream order."""
-    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
     message = 0
     for f, tree in enumerate(trees):
         if not isinstance(tree, dict):

@@ -42,7 +42,7 @@ class Fold(typed.Fold):
             return
         slot = FoldSlot(max(self.message, 0), index, n, block.get("id"), block.get("name"))
         slot.type = block.get("type")
-        slot.start_input = block.get("input", _ABSENT)
+        slot.start_input = block.get("input", _ABSENT)  # type: ignore[attr-defined]
         self.by_index[index] = slot
         self.slots.append(slot)
 
@@ -61,9 +61,9 @@ class Fold(typed.Fold):
 
     def arguments(self, slot: FoldSlot) -> str:
         text = "".join(slot.parts)
-        if text or slot.start_input is _ABSENT:
+        if text or slot.start_input is _ABSENT:  # type: ignore[attr-defined]
             return text
-        return start_text(slot.start_input)
+        return start_text(slot.start_input)  # type: ignore[attr-defined]
 
     def call(self, slot: FoldSlot) -> Call:
         s = slot
@@ -81,7 +81,7 @@ class StartConcat(Fold):
     name = "start-concat"
 
     def arguments(self, slot: FoldSlot) -> str:
-        head = "" if slot.start_input is _ABSENT else start_text(slot.start_input)
+        head = "" if slot.start_input is _ABSENT else start_text(slot.start_input)  # type: ignore[attr-defined]
         return head + "".join(slot.parts)
 
 

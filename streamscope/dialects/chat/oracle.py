@@ -120,8 +120,8 @@ def run_real_sdk(
     # `omit` since openai 1.107 (NOT_GIVEN, still there, before): the arguments not given
     omit = getattr(openai, "omit", None) or openai.NOT_GIVEN
     state: Any = ChatCompletionStreamState(
-        input_tools=omit if input_tools is None else input_tools,
-        response_format=omit if response_format is None else response_format,
+        input_tools=omit if input_tools is None else input_tools,  # type: ignore[arg-type]
+        response_format=omit if response_format is None else response_format,  # type: ignore[arg-type]
     )
     last = 0
     done = False

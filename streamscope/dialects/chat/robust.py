@@ -231,12 +231,12 @@ class Robust:
                 lambda: f"the provider sent an error in the stream: {cut(quote(message), 120)}",
             )
             self.error_payload = self.error_payload or str(message)
-            if "choices" not in payload:
+            if "choices" not in payload:  # type: ignore[operator]
                 return
         if problem is NOT_READ:
             problem = chunk_violation(payload)
         if problem is not None:
-            self.log.add("chunk-schema-violation", n, problem)
+            self.log.add("chunk-schema-violation", n, problem)  # type: ignore[arg-type]
         if not isinstance(payload, dict):
             return
         choices = payload.get("choices")
@@ -464,7 +464,7 @@ class Robust:
                     n,
                     lambda: (
                         f"a delta with no index, id or name could belong to any of "
-                        f"{len(st.calls)} calls; robust attached it to the latest one (call {st.last.pos + 1})"
+                        f"{len(st.calls)} calls; robust attached it to the latest one (call {st.last.pos + 1})"  # type: ignore[union-attr]
                     ),
                     c,
                     None,
@@ -526,18 +526,18 @@ class Robust:
                 "index-reused",
                 n,
                 lambda: (
-                    f"{reason} {at_index(index)}, already used by {quote(slot.id)}; "
+                    f"{reason} {at_index(index)}, already used by {quote(slot.id)}; "  # type: ignore[union-attr]
                     "index-keyed clients merge the two calls"
                 ),
                 c,
                 index,
             )
-        elif new_name and done and not self._fragment(slot, name):
+        elif new_name and done and not self._fragment(slot, name):  # type: ignore[arg-type]
             log.add(
                 "index-reused",
                 n,
                 lambda: (
-                    f"name {quote(name)} {at_index(index)} after a complete call {quote(slot.name)}"
+                    f"name {quote(name)} {at_index(index)} after a complete call {quote(slot.name)}"  # type: ignore[union-attr]
                 ),
                 c,
                 index,
@@ -689,7 +689,7 @@ class Robust:
             self._note(n, ev.IGNORED, slot, "name", slot.name, name)
         elif self._fragment(slot, name):
             old = slot.name
-            slot.name = old + name
+            slot.name = old + name  # type: ignore[operator]
             log.add(
                 "name-fragmented",
                 n,

@@ -221,7 +221,7 @@ def _has_indexed(value: object) -> bool:
     return isinstance(value, list) and any(isinstance(e, dict) and "index" in e for e in value)
 
 
-def _list_merge(acc: list[Any], delta: list) -> None:
+def _list_merge(acc: list[Any], delta: list) -> None:  # type: ignore[type-arg]
     """accumulate_delta's list branch, on plain (already copied) data."""
     if all(isinstance(x, (str, int, float)) for x in acc) and (acc or not _has_indexed(delta)):
         acc.extend(delta)
@@ -249,7 +249,7 @@ def _list_merge(acc: list[Any], delta: list) -> None:
             acc[index] = _acc_plain(acc_entry, entry)
 
 
-def _acc_plain(acc: dict[Any, Any], delta: dict) -> dict:
+def _acc_plain(acc: dict[Any, Any], delta: dict) -> dict:  # type: ignore[type-arg]
     """openai.lib.streaming._deltas.accumulate_delta, verbatim semantics, plain data."""
     for key, dv in delta.items():
         if key not in acc or acc[key] is None:
@@ -287,9 +287,9 @@ def _merge(acc: object, v: object) -> object:
     if isinstance(acc, (int, float)) and isinstance(v, (int, float)):
         return acc + v
     if isinstance(acc, dict) and isinstance(v, dict):
-        return _acc_plain(acc, _jcopy(v))
+        return _acc_plain(acc, _jcopy(v))  # type: ignore[arg-type]
     if isinstance(acc, list) and isinstance(v, list):
-        _list_merge(acc, _jcopy(v))
+        _list_merge(acc, _jcopy(v))  # type: ignore[arg-type]
     return acc
 
 
@@ -300,7 +300,7 @@ def _merge_key(slots: dict[Any, Any], key: str, v: object) -> None:
         slots[key] = _merge(slots.get(key), v)
 
 
-def _entry_repr(entry: dict[Any, Any]) -> dict:
+def _entry_repr(entry: dict[Any, Any]) -> dict:  # type: ignore[type-arg]
     """A tool-call delta entry as `ChoiceDeltaToolCall.to_dict()` orders it (fields, extras)."""
     out = {}
     for k in ("index", "id", "function", "type"):
@@ -877,7 +877,7 @@ class SdkEmulation:
         for ch in choices:
             cs = self._new_choice(ch, frame)
             slots[ch.get("index")] = cs  # natural TypeError / IndexError, like the SDK's
-        for i, cs in enumerate(slots):
+        for i, cs in enumerate(slots):  # type: ignore[assignment]
             if cs is None:
                 # never replaced (two choices shared an index): a ParsedChoice without a message
                 ch = choices[i]
@@ -1125,7 +1125,7 @@ class SdkEmulation:
         st.done.add(i)
         if cs.tools is None:
             raise AssertionError
-        t = cs.tools[i]
+        t = cs.tools[i]  # type: ignore[call-overload]
         if t.type == "function":
             self._parse_arguments(t.fn)
 
@@ -1144,7 +1144,7 @@ class SdkEmulation:
         """get_input_tool_by_name."""
         for t in self._tools_in:
             if t["type"] == "function" and _eq_name(name, t.get("function", {}).get("name")):
-                return t
+                return t  # type: ignore[no-any-return]
         return None
 
     # -- get_final_completion -----------------------------------------------------------

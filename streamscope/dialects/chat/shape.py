@@ -58,7 +58,7 @@ def containers(tree: object) -> Iterator[tuple[str, tuple[Any, ...], object]]:
         delta = choice.get("delta")
         if not isinstance(delta, dict):
             continue
-        at += ("delta",)
+        at += ("delta",)  # type: ignore[assignment]
         yield "delta", at, delta
         calls = delta.get("tool_calls")
         if not isinstance(calls, list):
@@ -86,7 +86,7 @@ def key(value: object) -> str:
 def join_sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """The string fields that may be joined, grouped by what they accumulate into (one
     choice's content, one call's arguments...), each group in stream order."""
-    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
     for f, tree in enumerate(trees):
         for role, path, node in containers(tree):  # (none in a frame kept as text)
             fields = JOINABLE.get(role)
@@ -95,7 +95,7 @@ def join_sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
             choice = key(at(tree, path[:2]).get("index"))
             call = key(at(tree, path[:-1]).get("index")) if role == "function" else ""
             for name in fields:
-                if isinstance(node.get(name), str):
+                if isinstance(node.get(name), str):  # type: ignore[attr-defined]
                     groups.setdefault((role, choice, call, name), []).append((f, path + (name,)))
     return list(groups.values())
 
@@ -110,7 +110,7 @@ def take(trees: list[object], site: tuple[int, tuple[Any, ...]]) -> str:
         delta = at(trees[f], path[:-4])
         if len(delta["tool_calls"]) == 1 and set(delta["tool_calls"][0]) <= {"index", "function"}:
             del delta["tool_calls"]
-    return text
+    return text  # type: ignore[no-any-return]
 
 
 def choices(tree: object) -> list[Any]:

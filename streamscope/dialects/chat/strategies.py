@@ -33,7 +33,7 @@ def _custom(delta: object) -> dict[Any, Any] | None:
     return out
 
 
-def _fn(delta: dict[Any, Any]) -> dict:
+def _fn(delta: dict[Any, Any]) -> dict:  # type: ignore[type-arg]
     """The delta's function object, or its custom object read the same way."""
     fn = delta.get("function")
     if isinstance(fn, dict):
@@ -282,7 +282,7 @@ class OpenAIDocs(Strategy):
             choice = _attr(payload, "choices")[0]  # type: ignore[index]
             calls = _attr(_attr(choice, "delta"), "tool_calls") or []
             c = _attr(choice, "index")
-            for tool_call in calls:
+            for tool_call in calls:  # type: ignore[attr-defined]
                 self._one(frame.number, c if isinstance(c, int) else 0, tool_call)
         except Exception as exc:  # the snippet's own failure, reported with its frame
             self.error = StrategyError.from_exception(exc, frame.number)
@@ -298,7 +298,7 @@ class OpenAIDocs(Strategy):
             slot = Slot(choice, index, frame, _attr(tool_call, "id"))
             slot.type = _attr(tool_call, "type")
             slot.name = _attr(fn, "name") if isinstance(fn, dict) else None
-            self.openers[id(slot)] = fn
+            self.openers[id(slot)] = fn  # type: ignore[assignment]
             self.final[key] = slot
             self.slots.append(slot)
             held = _attr(fn, "arguments")  # read from the stored object, as Python would
@@ -313,7 +313,7 @@ class OpenAIDocs(Strategy):
             slot.parts.append(right)
         else:
             left = "" if slot.value is NOTHING else slot.value
-            left += right  # raises exactly as the snippet would
+            left += right  # type: ignore[operator]  # raises exactly as the snippet would
             slot.parts, slot.value = [], left
         slot.fragments += 1
         slot.last = frame

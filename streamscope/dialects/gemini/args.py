@@ -75,7 +75,7 @@ def _quoted(path: str, at: int) -> tuple[str | None, int]:
     """A quoted member name ('...' or "...", with JSON's escapes) from `at`; None if none."""
     if at >= len(path) or path[at] not in "'\"":
         return None, at
-    quote, k, out = path[at], at + 1, []
+    quote, k, out = path[at], at + 1, []  # type: ignore[var-annotated]
     while k < len(path):
         c = path[k]
         if c == quote:
@@ -161,7 +161,7 @@ class ArgTree:
                 _set(node, step, child)
             elif not isinstance(child, (dict, list)):
                 return f"it points into {_kind(child)} at {_show(path[: k + 1])}"
-            node = child
+            node = child  # type: ignore[assignment]
         last = path[-1]
         if isinstance(last, str) != isinstance(node, dict):
             return f"{_show(path[:-1])} is {_kind(node)}, not {'an object' if isinstance(last, str) else 'an array'}"
@@ -210,7 +210,7 @@ def _child(node: dict[Any, Any] | list[Any], step: str | int) -> object:
     """The value at `step` of `node`; None if there is none yet; a str saying why a step
     cannot be taken (an index past the end would leave holes)."""
     if isinstance(node, dict):
-        return node.get(step)  # type: ignore[arg-type]
+        return node.get(step)  # type: ignore[arg-type, unused-ignore]
     if isinstance(step, str):
         return f"a member name ({step!r}) of an array"
     if step < len(node):

@@ -127,7 +127,7 @@ class GeminiEngine(EventEngine):
                 for s in self.others:
                     s.chunk(frame.number, fcs)
         self._sdk_feed(frame)
-        return robust.events
+        return robust.events  # type: ignore[no-any-return]
 
     # -- the state at this frame, for the faces ------------------------------------------
 

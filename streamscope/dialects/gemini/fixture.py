@@ -103,7 +103,7 @@ def served(frames: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]
         p = parse_payload(data)
         if isinstance(p, dict) and "error" not in p:
             out.append((None, data))
-    return out
+    return out  # type: ignore[return-value]
 
 
 def literal(frames: list[tuple[str | None, str]]) -> str:

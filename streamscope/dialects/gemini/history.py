@@ -213,7 +213,7 @@ def _system(value: object) -> object:
     if isinstance(value, dict) and isinstance(value.get("parts"), list):
         texts = [p.get("text") for p in value["parts"] if isinstance(p, dict)]
         if texts and all(isinstance(t, str) for t in texts):
-            return "\n".join(texts)
+            return "\n".join(texts)  # type: ignore[arg-type]
     return value
 
 

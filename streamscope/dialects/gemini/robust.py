@@ -66,7 +66,7 @@ class GeminiCall(Slot):
     def __deepcopy__(self, memo: dict[Any, Any]) -> GeminiCall:
         new = super().__deepcopy__(memo)
         if self.tree is not None:
-            new.tree = self.tree.copy()  # (the tree is changed in place)
+            new.tree = self.tree.copy()  # type: ignore[attr-defined]  # (the tree is changed in place)
         return new  # type: ignore[return-value]
 
 
@@ -477,7 +477,7 @@ class Robust:
                 )
             if self.events is not None:
                 op = ev.APPEND if text else ev.SET
-                self._event(n, op, call, path, value)
+                self._event(n, op, call, path, value)  # type: ignore[arg-type]
             call.fragments += 1
 
     def _event(
@@ -486,7 +486,7 @@ class Robust:
         """A field event of `call` (its `call`: its place in its candidate's calls)."""
         assert self.events is not None
         self.events.append(
-            FieldEvent(n, op, call.choice, call.index, field, None, value, call.index, WORDS)
+            FieldEvent(n, op, call.choice, call.index, field, None, value, call.index, WORDS)  # type: ignore[arg-type]
         )
 
     def _unterminated(self, call: GeminiCall, n: int, why: str) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from ...core.calls import Call, StrategyError, Unmodeled
@@ -138,7 +139,7 @@ def _parts(cand: object) -> list[dict[Any, Any]]:
     return parts
 
 
-_PARTIAL = {
+_PARTIAL: dict[str, Callable[[object], bool]] = {
     "jsonPath": lambda v: isinstance(v, str),
     "stringValue": lambda v: isinstance(v, str),
     "numberValue": lambda v: type(v) in (int, float),

@@ -59,12 +59,12 @@ def containers(tree: object) -> Iterator[tuple[str, tuple[Any, ...], object]]:
 def sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """The text pieces of each candidate (text, thought) in stream order; streamed string
     values are joined by the engine only with willContinue, so they are left alone."""
-    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
     for f, tree in enumerate(trees):
         for role, path, node in containers(tree):
-            if role != "part" or not isinstance(node.get("text"), str):
+            if role != "part" or not isinstance(node.get("text"), str):  # type: ignore[attr-defined]
                 continue
-            key = (path[1], node.get("thought") is True)
+            key = (path[1], node.get("thought") is True)  # type: ignore[attr-defined]
             groups.setdefault(key, []).append((f, (*path, "text")))
     return [g for g in groups.values() if len(g) > 1]
 

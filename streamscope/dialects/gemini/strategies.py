@@ -115,12 +115,12 @@ class TerminalSlot(Slot):
     __slots__ = ("tree",)
 
     def arguments(self) -> object:
-        return self.tree.text() if self.tree is not None else self.text()
+        return self.tree.text() if self.tree is not None else self.text()  # type: ignore[attr-defined]
 
     def __deepcopy__(self, memo: dict[Any, Any]) -> TerminalSlot:
         new = super().__deepcopy__(memo)
-        if self.tree is not None:
-            new.tree = self.tree.copy()
+        if self.tree is not None:  # type: ignore[attr-defined]
+            new.tree = self.tree.copy()  # type: ignore[attr-defined]
         return new  # type: ignore[return-value]
 
 
@@ -158,11 +158,11 @@ class NeedsTerminal(typed.Fold):
             slot = TerminalSlot(0, 0, n, _text(fc.get("id")), name)
             slot.type = "functionCall"
             if more:
-                slot.tree = ArgTree()
+                slot.tree = ArgTree()  # type: ignore[attr-defined]
                 self._fill(slot, partial)
                 self.open, self.bare = slot, None
                 continue
-            slot.tree = None
+            slot.tree = None  # type: ignore[attr-defined]
             slot.parts.append(args_text(fc))
             self._settle()
             if "args" in fc or partial:
@@ -175,7 +175,7 @@ class NeedsTerminal(typed.Fold):
         slot = self.open
         if slot is None:
             return
-        tree = slot.tree
+        tree = slot.tree  # type: ignore[attr-defined]
         assert tree is not None
         if not tree.extend(path, text, more):
             self._fill(slot, [{"jsonPath": path, "stringValue": text, "willContinue": more}])
@@ -189,14 +189,14 @@ class NeedsTerminal(typed.Fold):
             self.bare = None
 
     def _fill(self, slot: TerminalSlot, partial: object) -> None:
-        if slot.tree is None or not isinstance(partial, list):
+        if slot.tree is None or not isinstance(partial, list):  # type: ignore[attr-defined]
             return
         for arg in partial:
             if type(arg) is not dict:
                 continue
             where, got = steps(arg.get("jsonPath")), value_of(arg)
             if isinstance(where, tuple) and not isinstance(got, str):
-                slot.tree.put(where, got[0], got[1], arg.get("willContinue") is True)
+                slot.tree.put(where, got[0], got[1], arg.get("willContinue") is True)  # type: ignore[attr-defined]
                 slot.fragments += 1
 
     def calls(self) -> list[Call]:

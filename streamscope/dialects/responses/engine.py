@@ -66,7 +66,7 @@ class ResponsesEngine(EventEngine):
             # takes it in a few steps (else the whole frame goes through every rule)
             index, text = cast("tuple[int, str]", plain)
             if not self._reads or robust.fragment(n, p, index, text):
-                item_id = p.get("item_id")
+                item_id = p.get("item_id")  # type: ignore[attr-defined]
                 for s in self.others:
                     s.fragment(n, index, item_id, text)
                 self._sdk_feed(frame)
@@ -77,7 +77,7 @@ class ResponsesEngine(EventEngine):
         if self.others:
             self._feed_clients(frame)
         self._sdk_feed(frame)
-        return robust.events
+        return robust.events  # type: ignore[no-any-return]
 
     def _feed_clients(self, frame: Frame) -> None:
         """The frame as the client strategies read it (the data's type decides)."""

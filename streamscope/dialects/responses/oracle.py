@@ -168,7 +168,7 @@ def run_real_responses(
                     watch.note_completed(event, body.current)
                 return snapshot
 
-            state.accumulate_event = watched
+            state.accumulate_event = watched  # type: ignore[method-assign]
             try:
                 for event in stream:
                     if isinstance(event, ResponseFunctionCallArgumentsDeltaEvent):

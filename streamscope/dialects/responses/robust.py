@@ -326,7 +326,7 @@ class Robust:
         """The item a delta or done names: by item_id, else by output_index."""
         item_id, index = payload.get("item_id"), payload.get("output_index")
         found = self.by_id.get(item_id) if isinstance(item_id, str) else None
-        at = self.items.get(index) if is_index(index) else None
+        at = self.items.get(index) if is_index(index) else None  # type: ignore[arg-type]
         if found is None and at is None:
             self.log.add(
                 "delta-unknown-item",
@@ -360,7 +360,7 @@ class Robust:
             log.add(
                 "event-schema-violation",
                 n,
-                f"an argument delta for a {cut(quote(item.kind), 30)} item: robust skips it",
+                f"an argument delta for a {cut(quote(item.kind), 30)} item: robust skips it",  # type: ignore[union-attr]
             )
             return
         if not isinstance(text, str):
@@ -474,7 +474,7 @@ class Robust:
             self.log.add(
                 kind,
                 n,
-                lambda key=key, value=value, held=held, took=took, why=why: (
+                lambda key=key, value=value, held=held, took=took, why=why: (  # type: ignore[misc]
                     f"{where} gives output {item.index} {key} {cut(quote(value), 40)}, where "
                     f"it was {cut(quote(held), 40)}: {why}; robust takes "
                     + ("the new one, as the item's own last word" if took else "the earlier one")
@@ -628,8 +628,8 @@ class Robust:
 
         def mapped(item: Item) -> Item:
             if type(item) is CallItem:
-                return slots[id(item)]
-            other = OtherItem(item.kind, item.first, item.item_id)
+                return slots[id(item)]  # type: ignore[return-value]
+            other = OtherItem(item.kind, item.first, item.item_id)  # type: ignore[union-attr]
             other.open = item.open
             return other
 
@@ -644,9 +644,9 @@ class Robust:
         new.log = log
         new.items = {k: one(v) for k, v in self.items.items()}
         new.by_id = {k: one(v) for k, v in self.by_id.items()}
-        new.calls = [slots[id(c)] for c in self.calls]
-        new.call_ids = {k: slots[id(c)] for k, c in self.call_ids.items()}
-        new.prev = slots[id(self.prev)] if self.prev is not None else None
+        new.calls = [slots[id(c)] for c in self.calls]  # type: ignore[misc]
+        new.call_ids = {k: slots[id(c)] for k, c in self.call_ids.items()}  # type: ignore[misc]
+        new.prev = slots[id(self.prev)] if self.prev is not None else None  # type: ignore[assignment]
         new.events = None
         for name in (
             "seq",

@@ -154,8 +154,8 @@ def _index(event: dict[Any, Any], key: str) -> object:
     value = event.get(key)
     kind = type(value)
     if kind is bool or (
-        (kind is float and value.is_integer())  # type: ignore[union-attr]
-        or (kind is str and any(c.isdigit() for c in value))  # type: ignore[union-attr]
+        (kind is float and value.is_integer())  # type: ignore[comparison-overlap, union-attr]
+        or (kind is str and any(c.isdigit() for c in value))  # type: ignore[comparison-overlap, union-attr]
     ):
         raise Unmodeled(f"a {kind.__name__} {key} (pydantic's int coercion, when it validates)")
     return value
@@ -608,13 +608,13 @@ class ResponsesSdkEmulation:
         response = _response(event)
         if type(response) is not dict:
             response.to_dict  # type: ignore[attr-defined]  # noqa: B018
-        output = response.get("output")
+        output = response.get("output")  # type: ignore[attr-defined]
         if output is None:
             output = []
         elif type(output) is list:
             output = [_snapshot_item(value, frame) for value in output]
         items = dict(enumerate(output))  # the SDK's TypeError
-        self._id = response.get("id")
+        self._id = response.get("id")  # type: ignore[attr-defined]
         self._output, self._items, self._started = output, items, True
 
     def _output_item(self, output_index: object) -> object:
@@ -744,7 +744,7 @@ class ResponsesSdkEmulation:
                         part.type  # noqa: B018  # the SDK's AttributeError
             elif kind == "function_call" and self._tools is not None:
                 self._parse_arguments(item.fields)
-        return list(output or [])  # type: ignore[call-overload]
+        return list(output or [])  # type: ignore[call-overload, no-any-return]
 
     def _parse_arguments(self, fields: dict[Any, Any]) -> None:
         """`parse_function_tool_arguments`: a strict tool's arguments go through json.loads."""

@@ -49,14 +49,14 @@ class ExchangesScreen(Screen):
         super().__init__()
         self.session = session
         self.infos = session.infos
-        self.errors = session.input.errors  # lines of the recording that could not be read
+        self.errors = session.input.errors  # type: ignore[union-attr]  # lines of the recording that could not be read
         self.summaries: dict | None = None
         self._width = 0
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="title")
         # facts about the file (a HAR's approximations), the first few: the list stays
-        notes = self.session.input.notes
+        notes = self.session.input.notes  # type: ignore[union-attr]
         for note in notes[:NOTES_SHOWN]:
             yield Static(Text(f"i {visible(note)}", style="cyan"), classes="note")
         if len(notes) > NOTES_SHOWN:
@@ -179,9 +179,9 @@ class ExchangesScreen(Screen):
     def action_open(self) -> None:
         table = self.query_one(DataTable)
         if table.row_count:
-            exchange = int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+            exchange = int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)  # type: ignore[arg-type]
             self.post_message(OpenExchange(exchange))
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:
-        self.post_message(OpenExchange(int(event.row_key.value)))
+        self.post_message(OpenExchange(int(event.row_key.value)))  # type: ignore[arg-type]

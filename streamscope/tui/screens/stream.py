@@ -205,7 +205,7 @@ class StreamScreen(Screen):
             self.model,
             self.title_text,
             self.session.follow,
-            self.session.input.approximate_times,
+            self.session.input.approximate_times,  # type: ignore[union-attr]
             id="info",
         ).data_bind(S.frame, S.speed, S.playing, S.filter_text, S.rows, S.version)
         yield Timeline(self.model, id="timeline").data_bind(S.frame, S.version)
@@ -400,7 +400,7 @@ class StreamScreen(Screen):
         t, now = self.model.time(nxt), self.model.time(self.frame) if self.frame else 0
         gap = t - now if t is not None and now is not None else None
         delay = (gap / 1e9 if gap is not None else 0.05) / self.speed
-        self.timer = self.set_timer(min(max(delay, 0.001), 5.0), self._tick)
+        self.timer = self.set_timer(min(max(delay, 0.001), 5.0), self._tick)  # type: ignore[assignment]
         self.playing = True
 
     def _tick(self) -> None:
