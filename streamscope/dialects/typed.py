@@ -165,6 +165,11 @@ def emulated_or_real(
         return real(frames) if installed() is not None else Unmodeled(not_installed)
 
 
+def an_object(value: object) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one (for reading optional members)."""
+    return value if isinstance(value, dict) else {}
+
+
 def sse_bytes(frame: Frame) -> bytes:
     """A frame as the SSE event that carried it (`event:` line, one `data:` line per line)."""
     head = f"event: {frame.event}\n" if frame.event is not None else ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.frames import Frame
 from ...text import quote, visible, word
-from ..typed import not_an_event
+from ..typed import an_object, not_an_event
 
 # event type -> its short name in a frame's line (the `response.` prefix dropped)
 _DELTAS = {
@@ -38,25 +38,25 @@ def summarize(frame: Frame) -> str:
     if kind in _DONES:
         return f"{at}done {quote(p.get(_DONES[kind]), 24)}"
     if kind in ("response.output_item.added", "response.output_item.done"):
-        item = p.get("item") if isinstance(p.get("item"), dict) else {}
-        bits = [f"{at}{kind.rsplit('.', 1)[1]} {word(item.get('type'))}"]  # type: ignore[union-attr]
+        item = an_object(p.get("item"))
+        bits = [f"{at}{kind.rsplit('.', 1)[1]} {word(item.get('type'))}"]
         for key in ("call_id", "name"):
-            if key in item:  # type: ignore[operator]
-                bits.append(f"{key}={quote(item[key], 16)}")  # type: ignore[index]
-        field = "input" if item.get("type") == "custom_tool_call" else "arguments"  # type: ignore[union-attr]
-        if item.get(field) not in (None, ""):  # type: ignore[union-attr]
-            bits.append(f"{field}={quote(item[field], 20)}")  # type: ignore[index]
+            if key in item:
+                bits.append(f"{key}={quote(item[key], 16)}")
+        field = "input" if item.get("type") == "custom_tool_call" else "arguments"
+        if item.get(field) not in (None, ""):
+            bits.append(f"{field}={quote(item[field], 20)}")
         return " ".join(bits)
     if kind in ("response.completed", "response.incomplete", "response.failed"):
-        response = p.get("response") if isinstance(p.get("response"), dict) else {}
-        status = response.get("status", kind.rsplit(".", 1)[1])  # type: ignore[union-attr]
-        output = response.get("output")  # type: ignore[union-attr]
+        response = an_object(p.get("response"))
+        status = response.get("status", kind.rsplit(".", 1)[1])
+        output = response.get("output")
         count = f", {len(output)} output" if isinstance(output, list) else ""
         return f"status {word(status)}{count}"
     if kind in ("response.created", "response.in_progress", "response.queued"):
-        response = p.get("response") if isinstance(p.get("response"), dict) else {}
+        response = an_object(p.get("response"))
         name = kind.rsplit(".", 1)[1]
-        return f"{name} {quote(response['id'], 20)}" if "id" in response else name  # type: ignore[index, operator]
+        return f"{name} {quote(response['id'], 20)}" if "id" in response else name
     if kind == "error":
         error = p.get("error", p)
         message = error.get("message") if isinstance(error, dict) else error
