@@ -114,10 +114,10 @@ def render(analysis: Analysis, console: Console, sdk_note: str | None = None) ->
         console.print(
             "[bold]Conversation contract[/] (the next request must carry the calls back unchanged)"
         )
-        for f in analysis.contract:  # type: ignore[assignment]
-            totals[f.severity] += 1  # type: ignore[attr-defined]
+        for finding in analysis.contract:
+            totals[finding.severity] += 1
             console.print(
-                f"  {_MARK[f.severity]} exchange {f.exchange}  [bold]{f.kind}[/]  {_safe(f.message)}"  # type: ignore[attr-defined]
+                f"  {_MARK[finding.severity]} exchange {finding.exchange}  [bold]{finding.kind}[/]  {_safe(finding.message)}"
             )
     elif analysis.format in RECORDED and any(s.tool_calls for s in analysis.streams):
         console.print()
