@@ -86,6 +86,7 @@ from streamscope.dialects.anthropic.partial_json import (
     position,
     quick_value,
 )
+from streamscope.dialects.versions import VERIFIED
 
 __all__ = [
     "VERIFIED_ANTHROPIC",
@@ -96,7 +97,7 @@ __all__ = [
 ]
 
 # The anthropic releases whose MessageStream this emulation was checked against.
-VERIFIED_ANTHROPIC = ("2.15.0",)
+VERIFIED_ANTHROPIC = (VERIFIED["anthropic"],)
 
 TOOL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 # MessageStream's TRACKS_TOOL_INPUT classes, by the block type that constructs them

@@ -17,10 +17,10 @@ argument does not hold (pydantic coercions, jiter partial parsing, logprobs, ric
 formats, ...) we raise `Unmodeled` and the caller falls back to the real class
 (`streamscope.dialects.chat.oracle.run_real_sdk`).
 
-Verified against openai 3.57.0 (VERIFIED_OPENAI), the version pyproject.toml pins: the
-differential test (tests/test_sdk_model.py) runs the real class beside this module on every
-bundled sample and on random quirky streams against whatever version the install resolves
-to, so a release that changes the accumulator fails CI before a user sees a wrong answer.
+Verified against openai 3.57.0 (VERIFIED_OPENAI, from dialects/versions.py), the version
+the test extra pins: the differential test (tests/test_sdk_model.py) runs the real class
+beside this module on every bundled sample and on random quirky streams, so moving the pin
+to a release that changes the accumulator fails CI before a user sees a wrong answer.
 The oracle (`oracle.py`) imports private openai names: a release that moves them fails
 the same test.
 
@@ -36,11 +36,12 @@ from typing import Any
 from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import INVALID, Frame
 from streamscope.dialects.chat.run import Run
+from streamscope.dialects.versions import VERIFIED
 
 __all__ = ["VERIFIED_OPENAI", "SdkEmulation", "Unmodeled", "custom_fields"]
 
 # The openai releases whose ChatCompletionStreamState this emulation was checked against.
-VERIFIED_OPENAI = ("3.57.0",)
+VERIFIED_OPENAI = (VERIFIED["openai"],)
 
 
 def custom_fields(custom: object) -> tuple[object, object]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
-from streamscope.dialects.chat.oracle import openai_version
+from streamscope.dialects.chat.oracle import omitted, openai_version
 from streamscope.dialects.responses.sdk_model import TOOL_ITEMS, ResponsesSdkEmulation
 from streamscope.dialects.typed import FrameBody, emulated_or_real
 
@@ -152,7 +152,7 @@ def run_real_responses(
             manager = client.responses.stream(
                 model="streamscope",
                 input="-",
-                tools=openai.omit if input_tools is None else input_tools,
+                tools=omitted(openai) if input_tools is None else input_tools,
             )
             stream = manager.__enter__()
         except Exception as exc:

@@ -81,11 +81,12 @@ from typing import Any
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import Frame
+from streamscope.dialects.versions import VERIFIED
 
 __all__ = ["TOOL_ITEMS", "VERIFIED_OPENAI_RESPONSES", "ResponsesSdkEmulation", "Unmodeled"]
 
 # The openai releases whose ResponseStream this emulation was checked against.
-VERIFIED_OPENAI_RESPONSES = ("3.57.0",)
+VERIFIED_OPENAI_RESPONSES = (VERIFIED["openai"],)
 
 TOOL_ITEMS = ("function_call", "custom_tool_call")
 ARGUMENTS_DELTA = "response.function_call_arguments.delta"
