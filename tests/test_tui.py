@@ -1134,3 +1134,51 @@ async def test_a_frame_of_megabytes_is_shown_in_part_and_end_is_quick(tmp_path):
         assert time.perf_counter() - start < 3
         detail = text(app.screen.query_one(FrameDetail))
         assert "bytes more (export --frames 1-1 writes the frame whole)" in " ".join(detail.split())
+
+
+async def test_a_costly_frame_is_worked_out_in_a_thread_while_the_keys_answer(monkeypatch):
+    """On a stream of thousands of calls a jump copies an engine that holds every call
+    (seconds): the keys must go on answering meanwhile, and the newest frame asked for
+    is the one shown."""
+    import threading
+
+    from streamscope.tui.model import StreamModel
+    from streamscope.tui.screens import stream as stream_screen
+
+    monkeypatch.setattr(stream_screen, "QUICK", -1.0)  # every frame costs too much
+    gate, asked = threading.Event(), []
+    at = StreamModel.at
+
+    def slow(self, n, *stop):
+        if threading.current_thread() is not threading.main_thread():
+            asked.append(n)
+            assert gate.wait(10)
+        return at(self, n, *stop)
+
+    monkeypatch.setattr(StreamModel, "at", slow)
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        robust = text(screen.query_one("#robust", CallTable))
+        await pilot.press("right")  # frame 1: its thread waits at the gate
+        await pilot.press("right", "right")  # frames 2 and 3 asked for meanwhile
+        assert screen.frame == 3  # the keys answered
+        assert "frame 3/" in text(screen.query_one("#info"))
+        assert "working out frame 3…" in text(screen.query_one("#info"))
+        assert screen.state.number == 0 and text(screen.query_one("#robust")) == robust
+        await pilot.press("a")  # the arguments of a frame not worked out yet: said so
+        assert not isinstance(app.screen, TextScreen)
+        gate.set()
+        for _ in range(200):
+            if screen.state.number == 3:
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+        assert screen.state.number == 3
+        assert asked == [1, 3]  # frame 2 was never worked out: the newest asked wins
+        assert "working out" not in text(screen.query_one("#info"))
+        expected = StreamModel.at(screen.model, 3).engine.calls_now()
+        assert [c.id for c in screen.state.strategy_calls()["robust"]] == [c.id for c in expected]
+        await pilot.press("left")  # and so on, frame after frame
+        assert screen.frame == 2
