@@ -176,9 +176,10 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
     if output is None:
         sys.stdout.buffer.write(done.data)
         return
+    from .recording.private import write_private
+
     try:
-        with open(output, "wb") as f:
-            f.write(done.data)
+        write_private(output, done.data)  # 0600: a fixture holds a conversation too
     except OSError as e:
         _fail(f"{output}: cannot write: {e.strerror or e}")
     say(f"wrote {output}")

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 import orjson
 
 from streamscope.recording.format import END_REASONS, Header, Headers, Request
+from streamscope.recording.private import open_private
 from streamscope.recording.redact import redact_argv, redact_headers, redact_json_paths, redact_url
 
 _dumps = orjson.dumps
@@ -79,8 +80,8 @@ class RecordingWriter:
         self.path = os.fspath(path)
         self.redact = redact
         self.redact_json = tuple(redact_json)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0)
-        fd = os.open(self.path, flags, 0o666)
+        # 0600 whatever the umask: a recording holds whole conversations (private.py)
+        fd = open_private(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
         try:
             # Checked on the open fd, not before opening, so there is no race.
             if os.fstat(fd).st_size:
