@@ -80,6 +80,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             [f.to_json() for f in analysis.failures],
             analysis.notes,
             sdk_versions(),
+            analysis.masked,
         )
         sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:
