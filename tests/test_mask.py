@@ -156,3 +156,11 @@ def test_key_shaped_words_are_masked_wherever_they_stand_in_heads_and_argv():
         assert key not in redact_header("x-note", f"see {key} here"), key
         assert key not in redact_url(f"https://h/p?q={key}"), key
         assert key not in " ".join(redact_argv(["app", f"--note={key}", key])), key
+
+
+def test_a_key_in_a_url_path_is_masked_and_looked_for_in_the_body():
+    masking = Masking()
+    url, _, _, n = masking.request(1, f"https://h/v1/keys/{KEY}/usage", [], b"")
+    assert url == f"https://h/v1/keys/{REDACTED}/usage" and n == 1
+    (ready,) = masking.chunk(1, 0, f'{{"key": "{KEY}"}}'.encode())
+    assert KEY.encode() not in ready[1]

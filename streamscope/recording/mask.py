@@ -88,7 +88,7 @@ def _basic(credential: str) -> list[str]:
 
 
 def _in_url(url: str) -> list[str]:
-    found: list[str] = []
+    found: list[str] = _KEY_SHAPED.findall(url) + _KEY_SHAPED.findall(unquote(url))
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -310,7 +310,8 @@ class Masking:
 
     def open_exchanges(self) -> list[int]:
         """Exchanges that have reads held back (to be written before the file closes)."""
-        return [x for x, body in self._bodies.items() if body.pending]
+        # a copy first: another thread's exchange may start meanwhile
+        return [x for x, body in list(self._bodies.items()) if body.pending]
 
 
 def mask_head(

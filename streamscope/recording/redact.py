@@ -56,14 +56,16 @@ _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#@\s]+@")
 
 
 def redact_url(url: str) -> str:
-    """The URL with its userinfo and credential-looking query values masked."""
+    """The URL with its userinfo, credential-looking query values and key-shaped words
+    (in its path too) masked."""
     if "@" in url:
         url = _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", url)
     path, sep, rest = url.partition("?")
+    path = _KEY_SHAPED.sub(REDACTED, path)
     if not sep:
-        return url
+        return path
     query, hash_, fragment = rest.partition("#")
-    return path + "?" + _redact_query(query) + hash_ + fragment
+    return path + "?" + _redact_query(query) + hash_ + _KEY_SHAPED.sub(REDACTED, fragment)
 
 
 def _redact_query(query: str) -> str:
