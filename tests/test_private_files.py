@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import subprocess
+import sys
 
 import httpx2
 import pytest
@@ -90,3 +92,24 @@ def test_an_exported_file_is_0600(tmp_path, fmt):
         done = CliRunner().invoke(main, ["export", source, "--format", fmt, "-o", str(out)])
     assert done.exit_code == 0, done.output
     assert mode(out) == 0o600
+
+
+def test_record_under_umask_022_writes_a_private_recording_in_a_private_folder(tmp_path):
+    child = (
+        "import os, httpx\n"
+        "httpx.post(os.environ['OPENAI_BASE_URL'] + '/chat/completions', json={'model': 'json'})\n"
+    )
+    with StandIn() as up, umask(0o022):
+        done = subprocess.run(
+            [sys.executable, "-m", "streamscope", "record", "--upstream", up.url, "--"]
+            + [sys.executable, "-c", child],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    (name,) = os.listdir(tmp_path / "recordings")
+    assert mode(tmp_path / "recordings") == 0o700
+    assert mode(tmp_path / "recordings" / name) == 0o600
