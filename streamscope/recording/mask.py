@@ -143,6 +143,7 @@ class Secrets:
         for f in self.forms:
             self._heads.setdefault(f[:_HEAD], []).append(f)
         self._short = {f[:k] for f in self.forms for k in range(1, _HEAD)}
+        self._short_ends = frozenset(p[-1] for p in self._short)
         # every position where a head begins, overlapping ones too (a lookahead)
         heads = b"|".join(map(re.escape, self._heads))
         self._head_at = re.compile(b"(?=(?:" + heads + b"))") if heads else None
@@ -169,6 +170,17 @@ class Secrets:
             return body_mask(m.end() - m.start())
 
         return self._bytes.sub(one, data), n
+
+    def clean(self, data: bytes) -> bool:
+        """True when data holds no form and its end can begin none: the common read, told
+        by a few substring tests (every form holds its head) instead of a regex scan."""
+        for head in self._heads:
+            if head in data:
+                return False
+        if data and data[-1] in self._short_ends:
+            tail = data[-(_HEAD - 1) :]
+            return not any(tail[i:] in self._short for i in range(len(tail)))
+        return True
 
     def scan(self, data: bytes) -> tuple[bytearray, int, int]:
         """(data masked, matches, where a possible secret begins that the end cuts off, or
@@ -224,6 +236,8 @@ class BodyStream:
     count: int = 0
 
     def feed(self, t_ns: int, data: bytes) -> list[tuple[int, bytes]]:
+        if not self.pending and self.secrets.clean(data):  # the proxy's hot path
+            return [(t_ns, data)]
         self.pending.append((t_ns, data))
         whole = b"".join(d for _, d in self.pending)
         masked, n, held = self.secrets.scan(whole)
