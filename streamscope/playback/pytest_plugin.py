@@ -147,8 +147,8 @@ def cassette_name(nodeid: str) -> str:
 
 
 def legacy_cassette_name(nodeid: str) -> str:
-    """The name streamscope 0.x gave a test's cassette before the hash (ids could share
-    one): kept so cassettes recorded then are still found (cassette_path)."""
+    """The name a test's cassette had before names carried a hash (ids could share one):
+    kept so cassettes recorded then are still found (cassette_path)."""
     name = re.sub(r"[^\w.\-\[\]=]+", "_", nodeid.replace("::", "__").replace("/", "."))
     return name[:200] + ".jsonl"
 
