@@ -164,3 +164,16 @@ def test_a_key_in_a_url_path_is_masked_and_looked_for_in_the_body():
     assert url == f"https://h/v1/keys/{REDACTED}/usage" and n == 1
     (ready,) = masking.chunk(1, 0, f'{{"key": "{KEY}"}}'.encode())
     assert KEY.encode() not in ready[1]
+
+
+def test_odd_credentials_neither_crash_nor_mask_blank_runs():
+    body = b'{"password": "\\ud800-lone-surrogate", "api_key": "        ", "secret": 12345678}'
+    found = credentials(
+        "http://h/", [("x-api-key", "   \t    "), ("authorization", "Basic ?!")], body
+    )
+    assert "\ud800-lone-surrogate" in found  # its forms made without UnicodeEncodeError
+    assert not [v for v in found if not v.strip()]
+    masking = Masking()
+    masking.request(1, "http://h/", [("x-api-key", "        ")], body)
+    ready = masking.chunk(1, 0, b"data:          spaces stay\n\n")
+    assert ready == [(0, b"data:          spaces stay\n\n")]

@@ -109,7 +109,7 @@ def _usable(values: Iterable[str]) -> list[str]:
     """Long enough to look for, not a mask already; each once."""
     out: dict[str, None] = {}
     for v in values:
-        if len(v) >= MIN_SECRET and not set(v) <= _MASK_CHARS and REDACTED not in v:
+        if len(v.strip()) >= MIN_SECRET and not set(v) <= _MASK_CHARS and REDACTED not in v:
             out[v] = None
     return list(out)
 
@@ -118,7 +118,9 @@ def forms(secret: str) -> set[bytes]:
     """The byte forms of a secret a body may hold: plain, percent-encoded, JSON-escaped,
     base64 (standard and URL-safe, padded or not)."""
     raw = secret.encode("utf-8", "surrogatepass")
-    texts = {secret, quote(secret, safe=""), quote(secret), quote_plus(secret)}
+    sp = "surrogatepass"  # a JSON body's "\ud800" is a str Python cannot encode otherwise
+    texts = {secret, quote(secret, safe="", errors=sp), quote(secret, errors=sp)}
+    texts.add(quote_plus(secret, errors=sp))
     texts |= {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
     out = {t.encode("utf-8", "surrogatepass") for t in texts}
     for b64 in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
