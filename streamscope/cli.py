@@ -174,6 +174,8 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
         _fail(f"{file}: {e.strerror or e}")
     if minimal:
         say(f"{plural(done.frames_in, 'frame')} -> {plural(done.frames_out, 'frame')}")
+    if done.masked:  # the one change export makes to the bytes, said
+        say(f"{plural(done.masked, 'value')} masked (secrets the request carried)")
     if output is None:
         sys.stdout.buffer.write(done.data)
         return

@@ -79,3 +79,23 @@ def test_a_recording_made_without_masking_is_masked_when_exported(tmp_path):
     with RecordingIndex.open(out) as index:
         reads = [c.data_bytes for c in index.chunks(1)]
     assert [len(r) for r in reads] == [len(first), len(second)]  # the reads as they came
+
+
+@pytest.mark.parametrize(
+    "fmt, extra",
+    [
+        ("sse", []),
+        ("sse", ["--frames", "1-1"]),
+        ("chunks", []),
+        ("pytest", []),
+    ],
+)
+def test_every_export_of_a_har_masks_its_keys_and_says_how_many(tmp_path, fmt, extra):
+    out = tmp_path / f"out.{fmt}"
+    done = CliRunner().invoke(
+        main, ["export", har(tmp_path), "--format", fmt, *extra, "-o", str(out)]
+    )
+    assert done.exit_code == 0, done.output
+    assert leaked(out) == []
+    assert "3 values masked (secrets the request carried)" in done.stderr
+    assert "[REDACTED" in out.read_text()

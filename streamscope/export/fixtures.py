@@ -24,7 +24,7 @@ from ..inputs.encoding import without_codings
 from ..inputs.har import GENERAL_NOTES, Har
 from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
-from ..recording.mask import Masking
+from ..recording.mask import Masking, Secrets
 from ..text import visible
 
 FORMATS = ("sse", "chunks", "recording", "pytest")
@@ -35,6 +35,8 @@ class Export:
     data: bytes
     frames_in: int  # frames of the stream (or of the selection)
     frames_out: int  # frames in the fixture
+    # values masked in an SSE, chunk log or pytest fixture (a recording counts its own)
+    masked: int = 0
 
 
 @dataclass(slots=True)
@@ -213,8 +215,14 @@ def _export(
         )
         names = [None] * len(datas)
     exact = not minimal
+    secrets, masked = _secrets(stream), 0
+    if secrets and fmt != "recording":  # (a recording is masked by _recording, counted)
+        datas, masked = _masked_datas(secrets, datas)
     if fmt == "sse":
-        data = _sse_exact(stream, a, b) if exact else b"".join(map(_event, names, datas))
+        if exact:
+            data, masked = secrets.body(_sse_exact(stream, a, b))
+        else:
+            data = b"".join(map(_event, names, datas))
     elif fmt == "chunks":
         data = b"".join(d.encode() + b"\n" for d in datas if parse_payload(d) is not INVALID)
     elif fmt == "recording":
@@ -223,7 +231,29 @@ def _export(
         data = _pytest(stream, names, datas, a, b, minimal, tools).encode()
     else:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
-    return Export(data, b - a + 1, len(datas))
+    return Export(data, b - a + 1, len(datas), masked)
+
+
+def _secrets(stream: _Stream) -> Secrets:
+    """The credentials the stream's request carried, as the recorder looks for them: a
+    HAR's (kept before its reader masked them) or a --no-redact recording's."""
+    ex, har = stream.exchange, stream.source.har
+    known = har.exchanges[ex.number - 1].secrets if har is not None else []
+    req = ex.request
+    if req is None:
+        return Secrets.of_request("", [], b"", known)
+    return Secrets.of_request(req.url, req.headers, req.body_bytes, known)
+
+
+def _masked_datas(secrets: Secrets, datas: list[str]) -> tuple[list[str], int]:
+    """Every frame's data with the credentials masked (same length, still valid UTF-8: a
+    whole form found in whole text starts and ends on character boundaries)."""
+    out, total = [], 0
+    for data in datas:
+        masked, n = secrets.body(data.encode("utf-8", "surrogatepass"))
+        out.append(masked.decode("utf-8", "surrogatepass") if n else data)
+        total += n
+    return out, total
 
 
 def _event(name: str | None, data: str) -> bytes:

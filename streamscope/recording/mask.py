@@ -150,6 +150,17 @@ class Secrets:
         heads = b"|".join(map(re.escape, self._heads))
         self._head_at = re.compile(b"(?=(?:" + heads + b"))") if heads else None
 
+    @classmethod
+    def of_request(
+        cls,
+        url: str,
+        headers: Sequence[tuple[str, str]],
+        body: bytes,
+        known: Iterable[str] = (),
+    ) -> Secrets:
+        """The credentials a request carried (and `known` ones learnt elsewhere)."""
+        return cls(_usable([*known, *credentials(url, headers, body)]))
+
     def __bool__(self) -> bool:
         return self._bytes is not None
 
@@ -157,8 +168,7 @@ class Secrets:
         """`s` with every credential replaced by [REDACTED], and how many were."""
         if self._text is None or not s:
             return s, 0
-        out, n = self._text.subn(REDACTED, s)
-        return out, n
+        return self._text.subn(REDACTED, s)
 
     def body(self, data: bytes) -> tuple[bytes, int]:
         """A whole body with every credential masked, its length kept; how many were."""
@@ -213,11 +223,8 @@ class Secrets:
         best = len(data)
         if self._head_at is not None:
             for m in self._head_at.finditer(data, start):
-                i = m.start()
-                rest = data[i:]
-                fs = self._heads[rest[:_HEAD]]
-                if any(len(f) > len(rest) and f.startswith(rest) for f in fs):
-                    return i
+                if self._begins(data, m.start()):
+                    return m.start()
         for i in range(max(start, len(data) - _HEAD + 1), best):  # the last few bytes
             if data[i:] in self._short:
                 return i
@@ -225,6 +232,7 @@ class Secrets:
 
 
 def _text_forms(secret: str) -> set[str]:
+    """The forms a URL, a header or an error may hold (text: the ASCII ones)."""
     return {f.decode("utf-8", "surrogatepass") for f in forms(secret) if f.isascii()} | {secret}
 
 
@@ -279,7 +287,7 @@ class Masking:
     ) -> tuple[str, list[tuple[str, str]], bytes, int]:
         """The request as recorded (URL, headers, body) and how many values were masked.
         `known`: credentials learnt elsewhere (a HAR's, before its reader masked them)."""
-        secrets = Secrets(_usable([*known, *credentials(url, headers, body)]))
+        secrets = Secrets.of_request(url, headers, body, known)
         self._secrets[exchange] = secrets
         if secrets:
             self._bodies[exchange] = BodyStream(secrets)
