@@ -80,6 +80,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             [f.to_json() for f in analysis.failures],
             analysis.notes,
             sdk_versions(),
+            analysis.masked,
         )
         sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:
@@ -173,12 +174,15 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
         _fail(f"{file}: {e.strerror or e}")
     if minimal:
         say(f"{plural(done.frames_in, 'frame')} -> {plural(done.frames_out, 'frame')}")
+    if done.masked:  # the one change export makes to the bytes, said
+        say(f"{plural(done.masked, 'value')} masked (secrets the request carried)")
     if output is None:
         sys.stdout.buffer.write(done.data)
         return
+    from .recording.private import write_private
+
     try:
-        with open(output, "wb") as f:
-            f.write(done.data)
+        write_private(output, done.data)  # 0600: a fixture holds a conversation too
     except OSError as e:
         _fail(f"{output}: cannot write: {e.strerror or e}")
     say(f"wrote {output}")

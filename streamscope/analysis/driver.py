@@ -59,6 +59,7 @@ class Analysis:
     failures: list[Failure] = field(default_factory=list)  # non-stream exchanges that failed
     notes: list[str] = field(default_factory=list)  # facts about the file (a byte order mark)
     skipped: list[RecordingError] = field(default_factory=list)  # lines a tolerant read skipped
+    masked: int = 0  # values the recorder masked (secrets), as its lines count them
 
 
 class _Opening:
@@ -133,6 +134,10 @@ def analyze(
                 source.path, source.kind, [stream], [], [ExchangeInfo(1, stream=True)]
             )
         result.notes = source.notes
+        header = source.header
+        result.masked = (header.masked if header is not None else 0) + sum(
+            i.masked for i in result.exchanges
+        )
         result.skipped = list(source.scan_errors)
         _sdk_fallback(result, source)
     return result

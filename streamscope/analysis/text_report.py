@@ -82,6 +82,14 @@ def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
     return " · ".join(bits)
 
 
+def masked_note(n: int) -> str:
+    """What the recorder changed, said: the bytes are exact everywhere else."""
+    return (
+        f"{plural(n, 'value')} masked (secrets: credentials the requests carried, wherever "
+        "they appear, key-shaped words, secret options); every other byte is as it came"
+    )
+
+
 def render(analysis: Analysis, console: Console) -> None:
     infos = {i.exchange: i for i in analysis.exchanges}
     shown = plural(len(analysis.streams), "stream")
@@ -90,6 +98,8 @@ def render(analysis: Analysis, console: Console) -> None:
     console.print(f"[bold]streamscope[/] · {_safe(analysis.source)} ({analysis.format}, {shown})")
     for note in analysis.notes:
         console.print(f"[cyan]i {_safe(note)}[/]")
+    if analysis.masked:
+        console.print(f"[cyan]i {masked_note(analysis.masked)}[/]")
     if analysis.stopped:
         console.print(f"[yellow]! {_safe(analysis.stopped['message'])}[/]")
     totals: Counter[str] = Counter()

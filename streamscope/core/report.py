@@ -99,6 +99,7 @@ def report_json(
     failed: list[dict] | None = None,
     notes: list[str] | None = None,
     sdk_versions: dict[str, str | None] | None = None,
+    masked: int = 0,
 ) -> dict:
     out = {
         "schema": SCHEMA,
@@ -116,4 +117,6 @@ def report_json(
         out["failed_exchanges"] = failed
     if notes:  # facts about the file itself (a byte order mark), info level
         out["notes"] = notes
+    if masked:  # values the recorder masked (secrets): said, never silently changed
+        out["masked"] = masked
     return out

@@ -10,6 +10,7 @@ import sys
 from datetime import datetime, timezone
 
 from ..recording import RecordingWriter
+from ..recording.private import private_folders
 from ..text import plural, say
 from .loopback import bind
 from .proxy import Google, ProxyServer, Upstream
@@ -24,7 +25,7 @@ GEMINI_BASE_URL_VAR, VERTEX_BASE_URL_VAR = "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VER
 def default_output(cwd: str | None = None) -> str:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     folder = os.path.join(cwd or os.getcwd(), "recordings")
-    os.makedirs(folder, exist_ok=True)
+    private_folders(folder)  # 0700 when made here: recordings are private (private.py)
     path = os.path.join(folder, f"streamscope-{stamp}.jsonl")
     n = 1
     while os.path.exists(path):  # two recordings in the same second

@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from ..recording import RecordingWriter
+from ..recording.private import private_folders_of
 from . import clients
 from .final import FinalEvent, final_event
 
@@ -217,10 +218,11 @@ def recording_transport(
     `overwrite`: replace an existing recording; otherwise one that holds anything is
     refused with RecordingExists (a FileExistsError whose message is one line).
     `http`: "httpx2" or "httpx" to accept only that package's clients.
-    Missing folders of `path` are created, as `streamscope record` creates ./recordings.
+    Missing folders of `path` are created (0700, the recording 0600: it holds whole
+    conversations), as `streamscope record` creates ./recordings.
     Closing the transport (closing its client) closes the recording.
     """
-    os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
+    private_folders_of(path)
     writer = RecordingWriter(
         path, argv=sys.argv, redact=redact, redact_json=redact_json, overwrite=overwrite
     )
