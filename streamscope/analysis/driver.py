@@ -167,7 +167,7 @@ class RecordingPass:
         self.live: dict[int, _Live] = {}  # streams whose end line has not come yet
         self.streams: dict[int, StreamResult] = {}  # streams that ended
         self.bodies: dict[int, Inflow] = {}  # non-stream bodies compressed (read as the client did)
-        self.conversations: list[Conversation] = []  # requests that send calls back
+        self.conversations: list[Conversation] = []  # every request's history (pairing)
         # request bodies whose dialect neither their path nor their body told: read in
         # the dialect their stream's events tell (Chat Completions when none does)
         self.untold: dict[int, dict] = {}
@@ -226,12 +226,8 @@ class RecordingPass:
 
     def _converse(self, ex: int, told: str | None, body: object) -> None:
         history = dialect(told).history(body)
-        if history is not None:
-            conv = Conversation.of(ex, history)
-            if conv.previous is not None or any(
-                role in ("assistant", "tool") for role, _ in conv.messages
-            ):
-                self.conversations.append(conv)
+        if history is not None:  # every one: a later request may continue it
+            self.conversations.append(Conversation.of(ex, history))
 
     def finish_open(self) -> None:
         """The recording stops before these streams ended: finish them as unfinished."""
@@ -249,10 +245,17 @@ class RecordingPass:
                 del self.untold[ex]  # its stream told the dialect, or never will
                 self._converse(ex, info.dialect, body)
         streams = self.streams
+        # a successful body may be what a later request continues (pairing counts it)
+        bodies = [
+            ex
+            for ex, info in self.infos.items()
+            if not info.stream and info.status is not None and info.status < 400
+        ]
         return check(
             [(ex, streams[ex].tool_calls) for ex in sorted(streams)],
             sorted(self.conversations, key=lambda c: c.exchange),
-            {s.response_id: s.tool_calls for s in streams.values() if s.response_id},
+            {s.response_id: ex for ex, s in streams.items() if s.response_id},
+            bodies,
         )
 
 
