@@ -280,7 +280,7 @@ def _recording(source: Source, only: int | None) -> Analysis:
     if source.stopped_at_scan is not None:
         at = source.stopped_at_scan
         stopped = {"line": at.line, "offset": at.offset, "message": at.message}
-    exchanges = [infos[k] for k in sorted(infos)]
+    exchanges = [infos[k] for k in sorted(infos) if only in (None, k)]
     failures = [f for f in map(_failure, exchanges) if f is not None and only in (None, f.exchange)]
     return Analysis(
         name, source.kind, streams, findings, exchanges, stopped, contract.compared, failures
