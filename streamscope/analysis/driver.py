@@ -59,6 +59,8 @@ class Analysis:
     failures: list[Failure] = field(default_factory=list)  # non-stream exchanges that failed
     notes: list[str] = field(default_factory=list)  # facts about the file (a byte order mark)
     skipped: list[RecordingError] = field(default_factory=list)  # lines a tolerant read skipped
+    # each exchange's conversation, named by its first exchange (the contract's pairing)
+    conversations: dict[int, int] = field(default_factory=dict)
 
 
 class _Opening:
@@ -282,9 +284,11 @@ def _recording(source: Source, only: int | None) -> Analysis:
         stopped = {"line": at.line, "offset": at.offset, "message": at.message}
     exchanges = [infos[k] for k in sorted(infos) if only in (None, k)]
     failures = [f for f in map(_failure, exchanges) if f is not None and only in (None, f.exchange)]
-    return Analysis(
+    out = Analysis(
         name, source.kind, streams, findings, exchanges, stopped, contract.compared, failures
     )
+    out.conversations = contract.conversation
+    return out
 
 
 def _failure(info: ExchangeInfo) -> Failure | None:
@@ -346,6 +350,10 @@ class ExchangeSummary:
     response_id: str | None = None  # the response's own id (StreamResult.response_id)
     failure: str | None = None  # why a non-stream exchange failed
     open: bool = False  # --follow: no end line yet (so far, no end-of-stream verdict)
+    # the conversation it belongs to, named by its first exchange (the contract's pairing)
+    conversation: int | None = None
+    # the kinds among `kinds` that follow from the client closing the stream (warnings)
+    cut: list[str] = field(default_factory=list)
 
 
 def _summary(
@@ -355,6 +363,7 @@ def _summary(
     if stream is not None:
         row.frames = stream.frames
         row.kinds = [x.kind for x in stream.anomalies]
+        row.cut = [x.kind for x in stream.anomalies if x.cut_by_client]
         row.calls = [[_plain(c.id), _plain(c.name)] for c in stream.tool_calls]
         row.response_id = stream.response_id
     for f in findings:
@@ -371,7 +380,7 @@ def summarize_exchanges(path: str) -> list[ExchangeSummary]:
     failures = {f.exchange: f.message for f in a.failures}
     findings = _by_exchange(a.contract)
     infos = a.exchanges or [ExchangeInfo(s.exchange, stream=True) for s in a.streams]
-    return [
+    rows = [
         _summary(
             info,
             streams.get(info.exchange),
@@ -380,6 +389,9 @@ def summarize_exchanges(path: str) -> list[ExchangeSummary]:
         )
         for info in infos
     ]
+    for row in rows:
+        row.conversation = a.conversations.get(row.exchange)
+    return rows
 
 
 def _by_exchange(findings: list[Finding]) -> dict[int, list[Finding]]:
@@ -403,6 +415,7 @@ class FollowedSummaries:
         # the contract's findings, and how many streams and requests they were checked on:
         # both only grow, so the check runs again only when one of them has
         self._contract: tuple[tuple[int, int], dict[int, list[Finding]]] | None = None
+        self._threads: dict[int, int] = {}  # each exchange's conversation, as last checked
 
     def update(self) -> list[ExchangeSummary]:
         seen = self.seen
@@ -413,7 +426,9 @@ class FollowedSummaries:
                 touched.add(d["exchange"])
         checked_on = (len(seen.streams), len(seen.conversations))
         if self._contract is None or self._contract[0] != checked_on:
-            self._contract = checked_on, _by_exchange(seen.contract(final=False).findings)
+            checked = seen.contract(final=False)
+            self._contract = checked_on, _by_exchange(checked.findings)
+            self._threads = checked.conversation
         findings = self._contract[1]
         said = {
             ex: [[f.kind, f.message, f.at_message, _plain(f.call)] for f in fs]
@@ -443,7 +458,9 @@ class FollowedSummaries:
             row.stream, row.open = info.stream, True
             return row
         failure = _failure(info)
-        return _summary(info, seen.streams.get(ex), findings, failure and failure.message)
+        row = _summary(info, seen.streams.get(ex), findings, failure and failure.message)
+        row.conversation = self._threads.get(ex)
+        return row
 
 
 def _plain(value: object) -> object:
