@@ -11,6 +11,8 @@ mostly cancels out):
   80k-frame run, so fixed costs (imports, the report) drop out;
 - the growth of the per-frame cost: the marginal cost per frame from 20k to 80k frames
   over that from 5k to 20k (1.0 means linear; quadratic work shows as ~4);
+- the contract's pairing on 500, 1,000 and 2,000 exchanges of interleaved conversations:
+  the marginal cost per exchange from 1k to 2k over that from 500 to 1k (1.0 is linear);
 - many calls in one stream (2,500, 5,000, 10,000 calls, each opened with id and name,
   arguments in three fragments): the marginal cost per call from 5k to 10k calls over
   that from 2.5k to 5k (1.0 is linear, quadratic is 2);
@@ -59,6 +61,7 @@ from benchmarks.gen import (  # noqa: E402
     responses_events,
     single_chunk_calls_events,
     stream_events,
+    write_conversations,
     write_recording,
     write_sse,
 )
@@ -187,6 +190,25 @@ def many_calls() -> None:
     print(f"marginal per-call cost growth (5k-10k over 2.5k-5k): {growth:.2f}  (goal <= 1.3)")
 
 
+def pairing() -> None:
+    """The contract's pairing on recordings of interleaved conversations: the marginal cost
+    per exchange from 1,000 to 2,000 exchanges over that from 500 to 1,000 (1.0 is linear,
+    quadratic is 2)."""
+    counts = [500, 1_000, 2_000]
+    paths = {}
+    for n in counts:
+        paths[n] = os.path.join(OUT, f"conversations-{n}.jsonl")
+        write_conversations(paths[n], n)
+    t = rounds({"inspect": inspect_json}, paths, 3)
+    print("\ninterleaved conversations (5 at a time, 4 turns each): pairing and the contract")
+    print("exchanges   inspect s   ms/exchange")
+    for n in counts:
+        print(f"{n:>9}   {t['inspect', n]:>9.3f}   {t['inspect', n] * 1e3 / n:>11.2f}")
+    a, b, c = (t["inspect", n] for n in counts)
+    growth = ((c - b) / (counts[2] - counts[1])) / ((b - a) / (counts[1] - counts[0]))
+    print(f"marginal per-exchange cost growth (1k-2k over 500-1k): {growth:.2f}  (goal <= 1.3)")
+
+
 def against_inspect(label: str, path: str, fn: Callable[[str], float], runs: int) -> None:
     t = rounds({"inspect": inspect_json, "other": fn}, {0: path}, runs)
     other, inspect = t["other", 0], t["inspect", 0]
@@ -256,6 +278,7 @@ def main() -> None:
     long_streams("interleaved (3 parallel calls)", interleaved_events)
     long_streams("single (one call)", stream_events)
     many_calls()
+    pairing()
     minimal()
     logprobs()
     against_chat(

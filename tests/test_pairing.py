@@ -94,6 +94,8 @@ def test_one_substituted_id_is_one_break_in_its_own_conversation():
     (f,) = findings
     assert which[f.stream] == (2, 1) and which[f.exchange] == (2, 2)
     assert f"the conversation begun at exchange {order.index(2) + 1}" in f.message
+    said = f.to_json()  # --json names them too
+    assert (said["stream"], said["conversation"]) == (f.stream, order.index(2) + 1)
 
 
 @settings(max_examples=60, deadline=None)

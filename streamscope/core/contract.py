@@ -104,14 +104,20 @@ class Finding:
     # call id it is about (as sent back, or as assembled for a dropped call).
     at_message: int | None = None
     call: object = None
+    conversation: int | None = None  # its conversation, named by its first exchange
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "exchange": self.exchange,
             "kind": self.kind,
             "severity": self.severity,
             "message": self.message,
         }
+        if self.stream is not None:  # the stream whose calls it is about
+            out["stream"] = self.stream
+        if self.conversation is not None:
+            out["conversation"] = self.conversation
+        return out
 
 
 @dataclass(slots=True)
@@ -251,6 +257,8 @@ def check(
         findings.append(Finding(note.stream, note.kind, note.message, INFO, note.stream))
     for req in requests:
         _results(req, add, conv.get(req.exchange, req.exchange))
+    for f in findings:
+        f.conversation = conv.get(f.stream if f.stream is not None else f.exchange)
     findings.sort(key=lambda f: f.exchange)
     return ContractResult(findings, compared, conv)
 
@@ -324,7 +332,11 @@ def _unpaired(
             }
         )
         mine = threads.get(ex)
-        again = next((r for r in retries.get(mine.whole, ()) if r > ex), None) if mine else None
+        again = (
+            next((r for r in retries.get(mine.whole, ()) if r > ex), None)
+            if mine is not None
+            else None
+        )
         if again is not None:
             message = (
                 f"exchange {ex}: exchange {again} sent the same request again and its answer "

@@ -18,6 +18,7 @@ and lookups are by hash: linear in the size of the requests.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -32,8 +33,11 @@ from .history import History, SentCall
 NOT_MODEL = frozenset({"user", "system", "developer", "tool", "function"})
 
 
+DIGEST = 16  # bytes of a fingerprint
+
+
 def _digest(*parts: bytes) -> bytes:
-    h = hashlib.blake2b(digest_size=16)
+    h = hashlib.blake2b(digest_size=DIGEST)
     for p in parts:
         h.update(len(p).to_bytes(8, "little"))
         h.update(p)
@@ -66,8 +70,16 @@ class Thread:
 
     whole: bytes  # the digest of the whole history: what a continuation begins with
     heads: list[Head] = field(default_factory=list)
-    # the digest of the history before each entry (chain[-1] is `whole`)
-    chain: list[bytes] = field(default_factory=list)
+    # the digests of the history before each entry, one after the other (DIGEST bytes
+    # each, the last is `whole`): one bytes object, not a list of them (long sessions)
+    chain: bytes = b""
+
+    def before(self, k: int) -> bytes:
+        """The digest of the history before entry `k`."""
+        return self.chain[k * DIGEST : (k + 1) * DIGEST]
+
+    def __len__(self) -> int:
+        return len(self.chain) // DIGEST
 
 
 def thread(history: History, entry_of_turn: Sequence[int], entries: int) -> Thread:
@@ -77,7 +89,7 @@ def thread(history: History, entry_of_turn: Sequence[int], entries: int) -> Thre
     chain = [_digest(seed)]
     for p in prints:
         chain.append(_digest(chain[-1], p))
-    out = Thread(chain[-1], chain=chain)
+    out = Thread(chain[-1], chain=b"".join(chain))
     turns = history.turns
 
     def stops(t: int) -> bool:
@@ -175,8 +187,13 @@ def pair(
     groups: dict[bytes, dict[bytes, _Group]] = {}  # prefix -> window -> group
     for ex in sorted(threads):
         for head in threads[ex].heads:
-            by_window = groups.setdefault(head.prefix, {})
-            by_window.setdefault(head.window, _Group(head.window, [])).requests.append((ex, head))
+            by_window = groups.get(head.prefix)
+            if by_window is None:
+                by_window = groups[head.prefix] = {}
+            group = by_window.get(head.window)
+            if group is None:
+                group = by_window[head.window] = _Group(head.window, [])
+            group.requests.append((ex, head))
     asked: dict[bytes, list[int]] = {}  # a history -> the answered exchanges that sent it
     for ex in sorted(answered):
         if ex in threads:
@@ -188,8 +205,9 @@ def pair(
 
 
 def _after(group: _Group, ex: int) -> tuple[int, Head] | None:
-    """The group's first request after exchange `ex`."""
-    return next(((r, h) for r, h in group.requests if r > ex), None)
+    """The group's first request after exchange `ex` (they are in exchange order)."""
+    k = bisect.bisect_right(group.requests, ex, key=lambda x: x[0])
+    return group.requests[k] if k < len(group.requests) else None
 
 
 def _bucket(
@@ -267,7 +285,8 @@ def _conversations(threads: Mapping[int, Thread], out: Pairing) -> None:
     for ex in sorted(threads):
         t = threads[ex]
         if ex not in parent:
-            for digest in reversed(t.chain[1:-1]):  # the longest earlier history it extends
+            for k in range(len(t) - 2, 0, -1):  # the longest earlier history it extends
+                digest = t.before(k)
                 earlier = sent.get(digest)
                 if earlier:
                     if len(earlier) == 1:  # several: another conversation may own it
