@@ -186,3 +186,35 @@ def test_a_stored_response_is_paired_by_its_id():
     kinds = {(f.kind, f.call) for f in result.findings}
     assert kinds == {("tool-result-id-mismatch", "call_x"), ("tool-result-missing", "call_1")}
     assert result.conversation[3] == 1 and result.compared == 1
+
+
+def _anthropic(ex: int, body: dict) -> Conversation:
+    return Conversation.of(ex, dialect("anthropic-messages").history(body))
+
+
+def test_an_anthropic_cache_breakpoint_moved_to_the_newest_message_is_the_same_history():
+    # agents mark the last message for prompt caching, a new one on every request
+    def text(words: str, cached: bool) -> dict:
+        block = {"type": "text", "text": words}
+        return block | ({"cache_control": {"type": "ephemeral"}} if cached else {})
+
+    use = {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}
+    made = [Call(0, 0, "toolu_1", "tool_use", "f", "{}", 1, 1, 1)]
+    first = [{"role": "user", "content": [text("go", True)]}]
+    then = [
+        {"role": "user", "content": [text("go", False)]},
+        {"role": "assistant", "content": [use]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "toolu_x"}, text("ok", True)],
+        },
+    ]
+    system = [{"type": "text", "text": "You help.", "cache_control": {"type": "ephemeral"}}]
+    requests = [
+        _anthropic(1, {"system": system, "messages": first}),
+        _anthropic(2, {"system": system, "messages": then}),
+    ]
+    result = check([(1, made), (2, [])], requests)
+    # paired: the wrong result id is found in its conversation, no "not continued"
+    assert {f.kind for f in result.findings} == {"tool-result-id-mismatch", "tool-result-missing"}
+    assert result.compared == 1

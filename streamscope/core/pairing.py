@@ -46,11 +46,29 @@ def _digest(*parts: bytes) -> bytes:
 
 def _canonical(value: object) -> bytes:
     """The entry's JSON with sorted keys: the same value gives the same bytes however the
-    client ordered its keys or spaced its JSON."""
+    client ordered its keys or spaced its JSON. Anthropic's `cache_control` marks are left
+    out: agents move the breakpoint to the newest message on every request, which
+    changes no message."""
+    out = _dumps(value)
+    if b'"cache_control"' in out:
+        out = _dumps(_uncached(value))
+    return out
+
+
+def _dumps(value: object) -> bytes:
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # an integer past 64 bits, nesting past orjson's limit
         return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr).encode()
+
+
+def _uncached(value: object) -> object:
+    """`value` without `cache_control` keys in a message or its content blocks."""
+    if isinstance(value, dict):
+        return {k: _uncached(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_uncached(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True, slots=True)
