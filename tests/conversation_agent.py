@@ -5,7 +5,8 @@ evaluation batch does: each streams, runs the call it gets, and sends the result
 (questions "T question k"), taken in turns: the first requests in order, the next ones in
 reverse (later conversations answer first), and so on until each has its text answer.
 `--swap K`: conversation K sends its second call back under an id of its own making (the
-bug the contract catches). `python -m tests.conversation_agent break`: stream one
+bug the contract catches); `--edit K`: conversation K rewrites its system prompt before
+its second request (its first stream's calls then come back in another history). `python -m tests.conversation_agent break`: stream one
 answer and stop reading after five chunks. Prints what it did as JSON.
 """
 
@@ -45,7 +46,7 @@ def turn(client: OpenAI, messages: list[dict], model: str = "conversation") -> l
     return [calls[i] for i in sorted(calls)]
 
 
-def interleave(n: int, tag: str, swap: int | None) -> dict:
+def interleave(n: int, tag: str, swap: int | None, edit: int | None = None) -> dict:
     client = OpenAI()
     histories = [
         [
@@ -62,6 +63,8 @@ def interleave(n: int, tag: str, swap: int | None) -> dict:
         for k in order:
             if k in done:
                 continue
+            if k == edit and round_ == 1:  # a client that rewrites its system prompt
+                histories[k][0] = {"role": "system", "content": "You answer briefly."}
             calls = turn(client, histories[k])
             if not calls:
                 done.add(k)
@@ -100,7 +103,8 @@ def main(argv: list[str]) -> None:
     n = int(argv[1])
     tag = argv[argv.index("--tag") + 1] if "--tag" in argv else "conversation"
     swap = int(argv[argv.index("--swap") + 1]) if "--swap" in argv else None
-    print(json.dumps(interleave(n, tag, swap)))
+    edit = int(argv[argv.index("--edit") + 1]) if "--edit" in argv else None
+    print(json.dumps(interleave(n, tag, swap, edit)))
 
 
 if __name__ == "__main__":

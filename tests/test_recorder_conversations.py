@@ -66,6 +66,18 @@ def test_one_conversation_substituting_an_id_is_the_one_break(tmp_path, upstream
     assert report.stdout.count("tool-call-id-substituted") == 1
 
 
+def test_a_conversation_whose_client_rewrote_its_history_is_said_and_not_a_break(
+    tmp_path, upstream
+):
+    out = tmp_path / "edit.jsonl"
+    done = record(upstream, out, "interleave", "2", "--edit", "1")
+    (finding,) = analyze(out).contract
+    assert (finding.kind, finding.severity, finding.exchange) == ("continuation-missing", "info", 2)
+    assert "its history does not begin with exchange 2's request" in finding.message
+    assert "contract broken" not in done.stderr
+    assert "conversation contract not checked for some streams" in done.stderr
+
+
 def test_twenty_conversations_from_five_processes_through_the_proxy(tmp_path, upstream):
     proxy, base, path = start_proxy_process(tmp_path, upstream)
     try:
