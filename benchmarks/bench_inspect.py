@@ -174,6 +174,13 @@ def long_streams(label: str, make: Callable[[int], list[bytes]]) -> None:
     print(f"per-frame cost growth (20k-80k over 5k-20k): {high / low:.2f}  (goal <= 1.5)")
 
 
+def marginal_growth(t: dict, counts: list[int]) -> float:
+    """The marginal cost per item between the two larger sizes over that between the two
+    smaller ones (1.0 is linear; quadratic work shows as 2 when each size doubles)."""
+    a, b, c = (t["inspect", n] for n in counts)
+    return ((c - b) / (counts[2] - counts[1])) / ((b - a) / (counts[1] - counts[0]))
+
+
 def many_calls() -> None:
     counts = [2_500, 5_000, 10_000]
     paths = {}
@@ -185,8 +192,7 @@ def many_calls() -> None:
     print(" calls   inspect s   us/call")
     for n in counts:
         print(f"{n:>6}   {t['inspect', n]:>9.3f}   {t['inspect', n] * 1e6 / n:>7.1f}")
-    a, b, c = (t["inspect", n] for n in counts)
-    growth = ((c - b) / (counts[2] - counts[1])) / ((b - a) / (counts[1] - counts[0]))
+    growth = marginal_growth(t, counts)
     print(f"marginal per-call cost growth (5k-10k over 2.5k-5k): {growth:.2f}  (goal <= 1.3)")
 
 
@@ -204,8 +210,7 @@ def pairing() -> None:
     print("exchanges   inspect s   ms/exchange")
     for n in counts:
         print(f"{n:>9}   {t['inspect', n]:>9.3f}   {t['inspect', n] * 1e3 / n:>11.2f}")
-    a, b, c = (t["inspect", n] for n in counts)
-    growth = ((c - b) / (counts[2] - counts[1])) / ((b - a) / (counts[1] - counts[0]))
+    growth = marginal_growth(t, counts)
     print(f"marginal per-exchange cost growth (1k-2k over 500-1k): {growth:.2f}  (goal <= 1.3)")
 
 
