@@ -1252,3 +1252,27 @@ async def test_a_stream_the_client_closed_is_a_warning_in_the_list(tmp_path):
         await exchanges_filled(pilot)
         assert worst_cell(app, 0).startswith("! ")  # the client's cut: a warning
         assert worst_cell(app, 1).startswith("✗ ")  # the connection's: an error
+
+
+async def test_a_stream_pairing_could_not_check_opens_on_its_frames(tmp_path):
+    # B's second request rewrote its first message: B's first stream is not continued
+    import orjson
+
+    path = tmp_path / "two.jsonl"
+    interleaved_recording(path)
+    lines = path.read_bytes().splitlines()
+    edited = []
+    for line in lines:
+        d = orjson.loads(line)
+        if d.get("type") == "request" and d["exchange"] == 4:
+            body = orjson.loads(d["body"])
+            body["messages"][0]["content"] = "weather in B, briefly?"
+            d["body"] = orjson.dumps(body).decode()
+        edited.append(orjson.dumps(d))
+    path.write_bytes(b"\n".join(edited) + b"\n")
+    app = ReplayApp(str(path), exchange=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await analysed(pilot)
+        assert "continuation-missing" in conversation_text(app)
+        assert app.screen.query_one("#right").current == "detail-scroll"
