@@ -22,7 +22,7 @@ from .anomalies import ERROR, INFO, SEVERITY_ORDER, WARNING
 from .anomalies import KINDS as ANOMALY_KINDS
 from .calls import Call
 from .history import History, SentCall, Words, function_or_custom
-from .pairing import Pairing, Thread, pair, thread
+from .pairing import Head, Pairing, Thread, pair, thread
 
 # kind -> (severity, what it means in plain words): the one registry every check refers to.
 KINDS: dict[str, tuple[str, str]] = {
@@ -270,17 +270,13 @@ def _pair(
     answered: Iterable[int] | None,
 ) -> Pairing:
     threads = {ex: r.thread for ex, r in requests.items() if r.thread is not None}
-    sent = {
-        (ex, h.first): [
-            c
-            for role, calls in r.messages[h.first : h.end]
-            if role == "assistant" and isinstance(calls, list)
-            for c in calls
-        ]
-        for ex, r in requests.items()
-        if r.thread is not None
-        for h in r.thread.heads
-    }
+
+    def sent(ex: int, head: Head) -> list[SentCall]:
+        """The calls request `ex` sends back in the answer at `head` (asked only where
+        several requests sent one history)."""
+        messages = requests[ex].messages[head.first : head.end]
+        return [c for role, calls in messages if role == "assistant" and calls for c in calls]  # type: ignore[union-attr]
+
     previous = {ex: r.previous for ex, r in requests.items() if r.previous is not None}
     return pair(
         threads,

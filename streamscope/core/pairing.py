@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import orjson
@@ -73,8 +73,8 @@ def _uncached(value: object) -> object:
 
 @dataclass(frozen=True, slots=True)
 class Head:
-    """Where a request's history could continue an earlier request's: the answer sent
-    back (a run of model turns) starting at raw entry `start`."""
+    """Where a request's history could continue an earlier request's: an answer sent back
+    (a run of the model's turns, up to the next user turn or result)."""
 
     prefix: bytes  # the digest of the history before it (system prompt, entries)
     window: bytes  # the digest of the answer's entries
@@ -119,8 +119,8 @@ def thread(history: History, entry_of_turn: Sequence[int], entries: int) -> Thre
         return items[0] if items else t
 
     t = 0
-    while t < len(turns):
-        if stops(t) or (t > 0 and not stops(t - 1)):
+    while t < len(turns):  # each run of the model's turns (t never lands inside one)
+        if stops(t):
             t += 1
             continue
         u = t + 1
@@ -188,14 +188,14 @@ def pair(
     threads: Mapping[int, Thread],
     answered: Sequence[int],
     streams: Mapping[int, list[Call]],
-    sent: Mapping[tuple[int, int], list[SentCall]],
+    sent: Callable[[int, Head], list[SentCall]],
     previous: Mapping[int, str],
     response_ids: Mapping[str, int],
 ) -> Pairing:
     """`threads`: every request's, by exchange; `answered`: the exchanges whose request got
     an answer a later request could continue (streams, successful bodies); `streams`: the
-    calls each stream assembled; `sent[(exchange, first)]`: the calls of the answer at
-    that head; `previous`: request -> the stored response it continues; `response_ids`:
+    calls each stream assembled; `sent(exchange, head)`: the calls of the answer at that
+    head; `previous`: request -> the stored response it continues; `response_ids`:
     a stream's response id -> its exchange."""
     out = Pairing()
     for request, rid in previous.items():
@@ -232,7 +232,7 @@ def _bucket(
     exchanges: list[int],
     groups: list[_Group],
     streams: Mapping[int, list[Call]],
-    sent: Mapping[tuple[int, int], list[SentCall]],
+    sent: Callable[[int, Head], list[SentCall]],
     out: Pairing,
 ) -> None:
     """Pair the exchanges that sent one history with the answers sent after it."""
@@ -260,7 +260,7 @@ def _bucket(
             for k, g in enumerate(groups)
             if k not in claimed
             and (x := _after(g, ex)) is not None
-            and _signature(sent.get((x[0], x[1].first), [])) == mine
+            and _signature(sent(*x)) == mine
         ]
         if len(hits) == 1:
             claimed.add(hits[0])
