@@ -3,6 +3,7 @@ interleaving: one conversation's calls are never compared with another's."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -218,3 +219,72 @@ def test_an_anthropic_cache_breakpoint_moved_to_the_newest_message_is_the_same_h
     # paired: the wrong result id is found in its conversation, no "not continued"
     assert {f.kind for f in result.findings} == {"tool-result-id-mismatch", "tool-result-missing"}
     assert result.compared == 1
+
+
+# Each dialect's words for a question, a call sent back and its result: (the call's type
+# as streamed, user(text), call(id, city), result(id), body(items))
+DIALECTS = {
+    "chat-completions": (
+        "function",
+        lambda t: {"role": "user", "content": t},
+        lambda i, c: {"role": "assistant", "tool_calls": [_call(i, c)]},
+        lambda i: {"role": "tool", "tool_call_id": i, "content": "15C"},
+        lambda items: {"messages": [SYSTEM, *items]},
+    ),
+    "anthropic-messages": (
+        "tool_use",
+        lambda t: {"role": "user", "content": t},
+        lambda i, c: {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": i, "name": "get_weather", "input": {"city": c}}],
+        },
+        lambda i: {"role": "user", "content": [{"type": "tool_result", "tool_use_id": i}]},
+        lambda items: {"system": "You are a weather agent.", "messages": items},
+    ),
+    "openai-responses": (
+        "function_call",
+        lambda t: {"role": "user", "content": t},
+        lambda i, c: {
+            "type": "function_call",
+            "call_id": i,
+            "name": "get_weather",
+            "arguments": f'{{"city": "{c}"}}',
+        },
+        lambda i: {"type": "function_call_output", "call_id": i, "output": "15C"},
+        lambda items: {"instructions": "You are a weather agent.", "input": items},
+    ),
+    "gemini": (
+        "functionCall",
+        lambda t: {"role": "user", "parts": [{"text": t}]},
+        lambda i, c: {
+            "role": "model",
+            "parts": [{"functionCall": {"id": i, "name": "get_weather", "args": {"city": c}}}],
+        },
+        lambda i: {
+            "role": "user",
+            "parts": [{"functionResponse": {"id": i, "name": "get_weather", "response": {}}}],
+        },
+        lambda items: {"contents": items},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIALECTS))
+def test_the_same_rule_pairs_every_dialect(name):
+    # A and B ask the same question; B answers first, then A; B sends its second call
+    # back under another id: one break, B's, in each dialect's own shapes
+    kind, user, call, result, body = DIALECTS[name]
+    told = dialect(name)
+    histories = {k: [user("weather?")] for k in "AB"}
+    streams, requests = [], []
+    for ex, (k, turn) in enumerate([("A", 0), ("B", 0), ("B", 1), ("A", 1), ("A", 2), ("B", 2)], 1):
+        requests.append(Conversation.of(ex, told.history(body(histories[k]))))
+        cid, city = f"id_{k}{turn}", f"{k}{turn}"
+        made = [Call(0, 0, cid, kind, "get_weather", f'{{"city": "{city}"}}', 3, 2, 4)]
+        streams.append((ex, made if turn < 2 else []))
+        back = "id_other" if (k, turn) == ("B", 1) else cid
+        histories[k] += [call(back, city), result(back)]
+    findings = check(streams, requests).findings
+    assert [(f.kind, f.stream, f.exchange) for f in findings] == [
+        ("tool-call-id-substituted", 3, 6)
+    ], [f.message for f in findings]
