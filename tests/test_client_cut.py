@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import orjson
+import pytest
+
+from streamscope.analysis import analyze
+from streamscope.recording import RecordingWriter
+
 from .helpers import run
 
 
@@ -49,3 +55,129 @@ def test_a_client_that_left_after_the_end_cut_nothing():
     result = run(ended, done=True, end_reason="client-closed")
     assert not any(a.cut_by_client for a in result.anomalies)
     assert result.ended == "done"
+
+
+def _event(name: str, data: dict) -> bytes:
+    return f"event: {name}\ndata: {orjson.dumps(data).decode()}\n\n".encode()
+
+
+# A tool call cut mid-arguments in each other dialect: (the request's URL, the body so far)
+CUT = {
+    "anthropic-messages": (
+        "https://api.anthropic.com/v1/messages",
+        _event(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": "m",
+                    "stop_reason": None,
+                },
+            },
+        )
+        + _event(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}},
+            },
+        )
+        + _event(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": '{"city": "Pa'},
+            },
+        ),
+    ),
+    "gemini": (
+        "https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/l/publishers/google/models/m:streamGenerateContent?alt=sse",
+        b"data: "
+        + orjson.dumps(
+            {
+                "candidates": [
+                    {
+                        "content": {
+                            "role": "model",
+                            "parts": [
+                                {
+                                    "functionCall": {
+                                        "name": "f",
+                                        "willContinue": True,
+                                        "partialArgs": [
+                                            {
+                                                "jsonPath": "$.city",
+                                                "stringValue": "Pa",
+                                                "willContinue": True,
+                                            }
+                                        ],
+                                    }
+                                }
+                            ],
+                        }
+                    }
+                ]
+            }
+        )
+        + b"\n\n",
+    ),
+    "openai-responses": (
+        "https://api.openai.com/v1/responses",
+        _event(
+            "response.created",
+            {
+                "type": "response.created",
+                "sequence_number": 0,
+                "response": {"id": "resp_1", "status": "in_progress", "output": []},
+            },
+        )
+        + _event(
+            "response.output_item.added",
+            {
+                "type": "response.output_item.added",
+                "sequence_number": 1,
+                "output_index": 0,
+                "item": {
+                    "type": "function_call",
+                    "id": "fc_1",
+                    "call_id": "call_1",
+                    "name": "f",
+                    "arguments": "",
+                },
+            },
+        )
+        + _event(
+            "response.function_call_arguments.delta",
+            {
+                "type": "response.function_call_arguments.delta",
+                "sequence_number": 2,
+                "output_index": 0,
+                "item_id": "fc_1",
+                "delta": '{"city": "Pa',
+            },
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CUT))
+def test_every_dialect_says_the_cut_is_the_clients(tmp_path, name):
+    url, body = CUT[name]
+    path = tmp_path / "cut.jsonl"
+    with RecordingWriter(str(path)) as w:
+        x = w.new_exchange()
+        w.request(x, "POST", url, [], orjson.dumps({"model": "m", "stream": True}))
+        w.response(x, 200, [("content-type", "text/event-stream")])
+        w.chunk(x, body)
+        w.end(x, "client-closed")
+    (stream,) = analyze(path).streams
+    assert stream.dialect == name and stream.ended == "client-closed"
+    # what --strict fails on: nothing
+    assert [a.kind for a in stream.anomalies if a.severity != "info" and not a.cut_by_client] == []
+    assert {"stream-truncated"} < {a.kind for a in stream.anomalies if a.cut_by_client}

@@ -352,6 +352,8 @@ CUT_STREAM_KINDS = frozenset(
         "finish-reason-missing",
         "candidate-finish-missing",
         "stop-reason-mismatch",
+        "message-stop-missing",
+        "response-end-missing",
     }
 )
 CUT_CALL_KINDS = frozenset(
