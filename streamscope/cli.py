@@ -50,7 +50,13 @@ def main() -> None:
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis contract's JSON.")
 @click.option("--exchange", type=click.IntRange(min=1), help="Only this exchange of a recording.")
-@click.option("--strict", is_flag=True, help="Exit 1 when any warning or error is found (for CI).")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit 1 when any error or warning is found, or an exchange failed (for CI); info "
+    "findings and what follows from the client closing a stream early (cut_by_client) "
+    "do not fail it.",
+)
 def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> None:
     """Say what FILE's streams contain: calls, quirks, and what each client builds.
 
@@ -93,7 +99,11 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
         render(analysis, Console(highlight=False, soft_wrap=True, width=width))
     if strict:
         bad = (
-            any(a.severity != "info" for s in analysis.streams for a in s.anomalies)
+            any(
+                a.severity != "info" and not a.cut_by_client
+                for s in analysis.streams
+                for a in s.anomalies
+            )
             or any(f.severity != "info" for f in analysis.contract)
             or bool(analysis.failures)
         )

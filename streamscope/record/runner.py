@@ -272,7 +272,9 @@ def summarize(writer: RecordingWriter) -> None:
         for a in stream.anomalies:
             by_severity[a.severity][a.kind] += a.count
             entries[a.severity] += 1
-    contract = Counter(f.kind for f in analysis.contract)
+    contract = Counter(f.kind for f in analysis.contract if f.severity != "info")
+    # streams whose calls pairing could not check: said, and no break
+    unchecked = Counter(f.kind for f in analysis.contract if f.severity == "info")
     say(
         f"{plural(len(analysis.exchanges), 'exchange')}, {plural(len(analysis.streams), 'stream')} recorded in {path}"
     )
@@ -291,9 +293,15 @@ def summarize(writer: RecordingWriter) -> None:
             "conversation contract broken: "
             + ", ".join(f"{k} x{n}" for k, n in contract.most_common())
         )
+    if unchecked:
+        say(
+            "conversation contract not checked for some streams: "
+            + ", ".join(f"{k} x{n}" for k, n in unchecked.most_common())
+        )
     if (
         not any(by_severity.values())
         and not contract
+        and not unchecked
         and not analysis.failures
         and analysis.streams
     ):

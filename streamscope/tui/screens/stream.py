@@ -19,6 +19,7 @@ from textual.widgets import (
     Static,
 )
 
+from ...core.contract import severity
 from ...recording.format import Request
 from ...text import quote, visible
 from ..messages import FrameSelected, RecordingGrew, StreamRead
@@ -301,7 +302,8 @@ class StreamScreen(Screen):
             self.session.analysis_error,
         )
         mine = summaries.get(self.model.exchange)
-        if mine is not None and mine.findings:
+        # a break opens the request; an info finding (a stream pairing could not check) not
+        if mine is not None and any(severity(f[0]) != "info" for f in mine.findings):
             self.query_one("#right", ContentSwitcher).current = "conversation-scroll"
             self.add_class("-request")
 
