@@ -50,7 +50,13 @@ def main() -> None:
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis contract's JSON.")
 @click.option("--exchange", type=click.IntRange(min=1), help="Only this exchange of a recording.")
-@click.option("--strict", is_flag=True, help="Exit 1 when any warning or error is found (for CI).")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit 1 when any error or warning is found, or an exchange failed (for CI); info "
+    "findings and what follows from the client closing a stream early (cut_by_client) "
+    "do not fail it.",
+)
 def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> None:
     """Say what FILE's streams contain: calls, quirks, and what each client builds.
 
@@ -83,8 +89,9 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             [f.to_json() for f in analysis.failures],
             analysis.notes,
             sdk_versions(),
-            sdk_verified(),
-            note,
+            analysis.masked,
+            sdk_verified=sdk_verified(),
+            sdk_note=note,
         )
         sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:
@@ -97,7 +104,11 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
         render(analysis, Console(highlight=False, soft_wrap=True, width=width), note)
     if strict:
         bad = (
-            any(a.severity != "info" for s in analysis.streams for a in s.anomalies)
+            any(
+                a.severity != "info" and not a.cut_by_client
+                for s in analysis.streams
+                for a in s.anomalies
+            )
             or any(f.severity != "info" for f in analysis.contract)
             or bool(analysis.failures)
         )
@@ -197,12 +208,15 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
         _fail(f"{file}: {e.strerror or e}")
     if minimal:
         say(f"{plural(done.frames_in, 'frame')} -> {plural(done.frames_out, 'frame')}")
+    if done.masked:  # the one change export makes to the bytes, said
+        say(f"{plural(done.masked, 'value')} masked (secrets the request carried)")
     if output is None:
         sys.stdout.buffer.write(done.data)
         return
+    from .recording.private import write_private
+
     try:
-        with open(output, "wb") as f:
-            f.write(done.data)
+        write_private(output, done.data)  # 0600: a fixture holds a conversation too
     except OSError as e:
         _fail(f"{output}: cannot write: {e.strerror or e}")
     say(f"wrote {output}")

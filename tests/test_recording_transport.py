@@ -431,14 +431,14 @@ def test_a_responses_client_leaving_after_its_final_event_ended_a_complete_strea
 
 
 def readme_example() -> str:
-    """The README's `recording_transport` example, as written there."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    section = readme[readme.index("## In-process: `recording_transport`") :]
+    """The docs' `recording_transport` example (docs/in-process.md), as written there."""
+    page = (Path(__file__).parent.parent / "docs" / "in-process.md").read_text()
+    section = page[page.index("## `recording_transport`") :]
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
-@pytest.mark.skipif(OPENAI_HTTP is not httpx2, reason="the README's example is openai 3.57's")
-def test_the_readme_example_runs_twice_in_an_empty_folder_without_a_traceback(tmp_path):
+@pytest.mark.skipif(OPENAI_HTTP is not httpx2, reason="the documented example is openai 3.57's")
+def test_the_docs_example_runs_twice_in_an_empty_folder_without_a_traceback(tmp_path):
     """The first run creates ./recordings and its recordings; the second keeps them and
     says so in one line (RecordingExists), exit status 1."""
     script = tmp_path / "example.py"

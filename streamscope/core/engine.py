@@ -18,7 +18,7 @@ from typing import Any
 
 from ..text import cut, quote
 from . import repair as repairs
-from .anomalies import Anomaly, AnomalyLog
+from .anomalies import Anomaly, AnomalyLog, cut_by_client
 from .calls import Call, StrategyError, Unmodeled
 from .frames import NOT_READ, Frame, Sentinel
 from .sse import Truncation
@@ -302,6 +302,16 @@ class Engine:
         last = self.frames
         self._stream_rules(last, expect_done)
         truncated(self.log, last, truncation, end_reason, end_error, self.done_seen)
+        if end_reason == "client-closed" and not self.done_seen:
+            # the call each choice was in the middle of when the client left
+            last_call: dict[object, Call] = {}
+            for call in results:
+                if (
+                    call.choice not in last_call
+                    or call.first_frame >= last_call[call.choice].first_frame
+                ):
+                    last_call[call.choice] = call
+            cut_by_client(self.log, [(c.choice, c.index) for c in last_call.values()])
         return results, fixes
 
     def _text_like_a_call(

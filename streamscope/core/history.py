@@ -85,3 +85,6 @@ class History:
     # the stored response the request continues (the Responses API's
     # `previous_response_id`): its calls stay on the server, not in `turns`
     previous: str | None = None
+    # the request's entries as sent (messages, contents, input items): what pairing
+    # fingerprints to tell which request continues which stream (core/pairing.py)
+    items: list[Any] = field(default_factory=list)

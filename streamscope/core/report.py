@@ -100,6 +100,7 @@ def report_json(
     failed: list[dict[Any, Any]] | None = None,
     notes: list[str] | None = None,
     sdk_versions: dict[str, str | None] | None = None,
+    masked: int = 0,
     sdk_verified: dict[str, str] | None = None,
     sdk_note: str | None = None,
 ) -> dict[Any, Any]:
@@ -123,4 +124,6 @@ def report_json(
         out["sdk_note"] = sdk_note
     if notes:  # facts about the file itself (a byte order mark), info level
         out["notes"] = notes  # type: ignore[assignment]
+    if masked:  # values the recorder masked (secrets): said, never silently changed
+        out["masked"] = masked
     return out

@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from ..recording import RecordingWriter
+from ..recording.private import private_folders_of
 from . import clients
 from .final import FinalEvent, final_event
 
@@ -215,8 +216,9 @@ def recording_transport(
     """A transport for `httpx2.Client` or `httpx.Client` that records into `path`.
 
     Args:
-        path: the recording to write; missing folders are created, as `streamscope
-            record` creates ./recordings.
+        path: the recording to write; missing folders are created (0700, the
+            recording 0600: it holds whole conversations), as `streamscope record`
+            creates ./recordings.
         transport: the one to wrap (default: the client package's HTTPTransport).
         redact: mask API keys, cookies and auth headers as the proxy does (default on).
         redact_json: also mask these request body fields (e.g. "messages.*.content").
@@ -233,7 +235,7 @@ def recording_transport(
         OSError: `path` cannot be created.
         ValueError: an `http` that is neither package.
     """
-    os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
+    private_folders_of(path)
     writer = RecordingWriter(
         path, argv=sys.argv, redact=redact, redact_json=redact_json, overwrite=overwrite
     )

@@ -102,6 +102,15 @@ def _need(d: dict[Any, Any], key: str) -> Any:
         raise ValueError(f"{d.get('type')} line has no {key!r} field") from None
 
 
+def _masked(d: dict[Any, Any]) -> int:
+    """How many values the writer masked in this line's part of the exchange (0: none,
+    or a recording older than the count)."""
+    v = d.get("masked", 0)
+    if type(v) is not int or v < 0:
+        raise ValueError("field 'masked' is not a count (a non-negative integer)")
+    return v
+
+
 def _headers(d: dict[Any, Any]) -> Headers:
     v = _need(d, "headers")
     if not isinstance(v, list) or not all(
@@ -136,6 +145,7 @@ class Header:
     # facts about what was recorded that every reader should say (a recording exported
     # from a HAR: its times are approximate); written only when there are some
     notes: list[str] | None = None
+    masked: int = 0  # words of `argv` masked (secrets), said by `inspect`
     tool_version: str = __version__
     schema_version: int = SCHEMA_VERSION
     tool: str = TOOL
@@ -152,6 +162,8 @@ class Header:
         }
         if self.notes:
             d["notes"] = self.notes
+        if self.masked:
+            d["masked"] = self.masked
         return d
 
     @classmethod
@@ -170,6 +182,7 @@ class Header:
             created=_str(d, "created"),
             argv=argv,
             notes=notes,
+            masked=_masked(d),
             tool_version=_str(d, "tool_version"),
             schema_version=_int(d, "schema_version"),
             tool=_str(d, "tool"),
@@ -187,16 +200,24 @@ class Request:
     headers: Headers
     body: str | None = ""
     body_b64: str | None = None
+    masked: int = 0  # values masked in its URL, headers and body (secrets)
     type: ClassVar[str] = "request"
 
     @classmethod
     def of(
-        cls, exchange: int, t_ns: int, method: str, url: str, headers: Headers, body: bytes
+        cls,
+        exchange: int,
+        t_ns: int,
+        method: str,
+        url: str,
+        headers: Headers,
+        body: bytes,
+        masked: int = 0,
     ) -> Request:
         key, text = text_or_b64("body", body)
         if key == "body":
-            return cls(exchange, t_ns, method, url, headers, text, None)
-        return cls(exchange, t_ns, method, url, headers, None, text)
+            return cls(exchange, t_ns, method, url, headers, text, None, masked)
+        return cls(exchange, t_ns, method, url, headers, None, text, masked)
 
     @property
     def body_bytes(self) -> bytes:
@@ -216,6 +237,8 @@ class Request:
             d["body_b64"] = self.body_b64
         else:
             d["body"] = self.body or ""
+        if self.masked:
+            d["masked"] = self.masked
         return d
 
     @classmethod
@@ -229,6 +252,7 @@ class Request:
             _headers(d),
             body,
             body_b64,
+            _masked(d),
         )
 
 
@@ -240,20 +264,24 @@ class Response:
     t_ns: int
     status: int
     headers: Headers
+    masked: int = 0  # header values masked (secrets)
     type: ClassVar[str] = "response"
 
     def to_json(self) -> dict[Any, Any]:
-        return {
+        d = {
             "type": "response",
             "exchange": self.exchange,
             "t_ns": self.t_ns,
             "status": self.status,
             "headers": self.headers,
         }
+        if self.masked:
+            d["masked"] = self.masked
+        return d
 
     @classmethod
     def from_json(cls, d: dict[Any, Any]) -> Response:
-        return cls(_int(d, "exchange"), _int(d, "t_ns"), _int(d, "status"), _headers(d))
+        return cls(_int(d, "exchange"), _int(d, "t_ns"), _int(d, "status"), _headers(d), _masked(d))
 
 
 @dataclass(slots=True)
@@ -297,23 +325,27 @@ class End:
     t_ns: int
     reason: str
     error: str | None = None
+    masked: int = 0  # values masked in the body's reads and the error (secrets)
     type: ClassVar[str] = "end"
 
     def to_json(self) -> dict[Any, Any]:
-        return {
+        d = {
             "type": "end",
             "exchange": self.exchange,
             "t_ns": self.t_ns,
             "reason": self.reason,
             "error": self.error,
         }
+        if self.masked:
+            d["masked"] = self.masked
+        return d
 
     @classmethod
     def from_json(cls, d: dict[Any, Any]) -> End:
         error = d.get("error")
         if error is not None and not isinstance(error, str):
             raise ValueError("field 'error' is not a string or null")
-        return cls(_int(d, "exchange"), _int(d, "t_ns"), _str(d, "reason"), error)
+        return cls(_int(d, "exchange"), _int(d, "t_ns"), _str(d, "reason"), error, _masked(d))
 
 
 Record = Header | Request | Response | Chunk | End

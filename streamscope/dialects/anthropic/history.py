@@ -90,4 +90,5 @@ def history(body: object) -> History | None:
         params={k: v for k, v in body.items() if k not in skip},
         words=WORDS,
         kind_of=_same_type,
+        items=messages,
     )

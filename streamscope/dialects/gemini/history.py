@@ -176,12 +176,11 @@ def _runs(contents: list[Any]) -> list[Turn]:
     out: list[Turn] = []
     for first, last, content in runs:
         turn = _turn(content)
-        if first != last:
-            turn.items = (first, last)
+        turn.items = (first, last)  # a merged run before it shifts the turn's index
         prev = out[-1] if out else None
         if prev is not None and turn.results and prev.results and turn.content is None:
             prev.results += turn.results
-            prev.items = (prev.items[0] if prev.items else first - 1, last)
+            prev.items = (prev.items[0] if prev.items else first, last)
             continue
         out.append(turn)
     return out
@@ -233,4 +232,5 @@ def history(body: object) -> History | None:
         params={k: v for k, v in body.items() if k not in skip},
         words=WORDS,
         kind_of=lambda kind: kind,
+        items=contents,
     )

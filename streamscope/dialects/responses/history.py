@@ -94,4 +94,5 @@ def history(body: object) -> History | None:
         words=WORDS,
         kind_of=function_or_custom,
         previous=previous if isinstance(previous, str) and previous else None,
+        items=[given] if isinstance(given, str) else given if isinstance(given, list) else [],
     )

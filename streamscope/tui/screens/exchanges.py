@@ -22,7 +22,6 @@ from ..widgets import (
     SEVERITY_STYLE,
     ms,
     severity,
-    worst,
 )
 from .bindings import HELP
 
@@ -148,12 +147,19 @@ class ExchangesScreen(Screen):
                     f"✗ {visible(s.failure.split(': ', 1)[0])}", style=SEVERITY_STYLE["error"]
                 )
             return Text("not a stream", style="dim")
-        level = worst(s.kinds)
+        cut = set(s.cut)  # what the client's early close caused: a warning at most
+
+        def level_of(kind: str) -> str | None:
+            found = severity(kind)
+            return "warning" if kind in cut and found == "error" else found
+
+        levels = [x for x in map(level_of, s.kinds) if x is not None]
+        level = min(levels, key=["error", "warning", "info"].index) if levels else None
         if level is None:
             return Text("clean", style="green")
         contract = [f[0] for f in s.findings]
         at_level = sorted(
-            {k for k in s.kinds if severity(k) == level}, key=lambda k: (k not in contract, k)
+            {k for k in s.kinds if level_of(k) == level}, key=lambda k: (k not in contract, k)
         )
         more = f" +{len(at_level) - 1}" if len(at_level) > 1 else ""
         return Text(f"{MARK[level]} {at_level[0]}{more}", style=SEVERITY_STYLE[level])
