@@ -846,7 +846,7 @@ def test_stepping_on_from_the_last_state_agrees_with_resuming_from_a_snapshot(na
 
     def model() -> StreamModel:
         ex = open_input(sample(name)).exchange(1)
-        m = StreamModel(ex.reads, 1, ex.info.tools, ex.info.response_format, every=2)
+        m = StreamModel(ex.reads, 1, ex.info.tools, ex.info.response_format, every=2, thin=False)
         m.build()
         return m
 

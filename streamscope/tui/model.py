@@ -107,6 +107,7 @@ class StreamModel:
         response_format: object | None = None,
         end: dict | None = None,
         every: int = 256,
+        thin: bool = True,
         growing: bool = False,
         told: str | None = None,
         chunk_log: bool = False,
@@ -121,6 +122,7 @@ class StreamModel:
         self.response_format = response_format
         self.end = end or {}
         self.every = every
+        self.thin = thin  # copies thin out where they cost more than the feeding (below)
         self.growing = growing  # --follow: an unfinished stream is still being written
         self.times = array("q")  # per frame: ns from the request (-1: unknown)
         # per frame: ns since the frame before (0 when either time is unknown), for the
@@ -220,7 +222,7 @@ class StreamModel:
                 gaps.append(t_ns - before if t_ns >= 0 and before >= 0 else 0)
                 before = t_ns
                 since += 1
-            if since >= every and clock() - self._fed_from >= self._copy_took:
+            if since >= every and (not self.thin or clock() - self._fed_from >= self._copy_took):
                 # at a read boundary (resume is exact), and after at least as long feeding
                 # as the last copy took: a copy grows with the calls (a stream of 5,000
                 # calls spent 7 of its 8 s of reading copying), so on such a stream the
