@@ -246,6 +246,6 @@ class CallTable(RenderedStatic):
         if windowed and calls:
             shown = f"calls {first + 1}-{first + len(calls)} of {everyone:,}"
             table.caption, table.caption_justify = Text(shown, style="dim"), "left"
-        if not calls and (compare is None or not compare):
-            table.add_row("", "", Text("no calls yet", style="dim"))
+        if not calls and (compare is None or not compare):  # (a cell would wrap in the id's width)
+            table.caption, table.caption_justify = Text(" no calls yet", style="dim"), "left"
         self.show_rendered(table)
