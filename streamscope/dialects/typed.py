@@ -7,13 +7,13 @@ from __future__ import annotations
 import copy
 import textwrap
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
 from ..core.anomalies import AnomalyLog
 from ..core.calls import Call, StrategyError, Unmodeled
-from ..core.engine import ALL, Engine, Strategies
+from ..core.engine import ALL, Emulation, Engine, Strategies
 from ..core.frames import INVALID, Frame
 from ..text import json_type, quote
 
@@ -146,9 +146,23 @@ def _client():
     )
 
 
+class EventEmulation(Emulation, Protocol):
+    """A typed-events dialect's SDK emulation: fed frame by frame, read at any frame,
+    copied with the engine."""
+
+    def feed(self, frame: Frame, /) -> None: ...
+
+    @property
+    def error(self) -> StrategyError | None: ...
+
+    def calls(self) -> list[Call]: ...
+
+    def copy(self) -> EventEmulation: ...
+
+
 def emulated_or_real(
     frames: list[Frame],
-    emulation: Callable[[], Any],
+    emulation: Callable[[], EventEmulation],
     installed: Callable[[], str | None],
     not_installed: str,
     real: Callable[[list[Frame]], list[Call] | StrategyError],
@@ -160,7 +174,7 @@ def emulated_or_real(
         emu = emulation()
         for frame in frames:
             emu.feed(frame)
-        return emu.finish(frames[-1].number if frames else 0)  # type: ignore[no-any-return]
+        return emu.finish(frames[-1].number if frames else 0)
     except Unmodeled:
         return real(frames) if installed() is not None else Unmodeled(not_installed)
 
@@ -241,11 +255,13 @@ class EventEngine(Engine):
         self.declared = self.declares(tools)
         self.robust = self.reader(self.log)
         self.others: list[Any] = [fold() for fold in self.folds] if self._clients else []
-        self.sdk: Any = self.emulation(tools) if self._emulated else Unmodeled("not emulated")
+        self.sdk: EventEmulation | Unmodeled = (
+            self.emulation(tools) if self._emulated else Unmodeled("not emulated")
+        )
         # a chunk log holds the events an application logged, with no SSE event names
         self.chunk_log = chunk_log
 
-    def emulation(self, tools: list[Any] | None) -> Any:
+    def emulation(self, tools: list[Any] | None) -> EventEmulation:
         """The SDK emulation, for a request that declared `tools`."""
         raise NotImplementedError
 
@@ -278,7 +294,7 @@ class EventEngine(Engine):
         if isinstance(sdk, Unmodeled):
             return sdk
         try:
-            return sdk.error or sdk.calls()  # type: ignore[no-any-return]
+            return sdk.error or sdk.calls()
         except Unmodeled as why:
             self.sdk = why
             return why

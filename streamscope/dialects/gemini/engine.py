@@ -98,6 +98,8 @@ class GeminiEngine(EventEngine):
         "never with an invented id"
     )
 
+    sdk: PartsEmulation | Unmodeled  # (fed a string piece directly, `piece`)
+
     def emulation(self, tools: list[Any] | None) -> PartsEmulation:
         return PartsEmulation()
 
