@@ -160,6 +160,20 @@ class EventEmulation(Emulation, Protocol):
     def copy(self) -> EventEmulation: ...
 
 
+class EventReading(Protocol):
+    """A typed-events dialect's robust reading, as the shared engine reads it."""
+
+    @property
+    def done_frame(self) -> int: ...
+
+    @property
+    def error_payload(self) -> str | None: ...
+
+    def results(self) -> list[Call]: ...
+
+    def copy(self, log: AnomalyLog) -> EventReading: ...
+
+
 def emulated_or_real(
     frames: list[Frame],
     emulation: Callable[[], EventEmulation],
@@ -236,7 +250,8 @@ class EventEngine(Engine):
     its emulation is made from the request's tools (`emulation`)."""
 
     sdk_name = ""
-    reader: type
+    reader: Callable[[AnomalyLog], EventReading]
+    robust: EventReading
     folds: tuple[type, ...] = ()
     # the tool names a request's `tools` declare (None: not checked)
     declares = staticmethod(declared_tools)
@@ -285,7 +300,7 @@ class EventEngine(Engine):
     # -- the state at this frame, for the faces ------------------------------------------
 
     def calls_now(self) -> list[Call]:
-        return self.robust.results()  # type: ignore[no-any-return]
+        return self.robust.results()
 
     def _sdk_now(self) -> list[Call] | StrategyError | Unmodeled:
         """The SDK emulation's calls or error so far; Unmodeled where it meets a shape it

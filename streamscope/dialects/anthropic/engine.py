@@ -44,6 +44,7 @@ class AnthropicEngine(EventEngine):
     by_value = True  # the SDK keeps a tool's input parsed: compared by value
 
     reader = Robust
+    robust: Robust
     folds = (StartConcat, LastBlock, Truthy)
 
     def emulation(self, tools: list[Any] | None) -> AnthropicSdkEmulation:
@@ -77,7 +78,7 @@ class AnthropicEngine(EventEngine):
         if self.others:
             self._feed_clients(frame)
         self._sdk_feed(frame)
-        return robust.events  # type: ignore[no-any-return]
+        return robust.events
 
     def _text(self, p: object) -> bool:
         """A text_delta robust takes in a few steps (or, without robust, may skip)."""
@@ -149,7 +150,9 @@ class AnthropicEngine(EventEngine):
     def _summary(self) -> tuple[str | None, str, str, list[ChoiceSummary]]:
         messages = self.robust.messages
         choices = [
-            ChoiceSummary(m.number, m.stop_reason, "".join(m.content), "".join(m.reasoning), "")
+            # (a stop_reason the stream sent as another JSON value than a string is shown as
+            # it came, though ChoiceSummary declares a string)
+            ChoiceSummary(m.number, m.stop_reason, "".join(m.content), "".join(m.reasoning), "")  # type: ignore[arg-type]
             for m in messages
         ]
         if not choices:

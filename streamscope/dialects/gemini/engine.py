@@ -91,6 +91,7 @@ class GeminiEngine(EventEngine):
     sdk_name = "parts"
 
     reader = Robust
+    robust: Robust
     folds = (IndexZero, ChunkIndex, NeedsTerminal)
     declares = staticmethod(declared)
     no_id = (
@@ -129,7 +130,7 @@ class GeminiEngine(EventEngine):
                 for s in self.others:
                     s.chunk(frame.number, fcs)
         self._sdk_feed(frame)
-        return robust.events  # type: ignore[no-any-return]
+        return robust.events
 
     # -- the state at this frame, for the faces ------------------------------------------
 
