@@ -7,12 +7,12 @@ from __future__ import annotations
 import copy
 import textwrap
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import orjson
 
 from ..core.anomalies import AnomalyLog
-from ..core.calls import Call, StrategyError, Unmodeled
+from ..core.calls import Call, Slot, StrategyError, Unmodeled
 from ..core.engine import ALL, Emulation, Engine, Strategies
 from ..core.frames import INVALID, Frame
 from ..text import json_type, quote
@@ -337,18 +337,21 @@ class EventEngine(Engine):
         return out
 
 
-class Fold:
+S = TypeVar("S", bound=Slot)
+
+
+class Fold(Generic[S]):
     """A client strategy: a fold over the events its engine hands it, building calls in
-    `slots` until it raises (`error`)."""
+    `slots` (of its own kind of Slot) until it raises (`error`)."""
 
     name = ""
 
     def __init__(self) -> None:
-        self.slots: list[Any] = []
+        self.slots: list[S] = []
         self.error: StrategyError | None = None
 
-    def call(self, slot: Any) -> Call:
-        return slot.to_call()  # type: ignore[no-any-return]
+    def call(self, slot: S) -> Call:
+        return slot.to_call()
 
     def calls(self) -> list[Call]:
         return [self.call(s) for s in self.slots]
@@ -356,5 +359,5 @@ class Fold:
     def result(self) -> list[Call] | StrategyError:
         return self.error if self.error is not None else self.calls()
 
-    def copy(self) -> Fold:
+    def copy(self) -> Fold[S]:
         return copy.deepcopy(self)

@@ -63,8 +63,8 @@ class AnthropicEngine(EventEngine):
             # one fragment of a block under way, where no rule has anything to say: robust
             # takes it in a few steps (else the whole frame goes through every rule)
             if plain is not None:
-                if not self._reads or robust.fragment(n, *plain):  # type: ignore[misc]
-                    index, text = cast("tuple[int, str]", plain)
+                index, text = cast("tuple[int, str]", plain)
+                if not self._reads or robust.fragment(n, index, text):
                     for s in self.others:
                         s.fragment(n, index, text)
                     self._sdk_feed(frame)
@@ -82,10 +82,12 @@ class AnthropicEngine(EventEngine):
 
     def _text(self, p: object) -> bool:
         """A text_delta robust takes in a few steps (or, without robust, may skip)."""
-        delta = p.get("delta") if type(p) is dict else None
+        if type(p) is not dict:
+            return False
+        delta = p.get("delta")
         if type(delta) is not dict or delta.get("type") != "text_delta":
             return False
-        index, text = p.get("index"), delta.get("text")  # type: ignore[attr-defined]
+        index, text = p.get("index"), delta.get("text")
         if type(index) is not int or type(text) is not str:
             return False
         return not self._reads or self.robust.text(index, text)

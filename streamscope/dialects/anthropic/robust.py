@@ -609,11 +609,11 @@ class Robust:
         new = Robust.__new__(Robust)
         new.log = log
         slots = {id(b): b.__deepcopy__({}) for b in self.calls}
-        new.calls = [slots[id(b)] for b in self.calls]  # type: ignore[misc]
-        new.messages = [m.copy(slots) for m in self.messages]  # type: ignore[arg-type]
+        new.calls = [slots[id(b)] for b in self.calls]
+        new.messages = [m.copy(slots) for m in self.messages]
         new.cur = new.messages[-1] if self.cur is not None else None
-        new.by_id = {k: slots[id(b)] for k, b in self.by_id.items()}  # type: ignore[misc]
-        new.prev = slots[id(self.prev)] if self.prev is not None else None  # type: ignore[assignment]
+        new.by_id = {k: slots[id(b)] for k, b in self.by_id.items()}
+        new.prev = slots[id(self.prev)] if self.prev is not None else None
         new.events = None
         new.done_frame, new.error_payload = self.done_frame, self.error_payload
         new.unnamed, new.first_unnamed = self.unnamed, self.first_unnamed

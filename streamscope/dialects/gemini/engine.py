@@ -38,9 +38,11 @@ def piece_of(p: object) -> tuple[str, str, bool] | None:
     any other chunk."""
     # (JSON gives dicts string keys only: a list or a string met where a dict is expected
     # raises KeyError or TypeError, which is the answer None)
+    if type(p) is not dict:
+        return None
     try:
-        cands = p["candidates"]  # type: ignore[index]
-        if len(cands) != 1 or not _TOP.issuperset(p):  # type: ignore[arg-type]
+        cands = p["candidates"]
+        if len(cands) != 1 or not _TOP.issuperset(p):
             return None
         cand = cands[0]
         parts = cand["content"]["parts"]

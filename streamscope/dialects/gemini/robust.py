@@ -66,8 +66,8 @@ class GeminiCall(Slot):
     def __deepcopy__(self, memo: dict[Any, Any]) -> GeminiCall:
         new = super().__deepcopy__(memo)
         if self.tree is not None:
-            new.tree = self.tree.copy()  # type: ignore[attr-defined]  # (the tree is changed in place)
-        return new  # type: ignore[return-value]
+            new.tree = self.tree.copy()  # (the tree is changed in place)
+        return new
 
 
 class Candidate:

@@ -628,7 +628,7 @@ class Robust:
 
         def mapped(item: Item) -> Item:
             if type(item) is CallItem:
-                return slots[id(item)]  # type: ignore[return-value]
+                return slots[id(item)]
             other = OtherItem(item.kind, item.first, item.item_id)  # type: ignore[union-attr]
             other.open = item.open
             return other
@@ -644,9 +644,9 @@ class Robust:
         new.log = log
         new.items = {k: one(v) for k, v in self.items.items()}
         new.by_id = {k: one(v) for k, v in self.by_id.items()}
-        new.calls = [slots[id(c)] for c in self.calls]  # type: ignore[misc]
-        new.call_ids = {k: slots[id(c)] for k, c in self.call_ids.items()}  # type: ignore[misc]
-        new.prev = slots[id(self.prev)] if self.prev is not None else None  # type: ignore[assignment]
+        new.calls = [slots[id(c)] for c in self.calls]
+        new.call_ids = {k: slots[id(c)] for k, c in self.call_ids.items()}
+        new.prev = slots[id(self.prev)] if self.prev is not None else None
         new.events = None
         for name in (
             "seq",
