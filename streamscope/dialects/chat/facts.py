@@ -146,7 +146,7 @@ def _choices(payload: object) -> list[Any]:
 def _read(payload: object) -> list[tuple[int, dict[Any, Any]]]:
     """(choice, tool call delta) for each delta Robust.feed hands to Robust._tool, in order
     (the caller has ruled out an error payload without choices, which it stops at)."""
-    out = []  # type: ignore[var-annotated]
+    out: list[tuple[int, dict[Any, Any]]] = []
     for choice in _choices(payload):
         if not isinstance(choice, dict):
             continue

@@ -33,7 +33,7 @@ def _custom(delta: object) -> dict[Any, Any] | None:
     return out
 
 
-def _fn(delta: dict[Any, Any]) -> dict:  # type: ignore[type-arg]
+def _fn(delta: dict[Any, Any]) -> dict[Any, Any]:
     """The delta's function object, or its custom object read the same way."""
     fn = delta.get("function")
     if isinstance(fn, dict):

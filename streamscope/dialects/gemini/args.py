@@ -75,7 +75,8 @@ def _quoted(path: str, at: int) -> tuple[str | None, int]:
     """A quoted member name ('...' or "...", with JSON's escapes) from `at`; None if none."""
     if at >= len(path) or path[at] not in "'\"":
         return None, at
-    quote, k, out = path[at], at + 1, []  # type: ignore[var-annotated]
+    quote, k = path[at], at + 1
+    out: list[str] = []
     while k < len(path):
         c = path[k]
         if c == quote:
