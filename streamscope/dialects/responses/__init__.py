@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ..base import Dialect, Terms
+from ..chat.oracle import openai_version
 from .engine import STRATEGY_NAMES, ResponsesEngine, plain_fragment
 from .fixture import FIXTURE
 from .history import history
-from .oracle import openai_version, responses_sdk_result  # type: ignore[attr-defined]
+from .oracle import responses_sdk_result
 from .shape import SHAPE
 from .summary import plain_summary, summarize
 
