@@ -212,7 +212,7 @@ def _entry(c: int, entry: dict[Any, Any]) -> _Entry:
     return _Entry(
         c,
         key,
-        raw if integer and raw >= 0 else -1,  # type: ignore[arg-type, operator]
+        raw if integer and isinstance(raw, int) and raw >= 0 else -1,
         idv if isinstance(idv, str) and idv else None,
         name if isinstance(name, str) and name else None,
         # Robust._arguments skips None and ""; anything else is text or a value kept
