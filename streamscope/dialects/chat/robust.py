@@ -231,7 +231,7 @@ class Robust:
                 lambda: f"the provider sent an error in the stream: {cut(quote(message), 120)}",
             )
             self.error_payload = self.error_payload or str(message)
-            if "choices" not in payload:  # type: ignore[operator]
+            if isinstance(payload, dict) and "choices" not in payload:  # (error: it is one)
                 return
         if problem is NOT_READ:
             problem = chunk_violation(payload)
