@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import textwrap
 from collections.abc import Callable, Iterator
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeGuard, TypeVar
 
 import orjson
 
@@ -18,7 +18,7 @@ from ..core.frames import INVALID, Frame
 from ..text import json_type, quote
 
 
-def is_index(value: object) -> bool:
+def is_index(value: object) -> TypeGuard[int]:
     """An index an event may name a block or an item by (a bool is not one)."""
     return type(value) is int and value >= 0
 
