@@ -18,7 +18,7 @@ stopped extends that block, the only one its index can name.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, final
 
 import orjson
 
@@ -56,6 +56,7 @@ def start_text(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+@final
 class ToolBlock(Slot):
     """A tool block being assembled: the call, plus what its start carried."""
 
@@ -464,7 +465,7 @@ class Robust:
                 log.add(
                     "event-schema-violation",
                     n,
-                    f"an input_json_delta for block {index}, a {cut(quote(block.kind), 20)} block: "  # type: ignore[union-attr]
+                    f"an input_json_delta for block {index}, a {cut(quote(block.kind), 20)} block: "
                     "robust skips it",
                 )
             elif not isinstance(text, str):

@@ -785,7 +785,8 @@ class Robust:
                         c,
                         slot.index,
                     )
-                slot.concat.append(args)  # type: ignore[union-attr]
+                assert slot.concat is not None  # (set when it latched)
+                slot.concat.append(args)
                 slot.parts = [args]
                 slot.nchars = len(args)
                 self._note(n, ev.REPLACE, slot, "arguments", current, args)
