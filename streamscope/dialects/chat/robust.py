@@ -107,6 +107,7 @@ def _complete(text: str) -> bool:
 
 class RSlot(Slot):
     __slots__ = ("nchars", "latched", "concat", "pos", "freeform")
+    name: str  # "" until a name arrives; robust takes string names only
 
     def __init__(self, choice: int, index: object, frame: int, pos: int):
         super().__init__(choice, index, frame, "", "")
@@ -689,7 +690,7 @@ class Robust:
             self._note(n, ev.IGNORED, slot, "name", slot.name, name)
         elif self._fragment(slot, name):
             old = slot.name
-            slot.name = old + name  # type: ignore[operator]
+            slot.name = old + name
             log.add(
                 "name-fragmented",
                 n,
