@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -27,6 +28,11 @@ from ..inputs.encoding import Inflow, content_codings
 from ..recording.format import End, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
 from ..text import cut
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ..dialects.base import EngineOptions
 
 
 @dataclass(slots=True)
@@ -70,7 +76,7 @@ class _Opening:
 
     __slots__ = ("info", "engine", "held", "options")
 
-    def __init__(self, info: ExchangeInfo, **options: object) -> None:
+    def __init__(self, info: ExchangeInfo, **options: Unpack[EngineOptions]) -> None:
         self.info = info
         self.options = options
         self.engine: Engine | None = None

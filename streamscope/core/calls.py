@@ -4,7 +4,7 @@ that stopped it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .frames import Sentinel
 
@@ -69,6 +69,9 @@ def freeze(parts: list[str], frozen: int) -> int:
     return len(parts)
 
 
+S = TypeVar("S", bound="Slot")
+
+
 class Slot:
     """One call being assembled: scalar fields plus argument fragments."""
 
@@ -119,7 +122,7 @@ class Slot:
         elif args is not None and self.value is NOTHING and not self.parts:
             self.value = args
 
-    def __deepcopy__(self, memo: dict[Any, Any]) -> Slot:
+    def __deepcopy__(self: S, memo: dict[Any, Any]) -> S:
         # Engine snapshots copy slots: the fragments since the last copy are joined into one
         # chunk first, so a copy holds a few shared immutable chunks, not a list as long as
         # the stream, nor the whole text again.

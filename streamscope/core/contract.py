@@ -14,8 +14,9 @@ from __future__ import annotations
 import base64
 import json
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from ..text import cut, quote
 from .anomalies import ERROR, INFO, SEVERITY_ORDER, WARNING
@@ -106,8 +107,8 @@ class Finding:
     call: object = None
     conversation: int | None = None  # its conversation, named by its first exchange
 
-    def to_json(self) -> dict:
-        out = {
+    def to_json(self) -> dict[str, str | int]:
+        out: dict[str, str | int] = {
             "exchange": self.exchange,
             "kind": self.kind,
             "severity": self.severity,
@@ -153,6 +154,12 @@ class Conversation:
             out.at += [turn.items[0] if turn.items else i] * len(entries)
         out.thread = thread(history, starts, len(out.messages))
         return out
+
+    def calls_at(self, entry: int) -> list[SentCall]:
+        """The calls of an assistant entry (its value is always the list of them)."""
+        value = self.messages[entry][1]
+        assert isinstance(value, list)
+        return value
 
     def sends_calls(self) -> bool:
         return any(role == "assistant" and calls for role, calls in self.messages)
@@ -223,7 +230,7 @@ def check(
     responses = responses or {}
     stored = {rid: made[ex] for rid, ex in responses.items() if ex in made}
     requests = [r.continued(stored) for r in requests]
-    seen: set[tuple] = set()
+    seen: set[tuple[object, ...]] = set()
 
     def add(
         exchange: int, kind: str, message: str, *key: object, at: int | None, call: object
@@ -246,7 +253,7 @@ def check(
             req = by_ex[nxt.exchange]
             window = range(nxt.first, nxt.end)
             turns = [k for k in window if req.messages[k][0] == "assistant"]
-            sent = [c for k in turns for c in req.messages[k][1]]  # type: ignore[union-attr]
+            sent = [c for k in turns for c in req.calls_at(k)]
             name = conv.get(exchange, exchange)
             _compare(exchange, req, turns[0] if turns else nxt.first, calls, sent, add, name)
             compared += 1
@@ -263,6 +270,14 @@ def check(
     return ContractResult(findings, compared, conv)
 
 
+class _Add(Protocol):
+    """`check`'s reporter: a finding of `kind`, once per (kind, *key)."""
+
+    def __call__(
+        self, exchange: int, kind: str, message: str, *key: object, at: int | None, call: object
+    ) -> None: ...
+
+
 def _pair(
     streams: list[tuple[int, list[Call]]],
     requests: Mapping[int, Conversation],
@@ -274,8 +289,9 @@ def _pair(
     def sent(ex: int, head: Head) -> list[SentCall]:
         """The calls request `ex` sends back in the answer at `head` (asked only where
         several requests sent one history)."""
-        messages = requests[ex].messages[head.first : head.end]
-        return [c for role, calls in messages if role == "assistant" and calls for c in calls]  # type: ignore[union-attr]
+        req = requests[ex]
+        turns = range(head.first, head.end)
+        return [c for k in turns if req.messages[k][0] == "assistant" for c in req.calls_at(k)]
 
     previous = {ex: r.previous for ex, r in requests.items() if r.previous is not None}
     return pair(
@@ -340,9 +356,9 @@ def _unpaired(
                 "not sent back"
             )
         elif back:
-            r, cid = back[0]
+            sender, cid = back[0]
             message = (
-                f"exchange {ex}: exchange {r} sends call id {quote(cid)} back, but its history "
+                f"exchange {ex}: exchange {sender} sends call id {quote(cid)} back, but its history "
                 f"does not begin with exchange {ex}'s request (the client changed or cut the "
                 "earlier messages), so it continues another history: not compared"
             )
@@ -360,7 +376,7 @@ def _compare(
     turn: int,
     calls: list[Call],
     sent: list[SentCall],
-    add,
+    add: _Add,
     conversation: int,
 ) -> None:
     req_ex, at = req.exchange, req.index(turn)
@@ -384,8 +400,8 @@ def _compare(
     rest = (k for k in range(len(sent)) if not taken[k])
     pairs: list[tuple[Call, SentCall | None]] = []
     for call, hit in zip(calls, hits, strict=True):
-        k = hit if hit is not None else next(rest, None)
-        pairs.append((call, sent[k] if k is not None else None))
+        pick = hit if hit is not None else next(rest, None)
+        pairs.append((call, sent[pick] if pick is not None else None))
     for call, back in pairs:
         label = f"call {quote(call.name)} (id {quote(call.id)})"
         if back is None:
@@ -547,14 +563,14 @@ def _hashable(value: object) -> bool:
     return isinstance(value, (str, int, float, bool, type(None)))
 
 
-def _sent_after(msgs: list[tuple[str, object]], i: int):
+def _sent_after(msgs: list[tuple[str, object]], i: int) -> Iterator[SentCall]:
     """The sent calls of the assistant messages after message `i` (rare shapes only)."""
     for role, value in msgs[i + 1 :]:
         if role == "assistant" and isinstance(value, list):
             yield from value
 
 
-def _results(req: Conversation, add, conversation: int) -> None:
+def _results(req: Conversation, add: _Add, conversation: int) -> None:
     """The results of one request; `conversation` keys its findings (the same history in
     another conversation is another finding)."""
     msgs, words, at = req.messages, req.words, req.index
@@ -567,8 +583,8 @@ def _results(req: Conversation, add, conversation: int) -> None:
                 for key in s.answered_by():
                     if _hashable(key):
                         last_with[key] = i
-    ids: list = []
-    id_set: set = set()
+    ids: list[object] = []
+    id_set: set[object] = set()
     j = -1  # the assistant message (or other) the tool results at hand follow
     unknown = False
     for i, (role, value) in enumerate(msgs):
@@ -617,8 +633,8 @@ def _results(req: Conversation, add, conversation: int) -> None:
     for i, (role, value) in enumerate(msgs):
         if role != "assistant" or not isinstance(value, list):
             continue
-        answered: set = set()
-        odd: list = []  # tool_call_ids sent as arrays or objects: compared by equality
+        answered: set[object] = set()
+        odd: list[object] = []  # tool_call_ids sent as arrays or objects: compared by equality
         k = i + 1
         while k < len(msgs) and msgs[k][0] == "tool":
             (answered.add if _hashable(msgs[k][1]) else odd.append)(msgs[k][1])

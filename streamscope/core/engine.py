@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..text import cut, quote
 from . import repair as repairs
@@ -138,6 +138,15 @@ def at_index(index: object) -> str:
     return f"at index {index if isinstance(index, int) else quote(index)}"
 
 
+class Emulation(Protocol):
+    """An SDK emulation, as the engine asks it for its answer at the end of a stream."""
+
+    def finish(self, last_frame: int, /) -> list[Call] | StrategyError:
+        """What the SDK builds (as calls) or raises at `last_frame`; Unmodeled where the
+        real class must answer."""
+        ...
+
+
 class Engine:
     """The shared part of every dialect's engine: `finish` settles the calls, files the
     end-of-stream anomalies and builds the StreamResult.
@@ -152,6 +161,7 @@ class Engine:
     wrappers = False  # the dialect's models invent the parallel wrapper (`parallel-wrapper`)
     # what to do with a call that has no id (`id-missing`), in the dialect's words
     no_id = 'use "" in the assistant message and the tool result alike, never an invented one'
+    sdk: Emulation | Unmodeled  # the SDK emulation, set by the dialect's engine
 
     def __init__(self, exchange: int, part: str, marks: bool, collect_events: bool) -> None:
         if part not in PARTS:
@@ -204,11 +214,11 @@ class Engine:
     def sdk_at_end(self) -> list[Call] | StrategyError | Unmodeled:
         """What the SDK emulation (`self.sdk`) builds at the end of the stream, or raises;
         Unmodeled where the real class must answer."""
-        sdk = self.sdk  # type: ignore[attr-defined]
+        sdk = self.sdk
         if isinstance(sdk, Unmodeled):
             return sdk
         try:
-            return sdk.finish(self.frames)  # type: ignore[no-any-return]
+            return sdk.finish(self.frames)
         except Unmodeled as why:
             return why
 

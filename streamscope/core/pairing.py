@@ -275,14 +275,14 @@ def _bucket(
             take(ex, choice)
         return
     for ex in left:
-        choice = sorted(x[0] for g in rest if (x := _after(g, ex)) is not None)  # type: ignore[misc]
-        if streams.get(ex) and choice:
+        answers = sorted(x[0] for g in rest if (x := _after(g, ex)) is not None)
+        if streams.get(ex) and answers:
             others = [e for e in left if e != ex]
             out.add(
                 ex,
                 "continuation-ambiguous",
                 f"exchange {ex}: exchanges {_list(others)} sent the same history, and "
-                f"exchanges {_list(choice)} continue it with different answers; the calls "  # type: ignore[arg-type]
+                f"exchanges {_list(answers)} continue it with different answers; the calls "
                 "sent back do not tell which is this stream's, so its calls were not "
                 "compared with any",
             )

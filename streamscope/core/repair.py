@@ -232,6 +232,16 @@ _NUMBER_PREFIX = re.compile(
     r"-?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]+(?:[eE][-+]?[0-9]*)?|\.|[eE][-+]?[0-9]*)?)?"
 )
 _HIGH_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}")
+
+
+def _end(pattern: re.Pattern[str], s: str, i: int = 0) -> int:
+    """Where `pattern` stops matching at s[i] (each pattern it is given matches the empty
+    string too, so it always matches)."""
+    m = pattern.match(s, i)
+    assert m is not None
+    return m.end()
+
+
 _LITERALS = ("true", "false", "null", "NaN", "Infinity", "-Infinity")
 _MAX_LITERAL = max(map(len, _LITERALS))
 _DECODER = json.JSONDecoder()
@@ -269,7 +279,7 @@ def _best(s: str) -> RepairResult:
 def _scan(s: str) -> tuple[str, list[str], bool] | None:
     """Scan `s` once; return (repaired text, actions, guessed a cut number) or None."""
     n = len(s)
-    i = _WS.match(s).end()  # type: ignore[union-attr]
+    i = _end(_WS, s)
     if i == n or s[i] not in "{[":
         return None
     # Open containers: [is_object, cut, comma]. `cut` is where the text can be cut to
@@ -285,7 +295,7 @@ def _scan(s: str) -> tuple[str, list[str], bool] | None:
     cut_literal = -1  # EOF inside a literal/number prefix starting here
 
     while True:
-        i = _WS.match(s, i).end()  # type: ignore[union-attr]
+        i = _end(_WS, s, i)
         if i == n:
             break
         c = s[i]
@@ -393,7 +403,7 @@ def _string(s: str, i: int) -> tuple[int, int]:
     Returns (index after the closing quote, _DONE), or (where to cut the content,
     _CUT) when the input ends inside it, or (i, _BAD).
     """
-    end = _STRING_BODY.match(s, i + 1).end()  # type: ignore[union-attr]
+    end = _end(_STRING_BODY, s, i + 1)
     if end < len(s):
         if s[end] == '"':
             return end + 1, _DONE
@@ -424,7 +434,7 @@ def _scalar(s: str, i: int) -> tuple[int, int]:
     m = _NUMBER.match(s, i)
     if m and m.end() == n:
         return n, _DONE
-    if _NUMBER_PREFIX.match(s, i).end() == n:  # type: ignore[union-attr]  # '1.', '1e', '1e+', '-'
+    if _end(_NUMBER_PREFIX, s, i) == n:  # '1.', '1e', '1e+', '-'
         return i, _CUT
     if m:
         return m.end(), _DONE
@@ -450,7 +460,7 @@ def _tail(s: str, end: int, removed: list[int], actions: list[str]) -> tuple[str
     """The top-level value ends at s[end]; deal with whatever follows it."""
     head = _splice(s, end, removed)
     n = len(s)
-    pos = _WS.match(s, end).end()  # type: ignore[union-attr]
+    pos = _end(_WS, s, end)
     if pos < n:
         actions.append(
             DROPPED_DUPLICATE if _only_duplicates(head, s, pos) else DROPPED_TRAILING_DATA
@@ -467,7 +477,7 @@ def _only_duplicates(head: str, s: str, pos: int) -> bool:
             value, pos = _DECODER.raw_decode(s, pos)
             if _canonical(value) != first:
                 return False
-            pos = _WS.match(s, pos).end()  # type: ignore[union-attr]
+            pos = _end(_WS, s, pos)
     except (ValueError, RecursionError):
         return False
     return True

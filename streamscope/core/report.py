@@ -17,7 +17,7 @@ SCHEMA = 1
 
 
 def call_json(call: Call, repair: Repair | None | bool = False) -> dict[Any, Any]:
-    out = {
+    out: dict[str, object] = {
         "choice": call.choice,
         "index": call.index,
         "id": call.id,
@@ -47,7 +47,7 @@ def strategy_json(result: StreamResult, name: str) -> dict[Any, Any]:
 
 
 def stream_json(result: StreamResult) -> dict[Any, Any]:
-    out = {
+    out: dict[str, object] = {
         "exchange": result.exchange,
         "frames": result.frames,
         "ended": result.ended,
@@ -104,7 +104,7 @@ def report_json(
     sdk_verified: dict[str, str] | None = None,
     sdk_note: str | None = None,
 ) -> dict[Any, Any]:
-    out = {
+    out: dict[str, object] = {
         "schema": SCHEMA,
         "source": source,
         "format": fmt,
@@ -123,7 +123,7 @@ def report_json(
     if sdk_note:  # the installed SDK differs from the one an emulation reproduces
         out["sdk_note"] = sdk_note
     if notes:  # facts about the file itself (a byte order mark), info level
-        out["notes"] = notes  # type: ignore[assignment]
+        out["notes"] = notes
     if masked:  # values the recorder masked (secrets): said, never silently changed
         out["masked"] = masked
     return out

@@ -8,17 +8,20 @@ name. A stream no dialect fits is read as Chat Completions and says so (`dialect
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..core.engine import Engine
 from ..core.frames import Frame
 from .anthropic import ANTHROPIC
-from .base import Dialect
+from .base import Dialect, EngineOptions
 from .chat import CHAT
 from .gemini import GEMINI
 from .responses import RESPONSES
 from .versions import VERIFIED
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI)}
 DEFAULT = CHAT
@@ -119,11 +122,11 @@ def open_engine(
     exchange: int = 1,
     tools: list[Any] | None = None,
     response_format: object | None = None,
-    **options: object,
+    **options: Unpack[EngineOptions],
 ) -> Engine:
     """The engine of the dialect told `name`; one that fits none is read as Chat
     Completions with `dialect-unknown` said once."""
-    engine = dialect(name).engine(exchange, tools, response_format, **options)  # type: ignore[arg-type]
+    engine = dialect(name).engine(exchange, tools, response_format, **options)
     why = unknown(name)
     if why is not None:
         engine.log.add("dialect-unknown", 0, why)

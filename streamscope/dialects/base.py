@@ -9,16 +9,43 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
-from ..core.calls import Call, StrategyError
+from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.engine import Engine
 from ..core.frames import Frame
 from ..core.history import History
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
 # The real SDK's answer for frames its emulation does not model: (frames, the request's
 # tools, its response_format) -> calls, or the exception it raised.
-RealSdk = Callable[[list[Frame], list[Any] | None, object], "list[Call] | StrategyError"]
+RealSdk = Callable[
+    [list[Frame], list[Any] | None, object], "list[Call] | StrategyError | Unmodeled"
+]
+
+
+class EngineOptions(TypedDict, total=False):
+    """How an engine reads, besides its request (every dialect's engine takes them)."""
+
+    collect_events: bool
+    part: str
+    marks: bool
+    chunk_log: bool
+
+
+class EngineClass(Protocol):
+    """A dialect's engine class, opened on an exchange with its request's tools and
+    response_format."""
+
+    def __call__(
+        self,
+        exchange: int = ...,
+        tools: list[Any] | None = ...,
+        response_format: object | None = ...,
+        **options: Unpack[EngineOptions],
+    ) -> Engine: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +99,7 @@ class Fixture:
 class Dialect:
     name: str  # as `inspect --json` says it: "chat-completions", "anthropic-messages"
     title: str  # in words, for people: "Chat Completions", "Anthropic Messages"
-    engine: type[Engine]  # reads one stream, every strategy side by side
+    engine: EngineClass  # reads one stream, every strategy side by side
     strategies: tuple[str, ...]  # robust first, then the clients in the contract's order
     sdk: str  # the strategy that stands for the official SDK (run for real when not emulated)
     # The fast-path reading of a payload: (call key, fragment) for a frame that only adds

@@ -7,18 +7,18 @@ from __future__ import annotations
 import copy
 import textwrap
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Generic, Protocol, TypeGuard, TypeVar
 
 import orjson
 
 from ..core.anomalies import AnomalyLog
-from ..core.calls import Call, StrategyError, Unmodeled
-from ..core.engine import ALL, Engine, Strategies
+from ..core.calls import Call, Slot, StrategyError, Unmodeled
+from ..core.engine import ALL, Emulation, Engine, Strategies
 from ..core.frames import INVALID, Frame
 from ..text import json_type, quote
 
 
-def is_index(value: object) -> bool:
+def is_index(value: object) -> TypeGuard[int]:
     """An index an event may name a block or an item by (a bool is not one)."""
     return type(value) is int and value >= 0
 
@@ -146,9 +146,37 @@ def _client():
     )
 
 
+class EventEmulation(Emulation, Protocol):
+    """A typed-events dialect's SDK emulation: fed frame by frame, read at any frame,
+    copied with the engine."""
+
+    def feed(self, frame: Frame, /) -> None: ...
+
+    @property
+    def error(self) -> StrategyError | None: ...
+
+    def calls(self) -> list[Call]: ...
+
+    def copy(self) -> EventEmulation: ...
+
+
+class EventReading(Protocol):
+    """A typed-events dialect's robust reading, as the shared engine reads it."""
+
+    @property
+    def done_frame(self) -> int: ...
+
+    @property
+    def error_payload(self) -> str | None: ...
+
+    def results(self) -> list[Call]: ...
+
+    def copy(self, log: AnomalyLog) -> EventReading: ...
+
+
 def emulated_or_real(
     frames: list[Frame],
-    emulation: Callable[[], Any],
+    emulation: Callable[[], EventEmulation],
     installed: Callable[[], str | None],
     not_installed: str,
     real: Callable[[list[Frame]], list[Call] | StrategyError],
@@ -160,7 +188,7 @@ def emulated_or_real(
         emu = emulation()
         for frame in frames:
             emu.feed(frame)
-        return emu.finish(frames[-1].number if frames else 0)  # type: ignore[no-any-return]
+        return emu.finish(frames[-1].number if frames else 0)
     except Unmodeled:
         return real(frames) if installed() is not None else Unmodeled(not_installed)
 
@@ -222,7 +250,8 @@ class EventEngine(Engine):
     its emulation is made from the request's tools (`emulation`)."""
 
     sdk_name = ""
-    reader: type
+    reader: Callable[[AnomalyLog], EventReading]
+    robust: EventReading
     folds: tuple[type, ...] = ()
     # the tool names a request's `tools` declare (None: not checked)
     declares = staticmethod(declared_tools)
@@ -241,11 +270,13 @@ class EventEngine(Engine):
         self.declared = self.declares(tools)
         self.robust = self.reader(self.log)
         self.others: list[Any] = [fold() for fold in self.folds] if self._clients else []
-        self.sdk: Any = self.emulation(tools) if self._emulated else Unmodeled("not emulated")
+        self.sdk: EventEmulation | Unmodeled = (
+            self.emulation(tools) if self._emulated else Unmodeled("not emulated")
+        )
         # a chunk log holds the events an application logged, with no SSE event names
         self.chunk_log = chunk_log
 
-    def emulation(self, tools: list[Any] | None) -> Any:
+    def emulation(self, tools: list[Any] | None) -> EventEmulation:
         """The SDK emulation, for a request that declared `tools`."""
         raise NotImplementedError
 
@@ -269,7 +300,7 @@ class EventEngine(Engine):
     # -- the state at this frame, for the faces ------------------------------------------
 
     def calls_now(self) -> list[Call]:
-        return self.robust.results()  # type: ignore[no-any-return]
+        return self.robust.results()
 
     def _sdk_now(self) -> list[Call] | StrategyError | Unmodeled:
         """The SDK emulation's calls or error so far; Unmodeled where it meets a shape it
@@ -278,7 +309,7 @@ class EventEngine(Engine):
         if isinstance(sdk, Unmodeled):
             return sdk
         try:
-            return sdk.error or sdk.calls()  # type: ignore[no-any-return]
+            return sdk.error or sdk.calls()
         except Unmodeled as why:
             self.sdk = why
             return why
@@ -306,18 +337,21 @@ class EventEngine(Engine):
         return out
 
 
-class Fold:
+S = TypeVar("S", bound=Slot)
+
+
+class Fold(Generic[S]):
     """A client strategy: a fold over the events its engine hands it, building calls in
-    `slots` until it raises (`error`)."""
+    `slots` (of its own kind of Slot) until it raises (`error`)."""
 
     name = ""
 
     def __init__(self) -> None:
-        self.slots: list[Any] = []
+        self.slots: list[S] = []
         self.error: StrategyError | None = None
 
-    def call(self, slot: Any) -> Call:
-        return slot.to_call()  # type: ignore[no-any-return]
+    def call(self, slot: S) -> Call:
+        return slot.to_call()
 
     def calls(self) -> list[Call]:
         return [self.call(s) for s in self.slots]
@@ -325,5 +359,5 @@ class Fold:
     def result(self) -> list[Call] | StrategyError:
         return self.error if self.error is not None else self.calls()
 
-    def copy(self) -> Fold:
+    def copy(self) -> Fold[S]:
         return copy.deepcopy(self)

@@ -23,7 +23,7 @@ from typing import Any
 from streamscope.recording.format import SCHEMA_VERSION
 
 
-def _v0_to_v1(d: dict[Any, Any]) -> dict:  # type: ignore[type-arg]
+def _v0_to_v1(d: dict[Any, Any]) -> dict[str, Any]:
     kind = d.get("kind")
     if kind == "header":
         return {
@@ -52,7 +52,7 @@ def _pairs(headers: dict[Any, Any]) -> list[list[str]]:
     return [[k, v] for k, v in headers.items()]
 
 
-MIGRATIONS: dict[int, Callable[[dict[Any, Any]], dict]] = {0: _v0_to_v1}  # type: ignore[type-arg]
+MIGRATIONS: dict[int, Callable[[dict[Any, Any]], dict[str, Any]]] = {0: _v0_to_v1}
 
 
 def header_version(d: object) -> int | None:
@@ -78,7 +78,7 @@ def check_version(version: int) -> None:
         raise ValueError(f"schema_version {version} is unknown")
 
 
-def migrate(d: dict[Any, Any], version: int) -> dict:  # type: ignore[type-arg]
+def migrate(d: dict[Any, Any], version: int) -> dict[Any, Any]:
     """`d`, a version-`version` line, as a current line. ValueError when it cannot be."""
     check_version(version)
     while version < SCHEMA_VERSION:

@@ -44,6 +44,7 @@ class AnthropicEngine(EventEngine):
     by_value = True  # the SDK keeps a tool's input parsed: compared by value
 
     reader = Robust
+    robust: Robust
     folds = (StartConcat, LastBlock, Truthy)
 
     def emulation(self, tools: list[Any] | None) -> AnthropicSdkEmulation:
@@ -62,8 +63,8 @@ class AnthropicEngine(EventEngine):
             # one fragment of a block under way, where no rule has anything to say: robust
             # takes it in a few steps (else the whole frame goes through every rule)
             if plain is not None:
-                if not self._reads or robust.fragment(n, *plain):  # type: ignore[misc]
-                    index, text = cast("tuple[int, str]", plain)
+                index, text = cast("tuple[int, str]", plain)
+                if not self._reads or robust.fragment(n, index, text):
                     for s in self.others:
                         s.fragment(n, index, text)
                     self._sdk_feed(frame)
@@ -77,14 +78,16 @@ class AnthropicEngine(EventEngine):
         if self.others:
             self._feed_clients(frame)
         self._sdk_feed(frame)
-        return robust.events  # type: ignore[no-any-return]
+        return robust.events
 
     def _text(self, p: object) -> bool:
         """A text_delta robust takes in a few steps (or, without robust, may skip)."""
-        delta = p.get("delta") if type(p) is dict else None
+        if type(p) is not dict:
+            return False
+        delta = p.get("delta")
         if type(delta) is not dict or delta.get("type") != "text_delta":
             return False
-        index, text = p.get("index"), delta.get("text")  # type: ignore[attr-defined]
+        index, text = p.get("index"), delta.get("text")
         if type(index) is not int or type(text) is not str:
             return False
         return not self._reads or self.robust.text(index, text)
@@ -149,7 +152,9 @@ class AnthropicEngine(EventEngine):
     def _summary(self) -> tuple[str | None, str, str, list[ChoiceSummary]]:
         messages = self.robust.messages
         choices = [
-            ChoiceSummary(m.number, m.stop_reason, "".join(m.content), "".join(m.reasoning), "")
+            # (a stop_reason the stream sent as another JSON value than a string is shown as
+            # it came, though ChoiceSummary declares a string)
+            ChoiceSummary(m.number, m.stop_reason, "".join(m.content), "".join(m.reasoning), "")  # type: ignore[arg-type]
             for m in messages
         ]
         if not choices:

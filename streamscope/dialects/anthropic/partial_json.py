@@ -53,6 +53,16 @@ _NL = b"\n"
 _WS = re.compile(rb"[ \t\r\n]*")
 _PLAIN = re.compile(rb'[^"\\\x00-\x1f]*')
 _DIGITS = re.compile(rb"[0-9]*")
+
+
+def _end(pattern: re.Pattern[bytes], t: bytes, i: int) -> int:
+    """Where `pattern` stops matching at t[i] (each pattern it is given matches the empty
+    string too, so it always matches)."""
+    m = pattern.match(t, i)
+    assert m is not None
+    return m.end()
+
+
 _SIMPLE_ESCAPES = frozenset(b'"\\/bfnrt')
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 
@@ -206,7 +216,7 @@ class PartialJson:
             if mode == _NUMBER:
                 i = self._value(t, i, base)
                 continue
-            i = _WS.match(t, i).end()  # type: ignore[union-attr]
+            i = _end(_WS, t, i)
             if i == n:
                 break
             c = t[i]
@@ -267,16 +277,17 @@ class PartialJson:
                 self._start_string(key=False)
                 return i + 1
         end = _scalar(t, i, base)
-        is_open = end is _OPEN_OK or end is _OPEN_BAD
-        if (len(t) if is_open else end) - i > MAX_NUMBER:  # type: ignore[operator]
-            raise TooLong
-        if is_open:
+        if isinstance(end, str):  # _OPEN_OK or _OPEN_BAD: `t` ends inside the token
+            if len(t) - i > MAX_NUMBER:
+                raise TooLong
             self._mode = _NUMBER
             if end is _OPEN_OK:
                 self._token = t[i:]
             raise _More(base + i)
-        self._commit(t[i:end])  # type: ignore[index]
-        return end  # type: ignore[return-value]
+        if end - i > MAX_NUMBER:
+            raise TooLong
+        self._commit(t[i:end])
+        return end
 
     def _start_string(self, *, key: bool) -> None:
         self._mode = _STRING
@@ -287,7 +298,7 @@ class PartialJson:
         """Read string content from `i`; returns the index after the closing quote."""
         n, seg = len(t), i
         while True:
-            i = _PLAIN.match(t, i).end()  # type: ignore[union-attr]
+            i = _end(_PLAIN, t, i)
             if i == n:
                 self._str.append(t[seg:])
                 return n
@@ -363,7 +374,7 @@ def _scalar(t: bytes, i: int, base: int) -> int | str:
         if j < len(t) and 48 <= t[j] <= 57:
             raise _Error("invalid number", base + j)
     elif 49 <= d <= 57:
-        j = _DIGITS.match(t, j + 1).end()  # type: ignore[union-attr]
+        j = _end(_DIGITS, t, j + 1)
     elif c == 45:
         raise _Error("invalid number", base + j)
     else:
@@ -371,16 +382,18 @@ def _scalar(t: bytes, i: int, base: int) -> int | str:
     if j == len(t):
         return _OPEN_OK
     if t[j] == 46:  # .
-        j = _need_digits(t, j + 1, base)  # type: ignore[assignment]
-        if j is _OPEN_BAD or j == len(t):  # type: ignore[comparison-overlap]
-            return _OPEN_BAD if j is _OPEN_BAD else _OPEN_OK  # type: ignore[comparison-overlap]
+        digits = _need_digits(t, j + 1, base)
+        if isinstance(digits, str) or digits == len(t):  # (the str is _OPEN_BAD)
+            return _OPEN_BAD if isinstance(digits, str) else _OPEN_OK
+        j = digits
     if t[j] in b"eE":
         j += 1
         if j < len(t) and t[j] in b"+-":
             j += 1
-        j = _need_digits(t, j, base)  # type: ignore[assignment]
-        if j is _OPEN_BAD or j == len(t):  # type: ignore[comparison-overlap]
-            return _OPEN_BAD if j is _OPEN_BAD else _OPEN_OK  # type: ignore[comparison-overlap]
+        digits = _need_digits(t, j, base)
+        if isinstance(digits, str) or digits == len(t):
+            return _OPEN_BAD if isinstance(digits, str) else _OPEN_OK
+        j = digits
     return j
 
 
@@ -390,7 +403,7 @@ def _need_digits(t: bytes, j: int, base: int) -> int | str:
         return _OPEN_BAD
     if not 48 <= t[j] <= 57:
         raise _Error("invalid number", base + j)
-    return _DIGITS.match(t, j + 1).end()  # type: ignore[union-attr]
+    return _end(_DIGITS, t, j + 1)
 
 
 def _word(t: bytes, i: int, word: bytes, base: int) -> int | str:
@@ -492,11 +505,14 @@ def quick_value(text: str) -> dict[Any, Any] | list[Any] | None:
 def _value_so_far(text: str, stop: json.JSONDecodeError) -> dict[Any, Any] | list[Any] | None:
     """The complete members of `text`, closed, read with json.loads, where it `stop`ped."""
     head = _complete_part(text, stop)
-    still_open = None if head is None else _open_containers(head)
+    if head is None:
+        return None
+    still_open = _open_containers(head)
     if still_open is None:
         return None
     try:
-        return json.loads(head + still_open[::-1].translate(_CLOSERS))  # type: ignore[no-any-return, operator]
+        closed: dict[Any, Any] | list[Any] = json.loads(head + still_open[::-1].translate(_CLOSERS))
+        return closed
     except (ValueError, RecursionError):
         return None
 
@@ -551,6 +567,7 @@ def _complete_part(text: str, stop: json.JSONDecodeError) -> str | None:
         if why != "Unterminated string starting at":
             return None
     rest, head = text[at:], text[:at]
+    finishable: re.Match[str] | bool | None
     if why == "Extra data":  # a whole value: jiter reads no further
         return head
     if why == "Unterminated string starting at":
@@ -562,7 +579,7 @@ def _complete_part(text: str, stop: json.JSONDecodeError) -> str | None:
         head = head.rstrip(_NUMBER_BYTES)
         finishable = _OPEN_NUMBER.fullmatch(text, len(head))
     elif why in _STOPS_AT_THE_END:
-        finishable = not rest  # type: ignore[assignment]
+        finishable = not rest
     else:
         return None
     if not finishable:

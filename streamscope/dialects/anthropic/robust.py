@@ -18,7 +18,7 @@ stopped extends that block, the only one its index can name.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, final
 
 import orjson
 
@@ -56,6 +56,7 @@ def start_text(value: object) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+@final
 class ToolBlock(Slot):
     """A tool block being assembled: the call, plus what its start carried."""
 
@@ -203,11 +204,13 @@ class Robust:
         """A plain `text_delta` for open text block `index` of the current message: taken
         at once; False when a rule must look (the caller feeds the whole frame)."""
         cur = self.cur
-        block = cur.blocks.get(index) if cur is not None else None
+        if cur is None:
+            return False
+        block = cur.blocks.get(index)
         if type(block) is not TextBlock or not block.open or block.kind != "text":
             return False
         if text:
-            cur.content.append(text)  # type: ignore[union-attr]
+            cur.content.append(text)
         return True
 
     def feed(self, frame: Frame) -> None:
@@ -249,13 +252,13 @@ class Robust:
                 )
         elif kind == "error":
             error = payload.get("error")
-            message = error.get("message") if isinstance(error, dict) else error  # type: ignore[assignment]
+            said = error.get("message") if isinstance(error, dict) else error
             log.add(
                 "provider-error",
                 n,
-                lambda: f"the provider sent an error in the stream: {cut(quote(message), 120)}",
+                lambda: f"the provider sent an error in the stream: {cut(quote(said), 120)}",
             )
-            self.error_payload = self.error_payload or str(message)
+            self.error_payload = self.error_payload or str(said)
         elif kind != "ping":
             log.add(
                 "event-unknown",
@@ -428,6 +431,7 @@ class Robust:
                 index,
             )
             return None
+        assert cur is not None  # (the block is one of its)
         if not block.open:
             self.log.add(
                 "block-delta-without-start",
@@ -438,7 +442,7 @@ class Robust:
                     if what == "delta"
                     else "it ends nothing"
                 ),
-                cur.number,  # type: ignore[union-attr]
+                cur.number,
                 index,
             )
         return block
@@ -455,13 +459,13 @@ class Robust:
         message = self.cur
         assert message is not None
         log = self.log
-        if kind == "input_json_delta":
-            text = delta.get("partial_json")  # type: ignore[union-attr]
+        if kind == "input_json_delta" and isinstance(delta, dict):  # (it has a kind: it is one)
+            text = delta.get("partial_json")
             if type(block) is not ToolBlock:
                 log.add(
                     "event-schema-violation",
                     n,
-                    f"an input_json_delta for block {index}, a {cut(quote(block.kind), 20)} block: "  # type: ignore[union-attr]
+                    f"an input_json_delta for block {index}, a {cut(quote(block.kind), 20)} block: "
                     "robust skips it",
                 )
             elif not isinstance(text, str):
@@ -470,7 +474,7 @@ class Robust:
                     n,
                     lambda: (
                         f"partial_json of block {index} is "
-                        + (f"a JSON {json_type(text)}" if "partial_json" in delta else "missing")  # type: ignore[operator]
+                        + (f"a JSON {json_type(text)}" if "partial_json" in delta else "missing")
                         + ", not a string: the official SDK raises; robust skips it"
                     ),
                     message.number,
@@ -478,9 +482,9 @@ class Robust:
                 )
             else:
                 self._json(n, message, block, text)
-        elif kind == "text_delta" or kind == "thinking_delta":
+        elif (kind == "text_delta" or kind == "thinking_delta") and isinstance(delta, dict):
             key = "text" if kind == "text_delta" else "thinking"
-            text = delta.get(key)  # type: ignore[union-attr]
+            text = delta.get(key)
             wanted = "text" if kind == "text_delta" else "thinking"
             if not isinstance(text, str) or getattr(block, "kind", None) != wanted:
                 log.add(
@@ -572,9 +576,9 @@ class Robust:
             return
         block.open = False
         if self.events is not None:
-            self.events.append(
-                FieldEvent(n, ev.STOP, self.cur.number, index, "", words=ev.BLOCK_WORDS)  # type: ignore[union-attr]
-            )
+            cur = self.cur
+            assert cur is not None  # (the block is one of its)
+            self.events.append(FieldEvent(n, ev.STOP, cur.number, index, "", words=ev.BLOCK_WORDS))
 
     def _message_delta(self, n: int, payload: dict[Any, Any]) -> None:
         message = self._message(n, "message_delta")
@@ -609,11 +613,11 @@ class Robust:
         new = Robust.__new__(Robust)
         new.log = log
         slots = {id(b): b.__deepcopy__({}) for b in self.calls}
-        new.calls = [slots[id(b)] for b in self.calls]  # type: ignore[misc]
-        new.messages = [m.copy(slots) for m in self.messages]  # type: ignore[arg-type]
+        new.calls = [slots[id(b)] for b in self.calls]
+        new.messages = [m.copy(slots) for m in self.messages]
         new.cur = new.messages[-1] if self.cur is not None else None
-        new.by_id = {k: slots[id(b)] for k, b in self.by_id.items()}  # type: ignore[misc]
-        new.prev = slots[id(self.prev)] if self.prev is not None else None  # type: ignore[assignment]
+        new.by_id = {k: slots[id(b)] for k, b in self.by_id.items()}
+        new.prev = slots[id(self.prev)] if self.prev is not None else None
         new.events = None
         new.done_frame, new.error_payload = self.done_frame, self.error_payload
         new.unnamed, new.first_unnamed = self.unnamed, self.first_unnamed

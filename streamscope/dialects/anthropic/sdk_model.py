@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
@@ -160,7 +160,7 @@ def _guard(payload: dict[Any, Any]) -> None:
             todo.extend(v for v in value if type(v) in (dict, list))  # type: ignore[attr-defined]
 
 
-def _read_as_sent(payload: object) -> bool:
+def _read_as_sent(payload: object) -> TypeGuard[dict[Any, Any]]:
     """Whether an event is one of the shapes the API sends for almost every frame: a block's
     delta of one string field, its stop, its start with string fields and an empty input,
     with an int index and no other key.
@@ -584,10 +584,10 @@ class AnthropicSdkEmulation:
             return
         payload = frame.payload
         if self._started and _read_as_sent(payload):  # most frames: no need to parse again
-            if payload["type"] == "content_block_delta":  # type: ignore[index]
-                self._block_delta(payload, frame.number)  # type: ignore[arg-type]
+            if payload["type"] == "content_block_delta":
+                self._block_delta(payload, frame.number)
             else:
-                self._accumulate(payload, frame.number)  # type: ignore[arg-type]
+                self._accumulate(payload, frame.number)
             return
         # sse.json() is json.loads (raising JSONDecodeError); frame.payload is orjson's reading,
         # which differs from it (integers past 64 bits become floats, NaN is refused)

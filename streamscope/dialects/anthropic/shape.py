@@ -30,7 +30,7 @@ _JOINABLE = {"input_json_delta": "partial_json", "text_delta": "text", "thinking
 
 def sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """Each block's fragments (per message, block index and field), in stream order."""
-    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple[Any, ...]]]] = {}
     message = 0
     for f, tree in enumerate(trees):
         if not isinstance(tree, dict):
@@ -44,7 +44,9 @@ def sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
         kind = delta.get("type") if isinstance(delta, dict) else None
         field = _JOINABLE.get(kind) if isinstance(kind, str) else None
         index = tree.get("index")
-        if field is None or not isinstance(delta.get(field), str) or type(index) is not int:  # type: ignore[union-attr]
+        if not isinstance(delta, dict) or field is None:  # (a delta that is no object has no field)
+            continue
+        if not isinstance(delta.get(field), str) or type(index) is not int:
             continue
         groups.setdefault((message, index, field), []).append((f, ("delta", field)))
     return [g for g in groups.values() if len(g) > 1]

@@ -21,9 +21,10 @@ _ABSENT = object()
 
 class FoldSlot(Slot):
     __slots__ = ("start_input",)  # the start's input, kept aside from the fragments
+    start_input: object
 
 
-class Fold(typed.Fold):
+class Fold(typed.Fold[FoldSlot]):
     """Base: tool blocks in the order they began, keyed by index within their message."""
 
     def __init__(self) -> None:
@@ -42,7 +43,7 @@ class Fold(typed.Fold):
             return
         slot = FoldSlot(max(self.message, 0), index, n, block.get("id"), block.get("name"))
         slot.type = block.get("type")
-        slot.start_input = block.get("input", _ABSENT)  # type: ignore[attr-defined]
+        slot.start_input = block.get("input", _ABSENT)
         self.by_index[index] = slot
         self.slots.append(slot)
 
@@ -61,9 +62,9 @@ class Fold(typed.Fold):
 
     def arguments(self, slot: FoldSlot) -> str:
         text = "".join(slot.parts)
-        if text or slot.start_input is _ABSENT:  # type: ignore[attr-defined]
+        if text or slot.start_input is _ABSENT:
             return text
-        return start_text(slot.start_input)  # type: ignore[attr-defined]
+        return start_text(slot.start_input)
 
     def call(self, slot: FoldSlot) -> Call:
         s = slot
@@ -81,7 +82,7 @@ class StartConcat(Fold):
     name = "start-concat"
 
     def arguments(self, slot: FoldSlot) -> str:
-        head = "" if slot.start_input is _ABSENT else start_text(slot.start_input)  # type: ignore[attr-defined]
+        head = "" if slot.start_input is _ABSENT else start_text(slot.start_input)
         return head + "".join(slot.parts)
 
 

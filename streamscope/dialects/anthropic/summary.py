@@ -17,7 +17,7 @@ def summarize(frame: Frame) -> str:
     p = frame.payload
     if not isinstance(p, dict):
         return not_an_event(frame) or ""
-    kind = p.get("type")
+    kind: object = p.get("type")
     index = p.get("index")
     at = f"b{word(index)} " if "index" in p else ""
     if kind == "content_block_delta":
@@ -59,5 +59,5 @@ def summarize(frame: Frame) -> str:
         said = error.get("message") if isinstance(error, dict) else error
         return f"error {quote(said, 40)}"
     if kind in ("message_stop", "ping"):
-        return kind  # type: ignore[no-any-return]
+        return kind
     return f"event {word(kind)}"

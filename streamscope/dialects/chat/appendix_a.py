@@ -16,7 +16,9 @@ ARGS = A1 + A2
 _OMIT: Any = object()
 
 
-def chunk(delta: dict[Any, Any] | None = None, finish: str | None = None, **envelope: Any) -> dict:  # type: ignore[type-arg]
+def chunk(
+    delta: dict[Any, Any] | None = None, finish: str | None = None, **envelope: Any
+) -> dict[str, Any]:
     """One chat.completion.chunk with a single choice 0."""
     base = {"id": "chatcmpl-x", "object": "chat.completion.chunk", "created": 0, "model": "m"}
     base.update(envelope)
@@ -50,7 +52,7 @@ def tc(
     return out
 
 
-def calls(*deltas: dict[Any, Any], role: bool = False, content: Any = _OMIT) -> dict:  # type: ignore[type-arg]
+def calls(*deltas: dict[Any, Any], role: bool = False, content: Any = _OMIT) -> dict[str, Any]:
     d: dict[str, Any] = {}
     if role:
         d["role"] = "assistant"

@@ -12,7 +12,7 @@ import copy
 import weakref
 from collections.abc import Iterable, Sequence
 from itertools import islice
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.engine import ALL, ChoiceSummary, Engine, Strategies, StreamResult
@@ -24,6 +24,9 @@ from .robust import Robust
 from .run import Run
 from .sdk_model import SdkEmulation, check_logprobs
 from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 # The order strategies are reported in (the contract's table order).
 STRATEGY_NAMES = ("robust", "guarded", "naive", "openai-sdk", "openai-docs", "by-id")
@@ -437,15 +440,24 @@ def _plain(p: object) -> tuple[int, str] | None:
 plain_fragment = _plain
 
 
+class _End(TypedDict, total=False):
+    """Engine.finish's keywords on how the exchange ended."""
+
+    end_reason: str | None
+    end_error: str | None
+    status: int | None
+    expect_done: bool
+
+
 def analyze_frames(
     frames: Iterable[Frame],
     exchange: int = 1,
     tools: list[Any] | None = None,
     truncation: Truncation | None = None,
-    **end: object,
+    **end: Unpack[_End],
 ) -> StreamResult:
     """Convenience for tests and small inputs."""
     engine = StreamEngine(exchange, tools)
     for frame in frames:
         engine.feed(frame)
-    return engine.finish(truncation, **end)  # type: ignore[arg-type]
+    return engine.finish(truncation, **end)

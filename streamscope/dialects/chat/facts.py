@@ -146,7 +146,7 @@ def _choices(payload: object) -> list[Any]:
 def _read(payload: object) -> list[tuple[int, dict[Any, Any]]]:
     """(choice, tool call delta) for each delta Robust.feed hands to Robust._tool, in order
     (the caller has ruled out an error payload without choices, which it stops at)."""
-    out = []  # type: ignore[var-annotated]
+    out: list[tuple[int, dict[Any, Any]]] = []
     for choice in _choices(payload):
         if not isinstance(choice, dict):
             continue
@@ -212,7 +212,7 @@ def _entry(c: int, entry: dict[Any, Any]) -> _Entry:
     return _Entry(
         c,
         key,
-        raw if integer and raw >= 0 else -1,  # type: ignore[arg-type, operator]
+        raw if integer and isinstance(raw, int) and raw >= 0 else -1,
         idv if isinstance(idv, str) and idv else None,
         name if isinstance(name, str) and name else None,
         # Robust._arguments skips None and ""; anything else is text or a value kept

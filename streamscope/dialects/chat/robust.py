@@ -107,6 +107,7 @@ def _complete(text: str) -> bool:
 
 class RSlot(Slot):
     __slots__ = ("nchars", "latched", "concat", "pos", "freeform")
+    name: str  # "" until a name arrives; robust takes string names only
 
     def __init__(self, choice: int, index: object, frame: int, pos: int):
         super().__init__(choice, index, frame, "", "")
@@ -231,7 +232,7 @@ class Robust:
                 lambda: f"the provider sent an error in the stream: {cut(quote(message), 120)}",
             )
             self.error_payload = self.error_payload or str(message)
-            if "choices" not in payload:  # type: ignore[operator]
+            if isinstance(payload, dict) and "choices" not in payload:  # (error: it is one)
                 return
         if problem is NOT_READ:
             problem = chunk_violation(payload)
@@ -689,7 +690,7 @@ class Robust:
             self._note(n, ev.IGNORED, slot, "name", slot.name, name)
         elif self._fragment(slot, name):
             old = slot.name
-            slot.name = old + name  # type: ignore[operator]
+            slot.name = old + name
             log.add(
                 "name-fragmented",
                 n,
@@ -785,7 +786,8 @@ class Robust:
                         c,
                         slot.index,
                     )
-                slot.concat.append(args)  # type: ignore[union-attr]
+                assert slot.concat is not None  # (set when it latched)
+                slot.concat.append(args)
                 slot.parts = [args]
                 slot.nchars = len(args)
                 self._note(n, ev.REPLACE, slot, "arguments", current, args)

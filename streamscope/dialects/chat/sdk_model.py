@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, overload
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import INVALID, Frame
@@ -186,6 +186,12 @@ class _Str:
         return new
 
 
+@overload
+def _jcopy(v: dict[Any, Any]) -> dict[Any, Any]: ...
+@overload
+def _jcopy(v: list[Any]) -> list[Any]: ...
+@overload
+def _jcopy(v: object) -> object: ...
 def _jcopy(v: object) -> object:
     if isinstance(v, dict):
         return {k: _jcopy(x) for k, x in v.items()}
@@ -222,7 +228,7 @@ def _has_indexed(value: object) -> bool:
     return isinstance(value, list) and any(isinstance(e, dict) and "index" in e for e in value)
 
 
-def _list_merge(acc: list[Any], delta: list) -> None:  # type: ignore[type-arg]
+def _list_merge(acc: list[Any], delta: list[Any]) -> None:
     """accumulate_delta's list branch, on plain (already copied) data."""
     if all(isinstance(x, (str, int, float)) for x in acc) and (acc or not _has_indexed(delta)):
         acc.extend(delta)
@@ -250,7 +256,7 @@ def _list_merge(acc: list[Any], delta: list) -> None:  # type: ignore[type-arg]
             acc[index] = _acc_plain(acc_entry, entry)
 
 
-def _acc_plain(acc: dict[Any, Any], delta: dict) -> dict:  # type: ignore[type-arg]
+def _acc_plain(acc: dict[Any, Any], delta: dict[Any, Any]) -> dict[Any, Any]:
     """openai.lib.streaming._deltas.accumulate_delta, verbatim semantics, plain data."""
     for key, dv in delta.items():
         if key not in acc or acc[key] is None:
@@ -288,9 +294,9 @@ def _merge(acc: object, v: object) -> object:
     if isinstance(acc, (int, float)) and isinstance(v, (int, float)):
         return acc + v
     if isinstance(acc, dict) and isinstance(v, dict):
-        return _acc_plain(acc, _jcopy(v))  # type: ignore[arg-type]
+        return _acc_plain(acc, _jcopy(v))
     if isinstance(acc, list) and isinstance(v, list):
-        _list_merge(acc, _jcopy(v))  # type: ignore[arg-type]
+        _list_merge(acc, _jcopy(v))
     return acc
 
 
@@ -301,7 +307,7 @@ def _merge_key(slots: dict[Any, Any], key: str, v: object) -> None:
         slots[key] = _merge(slots.get(key), v)
 
 
-def _entry_repr(entry: dict[Any, Any]) -> dict:  # type: ignore[type-arg]
+def _entry_repr(entry: dict[Any, Any]) -> dict[Any, Any]:
     """A tool-call delta entry as `ChoiceDeltaToolCall.to_dict()` orders it (fields, extras)."""
     out = {}
     for k in ("index", "id", "function", "type"):

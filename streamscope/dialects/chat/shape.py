@@ -58,19 +58,19 @@ def containers(tree: object) -> Iterator[tuple[str, tuple[Any, ...], object]]:
         delta = choice.get("delta")
         if not isinstance(delta, dict):
             continue
-        at += ("delta",)  # type: ignore[assignment]
-        yield "delta", at, delta
+        here = (*at, "delta")
+        yield "delta", here, delta
         calls = delta.get("tool_calls")
         if not isinstance(calls, list):
             continue
-        yield "tool_calls", at + ("tool_calls",), calls
+        yield "tool_calls", here + ("tool_calls",), calls
         for j, call in enumerate(calls):
             if not isinstance(call, dict):
                 continue
-            yield "call", at + ("tool_calls", j), call
+            yield "call", here + ("tool_calls", j), call
             fn = call.get("function")
             if isinstance(fn, dict):
-                yield "function", at + ("tool_calls", j, "function"), fn
+                yield "function", here + ("tool_calls", j, "function"), fn
 
 
 def at(tree: object, path: tuple[Any, ...]) -> Any:
@@ -86,7 +86,7 @@ def key(value: object) -> str:
 def join_sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """The string fields that may be joined, grouped by what they accumulate into (one
     choice's content, one call's arguments...), each group in stream order."""
-    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple[Any, ...]]]] = {}
     for f, tree in enumerate(trees):
         for role, path, node in containers(tree):  # (none in a frame kept as text)
             fields = JOINABLE.get(role)
@@ -95,7 +95,7 @@ def join_sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
             choice = key(at(tree, path[:2]).get("index"))
             call = key(at(tree, path[:-1]).get("index")) if role == "function" else ""
             for name in fields:
-                if isinstance(node.get(name), str):  # type: ignore[attr-defined]
+                if isinstance(node, dict) and isinstance(node.get(name), str):
                     groups.setdefault((role, choice, call, name), []).append((f, path + (name,)))
     return list(groups.values())
 
@@ -105,12 +105,12 @@ def take(trees: list[object], site: tuple[int, tuple[Any, ...]]) -> str:
     its index goes too when it was its chunk's only one (so no list index ever shifts)."""
     f, path = site
     holder = at(trees[f], path[:-1])
-    text = holder.pop(path[-1])
+    text: str = holder.pop(path[-1])  # (a site holds a string)
     if path[-2] == "function" and not holder:
         delta = at(trees[f], path[:-4])
         if len(delta["tool_calls"]) == 1 and set(delta["tool_calls"][0]) <= {"index", "function"}:
             del delta["tool_calls"]
-    return text  # type: ignore[no-any-return]
+    return text
 
 
 def choices(tree: object) -> list[Any]:

@@ -33,7 +33,7 @@ def _custom(delta: object) -> dict[Any, Any] | None:
     return out
 
 
-def _fn(delta: dict[Any, Any]) -> dict:  # type: ignore[type-arg]
+def _fn(delta: dict[Any, Any]) -> dict[Any, Any]:
     """The delta's function object, or its custom object read the same way."""
     fn = delta.get("function")
     if isinstance(fn, dict):
@@ -250,9 +250,8 @@ class OpenAIDocs(Strategy):
     def __init__(self) -> None:
         super().__init__()
         self.final: dict[tuple[Any, ...], Slot] = {}
-        self.openers: dict[
-            int, dict[Any, Any]
-        ] = {}  # slot id -> the stored opener's function object
+        # slot id -> the stored opener's function object (any value the chunk sent)
+        self.openers: dict[int, object] = {}
         self.done = False
 
     def feed(self, frame: Frame) -> None:
@@ -298,7 +297,7 @@ class OpenAIDocs(Strategy):
             slot = Slot(choice, index, frame, _attr(tool_call, "id"))
             slot.type = _attr(tool_call, "type")
             slot.name = _attr(fn, "name") if isinstance(fn, dict) else None
-            self.openers[id(slot)] = fn  # type: ignore[assignment]
+            self.openers[id(slot)] = fn
             self.final[key] = slot
             self.slots.append(slot)
             held = _attr(fn, "arguments")  # read from the stored object, as Python would

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any
+from typing import Any, overload
 
 import orjson
 
@@ -75,7 +75,8 @@ def _quoted(path: str, at: int) -> tuple[str | None, int]:
     """A quoted member name ('...' or "...", with JSON's escapes) from `at`; None if none."""
     if at >= len(path) or path[at] not in "'\"":
         return None, at
-    quote, k, out = path[at], at + 1, []  # type: ignore[var-annotated]
+    quote, k = path[at], at + 1
+    out: list[str] = []
     while k < len(path):
         c = path[k]
         if c == quote:
@@ -157,11 +158,12 @@ class ArgTree:
             if isinstance(child, str):
                 return child
             if child is None:
-                child = {} if isinstance(path[k + 1], str) else []
-                _set(node, step, child)
+                made: dict[Any, Any] | list[Any] = {} if isinstance(path[k + 1], str) else []
+                _set(node, step, made)
+                child = made
             elif not isinstance(child, (dict, list)):
                 return f"it points into {_kind(child)} at {_show(path[: k + 1])}"
-            node = child  # type: ignore[assignment]
+            node = child
         last = path[-1]
         if isinstance(last, str) != isinstance(node, dict):
             return f"{_show(path[:-1])} is {_kind(node)}, not {'an object' if isinstance(last, str) else 'an array'}"
@@ -169,14 +171,19 @@ class ArgTree:
         if isinstance(old, str):
             return old
         self.paths += 1
-        if text and isinstance(old, Text) and old.more:
-            old.pieces.append(value)  # type: ignore[arg-type]
-            old.more = more
-            self.last = old
-            return None
-        new = Text(value, more, path) if text else value  # type: ignore[arg-type]
-        _set(node, last, new)
-        self.last = new if text else None  # type: ignore[assignment]
+        if text:
+            assert isinstance(value, str)  # (value_of gives text for a string only)
+            if isinstance(old, Text) and old.more:
+                old.pieces.append(value)
+                old.more = more
+                self.last = old
+                return None
+            new = Text(value, more, path)
+            _set(node, last, new)
+            self.last = new
+        else:
+            _set(node, last, value)
+            self.last = None
         if old is not None:
             return f"{_show(path)} was set before: the later value is kept"
         return None
@@ -200,7 +207,7 @@ class ArgTree:
     def copy(self) -> ArgTree:
         new = ArgTree()
         memo: dict[int, Text] = {}
-        new.root = _copy(self.root, memo)  # type: ignore[assignment]
+        new.root = _copy(self.root, memo)
         new.paths = self.paths
         new.last = memo.get(id(self.last)) if self.last is not None else None
         return new
@@ -210,7 +217,7 @@ def _child(node: dict[Any, Any] | list[Any], step: str | int) -> object:
     """The value at `step` of `node`; None if there is none yet; a str saying why a step
     cannot be taken (an index past the end would leave holes)."""
     if isinstance(node, dict):
-        return node.get(step)  # type: ignore[arg-type, unused-ignore]
+        return node.get(step)
     if isinstance(step, str):
         return f"a member name ({step!r}) of an array"
     if step < len(node):
@@ -226,7 +233,8 @@ def _set(node: dict[Any, Any] | list[Any], step: str | int, value: object) -> No
     elif step == len(node):
         node.append(value)
     else:
-        node[step] = value  # type: ignore[index]
+        assert isinstance(step, int)  # (put turns a member name of an array away first)
+        node[step] = value
 
 
 def _kind(value: object) -> str:
@@ -267,6 +275,10 @@ def _plain(node: object) -> object:
     return node
 
 
+@overload
+def _copy(node: dict[Any, Any], memo: dict[int, Text]) -> dict[Any, Any]: ...
+@overload
+def _copy(node: object, memo: dict[int, Text]) -> object: ...
 def _copy(node: object, memo: dict[int, Text]) -> object:
     if isinstance(node, dict):
         return {k: _copy(v, memo) for k, v in node.items()}

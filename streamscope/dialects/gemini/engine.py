@@ -38,9 +38,11 @@ def piece_of(p: object) -> tuple[str, str, bool] | None:
     any other chunk."""
     # (JSON gives dicts string keys only: a list or a string met where a dict is expected
     # raises KeyError or TypeError, which is the answer None)
+    if type(p) is not dict:
+        return None
     try:
-        cands = p["candidates"]  # type: ignore[index]
-        if len(cands) != 1 or not _TOP.issuperset(p):  # type: ignore[arg-type]
+        cands = p["candidates"]
+        if len(cands) != 1 or not _TOP.issuperset(p):
             return None
         cand = cands[0]
         parts = cand["content"]["parts"]
@@ -91,12 +93,15 @@ class GeminiEngine(EventEngine):
     sdk_name = "parts"
 
     reader = Robust
+    robust: Robust
     folds = (IndexZero, ChunkIndex, NeedsTerminal)
     declares = staticmethod(declared)
     no_id = (
         "send the functionCall back without one and answer it by name in a functionResponse, "
         "never with an invented id"
     )
+
+    sdk: PartsEmulation | Unmodeled  # (fed a string piece directly, `piece`)
 
     def emulation(self, tools: list[Any] | None) -> PartsEmulation:
         return PartsEmulation()
@@ -127,7 +132,7 @@ class GeminiEngine(EventEngine):
                 for s in self.others:
                     s.chunk(frame.number, fcs)
         self._sdk_feed(frame)
-        return robust.events  # type: ignore[no-any-return]
+        return robust.events
 
     # -- the state at this frame, for the faces ------------------------------------------
 

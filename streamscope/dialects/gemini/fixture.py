@@ -98,12 +98,12 @@ def test_the_calls_streamscope_assembled():
 def served(frames: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]:
     """What the SDK yields: chunks whose data is a JSON object without an `error` (the
     SDK raises on data that is not JSON)."""
-    out = []
+    out: list[tuple[str | None, str]] = []
     for _, data in frames:
         p = parse_payload(data)
         if isinstance(p, dict) and "error" not in p:
             out.append((None, data))
-    return out  # type: ignore[return-value]
+    return out
 
 
 def literal(frames: list[tuple[str | None, str]]) -> str:

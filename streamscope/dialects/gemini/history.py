@@ -169,8 +169,9 @@ def _runs(contents: list[Any]) -> list[Turn]:
     for i, content in enumerate(contents):
         if runs and _model(content) and _model(runs[-1][2]):
             first, _, prev = runs[-1]
+            assert isinstance(prev, dict)  # (_model said so)
             parts = [*_parts(prev), *_parts(content)]
-            runs[-1] = (first, i, {**prev, "parts": parts})  # type: ignore[dict-item]
+            runs[-1] = (first, i, {**prev, "parts": parts})
         else:
             runs.append((i, i, content))
     out: list[Turn] = []
@@ -211,8 +212,9 @@ def _tools(tools: object) -> list[tuple[object, object]]:
 def _system(value: object) -> object:
     if isinstance(value, dict) and isinstance(value.get("parts"), list):
         texts = [p.get("text") for p in value["parts"] if isinstance(p, dict)]
-        if texts and all(isinstance(t, str) for t in texts):
-            return "\n".join(texts)  # type: ignore[arg-type]
+        strings = [t for t in texts if isinstance(t, str)]
+        if texts and len(strings) == len(texts):
+            return "\n".join(strings)
     return value
 
 

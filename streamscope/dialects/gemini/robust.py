@@ -45,6 +45,7 @@ class GeminiCall(Slot):
     """One call of a candidate: whole, or streamed (its ArgTree)."""
 
     __slots__ = ("tree", "whole", "signature")
+    index: int  # its place in its candidate's calls
 
     def __init__(self, choice: int, index: int, frame: int, id: object, name: object) -> None:
         super().__init__(choice, index, frame, id, name)
@@ -66,8 +67,8 @@ class GeminiCall(Slot):
     def __deepcopy__(self, memo: dict[Any, Any]) -> GeminiCall:
         new = super().__deepcopy__(memo)
         if self.tree is not None:
-            new.tree = self.tree.copy()  # type: ignore[attr-defined]  # (the tree is changed in place)
-        return new  # type: ignore[return-value]
+            new.tree = self.tree.copy()  # (the tree is changed in place)
+        return new
 
 
 class Candidate:
@@ -477,7 +478,8 @@ class Robust:
                 )
             if self.events is not None:
                 op = ev.APPEND if text else ev.SET
-                self._event(n, op, call, path, value)  # type: ignore[arg-type]
+                assert isinstance(path, str)  # (steps parsed it)
+                self._event(n, op, call, path, value)
             call.fragments += 1
 
     def _event(
@@ -486,7 +488,7 @@ class Robust:
         """A field event of `call` (its `call`: its place in its candidate's calls)."""
         assert self.events is not None
         self.events.append(
-            FieldEvent(n, op, call.choice, call.index, field, None, value, call.index, WORDS)  # type: ignore[arg-type]
+            FieldEvent(n, op, call.choice, call.index, field, None, value, call.index, WORDS)
         )
 
     def _unterminated(self, call: GeminiCall, n: int, why: str) -> None:

@@ -59,12 +59,16 @@ def containers(tree: object) -> Iterator[tuple[str, tuple[Any, ...], object]]:
 def sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """The text pieces of each candidate (text, thought) in stream order; streamed string
     values are joined by the engine only with willContinue, so they are left alone."""
-    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple[Any, ...]]]] = {}
     for f, tree in enumerate(trees):
         for role, path, node in containers(tree):
-            if role != "part" or not isinstance(node.get("text"), str):  # type: ignore[attr-defined]
+            if (
+                role != "part"
+                or not isinstance(node, dict)
+                or not isinstance(node.get("text"), str)
+            ):
                 continue
-            key = (path[1], node.get("thought") is True)  # type: ignore[attr-defined]
+            key = (path[1], node.get("thought") is True)
             groups.setdefault(key, []).append((f, (*path, "text")))
     return [g for g in groups.values() if len(g) > 1]
 

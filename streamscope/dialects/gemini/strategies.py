@@ -45,7 +45,7 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-class Fold(typed.Fold):
+class Fold(typed.Fold[Slot]):
     """Base: Chat Completions deltas keyed by an index the adapter gives each part; a
     later part at the same index appends its arguments and, when non-empty, sets the
     id and name (the last one wins)."""
@@ -113,18 +113,19 @@ class ChunkIndex(Fold):
 
 class TerminalSlot(Slot):
     __slots__ = ("tree",)
+    tree: ArgTree | None  # the streamed arguments (None: a whole call's, in `parts`)
 
     def arguments(self) -> object:
-        return self.tree.text() if self.tree is not None else self.text()  # type: ignore[attr-defined]
+        return self.tree.text() if self.tree is not None else self.text()
 
     def __deepcopy__(self, memo: dict[Any, Any]) -> TerminalSlot:
         new = super().__deepcopy__(memo)
-        if self.tree is not None:  # type: ignore[attr-defined]
-            new.tree = self.tree.copy()  # type: ignore[attr-defined]
-        return new  # type: ignore[return-value]
+        if self.tree is not None:
+            new.tree = self.tree.copy()
+        return new
 
 
-class NeedsTerminal(typed.Fold):
+class NeedsTerminal(typed.Fold[TerminalSlot]):
     """Streamed arguments as the AI SDK read them before its fixes: a call opened with
     `willContinue` is emitted only when its empty closing part comes (a stream that never
     sends it loses the call), and a bare `{name}` part with no args is taken for the start
@@ -158,11 +159,11 @@ class NeedsTerminal(typed.Fold):
             slot = TerminalSlot(0, 0, n, _text(fc.get("id")), name)
             slot.type = "functionCall"
             if more:
-                slot.tree = ArgTree()  # type: ignore[attr-defined]
+                slot.tree = ArgTree()
                 self._fill(slot, partial)
                 self.open, self.bare = slot, None
                 continue
-            slot.tree = None  # type: ignore[attr-defined]
+            slot.tree = None
             slot.parts.append(args_text(fc))
             self._settle()
             if "args" in fc or partial:
@@ -175,7 +176,7 @@ class NeedsTerminal(typed.Fold):
         slot = self.open
         if slot is None:
             return
-        tree = slot.tree  # type: ignore[attr-defined]
+        tree = slot.tree
         assert tree is not None
         if not tree.extend(path, text, more):
             self._fill(slot, [{"jsonPath": path, "stringValue": text, "willContinue": more}])
@@ -189,14 +190,14 @@ class NeedsTerminal(typed.Fold):
             self.bare = None
 
     def _fill(self, slot: TerminalSlot, partial: object) -> None:
-        if slot.tree is None or not isinstance(partial, list):  # type: ignore[attr-defined]
+        if slot.tree is None or not isinstance(partial, list):
             return
         for arg in partial:
             if type(arg) is not dict:
                 continue
             where, got = steps(arg.get("jsonPath")), value_of(arg)
             if isinstance(where, tuple) and not isinstance(got, str):
-                slot.tree.put(where, got[0], got[1], arg.get("willContinue") is True)  # type: ignore[attr-defined]
+                slot.tree.put(where, got[0], got[1], arg.get("willContinue") is True)
                 slot.fragments += 1
 
     def calls(self) -> list[Call]:

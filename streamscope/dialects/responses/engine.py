@@ -42,6 +42,7 @@ class ResponsesEngine(EventEngine):
     wrappers = True  # models invent multi_tool_use.parallel here (see parallel-wrapper)
 
     reader = Robust
+    robust: Robust
     folds = (DeltasOnly, CurrentItem, StrictDone)
 
     def emulation(self, tools: list[Any] | None) -> ResponsesSdkEmulation:
@@ -58,6 +59,7 @@ class ResponsesEngine(EventEngine):
         robust = self.robust
         if (
             plain is not None
+            and type(p) is dict  # (as plain_fragment found it)
             and not self.collect_events
             and not frame.bad_utf8
             and frame.event in (DELTA, None)
@@ -66,7 +68,7 @@ class ResponsesEngine(EventEngine):
             # takes it in a few steps (else the whole frame goes through every rule)
             index, text = cast("tuple[int, str]", plain)
             if not self._reads or robust.fragment(n, p, index, text):
-                item_id = p.get("item_id")  # type: ignore[attr-defined]
+                item_id = p.get("item_id")
                 for s in self.others:
                     s.fragment(n, index, item_id, text)
                 self._sdk_feed(frame)
@@ -77,7 +79,7 @@ class ResponsesEngine(EventEngine):
         if self.others:
             self._feed_clients(frame)
         self._sdk_feed(frame)
-        return robust.events  # type: ignore[no-any-return]
+        return robust.events
 
     def _feed_clients(self, frame: Frame) -> None:
         """The frame as the client strategies read it (the data's type decides)."""

@@ -38,6 +38,12 @@ def sent_call(item: dict[Any, Any]) -> SentCall:
     return SentCall(item.get("call_id"), item.get("name"), item.get(field), kind)
 
 
+def _first(turn: Turn) -> int:
+    """The first input item of a turn `_turns` made (it gives each one its items)."""
+    assert turn.items is not None
+    return turn.items[0]
+
+
 def _turns(items: list[Any]) -> list[Turn]:
     """One turn per input item, but consecutive call items (a parallel batch) make one
     `function_call` turn and consecutive outputs one `function_call_output` turn; each
@@ -49,14 +55,14 @@ def _turns(items: list[Any]) -> list[Turn]:
         if kind in CALL_ITEMS:
             if last is not None and last.calls and last.content is None:
                 last.calls.append(sent_call(item))
-                last.items = (last.items[0], k)  # type: ignore[index]
+                last.items = (_first(last), k)
                 continue
             turns.append(Turn(str(kind), calls=[sent_call(item)], items=(k, k)))
         elif kind in OUTPUTS:
             result = Result(item.get("call_id"), item.get("output"))
             if last is not None and last.results and last.role in OUTPUTS:
                 last.results.append(result)
-                last.items = (last.items[0], k)  # type: ignore[index]
+                last.items = (_first(last), k)
                 continue
             turns.append(Turn(str(kind), results=[result], items=(k, k)))
         elif not isinstance(item, dict):

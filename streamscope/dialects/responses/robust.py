@@ -19,7 +19,7 @@ item it is the item's own last word: what the final output says otherwise (argum
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, final
 
 from ...core import events as ev
 from ...core.anomalies import AnomalyLog
@@ -63,6 +63,7 @@ def _field(item: dict[Any, Any]) -> str:
     return "input" if item.get("type") == "custom_tool_call" else "arguments"
 
 
+@final
 class CallItem(Slot):
     """A call item being assembled: its deltas, and the whole values stated for it."""
 
@@ -326,7 +327,7 @@ class Robust:
         """The item a delta or done names: by item_id, else by output_index."""
         item_id, index = payload.get("item_id"), payload.get("output_index")
         found = self.by_id.get(item_id) if isinstance(item_id, str) else None
-        at = self.items.get(index) if is_index(index) else None  # type: ignore[arg-type]
+        at = self.items.get(index) if is_index(index) else None
         if found is None and at is None:
             self.log.add(
                 "delta-unknown-item",
@@ -360,7 +361,7 @@ class Robust:
             log.add(
                 "event-schema-violation",
                 n,
-                f"an argument delta for a {cut(quote(item.kind), 30)} item: robust skips it",  # type: ignore[union-attr]
+                f"an argument delta for a {cut(quote(item.kind), 30)} item: robust skips it",
             )
             return
         if not isinstance(text, str):
@@ -628,8 +629,8 @@ class Robust:
 
         def mapped(item: Item) -> Item:
             if type(item) is CallItem:
-                return slots[id(item)]  # type: ignore[return-value]
-            other = OtherItem(item.kind, item.first, item.item_id)  # type: ignore[union-attr]
+                return slots[id(item)]
+            other = OtherItem(item.kind, item.first, item.item_id)
             other.open = item.open
             return other
 
@@ -644,9 +645,9 @@ class Robust:
         new.log = log
         new.items = {k: one(v) for k, v in self.items.items()}
         new.by_id = {k: one(v) for k, v in self.by_id.items()}
-        new.calls = [slots[id(c)] for c in self.calls]  # type: ignore[misc]
-        new.call_ids = {k: slots[id(c)] for k, c in self.call_ids.items()}  # type: ignore[misc]
-        new.prev = slots[id(self.prev)] if self.prev is not None else None  # type: ignore[assignment]
+        new.calls = [slots[id(c)] for c in self.calls]
+        new.call_ids = {k: slots[id(c)] for k, c in self.call_ids.items()}
+        new.prev = slots[id(self.prev)] if self.prev is not None else None
         new.events = None
         for name in (
             "seq",

@@ -155,8 +155,8 @@ def _index(event: dict[Any, Any], key: str) -> object:
     value = event.get(key)
     kind = type(value)
     if kind is bool or (
-        (kind is float and value.is_integer())  # type: ignore[comparison-overlap, union-attr]
-        or (kind is str and any(c.isdigit() for c in value))  # type: ignore[comparison-overlap, union-attr]
+        (type(value) is float and value.is_integer())
+        or (type(value) is str and any(c.isdigit() for c in value))
     ):
         raise Unmodeled(f"a {kind.__name__} {key} (pydantic's int coercion, when it validates)")
     return value

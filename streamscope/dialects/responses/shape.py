@@ -28,7 +28,7 @@ def containers(tree: object) -> Iterator[tuple[str, tuple[Any, ...], object]]:
 
 def sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """Each item's deltas (by item_id, else output_index, and event type), in stream order."""
-    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple[Any, ...]]]] = {}
     for f, tree in enumerate(trees):
         if not isinstance(tree, dict):
             continue

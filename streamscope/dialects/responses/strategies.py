@@ -20,17 +20,19 @@ from .robust import CALL_ITEMS
 
 class FoldSlot(Slot):
     __slots__ = ("item_id", "head")
+    item_id: object
+    head: str  # the added item's own text
 
     def text(self) -> str:
-        return self.head + "".join(self.parts)  # type: ignore[attr-defined, no-any-return]
+        return self.head + "".join(self.parts)
 
     def to_call(self) -> Call:
         call = super().to_call()
-        call.item_id = self.item_id  # type: ignore[attr-defined]
+        call.item_id = self.item_id
         return call
 
 
-class Fold(typed.Fold):
+class Fold(typed.Fold[FoldSlot]):
     """Base: call items in the order added, deltas routed by item_id, else output_index."""
 
     def __init__(self) -> None:
@@ -49,9 +51,9 @@ class Fold(typed.Fold):
             return
         slot = FoldSlot(0, index, n, item.get("call_id"), item.get("name"))
         slot.type = kind
-        slot.item_id = item_id  # type: ignore[attr-defined]
+        slot.item_id = item_id
         head = item.get("input" if kind == "custom_tool_call" else "arguments")
-        slot.head = head if isinstance(head, str) else ""  # type: ignore[attr-defined]
+        slot.head = head if isinstance(head, str) else ""
         self.slots.append(slot)
         self.by_index[index] = slot
         if isinstance(item_id, str):
