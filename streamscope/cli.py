@@ -119,9 +119,14 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
 @click.option("--frame", type=click.IntRange(min=0), default=0, help="Start at this frame.")
 @click.option("--follow", is_flag=True, help="Reload as a recording that is being written grows.")
 def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
-    """Step through FILE's streams frame by frame, and watch each tool call being assembled."""
+    """Step through FILE's streams frame by frame, and watch each tool call being assembled.
+
+    FILE#N (as `scan` prints it) opens exchange N directly.
+    """
     from .inputs import KIND_WORDS
     from .recording.format import RecordingError
+
+    file, exchange = split_reference(file, exchange)
 
     try:
         from .tui.app import ReplayApp
@@ -134,6 +139,21 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
     app.run()
     if app.return_code:
         sys.exit(app.return_code)
+
+
+def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
+    """FILE#N as `scan` prints it: the file and exchange N. A file whose own name holds
+    `#` is that file: the path is checked first."""
+    import os
+
+    base, sep, number = file.rpartition("#")
+    if not sep or os.path.exists(file) or not number.isdigit() or not os.path.exists(base):
+        return file, exchange
+    if exchange is not None and exchange != int(number):
+        _fail(f"{file}: names exchange {number}, and --exchange says {exchange}")
+    if int(number) < 1:
+        _fail(f"{file}: exchanges are numbered from 1")
+    return base, int(number)
 
 
 @main.command()
@@ -234,6 +254,63 @@ def serve(files, port, speed, strict) -> None:
         _fail(str(e))
     except KeyboardInterrupt:
         pass
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: the number of CPUs).",
+)
+@click.option(
+    "--jsonl", is_flag=True, help="Print one JSON row per exchange instead of the summary."
+)
+@click.option(
+    "--db",
+    metavar="FILE",
+    help="Write the rows to this DuckDB file (tables files, exchanges, calls, anomalies, "
+    "contract); a later scan into it reads only files that changed.",
+)
+@click.option("--parquet", metavar="DIR", help="Write the same tables as DIR/TABLE.parquet.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit 1 when any error-severity anomaly or contract break is found, and list them (for CI).",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="local: worker processes on this machine; ray: tasks on a Ray cluster "
+    "(RAY_ADDRESS, else a local one).",
+)
+def scan(paths, jobs, jsonl, db, parquet, strict, engine) -> None:
+    """Analyse every recording under PATH... (folders, globs, files) and summarise them.
+
+    Per provider host and model: exchanges, streams, each anomaly kind with the share of
+    streams it hits, contract breaks, and the first FILE#exchange of each to open with
+    `streamscope replay`. A file that cannot be read is one line, and the scan goes on.
+    """
+    import os
+
+    from .scan.errors import ScanError
+    from .scan.main import Options
+    from .scan.main import scan as run_scan
+
+    try:
+        status = run_scan(
+            Options(list(paths), jobs or os.cpu_count() or 1, jsonl, db, parquet, strict, engine)
+        )
+    except ScanError as e:
+        _fail(str(e))
+    except BrokenPipeError:  # `scan ... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 0
+    sys.exit(status)
 
 
 def samples_dir() -> str:
