@@ -1,7 +1,7 @@
 """A folder of many recordings for `scan`: the bundled samples (every dialect and input
 kind) copied over and over with the provider host and model varied, deterministically.
 
-    .venv/bin/python benchmarks/gen_scan.py DEST N
+    .venv/bin/python benchmarks/gen_scan.py DEST N [RUN_FRAMES]
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import orjson
@@ -52,14 +53,61 @@ def varied(data: bytes, host: str | None, model: str | None) -> bytes:
     return b"\n".join(out)
 
 
-def make_folder(dest: str, n: int) -> list[str]:
+def runs(frames: int) -> list[tuple[str, bytes]]:
+    """Agent runs longer than the samples, one per dialect: 3 exchanges of `frames`
+    frames each (what a test's recording holds), written with the real writer."""
+    from benchmarks.gen import (
+        GEMINI_REQUEST,
+        RESPONSES_REQUEST,
+        anthropic_events,
+        gemini_events,
+        interleaved_events,
+        write_recording,
+    )
+
+    chat = {"model": "bench-model", "stream": True, "messages": [{"role": "user", "content": "w"}]}
+    kinds = [
+        ("run-chat.jsonl", interleaved_events, "/v1/chat/completions", chat),
+        ("run-anthropic.jsonl", anthropic_events, "/v1/messages", chat),
+        ("run-responses.jsonl", responses_events_of, "/v1/responses", RESPONSES_REQUEST),
+        (
+            "run-gemini.jsonl",
+            gemini_events,
+            "/v1beta/models/bench-model:streamGenerateContent?alt=sse",
+            GEMINI_REQUEST,
+        ),
+    ]
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, events, path, request in kinds:
+            file = os.path.join(tmp, name)
+            url = "https://bench.example.com" + path
+            write_recording(file, 3, frames, events(frames), url, request)
+            out.append((name, Path(file).read_bytes()))
+    return out
+
+
+def responses_events_of(frames: int) -> list[bytes]:
+    from benchmarks.gen import responses_events
+
+    return responses_events(frames)
+
+
+def make_folder(dest: str, n: int, run_frames: int = 0) -> list[str]:
     """`n` files in `dest` (made if need be), in subfolders of 500, cycling the samples
-    and the host/model variations."""
+    and the host/model variations; with `run_frames`, every other file is a longer agent
+    run (`runs`) instead."""
     originals = [(os.path.basename(p), Path(p).read_bytes()) for p in samples()]
+    longer = runs(run_frames) if run_frames else []
     paths = []
     for i in range(n):
-        name, data = originals[i % len(originals)]
-        k = i // len(originals)
+        if longer and i % 2:
+            name, data = longer[(i // 2) % len(longer)]
+            k = i // (2 * len(longer))
+        else:
+            j = i // 2 if longer else i
+            name, data = originals[j % len(originals)]
+            k = j // len(originals)
         host, model = HOSTS[k % len(HOSTS)], MODELS[(k // len(HOSTS)) % len(MODELS)]
         folder = os.path.join(dest, f"batch-{i // 500:03d}")
         os.makedirs(folder, exist_ok=True)
@@ -71,4 +119,5 @@ def make_folder(dest: str, n: int) -> list[str]:
 
 
 if __name__ == "__main__":
-    make_folder(sys.argv[1], int(sys.argv[2]))
+    sys.path.insert(0, os.path.dirname(HERE))
+    make_folder(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 0)

@@ -12,7 +12,7 @@ import orjson
 
 from ..text import say
 from .files import find_files
-from .run import Done, Progress, local, run
+from .run import Done, Progress, local, open_pool, run
 from .store import Store, StoreError
 from .summary import Summary
 
@@ -30,8 +30,17 @@ class Options:
 
 
 def scan(o: Options) -> int:
-    """Run a scan; the exit status (1: --strict found errors). Raises MissingExtra."""
+    """Run a scan; the exit status (1: --strict found errors). Raises ScanError."""
     started = time.monotonic()
+    pool = open_pool(o.jobs) if o.engine == "local" else None  # first: see open_pool
+    try:
+        return _scan(o, pool, started)
+    finally:
+        if pool is not None:
+            pool.terminate()
+
+
+def _scan(o: Options, pool, started: float) -> int:
     if o.parquet:  # before the work, not after it
         try:
             os.makedirs(o.parquet, exist_ok=True)
@@ -63,7 +72,7 @@ def scan(o: Options) -> int:
 
         results = ray_results(todo, store is not None)
     else:
-        results = local(todo, o.jobs, store is not None)
+        results = local(todo, pool, store is not None)
     try:
         run(results, sinks, Progress(len(todo), o.progress))
         if store is not None:

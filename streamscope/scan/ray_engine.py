@@ -6,6 +6,7 @@ cluster those must be on a file system every node sees.
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Iterator
 
@@ -21,15 +22,18 @@ def ray_results(paths: list[str], keep_stamp: bool) -> Iterator[Done]:
         import ray
     except ImportError:
         raise ScanError(f"--engine ray needs Ray: pip install 'streamscope[{EXTRA}]'") from None
-    if not ray.is_initialized():
-        # RAY_ADDRESS names a cluster; without it, a Ray on this machine
-        ray.init(log_to_driver=False, include_dashboard=False)
-    task = ray.remote(scan_one)
-    pending: deque = deque()
-    todo = iter(paths)
-    for path in todo:
-        pending.append(task.remote(path, keep_stamp))
-        if len(pending) >= IN_FLIGHT:
+    started = not ray.is_initialized()
+    if started:  # RAY_ADDRESS names a cluster; without it, a Ray on this machine
+        ray.init(log_to_driver=False, include_dashboard=False, logging_level=logging.WARNING)
+    try:
+        task = ray.remote(scan_one)
+        pending: deque = deque()
+        for path in paths:
+            pending.append(task.remote(path, keep_stamp))
+            if len(pending) >= IN_FLIGHT:
+                yield ray.get(pending.popleft())
+        while pending:
             yield ray.get(pending.popleft())
-    while pending:
-        yield ray.get(pending.popleft())
+    finally:
+        if started:
+            ray.shutdown()

@@ -5,6 +5,7 @@ order, so memory holds a few files' rows at a time whatever the number of files.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.pool
 import os
 import sys
 import time
@@ -52,23 +53,33 @@ def _scan_one_stamped(path: str) -> Done:
     return scan_one(path, True)
 
 
-def local(paths: list[str], jobs: int, keep_stamp: bool) -> Iterator[Done]:
-    """Each file's result in `paths` order: here when `jobs` is 1, else in worker processes."""
+def open_pool(jobs: int) -> multiprocessing.pool.Pool | None:
+    """Worker processes for `local` (None for one job: the work runs in this process).
+    Open it before anything starts threads (DuckDB): then the workers are forked."""
+    return _context().Pool(jobs) if jobs > 1 else None
+
+
+def local(
+    paths: list[str], pool: multiprocessing.pool.Pool | None, keep_stamp: bool
+) -> Iterator[Done]:
+    """Each file's result in `paths` order: in `pool`, else here."""
     work = _scan_one_stamped if keep_stamp else scan_one
-    if jobs <= 1 or len(paths) <= 1:
+    if pool is None or len(paths) <= 1:
         yield from map(work, paths)
         return
     # small chunks: a big file does not hold back many small ones behind it
-    chunk = max(1, min(8, len(paths) // (jobs * 8)))
-    with _context().Pool(jobs) as pool:
-        yield from pool.imap(work, paths, chunksize=chunk)
+    chunk = max(1, min(8, len(paths) // 64))
+    yield from pool.imap(work, paths, chunksize=chunk)
 
 
 def _context() -> multiprocessing.context.BaseContext:
-    # Not fork: this process may hold DuckDB's threads and connections, which a forked
-    # child must not inherit (it crashes collecting them). The fork server is a fresh
-    # interpreter that imports the analysis once; each worker is forked from it.
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    # fork is cheapest, and safe while this process holds no DuckDB (its threads and
+    # connections must not be inherited: a forked child crashed collecting one). Else a
+    # fork server: a fresh interpreter that imports the analysis once and forks workers.
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and "duckdb" not in sys.modules:
+        return multiprocessing.get_context("fork")
+    if "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload([__name__])
