@@ -289,7 +289,7 @@ def serve(files, port, speed, strict) -> None:
     "(RAY_ADDRESS, else a local one).",
 )
 def scan(paths, jobs, jsonl, db, parquet, strict, engine) -> None:
-    """Analyse every recording under PATH... (folders, globs, files) and summarise them.
+    """Analyse every recording under the PATHs (folders, globs, files) and summarise them.
 
     Per provider host and model: exchanges, streams, each anomaly kind with the share of
     streams it hits, contract breaks, and the first FILE#exchange of each to open with
@@ -310,6 +310,9 @@ def scan(paths, jobs, jsonl, db, parquet, strict, engine) -> None:
     except BrokenPipeError:  # `scan ... | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         status = 0
+    except KeyboardInterrupt:  # Ctrl-C: what the database holds so far stays
+        say("scan interrupted")
+        status = 130
     sys.exit(status)
 
 

@@ -339,3 +339,14 @@ def test_a_bad_database_is_one_line(tmp_path):
     done = scan(str(copy(tmp_path / "f", "openai.jsonl")), "--db", str(bad))
     assert done.exit_code == 2
     assert done.output.count("\n") == 1 and "cannot open it as a DuckDB database" in done.output
+
+
+def test_the_progress_bar_counts_files_and_clears_its_line(capsys):
+    from streamscope.scan.run import Progress
+
+    bar = Progress(2, enabled=True)
+    bar.step()
+    bar.step()
+    bar.close()
+    err = capsys.readouterr().err
+    assert "1/2 files" in err and err.rstrip("\x1b[K").endswith("2/2 files\r")
