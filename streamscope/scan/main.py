@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 
 import orjson
 
-from ..text import say
+from ..text import plural, say
 from .files import find_files
 from .run import Done, Progress, local, open_pool, run
 from .store import Store, StoreError
@@ -89,7 +89,7 @@ def _scan(o: Options, pool, started: float) -> int:
         for line in summary.lines(time.monotonic() - started):
             print(line)
     if o.strict and summary.failing_count:
-        say(f"--strict: {summary.failing_count} error-severity finding(s):")
+        say(f"--strict: {plural(summary.failing_count, 'error-severity finding')}:")
         for line in summary.failing_lines():
             print(f"  {line}", file=sys.stderr)
         return 1
