@@ -129,7 +129,8 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
     FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON Lines
     of chat.completion.chunk objects (or another API's events) or a HAR 1.2 capture; the
     kind is read from its content. A recording or HAR opens on its exchanges, one per
-    row; a single stream opens on its frames.
+    row; a single stream opens on its frames. FILE#N (as `scan` prints it) opens
+    exchange N directly.
 
     \b
     Main keys (? lists every key of the screen, q goes back or quits):
@@ -147,6 +148,8 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
     from .inputs import KIND_WORDS
     from .recording.format import RecordingError
 
+    file, exchange = split_reference(file, exchange)
+
     try:
         from .tui.app import ReplayApp
 
@@ -158,6 +161,21 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
     app.run()
     if app.return_code:
         sys.exit(app.return_code)
+
+
+def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
+    """FILE#N as `scan` prints it: the file and exchange N. A file whose own name holds
+    `#` is that file: the path is checked first."""
+    import os
+
+    base, sep, number = file.rpartition("#")
+    if not sep or os.path.exists(file) or not number.isdigit() or not os.path.exists(base):
+        return file, exchange
+    if exchange is not None and exchange != int(number):
+        _fail(f"{file}: names exchange {number}, and --exchange says {exchange}")
+    if int(number) < 1:
+        _fail(f"{file}: exchanges are numbered from 1")
+    return base, int(number)
 
 
 @main.command()
@@ -274,6 +292,66 @@ def serve(files, port, speed, strict) -> None:
         _fail(str(e))
     except KeyboardInterrupt:
         pass
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: the number of CPUs).",
+)
+@click.option(
+    "--jsonl", is_flag=True, help="Print one JSON row per exchange instead of the summary."
+)
+@click.option(
+    "--db",
+    metavar="FILE",
+    help="Write the rows to this DuckDB file (tables files, exchanges, calls, anomalies, "
+    "contract); a later scan into it reads only files that changed.",
+)
+@click.option("--parquet", metavar="DIR", help="Write the same tables as DIR/TABLE.parquet.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit 1 when any error-severity anomaly or contract break is found, and list them (for CI).",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    show_default=True,
+    help="local: worker processes on this machine; ray: tasks on a Ray cluster "
+    "(RAY_ADDRESS, else a local one).",
+)
+def scan(paths, jobs, jsonl, db, parquet, strict, engine) -> None:
+    """Analyse every recording under the PATHs (folders, globs, files) and summarise them.
+
+    Per provider host and model: exchanges, streams, each anomaly kind with the share of
+    streams it hits, contract breaks, and the first FILE#exchange of each to open with
+    `streamscope replay`. A file that cannot be read is one line, and the scan goes on.
+    """
+    import os
+
+    from .scan.errors import ScanError
+    from .scan.main import Options
+    from .scan.main import scan as run_scan
+
+    try:
+        status = run_scan(
+            Options(list(paths), jobs or os.cpu_count() or 1, jsonl, db, parquet, strict, engine)
+        )
+    except ScanError as e:
+        _fail(str(e))
+    except BrokenPipeError:  # `scan ... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 0
+    except KeyboardInterrupt:  # Ctrl-C: what the database holds so far stays
+        say("scan interrupted")
+        status = 130
+    sys.exit(status)
 
 
 def samples_dir() -> str:

@@ -1,0 +1,113 @@
+"""`streamscope scan`: find the files, skip those the database says are unchanged, run
+the analysis, and hand every file's rows to the summary, --jsonl, the database."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+
+import orjson
+
+from ..text import plural, say
+from .files import find_files
+from .run import Done, Progress, local, open_pool, run
+from .store import Store, StoreError
+from .summary import Summary
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    paths: list[str]
+    jobs: int
+    jsonl: bool = False
+    db: str | None = None
+    parquet: str | None = None
+    strict: bool = False
+    engine: str = "local"
+    progress: bool | None = None  # None: only on a terminal
+
+
+def scan(o: Options) -> int:
+    """Run a scan; the exit status (1: --strict found errors). Raises ScanError."""
+    started = time.monotonic()
+    pool = open_pool(o.jobs) if o.engine == "local" else None  # first: see open_pool
+    try:
+        return _scan(o, pool, started)
+    finally:
+        if pool is not None:
+            pool.terminate()
+
+
+def _scan(o: Options, pool, started: float) -> int:
+    if o.parquet:  # before the work, not after it
+        try:
+            os.makedirs(o.parquet, exist_ok=True)
+        except OSError as e:
+            raise StoreError(f"{o.parquet}: cannot make the Parquet folder: {e.strerror}") from None
+    store = Store(o.db) if (o.db or o.parquet) else None
+    exclude = {os.path.realpath(o.db), os.path.realpath(o.db) + ".wal"} if o.db else set()
+    found = find_files(o.paths, exclude)
+    summary = Summary()
+    summary.notes += [f"{p}: {why}" for p, why in found.problems]
+    todo = found.files
+    if store is not None and o.db:  # incremental: files as the last scan read them
+        same = [p for p in todo if store.unchanged(p)]
+        if same:
+            skip = set(same)
+            todo = [p for p in todo if p not in skip]
+            for rows in store.rows_of(same):
+                summary.add(rows)
+                if o.jsonl:
+                    _write_jsonl(rows)
+            summary.from_store = len(same)
+    sinks = [lambda d: _summarize(summary, d)]
+    if o.jsonl:
+        sinks.append(lambda d: _write_jsonl(d.rows))
+    if store is not None:
+        sinks.append(lambda d: store.add(d.rows, None if d.changed else d.before))
+    if o.engine == "ray":
+        from .ray_engine import ray_results
+
+        results = ray_results(todo, store is not None)
+    else:
+        results = local(todo, pool, store is not None)
+    try:
+        run(results, sinks, Progress(len(todo), o.progress))
+        if store is not None:
+            store.flush()
+            if o.parquet:
+                store.write_parquet(o.parquet)
+    finally:
+        if store is not None:
+            store.close()
+    if o.jsonl:
+        for line in summary.unreadable + summary.notes:
+            say(line)
+    else:
+        for line in summary.lines(time.monotonic() - started):
+            print(line)
+    if o.strict and summary.failing_count:
+        say(f"--strict: {plural(summary.failing_count, 'error-severity finding')}:")
+        for line in summary.failing_lines():
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _summarize(summary: Summary, done: Done) -> None:
+    summary.add(done.rows)
+    if done.changed:
+        summary.notes.append(f"{done.rows.file}: changed while it was read; scan it again")
+
+
+def _write_jsonl(rows) -> None:
+    out = sys.stdout.buffer
+    if rows.error is not None:
+        out.write(orjson.dumps({"file": rows.file, "error": rows.error}) + b"\n")
+        return
+    for e in rows.exchanges:
+        d = asdict(e)
+        d["format"] = rows.format
+        out.write(orjson.dumps(d) + b"\n")

@@ -1,0 +1,197 @@
+"""The per-file analysis as rows: a plain function, a path (or bytes) in, rows out.
+
+No I/O besides reading the file, no global state: a process pool, Ray or Spark can run
+it as it is. The rows say what `inspect --json` says of the same file (the same
+`analyze`), flattened into four tables a database can hold.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from urllib.parse import urlsplit
+
+from ..analysis import analyze
+from ..inputs import ExchangeInfo
+from ..recording.format import RecordingError
+
+
+@dataclass(slots=True)
+class ExchangeRow:
+    file: str
+    exchange: int
+    stream: bool
+    dialect: str | None
+    host: str | None
+    model: str | None
+    status: int | None
+    ended: str | None
+    frames: int
+    calls: int
+    anomaly_kinds: list[str]
+    contract_kinds: list[str]
+    started_ns: int | None  # the request's time in the recording (None: no request)
+    duration_ms: float | None  # request to end line (None: no end line)
+
+
+@dataclass(slots=True)
+class CallRow:
+    file: str
+    exchange: int
+    position: int  # in the order the calls began, from 0
+    id: str | None
+    name: str | None
+    type: str | None
+    arguments_chars: int
+    repaired: bool  # the arguments did not parse
+
+
+@dataclass(slots=True)
+class AnomalyRow:
+    file: str
+    exchange: int
+    kind: str
+    severity: str
+    frame: int
+    count: int
+    cut_by_client: bool
+    message: str
+
+
+@dataclass(slots=True)
+class ContractRow:
+    file: str
+    exchange: int
+    stream: int | None
+    kind: str
+    severity: str
+    message: str
+
+
+@dataclass(slots=True)
+class FileRows:
+    """One file's rows, or the one line saying why it could not be read."""
+
+    file: str
+    format: str | None = None
+    error: str | None = None
+    exchanges: list[ExchangeRow] = field(default_factory=list)
+    calls: list[CallRow] = field(default_factory=list)
+    anomalies: list[AnomalyRow] = field(default_factory=list)
+    contract: list[ContractRow] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> FileRows:
+        return cls(
+            d["file"],
+            d["format"],
+            d["error"],
+            [ExchangeRow(**r) for r in d["exchanges"]],
+            [CallRow(**r) for r in d["calls"]],
+            [AnomalyRow(**r) for r in d["anomalies"]],
+            [ContractRow(**r) for r in d["contract"]],
+        )
+
+
+def _text(value: object) -> str | None:
+    """An id or name as a column holds it (a provider may send any JSON value)."""
+    return value if value is None or isinstance(value, str) else str(value)
+
+
+def _host(url: str) -> str | None:
+    try:
+        return urlsplit(url).hostname or None
+    except ValueError:
+        return None
+
+
+def analyze_file(path: str | os.PathLike[str], name: str | None = None) -> FileRows:
+    """Every exchange of `path` as rows; never raises for a bad file (`error` says why).
+    `name` is the file as the rows name it (default: `path`)."""
+    file = name if name is not None else os.fspath(path)
+    try:
+        a = analyze(path)
+    except RecordingError as e:
+        return FileRows(file, error=str(e))
+    except OSError as e:
+        return FileRows(file, error=f"{file}: {e.strerror or e}")
+    except Exception as e:  # a bug must cost one file, not the scan
+        return FileRows(file, error=f"{file}: internal error: {type(e).__name__}: {e}")
+    out = FileRows(file, a.format)
+    streams = {s.exchange: s for s in a.streams}
+    infos = a.exchanges or [ExchangeInfo(s.exchange, stream=True) for s in a.streams]
+    contract: dict[int, list[str]] = {}
+    for f in a.contract:
+        contract.setdefault(f.exchange, []).append(f.kind)
+        out.contract.append(ContractRow(file, f.exchange, f.stream, f.kind, f.severity, f.message))
+    for info in infos:
+        s = streams.get(info.exchange)
+        duration = None
+        if info.end_ns is not None and info.start_ns:
+            duration = (info.end_ns - info.start_ns) / 1e6
+        row = ExchangeRow(
+            file,
+            info.exchange,
+            s is not None,
+            s.dialect if s is not None else info.dialect,
+            _host(info.url),
+            info.model,
+            info.status,
+            s.ended if s is not None else info.end_reason,
+            s.frames if s is not None else 0,
+            len(s.tool_calls) if s is not None else 0,
+            [x.kind for x in s.anomalies] if s is not None else [],
+            contract.get(info.exchange, []),
+            info.start_ns or None,
+            duration,
+        )
+        out.exchanges.append(row)
+        if s is None:
+            continue
+        for i, (c, r) in enumerate(zip(s.tool_calls, s.repairs, strict=True)):
+            args = c.arguments if isinstance(c.arguments, str) else ""
+            out.calls.append(
+                CallRow(
+                    file,
+                    info.exchange,
+                    i,
+                    _text(c.id),
+                    _text(c.name),
+                    _text(c.type),
+                    len(args),
+                    r is not None,
+                )
+            )
+        for x in s.anomalies:
+            out.anomalies.append(
+                AnomalyRow(
+                    file,
+                    info.exchange,
+                    x.kind,
+                    x.severity,
+                    x.frame,
+                    x.count,
+                    x.cut_by_client,
+                    x.text(),
+                )
+            )
+    return out
+
+
+def analyze_bytes(data: bytes, name: str) -> FileRows:
+    """`analyze_file` of a file's content (an engine that hands over bytes: Spark's
+    binaryFile, an object store). The content is read from a private temporary file."""
+    fd, tmp = tempfile.mkstemp(prefix="streamscope-scan-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        rows = analyze_file(tmp, name)
+        if rows.error is not None:  # said of the file the caller named, not the copy
+            rows.error = rows.error.replace(tmp, name)
+        return rows
+    finally:
+        os.unlink(tmp)

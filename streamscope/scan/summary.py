@@ -1,0 +1,123 @@
+"""The scan's summary, folded from rows one file at a time: its size does not grow with
+the number of files (counts, and the first few references of each kind)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..text import plural, visible
+from .rows import FileRows
+
+REFS = 3  # references kept per kind and group: enough to open a few with `replay`
+LISTED = 50  # --strict findings listed in full; the rest are counted
+
+
+@dataclass(slots=True)
+class Group:
+    """One provider host and model."""
+
+    exchanges: int = 0
+    streams: int = 0
+    kinds: Counter = field(default_factory=Counter)  # streams with the kind
+    contract: Counter = field(default_factory=Counter)  # findings of the kind
+    refs: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Summary:
+    files: int = 0
+    unreadable: list[str] = field(default_factory=list)  # one line each
+    notes: list[str] = field(default_factory=list)  # paths that were not files, changed files
+    groups: dict[tuple[str, str], Group] = field(default_factory=dict)
+    severity: dict[str, str] = field(default_factory=dict)
+    failing: list[str] = field(default_factory=list)  # --strict: what fails it
+    failing_count: int = 0
+    from_store: int = 0  # files unchanged since the last scan (rows read back)
+
+    def add(self, rows: FileRows) -> None:
+        self.files += 1
+        if rows.error is not None:
+            self.unreadable.append(rows.error)
+            return
+        per_exchange = {}
+        for e in rows.exchanges:
+            g = self.groups.setdefault((e.host or "(no host)", e.model or "(no model)"), Group())
+            per_exchange[e.exchange] = g
+            g.exchanges += 1
+            g.streams += e.stream
+            for kind in dict.fromkeys(e.anomaly_kinds):
+                g.kinds[kind] += 1
+                self._ref(g, kind, rows.file, e.exchange)
+        for a in rows.anomalies:
+            self.severity[a.kind] = a.severity
+            if a.severity == "error" and not a.cut_by_client:
+                self._fail(f"{rows.file}#{a.exchange}: {a.kind}: {a.message}")
+        for c in rows.contract:
+            self.severity[c.kind] = c.severity
+            g = per_exchange.get(c.exchange) or self.groups.setdefault(
+                ("(no host)", "(no model)"), Group()
+            )
+            g.contract[c.kind] += 1
+            self._ref(g, c.kind, rows.file, c.exchange)
+            if c.severity != "info":
+                self._fail(f"{rows.file}#{c.exchange}: {c.kind}: {c.message}")
+
+    def _ref(self, g: Group, kind: str, file: str, exchange: int) -> None:
+        refs = g.refs.setdefault(kind, [])
+        ref = f"{file}#{exchange}"
+        if len(refs) < REFS and ref not in refs:
+            refs.append(ref)
+
+    def _fail(self, line: str) -> None:
+        self.failing_count += 1
+        if len(self.failing) < LISTED:
+            self.failing.append(line)
+
+    @property
+    def exchanges(self) -> int:
+        return sum(g.exchanges for g in self.groups.values())
+
+    @property
+    def streams(self) -> int:
+        return sum(g.streams for g in self.groups.values())
+
+    def lines(self, seconds: float | None = None) -> list[str]:
+        """The summary as text lines, every file-derived string made safe to print."""
+        took = f" in {seconds:.1f} s" if seconds is not None else ""
+        read = self.files - len(self.unreadable)
+        head = f"scanned {plural(self.files, 'file')}{took}: {read} read"
+        if self.from_store:
+            head += f" ({self.from_store} unchanged since the last scan)"
+        out = [
+            f"{head}, {len(self.unreadable)} unreadable; "
+            f"{plural(self.exchanges, 'exchange')}, {plural(self.streams, 'stream')}"
+        ]
+        order = sorted(self.groups.items(), key=lambda kv: (-kv[1].streams, kv[0]))
+        for (host, model), g in order:
+            breaks = sum(g.contract.values())
+            out.append("")
+            out.append(
+                f"{visible(host)}  {visible(model)}: {plural(g.exchanges, 'exchange')}, "
+                f"{plural(g.streams, 'stream')}, {plural(breaks, 'contract break')}"
+            )
+            for kind, n in sorted(g.kinds.items(), key=lambda kv: (-kv[1], kv[0])):
+                share = f"{100 * n / g.streams:.1f}%" if g.streams else "-"
+                out.append(self._kind_line(g, kind, f"{plural(n, 'stream')} {share:>6}"))
+            for kind, n in sorted(g.contract.items(), key=lambda kv: (-kv[1], kv[0])):
+                out.append(self._kind_line(g, kind, f"{plural(n, 'break')} (contract)"))
+        if self.unreadable or self.notes:
+            out.append("")
+            out += [f"unreadable: {visible(line)}" for line in self.unreadable]
+            out += [visible(line) for line in self.notes]
+        return out
+
+    def _kind_line(self, g: Group, kind: str, counts: str) -> str:
+        refs = " ".join(visible(r) for r in g.refs.get(kind, []))
+        return f"  {kind:<28} {self.severity.get(kind, ''):<8} {counts:<22} {refs}"
+
+    def failing_lines(self) -> list[str]:
+        out = [visible(line) for line in self.failing]
+        if self.failing_count > len(self.failing):
+            out.append(f"... and {self.failing_count - len(self.failing)} more")
+        return out

@@ -1,0 +1,352 @@
+"""`streamscope scan`: a folder of recordings at once, its rows agreeing with `inspect
+--json`, the summary, --strict, DuckDB and Parquet, incremental scans, and every path
+that cannot be read costing one line, never the scan."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from benchmarks.gen_scan import make_folder, samples, varied
+from streamscope.cli import main, split_reference
+from streamscope.scan import analyze_bytes, analyze_file
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDINGS = ROOT / "recordings"
+HAR = ROOT / "tests" / "fixtures" / "har" / "mitmproxy-three.har"
+needs_duckdb = pytest.mark.skipif(
+    importlib.util.find_spec("duckdb") is None, reason="duckdb is not installed (its extra)"
+)
+
+
+def scan(*args: str):
+    return CliRunner().invoke(main, ["scan", *args])
+
+
+def copy(folder: Path, *names: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        shutil.copy(RECORDINGS / name, folder / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory) -> Path:
+    """Every bundled sample, a HAR capture, and generated variations of them (other hosts
+    and models), in nested folders."""
+    folder = tmp_path_factory.mktemp("mixed")
+    for path in samples():
+        shutil.copy(path, folder / os.path.basename(path))
+    shutil.copy(HAR, folder / HAR.name)
+    make_folder(str(folder / "generated"), 70)
+    return folder
+
+
+def jsonl_rows(output: str) -> list[dict]:
+    return [orjson.loads(line) for line in output.splitlines() if line]
+
+
+def inspect_json(path: str) -> dict:
+    done = CliRunner().invoke(main, ["inspect", "--json", path])
+    assert done.exit_code == 0, done.output
+    return orjson.loads(done.output)
+
+
+def test_rows_agree_with_inspect_json_of_each_file(mixed):
+    done = scan(str(mixed), "--jsonl", "-j", "2")
+    assert done.exit_code == 0, done.output
+    rows = jsonl_rows(done.stdout)
+    files = {r["file"] for r in rows}
+    assert len(files) == len(samples()) + 1 + 70
+    assert {r["dialect"] for r in rows} >= {
+        "chat-completions",
+        "anthropic-messages",
+        "openai-responses",
+        "gemini",
+    }
+    assert {r["format"] for r in rows} == {"recording", "sse", "chunks", "har"}
+    for file in sorted(files):
+        doc = inspect_json(file)
+        mine = {r["exchange"]: r for r in rows if r["file"] == file and r["stream"]}
+        assert sorted(mine) == [s["exchange"] for s in doc["streams"]], file
+        contract: dict[int, list[str]] = {}
+        for c in doc["contract"]:
+            contract.setdefault(c["exchange"], []).append(c["kind"])
+        for s in doc["streams"]:
+            row = mine[s["exchange"]]
+            assert row["frames"] == s["frames"], file
+            assert row["ended"] == s["ended"], file
+            assert row["dialect"] == s["dialect"], file
+            assert row["calls"] == len(s["tool_calls"]), file
+            assert row["anomaly_kinds"] == [a["kind"] for a in s["anomalies"]], file
+        every = {r["exchange"]: r["contract_kinds"] for r in rows if r["file"] == file}
+        assert {k: v for k, v in every.items() if v} == contract, file
+
+
+def test_a_pool_gives_the_rows_of_one_process(mixed):
+    one = scan(str(mixed), "--jsonl", "-j", "1")
+    two = scan(str(mixed), "--jsonl", "-j", "2")
+    assert one.exit_code == two.exit_code == 0
+    assert one.stdout == two.stdout and one.stdout
+
+
+def test_the_summary_counts_per_host_and_model_and_points_at_exchanges(tmp_path):
+    folder = copy(
+        tmp_path / "f", "alibaba-empty-id.jsonl", "openai.jsonl", "buggy-agent-uuid.jsonl"
+    )
+    done = scan(str(folder), "-j", "1")
+    assert done.exit_code == 0, done.output
+    out = done.stdout
+    assert "scanned 3 files" in out and "6 exchanges, 6 streams" in out
+    assert "dashscope.aliyuncs.com  qwen3.8-max-preview: 2 exchanges, 2 streams" in out
+    line = next(x for x in out.splitlines() if "id-empty-overwrite" in x)
+    assert "warning" in line and "1 stream" in line and "50.0%" in line
+    ref = f"{folder / 'alibaba-empty-id.jsonl'}#1"
+    assert ref in line
+    # the reference opens with replay: the file and its exchange
+    assert split_reference(ref, None) == (str(folder / "alibaba-empty-id.jsonl"), 1)
+    breaks = next(x for x in out.splitlines() if "tool-call-id-substituted" in x)
+    assert "1 break (contract)" in breaks and "buggy-agent-uuid.jsonl#2" in breaks
+
+
+def test_strict_fails_on_one_contract_break_and_names_it(tmp_path):
+    clean = copy(tmp_path / "clean", "openai.jsonl", "alibaba-empty-id.jsonl")
+    assert scan("--strict", str(clean)).exit_code == 0  # warnings do not fail it
+    broken = copy(tmp_path / "broken", "openai.jsonl", "buggy-agent-uuid.jsonl")
+    done = scan("--strict", str(broken))
+    assert done.exit_code == 1
+    assert f"{broken / 'buggy-agent-uuid.jsonl'}#2: tool-call-id-substituted" in done.stderr
+    assert "1 error-severity finding" in done.stderr
+
+
+def test_strict_fails_on_an_error_anomaly(tmp_path):
+    folder = copy(tmp_path / "f", "dashscope-truncated-args.jsonl")
+    done = scan("--strict", str(folder))
+    assert done.exit_code == 1
+    assert "dashscope-truncated-args.jsonl#1: args-invalid-json" in done.stderr
+
+
+def test_what_cannot_be_read_is_one_line_each_and_the_scan_goes_on(tmp_path):
+    folder = copy(tmp_path / "f", "openai.jsonl")
+    (folder / "notes.txt").write_text("not a recording\n")
+    (folder / "gone.jsonl").symlink_to(tmp_path / "nowhere")
+    (folder / "loop").symlink_to(folder)  # a link back up the tree
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = scan(str(folder), str(empty), str(tmp_path / "missing"), str(tmp_path / "*.none"))
+    assert done.exit_code == 0, done.output
+    out = done.stdout
+    assert "scanned 2 files" in out and "1 read, 1 unreadable" in out
+    assert "gpt-4o-mini: 2 exchanges, 2 streams" in out  # openai.jsonl was read
+    lines = out.splitlines()
+
+    def one(*words: str) -> None:
+        assert len([x for x in lines if all(w in x for w in words)]) == 1, words
+
+    one("unreadable:", "notes.txt")
+    one("gone.jsonl", "broken link")
+    one(f"{folder / 'loop'}:", "symbolic link loop")
+    one(f"{empty}:", "no files")
+    one("missing:", "no such file or folder")
+    one("*.none:", "matches no file")
+    assert "Traceback" not in done.output
+
+
+def test_a_file_that_grows_during_the_scan_is_one_line(tmp_path, monkeypatch):
+    folder = copy(tmp_path / "f", "openai.jsonl", "alibaba-empty-id.jsonl")
+    growing = folder / "openai.jsonl"
+    import streamscope.scan.run as run
+
+    real = run.analyze_file
+
+    def analyze_while_it_grows(path, name=None):
+        if path == str(growing):  # the recorder appends while we read
+            with open(growing, "ab") as f:
+                f.write(b"\n")
+        return real(path, name)
+
+    monkeypatch.setattr(run, "analyze_file", analyze_while_it_grows)
+    done = scan(str(folder), "-j", "1")
+    assert done.exit_code == 0, done.output
+    assert "scanned 2 files" in done.stdout
+    changed = [x for x in done.stdout.splitlines() if "changed while it was read" in x]
+    assert changed == [f"{growing}: changed while it was read; scan it again"]
+
+
+def test_file_derived_strings_reach_the_terminal_escaped(tmp_path):
+    data = (RECORDINGS / "alibaba-empty-id.jsonl").read_bytes()
+    (tmp_path / "evil.jsonl").write_bytes(varied(data, None, "model\x1b[2J"))
+    done = scan(str(tmp_path))
+    assert done.exit_code == 0
+    assert "\x1b" not in done.stdout and "model\\x1b[2J" in done.stdout
+
+
+def test_the_progress_bar_is_only_for_a_terminal(tmp_path):
+    done = scan(str(copy(tmp_path / "f", "openai.jsonl")))
+    assert "\r" not in done.stderr and "files" not in done.stderr
+
+
+def test_the_per_file_function_takes_bytes_too(tmp_path):
+    path = RECORDINGS / "alibaba-empty-id.jsonl"
+    by_path = analyze_file(str(path))
+    by_bytes = analyze_bytes(path.read_bytes(), str(path))
+    assert by_bytes == by_path and by_path.exchanges
+    bad = analyze_bytes(b"\x00\x01 not an input", "s3://bucket/x.jsonl")
+    assert bad.error is not None and bad.error.startswith("s3://bucket/x.jsonl")
+    assert "streamscope-scan-" not in bad.error
+
+
+def test_replay_reference_checks_the_path_first(tmp_path):
+    hashed = tmp_path / "run#2"  # a real name with '#'
+    hashed.write_text("x")
+    assert split_reference(str(hashed), None) == (str(hashed), None)
+    plain = tmp_path / "a.jsonl"
+    plain.write_text("x")
+    assert split_reference(f"{plain}#3", None) == (str(plain), 3)
+    assert split_reference(f"{tmp_path / 'none'}#3", None) == (f"{tmp_path / 'none'}#3", None)
+    done = CliRunner().invoke(main, ["replay", f"{plain}#3", "--exchange", "2"])
+    assert done.exit_code == 2 and "names exchange 3" in done.output
+
+
+# -- DuckDB and Parquet
+
+
+def documented_query(title: str) -> str:
+    """A query from docs/commands/scan.md: the sql block after the heading `title`."""
+    page = (ROOT / "docs" / "commands" / "scan.md").read_text()
+    after = page.split(f"### {title}\n", 1)[1]
+    return re.search(r"```sql\n(.*?)```", after, re.S).group(1)
+
+
+@needs_duckdb
+def test_the_documented_query_gives_the_share_per_model(tmp_path):
+    import duckdb
+
+    folder = copy(tmp_path / "f", "alibaba-empty-id.jsonl", "openai.jsonl")
+    data = (RECORDINGS / "alibaba-empty-id.jsonl").read_bytes()
+    (folder / "clean-qwen.jsonl").write_bytes(
+        varied((RECORDINGS / "openai.jsonl").read_bytes(), None, "qwen3.8-max-preview")
+    )
+    assert data
+    db = tmp_path / "scan.duckdb"
+    assert scan(str(folder), "--db", str(db)).exit_code == 0
+    con = duckdb.connect(str(db))
+    got = con.execute(documented_query("Share of streams with id-empty-overwrite, per model"))
+    shares = {model: share for model, *_, share in got.fetchall()}
+    # qwen: 4 streams, one of which has the empty id; gpt-4o-mini: none
+    assert shares == {"qwen3.8-max-preview": 0.25, "gpt-4o-mini": 0.0}
+
+
+@needs_duckdb
+def test_the_tables_hold_the_rows_and_parquet_the_same(tmp_path, mixed):
+    import duckdb
+
+    db, pq = tmp_path / "scan.duckdb", tmp_path / "pq"
+    done = scan(str(mixed), "--db", str(db), "--parquet", str(pq), "--jsonl")
+    assert done.exit_code == 0, done.output
+    rows = jsonl_rows(done.stdout)
+    con = duckdb.connect(str(db))
+    assert con.execute("SELECT count(*) FROM exchanges").fetchone()[0] == len(rows)
+    for table in ("files", "exchanges", "calls", "anomalies", "contract"):
+        n = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        assert n > 0, table
+        parquet = str(pq / f"{table}.parquet")
+        assert con.execute("SELECT count(*) FROM read_parquet(?)", [parquet]).fetchone()[0] == n
+    kinds = {k for r in rows for k in r["anomaly_kinds"]}
+    stored = {k for (k,) in con.execute("SELECT DISTINCT kind FROM anomalies").fetchall()}
+    assert stored == kinds
+
+
+@needs_duckdb
+def test_a_second_scan_reads_only_the_files_that_changed(tmp_path, monkeypatch):
+    import duckdb
+
+    import streamscope.scan.run as run
+    import streamscope.scan.store as store
+
+    folder = tmp_path / "f"
+    paths = make_folder(str(folder), 40)
+    db = str(tmp_path / "scan.duckdb")
+    first = scan(str(folder), "--db", db, "-j", "1")
+    assert first.exit_code == 0
+
+    analysed: list[str] = []
+    hashed: list[str] = []
+    real_analyze, real_stamp = run.analyze_file, store.stamp
+    monkeypatch.setattr(
+        run, "analyze_file", lambda p, n=None: analysed.append(p) or real_analyze(p, n)
+    )
+    monkeypatch.setattr(store, "stamp", lambda p: hashed.append(p) or real_stamp(p))
+    monkeypatch.setattr(run, "stamp", store.stamp)
+
+    touched = paths[5:15]  # a new mtime, the same bytes: read to hash, not analysed
+    for p in touched:
+        os.utime(p, ns=(1, 1))
+    second = scan(str(folder), "--db", db, "-j", "1")
+    assert second.exit_code == 0
+    assert sorted(hashed) == sorted(touched) and analysed == []
+    assert "(40 unchanged since the last scan)" in second.stdout
+    assert _body(second.stdout) == _body(first.stdout)
+
+    hashed.clear()
+    changed = paths[20:30]  # new bytes: read and analysed, and only they
+    for p in changed:
+        data = Path(p).read_bytes()
+        Path(p).write_bytes(
+            varied(data, "changed.example.com", None) if data[:1] == b"{" else data + b" "
+        )
+    third = scan(str(folder), "--db", db, "-j", "1")
+    assert third.exit_code == 0
+    assert sorted(analysed) == sorted(changed)
+    assert "0 unreadable" in third.stdout
+    con = duckdb.connect(db)
+    got = con.execute(
+        "SELECT DISTINCT file FROM exchanges WHERE host = 'changed.example.com'"
+    ).fetchall()
+    recordings = {p for p in changed if Path(p).read_bytes().startswith(b'{"type":"header"')}
+    assert {f for (f,) in got} == recordings and recordings
+    assert con.execute("SELECT count(DISTINCT file) FROM files").fetchone()[0] == 40
+
+
+def _body(summary: str) -> str:
+    """A summary without its first line (which says the time taken and what was reused)."""
+    return summary.split("\n", 1)[1]
+
+
+def test_without_duckdb_db_is_one_line_naming_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "duckdb", None)
+    folder = copy(tmp_path / "f", "openai.jsonl")
+    done = scan(str(folder), "--db", str(tmp_path / "x.duckdb"))
+    assert done.exit_code == 2
+    assert done.output.strip() == (
+        "streamscope: --db and --parquet need DuckDB: pip install 'streamscope[duckdb]'"
+    )
+    assert scan(str(folder)).exit_code == 0  # a plain scan does not need it
+
+
+@needs_duckdb
+def test_a_bad_database_is_one_line(tmp_path):
+    bad = tmp_path / "bad.duckdb"
+    bad.write_text("not a database")
+    done = scan(str(copy(tmp_path / "f", "openai.jsonl")), "--db", str(bad))
+    assert done.exit_code == 2
+    assert done.output.count("\n") == 1 and "cannot open it as a DuckDB database" in done.output
+
+
+def test_the_progress_bar_counts_files_and_clears_its_line(capsys):
+    from streamscope.scan.run import Progress
+
+    bar = Progress(2, enabled=True)
+    bar.step()
+    bar.step()
+    bar.close()
+    err = capsys.readouterr().err
+    assert "1/2 files" in err and err.rstrip("\x1b[K").endswith("2/2 files\r")
