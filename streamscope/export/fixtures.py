@@ -77,7 +77,9 @@ def _load(source: Source, exchange: int | None, payloads: bool = False) -> _Stre
                 f"(streams: {', '.join(map(str, streams)) or 'none'})",
                 source.path,
             )
-    ex = source.exchange(exchange or 1)
+    ex = source.exchange(
+        1 if exchange is None else exchange
+    )  # (a recording may hold an exchange 0)
     if payloads and not dialect(ex.dialect()).named_events:
         return _minimal_load(source, ex)
     datas, spans, times, names = [], [], [], []

@@ -465,7 +465,7 @@ class Library:
                         )
                     self.entries += found
                 else:
-                    source.exchange(exchange or 1)  # RecordingError for another exchange
+                    source.exchange(1 if exchange is None else exchange)  # RecordingError: another
                     api = None if source.kind == SSE else CHAT  # a chunk log: chat chunks
                     self.entries.append(Entry(0, source, api=api))
         except BaseException:
