@@ -77,12 +77,16 @@ def _export(path: str) -> None:
     export(path, "sse", minimal=True)
 
 
+STRANGER = orjson.dumps({"model": "x", "messages": [{"role": "user", "content": "?"}]})
+
+
 def _serve(path: str) -> None:
     library = Library(path)
     try:
         for entry in library.entries:
             reads = [data for data, _ in entry.reads()]
             library.select(orjson.dumps(entry.request) if entry.request else b"{}")
+            library.select(STRANGER, strict=True)  # --strict explains what differs
             if entry.refusal is None:  # (else a JSON error answers: a head of its own)
                 sendable(entry.status, entry.headers, reads)
     finally:
