@@ -205,3 +205,17 @@ def test_an_exchange_numbered_0_exports_as_itself(tmp_path):
     own = export(str(path), "sse").data  # the first stream: exchange 0
     assert own == export(str(OPENAI), "sse", exchange=1).data
     assert own != export(str(OPENAI), "sse", exchange=2).data
+
+
+def test_a_command_line_argument_that_is_not_utf8_is_recorded_escaped(tmp_path):
+    """`streamscope record -- cmd $'\\xff'`: Python reads the byte as a lone surrogate,
+    which no UTF-8 JSON holds; the header keeps it as its escape, and every face reads it."""
+    from streamscope.recording.writer import RecordingWriter
+
+    path = tmp_path / "argv.jsonl"
+    writer = RecordingWriter(str(path), argv=["streamscope", "record", "--", "cat", "a\udcffb"])
+    writer.close()
+    header = orjson.loads(path.read_bytes().splitlines()[0])
+    assert header["argv"][-1] == "a\\udcffb"
+    for args in (["inspect"], ["inspect", "--json"]):
+        assert run(*args, str(path)).exit_code == 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -68,6 +69,15 @@ class Stopped:
 
     def __str__(self) -> str:
         return self.message
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """`text` with each lone surrogate (an undecodable byte, as Python decodes argv and
+    file names) written as its escape, `\\udcff`: UTF-8, and so JSON, cannot hold it."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def text_or_b64(key: str, raw: bytes) -> tuple[str, str]:

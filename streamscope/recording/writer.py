@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 
 import orjson
 
-from streamscope.recording.format import END_REASONS, Header, Headers, Request
+from streamscope.recording.format import END_REASONS, Header, Headers, Request, without_surrogates
 from streamscope.recording.redact import redact_argv, redact_headers, redact_json_paths, redact_url
 
 _dumps = orjson.dumps
@@ -104,6 +104,9 @@ class RecordingWriter:
             created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         if argv is not None:
             argv = redact_argv(argv) if redact else list(argv)
+            # an argument that is not UTF-8 (a file name's bytes) is a lone surrogate here,
+            # which no UTF-8 JSON can hold: it is kept as its escape
+            argv = [without_surrogates(a) for a in argv]
         self.header = Header(created=created, argv=argv)
         self._write(_dumps(self.header.to_json(), option=_NL))
 
