@@ -94,10 +94,14 @@ def test_a_status_http_cannot_send_is_refused_with_a_json_error(tmp_path, status
     path = recording(tmp_path, lambda ls: line(ls, "response").__setitem__("status", status))
     with ServeServer([path]) as server:
         got = post(server)
+        notes = server.library.notes
     assert got.status_code == 502
     message = got.json()["error"]["message"]
     assert f"recorded status {status} cannot be sent" in message
     assert "served.jsonl exchange 1" in message
+    assert notes == [
+        f"{message.split(': ', 1)[1]}: a request it answers gets a 502 JSON error saying so"
+    ]
 
 
 @pytest.mark.parametrize("status", [204, 304])

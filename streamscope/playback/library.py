@@ -275,6 +275,8 @@ def _recording_entries(source: Source, only: int | None, notes: list[str]) -> li
         kept = [(k, v) for k, v in response.headers if k.lower() not in DROPPED_HEADERS]
         head = sendable(response.status, kept, label)
         notes += head.notes
+        if head.refusal is not None:
+            notes.append(f"{head.refusal}: a request it answers gets a 502 JSON error saying so")
         if head.bodiless and len(ex.wire):
             notes.append(
                 f"{label}: its recorded status {response.status} carries no body: "
