@@ -219,3 +219,27 @@ def test_a_command_line_argument_that_is_not_utf8_is_recorded_escaped(tmp_path):
     assert header["argv"][-1] == "a\\udcffb"
     for args in (["inspect"], ["inspect", "--json"]):
         assert run(*args, str(path)).exit_code == 0
+
+
+def test_har_headers_and_post_data_of_the_wrong_type_are_said_not_dropped(tmp_path):
+    doc = har_of_recording(str(OPENAI), False)
+    first, second = doc["log"]["entries"]
+    first["request"]["headers"].append({"name": "x-n", "value": 5})
+    first["response"]["headers"] = "text/event-stream"
+    second["request"]["postData"] = {"mimeType": "application/json", "text": ["x"]}
+    path = tmp_path / "types.har"
+    path.write_text(json.dumps(doc))
+    notes = analyze(path).notes
+    assert (
+        'entries[0] request.headers[2] {"name": "x-n", "value": 5} is not a {name, value} '
+        "pair of strings: left out" in notes
+    )
+    assert (
+        'entries[0] response.headers "text/event-stream" is not a list of headers: read as '
+        "none" in notes
+    )
+    assert (
+        'entries[1] request.postData.text ["x"] is not text: the request body is read as '
+        "empty" in notes
+    )
+    assert calls(path) == calls(OPENAI)

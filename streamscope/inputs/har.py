@@ -194,6 +194,25 @@ def _headers_of(d: dict) -> list[tuple[str, str]]:
     ]
 
 
+def _unread_headers(d: dict, where: str) -> list[str]:
+    """Notes for what of a header list `_headers_of` leaves out (said, never dropped
+    silently)."""
+    headers = d.get("headers")
+    if headers is None:
+        return []
+    if not isinstance(headers, list):
+        return [f"{where} {quote(headers, 40)} is not a list of headers: read as none"]
+    return [
+        f"{where}[{k}] {quote(h, 40)} is not a {{name, value}} pair of strings: left out"
+        for k, h in enumerate(headers)
+        if not (
+            isinstance(h, dict)
+            and isinstance(h.get("name"), str)
+            and isinstance(h.get("value"), str)
+        )
+    ]
+
+
 def _content_type(response: dict) -> str:
     content = response.get("content")
     mime = content.get("mimeType") if isinstance(content, dict) else None
@@ -233,7 +252,16 @@ def _exchange(
         raise _Skip(
             f"its response has no status (status {quote(status, 40)}: no answer was recorded)"
         )
-    body = _text(request.get("postData"), "request.postData")
+    for side, d in (("request", request), ("response", response)):
+        notes += _unread_headers(d, f"entries[{i}] {side}.headers")
+    post = request.get("postData")
+    if post is not None and not (isinstance(post, dict) and isinstance(post.get("text"), str)):
+        what = post.get("text") if isinstance(post, dict) else post
+        field = "request.postData.text" if isinstance(post, dict) else "request.postData"
+        notes.append(
+            f"entries[{i}] {field} {quote(what, 40)} is not text: the request body is read as empty"
+        )
+    body = _text(post, "request.postData")
     content = response.get("content")
     if not isinstance(content, dict) or not isinstance(content.get("text"), str):
         raise _Skip("the response body was not saved (no response.content.text)")
