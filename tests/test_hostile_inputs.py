@@ -243,3 +243,18 @@ def test_har_headers_and_post_data_of_the_wrong_type_are_said_not_dropped(tmp_pa
         "empty" in notes
     )
     assert calls(path) == calls(OPENAI)
+
+
+def test_a_utf16_recording_that_grows_is_indexed_on(tmp_path):
+    """--follow on a UTF-16 file: the lines appended are read from its new UTF-8 copy."""
+    from streamscope.recording import RecordingIndex
+
+    lines = OPENAI.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "growing.jsonl"
+    path.write_bytes(b"\xff\xfe" + b"".join(lines[:5]).decode().encode("utf-16-le"))
+    with RecordingIndex.open(path) as index:
+        assert len(index) == 5
+        with open(path, "ab") as f:
+            f.write(b"".join(lines[5:]).decode().encode("utf-16-le"))
+        assert index.refresh() == len(lines) - 5
+        assert index.line(len(lines)).type == "end"

@@ -342,6 +342,10 @@ class RecordingIndex:
         only the new bytes, from the end of the last whole line. Returns how many lines
         were added."""
         before = len(self)
+        if readable(self.path) != self._f.name:  # a UTF-16 file grew: its new UTF-8 copy
+            with self._lock:
+                self._f.close()
+                self._f = _open(self.path)
         self._scan(progress)
         return len(self) - before
 
