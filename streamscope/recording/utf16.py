@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import codecs
+import contextlib
 import os
 import shutil
 import tempfile
@@ -57,6 +58,9 @@ def text_of(path: str) -> tuple[str, str | None]:
         with _lock:
             known = _copies.get(key)
             if known is None:
+                for old in [k for k in _copies if k[0] == path]:  # the file has changed:
+                    with contextlib.suppress(OSError):  # (a reader may hold it open: POSIX
+                        os.unlink(_copies.pop(old)[0])  # keeps it while it does)
                 known = _copies[key] = (_copy(f, coding), coding)
         return known
 
