@@ -11,6 +11,8 @@ mostly cancels out):
   80k-frame run, so fixed costs (imports, the report) drop out;
 - the growth of the per-frame cost: the marginal cost per frame from 20k to 80k frames
   over that from 5k to 20k (1.0 means linear; quadratic work shows as ~4);
+- the contract's pairing on 500, 1,000 and 2,000 exchanges of interleaved conversations:
+  the marginal cost per exchange from 1k to 2k over that from 500 to 1k (1.0 is linear);
 - many calls in one stream (2,500, 5,000, 10,000 calls, each opened with id and name,
   arguments in three fragments): the marginal cost per call from 5k to 10k calls over
   that from 2.5k to 5k (1.0 is linear, quadratic is 2);
@@ -59,6 +61,7 @@ from benchmarks.gen import (  # noqa: E402
     responses_events,
     single_chunk_calls_events,
     stream_events,
+    write_conversations,
     write_recording,
     write_sse,
 )
@@ -171,6 +174,13 @@ def long_streams(label: str, make: Callable[[int], list[bytes]]) -> None:
     print(f"per-frame cost growth (20k-80k over 5k-20k): {high / low:.2f}  (goal <= 1.5)")
 
 
+def marginal_growth(t: dict, counts: list[int]) -> float:
+    """The marginal cost per item between the two larger sizes over that between the two
+    smaller ones (1.0 is linear; quadratic work shows as 2 when each size doubles)."""
+    a, b, c = (t["inspect", n] for n in counts)
+    return ((c - b) / (counts[2] - counts[1])) / ((b - a) / (counts[1] - counts[0]))
+
+
 def many_calls() -> None:
     counts = [2_500, 5_000, 10_000]
     paths = {}
@@ -182,9 +192,26 @@ def many_calls() -> None:
     print(" calls   inspect s   us/call")
     for n in counts:
         print(f"{n:>6}   {t['inspect', n]:>9.3f}   {t['inspect', n] * 1e6 / n:>7.1f}")
-    a, b, c = (t["inspect", n] for n in counts)
-    growth = ((c - b) / (counts[2] - counts[1])) / ((b - a) / (counts[1] - counts[0]))
+    growth = marginal_growth(t, counts)
     print(f"marginal per-call cost growth (5k-10k over 2.5k-5k): {growth:.2f}  (goal <= 1.3)")
+
+
+def pairing() -> None:
+    """The contract's pairing on recordings of interleaved conversations: the marginal cost
+    per exchange from 1,000 to 2,000 exchanges over that from 500 to 1,000 (1.0 is linear,
+    quadratic is 2)."""
+    counts = [500, 1_000, 2_000]
+    paths = {}
+    for n in counts:
+        paths[n] = os.path.join(OUT, f"conversations-{n}.jsonl")
+        write_conversations(paths[n], n)
+    t = rounds({"inspect": inspect_json}, paths, 3)
+    print("\ninterleaved conversations (5 at a time, 4 turns each): pairing and the contract")
+    print("exchanges   inspect s   ms/exchange")
+    for n in counts:
+        print(f"{n:>9}   {t['inspect', n]:>9.3f}   {t['inspect', n] * 1e3 / n:>11.2f}")
+    growth = marginal_growth(t, counts)
+    print(f"marginal per-exchange cost growth (1k-2k over 500-1k): {growth:.2f}  (goal <= 1.3)")
 
 
 def against_inspect(label: str, path: str, fn: Callable[[str], float], runs: int) -> None:
@@ -256,6 +283,7 @@ def main() -> None:
     long_streams("interleaved (3 parallel calls)", interleaved_events)
     long_streams("single (one call)", stream_events)
     many_calls()
+    pairing()
     minimal()
     logprobs()
     against_chat(

@@ -33,6 +33,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 BIG = os.path.join(HERE, "out", "recording-1M.jsonl")
 LONG = os.path.join(HERE, "out", "recording-300k-interleaved.jsonl")
+CALLS = os.path.join(HERE, "out", "single-chunk-calls-20k.sse")
 LAUNCHED = 0.0  # when the parent launched this child process (time.time())
 
 
@@ -119,6 +120,10 @@ class Terminal:
         """Milliseconds from `since` (start()) to the last update that changed a cell."""
         return (self.changes[-1] - since) * 1000 if self.changes else 0.0
 
+    def answered_ms(self, since: float) -> float:
+        """Milliseconds from `since` (start()) to the first update that changed a cell."""
+        return (self.changes[0] - since) * 1000 if self.changes else 0.0
+
 
 async def measure_long(path: str) -> dict:
     """One long stream: first frame, the background read, End and random jumps."""
@@ -173,6 +178,54 @@ async def measure_long(path: str) -> dict:
             jumps.append(terminal.settled_ms(t))
         out["jump_ms_p50"] = statistics.median(jumps)
         out["jump_ms_max"] = max(jumps)
+    out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+async def measure_calls(path: str) -> dict:
+    """One stream of 20,000 calls: End, a step back from it and random jumps, each timed
+    until the screen answers (the frame number moves: costly frames are worked out in a
+    thread) and until the frame's calls are on screen."""
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import StreamScreen
+
+    out: dict = {}
+    app = ReplayApp(path, exchange=1)
+    terminal = Terminal(app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        while not isinstance(app.screen, StreamScreen):
+            await asyncio.sleep(0.005)
+        screen = app.screen
+        while screen.model.result is None:
+            await asyncio.sleep(0.01)
+        await pilot.pause()
+        out["frames_in_stream"] = total = screen.model.total
+
+        async def step(n: int) -> tuple[float, float]:
+            t = terminal.start()
+            screen.go(n)
+            while not terminal.changes:
+                await asyncio.sleep(0.001)
+            while screen.state is None or screen.state.number != n:
+                await asyncio.sleep(0.002)
+            await pilot.pause()
+            return terminal.answered_ms(t), terminal.settled_ms(t)
+
+        _, out["end_ms"] = await step(total)
+        out["back_answered_ms"], out["back_shown_ms"] = await step(total - 1)
+        rng = random.Random(7)
+        answered, shown = [], []
+        for _ in range(10):
+            n = rng.randint(1, total - 2)
+            c = screen.model.cost(n)
+            a, b = await step(n)
+            if os.environ.get("BENCH_DEBUG"):
+                print(n, round(c * 1000), round(a), round(b), file=sys.stderr)
+            answered.append(a)
+            shown.append(b)
+        out["jump_answered_ms_max"] = max(answered)
+        out["jump_shown_ms_p50"] = statistics.median(shown)
+        out["jump_shown_ms_max"] = max(shown)
     out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return out
 
@@ -250,7 +303,10 @@ def main() -> None:
     if "--child-long" in sys.argv:
         print(json.dumps(asyncio.run(measure_long(sys.argv[-1]))))
         return
-    from benchmarks.gen import write_recording
+    if "--child-calls" in sys.argv:
+        print(json.dumps(asyncio.run(measure_calls(sys.argv[-1]))))
+        return
+    from benchmarks.gen import single_chunk_calls_events, write_recording, write_sse
 
     os.makedirs(os.path.dirname(BIG), exist_ok=True)
     if not os.path.exists(BIG):
@@ -265,12 +321,15 @@ def main() -> None:
             write_recording(LONG, 1, 300_000)
         finally:
             gen.stream_events = events
+    if not os.path.exists(CALLS):
+        write_sse(CALLS, single_chunk_calls_events(20_000))
     runs = next((int(a.split("=")[1]) for a in sys.argv if a.startswith("--runs=")), 3)
     # Rounds, each a child per recording and an `inspect` of the long stream: this VM's
     # speed drifts by half within a minute, so each figure is the median over the rounds
     # (the range beside it), and the read is held to the median inspect.
     big: list[dict] = []
     long: list[dict] = []
+    calls: list[dict] = []
     inspect_s: list[float] = []
     for _ in range(runs):
         big.append(child("--child", BIG))
@@ -280,6 +339,7 @@ def main() -> None:
         )
         inspect_s.append(time.perf_counter() - t)
         long.append(child("--child-long", LONG))
+        calls.append(child("--child-calls", CALLS))
 
     def fig(rs: list[dict], key: str, scale: float = 1.0, digits: int = 0) -> str:
         """The median of `key` over the rounds, and its range."""
@@ -328,6 +388,23 @@ def main() -> None:
     print(
         f"peak memory                           {fig(long, 'peak_rss_mib')} MiB   (goal: under 512 MiB)"
     )
+    r = calls[0]
+    print(
+        f"\none stream of 20,000 calls, each whole in one chunk ({r['frames_in_stream']:,} frames)"
+    )
+    print(
+        f"End                                   {fig(calls, 'end_ms')} ms   (goal: within 100 ms)"
+    )
+    print(
+        f"a step back from End: answered        {fig(calls, 'back_answered_ms')} ms   (goal: within 100 ms; the calls shown after {fig(calls, 'back_shown_ms').strip()} ms)"
+    )
+    print(
+        f"random jumps: answered, at most       {fig(calls, 'jump_answered_ms_max')} ms   (goal: within 100 ms)"
+    )
+    print(
+        f"random jumps: the calls shown         {fig(calls, 'jump_shown_ms_p50')} ms p50, max {fig(calls, 'jump_shown_ms_max').strip()} ms"
+    )
+    print(f"peak memory                           {fig(calls, 'peak_rss_mib')} MiB")
 
 
 if __name__ == "__main__":

@@ -366,3 +366,67 @@ def write_recording(
                 t += 7_000_000
                 w.chunk(ex, e, t_ns=t)
             w.end(ex, "complete", t_ns=t)
+
+
+def _call_events(cid: str, arguments: str) -> list[bytes]:
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "bench-model"}
+
+    def chunk(delta: dict, finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return b"data: " + orjson.dumps({**head, "choices": [choice]}) + b"\n\n"
+
+    call = {"index": 0, "id": cid, "type": "function"}
+    call["function"] = {"name": "get_weather", "arguments": arguments}
+    return [
+        chunk({"role": "assistant", "tool_calls": [call]}),
+        chunk({}, "tool_calls"),
+        b"data: [DONE]\n\n",
+    ]
+
+
+def _text_events() -> list[bytes]:
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "bench-model"}
+    choice = {
+        "index": 0,
+        "delta": {"role": "assistant", "content": "sunny"},
+        "finish_reason": "stop",
+    }
+    return [b"data: " + orjson.dumps({**head, "choices": [choice]}) + b"\n\n", b"data: [DONE]\n\n"]
+
+
+def write_conversations(path: str, exchanges: int, at_once: int = 5, turns: int = 4) -> None:
+    """`exchanges` streams of conversations `turns` long, `at_once` of them interleaved
+    (each round asks them in the other order): what pairing has to untangle."""
+    url = "http://127.0.0.1:1/v1/chat/completions"
+    t = 0
+    with RecordingWriter(path, overwrite=True) as w:
+        done = 0
+        batch = 0
+        while done < exchanges:
+            histories = [
+                [{"role": "user", "content": f"question {batch}.{k}"}] for k in range(at_once)
+            ]
+            for turn in range(turns):
+                order = range(at_once) if turn % 2 == 0 else reversed(range(at_once))
+                for k in order:
+                    if done == exchanges:
+                        return
+                    messages = histories[k]
+                    cid = f"call_{batch}_{k}_{turn}"
+                    body = {"model": "bench-model", "stream": True, "messages": messages}
+                    ex = w.new_exchange()
+                    w.request(ex, "POST", url, [], orjson.dumps(body), t_ns=t)
+                    w.response(ex, 200, [("content-type", "text/event-stream")], t_ns=t + 1)
+                    last = turn == turns - 1  # the answer: text, the conversation ends
+                    for e in _text_events() if last else _call_events(cid, '{"city": "Paris"}'):
+                        t += 1000
+                        w.chunk(ex, e, t_ns=t)
+                    w.end(ex, "complete", t_ns=t)
+                    done += 1
+                    call = {"id": cid, "type": "function"}
+                    call["function"] = {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+                    messages += [
+                        {"role": "assistant", "content": None, "tool_calls": [call]},
+                        {"role": "tool", "tool_call_id": cid, "content": "15C"},
+                    ]
+            batch += 1

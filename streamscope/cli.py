@@ -36,7 +36,7 @@ class WholeSummaries(click.Group):
 
 
 @click.group(cls=WholeSummaries, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="streamscope")
+@click.version_option(__version__, "-V", "--version", prog_name="streamscope")
 def main() -> None:
     """See exactly what an LLM provider streamed, and what every client would have made of it.
 
@@ -50,7 +50,13 @@ def main() -> None:
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis contract's JSON.")
 @click.option("--exchange", type=click.IntRange(min=1), help="Only this exchange of a recording.")
-@click.option("--strict", is_flag=True, help="Exit 1 when any warning or error is found (for CI).")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Exit 1 when any error or warning is found, or an exchange failed (for CI); info "
+    "findings and what follows from the client closing a stream early (cut_by_client) "
+    "do not fail it.",
+)
 def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> None:
     """Say what FILE's streams contain: calls, quirks, and what each client builds.
 
@@ -67,9 +73,12 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
         _fail(str(e))
     except OSError as e:
         _fail(f"{file}: {e.strerror or e}")
+    from .dialects import sdk_note
+
+    note = sdk_note(s.dialect for s in analysis.streams)
     if as_json:
         from .core.report import dumps_json, report_json
-        from .dialects import sdk_versions
+        from .dialects import sdk_verified, sdk_versions
 
         doc = report_json(
             analysis.source,
@@ -80,6 +89,9 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             [f.to_json() for f in analysis.failures],
             analysis.notes,
             sdk_versions(),
+            analysis.masked,
+            sdk_verified=sdk_verified(),
+            sdk_note=note,
         )
         sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:
@@ -89,10 +101,14 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
 
         # In a pipe or a CI log, long lines beat lines wrapped at 80 columns.
         width = None if sys.stdout.isatty() else 160
-        render(analysis, Console(highlight=False, soft_wrap=True, width=width))
+        render(analysis, Console(highlight=False, soft_wrap=True, width=width), note)
     if strict:
         bad = (
-            any(a.severity != "info" for s in analysis.streams for a in s.anomalies)
+            any(
+                a.severity != "info" and not a.cut_by_client
+                for s in analysis.streams
+                for a in s.anomalies
+            )
             or any(f.severity != "info" for f in analysis.contract)
             or bool(analysis.failures)
         )
@@ -108,7 +124,26 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
 @click.option("--frame", type=click.IntRange(min=0), default=0, help="Start at this frame.")
 @click.option("--follow", is_flag=True, help="Reload as a recording that is being written grows.")
 def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
-    """Step through FILE's streams frame by frame, and watch each tool call being assembled."""
+    """Step through FILE's streams frame by frame, and watch each tool call being assembled.
+
+    FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON Lines
+    of chat.completion.chunk objects (or another API's events) or a HAR 1.2 capture; the
+    kind is read from its content. A recording or HAR opens on its exchanges, one per
+    row; a single stream opens on its frames.
+
+    \b
+    Main keys (? lists every key of the screen, q goes back or quits):
+      enter        open the selected exchange
+      right, n     next frame           left, p   previous frame
+      ], [         next, previous frame with an anomaly
+      home, end    before the first frame, the last frame (with the repair panel)
+      g            go to a frame by its number
+      space        play or pause at the recorded timing; + faster, - slower
+      s            show the next client strategy beside robust
+      /            show only the frames matching some text
+      a            every call's arguments at this frame, whole
+      r            the request: messages, tools, contract findings
+    """
     from .inputs import KIND_WORDS
     from .recording.format import RecordingError
 
@@ -173,12 +208,15 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
         _fail(f"{file}: {e.strerror or e}")
     if minimal:
         say(f"{plural(done.frames_in, 'frame')} -> {plural(done.frames_out, 'frame')}")
+    if done.masked:  # the one change export makes to the bytes, said
+        say(f"{plural(done.masked, 'value')} masked (secrets the request carried)")
     if output is None:
         sys.stdout.buffer.write(done.data)
         return
+    from .recording.private import write_private
+
     try:
-        with open(output, "wb") as f:
-            f.write(done.data)
+        write_private(output, done.data)  # 0600: a fixture holds a conversation too
     except OSError as e:
         _fail(f"{output}: cannot write: {e.strerror or e}")
     say(f"wrote {output}")
@@ -206,7 +244,23 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
     help="Answer a request that matches no recorded one with an error, not the next stream.",
 )
 def serve(files, port, speed, strict) -> None:
-    """Play FILES back as an OpenAI-, Anthropic- or Gemini-style provider on 127.0.0.1 (prints its base URL)."""
+    """Play FILES back as an OpenAI-, Anthropic- or Gemini-style provider on 127.0.0.1 (prints its base URL).
+
+    FILES are recordings, HAR captures, raw SSE bodies or chunk logs, their exchanges
+    one after the other. A request with "stream": true (Gemini: :streamGenerateContent)
+    gets a recorded stream, any other a recorded non-stream response, each from an
+    exchange of the request's own API. Which exchange answers a request:
+
+    \b
+    1. the recorded request whose JSON body has the same model, system, instructions,
+       messages, input, previous_response_id, contents, systemInstruction and tools
+       (other keys, such as temperature or stream_options, are ignored; a Gemini
+       model is read from the path); the one served fewest times first;
+    2. else the next exchange in order, each served once before any is served again;
+    3. with --strict, only an exchange with no recorded request (an SSE body, a chunk
+       log) may answer it; else the answer is a 400 error naming what differed from
+       the closest recorded request.
+    """
     from .playback.serve import serve as run_serve
     from .recording.format import RecordingError
 
@@ -237,8 +291,35 @@ def samples_dir() -> str:
     return ""
 
 
+def sample_names(folder: str | None = None) -> list[str]:
+    """The bundled samples' names, not recordings a user made beside them ([] when the
+    samples are missing)."""
+    import os
+
+    if folder is None:
+        try:
+            folder = samples_dir()
+        except SystemExit:
+            return []
+    return sorted(
+        n[:-6]
+        for n in os.listdir(folder)
+        if n.endswith(".jsonl") and ".chunks" not in n and not n.startswith("streamscope-")
+    )
+
+
+def _complete_samples(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[click.shell_completion.CompletionItem]:
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(n) for n in ["list", *sample_names()] if n.startswith(incomplete)]
+
+
 @main.command()
-@click.argument("quirk", required=False, default="alibaba-empty-id")
+@click.argument(
+    "quirk", required=False, default="alibaba-empty-id", shell_complete=_complete_samples
+)
 @click.option("--no-replay", is_flag=True, help="Record and summarise, but do not open the replay.")
 def demo(quirk: str, no_replay: bool) -> None:
     """The whole story offline: a sample served, an agent recorded, then replayed.
@@ -258,11 +339,7 @@ def demo(quirk: str, no_replay: bool) -> None:
     from .record.runner import default_output, record
 
     folder = samples_dir()
-    names = sorted(  # the bundled samples, not recordings a user made beside them
-        n[:-6]
-        for n in os.listdir(folder)
-        if n.endswith(".jsonl") and ".chunks" not in n and not n.startswith("streamscope-")
-    )
+    names = sample_names(folder)
     if quirk == "list":
         click.echo("\n".join(names))
         return
@@ -562,7 +639,7 @@ def proxy(**options) -> None:
         click.echo(server.vertex_base_url)
         sys.stdout.flush()
         say(f"recording {describe_sides(server)} into {path}; Ctrl-C stops")
-        while not stop.wait(0.5) and server.thread.is_alive():
+        while not stop.wait(0.5) and server.thread.is_alive():  # type: ignore[union-attr]
             pass
         why = f"streamscope got {signal.Signals(caught[0]).name}" if caught else None
         server.stop(why or "the proxy stopped")

@@ -75,6 +75,6 @@ def json_type(value: object) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return {dict: "object", list: "array", str: "string"}.get(
+    return {dict: "object", list: "array", str: "string"}.get(  # type: ignore[call-overload]
         type(value), "null" if value is None else "value"
     )

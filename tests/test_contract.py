@@ -92,14 +92,20 @@ STREAMS = {
 }
 
 
+# the request of exchange 1, whose stream the request of exchange 2 continues
+ASKED = chat_conversation(1, {"messages": [USER]})
+
+
 def findings(messages: list, streams=STREAM) -> list[str]:
     conv = chat_conversation(2, {"messages": messages})
-    return [f.kind for f in check(streams, [conv]).findings]
+    return [f.kind for f in check(streams, [ASKED, conv]).findings]
 
 
 def test_every_contract_kind_has_a_case():
-    # a dialect's own kinds are checked in its own words (test_gemini.py)
-    assert set(CASES) | {"thought-signature-dropped"} == set(KINDS)
+    # a dialect's own kinds are checked in its own words (test_gemini.py), pairing's in
+    # test_pairing.py
+    pairing = {"continuation-missing", "continuation-ambiguous"}
+    assert set(CASES) | {"thought-signature-dropped"} | pairing == set(KINDS)
 
 
 def test_arguments_changed_or_repaired_on_the_way_back():
@@ -170,7 +176,7 @@ def test_a_fan_out_sent_back_reordered_pairs_each_call_by_id():
     sent = [(f"call_{i}", "f", "{}") for i in reversed(range(n)) if i != 7]
     sent[0] = ("call_5", "f", "{}")
     messages = [USER, assistant(*sent), *[tool(i) for i, _, _ in sent]]
-    got = check([(1, calls)], [chat_conversation(2, {"messages": messages})]).findings
+    got = check([(1, calls)], [ASKED, chat_conversation(2, {"messages": messages})]).findings
     where = "exchange 2 sends back the calls of exchange 1"
     assert [f.message for f in got] == [
         f'{where}: the stream assembled id "call_7", the assistant message carries "call_5"; '

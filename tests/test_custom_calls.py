@@ -143,8 +143,9 @@ def _function_back(id: str) -> dict:
 
 def _findings(messages: list) -> list[str]:
     calls = run(STREAM).tool_calls
+    asked = chat_conversation(1, {"messages": messages[:1]})  # the stream's own request
     conv = chat_conversation(2, {"messages": messages})
-    return [f.kind for f in check([(1, calls)], [conv]).findings]
+    return [f.kind for f in check([(1, calls)], [asked, conv]).findings]
 
 
 def _result(id: str) -> dict:

@@ -106,7 +106,7 @@ def model_of(path):
         ex = source.exchange(n)
         info = ex.info
         model = StreamModel(
-            ex.reads, n, info.tools, info.response_format, told=ex.dialect(), every=2
+            ex.reads, n, info.tools, info.response_format, told=ex.dialect(), every=2, thin=False
         )
         model.build()
         frames = []

@@ -308,3 +308,36 @@ def test_a_single_stream_file_is_named_with_its_article(sample, words):
         result = CliRunner().invoke(main, command)
         assert result.exit_code == 2
         assert f"{words} holds one stream (exchange 1), not 2" in result.output, result.output
+
+
+def _mixed(path) -> None:
+    """A stream, a successful non-stream answer and a rate-limited one."""
+    ask = orjson.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    with RecordingWriter(str(path)) as w:
+        x = w.new_exchange()
+        w.request(x, "POST", "https://api.openai.com/v1/chat/completions", [], ask)
+        w.response(x, 200, [("content-type", "text/event-stream")])
+        w.chunk(x, sse_body([{"choices": [{"index": 0, "delta": {"content": "hi"}}]}]))
+        w.end(x, "complete")
+        for status, body in (
+            (200, b'{"choices":[{"message":{"content":"Hello there"}}]}'),
+            (429, b'{"error":{"message":"Rate limit"}}'),
+        ):
+            x = w.new_exchange()
+            w.request(x, "POST", "https://api.openai.com/v1/chat/completions", [], ask)
+            w.response(x, status, [("content-type", "application/json")])
+            w.chunk(x, body)
+            w.end(x, "complete")
+
+
+def test_every_exchange_is_in_the_report_and_each_can_be_asked_for(tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    _mixed(path)
+    report = inspect(str(path)).output
+    assert "3 exchanges, 1 stream" in report
+    assert "Exchange 2 · not a stream · POST /v1/chat/completions · m · HTTP 200" in report
+    assert "Hello there" in report and "Rate limit" in report
+    alone = inspect(str(path), "--exchange", "2").output
+    assert "Hello there" in alone and "Exchange 1" not in alone and "Exchange 3" not in alone
+    limited = inspect(str(path), "--exchange", "3")
+    assert "HTTP 429" in limited.output and "Rate limit" in limited.output

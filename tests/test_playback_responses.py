@@ -18,6 +18,7 @@ import pytest
 
 from streamscope.playback import playback_transport
 from streamscope.playback.serve import ServeServer
+from streamscope.record import clients
 from streamscope.recording import RecordingWriter
 
 from .responses_stream import (
@@ -36,6 +37,8 @@ from .test_playback_anthropic import grouped
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
 OPENAI = os.path.join(ROOT, "openai.jsonl")
+# the HTTP package the installed openai builds on (httpx2 since 3.57, httpx before)
+OPENAI_HTTP = clients.load(clients.openai_package())
 MODES = ["server", "transport"]  # a mock provider, or the transport in an httpx2 client
 RESULT = {"type": "function_call_output", "call_id": CALL_ID, "output": OUTPUT}
 # Turn 2 goes on from turn 1's stored response: only the call's output is sent.
@@ -95,13 +98,15 @@ def provider(mode: str, paths, **options):
         transport = playback_transport(paths, **options)
         base = "http://provider.test/v1"
         client = openai.OpenAI(
-            base_url=base, http_client=httpx2.Client(transport=transport), **common
+            base_url=base, http_client=OPENAI_HTTP.Client(transport=transport), **common
         )
         try:
             yield (
                 client,
                 lambda: openai.AsyncOpenAI(
-                    base_url=base, http_client=httpx2.AsyncClient(transport=transport), **common
+                    base_url=base,
+                    http_client=OPENAI_HTTP.AsyncClient(transport=transport),
+                    **common,
                 ),
                 transport.selections,
             )

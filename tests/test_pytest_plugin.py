@@ -4,6 +4,7 @@ run, where only the installed streamscope (its `pytest11` entry point) provides 
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 
@@ -25,6 +26,10 @@ OPENAI = os.path.join(ROOT, "recordings", "openai.jsonl")
 def reads(path) -> bytes:
     with RecordingIndex.open(path) as index:
         return b"".join(c.data_bytes for c in index.chunks(1))
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
 
 
 def run_pytest(folder, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -214,3 +219,89 @@ def test_record_option_records_anthropic_traffic_too(tmp_path, upstream):
     lines = [line for line in summary.splitlines() if line.startswith("test_claude.py::")]
     assert [line.split(": ", 1)[0] for line in lines] == recorded
     assert all(line.endswith(cassette_name(n)) for line, n in zip(lines, recorded, strict=True))
+
+
+# Ids the old names folded into one file: punctuation that became "_", and two long ids
+# that differed only past the 200th character; and a name too long for a file system.
+COLLIDING = ["a b", "a?b", "a_b", "a:b", "a/b", "a\\\\b", "a*b", "a|b", "a<b", "a>b", 'a"b']
+COLLIDING += ["a;b", "a#b"]
+COLLIDING_TESTS = f"""
+import os
+
+import openai
+import pytest
+
+URL = os.environ["STANDIN_URL"]
+LONG = "x" * 250
+
+
+def ask():
+    with openai.OpenAI(api_key="sk-plugin-secret-3", base_url=URL, max_retries=0) as client:
+        assert client.chat.completions.create(model="json", messages=[])
+
+
+@pytest.mark.parametrize("case", {COLLIDING!r}, ids=lambda c: c)
+def test_ids(case):
+    ask()
+
+
+@pytest.mark.parametrize("case", [LONG + "1", LONG + "2"], ids=lambda c: c)
+def test_long(case):
+    ask()
+
+
+def test_{"é" * 150}():
+    ask()
+"""
+
+
+def test_every_test_gets_its_own_short_portable_cassette(tmp_path, upstream):
+    (tmp_path / "test_names.py").write_text(COLLIDING_TESTS, encoding="utf-8")
+    cassettes = tmp_path / "cassettes" / "deep"
+    umask = os.umask(0o022)  # the usual one, which leaves files readable by all
+    try:
+        done = run_pytest(
+            tmp_path, f"--streamscope-record={cassettes}", env={"STANDIN_URL": upstream.url}
+        )
+    finally:
+        os.umask(umask)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "16 passed" in done.stdout
+    names = os.listdir(cassettes)
+    assert len(names) == 16  # one per test: none overwrote another
+    # private: a cassette holds whole conversations (folders made by the plugin too)
+    assert mode(cassettes) == mode(cassettes.parent) == 0o700
+    for name in names:
+        assert mode(cassettes / name) == 0o600
+        assert len(name) <= 80 and name.isascii() and name.endswith(".jsonl")
+        assert not set(name) & set(' ?:*|<>"\\/'), name
+    # each test's summary line names its own cassette, by the name cassette_name gives
+    summary = done.stdout.split("streamscope recordings", 1)[1].splitlines()
+    named = {line.rsplit(" -> ", 1)[1].rsplit(os.sep, 1)[-1] for line in summary if " -> " in line}
+    assert named == set(names)
+
+
+def test_the_same_id_gets_the_same_name_on_every_run():
+    from streamscope.playback.pytest_plugin import cassette_name as name
+
+    ids = ["t.py::test[a b]", "t.py::test[a?b]", "t.py::test[a_b]"]
+    assert [name(i) for i in ids] == [
+        "t.py__test[a_b]-d669de6a2740.jsonl",
+        "t.py__test[a_b]-fa88c5661dae.jsonl",
+        "t.py__test[a_b]-2240992d3e68.jsonl",
+    ]  # fixed: a cassette recorded today is found by a later streamscope
+
+
+def test_a_cassette_is_found_by_its_name_or_its_old_one_or_the_error_says_where(tmp_path):
+    from streamscope.playback.pytest_plugin import cassette_path
+
+    nodeid = "tests/test_a.py::test_b[x]"
+    with pytest.raises(FileNotFoundError) as failed:
+        cassette_path(tmp_path, nodeid)
+    said = str(failed.value)
+    assert str(tmp_path / cassette_name(nodeid)) in said
+    assert str(tmp_path / "tests.test_a.py__test_b[x].jsonl") in said  # the old name too
+    (tmp_path / "tests.test_a.py__test_b[x].jsonl").write_text("")
+    assert cassette_path(tmp_path, nodeid) == str(tmp_path / "tests.test_a.py__test_b[x].jsonl")
+    (tmp_path / cassette_name(nodeid)).write_text("")
+    assert cassette_path(tmp_path, nodeid) == str(tmp_path / cassette_name(nodeid))

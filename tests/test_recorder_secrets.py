@@ -35,11 +35,13 @@ HEADERS = {
     "X-Session-Id": "s15-session",
     "X-Password": "s16-password",
     "User-Agent": "agent/1 sk-s17keyshapedinsideanyheader",
+    "X-Pwd": "s31-x-pwd",
+    "X-Api-Pass": "s32-x-api-pass",
 }
 QUERY = (
     "api_key=s18-api-key&api%5Fkey=s19-percent-name&%61ccess_token=s20-access"
     "&X-Amz-Signature=s21-sig&X-Amz-Credential=s22-cred&key=s23-key"
-    "&q=sk-s24keyshapedvalue&auth=s25-auth&ok=kept"
+    "&q=sk-s24keyshapedvalue&auth=s25-auth&pwd=s33-pwd&pass=s34-pass&code=s35-code&ok=kept"
 )
 PASSWORD = "s26-url-password"
 SECRETS = [v.split()[-1].split("=")[-1] for v in HEADERS.values()]
@@ -207,6 +209,7 @@ def test_a_google_clients_key_and_token_are_masked_by_the_proxy(tmp_path, upstre
 
 
 ARGV_SECRETS = ["sk-argv-s27-abcdefgh", "ghp_s28argvtokenabcdefghijklmnop", "s29-pw", "s30-key"]
+ARGV_SECRETS += ["AIzaS36argvgooglekey0123456789", "s37-pass", "s38-db-pwd"]
 
 
 def test_the_header_holds_the_whole_command_line_with_its_secrets_masked(tmp_path, upstream):
@@ -220,6 +223,8 @@ def test_the_header_holds_the_whole_command_line_with_its_secrets_masked(tmp_pat
     )
     secret_args = ["--api-key", ARGV_SECRETS[0], "--token", ARGV_SECRETS[1]]
     secret_args += ["--password", ARGV_SECRETS[2], f"--key={ARGV_SECRETS[3]}"]
+    secret_args += ["--api-key", ARGV_SECRETS[4], "--pass", ARGV_SECRETS[5]]
+    secret_args += [f"--db-pwd={ARGV_SECRETS[6]}"]
     done = subprocess.run(
         [sys.executable, "-m", "streamscope", "record", "-o", str(path), "--upstream"]
         + [upstream.url, "--", sys.executable, "-c", child, *secret_args],
@@ -248,7 +253,13 @@ def test_the_header_holds_the_whole_command_line_with_its_secrets_masked(tmp_pat
         "--password",
         REDACTED,
         f"--key={REDACTED}",
+        "--api-key",
+        REDACTED,
+        "--pass",
+        REDACTED,
+        f"--db-pwd={REDACTED}",
     ]
+    assert header.masked == 7
     assert not [s for s in ARGV_SECRETS if s in path.read_text()]
 
 

@@ -604,6 +604,15 @@ async def test_a_responses_request_shows_its_input_items_and_the_findings_on_the
         assert "(called in input item 1)" in lines[outputs + 1]
 
 
+async def analysed(pilot) -> None:
+    """Wait for the analysis of every exchange (a child process: slow under load)."""
+    for _ in range(600):
+        if pilot.app.summaries is not None:
+            break
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
 def conversation_text(app) -> str:
     from streamscope.tui.widgets import ConversationView
 
@@ -837,7 +846,7 @@ def test_stepping_on_from_the_last_state_agrees_with_resuming_from_a_snapshot(na
 
     def model() -> StreamModel:
         ex = open_input(sample(name)).exchange(1)
-        m = StreamModel(ex.reads, 1, ex.info.tools, ex.info.response_format, every=2)
+        m = StreamModel(ex.reads, 1, ex.info.tools, ex.info.response_format, every=2, thin=False)
         m.build()
         return m
 
@@ -1134,3 +1143,184 @@ async def test_a_frame_of_megabytes_is_shown_in_part_and_end_is_quick(tmp_path):
         assert time.perf_counter() - start < 3
         detail = text(app.screen.query_one(FrameDetail))
         assert "bytes more (export --frames 1-1 writes the frame whole)" in " ".join(detail.split())
+
+
+async def test_a_costly_frame_is_worked_out_in_a_thread_while_the_keys_answer(monkeypatch):
+    """On a stream of thousands of calls a jump copies an engine that holds every call
+    (seconds): the keys must go on answering meanwhile, and the newest frame asked for
+    is the one shown."""
+    import threading
+
+    from streamscope.tui.model import StreamModel
+    from streamscope.tui.screens import stream as stream_screen
+
+    monkeypatch.setattr(stream_screen, "QUICK", -1.0)  # every frame costs too much
+    gate, asked = threading.Event(), []
+    at = StreamModel.at
+
+    def slow(self, n, *stop):
+        if threading.current_thread() is not threading.main_thread():
+            asked.append(n)
+            assert gate.wait(10)
+        return at(self, n, *stop)
+
+    monkeypatch.setattr(StreamModel, "at", slow)
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        robust = text(screen.query_one("#robust", CallTable))
+        await pilot.press("right")  # frame 1: its thread waits at the gate
+        await pilot.press("right", "right")  # frames 2 and 3 asked for meanwhile
+        assert screen.frame == 3  # the keys answered
+        assert "frame 3/" in text(screen.query_one("#info"))
+        assert "working out frame 3…" in text(screen.query_one("#info"))
+        assert screen.state.number == 0 and text(screen.query_one("#robust")) == robust
+        await pilot.press("a")  # the arguments of a frame not worked out yet: said so
+        assert not isinstance(app.screen, TextScreen)
+        gate.set()
+        for _ in range(200):
+            if screen.state.number == 3:
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+        assert screen.state.number == 3
+        assert asked == [1, 3]  # frame 2 was never worked out: the newest asked wins
+        assert "working out" not in text(screen.query_one("#info"))
+        expected = StreamModel.at(screen.model, 3).engine.calls_now()
+        assert [c.id for c in screen.state.strategy_calls()["robust"]] == [c.id for c in expected]
+        await pilot.press("left")  # and so on, frame after frame
+        assert screen.frame == 2
+
+
+def interleaved_recording(path) -> None:
+    """Two conversations whose calls have no id (matched by name), interleaved: exchanges
+    1 and 3 are A's, 2 and 4 B's; B's second request sends its call back under an id of
+    its own making."""
+    import orjson
+
+    from streamscope.recording import RecordingWriter
+
+    from .helpers import sse_body
+
+    def call(cid: str, city: str) -> dict:
+        args = orjson.dumps({"city": city}).decode()
+        return {
+            "id": cid,
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": args},
+        }
+
+    def chunk(delta: dict, finish: str) -> bytes:
+        choice = {"index": 0, "delta": {"role": "assistant", **delta}, "finish_reason": finish}
+        head = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+        return sse_body([{**head, "choices": [choice]}])
+
+    def made(city: str) -> bytes:
+        return chunk({"tool_calls": [{"index": 0, **call("", city)}]}, "tool_calls")
+
+    text = chunk({"content": "sunny"}, "stop")
+    a, b = (
+        {"role": "user", "content": "weather in A?"},
+        {"role": "user", "content": "weather in B?"},
+    )
+    sent = [
+        ([a], made("A")),
+        ([b], made("B")),
+        (
+            [
+                a,
+                {"role": "assistant", "tool_calls": [call("", "A")]},
+                {"role": "tool", "tool_call_id": "", "content": "1"},
+            ],
+            text,
+        ),
+        (
+            [
+                b,
+                {"role": "assistant", "tool_calls": [call("x_1", "B")]},
+                {"role": "tool", "tool_call_id": "x_1", "content": "2"},
+            ],
+            text,
+        ),
+    ]
+    with RecordingWriter(str(path)) as w:
+        for messages, body in sent:
+            x = w.new_exchange()
+            ask = orjson.dumps({"model": "m", "stream": True, "messages": messages})
+            w.request(x, "POST", "https://api.openai.com/v1/chat/completions", [], ask)
+            w.response(x, 200, [("content-type", "text/event-stream")])
+            w.chunk(x, body)
+            w.end(x, "complete")
+
+
+async def test_the_list_and_the_request_follow_each_conversation(tmp_path):
+    path = tmp_path / "two.jsonl"
+    interleaved_recording(path)
+    app = ReplayApp(str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)
+        # the break is B's (exchange 4), not A's next request in time (exchange 3)
+        cells = [worst_cell(app, row) for row in range(4)]
+        assert [c.startswith("✗") for c in cells] == [False, False, False, True]
+        assert cells[3] == "✗ tool-call-id-substituted"
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        await analysed(pilot)
+        said = conversation_text(app)
+        # A's own stream made the call it sends back, not B's (exchange 2) of the same name
+        assert '= call "get_weather" of exchange 1\'s stream' in said
+        assert "Conversation begun at exchange 1 (exchanges: 1, 3)" in said
+        assert "tool-call-id-substituted" not in said
+
+
+async def test_a_stream_the_client_closed_is_a_warning_in_the_list(tmp_path):
+    import orjson
+
+    from streamscope.recording import RecordingWriter
+
+    from .helpers import sse_body
+
+    path = tmp_path / "cut.jsonl"
+    call = {"index": 0, "id": "call_1", "type": "function"}
+    call["function"] = {"name": "f", "arguments": '{"city": "Pa'}
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    delta = {"role": "assistant", "tool_calls": [call]}
+    chunk = {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+    with RecordingWriter(str(path)) as w:
+        for end in ("client-closed", "upstream-error"):
+            x = w.new_exchange()
+            ask = orjson.dumps({"model": "m", "stream": True, "messages": []})
+            w.request(x, "POST", "https://api.openai.com/v1/chat/completions", [], ask)
+            w.response(x, 200, [("content-type", "text/event-stream")])
+            w.chunk(x, sse_body([chunk], done=False))
+            w.end(x, end)
+    app = ReplayApp(str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)
+        assert worst_cell(app, 0).startswith("! ")  # the client's cut: a warning
+        assert worst_cell(app, 1).startswith("✗ ")  # the connection's: an error
+
+
+async def test_a_stream_pairing_could_not_check_opens_on_its_frames(tmp_path):
+    # B's second request rewrote its first message: B's first stream is not continued
+    import orjson
+
+    path = tmp_path / "two.jsonl"
+    interleaved_recording(path)
+    lines = path.read_bytes().splitlines()
+    edited = []
+    for line in lines:
+        d = orjson.loads(line)
+        if d.get("type") == "request" and d["exchange"] == 4:
+            body = orjson.loads(d["body"])
+            body["messages"][0]["content"] = "weather in B, briefly?"
+            d["body"] = orjson.dumps(body).decode()
+        edited.append(orjson.dumps(d))
+    path.write_bytes(b"\n".join(edited) + b"\n")
+    app = ReplayApp(str(path), exchange=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await analysed(pilot)
+        assert "continuation-missing" in conversation_text(app)
+        assert app.screen.query_one("#right").current == "detail-scroll"

@@ -7,7 +7,9 @@ POST .../chat/completions answers by the request's "model":
 - "stall": one event, then silence for 30 s;
 - "slow": an event every 50 ms for 10 s (to see the recorder cancel it);
 - "late": no answer for 10 s unless the client goes away first;
-- "json": a non-streaming chat.completion.
+- "json": a non-streaming chat.completion;
+- "conversation", "conversation-long": tests/conversation_stream.py's answers, call ids
+  of each conversation's own (the long one an event every 50 ms).
 POST .../messages (the Anthropic Messages API) answers any other model with
 tests/anthropic_stream.py's events for the turn the request asks for, one read each, and
 POST .../responses (the OpenAI Responses API) with tests/responses_stream.py's, and
@@ -45,7 +47,7 @@ import uvicorn
 from streamscope.record.proxy import bind
 from streamscope.recording import RecordingIndex
 
-from . import anthropic_stream, gemini_stream, responses_stream
+from . import anthropic_stream, conversation_stream, gemini_stream, responses_stream
 from .encoded import Encoder
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
@@ -198,9 +200,11 @@ class Upstream:
                     await asyncio.sleep(0.05)
                 gone.cancel()
             else:
+                # a long answer comes slowly: a client that stops early leaves mid-stream
+                pace = self.pace or (0.05 if model == "conversation-long" else 0.0)
                 for data in self._events(scope["path"], request):
-                    if self.pace:
-                        await asyncio.sleep(self.pace)
+                    if pace:
+                        await asyncio.sleep(pace)
                     await emit(data)
                 if encoder is not None:
                     await emit(b"", last=True)
@@ -223,6 +227,8 @@ class Upstream:
             return responses_stream.events_for(request, request.get("model", ""))
         if path.endswith(":streamGenerateContent"):
             return gemini_stream.events_for(request)
+        if str(request.get("model", "")).startswith("conversation"):
+            return conversation_stream.events_for(request)
         turn = 2 if any(m.get("role") == "tool" for m in request.get("messages", [])) else 1
         return sample_reads(request.get("model", ""), turn)
 

@@ -59,6 +59,9 @@ class Analysis:
     failures: list[Failure] = field(default_factory=list)  # non-stream exchanges that failed
     notes: list[str] = field(default_factory=list)  # facts about the file (a byte order mark)
     skipped: list[RecordingError] = field(default_factory=list)  # lines a tolerant read skipped
+    masked: int = 0  # values the recorder masked (secrets), as its lines count them
+    # each exchange's conversation, named by its first exchange (the contract's pairing)
+    conversations: dict[int, int] = field(default_factory=dict)
 
 
 class _Opening:
@@ -133,6 +136,10 @@ def analyze(
                 source.path, source.kind, [stream], [], [ExchangeInfo(1, stream=True)]
             )
         result.notes = source.notes
+        header = source.header
+        result.masked = (header.masked if header is not None else 0) + sum(
+            i.masked for i in result.exchanges
+        )
         result.skipped = list(source.scan_errors)
         _sdk_fallback(result, source)
     return result
@@ -167,7 +174,7 @@ class RecordingPass:
         self.live: dict[int, _Live] = {}  # streams whose end line has not come yet
         self.streams: dict[int, StreamResult] = {}  # streams that ended
         self.bodies: dict[int, Inflow] = {}  # non-stream bodies compressed (read as the client did)
-        self.conversations: list[Conversation] = []  # requests that send calls back
+        self.conversations: list[Conversation] = []  # every request's history (pairing)
         # request bodies whose dialect neither their path nor their body told: read in
         # the dialect their stream's events tell (Chat Completions when none does)
         self.untold: dict[int, dict] = {}
@@ -226,12 +233,8 @@ class RecordingPass:
 
     def _converse(self, ex: int, told: str | None, body: object) -> None:
         history = dialect(told).history(body)
-        if history is not None:
-            conv = Conversation.of(ex, history)
-            if conv.previous is not None or any(
-                role in ("assistant", "tool") for role, _ in conv.messages
-            ):
-                self.conversations.append(conv)
+        if history is not None:  # every one: a later request may continue it
+            self.conversations.append(Conversation.of(ex, history))
 
     def finish_open(self) -> None:
         """The recording stops before these streams ended: finish them as unfinished."""
@@ -249,10 +252,17 @@ class RecordingPass:
                 del self.untold[ex]  # its stream told the dialect, or never will
                 self._converse(ex, info.dialect, body)
         streams = self.streams
+        # a successful body may be what a later request continues (pairing counts it)
+        bodies = [
+            ex
+            for ex, info in self.infos.items()
+            if not info.stream and info.status is not None and info.status < 400
+        ]
         return check(
             [(ex, streams[ex].tool_calls) for ex in sorted(streams)],
             sorted(self.conversations, key=lambda c: c.exchange),
-            {s.response_id: s.tool_calls for s in streams.values() if s.response_id},
+            {s.response_id: ex for ex, s in streams.items() if s.response_id},
+            bodies,
         )
 
 
@@ -277,11 +287,13 @@ def _recording(source: Source, only: int | None) -> Analysis:
     if source.stopped_at_scan is not None:
         at = source.stopped_at_scan
         stopped = {"line": at.line, "offset": at.offset, "message": at.message}
-    exchanges = [infos[k] for k in sorted(infos)]
+    exchanges = [infos[k] for k in sorted(infos) if only in (None, k)]
     failures = [f for f in map(_failure, exchanges) if f is not None and only in (None, f.exchange)]
-    return Analysis(
+    out = Analysis(
         name, source.kind, streams, findings, exchanges, stopped, contract.compared, failures
     )
+    out.conversations = contract.conversation
+    return out
 
 
 def _failure(info: ExchangeInfo) -> Failure | None:
@@ -343,6 +355,10 @@ class ExchangeSummary:
     response_id: str | None = None  # the response's own id (StreamResult.response_id)
     failure: str | None = None  # why a non-stream exchange failed
     open: bool = False  # --follow: no end line yet (so far, no end-of-stream verdict)
+    # the conversation it belongs to, named by its first exchange (the contract's pairing)
+    conversation: int | None = None
+    # the kinds among `kinds` that follow from the client closing the stream (warnings)
+    cut: list[str] = field(default_factory=list)
 
 
 def _summary(
@@ -352,6 +368,7 @@ def _summary(
     if stream is not None:
         row.frames = stream.frames
         row.kinds = [x.kind for x in stream.anomalies]
+        row.cut = [x.kind for x in stream.anomalies if x.cut_by_client]
         row.calls = [[_plain(c.id), _plain(c.name)] for c in stream.tool_calls]
         row.response_id = stream.response_id
     for f in findings:
@@ -368,7 +385,7 @@ def summarize_exchanges(path: str) -> list[ExchangeSummary]:
     failures = {f.exchange: f.message for f in a.failures}
     findings = _by_exchange(a.contract)
     infos = a.exchanges or [ExchangeInfo(s.exchange, stream=True) for s in a.streams]
-    return [
+    rows = [
         _summary(
             info,
             streams.get(info.exchange),
@@ -377,6 +394,9 @@ def summarize_exchanges(path: str) -> list[ExchangeSummary]:
         )
         for info in infos
     ]
+    for row in rows:
+        row.conversation = a.conversations.get(row.exchange)
+    return rows
 
 
 def _by_exchange(findings: list[Finding]) -> dict[int, list[Finding]]:
@@ -400,6 +420,7 @@ class FollowedSummaries:
         # the contract's findings, and how many streams and requests they were checked on:
         # both only grow, so the check runs again only when one of them has
         self._contract: tuple[tuple[int, int], dict[int, list[Finding]]] | None = None
+        self._threads: dict[int, int] = {}  # each exchange's conversation, as last checked
 
     def update(self) -> list[ExchangeSummary]:
         seen = self.seen
@@ -410,7 +431,9 @@ class FollowedSummaries:
                 touched.add(d["exchange"])
         checked_on = (len(seen.streams), len(seen.conversations))
         if self._contract is None or self._contract[0] != checked_on:
-            self._contract = checked_on, _by_exchange(seen.contract(final=False).findings)
+            checked = seen.contract(final=False)
+            self._contract = checked_on, _by_exchange(checked.findings)
+            self._threads = checked.conversation
         findings = self._contract[1]
         said = {
             ex: [[f.kind, f.message, f.at_message, _plain(f.call)] for f in fs]
@@ -421,7 +444,7 @@ class FollowedSummaries:
             for ex in said.keys() | self._findings.keys()
             if said.get(ex) != self._findings.get(ex)
         }
-        self._findings = said
+        self._findings = said  # type: ignore[assignment]
         return [self._row(ex, findings.get(ex, [])) for ex in sorted(changed) if ex in seen.infos]
 
     def _row(self, ex: int, findings: list[Finding]) -> ExchangeSummary:
@@ -440,7 +463,9 @@ class FollowedSummaries:
             row.stream, row.open = info.stream, True
             return row
         failure = _failure(info)
-        return _summary(info, seen.streams.get(ex), findings, failure and failure.message)
+        row = _summary(info, seen.streams.get(ex), findings, failure and failure.message)  # type: ignore[arg-type]
+        row.conversation = self._threads.get(ex)
+        return row
 
 
 def _plain(value: object) -> object:
@@ -504,7 +529,7 @@ class FollowingChild:
     def close(self) -> None:
         proc = self._proc
         if proc.poll() is None:
-            proc.stdin.close()  # type: ignore[union-attr]  (it ends at the end of its input)
+            proc.stdin.close()  # type: ignore[union-attr]  # it ends at the end of its input
             try:
                 proc.wait(2)
             except subprocess.TimeoutExpired:

@@ -65,8 +65,9 @@ def describe_difference(robust: list[Call], other: list[Call], by_value: bool = 
     return "; ".join(parts[:3]) + (" …" if len(parts) > 3 else "")
 
 
-def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
-    bits = [f"[bold]Exchange {s.exchange}[/]", dialect(s.dialect).title]
+def _where(info: ExchangeInfo | None) -> list[str]:
+    """The request line, model and status of an exchange, as header bits."""
+    bits = []
     if info is not None and info.url:
         path = info.url.split("://", 1)[-1]
         path = "/" + path.split("/", 1)[1] if "/" in path else path
@@ -75,6 +76,11 @@ def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
         bits.append(_safe(info.model))
     if info is not None and info.status is not None:
         bits.append(f"HTTP {info.status}")
+    return bits
+
+
+def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
+    bits = [f"[bold]Exchange {s.exchange}[/]", dialect(s.dialect).title, *_where(info)]
     bits.append(plural(s.frames, "frame"))
     bits.append(f"ended {s.ended}")
     if s.finish_reason is not None:
@@ -82,20 +88,36 @@ def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
     return " · ".join(bits)
 
 
-def render(analysis: Analysis, console: Console) -> None:
+def masked_note(n: int) -> str:
+    """What the recorder changed, said: the bytes are exact everywhere else."""
+    return (
+        f"{plural(n, 'value')} masked (secrets: credentials the requests carried, wherever "
+        "they appear, key-shaped words, secret options); every other byte is as it came"
+    )
+
+
+def render(analysis: Analysis, console: Console, sdk_note: str | None = None) -> None:
     infos = {i.exchange: i for i in analysis.exchanges}
     shown = plural(len(analysis.streams), "stream")
     if analysis.format in RECORDED:
         shown = plural(len(analysis.exchanges), "exchange") + ", " + shown
     console.print(f"[bold]streamscope[/] · {_safe(analysis.source)} ({analysis.format}, {shown})")
-    for note in analysis.notes:
+    for note in [*analysis.notes, *([sdk_note] if sdk_note else [])]:
         console.print(f"[cyan]i {_safe(note)}[/]")
+    if analysis.masked:
+        console.print(f"[cyan]i {masked_note(analysis.masked)}[/]")
     if analysis.stopped:
         console.print(f"[yellow]! {_safe(analysis.stopped['message'])}[/]")
     totals: Counter[str] = Counter()
-    for s in analysis.streams:
+    streams = {s.exchange: s for s in analysis.streams}
+    # every exchange in order: a stream with its analysis, any other with what it answered
+    for ex in sorted(streams.keys() | infos.keys()):
         console.print()
-        console.print(_header(infos.get(s.exchange), s))
+        s = streams.get(ex)
+        if s is None:
+            _plain_exchange(infos[ex], console)
+            continue
+        console.print(_header(infos.get(ex), s))
         _stream(s, console, totals)
     if analysis.failures:
         console.print()
@@ -112,18 +134,25 @@ def render(analysis: Analysis, console: Console) -> None:
     if analysis.contract:
         console.print()
         console.print(
-            "[bold]Conversation contract[/] (the next request must carry the calls back unchanged)"
+            "[bold]Conversation contract[/] (the request that continues a stream's conversation "
+            "must carry its calls back unchanged)"
         )
-        for f in analysis.contract:
-            totals[f.severity] += 1
+        for finding in analysis.contract:
+            totals[finding.severity] += 1
             console.print(
-                f"  {_MARK[f.severity]} exchange {f.exchange}  [bold]{f.kind}[/]  {_safe(f.message)}"
+                f"  {_MARK[finding.severity]} exchange {finding.exchange}  [bold]{finding.kind}[/]  {_safe(finding.message)}"
             )
     elif analysis.format in RECORDED and any(s.tool_calls for s in analysis.streams):
         console.print()
-        console.print(
-            "[bold]Conversation contract[/]: every assembled call came back unchanged, every result matched."
-        )
+        if analysis.compared:
+            console.print(
+                "[bold]Conversation contract[/]: every assembled call came back unchanged, every result matched."
+            )
+        else:  # nothing came back: nothing to say it holds
+            console.print(
+                "[bold]Conversation contract[/]: not checked, no request in the recording "
+                "continues a stream that made calls."
+            )
     console.print()
     summary = (
         ", ".join(plural(totals[k], k) for k in (ERROR, WARNING, INFO) if totals[k])
@@ -147,6 +176,22 @@ def render(analysis: Analysis, console: Console) -> None:
     if not differ and not raise_:
         summary += "; every client builds the same calls"
     console.print(f"[bold]Summary:[/] {summary}")
+
+
+def _plain_exchange(info: ExchangeInfo, console: Console) -> None:
+    """An exchange that is not a stream: its status and the start of its body."""
+    bits = [f"[bold]Exchange {info.exchange}[/]", "not a stream", *_where(info)]
+    if info.status is None:
+        bits.append("no response")
+    if info.end_reason is not None:
+        bits.append(f"ended {_safe(info.end_reason)}")
+    console.print(" · ".join(bits))
+    body = bytes(info.body or b"").decode("utf-8", "replace")
+    shown = " ".join(body.split())
+    if shown:
+        console.print(f"  body: {_safe(cut(shown, 160))}")
+    elif info.status is not None:
+        console.print("  no body")
 
 
 def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:

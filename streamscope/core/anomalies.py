@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..text import quote
 
@@ -149,13 +150,16 @@ class Anomaly:
     message: str
     count: int = 1
     also: list[str] | None = None  # other problems filed under the same entry (schema only)
+    # it follows from the client closing the stream early (a warning at most; --strict
+    # does not fail on it): see `cut_by_client`
+    cut_by_client: bool = False
 
     def text(self) -> str:
         if not self.also:
             return self.message
         return f"{self.message}; also: {'; '.join(self.also)}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[Any, Any]:
         out = {
             "frame": self.frame,
             "kind": self.kind,
@@ -166,6 +170,8 @@ class Anomaly:
         }
         if self.count > 1:
             out["count"] = self.count
+        if self.cut_by_client:
+            out["cut_by_client"] = True
         return out
 
 
@@ -178,7 +184,7 @@ class AnomalyLog:
     __slots__ = ("_by_key", "_frames", "_layers", "_layers_top", "_tops", "_ordered", "marking")
 
     def __init__(self, marking: bool = True) -> None:
-        self._by_key: dict[tuple, Anomaly] = {}
+        self._by_key: dict[tuple[Any, ...], Anomaly] = {}
         # False: no frame is marked (the minimiser reads the kinds alone, and a long
         # interleaved stream marks most of its frames)
         self.marking = marking
@@ -301,6 +307,7 @@ class AnomalyLog:
                 a.message,
                 a.count,
                 list(a.also) if a.also else None,
+                a.cut_by_client,
             )
             for k, a in self._by_key.items()
         }
@@ -335,6 +342,40 @@ class _Marks(Mapping[int, Sequence[str]]):
 
     def __len__(self) -> int:
         return len(self.log.frames())
+
+
+# What a client that closes a stream early causes: the end the stream never reached, and
+# the call it was in the middle of (its unfinished arguments).
+CUT_STREAM_KINDS = frozenset(
+    {
+        "stream-truncated",
+        "done-missing",
+        "finish-reason-missing",
+        "candidate-finish-missing",
+        "stop-reason-mismatch",
+        "message-stop-missing",
+        "response-end-missing",
+    }
+)
+CUT_CALL_KINDS = frozenset(
+    {"args-invalid-json", "args-empty", "block-stop-missing", "partial-args-unterminated"}
+)
+
+
+def cut_by_client(log: AnomalyLog, open_calls: Iterable[tuple[object, object]]) -> None:
+    """The stream ended because the client closed it: the anomalies that follow from the
+    cut (the stream's missing end, and `open_calls`' unfinished arguments, by (choice,
+    index)) say so and are warnings, not the provider's errors."""
+    open_calls = {(c, _hashable(i)) for c, i in open_calls}
+    for a in log.entries():
+        if a.kind in CUT_STREAM_KINDS or (
+            a.kind in CUT_CALL_KINDS and (a.choice, _hashable(a.index)) in open_calls
+        ):
+            a.cut_by_client = True
+            if a.severity == ERROR:
+                a.severity = WARNING
+            if a.kind != "stream-truncated":  # that one says it already
+                a.message += "; cut by the client, which closed the stream before its end"
 
 
 def _hashable(value: object) -> object:

@@ -4,6 +4,7 @@ that stopped it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .frames import Sentinel
 
@@ -32,7 +33,7 @@ class Call:
     # the thoughtSignature a Gemini call came with, which must go back with it (None: none)
     signature: object = None
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         """What `differs` compares between strategies."""
         return (self.id, self.name, self.type, self.arguments)
 
@@ -118,7 +119,7 @@ class Slot:
         elif args is not None and self.value is NOTHING and not self.parts:
             self.value = args
 
-    def __deepcopy__(self, memo: dict) -> Slot:
+    def __deepcopy__(self, memo: dict[Any, Any]) -> Slot:
         # Engine snapshots copy slots: the fragments since the last copy are joined into one
         # chunk first, so a copy holds a few shared immutable chunks, not a list as long as
         # the stream, nor the whole text again.

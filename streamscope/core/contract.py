@@ -12,17 +12,17 @@ Findings are typed: the exchange, the request message and the call id they are a
 from __future__ import annotations
 
 import base64
-import bisect
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from ..text import cut, quote
-from .anomalies import ERROR, SEVERITY_ORDER, WARNING
+from .anomalies import ERROR, INFO, SEVERITY_ORDER, WARNING
 from .anomalies import KINDS as ANOMALY_KINDS
 from .calls import Call
 from .history import History, SentCall, Words, function_or_custom
+from .pairing import Head, Pairing, Thread, pair, thread
 
 # kind -> (severity, what it means in plain words): the one registry every check refers to.
 KINDS: dict[str, tuple[str, str]] = {
@@ -62,6 +62,17 @@ KINDS: dict[str, tuple[str, str]] = {
         ERROR,
         "a call goes back as another type (a custom call as a function, or the reverse)",
     ),
+    # Pairing (core/pairing.py): a stream whose calls could not be checked, and why
+    "continuation-missing": (
+        INFO,
+        "no request continues the stream's conversation, though later requests send calls "
+        "back: its calls were not checked",
+    ),
+    "continuation-ambiguous": (
+        INFO,
+        "several requests continue the stream's history with different answers and the "
+        "calls do not tell which is its own: its calls were not checked",
+    ),
     # The dialects' own (the contract's dialect section):
     "thought-signature-dropped": (
         ERROR,
@@ -93,14 +104,20 @@ class Finding:
     # call id it is about (as sent back, or as assembled for a dropped call).
     at_message: int | None = None
     call: object = None
+    conversation: int | None = None  # its conversation, named by its first exchange
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "exchange": self.exchange,
             "kind": self.kind,
             "severity": self.severity,
             "message": self.message,
         }
+        if self.stream is not None:  # the stream whose calls it is about
+            out["stream"] = self.stream
+        if self.conversation is not None:
+            out["conversation"] = self.conversation
+        return out
 
 
 @dataclass(slots=True)
@@ -117,12 +134,15 @@ class Conversation:
     words: Words = Words()
     kind_of: Callable[[object], object] = function_or_custom
     previous: str | None = None  # History.previous
+    thread: Thread | None = None  # what pairing knows of it (None: not read from a History)
 
     @classmethod
     def of(cls, exchange: int, history: History) -> Conversation:
         out = cls(exchange, words=history.words, kind_of=history.kind_of)
         out.previous = history.previous
+        starts: list[int] = []
         for i, turn in enumerate(history.turns):
+            starts.append(len(out.messages))
             if turn.calls is not None:
                 entries: list[tuple[str, object]] = [("assistant", turn.calls)]
             elif turn.results:
@@ -131,7 +151,11 @@ class Conversation:
                 entries = [(turn.role, None)]
             out.messages += entries
             out.at += [turn.items[0] if turn.items else i] * len(entries)
+        out.thread = thread(history, starts, len(out.messages))
         return out
+
+    def sends_calls(self) -> bool:
+        return any(role == "assistant" and calls for role, calls in self.messages)
 
     def assistant_turns(self) -> list[int]:
         return [i for i, (role, calls) in enumerate(self.messages) if role == "assistant" and calls]
@@ -178,17 +202,27 @@ def _parses(arguments: object) -> bool:
 class ContractResult:
     findings: list[Finding]
     compared: int  # streams whose calls a later request carried back, and were compared
+    # each exchange's conversation, named by its first exchange (pairing.Pairing)
+    conversation: dict[int, int] = field(default_factory=dict)
 
 
 def check(
     streams: list[tuple[int, list[Call]]],
     requests: list[Conversation],
-    made: Mapping[str, list[Call]] | None = None,
+    responses: Mapping[str, int] | None = None,
+    answered: Iterable[int] | None = None,
 ) -> ContractResult:
-    """`streams`: (exchange, robust calls) in exchange order; `requests` in exchange order;
-    `made`: the calls of each response by its id, for requests that continue one."""
+    """`streams`: (exchange, robust calls) of every stream, in exchange order; `requests`:
+    every request's history (its stream's own too), in exchange order; `responses`: a
+    stream's response id -> its exchange, for requests that continue a stored response;
+    `answered`: exchanges besides the streams whose answer a later request may continue
+    (successful non-stream exchanges)."""
     findings: list[Finding] = []
-    requests = [r.continued(made or {}) for r in requests]
+    made = dict(streams)
+    by_ex = {r.exchange: r for r in requests}
+    responses = responses or {}
+    stored = {rid: made[ex] for rid, ex in responses.items() if ex in made}
+    requests = [r.continued(stored) for r in requests]
     seen: set[tuple] = set()
 
     def add(
@@ -201,33 +235,138 @@ def check(
             stream = key[0] if key and isinstance(key[0], int) else None
             findings.append(Finding(exchange, kind, message, KINDS[kind][0], stream, at, call))
 
+    paired = _pair(streams, by_ex, responses, answered)
+    conv = paired.conversation
     compared = 0
-    # (exchange, request, its last assistant turn) of requests that carry calls back, in
-    # exchange order: each stream's next one is a bisection, not a scan of every request
-    turns = [(r.exchange, r, t[-1]) for r in requests if (t := r.assistant_turns())]
     for exchange, calls in streams:
         if not calls:
             continue
-        at = bisect.bisect_right(turns, exchange, key=lambda x: x[0])
-        if at == len(turns):
-            continue
-        _, nxt, last = turns[at]
-        sent = nxt.messages[last][1]
-        assert isinstance(sent, list)
-        _compare(exchange, nxt, last, calls, list(sent), add)
-        compared += 1
-
+        nxt = paired.continued.get(exchange)
+        if nxt is not None:
+            req = by_ex[nxt.exchange]
+            window = range(nxt.first, nxt.end)
+            turns = [k for k in window if req.messages[k][0] == "assistant"]
+            sent = [c for k in turns for c in req.messages[k][1]]  # type: ignore[union-attr]
+            name = conv.get(exchange, exchange)
+            _compare(exchange, req, turns[0] if turns else nxt.first, calls, sent, add, name)
+            compared += 1
+        elif exchange in paired.by_previous:
+            compared += 1  # its calls stay on the server: only the results can differ
+    _unpaired(streams, requests, paired)
+    for note in paired.notes:  # said on the stream whose calls were not checked
+        findings.append(Finding(note.stream, note.kind, note.message, INFO, note.stream))
     for req in requests:
-        _results(req, add)
+        _results(req, add, conv.get(req.exchange, req.exchange))
+    for f in findings:
+        f.conversation = conv.get(f.stream if f.stream is not None else f.exchange)
     findings.sort(key=lambda f: f.exchange)
-    return ContractResult(findings, compared)
+    return ContractResult(findings, compared, conv)
+
+
+def _pair(
+    streams: list[tuple[int, list[Call]]],
+    requests: Mapping[int, Conversation],
+    responses: Mapping[str, int],
+    answered: Iterable[int] | None,
+) -> Pairing:
+    threads = {ex: r.thread for ex, r in requests.items() if r.thread is not None}
+
+    def sent(ex: int, head: Head) -> list[SentCall]:
+        """The calls request `ex` sends back in the answer at `head` (asked only where
+        several requests sent one history)."""
+        messages = requests[ex].messages[head.first : head.end]
+        return [c for role, calls in messages if role == "assistant" and calls for c in calls]  # type: ignore[union-attr]
+
+    previous = {ex: r.previous for ex, r in requests.items() if r.previous is not None}
+    return pair(
+        threads,
+        sorted({ex for ex, _ in streams} | set(answered or ())),
+        dict(streams),
+        sent,
+        previous,
+        responses,
+    )
+
+
+def _retries(requests: list[Conversation], paired: Pairing) -> dict[bytes, list[int]]:
+    """Per history, the exchanges that sent it and were continued, in order."""
+    out: dict[bytes, list[int]] = {}
+    for r in requests:
+        if r.thread is not None and r.exchange in paired.continued:
+            out.setdefault(r.thread.whole, []).append(r.exchange)
+    return out
+
+
+def _unpaired(
+    streams: list[tuple[int, list[Call]]], requests: list[Conversation], paired: Pairing
+) -> None:
+    """An info finding for each stream with calls that no request continues, when later
+    requests do send calls back (a recording that simply ends there says nothing)."""
+    noted = {n.stream for n in paired.notes}
+    threads = {r.exchange: r.thread for r in requests if r.thread is not None}
+    retries = _retries(requests, paired)
+    senders = sorted(r.exchange for r in requests if r.sends_calls())
+    carried: dict[str, list[int]] = {}  # a call id -> the requests that send it back
+    for r in requests:
+        for role, calls in r.messages:
+            if role == "assistant" and isinstance(calls, list):
+                for c in calls:
+                    if isinstance(c.id, str) and c.id:
+                        carried.setdefault(c.id, []).append(r.exchange)
+    for ex, calls in streams:
+        if not calls or ex in paired.continued or ex in paired.by_previous or ex in noted:
+            continue
+        if not senders or senders[-1] <= ex:
+            continue
+        back = sorted(
+            {
+                (r, c.id)
+                for c in calls
+                if isinstance(c.id, str) and c.id
+                for r in carried.get(c.id, ())
+                if r > ex
+            }
+        )
+        mine = threads.get(ex)
+        again = (
+            next((r for r in retries.get(mine.whole, ()) if r > ex), None)
+            if mine is not None
+            else None
+        )
+        if again is not None:
+            message = (
+                f"exchange {ex}: exchange {again} sent the same request again and its answer "
+                "is the one the conversation continues (a retry): this stream's calls were "
+                "not sent back"
+            )
+        elif back:
+            r, cid = back[0]
+            message = (
+                f"exchange {ex}: exchange {r} sends call id {quote(cid)} back, but its history "
+                f"does not begin with exchange {ex}'s request (the client changed or cut the "
+                "earlier messages), so it continues another history: not compared"
+            )
+        else:
+            message = (
+                f"exchange {ex}: no later request continues this stream's conversation (its "
+                "request's history followed by the answer): its calls were not checked"
+            )
+        paired.add(ex, "continuation-missing", message)
 
 
 def _compare(
-    stream_ex: int, req: Conversation, turn: int, calls: list[Call], sent: list[SentCall], add
+    stream_ex: int,
+    req: Conversation,
+    turn: int,
+    calls: list[Call],
+    sent: list[SentCall],
+    add,
+    conversation: int,
 ) -> None:
     req_ex, at = req.exchange, req.index(turn)
     where = f"exchange {req_ex} sends back the calls of exchange {stream_ex}"
+    if conversation != stream_ex:
+        where += f" (the conversation begun at exchange {conversation})"
     # By id first (a reordered message is not a substitution): each call takes the first
     # sent call with its id not taken yet; the calls left take what is left, in order.
     by_id: dict[str, deque[int]] = {}
@@ -415,7 +554,9 @@ def _sent_after(msgs: list[tuple[str, object]], i: int):
             yield from value
 
 
-def _results(req: Conversation, add) -> None:
+def _results(req: Conversation, add, conversation: int) -> None:
+    """The results of one request; `conversation` keys its findings (the same history in
+    another conversation is another finding)."""
     msgs, words, at = req.messages, req.words, req.index
     # the last assistant message that carries each (hashable) id: "is it answered later?"
     # is one lookup, not a scan of every later message
@@ -455,6 +596,7 @@ def _results(req: Conversation, add) -> None:
                 f"exchange {req.exchange}: {req.where(i)} (tool result for {quote(value)}) comes before "
                 f"{words.sent_all} that made the call",
                 "order",
+                conversation,
                 value,
                 at=at(i),
                 call=value,
@@ -466,6 +608,7 @@ def _results(req: Conversation, add) -> None:
                 f"exchange {req.exchange}: {req.where(i)} answers {words.result_id} {quote(value)}, no id of "
                 f"{words.sent_all} before it ({', '.join(quote(x) for x in ids) or 'it has none'})",
                 "id",
+                conversation,
                 value,
                 tuple(map(str, ids)),
                 at=at(i),
@@ -493,6 +636,7 @@ def _results(req: Conversation, add) -> None:
                     f"exchange {req.exchange}: call {quote(s.name)} (id {quote(s.id)}) in {req.where(i)} has no "
                     f"{words.result} answering it",
                     "missing",
+                    conversation,
                     keys[0],
                     at(i),
                     at=at(i),

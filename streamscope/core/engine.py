@@ -14,12 +14,13 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..text import cut, quote
 from . import repair as repairs
-from .anomalies import Anomaly, AnomalyLog
+from .anomalies import Anomaly, AnomalyLog, cut_by_client
 from .calls import Call, StrategyError, Unmodeled
-from .frames import Sentinel
+from .frames import NOT_READ, Frame, Sentinel
 from .sse import Truncation
 
 # How an exchange ended, as the recorder wrote it in its `end` line.
@@ -64,7 +65,7 @@ class ChoiceSummary:
     reasoning_content: str
     refusal: str
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[Any, Any]:
         return {
             "choice": self.index,
             "finish_reason": self.finish_reason,
@@ -108,7 +109,7 @@ class StreamResult:
         return [key(c) for c in got] != [key(c) for c in self.tool_calls]
 
 
-def value_key(call: Call) -> tuple:
+def value_key(call: Call) -> tuple[Any, ...]:
     """`Call.key` with arguments that parse compared as the JSON value they hold: a client
     that keeps the parsed object (and writes it back without the stream's spaces) is not
     told apart for that alone."""
@@ -179,6 +180,15 @@ class Engine:
         """robust's calls, settled, each with whether its arguments are free text."""
         raise NotImplementedError
 
+    def feed(self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ) -> Any:
+        """Apply one frame to every strategy (`plain` and `problem`: what the caller
+        already read of its payload); with collect_events, what robust did."""
+        raise NotImplementedError
+
+    def copy(self) -> Engine:
+        """An independent engine in the same state (the replay's checkpoints)."""
+        raise NotImplementedError
+
     def _stream_rules(self, last: int, expect_done: bool) -> None:
         """The dialect's own end-of-stream anomalies."""
         raise NotImplementedError
@@ -198,7 +208,7 @@ class Engine:
         if isinstance(sdk, Unmodeled):
             return sdk
         try:
-            return sdk.finish(self.frames)
+            return sdk.finish(self.frames)  # type: ignore[no-any-return]
         except Unmodeled as why:
             return why
 
@@ -292,6 +302,16 @@ class Engine:
         last = self.frames
         self._stream_rules(last, expect_done)
         truncated(self.log, last, truncation, end_reason, end_error, self.done_seen)
+        if end_reason == "client-closed" and not self.done_seen:
+            # the call each choice was in the middle of when the client left
+            last_call: dict[object, Call] = {}
+            for call in results:
+                if (
+                    call.choice not in last_call
+                    or call.first_frame >= last_call[call.choice].first_frame
+                ):
+                    last_call[call.choice] = call
+            cut_by_client(self.log, [(c.choice, c.index) for c in last_call.values()])
         return results, fixes
 
     def _text_like_a_call(

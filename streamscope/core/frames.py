@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -21,7 +22,7 @@ class Sentinel:
     def __copy__(self) -> Sentinel:
         return self
 
-    def __deepcopy__(self, memo: dict) -> Sentinel:
+    def __deepcopy__(self, memo: dict[Any, Any]) -> Sentinel:
         return self
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(slots=True)
@@ -25,9 +26,9 @@ class SentCall:
     signature: object = None
     # what a tool result may name to answer it, where that is not the id (Gemini: the id,
     # or the name); None: its id
-    result_keys: tuple | None = None
+    result_keys: tuple[Any, ...] | None = None
 
-    def answered_by(self) -> tuple:
+    def answered_by(self) -> tuple[Any, ...]:
         """What a tool result may name to answer it, the one findings quote first."""
         return (self.id,) if self.result_keys is None else self.result_keys
 
@@ -77,10 +78,13 @@ class History:
     turns: list[Turn]
     system: object = None  # a system prompt given beside the messages (Anthropic's `system`)
     tools: list[tuple[object, object]] = field(default_factory=list)  # (name, description)
-    params: dict = field(default_factory=dict)  # the other fields of the body
+    params: dict[Any, Any] = field(default_factory=dict)  # the other fields of the body
     words: Words = Words()
     # What `tool-call-type-changed` compares of a call's type (chat: custom or function).
     kind_of: Callable[[object], object] = function_or_custom
     # the stored response the request continues (the Responses API's
     # `previous_response_id`): its calls stay on the server, not in `turns`
     previous: str | None = None
+    # the request's entries as sent (messages, contents, input items): what pairing
+    # fingerprints to tell which request continues which stream (core/pairing.py)
+    items: list[Any] = field(default_factory=list)

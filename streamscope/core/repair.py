@@ -93,6 +93,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "CLOSED_BRACKETS",
@@ -146,7 +147,7 @@ class Repair:
     crow: RepairResult
     best: RepairResult
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[Any, Any]:
         return {
             "crow": {"action": self.crow.action, "result": self.crow.result},
             "best": {
@@ -268,13 +269,13 @@ def _best(s: str) -> RepairResult:
 def _scan(s: str) -> tuple[str, list[str], bool] | None:
     """Scan `s` once; return (repaired text, actions, guessed a cut number) or None."""
     n = len(s)
-    i = _WS.match(s).end()
+    i = _WS.match(s).end()  # type: ignore[union-attr]
     if i == n or s[i] not in "{[":
         return None
     # Open containers: [is_object, cut, comma]. `cut` is where the text can be cut to
     # drop the member in progress (just after the opener or the last complete member),
     # `comma` the position of the last comma seen in it.
-    stack: list[list] = []
+    stack: list[list[Any]] = []
     removed: list[int] = []  # positions of trailing commas removed, increasing
     actions: list[str] = []
     guessed = False
@@ -284,7 +285,7 @@ def _scan(s: str) -> tuple[str, list[str], bool] | None:
     cut_literal = -1  # EOF inside a literal/number prefix starting here
 
     while True:
-        i = _WS.match(s, i).end()
+        i = _WS.match(s, i).end()  # type: ignore[union-attr]
         if i == n:
             break
         c = s[i]
@@ -392,7 +393,7 @@ def _string(s: str, i: int) -> tuple[int, int]:
     Returns (index after the closing quote, _DONE), or (where to cut the content,
     _CUT) when the input ends inside it, or (i, _BAD).
     """
-    end = _STRING_BODY.match(s, i + 1).end()
+    end = _STRING_BODY.match(s, i + 1).end()  # type: ignore[union-attr]
     if end < len(s):
         if s[end] == '"':
             return end + 1, _DONE
@@ -423,7 +424,7 @@ def _scalar(s: str, i: int) -> tuple[int, int]:
     m = _NUMBER.match(s, i)
     if m and m.end() == n:
         return n, _DONE
-    if _NUMBER_PREFIX.match(s, i).end() == n:  # '1.', '1e', '1e+', '-'
+    if _NUMBER_PREFIX.match(s, i).end() == n:  # type: ignore[union-attr]  # '1.', '1e', '1e+', '-'
         return i, _CUT
     if m:
         return m.end(), _DONE
@@ -449,7 +450,7 @@ def _tail(s: str, end: int, removed: list[int], actions: list[str]) -> tuple[str
     """The top-level value ends at s[end]; deal with whatever follows it."""
     head = _splice(s, end, removed)
     n = len(s)
-    pos = _WS.match(s, end).end()
+    pos = _WS.match(s, end).end()  # type: ignore[union-attr]
     if pos < n:
         actions.append(
             DROPPED_DUPLICATE if _only_duplicates(head, s, pos) else DROPPED_TRAILING_DATA
@@ -466,7 +467,7 @@ def _only_duplicates(head: str, s: str, pos: int) -> bool:
             value, pos = _DECODER.raw_decode(s, pos)
             if _canonical(value) != first:
                 return False
-            pos = _WS.match(s, pos).end()
+            pos = _WS.match(s, pos).end()  # type: ignore[union-attr]
     except (ValueError, RecursionError):
         return False
     return True

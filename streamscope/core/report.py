@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import orjson
 
@@ -15,7 +16,7 @@ from .repair import Repair
 SCHEMA = 1
 
 
-def call_json(call: Call, repair: Repair | None | bool = False) -> dict:
+def call_json(call: Call, repair: Repair | None | bool = False) -> dict[Any, Any]:
     out = {
         "choice": call.choice,
         "index": call.index,
@@ -36,7 +37,7 @@ def call_json(call: Call, repair: Repair | None | bool = False) -> dict:
     return out
 
 
-def strategy_json(result: StreamResult, name: str) -> dict:
+def strategy_json(result: StreamResult, name: str) -> dict[Any, Any]:
     got = result.strategies[name]
     if isinstance(got, StrategyError):
         return {"error": got.error, "frame": got.frame}
@@ -45,7 +46,7 @@ def strategy_json(result: StreamResult, name: str) -> dict:
     return {"tool_calls": [call_json(c) for c in got], "differs": result.differs(name)}
 
 
-def stream_json(result: StreamResult) -> dict:
+def stream_json(result: StreamResult) -> dict[Any, Any]:
     out = {
         "exchange": result.exchange,
         "frames": result.frames,
@@ -95,11 +96,14 @@ def report_json(
     fmt: str,
     streams: list[StreamResult],
     contract: list[Finding],
-    stopped: dict | None = None,
-    failed: list[dict] | None = None,
+    stopped: dict[Any, Any] | None = None,
+    failed: list[dict[Any, Any]] | None = None,
     notes: list[str] | None = None,
     sdk_versions: dict[str, str | None] | None = None,
-) -> dict:
+    masked: int = 0,
+    sdk_verified: dict[str, str] | None = None,
+    sdk_note: str | None = None,
+) -> dict[Any, Any]:
     out = {
         "schema": SCHEMA,
         "source": source,
@@ -107,6 +111,8 @@ def report_json(
         # The SDK releases the SDK strategies stand for (`openai_sdk_version` is the
         # contract's; the others are beyond it, as fields may be added).
         **(sdk_versions or {"openai_sdk_version": None}),
+        # ... and the releases their emulations reproduce, by strategy name (additive)
+        **({"sdk_verified": sdk_verified} if sdk_verified else {}),
         "streams": [stream_json(s) for s in streams],
         "contract": [f.to_json() for f in contract],
     }
@@ -114,6 +120,10 @@ def report_json(
         out["stopped_at"] = stopped
     if failed:
         out["failed_exchanges"] = failed
+    if sdk_note:  # the installed SDK differs from the one an emulation reproduces
+        out["sdk_note"] = sdk_note
     if notes:  # facts about the file itself (a byte order mark), info level
-        out["notes"] = notes
+        out["notes"] = notes  # type: ignore[assignment]
+    if masked:  # values the recorder masked (secrets): said, never silently changed
+        out["masked"] = masked
     return out

@@ -19,11 +19,13 @@ import hashlib
 import json
 import os
 import sys
+from typing import Any
 
 from openai import AsyncOpenAI, OpenAI
 
 MODEL = os.environ.get("AGENT_MODEL", "gpt-4o-mini")
-TOOLS = [
+# Any: the JSON the served sample declared, not the installed openai's TypedDicts
+TOOLS: list[Any] = [
     {
         "type": "function",
         "function": {
@@ -43,7 +45,9 @@ TOOLS = [
 ]
 if os.environ.get("AGENT_TOOLS"):  # `streamscope demo` passes the served sample's tools
     TOOLS = json.loads(os.environ["AGENT_TOOLS"])
-QUESTION = [{"role": "user", "content": "What's the weather in Paris, and what time is it there?"}]
+QUESTION: list[Any] = [
+    {"role": "user", "content": "What's the weather in Paris, and what time is it there?"}
+]
 
 
 def run_tool(name: str, arguments: str) -> str:
@@ -66,7 +70,7 @@ def accumulate(calls: dict[int, dict], deltas) -> None:
             call["arguments"] += d.function.arguments
 
 
-def next_messages(calls: list[dict]) -> list[dict]:
+def next_messages(calls: list[dict]) -> list[Any]:
     assistant = {
         "role": "assistant",
         "content": None,

@@ -55,7 +55,9 @@ def main() -> None:
         results = [  # each answered by its name, and its id when it came with one
             types.Part(
                 function_response=types.FunctionResponse(
-                    id=fc.id, name=fc.name or "", response=run_tool(fc.name, fc.args)
+                    id=fc.id,
+                    name=fc.name or "",
+                    response=run_tool(fc.name, fc.args),  # type: ignore[arg-type]
                 )
             )
             for fc in calls

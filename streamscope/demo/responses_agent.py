@@ -39,7 +39,7 @@ def output_for(call) -> dict:
 
 def ask(client: OpenAI, given: object):
     options = {"instructions": INSTRUCTIONS} if INSTRUCTIONS else {}
-    with client.responses.stream(model=MODEL, input=given, tools=TOOLS, **options) as stream:
+    with client.responses.stream(model=MODEL, input=given, tools=TOOLS, **options) as stream:  # type: ignore[call-overload]
         return stream.get_final_response()
 
 

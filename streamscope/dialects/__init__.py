@@ -8,6 +8,7 @@ name. A stream no dialect fits is read as Chat Completions and says so (`dialect
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..core.engine import Engine
@@ -17,6 +18,7 @@ from .base import Dialect
 from .chat import CHAT
 from .gemini import GEMINI
 from .responses import RESPONSES
+from .versions import VERIFIED
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI)}
 DEFAULT = CHAT
@@ -74,6 +76,29 @@ def sdk_versions() -> dict[str, str | None]:
     }
 
 
+def sdk_verified() -> dict[str, str]:
+    """The release each SDK strategy's emulation reproduces, by strategy name
+    (`{"openai-sdk": "3.57.0", "anthropic-sdk": "2.15.0", "parts": "3.6.1"}`)."""
+    return {d.sdk: VERIFIED[d.sdk_package] for d in DIALECTS.values()}
+
+
+def sdk_note(dialects: Iterable[str | None]) -> str | None:
+    """One sentence naming each SDK strategy of `dialects` (names as told, None or an
+    unknown one: Chat Completions) whose installed package differs from the release its
+    emulation was verified against; None when none differs or none is installed."""
+    seen: dict[str, str] = {}
+    for told in dialects:
+        d = dialect(told)
+        installed = d.sdk_version()
+        verified = VERIFIED[d.sdk_package]
+        if installed is not None and installed != verified:
+            seen[d.sdk] = (
+                f"{d.sdk} reproduces {d.sdk_package} {verified}, the release it was verified "
+                f"against; {d.sdk_package} {installed} is installed and may accumulate otherwise"
+            )
+    return "; ".join(seen.values()) or None
+
+
 def dialect(name: str | None) -> Dialect:
     """The dialect that reads a stream told `name` (Chat Completions when none reads it)."""
     return DIALECTS.get(name or "", DEFAULT)
@@ -92,7 +117,7 @@ def unknown(name: str | None) -> str | None:
 def open_engine(
     name: str | None,
     exchange: int = 1,
-    tools: list | None = None,
+    tools: list[Any] | None = None,
     response_format: object | None = None,
     **options: object,
 ) -> Engine:
@@ -116,6 +141,8 @@ __all__ = [
     "of_frames",
     "of_request",
     "open_engine",
+    "sdk_note",
+    "sdk_verified",
     "sdk_versions",
     "unknown",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.calls import Call, StrategyError
 from ..core.engine import Engine
@@ -17,7 +18,7 @@ from ..core.history import History
 
 # The real SDK's answer for frames its emulation does not model: (frames, the request's
 # tools, its response_format) -> calls, or the exception it raised.
-RealSdk = Callable[[list[Frame], list | None, object], "list[Call] | StrategyError"]
+RealSdk = Callable[[list[Frame], list[Any] | None, object], "list[Call] | StrategyError"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,13 +42,13 @@ class Shape:
     """What a dialect tells `--minimal` about its frames (export/minimize_events.py)."""
 
     # (role, path, node) of every container of a frame the field steps look into
-    containers: Callable[[object], Iterator[tuple[str, tuple, object]]]
+    containers: Callable[[object], Iterator[tuple[str, tuple[Any, ...], object]]]
     levels: tuple[tuple[str, str], ...]  # ("keys" | "entries", role), coarse to fine
     volatile: frozenset[str]  # keys that never matter to accumulation
     volatile_roles: tuple[str, ...]  # the roles whose keys may be volatile
     # the string fields that accumulate by concatenation, grouped by what they build,
     # each group in stream order: [(frame, path to the string), ...]
-    sites: Callable[[list[object]], list[list[tuple[int, tuple]]]]
+    sites: Callable[[list[object]], list[list[tuple[int, tuple[Any, ...]]]]]
 
 
 Pairs = list[tuple[str | None, str]]  # frames as (SSE event name, data)
@@ -62,9 +63,9 @@ class Fixture:
     template: str
     served: Callable[[Pairs], Pairs]  # the frames the SDK hands the test's accumulator
     literal: Callable[[Pairs], str]  # those frames as Python source (FRAMES)
-    events: Callable[[Pairs], list]  # what the embedded accumulator is given for them
+    events: Callable[[Pairs], list[Any]]  # what the embedded accumulator is given for them
     reference: Callable[[], str]  # the embedded accumulator's source
-    expected: Callable[[Call], dict]  # a call as EXPECTED holds it
+    expected: Callable[[Call], dict[Any, Any]]  # a call as EXPECTED holds it
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,3 +102,5 @@ class Dialect:
     # The key `inspect --json` gives the installed SDK's version under (None: the SDK
     # strategy's name: `openai_sdk_version`)
     version_key: str | None = None
+    # The distribution the SDK strategy stands for (its verified release: versions.py)
+    sdk_package: str = "openai"

@@ -52,7 +52,7 @@ def not_json(data: str) -> str:
     return f"data {quote(data, 60)} is not JSON"
 
 
-def event_object(frame: Frame, log: AnomalyLog) -> dict | None:
+def event_object(frame: Frame, log: AnomalyLog) -> dict[Any, Any] | None:
     """The frame's event object; None, with the anomaly filed, when its data is not JSON or
     not an object. Bytes that are not UTF-8 are named either way."""
     n, payload = frame.number, frame.payload
@@ -160,9 +160,14 @@ def emulated_or_real(
         emu = emulation()
         for frame in frames:
             emu.feed(frame)
-        return emu.finish(frames[-1].number if frames else 0)
+        return emu.finish(frames[-1].number if frames else 0)  # type: ignore[no-any-return]
     except Unmodeled:
         return real(frames) if installed() is not None else Unmodeled(not_installed)
+
+
+def an_object(value: object) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one (for reading optional members)."""
+    return value if isinstance(value, dict) else {}
 
 
 def sse_bytes(frame: Frame) -> bytes:
@@ -192,17 +197,20 @@ class FrameBody:
             self.current = frame.number
             yield sse_bytes(frame)
 
-    def client(self) -> Any:
-        """An httpx2 client whose every request is answered with this body (httpx2 is
-        imported here, only when an oracle runs)."""
-        import httpx2
+    def client(self, http: str = "httpx2") -> Any:
+        """A client of the HTTP package `http` ("httpx2" or "httpx": the one the SDK builds
+        on) whose every request is answered with this body (imported here, only when an
+        oracle runs)."""
+        import importlib
 
-        def respond(request: httpx2.Request) -> httpx2.Response:
-            return httpx2.Response(
+        package = importlib.import_module(http)
+
+        def respond(request: Any) -> Any:
+            return package.Response(
                 200, headers={"content-type": "text/event-stream"}, content=iter(self)
             )
 
-        return httpx2.Client(transport=httpx2.MockTransport(respond))
+        return package.Client(transport=package.MockTransport(respond))
 
 
 class EventEngine(Engine):
@@ -222,7 +230,7 @@ class EventEngine(Engine):
     def __init__(
         self,
         exchange: int = 1,
-        tools: list | None = None,
+        tools: list[Any] | None = None,
         response_format: object | None = None,
         collect_events: bool = False,
         part: str = ALL,
@@ -232,12 +240,12 @@ class EventEngine(Engine):
         super().__init__(exchange, part, marks, collect_events)
         self.declared = self.declares(tools)
         self.robust = self.reader(self.log)
-        self.others: list = [fold() for fold in self.folds] if self._clients else []
+        self.others: list[Any] = [fold() for fold in self.folds] if self._clients else []
         self.sdk: Any = self.emulation(tools) if self._emulated else Unmodeled("not emulated")
         # a chunk log holds the events an application logged, with no SSE event names
         self.chunk_log = chunk_log
 
-    def emulation(self, tools: list | None) -> Any:
+    def emulation(self, tools: list[Any] | None) -> Any:
         """The SDK emulation, for a request that declared `tools`."""
         raise NotImplementedError
 
@@ -261,7 +269,7 @@ class EventEngine(Engine):
     # -- the state at this frame, for the faces ------------------------------------------
 
     def calls_now(self) -> list[Call]:
-        return self.robust.results()
+        return self.robust.results()  # type: ignore[no-any-return]
 
     def _sdk_now(self) -> list[Call] | StrategyError | Unmodeled:
         """The SDK emulation's calls or error so far; Unmodeled where it meets a shape it
@@ -270,7 +278,7 @@ class EventEngine(Engine):
         if isinstance(sdk, Unmodeled):
             return sdk
         try:
-            return sdk.error or sdk.calls()
+            return sdk.error or sdk.calls()  # type: ignore[no-any-return]
         except Unmodeled as why:
             self.sdk = why
             return why
@@ -305,11 +313,11 @@ class Fold:
     name = ""
 
     def __init__(self) -> None:
-        self.slots: list = []
+        self.slots: list[Any] = []
         self.error: StrategyError | None = None
 
     def call(self, slot: Any) -> Call:
-        return slot.to_call()
+        return slot.to_call()  # type: ignore[no-any-return]
 
     def calls(self) -> list[Call]:
         return [self.call(s) for s in self.slots]

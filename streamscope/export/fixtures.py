@@ -24,8 +24,8 @@ from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.encoding import without_codings
 from ..inputs.har import GENERAL_NOTES, Har
 from ..inputs.reads import Reads
-from ..inputs.source import har_records
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
+from ..recording.mask import Masking, Secrets
 from ..text import visible
 
 FORMATS = ("sse", "chunks", "recording", "pytest")
@@ -36,6 +36,8 @@ class Export:
     data: bytes
     frames_in: int  # frames of the stream (or of the selection)
     frames_out: int  # frames in the fixture
+    # values masked in an SSE, chunk log or pytest fixture (a recording counts its own)
+    masked: int = 0
 
 
 @dataclass(slots=True)
@@ -141,13 +143,45 @@ def export(
 
 
 def _whole_har(source: Source, har: Har) -> Export:
-    """A HAR as one recording: every exchange it kept, its notes in the header."""
-    lines = [orjson.dumps(Header(created=_created(source), notes=har.notes).to_json())]
-    frames = 0
-    for _, line in har_records(har):
-        frames += line["type"] == "chunk"
-        lines.append(orjson.dumps(line))
-    return Export(b"".join(line + b"\n" for line in lines), frames, frames)
+    """A HAR as one recording: every exchange it kept, its notes in the header, its
+    secrets masked as the recorder masks them."""
+    lines = [Header(created=_created(source), notes=har.notes).to_json()]
+    masking = Masking()
+    for x in har.exchanges:
+        t0 = x.request.t_ns
+        reads = [(data, t0 + t) for data, t in x.reads]
+        lines += _masked(masking, x.request, x.response, reads, x.end, x.secrets)
+    frames = sum(line["type"] == "chunk" for line in lines)
+    return Export(b"".join(orjson.dumps(line) + b"\n" for line in lines), frames, frames)
+
+
+def _masked(
+    masking: Masking,
+    request: Request | None,
+    response: Response | None,
+    reads: list[tuple[bytes, int]],
+    end: End,
+    known: list[str] | None = None,
+) -> list[dict]:
+    """One exchange's lines, through the masking every recording's writer uses: what a
+    HAR or a recording made with --no-redact holds in clear is not exported so."""
+    ex, lines = end.exchange, []
+    if request is not None:
+        url, headers, body, n = masking.request(
+            ex, request.url, request.headers, request.body_bytes, known or ()
+        )
+        masked = request.masked + n
+        lines.append(Request.of(ex, request.t_ns, request.method, url, headers, body, masked))
+    if response is not None:
+        headers, n = masking.headers(ex, response.headers)
+        lines.append(Response(ex, response.t_ns, response.status, headers, response.masked + n))
+    for data, t in reads:
+        ready = masking.chunk(ex, t, data)
+        lines += [Chunk.of(ex, t, d) for t, d in (ready if ready is not None else [(t, data)])]
+    held, error, n = masking.end(ex, end.error)
+    lines += [Chunk.of(ex, t, d) for t, d in held]
+    lines.append(End(ex, end.t_ns, end.reason, error, end.masked + n))
+    return [line.to_json() for line in lines]
 
 
 def _export(
@@ -184,8 +218,14 @@ def _export(
         )
         names = [None] * len(datas)
     exact = not minimal
+    secrets, masked = _secrets(stream), 0
+    if secrets and fmt != "recording":  # (a recording is masked by _recording, counted)
+        datas, masked = _masked_datas(secrets, datas)
     if fmt == "sse":
-        data = _sse_exact(stream, a, b) if exact else b"".join(map(_event, names, datas))
+        if exact:
+            data, masked = secrets.body(_sse_exact(stream, a, b))
+        else:
+            data = b"".join(map(_event, names, datas))
     elif fmt == "chunks":
         data = b"".join(d.encode() + b"\n" for d in datas if parse_payload(d) is not INVALID)
     elif fmt == "recording":
@@ -194,7 +234,29 @@ def _export(
         data = _pytest(stream, names, datas, a, b, minimal, tools).encode()
     else:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
-    return Export(data, b - a + 1, len(datas))
+    return Export(data, b - a + 1, len(datas), masked)
+
+
+def _secrets(stream: _Stream) -> Secrets:
+    """The credentials the stream's request carried, as the recorder looks for them: a
+    HAR's (kept before its reader masked them) or a --no-redact recording's."""
+    ex, har = stream.exchange, stream.source.har
+    known = har.exchanges[ex.number - 1].secrets if har is not None else []
+    req = ex.request
+    if req is None:
+        return Secrets.of_request("", [], b"", known)
+    return Secrets.of_request(req.url, req.headers, req.body_bytes, known)
+
+
+def _masked_datas(secrets: Secrets, datas: list[str]) -> tuple[list[str], int]:
+    """Every frame's data with the credentials masked (same length, still valid UTF-8: a
+    whole form found in whole text starts and ends on character boundaries)."""
+    out, total = [], 0
+    for data in datas:
+        masked, n = secrets.body(data.encode("utf-8", "surrogatepass"))
+        out.append(masked.decode("utf-8", "surrogatepass") if n else data)
+        total += n
+    return out, total
 
 
 def _event(name: str | None, data: str) -> bytes:
@@ -238,34 +300,39 @@ def _recording(
     lines = [Header(created=created, argv=None, notes=notes).to_json()]
     t0 = 0
     whole = exact and a == 1 and b == len(stream.datas)
+    request = response = None
     if stream.source.recorded:
         if ex.request is not None:
             req = ex.request
             t0 = req.t_ns
-            lines.append(
-                Request(1, 0, req.method, req.url, req.headers, req.body, req.body_b64).to_json()
+            request = Request(
+                1, 0, req.method, req.url, req.headers, req.body, req.body_b64, req.masked
             )
         if ex.response is not None:
             resp = ex.response
             # the whole body goes as it arrived (compressed, if it was); any other, decoded
             headers = resp.headers if whole else without_codings(resp.headers)
-            lines.append(Response(1, resp.t_ns - t0, resp.status, headers).to_json())
+            response = Response(1, resp.t_ns - t0, resp.status, headers, resp.masked)
     else:
-        lines.append(Response(1, 0, 200, [("content-type", "text/event-stream")]).to_json())
+        response = Response(1, 0, 200, [("content-type", "text/event-stream")])
+    reads: list[tuple[bytes, int]] = []
     if whole and stream.source.recorded:
         wire = ex.wire
         for i in range(len(wire)):
             data, t = wire.read(i)
-            lines.append(Chunk.of(1, t or 0, data).to_json())
+            reads.append((data, t or 0))
     else:
         times: list[int | None] = [None] * len(datas)
         if exact:
             assert stream.times is not None  # loaded for an exact export
             times = stream.times[a - 1 : b]
         for name, data, t in zip(names, datas, times, strict=True):
-            lines.append(Chunk.of(1, t or 0, _event(name, data)).to_json())
-    last = lines[-1].get("t_ns", 0)
-    lines.append(End(1, last, "complete", None).to_json())
+            reads.append((_event(name, data), t or 0))
+    last = reads[-1][1] if reads else (response.t_ns if response is not None else 0)
+    masked = ex.end.masked if whole and ex.end is not None else 0
+    end = End(1, last, "complete", None, masked)
+    known = har.exchanges[ex.number - 1].secrets if har is not None else None
+    lines += _masked(Masking(), request, response, reads, end, known)
     return b"".join(orjson.dumps(line) + b"\n" for line in lines)
 
 

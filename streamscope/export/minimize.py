@@ -331,7 +331,7 @@ def _units(tree: object, kind: str, role: str, volatile: bool) -> list[tuple]:
         if kind == "entries":
             out.extend(path + (i,) for i in range(len(node)))  # type: ignore[arg-type]
             continue
-        for key in node:  # type: ignore[union-attr]
+        for key in node:
             if ((key in shape.VOLATILE_KEYS) and role in shape.VOLATILE_ROLES) == volatile:
                 out.append(path + (key,))
     return out

@@ -165,7 +165,7 @@ def _fields(
             if kind == "entries":
                 units.extend((i, *path, k) for k in range(len(node)))  # type: ignore[arg-type]
                 continue
-            for key in node:  # type: ignore[union-attr]
+            for key in node:
                 if ((key in shape.volatile) and role in shape.volatile_roles) == volatile:
                     units.append((i, *path, key))
     if not units:

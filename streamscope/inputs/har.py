@@ -4,7 +4,8 @@ Each entry whose response is an event stream, or whose request went to
 `.../chat/completions`, is one exchange: its request (method, URL, headers, `postData`
 text) and response (status, headers, `content.text`, plain or `"encoding": "base64"`)
 become the same Request / Response / End records a recording holds, so every face reads
-a HAR as it reads a recording. Headers and URLs are masked as the recorder masks them.
+a HAR as it reads a recording. Headers and URLs are masked (and counted) as the recorder
+masks them.
 
 A HAR keeps no per-read timing: a body is cut into its SSE events (every byte kept) and
 their times are spread evenly over the entry's `timings.receive`, after its start and
@@ -32,7 +33,7 @@ from datetime import datetime, timedelta, timezone
 import orjson
 
 from ..recording.format import BOM, End, RecordingError, Request, Response
-from ..recording.redact import redact_headers, redact_url
+from ..recording.mask import credentials, mask_head
 from ..recording.utf16 import readable
 from ..text import quote
 from .encoding import content_codings, stored_decoded, without_codings
@@ -72,6 +73,9 @@ class HarExchange:
     end: End
     reads: list[tuple[bytes, int]]  # (bytes, ns from the request)
     note: str | None = None  # what reading it changed (said in the HAR's notes)
+    # the credentials its request carried, before they were masked: export masks them
+    # wherever the exchange holds them (recording/mask.py)
+    secrets: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -282,7 +286,7 @@ def _exchange(
     head = sum(ms[k] or 0.0 for k in before)
     receive = ms["receive"] or 0.0
     stream = "text/event-stream" in _content_type(response)
-    headers = redact_headers(_headers_of(response))
+    _, headers, response_masked = mask_head(None, _headers_of(response))
     codings, note = content_codings(headers), None
     if codings and stored_decoded(codings, data):  # as HAR 1.2 says text is kept
         headers = without_codings(headers)
@@ -296,19 +300,14 @@ def _exchange(
         for k, piece in enumerate(pieces)
     ]
     end_t = t_ns + round((head + receive) * 1e6)
+    shown, request_headers, request_masked = mask_head(url, _headers_of(request))
     return HarExchange(
-        Request.of(
-            number,
-            t_ns,
-            method,
-            redact_url(url),
-            redact_headers(_headers_of(request)),
-            body,
-        ),
-        Response(number, t_ns + round(head * 1e6), status, headers),
+        Request.of(number, t_ns, method, shown or "", request_headers, body, request_masked),
+        Response(number, t_ns + round(head * 1e6), status, headers, response_masked),
         End(number, end_t, "complete", None),
         [(b, t - t_ns) for b, t in reads if b],
         note,
+        credentials(url, _headers_of(request), body),
     )
 
 

@@ -49,10 +49,12 @@ class ExchangeInfo:
     # The tool-call dialect the request speaks (None: it does not tell; the stream's first
     # events will), see streamscope.dialects.
     dialect: str | None = None
+    masked: int = 0  # values the recorder masked in this exchange (secrets)
 
     def saw_request(self, request: Request) -> object:
         """Take the request's facts; returns its parsed JSON body (None if not JSON)."""
         self.method, self.url, self.start_ns = request.method, request.url, request.t_ns
+        self.masked += request.masked
         body = request.json_body()
         self.dialect = of_request(request.url, body)
         if isinstance(body, dict):
@@ -68,6 +70,7 @@ class ExchangeInfo:
     def saw_response(self, response: Response) -> None:
         """Take the status, and whether the body is an event stream (its content type)."""
         self.status, self.headers = response.status, response.headers
+        self.masked += response.masked
         for name, value in response.headers:
             if name.lower() == "content-type":
                 self.stream = "text/event-stream" in value.lower()
@@ -75,6 +78,7 @@ class ExchangeInfo:
 
     def saw_end(self, end: End) -> None:
         self.end_ns, self.end_reason, self.end_error = end.t_ns, end.reason, end.error
+        self.masked += end.masked
 
 
 def model_in_path(url: str) -> str | None:

@@ -671,10 +671,13 @@ def _body_class(package: ModuleType) -> type:
 
 
 class PlaybackTransport(clients.Transport):
-    """Answers requests from recordings, for httpx2 and httpx clients, sync and async.
+    """Answers requests from recordings, for httpx2 and httpx clients, sync and async:
+    what `playback_transport` returns.
 
     Each request is answered with its own client's types (`http=None`), or only a client
-    of the package named (`http="httpx2"` or `"httpx"`) may use it.
+    of the package named (`http="httpx2"` or `"httpx"`) may use it (TypeError for
+    another). `selections` lists, per request, the exchange that answered it (None:
+    refused). `close()` closes the files; it is also a (async) context manager.
     """
 
     name = "streamscope playback"
@@ -746,13 +749,25 @@ def playback_transport(
 ) -> PlaybackTransport:
     """A transport for `httpx2.Client` or `httpx.Client` that answers from recorded streams.
 
-    `path`: a recording, a HAR file, a raw SSE body or a chunk log, or a list of them.
-    `speed`: the recorded timing divided by this (0, the default: no waiting).
-    `strict`: refuse a request that matches no recorded request body (400, saying what
-    differed). `exchange`: serve only this exchange of the file. `http`: "httpx2" or
-    "httpx" to accept only that package's clients (default: answer either with its own
-    types). Rules: the module docstring. Raises RecordingError for a file that cannot be
-    served.
+    Args:
+        path: a recording, a HAR file, a raw SSE body or a chunk log, or a list of them.
+        speed: the recorded timing divided by this (0, the default: no waiting).
+        strict: refuse a request that matches no recorded request body (400, saying
+            what differed).
+        exchange: serve only this exchange of the file.
+        http: "httpx2" or "httpx" to accept only that package's clients (default:
+            answer either with its own types).
+
+    Returns:
+        A PlaybackTransport: give it to a client as `transport=`; closing the client
+        (or the transport) closes the files. Which exchange answers which request: the
+        module docstring.
+
+    Raises:
+        RecordingError: a file cannot be read or served.
+        ValueError: a negative speed, no file, or `exchange` with several files; or an
+            `http` that is neither package.
+        ImportError: the package `http` names is not installed.
     """
     Pace(speed)  # a bad speed fails before any file is opened
     return PlaybackTransport(Library(path, exchange), speed=speed, strict=strict, http=http)
@@ -762,5 +777,5 @@ def async_playback_transport(
     path: str | os.PathLike | Sequence[str | os.PathLike], **options: Any
 ) -> PlaybackTransport:
     """The same transport, named for `httpx2.AsyncClient` / `httpx.AsyncClient` (and so for
-    `openai.AsyncOpenAI`); options as `playback_transport`."""
+    `openai.AsyncOpenAI`). Arguments, return and errors as `playback_transport`."""
     return playback_transport(path, **options)

@@ -5,7 +5,7 @@
 - `streamscope_gemini_playback(path, speed=0)`: a `google.genai.Client` answered the same
   way (its `.aio` too), for recordings of the Gemini API or Vertex AI.
 - `--streamscope-record=DIR`: every test's openai, anthropic and Gemini traffic is
-  recorded in-process to `DIR/<test id>.jsonl` (a cassette per test), and the run ends
+  recorded in-process to `DIR/<test id>-<hash>.jsonl` (a cassette per test), and the run ends
   with one line per recorded test saying what streamscope found in it.
 
 That traffic is told from other HTTP traffic by the headers its clients send: both SDKs
@@ -19,6 +19,7 @@ every pytest run of the environment.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sys
@@ -32,7 +33,9 @@ BASE_URL = "http://streamscope.playback.invalid/v1"
 # What the Gemini fixture's client calls: google-genai appends `/v1beta/models/...`.
 GEMINI_BASE_URL = "http://streamscope.playback.invalid"
 _GEMINI_METHODS = (":streamGenerateContent", ":generateContent")
-_UNSAFE = re.compile(r"[^\w.\-\[\]=]+")
+# What a cassette's readable part keeps: characters every file system takes as they are.
+_UNSAFE = re.compile(r"[^A-Za-z0-9._\-\[\]]+")
+_READABLE = 60
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -41,7 +44,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--streamscope-record",
         metavar="DIR",
         default=None,
-        help="Record every test's openai, anthropic and Gemini traffic in-process to DIR/<test id>.jsonl and "
+        help="Record every test's openai, anthropic and Gemini traffic in-process to DIR/<test id>-<hash>.jsonl and "
         "print a one-line summary of anomalies per test at the end of the run.",
     )
 
@@ -132,9 +135,38 @@ def streamscope_gemini_playback() -> Iterator[Callable[..., Any]]:
 
 
 def cassette_name(nodeid: str) -> str:
-    """A file name for a test id: `tests/test_a.py::test_b[x]` -> `tests.test_a.py__test_b[x].jsonl`."""
-    name = _UNSAFE.sub("_", nodeid.replace("::", "__").replace("/", "."))
+    """A short, portable file name for a test id, the same on every run: a readable part
+    (ASCII letters, digits, `._-[]`, at most 60 characters) then 12 hex digits of the
+    id's SHA-256, so ids that differ only in characters the readable part drops (`a b`,
+    `a?b`, `a_b`) or past its end never share a cassette:
+    `tests/test_a.py::test_b[x]` -> `tests.test_a.py__test_b[x]-<hash>.jsonl`."""
+    readable = _UNSAFE.sub("_", nodeid.replace("::", "__").replace("/", "."))
+    readable = readable[:_READABLE].lstrip(".-") or "test"  # never hidden, never an option
+    digest = hashlib.sha256(nodeid.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{readable}-{digest}.jsonl"
+
+
+def legacy_cassette_name(nodeid: str) -> str:
+    """The name a test's cassette had before names carried a hash (ids could share one):
+    kept so cassettes recorded then are still found (cassette_path)."""
+    name = re.sub(r"[^\w.\-\[\]=]+", "_", nodeid.replace("::", "__").replace("/", "."))
     return name[:200] + ".jsonl"
+
+
+def cassette_path(folder: str | os.PathLike[str], nodeid: str) -> str:
+    """Where a test's cassette is in `folder`: its name (cassette_name), or the name it
+    had before the hash when only that file is there. FileNotFoundError naming both
+    files when neither is."""
+    path = os.path.join(folder, cassette_name(nodeid))
+    if os.path.exists(path):
+        return path
+    legacy = os.path.join(folder, legacy_cassette_name(nodeid))
+    if os.path.exists(legacy):
+        return legacy
+    raise FileNotFoundError(
+        f"no cassette for {nodeid!r}: looked for {path} (and {legacy}, its name before "
+        "streamscope named cassettes with a hash); record it with --streamscope-record"
+    )
 
 
 def _is_llm_client(request: Any) -> bool:
@@ -160,8 +192,9 @@ class _Cassette:
         if self.recorder is None:
             from ..record.transport import Recorder
             from ..recording import RecordingWriter
+            from ..recording.private import private_folders_of
 
-            os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            private_folders_of(self.path)  # 0700 when made here, the cassette 0600
             writer = RecordingWriter(self.path, argv=sys.argv, overwrite=True)
             self.recorder = Recorder(writer)
         return self.recorder

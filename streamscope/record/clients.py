@@ -63,13 +63,19 @@ class Transport:
         await self.aclose()
 
 
-def openai_package() -> str:
-    """The HTTP package the installed openai builds its clients with ("httpx2" or "httpx")."""
-    import openai
-
-    client = getattr(openai, "DefaultHttpxClient", None)
+def sdk_package(sdk: ModuleType) -> str:
+    """The HTTP package an SDK module (openai, anthropic) builds its clients with ("httpx2"
+    or "httpx"), told from its `DefaultHttpxClient`'s base class without importing either."""
+    client = getattr(sdk, "DefaultHttpxClient", None)
     for base in getattr(client, "__mro__", ())[1:]:
         name = base.__module__.partition(".")[0]
         if name in PACKAGES:
             return name
-    return "httpx"  # an openai older than DefaultHttpxClient used httpx
+    return "httpx"  # a release older than DefaultHttpxClient used httpx
+
+
+def openai_package() -> str:
+    """The HTTP package the installed openai builds its clients with ("httpx2" or "httpx")."""
+    import openai
+
+    return sdk_package(openai)

@@ -10,6 +10,7 @@ import sys
 from datetime import datetime, timezone
 
 from ..recording import RecordingWriter
+from ..recording.private import private_folders
 from ..text import plural, say
 from .loopback import bind
 from .proxy import Google, ProxyServer, Upstream
@@ -24,7 +25,7 @@ GEMINI_BASE_URL_VAR, VERTEX_BASE_URL_VAR = "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VER
 def default_output(cwd: str | None = None) -> str:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     folder = os.path.join(cwd or os.getcwd(), "recordings")
-    os.makedirs(folder, exist_ok=True)
+    private_folders(folder)  # 0700 when made here: recordings are private (private.py)
     path = os.path.join(folder, f"streamscope-{stamp}.jsonl")
     n = 1
     while os.path.exists(path):  # two recordings in the same second
@@ -271,7 +272,9 @@ def summarize(writer: RecordingWriter) -> None:
         for a in stream.anomalies:
             by_severity[a.severity][a.kind] += a.count
             entries[a.severity] += 1
-    contract = Counter(f.kind for f in analysis.contract)
+    contract = Counter(f.kind for f in analysis.contract if f.severity != "info")
+    # streams whose calls pairing could not check: said, and no break
+    unchecked = Counter(f.kind for f in analysis.contract if f.severity == "info")
     say(
         f"{plural(len(analysis.exchanges), 'exchange')}, {plural(len(analysis.streams), 'stream')} recorded in {path}"
     )
@@ -290,9 +293,15 @@ def summarize(writer: RecordingWriter) -> None:
             "conversation contract broken: "
             + ", ".join(f"{k} x{n}" for k, n in contract.most_common())
         )
+    if unchecked:
+        say(
+            "conversation contract not checked for some streams: "
+            + ", ".join(f"{k} x{n}" for k, n in unchecked.most_common())
+        )
     if (
         not any(by_severity.values())
         and not contract
+        and not unchecked
         and not analysis.failures
         and analysis.streams
     ):

@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from ..recording import RecordingWriter
+from ..recording.private import private_folders_of
 from . import clients
 from .final import FinalEvent, final_event
 
@@ -165,7 +166,10 @@ def _recorded_class(package: ModuleType) -> type:
 
 
 class RecordingTransport(clients.Transport):
-    """Wraps a transport (default: the client package's own) and records through it."""
+    """Wraps a transport (default: the client package's own) and records through it: what
+    `recording_transport` returns. A client of either package sends through it
+    (`handle_request`, `handle_async_request`); `close()` / `aclose()` close the wrapped
+    transport and the recording; it is also a (async) context manager."""
 
     def __init__(self, writer: RecordingWriter, transport: Any = None, http: str | None = None):
         if http is not None:
@@ -211,16 +215,27 @@ def recording_transport(
 ) -> RecordingTransport:
     """A transport for `httpx2.Client` or `httpx.Client` that records into `path`.
 
-    `transport`: the one to wrap (default: the client package's HTTPTransport).
-    `redact`: mask API keys, cookies and auth headers as the proxy does (default on).
-    `redact_json`: also mask these request body fields (e.g. "messages.*.content").
-    `overwrite`: replace an existing recording; otherwise one that holds anything is
-    refused with RecordingExists (a FileExistsError whose message is one line).
-    `http`: "httpx2" or "httpx" to accept only that package's clients.
-    Missing folders of `path` are created, as `streamscope record` creates ./recordings.
-    Closing the transport (closing its client) closes the recording.
+    Args:
+        path: the recording to write; missing folders are created (0700, the
+            recording 0600: it holds whole conversations), as `streamscope record`
+            creates ./recordings.
+        transport: the one to wrap (default: the client package's HTTPTransport).
+        redact: mask API keys, cookies and auth headers as the proxy does (default on).
+        redact_json: also mask these request body fields (e.g. "messages.*.content").
+        overwrite: replace an existing recording (otherwise refused).
+        http: "httpx2" or "httpx" to accept only that package's clients.
+
+    Returns:
+        A RecordingTransport: give it to a client as `transport=`. Closing the
+        transport (closing its client) closes the recording.
+
+    Raises:
+        RecordingExists: `path` already holds something and `overwrite` is false (a
+            FileExistsError whose message is one line).
+        OSError: `path` cannot be created.
+        ValueError: an `http` that is neither package.
     """
-    os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
+    private_folders_of(path)
     writer = RecordingWriter(
         path, argv=sys.argv, redact=redact, redact_json=redact_json, overwrite=overwrite
     )
@@ -231,5 +246,5 @@ def async_recording_transport(
     path: str | os.PathLike[str], transport: Any = None, **options: Any
 ) -> RecordingTransport:
     """The same transport, named for `httpx2.AsyncClient` / `httpx.AsyncClient` (and so
-    for `openai.AsyncOpenAI`); options as `recording_transport`."""
+    for `openai.AsyncOpenAI`). Arguments, return and errors as `recording_transport`."""
     return recording_transport(path, transport, **options)

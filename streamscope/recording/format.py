@@ -96,7 +96,7 @@ def bytes_of(text: str | None, b64: str | None) -> bytes:
 # -- field checks for from_json: a ValueError here becomes a located RecordingError.
 
 
-def _int(d: dict, key: str) -> int:
+def _int(d: dict[Any, Any], key: str) -> int:
     v = _need(d, key)
     if type(v) is not int:  # not isinstance: bool is an int subclass
         raise ValueError(f"field {key!r} is not an integer")
@@ -150,21 +150,30 @@ def key_twice(line: bytes) -> str | None:
     return None
 
 
-def _str(d: dict, key: str) -> str:
+def _str(d: dict[Any, Any], key: str) -> str:
     v = _need(d, key)
     if not isinstance(v, str):
         raise ValueError(f"field {key!r} is not a string")
     return v
 
 
-def _need(d: dict, key: str) -> Any:
+def _need(d: dict[Any, Any], key: str) -> Any:
     try:
         return d[key]
     except KeyError:
         raise ValueError(f"{d.get('type')} line has no {key!r} field") from None
 
 
-def _headers(d: dict) -> Headers:
+def _masked(d: dict[Any, Any]) -> int:
+    """How many values the writer masked in this line's part of the exchange (0: none,
+    or a recording older than the count)."""
+    v = d.get("masked", 0)
+    if type(v) is not int or v < 0:
+        raise ValueError("field 'masked' is not a count (a non-negative integer)")
+    return v
+
+
+def _headers(d: dict[Any, Any]) -> Headers:
     v = _need(d, "headers")
     if not isinstance(v, list) or not all(
         isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], str)
@@ -174,7 +183,7 @@ def _headers(d: dict) -> Headers:
     return [(p[0], p[1]) for p in v]
 
 
-def _one_of(d: dict, key: str) -> tuple[str | None, str | None]:
+def _one_of(d: dict[Any, Any], key: str) -> tuple[str | None, str | None]:
     """Exactly one of key / key_b64, both strings; base64 is checked here, not at use."""
     text, b64 = d.get(key), d.get(key + "_b64")
     if (text is None) == (b64 is None):
@@ -198,12 +207,13 @@ class Header:
     # facts about what was recorded that every reader should say (a recording exported
     # from a HAR: its times are approximate); written only when there are some
     notes: list[str] | None = None
+    masked: int = 0  # words of `argv` masked (secrets), said by `inspect`
     tool_version: str = __version__
     schema_version: int = SCHEMA_VERSION
     tool: str = TOOL
     type: ClassVar[str] = "header"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[Any, Any]:
         d = {
             "type": "header",
             "schema_version": self.schema_version,
@@ -214,10 +224,12 @@ class Header:
         }
         if self.notes:
             d["notes"] = self.notes
+        if self.masked:
+            d["masked"] = self.masked
         return d
 
     @classmethod
-    def from_json(cls, d: dict) -> Header:
+    def from_json(cls, d: dict[Any, Any]) -> Header:
         argv = d.get("argv")
         if argv is not None and not (
             isinstance(argv, list) and all(isinstance(a, str) for a in argv)
@@ -232,6 +244,7 @@ class Header:
             created=_str(d, "created"),
             argv=argv,
             notes=notes,
+            masked=_masked(d),
             tool_version=_str(d, "tool_version"),
             schema_version=_int(d, "schema_version"),
             tool=_str(d, "tool"),
@@ -249,16 +262,24 @@ class Request:
     headers: Headers
     body: str | None = ""
     body_b64: str | None = None
+    masked: int = 0  # values masked in its URL, headers and body (secrets)
     type: ClassVar[str] = "request"
 
     @classmethod
     def of(
-        cls, exchange: int, t_ns: int, method: str, url: str, headers: Headers, body: bytes
+        cls,
+        exchange: int,
+        t_ns: int,
+        method: str,
+        url: str,
+        headers: Headers,
+        body: bytes,
+        masked: int = 0,
     ) -> Request:
         key, text = text_or_b64("body", body)
         if key == "body":
-            return cls(exchange, t_ns, method, url, headers, text, None)
-        return cls(exchange, t_ns, method, url, headers, None, text)
+            return cls(exchange, t_ns, method, url, headers, text, None, masked)
+        return cls(exchange, t_ns, method, url, headers, None, text, masked)
 
     @property
     def body_bytes(self) -> bytes:
@@ -271,17 +292,19 @@ class Request:
         except orjson.JSONDecodeError:
             return None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[Any, Any]:
         d = {"type": "request", "exchange": self.exchange, "t_ns": self.t_ns}
         d |= {"method": self.method, "url": self.url, "headers": self.headers}
         if self.body_b64 is not None:
             d["body_b64"] = self.body_b64
         else:
             d["body"] = self.body or ""
+        if self.masked:
+            d["masked"] = self.masked
         return d
 
     @classmethod
-    def from_json(cls, d: dict) -> Request:
+    def from_json(cls, d: dict[Any, Any]) -> Request:
         body, body_b64 = _one_of(d, "body")
         return cls(
             _int(d, "exchange"),
@@ -291,6 +314,7 @@ class Request:
             _headers(d),
             body,
             body_b64,
+            _masked(d),
         )
 
 
@@ -302,20 +326,24 @@ class Response:
     t_ns: int
     status: int
     headers: Headers
+    masked: int = 0  # header values masked (secrets)
     type: ClassVar[str] = "response"
 
-    def to_json(self) -> dict:
-        return {
+    def to_json(self) -> dict[Any, Any]:
+        d = {
             "type": "response",
             "exchange": self.exchange,
             "t_ns": self.t_ns,
             "status": self.status,
             "headers": self.headers,
         }
+        if self.masked:
+            d["masked"] = self.masked
+        return d
 
     @classmethod
-    def from_json(cls, d: dict) -> Response:
-        return cls(_int(d, "exchange"), _t_ns(d), _int(d, "status"), _headers(d))
+    def from_json(cls, d: dict[Any, Any]) -> Response:
+        return cls(_int(d, "exchange"), _t_ns(d), _int(d, "status"), _headers(d), _masked(d))
 
 
 @dataclass(slots=True)
@@ -337,7 +365,7 @@ class Chunk:
     def data_bytes(self) -> bytes:
         return bytes_of(self.data, self.data_b64)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[Any, Any]:
         d = {"type": "chunk", "exchange": self.exchange, "t_ns": self.t_ns}
         if self.data_b64 is not None:
             d["data_b64"] = self.data_b64
@@ -346,7 +374,7 @@ class Chunk:
         return d
 
     @classmethod
-    def from_json(cls, d: dict) -> Chunk:
+    def from_json(cls, d: dict[Any, Any]) -> Chunk:
         data, data_b64 = _one_of(d, "data")
         return cls(_int(d, "exchange"), _t_ns(d), data, data_b64)
 
@@ -359,23 +387,27 @@ class End:
     t_ns: int
     reason: str
     error: str | None = None
+    masked: int = 0  # values masked in the body's reads and the error (secrets)
     type: ClassVar[str] = "end"
 
-    def to_json(self) -> dict:
-        return {
+    def to_json(self) -> dict[Any, Any]:
+        d = {
             "type": "end",
             "exchange": self.exchange,
             "t_ns": self.t_ns,
             "reason": self.reason,
             "error": self.error,
         }
+        if self.masked:
+            d["masked"] = self.masked
+        return d
 
     @classmethod
-    def from_json(cls, d: dict) -> End:
+    def from_json(cls, d: dict[Any, Any]) -> End:
         error = d.get("error")
         if error is not None and not isinstance(error, str):
             raise ValueError("field 'error' is not a string or null")
-        return cls(_int(d, "exchange"), _t_ns(d), _str(d, "reason"), error)
+        return cls(_int(d, "exchange"), _t_ns(d), _str(d, "reason"), error, _masked(d))
 
 
 Record = Header | Request | Response | Chunk | End
@@ -410,7 +442,7 @@ def check_raw(d: object) -> str | None:
         return "a second header line" if t == "header" else f"unknown record type {t!r}"
     if not need <= d.keys():
         return f"{t} line has no {sorted(need - d.keys())[0]!r} field"
-    one = _ONE_OF.get(t)  # type: ignore[arg-type]
+    one = _ONE_OF.get(t)
     if one and (one[0] in d) == (one[1] in d):
         return f"{t} line needs exactly one of {one[0]!r} or {one[1]!r}"
     return None
@@ -421,4 +453,4 @@ def body_record(d: object) -> Request | Response | Chunk | End:
     problem = check_raw(d)
     if problem:
         raise ValueError(problem)
-    return BODY_TYPES[d["type"]].from_json(d)  # type: ignore[index]
+    return BODY_TYPES[d["type"]].from_json(d)  # type: ignore[arg-type, index]

@@ -18,11 +18,12 @@ and no "argv" or "error".
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from streamscope.recording.format import SCHEMA_VERSION
 
 
-def _v0_to_v1(d: dict) -> dict:
+def _v0_to_v1(d: dict[Any, Any]) -> dict:  # type: ignore[type-arg]
     kind = d.get("kind")
     if kind == "header":
         return {
@@ -47,11 +48,11 @@ def _v0_to_v1(d: dict) -> dict:
     return out
 
 
-def _pairs(headers: dict) -> list[list[str]]:
+def _pairs(headers: dict[Any, Any]) -> list[list[str]]:
     return [[k, v] for k, v in headers.items()]
 
 
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1}
+MIGRATIONS: dict[int, Callable[[dict[Any, Any]], dict]] = {0: _v0_to_v1}  # type: ignore[type-arg]
 
 
 def header_version(d: object) -> int | None:
@@ -77,7 +78,7 @@ def check_version(version: int) -> None:
         raise ValueError(f"schema_version {version} is unknown")
 
 
-def migrate(d: dict, version: int) -> dict:
+def migrate(d: dict[Any, Any], version: int) -> dict:  # type: ignore[type-arg]
     """`d`, a version-`version` line, as a current line. ValueError when it cannot be."""
     check_version(version)
     while version < SCHEMA_VERSION:

@@ -51,7 +51,7 @@ def _open(path: str) -> BinaryIO:
         raise RecordingError(f"{path}: cannot open: {e.strerror or e}", path) from None
 
 
-def _read_header(path: str) -> tuple[Header, dict, int]:
+def _read_header(path: str) -> tuple[Header, dict[Any, Any], int]:
     """(header, its migrated dict, the file's schema version); RecordingError if not one."""
     with _open(path) as f:
         line = f.readline(HEADER_LIMIT)
@@ -254,7 +254,7 @@ class ExchangeIndex:
     request: int | None = None
     response: int | None = None
     end: int | None = None
-    chunks: array = field(default_factory=lambda: array("I"))
+    chunks: array[Any] = field(default_factory=lambda: array("I"))
 
 
 # Writers put "type" and "exchange" first, so a chunk line is recognised by this prefix
@@ -265,7 +265,7 @@ _CHUNK_AT = len(_CHUNK_PREFIX)
 _RUN = 256  # lines the scan tries to index at once (one exchange's chunks, most of them)
 
 
-def _one_exchange_chunks(n: int, lines: list[bytes], exchanges: dict) -> bool:
+def _one_exchange_chunks(n: int, lines: list[bytes], exchanges: dict[Any, Any]) -> bool:
     """When every line (lines n+1...) is a chunk line of the first one's exchange, as the
     line-by-line scan's prefix test reads it, add them to that exchange and say True."""
     first = lines[0]
@@ -303,7 +303,7 @@ class RecordingIndex:
         path: str,
         header: Header,
         version: int,
-        offsets: array,
+        offsets: array[Any],
         exchanges: dict[int, ExchangeIndex],
         stopped_at: Stopped | None,
         errors: list[RecordingError] | None = None,
@@ -443,7 +443,7 @@ class RecordingIndex:
     def exchange(self, exchange: int) -> ExchangeIndex:
         return self._exchanges[exchange]
 
-    def raw_line(self, n: int) -> dict:
+    def raw_line(self, n: int) -> dict[Any, Any]:
         """Line `n` (1-based) as a migrated dict."""
         if not 1 <= n <= len(self):
             raise IndexError(f"{self.path}: no line {n} (lines 1 to {len(self)})")
@@ -458,7 +458,7 @@ class RecordingIndex:
             what = "not valid JSON" if isinstance(e, _JSONError) else str(e)
             raise located(self.path, n, start, what) from None
 
-    def raw_lines(self, numbers: Sequence[int], start: int, stop: int) -> Iterator[dict]:
+    def raw_lines(self, numbers: Sequence[int], start: int, stop: int) -> Iterator[dict[Any, Any]]:
         """Lines numbers[start:stop] in order, each as `raw_line` gives it, read in blocks:
         lines next to each other in the file (one stream's chunks, mostly) are one read
         of up to BLOCK bytes instead of a seek and a read each."""

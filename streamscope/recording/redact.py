@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 from urllib.parse import unquote_plus
 
 from streamscope.recording.format import REDACTED, Headers
@@ -31,35 +32,41 @@ SECRET_HEADERS = frozenset(
 # authentication, x-auth-token), *-key (x-goog-api-key, ocp-apim-subscription-key),
 # *-token, *-secret, cookies, sessions, passwords, signatures.
 _SECRET_NAME = re.compile(
-    r"auth|key|token|secret|passw|credential|signature|session|cookie", re.IGNORECASE
+    r"auth|key|token|secret|passw|credential|signature|session|cookie|pwd"
+    r"|(?<![a-z])pass(?![a-z])",  # x-api-pass, not x-passthrough
+    re.IGNORECASE,
 )
 # Counters whose names say "tokens" (x-ratelimit-remaining-tokens,
 # anthropic-ratelimit-input-tokens-limit, anthropic-priority-output-tokens-remaining).
 _COUNTER_NAME = re.compile(r"ratelimit|^anthropic-priority-")
 # Query parameter names (percent-decoded first) that carry credentials.
 _SECRET_QUERY_NAME = re.compile(
-    r"key|token|secret|passw|signature|sig|auth|credential|session", re.IGNORECASE
+    r"key|token|secret|passw|signature|sig|auth|credential|session|pwd"
+    r"|(?<![a-z])pass(?![a-z])|^code$",  # an OAuth authorization code
+    re.IGNORECASE,
 )
 # Values that are keys whatever they are called: OpenAI- and Anthropic-style (`sk-…`, at the
 # start of a word: `task-budgets-2026-03-13` in anthropic-beta is no key), Google, JWT,
 # GitHub, Slack.
 _KEY_SHAPED = re.compile(
     r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}|eyJ[\w-]+\.[\w-]+\.[\w-]+"
-    r"|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[a-z]-[A-Za-z0-9-]{10,}"
 )
 # scheme://userinfo@ in a URL: a password (or a token as the user name).
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#@\s]+@")
 
 
 def redact_url(url: str) -> str:
-    """The URL with its userinfo and credential-looking query values masked."""
+    """The URL with its userinfo, credential-looking query values and key-shaped words
+    (in its path too) masked."""
     if "@" in url:
         url = _USERINFO.sub(lambda m: m.group(1) + REDACTED + "@", url)
     path, sep, rest = url.partition("?")
+    path = _KEY_SHAPED.sub(REDACTED, path)
     if not sep:
-        return url
+        return path
     query, hash_, fragment = rest.partition("#")
-    return path + "?" + _redact_query(query) + hash_ + fragment
+    return path + "?" + _redact_query(query) + hash_ + _KEY_SHAPED.sub(REDACTED, fragment)
 
 
 def _redact_query(query: str) -> str:
@@ -74,14 +81,19 @@ def _redact_query(query: str) -> str:
     return "&".join(out)
 
 
+def is_secret_header(name: str) -> bool:
+    """Whether header `name` (case-insensitive) carries a credential: its value is masked."""
+    lname = name.lower()
+    return lname in SECRET_HEADERS or (
+        _SECRET_NAME.search(lname) is not None and _COUNTER_NAME.search(lname) is None
+    )
+
+
 def redact_header(name: str, value: str) -> str:
     """The value to record for header `name` (case-insensitive)."""
-    lname = name.lower()
-    if lname not in SECRET_HEADERS and (
-        not _SECRET_NAME.search(lname) or _COUNTER_NAME.search(lname)
-    ):
+    if not is_secret_header(name):
         return _KEY_SHAPED.sub(REDACTED, value)
-    if "auth" in lname:  # "<scheme> <credentials>": the scheme helps debugging, not secret
+    if "auth" in name.lower():  # "<scheme> <credentials>": the scheme helps debugging, not secret
         scheme, sep, rest = value.strip().partition(" ")
         if sep and rest.strip() and scheme.replace("-", "").isalnum():
             return f"{scheme} {REDACTED}"
@@ -100,11 +112,13 @@ _ARGV_SECRET = re.compile(
 )
 
 
-# An option whose name says it takes a secret (--api-key, --token, --password, --key,
-# --client-secret, --auth...): its value, after "=" or as the next word, is masked
+# An option whose name says it takes a secret (--api-key, --token, --password, --pass,
+# --db-pwd, --key, --client-secret, --auth...): its value, after "=" or as the next word, is masked
 # whatever it looks like.
 _SECRET_OPTION = re.compile(
-    r"(-{1,2}[\w.]*(?:key|token|secret|passw|credential|auth)[\w.-]*)(=.*)?", re.IGNORECASE
+    r"(-{1,2}[\w.-]*?(?:key|token|secret|passw|pwd|credential|auth|(?<![a-z])pass(?![a-z]))"
+    r"[\w.-]*?)(=.*)?",
+    re.IGNORECASE | re.DOTALL,
 )
 
 
@@ -162,7 +176,7 @@ TOO_DEEP = b'"[REDACTED: a JSON body nested too deeply to mask by path]"'
 def _redact(node: object, parts: list[str]) -> bool:
     key, rest = parts[0], parts[1:]
     if isinstance(node, dict):
-        keys: Iterable = list(node) if key == "*" else [key] if key in node else []
+        keys: Iterable[Any] = list(node) if key == "*" else [key] if key in node else []
     elif isinstance(node, list):
         if key == "*":
             keys = range(len(node))
@@ -173,8 +187,8 @@ def _redact(node: object, parts: list[str]) -> bool:
     hit = False
     for k in keys:
         if rest:
-            hit |= _redact(node[k], rest)  # type: ignore[index]
+            hit |= _redact(node[k], rest)
         else:
-            node[k] = REDACTED  # type: ignore[index]
+            node[k] = REDACTED
             hit = True
     return hit

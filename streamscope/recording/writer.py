@@ -21,7 +21,9 @@ from datetime import datetime, timezone
 import orjson
 
 from streamscope.recording.format import END_REASONS, Header, Headers, Request, without_surrogates
-from streamscope.recording.redact import redact_argv, redact_headers, redact_json_paths, redact_url
+from streamscope.recording.mask import Masking, mask_argv
+from streamscope.recording.private import open_private
+from streamscope.recording.redact import redact_json_paths
 
 _dumps = orjson.dumps
 _NL = orjson.OPT_APPEND_NEWLINE
@@ -79,8 +81,8 @@ class RecordingWriter:
         self.path = os.fspath(path)
         self.redact = redact
         self.redact_json = tuple(redact_json)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0)
-        fd = os.open(self.path, flags, 0o666)
+        # 0600 whatever the umask: a recording holds whole conversations (private.py)
+        fd = open_private(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
         try:
             # Checked on the open fd, not before opening, so there is no race.
             if os.fstat(fd).st_size:
@@ -102,12 +104,15 @@ class RecordingWriter:
         self.start_ns = time.monotonic_ns()
         if created is None:
             created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        # every secret-masking rule lives in mask.py, shared with export
+        self._masking = Masking() if redact else None
+        masked = 0
         if argv is not None:
-            argv = redact_argv(argv) if redact else list(argv)
+            argv, masked = mask_argv(argv) if redact else (list(argv), 0)
             # an argument that is not UTF-8 (a file name's bytes) is a lone surrogate here,
             # which no UTF-8 JSON can hold: it is kept as its escape
             argv = [without_surrogates(a) for a in argv]
-        self.header = Header(created=created, argv=argv)
+        self.header = Header(created=created, argv=argv, masked=masked)
         self._write(_dumps(self.header.to_json(), option=_NL))
 
     # -- the line types
@@ -129,13 +134,13 @@ class RecordingWriter:
         t_ns: int | None = None,
     ) -> None:
         pairs = _text_pairs(headers)
-        if self.redact:
-            pairs = redact_headers(pairs)
-            url = redact_url(url)
         body = bytes(body or b"")
+        masked = 0
+        if self._masking is not None:  # first: its credentials are looked for everywhere
+            url, pairs, body, masked = self._masking.request(exchange, url, pairs, body)
         if self.redact_json:
             body = redact_json_paths(body, self.redact_json)
-        rec = Request.of(exchange, self._t(t_ns), method, url, pairs, body)
+        rec = Request.of(exchange, self._t(t_ns), method, url, pairs, body, masked)
         if self._write(_dumps(rec.to_json(), option=_NL)):
             self._requests += 1
 
@@ -147,16 +152,28 @@ class RecordingWriter:
         t_ns: int | None = None,
     ) -> None:
         pairs = _text_pairs(headers)
-        if self.redact:
-            pairs = redact_headers(pairs)
+        masked = 0
+        if self._masking is not None:
+            pairs, masked = self._masking.headers(exchange, pairs)
         t = self._t(t_ns)
         rec = {"type": "response", "exchange": exchange, "t_ns": t, "status": status}
         rec["headers"] = pairs
+        if masked:
+            rec["masked"] = masked
         self._write(_dumps(rec, option=_NL))
 
     def chunk(self, exchange: int, data: bytes, t_ns: int | None = None) -> None:
         if t_ns is None:
             t_ns = time.monotonic_ns() - self.start_ns
+        if self._masking is not None:
+            ready = self._masking.chunk(exchange, t_ns, data)
+            if ready is not None:  # the exchange has credentials to mask in its body
+                for t, piece in ready:  # a read may be held until the next one
+                    self._chunk(exchange, piece, t)
+                return
+        self._chunk(exchange, data, t_ns)
+
+    def _chunk(self, exchange: int, data: bytes, t_ns: int) -> None:
         try:
             rec = {"type": "chunk", "exchange": exchange, "t_ns": t_ns, "data": data.decode()}
         except UnicodeDecodeError:  # incl. a read that splits a multi-byte character
@@ -170,7 +187,14 @@ class RecordingWriter:
         if reason not in END_REASONS:
             raise ValueError(f"end reason must be one of {END_REASONS}, not {reason!r}")
         t = self._t(t_ns)
+        masked = 0
+        if self._masking is not None:
+            held, error, masked = self._masking.end(exchange, error)
+            for t_read, piece in held:  # the reads held back, before the end
+                self._chunk(exchange, piece, t_read)
         rec = {"type": "end", "exchange": exchange, "t_ns": t, "reason": reason, "error": error}
+        if masked:
+            rec["masked"] = masked
         self._write(_dumps(rec, option=_NL))
 
     # -- plumbing
@@ -214,6 +238,10 @@ class RecordingWriter:
         return self._fd < 0
 
     def close(self) -> None:
+        if self._masking is not None and self._fd >= 0:
+            for exchange in self._masking.open_exchanges():  # no end line: keep its reads
+                for t, piece in self._masking.end(exchange, None)[0]:
+                    self._chunk(exchange, piece, t)
         with self._lock:
             if self._fd >= 0:
                 fd, self._fd = self._fd, -1

@@ -72,7 +72,7 @@ class ReplayApp(App):
         self.asked_frame: int | None = frame or None  # --frame, checked once the stream is read
         self.failure: str | None = None  # the one line said on leaving with status 2
         # what the screens read and ask, in one object
-        self.session = Session(opened, follow, start_analysis=self.analyse)
+        self.session = Session(opened, follow, start_analysis=self.analyse)  # type: ignore[arg-type]
         self._follow_size = 0
         self._indexed = False  # --follow: growth is looked for once the file was indexed
         self._grown_at = 0.0  # when the last growth was read (time.monotonic)
@@ -399,7 +399,7 @@ class ReplayApp(App):
         text = help_text(model.dialect.strategies[1:]) if model is not None else help_text()
         self.push_screen(TextScreen("streamscope replay: help", text))
 
-    def action_back(self) -> None:
+    def action_back(self) -> None:  # type: ignore[override]
         if len(self.screen_stack) > 2:
             self.pop_screen()
         else:

@@ -5,6 +5,10 @@ one-line summary is made of (most frames of a long stream are one plain fragment
 fragment is kept and the line built only for the rows shown), and every `every` frames a
 copy of the engine (copies share the text before them) and of the decoder. `at(n)` then
 resumes from the nearest copy, so any jump decodes and accumulates at most `every` frames.
+
+On a stream of thousands of calls a copy itself is costly (it holds every call): `cost(n)`
+tells what `at(n)` would take, and `compute(n)` does the same work on private copies, so
+the replay can do a costly jump in a thread while its keys go on answering.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from ..core.contract import worst as most_severe
-from ..core.engine import Engine, StreamResult
+from ..core.engine import Engine, Strategies, StreamResult
 from ..core.events import FieldEvent
 from ..core.frames import Frame
 from ..dialects import Dialect, dialect, open_engine
@@ -71,6 +75,9 @@ class Snapshot:
     next_read: int  # the read to resume from
     engine: Engine
     decoder: object
+    took: float = 0.0  # seconds its copy took (copying it again costs about as much)
+    # a copy tidies the engine it copies (joins its fragments): one copy at a time
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 @dataclass(slots=True)
@@ -81,6 +88,14 @@ class FrameState:
     frame: Frame | None
     engine: Engine
     events: list[FieldEvent] = field(default_factory=list)
+    # every strategy's calls here, made once (`StreamModel.view`): the engine goes on to
+    # the next frames when stepping, these stay what they were at this one
+    views: Strategies | None = field(default=None, repr=False)
+
+    def strategy_calls(self) -> Strategies:
+        if self.views is None:
+            self.views = self.engine.strategy_calls()
+        return self.views
 
 
 class StreamModel:
@@ -92,6 +107,7 @@ class StreamModel:
         response_format: object | None = None,
         end: dict | None = None,
         every: int = 256,
+        thin: bool = True,
         growing: bool = False,
         told: str | None = None,
         chunk_log: bool = False,
@@ -106,6 +122,7 @@ class StreamModel:
         self.response_format = response_format
         self.end = end or {}
         self.every = every
+        self.thin = thin  # copies thin out where they cost more than the feeding (below)
         self.growing = growing  # --follow: an unfinished stream is still being written
         self.times = array("q")  # per frame: ns from the request (-1: unknown)
         # per frame: ns since the frame before (0 when either time is unknown), for the
@@ -124,6 +141,10 @@ class StreamModel:
         self._next_read = self._since = self._last_len = 0
         # when the feeding since the last snapshot began, and what that copy took
         self._fed_from = self._copy_took = 0.0
+        self._feeding = 0.0  # seconds spent feeding frames (copies left out): a frame's cost
+        # the most calls a frame's tables were made of yet, at which frame, and what making
+        # them took per call (see `view`)
+        self._most_calls, self._most_at, self._view_rate = 0, 1, 0.0
         self.shown = threading.Event()  # set once a screen has painted the stream
         self._end_state: FrameState | None = None  # the last frame's, once the stream ended
         # the last state `at` gave and the frames after it: stepping on feeds it further
@@ -167,7 +188,7 @@ class StreamModel:
     ) -> bool:
         """Feed the reads not fed yet (for about `seconds` at most, when given): the frames
         can be shown while the rest is read. True when every read is in."""
-        engine, decoder = self._live
+        engine, decoder = self._live  # type: ignore[misc]
         n_reads, since = len(self.reads), self._since
         # a copy shares the text before it with the copies before it (strategies.freeze),
         # so copies are cheap: about 512 at most, a jump re-feeds a few hundred frames
@@ -180,13 +201,14 @@ class StreamModel:
         clock = time.perf_counter
         if not self._fed_from:
             self._fed_from = clock()
+        began, copying, fed = clock(), 0.0, len(times)
         reads = self.reads.reads_from(self._next_read, n_reads)
         for i in range(self._next_read, n_reads):
             try:
                 data, t = next(reads)
             except RecordingError as e:  # the stream is shown up to the line that broke
                 self.error = e
-                self.reads.stop = i  # type: ignore[attr-defined] (only recordings raise)
+                self.reads.stop = i  # type: ignore[attr-defined]  # only recordings raise
                 break
             self.read_offsets.append(offset)
             offset += len(data)
@@ -200,15 +222,17 @@ class StreamModel:
                 gaps.append(t_ns - before if t_ns >= 0 and before >= 0 else 0)
                 before = t_ns
                 since += 1
-            if since >= every and clock() - self._fed_from >= self._copy_took:
+            if since >= every and (not self.thin or clock() - self._fed_from >= self._copy_took):
                 # at a read boundary (resume is exact), and after at least as long feeding
                 # as the last copy took: a copy grows with the calls (a stream of 5,000
                 # calls spent 7 of its 8 s of reading copying), so on such a stream the
                 # copies thin out and cost at most what the feeding does
                 copied = clock()
-                self.snapshots.append(Snapshot(len(times), i + 1, engine.copy(), decoder.copy()))
+                snap = Snapshot(len(times), i + 1, engine.copy(), decoder.copy())
                 self._fed_from = now = clock()
-                self._copy_took = now - copied
+                snap.took = self._copy_took = now - copied
+                copying += now - copied
+                self.snapshots.append(snap)
                 since = 0
             self._next_read = i + 1
             if progress is not None and i % 512 == 0:
@@ -216,6 +240,8 @@ class StreamModel:
             if stop is not None and times and time.monotonic() > stop:
                 break
         self._since = since
+        if len(times) > fed:
+            self._feeding += clock() - began - copying
         if progress is not None:
             progress(self._next_read, n_reads)
         return self._next_read >= n_reads or self.error is not None
@@ -236,7 +262,7 @@ class StreamModel:
 
     def conclude(self) -> StreamResult:
         """Every read is in: how the stream ended, its anomalies and repairs."""
-        engine, decoder = self._live
+        engine, decoder = self._live  # type: ignore[misc]
         # a stream still being written goes on: its result is computed on copies
         live = self.end.get("end_reason") == "unfinished"
         if live:
@@ -256,58 +282,123 @@ class StreamModel:
         self.anomaly_frames = marked
         if not live and self.total:  # End is the most visited frame: its state, kept ready
             snap = [s for s in self.snapshots if s.frames < self.total][-1]
-            self._end_state = self._feed_to(self.total, *self._resume(snap), cursor=False)
+            end = self._feed_to(self.total, *self._resume(snap))
+            self._end_state = end if end is None else self.view(end)
         self.result = result
         return result
 
-    def at(self, n: int) -> FrameState:
-        """The state after frame `n` (0: before the first frame).
+    @overload
+    def at(self, n: int) -> FrameState: ...
+    @overload
+    def at(self, n: int, stop: Callable[[], bool]) -> FrameState | None: ...
+    def at(self, n: int, stop: Callable[[], bool] | None = None) -> FrameState | None:
+        """The state after frame `n` (0: before the first frame); None once `stop()`
+        (asked every 256 frames fed) says it is no longer wanted.
 
         Stepping forward feeds on from the last state asked for (no copy of the engine,
         whose copy grows with the stream); other jumps resume from the nearest snapshot.
+        One thread at a time: stepping feeds the engine of the state given last.
         """
         n = max(0, min(n, self.total))
-        # the last snapshot before frame n (the first one, for frame 0)
-        i = bisect_left(self.snapshots, n, key=lambda s: s.frames)
-        snap = self.snapshots[max(i - 1, 0)]
-        if n == 0:
-            return FrameState(0, None, snap.engine.copy())
-        end = self._end_state
-        if end is not None and end.number == n:
-            return end
-        cursor = self._cursor
-        if cursor is not None:
+        known = self._known(n)
+        if known is not None:
+            return known
+        snap = self._snapshot_before(n)
+        cursor, self._cursor = self._cursor, None
+        found = None
+        if cursor is not None and snap.frames <= cursor[0].number < n:
             state, frames = cursor
-            if state.number == n:
-                return state
-            if snap.frames <= state.number < n:
-                found = self._feed_to(n, state.engine, frames)
-                if found is not None:
-                    return found
-        found = self._feed_to(n, *self._resume(snap))
+            # (its frames may end before n: --follow read more since they were opened)
+            found = self._feed_to(n, state.engine, frames, stop)
         if found is None:
+            if stop is not None and stop():
+                return None
+            engine, frames = self._resume(snap)
+            found = self._feed_to(n, engine, frames, stop)
+        if found is None:
+            if stop is not None and stop():
+                return None
             raise IndexError(f"frame {n} is not in the stream")
+        self._cursor = (found, frames)
         return found
 
+    def cost(self, n: int) -> float:
+        """About how many seconds showing frame `n` takes: the engine copy `at` resumes
+        from (if any), the frames it feeds, the calls the tables are made of."""
+        n = max(0, min(n, self.total))
+        end, cursor = self._end_state, self._cursor
+        if n == 0 or (end is not None and end.number == n):  # (the end's calls made ahead)
+            return 0.0
+        if cursor is not None and cursor[0].number == n:
+            return 0.0 if cursor[0].views is not None else self._view_cost(n)
+        per_frame = self._feeding / max(self.total, 1)
+        snap = self._snapshot_before(n)
+        if cursor is not None and snap.frames <= cursor[0].number < n:
+            feeding = (n - cursor[0].number) * per_frame
+        else:
+            feeding = snap.took + (n - snap.frames) * per_frame
+        return feeding + self._view_cost(n)
+
+    def view(self, state: FrameState) -> FrameState:
+        """Make `state`'s strategy calls now, timed: on a stream of thousands of calls,
+        making them is most of what showing a frame costs."""
+        if state.views is None:
+            began = time.perf_counter()
+            views = state.strategy_calls()
+            took = time.perf_counter() - began
+            calls = max((len(v) for v in views.values() if isinstance(v, list)), default=0)
+            if calls >= self._most_calls:
+                self._most_calls, self._most_at = calls, max(state.number, 1)
+                self._view_rate = took / max(calls, 1)
+        return state
+
+    def _view_cost(self, n: int) -> float:
+        """What making the calls at frame `n` takes: the most calls seen yet, or more past
+        the frame they were seen at (as many more as frames more)."""
+        calls = self._most_calls * max(1.0, n / self._most_at)
+        if self.result is not None:
+            calls = min(calls, max(len(self.result.tool_calls), self._most_calls))
+        return calls * self._view_rate
+
+    def _known(self, n: int) -> FrameState | None:
+        """The state after frame `n` when it costs nothing to give: before the first
+        frame, the last frame's (kept), the one `at` gave last."""
+        if n == 0:
+            return FrameState(0, None, self._resume(self.snapshots[0])[0])
+        end, cursor = self._end_state, self._cursor
+        if end is not None and end.number == n:
+            return end
+        if cursor is not None and cursor[0].number == n:
+            return cursor[0]
+        return None
+
+    def _snapshot_before(self, n: int) -> Snapshot:
+        """The last snapshot before frame n (the first one, for frame 0)."""
+        i = bisect_left(self.snapshots, n, key=lambda s: s.frames)
+        return self.snapshots[max(i - 1, 0)]
+
     def _resume(self, snap: Snapshot) -> tuple[Engine, Iterator[Frame]]:
-        decoder = snap.decoder.copy()
-        return snap.engine.copy(), self.reads.frames(snap.next_read, decoder)
+        with snap.lock:
+            engine, decoder = snap.engine.copy(), snap.decoder.copy()  # type: ignore[attr-defined]
+        return engine, self.reads.frames(snap.next_read, decoder)
 
     def _feed_to(
-        self, n: int, engine: Engine, frames: Iterator[Frame], cursor: bool = True
+        self,
+        n: int,
+        engine: Engine,
+        frames: Iterator[Frame],
+        stop: Callable[[], bool] | None = None,
     ) -> FrameState | None:
-        """Feed `frames` to `engine` up to frame `n`; that state becomes the cursor."""
-        if cursor:
-            self._cursor = None
+        """Feed `frames` to `engine` up to frame `n` (None: not in them, or `stop()` said
+        so, asked every 256 frames)."""
         for frame in frames:
+            if stop is not None and not frame.number & 255 and stop():
+                return None
             engine.collect_events = frame.number == n
             events = engine.feed(frame)
             if frame.number == n:
                 engine.collect_events = False
-                state = FrameState(n, frame, engine, events or [])
-                if cursor:
-                    self._cursor = (state, frames)
-                return state
+                return FrameState(n, frame, engine, events or [])
         return None
 
     def raw(self, frame: Frame) -> list[bytes]:
@@ -345,9 +436,9 @@ def _by_worst(frames: list[int], marks: Mapping[int, Sequence[str]]) -> dict[str
         kinds = tuple(marks[f])
         level = worst.get(kinds)
         if level is None:
-            level = worst[kinds] = most_severe(kinds)
-        got = out.get(level)
+            level = worst[kinds] = most_severe(kinds)  # type: ignore[assignment]
+        got = out.get(level)  # type: ignore[arg-type]
         if got is None:
-            got = out[level] = array("q")
+            got = out[level] = array("q")  # type: ignore[index]
         got.append(f)
     return out

@@ -8,6 +8,7 @@ way; robust takes such a frame in a few steps when no rule needs to look at it
 from __future__ import annotations
 
 import copy
+from typing import Any, cast
 
 from ...core.calls import Call
 from ...core.engine import ChoiceSummary
@@ -45,7 +46,7 @@ class AnthropicEngine(EventEngine):
     reader = Robust
     folds = (StartConcat, LastBlock, Truthy)
 
-    def emulation(self, tools: list | None) -> AnthropicSdkEmulation:
+    def emulation(self, tools: list[Any] | None) -> AnthropicSdkEmulation:
         return AnthropicSdkEmulation()
 
     def feed(
@@ -62,7 +63,7 @@ class AnthropicEngine(EventEngine):
             # takes it in a few steps (else the whole frame goes through every rule)
             if plain is not None:
                 if not self._reads or robust.fragment(n, *plain):  # type: ignore[misc]
-                    index, text = plain  # type: ignore[misc]
+                    index, text = cast("tuple[int, str]", plain)
                     for s in self.others:
                         s.fragment(n, index, text)
                     self._sdk_feed(frame)
@@ -76,14 +77,14 @@ class AnthropicEngine(EventEngine):
         if self.others:
             self._feed_clients(frame)
         self._sdk_feed(frame)
-        return robust.events
+        return robust.events  # type: ignore[no-any-return]
 
     def _text(self, p: object) -> bool:
         """A text_delta robust takes in a few steps (or, without robust, may skip)."""
         delta = p.get("delta") if type(p) is dict else None
         if type(delta) is not dict or delta.get("type") != "text_delta":
             return False
-        index, text = p.get("index"), delta.get("text")  # type: ignore[union-attr]
+        index, text = p.get("index"), delta.get("text")  # type: ignore[attr-defined]
         if type(index) is not int or type(text) is not str:
             return False
         return not self._reads or self.robust.text(index, text)
@@ -148,7 +149,7 @@ class AnthropicEngine(EventEngine):
     def _summary(self) -> tuple[str | None, str, str, list[ChoiceSummary]]:
         messages = self.robust.messages
         choices = [
-            ChoiceSummary(m.number, m.stop_reason, "".join(m.content), "".join(m.reasoning), "")  # type: ignore[arg-type]
+            ChoiceSummary(m.number, m.stop_reason, "".join(m.content), "".join(m.reasoning), "")
             for m in messages
         ]
         if not choices:

@@ -8,6 +8,8 @@ they come back with the assistant message and need no result from the agent.
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
 from ...core.history import History, Result, SentCall, Turn, Words
@@ -28,7 +30,7 @@ def _input_text(value: object) -> object:
     return value
 
 
-def sent_call(block: dict) -> SentCall:
+def sent_call(block: dict[Any, Any]) -> SentCall:
     kind = block.get("type")
     return SentCall(
         block.get("id"),
@@ -88,4 +90,5 @@ def history(body: object) -> History | None:
         params={k: v for k, v in body.items() if k not in skip},
         words=WORDS,
         kind_of=_same_type,
+        items=messages,
     )

@@ -96,6 +96,8 @@ def run_real_anthropic(
     import anthropic
     from anthropic.lib.streaming import InputJsonEvent
 
+    from streamscope.record.clients import sdk_package
+
     frames = list(frames)
     last = frames[-1].number if frames else 0
     blocks = _Blocks()
@@ -114,7 +116,7 @@ def run_real_anthropic(
     client = anthropic.Anthropic(
         api_key="streamscope",
         base_url="http://streamscope.invalid",
-        http_client=body.client(),
+        http_client=body.client(sdk_package(anthropic)),
         max_retries=0,
     )
     with warnings.catch_warnings():

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 __all__ = ["JSON_WS", "MAX_NUMBER", "PartialJson", "TooLong", "quick_value"]
 
@@ -205,7 +206,7 @@ class PartialJson:
             if mode == _NUMBER:
                 i = self._value(t, i, base)
                 continue
-            i = _WS.match(t, i).end()
+            i = _WS.match(t, i).end()  # type: ignore[union-attr]
             if i == n:
                 break
             c = t[i]
@@ -267,15 +268,15 @@ class PartialJson:
                 return i + 1
         end = _scalar(t, i, base)
         is_open = end is _OPEN_OK or end is _OPEN_BAD
-        if (len(t) if is_open else end) - i > MAX_NUMBER:
+        if (len(t) if is_open else end) - i > MAX_NUMBER:  # type: ignore[operator]
             raise TooLong
         if is_open:
             self._mode = _NUMBER
             if end is _OPEN_OK:
                 self._token = t[i:]
             raise _More(base + i)
-        self._commit(t[i:end])
-        return end
+        self._commit(t[i:end])  # type: ignore[index]
+        return end  # type: ignore[return-value]
 
     def _start_string(self, *, key: bool) -> None:
         self._mode = _STRING
@@ -286,7 +287,7 @@ class PartialJson:
         """Read string content from `i`; returns the index after the closing quote."""
         n, seg = len(t), i
         while True:
-            i = _PLAIN.match(t, i).end()
+            i = _PLAIN.match(t, i).end()  # type: ignore[union-attr]
             if i == n:
                 self._str.append(t[seg:])
                 return n
@@ -362,7 +363,7 @@ def _scalar(t: bytes, i: int, base: int) -> int | str:
         if j < len(t) and 48 <= t[j] <= 57:
             raise _Error("invalid number", base + j)
     elif 49 <= d <= 57:
-        j = _DIGITS.match(t, j + 1).end()
+        j = _DIGITS.match(t, j + 1).end()  # type: ignore[union-attr]
     elif c == 45:
         raise _Error("invalid number", base + j)
     else:
@@ -370,16 +371,16 @@ def _scalar(t: bytes, i: int, base: int) -> int | str:
     if j == len(t):
         return _OPEN_OK
     if t[j] == 46:  # .
-        j = _need_digits(t, j + 1, base)
-        if j is _OPEN_BAD or j == len(t):
-            return _OPEN_BAD if j is _OPEN_BAD else _OPEN_OK
+        j = _need_digits(t, j + 1, base)  # type: ignore[assignment]
+        if j is _OPEN_BAD or j == len(t):  # type: ignore[comparison-overlap]
+            return _OPEN_BAD if j is _OPEN_BAD else _OPEN_OK  # type: ignore[comparison-overlap]
     if t[j] in b"eE":
         j += 1
         if j < len(t) and t[j] in b"+-":
             j += 1
-        j = _need_digits(t, j, base)
-        if j is _OPEN_BAD or j == len(t):
-            return _OPEN_BAD if j is _OPEN_BAD else _OPEN_OK
+        j = _need_digits(t, j, base)  # type: ignore[assignment]
+        if j is _OPEN_BAD or j == len(t):  # type: ignore[comparison-overlap]
+            return _OPEN_BAD if j is _OPEN_BAD else _OPEN_OK  # type: ignore[comparison-overlap]
     return j
 
 
@@ -389,7 +390,7 @@ def _need_digits(t: bytes, j: int, base: int) -> int | str:
         return _OPEN_BAD
     if not 48 <= t[j] <= 57:
         raise _Error("invalid number", base + j)
-    return _DIGITS.match(t, j + 1).end()
+    return _DIGITS.match(t, j + 1).end()  # type: ignore[union-attr]
 
 
 def _word(t: bytes, i: int, word: bytes, base: int) -> int | str:
@@ -464,7 +465,7 @@ _OPEN_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.|(?:\.[0-9]+)?[eE][+-]?)")
 _OPEN_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{0,4}")  # json.loads stops at one ending the text
 
 
-def quick_value(text: str) -> dict | list | None:
+def quick_value(text: str) -> dict[Any, Any] | list[Any] | None:
     """jiter's partial-mode value of `text` read at C speed, or None when this cannot vouch
     for it (the byte reader must say).
 
@@ -488,14 +489,14 @@ def quick_value(text: str) -> dict | list | None:
     return value if few or _open_containers(text) == "" else None
 
 
-def _value_so_far(text: str, stop: json.JSONDecodeError) -> dict | list | None:
+def _value_so_far(text: str, stop: json.JSONDecodeError) -> dict[Any, Any] | list[Any] | None:
     """The complete members of `text`, closed, read with json.loads, where it `stop`ped."""
     head = _complete_part(text, stop)
     still_open = None if head is None else _open_containers(head)
     if still_open is None:
         return None
     try:
-        return json.loads(head + still_open[::-1].translate(_CLOSERS))
+        return json.loads(head + still_open[::-1].translate(_CLOSERS))  # type: ignore[no-any-return, operator]
     except (ValueError, RecursionError):
         return None
 
@@ -561,7 +562,7 @@ def _complete_part(text: str, stop: json.JSONDecodeError) -> str | None:
         head = head.rstrip(_NUMBER_BYTES)
         finishable = _OPEN_NUMBER.fullmatch(text, len(head))
     elif why in _STOPS_AT_THE_END:
-        finishable = not rest
+        finishable = not rest  # type: ignore[assignment]
     else:
         return None
     if not finishable:

@@ -18,6 +18,8 @@ stopped extends that block, the only one its index can name.
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 
 from ...core import events as ev
@@ -59,7 +61,7 @@ class ToolBlock(Slot):
 
     __slots__ = ("start_input", "open", "nonempty")
 
-    def __init__(self, message: int, index: int, frame: int, block: dict) -> None:
+    def __init__(self, message: int, index: int, frame: int, block: dict[Any, Any]) -> None:
         bid, name = block.get("id", ""), block.get("name", "")
         super().__init__(
             message, index, frame, "" if bid is None else bid, "" if name is None else name
@@ -148,10 +150,10 @@ def _copy_text(block: TextBlock) -> TextBlock:
     return new
 
 
-def _said(message: Message, kind: object, block: dict) -> None:
+def _said(message: Message, kind: object, block: dict[Any, Any]) -> None:
     """The text a text or thinking block carries whole, added to what the message says."""
     if kind == "text" or kind == "thinking":
-        text = block.get(kind)  # type: ignore[call-overload]
+        text = block.get(kind)
         if isinstance(text, str) and text:
             (message.content if kind == "text" else message.reasoning).append(text)
 
@@ -247,7 +249,7 @@ class Robust:
                 )
         elif kind == "error":
             error = payload.get("error")
-            message = error.get("message") if isinstance(error, dict) else error
+            message = error.get("message") if isinstance(error, dict) else error  # type: ignore[assignment]
             log.add(
                 "provider-error",
                 n,
@@ -284,7 +286,7 @@ class Robust:
         self.prev = None
         return message
 
-    def _message_start(self, n: int, payload: dict) -> None:
+    def _message_start(self, n: int, payload: dict[Any, Any]) -> None:
         body = payload.get("message")
         body = body if isinstance(body, dict) else {}
         mid = body.get("id")
@@ -318,7 +320,7 @@ class Robust:
         if body.get("stop_reason") is not None:
             message.stop_reason, message.stop_frame = body["stop_reason"], n
 
-    def _whole(self, n: int, message: Message, index: int, block: dict) -> None:
+    def _whole(self, n: int, message: Message, index: int, block: dict[Any, Any]) -> None:
         """A block message_start carries complete (programmatic tool calling sends a
         message per call this way): a call with its whole input, stopped."""
         kind = block.get("type")
@@ -330,7 +332,7 @@ class Robust:
         tool = self._tool(n, message, index, block)
         tool.open = False
 
-    def _index(self, n: int, payload: dict, what: str) -> int | None:
+    def _index(self, n: int, payload: dict[Any, Any], what: str) -> int | None:
         index = payload.get("index")
         if is_index(index):
             return index
@@ -346,7 +348,7 @@ class Robust:
         )
         return None
 
-    def _start(self, n: int, payload: dict) -> None:
+    def _start(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "content_block_start")
         if index is None:
             return
@@ -377,7 +379,7 @@ class Robust:
             return
         self._tool(n, message, index, block)
 
-    def _tool(self, n: int, message: Message, index: int, block: dict) -> ToolBlock:
+    def _tool(self, n: int, message: Message, index: int, block: dict[Any, Any]) -> ToolBlock:
         tool = ToolBlock(message.number, index, n, block)
         message.blocks[index] = tool
         message.calls.append(tool)
@@ -436,12 +438,12 @@ class Robust:
                     if what == "delta"
                     else "it ends nothing"
                 ),
-                cur.number,
+                cur.number,  # type: ignore[union-attr]
                 index,
             )
         return block
 
-    def _delta(self, n: int, payload: dict) -> None:
+    def _delta(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "content_block_delta")
         if index is None:
             return
@@ -459,7 +461,7 @@ class Robust:
                 log.add(
                     "event-schema-violation",
                     n,
-                    f"an input_json_delta for block {index}, a {cut(quote(block.kind), 20)} block: "
+                    f"an input_json_delta for block {index}, a {cut(quote(block.kind), 20)} block: "  # type: ignore[union-attr]
                     "robust skips it",
                 )
             elif not isinstance(text, str):
@@ -468,7 +470,7 @@ class Robust:
                     n,
                     lambda: (
                         f"partial_json of block {index} is "
-                        + (f"a JSON {json_type(text)}" if "partial_json" in delta else "missing")
+                        + (f"a JSON {json_type(text)}" if "partial_json" in delta else "missing")  # type: ignore[operator]
                         + ", not a string: the official SDK raises; robust skips it"
                     ),
                     message.number,
@@ -561,7 +563,7 @@ class Robust:
                 )
             )
 
-    def _stop(self, n: int, payload: dict) -> None:
+    def _stop(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "content_block_stop")
         if index is None:
             return
@@ -574,7 +576,7 @@ class Robust:
                 FieldEvent(n, ev.STOP, self.cur.number, index, "", words=ev.BLOCK_WORDS)  # type: ignore[union-attr]
             )
 
-    def _message_delta(self, n: int, payload: dict) -> None:
+    def _message_delta(self, n: int, payload: dict[Any, Any]) -> None:
         message = self._message(n, "message_delta")
         delta = payload.get("delta")
         if not isinstance(delta, dict) or "stop_reason" not in delta:
@@ -607,11 +609,11 @@ class Robust:
         new = Robust.__new__(Robust)
         new.log = log
         slots = {id(b): b.__deepcopy__({}) for b in self.calls}
-        new.calls = [slots[id(b)] for b in self.calls]
-        new.messages = [m.copy(slots) for m in self.messages]
+        new.calls = [slots[id(b)] for b in self.calls]  # type: ignore[misc]
+        new.messages = [m.copy(slots) for m in self.messages]  # type: ignore[arg-type]
         new.cur = new.messages[-1] if self.cur is not None else None
-        new.by_id = {k: slots[id(b)] for k, b in self.by_id.items()}
-        new.prev = slots[id(self.prev)] if self.prev is not None else None
+        new.by_id = {k: slots[id(b)] for k, b in self.by_id.items()}  # type: ignore[misc]
+        new.prev = slots[id(self.prev)] if self.prev is not None else None  # type: ignore[assignment]
         new.events = None
         new.done_frame, new.error_payload = self.done_frame, self.error_payload
         new.unnamed, new.first_unnamed = self.unnamed, self.first_unnamed

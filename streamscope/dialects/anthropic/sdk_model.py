@@ -74,6 +74,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
@@ -85,6 +86,7 @@ from streamscope.dialects.anthropic.partial_json import (
     position,
     quick_value,
 )
+from streamscope.dialects.versions import VERIFIED
 
 __all__ = [
     "VERIFIED_ANTHROPIC",
@@ -95,7 +97,7 @@ __all__ = [
 ]
 
 # The anthropic releases whose MessageStream this emulation was checked against.
-VERIFIED_ANTHROPIC = ("2.15.0",)
+VERIFIED_ANTHROPIC = (VERIFIED["anthropic"],)
 
 TOOL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 # MessageStream's TRACKS_TOOL_INPUT classes, by the block type that constructs them
@@ -145,7 +147,7 @@ def _name(value: object) -> str:
     return type(value).__name__
 
 
-def _guard(payload: dict) -> None:
+def _guard(payload: dict[Any, Any]) -> None:
     todo: list[object] = [payload]
     while todo:
         value = todo.pop()
@@ -209,8 +211,8 @@ def _grow(field: object, piece: object) -> object:
             return field
         field += piece  # type: ignore[operator]  # raises the SDK's TypeError
     elif type(field) is list:
-        probe: list = []
-        probe += piece  # type: ignore[operator]
+        probe: list[Any] = []
+        probe += piece  # type: ignore[arg-type]
     else:
         field += piece  # type: ignore[operator]
     return field
@@ -254,7 +256,7 @@ class _Block:
         "rendered",
     )
 
-    def __init__(self, d: dict, frame: int) -> None:
+    def __init__(self, d: dict[Any, Any], frame: int) -> None:
         # construct() turns a null field into its default (None): same as a missing key
         self.type = d.get("type")
         self.id = d.get("id")
@@ -608,7 +610,7 @@ class AnthropicSdkEmulation:
 
     # -- MessageStream.__stream__: accumulate_event, build_events ----------------------
 
-    def _accumulate(self, event: dict, frame: int) -> None:
+    def _accumulate(self, event: dict[Any, Any], frame: int) -> None:
         kind = event.get("type")
         if not self._started:
             if kind == "message_start":
@@ -619,12 +621,12 @@ class AnthropicSdkEmulation:
         elif kind == "content_block_delta":
             self._block_delta(event, frame)
         elif kind == "content_block_stop":
-            self._content[_index(event.get("index"))].type  # type: ignore[index]  # noqa: B018
+            self._content[_index(event.get("index"))].type  # type: ignore[call-overload, index]  # noqa: B018
         elif kind == "message_delta":
             self._message_delta(event)
         # a second message_start, message_stop, unknown types: the snapshot is unchanged
 
-    def _message_start(self, event: dict, frame: int) -> None:
+    def _message_start(self, event: dict[Any, Any], frame: int) -> None:
         message = event.get("message")
         if type(message) is not dict:
             raise AttributeError(f"'{_name(message)}' object has no attribute 'to_dict'")
@@ -637,19 +639,19 @@ class AnthropicSdkEmulation:
         self._usage = None if type(usage) is dict else _name(usage)
         self._started = True
 
-    def _block_start(self, event: dict, frame: int) -> None:
+    def _block_start(self, event: dict[Any, Any], frame: int) -> None:
         append = self._content.append  # type: ignore[union-attr]  # None: the SDK's AttributeError
         block = event.get("content_block")
         if type(block) is not dict:
             raise AttributeError(f"'{_name(block)}' object has no attribute 'to_dict'")
         append(_Block(block, frame))
 
-    def _block_delta(self, event: dict, frame: int) -> None:
+    def _block_delta(self, event: dict[Any, Any], frame: int) -> None:
         delta = event.get("delta")
         index = event.get("index")
         if type(index) is not int:
             index = _index(index, delta)
-        entry = self._content[index]  # type: ignore[index]  # the SDK's TypeError / IndexError
+        entry = self._content[index]  # type: ignore[call-overload, index]  # the SDK's TypeError / IndexError
         if type(delta) is not dict:
             raise AttributeError(f"'{_name(delta)}' object has no attribute 'type'")
         kind = delta.get("type")
@@ -658,15 +660,15 @@ class AnthropicSdkEmulation:
                 self._input_json(index, entry, delta.get("partial_json"), frame)
         elif kind == "text_delta":
             if entry.type == "text":
-                entry.text = _grow(entry.text, delta.get("text"))  # type: ignore[union-attr]
+                entry.text = _grow(entry.text, delta.get("text"))
         elif kind == "thinking_delta":
             if entry.type == "thinking":
-                entry.thinking = _grow(entry.thinking, delta.get("thinking"))  # type: ignore[union-attr]
+                entry.thinking = _grow(entry.thinking, delta.get("thinking"))
         elif kind == "citations_delta":
             if entry.type == "text":
-                citations = entry.citations  # type: ignore[union-attr]
+                citations = entry.citations
                 if not citations:
-                    entry.citations = [None]  # type: ignore[union-attr]
+                    entry.citations = [None]
                 else:
                     citations.append(None)  # the SDK's AttributeError when not a list
         elif kind == "signature_delta":
@@ -694,7 +696,7 @@ class AnthropicSdkEmulation:
         block.fragments += 1
         block.last = frame
 
-    def _message_delta(self, event: dict) -> None:
+    def _message_delta(self, event: dict[Any, Any]) -> None:
         delta = event.get("delta")
         if type(delta) is not dict:
             raise AttributeError(f"'{_name(delta)}' object has no attribute 'stop_reason'")

@@ -4,6 +4,7 @@ fragments build one block, which keys never matter to accumulation."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..base import Shape
 
@@ -12,7 +13,7 @@ from ..base import Shape
 VOLATILE = frozenset(("usage", "stop_sequence", "stop_details", "container", "model", "role"))
 
 
-def containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
+def containers(tree: object) -> Iterator[tuple[str, tuple[Any, ...], object]]:
     """(role, path, node): the event, its message, its content block, its delta."""
     if not isinstance(tree, dict):
         return
@@ -27,9 +28,9 @@ def containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
 _JOINABLE = {"input_json_delta": "partial_json", "text_delta": "text", "thinking_delta": "thinking"}
 
 
-def sites(trees: list[object]) -> list[list[tuple[int, tuple]]]:
+def sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """Each block's fragments (per message, block index and field), in stream order."""
-    groups: dict[tuple, list[tuple[int, tuple]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
     message = 0
     for f, tree in enumerate(trees):
         if not isinstance(tree, dict):

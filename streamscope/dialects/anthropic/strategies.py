@@ -10,6 +10,7 @@ engine hands them the events already read (`start`, `fragment`, `stop`, `message
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...core.calls import Call, Slot, StrategyError
 from .. import typed
@@ -35,13 +36,13 @@ class Fold(typed.Fold):
         self.message += 1
         self.by_index = {}
 
-    def start(self, n: int, index: int, block: dict) -> None:
+    def start(self, n: int, index: int, block: dict[Any, Any]) -> None:
         if block.get("type") not in TOOL_BLOCKS:
             self.by_index[index] = None
             return
         slot = FoldSlot(max(self.message, 0), index, n, block.get("id"), block.get("name"))
         slot.type = block.get("type")
-        slot.start_input = block.get("input", _ABSENT)
+        slot.start_input = block.get("input", _ABSENT)  # type: ignore[attr-defined]
         self.by_index[index] = slot
         self.slots.append(slot)
 
@@ -60,9 +61,9 @@ class Fold(typed.Fold):
 
     def arguments(self, slot: FoldSlot) -> str:
         text = "".join(slot.parts)
-        if text or slot.start_input is _ABSENT:
+        if text or slot.start_input is _ABSENT:  # type: ignore[attr-defined]
             return text
-        return start_text(slot.start_input)
+        return start_text(slot.start_input)  # type: ignore[attr-defined]
 
     def call(self, slot: FoldSlot) -> Call:
         s = slot
@@ -80,7 +81,7 @@ class StartConcat(Fold):
     name = "start-concat"
 
     def arguments(self, slot: FoldSlot) -> str:
-        head = "" if slot.start_input is _ABSENT else start_text(slot.start_input)
+        head = "" if slot.start_input is _ABSENT else start_text(slot.start_input)  # type: ignore[attr-defined]
         return head + "".join(slot.parts)
 
 
@@ -96,7 +97,7 @@ class LastBlock(Fold):
         super().__init__()
         self.last: FoldSlot | None = None
 
-    def start(self, n: int, index: int, block: dict) -> None:
+    def start(self, n: int, index: int, block: dict[Any, Any]) -> None:
         super().start(n, index, block)
         slot = self.by_index.get(index)
         if slot is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.frames import Frame
 from ...text import quote, word
-from ..typed import not_an_event
+from ..typed import an_object, not_an_event
 
 
 def plain_summary(index: int, text: str) -> str:
@@ -21,7 +21,7 @@ def summarize(frame: Frame) -> str:
     index = p.get("index")
     at = f"b{word(index)} " if "index" in p else ""
     if kind == "content_block_delta":
-        delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
+        delta = an_object(p.get("delta"))
         dtype = delta.get("type")
         for key, label, shown in (
             ("partial_json", "json", "input_json_delta"),
@@ -34,7 +34,7 @@ def summarize(frame: Frame) -> str:
             return f"{at}signature"
         return f"{at}delta {word(dtype)}"
     if kind == "content_block_start":
-        block = p.get("content_block") if isinstance(p.get("content_block"), dict) else {}
+        block = an_object(p.get("content_block"))
         bits = [f"{at}start {word(block.get('type'))}"]
         if "id" in block:
             bits.append(f"id={quote(block['id'], 16)}")
@@ -46,18 +46,18 @@ def summarize(frame: Frame) -> str:
     if kind == "content_block_stop":
         return f"{at}stop"
     if kind == "message_start":
-        message = p.get("message") if isinstance(p.get("message"), dict) else {}
+        message = an_object(p.get("message"))
         return (
             f"message_start {quote(message.get('id'), 20)}" if "id" in message else "message_start"
         )
     if kind == "message_delta":
-        delta = p.get("delta") if isinstance(p.get("delta"), dict) else {}
+        delta = an_object(p.get("delta"))
         reason = delta.get("stop_reason")
         return f"stop_reason {word(reason)}" if reason is not None else "message_delta"
     if kind == "error":
         error = p.get("error")
-        message = error.get("message") if isinstance(error, dict) else error
-        return f"error {quote(message, 40)}"
+        said = error.get("message") if isinstance(error, dict) else error
+        return f"error {quote(said, 40)}"
     if kind in ("message_stop", "ping"):
-        return kind
+        return kind  # type: ignore[no-any-return]
     return f"event {word(kind)}"

@@ -16,7 +16,7 @@ ARGS = A1 + A2
 _OMIT: Any = object()
 
 
-def chunk(delta: dict | None = None, finish: str | None = None, **envelope: Any) -> dict:
+def chunk(delta: dict[Any, Any] | None = None, finish: str | None = None, **envelope: Any) -> dict:  # type: ignore[type-arg]
     """One chat.completion.chunk with a single choice 0."""
     base = {"id": "chatcmpl-x", "object": "chat.completion.chunk", "created": 0, "model": "m"}
     base.update(envelope)
@@ -31,7 +31,7 @@ def tc(
     args: Any = _OMIT,
     type: Any = _OMIT,
     function: bool = True,
-) -> dict:
+) -> dict[Any, Any]:
     """A tool-call delta; only the keys given are present."""
     out: dict[str, Any] = {}
     if index is not _OMIT:
@@ -50,7 +50,7 @@ def tc(
     return out
 
 
-def calls(*deltas: dict, role: bool = False, content: Any = _OMIT) -> dict:
+def calls(*deltas: dict[Any, Any], role: bool = False, content: Any = _OMIT) -> dict:  # type: ignore[type-arg]
     d: dict[str, Any] = {}
     if role:
         d["role"] = "assistant"
@@ -60,13 +60,13 @@ def calls(*deltas: dict, role: bool = False, content: Any = _OMIT) -> dict:
     return d
 
 
-def _opener(**kw: Any) -> dict:
+def _opener(**kw: Any) -> dict[Any, Any]:
     return chunk(calls(tc(0, "call_a", "get_weather", "", "function"), role=True, content=None))
 
 
 FINISH = chunk({}, "tool_calls")
 
-FIXTURES: dict[str, list[dict]] = {
+FIXTURES: dict[str, list[dict[Any, Any]]] = {
     "Q0": [_opener(), chunk(calls(tc(0, args=A1))), chunk(calls(tc(0, args=A2))), FINISH],
     "Q1": [
         _opener(),

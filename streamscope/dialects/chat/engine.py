@@ -12,6 +12,7 @@ import copy
 import weakref
 from collections.abc import Iterable, Sequence
 from itertools import islice
+from typing import Any, cast
 
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.engine import ALL, ChoiceSummary, Engine, Strategies, StreamResult
@@ -52,7 +53,7 @@ class StreamEngine(Engine):
     def __init__(
         self,
         exchange: int = 1,
-        tools: list | None = None,
+        tools: list[Any] | None = None,
         response_format: object | None = None,
         collect_events: bool = False,
         part: str = ALL,
@@ -70,7 +71,7 @@ class StreamEngine(Engine):
         self.others: list[Strategy] = (
             [Guarded(), Naive(), OpenAIDocs(), ById()] if self._clients else []
         )
-        self.fast: list = [self._robust] if self._reads else []
+        self.fast: list[Any] = [self._robust] if self._reads else []
         self.fast += self.others
         if self._emulated:
             self.fast.append(_SdkFast(self))
@@ -97,7 +98,7 @@ class StreamEngine(Engine):
         elif plain is NOT_READ:
             plain = _plain(frame.payload)
         if plain is not None:
-            index, text = plain
+            index, text = cast("tuple[int, str]", plain)
             ok = self._ok
             if ok is not None and index in ok and (index < 0 or text[:1] not in "{["):
                 self._take(n, index, text)
@@ -151,7 +152,7 @@ class StreamEngine(Engine):
         for plain in islice(plains, start, None):
             if plain is None:
                 break
-            index, text = plain
+            index, text = cast("tuple[int, str]", plain)
             if index not in ok:
                 break
             if index < 0:
@@ -439,7 +440,7 @@ plain_fragment = _plain
 def analyze_frames(
     frames: Iterable[Frame],
     exchange: int = 1,
-    tools: list | None = None,
+    tools: list[Any] | None = None,
     truncation: Truncation | None = None,
     **end: object,
 ) -> StreamResult:

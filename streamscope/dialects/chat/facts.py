@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ...core.frames import INVALID, NOT_READ, parse_payload
 from ...core.repair import parses
@@ -137,15 +138,15 @@ def _error_only(payload: object) -> bool:
     return isinstance(payload, dict) and bool(payload.get("error")) and "choices" not in payload
 
 
-def _choices(payload: object) -> list:
+def _choices(payload: object) -> list[Any]:
     choices = payload.get("choices") if isinstance(payload, dict) else None
     return choices if isinstance(choices, list) else []
 
 
-def _read(payload: object) -> list[tuple[int, dict]]:
+def _read(payload: object) -> list[tuple[int, dict[Any, Any]]]:
     """(choice, tool call delta) for each delta Robust.feed hands to Robust._tool, in order
     (the caller has ruled out an error payload without choices, which it stops at)."""
-    out = []
+    out = []  # type: ignore[var-annotated]
     for choice in _choices(payload):
         if not isinstance(choice, dict):
             continue
@@ -168,7 +169,7 @@ def _bad_choice_index(payload: object) -> bool:
     )
 
 
-def _entry_kinds(entry: dict) -> set[str]:
+def _entry_kinds(entry: dict[Any, Any]) -> set[str]:
     """Warning and error kinds Robust._tool files for `entry`, whatever came before."""
     if void_entry(entry):
         return {"index-invalid"}  # and nothing else: it is no call
@@ -198,7 +199,7 @@ class _Entry:
     bare: bool
 
 
-def _entry(c: int, entry: dict) -> _Entry:
+def _entry(c: int, entry: dict[Any, Any]) -> _Entry:
     raw = entry.get("index")
     integer = isinstance(raw, int) and not isinstance(raw, bool)
     key = None if raw is None else raw if integer else repr(raw)
@@ -211,7 +212,7 @@ def _entry(c: int, entry: dict) -> _Entry:
     return _Entry(
         c,
         key,
-        raw if integer and raw >= 0 else -1,
+        raw if integer and raw >= 0 else -1,  # type: ignore[arg-type, operator]
         idv if isinstance(idv, str) and idv else None,
         name if isinstance(name, str) and name else None,
         # Robust._arguments skips None and ""; anything else is text or a value kept
@@ -300,7 +301,7 @@ def _finishes(payload: object) -> bool:
 NEEDS = ("id-empty-overwrite", "name-empty-overwrite")
 
 
-def _may(entries: list[dict]) -> frozenset[str]:
+def _may(entries: list[dict[Any, Any]]) -> frozenset[str]:
     out = set()
     for entry in entries:
         if _emptied(entry, "id"):

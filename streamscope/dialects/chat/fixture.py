@@ -5,6 +5,7 @@ accumulated by reference.py's `accumulate` (streamscope's reading in a few lines
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ...core.calls import Call
 from ...core.frames import parse_payload
@@ -86,11 +87,11 @@ def literal(frames: list[tuple[str | None, str]]) -> str:
     return "[\n" + "".join(f"    {data!r},\n" for _, data in frames) + "]"
 
 
-def events(frames: list[tuple[str | None, str]]) -> list:
+def events(frames: list[tuple[str | None, str]]) -> list[Any]:
     return [json.loads(data) for _, data in frames]
 
 
-def expected(call: Call) -> dict:
+def expected(call: Call) -> dict[Any, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 

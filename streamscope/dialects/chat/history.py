@@ -53,4 +53,5 @@ def history(body: object) -> History | None:
         [_turn(m) for m in messages],
         tools=[_tool(t) for t in tools] if isinstance(tools, list) else [],
         params={k: v for k, v in body.items() if k not in ("messages", "tools")},
+        items=messages,
     )

@@ -78,6 +78,12 @@ def _calls(completion: Any) -> list[Call]:
     return out
 
 
+def omitted(openai: Any) -> Any:
+    """What the `openai` module takes for an argument not given: `omit` in newer releases,
+    NOT_GIVEN (still there) in older ones such as 1.66."""
+    return getattr(openai, "omit", None) or openai.NOT_GIVEN
+
+
 def openai_version() -> str | None:
     """The installed openai version: what the `openai-sdk` strategy stands for (no import)."""
     from importlib.metadata import PackageNotFoundError, version
@@ -97,7 +103,7 @@ def _snapshot(state: Any) -> Any:
 
 def run_real_sdk(
     frames: Iterable[Frame],
-    input_tools: list | None = None,
+    input_tools: list[Any] | None = None,
     response_format: object | None = None,
     *,
     on_frame: Callable[[int, list[Call]], None] | None = None,
@@ -109,16 +115,23 @@ def run_real_sdk(
     `on_frame(number, calls)`, if given, sees the snapshot's tool calls after every frame
     consumed without an exception (what `SdkEmulation.calls()` must show mid-stream).
     """
-    from openai import APIError, omit
+    import openai
+    from openai import APIError
     from openai._models import construct_type
     from openai._streaming import ServerSentEvent
-    from openai.lib.streaming.chat import ChatCompletionStreamState
-    from openai.lib.streaming.chat._completions import _is_valid_chat_completion_chunk_weak
+    from openai.lib.streaming.chat import ChatCompletionStreamState, _completions
+
+    # the `object` filter ChatCompletionStream applies; an older release has none and
+    # hands every chunk to the state
+    accepted: Callable[[Any], bool] = getattr(
+        _completions, "_is_valid_chat_completion_chunk_weak", lambda chunk: True
+    )
     from openai.types.chat import ChatCompletionChunk
 
+    omit = omitted(openai)
     state: Any = ChatCompletionStreamState(
         input_tools=omit if input_tools is None else input_tools,
-        response_format=omit if response_format is None else response_format,
+        response_format=omit if response_format is None else response_format,  # type: ignore[arg-type]
     )
     last = 0
     done = False
@@ -150,7 +163,7 @@ def run_real_sdk(
                 chunk = (
                     None if data is None else construct_type(type_=ChatCompletionChunk, value=data)
                 )
-                if _is_valid_chat_completion_chunk_weak(chunk):  # type: ignore[arg-type]
+                if accepted(chunk):
                     state.handle_chunk(chunk)
             except Exception as exc:
                 err = StrategyError.from_exception(exc, frame.number)
@@ -168,7 +181,7 @@ def run_real_sdk(
 
 def sdk_result(
     frames: Iterable[Frame],
-    input_tools: list | None = None,
+    input_tools: list[Any] | None = None,
     response_format: object | None = None,
 ) -> list[Call] | StrategyError:
     """The `openai-sdk` strategy's answer: the fast emulation, or the real SDK where it can't."""

@@ -10,6 +10,7 @@ reports `call-boundary-ambiguous` naming the reading it took.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import orjson
 
@@ -31,7 +32,7 @@ MAX_DEPTH = 1024  # orjson's nesting limit: a deeper payload is kept as text, ne
 # frame without running the engine): one home for each.
 
 
-def choice_of(choice: dict) -> int:
+def choice_of(choice: dict[Any, Any]) -> int:
     """The choice a delta belongs to: its integer index, 0 when it has none."""
     c = choice.get("index", 0)
     return c if isinstance(c, int) and not isinstance(c, bool) else 0
@@ -46,7 +47,7 @@ def index_kind(raw: object) -> str | None:
     return None
 
 
-def carries_nothing(d: dict) -> bool:
+def carries_nothing(d: dict[Any, Any]) -> bool:
     """A tool call delta that starts nothing and adds nothing: no id, no name, no
     arguments (null and "" are none), from `function` or else `custom`."""
     idv = d.get("id")
@@ -61,13 +62,13 @@ def carries_nothing(d: dict) -> bool:
     return not sets_name(body.get("name")) and args in (None, "")
 
 
-def void_entry(d: dict) -> bool:
+def void_entry(d: dict[Any, Any]) -> bool:
     """An entry with an invalid index that carries nothing: an anomaly, and no call
     (openai-go rejects such a chunk; a bare {"index": -2} after the stream finished)."""
     return index_kind(d.get("index")) == "index-invalid" and carries_nothing(d)
 
 
-def lacks_function(d: dict) -> bool:
+def lacks_function(d: dict[Any, Any]) -> bool:
     """No function object (null counts as none), nor a custom one to read instead."""
     return d.get("function") is None and not isinstance(d.get("custom"), dict)
 
@@ -163,7 +164,7 @@ class ChoiceState:
         self.active = False  # the choice carried anything at all
         self.frozen = (0, 0, 0)  # leading chunks of content, reasoning, refusal shared with copies
 
-    def __deepcopy__(self, memo: dict) -> ChoiceState:
+    def __deepcopy__(self, memo: dict[Any, Any]) -> ChoiceState:
         # Engine snapshots: the text lists are copied as a few shared chunks (see
         # strategies.freeze), not as lists as long as the stream; the rest as usual.
         f = self.frozen
@@ -230,12 +231,12 @@ class Robust:
                 lambda: f"the provider sent an error in the stream: {cut(quote(message), 120)}",
             )
             self.error_payload = self.error_payload or str(message)
-            if "choices" not in payload:
+            if "choices" not in payload:  # type: ignore[operator]
                 return
         if problem is NOT_READ:
             problem = chunk_violation(payload)
         if problem is not None:
-            self.log.add("chunk-schema-violation", n, problem)
+            self.log.add("chunk-schema-violation", n, problem)  # type: ignore[arg-type]
         if not isinstance(payload, dict):
             return
         choices = payload.get("choices")
@@ -279,7 +280,7 @@ class Robust:
                         FieldEvent(n, ev.FINISH, c, None, "finish_reason", None, finish)
                     )
 
-    def _delta(self, n: int, c: int, st: ChoiceState, delta: dict) -> None:
+    def _delta(self, n: int, c: int, st: ChoiceState, delta: dict[Any, Any]) -> None:
         log = self.log
         if delta.get("role") is not None:
             st.roles += 1
@@ -319,14 +320,14 @@ class Robust:
                 if self.events is not None:
                     self.events.append(FieldEvent(n, ev.REASONING, c, None, key, None, text))
         if isinstance(calls, list) and calls:
-            seen: set = set()
+            seen: set[Any] = set()
             for entry in calls:
                 if isinstance(entry, dict):
                     self._tool(n, c, st, entry, seen)
 
     # -- tool-call deltas ---------------------------------------------------------------
 
-    def _tool(self, n: int, c: int, st: ChoiceState, d: dict, seen: set) -> None:
+    def _tool(self, n: int, c: int, st: ChoiceState, d: dict[Any, Any], seen: set[Any]) -> None:
         log = self.log
         raw_index = d.get("index")
         invalid = index_kind(raw_index)
@@ -463,7 +464,7 @@ class Robust:
                     n,
                     lambda: (
                         f"a delta with no index, id or name could belong to any of "
-                        f"{len(st.calls)} calls; robust attached it to the latest one (call {st.last.pos + 1})"
+                        f"{len(st.calls)} calls; robust attached it to the latest one (call {st.last.pos + 1})"  # type: ignore[union-attr]
                     ),
                     c,
                     None,
@@ -525,18 +526,18 @@ class Robust:
                 "index-reused",
                 n,
                 lambda: (
-                    f"{reason} {at_index(index)}, already used by {quote(slot.id)}; "
+                    f"{reason} {at_index(index)}, already used by {quote(slot.id)}; "  # type: ignore[union-attr]
                     "index-keyed clients merge the two calls"
                 ),
                 c,
                 index,
             )
-        elif new_name and done and not self._fragment(slot, name):
+        elif new_name and done and not self._fragment(slot, name):  # type: ignore[arg-type]
             log.add(
                 "index-reused",
                 n,
                 lambda: (
-                    f"name {quote(name)} {at_index(index)} after a complete call {quote(slot.name)}"
+                    f"name {quote(name)} {at_index(index)} after a complete call {quote(slot.name)}"  # type: ignore[union-attr]
                 ),
                 c,
                 index,
@@ -688,7 +689,7 @@ class Robust:
             self._note(n, ev.IGNORED, slot, "name", slot.name, name)
         elif self._fragment(slot, name):
             old = slot.name
-            slot.name = old + name
+            slot.name = old + name  # type: ignore[operator]
             log.add(
                 "name-fragmented",
                 n,

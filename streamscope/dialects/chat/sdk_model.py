@@ -17,10 +17,10 @@ argument does not hold (pydantic coercions, jiter partial parsing, logprobs, ric
 formats, ...) we raise `Unmodeled` and the caller falls back to the real class
 (`streamscope.dialects.chat.oracle.run_real_sdk`).
 
-Verified against openai 3.57.0 (VERIFIED_OPENAI), the version pyproject.toml pins: the
-differential test (tests/test_sdk_model.py) runs the real class beside this module on every
-bundled sample and on random quirky streams against whatever version the install resolves
-to, so a release that changes the accumulator fails CI before a user sees a wrong answer.
+Verified against openai 3.57.0 (VERIFIED_OPENAI, from dialects/versions.py), the version
+the test extra pins: the differential test (tests/test_sdk_model.py) runs the real class
+beside this module on every bundled sample and on random quirky streams, so moving the pin
+to a release that changes the accumulator fails CI before a user sees a wrong answer.
 The oracle (`oracle.py`) imports private openai names: a release that moves them fails
 the same test.
 
@@ -31,15 +31,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import INVALID, Frame
 from streamscope.dialects.chat.run import Run
+from streamscope.dialects.versions import VERIFIED
 
 __all__ = ["VERIFIED_OPENAI", "SdkEmulation", "Unmodeled", "custom_fields"]
 
 # The openai releases whose ChatCompletionStreamState this emulation was checked against.
-VERIFIED_OPENAI = ("3.57.0",)
+VERIFIED_OPENAI = (VERIFIED["openai"],)
 
 
 def custom_fields(custom: object) -> tuple[object, object]:
@@ -98,7 +100,7 @@ _USAGE_DETAILS = {
 }
 
 
-def _guard(d: dict) -> None:
+def _guard(d: dict[Any, Any]) -> None:
     for key in _CONSTRUCT_PARAMS:
         if key in d:
             raise Unmodeled(f"a {key!r} key, which BaseModel.construct binds as a parameter")
@@ -220,7 +222,7 @@ def _has_indexed(value: object) -> bool:
     return isinstance(value, list) and any(isinstance(e, dict) and "index" in e for e in value)
 
 
-def _list_merge(acc: list, delta: list) -> None:
+def _list_merge(acc: list[Any], delta: list) -> None:  # type: ignore[type-arg]
     """accumulate_delta's list branch, on plain (already copied) data."""
     if all(isinstance(x, (str, int, float)) for x in acc) and (acc or not _has_indexed(delta)):
         acc.extend(delta)
@@ -248,7 +250,7 @@ def _list_merge(acc: list, delta: list) -> None:
             acc[index] = _acc_plain(acc_entry, entry)
 
 
-def _acc_plain(acc: dict, delta: dict) -> dict:
+def _acc_plain(acc: dict[Any, Any], delta: dict) -> dict:  # type: ignore[type-arg]
     """openai.lib.streaming._deltas.accumulate_delta, verbatim semantics, plain data."""
     for key, dv in delta.items():
         if key not in acc or acc[key] is None:
@@ -286,20 +288,20 @@ def _merge(acc: object, v: object) -> object:
     if isinstance(acc, (int, float)) and isinstance(v, (int, float)):
         return acc + v
     if isinstance(acc, dict) and isinstance(v, dict):
-        return _acc_plain(acc, _jcopy(v))
+        return _acc_plain(acc, _jcopy(v))  # type: ignore[arg-type]
     if isinstance(acc, list) and isinstance(v, list):
-        _list_merge(acc, _jcopy(v))
+        _list_merge(acc, _jcopy(v))  # type: ignore[arg-type]
     return acc
 
 
-def _merge_key(slots: dict, key: str, v: object) -> None:
+def _merge_key(slots: dict[Any, Any], key: str, v: object) -> None:
     if key == "index" or key == "type":
         slots[key] = _store(v)
     else:
         slots[key] = _merge(slots.get(key), v)
 
 
-def _entry_repr(entry: dict) -> dict:
+def _entry_repr(entry: dict[Any, Any]) -> dict:  # type: ignore[type-arg]
     """A tool-call delta entry as `ChoiceDeltaToolCall.to_dict()` orders it (fields, extras)."""
     out = {}
     for k in ("index", "id", "function", "type"):
@@ -335,7 +337,7 @@ def _usage_suffix(usage: object) -> str:
     raise Unmodeled("usage that is neither an object nor falsy")
 
 
-def _usage_repr(usage: dict) -> str:
+def _usage_repr(usage: dict[Any, Any]) -> str:
     if any(k not in _USAGE_FIELDS for k in usage):
         raise Unmodeled("usage with extra keys")
     parts = []
@@ -370,10 +372,10 @@ class _Fn:
     def __init__(self) -> None:
         self.arguments: object = None
         self.name: object = None
-        self.extras: dict | None = None
+        self.extras: dict[Any, Any] | None = None
 
     @classmethod
-    def from_delta(cls, d: dict) -> _Fn:
+    def from_delta(cls, d: dict[Any, Any]) -> _Fn:
         fn = cls()
         for k, v in d.items():
             if k == "arguments":
@@ -386,7 +388,7 @@ class _Fn:
                 fn.extras[k] = _store(v)
         return fn
 
-    def merge(self, d: dict) -> None:
+    def merge(self, d: dict[Any, Any]) -> None:
         # to_dict() order: arguments, name, then extras
         if "arguments" in d:
             v = d["arguments"]
@@ -441,7 +443,7 @@ class _Tool:
         self.id: object = None
         self.type: object = None
         self.fn: _Fn | None = None
-        self.extras: dict | None = None
+        self.extras: dict[Any, Any] | None = None
         self.frags = 1
         self.first = 0
         self.last = 0
@@ -454,7 +456,7 @@ class _Tool:
         self.fkey = False  # a delta that built it in its creating call had a "function" key
 
     @classmethod
-    def from_delta(cls, e: dict, frame: int, gen: int) -> _Tool:
+    def from_delta(cls, e: dict[Any, Any], frame: int, gen: int) -> _Tool:
         t = cls()
         t.first = t.last = frame
         t.born = gen
@@ -498,7 +500,7 @@ class _Choice:
         self.raw = False  # an initial choice never replaced: its `message` is None
         self.hazard = False  # holds a "function" tool call whose `function` is None
         self.gen = 0  # generation of the last accumulate call on this choice
-        self.msg: dict = {}  # message keys other than tool_calls, strings as _Str
+        self.msg: dict[Any, Any] = {}  # message keys other than tool_calls, strings as _Str
         self.tools: list[_Tool] | None = None
         # a delta set `parsed` / function `parsed_arguments`, which the next model_dump drops
         self.transient = False
@@ -520,7 +522,7 @@ class _EventState:
 
     def __init__(self) -> None:
         self.cur: object = None
-        self.done: set = set()
+        self.done: set[Any] = set()
 
     def copy(self) -> _EventState:
         s = _EventState()
@@ -552,10 +554,10 @@ class SdkEmulation:
     )
 
     def __init__(
-        self, input_tools: list | None = None, response_format: object | None = None
+        self, input_tools: list[Any] | None = None, response_format: object | None = None
     ) -> None:
         self._unmodeled: str | None = None
-        self._tools_in: list = []
+        self._tools_in: list[Any] = []
         self._parseable = False
         if response_format is not None and not isinstance(response_format, dict):
             # a class: content is partially parsed with jiter and validated with pydantic
@@ -798,7 +800,7 @@ class SdkEmulation:
 
     # -- ChatCompletionStreamState.handle_chunk --------------------------------------
 
-    def _parse_choices(self, p: dict) -> list | None:
+    def _parse_choices(self, p: dict[Any, Any]) -> list[Any] | None:
         """Validate what we model of a chunk before touching any state."""
         _guard(p)
         if p.get("moderation") is not None:
@@ -857,7 +859,7 @@ class SdkEmulation:
                         self._pa_seen = True
         return choices
 
-    def _handle_chunk(self, p: dict, frame: int) -> None:
+    def _handle_chunk(self, p: dict[Any, Any], frame: int) -> None:
         choices = self._parse_choices(p)
         if self._choices is None:
             self._initial(p, choices, frame)
@@ -865,7 +867,7 @@ class SdkEmulation:
             self._accumulate(p, choices, frame)
         self._build_events(choices, frame)
 
-    def _initial(self, p: dict, choices: list | None, frame: int) -> None:
+    def _initial(self, p: dict[Any, Any], choices: list[Any] | None, frame: int) -> None:
         """_convert_initial_chunk_into_snapshot."""
         if "choices" not in p:
             raise KeyError("choices")  # data["choices"] on chunk.to_dict()
@@ -876,7 +878,7 @@ class SdkEmulation:
         for ch in choices:
             cs = self._new_choice(ch, frame)
             slots[ch.get("index")] = cs  # natural TypeError / IndexError, like the SDK's
-        for i, cs in enumerate(slots):
+        for i, cs in enumerate(slots):  # type: ignore[assignment]
             if cs is None:
                 # never replaced (two choices shared an index): a ParsedChoice without a message
                 ch = choices[i]
@@ -887,7 +889,7 @@ class SdkEmulation:
         self._choices = slots  # type: ignore[assignment]
         self._usage = p.get("usage")
 
-    def _new_choice(self, ch: dict, frame: int) -> _Choice:
+    def _new_choice(self, ch: dict[Any, Any], frame: int) -> _Choice:
         delta = ch.get("delta")
         if delta is None:
             raise AttributeError("'NoneType' object has no attribute 'to_dict'")
@@ -895,7 +897,7 @@ class SdkEmulation:
         self._acc_message(cs, delta, frame)
         return cs
 
-    def _accumulate(self, p: dict, choices: list | None, frame: int) -> None:
+    def _accumulate(self, p: dict[Any, Any], choices: list[Any] | None, frame: int) -> None:
         """_accumulate_chunk for a chunk after the first."""
         if choices is None:
             raise TypeError("'NoneType' object is not iterable")
@@ -950,7 +952,7 @@ class SdkEmulation:
                                 raise Unmodeled("jiter partial parse of strict tool arguments")
         self._usage = p.get("usage")
 
-    def _acc_message(self, cs: _Choice, delta: dict, frame: int) -> None:
+    def _acc_message(self, cs: _Choice, delta: dict[Any, Any], frame: int) -> None:
         """accumulate_delta(message snapshot, delta.to_dict()) + the parsed_arguments re-add."""
         self._gen += 1
         gen = cs.gen = self._gen
@@ -965,7 +967,7 @@ class SdkEmulation:
                     t.fn.extras.pop("parsed_arguments", None)
             cs.transient = False
         if len(delta) == 1:
-            items: Iterable = delta.items()
+            items: Iterable[Any] = delta.items()
         else:
             items = [(k, delta[k]) for k in _DELTA_FIELDS if k in delta]
             items += [(k, v) for k, v in delta.items() if k not in _DELTA_FIELD_SET]
@@ -999,7 +1001,7 @@ class SdkEmulation:
         # no exception: only entries created or retyped in this call can be hazards now
         cs.hazard = any(t.type == "function" and t.fn is None for t in self._hz)
 
-    def _acc_tools(self, cs: _Choice, v: list, frame: int, gen: int) -> None:
+    def _acc_tools(self, cs: _Choice, v: list[Any], frame: int, gen: int) -> None:
         tools = cs.tools
         if self._pa_seen and any(
             type(f := e.get("function")) is dict and "parsed_arguments" in f for e in v
@@ -1033,13 +1035,13 @@ class SdkEmulation:
                 continue
             self._merge_tool(t, e, frame, gen)
 
-    def _new_tool(self, e: dict, frame: int, gen: int) -> _Tool:
+    def _new_tool(self, e: dict[Any, Any], frame: int, gen: int) -> _Tool:
         t = _Tool.from_delta(e, frame, gen)
         if t.type == "function" and t.fn is None:
             self._hz.append(t)
         return t
 
-    def _merge_tool(self, t: _Tool, e: dict, frame: int, gen: int) -> None:
+    def _merge_tool(self, t: _Tool, e: dict[Any, Any], frame: int, gen: int) -> None:
         t.frags += 1
         t.last = frame
         known = 0
@@ -1082,7 +1084,7 @@ class SdkEmulation:
                 if k not in _TOOL_FIELDS:
                     _merge_key(t.extras, k, v)
 
-    def _build_events(self, choices: list | None, frame: int) -> None:
+    def _build_events(self, choices: list[Any] | None, frame: int) -> None:
         """The parts of _build_events / ChoiceEventState.get_done_events that can raise."""
         snap = self._choices
         assert snap is not None
@@ -1124,7 +1126,7 @@ class SdkEmulation:
         st.done.add(i)
         if cs.tools is None:
             raise AssertionError
-        t = cs.tools[i]  # type: ignore[index]
+        t = cs.tools[i]  # type: ignore[call-overload]
         if t.type == "function":
             self._parse_arguments(t.fn)
 
@@ -1139,11 +1141,11 @@ class SdkEmulation:
             return
         json.loads(_out(fn.arguments))  # type: ignore[arg-type]
 
-    def _input_tool(self, name: object) -> dict | None:
+    def _input_tool(self, name: object) -> dict[Any, Any] | None:
         """get_input_tool_by_name."""
         for t in self._tools_in:
             if t["type"] == "function" and _eq_name(name, t.get("function", {}).get("name")):
-                return t
+                return t  # type: ignore[no-any-return]
         return None
 
     # -- get_final_completion -----------------------------------------------------------

@@ -41,7 +41,7 @@ LEVELS = (
 )
 
 
-def containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
+def containers(tree: object) -> Iterator[tuple[str, tuple[Any, ...], object]]:
     """(role, path, node) for every container of a chunk that step 2 looks into."""
     if not isinstance(tree, dict):
         return
@@ -58,7 +58,7 @@ def containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
         delta = choice.get("delta")
         if not isinstance(delta, dict):
             continue
-        at += ("delta",)
+        at += ("delta",)  # type: ignore[assignment]
         yield "delta", at, delta
         calls = delta.get("tool_calls")
         if not isinstance(calls, list):
@@ -73,7 +73,7 @@ def containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
                 yield "function", at + ("tool_calls", j, "function"), fn
 
 
-def at(tree: object, path: tuple) -> Any:
+def at(tree: object, path: tuple[Any, ...]) -> Any:
     for step in path:
         tree = tree[step]  # type: ignore[index]
     return tree
@@ -83,10 +83,10 @@ def key(value: object) -> str:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 
 
-def join_sites(trees: list[object]) -> list[list[tuple[int, tuple]]]:
+def join_sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """The string fields that may be joined, grouped by what they accumulate into (one
     choice's content, one call's arguments...), each group in stream order."""
-    groups: dict[tuple, list[tuple[int, tuple]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
     for f, tree in enumerate(trees):
         for role, path, node in containers(tree):  # (none in a frame kept as text)
             fields = JOINABLE.get(role)
@@ -95,12 +95,12 @@ def join_sites(trees: list[object]) -> list[list[tuple[int, tuple]]]:
             choice = key(at(tree, path[:2]).get("index"))
             call = key(at(tree, path[:-1]).get("index")) if role == "function" else ""
             for name in fields:
-                if isinstance(node.get(name), str):  # type: ignore[union-attr]
+                if isinstance(node.get(name), str):  # type: ignore[attr-defined]
                     groups.setdefault((role, choice, call, name), []).append((f, path + (name,)))
     return list(groups.values())
 
 
-def take(trees: list[object], site: tuple[int, tuple]) -> str:
+def take(trees: list[object], site: tuple[int, tuple[Any, ...]]) -> str:
     """Remove the string at `site` and return it. A tool call delta left with nothing but
     its index goes too when it was its chunk's only one (so no list index ever shifts)."""
     f, path = site
@@ -110,9 +110,9 @@ def take(trees: list[object], site: tuple[int, tuple]) -> str:
         delta = at(trees[f], path[:-4])
         if len(delta["tool_calls"]) == 1 and set(delta["tool_calls"][0]) <= {"index", "function"}:
             del delta["tool_calls"]
-    return text
+    return text  # type: ignore[no-any-return]
 
 
-def choices(tree: object) -> list:
+def choices(tree: object) -> list[Any]:
     choices = tree.get("choices") if isinstance(tree, dict) else None
     return choices if isinstance(choices, list) else []

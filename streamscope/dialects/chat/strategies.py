@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import copy
 import json
+from typing import Any
 
 from ...core.calls import NOTHING, Call, Slot, StrategyError
 from ...core.frames import INVALID, Frame
 from .run import Run
 
 
-def _custom(delta: object) -> dict | None:
+def _custom(delta: object) -> dict[Any, Any] | None:
     """A custom (freeform) call's `custom: {name, input}` read as `{name, arguments}`."""
     if not isinstance(delta, dict) or delta.get("function") is not None:
         return None
@@ -32,7 +33,7 @@ def _custom(delta: object) -> dict | None:
     return out
 
 
-def _fn(delta: dict) -> dict:
+def _fn(delta: dict[Any, Any]) -> dict:  # type: ignore[type-arg]
     """The delta's function object, or its custom object read the same way."""
     fn = delta.get("function")
     if isinstance(fn, dict):
@@ -40,7 +41,7 @@ def _fn(delta: dict) -> dict:
     return _custom(delta) or {}
 
 
-def _take_nonempty(slot: Slot, delta: dict) -> None:
+def _take_nonempty(slot: Slot, delta: dict[Any, Any]) -> None:
     """type and name from non-empty strings (last wins); arguments concatenated."""
     fn = _fn(delta)
     value = delta.get("type")
@@ -81,7 +82,7 @@ class Strategy:
                     if isinstance(entry, dict):
                         self.tool(frame.number, c if isinstance(c, int) else 0, entry)
 
-    def tool(self, frame: int, choice: int, delta: dict) -> None:
+    def tool(self, frame: int, choice: int, delta: dict[Any, Any]) -> None:
         raise NotImplementedError
 
     def fast_args(self, frame: int, index: int, text: str) -> bool:
@@ -132,9 +133,9 @@ class IndexKeyed(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        self.by_key: dict[tuple, Slot] = {}
+        self.by_key: dict[tuple[Any, ...], Slot] = {}
 
-    def slot(self, frame: int, choice: int, delta: dict) -> Slot:
+    def slot(self, frame: int, choice: int, delta: dict[Any, Any]) -> Slot:
         index = delta.get("index")
         key = (choice, index if isinstance(index, (int, str, type(None))) else repr(index))
         slot = self.by_key.get(key)
@@ -154,7 +155,7 @@ class Guarded(IndexKeyed):
 
     name = "guarded"
 
-    def tool(self, frame: int, choice: int, delta: dict) -> None:
+    def tool(self, frame: int, choice: int, delta: dict[Any, Any]) -> None:
         slot = self.slot(frame, choice, delta)
         value = delta.get("id")
         if isinstance(value, str) and value:
@@ -167,7 +168,7 @@ class Naive(IndexKeyed):
 
     name = "naive"
 
-    def tool(self, frame: int, choice: int, delta: dict) -> None:
+    def tool(self, frame: int, choice: int, delta: dict[Any, Any]) -> None:
         slot = self.slot(frame, choice, delta)
         fn = _fn(delta)
         if "id" in delta:
@@ -187,10 +188,10 @@ class ById(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        self.by_key: dict[tuple, Slot] = {}
+        self.by_key: dict[tuple[Any, ...], Slot] = {}
         self.last_id: dict[int, str] = {}
 
-    def tool(self, frame: int, choice: int, delta: dict) -> None:
+    def tool(self, frame: int, choice: int, delta: dict[Any, Any]) -> None:
         value = delta.get("id")
         if isinstance(value, str) and value:
             key = value
@@ -248,8 +249,10 @@ class OpenAIDocs(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        self.final: dict[tuple, Slot] = {}
-        self.openers: dict[int, dict] = {}  # slot id -> the stored opener's function object
+        self.final: dict[tuple[Any, ...], Slot] = {}
+        self.openers: dict[
+            int, dict[Any, Any]
+        ] = {}  # slot id -> the stored opener's function object
         self.done = False
 
     def feed(self, frame: Frame) -> None:
@@ -279,7 +282,7 @@ class OpenAIDocs(Strategy):
             choice = _attr(payload, "choices")[0]  # type: ignore[index]
             calls = _attr(_attr(choice, "delta"), "tool_calls") or []
             c = _attr(choice, "index")
-            for tool_call in calls:  # type: ignore[union-attr]
+            for tool_call in calls:  # type: ignore[attr-defined]
                 self._one(frame.number, c if isinstance(c, int) else 0, tool_call)
         except Exception as exc:  # the snippet's own failure, reported with its frame
             self.error = StrategyError.from_exception(exc, frame.number)
@@ -295,7 +298,7 @@ class OpenAIDocs(Strategy):
             slot = Slot(choice, index, frame, _attr(tool_call, "id"))
             slot.type = _attr(tool_call, "type")
             slot.name = _attr(fn, "name") if isinstance(fn, dict) else None
-            self.openers[id(slot)] = fn
+            self.openers[id(slot)] = fn  # type: ignore[assignment]
             self.final[key] = slot
             self.slots.append(slot)
             held = _attr(fn, "arguments")  # read from the stored object, as Python would
@@ -310,7 +313,7 @@ class OpenAIDocs(Strategy):
             slot.parts.append(right)
         else:
             left = "" if slot.value is NOTHING else slot.value
-            left += right  # raises exactly as the snippet would
+            left += right  # type: ignore[operator]  # raises exactly as the snippet would
             slot.parts, slot.value = [], left
         slot.fragments += 1
         slot.last = frame

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from typing import Any
 
 import orjson
 
@@ -24,7 +25,7 @@ _NAME = re.compile(r"[^.\[\]'\"\s]+")
 _INDEX = re.compile(r"\[(0|[1-9][0-9]{0,8})\]")
 
 
-def steps(path: object) -> tuple | str:
+def steps(path: object) -> tuple[Any, ...] | str:
     """A path's steps (member names and array indexes), or why it does not parse."""
     if not isinstance(path, str):
         return "the jsonPath is not a string"
@@ -35,11 +36,11 @@ _CACHED = 4096  # longer paths are parsed each time, never kept
 
 
 @functools.lru_cache(maxsize=1024)  # a stream names few paths, many times each
-def _steps(path: str) -> tuple | str:
+def _steps(path: str) -> tuple[Any, ...] | str:
     return _parse(path)
 
 
-def _parse(path: str) -> tuple | str:
+def _parse(path: str) -> tuple[Any, ...] | str:
     if not path.startswith("$"):
         return "a jsonPath starts with $"
     out: list[str | int] = []
@@ -74,7 +75,7 @@ def _quoted(path: str, at: int) -> tuple[str | None, int]:
     """A quoted member name ('...' or "...", with JSON's escapes) from `at`; None if none."""
     if at >= len(path) or path[at] not in "'\"":
         return None, at
-    quote, k, out = path[at], at + 1, []
+    quote, k, out = path[at], at + 1, []  # type: ignore[var-annotated]
     while k < len(path):
         c = path[k]
         if c == quote:
@@ -108,14 +109,14 @@ class Text:
 
     __slots__ = ("pieces", "more", "path")
 
-    def __init__(self, piece: str, more: bool, path: tuple = ()) -> None:
+    def __init__(self, piece: str, more: bool, path: tuple[Any, ...] = ()) -> None:
         self.pieces = [piece]
         self.more = more  # the last piece said another follows (willContinue)
         self.path = path  # where it is in the arguments
 
 
 # A partialArg's typed value: (the JSON value, a string?) or why it carries none.
-def value_of(arg: dict) -> tuple[object, bool] | str:
+def value_of(arg: dict[Any, Any]) -> tuple[object, bool] | str:
     for key in ("stringValue", "numberValue", "boolValue", "nullValue"):
         if key in arg:
             v = arg[key]
@@ -141,16 +142,16 @@ class ArgTree:
     __slots__ = ("root", "paths", "last")
 
     def __init__(self) -> None:
-        self.root: dict = {}
+        self.root: dict[Any, Any] = {}
         self.paths = 0  # partialArgs applied
         self.last: Text | None = None  # the string set or extended last (for `extend`)
 
-    def put(self, path: tuple, value: object, text: bool, more: bool) -> str | None:
+    def put(self, path: tuple[Any, ...], value: object, text: bool, more: bool) -> str | None:
         """Set (or, for a string piece after one that said willContinue, extend) the value
         at `path`; why it cannot be, or None."""
         if not path:
             return "the path names the arguments object itself, not a place in it"
-        node: dict | list = self.root
+        node: dict[Any, Any] | list[Any] = self.root
         for k, step in enumerate(path[:-1]):
             child = _child(node, step)
             if isinstance(child, str):
@@ -160,7 +161,7 @@ class ArgTree:
                 _set(node, step, child)
             elif not isinstance(child, (dict, list)):
                 return f"it points into {_kind(child)} at {_show(path[: k + 1])}"
-            node = child
+            node = child  # type: ignore[assignment]
         last = path[-1]
         if isinstance(last, str) != isinstance(node, dict):
             return f"{_show(path[:-1])} is {_kind(node)}, not {'an object' if isinstance(last, str) else 'an array'}"
@@ -205,11 +206,11 @@ class ArgTree:
         return new
 
 
-def _child(node: dict | list, step: str | int) -> object:
+def _child(node: dict[Any, Any] | list[Any], step: str | int) -> object:
     """The value at `step` of `node`; None if there is none yet; a str saying why a step
     cannot be taken (an index past the end would leave holes)."""
     if isinstance(node, dict):
-        return node.get(step)  # type: ignore[arg-type]
+        return node.get(step)  # type: ignore[arg-type, unused-ignore]
     if isinstance(step, str):
         return f"a member name ({step!r}) of an array"
     if step < len(node):
@@ -219,10 +220,10 @@ def _child(node: dict | list, step: str | int) -> object:
     return None
 
 
-def _set(node: dict | list, step: str | int, value: object) -> None:
+def _set(node: dict[Any, Any] | list[Any], step: str | int, value: object) -> None:
     if isinstance(node, dict):
         node[step] = value
-    elif step == len(node):  # type: ignore[operator]
+    elif step == len(node):
         node.append(value)
     else:
         node[step] = value  # type: ignore[index]
@@ -240,7 +241,7 @@ def _kind(value: object) -> str:
     )
 
 
-def _show(path: tuple) -> str:
+def _show(path: tuple[Any, ...]) -> str:
     """A path as JSONPath text, safe to print (names that need it quoted)."""
     out = "$"
     for step in path:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.calls import Call, Unmodeled
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
@@ -96,7 +98,7 @@ class GeminiEngine(EventEngine):
         "never with an invented id"
     )
 
-    def emulation(self, tools: list | None) -> PartsEmulation:
+    def emulation(self, tools: list[Any] | None) -> PartsEmulation:
         return PartsEmulation()
 
     def feed(
@@ -125,7 +127,7 @@ class GeminiEngine(EventEngine):
                 for s in self.others:
                     s.chunk(frame.number, fcs)
         self._sdk_feed(frame)
-        return robust.events
+        return robust.events  # type: ignore[no-any-return]
 
     # -- the state at this frame, for the faces ------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from typing import Any
 
 from ...core.calls import Call
 from ...core.frames import parse_payload
@@ -102,18 +103,18 @@ def served(frames: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]
         p = parse_payload(data)
         if isinstance(p, dict) and "error" not in p:
             out.append((None, data))
-    return out
+    return out  # type: ignore[return-value]
 
 
 def literal(frames: list[tuple[str | None, str]]) -> str:
     return "[\n" + "".join(f"    {data!r},\n" for _, data in frames) + "]"
 
 
-def events(frames: list[tuple[str | None, str]]) -> list:
+def events(frames: list[tuple[str | None, str]]) -> list[Any]:
     return [parse_payload(data) for _, data in frames]
 
 
-def expected(call: Call) -> dict:
+def expected(call: Call) -> dict[Any, Any]:
     args = call.arguments
     if isinstance(args, str):
         with contextlib.suppress(ValueError, RecursionError):

@@ -14,6 +14,8 @@ call came back unchanged.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.history import History, Result, SentCall, Turn, Words
 from .args import ArgTree, compact, steps, value_of
 
@@ -67,7 +69,7 @@ def _key(fid: object, name: object) -> object:
     return fid if isinstance(fid, str) and fid else name
 
 
-def _sent(fc: dict, signature: object, args: object) -> SentCall:
+def _sent(fc: dict[Any, Any], signature: object, args: object) -> SentCall:
     fid = fc.get("id")
     text = compact(args) if args is not None else "{}"
     call = SentCall(
@@ -84,7 +86,7 @@ def _sent(fc: dict, signature: object, args: object) -> SentCall:
     return call
 
 
-def _calls(parts: list) -> list[SentCall]:
+def _calls(parts: list[Any]) -> list[SentCall]:
     """The calls a model turn's functionCall parts make: whole ones as they are, streamed
     ones assembled from their parts."""
     out: list[SentCall] = []
@@ -160,7 +162,7 @@ def _turn(content: object) -> Turn:
     return turn
 
 
-def _runs(contents: list) -> list[Turn]:
+def _runs(contents: list[Any]) -> list[Turn]:
     """A turn per content, a run of model contents as one (its parts in order), and a run
     of contents that only answer calls as one."""
     runs: list[tuple[int, int, object]] = []
@@ -174,12 +176,11 @@ def _runs(contents: list) -> list[Turn]:
     out: list[Turn] = []
     for first, last, content in runs:
         turn = _turn(content)
-        if first != last:
-            turn.items = (first, last)
+        turn.items = (first, last)  # a merged run before it shifts the turn's index
         prev = out[-1] if out else None
         if prev is not None and turn.results and prev.results and turn.content is None:
             prev.results += turn.results
-            prev.items = (prev.items[0] if prev.items else first - 1, last)
+            prev.items = (prev.items[0] if prev.items else first, last)
             continue
         out.append(turn)
     return out
@@ -189,7 +190,7 @@ def _model(content: object) -> bool:
     return isinstance(content, dict) and content.get("role") == "model"
 
 
-def _parts(content: object) -> list:
+def _parts(content: object) -> list[Any]:
     parts = content.get("parts") if isinstance(content, dict) else None
     return parts if isinstance(parts, list) else []
 
@@ -211,7 +212,7 @@ def _system(value: object) -> object:
     if isinstance(value, dict) and isinstance(value.get("parts"), list):
         texts = [p.get("text") for p in value["parts"] if isinstance(p, dict)]
         if texts and all(isinstance(t, str) for t in texts):
-            return "\n".join(texts)
+            return "\n".join(texts)  # type: ignore[arg-type]
     return value
 
 
@@ -231,4 +232,5 @@ def history(body: object) -> History | None:
         params={k: v for k, v in body.items() if k not in skip},
         words=WORDS,
         kind_of=lambda kind: kind,
+        items=contents,
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterable
+from typing import Any
 
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import Frame
@@ -36,6 +37,13 @@ def genai_version() -> str | None:
         return None
 
 
+def _genai_http() -> str:
+    """google-genai takes a client of either package: httpx2 where it is installed."""
+    import importlib.util
+
+    return "httpx2" if importlib.util.find_spec("httpx2") else "httpx"
+
+
 def run_real_genai(frames: Iterable[Frame]) -> list[Call] | StrategyError:
     """Every `function_calls` entry of every chunk the installed google-genai yields, in
     order; an exception is reported at the frame being consumed."""
@@ -47,7 +55,7 @@ def run_real_genai(frames: Iterable[Frame]) -> list[Call] | StrategyError:
     client = genai.Client(
         api_key="streamscope",
         http_options=types.HttpOptions(
-            base_url="http://streamscope.invalid", httpx_client=body.client()
+            base_url="http://streamscope.invalid", httpx_client=body.client(_genai_http())
         ),
     )
     out: list[Call] = []
@@ -67,7 +75,7 @@ def run_real_genai(frames: Iterable[Frame]) -> list[Call] | StrategyError:
     return out
 
 
-def _function_calls(chunk: object) -> list:
+def _function_calls(chunk: object) -> list[Any]:
     import logging
 
     logger = logging.getLogger("google_genai.types")

@@ -22,6 +22,7 @@ What robust holds a call to:
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from ...core import events as ev
 from ...core.anomalies import AnomalyLog
@@ -62,10 +63,10 @@ class GeminiCall(Slot):
         call.signature = self.signature
         return call
 
-    def __deepcopy__(self, memo: dict) -> GeminiCall:
+    def __deepcopy__(self, memo: dict[Any, Any]) -> GeminiCall:
         new = super().__deepcopy__(memo)
         if self.tree is not None:
-            new.tree = self.tree.copy()  # (the tree is changed in place)
+            new.tree = self.tree.copy()  # type: ignore[attr-defined]  # (the tree is changed in place)
         return new  # type: ignore[return-value]
 
 
@@ -85,7 +86,7 @@ class Candidate:
 
     def copy(self) -> Candidate:
         new = Candidate(self.number)
-        memo: dict = {}
+        memo: dict[Any, Any] = {}
         new.calls = [copy.deepcopy(c, memo) for c in self.calls]
         new.open = memo.get(id(self.open)) if self.open is not None else None
         new.finish, new.finish_frame = self.finish, self.finish_frame
@@ -202,7 +203,7 @@ class Robust:
     ) -> None:
         self.log.add("event-schema-violation", n, message, choice, index)
 
-    def _candidate(self, n: int, number: int, data: dict) -> None:
+    def _candidate(self, n: int, number: int, data: dict[Any, Any]) -> None:
         cand = self.candidates.get(number)
         if cand is None:
             cand = self.candidates[number] = Candidate(number)
@@ -388,7 +389,7 @@ class Robust:
         cand: Candidate,
         call: GeminiCall,
         fid: str | None,
-        partial: list | None,
+        partial: list[Any] | None,
         more: bool,
         signature: object,
     ) -> None:
@@ -443,7 +444,7 @@ class Robust:
             if self.events is not None:
                 self._event(n, ev.SET, call, "thoughtSignature", signature)
 
-    def _partial(self, n: int, call: GeminiCall, partial: list) -> None:
+    def _partial(self, n: int, call: GeminiCall, partial: list[Any]) -> None:
         tree = call.tree
         assert tree is not None
         for arg in partial:
@@ -476,7 +477,7 @@ class Robust:
                 )
             if self.events is not None:
                 op = ev.APPEND if text else ev.SET
-                self._event(n, op, call, path, value)
+                self._event(n, op, call, path, value)  # type: ignore[arg-type]
             call.fragments += 1
 
     def _event(
@@ -485,8 +486,8 @@ class Robust:
         """A field event of `call` (its `call`: its place in its candidate's calls)."""
         assert self.events is not None
         self.events.append(
-            FieldEvent(n, op, call.choice, call.index, field, None, value, call.index, WORDS)
-        )  # type: ignore[arg-type]
+            FieldEvent(n, op, call.choice, call.index, field, None, value, call.index, WORDS)  # type: ignore[arg-type]
+        )
 
     def _unterminated(self, call: GeminiCall, n: int, why: str) -> None:
         self.log.add(

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import base64
 import copy
+from collections.abc import Callable
+from typing import Any
 
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import INVALID, Frame
@@ -90,7 +92,7 @@ class PartsEmulation:
 _TYPES = {"text": str, "thought": bool, "finishReason": str, "index": int}
 
 
-def _parts(cand: object) -> list[dict]:
+def _parts(cand: object) -> list[dict[Any, Any]]:
     """A candidate's parts, each checked as far as the SDK's models type them; Unmodeled
     for a value pydantic would decide on."""
     if type(cand) is not dict:
@@ -137,7 +139,7 @@ def _parts(cand: object) -> list[dict]:
     return parts
 
 
-_PARTIAL = {
+_PARTIAL: dict[str, Callable[[object], bool]] = {
     "jsonPath": lambda v: isinstance(v, str),
     "stringValue": lambda v: isinstance(v, str),
     "numberValue": lambda v: type(v) in (int, float),

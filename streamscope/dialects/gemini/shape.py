@@ -4,6 +4,7 @@ build one value, which keys never matter to accumulation."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..base import Shape
 
@@ -23,7 +24,7 @@ VOLATILE = frozenset(
 )
 
 
-def containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
+def containers(tree: object) -> Iterator[tuple[str, tuple[Any, ...], object]]:
     """(role, path, node): the chunk, its candidates, each candidate, its parts, each part,
     its functionCall, its partialArgs."""
     if not isinstance(tree, dict):
@@ -55,15 +56,15 @@ def containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
                     yield "partials", (*here, "functionCall", "partialArgs"), fc["partialArgs"]
 
 
-def sites(trees: list[object]) -> list[list[tuple[int, tuple]]]:
+def sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """The text pieces of each candidate (text, thought) in stream order; streamed string
     values are joined by the engine only with willContinue, so they are left alone."""
-    groups: dict[tuple, list[tuple[int, tuple]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
     for f, tree in enumerate(trees):
         for role, path, node in containers(tree):
-            if role != "part" or not isinstance(node.get("text"), str):  # type: ignore[union-attr]
+            if role != "part" or not isinstance(node.get("text"), str):  # type: ignore[attr-defined]
                 continue
-            key = (path[1], node.get("thought") is True)  # type: ignore[union-attr]
+            key = (path[1], node.get("thought") is True)  # type: ignore[attr-defined]
             groups.setdefault(key, []).append((f, (*path, "text")))
     return [g for g in groups.values() if len(g) > 1]
 

@@ -11,12 +11,14 @@ a part's `args` into JSON text as they do (`json.dumps(args or {})`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.calls import Call, Slot
 from .. import typed
 from .args import ArgTree, compact, steps, value_of
 
 
-def first_calls(payload: object) -> list[dict]:
+def first_calls(payload: object) -> list[dict[Any, Any]]:
     """The functionCall objects of a chunk's first candidate, in order (any shape that is
     not the API's reads as none)."""
     if type(payload) is not dict:
@@ -33,7 +35,7 @@ def first_calls(payload: object) -> list[dict]:
     ]
 
 
-def args_text(fc: dict) -> str:
+def args_text(fc: dict[Any, Any]) -> str:
     """`json.dumps(fc.args or {})`, compact: what an adapter hands on as arguments."""
     args = fc.get("args")
     return compact(args if isinstance(args, dict) and args else {}) or "{}"
@@ -66,7 +68,7 @@ class Fold(typed.Fold):
         slot.fragments += 1
         slot.last = n
 
-    def chunk(self, n: int, fcs: list[dict]) -> None:
+    def chunk(self, n: int, fcs: list[dict[Any, Any]]) -> None:
         for k, fc in enumerate(fcs):
             i = self.index(k)
             slot = self.by_index.get(i)
@@ -113,12 +115,12 @@ class TerminalSlot(Slot):
     __slots__ = ("tree",)
 
     def arguments(self) -> object:
-        return self.tree.text() if self.tree is not None else self.text()
+        return self.tree.text() if self.tree is not None else self.text()  # type: ignore[attr-defined]
 
-    def __deepcopy__(self, memo: dict) -> TerminalSlot:
+    def __deepcopy__(self, memo: dict[Any, Any]) -> TerminalSlot:
         new = super().__deepcopy__(memo)
-        if self.tree is not None:
-            new.tree = self.tree.copy()
+        if self.tree is not None:  # type: ignore[attr-defined]
+            new.tree = self.tree.copy()  # type: ignore[attr-defined]
         return new  # type: ignore[return-value]
 
 
@@ -140,7 +142,7 @@ class NeedsTerminal(typed.Fold):
         self.open: TerminalSlot | None = None
         self.bare: TerminalSlot | None = None  # a no-args call, until a streamed one opens
 
-    def chunk(self, n: int, fcs: list[dict]) -> None:
+    def chunk(self, n: int, fcs: list[dict[Any, Any]]) -> None:
         for fc in fcs:
             name, partial = fc.get("name"), fc.get("partialArgs")
             more = fc.get("willContinue") is True
@@ -156,11 +158,11 @@ class NeedsTerminal(typed.Fold):
             slot = TerminalSlot(0, 0, n, _text(fc.get("id")), name)
             slot.type = "functionCall"
             if more:
-                slot.tree = ArgTree()
+                slot.tree = ArgTree()  # type: ignore[attr-defined]
                 self._fill(slot, partial)
                 self.open, self.bare = slot, None
                 continue
-            slot.tree = None
+            slot.tree = None  # type: ignore[attr-defined]
             slot.parts.append(args_text(fc))
             self._settle()
             if "args" in fc or partial:
@@ -173,7 +175,7 @@ class NeedsTerminal(typed.Fold):
         slot = self.open
         if slot is None:
             return
-        tree = slot.tree
+        tree = slot.tree  # type: ignore[attr-defined]
         assert tree is not None
         if not tree.extend(path, text, more):
             self._fill(slot, [{"jsonPath": path, "stringValue": text, "willContinue": more}])
@@ -187,14 +189,14 @@ class NeedsTerminal(typed.Fold):
             self.bare = None
 
     def _fill(self, slot: TerminalSlot, partial: object) -> None:
-        if slot.tree is None or not isinstance(partial, list):
+        if slot.tree is None or not isinstance(partial, list):  # type: ignore[attr-defined]
             return
         for arg in partial:
             if type(arg) is not dict:
                 continue
             where, got = steps(arg.get("jsonPath")), value_of(arg)
             if isinstance(where, tuple) and not isinstance(got, str):
-                slot.tree.put(where, got[0], got[1], arg.get("willContinue") is True)
+                slot.tree.put(where, got[0], got[1], arg.get("willContinue") is True)  # type: ignore[attr-defined]
                 slot.fragments += 1
 
     def calls(self) -> list[Call]:

@@ -6,7 +6,7 @@ from ..base import Dialect, Terms
 from .engine import STRATEGY_NAMES, ResponsesEngine, plain_fragment
 from .fixture import FIXTURE
 from .history import history
-from .oracle import openai_version, responses_sdk_result
+from .oracle import openai_version, responses_sdk_result  # type: ignore[attr-defined]
 from .shape import SHAPE
 from .summary import plain_summary, summarize
 
@@ -55,7 +55,7 @@ RESPONSES = Dialect(
     claims_request=_claims_request,
     claims_body=_claims_body,
     claims_event=_claims_event,
-    real_sdk=lambda frames, tools, response_format: responses_sdk_result(frames, tools),
+    real_sdk=lambda frames, tools, response_format: responses_sdk_result(frames, tools),  # type: ignore[arg-type, return-value]
     sdk_version=openai_version,
     fixture=FIXTURE,
     shape=SHAPE,

@@ -8,6 +8,8 @@ and the clients append it. Any other frame goes through every rule.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from ...core.calls import Call
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
@@ -42,7 +44,7 @@ class ResponsesEngine(EventEngine):
     reader = Robust
     folds = (DeltasOnly, CurrentItem, StrictDone)
 
-    def emulation(self, tools: list | None) -> ResponsesSdkEmulation:
+    def emulation(self, tools: list[Any] | None) -> ResponsesSdkEmulation:
         return ResponsesSdkEmulation(tools)
 
     def feed(
@@ -62,9 +64,9 @@ class ResponsesEngine(EventEngine):
         ):
             # one fragment of the item under way, where no rule has anything to say: robust
             # takes it in a few steps (else the whole frame goes through every rule)
-            index, text = plain  # type: ignore[misc]
-            if not self._reads or robust.fragment(n, p, index, text):  # type: ignore[arg-type]
-                item_id = p.get("item_id")  # type: ignore[union-attr]
+            index, text = cast("tuple[int, str]", plain)
+            if not self._reads or robust.fragment(n, p, index, text):
+                item_id = p.get("item_id")  # type: ignore[attr-defined]
                 for s in self.others:
                     s.fragment(n, index, item_id, text)
                 self._sdk_feed(frame)
@@ -75,7 +77,7 @@ class ResponsesEngine(EventEngine):
         if self.others:
             self._feed_clients(frame)
         self._sdk_feed(frame)
-        return robust.events
+        return robust.events  # type: ignore[no-any-return]
 
     def _feed_clients(self, frame: Frame) -> None:
         """The frame as the client strategies read it (the data's type decides)."""

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.calls import Call
 from ...core.frames import parse_payload
 from ..base import Fixture
@@ -36,11 +38,11 @@ def literal(frames: list[tuple[str | None, str]]) -> str:
     return "[\n" + "".join(f"    ({name!r}, {data!r}),\n" for name, data in frames) + "]"
 
 
-def events(frames: list[tuple[str | None, str]]) -> list:
+def events(frames: list[tuple[str | None, str]]) -> list[Any]:
     return [parse_payload(data) for _, data in frames]
 
 
-def expected(call: Call) -> dict:
+def expected(call: Call) -> dict[Any, Any]:
     return {
         "call_id": call.id,
         "item_id": call.item_id,

@@ -10,6 +10,8 @@ built-in tool items. A request may instead continue a stored response with
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.history import History, Result, SentCall, Turn, Words
 from .robust import CALL_ITEMS
 
@@ -30,13 +32,13 @@ def function_or_custom(kind: object) -> object:
     return "custom" if kind in ("custom_tool_call", "custom") else "function"
 
 
-def sent_call(item: dict) -> SentCall:
+def sent_call(item: dict[Any, Any]) -> SentCall:
     kind = item.get("type")
     field = "input" if kind == "custom_tool_call" else "arguments"
     return SentCall(item.get("call_id"), item.get("name"), item.get(field), kind)
 
 
-def _turns(items: list) -> list[Turn]:
+def _turns(items: list[Any]) -> list[Turn]:
     """One turn per input item, but consecutive call items (a parallel batch) make one
     `function_call` turn and consecutive outputs one `function_call_output` turn; each
     turn knows the items it stands for."""
@@ -46,12 +48,12 @@ def _turns(items: list) -> list[Turn]:
         last = turns[-1] if turns else None
         if kind in CALL_ITEMS:
             if last is not None and last.calls and last.content is None:
-                last.calls.append(sent_call(item))  # type: ignore[arg-type]
+                last.calls.append(sent_call(item))
                 last.items = (last.items[0], k)  # type: ignore[index]
                 continue
-            turns.append(Turn(str(kind), calls=[sent_call(item)], items=(k, k)))  # type: ignore[arg-type]
+            turns.append(Turn(str(kind), calls=[sent_call(item)], items=(k, k)))
         elif kind in OUTPUTS:
-            result = Result(item.get("call_id"), item.get("output"))  # type: ignore[union-attr]
+            result = Result(item.get("call_id"), item.get("output"))
             if last is not None and last.results and last.role in OUTPUTS:
                 last.results.append(result)
                 last.items = (last.items[0], k)  # type: ignore[index]
@@ -92,4 +94,5 @@ def history(body: object) -> History | None:
         words=WORDS,
         kind_of=function_or_custom,
         previous=previous if isinstance(previous, str) and previous else None,
+        items=[given] if isinstance(given, str) else given if isinstance(given, list) else [],
     )

@@ -20,7 +20,7 @@ from typing import Any
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
-from streamscope.dialects.chat.oracle import openai_version
+from streamscope.dialects.chat.oracle import omitted, openai_version
 from streamscope.dialects.responses.sdk_model import TOOL_ITEMS, ResponsesSdkEmulation
 from streamscope.dialects.typed import FrameBody, emulated_or_real
 
@@ -67,7 +67,7 @@ class _Watch:
         self.completed: dict[object, tuple[object, int]] = {}  # index -> (item, frame)
         self.final_frames: list[int] = []
 
-    def snapshot(self) -> list:
+    def snapshot(self) -> list[Any]:
         snapshot = self.state._ResponseStreamState__current_snapshot
         output = getattr(snapshot, "output", None)
         return list(output) if isinstance(output, (list, str, dict)) else []
@@ -102,7 +102,7 @@ class _Watch:
                 out.append(_call(item, by_item.get(id(item)), first, fragments, last))
         return out
 
-    def final(self, output: list) -> list[Call]:
+    def final(self, output: list[Any]) -> list[Call]:
         return [
             _call(item, position, self.final_frames[position], 0, self.final_frames[position])
             for position, item in enumerate(output)
@@ -112,7 +112,7 @@ class _Watch:
 
 def run_real_responses(
     frames: Iterable[Frame],
-    input_tools: list | None = None,
+    input_tools: list[Any] | None = None,
     *,
     on_frame: Callable[[int, list[Call]], None] | None = None,
 ) -> list[Call] | StrategyError:
@@ -125,6 +125,8 @@ def run_real_responses(
     """
     import openai
     from openai.lib.streaming.responses import ResponseFunctionCallArgumentsDeltaEvent
+
+    from streamscope.record.clients import sdk_package
 
     frames = list(frames)
     last = frames[-1].number if frames else 0
@@ -140,7 +142,7 @@ def run_real_responses(
     client = openai.OpenAI(
         api_key="streamscope",
         base_url="http://streamscope.invalid/v1",
-        http_client=body.client(),
+        http_client=body.client(sdk_package(openai)),
         max_retries=0,
     )
     with warnings.catch_warnings():
@@ -150,7 +152,7 @@ def run_real_responses(
             manager = client.responses.stream(
                 model="streamscope",
                 input="-",
-                tools=openai.omit if input_tools is None else input_tools,
+                tools=omitted(openai) if input_tools is None else input_tools,
             )
             stream = manager.__enter__()
         except Exception as exc:
@@ -166,7 +168,7 @@ def run_real_responses(
                     watch.note_completed(event, body.current)
                 return snapshot
 
-            state.accumulate_event = watched
+            state.accumulate_event = watched  # type: ignore[method-assign]
             try:
                 for event in stream:
                     if isinstance(event, ResponseFunctionCallArgumentsDeltaEvent):
@@ -185,7 +187,7 @@ def run_real_responses(
 
 
 def responses_sdk_result(
-    frames: Iterable[Frame], input_tools: list | None = None
+    frames: Iterable[Frame], input_tools: list[Any] | None = None
 ) -> list[Call] | StrategyError | Unmodeled:
     """The strategy's answer: the emulation, or the real class where it can't answer."""
     frames = list(frames)

@@ -19,6 +19,8 @@ item it is the item's own last word: what the final output says otherwise (argum
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core import events as ev
 from ...core.anomalies import AnomalyLog
 from ...core.calls import Call, Slot
@@ -56,7 +58,7 @@ _IDENTITY = (
 )
 
 
-def _field(item: dict) -> str:
+def _field(item: dict[Any, Any]) -> str:
     """Where an item carries its text: a custom call's `input`, else `arguments`."""
     return "input" if item.get("type") == "custom_tool_call" else "arguments"
 
@@ -66,7 +68,7 @@ class CallItem(Slot):
 
     __slots__ = ("item_id", "freeform", "head", "stated", "stated_at", "open", "said", "whole")
 
-    def __init__(self, index: int, frame: int, item: dict) -> None:
+    def __init__(self, index: int, frame: int, item: dict[Any, Any]) -> None:
         call_id, name = item.get("call_id", ""), item.get("name", "")
         super().__init__(
             0, index, frame, "" if call_id is None else call_id, "" if name is None else name
@@ -138,7 +140,7 @@ class Robust:
 
     # -- frames -------------------------------------------------------------------------
 
-    def fragment(self, n: int, p: dict, index: int, text: str) -> bool:
+    def fragment(self, n: int, p: dict[Any, Any], index: int, text: str) -> bool:
         """A plain argument delta of the item under way, in sequence: taken in a few steps
         when no rule has anything to say; False otherwise (the caller feeds the whole
         frame)."""
@@ -248,7 +250,7 @@ class Robust:
             )
         self.seq = seq
 
-    def _index(self, n: int, payload: dict, what: str) -> int | None:
+    def _index(self, n: int, payload: dict[Any, Any], what: str) -> int | None:
         index = payload.get("output_index")
         if is_index(index):
             return index
@@ -263,7 +265,7 @@ class Robust:
         )
         return None
 
-    def _added(self, n: int, payload: dict) -> None:
+    def _added(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "response.output_item.added")
         item = payload.get("item")
         if index is None:
@@ -290,7 +292,7 @@ class Robust:
             return
         self._call(n, index, item)
 
-    def _call(self, n: int, index: int, item: dict) -> CallItem:
+    def _call(self, n: int, index: int, item: dict[Any, Any]) -> CallItem:
         call = CallItem(index, n, item)
         self.items[index] = call
         if isinstance(call.item_id, str):
@@ -320,11 +322,11 @@ class Robust:
                 events.append(FieldEvent(n, ev.SET, 0, index, field, None, value, -1, WORDS))
         return call
 
-    def _target(self, n: int, payload: dict, what: str) -> Item | None:
+    def _target(self, n: int, payload: dict[Any, Any], what: str) -> Item | None:
         """The item a delta or done names: by item_id, else by output_index."""
         item_id, index = payload.get("item_id"), payload.get("output_index")
         found = self.by_id.get(item_id) if isinstance(item_id, str) else None
-        at = self.items.get(index) if is_index(index) else None
+        at = self.items.get(index) if is_index(index) else None  # type: ignore[arg-type]
         if found is None and at is None:
             self.log.add(
                 "delta-unknown-item",
@@ -347,7 +349,7 @@ class Robust:
             )
         return found if found is not None else at
 
-    def _delta(self, n: int, payload: dict) -> None:
+    def _delta(self, n: int, payload: dict[Any, Any]) -> None:
         what = "delta"
         item = self._target(n, payload, what)
         if item is None:
@@ -358,7 +360,7 @@ class Robust:
             log.add(
                 "event-schema-violation",
                 n,
-                f"an argument delta for a {cut(quote(item.kind), 30)} item: robust skips it",
+                f"an argument delta for a {cut(quote(item.kind), 30)} item: robust skips it",  # type: ignore[union-attr]
             )
             return
         if not isinstance(text, str):
@@ -457,7 +459,9 @@ class Robust:
                 FieldEvent(n, ev.SET, 0, item.index, _word(item), None, value, -1, WORDS)
             )
 
-    def _identity(self, n: int, item: CallItem, whole: dict, where: str, binding: bool) -> None:
+    def _identity(
+        self, n: int, item: CallItem, whole: dict[Any, Any], where: str, binding: bool
+    ) -> None:
         """The call_id and name a whole item states: a change is reported, and taken
         while the item is not closed (output_item.done states the call as it stands)."""
         for key, kind, attr, why in _IDENTITY:
@@ -470,7 +474,7 @@ class Robust:
             self.log.add(
                 kind,
                 n,
-                lambda key=key, value=value, held=held, took=took, why=why: (
+                lambda key=key, value=value, held=held, took=took, why=why: (  # type: ignore[misc]
                     f"{where} gives output {item.index} {key} {cut(quote(value), 40)}, where "
                     f"it was {cut(quote(held), 40)}: {why}; robust takes "
                     + ("the new one, as the item's own last word" if took else "the earlier one")
@@ -502,12 +506,12 @@ class Robust:
                 index,
             )
 
-    def _done(self, n: int, payload: dict, field: str, kind: str) -> None:
+    def _done(self, n: int, payload: dict[Any, Any], field: str, kind: str) -> None:
         item = self._target(n, payload, "done")
         if type(item) is CallItem:
             self._state(n, item, payload.get(field), kind, item.open)
 
-    def _item_done(self, n: int, payload: dict) -> None:
+    def _item_done(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "response.output_item.done")
         item = payload.get("item")
         if index is None or not isinstance(item, dict):
@@ -528,7 +532,7 @@ class Robust:
             if self.events is not None:
                 self.events.append(FieldEvent(n, ev.STOP, 0, index, "", words=WORDS))
 
-    def _end(self, n: int, payload: dict, kind: str) -> None:
+    def _end(self, n: int, payload: dict[Any, Any], kind: str) -> None:
         response = payload.get("response")
         problems = []
         if not isinstance(response, dict):
@@ -624,8 +628,8 @@ class Robust:
 
         def mapped(item: Item) -> Item:
             if type(item) is CallItem:
-                return slots[id(item)]
-            other = OtherItem(item.kind, item.first, item.item_id)
+                return slots[id(item)]  # type: ignore[return-value]
+            other = OtherItem(item.kind, item.first, item.item_id)  # type: ignore[union-attr]
             other.open = item.open
             return other
 
@@ -640,9 +644,9 @@ class Robust:
         new.log = log
         new.items = {k: one(v) for k, v in self.items.items()}
         new.by_id = {k: one(v) for k, v in self.by_id.items()}
-        new.calls = [slots[id(c)] for c in self.calls]
-        new.call_ids = {k: slots[id(c)] for k, c in self.call_ids.items()}
-        new.prev = slots[id(self.prev)] if self.prev is not None else None
+        new.calls = [slots[id(c)] for c in self.calls]  # type: ignore[misc]
+        new.call_ids = {k: slots[id(c)] for k, c in self.call_ids.items()}  # type: ignore[misc]
+        new.prev = slots[id(self.prev)] if self.prev is not None else None  # type: ignore[assignment]
         new.events = None
         for name in (
             "seq",

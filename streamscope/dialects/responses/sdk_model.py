@@ -77,14 +77,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import Frame
+from streamscope.dialects.versions import VERIFIED
 
 __all__ = ["TOOL_ITEMS", "VERIFIED_OPENAI_RESPONSES", "ResponsesSdkEmulation", "Unmodeled"]
 
 # The openai releases whose ResponseStream this emulation was checked against.
-VERIFIED_OPENAI_RESPONSES = ("3.57.0",)
+VERIFIED_OPENAI_RESPONSES = (VERIFIED["openai"],)
 
 TOOL_ITEMS = ("function_call", "custom_tool_call")
 ARGUMENTS_DELTA = "response.function_call_arguments.delta"
@@ -130,7 +132,7 @@ def _guard(payload: object) -> None:
             todo.extend((v, depth + 1) for v in value if type(v) in (dict, list))  # type: ignore[attr-defined]
 
 
-def _plain_delta(payload: dict, kind: object) -> bool:
+def _plain_delta(payload: dict[Any, Any], kind: object) -> bool:
     """A delta as the API sends it (an argument or output_text delta): int indexes, a string
     delta, no error, no logprobs.
 
@@ -148,13 +150,13 @@ def _plain_delta(payload: dict, kind: object) -> bool:
     )
 
 
-def _index(event: dict, key: str) -> object:
+def _index(event: dict[Any, Any], key: str) -> object:
     """An index field as the SDK reads it (raw, since pydantic coerces it only sometimes)."""
     value = event.get(key)
     kind = type(value)
     if kind is bool or (
-        (kind is float and value.is_integer())  # type: ignore[union-attr]
-        or (kind is str and any(c.isdigit() for c in value))  # type: ignore[union-attr]
+        (kind is float and value.is_integer())  # type: ignore[comparison-overlap, union-attr]
+        or (kind is str and any(c.isdigit() for c in value))  # type: ignore[comparison-overlap, union-attr]
     ):
         raise Unmodeled(f"a {kind.__name__} {key} (pydantic's int coercion, when it validates)")
     return value
@@ -188,7 +190,7 @@ class _Model:
 
     __slots__ = ("fields", "type", "id", "call_id", "frame")
 
-    def __init__(self, fields: dict, frame: int) -> None:
+    def __init__(self, fields: dict[Any, Any], frame: int) -> None:
         self.fields = fields
         self.type = fields.get("type")
         self.id = fields.get("id")
@@ -223,7 +225,7 @@ class _FunctionCall(_Model):
 
     __slots__ = ("parts", "value", "frozen", "fragments", "last")
 
-    def __init__(self, fields: dict, frame: int) -> None:
+    def __init__(self, fields: dict[Any, Any], frame: int) -> None:
         super().__init__(fields, frame)
         arguments = fields.get("arguments")
         self.parts: list[str] | None = [arguments] if type(arguments) is str else None
@@ -270,7 +272,7 @@ class _Part:
 
     __slots__ = ("type", "text")
 
-    def __init__(self, fields: dict) -> None:
+    def __init__(self, fields: dict[Any, Any]) -> None:
         self.type = fields.get("type")
         self.text = _stand_in(fields.get("text"))
 
@@ -290,7 +292,7 @@ class _Message(_Model):
 
     __slots__ = ("content",)
 
-    def __init__(self, fields: dict, frame: int) -> None:
+    def __init__(self, fields: dict[Any, Any], frame: int) -> None:
         super().__init__(fields, frame)
         content = fields.get("content")
         self.content = [_content_entry(v) for v in content] if type(content) is list else content
@@ -346,7 +348,7 @@ def _model_copy(item: object) -> None:
         item.model_copy  # type: ignore[attr-defined]  # noqa: B018
 
 
-def _response(event: dict) -> object:
+def _response(event: dict[Any, Any]) -> object:
     """The event's `response`: a dict stands for the model constructed from it."""
     return event.get("response")
 
@@ -359,7 +361,7 @@ def _response_field(response: object, key: str) -> object:
 # --- input tools (lib/_parsing/_responses.py) ------------------------------------------------
 
 
-def _make_tools(tools: object) -> list:
+def _make_tools(tools: object) -> list[Any]:
     """`_make_tools`, as written: what `responses.stream(tools=...)` does with the tools
     before the request (raising on a Chat Completions function tool: from JSON it cannot be
     the `pydantic_function_tool()` it wants)."""
@@ -377,7 +379,7 @@ def _make_tools(tools: object) -> list:
     return out
 
 
-def _input_tool(tools: list, name: object, namespace: object) -> object:
+def _input_tool(tools: list[Any], name: object, namespace: object) -> object:
     """`get_input_tool_by_name`, as written."""
     if namespace is not None:
         for tool in tools:
@@ -416,11 +418,11 @@ class ResponsesSdkEmulation:
         "_final",
     )
 
-    def __init__(self, input_tools: list | None = None) -> None:
+    def __init__(self, input_tools: list[Any] | None = None) -> None:
         self._unmodeled: str | None = None
         self._halted = False  # an exception was raised: later frames are never read
         self._error: StrategyError | None = None
-        self._tools: list | None = None
+        self._tools: list[Any] | None = None
         if input_tools is not None:
             try:
                 self._tools = _make_tools(input_tools)
@@ -431,10 +433,10 @@ class ResponsesSdkEmulation:
         self._started = False  # a response.created made the snapshot
         self._id: object = None  # the snapshot's id
         self._output: object = None  # the snapshot's output: a list, or what it was instead
-        self._items: dict = {}  # _output_items: output_index -> snapshot item
-        self._completed: dict = {}  # _completed_output: output_index -> item
-        self._positions: dict = {}  # _completed_positions: identity -> output_index
-        self._final: list | None = None  # the final response's output items
+        self._items: dict[Any, Any] = {}  # _output_items: output_index -> snapshot item
+        self._completed: dict[Any, Any] = {}  # _completed_output: output_index -> item
+        self._positions: dict[Any, Any] = {}  # _completed_positions: identity -> output_index
+        self._final: list[Any] | None = None  # the final response's output items
 
     # -- public API -------------------------------------------------------------------
 
@@ -527,7 +529,7 @@ class ResponsesSdkEmulation:
 
     # -- Stream.__stream__ ------------------------------------------------------------
 
-    def _feed_parsed(self, payload: dict, frame: Frame) -> None:
+    def _feed_parsed(self, payload: dict[Any, Any], frame: Frame) -> None:
         """After response.created, most frames as orjson read them, not parsed again."""
         kind = payload.get("type")
         if kind == ARGUMENTS_DELTA and _plain_delta(payload, kind):
@@ -568,11 +570,11 @@ class ResponsesSdkEmulation:
             return
         if type(payload) is list:
             _guard(payload)  # its objects are constructed, as models of the first variant
-        payload.type  # type: ignore[union-attr]  # noqa: B018  # the SDK's AttributeError
+        payload.type  # noqa: B018  # the SDK's AttributeError
 
     # -- ResponseStreamState.handle_event / accumulate_event --------------------------
 
-    def _handle(self, event: dict, frame: int) -> None:
+    def _handle(self, event: dict[Any, Any], frame: int) -> None:
         kind = event.get("type")
         if not self._started:
             self._create(event, kind, frame)
@@ -600,20 +602,20 @@ class ResponsesSdkEmulation:
         if kind in _RESTATING or kind in ("response.failed", "response.incomplete"):
             self._restated(event, kind)
 
-    def _create(self, event: dict, kind: object, frame: int) -> None:
+    def _create(self, event: dict[Any, Any], kind: object, frame: int) -> None:
         """`_create_initial_response`: the first event must be a response.created."""
         if kind != "response.created":
             raise RuntimeError(f"Expected to have received `response.created` before `{kind}`")
         response = _response(event)
         if type(response) is not dict:
             response.to_dict  # type: ignore[attr-defined]  # noqa: B018
-        output = response.get("output")  # type: ignore[union-attr]
+        output = response.get("output")  # type: ignore[attr-defined]
         if output is None:
             output = []
         elif type(output) is list:
             output = [_snapshot_item(value, frame) for value in output]
-        items = dict(enumerate(output))  # type: ignore[call-overload]  # the SDK's TypeError
-        self._id = response.get("id")  # type: ignore[union-attr]
+        items = dict(enumerate(output))  # the SDK's TypeError
+        self._id = response.get("id")  # type: ignore[attr-defined]
         self._output, self._items, self._started = output, items, True
 
     def _output_item(self, output_index: object) -> object:
@@ -633,14 +635,14 @@ class ResponsesSdkEmulation:
         else:
             raise AssertionError  # handle_event: assert output.type == "function_call"
 
-    def _added(self, event: dict, frame: int) -> None:
+    def _added(self, event: dict[Any, Any], frame: int) -> None:
         item = event.get("item")
         if item is None:
             return
         output_index = _index(event, "output_index")
         if output_index in self._items:
             raise RuntimeError(f"Duplicate response output index {output_index}.")
-        kind = item.type if type(item) is not dict else item.get("type")  # type: ignore[attr-defined]
+        kind = item.type if type(item) is not dict else item.get("type")
         append = self._output.append  # type: ignore[attr-defined]
         entry = (
             _snapshot_item(item, frame)
@@ -650,7 +652,7 @@ class ResponsesSdkEmulation:
         append(entry)
         self._items[output_index] = entry
 
-    def _item_done(self, event: dict, frame: int) -> None:
+    def _item_done(self, event: dict[Any, Any], frame: int) -> None:
         output_index = _index(event, "output_index")
         item = _event_item(event.get("item"), frame)
         added = self._items.get(output_index)
@@ -669,7 +671,7 @@ class ResponsesSdkEmulation:
         self._completed[output_index] = item
         self._positions[identity] = output_index
 
-    def _content(self, event: dict) -> object:
+    def _content(self, event: dict[Any, Any]) -> object:
         """The content part an output_text event points at; asserts it is output_text."""
         output = self._output_item(_index(event, "output_index"))
         assert output.type == "message"  # type: ignore[attr-defined]
@@ -677,7 +679,7 @@ class ResponsesSdkEmulation:
         assert content.type == "output_text"
         return content
 
-    def _text_delta(self, event: dict) -> None:
+    def _text_delta(self, event: dict[Any, Any]) -> None:
         output = self._output_item(_index(event, "output_index"))
         if output.type == "message":  # type: ignore[attr-defined]
             content = output.content[_index(event, "content_index")]  # type: ignore[attr-defined]
@@ -685,10 +687,10 @@ class ResponsesSdkEmulation:
             content.text = _grow(content.text, event.get("delta"))
         self._content(event)  # handle_event reads it again, asserting
 
-    def _text_part(self, event: dict) -> None:
+    def _text_part(self, event: dict[Any, Any]) -> None:
         self._content(event)
 
-    def _lifecycle(self, event: dict, kind: object, frame: int) -> None:
+    def _lifecycle(self, event: dict[Any, Any], kind: object, frame: int) -> None:
         response = _response(event)
         if _response_field(response, "id") != self._id:
             raise RuntimeError("Lifecycle response identity changed.")
@@ -699,7 +701,7 @@ class ResponsesSdkEmulation:
 
     def _replace(self, output: object, frame: int) -> None:
         """A restating lifecycle event replaces completed items of the same identity."""
-        replacements: dict = {}
+        replacements: dict[Any, Any] = {}
         for value in output or []:  # type: ignore[attr-defined]
             item = _event_item(value, frame)
             identity = _output_identity(item)
@@ -733,7 +735,7 @@ class ResponsesSdkEmulation:
             final = [self._completed[index] for index in sorted(self._completed)]
         self._final = self._parse(final)
 
-    def _parse(self, output: object) -> list:
+    def _parse(self, output: object) -> list[Any]:
         """`parse_response`: what it reads of each item, raising where it raises."""
         for item in output or []:  # type: ignore[attr-defined]
             kind = item.type
@@ -743,15 +745,15 @@ class ResponsesSdkEmulation:
                         part.type  # noqa: B018  # the SDK's AttributeError
             elif kind == "function_call" and self._tools is not None:
                 self._parse_arguments(item.fields)
-        return list(output or [])  # type: ignore[call-overload]
+        return list(output or [])  # type: ignore[call-overload, no-any-return]
 
-    def _parse_arguments(self, fields: dict) -> None:
+    def _parse_arguments(self, fields: dict[Any, Any]) -> None:
         """`parse_function_tool_arguments`: a strict tool's arguments go through json.loads."""
         tool = _input_tool(self._tools, fields.get("name"), fields.get("namespace"))  # type: ignore[arg-type]
         if tool and tool.get("strict"):  # type: ignore[attr-defined]
             json.loads(fields.get("arguments"))  # type: ignore[arg-type]
 
-    def _restated(self, event: dict, kind: object) -> None:
+    def _restated(self, event: dict[Any, Any], kind: object) -> None:
         """handle_event's lifecycle branch: a response without output is given one."""
         response = _response(event)
         if _response_field(response, "output") is not None:

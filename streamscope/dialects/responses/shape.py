@@ -4,6 +4,7 @@ deltas build one item, which keys never matter to accumulation."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..base import Shape
 
@@ -14,7 +15,7 @@ VOLATILE = frozenset(
 )
 
 
-def containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
+def containers(tree: object) -> Iterator[tuple[str, tuple[Any, ...], object]]:
     """(role, path, node): the event, its item, its response."""
     if not isinstance(tree, dict):
         return
@@ -25,9 +26,9 @@ def containers(tree: object) -> Iterator[tuple[str, tuple, object]]:
             yield role, (key,), node
 
 
-def sites(trees: list[object]) -> list[list[tuple[int, tuple]]]:
+def sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     """Each item's deltas (by item_id, else output_index, and event type), in stream order."""
-    groups: dict[tuple, list[tuple[int, tuple]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[int, tuple]]] = {}  # type: ignore[type-arg]
     for f, tree in enumerate(trees):
         if not isinstance(tree, dict):
             continue

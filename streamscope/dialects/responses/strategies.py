@@ -10,6 +10,8 @@ as the real SDK does.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.calls import Call, Slot, StrategyError
 from ...text import cut, quote
 from .. import typed
@@ -20,11 +22,11 @@ class FoldSlot(Slot):
     __slots__ = ("item_id", "head")
 
     def text(self) -> str:
-        return self.head + "".join(self.parts)
+        return self.head + "".join(self.parts)  # type: ignore[attr-defined, no-any-return]
 
     def to_call(self) -> Call:
         call = super().to_call()
-        call.item_id = self.item_id
+        call.item_id = self.item_id  # type: ignore[attr-defined]
         return call
 
 
@@ -37,7 +39,7 @@ class Fold(typed.Fold):
         self.by_index: dict[int, FoldSlot | None] = {}  # None: a non-call item
         self.by_id: dict[str, FoldSlot | None] = {}
 
-    def added(self, n: int, index: int, item: dict) -> None:
+    def added(self, n: int, index: int, item: dict[Any, Any]) -> None:
         item_id = item.get("id")
         kind = item.get("type")
         if kind not in CALL_ITEMS:
@@ -47,9 +49,9 @@ class Fold(typed.Fold):
             return
         slot = FoldSlot(0, index, n, item.get("call_id"), item.get("name"))
         slot.type = kind
-        slot.item_id = item_id
+        slot.item_id = item_id  # type: ignore[attr-defined]
         head = item.get("input" if kind == "custom_tool_call" else "arguments")
-        slot.head = head if isinstance(head, str) else ""
+        slot.head = head if isinstance(head, str) else ""  # type: ignore[attr-defined]
         self.slots.append(slot)
         self.by_index[index] = slot
         if isinstance(item_id, str):

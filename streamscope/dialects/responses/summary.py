@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.frames import Frame
 from ...text import quote, visible, word
-from ..typed import not_an_event
+from ..typed import an_object, not_an_event
 
 # event type -> its short name in a frame's line (the `response.` prefix dropped)
 _DELTAS = {
@@ -38,7 +38,7 @@ def summarize(frame: Frame) -> str:
     if kind in _DONES:
         return f"{at}done {quote(p.get(_DONES[kind]), 24)}"
     if kind in ("response.output_item.added", "response.output_item.done"):
-        item = p.get("item") if isinstance(p.get("item"), dict) else {}
+        item = an_object(p.get("item"))
         bits = [f"{at}{kind.rsplit('.', 1)[1]} {word(item.get('type'))}"]
         for key in ("call_id", "name"):
             if key in item:
@@ -48,13 +48,13 @@ def summarize(frame: Frame) -> str:
             bits.append(f"{field}={quote(item[field], 20)}")
         return " ".join(bits)
     if kind in ("response.completed", "response.incomplete", "response.failed"):
-        response = p.get("response") if isinstance(p.get("response"), dict) else {}
+        response = an_object(p.get("response"))
         status = response.get("status", kind.rsplit(".", 1)[1])
         output = response.get("output")
         count = f", {len(output)} output" if isinstance(output, list) else ""
         return f"status {word(status)}{count}"
     if kind in ("response.created", "response.in_progress", "response.queued"):
-        response = p.get("response") if isinstance(p.get("response"), dict) else {}
+        response = an_object(p.get("response"))
         name = kind.rsplit(".", 1)[1]
         return f"{name} {quote(response['id'], 20)}" if "id" in response else name
     if kind == "error":

@@ -22,7 +22,6 @@ from ..widgets import (
     SEVERITY_STYLE,
     ms,
     severity,
-    worst,
 )
 from .bindings import HELP
 
@@ -49,14 +48,14 @@ class ExchangesScreen(Screen):
         super().__init__()
         self.session = session
         self.infos = session.infos
-        self.errors = session.input.errors  # lines of the recording that could not be read
+        self.errors = session.input.errors  # type: ignore[union-attr]  # lines of the recording that could not be read
         self.summaries: dict | None = None
         self._width = 0
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="title")
         # facts about the file (a HAR's approximations), the first few: the list stays
-        notes = self.session.input.notes
+        notes = self.session.input.notes  # type: ignore[union-attr]
         for note in notes[:NOTES_SHOWN]:
             yield Static(Text(f"i {visible(note)}", style="cyan"), classes="note")
         if len(notes) > NOTES_SHOWN:
@@ -148,12 +147,19 @@ class ExchangesScreen(Screen):
                     f"✗ {visible(s.failure.split(': ', 1)[0])}", style=SEVERITY_STYLE["error"]
                 )
             return Text("not a stream", style="dim")
-        level = worst(s.kinds)
+        cut = set(s.cut)  # what the client's early close caused: a warning at most
+
+        def level_of(kind: str) -> str | None:
+            found = severity(kind)
+            return "warning" if kind in cut and found == "error" else found
+
+        levels = [x for x in map(level_of, s.kinds) if x is not None]
+        level = min(levels, key=["error", "warning", "info"].index) if levels else None
         if level is None:
             return Text("clean", style="green")
         contract = [f[0] for f in s.findings]
         at_level = sorted(
-            {k for k in s.kinds if severity(k) == level}, key=lambda k: (k not in contract, k)
+            {k for k in s.kinds if level_of(k) == level}, key=lambda k: (k not in contract, k)
         )
         more = f" +{len(at_level) - 1}" if len(at_level) > 1 else ""
         return Text(f"{MARK[level]} {at_level[0]}{more}", style=SEVERITY_STYLE[level])
@@ -179,9 +185,9 @@ class ExchangesScreen(Screen):
     def action_open(self) -> None:
         table = self.query_one(DataTable)
         if table.row_count:
-            exchange = int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+            exchange = int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)  # type: ignore[arg-type]
             self.post_message(OpenExchange(exchange))
 
     @on(DataTable.RowSelected)
     def _selected(self, event: DataTable.RowSelected) -> None:
-        self.post_message(OpenExchange(int(event.row_key.value)))
+        self.post_message(OpenExchange(int(event.row_key.value)))  # type: ignore[arg-type]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 from bisect import bisect_left, bisect_right
 
 from rich.text import Text
@@ -18,6 +19,7 @@ from textual.widgets import (
     Static,
 )
 
+from ...core.contract import severity
 from ...recording.format import Request
 from ...text import quote, visible
 from ..messages import FrameSelected, RecordingGrew, StreamRead
@@ -36,6 +38,11 @@ from ..widgets import (
 from .bindings import BACK, HELP
 from .prompt import Prompt
 from .text_screen import TextScreen
+
+# A frame whose state would take longer than this (a jump on a stream of thousands of
+# calls: the engine copy it resumes from holds every call) is computed in a thread: the
+# keys go on answering, the newest frame asked for wins.
+QUICK = 0.03  # seconds
 
 
 class StreamScreen(Screen):
@@ -187,10 +194,51 @@ class StreamScreen(Screen):
         self._total = model.total  # the stream's frames when the rows were last set
         self.timer = None
         self._frozen = False  # this screen froze the collector (see _hold_still)
+        self._wanted: int | None = None  # the frame the computing thread is to show
+        self._computing = False  # a thread computes states (see _compute)
+        self._lock = threading.Lock()
 
     def watch_frame(self, frame: int) -> None:
-        if self.is_mounted:  # the first state is computed on mount
-            self.state = self.model.at(frame)
+        if not self.is_mounted:  # the first state is computed on mount
+            return
+        with self._lock:
+            # while a thread computes, every frame asked for goes to it: it feeds the
+            # engine `at` would feed
+            quick = not self._computing and self.model.cost(frame) <= QUICK
+            if not quick:
+                self._wanted = frame
+                start, self._computing = not self._computing, True
+        if quick:
+            self.state = self.model.view(self.model.at(frame))
+        elif start:
+            self.run_worker(self._compute, thread=True, group="state", exit_on_error=False)
+
+    def _compute(self) -> None:
+        """In a thread: the state at the newest frame asked for, until none is waiting."""
+        model = self.model
+        while True:
+            with self._lock:
+                n = self._wanted
+                if n is None or not self.is_attached:
+                    self._computing = False
+                    return
+            state = model.at(n, lambda n=n: self._wanted != n)  # type: ignore[misc]
+            if state is None:  # another frame was asked for meanwhile
+                continue
+            model.view(state)
+            try:
+                self.app.call_from_thread(self._arrived, n, state)
+            except RuntimeError:  # the app is closing
+                with self._lock:
+                    self._computing = False
+                return
+
+    def _arrived(self, n: int, state: FrameState) -> None:
+        with self._lock:
+            if self._wanted != n:  # another frame was asked for meanwhile
+                return
+            self._wanted = None
+        self.state = state
 
     def watch_filter_text(self, text: str) -> None:
         self.rows = rows = self.filtered()
@@ -205,9 +253,9 @@ class StreamScreen(Screen):
             self.model,
             self.title_text,
             self.session.follow,
-            self.session.input.approximate_times,
+            self.session.input.approximate_times,  # type: ignore[union-attr]
             id="info",
-        ).data_bind(S.frame, S.speed, S.playing, S.filter_text, S.rows, S.version)
+        ).data_bind(S.frame, S.speed, S.playing, S.filter_text, S.rows, S.version, S.state)
         yield Timeline(self.model, id="timeline").data_bind(S.frame, S.version)
         yield Static(
             Text("robust: streamscope's reading", style="bold")
@@ -230,7 +278,7 @@ class StreamScreen(Screen):
     def on_mount(self) -> None:
         self.query_one(FrameList).focus()
         # the first paint shows the first frame (not an empty screen, then the frame)
-        self.state = self.model.at(self.frame)
+        self.state = self.model.view(self.model.at(self.frame))
         self.call_after_refresh(self.model.shown.set)  # the reading worker goes on then
         if self.model.result is not None:  # read whole before it opened (short streams)
             self._hold_still()
@@ -254,7 +302,8 @@ class StreamScreen(Screen):
             self.session.analysis_error,
         )
         mine = summaries.get(self.model.exchange)
-        if mine is not None and mine.findings:
+        # a break opens the request; an info finding (a stream pairing could not check) not
+        if mine is not None and any(severity(f[0]) != "info" for f in mine.findings):
             self.query_one("#right", ContentSwitcher).current = "conversation-scroll"
             self.add_class("-request")
 
@@ -400,7 +449,7 @@ class StreamScreen(Screen):
         t, now = self.model.time(nxt), self.model.time(self.frame) if self.frame else 0
         gap = t - now if t is not None and now is not None else None
         delay = (gap / 1e9 if gap is not None else 0.05) / self.speed
-        self.timer = self.set_timer(min(max(delay, 0.001), 5.0), self._tick)
+        self.timer = self.set_timer(min(max(delay, 0.001), 5.0), self._tick)  # type: ignore[assignment]
         self.playing = True
 
     def _tick(self) -> None:
@@ -410,7 +459,10 @@ class StreamScreen(Screen):
         self._schedule()
 
     def action_arguments(self) -> None:
-        state = self.model.at(self.frame)
+        state = self.state
+        if state is None or state.number != self.frame:
+            self.notify(f"frame {self.frame} is still being worked out", timeout=2)
+            return
         calls = state.engine.calls_now()
         key = self.model.dialect.terms.key
         text = Text()

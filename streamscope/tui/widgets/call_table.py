@@ -79,15 +79,15 @@ class CallTable(RenderedStatic):
         touched = next((e.call for e in state.events if e.call >= 0), None)
         rows = max(3, self.app.size.height // 6)
         if not self.other:
-            self.show(robust, state.events, window=_window(len(robust), touched, rows))
+            self.show(robust, state.events, window=_window(len(robust), touched, rows))  # type: ignore[arg-type]
             return
         others = clients(state)
         theirs = strategy_calls(state)[others[self.strategy % len(others)]]
         self.display = isinstance(theirs, list)
         if isinstance(theirs, list):
             # the calls around the same one, of the longer of the two lists
-            window = _window(max(len(robust), len(theirs)), touched, rows)
-            self.show(theirs, compare=robust, window=window)
+            window = _window(max(len(robust), len(theirs)), touched, rows)  # type: ignore[arg-type]
+            self.show(theirs, compare=robust, window=window)  # type: ignore[arg-type]
 
     watch_state = watch_strategy = _watch_any
 

@@ -17,14 +17,9 @@ def ms(ns: int | None) -> str:
     return f"{ns / 1e6:,.0f}ms" if ns < 10e9 else f"{ns / 1e9:,.1f}s"
 
 
-_calls: list = [None, None]  # the last state asked about, and its strategies' calls
-
-
 def strategy_calls(state: FrameState) -> dict[str, list[Call] | StrategyError | Unmodeled]:
     """Every strategy's calls at `state`: computed once however many widgets show them."""
-    if _calls[0] is not state:
-        _calls[:] = [state, state.engine.strategy_calls()]
-    return _calls[1]
+    return state.strategy_calls()
 
 
 def clients(state: FrameState) -> tuple[str, ...]:

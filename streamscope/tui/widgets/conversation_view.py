@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ...dialects import dialect
+from ...inputs import describe_numbers
 from ..conversation import Found, call_key, conversation
 
 
@@ -33,10 +34,19 @@ class ConversationView(Static):
             return
         mine = summaries.get(exchange)
         findings = [Found(*f) for f in mine.findings] if mine is not None else []
+        # the calls of the earlier streams of this request's own conversation (the
+        # contract's pairing): another conversation's call of the same name is not its
+        thread = mine.conversation if mine is not None else None
         earlier = {
             call_key(cid, name): (s.exchange, name, s.response_id)
             for s in summaries.values()
-            if s.exchange < exchange
+            if s.exchange < exchange and (thread is None or s.conversation == thread)
             for cid, name in s.calls
         }
-        self.update(conversation(history, findings, earlier))
+        head = Text()
+        if thread is not None:
+            ours = sorted(s.exchange for s in summaries.values() if s.conversation == thread)
+            if len(ours) > 1:
+                head.append("Conversation ", style="bold")
+                head.append(f"begun at exchange {thread} ({describe_numbers(ours)})\n")
+        self.update(head + conversation(history, findings, earlier))

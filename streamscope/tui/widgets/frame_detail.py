@@ -107,8 +107,8 @@ class FrameDetail(RenderedStatic):
                 parts.append(Text("Parsed", style="bold"))
                 pretty = _pretty(frame.payload, frame.data)
                 more = len(pretty) - SHOWN
-                pretty = Text(visible(pretty[:SHOWN], lines=True))
-                _JSON.highlight(pretty)  # regex highlighting: cheap enough for every frame
+                pretty = Text(visible(pretty[:SHOWN], lines=True))  # type: ignore[assignment]
+                _JSON.highlight(pretty)  # type: ignore[arg-type]  # regex highlighting: cheap enough for every frame
                 parts.append(pretty)
                 if more > 0:
                     parts.append(Text(_more(more, n, "characters"), style="italic"))

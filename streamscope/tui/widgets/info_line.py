@@ -7,7 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...text import plural, quote, visible
-from ..model import StreamModel
+from ..model import FrameState, StreamModel
 from .common import ms
 
 
@@ -23,6 +23,7 @@ class InfoLine(Static):
     filter_text: reactive[str] = reactive("", init=False)
     rows: reactive[list[int]] = reactive(list, init=False)  # the frames the filter shows
     version: reactive[int] = reactive(0, init=False)  # the model grew (read on, --follow)
+    state: reactive[FrameState | None] = reactive(None, init=False)  # what the panes show
 
     def __init__(
         self, model: StreamModel, title: str, follow: bool, approximate: bool = False, **kw
@@ -39,7 +40,7 @@ class InfoLine(Static):
         self.show()
 
     watch_frame = watch_speed = watch_playing = _watch_any
-    watch_filter_text = watch_rows = watch_version = _watch_any
+    watch_filter_text = watch_rows = watch_version = watch_state = _watch_any
 
     def show(self) -> None:
         model, n = self.model, self.frame
@@ -48,6 +49,8 @@ class InfoLine(Static):
         if self.approximate:  # before the first frame too: the note is where times are read
             when = f"{when} (approximate)" if t is not None else "times approximate"
         playing = f" · playing ×{self.speed:g}" if self.playing else ""
+        if self.state is not None and self.state.number != n:  # computed in a thread
+            playing += f" · working out frame {n}…"
         if model.reading is not None:
             playing += f" · reading {model.reading:.0%}"
         elif model.end.get("end_reason") == "unfinished":

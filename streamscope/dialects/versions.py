@@ -1,0 +1,17 @@
+"""The SDK releases the SDK strategies' emulations were verified against.
+
+Each emulation (`openai-sdk` for Chat Completions and Responses, `anthropic-sdk`, `parts`)
+reproduces one release's accumulation exactly: the differential tests check it against
+that release's real class, and the test extra pins these same versions (a test holds the
+two together). streamscope installs beside any release of these packages; where the
+installed one differs, `inspect` says so in a note (`sdk_note`) rather than refusing.
+"""
+
+from __future__ import annotations
+
+# distribution name -> the release the emulations reproduce
+VERIFIED: dict[str, str] = {
+    "openai": "3.57.0",
+    "anthropic": "2.15.0",
+    "google-genai": "3.6.1",
+}

@@ -1,0 +1,366 @@
+"""The credentials a request carried, masked wherever its exchange's recording holds them.
+
+redact.py masks what names or shapes say is secret in headers, URLs and command lines.
+This module goes further for one exchange: every credential its request carried (secret
+header values, a Basic credential and what it decodes to, URL userinfo, secret query
+values, secret-named JSON string fields of the body), in its plain, percent-encoded,
+JSON-escaped and base64 forms, is masked in the whole exchange: its URL and headers, both
+bodies, the response head and the end line's error. An upstream that echoes the key in
+an error ("Incorrect API key provided: sk-proj-...") is recorded without it.
+
+Bodies are recorded byte-exact, read by read with their times, so a masked body keeps its
+length: each occurrence becomes `[REDACTED***]` (or `*`s, under 10 bytes) of its own
+length, and every read keeps its boundaries and time. A secret split over two reads is
+masked in both: a read whose end could begin a secret is held back (written, with its own
+time, once the next read or the end says), never the bytes the client is given.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
+
+from streamscope.recording.format import REDACTED
+from streamscope.recording.redact import (
+    _KEY_SHAPED,
+    _SECRET_QUERY_NAME,
+    is_secret_header,
+    redact_header,
+    redact_url,
+)
+
+# Shorter values are not looked for in bodies: "42" or "true" would mask the unrelated.
+MIN_SECRET = 6
+_HEAD = 4  # bytes of a form looked for as such when a read may end inside it
+_MASK_CHARS = frozenset(REDACTED + "*")
+# Secret-named string fields of a JSON request body ("api_key": "...", "password": "...").
+_JSON_SECRET = re.compile(
+    rb'"([A-Za-z0-9_.-]*(?:api[-_]?key|apikey|secret|passw(?:or)?d|pwd|passphrase'
+    rb"|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|private[-_]?key"
+    rb'|access[-_]?key|credential)s?)"\s*:\s*"((?:[^"\\]|\\.)*)"',
+    re.IGNORECASE,
+)
+
+
+def body_mask(n: int) -> bytes:
+    """What n masked bytes are recorded as: the same length, ASCII that is safe inside a
+    JSON string and an SSE line, so the body parses as before."""
+    return b"[REDACTED" + b"*" * (n - 10) + b"]" if n >= 10 else b"*" * n
+
+
+def credentials(url: str, headers: Iterable[tuple[str, str]], body: bytes = b"") -> list[str]:
+    """Every credential a request carries, as text (see the module's docstring)."""
+    found: list[str] = []
+    for name, value in headers:
+        found += _KEY_SHAPED.findall(value)
+        if not is_secret_header(name):
+            continue
+        found.append(value.strip())
+        scheme, _, rest = value.strip().partition(" ")
+        if rest.strip():
+            found.append(rest.strip())
+            if scheme.lower() == "basic":
+                found += _basic(rest.strip())
+        if "cookie" in name.lower():
+            for part in value.split(";"):
+                found.append(part.strip())
+                found.append(part.partition("=")[2].strip())
+    found += _in_url(url)
+    for m in _JSON_SECRET.finditer(body):
+        try:
+            found.append(json.loads(b'"' + m.group(2) + b'"'))
+        except ValueError:
+            found.append(m.group(2).decode("utf-8", "replace"))
+    return _usable(found)
+
+
+def _basic(credential: str) -> list[str]:
+    """What a Basic credential decodes to: "user:password", and the password."""
+    try:
+        pair = base64.b64decode(credential, validate=True).decode("utf-8")
+    except ValueError:
+        return []
+    return [pair, pair.partition(":")[2]]
+
+
+def _in_url(url: str) -> list[str]:
+    found: list[str] = _KEY_SHAPED.findall(url) + _KEY_SHAPED.findall(unquote(url))
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return found
+    userinfo, at, _ = parts.netloc.rpartition("@")
+    if at:
+        found += [userinfo, unquote(userinfo), unquote(userinfo.partition(":")[2])]
+    for pair in parts.query.split("&"):
+        name, eq, value = pair.partition("=")
+        if eq and (
+            _SECRET_QUERY_NAME.search(unquote_plus(name)) or _KEY_SHAPED.search(unquote_plus(value))
+        ):
+            found += [value, unquote_plus(value)]
+    return found
+
+
+def _usable(values: Iterable[str]) -> list[str]:
+    """Long enough to look for, not a mask already; each once."""
+    out: dict[str, None] = {}
+    for v in values:
+        if len(v.strip()) >= MIN_SECRET and not set(v) <= _MASK_CHARS and REDACTED not in v:
+            out[v] = None
+    return list(out)
+
+
+def forms(secret: str) -> set[bytes]:
+    """The byte forms of a secret a body may hold: plain, percent-encoded, JSON-escaped,
+    base64 (standard and URL-safe, padded or not)."""
+    raw = secret.encode("utf-8", "surrogatepass")
+    sp = "surrogatepass"  # a JSON body's "\ud800" is a str Python cannot encode otherwise
+    texts = {secret, quote(secret, safe="", errors=sp), quote(secret, errors=sp)}
+    texts.add(quote_plus(secret, errors=sp))
+    texts |= {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    out = {t.encode("utf-8", "surrogatepass") for t in texts}
+    for b64 in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
+        out |= {b64, b64.rstrip(b"=")}
+    return {f for f in out if len(f) >= MIN_SECRET}
+
+
+class Secrets:
+    """One exchange's credentials, ready to be found in its text and bytes."""
+
+    def __init__(self, values: Sequence[str]) -> None:
+        self.values = list(values)
+        self.forms = sorted({f for v in values for f in forms(v)}, key=len, reverse=True)
+        # longest first: at one position the whole form is masked, not a shorter one
+        self._bytes = re.compile(b"|".join(map(re.escape, self.forms))) if self.forms else None
+        texts = sorted({t for v in values for t in _text_forms(v)}, key=len, reverse=True)
+        self._text = re.compile("|".join(map(re.escape, texts))) if texts else None
+        self.longest = max(map(len, self.forms), default=0)
+        # where a form may begin near the end of a read: its first _HEAD bytes (found at C
+        # speed), or, closer to the end than that, one of its shorter prefixes
+        self._heads: dict[bytes, list[bytes]] = {}
+        for f in self.forms:
+            self._heads.setdefault(f[:_HEAD], []).append(f)
+        self._short = {f[:k] for f in self.forms for k in range(1, _HEAD)}
+        self._short_ends = frozenset(p[-1] for p in self._short)
+        # every position where a head begins, overlapping ones too (a lookahead)
+        heads = b"|".join(map(re.escape, self._heads))
+        self._head_at = re.compile(b"(?=(?:" + heads + b"))") if heads else None
+
+    @classmethod
+    def of_request(
+        cls,
+        url: str,
+        headers: Sequence[tuple[str, str]],
+        body: bytes,
+        known: Iterable[str] = (),
+    ) -> Secrets:
+        """The credentials a request carried (and `known` ones learnt elsewhere)."""
+        return cls(_usable([*known, *credentials(url, headers, body)]))
+
+    def __bool__(self) -> bool:
+        return self._bytes is not None
+
+    def text(self, s: str) -> tuple[str, int]:
+        """`s` with every credential replaced by [REDACTED], and how many were."""
+        if self._text is None or not s:
+            return s, 0
+        return self._text.subn(REDACTED, s)
+
+    def body(self, data: bytes) -> tuple[bytes, int]:
+        """A whole body with every credential masked, its length kept; how many were."""
+        if self._bytes is None or not data:
+            return data, 0
+        n = 0
+
+        def one(m: re.Match[bytes]) -> bytes:
+            nonlocal n
+            n += 1
+            return body_mask(m.end() - m.start())
+
+        return self._bytes.sub(one, data), n
+
+    def clean(self, data: bytes) -> bool:
+        """True when data holds no form and its end can begin none: the common read, told
+        by a few substring tests (every form holds its head) instead of a regex scan."""
+        for head in self._heads:
+            if head in data:
+                return False
+        if data and data[-1] in self._short_ends:
+            tail = data[-(_HEAD - 1) :]
+            return not any(tail[i:] in self._short for i in range(len(tail)))
+        return True
+
+    def scan(self, data: bytes) -> tuple[bytearray, int, int]:
+        """(data masked, matches, where a possible secret begins that the end cuts off, or
+        len(data)): the start of the held-back part of a streamed body."""
+        out, last = bytearray(data), 0
+        matches = list(self._bytes.finditer(data)) if self._bytes is not None else []
+        # a form that reaches the end may be the start of a longer one (base64 and its
+        # padding): it is decided by the reads to come
+        while matches and self._begins(data, matches[-1].start()):
+            matches.pop()
+        for m in matches:
+            out[m.start() : m.end()] = body_mask(m.end() - m.start())
+            last = m.end()
+        return out, len(matches), self._cut_off(data, last)
+
+    def _begins(self, data: bytes, i: int) -> bool:
+        """Whether data[i:] is a proper prefix of a form: cut off by the end of data."""
+        rest = data[i:]
+        if len(rest) < _HEAD:
+            return rest in self._short
+        return any(
+            len(f) > len(rest) and f.startswith(rest) for f in self._heads.get(rest[:_HEAD], ())
+        )
+
+    def _cut_off(self, data: bytes, start: int) -> int:
+        """The first position >= start from which data's end is a proper prefix of a form."""
+        start = max(start, len(data) - self.longest + 1, 0)
+        best = len(data)
+        if self._head_at is not None:
+            for m in self._head_at.finditer(data, start):
+                if self._begins(data, m.start()):
+                    return m.start()
+        for i in range(max(start, len(data) - _HEAD + 1), best):  # the last few bytes
+            if data[i:] in self._short:
+                return i
+        return best
+
+
+def _text_forms(secret: str) -> set[str]:
+    """The forms a URL, a header or an error may hold (text: the ASCII ones)."""
+    return {f.decode("utf-8", "surrogatepass") for f in forms(secret) if f.isascii()} | {secret}
+
+
+@dataclass(slots=True)
+class BodyStream:
+    """A body masked as it streams: reads come in, reads ready to be written go out, each
+    with its own time and length; `count` says how many credentials were masked."""
+
+    secrets: Secrets
+    pending: list[tuple[int, bytes]] = field(default_factory=list)
+    count: int = 0
+
+    def feed(self, t_ns: int, data: bytes) -> list[tuple[int, bytes]]:
+        if not self.pending and self.secrets.clean(data):  # the proxy's hot path
+            return [(t_ns, data)]
+        self.pending.append((t_ns, data))
+        whole = b"".join(d for _, d in self.pending)
+        masked, n, held = self.secrets.scan(whole)
+        self.count += n
+        ready: list[tuple[int, bytes]] = []
+        keep: list[tuple[int, bytes]] = []
+        at = 0
+        for t, d in self.pending:
+            piece = bytes(masked[at : at + len(d)])  # masked before the cut: final
+            at += len(d)
+            (ready if at <= held and not keep else keep).append((t, piece))
+        self.pending = keep
+        return ready
+
+    def finish(self) -> list[tuple[int, bytes]]:
+        """The reads still held: nothing follows, so no secret completes them."""
+        ready, self.pending = self.pending, []
+        return ready
+
+
+class Masking:
+    """What one recording masks, exchange by exchange: the one place every writer of a
+    recording (RecordingWriter, so record, proxy, recording_transport and the pytest
+    plugin; and export) masks secrets. Counts say how many values were masked."""
+
+    def __init__(self) -> None:
+        self._secrets: dict[int, Secrets] = {}
+        self._bodies: dict[int, BodyStream] = {}
+
+    def request(
+        self,
+        exchange: int,
+        url: str,
+        headers: Sequence[tuple[str, str]],
+        body: bytes,
+        known: Sequence[str] = (),
+    ) -> tuple[str, list[tuple[str, str]], bytes, int]:
+        """The request as recorded (URL, headers, body) and how many values were masked.
+        `known`: credentials learnt elsewhere (a HAR's, before its reader masked them)."""
+        secrets = Secrets.of_request(url, headers, body, known)
+        self._secrets[exchange] = secrets
+        if secrets:
+            self._bodies[exchange] = BodyStream(secrets)
+        n = 0
+        masked_url = redact_url(url)
+        n += _added(url, masked_url)
+        masked_url, k = secrets.text(masked_url)
+        n += k
+        pairs, k = self.headers(exchange, headers)
+        body, j = secrets.body(body)
+        return masked_url, pairs, body, n + k + j
+
+    def headers(
+        self, exchange: int, headers: Iterable[tuple[str, str]]
+    ) -> tuple[list[tuple[str, str]], int]:
+        """Headers as recorded: redact.py's masks, then the exchange's credentials."""
+        _, out, n = mask_head(None, headers)
+        secrets = self._secrets.get(exchange)
+        if secrets is not None:
+            for i, (name, value) in enumerate(out):
+                value, k = secrets.text(value)
+                out[i], n = (name, value), n + k
+        return out, n
+
+    def chunk(self, exchange: int, t_ns: int, data: bytes) -> list[tuple[int, bytes]] | None:
+        """The reads ready to be written (held back reads come out later), or None when
+        the exchange has nothing to mask: write `data` as it is."""
+        body = self._bodies.get(exchange)
+        return None if body is None else body.feed(t_ns, data)
+
+    def end(
+        self, exchange: int, error: str | None
+    ) -> tuple[list[tuple[int, bytes]], str | None, int]:
+        """The reads still held, the end's error masked, and how many values were masked
+        in the body and the error; the exchange is forgotten."""
+        body = self._bodies.pop(exchange, None)
+        secrets = self._secrets.pop(exchange, None)
+        held = body.finish() if body is not None else []
+        n = body.count if body is not None else 0
+        if secrets is not None and error is not None:
+            error, k = secrets.text(error)
+            n += k
+        return held, error, n
+
+    def open_exchanges(self) -> list[int]:
+        """Exchanges that have reads held back (to be written before the file closes)."""
+        # a copy first: another thread's exchange may start meanwhile
+        return [x for x, body in list(self._bodies.items()) if body.pending]
+
+
+def mask_head(
+    url: str | None, headers: Iterable[tuple[str, str]]
+) -> tuple[str | None, list[tuple[str, str]], int]:
+    """A URL and headers masked by name and shape alone (no exchange to learn from: a
+    HAR's as it is read), and how many values were masked."""
+    shown = redact_url(url) if url is not None else None
+    n = _added(url, shown) if url is not None and shown is not None else 0
+    out = []
+    for name, value in headers:
+        masked = redact_header(name, value)
+        n += _added(value, masked) or int(masked != value)
+        out.append((name, masked))
+    return shown, out, n
+
+
+def _added(before: str, after: str) -> int:
+    """How many [REDACTED] masks `after` has that `before` had not."""
+    return max(after.count(REDACTED) - before.count(REDACTED), 0)
+
+
+def mask_argv(argv: Sequence[str]) -> tuple[list[str], int]:
+    """The recorded command line (redact.redact_argv) and how many words were masked."""
+    from streamscope.recording.redact import redact_argv
+
+    out = redact_argv(argv)
+    return out, sum(a != b for a, b in zip(argv, out, strict=True))

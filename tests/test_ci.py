@@ -1,0 +1,49 @@
+"""CI holds the habits: it runs exactly the README's test command, and that command runs
+lint, format, types and both test runs."""
+
+from __future__ import annotations
+
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def read(*path: str) -> str:
+    with open(os.path.join(ROOT, *path)) as f:
+        return f.read()
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    readme_command = read("README.md").split("```sh\n", 1)[1].split("```", 1)[0]
+    test_command = [line for line in readme_command.splitlines() if "[test" in line]
+    ci = [line for line in read(".ci", "run").splitlines() if line and not line.startswith("#")]
+    assert len(test_command) == 1
+    assert ci[-1] == test_command[0]
+
+
+def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
+    steps = [
+        line
+        for line in read("scripts", "check").splitlines()
+        if line and not line.startswith(("#", "set ", "cd "))
+    ]
+    assert steps == [
+        ".venv/bin/ruff check .",
+        ".venv/bin/ruff format --check .",
+        ".venv/bin/mypy",
+        '.venv/bin/pytest -q "$@"',
+        "scripts/check-oldest-openai",
+    ]
+    assert os.access(os.path.join(ROOT, "scripts", "check"), os.X_OK)
+    assert os.access(os.path.join(ROOT, "scripts", "check-oldest-openai"), os.X_OK)
+
+
+def test_the_docs_build_runs_in_ci():
+    """tests/test_docs.py builds the docs with --strict, skipped without the docs extra:
+    the command CI runs installs it."""
+    assert "[test,docs]" in read(".ci", "run")
+    assert "mkdocs" in read("tests", "test_docs.py")
+
+
+def test_the_type_checker_is_declared_in_the_test_extra():
+    assert '"mypy>=' in read("pyproject.toml").split("test = [", 1)[1].split("]", 1)[0]

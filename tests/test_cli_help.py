@@ -1,0 +1,85 @@
+"""The CLI's help, as a newcomer reads it: what replay reads and its main keys, how serve
+picks the exchange a request gets, completion of demo's sample names, -V."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.shell_completion import BashComplete
+from click.testing import CliRunner
+
+from streamscope import __version__
+from streamscope.cli import main, sample_names
+
+
+def help_of(*command: str) -> str:
+    result = CliRunner().invoke(main, [*command, "--help"], terminal_width=100)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_replay_help_names_every_input_it_reads():
+    text = " ".join(help_of("replay").split())
+    for kind in ("streamscope recording", "raw SSE body", "chat.completion.chunk", "HAR 1.2"):
+        assert kind in text
+
+
+def _bound_keys() -> set[str]:
+    """Every key the replay's screens bind, by name and as displayed."""
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens.exchanges import ExchangesScreen
+    from streamscope.tui.screens.stream import StreamScreen
+
+    keys = set()
+    for binding in [*ReplayApp.BINDINGS, *ExchangesScreen.BINDINGS, *StreamScreen.BINDINGS]:
+        keys.update(binding.key.split(","))
+        if binding.key_display:
+            keys.add(binding.key_display)
+    return keys
+
+
+def test_replay_help_lists_the_main_keys_and_each_is_really_bound():
+    text = help_of("replay")
+    block = text.split("Main keys", 1)[1].split("Options:", 1)[0]
+    rows = [line.strip() for line in block.splitlines()[1:] if line.strip()]
+    # "right, n     next frame           left, p   previous frame": keys, then words
+    named = []
+    for row in rows:
+        for keys in re.findall(r"(?:^|\s{3,})((?:[^\s,]+)(?:, [^\s,]+)*)\s{3,}", row):
+            named += keys.split(", ")
+    assert {"enter", "n", "]", "s", "space", "r"} <= set(named)
+    assert set(named) <= _bound_keys(), set(named) - _bound_keys()
+    assert "? lists every key" in text
+
+
+def test_serve_help_says_how_a_request_picks_its_exchange():
+    from streamscope.playback.library import MATCH_KEYS
+
+    text = " ".join(help_of("serve").split())
+    for key in MATCH_KEYS:  # every key the matching compares is named
+        assert re.search(rf"\b{key}\b", text), key
+    assert "next exchange in order" in text
+    assert "--strict" in text and "400 error" in text
+    assert '"stream": true' in text
+
+
+def completions(*words: str) -> list[str]:
+    complete = BashComplete(main, {}, "streamscope", "_STREAMSCOPE_COMPLETE")
+    return [c.value for c in complete.get_completions(list(words[:-1]), words[-1])]
+
+
+def test_completion_completes_demo_sample_names():
+    assert "alibaba-empty-id" in sample_names()
+    assert completions("demo", "alib") == ["alibaba-empty-id"]
+    assert completions("demo", "") == ["list", *sample_names()]
+    assert completions("demo", "anthropic-") == [
+        n for n in sample_names() if n.startswith("anthropic-")
+    ]
+
+
+@pytest.mark.parametrize("flag", ["-V", "--version"])
+def test_dash_v_is_version(flag):
+    result = CliRunner().invoke(main, [flag])
+    assert result.exit_code == 0
+    assert result.output == f"streamscope, version {__version__}\n"

@@ -1,0 +1,141 @@
+"""The documentation: the README and docs/ stay inside the repository, say what the code
+does, and build.
+
+- no document links outside the repository, and every relative link resolves;
+- the anomaly reference (docs/anomalies.md) is what scripts/anomaly_reference.py writes
+  from the registries, so a new kind cannot ship without its entry;
+- the README stays a five-minute read (under 12 KB) and opens with its two commands;
+- `mkdocs build --strict` passes, where mkdocs is installed (the `docs` extra).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from streamscope.core import anomalies, contract
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTS = sorted(
+    [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "recordings" / "README.md"]
+    + [p for p in (ROOT / "docs").rglob("*.md") if "screenshots" not in p.parts]
+)
+FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+CODE = re.compile(r"`[^`\n]*`")
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+# Words only the people who built streamscope know: a user cannot look them up.
+JARGON = re.compile(
+    r"seed §|seed's section|the brief|issue \d+|Appendix A|notes T\d|research §|"
+    r"dialects\.md|provider-quirks\.md|shared/spec|\.\./shared",
+    re.I,
+)
+
+
+def _prose(path: Path) -> str:
+    """The text of a document outside code blocks and code spans, where links live."""
+    return CODE.sub("", FENCE.sub("", path.read_text(encoding="utf-8")))
+
+
+def _anchors(path: Path) -> set[str]:
+    """The anchors mkdocs' toc extension makes of a page's headings."""
+    found = set()
+    for heading in re.findall(r"^#+ (.+)$", FENCE.sub("", path.read_text()), re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).strip()
+        found.add(re.sub(r"[-\s]+", "-", slug))
+    return found
+
+
+def test_the_documents_are_found():
+    names = {p.relative_to(ROOT).as_posix() for p in DOCUMENTS}
+    assert {"README.md", "CHANGELOG.md", "docs/index.md", "docs/anomalies.md"} <= names
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_link_leaves_the_repository_and_every_link_resolves(path: Path):
+    prose = _prose(path)
+    assert not re.findall(r"https?://\S+", prose), "a link outside the repository"
+    broken = []
+    for target in LINK.findall(prose):
+        file, _, anchor = target.partition("#")
+        resolved = (path.parent / file).resolve() if file else path
+        if (
+            not resolved.exists()
+            or anchor
+            and resolved.suffix == ".md"
+            and anchor not in _anchors(resolved)
+        ):
+            broken.append(target)
+    assert broken == []
+
+
+@pytest.mark.parametrize("path", DOCUMENTS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_words_only_the_team_knows(path: Path):
+    assert JARGON.findall(path.read_text(encoding="utf-8")) == []
+
+
+def _reference():
+    spec = importlib.util.spec_from_file_location(
+        "anomaly_reference", ROOT / "scripts" / "anomaly_reference.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_kind_has_an_entry_in_the_anomaly_reference():
+    page = (ROOT / "docs" / "anomalies.md").read_text(encoding="utf-8")
+    entries = set(re.findall(r"^### `([a-z0-9-]+)`$", page, re.M))
+    missing = (set(anomalies.KINDS) | set(contract.KINDS)) - entries
+    assert missing == set(), "run scripts/anomaly_reference.py"
+
+
+def test_the_anomaly_reference_is_what_the_registries_write():
+    page = (ROOT / "docs" / "anomalies.md").read_text(encoding="utf-8")
+    assert page == _reference().render(), "run scripts/anomaly_reference.py"
+
+
+def test_each_entry_names_the_dialects_that_report_it():
+    where = _reference().named_by()
+    assert set(anomalies.KINDS) | set(contract.KINDS) <= set(where)
+
+
+def test_the_readme_is_a_five_minute_read():
+    readme = (ROOT / "README.md").read_bytes()
+    assert len(readme) < 12 * 1024
+    first_block = readme.decode().split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    assert first_block[0].endswith("streamscope replay recordings/alibaba-empty-id.jsonl")
+    assert "pip install -q -e '.[test,docs]'" in first_block[1]
+    assert first_block[1].endswith("scripts/check")
+
+
+def test_every_command_has_a_page():
+    from streamscope.cli import main
+
+    pages = {p.stem for p in (ROOT / "docs" / "commands").glob("*.md")}
+    assert set(main.commands) <= pages
+    readme = (ROOT / "README.md").read_text()
+    for name in main.commands:
+        assert f"(docs/commands/{name}.md)" in readme, name
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("mkdocs") is None, reason="mkdocs is not installed (the docs extra)"
+)
+def test_mkdocs_build_strict(tmp_path):
+    mkdocs = shutil.which("mkdocs", path=os.path.dirname(sys.executable)) or "mkdocs"
+    done = subprocess.run(
+        [mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert done.returncode == 0, done.stderr

@@ -1,0 +1,179 @@
+"""Masking one exchange's credentials (recording/mask.py): what the request carried is
+found in every form, bodies keep their length and their reads, and a secret split over
+reads is masked as if the body had come in one read."""
+
+from __future__ import annotations
+
+import base64
+from urllib.parse import quote
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from streamscope.recording.format import REDACTED
+from streamscope.recording.mask import Masking, Secrets, body_mask, credentials
+from streamscope.recording.redact import redact_argv, redact_header, redact_url
+
+KEY = "sk-proj-s40echoedkey0123456789"
+
+
+def test_every_credential_a_request_carries_is_found():
+    basic = base64.b64encode(b"alice:s41-basic-password").decode()
+    found = credentials(
+        "https://bob:s42-url-password@h/v1/x?api_key=s43-query&pwd=s44-pwd&q=plain-word",
+        [
+            ("Authorization", f"Bearer {KEY}"),
+            ("Proxy-Authorization", f"Basic {basic}"),
+            ("Cookie", "a=s45-cookie; b=s46-cookie"),
+            ("x-api-pass", "s47-api-pass"),
+            ("User-Agent", "agent ghp_s48abcdefghijklmnopqrstuv"),
+            ("Accept", "text/event-stream"),
+        ],
+        b'{"model": "m", "api_key": "s49-body-key", "max_tokens": 10}',
+    )
+    for secret in [KEY, basic, "alice:s41-basic-password", "s41-basic-password"]:
+        assert secret in found
+    for secret in ["s42-url-password", "s43-query", "s44-pwd", "s45-cookie", "s46-cookie"]:
+        assert secret in found
+    assert "s47-api-pass" in found and "s49-body-key" in found
+    assert "ghp_s48abcdefghijklmnopqrstuv" in found
+    assert "plain-word" not in found and "text/event-stream" not in found and "m" not in found
+
+
+def test_a_short_value_is_not_looked_for_in_bodies():
+    assert credentials("http://h/?pwd=abc", [("x-api-key", "12345")]) == []
+
+
+def test_the_forms_a_body_may_echo_are_masked_and_lengths_kept():
+    secrets = Secrets([KEY, "pa ss/wörd"])
+    b64 = base64.b64encode(KEY.encode())
+    body = (
+        b'{"error": {"message": "Incorrect API key provided: '
+        + KEY.encode()
+        + b'", "b64": "'
+        + b64
+        + b'", "url": "'
+        + base64.urlsafe_b64encode(KEY.encode()).rstrip(b"=")
+        + b'", "pct": "'
+        + quote("pa ss/wörd", safe="").encode()
+        + b'", "json": "pa ss/w\\u00f6rd"}}'
+    )
+    masked, n = secrets.body(body)
+    assert len(masked) == len(body) and n == 5
+    assert KEY.encode() not in masked and b64 not in masked and b"w\\u00f6rd" not in masked
+    assert b"[REDACTED" in masked
+    assert masked.startswith(b'{"error": {"message": "Incorrect API key provided: [REDACTED*')
+
+
+def test_the_mask_keeps_the_length_and_is_safe_in_json_and_sse():
+    for n in range(1, 40):
+        mask = body_mask(n)
+        assert len(mask) == n and mask.isascii()
+        assert not set(mask.decode()) & set('"\\\r\n:')
+
+
+@st.composite
+def bodies(draw):
+    """A body holding the key (and its base64 form) anywhere, cut into reads anywhere."""
+    key = draw(st.sampled_from([KEY, "s50-pass", "aaaaaaa", "sk-ant-api03-xy"]))
+    b64 = base64.b64encode(key.encode()).decode()
+    parts = draw(st.lists(st.sampled_from([key, b64, "data: ", "\n\n", key[:-1], "a", "é", "[x]"])))
+    body = "".join(parts).encode()
+    cuts = sorted(draw(st.lists(st.integers(0, len(body)), max_size=12)))
+    reads = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+    return key, [r for r in reads if r]
+
+
+@settings(max_examples=400, deadline=None)
+@given(bodies())
+def test_a_secret_split_over_reads_is_masked_as_in_one_read(case):
+    key, reads = case
+    masking = Masking()
+    masking.request(1, "https://h/v1/chat/completions", [("x-api-key", key)], b"")
+    out = []
+    for t, data in enumerate(reads):
+        out += masking.chunk(1, t, data)
+    held, _, count = masking.end(1, None)
+    out += held
+    # every read once, in order, with its own time and length
+    assert [t for t, _ in out] == list(range(len(reads)))
+    assert [len(d) for _, d in out] == [len(r) for r in reads]
+    whole, expected = Secrets([key]).body(b"".join(reads))
+    assert b"".join(d for _, d in out) == whole and count == expected
+    assert key.encode() not in whole and base64.b64encode(key.encode()) not in whole
+
+
+def test_an_exchange_without_credentials_writes_its_reads_as_they_come():
+    masking = Masking()
+    masking.request(1, "http://h/v1/chat/completions", [("accept", "*/*")], b"{}")
+    assert masking.chunk(1, 0, b"data: sk-looks-like-a-key-but-none-was-sent\n\n") is None
+
+
+def test_names_that_say_password_or_pass_are_masked_in_headers_urls_and_argv():
+    assert redact_header("x-pwd", "hunter22") == REDACTED
+    assert redact_header("x-api-pass", "hunter22") == REDACTED
+    assert redact_header("x-passthrough", "yes") == "yes"  # pass, not a word of its own
+    url = redact_url("https://h/cb?pwd=a1&pass=b2&code=c3&country_code=fr&passage=ok")
+    assert url == (
+        f"https://h/cb?pwd={REDACTED}&pass={REDACTED}&code={REDACTED}&country_code=fr&passage=ok"
+    )
+    argv = ["app", "--pass", "p1", "--db-pwd=p2", "--passthrough", "kept", "--model", "m"]
+    argv += [
+        "--token",
+        "ghp_s51abcdefghijklmnopqrstuv",
+        "--key",
+        "k3",
+        "--api-key",
+        "AIza" + "x" * 30,
+    ]
+    assert redact_argv(argv) == [
+        "app",
+        "--pass",
+        REDACTED,
+        f"--db-pwd={REDACTED}",
+        "--passthrough",
+        "kept",
+        "--model",
+        "m",
+        "--token",
+        REDACTED,
+        "--key",
+        REDACTED,
+        "--api-key",
+        REDACTED,
+    ]
+
+
+def test_key_shaped_words_are_masked_wherever_they_stand_in_heads_and_argv():
+    for key in [
+        KEY,
+        "sk-ant-api03-s52abcdef",
+        "AIzaSyS53abcdefghijklmnopqrstu",
+        "ghp_s54abcdefghijklmnopqrstuv",
+        "xoxb-s55-abcdefghij",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.s56signature",
+    ]:
+        assert key not in redact_header("x-note", f"see {key} here"), key
+        assert key not in redact_url(f"https://h/p?q={key}"), key
+        assert key not in " ".join(redact_argv(["app", f"--note={key}", key])), key
+
+
+def test_a_key_in_a_url_path_is_masked_and_looked_for_in_the_body():
+    masking = Masking()
+    url, _, _, n = masking.request(1, f"https://h/v1/keys/{KEY}/usage", [], b"")
+    assert url == f"https://h/v1/keys/{REDACTED}/usage" and n == 1
+    (ready,) = masking.chunk(1, 0, f'{{"key": "{KEY}"}}'.encode())
+    assert KEY.encode() not in ready[1]
+
+
+def test_odd_credentials_neither_crash_nor_mask_blank_runs():
+    body = b'{"password": "\\ud800-lone-surrogate", "api_key": "        ", "secret": 12345678}'
+    found = credentials(
+        "http://h/", [("x-api-key", "   \t    "), ("authorization", "Basic ?!")], body
+    )
+    assert "\ud800-lone-surrogate" in found  # its forms made without UnicodeEncodeError
+    assert not [v for v in found if not v.strip()]
+    masking = Masking()
+    masking.request(1, "http://h/", [("x-api-key", "        ")], body)
+    ready = masking.chunk(1, 0, b"data:          spaces stay\n\n")
+    assert ready == [(0, b"data:          spaces stay\n\n")]
