@@ -19,7 +19,7 @@ from streamscope.inputs.sniff import sniff
 from streamscope.recording.format import MAX_T_NS
 
 from .fuzzing import RAW
-from .helpers import sse_body
+from .helpers import renumber, sse_body
 from .test_har import har_of_recording
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,12 +196,7 @@ def test_a_key_the_index_reads_given_twice_is_refused_alike_on_every_face(tmp_pa
 
 
 def test_an_exchange_numbered_0_exports_as_itself(tmp_path):
-    def renumber(lines):
-        for x in lines:
-            if x.get("exchange") == 1:
-                x["exchange"] = 0
-
-    path = recording_with(tmp_path, renumber)
+    path = recording_with(tmp_path, renumber(1, 0))
     own = export(str(path), "sse").data  # the first stream: exchange 0
     assert own == export(str(OPENAI), "sse", exchange=1).data
     assert own != export(str(OPENAI), "sse", exchange=2).data

@@ -17,6 +17,8 @@ from streamscope.playback.library import Library, Unmatched, answer
 from streamscope.playback.serve import ServeServer
 from streamscope.recording.format import Chunk
 
+from .helpers import renumber
+
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
 OPENAI = os.path.join(ROOT, "openai.jsonl")
 with open(OPENAI, "rb") as f:
@@ -115,12 +117,7 @@ def test_a_bodiless_status_is_sent_without_the_recorded_body_and_said(tmp_path, 
 
 
 def test_an_exchange_numbered_0_streams_its_own_body(tmp_path):
-    def renumber(lines):
-        for x in lines:
-            if x.get("exchange") == 2:
-                x["exchange"] = 0
-
-    path = recording(tmp_path, renumber)
+    path = recording(tmp_path, renumber(2, 0))
     with ServeServer([path]) as server:
         got = post(server, exchange=2)  # the request recorded for (what is now) exchange 0
         assert server.app.selections[-1].entry.exchange == 0
