@@ -126,7 +126,7 @@ def test_an_exchange_numbered_0_streams_its_own_body(tmp_path):
 
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.text(max_size=5),
     lambda inner: (
         st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
     ),
