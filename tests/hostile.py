@@ -105,8 +105,8 @@ def mutate_har(doc: dict, rng: random.Random, big: int = 0) -> dict:
         i = rng.randrange(len(entries))
         holder, key = entries, i
         for k in path[1:]:
-            node = holder[key]
-            if not isinstance(node, dict):
+            node = holder[key] if isinstance(holder, list) else holder.get(key)
+            if not isinstance(node, dict):  # (absent, or given another type already)
                 return doc
             holder, key = node, k
     value = _value(rng, big)
