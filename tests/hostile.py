@@ -123,7 +123,7 @@ def mutate_har(doc: dict, rng: random.Random, big: int = 0) -> dict:
         value = rng.choice(["ééé", "not base64!", base64.b64encode(b"\xff\x00").decode() + "é"])
     elif key == "headers" and rng.random() < 0.7:
         value = [
-            *holder.get(key, []),
+            *(holder.get(key) if isinstance(holder.get(key), list) else []),
             {"name": rng.choice(HEADER_NAMES), "value": rng.choice(TEXTS)},
         ]
     holder[key] = value
@@ -161,7 +161,8 @@ def mutate_recording(data: bytes, rng: random.Random, big: int = 0) -> bytes:
         if rng.random() < 0.5:
             d["status"] = rng.choice(STATUSES)
         else:
-            d.setdefault("headers", []).append([rng.choice(HEADER_NAMES), rng.choice(TEXTS)])
+            headers = d.get("headers") if isinstance(d.get("headers"), list) else []
+            d["headers"] = [*headers, [rng.choice(HEADER_NAMES), rng.choice(TEXTS)]]
     elif kind == "chunk" and roll < 0.4 and isinstance(d.get("data"), str):
         d["data"] = _payload_value(d["data"], rng, big)
     elif key == "t_ns" and roll < 0.6:
