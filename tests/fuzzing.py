@@ -10,11 +10,13 @@ from __future__ import annotations
 import io
 import os
 import random
+import re
 import sys
 import tempfile
 import traceback
 from pathlib import Path
 
+import h11
 import orjson
 
 from streamscope.analysis import analyze
@@ -49,13 +51,24 @@ CASES = Path(__file__).resolve().parent / "fuzz_cases"
 DEPTHS = (300, 990, 1100)
 
 
+# what no text report may hold: a control character (but a newline) or a lone surrogate
+RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
 def _inspect(path: str) -> None:
     from rich.console import Console
 
     a = analyze(path)
     # as `inspect --json` writes it (orjson, Python's json past orjson's depth)
-    dumps_json(report_json(a.source, a.format, a.streams, a.contract, a.stopped, None, a.notes))
-    render(a, Console(file=io.StringIO(), width=120))
+    written = dumps_json(
+        report_json(a.source, a.format, a.streams, a.contract, a.stopped, None, a.notes)
+    )
+    if isinstance(written, bytes):
+        written.decode("utf-8")  # UTF-8 a reader can take (no lone surrogate)
+    out = io.StringIO()
+    render(a, Console(file=out, highlight=False, soft_wrap=True, width=120))  # as the CLI
+    raw = RAW.search(out.getvalue())
+    assert raw is None, f"the text report holds {raw.group()!r} raw"
 
 
 def _export(path: str) -> None:
@@ -64,15 +77,33 @@ def _export(path: str) -> None:
     export(path, "sse", minimal=True)
 
 
+STRANGER = orjson.dumps({"model": "x", "messages": [{"role": "user", "content": "?"}]})
+
+
 def _serve(path: str) -> None:
     library = Library(path)
     try:
         for entry in library.entries:
-            for _ in entry.reads():
-                pass
+            reads = [data for data, _ in entry.reads()]
             library.select(orjson.dumps(entry.request) if entry.request else b"{}")
+            library.select(STRANGER, strict=True)  # --strict explains what differs
+            if entry.refusal is None:  # (else a JSON error answers: a head of its own)
+                sendable(entry.status, entry.headers, reads)
     finally:
         library.close()
+
+
+def sendable(status: int, headers: list[tuple[str, str]], reads: list[bytes]) -> None:
+    """The head and body go out as HTTP/1.1 (h11, uvicorn's, raises if they cannot)."""
+    server = h11.Connection(h11.SERVER)
+    server.receive_data(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n\r\n")
+    while not isinstance(server.next_event(), h11.EndOfMessage):
+        pass
+    head = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+    server.send(h11.Response(status_code=status, headers=head))
+    for data in reads:
+        server.send(h11.Data(data=data))
+    server.send(h11.EndOfMessage())
 
 
 def _replay(path: str) -> None:
@@ -100,15 +131,18 @@ FACES = {"inspect": _inspect, "export": _export, "serve": _serve, "replay": _rep
 
 
 def run_faces(path: str) -> dict[str, str]:
-    """Each face's outcome: "ok" or "RecordingError"; anything else propagates."""
+    """Each face's outcome: "ok" or "RecordingError" (an export may also refuse with a
+    ValueError, which the CLI says in one line); anything else propagates."""
     out = {}
     for name, face in FACES.items():
+        refused = (RecordingError, ValueError) if name == "export" else RecordingError
         try:
             face(path)
             out[name] = "ok"
-        except RecordingError as e:
-            assert "\n" not in str(e), f"{name}: a RecordingError of several lines: {e}"
-            out[name] = "RecordingError"
+        except refused as e:
+            assert "\n" not in str(e), f"{name}: an error of several lines: {e}"
+            assert RAW.search(str(e)) is None, f"{name}: an error holding a raw control: {e!r}"
+            out[name] = type(e).__name__
     return out
 
 
@@ -124,17 +158,26 @@ def _deep(value: object, rng: random.Random) -> object:
 _VALUES = [1, -1, 2.5, "2", "", None, True, [], [[]], {}, {"a": 1}, "\x1b]0;pwned\x07", 10**30]
 
 
-def mutate_value(data: bytes, rng: random.Random) -> bytes:
-    """Replace one value of one JSON line (a line's field, or a field inside its payload)."""
+def pick_line(data: bytes, rng: random.Random) -> tuple[list[bytes], int, object] | None:
+    """The file's lines, the number of one JSON line picked at random, and that line
+    parsed; None when there is none."""
     lines = data.split(b"\n")
     candidates = [i for i, line in enumerate(lines) if line.startswith(b"{")]
     if not candidates:
-        return data
+        return None
     i = rng.choice(candidates)
     try:
-        obj = orjson.loads(lines[i])
+        return lines, i, orjson.loads(lines[i])
     except orjson.JSONDecodeError:
+        return None
+
+
+def mutate_value(data: bytes, rng: random.Random) -> bytes:
+    """Replace one value of one JSON line (a line's field, or a field inside its payload)."""
+    picked = pick_line(data, rng)
+    if picked is None:
         return data
+    lines, i, obj = picked
     # a path into the object, through the chunk's SSE payload when there is one
     holder, key = _pick(obj, rng)
     if holder is None:
@@ -224,6 +267,18 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 
 def hunt(count: int, seed: int = 0) -> int:
     """Mutate `count` files; keep every one that crashes a face. Returns the crashes."""
+
+    def mutated(name: str, data: bytes, rng: random.Random) -> bytes:
+        for _ in range(rng.randrange(1, 3)):
+            data = mutate(data, rng)
+        return data
+
+    return hunt_with(mutated, count, seed)
+
+
+def hunt_with(mutated, count: int, seed: int = 0, prefix: str = "crash") -> int:
+    """Make `count` files with `mutated(name, data, rng)` from the bases; keep every one
+    that crashes a face (as `{prefix}-{seed}-{i}`). Returns the crashes."""
     rng = random.Random(seed)
     CASES.mkdir(exist_ok=True)
     crashes = 0
@@ -231,14 +286,13 @@ def hunt(count: int, seed: int = 0) -> int:
     inputs = bases()
     for i in range(count):
         name, data = rng.choice(inputs)
-        for _ in range(rng.randrange(1, 3)):
-            data = mutate(data, rng)
+        data = mutated(name, data, rng)
         tmp.write_bytes(data)
         try:
             run_faces(str(tmp))
         except Exception:
             crashes += 1
-            kept = f"crash-{seed}-{i}{os.path.splitext(name)[1]}"
+            kept = f"{prefix}-{seed}-{i}{os.path.splitext(name)[1]}"
             (CASES / kept).write_bytes(data)
             last = traceback.format_exc().strip().splitlines()[-1]
             print(f"{kept} ({name}): {last}", flush=True)

@@ -102,6 +102,17 @@ def chat_sample(path) -> bool:
     return not (name.startswith("gemini-") and name.endswith(".jsonl"))
 
 
+def renumber(old: int, new: int):
+    """A change to a recording's parsed lines: exchange `old` becomes `new`."""
+
+    def change(lines: list[dict]) -> None:
+        for line in lines:
+            if line.get("exchange") == old:
+                line["exchange"] = new
+
+    return change
+
+
 def passes(module) -> None:
     """An exported pytest module, run as a user runs it (its own pytest, in its folder),
     passes."""

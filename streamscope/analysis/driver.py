@@ -137,7 +137,7 @@ def analyze(
         if source.recorded:  # a recording or a HAR: exchanges, in one pass
             result = _recording(source, exchange)
         else:
-            stream = _one_stream(source, exchange or 1)
+            stream = _one_stream(source, 1 if exchange is None else exchange)
             result = Analysis(
                 source.path, source.kind, [stream], [], [ExchangeInfo(1, stream=True)]
             )

@@ -7,6 +7,7 @@ and fields on which the same warnings, errors and client divergences still hold.
 
 from __future__ import annotations
 
+import ast
 import datetime
 import os
 import pprint
@@ -78,7 +79,9 @@ def _load(source: Source, exchange: int | None, payloads: bool = False) -> _Stre
                 f"(streams: {', '.join(map(str, streams)) or 'none'})",
                 source.path,
             )
-    ex = source.exchange(exchange or 1)
+    ex = source.exchange(
+        1 if exchange is None else exchange
+    )  # (a recording may hold an exchange 0)
     if payloads and not dialect(ex.dialect()).named_events:
         return _minimal_load(source, ex)
     datas, spans, times, names = [], [], [], []
@@ -333,6 +336,17 @@ def _recording(
     return b"".join(orjson.dumps(line) + b"\n" for line in lines)
 
 
+def in_docstring(text: str) -> str:
+    """`text` as it can stand inside a module's triple-quoted docstring: Python's own string
+    escaping (repr) with double quotes escaped as well, so no value (a file name like
+    `x\"\"\"+__import__("os")...`, a `\\U` in a Windows path, a control character or a lone
+    surrogate) can end the docstring or make the module fail to compile."""
+    escaped = repr(text)
+    body = escaped[1:-1]
+    # a single-quoted repr leaves `"` as it is; a double-quoted one has none to escape
+    return body.replace('"', '\\"') if escaped[0] == "'" else body
+
+
 def _pytest(
     stream: _Stream,
     names: list[str | None],
@@ -387,16 +401,24 @@ def _pytest(
         "export this stream as --format sse, chunks or recording"
     )
     try:
+        written = pprint.pformat(expected, width=96, sort_dicts=False)
         module = fixture.template.format(
             version=__version__,
-            source=stream.source.path,
+            source=in_docstring(stream.source.path),
             where=where,
             story=story,
             frames=fixture.literal(served),
-            expected=pprint.pformat(expected, width=96, sort_dicts=False),
+            expected=written,
             reference=fixture.reference(),
         )
         compile(module, "<exported pytest module>", "exec")  # Python's parser stops at ~200 levels
+        # a value with no literal (inf, nan) would make the module fail when it is run
+        same = ast.literal_eval(written) == expected
     except (RecursionError, SyntaxError, MemoryError):
         raise too_deep from None
+    if not same:
+        raise ValueError(
+            "the assembled calls hold a value with no Python literal (inf or nan); "
+            "export this stream as --format sse, chunks or recording"
+        )
     return module

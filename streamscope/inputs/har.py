@@ -16,7 +16,10 @@ transfer ended either: an entry with a body is read as complete.
 A file that is not HAR 1.2 (bad JSON, another version, no `log.entries`) is a one-line
 RecordingError; an entry that cannot be read (no body, an empty one, bad base64) is
 skipped with a note naming it; a timing that is no number of milliseconds is noted and
-read as absent.
+read as absent; a `startedDateTime` that cannot be placed (not ISO 8601, outside years
+1-9999 once in UTC, or decades after the earliest entry's) is noted and read as the
+earliest entry's start. A UTF-8 byte order mark is skipped, and a UTF-16 file read as its
+text (recording/utf16.py), as for every input.
 """
 
 from __future__ import annotations
@@ -25,12 +28,13 @@ import base64
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import orjson
 
-from ..recording.format import End, RecordingError, Request, Response
+from ..recording.format import BOM, End, RecordingError, Request, Response
 from ..recording.mask import credentials, mask_head
+from ..recording.utf16 import readable
 from ..text import quote
 from .encoding import content_codings, stored_decoded, without_codings
 from .reads import Reads
@@ -78,7 +82,7 @@ class HarExchange:
 class Har:
     exchanges: list[HarExchange]
     notes: list[str] = field(default_factory=list)
-    created: str | None = None  # the first entry's start, in UTC as a recording header has it
+    created: str | None = None  # the earliest entry's start, in UTC as a recording header has it
 
 
 class _Skip(Exception):
@@ -93,13 +97,14 @@ def _error(path: str, what: str, line: int | None = None, offset: int | None = N
 def read_har(path: str | os.PathLike[str]) -> Har:
     """The exchanges of a HAR file; RecordingError (one line) when it is not HAR 1.2."""
     name = os.fspath(path)
-    with open(name, "rb") as f:
+    with open(readable(name), "rb") as f:
         raw = f.read()
+    skip = len(BOM) if raw.startswith(BOM) else 0  # (noted by the input layer)
     try:
-        doc = orjson.loads(raw)
+        doc = orjson.loads(memoryview(raw)[skip:])
     except orjson.JSONDecodeError as e:
         what = f"not valid JSON, so not a HAR file: {e.msg}"
-        raise _error(name, what, e.lineno, e.pos) from None
+        raise _error(name, what, e.lineno, skip + e.pos) from None
     log = doc.get("log") if isinstance(doc, dict) else None
     if not isinstance(log, dict):
         raise _error(name, 'a HAR file is a JSON object with a "log" object')
@@ -114,14 +119,14 @@ def read_har(path: str | os.PathLike[str]) -> Har:
     writer = creator.get("name") if isinstance(creator, dict) else None
     before = (*_BEFORE_BODY, "ssl") if writer in _SSL_APART else _BEFORE_BODY
     starts = [_start(e) for e in entries]
-    t0 = min((s for s in starts if s is not None), default=None)
+    t0 = min((s for s in starts if isinstance(s, datetime)), default=None)
     others = 0
     for i, (entry, start) in enumerate(zip(entries, starts, strict=True)):
         if not _wanted(entry):
             others += 1
             continue
         try:
-            t_ns = 0 if start is None or t0 is None else round((start - t0).total_seconds() * 1e9)
+            t_ns = _offset(start, t0, i, har.notes)
             x = _exchange(len(har.exchanges) + 1, entry, t_ns, i, har.notes, before)
             har.exchanges.append(x)
             if x.note is not None:
@@ -135,21 +140,48 @@ def read_har(path: str | os.PathLike[str]) -> Har:
         )
     if not har.exchanges:
         raise _error(name, "the HAR holds no event stream or chat completion to read")
-    if t0 is not None and t0.tzinfo is not None:
-        har.created = t0.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if t0 is not None:  # (isoformat: strftime writes year 1 as "1", not "0001")
+        har.created = t0.isoformat(timespec="microseconds").replace("+00:00", "Z")
     return har
 
 
-def _start(entry: object) -> datetime | None:
+def _start(entry: object) -> datetime | str | None:
+    """An entry's startedDateTime in UTC; why it cannot be read (said in a note if the
+    entry is read); None when there is none."""
     text = entry.get("startedDateTime") if isinstance(entry, dict) else None
-    if not isinstance(text, str):
+    if text is None:
         return None
+    if not isinstance(text, str):
+        return f"{quote(text, 40)} is not a date and time"
     try:
         start = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        return None
+        return f"{quote(text, 40)} is not an ISO 8601 date and time"
     # HAR asks for a zone; one without is read as UTC (naive and zoned times do not compare)
-    return start if start.tzinfo is not None else start.replace(tzinfo=timezone.utc)
+    if start.tzinfo is None:
+        start = start.replace(tzinfo=timezone.utc)
+    try:
+        return start.astimezone(timezone.utc)
+    except OverflowError:  # year 1 at +23:59, year 9999 at -23:59
+        return f"{quote(text, 40)} is before year 1 or after 9999 in UTC"
+
+
+def _offset(start: datetime | str | None, t0: datetime | None, i: int, notes: list[str]) -> int:
+    """Entry i's start in ns after the earliest entry's (0, and noted, when it has none that
+    can be placed)."""
+    if isinstance(start, str):
+        notes.append(f"entries[{i}].startedDateTime {start}: read as the earliest entry's start")
+        return 0
+    if start is None or t0 is None:
+        return 0
+    ms = (start - t0) / timedelta(milliseconds=1)
+    if ms > _LONGEST_MS:
+        notes.append(
+            f"entries[{i}].startedDateTime is {ms / 8.64e7:,.0f} days after the earliest entry's: "
+            "too far to place, read as the earliest entry's start"
+        )
+        return 0
+    return round(ms * 1e6)
 
 
 def _headers_of(d: dict) -> list[tuple[str, str]]:
@@ -163,6 +195,25 @@ def _headers_of(d: dict) -> list[tuple[str, str]]:
         if isinstance(h, dict)
         and isinstance(h.get("name"), str)
         and isinstance(h.get("value"), str)
+    ]
+
+
+def _unread_headers(d: dict, where: str) -> list[str]:
+    """Notes for what of a header list `_headers_of` leaves out (said, never dropped
+    silently)."""
+    headers = d.get("headers")
+    if headers is None:
+        return []
+    if not isinstance(headers, list):
+        return [f"{where} {quote(headers, 40)} is not a list of headers: read as none"]
+    return [
+        f"{where}[{k}] {quote(h, 40)} is not a {{name, value}} pair of strings: left out"
+        for k, h in enumerate(headers)
+        if not (
+            isinstance(h, dict)
+            and isinstance(h.get("name"), str)
+            and isinstance(h.get("value"), str)
+        )
     ]
 
 
@@ -205,7 +256,16 @@ def _exchange(
         raise _Skip(
             f"its response has no status (status {quote(status, 40)}: no answer was recorded)"
         )
-    body = _text(request.get("postData"), "request.postData")
+    for side, d in (("request", request), ("response", response)):
+        notes += _unread_headers(d, f"entries[{i}] {side}.headers")
+    post = request.get("postData")
+    if post is not None and not (isinstance(post, dict) and isinstance(post.get("text"), str)):
+        what = post.get("text") if isinstance(post, dict) else post
+        field = "request.postData.text" if isinstance(post, dict) else "request.postData"
+        notes.append(
+            f"entries[{i}] {field} {quote(what, 40)} is not text: the request body is read as empty"
+        )
+    body = _text(post, "request.postData")
     content = response.get("content")
     if not isinstance(content, dict) or not isinstance(content.get("text"), str):
         raise _Skip("the response body was not saved (no response.content.text)")

@@ -15,8 +15,9 @@ from collections.abc import Iterator
 
 from ..core.frames import Frame, parse_payload
 from ..core.sse import SseDecoder, Truncation
-from ..recording.format import BOM
+from ..recording.format import BOM, MAX_T_NS
 from ..recording.reader import RecordingIndex
+from ..recording.utf16 import readable
 
 _BLOCK = 1 << 16
 
@@ -140,6 +141,7 @@ class ExchangeReads(Reads):
             and type(data := d.get("data")) is str
             and d.get("type") == "chunk"
             and type(t := d.get("t_ns")) is int
+            and -MAX_T_NS <= t <= MAX_T_NS
             and type(d.get("exchange")) is int
             and "data_b64" not in d
         ):
@@ -154,7 +156,7 @@ class BlockReads(Reads):
     def __init__(self, path: str | os.PathLike[str], block: int = _BLOCK) -> None:
         self.path = os.fspath(path)
         self.block = block
-        self._f = open(self.path, "rb")  # noqa: SIM115 (kept open for random reads)
+        self._f = open(readable(self.path), "rb")  # noqa: SIM115 (kept open for random reads)
         self._lock = threading.Lock()  # seek + read must not interleave between threads
         self.size = os.fstat(self._f.fileno()).st_size
 
@@ -177,14 +179,14 @@ class LineReads(Reads):
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self._offsets: array | None = None
-        self._f = open(self.path, "rb")  # noqa: SIM115 (kept open for random reads)
+        self._f = open(readable(self.path), "rb")  # noqa: SIM115 (kept open for random reads)
         self._lock = threading.Lock()
 
     @property
     def offsets(self) -> array:
         if self._offsets is None:
             offsets = array("q", [0])
-            with open(self.path, "rb") as f:
+            with open(readable(self.path), "rb") as f:
                 for line in f:
                     offsets.append(offsets[-1] + len(line))
             self._offsets = offsets
@@ -206,7 +208,7 @@ class LineReads(Reads):
             yield from super().frames(start_read, decoder)
             return
         decoder = decoder or self.decoder()
-        with open(self.path, "rb") as f:  # one pass, no index
+        with open(readable(self.path), "rb") as f:  # one pass, no index
             for line in f:
                 yield from decoder.feed(line)
         self.truncation = decoder.finish()

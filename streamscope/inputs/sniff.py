@@ -19,6 +19,7 @@ import orjson
 
 from ..dialects import of_event
 from ..recording.format import BOM, RecordingError
+from ..recording.utf16 import NAMES, text_of
 
 RECORDING, SSE, CHUNKS, HAR = "recording", "sse", "chunks", "har"
 RECORDED = (RECORDING, HAR)  # kinds that hold exchanges (requests and responses)
@@ -124,8 +125,9 @@ def _json_kind(line: bytes) -> tuple[str | None, object]:
 def sniff(path: str | os.PathLike[str]) -> Sniffed:
     """The kind of input `path` holds; RecordingError (one line, with a position) otherwise."""
     name = os.fspath(path)
+    real, coding = text_of(name)  # a UTF-16 file: its UTF-8 copy
     try:
-        with open(name, "rb") as f:
+        with open(real, "rb") as f:
             head = f.read(_HEAD)
             bom = head.startswith(BOM)
             pos = 3 if bom else 0
@@ -137,6 +139,11 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     except OSError as e:
         raise open_error(name, e) from None
     notes = ["the file begins with a UTF-8 byte order mark (skipped)"] if bom else []
+    if coding is not None:
+        notes.append(
+            f"the file is {NAMES[coding]} text (it begins with its byte order mark): read as "
+            "UTF-8, so byte offsets count the UTF-8 text"
+        )
     line_no = head.count(b"\n", 0, pos) + 1
     if _HAR.match(head, pos):
         return Sniffed(HAR, notes)

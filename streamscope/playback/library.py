@@ -33,6 +33,11 @@ Inputs (several files: their exchanges one after the other, in the order given):
   the recorder's own stop cut (`end` reason `upstream-error`, `timeout` or
   `recorder-stopped`), is cut after its last read, as the client saw it: the server
   aborts the connection, the transport raises the client's RemoteProtocolError.
+  A recorded head HTTP cannot send again is cleaned or refused (playback/head.py): a
+  header that is not a token with a sendable value is left out and said in
+  `Library.notes` (`serve` says them on stderr), a status outside 200-599 answers a 502
+  JSON error of type `unreplayable_response` saying why, and a 204 or 304 is sent
+  without its recorded body. An exchange numbered 0 is served as exchange 0.
 - a raw SSE body: one exchange, `200 text/event-stream`, one body chunk per SSE event
   (the bytes unchanged, CRLF and comments included).
 - a chunk log (chat.completion.chunk JSON Lines): one exchange, each line sent as one
@@ -108,6 +113,7 @@ from ..record.shapes import ANTHROPIC, GOOGLE, OPENAI, error_document, shape_of
 from ..record.upstream import HOP_BY_HOP
 from ..recording.format import BOM, REDACTED, RecordingError
 from ..text import quote
+from .head import sendable
 
 # Hop-by-hop headers and content-length: the replay frames its own body.
 DROPPED_HEADERS = HOP_BY_HOP | {"content-length"}
@@ -157,6 +163,8 @@ class Entry:
     failed: str | None = None  # how the recorded upstream failed, if it did
     stream: bool = True  # answers `"stream": true` requests (else the others)
     api: str | None = None  # the API whose requests it answers (CHAT, MESSAGES); None: any
+    refusal: str | None = None  # why its recorded head cannot be sent (playback/head.py)
+    bodiless: bool = False  # its status carries no body (204, 304)
 
     @property
     def path(self) -> str:
@@ -174,7 +182,10 @@ class Entry:
     def reads(self) -> Iterator[tuple[bytes, float]]:
         """(bytes, seconds after the request) for each body chunk, read lazily."""
         # the bytes as they arrived (compressed, if they were: with the recorded headers)
-        reads = self.source.exchange(self.exchange or 1).wire
+        if self.bodiless:
+            return
+        # (a recording may number an exchange 0: it is that one, not the first)
+        reads = self.source.exchange(1 if self.exchange is None else self.exchange).wire
         if self.source.recorded:  # the recorded chunking and timing
             for i in range(len(reads)):
                 data, t = reads.read(i)
@@ -239,7 +250,9 @@ def _url_api(url: str) -> str | None:
         return None
 
 
-def _recording_entries(source: Source, only: int | None) -> list[Entry]:
+def _recording_entries(source: Source, only: int | None, notes: list[str]) -> list[Entry]:
+    """The exchanges of a recording or HAR that can answer a request; `notes` gets what
+    of their recorded heads cannot be sent."""
     out = []
     for x in [only] if only is not None else source.numbers():
         ex = source.exchange(x)  # RecordingError for an exchange that is not there
@@ -258,6 +271,17 @@ def _recording_entries(source: Source, only: int | None) -> list[Entry]:
         # what was asked for, even when an error answered it; else the response's type
         if api != GEMINI:
             stream = body.get("stream") is True if isinstance(body, dict) else ex.info.stream
+        label = f"{os.path.basename(source.path)} exchange {x}"
+        kept = [(k, v) for k, v in response.headers if k.lower() not in DROPPED_HEADERS]
+        head = sendable(response.status, kept, label)
+        notes += head.notes
+        if head.refusal is not None:
+            notes.append(f"{head.refusal}: a request it answers gets a 502 JSON error saying so")
+        if head.bodiless and len(ex.wire):
+            notes.append(
+                f"{label}: its recorded status {response.status} carries no body: "
+                f"its {len(ex.wire)} recorded reads are not sent"
+            )
         out.append(
             Entry(
                 0,
@@ -265,11 +289,13 @@ def _recording_entries(source: Source, only: int | None) -> list[Entry]:
                 x,
                 body if isinstance(body, dict) else None,
                 response.status,
-                [(k, v) for k, v in response.headers if k.lower() not in DROPPED_HEADERS],
+                head.headers,
                 max(0.0, (response.t_ns - t0) / 1e9),
                 f"{end.reason}: {end.error}" if end and end.reason in _FAILED else None,
                 stream,
                 api,
+                head.refusal,
+                head.bodiless,
             )
         )
     return out
@@ -422,6 +448,8 @@ class Library:
             raise ValueError("exchange= needs exactly one file")
         self.paths = paths
         self.entries: list[Entry] = []
+        # what of the recorded heads cannot be sent (left out; `serve` says it on stderr)
+        self.notes: list[str] = []
         self._sources: list[Source] = []
         self._lock = threading.Lock()
         try:
@@ -430,7 +458,7 @@ class Library:
                 source = open_input(path, check=True)
                 self._sources.append(source)
                 if source.recorded:
-                    found = _recording_entries(source, exchange)
+                    found = _recording_entries(source, exchange, self.notes)
                     if not found:
                         raise RecordingError(
                             f"{path}: no chat completion, Responses, Anthropic Messages or "
@@ -439,7 +467,7 @@ class Library:
                         )
                     self.entries += found
                 else:
-                    source.exchange(exchange or 1)  # RecordingError for another exchange
+                    source.exchange(1 if exchange is None else exchange)  # RecordingError: another
                     api = None if source.kind == SSE else CHAT  # a chunk log: chat chunks
                     self.entries.append(Entry(0, source, api=api))
         except BaseException:
@@ -574,6 +602,9 @@ def answer(
     if isinstance(chosen, Unmatched):
         message = f"no recorded exchange matches this request: {chosen.message}"
         return Answer(None, 400, error_body(name, "unmatched_request", message, shape))
+    if chosen.entry.refusal is not None:  # its head cannot be sent: say why instead
+        kind = "unreplayable_response"
+        return Answer(None, 502, error_body(name, kind, chosen.entry.refusal, shape, 502))
     return Answer(chosen)
 
 

@@ -205,6 +205,8 @@ def serve(
     echo(server.base_url)
     sys.stdout.flush()
     say(server.describe())
+    for note in server.library.notes:  # what of the recorded heads cannot be sent
+        say(note)
     if server.library.answers(MESSAGES):
         say(f"an Anthropic client's base URL: {server.anthropic_base_url}")
     if server.library.answers(GEMINI):

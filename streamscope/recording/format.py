@@ -8,6 +8,8 @@ learn a line's type and exchange from a byte prefix without parsing the whole li
 from __future__ import annotations
 
 import base64
+import json
+import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -23,6 +25,10 @@ BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, which editors may put before l
 END_REASONS = ("complete", "client-closed", "upstream-error", "timeout", "recorder-stopped")
 
 Headers = list[tuple[str, str]]
+# A line's time (ns from the recording's start) is under 2^62 ns either way (146 years): every
+# difference of two times (what an export writes) still fits the 64-bit integers JSON
+# writers take.
+MAX_T_NS = (1 << 62) - 1
 
 
 class RecordingError(Exception):
@@ -65,6 +71,15 @@ class Stopped:
         return self.message
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """`text` with each lone surrogate (an undecodable byte, as Python decodes argv and
+    file names) written as its escape, `\\udcff`: UTF-8, and so JSON, cannot hold it."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def text_or_b64(key: str, raw: bytes) -> tuple[str, str]:
     """(key, text) when `raw` is valid UTF-8, else (key + "_b64", base64): bytes round-trip."""
     try:
@@ -86,6 +101,53 @@ def _int(d: dict[Any, Any], key: str) -> int:
     if type(v) is not int:  # not isinstance: bool is an int subclass
         raise ValueError(f"field {key!r} is not an integer")
     return v
+
+
+def _t_ns(d: dict) -> int:
+    v = _int(d, "t_ns")
+    if not -MAX_T_NS <= v <= MAX_T_NS:
+        raise ValueError(
+            f"field 't_ns' is {v}: not a time this reader can place "
+            "(under 2^62 ns, some 146 years, from the recording's start)"
+        )
+    return v
+
+
+# The keys a reader takes from a line's first bytes without parsing it (reader.py's index).
+PREFIX_KEYS = ("type", "exchange")
+_CHUNK_PREFIX = b'{"type":"chunk","exchange":'
+
+
+def key_twice(line: bytes) -> str | None:
+    """Why `line` cannot be read when it gives "type" or "exchange" twice, else None.
+
+    JSON leaves a key given twice to the reader: the index reads the first from the line's
+    prefix, the JSON parser takes the last, so one file would show two different exchanges.
+    Such a line is refused on every face (the same one-line error). Cheap unless one of
+    the two names appears twice (a header value may be "exchange": then it is checked)."""
+    # A line as writers write it ({"type":"chunk","exchange":N,...) gives either key again
+    # only if a key or text ends in `e"` after its prefix: one search rules most out.
+    if line.startswith(_CHUNK_PREFIX) and line.find(b'e"', len(_CHUNK_PREFIX)) < 0:
+        return None
+    if line.count(b'"exchange"') < 2 and line.count(b'"type"') < 2:
+        return None
+    top: list[str] = []
+
+    def keys(pairs: list) -> dict:
+        top[:] = [k for k, _ in pairs]  # the outermost object closes last
+        return dict(pairs)
+
+    try:
+        json.loads(line, object_pairs_hook=keys)
+    except (ValueError, RecursionError):
+        return None  # not JSON: said as such where it is parsed
+    for key in PREFIX_KEYS:
+        if top.count(key) > 1:
+            return (
+                f"the key {key!r} is given twice (JSON leaves which one counts to the reader, "
+                "so streamscope reads neither)"
+            )
+    return None
 
 
 def _str(d: dict[Any, Any], key: str) -> str:
@@ -246,7 +308,7 @@ class Request:
         body, body_b64 = _one_of(d, "body")
         return cls(
             _int(d, "exchange"),
-            _int(d, "t_ns"),
+            _t_ns(d),
             _str(d, "method"),
             _str(d, "url"),
             _headers(d),
@@ -281,7 +343,7 @@ class Response:
 
     @classmethod
     def from_json(cls, d: dict[Any, Any]) -> Response:
-        return cls(_int(d, "exchange"), _int(d, "t_ns"), _int(d, "status"), _headers(d), _masked(d))
+        return cls(_int(d, "exchange"), _t_ns(d), _int(d, "status"), _headers(d), _masked(d))
 
 
 @dataclass(slots=True)
@@ -314,7 +376,7 @@ class Chunk:
     @classmethod
     def from_json(cls, d: dict[Any, Any]) -> Chunk:
         data, data_b64 = _one_of(d, "data")
-        return cls(_int(d, "exchange"), _int(d, "t_ns"), data, data_b64)
+        return cls(_int(d, "exchange"), _t_ns(d), data, data_b64)
 
 
 @dataclass(slots=True)
@@ -345,7 +407,7 @@ class End:
         error = d.get("error")
         if error is not None and not isinstance(error, str):
             raise ValueError("field 'error' is not a string or null")
-        return cls(_int(d, "exchange"), _int(d, "t_ns"), _str(d, "reason"), error, _masked(d))
+        return cls(_int(d, "exchange"), _t_ns(d), _str(d, "reason"), error, _masked(d))
 
 
 Record = Header | Request | Response | Chunk | End

@@ -20,6 +20,7 @@ import orjson
 
 from streamscope.recording.format import (
     BOM,
+    MAX_T_NS,
     SCHEMA_VERSION,
     Chunk,
     Header,
@@ -27,9 +28,11 @@ from streamscope.recording.format import (
     RecordingError,
     Stopped,
     body_record,
+    key_twice,
     located,
 )
 from streamscope.recording.migrate import check_version, header_version, migrate
+from streamscope.recording.utf16 import readable
 
 BLOCK = 1 << 22  # 4 MiB reads: few syscalls, bounded memory
 HEADER_LIMIT = 1 << 20  # a header line is small; this stops a junk file being read whole
@@ -42,7 +45,8 @@ _JSONError = orjson.JSONDecodeError
 
 def _open(path: str) -> BinaryIO:
     try:
-        return open(path, "rb", buffering=0)  # noqa: SIM115 (callers close it)
+        # (a UTF-16 file is read as its UTF-8 copy: recording/utf16.py)
+        return open(readable(path), "rb", buffering=0)  # noqa: SIM115 (callers close it)
     except OSError as e:
         raise RecordingError(f"{path}: cannot open: {e.strerror or e}", path) from None
 
@@ -189,13 +193,20 @@ class RecordingReader:
                         return
                     self._bad(located(path, n, offset, "not valid JSON"))
                     continue
+                # (the hot path's lines, as writers write them, pass the cheap test inline)
+                if not (line.startswith(_CHUNK_PREFIX) and line.find(b'e"', _CHUNK_AT) < 0):
+                    twice = key_twice(line)
+                    if twice is not None:
+                        self._bad(located(path, n, offset, twice))
+                        continue
                 if (  # inspect's hot path: a chunk line whose every field has its type
                     fast
                     and type(d) is dict
                     and d.get("type") == "chunk"
                     and type(d.get("data")) is str
                     and type(d.get("exchange")) is int
-                    and type(d.get("t_ns")) is int
+                    and type(t := d.get("t_ns")) is int
+                    and -MAX_T_NS <= t <= MAX_T_NS
                     and "data_b64" not in d
                 ):
                     yield n, d
@@ -267,6 +278,9 @@ def _one_exchange_chunks(n: int, lines: list[bytes], exchanges: dict[Any, Any]) 
     prefix = first[: comma + 1]  # {"type":"chunk","exchange":N,
     if sum(map(bytes.startswith, lines, repeat(prefix))) != len(lines):
         return False
+    joined = b"\n".join(lines)  # a line giving "type" or "exchange" twice: refused below
+    if joined.count(b'"exchange"') != len(lines) or joined.count(b'"type"') != len(lines):
+        return False
     x = int(digits)
     ex = exchanges.get(x)
     if ex is None:
@@ -328,6 +342,10 @@ class RecordingIndex:
         only the new bytes, from the end of the last whole line. Returns how many lines
         were added."""
         before = len(self)
+        if readable(self.path) != self._f.name:  # a UTF-16 file grew: its new UTF-8 copy
+            with self._lock:
+                self._f.close()
+                self._f = _open(self.path)
         self._scan(progress)
         return len(self) - before
 
@@ -369,7 +387,7 @@ class RecordingIndex:
         if n == 1:
             offsets.append(offset)
             return True
-        if fast and whole and line.startswith(_CHUNK_PREFIX):
+        if fast and whole and line.startswith(_CHUNK_PREFIX) and key_twice(line) is None:
             digits = line[_CHUNK_AT : line.find(b",", _CHUNK_AT)]
             if digits.isdigit():
                 x = int(digits)
@@ -392,6 +410,9 @@ class RecordingIndex:
         try:
             if d is None:
                 raise ValueError("not valid JSON")
+            twice = key_twice(line)
+            if twice is not None:
+                raise ValueError(twice)
             rec = body_record(d if version == SCHEMA_VERSION else migrate(d, version))
             ex = exchanges.get(rec.exchange)
             if ex is None:

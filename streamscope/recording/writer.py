@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 
 import orjson
 
-from streamscope.recording.format import END_REASONS, Header, Headers, Request
+from streamscope.recording.format import END_REASONS, Header, Headers, Request, without_surrogates
 from streamscope.recording.mask import Masking, mask_argv
 from streamscope.recording.private import open_private
 from streamscope.recording.redact import redact_json_paths
@@ -109,6 +109,9 @@ class RecordingWriter:
         masked = 0
         if argv is not None:
             argv, masked = mask_argv(argv) if redact else (list(argv), 0)
+            # an argument that is not UTF-8 (a file name's bytes) is a lone surrogate here,
+            # which no UTF-8 JSON can hold: it is kept as its escape
+            argv = [without_surrogates(a) for a in argv]
         self.header = Header(created=created, argv=argv, masked=masked)
         self._write(_dumps(self.header.to_json(), option=_NL))
 

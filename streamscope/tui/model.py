@@ -31,6 +31,7 @@ from ..recording.format import RecordingError
 
 SNAPSHOTS = 512  # engine copies kept at most (about: they are taken at read boundaries)
 _SUMMED = -2  # FrameSummaries: the frame's summary is kept whole, not a plain fragment
+_INT_LIMIT = 1 << 31  # what a C int (array "i") holds
 
 
 class FrameSummaries(Sequence[str]):
@@ -47,7 +48,8 @@ class FrameSummaries(Sequence[str]):
         self.plain_summary = told.plain_summary
 
     def add(self, frame: Frame, plain: tuple[int, str] | None) -> None:
-        if plain is None:
+        # (an index past what array("i") holds, 2^64 in a hostile file: summarised whole)
+        if plain is None or not -1 <= plain[0] < _INT_LIMIT:
             self.texts.append(self.summarize(frame))
             self.calls.append(_SUMMED)
         else:

@@ -118,8 +118,20 @@ def expected(call: Call) -> dict[Any, Any]:
     args = call.arguments
     if isinstance(args, str):
         with contextlib.suppress(ValueError, RecursionError):
-            args = json.loads(args)
+            args = json.loads(args, parse_constant=_not_a_literal, parse_float=_finite)
     return {"id": call.id, "name": call.name, "args": args, "thoughtSignature": call.signature}
+
+
+def _not_a_literal(text: str) -> float:
+    """NaN and Infinity have no Python literal: such arguments stay the text they were."""
+    raise ValueError(text)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value - value != 0:  # 1e400 reads as inf: no literal either
+        raise ValueError(text)
+    return value
 
 
 FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected)

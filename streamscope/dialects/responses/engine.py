@@ -16,7 +16,7 @@ from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine, is_index
-from .robust import DELTAS, DONES, Robust
+from .robust import DELTAS, Robust, done_field
 from .sdk_model import ResponsesSdkEmulation
 from .strategies import CurrentItem, DeltasOnly, StrictDone
 
@@ -98,8 +98,8 @@ class ResponsesEngine(EventEngine):
             if isinstance(text, str):
                 for s in self.others:
                     s.fragment(n, index, p.get("item_id"), text)
-        elif kind in DONES:
-            value = p.get(DONES[kind])
+        elif (field := done_field(kind)) is not None:
+            value = p.get(field)
             for s in self.others:
                 s.done(n, index, p.get("item_id"), value)
 

@@ -34,10 +34,17 @@ CALL_ITEMS = ("function_call", "custom_tool_call")
 ENDS = ("response.completed", "response.incomplete", "response.failed")
 # delta and done events of a call's text, and the field each carries it in
 DELTAS = ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta")
-DONES = {
-    "response.function_call_arguments.done": "arguments",
-    "response.custom_tool_call_input.done": "input",
-}
+DONES = (
+    ("response.function_call_arguments.done", "arguments"),
+    ("response.custom_tool_call_input.done", "input"),
+)
+
+
+def done_field(kind: object) -> str | None:
+    """The field a done event of a call's text carries it in; None for any other type."""
+    return next((field for done, field in DONES if done == kind), None)
+
+
 TEXTS = ("response.output_text.delta", "response.refusal.delta")
 REASONING = ("response.reasoning_summary_text.delta", "response.reasoning_text.delta")
 WORDS = ("output", "response")  # a call's key and its container, in FieldEvent's words
@@ -199,8 +206,8 @@ class Robust:
             self._delta(n, payload)
         elif kind == "response.output_item.added":
             self._added(n, payload)
-        elif kind in DONES:
-            self._done(n, payload, DONES[kind], str(kind))
+        elif (field := done_field(kind)) is not None:
+            self._done(n, payload, field, str(kind))
         elif kind == "response.output_item.done":
             self._item_done(n, payload)
         elif kind in TEXTS or kind in REASONING:

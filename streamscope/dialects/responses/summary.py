@@ -33,9 +33,9 @@ def summarize(frame: Frame) -> str:
         return not_an_event(frame) or ""
     kind = p.get("type")
     at = f"o{word(p['output_index'])} " if "output_index" in p else ""
-    if kind in _DELTAS:
+    if isinstance(kind, str) and kind in _DELTAS:  # (a list or an object is not hashable)
         return f"{at}{_DELTAS[kind]}+{quote(p.get('delta'), 20)}"
-    if kind in _DONES:
+    if isinstance(kind, str) and kind in _DONES:
         return f"{at}done {quote(p.get(_DONES[kind]), 24)}"
     if kind in ("response.output_item.added", "response.output_item.done"):
         item = an_object(p.get("item"))

@@ -1,0 +1,255 @@
+"""Hostile files, round two: values of the wrong type or out of range, and the encodings
+Windows tools write, read as a user would meet them (issue 22's known failures)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from streamscope.analysis import analyze
+from streamscope.cli import main
+from streamscope.dialects.chat.appendix_a import FIXTURES
+from streamscope.export.fixtures import export
+from streamscope.inputs import CHUNKS, HAR, RECORDING, SSE
+from streamscope.inputs.sniff import sniff
+from streamscope.recording.format import MAX_T_NS
+
+from .fuzzing import RAW
+from .helpers import renumber, sse_body
+from .test_har import har_of_recording
+
+ROOT = Path(__file__).resolve().parents[1]
+OPENAI = ROOT / "recordings" / "openai.jsonl"
+NL = b"\n"
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def calls(path) -> list:
+    return [[(c.id, c.name, c.arguments) for c in s.tool_calls] for s in analyze(path).streams]
+
+
+def har_bytes() -> bytes:
+    return json.dumps(har_of_recording(str(OPENAI), False), indent=1).encode()
+
+
+# -- encodings ------------------------------------------------------------------------
+
+KINDS = {
+    RECORDING: lambda: OPENAI.read_bytes(),
+    SSE: lambda: sse_body(FIXTURES["Q4"]),
+    CHUNKS: lambda: b"".join(orjson.dumps(c) + b"\n" for c in FIXTURES["Q4"]),
+    HAR: har_bytes,
+}
+MARKS = {
+    "utf-8-bom": (b"\xef\xbb\xbf", "utf-8", "byte order mark (skipped)"),
+    "utf-16-le": (b"\xff\xfe", "utf-16-le", "UTF-16 LE text"),
+    "utf-16-be": (b"\xfe\xff", "utf-16-be", "UTF-16 BE text"),
+}
+
+
+@pytest.mark.parametrize("mark", list(MARKS))
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_bom_and_utf16_inputs_read_like_utf8_ones_for_every_kind(tmp_path, kind, mark):
+    data = KINDS[kind]()
+    bom, coding, said = MARKS[mark]
+    plain, marked = tmp_path / "plain", tmp_path / "marked"
+    plain.write_bytes(data)
+    marked.write_bytes(bom + data.decode().encode(coding))
+    assert sniff(marked).kind == kind
+    got = orjson.loads(run("inspect", "--json", str(marked)).output)
+    want = orjson.loads(run("inspect", "--json", str(plain)).output)
+    assert any(said in n for n in got.pop("notes"))
+    got["source"] = want["source"]
+    want.pop("notes", None)
+    assert got == want  # the same streams, the same findings
+    assert said in run("inspect", str(marked)).output
+    # every export reads it too: the same frames as the UTF-8 file's (an exact SSE export
+    # of a UTF-8 file keeps every byte, its mark included; a UTF-16 file's is its text)
+    for fmt in ("sse", "chunks"):
+        kept = bom if fmt == "sse" and coding == "utf-8" and kind in (SSE, CHUNKS) else b""
+        assert export(str(marked), fmt).data == kept + export(str(plain), fmt).data
+
+
+def test_a_utf16_file_with_a_lone_surrogate_reports_it_where_it_is(tmp_path):
+    """A code unit that is no character is not dropped: the readers see a byte that is not
+    UTF-8 at its place, as they would in a UTF-8 file."""
+    events = sse_body(FIXTURES["Q1"]).decode()
+    cut = events.index('"arguments":"') + len('"arguments":"')
+    path = tmp_path / "lone.sse"
+    text = events[:cut] + "\ud800" + events[cut:]
+    path.write_bytes(b"\xff\xfe" + text.encode("utf-16-le", "surrogatepass"))
+    result = run("inspect", str(path))
+    assert result.exit_code == 0, result.output
+    assert "invalid-utf8" in result.output or "UTF-8" in result.output
+    assert RAW.search(result.output) is None
+
+
+# -- HAR values out of range ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "started",
+    ["0001-01-01T00:00:00+23:59", "9999-12-31T23:59:59-23:59"],
+    ids=["year-1-east", "year-9999-west"],
+)
+def test_a_har_start_past_the_calendar_in_utc_is_a_note(tmp_path, started):
+    doc = har_of_recording(str(OPENAI), False)
+    doc["log"]["entries"][1]["startedDateTime"] = started
+    path = tmp_path / "dates.har"
+    path.write_text(json.dumps(doc))
+    analysis = analyze(path)
+    assert calls(path) == calls(OPENAI)
+    assert (
+        f'entries[1].startedDateTime "{started}" is before year 1 or after 9999 in UTC: '
+        "read as the earliest entry's start"
+    ) in analysis.notes
+    exported = run("export", "--format", "recording", str(path))
+    assert exported.exit_code == 0, exported.output
+
+
+def test_a_har_start_centuries_from_the_others_is_a_note_and_exports(tmp_path):
+    doc = har_of_recording(str(OPENAI), False)
+    doc["log"]["entries"][1]["startedDateTime"] = "9999-12-31T23:59:59Z"
+    path = tmp_path / "far.har"
+    path.write_text(json.dumps(doc))
+    notes = analyze(path).notes
+    assert any(
+        n.startswith("entries[1].startedDateTime is ") and "too far to place" in n for n in notes
+    )
+    for exchange in ([], ["--exchange", "2"]):
+        exported = run("export", "--format", "recording", *exchange, str(path))
+        assert exported.exit_code == 0, exported.output
+
+
+# -- recording values out of range ----------------------------------------------------
+
+
+def recording_with(tmp_path, change) -> Path:
+    lines = [orjson.loads(x) for x in OPENAI.read_bytes().splitlines() if x.strip()]
+    change(lines)
+    path = tmp_path / "changed.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    return path
+
+
+@pytest.mark.parametrize("t_ns", [2**64 - 1, -(2**63), MAX_T_NS + 1])
+@pytest.mark.parametrize("kind", ["chunk", "response"])
+def test_a_time_past_64_bits_is_one_line_naming_the_line_and_field(tmp_path, kind, t_ns):
+    def change(lines):
+        next(x for x in lines if x["type"] == kind)["t_ns"] = t_ns
+
+    path = recording_with(tmp_path, change)
+    for args in (["inspect"], ["inspect", "--json"], ["export", "--format", "recording"]):
+        result = run(*args, str(path))
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and f"field 't_ns' is {t_ns}" in lines[0]
+        assert "line " in lines[0] and "Traceback" not in result.output
+
+
+def test_times_at_the_limit_export_as_a_recording(tmp_path):
+    def change(lines):
+        chunks = [x for x in lines if x["type"] == "chunk" and x["exchange"] == 1]
+        chunks[0]["t_ns"], chunks[-1]["t_ns"] = -MAX_T_NS, MAX_T_NS
+        next(x for x in lines if x["type"] == "request")["t_ns"] = -MAX_T_NS
+
+    result = run("export", "--format", "recording", str(recording_with(tmp_path, change)))
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("key", ["exchange", "type"])
+def test_a_key_the_index_reads_given_twice_is_refused_alike_on_every_face(tmp_path, key):
+    """JSON leaves a key given twice to the reader: the index read the first "exchange",
+    the parser the last, so inspect and export --exchange showed different frames. The
+    rule now: such a line is refused, in the same words, on every face."""
+    twice = {"exchange": b'"exchange":2,', "type": b'"type":"end",'}[key]
+    data = OPENAI.read_bytes().replace(
+        b'{"type":"chunk","exchange":1,', b'{"type":"chunk","exchange":1,' + twice, 1
+    )
+    path = tmp_path / "twice.jsonl"
+    path.write_bytes(data)
+    said = set()
+    for args in (
+        ["inspect"],
+        ["inspect", "--json"],
+        ["export", "--format", "chunks", "--exchange", "1"],
+        ["export", "--format", "chunks", "--exchange", "2"],
+        ["serve", "--port", "1"],  # (refused while loading: no port is bound)
+    ):
+        result = run(*args, str(path))
+        assert result.exit_code == 2, (args, result.output)
+        assert "Traceback" not in result.output
+        said.add(result.output.strip().splitlines()[-1].split("streamscope: ", 1)[-1])
+    at = data.index(b'{"type":"chunk","exchange":1,' + twice)
+    where = f"line {data.count(NL, 0, at) + 1} (byte {at})"
+    assert said == {
+        f"{path}: {where}: the key '{key}' is given twice (JSON leaves which one counts to "
+        "the reader, so streamscope reads neither)"
+    }
+
+
+def test_an_exchange_numbered_0_exports_as_itself(tmp_path):
+    path = recording_with(tmp_path, renumber(1, 0))
+    own = export(str(path), "sse").data  # the first stream: exchange 0
+    assert own == export(str(OPENAI), "sse", exchange=1).data
+    assert own != export(str(OPENAI), "sse", exchange=2).data
+
+
+def test_a_command_line_argument_that_is_not_utf8_is_recorded_escaped(tmp_path):
+    """`streamscope record -- cmd $'\\xff'`: Python reads the byte as a lone surrogate,
+    which no UTF-8 JSON holds; the header keeps it as its escape, and every face reads it."""
+    from streamscope.recording.writer import RecordingWriter
+
+    path = tmp_path / "argv.jsonl"
+    writer = RecordingWriter(str(path), argv=["streamscope", "record", "--", "cat", "a\udcffb"])
+    writer.close()
+    header = orjson.loads(path.read_bytes().splitlines()[0])
+    assert header["argv"][-1] == "a\\udcffb"
+    for args in (["inspect"], ["inspect", "--json"]):
+        assert run(*args, str(path)).exit_code == 0
+
+
+def test_har_headers_and_post_data_of_the_wrong_type_are_said_not_dropped(tmp_path):
+    doc = har_of_recording(str(OPENAI), False)
+    first, second = doc["log"]["entries"]
+    first["request"]["headers"].append({"name": "x-n", "value": 5})
+    first["response"]["headers"] = "text/event-stream"
+    second["request"]["postData"] = {"mimeType": "application/json", "text": ["x"]}
+    path = tmp_path / "types.har"
+    path.write_text(json.dumps(doc))
+    notes = analyze(path).notes
+    assert (
+        'entries[0] request.headers[2] {"name": "x-n", "value": 5} is not a {name, value} '
+        "pair of strings: left out" in notes
+    )
+    assert (
+        'entries[0] response.headers "text/event-stream" is not a list of headers: read as '
+        "none" in notes
+    )
+    assert (
+        'entries[1] request.postData.text ["x"] is not text: the request body is read as '
+        "empty" in notes
+    )
+    assert calls(path) == calls(OPENAI)
+
+
+def test_a_utf16_recording_that_grows_is_indexed_on(tmp_path):
+    """--follow on a UTF-16 file: the lines appended are read from its new UTF-8 copy."""
+    from streamscope.recording import RecordingIndex
+
+    lines = OPENAI.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "growing.jsonl"
+    path.write_bytes(b"\xff\xfe" + b"".join(lines[:5]).decode().encode("utf-16-le"))
+    with RecordingIndex.open(path) as index:
+        assert len(index) == 5
+        with open(path, "ab") as f:
+            f.write(b"".join(lines[5:]).decode().encode("utf-16-le"))
+        assert index.refresh() == len(lines) - 5
+        assert index.line(len(lines)).type == "end"
