@@ -103,7 +103,7 @@ def _int(d: dict[Any, Any], key: str) -> int:
     return v
 
 
-def _t_ns(d: dict) -> int:
+def _t_ns(d: dict[Any, Any]) -> int:
     v = _int(d, "t_ns")
     if not -MAX_T_NS <= v <= MAX_T_NS:
         raise ValueError(
@@ -133,7 +133,7 @@ def key_twice(line: bytes) -> str | None:
         return None
     top: list[str] = []
 
-    def keys(pairs: list) -> dict:
+    def keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
         top[:] = [k for k, _ in pairs]  # the outermost object closes last
         return dict(pairs)
 

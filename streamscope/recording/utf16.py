@@ -19,13 +19,16 @@ import os
 import shutil
 import tempfile
 import threading
+from typing import BinaryIO
 
 # (a UTF-32 LE mark also begins FF FE: it is followed by two NULs, not text)
 CODINGS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
 NAMES = {"utf-16-le": "UTF-16 LE", "utf-16-be": "UTF-16 BE"}
 _BLOCK = 1 << 20
 
-_copies: dict[tuple, tuple[str, str]] = {}  # (path, dev, inode, size, mtime) -> (copy, coding)
+_copies: dict[
+    tuple[str, int, int, int, int], tuple[str, str]
+] = {}  # (path, dev, inode, size, mtime) -> (copy, coding)
 _lock = threading.Lock()
 _folder: str | None = None
 
@@ -65,7 +68,7 @@ def text_of(path: str) -> tuple[str, str | None]:
         return known
 
 
-def _copy(f, coding: str) -> str:
+def _copy(f: BinaryIO, coding: str) -> str:
     """A UTF-8 copy of the UTF-16 text after the byte order mark."""
     global _folder
     if _folder is None:  # 0700: the copies hold whole conversations
