@@ -23,7 +23,7 @@ import zlib
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 import brotli
 
@@ -91,6 +91,24 @@ class _Failed(Exception):
     pass
 
 
+# brotli and zstd come untyped (zstd is the standard library's only from Python 3.14):
+# what of their decompressors the decoders use, so that what they return is typed.
+class _BrotliDecompressor(Protocol):
+    def process(self, data: bytes, output_buffer_limit: int) -> bytes: ...
+    def is_finished(self) -> bool: ...
+    def can_accept_more_data(self) -> bool: ...
+
+
+class _ZstdDecompressor(Protocol):
+    @property
+    def eof(self) -> bool: ...
+    @property
+    def needs_input(self) -> bool: ...
+    @property
+    def unused_data(self) -> bytes: ...
+    def decompress(self, data: bytes, max_length: int) -> bytes: ...
+
+
 class _Zlib:
     """gzip (one member after another, as RFC 1952 allows) and deflate (zlib-wrapped as
     RFC 9110 says, or raw, as some servers send it)."""
@@ -145,7 +163,7 @@ class _Brotli:
     __slots__ = ("d",)
 
     def __init__(self) -> None:
-        self.d = brotli.Decompressor()
+        self.d: _BrotliDecompressor = brotli.Decompressor()
 
     def feed(self, data: bytes, room: int) -> bytes:
         if data and self.d.is_finished():
@@ -168,7 +186,7 @@ class _Zstd:
     __slots__ = ("d",)
 
     def __init__(self) -> None:
-        self.d = _zstd()
+        self.d: _ZstdDecompressor = _zstd()
 
     def feed(self, data: bytes, room: int) -> bytes:
         out = []
@@ -190,10 +208,11 @@ class _Zstd:
         return self.d.eof
 
 
-def _zstd() -> zstd.ZstdDecompressor:
-    return zstd.ZstdDecompressor(
+def _zstd() -> _ZstdDecompressor:
+    d: _ZstdDecompressor = zstd.ZstdDecompressor(
         options={zstd.DecompressionParameter.window_log_max: _ZSTD_WINDOW_LOG}
     )
+    return d
 
 
 _BOMB = (

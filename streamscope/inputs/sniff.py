@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 import orjson
 
@@ -64,7 +65,7 @@ def open_error(path: str, e: OSError) -> RecordingError:
     return error(path, e.strerror or str(e))
 
 
-def _first_line(f, head: bytes, pos: int) -> bytes:
+def _first_line(f: BinaryIO, head: bytes, pos: int) -> bytes:
     """The line starting at `pos`; a JSON line is read whole however long it is."""
     end = min((i for i in (head.find(b"\n", pos), head.find(b"\r", pos)) if i >= 0), default=-1)
     if end >= 0:
