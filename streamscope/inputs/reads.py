@@ -12,14 +12,30 @@ import os
 import threading
 from array import array
 from collections.abc import Iterator
+from typing import TypeVar
 
 from ..core.frames import Frame, parse_payload
 from ..core.sse import SseDecoder, Truncation
-from ..recording.format import BOM, MAX_T_NS
+from ..recording.format import BOM, MAX_T_NS, Chunk, End, RecordingError, Request, Response
 from ..recording.reader import RecordingIndex
 from ..recording.utf16 import readable
 
 _BLOCK = 1 << 16
+
+_R = TypeVar("_R", bound=Request | Response | Chunk | End)
+
+
+def record_at(index: RecordingIndex, n: int, kind: type[_R]) -> _R:
+    """Line `n` of a recording, which its index files as a `kind` line (it files a line
+    by its type, so only a file changed under the index has another there)."""
+    record = index.line(n)  # a located RecordingError when a field is wrong
+    if not isinstance(record, kind):
+        raise RecordingError(
+            f"{index.path}: line {n}: expected a {kind.type} line, found a {record.type} line",
+            index.path,
+            n,
+        )
+    return record
 
 
 class LineDecoder:
@@ -116,8 +132,12 @@ class ExchangeReads(Reads):
         info = index.exchange(exchange)
         self.lines = info.chunks
         # times count from the request (else from the response head, if that was recorded)
-        first = info.request if info.request is not None else info.response
-        self.t0 = index.line(first).t_ns if first is not None else 0
+        if info.request is not None:
+            self.t0 = record_at(index, info.request, Request).t_ns
+        elif info.response is not None:
+            self.t0 = record_at(index, info.response, Response).t_ns
+        else:
+            self.t0 = 0
         self.stop: int | None = None  # reads past a line that cannot be read are not offered
 
     def __len__(self) -> int:
@@ -146,7 +166,9 @@ class ExchangeReads(Reads):
             and "data_b64" not in d
         ):
             return data.encode("utf-8"), t - self.t0
-        chunk = self.index.line(n)  # checked field by field: a located error says what is wrong
+        chunk = record_at(
+            self.index, n, Chunk
+        )  # checked field by field: a located error says what is wrong
         return chunk.data_bytes, chunk.t_ns - self.t0
 
 
@@ -178,12 +200,12 @@ class LineReads(Reads):
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
-        self._offsets: array | None = None
+        self._offsets: array[int] | None = None
         self._f = open(readable(self.path), "rb")  # noqa: SIM115 (kept open for random reads)
         self._lock = threading.Lock()
 
     @property
-    def offsets(self) -> array:
+    def offsets(self) -> array[int]:
         if self._offsets is None:
             offsets = array("q", [0])
             with open(readable(self.path), "rb") as f:
