@@ -17,6 +17,7 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.frames import Frame
 from ..dialects import of_frames, of_request
@@ -24,7 +25,7 @@ from ..recording.format import Chunk, End, Header, RecordingError, Request, Resp
 from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .encoding import DecodedReads, content_codings
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
-from .reads import BlockReads, ExchangeReads, LineReads, Reads
+from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
 from .sniff import HAR, KIND_WORDS, RECORDED, RECORDING, SSE, sniff
 
 
@@ -41,7 +42,7 @@ class ExchangeInfo:
     start_ns: int = 0
     end_ns: int | None = None
     end_reason: str | None = None
-    tools: list | None = None
+    tools: list[object] | None = None  # the request's, as its JSON body gives them
     response_format: object = None
     end_error: str | None = None
     headers: list[tuple[str, str]] = field(default_factory=list)  # the response's
@@ -191,13 +192,13 @@ class Source:
         opened; its chunks are read through its reads, which see the index grow)."""
         lines, info = index.exchange(ex.number), ex.info
         if ex.request is None and lines.request is not None:
-            ex.request = index.line(lines.request)
+            ex.request = record_at(index, lines.request, Request)
             info.saw_request(ex.request)
         if ex.response is None and lines.response is not None:
-            ex.response = index.line(lines.response)
+            ex.response = record_at(index, lines.response, Response)
             info.saw_response(ex.response)
         if ex.end is None and lines.end is not None:
-            ex.end = index.line(lines.end)
+            ex.end = record_at(index, lines.end, End)
             info.saw_end(ex.end)
 
     @property
@@ -221,7 +222,7 @@ class Source:
     def exchange(self, number: int, progress: Progress | None = None) -> Exchange:
         """Exchange `number`; RecordingError when there is none (naming those there are)."""
         if self.har is not None:
-            return self._har_exchange(number)
+            return self._har_exchange(self.har, number)
         if self.kind != RECORDING:
             if number != 1:
                 raise RecordingError(
@@ -252,14 +253,14 @@ class Source:
         with self._lock:  # request bodies are parsed once, whichever face asks
             return self._exchanges.setdefault(number, ex)
 
-    def _har_exchange(self, number: int) -> Exchange:
+    def _har_exchange(self, har: Har, number: int) -> Exchange:
         numbers = self.numbers()
         if number not in numbers:
             raise RecordingError(
                 f"{self.path}: there is no exchange {number} ({describe_numbers(numbers)})",
                 self.path,
             )
-        x = self.har.exchanges[number - 1]  # type: ignore[union-attr]
+        x = har.exchanges[number - 1]
         info = ExchangeInfo(number)
         info.saw_request(x.request)
         info.saw_response(x.response)
@@ -268,7 +269,7 @@ class Source:
 
     # -- one pass in file order ------------------------------------------------------
 
-    def records(self, progress: Progress | None = None) -> Iterator[tuple[int, dict]]:
+    def records(self, progress: Progress | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
         """A recording's lines in file order as checked dicts (exchanges may interleave);
         a HAR's exchanges as the lines a recording of them would hold.
 
@@ -304,7 +305,7 @@ class Source:
         self.close()
 
 
-def har_records(har: Har) -> Iterator[tuple[int, dict]]:
+def har_records(har: Har) -> Iterator[tuple[int, dict[str, Any]]]:
     """(0, line) for every line a recording of the HAR's exchanges would hold."""
     for x in har.exchanges:
         for head in (x.request.to_json(), x.response.to_json()):
