@@ -52,6 +52,10 @@ _BEFORE_BODY = ("blocked", "dns", "connect", "send", "wait")  # ssl is inside co
 # ...as HAR 1.2 asks, but not in mitmproxy's export (savehar.py times TLS apart)
 _SSL_APART = ("mitmproxy",)
 
+# A JSON object of the HAR as parsed: nothing in it is trusted, every value is narrowed
+# (isinstance) where it is read.
+_Json = dict[str, object]
+
 
 class MemoryReads(Reads):
     """A body held in memory as reads, each with its time (ns from the request)."""
@@ -89,7 +93,9 @@ class _Skip(Exception):
     """Why one entry is not read (said in a note)."""
 
 
-def _error(path: str, what: str, line: int | None = None, offset: int | None = None):
+def _error(
+    path: str, what: str, line: int | None = None, offset: int | None = None
+) -> RecordingError:
     where = f" line {line} (byte {offset}):" if line is not None else ""
     return RecordingError(f"{path}:{where} {what}", path, line, offset)
 
@@ -184,7 +190,7 @@ def _offset(start: datetime | str | None, t0: datetime | None, i: int, notes: li
     return round(ms * 1e6)
 
 
-def _headers_of(d: dict) -> list[tuple[str, str]]:
+def _headers_of(d: _Json) -> list[tuple[str, str]]:
     """A HAR header list ([{"name", "value"}]) as pairs; entries not like that are dropped."""
     headers = d.get("headers")
     if not isinstance(headers, list):
@@ -198,7 +204,7 @@ def _headers_of(d: dict) -> list[tuple[str, str]]:
     ]
 
 
-def _unread_headers(d: dict, where: str) -> list[str]:
+def _unread_headers(d: _Json, where: str) -> list[str]:
     """Notes for what of a header list `_headers_of` leaves out (said, never dropped
     silently)."""
     headers = d.get("headers")
@@ -217,7 +223,7 @@ def _unread_headers(d: dict, where: str) -> list[str]:
     ]
 
 
-def _content_type(response: dict) -> str:
+def _content_type(response: _Json) -> str:
     content = response.get("content")
     mime = content.get("mimeType") if isinstance(content, dict) else None
     if isinstance(mime, str) and mime:
@@ -243,7 +249,7 @@ def _wanted(entry: object) -> bool:
 
 
 def _exchange(
-    number: int, entry: dict, t_ns: int, i: int, notes: list[str], before: tuple[str, ...]
+    number: int, entry: _Json, t_ns: int, i: int, notes: list[str], before: tuple[str, ...]
 ) -> HarExchange:
     """Entry i as exchange `number`; `before`: the timings that pass before its body."""
     request, response = entry.get("request"), entry.get("response")
@@ -275,7 +281,8 @@ def _exchange(
             'its response body is empty (response.content.text is ""): the body was not '
             "saved, or nothing was received"
         )
-    timings = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
+    given = entry.get("timings")
+    timings: _Json = given if isinstance(given, dict) else {}
     ms = {k: _ms(timings, k) for k in (*before, "receive")}
     for k, v in ms.items():
         if v is None:
@@ -314,7 +321,7 @@ def _exchange(
 _LONGEST_MS = 1e12  # some 30 years: a timing beyond it is no time this reader can place
 
 
-def _ms(timings: dict, key: str) -> float | None:
+def _ms(timings: _Json, key: str) -> float | None:
     """A HAR timing in ms (-1, null, or absent, means it does not apply: 0); None when it
     is no number of milliseconds (a string, infinite, past any real transfer)."""
     v = timings.get(key)
