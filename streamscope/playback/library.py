@@ -263,7 +263,8 @@ def _recording_entries(source: Source, only: int | None, notes: list[str]) -> li
         if request is not None and api is None:
             continue
         body = request.json_body() if request is not None else None
-        if api == GEMINI:  # the method asks for a stream, the model is the path's
+        if api == GEMINI and request is not None:  # (an API is a request's URL's)
+            # the method asks for a stream, the model is the path's
             path = urlsplit(request.url).path
             stream = gemini_method(path) == GEMINI_STREAM
             body = _as_matched(body, api, path)
@@ -363,12 +364,13 @@ def _where(path: tuple) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 
-def _explain(entry: Entry, got: dict) -> str:
-    """What differs between the request and one recorded request, as one line."""
+def _explain(entry: Entry, recorded_body: dict, got: dict) -> str:
+    """What differs between the request and one recorded request (`entry`'s, whose JSON
+    body is `recorded_body`), as one line."""
     parts = []
     for key in MATCH_KEYS:
         try:
-            d = _first_diff(entry.request.get(key, _ABSENT), got.get(key, _ABSENT))
+            d = _first_diff(recorded_body.get(key, _ABSENT), got.get(key, _ABSENT))
         except RecursionError:
             parts.append(f"{key} nests too deeply to compare with {entry.label}")
             continue
@@ -376,7 +378,7 @@ def _explain(entry: Entry, got: dict) -> str:
             continue
         path, rec, req = d
         values = f"the request has {_show(req)}, the recording {_show(rec)}"
-        turns, recorded = got.get(key), entry.request.get(key)
+        turns, recorded = got.get(key), recorded_body.get(key)
         if key in _TURNS and path and isinstance(turns, list) and isinstance(recorded, list):
             n, name = path[0], _TURNS[key]
             turn = turns[n] if n < len(turns) else recorded[n]
@@ -407,9 +409,10 @@ def _conversation(body: dict) -> Any:
     return body.get("messages", body.get("input", body.get("contents")))
 
 
-def _closeness(entry: Entry, got: dict) -> tuple:
-    """How alike a recorded request is: the longer run of equal messages (or items) first."""
-    rec, req = _conversation(entry.request), _conversation(got)
+def _closeness(entry: Entry, recorded_body: dict, got: dict) -> tuple:
+    """How alike a recorded request (`entry`'s, whose JSON body is `recorded_body`) is: the
+    longer run of equal messages (or items) first."""
+    rec, req = _conversation(recorded_body), _conversation(got)
     prefix, next_role, lengths = 0, False, 0
     if isinstance(rec, list) and isinstance(req, list):
         while prefix < min(len(rec), len(req)) and _same(rec[prefix], req[prefix]):
@@ -424,8 +427,8 @@ def _closeness(entry: Entry, got: dict) -> tuple:
         prefix,
         next_role,
         lengths,
-        _same(entry.request.get("model", _ABSENT), got.get("model", _ABSENT)),
-        _same(entry.request.get("tools", _ABSENT), got.get("tools", _ABSENT)),
+        _same(recorded_body.get("model", _ABSENT), got.get("model", _ABSENT)),
+        _same(recorded_body.get("tools", _ABSENT), got.get("tools", _ABSENT)),
         -entry.number,
     )
 
@@ -439,21 +442,20 @@ class Library:
     def __init__(
         self, paths: str | os.PathLike | Sequence[str | os.PathLike], exchange: int | None = None
     ) -> None:
-        if isinstance(paths, (str, os.PathLike)):
-            paths = [paths]
-        paths = [os.fspath(p) for p in paths]
-        if not paths:
+        given = [paths] if isinstance(paths, (str, os.PathLike)) else paths
+        names = [os.fspath(p) for p in given]
+        if not names:
             raise ValueError("no file to serve")
-        if exchange is not None and len(paths) != 1:
+        if exchange is not None and len(names) != 1:
             raise ValueError("exchange= needs exactly one file")
-        self.paths = paths
+        self.paths = names
         self.entries: list[Entry] = []
         # what of the recorded heads cannot be sent (left out; `serve` says it on stderr)
         self.notes: list[str] = []
         self._sources: list[Source] = []
         self._lock = threading.Lock()
         try:
-            for path in paths:
+            for path in names:
                 # every line checked now: a bad one must not cut a client off half-way
                 source = open_input(path, check=True)
                 self._sources.append(source)
@@ -524,9 +526,9 @@ class Library:
     def _unmatched(self, got: Any, entries: list[Entry]) -> str:
         if not isinstance(got, dict):
             return "the request body is not a JSON object"
-        candidates = [e for e in entries if e.request is not None]
-        closest = max(candidates, key=lambda e: _closeness(e, got))
-        return _explain(closest, got)
+        candidates = [(e, e.request) for e in entries if e.request is not None]
+        closest, recorded_body = max(candidates, key=lambda c: _closeness(c[0], c[1], got))
+        return _explain(closest, recorded_body, got)
 
     def answers(self, api: str) -> bool:
         """Whether some exchange answers requests to `api` (CHAT, MESSAGES or RESPONSES)."""
