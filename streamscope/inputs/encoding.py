@@ -353,8 +353,11 @@ class DecodedReads(Reads):
                 end += 1
             with self._lock:
                 if offsets[end] > offsets[k]:
-                    self._spill.seek(offsets[k])  # type: ignore[union-attr]
-                    block = self._spill.read(offsets[end] - offsets[k])  # type: ignore[union-attr]
+                    spill = self._spill
+                    if spill is None:  # bytes were spilled: only close() drops the file
+                        raise ValueError("DecodedReads read after it was closed")
+                    spill.seek(offsets[k])
+                    block = spill.read(offsets[end] - offsets[k])
                 else:
                     block = b""
             base = offsets[k]
