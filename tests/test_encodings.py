@@ -319,7 +319,7 @@ def test_the_proxy_records_a_compressed_stream_as_it_came_and_reads_it_decoded(
         finally:
             server.stop()
     assert encoding == compressing.coding  # the client got the bytes and header as sent
-    assert got == compressing.served[-1][2]
+    assert got == compressing.last_served()
     assert b"".join(reads(path)) == got  # the recording keeps them as they came
     assert reading(path) == reading(sample("openai.jsonl"))[:1]
 
@@ -348,7 +348,7 @@ def test_recording_transport_records_a_gzip_stream_and_reads_it_decoded(package,
         with client:
             turn = {k: v for k, v in TURN_1.items() if k != "stream"}
             seen = list(client.chat.completions.create(**turn, stream=True))
-        served = up.served[-1][2]
+        served = up.last_served()
     assert seen
     # all the SDK read: it leaves after [DONE], maybe before the gzip trailer came
     assert served.startswith(b"".join(reads(path)))

@@ -218,6 +218,14 @@ class Upstream:
         finally:
             self.served.append((model, hashlib.sha256(bytes(sent)).hexdigest(), bytes(sent)))
 
+    def last_served(self, timeout: float = 10.0) -> bytes:
+        """The body of the last answer: the server notes it after its final send, which a
+        client may have read before (a test that looked at once found nothing)."""
+        end = time.monotonic() + timeout
+        while not self.served and time.monotonic() < end:
+            time.sleep(0.01)
+        return self.served[-1][2]
+
     @staticmethod
     def _events(path: str, request: dict) -> list[bytes]:
         """The reads that answer a stream request, by its API (its path)."""
