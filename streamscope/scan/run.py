@@ -60,9 +60,13 @@ def open_pool(jobs: int) -> multiprocessing.pool.Pool | None:
     if jobs <= 1:
         return None
     # what exists now (the analysis's modules) is left out of the workers' collections:
-    # a collection that walked it would write to every page the fork shares
+    # a collection that walked it would write to every page the fork shares; the pool
+    # forks its workers as it opens, so this process collects as before afterwards
     gc.freeze()
-    return _context().Pool(jobs)
+    try:
+        return _context().Pool(jobs)
+    finally:
+        gc.unfreeze()
 
 
 def local(
