@@ -141,8 +141,9 @@ def test_what_cannot_be_read_is_one_line_each_and_the_scan_goes_on(tmp_path):
     (folder / "loop").symlink_to(folder)  # a link back up the tree
     empty = tmp_path / "empty"
     empty.mkdir()
+    assert scan(str(folder), str(empty)).exit_code == 0  # what folders hold is counted
     done = scan(str(folder), str(empty), str(tmp_path / "missing"), str(tmp_path / "*.none"))
-    assert done.exit_code == 0, done.output
+    assert done.exit_code == 2, done.output  # PATHs that name nothing: bad input, after it all
     out = done.stdout
     assert "scanned 2 files" in out and "1 read, 1 unreadable" in out
     assert "gpt-4o-mini: 2 exchanges, 2 streams" in out  # openai.jsonl was read
@@ -350,3 +351,12 @@ def test_the_progress_bar_counts_files_and_clears_its_line(capsys):
     bar.close()
     err = capsys.readouterr().err
     assert "1/2 files" in err and err.rstrip("\x1b[K").endswith("2/2 files\r")
+
+
+def test_a_file_named_on_the_command_line_that_is_no_input_is_bad_input(tmp_path):
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x00\x01binary\xff")
+    done = scan(str(junk), str(RECORDINGS / "openai.jsonl"))
+    assert done.exit_code == 2  # as `inspect junk.bin` says, after the scan of the rest
+    assert "gpt-4o-mini: 2 exchanges, 2 streams" in done.stdout
+    assert f"unreadable: {junk}: line 1 (byte 0): binary data" in done.stdout

@@ -14,6 +14,8 @@ GLOB_CHARS = frozenset("*?[")
 class Found:
     files: list[str] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    named: set[str] = field(default_factory=set)  # files named themselves on the command line
+    missing: list[str] = field(default_factory=list)  # PATHs naming nothing there is to read
 
 
 def find_files(paths: list[str], exclude: set[str] | None = None) -> Found:
@@ -33,12 +35,15 @@ def find_files(paths: list[str], exclude: set[str] | None = None) -> Found:
             _walk(path, add, found)
         elif os.path.isfile(path):
             add(path)
+            found.named.add(path)
         elif os.path.lexists(path):  # a link to nowhere, a socket, a FIFO
             found.problems.append((path, "not a regular file (a broken link?)"))
+            found.missing.append(path)
         elif GLOB_CHARS & set(path):
             matches = sorted(glob.glob(path, recursive=True))
             if not matches:
                 found.problems.append((path, "matches no file"))
+                found.missing.append(path)
             for match in matches:
                 if os.path.isdir(match):
                     _walk(match, add, found)
@@ -46,6 +51,7 @@ def find_files(paths: list[str], exclude: set[str] | None = None) -> Found:
                     add(match)
         else:
             found.problems.append((path, "no such file or folder"))
+            found.missing.append(path)
     return found
 
 

@@ -62,7 +62,16 @@ def _scan(o: Options, pool, started: float) -> int:
                 if o.jsonl:
                     _write_jsonl(rows)
             summary.from_store = len(same)
+    bad_named: list[str] = []  # files the command line named that could not be read
     sinks = [lambda d: _summarize(summary, d)]
+    if found.named:
+        sinks.append(
+            lambda d: (
+                bad_named.append(d.rows.file)
+                if d.rows.error is not None and d.rows.file in found.named
+                else None
+            )
+        )
     if o.jsonl:
         sinks.append(lambda d: _write_jsonl(d.rows))
     if store is not None:
@@ -92,8 +101,11 @@ def _scan(o: Options, pool, started: float) -> int:
         say(f"--strict: {plural(summary.failing_count, 'error-severity finding')}:")
         for line in summary.failing_lines():
             print(f"  {line}", file=sys.stderr)
-        return 1
-    return 0
+    # a PATH that names nothing, or a file named itself that is no input, is bad input
+    # (exit 2), as for every command; what folders hold is only counted
+    if found.missing or bad_named:
+        return 2
+    return 1 if o.strict and summary.failing_count else 0
 
 
 def _summarize(summary: Summary, done: Done) -> None:
