@@ -41,7 +41,7 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
 def test_the_docs_build_runs_in_ci():
     """tests/test_docs.py builds the docs with --strict, skipped without the docs extra:
     the command CI runs installs it."""
-    assert "[test,docs]" in read(".ci", "run")
+    assert "[test,docs,ray]" in read(".ci", "run")
     assert "mkdocs" in read("tests", "test_docs.py")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Iterator
+from typing import Any
 
 from .errors import ScanError
 from .run import Done, scan_one
@@ -26,7 +27,8 @@ def ray_results(paths: list[str], keep_stamp: bool) -> Iterator[Done]:
     if started:  # RAY_ADDRESS names a cluster; without it, a Ray on this machine
         ray.init(log_to_driver=False, include_dashboard=False, logging_level=logging.WARNING)
     try:
-        task = ray.remote(scan_one)
+        # (Any: Ray's stubs count scan_one's defaulted parameter out of `.remote`'s)
+        task: Any = ray.remote(scan_one)
         pending: deque = deque()
         for path in paths:
             pending.append(task.remote(path, keep_stamp))
