@@ -181,37 +181,46 @@ def marginal_growth(t: dict, counts: list[int]) -> float:
     return ((c - b) / (counts[2] - counts[1])) / ((b - a) / (counts[1] - counts[0]))
 
 
-def many_calls() -> None:
-    counts = [2_500, 5_000, 10_000]
-    paths = {}
+def growth(
+    title: str, unit: str, counts: list[int], write: Callable[[int], str], runs: int
+) -> None:
+    """`inspect --json` at three sizes (`write(n)` makes the file of n `unit`s): the time,
+    the time per unit, and the marginal cost growth (goal <= 1.3)."""
+    paths = {n: write(n) for n in counts}
+    t = rounds({"inspect": inspect_json}, paths, runs)
+    per, scale = ("ms", 1e3) if unit == "exchange" else ("us", 1e6)
+    print(f"\n{title}")
+    print(f"{unit + 's':>9}   inspect s   {per}/{unit}")
     for n in counts:
-        paths[n] = os.path.join(OUT, f"calls-{n}.sse")
-        write_sse(paths[n], many_calls_events(n))
-    t = rounds({"inspect": inspect_json}, paths, 5)
-    print("\nmany calls in one stream")
-    print(" calls   inspect s   us/call")
-    for n in counts:
-        print(f"{n:>6}   {t['inspect', n]:>9.3f}   {t['inspect', n] * 1e6 / n:>7.1f}")
+        print(f"{n:>9}   {t['inspect', n]:>9.3f}   {t['inspect', n] * scale / n:>8.2f}")
+    a, b, c = counts
     growth = marginal_growth(t, counts)
-    print(f"marginal per-call cost growth (5k-10k over 2.5k-5k): {growth:.2f}  (goal <= 1.3)")
+    print(
+        f"marginal per-{unit} cost growth ({b:,}-{c:,} over {a:,}-{b:,}): {growth:.2f}  (goal <= 1.3)"
+    )
+
+
+def many_calls() -> None:
+    def write(n: int) -> str:
+        path = os.path.join(OUT, f"calls-{n}.sse")
+        write_sse(path, many_calls_events(n))
+        return path
+
+    growth("many calls in one stream", "call", [2_500, 5_000, 10_000], write, 5)
 
 
 def pairing() -> None:
     """The contract's pairing on recordings of interleaved conversations: the marginal cost
     per exchange from 1,000 to 2,000 exchanges over that from 500 to 1,000 (1.0 is linear,
     quadratic is 2)."""
-    counts = [500, 1_000, 2_000]
-    paths = {}
-    for n in counts:
-        paths[n] = os.path.join(OUT, f"conversations-{n}.jsonl")
-        write_conversations(paths[n], n)
-    t = rounds({"inspect": inspect_json}, paths, 3)
-    print("\ninterleaved conversations (5 at a time, 4 turns each): pairing and the contract")
-    print("exchanges   inspect s   ms/exchange")
-    for n in counts:
-        print(f"{n:>9}   {t['inspect', n]:>9.3f}   {t['inspect', n] * 1e3 / n:>11.2f}")
-    growth = marginal_growth(t, counts)
-    print(f"marginal per-exchange cost growth (1k-2k over 500-1k): {growth:.2f}  (goal <= 1.3)")
+
+    def write(n: int) -> str:
+        path = os.path.join(OUT, f"conversations-{n}.jsonl")
+        write_conversations(path, n)
+        return path
+
+    title = "interleaved conversations (5 at a time, 4 turns each): pairing and the contract"
+    growth(title, "exchange", [500, 1_000, 2_000], write, 3)
 
 
 def against_inspect(label: str, path: str, fn: Callable[[str], float], runs: int) -> None:

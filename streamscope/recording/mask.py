@@ -29,6 +29,7 @@ from streamscope.recording.redact import (
     _KEY_SHAPED,
     _SECRET_QUERY_NAME,
     is_secret_header,
+    redact_argv,
     redact_header,
     redact_url,
 )
@@ -360,7 +361,5 @@ def _added(before: str, after: str) -> int:
 
 def mask_argv(argv: Sequence[str]) -> tuple[list[str], int]:
     """The recorded command line (redact.redact_argv) and how many words were masked."""
-    from streamscope.recording.redact import redact_argv
-
     out = redact_argv(argv)
     return out, sum(a != b for a, b in zip(argv, out, strict=True))

@@ -30,12 +30,20 @@ def find_files(paths: list[str], exclude: set[str] | None = None) -> Found:
             seen.add(real)
             found.files.append(path)
 
-    for path in paths:
+    def take(path: str) -> bool:
+        """A folder walked or a file added; False when `path` is neither."""
         if os.path.isdir(path):
             _walk(path, add, found)
         elif os.path.isfile(path):
             add(path)
-            found.named.add(path)
+        else:
+            return False
+        return True
+
+    for path in paths:
+        if take(path):
+            if os.path.isfile(path):
+                found.named.add(path)
         elif os.path.lexists(path):  # a link to nowhere, a socket, a FIFO
             found.problems.append((path, "not a regular file (a broken link?)"))
             found.missing.append(path)
@@ -45,10 +53,7 @@ def find_files(paths: list[str], exclude: set[str] | None = None) -> Found:
                 found.problems.append((path, "matches no file"))
                 found.missing.append(path)
             for match in matches:
-                if os.path.isdir(match):
-                    _walk(match, add, found)
-                elif os.path.isfile(match):
-                    add(match)
+                take(match)
         else:
             found.problems.append((path, "no such file or folder"))
             found.missing.append(path)

@@ -13,7 +13,7 @@ from ...core.events import FieldEvent
 from ...dialects import dialect
 from ...text import cut, plural, quote, visible
 from ..model import FrameState
-from .common import clients, strategy_calls
+from .common import clients
 from .rendered import RenderedStatic
 
 # a field event's field -> the column that shows it; a column -> the Call attribute
@@ -75,14 +75,14 @@ class CallTable(RenderedStatic):
             self.TWO_IDS if terms.item_ids else self.SIGNED if terms.signatures else self.COLUMNS
         )
         self.by_value = state.engine.by_value
-        robust = strategy_calls(state)["robust"]
+        robust = state.strategy_calls()["robust"]
         touched = next((e.call for e in state.events if e.call >= 0), None)
         rows = max(3, self.app.size.height // 6)
         if not self.other:
             self.show(robust, state.events, window=_window(len(robust), touched, rows))  # type: ignore[arg-type]
             return
         others = clients(state)
-        theirs = strategy_calls(state)[others[self.strategy % len(others)]]
+        theirs = state.strategy_calls()[others[self.strategy % len(others)]]
         self.display = isinstance(theirs, list)
         if isinstance(theirs, list):
             # the calls around the same one, of the longer of the two lists

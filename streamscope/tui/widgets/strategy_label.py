@@ -9,7 +9,7 @@ from textual.widgets import Static
 from ...core.calls import StrategyError
 from ...text import visible
 from ..model import FrameState
-from .common import clients, strategy_calls
+from .common import clients
 
 
 class StrategyLabel(Static):
@@ -25,7 +25,7 @@ class StrategyLabel(Static):
             return
         others = clients(state)
         name = others[self.strategy % len(others)]
-        got = strategy_calls(state)[name]
+        got = state.strategy_calls()[name]
         if isinstance(got, (list, StrategyError)):
             self.update(
                 strategy_label(name, got, state.number) + Text(" · s: next strategy", style="dim"),

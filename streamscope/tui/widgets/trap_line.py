@@ -8,7 +8,6 @@ from textual.widgets import Static
 
 from ...text import quote
 from ..model import FrameState
-from .common import strategy_calls
 
 _LONG = "⚠ this frame: "
 
@@ -57,7 +56,7 @@ class TrapLine(Static):
                     style="yellow" if e.op == "overwrite" else "cyan",
                 )
             return line
-        if not strategy_calls(state)["robust"]:  # a text answer: what it says so far
+        if not state.strategy_calls()["robust"]:  # a text answer: what it says so far
             said = engine.content_now()
             if said:
                 return Text("content so far: ", style="bold") + Text(quote(said, 160))
