@@ -46,6 +46,14 @@ def main() -> None:
     """
 
 
+# what --strict fails on (core/verdict.py), said alike by inspect and scan
+STRICT_HELP = (
+    "Exit 1 when any error or warning is found (an anomaly or a contract finding), or an "
+    "exchange that is not a stream failed (for CI); info findings and what follows from "
+    "the client closing a stream early (cut_by_client) do not fail it."
+)
+
+
 @main.command()
 @click.argument("file")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis contract's JSON.")
@@ -53,9 +61,7 @@ def main() -> None:
 @click.option(
     "--strict",
     is_flag=True,
-    help="Exit 1 when any error or warning is found, or an exchange failed (for CI); info "
-    "findings and what follows from the client closing a stream early (cut_by_client) "
-    "do not fail it.",
+    help=STRICT_HELP,
 )
 def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> None:
     """Say what FILE's streams contain: calls, quirks, and what each client builds.
@@ -103,13 +109,11 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
         width = None if sys.stdout.isatty() else 160
         render(analysis, Console(highlight=False, soft_wrap=True, width=width), note)
     if strict:
+        from .core.verdict import fails
+
         bad = (
-            any(
-                a.severity != "info" and not a.cut_by_client
-                for s in analysis.streams
-                for a in s.anomalies
-            )
-            or any(f.severity != "info" for f in analysis.contract)
+            any(fails(a.severity, a.cut_by_client) for s in analysis.streams for a in s.anomalies)
+            or any(fails(f.severity) for f in analysis.contract)
             or bool(analysis.failures)
         )
         if bad:
@@ -316,7 +320,7 @@ def serve(files, port, speed, strict) -> None:
 @click.option(
     "--strict",
     is_flag=True,
-    help="Exit 1 when any error-severity anomaly or contract break is found, and list them (for CI).",
+    help=STRICT_HELP + " Each is listed on stderr as FILE#exchange: kind: message.",
 )
 @click.option(
     "--engine",

@@ -118,13 +118,13 @@ def test_the_summary_counts_per_host_and_model_and_points_at_exchanges(tmp_path)
 
 
 def test_strict_fails_on_one_contract_break_and_names_it(tmp_path):
-    clean = copy(tmp_path / "clean", "openai.jsonl", "alibaba-empty-id.jsonl")
-    assert scan("--strict", str(clean)).exit_code == 0  # warnings do not fail it
+    clean = copy(tmp_path / "clean", "openai.jsonl", "vllm.jsonl")
+    assert scan("--strict", str(clean)).exit_code == 0
     broken = copy(tmp_path / "broken", "openai.jsonl", "buggy-agent-uuid.jsonl")
     done = scan("--strict", str(broken))
     assert done.exit_code == 1
     assert f"{broken / 'buggy-agent-uuid.jsonl'}#2: tool-call-id-substituted" in done.stderr
-    assert "1 error-severity finding" in done.stderr
+    assert "--strict: 1 finding:" in done.stderr
 
 
 def test_strict_fails_on_an_error_anomaly(tmp_path):

@@ -22,6 +22,7 @@ from ..core.contract import ContractResult, Conversation, Finding, check
 from ..core.engine import UNFINISHED, Engine, StreamResult
 from ..core.frames import Frame
 from ..core.sse import SseDecoder
+from ..core.verdict import exchange_failure
 from ..dialects import LOOK, dialect, of_frame, open_engine
 from ..inputs import CHUNKS, SSE, ExchangeInfo, Source, describe_numbers, open_input
 from ..inputs.encoding import Inflow, content_codings
@@ -304,23 +305,16 @@ def _recording(source: Source, only: int | None) -> Analysis:
 
 def _failure(info: ExchangeInfo) -> Failure | None:
     """Why a non-stream exchange failed, or None when it did not."""
-    if info.stream:
-        return None  # streams say it themselves (ended, stream-truncated)
-    status = info.status
-    http_ok = status is None or status < 400
-    if http_ok and (info.end_reason == "complete" or (info.end_reason is None and status is None)):
+    what = exchange_failure(info.stream, info.status, info.end_reason)
+    if what is None:
         return None
     body = bytes(info.body or b"").decode("utf-8", "replace").strip()
     body = " ".join(body.split())
     # why it ended is said whole (a reader wraps it); a body (an error page) is only quoted
     detail = " ".join(info.end_error.split()) if info.end_error else cut(body, 200)
-    if status is not None and status >= 400:
-        what = f"HTTP {status}"
-    elif info.end_reason is None:
-        what = "the recording stops before this exchange ended"
-    else:
-        what = f"ended {info.end_reason}"
-    return Failure(info.exchange, status, info.end_reason, f"{what}: {detail}" if detail else what)
+    return Failure(
+        info.exchange, info.status, info.end_reason, f"{what}: {detail}" if detail else what
+    )
 
 
 def frame_source(path: str, exchange: int = 1) -> Iterator[Frame]:

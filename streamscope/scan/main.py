@@ -30,7 +30,7 @@ class Options:
 
 
 def scan(o: Options) -> int:
-    """Run a scan; the exit status (1: --strict found errors). Raises ScanError."""
+    """Run a scan; the exit status (1: --strict found what fails it). Raises ScanError."""
     started = time.monotonic()
     pool = open_pool(o.jobs) if o.engine == "local" else None  # first: see open_pool
     try:
@@ -98,7 +98,7 @@ def _scan(o: Options, pool, started: float) -> int:
         for line in summary.lines(time.monotonic() - started):
             print(line)
     if o.strict and summary.failing_count:
-        say(f"--strict: {plural(summary.failing_count, 'error-severity finding')}:")
+        say(f"--strict: {plural(summary.failing_count, 'finding')}:")
         for line in summary.failing_lines():
             print(f"  {line}", file=sys.stderr)
     # a PATH that names nothing, or a file named itself that is no input, is bad input

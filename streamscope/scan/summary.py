@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..core.verdict import exchange_failure, fails
 from ..text import plural, visible
 from .rows import FileRows
 
@@ -42,6 +43,9 @@ class Summary:
             return
         per_exchange = {}
         for e in rows.exchanges:
+            failure = exchange_failure(e.stream, e.status, e.ended)
+            if failure is not None:
+                self._fail(f"{rows.file}#{e.exchange}: failed: {failure}")
             g = self.groups.setdefault((e.host or "(no host)", e.model or "(no model)"), Group())
             per_exchange[e.exchange] = g
             g.exchanges += 1
@@ -51,7 +55,7 @@ class Summary:
                 self._ref(g, kind, rows.file, e.exchange)
         for a in rows.anomalies:
             self.severity[a.kind] = a.severity
-            if a.severity == "error" and not a.cut_by_client:
+            if fails(a.severity, a.cut_by_client):
                 self._fail(f"{rows.file}#{a.exchange}: {a.kind}: {a.message}")
         for c in rows.contract:
             self.severity[c.kind] = c.severity
@@ -60,7 +64,7 @@ class Summary:
             )
             g.contract[c.kind] += 1
             self._ref(g, c.kind, rows.file, c.exchange)
-            if c.severity != "info":
+            if fails(c.severity):
                 self._fail(f"{rows.file}#{c.exchange}: {c.kind}: {c.message}")
 
     def _ref(self, g: Group, kind: str, file: str, exchange: int) -> None:
