@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamscope import dialects  # noqa: E402
 from streamscope.core import anomalies, contract  # noqa: E402
+from streamscope.marks import label  # noqa: E402
 
 PAGE = ROOT / "docs" / "anomalies.md"
 PACKAGE = ROOT / "streamscope"
@@ -30,7 +31,7 @@ ONLY = {
     "parallel-wrapper": ("chat", "responses"),  # the models of these APIs invent the wrapper
     "thought-signature-dropped": ("gemini",),  # only Gemini streams a thoughtSignature
 }
-ICON = {anomalies.ERROR: "✗ error", anomalies.WARNING: "! warning", anomalies.INFO: "i info"}
+ICON = {s: label(s) for s in (anomalies.ERROR, anomalies.WARNING, anomalies.INFO)}
 
 
 DIALECTS = (dialects.CHAT, dialects.ANTHROPIC, dialects.RESPONSES, dialects.GEMINI)

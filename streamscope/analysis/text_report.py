@@ -13,14 +13,12 @@ from ..core.calls import Call, StrategyError
 from ..core.engine import StreamResult, value_key
 from ..dialects import dialect
 from ..inputs import RECORDED, ExchangeInfo
+from ..marks import MARK, STYLE, label
 from ..text import cut, plural, quote, visible
 from .driver import Analysis
 
-_MARK = {
-    ERROR: "[bold red]✗ error  [/]",
-    WARNING: "[yellow]! warning[/]",
-    INFO: "[cyan]i info   [/]",
-}
+# a severity in a column of its own width: "✗ error  ", "! warning"
+_MARK = {s: f"[{STYLE[s]}]{label(s):<9}[/]" for s in (ERROR, WARNING, INFO)}
 
 
 def _safe(text: str) -> str:
@@ -107,7 +105,8 @@ def render(analysis: Analysis, console: Console, sdk_note: str | None = None) ->
     if analysis.masked:
         console.print(f"[cyan]i {masked_note(analysis.masked)}[/]")
     if analysis.stopped:
-        console.print(f"[yellow]! {_safe(analysis.stopped['message'])}[/]")
+        stopped = _safe(analysis.stopped["message"])
+        console.print(f"[{STYLE[WARNING]}]{MARK[WARNING]} {stopped}[/]")
     totals: Counter[str] = Counter()
     streams = {s.exchange: s for s in analysis.streams}
     # every exchange in order: a stream with its analysis, any other with what it answered

@@ -17,10 +17,8 @@ from rich.text import Text
 
 from ..core.contract import KINDS as CONTRACT_KINDS
 from ..core.history import History, SentCall, Turn
+from ..marks import MARK, STYLE
 from ..text import cut, quote, visible
-
-MARK = {"error": "✗", "warning": "!", "info": "i"}
-STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +240,7 @@ def response(status: int | None, headers: list, body: bytes, error: str | None) 
     """A non-stream exchange's response: why it failed, its head, its body (JSON indented)."""
     text = Text()
     if error:
-        text.append(f"✗ {visible(error)}\n\n", style="bold red")
+        text.append(f"{MARK['error']} {visible(error)}\n\n", style=STYLE["error"])
     text.append(f"Response  HTTP {status if status is not None else '(none)'}\n", style="bold")
     for name, value in headers:
         text.append(f"  {visible(str(name))}: ", style="dim")

@@ -14,15 +14,11 @@ from textual.widgets import (
 )
 
 from ...inputs import ExchangeInfo
+from ...marks import MARK, STYLE
 from ...text import cut, plural, visible
 from ..messages import OpenExchange, RecordingGrew
 from ..session import Session
-from ..widgets import (
-    MARK,
-    SEVERITY_STYLE,
-    ms,
-    severity,
-)
+from ..widgets import ms, severity
 from .bindings import HELP
 
 NOTES_SHOWN = 3  # above the list; a HAR may have a note for each entry it skipped
@@ -67,7 +63,9 @@ class ExchangesScreen(Screen):
             said = "; ".join(visible(str(e)) for e in self.errors[:3])
             more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
             yield Static(
-                Text(f"✗ skipped {plural(len(self.errors), 'unreadable line')}: {said}{more}"),
+                Text(
+                    f"{MARK['error']} skipped {plural(len(self.errors), 'unreadable line')}: {said}{more}"
+                ),
                 id="errors",
             )
         yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
@@ -143,9 +141,8 @@ class ExchangesScreen(Screen):
             return Text("not analysed", style="dim")
         if not s.stream:
             if s.failure:
-                return Text(
-                    f"✗ {visible(s.failure.split(': ', 1)[0])}", style=SEVERITY_STYLE["error"]
-                )
+                why = visible(s.failure.split(": ", 1)[0])
+                return Text(f"{MARK['error']} {why}", style=STYLE["error"])
             return Text("not a stream", style="dim")
         cut = set(s.cut)  # what the client's early close caused: a warning at most
 
@@ -162,7 +159,7 @@ class ExchangesScreen(Screen):
             {k for k in s.kinds if level_of(k) == level}, key=lambda k: (k not in contract, k)
         )
         more = f" +{len(at_level) - 1}" if len(at_level) > 1 else ""
-        return Text(f"{MARK[level]} {at_level[0]}{more}", style=SEVERITY_STYLE[level])
+        return Text(f"{MARK[level]} {at_level[0]}{more}", style=STYLE[level])
 
     def fill(self, summaries: dict) -> None:
         if self.is_attached:

@@ -6,6 +6,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from ...marks import legend
+
 # the clients `s` cycles through, when no stream is open (the first dialect's)
 CLIENTS = ("guarded", "naive", "openai-sdk", "openai-docs", "by-id")
 
@@ -31,7 +33,7 @@ READING = (
     "robust is streamscope's reading of the stream; green cells are what this frame "
     "changed, ⚠ yellow marks a value a naive client would have overwritten, ≠ red marks "
     "where another client's table differs from robust. The frame list marks anomalies "
-    "(✗ error, ! warning, i info); the timeline shows gaps between frames (taller: longer) "
+    f"({legend()}); the timeline shows gaps between frames (taller: longer) "
     "and ▲ anomaly frames. In the request (r), a green id is one an earlier stream "
     "assembled, a red one is where the contract broke, with the finding's words under it."
 )

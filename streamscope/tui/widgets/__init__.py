@@ -2,7 +2,7 @@
 
 from ...core.contract import severity, worst
 from .call_table import CallTable
-from .common import MARK, SEVERITY_STYLE, ms
+from .common import ms
 from .conversation_view import ConversationView
 from .frame_detail import FrameDetail, repair_panel
 from .frame_list import FrameList
@@ -12,8 +12,6 @@ from .timeline import Timeline
 from .trap_line import TrapLine
 
 __all__ = [
-    "MARK",
-    "SEVERITY_STYLE",
     "CallTable",
     "ConversationView",
     "FrameDetail",

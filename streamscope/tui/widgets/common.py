@@ -1,13 +1,8 @@
-"""What the widgets share: severities' marks and styles, durations, the clients shown."""
+"""What the widgets share: durations, the clients shown."""
 
 from __future__ import annotations
 
 from ..model import FrameState
-
-SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-
-
-MARK = {"error": "✗", "warning": "!", "info": "i"}
 
 
 def ms(ns: int | None) -> str:

@@ -14,9 +14,9 @@ from ...core.calls import Call
 from ...core.events import FieldEvent
 from ...core.repair import Repair
 from ...dialects import dialect
+from ...marks import MARK, STYLE
 from ...text import cut, plural, quote, visible
 from ..model import FrameState, StreamModel
-from .common import MARK, SEVERITY_STYLE
 from .rendered import RenderedStatic
 
 _JSON = JSONHighlighter()
@@ -76,7 +76,7 @@ class FrameDetail(RenderedStatic):
             if first_seen:
                 note = Text("Anomalies first seen here\n", style="bold")
                 for a in first_seen:
-                    note.append(f"  {MARK[a.severity]} {a.kind}", style=SEVERITY_STYLE[a.severity])
+                    note.append(f"  {MARK[a.severity]} {a.kind}", style=STYLE[a.severity])
                     note.append(f"  {visible(a.text())}\n")
                 parts.append(note)
             pieces = model.raw(frame)

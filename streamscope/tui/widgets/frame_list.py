@@ -13,9 +13,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...core.contract import worst
+from ...marks import MARK, STYLE
 from ..messages import FrameSelected
 from ..model import StreamModel
-from .common import MARK, SEVERITY_STYLE, ms
+from .common import ms
 
 
 class FrameList(ScrollView, can_focus=True):
@@ -77,7 +78,7 @@ class FrameList(ScrollView, can_focus=True):
         text = model.summaries[n - 1]
         base = Style(reverse=True, bold=True) if n == self.frame else Style()
         segments = [
-            Segment(mark, base + Style.parse(SEVERITY_STYLE[level]) if level else base),
+            Segment(mark, base + Style.parse(STYLE[level]) if level else base),
             Segment(head[1:], base + Style(dim=n != self.frame)),
             Segment(text[: max(0, width - len(head))], base),
         ]

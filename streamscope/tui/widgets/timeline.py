@@ -13,9 +13,10 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ...core.anomalies import SEVERITY_ORDER
+from ...marks import STYLE
 from ...text import plural
 from ..model import StreamModel
-from .common import SEVERITY_STYLE, ms
+from .common import ms
 
 _HEAT = ["green"] * 3 + ["yellow"] * 3 + ["red"] * 3  # a bar's style by its level (0-8)
 
@@ -83,7 +84,7 @@ class Timeline(Widget):
             if col == here_col:
                 return "reverse"
             if one_line and col in ticked:  # the severity's colour over the heat's
-                return f"{_HEAT[level]} {SEVERITY_STYLE.get(ticked[col] or '', '')} reverse"
+                return f"{_HEAT[level]} {STYLE.get(ticked[col] or '', '')} reverse"
             return _HEAT[level]
 
         # runs of one style appended at once: a span per column made Rich's render of the
@@ -95,7 +96,7 @@ class Timeline(Widget):
         if one_line:
             return bar
         for style, run in _runs(
-            (SEVERITY_STYLE.get(ticked[col] or "", ""), "▲")
+            (STYLE.get(ticked[col] or "", ""), "▲")
             if col in ticked
             else ("bold", "┃" if col == here_col else " ")
             for col in range(len(levels))
