@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import signal
 import sys
+import textwrap
 from dataclasses import dataclass
 
 import click
@@ -12,6 +13,7 @@ import orjson
 
 from . import __version__
 from .text import plural, say
+from .tui.keys import listed as listed_keys
 
 
 def _fail(message: str) -> None:
@@ -44,6 +46,12 @@ def main() -> None:
     Shell completion, in ~/.bashrc (zsh: zsh_source, fish: fish_source):
       eval "$(_STREAMSCOPE_COMPLETE=bash_source streamscope)"
     """
+
+
+def _with_keys(f):
+    """`replay --help` lists every key from the replay's own table (tui/keys.py)."""
+    f.__doc__ = f"{f.__doc__.rstrip()}\n\n" + textwrap.indent(listed_keys(), "    ")
+    return f
 
 
 # what --strict fails on (core/verdict.py), said alike by inspect and scan
@@ -127,6 +135,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
 )
 @click.option("--frame", type=click.IntRange(min=0), default=0, help="Start at this frame.")
 @click.option("--follow", is_flag=True, help="Reload as a recording that is being written grows.")
+@_with_keys
 def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
     """Step through FILE's streams frame by frame, and watch each tool call being assembled.
 
@@ -135,19 +144,6 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
     kind is read from its content. A recording or HAR opens on its exchanges, one per
     row; a single stream opens on its frames. FILE#N (as `scan` prints it) opens
     exchange N directly.
-
-    \b
-    Main keys (? lists every key of the screen, q goes back or quits):
-      enter        open the selected exchange
-      right, n     next frame           left, p   previous frame
-      ], [         next, previous frame with an anomaly
-      home, end    before the first frame, the last frame (with the repair panel)
-      g            go to a frame by its number
-      space        play or pause at the recorded timing; + faster, - slower
-      s            show the next client strategy beside robust
-      /            show only the frames matching some text
-      a            every call's arguments at this frame, whole
-      r            the request: messages, tools, contract findings
     """
     from .inputs import KIND_WORDS
     from .recording.format import RecordingError

@@ -1,17 +1,31 @@
-"""Bindings several screens share."""
+"""The screens' bindings, made from the replay's keys (tui/keys.py): a key is written once."""
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from collections.abc import Iterable
 
-HELP = Binding(
-    "question_mark",
-    "app.help",
-    "Help",
-    key_display="?",
-    id="help",
-    tooltip="every key, and how to read the screen",
-)
+from textual.binding import Binding, BindingType
+
+from .. import keys
 
 
-BACK = Binding("q", "app.back", "Back", id="back", tooltip="back to the exchanges, or quit")
+def binding(key: keys.Key) -> Binding:
+    return Binding(
+        ",".join(key.keys),
+        key.action,
+        key.label,
+        show=key.footer,
+        key_display=key.display,
+        priority=key.priority,
+        tooltip=key.what,
+        id=key.id,
+    )
+
+
+def bindings(of: Iterable[keys.Key]) -> list[BindingType]:
+    return [binding(k) for k in of]
+
+
+STREAM = bindings(keys.STREAM)
+EXCHANGES = bindings(keys.EXCHANGES)
+REQUEST = bindings(keys.REQUEST)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import (
     DataTable,
@@ -19,7 +18,7 @@ from ...text import cut, plural, visible
 from ..messages import OpenExchange, RecordingGrew
 from ..session import Session
 from ..widgets import ms, severity
-from .bindings import HELP
+from .bindings import EXCHANGES
 
 NOTES_SHOWN = 3  # above the list; a HAR may have a note for each entry it skipped
 
@@ -27,17 +26,7 @@ NOTES_SHOWN = 3  # above the list; a HAR may have a note for each entry it skipp
 class ExchangesScreen(Screen):
     """One row per exchange; Enter opens its stream (or its request and response)."""
 
-    BINDINGS = [
-        Binding(
-            "enter",
-            "open",
-            "Open",
-            id="open",
-            tooltip="open the selected exchange: its stream, or its request and response",
-        ),
-        Binding("q", "app.back", "Quit", id="back", tooltip="leave streamscope"),
-        HELP,
-    ]
+    BINDINGS = EXCHANGES
     COLUMNS = ("#", "method", "path", "model", "status", "took", "frames", "calls", "worst")
 
     def __init__(self, session: Session) -> None:

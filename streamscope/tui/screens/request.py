@@ -19,16 +19,13 @@ from ..session import Session
 from ..widgets import (
     ConversationView,
 )
-from .bindings import BACK, HELP
+from .bindings import REQUEST
 
 
 class RequestScreen(Screen):
     """An exchange that is not a stream: its request (the conversation) and its response."""
 
-    BINDINGS = [
-        BACK,
-        HELP,
-    ]
+    BINDINGS = REQUEST
 
     def __init__(self, session: Session, exchange: Exchange) -> None:
         super().__init__()

@@ -9,7 +9,6 @@ from bisect import bisect_left, bisect_right
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
@@ -35,7 +34,7 @@ from ..widgets import (
     Timeline,
     TrapLine,
 )
-from .bindings import BACK, HELP
+from .bindings import STREAM
 from .prompt import Prompt
 from .text_screen import TextScreen
 
@@ -48,120 +47,7 @@ QUICK = 0.03  # seconds
 class StreamScreen(Screen):
     """One stream, frame by frame."""
 
-    BINDINGS = [
-        Binding(
-            "right,n",
-            "step(1)",
-            "Next",
-            id="next",
-            tooltip="the next frame (within the filter)",
-            priority=True,
-        ),
-        Binding(
-            "left,p",
-            "step(-1)",
-            "Prev",
-            id="prev",
-            tooltip="the previous frame (within the filter)",
-            priority=True,
-            show=False,
-        ),
-        Binding(
-            "right_square_bracket",
-            "anomaly(1)",
-            "Anomaly",
-            key_display="]",
-            id="next_anomaly",
-            tooltip="the next frame with an anomaly",
-        ),
-        Binding(
-            "left_square_bracket",
-            "anomaly(-1)",
-            "Previous anomaly",
-            key_display="[",
-            tooltip="the previous frame with an anomaly",
-            show=False,
-            id="prev_anomaly",
-        ),
-        Binding(
-            "home",
-            "jump(0)",
-            "First",
-            tooltip="before the first frame",
-            show=False,
-            id="first",
-            priority=True,
-        ),
-        Binding(
-            "end",
-            "jump(-1)",
-            "Last",
-            tooltip="the last frame, with the repair panel",
-            show=False,
-            id="last",
-            priority=True,
-        ),
-        Binding("g", "goto", "Go to", tooltip="go to a frame by its number", show=False, id="goto"),
-        Binding(
-            "space",
-            "play",
-            "Play",
-            tooltip="play or pause at the recorded timing",
-            key_display="spc",
-            id="play",
-            priority=True,
-        ),
-        Binding(
-            "plus,equals_sign",
-            "speed(2)",
-            "Faster",
-            tooltip="play twice as fast",
-            key_display="+",
-            show=False,
-            id="faster",
-        ),
-        Binding(
-            "minus",
-            "speed(0.5)",
-            "Slower",
-            tooltip="play half as fast",
-            key_display="-",
-            show=False,
-            id="slower",
-        ),
-        Binding(
-            "s",
-            "strategy",
-            "Client",
-            tooltip="show the next client strategy beside robust",
-            id="strategy",
-        ),
-        Binding(
-            "slash",
-            "filter",
-            "Filter",
-            tooltip="show only frames whose summary or anomaly kind has some text",
-            key_display="/",
-            id="filter",
-        ),
-        Binding(
-            "a",
-            "arguments",
-            "Arguments",
-            tooltip="every call's arguments at this frame, whole",
-            show=False,
-            id="arguments",
-        ),
-        Binding(
-            "r",
-            "request",
-            "Request",
-            tooltip="the request: messages, tools, parameters, contract findings",
-            id="request",
-        ),
-        HELP,
-        BACK,
-    ]
+    BINDINGS = STREAM
 
     # What the screen is showing. The widgets are bound to these (data_bind) and repaint
     # themselves when they change: the screen never pushes into them. `var`, not
