@@ -682,8 +682,9 @@ def test_a_chat_history_of_one_content_per_chunk_is_one_model_turn(tmp_path):
 
 
 def test_two_calls_without_ids_each_get_their_own_findings(tmp_path):
+    from streamscope.analysis.driver import RequestFinding
     from streamscope.dialects.gemini.history import history
-    from streamscope.tui.conversation import Found, conversation
+    from streamscope.tui.conversation import conversation
 
     stream = [chunk(call("a", {"x": 1}, sig=SIG), call("b", {"y": 2}, sig=SIG), finish="STOP")]
     back = _turn(call("a", {"x": 9}), call("b", {"y": 9}))
@@ -699,9 +700,7 @@ def test_two_calls_without_ids_each_get_their_own_findings(tmp_path):
         ("tool-call-arguments-changed", ("name", "a")),
         ("tool-call-arguments-changed", ("name", "b")),
     ]
-    shown = conversation(
-        history(second), [Found(f.kind, f.message, f.at_message, f.call) for f in found], {}
-    ).plain
+    shown = conversation(history(second), [RequestFinding.of(f) for f in found], {}).plain
     at_a, at_b = shown.index('"a" {"x":9}'), shown.index('"b" {"y":9}')
     under_a, under_b = shown[at_a:at_b], shown[at_b:]
     assert under_a.count("tool-call-arguments-changed") == 1 and 'call "a"' in under_a

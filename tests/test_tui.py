@@ -656,9 +656,10 @@ async def test_a_clean_request_opens_on_the_frames_and_matches_echoed_ids():
 
 
 def test_a_tool_result_finding_sits_on_its_message():
+    from streamscope.analysis.driver import RequestFinding
     from streamscope.core.contract import check
     from streamscope.dialects.chat.history import history
-    from streamscope.tui.conversation import Found, conversation
+    from streamscope.tui.conversation import conversation
 
     from .helpers import chat_conversation as read
 
@@ -672,7 +673,7 @@ def test_a_tool_result_finding_sits_on_its_message():
     }
     found = check([], [read(2, body)]).findings
     assert {f.kind for f in found} == {"tool-result-id-mismatch", "tool-result-missing"}
-    findings = [Found(f.kind, f.message, f.at_message, f.call) for f in found]
+    findings = [RequestFinding.of(f) for f in found]
     lines = conversation(history(body), findings, {}).plain.splitlines()
     at = lines.index('[2] tool answers "b" (no call before it has this id)')
     assert "tool-result-id-mismatch" in lines[at + 2]  # under the message and its content

@@ -19,7 +19,8 @@ def follow(path: str) -> None:
         sys.exit(2)
     for _ in sys.stdin.buffer:
         try:
-            said = {"rows": summaries.update(), "read": summaries.reader.bytes_read}
+            rows = [r.to_json() for r in summaries.update()]
+            said = {"rows": rows, "read": summaries.reader.bytes_read}
         except (RecordingError, OSError) as e:  # the file went away: said, asked again later
             said = {"error": str(e)}
         out.write(orjson.dumps(said) + b"\n")
@@ -34,4 +35,4 @@ else:
     except RecordingError as e:
         print(e, file=sys.stderr)
         sys.exit(2)
-    sys.stdout.buffer.write(orjson.dumps(rows))  # dataclasses, as orjson writes them
+    sys.stdout.buffer.write(orjson.dumps([r.to_json() for r in rows]))

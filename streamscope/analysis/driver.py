@@ -12,12 +12,12 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 import orjson
 
-from ..core.calls import StrategyError, Unmodeled
+from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.contract import ContractResult, Conversation, Finding, check
 from ..core.engine import UNFINISHED, Engine, StreamResult
 from ..core.frames import Frame
@@ -340,25 +340,93 @@ def _sdk_fallback(analysis: Analysis, source: Source) -> None:
             stream.strategies[d.sdk] = StrategyError.from_exception(exc, 0)
 
 
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A kind an exchange's stream or request was found with, at the severity it was
+    filed with (a client's cut already lowered: see core.anomalies.cut_by_client)."""
+
+    kind: str
+    severity: str
+
+    @classmethod
+    def from_json(cls, d: dict) -> Seen:
+        return cls(d["kind"], d["severity"])
+
+
+@dataclass(frozen=True, slots=True)
+class RequestFinding:
+    """A contract finding about this exchange's request, and where in it it points."""
+
+    kind: str
+    severity: str
+    message: str
+    at_message: int | None = None  # the request message's index
+    call: object = None  # the call id (contract.about; ["name", name] for one sent with none)
+
+    @classmethod
+    def of(cls, f: Finding) -> RequestFinding:
+        return cls(f.kind, f.severity, f.message, f.at_message, _plain(f.call))
+
+    @classmethod
+    def from_json(cls, d: dict) -> RequestFinding:
+        return cls(d["kind"], d["severity"], d["message"], d["at_message"], d["call"])
+
+
+@dataclass(frozen=True, slots=True)
+class AssembledCall:
+    """A call a stream assembled, as the conversation view matches calls sent back."""
+
+    id: object
+    name: object
+
+    @classmethod
+    def of(cls, c: Call) -> AssembledCall:
+        return cls(_plain(c.id), _plain(c.name))
+
+    @classmethod
+    def from_json(cls, d: dict) -> AssembledCall:
+        return cls(d["id"], d["name"])
+
+
 @dataclass(slots=True)
 class ExchangeSummary:
     """One line of the exchanges screen's analysis columns, and what the conversation view
-    needs from the other exchanges (the calls each stream assembled)."""
+    needs from the other exchanges (the calls each stream assembled). Crosses a process
+    boundary as JSON (summarize_in_child, FollowingChild): to_json, from_json."""
 
     exchange: int
     stream: bool
     frames: int = 0
-    kinds: list[str] = field(default_factory=list)  # one per anomaly entry, then per finding
-    # [kind, message, the request message it points at, the call id] of this request
-    findings: list[list] = field(default_factory=list)
-    calls: list[list] = field(default_factory=list)  # [id, name] per assembled call
+    seen: list[Seen] = field(default_factory=list)  # one per anomaly entry, then per finding
+    findings: list[RequestFinding] = field(default_factory=list)  # about this request
+    calls: list[AssembledCall] = field(default_factory=list)
     response_id: str | None = None  # the response's own id (StreamResult.response_id)
     failure: str | None = None  # why a non-stream exchange failed
     open: bool = False  # --follow: no end line yet (so far, no end-of-stream verdict)
     # the conversation it belongs to, named by its first exchange (the contract's pairing)
     conversation: int | None = None
-    # the kinds among `kinds` that follow from the client closing the stream (warnings)
-    cut: list[str] = field(default_factory=list)
+
+    @property
+    def kinds(self) -> list[str]:
+        return [s.kind for s in self.seen]
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> ExchangeSummary:
+        return cls(
+            d["exchange"],
+            d["stream"],
+            d["frames"],
+            [Seen.from_json(s) for s in d["seen"]],
+            [RequestFinding.from_json(f) for f in d["findings"]],
+            [AssembledCall.from_json(c) for c in d["calls"]],
+            d["response_id"],
+            d["failure"],
+            d["open"],
+            d["conversation"],
+        )
 
 
 def _summary(
@@ -367,13 +435,12 @@ def _summary(
     row = ExchangeSummary(info.exchange, stream is not None, failure=failure)
     if stream is not None:
         row.frames = stream.frames
-        row.kinds = [x.kind for x in stream.anomalies]
-        row.cut = [x.kind for x in stream.anomalies if x.cut_by_client]
-        row.calls = [[_plain(c.id), _plain(c.name)] for c in stream.tool_calls]
+        row.seen = [Seen(x.kind, x.severity) for x in stream.anomalies]
+        row.calls = [AssembledCall.of(c) for c in stream.tool_calls]
         row.response_id = stream.response_id
     for f in findings:
-        row.kinds.append(f.kind)
-        row.findings.append([f.kind, f.message, f.at_message, _plain(f.call)])
+        row.seen.append(Seen(f.kind, f.severity))
+        row.findings.append(RequestFinding.of(f))
     return row
 
 
@@ -416,7 +483,7 @@ class FollowedSummaries:
     def __init__(self, path: str) -> None:
         self.reader = RecordingReader(path, raw=True, tolerant=True)
         self.seen = RecordingPass()
-        self._findings: dict[int, list[list[str]]] = {}  # per request, as last given
+        self._findings: dict[int, list[RequestFinding]] = {}  # per request, as last given
         # the contract's findings, and how many streams and requests they were checked on:
         # both only grow, so the check runs again only when one of them has
         self._contract: tuple[tuple[int, int], dict[int, list[Finding]]] | None = None
@@ -435,16 +502,13 @@ class FollowedSummaries:
             self._contract = checked_on, _by_exchange(checked.findings)
             self._threads = checked.conversation
         findings = self._contract[1]
-        said = {
-            ex: [[f.kind, f.message, f.at_message, _plain(f.call)] for f in fs]
-            for ex, fs in findings.items()
-        }
+        said = {ex: [RequestFinding.of(f) for f in fs] for ex, fs in findings.items()}
         changed = touched | {
             ex
             for ex in said.keys() | self._findings.keys()
             if said.get(ex) != self._findings.get(ex)
         }
-        self._findings = said  # type: ignore[assignment]
+        self._findings = said
         return [self._row(ex, findings.get(ex, [])) for ex in sorted(changed) if ex in seen.infos]
 
     def _row(self, ex: int, findings: list[Finding]) -> ExchangeSummary:
@@ -455,8 +519,9 @@ class FollowedSummaries:
             row = _summary(info, None, findings, None)
             row.stream, row.open, row.frames = True, True, live.frames
             if engine is not None:  # (None: its dialect is not told yet)
-                row.kinds[:0] = [a.kind for a in engine.log.entries()]  # anomalies, findings
-                row.calls = [[_plain(c.id), _plain(c.name)] for c in engine.calls_now()]
+                so_far = [Seen(a.kind, a.severity) for a in engine.log.entries()]
+                row.seen[:0] = so_far  # anomalies, then findings
+                row.calls = [AssembledCall.of(c) for c in engine.calls_now()]
             return row
         if info.end_ns is None:  # no response yet, or a body still coming
             row = _summary(info, None, findings, None)
@@ -483,7 +548,7 @@ def summarize_in_child(path: str) -> list[ExchangeSummary]:
     )
     if done.returncode != 0:
         raise RecordingError(_last_line(done.stderr, done.returncode), path)
-    return [ExchangeSummary(**d) for d in orjson.loads(done.stdout)]
+    return [ExchangeSummary.from_json(d) for d in orjson.loads(done.stdout)]
 
 
 def _last_line(stderr: bytes, code: int | None) -> str:
@@ -524,7 +589,7 @@ class FollowingChild:
         if d.get("error"):
             raise RecordingError(d["error"], self.path)
         self.bytes_read = d["read"]
-        return [ExchangeSummary(**r) for r in d["rows"]]
+        return [ExchangeSummary.from_json(r) for r in d["rows"]]
 
     def close(self) -> None:
         proc = self._proc

@@ -12,6 +12,12 @@ from ..text import quote
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
 
+
+def worst_severity(severities: Iterable[str]) -> str | None:
+    """The most severe of `severities` (None when there are none)."""
+    return min(severities, key=SEVERITY_ORDER.__getitem__, default=None)
+
+
 # kind -> (severity, what it means in plain words): the one registry every rule refers to
 # (a test checks every kind the rules name is here). The order is the contract's.
 KINDS: dict[str, tuple[str, str]] = {

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from ..text import cut, quote
-from .anomalies import ERROR, INFO, SEVERITY_ORDER, WARNING
+from .anomalies import ERROR, INFO, WARNING, worst_severity
 from .anomalies import KINDS as ANOMALY_KINDS
 from .calls import Call
 from .history import History, SentCall, Words, function_or_custom
@@ -90,8 +90,7 @@ def severity(kind: str) -> str | None:
 
 def worst(kinds: Iterable[str]) -> str | None:
     """The most severe severity among anomaly and contract kinds (None when there are none)."""
-    levels = [s for s in map(severity, kinds) if s is not None]
-    return min(levels, key=SEVERITY_ORDER.__getitem__) if levels else None
+    return worst_severity(s for s in map(severity, kinds) if s is not None)
 
 
 @dataclass(slots=True)

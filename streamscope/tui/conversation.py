@@ -15,30 +15,19 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from ..core.contract import KINDS as CONTRACT_KINDS
+from ..analysis.driver import RequestFinding
 from ..core.history import History, SentCall, Turn
 from ..marks import MARK, STYLE
 from ..text import cut, quote, visible
-
-
-@dataclass(frozen=True, slots=True)
-class Found:
-    """A contract finding as the replay receives it: its kind and words, and where in the
-    request it points (the message's index, the call id)."""
-
-    kind: str
-    words: str
-    at: int | None = None
-    call: object = None
 
 
 @dataclass(slots=True)
 class Placed:
     """The findings of one request, each placed on the message (and call id) it is about."""
 
-    on_message: dict[int, list[Found]] = field(default_factory=dict)
-    on_call: dict[tuple[int, str], list[Found]] = field(default_factory=dict)
-    unplaced: list[Found] = field(default_factory=list)
+    on_message: dict[int, list[RequestFinding]] = field(default_factory=dict)
+    on_call: dict[tuple[int, str], list[RequestFinding]] = field(default_factory=dict)
+    unplaced: list[RequestFinding] = field(default_factory=list)
 
 
 def call_key(cid: object, name: object) -> str:
@@ -55,24 +44,23 @@ def _about(call: object) -> str:
     return call_key(call, None)
 
 
-def place(findings: list[Found]) -> Placed:
+def place(findings: list[RequestFinding]) -> Placed:
     """Put each finding where it points: a call sent back with other values on that call
     (by the id it went back with), anything else on its message."""
     placed = Placed()
     for f in findings:
-        if f.at is None:
+        if f.at_message is None:
             placed.unplaced.append(f)
         elif f.kind.startswith(("tool-call-", "thought-")) and f.kind != "tool-call-dropped":
-            placed.on_call.setdefault((f.at, _about(f.call)), []).append(f)
+            placed.on_call.setdefault((f.at_message, _about(f.call)), []).append(f)
         else:  # a dropped call is missing from its message; a result's finding is on it
-            placed.on_message.setdefault(f.at, []).append(f)
+            placed.on_message.setdefault(f.at_message, []).append(f)
     return placed
 
 
-def _finding(text: Text, f: Found, indent: str) -> None:
-    severity = CONTRACT_KINDS.get(f.kind, ("error", ""))[0]
-    text.append(f"{indent}{MARK.get(severity, '✗')} {f.kind}: ", style=STYLE.get(severity, ""))
-    text.append(f"{visible(f.words)}\n", style=STYLE.get(severity, ""))
+def _finding(text: Text, f: RequestFinding, indent: str) -> None:
+    text.append(f"{indent}{MARK[f.severity]} {f.kind}: ", style=STYLE[f.severity])
+    text.append(f"{visible(f.message)}\n", style=STYLE[f.severity])
 
 
 def _content(value: object) -> str:
@@ -108,7 +96,7 @@ def _answer(text: Text, answered: dict[str, object], cid: str) -> None:
 
 def conversation(
     history: History | None,
-    findings: list[Found],
+    findings: list[RequestFinding],
     earlier: dict[str, tuple[int, object, object]],
 ) -> Text:
     """The request's `history` as a person reads it. `findings`: this request's contract

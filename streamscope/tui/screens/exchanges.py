@@ -12,12 +12,13 @@ from textual.widgets import (
     Static,
 )
 
+from ...core.anomalies import worst_severity
 from ...inputs import ExchangeInfo
 from ...marks import MARK, STYLE
 from ...text import cut, plural, visible
 from ..messages import OpenExchange, RecordingGrew
 from ..session import Session
-from ..widgets import ms, severity
+from ..widgets import ms
 from .bindings import EXCHANGES
 
 NOTES_SHOWN = 3  # above the list; a HAR may have a note for each entry it skipped
@@ -133,19 +134,12 @@ class ExchangesScreen(Screen):
                 why = visible(s.failure.split(": ", 1)[0])
                 return Text(f"{MARK['error']} {why}", style=STYLE["error"])
             return Text("not a stream", style="dim")
-        cut = set(s.cut)  # what the client's early close caused: a warning at most
-
-        def level_of(kind: str) -> str | None:
-            found = severity(kind)
-            return "warning" if kind in cut and found == "error" else found
-
-        levels = [x for x in map(level_of, s.kinds) if x is not None]
-        level = min(levels, key=["error", "warning", "info"].index) if levels else None
+        level = worst_severity(x.severity for x in s.seen)
         if level is None:
             return Text("clean", style="green")
-        contract = [f[0] for f in s.findings]
+        contract = [f.kind for f in s.findings]
         at_level = sorted(
-            {k for k in s.kinds if level_of(k) == level}, key=lambda k: (k not in contract, k)
+            {x.kind for x in s.seen if x.severity == level}, key=lambda k: (k not in contract, k)
         )
         more = f" +{len(at_level) - 1}" if len(at_level) > 1 else ""
         return Text(f"{MARK[level]} {at_level[0]}{more}", style=STYLE[level])

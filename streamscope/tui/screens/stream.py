@@ -18,7 +18,7 @@ from textual.widgets import (
     Static,
 )
 
-from ...core.contract import severity
+from ...core.anomalies import INFO
 from ...recording.format import Request
 from ...text import quote, visible
 from ..messages import FrameSelected, RecordingGrew, StreamRead
@@ -189,7 +189,7 @@ class StreamScreen(Screen):
         )
         mine = summaries.get(self.model.exchange)
         # a break opens the request; an info finding (a stream pairing could not check) not
-        if mine is not None and any(severity(f[0]) != "info" for f in mine.findings):
+        if mine is not None and any(f.severity != INFO for f in mine.findings):
             self.query_one("#right", ContentSwitcher).current = "conversation-scroll"
             self.add_class("-request")
 

@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from ...dialects import dialect
 from ...inputs import describe_numbers
-from ..conversation import Found, call_key, conversation
+from ..conversation import call_key, conversation
 
 
 class ConversationView(Static):
@@ -33,15 +33,15 @@ class ConversationView(Static):
             self.update(head + conversation(history, [], {}))
             return
         mine = summaries.get(exchange)
-        findings = [Found(*f) for f in mine.findings] if mine is not None else []
+        findings = mine.findings if mine is not None else []
         # the calls of the earlier streams of this request's own conversation (the
         # contract's pairing): another conversation's call of the same name is not its
         thread = mine.conversation if mine is not None else None
         earlier = {
-            call_key(cid, name): (s.exchange, name, s.response_id)
+            call_key(c.id, c.name): (s.exchange, c.name, s.response_id)
             for s in summaries.values()
             if s.exchange < exchange and (thread is None or s.conversation == thread)
-            for cid, name in s.calls
+            for c in s.calls
         }
         head = Text()
         if thread is not None:
