@@ -86,8 +86,8 @@ def sdk_verified() -> dict[str, str]:
 
 
 def sdk_note(dialects: Iterable[str | None]) -> str | None:
-    """One sentence naming each SDK strategy of `dialects` (names as told, None or an
-    unknown one: Chat Completions) whose installed package differs from the release its
+    """One sentence naming each SDK strategy of `dialects` (names as told; None: Chat
+    Completions) whose installed package differs from the release its
     emulation was verified against; None when none differs or none is installed."""
     seen: dict[str, str] = {}
     for told in dialects:
@@ -102,14 +102,30 @@ def sdk_note(dialects: Iterable[str | None]) -> str | None:
     return "; ".join(seen.values()) or None
 
 
+class UnknownDialect(ValueError):
+    """A dialect name no registered dialect has: a caller's mistake, never read as Chat."""
+
+    def __init__(self, name: object) -> None:
+        known = ", ".join(DIALECTS)
+        super().__init__(f"no dialect is named {name!r} (the dialects: {known})")
+
+
 def dialect(name: str | None) -> Dialect:
-    """The dialect that reads a stream told `name` (Chat Completions when none reads it)."""
-    return DIALECTS.get(name or "", DEFAULT)
+    """The dialect named `name`; None (the stream did not tell its dialect) is read as
+    Chat Completions, as the contract says. Raises UnknownDialect for any other name."""
+    if name is None:
+        return DEFAULT
+    found = DIALECTS.get(name)
+    if found is None:
+        raise UnknownDialect(name)
+    return found
 
 
 def unknown(name: str | None) -> str | None:
-    """Why a stream told `name` is read as Chat Completions (None: its dialect reads it)."""
-    if name in DIALECTS:
+    """Why a stream told `name` is read as Chat Completions (None: its dialect reads it;
+    UnknownDialect for a name no dialect has)."""
+    if name is not None:
+        dialect(name)  # a name no dialect has raises
         return None
     return (
         "neither the request nor the first events tell the dialect (Chat Completions, "
@@ -124,8 +140,8 @@ def open_engine(
     response_format: object | None = None,
     **options: Unpack[EngineOptions],
 ) -> Engine:
-    """The engine of the dialect told `name`; one that fits none is read as Chat
-    Completions with `dialect-unknown` said once."""
+    """The engine of the dialect told `name`; a stream that told none (None) is read as
+    Chat Completions with `dialect-unknown` said once. Raises UnknownDialect."""
     engine = dialect(name).engine(exchange, tools, response_format, **options)
     why = unknown(name)
     if why is not None:
@@ -138,6 +154,7 @@ __all__ = [
     "LOOK",
     "DIALECTS",
     "Dialect",
+    "UnknownDialect",
     "dialect",
     "of_event",
     "of_frame",
