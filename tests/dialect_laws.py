@@ -9,9 +9,9 @@ from typing import Any
 from click.testing import CliRunner
 
 from streamscope.cli import main
-from streamscope.core.anomalies import KINDS
 from streamscope.core.engine import StreamResult
 from streamscope.core.sse import SseDecoder
+from streamscope.dialects import ANOMALY_KINDS as KINDS
 
 from .anthropic_events import calls, frames, kinds, sse
 

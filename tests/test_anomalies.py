@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from streamscope.core.anomalies import KINDS, AnomalyLog
+from streamscope.core.anomalies import KINDS as SHARED_KINDS
+from streamscope.core.anomalies import AnomalyLog
 from streamscope.core.sse import Truncation
+from streamscope.dialects import ANOMALY_KINDS as KINDS
 from streamscope.dialects.chat.appendix_a import A1, A2, ARGS, FINISH, calls, chunk, tc
 
 from .helpers import kinds, run, tool_def
@@ -380,10 +382,14 @@ def test_a_copied_log_shares_its_marks_and_each_side_goes_on_alone():
 @given(
     st.lists(
         st.one_of(
-            st.tuples(st.just("add"), st.integers(0, 3), st.sampled_from(sorted(KINDS)[:4])),
-            st.tuples(st.just("back"), st.integers(0, 40), st.sampled_from(sorted(KINDS)[:4])),
+            st.tuples(st.just("add"), st.integers(0, 3), st.sampled_from(sorted(SHARED_KINDS)[:4])),
+            st.tuples(
+                st.just("back"), st.integers(0, 40), st.sampled_from(sorted(SHARED_KINDS)[:4])
+            ),
             st.tuples(st.just("copy"), st.booleans(), st.just("")),
-            st.tuples(st.just("discard"), st.integers(0, 3), st.sampled_from(sorted(KINDS)[:4])),
+            st.tuples(
+                st.just("discard"), st.integers(0, 3), st.sampled_from(sorted(SHARED_KINDS)[:4])
+            ),
         ),
         max_size=60,
     )

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamscope.analysis import analyze
-from streamscope.core.anomalies import KINDS
 from streamscope.core.calls import StrategyError, Unmodeled
 from streamscope.core.sse import decode_body
+from streamscope.dialects import ANOMALY_KINDS as KINDS
 from streamscope.dialects.anthropic.engine import AnthropicEngine
 
 from .anthropic_events import (

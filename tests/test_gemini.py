@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from streamscope.analysis import analyze
 from streamscope.cli import main
-from streamscope.core.anomalies import KINDS
 from streamscope.core.calls import StrategyError
+from streamscope.dialects import ANOMALY_KINDS as KINDS
 from streamscope.dialects.gemini.engine import GeminiEngine
 
 from .dialect_laws import (

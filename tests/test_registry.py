@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from streamscope.core import anomalies, contract
+from streamscope.dialects import ANOMALY_KINDS
 
 PACKAGE = Path(anomalies.__file__).resolve().parents[1]
 RULES = ("core", "dialects")  # where rules live: the shared ones and each dialect's
@@ -19,44 +20,51 @@ SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "analysis-contr
 
 def _named_kinds() -> list[tuple[str, int, str]]:
     """(module, line, kind) of every kind-shaped literal passed to an add or discard call."""
+    return [
+        found
+        for path in sorted(p for top in RULES for p in (PACKAGE / top).rglob("*.py"))
+        for found in _named_kinds_in(path)
+    ]
+
+
+def _named_kinds_in(path: Path) -> list[tuple[str, int, str]]:
     found = []
-    for path in sorted(p for top in RULES for p in (PACKAGE / top).rglob("*.py")):
-        tree = ast.parse(path.read_text(), str(path))
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name not in ("add", "discard"):
-                continue
-            # the kind is the first argument (AnomalyLog.add, discard), or the second after
-            # the exchange number (the contract's add)
-            strings = [
-                a.value
-                for a in node.args[:2]
-                if isinstance(a, ast.Constant) and isinstance(a.value, str)
-            ]
-            if strings and KIND_SHAPE.match(strings[0]):
-                found.append((path.name, node.lineno, strings[0]))
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name not in ("add", "discard"):
+            continue
+        # the kind is the first argument (AnomalyLog.add, discard), or the second after
+        # the exchange number (the contract's add)
+        strings = [
+            a.value
+            for a in node.args[:2]
+            if isinstance(a, ast.Constant) and isinstance(a.value, str)
+        ]
+        if strings and KIND_SHAPE.match(strings[0]):
+            found.append((path.name, node.lineno, strings[0]))
     return found
 
 
 def test_every_kind_a_rule_names_is_registered():
     named = _named_kinds()
     assert len(named) > 40  # the scan does see the rules
-    registered = set(anomalies.KINDS) | set(contract.KINDS)
+    registered = set(ANOMALY_KINDS) | set(contract.KINDS)
     unknown = [(m, line, k) for m, line, k in named if k not in registered]
     assert unknown == []
 
 
 def test_every_registered_kind_is_used_by_a_rule():
     used = {k for _, _, k in _named_kinds()}
-    assert set(anomalies.KINDS) - used == set()
+    assert set(ANOMALY_KINDS) - used == set()
     assert set(contract.KINDS) - used == set()
 
 
 def test_registries_give_a_severity_and_a_meaning():
-    for registry in (anomalies.KINDS, contract.KINDS):
+    for registry in (ANOMALY_KINDS, contract.KINDS):
         for kind, (severity, meaning) in registry.items():
             assert severity in anomalies.SEVERITY_ORDER, kind
             assert meaning and "\n" not in meaning, kind
@@ -68,7 +76,7 @@ def test_every_kind_of_the_contract_is_registered():
     text = SPEC.read_text()
     table = set(re.findall(r"^\| `([a-z0-9-]+)` \| (?:error|warning|info) \|", text, re.M))
     assert len(table) > 40
-    assert table <= set(anomalies.KINDS) | set(contract.KINDS)
+    assert table <= set(ANOMALY_KINDS) | set(contract.KINDS)
 
 
 def test_the_dialect_kinds_of_the_dialects_read_are_registered_as_the_contract_says():
@@ -81,4 +89,34 @@ def test_the_dialect_kinds_of_the_dialects_read_are_registered_as_the_contract_s
     read = [(k, sev) for k, where, sev in rows if any(d in where for d in dialects)]
     assert len(read) >= 14
     for kind, sev in read:
-        assert anomalies.KINDS[kind][0] == sev, kind
+        assert ANOMALY_KINDS[kind][0] == sev, kind
+
+
+def test_a_kind_only_one_dialect_names_is_that_dialects_and_the_core_keeps_the_shared():
+    """Each dialect declares its own kinds (its Dialect record, its engine's log); the core
+    registry holds the kinds several dialects, or the shared rules, name, and Chat
+    Completions' (the contract's first table, which every reading starts from)."""
+    from streamscope.dialects import DEFAULT, DIALECTS
+
+    by_package: dict[str, set[str]] = {}
+    for path in sorted((PACKAGE / "dialects").rglob("*.py")):
+        top = path.relative_to(PACKAGE / "dialects").parts
+        where = top[0] if len(top) > 1 else "shared"
+        for _, _, kind in _named_kinds_in(path):
+            by_package.setdefault(kind, set()).add(where)
+    for path in sorted((PACKAGE / "core").rglob("*.py")):
+        for _, _, kind in _named_kinds_in(path):
+            by_package.setdefault(kind, set()).add("shared")
+    owned = {d.engine.__module__.split(".")[2]: d for d in DIALECTS.values() if d is not DEFAULT}
+    for kind, packages in by_package.items():
+        if kind in contract.KINDS:
+            continue
+        if len(packages) == 1 and next(iter(packages)) in owned:
+            d = owned[next(iter(packages))]
+            assert kind in d.kinds and kind not in anomalies.KINDS, kind
+            assert kind in d.engine.kinds, kind  # its engine's log may file it
+        else:
+            assert kind in anomalies.KINDS, (kind, packages)
+    for d in DIALECTS.values():
+        assert set(d.kinds).isdisjoint(anomalies.KINDS)
+        assert ANOMALY_KINDS.keys() >= d.kinds.keys()

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from streamscope.analysis import analyze
 from streamscope.cli import main
-from streamscope.core.anomalies import KINDS
 from streamscope.core.calls import StrategyError
 from streamscope.core.sse import decode_body
+from streamscope.dialects import ANOMALY_KINDS as KINDS
 from streamscope.dialects.responses.engine import ResponsesEngine
 
 from .dialect_laws import (

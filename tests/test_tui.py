@@ -952,7 +952,7 @@ def test_the_timeline_ticks_each_anomaly_column_with_its_worst(total, cols, mark
     # every marked frame would place them
     from types import SimpleNamespace
 
-    from streamscope.core.contract import worst
+    from streamscope.dialects import worst
     from streamscope.tui.model import _by_worst
 
     marks = {f: kinds for f, kinds in marks.items() if f <= total}

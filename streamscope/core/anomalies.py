@@ -18,8 +18,10 @@ def worst_severity(severities: Iterable[str]) -> str | None:
     return min(severities, key=SEVERITY_ORDER.__getitem__, default=None)
 
 
-# kind -> (severity, what it means in plain words): the one registry every rule refers to
-# (a test checks every kind the rules name is here). The order is the contract's.
+# kind -> (severity, what it means in plain words): the kinds every dialect shares (or
+# several do), in the contract's order. A kind only one dialect has is in its package
+# (dialects/<name>/kinds.py, on its Dialect record); the whole registry is
+# dialects.ANOMALY_KINDS, and each engine hands its log the kinds it may file.
 KINDS: dict[str, tuple[str, str]] = {
     "id-empty-overwrite": (WARNING, 'a later delta has id "" or null for a call whose id is set'),
     "name-empty-overwrite": (WARNING, 'a later delta has name "" or null for a named call'),
@@ -70,80 +72,25 @@ KINDS: dict[str, tuple[str, str]] = {
     # Beyond the contract's table (new kinds may be added):
     "provider-error": (ERROR, "the provider sent an error object in the stream"),
     "invalid-utf8": (WARNING, "an event's bytes are not valid UTF-8"),
-    # Dialects (the contract's second table): any dialect, then Anthropic Messages.
+    # Dialects (the contract's second table): any dialect, then several.
     "dialect-unknown": (INFO, "no dialect fits the stream; it is read as Chat Completions"),
-    "block-start-input-nonempty": (
-        WARNING,
-        "a tool block's start carries a non-empty input and fragments follow",
-    ),
-    "partial-json-empty": (INFO, 'a tool block\'s first (or only) fragment is ""'),
-    "block-delta-without-start": (ERROR, "a delta or stop for an index with no open block"),
-    "block-stop-missing": (ERROR, "the stream ended with a tool block open"),
-    "block-index-reused": (
-        ERROR,
-        "a block starts at an index an earlier block of the same message used",
-    ),
-    "message-start-repeated": (
-        ERROR,
-        "a second message_start arrives while the first message is open",
-    ),
     "stop-reason-mismatch": (
         WARNING,
         "tool calls were assembled but the stop reason does not say so",
     ),
-    # The OpenAI Responses API (and, for the wrapper, Chat Completions):
-    "args-done-only": (
-        WARNING,
-        "a call's arguments arrive only in .done / output_item.done, with no delta",
-    ),
-    "args-done-mismatch": (ERROR, ".done or output_item.done differs from the accumulated deltas"),
-    "delta-unknown-item": (ERROR, "a delta names an item_id / output_index no added item has"),
-    "items-interleaved": (INFO, "deltas of two open items alternate"),
+    # The OpenAI Responses API and Chat Completions:
     "parallel-wrapper": (
         WARNING,
         "one call named parallel / multi_tool_use.parallel wraps tool_uses[]",
     ),
-    "sequence-disorder": (WARNING, "sequence_number goes back or skips"),
-    "parallel-in-one-chunk": (
-        INFO,
-        "one chunk holds several functionCall parts (index-0 clients merge them)",
-    ),
-    "partial-args-unterminated": (ERROR, "a streamed call never gets its closing part"),
-    "partial-args-without-open": (ERROR, "partialArgs arrive with no open named call"),
-    "thought-signature": (
-        INFO,
-        "a call carries thoughtSignature, which must be sent back verbatim",
-    ),
-    "malformed-function-call": (ERROR, "finishReason: MALFORMED_FUNCTION_CALL"),
-    # Beyond the contract (Anthropic Messages):
-    "message-stop-missing": (WARNING, "the stream ended without message_stop"),
-    "event-name-missing": (
-        WARNING,
-        "events carry no event: name (the official SDK skips them)",
-    ),
+    # Beyond the contract (the event dialects):
     "event-schema-violation": (
         WARNING,
         "an event does not fit its dialect's types (a wrong type, a missing field)",
     ),
     "event-unknown": (INFO, "an event or delta of a type the dialect does not define"),
-    # Beyond the contract (the OpenAI Responses API):
-    "delta-empty": (INFO, 'an argument delta is "" (bridges that require text stop on it)'),
-    "final-output-mismatch": (
-        WARNING,
-        "the final response's output leaves out a call the stream carried",
-    ),
-    "response-end-missing": (
-        WARNING,
-        "the stream ended without response.completed, .incomplete or .failed",
-    ),
-    # Beyond the contract (Gemini):
-    "args-absent": (INFO, "a call part carries no args: a call with no arguments, read as {}"),
-    "finish-stop-with-calls": (
-        INFO,
-        "calls were made and finishReason is STOP (Gemini has no tool-call finish reason)",
-    ),
-    "candidate-finish-missing": (WARNING, "the stream ended with no finishReason for a candidate"),
 }
+Kinds = Mapping[str, tuple[str, str]]
 
 
 @dataclass(slots=True)
@@ -187,10 +134,20 @@ _ALONE: dict[str, tuple[str]] = {}  # kind -> (kind,): the marks of a frame with
 class AnomalyLog:
     """One entry per (kind, choice, index): the first sighting, with a count of recurrences."""
 
-    __slots__ = ("_by_key", "_frames", "_layers", "_layers_top", "_tops", "_ordered", "marking")
+    __slots__ = (
+        "_by_key",
+        "_frames",
+        "_layers",
+        "_layers_top",
+        "_tops",
+        "_ordered",
+        "marking",
+        "kinds",
+    )
 
-    def __init__(self, marking: bool = True) -> None:
+    def __init__(self, marking: bool = True, kinds: Kinds = KINDS) -> None:
         self._by_key: dict[tuple[Any, ...], Anomaly] = {}
+        self.kinds = kinds  # what may be filed, with its severity: the engine's dialect's
         # False: no frame is marked (the minimiser reads the kinds alone, and a long
         # interleaved stream marks most of its frames)
         self.marking = marking
@@ -221,7 +178,7 @@ class AnomalyLog:
         found = self._by_key.get(key)
         if found is None:
             text = message if isinstance(message, str) else message()
-            self._by_key[key] = Anomaly(frame, kind, choice, index, KINDS[kind][0], text)
+            self._by_key[key] = Anomaly(frame, kind, choice, index, self.kinds[kind][0], text)
         else:
             found.count += 1
             # one entry per kind, choice and index, but different schema problems each named
@@ -302,7 +259,7 @@ class AnomalyLog:
         return merged
 
     def copy(self) -> AnomalyLog:
-        new = AnomalyLog(self.marking)
+        new = AnomalyLog(self.marking, self.kinds)
         new._by_key = {
             k: Anomaly(
                 a.frame,

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from ..text import cut, quote
-from .anomalies import ERROR, INFO, WARNING, worst_severity
-from .anomalies import KINDS as ANOMALY_KINDS
+from .anomalies import ERROR, INFO, WARNING
 from .calls import Call
 from .history import History, SentCall, Words, function_or_custom
 from .pairing import Head, Pairing, Thread, pair, thread
@@ -80,17 +79,6 @@ KINDS: dict[str, tuple[str, str]] = {
         "a Gemini call goes back without the thoughtSignature it was streamed with",
     ),
 }
-
-
-def severity(kind: str) -> str | None:
-    """An anomaly's or a contract finding's severity (None for a kind neither knows)."""
-    known = ANOMALY_KINDS.get(kind) or KINDS.get(kind)
-    return known[0] if known else None
-
-
-def worst(kinds: Iterable[str]) -> str | None:
-    """The most severe severity among anomaly and contract kinds (None when there are none)."""
-    return worst_severity(s for s in map(severity, kinds) if s is not None)
 
 
 @dataclass(slots=True)

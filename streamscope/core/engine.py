@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from ..text import cut, quote
 from . import repair as repairs
-from .anomalies import Anomaly, AnomalyLog, cut_by_client
+from .anomalies import KINDS, Anomaly, AnomalyLog, Kinds, cut_by_client
 from .calls import Call, StrategyError, Unmodeled
 from .frames import NOT_READ, Frame, Sentinel
 from .sse import Truncation
@@ -157,6 +157,7 @@ class Engine:
 
     dialect = ""
     strategy_names: tuple[str, ...] = ()
+    kinds: Kinds = KINDS  # what its log may file: the shared kinds and the dialect's own
     by_value = False  # see StreamResult.by_value
     wrappers = False  # the dialect's models invent the parallel wrapper (`parallel-wrapper`)
     # what to do with a call that has no id (`id-missing`), in the dialect's words
@@ -169,7 +170,7 @@ class Engine:
         self.exchange = exchange
         self.part = part
         self._reads, self._clients, self._emulated = PARTS[part]
-        self.log = AnomalyLog(marks)  # marks False: no anomaly marks per frame
+        self.log = AnomalyLog(marks, self.kinds)  # marks False: no anomaly marks per frame
         self.collect_events = collect_events
         self.frames = 0
         self.declared: frozenset[str] | None = None  # tool names the request declared

@@ -11,6 +11,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ..core.anomalies import KINDS as SHARED_KINDS
+from ..core.anomalies import worst_severity
+from ..core.contract import KINDS as CONTRACT_KINDS
 from ..core.engine import Engine
 from ..core.frames import Frame
 from .anthropic import ANTHROPIC
@@ -25,6 +28,24 @@ if TYPE_CHECKING:
 
 DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI)}
 DEFAULT = CHAT
+
+# Every anomaly kind, kind -> (severity, meaning): the shared ones, then each dialect's own.
+ANOMALY_KINDS: dict[str, tuple[str, str]] = {
+    **SHARED_KINDS,
+    **{k: v for d in DIALECTS.values() for k, v in d.kinds.items()},
+}
+
+
+def severity(kind: str) -> str | None:
+    """An anomaly's or a contract finding's severity (None for a kind neither registry knows)."""
+    known = ANOMALY_KINDS.get(kind) or CONTRACT_KINDS.get(kind)
+    return known[0] if known else None
+
+
+def worst(kinds: Iterable[str]) -> str | None:
+    """The most severe severity among anomaly and contract kinds (None when there are none)."""
+    return worst_severity(s for s in map(severity, kinds) if s is not None)
+
 
 # How many frames a stream is looked at to tell its dialect.
 LOOK = 64
@@ -150,6 +171,7 @@ def open_engine(
 
 
 __all__ = [
+    "ANOMALY_KINDS",
     "DEFAULT",
     "LOOK",
     "DIALECTS",
@@ -164,5 +186,7 @@ __all__ = [
     "sdk_note",
     "sdk_verified",
     "sdk_versions",
+    "severity",
     "unknown",
+    "worst",
 ]

@@ -7,8 +7,8 @@ Adding a dialect adds a package under `streamscope/dialects/` and a line in its 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from ..core.calls import Call, StrategyError, Unmodeled
@@ -131,3 +131,6 @@ class Dialect:
     version_key: str | None = None
     # The distribution the SDK strategy stands for (its verified release: versions.py)
     sdk_package: str = "openai"
+    # The anomaly kinds only this dialect's streams have, kind -> (severity, meaning);
+    # the shared ones are core/anomalies.py's. Its engine's log files both.
+    kinds: Mapping[str, tuple[str, str]] = field(default_factory=dict)

@@ -21,11 +21,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
-from ..core.contract import worst as most_severe
 from ..core.engine import Engine, Strategies, StreamResult
 from ..core.events import FieldEvent
 from ..core.frames import Frame
 from ..dialects import Dialect, dialect, open_engine
+from ..dialects import worst as most_severe
 from ..inputs.reads import Reads
 from ..recording.format import RecordingError
 

@@ -6,6 +6,7 @@ from ..base import Dialect, Terms
 from .engine import STRATEGY_NAMES, AnthropicEngine, plain_fragment
 from .fixture import FIXTURE
 from .history import history
+from .kinds import KINDS
 from .oracle import anthropic_sdk_result, anthropic_version
 from .robust import EVENTS
 from .shape import SHAPE
@@ -70,4 +71,5 @@ ANTHROPIC = Dialect(
     fixture=FIXTURE,
     shape=SHAPE,
     named_events=True,
+    kinds=KINDS,
 )

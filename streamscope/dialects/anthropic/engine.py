@@ -10,12 +10,14 @@ from __future__ import annotations
 import copy
 from typing import Any, cast
 
+from ...core.anomalies import KINDS as SHARED_KINDS
 from ...core.calls import Call
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine, is_index
+from .kinds import KINDS
 from .robust import Robust
 from .sdk_model import AnthropicSdkEmulation
 from .strategies import LastBlock, StartConcat, Truthy
@@ -39,6 +41,7 @@ class AnthropicEngine(EventEngine):
     """Feed frames in arrival order; `finish` once."""
 
     dialect = "anthropic-messages"
+    kinds = {**SHARED_KINDS, **KINDS}
     strategy_names = STRATEGY_NAMES
     sdk_name = "anthropic-sdk"
     by_value = True  # the SDK keeps a tool's input parsed: compared by value

@@ -7,6 +7,7 @@ from ..base import Dialect, Terms
 from .engine import STRATEGY_NAMES, GeminiEngine, plain_fragment
 from .fixture import FIXTURE
 from .history import history
+from .kinds import KINDS
 from .oracle import genai_version, parts_result
 from .shape import SHAPE
 from .summary import plain_summary, summarize
@@ -56,4 +57,5 @@ GEMINI = Dialect(
     fixture=FIXTURE,
     shape=SHAPE,
     version_key="google_genai_version",
+    kinds=KINDS,
 )

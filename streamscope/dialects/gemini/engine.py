@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.anomalies import KINDS as SHARED_KINDS
 from ...core.calls import Call, Unmodeled
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine
+from .kinds import KINDS
 from .robust import Robust
 from .sdk_model import PartsEmulation
 from .strategies import ChunkIndex, IndexZero, NeedsTerminal, first_calls
@@ -89,6 +91,7 @@ class GeminiEngine(EventEngine):
     """Feed frames in arrival order; `finish` once."""
 
     dialect = "gemini"
+    kinds = {**SHARED_KINDS, **KINDS}
     strategy_names = STRATEGY_NAMES
     sdk_name = "parts"
 

@@ -7,6 +7,7 @@ from ..chat.oracle import openai_version
 from .engine import STRATEGY_NAMES, ResponsesEngine, plain_fragment
 from .fixture import FIXTURE
 from .history import history
+from .kinds import KINDS
 from .oracle import responses_sdk_result
 from .shape import SHAPE
 from .summary import plain_summary, summarize
@@ -61,4 +62,5 @@ RESPONSES = Dialect(
     fixture=FIXTURE,
     shape=SHAPE,
     named_events=True,
+    kinds=KINDS,
 )

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from ...core.anomalies import KINDS as SHARED_KINDS
 from ...core.calls import Call
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine, is_index
+from .kinds import KINDS
 from .robust import DELTAS, Robust, done_field
 from .sdk_model import ResponsesSdkEmulation
 from .strategies import CurrentItem, DeltasOnly, StrictDone
@@ -37,6 +39,7 @@ class ResponsesEngine(EventEngine):
     """Feed frames in arrival order; `finish` once."""
 
     dialect = "openai-responses"
+    kinds = {**SHARED_KINDS, **KINDS}
     strategy_names = STRATEGY_NAMES
     sdk_name = "openai-sdk"
     wrappers = True  # models invent multi_tool_use.parallel here (see parallel-wrapper)

@@ -1,6 +1,6 @@
 """The replay's widgets, one per module."""
 
-from ...core.contract import severity, worst
+from ...dialects import severity, worst
 from .call_table import CallTable
 from .common import ms
 from .conversation_view import ConversationView

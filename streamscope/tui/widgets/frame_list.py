@@ -12,7 +12,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.contract import worst
+from ...dialects import worst
 from ...marks import MARK, STYLE
 from ..messages import FrameSelected
 from ..model import StreamModel
