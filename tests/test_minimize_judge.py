@@ -17,8 +17,8 @@ from streamscope.dialects.chat.facts import docs_raise as _docs_raise
 from streamscope.dialects.chat.facts import parsed as _parsed
 from streamscope.export.minimize import Signature, _Tester, signature
 
+from .dialects.chat.test_fast_path import PIECES, analyse, summary
 from .helpers import frames_of
-from .test_fast_path import PIECES, analyse, summary
 
 
 def _without(c: dict, key: str) -> dict:

@@ -13,7 +13,7 @@ from streamscope.core.anomalies import KINDS
 from streamscope.core.engine import StreamResult
 from streamscope.core.sse import SseDecoder
 
-from .anthropic_events import calls, frames, kinds, sse
+from .anthropic.events import calls, frames, kinds, sse
 
 
 def named_at_its_frame(result: StreamResult, kind: str, dialect: str) -> None:

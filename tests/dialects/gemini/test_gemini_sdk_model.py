@@ -10,7 +10,7 @@ from streamscope.core.calls import StrategyError, Unmodeled
 from streamscope.dialects.gemini.oracle import parts_result, run_real_genai
 from streamscope.dialects.gemini.sdk_model import PartsEmulation
 
-from .gemini_events import frames
+from .events import frames
 from .test_gemini import CASES, FIXTURES, streams
 
 pytest.importorskip("google.genai")

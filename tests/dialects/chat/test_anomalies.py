@@ -13,7 +13,7 @@ from streamscope.core.anomalies import KINDS, AnomalyLog
 from streamscope.core.sse import Truncation
 from streamscope.dialects.chat.appendix_a import A1, A2, ARGS, FINISH, calls, chunk, tc
 
-from .helpers import kinds, run, tool_def
+from ...helpers import kinds, run, tool_def
 
 OPEN = chunk(calls(tc(0, "call_a", "get_weather", "", "function"), role=True))
 OPEN_B = chunk(calls(tc(1, "call_b", "get_time", "", "function")))
@@ -193,9 +193,9 @@ NEGATIVE_EXTRA = {"done-missing": {}, "stream-truncated": {}}
 
 
 def test_every_kind_has_a_case():
-    from .test_anthropic import CASES as ANTHROPIC_CASES
-    from .test_gemini import CASES as GEMINI_CASES
-    from .test_responses import CASES as RESPONSES_CASES
+    from ..anthropic.test_anthropic import CASES as ANTHROPIC_CASES
+    from ..gemini.test_gemini import CASES as GEMINI_CASES
+    from ..responses.test_responses import CASES as RESPONSES_CASES
 
     # args-double-encoded and invalid-utf8 have tests of their own below; the kinds of
     # other dialects, their own tables (dialect-unknown: test_anthropic.py)
@@ -317,7 +317,7 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
 
     from streamscope.cli import main
 
-    from .helpers import sse_body
+    from ...helpers import sse_body
 
     seen: set[str] = set()
     for label, stream, extra in _variants():
@@ -346,9 +346,9 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
         "args-empty",
         "type-empty-or-null",
     } <= seen
-    from .test_anthropic import CASES as ANTHROPIC_CASES
-    from .test_gemini import CASES as GEMINI_CASES
-    from .test_responses import CASES as RESPONSES_CASES
+    from ..anthropic.test_anthropic import CASES as ANTHROPIC_CASES
+    from ..gemini.test_gemini import CASES as GEMINI_CASES
+    from ..responses.test_responses import CASES as RESPONSES_CASES
 
     # the other dialects' kinds have their own tests
     others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | {"dialect-unknown"}

@@ -18,7 +18,8 @@ from streamscope.core.calls import StrategyError
 from streamscope.core.sse import decode_body
 from streamscope.dialects.responses.engine import ResponsesEngine
 
-from .dialect_laws import (
+from ..anthropic.test_anthropic import CHAT_ONLY
+from ..reading import (
     copy_carries_on,
     fast_path_reads_alike,
     named_at_its_frame,
@@ -26,7 +27,7 @@ from .dialect_laws import (
     reports_show_no_python_none,
     same,
 )
-from .responses_events import (
+from .events import (
     ARGS,
     WEATHER,
     WEATHER_TOOL,
@@ -48,7 +49,6 @@ from .responses_events import (
     run,
     sse,
 )
-from .test_anthropic import CHAT_ONLY
 
 WRAPPED = (
     '{"tool_uses": [{"recipient_name": "functions.get_weather", "parameters": {"city": "Paris"}},'
@@ -147,9 +147,9 @@ NOT_HERE = (CHAT_ONLY - {"id-changed", "name-changed"}) | {
 
 
 def test_every_kind_is_one_dialects_or_shared():
-    from .test_anomalies import CASES as CHAT_CASES
-    from .test_anthropic import CASES as ANTHROPIC_CASES
-    from .test_gemini import CASES as GEMINI_CASES
+    from ..anthropic.test_anthropic import CASES as ANTHROPIC_CASES
+    from ..chat.test_anomalies import CASES as CHAT_CASES
+    from ..gemini.test_gemini import CASES as GEMINI_CASES
 
     every = set(CHAT_CASES) | set(ANTHROPIC_CASES) | set(CASES) | set(GEMINI_CASES)
     assert every | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
@@ -254,7 +254,7 @@ def test_the_parallel_wrapper_stays_one_call_and_names_what_it_wraps():
 
 
 def test_the_parallel_wrapper_is_named_in_chat_completions_too():
-    from .helpers import run as chat_run
+    from ...helpers import run as chat_run
 
     chunk = {
         "choices": [
@@ -559,7 +559,7 @@ def test_a_gateway_path_is_told_by_the_body(tmp_path):
 
 # -- the projects' own recorded streams ---------------------------------------------------
 
-FIXTURES = Path(__file__).parent / "fixtures" / "responses"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "responses"
 WRAPPER = (
     '{"tool_uses":[{"recipient_name":"functions.weather","parameters":{"location":'
     '"San Francisco"}},{"recipient_name":"functions.cityAttractions","parameters":'

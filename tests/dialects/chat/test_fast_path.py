@@ -14,7 +14,7 @@ from streamscope.dialects.chat.appendix_a import FIXTURES, calls, chunk, tc
 from streamscope.dialects.chat.engine import StreamEngine, plain_fragment
 from streamscope.dialects.chat.summary import plain_summary, summarize
 
-from .helpers import frames_of
+from ...helpers import frames_of
 
 FRAGMENTS = ['{"a', '": "', "x", "yz", '"}', "[1", "{", "", " "]
 TOKEN = {"token": "x", "logprob": -0.5, "bytes": [120], "top_logprobs": []}

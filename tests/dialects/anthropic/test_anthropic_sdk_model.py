@@ -34,7 +34,7 @@ from streamscope.dialects.anthropic.oracle import (
 from streamscope.dialects.anthropic.partial_json import JSON_WS, PartialJson, position, quick_value
 from streamscope.dialects.anthropic.sdk_model import VERIFIED_ANTHROPIC, AnthropicSdkEmulation
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "anthropic"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "anthropic"
 
 # --- building streams ----------------------------------------------------------------------
 
@@ -496,7 +496,7 @@ def test_recorded_streams_match_the_real_class(path: Path) -> None:
     assert check_frames(read_sse(path)), f"{path.name}: the emulation declined a recording"
 
 
-SAMPLES = sorted((Path(__file__).resolve().parents[1] / "recordings").glob("anthropic-*.jsonl"))
+SAMPLES = sorted((Path(__file__).resolve().parents[3] / "recordings").glob("anthropic-*.jsonl"))
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
@@ -955,8 +955,8 @@ def test_the_installed_anthropic_is_one_the_emulation_was_verified_against() -> 
     assert anthropic_version() in VERIFIED_ANTHROPIC, (
         f"anthropic {anthropic_version()} is installed; the anthropic-sdk emulation states it "
         f"was verified against {', '.join(VERIFIED_ANTHROPIC)}: run "
-        "tests/test_anthropic_sdk_model.py on the new release, fix what differs, then add it "
-        "to VERIFIED_ANTHROPIC (and move pyproject.toml's pin)"
+        "tests/dialects/anthropic/test_anthropic_sdk_model.py on the new release, fix what "
+        "differs, then add it to VERIFIED_ANTHROPIC (and move pyproject.toml's pin)"
     )
 
 

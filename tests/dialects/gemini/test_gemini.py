@@ -17,7 +17,8 @@ from streamscope.core.anomalies import KINDS
 from streamscope.core.calls import StrategyError
 from streamscope.dialects.gemini.engine import GeminiEngine
 
-from .dialect_laws import (
+from ..anthropic.test_anthropic import CHAT_ONLY
+from ..reading import (
     copy_carries_on,
     fast_path_reads_alike,
     named_at_its_frame,
@@ -25,7 +26,7 @@ from .dialect_laws import (
     reports_show_no_python_none,
     same,
 )
-from .gemini_events import (
+from .events import (
     CLOSING,
     STREAMED,
     STREAMED_ARGS,
@@ -43,7 +44,6 @@ from .gemini_events import (
     sse,
     text,
 )
-from .test_anthropic import CHAT_ONLY
 
 SIG = "CtQBAVSoXO4="
 SIGNED = [chunk(call("get_weather", {"city": "Paris"}, sig=SIG)), chunk(finish="STOP")]
@@ -569,7 +569,7 @@ def test_every_kind_has_its_registered_words():
 
 # -- the projects' own recorded streams ---------------------------------------------------
 
-FIXTURES = Path(__file__).parent / "fixtures" / "gemini"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 EXPECTED = orjson.loads((FIXTURES / "expected.json").read_bytes())
 # The trap each stream sets, named at its frame (see fixtures/gemini/README.md), and the
 # clients that fall in it.
@@ -778,7 +778,7 @@ def test_a_candidate_index_that_is_no_integer_reads_alike_fast_and_slow():
 
 
 def test_an_exported_module_compares_an_unpadded_signature_as_its_bytes(tmp_path):
-    from .helpers import passes
+    from ...helpers import passes
 
     path = tmp_path / "unpadded.sse"
     path.write_bytes(

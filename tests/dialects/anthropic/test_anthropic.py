@@ -16,7 +16,15 @@ from streamscope.core.calls import StrategyError, Unmodeled
 from streamscope.core.sse import decode_body
 from streamscope.dialects.anthropic.engine import AnthropicEngine
 
-from .anthropic_events import (
+from ..reading import (
+    copy_carries_on,
+    fast_path_reads_alike,
+    named_at_its_frame,
+    rechunked,
+    reports_show_no_python_none,
+    same,
+)
+from .events import (
     MESSAGE_STOP,
     PING,
     WEATHER,
@@ -37,16 +45,8 @@ from .anthropic_events import (
     tool_call,
     tool_start,
 )
-from .dialect_laws import (
-    copy_carries_on,
-    fast_path_reads_alike,
-    named_at_its_frame,
-    rechunked,
-    reports_show_no_python_none,
-    same,
-)
 
-FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "anthropic"
 # A tool block whose start carries no input at all, so "" is all its arguments hold.
 NO_INPUT = {
     "type": "content_block_start",
@@ -167,9 +167,9 @@ CHAT_ONLY = {
 
 
 def test_every_kind_is_one_dialects_or_shared():
-    from .test_anomalies import CASES as CHAT_CASES
-    from .test_gemini import CASES as GEMINI_CASES
-    from .test_responses import CASES as RESPONSES_CASES
+    from ..chat.test_anomalies import CASES as CHAT_CASES
+    from ..gemini.test_gemini import CASES as GEMINI_CASES
+    from ..responses.test_responses import CASES as RESPONSES_CASES
 
     # every registered kind has a case in a dialect's table (dialect-unknown: below)
     every = set(CHAT_CASES) | set(CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES)
