@@ -17,10 +17,11 @@ KIND_SHAPE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 SPEC = Path(__file__).resolve().parents[2] / "shared" / "spec" / "analysis-contract.md"
 
 
-def _named_kinds() -> list[tuple[str, int, str]]:
-    """(module, line, kind) of every kind-shaped literal passed to an add or discard call."""
+def _named_kinds(tops: tuple[str, ...] = RULES) -> list[tuple[str, int, str]]:
+    """(module, line, kind) of every kind-shaped literal passed to an add or discard call
+    in the packages `tops` (paths under streamscope/)."""
     found = []
-    for path in sorted(p for top in RULES for p in (PACKAGE / top).rglob("*.py")):
+    for path in sorted(p for top in tops for p in (PACKAGE / top).rglob("*.py")):
         tree = ast.parse(path.read_text(), str(path))
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):

@@ -192,36 +192,6 @@ CASES: dict[str, tuple[list, list, dict]] = {
 NEGATIVE_EXTRA = {"done-missing": {}, "stream-truncated": {}}
 
 
-def test_every_kind_has_a_case():
-    from ..anthropic.test_anthropic import CASES as ANTHROPIC_CASES
-    from ..gemini.test_gemini import CASES as GEMINI_CASES
-    from ..responses.test_responses import CASES as RESPONSES_CASES
-
-    # args-double-encoded and invalid-utf8 have tests of their own below; the kinds of
-    # other dialects, their own tables (dialect-unknown: test_anthropic.py)
-    others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | {"dialect-unknown"}
-    assert set(CASES) | {"args-double-encoded", "invalid-utf8"} | others == set(KINDS)
-
-
-@pytest.mark.parametrize("kind", sorted(CASES))
-def test_kind_triggers(kind):
-    stream, _, extra = CASES[kind]
-    result = run(stream, **extra)
-    assert kind in kinds(result), [a.to_json() for a in result.anomalies]
-    anomaly = next(a for a in result.anomalies if a.kind == kind)
-    assert anomaly.severity == KINDS[kind][0]
-    assert anomaly.message and "\n" not in anomaly.message
-    assert 1 <= anomaly.frame <= result.frames
-
-
-@pytest.mark.parametrize("kind", sorted(CASES))
-def test_kind_stays_quiet(kind):
-    _, stream, extra = CASES[kind]
-    extra = NEGATIVE_EXTRA.get(kind, extra)
-    result = run(stream, **extra)
-    assert kind not in kinds(result), [a.to_json() for a in result.anomalies]
-
-
 def test_clean_stream_has_no_anomaly():
     assert run(CLEAN).anomalies == []
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.analysis import analyze
@@ -19,12 +19,8 @@ from streamscope.dialects.gemini.engine import GeminiEngine
 
 from ..anthropic.test_anthropic import CHAT_ONLY
 from ..reading import (
-    copy_carries_on,
     fast_path_reads_alike,
     named_at_its_frame,
-    rechunked,
-    reports_show_no_python_none,
-    same,
 )
 from .events import (
     CLOSING,
@@ -132,26 +128,6 @@ NOT_HERE = (CHAT_ONLY - {"id-changed"}) | {
     "response-end-missing",
     "final-output-mismatch",
 }
-
-
-def test_no_kind_is_another_dialects():
-    assert not NOT_HERE & set(CASES)
-
-
-@pytest.mark.parametrize("kind", sorted(CASES))
-def test_kind_triggers(kind):
-    events, _, extra = CASES[kind]
-    named_at_its_frame(run(events, **extra), kind, "gemini")
-
-
-@pytest.mark.parametrize("kind", sorted(CASES))
-def test_kind_stays_quiet(kind):
-    _, events, extra = CASES[kind]
-    assert kind not in kinds(run(events, **QUIET_EXTRA.get(kind, extra)))
-
-
-def test_no_report_shows_a_python_none(tmp_path):
-    reports_show_no_python_none(CASES, tmp_path / "stream.sse")
 
 
 # -- the reading ----------------------------------------------------------------------------
@@ -377,26 +353,6 @@ _chunk = st.one_of(
     st.just({"usageMetadata": {"totalTokenCount": 3}}),
 )
 streams = st.lists(_chunk, max_size=25)
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(streams, st.lists(st.integers(1, 60), max_size=12))
-def test_rechunking_never_changes_the_reading_and_no_other_dialects_kind_appears(events, cuts):
-    whole = run(events)
-    assert not NOT_HERE & kinds(whole)
-    same(rechunked(GeminiEngine, events, cuts, False), whole, strategies=False)
-
-
-@settings(max_examples=200, deadline=None)
-@given(streams, st.integers(0, 25))
-def test_a_copy_taken_anywhere_carries_on_as_the_original(events, at):
-    copy_carries_on(GeminiEngine, events, at)
-
-
-@settings(max_examples=200, deadline=None)
-@given(streams)
-def test_collecting_field_events_reads_as_not_collecting(events):
-    fast_path_reads_alike(GeminiEngine, events)
 
 
 @settings(max_examples=200, deadline=None)
@@ -773,7 +729,7 @@ def test_a_candidate_index_that_is_no_integer_reads_alike_fast_and_slow():
         {"candidates": [{"index": False, "content": {"parts": [partial(arg("$.a", "x"))]}}]},
         chunk(CLOSING, finish="STOP"),
     ]
-    fast_path_reads_alike(GeminiEngine, events)
+    fast_path_reads_alike(GeminiEngine, frames(events))
     assert "event-schema-violation" in kinds(run(events))
 
 
