@@ -9,6 +9,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 from streamscope.core import anomalies, contract
 
 PACKAGE = Path(anomalies.__file__).resolve().parents[1]
@@ -50,6 +52,7 @@ def test_every_kind_a_rule_names_is_registered():
     assert unknown == []
 
 
+@pytest.mark.slow
 def test_every_registered_kind_is_used_by_a_rule():
     used = {k for _, _, k in _named_kinds()}
     assert set(anomalies.KINDS) - used == set()

@@ -281,6 +281,7 @@ def _variants() -> list[tuple[str, list, dict]]:
     return out
 
 
+@pytest.mark.slow
 def test_no_message_or_report_shows_a_python_none(tmp_path):
     """Absent values read as words ("with no index"), never as Python's None."""
     from click.testing import CliRunner
@@ -346,6 +347,7 @@ def test_a_copied_log_shares_its_marks_and_each_side_goes_on_alone():
     assert copy._layers[0] is log._layers[0]  # the marks before the copy are held once
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(

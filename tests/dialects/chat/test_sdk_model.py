@@ -427,6 +427,7 @@ def a_chunk(draw: st.DrawFn) -> Any:
     return out
 
 
+@pytest.mark.slow
 @settings(
     max_examples=400,
     deadline=None,

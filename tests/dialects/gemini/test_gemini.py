@@ -259,6 +259,7 @@ def test_needs_terminal_drops_a_no_args_call_beside_streamed_ones():
 # -- bad input ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "bad",
     [
@@ -303,6 +304,7 @@ def test_bad_input_is_an_anomaly_never_a_traceback(bad, tmp_path):
         assert out.exit_code == 0 and out.exception is None, out.output
 
 
+@pytest.mark.slow
 def test_ten_thousand_parts_in_one_chunk_are_read_and_named():
     parts = [call(f"f{k}", {"k": k}) for k in range(10_000)]
     result = run([chunk(*parts, finish="STOP")])
@@ -355,6 +357,7 @@ _chunk = st.one_of(
 streams = st.lists(_chunk, max_size=25)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(streams)
 def test_the_exported_accumulator_reads_as_robust_does(events):
@@ -733,6 +736,7 @@ def test_a_candidate_index_that_is_no_integer_reads_alike_fast_and_slow():
     assert "event-schema-violation" in kinds(run(events))
 
 
+@pytest.mark.slow
 def test_an_exported_module_compares_an_unpadded_signature_as_its_bytes(tmp_path):
     from ...helpers import passes
 

@@ -13,6 +13,8 @@ from streamscope.dialects.gemini.sdk_model import PartsEmulation
 from .events import frames
 from .test_gemini import CASES, FIXTURES, streams
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 pytest.importorskip("google.genai")
 
 

@@ -390,6 +390,7 @@ streams = st.builds(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(streams)
 def test_the_exported_accumulator_reads_as_robust_does(events):

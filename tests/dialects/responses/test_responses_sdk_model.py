@@ -1065,6 +1065,7 @@ def a_stream(draw: st.DrawFn) -> tuple[list[Item], Tools]:
     return items, tools
 
 
+@pytest.mark.slow
 @settings(
     max_examples=500,
     deadline=None,
