@@ -45,6 +45,7 @@ def test_export_overwrites_only_with_force(tmp_path):
     assert out.read_bytes().startswith(b"data: ")
 
 
+@pytest.mark.slow
 def test_record_replaces_a_recording_only_with_force(tmp_path):
     out = tmp_path / "r.jsonl"
     out.write_text("keep me\n")

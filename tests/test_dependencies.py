@@ -125,6 +125,7 @@ def test_importing_streamscope_and_its_plugin_imports_no_sdk_nor_http_package():
     assert out.stdout.strip() == ""
 
 
+@pytest.mark.slow
 def test_the_real_sdk_fallbacks_run_on_the_installed_openai():
     """Where an emulation declines, the installed openai's own classes run: on any
     supported release (CI runs this on the oldest too), not only the verified one."""

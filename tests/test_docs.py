@@ -97,6 +97,7 @@ def test_every_kind_has_an_entry_in_the_anomaly_reference():
     assert missing == set(), "run scripts/anomaly_reference.py"
 
 
+@pytest.mark.slow
 def test_the_anomaly_reference_is_what_the_registries_write():
     page = (ROOT / "docs" / "anomalies.md").read_text(encoding="utf-8")
     assert page == _reference().render(), "run scripts/anomaly_reference.py"

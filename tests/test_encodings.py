@@ -206,6 +206,7 @@ def test_a_body_cut_inside_its_compressed_stream_says_so(coding, tmp_path):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("coding", CODINGS)
 def test_a_decompression_bomb_is_stopped_and_named(coding):
     inflow = Inflow([coding])
@@ -307,6 +308,7 @@ def raw_post(base_url: str, body: dict, **client) -> tuple[bytes, str | None]:
 TURN_1 = {"model": "openai", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
 
 
+@pytest.mark.slow
 def test_the_proxy_records_a_compressed_stream_as_it_came_and_reads_it_decoded(
     compressing, tmp_path
 ):
@@ -324,6 +326,7 @@ def test_the_proxy_records_a_compressed_stream_as_it_came_and_reads_it_decoded(
     assert reading(path) == reading(sample("openai.jsonl"))[:1]
 
 
+@pytest.mark.slow
 def test_record_of_an_sdk_agent_against_a_gzip_upstream(tmp_path):
     from .test_recorder import OPENAI_IDS, record_agent
 
@@ -335,6 +338,7 @@ def test_record_of_an_sdk_agent_against_a_gzip_upstream(tmp_path):
     assert reading(out) == reading(sample("openai.jsonl"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("package", [httpx2, httpx])
 def test_recording_transport_records_a_gzip_stream_and_reads_it_decoded(package, tmp_path):
     path = tmp_path / "in-process.jsonl"
@@ -360,6 +364,7 @@ def reads(path) -> list[bytes]:
         return [c.data_bytes for c in index.chunks(index.exchanges()[0])]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["serve", "playback_transport"])
 @pytest.mark.parametrize("coding", CODINGS)
 def test_serve_gives_the_client_the_bytes_and_headers_it_first_got(coding, mode, tmp_path):

@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from streamscope.cli import main
 from streamscope.recording import RecordingIndex
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "tests", "golden")
 CASES = [

@@ -13,6 +13,8 @@ from streamscope.export.fixtures import export, in_docstring
 
 from .helpers import passes
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
 SSE = os.path.join(ROOT, "gemini-no-index.sse")  # Chat Completions: openai runs it
 

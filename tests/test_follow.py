@@ -239,6 +239,7 @@ async def first_exchange_within_a_second(pilot, write) -> None:
     assert "1 exchange " in text(screen.query_one("#title"))
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_follow_from_a_header_only_recording_shows_the_first_exchange(tmp_path):
     """The state `record` and `proxy` leave a recording in before the first request."""
@@ -253,6 +254,7 @@ async def test_follow_from_a_header_only_recording_shows_the_first_exchange(tmp_
     writer.close()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_follow_from_an_empty_recording_waits_for_its_first_line(tmp_path):
     """Created, nothing written yet: the replay waits for the header, then follows."""
@@ -272,6 +274,7 @@ async def test_follow_from_an_empty_recording_waits_for_its_first_line(tmp_path)
     writers[0].close()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_follow_with_an_exchange_not_written_yet_opens_it_when_it_comes(tmp_path):
     """`--follow --exchange 1` on a header-only recording: the list until exchange 1 is

@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 
 from .fuzzing import CASES, bases, mutate, run_faces
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 REGRESSIONS = sorted(p for p in CASES.iterdir() if p.suffix in (".jsonl", ".sse", ".har"))
 BASES = bases()
 

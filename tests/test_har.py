@@ -331,6 +331,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_replay_opens_a_har_like_a_recording(tmp_path):
     from streamscope.tui.app import ReplayApp

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .fuzzing import bases, run_faces
 from .hostile import mutate
+
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
 
 BASES = bases()
 

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 PURE = [
     "streamscope.core.sse",
     "streamscope.core.frames",

@@ -136,6 +136,7 @@ DEEP_STREAMS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body", DEEP_STREAMS.values(), ids=DEEP_STREAMS.keys())
 def test_deep_nesting_is_read_on_every_command(tmp_path, body):
     path = tmp_path / "deep.sse"
@@ -291,6 +292,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_the_replay_names_a_broken_line_and_opens_the_rest(broken_middle):
     from streamscope.tui.app import ReplayApp
@@ -309,6 +311,7 @@ async def test_the_replay_names_a_broken_line_and_opens_the_rest(broken_middle):
     assert app.return_code in (0, None)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_the_replay_shows_a_stream_up_to_a_chunk_line_it_cannot_read(tmp_path):
     from streamscope.tui.app import ReplayApp
@@ -342,6 +345,7 @@ async def settle_stream(pilot, screen_type):
     await settle(pilot, screen_type)
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 @pytest.mark.parametrize(
     "kwargs, words",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 from urllib.parse import quote
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,6 +85,7 @@ def bodies(draw):
     return key, [r for r in reads if r]
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(bodies())
 def test_a_secret_split_over_reads_is_masked_as_in_one_read(case):

@@ -237,6 +237,7 @@ JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(JSON, st.data())
 def test_pruning_removes_exactly_the_paths_asked(tree, data):
@@ -253,6 +254,7 @@ def test_pruning_removes_exactly_the_paths_asked(tree, data):
     assert parsed == got and orjson.dumps(parsed) == orjson.dumps(got)  # keys in order too
 
 
+@pytest.mark.slow
 def test_calls_one_after_another_shrink_from_the_ends():
     """Calls opened one after another, each whole in one chunk: dropping any chunk in the
     middle opens a gap in their indexes, and ddmin alone tried every chunk before the

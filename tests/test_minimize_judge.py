@@ -4,6 +4,7 @@ the answer the full signature gives, on every candidate of every stream."""
 from __future__ import annotations
 
 import orjson
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -17,8 +18,8 @@ from streamscope.dialects.chat.facts import docs_raise as _docs_raise
 from streamscope.dialects.chat.facts import parsed as _parsed
 from streamscope.export.minimize import Signature, _Tester, signature
 
+from .dialects.chat.test_fast_path import PIECES, analyse, summary
 from .helpers import frames_of
-from .test_fast_path import PIECES, analyse, summary
 
 
 def _without(c: dict, key: str) -> dict:
@@ -107,6 +108,7 @@ def _texts(chunks: list) -> list[str]:
     return [c if isinstance(c, str) else orjson.dumps(c).decode() for c in chunks]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(STREAMS, st.lists(st.booleans(), max_size=14), st.booleans())
 def test_the_judge_agrees_with_the_full_signature(chunks, keep, done):
@@ -124,6 +126,7 @@ def test_the_judge_agrees_with_the_full_signature(chunks, keep, done):
     assert got.kinds.intersection(_NEEDS) <= may
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(STREAMS, STREAMS)
 def test_the_judge_agrees_on_unrelated_targets(chunks, other):
@@ -146,6 +149,7 @@ def test_a_rejected_candidate_costs_no_engine_run_but_counts_against_the_budget(
     assert judge(frames) and judge.engine_runs == 1
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(STREAMS)
 def test_the_hints_change_nothing(chunks):
@@ -172,6 +176,7 @@ def test_the_hints_change_nothing(chunks):
 @example([chunk(calls(tc(0, "", "fn0", ""))), chunk(calls(tc(0, args="x")))])
 @example([chunk(calls(tc(0, "call_0", "", ""))), chunk(calls(tc(0, args="x")))])
 # the docs snippet reads a chunk's first choice alone: here its call holds "yy" as robust's
+@pytest.mark.slow
 @example(
     [
         chunk(calls(tc(0, "call_a", "f", "y"))),
@@ -198,6 +203,7 @@ def test_what_the_judge_follows_of_the_calls_is_filed(chunks):
         assert docs_raised or "openai-docs" in whole.differs
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(STREAMS, st.booleans())
 def test_the_signature_is_what_a_finished_engine_reports(chunks, done):

@@ -20,11 +20,13 @@ def test_every_case_is_pinned():
     assert len({c.name for c in CASES}) == len(CASES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_minimal_result_is_unchanged(case: Case):
     assert digest(minimize(case.frames, case.tools, **case.options)) == PINNED[case.name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES[::6], ids=lambda c: c.name)
 def test_parsed_payloads_handed_in_change_nothing(case: Case):
     """export hands the minimiser the payloads its reader parsed (one per distinct text,

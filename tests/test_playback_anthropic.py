@@ -175,6 +175,7 @@ def test_a_raw_anthropic_sse_body_answers_any_request(mode, tmp_path):
         assert selections[0].how == "any"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_a_mismatch_reads_as_an_anthropic_error(mode, recording):
     name = "streamscope serve" if mode == "server" else "streamscope playback"
@@ -200,6 +201,7 @@ def test_a_mismatch_reads_as_an_anthropic_error(mode, recording):
         assert e.value.api_message.endswith("the files hold no Anthropic Messages exchange")
 
 
+@pytest.mark.slow
 def test_serve_says_an_anthropic_clients_base_url(recording):
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamscope", "serve", recording],

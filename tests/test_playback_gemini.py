@@ -68,6 +68,7 @@ def provider(mode: str, paths, **options):
             transport.close()
 
 
+@pytest.mark.slow
 def test_the_recording_holds_the_in_process_recorders_exchanges(recording):
     path, _ = recording
     records = [r for _, r in iter_records(path)]
@@ -166,6 +167,7 @@ def test_a_gemini_request_is_answered_only_by_gemini_exchanges(recording):
         client.models.generate_content(model=MODEL, contents=QUESTION)
 
 
+@pytest.mark.slow
 def test_serve_names_the_base_url_a_google_client_gets(recording):
     import subprocess
     import sys
@@ -236,6 +238,7 @@ def test_google_genai():
 """
 
 
+@pytest.mark.slow
 def test_the_gemini_fixture_needs_only_streamscope_installed(tmp_path, recording):
     path, _ = recording
     (tmp_path / "test_gemini.py").write_text(PLUGIN_TESTS)
@@ -244,6 +247,7 @@ def test_the_gemini_fixture_needs_only_streamscope_installed(tmp_path, recording
     assert "2 passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_record_option_records_gemini_traffic_too(tmp_path):
     from streamscope.playback.pytest_plugin import cassette_name
 

@@ -184,6 +184,7 @@ def test_a_raw_responses_sse_body_answers_any_request(mode, tmp_path):
         assert selections[0].how == "any"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_a_mismatch_reads_as_an_openai_error(mode, recording):
     name = "streamscope serve" if mode == "server" else "streamscope playback"
@@ -218,6 +219,7 @@ def test_a_mismatch_reads_as_an_openai_error(mode, recording):
         assert e.value.body["message"].endswith("the files hold no Responses exchange")
 
 
+@pytest.mark.slow
 def test_serve_answers_an_openai_client_on_the_responses_api(recording):
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamscope", "serve", recording],

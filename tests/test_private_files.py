@@ -94,6 +94,7 @@ def test_an_exported_file_is_0600(tmp_path, fmt):
     assert mode(out) == 0o600
 
 
+@pytest.mark.slow
 def test_record_under_umask_022_writes_a_private_recording_in_a_private_folder(tmp_path):
     child = (
         "import os, httpx\n"

@@ -19,6 +19,8 @@ from .anthropic_stream import MODEL, QUESTION, tool_use_events
 from .test_playback_responses import write_recording
 from .upstream import Upstream as StandIn
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPENAI = os.path.join(ROOT, "recordings", "openai.jsonl")
 

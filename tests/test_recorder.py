@@ -19,6 +19,8 @@ from streamscope.record.proxy import ProxyServer, Upstream
 from streamscope.recording import RecordingIndex, RecordingWriter, iter_records
 from streamscope.recording.format import End
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AGENT = "streamscope.demo.agent"
 SECRET = "sk-test-secret-4f9a"

@@ -19,6 +19,8 @@ from streamscope.recording.format import REDACTED, Request
 from .anthropic_stream import ANSWER, MODEL, QUESTION, TOOL_ID, TOOL_INPUT, TOOLS
 from .test_recorder import ends, exchange_bytes, streamscope
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 SECRET = "sk-ant-api03-recorder-secret-9c1"
 
 # A small agent, as a user writes one: the real anthropic client, streaming; the tool the

@@ -9,9 +9,13 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from streamscope.analysis import analyze
 
 from .test_recorder import ROOT, SECRET, ends, start_proxy_process, streamscope
+
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
 
 AGENT = [sys.executable, "-m", "tests.conversation_agent"]
 ENV = {"OPENAI_API_KEY": SECRET}

@@ -143,6 +143,7 @@ def check_recording(path) -> None:
     assert masked_json(path) == 6
 
 
+@pytest.mark.slow
 def test_the_proxy_records_no_key_the_upstream_echoes(tmp_path, echo):
     path = tmp_path / "echo.jsonl"
     with RecordingWriter(path) as writer:
@@ -174,6 +175,7 @@ def test_recording_transport_records_no_key_the_upstream_echoes(tmp_path, echo):
     check_recording(path)
 
 
+@pytest.mark.slow
 def test_a_basic_credential_echoed_base64_encoded_is_recorded_nowhere(tmp_path, echo):
     path = tmp_path / "basic.jsonl"
     pair = f"{BASIC_USER}:{BASIC_PASSWORD}"

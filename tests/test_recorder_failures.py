@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
 from streamscope.analysis import analyze
 from streamscope.recording import iter_records
@@ -23,6 +24,7 @@ def _file_size_limit(limit: int):
     return apply
 
 
+@pytest.mark.slow
 def test_a_failed_write_keeps_relaying_says_so_once_and_exits_non_zero(tmp_path, upstream):
     path = tmp_path / "full.jsonl"
     proc = subprocess.Popen(
@@ -58,6 +60,7 @@ def test_a_failed_write_keeps_relaying_says_so_once_and_exits_non_zero(tmp_path,
     assert analyze(path).stopped is None
 
 
+@pytest.mark.slow
 def test_record_into_dev_full_runs_the_command_and_exits_non_zero(upstream):
     code = (
         "import os, httpx\n"
@@ -93,6 +96,7 @@ def test_record_a_file_that_is_not_executable(tmp_path, upstream):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_an_output_that_cannot_be_opened_is_named(tmp_path, upstream):
     out = tmp_path / "no" / "such" / "dir.jsonl"
     done = streamscope("record", "--upstream", upstream.url, "-o", str(out), "--", "true")

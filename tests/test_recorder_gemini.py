@@ -29,6 +29,8 @@ from .gemini_stream import CALLS, CUT_AFTER, MODEL, QUESTION, SIGNATURE, VERTEX_
 from .test_recorder import ends, exchange_bytes, streamscope
 from .upstream import Upstream as StandIn
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KEY = "AIzaSyD-recorder-secret-0123456789abc"  # key-shaped, as Google's keys are
 TOKEN = "ya29.a0-recorder-access-token-5f1"

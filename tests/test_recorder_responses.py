@@ -22,6 +22,8 @@ from .test_recorder import ends, exchange_bytes, streamscope
 from .test_tui import anyio_backend  # noqa: F401  (the replay test runs on asyncio)
 from .upstream import Upstream as StandIn
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 SECRET = "sk-proj-responses-secret-5e2"
 
 # A small agent, as a user writes one: the real openai client (its key and base URL from

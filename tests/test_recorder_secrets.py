@@ -52,6 +52,7 @@ def _leaks(text: str) -> list[str]:
     return [s for s in SECRETS if s in text]
 
 
+@pytest.mark.slow
 def test_no_secret_reaches_the_recording_the_logs_or_the_upstream_host(tmp_path, upstream):
     path = tmp_path / "secrets.jsonl"
     url = upstream.url.replace("http://", f"http://alice:{PASSWORD}@")
@@ -95,6 +96,7 @@ def test_an_unreachable_upstream_error_names_no_password(tmp_path):
     assert _leaks(r.text) == [] and _leaks((tmp_path / "r.jsonl").read_text()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("url", [f"ftp://a:{PASSWORD}@h/", f"http://a:{PASSWORD}@h:port/"])
 def test_a_bad_upstream_url_is_refused_without_echoing_its_password(url):
     done = subprocess.run(
@@ -167,6 +169,7 @@ GOOGLE_KEY = "AIzaSyS29-google-key-0123456789abcdef"
 GOOGLE_TOKEN = "ya29.s30-vertex-access-token"
 
 
+@pytest.mark.slow
 def test_a_google_clients_key_and_token_are_masked_by_the_proxy(tmp_path, upstream):
     from streamscope.record.proxy import Google
 
@@ -212,6 +215,7 @@ ARGV_SECRETS = ["sk-argv-s27-abcdefgh", "ghp_s28argvtokenabcdefghijklmnop", "s29
 ARGV_SECRETS += ["AIzaS36argvgooglekey0123456789", "s37-pass", "s38-db-pwd"]
 
 
+@pytest.mark.slow
 def test_the_header_holds_the_whole_command_line_with_its_secrets_masked(tmp_path, upstream):
     """The recorder's own options (-o, --upstream) are in `argv`, and so is the recorded
     command, each secret it was given masked."""

@@ -20,6 +20,8 @@ from .anthropic_stream import MODEL, QUESTION
 from .test_recorder import ends, record_agent, start_proxy_process, stop_mid_stream
 from .upstream import Upstream as StandIn
 
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
+
 
 @pytest.fixture(scope="module")
 def paused():

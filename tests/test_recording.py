@@ -457,6 +457,7 @@ def test_index_random_access_equals_sequential_read(tmp_path):
 # -- property
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.binary(max_size=64) | st.text(max_size=20).map(str.encode), max_size=30))
 def test_any_chunks_read_back_byte_identical(reads):
@@ -572,6 +573,7 @@ _LINE = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(
     st.lists(st.one_of(st.tuples(st.just("chunk"), st.integers(1, 3)), _LINE), max_size=60),

@@ -73,6 +73,7 @@ def calls(path):
     return [[(c.id, c.name, c.arguments) for c in s.tool_calls] for s in analyze(path).streams]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("package", OPENAI_PACKAGES)
 def test_sync_client_is_recorded_as_the_proxy_records_it(upstream, tmp_path, package):
     mine, theirs = tmp_path / "in-process.jsonl", tmp_path / "proxy.jsonl"
@@ -110,6 +111,7 @@ def test_sync_client_is_recorded_as_the_proxy_records_it(upstream, tmp_path, pac
     assert upstream.auth[-1] == f"Bearer {SECRET}"  # the provider still got the key
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("package", OPENAI_PACKAGES)
 def test_async_client_is_recorded(upstream, tmp_path, package):
     path = tmp_path / "async.jsonl"
@@ -267,6 +269,7 @@ def assert_anthropic_recording(path, upstream) -> None:
 CALL = {"id": TOOL_ID, "name": "get_weather", "input": TOOL_INPUT}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first_turn", [helper_call, streamed_call])
 def test_an_anthropic_client_is_recorded(upstream, tmp_path, first_turn):
     path = tmp_path / "anthropic.jsonl"
@@ -276,6 +279,7 @@ def test_an_anthropic_client_is_recorded(upstream, tmp_path, first_turn):
     assert_anthropic_recording(path, upstream)
 
 
+@pytest.mark.slow
 def test_an_async_anthropic_client_is_recorded(upstream, tmp_path):
     path = tmp_path / "anthropic-async.jsonl"
 
@@ -302,6 +306,7 @@ def holding():
         yield up
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "leave_at, reason", [("message_stop", "complete"), ("content_block_delta", "client-closed")]
 )
@@ -360,6 +365,7 @@ def assert_responses_recording(path, upstream) -> None:
     assert upstream.auth[-1] == f"Bearer {SECRET}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("package", OPENAI_PACKAGES)
 def test_an_openai_responses_client_is_recorded(upstream, tmp_path, package):
     path = tmp_path / "responses.jsonl"
@@ -371,6 +377,7 @@ def test_an_openai_responses_client_is_recorded(upstream, tmp_path, package):
     assert_responses_recording(path, upstream)
 
 
+@pytest.mark.slow
 def test_an_async_openai_responses_client_is_recorded(upstream, tmp_path):
     path = tmp_path / "responses-async.jsonl"
 
@@ -403,6 +410,7 @@ def test_an_async_openai_responses_client_is_recorded(upstream, tmp_path):
     assert_responses_recording(path, upstream)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "leave_at, reason",
     [
@@ -437,6 +445,7 @@ def readme_example() -> str:
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(OPENAI_HTTP is not httpx2, reason="the documented example is openai 3.57's")
 def test_the_docs_example_runs_twice_in_an_empty_folder_without_a_traceback(tmp_path):
     """The first run creates ./recordings and its recordings; the second keeps them and

@@ -144,6 +144,7 @@ def _double_encoded(arguments: str) -> bool:
         return False
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.one_of(
@@ -194,6 +195,7 @@ def test_results_are_frozen():
         r.action = "x"  # type: ignore[misc]
 
 
+@pytest.mark.slow
 def test_large_and_deep_inputs_are_fast():
     big = '{"a": "' + "x\\n\\u00e9" * 200_000
     deep = "[" * 50_000
@@ -264,6 +266,7 @@ def _same(a: object, b: object) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(_objects, _layouts)
 def test_every_prefix_repairs_to_json(obj, layout):

@@ -60,6 +60,7 @@ def inspect_json(path: str) -> dict:
     return orjson.loads(done.output)
 
 
+@pytest.mark.slow
 def test_rows_agree_with_inspect_json_of_each_file(mixed):
     done = scan(str(mixed), "--jsonl", "-j", "2")
     assert done.exit_code == 0, done.output
@@ -227,6 +228,7 @@ def documented_query(title: str) -> str:
     return re.search(r"```sql\n(.*?)```", after, re.S).group(1)
 
 
+@pytest.mark.slow
 @needs_duckdb
 def test_the_documented_query_gives_the_share_per_model(tmp_path):
     import duckdb
@@ -246,6 +248,7 @@ def test_the_documented_query_gives_the_share_per_model(tmp_path):
     assert shares == {"qwen3.8-max-preview": 0.25, "gpt-4o-mini": 0.0}
 
 
+@pytest.mark.slow
 @needs_duckdb
 def test_the_tables_hold_the_rows_and_parquet_the_same(tmp_path, mixed):
     import duckdb

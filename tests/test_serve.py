@@ -130,6 +130,7 @@ def create_args(body: dict) -> dict:
     return {**body, "stream": True}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("sample", list(SAMPLES))
 def test_client_gets_the_recorded_bytes_and_chunks(mode, sample):
@@ -265,6 +266,7 @@ def test_strict_still_serves_a_raw_sse_body_to_anything(mode):
         assert selections[0].how == "any"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", MODES)
 def test_timing_is_the_recorded_timing_divided_by_speed(mode):
     body = create_args(request(OPENAI, 1))
@@ -318,6 +320,7 @@ def _odd_recording(path: str, cut: str = "upstream-error") -> None:
         w.end(ex, "complete")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cut", ["upstream-error", "recorder-stopped"])
 @pytest.mark.parametrize("mode", MODES)
 def test_non_stream_answers_and_recorded_upstream_failures(mode, tmp_path, cut):
@@ -365,6 +368,7 @@ def test_server_refuses_what_it_cannot_serve(tmp_path):
         ServeServer([OPENAI, str(junk)])
 
 
+@pytest.mark.slow
 def test_server_survives_a_client_leaving_midstream():
     lines = []
     with ServeServer([OPENAI], speed=1, log=lines.append) as server:

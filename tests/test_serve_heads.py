@@ -66,6 +66,7 @@ BAD_HEADERS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("header", list(BAD_HEADERS.values()), ids=list(BAD_HEADERS))
 def test_a_header_http_cannot_send_is_left_out_and_said(tmp_path, header):
     path = recording(tmp_path, lambda ls: line(ls, "response")["headers"].append(list(header)))
@@ -91,6 +92,7 @@ def test_a_latin_1_value_is_sent_and_spaces_around_a_value_are_not_part_of_it(tm
     assert got.headers["x-pad"] == "v  w"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", [1, 99, 101, 1000, -1, 2**64 - 1])
 def test_a_status_http_cannot_send_is_refused_with_a_json_error(tmp_path, status):
     path = recording(tmp_path, lambda ls: line(ls, "response").__setitem__("status", status))
@@ -106,6 +108,7 @@ def test_a_status_http_cannot_send_is_refused_with_a_json_error(tmp_path, status
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", [204, 304])
 def test_a_bodiless_status_is_sent_without_the_recorded_body_and_said(tmp_path, status):
     path = recording(tmp_path, lambda ls: line(ls, "response").__setitem__("status", status))
@@ -137,6 +140,7 @@ MESSAGES = JSON | st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60,
     deadline=None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -84,6 +85,7 @@ LINES = st.sampled_from(
 ENDS = st.sampled_from([b"\n", b"\r\n", b"\r"])
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.booleans(),
@@ -131,6 +133,7 @@ def test_one_large_event_over_many_reads():
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.booleans(),

@@ -96,6 +96,7 @@ def _shown(app) -> str:
     return console.file.getvalue()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_the_replay_shows_control_characters(hostile):
     app = ReplayApp(hostile, frame=3)

@@ -20,7 +20,9 @@ from streamscope.tui.widgets import CallTable, FrameDetail, FrameList, Timeline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = (100, 30)
-pytestmark = pytest.mark.anyio  # anyio's pytest plugin (installed with httpx) runs the async tests
+# anyio's pytest plugin (installed with httpx) runs the async tests; slow: the fast run
+# (-m 'not slow') leaves the TUI's Pilot and snapshot tests out
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 
 @pytest.fixture

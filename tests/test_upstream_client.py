@@ -28,6 +28,7 @@ def chunked(pieces: list[bytes], extension: bool = False) -> bytes:
     return out + b"0\r\nX-Trailer: 1\r\n\r\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.binary(min_size=1, max_size=40), max_size=12),
@@ -50,6 +51,7 @@ _TRICKY = st.sampled_from(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(
     st.lists(
@@ -249,6 +251,7 @@ def test_a_responses_request_waits_for_the_responses_final_event(path, kind):
     assert not chat.relayed
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.integers(min_value=1, max_value=1800), max_size=12),

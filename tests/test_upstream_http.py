@@ -45,6 +45,7 @@ def test_interim_103_early_hints_is_skipped_for_the_real_response(tmp_path):
     assert ends(path)[1].reason == "complete" and exchange_bytes(path, 1) == SSE
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("length", [b"abc", b"12, 13", b"-1"])
 def test_a_bad_content_length_is_a_clean_502(tmp_path, length):
     with RawUpstream(b"HTTP/1.1 200 OK\r\nContent-Length: " + length + b"\r\n\r\nhello") as raw:
@@ -184,6 +185,7 @@ def tls(tmp_path_factory):
         yield up, cert
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("no_proxy", ["", "127.0.0.1"])
 def test_https_through_connect_with_ssl_cert_file(tmp_path, tls, no_proxy):
     secure, cert = tls
@@ -209,6 +211,7 @@ def test_an_untrusted_certificate_is_a_502_naming_the_reason(tmp_path, tls, monk
     assert r.status_code == 502 and "CERTIFICATE_VERIFY_FAILED" in r.text
 
 
+@pytest.mark.slow
 def test_an_upstream_that_never_answers_times_out_and_a_cancel_stays_a_cancel():
     """The read timeout is this task's own cancel: it becomes UpstreamTimeout, while a
     cancel from outside (the client left) still cancels."""

@@ -6,7 +6,8 @@ literal still open at the end is read again when its next bytes come, at most a 
 bytes) and says, after every piece, what jiter would: the error message it raises, or (only
 when asked) the value it returns.
 
-jiter's partial mode (checked against jiter 0.19 by tests/test_anthropic_sdk_model.py):
+jiter's partial mode (checked against jiter 0.19 by
+tests/dialects/anthropic/test_anthropic_sdk_model.py):
 
 * Only the top-level value is parsed; whatever follows it is ignored (`{} x`, `truex`).
 * Inside an array or object, running out of input ends every open container with the members
@@ -485,7 +486,8 @@ def quick_value(text: str) -> dict[Any, Any] | list[Any] | None:
     It vouches for a text that begins a JSON object or array: a whole one json.loads parses
     (then anything after it, which jiter does not read), or the beginning of a longer one,
     its last member unfinished. Then jiter accepts every prefix of it that is not whitespace
-    only (tests/test_anthropic_sdk_model.py checks this against jiter), and its value is the
+    only (tests/dialects/anthropic/test_anthropic_sdk_model.py checks this against jiter),
+    and its value is the
     members complete so far, closed, as json.loads reads them, so long as the text holds
     nothing the two read differently (`_risky`) and does not nest deeper than jiter reads."""
     start = len(text) - len(text.lstrip(JSON_WS))

@@ -64,8 +64,8 @@ streamscope.dialects.anthropic.oracle):
 * frames whose bytes were not UTF-8 (the SDK's decoder raises on the bytes we no longer
   have); JSON nested deep enough to exhaust Python's recursion limit.
 
-Verified against anthropic 2.15.0 (VERIFIED_ANTHROPIC) by tests/test_anthropic_sdk_model.py,
-which runs the real class beside this module.
+Verified against anthropic 2.15.0 (VERIFIED_ANTHROPIC) by
+tests/dialects/anthropic/test_anthropic_sdk_model.py, which runs the real class beside this module.
 
 Must not import anthropic, pydantic, jiter, httpx, httpx2, openai, textual or rich.
 """

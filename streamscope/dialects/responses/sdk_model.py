@@ -68,7 +68,8 @@ streamscope.dialects.responses.oracle):
   have).
 
 Verified against openai 3.57.0 (VERIFIED_OPENAI_RESPONSES) by
-tests/test_responses_sdk_model.py, which runs the real class beside this module.
+tests/dialects/responses/test_responses_sdk_model.py, which runs the real class beside this
+module.
 
 Must not import openai, pydantic, jiter, httpx, httpx2, anthropic, textual or rich.
 """

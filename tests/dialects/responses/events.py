@@ -7,8 +7,8 @@ from typing import Any
 from streamscope.core.engine import StreamResult
 from streamscope.dialects.responses.engine import ResponsesEngine
 
-from .anthropic_events import calls, event_name, frames, kinds, sse
-from .anthropic_events import run as run_with
+from ..anthropic.events import calls, event_name, frames, kinds, sse
+from ..anthropic.events import run as run_with
 
 WEATHER_TOOL = {"type": "function", "name": "get_weather", "parameters": {"type": "object"}}
 ARGS = ('{"city": ', '"Paris"}')

@@ -8,7 +8,7 @@ import pytest
 from streamscope.dialects.chat.appendix_a import FINISH, calls, chunk, tc
 from streamscope.dialects.chat.reference import accumulate
 
-from .helpers import kinds, run
+from ...helpers import kinds, run
 
 A = ("call_a", "get_weather", ['{"city": ', '"Paris"}'])
 B = ("call_b", "get_time", ['{"tz": ', '"UTC"}'])

@@ -34,7 +34,7 @@ from streamscope.dialects.anthropic.oracle import (
 from streamscope.dialects.anthropic.partial_json import JSON_WS, PartialJson, position, quick_value
 from streamscope.dialects.anthropic.sdk_model import VERIFIED_ANTHROPIC, AnthropicSdkEmulation
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "anthropic"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "anthropic"
 
 # --- building streams ----------------------------------------------------------------------
 
@@ -496,7 +496,7 @@ def test_recorded_streams_match_the_real_class(path: Path) -> None:
     assert check_frames(read_sse(path)), f"{path.name}: the emulation declined a recording"
 
 
-SAMPLES = sorted((Path(__file__).resolve().parents[1] / "recordings").glob("anthropic-*.jsonl"))
+SAMPLES = sorted((Path(__file__).resolve().parents[3] / "recordings").glob("anthropic-*.jsonl"))
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
@@ -596,6 +596,7 @@ def json_containers(*, finite: bool = False) -> st.SearchStrategy[str]:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(
     text=st.one_of(valid_json(), st.lists(st.sampled_from(JSON_PIECES), max_size=12).map("".join)),
@@ -621,6 +622,7 @@ def test_partial_json_is_jiter(text: str, cuts: list[int], edit: tuple[int, str]
 QUICK_PIECES = [*JSON_PIECES, '"NaN"', '"-Infinity"', '"a\\"NaN"', '"\\\\"', "\\\\", '\\"']
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(
     text=st.one_of(
@@ -649,6 +651,7 @@ def test_quick_value_vouches_only_for_what_jiter_reads(
             assert jiter_says(prefix.encode("utf-8"))[0] == "value", prefix
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(text=json_containers(finite=True))
 def test_quick_value_reads_every_prefix_of_a_plain_json_text(text: str) -> None:
@@ -848,6 +851,7 @@ def a_stream(draw: st.DrawFn) -> list[Item]:
     return items
 
 
+@pytest.mark.slow
 @settings(
     max_examples=500,
     deadline=None,
@@ -883,6 +887,7 @@ def bytes_read_per_fragment(fragments: int, monkeypatch: pytest.MonkeyPatch) -> 
     return CountingPartialJson.handed / len(pieces)
 
 
+@pytest.mark.slow
 def test_input_json_costs_the_same_per_fragment_at_any_length(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -916,6 +921,7 @@ def reading_per_fragment(
     return CountingPartialJson.handed / len(pieces), sum(quick) / len(pieces)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "piece",
     ['{"n": 12, "s": "ab\\n"}, ', '{"s": "\\ud83d\\ude00"}, '],
@@ -955,8 +961,8 @@ def test_the_installed_anthropic_is_one_the_emulation_was_verified_against() -> 
     assert anthropic_version() in VERIFIED_ANTHROPIC, (
         f"anthropic {anthropic_version()} is installed; the anthropic-sdk emulation states it "
         f"was verified against {', '.join(VERIFIED_ANTHROPIC)}: run "
-        "tests/test_anthropic_sdk_model.py on the new release, fix what differs, then add it "
-        "to VERIFIED_ANTHROPIC (and move pyproject.toml's pin)"
+        "tests/dialects/anthropic/test_anthropic_sdk_model.py on the new release, fix what "
+        "differs, then add it to VERIFIED_ANTHROPIC (and move pyproject.toml's pin)"
     )
 
 

@@ -10,8 +10,10 @@ from streamscope.core.calls import StrategyError, Unmodeled
 from streamscope.dialects.gemini.oracle import parts_result, run_real_genai
 from streamscope.dialects.gemini.sdk_model import PartsEmulation
 
-from .gemini_events import frames
+from .events import frames
 from .test_gemini import CASES, FIXTURES, streams
+
+pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
 
 pytest.importorskip("google.genai")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.analysis import analyze
@@ -17,15 +17,12 @@ from streamscope.core.calls import StrategyError
 from streamscope.dialects import ANOMALY_KINDS as KINDS
 from streamscope.dialects.gemini.engine import GeminiEngine
 
-from .dialect_laws import (
-    copy_carries_on,
+from ..anthropic.test_anthropic import CHAT_ONLY
+from ..reading import (
     fast_path_reads_alike,
     named_at_its_frame,
-    rechunked,
-    reports_show_no_python_none,
-    same,
 )
-from .gemini_events import (
+from .events import (
     CLOSING,
     STREAMED,
     STREAMED_ARGS,
@@ -43,7 +40,6 @@ from .gemini_events import (
     sse,
     text,
 )
-from .test_anthropic import CHAT_ONLY
 
 SIG = "CtQBAVSoXO4="
 SIGNED = [chunk(call("get_weather", {"city": "Paris"}, sig=SIG)), chunk(finish="STOP")]
@@ -132,26 +128,6 @@ NOT_HERE = (CHAT_ONLY - {"id-changed"}) | {
     "response-end-missing",
     "final-output-mismatch",
 }
-
-
-def test_no_kind_is_another_dialects():
-    assert not NOT_HERE & set(CASES)
-
-
-@pytest.mark.parametrize("kind", sorted(CASES))
-def test_kind_triggers(kind):
-    events, _, extra = CASES[kind]
-    named_at_its_frame(run(events, **extra), kind, "gemini")
-
-
-@pytest.mark.parametrize("kind", sorted(CASES))
-def test_kind_stays_quiet(kind):
-    _, events, extra = CASES[kind]
-    assert kind not in kinds(run(events, **QUIET_EXTRA.get(kind, extra)))
-
-
-def test_no_report_shows_a_python_none(tmp_path):
-    reports_show_no_python_none(CASES, tmp_path / "stream.sse")
 
 
 # -- the reading ----------------------------------------------------------------------------
@@ -283,6 +259,7 @@ def test_needs_terminal_drops_a_no_args_call_beside_streamed_ones():
 # -- bad input ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "bad",
     [
@@ -327,6 +304,7 @@ def test_bad_input_is_an_anomaly_never_a_traceback(bad, tmp_path):
         assert out.exit_code == 0 and out.exception is None, out.output
 
 
+@pytest.mark.slow
 def test_ten_thousand_parts_in_one_chunk_are_read_and_named():
     parts = [call(f"f{k}", {"k": k}) for k in range(10_000)]
     result = run([chunk(*parts, finish="STOP")])
@@ -379,26 +357,7 @@ _chunk = st.one_of(
 streams = st.lists(_chunk, max_size=25)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(streams, st.lists(st.integers(1, 60), max_size=12))
-def test_rechunking_never_changes_the_reading_and_no_other_dialects_kind_appears(events, cuts):
-    whole = run(events)
-    assert not NOT_HERE & kinds(whole)
-    same(rechunked(GeminiEngine, events, cuts, False), whole, strategies=False)
-
-
-@settings(max_examples=200, deadline=None)
-@given(streams, st.integers(0, 25))
-def test_a_copy_taken_anywhere_carries_on_as_the_original(events, at):
-    copy_carries_on(GeminiEngine, events, at)
-
-
-@settings(max_examples=200, deadline=None)
-@given(streams)
-def test_collecting_field_events_reads_as_not_collecting(events):
-    fast_path_reads_alike(GeminiEngine, events)
-
-
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(streams)
 def test_the_exported_accumulator_reads_as_robust_does(events):
@@ -569,7 +528,7 @@ def test_every_kind_has_its_registered_words():
 
 # -- the projects' own recorded streams ---------------------------------------------------
 
-FIXTURES = Path(__file__).parent / "fixtures" / "gemini"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 EXPECTED = orjson.loads((FIXTURES / "expected.json").read_bytes())
 # The trap each stream sets, named at its frame (see fixtures/gemini/README.md), and the
 # clients that fall in it.
@@ -772,12 +731,13 @@ def test_a_candidate_index_that_is_no_integer_reads_alike_fast_and_slow():
         {"candidates": [{"index": False, "content": {"parts": [partial(arg("$.a", "x"))]}}]},
         chunk(CLOSING, finish="STOP"),
     ]
-    fast_path_reads_alike(GeminiEngine, events)
+    fast_path_reads_alike(GeminiEngine, frames(events))
     assert "event-schema-violation" in kinds(run(events))
 
 
+@pytest.mark.slow
 def test_an_exported_module_compares_an_unpadded_signature_as_its_bytes(tmp_path):
-    from .helpers import passes
+    from ...helpers import passes
 
     path = tmp_path / "unpadded.sse"
     path.write_bytes(

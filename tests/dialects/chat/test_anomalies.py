@@ -15,7 +15,7 @@ from streamscope.core.sse import Truncation
 from streamscope.dialects import ANOMALY_KINDS as KINDS
 from streamscope.dialects.chat.appendix_a import A1, A2, ARGS, FINISH, calls, chunk, tc
 
-from .helpers import kinds, run, tool_def
+from ...helpers import kinds, run, tool_def
 
 OPEN = chunk(calls(tc(0, "call_a", "get_weather", "", "function"), role=True))
 OPEN_B = chunk(calls(tc(1, "call_b", "get_time", "", "function")))
@@ -194,36 +194,6 @@ CASES: dict[str, tuple[list, list, dict]] = {
 NEGATIVE_EXTRA = {"done-missing": {}, "stream-truncated": {}}
 
 
-def test_every_kind_has_a_case():
-    from .test_anthropic import CASES as ANTHROPIC_CASES
-    from .test_gemini import CASES as GEMINI_CASES
-    from .test_responses import CASES as RESPONSES_CASES
-
-    # args-double-encoded and invalid-utf8 have tests of their own below; the kinds of
-    # other dialects, their own tables (dialect-unknown: test_anthropic.py)
-    others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | {"dialect-unknown"}
-    assert set(CASES) | {"args-double-encoded", "invalid-utf8"} | others == set(KINDS)
-
-
-@pytest.mark.parametrize("kind", sorted(CASES))
-def test_kind_triggers(kind):
-    stream, _, extra = CASES[kind]
-    result = run(stream, **extra)
-    assert kind in kinds(result), [a.to_json() for a in result.anomalies]
-    anomaly = next(a for a in result.anomalies if a.kind == kind)
-    assert anomaly.severity == KINDS[kind][0]
-    assert anomaly.message and "\n" not in anomaly.message
-    assert 1 <= anomaly.frame <= result.frames
-
-
-@pytest.mark.parametrize("kind", sorted(CASES))
-def test_kind_stays_quiet(kind):
-    _, stream, extra = CASES[kind]
-    extra = NEGATIVE_EXTRA.get(kind, extra)
-    result = run(stream, **extra)
-    assert kind not in kinds(result), [a.to_json() for a in result.anomalies]
-
-
 def test_clean_stream_has_no_anomaly():
     assert run(CLEAN).anomalies == []
 
@@ -313,13 +283,14 @@ def _variants() -> list[tuple[str, list, dict]]:
     return out
 
 
+@pytest.mark.slow
 def test_no_message_or_report_shows_a_python_none(tmp_path):
     """Absent values read as words ("with no index"), never as Python's None."""
     from click.testing import CliRunner
 
     from streamscope.cli import main
 
-    from .helpers import sse_body
+    from ...helpers import sse_body
 
     seen: set[str] = set()
     for label, stream, extra in _variants():
@@ -348,9 +319,9 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
         "args-empty",
         "type-empty-or-null",
     } <= seen
-    from .test_anthropic import CASES as ANTHROPIC_CASES
-    from .test_gemini import CASES as GEMINI_CASES
-    from .test_responses import CASES as RESPONSES_CASES
+    from ..anthropic.test_anthropic import CASES as ANTHROPIC_CASES
+    from ..gemini.test_gemini import CASES as GEMINI_CASES
+    from ..responses.test_responses import CASES as RESPONSES_CASES
 
     # the other dialects' kinds have their own tests
     others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | {"dialect-unknown"}
@@ -378,6 +349,7 @@ def test_a_copied_log_shares_its_marks_and_each_side_goes_on_alone():
     assert copy._layers[0] is log._layers[0]  # the marks before the copy are held once
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(

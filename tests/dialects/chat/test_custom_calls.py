@@ -15,7 +15,7 @@ from streamscope.dialects.chat.engine import StreamEngine
 from streamscope.dialects.chat.reference import accumulate
 from streamscope.dialects.chat.schema import chunk_violation
 
-from .helpers import (
+from ...helpers import (
     CUSTOM_BESIDE_FUNCTION,
     SQL,
     WEATHER_ARGS,

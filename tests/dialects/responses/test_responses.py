@@ -8,25 +8,17 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.analysis import analyze
 from streamscope.cli import main
 from streamscope.core.calls import StrategyError
 from streamscope.core.sse import decode_body
-from streamscope.dialects import ANOMALY_KINDS as KINDS
 from streamscope.dialects.responses.engine import ResponsesEngine
 
-from .dialect_laws import (
-    copy_carries_on,
-    fast_path_reads_alike,
-    named_at_its_frame,
-    rechunked,
-    reports_show_no_python_none,
-    same,
-)
-from .responses_events import (
+from ..anthropic.test_anthropic import CHAT_ONLY
+from .events import (
     ARGS,
     WEATHER,
     WEATHER_TOOL,
@@ -48,7 +40,6 @@ from .responses_events import (
     run,
     sse,
 )
-from .test_anthropic import CHAT_ONLY
 
 WRAPPED = (
     '{"tool_uses": [{"recipient_name": "functions.get_weather", "parameters": {"city": "Paris"}},'
@@ -146,36 +137,10 @@ NOT_HERE = (CHAT_ONLY - {"id-changed", "name-changed"}) | {
 }
 
 
-def test_every_kind_is_one_dialects_or_shared():
-    from .test_anomalies import CASES as CHAT_CASES
-    from .test_anthropic import CASES as ANTHROPIC_CASES
-    from .test_gemini import CASES as GEMINI_CASES
-
-    every = set(CHAT_CASES) | set(ANTHROPIC_CASES) | set(CASES) | set(GEMINI_CASES)
-    assert every | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
-    assert not NOT_HERE & set(CASES)
-
-
-@pytest.mark.parametrize("kind", sorted(k for k in CASES if CASES[k][0] is not None))
-def test_kind_triggers(kind):
-    events, _, extra = CASES[kind]
-    named_at_its_frame(run(events, **extra), kind, "openai-responses")
-
-
-@pytest.mark.parametrize("kind", sorted(k for k in CASES if CASES[k][1] is not None))
-def test_kind_stays_quiet(kind):
-    _, events, extra = CASES[kind]
-    assert kind not in kinds(run(events, **QUIET_EXTRA.get(kind, extra)))
-
-
 def test_a_well_formed_stream_says_nothing():
     result = run(WEATHER, [WEATHER_TOOL])
     assert result.anomalies == [] and result.ended == "done"
     assert not [name for name in result.strategies if result.differs(name)]
-
-
-def test_no_report_shows_a_python_none(tmp_path):
-    reports_show_no_python_none(CASES, tmp_path / "stream.sse")
 
 
 def test_invalid_utf8_is_named_where_it_is():
@@ -254,7 +219,7 @@ def test_the_parallel_wrapper_stays_one_call_and_names_what_it_wraps():
 
 
 def test_the_parallel_wrapper_is_named_in_chat_completions_too():
-    from .helpers import run as chat_run
+    from ...helpers import run as chat_run
 
     chunk = {
         "choices": [
@@ -425,28 +390,7 @@ streams = st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(streams, st.lists(st.integers(1, 60), max_size=12), st.booleans())
-def test_rechunking_never_changes_the_reading_and_no_other_dialects_kind_appears(
-    events, cuts, named
-):
-    whole = run(events, named=named)
-    assert not NOT_HERE & kinds(whole)
-    same(rechunked(ResponsesEngine, events, cuts, named), whole, strategies=False)
-
-
-@settings(max_examples=200, deadline=None)
-@given(streams, st.integers(0, 30))
-def test_a_copy_taken_anywhere_carries_on_as_the_original(events, at):
-    copy_carries_on(ResponsesEngine, events, at)
-
-
-@settings(max_examples=200, deadline=None)
-@given(streams)
-def test_the_fast_path_reads_as_every_rule_does(events):
-    fast_path_reads_alike(ResponsesEngine, events)
-
-
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(streams)
 def test_the_exported_accumulator_reads_as_robust_does(events):
@@ -559,7 +503,7 @@ def test_a_gateway_path_is_told_by_the_body(tmp_path):
 
 # -- the projects' own recorded streams ---------------------------------------------------
 
-FIXTURES = Path(__file__).parent / "fixtures" / "responses"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "responses"
 WRAPPER = (
     '{"tool_uses":[{"recipient_name":"functions.weather","parameters":{"location":'
     '"San Francisco"}},{"recipient_name":"functions.cityAttractions","parameters":'

@@ -35,8 +35,8 @@ from streamscope.dialects.responses.sdk_model import (
     ResponsesSdkEmulation,
 )
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "responses"
-SAMPLES = sorted((Path(__file__).resolve().parents[1] / "recordings").glob("responses-*.jsonl"))
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "responses"
+SAMPLES = sorted((Path(__file__).resolve().parents[3] / "recordings").glob("responses-*.jsonl"))
 
 # --- building streams ----------------------------------------------------------------------
 
@@ -1065,6 +1065,7 @@ def a_stream(draw: st.DrawFn) -> tuple[list[Item], Tools]:
     return items, tools
 
 
+@pytest.mark.slow
 @settings(
     max_examples=500,
     deadline=None,
@@ -1123,8 +1124,8 @@ def test_the_installed_openai_is_one_the_emulation_was_verified_against() -> Non
     assert openai_version() in VERIFIED_OPENAI_RESPONSES, (
         f"openai {openai_version()} is installed; the Responses SDK emulation states it was "
         f"verified against {', '.join(VERIFIED_OPENAI_RESPONSES)}: run "
-        "tests/test_responses_sdk_model.py on the new release, fix what differs, then add it "
-        "to VERIFIED_OPENAI_RESPONSES (and move pyproject.toml's pin)"
+        "tests/dialects/responses/test_responses_sdk_model.py on the new release, fix what "
+        "differs, then add it to VERIFIED_OPENAI_RESPONSES (and move pyproject.toml's pin)"
     )
 
 

@@ -7,8 +7,8 @@ from typing import Any
 from streamscope.core.engine import StreamResult
 from streamscope.dialects.gemini.engine import GeminiEngine
 
-from .anthropic_events import calls, frames, kinds, sse
-from .anthropic_events import run as run_with
+from ..anthropic.events import calls, frames, kinds, sse
+from ..anthropic.events import run as run_with
 
 _UNSET: Any = object()
 

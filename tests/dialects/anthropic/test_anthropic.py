@@ -7,16 +7,14 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamscope.analysis import analyze
 from streamscope.core.calls import StrategyError, Unmodeled
 from streamscope.core.sse import decode_body
-from streamscope.dialects import ANOMALY_KINDS as KINDS
 from streamscope.dialects.anthropic.engine import AnthropicEngine
 
-from .anthropic_events import (
+from .events import (
     MESSAGE_STOP,
     PING,
     WEATHER,
@@ -37,16 +35,8 @@ from .anthropic_events import (
     tool_call,
     tool_start,
 )
-from .dialect_laws import (
-    copy_carries_on,
-    fast_path_reads_alike,
-    named_at_its_frame,
-    rechunked,
-    reports_show_no_python_none,
-    same,
-)
 
-FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "anthropic"
 # A tool block whose start carries no input at all, so "" is all its arguments hold.
 NO_INPUT = {
     "type": "content_block_start",
@@ -164,33 +154,6 @@ CHAT_ONLY = {
     "done-missing",
     "chunk-schema-violation",
 }
-
-
-def test_every_kind_is_one_dialects_or_shared():
-    from .test_anomalies import CASES as CHAT_CASES
-    from .test_gemini import CASES as GEMINI_CASES
-    from .test_responses import CASES as RESPONSES_CASES
-
-    # every registered kind has a case in a dialect's table (dialect-unknown: below)
-    every = set(CHAT_CASES) | set(CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES)
-    assert every | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
-    assert not CHAT_ONLY & set(CASES)
-
-
-@pytest.mark.parametrize("kind", sorted(k for k in CASES if CASES[k][0] is not None))
-def test_kind_triggers(kind):
-    events, _, extra = CASES[kind]
-    named_at_its_frame(run(events, **extra), kind, "anthropic-messages")
-
-
-def test_no_report_shows_a_python_none(tmp_path):
-    reports_show_no_python_none(CASES, tmp_path / "stream.sse")
-
-
-@pytest.mark.parametrize("kind", sorted(k for k in CASES if CASES[k][1] is not None))
-def test_kind_stays_quiet(kind):
-    _, events, extra = CASES[kind]
-    assert kind not in kinds(run(events, **QUIET_EXTRA.get(kind, extra)))
 
 
 def test_invalid_utf8_is_named_where_it_is():
@@ -398,20 +361,6 @@ _event = st.one_of(
 streams = st.lists(_event, max_size=30)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(streams, st.lists(st.integers(1, 60), max_size=12), st.booleans())
-def test_rechunking_never_changes_the_reading_and_no_chat_kind_appears(events, cuts, named):
-    whole = run(events, named=named)
-    assert not CHAT_ONLY & kinds(whole)
-    same(rechunked(AnthropicEngine, events, cuts, named), whole, strategies=False)
-
-
-@settings(max_examples=200, deadline=None)
-@given(streams, st.integers(0, 30))
-def test_a_copy_taken_anywhere_carries_on_as_the_original(events, at):
-    copy_carries_on(AnthropicEngine, events, at)
-
-
 def test_a_shape_the_sdk_emulation_meets_late_is_unmodeled_where_it_is_looked_at():
     """The emulation reads tool input deltas when asked: a number too long for it is met
     then, and the strategy says Unmodeled there, as it would have at the frame."""
@@ -420,12 +369,6 @@ def test_a_shape_the_sdk_emulation_meets_late_is_unmodeled_where_it_is_looked_at
         engine.feed(frame)
     assert isinstance(engine.strategy_calls()["anthropic-sdk"], Unmodeled)
     assert isinstance(engine.others_at_end()["anthropic-sdk"], Unmodeled)
-
-
-@settings(max_examples=200, deadline=None)
-@given(streams)
-def test_the_fast_path_reads_as_every_rule_does(events):
-    fast_path_reads_alike(AnthropicEngine, events)
 
 
 # -- the projects' own recorded streams ---------------------------------------------------

@@ -1,6 +1,6 @@
-"""The laws every dialect engine keeps, checked on random streams by each dialect's tests:
-the same bytes cut anywhere read alike, a copy taken anywhere carries on as the original,
-and the fast path reads as every rule does."""
+"""How the dialect laws read a stream, and what they compare: used by tests/dialects/
+test_laws.py on every registered dialect, and by a dialect's own tests where one stream of
+theirs must keep a law (the fast path on a candidate index that is no integer...)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 from click.testing import CliRunner
 
 from streamscope.cli import main
-from streamscope.core.engine import StreamResult
-from streamscope.core.sse import SseDecoder
+from streamscope.core.engine import Engine, StreamResult
+from streamscope.core.frames import Frame
 from streamscope.dialects import ANOMALY_KINDS as KINDS
 
-from .anthropic_events import calls, frames, kinds, sse
+from .anthropic.events import calls, kinds
 
 
 def named_at_its_frame(result: StreamResult, kind: str, dialect: str) -> None:
@@ -27,17 +27,14 @@ def named_at_its_frame(result: StreamResult, kind: str, dialect: str) -> None:
     assert result.dialect == dialect
 
 
-def reports_show_no_python_none(cases: dict, path) -> None:
-    """`inspect`'s report on every case's events (those run with no extra arguments)
-    never prints a Python None (a client's own exception quoted is its text)."""
-    for kind, (events, _, extra) in cases.items():
-        if events is None or extra:
-            continue
-        path.write_bytes(sse(events))
-        report = CliRunner().invoke(main, ["inspect", str(path)])
-        assert report.exit_code == 0, report.output
-        ours = [line for line in report.output.splitlines() if " raises " not in line]
-        assert not [line for line in ours if "None" in line], (kind, report.output)
+def report_shows_no_python_none(body: bytes, path) -> None:
+    """`inspect`'s report on `body` exits 0 and never prints a Python None (a client's own
+    exception quoted is its text)."""
+    path.write_bytes(body)
+    report = CliRunner().invoke(main, ["inspect", str(path)])
+    assert report.exit_code == 0, report.output
+    ours = [line for line in report.output.splitlines() if " raises " not in line]
+    assert not [line for line in ours if "None" in line], report.output
 
 
 def same(a: StreamResult, b: StreamResult, strategies: bool = True) -> None:
@@ -49,11 +46,12 @@ def same(a: StreamResult, b: StreamResult, strategies: bool = True) -> None:
         }
 
 
-def rechunked(engine_class: type, events: list[Any], cuts: list[int], named: bool) -> StreamResult:
-    """The stream's bytes fed in pieces of the sizes `cuts` (then the rest); `same` as the
-    whole body read at once."""
-    body = sse(events, named)
-    decoder, engine, at = SseDecoder(), engine_class(), 0
+def read(
+    engine: Engine, framing: Any, body: bytes, cuts: tuple[int, ...] | list[int] = ()
+) -> StreamResult:
+    """`body` fed to a fresh `framing()` in pieces of the sizes `cuts` (then the rest), each
+    event it delivers to `engine`, and the stream finished with the framing's truncation."""
+    decoder, at = framing(), 0
     for size in [*cuts, len(body)]:
         for frame in decoder.feed(body[at : at + size], 0):
             engine.feed(frame)
@@ -61,8 +59,15 @@ def rechunked(engine_class: type, events: list[Any], cuts: list[int], named: boo
     return engine.finish(decoder.finish())
 
 
-def copy_carries_on(engine_class: type, events: list[Any], at: int) -> None:
-    found = frames(events)
+def frames_of(framing: Any, body: bytes) -> list[Frame]:
+    """The events `framing` delivers from the whole body."""
+    decoder = framing()
+    found = list(decoder.feed(body, 0))
+    decoder.finish()
+    return found
+
+
+def copy_carries_on(engine_class: Any, found: list[Frame], at: int) -> None:
     engine = engine_class()
     for frame in found[:at]:
         engine.feed(frame)
@@ -73,9 +78,9 @@ def copy_carries_on(engine_class: type, events: list[Any], at: int) -> None:
     same(engine.finish(), twin.finish())
 
 
-def fast_path_reads_alike(engine_class: type, events: list[Any]) -> None:
+def fast_path_reads_alike(engine_class: Any, found: list[Frame]) -> None:
     fast, slow = engine_class(), engine_class()
-    for frame in frames(events):
+    for frame in found:
         fast.feed(frame)
         slow.collect_events = True  # field events asked for: every frame through every rule
         slow.feed(frame)

@@ -10,7 +10,7 @@ from streamscope.dialects.chat.engine import StreamEngine
 from streamscope.inputs.reads import Reads
 from streamscope.tui.model import StreamModel
 
-from .helpers import frames_of, kinds, run, sse_body
+from ...helpers import frames_of, kinds, run, sse_body
 
 PARIS = ARGS
 ROME = '{"city": "Rome"}'

@@ -18,9 +18,9 @@ from streamscope.dialects.chat.appendix_a import ARGS, FIXTURES, chunk
 from streamscope.dialects.chat.oracle import openai_version, run_real_sdk, sdk_result
 from streamscope.dialects.chat.sdk_model import VERIFIED_OPENAI, SdkEmulation, Unmodeled
 
-from .helpers import CUSTOM_BESIDE_FUNCTION, SQL, WEATHER_ARGS, chat_sample, custom_delta
+from ...helpers import CUSTOM_BESIDE_FUNCTION, SQL, WEATHER_ARGS, chat_sample, custom_delta
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 NON_STRICT = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
 STRICT = [
@@ -427,6 +427,7 @@ def a_chunk(draw: st.DrawFn) -> Any:
     return out
 
 
+@pytest.mark.slow
 @settings(
     max_examples=400,
     deadline=None,
@@ -556,6 +557,7 @@ def test_the_installed_openai_is_one_the_emulation_was_verified_against() -> Non
     """A new openai release must be run through these tests and added to VERIFIED_OPENAI."""
     assert openai_version() in VERIFIED_OPENAI, (
         f"openai {openai_version()} is installed; the openai-sdk emulation states it was "
-        f"verified against {', '.join(VERIFIED_OPENAI)}: run tests/test_sdk_model.py on it, "
-        "then add it (and widen pyproject.toml's bound)"
+        f"verified against {', '.join(VERIFIED_OPENAI)}: run "
+        "tests/dialects/chat/test_sdk_model.py on it, then add it (and widen pyproject.toml's "
+        "bound)"
     )

@@ -14,7 +14,7 @@ from streamscope.dialects.chat.appendix_a import FIXTURES, calls, chunk, tc
 from streamscope.dialects.chat.engine import StreamEngine, plain_fragment
 from streamscope.dialects.chat.summary import plain_summary, summarize
 
-from .helpers import frames_of
+from ...helpers import frames_of
 
 FRAGMENTS = ['{"a', '": "', "x", "yz", '"}', "[1", "{", "", " "]
 TOKEN = {"token": "x", "logprob": -0.5, "bytes": [120], "top_logprobs": []}
@@ -85,6 +85,7 @@ def summary(result) -> tuple:
     return (result.content, result.ended, result.finish_reason, strategies, anomalies, marks)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(PIECES, max_size=25))
 def test_fast_and_slow_paths_agree(chunks):
@@ -116,6 +117,7 @@ QUIRKS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.integers(1, 6),
@@ -127,6 +129,7 @@ def test_interleaved_parallel_calls_agree(opened, turns, quirks):
     assert summary(analyse(chunks, slow=False)) == summary(analyse(chunks, slow=True))
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(st.integers(50, 300), st.integers(1, 7))
 def test_many_calls_agree(opened, stride):
@@ -191,6 +194,7 @@ def test_a_provider_error_beside_a_plain_fragment_is_reported():
     assert summary(fast) == summary(analyse(chunks, slow=True))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(
@@ -210,6 +214,7 @@ def test_the_replay_summary_of_a_plain_frame_is_summarize(chunks):
             assert plain_summary(*plain) == summarize(frame)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(
@@ -292,6 +297,7 @@ STREAMS = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(STREAMS, st.sampled_from(TOOLS), st.booleans())
 def test_the_parts_of_an_engine_answer_as_the_whole(chunks, tools, done):
@@ -329,6 +335,7 @@ def test_a_part_of_an_engine_cannot_finish():
 @settings(max_examples=200, deadline=None)
 @given(STREAMS)
 # two calls whose fragments alternate within one bulk step: each call's last frame is kept
+@pytest.mark.slow
 @example(
     [chunk(calls(tc(i, f"call_{i}", "f", "", "function"))) for i in range(2)]
     + [chunk(calls(tc(i % 2, args="x"))) for i in range(6)]
@@ -363,6 +370,7 @@ def test_bulk_takes_what_feed_takes_in_bulk():
     assert engine.bulk(6, plains, 5) == 0 and engine.bulk(1, [None]) == 0
 
 
+@pytest.mark.slow
 def test_an_engine_is_freed_as_soon_as_it_is_dropped():
     """No reference cycle: a dropped engine goes at once, not at the cyclic collector's
     next pass (which also walks everything else alive: the minimiser drops hundreds)."""
@@ -382,6 +390,7 @@ def test_an_engine_is_freed_as_soon_as_it_is_dropped():
         gc.enable()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(PIECES, max_size=25))
 def test_an_engine_without_marks_files_the_same_anomalies(chunks):

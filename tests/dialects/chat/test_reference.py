@@ -7,7 +7,7 @@ import pytest
 from streamscope.dialects.chat.appendix_a import FIXTURES
 from streamscope.dialects.chat.reference import accumulate, source
 
-from .helpers import run
+from ...helpers import run
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURES))
