@@ -307,32 +307,29 @@ class _Marks(Mapping[int, Sequence[str]]):
         return len(self.log.frames())
 
 
-# What a client that closes a stream early causes: the end the stream never reached, and
-# the call it was in the middle of (its unfinished arguments).
+# What a client that closes a stream early causes, among the shared kinds: the end the
+# stream never reached, and the call it was in the middle of (its unfinished arguments).
+# A dialect's engine adds its own kinds of each (Engine.cut_stream_kinds, cut_call_kinds).
 CUT_STREAM_KINDS = frozenset(
-    {
-        "stream-truncated",
-        "done-missing",
-        "finish-reason-missing",
-        "candidate-finish-missing",
-        "stop-reason-mismatch",
-        "message-stop-missing",
-        "response-end-missing",
-    }
+    {"stream-truncated", "done-missing", "finish-reason-missing", "stop-reason-mismatch"}
 )
-CUT_CALL_KINDS = frozenset(
-    {"args-invalid-json", "args-empty", "block-stop-missing", "partial-args-unterminated"}
-)
+CUT_CALL_KINDS = frozenset({"args-invalid-json", "args-empty"})
 
 
-def cut_by_client(log: AnomalyLog, open_calls: Iterable[tuple[object, object]]) -> None:
+def cut_by_client(
+    log: AnomalyLog,
+    open_calls: Iterable[tuple[object, object]],
+    stream_kinds: frozenset[str] = CUT_STREAM_KINDS,
+    call_kinds: frozenset[str] = CUT_CALL_KINDS,
+) -> None:
     """The stream ended because the client closed it: the anomalies that follow from the
-    cut (the stream's missing end, and `open_calls`' unfinished arguments, by (choice,
-    index)) say so and are warnings, not the provider's errors."""
+    cut (`stream_kinds`: the stream's missing end; `call_kinds` of `open_calls`, by
+    (choice, index): their unfinished arguments) say so and are warnings, not the
+    provider's errors."""
     open_calls = {(c, _hashable(i)) for c, i in open_calls}
     for a in log.entries():
-        if a.kind in CUT_STREAM_KINDS or (
-            a.kind in CUT_CALL_KINDS and (a.choice, _hashable(a.index)) in open_calls
+        if a.kind in stream_kinds or (
+            a.kind in call_kinds and (a.choice, _hashable(a.index)) in open_calls
         ):
             a.cut_by_client = True
             if a.severity == ERROR:

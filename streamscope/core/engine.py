@@ -18,7 +18,15 @@ from typing import Any, Protocol
 
 from ..text import cut, quote
 from . import repair as repairs
-from .anomalies import KINDS, Anomaly, AnomalyLog, Kinds, cut_by_client
+from .anomalies import (
+    CUT_CALL_KINDS,
+    CUT_STREAM_KINDS,
+    KINDS,
+    Anomaly,
+    AnomalyLog,
+    Kinds,
+    cut_by_client,
+)
 from .calls import Call, StrategyError, Unmodeled
 from .frames import NOT_READ, Frame, Sentinel
 from .sse import Truncation
@@ -158,6 +166,9 @@ class Engine:
     dialect = ""
     strategy_names: tuple[str, ...] = ()
     kinds: Kinds = KINDS  # what its log may file: the shared kinds and the dialect's own
+    # the kinds that follow from a client's cut (see cut_by_client): shared and its own
+    cut_stream_kinds = CUT_STREAM_KINDS
+    cut_call_kinds = CUT_CALL_KINDS
     by_value = False  # see StreamResult.by_value
     wrappers = False  # the dialect's models invent the parallel wrapper (`parallel-wrapper`)
     # what to do with a call that has no id (`id-missing`), in the dialect's words
@@ -322,7 +333,12 @@ class Engine:
                     or call.first_frame >= last_call[call.choice].first_frame
                 ):
                     last_call[call.choice] = call
-            cut_by_client(self.log, [(c.choice, c.index) for c in last_call.values()])
+            cut_by_client(
+                self.log,
+                [(c.choice, c.index) for c in last_call.values()],
+                self.cut_stream_kinds,
+                self.cut_call_kinds,
+            )
         return results, fixes
 
     def _text_like_a_call(

@@ -24,3 +24,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "message-stop-missing": (WARNING, "the stream ended without message_stop"),
     "event-name-missing": (WARNING, "events carry no event: name (the official SDK skips them)"),
 }
+
+# Of these, what a client's cut causes: the stream's missing end, an unfinished call.
+CUT_STREAM: frozenset[str] = frozenset({"message-stop-missing"})
+CUT_CALL: frozenset[str] = frozenset({"block-stop-missing"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.anomalies import CUT_CALL_KINDS, CUT_STREAM_KINDS
 from ...core.anomalies import KINDS as SHARED_KINDS
 from ...core.calls import Call, Unmodeled
 from ...core.engine import ChoiceSummary
@@ -11,7 +12,7 @@ from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine
-from .kinds import KINDS
+from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import Robust
 from .sdk_model import PartsEmulation
 from .strategies import ChunkIndex, IndexZero, NeedsTerminal, first_calls
@@ -92,6 +93,8 @@ class GeminiEngine(EventEngine):
 
     dialect = "gemini"
     kinds = {**SHARED_KINDS, **KINDS}
+    cut_stream_kinds = CUT_STREAM_KINDS | CUT_STREAM
+    cut_call_kinds = CUT_CALL_KINDS | CUT_CALL
     strategy_names = STRATEGY_NAMES
     sdk_name = "parts"
 

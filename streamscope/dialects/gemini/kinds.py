@@ -24,3 +24,7 @@ KINDS: dict[str, tuple[str, str]] = {
     ),
     "candidate-finish-missing": (WARNING, "the stream ended with no finishReason for a candidate"),
 }
+
+# Of these, what a client's cut causes: the stream's missing end, an unfinished call.
+CUT_STREAM: frozenset[str] = frozenset({"candidate-finish-missing"})
+CUT_CALL: frozenset[str] = frozenset({"partial-args-unterminated"})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from ...core.anomalies import CUT_CALL_KINDS, CUT_STREAM_KINDS
 from ...core.anomalies import KINDS as SHARED_KINDS
 from ...core.calls import Call
 from ...core.engine import ChoiceSummary
@@ -17,7 +18,7 @@ from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine, is_index
-from .kinds import KINDS
+from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import DELTAS, Robust, done_field
 from .sdk_model import ResponsesSdkEmulation
 from .strategies import CurrentItem, DeltasOnly, StrictDone
@@ -40,6 +41,8 @@ class ResponsesEngine(EventEngine):
 
     dialect = "openai-responses"
     kinds = {**SHARED_KINDS, **KINDS}
+    cut_stream_kinds = CUT_STREAM_KINDS | CUT_STREAM
+    cut_call_kinds = CUT_CALL_KINDS | CUT_CALL
     strategy_names = STRATEGY_NAMES
     sdk_name = "openai-sdk"
     wrappers = True  # models invent multi_tool_use.parallel here (see parallel-wrapper)

@@ -24,3 +24,7 @@ KINDS: dict[str, tuple[str, str]] = {
         "the stream ended without response.completed, .incomplete or .failed",
     ),
 }
+
+# Of these, what a client's cut causes: the stream's missing end, an unfinished call.
+CUT_STREAM: frozenset[str] = frozenset({"response-end-missing"})
+CUT_CALL: frozenset[str] = frozenset()
