@@ -65,7 +65,7 @@ def main() -> None:
             capture_output=True,
             text=True,
         ).stdout
-        if "streamscope.playback.pytest_plugin" not in plugins:
+        if "streamscope.pytest_plugin" not in plugins:
             sys.exit("the streamscope plugin is not registered in this Python")
         collect(folder)  # warm the file cache and the bytecode
         collect(folder, "-p", "no:streamscope")

@@ -265,9 +265,9 @@ def serve(files, port, speed, strict) -> None:
     """Play FILES back as an OpenAI-, Anthropic- or Gemini-style provider on 127.0.0.1 (prints its base URL).
 
     FILES are recordings, HAR captures, raw SSE bodies or chunk logs, their exchanges
-    one after the other. A request with "stream": true (Gemini: :streamGenerateContent)
-    gets a recorded stream, any other a recorded non-stream response, each from an
-    exchange of the request's own API. Which exchange answers a request:
+    one after the other. A request that asks for a stream ("stream": true, or its API's
+    streaming method) gets a recorded stream, any other a recorded non-stream response,
+    each from an exchange of the request's own API. Which exchange answers a request:
 
     \b
     1. the recorded request whose JSON body has the same model, system, instructions,
@@ -414,6 +414,7 @@ def demo(quirk: str, no_replay: bool) -> None:
 
     from .dialects import dialect
     from .playback.serve import ServeServer
+    from .providers import DEFAULT_SIDE, provider_of
     from .record.runner import default_output, record
 
     folder = samples_dir()
@@ -441,16 +442,19 @@ def demo(quirk: str, no_replay: bool) -> None:
         os.environ["AGENT_TOOLS"] = orjson.dumps(first.tools).decode()
     if first.model:
         os.environ["AGENT_MODEL"] = first.model
-    agent = [sys.executable, "-m", "streamscope.demo.agent", "create"]
+    provider = provider_of(told)
+    demo_agent = provider.demo_agent(told) if provider is not None else None
+    if provider is None or demo_agent is None:
+        _fail(f"the {quirk} sample speaks {told}, which no demo agent speaks")
+        return
+    agent = [sys.executable, "-m", *demo_agent]
     body = analyze_request(os.path.join(folder, f"{quirk}.jsonl"))
     if anthropic:  # the sample's first question, on the anthropic SDK
         os.environ["AGENT_MESSAGES"] = orjson.dumps(body.get("messages", [])).decode()
-        agent = [sys.executable, "-m", "streamscope.demo.anthropic_agent"]
     elif told == "openai-responses":  # its first input, through responses.stream()
         os.environ["AGENT_INPUT"] = orjson.dumps(body.get("input", "")).decode()
         if isinstance(body.get("instructions"), str):
             os.environ["AGENT_INSTRUCTIONS"] = body["instructions"]
-        agent = [sys.executable, "-m", "streamscope.demo.responses_agent"]
     elif gemini:  # its first question, system instruction and declarations, in a chat
         contents = body.get("contents") or [{}]
         parts = contents[0].get("parts", []) if isinstance(contents[0], dict) else []
@@ -469,7 +473,6 @@ def demo(quirk: str, no_replay: bool) -> None:
         where = re.search(r"/projects/([^/]+)/locations/([^/]+)/", first.url or "")
         if where:
             os.environ["AGENT_VERTEX"] = f"{where.group(1)}/{where.group(2)}"
-        agent = [sys.executable, "-m", "streamscope.demo.gemini_agent"]
     path = default_output()
     with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=1.0) as server:
         say(f"the provider: {quirk}.jsonl served at {server.base_url} (recorded timing)")
@@ -482,9 +485,12 @@ def demo(quirk: str, no_replay: bool) -> None:
             True,
             [],
             60.0,
-            anthropic_url=server.anthropic_base_url if anthropic else None,
-            gemini_url=server.gemini_base_url if gemini else None,
-            vertex_url=server.gemini_base_url if gemini else None,
+            # the sample's provider's sides, each on the served sample (OpenAI's: above)
+            {
+                side.name: server.base_url_for(provider)
+                for side in provider.sides
+                if side is not DEFAULT_SIDE
+            },
         )
     if status != 0:
         _fail(f"the demo agent exited with status {status}")
@@ -504,42 +510,16 @@ def analyze_request(path: str) -> dict:
     return body if isinstance(body, dict) else {}
 
 
-DEFAULT_UPSTREAM = "https://api.openai.com/v1"
-DEFAULT_ANTHROPIC_UPSTREAM = "https://api.anthropic.com"
-DEFAULT_GEMINI_UPSTREAM = "https://generativelanguage.googleapis.com"
-
-
 def recorder_options(f):
-    """The options `proxy` and `record` share."""
+    """The options `proxy` and `record` share: each provider side's upstream
+    (streamscope/providers.py), then where and how to record."""
+    from .providers import sides
+
     options = [
-        click.option(
-            "--upstream",
-            metavar="URL",
-            help="Where OpenAI clients' requests go; its path prefix is kept. Default: $OPENAI_BASE_URL, else "
-            + DEFAULT_UPSTREAM
-            + ".",
-        ),
-        click.option(
-            "--anthropic-upstream",
-            metavar="URL",
-            help="Where Anthropic clients' requests go (ANTHROPIC_BASE_URL); its path prefix is "
-            "kept. Default: $ANTHROPIC_BASE_URL, else " + DEFAULT_ANTHROPIC_UPSTREAM + ".",
-        ),
-        click.option(
-            "--gemini-upstream",
-            metavar="URL",
-            help="Where Gemini API clients' requests go (GOOGLE_GEMINI_BASE_URL); its path "
-            "prefix is kept. Default: $GOOGLE_GEMINI_BASE_URL, else "
-            + DEFAULT_GEMINI_UPSTREAM
-            + ".",
-        ),
-        click.option(
-            "--vertex-upstream",
-            metavar="URL",
-            help="Where Vertex AI clients' requests go (GOOGLE_VERTEX_BASE_URL). Default: "
-            "$GOOGLE_VERTEX_BASE_URL, else the region each request names "
-            "(https://LOCATION-aiplatform.googleapis.com).",
-        ),
+        click.option(side.option, side.param, metavar="URL", help=side.help())
+        for _, side in sides()
+    ]
+    options += [
         click.option(
             "-o",
             "--output",
@@ -588,10 +568,8 @@ class RecorderSetup:
     """What `proxy` and `record` were told (recorder_options): the upstream URLs,
     checked, where to write, and how."""
 
-    url: str
-    anthropic_url: str
-    gemini_url: str
-    vertex_url: str | None  # None: the region each Vertex AI request names
+    url: str  # the default side's upstream
+    sides: dict[str, str | None]  # every other side's, by name (None: each request's origin)
     output: str | None
     port: int
     timeout: float
@@ -600,36 +578,29 @@ class RecorderSetup:
 
 
 def _recorder_setup(
-    upstream: str | None,
-    anthropic_upstream: str | None,
-    gemini_upstream: str | None,
-    vertex_upstream: str | None,
     output: str | None,
     port: int,
     timeout: float,
     redact_json: tuple[str, ...],
     no_redact: bool,
     force: bool = False,
+    **upstreams: str | None,
 ) -> RecorderSetup:
     """recorder_options' values: the upstream URLs (checked, defaults from the
     environment) and the output path; bad input exits 2 in one line."""
     import os
 
+    from .providers import DEFAULT_SIDE, sides
     from .record.proxy import Upstream
-    from .record.runner import google_sides
+    from .record.runner import parse_sides
 
-    url = upstream or os.environ.get("OPENAI_BASE_URL") or DEFAULT_UPSTREAM
-    anthropic_url = (
-        anthropic_upstream or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_UPSTREAM
-    )
-    gemini_url = (
-        gemini_upstream or os.environ.get("GOOGLE_GEMINI_BASE_URL") or DEFAULT_GEMINI_UPSTREAM
-    )
-    vertex_url = vertex_upstream or os.environ.get("GOOGLE_VERTEX_BASE_URL") or None
+    urls = {
+        side.name: side.upstream(upstreams.get(side.param), dict(os.environ)) for _, side in sides()
+    }
+    url = urls.pop(DEFAULT_SIDE.name) or ""
     try:
         Upstream.parse(url)
-        Upstream.parse(anthropic_url, "anthropic upstream")
-        google_sides(gemini_url, vertex_url)
+        parse_sides(urls)
     except ValueError as e:
         _fail(str(e))
     if no_redact:
@@ -645,17 +616,7 @@ def _recorder_setup(
             os.truncate(output, 0)  # the writer starts an empty file afresh
         except OSError as e:
             _fail(f"{output}: cannot replace it: {e.strerror or e}")
-    return RecorderSetup(
-        url,
-        anthropic_url,
-        gemini_url,
-        vertex_url,
-        output,
-        port,
-        timeout,
-        list(redact_json),
-        no_redact,
-    )
+    return RecorderSetup(url, urls, output, port, timeout, list(redact_json), no_redact)
 
 
 @main.command()
@@ -663,9 +624,8 @@ def _recorder_setup(
 def proxy(**options) -> None:
     """Run the recording reverse proxy on 127.0.0.1 until interrupted.
 
-    Prints the base URLs to give clients, one a line: an OpenAI client's, an Anthropic
-    client's, a Gemini API client's (GOOGLE_GEMINI_BASE_URL) and a Vertex AI client's
-    (GOOGLE_VERTEX_BASE_URL); then records every exchange.
+    Prints the base URLs to give clients, one a line, in the order of the upstream
+    options (an OpenAI client's first); then records every exchange.
     """
     import threading
 
@@ -676,17 +636,16 @@ def proxy(**options) -> None:
         command_line,
         default_output,
         describe_sides,
-        google_sides,
         listen,
         open_recording,
+        parse_sides,
         summarize,
     )
 
     setup = _recorder_setup(**options)
     output, port = setup.output, setup.port
     upstream_ = Upstream.parse(setup.url)
-    anthropic = Upstream.parse(setup.anthropic_url, "anthropic upstream")
-    google = google_sides(setup.gemini_url, setup.vertex_url)
+    others = parse_sides(setup.sides)
     try:
         sock = listen(port)  # first: a busy port must not leave an empty recording behind
         try:
@@ -707,14 +666,10 @@ def proxy(**options) -> None:
     # Every stop signal the same way: stop serving, end every open exchange, summarise.
     previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
     with writer:
-        server = ProxyServer(
-            upstream_, writer, port, setup.timeout, sock=sock, anthropic=anthropic, google=google
-        )
+        server = ProxyServer(upstream_, writer, port, setup.timeout, sock=sock, sides=others)
         server.start()
-        click.echo(server.base_url)
-        click.echo(server.anthropic_base_url)
-        click.echo(server.gemini_base_url)
-        click.echo(server.vertex_base_url)
+        for route in server.routes:
+            click.echo(server.base_url_of(route.side.name))
         sys.stdout.flush()
         say(f"recording {describe_sides(server)} into {path}; Ctrl-C stops")
         while not stop.wait(0.5) and server.thread.is_alive():  # type: ignore[union-attr]
@@ -741,10 +696,9 @@ def proxy(**options) -> None:
 def record(env_names, command, **options) -> None:
     """Run COMMAND behind the recording proxy: streamscope record -- python agent.py
 
-    COMMAND gets OPENAI_BASE_URL and OPENAI_API_BASE (and every --env NAME) pointing at
-    the proxy's OpenAI side, ANTHROPIC_BASE_URL at its Anthropic side, and
-    GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL at its Google ones; its stdin,
-    stdout and stderr are its own. streamscope exits with its status.
+    COMMAND gets each provider's base URL variables pointing at the proxy's side for
+    it ({variables}), and every --env NAME at its OpenAI side; its stdin, stdout and
+    stderr are its own. streamscope exits with its status.
     """
     from .record.runner import StartError, command_line
     from .record.runner import record as run_record
@@ -760,9 +714,7 @@ def record(env_names, command, **options) -> None:
             not setup.no_redact,
             setup.redact_json,
             setup.timeout,
-            setup.anthropic_url,
-            setup.gemini_url,
-            setup.vertex_url,
+            setup.sides,
             command_line(),
         )
     except StartError as e:
@@ -770,6 +722,15 @@ def record(env_names, command, **options) -> None:
     except OSError as e:  # making the default recordings/ folder
         _fail(f"{e.filename}: {e.strerror or e}")
     sys.exit(status)
+
+
+def _said_variables() -> str:
+    from .providers import env_names
+
+    return ", ".join(env_names())
+
+
+record.help = (record.help or "").format(variables=_said_variables())
 
 
 if __name__ == "__main__":

@@ -118,7 +118,7 @@ def test_importing_streamscope_and_its_plugin_imports_no_sdk_nor_http_package():
     heavy = ["openai", "anthropic", "google.genai", "httpx", "httpx2", "textual", "rich"]
     heavy += ["uvicorn", "pydantic", "orjson", "click", "brotli"]
     code = (
-        "import sys, streamscope, streamscope.playback.pytest_plugin\n"
+        "import sys, streamscope, streamscope.pytest_plugin\n"
         f"print(','.join(m for m in {heavy!r} if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

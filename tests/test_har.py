@@ -362,3 +362,33 @@ async def test_replay_opens_a_har_like_a_recording(tmp_path):
         info = str(app.screen.query_one("#info").render())
         assert " (approximate)" in info, info
         await pilot.press("q", "q")
+
+
+def test_non_stream_entries_are_kept_when_a_dialect_claims_their_request(tmp_path):
+    """Not only Chat Completions': every API a dialect reads (its path tells), and no
+    other JSON call of the page."""
+
+    def json_entry(url: str, second: int) -> dict:
+        made = entry(url, b'{"model": "m", "messages": []}', b'{"ok": true}', False, second)
+        made["response"]["content"]["mimeType"] = "application/json"
+        made["response"]["headers"] = [{"name": "Content-Type", "value": "application/json"}]
+        return made
+
+    urls = [
+        "https://api.test/v1/chat/completions",
+        "https://api.anthropic.test/v1/messages",
+        "https://api.test/v1/responses",
+        "https://g.test/v1beta/models/gemini-2.5-flash:generateContent",
+        "https://api.test/v1/embeddings",  # no dialect's: left out
+        "https://g.test/v1beta/models/gemini-2.5-flash:countTokens",  # ditto
+    ]
+    doc = {
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "test", "version": "1"},
+            "entries": [json_entry(url, n) for n, url in enumerate(urls)],
+        }
+    }
+    with open_input(write(tmp_path, "json.har", doc)) as source:
+        kept = [source.exchange(n).request.url for n in source.numbers()]
+    assert kept == urls[:4]

@@ -4,8 +4,10 @@ anthropic oracle imports the real anthropic class the same way, only when it run
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +66,104 @@ def test_pure_module_loads_nothing_heavy(module):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"{module} pulled in {out.stdout.strip()}"
+
+
+# -- the wire's vocabulary lives in the dialects (issue 30) ---------------------------
+
+ROOT = Path(__file__).resolve().parent.parent / "streamscope"
+DIALECTS_DIR = ROOT / "dialects"
+# The registry's own modules, which every face may import (not one dialect's package).
+SHARED = {"streamscope.dialects", "streamscope.dialects.base", "streamscope.dialects.typed"}
+# API paths and methods: spelled by the dialect that claims them, nowhere else.
+WIRE_WORDS = (
+    "/chat/completions",
+    "/v1/messages",
+    "/responses",
+    "streamGenerateContent",
+    ":generateContent",
+    "/api/chat",
+    "/api/generate",
+)
+# Known debt, each with why; the test below fails once one is paid, so the list shrinks.
+KNOWN_IMPORTS = {
+    # Chat Completions' own `--minimal` path (Dialect.shape is None for Chat): it moves
+    # into dialects/chat once Chat has a Shape.
+    "streamscope/export/minimize.py": "streamscope.dialects.chat",
+}
+
+
+def _faces() -> list[Path]:
+    return sorted(p for p in ROOT.rglob("*.py") if DIALECTS_DIR not in p.parents)
+
+
+def _imported(path: Path) -> set[str]:
+    """The modules a file imports, absolute (relative imports resolved)."""
+    return _imported_as(path, path)
+
+
+def _imported_as(source: Path, path: Path) -> set[str]:
+    """The modules `source` imports, its relative imports read as at `path`."""
+    module = "streamscope." + ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    parent = module.removesuffix(".__init__") if path.name == "__init__.py" else module
+    parent = parent if path.name == "__init__.py" else parent.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = parent.rsplit(".", node.level - 1)[0] if node.level else ""
+            module = ".".join(x for x in (base, node.module or "") if x)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _dialect_packages(modules: set[str]) -> set[str]:
+    return {
+        m
+        for m in modules
+        if m.startswith("streamscope.dialects.")
+        and ".".join(m.split(".")[:3]) not in SHARED
+        and (DIALECTS_DIR / m.split(".")[2]).is_dir()
+    }
+
+
+def test_no_face_imports_one_dialects_package():
+    bad = {}
+    for path in _faces():
+        name = str(path.relative_to(ROOT.parent))
+        found = _dialect_packages(_imported(path))
+        if found and not all(m.startswith(KNOWN_IMPORTS.get(name, "-")) for m in found):
+            bad[name] = sorted(found)
+    assert not bad, f"faces ask the registry (streamscope.dialects), not a dialect: {bad}"
+
+
+def test_the_known_exceptions_are_still_there():
+    for name, package in KNOWN_IMPORTS.items():
+        found = _dialect_packages(_imported(ROOT.parent / name))
+        assert any(m.startswith(package) for m in found), f"{name} is clean: drop it from KNOWN"
+
+
+def test_no_face_spells_an_api_path_or_method():
+    """In code, docstrings and comments alike: help text comes from the records."""
+    bad = [
+        f"{path.relative_to(ROOT.parent)}:{n}: {line.strip()}"
+        for path in _faces()
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if any(word in line for word in WIRE_WORDS)
+    ]
+    assert not bad, "spelled outside streamscope/dialects/:\n" + "\n".join(bad)
+
+
+def test_the_hygiene_checks_can_fail(tmp_path):
+    """The checks see what they look for: a face that did both would fail them."""
+    face = ROOT / "record" / "__init__.py"  # a face's own path, for the relative import
+    source = "from ..dialects.gemini import wire\nfrom ..dialects import claimant\n"
+    tree_of = tmp_path / "face.py"
+    tree_of.write_text(source)
+    imported = _imported_as(tree_of, face)
+    assert _dialect_packages(imported) == {
+        "streamscope.dialects.gemini",
+        "streamscope.dialects.gemini.wire",
+    }
+    assert any(w in 'URL = "/v1/messages"' for w in WIRE_WORDS)

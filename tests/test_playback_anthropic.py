@@ -19,6 +19,7 @@ import pytest
 
 from streamscope.playback import playback_transport
 from streamscope.playback.serve import ServeServer
+from streamscope.providers import ANTHROPIC
 from streamscope.recording import RecordingWriter
 
 from .anthropic_stream import (
@@ -73,7 +74,7 @@ def provider(mode: str, paths, **options):
     if mode == "server":
         server = ServeServer(paths, **options)
         server.start()
-        base = server.anthropic_base_url
+        base = server.base_url_for(ANTHROPIC)
         client = anthropic.Anthropic(base_url=base, **common)
         try:
             yield (

@@ -16,6 +16,7 @@ from google.genai import errors, types
 
 from streamscope.playback import playback_transport
 from streamscope.playback.serve import ServeServer
+from streamscope.providers import GOOGLE
 from streamscope.record.transport import recording_transport
 from streamscope.recording import RecordingIndex, iter_records
 from streamscope.recording.format import End, Request
@@ -53,7 +54,7 @@ def provider(mode: str, paths, **options):
     paths = [paths] if isinstance(paths, str) else paths
     if mode == "server":
         with ServeServer(paths, **options) as server:
-            http = types.HttpOptions(base_url=server.gemini_base_url)
+            http = types.HttpOptions(base_url=server.base_url_for(GOOGLE))
             yield genai.Client(api_key="k", http_options=http), server.app.selections
     else:
         transport = playback_transport(paths, **options)
@@ -249,7 +250,7 @@ def test_the_gemini_fixture_needs_only_streamscope_installed(tmp_path, recording
 
 @pytest.mark.slow
 def test_record_option_records_gemini_traffic_too(tmp_path):
-    from streamscope.playback.pytest_plugin import cassette_name
+    from streamscope.pytest_plugin import cassette_name
 
     (tmp_path / "test_gemini.py").write_text(RECORDED_TESTS)
     cassettes = tmp_path / "cassettes"

@@ -16,9 +16,9 @@ import openai
 import orjson
 import pytest
 
+from streamscope.http import clients
 from streamscope.playback import playback_transport
 from streamscope.playback.serve import ServeServer
-from streamscope.record import clients
 from streamscope.recording import RecordingWriter
 
 from .responses_stream import (

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from streamscope.analysis import analyze
-from streamscope.playback.pytest_plugin import cassette_name
+from streamscope.pytest_plugin import cassette_name
 from streamscope.recording import RecordingIndex, iter_records
 from streamscope.recording.format import End, Request
 
@@ -284,7 +284,7 @@ def test_every_test_gets_its_own_short_portable_cassette(tmp_path, upstream):
 
 
 def test_the_same_id_gets_the_same_name_on_every_run():
-    from streamscope.playback.pytest_plugin import cassette_name as name
+    from streamscope.pytest_plugin import cassette_name as name
 
     ids = ["t.py::test[a b]", "t.py::test[a?b]", "t.py::test[a_b]"]
     assert [name(i) for i in ids] == [
@@ -295,7 +295,7 @@ def test_the_same_id_gets_the_same_name_on_every_run():
 
 
 def test_a_cassette_is_found_by_its_name_or_its_old_one_or_the_error_says_where(tmp_path):
-    from streamscope.playback.pytest_plugin import cassette_path
+    from streamscope.pytest_plugin import cassette_path
 
     nodeid = "tests/test_a.py::test_b[x]"
     with pytest.raises(FileNotFoundError) as failed:

@@ -173,7 +173,7 @@ def both_sides(tmp_path, upstream):
             Upstream.parse(upstream.url),
             writer,
             timeout=30,
-            anthropic=Upstream.parse(anthropic_origin(upstream) + "/gateway"),
+            sides={"anthropic": Upstream.parse(anthropic_origin(upstream) + "/gateway")},
         )
         server.start()
         server.path = path
@@ -184,11 +184,11 @@ def both_sides(tmp_path, upstream):
 def test_one_port_two_upstreams_each_prefix_kept(both_sides, upstream):
     port = both_sides.port
     assert both_sides.base_url == f"http://127.0.0.1:{port}/v1"
-    assert both_sides.anthropic_base_url == f"http://127.0.0.1:{port}/anthropic/gateway"
+    assert both_sides.base_url_of("anthropic") == f"http://127.0.0.1:{port}/anthropic/gateway"
     body = {"model": "json", "messages": []}
     assert httpx.post(both_sides.base_url + "/chat/completions", json=body).status_code == 200
     r = httpx.post(
-        both_sides.anthropic_base_url + "/v1/messages?beta=true",
+        both_sides.base_url_of("anthropic") + "/v1/messages?beta=true",
         json=body,
         headers={"anthropic-version": "2023-06-01"},
     )
@@ -206,10 +206,12 @@ def test_an_openai_prefix_under_anthropic_moves_the_anthropic_mount(tmp_path):
         server = ProxyServer(
             Upstream.parse("http://127.0.0.1:9/anthropic/v1"),
             writer,
-            anthropic=Upstream.parse("http://127.0.0.1:9"),
+            sides={"anthropic": Upstream.parse("http://127.0.0.1:9")},
         )
     assert server.base_url == f"http://127.0.0.1:{server.port}/anthropic/v1"  # as before
-    assert server.anthropic_base_url == f"http://127.0.0.1:{server.port}/streamscope-anthropic"
+    assert (
+        server.base_url_of("anthropic") == f"http://127.0.0.1:{server.port}/streamscope-anthropic"
+    )
     server.sock.close()
 
 
@@ -218,11 +220,11 @@ def test_an_unreachable_anthropic_upstream_reads_as_an_anthropic_error(tmp_path)
         server = ProxyServer(
             Upstream.parse("http://127.0.0.1:9/v1"),
             writer,
-            anthropic=Upstream.parse("http://127.0.0.1:9"),
+            sides={"anthropic": Upstream.parse("http://127.0.0.1:9")},
         )
         server.start()
         client = anthropic.Anthropic(
-            api_key=SECRET, base_url=server.anthropic_base_url, max_retries=0
+            api_key=SECRET, base_url=server.base_url_of("anthropic"), max_retries=0
         )
         try:
             with pytest.raises(anthropic.InternalServerError) as e:

@@ -6,6 +6,7 @@ same agent by `serve` and `playback_transport`."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 import subprocess
@@ -19,8 +20,8 @@ from google.genai import errors, types
 from streamscope.analysis import analyze
 from streamscope.playback import playback_transport
 from streamscope.playback.serve import ServeServer
-from streamscope.record import proxy
-from streamscope.record.proxy import Google, ProxyServer, Upstream, vertex_origin
+from streamscope.providers import GOOGLE, vertex_origin
+from streamscope.record.proxy import ProxyServer, Upstream
 from streamscope.recording import RecordingWriter, iter_records
 from streamscope.recording.format import REDACTED, Request
 
@@ -195,7 +196,7 @@ def test_the_recording_replays_the_same_calls_to_google_genai(recorded, mode, ho
     vertex = mode == "vertex"
     if how == "serve":
         with ServeServer([str(path)], strict=True) as server:
-            base = server.gemini_base_url
+            base = server.base_url_for(GOOGLE)
             client = (  # as the agent made its client
                 gemini_agent.vertex_client("replayed", base)
                 if vertex
@@ -226,10 +227,12 @@ def test_a_cut_gemini_stream_says_so_and_a_whole_one_is_complete(tmp_path, upstr
     path = tmp_path / "cut.jsonl"
     with RecordingWriter(path) as writer:
         server = ProxyServer(
-            Upstream.parse(upstream.url), writer, google=Google(Upstream.parse(origin(upstream)))
+            Upstream.parse(upstream.url),
+            writer,
+            sides={"gemini": Upstream.parse(origin(upstream)), "vertex": None},
         )
         server.start()
-        client = gemini_agent.gemini_client(KEY, server.gemini_base_url)
+        client = gemini_agent.gemini_client(KEY, server.base_url_of("gemini"))
         try:
             with pytest.raises(httpx2.RemoteProtocolError):  # the SDK passes the cut on
                 for _ in client.models.generate_content_stream(
@@ -255,7 +258,10 @@ def holding_proxy(tmp_path_factory):
     path = tmp_path_factory.mktemp("gemini") / "leave.jsonl"
     with StandIn(pace=0.01, tail_pause=0.5) as up, RecordingWriter(path) as writer:
         server = ProxyServer(
-            Upstream.parse(up.url), writer, timeout=30, google=Google(Upstream.parse(origin(up)))
+            Upstream.parse(up.url),
+            writer,
+            timeout=30,
+            sides={"gemini": Upstream.parse(origin(up)), "vertex": None},
         )
         server.start()
         server.path = path
@@ -270,7 +276,7 @@ def test_a_client_leaving_after_the_finish_reason_ended_a_complete_stream(
     from .test_recorder_responses import end_of
 
     exchange = holding_proxy.app.exchanges + 1
-    url = holding_proxy.gemini_base_url + f"/v1beta/models/{MODEL}:streamGenerateContent"
+    url = holding_proxy.base_url_of("gemini") + f"/v1beta/models/{MODEL}:streamGenerateContent"
     body = {"contents": [{"role": "user", "parts": [{"text": QUESTION}]}]}
     events = 0
     with (
@@ -336,18 +342,19 @@ def test_the_vertex_side_follows_each_requests_region(tmp_path, upstream, monkey
         asked.append(vertex_origin(path))
         return origin(upstream)
 
-    monkeypatch.setattr(proxy, "vertex_origin", local)
     path = tmp_path / "regions.jsonl"
     with RecordingWriter(path) as writer:
         server = ProxyServer(
             Upstream.parse(upstream.url),
             writer,
-            google=Google(Upstream.parse("http://127.0.0.1:9")),
+            sides={"gemini": Upstream.parse("http://127.0.0.1:9"), "vertex": None},
         )
+        route = server.app.route("vertex")
+        monkeypatch.setattr(route, "side", dataclasses.replace(route.side, origin_of=local))
         server.start()
         try:
             for location in ("europe-west4", "global"):
-                client = gemini_agent.vertex_client(TOKEN, server.vertex_base_url, location)
+                client = gemini_agent.vertex_client(TOKEN, server.base_url_of("vertex"), location)
                 assert client.models.generate_content(model=MODEL, contents=QUESTION).function_calls
         finally:
             server.stop()
@@ -366,11 +373,11 @@ def test_a_bad_region_and_an_unreachable_upstream_read_as_google_errors(tmp_path
         server = ProxyServer(
             Upstream.parse("http://127.0.0.1:9/v1"),
             writer,
-            google=Google(Upstream.parse("http://127.0.0.1:9")),
+            sides={"gemini": Upstream.parse("http://127.0.0.1:9"), "vertex": None},
         )
         server.start()
-        gemini = gemini_agent.gemini_client(KEY, server.gemini_base_url)
-        vertex = gemini_agent.vertex_client(TOKEN, server.vertex_base_url, "Not_A_Region")
+        gemini = gemini_agent.gemini_client(KEY, server.base_url_of("gemini"))
+        vertex = gemini_agent.vertex_client(TOKEN, server.base_url_of("vertex"), "Not_A_Region")
         try:
             with pytest.raises(errors.ServerError) as unreachable:
                 gemini.models.generate_content(model=MODEL, contents=QUESTION)

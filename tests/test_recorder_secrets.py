@@ -149,10 +149,10 @@ def test_an_anthropic_clients_credentials_are_masked_by_the_proxy(tmp_path, upst
         server = ProxyServer(
             Upstream.parse(upstream.url),
             writer,
-            anthropic=Upstream.parse(upstream.url.removesuffix("/v1")),
+            sides={"anthropic": Upstream.parse(upstream.url.removesuffix("/v1"))},
         )
         server.start()
-        client = anthropic_client(server.anthropic_base_url)
+        client = anthropic_client(server.base_url_of("anthropic"))
         try:
             with client.messages.stream(model=MODEL, max_tokens=64, messages=QUESTION) as stream:
                 assert stream.get_final_message().stop_reason == "tool_use"
@@ -171,8 +171,6 @@ GOOGLE_TOKEN = "ya29.s30-vertex-access-token"
 
 @pytest.mark.slow
 def test_a_google_clients_key_and_token_are_masked_by_the_proxy(tmp_path, upstream):
-    from streamscope.record.proxy import Google
-
     from .gemini_agent import gemini_client, vertex_client
     from .gemini_stream import MODEL
     from .gemini_stream import QUESTION as ASK
@@ -183,12 +181,12 @@ def test_a_google_clients_key_and_token_are_masked_by_the_proxy(tmp_path, upstre
         server = ProxyServer(
             Upstream.parse(upstream.url),
             writer,
-            google=Google(Upstream.parse(origin), Upstream.parse(origin)),
+            sides={"gemini": Upstream.parse(origin), "vertex": Upstream.parse(origin)},
         )
         server.start()
-        gemini = gemini_client(GOOGLE_KEY, server.gemini_base_url)
-        vertex = vertex_client(GOOGLE_TOKEN, server.vertex_base_url)
-        rest = f"{server.gemini_base_url}/v1beta/models/{MODEL}:streamGenerateContent"
+        gemini = gemini_client(GOOGLE_KEY, server.base_url_of("gemini"))
+        vertex = vertex_client(GOOGLE_TOKEN, server.base_url_of("vertex"))
+        rest = f"{server.base_url_of('gemini')}/v1beta/models/{MODEL}:streamGenerateContent"
         body = {"contents": [{"role": "user", "parts": [{"text": ASK}]}]}
         try:
             assert list(gemini.models.generate_content_stream(model=MODEL, contents=ASK))

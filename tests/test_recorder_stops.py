@@ -115,11 +115,11 @@ def test_an_anthropic_client_leaving_right_after_message_stop_ended_a_complete_s
             Upstream.parse(paced.url),
             writer,
             timeout=30,
-            anthropic=Upstream.parse(paced.url.removesuffix("/v1")),
+            sides={"anthropic": Upstream.parse(paced.url.removesuffix("/v1"))},
         )
         server.start()
         client = anthropic.Anthropic(
-            api_key="sk-ant-test", base_url=server.anthropic_base_url, max_retries=0
+            api_key="sk-ant-test", base_url=server.base_url_of("anthropic"), max_retries=0
         )
         started = time.monotonic()
         try:

@@ -21,7 +21,7 @@ import pytest
 
 from streamscope import async_recording_transport, recording_transport
 from streamscope.analysis import analyze
-from streamscope.record import clients
+from streamscope.http import clients
 from streamscope.record.proxy import ProxyServer, Upstream
 from streamscope.recording import RecordingIndex, RecordingWriter, iter_records
 from streamscope.recording.format import End, Request, Response

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from streamscope.dialects import DEFAULT
 from streamscope.playback.library import Library, Unmatched, answer
 from streamscope.playback.serve import ServeServer
 from streamscope.recording.format import Chunk
@@ -159,7 +160,7 @@ def test_strict_explains_every_mismatch(tmp_path_factory, recorded, requested, t
     library = Library(path, exchange=1)
     try:
         asked = {"model": "gpt-4o-mini", "messages": requested, "tools": tools, "stream": True}
-        got = library.select(orjson.dumps(asked), strict=True, api="chat")
+        got = library.select(orjson.dumps(asked), strict=True, dialect=DEFAULT)
         if isinstance(got, Unmatched):
             assert got.message and "\n" not in got.message
         said = answer(library, "POST", "/v1/chat/completions", orjson.dumps(asked), True, "x")

@@ -9,16 +9,21 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from streamscope.record.final import (
-    FinalEvent,
-    FinishReason,
-    MessageStop,
-    ResponseEnd,
-    final_event,
-    gemini_method,
-    gemini_model,
-)
+from streamscope.dialects import DEFAULT, speaker
+from streamscope.dialects.anthropic.wire import MessageStop
+from streamscope.dialects.base import Watch
+from streamscope.dialects.chat.wire import DoneEvent as FinalEvent
+from streamscope.dialects.gemini.wire import FinishReason
+from streamscope.dialects.gemini.wire import method as gemini_method
+from streamscope.dialects.gemini.wire import model as gemini_model
+from streamscope.dialects.responses.wire import ResponseEnd
 from streamscope.record.upstream import ChunkedDecoder, UpstreamError
+
+
+def final_event(header_names: list[str], path: str = "") -> Watch:
+    """What the recorder waits for on a request with these headers to `path`: its
+    dialect told once from the request (else Chat Completions'), then asked."""
+    return (speaker(path, b"", header_names) or DEFAULT).final_event(path)
 
 
 def chunked(pieces: list[bytes], extension: bool = False) -> bytes:
@@ -132,7 +137,7 @@ def test_the_final_event_is_seen_however_the_reads_fall(reads, relayed):
 @example([b"[DONE]"] + [b"D"] * 70)
 def test_the_final_event_prefilter_is_the_substring_test(parts):
     # _may_end skips the substring search on reads with few D's: it must answer as it would
-    from streamscope.record.final import _may_end
+    from streamscope.dialects.chat.wire import _may_end
 
     data = b"".join(parts)
     assert _may_end(data) == (b"[DONE]" in data)
@@ -245,7 +250,9 @@ def test_responses_final_event_is_seen_however_the_reads_fall(reads, relayed):
 )
 def test_a_responses_request_waits_for_the_responses_final_event(path, kind):
     assert type(final_event(["content-type"], path)) is kind
-    assert type(final_event(["anthropic-version"], path)) is MessageStop
+    # the path tells the API where a dialect claims it; else an Anthropic client's header
+    claimed = kind is ResponseEnd or path.endswith("/chat/completions")
+    assert type(final_event(["anthropic-version"], path)) is (kind if claimed else MessageStop)
     chat = final_event([], "/v1/chat/completions")
     chat.seen(COMPLETED)  # [DONE] only: a chat stream does not end at response.completed
     assert not chat.relayed
@@ -345,8 +352,9 @@ def test_the_gemini_end_is_seen_once_the_finishing_event_is_whole(cuts, crlf):
             ":streamGenerateContent",
             FinishReason,
         ),
-        ("/v1beta/models/gemini-2.5-flash:generateContent", ":generateContent", FinalEvent),
-        ("/v1beta/models/gemini-2.5-flash:countTokens", None, FinalEvent),
+        # no stream: the whole body is the end
+        ("/v1beta/models/gemini-2.5-flash:generateContent", ":generateContent", Watch),
+        ("/v1beta/models/gemini-2.5-flash:countTokens", None, Watch),
         ("/v1beta/openai/chat/completions", None, FinalEvent),  # Gemini's OpenAI-compatible API
     ],
 )

@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 import orjson
 import uvicorn
 
-from streamscope.record.proxy import bind
+from streamscope.http.loopback import bind
 from streamscope.recording import RecordingIndex
 
 from . import anthropic_stream, conversation_stream, gemini_stream, responses_stream

@@ -2,14 +2,20 @@
 
 A stream's dialect is told once, where the stream is opened: from its request (the URL
 path, then the body) when there is one, else from its first events, never from a file
-name. A stream no dialect fits is read as Chat Completions and says so (`dialect-unknown`).
+name. A stream no dialect fits is read as Chat Completions and says so
+(`dialect-unknown`). The same rule (`claimant`) tells the recorder what ends a stream,
+playback which exchanges answer a request and a HAR which entries to keep; with the
+headers only a dialect's clients send (`speaker`), it tells which error document a
+client reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+import orjson
 
 from ..core.anomalies import KINDS as SHARED_KINDS
 from ..core.anomalies import worst_severity
@@ -17,7 +23,7 @@ from ..core.contract import KINDS as CONTRACT_KINDS
 from ..core.engine import Engine
 from ..core.frames import Frame
 from .anthropic import ANTHROPIC
-from .base import Dialect, EngineOptions
+from .base import Dialect, EngineOptions, FinalWatch, RequestFacts, body_facts
 from .chat import CHAT
 from .gemini import GEMINI
 from .responses import RESPONSES
@@ -51,20 +57,71 @@ def worst(kinds: Iterable[str]) -> str | None:
 LOOK = 64
 
 
-def of_request(url: str, body: object) -> str | None:
-    """The dialect a request speaks, by its path, else by its body; None when they do
-    not tell."""
+def path_of(url: str) -> str:
+    """A URL's path (a bare path stays itself), its query left off."""
+    if not isinstance(url, str):
+        return ""
+    if url.startswith("/"):  # a request target: `//x` is a path here, not a host
+        return url.split("?", 1)[0]
     try:
-        path = urlsplit(url).path.rstrip("/") if isinstance(url, str) else ""
+        return urlsplit(url).path
     except ValueError:  # a recorded URL that does not parse (a bad IPv6 host)
-        path = url.split("?", 1)[0].rstrip("/")
+        return url.split("?", 1)[0]
+
+
+def claimant(url: str, body: object) -> Dialect | None:
+    """The dialect that claims a request (`url`: its URL or its path) as one of its API's
+    (`claims_request`: by its path, the body helping where a path is shared); None when
+    none does."""
+    path = path_of(url).rstrip("/")
+    return next((d for d in DIALECTS.values() if d.claims_request(path, body)), None)
+
+
+def look_alike(body: object) -> Dialect | None:
+    """The dialect whose request bodies this one looks like (`claims_body`), for a stream
+    to a path no dialect claims (a gateway's own)."""
+    return next((d for d in DIALECTS.values() if d.claims_body(body)), None)
+
+
+def claimant_sent(url: str, body: bytes) -> Dialect | None:
+    """claimant, for a request body as it is sent (one that is no JSON tells nothing)."""
+    try:
+        parsed = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        parsed = None
+    return claimant(url, parsed)
+
+
+def of_client(header_names: Iterable[str]) -> Dialect | None:
+    """The dialect whose clients alone send one of these headers (`anthropic-version`)."""
+    names = {name.lower() for name in header_names}
+    return next((d for d in DIALECTS.values() if not d.client_headers.isdisjoint(names)), None)
+
+
+def speaker(url: str, body: bytes, header_names: Iterable[str]) -> Dialect | None:
+    """The dialect a request speaks (claimant), else the one whose client sent it (a
+    request no dialect claims, such as a client's `GET .../models`)."""
+    return claimant_sent(url, body) or of_client(header_names)
+
+
+def of_request(url: str, body: object) -> str | None:
+    """The name of the dialect a stream's request speaks: the one that claims it, else
+    the one its body looks like; None when neither tells."""
+    d = claimant(url, body) or look_alike(body)
+    return None if d is None else d.name
+
+
+def request_facts(told: Dialect | None, url: str, body: object) -> RequestFacts:
+    """What a request says of its exchange (model, stream, tools), as its dialect reads it
+    (one that speaks none: as most dialects keep them, in the body)."""
+    read = body_facts if told is None else told.facts
+    return read(path_of(url), body)
+
+
+def endpoints() -> Iterator[str]:
+    """Every request a registered dialect answers, as users write them."""
     for d in DIALECTS.values():
-        if d.claims_request(path, body):
-            return d.name
-    for d in DIALECTS.values():  # a path no dialect claims (a gateway's own): the body
-        if d.claims_body(body):
-            return d.name
-    return None
+        yield from d.endpoints
 
 
 def of_event(payload: object, event: str | None) -> str | None:
@@ -177,12 +234,22 @@ __all__ = [
     "DIALECTS",
     "Dialect",
     "UnknownDialect",
+    "FinalWatch",
+    "RequestFacts",
+    "claimant",
+    "claimant_sent",
+    "look_alike",
+    "of_client",
+    "speaker",
     "dialect",
+    "endpoints",
     "of_event",
     "of_frame",
     "of_frames",
     "of_request",
     "open_engine",
+    "path_of",
+    "request_facts",
     "sdk_note",
     "sdk_verified",
     "sdk_versions",

@@ -1,8 +1,10 @@
 """What a dialect gives the rest of streamscope: one record per dialect, every face asks it.
 
 A face never names a dialect: it asks the stream's `Dialect` for its engine, its
-strategies, how a frame reads in one line, and how a request carries the calls back.
-Adding a dialect adds a package under `streamscope/dialects/` and a line in its registry.
+strategies, how a frame reads in one line, and how a request carries the calls back; and
+for its wire: which requests it claims, what ends its stream, its error document, the
+facts of its request. Adding a dialect adds a package under `streamscope/dialects/` and a
+line in its registry.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+
+import orjson
 
 from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.engine import Engine
@@ -95,6 +99,64 @@ class Fixture:
     expected: Callable[[Call], dict[Any, Any]]  # a call as EXPECTED holds it
 
 
+class FinalWatch(Protocol):
+    """What a recorder asks of a stream it relays: was its final event relayed? A client
+    that leaves once it was ended a `complete` stream. `seen` runs after every relayed read
+    (the proxy's hot path): a watch looks for its marker in few bytes."""
+
+    relayed: bool
+
+    def seen(self, data: bytes) -> None: ...
+
+
+@dataclass(slots=True)
+class Watch:
+    """A final-event watch's state: whether the event was relayed (the proxy sets it once
+    the whole body was), and bytes kept from the read before (an event cut across two).
+    As it stands, the watch of a dialect that names no final event."""
+
+    relayed: bool = False
+    _tail: bytes = b""
+
+    def seen(self, data: bytes) -> None:
+        pass
+
+
+def no_final_event(path: str) -> FinalWatch:
+    """The watch of a stream with no final event: its end is its body's."""
+    return Watch()
+
+
+@dataclass(frozen=True, slots=True)
+class RequestFacts:
+    """What a request body (and its path) says about the exchange, as its dialect reads it."""
+
+    model: str | None = None
+    stream: bool | None = None  # None: the request does not say
+    tools: list[Any] | None = None
+    response_format: object = None
+
+
+def body_facts(path: str, body: object) -> RequestFacts:
+    """The facts most dialects keep in the body: `model`, `stream`, `tools`,
+    `response_format` (any JSON type may stand there: only the expected ones are kept)."""
+    if not isinstance(body, dict):
+        return RequestFacts()
+    model, tools = body.get("model"), body.get("tools")
+    return RequestFacts(
+        model if isinstance(model, str) else None,
+        body.get("stream") is True,
+        tools if isinstance(tools, list) else None,
+        body.get("response_format"),
+    )
+
+
+def openai_error(status: int, kind: str, message: str) -> bytes:
+    """The error document OpenAI and the servers compatible with it answer with (and the
+    openai SDK reads): `{"error": {"message", "type", "param", "code"}}`."""
+    return orjson.dumps({"error": {"message": message, "type": kind, "param": None, "code": None}})
+
+
 @dataclass(frozen=True, slots=True)
 class Dialect:
     name: str  # as `inspect --json` says it: "chat-completions", "anthropic-messages"
@@ -134,3 +196,26 @@ class Dialect:
     # The anomaly kinds only this dialect's streams have, kind -> (severity, meaning);
     # the shared ones are core/anomalies.py's. Its engine's log files both.
     kinds: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    # -- its wire: what the recorder, playback, HAR and the error documents ask of it --
+    # Header names only its clients send (lower case), telling a request's API where its
+    # path and body do not (`anthropic-version`).
+    client_headers: frozenset[str] = frozenset()
+    # A new watch for the final event of the stream a request to this path asks for
+    # (the recorder's).
+    final_event: Callable[[str], FinalWatch] = no_final_event
+    # Its error document: (HTTP status, error type, message) -> the JSON body its
+    # clients' SDK reads as the API's own errors.
+    error_document: Callable[[int, str, str], bytes] = openai_error
+    # The facts of a request it claims: (URL path, parsed JSON body) -> RequestFacts.
+    facts: Callable[[str, object], RequestFacts] = body_facts
+    # What playback compares to pick the recorded request that answers one (the model
+    # as `facts` reads it), and the key holding its turns, with what one is called.
+    match_keys: tuple[str, ...] = ("model", "messages", "tools")
+    turns: tuple[str, str] = ("messages", "message")
+    # The requests it answers, as users write them: `POST .../chat/completions`.
+    endpoints: tuple[str, ...] = ()
+    # Its exchanges in a sentence ("the files hold no {noun} exchange"); "": its title.
+    noun: str = ""
+    # Why no recorded response answers a request for a stream (True) or for none, in
+    # its own words (None: as `"stream": true` says it).
+    unserved: Callable[[bool], str] | None = None

@@ -1,7 +1,7 @@
 """HAR 1.2 files (browser devtools, mitmproxy, Charles, Proxyman) as recorded exchanges.
 
-Each entry whose response is an event stream, or whose request went to
-`.../chat/completions`, is one exchange: its request (method, URL, headers, `postData`
+Each entry whose response is an event stream, or whose request a dialect claims
+(streamscope.dialects.claimant), is one exchange: its request (method, URL, headers, `postData`
 text) and response (status, headers, `content.text`, plain or `"encoding": "base64"`)
 become the same Request / Response / End records a recording holds, so every face reads
 a HAR as it reads a recording. Headers and URLs are masked (and counted) as the recorder
@@ -32,6 +32,7 @@ from datetime import datetime, timedelta, timezone
 
 import orjson
 
+from ..dialects import claimant
 from ..recording.format import BOM, End, RecordingError, Request, Response
 from ..recording.mask import credentials, mask_head
 from ..recording.utf16 import readable
@@ -235,8 +236,8 @@ def _content_type(response: _Json) -> str:
 
 
 def _wanted(entry: object) -> bool:
-    """An event stream, or a request to .../chat/completions (what streamscope reads);
-    not a browser's CORS preflight (OPTIONS) of one."""
+    """An event stream, or a request a dialect claims (what streamscope reads); not a
+    browser's CORS preflight (OPTIONS) of one."""
     if not isinstance(entry, dict):
         return False
     request, response = entry.get("request"), entry.get("response")
@@ -245,7 +246,15 @@ def _wanted(entry: object) -> bool:
     if isinstance(response, dict) and "text/event-stream" in _content_type(response):
         return True
     url = request.get("url") if isinstance(request, dict) else None
-    return isinstance(url, str) and url.split("?")[0].rstrip("/").endswith("/chat/completions")
+    if not isinstance(url, str):
+        return False
+    post = request.get("postData") if isinstance(request, dict) else None
+    text = post.get("text") if isinstance(post, dict) else None
+    try:
+        body = orjson.loads(text) if isinstance(text, str) and text else None
+    except orjson.JSONDecodeError:
+        body = None
+    return claimant(url, body) is not None
 
 
 def _exchange(

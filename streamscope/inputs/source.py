@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.frames import Frame
-from ..dialects import of_frames, of_request
+from ..dialects import claimant, look_alike, of_frames, request_facts
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .encoding import DecodedReads, content_codings
@@ -57,15 +57,12 @@ class ExchangeInfo:
         self.method, self.url, self.start_ns = request.method, request.url, request.t_ns
         self.masked += request.masked
         body = request.json_body()
-        self.dialect = of_request(request.url, body)
-        if isinstance(body, dict):
-            model, tools = body.get("model"), body.get("tools")
-            self.model = model if isinstance(model, str) else None
-            self.stream = body.get("stream") is True
-            self.tools = tools if isinstance(tools, list) else None
-            self.response_format = body.get("response_format")
-        if self.model is None:  # Gemini's and Vertex's: models/{model}:streamGenerateContent
-            self.model = model_in_path(request.url)
+        told = claimant(request.url, body) or look_alike(body)
+        self.dialect = None if told is None else told.name
+        facts = request_facts(told, request.url, body)  # as the dialect reads its request
+        self.model, self.tools = facts.model, facts.tools
+        self.stream = facts.stream is True
+        self.response_format = facts.response_format
         return body
 
     def saw_response(self, response: Response) -> None:
@@ -80,15 +77,6 @@ class ExchangeInfo:
     def saw_end(self, end: End) -> None:
         self.end_ns, self.end_reason, self.end_error = end.t_ns, end.reason, end.error
         self.masked += end.masked
-
-
-def model_in_path(url: str) -> str | None:
-    """The model a URL names in its path (`.../models/{model}:method`), else None."""
-    path = url.split("?", 1)[0]
-    if "/models/" not in path:
-        return None
-    model = path.rsplit("/models/", 1)[1].split(":", 1)[0]
-    return model if model and "/" not in model else None
 
 
 @dataclass(slots=True)

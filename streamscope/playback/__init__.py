@@ -1,7 +1,7 @@
 """Playing recordings back: the library that picks an exchange, the transport, `serve`.
 
-Lazy: the pytest plugin (`streamscope.playback.pytest_plugin`) loads in every pytest run
-of the user's environment, and importing this package must not load the library."""
+Lazy: the pytest plugin (`streamscope.pytest_plugin`) loads in every pytest run of the
+user's environment, and importing this package must not load the library."""
 
 from __future__ import annotations
 

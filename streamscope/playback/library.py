@@ -9,25 +9,20 @@ transport for httpx2 or httpx clients, sync and async: no server, no socket)::
     aclient = openai.AsyncOpenAI(api_key="x", http_client=httpx2.AsyncClient(
         transport=async_playback_transport("recordings/openai.jsonl", speed=1)))
 
-Both default to speed 0 (no waiting) and answer alike: a request with `"stream": true`
-(for Gemini: to `:streamGenerateContent`) gets a recorded stream; any other request gets
-a recorded non-stream response (one whose request did not ask for a stream), or, when
-the files hold none, a 400 error saying so.
+Both default to speed 0 (no waiting) and answer alike: a request that asks for a stream
+(`"stream": true`, or as its dialect asks, `Dialect.facts`) gets a recorded stream; any
+other request gets a recorded non-stream response (one whose request did not ask for a
+stream), or, when the files hold none, a 400 error saying so.
 
-Four APIs are served: OpenAI's Chat Completions (`POST .../chat/completions`) and
-Responses (`POST .../responses`), Anthropic's Messages (`POST .../v1/messages`) and
-Google's Gemini (`POST .../models/{model}:streamGenerateContent` and
-`...:generateContent`, AI Studio's and Vertex AI's paths alike). A request is answered by
-an exchange of its own API (a recorded request's URL tells which), or by a raw SSE body,
-which answers any request; so a recording of an agent that used several APIs replays
-each its own.
+Every registered dialect's API is served (its `endpoints`; which requests it claims is
+`streamscope.dialects.claimant`). A request is answered by an exchange of its own API (a
+recorded request tells which), or by a raw SSE body, which answers any request; so a
+recording of an agent that used several APIs replays each its own.
 
 Inputs (several files: their exchanges one after the other, in the order given):
 
-- a recording: every exchange with a response line whose request (if recorded) was
-  `.../chat/completions`, `.../responses`, `.../v1/messages` or a Gemini method. Its body
-  is its chunk
-  lines, one body chunk per recorded upstream read (so a client sees the recorded
+- a recording: every exchange with a response line whose request (if recorded) a
+  dialect claims. Its body is its chunk lines, one body chunk per recorded upstream read (so a client sees the recorded
   chunking), with the recorded status and headers (hop-by-hop headers and content-length
   dropped: the body is re-framed). An exchange whose recorded upstream failed, or that
   the recorder's own stop cut (`end` reason `upstream-error`, `timeout` or
@@ -51,16 +46,15 @@ SSE bodies and chunk logs have no recorded times: they are sent without waiting.
 
 Which exchange answers a request (`Library.select`):
 
-1. Matched by body: a recorded request whose JSON body has the same `model`, `system`
-   (Anthropic's system prompt), `instructions`, `messages`, `input` and
-   `previous_response_id` (the Responses API's conversation), `contents` and
-   `systemInstruction` (Gemini's) and `tools` as the request (other keys, e.g.
-   `stream_options`, `max_tokens`, `temperature` or `generationConfig`, are ignored; a
-   recorded value `"[REDACTED]"` matches anything) answers it. A Gemini request names
-   its model in its path, not its body: the path's last segment before the method
-   (`gemini-2.5-flash`, whether under `/v1beta/models/` or Vertex AI's
-   `/publishers/google/models/`) is compared as its `model`. When several match (a
-   request sent again), the one served the fewest times, earliest first.
+1. Matched by body: a recorded request whose JSON body has the same values of its
+   dialect's `match_keys` as the request: `model`, `messages` and `tools` for Chat
+   Completions; `system` too for Anthropic's; `instructions`, `input` and
+   `previous_response_id` for the Responses API's; `contents` and `systemInstruction` for
+   Gemini's (other keys, e.g. `stream_options`, `max_tokens`, `temperature` or
+   `generationConfig`, are ignored; a recorded value `"[REDACTED]"` matches anything). A
+   request that names its model in its path (Gemini's) has it compared as its `model`.
+   When several match (a request sent again), the one served the fewest times, earliest
+   first.
 2. Otherwise, unless strict, the next exchange in order: the one served the fewest
    times, earliest first (so every exchange is served once before any is served again).
 3. Under strict, only an exchange with no recorded request to compare with (an SSE body,
@@ -77,17 +71,14 @@ Which exchange answers a request (`Library.select`):
    run.jsonl exchange 2 at item 3 (type function_call_output), call_id: ...`. The
    transport says `streamscope playback:` instead of `streamscope serve:`.
 
-Only `POST .../chat/completions`, `POST .../responses`, `POST .../v1/messages` and
-`POST ...:streamGenerateContent` / `...:generateContent` (any path prefix) are answered;
-anything else is a 404 JSON error of type `not_found`. A request that carries
-`anthropic-version` (every Anthropic client sends it) gets its errors in Anthropic's
-shape, `{"type": "error", "error": {"type": ..., "message": ...}}`; one to a Gemini
-method, or from a Google client (`x-goog-api-client`), in Google's, `{"error": {"code":
-400, "message": ..., "status": "INVALID_ARGUMENT"}}`: each SDK reads them as it reads its
-API's own. Every other request gets OpenAI's.
+Only POST requests a dialect claims (any path prefix) are answered; anything else is a
+404 JSON error of type `not_found`, naming what is served. Every error is the document of
+the request's dialect, or of the dialect whose clients alone send one of its headers
+(`streamscope.dialects.speaker`; Chat Completions' for any other): each SDK reads it as
+it reads its API's own.
 
 This module imports neither httpx2, httpx, uvicorn nor openai: the transport takes the
-HTTP package from the client that uses it (record/clients.py).
+HTTP package from the client that uses it (streamscope/http/clients.py).
 """
 
 from __future__ import annotations
@@ -97,48 +88,35 @@ import functools
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 
+from ..dialects import (
+    DEFAULT,
+    DIALECTS,
+    Dialect,
+    claimant,
+    claimant_sent,
+    of_client,
+    request_facts,
+)
+from ..http import clients
+from ..http.headers import HOP_BY_HOP
 from ..inputs import SSE, Source, open_input
 from ..inputs.reads import Reads
-from ..record import clients
-from ..record.final import GEMINI_STREAM, gemini_method, gemini_model
-from ..record.shapes import ANTHROPIC, GOOGLE, OPENAI, error_document, shape_of
-from ..record.upstream import HOP_BY_HOP
+from ..providers import PROVIDERS
 from ..recording.format import BOM, REDACTED, RecordingError
 from ..text import quote
 from .head import sendable
 
 # Hop-by-hop headers and content-length: the replay frames its own body.
 DROPPED_HEADERS = HOP_BY_HOP | {"content-length"}
-MATCH_KEYS = (
-    "model",
-    "system",
-    "instructions",
-    "messages",
-    "input",
-    "previous_response_id",
-    "contents",
-    "systemInstruction",
-    "tools",
-)
-# The keys that hold a conversation turn by turn, and what one of their entries is called.
-_TURNS = {"messages": "message", "input": "item", "contents": "content"}
-# The APIs served: what a request's path ends with, and what to call it in a message.
-CHAT, MESSAGES, RESPONSES, GEMINI = "chat", "messages", "responses", "gemini"
-_API_PATHS = {CHAT: "/chat/completions", MESSAGES: "/v1/messages", RESPONSES: "/responses"}
-_API_NAMES = {
-    CHAT: "chat completion",
-    MESSAGES: "Anthropic Messages",
-    RESPONSES: "Responses",
-    GEMINI: "Gemini",
-}
+# Every key some dialect's matching compares (each request compares its own dialect's).
+MATCH_KEYS = tuple(dict.fromkeys(k for d in DIALECTS.values() for k in d.match_keys))
 SSE_HEADERS = [("content-type", "text/event-stream; charset=utf-8"), ("cache-control", "no-cache")]
 # cut as the client saw it: the upstream failed, or the recorder stopped mid-stream
 _FAILED = ("upstream-error", "timeout", "recorder-stopped")
@@ -161,8 +139,8 @@ class Entry:
     headers: list[tuple[str, str]] = field(default_factory=lambda: list(SSE_HEADERS), repr=False)
     head_s: float = 0.0  # seconds from the request to the response headers
     failed: str | None = None  # how the recorded upstream failed, if it did
-    stream: bool = True  # answers `"stream": true` requests (else the others)
-    api: str | None = None  # the API whose requests it answers (CHAT, MESSAGES); None: any
+    stream: bool = True  # answers requests that ask for a stream (else the others)
+    dialect: Dialect | None = None  # the dialect whose requests it answers; None: any
     refusal: str | None = None  # why its recorded head cannot be sent (playback/head.py)
     bodiless: bool = False  # its status carries no body (204, 304)
 
@@ -226,28 +204,18 @@ def _lines(reads: Reads) -> Iterator[bytes]:
         yield rest
 
 
-def api_of(path: str) -> str | None:
-    """The API a request path is for (CHAT, MESSAGES, RESPONSES or GEMINI, any prefix
-    before), or None."""
-    path = path.rstrip("/")
-    if gemini_method(path) is not None:
-        return GEMINI
-    return next((api for api, end in _API_PATHS.items() if path.endswith(end)), None)
-
-
-def _as_matched(body: Any, api: str | None, path: str) -> Any:
-    """A request body as it is matched: a Gemini body with its path's model, the key
-    the other APIs keep the model in."""
-    if api == GEMINI and isinstance(body, dict) and "model" not in body:
-        return {"model": gemini_model(path), **body}
+def _as_matched(body: Any, dialect: Dialect, path: str) -> Any:
+    """A request body as it is matched: with the model its path names (Gemini's), under
+    the key the other dialects keep the model in."""
+    if isinstance(body, dict) and "model" not in body:
+        model = request_facts(dialect, path, body).model
+        if model is not None:
+            return {"model": model, **body}
     return body
 
 
-def _url_api(url: str) -> str | None:
-    try:
-        return api_of(urlsplit(url).path)
-    except ValueError:  # a recorded URL that does not parse ("http://[...") answers nothing
-        return None
+def _asks_stream(dialect: Dialect, path: str, body: Any) -> bool:
+    return request_facts(dialect, path, body).stream is True
 
 
 def _recording_entries(source: Source, only: int | None, notes: list[str]) -> list[Entry]:
@@ -259,19 +227,18 @@ def _recording_entries(source: Source, only: int | None, notes: list[str]) -> li
         request, response, end = ex.request, ex.response, ex.end
         if response is None:
             continue  # nothing was answered: nothing to replay
-        api = _url_api(request.url) if request is not None else None  # no request: any
-        if request is not None and api is None:
-            continue
         body = request.json_body() if request is not None else None
-        if api == GEMINI and request is not None:  # (an API is a request's URL's)
-            # the method asks for a stream, the model is the path's
-            path = urlsplit(request.url).path
-            stream = gemini_method(path) == GEMINI_STREAM
-            body = _as_matched(body, api, path)
-        t0 = request.t_ns if request is not None else response.t_ns
+        told = claimant(request.url, body) if request is not None else None  # no request: any
+        if request is not None and told is None:
+            continue
         # what was asked for, even when an error answered it; else the response's type
-        if api != GEMINI:
-            stream = body.get("stream") is True if isinstance(body, dict) else ex.info.stream
+        stream = ex.info.stream
+        if told is not None and request is not None:
+            facts = request_facts(told, request.url, body)
+            body = _as_matched(body, told, request.url)
+            if facts.stream is not None:
+                stream = facts.stream
+        t0 = request.t_ns if request is not None else response.t_ns
         label = f"{os.path.basename(source.path)} exchange {x}"
         kept = [(k, v) for k, v in response.headers if k.lower() not in DROPPED_HEADERS]
         head = sendable(response.status, kept, label)
@@ -294,7 +261,7 @@ def _recording_entries(source: Source, only: int | None, notes: list[str]) -> li
                 max(0.0, (response.t_ns - t0) / 1e9),
                 f"{end.reason}: {end.error}" if end and end.reason in _FAILED else None,
                 stream,
-                api,
+                told,
                 head.refusal,
                 head.bodiless,
             )
@@ -364,11 +331,12 @@ def _where(path: tuple) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 
-def _explain(entry: Entry, recorded_body: dict, got: dict) -> str:
+def _explain(entry: Entry, recorded_body: dict, got: dict, speaks: Dialect) -> str:
     """What differs between the request and one recorded request (`entry`'s, whose JSON
     body is `recorded_body`), as one line."""
     parts = []
-    for key in MATCH_KEYS:
+    turns_key, turn_word = speaks.turns
+    for key in speaks.match_keys:
         try:
             d = _first_diff(recorded_body.get(key, _ABSENT), got.get(key, _ABSENT))
         except RecursionError:
@@ -379,8 +347,8 @@ def _explain(entry: Entry, recorded_body: dict, got: dict) -> str:
         path, rec, req = d
         values = f"the request has {_show(req)}, the recording {_show(rec)}"
         turns, recorded = got.get(key), recorded_body.get(key)
-        if key in _TURNS and path and isinstance(turns, list) and isinstance(recorded, list):
-            n, name = path[0], _TURNS[key]
+        if key == turns_key and path and isinstance(turns, list) and isinstance(recorded, list):
+            n, name = path[0], turn_word
             turn = turns[n] if n < len(turns) else recorded[n]
             where = f" at {name} {n + 1}{_kind(turn)}"
             if len(path) > 1:
@@ -403,16 +371,11 @@ def _kind(turn: Any) -> str:
     return ""
 
 
-def _conversation(body: dict) -> Any:
-    """A request's turns: Chat's and Anthropic's `messages`, the Responses API's `input`,
-    Gemini's `contents`."""
-    return body.get("messages", body.get("input", body.get("contents")))
-
-
-def _closeness(entry: Entry, recorded_body: dict, got: dict) -> tuple:
+def _closeness(entry: Entry, recorded_body: dict, got: dict, speaks: Dialect) -> tuple:
     """How alike a recorded request (`entry`'s, whose JSON body is `recorded_body`) is: the
-    longer run of equal messages (or items) first."""
-    rec, req = _conversation(recorded_body), _conversation(got)
+    longer run of equal turns (the dialect's messages, or items) first."""
+    key = speaks.turns[0]
+    rec, req = recorded_body.get(key), got.get(key)
     prefix, next_role, lengths = 0, False, 0
     if isinstance(rec, list) and isinstance(req, list):
         while prefix < min(len(rec), len(req)) and _same(rec[prefix], req[prefix]):
@@ -463,15 +426,15 @@ class Library:
                     found = _recording_entries(source, exchange, self.notes)
                     if not found:
                         raise RecordingError(
-                            f"{path}: no chat completion, Responses, Anthropic Messages or "
-                            "Gemini exchange with a response to serve",
+                            f"{path}: no {_nouns()} exchange with a response to serve",
                             path,
                         )
                     self.entries += found
                 else:
                     source.exchange(1 if exchange is None else exchange)  # RecordingError: another
-                    api = None if source.kind == SSE else CHAT  # a chunk log: chat chunks
-                    self.entries.append(Entry(0, source, api=api))
+                    # a chunk log: chat.completion.chunk lines, served as Chat Completions
+                    told = None if source.kind == SSE else DEFAULT
+                    self.entries.append(Entry(0, source, dialect=told))
         except BaseException:
             self.close()
             raise
@@ -480,28 +443,30 @@ class Library:
         self.served = [0] * (len(self.entries) + 1)  # by entry number
 
     def select(
-        self, body: bytes, strict: bool = False, api: str | None = None, path: str = ""
+        self, body: bytes, strict: bool = False, dialect: Dialect | None = None, path: str = ""
     ) -> Selection | Unmatched:
-        """The exchange that answers a request with this body, to `api` (CHAT, MESSAGES,
-        RESPONSES or GEMINI; None: any), by the module docstring's rules. A Gemini
-        request's `path` names its model and whether it asks for a stream."""
+        """The exchange that answers a request with this body, to `path`, speaking
+        `dialect` (None: any, read as Chat Completions), by the module docstring's
+        rules."""
         try:
             got = orjson.loads(body) if body else _NOT_JSON
         except orjson.JSONDecodeError:
             got = _NOT_JSON
-        got = _as_matched(got, api, path)
+        speaks = dialect or DEFAULT
+        got = _as_matched(got, speaks, path)
         entries = self.entries
-        if api is not None:
-            entries = [e for e in entries if e.api in (None, api)]
+        if dialect is not None:
+            entries = [e for e in entries if e.dialect in (None, dialect)]
             if not entries:
-                return Unmatched(f"the files hold no {_API_NAMES[api]} exchange")
-        if api == GEMINI or isinstance(got, dict):  # a stream request gets a stream only
-            wants = (
-                gemini_method(path) == GEMINI_STREAM if api == GEMINI else got.get("stream") is True
-            )
+                return Unmatched(f"the files hold no {_noun(dialect)} exchange")
+        # a stream request gets a stream only (a request that does not say: either)
+        facts = request_facts(speaks, path, got if isinstance(got, dict) else None)
+        if facts.stream is not None:
+            wants = facts.stream
             entries = [e for e in entries if e.stream == wants]
             if not entries:
-                return Unmatched(_no_such_response(wants, api == GEMINI))
+                return Unmatched(_no_such_response(wants, speaks))
+        keys = speaks.match_keys
         with self._lock:
             how, pool = "body", []
             if isinstance(got, dict):
@@ -509,30 +474,28 @@ class Library:
                     e
                     for e in entries
                     if e.request is not None
-                    and all(
-                        _same(e.request.get(k, _ABSENT), got.get(k, _ABSENT)) for k in MATCH_KEYS
-                    )
+                    and all(_same(e.request.get(k, _ABSENT), got.get(k, _ABSENT)) for k in keys)
                 ]
             if not pool and not strict:
                 how, pool = "order", entries
             if not pool:  # strict: only what answers anything
                 how, pool = "any", [e for e in entries if e.request is None]
             if not pool:
-                return Unmatched(self._unmatched(got, entries))
+                return Unmatched(self._unmatched(got, entries, speaks))
             entry = min(pool, key=lambda e: (self.served[e.number], e.number))
             self.served[entry.number] += 1
             return Selection(entry, how)
 
-    def _unmatched(self, got: Any, entries: list[Entry]) -> str:
+    def _unmatched(self, got: Any, entries: list[Entry], speaks: Dialect) -> str:
         if not isinstance(got, dict):
             return "the request body is not a JSON object"
         candidates = [(e, e.request) for e in entries if e.request is not None]
-        closest, recorded_body = max(candidates, key=lambda c: _closeness(c[0], c[1], got))
-        return _explain(closest, recorded_body, got)
+        closest, recorded_body = max(candidates, key=lambda c: _closeness(c[0], c[1], got, speaks))
+        return _explain(closest, recorded_body, got, speaks)
 
-    def answers(self, api: str) -> bool:
-        """Whether some exchange answers requests to `api` (CHAT, MESSAGES or RESPONSES)."""
-        return any(e.api in (None, api) for e in self.entries)
+    def answers(self, dialect: Dialect) -> bool:
+        """Whether some exchange answers requests that speak `dialect`."""
+        return any(e.dialect in (None, dialect) for e in self.entries)
 
     def describe(self) -> str:
         """One line: how many exchanges, from which files."""
@@ -546,11 +509,20 @@ class Library:
             source.close()
 
 
-def _no_such_response(stream: bool, gemini: bool) -> str:
+def _noun(dialect: Dialect) -> str:
+    return dialect.noun or dialect.title
+
+
+def _nouns() -> str:
+    """Every dialect's exchanges, in a sentence: "chat completion, Responses ... or Gemini"."""
+    nouns = [_noun(d) for d in DIALECTS.values()]
+    return ", ".join(nouns[:-1]) + " or " + nouns[-1] if len(nouns) > 1 else nouns[0]
+
+
+def _no_such_response(stream: bool, speaks: Dialect) -> str:
     """Why no exchange answers a request for a stream (or for none)."""
-    if gemini:
-        asked, held = (":streamGenerateContent", ":generateContent")[:: 1 if stream else -1]
-        return f"the request calls {asked} and the files hold only {held} responses"
+    if speaks.unserved is not None:
+        return speaks.unserved(stream)
     if stream:
         return "the request asks for a stream and the files hold only non-stream responses"
     return (
@@ -562,10 +534,11 @@ def _no_such_response(stream: bool, gemini: bool) -> str:
 # -- answering ------------------------------------------------------------------------
 
 
-def error_body(name: str, kind: str, message: str, shape: str = OPENAI, status: int = 400) -> bytes:
-    """An error document in the shape of the client's API (OPENAI, ANTHROPIC or GOOGLE,
-    whose documents carry the HTTP `status`)."""
-    return error_document(shape, status, kind, f"{name}: {message}")
+def error_body(
+    name: str, kind: str, message: str, speaks: Dialect = DEFAULT, status: int = 400
+) -> bytes:
+    """An error document in the shape of the client's API (its dialect's)."""
+    return speaks.error_document(status, kind, f"{name}: {message}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -577,12 +550,14 @@ class Answer:
     error: bytes = b""
 
 
-# What a client of each shape is told is served, when it asks for something else.
-_SERVED = {
-    OPENAI: f"POST ...{_API_PATHS[CHAT]} and POST ...{_API_PATHS[RESPONSES]} are",
-    ANTHROPIC: f"POST ...{_API_PATHS[MESSAGES]} is",
-    GOOGLE: "POST ...:streamGenerateContent and POST ...:generateContent are",
-}
+def _served(speaks: Dialect) -> str:
+    """What a client is told is served: its provider's endpoints (every one, for a
+    client no provider's dialect tells)."""
+    own = next((p.speaks() for p in PROVIDERS if speaks in p.speaks()), list(DIALECTS.values()))
+    said = [f"{endpoint}" for d in own for endpoint in d.endpoints]
+    if len(said) == 1:
+        return f"{said[0]} is"
+    return ", ".join(said[:-1]) + " and " + said[-1] + " are"
 
 
 def answer(
@@ -592,21 +567,23 @@ def answer(
     body: bytes,
     strict: bool,
     name: str,
-    shape: str = OPENAI,
+    header_names: Iterable[str] = (),
 ) -> Answer:
-    """The path check and the selection, for the server and the transport alike.
-    `shape`: the shape of the client's errors (record/shapes.py, `shape_of`)."""
-    api = api_of(path) if method.upper() == "POST" else None
-    if api is None:
-        message = f"only {_SERVED[shape]} served, not {method} {path}"
-        return Answer(None, 404, error_body(name, "not_found", message, shape, 404))
-    chosen = library.select(body, strict, api, path)
+    """The request's dialect told once (streamscope.dialects.claimant; its errors are its
+    dialect's, else those of the dialect whose client sent it, `of_client`), then the
+    selection, for the server and the transport alike."""
+    told = claimant_sent(path, body)  # the requests a dialect claims are answered
+    speaks = told or of_client(header_names) or DEFAULT
+    if told is None or method.upper() != "POST":
+        message = f"only {_served(speaks)} served, not {method} {path}"
+        return Answer(None, 404, error_body(name, "not_found", message, speaks, 404))
+    chosen = library.select(body, strict, told, path)
     if isinstance(chosen, Unmatched):
         message = f"no recorded exchange matches this request: {chosen.message}"
-        return Answer(None, 400, error_body(name, "unmatched_request", message, shape))
+        return Answer(None, 400, error_body(name, "unmatched_request", message, speaks))
     if chosen.entry.refusal is not None:  # its head cannot be sent: say why instead
         kind = "unreplayable_response"
-        return Answer(None, 502, error_body(name, kind, chosen.entry.refusal, shape, 502))
+        return Answer(None, 502, error_body(name, kind, chosen.entry.refusal, speaks, 502))
     return Answer(chosen)
 
 
@@ -704,8 +681,8 @@ class PlaybackTransport(clients.Transport):
     def _respond(self, request: Any, body: bytes, start: float) -> tuple[float, Any]:
         package = clients.package_of(request, self.http)
         path = request.url.path
-        shape = shape_of(request.headers.keys(), path)
-        got = answer(self.library, request.method, path, body, self.strict, self.name, shape)
+        names = request.headers.keys()
+        got = answer(self.library, request.method, path, body, self.strict, self.name, names)
         self.selections.append(got.selection)
         if got.selection is None:
             headers = [("content-type", "application/json")]

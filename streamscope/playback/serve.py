@@ -1,12 +1,10 @@
-"""`streamscope serve FILE...`: an OpenAI-, Anthropic- and Gemini-style mock provider.
+"""`streamscope serve FILE...`: a mock provider of every API streamscope reads.
 
 A raw ASGI app (MockProvider) on uvicorn, bound to 127.0.0.1 only (ServeServer). It
-answers `POST .../chat/completions`, `POST .../responses` (both under an OpenAI client's
-base URL), `POST .../v1/messages` and Gemini's `POST ...:streamGenerateContent` and
-`...:generateContent` (AI Studio's and Vertex AI's paths) with the recorded streams and
-responses, one `send` per recorded
-upstream read (the recorded chunking), at the recorded timing divided by `speed` (0: no
-waiting). Which exchange answers which request, the
+answers the requests every registered dialect claims (each provider's clients under
+their base URL, streamscope/providers.py) with the recorded streams and responses, one
+`send` per recorded upstream read (the recorded chunking), at the recorded timing
+divided by `speed` (0: no waiting). Which exchange answers which request, the
 headers sent, SSE bodies and chunk logs, strict mode and its errors: the rules are
 playback/library.py's (its module docstring), shared with `playback_transport`, so a
 mock server and an in-process transport replay a recording the same way.
@@ -17,8 +15,8 @@ Here, in addition:
   goes away stops its replay at once;
 - an exchange whose recorded upstream failed is cut after its last read by aborting the
   connection, as the recorder did to its client;
-- every answered request can be logged as one line (`log=`): `POST /v1/chat/completions
-  -> openai.jsonl exchange 2 (matched by body)`.
+- every answered request can be logged as one line (`log=`): `POST <path> -> openai.jsonl
+  exchange 2 (matched by body)`.
 
 The CLI is a thin call::
 
@@ -34,10 +32,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from ..record.loopback import LoopbackServer, until_disconnect
-from ..record.shapes import shape_of
+from ..http.loopback import LoopbackServer, until_disconnect
+from ..providers import OPENAI, PROVIDERS, Provider
 from ..text import say
-from .library import GEMINI, MESSAGES, Library, Pace, Selection, answer
+from .library import Library, Pace, Selection, answer
 
 NAME = "streamscope serve"
 _HOW = {"body": "matched by body", "any": "answers any request", "order": "next in order"}
@@ -81,8 +79,8 @@ class MockProvider:
             if not message.get("more_body"):
                 break
         method, path = scope["method"], scope["path"]
-        shape = shape_of((k.decode("latin-1") for k, _ in scope["headers"]), path)
-        got = answer(self.library, method, path, bytes(body), self.strict, NAME, shape)
+        names = [k.decode("latin-1") for k, _ in scope["headers"]]
+        got = answer(self.library, method, path, bytes(body), self.strict, NAME, names)
         self.selections.append(got.selection)
         if got.selection is None:
             self._say(f"{method} {path} -> {got.status}")
@@ -161,18 +159,11 @@ class ServeServer(LoopbackServer):
     @property
     def base_url(self) -> str:
         """An OpenAI client's base URL."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        return self.base_url_for(OPENAI)
 
-    @property
-    def anthropic_base_url(self) -> str:
-        """An Anthropic client's: the anthropic SDK appends /v1/messages itself."""
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def gemini_base_url(self) -> str:
-        """A Google client's (GOOGLE_GEMINI_BASE_URL, GOOGLE_VERTEX_BASE_URL, or
-        google-genai's `HttpOptions(base_url=...)`): the SDKs append the API's path."""
-        return f"http://127.0.0.1:{self.port}"
+    def base_url_for(self, provider: Provider) -> str:
+        """A client of `provider`'s base URL (its SDK appends the API's path)."""
+        return f"http://127.0.0.1:{self.port}{provider.serve_path}"
 
     def describe(self) -> str:
         """One line for the user: what is served, how."""
@@ -207,8 +198,7 @@ def serve(
     say(server.describe())
     for note in server.library.notes:  # what of the recorded heads cannot be sent
         say(note)
-    if server.library.answers(MESSAGES):
-        say(f"an Anthropic client's base URL: {server.anthropic_base_url}")
-    if server.library.answers(GEMINI):
-        say(f"a Gemini or Vertex AI client's base URL: {server.gemini_base_url}")
+    for provider in PROVIDERS:  # the other providers whose exchanges the files hold
+        if provider is not OPENAI and any(server.library.answers(d) for d in provider.speaks()):
+            say(f"{provider.client}'s base URL: {server.base_url_for(provider)}")
     server.run()

@@ -4,14 +4,18 @@ A raw ASGI app (no framework) served by uvicorn, with a small asyncio HTTP/1.1 c
 upstream (upstream.py): every upstream read is one recording line and one send to the
 client. Nothing waits for the end of a body.
 
-One port serves every upstream. The OpenAI side takes every path as it comes (its base
-URL keeps the upstream's path prefix, as OPENAI_BASE_URL ends in `/v1`). The Anthropic
-side lives under its own mount, `/anthropic`: the anthropic SDK appends `/v1/messages` to
-its base URL, so the mount, not the path, tells the two apart; it is taken off before the
-request goes upstream, and the recording names the upstream URL the request was sent to.
-Google's clients get two mounts the same way: `/gemini` (the Gemini API of AI Studio,
-GOOGLE_GEMINI_BASE_URL) and `/vertex` (Vertex AI, GOOGLE_VERTEX_BASE_URL), whose upstream
-is, unless one is given, the region each request's path names (`/locations/{l}/`).
+One port serves every upstream, one side per provider side (streamscope/providers.py).
+The default side (OpenAI's) takes every path as it comes (its base URL keeps the
+upstream's path prefix, as OPENAI_BASE_URL ends in `/v1`). Every other side lives under
+its own mount (`/anthropic`, `/gemini`...): an SDK appends the API's path to its base URL,
+so the mount, not the path, tells the sides apart; it is taken off before the request
+goes upstream, and the recording names the upstream URL the request was sent to. A side
+without an upstream of its own (Vertex AI's, by default) sends each request to the
+origin its path names.
+
+Each exchange's dialect is told once from its request (streamscope.dialects.claimant;
+else the side's provider's first): it says what ends the stream and which error
+document the client reads.
 """
 
 from __future__ import annotations
@@ -19,24 +23,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import re
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from ..dialects import DEFAULT, Dialect, FinalWatch, speaker
+from ..http.headers import forwardable
+from ..http.loopback import LoopbackServer, until_disconnect
+from ..providers import DEFAULT_SIDE, Side, provider_of_side, side
 from ..recording import RecordingWriter
 from ..recording.redact import redact_url
-from .final import FinalEvent, final_event
-from .loopback import LoopbackServer, bind, until_disconnect  # noqa: F401 (bind: tests)
-from .shapes import GOOGLE, OPENAI, error_document, shape_of
-from .upstream import (
-    UpstreamError,
-    UpstreamPool,
-    UpstreamResponse,
-    UpstreamTimeout,
-    forwardable,
-)
+from .upstream import UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
 
 @dataclass(slots=True)
@@ -71,74 +69,36 @@ class Upstream:
         return cls(f"{parts.scheme}://{hostport}", parts.path.rstrip("/"), authorization)
 
 
-def _error_body(kind: str, message: str, shape: str, status: int) -> bytes:
-    """An error in the shape the client's own API uses, so its SDK shows the message."""
-    return error_document(shape, status, kind, f"streamscope: {message}")
-
-
-ANTHROPIC_MOUNT, GEMINI_MOUNT, VERTEX_MOUNT = "/anthropic", "/gemini", "/vertex"
-
-
 def _under(path: str, mount: str) -> bool:
     return path == mount or path.startswith(mount + "/")
 
 
-def mount_for(mount: str, openai_prefix: str) -> str:
-    """Where a side lives: its mount (/anthropic), unless the OpenAI side's base URL is
+def mount_for(mount: str, default_prefix: str) -> str:
+    """Where a side lives: its mount (/anthropic), unless the default side's base URL is
     already there (`--upstream https://host/anthropic/v1`): then /streamscope-anthropic."""
-    return f"/streamscope-{mount[1:]}" if _under(openai_prefix, mount) else mount
+    return f"/streamscope-{mount[1:]}" if _under(default_prefix, mount) else mount
 
 
-def anthropic_mount(openai_prefix: str) -> str:
-    """Where the Anthropic side lives (mount_for)."""
-    return mount_for(ANTHROPIC_MOUNT, openai_prefix)
-
-
-# Vertex AI's endpoints: `global` (and a path that names no location, as express mode's
-# `/v1beta1/publishers/google/models/...`) at aiplatform.googleapis.com, the multi-regions
-# at their representative endpoints, every region at {location}-aiplatform.googleapis.com.
-VERTEX_GLOBAL = "https://aiplatform.googleapis.com"
-_MULTI_REGIONS = frozenset({"us", "eu"})
-# A location is a host label here: nothing else may reach the origin.
-_LOCATION = re.compile(r"[a-z][a-z0-9-]{0,62}")
-
-
-def vertex_origin(path: str) -> str:
-    """The Vertex AI origin for a request path, from its `/locations/{location}/` segment.
-    ValueError for a location that is no region name."""
-    parts = path.split("?", 1)[0].split("/")
-    try:
-        location = parts[parts.index("locations", 1) + 1]
-    except (ValueError, IndexError):
-        return VERTEX_GLOBAL
-    if location == "global":
-        return VERTEX_GLOBAL
-    if _LOCATION.fullmatch(location) is None or location.endswith("-"):
-        raise ValueError(f"location {location[:64]!r} in the path is no Vertex AI region")
-    if location in _MULTI_REGIONS:
-        return f"https://aiplatform.{location}.rep.googleapis.com"
-    return f"https://{location}-aiplatform.googleapis.com"
-
-
-@dataclass(frozen=True, slots=True)
-class Google:
-    """The recorder's Google sides: the Gemini API's upstream, and Vertex AI's (None: the
-    region each request's path names, vertex_origin)."""
-
-    gemini: Upstream
-    vertex: Upstream | None = None
+def speaks_on(on: Side, path: str, body: bytes, header_names: Iterable[str]) -> Dialect:
+    """The dialect of a request on side `on` (streamscope.dialects.speaker), else its
+    provider's."""
+    told = speaker(path, body, header_names)
+    if told is not None:
+        return told
+    own = provider_of_side(on.name).speaks()
+    return own[0] if own else DEFAULT
 
 
 @dataclass(slots=True)
 class Route:
-    """One upstream behind the proxy: requests under `mount` go there, the mount taken off
-    (the OpenAI side's mount is "": its paths go as they came)."""
+    """One side behind the proxy: requests under `mount` go to its upstream, the mount
+    taken off (the default side's mount is "": its paths go as they came)."""
 
+    side: Side
     mount: str
     upstream: Upstream
     pool: UpstreamPool
-    google: bool = False  # the proxy's own errors in Google's shape
-    regional: bool = False  # Vertex AI's regions: the upstream is the one the path names
+    regional: bool = False  # no upstream given: each request's path names its origin
 
     @property
     def prefix(self) -> str:
@@ -154,9 +114,10 @@ class RecordingProxy:
         upstream: Upstream,
         writer: RecordingWriter,
         timeout: float | None = 600.0,
-        anthropic: Upstream | None = None,
-        google: Google | None = None,
+        sides: Mapping[str, Upstream | None] | None = None,
     ) -> None:
+        """`upstream`: the default side's; `sides`: the other sides it has, by name (None:
+        the origin each request names, for a side that has that rule)."""
         self.writer = writer
 
         def pool(to: Upstream) -> UpstreamPool:
@@ -164,23 +125,17 @@ class RecordingProxy:
             return UpstreamPool(to.origin, timeout, connect_timeout=min(timeout or 30.0, 30.0))
 
         self._pool = pool
-        self.openai = Route("", upstream, pool(upstream))
-        self.anthropic = (
-            Route(anthropic_mount(upstream.prefix), anthropic, pool(anthropic))
-            if anthropic is not None
-            else None
-        )
-        self.gemini = self.vertex = None
-        if google is not None:
-            gemini, vertex = google.gemini, google.vertex
-            self.gemini = Route(
-                mount_for(GEMINI_MOUNT, upstream.prefix), gemini, pool(gemini), google=True
-            )
-            regional = vertex is None
-            vertex = vertex or Upstream(VERTEX_GLOBAL, "")
-            self.vertex = Route(
-                mount_for(VERTEX_MOUNT, upstream.prefix), vertex, pool(vertex), True, regional
-            )
+        self.default = Route(DEFAULT_SIDE, "", upstream, pool(upstream))
+        self.mounted: list[Route] = []
+        for name, to in (sides or {}).items():
+            on = side(name)
+            regional = to is None
+            if to is None:
+                if on.origin_of is None:
+                    raise ValueError(f"the {name} side needs an upstream")
+                to = Upstream(on.origin_of(""), "")
+            mount = mount_for(on.mount, upstream.prefix)
+            self.mounted.append(Route(on, mount, to, pool(to), regional))
         self.regions: dict[str, UpstreamPool] = {}  # Vertex AI's, by origin, as they are met
         self.open: set[int] = set()  # exchanges without an `end` line yet
         self.exchanges = 0
@@ -210,21 +165,22 @@ class RecordingProxy:
 
     @property
     def routes(self) -> list[Route]:
-        """Every side: the OpenAI one, then those that have a mount of their own."""
-        return [self.openai, *self.mounted]
+        """Every side: the default one, then those that have a mount of their own."""
+        return [self.default, *self.mounted]
 
-    @property
-    def mounted(self) -> list[Route]:
-        return [r for r in (self.anthropic, self.gemini, self.vertex) if r is not None]
+    def route(self, name: str) -> Route | None:
+        """The side named `name`, if the proxy has it."""
+        return next((r for r in self.routes if r.side.name == name), None)
 
     def _route(self, path: str) -> Route:
-        return next((r for r in self.mounted if _under(path, r.mount)), self.openai)
+        return next((r for r in self.mounted if _under(path, r.mount)), self.default)
 
     def _upstream(self, route: Route, path: str) -> tuple[Upstream, UpstreamPool]:
-        """Where a request on `route` goes (ValueError: a Vertex AI path naming no region)."""
-        if not route.regional:
+        """Where a request on `route` goes (ValueError: a path naming no origin, such as a
+        Vertex AI location that is no region)."""
+        if not route.regional or route.side.origin_of is None:
             return route.upstream, route.pool
-        origin = vertex_origin(path)
+        origin = route.side.origin_of(path)
         pool = self.regions.get(origin)
         if pool is None:
             pool = self.regions[origin] = self._pool(Upstream(origin, ""))
@@ -253,17 +209,15 @@ class RecordingProxy:
         query = scope.get("query_string") or b""
         target = path + (("?" + query.decode("latin-1")) if query else "")
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        names = [k for k, _ in headers]
-        shape = shape_of(names, path)  # of the errors the proxy answers with itself
-        if route.google and shape == OPENAI:
-            shape = GOOGLE
+        # told once: what ends its stream, and the errors the proxy answers with itself
+        speaks = speaks_on(route.side, path, bytes(body), (k for k, _ in headers))
         try:
             upstream, pool = self._upstream(route, path)
         except ValueError as e:
             writer.request(
                 ex, scope["method"], route.upstream.origin + target, headers, bytes(body)
             )
-            await self._fail(ex, send, 400, "upstream-error", "invalid_request", str(e), shape)
+            await self._fail(ex, send, 400, "upstream-error", "invalid_request", str(e), speaks)
             return
         url = upstream.origin + target
         basic = upstream.authorization
@@ -290,16 +244,15 @@ class RecordingProxy:
             response = request.result()
         except UpstreamTimeout as e:
             message = f"upstream timed out: {e}"
-            await self._fail(ex, send, 504, "timeout", "upstream_timeout", message, shape)
+            await self._fail(ex, send, 504, "timeout", "upstream_timeout", message, speaks)
             return
         except UpstreamError as e:
             message = f"upstream unreachable: {e}"
             await self._fail(
-                ex, send, 502, "upstream-error", "upstream_unreachable", message, shape
+                ex, send, 502, "upstream-error", "upstream_unreachable", message, speaks
             )
             return
-        final = final_event((k for k, _ in headers), path)
-        await self._relay(ex, response, receive, send, final)
+        await self._relay(ex, response, receive, send, speaks.final_event(path))
 
     async def _fail(
         self,
@@ -309,9 +262,10 @@ class RecordingProxy:
         reason: str,
         kind: str,
         message: str,
-        shape: str,
+        speaks: Dialect,
     ) -> None:
-        body = _error_body(kind, message, shape, status)
+        # in the shape of the client's own API, so its SDK shows the message
+        body = speaks.error_document(status, kind, f"streamscope: {message}")
         headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
         self.writer.response(ex, status, headers)
         self.writer.chunk(ex, body)
@@ -332,7 +286,7 @@ class RecordingProxy:
         response: UpstreamResponse,
         receive: Callable,
         send: Callable,
-        final: FinalEvent,
+        final: FinalWatch,
     ) -> None:
         writer = self.writer
         headers = response.headers
@@ -400,36 +354,30 @@ class ProxyServer(LoopbackServer):
         port: int = 0,
         timeout: float | None = 600.0,
         sock: socket.socket | None = None,
-        anthropic: Upstream | None = None,
-        google: Google | None = None,
+        sides: Mapping[str, Upstream | None] | None = None,
     ):
-        super().__init__(RecordingProxy(upstream, writer, timeout, anthropic, google), port, sock)
+        self.proxy = RecordingProxy(upstream, writer, timeout, sides)
+        super().__init__(self.proxy, port, sock)
+
+    @property
+    def routes(self) -> list[Route]:
+        """Its sides, the default one first."""
+        return self.proxy.routes
 
     @property
     def base_url(self) -> str:
-        """What an OpenAI client uses as its base URL: the upstream's path prefix kept."""
-        return f"http://127.0.0.1:{self.port}{self.app.openai.prefix}"
+        """What a client of the default side (OpenAI's) uses as its base URL: the
+        upstream's path prefix kept."""
+        return self._base_url(self.app.default)
 
-    @property
-    def anthropic_base_url(self) -> str | None:
-        """What an Anthropic client uses (None without an Anthropic upstream): the mount,
-        then the upstream's path prefix."""
-        return self._base_url(self.app.anthropic)
+    def base_url_of(self, name: str) -> str | None:
+        """What a client of the side named `name` uses (None: the proxy has no such
+        side): the mount, then the upstream's path prefix; the SDKs append the API's."""
+        route = self.app.route(name)
+        return None if route is None else self._base_url(route)
 
-    @property
-    def gemini_base_url(self) -> str | None:
-        """What a Gemini API client uses (GOOGLE_GEMINI_BASE_URL; None without Google
-        sides): the SDKs append `/v1beta/models/...` themselves."""
-        return self._base_url(self.app.gemini)
-
-    @property
-    def vertex_base_url(self) -> str | None:
-        """What a Vertex AI client uses (GOOGLE_VERTEX_BASE_URL; None without Google
-        sides): the SDKs append `/v1beta1/projects/...` themselves."""
-        return self._base_url(self.app.vertex)
-
-    def _base_url(self, route: Route | None) -> str | None:
-        return None if route is None else f"http://127.0.0.1:{self.port}{route.prefix}"
+    def _base_url(self, route: Route) -> str:
+        return f"http://127.0.0.1:{self.port}{route.prefix}"
 
     def stop(self, why: str | None = None) -> None:
         """Stop serving; exchanges still open get an end line saying `why` we stopped."""

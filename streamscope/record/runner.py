@@ -9,17 +9,11 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 
+from ..http.loopback import bind
 from ..recording import RecordingWriter
 from ..recording.private import private_folders
 from ..text import plural, say
-from .loopback import bind
-from .proxy import Google, ProxyServer, Upstream
-
-BASE_URL_VARS = ("OPENAI_BASE_URL", "OPENAI_API_BASE")
-ANTHROPIC_BASE_URL_VAR = "ANTHROPIC_BASE_URL"
-# Honoured alike by the google-genai Python SDK, the @google/genai JS SDK and the Gemini
-# CLI: the Gemini API's base URL, and Vertex AI's.
-GEMINI_BASE_URL_VAR, VERTEX_BASE_URL_VAR = "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"
+from .proxy import ProxyServer, Upstream
 
 
 def default_output(cwd: str | None = None) -> str:
@@ -68,18 +62,13 @@ def cannot_run(command: list[str]) -> tuple[int, str] | None:
 
 
 def base_url_variables(server: ProxyServer, env_names: list[str]) -> dict[str, str]:
-    """The variables that point the command at the proxy: the OpenAI ones (and every
-    --env NAME, which wins) at its OpenAI side, ANTHROPIC_BASE_URL at its Anthropic side,
-    GOOGLE_GEMINI_BASE_URL and GOOGLE_VERTEX_BASE_URL at its Google ones."""
+    """The variables that point the command at the proxy: each side's (providers.py) at
+    that side, and every --env NAME (which wins) at the default side."""
     variables = {}
-    for name, url in (
-        (ANTHROPIC_BASE_URL_VAR, server.anthropic_base_url),
-        (GEMINI_BASE_URL_VAR, server.gemini_base_url),
-        (VERTEX_BASE_URL_VAR, server.vertex_base_url),
-    ):
-        if url is not None:
-            variables[name] = url
-    for name in (*BASE_URL_VARS, *env_names):
+    for route in server.routes:
+        for name in route.side.env:
+            variables[name] = server.base_url_of(route.side.name) or ""
+    for name in env_names:
         variables[name] = server.base_url
     return variables
 
@@ -163,23 +152,18 @@ def record(
     redact: bool,
     redact_json: list[str],
     timeout: float | None,
-    anthropic_url: str | None = None,
-    gemini_url: str | None = None,
-    vertex_url: str | None = None,
+    sides: dict[str, str | None] | None = None,
     argv: list[str] | None = None,
 ) -> int:
     """Run `command` behind the proxy; the exit status (StartError when it cannot start).
 
-    `argv`: the command line to record in the header (the recorder's own options too);
-    by default `streamscope record -- COMMAND`.
-
-    With `anthropic_url`, the proxy has an Anthropic side too, and ANTHROPIC_BASE_URL
-    points at it. With `gemini_url`, it has Google's sides, and GOOGLE_GEMINI_BASE_URL and
-    GOOGLE_VERTEX_BASE_URL point at them: Vertex AI's upstream is `vertex_url`, or (None)
-    the region each request names."""
+    `upstream_url`: the default side's upstream; `sides`: the other sides the proxy has,
+    by name, each with its upstream URL (None: the origin each request names, for a side
+    that has that rule); each side's variables point at it. `argv`: the command line to
+    record in the header (the recorder's own options too); by default
+    `streamscope record -- COMMAND`."""
     upstream = Upstream.parse(upstream_url)
-    anthropic = Upstream.parse(anthropic_url, "anthropic upstream") if anthropic_url else None
-    google = google_sides(gemini_url, vertex_url) if gemini_url else None
+    others = parse_sides(sides or {})
     problem = cannot_run(command)
     if problem is not None:  # before anything is created: no recording is left behind
         status, message = problem
@@ -195,9 +179,7 @@ def record(
         raise
     stopped: list[int] = []
     with writer:
-        server = ProxyServer(
-            upstream, writer, port, timeout, sock=sock, anthropic=anthropic, google=google
-        )
+        server = ProxyServer(upstream, writer, port, timeout, sock=sock, sides=others)
         server.start()
         say(f"recording {describe_sides(server)} into {path}")
         try:
@@ -211,31 +193,21 @@ def record(
     return status
 
 
-def google_sides(gemini_url: str, vertex_url: str | None = None) -> Google:
-    """The Google upstreams, checked (ValueError naming the bad one)."""
-    gemini = Upstream.parse(gemini_url, "gemini upstream")
-    vertex = Upstream.parse(vertex_url, "vertex upstream") if vertex_url else None
-    return Google(gemini, vertex)
+def parse_sides(urls: dict[str, str | None]) -> dict[str, Upstream | None]:
+    """The other sides' upstreams, checked (ValueError naming the bad one's side)."""
+    return {
+        name: Upstream.parse(url, f"{name} upstream") if url else None for name, url in urls.items()
+    }
 
 
 def describe_sides(server: ProxyServer) -> str:
     """Each upstream and the base URL its clients get: `https://api.openai.com/v1 through
     OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 and ...`."""
-    app = server.app
-    sides = [f"{_upstream_url(app.openai.upstream)} through {BASE_URL_VARS[0]}={server.base_url}"]
-    for route, name, url in (
-        (app.anthropic, ANTHROPIC_BASE_URL_VAR, server.anthropic_base_url),
-        (app.gemini, GEMINI_BASE_URL_VAR, server.gemini_base_url),
-        (app.vertex, VERTEX_BASE_URL_VAR, server.vertex_base_url),
-    ):
-        if route is not None:
-            where = REGIONAL if route.regional else _upstream_url(route.upstream)
-            sides.append(f"{where} through {name}={url}")
+    sides = []
+    for route in server.routes:
+        where = route.side.origin_said if route.regional else _upstream_url(route.upstream)
+        sides.append(f"{where} through {route.side.env[0]}={server.base_url_of(route.side.name)}")
     return " and ".join(sides)
-
-
-# How the Vertex AI side's upstream is described when it follows each request's region.
-REGIONAL = "Vertex AI (the region each request names)"
 
 
 def _upstream_url(upstream: Upstream) -> str:

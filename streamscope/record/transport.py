@@ -25,10 +25,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from types import ModuleType
 from typing import Any
 
+from ..dialects import DEFAULT, FinalWatch, speaker
+from ..http import clients
 from ..recording import RecordingWriter
 from ..recording.private import private_folders_of
-from . import clients
-from .final import FinalEvent, final_event
 
 
 class Recorder:
@@ -38,16 +38,17 @@ class Recorder:
         self.writer = writer
         self.http = http
 
-    def _start(self, request: Any, body: bytes) -> tuple[ModuleType, int]:
+    def _start(self, request: Any, body: bytes) -> tuple[ModuleType, int, FinalWatch]:
         package = clients.package_of(request, self.http)
         ex = self.writer.new_exchange()
         request.headers["accept-encoding"] = "identity"  # before recording: what is sent
         self.writer.request(ex, request.method, str(request.url), request.headers.raw, body)
-        return package, ex
+        return package, ex, _final_watch(request, body)
 
-    def _wrap(self, package: ModuleType, ex: int, request: Any, response: Any) -> Any:
+    def _wrap(
+        self, package: ModuleType, ex: int, request: Any, response: Any, final: FinalWatch
+    ) -> Any:
         self.writer.response(ex, response.status_code, response.headers.raw)
-        final = final_event(request.headers.keys(), request.url.path)
         stream = _recorded_class(package)(self.writer, ex, response.stream, package, final)
         return package.Response(
             response.status_code,
@@ -58,22 +59,29 @@ class Recorder:
         )
 
     def send(self, request: Any, send: Callable[[Any], Any]) -> Any:
-        package, ex = self._start(request, request.read())
+        package, ex, final = self._start(request, request.read())
         try:
             response = send(request)
         except BaseException as e:
             self.writer.end(ex, *_reason(package, e))
             raise
-        return self._wrap(package, ex, request, response)
+        return self._wrap(package, ex, request, response, final)
 
     async def asend(self, request: Any, send: Callable[[Any], Awaitable[Any]]) -> Any:
-        package, ex = self._start(request, await request.aread())
+        package, ex, final = self._start(request, await request.aread())
         try:
             response = await send(request)
         except BaseException as e:
             self.writer.end(ex, *_reason(package, e))
             raise
-        return self._wrap(package, ex, request, response)
+        return self._wrap(package, ex, request, response, final)
+
+
+def _final_watch(request: Any, body: bytes) -> FinalWatch:
+    """The watch for the final event of the stream a request asks for, its dialect told
+    once from the request (streamscope.dialects.claimant)."""
+    told = speaker(request.url.path, body, request.headers.keys())
+    return (told or DEFAULT).final_event(request.url.path)
 
 
 def _reason(package: ModuleType, e: BaseException) -> tuple[str, str]:
@@ -97,7 +105,7 @@ class _Recorded:
     """
 
     def __init__(
-        self, writer: RecordingWriter, ex: int, inner: Any, package: ModuleType, final: FinalEvent
+        self, writer: RecordingWriter, ex: int, inner: Any, package: ModuleType, final: FinalWatch
     ) -> None:
         self.writer, self.ex, self.inner, self.package = writer, ex, inner, package
         self.final = final

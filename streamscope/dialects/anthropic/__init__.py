@@ -11,17 +11,10 @@ from .oracle import anthropic_sdk_result, anthropic_version
 from .robust import EVENTS
 from .shape import SHAPE
 from .summary import plain_summary, summarize
+from .wire import CLIENT_HEADERS, ENDPOINTS, claims_request, error_document, final_event
 
 # Events that only this dialect sends (`ping` and `error` are too common a name to tell).
 _TELLING = tuple(e for e in EVENTS if e not in ("ping", "error"))
-
-
-def _claims_request(path: str, body: object) -> bool:
-    return (
-        path.endswith("/messages")
-        and isinstance(body, dict)
-        and isinstance(body.get("messages"), list)
-    )
 
 
 def _claims_body(body: object) -> bool:
@@ -62,7 +55,7 @@ ANTHROPIC = Dialect(
     summarize=summarize,
     history=history,
     terms=Terms("block", "message", "stop_reason", ("m", "blk")),
-    claims_request=_claims_request,
+    claims_request=claims_request,
     claims_body=_claims_body,
     claims_event=_claims_event,
     real_sdk=lambda frames, tools, response_format: anthropic_sdk_result(frames),
@@ -72,4 +65,9 @@ ANTHROPIC = Dialect(
     shape=SHAPE,
     named_events=True,
     kinds=KINDS,
+    client_headers=CLIENT_HEADERS,
+    final_event=final_event,
+    error_document=error_document,
+    match_keys=("model", "system", "messages", "tools"),
+    endpoints=ENDPOINTS,
 )

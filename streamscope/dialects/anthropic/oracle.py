@@ -96,7 +96,7 @@ def run_real_anthropic(
     import anthropic
     from anthropic.lib.streaming import InputJsonEvent
 
-    from streamscope.record.clients import sdk_package
+    from streamscope.http.clients import sdk_package
 
     frames = list(frames)
     last = frames[-1].number if frames else 0

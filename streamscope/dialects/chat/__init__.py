@@ -8,10 +8,7 @@ from .fixture import FIXTURE
 from .history import history
 from .oracle import openai_version, run_real_sdk
 from .summary import plain_summary, summarize
-
-
-def _claims_request(path: str, body: object) -> bool:
-    return path.endswith("/chat/completions")
+from .wire import ENDPOINTS, claims_request, final_event
 
 
 def _claims_body(body: object) -> bool:
@@ -45,10 +42,13 @@ CHAT = Dialect(
     summarize=summarize,
     history=history,
     terms=Terms("index", "choice", "finish_reason", ("c", "idx")),
-    claims_request=_claims_request,
+    claims_request=claims_request,
     claims_body=_claims_body,
     claims_event=_claims_event,
     real_sdk=run_real_sdk,
     sdk_version=openai_version,
     fixture=FIXTURE,
+    final_event=final_event,
+    endpoints=ENDPOINTS,
+    noun="chat completion",
 )

@@ -11,14 +11,15 @@ from .kinds import KINDS
 from .oracle import genai_version, parts_result
 from .shape import SHAPE
 from .summary import plain_summary, summarize
-
-# The endpoints' methods (`models/{model}:streamGenerateContent`, Vertex's
-# `.../publishers/google/models/{model}:streamGenerateContent`).
-_METHODS = (":streamGenerateContent", ":generateContent")
-
-
-def _claims_request(path: str, body: object) -> bool:
-    return path.endswith(_METHODS)
+from .wire import (
+    CLIENT_HEADERS,
+    ENDPOINTS,
+    claims_request,
+    error_document,
+    facts,
+    final_event,
+    unserved,
+)
 
 
 def _claims_body(body: object) -> bool:
@@ -48,7 +49,7 @@ GEMINI = Dialect(
     summarize=summarize,
     history=history,
     terms=Terms("call", "candidate", "finishReason", ("c", "call"), signatures=True),
-    claims_request=_claims_request,
+    claims_request=claims_request,
     claims_body=_claims_body,
     claims_event=_claims_event,
     real_sdk=lambda frames, tools, response_format: parts_result(frames),
@@ -58,4 +59,12 @@ GEMINI = Dialect(
     shape=SHAPE,
     version_key="google_genai_version",
     kinds=KINDS,
+    client_headers=CLIENT_HEADERS,
+    final_event=final_event,
+    error_document=error_document,
+    facts=facts,
+    match_keys=("model", "contents", "systemInstruction", "tools"),
+    turns=("contents", "content"),
+    endpoints=ENDPOINTS,
+    unserved=unserved,
 )

@@ -11,11 +11,7 @@ from .kinds import KINDS
 from .oracle import responses_sdk_result
 from .shape import SHAPE
 from .summary import plain_summary, summarize
-
-
-def _claims_request(path: str, body: object) -> bool:
-    return path.endswith("/responses")
-
+from .wire import ENDPOINTS, claims_request, final_event
 
 # Fields only a Responses request has beside `input` (an embeddings request has `input` too).
 _OWN = ("instructions", "previous_response_id", "stream", "tools", "reasoning", "text", "store")
@@ -54,7 +50,7 @@ RESPONSES = Dialect(
     summarize=summarize,
     history=history,
     terms=Terms("output", "response", "status", ("r", "out"), item_ids=True),
-    claims_request=_claims_request,
+    claims_request=claims_request,
     claims_body=_claims_body,
     claims_event=_claims_event,
     real_sdk=lambda frames, tools, response_format: responses_sdk_result(frames, tools),
@@ -63,4 +59,9 @@ RESPONSES = Dialect(
     shape=SHAPE,
     named_events=True,
     kinds=KINDS,
+    final_event=final_event,
+    match_keys=("model", "instructions", "input", "previous_response_id", "tools"),
+    turns=("input", "item"),
+    endpoints=ENDPOINTS,
+    noun="Responses",
 )

@@ -126,7 +126,7 @@ def run_real_responses(
     import openai
     from openai.lib.streaming.responses import ResponseFunctionCallArgumentsDeltaEvent
 
-    from streamscope.record.clients import sdk_package
+    from streamscope.http.clients import sdk_package
 
     frames = list(frames)
     last = frames[-1].number if frames else 0

@@ -8,13 +8,12 @@
   recorded in-process to `DIR/<test id>-<hash>.jsonl` (a cassette per test), and the run ends
   with one line per recorded test saying what streamscope found in it.
 
-That traffic is told from other HTTP traffic by the headers its clients send: both SDKs
-send `X-Stainless-Lang` and name themselves in `User-Agent` (`OpenAI/...`,
-`Anthropic/...`), and every client of the Anthropic API sends `anthropic-version`;
-Gemini's by its methods' paths (`...:streamGenerateContent`, `...:generateContent`),
-whatever client calls them.
+That traffic is told from other HTTP traffic by the headers its clients send (each
+provider's SDK headers and `User-Agent`, and the headers only a dialect's clients send:
+streamscope/providers.py, `sdk_client`), and a provider's whose paths are its API's alone
+by those paths, whatever client calls them (Gemini's methods).
 Nothing heavy is imported until a fixture or the option is used: the plugin loads in
-every pytest run of the environment.
+every pytest run of the environment. It sits beside `record/` and `playback/`, using both.
 """
 
 from __future__ import annotations
@@ -29,10 +28,8 @@ from typing import Any
 
 import pytest
 
-BASE_URL = "http://streamscope.playback.invalid/v1"
-# What the Gemini fixture's client calls: google-genai appends `/v1beta/models/...`.
-GEMINI_BASE_URL = "http://streamscope.playback.invalid"
-_GEMINI_METHODS = (":streamGenerateContent", ":generateContent")
+# The fixtures' clients' origin; each provider's base URL is it and its `serve_path`.
+ORIGIN = "http://streamscope.playback.invalid"
 # What a cassette's readable part keeps: characters every file system takes as they are.
 _UNSAFE = re.compile(r"[^A-Za-z0-9._\-\[\]]+")
 _READABLE = 60
@@ -60,8 +57,9 @@ _RECORDED = pytest.StashKey[dict[str, str]]()  # test id -> the cassette written
 
 
 def _playback(make_client: Callable[..., Any], http_client: str) -> Iterator[Callable[..., Any]]:
-    from ..record import clients
-    from .library import playback_transport
+    from .http import clients
+    from .playback.library import playback_transport
+    from .providers import OPENAI
 
     package = clients.load(clients.openai_package())
     transports = []
@@ -71,7 +69,7 @@ def _playback(make_client: Callable[..., Any], http_client: str) -> Iterator[Cal
         transports.append(transport)
         return make_client(
             api_key="sk-streamscope-playback",
-            base_url=BASE_URL,
+            base_url=ORIGIN + OPENAI.serve_path,
             max_retries=0,
             http_client=getattr(package, http_client)(transport=transport),
         )
@@ -106,7 +104,8 @@ def streamscope_gemini_playback() -> Iterator[Callable[..., Any]]:
     from google import genai
     from google.genai import types
 
-    from .library import playback_transport
+    from .playback.library import playback_transport
+    from .providers import GOOGLE
 
     made: list[Any] = []
 
@@ -118,7 +117,7 @@ def streamscope_gemini_playback() -> Iterator[Callable[..., Any]]:
         # The transport goes to the clients google-genai makes itself (httpx2 or httpx,
         # as its release does; a transport of its own keeps aiohttp out of .aio too).
         http = types.HttpOptions(
-            base_url=GEMINI_BASE_URL,
+            base_url=ORIGIN + GOOGLE.serve_path,
             client_args={"transport": transport},
             async_client_args={"transport": transport},
         )
@@ -170,15 +169,12 @@ def cassette_path(folder: str | os.PathLike[str], nodeid: str) -> str:
 
 
 def _is_llm_client(request: Any) -> bool:
-    """An openai, anthropic or Gemini client's request (module docstring: the headers,
-    Gemini's paths)."""
-    headers = request.headers
-    return (
-        "x-stainless-lang" in headers
-        or "anthropic-version" in headers
-        or headers.get("user-agent", "").startswith(("OpenAI/", "Anthropic/"))
-        or request.url.path.endswith(_GEMINI_METHODS)
-    )
+    """A provider's client's request (module docstring: the headers, the paths of a
+    provider's own)."""
+    from .providers import owns_path, sdk_client
+
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    return sdk_client(headers) or owns_path(request.url.path)
 
 
 class _Cassette:
@@ -190,9 +186,9 @@ class _Cassette:
 
     def get(self) -> Any:
         if self.recorder is None:
-            from ..record.transport import Recorder
-            from ..recording import RecordingWriter
-            from ..recording.private import private_folders_of
+            from .record.transport import Recorder
+            from .recording import RecordingWriter
+            from .recording.private import private_folders_of
 
             private_folders_of(self.path)  # 0700 when made here, the cassette 0600
             writer = RecordingWriter(self.path, argv=sys.argv, overwrite=True)
@@ -266,9 +262,9 @@ def summary_line(nodeid: str, path: str) -> str:
     """What streamscope found in one test's cassette, as one line."""
     from collections import Counter
 
-    from ..analysis import analyze
-    from ..recording.format import RecordingError
-    from ..text import plural
+    from .analysis import analyze
+    from .recording.format import RecordingError
+    from .text import plural
 
     try:
         analysis = analyze(path)
@@ -290,7 +286,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     recorded = config.stash.get(_RECORDED, {})
     if not recorded:
         return
-    from ..text import visible
+    from .text import visible
 
     terminalreporter.section("streamscope recordings")
     for nodeid, path in recorded.items():

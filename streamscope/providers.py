@@ -1,0 +1,318 @@
+"""The providers streamscope records and plays back, one record each: faces iterate them.
+
+A `Provider` is whose clients an agent runs (OpenAI, Anthropic, Google, Ollama): the
+dialects they speak, how their SDKs name themselves, where `serve` and the playback
+fixtures put their base URL, the demo agent of each dialect. Each of its `Side`s is one
+base URL those clients are given on the recording proxy: its mount, the environment
+variables `record` points at it, its default upstream and its CLI option. The proxy, the
+runner, the CLI options, `serve`, playback and the pytest plugin ask these records;
+none of them names a provider. Adding one is a record here (and its dialect's package).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from .dialects import Dialect
+
+
+def _same(value: str) -> str:
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One base URL of a provider's clients on the recording proxy."""
+
+    name: str  # "openai", "gemini", "vertex": what the proxy calls it
+    clients: str  # whose requests come this way: "Gemini API clients'"
+    mount: str  # where it lives on the proxy; "": every path no other side takes
+    env: tuple[str, ...]  # the variables `record` points at it
+    option: str  # its CLI option: "--gemini-upstream"
+    default_upstream: str | None  # None: the origin each request's path names (origin_of)
+    upstream_env: str | None = None  # read first for the default upstream
+    # that variable's value as an upstream URL (OLLAMA_HOST may be `host:port`)
+    upstream_of_env: Callable[[str], str] = _same
+    # The origin a request's path names (Vertex AI's regions; ValueError: none), where
+    # no upstream is given: None for a side that always has one.
+    origin_of: Callable[[str], str] | None = None
+    default_said: str = ""  # how the help says a default that is no URL
+    origin_said: str = ""  # how `record` says it sends each request to its own origin
+
+    @property
+    def param(self) -> str:
+        """Its option's parameter name: `--gemini-upstream` -> `gemini_upstream`."""
+        return self.option.lstrip("-").replace("-", "_")
+
+    def help(self) -> str:
+        """Its CLI option's help."""
+        default = self.default_upstream or self.default_said
+        if self.upstream_env is not None:
+            default = f"${self.upstream_env}, else {default}"
+        return (
+            f"Where {self.clients} requests go ({self.env[0]}); its path prefix is kept. "
+            f"Default: {default}."
+        )
+
+    def upstream(self, given: str | None, environ: dict[str, str]) -> str | None:
+        """The upstream URL: the one given, else its variable's, else its default
+        (None: the origin each request names)."""
+        if given:
+            return given
+        told = environ.get(self.upstream_env) if self.upstream_env else None
+        return self.upstream_of_env(told) if told else self.default_upstream
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    name: str  # "openai", "anthropic", "google", "ollama"
+    title: str  # "OpenAI", "Google"
+    client: str  # one of its clients, in a sentence: "a Gemini or Vertex AI client"
+    dialects: tuple[str, ...]  # the dialects its clients speak, by name
+    sides: tuple[Side, ...]
+    # What its clients' base URL ends in on `serve` and in the playback fixtures (the
+    # SDKs append the rest of the API's path).
+    serve_path: str = ""
+    # Header names and User-Agent prefixes its own SDKs send (the pytest plugin records
+    # what they send, not other HTTP traffic).
+    sdk_headers: frozenset[str] = frozenset()
+    user_agents: tuple[str, ...] = ()
+    # Its dialects' paths are its API's alone (Gemini's methods): a request to one is its
+    # client's, whoever sends it.
+    own_paths: bool = False
+    # The demo agent of each dialect, by dialect name: its `python -m` arguments.
+    demo_agents: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def speaks(self) -> list[Dialect]:
+        """Its dialects that are registered, in its order."""
+        from .dialects import DIALECTS  # (the records load before the dialects: the CLI's)
+
+        return [DIALECTS[n] for n in self.dialects if n in DIALECTS]
+
+    def demo_agent(self, dialect: str) -> tuple[str, ...] | None:
+        return dict(self.demo_agents).get(dialect)
+
+    def sends(self, headers: dict[str, str]) -> bool:
+        """Whether a request with these headers (names in lower case) is one of its SDKs'."""
+        agent = headers.get("user-agent", "")
+        return not self.sdk_headers.isdisjoint(headers) or (
+            bool(self.user_agents) and agent.startswith(self.user_agents)
+        )
+
+
+# -- Vertex AI's regions --------------------------------------------------------------
+
+# `global` (and a path that names no location, as express mode's
+# `/v1beta1/publishers/google/models/...`) at aiplatform.googleapis.com, the multi-regions
+# at their representative endpoints, every region at {location}-aiplatform.googleapis.com.
+VERTEX_GLOBAL = "https://aiplatform.googleapis.com"
+_MULTI_REGIONS = frozenset({"us", "eu"})
+# A location is a host label here: nothing else may reach the origin.
+_LOCATION = re.compile(r"[a-z][a-z0-9-]{0,62}")
+
+
+def vertex_origin(path: str) -> str:
+    """The Vertex AI origin for a request path, from its `/locations/{location}/` segment.
+    ValueError for a location that is no region name."""
+    parts = path.split("?", 1)[0].split("/")
+    try:
+        location = parts[parts.index("locations", 1) + 1]
+    except (ValueError, IndexError):
+        return VERTEX_GLOBAL
+    if location == "global":
+        return VERTEX_GLOBAL
+    if _LOCATION.fullmatch(location) is None or location.endswith("-"):
+        raise ValueError(f"location {location[:64]!r} in the path is no Vertex AI region")
+    if location in _MULTI_REGIONS:
+        return f"https://aiplatform.{location}.rep.googleapis.com"
+    return f"https://{location}-aiplatform.googleapis.com"
+
+
+# -- Ollama's host ----------------------------------------------------------------------
+
+OLLAMA_PORT = 11434
+
+
+def ollama_host_url(host: str) -> str:
+    """OLLAMA_HOST as a URL, as the ollama clients read it: `host:port`, `:port`, a bare
+    host or a URL; http and port 11434 unless it names them (80 or 443 for a URL that
+    names only its scheme), host 127.0.0.1 when it names none; its path kept."""
+    host = host.strip()
+    scheme, sep, rest = host.partition("://")
+    port = OLLAMA_PORT
+    if not sep:
+        scheme, rest = "http", host
+    elif scheme in ("http", "https"):
+        port = 80 if scheme == "http" else 443
+    parts = urlsplit(f"{scheme}://{rest}")
+    with contextlib.suppress(ValueError):  # not a port: as the clients do, the default
+        port = parts.port or port
+    name = parts.hostname or "127.0.0.1"
+    if ":" in name:  # an IPv6 address
+        name = f"[{name}]"
+    path = parts.path.strip("/")
+    return f"{scheme}://{name}:{port}" + (f"/{path}" if path else "")
+
+
+# -- the records --------------------------------------------------------------------------
+
+OPENAI = Provider(
+    "openai",
+    "OpenAI",
+    "an OpenAI client",
+    ("chat-completions", "openai-responses"),
+    (
+        Side(
+            "openai",
+            "OpenAI clients'",
+            "",
+            ("OPENAI_BASE_URL", "OPENAI_API_BASE"),  # the second: LangChain's, litellm's
+            "--upstream",
+            "https://api.openai.com/v1",
+            "OPENAI_BASE_URL",
+        ),
+    ),
+    serve_path="/v1",
+    sdk_headers=frozenset({"x-stainless-lang"}),
+    user_agents=("OpenAI/",),
+    demo_agents=(
+        ("chat-completions", ("streamscope.demo.agent", "create")),
+        ("openai-responses", ("streamscope.demo.responses_agent",)),
+    ),
+)
+ANTHROPIC = Provider(
+    "anthropic",
+    "Anthropic",
+    "an Anthropic client",
+    ("anthropic-messages",),
+    (
+        Side(
+            "anthropic",
+            "Anthropic clients'",
+            "/anthropic",
+            ("ANTHROPIC_BASE_URL",),
+            "--anthropic-upstream",
+            "https://api.anthropic.com",
+            "ANTHROPIC_BASE_URL",
+        ),
+    ),
+    sdk_headers=frozenset({"x-stainless-lang"}),
+    user_agents=("Anthropic/",),
+    demo_agents=(("anthropic-messages", ("streamscope.demo.anthropic_agent",)),),
+)
+# Honoured alike by the google-genai Python SDK, the @google/genai JS SDK and the Gemini
+# CLI: the Gemini API's base URL, and Vertex AI's.
+GOOGLE = Provider(
+    "google",
+    "Google",
+    "a Gemini or Vertex AI client",
+    ("gemini",),
+    (
+        Side(
+            "gemini",
+            "Gemini API clients'",
+            "/gemini",
+            ("GOOGLE_GEMINI_BASE_URL",),
+            "--gemini-upstream",
+            "https://generativelanguage.googleapis.com",
+            "GOOGLE_GEMINI_BASE_URL",
+        ),
+        Side(
+            "vertex",
+            "Vertex AI clients'",
+            "/vertex",
+            ("GOOGLE_VERTEX_BASE_URL",),
+            "--vertex-upstream",
+            None,
+            "GOOGLE_VERTEX_BASE_URL",
+            origin_of=vertex_origin,
+            default_said="the region each request names (https://LOCATION-aiplatform.googleapis.com)",
+            origin_said="Vertex AI (the region each request names)",
+        ),
+    ),
+    own_paths=True,
+    demo_agents=(("gemini", ("streamscope.demo.gemini_agent",)),),
+)
+# OLLAMA_HOST with a path: ollama-python keeps it (`_parse_host`), and so does the Go
+# client (`envconfig.Host()` keeps it, `base.JoinPath` appends the API's); Go clients
+# older than that built the base from scheme and host only, and would miss the mount.
+OLLAMA = Provider(
+    "ollama",
+    "Ollama",
+    "an Ollama client",
+    ("ollama-chat",),
+    (
+        Side(
+            "ollama",
+            "Ollama clients'",
+            "/ollama",
+            ("OLLAMA_HOST",),
+            "--ollama-upstream",
+            f"http://127.0.0.1:{OLLAMA_PORT}",
+            "OLLAMA_HOST",
+            upstream_of_env=ollama_host_url,
+        ),
+    ),
+    # ollama-python's and the Go client's (`ollama/0.x (arch os) Go/...`)
+    user_agents=("ollama-python/", "ollama/"),
+)
+
+PROVIDERS: tuple[Provider, ...] = (OPENAI, ANTHROPIC, GOOGLE, OLLAMA)
+# The side that takes every path no other side's mount does (the OpenAI one).
+DEFAULT_SIDE = OPENAI.sides[0]
+
+
+def sides() -> Iterator[tuple[Provider, Side]]:
+    """Every side of every provider, the default one first."""
+    for provider in PROVIDERS:
+        for side in provider.sides:
+            yield provider, side
+
+
+def side(name: str) -> Side:
+    """The side named `name` (KeyError: none is)."""
+    for _, s in sides():
+        if s.name == name:
+            return s
+    raise KeyError(name)
+
+
+def provider_of_side(name: str) -> Provider:
+    for provider, s in sides():
+        if s.name == name:
+            return provider
+    raise KeyError(name)
+
+
+def env_names() -> list[str]:
+    """Every variable `record` sets, side by side."""
+    return [name for _, s in sides() for name in s.env]
+
+
+def provider_of(dialect: str | None) -> Provider | None:
+    """The provider whose clients speak the dialect named `dialect` (None: none does)."""
+    return next((p for p in PROVIDERS if dialect in p.dialects), None)
+
+
+def sdk_client(headers: dict[str, str]) -> bool:
+    """Whether a request with these headers (names in lower case) comes from a provider's
+    SDK, or from a client of a dialect that alone sends one of them (`anthropic-version`)."""
+    from .dialects import DIALECTS
+
+    if any(p.sends(headers) for p in PROVIDERS):
+        return True
+    return any(not d.client_headers.isdisjoint(headers) for d in DIALECTS.values())
+
+
+def owns_path(path: str) -> bool:
+    """Whether a request path is one a provider owns alone (`own_paths`)."""
+    from .dialects import claimant
+
+    told = claimant(path, None)
+    return told is not None and any(p.own_paths and told in p.speaks() for p in PROVIDERS)
