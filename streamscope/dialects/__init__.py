@@ -17,13 +17,14 @@ from .anthropic import ANTHROPIC
 from .base import Dialect, EngineOptions
 from .chat import CHAT
 from .gemini import GEMINI
+from .ollama import OLLAMA
 from .responses import RESPONSES
 from .versions import VERIFIED
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI)}
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI, OLLAMA)}
 DEFAULT = CHAT
 
 # How many frames a stream is looked at to tell its dialect.
