@@ -33,13 +33,8 @@ ONLY = {
 ICON = {anomalies.ERROR: "✗ error", anomalies.WARNING: "! warning", anomalies.INFO: "i info"}
 
 
-DIALECTS = (dialects.CHAT, dialects.ANTHROPIC, dialects.RESPONSES, dialects.GEMINI)
-PAGES = {  # the dialect's page in docs/dialects/
-    "chat-completions": "chat-completions.md",
-    "anthropic-messages": "anthropic-messages.md",
-    "openai-responses": "openai-responses.md",
-    "gemini": "gemini.md",
-}
+DIALECTS = tuple(dialects.DIALECTS.values())
+PAGES = {d.name: f"{d.name}.md" for d in DIALECTS}  # the dialect's page in docs/dialects/
 
 
 def _dialect_titles() -> dict[str, str]:

@@ -11,7 +11,7 @@ from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine
 from .robust import Robust, calls_of, line_calls
-from .sdk_model import OllamaPythonEmulation
+from .sdk_model import BREAKS, OllamaPythonEmulation
 from .strategies import ByName, ContentOnly, StopAtDone
 
 # The order strategies are reported in (the contract's table order).
@@ -88,8 +88,13 @@ class OllamaEngine(EventEngine):
         if not self.collect_events and not frame.bad_utf8 and frame.event is None:
             got = piece_of(frame.payload)
             # a line that only adds text, where no rule has anything new to say: no
-            # client keeps a call from it, and the emulation reads it as valid
-            if got is not None and (not self._reads or robust.text(frame.number, *got)):
+            # client keeps a call from it, and the emulation reads it as valid (unless
+            # the client's line reader would cut it)
+            if (
+                got is not None
+                and (isinstance(self.sdk, Unmodeled) or BREAKS.isdisjoint(frame.data))
+                and (not self._reads or robust.text(frame.number, *got))
+            ):
                 return None
         robust.events = [] if self.collect_events else None
         if self._reads:

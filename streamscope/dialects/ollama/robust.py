@@ -220,7 +220,7 @@ class Robust:
         for entry in line_calls(frame, calls):
             for kind, words in entry.problems:
                 if kind == "args-string":
-                    self.log.add(kind, n, words, 0, len(self.calls))
+                    self.log.add("args-string", n, words, 0, len(self.calls))
                 else:
                     self._schema(n, words, len(self.calls) if entry.slot else None)
             slot = entry.slot

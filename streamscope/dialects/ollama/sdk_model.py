@@ -28,7 +28,7 @@ from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import INVALID, Frame
 
 # What str.splitlines (and so httpx's iter_lines) ends a line at.
-_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _STRINGS = ("model", "created_at", "done_reason")
 _INTS = (
     "total_duration",
@@ -64,7 +64,7 @@ class OllamaPythonEmulation:
     def feed(self, frame: Frame) -> None:
         if self.error is not None:
             return  # the stream raised: the user's loop is over
-        if frame.event is not None or frame.bad_utf8 or not _BREAKS.isdisjoint(frame.data):
+        if frame.event is not None or frame.bad_utf8 or not BREAKS.isdisjoint(frame.data):
             raise _declined("an event name, bytes that are not UTF-8 or a line break in a line")
         n, part = frame.number, frame.payload
         if part is INVALID or _calls_in(part):
