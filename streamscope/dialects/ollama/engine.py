@@ -30,9 +30,9 @@ def plain_fragment(p: object) -> tuple[int, str] | None:
 def piece_of(p: object) -> tuple[object, str, str] | None:
     """(role, content, thinking) of the usual line: `done: false` and a message that
     only adds text; None for any other line."""
+    # (JSON gives dicts string keys only: a missing key or a value of another type is
+    # the answer None)
     if type(p) is not dict or p.get("done") is not False or not _TOP.issuperset(p):
-        return None
-    if not all(type(p.get(key, "")) is str for key in ("model", "created_at")):
         return None
     message = p.get("message")
     if type(message) is not dict or not _MESSAGE.issuperset(message):
@@ -42,7 +42,17 @@ def piece_of(p: object) -> tuple[object, str, str] | None:
     thinking = message.get("thinking", "")
     if type(role) is not str or type(content) is not str or type(thinking) is not str:
         return None
+    if type(p.get("model", "")) is not str or type(p.get("created_at", "")) is not str:
+        return None
     return role, content, thinking
+
+
+def whole_lines(data: str) -> bool:
+    """The line holds no character the client's line reader (str.splitlines) ends a line
+    at. A parsed line holds no raw control character but JSON's whitespace."""
+    if data.isascii():
+        return "\n" not in data and "\r" not in data
+    return BREAKS.isdisjoint(data)
 
 
 def declared(tools: object) -> frozenset[str] | None:
@@ -92,16 +102,17 @@ class OllamaEngine(EventEngine):
             # the client's line reader would cut it)
             if (
                 got is not None
-                and (isinstance(self.sdk, Unmodeled) or BREAKS.isdisjoint(frame.data))
+                and (isinstance(self.sdk, Unmodeled) or whole_lines(frame.data))
                 and (not self._reads or robust.text(frame.number, *got))
             ):
                 return None
         robust.events = [] if self.collect_events else None
+        calls = calls_of(frame.payload)
+        entries = line_calls(frame, calls) if calls else None  # (read once for all)
         if self._reads:
-            robust.feed(frame)
+            robust.feed(frame, entries)
         if self.others:
-            calls = calls_of(frame.payload)
-            made = [e.slot for e in line_calls(frame, calls) if e.slot] if calls else []
+            made = [e.slot for e in entries if e.slot] if entries else []
             done = isinstance(frame.payload, dict) and frame.payload.get("done") is True
             for s in self.others:
                 s.line(frame.number, made, done)

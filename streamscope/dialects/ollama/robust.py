@@ -98,6 +98,7 @@ class Robust:
         self.done_reason: object = None
         self.error_payload: str | None = None
         self.role: object = _MISSING  # the first line's message.role
+        self.role_noted = False  # role-repeated filed (once: it is Ollama's format)
         self.lines = 0  # lines read as ChatResponse objects
 
     def copy(self, log: AnomalyLog) -> Robust:
@@ -118,7 +119,7 @@ class Robust:
     def text(self, n: int, role: object, content: str, thinking: str) -> bool:
         """A `done: false` line that only adds text (engine.piece_of), where no rule has
         anything new to say: taken in a few steps. False when the line needs `feed`."""
-        if self.done_frame or self.role is _MISSING or not self.log.again("role-repeated", [n]):
+        if self.done_frame or not self.role_noted:
             return False
         self.lines += 1
         if content:
@@ -127,7 +128,8 @@ class Robust:
             self.reasoning.append(thinking)
         return True
 
-    def feed(self, frame: Frame) -> None:
+    def feed(self, frame: Frame, entries: list[Entry] | None = None) -> None:
+        """Read one line (`entries`: its line_calls, when the caller has them)."""
         n = frame.number
         p = frame.payload
         if p is INVALID:
@@ -159,7 +161,7 @@ class Robust:
             self._schema(n, f"done is a JSON {json_type(done)}, not a boolean: read as not done")
         if message is not _MISSING:
             if type(message) is dict:
-                self._message(frame, message, done is True)
+                self._message(frame, message, done is True, entries)
             else:
                 self._schema(n, f"message is a JSON {json_type(message)}, not an object")
         if done is True and not self.done_frame:
@@ -182,13 +184,16 @@ class Robust:
     def _schema(self, n: int, message: str, index: object = None) -> None:
         self.log.add("event-schema-violation", n, message, None, index)
 
-    def _message(self, frame: Frame, message: dict[Any, Any], done: bool) -> None:
+    def _message(
+        self, frame: Frame, message: dict[Any, Any], done: bool, entries: list[Entry] | None
+    ) -> None:
         n = frame.number
         role = message.get("role", _MISSING)
         if role is not _MISSING:
             if self.role is _MISSING:
                 self.role = role
-            else:
+            elif not self.role_noted:
+                self.role_noted = True
                 self.log.add(
                     "role-repeated",
                     n,
@@ -217,7 +222,7 @@ class Robust:
         if not calls:
             return
         made = 0
-        for entry in line_calls(frame, calls):
+        for entry in entries if entries is not None else line_calls(frame, calls):
             for kind, words in entry.problems:
                 if kind == "args-string":
                     self.log.add("args-string", n, words, 0, len(self.calls))
