@@ -193,13 +193,15 @@ NEGATIVE_EXTRA = {"done-missing": {}, "stream-truncated": {}}
 
 
 def test_every_kind_has_a_case():
+    from .dialects.ollama.test_ollama import CASES as OLLAMA_CASES
     from .test_anthropic import CASES as ANTHROPIC_CASES
     from .test_gemini import CASES as GEMINI_CASES
     from .test_responses import CASES as RESPONSES_CASES
 
     # args-double-encoded and invalid-utf8 have tests of their own below; the kinds of
     # other dialects, their own tables (dialect-unknown: test_anthropic.py)
-    others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | {"dialect-unknown"}
+    others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | set(OLLAMA_CASES)
+    others |= {"dialect-unknown"}
     assert set(CASES) | {"args-double-encoded", "invalid-utf8"} | others == set(KINDS)
 
 
@@ -346,12 +348,14 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
         "args-empty",
         "type-empty-or-null",
     } <= seen
+    from .dialects.ollama.test_ollama import CASES as OLLAMA_CASES
     from .test_anthropic import CASES as ANTHROPIC_CASES
     from .test_gemini import CASES as GEMINI_CASES
     from .test_responses import CASES as RESPONSES_CASES
 
     # the other dialects' kinds have their own tests
-    others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | {"dialect-unknown"}
+    others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | set(OLLAMA_CASES)
+    others |= {"dialect-unknown"}
     others -= set(CASES) | {"invalid-utf8"}
     assert set(KINDS) - seen - others == {"invalid-utf8"}  # named by its own test above
 

@@ -69,6 +69,18 @@ def test_kind_stays_quiet(kind):
     assert kind not in kinds(run(events, **QUIET_EXTRA.get(kind, extra)))
 
 
+def test_no_report_shows_a_python_none(tmp_path):
+    path = tmp_path / "stream.jsonl"
+    for kind, (events, _, extra) in CASES.items():
+        if extra:
+            continue
+        path.write_bytes(body(events))
+        report = CliRunner().invoke(main, ["inspect", str(path)])
+        assert report.exit_code == 0, report.output
+        ours = [x for x in report.output.splitlines() if " raises " not in x]
+        assert not [x for x in ours if "None" in x], (kind, report.output)
+
+
 def test_every_own_kind_is_registered_and_tested():
     assert set(wire.KINDS) <= set(KINDS) and set(wire.KINDS) <= set(CASES)
 
