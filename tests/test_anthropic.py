@@ -167,12 +167,14 @@ CHAT_ONLY = {
 
 
 def test_every_kind_is_one_dialects_or_shared():
+    from .dialects.ollama.test_ollama import CASES as OLLAMA_CASES
     from .test_anomalies import CASES as CHAT_CASES
     from .test_gemini import CASES as GEMINI_CASES
     from .test_responses import CASES as RESPONSES_CASES
 
     # every registered kind has a case in a dialect's table (dialect-unknown: below)
     every = set(CHAT_CASES) | set(CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES)
+    every |= set(OLLAMA_CASES)
     assert every | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
     assert not CHAT_ONLY & set(CASES)
 

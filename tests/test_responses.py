@@ -147,11 +147,13 @@ NOT_HERE = (CHAT_ONLY - {"id-changed", "name-changed"}) | {
 
 
 def test_every_kind_is_one_dialects_or_shared():
+    from .dialects.ollama.test_ollama import CASES as OLLAMA_CASES
     from .test_anomalies import CASES as CHAT_CASES
     from .test_anthropic import CASES as ANTHROPIC_CASES
     from .test_gemini import CASES as GEMINI_CASES
 
     every = set(CHAT_CASES) | set(ANTHROPIC_CASES) | set(CASES) | set(GEMINI_CASES)
+    every |= set(OLLAMA_CASES)
     assert every | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
     assert not NOT_HERE & set(CASES)
 
