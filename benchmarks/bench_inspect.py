@@ -26,7 +26,8 @@ mostly cancels out):
   with sequence numbers and padding) and a Gemini stream (three calls whose arguments
   stream as partialArgs string pieces, one chunk each) against the interleaved Chat
   Completions stream of the same frame counts: the marginal cost per frame of each (20k to 80k frames), and
-  their ratio;
+  their ratio; and an Ollama native chat body (NDJSON text lines, two whole calls every 40
+  lines) against that Chat Completions stream, both saved as lines (chunk logs);
 - peak memory (max RSS) of `streamscope inspect --json` on a 1000-exchange, 1M-frame
   recording (about 360 MB), in a child process (skipped with --quick);
 - `export --format sse` against `inspect` on one 100 MB event (skipped with --quick).
@@ -54,10 +55,12 @@ from benchmarks.gen import (  # noqa: E402
     GEMINI_REQUEST,
     RESPONSES_REQUEST,
     anthropic_events,
+    chat_lines,
     content_events,
     gemini_events,
     interleaved_events,
     many_calls_events,
+    ollama_lines,
     responses_events,
     single_chunk_calls_events,
     stream_events,
@@ -145,6 +148,31 @@ def against_chat(
     for n in sizes:
         chat, other = t["inspect", ("chat", n)], t["inspect", (name, n)]
         print(f"{n:>6}   {chat * 1e6 / n:>13.2f}   {other * 1e6 / (n):>{len(name) + 9}.2f}")
+    _, b, c = sizes
+    marginal = {d: (t["inspect", (d, c)] - t["inspect", (d, b)]) / (c - b) for d in ("chat", name)}
+    print(
+        f"marginal cost per frame ({b}->{c} frames): chat {marginal['chat'] * 1e6:.2f} us, "
+        f"{name} {marginal[name] * 1e6:.2f} us: "
+        f"{marginal[name] / marginal['chat']:.2f}x  (goal <= 1.5x)"
+    )
+
+
+def lines_against_chat(name: str, label: str, make: Callable[[int], list[bytes]]) -> None:
+    """A dialect read from a saved body of lines (a chunk log) against Chat Completions'
+    interleaved stream saved as a chunk log, of the same frame counts."""
+    sizes = [5_000, 20_000, 80_000]
+    paths = {}
+    for n in sizes:
+        for d, lines in (("chat", chat_lines(n)), (name, make(n))):
+            paths[d, n] = os.path.join(OUT, f"lines-{d}-{n}.jsonl")
+            with open(paths[d, n], "wb") as f:
+                f.writelines(lines)
+    t = rounds({"inspect": inspect_json}, paths, 5)
+    print(f"\n{label} against Chat Completions (3 interleaved calls), both saved as lines")
+    print(f"frames   chat us/frame   {name} us/frame")
+    for n in sizes:
+        chat, other = t["inspect", ("chat", n)], t["inspect", (name, n)]
+        print(f"{n:>6}   {chat * 1e6 / n:>13.2f}   {other * 1e6 / n:>{len(name) + 9}.2f}")
     _, b, c = sizes
     marginal = {d: (t["inspect", (d, c)] - t["inspect", (d, b)]) / (c - b) for d in ("chat", name)}
     print(
@@ -314,6 +342,9 @@ def main() -> None:
         gemini_events,
         "/v1/projects/p/locations/us-central1/publishers/google/models/m:streamGenerateContent?alt=sse",
         GEMINI_REQUEST,
+    )
+    lines_against_chat(
+        "ollama", "Ollama native chat (text lines, 2 whole calls every 40 lines)", ollama_lines
     )
     if quick:
         return

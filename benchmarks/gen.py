@@ -430,3 +430,28 @@ def write_conversations(path: str, exchanges: int, at_once: int = 5, turns: int 
                         {"role": "tool", "tool_call_id": cid, "content": "15C"},
                     ]
             batch += 1
+
+
+def ollama_lines(frames: int, every: int = 40) -> list[bytes]:
+    """Ollama's native chat as NDJSON lines: text pieces, and every `every` lines two
+    whole calls of one tool in one `done: false` line, then the `done: true` line."""
+    head = {"model": "qwen3:8b", "created_at": "2026-03-02T09:14:07.412000Z"}
+    words = ["lorem ", "ipsum ", "dolor ", "sit ", "amet, ", "consectetur ", "adipiscing ", "elit "]
+    out = []
+    for k in range(frames - 1):
+        message: dict = {"role": "assistant", "content": words[k % 8]}
+        if k % every == every - 1:
+            fn = {
+                "name": "write_file",
+                "arguments": {"path": f"notes/{k}.md", "text": "lorem ipsum"},
+            }
+            message = {"role": "assistant", "content": "", "tool_calls": [{"function": fn}] * 2}
+        out.append(orjson.dumps({**head, "message": message, "done": False}) + b"\n")
+    last = {"role": "assistant", "content": ""}
+    out.append(orjson.dumps({**head, "message": last, "done": True, "done_reason": "stop"}) + b"\n")
+    return out
+
+
+def chat_lines(frames: int) -> list[bytes]:
+    """`interleaved_events` as a chunk log: one chunk a line (no [DONE])."""
+    return [e[len(b"data: ") :].strip() + b"\n" for e in interleaved_events(frames + 1)[:-1]]

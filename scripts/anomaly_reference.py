@@ -35,13 +35,8 @@ ONLY = {
 ICON = {s: label(s) for s in (anomalies.ERROR, anomalies.WARNING, anomalies.INFO)}
 
 
-DIALECTS = (dialects.CHAT, dialects.ANTHROPIC, dialects.RESPONSES, dialects.GEMINI)
-PAGES = {  # the dialect's page in docs/dialects/
-    "chat-completions": "chat-completions.md",
-    "anthropic-messages": "anthropic-messages.md",
-    "openai-responses": "openai-responses.md",
-    "gemini": "gemini.md",
-}
+DIALECTS = tuple(dialects.DIALECTS.values())
+PAGES = {d.name: f"{d.name}.md" for d in DIALECTS}  # the dialect's page in docs/dialects/
 
 
 def _dialect_titles() -> dict[str, str]:

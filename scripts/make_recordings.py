@@ -2403,6 +2403,42 @@ def write_deepseek_chunks(out: Path = OUT) -> Path:
     return path
 
 
+def write_ollama_native(out: Path = OUT) -> Path:
+    """A saved body of Ollama's native /api/chat (NDJSON): thinking, then two calls of
+    one tool in one done: false line with no ids, then the final line."""
+    model = "qwen3:8b"
+    t = [f"2026-03-02T09:14:07.{412000 + 26131 * k:06d}Z" for k in range(8)]
+
+    def line(k: int, message: dict, done: bool = False, **rest: object) -> str:
+        body = {"model": model, "created_at": t[k], "message": {"role": "assistant", **message}}
+        return _dumps({**body, "done": done, **rest})
+
+    def weather(city: str) -> dict:
+        return {"function": {"name": "get_weather", "arguments": {"city": city}}}
+
+    lines = [
+        line(0, {"content": "", "thinking": "The user wants"}),
+        line(1, {"content": "", "thinking": " the weather in two cities."}),
+        line(2, {"content": "Checking both."}),
+        line(3, {"content": "", "tool_calls": [weather("Paris"), weather("Lyon")]}),
+        line(
+            4,
+            {"content": ""},
+            True,
+            done_reason="stop",
+            total_duration=1840392708,
+            load_duration=31204583,
+            prompt_eval_count=214,
+            prompt_eval_duration=402118000,
+            eval_count=61,
+            eval_duration=1398210417,
+        ),
+    ]
+    path = out / "ollama-native-two-calls.ndjson"
+    path.write_bytes("".join(x + "\n" for x in lines).encode())
+    return path
+
+
 def write_all(out: Path = OUT) -> list[Path]:
     """(Re)write every sample into `out`; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
@@ -2410,7 +2446,7 @@ def write_all(out: Path = OUT) -> list[Path]:
     paths += [write_anthropic(make(), out) for make in ANTHROPIC_SAMPLES]
     paths += [write_responses(make(), out) for make in RESPONSES_SAMPLES]
     paths += [write_gemini(make(), out) for make in GEMINI_SAMPLES]
-    return [*paths, write_gemini_sse(out), write_deepseek_chunks(out)]
+    return [*paths, write_gemini_sse(out), write_deepseek_chunks(out), write_ollama_native(out)]
 
 
 def main() -> None:

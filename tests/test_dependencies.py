@@ -80,6 +80,7 @@ def test_the_verified_releases_installed_give_no_note(installed):
         "openai-sdk": VERIFIED["openai"],
         "anthropic-sdk": VERIFIED["anthropic"],
         "parts": VERIFIED["google-genai"],
+        "ollama-python": VERIFIED["ollama"],
     }
 
 

@@ -1,13 +1,9 @@
 """The recorder's Ollama side: `record` points OLLAMA_HOST at the proxy, which relays
 `/api/chat`'s NDJSON read by read to the Ollama upstream's client and records it; a
-client that leaves at the `"done": true` line ended a complete stream.
-
-Until the `ollama-chat` dialect is registered, a stand-in record built from its wire
-rules (streamscope/dialects/ollama_wire.py) takes its place in the registry."""
+client that leaves at the `"done": true` line ended a complete stream."""
 
 from __future__ import annotations
 
-import dataclasses
 import http.server
 import threading
 
@@ -15,7 +11,6 @@ import httpx2
 import pytest
 
 from streamscope import dialects
-from streamscope.dialects import ollama_wire
 from streamscope.providers import OLLAMA, ollama_host_url, side
 from streamscope.record.proxy import ProxyServer, Upstream
 from streamscope.record.runner import base_url_variables
@@ -31,25 +26,6 @@ LINES = [
     b'{"model":"qwen3","message":{"role":"assistant","content":""},"done":true,'
     b'"done_reason":"stop","eval_count":12}\n',
 ]
-
-
-@pytest.fixture
-def ollama_dialect(monkeypatch):
-    """The registered `ollama-chat` dialect, or a stand-in with its wire rules."""
-    if "ollama-chat" in dialects.DIALECTS:
-        return dialects.DIALECTS["ollama-chat"]
-    stand_in = dataclasses.replace(
-        dialects.CHAT if hasattr(dialects, "CHAT") else dialects.DEFAULT,
-        name="ollama-chat",
-        claims_request=ollama_wire.claims_request,
-        claims_body=lambda body: False,
-        claims_event=lambda payload, event: False,
-        final_event=ollama_wire.final_event,
-        error_document=ollama_wire.error_document,
-        endpoints=ollama_wire.ENDPOINTS,
-    )
-    monkeypatch.setitem(dialects.DIALECTS, "ollama-chat", stand_in)
-    return stand_in
 
 
 class Ollama(http.server.ThreadingHTTPServer):
@@ -102,9 +78,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             pass
 
 
-def test_ollama_chat_is_relayed_unbuffered_and_ends_complete_at_the_done_line(
-    tmp_path, ollama_dialect
-):
+def test_ollama_chat_is_relayed_unbuffered_and_ends_complete_at_the_done_line(tmp_path):
     path = tmp_path / "ollama.jsonl"
     with Ollama() as upstream, RecordingWriter(path) as writer:
         server = ProxyServer(
@@ -139,8 +113,8 @@ def test_ollama_chat_is_relayed_unbuffered_and_ends_complete_at_the_done_line(
     assert (end.reason, end.error) == ("complete", "the client closed after the final event")
 
 
-def test_a_client_that_leaves_before_the_done_line_closed_it(tmp_path, ollama_dialect):
-    watch = ollama_dialect.final_event("/api/chat")
+def test_a_client_that_leaves_before_the_done_line_closed_it(tmp_path):
+    watch = dialects.DIALECTS["ollama-chat"].final_event("/api/chat")
     for line in LINES[:2]:  # a `"done": true` inside a call's arguments is no end
         watch.seen(line)
     assert not watch.relayed

@@ -143,6 +143,13 @@ SAMPLES: dict[str, dict] = {
         "errors": {},
         "contract": set(),
     },
+    "ollama-native-two-calls.ndjson": {
+        "ids": ["", ""],
+        "kinds": {"call-before-done", "id-missing", "done-reason-stop-with-calls"},
+        "differs": {"stop-at-done", "content-only", "by-name"},
+        "errors": {},
+        "contract": set(),
+    },
     # Anthropic Messages
     "anthropic-tool-use.jsonl": {
         "ids": ["toolu_01A9xKfQ2bZ7mNc4WvR8tLpY", "toolu_01Hs3JdE6kVb0qXn2TyU5wMa"],
@@ -259,15 +266,26 @@ SAMPLES: dict[str, dict] = {
     },
 }
 
-FORMATS = {"gemini-no-index.sse": "sse", "deepseek-cumulative.chunks.jsonl": "chunks"}
+FORMATS = {
+    "gemini-no-index.sse": "sse",
+    "deepseek-cumulative.chunks.jsonl": "chunks",
+    "ollama-native-two-calls.ndjson": "chunks",
+}
 RESPONSES = {"openai-sdk", "deltas-only", "current-item", "strict-done"}
 GEMINI = {"parts", "index-0", "chunk-index", "needs-terminal"}
 # per sample name's prefix: its dialect, its client strategies, how its answer finishes
-# (the raw inputs, FORMATS, are all Chat Completions)
+# (the raw inputs, FORMATS, are Chat Completions but for those RAW names)
 DIALECT = {
     "anthropic-": ("anthropic-messages", ANTHROPIC, "end_turn"),
     "responses-": ("openai-responses", RESPONSES, "completed"),
     "gemini-": ("gemini", GEMINI, "STOP"),
+}
+RAW = {
+    "ollama-native-two-calls.ndjson": (
+        "ollama-chat",
+        {"ollama-python", "stop-at-done", "content-only", "by-name"},
+        "stop",
+    )
 }
 # the robust arguments a correct client sends back (repaired where the README says so)
 ARGUMENTS = {
@@ -334,7 +352,7 @@ def test_sample(name: str):
     kinds = {a["kind"] for a in first["anomalies"]}
     assert want["kinds"] <= kinds, kinds
 
-    told, clients, finish = next(
+    told, clients, finish = RAW.get(name) or next(
         (v for prefix, v in DIALECT.items() if name.startswith(prefix) and name not in FORMATS),
         ("chat-completions", STRATEGIES, "stop"),
     )

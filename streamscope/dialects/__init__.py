@@ -26,13 +26,14 @@ from .anthropic import ANTHROPIC
 from .base import Dialect, EngineOptions, FinalWatch, RequestFacts, body_facts
 from .chat import CHAT
 from .gemini import GEMINI
+from .ollama import OLLAMA
 from .responses import RESPONSES
 from .versions import VERIFIED
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI)}
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI, OLLAMA)}
 DEFAULT = CHAT
 
 # Every anomaly kind, kind -> (severity, meaning): the shared ones, then each dialect's own.
@@ -205,9 +206,10 @@ def unknown(name: str | None) -> str | None:
     if name is not None:
         dialect(name)  # a name no dialect has raises
         return None
+    titles = ", ".join(d.title for d in DIALECTS.values())
     return (
-        "neither the request nor the first events tell the dialect (Chat Completions, "
-        "Anthropic Messages, OpenAI Responses, Gemini): read as Chat Completions"
+        f"neither the request nor the first events tell the dialect ({titles}): "
+        f"read as {DEFAULT.title}"
     )
 
 

@@ -14,4 +14,5 @@ VERIFIED: dict[str, str] = {
     "openai": "3.57.0",
     "anthropic": "2.15.0",
     "google-genai": "3.6.1",
+    "ollama": "0.6.3",
 }
