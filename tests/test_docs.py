@@ -117,6 +117,17 @@ def test_the_readme_is_a_five_minute_read():
     assert first_block[1].endswith("scripts/check")
 
 
+def test_the_readme_and_records_page_name_every_variable_record_sets():
+    from streamscope.providers import env_names
+
+    readme = (ROOT / "README.md").read_text()
+    said = readme.split("**`streamscope record", 1)[1].split("**`streamscope proxy", 1)[0]
+    page = (ROOT / "docs" / "commands" / "record.md").read_text()
+    for name in env_names():
+        assert f"`{name}`" in said, name
+        assert f"`{name}`" in page, name
+
+
 def test_every_command_has_a_page():
     from streamscope.cli import main
 
