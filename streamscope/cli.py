@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import signal
 import sys
 import textwrap
@@ -402,14 +401,13 @@ def _complete_samples(
 def demo(quirk: str, no_replay: bool) -> None:
     """The whole story offline: a sample served, an agent recorded, then replayed.
 
-    QUIRK's sample is served as the provider, a real agent (on the openai SDK's Chat
-    Completions or Responses API, the anthropic SDK or google-genai, as the sample speaks) is
-    recorded through the recorder, then the replay opens on what was recorded.
+    QUIRK's sample is served as the provider, a real agent on its provider's own SDK (the
+    sample's dialect's demo agent) is recorded through the recorder, then the replay opens
+    on what was recorded.
 
     QUIRK is a bundled sample's name (default alibaba-empty-id); `streamscope demo list`
     lists them.
     """
-    import importlib.util
     import os
 
     from .dialects import dialect
@@ -428,56 +426,24 @@ def demo(quirk: str, no_replay: bool) -> None:
 
     first = analyze(os.path.join(folder, f"{quirk}.jsonl")).exchanges[0]
     told = dialect(first.dialect).name
-    anthropic = told == "anthropic-messages"
-    gemini = told == "gemini"
-    if anthropic and importlib.util.find_spec("anthropic") is None:
-        _fail(f"the {quirk} demo runs an agent on the anthropic SDK: pip install anthropic")
-    if gemini and importlib.util.find_spec("google.genai") is None:
-        _fail(f"the {quirk} demo runs an agent on the google-genai SDK: pip install google-genai")
-    # the agents' SDKs want a key (the served sample asks for none)
-    os.environ.setdefault("OPENAI_API_KEY", "sk-streamscope-demo")
-    os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-streamscope-demo")
-    os.environ.setdefault("GEMINI_API_KEY", "streamscope-demo")
-    if first.tools:  # the agent declares what the sample's request declared
-        os.environ["AGENT_TOOLS"] = orjson.dumps(first.tools).decode()
-    if first.model:
-        os.environ["AGENT_MODEL"] = first.model
     provider = provider_of(told)
-    demo_agent = provider.demo_agent(told) if provider is not None else None
-    if provider is None or demo_agent is None:
+    agent = provider.demo_agent(told) if provider is not None else None
+    if provider is None or agent is None:
         _fail(f"the {quirk} sample speaks {told}, which no demo agent speaks")
         return
-    agent = [sys.executable, "-m", *demo_agent]
+    if not agent.installed():
+        _fail(f"the {quirk} demo runs an agent on the {agent.sdk} SDK: pip install {agent.sdk}")
+    # the agent asks as the sample's first request did: it reads what its API needs of it
     body = analyze_request(os.path.join(folder, f"{quirk}.jsonl"))
-    if anthropic:  # the sample's first question, on the anthropic SDK
-        os.environ["AGENT_MESSAGES"] = orjson.dumps(body.get("messages", [])).decode()
-    elif told == "openai-responses":  # its first input, through responses.stream()
-        os.environ["AGENT_INPUT"] = orjson.dumps(body.get("input", "")).decode()
-        if isinstance(body.get("instructions"), str):
-            os.environ["AGENT_INSTRUCTIONS"] = body["instructions"]
-    elif gemini:  # its first question, system instruction and declarations, in a chat
-        contents = body.get("contents") or [{}]
-        parts = contents[0].get("parts", []) if isinstance(contents[0], dict) else []
-        os.environ["AGENT_INPUT"] = "".join(
-            p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
-        )
-        system = (body.get("systemInstruction") or {}).get("parts") or []
-        os.environ["AGENT_INSTRUCTIONS"] = "".join(
-            p.get("text", "") for p in system if isinstance(p, dict)
-        )
-        declared = [
-            d for tool in body.get("tools") or [] for d in tool.get("functionDeclarations", [])
-        ]
-        os.environ["AGENT_TOOLS"] = orjson.dumps(declared).decode()
-        # a Vertex AI sample's project and location: the agent is a Vertex client too
-        where = re.search(r"/projects/([^/]+)/locations/([^/]+)/", first.url or "")
-        if where:
-            os.environ["AGENT_VERTEX"] = f"{where.group(1)}/{where.group(2)}"
+    os.environ["AGENT_REQUEST"] = orjson.dumps(body).decode()
+    os.environ["AGENT_URL"] = first.url or ""
+    if first.model:
+        os.environ["AGENT_MODEL"] = first.model
     path = default_output()
     with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=1.0) as server:
         say(f"the provider: {quirk}.jsonl served at {server.base_url} (recorded timing)")
         status = record(
-            agent,
+            [sys.executable, "-m", *agent.argv],
             server.base_url,
             path,
             0,
@@ -485,7 +451,7 @@ def demo(quirk: str, no_replay: bool) -> None:
             True,
             [],
             60.0,
-            # the sample's provider's sides, each on the served sample (OpenAI's: above)
+            # the sample's provider's sides, each on the served sample (the default: above)
             {
                 side.name: server.base_url_for(provider)
                 for side in provider.sides

@@ -12,6 +12,7 @@ none of them names a provider. Adding one is a record here (and its dialect's pa
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -70,6 +71,26 @@ class Side:
 
 
 @dataclass(frozen=True, slots=True)
+class DemoAgent:
+    """A small tool loop on one of a provider's SDKs, which `streamscope demo` records
+    against a served sample of its dialect. It is given the sample's first request
+    (AGENT_REQUEST: its JSON body; AGENT_URL: its URL; AGENT_MODEL: its model, as the
+    dialect reads it) and takes from it what its API needs (streamscope/demo/sample.py)."""
+
+    dialect: str  # the dialect it speaks, by name
+    argv: tuple[str, ...]  # its `python -m` arguments
+    sdk: str = "openai"  # the distribution it runs on, as pip installs it
+    imports: str = "openai"  # the module that distribution installs
+
+    def installed(self) -> bool:
+        """Whether its SDK is installed (only the agent imports it)."""
+        try:
+            return importlib.util.find_spec(self.imports) is not None
+        except ModuleNotFoundError:  # (a parent package missing: `google` of google.genai)
+            return False
+
+
+@dataclass(frozen=True, slots=True)
 class Provider:
     name: str  # "openai", "anthropic", "google", "ollama"
     title: str  # "OpenAI", "Google"
@@ -86,8 +107,8 @@ class Provider:
     # Its dialects' paths are its API's alone (Gemini's methods): a request to one is its
     # client's, whoever sends it.
     own_paths: bool = False
-    # The demo agent of each dialect, by dialect name: its `python -m` arguments.
-    demo_agents: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The demo agent of each of its dialects.
+    demo_agents: tuple[DemoAgent, ...] = ()
 
     def speaks(self) -> list[Dialect]:
         """Its dialects that are registered, in its order."""
@@ -95,8 +116,8 @@ class Provider:
 
         return [DIALECTS[n] for n in self.dialects if n in DIALECTS]
 
-    def demo_agent(self, dialect: str) -> tuple[str, ...] | None:
-        return dict(self.demo_agents).get(dialect)
+    def demo_agent(self, dialect: str) -> DemoAgent | None:
+        return next((a for a in self.demo_agents if a.dialect == dialect), None)
 
     def sends(self, headers: dict[str, str]) -> bool:
         """Whether a request with these headers (names in lower case) is one of its SDKs'."""
@@ -182,8 +203,8 @@ OPENAI = Provider(
     sdk_headers=frozenset({"x-stainless-lang"}),
     user_agents=("OpenAI/",),
     demo_agents=(
-        ("chat-completions", ("streamscope.demo.agent", "create")),
-        ("openai-responses", ("streamscope.demo.responses_agent",)),
+        DemoAgent("chat-completions", ("streamscope.demo.agent", "create")),
+        DemoAgent("openai-responses", ("streamscope.demo.responses_agent",)),
     ),
 )
 ANTHROPIC = Provider(
@@ -204,7 +225,11 @@ ANTHROPIC = Provider(
     ),
     sdk_headers=frozenset({"x-stainless-lang"}),
     user_agents=("Anthropic/",),
-    demo_agents=(("anthropic-messages", ("streamscope.demo.anthropic_agent",)),),
+    demo_agents=(
+        DemoAgent(
+            "anthropic-messages", ("streamscope.demo.anthropic_agent",), "anthropic", "anthropic"
+        ),
+    ),
 )
 # Honoured alike by the google-genai Python SDK, the @google/genai JS SDK and the Gemini
 # CLI: the Gemini API's base URL, and Vertex AI's.
@@ -237,7 +262,9 @@ GOOGLE = Provider(
         ),
     ),
     own_paths=True,
-    demo_agents=(("gemini", ("streamscope.demo.gemini_agent",)),),
+    demo_agents=(
+        DemoAgent("gemini", ("streamscope.demo.gemini_agent",), "google-genai", "google.genai"),
+    ),
 )
 # OLLAMA_HOST with a path: ollama-python keeps it (`_parse_host`), and so does the Go
 # client (`envconfig.Host()` keeps it, `base.JoinPath` appends the API's); Go clients

@@ -136,7 +136,7 @@ def digest(frames: list[str]) -> dict:
 
 
 def write() -> None:
-    from streamscope.export.minimize import minimize
+    from streamscope.dialects.chat.minimize import minimize
 
     golden = {c.name: digest(minimize(c.frames, c.tools, **c.options)) for c in cases()}
     GOLDEN.write_bytes(orjson.dumps(golden, option=orjson.OPT_INDENT_2) + b"\n")

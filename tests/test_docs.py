@@ -4,6 +4,8 @@ does, and build.
 - no document links outside the repository, and every relative link resolves;
 - the anomaly reference (docs/anomalies.md) is what scripts/anomaly_reference.py writes
   from the registries, so a new kind cannot ship without its entry;
+- the replay's key table (docs/commands/replay.md) is what scripts/key_table.py writes
+  from the keys the replay binds;
 - the README stays a five-minute read (under 12 KB) and opens with its two commands;
 - `mkdocs build --strict` passes, where mkdocs is installed (the `docs` extra).
 """
@@ -81,13 +83,15 @@ def test_no_words_only_the_team_knows(path: Path):
     assert JARGON.findall(path.read_text(encoding="utf-8")) == []
 
 
-def _reference():
-    spec = importlib.util.spec_from_file_location(
-        "anomaly_reference", ROOT / "scripts" / "anomaly_reference.py"
-    )
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _reference():
+    return _script("anomaly_reference")
 
 
 def test_every_kind_has_an_entry_in_the_anomaly_reference():
@@ -103,6 +107,17 @@ def test_the_anomaly_reference_is_what_the_registries_write():
     assert page == _reference().render(), "run scripts/anomaly_reference.py"
 
 
+def test_the_replay_page_lists_every_key_the_replay_binds():
+    script = _script("key_table")
+    page = script.PAGE.read_text(encoding="utf-8")
+    assert page == script.render(page), "run scripts/key_table.py"
+    # the check sees the keys: one changed key is a page out of date
+    from streamscope.tui import keys
+
+    stale = page.replace(f"| {keys.HELP.what} |", "| help |")
+    assert stale != page and script.render(stale) != stale
+
+
 def test_each_entry_names_the_dialects_that_report_it():
     where = _reference().named_by()
     assert set(ANOMALY_KINDS) | set(contract.KINDS) <= set(where)
@@ -115,6 +130,17 @@ def test_the_readme_is_a_five_minute_read():
     assert first_block[0].endswith("streamscope replay recordings/alibaba-empty-id.jsonl")
     assert "pip install -q -e '.[test,docs,ray]'" in first_block[1]
     assert first_block[1].endswith("scripts/check")
+
+
+def test_the_readme_and_records_page_name_every_variable_record_sets():
+    from streamscope.providers import env_names
+
+    readme = (ROOT / "README.md").read_text()
+    said = readme.split("**`streamscope record", 1)[1].split("**`streamscope proxy", 1)[0]
+    page = (ROOT / "docs" / "commands" / "record.md").read_text()
+    for name in env_names():
+        assert f"`{name}`" in said, name
+        assert f"`{name}`" in page, name
 
 
 def test_every_command_has_a_page():

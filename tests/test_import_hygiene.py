@@ -23,6 +23,8 @@ PURE = [
     "streamscope.core.repair",
     "streamscope.core.contract",
     "streamscope.core.report",
+    "streamscope.core.minimal",
+    "streamscope.dialects.chat.minimize",
     "streamscope.dialects.chat.sdk_model",
     "streamscope.dialects.anthropic.sdk_model",
     "streamscope.dialects.anthropic.partial_json",
@@ -84,12 +86,6 @@ WIRE_WORDS = (
     "/api/chat",
     "/api/generate",
 )
-# Known debt, each with why; the test below fails once one is paid, so the list shrinks.
-KNOWN_IMPORTS = {
-    # Chat Completions' own `--minimal` path (Dialect.shape is None for Chat): it moves
-    # into dialects/chat once Chat has a Shape.
-    "streamscope/export/minimize.py": "streamscope.dialects.chat",
-}
 
 
 def _faces() -> list[Path]:
@@ -129,19 +125,12 @@ def _dialect_packages(modules: set[str]) -> set[str]:
 
 
 def test_no_face_imports_one_dialects_package():
-    bad = {}
-    for path in _faces():
-        name = str(path.relative_to(ROOT.parent))
-        found = _dialect_packages(_imported(path))
-        if found and not all(m.startswith(KNOWN_IMPORTS.get(name, "-")) for m in found):
-            bad[name] = sorted(found)
+    bad = {
+        str(path.relative_to(ROOT.parent)): sorted(found)
+        for path in _faces()
+        if (found := _dialect_packages(_imported(path)))
+    }
     assert not bad, f"faces ask the registry (streamscope.dialects), not a dialect: {bad}"
-
-
-def test_the_known_exceptions_are_still_there():
-    for name, package in KNOWN_IMPORTS.items():
-        found = _dialect_packages(_imported(ROOT.parent / name))
-        assert any(m.startswith(package) for m in found), f"{name} is clean: drop it from KNOWN"
 
 
 def test_no_face_spells_an_api_path_or_method():

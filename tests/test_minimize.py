@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from streamscope.analysis import analyze, frame_source
 from streamscope.core.frames import INVALID, parse_payload
+from streamscope.core.minimal import prune
 from streamscope.dialects.chat.appendix_a import FIXTURES, chunk
-from streamscope.export.minimize import VOLATILE, Signature, _prune, minimize, signature
+from streamscope.dialects.chat.minimize import VOLATILE, Signature, minimize, signature
 from streamscope.inputs.sniff import CHUNKS, sniff
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "recordings"
@@ -247,7 +248,7 @@ def test_pruning_removes_exactly_the_paths_asked(tree, data):
     paths = _paths(tree)
     removed = set(data.draw(st.lists(st.sampled_from(paths), max_size=5))) if paths else set()
     before = orjson.dumps(tree)
-    got = _prune(tree, removed)
+    got = prune(tree, removed)
     assert got == _without(tree, removed)
     assert orjson.dumps(tree) == before
     parsed = parse_payload(orjson.dumps(got).decode())

@@ -16,7 +16,7 @@ from streamscope.dialects.chat.facts import calls_file, surely
 from streamscope.dialects.chat.facts import docs_differs as _docs_differs
 from streamscope.dialects.chat.facts import docs_raise as _docs_raise
 from streamscope.dialects.chat.facts import parsed as _parsed
-from streamscope.export.minimize import Signature, _Tester, signature
+from streamscope.dialects.chat.minimize import Signature, _Tester, signature
 
 from .dialects.chat.test_fast_path import PIECES, analyse, summary
 from .helpers import frames_of

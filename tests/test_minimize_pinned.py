@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from streamscope.core.frames import parse_payload
-from streamscope.export.minimize import minimize
+from streamscope.dialects.chat.minimize import minimize
 
 from .minimize_cases import GOLDEN, Case, cases, digest
 

@@ -2,7 +2,8 @@
 
 It asks for the weather in Paris, runs the tool calls the model streams back, sends
 the results, and prints what it did as one JSON line. It reads OPENAI_BASE_URL and
-OPENAI_API_KEY like any openai program (`streamscope record` sets the base URL).
+OPENAI_API_KEY like any openai program (`streamscope record` sets the base URL); under
+`streamscope demo` it declares the served sample's tools.
 
     python -m streamscope.demo.agent [create|async|helper|raw]
 
@@ -22,6 +23,8 @@ import sys
 from typing import Any
 
 from openai import AsyncOpenAI, OpenAI
+
+from . import sample
 
 MODEL = os.environ.get("AGENT_MODEL", "gpt-4o-mini")
 # Any: the JSON the served sample declared, not the installed openai's TypedDicts
@@ -43,8 +46,7 @@ TOOLS: list[Any] = [
         ("get_local_time", "Local time in a timezone", "timezone"),
     )
 ]
-if os.environ.get("AGENT_TOOLS"):  # `streamscope demo` passes the served sample's tools
-    TOOLS = json.loads(os.environ["AGENT_TOOLS"])
+TOOLS = sample.tools(sample.request()) or TOOLS  # those of `streamscope demo`'s sample
 QUESTION: list[Any] = [
     {"role": "user", "content": "What's the weather in Paris, and what time is it there?"}
 ]
@@ -162,6 +164,8 @@ def raw(client: OpenAI) -> dict:
 
 
 def main() -> None:
+    # the SDK wants a key; a served sample asks for none
+    os.environ.setdefault("OPENAI_API_KEY", "sk-streamscope-demo")
     mode = sys.argv[1] if len(sys.argv) > 1 else "create"
     if mode == "async":
         result = asyncio.run(create_async(AsyncOpenAI()))

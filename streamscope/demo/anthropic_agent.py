@@ -1,6 +1,6 @@
 """A small tool-calling agent on the real anthropic SDK, the kind streamscope records.
 
-It sends the served sample's first question and tools, reads the answer with the SDK's
+It sends the served sample's first messages and tools, reads the answer with the SDK's
 own `client.messages.stream(...)` and `get_final_message()`, runs each tool_use block it
 got, sends back the assistant message as the SDK built it with one tool_result per call,
 reads the second answer, and prints what it did as one JSON line. It reads
@@ -14,13 +14,19 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 from anthropic import Anthropic
 
+from . import sample
+
 MODEL = os.environ.get("AGENT_MODEL", "claude-sonnet-4-5")
-TOOLS = json.loads(os.environ.get("AGENT_TOOLS", "[]"))
-QUESTION = json.loads(
-    os.environ.get("AGENT_MESSAGES", '[{"role": "user", "content": "What is the weather?"}]')
+REQUEST = sample.request()
+TOOLS = sample.tools(REQUEST)
+QUESTION: list[Any] = (
+    REQUEST.get("messages", [])
+    if REQUEST
+    else [{"role": "user", "content": "What is the weather?"}]
 )
 
 
@@ -29,6 +35,8 @@ def run_tool(name: str, arguments: object) -> str:
 
 
 def main() -> None:
+    # the SDK wants a key; a served sample asks for none
+    os.environ.setdefault("ANTHROPIC_API_KEY", "sk-ant-streamscope-demo")
     client = Anthropic(max_retries=0)
     with client.messages.stream(
         model=MODEL, max_tokens=1024, messages=QUESTION, tools=TOOLS

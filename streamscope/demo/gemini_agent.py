@@ -1,14 +1,14 @@
 """A small tool-calling agent on the real google-genai SDK, the kind streamscope records.
 
 It opens a chat with the served sample's system instruction and function declarations,
-sends its first question with `chat.send_message_stream(...)`, runs every function call
-the chunks carry, answers each with a function response, reads the second answer, and
-prints what it did as one JSON line. The SDK keeps the chat's history itself (each
-streamed chunk's content as it came, thought signatures included). It reads
-GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY like any google-genai program (`streamscope
-record` sets the base URL); with AGENT_VERTEX (`project/location`) it is a Vertex AI
-client instead, on GOOGLE_VERTEX_BASE_URL, with a made-up token (a served sample asks
-for none).
+sends its first question (its first content's text) with
+`chat.send_message_stream(...)`, runs every function call the chunks carry, answers each
+with a function response, reads the second answer, and prints what it did as one JSON
+line. The SDK keeps the chat's history itself (each streamed chunk's content as it came,
+thought signatures included). It reads GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY like
+any google-genai program (`streamscope record` sets the base URL); for a Vertex AI
+sample (its URL names a project and a location) it is a Vertex AI client instead, on
+GOOGLE_VERTEX_BASE_URL, with a made-up token (a served sample asks for none).
 
     python -m streamscope.demo.gemini_agent
 """
@@ -17,15 +17,42 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from typing import Any
 
 from google import genai
 from google.genai import types
 
+from . import sample
+
 MODEL = os.environ.get("AGENT_MODEL", "gemini-3-pro-preview")
-TOOLS = json.loads(os.environ.get("AGENT_TOOLS", "[]"))
-QUESTION = os.environ.get("AGENT_INPUT", "What is the weather?")
-SYSTEM = os.environ.get("AGENT_INSTRUCTIONS") or None
-VERTEX = os.environ.get("AGENT_VERTEX")  # "project/location": a Vertex AI client
+
+
+def _texts(parts: object) -> str:
+    """The text of a content's parts, joined."""
+    if not isinstance(parts, list):
+        return ""
+    return "".join(
+        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+    )
+
+
+def _parts(content: object) -> object:
+    return content.get("parts") if isinstance(content, dict) else None
+
+
+REQUEST = sample.request()
+CONTENTS = REQUEST.get("contents")
+QUESTION = (_texts(_parts(CONTENTS[0])) if CONTENTS else "") if REQUEST else "What is the weather?"
+SYSTEM = _texts(_parts(REQUEST.get("systemInstruction"))) or None
+TOOLS: list[Any] = [
+    d
+    for tool in sample.tools(REQUEST)
+    if isinstance(tool, dict)
+    for d in tool.get("functionDeclarations") or []
+]
+# a Vertex AI sample's project and location: the agent is a Vertex client too
+VERTEX = re.search(r"/projects/([^/]+)/locations/([^/]+)/", sample.url())
 
 
 def run_tool(name: str, args: dict | None) -> dict:
@@ -33,10 +60,12 @@ def run_tool(name: str, args: dict | None) -> dict:
 
 
 def main() -> None:
+    # the SDK wants a key; a served sample asks for none
+    os.environ.setdefault("GEMINI_API_KEY", "streamscope-demo")
     if VERTEX:  # (streamed arguments are Vertex AI's: its client sends them back)
         from google.oauth2.credentials import Credentials
 
-        project, location = VERTEX.split("/", 1)
+        project, location = VERTEX.groups()
         token = Credentials(token="streamscope-demo")  # (never expires: never refreshed)
         client = genai.Client(vertexai=True, project=project, location=location, credentials=token)
     else:

@@ -18,10 +18,14 @@ import os
 
 from openai import OpenAI
 
+from . import sample
+
 MODEL = os.environ.get("AGENT_MODEL", "gpt-4.1")
-TOOLS = json.loads(os.environ.get("AGENT_TOOLS", "[]"))
-INPUT = json.loads(os.environ.get("AGENT_INPUT", '"What is the weather?"'))
-INSTRUCTIONS = os.environ.get("AGENT_INSTRUCTIONS") or None
+REQUEST = sample.request()
+TOOLS = sample.tools(REQUEST)
+INPUT = REQUEST.get("input", "") if REQUEST else "What is the weather?"
+INSTRUCTIONS = REQUEST.get("instructions")
+INSTRUCTIONS = INSTRUCTIONS if isinstance(INSTRUCTIONS, str) else None
 CALLS = ("function_call", "custom_tool_call")
 
 
@@ -44,6 +48,8 @@ def ask(client: OpenAI, given: object):
 
 
 def main() -> None:
+    # the SDK wants a key; a served sample asks for none
+    os.environ.setdefault("OPENAI_API_KEY", "sk-streamscope-demo")
     client = OpenAI(max_retries=0)
     first = INPUT if isinstance(INPUT, list) else [{"role": "user", "content": INPUT}]
     response = ask(client, first)

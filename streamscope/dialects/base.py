@@ -82,6 +82,24 @@ class Shape:
     sites: Callable[[list[object]], list[list[tuple[int, tuple[Any, ...]]]]]
 
 
+class Minimize(Protocol):
+    """A dialect's own `--minimal` search, where it has one: the smallest stream (frames'
+    data, in their order; its events carry no SSE names) on which the same warnings,
+    errors and client divergences hold. `payloads`: parse_payload of each frame, when the
+    caller parsed them already (shared, never changed); `expect_done` False for a chunk
+    log."""
+
+    def __call__(
+        self,
+        frames: list[str],
+        tools: list[Any] | None = ...,
+        *,
+        keep_fields: bool = ...,
+        expect_done: bool = ...,
+        payloads: list[object] | None = ...,
+    ) -> list[str]: ...
+
+
 Pairs = list[tuple[str | None, str]]  # frames as (SSE event name, data)
 
 
@@ -183,9 +201,10 @@ class Dialect:
     real_sdk: RealSdk
     sdk_version: Callable[[], str | None]
     fixture: Fixture
-    # How `--minimal` reads its frames; None: minimize.py's own path (Chat Completions),
-    # whose judge also knows the dialect's sure consequences.
+    # How `--minimal` reads its frames (export/minimize_events.py), or its own search
+    # (`minimize`, whose judge also knows what its engine surely does): one of the two.
     shape: Shape | None = None
+    minimize: Minimize | None = None
     # Its events carry SSE names (`event:` lines) that exports must keep.
     named_events: bool = False
     # The key `inspect --json` gives the installed SDK's version under (None: the SDK

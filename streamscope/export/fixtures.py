@@ -1,8 +1,9 @@
 """`streamscope export`: one stream as a test fixture (SSE body, chunk log, recording, pytest).
 
 Without --minimal the SSE form is byte-exact: the reads as received, or the bytes of
-frames A..B. With --minimal the stream is first shrunk (minimize.py) to the fewest frames
-and fields on which the same warnings, errors and client divergences still hold.
+frames A..B. With --minimal the stream is first shrunk (by its dialect's search) to the
+fewest frames and fields on which the same warnings, errors and client divergences still
+hold.
 """
 
 from __future__ import annotations
@@ -205,11 +206,9 @@ def _export(
             expect_done=stream.fmt != CHUNKS,
         )
         names, datas = [n for n, _ in pairs], [d for _, d in pairs]
-    elif minimal:
-        from .minimize import minimize
-
+    elif told is not None and told.minimize is not None:
         # [DONE] goes too when nothing above info depends on it: a client ends at EOF as well
-        datas = minimize(
+        datas = told.minimize(
             datas,
             tools,
             keep_fields=keep_fields,
@@ -217,6 +216,8 @@ def _export(
             payloads=stream.payloads[a - 1 : b] if stream.payloads is not None else None,
         )
         names = [None] * len(datas)
+    elif told is not None:
+        raise ValueError(f"--minimal cannot shrink {told.title} streams yet")
     exact = not minimal
     secrets, masked = _secrets(stream), 0
     if secrets and fmt != "recording":  # (a recording is masked by _recording, counted)

@@ -1,16 +1,16 @@
-"""`--minimal` for dialects whose events carry SSE names (Anthropic Messages).
+"""`--minimal` for a dialect that tells it its frames' `Shape` (`Dialect.shape`).
 
-The same search as minimize.py, on frames that are (event name, data) pairs: ddmin over
+Zeller's ddmin (core/minimal.py), on frames that are (event name, data) pairs: over
 whole frames, then each fragment joined to the one before it of the same target (the
-dialect's `Shape.sites`: one block's `partial_json`, one block's text), then ddmin over
-the fields of the JSON frames, level by level (the dialect's `Shape.levels`), then the
+dialect's `Shape.sites`: one block's `partial_json`, one block's text), then over the
+fields of the JSON frames, level by level (the dialect's `Shape.levels`), then the
 volatile fields. A change is kept only when the signature (the warning and error kinds,
 the clients that differ from robust, those that raise) still holds. Every candidate is
 judged by one engine pass, cached; nothing is ever invented: a fragment moved into the
 one before it leaves `""` behind, and only keys are removed.
 
-Chat Completions streams take minimize.py's path, whose judge also rejects candidates
-by rules that follow what its engine surely does.
+A dialect with a search of its own (`Dialect.minimize`, whose judge also rejects
+candidates by rules that follow what its engine surely does) takes that one instead.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import orjson
 from ..core.calls import Call
 from ..core.engine import value_key
 from ..core.frames import INVALID, Frame, parse_payload
+from ..core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, kinds, prune
 from ..dialects.base import Dialect, Shape
-from .minimize import MAX_RUNS, Signature, _clients, _ddmin, _Exhausted, _kinds, _prune
 
 Pair = tuple[str | None, str]  # (SSE event name, data) of one frame
 
@@ -50,15 +50,15 @@ class _Judge:
             engine.feed(Frame(n, data, payload, event=name))
         robust, _ = engine.end(expect_done=self.expect_done)
         key = value_key if engine.by_value else Call.key
-        clients = _clients(robust, engine.others_at_end(), key)
-        return Signature(_kinds(engine.log.entries()), *clients)
+        found = clients(robust, engine.others_at_end(), key)
+        return Signature(kinds(engine.log.entries()), *found)
 
     def __call__(self, frames: list[Pair]) -> bool:
         key = tuple(frames)
         ok = self.cache.get(key)
         if ok is None:
             if self.runs >= self.max_runs:
-                raise _Exhausted
+                raise Exhausted
             self.runs += 1
             ok = self.cache[key] = self.signature(frames) == self.target
         if ok and (self.best is None or _smaller(frames, self.best)):
@@ -120,7 +120,7 @@ class _Stream:
 def _frames(stream: _Stream, judge: _Judge) -> None:
     every = list(range(len(stream.texts)))
     pairs = stream.pairs()
-    kept = _ddmin(every, lambda keep: judge([pairs[i] for i in keep]))
+    kept = ddmin(every, lambda keep: judge([pairs[i] for i in keep]))
     stream.keep(kept)
 
 
@@ -179,7 +179,7 @@ def _fields(
                 gone.setdefault(unit[0], set()).add(unit[1:])
         trees, texts = list(stream.trees), list(stream.texts)
         for i, paths in gone.items():
-            trees[i] = _prune(trees[i], paths)
+            trees[i] = prune(trees[i], paths)
             texts[i] = _dumps(trees[i])
         return trees, texts
 
@@ -187,7 +187,7 @@ def _fields(
         return judge(stream.pairs(render(kept)[1]))
 
     every = list(range(len(units)))
-    kept = [] if volatile and judged([]) else _ddmin(every, judged)
+    kept = [] if volatile and judged([]) else ddmin(every, judged)
     if len(kept) < len(units):
         stream.trees, stream.texts = render(kept)
 
@@ -225,6 +225,6 @@ def minimize_events(
                 step()
             if stream.pairs() == before:
                 break
-    except _Exhausted:
+    except Exhausted:
         return judge.best
     return stream.pairs()

@@ -6,7 +6,9 @@
 - every kind the dialect's rules name is registered, with a severity, a meaning and an
   entry in the anomaly reference, and has a case that triggers it; each case triggers its
   kind at a frame, and its look-alike stays quiet;
-- `inspect`'s report on every case reads and never prints a Python None.
+- `inspect`'s report on every case reads and never prints a Python None;
+- `export --minimal` knows how to shrink its streams (its `Shape`, or a search of its
+  own), and the shrunk stream still shows each warning and error its case showed.
 
 A dialect takes part through its adapter, tests/dialects/<package>/laws.py (<package> as
 in streamscope/dialects/<package>/), a module holding:
@@ -39,6 +41,7 @@ from hypothesis import strategies as st
 
 from streamscope.core import anomalies, contract
 from streamscope.dialects import ANOMALY_KINDS, DIALECTS
+from streamscope.export.fixtures import export
 
 from ..test_registry import _named_kinds
 from .reading import (
@@ -145,6 +148,20 @@ def test_no_report_shows_a_python_none(name, tmp_path):
             report_shows_no_python_none(laws.body(events), tmp_path / "stream.sse")
         except AssertionError as e:
             raise AssertionError(kind) from e
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_minimal_keeps_every_warning_and_error_a_case_shows(name, tmp_path):
+    told = DIALECTS[name]
+    assert (told.shape is None) != (told.minimize is None), "a Shape or its own search"
+    laws, body = adapter(name), tmp_path / "stream.sse"
+    for kind, (events, _, extra) in sorted(laws.CASES.items()):
+        if events is None or extra or ANOMALY_KINDS[kind][0] not in ("warning", "error"):
+            continue  # (the signature --minimal keeps holds warnings and errors)
+        body.write_bytes(laws.body(events))
+        shrunk = export(str(body), "sse", minimal=True)
+        assert shrunk.frames_out <= shrunk.frames_in, kind
+        assert kind in kinds(read(told.engine(), laws.framing, shrunk.data)), kind
 
 
 @pytest.mark.parametrize("name", NAMES)

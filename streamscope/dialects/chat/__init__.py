@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..base import Dialect, Terms
 from .engine import STRATEGY_NAMES, StreamEngine, plain_fragment
 from .fixture import FIXTURE
@@ -23,6 +25,13 @@ def _claims_body(body: object) -> bool:
         isinstance(m, dict) and (m.get("role") in ("tool", "developer") or "tool_calls" in m)
         for m in body["messages"]
     )
+
+
+def _minimize(frames: list[str], tools: list[Any] | None = None, **options: Any) -> list[str]:
+    """Its own `--minimal` search (minimize.py), loaded only when it runs."""
+    from .minimize import minimize
+
+    return minimize(frames, tools, **options)
 
 
 def _claims_event(payload: object, event: str | None) -> bool:
@@ -48,6 +57,7 @@ CHAT = Dialect(
     real_sdk=run_real_sdk,
     sdk_version=openai_version,
     fixture=FIXTURE,
+    minimize=_minimize,
     final_event=final_event,
     endpoints=ENDPOINTS,
     noun="chat completion",

@@ -1,10 +1,9 @@
-"""Shrink a stream to the smallest fixture that still shows the same problems.
+"""`--minimal` for Chat Completions: shrink a stream to the smallest fixture that still
+shows the same problems (the dialect's own search, `Dialect.minimize`).
 
 A stream is a list of SSE data strings (JSON text, "[DONE]", or any other text). Its
-`signature` is what one engine pass says about it that a fixture must keep: the warning
-and error anomaly kinds, the strategies whose calls differ from robust's, and the
-strategies that raised (with the exception's type name; the SDK emulation's `Unmodeled`
-counts as raising). `minimize` looks for the smallest stream with the same signature.
+`signature` is what one engine pass says about it that a fixture must keep
+(core/minimal.py). `minimize` looks for the smallest stream with the same signature.
 
 The workhorse is Zeller's delta debugging (ddmin): split what is left into n chunks, keep
 a chunk alone or drop it (keep its complement) when the signature still holds, otherwise
@@ -43,20 +42,19 @@ from __future__ import annotations
 
 import copy
 import gc
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from itertools import groupby
+from typing import Any
 
 import orjson
 
-from ..core.anomalies import ERROR, WARNING, Anomaly
-from ..core.calls import Call, StrategyError
-from ..core.engine import ALL, CLIENTS, ROBUST, SDK
-from ..core.frames import INVALID, Frame, parse_payload
-from ..dialects.chat import facts as chat_facts
-from ..dialects.chat import shape
-from ..dialects.chat.engine import StreamEngine
-from ..dialects.chat.facts import (
+from ...core.engine import ALL, CLIENTS, ROBUST, SDK
+from ...core.frames import INVALID, Frame, parse_payload
+from ...core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, kinds, prune
+from . import facts as chat_facts
+from . import shape
+from .engine import StreamEngine
+from .facts import (
     NEEDS,
     Parsed,
     calls_file,
@@ -64,22 +62,16 @@ from ..dialects.chat.facts import (
     docs_raise,
     surely,
 )
-from ..dialects.chat.shape import VOLATILE
+from .shape import VOLATILE
 
-MAX_RUNS = 5000
 LOOK_FIRST = 100
+NodePath = tuple[Any, ...]  # to a node in a frame's tree, or (frame, *that path)
+Site = tuple[int, NodePath]  # a string that accumulates: (frame, path to it)
 
 
-@dataclass(frozen=True)
-class Signature:
-    """What a minimized stream must still show."""
-
-    kinds: frozenset[str]  # warning and error anomaly kinds (info kinds are ignored)
-    differs: frozenset[str]  # strategies whose calls differ from robust
-    raises: frozenset[tuple[str, str]]  # (strategy, exception type name) for those that raised
-
-
-def signature(frames: list[str], tools: list | None = None, expect_done: bool = True) -> Signature:
+def signature(
+    frames: list[str], tools: list[Any] | None = None, expect_done: bool = True
+) -> Signature:
     """One engine pass over `frames` (SSE data strings)."""
     engine = StreamEngine(1, tools, marks=False)  # the kinds alone are read
     for n, data in enumerate(frames, 1):
@@ -91,32 +83,10 @@ def _signature(engine: StreamEngine, expect_done: bool) -> Signature:
     # what finish() reports of it, without the rest of a StreamResult: its end rules
     # (the last anomalies), then what the client strategies built
     robust, _ = engine.end(expect_done=expect_done)
-    return Signature(_kinds(engine.log.entries()), *_clients(robust, engine.others_at_end()))
+    return Signature(kinds(engine.log.entries()), *clients(robust, engine.others_at_end()))
 
 
-def _clients(
-    robust: list[Call],
-    strategies: Mapping[str, object],
-    key: Callable[[Call], tuple] = Call.key,
-) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
-    """The signature's differs and raises: the strategies whose calls are not robust's
-    (StreamResult.differs, `key` what it compares), and those that raised; of the
-    client strategies in `strategies`."""
-    keys = [key(c) for c in robust]
-    differs = frozenset(
-        name
-        for name, got in strategies.items()
-        if isinstance(got, list) and [key(c) for c in got] != keys
-    )
-    raises = frozenset(
-        (name, _exception_name(got))
-        for name, got in strategies.items()
-        if not isinstance(got, list)
-    )
-    return differs, raises
-
-
-def _clients_of(target: Signature, sdk: bool) -> tuple[frozenset, frozenset]:
+def _clients_of(target: Signature, sdk: bool) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The target's differs and raises of the SDK emulation alone, or of the others."""
     return (
         frozenset(n for n in target.differs if (n == "openai-sdk") == sdk),
@@ -124,22 +94,7 @@ def _clients_of(target: Signature, sdk: bool) -> tuple[frozenset, frozenset]:
     )
 
 
-def _kinds(anomalies: list[Anomaly]) -> frozenset[str]:
-    return frozenset(a.kind for a in anomalies if a.severity in (ERROR, WARNING))
-
-
-def _exception_name(got: object) -> str:
-    # A StrategyError says "Type: message"; the SDK emulation's Unmodeled is an exception.
-    if isinstance(got, StrategyError):
-        return got.error.split(":", 1)[0]
-    return type(got).__name__
-
-
 _UNSET = Signature(frozenset(), frozenset(), frozenset())  # a judge's target before aim()
-
-
-class _Exhausted(Exception):
-    """The engine-run budget is spent."""
 
 
 class _Tester:
@@ -147,7 +102,7 @@ class _Tester:
     cache, a budget, and exact shortcuts that reject without running the engine."""
 
     def __init__(
-        self, target: Signature, tools: list | None, expect_done: bool, max_runs: int
+        self, target: Signature, tools: list[Any] | None, expect_done: bool, max_runs: int
     ) -> None:
         self.aim(target)
         self.tools = tools
@@ -227,10 +182,10 @@ class _Tester:
             facts = self.facts(frames)
         engine = self._fed(frames, ROBUST, facts)
         robust, _ = engine.end(expect_done=self.expect_done)
-        if _kinds(engine.log.entries()) != self.target.kinds:
+        if kinds(engine.log.entries()) != self.target.kinds:
             return False
         for part, want in self.parts:
-            if _clients(robust, self._fed(frames, part, facts).others_at_end()) != want:
+            if clients(robust, self._fed(frames, part, facts).others_at_end()) != want:
                 return False
         return True
 
@@ -247,7 +202,7 @@ class _Tester:
         ok = self.cache.get(key)
         if ok is None:
             if self.runs >= self.max_runs:
-                raise _Exhausted
+                raise Exhausted
             self.runs += 1
             if len(frames) > LOOK_FIRST:  # the facts of each distinct text, once
                 ok = not self.rejects(frames) and self.signature(frames) == self.target
@@ -274,47 +229,6 @@ def _smaller(a: list[str], b: list[str]) -> bool:
     return sum(map(len, a)) < sum(map(len, b))
 
 
-def _ddmin(items: list, test: Callable[[list], bool]) -> list:
-    """Zeller's ddmin: a 1-minimal sublist of `items` (order kept) that passes `test`.
-
-    `items` itself is assumed to pass; the empty list is tried first.
-    """
-    if not items or test([]):
-        return []
-    n = 2
-    while len(items) >= 2:
-        n = min(n, len(items))
-        bounds = _bounds(len(items), n)
-        reduced = False
-        for a, b in bounds:
-            chunk = items[a:b]
-            if test(chunk):
-                items, n, reduced = chunk, 2, True
-                break
-        if not reduced and n > 2:  # with two chunks the complements are the chunks
-            for a, b in bounds:
-                rest = items[:a] + items[b:]
-                if test(rest):
-                    items, n, reduced = rest, max(n - 1, 2), True
-                    break
-        if not reduced:
-            if n >= len(items):
-                break
-            n = min(2 * n, len(items))
-    return items
-
-
-def _bounds(size: int, n: int) -> list[tuple[int, int]]:
-    """Where the n chunks of a list of `size` items start and end (sizes differ by 1 at
-    most, the bigger ones last)."""
-    out, start = [], 0
-    for i in range(n):
-        end = start + (size - start) // (n - i)
-        out.append((start, end))
-        start = end
-    return out
-
-
 _RAW = object()  # the tree of a frame kept as text (not JSON, or not re-serialized)
 
 
@@ -322,52 +236,19 @@ def _dumps(tree: object) -> str:
     return orjson.dumps(tree).decode()
 
 
-def _units(tree: object, kind: str, role: str, volatile: bool) -> list[tuple]:
+def _units(tree: object, kind: str, role: str, volatile: bool) -> list[NodePath]:
     """Paths of what one level may remove in one frame (volatile keys only, or none)."""
-    out = []
+    out: list[NodePath] = []
     for got, path, node in shape.containers(tree):
         if got != role:
             continue
         if kind == "entries":
             out.extend(path + (i,) for i in range(len(node)))  # type: ignore[arg-type]
             continue
-        for key in node:
+        for key in node:  # type: ignore[attr-defined]
             if ((key in shape.VOLATILE_KEYS) and role in shape.VOLATILE_ROLES) == volatile:
                 out.append(path + (key,))
     return out
-
-
-def _prune(node: object, removed: set[tuple]) -> object:
-    """`node` without the paths in `removed` (relative to `node`): containers on the way
-    to a removed path are new, everything else is shared (trees are never changed in
-    place: an edit deep-copies its trees first)."""
-    trie: dict = {}
-    for path in removed:
-        at = trie
-        for step in path[:-1]:
-            at = at.setdefault(step, {})
-            if at is True:  # an ancestor goes too
-                break
-        else:
-            at[path[-1]] = True
-    return _pruned(node, trie)
-
-
-def _pruned(node: object, trie: dict) -> object:
-    if isinstance(node, dict):
-        items = node.items()
-    elif isinstance(node, list):
-        items = enumerate(node)
-    else:
-        return node
-    kept = []
-    for k, v in items:
-        sub = trie.get(k)
-        if sub is None:
-            kept.append((k, v))
-        elif sub is not True:
-            kept.append((k, _pruned(v, sub)))
-    return dict(kept) if isinstance(node, dict) else [v for _, v in kept]
 
 
 class _Stream:
@@ -383,10 +264,10 @@ class _Stream:
 
     def render(
         self,
-        units: list[tuple],
+        units: list[NodePath],
         spans: list[tuple[int, int, int]],
         kept: int,
-        memos: dict[int, dict],
+        memos: dict[int, dict[int, tuple[object, str, Parsed]]],
         test: _Tester,
         facts: list[Parsed],
     ) -> tuple[list[object], list[str], list[Parsed]]:
@@ -407,7 +288,7 @@ class _Stream:
                 gone = {
                     units[first + j][1:] for j in range(every.bit_length()) if not bits >> j & 1
                 }
-                tree = _prune(trees[i], gone)
+                tree = prune(trees[i], gone)
                 text = _dumps(tree)
                 # the tree is what its text parses to: orjson reads its own writing back
                 got = memo[bits] = (tree, text, test.fact(text, tree))
@@ -431,7 +312,7 @@ def _frame_phase(stream: _Stream, test: _Tester) -> None:
     # ddmin over the texts themselves (no list of positions to map for every candidate);
     # equal texts have equal trees, so the kept texts, matched to the first frames that
     # carry them, give the stream ddmin kept, whichever of equal frames it kept.
-    kept = _ddmin(list(stream.texts), test)
+    kept = ddmin(list(stream.texts), test)
     keep, j = [], 0
     for i, text in enumerate(stream.texts):
         if j < len(kept) and text == kept[j]:
@@ -485,7 +366,9 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     for i, group in groupby(every, lambda u: units[u][0]):
         numbers = list(group)
         spans.append((i, numbers[0], (1 << len(numbers)) - 1))
-    memos: dict[int, dict] = {i: {} for i, _, _ in spans}  # the trees stay as they are
+    memos: dict[int, dict[int, tuple[object, str, Parsed]]] = {
+        i: {} for i, _, _ in spans
+    }  # the trees stay as they are
     facts = test.facts(stream.texts)
     # ddmin asks about the same units again and again: a repeated question gets the
     # judge's answer without rendering the candidate again (the judge would only find it
@@ -504,7 +387,7 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     if volatile and judged([]):  # usually none of them matters
         kept: list[int] = []
     else:
-        kept = _ddmin(list(every), judged)
+        kept = ddmin(list(every), judged)
     if len(kept) < len(units):
         mask = sum(map(bit.__getitem__, kept))
         stream.trees, stream.texts, _ = stream.render(units, spans, mask, memos, test, facts)
@@ -517,11 +400,11 @@ def _join_phase(stream: _Stream, test: _Tester) -> None:
         into = sites[0]
         for site in sites[1:]:
 
-            def backward(trees: list[object], into: tuple = into, site: tuple = site) -> None:
+            def backward(trees: list[object], into: Site = into, site: Site = site) -> None:
                 holder = shape.at(trees[into[0]], into[1][:-1])
                 holder[into[1][-1]] += shape.take(trees, site)
 
-            def forward(trees: list[object], into: tuple = into, site: tuple = site) -> None:
+            def forward(trees: list[object], into: Site = into, site: Site = site) -> None:
                 holder = shape.at(trees[site[0]], site[1][:-1])
                 holder[site[1][-1]] = shape.take(trees, into) + holder[site[1][-1]]
 
@@ -571,7 +454,7 @@ def _finish_phase(stream: _Stream, test: _Tester) -> None:
 
 def minimize(
     frames: list[str],
-    tools: list | None = None,
+    tools: list[Any] | None = None,
     keep_fields: bool = False,
     expect_done: bool = True,
     join_fragments: bool = True,
@@ -604,7 +487,7 @@ def minimize(
 
 def _minimize(
     frames: list[str],
-    tools: list | None,
+    tools: list[Any] | None,
     keep_fields: bool,
     expect_done: bool,
     join_fragments: bool,
@@ -640,7 +523,7 @@ def _minimize(
             stream = _Stream([_RAW] * len(frames), list(frames))
         test.best = list(stream.texts)
         _ends_phase(stream, test)
-        steps: list[tuple[Callable[..., None], tuple]] = [(_frame_phase, ())]
+        steps: list[tuple[Callable[..., None], tuple[Any, ...]]] = [(_frame_phase, ())]
         if join_fragments:
             steps += [(_join_phase, ()), (_finish_phase, ())]
         steps += [(_field_phase, (kind, role, False)) for kind, role in shape.LEVELS]
@@ -649,7 +532,7 @@ def _minimize(
         # A step that left a stream as it was leaves it so again: it would ask the judge the
         # same questions, all answered from its cache (no budget spent, no better stream
         # found). The last round mostly repeats steps on the stream they last saw.
-        idle: set[tuple] = set()
+        idle: set[tuple[Any, ...]] = set()
         while True:
             before = stream.texts
             for number, (step, args) in enumerate(steps):
@@ -661,9 +544,9 @@ def _minimize(
                     idle.add(key)
             if stream.texts == before:
                 break
-    except _Exhausted:  # the smallest passing candidate, maybe mid-phase
+    except Exhausted:  # the smallest passing candidate, maybe mid-phase
         return test.best if test.best is not None else list(frames)
     return stream.texts
 
 
-__all__ = ["VOLATILE", "Signature", "minimize", "signature"]
+__all__ = ["MAX_RUNS", "VOLATILE", "Signature", "minimize", "signature"]
