@@ -288,6 +288,7 @@ OLLAMA = Provider(
     ),
     # ollama-python's and the Go client's (`ollama/0.x (arch os) Go/...`)
     user_agents=("ollama-python/", "ollama/"),
+    demo_agents=(DemoAgent("ollama-chat", ("streamscope.demo.ollama_agent",), "ollama", "ollama"),),
 )
 
 PROVIDERS: tuple[Provider, ...] = (OPENAI, ANTHROPIC, GOOGLE, OLLAMA)
