@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from streamscope.cli import main
 from streamscope.core.anomalies import KINDS
 from streamscope.core.engine import StreamResult
-from streamscope.core.sse import SseDecoder
+from streamscope.framing.sse import SseDecoder
 
 from .anthropic_events import calls, frames, kinds, sse
 

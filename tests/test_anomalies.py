@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.anomalies import KINDS, AnomalyLog
-from streamscope.core.sse import Truncation
+from streamscope.core.frames import Truncation
 from streamscope.dialects.chat.appendix_a import A1, A2, ARGS, FINISH, calls, chunk, tc
 
 from .helpers import kinds, run, tool_def
@@ -248,8 +248,8 @@ def test_double_encoded_arguments_are_named():
 
 
 def test_invalid_utf8_is_named():
-    from streamscope.core.sse import decode_body
     from streamscope.dialects.chat.engine import StreamEngine
+    from streamscope.framing.sse import decode_body
 
     for body, bad in (
         (b'data: {"x": "caf\xe9"}\n\n', True),

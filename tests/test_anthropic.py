@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from streamscope.analysis import analyze
 from streamscope.core.anomalies import KINDS
 from streamscope.core.calls import StrategyError, Unmodeled
-from streamscope.core.sse import decode_body
 from streamscope.dialects.anthropic.engine import AnthropicEngine
+from streamscope.framing.sse import decode_body
 
 from .anthropic_events import (
     MESSAGE_STOP,

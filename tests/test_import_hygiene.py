@@ -10,7 +10,7 @@ import sys
 import pytest
 
 PURE = [
-    "streamscope.core.sse",
+    "streamscope.framing.sse",
     "streamscope.core.frames",
     "streamscope.dialects.chat.engine",
     "streamscope.dialects.chat.strategies",

@@ -15,8 +15,8 @@ from streamscope.analysis import analyze
 from streamscope.cli import main
 from streamscope.core.anomalies import KINDS
 from streamscope.core.calls import StrategyError
-from streamscope.core.sse import decode_body
 from streamscope.dialects.responses.engine import ResponsesEngine
+from streamscope.framing.sse import decode_body
 
 from .dialect_laws import (
     copy_carries_on,

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from ..core.engine import Engine
 from ..core.frames import Frame
 from .anthropic import ANTHROPIC
-from .base import Dialect, EngineOptions
+from .base import Dialect, EngineOptions, stream_flag
 from .chat import CHAT
 from .gemini import GEMINI
 from .responses import RESPONSES
@@ -44,6 +44,13 @@ def of_request(url: str, body: object) -> str | None:
         if d.claims_body(body):
             return d.name
     return None
+
+
+def streams_in(name: str | None, url: str, body: object) -> str | None:
+    """The framing a request told dialect `name` asks its stream in (None: no stream);
+    a request no dialect tells asks with `"stream": true`, as most do."""
+    d = DIALECTS.get(name or "")
+    return (d.streams_in if d is not None else stream_flag)(url, body)
 
 
 def of_event(payload: object, event: str | None) -> str | None:
@@ -147,5 +154,6 @@ __all__ = [
     "sdk_note",
     "sdk_verified",
     "sdk_versions",
+    "streams_in",
     "unknown",
 ]

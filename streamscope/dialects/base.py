@@ -19,8 +19,15 @@ from ..core.history import History
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+
 # The real SDK's answer for frames its emulation does not model: (frames, the request's
 # tools, its response_format) -> calls, or the exception it raised.
+def stream_flag(url: str, body: object) -> str | None:
+    """The framing a request asks its stream in, for the dialects that ask with
+    `"stream": true` in the body: SSE; None when it asks for no stream."""
+    return "sse" if isinstance(body, dict) and body.get("stream") is True else None
+
+
 RealSdk = Callable[
     [list[Frame], list[Any] | None, object], "list[Call] | StrategyError | Unmodeled"
 ]
@@ -131,3 +138,8 @@ class Dialect:
     version_key: str | None = None
     # The distribution the SDK strategy stands for (its verified release: versions.py)
     sdk_package: str = "openai"
+    # The framings its streams come in (names in streamscope.framing), the usual first.
+    framings: tuple[str, ...] = ("sse",)
+    # The framing a request (its URL, query included, and its parsed JSON body) asks its
+    # stream in; None when it asks for no stream.
+    streams_in: Callable[[str, object], str | None] = stream_flag

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs
+
 from ..base import Dialect, Terms
 from .engine import STRATEGY_NAMES, GeminiEngine, plain_fragment
 from .fixture import FIXTURE
@@ -18,6 +20,14 @@ _METHODS = (":streamGenerateContent", ":generateContent")
 
 def _claims_request(path: str, body: object) -> bool:
     return path.endswith(_METHODS)
+
+
+def _streams_in(url: str, body: object) -> str | None:
+    """`:streamGenerateContent` streams SSE with `alt=sse`, else one JSON array."""
+    path, _, query = url.partition("?")
+    if not path.rstrip("/").endswith(_METHODS[0]):
+        return None
+    return "sse" if "sse" in parse_qs(query).get("alt", []) else "json-array"
 
 
 def _claims_body(body: object) -> bool:
@@ -56,4 +66,6 @@ GEMINI = Dialect(
     fixture=FIXTURE,
     shape=SHAPE,
     version_key="google_genai_version",
+    framings=("sse", "json-array"),
+    streams_in=_streams_in,
 )
