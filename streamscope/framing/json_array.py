@@ -27,12 +27,15 @@ _OPEN, _ITEMS, _AFTER = 0, 1, 2
 _OBJ, _STR, _SCALAR = 0, 1, 2  # what the element being scanned is
 _BOM = b"\xef\xbb\xbf"
 _WS = re.compile(rb"[ \t\r\n]*")
-# a closer that may end an element: followed by a comma, the array's end or the read's end
-_CLOSER = re.compile(rb"[}\]](?=[ \t\r\n]*(?:[,\]]|\Z))")
+# a closer that likely ends an element: followed by a comma and the next element's opener,
+# by the array's end, or by the read's end
+_CLOSER = re.compile(
+    rb"[}\]](?=[ \t\r\n]*(?:,[ \t\r\n]*(?:[{\[]|\Z)|\][ \t\r\n]*(?:\Z|[^ \t\r\n,])|\Z))"
+)
 _TOKEN = re.compile(rb'[][{}"]')
 _STRING = re.compile(rb'(?:[^"\\]|\\.)*+', re.S)
 _SCALAR_END = re.compile(rb"[,\]\s]")
-_TRIES = 64  # closers the fast path looks at before the scanner takes over
+_TRIES = 4  # closers the fast path looks at before the scanner takes over
 _KEPT = 4096  # bytes of a cut-off element or of what follows the array kept for the report
 _loads = orjson.loads
 _JSONError = orjson.JSONDecodeError
@@ -123,6 +126,7 @@ class JsonArrayDecoder:
         self, buf: bytes, i: int, base: int, read: int, time_ns: int | None, out: list[Frame]
     ) -> None:
         n = len(buf)
+        whole = True  # the first element of the read may be all of it (as servers send)
         while i < n:
             if self._phase == _AFTER:
                 self._trailing(buf, i, base)
@@ -149,7 +153,10 @@ class JsonArrayDecoder:
                 i += 1
                 continue
             if c == 0x7B or c == 0x5B:  # { [
-                got = self._fast(buf, i)
+                got = self._whole(buf, i) if whole else None
+                whole = False
+                if got is None:
+                    got = self._fast(buf, i)
                 if got is not None:
                     end, payload = got
                     out.append(self._frame(buf[i:end], base + i, read, read, time_ns, payload))
@@ -160,29 +167,36 @@ class JsonArrayDecoder:
             elif c == 0x22:  # "
                 self._kind, self._depth, self._in_str, self._esc = _STR, 0, True, False
                 end = self._scan(buf, i + 1)
-            else:
+            else:  # (at least its first byte: a stray ] of a body that is no array)
                 self._kind = _SCALAR
-                end = self._scan(buf, i)
+                end = self._scan(buf, i + 1)
             if end < 0:  # it goes on in the next read
                 self._parts, self._start, self._first = [buf[i:]], base + i, read
                 return
             out.append(self._frame(buf[i:end], base + i, read, read, time_ns))
             i = end
 
+    def _whole(self, buf: bytes, i: int) -> tuple[int, object] | None:
+        """(end, payload) when the object at `i` runs to the read's last `}`, with only
+        a separator or the array's end after it: one parse, as one JSON document (tried
+        once a read, so a block of many elements costs one failed parse)."""
+        e = buf.rfind(b"}") + 1
+        if e <= i or buf[e:].strip(b" \t\r\n") not in (b"", b",", b"]"):
+            return None
+        try:
+            return e, _loads(buf[i:e])
+        except _JSONError:
+            return None
+
     def _fast(self, buf: bytes, i: int) -> tuple[int, object] | None:
-        """(end, payload) of the object or array at `i` when its braces and a parse
-        settle it; None for the scanner to decide."""
+        """(end, payload) of the object or array at `i` when a likely end balances its
+        braces and parses; None for the scanner to decide."""
         count = buf.count
-        curly = square = 0
-        prev = i
         for k, m in enumerate(_CLOSER.finditer(buf, i)):
             e = m.end()
-            curly += count(b"{", prev, e) - count(b"}", prev, e)
-            square += count(b"[", prev, e) - count(b"]", prev, e)
-            prev = e
-            if curly < 0 or square < 0 or k >= _TRIES:
+            if k >= _TRIES:
                 return None
-            if curly == 0 and square == 0:
+            if count(b"{", i, e) == count(b"}", i, e) and count(b"[", i, e) == count(b"]", i, e):
                 try:
                     return e, _loads(buf[i:e])
                 except _JSONError:
