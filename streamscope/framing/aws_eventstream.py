@@ -1,5 +1,5 @@
-"""The `aws-eventstream` framing: the AWS event stream (`application/vnd.amazon.eventstream`,
-Bedrock's and every boto3 streaming call's), binary messages one after another.
+"""The `aws-eventstream` framing: the AWS event stream (Bedrock's and every boto3
+streaming call's), binary messages one after another.
 
 A message: a 12-byte prelude (total length, headers length, both big-endian uint32, and
 the CRC32 of those 8 bytes), typed headers, the payload, and the CRC32 of everything

@@ -262,8 +262,11 @@ class JsonArrayDecoder:
                 payload = _loads(text)
             except _JSONError as e:
                 payload = INVALID
-                if "recursion" not in str(e).lower():  # (JSON nested past the parser's limit)
-                    problem = "the element is not JSON"
+                said = str(e)
+                if "depth limit" not in said and "recursion" not in said.lower():
+                    problem = (
+                        "the element is not JSON"  # (else: JSON nested past the parser's limit)
+                    )
         self.frames += 1
         if problem is None and type(payload) is not dict and payload is not INVALID:
             problem = f"the element is a JSON {_json_type(payload)}, not an object"

@@ -1,4 +1,4 @@
-"""The `ndjson` framing: one JSON value a line (`application/x-ndjson`); a chunk log is
+"""The `ndjson` framing: one JSON value a line (Ollama's native stream); a chunk log is
 one too. A chunk log and a recording of one give a line a read; a body read in blocks,
 or a line split over reads, is joined and cut at its newlines first.
 

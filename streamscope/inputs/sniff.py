@@ -24,7 +24,7 @@ from typing import BinaryIO
 import orjson
 
 from ..dialects import of_event
-from ..framing import FRAMINGS, of_bytes
+from ..framing import FRAMINGS, Framing, of_bytes
 from ..recording.format import BOM, RecordingError
 from ..recording.utf16 import NAMES, text_of
 
@@ -214,6 +214,23 @@ def _is_event(payload: object) -> bool:
     return of_event(payload, None) is not None or (isinstance(payload, dict) and "error" in payload)
 
 
+def _cut_event(head: bytes) -> bool:
+    """A first element cut off before its end: its keys still tell a stream event."""
+    start = head[:4096]
+    return (
+        b'"candidates"' in start
+        or b'"error"' in start
+        or b'"choices"' in start
+        or _EVENT_TYPE.search(start) is not None
+    )
+
+
+def _first_element(decoder: Framing, head: bytes) -> bool:
+    """Whether an array's first element (read so far) is a stream event."""
+    frames = decoder.feed(head) or decoder.flush()
+    return _is_event(frames[0].payload) if frames else _cut_event(head.lstrip(b" \t\r\n["))
+
+
 def _array_kind(name: str, real: str, pos: int) -> str | None:
     """JSON_ARRAY when the array's first element is a stream event, else None; the
     element is read incrementally, however long (a 1 MiB block at a time)."""
@@ -225,7 +242,11 @@ def _array_kind(name: str, real: str, pos: int) -> str | None:
             if frames:
                 return JSON_ARRAY if _is_event(frames[0].payload) else None
     frames = decoder.flush()
-    return JSON_ARRAY if frames and _is_event(frames[0].payload) else None
+    if frames:
+        return JSON_ARRAY if _is_event(frames[0].payload) else None
+    with open(real, "rb") as f:  # a body cut off inside its first element
+        f.seek(pos)
+        return JSON_ARRAY if _cut_event(f.read(_HEAD)[1:].lstrip()) else None
 
 
 def _gzipped(name: str, f: BinaryIO, head: bytes) -> Sniffed:
@@ -250,11 +271,8 @@ def _gzipped(name: str, f: BinaryIO, head: bytes) -> Sniffed:
     told = of_bytes(plain[:_HEAD])
     if told == EVENTSTREAM:
         return Sniffed(EVENTSTREAM, [note], ["gzip"])
-    if told == "json-array":
-        decoder = FRAMINGS[JSON_ARRAY].new()
-        frames = decoder.feed(plain)
-        if frames and _is_event(frames[0].payload):
-            return Sniffed(JSON_ARRAY, [note], ["gzip"])
+    if told == JSON_ARRAY and _first_element(FRAMINGS[JSON_ARRAY].new(), start):
+        return Sniffed(JSON_ARRAY, [note], ["gzip"])
     if told == SSE:
         return Sniffed(SSE, [note], ["gzip"])
     line = start.split(b"\n", 1)[0]
