@@ -197,10 +197,12 @@ def test_every_kind_has_a_case():
     from .test_gemini import CASES as GEMINI_CASES
     from .test_responses import CASES as RESPONSES_CASES
 
-    # args-double-encoded and invalid-utf8 have tests of their own below; the kinds of
-    # other dialects, their own tables (dialect-unknown: test_anthropic.py)
+    # args-double-encoded, invalid-utf8 and frame-invalid have tests of their own below
+    # (frame-invalid: tests/framing/ too); the kinds of other dialects, their own tables
+    # (dialect-unknown: test_anthropic.py)
     others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | {"dialect-unknown"}
-    assert set(CASES) | {"args-double-encoded", "invalid-utf8"} | others == set(KINDS)
+    own = {"args-double-encoded", "invalid-utf8", "frame-invalid"}
+    assert set(CASES) | own | others == set(KINDS)
 
 
 @pytest.mark.parametrize("kind", sorted(CASES))
@@ -352,8 +354,24 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
 
     # the other dialects' kinds have their own tests
     others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | {"dialect-unknown"}
-    others -= set(CASES) | {"invalid-utf8"}
-    assert set(KINDS) - seen - others == {"invalid-utf8"}  # named by its own test above
+    others -= set(CASES) | {"invalid-utf8", "frame-invalid"}
+    # named by their own tests
+    assert set(KINDS) - seen - others == {"invalid-utf8", "frame-invalid"}
+
+
+@pytest.mark.parametrize(
+    "name", ["chat-completions", "anthropic-messages", "openai-responses", "gemini"]
+)
+def test_what_the_framing_found_is_frame_invalid_at_its_frame_in_every_dialect(name):
+    from streamscope.core.frames import INVALID, Frame
+    from streamscope.dialects import open_engine
+
+    engine = open_engine(name)
+    engine.feed(Frame(1, "x", INVALID, invalid="its message CRC does not match"))
+    result = engine.finish(None)
+    (found,) = [a for a in result.anomalies if a.kind == "frame-invalid"]
+    assert found.frame == 1 and "CRC" in found.text()
+    assert "chunk-invalid-json" not in kinds(result)
 
 
 def test_a_copied_log_shares_its_marks_and_each_side_goes_on_alone():
