@@ -171,9 +171,10 @@ def test_every_kind_is_one_dialects_or_shared():
     from .test_gemini import CASES as GEMINI_CASES
     from .test_responses import CASES as RESPONSES_CASES
 
-    # every registered kind has a case in a dialect's table (dialect-unknown: below)
+    # every registered kind has a case in a dialect's table (dialect-unknown: below;
+    # frame-invalid, the framing's: test_anomalies.py and tests/framing/)
     every = set(CHAT_CASES) | set(CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES)
-    assert every | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
+    assert every | {"args-double-encoded", "dialect-unknown", "frame-invalid"} >= set(KINDS)
     assert not CHAT_ONLY & set(CASES)
 
 

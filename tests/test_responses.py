@@ -152,7 +152,8 @@ def test_every_kind_is_one_dialects_or_shared():
     from .test_gemini import CASES as GEMINI_CASES
 
     every = set(CHAT_CASES) | set(ANTHROPIC_CASES) | set(CASES) | set(GEMINI_CASES)
-    assert every | {"args-double-encoded", "dialect-unknown"} >= set(KINDS)
+    # (frame-invalid: the framing's, tested in test_anomalies.py and tests/framing/)
+    assert every | {"args-double-encoded", "dialect-unknown", "frame-invalid"} >= set(KINDS)
     assert not NOT_HERE & set(CASES)
 
 
