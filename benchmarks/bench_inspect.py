@@ -24,7 +24,8 @@ mostly cancels out):
 - an Anthropic Messages stream (text and tool blocks in turn, every event named) and an
   OpenAI Responses stream (three call items whose deltas interleave in the same bursts,
   with sequence numbers and padding) and a Gemini stream (three calls whose arguments
-  stream as partialArgs string pieces, one chunk each) against the interleaved Chat
+  stream as partialArgs string pieces, one chunk each), the same Gemini stream as one
+  JSON array (Gemini without alt=sse) against the interleaved Chat
   Completions stream of the same frame counts: the marginal cost per frame of each (20k to 80k frames), and
   their ratio; and an Ollama native chat body (NDJSON text lines, two whole calls every 40
   lines) against that Chat Completions stream, both saved as lines (chunk logs);
@@ -57,6 +58,7 @@ from benchmarks.gen import (  # noqa: E402
     anthropic_events,
     chat_lines,
     content_events,
+    gemini_array_events,
     gemini_events,
     interleaved_events,
     many_calls_events,
@@ -130,10 +132,11 @@ def against_chat(
     make: Callable[[int], list[bytes]],
     path: str,
     request: dict | None = None,
+    content_type: str = "text/event-stream",
 ) -> None:
     """Dialect `name`'s per-frame cost against Chat Completions' (3 interleaved calls) on
     streams of the same frame counts; `path` and `request`: its request's URL path and
-    body."""
+    body; `content_type`: its response's."""
     sizes = [5_000, 20_000, 80_000]
     paths = {}
     for n in sizes:
@@ -141,7 +144,7 @@ def against_chat(
         write_recording(paths["chat", n], 1, n, interleaved_events(n))
         paths[name, n] = os.path.join(OUT, f"stream-{name}-{n}.jsonl")
         url = "http://127.0.0.1:1" + path
-        write_recording(paths[name, n], 1, n, make(n), url=url, request=request)
+        write_recording(paths[name, n], 1, n, make(n), url, request, content_type)
     t = rounds({"inspect": inspect_json}, paths, 5)
     print(f"\n{label} against Chat Completions (3 interleaved calls)")
     print(f"frames   chat us/frame   {name} us/frame")
@@ -342,6 +345,14 @@ def main() -> None:
         gemini_events,
         "/v1/projects/p/locations/us-central1/publishers/google/models/m:streamGenerateContent?alt=sse",
         GEMINI_REQUEST,
+    )
+    against_chat(
+        "gemini-array",
+        "Gemini without alt=sse (the same stream as one JSON array, pretty-printed elements)",
+        gemini_array_events,
+        "/v1beta/models/m:streamGenerateContent",
+        GEMINI_REQUEST,
+        "application/json",
     )
     lines_against_chat(
         "ollama", "Ollama native chat (text lines, 2 whole calls every 40 lines)", ollama_lines

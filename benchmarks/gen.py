@@ -300,6 +300,19 @@ def gemini_events(frames: int, calls: int = 3) -> list[bytes]:
     return out
 
 
+def gemini_array_events(frames: int, calls: int = 3) -> list[bytes]:
+    """`gemini_events` as Gemini streams them without `alt=sse`: one JSON array, each
+    element pretty-printed (two spaces) and sent in its own read, `\n,\r\n` between
+    them, `\n]` after the last."""
+    elements = [
+        orjson.dumps(orjson.loads(e[6:-4]), option=orjson.OPT_INDENT_2)
+        for e in gemini_events(frames, calls)
+    ]
+    out = [b"[" + elements[0]] + [b"\n,\r\n" + e for e in elements[1:]]
+    out[-1] += b"\n]"
+    return out
+
+
 GEMINI_REQUEST = {
     "contents": [{"role": "user", "parts": [{"text": "write"}]}],
     "tools": [
@@ -344,8 +357,10 @@ def write_recording(
     events: list[bytes] | None = None,
     url: str = "http://127.0.0.1:1/v1/chat/completions",
     request: dict | None = None,
+    content_type: str = "text/event-stream",
 ) -> None:
-    """`request`: the request body (a Chat Completions one by default)."""
+    """`request`: the request body (a Chat Completions one by default); `content_type`:
+    the response's."""
     body = orjson.dumps(
         request
         or {
@@ -361,7 +376,7 @@ def write_recording(
         for _ in range(exchanges):
             ex = w.new_exchange()
             w.request(ex, "POST", url, [], body, t_ns=t)
-            w.response(ex, 200, [("content-type", "text/event-stream")], t_ns=t + 1000)
+            w.response(ex, 200, [("content-type", content_type)], t_ns=t + 1000)
             for e in events:
                 t += 7_000_000
                 w.chunk(ex, e, t_ns=t)

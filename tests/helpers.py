@@ -5,8 +5,7 @@ from __future__ import annotations
 import orjson
 
 from streamscope.core.engine import StreamResult
-from streamscope.core.frames import Frame, parse_payload
-from streamscope.core.sse import Truncation
+from streamscope.core.frames import Frame, Truncation, parse_payload
 from streamscope.dialects.chat.appendix_a import FINISH, chunk
 from streamscope.dialects.chat.engine import StreamEngine
 

@@ -14,7 +14,7 @@ import pytest
 pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
 
 PURE = [
-    "streamscope.core.sse",
+    "streamscope.framing.sse",
     "streamscope.core.frames",
     "streamscope.dialects.chat.engine",
     "streamscope.dialects.chat.strategies",

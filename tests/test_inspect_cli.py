@@ -30,11 +30,13 @@ def test_json_has_the_contract_shape(alibaba_sse):
     doc = orjson.loads(result.output)
     assert doc["schema"] == 1 and doc["format"] == "sse" and doc["contract"] == []
     (stream,) = doc["streams"]
+    assert stream["framing"] == "sse"
     assert set(stream) == {
         "exchange",
         "frames",
         "ended",
         "dialect",
+        "framing",
         "finish_reason",
         "content",
         "reasoning_content",

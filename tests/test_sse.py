@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.frames import INVALID
-from streamscope.core.sse import SseDecoder, decode_body
+from streamscope.framing.sse import SseDecoder, decode_body
 
 
 def split_feed(body: bytes, cuts: list[int]) -> tuple[list, object]:
@@ -174,7 +174,7 @@ _PIECES = st.sampled_from(
 def test_plain_datas_is_the_decoders_datas_or_declines(lines, end, tail):
     """The quick split of a plain body gives exactly the data the decoder dispatches, or
     None (and it never declines the plain form)."""
-    from streamscope.core.sse import plain_datas
+    from streamscope.framing.sse import plain_datas
 
     body = end.join(lines) + (end if lines else b"") + tail
     got = plain_datas(body)

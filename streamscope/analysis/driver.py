@@ -21,10 +21,10 @@ from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.contract import ContractResult, Conversation, Finding, check
 from ..core.engine import UNFINISHED, Engine, StreamResult
 from ..core.frames import Frame
-from ..core.sse import SseDecoder
 from ..core.verdict import exchange_failure
 from ..dialects import LOOK, dialect, of_frame, open_engine
-from ..inputs import CHUNKS, SSE, ExchangeInfo, Source, describe_numbers, open_input
+from ..framing import new as new_framing
+from ..inputs import CHUNKS, ExchangeInfo, Source, describe_numbers, open_input
 from ..inputs.encoding import Inflow, content_codings
 from ..recording.format import End, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
@@ -111,22 +111,34 @@ class _Opening:
 
 
 class _Live(_Opening):
-    """A recording's stream being read: its decoder, its Content-Encoding undone (if it
+    """A recording's stream being read: its framing, its Content-Encoding undone (if it
     has one), and its engine once opened."""
 
     __slots__ = ("decoder", "inflow")
 
     def __init__(self, info: ExchangeInfo) -> None:
         super().__init__(info)
-        self.decoder = SseDecoder()
+        self.decoder = new_framing(info.framing)
         codings = content_codings(info.headers)
         self.inflow = Inflow(codings) if codings else None
 
+    def feed(self, frames: list[Frame]) -> None:
+        engine = self.engine
+        if engine is not None:
+            for frame in frames:
+                engine.feed(frame)
+        else:
+            for frame in frames:
+                self.hold(frame)
+
     def finish(self, *end: object) -> StreamResult:
+        self.feed(self.decoder.flush())
         truncation = self.decoder.finish()
         if self.inflow is not None:
             truncation = self.inflow.finish() or truncation
-        return self.opened().finish(truncation, *end)  # type: ignore[arg-type]
+        result = self.opened().finish(truncation, *end)  # type: ignore[arg-type]
+        result.framing = self.info.framing or result.framing
+        return result
 
 
 def analyze(
@@ -139,9 +151,7 @@ def analyze(
             result = _recording(source, exchange)
         else:
             stream = _one_stream(source, 1 if exchange is None else exchange)
-            result = Analysis(
-                source.path, source.kind, [stream], [], [ExchangeInfo(1, stream=True)]
-            )
+            result = Analysis(source.path, source.kind, [stream], [], [source.exchange(1).info])
         result.notes = source.notes
         header = source.header
         result.masked = (header.masked if header is not None else 0) + sum(
@@ -169,7 +179,9 @@ def _one_stream(source: Source, number: int) -> StreamResult:
             engine.feed(frame)
     except OSError as e:
         raise RecordingError(f"{source.path}: {e.strerror or e}", source.path) from None
-    return engine.finish(reads.truncation, expect_done=source.kind == SSE)
+    result = engine.finish(reads.truncation, expect_done=source.kind != CHUNKS)
+    result.framing = ex.info.framing or result.framing
+    return result
 
 
 class RecordingPass:
@@ -204,14 +216,7 @@ class RecordingPass:
             data = bytes_of(d.get("data"), d.get("data_b64"))
             if state.inflow is not None:  # as the client read it
                 data = state.inflow.feed(data)
-            frames = state.decoder.feed(data, d["t_ns"] - state.info.start_ns)
-            engine = state.engine
-            if engine is not None:
-                for frame in frames:
-                    engine.feed(frame)
-            else:
-                for frame in frames:
-                    state.hold(frame)
+            state.feed(state.decoder.feed(data, d["t_ns"] - state.info.start_ns))
         elif kind == "request":
             info = self.infos[ex] = ExchangeInfo(ex)
             body = info.saw_request(Request.from_json(d))

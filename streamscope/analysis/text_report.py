@@ -12,6 +12,7 @@ from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError
 from ..core.engine import StreamResult, value_key
 from ..dialects import dialect
+from ..framing import SSE, framing
 from ..inputs import RECORDED, ExchangeInfo
 from ..marks import MARK, STYLE, label
 from ..text import cut, plural, quote, visible
@@ -78,7 +79,10 @@ def _where(info: ExchangeInfo | None) -> list[str]:
 
 
 def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
-    bits = [f"[bold]Exchange {s.exchange}[/]", dialect(s.dialect).title, *_where(info)]
+    told = dialect(s.dialect).title
+    if s.framing != SSE:  # (SSE is what every stream was, and most are)
+        told += f" in {framing(s.framing).title}"
+    bits = [f"[bold]Exchange {s.exchange}[/]", told, *_where(info)]
     bits.append(plural(s.frames, "frame"))
     bits.append(f"ended {s.ended}")
     if s.finish_reason is not None:

@@ -72,6 +72,11 @@ KINDS: dict[str, tuple[str, str]] = {
     # Beyond the contract's table (new kinds may be added):
     "provider-error": (ERROR, "the provider sent an error object in the stream"),
     "invalid-utf8": (WARNING, "an event's bytes are not valid UTF-8"),
+    # The framing's (every dialect's): the contract's "Framings" section.
+    "frame-invalid": (
+        ERROR,
+        "the framing cannot read a frame: a bad CRC, an impossible length, an element that is not JSON",
+    ),
     # Dialects (the contract's second table): any dialect, then several.
     "dialect-unknown": (INFO, "no dialect fits the stream; it is read as Chat Completions"),
     "stop-reason-mismatch": (

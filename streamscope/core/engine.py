@@ -28,8 +28,7 @@ from .anomalies import (
     cut_by_client,
 )
 from .calls import Call, StrategyError, Unmodeled
-from .frames import NOT_READ, Frame, Sentinel
-from .sse import Truncation
+from .frames import NOT_READ, Frame, Sentinel, Truncation
 
 # How an exchange ended, as the recorder wrote it in its `end` line.
 CONNECTION_FAILED = {"upstream-error", "timeout"}
@@ -107,6 +106,8 @@ class StreamResult:
     # the id the provider gave the response, where a later request may name it to
     # continue it (the Responses API's previous_response_id); not in the JSON
     response_id: str | None = None
+    # the framing its frames came in (streamscope.framing), as the stream was opened
+    framing: str = "sse"
 
     def differs(self, name: str) -> bool | None:
         """Does strategy `name` build other calls than robust? None when it raised."""

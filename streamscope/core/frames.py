@@ -1,4 +1,5 @@
-"""Frames: the dispatched events of one stream, the unit every face steps through."""
+"""Frames: the events of one stream as its framing delivered them (streamscope/framing/),
+the unit every face steps through, and how a framing says its body ended early."""
 
 from __future__ import annotations
 
@@ -32,16 +33,34 @@ INVALID = Sentinel("not JSON")
 NOT_READ = Sentinel("not read")
 
 
+@dataclass(frozen=True, slots=True)
+class FrameHeader:
+    """One typed header a binary framing carries beside the payload (the AWS event
+    stream's `:event-type`...): its name, its wire type ("string", "int32", "bool"...)
+    and its value as that type reads (bytes stay bytes)."""
+
+    name: str
+    type: str
+    value: object
+
+
 @dataclass(slots=True)
 class Frame:
-    """One dispatched SSE event (or one line of a chunks-JSONL log).
+    """One event of the stream, as its framing delivered it: an SSE event, an NDJSON
+    line, a JSON array's element, an AWS event stream message, a WebSocket message.
 
     number: 1-based position in the stream.
-    data: the event's data, exactly as decoded (multi-line data joined with "\\n").
+    data: the event's data, exactly as decoded (multi-line SSE data joined with "\\n").
     payload: the parsed JSON, or INVALID when `data` is not JSON.
     time_ns: when the read that completed this event arrived (offset from the request), if known.
+    event: its name where the framing gives one (SSE `event:`, `:event-type`).
     first_read / last_read: indexes of the reads this event's bytes came from.
     start / end: byte offsets of the event in the stream body (end exclusive).
+    invalid: what the framing found wrong with the frame's bytes (`frame-invalid`: a bad
+    CRC, an impossible length, an element that is not JSON), None when nothing; such a
+    frame's payload is never an object (INVALID or the JSON value read), so no dialect
+    reads it as an event.
+    headers: the typed headers of a binary framing (empty for text framings).
     """
 
     number: int
@@ -54,6 +73,8 @@ class Frame:
     start: int = 0
     end: int = 0
     bad_utf8: bool = False  # the data had bytes that are not UTF-8 (read as U+FFFD)
+    invalid: str | None = None
+    headers: tuple[FrameHeader, ...] = ()
 
     @property
     def is_done(self) -> bool:
@@ -70,3 +91,18 @@ def parse_payload(data: str) -> object:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
         return INVALID
+
+
+@dataclass(slots=True)
+class Truncation:
+    """The body ended inside an event (an SSE event, a line, an element, a message): it
+    was never dispatched (WHATWG discards it; every framing does the same)."""
+
+    offset: int  # byte offset where the unfinished event began
+    pending: str  # its text as received, for the report
+
+    def describe(self) -> str:
+        text = self.pending if len(self.pending) <= 60 else self.pending[:57] + "..."
+        return (
+            f"the body ended inside an event at byte {self.offset}: {text!r} was never terminated"
+        )

@@ -52,6 +52,7 @@ def stream_json(result: StreamResult) -> dict[Any, Any]:
         "frames": result.frames,
         "ended": result.ended,
         "dialect": result.dialect,
+        "framing": result.framing,
         "finish_reason": result.finish_reason,
         "content": result.content,
         "reasoning_content": result.reasoning_content,

@@ -16,7 +16,7 @@ import json
 import os
 from typing import Any
 
-from ollama import Client
+from ollama import Client, Message
 
 from . import sample
 
@@ -35,7 +35,8 @@ def run_tool(name: str, arguments: object) -> str:
 def main() -> None:
     client = Client()
     history = list(MESSAGES)
-    content, thinking, calls = "", "", []
+    content, thinking = "", ""
+    calls: list[Message.ToolCall] = []
     for chunk in client.chat(model=MODEL, messages=history, tools=TOOLS or None, stream=True):
         content += chunk.message.content or ""
         thinking += chunk.message.thinking or ""

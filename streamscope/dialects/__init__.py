@@ -125,6 +125,16 @@ def endpoints() -> Iterator[str]:
         yield from d.endpoints
 
 
+def streams_in(name: str | None, url: str, body: object) -> str | None:
+    """The framing a request told dialect `name` asks its stream in, None when its facts
+    say it asks for no stream (a request no dialect tells: as most say it, in the body)."""
+    told = DIALECTS.get(name or "")
+    if not request_facts(told, url, body).stream:
+        return None
+    d = told or DEFAULT
+    return d.framing_of(url) if d.framing_of is not None else d.framings[0]
+
+
 def of_event(payload: object, event: str | None) -> str | None:
     """The dialect one event belongs to; None when it does not tell (a ping, [DONE]...)."""
     for d in DIALECTS.values():
@@ -256,6 +266,7 @@ __all__ = [
     "sdk_verified",
     "sdk_versions",
     "severity",
+    "streams_in",
     "unknown",
     "worst",
 ]

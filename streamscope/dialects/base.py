@@ -23,6 +23,7 @@ from ..core.history import History
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+
 # The real SDK's answer for frames its emulation does not model: (frames, the request's
 # tools, its response_format) -> calls, or the exception it raised.
 RealSdk = Callable[
@@ -238,3 +239,8 @@ class Dialect:
     # Why no recorded response answers a request for a stream (True) or for none, in
     # its own words (None: as `"stream": true` says it).
     unserved: Callable[[bool], str] | None = None
+    # The framings its streams come in (names in streamscope.framing), the usual first,
+    # and the one a request to this URL (its query included) gets when its facts say it
+    # asks for a stream (None: the first).
+    framings: tuple[str, ...] = ("sse",)
+    framing_of: Callable[[str], str] | None = None

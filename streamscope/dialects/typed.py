@@ -56,6 +56,9 @@ def event_object(frame: Frame, log: AnomalyLog) -> dict[Any, Any] | None:
     """The frame's event object; None, with the anomaly filed, when its data is not JSON or
     not an object. Bytes that are not UTF-8 are named either way."""
     n, payload = frame.number, frame.payload
+    if frame.invalid is not None:  # what the framing found (its payload is no event)
+        log.add("frame-invalid", n, frame.invalid)
+        return None
     if frame.bad_utf8:
         log.add(
             "invalid-utf8",

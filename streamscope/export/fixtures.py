@@ -19,8 +19,8 @@ import orjson
 from .. import __version__
 from ..core.calls import StrategyError, Unmodeled
 from ..core.frames import INVALID, Frame, parse_payload
-from ..core.sse import SseDecoder, plain_datas
 from ..dialects import Dialect, dialect
+from ..framing import SSE, content_type, framing
 from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.encoding import without_codings
 from ..inputs.har import GENERAL_NOTES, Har
@@ -100,8 +100,9 @@ def _minimal_load(source: Source, ex: Exchange) -> _Stream:
     stream repeats its chunks, each distinct text parsed once, equal ones sharing it (the
     minimiser never changes a payload)."""
     reads = ex.reads
-    if isinstance(reads.decoder(), SseDecoder):
-        datas = plain_datas(_body(reads))
+    plain = framing(reads.framing or SSE).plain
+    if plain is not None:
+        datas = plain(_body(reads))
         if datas is not None:
             known: dict[str, object] = {}
             for data in datas:
@@ -315,7 +316,8 @@ def _recording(
             headers = resp.headers if whole else without_codings(resp.headers)
             response = Response(1, resp.t_ns - t0, resp.status, headers, resp.masked)
     else:
-        response = Response(1, 0, 200, [("content-type", "text/event-stream")])
+        # (the frames are written as SSE events, whatever framing the file had)
+        response = Response(1, 0, 200, [("content-type", content_type(SSE))])
     reads: list[tuple[bytes, int]] = []
     if whole and stream.source.recorded:
         wire = ex.wire

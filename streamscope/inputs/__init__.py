@@ -4,11 +4,13 @@
 `source` gives the `Source` every face uses: inspect, replay, export, serve and playback.
 """
 
-from .sniff import CHUNKS, HAR, KIND_WORDS, RECORDED, RECORDING, SSE
+from .sniff import CHUNKS, EVENTSTREAM, HAR, JSON_ARRAY, KIND_WORDS, RECORDED, RECORDING, SSE
 from .source import Exchange, ExchangeInfo, Source, describe_numbers, open_input
 
 __all__ = [
     "CHUNKS",
+    "EVENTSTREAM",
+    "JSON_ARRAY",
     "HAR",
     "KIND_WORDS",
     "RECORDED",

@@ -32,8 +32,9 @@ try:
 except ImportError:  # pragma: no cover (the backport, on older Pythons)
     from backports import zstd
 
-from ..core.sse import SseDecoder, Truncation
-from .reads import LineDecoder, Reads
+from ..core.frames import Truncation
+from ..framing import Framing
+from .reads import Reads
 
 CODINGS = ("gzip", "deflate", "br", "zstd")
 _ALIASES = {"x-gzip": "gzip"}
@@ -289,6 +290,7 @@ class DecodedReads(Reads):
 
     def __init__(self, wire: Reads, codings: Sequence[str]) -> None:
         self.wire = wire
+        self.framing = wire.framing  # (told before the body is read decoded)
         self.codings = list(codings)
         self.failure: Undecodable | None = None  # known once decoding reached the end
         self._inflow = Inflow(self.codings)  # its state after the reads decoded so far
@@ -365,7 +367,7 @@ class DecodedReads(Reads):
                 yield block[offsets[i] - base : offsets[i + 1] - base]
             k = end
 
-    def decoder(self) -> SseDecoder | LineDecoder:
+    def decoder(self) -> Framing:
         return self.wire.decoder()
 
     def ended(self, truncation: Truncation | None) -> Truncation | None:

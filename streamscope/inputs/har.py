@@ -32,7 +32,8 @@ from datetime import datetime, timedelta, timezone
 
 import orjson
 
-from ..dialects import claimant
+from ..dialects import claimant, of_request, streams_in
+from ..framing import SSE, of_response
 from ..recording.format import BOM, End, RecordingError, Request, Response
 from ..recording.mask import credentials, mask_head
 from ..recording.utf16 import readable
@@ -235,15 +236,38 @@ def _content_type(response: _Json) -> str:
     return ""
 
 
+def _framing(request: object, response: object) -> str | None:
+    """The framing an entry's response body streams in (None: no stream), told as a
+    recording's is: by its content type and what its request asked for."""
+    if not isinstance(response, dict):
+        return None
+    asked = None
+    if isinstance(request, dict) and isinstance(request.get("url"), str):
+        post = request.get("postData")
+        text = post.get("text") if isinstance(post, dict) else None
+        try:
+            body = orjson.loads(text) if isinstance(text, str) else None
+        except orjson.JSONDecodeError:
+            body = None
+        url = request["url"]
+        asked = streams_in(of_request(url, body), url, body)
+    status = response.get("status")
+    return of_response(
+        status if type(status) is int else None,
+        [("content-type", _content_type(response))],
+        asked,
+    )
+
+
 def _wanted(entry: object) -> bool:
-    """An event stream, or a request a dialect claims (what streamscope reads); not a
-    browser's CORS preflight (OPTIONS) of one."""
+    """An event stream (any framing), or a request a dialect claims (what streamscope
+    reads); not a browser's CORS preflight (OPTIONS) of one."""
     if not isinstance(entry, dict):
         return False
     request, response = entry.get("request"), entry.get("response")
     if isinstance(request, dict) and request.get("method") == "OPTIONS":
         return False
-    if isinstance(response, dict) and "text/event-stream" in _content_type(response):
+    if _framing(request, response) is not None:
         return True
     url = request.get("url") if isinstance(request, dict) else None
     if not isinstance(url, str):
@@ -301,7 +325,7 @@ def _exchange(
             )
     head = sum(ms[k] or 0.0 for k in before)
     receive = ms["receive"] or 0.0
-    stream = "text/event-stream" in _content_type(response)
+    framing = _framing(request, response)
     _, headers, response_masked = mask_head(None, _headers_of(response))
     codings, note = content_codings(headers), None
     if codings and stored_decoded(codings, data):  # as HAR 1.2 says text is kept
@@ -310,7 +334,7 @@ def _exchange(
             f"its body is kept decoded, so its Content-Encoding ({', '.join(codings)}) is left out"
         )
     # a body kept as it came (compressed) has no events to cut: one read
-    pieces = _events(data) if stream and (note or not codings) else [data]
+    pieces = _events(data) if framing == SSE and (note or not codings) else [data]
     reads = [
         (piece, t_ns + round((head + receive * (k + 1) / len(pieces)) * 1e6))
         for k, piece in enumerate(pieces)

@@ -1,22 +1,23 @@
-"""Every input's streams as sequences of reads, and the decoders that turn reads into frames.
+"""Every input's streams as sequences of reads, decoded to frames by the stream's framing.
 
-A recorded exchange's reads are its chunk lines; a saved SSE body is read in blocks; a
+A recorded exchange's reads are its chunk lines; a saved body is read in blocks; a
 chunk log is read line by line. Each source also gives random access to read `i`, so
-the replay can resume decoding from a snapshot instead of from the start.
+the replay can resume decoding from a snapshot instead of from the start. Which framing
+decodes the reads is the stream's (`Reads.framing`, told where the stream is opened).
 """
 
 from __future__ import annotations
 
-import copy
 import os
 import threading
 from array import array
 from collections.abc import Iterator
 from typing import TypeVar
 
-from ..core.frames import Frame, parse_payload
-from ..core.sse import SseDecoder, Truncation
-from ..recording.format import BOM, MAX_T_NS, Chunk, End, RecordingError, Request, Response
+from .. import framing as framings
+from ..core.frames import Frame, Truncation
+from ..framing import Framing
+from ..recording.format import MAX_T_NS, Chunk, End, RecordingError, Request, Response
 from ..recording.reader import RecordingIndex
 from ..recording.utf16 import readable
 
@@ -38,57 +39,14 @@ def record_at(index: RecordingIndex, n: int, kind: type[_R]) -> _R:
     return record
 
 
-class LineDecoder:
-    """A chunk log: each non-blank line is one frame (an SSE `data:` prefix is allowed).
-
-    A line that is not JSON is still a frame; a cut-off last line (no newline, not JSON)
-    is reported as truncation by `finish`.
-    """
-
-    __slots__ = ("frames", "offset", "_pending", "reads")
-
-    def __init__(self) -> None:
-        self.frames = 0
-        self.offset = 0
-        self.reads = 0
-        self._pending: tuple[int, str] | None = None  # a last line with no newline yet
-
-    def copy(self) -> LineDecoder:
-        """An independent decoder in the same state (plain values only)."""
-        return copy.copy(self)
-
-    def feed(self, line: bytes, time_ns: int | None = None) -> list[Frame]:
-        read, self.reads = self.reads, self.reads + 1
-        at, self.offset = self.offset, self.offset + len(line)
-        body = line.strip()
-        if read == 0 and body.startswith(BOM):  # noted by the input layer, not a frame's data
-            body = body[len(BOM) :].strip()
-        if not body:
-            return []
-        try:
-            text, bad = body.decode("utf-8"), False
-        except UnicodeDecodeError:
-            text, bad = body.decode("utf-8", "replace"), True
-        if text.startswith("data:"):  # an SSE line kept in a log: its data is the chunk
-            text = text[5:].lstrip(" ")
-        payload = parse_payload(text)
-        if not line.endswith(b"\n") and not isinstance(payload, (dict, list)):
-            self._pending = (at, text)
-            return []
-        self.frames += 1
-        return [Frame(self.frames, text, payload, time_ns, None, read, read, at, self.offset, bad)]
-
-    def finish(self) -> Truncation | None:
-        return Truncation(*self._pending) if self._pending else None
-
-
 class Reads:
-    """Random access to one stream's reads, plus a fresh decoder for them.
+    """Random access to one stream's reads, plus a fresh decoder (its framing) for them.
 
     `frames()` sets `truncation` when it reaches the end of the body.
     """
 
     truncation: Truncation | None = None
+    framing: str | None = None  # the stream's framing (None: SSE, the framing nothing told)
 
     def __len__(self) -> int:
         raise NotImplementedError
@@ -103,16 +61,16 @@ class Reads:
         for i in range(start, stop):
             yield self.read(i)
 
-    def decoder(self) -> SseDecoder | LineDecoder:
-        return SseDecoder()
+    def decoder(self) -> Framing:
+        """The stream's framing, at the start of the body."""
+        return framings.new(self.framing)
 
-    def frames(
-        self, start_read: int = 0, decoder: SseDecoder | LineDecoder | None = None
-    ) -> Iterator[Frame]:
+    def frames(self, start_read: int = 0, decoder: Framing | None = None) -> Iterator[Frame]:
         """Frames from read `start_read` on (with the decoder state there, if not 0)."""
         decoder = decoder or self.decoder()
         for data, t in self.reads_from(start_read, len(self)):
             yield from decoder.feed(data, t)
+        yield from decoder.flush()
         self.truncation = self.ended(decoder.finish())
 
     def ended(self, truncation: Truncation | None) -> Truncation | None:
@@ -173,10 +131,13 @@ class ExchangeReads(Reads):
 
 
 class BlockReads(Reads):
-    """A saved SSE body, read in fixed blocks (its own reads were not kept)."""
+    """A saved body, read in fixed blocks (its own reads were not kept)."""
 
-    def __init__(self, path: str | os.PathLike[str], block: int = _BLOCK) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], block: int = _BLOCK, framing: str | None = None
+    ) -> None:
         self.path = os.fspath(path)
+        self.framing = framing
         self.block = block
         self._f = open(readable(self.path), "rb")  # noqa: SIM115 (kept open for random reads)
         self._lock = threading.Lock()  # seek + read must not interleave between threads
@@ -197,6 +158,8 @@ class BlockReads(Reads):
 class LineReads(Reads):
     """A chunk log: one read per line. Random access indexes the lines first (8 bytes a
     line); reading from the start does not need to."""
+
+    framing = "ndjson"
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
@@ -223,9 +186,7 @@ class LineReads(Reads):
             self._f.seek(offsets[i])
             return self._f.read(offsets[i + 1] - offsets[i]), None
 
-    def frames(
-        self, start_read: int = 0, decoder: SseDecoder | LineDecoder | None = None
-    ) -> Iterator[Frame]:
+    def frames(self, start_read: int = 0, decoder: Framing | None = None) -> Iterator[Frame]:
         if start_read or self._offsets is not None:
             yield from super().frames(start_read, decoder)
             return
@@ -233,10 +194,8 @@ class LineReads(Reads):
         with open(readable(self.path), "rb") as f:  # one pass, no index
             for line in f:
                 yield from decoder.feed(line)
+        yield from decoder.flush()
         self.truncation = decoder.finish()
-
-    def decoder(self) -> LineDecoder:
-        return LineDecoder()
 
     def close(self) -> None:
         self._f.close()

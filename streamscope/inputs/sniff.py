@@ -3,7 +3,11 @@
 The first non-blank line decides, read whole whatever its length: a JSON object with
 `schema_version` is a recording, one with `choices` (or `"object": "chat.completion.chunk"`)
 or an event object of another dialect (`{"type": "message_start", ...}`) a chunk log, a line that is an SSE field or comment an SSE body; a JSON document whose
-first key is `"log"` (however it is laid out) is a HAR file. A UTF-8 byte order mark
+first key is `"log"` (however it is laid out) is a HAR file; a JSON array whose first
+element is a dialect's event (Gemini's stream without `alt=sse`, saved) a stream in the
+JSON-array framing; binary data that opens with an AWS event stream prelude whose CRC
+matches a stream in that framing. A saved stream may be gzip-compressed (it opens with
+gzip's magic bytes): it is read decompressed, and noted. A UTF-8 byte order mark
 is skipped for every kind and noted; a stray NUL or invalid UTF-8 byte does not decide the
 kind (the readers report it where it is). Only input with no recognisable structure at
 all is refused.
@@ -13,16 +17,19 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
 import orjson
 
 from ..dialects import of_event
+from ..framing import FRAMINGS, Framing, of_bytes
 from ..recording.format import BOM, RecordingError
 from ..recording.utf16 import NAMES, text_of
 
 RECORDING, SSE, CHUNKS, HAR = "recording", "sse", "chunks", "har"
+JSON_ARRAY, EVENTSTREAM = "json-array", "aws-eventstream"
 RECORDED = (RECORDING, HAR)  # kinds that hold exchanges (requests and responses)
 # each kind in words, with its article ("an SSE file", not "a sse file")
 KIND_WORDS = {
@@ -30,10 +37,19 @@ KIND_WORDS = {
     SSE: "an SSE file",
     CHUNKS: "a chunk log",
     HAR: "a HAR file",
+    JSON_ARRAY: "a JSON array of stream events",
+    EVENTSTREAM: "an AWS event stream file",
 }
+# the framing each kind that is one saved stream is read in
+FRAMING_OF = {
+    SSE: "sse",
+    CHUNKS: "ndjson",
+    JSON_ARRAY: "json-array",
+    EVENTSTREAM: "aws-eventstream",
+}
+_GZIP = b"\x1f\x8b"
 _HAR = re.compile(rb'\{\s*"log"\s*:')  # a JSON document whose first key is "log"
 
-_SSE_FIELDS = (b"data", b"event", b"id", b"retry")
 _HEAD = 1 << 16
 _BLOCK = 1 << 20
 
@@ -42,6 +58,12 @@ _BLOCK = 1 << 20
 class Sniffed:
     kind: str
     notes: list[str] = field(default_factory=list)  # facts about the file, info level
+    codings: list[str] = field(default_factory=list)  # how the file is compressed ("gzip")
+
+    @property
+    def framing(self) -> str | None:
+        """The framing of a file that is one saved stream (None: it holds exchanges)."""
+        return FRAMING_OF.get(self.kind)
 
 
 def error(
@@ -130,6 +152,10 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     try:
         with open(real, "rb") as f:
             head = f.read(_HEAD)
+            if head.startswith(_GZIP):
+                return _gzipped(name, f, head)
+            if of_bytes(head[:16]) == EVENTSTREAM and not head[:1].isspace():
+                return Sniffed(EVENTSTREAM)
             bom = head.startswith(BOM)
             pos = 3 if bom else 0
             while pos < len(head) and head[pos] in b"\r\n \t":
@@ -148,8 +174,12 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     line_no = head.count(b"\n", 0, pos) + 1
     if _HAR.match(head, pos):
         return Sniffed(HAR, notes)
-    if first.startswith(b":") or first.split(b":", 1)[0].strip() in _SSE_FIELDS:
+    if FRAMINGS[SSE].sniff(first):
         return Sniffed(SSE, notes)
+    if first.startswith(b"["):
+        told = _array_kind(name, real, pos)
+        if told is not None:
+            return Sniffed(told, notes)
     kind, obj = _json_kind(first)
     if kind is not None:
         return Sniffed(kind, notes)
@@ -171,8 +201,87 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     what = "binary data, not" if binary else "not"
     raise error(
         name,
-        f"{what} a streamscope recording, an SSE body, JSON lines of stream events or a HAR file "
+        f"{what} a streamscope recording, an SSE body, JSON lines or a JSON array of stream "
+        "events, an AWS event stream or a HAR file "
         f"(it begins {shown!r})",
         line_no,
         pos,
+    )
+
+
+def _is_event(payload: object) -> bool:
+    """A dialect's event, or an error document in its place (a stream that failed)."""
+    return of_event(payload, None) is not None or (isinstance(payload, dict) and "error" in payload)
+
+
+def _cut_event(head: bytes) -> bool:
+    """A first element cut off before its end: its keys still tell a stream event."""
+    start = head[:4096]
+    return (
+        b'"candidates"' in start
+        or b'"error"' in start
+        or b'"choices"' in start
+        or _EVENT_TYPE.search(start) is not None
+    )
+
+
+def _first_element(decoder: Framing, head: bytes) -> bool:
+    """Whether an array's first element (read so far) is a stream event."""
+    frames = decoder.feed(head) or decoder.flush()
+    return _is_event(frames[0].payload) if frames else _cut_event(head.lstrip(b" \t\r\n["))
+
+
+def _array_kind(name: str, real: str, pos: int) -> str | None:
+    """JSON_ARRAY when the array's first element is a stream event, else None; the
+    element is read incrementally, however long (a 1 MiB block at a time)."""
+    decoder = FRAMINGS[JSON_ARRAY].new()
+    with open(real, "rb") as f:
+        f.seek(pos)
+        while block := f.read(_BLOCK):
+            frames = decoder.feed(block)
+            if frames:
+                return JSON_ARRAY if _is_event(frames[0].payload) else None
+    frames = decoder.flush()
+    if frames:
+        return JSON_ARRAY if _is_event(frames[0].payload) else None
+    with open(real, "rb") as f:  # a body cut off inside its first element
+        f.seek(pos)
+        return JSON_ARRAY if _cut_event(f.read(_HEAD)[1:].lstrip()) else None
+
+
+def _gzipped(name: str, f: BinaryIO, head: bytes) -> Sniffed:
+    """A gzip-compressed file: the kind its decompressed start shows (a saved stream)."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out = []
+    size = 0
+    block = head
+    try:
+        while block and size < _HEAD and not d.eof:
+            got = d.decompress(block, _HEAD)
+            out.append(got)
+            size += len(got)
+            block = d.unconsumed_tail or f.read(_HEAD)
+    except zlib.error as e:
+        raise error(name, f"gzip-compressed, but not valid gzip data ({e})", offset=0) from None
+    plain = b"".join(out)
+    note = (
+        "the file is gzip-compressed: read decompressed (byte offsets count the decompressed body)"
+    )
+    start = plain.lstrip(b" \t\r\n")
+    told = of_bytes(plain[:_HEAD])
+    if told == EVENTSTREAM:
+        return Sniffed(EVENTSTREAM, [note], ["gzip"])
+    if told == JSON_ARRAY and _first_element(FRAMINGS[JSON_ARRAY].new(), start):
+        return Sniffed(JSON_ARRAY, [note], ["gzip"])
+    if told == SSE:
+        return Sniffed(SSE, [note], ["gzip"])
+    line = start.split(b"\n", 1)[0]
+    if _json_kind(line)[0] == CHUNKS:
+        return Sniffed(CHUNKS, [note], ["gzip"])
+    shown = start[:30].decode("utf-8", "replace")
+    raise error(
+        name,
+        f"gzip-compressed, and what it holds is no stream streamscope reads (it begins {shown!r}); "
+        "a recording or a HAR file is read uncompressed",
+        offset=0,
     )

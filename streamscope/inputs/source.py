@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.frames import Frame
-from ..dialects import claimant, look_alike, of_frames, request_facts
+from ..dialects import claimant, look_alike, of_frames, request_facts, streams_in
+from ..framing import of_response
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .encoding import DecodedReads, content_codings
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
 from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
-from .sniff import HAR, KIND_WORDS, RECORDED, RECORDING, SSE, sniff
+from .sniff import CHUNKS, FRAMING_OF, HAR, KIND_WORDS, RECORDED, RECORDING, sniff
 
 
 @dataclass(slots=True)
@@ -51,6 +52,11 @@ class ExchangeInfo:
     # events will), see streamscope.dialects.
     dialect: str | None = None
     masked: int = 0  # values the recorder masked in this exchange (secrets)
+    # The framing its request asks its stream in (its dialect knows: None, no stream),
+    # and the framing its body streams in, told by the response (streamscope.framing;
+    # None: the body is no stream).
+    asked_framing: str | None = None
+    framing: str | None = None
 
     def saw_request(self, request: Request) -> object:
         """Take the request's facts; returns its parsed JSON body (None if not JSON)."""
@@ -63,16 +69,19 @@ class ExchangeInfo:
         self.model, self.tools = facts.model, facts.tools
         self.stream = facts.stream is True
         self.response_format = facts.response_format
+        self.asked_framing = streams_in(self.dialect, request.url, body)
         return body
 
     def saw_response(self, response: Response) -> None:
-        """Take the status, and whether the body is an event stream (its content type)."""
+        """Take the status, and the framing the body streams in, if it is a stream (its
+        content type, and what the request asked for)."""
         self.status, self.headers = response.status, response.headers
         self.masked += response.masked
-        for name, value in response.headers:
-            if name.lower() == "content-type":
-                self.stream = "text/event-stream" in value.lower()
-                break
+        typed = any(name.lower() == "content-type" for name, _ in response.headers)
+        asked = self.asked_framing if typed or self.stream else None
+        self.framing = of_response(response.status, response.headers, asked)
+        if typed or self.framing is not None:
+            self.stream = self.framing is not None
 
     def saw_end(self, end: End) -> None:
         self.end_ns, self.end_reason, self.end_error = end.t_ns, end.reason, end.error
@@ -95,6 +104,8 @@ class Exchange:
 
     @property
     def reads(self) -> Reads:
+        if self._decoded is not None:
+            return self._decoded
         codings = content_codings(self.response.headers) if self.response is not None else []
         if not codings:
             return self.wire
@@ -116,9 +127,18 @@ class Exchange:
 class Source:
     """An opened input. Close it (or use `with`) when done with random access."""
 
-    def __init__(self, path: str, kind: str, notes: list[str], tolerant: bool, check: bool) -> None:
+    def __init__(
+        self,
+        path: str,
+        kind: str,
+        notes: list[str],
+        tolerant: bool,
+        check: bool,
+        codings: list[str] | None = None,
+    ) -> None:
         self.path = path
         self.kind = kind
+        self.codings = codings or []  # how a saved stream's file is compressed
         self.notes = notes
         self.tolerant = tolerant
         self.check = check
@@ -185,6 +205,7 @@ class Source:
         if ex.response is None and lines.response is not None:
             ex.response = record_at(index, lines.response, Response)
             info.saw_response(ex.response)
+            ex.wire.framing = info.framing
         if ex.end is None and lines.end is not None:
             ex.end = record_at(index, lines.end, End)
             info.saw_end(ex.end)
@@ -219,10 +240,16 @@ class Source:
                 )
             with self._lock:
                 if self._stream is None:
-                    reads = BlockReads(self.path) if self.kind == SSE else LineReads(self.path)
-                    self._stream = Exchange(
-                        1, ExchangeInfo(1, stream=True), None, None, None, reads
+                    framing = FRAMING_OF[self.kind]
+                    reads: Reads = (
+                        LineReads(self.path)
+                        if self.kind == CHUNKS and not self.codings
+                        else BlockReads(self.path, framing=framing)
                     )
+                    info = ExchangeInfo(1, stream=True, framing=framing)
+                    self._stream = Exchange(1, info, None, None, None, reads)
+                    if self.codings:  # a compressed file: read as its body decompressed
+                        self._stream._decoded = DecodedReads(reads, self.codings)
                 return self._stream
         index = self.index(progress)
         with self._lock:
@@ -253,7 +280,9 @@ class Source:
         info.saw_request(x.request)
         info.saw_response(x.response)
         info.saw_end(x.end)
-        return Exchange(number, info, x.request, x.response, x.end, MemoryReads(x.reads))
+        reads = MemoryReads(x.reads)
+        reads.framing = info.framing
+        return Exchange(number, info, x.request, x.response, x.end, reads)
 
     # -- one pass in file order ------------------------------------------------------
 
@@ -276,7 +305,7 @@ class Source:
         """Close the files; they are opened again if the source is used again."""
         with self._lock:
             if self._stream is not None:
-                self._stream.wire.close()
+                (self._stream._decoded or self._stream.wire).close()
                 self._stream = None
             if self._index is not None:
                 self._index.close()
@@ -327,6 +356,6 @@ def open_input(
     name = os.fspath(path)
     sniffed = sniff(name)
     try:
-        return Source(name, sniffed.kind, sniffed.notes, tolerant, check)
+        return Source(name, sniffed.kind, sniffed.notes, tolerant, check, sniffed.codings)
     except OSError as e:
         raise RecordingError(f"{name}: {e.strerror or e}", name) from None

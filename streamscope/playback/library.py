@@ -33,7 +33,7 @@ Inputs (several files: their exchanges one after the other, in the order given):
   `Library.notes` (`serve` says them on stderr), a status outside 200-599 answers a 502
   JSON error of type `unreplayable_response` saying why, and a 204 or 304 is sent
   without its recorded body. An exchange numbered 0 is served as exchange 0.
-- a raw SSE body: one exchange, `200 text/event-stream`, one body chunk per SSE event
+- a raw SSE body: one exchange, `200` with SSE's content type, one body chunk per SSE event
   (the bytes unchanged, CRLF and comments included).
 - a chunk log (chat.completion.chunk JSON Lines): one exchange, each line sent as one
   `data: <line>\\n\\n` event, then `data: [DONE]\\n\\n` (unless the log has one); it
@@ -104,6 +104,7 @@ from ..dialects import (
     of_client,
     request_facts,
 )
+from ..framing import content_type
 from ..http import clients
 from ..http.headers import HOP_BY_HOP
 from ..inputs import SSE, Source, open_input
@@ -117,7 +118,10 @@ from .head import sendable
 DROPPED_HEADERS = HOP_BY_HOP | {"content-length"}
 # Every key some dialect's matching compares (each request compares its own dialect's).
 MATCH_KEYS = tuple(dict.fromkeys(k for d in DIALECTS.values() for k in d.match_keys))
-SSE_HEADERS = [("content-type", "text/event-stream; charset=utf-8"), ("cache-control", "no-cache")]
+SSE_HEADERS = [
+    ("content-type", f"{content_type(None)}; charset=utf-8"),
+    ("cache-control", "no-cache"),
+]
 # cut as the client saw it: the upstream failed, or the recorder stopped mid-stream
 _FAILED = ("upstream-error", "timeout", "recorder-stopped")
 _ABSENT = object()  # a key or item the other side lacks

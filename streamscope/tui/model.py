@@ -262,6 +262,20 @@ class StreamModel:
             return self.result.anomaly_frames
         return self._live[0].log.marks() if self._live is not None else {}
 
+    def _flushed(self, engine: Engine, frames: list[Frame]) -> None:
+        """The frames only the body's end completes (a framing's flush), fed as `read`
+        feeds the others."""
+        times = self.times
+        before = times[-1] if times else 0
+        for frame in frames:
+            plain = self.dialect.plain(frame.payload)
+            engine.feed(frame, plain)
+            self.summaries.add(frame, plain)
+            t_ns = -1 if frame.time_ns is None else frame.time_ns
+            times.append(t_ns)
+            self.gaps.append(t_ns - before if t_ns >= 0 and before >= 0 else 0)
+            before = t_ns
+
     def conclude(self) -> StreamResult:
         """Every read is in: how the stream ended, its anomalies and repairs."""
         engine, decoder = self._live  # type: ignore[misc]
@@ -278,6 +292,7 @@ class StreamModel:
             result.anomalies = [a for a in result.anomalies if (a.kind, a.choice, a.frame) in seen]
             result.anomaly_frames = marks
         else:
+            self._flushed(engine, decoder.flush())
             result = engine.finish(self.reads.ended(decoder.finish()), **self.end)
         marked = sorted(f for f, kinds in result.anomaly_frames.items() if kinds and f > 0)
         self.tick_frames = _by_worst(marked, result.anomaly_frames)

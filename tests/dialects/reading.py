@@ -56,6 +56,8 @@ def read(
         for frame in decoder.feed(body[at : at + size], 0):
             engine.feed(frame)
         at += size
+    for frame in getattr(decoder, "flush", list)():  # what only the body's end completes
+        engine.feed(frame)
     return engine.finish(decoder.finish())
 
 
@@ -63,6 +65,7 @@ def frames_of(framing: Any, body: bytes) -> list[Frame]:
     """The events `framing` delivers from the whole body."""
     decoder = framing()
     found = list(decoder.feed(body, 0))
+    found += getattr(decoder, "flush", list)()
     decoder.finish()
     return found
 

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.engine import ALL, ChoiceSummary, Engine, Strategies, StreamResult
 from ...core.events import FieldEvent
-from ...core.frames import NOT_READ, Frame
-from ...core.sse import Truncation
+from ...core.frames import NOT_READ, Frame, Truncation
 from ...text import plural, quote
 from .robust import Robust
 from .run import Run

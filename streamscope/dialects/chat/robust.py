@@ -211,6 +211,9 @@ class Robust:
         """`problem`: chunk_violation(frame.payload), when the caller has it."""
         n = self.last_frame = frame.number
         payload = frame.payload
+        if frame.invalid is not None:  # what the framing found (its payload is no event)
+            self.log.add("frame-invalid", n, frame.invalid)
+            return
         if frame.bad_utf8:
             self.log.add(
                 "invalid-utf8",

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs
+
 from ..base import Dialect, Terms
 from .engine import STRATEGY_NAMES, GeminiEngine, plain_fragment
 from .fixture import FIXTURE
@@ -20,6 +22,12 @@ from .wire import (
     final_event,
     unserved,
 )
+
+
+def _framing_of(url: str) -> str:
+    """`:streamGenerateContent` streams SSE with `alt=sse`, else one JSON array."""
+    query = url.partition("?")[2]
+    return "sse" if "sse" in parse_qs(query).get("alt", []) else "json-array"
 
 
 def _claims_body(body: object) -> bool:
@@ -67,4 +75,6 @@ GEMINI = Dialect(
     turns=("contents", "content"),
     endpoints=ENDPOINTS,
     unserved=unserved,
+    framings=("sse", "json-array"),
+    framing_of=_framing_of,
 )

@@ -42,4 +42,5 @@ OLLAMA = Dialect(
     error_document=wire.error_document,
     facts=wire.facts,
     endpoints=wire.ENDPOINTS,
+    framings=("ndjson",),
 )

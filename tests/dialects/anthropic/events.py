@@ -7,9 +7,9 @@ from typing import Any
 import orjson
 
 from streamscope.core.engine import StreamResult
-from streamscope.core.frames import Frame, parse_payload
-from streamscope.core.sse import Truncation, decode_body
+from streamscope.core.frames import Frame, Truncation, parse_payload
 from streamscope.dialects.anthropic.engine import AnthropicEngine
+from streamscope.framing.sse import decode_body
 
 WEATHER_TOOL = {"name": "get_weather", "input_schema": {"type": "object"}}
 

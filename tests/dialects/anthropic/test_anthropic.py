@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from streamscope.analysis import analyze
 from streamscope.core.calls import StrategyError, Unmodeled
-from streamscope.core.sse import decode_body
 from streamscope.dialects.anthropic.engine import AnthropicEngine
+from streamscope.framing.sse import decode_body
 
 from .events import (
     MESSAGE_STOP,

@@ -23,7 +23,6 @@ from hypothesis import strategies as st
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame, parse_payload
-from streamscope.core.sse import SseDecoder
 from streamscope.dialects.anthropic import partial_json, sdk_model
 from streamscope.dialects.anthropic.oracle import (
     NOT_INSTALLED,
@@ -33,6 +32,7 @@ from streamscope.dialects.anthropic.oracle import (
 )
 from streamscope.dialects.anthropic.partial_json import JSON_WS, PartialJson, position, quick_value
 from streamscope.dialects.anthropic.sdk_model import VERIFIED_ANTHROPIC, AnthropicSdkEmulation
+from streamscope.framing.sse import SseDecoder
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "anthropic"
 

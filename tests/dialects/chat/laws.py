@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 from hypothesis import strategies as st
 
-from streamscope.core.sse import SseDecoder
+from streamscope.framing.sse import SseDecoder
 
 from ...helpers import run
 from ..anthropic.test_anthropic import CHAT_ONLY
@@ -31,6 +31,6 @@ bodies = st.builds(body, st.lists(PIECES, max_size=25), st.booleans())
 # list as Anthropic's and Responses' (block, message, item, sequence), less Chat's own.
 NOT_HERE = frozenset(GEMINI_NOT_HERE - CHAT_ONLY - set(CASES))
 # Kinds with tests of their own (test_anomalies.py) instead of a case.
-OWN_TESTS = frozenset({"args-double-encoded", "invalid-utf8"})
+OWN_TESTS = frozenset({"args-double-encoded", "invalid-utf8", "frame-invalid"})
 
 __all__ = ["CASES", "QUIET_EXTRA", "run"]

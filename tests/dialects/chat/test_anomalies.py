@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from streamscope.core.anomalies import KINDS as SHARED_KINDS
 from streamscope.core.anomalies import AnomalyLog
-from streamscope.core.sse import Truncation
+from streamscope.core.frames import Truncation
 from streamscope.dialects import ANOMALY_KINDS as KINDS
+from streamscope.dialects import DIALECTS
 from streamscope.dialects.chat.appendix_a import A1, A2, ARGS, FINISH, calls, chunk, tc
 
 from ...helpers import kinds, run, tool_def
@@ -220,8 +221,8 @@ def test_double_encoded_arguments_are_named():
 
 
 def test_invalid_utf8_is_named():
-    from streamscope.core.sse import decode_body
     from streamscope.dialects.chat.engine import StreamEngine
+    from streamscope.framing.sse import decode_body
 
     for body, bad in (
         (b'data: {"x": "caf\xe9"}\n\n', True),
@@ -327,8 +328,22 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
     # the other dialects' kinds have their own tests
     others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | set(OLLAMA_CASES)
     others |= {"dialect-unknown"}
-    others -= set(CASES) | {"invalid-utf8"}
-    assert set(KINDS) - seen - others == {"invalid-utf8"}  # named by its own test above
+    others -= set(CASES) | {"invalid-utf8", "frame-invalid"}
+    # named by their own tests
+    assert set(KINDS) - seen - others == {"invalid-utf8", "frame-invalid"}
+
+
+@pytest.mark.parametrize("name", sorted(DIALECTS))
+def test_what_the_framing_found_is_frame_invalid_at_its_frame_in_every_dialect(name):
+    from streamscope.core.frames import INVALID, Frame
+    from streamscope.dialects import open_engine
+
+    engine = open_engine(name)
+    engine.feed(Frame(1, "x", INVALID, invalid="its message CRC does not match"))
+    result = engine.finish(None)
+    (found,) = [a for a in result.anomalies if a.kind == "frame-invalid"]
+    assert found.frame == 1 and "CRC" in found.text()
+    assert "chunk-invalid-json" not in kinds(result)
 
 
 def test_a_copied_log_shares_its_marks_and_each_side_goes_on_alone():

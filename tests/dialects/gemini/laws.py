@@ -6,7 +6,7 @@ from functools import partial
 
 from hypothesis import strategies as st
 
-from streamscope.core.sse import SseDecoder
+from streamscope.framing.sse import SseDecoder
 
 from .events import run, sse
 from .test_gemini import CASES, NOT_HERE, QUIET_EXTRA, streams

@@ -47,7 +47,7 @@ def test_every_case_collects_as_the_real_client_does(kind):
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.sse")), ids=lambda p: p.name)
 def test_the_projects_streams_collect_as_the_real_client_does(path):
-    from streamscope.core.sse import decode_body
+    from streamscope.framing.sse import decode_body
 
     found, _ = decode_body(path.read_bytes())
     _same(found)

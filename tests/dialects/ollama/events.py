@@ -8,7 +8,7 @@ from typing import Any
 from streamscope.core.engine import StreamResult
 from streamscope.core.frames import Frame
 from streamscope.dialects.ollama.engine import OllamaEngine
-from streamscope.inputs.reads import LineDecoder
+from streamscope.framing.ndjson import LineDecoder
 
 from ..anthropic.events import calls, kinds
 

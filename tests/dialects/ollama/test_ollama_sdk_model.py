@@ -50,7 +50,7 @@ def test_every_case_collects_as_the_real_client_does(kind):
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.ndjson")), ids=lambda p: p.name)
 def test_the_projects_streams_collect_as_the_real_client_does(path):
-    from streamscope.inputs.reads import LineDecoder
+    from streamscope.framing.ndjson import LineDecoder
 
     decoder = LineDecoder()
     found = [f for raw in path.read_bytes().splitlines(keepends=True) for f in decoder.feed(raw, 0)]

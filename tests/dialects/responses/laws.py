@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from streamscope.core.sse import SseDecoder
+from streamscope.framing.sse import SseDecoder
 
 from .events import run, sse
 from .test_responses import CASES, NOT_HERE, QUIET_EXTRA, streams

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from streamscope.analysis import analyze
 from streamscope.cli import main
 from streamscope.core.calls import StrategyError
-from streamscope.core.sse import decode_body
 from streamscope.dialects.responses.engine import ResponsesEngine
+from streamscope.framing.sse import decode_body
 
 from ..anthropic.test_anthropic import CHAT_ONLY
 from .events import (

@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame, parse_payload
-from streamscope.core.sse import SseDecoder
 from streamscope.dialects.chat.oracle import openai_version
 from streamscope.dialects.responses import sdk_model
 from streamscope.dialects.responses.oracle import (
@@ -34,6 +33,7 @@ from streamscope.dialects.responses.sdk_model import (
     VERIFIED_OPENAI_RESPONSES,
     ResponsesSdkEmulation,
 )
+from streamscope.framing.sse import SseDecoder
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "responses"
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "recordings").glob("responses-*.jsonl"))

@@ -1,4 +1,5 @@
-"""An incremental Server-Sent Events decoder (WHATWG rules), bytes in, frames out.
+"""The `sse` framing: an incremental Server-Sent Events decoder (WHATWG rules), bytes in,
+frames out.
 
 Every dispatched event becomes a Frame that remembers which reads its bytes came
 from, where it sits in the body and when it was completed, so the faces can show
@@ -8,29 +9,14 @@ read boundaries and timing. Comments and keep-alives are not frames.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 
 import orjson
 
-from .frames import INVALID, Frame, parse_payload
+from ..core.frames import INVALID, Frame, Truncation, parse_payload
 
 _BOM = b"\xef\xbb\xbf"
 _loads = orjson.loads
 _JSONError = orjson.JSONDecodeError
-
-
-@dataclass(slots=True)
-class Truncation:
-    """The body ended inside an event: it was never dispatched (WHATWG discards it)."""
-
-    offset: int  # byte offset where the unfinished event began
-    pending: str  # its text as received, for the report
-
-    def describe(self) -> str:
-        text = self.pending if len(self.pending) <= 60 else self.pending[:57] + "..."
-        return (
-            f"the body ended inside an event at byte {self.offset}: {text!r} was never terminated"
-        )
 
 
 class SseDecoder:
@@ -257,6 +243,10 @@ class SseDecoder:
         self._event_start = -1
         return frame
 
+    def flush(self) -> list[Frame]:
+        """The body is over: an event never ended by its blank line is no frame (WHATWG)."""
+        return []
+
     def finish(self) -> Truncation | None:
         """End of body: an event still being built is discarded, and reported."""
         pending = b"".join([self._buf, *self._more])
@@ -266,6 +256,17 @@ class SseDecoder:
         lines = [b"data: " + d for d in self._data]  # as they stood in the body
         text = b"\n".join([*lines, pending] if pending else lines)
         return Truncation(offset, text.decode("utf-8", "replace"))
+
+
+_FIELDS = (b"data", b"event", b"id", b"retry")
+
+
+def looks_like_sse(head: bytes) -> bool:
+    """Whether a body's first line (past blank space) is an SSE field or comment."""
+    line = head.split(b"\n", 1)[0].split(b"\r", 1)[0]
+    if line.startswith(_BOM):
+        line = line[3:]
+    return line.startswith(b":") or line.split(b":", 1)[0].strip() in _FIELDS
 
 
 def decode_body(body: bytes) -> tuple[list[Frame], Truncation | None]:
