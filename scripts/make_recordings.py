@@ -2439,6 +2439,96 @@ def write_ollama_native(out: Path = OUT) -> Path:
     return path
 
 
+def write_ollama_agent(out: Path = OUT) -> Path:
+    """An agent on the ollama Python client against Ollama's native /api/chat: its first
+    turn streams two calls of one tool with no ids in one done: false line (what
+    `write_ollama_native` saves as a body), its second, with one tool message naming each
+    call's tool, the answer. Each line is one read, as Ollama flushes them."""
+    model = "qwen3:8b"
+    rng = random.Random(zlib.crc32(b"ollama-two-calls"))
+    path = out / "ollama-two-calls.jsonl"
+    tools = [
+        {
+            "type": "function",
+            "function": tool(
+                "get_weather", "Current weather for a city", {"city": {"type": "string"}}, ["city"]
+            ),
+        }
+    ]
+    calls = [
+        {"function": {"name": "get_weather", "arguments": {"city": c}}} for c in ("Paris", "Lyon")
+    ]
+    question = {"role": "user", "content": "What is the weather in Paris and in Lyon?"}
+    assistant = {
+        "role": "assistant",
+        "content": "Checking both.",
+        "thinking": "The user wants the weather in two cities.",
+        "tool_calls": calls,
+    }
+    results = [
+        {"role": "tool", "tool_name": "get_weather", "content": f'{{"city": "{c}", "temp_c": {t}}}'}
+        for c, t in (("Paris", 14), ("Lyon", 17))
+    ]
+    bodies = [
+        {"model": model, "messages": [question], "tools": tools},
+        {"model": model, "messages": [question, assistant, *results], "tools": tools},
+    ]
+    answer = "It is 14 °C in Paris and 17 °C in Lyon."
+    turns = [
+        [
+            ({"content": "", "thinking": "The user wants"}, {}),
+            ({"content": "", "thinking": " the weather in two cities."}, {}),
+            ({"content": "Checking both."}, {}),
+            ({"content": "", "tool_calls": calls}, {}),
+            ({"content": ""}, {"done_reason": "stop", "eval_count": 61}),
+        ],
+        [
+            *(
+                ({"content": piece}, {})
+                for piece in ("It is 14 °C", " in Paris and", " 17 °C in Lyon.")
+            ),
+            ({"content": ""}, {"done_reason": "stop", "eval_count": 19}),
+        ],
+    ]
+    assert "".join(m["content"] for m, _ in turns[1]) == answer
+    url = "http://127.0.0.1:11434/api/chat"
+    with RecordingWriter(path, argv=ARGV, overwrite=True, created=CREATED) as w:
+        t = rng.randint(800_000, 2_500_000)
+        for body, lines in zip(bodies, turns, strict=True):
+            ex = w.new_exchange()
+            raw = _dumps(body).encode()
+            head = [
+                ("host", "127.0.0.1:11434"),
+                ("content-type", "application/json"),
+                ("accept", "application/json"),
+                ("user-agent", "ollama-python/0.6.3 (x86_64 linux) Python/3.12.8"),
+                ("content-length", str(len(raw))),
+            ]
+            w.request(ex, "POST", url, head, raw, t_ns=t)
+            t += rng.randint(120, 400) * MS
+            w.response(
+                ex,
+                200,
+                [("content-type", "application/x-ndjson"), ("transfer-encoding", "chunked")],
+                t_ns=t,
+            )
+            for k, (message, rest) in enumerate(lines):
+                t += rng.randint(18, 40) * MS
+                done = k == len(lines) - 1
+                line = {
+                    "model": model,
+                    "created_at": f"2026-03-02T09:14:{7 + t // 10**9:02d}.{t % 10**9 // 1000:06d}Z",
+                    "message": {"role": "assistant", **message},
+                    "done": done,
+                    **rest,
+                }
+                w.chunk(ex, _dumps(line).encode() + b"\n", t_ns=t)
+            t += MS
+            w.end(ex, "complete", t_ns=t)
+            t += rng.randint(80, 900) * MS  # the agent runs the tools
+    return path
+
+
 def write_all(out: Path = OUT) -> list[Path]:
     """(Re)write every sample into `out`; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
@@ -2446,7 +2536,13 @@ def write_all(out: Path = OUT) -> list[Path]:
     paths += [write_anthropic(make(), out) for make in ANTHROPIC_SAMPLES]
     paths += [write_responses(make(), out) for make in RESPONSES_SAMPLES]
     paths += [write_gemini(make(), out) for make in GEMINI_SAMPLES]
-    return [*paths, write_gemini_sse(out), write_deepseek_chunks(out), write_ollama_native(out)]
+    return [
+        *paths,
+        write_gemini_sse(out),
+        write_deepseek_chunks(out),
+        write_ollama_native(out),
+        write_ollama_agent(out),
+    ]
 
 
 def main() -> None:

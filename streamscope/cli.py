@@ -202,7 +202,7 @@ def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
     default="sse",
     show_default=True,
     help="sse: the body as received; chunks: chat.completion.chunk JSON Lines; "
-    "recording: a streamscope recording; pytest: a test module needing only openai and pytest.",
+    "recording: a streamscope recording; pytest: a test module needing only the stream's SDK and pytest.",
 )
 @click.option("-o", "--output", metavar="OUT", help="Write here instead of standard output.")
 @click.option("--force", is_flag=True, help="Replace OUT if it exists (refused otherwise).")

@@ -92,13 +92,13 @@ def chat_conversation(exchange: int, body: dict):
 
 
 def chat_sample(path) -> bool:
-    """A sample of recordings/ that speaks Chat Completions. The other dialects' samples
-    are named by theirs (`gemini-no-index.sse` is Gemini's OpenAI-compatible endpoint,
-    so Chat Completions; the `gemini-*.jsonl` recordings speak Gemini's own API)."""
-    name = path.name
-    if name.startswith(("anthropic-", "responses-")):
-        return False
-    return not (name.startswith("gemini-") and name.endswith(".jsonl"))
+    """A sample of recordings/ that speaks Chat Completions, as its first stream says
+    (`gemini-no-index.sse` is Gemini's OpenAI-compatible endpoint, so Chat Completions;
+    `ollama-no-ids.jsonl` is Ollama's)."""
+    from streamscope.analysis import analyze
+
+    streams = analyze(path).streams
+    return bool(streams) and streams[0].dialect == "chat-completions"
 
 
 def renumber(old: int, new: int):

@@ -143,6 +143,13 @@ SAMPLES: dict[str, dict] = {
         "errors": {},
         "contract": set(),
     },
+    "ollama-two-calls.jsonl": {
+        "ids": ["", ""],
+        "kinds": {"call-before-done", "id-missing", "done-reason-stop-with-calls"},
+        "differs": {"stop-at-done", "content-only", "by-name"},
+        "errors": {},
+        "contract": set(),
+    },
     "ollama-native-two-calls.ndjson": {
         "ids": ["", ""],
         "kinds": {"call-before-done", "id-missing", "done-reason-stop-with-calls"},
@@ -274,19 +281,15 @@ FORMATS = {
 RESPONSES = {"openai-sdk", "deltas-only", "current-item", "strict-done"}
 GEMINI = {"parts", "index-0", "chunk-index", "needs-terminal"}
 # per sample name's prefix: its dialect, its client strategies, how its answer finishes
-# (the raw inputs, FORMATS, are Chat Completions but for those RAW names)
+# (the raw inputs, FORMATS, are Chat Completions; RAW names the samples whose name does
+# not tell their dialect)
 DIALECT = {
     "anthropic-": ("anthropic-messages", ANTHROPIC, "end_turn"),
     "responses-": ("openai-responses", RESPONSES, "completed"),
     "gemini-": ("gemini", GEMINI, "STOP"),
 }
-RAW = {
-    "ollama-native-two-calls.ndjson": (
-        "ollama-chat",
-        {"ollama-python", "stop-at-done", "content-only", "by-name"},
-        "stop",
-    )
-}
+OLLAMA = ("ollama-chat", {"ollama-python", "stop-at-done", "content-only", "by-name"}, "stop")
+RAW = {"ollama-native-two-calls.ndjson": OLLAMA, "ollama-two-calls.jsonl": OLLAMA}
 # the robust arguments a correct client sends back (repaired where the README says so)
 ARGUMENTS = {
     "dashscope-truncated-args.jsonl": ['{"city": "Hangzhou", "days": 1'],

@@ -48,7 +48,8 @@ def describe_difference(robust: list[Call], other: list[Call], by_value: bool = 
     that parse are compared as the JSON they hold)."""
     if len(other) != len(robust):
         names = ", ".join(f"{c.name or '?'}({cut(_args(c), 24)})" for c in other[:3])
-        return f"builds {plural(len(other), 'call')} where robust has {len(robust)}: {names}"
+        said = f"builds {plural(len(other), 'call')} where robust has {len(robust)}"
+        return f"{said}: {names}" if names else said
     parts = []
     for i, (r, o) in enumerate(zip(robust, other, strict=True), 1):
         for field, rv, ov in (
