@@ -44,6 +44,10 @@ PURE = [
     "streamscope.inputs.source",
     "streamscope.analysis.driver",
     "streamscope.text",
+    "streamscope.framing",
+    "streamscope.dialects.ollama.engine",
+    "streamscope.dialects.ollama.oracle",
+    "streamscope.providers",
 ]
 FORBIDDEN = [
     "textual",
@@ -56,6 +60,7 @@ FORBIDDEN = [
     "jiter",
     "pydantic",
     "google.genai",
+    "ollama",
 ]
 
 
