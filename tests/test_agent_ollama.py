@@ -90,3 +90,16 @@ def test_the_exported_module_passes_through_the_real_client(recorded, tmp_path):
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "1 passed" in ran.stdout
+
+
+def test_playback_transport_answers_the_ollama_client():
+    import ollama
+
+    from streamscope.playback import playback_transport
+
+    client = ollama.Client(transport=playback_transport(str(SAMPLE)))
+    body = _first_request()
+    lines = list(client.chat(model=body["model"], messages=body["messages"], stream=True))
+    calls = [c for line in lines for c in line.message.tool_calls or []]
+    assert [dict(c.function.arguments) for c in calls] == [{"city": "Paris"}, {"city": "Lyon"}]
+    assert lines[-1].done is True and lines[-1].done_reason == "stop"
