@@ -57,6 +57,8 @@ SHOTS = {
     "gemini-stream": ("gemini-streamed-args.jsonl", 1, ["end"], StreamScreen, SIZE),
     # an agent that dropped the signature, in the request's contents
     "gemini-request": ("gemini-signature-dropped.jsonl", 2, [], RequestScreen, SIZE),
+    # Ollama's native chat: two calls of one tool with no ids, on a small terminal
+    "ollama-stream": ("ollama-two-calls.jsonl", 1, ["end"], StreamScreen, (80, 24)),
 }
 
 

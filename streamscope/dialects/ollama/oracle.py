@@ -72,6 +72,7 @@ def run_real_ollama(frames: Iterable[Frame]) -> list[Call] | StrategyError:
                     "function",
                     tc.function.name,
                     arguments_json(tc.function.arguments),
+                    fragments=1,  # whole, in one line
                 )
                 call.first_frame = call.last_frame = body.current
                 out.append(call)

@@ -122,7 +122,7 @@ class OllamaPythonEmulation:
     def calls(self) -> list[Call]:
         out = []
         for k, (n, name, args) in enumerate(self.found):
-            call = Call(0, k, "", "function", name, args)
+            call = Call(0, k, "", "function", name, args, fragments=1)  # whole, in one line
             call.first_frame = call.last_frame = n
             out.append(call)
         return out
