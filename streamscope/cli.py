@@ -261,7 +261,7 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
     help="Answer a request that matches no recorded one with an error, not the next stream.",
 )
 def serve(files, port, speed, strict) -> None:
-    """Play FILES back as an OpenAI-, Anthropic- or Gemini-style provider on 127.0.0.1 (prints its base URL).
+    """Play FILES back as an OpenAI-, Anthropic-, Gemini- or Ollama-style provider on 127.0.0.1 (prints its base URL).
 
     FILES are recordings, HAR captures, raw SSE bodies or chunk logs, their exchanges
     one after the other. A request that asks for a stream ("stream": true, or its API's
