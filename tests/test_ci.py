@@ -31,7 +31,7 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         ".venv/bin/ruff check .",
         ".venv/bin/ruff format --check .",
         ".venv/bin/mypy",
-        '.venv/bin/pytest -q "$@"',
+        '.venv/bin/pytest -q -n 2 "$@"',
         "scripts/check-oldest-openai",
     ]
     assert os.access(os.path.join(ROOT, "scripts", "check"), os.X_OK)
