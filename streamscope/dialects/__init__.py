@@ -85,7 +85,7 @@ def look_alike(body: object) -> Dialect | None:
     return next((d for d in DIALECTS.values() if d.claims_body(body)), None)
 
 
-def _sent(body: bytes) -> object:
+def sent_body(body: bytes) -> object:
     """A request body as it is sent, parsed (None: no JSON, which tells nothing)."""
     try:
         return orjson.loads(body) if body else None
@@ -95,7 +95,7 @@ def _sent(body: bytes) -> object:
 
 def claimant_sent(url: str, body: bytes) -> Dialect | None:
     """claimant, for a request body as it is sent (one that is no JSON tells nothing)."""
-    return claimant(url, _sent(body))
+    return claimant(url, sent_body(body))
 
 
 def of_client(header_names: Iterable[str]) -> Dialect | None:
@@ -150,7 +150,7 @@ def final_watch(
     coding = next((v for k, v in headers if k.lower() == "content-encoding"), "identity")
     if coding.strip().lower() not in ("", "identity"):
         return Watch()
-    asked = streams_in(told.name, url, _sent(body))
+    asked = streams_in(told.name, url, sent_body(body))
     return told.final_event(path_of(url), of_response(status, headers, asked))
 
 
@@ -267,6 +267,7 @@ __all__ = [
     "UnknownDialect",
     "FinalWatch",
     "final_watch",
+    "sent_body",
     "RequestFacts",
     "claimant",
     "claimant_sent",
