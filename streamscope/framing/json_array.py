@@ -36,6 +36,8 @@ _CLOSER = re.compile(
 _TOKEN = re.compile(rb'[][{}"]')
 _STRING = re.compile(rb'(?:[^"\\]|\\.)*+', re.S)
 _SCALAR_END = re.compile(rb"[,\]\s]")
+_NEXT = re.compile(rb"[ \t\r\n]*,[ \t\r\n]*(?=\{)")  # the comma before a next element
+_BLANK = b" \t\r\n"
 _TRIES = 4  # closers the fast path looks at before the scanner takes over
 _KEPT = 4096  # bytes of a cut-off element or of what follows the array kept for the report
 _loads = orjson.loads
@@ -120,6 +122,25 @@ class JsonArrayDecoder:
             self._parts = None
             out.append(self._frame(raw, self._start, self._first, read, time_ns))
             pos = end
+        elif self.frames and not self._commas and self._phase == _ITEMS and not self._bare:
+            # as servers send the elements after the first: `,{...}` a read, one parse
+            m = _NEXT.match(data)
+            if m is not None:
+                i, e = m.end(), data.rfind(b"}") + 1
+                if e > i and not data[e:].strip(_BLANK):
+                    raw = data[i:e]
+                    try:
+                        payload = _loads(raw)  # (it checks the bytes are UTF-8)
+                    except _JSONError:
+                        payload = None
+                    if type(payload) is dict:
+                        self.frames += 1
+                        frame = Frame(
+                            self.frames, raw.decode(), payload, time_ns, None, read, read,
+                            base + i, base + e, False, None,
+                        )  # fmt: skip
+                        out.append(frame)
+                        return out
         self._walk(data, pos, base, read, time_ns, out)
         return out
 

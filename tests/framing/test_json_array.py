@@ -167,3 +167,18 @@ def test_a_body_that_never_opens_an_array_never_closes():
     assert _close_read(b"", [1]) is None
     assert _close_read(b"  \r\n", [1, 2]) is None
     assert _close_read(BODY, list(range(len(BODY)))) == len(BODY) - 1
+
+
+def test_an_element_a_read_gives_the_frames_of_one_read():
+    """The reads as Gemini sends them (`[{...}`, `\\n,\\r\\n{...}`, ..., `\\n]`: the
+    decoder's one-parse path) frame as the body read whole, spans and reads aside."""
+    elements = [orjson.dumps(e, option=orjson.OPT_INDENT_2) for e in ELEMENTS]
+    reads = [b"[" + elements[0], *(b"\n,\r\n" + e for e in elements[1:]), b"\n]"]
+    bad = [*reads[:2], b",\r\n" + elements[2], b"\n,\r\n[1]", b'\n,\r\n{"a": tru}', b"]"]
+    for body in (reads, bad):
+        frames, end = read_all(JsonArrayDecoder, body)
+        whole, whole_end = read_all(JsonArrayDecoder, [b"".join(body)])
+        key = [(f.data, f.payload, f.start, f.end, f.invalid) for f in frames]
+        assert key == [(f.data, f.payload, f.start, f.end, f.invalid) for f in whole]
+        assert end == whole_end
+    assert [f.payload for f in read_all(JsonArrayDecoder, reads)[0]] == ELEMENTS
