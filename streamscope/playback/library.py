@@ -38,6 +38,12 @@ Inputs (several files: their exchanges one after the other, in the order given):
 - a chunk log (chat.completion.chunk JSON Lines): one exchange, each line sent as one
   `data: <line>\\n\\n` event, then `data: [DONE]\\n\\n` (unless the log has one); it
   answers chat completions only.
+- any other saved body (a JSON array, as Gemini streams without `alt=sse`): one exchange,
+  its body as saved (decompressed), answering the dialect its first events tell.
+
+A stream is sent in the framing its request asks for (`streamscope.dialects.streams_in`:
+Gemini's SSE with `alt=sse`, else one JSON array): as recorded when it was recorded in
+that framing, else its events written again in it (`streamscope.framing.rewrite`).
 
 Timing: a recording's response headers are sent at the recorded time after the request
 and every read at its recorded time, divided by `speed` (2 is twice as fast; 0 does not
