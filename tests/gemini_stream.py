@@ -135,6 +135,13 @@ def events_for(request: dict) -> list[bytes]:
     return [_event(doc, crlf) for doc in turn(request)]
 
 
+def array_reads(request: dict) -> list[bytes]:
+    """The reads of a `:streamGenerateContent` answer without `alt=sse`, as Google sends
+    it: one JSON array, an element a read (`[{...}`, `\n,\r\n{...}`, ...), then `\n]`."""
+    docs = [orjson.dumps(doc) for doc in turn(request)]
+    return [b"[" + docs[0], *(b"\n,\r\n" + d for d in docs[1:]), b"\n]"]
+
+
 def whole_response(request: dict) -> bytes:
     """The `:generateContent` answer: the turn's documents as one (parts joined); its
     calls come whole (Vertex AI streams arguments only in a stream)."""

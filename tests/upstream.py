@@ -15,7 +15,8 @@ tests/anthropic_stream.py's events for the turn the request asks for, one read e
 POST .../responses (the OpenAI Responses API) with tests/responses_stream.py's, and
 POST ...:streamGenerateContent / ...:generateContent (Gemini, AI Studio's and Vertex AI's
 paths) with tests/gemini_stream.py's, the model named in the path (one ending in `-cut`:
-the stream is cut after gemini_stream.CUT_AFTER events).
+the stream is cut after gemini_stream.CUT_AFTER events); without `alt=sse`, as one JSON
+array (application/json), an element a read.
 With `coding` (gzip, deflate, br, zstd), every stream is sent compressed, one flushed
 piece per read, with its Content-Encoding, whatever the request asked for (as a CDN may).
 With `tail_pause`, a sample stream waits that long (or until the client leaves) after
@@ -162,7 +163,8 @@ class Upstream:
             if gone is not None and gone["type"] == "http.disconnect":
                 self.cancelled += 1
                 return
-        head = [(b"content-type", b"text/event-stream")]
+        array = path.endswith(":streamGenerateContent") and "alt=sse" not in query
+        head = [(b"content-type", b"application/json" if array else b"text/event-stream")]
         encoder = None
         if self.coding is not None:  # whatever the request's Accept-Encoding, as CDNs do
             encoder = Encoder(self.coding)
@@ -202,7 +204,8 @@ class Upstream:
             else:
                 # a long answer comes slowly: a client that stops early leaves mid-stream
                 pace = self.pace or (0.05 if model == "conversation-long" else 0.0)
-                for data in self._events(scope["path"], request):
+                reads = gemini_stream.array_reads(request) if array else None
+                for data in reads or self._events(scope["path"], request):
                     if pace:
                         await asyncio.sleep(pace)
                     await emit(data)

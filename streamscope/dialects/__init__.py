@@ -11,7 +11,7 @@ client reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -22,8 +22,9 @@ from ..core.anomalies import worst_severity
 from ..core.contract import KINDS as CONTRACT_KINDS
 from ..core.engine import Engine
 from ..core.frames import Frame
+from ..framing import of_response
 from .anthropic import ANTHROPIC
-from .base import Dialect, EngineOptions, FinalWatch, RequestFacts, body_facts
+from .base import Dialect, EngineOptions, FinalWatch, RequestFacts, Watch, body_facts
 from .chat import CHAT
 from .gemini import GEMINI
 from .ollama import OLLAMA
@@ -84,13 +85,17 @@ def look_alike(body: object) -> Dialect | None:
     return next((d for d in DIALECTS.values() if d.claims_body(body)), None)
 
 
+def sent_body(body: bytes) -> object:
+    """A request body as it is sent, parsed (None: no JSON, which tells nothing)."""
+    try:
+        return orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        return None
+
+
 def claimant_sent(url: str, body: bytes) -> Dialect | None:
     """claimant, for a request body as it is sent (one that is no JSON tells nothing)."""
-    try:
-        parsed = orjson.loads(body) if body else None
-    except orjson.JSONDecodeError:
-        parsed = None
-    return claimant(url, parsed)
+    return claimant(url, sent_body(body))
 
 
 def of_client(header_names: Iterable[str]) -> Dialect | None:
@@ -133,6 +138,20 @@ def streams_in(name: str | None, url: str, body: object) -> str | None:
         return None
     d = told or DEFAULT
     return d.framing_of(url) if d.framing_of is not None else d.framings[0]
+
+
+def final_watch(
+    told: Dialect, url: str, body: bytes, status: int, headers: Sequence[tuple[str, str]]
+) -> FinalWatch:
+    """The recorder's watch for the final event of the response to a request (`url`
+    with its query) that dialect `told` speaks: its framing told from the request and
+    the response once, as a reader tells it. A body sent encoded (gzip) is no framing's
+    bytes: its end is its body's."""
+    coding = next((v for k, v in headers if k.lower() == "content-encoding"), "identity")
+    if coding.strip().lower() not in ("", "identity"):
+        return Watch()
+    asked = streams_in(told.name, url, sent_body(body))
+    return told.final_event(path_of(url), of_response(status, headers, asked))
 
 
 def of_event(payload: object, event: str | None) -> str | None:
@@ -247,6 +266,8 @@ __all__ = [
     "Dialect",
     "UnknownDialect",
     "FinalWatch",
+    "final_watch",
+    "sent_body",
     "RequestFacts",
     "claimant",
     "claimant_sent",

@@ -141,7 +141,15 @@ class Watch:
         pass
 
 
-def no_final_event(path: str) -> FinalWatch:
+class FinalEvent(Protocol):
+    """A new watch for the final event of the stream a request to `path` (its query left
+    off) asks for, relayed in `framing` (told from the request and the response: None
+    where it is not told)."""
+
+    def __call__(self, path: str, framing: str | None = None) -> FinalWatch: ...
+
+
+def no_final_event(path: str, framing: str | None = None) -> FinalWatch:
     """The watch of a stream with no final event: its end is its body's."""
     return Watch()
 
@@ -220,9 +228,9 @@ class Dialect:
     # Header names only its clients send (lower case), telling a request's API where its
     # path and body do not (`anthropic-version`).
     client_headers: frozenset[str] = frozenset()
-    # A new watch for the final event of the stream a request to this path asks for
-    # (the recorder's).
-    final_event: Callable[[str], FinalWatch] = no_final_event
+    # A new watch for the final event of the stream a request to this path asks for, in
+    # the framing its response streams in (the recorder's).
+    final_event: FinalEvent = no_final_event
     # Its error document: (HTTP status, error type, message) -> the JSON body its
     # clients' SDK reads as the API's own errors.
     error_document: Callable[[int, str, str], bytes] = openai_error

@@ -12,11 +12,12 @@ place a framing's content type is spelled.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from ..core.frames import Frame, Truncation
+from . import json_array, ndjson, sse
 from .aws_eventstream import EventStreamDecoder, prelude_ok
 from .json_array import JsonArrayDecoder
 from .ndjson import LineDecoder
@@ -61,6 +62,10 @@ class FramingRecord:
     # the datas of a whole body in the plain form nearly every server writes, in a few
     # passes in C (None: not that form; read the frames) — None: the framing has none
     plain: Callable[[bytes], list[str] | None] | None = None
+    # the body a server writes for these events' datas, one read an event (and its end,
+    # when the body was whole): how `serve` answers in a framing its recording was not
+    # in (None: it writes none)
+    write: Callable[[Iterable[str], bool], Iterator[bytes]] | None = None
 
 
 def _never(head: bytes) -> bool:
@@ -78,6 +83,7 @@ FRAMINGS: dict[str, FramingRecord] = {
             looks_like_sse,
             SseDecoder,
             plain_datas,
+            sse.write,
         ),
         FramingRecord(
             "ndjson",
@@ -86,6 +92,7 @@ FRAMINGS: dict[str, FramingRecord] = {
             True,
             lambda head: head[:1] == b"{",
             LineDecoder,
+            write=ndjson.write,
         ),
         FramingRecord(
             "json-array",
@@ -94,6 +101,7 @@ FRAMINGS: dict[str, FramingRecord] = {
             False,
             lambda head: head[:1] == b"[",
             JsonArrayDecoder,
+            write=json_array.write,
         ),
         FramingRecord(
             "aws-eventstream",
@@ -170,6 +178,28 @@ def content_type(name: str | None) -> str:
     return types[0] if types else "application/octet-stream"
 
 
+def writes(name: str | None) -> bool:
+    """Whether a body can be written in framing `name` (`rewrite`)."""
+    return name in FRAMINGS and FRAMINGS[name].write is not None
+
+
+def rewrite(name: str, frames: Iterable[Frame], whole: bool) -> Iterator[tuple[bytes, int | None]]:
+    """A stream's frames as a body in framing `name` (one that `writes`): (bytes, the
+    time of the read that completed the frame) a frame, the end's with the last time;
+    `whole`: the stream ended whole (an array is then closed)."""
+    write = FRAMINGS[name].write
+    assert write is not None
+    times: list[int | None] = [None]
+
+    def datas() -> Iterator[str]:
+        for frame in frames:
+            times[0] = frame.time_ns
+            yield frame.data
+
+    for data in write(datas(), whole):
+        yield data, times[0]
+
+
 def is_stream_type(value: str) -> bool:
     """Whether a content type alone says the body is a stream (SSE, NDJSON, ...)."""
     media = _media_type(value)
@@ -185,6 +215,8 @@ __all__ = [
     "framing",
     "is_stream_type",
     "new",
+    "rewrite",
+    "writes",
     "of_bytes",
     "of_response",
 ]

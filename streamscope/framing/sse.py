@@ -9,6 +9,8 @@ read boundaries and timing. Comments and keep-alives are not frames.
 from __future__ import annotations
 
 import copy
+import re
+from collections.abc import Iterable, Iterator
 
 import orjson
 
@@ -294,3 +296,13 @@ def plain_datas(body: bytes) -> list[str] | None:
         return [(line[6:] if line[5:6] == b" " else line[5:]).decode("utf-8") for line in values]
     except UnicodeDecodeError:  # the decoder reads it with U+FFFD, and marks the frame
         return None
+
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def write(datas: Iterable[str], whole: bool) -> Iterator[bytes]:
+    """Each event's data as a server writes it, one read an event: `data:` lines (one a
+    line of the data), then the empty line (CRLF, as Google's front ends write)."""
+    for data in datas:
+        yield "".join(f"data: {line}\r\n" for line in _LINE_END.split(data)).encode() + b"\r\n"

@@ -38,6 +38,12 @@ Inputs (several files: their exchanges one after the other, in the order given):
 - a chunk log (chat.completion.chunk JSON Lines): one exchange, each line sent as one
   `data: <line>\\n\\n` event, then `data: [DONE]\\n\\n` (unless the log has one); it
   answers chat completions only.
+- any other saved body (a JSON array, as Gemini streams without `alt=sse`): one exchange,
+  its body as saved (decompressed), answering the dialect its first events tell.
+
+A stream is sent in the framing its request asks for (`streamscope.dialects.streams_in`:
+Gemini's SSE with `alt=sse`, else one JSON array): as recorded when it was recorded in
+that framing, else its events written again in it (`streamscope.framing.rewrite`).
 
 Timing: a recording's response headers are sent at the recorded time after the request
 and every read at its recorded time, divided by `speed` (2 is twice as fast; 0 does not
@@ -103,12 +109,15 @@ from ..dialects import (
     claimant_sent,
     of_client,
     request_facts,
+    sent_body,
+    streams_in,
 )
-from ..framing import content_type
+from ..framing import content_type, rewrite, writes
 from ..http import clients
 from ..http.headers import HOP_BY_HOP
-from ..inputs import SSE, Source, open_input
+from ..inputs import CHUNKS, SSE, Source, open_input
 from ..inputs.reads import Reads
+from ..inputs.source import Exchange
 from ..providers import PROVIDERS
 from ..recording.format import BOM, REDACTED, RecordingError
 from ..text import quote
@@ -147,6 +156,7 @@ class Entry:
     dialect: Dialect | None = None  # the dialect whose requests it answers; None: any
     refusal: str | None = None  # why its recorded head cannot be sent (playback/head.py)
     bodiless: bool = False  # its status carries no body (204, 304)
+    framing: str | None = "sse"  # the framing `reads` sends its body in (None: no stream)
 
     @property
     def path(self) -> str:
@@ -161,17 +171,50 @@ class Entry:
         name = os.path.basename(self.path)
         return f"{name} exchange {self.exchange}" if self.exchange is not None else name
 
-    def reads(self) -> Iterator[tuple[bytes, float]]:
-        """(bytes, seconds after the request) for each body chunk, read lazily."""
+    def _exchange(self) -> Exchange:
+        # (a recording may number an exchange 0: it is that one, not the first)
+        return self.source.exchange(1 if self.exchange is None else self.exchange)
+
+    def written_in(self, asked: str | None) -> str | None:
+        """The framing its body is written in for a request that asks for `asked`, when
+        that is not the one it was recorded in (None: sent as recorded): a successful
+        stream's events are written again, in the framing its request asked for."""
+        if asked is None or asked == self.framing or self.framing is None:
+            return None
+        if not self.stream or self.status >= 400 or self.bodiless or not writes(asked):
+            return None
+        return asked
+
+    def headers_for(self, asked: str | None) -> list[tuple[str, str]]:
+        """Its headers, for a request that asks for framing `asked` (`written_in`)."""
+        written = self.written_in(asked)
+        if written is None:
+            return self.headers
+        dropped = ("content-type", "content-encoding")  # written anew, not compressed
+        kept = [(k, v) for k, v in self.headers if k.lower() not in dropped]
+        return [("content-type", content_type(written)), *kept]
+
+    def reads(self, asked: str | None = None) -> Iterator[tuple[bytes, float]]:
+        """(bytes, seconds after the request) for each body chunk, read lazily, for a
+        request that asks for framing `asked` (None: as recorded)."""
         # the bytes as they arrived (compressed, if they were: with the recorded headers)
         if self.bodiless:
             return
-        # (a recording may number an exchange 0: it is that one, not the first)
-        reads = self.source.exchange(1 if self.exchange is None else self.exchange).wire
+        written = self.written_in(asked)
+        if written is not None:  # each event, at the time of the read that completed it
+            frames = self._exchange().reads.frames()
+            for data, t in rewrite(written, frames, whole=self.failed is None):
+                yield data, (t or 0) / 1e9
+            return
+        reads = self._exchange().wire
         if self.source.recorded:  # the recorded chunking and timing
             for i in range(len(reads)):
                 data, t = reads.read(i)
                 yield data, (t or 0) / 1e9
+        elif self.kind not in (SSE, CHUNKS):  # a saved body: as saved (decompressed)
+            reads = self._exchange().reads
+            for i in range(len(reads)):
+                yield reads.read(i)[0], 0.0
         elif self.kind == SSE:  # event by event (each with its blank line), bytes unchanged
             event: list[bytes] = []
             for line in _lines(reads):
@@ -268,9 +311,25 @@ def _recording_entries(source: Source, only: int | None, notes: list[str]) -> li
                 told,
                 head.refusal,
                 head.bodiless,
+                ex.info.framing if stream else None,
             )
         )
     return out
+
+
+def _body_entry(source: Source, exchange: int | None) -> Entry:
+    """A saved body's one exchange: an SSE body answers any request; a chunk log
+    (chat.completion.chunk lines) is served as Chat Completions SSE; any other body (a
+    JSON array...) as saved, answering the dialect its first events tell."""
+    ex = source.exchange(1 if exchange is None else exchange)  # RecordingError: another
+    if source.kind == SSE:
+        return Entry(0, source)
+    if source.kind == CHUNKS:
+        return Entry(0, source, dialect=DEFAULT)
+    told = DIALECTS.get(ex.dialect() or "", DEFAULT)
+    framing = ex.info.framing
+    headers = [("content-type", content_type(framing)), ("cache-control", "no-cache")]
+    return Entry(0, source, headers=headers, dialect=told, framing=framing)
 
 
 # -- choosing -------------------------------------------------------------------------
@@ -435,10 +494,7 @@ class Library:
                         )
                     self.entries += found
                 else:
-                    source.exchange(1 if exchange is None else exchange)  # RecordingError: another
-                    # a chunk log: chat.completion.chunk lines, served as Chat Completions
-                    told = None if source.kind == SSE else DEFAULT
-                    self.entries.append(Entry(0, source, dialect=told))
+                    self.entries.append(_body_entry(source, exchange))
         except BaseException:
             self.close()
             raise
@@ -552,6 +608,7 @@ class Answer:
     selection: Selection | None
     status: int = 200
     error: bytes = b""
+    framing: str | None = None  # the framing the request asks its stream in
 
 
 def _served(speaks: Dialect) -> str:
@@ -573,7 +630,8 @@ def answer(
     name: str,
     header_names: Iterable[str] = (),
 ) -> Answer:
-    """The request's dialect told once (streamscope.dialects.claimant; its errors are its
+    """The request (`path`: its target, the query included: it may tell the framing
+    asked for) and its dialect told once (streamscope.dialects.claimant; its errors are its
     dialect's, else those of the dialect whose client sent it, `of_client`), then the
     selection, for the server and the transport alike."""
     told = claimant_sent(path, body)  # the requests a dialect claims are answered
@@ -588,7 +646,7 @@ def answer(
     if chosen.entry.refusal is not None:  # its head cannot be sent: say why instead
         kind = "unreplayable_response"
         return Answer(None, 502, error_body(name, kind, chosen.entry.refusal, speaks, 502))
-    return Answer(chosen)
+    return Answer(chosen, framing=streams_in(told.name, path, sent_body(body)))
 
 
 class Pace:
@@ -617,12 +675,13 @@ class _Body:
 
     error: type[Exception] = OSError  # the package's RemoteProtocolError
 
-    def __init__(self, entry: Entry, pace: Pace) -> None:
+    def __init__(self, entry: Entry, pace: Pace, asked: str | None = None) -> None:
         self.entry = entry
         self.pace = pace
+        self.asked = asked  # the framing the request asked for
 
     def __iter__(self) -> Iterator[bytes]:
-        for data, at in self.entry.reads():
+        for data, at in self.entry.reads(self.asked):
             delay = self.pace.wait(at)
             if delay:
                 time.sleep(delay)
@@ -630,7 +689,7 @@ class _Body:
         self._fail()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        for data, at in self.entry.reads():
+        for data, at in self.entry.reads(self.asked):
             delay = self.pace.wait(at)
             if delay:
                 await asyncio.sleep(delay)
@@ -684,9 +743,9 @@ class PlaybackTransport(clients.Transport):
 
     def _respond(self, request: Any, body: bytes, start: float) -> tuple[float, Any]:
         package = clients.package_of(request, self.http)
-        path = request.url.path
+        target = request.url.raw_path.decode("latin-1")  # its query too (alt=sse)
         names = request.headers.keys()
-        got = answer(self.library, request.method, path, body, self.strict, self.name, names)
+        got = answer(self.library, request.method, target, body, self.strict, self.name, names)
         self.selections.append(got.selection)
         if got.selection is None:
             headers = [("content-type", "application/json")]
@@ -698,8 +757,8 @@ class PlaybackTransport(clients.Transport):
         pace = Pace(self.speed, start)
         response = package.Response(
             entry.status,
-            headers=entry.headers,
-            stream=_body_class(package)(entry, pace),
+            headers=entry.headers_for(got.framing),
+            stream=_body_class(package)(entry, pace, got.framing),
             request=request,
         )
         return pace.wait(entry.head_s), response

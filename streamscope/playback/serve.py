@@ -79,8 +79,10 @@ class MockProvider:
             if not message.get("more_body"):
                 break
         method, path = scope["method"], scope["path"]
+        query = scope.get("query_string") or b""
+        target = path + ("?" + query.decode("latin-1") if query else "")  # alt=sse tells
         names = [k.decode("latin-1") for k, _ in scope["headers"]]
-        got = answer(self.library, method, path, bytes(body), self.strict, NAME, names)
+        got = answer(self.library, method, target, bytes(body), self.strict, NAME, names)
         self.selections.append(got.selection)
         if got.selection is None:
             self._say(f"{method} {path} -> {got.status}")
@@ -98,24 +100,30 @@ class MockProvider:
             return
         selection = got.selection
         self._say(f"{method} {path} -> {selection.entry.label} ({_HOW[selection.how]})")
-        await self._replay(selection, Pace(self.speed, start), receive, send)
+        await self._replay(selection, got.framing, Pace(self.speed, start), receive, send)
 
     def _say(self, line: str) -> None:
         if self.log is not None:
             self.log(line)
 
     async def _replay(
-        self, selection: Selection, pace: Pace, receive: Callable, send: Callable
+        self,
+        selection: Selection,
+        asked: str | None,
+        pace: Pace,
+        receive: Callable,
+        send: Callable,
     ) -> None:
         entry = selection.entry
-        headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in entry.headers]
+        said = entry.headers_for(asked)  # in the framing asked for
+        headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in said]
 
         async def pump() -> None:
             delay = pace.wait(entry.head_s)
             if delay:
                 await asyncio.sleep(delay)
             await send({"type": "http.response.start", "status": entry.status, "headers": headers})
-            for data, at in entry.reads():
+            for data, at in entry.reads(asked):
                 # sleep(0) at least: lets a client that went away be noticed between reads
                 await asyncio.sleep(pace.wait(at))
                 await send({"type": "http.response.body", "body": data, "more_body": True})

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from ..dialects import DEFAULT, Dialect, FinalWatch, speaker
+from ..dialects import DEFAULT, Dialect, FinalWatch, final_watch, speaker
 from ..http.headers import forwardable
 from ..http.loopback import LoopbackServer, until_disconnect
 from ..providers import DEFAULT_SIDE, Side, provider_of_side, side
@@ -252,7 +252,8 @@ class RecordingProxy:
                 ex, send, 502, "upstream-error", "upstream_unreachable", message, speaks
             )
             return
-        await self._relay(ex, response, receive, send, speaks.final_event(path))
+        final = final_watch(speaks, target, payload, response.status, response.headers)
+        await self._relay(ex, response, receive, send, final)
 
     async def _fail(
         self,

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from types import ModuleType
 from typing import Any
 
-from ..dialects import DEFAULT, FinalWatch, speaker
+from ..dialects import DEFAULT, FinalWatch, final_watch, speaker
 from ..http import clients
 from ..recording import RecordingWriter
 from ..recording.private import private_folders_of
@@ -38,17 +38,16 @@ class Recorder:
         self.writer = writer
         self.http = http
 
-    def _start(self, request: Any, body: bytes) -> tuple[ModuleType, int, FinalWatch]:
+    def _start(self, request: Any, body: bytes) -> tuple[ModuleType, int]:
         package = clients.package_of(request, self.http)
         ex = self.writer.new_exchange()
         request.headers["accept-encoding"] = "identity"  # before recording: what is sent
         self.writer.request(ex, request.method, str(request.url), request.headers.raw, body)
-        return package, ex, _final_watch(request, body)
+        return package, ex
 
-    def _wrap(
-        self, package: ModuleType, ex: int, request: Any, response: Any, final: FinalWatch
-    ) -> Any:
+    def _wrap(self, package: ModuleType, ex: int, request: Any, response: Any) -> Any:
         self.writer.response(ex, response.status_code, response.headers.raw)
+        final = _final_watch(request, response)
         stream = _recorded_class(package)(self.writer, ex, response.stream, package, final)
         return package.Response(
             response.status_code,
@@ -59,29 +58,32 @@ class Recorder:
         )
 
     def send(self, request: Any, send: Callable[[Any], Any]) -> Any:
-        package, ex, final = self._start(request, request.read())
+        package, ex = self._start(request, request.read())
         try:
             response = send(request)
         except BaseException as e:
             self.writer.end(ex, *_reason(package, e))
             raise
-        return self._wrap(package, ex, request, response, final)
+        return self._wrap(package, ex, request, response)
 
     async def asend(self, request: Any, send: Callable[[Any], Awaitable[Any]]) -> Any:
-        package, ex, final = self._start(request, await request.aread())
+        package, ex = self._start(request, await request.aread())
         try:
             response = await send(request)
         except BaseException as e:
             self.writer.end(ex, *_reason(package, e))
             raise
-        return self._wrap(package, ex, request, response, final)
+        return self._wrap(package, ex, request, response)
 
 
-def _final_watch(request: Any, body: bytes) -> FinalWatch:
+def _final_watch(request: Any, response: Any) -> FinalWatch:
     """The watch for the final event of the stream a request asks for, its dialect told
-    once from the request (streamscope.dialects.claimant)."""
-    told = speaker(request.url.path, body, request.headers.keys())
-    return (told or DEFAULT).final_event(request.url.path)
+    once from the request (streamscope.dialects.speaker), its framing from the request
+    and the response's head."""
+    body = request.content  # read already
+    told = speaker(request.url.path, body, request.headers.keys()) or DEFAULT
+    url = str(request.url)
+    return final_watch(told, url, body, response.status_code, response.headers.multi_items())
 
 
 def _reason(package: ModuleType, e: BaseException) -> tuple[str, str]:
@@ -117,6 +119,13 @@ class _Recorded:
             self.ended = True
             self.writer.end(self.ex, reason, error)
 
+    def _why(self, e: BaseException) -> tuple[str, str]:
+        """The `end` line of reads stopped by `e`: a client that stops iterating once it
+        has the final event (its reads closed, GeneratorExit) left a whole stream."""
+        if isinstance(e, GeneratorExit) and self.final.relayed:
+            return "complete", "the client closed after the final event"
+        return _reason(self.package, e)
+
     def _read(self, data: bytes) -> bytes:
         if data:  # an empty read is no read
             self.writer.chunk(self.ex, data)
@@ -130,7 +139,7 @@ class _Recorded:
             for data in self._it:
                 yield self._read(data)
         except BaseException as e:
-            self._end(*_reason(self.package, e))
+            self._end(*self._why(e))
             raise
         self._end("complete")
 
@@ -141,7 +150,7 @@ class _Recorded:
             async for data in self._it:
                 yield self._read(data)
         except BaseException as e:
-            self._end(*_reason(self.package, e))
+            self._end(*self._why(e))
             raise
         self._end("complete")
 

@@ -4,6 +4,7 @@ incrementally; bad arrays are findings at their frame, never an exception or a h
 from __future__ import annotations
 
 import gzip
+import itertools
 import time
 
 import orjson
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.frames import INVALID
-from streamscope.framing.json_array import JsonArrayDecoder, Unclosed
+from streamscope.framing.json_array import ArrayClose, JsonArrayDecoder, Unclosed
 
 from .laws import copy_carries_on, read_all, rechunked_alike
 
@@ -124,3 +125,60 @@ def test_a_gzip_body_is_read_after_decompression(tmp_path):
 
     (stream,) = analyze(str(path)).streams
     assert stream.dialect == "gemini" and stream.framing == "json-array" and stream.frames == 3
+
+
+def _close_read(body: bytes, points: list[int]) -> int | None:
+    """The read (its index) after which ArrayClose first says the array closed."""
+    cuts = sorted({min(p, len(body)) for p in points} | {0, len(body)})
+    watch = ArrayClose()
+    for k, (a, b) in enumerate(itertools.pairwise(cuts)):
+        if watch.closed(body[a:b]):
+            return k
+    return None
+
+
+_TEXT = st.text(alphabet='ab[]{}"\\,\n', max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.recursive(
+            _TEXT | st.integers(-9, 9),
+            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+            max_leaves=8,
+        ).map(lambda v: {"v": v}),
+        max_size=4,
+    ),
+    st.lists(st.integers(min_value=0, max_value=400), max_size=12),
+)
+def test_the_closing_bracket_is_seen_in_the_read_that_brings_it(elements, points):
+    """However the reads fall, brackets and quotes inside strings included: closed first
+    after the read holding the array's closing ], never before."""
+    body = b"[" + b"\n,\r\n".join(orjson.dumps(e) for e in elements) + b"\n]"
+    cuts = sorted({min(p, len(body)) for p in points} | {0, len(body)})
+    last = len(body) - 1  # the closing ]
+    expected = next(k for k, (a, b) in enumerate(itertools.pairwise(cuts)) if a <= last < b)
+    assert _close_read(body, points) == expected
+    assert _close_read(body[:-1], points) is None  # cut before it: never closed
+
+
+def test_a_body_that_never_opens_an_array_never_closes():
+    assert _close_read(b"", [1]) is None
+    assert _close_read(b"  \r\n", [1, 2]) is None
+    assert _close_read(BODY, list(range(len(BODY)))) == len(BODY) - 1
+
+
+def test_an_element_a_read_gives_the_frames_of_one_read():
+    """The reads as Gemini sends them (`[{...}`, `\\n,\\r\\n{...}`, ..., `\\n]`: the
+    decoder's one-parse path) frame as the body read whole, spans and reads aside."""
+    elements = [orjson.dumps(e, option=orjson.OPT_INDENT_2) for e in ELEMENTS]
+    reads = [b"[" + elements[0], *(b"\n,\r\n" + e for e in elements[1:]), b"\n]"]
+    bad = [*reads[:2], b",\r\n" + elements[2], b"\n,\r\n[1]", b'\n,\r\n{"a": tru}', b"]"]
+    for body in (reads, bad):
+        frames, end = read_all(JsonArrayDecoder, body)
+        whole, whole_end = read_all(JsonArrayDecoder, [b"".join(body)])
+        key = [(f.data, f.payload, f.start, f.end, f.invalid) for f in frames]
+        assert key == [(f.data, f.payload, f.start, f.end, f.invalid) for f in whole]
+        assert end == whole_end
+    assert [f.payload for f in read_all(JsonArrayDecoder, reads)[0]] == ELEMENTS

@@ -40,7 +40,7 @@ def _is_message_stop(data: bytes, i: int) -> bool:
     return b"message_stop" in data[i + 6 : i + 20] and _MESSAGE_STOP.match(data, i) is not None
 
 
-def final_event(path: str) -> MessageStop:
+def final_event(path: str, framing: str | None = None) -> MessageStop:
     return MessageStop()
 
 

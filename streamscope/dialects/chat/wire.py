@@ -37,7 +37,7 @@ def _may_end(data: bytes) -> bool:
     return False
 
 
-def final_event(path: str) -> DoneEvent:
+def final_event(path: str, framing: str | None = None) -> DoneEvent:
     return DoneEvent()
 
 

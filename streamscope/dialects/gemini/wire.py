@@ -5,10 +5,11 @@ the event naming `finishReason`) and its error document (google.rpc's)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import orjson
 
+from ...framing.json_array import ArrayClose
 from ..base import RequestFacts, Watch, body_facts
 
 # Its methods, as the last part of a path: `.../models/{model}:streamGenerateContent`
@@ -77,10 +78,13 @@ _EVENT_END = re.compile(rb"\r?\n\r?\n")
 _FINISH_EDGE = len(_FINISH) - 1
 
 
-def final_event(path: str) -> Watch:
-    """A stream's (`:streamGenerateContent`) ends at the event naming `finishReason`; any
+def final_event(path: str, framing: str | None = None) -> Watch:
+    """A stream's (`:streamGenerateContent`) ends at the event naming `finishReason` (SSE,
+    asked with `alt=sse`) or at its JSON array's closing `]` (`framing` "json-array"); any
     other response's at its body's end."""
-    return FinishReason() if method(path) == STREAM else Watch()
+    if method(path) != STREAM:
+        return Watch()
+    return ArrayEnd() if framing == "json-array" else FinishReason()
 
 
 @dataclass(slots=True)
@@ -92,8 +96,7 @@ class FinishReason(Watch):
     Every event is looked at (the name may stand in any of them, and only the stream's
     last holds it), in the bytes of one read and a few kept from the read before, so a
     name or an empty line cut across two reads is found. `_named`: the event under way
-    (not yet ended) names it. A body streamed as a JSON array (no `alt=sse`) has no
-    empty lines: its end is the body's end.
+    (not yet ended) names it. A body streamed as a JSON array (no `alt=sse`) is ArrayEnd's.
     """
 
     _named: bool = False
@@ -111,3 +114,15 @@ class FinishReason(Watch):
         rest = buf[start:]
         self._named = self._named or _FINISH in rest
         self._tail = rest[-_FINISH_EDGE:] if len(rest) > _FINISH_EDGE else rest
+
+
+@dataclass(slots=True)
+class ArrayEnd(Watch):
+    """Whether a Gemini stream asked without `alt=sse` (one JSON array) was relayed to its
+    end: once the array's closing `]` was (its client reads no further)."""
+
+    _close: ArrayClose = field(default_factory=ArrayClose)
+
+    def seen(self, data: bytes) -> None:
+        if not self.relayed and self._close.closed(data):
+            self.relayed = True

@@ -82,7 +82,7 @@ def error_document(status: int, kind: str, message: str) -> bytes:
     return orjson.dumps({"error": message})
 
 
-def final_event(path: str) -> DoneLine:
+def final_event(path: str, framing: str | None = None) -> DoneLine:
     return DoneLine()
 
 

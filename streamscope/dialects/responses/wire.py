@@ -34,7 +34,7 @@ def _blank_line(data: bytes, start: int = 0) -> bool:
     return data.find(b"\n\n", start) >= 0 or data.find(b"\n\r\n", start) >= 0
 
 
-def final_event(path: str) -> ResponseEnd:
+def final_event(path: str, framing: str | None = None) -> ResponseEnd:
     return ResponseEnd()
 
 
