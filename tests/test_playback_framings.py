@@ -116,3 +116,19 @@ def test_a_saved_json_array_body_is_served_in_either_framing(tmp_path, array_rec
     framing = "sse" if sse else "json-array"
     assert inspect_calls(out) == [(n, a, framing) for n, a, _ in inspect_calls(saved)]
     assert inspect_calls(saved)  # the calls are there to compare
+
+
+def test_a_stream_the_recorded_client_left_is_not_closed_when_written_again(tmp_path):
+    """The bytes show no end: an array written from them claims none (no closing ])."""
+    left = tmp_path / "left.jsonl"
+    lines = []
+    for line in open(SAMPLE, "rb").read().splitlines():
+        d = orjson.loads(line)
+        if d.get("type") == "end" and d.get("exchange") == 1:
+            d["reason"] = "client-closed"
+        lines.append(orjson.dumps(d))
+    left.write_bytes(b"\n".join(lines) + b"\n")
+    request = recorded_request(str(left))
+    with httpx2.Client(transport=playback_transport(str(left))) as client:
+        body = post(client, request.url, request, sse=False).content
+    assert body.startswith(b"[{") and not body.rstrip().endswith(b"]")

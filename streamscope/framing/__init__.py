@@ -63,9 +63,9 @@ class FramingRecord:
     # passes in C (None: not that form; read the frames) — None: the framing has none
     plain: Callable[[bytes], list[str] | None] | None = None
     # the body a server writes for these events' datas, one read an event (and its end,
-    # when the body was whole): how `serve` answers in a framing its recording was not
-    # in (None: it writes none)
-    write: Callable[[Iterable[str], bool], Iterator[bytes]] | None = None
+    # when the body was whole, as the callable says once they are written): how `serve`
+    # answers in a framing its recording was not in (None: it writes none)
+    write: Callable[[Iterable[str], Callable[[], bool]], Iterator[bytes]] | None = None
 
 
 def _never(head: bytes) -> bool:
@@ -183,10 +183,13 @@ def writes(name: str | None) -> bool:
     return name in FRAMINGS and FRAMINGS[name].write is not None
 
 
-def rewrite(name: str, frames: Iterable[Frame], whole: bool) -> Iterator[tuple[bytes, int | None]]:
+def rewrite(
+    name: str, frames: Iterable[Frame], whole: Callable[[], bool]
+) -> Iterator[tuple[bytes, int | None]]:
     """A stream's frames as a body in framing `name` (one that `writes`): (bytes, the
     time of the read that completed the frame) a frame, the end's with the last time;
-    `whole`: the stream ended whole (an array is then closed)."""
+    `whole()`, asked once the frames are written: the stream ended whole (an array is
+    then closed)."""
     write = FRAMINGS[name].write
     assert write is not None
     times: list[int | None] = [None]

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
 from ..core.frames import INVALID, Frame, Truncation
+from ..text import plural
 
 _OPEN, _ITEMS, _AFTER = 0, 1, 2
 _OBJ, _STR, _SCALAR = 0, 1, 2  # what the element being scanned is
@@ -340,7 +341,7 @@ class JsonArrayDecoder:
         self.frames += 1
         text = kept.decode("utf-8", "replace")
         problem = (
-            f"{self._trail_size} bytes after the JSON array's closing ], from byte "
+            f"{plural(self._trail_size, 'byte')} after the JSON array's closing ], from byte "
             f"{self._trail_at}: {text[:40]!r}"
         )
         start = self._trail_at
@@ -429,12 +430,12 @@ class ArrayClose:
         return self._opened and self._depth <= 0
 
 
-def write(datas: Iterable[str], whole: bool) -> Iterator[bytes]:
+def write(datas: Iterable[str], whole: Callable[[], bool]) -> Iterator[bytes]:
     """Each element as a server writes it, one read an element (`[{...}`, `,\\r\\n{...}`),
-    then the closing `]` when the body was `whole` (a body cut short stays unclosed)."""
+    then the closing `]` when the body was `whole()` (a body cut short stays unclosed)."""
     sep = b"["
     for data in datas:
         yield sep + data.encode()
         sep = b",\r\n"
-    if whole:
+    if whole():
         yield b"]" if sep == b",\r\n" else b"[]"

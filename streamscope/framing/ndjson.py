@@ -11,7 +11,7 @@ its data is the chunk).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ..core.frames import Frame, Truncation, parse_payload
 
@@ -112,7 +112,7 @@ def _text(body: bytes) -> tuple[str, bool]:
         return body.decode("utf-8", "replace"), True
 
 
-def write(datas: Iterable[str], whole: bool) -> Iterator[bytes]:
+def write(datas: Iterable[str], whole: Callable[[], bool]) -> Iterator[bytes]:
     """Each event's JSON as one line, one read a line."""
     for data in datas:
         yield data.encode() + b"\n"

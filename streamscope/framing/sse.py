@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
@@ -301,7 +301,7 @@ def plain_datas(body: bytes) -> list[str] | None:
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def write(datas: Iterable[str], whole: bool) -> Iterator[bytes]:
+def write(datas: Iterable[str], whole: Callable[[], bool]) -> Iterator[bytes]:
     """Each event's data as a server writes it, one read an event: `data:` lines (one a
     line of the data), then the empty line (CRLF, as Google's front ends write)."""
     for data in datas:

@@ -157,6 +157,7 @@ class Entry:
     refusal: str | None = None  # why its recorded head cannot be sent (playback/head.py)
     bodiless: bool = False  # its status carries no body (204, 304)
     framing: str | None = "sse"  # the framing `reads` sends its body in (None: no stream)
+    left_early: bool = False  # the recorded client closed the stream before its end
 
     @property
     def path(self) -> str:
@@ -202,8 +203,14 @@ class Entry:
             return
         written = self.written_in(asked)
         if written is not None:  # each event, at the time of the read that completed it
-            frames = self._exchange().reads.frames()
-            for data, t in rewrite(written, frames, whole=self.failed is None):
+            body = self._exchange().reads
+
+            # closed only where the recorded body ended whole: not cut by the upstream, the
+            # recorder or the client, nor inside an event
+            def ended() -> bool:
+                return not (self.failed or self.left_early or body.truncation)
+
+            for data, t in rewrite(written, body.frames(), ended):
                 yield data, (t or 0) / 1e9
             return
         reads = self._exchange().wire
@@ -312,6 +319,7 @@ def _recording_entries(source: Source, only: int | None, notes: list[str]) -> li
                 head.refusal,
                 head.bodiless,
                 ex.info.framing if stream else None,
+                left_early=end is not None and end.reason == "client-closed",
             )
         )
     return out
