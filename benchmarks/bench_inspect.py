@@ -145,19 +145,7 @@ def against_chat(
         paths[name, n] = os.path.join(OUT, f"stream-{name}-{n}.jsonl")
         url = "http://127.0.0.1:1" + path
         write_recording(paths[name, n], 1, n, make(n), url, request, content_type)
-    t = rounds({"inspect": inspect_json}, paths, 5)
-    print(f"\n{label} against Chat Completions (3 interleaved calls)")
-    print(f"frames   chat us/frame   {name} us/frame")
-    for n in sizes:
-        chat, other = t["inspect", ("chat", n)], t["inspect", (name, n)]
-        print(f"{n:>6}   {chat * 1e6 / n:>13.2f}   {other * 1e6 / (n):>{len(name) + 9}.2f}")
-    _, b, c = sizes
-    marginal = {d: (t["inspect", (d, c)] - t["inspect", (d, b)]) / (c - b) for d in ("chat", name)}
-    print(
-        f"marginal cost per frame ({b}->{c} frames): chat {marginal['chat'] * 1e6:.2f} us, "
-        f"{name} {marginal[name] * 1e6:.2f} us: "
-        f"{marginal[name] / marginal['chat']:.2f}x  (goal <= 1.5x)"
-    )
+    _compare(name, f"{label} against Chat Completions (3 interleaved calls)", paths, sizes)
 
 
 def lines_against_chat(name: str, label: str, make: Callable[[int], list[bytes]]) -> None:
@@ -170,8 +158,15 @@ def lines_against_chat(name: str, label: str, make: Callable[[int], list[bytes]]
             paths[d, n] = os.path.join(OUT, f"lines-{d}-{n}.jsonl")
             with open(paths[d, n], "wb") as f:
                 f.writelines(lines)
+    label = f"{label} against Chat Completions (3 interleaved calls), both saved as lines"
+    _compare(name, label, paths, sizes)
+
+
+def _compare(name: str, title: str, paths: dict, sizes: list[int]) -> None:
+    """Time `inspect` on each of Chat's and `name`'s files and print the marginal cost per
+    frame of each, and their ratio (measured in the same rounds)."""
     t = rounds({"inspect": inspect_json}, paths, 5)
-    print(f"\n{label} against Chat Completions (3 interleaved calls), both saved as lines")
+    print(f"\n{title}")
     print(f"frames   chat us/frame   {name} us/frame")
     for n in sizes:
         chat, other = t["inspect", ("chat", n)], t["inspect", (name, n)]
