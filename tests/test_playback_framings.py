@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import httpx2
 import orjson
@@ -122,7 +123,7 @@ def test_a_stream_the_recorded_client_left_is_not_closed_when_written_again(tmp_
     """The bytes show no end: an array written from them claims none (no closing ])."""
     left = tmp_path / "left.jsonl"
     lines = []
-    for line in open(SAMPLE, "rb").read().splitlines():
+    for line in Path(SAMPLE).read_bytes().splitlines():
         d = orjson.loads(line)
         if d.get("type") == "end" and d.get("exchange") == 1:
             d["reason"] = "client-closed"

@@ -5,6 +5,7 @@ strategies, and the text of the pytest module they export."""
 from __future__ import annotations
 
 import copy
+import json
 import textwrap
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, Protocol, TypeGuard, TypeVar
@@ -364,3 +365,15 @@ class Fold(Generic[S]):
 
     def copy(self) -> Fold[S]:
         return copy.deepcopy(self)
+
+
+def compact(value: object) -> str | None:
+    """A JSON value as compact text, keys in the order held (no spaces, UTF-8 kept); None
+    for a value nested deeper than Python writes."""
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):  # nested past orjson's writer
+        try:
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        except RecursionError:
+            return None

@@ -12,9 +12,8 @@ import json
 import re
 from typing import Any, overload
 
-import orjson
-
 from ...text import json_type, quote, visible
+from ..typed import compact
 
 # The deepest path read; deeper ones are reported, not followed (a reader must not
 # recurse without bound on untrusted input).
@@ -288,15 +287,3 @@ def _copy(node: object, memo: dict[int, Text]) -> object:
         new = memo[id(node)] = Text("".join(node.pieces), node.more, node.path)
         return new
     return node
-
-
-def compact(value: object) -> str | None:
-    """A JSON value as compact text, keys in the order held (no spaces, UTF-8 kept); None
-    for a value nested deeper than Python writes."""
-    try:
-        return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):  # nested past orjson's writer
-        try:
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        except RecursionError:
-            return None

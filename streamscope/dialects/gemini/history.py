@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.history import History, Result, SentCall, Turn, Words
-from .args import ArgTree, compact, steps, value_of
+from ..typed import compact
+from .args import ArgTree, steps, value_of
 
 WORDS = Words(
     result="functionResponse part",

@@ -30,8 +30,8 @@ from ...core.calls import Call, Slot
 from ...core.events import FieldEvent
 from ...core.frames import Frame
 from ...text import cut, json_type, plural, quote
-from ..typed import event_object
-from .args import ArgTree, compact, steps, value_of
+from ..typed import compact, event_object
+from .args import ArgTree, steps, value_of
 
 WORDS = ("call", "candidate")
 # The top-level fields of a GenerateContentResponse besides its candidates.

@@ -15,7 +15,8 @@ from typing import Any
 
 from ...core.calls import Call, Slot
 from .. import typed
-from .args import ArgTree, compact, steps, value_of
+from ..typed import compact
+from .args import ArgTree, steps, value_of
 
 
 def first_calls(payload: object) -> list[dict[Any, Any]]:

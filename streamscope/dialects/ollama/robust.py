@@ -20,11 +20,8 @@ What robust holds a call to:
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass
 from typing import Any
-
-import orjson
 
 from ...core import events as ev
 from ...core.anomalies import AnomalyLog
@@ -32,7 +29,7 @@ from ...core.calls import Call, Slot
 from ...core.events import FieldEvent
 from ...core.frames import INVALID, Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object
+from ..typed import compact, event_object
 from . import exact
 
 WORDS = ("call", "message")  # a call's key and its container, in FieldEvent's words
@@ -310,26 +307,15 @@ def _entry(n: int, entry: object, sent: object) -> Entry:
             arguments_text(fn_sent.get("arguments")) if isinstance(fn_sent, exact.Pairs) else None
         )
         if text is None:
-            text = _compact(args)
+            text = compact(args)
         if text is None:
             slot.value = args
             problems.append(("", "a call's arguments nest deeper than can be written back"))
         else:
             slot.parts.append(text)
     elif args is not _MISSING and args is not None:
-        slot.parts.append(_compact(args) or "")
+        slot.parts.append(compact(args) or "")
         problems.append(
             ("", f"a call's arguments are a JSON {json_type(args)}, not an object: kept as sent")
         )
     return Entry(slot, problems)
-
-
-def _compact(value: object) -> str | None:
-    """A JSON value as compact text, keys in the order held; None past what can be written."""
-    try:
-        return orjson.dumps(value).decode()
-    except (TypeError, orjson.JSONEncodeError):  # nested past orjson's writer
-        try:
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        except RecursionError:
-            return None
