@@ -227,7 +227,7 @@ def _export(
         if exact:
             data, masked = secrets.body(_sse_exact(stream, a, b))
         else:
-            data = b"".join(map(_event, names, datas))
+            data = b"".join(_written(stream, names, datas))
     elif fmt == "chunks":
         data = b"".join(d.encode() + b"\n" for d in datas if parse_payload(d) is not INVALID)
     elif fmt == "recording":
@@ -259,6 +259,28 @@ def _masked_datas(secrets: Secrets, datas: list[str]) -> tuple[list[str], int]:
         out.append(masked.decode("utf-8", "surrogatepass") if n else data)
         total += n
     return out, total
+
+
+def _written_in(stream: _Stream, fmt: str) -> str:
+    """The framing frames written anew are written in: the stream's own, but where its
+    content type alone would not tell it in a recording with no request (a JSON array
+    saved bare): SSE."""
+    record = framing(stream.reads.framing or SSE)
+    bare = fmt == "recording" and not stream.source.recorded
+    return record.name if record.write is not None and (record.typed or not bare) else SSE
+
+
+def _written(
+    stream: _Stream, names: list[str | None], datas: list[str], fmt: str = "sse"
+) -> list[bytes]:
+    """Frames written anew (a selection, a minimal stream) as a server writes them in
+    `_written_in`'s framing, a piece a frame (a JSON array's closing `]` last: the stream
+    written is whole); SSE events keep their `event:` names."""
+    name = _written_in(stream, fmt)
+    write = framing(name).write
+    if name == SSE or write is None:
+        return list(map(_event, names, datas))
+    return list(write(datas, lambda: True))
 
 
 def _event(name: str | None, data: str) -> bytes:
@@ -315,9 +337,10 @@ def _recording(
             # the whole body goes as it arrived (compressed, if it was); any other, decoded
             headers = resp.headers if whole else without_codings(resp.headers)
             response = Response(1, resp.t_ns - t0, resp.status, headers, resp.masked)
-    else:
-        # (the frames are written as SSE events, whatever framing the file had)
-        response = Response(1, 0, 200, [("content-type", content_type(SSE))])
+    else:  # a saved body: its frames as its framing's server writes them (_written)
+        response = Response(
+            1, 0, 200, [("content-type", content_type(_written_in(stream, "recording")))]
+        )
     reads: list[tuple[bytes, int]] = []
     if whole and stream.source.recorded:
         wire = ex.wire
@@ -329,8 +352,9 @@ def _recording(
         if exact:
             assert stream.times is not None  # loaded for an exact export
             times = stream.times[a - 1 : b]
-        for name, data, t in zip(names, datas, times, strict=True):
-            reads.append((_event(name, data), t or 0))
+        pieces = _written(stream, names, datas, "recording")
+        times += [times[-1] if times else None] * (len(pieces) - len(times))  # a closing ]
+        reads += [(piece, t or 0) for piece, t in zip(pieces, times, strict=True)]
     last = reads[-1][1] if reads else (response.t_ns if response is not None else 0)
     masked = ex.end.masked if whole and ex.end is not None else 0
     end = End(1, last, "complete", None, masked)

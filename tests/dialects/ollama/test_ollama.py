@@ -321,3 +321,20 @@ def test_the_exported_pytest_module_passes_through_the_real_client(tmp_path):
         cwd=tmp_path,
     )
     assert run_.returncode == 0, run_.stdout
+
+
+@pytest.mark.parametrize("fmt", ["sse", "recording"])
+def test_a_minimal_export_is_written_in_the_streams_own_framing(tmp_path, fmt):
+    """`--minimal` writes NDJSON lines an Ollama client reads (no `data:` events)."""
+    out = tmp_path / f"minimal.{fmt}"
+    done = CliRunner().invoke(
+        main,
+        ["export", str(SAMPLES / "ollama-two-calls.jsonl"), "--minimal", "--format", fmt]
+        + ["-o", str(out)],
+    )
+    assert done.exit_code == 0, done.output
+    assert b"data:" not in out.read_bytes()
+    doc = json.loads(CliRunner().invoke(main, ["inspect", "--json", str(out)]).stdout)
+    (stream,) = doc["streams"]
+    assert (stream["dialect"], stream["framing"]) == ("ollama-chat", "ndjson")
+    assert [c["arguments"] for c in stream["tool_calls"]] == ['{"city":"Paris"}', '{"city":"Lyon"}']
