@@ -33,12 +33,12 @@ from ..typed import compact, event_object
 from . import exact
 
 WORDS = ("call", "message")  # a call's key and its container, in FieldEvent's words
-# The top-level fields of a ChatResponse besides `message` and `done`.
-_KNOWN = frozenset(
+# A ChatResponse's metadata: its model, its time and its counters (shape.py: never what
+# a call is built from).
+METADATA = frozenset(
     (
         "model",
         "created_at",
-        "done_reason",
         "total_duration",
         "load_duration",
         "prompt_eval_count",
@@ -46,11 +46,10 @@ _KNOWN = frozenset(
         "prompt_eval_duration",
         "eval_count",
         "eval_duration",
-        "logprobs",
-        "remote_model",
-        "remote_host",
     )
 )
+# The top-level fields of a ChatResponse besides `message` and `done`.
+_KNOWN = METADATA | {"done_reason", "logprobs", "remote_model", "remote_host"}
 COUNTERS = ("prompt_eval_count", "eval_count", "total_duration", "eval_duration")
 _MISSING: Any = object()
 

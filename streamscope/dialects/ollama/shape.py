@@ -7,23 +7,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..base import Shape
+from .robust import METADATA
 
 # Keys that never matter to accumulation (dropped unless --keep-fields, and only when the
 # signature holds without them).
-VOLATILE = frozenset(
-    (
-        "model",
-        "created_at",
-        "total_duration",
-        "load_duration",
-        "prompt_eval_count",
-        "prompt_eval_cached_count",
-        "prompt_eval_duration",
-        "eval_count",
-        "eval_duration",
-        "images",
-    )
-)
+VOLATILE = METADATA | {"images"}
 
 
 def containers(tree: object) -> Iterator[tuple[str, tuple[Any, ...], object]]:
