@@ -166,10 +166,22 @@ class Engine:
 
     dialect = ""
     strategy_names: tuple[str, ...] = ()
+    # A dialect's engine names its own anomaly kinds and, of those, the ones a client's cut
+    # causes (its kinds.py); each class is given them joined to the shared ones:
+    own_kinds: Kinds = {}
+    own_cut_stream: frozenset[str] = frozenset()
+    own_cut_call: frozenset[str] = frozenset()
     kinds: Kinds = KINDS  # what its log may file: the shared kinds and the dialect's own
     # the kinds that follow from a client's cut (see cut_by_client): shared and its own
     cut_stream_kinds = CUT_STREAM_KINDS
     cut_call_kinds = CUT_CALL_KINDS
+
+    def __init_subclass__(cls, **options: Any) -> None:
+        super().__init_subclass__(**options)
+        cls.kinds = {**KINDS, **cls.own_kinds}
+        cls.cut_stream_kinds = CUT_STREAM_KINDS | cls.own_cut_stream
+        cls.cut_call_kinds = CUT_CALL_KINDS | cls.own_cut_call
+
     by_value = False  # see StreamResult.by_value
     wrappers = False  # the dialect's models invent the parallel wrapper (`parallel-wrapper`)
     # what to do with a call that has no id (`id-missing`), in the dialect's words

@@ -10,8 +10,6 @@ from __future__ import annotations
 import copy
 from typing import Any, cast
 
-from ...core.anomalies import CUT_CALL_KINDS, CUT_STREAM_KINDS
-from ...core.anomalies import KINDS as SHARED_KINDS
 from ...core.calls import Call
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
@@ -42,9 +40,7 @@ class AnthropicEngine(EventEngine):
     """Feed frames in arrival order; `finish` once."""
 
     dialect = "anthropic-messages"
-    kinds = {**SHARED_KINDS, **KINDS}
-    cut_stream_kinds = CUT_STREAM_KINDS | CUT_STREAM
-    cut_call_kinds = CUT_CALL_KINDS | CUT_CALL
+    own_kinds, own_cut_stream, own_cut_call = KINDS, CUT_STREAM, CUT_CALL
     strategy_names = STRATEGY_NAMES
     sdk_name = "anthropic-sdk"
     by_value = True  # the SDK keeps a tool's input parsed: compared by value

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.anomalies import CUT_CALL_KINDS, CUT_STREAM_KINDS
-from ...core.anomalies import KINDS as SHARED_KINDS
 from ...core.calls import Call, Unmodeled
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
@@ -92,9 +90,7 @@ class GeminiEngine(EventEngine):
     """Feed frames in arrival order; `finish` once."""
 
     dialect = "gemini"
-    kinds = {**SHARED_KINDS, **KINDS}
-    cut_stream_kinds = CUT_STREAM_KINDS | CUT_STREAM
-    cut_call_kinds = CUT_CALL_KINDS | CUT_CALL
+    own_kinds, own_cut_stream, own_cut_call = KINDS, CUT_STREAM, CUT_CALL
     strategy_names = STRATEGY_NAMES
     sdk_name = "parts"
 

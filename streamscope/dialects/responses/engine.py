@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from ...core.anomalies import CUT_CALL_KINDS, CUT_STREAM_KINDS
-from ...core.anomalies import KINDS as SHARED_KINDS
 from ...core.calls import Call
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
@@ -40,9 +38,7 @@ class ResponsesEngine(EventEngine):
     """Feed frames in arrival order; `finish` once."""
 
     dialect = "openai-responses"
-    kinds = {**SHARED_KINDS, **KINDS}
-    cut_stream_kinds = CUT_STREAM_KINDS | CUT_STREAM
-    cut_call_kinds = CUT_CALL_KINDS | CUT_CALL
+    own_kinds, own_cut_stream, own_cut_call = KINDS, CUT_STREAM, CUT_CALL
     strategy_names = STRATEGY_NAMES
     sdk_name = "openai-sdk"
     wrappers = True  # models invent multi_tool_use.parallel here (see parallel-wrapper)
