@@ -408,7 +408,7 @@ def test_v0_line_that_cannot_be_migrated(tmp_path):
 def test_newer_schema_version_is_refused(tmp_path):
     path = tmp_path / "future.jsonl"
     write_sample(path)
-    data = path.read_bytes().replace(b'"schema_version":1', b'"schema_version":7', 1)
+    data = path.read_bytes().replace(b'"schema_version":2', b'"schema_version":7', 1)
     path.write_bytes(data)
     for open_ in (iter_records, RecordingIndex.open):
         with pytest.raises(RecordingError, match="schema_version 7 is newer .*upgrade streamscope"):

@@ -1,4 +1,4 @@
-"""Recording format v1: constants and one dataclass per line type.
+"""Recording format v2: constants and one dataclass per line type.
 
 The format is documented in recordings/README.md. Every line is one JSON object whose
 first two keys are "type" and "exchange" (the header has no exchange), so the index can
@@ -17,7 +17,10 @@ import orjson
 
 from streamscope import __version__
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: `message` lines (WebSocket frames)
+# Body lines of this version or later are current lines as they stand (version 2 only
+# added a line type), so reading them needs no migration.
+SAME_LINES_SINCE = 1
 TOOL = "streamscope"
 REDACTED = "[REDACTED]"
 BOM = b"\xef\xbb\xbf"  # a UTF-8 byte order mark, which editors may put before line 1
@@ -410,13 +413,97 @@ class End:
         return cls(_int(d, "exchange"), _t_ns(d), _str(d, "reason"), error, _masked(d))
 
 
-Record = Header | Request | Response | Chunk | End
+# A WebSocket frame's opcode, by name as a `message` line spells it (RFC 6455 5.2);
+# a reserved opcode is written as its number.
+OPCODES = {0: "continuation", 1: "text", 2: "binary", 8: "close", 9: "ping", 10: "pong"}
+OPCODE_NUMBERS = {name: n for n, name in OPCODES.items()}
+SENDERS = ("client", "server")
+
+
+@dataclass(slots=True)
+class Message:
+    """One WebSocket frame of a session (the exchange whose response is its `101`), as a
+    peer sent it: its payload unmasked, and inflated where `compressed` (permessage-deflate:
+    the wire held it deflated)."""
+
+    exchange: int
+    t_ns: int
+    sender: str  # "client" or "server"
+    opcode: str | int  # a name of OPCODES, or the number of a reserved opcode
+    fin: bool
+    data: str | None = ""
+    data_b64: str | None = None
+    compressed: bool = False
+    masked: int = 0  # secrets masked in this frame
+    type: ClassVar[str] = "message"
+
+    @classmethod
+    def of(
+        cls,
+        exchange: int,
+        t_ns: int,
+        sender: str,
+        opcode: int,
+        fin: bool,
+        raw: bytes,
+        compressed: bool = False,
+    ) -> Message:
+        key, text = text_or_b64("data", raw)
+        name = OPCODES.get(opcode, opcode)
+        if key == "data":
+            return cls(exchange, t_ns, sender, name, fin, text, None, compressed)
+        return cls(exchange, t_ns, sender, name, fin, None, text, compressed)
+
+    @property
+    def data_bytes(self) -> bytes:
+        return bytes_of(self.data, self.data_b64)
+
+    @property
+    def opcode_number(self) -> int:
+        return self.opcode if isinstance(self.opcode, int) else OPCODE_NUMBERS[self.opcode]
+
+    def to_json(self) -> dict[Any, Any]:
+        d: dict[str, Any] = {"type": "message", "exchange": self.exchange, "t_ns": self.t_ns}
+        d |= {"from": self.sender, "opcode": self.opcode, "fin": self.fin}
+        if self.compressed:
+            d["compressed"] = True
+        if self.data_b64 is not None:
+            d["data_b64"] = self.data_b64
+        else:
+            d["data"] = self.data or ""
+        if self.masked:
+            d["masked"] = self.masked
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[Any, Any]) -> Message:
+        sender = _str(d, "from")
+        if sender not in SENDERS:
+            raise ValueError(f"field 'from' is {sender!r}, not 'client' or 'server'")
+        opcode = _need(d, "opcode")
+        if not (opcode in OPCODE_NUMBERS or (type(opcode) is int and 0 <= opcode <= 15)):
+            raise ValueError("field 'opcode' is not an opcode name or a number from 0 to 15")
+        if type(opcode) is int and opcode in OPCODES:
+            opcode = OPCODES[opcode]
+        fin = _need(d, "fin")
+        compressed = d.get("compressed", False)
+        if type(fin) is not bool or type(compressed) is not bool:
+            raise ValueError(
+                f"field {'fin' if type(fin) is not bool else 'compressed'!r} is not a boolean"
+            )
+        data, data_b64 = _one_of(d, "data")
+        exchange, t_ns = _int(d, "exchange"), _t_ns(d)
+        return cls(exchange, t_ns, sender, opcode, fin, data, data_b64, compressed, _masked(d))
+
+
+Record = Header | Request | Response | Chunk | Message | End
 
 # Line types after the header, by "type" value.
-BODY_TYPES: dict[str, type[Request | Response | Chunk | End]] = {
+BODY_TYPES: dict[str, type[Request | Response | Chunk | Message | End]] = {
     "request": Request,
     "response": Response,
     "chunk": Chunk,
+    "message": Message,
     "end": End,
 }
 
@@ -425,9 +512,14 @@ _REQUIRED = {
     "request": frozenset({"exchange", "t_ns", "method", "url", "headers"}),
     "response": frozenset({"exchange", "t_ns", "status", "headers"}),
     "chunk": frozenset({"exchange", "t_ns"}),
+    "message": frozenset({"exchange", "t_ns", "from", "opcode", "fin"}),
     "end": frozenset({"exchange", "t_ns", "reason"}),
 }
-_ONE_OF = {"request": ("body", "body_b64"), "chunk": ("data", "data_b64")}
+_ONE_OF = {
+    "request": ("body", "body_b64"),
+    "chunk": ("data", "data_b64"),
+    "message": ("data", "data_b64"),
+}
 
 
 def check_raw(d: object) -> str | None:
@@ -448,7 +540,7 @@ def check_raw(d: object) -> str | None:
     return None
 
 
-def body_record(d: object) -> Request | Response | Chunk | End:
+def body_record(d: object) -> Request | Response | Chunk | Message | End:
     """A parsed, migrated body line as its dataclass; ValueError says what is wrong."""
     problem = check_raw(d)
     if problem:

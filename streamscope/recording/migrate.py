@@ -52,7 +52,12 @@ def _pairs(headers: dict[Any, Any]) -> list[list[str]]:
     return [[k, v] for k, v in headers.items()]
 
 
-MIGRATIONS: dict[int, Callable[[dict[Any, Any]], dict[str, Any]]] = {0: _v0_to_v1}
+def _v1_to_v2(d: dict[Any, Any]) -> dict[Any, Any]:
+    """Version 2 added `message` lines (WebSocket frames): a v1 line is a v2 line."""
+    return {**d, "schema_version": 2} if d.get("type") == "header" else d
+
+
+MIGRATIONS: dict[int, Callable[[dict[Any, Any]], dict[str, Any]]] = {0: _v0_to_v1, 1: _v1_to_v2}
 
 
 def header_version(d: object) -> int | None:

@@ -21,7 +21,7 @@ import orjson
 from streamscope.recording.format import (
     BOM,
     MAX_T_NS,
-    SCHEMA_VERSION,
+    SAME_LINES_SINCE,
     Chunk,
     Header,
     Record,
@@ -68,7 +68,7 @@ def _read_header(path: str) -> tuple[Header, dict[Any, Any], int]:
         raise located(path, 1, 0, "not a streamscope recording (no header line)")
     try:
         check_version(version)
-        if version != SCHEMA_VERSION:
+        if version < SAME_LINES_SINCE:
             d = migrate(d, version)
         return Header.from_json(d), d, version
     except ValueError as e:
@@ -176,7 +176,7 @@ class RecordingReader:
 
         path, version, raw = self.path, self.version, self.raw
         # inspect's hot path: a current-version chunk line is checked inline
-        fast = raw and version == SCHEMA_VERSION
+        fast = raw and version >= SAME_LINES_SINCE
         n, offset, line, whole = 0, 0, None, True
         cut = False
         try:
@@ -212,7 +212,7 @@ class RecordingReader:
                     yield n, d
                     continue
                 try:
-                    if version != SCHEMA_VERSION:
+                    if version < SAME_LINES_SINCE:
                         d = migrate(d, version)
                     rec = body_record(d)  # every field's type checked, once, here
                     if raw:
@@ -359,7 +359,7 @@ class RecordingIndex:
                 start += self._f.read(1) == b"\n"
         self._unended = False
         self.stopped_at = None  # a cut-off last line is read again: it may be whole now
-        fast = version == SCHEMA_VERSION and not self._check
+        fast = version >= SAME_LINES_SINCE and not self._check
         end = start
         for n, offset, lines, whole in _blocks(path, progress, start, len(offsets)):
             for i in range(0, len(lines), _RUN):
@@ -413,7 +413,7 @@ class RecordingIndex:
             twice = key_twice(line)
             if twice is not None:
                 raise ValueError(twice)
-            rec = body_record(d if version == SCHEMA_VERSION else migrate(d, version))
+            rec = body_record(d if version >= SAME_LINES_SINCE else migrate(d, version))
             ex = exchanges.get(rec.exchange)
             if ex is None:
                 ex = exchanges[rec.exchange] = ExchangeIndex(rec.exchange)
@@ -453,7 +453,7 @@ class RecordingIndex:
             data = self._f.read(stop - start)
         try:
             d = _loads(data)
-            return d if self.version == SCHEMA_VERSION else migrate(d, self.version)
+            return d if self.version >= SAME_LINES_SINCE else migrate(d, self.version)
         except (_JSONError, ValueError) as e:
             what = "not valid JSON" if isinstance(e, _JSONError) else str(e)
             raise located(self.path, n, start, what) from None
@@ -462,7 +462,7 @@ class RecordingIndex:
         """Lines numbers[start:stop] in order, each as `raw_line` gives it, read in blocks:
         lines next to each other in the file (one stream's chunks, mostly) are one read
         of up to BLOCK bytes instead of a seek and a read each."""
-        offsets, path, current = self._offsets, self.path, self.version == SCHEMA_VERSION
+        offsets, path, current = self._offsets, self.path, self.version >= SAME_LINES_SINCE
         size = len(self)
         want = min(1 << 16, BLOCK)  # small first (a replay jump reads a few hundred lines)
         k = start
