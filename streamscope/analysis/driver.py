@@ -22,13 +22,17 @@ from ..core.contract import ContractResult, Conversation, Finding, check
 from ..core.engine import UNFINISHED, Engine, StreamResult
 from ..core.frames import Frame
 from ..core.verdict import exchange_failure
-from ..dialects import LOOK, dialect, of_frame, open_engine
+from ..dialects import LOOK, dialect, of_frame, open_engine, request_facts, session_turns
+from ..dialects.base import Turn
 from ..framing import new as new_framing
+from ..framing.session import Reassembler, WsMessage
 from ..inputs import CHUNKS, ExchangeInfo, Source, describe_numbers, open_input
 from ..inputs.encoding import Inflow, content_codings
-from ..recording.format import End, RecordingError, Request, Response, bytes_of
+from ..recording.format import End, Message, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
 from ..text import cut
+
+WEBSOCKET = "websocket"
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -184,6 +188,51 @@ def _one_stream(source: Source, number: int) -> StreamResult:
     return result
 
 
+class _Session:
+    """A WebSocket session being read: its frames reassembled into messages as they come;
+    split into turns (each a stream) once it ended."""
+
+    __slots__ = ("info", "reassembler", "messages", "last_ns")
+
+    def __init__(self, info: ExchangeInfo) -> None:
+        self.info = info
+        self.reassembler = Reassembler()
+        self.messages: list[WsMessage] = []
+        self.last_ns = info.start_ns
+
+    def feed(self, m: Message) -> None:
+        self.last_ns = m.t_ns
+        self.messages += self.reassembler.feed(
+            m.sender, m.opcode, m.fin, m.data_bytes, m.t_ns, m.compressed
+        )
+
+    def finish(
+        self, end_reason: str, end_error: str | None, status: int | None
+    ) -> tuple[list[Turn], list[StreamResult]]:
+        """Its turns and their streams, read in the dialect its handshake told."""
+        self.messages += self.reassembler.finish(self.last_ns)
+        info = self.info
+        told = dialect(info.dialect)
+        turns = session_turns(told, self.messages, info.start_ns)
+        results = []
+        for i, t in enumerate(turns):
+            facts = request_facts(told, info.url, t.request)
+            if info.model is None:  # the handshake names none: its first turn does
+                info.model = facts.model
+            engine = open_engine(
+                info.dialect, info.exchange, facts.tools or info.tools, facts.response_format
+            )
+            for frame in t.frames:
+                engine.feed(frame)
+            last = i == len(turns) - 1
+            # a turn its final event ended is whole; the last one ended with the session
+            reason = "complete" if t.ended else (end_reason if last else None)
+            result = engine.finish(None, reason, end_error if last else None, status)
+            result.turn, result.framing = t.turn, "websocket"
+            results.append(result)
+        return turns, results
+
+
 class RecordingPass:
     """The one pass over a recording's lines in file order, kept between calls: --follow
     feeds it the lines appended since (no line is read twice)."""
@@ -192,6 +241,9 @@ class RecordingPass:
         self.infos: dict[int, ExchangeInfo] = {}
         self.live: dict[int, _Live] = {}  # streams whose end line has not come yet
         self.streams: dict[int, StreamResult] = {}  # streams that ended
+        self.live_sessions: dict[int, _Session] = {}  # WebSocket sessions still open
+        # sessions that ended: their turns and each turn's stream
+        self.sessions: dict[int, tuple[list[Turn], list[StreamResult]]] = {}
         self.bodies: dict[int, Inflow] = {}  # non-stream bodies compressed (read as the client did)
         self.conversations: list[Conversation] = []  # every request's history (pairing)
         # request bodies whose dialect neither their path nor their body told: read in
@@ -217,6 +269,15 @@ class RecordingPass:
             if state.inflow is not None:  # as the client read it
                 data = state.inflow.feed(data)
             state.feed(state.decoder.feed(data, d["t_ns"] - state.info.start_ns))
+        elif kind == "message":
+            session = self.live_sessions.get(ex)
+            if session is None:
+                if ex in self.sessions:
+                    return  # (after its end line: nothing more is read of it)
+                info = self.infos.setdefault(ex, ExchangeInfo(ex))
+                session = self.live_sessions[ex] = _Session(info)
+                self.live.pop(ex, None)
+            session.feed(Message.from_json(d))
         elif kind == "request":
             info = self.infos[ex] = ExchangeInfo(ex)
             body = info.saw_request(Request.from_json(d))
@@ -227,7 +288,9 @@ class RecordingPass:
         elif kind == "response":
             info = self.infos.setdefault(ex, ExchangeInfo(ex))
             info.saw_response(Response.from_json(d))
-            if info.stream:
+            if info.framing == WEBSOCKET:
+                self.live_sessions[ex] = _Session(info)
+            elif info.stream:
                 self.live[ex] = _Live(info)
             else:
                 info.body = bytearray()
@@ -239,6 +302,9 @@ class RecordingPass:
             end = End.from_json(d)
             info.saw_end(end)
             self.bodies.pop(ex, None)
+            session = self.live_sessions.pop(ex, None)
+            if session is not None:
+                self.sessions[ex] = session.finish(end.reason, end.error, info.status)
             state = self.live.pop(ex, None)
             if state is not None:
                 self.streams[ex] = state.finish(end.reason, end.error, info.status)
@@ -253,6 +319,17 @@ class RecordingPass:
         for ex, state in self.live.items():
             self.streams[ex] = state.finish(UNFINISHED, None, state.info.status)
         self.live.clear()
+        for ex, session in self.live_sessions.items():
+            self.sessions[ex] = session.finish(UNFINISHED, None, session.info.status)
+        self.live_sessions.clear()
+
+    def all_streams(self) -> list[StreamResult]:
+        """Every stream that ended: an exchange's own, and each turn of a session, in
+        exchange order."""
+        out = [(ex, 0, s) for ex, s in self.streams.items()]
+        for ex, (_, results) in self.sessions.items():
+            out += [(ex, i + 1, s) for i, s in enumerate(results)]
+        return [s for _, _, s in sorted(out, key=lambda e: e[:2])]
 
     def contract(self, final: bool = True) -> ContractResult:
         """The round-trip contract of the streams that ended and the requests so far
@@ -270,12 +347,32 @@ class RecordingPass:
             for ex, info in self.infos.items()
             if not info.stream and info.status is not None and info.status < 400
         ]
-        return check(
+        result = check(
             [(ex, streams[ex].tool_calls) for ex in sorted(streams)],
             sorted(self.conversations, key=lambda c: c.exchange),
             {s.response_id: ex for ex, s in streams.items() if s.response_id},
             bodies,
         )
+        if self.sessions:
+            found, compared = self._session_findings()
+            result.findings = sorted(result.findings + found, key=lambda f: f.exchange)
+            result.compared += compared
+        return result
+
+    def _session_findings(self) -> tuple[list[Finding], int]:
+        """Each session's own contract, over its turns (a response it continues looked
+        up in the session, then among every stream of the recording)."""
+        responses = {s.response_id: s for s in self.all_streams() if s.response_id}
+        out: list[Finding] = []
+        compared = 0
+        for ex in sorted(self.sessions):
+            turns, results = self.sessions[ex]
+            check_session = dialect(self.infos[ex].dialect).session_contract
+            if check_session is not None:
+                found, n = check_session(ex, turns, results, responses)
+                out += found
+                compared += n
+        return out, compared
 
 
 def _recording(source: Source, only: int | None) -> Analysis:
@@ -289,7 +386,7 @@ def _recording(source: Source, only: int | None) -> Analysis:
         raise RecordingError(
             f"{name}: there is no exchange {only} ({describe_numbers(sorted(infos))})", name
         )
-    streams = [seen.streams[ex] for ex in sorted(seen.streams)]
+    streams = seen.all_streams()
     contract = seen.contract()
     findings = contract.findings
     if only is not None:  # every stream was read: the contract of `only` spans exchanges

@@ -83,7 +83,8 @@ def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
     told = dialect(s.dialect).title
     if s.framing != SSE:  # (SSE is what every stream was, and most are)
         told += f" in {framing(s.framing).title}"
-    bits = [f"[bold]Exchange {s.exchange}[/]", told, *_where(info)]
+    name = f"Exchange {s.exchange}" + ("" if s.turn is None else f", response {s.turn}")
+    bits = [f"[bold]{name}[/]", told, *_where(info)]
     bits.append(plural(s.frames, "frame"))
     bits.append(f"ended {s.ended}")
     if s.finish_reason is not None:
@@ -113,16 +114,19 @@ def render(analysis: Analysis, console: Console, sdk_note: str | None = None) ->
         stopped = _safe(analysis.stopped["message"])
         console.print(f"[{STYLE[WARNING]}]{MARK[WARNING]} {stopped}[/]")
     totals: Counter[str] = Counter()
-    streams = {s.exchange: s for s in analysis.streams}
+    streams: dict[int, list[StreamResult]] = {}
+    for s in analysis.streams:  # (a WebSocket session has one per response)
+        streams.setdefault(s.exchange, []).append(s)
     # every exchange in order: a stream with its analysis, any other with what it answered
     for ex in sorted(streams.keys() | infos.keys()):
-        console.print()
-        s = streams.get(ex)
-        if s is None:
+        if ex not in streams:
+            console.print()
             _plain_exchange(infos[ex], console)
             continue
-        console.print(_header(infos.get(ex), s))
-        _stream(s, console, totals)
+        for s in streams[ex]:
+            console.print()
+            console.print(_header(infos.get(ex), s))
+            _stream(s, console, totals)
     if analysis.failures:
         console.print()
         console.print("[bold]Exchanges that failed[/] (not streams)")

@@ -93,6 +93,10 @@ class Finding:
     at_message: int | None = None
     call: object = None
     conversation: int | None = None  # its conversation, named by its first exchange
+    # In a WebSocket session: the turn whose request it is about, and the turn whose
+    # stream assembled the calls (None: not in a session)
+    turn: int | None = None
+    stream_turn: int | None = None
 
     def to_json(self) -> dict[str, str | int]:
         out: dict[str, str | int] = {
@@ -105,6 +109,10 @@ class Finding:
             out["stream"] = self.stream
         if self.conversation is not None:
             out["conversation"] = self.conversation
+        if self.turn is not None:
+            out["turn"] = self.turn
+        if self.stream_turn is not None:
+            out["stream_turn"] = self.stream_turn
         return out
 
 

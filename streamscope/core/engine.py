@@ -108,6 +108,8 @@ class StreamResult:
     response_id: str | None = None
     # the framing its frames came in (streamscope.framing), as the stream was opened
     framing: str = "sse"
+    # which response of a WebSocket session it is, 1 first (None: the exchange's own body)
+    turn: int | None = None
 
     def differs(self, name: str) -> bool | None:
         """Does strategy `name` build other calls than robust? None when it raised."""

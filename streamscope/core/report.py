@@ -49,6 +49,7 @@ def strategy_json(result: StreamResult, name: str) -> dict[Any, Any]:
 def stream_json(result: StreamResult) -> dict[Any, Any]:
     out: dict[str, object] = {
         "exchange": result.exchange,
+        **({} if result.turn is None else {"turn": result.turn}),
         "frames": result.frames,
         "ended": result.ended,
         "dialect": result.dialect,

@@ -23,8 +23,9 @@ from ..core.contract import KINDS as CONTRACT_KINDS
 from ..core.engine import Engine
 from ..core.frames import Frame
 from ..framing import of_response
+from ..framing.session import CONTROL, WsMessage, frame_of
 from .anthropic import ANTHROPIC
-from .base import Dialect, EngineOptions, FinalWatch, RequestFacts, Watch, body_facts
+from .base import Dialect, EngineOptions, FinalWatch, RequestFacts, Turn, Watch, body_facts
 from .chat import CHAT
 from .gemini import GEMINI
 from .ollama import OLLAMA
@@ -240,6 +241,19 @@ def unknown(name: str | None) -> str | None:
         f"neither the request nor the first events tell the dialect ({titles}): "
         f"read as {DEFAULT.title}"
     )
+
+
+def session_turns(told: Dialect, messages: Sequence[WsMessage], start_ns: int) -> list[Turn]:
+    """A WebSocket session's turns as dialect `told` splits them; a dialect that is never
+    read over a WebSocket gets one turn of every server message, so none goes unread."""
+    if told.session is not None:
+        return told.session(messages)
+    frames: list[Frame] = []
+    for m in messages:
+        if m.sender == "server" and m.opcode not in CONTROL:
+            frames.append(frame_of(m, len(frames) + 1, start_ns, frames[-1].end if frames else 0))
+    client = [m for m in messages if m.sender == "client"]
+    return [Turn(1, None, frames, client, False, start_ns)] if frames or client else []
 
 
 def open_engine(

@@ -9,7 +9,7 @@ line in its registry.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
@@ -19,9 +19,13 @@ from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.engine import Engine
 from ..core.frames import Frame
 from ..core.history import History
+from ..framing.session import WsMessage
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from ..core.contract import Finding
+    from ..core.engine import StreamResult
 
 
 # The real SDK's answer for frames its emulation does not model: (frames, the request's
@@ -184,6 +188,33 @@ def openai_error(status: int, kind: str, message: str) -> bytes:
     return orjson.dumps({"error": {"message": message, "type": kind, "param": None, "code": None}})
 
 
+@dataclass(slots=True)
+class Turn:
+    """One stream of a WebSocket session: the client message that opened it (parsed JSON,
+    None when no client message did), the server messages of it as frames, the client
+    messages sent while it ran, whether its final event came, and when it opened (ns
+    from the recording's start)."""
+
+    turn: int  # 1-based within the session
+    request: object
+    frames: list[Frame]
+    client: list[WsMessage]
+    ended: bool
+    start_ns: int
+
+
+class SessionContract(Protocol):
+    def __call__(
+        self,
+        exchange: int,
+        turns: Sequence[Turn],
+        results: Sequence[StreamResult],
+        responses: Mapping[str, StreamResult],
+    ) -> tuple[list[Finding], int]:
+        """The findings, and how many turns carried back the calls of a response."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Dialect:
     name: str  # as `inspect --json` says it: "chat-completions", "anthropic-messages"
@@ -252,3 +283,9 @@ class Dialect:
     # asks for a stream (None: the first).
     framings: tuple[str, ...] = ("sse",)
     framing_of: Callable[[str], str] | None = None
+    # Over a WebSocket (framing `websocket`): its session's messages split into turns,
+    # each read as a stream of its own (None: it is never read over a WebSocket).
+    session: Callable[[Sequence[WsMessage]], list[Turn]] | None = None
+    # A session's own contract: (exchange, its turns, their results, every stream of the
+    # recording by response id) -> (findings, turns checked) (None: it checks nothing).
+    session_contract: SessionContract | None = None

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from urllib.parse import urlsplit
 
 from ..analysis import analyze
+from ..core.engine import StreamResult
 from ..inputs import ExchangeInfo
 from ..recording.format import RecordingError
 
@@ -33,6 +34,7 @@ class ExchangeRow:
     contract_kinds: list[str]
     started_ns: int | None  # the request's time in the recording (None: no request)
     duration_ms: float | None  # request to end line (None: no end line)
+    turn: int | None = None  # a WebSocket session's response (a row each), None: not one
 
 
 @dataclass(slots=True)
@@ -45,6 +47,7 @@ class CallRow:
     type: str | None
     arguments_chars: int
     repaired: bool  # the arguments did not parse
+    turn: int | None = None
 
 
 @dataclass(slots=True)
@@ -57,6 +60,7 @@ class AnomalyRow:
     count: int
     cut_by_client: bool
     message: str
+    turn: int | None = None
 
 
 @dataclass(slots=True)
@@ -67,6 +71,7 @@ class ContractRow:
     kind: str
     severity: str
     message: str
+    turn: int | None = None  # the session's response whose request it is about
 
 
 @dataclass(slots=True)
@@ -122,64 +127,84 @@ def analyze_file(path: str | os.PathLike[str], name: str | None = None) -> FileR
     except Exception as e:  # a bug must cost one file, not the scan
         return FileRows(file, error=f"{file}: internal error: {type(e).__name__}: {e}")
     out = FileRows(file, a.format)
-    streams = {s.exchange: s for s in a.streams}
+    streams: dict[int, list[StreamResult]] = {}
+    for one in a.streams:  # (a WebSocket session has one per response: a row each)
+        streams.setdefault(one.exchange, []).append(one)
     infos = a.exchanges or [ExchangeInfo(s.exchange, stream=True) for s in a.streams]
-    contract: dict[int, list[str]] = {}
+    contract: dict[tuple[int, int | None], list[str]] = {}
     for f in a.contract:
-        contract.setdefault(f.exchange, []).append(f.kind)
-        out.contract.append(ContractRow(file, f.exchange, f.stream, f.kind, f.severity, f.message))
-    for info in infos:
-        s = streams.get(info.exchange)
-        duration = None
-        if info.end_ns is not None and info.start_ns:
-            duration = (info.end_ns - info.start_ns) / 1e6
-        row = ExchangeRow(
-            file,
-            info.exchange,
-            s is not None,
-            s.dialect if s is not None else info.dialect,
-            _host(info.url),
-            info.model,
-            info.status,
-            s.ended if s is not None else info.end_reason,
-            s.frames if s is not None else 0,
-            len(s.tool_calls) if s is not None else 0,
-            [x.kind for x in s.anomalies] if s is not None else [],
-            contract.get(info.exchange, []),
-            info.start_ns or None,
-            duration,
+        contract.setdefault((f.exchange, f.turn), []).append(f.kind)
+        out.contract.append(
+            ContractRow(file, f.exchange, f.stream, f.kind, f.severity, f.message, f.turn)
         )
-        out.exchanges.append(row)
-        if s is None:
-            continue
-        for i, (c, r) in enumerate(zip(s.tool_calls, s.repairs, strict=True)):
-            args = c.arguments if isinstance(c.arguments, str) else ""
-            out.calls.append(
-                CallRow(
-                    file,
-                    info.exchange,
-                    i,
-                    _text(c.id),
-                    _text(c.name),
-                    _text(c.type),
-                    len(args),
-                    r is not None,
-                )
-            )
-        for x in s.anomalies:
-            out.anomalies.append(
-                AnomalyRow(
-                    file,
-                    info.exchange,
-                    x.kind,
-                    x.severity,
-                    x.frame,
-                    x.count,
-                    x.cut_by_client,
-                    x.text(),
-                )
-            )
+    for info in infos:
+        found: list[StreamResult | None] = [*streams.get(info.exchange, [])]
+        for s in found or [None]:
+            _rows(out, file, info, s, contract)
     return out
+
+
+def _rows(
+    out: FileRows,
+    file: str,
+    info: ExchangeInfo,
+    s: StreamResult | None,
+    contract: dict[tuple[int, int | None], list[str]],
+) -> None:
+    """The rows of one exchange, or of one response of a session."""
+    turn = s.turn if s is not None else None
+    duration = None
+    if info.end_ns is not None and info.start_ns:
+        duration = (info.end_ns - info.start_ns) / 1e6
+    row = ExchangeRow(
+        file,
+        info.exchange,
+        s is not None,
+        s.dialect if s is not None else info.dialect,
+        _host(info.url),
+        info.model,
+        info.status,
+        s.ended if s is not None else info.end_reason,
+        s.frames if s is not None else 0,
+        len(s.tool_calls) if s is not None else 0,
+        [x.kind for x in s.anomalies] if s is not None else [],
+        contract.get((info.exchange, turn), []),
+        info.start_ns or None,
+        duration,
+        turn,
+    )
+    out.exchanges.append(row)
+    if s is None:
+        return
+    for i, (c, r) in enumerate(zip(s.tool_calls, s.repairs, strict=True)):
+        args = c.arguments if isinstance(c.arguments, str) else ""
+        out.calls.append(
+            CallRow(
+                file,
+                info.exchange,
+                i,
+                _text(c.id),
+                _text(c.name),
+                _text(c.type),
+                len(args),
+                r is not None,
+                turn,
+            )
+        )
+    for x in s.anomalies:
+        out.anomalies.append(
+            AnomalyRow(
+                file,
+                info.exchange,
+                x.kind,
+                x.severity,
+                x.frame,
+                x.count,
+                x.cut_by_client,
+                x.text(),
+                turn,
+            )
+        )
 
 
 def analyze_bytes(data: bytes, name: str) -> FileRows:

@@ -44,6 +44,7 @@ SCHEMA = {
         "contract_kinds": "VARCHAR[]",
         "started_ns": "BIGINT",
         "duration_ms": "DOUBLE",
+        "turn": "INTEGER",
     },
     "calls": {
         "file": "VARCHAR",
@@ -54,6 +55,7 @@ SCHEMA = {
         "type": "VARCHAR",
         "arguments_chars": "BIGINT",
         "repaired": "BOOLEAN",
+        "turn": "INTEGER",
     },
     "anomalies": {
         "file": "VARCHAR",
@@ -64,6 +66,7 @@ SCHEMA = {
         "count": "BIGINT",
         "cut_by_client": "BOOLEAN",
         "message": "VARCHAR",
+        "turn": "INTEGER",
     },
     "contract": {
         "file": "VARCHAR",
@@ -72,8 +75,11 @@ SCHEMA = {
         "kind": "VARCHAR",
         "severity": "VARCHAR",
         "message": "VARCHAR",
+        "turn": "INTEGER",
     },
 }
+# Columns later releases added, each NULL in the rows an older scan stored.
+ADDED = {"turn": "INTEGER"}
 ROW_TYPES = {
     "exchanges": ExchangeRow,
     "calls": CallRow,
@@ -130,6 +136,9 @@ class Store:
         for table, columns in SCHEMA.items():
             cols = ", ".join(f'"{c}" {t}' for c, t in columns.items())
             self.con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({cols})")
+            for col, kind in ADDED.items():
+                if col in columns:  # a store an older streamscope made lacks it
+                    self.con.execute(f'ALTER TABLE {table} ADD COLUMN IF NOT EXISTS "{col}" {kind}')
         self._pending: list[tuple[FileRows, Stamp | None]] = []
         self._stamps: dict[str, tuple[int, int, str]] | None = None
 

@@ -48,7 +48,7 @@ class Summary:
                 self._fail(f"{rows.file}#{e.exchange}: failed: {failure}")
             g = self.groups.setdefault((e.host or "(no host)", e.model or "(no model)"), Group())
             per_exchange[e.exchange] = g
-            g.exchanges += 1
+            g.exchanges += e.turn in (None, 1)  # a session has a row per response
             g.streams += e.stream
             for kind in dict.fromkeys(e.anomaly_kinds):
                 g.kinds[kind] += 1

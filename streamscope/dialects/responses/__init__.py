@@ -9,6 +9,7 @@ from .fixture import FIXTURE
 from .history import history
 from .kinds import KINDS
 from .oracle import responses_sdk_result
+from .session import session, session_contract
 from .shape import SHAPE
 from .summary import plain_summary, summarize
 from .wire import ENDPOINTS, claims_request, final_event
@@ -64,4 +65,6 @@ RESPONSES = Dialect(
     turns=("input", "item"),
     endpoints=ENDPOINTS,
     noun="Responses",
+    session=session,
+    session_contract=session_contract,
 )
