@@ -120,3 +120,23 @@ def test_a_session_no_dialect_splits_is_read_whole(tmp_path):
     path = write_session(tmp_path / "s.jsonl", msgs, url="https://example.com/ws/stream")
     a = analyze(path)
     assert len(a.streams) >= 1 and a.streams[0].framing == "websocket"
+
+
+def test_a_session_opens_for_random_access_with_its_turns_as_streams(session):
+    from streamscope.inputs import open_input
+    from streamscope.inputs.session import TurnReads
+
+    with open_input(session) as source:
+        opened = source.exchange(1).session()
+        assert opened is not None
+        senders = [m.sender for m in opened.messages if m.opcode == "text"]
+        assert senders.count("client") == 2 and senders[0] == "client"
+        assert [t.turn for t in opened.turns] == [1, 2]
+        reads = TurnReads(opened.turns[0])
+        frames = list(reads.frames())
+        assert [f.number for f in frames] == list(range(1, len(reads) + 1))
+        assert frames[0].event == "response.created"
+        # a copied decoder resumes where it was (the replay's snapshots)
+        decoder = reads.decoder()
+        decoder.feed(b"", None)
+        assert decoder.copy().feed(b"", None)[0].number == 2

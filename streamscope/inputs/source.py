@@ -27,7 +27,11 @@ from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .encoding import DecodedReads, content_codings
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
 from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
+from .session import Session, read_session
 from .sniff import CHUNKS, FRAMING_OF, HAR, KIND_WORDS, RECORDED, RECORDING, sniff
+
+
+WEBSOCKET = "websocket"  # the framing of a session (framing/__init__.py)
 
 
 @dataclass(slots=True)
@@ -101,6 +105,8 @@ class Exchange:
     end: End | None
     wire: Reads
     _decoded: DecodedReads | None = None
+    index: RecordingIndex | None = None  # a recording's (a session reads its messages there)
+    _session: Session | None = None
 
     @property
     def reads(self) -> Reads:
@@ -115,6 +121,13 @@ class Exchange:
 
     def frames(self) -> Iterator[Frame]:
         return self.reads.frames()
+
+    def session(self) -> Session | None:
+        """A WebSocket session's messages and turns (None: the exchange is no session)."""
+        if self._session is None and self.index is not None and self.info.framing == WEBSOCKET:
+            lines = self.index.messages(self.number)
+            self._session = read_session(self.info.dialect, lines, self.info.start_ns)
+        return self._session
 
     def dialect(self) -> str | None:
         """The stream's dialect: told by its request, else by its first events."""
@@ -263,7 +276,8 @@ class Source:
                 f"{self.path}: there is no exchange {number} ({describe_numbers(index.exchanges())})",
                 self.path,
             ) from None
-        ex = Exchange(number, ExchangeInfo(number), None, None, None, ExchangeReads(index, number))
+        reads = ExchangeReads(index, number)
+        ex = Exchange(number, ExchangeInfo(number), None, None, None, reads, None, index)
         self._catch_up(index, ex)  # its head lines, as --follow reads those that come later
         with self._lock:  # request bodies are parsed once, whichever face asks
             return self._exchanges.setdefault(number, ex)

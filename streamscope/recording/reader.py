@@ -24,6 +24,7 @@ from streamscope.recording.format import (
     SAME_LINES_SINCE,
     Chunk,
     Header,
+    Message,
     Record,
     RecordingError,
     Stopped,
@@ -255,6 +256,7 @@ class ExchangeIndex:
     response: int | None = None
     end: int | None = None
     chunks: array[Any] = field(default_factory=lambda: array("I"))
+    messages: array[Any] = field(default_factory=lambda: array("I"))  # a WebSocket session's
 
 
 # Writers put "type" and "exchange" first, so a chunk line is recognised by this prefix
@@ -419,6 +421,8 @@ class RecordingIndex:
                 ex = exchanges[rec.exchange] = ExchangeIndex(rec.exchange)
             if rec.type == "chunk":
                 ex.chunks.append(n)
+            elif rec.type == "message":
+                ex.messages.append(n)
             elif getattr(ex, rec.type) is not None:
                 first = getattr(ex, rec.type)
                 raise ValueError(
@@ -508,6 +512,14 @@ class RecordingIndex:
             rec = self.line(n)
             if not isinstance(rec, Chunk):
                 raise located(self.path, n, self._offsets[n - 1], "expected a chunk line")
+            yield rec
+
+    def messages(self, exchange: int) -> Iterator[Message]:
+        """A WebSocket session's frames, in order, each line checked field by field."""
+        for n in self._exchanges[exchange].messages:
+            rec = self.line(n)
+            if not isinstance(rec, Message):
+                raise located(self.path, n, self._offsets[n - 1], "expected a message line")
             yield rec
 
     def close(self) -> None:
