@@ -30,7 +30,6 @@ from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
 from .session import Session, read_session
 from .sniff import CHUNKS, FRAMING_OF, HAR, KIND_WORDS, RECORDED, RECORDING, sniff
 
-
 WEBSOCKET = "websocket"  # the framing of a session (framing/__init__.py)
 
 
