@@ -140,3 +140,17 @@ def test_a_session_opens_for_random_access_with_its_turns_as_streams(session):
         decoder = reads.decoder()
         decoder.feed(b"", None)
         assert decoder.copy().feed(b"", None)[0].number == 2
+
+
+def test_the_text_report_names_the_session_once_then_its_responses(session):
+    out = run_cli("inspect", str(session)).output
+    line = next(x for x in out.splitlines() if "WebSocket session" in x)
+    assert "2 responses" in line and "closed by the client (1000)" in line
+    assert out.count("GET /v1/responses") == 1  # the responses do not repeat the handshake
+
+
+def test_a_session_that_opened_no_response_is_still_listed(tmp_path):
+    path = write_session(tmp_path / "s.jsonl", [])
+    out = run_cli("inspect", str(path))
+    assert out.exit_code == 0
+    assert "WebSocket session" in out.output and "no response" in out.output

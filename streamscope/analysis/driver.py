@@ -28,6 +28,7 @@ from ..framing import new as new_framing
 from ..framing.session import Reassembler, WsMessage
 from ..inputs import CHUNKS, ExchangeInfo, Source, describe_numbers, open_input
 from ..inputs.encoding import Inflow, content_codings
+from ..inputs.session import facts_of
 from ..recording.format import End, Message, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
 from ..text import cut
@@ -212,6 +213,7 @@ class _Session:
         """Its turns and their streams, read in the dialect its handshake told."""
         self.messages += self.reassembler.finish(self.last_ns)
         info = self.info
+        info.session = facts_of(self.messages)
         told = dialect(info.dialect)
         turns = session_turns(told, self.messages, info.start_ns)
         results = []

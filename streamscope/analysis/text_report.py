@@ -84,11 +84,23 @@ def _header(info: ExchangeInfo | None, s: StreamResult) -> str:
     if s.framing != SSE:  # (SSE is what every stream was, and most are)
         told += f" in {framing(s.framing).title}"
     name = f"Exchange {s.exchange}" + ("" if s.turn is None else f", response {s.turn}")
-    bits = [f"[bold]{name}[/]", told, *_where(info)]
+    # a session's response: its session's line above gave the handshake
+    bits = [f"[bold]{name}[/]", told, *(_where(info) if s.turn is None else [])]
     bits.append(plural(s.frames, "frame"))
     bits.append(f"ended {s.ended}")
     if s.finish_reason is not None:
         bits.append(f"{dialect(s.dialect).terms.finish} {_safe(str(s.finish_reason))}")
+    return " · ".join(bits)
+
+
+def _session_line(info: ExchangeInfo, responses: int) -> str:
+    """A WebSocket session as a whole: its handshake, its responses, its messages."""
+    assert info.session is not None
+    bits = [f"[bold]Exchange {info.exchange}[/]", "WebSocket session", *_where(info)]
+    bits.append(plural(responses, "response") if responses else "no response")
+    bits.append(_safe(info.session.describe()))
+    if info.end_reason is not None:
+        bits.append(f"ended {_safe(info.end_reason)}")
     return " · ".join(bits)
 
 
@@ -119,7 +131,13 @@ def render(analysis: Analysis, console: Console, sdk_note: str | None = None) ->
         streams.setdefault(s.exchange, []).append(s)
     # every exchange in order: a stream with its analysis, any other with what it answered
     for ex in sorted(streams.keys() | infos.keys()):
+        info = infos.get(ex)
+        if info is not None and info.session is not None:
+            console.print()
+            console.print(_session_line(info, len(streams.get(ex, []))))
         if ex not in streams:
+            if info is not None and info.session is not None:
+                continue  # a session that opened no response: its line says it all
             console.print()
             _plain_exchange(infos[ex], console)
             continue

@@ -16,6 +16,39 @@ from ..recording.format import Message
 from .reads import Reads
 
 
+@dataclass(frozen=True, slots=True)
+class SessionFacts:
+    """What a session's messages say of it as a whole: how many each peer sent (control
+    messages included), and who closed it, with what code and reason (None: no close)."""
+
+    client: int
+    server: int
+    closed_by: str | None = None
+    code: int | None = None
+    reason: str = ""
+
+    def describe(self) -> str:
+        """In words: "27 messages (2 from the client), closed by the client (1000)"."""
+        said = f"{self.client + self.server} messages ({self.client} from the client)"
+        if self.closed_by is None:
+            return said + ", no close"
+        code = "no code" if self.code is None else str(self.code)
+        return said + f", closed by the {self.closed_by} ({code})"
+
+
+def facts_of(messages: Iterable[WsMessage]) -> SessionFacts:
+    counts = {"client": 0, "server": 0}
+    first_close: WsMessage | None = None
+    for m in messages:
+        counts[m.sender] = counts.get(m.sender, 0) + 1
+        if first_close is None and m.close is not None:
+            first_close = m
+    if first_close is None or first_close.close is None:
+        return SessionFacts(counts["client"], counts["server"])
+    code, reason = first_close.close
+    return SessionFacts(counts["client"], counts["server"], first_close.sender, code, reason)
+
+
 @dataclass(slots=True)
 class Session:
     """Every message of the session, client and server, in order, and its turns."""

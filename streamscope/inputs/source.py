@@ -27,7 +27,7 @@ from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .encoding import DecodedReads, content_codings
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
 from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
-from .session import Session, read_session
+from .session import Session, SessionFacts, facts_of, read_session
 from .sniff import CHUNKS, FRAMING_OF, HAR, KIND_WORDS, RECORDED, RECORDING, sniff
 
 WEBSOCKET = "websocket"  # the framing of a session (framing/__init__.py)
@@ -60,6 +60,7 @@ class ExchangeInfo:
     # None: the body is no stream).
     asked_framing: str | None = None
     framing: str | None = None
+    session: SessionFacts | None = None  # a WebSocket session's, once its messages are read
 
     def saw_request(self, request: Request) -> object:
         """Take the request's facts; returns its parsed JSON body (None if not JSON)."""
@@ -126,6 +127,7 @@ class Exchange:
         if self._session is None and self.index is not None and self.info.framing == WEBSOCKET:
             lines = self.index.messages(self.number)
             self._session = read_session(self.info.dialect, lines, self.info.start_ns)
+            self.info.session = facts_of(self._session.messages)
         return self._session
 
     def dialect(self) -> str | None:
