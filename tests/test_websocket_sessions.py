@@ -115,11 +115,19 @@ def test_scan_gives_a_row_per_stream(session):
     assert [(c.exchange, c.turn, c.id) for c in rows.calls] == [(1, 1, rs.CALL_ID)]
 
 
-def test_a_session_no_dialect_splits_is_read_whole(tmp_path):
+def test_a_session_whose_path_no_dialect_claims_is_told_by_its_messages(tmp_path):
     msgs = codex_turns()
     path = write_session(tmp_path / "s.jsonl", msgs, url="https://example.com/ws/stream")
-    a = analyze(path)
-    assert len(a.streams) >= 1 and a.streams[0].framing == "websocket"
+    a = analyze(path)  # no dialect claims the path: the server's messages tell
+    assert [(s.dialect, s.turn, len(s.tool_calls)) for s in a.streams] == [
+        ("openai-responses", 1, 1),
+        ("openai-responses", 2, 0),
+    ]
+    from streamscope.inputs import open_input
+
+    with open_input(path) as source:
+        opened = source.exchange(1).session()
+        assert opened is not None and opened.dialect == "openai-responses"
 
 
 def test_a_session_opens_for_random_access_with_its_turns_as_streams(session):

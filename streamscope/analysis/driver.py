@@ -22,7 +22,15 @@ from ..core.contract import ContractResult, Conversation, Finding, check
 from ..core.engine import UNFINISHED, Engine, StreamResult
 from ..core.frames import Frame
 from ..core.verdict import exchange_failure
-from ..dialects import LOOK, dialect, of_frame, open_engine, request_facts, session_turns
+from ..dialects import (
+    LOOK,
+    dialect,
+    of_frame,
+    of_session,
+    open_engine,
+    request_facts,
+    session_turns,
+)
 from ..dialects.base import Turn
 from ..framing import new as new_framing
 from ..framing.session import Reassembler, WsMessage
@@ -214,6 +222,8 @@ class _Session:
         self.messages += self.reassembler.finish(self.last_ns)
         info = self.info
         info.session = facts_of(self.messages)
+        if info.dialect is None:  # a handshake no dialect claims: its messages tell
+            info.dialect = of_session(self.messages, info.start_ns)
         told = dialect(info.dialect)
         turns = session_turns(told, self.messages, info.start_ns)
         results = []

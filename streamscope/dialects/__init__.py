@@ -243,6 +243,22 @@ def unknown(name: str | None) -> str | None:
     )
 
 
+def of_session(messages: Sequence[WsMessage], start_ns: int = 0) -> str | None:
+    """The dialect a session's first server messages tell (a handshake whose path no
+    dialect claims), among those read over a WebSocket."""
+    frames = (
+        frame_of(m, k + 1, start_ns, 0)
+        for k, m in enumerate(m for m in messages if m.sender == "server" and m.opcode == "text")
+    )
+    for k, frame in enumerate(frames):
+        if k >= LOOK:
+            break
+        for d in DIALECTS.values():
+            if d.session is not None and d.claims_event(frame.payload, frame.event):
+                return d.name
+    return None
+
+
 def session_turns(told: Dialect, messages: Sequence[WsMessage], start_ns: int) -> list[Turn]:
     """A WebSocket session's turns as dialect `told` splits them; a dialect that is never
     read over a WebSocket gets one turn of every server message, so none goes unread."""

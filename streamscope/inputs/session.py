@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..core.frames import Frame, Truncation
-from ..dialects import dialect, session_turns
+from ..dialects import dialect, of_session, session_turns
 from ..dialects.base import Turn
 from ..framing.session import Reassembler, WsMessage
 from ..recording.format import Message
@@ -55,6 +55,7 @@ class Session:
 
     messages: list[WsMessage]
     turns: list[Turn]
+    dialect: str | None = None  # told by the handshake, else by the first server messages
 
 
 def reassemble(lines: Iterable[Message]) -> list[WsMessage]:
@@ -71,7 +72,8 @@ def reassemble(lines: Iterable[Message]) -> list[WsMessage]:
 def read_session(told: str | None, lines: Iterable[Message], start_ns: int) -> Session:
     """The session of a handshake told `told`, from its `message` lines."""
     messages = reassemble(lines)
-    return Session(messages, session_turns(dialect(told), messages, start_ns))
+    told = told or of_session(messages, start_ns)
+    return Session(messages, session_turns(dialect(told), messages, start_ns), told)
 
 
 class _TurnFraming:

@@ -128,6 +128,7 @@ class Exchange:
             lines = self.index.messages(self.number)
             self._session = read_session(self.info.dialect, lines, self.info.start_ns)
             self.info.session = facts_of(self._session.messages)
+            self.info.dialect = self._session.dialect
         return self._session
 
     def dialect(self) -> str | None:
