@@ -224,25 +224,50 @@ class _Session:
         info.session = facts_of(self.messages)
         if info.dialect is None:  # a handshake no dialect claims: its messages tell
             info.dialect = of_session(self.messages, info.start_ns)
-        told = dialect(info.dialect)
-        turns = session_turns(told, self.messages, info.start_ns)
-        results = []
-        for i, t in enumerate(turns):
-            facts = request_facts(told, info.url, t.request)
-            if info.model is None:  # the handshake names none: its first turn does
-                info.model = facts.model
-            engine = open_engine(
-                info.dialect, info.exchange, facts.tools or info.tools, facts.response_format
-            )
-            for frame in t.frames:
-                engine.feed(frame)
-            last = i == len(turns) - 1
-            # a turn its final event ended is whole; the last one ended with the session
-            reason = "complete" if t.ended else (end_reason if last else None)
-            result = engine.finish(None, reason, end_error if last else None, status)
-            result.turn, result.framing = t.turn, "websocket"
-            results.append(result)
-        return turns, results
+        turns = session_turns(dialect(info.dialect), self.messages, info.start_ns)
+        return turns, read_turns(info, turns, end_reason, end_error, status)
+
+
+def read_turns(
+    info: ExchangeInfo,
+    turns: list[Turn],
+    end_reason: str | None,
+    end_error: str | None,
+    status: int | None,
+) -> list[StreamResult]:
+    """Each turn of a session (exchange `info`, in the dialect it tells) read as a
+    stream: the driver's reading, and export's of the sessions it writes."""
+    results = []
+    for i, t in enumerate(turns):
+        last = i == len(turns) - 1
+        results.append(read_turn(info, t, last, end_reason, end_error, status))
+    return results
+
+
+def read_turn(
+    info: ExchangeInfo,
+    t: Turn,
+    last: bool,
+    end_reason: str | None,
+    end_error: str | None,
+    status: int | None,
+    **options: Unpack[EngineOptions],
+) -> StreamResult:
+    """One turn as a stream: its request's tools, its frames through the dialect's engine,
+    ended by its final event, or (the `last` turn) with the session."""
+    facts = request_facts(dialect(info.dialect), info.url, t.request)
+    if info.model is None:  # the handshake names none: its first turn does
+        info.model = facts.model
+    engine = open_engine(
+        info.dialect, info.exchange, facts.tools or info.tools, facts.response_format, **options
+    )
+    for frame in t.frames:
+        engine.feed(frame)
+    # a turn its final event ended is whole; the last one ended with the session
+    reason = "complete" if t.ended else (end_reason if last else None)
+    result = engine.finish(None, reason, end_error if last else None, status)
+    result.turn, result.framing = t.turn, "websocket"
+    return result
 
 
 class RecordingPass:
