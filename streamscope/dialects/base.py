@@ -109,6 +109,23 @@ Pairs = list[tuple[str | None, str]]  # frames as (SSE event name, data)
 
 
 @dataclass(frozen=True)
+class SessionDriver:
+    """How `export --format pytest` drives a recorded WebSocket session through the
+    dialect's own SDK, against a local server playing the session back."""
+
+    imports: str  # the module's import lines for the SDK ("import openai")
+    # the client's constructor, as source: str.format fields {base} (the local server's
+    # http:// base URL) and {ws} (the same as ws://), each written as a Python expression
+    client: str
+    # the call on `client` that opens the connection, as source, given the handshake's
+    # recorded URL (whatever it needs from it quoted with repr); it passes the module's
+    # `options` as the SDK's websocket connection options
+    connect: Callable[[str], str]
+    words: str  # that call in the module's docstring ("client.beta.responses.connect()")
+    needs: str  # what the module needs installed besides pytest, in words
+
+
+@dataclass(frozen=True)
 class Fixture:
     """How `export --format pytest` replays a stream through the dialect's own SDK."""
 
@@ -120,6 +137,9 @@ class Fixture:
     events: Callable[[Pairs], list[Any]]  # what the embedded accumulator is given for them
     reference: Callable[[], str]  # the embedded accumulator's source
     expected: Callable[[Call], dict[Any, Any]]  # a call as EXPECTED holds it
+    # how a session of the dialect is replayed over a WebSocket (None: its SDK has no
+    # WebSocket client, or the dialect is never read over one)
+    session: SessionDriver | None = None
 
 
 class FinalWatch(Protocol):

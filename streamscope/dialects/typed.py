@@ -17,6 +17,7 @@ from ..core.calls import Call, Slot, StrategyError, Unmodeled
 from ..core.engine import ALL, Emulation, Engine, Strategies
 from ..core.frames import INVALID, Frame
 from ..text import json_type, quote
+from .base import SessionDriver
 
 
 def is_index(value: object) -> TypeGuard[int]:
@@ -147,6 +148,21 @@ def _client():
 
 '''
         + f"    return {client.translate(braces)}\n\n\n{test.translate(braces)}"
+    )
+
+
+def openai_session(connect: str, words: str) -> SessionDriver:
+    """A session replayed through an `openai.OpenAI` client's WebSocket connection
+    (`connect`: the call opening it on `client`, as source), the client's HTTP and
+    WebSocket base URLs both the local server's (an OPENAI_* variable cannot send it
+    elsewhere)."""
+    return SessionDriver(
+        "import openai",
+        'openai.OpenAI(api_key="sk-fixture", base_url={base}, websocket_base_url={ws}, '
+        "max_retries=0)",
+        lambda url: connect,
+        words,
+        'openai with websockets (pip install "openai[realtime]")',
     )
 
 

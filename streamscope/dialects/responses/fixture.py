@@ -13,7 +13,7 @@ from ..base import Fixture
 
 # the openai SDK's Stream hands the Responses API's events on as it does chunks
 from ..chat.fixture import served
-from ..typed import events_template
+from ..typed import events_template, openai_session
 from . import reference
 
 TEMPLATE = events_template(
@@ -51,4 +51,12 @@ def expected(call: Call) -> dict[Any, Any]:
     }
 
 
-FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected)
+# A session (Responses over a WebSocket, Codex's transport) through the openai SDK's own
+# WebSocket client: `client.beta.responses.connect()` (openai 3.57), which connects to the
+# base URL's `/responses` as ws://
+SESSION = openai_session(
+    "client.beta.responses.connect(websocket_connection_options=options)",
+    "openai.OpenAI client (client.beta.responses.connect())",
+)
+
+FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected, SESSION)
