@@ -186,6 +186,11 @@ def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
 )
 @click.option("--frames", "frames", metavar="A-B", help="Only frames A to B (1-based, inclusive).")
 @click.option(
+    "--turn",
+    type=click.IntRange(min=1),
+    help="A WebSocket session's turn K alone (sse and chunks write one turn's stream).",
+)
+@click.option(
     "--minimal",
     is_flag=True,
     help="Shrink to the fewest frames and fields that keep the same quirks.",
@@ -198,15 +203,16 @@ def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["sse", "chunks", "recording", "pytest"]),
+    type=click.Choice(["sse", "chunks", "recording", "session", "pytest"]),
     default="sse",
     show_default=True,
     help="sse: the body as received; chunks: chat.completion.chunk JSON Lines; "
-    "recording: a streamscope recording; pytest: a test module needing only the stream's SDK and pytest.",
+    "recording: a streamscope recording; session: a WebSocket session as JSON, turn by turn; "
+    "pytest: a test module needing only the stream's SDK and pytest.",
 )
 @click.option("-o", "--output", metavar="OUT", help="Write here instead of standard output.")
 @click.option("--force", is_flag=True, help="Replace OUT if it exists (refused otherwise).")
-def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> None:
+def export(file, exchange, frames, turn, minimal, keep_fields, fmt, output, force) -> None:
     """Write one stream of FILE as a test fixture: an SSE body, a chunk log, a recording or a pytest module."""
     import os
 
@@ -216,14 +222,19 @@ def export(file, exchange, frames, minimal, keep_fields, fmt, output, force) -> 
     if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
         _fail(f"{output}: already exists; streamscope never overwrites it without --force")
     try:
-        done = make(file, fmt, exchange, frames, minimal, keep_fields)
+        done = make(file, fmt, exchange, frames, minimal, keep_fields, turn)
     except RecordingError as e:
         _fail(str(e))
     except ValueError as e:
         _fail(f"{file}: {e}")
     except OSError as e:
         _fail(f"{file}: {e.strerror or e}")
-    if minimal:
+    if minimal and done.turns_in is not None:  # a session: its turns, then its frames
+        before = f"{plural(done.turns_in, 'turn')}, {plural(done.frames_in, 'frame')}"
+        say(
+            f"{before} -> {plural(done.turns_out or 0, 'turn')}, {plural(done.frames_out, 'frame')}"
+        )
+    elif minimal:
         say(f"{plural(done.frames_in, 'frame')} -> {plural(done.frames_out, 'frame')}")
     if done.masked:  # the one change export makes to the bytes, said
         say(f"{plural(done.masked, 'value')} masked (secrets the request carried)")

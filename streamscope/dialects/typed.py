@@ -151,16 +151,17 @@ def _client():
     )
 
 
-def openai_session(connect: str, words: str) -> SessionDriver:
+def openai_session(connect: str | Callable[[str], str], words: str) -> SessionDriver:
     """A session replayed through an `openai.OpenAI` client's WebSocket connection
-    (`connect`: the call opening it on `client`, as source), the client's HTTP and
-    WebSocket base URLs both the local server's (an OPENAI_* variable cannot send it
-    elsewhere)."""
+    (`connect`: the call opening it on `client`, as source, or what makes it from the
+    handshake's URL: Realtime's `client.realtime.connect(model=...)` takes the model its
+    query named), the client's HTTP and WebSocket base URLs both the local server's (an
+    OPENAI_* variable cannot send it elsewhere)."""
     return SessionDriver(
         "import openai",
         'openai.OpenAI(api_key="sk-fixture", base_url={base}, websocket_base_url={ws}, '
         "max_retries=0)",
-        lambda url: connect,
+        connect if callable(connect) else lambda url: connect,
         words,
         'openai with websockets (pip install "openai[realtime]")',
     )

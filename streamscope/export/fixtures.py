@@ -29,7 +29,7 @@ from ..recording.format import Chunk, End, Header, RecordingError, Request, Resp
 from ..recording.mask import Masking, Secrets
 from ..text import visible
 
-FORMATS = ("sse", "chunks", "recording", "pytest")
+FORMATS = ("sse", "chunks", "recording", "session", "pytest")
 
 
 @dataclass(slots=True)
@@ -39,6 +39,9 @@ class Export:
     frames_out: int  # frames in the fixture
     # values masked in an SSE, chunk log or pytest fixture (a recording counts its own)
     masked: int = 0
+    # a WebSocket session's turns, in the selection and in the fixture (None: a stream)
+    turns_in: int | None = None
+    turns_out: int | None = None
 
 
 @dataclass(slots=True)
@@ -51,6 +54,14 @@ class _Stream:
     times: list[int | None] | None
     payloads: list[object] | None = None  # every frame's parsed data, kept for --minimal
     names: list[str | None] | None = None  # every frame's SSE event name (named dialects)
+    # a turn of a WebSocket session: its number and its request's tools (None: the stream
+    # is an exchange's body)
+    turn: int | None = None
+    turn_tools: list | None = None
+
+    @property
+    def tools(self) -> list | None:
+        return self.turn_tools if self.turn is not None else self.exchange.info.tools
 
     @property
     def fmt(self) -> str:
@@ -65,21 +76,28 @@ class _Stream:
         return self.exchange.reads
 
 
+def _pick(source: Source, exchange: int | None) -> int | None:
+    """The exchange to export: `exchange`, or a recording's first stream (a stream file's
+    one: None)."""
+    if not source.recorded:
+        return exchange
+    infos = source.infos()
+    streams = [i.exchange for i in infos if i.stream and i.status is not None]
+    if exchange is None:
+        if not streams:
+            raise RecordingError(f"{source.path}: no stream to export", source.path)
+        return streams[0]
+    if exchange not in streams:
+        what = "is not a stream" if exchange in source.numbers() else "does not exist"
+        raise RecordingError(
+            f"{source.path}: exchange {exchange} {what} "
+            f"(streams: {', '.join(map(str, streams)) or 'none'})",
+            source.path,
+        )
+    return exchange
+
+
 def _load(source: Source, exchange: int | None, payloads: bool = False) -> _Stream:
-    if source.recorded:
-        infos = source.infos()
-        streams = [i.exchange for i in infos if i.stream and i.status is not None]
-        if exchange is None:
-            if not streams:
-                raise RecordingError(f"{source.path}: no stream to export", source.path)
-            exchange = streams[0]
-        elif exchange not in streams:
-            what = "is not a stream" if exchange in source.numbers() else "does not exist"
-            raise RecordingError(
-                f"{source.path}: exchange {exchange} {what} "
-                f"(streams: {', '.join(map(str, streams)) or 'none'})",
-                source.path,
-            )
     ex = source.exchange(
         1 if exchange is None else exchange
     )  # (a recording may hold an exchange 0)
@@ -135,13 +153,108 @@ def export(
     frames: str | None = None,
     minimal: bool = False,
     keep_fields: bool = False,
+    turn: int | None = None,
 ) -> Export:
     if keep_fields and not minimal:
         raise ValueError("--keep-fields only applies with --minimal")
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
     with open_input(path, check=True) as source:
         if source.har is not None and fmt == "recording" and not (exchange or frames or minimal):
+            if turn is not None:
+                raise ValueError("--turn picks a turn of a WebSocket session; a HAR holds none")
             return _whole_har(source, source.har)
-        return _export(_load(source, exchange, minimal), fmt, frames, minimal, keep_fields)
+        number = _pick(source, exchange)
+        if source.recorded and number is not None:
+            from .session import is_session
+
+            ex = source.exchange(number)
+            if is_session(ex):
+                return _session(source, ex, fmt, frames, minimal, keep_fields, turn)
+        where = f"exchange {number}" if source.recorded else "the stream"
+        if turn is not None:
+            raise ValueError(
+                f"--turn picks a turn of a WebSocket session; {where} is an HTTP stream"
+            )
+        if fmt == "session":
+            raise ValueError(
+                f"--format session writes a WebSocket session; {where} is an HTTP stream "
+                "(--format recording writes it as a recording)"
+            )
+        return _export(_load(source, number, minimal), fmt, frames, minimal, keep_fields)
+
+
+def _session(
+    source: Source,
+    ex: Exchange,
+    fmt: str,
+    frames: str | None,
+    minimal: bool,
+    keep_fields: bool,
+    turn: int | None,
+) -> Export:
+    """A WebSocket session: one turn's stream (sse, chunks), or the session (its turn
+    `turn` alone, or shrunk with --minimal) as a recording, a session fixture or a pytest
+    module."""
+    from . import session as ws
+
+    view = ws.open_view(source, ex)
+    if fmt in ("sse", "chunks"):
+        t = ws.one_turn(view, turn, fmt)
+        label = view.reading.label(t)
+        stream = _Stream(
+            source,
+            ex,
+            [f.data for f in t.frames],
+            [(f.start, f.end) for f in t.frames],
+            [f.time_ns for f in t.frames],
+            [f.payload for f in t.frames],
+            [f.event for f in t.frames],
+            label,
+            ws.turn_tools(view, t),
+        )
+        return _export(stream, fmt, frames, minimal, keep_fields)
+    if frames is not None:
+        raise ValueError(
+            "--frames picks frames of one stream: for one turn of this session, add --turn "
+            "and --format sse or chunks"
+        )
+    entries = ws.select(view, turn)
+    frames_in, turns_in = ws.frames_of(entries), len(ws.read(view, entries).turns)
+    if minimal:
+        from .session_minimal import minimize_session
+
+        entries = minimize_session(view, entries, keep_fields)
+    entries = ws.masked_entries(view, entries)  # (what is written, masked last)
+    kept = ws.read(view, entries).labels
+    if fmt == "recording":
+        data = ws.recording(view, entries, whole=turn is None and not minimal)
+    elif fmt == "session":
+        data = ws.session_json(view, entries)
+    else:
+        driver = view.told.fixture.session
+        if driver is None:
+            raise ValueError(
+                f"{view.where()} is a WebSocket session of {view.told.title}, which has no "
+                "WebSocket client a pytest module can drive: export it as --format session "
+                "or recording"
+            )
+        if not kept:
+            raise ValueError(
+                f"{view.where()} is a WebSocket session with no turn: nothing for a pytest "
+                "module to assert; export it as --format session or recording"
+            )
+        from .session_pytest import pytest_module
+
+        what = "turn" if len(kept) == 1 else "turns"
+        where = f"exchange {ex.number}: a WebSocket session, {what} {ws.labels_words(kept)}"
+        own = list(range(1, len(kept) + 1))
+        if kept != own:  # the module numbers the turns it holds from 1
+            where += f", {ws.labels_words(own)} here"
+        where += ", minimised" if minimal else ""
+        data = pytest_module(view, entries, driver, where).encode()
+    masked = ws.masked(entries) if fmt != "recording" else 0  # (a recording counts its own)
+    return Export(data, frames_in, ws.frames_of(entries), masked, turns_in, len(kept))
 
 
 def _whole_har(source: Source, har: Har) -> Export:
@@ -192,7 +305,7 @@ def _export(
     a, b = parse_range(frames, len(stream.datas))
     datas = stream.datas[a - 1 : b]
     names = stream.names[a - 1 : b] if stream.names is not None else [None] * len(datas)
-    tools = stream.exchange.info.tools
+    tools = stream.tools
     # (told only where it matters: a bare body's dialect is read off its first frames)
     told = stream.told if minimal else None
     if told is not None and told.shape is not None:
@@ -222,9 +335,10 @@ def _export(
     exact = not minimal
     secrets, masked = _secrets(stream), 0
     if secrets and fmt != "recording":  # (a recording is masked by _recording, counted)
-        datas, masked = _masked_datas(secrets, datas)
+        mask = _masked_datas if stream.turn is None else _masked_messages
+        datas, masked = mask(secrets, datas)
     if fmt == "sse":
-        if exact:
+        if exact and stream.turn is None:
             data, masked = secrets.body(_sse_exact(stream, a, b))
         else:
             data = b"".join(_written(stream, names, datas))
@@ -259,6 +373,15 @@ def _masked_datas(secrets: Secrets, datas: list[str]) -> tuple[list[str], int]:
         out.append(masked.decode("utf-8", "surrogatepass") if n else data)
         total += n
     return out, total
+
+
+def _masked_messages(secrets: Secrets, datas: list[str]) -> tuple[list[str], int]:
+    """A session turn's messages masked as the server's side of a session is (one body:
+    a credential split over two messages is masked in both)."""
+    from .session import mask_pieces
+
+    pieces, counts = mask_pieces(secrets, [d.encode("utf-8", "surrogatepass") for d in datas])
+    return [p.decode("utf-8", "surrogatepass") for p in pieces], sum(counts)
 
 
 def _written_in(stream: _Stream, fmt: str) -> str:
