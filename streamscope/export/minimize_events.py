@@ -32,8 +32,16 @@ Pair = tuple[str | None, str]  # (SSE event name, data) of one frame
 class _Judge:
     """A candidate shows the target's signature? One engine pass each, cached."""
 
-    def __init__(self, told: Dialect, tools: list | None, expect_done: bool, max_runs: int) -> None:
+    def __init__(
+        self,
+        told: Dialect,
+        tools: list | None,
+        expect_done: bool,
+        max_runs: int,
+        judged: Callable[[list[Pair]], Signature] | None = None,
+    ) -> None:
         self.told, self.tools, self.expect_done = told, tools, expect_done
+        self.judged = judged
         self.max_runs, self.runs = max_runs, 0
         self.cache: dict[tuple[Pair, ...], bool] = {}
         self.parsed: dict[str, object] = {}
@@ -41,6 +49,8 @@ class _Judge:
         self.best: list[Pair] | None = None
 
     def signature(self, frames: list[Pair]) -> Signature:
+        if self.judged is not None:
+            return self.judged(frames)
         engine = self.told.engine(1, self.tools, marks=False)
         parsed = self.parsed
         for n, (name, data) in enumerate(frames, 1):
@@ -201,9 +211,11 @@ def minimize_events(
     expect_done: bool = True,
     join_fragments: bool = True,
     max_runs: int = MAX_RUNS,
+    signature: Callable[[list[Pair]], Signature] | None = None,
 ) -> list[Pair]:
-    """The smallest stream found (frames in their original order) with the same signature."""
-    judge = _Judge(told, tools, expect_done, max_runs)
+    """The smallest stream found (frames in their original order) with the same signature:
+    one engine pass's, or `signature`'s (a session's, where the stream is one turn)."""
+    judge = _Judge(told, tools, expect_done, max_runs, signature)
     judge.target = judge.signature(list(frames))
     stream = _Stream(list(frames))
     if not judge(stream.pairs()):  # re-serializing alone changes what the engine sees
