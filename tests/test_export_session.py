@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import json
+import sys
 from pathlib import Path
 
 import orjson
@@ -24,6 +25,7 @@ from streamscope.recording import RecordingIndex
 
 from . import responses_stream as rs
 from .helpers import passes
+from .test_export_hostile import HOSTILE_NAMES
 from .ws_session import codex_turns, create, data_of, write_session
 
 # Text a recorded id or name can hold that a generated module must not take as code, nor
@@ -67,9 +69,24 @@ def three_turns() -> list[tuple[str, bytes]]:
     return out
 
 
-def hostile_turns() -> list[tuple[str, bytes]]:
-    """Codex's two turns, the call's id and name holding HOSTILE."""
-    escaped = json.dumps(HOSTILE)[1:-1].encode()
+def odd_client_turns() -> list[tuple[str, bytes]]:
+    """Codex's two turns, the client sending between them what no turn holds: no JSON, a
+    JSON array, an object of a type the SDK does not know with a 70-bit integer."""
+    out = codex_turns()
+    second = [i for i, m in enumerate(out) if m[0] == "client"][1]
+    odd = {"type": "response.steer", "weird": {"a": [1, 2.5, None, True]}, "n": 2**70}
+    odd["input"] = [{"type": "input_text", "text": HOSTILE}]
+    out[second:second] = [
+        ("client", b"not json"),
+        ("client", b"[1, 2]"),
+        ("client", json.dumps(odd).encode()),
+    ]
+    return out
+
+
+def hostile_turns(hostile: str = HOSTILE) -> list[tuple[str, bytes]]:
+    """Codex's two turns, the call's id and name holding `hostile`."""
+    escaped = json.dumps(hostile)[1:-1].encode()
     out = []
     for sender, data in codex_turns():
         data = data.replace(rs.CALL_ID.encode(), b"call_" + escaped)
@@ -333,6 +350,29 @@ def test_a_turn_with_no_final_event_is_a_turn_unfinished(tmp_path):
     assert export(str(source), "sse", turn=1).frames_out == 10
 
 
+def test_frames_the_framing_found_broken_stay_in_their_turn(tmp_path):
+    msgs = codex_turns()
+    msgs.insert(3, ("server", b"odd", 3, True))  # a reserved opcode
+    msgs.insert(5, ("server", b"\xff\xfe", 2, True))  # binary, no UTF-8
+    msgs.append(("server", b'{"type":"response.created"', 1, False))  # cut by the end
+    source = write_session(tmp_path / "s.jsonl", msgs, reason="upstream-error", close=False)
+    doc = orjson.loads(export(str(source), "session").data)
+    assert doc["outside"] == []
+    first = doc["turns"][0]["messages"]
+    assert [m.get("opcode", "text") for m in first[2:5]] == ["text", 3, "text"]
+    assert first[3]["invalid"] == "opcode 3 is reserved (RFC 6455 5.2)"
+    assert [m.get("data_b64") for m in first if m.get("opcode") == "binary"] == ["//4="]
+    assert doc["turns"][2]["messages"][0]["complete"] is False
+    # --minimal drops the clean turn and keeps the broken frames as recorded
+    out = tmp_path / "min.jsonl"
+    out.write_bytes(export(str(source), "recording", minimal=True).data)
+    kinds = lambda a: {x.kind for s in a.streams for x in s.anomalies if x.severity != "info"}  # noqa: E731
+    assert kinds(analyze(out)) == kinds(analyze(source))
+    assert len(analyze(out).streams) == 2
+    module = export(str(source), "pytest").data.decode()
+    assert "2 recorded messages are not played back" in module
+
+
 def test_a_recording_line_that_is_no_message_is_one_line(codex, tmp_path):
     lines = codex.read_bytes().splitlines()
     lines[5] = lines[5].replace(b'"from":"server"', b'"from":"upstream"')
@@ -341,6 +381,17 @@ def test_a_recording_line_that_is_no_message_is_one_line(codex, tmp_path):
     result = run_cli("export", str(bad), "--format", "session")
     assert result.exit_code == 2 and "line 6" in result.output and "'from'" in result.output
     assert result.output.count("\n") == 1
+
+
+@pytest.mark.parametrize("opcode", [[1], {"a": 1}, True, 16, "TEXT"])
+def test_a_message_line_whose_opcode_is_none_is_one_line(codex, tmp_path, opcode):
+    lines = lines_of(codex)
+    lines[4]["opcode"] = opcode
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in lines))
+    result = run_cli("export", str(bad), "--format", "session")
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "line 5" in result.output and "field 'opcode' is not an opcode name" in result.output
 
 
 def test_a_session_whose_dialect_has_no_websocket_client_has_no_pytest_module(tmp_path):
@@ -404,14 +455,19 @@ def test_credentials_the_handshake_carried_are_masked_in_every_format(tmp_path):
     assert "1 value masked" in result.stderr
 
 
-def test_a_hostile_id_and_name_are_only_data_in_the_module(tmp_path):
-    source = write_session(tmp_path / "s.jsonl", hostile_turns())
+# (a lone surrogate is no JSON text: the reading itself refuses it, as RFC 8259 asks)
+IN_JSON = {k: v for k, v in HOSTILE_NAMES.items() if k != "not-utf8"}
+
+
+@pytest.mark.parametrize("hostile", [HOSTILE, *IN_JSON.values()], ids=["all", *IN_JSON])
+def test_a_hostile_id_and_name_are_only_data_in_the_module(tmp_path, hostile):
+    source = write_session(tmp_path / "s.jsonl", hostile_turns(hostile))
     [[(call_id, name, _)], []] = calls_of(source)
-    assert HOSTILE in call_id and HOSTILE in name
+    assert hostile in call_id and hostile in name
     text = export(str(source), "pytest").data.decode()
     tree = ast.parse(text)
     assert "\x1b" not in text and "\x07" not in text  # nothing a terminal acts on
-    assert HOSTILE not in (ast.get_docstring(tree) or "")
+    assert hostile not in (ast.get_docstring(tree) or "")
     # the module is its docstring, imports, two literals, the accumulator and the test
     kinds = {type(node).__name__ for node in tree.body}
     assert kinds <= {"Expr", "Import", "ImportFrom", "Assign", "FunctionDef"}
@@ -426,8 +482,18 @@ def test_a_hostile_id_and_name_are_only_data_in_the_module(tmp_path):
         d["data"] for d in lines_of(source) if d["type"] == "message" and d["opcode"] == "text"
     ]
     assert sent == recorded
-    doc = orjson.loads(export(str(source), "session").data)
+    doc = json.loads(export(str(source), "session").data)
     assert doc["turns"][0]["calls"][0]["name"] == name
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")
+@pytest.mark.parametrize("name", list(HOSTILE_NAMES.values()), ids=list(HOSTILE_NAMES))
+def test_a_hostile_file_name_is_only_the_modules_docstring(tmp_path, name):
+    source = write_session(tmp_path / name, codex_turns())
+    text = export(str(source), "pytest").data.decode()
+    tree = ast.parse(text)
+    assert str(source) in (ast.get_docstring(tree) or "")
+    assert [type(n).__name__ for n in tree.body[:2]] == ["Expr", "Import"]
 
 
 # -- the module, run ------------------------------------------------------------------------
@@ -442,8 +508,9 @@ def test_a_hostile_id_and_name_are_only_data_in_the_module(tmp_path):
         (lambda p: write_session(p, codex_turns()[:5], reason="client-closed", close=False), []),
         (lambda p: write_session(p, hostile_turns()), []),
         (lambda p: write_session(p, three_turns()), ["--turn", "2"]),
+        (lambda p: write_session(p, odd_client_turns()), []),
     ],
-    ids=["codex", "minimal", "cut", "hostile", "one-turn"],
+    ids=["codex", "minimal", "cut", "hostile", "one-turn", "odd-client-messages"],
 )
 def test_the_exported_module_passes_through_the_sdks_websocket_client(tmp_path, make, args):
     source = make(tmp_path / "session.jsonl")

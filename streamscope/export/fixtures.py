@@ -29,7 +29,8 @@ from ..recording.format import Chunk, End, Header, RecordingError, Request, Resp
 from ..recording.mask import Masking, Secrets
 from ..text import visible
 
-FORMATS = ("sse", "chunks", "recording", "session", "pytest")
+# (session last: it refuses an HTTP stream, which the others write)
+FORMATS = ("sse", "chunks", "recording", "pytest", "session")
 
 
 @dataclass(slots=True)

@@ -255,7 +255,7 @@ def place(messages: list[WsMessage], turns: list[Turn]) -> list[int | None]:
     out: list[int | None] = []
     for m in messages:
         turn: int | None = None
-        if m.opcode in CONTROL or isinstance(m.opcode, int):
+        if m.opcode in CONTROL:
             pass
         elif m.sender == "client":
             turn = client.get(id(m))
@@ -337,8 +337,8 @@ def recording(view: View, entries: list[Entry], whole: bool) -> bytes:
     time when the session is `whole`, else at its last message's)."""
     source, ex = view.source, view.exchange
     header = source.header
-    created = header.created if header is not None else _mtime(source.path)
-    lines: list[dict] = [Header(created=created, notes=header.notes if header else None).to_json()]
+    assert header is not None  # (a session is only ever in a recording)
+    lines: list[dict] = [Header(created=header.created, notes=header.notes).to_json()]
     t0 = view.start_ns
     masking = Masking()
     req, resp = ex.request, ex.response
@@ -369,13 +369,6 @@ def _lines_of(e: Entry) -> list[Message]:
     m = e.message
     opcode = m.opcode if isinstance(m.opcode, int) else OPCODE_NUMBERS[m.opcode]
     return [Message.of(1, m.t_ns, m.sender, opcode, True, m.data)]
-
-
-def _mtime(path: str) -> str:
-    import datetime
-
-    t = datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
-    return t.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 # -- the session as JSON -------------------------------------------------------------------
