@@ -213,7 +213,7 @@ def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
 @click.option("-o", "--output", metavar="OUT", help="Write here instead of standard output.")
 @click.option("--force", is_flag=True, help="Replace OUT if it exists (refused otherwise).")
 def export(file, exchange, frames, turn, minimal, keep_fields, fmt, output, force) -> None:
-    """Write one stream of FILE as a test fixture: an SSE body, a chunk log, a recording or a pytest module."""
+    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module."""
     import os
 
     from .export.fixtures import export as make

@@ -38,11 +38,20 @@ def bases() -> list[tuple[str, bytes]]:
     from .test_har import har_of_recording
 
     out = [(p.name, p.read_bytes()) for p in SAMPLES]
+    out.append(("codex-session.jsonl", _session()))
     for name in HARS:
         for b64 in (False, True):
             doc = har_of_recording(str(ROOT / "recordings" / name), b64)
             out.append((f"{name[:-6]}{'-b64' if b64 else ''}.har", orjson.dumps(doc)))
     return out
+
+
+def _session() -> bytes:
+    """A recorded WebSocket session (Codex's two turns), until the samples hold one."""
+    from .ws_session import codex_turns, write_session
+
+    with tempfile.TemporaryDirectory() as folder:
+        return write_session(Path(folder) / "s.jsonl", codex_turns()).read_bytes()
 
 
 CASES = Path(__file__).resolve().parent / "fuzz_cases"
@@ -73,8 +82,20 @@ def _inspect(path: str) -> None:
 
 def _export(path: str) -> None:
     for fmt in FORMATS:
-        export(path, fmt)
-    export(path, "sse", minimal=True)
+        _export_as(path, fmt)
+    _export_as(path, "sse", minimal=True)
+
+
+def _export_as(path: str, fmt: str, minimal: bool = False) -> None:
+    """One format; the refusals that are no defect taken as such: `session` of an HTTP
+    stream, and a one-stream format of a session of several turns (then its first turn)."""
+    try:
+        export(path, fmt, minimal=minimal)
+    except ValueError as e:
+        if "choose it with --turn" in str(e):
+            export(path, fmt, minimal=minimal, turn=1)
+        elif "writes a WebSocket session" not in str(e):
+            raise
 
 
 STRANGER = orjson.dumps({"model": "x", "messages": [{"role": "user", "content": "?"}]})

@@ -496,6 +496,19 @@ def test_a_hostile_file_name_is_only_the_modules_docstring(tmp_path, name):
     assert [type(n).__name__ for n in tree.body[:2]] == ["Expr", "Import"]
 
 
+def test_the_module_imports_only_what_a_user_has(codex):
+    tree = ast.parse(export(str(codex), "pytest").data.decode())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            imported.add((node.module or "").split(".")[0])
+    # the standard library's json and threading, and what `pip install "openai[realtime]"
+    # pytest` installs
+    assert imported == {"json", "threading", "openai", "pytest", "websockets"}
+
+
 # -- the module, run ------------------------------------------------------------------------
 
 
