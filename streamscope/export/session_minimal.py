@@ -17,6 +17,7 @@ smallest session found so far is written.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass
 
 from ..analysis.driver import read_turn
@@ -135,7 +136,7 @@ class _Search:
             if got is None:
                 return _NOT_THE_SAME
             t, r = got
-            turns.append(Turn(i + 1, t.request, t.frames, t.client, t.ended, t.start_ns))
+            turns.append(dataclasses.replace(t, turn=i + 1))
             results.append(r)
         findings: list[Finding] = []
         contract = self.view.told.session_contract
