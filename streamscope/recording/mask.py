@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
@@ -277,6 +278,9 @@ class Masking:
     def __init__(self) -> None:
         self._secrets: dict[int, Secrets] = {}
         self._bodies: dict[int, BodyStream] = {}
+        # a WebSocket session's frames, masked like a body's reads, one stream a direction;
+        # beside each, the frames' own fields, in the order their payloads are held
+        self._frames: dict[tuple[int, str], tuple[BodyStream, deque[object]]] = {}
 
     def request(
         self,
@@ -319,6 +323,36 @@ class Masking:
         body = self._bodies.get(exchange)
         return None if body is None else body.feed(t_ns, data)
 
+    def message(
+        self, exchange: int, sender: str, t_ns: int, data: bytes, fields: object
+    ) -> list[tuple[int, bytes, object]] | None:
+        """A WebSocket frame's payload, masked like a body's read (a credential split
+        over two frames is masked in both): the frames ready to be written, each with
+        its time and `fields`, or None when the exchange has nothing to mask."""
+        secrets = self._secrets.get(exchange)
+        if not secrets:
+            return None
+        key = (exchange, sender)
+        if key not in self._frames:
+            self._frames[key] = (BodyStream(secrets), deque())
+        stream, waiting = self._frames[key]
+        waiting.append(fields)
+        return [(t, piece, waiting.popleft()) for t, piece in stream.feed(t_ns, data)]
+
+    def end_messages(self, exchange: int) -> tuple[list[tuple[int, bytes, object]], int]:
+        """The frames still held at the session's end, oldest first, and how many values
+        were masked in its frames."""
+        held: list[tuple[int, bytes, object]] = []
+        n = 0
+        for sender in ("client", "server"):
+            got = self._frames.pop((exchange, sender), None)
+            if got is not None:
+                stream, waiting = got
+                held += [(t, piece, waiting.popleft()) for t, piece in stream.finish()]
+                n += stream.count
+        held.sort(key=lambda h: h[0])
+        return held, n
+
     def end(
         self, exchange: int, error: str | None
     ) -> tuple[list[tuple[int, bytes]], str | None, int]:
@@ -336,7 +370,9 @@ class Masking:
     def open_exchanges(self) -> list[int]:
         """Exchanges that have reads held back (to be written before the file closes)."""
         # a copy first: another thread's exchange may start meanwhile
-        return [x for x, body in list(self._bodies.items()) if body.pending]
+        bodies = [x for x, body in list(self._bodies.items()) if body.pending]
+        frames = [x for (x, _), (stream, _) in list(self._frames.items()) if stream.pending]
+        return sorted(set(bodies + frames))
 
 
 def mask_head(

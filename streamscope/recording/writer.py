@@ -17,10 +17,18 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
+from typing import cast
 
 import orjson
 
-from streamscope.recording.format import END_REASONS, Header, Headers, Request, without_surrogates
+from streamscope.recording.format import (
+    END_REASONS,
+    Header,
+    Headers,
+    Message,
+    Request,
+    without_surrogates,
+)
 from streamscope.recording.mask import Masking, mask_argv
 from streamscope.recording.private import open_private
 from streamscope.recording.redact import redact_json_paths
@@ -181,6 +189,48 @@ class RecordingWriter:
             rec = {"type": "chunk", "exchange": exchange, "t_ns": t_ns, "data_b64": b64}
         self._write(_dumps(rec, option=_NL))
 
+    def message(
+        self,
+        exchange: int,
+        sender: str,
+        opcode: int,
+        fin: bool,
+        payload: bytes,
+        compressed: bool = False,
+        t_ns: int | None = None,
+    ) -> None:
+        """One WebSocket frame of a session, as `sender` ("client" or "server") sent it:
+        its payload unmasked, inflated where `compressed`. Masked like a body's reads: a
+        frame whose end could begin a credential is written once the next frame of that
+        direction (or the end) says whether it does."""
+        t = self._t(t_ns)
+        if self._masking is not None:
+            fields = (sender, opcode, fin, compressed)
+            ready = self._masking.message(exchange, sender, t, payload, fields)
+            if ready is not None:
+                for t_frame, piece, held in ready:
+                    self._held(exchange, t_frame, piece, held)
+                return
+        self._message(exchange, t, payload, sender, opcode, fin, compressed)
+
+    def _held(self, exchange: int, t_ns: int, payload: bytes, held: object) -> None:
+        """A frame the masking held back, with the fields it was given."""
+        sender, opcode, fin, compressed = cast("tuple[str, int, bool, bool]", held)
+        self._message(exchange, t_ns, payload, sender, opcode, fin, compressed)
+
+    def _message(
+        self,
+        exchange: int,
+        t_ns: int,
+        payload: bytes,
+        sender: str,
+        opcode: int,
+        fin: bool,
+        compressed: bool,
+    ) -> None:
+        rec = Message.of(exchange, t_ns, sender, opcode, fin, payload, compressed)
+        self._write(_dumps(rec.to_json(), option=_NL))
+
     def end(
         self, exchange: int, reason: str, error: str | None = None, t_ns: int | None = None
     ) -> None:
@@ -189,7 +239,11 @@ class RecordingWriter:
         t = self._t(t_ns)
         masked = 0
         if self._masking is not None:
+            frames, masked_frames = self._masking.end_messages(exchange)
+            for t_frame, piece, held in frames:  # a session's frames held back
+                self._held(exchange, t_frame, piece, held)
             held, error, masked = self._masking.end(exchange, error)
+            masked += masked_frames
             for t_read, piece in held:  # the reads held back, before the end
                 self._chunk(exchange, piece, t_read)
         rec = {"type": "end", "exchange": exchange, "t_ns": t, "reason": reason, "error": error}
@@ -240,6 +294,8 @@ class RecordingWriter:
     def close(self) -> None:
         if self._masking is not None and self._fd >= 0:
             for exchange in self._masking.open_exchanges():  # no end line: keep its reads
+                for t_frame, piece, held in self._masking.end_messages(exchange)[0]:
+                    self._held(exchange, t_frame, piece, held)
                 for t, piece in self._masking.end(exchange, None)[0]:
                     self._chunk(exchange, piece, t)
         with self._lock:
