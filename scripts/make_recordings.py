@@ -1803,6 +1803,111 @@ def write_responses(s: ResponsesSample, out: Path = OUT) -> Path:
     return path
 
 
+# -- The Responses API over a WebSocket, as the Codex CLI uses it: CONSTRUCTED from the
+# events of the SSE samples above and the client messages codex sends (response.create)
+
+
+def codex_websocket() -> list[tuple[str, dict]]:
+    """One socket, three responses: codex's `generate: false` warm-up, a turn that calls
+    its shell tool, and the turn that continues it (previous_response_id, only the call's
+    output sent)."""
+    model = "gpt-5.1-codex"
+    tools = [
+        fn_tool(
+            "shell",
+            "Runs a shell command and returns its output.",
+            {"command": {"type": "array", "items": {"type": "string"}}},
+            ["command"],
+        )
+    ]
+    ask = [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "What is in this folder?"}],
+        }
+    ]
+    base = {"model": model, "instructions": "You are Codex, a coding agent.", "tools": tools}
+    warm = Resp("resp_0a1b2c3d4e5f60718293a4b5c6d7e8f9", model, pad=False)
+    r1 = Resp("resp_0a1b2c3d4e5f60718293a4b5c6d7e901", model, pad=False)
+    added, deltas, dones = r1.call(
+        0,
+        "fc_0a1b2c3d4e5f6071",
+        "call_Zq7Xv3Kp9LmN2bRt",
+        "shell",
+        ['{"command":', '["bash","-lc",', '"ls"]}'],
+    )
+    r2 = Resp("resp_0a1b2c3d4e5f60718293a4b5c6d7e902", model, pad=False)
+    answer = "The folder holds README.md, pyproject.toml and src/."
+    out = [("client", {"type": "response.create", **base, "input": ask, "generate": False})]
+    out += [("server", e) for e in sequenced([*warm.start(), *warm.end((1210, 0))])]
+    out.append(
+        (
+            "client",
+            {"type": "response.create", **base, "input": ask, "previous_response_id": warm.rid},
+        )
+    )
+    out += [
+        ("server", e)
+        for e in sequenced([*r1.start(), *added, *deltas, *dones, *r1.end((1234, 41))])
+    ]
+    result = call_output("call_Zq7Xv3Kp9LmN2bRt", "README.md\npyproject.toml\nsrc\n")
+    out.append(
+        (
+            "client",
+            {"type": "response.create", **base, "input": [result], "previous_response_id": r1.rid},
+        )
+    )
+    out += [
+        ("server", e)
+        for e in sequenced(
+            [*r2.start(), *r2.text(0, "msg_0a1b2c3d4e5f6072", answer), *r2.end((1302, 18))]
+        )
+    ]
+    return out
+
+
+def write_codex_websocket(out: Path = OUT) -> Path:
+    """codex-websocket.jsonl: the session as the recorder writes one (handshake, 101, a
+    `message` line per frame, the close each way)."""
+    rng = random.Random(zlib.crc32(b"codex-websocket"))
+    path = out / "codex-websocket.jsonl"
+    url = "https://api.openai.com/v1/responses"
+    handshake = [
+        ("Host", "api.openai.com"),
+        ("authorization", FAKE_KEY),
+        ("openai-beta", "responses_websockets=2026-02-06"),
+        ("originator", "codex_exec"),
+        ("version", "0.171.0"),
+        ("session_id", "0195f3a8-6c2e-7d41-9b0a-3f5e8c1d2a47"),
+        ("sec-websocket-key", "x3JJHMbDL1EzLkh9GBhXDw=="),
+        ("sec-websocket-version", "13"),
+        ("upgrade", "websocket"),
+        ("connection", "Upgrade"),
+    ]
+    accept = [
+        ("upgrade", "websocket"),
+        ("connection", "upgrade"),
+        ("sec-websocket-accept", "HSmrc0sMlYUkAGmm5OPpG2HaGWk="),
+        ("x-request-id", "req_5f0c2a9e7b3d4c18"),
+    ]
+    with RecordingWriter(path, argv=ARGV, overwrite=True, created=CREATED) as w:
+        t = rng.randint(800_000, 2_500_000)
+        ex = w.new_exchange()
+        w.request(ex, "GET", url, handshake, b"", t_ns=t)
+        t += rng.randint(120, 300) * MS
+        w.response(ex, 101, accept, t_ns=t)
+        for sender, message in codex_websocket():
+            gap = rng.randint(300, 900) if sender == "client" else rng.randint(1, 40)
+            t += gap * MS + rng.randint(0, MS - 1)
+            w.message(ex, sender, 1, True, _dumps(message).encode(), t_ns=t)
+        for sender in ("client", "server"):
+            t += rng.randint(1, 5) * MS
+            w.message(ex, sender, 8, True, b"\x03\xe8", t_ns=t)
+        w.end(ex, "complete", t_ns=t + MS)
+    return path
+
+
 # -- Gemini (streamGenerateContent): CONSTRUCTED from the shapes in tests/fixtures/gemini
 
 
@@ -2542,6 +2647,7 @@ def write_all(out: Path = OUT) -> list[Path]:
         write_deepseek_chunks(out),
         write_ollama_native(out),
         write_ollama_agent(out),
+        write_codex_websocket(out),
     ]
 
 
