@@ -157,6 +157,8 @@ async def test_the_list_shows_a_session_as_one_exchange_then_its_responses(broke
         assert (cells(app, "frames")["3.1"], cells(app, "calls")["3.1"]) == ("11", "1")
         assert cells(app, "status")["3"] == "101" and cells(app, "model")["3"].startswith("gpt-4.1")
         assert cells(app, "path")["3.2"] == "response 2"
+        handshake = cells(app, "path")["3"]  # a session's, marked (cut to the column)
+        assert handshake.startswith("ws ") and handshake.endswith("/responses")
         await pilot.press("down", "down", "down", "enter")  # the row of response 1
         await settle(pilot, StreamScreen)
         assert app.screen.turn.turn == 1 and app.screen.model.exchange == 3

@@ -107,12 +107,14 @@ class ExchangesScreen(Screen):
             else:
                 path = visible(info.url.split("://", 1)[-1].split("?", 1)[0])  # (no query)
                 path = "/" + path.split("/", 1)[1] if "/" in path else path
-                if info.framing == WEBSOCKET:
-                    path = "ws " + path  # a WebSocket session's handshake path
+                # a WebSocket session's handshake path is marked, the mark kept when cut
+                mark = "ws " if info.framing == WEBSOCKET else ""
+                room = path_w - len(mark)
+                path = path if len(path) <= room else "…" + path[-(room - 1) :] if room > 1 else ""
                 cells = [
                     str(info.exchange),
                     visible(info.method),
-                    path if len(path) <= path_w else "…" + path[-(path_w - 1) :],
+                    mark + path,
                     cut(visible(info.model or (s.model if s is not None else None) or ""), model_w),
                     str(info.status or ""),
                     ms(info.end_ns - info.start_ns) if info.end_ns is not None else "open",
