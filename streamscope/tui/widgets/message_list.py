@@ -23,7 +23,7 @@ from .common import ms
 
 SENDER = {"client": Style(color="cyan"), "server": Style(color="magenta")}
 HEADING = Style(bold=True)
-KIND_WIDTH = 34  # the most the type column takes (the summary has the rest)
+KIND_WIDTH = 40  # the most the type column takes (the summary has the rest)
 
 
 class MessageList(ScrollView, can_focus=True):
