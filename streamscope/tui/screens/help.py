@@ -18,7 +18,10 @@ READING = (
     "where another client's table differs from robust. The frame list marks anomalies "
     f"({legend()}); the timeline shows gaps between frames (taller: longer) "
     "and ▲ anomaly frames. In the request (r), a green id is one an earlier stream "
-    "assembled, a red one is where the contract broke, with the finding's words under it."
+    "assembled, a red one is where the contract broke, with the finding's words under it. "
+    "A WebSocket session lists every message, client and server, under the response it "
+    "belongs to (✗ marks a message whose frames broke the protocol); Enter opens that "
+    "response's stream at that message, } and { go from response to response."
 )
 
 
