@@ -353,3 +353,27 @@ def test_codex_stays_on_its_websocket_and_the_upstream_sees_what_it_sees_alone(c
     (alone,) = [r for r in direct["log"] if r.kind == "handshake"]
     assert set(shake.headers) - {"host"} == set(alone.headers) - {"host"}
     assert shake.headers["openai-beta"] == "responses_websockets=2026-02-06"
+
+
+@pytest.mark.slow
+@needs_codex
+def test_the_script_the_docs_name_records_codex_and_inspects_it(tmp_path):
+    out = tmp_path / "codex-session.jsonl"
+    assert CODEX is not None
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CODEX_", "OPENAI_"))}
+    env["PATH"] = f"{Path(CODEX).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHON"] = sys.executable
+    done = subprocess.run(
+        [str(ROOT / "scripts" / "record-codex"), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=170,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert ANSWER in done.stdout  # codex's own last message
+    assert "record-codex: the upstream received" in done.stderr
+    # inspect's account: the tool call codex's model made, then the answer
+    assert "echo hello" in done.stdout and "The command printed: hello" in done.stdout
+    assert out.exists() and stat.S_IMODE(out.stat().st_mode) == 0o600
