@@ -60,7 +60,9 @@ REALTIME = Dialect(
     url_facts=wire.url_facts,
     match_keys=("model",),
     turns=("events", "client event"),
-    endpoints=wire.ENDPOINTS,
+    # (what `serve` answers: none yet, until it answers the WebSocket upgrade; then
+    # wire.ENDPOINTS)
+    endpoints=(),
     noun="Realtime",
     framings=("websocket",),
     session=session,
