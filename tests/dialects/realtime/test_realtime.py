@@ -448,9 +448,26 @@ def test_any_json_type_in_any_field_never_raises(at, path, value):
     result = engine.finish()
     for name in result.strategies:
         result.differs(name)
-    from streamscope.analysis.text_report import render  # noqa: F401  (the face reads it)
-
     json.dumps([a.to_json() for a in result.anomalies])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, len(TWO_CALLS) - 1),
+    st.lists(st.sampled_from(_FIELDS), min_size=1, max_size=3),
+    _value,
+)
+def test_any_json_type_in_any_field_is_reported_by_inspect(tmp_path_factory, at, path, value):
+    events = list(TWO_CALLS)
+    events[at] = _poison(events[at], path, value)
+    saved = tmp_path_factory.mktemp("poisoned") / "events.jsonl"
+    saved.write_bytes(body(events))
+    for args in ([], ["--json"]):
+        done = CliRunner().invoke(main, ["inspect", *args, str(saved)])
+        # read, or (a first line that tells no stream event) one line saying so: no traceback
+        assert done.exit_code in (0, 2), done.output
+        assert done.exit_code == 0 or len(done.output.strip().splitlines()) == 1, done.output
+        assert not isinstance(done.exception, Exception) or isinstance(done.exception, SystemExit)
 
 
 def test_invalid_utf8_is_named_where_it_is_and_the_sdk_strategy_declines():
