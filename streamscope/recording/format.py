@@ -481,7 +481,10 @@ class Message:
         if sender not in SENDERS:
             raise ValueError(f"field 'from' is {sender!r}, not 'client' or 'server'")
         opcode = _need(d, "opcode")
-        if not (opcode in OPCODE_NUMBERS or (type(opcode) is int and 0 <= opcode <= 15)):
+        if not (
+            (type(opcode) is str and opcode in OPCODE_NUMBERS)
+            or (type(opcode) is int and 0 <= opcode <= 15)
+        ):
             raise ValueError("field 'opcode' is not an opcode name or a number from 0 to 15")
         if type(opcode) is int and opcode in OPCODES:
             opcode = OPCODES[opcode]
