@@ -242,6 +242,14 @@ SAMPLES: dict[str, dict] = {
         "errors": {},
         "contract": set(),
     },
+    # OpenAI Realtime: a WebSocket session, one stream per response
+    "realtime-two-calls.jsonl": {
+        "ids": ["call_Wq3xM8pT2kR5vN7z", "call_Bz6nK1rY4hT9sL2c"],
+        "kinds": set(),
+        "differs": {"every-done", "item-id-only"},
+        "errors": {},
+        "contract": set(),
+    },
     # Gemini (no ids on AI Studio: "" and never an invented one)
     "gemini-parallel-signature.jsonl": {
         "ids": ["", ""],
@@ -296,6 +304,11 @@ DIALECT = {
     "anthropic-": ("anthropic-messages", ANTHROPIC, "end_turn"),
     "responses-": ("openai-responses", RESPONSES, "completed"),
     "gemini-": ("gemini", GEMINI, "STOP"),
+    "realtime-": (
+        "openai-realtime",
+        {"openai-sdk", "every-done", "item-id-only", "response-done-only"},
+        "completed",
+    ),
 }
 OLLAMA = ("ollama-chat", {"ollama-python", "stop-at-done", "content-only", "by-name"}, "stop")
 RAW = {

@@ -267,6 +267,9 @@ class Dialect:
     error_document: Callable[[int, str, str], bytes] = openai_error
     # The facts of a request it claims: (URL path, parsed JSON body) -> RequestFacts.
     facts: Callable[[str, object], RequestFacts] = body_facts
+    # ... where its URL's query tells them (Realtime's `?model=`): (the whole URL, the
+    # parsed body) -> RequestFacts, read instead of `facts` (None: `facts` on the path).
+    url_facts: Callable[[str, object], RequestFacts] | None = None
     # What playback compares to pick the recorded request that answers one (the model
     # as `facts` reads it), and the key holding its turns, with what one is called.
     match_keys: tuple[str, ...] = ("model", "messages", "tools")

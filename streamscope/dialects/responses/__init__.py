@@ -34,6 +34,8 @@ def _claims_event(payload: object, event: str | None) -> bool:
         return True
     if not isinstance(payload, dict):
         return False
+    if "event_id" in payload and "sequence_number" not in payload:
+        return False  # a Realtime API event (openai-realtime): every one has an event_id
     kind = payload.get("type")
     if kind == "error":  # Anthropic's error event carries no sequence_number
         return "sequence_number" in payload
