@@ -139,3 +139,28 @@ def test_a_message_ends_what_can_be_split_and_control_frames_stand_alone(tmp_pat
 def test_frames_held_at_the_end_are_written_before_the_end_line(tmp_path):
     out = session(tmp_path, [("server", 1, False, b'{"k":"sk-')])
     assert [d["type"] for d in out] == ["message", "end"] and data(out[0]) == b'{"k":"sk-'
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        ("client", 1, True, b'{"type":"response.create"}', False),
+        ("server", 0, False, b"\xe2\x82", True),  # half a character: base64
+        ("server", 8, True, b"\x03\xe8bye", False),
+        ("client", 13, True, b"", False),
+    ],
+)
+def test_the_writer_writes_the_line_message_reads(tmp_path, frame):
+    import json
+
+    from streamscope.recording import RecordingWriter
+
+    sender, opcode, fin, payload, compressed = frame
+    path = tmp_path / "m.jsonl"
+    with RecordingWriter(path) as w:
+        ex = w.new_exchange()
+        w.request(ex, "GET", "http://h/v1/realtime", [], b"")
+        w.message(ex, sender, opcode, fin, payload, compressed, t_ns=77)
+    line = json.loads(path.read_bytes().splitlines()[-1])
+    assert line == Message.of(ex, 77, sender, opcode, fin, payload, compressed).to_json()
+    assert body_record(line).data_bytes == payload

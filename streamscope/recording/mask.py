@@ -338,6 +338,17 @@ class FrameMask:
         self.queue: deque[HeldFrame] = deque()
         self.open: dict[str, _MessageMask] = {}  # by sender: the data message being sent
 
+    def clean(self, sender: str, opcode: int, fin: bool, data: bytes) -> bool:
+        """True when the frame can be written as it is, now: nothing waits, it is a
+        message of its own, and it holds no credential nor could end with one's start."""
+        return (
+            not self.queue
+            and fin
+            and opcode in (1, 2)
+            and sender not in self.open
+            and self.secrets.clean(data)
+        )
+
     def feed(
         self, sender: str, opcode: int, fin: bool, frame: HeldFrame, data: bytes
     ) -> list[HeldFrame]:
@@ -428,17 +439,27 @@ class Masking:
         return None if body is None else body.feed(t_ns, data)
 
     def message(
-        self, exchange: int, sender: str, opcode: int, fin: bool, frame: HeldFrame, data: bytes
+        self,
+        exchange: int,
+        sender: str,
+        opcode: int,
+        fin: bool,
+        t_ns: int,
+        fields: object,
+        data: bytes,
     ) -> list[HeldFrame] | None:
         """A WebSocket frame, masked like a body's read (FrameMask): the frames ready to be
-        written, in the order they came, or None when the exchange has nothing to mask."""
+        written, in the order they came, or None when this one is to be written as it is
+        now (the exchange has nothing to mask, or the frame nothing masked nor held)."""
         secrets = self._secrets.get(exchange)
         if not secrets:
             return None
         frames = self._frames.get(exchange)
         if frames is None:
             frames = self._frames[exchange] = FrameMask(secrets)
-        return frames.feed(sender, opcode, fin, frame, data)
+        if frames.clean(sender, opcode, fin, data):  # the common frame
+            return None
+        return frames.feed(sender, opcode, fin, HeldFrame(t_ns, fields), data)
 
     def end_messages(self, exchange: int) -> list[HeldFrame]:
         """The session's frames still held at its end, in the order they came."""

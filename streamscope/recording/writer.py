@@ -23,9 +23,9 @@ import orjson
 
 from streamscope.recording.format import (
     END_REASONS,
+    OPCODES,
     Header,
     Headers,
-    Message,
     Request,
     without_surrogates,
 )
@@ -206,8 +206,8 @@ class RecordingWriter:
         frames after it waiting behind it, so the lines keep the order the frames came."""
         t = self._t(t_ns)
         if self._masking is not None:
-            frame = HeldFrame(t, (sender, opcode, fin, compressed))
-            ready = self._masking.message(exchange, sender, opcode, fin, frame, payload)
+            fields = (sender, opcode, fin, compressed)
+            ready = self._masking.message(exchange, sender, opcode, fin, t, fields, payload)
             if ready is not None:
                 self._held(exchange, ready)
                 return
@@ -231,8 +231,19 @@ class RecordingWriter:
         compressed: bool,
         masked: int,
     ) -> None:
-        rec = Message.of(exchange, t_ns, sender, opcode, fin, payload, compressed, masked)
-        self._write(_dumps(rec.to_json(), option=_NL))
+        # the line Message.to_json makes, built here at once (a line per frame)
+        name = OPCODES.get(opcode, opcode)
+        rec = {"type": "message", "exchange": exchange, "t_ns": t_ns, "from": sender}
+        rec["opcode"], rec["fin"] = name, fin
+        if compressed:
+            rec["compressed"] = True
+        try:
+            rec["data"] = payload.decode()
+        except UnicodeDecodeError:
+            rec["data_b64"] = base64.b64encode(payload).decode("ascii")
+        if masked:
+            rec["masked"] = masked
+        self._write(_dumps(rec, option=_NL))
 
     def end(
         self, exchange: int, reason: str, error: str | None = None, t_ns: int | None = None
