@@ -164,3 +164,48 @@ def test_the_writer_writes_the_line_message_reads(tmp_path, frame):
     line = json.loads(path.read_bytes().splitlines()[-1])
     assert line == Message.of(ex, 77, sender, opcode, fin, payload, compressed).to_json()
     assert body_record(line).data_bytes == payload
+
+
+_GOOD = b'{"type":"message","exchange":1,"t_ns":9,"from":"server","opcode":"text","fin":true'
+
+
+@pytest.mark.parametrize(
+    ("bad", "what"),
+    [
+        (
+            b'{"type":"message","exchange":1,"t_ns":9,"opcode":"text","fin":true,"data":""}',
+            "message line has no 'from' field",
+        ),
+        (_GOOD + b"}", "message line needs exactly one of 'data' or 'data_b64'"),
+        (_GOOD + b',"data":"x","data_b64":"eA=="}', "exactly one of 'data' or 'data_b64'"),
+        (_GOOD.replace(b'"server"', b'"proxy"') + b',"data":""}', "field 'from' is 'proxy'"),
+        (_GOOD.replace(b'"text"', b'"TEXT"') + b',"data":""}', "field 'opcode' is not"),
+        (_GOOD.replace(b'"text"', b"99") + b',"data":""}', "field 'opcode' is not"),
+        (_GOOD.replace(b"true", b'"yes"') + b',"data":""}', "field 'fin' is not a boolean"),
+        (_GOOD + b',"data":""' + b',"compressed":1}', "field 'compressed' is not a boolean"),
+        (_GOOD + b',"data":{"a":1}}', "'data'"),
+        (_GOOD + b',"data_b64":"!!"}', "not valid base64"),
+        (_GOOD + b',"data":"","masked":"2"}', "'masked'"),
+    ],
+)
+def test_a_bad_message_line_is_one_line_naming_line_and_field(tmp_path, bad, what):
+    from streamscope.recording import RecordingError, RecordingIndex, RecordingWriter
+    from streamscope.recording.reader import iter_records
+
+    path = tmp_path / "s.jsonl"
+    with RecordingWriter(path) as w:
+        ex = w.new_exchange()
+        w.request(ex, "GET", "http://h/v1/realtime", [], b"")
+        w.response(ex, 101, [])
+        w.message(ex, "client", 1, True, b"{}")
+        w.end(ex, "complete")
+    lines = path.read_bytes().splitlines(keepends=True)
+    offset = len(b"".join(lines[:4]))
+    path.write_bytes(b"".join(lines[:4]) + bad + b"\n" + b"".join(lines[4:]))
+    with pytest.raises(RecordingError) as err:
+        list(iter_records(path))
+    msg = str(err.value)
+    assert msg.startswith(f"{path}: line 5 (byte {offset}): ") and what in msg, msg
+    assert "\n" not in msg
+    with pytest.raises(RecordingError, match=r"line 5 \(byte"), RecordingIndex.open(path) as idx:
+        list(idx.messages(1))
