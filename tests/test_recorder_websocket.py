@@ -773,3 +773,46 @@ def self_signed(tmp_path: Path) -> tuple[Path, Path]:
         )
     )
     return cert_path, key_path
+
+
+def test_an_upstream_that_ignores_the_upgrade_is_relayed_as_it_streams(tmp_path):
+    # a plain HTTP server answering the handshake's GET with a chunked body, slowly: the
+    # client gets the head and the first read before the upstream has sent the rest
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    go_on = threading.Event()
+
+    def answer() -> None:
+        c, _ = srv.accept()
+        with c:
+            c.recv(4096)
+            c.sendall(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                b"Transfer-Encoding: chunked\r\n\r\n8\r\ndata: 1\n\r\n"
+            )
+            go_on.wait(10)
+            c.sendall(b"8\r\ndata: 2\n\r\n0\r\n\r\n")
+
+    threading.Thread(target=answer, daemon=True).start()
+    with recorder(tmp_path, f"http://127.0.0.1:{srv.getsockname()[1]}") as (server, path):
+        s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        s.sendall(
+            b"GET /v1/responses HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+            b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            b"Sec-WebSocket-Version: 13\r\n\r\n"
+        )
+        got = b""
+        while b"data: 1\n" not in got:
+            got += s.recv(4096)
+        go_on.set()
+        got += read_all(s)
+        s.close()
+        end = wait_end(path)
+    srv.close()
+    head, _, body = got.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 OK") and b"connection: close" in head.lower()
+    assert body == b"data: 1\ndata: 2\n"  # de-chunked, the connection's end ends it
+    ls = lines(path)
+    assert [payload(d) for d in ls if d["type"] == "chunk"] == [b"data: 1\n", b"data: 2\n"]
+    assert (end["reason"], end["error"]) == ("complete", None)

@@ -185,24 +185,27 @@ def _head(status: int, headers: list[tuple[str, str]]) -> bytes:
 
 
 async def _refused(conn: Upgraded, session: _Session, answer: UpstreamResponse) -> None:
-    """The upstream answered the upgrade with no `101`: an HTTP exchange, relayed whole
-    (such answers are short: an error document), each read recorded as it came."""
+    """The upstream answered the upgrade with no `101`: an HTTP exchange, relayed read by
+    read as it comes (an error document, mostly; but an upstream that ignores the upgrade
+    may stream), each read recorded as it came. The connection closes after it: a body
+    of no known length ends with it."""
     writer, ex = session.proxy.writer, session.ex
     writer.response(ex, answer.status, answer.headers)
-    body = bytearray()
+    kept = [*forwardable(answer.headers), ("connection", "close")]
+    conn.write(_head(answer.status, kept))
     try:
         async for data in answer.reads():
+            conn.write(data)  # relayed first, as every read is
             writer.chunk(ex, data)
-            body += data
+            await conn.drain()
+            if conn.transport.is_closing():  # (drain returns when the client is gone)
+                session.end("client-closed", "the client went away during the answer")
+                return
     except UpstreamError as e:
         session.end("upstream-error", str(e))
-        conn.close()
         return
     finally:
         answer.close()
-    kept = [(k, v) for k, v in forwardable(answer.headers) if k.lower() != "content-length"]
-    kept += [("content-length", str(len(body))), ("connection", "close")]
-    conn.write(_head(answer.status, kept) + bytes(body))
     session.end("complete", None)
 
 
