@@ -81,7 +81,10 @@ class LoopbackServer:
             timeout_graceful_shutdown=2,
             server_header=False,  # the upstream's own server and date headers pass through
             date_header=False,
-            # an upgrade's connection is handed over raw (h11 and httptools alike)
+            # h11, named: the one HTTP parser whose upgrade hand-over (below) is tested
+            # (uvicorn's "auto" would take httptools where it is installed)
+            http="h11",
+            # an upgrade's connection is handed over raw (http/websocket.py)
             ws=upgrade_protocol(upgrade) if upgrade is not None else "none",
         )
         self.server = uvicorn.Server(config)

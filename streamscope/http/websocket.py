@@ -1,11 +1,21 @@
-"""Taking over a connection uvicorn upgrades (`Upgrade: websocket`) as raw bytes.
+"""Taking over a connection uvicorn upgrades (`Upgrade: websocket`) as raw bytes: the
+small base the recorder's relay (record/relay.py) and `serve` build on.
 
 uvicorn hands an upgrade request to the protocol class its `Config(ws=...)` names: the
-class is built with the server's state, given the transport, then the request head
-(rebuilt by uvicorn's h11 parser) as its first bytes. `upgrade_protocol(handler)` makes
-such a class: it parses that head and runs `handler(Upgraded)`, which reads and writes
-the connection's bytes as they are, so the recorder relays frames untouched and `serve`
-writes its own. uvicorn's shutdown reaches each connection through `shutdown()`.
+class is built with `config=, server_state=, app_state=`, given the transport
+(`connection_made`), then the request head as its first bytes (`data_received`), and
+made the transport's protocol. `upgrade_protocol(handler)` makes such a class: it parses
+that head and runs `handler(Upgraded)`, which has the head (`raw`, and parsed) and reads
+and writes the connection's bytes as they are, so the recorder relays frames untouched
+and `serve` writes its own.
+
+What this relies on in uvicorn (read in 0.54; its h11 protocol, which loopback.py names):
+the head handed over is rebuilt from h11's parse, header names lowercased; uvicorn
+forgets the connection at the hand-over, so the class adds itself to
+`server_state.connections` (uvicorn's shutdown then calls its `shutdown()`, which cancels
+the handler) and its task to `server_state.tasks`; bytes a client sent after the head
+before any answer stay in h11's buffer and are not handed over (RFC 6455 4.1: a client
+waits for the `101`).
 """
 
 from __future__ import annotations
@@ -23,9 +33,10 @@ class Upgraded:
 
     def __init__(self, transport: asyncio.Transport) -> None:
         self.transport = transport
+        self.raw = b""  # the request head as uvicorn handed it over (its final CRLF too)
         self.method = ""
         self.target = ""
-        self.headers: list[tuple[str, str]] = []
+        self.headers: list[tuple[str, str]] = []  # names lowercased (uvicorn's parser did)
         self.client: tuple[str, int] | None = transport.get_extra_info("peername")
         self._buf = bytearray()
         self._got = asyncio.Event()
@@ -140,6 +151,7 @@ def upgrade_protocol(handler: Handler) -> type[asyncio.Protocol]:
                 if len(self.head) > _HEAD_LIMIT:
                     conn.close()
                 return
+            conn.raw = self.head[: end + 4]
             try:
                 conn.method, conn.target, conn.headers = parse_head(self.head[:end])
             except ValueError:

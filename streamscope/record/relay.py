@@ -8,11 +8,15 @@ anything else, and parsed on the side (framing/ws_wire.py) into `message` lines:
 unmasked, inflated where permessage-deflate was agreed (the peers' own bytes stay
 compressed). An answer other than `101` is an ordinary HTTP exchange, relayed whole.
 
-The end line says what happened: `complete` when the close handshake was made (or the
-side that closed had sent its close frame), `client-closed` / `upstream-error` when a
-side's connection ended with no close frame, `recorder-stopped` when streamscope stopped
-first. What broke the protocol (an unmasked client frame, a reserved bit, a frame too
-long to record) is named in the end line's error; the bytes were relayed all the same.
+The end line says what happened: `complete` when a close frame went each way, or when
+the side whose connection ended first had sent or been sent one; `client-closed` /
+`upstream-error` when a side's connection ended with no close frame; `upstream-error`
+too when a peer broke the protocol (an unmasked client frame, a reserved opcode or bit,
+an impossible length...: the end line's error names the side and the frame; the bytes
+were relayed all the same); `recorder-stopped` when streamscope stopped first. What the
+recording lacks (a message cut by the close, a frame too long to record, bytes of a
+frame that never completed) is said in the error too. An open session has no read
+timeout: a quiet socket is a normal one.
 """
 
 from __future__ import annotations
@@ -42,8 +46,10 @@ class _Session:
     def __init__(self, proxy: RecordingProxy, ex: int) -> None:
         self.proxy, self.ex = proxy, ex
         self.closes: set[str] = set()  # the sides whose close frame passed
-        self.problems: list[str] = []
+        self.problems: list[str] = []  # what broke the protocol, or what was not recorded
+        self.broken = False  # a peer broke the protocol
         self.ended: str | None = None  # the side whose connection ended first
+        self.closes_then: set[str] = set()  # `closes` when it did
 
     def frames(self, sender: str, parser: WireParser, data: bytes) -> None:
         writer, ex = self.proxy.writer, self.ex
@@ -53,9 +59,18 @@ class _Session:
             if f.opcode == 8:
                 self.closes.add(sender)
             if f.problem is not None:
+                self.broken = True
                 self._problem(f"{sender}: {f.problem}")
+            if f.lost is not None:
+                self._problem(f"{sender}: {f.lost}")
         if parser.dead is not None and was_dead is None:
+            self.broken = self.broken or parser.broken
             self._problem(f"{sender}: {parser.dead}")
+
+    def side_ended(self, side: str) -> None:
+        """`side`'s connection ended (its reads gave EOF)."""
+        if self.ended is None:
+            self.ended, self.closes_then = side, set(self.closes)
 
     def _problem(self, what: str) -> None:
         if len(self.problems) < _PROBLEMS:
@@ -170,24 +185,27 @@ def _head(status: int, headers: list[tuple[str, str]]) -> bytes:
 
 
 async def _refused(conn: Upgraded, session: _Session, answer: UpstreamResponse) -> None:
-    """The upstream answered the upgrade with no `101`: an HTTP exchange, relayed whole
-    (such answers are short: an error document), each read recorded as it came."""
+    """The upstream answered the upgrade with no `101`: an HTTP exchange, relayed read by
+    read as it comes (an error document, mostly; but an upstream that ignores the upgrade
+    may stream), each read recorded as it came. The connection closes after it: a body
+    of no known length ends with it."""
     writer, ex = session.proxy.writer, session.ex
     writer.response(ex, answer.status, answer.headers)
-    body = bytearray()
+    kept = [*forwardable(answer.headers), ("connection", "close")]
+    conn.write(_head(answer.status, kept))
     try:
         async for data in answer.reads():
+            conn.write(data)  # relayed first, as every read is
             writer.chunk(ex, data)
-            body += data
+            await conn.drain()
+            if conn.transport.is_closing():  # (drain returns when the client is gone)
+                session.end("client-closed", "the client went away during the answer")
+                return
     except UpstreamError as e:
         session.end("upstream-error", str(e))
-        conn.close()
         return
     finally:
         answer.close()
-    kept = [(k, v) for k, v in forwardable(answer.headers) if k.lower() != "content-length"]
-    kept += [("content-length", str(len(body))), ("connection", "close")]
-    conn.write(_head(answer.status, kept) + bytes(body))
     session.end("complete", None)
 
 
@@ -206,11 +224,16 @@ async def _frames(conn: Upgraded, session: _Session, up: Switched) -> None:
         while True:
             data = await conn.read(_READ)
             if not data:
+                session.side_ended("client")
                 break
             up.writer.write(data)  # relayed first: recording never delays a byte
             session.frames("client", from_client, data)
-            await up.writer.drain()
-        session.ended = session.ended or "client"
+            try:
+                await up.writer.drain()
+            except OSError as e:  # the upstream's connection broke under our writing
+                session._problem(f"writing to the upstream: {e.strerror or e}")
+                session.side_ended("server")
+                return
         with contextlib.suppress(OSError):
             if up.writer.can_write_eof():
                 up.writer.write_eof()
@@ -221,7 +244,7 @@ async def _frames(conn: Upgraded, session: _Session, up: Switched) -> None:
             if data:
                 conn.write(data)
                 session.frames("server", from_server, data)
-                await conn.drain()
+                await conn.drain()  # (returns once the client's connection is lost)
             try:
                 data = await up.reader.read(_READ)
             except OSError as e:
@@ -229,7 +252,7 @@ async def _frames(conn: Upgraded, session: _Session, up: Switched) -> None:
                 data = b""
             if not data:
                 break
-        session.ended = session.ended or "server"
+        session.side_ended("server")
         conn.write_eof()
 
     tasks = [
@@ -251,15 +274,16 @@ async def _frames(conn: Upgraded, session: _Session, up: Switched) -> None:
     for side, parser in (("client", from_client), ("server", from_server)):
         if parser.pending():
             session._problem(f"{side}: {parser.pending()} bytes of a frame never completed")
-    first = session.ended
-    if first is None:
-        return  # cancelled: the recorder is stopping (relay's finally says so)
-    if (
-        session.closes == {"client", "server"}
-        or (first == "client" and "client" in session.closes)
-        or first == "server"
-        and "server" in session.closes
-    ):
+        unfinished = parser.unfinished() if parser.dead is None else None
+        if unfinished is not None:
+            cut = "the close" if session.closes else "the end of the connection"
+            session._problem(f"{side}: {unfinished} ({cut} came first)")
+    first, closes = session.ended, session.closes_then
+    if first is None:  # neither side ended: a relaying task failed (said in problems)
+        session.end("upstream-error", "the relay failed")
+    elif session.broken:
+        session.end("upstream-error", None)
+    elif closes:  # a close frame had passed (sent by one side, so read by the other)
         session.end("complete", None)
     elif first == "client":
         session.end("client-closed", "the client closed the connection with no close frame")

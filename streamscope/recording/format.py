@@ -447,12 +447,13 @@ class Message:
         fin: bool,
         raw: bytes,
         compressed: bool = False,
+        masked: int = 0,
     ) -> Message:
         key, text = text_or_b64("data", raw)
         name = OPCODES.get(opcode, opcode)
         if key == "data":
-            return cls(exchange, t_ns, sender, name, fin, text, None, compressed)
-        return cls(exchange, t_ns, sender, name, fin, None, text, compressed)
+            return cls(exchange, t_ns, sender, name, fin, text, None, compressed, masked)
+        return cls(exchange, t_ns, sender, name, fin, None, text, compressed, masked)
 
     @property
     def data_bytes(self) -> bytes:
