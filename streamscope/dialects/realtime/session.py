@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
@@ -33,6 +34,7 @@ from ...framing.session import CONTROL, WsMessage, frame_of
 from ...text import quote
 from ..base import Turn
 from .robust import CREATED, RESPONSE_DONE
+from .wire import client_facts
 
 OUTPUT = "function_call_output"
 
@@ -135,6 +137,28 @@ def session(messages: Sequence[WsMessage]) -> list[Turn]:
         for m in waiting:
             last.add(m)
     return turns
+
+
+def tools_in_force(turns: Sequence[Turn]) -> list[list[Any] | None]:
+    """The tools each turn's response was asked with (for `name-undeclared`): its own
+    `response.create`'s `response.tools` where it names some, else those of the last
+    `session.update` the client sent before the response began (None: none declared).
+    A session declares its tools in session.update, which no turn's `request` is."""
+    updates: list[tuple[int, list[Any]]] = []  # (when, its tools), in order
+    for t in turns:
+        for m in t.client:
+            body = parsed(m)
+            if isinstance(body, dict) and body.get("type") == "session.update":
+                _, tools = client_facts(body)
+                if tools is not None:
+                    updates.append((m.t_ns, tools))
+    out: list[list[Any] | None] = []
+    for t in turns:
+        _, own = client_facts(t.request)
+        began = _began(t)
+        before = [tools for at, tools in updates if began is None or at < began]
+        out.append(own if own is not None else (before[-1] if before else None))
+    return out
 
 
 def is_response(turn: Turn) -> bool:

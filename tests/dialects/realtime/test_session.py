@@ -11,10 +11,12 @@ from click.testing import CliRunner
 from streamscope.analysis import analyze
 from streamscope.cli import main
 from streamscope.dialects.realtime.engine import RealtimeEngine
-from streamscope.dialects.realtime.session import session
+from streamscope.dialects.realtime.session import session, tools_in_force
 from streamscope.framing.session import WsMessage
 
 from .events import (
+    TIME_TOOL,
+    WEATHER_TOOL,
     call,
     client_output,
     done,
@@ -208,3 +210,18 @@ def test_the_deltas_of_a_session_as_frames_keep_their_spans():
     spans = [(f.start, f.end) for f in turn.frames]
     assert spans[0][0] == 0 and all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
     assert turn.frames[1].event == "response.output_item.added"
+
+
+def test_the_tools_each_response_was_asked_with():
+    pairs = tool_loop()
+    own = {"type": "response.create", "response": {"tools": [TIME_TOOL]}}
+    pairs[-len(response(message_item(0, "x", "item_m2", "resp_2"), rid="resp_2")) - 1] = (
+        "client",
+        own,
+    )
+    first, second = session(messages(pairs))
+    assert second.request == own
+    assert tools_in_force([first, second]) == [[WEATHER_TOOL], [TIME_TOOL]]
+    assert tools_in_force(session(messages(tool_loop()))) == [[WEATHER_TOOL], [WEATHER_TOOL]]
+    bare = [("client", ASK), ("client", CREATE), *[("server", e) for e in response(call())]]
+    assert tools_in_force(session(messages(bare))) == [None]
