@@ -211,6 +211,7 @@ class _Session:
 
     def feed(self, m: Message) -> None:
         self.last_ns = m.t_ns
+        self.info.masked += m.masked  # (each frame counts what was masked in it)
         self.messages += self.reassembler.feed(
             m.sender, m.opcode, m.fin, m.data_bytes, m.t_ns, m.compressed
         )
@@ -232,7 +233,10 @@ class _Session:
             if info.model is None:  # the handshake names none: its first turn does
                 info.model = facts.model
             engine = open_engine(
-                info.dialect, info.exchange, facts.tools or info.tools, facts.response_format
+                info.dialect,
+                info.exchange,
+                t.tools or facts.tools or info.tools,
+                facts.response_format,
             )
             for frame in t.frames:
                 engine.feed(frame)

@@ -201,6 +201,9 @@ class Turn:
     client: list[WsMessage]
     ended: bool
     start_ns: int
+    # the tools in force for its response where the session declared them beside its
+    # request (Realtime's session.update); None: its request's own, if any
+    tools: list[Any] | None = None
 
 
 class SessionContract(Protocol):

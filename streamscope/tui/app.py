@@ -352,7 +352,7 @@ class ReplayApp(App):
         model = StreamModel(
             TurnReads(turn),
             exchange,
-            facts.tools or info.tools,
+            turn.tools or facts.tools or info.tools,
             facts.response_format,
             end,
             told=ws.dialect,

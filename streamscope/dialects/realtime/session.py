@@ -136,6 +136,8 @@ def session(messages: Sequence[WsMessage]) -> list[Turn]:
         last.turn.client.extend(client)
         for m in waiting:
             last.add(m)
+    for turn, tools in zip(turns, tools_in_force(turns), strict=True):
+        turn.tools = tools  # (declared in session.update, which opens no turn)
     return turns
 
 
