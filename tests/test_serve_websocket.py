@@ -532,6 +532,23 @@ def test_a_handshake_is_checked(tmp_path, headers, status, says):
         assert b"sec-websocket-extensions" not in head.lower()  # deflate offered, refused
 
 
+def test_a_recorded_subprotocol_is_chosen_again_on_a_path_with_another_prefix(tmp_path):
+    rec = write_session(tmp_path / "codex.jsonl", codex_turns())
+    lines = rec.read_bytes().splitlines()
+    response = orjson.loads(lines[2])
+    response["headers"].append(["sec-websocket-protocol", "realtime"])
+    lines[2] = orjson.dumps(response)
+    rec.write_bytes(b"\n".join(lines) + b"\n")
+    with served(rec) as (server, _):
+
+        async def client(offered):
+            async with connect(ws_url(server, "/responses"), subprotocols=offered) as ws:
+                return ws.subprotocol
+
+        assert run(client(["other", "realtime"])) == "realtime"
+        assert run(client(None)) is None  # not offered: none chosen
+
+
 def test_a_path_no_session_was_recorded_on_is_refused(tmp_path):
     rec = write_session(tmp_path / "codex.jsonl", codex_turns())
     with served(rec) as (server, said):

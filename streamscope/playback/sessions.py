@@ -6,14 +6,17 @@ A session's `message` lines are read once, when the files are loaded, into a `Sc
 - the *greeting*: the server frames sent before the client's first message (the
   Realtime API's `session.created`);
 - one `Step` per client message, in the recorded order, with the server frames that
-  followed it until the next step (its *answer*). A `response.create` opens a turn
-  (`OPEN`); a turn runs from it (or from the server's `response.created`) to its final
-  event (Responses: `response.completed`, `.incomplete`, `.failed`, `error`; Realtime:
-  `response.done`). A client message sent while a turn runs (an audio append, a steer)
-  is `INSIDE` it: it answers with nothing of its own, the turn's frames go on as
-  recorded without waiting for it. Any other message (`session.update`,
-  `conversation.item.create` between turns) is a `MESSAGE` step answered by what
-  followed it. The client's close is a `CLOSE` step: its answer holds the server's close.
+  followed it until the next step (its *answer*). The session's dialect says which
+  messages open a turn and which events begin and end one (`Dialect.session_play`;
+  the Responses API's: a `response.create` opens one, its final event ends it). A
+  message that opens a turn is an `OPEN` step; a turn runs from it (or from the event
+  that begins one the server began) to its end. A client message sent while a turn
+  runs (an audio append, a steer) is `INSIDE` it: it answers with nothing of its own,
+  the turn's frames go on as recorded without waiting for it. Any other message (a
+  session update, an item sent between turns) is a `MESSAGE` step answered by what
+  followed it. The client's close is a `CLOSE` step: its answer holds the server's
+  close. A dialect that says nothing of playing its sessions (or none told) has every
+  client message a `MESSAGE` step.
 - A server message is never split across two answers: its continuation frames go with
   its first frame.
 
@@ -26,12 +29,12 @@ opcode, a control frame over 125 bytes or fragmented, a close payload no peer ma
 (sent as a close with no code), anything the server sent after its close. The server's
 recorded pongs are left out too: the player answers each live ping with its own pong.
 
-Which step answers a live client message (`Play.choose`), per connection: a
-`response.create` is matched with the recorded ones the way HTTP playback matches a
-request body (the dialect's `match_keys`, playback/library.py), else, unless strict, the
-next in order (the one answered fewest times on this connection, earliest first); any
-other message with one of the same `type` (an exact one first, `event_id` aside), in
-the same order. A message nothing recorded answers gets the dialect's `error` event.
+Which step answers a live client message (`Play.choose`), per connection: one that
+opens a turn is matched with the recorded ones the way HTTP playback matches a request
+body (the dialect's `match_keys`, playback/library.py), else, unless strict, the next in
+order (the one answered fewest times on this connection, earliest first); any other
+message with one of the same `type` (an exact one first, `event_id` aside), in the same
+order. A message nothing recorded answers gets the dialect's `error` event.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from ..dialects import DIALECTS, LOOK, Dialect, of_session
-from ..dialects.responses.session import FINAL as RESPONSES_FINAL
+from ..dialects.base import SessionPlay
 from ..framing.session import Reassembler, WsMessage
 from ..http.headers import HOP_BY_HOP
 from ..http.ws_handshake import close_problem
@@ -58,13 +61,6 @@ from .head import sendable
 from .library import _ABSENT, _closeness, _explain, _same
 
 OPEN, MESSAGE, INSIDE, CLOSE = "open", "message", "inside", "close"
-OPENER = "response.create"
-STARTED = "response.created"
-# The events that end a turn: the Responses API's (its `error` ends the response too);
-# for any other dialect (the Realtime API) the responses' final events, not `error`
-# (the session goes on after one).
-_ENDS = {"openai-responses": RESPONSES_FINAL}
-ENDS = frozenset({"response.done", "response.completed", "response.incomplete", "response.failed"})
 _CLOSE, _PING, _PONG = 8, 9, 10
 # cut as the client saw it: the server's side ended with no close frame
 _DROPPED = ("upstream-error", "timeout", "recorder-stopped")
@@ -119,6 +115,7 @@ class Script:
     greeting: list[Out]
     t0_ns: int  # the 101's time: the greeting's frames count from it
     steps: list[Step]
+    rules: SessionPlay  # its dialect's (NEUTRAL: none)
     drop_greeting: bool = False  # the connection ended after the greeting
 
     @property
@@ -167,9 +164,22 @@ def _parsed(opcode: str | int, data: bytes) -> object:
         return None
 
 
-def describe(opcode: str | int, data: bytes) -> tuple[str, bytes, dict[str, Any] | None]:
+def neutral_error(message: str, asked: object, number: int) -> bytes:
+    """An error event for a session whose dialect words none: OpenAI's error shape."""
+    error = {"type": "invalid_request_error", "code": "unmatched_message", "message": message}
+    return orjson.dumps({"type": "error", "error": error})
+
+
+# A dialect that says nothing of its sessions' turns: every client message is answered
+# by what followed it.
+NEUTRAL = SessionPlay(frozenset(), frozenset(), frozenset(), neutral_error)
+
+
+def describe(
+    opcode: str | int, data: bytes, opens: frozenset[str] = frozenset()
+) -> tuple[str, bytes, dict[str, Any] | None]:
     """A client message's key (its JSON `type`, else its opcode), digest, and its JSON
-    object when it is a `response.create`."""
+    object when it opens a turn (its type is one of `opens`)."""
     body = _parsed(opcode, data)
     if isinstance(body, dict):
         kind = body.get("type")
@@ -180,7 +190,7 @@ def describe(opcode: str | int, data: bytes) -> tuple[str, bytes, dict[str, Any]
         except (TypeError, orjson.JSONEncodeError):
             canonical = data
         digest = hashlib.blake2b(canonical, digest_size=16).digest()
-        return key, digest, (body if key == OPENER else None)
+        return key, digest, (body if key in opens else None)
     key = opcode if isinstance(opcode, str) else "reserved"
     return key, hashlib.blake2b(data, digest_size=16).digest(), None
 
@@ -214,8 +224,9 @@ def script_of(source: Source, number: int, notes: list[str]) -> Script:
         [],
         t0,
         [],
+        (dialect.session_play if dialect is not None else None) or NEUTRAL,
     )
-    _Builder(script, label, notes, _ENDS.get(told or "", ENDS)).run(lines, index)
+    _Builder(script, label, notes).run(lines, index)
     last = script.steps[-1] if script.steps else None
     closed = any(o.opcode == _CLOSE for s in script.steps for o in s.answer) or any(
         o.opcode == _CLOSE for o in script.greeting
@@ -246,8 +257,8 @@ def _told(index: Any, lines: Sequence[int], start_ns: int) -> str | None:
 class _Builder:
     """Walks a session's message lines once, making its greeting and steps."""
 
-    def __init__(self, script: Script, label: str, notes: list[str], ends: frozenset[str]):
-        self.script, self.label, self.notes, self.ends = script, label, notes, ends
+    def __init__(self, script: Script, label: str, notes: list[str]):
+        self.script, self.label, self.notes, self.rules = script, label, notes, script.rules
         self.joiner = Reassembler()
         self.answer = script.greeting  # where the server's frames go now
         self.message_answer: list[Out] | None = None  # a server message's first frame's
@@ -312,9 +323,9 @@ class _Builder:
             kind = body.get("type") if isinstance(body, dict) else None
             if not isinstance(kind, str):
                 continue
-            if kind == STARTED:
+            if kind in self.rules.starts:
                 self.running = True
-            elif kind in self.ends:
+            elif kind in self.rules.ends:
                 self.running = False
 
     def client(self, m: Message) -> None:
@@ -328,7 +339,7 @@ class _Builder:
             if message.opcode == "close":
                 step = Step(self.clients, CLOSE, "close", message.t_ns, b"")
             else:
-                key, digest, body = describe(message.opcode, message.data)
+                key, digest, body = describe(message.opcode, message.data, self.rules.opens)
                 if body is not None:
                     turn = sum(1 for s in steps if s.kind == OPEN) + 1
                     step = Step(self.clients, OPEN, key, message.t_ns, digest, body, turn)
@@ -373,10 +384,10 @@ class Play:
         return self._take(pool) if pool else None
 
     def choose(self, opcode: str, data: bytes) -> Choice:
-        key, digest, body = describe(opcode, data)
+        key, digest, body = describe(opcode, data, self.script.rules.opens)
         steps = self.script.steps
         if body is not None:
-            return self._opener(body, [s for s in steps if s.kind == OPEN])
+            return self._opener(key, body, [s for s in steps if s.kind == OPEN])
         same = [s for s in steps if s.kind in (MESSAGE, INSIDE) and s.key == key]
         exact = [s for s in same if s.digest == digest]
         if exact:
@@ -390,9 +401,9 @@ class Play:
             return Choice(None, error=f"no recorded client message of {what} is the same as it")
         return Choice(None, error=f"the recording holds no client message of {what}")
 
-    def _opener(self, body: dict[str, Any], openers: list[Step]) -> Choice:
+    def _opener(self, key: str, body: dict[str, Any], openers: list[Step]) -> Choice:
         if not openers:
-            return Choice(None, error=f"the recording holds no {OPENER}: it opened no turn")
+            return Choice(None, error=f"the recording holds no {quote(key, 60)}: no turn opened")
         dialect = self.script.dialect
         keys = dialect.match_keys if dialect is not None else ()
         pool = [

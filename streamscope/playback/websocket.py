@@ -12,8 +12,8 @@ answers `101` at the recorded delay, and then, on one connection:
   arrived, divided by the speed (0: no waiting). Answers are sent one after another, in
   the order their messages came;
 - answers a ping with its pong at once;
-- answers a message nothing recorded answers with the dialect's `error` event (the
-  session stays open) and one line on the log;
+- answers a message nothing recorded answers with the dialect's `error` event
+  (`Dialect.session_play`; the session stays open) and one line on the log;
 - closes as recorded: the server's recorded close frame where the recording has it (the
   client then has CLOSE_WAIT seconds to answer before the connection is closed), the
   recorded answer to the client's close (or its own code echoed), or, where the recorded
@@ -34,7 +34,7 @@ from collections.abc import Callable
 
 import orjson
 
-from ..dialects import DEFAULT, Dialect, claimant, of_client
+from ..dialects import DEFAULT, claimant, of_client
 from ..framing.session import Reassembler, WsMessage
 from ..framing.websocket import encode
 from ..framing.ws_wire import MAX_FRAME, WireParser
@@ -49,29 +49,6 @@ NAME = "streamscope serve"
 MAX_MESSAGE = MAX_FRAME  # a client message held whole before it is answered
 CLOSE_WAIT = 5.0  # seconds the client has to answer the server's close frame
 _TEXT, _CLOSE, _PING, _PONG = 1, 8, 9, 10
-
-
-def error_event(dialect: Dialect | None, message: str, asked: object, number: int) -> bytes:
-    """The `error` event the session's API sends for a client message it cannot take.
-
-    The Responses API over a WebSocket (the openai SDK's BetaResponseWsError) carries the
-    status; the Realtime API's (RealtimeErrorEvent) names the client event it answers.
-    """
-    code = "unmatched_message"
-    if dialect is not None and dialect.name == "openai-responses":
-        error = {"type": "invalid_request_error", "code": code, "message": message, "param": None}
-        return orjson.dumps({"type": "error", "status": 400, "error": error})
-    event_id = asked.get("event_id") if isinstance(asked, dict) else None
-    error = {
-        "type": "invalid_request_error",
-        "code": code,
-        "message": message,
-        "param": None,
-        "event_id": event_id if isinstance(event_id, str) else None,
-    }
-    return orjson.dumps(
-        {"type": "error", "event_id": f"event_streamscope_{number}", "error": error}
-    )
 
 
 class SessionPlayer:
@@ -291,7 +268,7 @@ class _Live:
             with contextlib.suppress(orjson.JSONDecodeError):
                 asked = orjson.loads(m.data)
         message = f"{NAME}: no recorded message answers this one: {choice.error}"
-        event = error_event(self.script.dialect, message, asked, self.errors)
+        event = self.script.rules.error_event(message, asked, self.errors)
         self._queue([Out(0, _TEXT, True, 0, event)], 0)
         self.say(f"client message {self.messages}: {choice.error}: answered with an error event")
 
@@ -312,4 +289,4 @@ class _Live:
         self.closed_sent = True
 
 
-__all__ = ["SessionPlayer", "error_event"]
+__all__ = ["SessionPlayer"]
