@@ -297,6 +297,34 @@ def test_a_realtime_session_plays_back_to_websockets(tmp_path):
     assert any("(WebSocket) -> realtime.jsonl exchange 1 (2 turns)" in line for line in said)
 
 
+@pytest.mark.skipif(
+    "openai-realtime" not in DIALECTS,
+    reason="the openai-realtime dialect tells a Realtime session and when its turns end",
+)
+def test_a_realtime_answer_between_responses_waits_for_its_message(tmp_path):
+    """After response.done the turn is over: the item the client sends next is answered
+    when it comes, not before; the audio append recorded mid-response was not waited for."""
+    messages = realtime_messages()
+    rec = write_session(tmp_path / "rt.jsonl", messages, url=REALTIME_URL)
+    sent = [m[1] for m in messages if m[0] == "client"]
+    with served(rec) as (server, _):
+
+        async def client():
+            async with connect(ws_url(server, "/v1/realtime")) as ws:
+                await asyncio.wait_for(ws.recv(), WAIT)  # session.created
+                for data in sent[:3]:  # session.update, the user item, response.create
+                    await ws.send(data.decode())
+                got = await until(ws, {"rate_limits.updated"})
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(ws.recv(), 0.3)  # nothing until the item comes
+                await ws.send(sent[4].decode())  # the call's output
+                return got, await asyncio.wait_for(ws.recv(decode=False), WAIT)
+
+        got, answer = run(client())
+    assert orjson.loads(got[-2])["type"] == "response.done"
+    assert answer == messages[14][1]  # conversation.item.added, for the output
+
+
 # -- what the recording cannot answer ---------------------------------------------------
 
 
