@@ -481,7 +481,8 @@ class Message:
         if sender not in SENDERS:
             raise ValueError(f"field 'from' is {sender!r}, not 'client' or 'server'")
         opcode = _need(d, "opcode")
-        if not (opcode in OPCODE_NUMBERS or (type(opcode) is int and 0 <= opcode <= 15)):
+        named = isinstance(opcode, str) and opcode in OPCODE_NUMBERS  # (a dict: no hash)
+        if not (named or (type(opcode) is int and 0 <= opcode <= 15)):
             raise ValueError("field 'opcode' is not an opcode name or a number from 0 to 15")
         if type(opcode) is int and opcode in OPCODES:
             opcode = OPCODES[opcode]
