@@ -10,6 +10,7 @@ import asyncio
 import base64
 import contextlib
 import os
+import random
 import socket
 import struct
 import time
@@ -19,6 +20,8 @@ from pathlib import Path
 import openai
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 websockets = pytest.importorskip("websockets")
 from websockets.asyncio.client import connect  # noqa: E402
@@ -32,6 +35,8 @@ from streamscope.playback.serve import ServeServer  # noqa: E402
 from streamscope.recording.format import Message, RecordingError  # noqa: E402
 
 from . import responses_stream as rs  # noqa: E402
+from .fuzzing import _serve as serve_face  # noqa: E402
+from .fuzzing import mutate  # noqa: E402
 from .ws_session import ACCEPT, HANDSHAKE, HEADER, codex_turns, write_session  # noqa: E402
 
 WAIT = 10  # seconds any one step of a test may take
@@ -694,7 +699,17 @@ def test_hostile_payloads_in_a_recording_never_stop_serve(tmp_path):
 
 @pytest.mark.parametrize(
     "field, value",
-    [("fin", "yes"), ("from", "proxy"), ("opcode", "shout"), ("data", 5), ("t_ns", "soon")],
+    [
+        ("fin", "yes"),
+        ("from", "proxy"),
+        ("from", ["client"]),
+        ("opcode", "shout"),
+        ("opcode", {"text": 1}),
+        ("opcode", [1]),
+        ("opcode", 1.0),
+        ("data", 5),
+        ("t_ns", "soon"),
+    ],
 )
 def test_a_message_line_of_the_wrong_type_is_refused_in_one_line(tmp_path, field, value):
     rec = write_session(tmp_path / "codex.jsonl", codex_turns())
@@ -715,3 +730,32 @@ def test_the_http_transport_says_it_cannot_carry_a_websocket(tmp_path):
         playback_transport(rec)
     assert "an HTTP transport cannot carry a WebSocket" in str(error.value)
     assert "streamscope serve" in str(error.value)
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(which=st.sampled_from(["codex", "realtime"]), seed=st.integers(0, 2**32 - 1))
+def test_a_mutated_session_is_played_or_refused_in_one_line(tmp_path_factory, which, seed):
+    """Truncations, splices, flipped bytes, values of the wrong type or nested deep, in a
+    session's lines: serve loads it and every recorded message is asked again, or it is
+    refused with one RecordingError (anything else fails the test)."""
+    folder = tmp_path_factory.mktemp("ws-fuzz")
+    if which == "codex":
+        base = write_session(folder / "base.jsonl", codex_turns())
+    else:
+        base = write_session(folder / "base.jsonl", realtime_messages(), url=REALTIME_URL)
+    rng = random.Random(seed)
+    data = base.read_bytes()
+    for _ in range(rng.randint(1, 3)):
+        data = mutate(data, rng)
+    path = folder / "mutated.jsonl"
+    path.write_bytes(data)
+    try:
+        serve_face(str(path))
+    except RecordingError as e:
+        assert "\n" not in str(e)
