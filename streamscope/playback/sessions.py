@@ -40,6 +40,7 @@ order. A message nothing recorded answers gets the dialect's `error` event.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import os
 import threading
 from collections.abc import Sequence
@@ -298,7 +299,8 @@ class _Builder:
         if opcode >= _CLOSE:
             if not m.fin or len(data) > 125:
                 self.note(
-                    f"the server's control frame at line {n} is fragmented or over 125 bytes: not sent"
+                    f"the server's control frame at line {n} is fragmented or over 125 "
+                    "bytes: not sent"
                 )
                 return
             if opcode == _CLOSE:
@@ -306,7 +308,8 @@ class _Builder:
                 why = close_problem(data)
                 if why is not None:
                     self.note(
-                        f"the server's close frame at line {n} cannot be sent as recorded ({why}): sent with no code"
+                        f"the server's close frame at line {n} cannot be sent as recorded "
+                        f"({why}): sent with no code"
                     )
                     self.answer.append(Out(m.t_ns, _CLOSE, True, 0, b""))
                     return
@@ -365,18 +368,55 @@ class Choice:
     error: str | None = None  # why the recording cannot answer it
 
 
+class _Pool:
+    """Steps that may answer a message, taken fewest times first, then earliest: a heap
+    of (times taken, number), its entries brought up to date as they come to the top
+    (a step taken through another pool is counted in all)."""
+
+    __slots__ = ("_heap",)
+
+    def __init__(self, steps: list[Step]) -> None:
+        self._heap = [(0, s.number, s) for s in steps]  # (in order: already a heap)
+
+    def take(self, served: dict[int, int]) -> Step:
+        heap = self._heap
+        while True:
+            count, number, step = heap[0]
+            now = served.get(number, 0)
+            if now == count:
+                served[number] = count + 1
+                heapq.heapreplace(heap, (count + 1, number, step))
+                return step
+            heapq.heapreplace(heap, (now, number, step))
+
+
 class Play:
     """One live connection's replay of a script: what each client message gets."""
 
     def __init__(self, script: Script, strict: bool = False) -> None:
         self.script = script
         self.strict = strict
-        self.served: dict[int, int] = {}  # by step number
+        self.served: dict[int, int] = {}  # by step number: times it answered
+        self._pools: dict[object, _Pool] = {}  # by key, and by (key, digest)
+        self._kinds: dict[object, list[Step]] = {}
+        for step in script.steps:
+            if step.kind in (MESSAGE, INSIDE):
+                self._kinds.setdefault(step.key, []).append(step)
+                self._kinds.setdefault((step.key, step.digest), []).append(step)
 
     def _take(self, pool: list[Step]) -> Step:
         step = min(pool, key=lambda s: (self.served.get(s.number, 0), s.number))
         self.served[step.number] = self.served.get(step.number, 0) + 1
         return step
+
+    def _take_of(self, of: object) -> Step | None:
+        pool = self._pools.get(of)
+        if pool is None:
+            steps = self._kinds.get(of)
+            if not steps:
+                return None
+            pool = self._pools[of] = _Pool(steps)
+        return pool.take(self.served)
 
     def close(self) -> Step | None:
         """The recorded close step (the client's close) that answers a live close."""
@@ -385,19 +425,17 @@ class Play:
 
     def choose(self, opcode: str, data: bytes) -> Choice:
         key, digest, body = describe(opcode, data, self.script.rules.opens)
-        steps = self.script.steps
         if body is not None:
-            return self._opener(key, body, [s for s in steps if s.kind == OPEN])
-        same = [s for s in steps if s.kind in (MESSAGE, INSIDE) and s.key == key]
-        exact = [s for s in same if s.digest == digest]
-        if exact:
-            return Choice(self._take(exact), "same message")
-        if same and not self.strict:
-            return Choice(self._take(same), "same type")
+            return self._opener(key, body, [s for s in self.script.steps if s.kind == OPEN])
+        exact = self._take_of((key, digest))
+        if exact is not None:
+            return Choice(exact, "same message")
+        if key in self._kinds and not self.strict:
+            return Choice(self._take_of(key), "same type")
         what = (
             f"type {quote(key, 60)}" if opcode == "text" and key != "text" else f"a {key} message"
         )
-        if same:
+        if key in self._kinds:
             return Choice(None, error=f"no recorded client message of {what} is the same as it")
         return Choice(None, error=f"the recording holds no client message of {what}")
 
