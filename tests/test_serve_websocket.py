@@ -487,6 +487,25 @@ def test_the_servers_own_close_is_sent_as_recorded(tmp_path):
         assert run(client()) == (done, 4000, "idle too long")
 
 
+def test_a_session_open_when_serve_stops_is_told_so(tmp_path):
+    rec = write_session(tmp_path / "codex.jsonl", codex_turns())
+    server = ServeServer([str(rec)])
+    server.start()
+    try:
+
+        async def client():
+            async with connect(ws_url(server)) as ws:
+                await asyncio.to_thread(server.stop)
+                with pytest.raises(ConnectionClosed):
+                    await asyncio.wait_for(ws.recv(), WAIT)
+                return ws.close_code, ws.close_reason
+
+        assert run(client()) == (1001, "serve stopped")
+        assert [s.label for s in server.player.played if s] == ["codex.jsonl exchange 1"]
+    finally:
+        server.stop()
+
+
 def test_a_ping_gets_its_pong(tmp_path):
     rec = write_session(tmp_path / "codex.jsonl", codex_turns())
     with served(rec) as (server, _):

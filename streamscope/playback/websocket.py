@@ -79,7 +79,8 @@ class SessionPlayer:
             script = self._accept(conn, path)
             if script is None:
                 return
-            await asyncio.sleep(Pace(self.speed, start).wait(script.head_s))
+            if not await _wait(conn, Pace(self.speed, start).wait(script.head_s)):
+                return  # the client left before its 101
             offered = ws_handshake.offered_protocols(conn.headers)
             protocol = script.protocol if script.protocol in offered else None
             conn.write(ws_handshake.switching(conn.headers, script.headers, protocol))
@@ -97,7 +98,7 @@ class SessionPlayer:
             extra = [("sec-websocket-version", ws_handshake.VERSION)] if status == 426 else []
             body = error_body(NAME, "invalid_handshake", why, speaks, status)
             conn.write(ws_handshake.refusal(status, body, extra))
-            self.say(f"{conn.method} {shown} (WebSocket) -> {status}: {why}")
+            self.say(f"{cut(visible(conn.method), 20)} {shown} (WebSocket) -> {status}: {why}")
             self.played.append(None)
             return None
         script = self.sessions.select(conn.target)
@@ -111,6 +112,17 @@ class SessionPlayer:
             return None
         self.say(f"GET {shown} (WebSocket) -> {script.label} ({plural(script.turns, 'turn')})")
         return script
+
+
+async def _wait(conn: Upgraded, delay: float) -> bool:
+    """Wait `delay` seconds unless the client leaves first (then False)."""
+    if delay > 0:
+        gone = asyncio.ensure_future(conn.wait_closed())
+        try:
+            await asyncio.wait({gone}, timeout=delay)
+        finally:
+            gone.cancel()
+    return not conn.closed
 
 
 class _Live:
@@ -227,6 +239,7 @@ class _Live:
             if parser.dead is not None:
                 self._fail(1009, f"a frame over {MAX_FRAME} bytes (or of no possible length)")
                 return
+            await conn.drain()  # a client that does not read what it asked for is not read
 
     def _message(self, m: WsMessage) -> bool:
         """Answer one client message; False: the session is over."""
