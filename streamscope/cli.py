@@ -308,6 +308,12 @@ def serve(files, port, speed, strict) -> None:
     3. with --strict, only an exchange with no recorded request (an SSE body, a chunk
        log) may answer it; else the answer is a 400 error naming what differed from
        the closest recorded request.
+
+    A recorded WebSocket session (the Responses API over a WebSocket, as Codex speaks
+    it; the Realtime API) is played to a WebSocket client on the path it was recorded
+    on: each message that opens a turn gets the recorded turn it matches by the same
+    rules, each other message what followed a recorded one of its type, at the recorded
+    timing; a message nothing recorded answers gets the API's error event.
     """
     from .playback.serve import serve as run_serve
     from .recording.format import RecordingError

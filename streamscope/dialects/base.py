@@ -206,6 +206,22 @@ class Turn:
     tools: list[Any] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SessionPlay:
+    """How `serve` plays a recorded session of the dialect back (playback/sessions.py):
+    the client messages that open a turn (their `type`; matched with the recorded ones
+    by `match_keys`), the server events that begin one the server began itself and those
+    that end one (a client message sent while a turn runs waits for nothing), and the
+    `error` event its clients read for a client message nothing recorded answers:
+    (message, the client's message as parsed JSON, a count for a unique event id) -> the
+    event's JSON."""
+
+    opens: frozenset[str]
+    starts: frozenset[str]
+    ends: frozenset[str]
+    error_event: Callable[[str, object, int], bytes]
+
+
 class SessionContract(Protocol):
     def __call__(
         self,
@@ -295,3 +311,6 @@ class Dialect:
     # A session's own contract: (exchange, its turns, their results, every stream of the
     # recording by response id) -> (findings, turns checked) (None: it checks nothing).
     session_contract: SessionContract | None = None
+    # How `serve` plays one of its sessions back (None: every client message is answered
+    # by what followed it, none opens a turn).
+    session_play: SessionPlay | None = None
