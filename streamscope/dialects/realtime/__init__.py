@@ -8,7 +8,9 @@ split into turns (one response each) and the contract across them.
 
 from __future__ import annotations
 
-from ..base import Dialect, Terms
+import orjson
+
+from ..base import Dialect, SessionPlay, Terms
 from ..chat.oracle import openai_version
 from . import wire
 from .engine import STRATEGY_NAMES, RealtimeEngine, plain_fragment
@@ -37,6 +39,23 @@ def _claims_event(payload: object, event: str | None) -> bool:
     return isinstance(kind, str) and kind in _TYPES and isinstance(payload.get("event_id"), str)
 
 
+def _play_error(message: str, asked: object, number: int) -> bytes:
+    """serve's error event for a client event nothing recorded answers: the API's own,
+    naming the client event it answers (`error.event_id`)."""
+    event = orjson.loads(wire.error_event("invalid_request_error", message, "unmatched_message"))
+    event["event_id"] = f"event_streamscope_{number}"
+    asked_id = asked.get("event_id") if isinstance(asked, dict) else None
+    event["error"]["event_id"] = asked_id if isinstance(asked_id, str) else None
+    return orjson.dumps(event)
+
+
+# serve: a response.create opens a turn, as does the server's own response.created (its
+# voice detection); response.done ends it (an `error` does not: the session goes on).
+PLAY = SessionPlay(
+    frozenset({"response.create"}), frozenset({CREATED}), frozenset({RESPONSE_DONE}), _play_error
+)
+
+
 REALTIME = Dialect(
     name="openai-realtime",
     title="OpenAI Realtime",
@@ -60,11 +79,12 @@ REALTIME = Dialect(
     url_facts=wire.url_facts,
     match_keys=("model",),
     turns=("events", "client event"),
-    # (what `serve` answers: none yet, until it answers the WebSocket upgrade; then
-    # wire.ENDPOINTS)
+    # (the HTTP requests serve answers: none; it plays a session to the WebSocket
+    # upgrade of its path instead, as it does Responses sessions)
     endpoints=(),
     noun="Realtime",
     framings=("websocket",),
     session=session,
     session_contract=session_contract,
+    session_play=PLAY,
 )
