@@ -25,6 +25,21 @@ those of a client and proxy with open connections: no connect or accept in them.
 figure is a ratio or a difference against direct in this same run; nothing is asserted.
 All files go to a temp dir, removed at the end (--keep keeps it).
 
+--websocket measures the WebSocket relay instead, against a `websockets` upstream
+(benchmarks/ws_upstream.py, a stand-in for the Responses API over a WebSocket): one
+open WebSocket per target (a raw socket here, frames parsed as they come), permessage-
+deflate agreed as websockets' clients agree it (--no-compression: plain frames). For
+each target, per message:
+
+- echo: a 300-byte client message relayed to the upstream and back, round trip p50/p99;
+- paced (one message every 5 ms): each server message's latency (arrival here minus the
+  `sent_ns` the upstream embedded), p50/p99 over every message of every run;
+- unpaced: N server messages as fast as they go, the median total, as a ratio to direct
+  and as time added per message;
+- a check that the recording holds every message: per session, the recorded server text
+  frames' payloads equal the messages this client read (count and SHA-256), and every
+  session ends `complete`.
+
 CPU placement (--pin): by default every process runs on one CPU, so the figures are CPU
 work and the baseline is steady. Left to the scheduler on a 2-vCPU VM (--pin none), direct
 flips between ~25 ms and ~55 ms for 10,000 events from one run to the next (cross-CPU
@@ -437,12 +452,22 @@ def main() -> int:
         "none: not pinned (on a 2-vCPU VM, direct's time then flips between two modes)",
     )
     parser.add_argument("--no-mitm", action="store_true", help="skip mitmproxy")
+    parser.add_argument(
+        "--websocket", action="store_true", help="the WebSocket relay instead of HTTP (above)"
+    )
+    parser.add_argument(
+        "--no-compression", action="store_true", help="--websocket: no permessage-deflate"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = parser.parse_args()
     if args.quick:
         args.runs = min(args.runs, 3)
         args.unpaced_runs = min(args.unpaced_runs, 9)
         args.paced_events = min(args.paced_events, 200)
+    if args.websocket:
+        from benchmarks.bench_proxy_ws import main_ws
+
+        return main_ws(args)
 
     # SIGINT (even when started with it ignored, as in a background job), SIGTERM and SIGHUP
     # all end this process through the finally blocks below, which stop every child.

@@ -1803,6 +1803,111 @@ def write_responses(s: ResponsesSample, out: Path = OUT) -> Path:
     return path
 
 
+# -- The Responses API over a WebSocket, as the Codex CLI uses it: CONSTRUCTED from the
+# events of the SSE samples above and the client messages codex sends (response.create)
+
+
+def codex_websocket() -> list[tuple[str, dict]]:
+    """One socket, three responses: codex's `generate: false` warm-up, a turn that calls
+    its shell tool, and the turn that continues it (previous_response_id, only the call's
+    output sent)."""
+    model = "gpt-5.1-codex"
+    tools = [
+        fn_tool(
+            "shell",
+            "Runs a shell command and returns its output.",
+            {"command": {"type": "array", "items": {"type": "string"}}},
+            ["command"],
+        )
+    ]
+    ask = [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "What is in this folder?"}],
+        }
+    ]
+    base = {"model": model, "instructions": "You are Codex, a coding agent.", "tools": tools}
+    warm = Resp("resp_0a1b2c3d4e5f60718293a4b5c6d7e8f9", model, pad=False)
+    r1 = Resp("resp_0a1b2c3d4e5f60718293a4b5c6d7e901", model, pad=False)
+    added, deltas, dones = r1.call(
+        0,
+        "fc_0a1b2c3d4e5f6071",
+        "call_Zq7Xv3Kp9LmN2bRt",
+        "shell",
+        ['{"command":', '["bash","-lc",', '"ls"]}'],
+    )
+    r2 = Resp("resp_0a1b2c3d4e5f60718293a4b5c6d7e902", model, pad=False)
+    answer = "The folder holds README.md, pyproject.toml and src/."
+    out = [("client", {"type": "response.create", **base, "input": ask, "generate": False})]
+    out += [("server", e) for e in sequenced([*warm.start(), *warm.end((1210, 0))])]
+    out.append(
+        (
+            "client",
+            {"type": "response.create", **base, "input": ask, "previous_response_id": warm.rid},
+        )
+    )
+    out += [
+        ("server", e)
+        for e in sequenced([*r1.start(), *added, *deltas, *dones, *r1.end((1234, 41))])
+    ]
+    result = call_output("call_Zq7Xv3Kp9LmN2bRt", "README.md\npyproject.toml\nsrc\n")
+    out.append(
+        (
+            "client",
+            {"type": "response.create", **base, "input": [result], "previous_response_id": r1.rid},
+        )
+    )
+    out += [
+        ("server", e)
+        for e in sequenced(
+            [*r2.start(), *r2.text(0, "msg_0a1b2c3d4e5f6072", answer), *r2.end((1302, 18))]
+        )
+    ]
+    return out
+
+
+def write_codex_websocket(out: Path = OUT) -> Path:
+    """codex-websocket.jsonl: the session as the recorder writes one (handshake, 101, a
+    `message` line per frame, the close each way)."""
+    rng = random.Random(zlib.crc32(b"codex-websocket"))
+    path = out / "codex-websocket.jsonl"
+    url = "https://api.openai.com/v1/responses"
+    handshake = [
+        ("Host", "api.openai.com"),
+        ("authorization", FAKE_KEY),
+        ("openai-beta", "responses_websockets=2026-02-06"),
+        ("originator", "codex_exec"),
+        ("version", "0.171.0"),
+        ("session_id", "0195f3a8-6c2e-7d41-9b0a-3f5e8c1d2a47"),
+        ("sec-websocket-key", "x3JJHMbDL1EzLkh9GBhXDw=="),
+        ("sec-websocket-version", "13"),
+        ("upgrade", "websocket"),
+        ("connection", "Upgrade"),
+    ]
+    accept = [
+        ("upgrade", "websocket"),
+        ("connection", "upgrade"),
+        ("sec-websocket-accept", "HSmrc0sMlYUkAGmm5OPpG2HaGWk="),
+        ("x-request-id", "req_5f0c2a9e7b3d4c18"),
+    ]
+    with RecordingWriter(path, argv=ARGV, overwrite=True, created=CREATED) as w:
+        t = rng.randint(800_000, 2_500_000)
+        ex = w.new_exchange()
+        w.request(ex, "GET", url, handshake, b"", t_ns=t)
+        t += rng.randint(120, 300) * MS
+        w.response(ex, 101, accept, t_ns=t)
+        for sender, message in codex_websocket():
+            gap = rng.randint(300, 900) if sender == "client" else rng.randint(1, 40)
+            t += gap * MS + rng.randint(0, MS - 1)
+            w.message(ex, sender, 1, True, _dumps(message).encode(), t_ns=t)
+        for sender in ("client", "server"):
+            t += rng.randint(1, 5) * MS
+            w.message(ex, sender, 8, True, b"\x03\xe8", t_ns=t)
+        w.end(ex, "complete", t_ns=t + MS)
+    return path
+
+
 # -- Gemini (streamGenerateContent): CONSTRUCTED from the shapes in tests/fixtures/gemini
 
 
@@ -2529,6 +2634,348 @@ def write_ollama_agent(out: Path = OUT) -> Path:
     return path
 
 
+# -- OpenAI Realtime: a WebSocket session, CONSTRUCTED from the openai package's types ------
+
+
+def _frame(w: RecordingWriter, ex: int, t: int, sender: str, opcode: int, raw: bytes) -> None:
+    """One frame (FIN) of the session: a `message` line (schema 2), as format.Message
+    writes it. (Written beside the writer, whose own message lines, with their masking,
+    are the relay's: these messages hold no secret.)"""
+    from streamscope.recording.format import Message
+
+    line = Message.of(ex, t, sender, opcode, True, raw).to_json()
+    w._write((json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode())
+
+
+def realtime_session() -> list[tuple[str, dict]]:
+    """The messages of a Realtime session (GA API, text out): the client's setup and
+    question, a response with two function calls (output 0 and 1, each streamed in
+    deltas, then `.done`, `output_item.done`, and both in `response.done`'s output), the
+    client's two function_call_outputs and its response.create, and the answer. Event
+    and item ids are made up, in the shapes the API uses."""
+    model = "gpt-realtime"
+    weather = {
+        "type": "function",
+        "name": "get_weather",
+        "description": "Current weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    }
+    clock = {
+        "type": "function",
+        "name": "get_local_time",
+        "description": "Current local time in an IANA time zone.",
+        "parameters": {
+            "type": "object",
+            "properties": {"tz": {"type": "string"}},
+            "required": ["tz"],
+        },
+    }
+    ids = iter(range(1, 1000))
+
+    def ev(kind: str, **fields: Any) -> dict:
+        return {"type": kind, "event_id": f"event_CPr8{next(ids):04d}kTq2", **fields}
+
+    session = {
+        "id": "sess_CPr8kTq2Zx0m",
+        "object": "realtime.session",
+        "type": "realtime",
+        "model": model,
+    }
+    question = {
+        "id": "item_CPr8u01",
+        "type": "message",
+        "role": "user",
+        "status": "completed",
+        "content": [
+            {
+                "type": "input_text",
+                "text": "What's the weather in Paris, and what time is it there?",
+            }
+        ],
+    }
+    out: list[tuple[str, dict]] = [
+        (
+            "server",
+            ev("session.created", session={**session, "output_modalities": ["audio"], "tools": []}),
+        ),
+        (
+            "client",
+            {
+                "type": "session.update",
+                "session": {
+                    "type": "realtime",
+                    "model": model,
+                    "output_modalities": ["text"],
+                    "instructions": "Answer briefly. Use the tools.",
+                    "tools": [weather, clock],
+                },
+            },
+        ),
+        (
+            "server",
+            ev(
+                "session.updated",
+                session={**session, "output_modalities": ["text"], "tools": [weather, clock]},
+            ),
+        ),
+        (
+            "client",
+            {
+                "type": "conversation.item.create",
+                "item": {k: v for k, v in question.items() if k not in ("id", "status")},
+            },
+        ),
+        ("server", ev("conversation.item.added", previous_item_id=None, item=question)),
+        ("server", ev("conversation.item.done", previous_item_id=None, item=question)),
+        ("client", {"type": "response.create"}),
+    ]
+    rid = "resp_CPr8v1Lw"
+    response = {
+        "id": rid,
+        "object": "realtime.response",
+        "status": "in_progress",
+        "output": [],
+        "output_modalities": ["text"],
+    }
+    out.append(("server", ev("response.created", response=response)))
+    calls = [
+        ("item_CPr8f01", "call_Wq3xM8pT2kR5vN7z", "get_weather", ('{"ci', 'ty": "Par', 'is"}')),
+        ("item_CPr8f02", "call_Bz6nK1rY4hT9sL2c", "get_local_time", ('{"tz": "Eur', 'ope/Paris"}')),
+    ]
+    done_items = []
+    for index, (item_id, call_id, name, parts) in enumerate(calls):
+        item = {
+            "id": item_id,
+            "object": "realtime.item",
+            "type": "function_call",
+            "status": "in_progress",
+            "name": name,
+            "call_id": call_id,
+            "arguments": "",
+        }
+        out.append(
+            (
+                "server",
+                ev("response.output_item.added", response_id=rid, output_index=index, item=item),
+            )
+        )
+        out.append(("server", ev("conversation.item.added", previous_item_id=None, item=item)))
+        for piece in parts:
+            out.append(
+                (
+                    "server",
+                    ev(
+                        "response.function_call_arguments.delta",
+                        response_id=rid,
+                        item_id=item_id,
+                        output_index=index,
+                        call_id=call_id,
+                        delta=piece,
+                    ),
+                )
+            )
+        whole = "".join(parts)
+        out.append(
+            (
+                "server",
+                ev(
+                    "response.function_call_arguments.done",
+                    response_id=rid,
+                    item_id=item_id,
+                    output_index=index,
+                    call_id=call_id,
+                    name=name,
+                    arguments=whole,
+                ),
+            )
+        )
+        finished = {**item, "status": "completed", "arguments": whole}
+        done_items.append(finished)
+        out.append(("server", ev("conversation.item.done", previous_item_id=None, item=finished)))
+        out.append(
+            (
+                "server",
+                ev("response.output_item.done", response_id=rid, output_index=index, item=finished),
+            )
+        )
+    usage = {"total_tokens": 412, "input_tokens": 356, "output_tokens": 56}
+    out.append(
+        (
+            "server",
+            ev(
+                "response.done",
+                response={**response, "status": "completed", "output": done_items, "usage": usage},
+            ),
+        )
+    )
+    limits = [{"name": "tokens", "limit": 40000, "remaining": 39588, "reset_seconds": 0.618}]
+    out.append(("server", ev("rate_limits.updated", rate_limits=limits)))
+    results = (
+        '{"city": "Paris", "temp_c": 14, "sky": "overcast"}',
+        '{"tz": "Europe/Paris", "time": "10:42"}',
+    )
+    for (item_id, call_id, _, _), result in zip(calls, results, strict=True):
+        out.append(
+            (
+                "client",
+                {
+                    "type": "conversation.item.create",
+                    "item": {"type": "function_call_output", "call_id": call_id, "output": result},
+                },
+            )
+        )
+        answered = {
+            "id": item_id.replace("f0", "o0"),
+            "object": "realtime.item",
+            "type": "function_call_output",
+            "status": "completed",
+            "call_id": call_id,
+            "output": result,
+        }
+        out.append(
+            ("server", ev("conversation.item.added", previous_item_id=item_id, item=answered))
+        )
+        out.append(
+            ("server", ev("conversation.item.done", previous_item_id=item_id, item=answered))
+        )
+    out.append(("client", {"type": "response.create"}))
+    rid2 = "resp_CPr8w2Mx"
+    response2 = {**response, "id": rid2}
+    out.append(("server", ev("response.created", response=response2)))
+    message = {
+        "id": "item_CPr8m01",
+        "object": "realtime.item",
+        "type": "message",
+        "role": "assistant",
+        "status": "in_progress",
+        "content": [],
+    }
+    out.append(
+        ("server", ev("response.output_item.added", response_id=rid2, output_index=0, item=message))
+    )
+    part = {"type": "output_text", "text": ""}
+    out.append(
+        (
+            "server",
+            ev(
+                "response.content_part.added",
+                response_id=rid2,
+                item_id="item_CPr8m01",
+                output_index=0,
+                content_index=0,
+                part=part,
+            ),
+        )
+    )
+    answer = ("It is 14 °C", " and overcast in Paris,", " where it is", " 10:42.")
+    for piece in answer:
+        out.append(
+            (
+                "server",
+                ev(
+                    "response.output_text.delta",
+                    response_id=rid2,
+                    item_id="item_CPr8m01",
+                    output_index=0,
+                    content_index=0,
+                    delta=piece,
+                ),
+            )
+        )
+    text = "".join(answer)
+    out.append(
+        (
+            "server",
+            ev(
+                "response.output_text.done",
+                response_id=rid2,
+                item_id="item_CPr8m01",
+                output_index=0,
+                content_index=0,
+                text=text,
+            ),
+        )
+    )
+    out.append(
+        (
+            "server",
+            ev(
+                "response.content_part.done",
+                response_id=rid2,
+                item_id="item_CPr8m01",
+                output_index=0,
+                content_index=0,
+                part={**part, "text": text},
+            ),
+        )
+    )
+    said = {**message, "status": "completed", "content": [{"type": "output_text", "text": text}]}
+    out.append(
+        ("server", ev("response.output_item.done", response_id=rid2, output_index=0, item=said))
+    )
+    usage2 = {"total_tokens": 498, "input_tokens": 479, "output_tokens": 19}
+    out.append(
+        (
+            "server",
+            ev(
+                "response.done",
+                response={**response2, "status": "completed", "output": [said], "usage": usage2},
+            ),
+        )
+    )
+    return out
+
+
+def write_realtime(out: Path = OUT) -> Path:
+    """A Realtime session recorded as the recorder writes one: the handshake (`GET
+    /v1/realtime?model=...`, answered 101), a `message` line per frame (each message one
+    text frame), the close each way, the end. The client is a correct one: each call
+    answered once, by its call_id."""
+    rng = random.Random(zlib.crc32(b"realtime-two-calls"))
+    path = out / "realtime-two-calls.jsonl"
+    url = "https://api.openai.com/v1/realtime?model=gpt-realtime"
+    head = [
+        ("host", "api.openai.com"),
+        ("upgrade", "websocket"),
+        ("connection", "Upgrade"),
+        ("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="),
+        ("sec-websocket-version", "13"),
+        ("authorization", FAKE_KEY),
+        ("user-agent", "Python/3.12 websockets/15.0.1"),
+    ]
+    accept = [
+        ("upgrade", "websocket"),
+        ("connection", "Upgrade"),
+        ("sec-websocket-accept", "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="),
+        ("x-request-id", "req_5b2e9d4c7a1f"),
+    ]
+    with RecordingWriter(path, argv=ARGV, overwrite=True, created=CREATED) as w:
+        ex = w.new_exchange()
+        t = rng.randint(800_000, 2_500_000)
+        w.request(ex, "GET", url, head, b"", t_ns=t)
+        t += rng.randint(180, 420) * MS
+        w.response(ex, 101, accept, t_ns=t)
+        for sender, event in realtime_session():
+            kind = event["type"]
+            if sender == "client":
+                t += rng.randint(5, 40) * MS if kind != "response.create" else MS
+            elif kind in ("response.created", "session.created"):
+                t += rng.randint(150, 400) * MS  # the model starts
+            else:
+                t += rng.randint(8, 45) * MS
+            _frame(w, ex, t, sender, 1, _dumps(event).encode())
+        t += rng.randint(300, 900) * MS
+        _frame(w, ex, t, "client", 8, b"\x03\xe8")  # close 1000, each way
+        t += rng.randint(1, 4) * MS
+        _frame(w, ex, t, "server", 8, b"\x03\xe8")
+        w.end(ex, "complete", t_ns=t + MS)
+    return path
+
+
 def write_all(out: Path = OUT) -> list[Path]:
     """(Re)write every sample into `out`; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
@@ -2542,6 +2989,8 @@ def write_all(out: Path = OUT) -> list[Path]:
         write_deepseek_chunks(out),
         write_ollama_native(out),
         write_ollama_agent(out),
+        write_codex_websocket(out),
+        write_realtime(out),
     ]
 
 

@@ -1,9 +1,11 @@
 """Write screenshots/*.svg (and .png where rsvg-convert exists) of the replay's screens.
 
-    .venv/bin/python scripts/screenshots.py
+    .venv/bin/python scripts/screenshots.py [NAME ...]   (no names: every shot)
 
 Each shot opens a bundled sample recording at its size (100x30, or 80x24 for the small
-terminal ones), presses the keys a person would, and saves what the terminal shows.
+terminal ones), presses the keys a person would, and saves what the terminal shows. The
+WebSocket session's is made by tests/session_samples.py (Codex's two responses over one
+socket after an HTTP stream; no bundled sample holds a session yet).
 """
 
 from __future__ import annotations
@@ -13,18 +15,34 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from streamscope.tui.app import ReplayApp  # noqa: E402
-from streamscope.tui.screens import ExchangesScreen, RequestScreen, StreamScreen  # noqa: E402
+from streamscope.tui.screens import (  # noqa: E402
+    ExchangesScreen,
+    RequestScreen,
+    SessionScreen,
+    StreamScreen,
+)
+from tests.session_samples import codex_after_http  # noqa: E402
 
 OUT = os.path.join(ROOT, "screenshots")
 SIZE = (100, 30)
 
-# name -> (sample, exchange, keys, the screen to wait for, size)
-SHOTS = {
+
+def _session(folder: Path) -> Path:
+    """Codex's session whose second response leaves the first's call unanswered."""
+    return codex_after_http(folder, answer_call=False)
+
+
+# name -> (sample (or what writes it into a folder), exchange, keys, the screen to wait
+# for, size)
+SHOTS: dict[str, tuple[str | Callable[[Path], Path], int | None, list[str], type, tuple]] = {
     "exchanges": ("buggy-agent-uuid.jsonl", None, [], ExchangesScreen, SIZE),
     # the invented id in the request, where the contract broke, on a small terminal
     "conversation": ("buggy-agent-uuid.jsonl", None, ["down", "enter"], StreamScreen, (80, 24)),
@@ -59,13 +77,15 @@ SHOTS = {
     "gemini-request": ("gemini-signature-dropped.jsonl", 2, [], RequestScreen, SIZE),
     # Ollama's native chat: two calls of one tool with no ids, on a small terminal
     "ollama-stream": ("ollama-two-calls.jsonl", 1, ["end"], StreamScreen, (80, 24)),
+    # a WebSocket session: every message under its response, the contract across them
+    "websocket-session": (_session, 3, ["down"] * 4, SessionScreen, SIZE),
 }
 
 
 async def shoot(
     name: str, sample: str, exchange: int | None, keys: list[str], ready: type, size: tuple
 ) -> str:
-    app = ReplayApp(os.path.join(ROOT, "recordings", sample), exchange)
+    app = ReplayApp(sample, exchange)
     async with app.run_test(size=size) as pilot:
         for _ in range(400):  # the list or the stream, and the analysis (contract, worst)
             if isinstance(app.screen, (ready, ExchangesScreen)) and app.summaries is not None:
@@ -86,8 +106,18 @@ async def shoot(
 def main() -> None:
     os.makedirs(OUT, exist_ok=True)
     converter = shutil.which("rsvg-convert")
+    folder = Path(tempfile.mkdtemp(prefix="screenshots-"))
+    asked = sys.argv[1:]
+    unknown = [n for n in asked if n not in SHOTS]
+    if unknown:
+        sys.exit(f"no such shot: {', '.join(unknown)} (shots: {', '.join(SHOTS)})")
     for name, (sample, exchange, keys, ready, size) in SHOTS.items():
-        svg = asyncio.run(shoot(name, sample, exchange, keys, ready, size))
+        if asked and name not in asked:
+            continue
+        path = (
+            os.path.join(ROOT, "recordings", sample) if isinstance(sample, str) else sample(folder)
+        )
+        svg = asyncio.run(shoot(name, str(path), exchange, keys, ready, size))
         print(svg)
         if converter:
             png = svg[:-4] + ".png"

@@ -132,27 +132,36 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
 @click.option(
     "--exchange", type=click.IntRange(min=1), help="Open this exchange of a recording directly."
 )
+@click.option(
+    "--response",
+    type=click.IntRange(min=1),
+    help="Of the WebSocket session --exchange names, open this response.",
+)
 @click.option("--frame", type=click.IntRange(min=0), default=0, help="Start at this frame.")
 @click.option("--follow", is_flag=True, help="Reload as a recording that is being written grows.")
 @_with_keys
-def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
+def replay(file: str, exchange: int | None, response: int | None, frame: int, follow: bool) -> None:
     """Step through FILE's streams frame by frame, and watch each tool call being assembled.
 
     FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON Lines
     of chat.completion.chunk objects (or another API's events) or a HAR 1.2 capture; the
     kind is read from its content. A recording or HAR opens on its exchanges, one per
-    row; a single stream opens on its frames. FILE#N (as `scan` prints it) opens
-    exchange N directly.
+    row; a single stream opens on its frames; a WebSocket session on its messages.
+    FILE#N (as `scan` prints it) opens exchange N directly; FILE#N.R opens response R
+    of the WebSocket session that exchange N is (the same as --response R).
     """
     from .inputs import KIND_WORDS
     from .recording.format import RecordingError
 
+    file, response = split_response(file, response)
     file, exchange = split_reference(file, exchange)
+    if response is not None and exchange is None:
+        _fail("--response names a response of the WebSocket session --exchange names")
 
     try:
         from .tui.app import ReplayApp
 
-        app = ReplayApp(file, exchange, frame, follow)
+        app = ReplayApp(file, exchange, frame, follow, response)
     except RecordingError as e:
         _fail(str(e))
     if not app.recorded and exchange not in (None, 1):
@@ -160,6 +169,28 @@ def replay(file: str, exchange: int | None, frame: int, follow: bool) -> None:
     app.run()
     if app.return_code:
         sys.exit(app.return_code)
+
+
+def split_response(file: str, response: int | None) -> tuple[str, int | None]:
+    """FILE#N.R: FILE#N and response R (of the WebSocket session exchange N is). A file
+    whose own name holds `#` is that file: the path is checked first."""
+    import os
+
+    base, sep, number = file.rpartition("#")
+    exchange, dot, turn = number.partition(".")
+    if (
+        not sep
+        or not dot
+        or os.path.exists(file)
+        or not (exchange.isdigit() and turn.isdigit())
+        or not os.path.exists(base)
+    ):
+        return file, response
+    if response is not None and response != int(turn):
+        _fail(f"{file}: names response {turn}, and --response says {response}")
+    if int(turn) < 1:
+        _fail(f"{file}: a session's responses are numbered from 1")
+    return f"{base}#{exchange}", int(turn)
 
 
 def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
@@ -288,6 +319,12 @@ def serve(files, port, speed, strict) -> None:
     3. with --strict, only an exchange with no recorded request (an SSE body, a chunk
        log) may answer it; else the answer is a 400 error naming what differed from
        the closest recorded request.
+
+    A recorded WebSocket session (the Responses API over a WebSocket, as Codex speaks
+    it; the Realtime API) is played to a WebSocket client on the path it was recorded
+    on: each message that opens a turn gets the recorded turn it matches by the same
+    rules, each other message what followed a recorded one of its type, at the recorded
+    timing; a message nothing recorded answers gets the API's error event.
     """
     from .playback.serve import serve as run_serve
     from .recording.format import RecordingError

@@ -187,7 +187,7 @@ OPENAI = Provider(
     "openai",
     "OpenAI",
     "an OpenAI client",
-    ("chat-completions", "openai-responses"),
+    ("chat-completions", "openai-responses", "openai-realtime"),
     (
         Side(
             "openai",
@@ -205,6 +205,8 @@ OPENAI = Provider(
     demo_agents=(
         DemoAgent("chat-completions", ("streamscope.demo.agent", "create")),
         DemoAgent("openai-responses", ("streamscope.demo.responses_agent",)),
+        # (its session needs the recorder's and serve's WebSocket sides)
+        DemoAgent("openai-realtime", ("streamscope.demo.realtime_agent",)),
     ),
 )
 ANTHROPIC = Provider(

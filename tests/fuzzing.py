@@ -25,6 +25,7 @@ from streamscope.core.report import dumps_json, report_json
 from streamscope.export.fixtures import FORMATS, export
 from streamscope.inputs import CHUNKS, open_input
 from streamscope.playback import Library
+from streamscope.playback.sessions import Play, Sessions
 from streamscope.recording.format import RecordingError
 from streamscope.tui.model import StreamModel
 
@@ -110,6 +111,15 @@ def _serve(path: str) -> None:
             library.select(STRANGER, strict=True)  # --strict explains what differs
             if entry.refusal is None:  # (else a JSON error answers: a head of its own)
                 sendable(entry.status, entry.headers, reads)
+        for script in Sessions.of(library.sessions, library.notes).scripts:  # WebSocket
+            play = Play(script, strict=True)
+            for step in script.steps:  # each recorded message asked again, and a stranger
+                play.choose("text", b'{"type": "response.create", "input": 5}')
+                play.choose("binary", b"\x00")
+                for out in step.answer:
+                    script.payload(out)
+            for out in script.greeting:
+                script.payload(out)
     finally:
         library.close()
 

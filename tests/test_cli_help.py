@@ -31,9 +31,11 @@ def _bound_keys() -> set[str]:
     from streamscope.tui.keys import TYPED
     from streamscope.tui.screens.exchanges import ExchangesScreen
     from streamscope.tui.screens.stream import StreamScreen
+    from streamscope.tui.screens.websocket import SessionScreen
 
     keys = set()
-    for binding in [*ReplayApp.BINDINGS, *ExchangesScreen.BINDINGS, *StreamScreen.BINDINGS]:
+    screens = [ExchangesScreen, StreamScreen, SessionScreen]
+    for binding in [*ReplayApp.BINDINGS, *(b for s in screens for b in s.BINDINGS)]:
         keys.update(binding.key.split(","))
         keys.update(TYPED.get(k, k) for k in binding.key.split(","))
         if binding.key_display:

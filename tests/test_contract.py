@@ -102,10 +102,11 @@ def findings(messages: list, streams=STREAM) -> list[str]:
 
 
 def test_every_contract_kind_has_a_case():
-    # a dialect's own kinds are checked in its own words (test_gemini.py), pairing's in
-    # test_pairing.py
+    # a dialect's own kinds are checked in its own words (test_gemini.py; a Realtime
+    # session's in tests/dialects/realtime/test_session.py), pairing's in test_pairing.py
     pairing = {"continuation-missing", "continuation-ambiguous"}
-    assert set(CASES) | {"thought-signature-dropped"} | pairing == set(KINDS)
+    own = {"thought-signature-dropped", "tool-result-repeated"}
+    assert set(CASES) | own | pairing == set(KINDS)
 
 
 def test_arguments_changed_or_repaired_on_the_way_back():

@@ -13,8 +13,9 @@ from streamscope.tui.screens.exchanges import ExchangesScreen
 from streamscope.tui.screens.help import help_text
 from streamscope.tui.screens.request import RequestScreen
 from streamscope.tui.screens.stream import StreamScreen
+from streamscope.tui.screens.websocket import SessionScreen
 
-SCREENS = [StreamScreen, ExchangesScreen, RequestScreen]
+SCREENS = [StreamScreen, ExchangesScreen, RequestScreen, SessionScreen]
 
 
 def _flat(text: str) -> str:

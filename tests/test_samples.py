@@ -150,6 +150,15 @@ SAMPLES: dict[str, dict] = {
         "errors": {},
         "contract": set(),
     },
+    # its first stream is codex's warm-up (no call); test_codex_websocket reads the rest
+    "codex-websocket.jsonl": {
+        "ids": [],
+        "kinds": set(),
+        "differs": set(),
+        "errors": {},
+        "contract": set(),
+        "answer": False,
+    },
     "ollama-native-two-calls.ndjson": {
         "ids": ["", ""],
         "kinds": {"call-before-done", "id-missing", "done-reason-stop-with-calls"},
@@ -233,6 +242,14 @@ SAMPLES: dict[str, dict] = {
         "errors": {},
         "contract": set(),
     },
+    # OpenAI Realtime: a WebSocket session, one stream per response
+    "realtime-two-calls.jsonl": {
+        "ids": ["call_Wq3xM8pT2kR5vN7z", "call_Bz6nK1rY4hT9sL2c"],
+        "kinds": set(),
+        "differs": {"every-done", "item-id-only"},
+        "errors": {},
+        "contract": set(),
+    },
     # Gemini (no ids on AI Studio: "" and never an invented one)
     "gemini-parallel-signature.jsonl": {
         "ids": ["", ""],
@@ -287,9 +304,18 @@ DIALECT = {
     "anthropic-": ("anthropic-messages", ANTHROPIC, "end_turn"),
     "responses-": ("openai-responses", RESPONSES, "completed"),
     "gemini-": ("gemini", GEMINI, "STOP"),
+    "realtime-": (
+        "openai-realtime",
+        {"openai-sdk", "every-done", "item-id-only", "response-done-only"},
+        "completed",
+    ),
 }
 OLLAMA = ("ollama-chat", {"ollama-python", "stop-at-done", "content-only", "by-name"}, "stop")
-RAW = {"ollama-native-two-calls.ndjson": OLLAMA, "ollama-two-calls.jsonl": OLLAMA}
+RAW = {
+    "ollama-native-two-calls.ndjson": OLLAMA,
+    "ollama-two-calls.jsonl": OLLAMA,
+    "codex-websocket.jsonl": ("openai-responses", RESPONSES, "completed"),
+}
 # the robust arguments a correct client sends back (repaired where the README says so)
 ARGUMENTS = {
     "dashscope-truncated-args.jsonl": ['{"city": "Hangzhou", "days": 1'],
@@ -383,6 +409,25 @@ def test_sample(name: str):
         assert second["finish_reason"] == finish
         assert second["ended"] == "done"
         assert second["content"]
+
+
+def test_codex_websocket_is_one_session_of_three_responses():
+    doc = inspect_json("codex-websocket.jsonl")
+    assert [(s["exchange"], s["turn"], s["framing"]) for s in doc["streams"]] == [
+        (1, 1, "websocket"),
+        (1, 2, "websocket"),
+        (1, 3, "websocket"),
+    ]
+    warm, call, answer = doc["streams"]
+    assert not warm["tool_calls"] and warm["finish_reason"] == "completed"
+    [c] = call["tool_calls"]
+    assert (c["id"], c["name"], json.loads(c["arguments"])) == (
+        "call_Zq7Xv3Kp9LmN2bRt",
+        "shell",
+        {"command": ["bash", "-lc", "ls"]},
+    )
+    assert answer["content"].startswith("The folder holds")
+    assert doc["contract"] == []  # response 3 answers the call of response 2
 
 
 def test_custom_tool_is_a_valid_stream_with_its_input_as_text():

@@ -76,19 +76,20 @@ def test_rows_agree_with_inspect_json_of_each_file(mixed):
     assert {r["format"] for r in rows} == {"recording", "sse", "chunks", "har"}
     for file in sorted(files):
         doc = inspect_json(file)
-        mine = {r["exchange"]: r for r in rows if r["file"] == file and r["stream"]}
-        assert sorted(mine) == [s["exchange"] for s in doc["streams"]], file
-        contract: dict[int, list[str]] = {}
+        # a row per stream: a WebSocket session's responses each have their own (turn)
+        mine = {(r["exchange"], r["turn"]): r for r in rows if r["file"] == file and r["stream"]}
+        assert sorted(mine) == [(s["exchange"], s.get("turn")) for s in doc["streams"]], file
+        contract: dict[tuple[int, int | None], list[str]] = {}
         for c in doc["contract"]:
-            contract.setdefault(c["exchange"], []).append(c["kind"])
+            contract.setdefault((c["exchange"], c.get("turn")), []).append(c["kind"])
         for s in doc["streams"]:
-            row = mine[s["exchange"]]
+            row = mine[(s["exchange"], s.get("turn"))]
             assert row["frames"] == s["frames"], file
             assert row["ended"] == s["ended"], file
             assert row["dialect"] == s["dialect"], file
             assert row["calls"] == len(s["tool_calls"]), file
             assert row["anomaly_kinds"] == [a["kind"] for a in s["anomalies"]], file
-        every = {r["exchange"]: r["contract_kinds"] for r in rows if r["file"] == file}
+        every = {(r["exchange"], r["turn"]): r["contract_kinds"] for r in rows if r["file"] == file}
         assert {k: v for k, v in every.items() if v} == contract, file
 
 

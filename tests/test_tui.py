@@ -325,9 +325,12 @@ async def test_end_keeps_the_last_frame_in_view_when_the_tables_grow(tmp_path):
     "name", sorted(n for n in os.listdir(os.path.join(ROOT, "recordings")) if n != "README.md")
 )
 async def test_every_sample_opens_and_steps_to_the_end(name):
-    app = ReplayApp(
-        sample(name), exchange=1 if name.endswith(".jsonl") and "chunks" not in name else None
-    )
+    from streamscope.inputs import open_input
+
+    recorded = name.endswith(".jsonl") and "chunks" not in name
+    with open_input(sample(name)) as opened:  # a WebSocket session: its first response
+        session = recorded and opened.exchange(1).info.framing == "websocket"
+    app = ReplayApp(sample(name), exchange=1 if recorded else None, response=1 if session else None)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         screen = app.screen

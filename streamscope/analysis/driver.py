@@ -36,7 +36,7 @@ from ..framing import new as new_framing
 from ..framing.session import Reassembler, WsMessage
 from ..inputs import CHUNKS, ExchangeInfo, Source, describe_numbers, open_input
 from ..inputs.encoding import Inflow, content_codings
-from ..inputs.session import facts_of
+from ..inputs.session import facts_of, turn_end
 from ..recording.format import End, Message, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
 from ..text import cut
@@ -211,6 +211,7 @@ class _Session:
 
     def feed(self, m: Message) -> None:
         self.last_ns = m.t_ns
+        self.info.masked += m.masked  # (each frame counts what was masked in it)
         self.messages += self.reassembler.feed(
             m.sender, m.opcode, m.fin, m.data_bytes, m.t_ns, m.compressed
         )
@@ -253,19 +254,21 @@ def read_turn(
     status: int | None,
     **options: Unpack[EngineOptions],
 ) -> StreamResult:
-    """One turn as a stream: its request's tools, its frames through the dialect's engine,
-    ended by its final event, or (the `last` turn) with the session."""
+    """One turn as a stream: the tools in force (the turn's, its request's, the
+    handshake's), its frames through the dialect's engine, ended as `turn_end` says."""
     facts = request_facts(dialect(info.dialect), info.url, t.request)
     if info.model is None:  # the handshake names none: its first turn does
         info.model = facts.model
     engine = open_engine(
-        info.dialect, info.exchange, facts.tools or info.tools, facts.response_format, **options
+        info.dialect,
+        info.exchange,
+        t.tools or facts.tools or info.tools,
+        facts.response_format,
+        **options,
     )
     for frame in t.frames:
         engine.feed(frame)
-    # a turn its final event ended is whole; the last one ended with the session
-    reason = "complete" if t.ended else (end_reason if last else None)
-    result = engine.finish(None, reason, end_error if last else None, status)
+    result = engine.finish(None, **turn_end(t, last, end_reason, end_error, status))
     result.turn, result.framing = t.turn, "websocket"
     return result
 
@@ -501,14 +504,17 @@ class RequestFinding:
     message: str
     at_message: int | None = None  # the request message's index
     call: object = None  # the call id (contract.about; ["name", name] for one sent with none)
+    turn: int | None = None  # in a WebSocket session: the response whose request it is about
 
     @classmethod
     def of(cls, f: Finding) -> RequestFinding:
-        return cls(f.kind, f.severity, f.message, f.at_message, _plain(f.call))
+        return cls(f.kind, f.severity, f.message, f.at_message, _plain(f.call), f.turn)
 
     @classmethod
     def from_json(cls, d: dict) -> RequestFinding:
-        return cls(d["kind"], d["severity"], d["message"], d["at_message"], d["call"])
+        return cls(
+            d["kind"], d["severity"], d["message"], d["at_message"], d["call"], d.get("turn")
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -531,7 +537,10 @@ class AssembledCall:
 class ExchangeSummary:
     """One line of the exchanges screen's analysis columns, and what the conversation view
     needs from the other exchanges (the calls each stream assembled). Crosses a process
-    boundary as JSON (summarize_in_child, FollowingChild): to_json, from_json."""
+    boundary as JSON (summarize_in_child, FollowingChild): to_json, from_json.
+
+    A WebSocket session's summary is its responses' together (frames, anomalies and calls
+    of all, every finding about its requests), and each response's own in `turns`."""
 
     exchange: int
     stream: bool
@@ -544,10 +553,24 @@ class ExchangeSummary:
     open: bool = False  # --follow: no end line yet (so far, no end-of-stream verdict)
     # the conversation it belongs to, named by its first exchange (the contract's pairing)
     conversation: int | None = None
+    session: bool = False  # a WebSocket session: its responses are `turns`
+    model: str | None = None  # a session's, as its first response's request names it
+    turn: int | None = None  # one response of a session: its number (1-based)
+    turns: list[ExchangeSummary] = field(default_factory=list)
 
     @property
     def kinds(self) -> list[str]:
         return [s.kind for s in self.seen]
+
+    def response(self, turn: int | None) -> ExchangeSummary | None:
+        """This exchange's stream (`turn` None), or its session's response `turn`."""
+        if turn is None:
+            return self
+        return next((t for t in self.turns if t.turn == turn), None)
+
+    def streams(self) -> list[ExchangeSummary]:
+        """Its streams' summaries: a session's responses, else itself."""
+        return self.turns if self.session else [self]
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -565,6 +588,10 @@ class ExchangeSummary:
             d["failure"],
             d["open"],
             d["conversation"],
+            d.get("session", False),
+            d.get("model"),
+            d.get("turn"),
+            [ExchangeSummary.from_json(t) for t in d.get("turns", ())],
         )
 
 
@@ -583,23 +610,43 @@ def _summary(
     return row
 
 
+def _session_summary(
+    info: ExchangeInfo, results: list[StreamResult], findings: list[Finding], failure: str | None
+) -> ExchangeSummary:
+    """A WebSocket session's summary: each response's (with the findings about its
+    request), and all of them together."""
+    row = _summary(info, None, findings, failure)
+    row.stream = row.session = True
+    row.model = info.model  # (the handshake names none: the analysis read it in a request)
+    for s in results:
+        mine = _summary(info, s, [f for f in findings if f.turn == s.turn], None)
+        mine.turn = s.turn
+        row.turns.append(mine)
+    row.frames = sum(t.frames for t in row.turns)
+    row.calls = [c for t in row.turns for c in t.calls]
+    anomalies = [x for s in results for x in s.anomalies]
+    row.seen[:0] = [Seen(x.kind, x.severity) for x in anomalies]  # anomalies, then findings
+    return row
+
+
 def summarize_exchanges(path: str) -> list[ExchangeSummary]:
     """Every exchange's size, anomaly and contract kinds, calls and failure; small enough
     to pass between processes. Tolerant: the replay shows what it can read."""
     a = analyze(path, tolerant=True)
-    streams = {s.exchange: s for s in a.streams}
+    streams: dict[int, list[StreamResult]] = {}  # a session has a stream per response
+    for s in a.streams:
+        streams.setdefault(s.exchange, []).append(s)
     failures = {f.exchange: f.message for f in a.failures}
     findings = _by_exchange(a.contract)
     infos = a.exchanges or [ExchangeInfo(s.exchange, stream=True) for s in a.streams]
-    rows = [
-        _summary(
-            info,
-            streams.get(info.exchange),
-            findings.get(info.exchange, []),
-            failures.get(info.exchange),
-        )
-        for info in infos
-    ]
+    rows = []
+    for info in infos:
+        ex = info.exchange
+        mine, said, failure = streams.get(ex, []), findings.get(ex, []), failures.get(ex)
+        if info.framing == WEBSOCKET:
+            rows.append(_session_summary(info, mine, said, failure))
+        else:
+            rows.append(_summary(info, mine[0] if mine else None, said, failure))
     for row in rows:
         row.conversation = a.conversations.get(row.exchange)
     return rows
@@ -652,6 +699,16 @@ class FollowedSummaries:
 
     def _row(self, ex: int, findings: list[Finding]) -> ExchangeSummary:
         info, seen = self.seen.infos[ex], self.seen
+        session = seen.live_sessions.get(ex)
+        if session is not None:  # open: its turns are split once it ended
+            row = _session_summary(info, [], findings, None)
+            row.open = True
+            row.frames = sum(m.sender == "server" and m.opcode == "text" for m in session.messages)
+            return row
+        if ex in seen.sessions:
+            failure = _failure(info)
+            why = failure.message if failure is not None else None
+            return _session_summary(info, seen.sessions[ex][1], findings, why)
         live = seen.live.get(ex)
         if live is not None:  # open: what it holds so far, without finishing it
             engine = live.engine

@@ -88,6 +88,14 @@ KINDS: dict[str, tuple[str, str]] = {
         WARNING,
         "one call named parallel / multi_tool_use.parallel wraps tool_uses[]",
     ),
+    # The OpenAI Responses API and the Realtime API (their calls are output items, keyed by
+    # item_id, with deltas and whole values stated again at .done and the response's end):
+    "args-done-mismatch": (ERROR, ".done or output_item.done differs from the accumulated deltas"),
+    "delta-unknown-item": (ERROR, "a delta names an item_id / output_index no added item has"),
+    "final-output-mismatch": (
+        WARNING,
+        "the final response's output leaves out a call the stream carried",
+    ),
     # Beyond the contract (the event dialects):
     "event-schema-violation": (
         WARNING,

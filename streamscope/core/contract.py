@@ -45,6 +45,10 @@ KINDS: dict[str, tuple[str, str]] = {
         ERROR,
         "a tool message comes before the assistant message it answers",
     ),
+    "tool-result-repeated": (
+        ERROR,
+        "a call is answered by more than one tool result (the tool ran more than once)",
+    ),
     # Beyond the contract's table (new kinds may be added):
     "tool-call-arguments-changed": (
         ERROR,

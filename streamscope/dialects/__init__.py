@@ -29,13 +29,16 @@ from .base import Dialect, EngineOptions, FinalWatch, RequestFacts, Turn, Watch,
 from .chat import CHAT
 from .gemini import GEMINI
 from .ollama import OLLAMA
+from .realtime import REALTIME
 from .responses import RESPONSES
 from .versions import VERIFIED
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-DIALECTS: dict[str, Dialect] = {d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI, OLLAMA)}
+DIALECTS: dict[str, Dialect] = {
+    d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI, OLLAMA, REALTIME)
+}
 DEFAULT = CHAT
 
 # Every anomaly kind, kind -> (severity, meaning): the shared ones, then each dialect's own.
@@ -121,6 +124,8 @@ def of_request(url: str, body: object) -> str | None:
 def request_facts(told: Dialect | None, url: str, body: object) -> RequestFacts:
     """What a request says of its exchange (model, stream, tools), as its dialect reads it
     (one that speaks none: as most dialects keep them, in the body)."""
+    if told is not None and told.url_facts is not None:
+        return told.url_facts(url, body)
     read = body_facts if told is None else told.facts
     return read(path_of(url), body)
 

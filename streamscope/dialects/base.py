@@ -221,6 +221,25 @@ class Turn:
     client: list[WsMessage]
     ended: bool
     start_ns: int
+    # the tools in force for its response where the session declared them beside its
+    # request (Realtime's session.update); None: its request's own, if any
+    tools: list[Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPlay:
+    """How `serve` plays a recorded session of the dialect back (playback/sessions.py):
+    the client messages that open a turn (their `type`; matched with the recorded ones
+    by `match_keys`), the server events that begin one the server began itself and those
+    that end one (a client message sent while a turn runs waits for nothing), and the
+    `error` event its clients read for a client message nothing recorded answers:
+    (message, the client's message as parsed JSON, a count for a unique event id) -> the
+    event's JSON."""
+
+    opens: frozenset[str]
+    starts: frozenset[str]
+    ends: frozenset[str]
+    error_event: Callable[[str, object, int], bytes]
 
 
 class SessionContract(Protocol):
@@ -287,6 +306,9 @@ class Dialect:
     error_document: Callable[[int, str, str], bytes] = openai_error
     # The facts of a request it claims: (URL path, parsed JSON body) -> RequestFacts.
     facts: Callable[[str, object], RequestFacts] = body_facts
+    # ... where its URL's query tells them (Realtime's `?model=`): (the whole URL, the
+    # parsed body) -> RequestFacts, read instead of `facts` (None: `facts` on the path).
+    url_facts: Callable[[str, object], RequestFacts] | None = None
     # What playback compares to pick the recorded request that answers one (the model
     # as `facts` reads it), and the key holding its turns, with what one is called.
     match_keys: tuple[str, ...] = ("model", "messages", "tools")
@@ -309,3 +331,6 @@ class Dialect:
     # A session's own contract: (exchange, its turns, their results, every stream of the
     # recording by response id) -> (findings, turns checked) (None: it checks nothing).
     session_contract: SessionContract | None = None
+    # How `serve` plays one of its sessions back (None: every client message is answered
+    # by what followed it, none opens a turn).
+    session_play: SessionPlay | None = None

@@ -10,6 +10,8 @@ from collections.abc import Callable, Coroutine
 
 import uvicorn
 
+from .websocket import Handler, upgrade_protocol
+
 
 def bind(port: int = 0) -> socket.socket:
     """A listening socket on 127.0.0.1 only; port 0 takes a free port."""
@@ -56,7 +58,15 @@ class LoopbackServer:
 
     name = "server"
 
-    def __init__(self, app: object, port: int = 0, sock: socket.socket | None = None) -> None:
+    def __init__(
+        self,
+        app: object,
+        port: int = 0,
+        sock: socket.socket | None = None,
+        upgrade: Handler | None = None,
+    ) -> None:
+        """`upgrade`: who takes a WebSocket upgrade's connection (None: it is answered
+        as a plain HTTP request)."""
         self.sock = sock if sock is not None else bind(port)
         self.port = self.sock.getsockname()[1]
         self.app = app
@@ -71,6 +81,11 @@ class LoopbackServer:
             timeout_graceful_shutdown=2,
             server_header=False,  # the upstream's own server and date headers pass through
             date_header=False,
+            # h11, named: the one HTTP parser whose upgrade hand-over (below) is tested
+            # (uvicorn's "auto" would take httptools where it is installed)
+            http="h11",
+            # an upgrade's connection is handed over raw (http/websocket.py)
+            ws=upgrade_protocol(upgrade) if upgrade is not None else "none",
         )
         self.server = uvicorn.Server(config)
         self.thread: threading.Thread | None = None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.frames import Frame, Truncation
 from ..dialects import dialect, of_session, session_turns
@@ -56,6 +57,19 @@ class Session:
     messages: list[WsMessage]
     turns: list[Turn]
     dialect: str | None = None  # told by the handshake, else by the first server messages
+
+
+def turn_end(
+    turn: Turn, last: bool, reason: str | None, error: str | None, status: int | None
+) -> dict[str, Any]:
+    """How a turn's stream ended, as `Engine.finish` takes it: a turn its final event
+    ended is whole; the session's last turn ended as the session did; an earlier one
+    whose final event never came has no end reason (the next turn began)."""
+    return {
+        "end_reason": "complete" if turn.ended else (reason if last else None),
+        "end_error": error if last else None,
+        "status": status,
+    }
 
 
 def reassemble(lines: Iterable[Message]) -> list[WsMessage]:

@@ -117,10 +117,10 @@ from ..http import clients
 from ..http.headers import HOP_BY_HOP
 from ..inputs import CHUNKS, SSE, Source, open_input
 from ..inputs.reads import Reads
-from ..inputs.source import Exchange
+from ..inputs.source import WEBSOCKET, Exchange
 from ..providers import PROVIDERS
 from ..recording.format import BOM, REDACTED, RecordingError
-from ..text import quote
+from ..text import plural, quote
 from .head import sendable
 
 # Hop-by-hop headers and content-length: the replay frames its own body.
@@ -272,15 +272,21 @@ def _asks_stream(dialect: Dialect, path: str, body: Any) -> bool:
     return request_facts(dialect, path, body).stream is True
 
 
-def _recording_entries(source: Source, only: int | None, notes: list[str]) -> list[Entry]:
+def _recording_entries(
+    source: Source, only: int | None, notes: list[str], sessions: list[int]
+) -> list[Entry]:
     """The exchanges of a recording or HAR that can answer a request; `notes` gets what
-    of their recorded heads cannot be sent."""
+    of their recorded heads cannot be sent, `sessions` the WebSocket sessions' numbers
+    (played by playback/websocket.py, not answered here)."""
     out = []
     for x in [only] if only is not None else source.numbers():
         ex = source.exchange(x)  # RecordingError for an exchange that is not there
         request, response, end = ex.request, ex.response, ex.end
         if response is None:
             continue  # nothing was answered: nothing to replay
+        if response.status == 101 and ex.info.framing == WEBSOCKET:
+            sessions.append(x)
+            continue
         body = request.json_body() if request is not None else None
         told = claimant(request.url, body) if request is not None else None  # no request: any
         if request is not None and told is None:
@@ -402,16 +408,16 @@ def _where(path: tuple) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
 
 
-def _explain(entry: Entry, recorded_body: dict, got: dict, speaks: Dialect) -> str:
-    """What differs between the request and one recorded request (`entry`'s, whose JSON
-    body is `recorded_body`), as one line."""
+def _explain(label: str, recorded_body: dict, got: dict, speaks: Dialect) -> str:
+    """What differs between the request and one recorded request (`label`'s: an
+    exchange, or a session's turn; its JSON body is `recorded_body`), as one line."""
     parts = []
     turns_key, turn_word = speaks.turns
     for key in speaks.match_keys:
         try:
             d = _first_diff(recorded_body.get(key, _ABSENT), got.get(key, _ABSENT))
         except RecursionError:
-            parts.append(f"{key} nests too deeply to compare with {entry.label}")
+            parts.append(f"{key} nests too deeply to compare with {label}")
             continue
         if d is None:
             continue
@@ -429,7 +435,7 @@ def _explain(entry: Entry, recorded_body: dict, got: dict, speaks: Dialect) -> s
         else:
             where = f" at {_where(path)}" if path else ""
         verb = "differ" if key in ("messages", "instructions", "contents", "tools") else "differs"
-        parts.append(f"{key} {verb} from {entry.label}{where}: {values}")
+        parts.append(f"{key} {verb} from {label}{where}: {values}")
     return "; ".join(parts)
 
 
@@ -442,9 +448,10 @@ def _kind(turn: Any) -> str:
     return ""
 
 
-def _closeness(entry: Entry, recorded_body: dict, got: dict, speaks: Dialect) -> tuple:
-    """How alike a recorded request (`entry`'s, whose JSON body is `recorded_body`) is: the
-    longer run of equal turns (the dialect's messages, or items) first."""
+def _closeness(number: int, recorded_body: dict, got: dict, speaks: Dialect) -> tuple:
+    """How alike a recorded request (number `number`, whose JSON body is `recorded_body`)
+    is: the longer run of equal turns (the dialect's messages, or items) first, then the
+    earlier one."""
     key = speaks.turns[0]
     rec, req = recorded_body.get(key), got.get(key)
     prefix, next_role, lengths = 0, False, 0
@@ -463,7 +470,7 @@ def _closeness(entry: Entry, recorded_body: dict, got: dict, speaks: Dialect) ->
         lengths,
         _same(recorded_body.get("model", _ABSENT), got.get("model", _ABSENT)),
         _same(recorded_body.get("tools", _ABSENT), got.get("tools", _ABSENT)),
-        -entry.number,
+        -number,
     )
 
 
@@ -484,6 +491,8 @@ class Library:
             raise ValueError("exchange= needs exactly one file")
         self.paths = names
         self.entries: list[Entry] = []
+        # the WebSocket sessions (source, exchange): `serve` plays them (playback/sessions.py)
+        self.sessions: list[tuple[Source, int]] = []
         # what of the recorded heads cannot be sent (left out; `serve` says it on stderr)
         self.notes: list[str] = []
         self._sources: list[Source] = []
@@ -494,13 +503,15 @@ class Library:
                 source = open_input(path, check=True)
                 self._sources.append(source)
                 if source.recorded:
-                    found = _recording_entries(source, exchange, self.notes)
-                    if not found:
+                    numbers: list[int] = []
+                    found = _recording_entries(source, exchange, self.notes, numbers)
+                    if not found and not numbers:
                         raise RecordingError(
                             f"{path}: no {_nouns()} exchange with a response to serve",
                             path,
                         )
                     self.entries += found
+                    self.sessions += [(source, x) for x in numbers]
                 else:
                     self.entries.append(_body_entry(source, exchange))
         except BaseException:
@@ -558,18 +569,23 @@ class Library:
         if not isinstance(got, dict):
             return "the request body is not a JSON object"
         candidates = [(e, e.request) for e in entries if e.request is not None]
-        closest, recorded_body = max(candidates, key=lambda c: _closeness(c[0], c[1], got, speaks))
-        return _explain(closest, recorded_body, got, speaks)
+        closest, recorded_body = max(
+            candidates, key=lambda c: _closeness(c[0].number, c[1], got, speaks)
+        )
+        return _explain(closest.label, recorded_body, got, speaks)
 
     def answers(self, dialect: Dialect) -> bool:
         """Whether some exchange answers requests that speak `dialect`."""
         return any(e.dialect in (None, dialect) for e in self.entries)
 
     def describe(self) -> str:
-        """One line: how many exchanges, from which files."""
-        n = len(self.entries)
+        """One line: how many exchanges (and WebSocket sessions), from which files."""
+        n, k = len(self.entries), len(self.sessions)
         names = ", ".join(os.path.basename(p) for p in self.paths)
-        return f"{n} exchange{'s' if n != 1 else ''} from {names}"
+        said = [plural(n, "exchange")] if n or not k else []
+        if k:
+            said.append(plural(k, "WebSocket session"))
+        return f"{' and '.join(said)} from {names}"
 
     def close(self) -> None:
         """Close the files; they are opened again if the library is used again."""
@@ -814,13 +830,24 @@ def playback_transport(
         module docstring.
 
     Raises:
-        RecordingError: a file cannot be read or served.
+        RecordingError: a file cannot be read or served (one that holds only WebSocket
+            sessions among them: an HTTP transport cannot carry a WebSocket, `streamscope
+            serve` plays them).
         ValueError: a negative speed, no file, or `exchange` with several files; or an
             `http` that is neither package.
         ImportError: the package `http` names is not installed.
     """
     Pace(speed)  # a bad speed fails before any file is opened
-    return PlaybackTransport(Library(path, exchange), speed=speed, strict=strict, http=http)
+    library = Library(path, exchange)
+    if not library.entries:
+        library.close()
+        where = ", ".join(library.paths)
+        raise RecordingError(
+            f"{where}: only WebSocket sessions to play, and an HTTP transport cannot carry a "
+            "WebSocket: play them with `streamscope serve`",
+            library.paths[0],
+        )
+    return PlaybackTransport(library, speed=speed, strict=strict, http=http)
 
 
 def async_playback_transport(

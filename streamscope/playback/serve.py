@@ -36,6 +36,8 @@ from ..http.loopback import LoopbackServer, until_disconnect
 from ..providers import OPENAI, PROVIDERS, Provider
 from ..text import say
 from .library import Library, Pace, Selection, answer
+from .sessions import Sessions
+from .websocket import SessionPlayer
 
 NAME = "streamscope serve"
 _HOW = {"body": "matched by body", "any": "answers any request", "order": "next in order"}
@@ -159,8 +161,13 @@ class ServeServer(LoopbackServer):
         Pace(speed)
         self.library = Library(paths)
         try:
-            super().__init__(MockProvider(self.library, speed, strict, log), port)
-        except OSError:
+            # a WebSocket upgrade (a recorded session's path) is played by the player
+            self.sessions = Sessions.of(self.library.sessions, self.library.notes)
+            self.player = SessionPlayer(self.sessions, speed, strict, log)
+            super().__init__(
+                MockProvider(self.library, speed, strict, log), port, upgrade=self.player
+            )
+        except BaseException:
             self.library.close()
             raise
 
@@ -209,4 +216,6 @@ def serve(
     for provider in PROVIDERS:  # the other providers whose exchanges the files hold
         if provider is not OPENAI and any(server.library.answers(d) for d in provider.speaks()):
             say(f"{provider.client}'s base URL: {server.base_url_for(provider)}")
+    for path in server.sessions.paths():  # what a WebSocket client connects to
+        say(f"WebSocket sessions: ws://127.0.0.1:{server.port}{path}")
     server.run()

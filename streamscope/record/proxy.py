@@ -31,9 +31,11 @@ from urllib.parse import unquote, urlsplit
 from ..dialects import DEFAULT, Dialect, FinalWatch, final_watch, speaker
 from ..http.headers import forwardable
 from ..http.loopback import LoopbackServer, until_disconnect
+from ..http.websocket import Upgraded
 from ..providers import DEFAULT_SIDE, Side, provider_of_side, side
 from ..recording import RecordingWriter
 from ..recording.redact import redact_url
+from .relay import error_reply, relay
 from .upstream import UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
 
@@ -172,10 +174,10 @@ class RecordingProxy:
         """The side named `name`, if the proxy has it."""
         return next((r for r in self.routes if r.side.name == name), None)
 
-    def _route(self, path: str) -> Route:
+    def route_of(self, path: str) -> Route:
         return next((r for r in self.mounted if _under(path, r.mount)), self.default)
 
-    def _upstream(self, route: Route, path: str) -> tuple[Upstream, UpstreamPool]:
+    def upstream_of(self, route: Route, path: str) -> tuple[Upstream, UpstreamPool]:
         """Where a request on `route` goes (ValueError: a path naming no origin, such as a
         Vertex AI location that is no region)."""
         if not route.regional or route.side.origin_of is None:
@@ -185,6 +187,14 @@ class RecordingProxy:
         if pool is None:
             pool = self.regions[origin] = self._pool(Upstream(origin, ""))
         return Upstream(origin, ""), pool
+
+    def speaks(self, route: Route, path: str, headers: list[tuple[str, str]]) -> Dialect:
+        """The dialect of a request with no body on `route` (a WebSocket handshake)."""
+        return speaks_on(route.side, path, b"", (k for k, _ in headers))
+
+    async def upgrade(self, conn: Upgraded) -> None:
+        """A WebSocket upgrade: relayed and recorded (relay.py)."""
+        await relay(self, conn)
 
     async def _exchange(self, scope: dict, receive: Callable, send: Callable) -> None:
         writer = self.writer
@@ -204,7 +214,7 @@ class RecordingProxy:
             if not message.get("more_body"):
                 break
         path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
-        route = self._route(path)
+        route = self.route_of(path)
         path = path[len(route.mount) :] or "/"
         query = scope.get("query_string") or b""
         target = path + (("?" + query.decode("latin-1")) if query else "")
@@ -212,7 +222,7 @@ class RecordingProxy:
         # told once: what ends its stream, and the errors the proxy answers with itself
         speaks = speaks_on(route.side, path, bytes(body), (k for k, _ in headers))
         try:
-            upstream, pool = self._upstream(route, path)
+            upstream, pool = self.upstream_of(route, path)
         except ValueError as e:
             writer.request(
                 ex, scope["method"], route.upstream.origin + target, headers, bytes(body)
@@ -265,9 +275,7 @@ class RecordingProxy:
         message: str,
         speaks: Dialect,
     ) -> None:
-        # in the shape of the client's own API, so its SDK shows the message
-        body = speaks.error_document(status, kind, f"streamscope: {message}")
-        headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
+        headers, body = error_reply(speaks, status, kind, message)
         self.writer.response(ex, status, headers)
         self.writer.chunk(ex, body)
         self.writer.end(ex, reason, message)
@@ -358,7 +366,7 @@ class ProxyServer(LoopbackServer):
         sides: Mapping[str, Upstream | None] | None = None,
     ):
         self.proxy = RecordingProxy(upstream, writer, timeout, sides)
-        super().__init__(self.proxy, port, sock)
+        super().__init__(self.proxy, port, sock, upgrade=self.proxy.upgrade)
 
     @property
     def routes(self) -> list[Route]:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
 from datetime import datetime, timezone
 
+from .. import agents
 from ..http.loopback import bind
 from ..recording import RecordingWriter
 from ..recording.private import private_folders
@@ -182,15 +184,37 @@ def record(
         server = ProxyServer(upstream, writer, port, timeout, sock=sock, sides=others)
         server.start()
         say(f"recording {describe_sides(server)} into {path}")
+        variables = base_url_variables(server, env_names)
+        run, inserted = command, []
+        applied = agents.apply(command, base_urls(server))
+        if applied is not None:  # an agent that reads no base-URL variable (agents.py)
+            run, inserted = applied.command, applied.inserted
+            variables.update(applied.env)
+            say(
+                f"{applied.recipe.name} is given {given(applied.env, inserted)} ({applied.recipe.why})"
+            )
         try:
-            status = run_child(command, base_url_variables(server, env_names), stopped)
+            status = run_child(run, variables, stopped)
         finally:
             why = f"streamscope got {signal.Signals(stopped[0]).name}" if stopped else None
             server.stop(why or "the recorded command exited")
-    summarize(writer)
+    summarize(writer, given(variables, inserted))
     if writer.failure is not None and status == 0:
         return 1  # the command succeeded, the recording did not
     return status
+
+
+def base_urls(server: ProxyServer) -> dict[str, str]:
+    """The proxy's base URL of each side, by side name."""
+    return {route.side.name: server.base_url_of(route.side.name) or "" for route in server.routes}
+
+
+def given(variables: dict[str, str], arguments: list[str]) -> str:
+    """What a command was given, said: `OPENAI_BASE_URL=..., ...` and `-c '...'`."""
+    said = ", ".join(f"{name}={value}" for name, value in variables.items())
+    if arguments:
+        said = f"{said} and {shlex.join(arguments)}" if said else shlex.join(arguments)
+    return said
 
 
 def parse_sides(urls: dict[str, str | None]) -> dict[str, Upstream | None]:
@@ -214,8 +238,9 @@ def _upstream_url(upstream: Upstream) -> str:
     return upstream.origin + upstream.prefix
 
 
-def summarize(writer: RecordingWriter) -> None:
-    """The short summary printed when the recorder stops."""
+def summarize(writer: RecordingWriter, given: str | None = None) -> None:
+    """The short summary printed when the recorder stops (`given`: what `record` gave
+    its command, said when the command made no request)."""
     from collections import Counter
 
     from ..analysis import analyze
@@ -223,7 +248,13 @@ def summarize(writer: RecordingWriter) -> None:
 
     path = writer.path
     if writer.removed:
-        say(f"no exchange was recorded, so no recording was kept at {path}")
+        if given is None:  # `proxy`: no command
+            say(f"no exchange was recorded, so no recording was kept at {path}")
+        else:
+            say(
+                f"the command made no request through the proxy, so no recording was kept "
+                f"at {path} (it was given {given}); see docs/recording-agents.md"
+            )
         return
     if writer.failure is not None:
         say(f"the recording is incomplete: it stopped at a failed write ({writer.failure})")

@@ -259,6 +259,23 @@ class UpstreamResponse:
             self._conn.close()
 
 
+@dataclass
+class Switched:
+    """An upstream that answered an upgrade with `101 Switching Protocols`: its head as
+    parsed and as its bytes came, the bytes that followed it in the same read, and the
+    connection, now the session's (never pooled)."""
+
+    headers: list[tuple[str, str]]
+    head: bytes
+    first: bytes
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+
+
+# Hop-by-hop headers an upgrade does not pass on (Connection and Upgrade it does).
+_NOT_UPGRADED = {"host", "content-length", "transfer-encoding", "keep-alive", "te", "trailer"}
+
+
 class UpstreamPool:
     """Keep-alive connections to one origin (http or https)."""
 
@@ -426,6 +443,60 @@ class UpstreamPool:
                     continue
                 raise
         raise UpstreamError(f"cannot reach {self.netloc}")  # pragma: no cover
+
+    def upgrade_headers(self, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The headers `upgrade` sends the origin: Host, then the client's but the
+        hop-by-hop ones (Connection and Upgrade are the request, and go)."""
+        out = [("Host", self.netloc)]
+        return out + [
+            (k, v)
+            for k, v in headers
+            if k.lower() not in _NOT_UPGRADED and not k.lower().startswith("proxy-")
+        ]
+
+    async def upgrade(
+        self, target: str, headers: list[tuple[str, str]]
+    ) -> Switched | UpstreamResponse:
+        """A WebSocket handshake (GET with `Upgrade: websocket`) on a connection of its
+        own: Switched when the origin took it, else its answer as an ordinary response."""
+        if self.route.absolute:
+            target = f"http://{self.netloc}{target}"
+        head = [f"GET {target} HTTP/1.1", *(f"{k}: {v}" for k, v in self.upgrade_headers(headers))]
+        if self.route.absolute and self.route.proxy_auth:
+            head.append(f"Proxy-Authorization: {self.route.proxy_auth}")
+        conn = await self._connect()
+        try:
+            conn.writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
+            await conn.writer.drain()
+            buf = b""
+            while True:
+                end = buf.find(b"\r\n\r\n")
+                if end >= 0:
+                    status, parsed = _parse_head(buf[:end])
+                    if status == 101:
+                        raw, rest = buf[: end + 4], buf[end + 4 :]
+                        return Switched(parsed, raw, rest, conn.reader, conn.writer)
+                    if status >= 200:
+                        framing, left, _ = _framing("GET", status, parsed)
+                        first = buf[end + 4 :]
+                        return UpstreamResponse(
+                            status, parsed, self, conn, framing, left, first, False
+                        )
+                    buf = buf[end + 4 :]  # an interim answer: the real one follows
+                    continue
+                if len(buf) > _HEAD_LIMIT:
+                    raise UpstreamError("the upstream's response head is too large")
+                data = await self.read(conn)
+                if not data:
+                    what = "mid-head" if buf else "before answering the upgrade"
+                    raise UpstreamError(f"the upstream closed the connection {what}")
+                buf += data
+        except OSError as e:
+            conn.close()
+            raise UpstreamError(f"sending to {self.netloc}: {e.strerror or e}") from None
+        except BaseException:
+            conn.close()
+            raise
 
     async def _head(self, conn: _Connection, method: str) -> UpstreamResponse:
         try:

@@ -447,12 +447,13 @@ class Message:
         fin: bool,
         raw: bytes,
         compressed: bool = False,
+        masked: int = 0,
     ) -> Message:
         key, text = text_or_b64("data", raw)
         name = OPCODES.get(opcode, opcode)
         if key == "data":
-            return cls(exchange, t_ns, sender, name, fin, text, None, compressed)
-        return cls(exchange, t_ns, sender, name, fin, None, text, compressed)
+            return cls(exchange, t_ns, sender, name, fin, text, None, compressed, masked)
+        return cls(exchange, t_ns, sender, name, fin, None, text, compressed, masked)
 
     @property
     def data_bytes(self) -> bytes:
@@ -481,10 +482,8 @@ class Message:
         if sender not in SENDERS:
             raise ValueError(f"field 'from' is {sender!r}, not 'client' or 'server'")
         opcode = _need(d, "opcode")
-        if not (
-            (type(opcode) is str and opcode in OPCODE_NUMBERS)
-            or (type(opcode) is int and 0 <= opcode <= 15)
-        ):
+        named = type(opcode) is str and opcode in OPCODE_NUMBERS
+        if not (named or (type(opcode) is int and 0 <= opcode <= 15)):
             raise ValueError("field 'opcode' is not an opcode name or a number from 0 to 15")
         if type(opcode) is int and opcode in OPCODES:
             opcode = OPCODES[opcode]

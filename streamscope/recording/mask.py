@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
@@ -198,6 +199,11 @@ class Secrets:
     def scan(self, data: bytes) -> tuple[bytearray, int, int]:
         """(data masked, matches, where a possible secret begins that the end cuts off, or
         len(data)): the start of the held-back part of a streamed body."""
+        out, starts, cut = self.scan_at(data)
+        return out, len(starts), cut
+
+    def scan_at(self, data: bytes) -> tuple[bytearray, list[int], int]:
+        """As `scan`, with where each match begins instead of how many there were."""
         out, last = bytearray(data), 0
         matches = list(self._bytes.finditer(data)) if self._bytes is not None else []
         # a form that reaches the end may be the start of a longer one (base64 and its
@@ -207,7 +213,7 @@ class Secrets:
         for m in matches:
             out[m.start() : m.end()] = body_mask(m.end() - m.start())
             last = m.end()
-        return out, len(matches), self._cut_off(data, last)
+        return out, [m.start() for m in matches], self._cut_off(data, last)
 
     def _begins(self, data: bytes, i: int) -> bool:
         """Whether data[i:] is a proper prefix of a form: cut off by the end of data."""
@@ -269,6 +275,118 @@ class BodyStream:
         return ready
 
 
+@dataclass(slots=True)
+class HeldFrame:
+    """A WebSocket frame on its way to the recording: its payload once masked (None while
+    held), how many values were masked in it, and the writer's own fields."""
+
+    t_ns: int
+    fields: object
+    payload: bytes | None = None
+    masked: int = 0
+
+
+class _MessageMask:
+    """One data message's frames, masked as one body: a credential split over two frames is
+    masked in both, a frame whose end could begin one held until the next frame says."""
+
+    __slots__ = ("secrets", "held")
+
+    def __init__(self, secrets: Secrets) -> None:
+        self.secrets = secrets
+        self.held: list[tuple[HeldFrame, bytes, int]] = []
+
+    def feed(self, frame: HeldFrame, data: bytes) -> None:
+        if not self.held and self.secrets.clean(data):  # the common frame
+            frame.payload = data
+            return
+        self.held.append((frame, data, 0))
+        masked, starts, cut = self.secrets.scan_at(b"".join(d for _, d, _ in self.held))
+        keep: list[tuple[HeldFrame, bytes, int]] = []
+        at = i = 0
+        for f, d, n in self.held:
+            end = at + len(d)
+            while i < len(starts) and starts[i] < end:  # a match counts in its first frame
+                n, i = n + 1, i + 1
+            piece = bytes(masked[at:end])  # masked before the cut: final
+            if end <= cut and not keep:
+                f.payload, f.masked = piece, n
+            else:
+                keep.append((f, piece, n))
+            at = end
+        self.held = keep
+
+    def finish(self) -> None:
+        """The message's last frame came (or the session ended): nothing continues it."""
+        for f, d, n in self.held:
+            f.payload, f.masked = d, n
+        self.held = []
+
+
+class FrameMask:
+    """A WebSocket session's frames, masked like a body's reads and let out in the order
+    they were given. A data message (a text or binary frame and its continuations, one
+    direction's) is masked as one body; a control frame's payload (close, ping, pong) on
+    its own. While a frame is held (its end could begin a credential its message's next
+    frame completes), the frames after it, either way, wait behind it: the recording keeps
+    the order the relay saw. A message's final frame lets its frames out."""
+
+    __slots__ = ("secrets", "queue", "open")
+
+    def __init__(self, secrets: Secrets) -> None:
+        self.secrets = secrets
+        self.queue: deque[HeldFrame] = deque()
+        self.open: dict[str, _MessageMask] = {}  # by sender: the data message being sent
+
+    def clean(self, sender: str, opcode: int, fin: bool, data: bytes) -> bool:
+        """True when the frame can be written as it is, now: nothing waits, it is a
+        message of its own, and it holds no credential nor could end with one's start."""
+        return (
+            not self.queue
+            and fin
+            and opcode in (1, 2)
+            and sender not in self.open
+            and self.secrets.clean(data)
+        )
+
+    def feed(
+        self, sender: str, opcode: int, fin: bool, frame: HeldFrame, data: bytes
+    ) -> list[HeldFrame]:
+        self.queue.append(frame)
+        if opcode in (0, 1, 2):
+            message = self.open.get(sender)
+            if message is not None and opcode != 0:  # a new message: the open one is over
+                message.finish()
+                message = None
+            if message is None:
+                message = self.open[sender] = _MessageMask(self.secrets)
+            message.feed(frame, data)
+            if fin:
+                message.finish()
+                del self.open[sender]
+        else:
+            frame.payload, frame.masked = self.secrets.body(data)
+        return self._ready()
+
+    def _ready(self) -> list[HeldFrame]:
+        out = []
+        queue = self.queue
+        while queue and queue[0].payload is not None:
+            out.append(queue.popleft())
+        return out
+
+    def finish(self) -> list[HeldFrame]:
+        """Every frame still held: the session ended, nothing completes them."""
+        for message in self.open.values():
+            message.finish()
+        self.open.clear()
+        return self._ready()
+
+    @property
+    def pending(self) -> bool:
+        return bool(self.queue)
+
+
 class Masking:
     """What one recording masks, exchange by exchange: the one place every writer of a
     recording (RecordingWriter, so record, proxy, recording_transport and the pytest
@@ -277,6 +395,7 @@ class Masking:
     def __init__(self) -> None:
         self._secrets: dict[int, Secrets] = {}
         self._bodies: dict[int, BodyStream] = {}
+        self._frames: dict[int, FrameMask] = {}  # a WebSocket session's frames
 
     def request(
         self,
@@ -319,6 +438,34 @@ class Masking:
         body = self._bodies.get(exchange)
         return None if body is None else body.feed(t_ns, data)
 
+    def message(
+        self,
+        exchange: int,
+        sender: str,
+        opcode: int,
+        fin: bool,
+        t_ns: int,
+        fields: object,
+        data: bytes,
+    ) -> list[HeldFrame] | None:
+        """A WebSocket frame, masked like a body's read (FrameMask): the frames ready to be
+        written, in the order they came, or None when this one is to be written as it is
+        now (the exchange has nothing to mask, or the frame nothing masked nor held)."""
+        secrets = self._secrets.get(exchange)
+        if not secrets:
+            return None
+        frames = self._frames.get(exchange)
+        if frames is None:
+            frames = self._frames[exchange] = FrameMask(secrets)
+        if frames.clean(sender, opcode, fin, data):  # the common frame
+            return None
+        return frames.feed(sender, opcode, fin, HeldFrame(t_ns, fields), data)
+
+    def end_messages(self, exchange: int) -> list[HeldFrame]:
+        """The session's frames still held at its end, in the order they came."""
+        frames = self._frames.pop(exchange, None)
+        return [] if frames is None else frames.finish()
+
     def end(
         self, exchange: int, error: str | None
     ) -> tuple[list[tuple[int, bytes]], str | None, int]:
@@ -336,7 +483,9 @@ class Masking:
     def open_exchanges(self) -> list[int]:
         """Exchanges that have reads held back (to be written before the file closes)."""
         # a copy first: another thread's exchange may start meanwhile
-        return [x for x, body in list(self._bodies.items()) if body.pending]
+        bodies = [x for x, body in list(self._bodies.items()) if body.pending]
+        frames = [x for x, held in list(self._frames.items()) if held.pending]
+        return sorted(set(bodies + frames))
 
 
 def mask_head(

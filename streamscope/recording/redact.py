@@ -36,9 +36,11 @@ _SECRET_NAME = re.compile(
     r"|(?<![a-z])pass(?![a-z])",  # x-api-pass, not x-passthrough
     re.IGNORECASE,
 )
-# Counters whose names say "tokens" (x-ratelimit-remaining-tokens,
+# Names that say "key" or "tokens" but hold no credential: counters (x-ratelimit-remaining-tokens,
 # anthropic-ratelimit-input-tokens-limit, anthropic-priority-output-tokens-remaining).
-_COUNTER_NAME = re.compile(r"ratelimit|^anthropic-priority-")
+_COUNTER_NAME = re.compile(r"ratelimit|^anthropic-priority-|^sec-websocket-")
+# (and the WebSocket handshake's Sec-WebSocket-Key / -Accept: a nonce and its hash, no
+# credential: kept, so the handshake reads as it was)
 # Query parameter names (percent-decoded first) that carry credentials.
 _SECRET_QUERY_NAME = re.compile(
     r"key|token|secret|passw|signature|sig|auth|credential|session|pwd"

@@ -17,11 +17,19 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
+from typing import cast
 
 import orjson
 
-from streamscope.recording.format import END_REASONS, Header, Headers, Request, without_surrogates
-from streamscope.recording.mask import Masking, mask_argv
+from streamscope.recording.format import (
+    END_REASONS,
+    OPCODES,
+    Header,
+    Headers,
+    Request,
+    without_surrogates,
+)
+from streamscope.recording.mask import HeldFrame, Masking, mask_argv
 from streamscope.recording.private import open_private
 from streamscope.recording.redact import redact_json_paths
 
@@ -181,6 +189,62 @@ class RecordingWriter:
             rec = {"type": "chunk", "exchange": exchange, "t_ns": t_ns, "data_b64": b64}
         self._write(_dumps(rec, option=_NL))
 
+    def message(
+        self,
+        exchange: int,
+        sender: str,
+        opcode: int,
+        fin: bool,
+        payload: bytes,
+        compressed: bool = False,
+        t_ns: int | None = None,
+    ) -> None:
+        """One WebSocket frame of a session, as `sender` ("client" or "server") sent it:
+        its opcode's number, its payload unmasked, inflated where `compressed`. Masked
+        like a body's reads (mask.FrameMask): a frame whose end could begin a credential
+        is written once its message's next frame (or the end) says whether it does, the
+        frames after it waiting behind it, so the lines keep the order the frames came."""
+        t = self._t(t_ns)
+        if self._masking is not None:
+            fields = (sender, opcode, fin, compressed)
+            ready = self._masking.message(exchange, sender, opcode, fin, t, fields, payload)
+            if ready is not None:
+                self._held(exchange, ready)
+                return
+        self._message(exchange, t, payload, sender, opcode, fin, compressed, 0)
+
+    def _held(self, exchange: int, frames: list[HeldFrame]) -> None:
+        """Frames the masking let out, with the fields they were given."""
+        for f in frames:
+            sender, opcode, fin, compressed = cast("tuple[str, int, bool, bool]", f.fields)
+            payload = f.payload if f.payload is not None else b""
+            self._message(exchange, f.t_ns, payload, sender, opcode, fin, compressed, f.masked)
+
+    def _message(
+        self,
+        exchange: int,
+        t_ns: int,
+        payload: bytes,
+        sender: str,
+        opcode: int,
+        fin: bool,
+        compressed: bool,
+        masked: int,
+    ) -> None:
+        # the line Message.to_json makes, built here at once (a line per frame)
+        name = OPCODES.get(opcode, opcode)
+        rec = {"type": "message", "exchange": exchange, "t_ns": t_ns, "from": sender}
+        rec["opcode"], rec["fin"] = name, fin
+        if compressed:
+            rec["compressed"] = True
+        try:
+            rec["data"] = payload.decode()
+        except UnicodeDecodeError:
+            rec["data_b64"] = base64.b64encode(payload).decode("ascii")
+        if masked:
+            rec["masked"] = masked
+        self._write(_dumps(rec, option=_NL))
+
     def end(
         self, exchange: int, reason: str, error: str | None = None, t_ns: int | None = None
     ) -> None:
@@ -189,6 +253,8 @@ class RecordingWriter:
         t = self._t(t_ns)
         masked = 0
         if self._masking is not None:
+            # a session's frames held back (each counts its own masked values)
+            self._held(exchange, self._masking.end_messages(exchange))
             held, error, masked = self._masking.end(exchange, error)
             for t_read, piece in held:  # the reads held back, before the end
                 self._chunk(exchange, piece, t_read)
@@ -240,6 +306,7 @@ class RecordingWriter:
     def close(self) -> None:
         if self._masking is not None and self._fd >= 0:
             for exchange in self._masking.open_exchanges():  # no end line: keep its reads
+                self._held(exchange, self._masking.end_messages(exchange))
                 for t, piece in self._masking.end(exchange, None)[0]:
                     self._chunk(exchange, piece, t)
         with self._lock:

@@ -14,20 +14,25 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from ..analysis.driver import ExchangeSummary, FollowingChild
+from ..analysis.driver import WEBSOCKET, ExchangeSummary, FollowingChild
+from ..dialects import dialect, request_facts
+from ..dialects.base import Turn
 from ..inputs import CHUNKS, RECORDING, ExchangeInfo, Source, describe_numbers, open_input
+from ..inputs.session import TurnReads, turn_end
 from ..text import visible
-from .messages import OpenExchange, RecordingGrew, StreamRead
+from .messages import OpenExchange, OpenTurn, RecordingGrew, StreamRead
 from .model import StreamModel
 from .screens import (
     ExchangesScreen,
     Loading,
     RequestScreen,
+    SessionScreen,
     StreamScreen,
     TextScreen,
     help_text,
 )
 from .session import Session, Summaries
+from .session_rows import Layout, layout
 
 # --follow: how often the file's size is looked at (cheap), and the least time between two
 # readings of what was appended (each reads the new lines and analyses the exchanges they
@@ -57,10 +62,17 @@ class ReplayApp(App):
     VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
 
     def __init__(
-        self, source: str, exchange: int | None = None, frame: int = 0, follow: bool = False
+        self,
+        source: str,
+        exchange: int | None = None,
+        frame: int = 0,
+        follow: bool = False,
+        response: int | None = None,
     ) -> None:
+        """`response`: of exchange `exchange`, a WebSocket session, open this response."""
         super().__init__()
         self.source = os.fspath(source)
+        self.response = response
         # RecordingError for bad input, before any screen; then open what can be read.
         # Followed and still being created (empty, its header not whole yet): opened once
         # its first line is there (`load`), as a recording until then.
@@ -143,6 +155,24 @@ class ReplayApp(App):
         except Exception as exc:  # RecordingError, OSError: one line, exit 2
             self.call_from_thread(self.fail, exc)
 
+    def _session_asked(self, info: ExchangeInfo) -> bool:
+        """A response is asked of a WebSocket session only, and a frame of a session's
+        response, not of the session (False: said why, and leaving)."""
+        session = info.framing == WEBSOCKET
+        name = f"{Path(self.source).name}#{info.exchange}"
+        if self.response is not None and not session:
+            self.fail(
+                f"{self.source}: exchange {info.exchange} is no WebSocket session, it has no responses"
+            )
+            return False
+        if session and self.response is None and self.asked_frame is not None:
+            self.fail(
+                f"{self.source}: exchange {info.exchange} is a WebSocket session: --frame is "
+                f"a frame of one of its responses ({name}.N or --response N names it)"
+            )
+            return False
+        return True
+
     def _first_line(self, loading: Screen) -> bool:
         """--follow on a recording still being created: wait for its first line, then
         open it (RecordingError if it is not readable then). False: the app is leaving."""
@@ -168,6 +198,9 @@ class ReplayApp(App):
                     f"not {self.exchange}"
                 )
                 return
+            if self.response is not None:
+                self.fail(f"{self.source}: a {self.format} file holds one stream, no session")
+                return
             self.open_stream(1, replace=True)
             return
         numbers = [i.exchange for i in self.infos]
@@ -182,7 +215,9 @@ class ReplayApp(App):
                     f"{self.source}: there is no exchange {self.exchange} ({describe_numbers(numbers)})"
                 )
                 return
-            self.open_stream(self.exchange, replace=True)
+            if not self._session_asked(self.input.exchange(self.exchange).info):
+                return
+            self.open_stream(self.exchange, replace=True, turn=self.response)
         elif len(numbers) == 1 and not self.follow:  # following: more exchanges may come
             self.open_stream(numbers[0], replace=True)
         else:
@@ -226,11 +261,20 @@ class ReplayApp(App):
             self.following.close()
 
     def on_open_exchange(self, message: OpenExchange) -> None:
-        self.open_stream(message.exchange)
+        self.open_stream(message.exchange, turn=message.turn)
 
-    def open_stream(self, exchange: int, replace: bool = False) -> None:
+    def on_open_turn(self, message: OpenTurn) -> None:
+        self.open_turn(message.exchange, message.turn, message.frame, message.replace)
+
+    def open_stream(self, exchange: int, replace: bool = False, turn: int | None = None) -> None:
+        """Open exchange `exchange`: its stream, its request and response, or its session
+        (`turn`: that response of the session, 1-based, instead)."""
         ex = self.input.exchange(exchange)
         info = ex.info
+        if self.recorded and info.framing == WEBSOCKET:
+            self._show_loading(f"Reading the session of exchange {exchange} …", replace)
+            self.read_session(exchange, turn)
+            return
         if self.recorded and ex.response is not None and not info.stream:
             screen = RequestScreen(self.session, ex)  # not a stream: request and response
             if replace:
@@ -248,7 +292,10 @@ class ReplayApp(App):
             told=ex.dialect(),
             chunk_log=self.input.kind == CHUNKS,
         )
-        what = f"Reading exchange {exchange} …"
+        loading = self._show_loading(f"Reading exchange {exchange} …", replace)
+        self.build(model, loading, exchange)
+
+    def _show_loading(self, what: str, replace: bool) -> Loading:
         if replace and isinstance(self.screen, Loading):  # the file's: it says so instead
             loading = self.screen
             loading.say(what)
@@ -258,10 +305,72 @@ class ReplayApp(App):
                 self.switch_screen(loading)
             else:
                 self.push_screen(loading)
-        self.build(model, loading, exchange)
+        return loading
+
+    # -- WebSocket sessions ----------------------------------------------------------------
 
     @work(thread=True, group="build")
-    def build(self, model: StreamModel, loading: Loading, exchange: int) -> None:
+    def read_session(self, exchange: int, turn: int | None) -> None:
+        """Read the session's messages and turns (every message line), then show them, or
+        its response `turn` (1-based)."""
+        try:
+            ex = self.input.exchange(exchange)
+            ws = ex.session()
+        except Exception as exc:  # RecordingError, OSError: one line, exit 2
+            self.call_from_thread(self.fail, exc)
+            return
+        if ws is not None:  # (it is: the exchange's framing is a session's)
+            laid = layout(ws.messages, ws.turns) if turn is None else None
+            self.call_from_thread(self._session_read, exchange, turn, laid)
+
+    def _session_read(self, exchange: int, turn: int | None, laid: Layout | None) -> None:
+        ex = self.input.exchange(exchange)
+        ws = ex.session()
+        assert ws is not None
+        if turn is not None:
+            if not 1 <= turn <= len(ws.turns):
+                has = f"responses 1-{len(ws.turns)}" if ws.turns else "no responses"
+                self.fail(
+                    f"{self.source}: exchange {exchange} is a WebSocket session with {has}, not response {turn}"
+                )
+                return
+            self.open_turn(exchange, turn - 1, self.start_frame, replace=True)
+            return
+        self.switch_screen(SessionScreen(self.session, ex, ws, laid))
+
+    def open_turn(self, exchange: int, k: int, frame: int = 0, replace: bool = False) -> None:
+        """Open response k (0-based, among the session's turns) of session `exchange` at
+        `frame`, read as inspect reads it: its request's tools, its end as the session's."""
+        ex = self.input.exchange(exchange)
+        ws = ex.session()
+        assert ws is not None
+        turn, info = ws.turns[k], ex.info
+        facts = request_facts(dialect(ws.dialect), info.url, turn.request)
+        end = turn_end(turn, k == len(ws.turns) - 1, info.end_reason, info.end_error, info.status)
+        if self.format == RECORDING and info.end_ns is None:
+            end["end_reason"] = "unfinished"
+        model = StreamModel(
+            TurnReads(turn),
+            exchange,
+            turn.tools or facts.tools or info.tools,
+            facts.response_format,
+            end,
+            told=ws.dialect,
+        )
+        self.start_frame = frame
+        loading = self._show_loading(
+            f"Reading response {turn.turn} of exchange {exchange} …", replace
+        )
+        self.build(model, loading, exchange, (turn, len(ws.turns)))
+
+    @work(thread=True, group="build")
+    def build(
+        self,
+        model: StreamModel,
+        loading: Loading,
+        exchange: int,
+        turn: tuple[Turn, int] | None = None,
+    ) -> None:
         """Read a first slice and show it, then the rest, the screen growing as it comes."""
 
         def progress(done: int, total: int) -> None:
@@ -271,12 +380,14 @@ class ReplayApp(App):
             self._reading += 1
         try:
             model.start()
-            # all of it when --frame must be checked against the stream's length
+            # all of it when --frame must be checked against the stream's length, or the
+            # stream opens at a frame (a session's message)
             first, then = self.read_slices
-            done = model.read(progress, None if self.asked_frame is not None else first)
+            whole = self.asked_frame is not None or self.start_frame
+            done = model.read(progress, None if whole else first)
             if done:
                 model.conclude()
-            self.call_from_thread(self._built, model, exchange)
+            self.call_from_thread(self._built, model, exchange, turn)
             # the first frame is painted before the rest is read: the read holds the GIL
             model.shown.wait(5)
             while not done:
@@ -317,9 +428,13 @@ class ReplayApp(App):
         self.failure = visible(f"streamscope: {exc}")
         self.exit(message=self.failure, return_code=2)
 
-    def _built(self, model: StreamModel, exchange: int) -> None:
+    def _built(
+        self, model: StreamModel, exchange: int, turn: tuple[Turn, int] | None = None
+    ) -> None:
         name = Path(self.source).name
         title = f"{name} · exchange {exchange}" if self.recorded else name
+        if turn is not None:
+            title += f" · response {turn[0].turn} of {turn[1]}"
         if self.asked_frame is not None and self.asked_frame > model.total:  # as export says it
             self.fail(
                 f"{self.source}: --frame {self.asked_frame}: the stream has frames 1-{model.total}"
@@ -328,8 +443,8 @@ class ReplayApp(App):
         self.asked_frame = None
         start = self.start_frame or (model.total if self.follow else 0)  # following: newest
         self.start_frame = 0
-        request = self.input.exchange(exchange).request if self.recorded else None
-        self.switch_screen(StreamScreen(self.session, model, title, start, request))
+        request = self.input.exchange(exchange).request if self.recorded and turn is None else None
+        self.switch_screen(StreamScreen(self.session, model, title, start, request, turn))
         if model.result is not None:
             self._say_error(model)
 
@@ -383,7 +498,7 @@ class ReplayApp(App):
         ):
             self.awaited = None
             if isinstance(self.screen, ExchangesScreen):  # not when one was opened meanwhile
-                self.open_stream(wanted)
+                self.open_stream(wanted, turn=self.response)
 
     def end_of(self, info: ExchangeInfo) -> dict:
         """How the exchange ended, for the engine ('unfinished' while it is still open)."""
@@ -408,8 +523,11 @@ class ReplayApp(App):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for binding in screen.BINDINGS:
-            if isinstance(binding, Binding) and binding.description:
-                action = binding.action
+            if not (isinstance(binding, Binding) and binding.description):
+                continue
+            action = binding.action
+            # (not those the screen turns off: a session's response keys on an HTTP stream)
+            if screen.check_action(action.split("(", 1)[0], ()) is not False:
                 yield SystemCommand(
                     binding.description,
                     f"{binding.tooltip} (key {binding.key_display or binding.key})",

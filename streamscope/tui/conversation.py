@@ -97,11 +97,11 @@ def _answer(text: Text, answered: dict[str, object], cid: str) -> None:
 def conversation(
     history: History | None,
     findings: list[RequestFinding],
-    earlier: dict[str, tuple[int, object, object]],
+    earlier: dict[str, tuple[str, object, object]],
 ) -> Text:
     """The request's `history` as a person reads it. `findings`: this request's contract
     findings; `earlier`: every id an earlier stream assembled, as quoted text, -> (that
-    exchange, the call's name, its response's id)."""
+    stream in words, "exchange 3's stream", the call's name, its response's id)."""
     text = Text()
     if history is None:
         text.append("The request body is not a JSON object.\n", style="yellow")
@@ -152,7 +152,7 @@ def _turn(
     i: int,
     turn: Turn,
     answered: dict[str, object],
-    earlier: dict[str, tuple[int, object, object]],
+    earlier: dict[str, tuple[str, object, object]],
     placed: Placed,
     word: str,
 ) -> None:
@@ -197,7 +197,7 @@ def _call(
     text: Text,
     call: SentCall,
     i: int,
-    earlier: dict[str, tuple[int, object, object]],
+    earlier: dict[str, tuple[str, object, object]],
     placed: Placed,
 ) -> None:
     cid, key = quote(call.id), call_key(call.id, call.name)
@@ -215,8 +215,8 @@ def _call(
     if call.signature is not None:  # a Gemini thoughtSignature, sent back with the call
         text.append(f"      thoughtSignature {quote(call.signature, 48)}\n", style="dim")
     if key in earlier:
-        ex, name, _ = earlier[key]
-        text.append(f"      = call {quote(name)} of exchange {ex}'s stream\n", style="green dim")
+        where, name, _ = earlier[key]
+        text.append(f"      = call {quote(name)} of {where}\n", style="green dim")
     elif not found:
         what = "this id" if call.id not in ("", None) else "a call of this name"
         text.append(f"      no earlier stream in this recording assembled {what}\n", style="yellow")

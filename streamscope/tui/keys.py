@@ -17,6 +17,8 @@ TYPED = {
     "plus": "+",
     "equals_sign": "=",
     "minus": "-",
+    "right_curly_bracket": "}",
+    "left_curly_bracket": "{",
 }
 
 
@@ -45,14 +47,40 @@ HELP = Key(
     "every key, and how to read the screen",
     display="?",
 )
-BACK = Key("back", ("q",), "app.back", "Back", "back to the exchanges; on them, quit")
+BACK = Key(
+    "back",
+    ("q",),
+    "app.back",
+    "Back",
+    "back to where it was opened from (the exchanges, a session); on the first screen, quit",
+)
 QUIT = replace(BACK, label="Quit")  # the exchanges screen's q
 OPEN = Key(
     "open",
     ("enter",),
     "open",
     "Open",
-    "open the selected exchange: its stream, or its request and response",
+    "open the selected exchange (its stream, its WebSocket session, or its request and "
+    "response); in a session, the selected message's response at that message",
+)
+# A WebSocket session's responses, one after the other: on the session's screen the
+# cursor goes to the response's first message, on a response's stream its stream opens
+NEXT_TURN = Key(
+    "next_turn",
+    ("right_curly_bracket",),
+    "turn(1)",
+    "Next response",
+    "the next response of a WebSocket session",
+    display="}",
+)
+PREV_TURN = Key(
+    "prev_turn",
+    ("left_curly_bracket",),
+    "turn(-1)",
+    "Previous response",
+    "the previous response of a WebSocket session",
+    footer=False,
+    display="{",
 )
 # Textual binds it itself, on every screen: listed, not bound here
 PALETTE = Key(
@@ -98,25 +126,32 @@ STREAM = (
         footer=False,
         display="[",
     ),
-    Key(
+    FIRST := Key(
         "first",
         ("home",),
         "jump(0)",
         "First",
-        "before the first frame",
+        "before the first frame (in a session: its first message)",
         footer=False,
         priority=True,
     ),
-    Key(
+    LAST := Key(
         "last",
         ("end",),
         "jump(-1)",
         "Last",
-        "the last frame, with the repair panel",
+        "the last frame, with the repair panel (in a session: its last message)",
         footer=False,
         priority=True,
     ),
-    Key("goto", ("g",), "goto", "Go to", "go to a frame by its number", footer=False),
+    GOTO := Key(
+        "goto",
+        ("g",),
+        "goto",
+        "Go to",
+        "go to a frame by its number (in a session: a message)",
+        footer=False,
+    ),
     Key(
         "play",
         ("space",),
@@ -168,17 +203,49 @@ STREAM = (
         "Request",
         "the request: messages, tools, parameters, contract findings",
     ),
+    replace(NEXT_TURN, footer=False),  # (a response of a session only: see check_action)
+    replace(PREV_TURN, footer=False),
     HELP,
     BACK,
 )
 EXCHANGES = (OPEN, QUIT, HELP)
 REQUEST = (BACK, HELP)
+SESSION = (
+    Key("down", ("down",), "move(1)", "Down", "the next message", footer=False, priority=True),
+    Key("up", ("up",), "move(-1)", "Up", "the previous message", footer=False, priority=True),
+    Key(
+        "page_down",
+        ("pagedown",),
+        "page(1)",
+        "Page down",
+        "a page of messages on",
+        footer=False,
+        priority=True,
+    ),
+    Key(
+        "page_up",
+        ("pageup",),
+        "page(-1)",
+        "Page up",
+        "a page of messages back",
+        footer=False,
+        priority=True,
+    ),
+    FIRST,
+    LAST,
+    GOTO,
+    NEXT_TURN,
+    PREV_TURN,
+    OPEN,
+    HELP,
+    BACK,
+)
 
 
 def every() -> list[Key]:
     """Every key the replay answers, once each, in the help's order."""
     seen: dict[tuple[str, ...], Key] = {}
-    for key in (*STREAM[:-2], OPEN, PALETTE, HELP, BACK):
+    for key in (*STREAM[:-2], *SESSION[:4], OPEN, PALETTE, HELP, BACK):
         seen.setdefault(key.keys, key)
     return list(seen.values())
 

@@ -14,11 +14,12 @@ class FrameSelected(Message):
 
 
 class OpenExchange(Message):
-    """Open exchange `exchange`: its stream, or its request and response."""
+    """Open exchange `exchange`: its stream, its session, or its request and response;
+    `turn`: that response (1-based) of its WebSocket session."""
 
-    def __init__(self, exchange: int) -> None:
+    def __init__(self, exchange: int, turn: int | None = None) -> None:
         super().__init__()
-        self.exchange = exchange
+        self.exchange, self.turn = exchange, turn
 
 
 class RecordingGrew(Message):
@@ -28,3 +29,12 @@ class RecordingGrew(Message):
 
 class StreamRead(Message):
     """More of a long stream was read in the background (its model says how much)."""
+
+
+class OpenTurn(Message):
+    """Open response `turn` (its index among the session's turns) of the WebSocket
+    session `exchange` at frame `frame`; `replace`: in place of the screen shown."""
+
+    def __init__(self, exchange: int, turn: int, frame: int = 0, replace: bool = False) -> None:
+        super().__init__()
+        self.exchange, self.turn, self.frame, self.replace = exchange, turn, frame, replace

@@ -9,7 +9,7 @@ from .fixture import FIXTURE
 from .history import history
 from .kinds import KINDS
 from .oracle import responses_sdk_result
-from .session import session, session_contract
+from .session import PLAY, session, session_contract
 from .shape import SHAPE
 from .summary import plain_summary, summarize
 from .wire import ENDPOINTS, claims_request, final_event
@@ -34,6 +34,8 @@ def _claims_event(payload: object, event: str | None) -> bool:
         return True
     if not isinstance(payload, dict):
         return False
+    if "event_id" in payload and "sequence_number" not in payload:
+        return False  # a Realtime API event (openai-realtime): every one has an event_id
     kind = payload.get("type")
     if kind == "error":  # Anthropic's error event carries no sequence_number
         return "sequence_number" in payload
@@ -67,4 +69,5 @@ RESPONSES = Dialect(
     noun="Responses",
     session=session,
     session_contract=session_contract,
+    session_play=PLAY,
 )

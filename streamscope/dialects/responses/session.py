@@ -20,12 +20,25 @@ from ...core.contract import Finding
 from ...core.engine import StreamResult
 from ...framing.session import WsMessage, frame_of
 from ...text import quote
-from ..base import Turn
+from ..base import SessionPlay, Turn
 
 FINAL = frozenset({"response.completed", "response.incomplete", "response.failed", "error"})
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 # (kind, message, the turn it is about, the turn and stream whose calls it names)
 _Add = Callable[[str, str, int, "tuple[int, StreamResult] | None"], None]
+
+
+def error_event(message: str, asked: object, number: int) -> bytes:
+    """The error a Responses WebSocket sends for a message it cannot take (the openai
+    SDK's BetaResponseWsError): the HTTP status it stands for, and the error."""
+    error = {"type": "invalid_request_error", "code": "unmatched_message", "message": message}
+    return orjson.dumps({"type": "error", "status": 400, "error": {**error, "param": None}})
+
+
+# Playback (serve): each response.create opens a turn, its final event ends it.
+PLAY = SessionPlay(
+    frozenset({"response.create"}), frozenset({"response.created"}), FINAL, error_event
+)
 
 
 def _json(message: WsMessage) -> object:

@@ -7,12 +7,14 @@ from .prompt import Prompt
 from .request import RequestScreen
 from .stream import StreamScreen
 from .text_screen import TextScreen
+from .websocket import SessionScreen
 
 __all__ = [
     "ExchangesScreen",
     "Loading",
     "Prompt",
     "RequestScreen",
+    "SessionScreen",
     "StreamScreen",
     "TextScreen",
     "help_text",

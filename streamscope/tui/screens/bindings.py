@@ -29,3 +29,4 @@ def bindings(of: Iterable[keys.Key]) -> list[BindingType]:
 STREAM = bindings(keys.STREAM)
 EXCHANGES = bindings(keys.EXCHANGES)
 REQUEST = bindings(keys.REQUEST)
+SESSION = bindings(keys.SESSION)

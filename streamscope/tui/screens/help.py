@@ -6,7 +6,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ...marks import legend
+from ...core.anomalies import ERROR
+from ...marks import MARK, legend
 from .. import keys as replay_keys
 
 # the clients `s` cycles through, when no stream is open (the first dialect's)
@@ -18,7 +19,10 @@ READING = (
     "where another client's table differs from robust. The frame list marks anomalies "
     f"({legend()}); the timeline shows gaps between frames (taller: longer) "
     "and ▲ anomaly frames. In the request (r), a green id is one an earlier stream "
-    "assembled, a red one is where the contract broke, with the finding's words under it."
+    "assembled, a red one is where the contract broke, with the finding's words under it. "
+    "A WebSocket session lists every message, client and server, under the response it "
+    f"belongs to ({MARK[ERROR]} marks a message whose frames broke the protocol); Enter opens that "
+    "response's stream at that message, } and { go from response to response."
 )
 
 

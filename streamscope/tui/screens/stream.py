@@ -19,9 +19,10 @@ from textual.widgets import (
 )
 
 from ...core.anomalies import INFO
+from ...dialects.base import Turn
 from ...recording.format import Request
 from ...text import quote, visible
-from ..messages import FrameSelected, RecordingGrew, StreamRead
+from ..messages import FrameSelected, OpenTurn, RecordingGrew, StreamRead
 from ..model import FrameState, StreamModel
 from ..session import Session
 from ..widgets import (
@@ -69,11 +70,16 @@ class StreamScreen(Screen):
         title: str,
         start: int = 0,
         request: Request | None = None,
+        turn: tuple[Turn, int] | None = None,
     ) -> None:
+        """`turn`: the stream is a response of a WebSocket session: (its turn, how many
+        responses the session has)."""
         super().__init__()
         self.session = session
         self.model = model
         self.request = request  # the request that asked for this stream (recordings only)
+        self.turn: Turn | None = turn[0] if turn is not None else None
+        self.turns = turn[1] if turn is not None else 0
         self.title_text = title
         self.set_reactive(StreamScreen.frame, max(0, min(start, model.total)))
         self.set_reactive(StreamScreen.rows, list(range(1, model.total + 1)))
@@ -169,25 +175,39 @@ class StreamScreen(Screen):
         if self.model.result is not None:  # read whole before it opened (short streams)
             self._hold_still()
         view = self.query_one(ConversationView)
-        if self.request is None:
+        if self.request is None and self.turn is None:
             view.update(Text("This input holds the stream only, not the request.", style="dim"))
             return
-        view.show(self.request.json_body(), self.model.told, self.model.exchange, None)
+        if self.turn is not None and self.turn.request is None:
+            view.update(Text("No client message opened this response.", style="dim"))
+            return
+        view.show(self._body(), self.model.told, self.model.exchange, None, turn=self._turn())
         self.session.when_analysed(self._analysed)
+
+    def _body(self) -> object:
+        """The request's body: the exchange's, or the client message that opened the turn."""
+        if self.turn is not None:
+            return self.turn.request
+        return self.request.json_body() if self.request is not None else None
+
+    def _turn(self) -> int | None:
+        return self.turn.turn if self.turn is not None else None
 
     def _analysed(self, summaries: dict) -> None:
         """The contract is known: show it in the request, and open on it if it broke."""
         views = self.query(ConversationView) if self.is_attached else ()
-        if not views or self.request is None:  # (the screen is gone, or going)
+        if not views or self._body() is None:  # (the screen is gone, or going)
             return
         views.first().show(
-            self.request.json_body(),
+            self._body(),
             self.model.told,
             self.model.exchange,
             summaries,
             self.session.analysis_error,
+            self._turn(),
         )
-        mine = summaries.get(self.model.exchange)
+        row = summaries.get(self.model.exchange)
+        mine = row.response(self._turn()) if row is not None else None
         # a break opens the request; an info finding (a stream pairing could not check) not
         if mine is not None and any(f.severity != INFO for f in mine.findings):
             self.query_one("#right", ContentSwitcher).current = "conversation-scroll"
@@ -308,6 +328,21 @@ class StreamScreen(Screen):
             StreamScreen._holding -= 1
             if not StreamScreen._holding:
                 gc.unfreeze()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The response keys are a WebSocket session's response's only."""
+        return self.turn is not None if action == "turn" else True
+
+    def action_turn(self, direction: int) -> None:
+        """The session's next (1) or previous (-1) response, in place of this one."""
+        assert self.turn is not None
+        k = self.turn.turn - 1 + direction  # (turns are numbered from 1, in order)
+        if not 0 <= k < self.turns:
+            self.notify(
+                "no further response" if direction > 0 else "no earlier response", timeout=2
+            )
+            return
+        self.post_message(OpenTurn(self.model.exchange, k, 0, replace=True))
 
     def action_strategy(self) -> None:
         self.strategy = (self.strategy + 1) % (len(self.model.dialect.strategies) - 1)

@@ -2,7 +2,7 @@
 
 from ...dialects import severity, worst
 from .call_table import CallTable
-from .common import ms
+from .common import ms, worst_of
 from .conversation_view import ConversationView
 from .frame_detail import FrameDetail, repair_panel
 from .frame_list import FrameList
@@ -21,6 +21,7 @@ __all__ = [
     "Timeline",
     "TrapLine",
     "ms",
+    "worst_of",
     "repair_panel",
     "severity",
     "strategy_label",

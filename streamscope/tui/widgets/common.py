@@ -1,7 +1,12 @@
-"""What the widgets share: durations, the clients shown."""
+"""What the widgets share: durations, the clients shown, an exchange's worst finding."""
 
 from __future__ import annotations
 
+from rich.text import Text
+
+from ...analysis.driver import ExchangeSummary
+from ...core.anomalies import worst_severity
+from ...marks import MARK, STYLE
 from ..model import FrameState
 
 
@@ -14,3 +19,17 @@ def ms(ns: int | None) -> str:
 def clients(state: FrameState) -> tuple[str, ...]:
     """The client strategies shown beside robust, in the stream's dialect."""
     return state.engine.strategy_names[1:]
+
+
+def worst_of(s: ExchangeSummary) -> Text:
+    """The worst of a stream's anomalies and its request's contract findings, by kind (a
+    contract break named first, then the others at its severity counted), or "clean"."""
+    level = worst_severity(x.severity for x in s.seen)
+    if level is None:
+        return Text("clean", style="green")
+    contract = [f.kind for f in s.findings]
+    at_level = sorted(
+        {x.kind for x in s.seen if x.severity == level}, key=lambda k: (k not in contract, k)
+    )
+    more = f" +{len(at_level) - 1}" if len(at_level) > 1 else ""
+    return Text(f"{MARK[level]} {at_level[0]}{more}", style=STYLE[level])

@@ -20,9 +20,11 @@ class ConversationView(Static):
         exchange: int,
         summaries: dict | None,
         error: str | None = None,
+        turn: int | None = None,
     ) -> None:
         """`body` read in the dialect `told`; `summaries`: the analysis of every exchange
-        (None while it runs); `error`: why it could not run."""
+        (None while it runs); `error`: why it could not run; `turn`: the response of a
+        WebSocket session whose request `body` is."""
         history = dialect(told).history(body)
         if summaries is None:
             head = Text("checking the contract across the recording …\n\n", style="dim")
@@ -32,16 +34,20 @@ class ConversationView(Static):
             head = Text(f"the contract was not checked: {error}\n\n", style="yellow")
             self.update(head + conversation(history, [], {}))
             return
-        mine = summaries.get(exchange)
+        row = summaries.get(exchange)
+        mine = row.response(turn) if row is not None else None
         findings = mine.findings if mine is not None else []
         # the calls of the earlier streams of this request's own conversation (the
         # contract's pairing): another conversation's call of the same name is not its
         thread = mine.conversation if mine is not None else None
         earlier = {
-            call_key(c.id, c.name): (s.exchange, c.name, s.response_id)
+            call_key(c.id, c.name): (_where(s.exchange, r.turn, exchange), c.name, r.response_id)
             for s in summaries.values()
-            if s.exchange < exchange and (thread is None or s.conversation == thread)
-            for c in s.calls
+            if (thread is None or s.conversation == thread)
+            for r in s.streams()
+            if s.exchange < exchange
+            or (s.exchange == exchange and turn is not None and (r.turn or 0) < turn)
+            for c in r.calls
         }
         head = Text()
         if thread is not None:
@@ -50,3 +56,10 @@ class ConversationView(Static):
                 head.append("Conversation ", style="bold")
                 head.append(f"begun at exchange {thread} ({describe_numbers(ours)})\n")
         self.update(head + conversation(history, findings, earlier))
+
+
+def _where(exchange: int, turn: int | None, asking: int) -> str:
+    """An earlier stream in words: another exchange's, or a response of a session."""
+    if turn is None:
+        return f"exchange {exchange}'s stream"
+    return f"response {turn}" if exchange == asking else f"exchange {exchange}'s response {turn}"

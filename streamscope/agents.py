@@ -1,0 +1,110 @@
+"""Agent recipes: what `streamscope record -- AGENT ...` adds for a coding agent, one
+record each.
+
+Every recorded command gets each provider side's base-URL variables (providers.py). An
+agent that does not read them (codex-cli reads `openai_base_url` from its config, never
+`OPENAI_BASE_URL`) is given what it does read, for that run only: variables added to its
+environment and arguments inserted right after its program name, each `{base_url}`
+replaced by the proxy's base URL of the recipe's side. Nothing is written to the user's
+own config files. An agent is known by its program's name (`codex`, `/usr/bin/codex`) or,
+run through an npm launcher (`npx @openai/codex ...`), by its package's.
+
+Adding an agent is a record in RECIPES (and a section in docs/recording-agents.md).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+# Launchers that run an npm package's program: `npx [options] PACKAGE[@version] ARGS`.
+LAUNCHERS = frozenset({"npx", "bunx", "pnpx"})
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """What one agent is given under `record`."""
+
+    name: str  # how streamscope says it: "codex"
+    title: str  # "Codex CLI"
+    programs: tuple[str, ...]  # its program's file names: ("codex",)
+    packages: tuple[str, ...] = ()  # its npm packages, for `npx PACKAGE`
+    side: str = "openai"  # the proxy side (providers.py) whose base URL it is given
+    args: tuple[str, ...] = ()  # inserted after the program name; "{base_url}" replaced
+    env: tuple[tuple[str, str], ...] = ()  # variables set; "{base_url}" replaced
+    why: str = ""  # why it needs them, in a clause
+
+    def arguments(self, base_url: str) -> list[str]:
+        return [a.replace("{base_url}", base_url) for a in self.args]
+
+    def variables(self, base_url: str) -> dict[str, str]:
+        return {name: value.replace("{base_url}", base_url) for name, value in self.env}
+
+
+RECIPES: tuple[Recipe, ...] = (
+    # codex-cli ignores OPENAI_BASE_URL: its built-in `openai` provider takes its base URL
+    # from the `openai_base_url` config key, and `-c` sets a key for one run. The provider
+    # stays the built-in one (its auth, its WebSocket transport), only its URL moves.
+    Recipe(
+        "codex",
+        "Codex CLI",
+        ("codex",),
+        ("@openai/codex",),
+        args=("-c", 'openai_base_url="{base_url}"'),
+        why="it reads no OPENAI_BASE_URL",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A recipe applied to a command: the command to run and the variables to add."""
+
+    recipe: Recipe
+    command: list[str]
+    env: dict[str, str]
+    inserted: list[str]  # the arguments it inserted
+
+
+def _package_name(spec: str) -> str:
+    """`@openai/codex@0.171.0` -> `@openai/codex`; `cowsay@1` -> `cowsay`."""
+    at = spec.find("@", 1)
+    return spec if at < 0 else spec[:at]
+
+
+def _program_end(command: list[str]) -> tuple[Recipe, int] | None:
+    """The recipe for `command` and the index just after its program's name (or its npm
+    package's, behind a launcher); None when no recipe knows it."""
+    if not command:
+        return None
+    program = os.path.basename(command[0])
+    for recipe in RECIPES:
+        if program in recipe.programs:
+            return recipe, 1
+    if program in LAUNCHERS:
+        for i, word in enumerate(command[1:], 1):
+            if word.startswith("-"):
+                continue  # the launcher's own options (`-y`)
+            name = _package_name(word)
+            return next(((r, i + 1) for r in RECIPES if name in r.packages), None)
+    return None
+
+
+def recipe_for(command: list[str]) -> Recipe | None:
+    """The recipe of the agent `command` runs, None if it is no agent a recipe knows."""
+    found = _program_end(command)
+    return found[0] if found else None
+
+
+def apply(command: list[str], base_urls: dict[str, str]) -> Applied | None:
+    """`command` with its agent's recipe applied (`base_urls`: the proxy's base URL of
+    each side, by name); None when no recipe knows it (the command runs as given)."""
+    found = _program_end(command)
+    if found is None:
+        return None
+    recipe, at = found
+    base_url = base_urls.get(recipe.side, "")
+    inserted = recipe.arguments(base_url)
+    return Applied(
+        recipe, [*command[:at], *inserted, *command[at:]], recipe.variables(base_url), inserted
+    )
