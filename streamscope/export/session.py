@@ -323,9 +323,9 @@ def one_turn(view: View, turn: int | None, fmt: str) -> Turn:
 
 
 def turn_tools(view: View, t: Turn) -> list | None:
-    """The tools the turn's request declared (else the handshake's)."""
+    """The tools in force for the turn (as the driver hands them its engine)."""
     facts = request_facts(view.told, view.exchange.info.url, t.request)
-    return facts.tools or view.exchange.info.tools
+    return t.tools or facts.tools or view.exchange.info.tools
 
 
 # -- the session as a recording ------------------------------------------------------------
