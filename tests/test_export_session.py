@@ -394,6 +394,24 @@ def test_a_message_line_whose_opcode_is_none_is_one_line(codex, tmp_path, opcode
     assert "line 5" in result.output and "field 'opcode' is not an opcode name" in result.output
 
 
+def test_a_realtime_session_in_every_format(tmp_path):
+    from .dialects.realtime.sessions import tool_loop, write
+
+    source = write(tmp_path / "realtime.jsonl", tool_loop())
+    doc = orjson.loads(export(str(source), "session").data)
+    assert doc["dialect"] == "openai-realtime" and len(doc["turns"]) == 2
+    assert [c["call_id"] for c in doc["turns"][0]["calls"]] == ["call_1"]
+    # the client's setup and question are the first turn's, before its response
+    sent = [
+        json.loads(m["data"])["type"] for m in doc["turns"][0]["messages"] if m["from"] == "client"
+    ]
+    assert sent[:3] == ["session.update", "conversation.item.create", "response.create"]
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(export(str(source), "recording").data)
+    assert calls_of(out) == calls_of(source)
+    assert export(str(source), "sse", turn=1).data.startswith(b"event: ")
+
+
 def test_a_session_whose_dialect_has_no_websocket_client_has_no_pytest_module(tmp_path):
     # chat chunks over a socket no dialect claims: read as one turn, which no SDK replays
     chunk = {
@@ -534,6 +552,21 @@ def test_the_exported_module_passes_through_the_sdks_websocket_client(tmp_path, 
     assert "client.beta.responses.connect(" in text and "NOTE" not in text
     passes(module)
     assert not (tmp_path / "PWNED").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("answer", [True, False], ids=["tool-loop", "output-missing"])
+def test_a_realtime_sessions_module_passes_through_client_realtime_connect(tmp_path, answer):
+    from .dialects.realtime.sessions import tool_loop, write
+
+    source = write(tmp_path / "realtime.jsonl", tool_loop(outputs=None if answer else []))
+    module = tmp_path / "test_realtime.py"
+    module.write_bytes(export(str(source), "pytest", minimal=not answer).data)
+    text = module.read_text()
+    assert "client.realtime.connect(model='gpt-realtime', " in text and "NOTE" not in text
+    if not answer:
+        assert "the session's contract: tool-result-missing" in text
+    passes(module)
 
 
 @pytest.mark.slow

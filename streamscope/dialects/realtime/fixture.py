@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from ...core.calls import Call
 from ..base import Fixture
+from ..typed import openai_session
 from . import reference
 
 _ABOUT = (
@@ -96,4 +98,19 @@ def expected(call: Call) -> dict[Any, Any]:
     }
 
 
-FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected)
+def connect(url: str) -> str:
+    """The SDK's Realtime connection, to the model the handshake's query named (the SDK
+    sends it as `?model=`; a call joined by `call_id` the same way)."""
+    try:
+        query = parse_qs(urlsplit(url).query)
+    except ValueError:
+        query = {}
+    named = [f"{key}={query[key][0]!r}" for key in ("model", "call_id") if query.get(key)]
+    return f"client.realtime.connect({', '.join([*named, 'websocket_connection_options=options'])})"
+
+
+# A session through the openai SDK's own Realtime client: `client.realtime.connect()`,
+# which connects to the base URL's `/realtime` as ws://
+SESSION = openai_session(connect, "openai.OpenAI client (client.realtime.connect())")
+
+FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected, SESSION)
