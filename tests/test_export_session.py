@@ -530,27 +530,46 @@ def test_the_module_imports_only_what_a_user_has(codex):
 # -- the module, run ------------------------------------------------------------------------
 
 
+# Each session's module, exported in its own folder, then all run by one pytest (one
+# interpreter: importing the SDK's WebSocket client costs seconds a process).
+MODULES = {
+    "codex": (lambda p: write_session(p, codex_turns()), []),
+    "minimal": (lambda p: write_session(p, codex_turns(answer_call=False)), ["--minimal"]),
+    "cut": (lambda p: write_session(p, codex_turns()[:5], reason="client-closed", close=False), []),
+    "hostile": (lambda p: write_session(p, hostile_turns()), []),
+    "one-turn": (lambda p: write_session(p, three_turns()), ["--turn", "2"]),
+    "odd-client-messages": (lambda p: write_session(p, odd_client_turns()), []),
+}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "make, args",
-    [
-        (lambda p: write_session(p, codex_turns()), []),
-        (lambda p: write_session(p, codex_turns(answer_call=False)), ["--minimal"]),
-        (lambda p: write_session(p, codex_turns()[:5], reason="client-closed", close=False), []),
-        (lambda p: write_session(p, hostile_turns()), []),
-        (lambda p: write_session(p, three_turns()), ["--turn", "2"]),
-        (lambda p: write_session(p, odd_client_turns()), []),
-    ],
-    ids=["codex", "minimal", "cut", "hostile", "one-turn", "odd-client-messages"],
-)
-def test_the_exported_module_passes_through_the_sdks_websocket_client(tmp_path, make, args):
-    source = make(tmp_path / "session.jsonl")
-    module = tmp_path / "test_session.py"
-    result = run_cli("export", str(source), "--format", "pytest", *args, "-o", str(module))
-    assert result.exit_code == 0, result.output
-    text = module.read_text()
-    assert "client.beta.responses.connect(" in text and "NOTE" not in text
-    passes(module)
+def test_the_exported_modules_pass_through_the_sdks_websocket_client(tmp_path):
+    import subprocess
+    import sys
+
+    modules = []
+    for name, (make, args) in MODULES.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        source = make(folder / "session.jsonl")
+        module = folder / f"test_session_{name.replace('-', '_')}.py"
+        result = run_cli("export", str(source), "--format", "pytest", *args, "-o", str(module))
+        assert result.exit_code == 0, (name, result.output)
+        text = module.read_text()
+        assert "client.beta.responses.connect(" in text and "NOTE" not in text, name
+        modules.append(str(module))
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", *modules],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    for name in MODULES:  # every module ran, and passed
+        assert f"test_session_{name.replace('-', '_')}.py" in ran.stdout, name
+    assert " failed" not in ran.stdout
+    assert not (tmp_path / "hostile" / "PWNED").exists()
     assert not (tmp_path / "PWNED").exists()
 
 
