@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from http import HTTPStatus
 from typing import TYPE_CHECKING
 
 from ..framing.ws_wire import WireParser, deflate_terms
 from ..http.headers import forwardable
 from ..http.websocket import Upgraded
+from ..http.ws_handshake import head
 from .upstream import Switched, UpstreamError, UpstreamResponse, UpstreamTimeout
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ def _answer(
     writer.response(ex, status, headers)
     writer.chunk(ex, body)
     session.end(reason, message)
-    conn.write(_head(status, [*headers, ("connection", "close")]) + body)
+    conn.write(head(status, [*headers, ("connection", "close")]) + body)
 
 
 def error_reply(
@@ -175,15 +175,6 @@ def error_reply(
     return [("content-type", "application/json"), ("content-length", str(len(body)))], body
 
 
-def _head(status: int, headers: list[tuple[str, str]]) -> bytes:
-    try:
-        phrase = HTTPStatus(status).phrase
-    except ValueError:
-        phrase = ""
-    lines = [f"HTTP/1.1 {status} {phrase}", *(f"{k}: {v}" for k, v in headers)]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-
 async def _refused(conn: Upgraded, session: _Session, answer: UpstreamResponse) -> None:
     """The upstream answered the upgrade with no `101`: an HTTP exchange, relayed read by
     read as it comes (an error document, mostly; but an upstream that ignores the upgrade
@@ -192,7 +183,7 @@ async def _refused(conn: Upgraded, session: _Session, answer: UpstreamResponse) 
     writer, ex = session.proxy.writer, session.ex
     writer.response(ex, answer.status, answer.headers)
     kept = [*forwardable(answer.headers), ("connection", "close")]
-    conn.write(_head(answer.status, kept))
+    conn.write(head(answer.status, kept))
     try:
         async for data in answer.reads():
             conn.write(data)  # relayed first, as every read is
