@@ -301,8 +301,9 @@ def plain_datas(body: bytes) -> list[str] | None:
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def write(datas: Iterable[str], whole: Callable[[], bool]) -> Iterator[bytes]:
+def write(frames: Iterable[Frame], whole: Callable[[], bool]) -> Iterator[bytes]:
     """Each event's data as a server writes it, one read an event: `data:` lines (one a
     line of the data), then the empty line (CRLF, as Google's front ends write)."""
-    for data in datas:
+    for frame in frames:
+        data = frame.data
         yield "".join(f"data: {line}\r\n" for line in _LINE_END.split(data)).encode() + b"\r\n"
