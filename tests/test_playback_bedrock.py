@@ -123,10 +123,13 @@ def test_a_bedrock_recording_is_served_byte_exact(tmp_path):
     path = str(tmp_path / "bedrock.jsonl")
     body = write_recording(path, reads=4)
     url_path = "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream"
-    with served(path) as (base, _), httpx2.Client() as client:
-        with client.stream("POST", base + url_path, json=request_body()) as answer:
-            reads = list(answer.iter_raw())
-            kind = answer.headers["content-type"]
+    with (
+        served(path) as (base, _),
+        httpx2.Client() as client,
+        client.stream("POST", base + url_path, json=request_body()) as answer,
+    ):
+        reads = list(answer.iter_raw())
+        kind = answer.headers["content-type"]
     assert b"".join(reads) == body and len(reads) == 4  # the recorded bytes and reads
     assert kind == "application/vnd.amazon.eventstream"
 
