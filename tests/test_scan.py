@@ -87,6 +87,7 @@ def test_rows_agree_with_inspect_json_of_each_file(mixed):
             assert row["frames"] == s["frames"], file
             assert row["ended"] == s["ended"], file
             assert row["dialect"] == s["dialect"], file
+            assert row["framing"] == s["framing"], file
             assert row["calls"] == len(s["tool_calls"]), file
             assert row["anomaly_kinds"] == [a["kind"] for a in s["anomalies"]], file
         every = {(r["exchange"], r["turn"]): r["contract_kinds"] for r in rows if r["file"] == file}

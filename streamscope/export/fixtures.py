@@ -18,7 +18,7 @@ import orjson
 
 from .. import __version__
 from ..core.calls import StrategyError, Unmodeled
-from ..core.frames import INVALID, Frame, parse_payload
+from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
 from ..dialects import Dialect, dialect
 from ..framing import SSE, content_type, framing
 from ..inputs import CHUNKS, Exchange, Source, open_input
@@ -59,6 +59,8 @@ class _Stream:
     # is an exchange's body)
     turn: int | None = None
     turn_tools: list | None = None
+    # every frame's headers, where its framing gives some (an AWS event stream's)
+    headers: list[tuple[FrameHeader, ...]] | None = None
 
     @property
     def tools(self) -> list | None:
@@ -104,13 +106,15 @@ def _load(source: Source, exchange: int | None, payloads: bool = False) -> _Stre
     )  # (a recording may hold an exchange 0)
     if payloads and not dialect(ex.dialect()).named_events:
         return _minimal_load(source, ex)
-    datas, spans, times, names = [], [], [], []
+    datas, spans, times, names, headers = [], [], [], [], []
     for frame in ex.frames():
         datas.append(frame.data)
         spans.append((frame.start, frame.end))
         times.append(frame.time_ns)
         names.append(frame.event)
-    return _Stream(source, ex, datas, spans, times, names=names)
+        headers.append(frame.headers)
+    kept = headers if any(headers) else None
+    return _Stream(source, ex, datas, spans, times, names=names, headers=kept)
 
 
 def _minimal_load(source: Source, ex: Exchange) -> _Stream:
@@ -129,7 +133,16 @@ def _minimal_load(source: Source, ex: Exchange) -> _Stream:
                     known[data] = parse_payload(data)
             return _Stream(source, ex, datas, None, None, list(map(known.__getitem__, datas)))
     frames = list(reads.frames())
-    return _Stream(source, ex, [f.data for f in frames], None, None, [f.payload for f in frames])
+    headers = [f.headers for f in frames]
+    return _Stream(
+        source,
+        ex,
+        [f.data for f in frames],
+        None,
+        None,
+        [f.payload for f in frames],
+        headers=headers if any(headers) else None,
+    )
 
 
 def parse_range(text: str | None, total: int) -> tuple[int, int]:
@@ -306,6 +319,10 @@ def _export(
     a, b = parse_range(frames, len(stream.datas))
     datas = stream.datas[a - 1 : b]
     names = stream.names[a - 1 : b] if stream.names is not None else [None] * len(datas)
+    heads = stream.headers[a - 1 : b] if stream.headers is not None else None
+    # a frame --minimal keeps or changes carries the headers its event came with (the
+    # first frame of each event's: one event's messages carry the same)
+    by_name = {} if heads is None else dict(reversed(list(zip(names, heads, strict=True))))
     tools = stream.tools
     # (told only where it matters: a bare body's dialect is read off its first frames)
     told = stream.told if minimal else None
@@ -319,8 +336,10 @@ def _export(
             tools,
             keep_fields=keep_fields,
             expect_done=stream.fmt != CHUNKS,
+            headers=by_name,
         )
         names, datas = [n for n, _ in pairs], [d for _, d in pairs]
+        heads = None if heads is None else [by_name.get(n, ()) for n in names]
     elif told is not None and told.minimize is not None:
         # [DONE] goes too when nothing above info depends on it: a client ends at EOF as well
         datas = told.minimize(
@@ -330,7 +349,7 @@ def _export(
             expect_done=stream.fmt != CHUNKS,
             payloads=stream.payloads[a - 1 : b] if stream.payloads is not None else None,
         )
-        names = [None] * len(datas)
+        names, heads = [None] * len(datas), None
     elif told is not None:
         raise ValueError(f"--minimal cannot shrink {told.title} streams yet")
     exact = not minimal
@@ -342,11 +361,11 @@ def _export(
         if exact and stream.turn is None:
             data, masked = secrets.body(_sse_exact(stream, a, b))
         else:
-            data = b"".join(_written(stream, names, datas))
+            data = b"".join(_written(stream, names, datas, heads=heads))
     elif fmt == "chunks":
         data = b"".join(d.encode() + b"\n" for d in datas if parse_payload(d) is not INVALID)
     elif fmt == "recording":
-        data = _recording(stream, datas, names, a, b, exact)
+        data = _recording(stream, datas, names, a, b, exact, heads)
     elif fmt == "pytest":
         data = _pytest(stream, names, datas, a, b, minimal, tools).encode()
     else:
@@ -395,16 +414,26 @@ def _written_in(stream: _Stream, fmt: str) -> str:
 
 
 def _written(
-    stream: _Stream, names: list[str | None], datas: list[str], fmt: str = "sse"
+    stream: _Stream,
+    names: list[str | None],
+    datas: list[str],
+    fmt: str = "sse",
+    heads: list[tuple[FrameHeader, ...]] | None = None,
 ) -> list[bytes]:
     """Frames written anew (a selection, a minimal stream) as a server writes them in
     `_written_in`'s framing, a piece a frame (a JSON array's closing `]` last: the stream
-    written is whole); SSE events keep their `event:` names."""
+    written is whole); SSE events keep their `event:` names, a binary framing's messages
+    their headers (`heads`, one a frame)."""
     name = _written_in(stream, fmt)
     write = framing(name).write
     if name == SSE or write is None:
         return list(map(_event, names, datas))
-    return list(write(datas, lambda: True))
+    heads = heads if heads is not None else [()] * len(datas)
+    frames = (
+        Frame(n, data, INVALID, event=event, headers=head)
+        for n, (event, data, head) in enumerate(zip(names, datas, heads, strict=True), 1)
+    )
+    return list(write(frames, lambda: True))
 
 
 def _event(name: str | None, data: str) -> bytes:
@@ -437,7 +466,13 @@ def _created(source: Source) -> str:
 
 
 def _recording(
-    stream: _Stream, datas: list[str], names: list[str | None], a: int, b: int, exact: bool
+    stream: _Stream,
+    datas: list[str],
+    names: list[str | None],
+    a: int,
+    b: int,
+    exact: bool,
+    heads: list[tuple[FrameHeader, ...]] | None = None,
 ) -> bytes:
     header, ex = stream.source.header, stream.exchange
     har = stream.source.har
@@ -476,7 +511,7 @@ def _recording(
         if exact:
             assert stream.times is not None  # loaded for an exact export
             times = stream.times[a - 1 : b]
-        pieces = _written(stream, names, datas, "recording")
+        pieces = _written(stream, names, datas, "recording", heads)
         times += [times[-1] if times else None] * (len(pieces) - len(times))  # a closing ]
         reads += [(piece, t or 0) for piece, t in zip(pieces, times, strict=True)]
     last = reads[-1][1] if reads else (response.t_ns if response is not None else 0)

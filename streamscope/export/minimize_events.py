@@ -16,13 +16,13 @@ candidates by rules that follow what its engine surely does) takes that one inst
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import orjson
 
 from ..core.calls import Call
 from ..core.engine import value_key
-from ..core.frames import INVALID, Frame, parse_payload
+from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
 from ..core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, kinds, prune
 from ..dialects.base import Dialect, Shape
 
@@ -39,8 +39,10 @@ class _Judge:
         expect_done: bool,
         max_runs: int,
         judged: Callable[[list[Pair]], Signature] | None = None,
+        headers: Mapping[str | None, tuple[FrameHeader, ...]] | None = None,
     ) -> None:
         self.told, self.tools, self.expect_done = told, tools, expect_done
+        self.headers = headers or {}
         self.judged = judged
         self.max_runs, self.runs = max_runs, 0
         self.cache: dict[tuple[Pair, ...], bool] = {}
@@ -57,7 +59,7 @@ class _Judge:
             payload = parsed.get(data)
             if payload is None:
                 payload = parsed[data] = parse_payload(data)
-            engine.feed(Frame(n, data, payload, event=name))
+            engine.feed(Frame(n, data, payload, event=name, headers=self.headers.get(name, ())))
         robust, _ = engine.end(expect_done=self.expect_done)
         key = value_key if engine.by_value else Call.key
         found = clients(robust, engine.others_at_end(), key)
@@ -212,10 +214,13 @@ def minimize_events(
     join_fragments: bool = True,
     max_runs: int = MAX_RUNS,
     signature: Callable[[list[Pair]], Signature] | None = None,
+    headers: Mapping[str | None, tuple[FrameHeader, ...]] | None = None,
 ) -> list[Pair]:
     """The smallest stream found (frames in their original order) with the same signature:
-    one engine pass's, or `signature`'s (a session's, where the stream is one turn)."""
-    judge = _Judge(told, tools, expect_done, max_runs, signature)
+    one engine pass's, or `signature`'s (a session's, where the stream is one turn).
+    `headers`: a binary framing's headers of each event name's frames, which the engine
+    is shown them with (an AWS exception message is told by its headers)."""
+    judge = _Judge(told, tools, expect_done, max_runs, signature, headers)
     judge.target = judge.signature(list(frames))
     stream = _Stream(list(frames))
     if not judge(stream.pairs()):  # re-serializing alone changes what the engine sees

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..core.frames import Frame, Truncation
-from . import json_array, ndjson, sse
+from . import aws_eventstream, json_array, ndjson, sse
 from .aws_eventstream import EventStreamDecoder, prelude_ok
 from .json_array import JsonArrayDecoder
 from .ndjson import LineDecoder
@@ -62,10 +62,12 @@ class FramingRecord:
     # the datas of a whole body in the plain form nearly every server writes, in a few
     # passes in C (None: not that form; read the frames) — None: the framing has none
     plain: Callable[[bytes], list[str] | None] | None = None
-    # the body a server writes for these events' datas, one read an event (and its end,
-    # when the body was whole, as the callable says once they are written): how `serve`
-    # answers in a framing its recording was not in (None: it writes none)
-    write: Callable[[Iterable[str], Callable[[], bool]], Iterator[bytes]] | None = None
+    # the body a server writes for these frames (their data; a binary framing's headers
+    # too, where they came with some), one read a frame (and its end, when the body was
+    # whole, as the callable says once they are written): how `serve` answers in a
+    # framing its recording was not in, and export writes frames anew (None: it writes
+    # none)
+    write: Callable[[Iterable[Frame], Callable[[], bool]], Iterator[bytes]] | None = None
 
 
 def _never(head: bytes) -> bool:
@@ -110,6 +112,7 @@ FRAMINGS: dict[str, FramingRecord] = {
             True,
             prelude_ok,
             EventStreamDecoder,
+            write=aws_eventstream.write,
         ),
         # told by the HTTP/1.1 101 upgrade (upgrade()), never by bytes
         FramingRecord("websocket", "WebSocket messages", (), False, _never, WebSocketDecoder),
@@ -194,12 +197,12 @@ def rewrite(
     assert write is not None
     times: list[int | None] = [None]
 
-    def datas() -> Iterator[str]:
+    def timed() -> Iterator[Frame]:
         for frame in frames:
             times[0] = frame.time_ns
-            yield frame.data
+            yield frame
 
-    for data in write(datas(), whole):
+    for data in write(timed(), whole):
         yield data, times[0]
 
 

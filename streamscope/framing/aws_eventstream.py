@@ -7,6 +7,14 @@ before it. Read incrementally across reads; each message is one frame: its event
 `:event-type` header (an exception's `:exception-type`, an error's `:error-code`), its
 data the payload as text, its payload that text parsed as JSON, its headers typed.
 
+A `chunk` message (Bedrock's InvokeModelWithResponseStream: `{"bytes": "<base64>"}`,
+and a `p` of padding) is an envelope, as an SSE event's `data:` lines are: it carries one
+event of the model's own API (an Anthropic Messages event, a Llama or Titan chunk), so
+its frame is that event: its data the decoded bytes, its event the event's `type` (as
+the anthropic SDK's Bedrock decoder names it), its headers the message's. A chunk whose
+`bytes` are missing or no base64 is said at its frame; bytes that decode to no JSON are
+the event's data, for its dialect to say so (as a `data:` line that is no JSON is).
+
 What is wrong is said at its frame (`Frame.invalid`): a message whose CRC does not
 match, or whose headers do not read, is still a frame; a prelude whose CRC does not
 match, or that gives an impossible length, leaves no way to find the next message, so
@@ -16,10 +24,15 @@ message is truncation.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
 import struct
 import uuid
 import zlib
+from collections.abc import Callable, Iterable, Iterator
+
+import orjson
 
 from ..core.frames import INVALID, Frame, FrameHeader, Truncation, parse_payload
 
@@ -29,6 +42,16 @@ _MIN = PRELUDE + 4  # a message with no headers and no payload
 MAX_HEADERS = 128 * 1024
 MAX_PAYLOAD = 16 * 1024 * 1024
 _INT = {2: (">b", 1, "byte"), 3: (">h", 2, "short"), 4: (">i", 4, "integer"), 5: (">q", 8, "long")}
+# a header's type number, by the name FrameHeader gives its type (bool: 0 true, 1 false)
+_TYPE_NUMBER = {
+    **{name: kind for kind, (_, _, name) in _INT.items()},
+    "byte_array": 6,
+    "string": 7,
+    "timestamp": 8,
+    "uuid": 9,
+}
+CHUNK = "chunk"  # the envelope's `:event-type`
+JSON = "application/json"
 
 
 def prelude_ok(head: bytes) -> bool:
@@ -114,7 +137,13 @@ class EventStreamDecoder:
         if bad_header:
             problems.append(bad_header)
         payload = msg[PRELUDE + headers_length : -4]
-        return self._frame(payload, read, time_ns, "; ".join(problems) or None, headers, len(msg))
+        problem = "; ".join(problems) or None
+        if problem is None and _is_chunk(headers):
+            inner, why = _chunk_bytes(payload)
+            if why is not None:
+                return self._frame(payload, read, time_ns, why, headers, len(msg))
+            return self._frame(inner, read, time_ns, None, headers, len(msg), chunk=True)
+        return self._frame(payload, read, time_ns, problem, headers, len(msg))
 
     def _frame(
         self,
@@ -124,6 +153,7 @@ class EventStreamDecoder:
         problem: str | None,
         headers: tuple[FrameHeader, ...] = (),
         length: int | None = None,
+        chunk: bool = False,
     ) -> Frame:
         try:
             text, bad = payload.decode("utf-8"), False
@@ -132,6 +162,11 @@ class EventStreamDecoder:
         value = parse_payload(text) if text else INVALID
         if problem is not None and isinstance(value, dict):
             value = INVALID  # bytes the framing cannot vouch for are read as no event
+        if chunk:  # the event it carries names itself, as its SDK names it
+            kind = value.get("type") if isinstance(value, dict) else None
+            event = kind if isinstance(kind, str) else None
+        else:
+            event = _event(headers)
         self.frames += 1
         start = self._pos
         end = start + (length if length is not None else len(payload))
@@ -140,7 +175,7 @@ class EventStreamDecoder:
             text,
             value,
             time_ns,
-            _event(headers),
+            event,
             self._first,
             read,
             start,
@@ -227,6 +262,48 @@ def _headers(raw: bytes) -> tuple[tuple[FrameHeader, ...], str | None]:
     return tuple(out), None
 
 
+def _header(headers: tuple[FrameHeader, ...], name: str) -> object:
+    return next((h.value for h in headers if h.name == name), None)
+
+
+def _is_chunk(headers: tuple[FrameHeader, ...]) -> bool:
+    """An event message whose `:event-type` is `chunk` (an envelope)."""
+    kind = _header(headers, ":message-type")
+    return kind in (None, "event") and _header(headers, ":event-type") == CHUNK
+
+
+def _chunk_bytes(payload: bytes) -> tuple[bytes, str | None]:
+    """The bytes a chunk carries, or why it carries none."""
+    try:
+        outer = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return b"", 'its chunk\'s payload is not JSON (a chunk holds {"bytes": base64})'
+    raw = outer.get("bytes") if isinstance(outer, dict) else None
+    if not isinstance(raw, str):
+        return b"", 'its chunk holds no "bytes" string (a chunk holds {"bytes": base64})'
+    try:
+        return base64.b64decode(raw, validate=True), None
+    except (binascii.Error, ValueError):
+        return b"", 'its chunk\'s "bytes" are not base64'
+
+
+def fault(frame: Frame) -> tuple[str, str] | None:
+    """(type, message) of an exception or error message (`:message-type`), as botocore
+    reads one (its `:exception-type` and payload's `message`; its `:error-code` and
+    `:error-message`); None for an event. Any JSON may stand in the payload."""
+    kind = _header(frame.headers, ":message-type")
+    if kind == "exception":
+        name = _header(frame.headers, ":exception-type")
+        said = frame.payload.get("message") if isinstance(frame.payload, dict) else None
+        message: object = said if isinstance(said, str) else frame.data
+    elif kind == "error":
+        name = _header(frame.headers, ":error-code")
+        message = _header(frame.headers, ":error-message")
+    else:
+        return None
+    return (name if isinstance(name, str) else "", message if isinstance(message, str) else "")
+
+
 def _event(headers: tuple[FrameHeader, ...]) -> str | None:
     """The event's name: `:event-type`, an exception's type or an error's code."""
     by = {h.name: h.value for h in headers}
@@ -263,6 +340,32 @@ def encode(headers: list[tuple[str, int, object]], payload: bytes) -> bytes:
     prelude += struct.pack(">I", zlib.crc32(prelude))
     body = prelude + head + payload
     return body + struct.pack(">I", zlib.crc32(body))
+
+
+def message_of(frame: Frame) -> bytes:
+    """One frame as the message a server writes: its recorded headers (names, types and
+    values as recorded) and its data; a chunk's event (or an event that came with no
+    headers: an SSE event) wrapped in a `chunk` again, its bytes base64."""
+    data = frame.data.encode("utf-8", "surrogatepass")
+    headers = [(h.name, _type_number(h), h.value) for h in frame.headers]
+    if not headers or _is_chunk(frame.headers):
+        data = orjson.dumps({"bytes": base64.b64encode(data).decode("ascii")})
+        if not headers:
+            headers = [(":event-type", 7, CHUNK), (":content-type", 7, JSON)]
+            headers.append((":message-type", 7, "event"))
+    return encode(headers, data)
+
+
+def _type_number(header: FrameHeader) -> int:
+    if header.type == "bool":
+        return 0 if header.value else 1
+    return _TYPE_NUMBER[header.type]
+
+
+def write(frames: Iterable[Frame], whole: Callable[[], bool]) -> Iterator[bytes]:
+    """Each frame as one message (`message_of`), one read a message."""
+    for frame in frames:
+        yield message_of(frame)
 
 
 def _bytes(value: object) -> bytes:

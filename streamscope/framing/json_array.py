@@ -430,12 +430,12 @@ class ArrayClose:
         return self._opened and self._depth <= 0
 
 
-def write(datas: Iterable[str], whole: Callable[[], bool]) -> Iterator[bytes]:
+def write(frames: Iterable[Frame], whole: Callable[[], bool]) -> Iterator[bytes]:
     """Each element as a server writes it, one read an element (`[{...}`, `,\\r\\n{...}`),
     then the closing `]` when the body was `whole()` (a body cut short stays unclosed)."""
     sep = b"["
-    for data in datas:
-        yield sep + data.encode()
+    for frame in frames:
+        yield sep + frame.data.encode()
         sep = b",\r\n"
     if whole():
         yield b"]" if sep == b",\r\n" else b"[]"

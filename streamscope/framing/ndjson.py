@@ -112,7 +112,7 @@ def _text(body: bytes) -> tuple[str, bool]:
         return body.decode("utf-8", "replace"), True
 
 
-def write(datas: Iterable[str], whole: Callable[[], bool]) -> Iterator[bytes]:
+def write(frames: Iterable[Frame], whole: Callable[[], bool]) -> Iterator[bytes]:
     """Each event's JSON as one line, one read a line."""
-    for data in datas:
-        yield data.encode() + b"\n"
+    for frame in frames:
+        yield frame.data.encode() + b"\n"

@@ -301,8 +301,13 @@ def plain_datas(body: bytes) -> list[str] | None:
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def write(datas: Iterable[str], whole: Callable[[], bool]) -> Iterator[bytes]:
-    """Each event's data as a server writes it, one read an event: `data:` lines (one a
-    line of the data), then the empty line (CRLF, as Google's front ends write)."""
-    for data in datas:
-        yield "".join(f"data: {line}\r\n" for line in _LINE_END.split(data)).encode() + b"\r\n"
+def write(frames: Iterable[Frame], whole: Callable[[], bool]) -> Iterator[bytes]:
+    """Each event as a server writes it, one read an event: its `event:` line where it
+    has a name one line can hold (an Anthropic event from Bedrock's chunks), `data:`
+    lines (one a line of the data), then the empty line (CRLF, as Google's front ends
+    write)."""
+    for frame in frames:
+        name = frame.event
+        head = f"event: {name}\r\n" if name is not None and not _LINE_END.search(name) else ""
+        lines = "".join(f"data: {line}\r\n" for line in _LINE_END.split(frame.data))
+        yield (head + lines).encode() + b"\r\n"

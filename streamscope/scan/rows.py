@@ -35,6 +35,8 @@ class ExchangeRow:
     started_ns: int | None  # the request's time in the recording (None: no request)
     duration_ms: float | None  # request to end line (None: no end line)
     turn: int | None = None  # a WebSocket session's response (a row each), None: not one
+    # its framing, as `inspect --json` names it ("sse", "aws-eventstream"; None: no stream)
+    framing: str | None = None
 
 
 @dataclass(slots=True)
@@ -172,6 +174,7 @@ def _rows(
         info.start_ns or None,
         duration,
         turn,
+        s.framing if s is not None else None,
     )
     out.exchanges.append(row)
     if s is None:

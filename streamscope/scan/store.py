@@ -45,6 +45,7 @@ SCHEMA = {
         "started_ns": "BIGINT",
         "duration_ms": "DOUBLE",
         "turn": "INTEGER",
+        "framing": "VARCHAR",
     },
     "calls": {
         "file": "VARCHAR",
@@ -79,7 +80,7 @@ SCHEMA = {
     },
 }
 # Columns later releases added, each NULL in the rows an older scan stored.
-ADDED = {"turn": "INTEGER"}
+ADDED = {"turn": "INTEGER", "framing": "VARCHAR"}
 ROW_TYPES = {
     "exchanges": ExchangeRow,
     "calls": CallRow,

@@ -11,7 +11,16 @@ from .oracle import anthropic_sdk_result, anthropic_version
 from .robust import EVENTS
 from .shape import SHAPE
 from .summary import plain_summary, summarize
-from .wire import CLIENT_HEADERS, ENDPOINTS, claims_request, error_document, final_event
+from .wire import (
+    CLIENT_HEADERS,
+    ENDPOINTS,
+    EVENTSTREAM,
+    claims_request,
+    error_document,
+    facts,
+    final_event,
+    framing_of,
+)
 
 # Events that only this dialect sends (`ping` and `error` are too common a name to tell).
 _TELLING = tuple(e for e in EVENTS if e not in ("ping", "error"))
@@ -68,6 +77,9 @@ ANTHROPIC = Dialect(
     client_headers=CLIENT_HEADERS,
     final_event=final_event,
     error_document=error_document,
+    facts=facts,
     match_keys=("model", "system", "messages", "tools"),
     endpoints=ENDPOINTS,
+    framings=("sse", EVENTSTREAM),
+    framing_of=framing_of,
 )

@@ -20,6 +20,7 @@ from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import Robust
 from .sdk_model import AnthropicSdkEmulation
 from .strategies import LastBlock, StartConcat, Truthy
+from .wire import bedrock_error
 
 # The order strategies are reported in (the contract's table order).
 STRATEGY_NAMES = ("robust", "anthropic-sdk", "start-concat", "last-block", "truthy")
@@ -56,6 +57,8 @@ class AnthropicEngine(EventEngine):
         self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ
     ) -> list[FieldEvent] | None:
         """Apply one frame to every strategy; with collect_events, what it did (robust)."""
+        if frame.headers:  # (a binary framing's: Bedrock's exceptions are error events)
+            frame = bedrock_error(frame)
         self.frames = n = frame.number
         if plain is NOT_READ:
             plain = plain_fragment(frame.payload)

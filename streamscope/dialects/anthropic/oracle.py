@@ -23,6 +23,7 @@ from streamscope.dialects.anthropic.sdk_model import (
     arguments_text,
     is_tool_block,
 )
+from streamscope.dialects.anthropic.wire import bedrock_error
 from streamscope.dialects.typed import FrameBody, emulated_or_real
 
 NOT_INSTALLED = (
@@ -147,7 +148,7 @@ def run_real_anthropic(
 
 def anthropic_sdk_result(frames: Iterable[Frame]) -> list[Call] | StrategyError | Unmodeled:
     """The `anthropic-sdk` strategy's answer: the emulation, or the real class where it can't."""
-    frames = list(frames)
+    frames = [bedrock_error(f) for f in frames]  # Bedrock's exceptions: the SDK's errors
     if any(f.bad_utf8 for f in frames):
         return Unmodeled(NOT_UTF8)
     return emulated_or_real(

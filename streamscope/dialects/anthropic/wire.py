@@ -1,28 +1,108 @@
 """Anthropic Messages' wire: the requests it claims, its final event (`event: message_stop`)
-and its error document."""
+and its error document.
+
+Claude on Amazon Bedrock speaks it too: `POST .../model/{modelId}/invoke` and
+`.../invoke-with-response-stream` with a Messages body that names its
+`anthropic_version` (`bedrock-2023-05-31`) and neither its model (the path's, percent-
+encoded) nor `stream` (the path says). The same paths serve Llama, Mistral and Titan
+bodies, which are no Anthropic Messages: only a body with `messages` and
+`anthropic_version` is claimed. The stream comes in the AWS event stream, each event in a
+`chunk` message (the framing delivers the event it carries); an exception message is
+the `error` event the anthropic SDK's Bedrock decoder makes of it (`bedrock_error`).
+"""
 
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 import orjson
 
-from ..base import Watch
+from ...core.frames import Frame
+from ...framing.aws_eventstream import fault
+from ..base import FinalWatch, RequestFacts, Watch, body_facts, no_final_event
 
-ENDPOINTS = ("POST .../v1/messages",)
+ENDPOINTS = (
+    "POST .../v1/messages",
+    "POST .../model/{id}/invoke-with-response-stream",
+    "POST .../model/{id}/invoke",
+)
 # Every client of the Anthropic API sends it.
 CLIENT_HEADERS = frozenset({"anthropic-version"})
+EVENTSTREAM = "aws-eventstream"  # the framing Bedrock's invoke streams in
+# Bedrock's InvokeModel paths: (the model id, percent-encoded; whether it streams)
+_INVOKE = re.compile(r"/model/([^/]+)/invoke(-with-response-stream)?$")
+
+
+def _invoke(path: str) -> re.Match[str] | None:
+    return _INVOKE.search(path) if "/model/" in path else None
+
+
+def _bedrock_body(body: object) -> bool:
+    """A Messages body as Bedrock takes it: `messages` and its `anthropic_version`."""
+    return (
+        isinstance(body, dict)
+        and isinstance(body.get("messages"), list)
+        and "anthropic_version" in body
+    )
 
 
 def claims_request(path: str, body: object) -> bool:
     """`.../v1/messages`, or another path ending in `/messages` (a gateway's) whose body
-    holds `messages`: OpenAI's `/threads/{id}/messages` hold a message, not a list."""
+    holds `messages`: OpenAI's `/threads/{id}/messages` hold a message, not a list;
+    Bedrock's invoke paths with a Messages body."""
     if path.endswith("/v1/messages"):
         return True
+    if _invoke(path) is not None:
+        return _bedrock_body(body)
     return (
         path.endswith("/messages")
         and isinstance(body, dict)
         and isinstance(body.get("messages"), list)
+    )
+
+
+def facts(path: str, body: object) -> RequestFacts:
+    """The body's facts; on Bedrock's invoke paths the model and the stream are the
+    path's (the model id percent-decoded, as Bedrock reads it)."""
+    told = body_facts(path, body)
+    found = _invoke(path)
+    if found is None:
+        return told
+    return RequestFacts(unquote(found[1]), found[2] is not None, told.tools, None)
+
+
+def framing_of(url: str) -> str:
+    """Bedrock's streaming invoke answers in the AWS event stream; the API, in SSE."""
+    path = url.split("?", 1)[0]
+    found = _invoke(path)
+    return EVENTSTREAM if found is not None and found[2] is not None else "sse"
+
+
+def bedrock_error(frame: Frame) -> Frame:
+    """An AWS exception (or error) message as the `error` event the anthropic SDK's
+    Bedrock decoder makes of it (`{"type": "error", "error": {"type", "message"}}`);
+    any other frame as it is."""
+    if not frame.headers:
+        return frame
+    said = fault(frame)
+    if said is None:
+        return frame
+    kind, message = said
+    event = {"type": "error", "error": {"type": kind, "message": message}}
+    return Frame(
+        frame.number,
+        orjson.dumps(event).decode(),
+        event,
+        frame.time_ns,
+        "error",
+        frame.first_read,
+        frame.last_read,
+        frame.start,
+        frame.end,
+        frame.bad_utf8,
+        frame.invalid,
+        frame.headers,
     )
 
 
@@ -40,7 +120,11 @@ def _is_message_stop(data: bytes, i: int) -> bool:
     return b"message_stop" in data[i + 6 : i + 20] and _MESSAGE_STOP.match(data, i) is not None
 
 
-def final_event(path: str, framing: str | None = None) -> MessageStop:
+def final_event(path: str, framing: str | None = None) -> FinalWatch:
+    """`event: message_stop` in SSE; in the AWS event stream the events are base64 in
+    their chunks: the body's end ends it."""
+    if framing == EVENTSTREAM:
+        return no_final_event(path, framing)
     return MessageStop()
 
 
