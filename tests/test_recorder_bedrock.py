@@ -232,9 +232,7 @@ def test_without_credentials_record_says_so_and_the_agent_reads_an_error(tmp_pat
     (only,) = requests(out)
     (end,) = ends(out).values()
     assert end.reason == "upstream-error" and "no AWS credentials" in (end.error or "")
-    assert "Signature=[REDACTED]" in dict((k.lower(), v) for k, v in only.headers)[
-        "authorization"
-    ]
+    assert "Signature=[REDACTED]" in dict((k.lower(), v) for k, v in only.headers)["authorization"]
     assert "no AWS credentials" in exchange_bytes(out, 1).decode()  # the document it read
     assert fake.ACCESS_KEY not in out.read_text() and fake.SESSION_TOKEN not in out.read_text()
     assert fake.ACCESS_KEY not in done.stderr
