@@ -258,3 +258,55 @@ def test_without_botocore_record_says_so_in_one_line(tmp_path, upstream):
     assert upstream.received == []
     (end,) = ends(out).values()
     assert end.reason == "upstream-error" and "botocore is not installed" in (end.error or "")
+
+
+def test_without_an_upstream_each_request_goes_to_the_region_it_is_signed_for(
+    tmp_path, upstream, monkeypatch
+):
+    """No --bedrock-upstream: the side asks bedrock_origin where each request goes (the
+    region of its signature; here answered by the fake, the origin asked for kept)."""
+    import dataclasses
+
+    import boto3
+
+    from streamscope.providers import bedrock_origin
+    from streamscope.record.proxy import ProxyServer, Upstream
+    from streamscope.recording import RecordingWriter
+
+    for name, value in aws_env().items():
+        if name.startswith("AWS_"):
+            monkeypatch.setenv(name, value)
+    asked: list[str] = []
+
+    def local(path: str, headers=None) -> str:
+        asked.append(bedrock_origin(path, headers))
+        return upstream.url
+
+    path = tmp_path / "regions.jsonl"
+    with RecordingWriter(path) as writer:
+        server = ProxyServer(Upstream.parse("http://127.0.0.1:9"), writer, sides={"bedrock": None})
+        route = server.app.route("bedrock")
+        monkeypatch.setattr(route, "side", dataclasses.replace(route.side, origin_of=local))
+        server.start()
+        try:
+            for region in ("eu-west-3", "ap-northeast-1"):
+                client = boto3.client(
+                    "bedrock-runtime",
+                    region_name=region,
+                    endpoint_url=server.base_url_of("bedrock"),
+                )
+                stream = client.converse_stream(
+                    modelId=fake.MODEL, messages=[{"role": "user", "content": [{"text": "hi"}]}]
+                )["stream"]
+                assert any("messageStop" in event for event in stream)
+        finally:
+            server.stop()
+    assert asked == [
+        f"https://bedrock-runtime.{r}.amazonaws.com" for r in ("eu-west-3", "ap-northeast-1")
+    ]
+    assert [r.verified for r in upstream.received] == [True, True]
+    # signed again in the client's own region
+    assert [r.headers["authorization"].split("/")[2] for r in upstream.received] == [
+        "eu-west-3",
+        "ap-northeast-1",
+    ]
