@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+from .http import sigv4
 
 if TYPE_CHECKING:
     from .dialects import Dialect
@@ -25,6 +28,17 @@ if TYPE_CHECKING:
 
 def _same(value: str) -> str:
     return value
+
+
+class CannotSign(Exception):
+    """A side's `resign` cannot sign a request for its upstream: one line saying what is
+    missing (botocore, credentials)."""
+
+
+# A side's re-signing (Side.resign): (method, the upstream URL, the headers the proxy sends
+# but Host and Content-Length, which it frames itself from the URL and the body, the body)
+# -> the headers to send instead; None: the request carries no signature to make again.
+Resign = Callable[[str, str, list[tuple[str, str]], bytes], "list[tuple[str, str]] | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +54,15 @@ class Side:
     upstream_env: str | None = None  # read first for the default upstream
     # that variable's value as an upstream URL (OLLAMA_HOST may be `host:port`)
     upstream_of_env: Callable[[str], str] = _same
-    # The origin a request's path names (Vertex AI's regions; ValueError: none), where
+    # The origin a request names, from its path and its headers (names in lower case):
+    # Vertex AI's region in its path, Bedrock's in its signature (ValueError: none), where
     # no upstream is given: None for a side that always has one.
-    origin_of: Callable[[str], str] | None = None
+    origin_of: Callable[[str, Mapping[str, str]], str] | None = None
     default_said: str = ""  # how the help says a default that is no URL
     origin_said: str = ""  # how `record` says it sends each request to its own origin
+    # Its clients sign each request for the host they were given (AWS SigV4), which the
+    # upstream checks: the proxy signs it again for its upstream (None: sent as it came).
+    resign: Resign | None = None
 
     @property
     def param(self) -> str:
@@ -138,7 +156,7 @@ _MULTI_REGIONS = frozenset({"us", "eu"})
 _LOCATION = re.compile(r"[a-z][a-z0-9-]{0,62}")
 
 
-def vertex_origin(path: str) -> str:
+def vertex_origin(path: str, headers: Mapping[str, str] | None = None) -> str:
     """The Vertex AI origin for a request path, from its `/locations/{location}/` segment.
     ValueError for a location that is no region name."""
     parts = path.split("?", 1)[0].split("/")
@@ -153,6 +171,36 @@ def vertex_origin(path: str) -> str:
     if location in _MULTI_REGIONS:
         return f"https://aiplatform.{location}.rep.googleapis.com"
     return f"https://{location}-aiplatform.googleapis.com"
+
+
+# -- Amazon Bedrock's regions -----------------------------------------------------------
+
+
+def bedrock_origin(path: str, headers: Mapping[str, str] | None = None) -> str:
+    """The Bedrock runtime endpoint of the region a request was signed for (its SigV4
+    credential scope), else of AWS_REGION / AWS_DEFAULT_REGION (a request with a Bedrock
+    API key, `Authorization: Bearer`, names none). ValueError: no region, or one that is
+    no region name."""
+    signed = sigv4.parse((headers or {}).get("authorization", ""))
+    region = signed.region if signed is not None else None
+    if region is None:
+        region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    if not region:
+        raise ValueError(
+            "no AWS region: the request's signature names none, and neither AWS_REGION "
+            "nor AWS_DEFAULT_REGION is set (or give --bedrock-upstream)"
+        )
+    if _LOCATION.fullmatch(region) is None or region.endswith("-"):
+        raise ValueError(f"region {region[:64]!r} is no AWS region")
+    return f"https://bedrock-runtime.{region}.amazonaws.com"
+
+
+def _resign_sigv4(
+    method: str, url: str, headers: list[tuple[str, str]], body: bytes
+) -> list[tuple[str, str]] | None:
+    from .record.sigv4 import resign  # botocore, only when a request is signed
+
+    return resign(method, url, headers, body)
 
 
 # -- Ollama's host ----------------------------------------------------------------------
@@ -293,7 +341,38 @@ OLLAMA = Provider(
     demo_agents=(DemoAgent("ollama-chat", ("streamscope.demo.ollama_agent",), "ollama", "ollama"),),
 )
 
-PROVIDERS: tuple[Provider, ...] = (OPENAI, ANTHROPIC, GOOGLE, OLLAMA)
+# Bedrock's clients sign each request (SigV4) for the host they were given: the proxy's
+# side signs it again for the real one, with the credentials of the environment
+# (record/sigv4.py). AWS_ENDPOINT_URL_BEDROCK_RUNTIME is botocore's (and every AWS SDK's)
+# service-specific endpoint variable; ANTHROPIC_BEDROCK_BASE_URL is the anthropic SDK's
+# AnthropicBedrock's and Claude Code's (CLAUDE_CODE_USE_BEDROCK=1).
+AWS = Provider(
+    "aws",
+    "Amazon Bedrock",
+    "an Amazon Bedrock client",
+    ("bedrock-converse",),
+    (
+        Side(
+            "bedrock",
+            "Amazon Bedrock clients'",
+            "/bedrock",
+            ("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "ANTHROPIC_BEDROCK_BASE_URL"),
+            "--bedrock-upstream",
+            None,
+            "AWS_ENDPOINT_URL_BEDROCK_RUNTIME",
+            origin_of=bedrock_origin,
+            default_said=(
+                "the region each request is signed for "
+                "(https://bedrock-runtime.REGION.amazonaws.com); each request is signed "
+                "again for it with the environment's AWS credentials"
+            ),
+            origin_said="Amazon Bedrock (the region each request is signed for)",
+            resign=_resign_sigv4,
+        ),
+    ),
+)
+
+PROVIDERS: tuple[Provider, ...] = (OPENAI, ANTHROPIC, GOOGLE, OLLAMA, AWS)
 # The side that takes every path no other side's mount does (the OpenAI one).
 DEFAULT_SIDE = OPENAI.sides[0]
 

@@ -61,6 +61,8 @@ FORBIDDEN = [
     "pydantic",
     "google.genai",
     "ollama",
+    "botocore",
+    "boto3",
 ]
 
 

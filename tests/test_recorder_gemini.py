@@ -338,7 +338,7 @@ def test_the_vertex_side_follows_each_requests_region(tmp_path, upstream, monkey
     goes (here it is answered by the stand-in, and the origin asked for is kept)."""
     asked: list[str] = []
 
-    def local(path: str) -> str:
+    def local(path: str, headers=None) -> str:
         asked.append(vertex_origin(path))
         return origin(upstream)
 

@@ -32,9 +32,10 @@ from ..dialects import DEFAULT, Dialect, FinalWatch, final_watch, speaker
 from ..http.headers import forwardable
 from ..http.loopback import LoopbackServer, until_disconnect
 from ..http.websocket import Upgraded
-from ..providers import DEFAULT_SIDE, Side, provider_of_side, side
+from ..providers import DEFAULT_SIDE, CannotSign, Side, provider_of_side, side
 from ..recording import RecordingWriter
 from ..recording.redact import redact_url
+from ..text import say
 from .relay import error_reply, relay
 from .upstream import UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
@@ -135,11 +136,15 @@ class RecordingProxy:
             if to is None:
                 if on.origin_of is None:
                     raise ValueError(f"the {name} side needs an upstream")
-                to = Upstream(on.origin_of(""), "")
+                try:
+                    to = Upstream(on.origin_of("", {}), "")
+                except ValueError:  # none before a request names it (Bedrock's region)
+                    to = Upstream("", "")
             mount = mount_for(on.mount, upstream.prefix)
             self.mounted.append(Route(on, mount, to, pool(to), regional))
         self.regions: dict[str, UpstreamPool] = {}  # Vertex AI's, by origin, as they are met
         self.open: set[int] = set()  # exchanges without an `end` line yet
+        self.said: set[str] = set()  # what was said on the terminal once (CannotSign)
         self.exchanges = 0
         # The `error` of an exchange cut by streamscope stopping; the stopper names why.
         self.stopped_by = "streamscope stopped"
@@ -177,12 +182,14 @@ class RecordingProxy:
     def route_of(self, path: str) -> Route:
         return next((r for r in self.mounted if _under(path, r.mount)), self.default)
 
-    def upstream_of(self, route: Route, path: str) -> tuple[Upstream, UpstreamPool]:
-        """Where a request on `route` goes (ValueError: a path naming no origin, such as a
-        Vertex AI location that is no region)."""
+    def upstream_of(
+        self, route: Route, path: str, headers: Iterable[tuple[str, str]] = ()
+    ) -> tuple[Upstream, UpstreamPool]:
+        """Where a request on `route` goes (ValueError: a request naming no origin, such as
+        a Vertex AI location that is no region)."""
         if not route.regional or route.side.origin_of is None:
             return route.upstream, route.pool
-        origin = route.side.origin_of(path)
+        origin = route.side.origin_of(path, {k.lower(): v for k, v in headers})
         pool = self.regions.get(origin)
         if pool is None:
             pool = self.regions[origin] = self._pool(Upstream(origin, ""))
@@ -222,11 +229,11 @@ class RecordingProxy:
         # told once: what ends its stream, and the errors the proxy answers with itself
         speaks = speaks_on(route.side, path, bytes(body), (k for k, _ in headers))
         try:
-            upstream, pool = self.upstream_of(route, path)
+            upstream, pool = self.upstream_of(route, path, headers)
         except ValueError as e:
-            writer.request(
-                ex, scope["method"], route.upstream.origin + target, headers, bytes(body)
-            )
+            # no origin to name: the URL the client sent to the proxy
+            origin = route.upstream.origin or _own_origin(scope) + route.mount
+            writer.request(ex, scope["method"], origin + target, headers, bytes(body))
             await self._fail(ex, send, 400, "upstream-error", "invalid_request", str(e), speaks)
             return
         url = upstream.origin + target
@@ -236,10 +243,29 @@ class RecordingProxy:
         # identity: the recording must hold the body as the client reads it, not gzip
         forward = [(k, v) for k, v in forwardable(headers) if k.lower() != "accept-encoding"]
         forward.append(("accept-encoding", "identity"))
-        # The request as it goes on the wire upstream: what the upstream was sent.
         payload = bytes(body)
+        client = forward
+        if route.side.resign is not None:
+            try:  # (botocore may read files, or ask an instance's metadata, for credentials)
+                resigned = await asyncio.to_thread(
+                    route.side.resign, scope["method"], url, forward, payload
+                )
+            except CannotSign as e:
+                message = f"cannot sign the request for {upstream.origin}: {e}"
+                if message not in self.said:  # once: a client retries
+                    self.said.add(message)
+                    say(f"{route.side.name} side: {message}")
+                sent = pool.sent_headers(scope["method"], forward, payload)
+                writer.request(ex, scope["method"], url, sent, payload)
+                kind = "authentication_error"
+                await self._fail(ex, send, 403, "upstream-error", kind, message, speaks)
+                return
+            if resigned is not None:
+                forward = resigned
+        # The request as it goes on the wire upstream: what the upstream was sent (the
+        # client's own signature, where it was made again, masked in it all the same).
         sent = pool.sent_headers(scope["method"], forward, payload)
-        writer.request(ex, scope["method"], url, sent, payload)
+        writer.request(ex, scope["method"], url, sent, payload, client_headers=client)
         # Waiting for the upstream's head: a client that gives up meanwhile cancels it too.
         request = asyncio.ensure_future(pool.request(scope["method"], target, forward, payload))
         gone, _ = await until_disconnect(asyncio.shield(request), receive)
@@ -349,6 +375,12 @@ class RecordingProxy:
         for ex in sorted(self.open):
             self.writer.end(ex, "recorder-stopped", self.stopped_by)
         self.open.clear()
+
+
+def _own_origin(scope: dict) -> str:
+    """The proxy's own origin, as a request to it names it."""
+    host, port = scope.get("server") or ("127.0.0.1", 0)
+    return f"http://{host}:{port}"
 
 
 class ProxyServer(LoopbackServer):

@@ -111,7 +111,7 @@ async def _relay(proxy: RecordingProxy, conn: Upgraded, session: _Session) -> No
     target = inner + (f"?{query}" if query else "")
     speaks = proxy.speaks(route, inner, headers)
     try:
-        upstream, pool = proxy.upstream_of(route, inner)
+        upstream, pool = proxy.upstream_of(route, inner, headers)
     except ValueError as e:
         writer.request(ex, conn.method, route.upstream.origin + target, headers, b"")
         _answer(conn, session, 400, "upstream-error", "invalid_request", str(e), speaks)

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
+from streamscope.http import sigv4
 from streamscope.recording.format import REDACTED
 from streamscope.recording.redact import (
     _KEY_SHAPED,
@@ -62,6 +63,7 @@ def credentials(url: str, headers: Iterable[tuple[str, str]], body: bytes = b"")
         if not is_secret_header(name):
             continue
         found.append(value.strip())
+        found += sigv4.credentials(value)  # its key id and signature, each on its own
         scheme, _, rest = value.strip().partition(" ")
         if rest.strip():
             found.append(rest.strip())

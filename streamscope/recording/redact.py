@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 from urllib.parse import unquote_plus
 
+from streamscope.http import sigv4
 from streamscope.recording.format import REDACTED, Headers
 
 SECRET_HEADERS = frozenset(
@@ -49,10 +50,12 @@ _SECRET_QUERY_NAME = re.compile(
 )
 # Values that are keys whatever they are called: OpenAI- and Anthropic-style (`sk-…`, at the
 # start of a word: `task-budgets-2026-03-13` in anthropic-beta is no key), Google, JWT,
-# GitHub, Slack.
+# GitHub, Slack, AWS access key ids (AKIA..., ASIA...: in a SigV4 credential scope, a
+# presigned URL's X-Amz-Credential, an error that names the key).
 _KEY_SHAPED = re.compile(
     r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,}|AIza[0-9A-Za-z_\-]{20,}|eyJ[\w-]+\.[\w-]+\.[\w-]+"
     r"|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[a-z]-[A-Za-z0-9-]{10,}"
+    r"|" + sigv4.ACCESS_KEY_ID
 )
 # scheme://userinfo@ in a URL: a password (or a token as the user name).
 _USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#@\s]+@")
@@ -95,6 +98,11 @@ def redact_header(name: str, value: str) -> str:
     """The value to record for header `name` (case-insensitive)."""
     if not is_secret_header(name):
         return _KEY_SHAPED.sub(REDACTED, value)
+    # AWS SigV4: the key id and the signature masked; the scope's date, region and
+    # service and the signed header names kept, as they help debugging
+    signed = sigv4.masked(value, REDACTED) if "auth" in name.lower() else None
+    if signed is not None:
+        return signed
     if "auth" in name.lower():  # "<scheme> <credentials>": the scheme helps debugging, not secret
         scheme, sep, rest = value.strip().partition(" ")
         if sep and rest.strip() and scheme.replace("-", "").isalnum():

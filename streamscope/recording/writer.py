@@ -29,7 +29,7 @@ from streamscope.recording.format import (
     Request,
     without_surrogates,
 )
-from streamscope.recording.mask import HeldFrame, Masking, mask_argv
+from streamscope.recording.mask import HeldFrame, Masking, credentials, mask_argv
 from streamscope.recording.private import open_private
 from streamscope.recording.redact import redact_json_paths
 
@@ -140,12 +140,16 @@ class RecordingWriter:
         headers: Iterable[tuple[str | bytes, str | bytes]],
         body: bytes | None,
         t_ns: int | None = None,
+        client_headers: Iterable[tuple[str, str]] = (),
     ) -> None:
+        """`client_headers`: the headers the client sent, where the recorded ones are not
+        (a request the proxy signed again): their credentials are masked too."""
         pairs = _text_pairs(headers)
         body = bytes(body or b"")
         masked = 0
         if self._masking is not None:  # first: its credentials are looked for everywhere
-            url, pairs, body, masked = self._masking.request(exchange, url, pairs, body)
+            known = credentials("", client_headers)
+            url, pairs, body, masked = self._masking.request(exchange, url, pairs, body, known)
         if self.redact_json:
             body = redact_json_paths(body, self.redact_json)
         rec = Request.of(exchange, self._t(t_ns), method, url, pairs, body, masked)
