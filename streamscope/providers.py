@@ -176,11 +176,18 @@ def vertex_origin(path: str, headers: Mapping[str, str] | None = None) -> str:
 # -- Amazon Bedrock's regions -----------------------------------------------------------
 
 
+# The runtime's operations (InvokeModel*, Converse*, CountTokens, ApplyGuardrail, async
+# invocations); every other path is the control plane's (ListInferenceProfiles,
+# GetFoundationModel...), which Claude Code asks through the same base URL. Both sign as
+# service `bedrock`.
+_RUNTIME = ("/model/", "/guardrail/", "/async-invoke")
+
+
 def bedrock_origin(path: str, headers: Mapping[str, str] | None = None) -> str:
-    """The Bedrock runtime endpoint of the region a request was signed for (its SigV4
-    credential scope), else of AWS_REGION / AWS_DEFAULT_REGION (a request with a Bedrock
-    API key, `Authorization: Bearer`, names none). ValueError: no region, or one that is
-    no region name."""
+    """The Bedrock endpoint of the region a request was signed for (its SigV4 credential
+    scope), else of AWS_REGION / AWS_DEFAULT_REGION (a request with a Bedrock API key,
+    `Authorization: Bearer`, names none): the runtime's for its operations, the control
+    plane's for the rest. ValueError: no region, or one that is no region name."""
     signed = sigv4.parse((headers or {}).get("authorization", ""))
     region = signed.region if signed is not None else None
     if region is None:
@@ -192,7 +199,8 @@ def bedrock_origin(path: str, headers: Mapping[str, str] | None = None) -> str:
         )
     if _LOCATION.fullmatch(region) is None or region.endswith("-"):
         raise ValueError(f"region {region[:64]!r} is no AWS region")
-    return f"https://bedrock-runtime.{region}.amazonaws.com"
+    runtime = path.startswith(_RUNTIME) or path.rstrip("/") == "/async-invoke"
+    return f"https://bedrock{'-runtime' if runtime else ''}.{region}.amazonaws.com"
 
 
 def _resign_sigv4(

@@ -102,6 +102,14 @@ def test_bedrocks_origin_is_the_region_the_request_is_signed_for(monkeypatch):
     monkeypatch.delenv("AWS_REGION")
     monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-south-1")
     assert "ap-south-1" in bedrock_origin("/", bearer)
+    # the control plane's requests (Claude Code lists inference profiles through the same
+    # base URL) go to its endpoint, not the runtime's
+    assert bedrock_origin("/inference-profiles", bearer) == (
+        "https://bedrock.ap-south-1.amazonaws.com"
+    )
+    assert bedrock_origin("/guardrail/g/version/1/apply", bearer).startswith(
+        "https://bedrock-runtime."
+    )
     monkeypatch.delenv("AWS_DEFAULT_REGION")
     with pytest.raises(ValueError, match="no AWS region"):
         bedrock_origin("/", bearer)
