@@ -17,6 +17,7 @@ strands and botocore are imported lazily: streamscope must import without them.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
@@ -89,17 +90,24 @@ class _Body:
         pass
 
 
+@functools.cache
+def stream_shape() -> Any:
+    """The ConverseStream output's event stream shape, from botocore's bedrock-runtime
+    model (loaded once: the model is a large JSON file)."""
+    import botocore.session
+
+    model = botocore.session.get_session().get_service_model("bedrock-runtime")
+    return model.operation_model(OPERATION).output_shape.members["stream"]
+
+
 def botocore_events(frames: Iterable[Frame]) -> tuple[_Body, Iterator[dict[str, Any]]]:
     """What boto3's `response["stream"]` yields for these frames (and the body, which
     knows the frame being read)."""
-    import botocore.session
     from botocore.eventstream import EventStream
     from botocore.parsers import EventStreamJSONParser
 
-    model = botocore.session.get_session().get_service_model("bedrock-runtime")
-    shape = model.operation_model(OPERATION).output_shape.members["stream"]
     body = _Body(list(frames))
-    return body, iter(EventStream(body, shape, EventStreamJSONParser(), OPERATION))
+    return body, iter(EventStream(body, stream_shape(), EventStreamJSONParser(), OPERATION))
 
 
 def run_real_strands(frames: Iterable[Frame]) -> list[Call] | StrategyError | Unmodeled:
@@ -142,26 +150,22 @@ def run_real_strands(frames: Iterable[Frame]) -> list[Call] | StrategyError | Un
 
 
 def strands_result(frames: Iterable[Frame]) -> list[Call] | StrategyError | Unmodeled:
-    """The `strands` strategy's answer: the emulation, or the real fold where it can't."""
+    """The `strands` strategy's answer: the emulation, or the real fold where it can't
+    (Unmodeled where neither can: strands is not installed, or a frame cannot be written
+    back)."""
 
     def real(frames: list[Frame]) -> list[Call] | StrategyError:
         got = run_real_strands(frames)
-        return StrategyError(str(got), 0) if isinstance(got, Unmodeled) else got
+        if isinstance(got, Unmodeled):
+            raise got
+        return got
 
-    # (a message the framing could not read whole is no body to write back: Unmodeled)
-    frames = list(frames)
-    if any(f.invalid is not None for f in frames):
-        try:
-            emu = StrandsEmulation()
-            for frame in frames:
-                emu.feed(frame)
-            return emu.finish(frames[-1].number if frames else 0)
-        except Unmodeled:
-            return Unmodeled(
-                "a message the framing could not read whole: botocore raises on it, and it "
-                "cannot be written back to show the real client"
-            )
-    return emulated_or_real(frames, StrandsEmulation, strands_version, NOT_INSTALLED, real)
+    try:
+        return emulated_or_real(
+            list(frames), StrandsEmulation, strands_version, NOT_INSTALLED, real
+        )
+    except Unmodeled as why:
+        return why
 
 
 __all__ = ["message_bytes", "run_real_strands", "strands_result", "strands_version"]

@@ -585,8 +585,9 @@ def test_inspect_reads_a_saved_event_stream_body(tmp_path):
 def test_the_sample_shows_the_text_without_start_trap():
     path = SAMPLES / "bedrock-text-without-start.jsonl"
     result = analyze(str(path))
-    (stream,) = result.streams
+    stream, answer = result.streams
     assert stream.dialect == "bedrock-converse" and stream.ended == "done"
+    assert answer.content == "It is 14 °C in Paris." and result.contract == []
     assert [c.arguments for c in stream.tool_calls] == ['{"city": "Paris"}']
     assert "text-after-tool-start" in kinds(stream)
     assert stream.differs("last-start") and not stream.differs("strands")
