@@ -45,7 +45,8 @@ BEDROCK = Dialect(
     final_event=wire.final_event,
     error_document=wire.error_document,
     facts=wire.facts,
-    match_keys=("model", "system", "messages", "toolConfig"),
+    # (toolConfig is left to serve's owner: its help names every key compared)
+    match_keys=("model", "system", "messages"),
     endpoints=wire.ENDPOINTS,
     noun="Bedrock Converse",
     framings=("aws-eventstream",),
