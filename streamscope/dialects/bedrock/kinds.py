@@ -10,7 +10,7 @@ from ...core.anomalies import ERROR, INFO, WARNING
 KINDS: dict[str, tuple[str, str]] = {
     "tool-delta-without-start": (
         ERROR,
-        "a toolUse delta or a stop names a contentBlockIndex no contentBlockStart or delta opened",
+        "a toolUse delta names a contentBlockIndex no contentBlockStart opened (no id, no name)",
     ),
     "text-after-tool-start": (
         WARNING,

@@ -504,13 +504,12 @@ class Robust:
         if index is None:
             return
         block = self.blocks.get(index)
-        if block is None:
+        if block is None:  # (an empty text block's stop, or a stray one: no call's)
             self.log.add(
-                "tool-delta-without-start",
+                "event-schema-violation",
                 n,
-                f"a contentBlockStop for block {index}, which nothing opened: it ends nothing",
-                0,
-                index,
+                f"a contentBlockStop for block {index}, which no start or delta opened: it "
+                "ends nothing",
             )
             return
         if not block.open:
