@@ -591,3 +591,53 @@ def test_the_sample_shows_the_text_without_start_trap():
     assert [c.arguments for c in stream.tool_calls] == ['{"city": "Paris"}']
     assert "text-after-tool-start" in kinds(stream)
     assert stream.differs("last-start") and not stream.differs("strands")
+
+
+def test_history_reads_tool_uses_back_and_server_tools_need_no_result():
+    h = BEDROCK.history(
+        {
+            "system": [{"text": "Be brief."}],
+            "toolConfig": {"tools": WEATHER_TOOLS},
+            "messages": [
+                {"role": "user", "content": [{"text": "Weather?"}]},
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"text": "Checking."},
+                        {
+                            "toolUse": {
+                                "toolUseId": "t1",
+                                "name": "get_weather",
+                                "input": {"city": "Paris"},
+                            }
+                        },
+                        {
+                            "toolUse": {
+                                "toolUseId": "s1",
+                                "name": "web_search",
+                                "input": {},
+                                "type": "server_tool_use",
+                            }
+                        },
+                    ],
+                },
+                {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": []}}]},
+            ],
+        }
+    )
+    assert h is not None and h.tools == [("get_weather", None)]
+    sent = h.turns[1].calls
+    assert [(s.id, s.name, s.arguments, s.type, s.needs_result) for s in sent] == [
+        ("t1", "get_weather", '{"city":"Paris"}', "toolUse", True),
+        ("s1", "web_search", "{}", "server_tool_use", False),
+    ]
+    assert h.turns[1].content == [{"text": "Checking."}]
+    assert [r.answers for r in h.turns[2].results] == ["t1"]
+    assert h.kind_of("server_tool_use") != h.kind_of(None) == h.kind_of("toolUse")
+
+
+def test_its_events_tell_its_dialect_and_no_other_dialect_claims_them():
+    assert of_frames(frames(WEATHER)) == "bedrock-converse"
+    for frame in frames([*WEATHER, exception()]):
+        others = [d.name for d in DIALECTS.values() if d is not BEDROCK]
+        assert not [n for n in others if DIALECTS[n].claims_event(frame.payload, frame.event)]
