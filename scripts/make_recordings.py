@@ -2634,6 +2634,169 @@ def write_ollama_agent(out: Path = OUT) -> Path:
     return path
 
 
+# -- Bedrock Converse: an AWS event stream, CONSTRUCTED ----------------------------------
+
+
+def _converse_message(name: str, body: dict, rng: random.Random) -> bytes:
+    """One ConverseStream event as Bedrock writes it: its headers, its JSON payload with
+    the random-length `p` padding every event carries."""
+    from streamscope.framing.aws_eventstream import encode
+
+    pad = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    payload = {**body, "p": pad[: rng.randint(2, 40)]}
+    return encode(
+        [
+            (":event-type", 7, name),
+            (":content-type", 7, "application/json"),
+            (":message-type", 7, "event"),
+        ],
+        _dumps(payload).encode(),
+    )
+
+
+def write_bedrock(out: Path = OUT) -> Path:
+    """An agent on Bedrock's ConverseStream (Claude via the Converse API): its first turn
+    streams text block 0 (no contentBlockStart: text blocks have none), toolUse block 1,
+    then text block 2 after the call (again without a start); its second request sends
+    the toolUse back unchanged with a toolResult, and the answer streams back. A client
+    that routes deltas to the last started block glues block 2's text onto the call."""
+    rng = random.Random(zlib.crc32(b"bedrock-text-without-start"))
+    path = out / "bedrock-text-without-start.jsonl"
+    url = (
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/"
+        "us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
+    )
+    spec = tool(
+        "get_weather", "Current weather for a city", {"city": {"type": "string"}}, ["city"]
+    )["function"]
+    tools = {
+        "tools": [
+            {
+                "toolSpec": {
+                    "name": spec["name"],
+                    "description": spec["description"],
+                    "inputSchema": {"json": spec["parameters"]},
+                }
+            }
+        ]
+    }
+    question = {"role": "user", "content": [{"text": "What is the weather in Paris?"}]}
+    use = {"toolUseId": "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "name": "get_weather"}
+    assistant = {
+        "role": "assistant",
+        "content": [
+            {"text": "Let me look that up."},
+            {"toolUse": {**use, "input": {"city": "Paris"}}},
+            {"text": "Checking now."},
+        ],
+    }
+    result = {
+        "role": "user",
+        "content": [
+            {
+                "toolResult": {
+                    "toolUseId": use["toolUseId"],
+                    "content": [{"json": {"city": "Paris", "temp_c": 14}}],
+                }
+            }
+        ],
+    }
+    inference = {"maxTokens": 1024}
+    bodies = [
+        {"messages": [question], "toolConfig": tools, "inferenceConfig": inference},
+        {
+            "messages": [question, assistant, result],
+            "toolConfig": tools,
+            "inferenceConfig": inference,
+        },
+    ]
+
+    def usage(inp: int, out_: int) -> dict:
+        return {
+            "usage": {"inputTokens": inp, "outputTokens": out_, "totalTokens": inp + out_},
+            "metrics": {"latencyMs": rng.randint(900, 1900)},
+        }
+
+    def delta(index: int, d: dict) -> tuple[str, dict]:
+        return "contentBlockDelta", {"contentBlockIndex": index, "delta": d}
+
+    turns = [
+        [
+            ("messageStart", {"role": "assistant"}),
+            delta(0, {"text": "Let me look"}),
+            delta(0, {"text": " that up."}),
+            ("contentBlockStop", {"contentBlockIndex": 0}),
+            ("contentBlockStart", {"contentBlockIndex": 1, "start": {"toolUse": use}}),
+            delta(1, {"toolUse": {"input": ""}}),
+            delta(1, {"toolUse": {"input": '{"city": '}}),
+            delta(1, {"toolUse": {"input": '"Paris"}'}}),
+            ("contentBlockStop", {"contentBlockIndex": 1}),
+            delta(2, {"text": "Checking now."}),
+            ("contentBlockStop", {"contentBlockIndex": 2}),
+            ("messageStop", {"stopReason": "tool_use"}),
+            ("metadata", usage(412, 71)),
+        ],
+        [
+            ("messageStart", {"role": "assistant"}),
+            delta(0, {"text": "It is 14 °C"}),
+            delta(0, {"text": " in Paris."}),
+            ("contentBlockStop", {"contentBlockIndex": 0}),
+            ("messageStop", {"stopReason": "end_turn"}),
+            ("metadata", usage(530, 12)),
+        ],
+    ]
+    with RecordingWriter(path, argv=ARGV, overwrite=True, created=CREATED) as w:
+        t = rng.randint(800_000, 2_500_000)
+        for body, events in zip(bodies, turns, strict=True):
+            ex = w.new_exchange()
+            raw = _dumps(body).encode()
+            head = [
+                ("host", "bedrock-runtime.us-east-1.amazonaws.com"),
+                ("content-type", "application/json"),
+                (
+                    "user-agent",
+                    "Boto3/1.40.0 md/Botocore#1.40.0 ua/2.1 os/linux lang/python#3.12.8",
+                ),
+                ("x-amz-date", "20261130T090000Z"),
+                (
+                    "authorization",
+                    "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20261130/us-east-1/"
+                    "bedrock/aws4_request, SignedHeaders=host;x-amz-date, Signature=0000",
+                ),
+                ("content-length", str(len(raw))),
+            ]
+            w.request(ex, "POST", url, head, raw, t_ns=t)
+            t += rng.randint(300, 700) * MS
+            w.response(
+                ex,
+                200,
+                [
+                    ("content-type", "application/vnd.amazon.eventstream"),
+                    ("transfer-encoding", "chunked"),
+                    ("x-amzn-requestid", f"5f1c7a52-0d7e-4b1e-9c3a-1b2c3d4e5f6{ex}"),
+                ],
+                t_ns=t,
+            )
+            messages = [_converse_message(name, b, rng) for name, b in events]
+            k = 0
+            while k < len(messages):
+                # mostly one message a read, now and then two, one cut across two reads
+                take = 2 if rng.random() < 0.2 and k + 1 < len(messages) else 1
+                data = b"".join(messages[k : k + take])
+                k += take
+                t += rng.randint(15, 60) * MS
+                if k == 7:
+                    cut = len(data) // 2
+                    w.chunk(ex, data[:cut], t_ns=t)
+                    t += rng.randint(1, 3) * MS
+                    data = data[cut:]
+                w.chunk(ex, data, t_ns=t)
+            t += MS
+            w.end(ex, "complete", t_ns=t)
+            t += rng.randint(80, 900) * MS  # the agent runs the tool
+    return path
+
+
 # -- OpenAI Realtime: a WebSocket session, CONSTRUCTED from the openai package's types ------
 
 
@@ -2991,6 +3154,7 @@ def write_all(out: Path = OUT) -> list[Path]:
         write_ollama_agent(out),
         write_codex_websocket(out),
         write_realtime(out),
+        write_bedrock(out),
     ]
 
 

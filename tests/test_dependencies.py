@@ -81,6 +81,7 @@ def test_the_verified_releases_installed_give_no_note(installed):
         "anthropic-sdk": VERIFIED["anthropic"],
         "parts": VERIFIED["google-genai"],
         "ollama-python": VERIFIED["ollama"],
+        "strands": VERIFIED["strands-agents"],
     }
 
 

@@ -150,6 +150,13 @@ SAMPLES: dict[str, dict] = {
         "errors": {},
         "contract": set(),
     },
+    "bedrock-text-without-start.jsonl": {
+        "ids": ["tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"],
+        "kinds": {"text-after-tool-start"},
+        "differs": {"last-start", "start-only"},
+        "errors": {},
+        "contract": set(),
+    },
     # its first stream is codex's warm-up (no call); test_codex_websocket reads the rest
     "codex-websocket.jsonl": {
         "ids": [],
@@ -304,6 +311,11 @@ DIALECT = {
     "anthropic-": ("anthropic-messages", ANTHROPIC, "end_turn"),
     "responses-": ("openai-responses", RESPONSES, "completed"),
     "gemini-": ("gemini", GEMINI, "STOP"),
+    "bedrock-": (
+        "bedrock-converse",
+        {"strands", "last-start", "start-only", "stop-on-end-turn"},
+        "end_turn",
+    ),
     "realtime-": (
         "openai-realtime",
         {"openai-sdk", "every-done", "item-id-only", "response-done-only"},
@@ -339,6 +351,7 @@ ARGUMENTS = {
         '"attendees":["ana@acme.dev","bo@acme.dev"]}',
     ],
     "gemini-unterminated.jsonl": ['{"city":"Porto"}'],
+    "bedrock-text-without-start.jsonl": ['{"city": "Paris"}'],
 }
 # what the anthropic SDK builds where it differs (the samples' second requests send it back)
 SDK_BUILDS = {

@@ -83,6 +83,17 @@ KINDS: dict[str, tuple[str, str]] = {
         WARNING,
         "tool calls were assembled but the stop reason does not say so",
     ),
+    # Anthropic Messages and Bedrock's Converse stream (blocks keyed by their index in one
+    # message, each closed by its own stop event, the message by its own):
+    "block-stop-missing": (ERROR, "the stream ended with a tool block open"),
+    "block-index-reused": (
+        ERROR,
+        "a block starts at an index an earlier block of the same message used",
+    ),
+    "message-stop-missing": (
+        WARNING,
+        "the stream ended without its message stop event (message_stop, messageStop)",
+    ),
     # The OpenAI Responses API and Chat Completions:
     "parallel-wrapper": (
         WARNING,

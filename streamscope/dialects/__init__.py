@@ -26,6 +26,7 @@ from ..framing import of_response
 from ..framing.session import CONTROL, WsMessage, frame_of
 from .anthropic import ANTHROPIC
 from .base import Dialect, EngineOptions, FinalWatch, RequestFacts, Turn, Watch, body_facts
+from .bedrock import BEDROCK
 from .chat import CHAT
 from .gemini import GEMINI
 from .ollama import OLLAMA
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 DIALECTS: dict[str, Dialect] = {
-    d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI, OLLAMA, REALTIME)
+    d.name: d for d in (CHAT, ANTHROPIC, RESPONSES, GEMINI, OLLAMA, REALTIME, BEDROCK)
 }
 DEFAULT = CHAT
 

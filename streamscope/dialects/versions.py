@@ -15,4 +15,6 @@ VERIFIED: dict[str, str] = {
     "anthropic": "2.15.0",
     "google-genai": "3.6.1",
     "ollama": "0.6.3",
+    # the `strands` strategy: strands-agents' process_stream on the events botocore yields
+    "strands-agents": "1.62.0",
 }

@@ -1,5 +1,6 @@
 """The anomaly kinds only Anthropic Messages streams have: the Dialect record carries them, and
-the registry (dialects.anomaly_kinds) joins them to the shared ones (core/anomalies.py)."""
+the registry (dialects.anomaly_kinds) joins them to the shared ones (core/anomalies.py,
+which holds the block kinds Bedrock's Converse stream has too)."""
 
 from __future__ import annotations
 
@@ -12,16 +13,10 @@ KINDS: dict[str, tuple[str, str]] = {
     ),
     "partial-json-empty": (INFO, 'a tool block\'s first (or only) fragment is ""'),
     "block-delta-without-start": (ERROR, "a delta or stop for an index with no open block"),
-    "block-stop-missing": (ERROR, "the stream ended with a tool block open"),
-    "block-index-reused": (
-        ERROR,
-        "a block starts at an index an earlier block of the same message used",
-    ),
     "message-start-repeated": (
         ERROR,
         "a second message_start arrives while the first message is open",
     ),
-    "message-stop-missing": (WARNING, "the stream ended without message_stop"),
     "event-name-missing": (WARNING, "events carry no event: name (the official SDK skips them)"),
 }
 

@@ -321,6 +321,7 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
         "type-empty-or-null",
     } <= seen
     from ..anthropic.test_anthropic import CASES as ANTHROPIC_CASES
+    from ..bedrock.test_bedrock import CASES as BEDROCK_CASES
     from ..gemini.test_gemini import CASES as GEMINI_CASES
     from ..ollama.test_ollama import CASES as OLLAMA_CASES
     from ..realtime.test_realtime import CASES as REALTIME_CASES
@@ -328,7 +329,7 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
 
     # the other dialects' kinds have their own tests
     others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | set(OLLAMA_CASES)
-    others |= set(REALTIME_CASES)
+    others |= set(REALTIME_CASES) | set(BEDROCK_CASES)
     others |= {"dialect-unknown"}
     others -= set(CASES) | {"invalid-utf8", "frame-invalid"}
     # named by their own tests
