@@ -487,6 +487,8 @@ def demo(quirk: str, no_replay: bool) -> None:
     os.environ["AGENT_URL"] = first.url or ""
     if first.model:
         os.environ["AGENT_MODEL"] = first.model
+    for name, value in agent.env:
+        os.environ.setdefault(name, value)
     path = default_output()
     with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=1.0) as server:
         say(f"the provider: {quirk}.jsonl served at {server.base_url} (recorded timing)")

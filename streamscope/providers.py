@@ -99,6 +99,10 @@ class DemoAgent:
     argv: tuple[str, ...]  # its `python -m` arguments
     sdk: str = "openai"  # the distribution it runs on, as pip installs it
     imports: str = "openai"  # the module that distribution installs
+    # variables it needs, set where the environment has none (an AWS SDK signs every
+    # request: dummy credentials, as the served sample checks none and nothing leaves
+    # the machine)
+    env: tuple[tuple[str, str], ...] = ()
 
     def installed(self) -> bool:
         """Whether its SDK is installed (only the agent imports it)."""
@@ -376,6 +380,19 @@ AWS = Provider(
             ),
             origin_said="Amazon Bedrock (the region each request is signed for)",
             resign=_resign_sigv4,
+        ),
+    ),
+    demo_agents=(
+        DemoAgent(
+            "bedrock-converse",
+            ("streamscope.demo.bedrock_agent",),
+            "boto3",
+            "boto3",
+            (
+                ("AWS_ACCESS_KEY_ID", "streamscope-demo"),
+                ("AWS_SECRET_ACCESS_KEY", "streamscope-demo"),
+                ("AWS_REGION", "us-east-1"),
+            ),
         ),
     ),
 )

@@ -284,6 +284,29 @@ def test_demo_records_an_anthropic_agent_against_a_served_sample(tmp_path):
     assert "sk-ant-demo-test" not in made.read_text()
 
 
+def test_demo_records_a_boto3_agent_against_the_served_bedrock_sample(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "demo", "bedrock-text-without-start", "--no-replay"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
+    # boto3 signed with the demo's own credentials, signed again by the proxy; the agent
+    # keyed blocks by contentBlockIndex, so its call came back whole and was answered
+    assert '"input": {"city": "Paris"}' in done.stdout and "14" in done.stdout
+    assert "text-after-tool-start" in done.stderr
+    report = subprocess.run(
+        [sys.executable, "-m", "streamscope", "inspect", str(made)], capture_output=True, text=True
+    )
+    assert "every assembled call came back unchanged" in report.stdout, report.stdout
+    assert "streamscope-demo" not in made.read_text()  # the access key id is masked
+
+
 def test_demo_records_a_responses_agent_against_a_served_sample(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "streamscope", "demo", "responses-done-mismatch", "--no-replay"],
