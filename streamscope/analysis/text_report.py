@@ -275,6 +275,7 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
                 f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{a.kind}[/]{count}  {_safe(a.text())}"
             )
     console.print("  [bold]What each client builds[/]")
+    width = max((len(n) for n in s.strategies if n != "robust"), default=0)
     for name, got in s.strategies.items():
         if name == "robust":
             continue
@@ -288,4 +289,4 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
             )
         else:
             line = "same as robust"
-        console.print(f"    {name:<13} {line}")
+        console.print(f"    {name:<{max(width, 13)}} {line}")
