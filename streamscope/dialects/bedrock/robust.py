@@ -84,14 +84,36 @@ def message_type(frame: Frame) -> str | None:
     return None
 
 
+# What Bedrock adds beside a model's event in InvokeModelWithResponseStream, whatever the
+# model (`amazon-bedrock-invocationMetrics` on the last, `amazon-bedrock-guardrailAction`).
+BEDROCK_OWN = "amazon-bedrock-"
+
+
+def keyed_event(payload: object) -> tuple[str, dict[Any, Any]] | None:
+    """(name, object) of an event written as boto3 yields it, `{"messageStop": {...}}`
+    (one key naming it, Bedrock's own keys beside it or not); None otherwise."""
+    if type(payload) is not dict:
+        return None
+    keys = [k for k in payload if not (isinstance(k, str) and k.startswith(BEDROCK_OWN))]
+    if len(keys) != 1:
+        return None
+    key, inner = keys[0], payload[keys[0]]
+    if (key in EVENTS or key in EXCEPTIONS) and type(inner) is dict:
+        return key, inner
+    return None
+
+
 def read_event(frame: Frame, payload: dict[Any, Any]) -> Event:
     """The event a frame whose payload is an object carries."""
     name = frame.event
     kind = message_type(frame)
-    if name is None and not frame.headers and len(payload) == 1:
-        # what botocore yields, logged a line each: {"contentBlockDelta": {...}}
-        ((key, inner),) = payload.items()
-        if (key in EVENTS or key in EXCEPTIONS) and isinstance(inner, dict):
+    if name is None and kind in (None, "event"):
+        # what botocore yields, logged a line each, {"contentBlockDelta": {...}}, and what
+        # Amazon Nova streams through InvokeModelWithResponseStream, a chunk's event each
+        # (its last with Bedrock's `amazon-bedrock-invocationMetrics` beside it)
+        keyed = keyed_event(payload)
+        if keyed is not None:
+            key, inner = keyed
             return Event(key, inner, key in EXCEPTIONS)
     if kind is None:  # no headers (a saved SSE): an exception says so by its name
         return Event(name, payload, isinstance(name, str) and name.endswith("Exception"))

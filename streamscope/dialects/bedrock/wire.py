@@ -19,14 +19,19 @@ from urllib.parse import unquote
 import orjson
 
 from ..base import RequestFacts, Watch
-from .robust import EVENTS, EXCEPTIONS
+from .robust import EVENTS, EXCEPTIONS, keyed_event
 
 ENDPOINTS = (
     "POST .../model/{modelId}/converse-stream",
     "POST .../model/{modelId}/converse",
 )
-# `/model/{id}/converse(-stream)`, behind any prefix; the id may hold an unencoded `/`
-_PATH = re.compile(r"/model/(?P<model>.+)/converse(?P<stream>-stream)?$")
+# `/model/{id}/converse(-stream)`, behind any prefix; the id may hold an unencoded `/`.
+# Amazon Nova takes the same messages through InvokeModel (`/invoke`,
+# `/invoke-with-response-stream`, its body's `schemaVersion` "messages-v1") and streams
+# the same events, one a `chunk` message, each named by its one key.
+_PATH = re.compile(
+    r"/model/(?P<model>.+)/(?P<op>converse|invoke)(?P<stream>-stream|-with-response-stream)?$"
+)
 # Keys of a Converse request only Bedrock takes.
 _OWN_KEYS = (
     "inferenceConfig",
@@ -44,8 +49,20 @@ def _match(path: str) -> re.Match[str] | None:
 
 
 def claims_request(path: str, body: object) -> bool:
-    """A request to `.../model/{modelId}/converse-stream` or `.../converse`."""
-    return _match(path) is not None
+    """A request to `.../model/{modelId}/converse-stream` or `.../converse`, or Nova's
+    messages through `.../invoke(-with-response-stream)` (an Anthropic body names its
+    `anthropic_version`; Llama's, Mistral's and Titan's hold no Converse keys)."""
+    found = _match(path)
+    if found is None:
+        return False
+    if found["op"] == "converse":
+        return found["stream"] in (None, "-stream")
+    return (
+        found["stream"] in (None, "-with-response-stream")
+        and isinstance(body, dict)
+        and "anthropic_version" not in body
+        and (body.get("schemaVersion") == "messages-v1" or claims_body(body))
+    )
 
 
 def claims_body(body: object) -> bool:
@@ -73,9 +90,9 @@ def claims_event(payload: object, event: str | None) -> bool:
     the event's name)."""
     if event in EVENTS or event in EXCEPTIONS:
         return True
-    if event is None and type(payload) is dict and len(payload) == 1:
-        ((key, inner),) = payload.items()
-        return key in _WRAPPERS and type(inner) is dict
+    if event is None:
+        keyed = keyed_event(payload)
+        return keyed is not None and keyed[0] in _WRAPPERS
     return False
 
 

@@ -5,6 +5,7 @@ the contract, the CLI on saved bodies and the sample."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from streamscope.dialects import DIALECTS, claimant, of_frames, of_request, requ
 from streamscope.dialects.bedrock import wire
 from streamscope.dialects.bedrock.engine import BedrockEngine, plain_fragment
 from streamscope.dialects.bedrock.summary import summarize
+from streamscope.framing.aws_eventstream import EventStreamDecoder, encode
 from streamscope.framing.sse import SseDecoder
 from streamscope.recording import RecordingWriter
 
@@ -641,3 +643,42 @@ def test_its_events_tell_its_dialect_and_no_other_dialect_claims_them():
     for frame in frames([*WEATHER, exception()]):
         others = [d.name for d in DIALECTS.values() if d is not BEDROCK]
         assert not [n for n in others if DIALECTS[n].claims_event(frame.payload, frame.event)]
+
+
+def _nova_invoke(events: list) -> list:
+    """Amazon Nova through InvokeModelWithResponseStream: each event in a `chunk` message,
+    written as boto3 yields it (`{"contentBlockDelta": {...}}`), Bedrock's own keys beside
+    the guarded and the last ones."""
+    body = b""
+    for k, (name, payload) in enumerate(events):
+        inner: dict = {name: {key: v for key, v in payload.items() if key != "p"}}
+        if k == len(events) - 1:
+            inner["amazon-bedrock-invocationMetrics"] = {"inputTokenCount": 9}
+        elif name == "contentBlockDelta":
+            inner["amazon-bedrock-guardrailAction"] = "NONE"
+        chunk = {"bytes": base64.b64encode(json.dumps(inner).encode()).decode()}
+        headers = [(":event-type", 7, "chunk"), (":content-type", 7, "application/json")]
+        body += encode([*headers, (":message-type", 7, "event")], json.dumps(chunk).encode())
+    return EventStreamDecoder().feed(body)
+
+
+def test_nova_through_invoke_reads_as_converse_and_its_request_is_claimed():
+    path = "/model/amazon.nova-lite-v1%3A0/invoke-with-response-stream"
+    nova = {"schemaVersion": "messages-v1", "messages": [], "inferenceConfig": {}}
+    told = claimant(path, nova)
+    assert told is not None and told.name == "bedrock-converse"
+    assert request_facts(told, path, nova).stream is True
+    # Claude's body names its anthropic_version; Llama's holds no Converse key
+    claude = claimant(path, {"messages": [], "anthropic_version": "bedrock-2023-05-31"})
+    assert claude is not None and claude.name == "anthropic-messages"
+    assert claimant(path, {"prompt": "hi", "max_gen_len": 9}) is None
+    frames = _nova_invoke(WEATHER)
+    assert of_frames(frames) == "bedrock-converse"
+    engine = BedrockEngine()
+    for frame in frames:
+        engine.feed(frame)
+    result = engine.finish()
+    assert [(c.id, c.name, c.arguments) for c in result.tool_calls] == [
+        (c.id, c.name, c.arguments) for c in run(WEATHER).tool_calls
+    ]
+    assert result.tool_calls and not kinds(result) - kinds(run(WEATHER))
