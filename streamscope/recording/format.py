@@ -8,8 +8,10 @@ learn a line's type and exchange from a byte prefix without parsing the whole li
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -91,9 +93,22 @@ def text_or_b64(key: str, raw: bytes) -> tuple[str, str]:
         return key + "_b64", base64.b64encode(raw).decode("ascii")
 
 
+if sys.version_info >= (3, 11):
+
+    def decode_b64(text: str) -> bytes:
+        """Strict base64 (the alphabet only, padding where it belongs), as
+        b64decode(validate=True) reads it without its regular expression; ValueError."""
+        return binascii.a2b_base64(text, strict_mode=True)
+
+else:  # (strict_mode came in 3.11)
+
+    def decode_b64(text: str) -> bytes:
+        return base64.b64decode(text, validate=True)
+
+
 def bytes_of(text: str | None, b64: str | None) -> bytes:
     """A line's bytes from its text or base64 field (the one that is set)."""
-    return text.encode("utf-8") if text is not None else base64.b64decode(b64 or "", validate=True)
+    return text.encode("utf-8") if text is not None else decode_b64(b64 or "")
 
 
 # -- field checks for from_json: a ValueError here becomes a located RecordingError.
@@ -195,7 +210,7 @@ def _one_of(d: dict[Any, Any], key: str) -> tuple[str | None, str | None]:
         raise ValueError(f"field {key!r} is not a string")
     if b64 is not None:
         try:
-            base64.b64decode(b64, validate=True)
+            decode_b64(b64)
         except ValueError:  # binascii.Error, or a character that is not ASCII
             raise ValueError(f"field '{key}_b64' is not valid base64") from None
     return text, b64

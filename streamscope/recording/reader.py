@@ -29,6 +29,7 @@ from streamscope.recording.format import (
     RecordingError,
     Stopped,
     body_record,
+    decode_b64,
     key_twice,
     located,
 )
@@ -204,11 +205,17 @@ class RecordingReader:
                     fast
                     and type(d) is dict
                     and d.get("type") == "chunk"
-                    and type(d.get("data")) is str
                     and type(d.get("exchange")) is int
                     and type(t := d.get("t_ns")) is int
                     and -MAX_T_NS <= t <= MAX_T_NS
-                    and "data_b64" not in d
+                    and (
+                        (type(d.get("data")) is str and "data_b64" not in d)
+                        or (
+                            type(b64 := d.get("data_b64")) is str
+                            and "data" not in d
+                            and _b64_ok(b64)
+                        )  # a binary body's (an AWS event stream)
+                    )
                 ):
                     yield n, d
                     continue
@@ -233,6 +240,14 @@ class RecordingReader:
         if not self.tolerant:
             raise error
         self.errors.append(error)
+
+
+def _b64_ok(text: str) -> bool:
+    try:
+        decode_b64(text)
+    except ValueError:
+        return False  # (the line's record says why)
+    return True
 
 
 def iter_records(path: str | os.PathLike[str], progress: Progress | None = None) -> RecordingReader:
