@@ -37,6 +37,8 @@ import orjson
 from ..core.frames import INVALID, Frame, FrameHeader, Truncation, parse_payload
 
 PRELUDE = 12
+_PRELUDE = struct.Struct(">III")  # total length, headers length, the prelude's CRC
+_CRC = struct.Struct(">I")
 _MIN = PRELUDE + 4  # a message with no headers and no payload
 # botocore's limits (eventstream.py): larger is no message a service sends
 MAX_HEADERS = 128 * 1024
@@ -98,6 +100,9 @@ class EventStreamDecoder:
             return []
         if not self._parts:
             self._first = read
+            whole = self._whole(data, read, time_ns)
+            if whole is not None:
+                return [whole]
         self._parts.append(data)
         self._size += len(data)
         out: list[Frame] = []
@@ -124,6 +129,38 @@ class EventStreamDecoder:
         self._parts, self._size = ([rest] if rest else []), len(rest)
         return out
 
+    def _whole(self, data: bytes, read: int, time_ns: int | None) -> Frame | None:
+        """The frame of a read that is one whole event message, every check passing (the
+        usual read); None for any other read, which the general path takes."""
+        size = len(data)
+        if size < _MIN:
+            return None
+        total, length, crc = _PRELUDE.unpack_from(data)
+        if (
+            total != size
+            or length > MAX_HEADERS
+            or length > total - _MIN
+            or total - _MIN - length > MAX_PAYLOAD
+            or zlib.crc32(data[:8]) != crc
+            or zlib.crc32(memoryview(data)[:-4]) != _CRC.unpack_from(data, size - 4)[0]
+        ):
+            return None
+        headers, bad, event, chunk = _read_headers(data[PRELUDE : PRELUDE + length])
+        if bad is not None or chunk:
+            return None
+        try:
+            text = data[PRELUDE + length : -4].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        self.frames += 1
+        start = self._pos
+        self._pos += size
+        value = parse_payload(text) if text else INVALID
+        return Frame(
+            self.frames, text, value, time_ns, event, read, read, start, start + size,
+            False, None, headers,
+        )  # fmt: skip
+
     def _message(self, msg: bytes, read: int, time_ns: int | None) -> Frame:
         headers_length = struct.unpack_from(">I", msg, 4)[0]
         problems = []
@@ -133,17 +170,17 @@ class EventStreamDecoder:
                 f"its message CRC does not match (0x{crc:08x} sent, "
                 f"0x{zlib.crc32(msg[:-4]):08x} computed)"
             )
-        headers, bad_header = _headers(msg[PRELUDE : PRELUDE + headers_length])
+        headers, bad_header, event, chunk = _read_headers(msg[PRELUDE : PRELUDE + headers_length])
         if bad_header:
             problems.append(bad_header)
         payload = msg[PRELUDE + headers_length : -4]
         problem = "; ".join(problems) or None
-        if problem is None and _is_chunk(headers):
+        if problem is None and chunk:
             inner, why = _chunk_bytes(payload)
             if why is not None:
-                return self._frame(payload, read, time_ns, why, headers, len(msg))
-            return self._frame(inner, read, time_ns, None, headers, len(msg), chunk=True)
-        return self._frame(payload, read, time_ns, problem, headers, len(msg))
+                return self._frame(payload, read, time_ns, why, headers, len(msg), event)
+            return self._frame(inner, read, time_ns, None, headers, len(msg), event, chunk=True)
+        return self._frame(payload, read, time_ns, problem, headers, len(msg), event)
 
     def _frame(
         self,
@@ -153,6 +190,7 @@ class EventStreamDecoder:
         problem: str | None,
         headers: tuple[FrameHeader, ...] = (),
         length: int | None = None,
+        event: str | None = None,
         chunk: bool = False,
     ) -> Frame:
         try:
@@ -165,8 +203,6 @@ class EventStreamDecoder:
         if chunk:  # the event it carries names itself, as its SDK names it
             kind = value.get("type") if isinstance(value, dict) else None
             event = kind if isinstance(kind, str) else None
-        else:
-            event = _event(headers)
         self.frames += 1
         start = self._pos
         end = start + (length if length is not None else len(payload))
@@ -260,6 +296,24 @@ def _headers(raw: bytes) -> tuple[tuple[FrameHeader, ...], str | None]:
     except (IndexError, struct.error):
         return tuple(out), f"its headers end inside a header (byte {i} of {n})"
     return tuple(out), None
+
+
+# Headers as read, by their bytes: a stream's messages repeat a few sets of headers
+# (`:event-type` contentBlockDelta, `:content-type`, `:message-type`), so each set is read
+# once. FrameHeader is frozen and its values immutable: the tuples are shared.
+_READ: dict[bytes, tuple[tuple[FrameHeader, ...], str | None, str | None, bool]] = {}
+_READ_MAX = 1024
+
+
+def _read_headers(raw: bytes) -> tuple[tuple[FrameHeader, ...], str | None, str | None, bool]:
+    """(headers, why the rest do not read, the event's name, whether it is a chunk)."""
+    known = _READ.get(raw)
+    if known is None:
+        headers, problem = _headers(raw)
+        known = (headers, problem, _event(headers), _is_chunk(headers))
+        if len(_READ) < _READ_MAX:
+            _READ[raw] = known
+    return known
 
 
 def _header(headers: tuple[FrameHeader, ...], name: str) -> object:
