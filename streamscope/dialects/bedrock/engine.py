@@ -16,7 +16,7 @@ from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine, declared_tools
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
-from .robust import Robust, read_event
+from .robust import Robust, message_type, read_event
 from .sdk_model import StrandsEmulation
 from .strategies import LastStart, StartOnly, StopOnEndTurn
 
@@ -33,6 +33,27 @@ def plain_fragment(p: object) -> tuple[int, str] | None:
     index = p.get("contentBlockIndex")
     text = tool.get("input") if type(tool) is dict else None
     return (index, text) if type(index) is int and index >= 0 and type(text) is str else None
+
+
+def _quick_delta(frame: Frame) -> tuple[int, str, str, dict[Any, Any]] | None:
+    """(block index, "text" or "toolUse", the string, the delta) of a contentBlockDelta
+    event message (or one saved without headers) whose one delta member is a text, or a
+    toolUse holding only its input string; None for any other frame."""
+    p = frame.payload
+    if frame.event != "contentBlockDelta" or type(p) is not dict or frame.invalid is not None:
+        return None
+    index, delta = p.get("contentBlockIndex"), p.get("delta")
+    if type(index) is not int or index < 0 or type(delta) is not dict or len(delta) != 1:
+        return None
+    if frame.bad_utf8 or (frame.headers and message_type(frame) != "event"):
+        return None
+    text = delta.get("text")
+    if type(text) is str:
+        return index, "text", text, delta
+    tool = delta.get("toolUse")
+    if type(tool) is dict and len(tool) == 1 and type(text := tool.get("input")) is str:
+        return index, "toolUse", text, delta
+    return None
 
 
 def declared(tools: object) -> frozenset[str] | None:
@@ -69,13 +90,28 @@ class BedrockEngine(EventEngine):
         self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ
     ) -> list[FieldEvent] | None:
         """Apply one frame to every strategy; with collect_events, what it did (robust)."""
-        self.frames = frame.number
+        self.frames = n = frame.number
         robust = self.robust
+        quick = _quick_delta(frame) if not self.collect_events else None
+        if quick is not None:
+            # a text or input delta of a block under way: robust and the folds take it in a
+            # few steps where no rule has anything to say (else every rule reads the frame)
+            index, member, text, delta = quick
+            if not self._reads or robust.quick(n, index, member, text):
+                for s in self.others:
+                    if member == "text":
+                        s.text(n, index, text)
+                    else:
+                        s.fragment(n, index, text)
+                sdk = self.sdk
+                if isinstance(sdk, StrandsEmulation):
+                    sdk.plain(n, delta)  # (what botocore yields for it is the delta itself)
+                return None
         robust.events = [] if self.collect_events else None
-        if self._reads:
-            robust.feed(frame)
+        event = robust.feed(frame) if self._reads else None
         if self.others and type(frame.payload) is dict and frame.invalid is None:
-            event = read_event(frame, frame.payload)
+            if event is None:
+                event = read_event(frame, frame.payload)
             for s in self.others:
                 s.event(frame.number, event)
         self._sdk_feed(frame)

@@ -78,6 +78,8 @@ class Event:
 def message_type(frame: Frame) -> str | None:
     """The frame's `:message-type` header (None: it came without headers, as a saved SSE
     or a chunk log does)."""
+    if not frame.headers:
+        return None
     for h in frame.headers:
         if h.name == ":message-type":
             return h.value if isinstance(h.value, str) else None
@@ -199,11 +201,15 @@ class Robust:
 
     # -- frames -------------------------------------------------------------------------
 
-    def feed(self, frame: Frame) -> None:
+    def feed(self, frame: Frame) -> Event | None:
+        """Read one frame; the event it carries (None: it carries none), which the client
+        folds read next."""
         payload = event_object(frame, self.log)
         if payload is None:
-            return
-        self.event(frame.number, read_event(frame, payload))
+            return None
+        event = read_event(frame, payload)
+        self.event(frame.number, event)
+        return event
 
     def event(self, n: int, event: Event) -> None:
         log, name, body = self.log, event.name, event.body
@@ -420,6 +426,32 @@ class Robust:
         elif not block.open:
             self._reopened(n, index)
         self._said(n, index, member, delta[member])
+
+    def quick(self, n: int, index: int, member: str, text: str) -> bool:
+        """A `text` or `toolUse` input delta (`member`) of an open block of its kind, before
+        the message stopped, where no rule has anything to say: taken in a few steps (False:
+        the whole event goes through every rule)."""
+        if self.done_frame or self.metadata_frame:
+            return False
+        block = self.blocks.get(index)
+        if member == "text":
+            if type(block) is not TextBlock or block.family != "text" or not block.open:
+                return False
+            if text:
+                self.content.append(text)
+            return True
+        if type(block) is not ToolBlock or not block.open:
+            return False
+        prev = self.prev
+        if prev is not None and prev is not block and block.fragments > 0:
+            return False  # (interleaved: said by the rule)
+        self.prev = block
+        block.fragments += 1
+        block.last = n
+        if text:
+            block.parts.append(text)
+            block.nonempty = True
+        return True
 
     def _said(self, n: int, index: int, member: str, value: object) -> None:
         """What a text or reasoning delta adds to what the message says."""

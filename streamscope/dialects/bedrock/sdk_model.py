@@ -233,6 +233,36 @@ def botocore_event(frame: Frame) -> dict[str, Any] | None:
     return {name: parsed}
 
 
+def _plain_delta(frame: Frame) -> dict[str, Any] | None:
+    """The delta of a contentBlockDelta event message whose payload is only
+    `contentBlockIndex` (an integer), a `delta` of one text or toolUse input string and the
+    `p` padding: botocore yields that delta as it came (the JSON parser reads strings and
+    integers as the frame's did). None for any other frame: botocore_event reads it."""
+    payload = frame.payload
+    if (
+        frame.event != "contentBlockDelta"
+        or type(payload) is not dict
+        or frame.invalid is not None
+        or frame.bad_utf8
+        or message_type(frame) != "event"
+        or type(payload.get("contentBlockIndex")) is not int
+        or not payload.keys() <= _PLAIN_KEYS
+    ):
+        return None
+    delta = payload.get("delta")
+    if type(delta) is not dict or len(delta) != 1:
+        return None
+    if type(delta.get("text")) is str:
+        return delta
+    tool = delta.get("toolUse")
+    if type(tool) is dict and tool.keys() == {"input"} and type(tool["input"]) is str:
+        return delta
+    return None
+
+
+_PLAIN_KEYS = frozenset({"contentBlockIndex", "delta", "p"})
+
+
 class _Raised(Exception):
     """What the client raised, as its StrategyError says it."""
 
@@ -256,7 +286,6 @@ class StrandsEmulation:
 
     def __init__(self) -> None:
         self.current: _Tool | None = None  # state["current_tool_use"] (None: {})
-        self.text = ""
         self.found: list[Call] = []
         self.error: StrategyError | None = None
 
@@ -272,6 +301,10 @@ class StrandsEmulation:
         if self.error is not None:
             return  # the stream raised: the agent's turn is over
         n = frame.number
+        delta = _plain_delta(frame)
+        if delta is not None:  # most of a stream: what botocore yields is plain to see
+            self._delta(n, delta)
+            return
         try:
             event = botocore_event(frame)
         except _Raised as raised:
@@ -287,6 +320,12 @@ class StrandsEmulation:
             self._fold(n, name, body)
         except KeyError as missing:
             self.error = StrategyError.from_exception(missing, n)
+
+    def plain(self, n: int, delta: dict[str, Any]) -> None:
+        """A contentBlockDelta of one text or toolUse input string (what _plain_delta
+        takes), told by the caller."""
+        if self.error is None:
+            self._delta(n, delta)
 
     def _fold(self, n: int, name: str, body: Any) -> None:
         if body is None:
@@ -320,9 +359,9 @@ class StrandsEmulation:
             fields["input"] = held + piece
             self.current.fragments += 1
         elif "text" in delta:
+            # (strands gathers the text; only its type decides anything about the calls)
             if not isinstance(delta["text"], str):
                 raise _declined("text that is not a string")
-            self.text += delta["text"]
         elif "reasoningContent" in delta:
             reasoning = delta["reasoningContent"]
             for key in ("text", "signature"):
@@ -330,7 +369,7 @@ class StrandsEmulation:
                     raise _declined(f"reasoning {key} that is not a string")
 
     def _stop(self, n: int) -> None:
-        tool, self.text = self.current, ""
+        tool = self.current
         if tool is None:
             return
         fields = tool.fields
