@@ -53,9 +53,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from benchmarks.gen import (  # noqa: E402
+    BEDROCK_REQUEST,
     GEMINI_REQUEST,
     RESPONSES_REQUEST,
     anthropic_events,
+    bedrock_events,
     chat_lines,
     content_events,
     gemini_array_events,
@@ -348,6 +350,14 @@ def main() -> None:
         "/v1beta/models/m:streamGenerateContent",
         GEMINI_REQUEST,
         "application/json",
+    )
+    against_chat(
+        "bedrock",
+        "Bedrock ConverseStream (text blocks without a start and toolUse blocks in turn)",
+        bedrock_events,
+        "/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream",
+        BEDROCK_REQUEST,
+        "application/vnd.amazon.eventstream",
     )
     lines_against_chat(
         "ollama", "Ollama native chat (text lines, 2 whole calls every 40 lines)", ollama_lines

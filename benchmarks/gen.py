@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import orjson
 
+from streamscope.framing.aws_eventstream import encode
 from streamscope.recording import RecordingWriter
 
 TOOLS = [{"type": "function", "function": {"name": "write_file", "parameters": {"type": "object"}}}]
@@ -184,6 +185,54 @@ def anthropic_events(frames: int, per_block: int = 24) -> list[bytes]:
     end = {"stop_reason": "tool_use", "stop_sequence": None}
     out.append(_anthropic({"type": "message_delta", "delta": end, "usage": {"output_tokens": 5}}))
     out.append(_anthropic({"type": "message_stop"}))
+    return out
+
+
+BEDROCK_REQUEST = {
+    "messages": [{"role": "user", "content": [{"text": "write"}]}],
+    "toolConfig": {
+        "tools": [{"toolSpec": {"name": "write_file", "inputSchema": {"json": {"type": "object"}}}}]
+    },
+}
+
+
+def _bedrock(event: str, payload: dict) -> bytes:
+    headers = [(":event-type", 7, event), (":content-type", 7, "application/json")]
+    headers.append((":message-type", 7, "event"))
+    return encode(headers, orjson.dumps({**payload, "p": "abcdefghij"}))
+
+
+def bedrock_events(frames: int, per_block: int = 24) -> list[bytes]:
+    """A Bedrock ConverseStream body of `frames` AWS event stream messages: text blocks
+    (no contentBlockStart, as Bedrock sends them) and toolUse blocks in turn, each with
+    `per_block` deltas, every payload with its `p` padding, as the API streams a long
+    answer with tool calls; the last text block takes what is left of the count."""
+    out = [_bedrock("messageStart", {"role": "assistant"})]
+    words = ["lorem ", "ipsum ", "dolor ", "sit ", "amet, ", "consectetur ", "adipiscing ", "elit "]
+    index = 0
+    while True:
+        left = frames - len(out) - 2  # messageStop and metadata close it
+        tool = index % 2 == 1
+        if left < 2 * (per_block + 2) and not tool:  # the last block: a text one
+            pieces = [words[k % 8] for k in range(max(left - 1, 0))]
+        elif tool:
+            pieces = ['{"text": "', *[words[k % 8] for k in range(per_block - 2)], '"}']
+        else:
+            pieces = [words[k % 8] for k in range(per_block)]
+        at = {"contentBlockIndex": index}
+        if tool:
+            use = {"toolUseId": f"tooluse_{index}", "name": "write_file"}
+            out.append(_bedrock("contentBlockStart", {**at, "start": {"toolUse": use}}))
+        for piece in pieces:
+            delta = {"toolUse": {"input": piece}} if tool else {"text": piece}
+            out.append(_bedrock("contentBlockDelta", {**at, "delta": delta}))
+        out.append(_bedrock("contentBlockStop", at))
+        index += 1
+        if not tool and len(pieces) != per_block:
+            break
+    out.append(_bedrock("messageStop", {"stopReason": "tool_use"}))
+    usage = {"inputTokens": 9, "outputTokens": 5, "totalTokens": 14}
+    out.append(_bedrock("metadata", {"usage": usage, "metrics": {"latencyMs": 812}}))
     return out
 
 
