@@ -95,7 +95,7 @@ def only_openai_and_pytest(module, sdk: str = "openai") -> subprocess.CompletedP
 # imported: any other package in this venv raises ModuleNotFoundError, as in a fresh
 # virtualenv with just those two installed.
 ONLY_OPENAI_AND_PYTEST = """
-import importlib.abc, importlib.metadata, sys
+import importlib.abc, importlib.metadata, re, sys
 
 def needs(dist, seen):
     if dist.lower() in seen:
@@ -106,9 +106,8 @@ def needs(dist, seen):
     except importlib.metadata.PackageNotFoundError:  # a marker for another Python
         return
     for req in reqs:
-        if "extra ==" not in req:
-            needs(req.split(";")[0].split("[")[0].split("<")[0].split(">")[0].split("=")[0]
-                  .split("!")[0].split("~")[0].strip(), seen)
+        if "extra ==" not in req:  # (its name: `botocore (<1.45.0,>=1.44.8)` too)
+            needs(re.match(r"[A-Za-z0-9._-]+", req).group(0), seen)
 
 allowed = set()
 for top in ("openai", "pytest"):

@@ -90,3 +90,34 @@ def test_scan_rows_name_the_framing_and_the_dialect(recording):
     assert row["framing"] == "aws-eventstream" and row["dialect"] == "anthropic-messages"
     assert row["model"] == "anthropic.claude-sonnet-4-5-20250929-v1:0"
     assert "provider-error" in row["anomaly_kinds"]
+
+
+@pytest.mark.slow
+def test_a_converse_pytest_module_runs_green_through_boto3_with_only_boto3_and_pytest(tmp_path):
+    from .test_export import only_openai_and_pytest
+
+    for minimal in ([], ["--minimal"]):
+        module = tmp_path / "test_fixture.py"
+        sample = "recordings/bedrock-text-without-start.jsonl"
+        run("export", sample, "--format", "pytest", "-o", str(module), "--force", *minimal)
+        text = module.read_text()
+        assert "converse_stream(" in text and "NOTE" not in text
+        done = only_openai_and_pytest(module, "boto3")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "1 passed" in done.stdout
+
+
+@pytest.mark.slow
+def test_a_converse_module_whose_stream_raises_says_so_and_fails_as_boto3_does(tmp_path):
+    from tests.dialects.bedrock.events import body, start, stop, text
+
+    from .test_export import only_openai_and_pytest
+
+    cut = [start(), text(0, "Let me"), ("throttlingException", {"message": "Too many tokens"})]
+    saved = tmp_path / "stream.bin"
+    saved.write_bytes(body([*cut, stop(0)]))
+    module = tmp_path / "test_fixture.py"
+    run("export", str(saved), "--format", "pytest", "-o", str(module), "--force")
+    assert "NOTE: the SDK raises on these frames" in module.read_text()
+    done = only_openai_and_pytest(module, "boto3")
+    assert done.returncode == 1 and "throttlingException" in done.stdout, done.stdout
