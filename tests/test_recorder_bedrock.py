@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 
 import pytest
@@ -172,15 +173,20 @@ def upstream():
 
 
 @pytest.mark.parametrize(
-    ("agent", "operation", "events"),
+    ("agent", "operation", "events", "dialect"),
     [  # (boto3 sends the model id's colon percent-encoded, the anthropic SDK as it is)
-        (BOTO3_AGENT, "%3A0/converse-stream", fake.converse_events),
-        (ANTHROPIC_AGENT, ":0/invoke-with-response-stream", fake.anthropic_events),
+        (BOTO3_AGENT, "%3A0/converse-stream", fake.converse_events, "bedrock-converse"),
+        (
+            ANTHROPIC_AGENT,
+            ":0/invoke-with-response-stream",
+            fake.anthropic_events,
+            "anthropic-messages",
+        ),
     ],
     ids=["boto3", "anthropic"],
 )
 def test_record_a_bedrock_agent_signed_again_for_the_upstream(
-    tmp_path, upstream, agent, operation, events
+    tmp_path, upstream, agent, operation, events, dialect
 ):
     done, out = record(tmp_path, upstream, agent, aws_env())
     assert done.returncode == 0, done.stderr
@@ -207,6 +213,34 @@ def test_record_a_bedrock_agent_signed_again_for_the_upstream(
     assert exchange_bytes(out, 2) == b"".join(events(2))
     assert {e.reason for e in ends(out).values()} == {"complete"}
     assert_no_credential(out.read_text() + done.stderr, upstream)
+
+    # read as a user reads it: the dialect, the framing, the call, the contract held
+    seen = streamscope("inspect", "--json", "--strict", str(out))
+    assert seen.returncode == 0, seen.stdout + seen.stderr
+    report = json.loads(seen.stdout)
+    first_stream, second_stream = report["streams"]
+    assert first_stream["dialect"] == dialect and first_stream["framing"] == "aws-eventstream"
+    (got,) = first_stream["tool_calls"]
+    assert (got["id"], got["name"]) == (fake.TOOL_ID, "get_weather")
+    assert json.loads(got["arguments"]) == fake.TOOL_INPUT
+    assert not second_stream["tool_calls"] and second_stream["content"] == fake.ANSWER
+    assert not report["contract"], report["contract"]
+    text = streamscope("inspect", str(out)).stdout
+    assert "every assembled call came back unchanged, every result matched" in text, text
+    # and exported, its first stream replays through the client's own SDK, green
+    module = tmp_path / "test_fixture.py"
+    made = streamscope(
+        "export", str(out), "--exchange", "1", "--format", "pytest", "-o", str(module)
+    )
+    assert made.returncode == 0, made.stderr
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(module)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert "1 passed" in ran.stdout, ran.stdout + ran.stderr
 
 
 def test_without_credentials_record_says_so_and_the_agent_reads_an_error(tmp_path, upstream):
