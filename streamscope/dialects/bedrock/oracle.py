@@ -26,7 +26,7 @@ from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import Frame
 from ...framing.aws_eventstream import encode
 from ..typed import emulated_or_real
-from .sdk_model import OPERATION, StrandsEmulation, input_json
+from .sdk_model import NOT_CONVERSE, OPERATION, StrandsEmulation, input_json, invoked
 
 NOT_INSTALLED = (
     "strands-agents is not installed, and this stream has a shape streamscope's "
@@ -118,6 +118,8 @@ def run_real_strands(frames: Iterable[Frame]) -> list[Call] | StrategyError | Un
     from strands.event_loop.streaming import process_stream
 
     frames = list(frames)
+    if any(invoked(f) for f in frames):
+        return NOT_CONVERSE
     if any(f.invalid is not None for f in frames):
         return Unmodeled("a message the framing could not read whole cannot be written back")
     body, events = botocore_events(frames)

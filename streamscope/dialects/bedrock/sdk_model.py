@@ -196,9 +196,24 @@ def _body(data: str) -> object:
         raise _declined("nesting past Python's recursion limit") from None
 
 
+# strands streams ConverseStream only: Amazon Nova's events through
+# InvokeModelWithResponseStream (in `chunk` messages) are no stream it reads.
+NOT_CONVERSE = Unmodeled(
+    "strands reads ConverseStream only; this stream came through "
+    "InvokeModelWithResponseStream (its events in chunk messages)"
+)
+
+
+def invoked(frame: Frame) -> bool:
+    """Whether a frame came in an InvokeModelWithResponseStream `chunk` message."""
+    return any(h.name == ":event-type" and h.value == "chunk" for h in frame.headers)
+
+
 def botocore_event(frame: Frame) -> dict[str, Any] | None:
     """What boto3's event stream yields for a frame (None: nothing); raises the error it
     raises as a StrategyError's text (EventStreamError), Unmodeled where not emulated."""
+    if frame.headers and invoked(frame):
+        raise NOT_CONVERSE
     if frame.invalid is not None or frame.bad_utf8:
         raise _declined("a message the framing could not read whole, or not UTF-8")
     kind = message_type(frame)
