@@ -75,6 +75,15 @@ SHOTS: dict[str, tuple[str | Callable[[Path], Path], int | None, list[str], type
     "gemini-stream": ("gemini-streamed-args.jsonl", 1, ["end"], StreamScreen, SIZE),
     # an agent that dropped the signature, in the request's contents
     "gemini-request": ("gemini-signature-dropped.jsonl", 2, [], RequestScreen, SIZE),
+    # Bedrock Converse: the text block with no start after the call, glued onto it by
+    # the client that sends deltas to the last started block
+    "bedrock-stream": (
+        "bedrock-text-without-start.jsonl",
+        1,
+        ["right_square_bracket", "s"],
+        StreamScreen,
+        SIZE,
+    ),
     # Ollama's native chat: two calls of one tool with no ids, on a small terminal
     "ollama-stream": ("ollama-two-calls.jsonl", 1, ["end"], StreamScreen, (80, 24)),
     # a WebSocket session: every message under its response, the contract across them

@@ -259,6 +259,13 @@ SHOTS = {
     "gemini-stream": ("gemini-streamed-args.jsonl", 1, ["right"] * 4, StreamScreen),
     # an agent that dropped the thoughtSignature, in the request's contents
     "gemini-request": ("gemini-signature-dropped.jsonl", 2, [], None),
+    # Bedrock Converse: the text block with no start after the call, last-start's glue
+    "bedrock-stream": (
+        "bedrock-text-without-start.jsonl",
+        1,
+        ["right_square_bracket", "s"],
+        StreamScreen,
+    ),
 }
 
 

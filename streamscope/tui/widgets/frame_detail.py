@@ -14,6 +14,7 @@ from ...core.calls import Call
 from ...core.events import FieldEvent
 from ...core.repair import Repair
 from ...dialects import dialect
+from ...framing import FRAMINGS, SSE
 from ...marks import MARK, STYLE
 from ...text import cut, plural, quote, visible
 from ..model import FrameState, StreamModel
@@ -55,6 +56,7 @@ class FrameDetail(RenderedStatic):
             key = dialect(result.dialect).terms.key
             parts.append(repair_panel(result.tool_calls, result.repairs, key))
         if n == 0:
+            parts.append(Text(f"{told_as(model)}\n", style="bold"))
             parts.append(
                 Text(
                     "Before the first frame. → or n steps forward; ? lists every key.", style="dim"
@@ -90,7 +92,9 @@ class FrameDetail(RenderedStatic):
                     raw.append("┆", style="bold magenta")
                 raw.append(
                     visible(
-                        piece[:left].decode("utf-8", "replace").replace("\r", "\\r"), lines=True
+                        # (bytes that are no UTF-8, as a binary framing sends, as \xNN)
+                        piece[:left].decode("utf-8", "backslashreplace").replace("\r", "\\r"),
+                        lines=True,
                     )
                     .replace("\t", "\\t")
                     .replace("\n", "↵\n"),
@@ -116,6 +120,16 @@ class FrameDetail(RenderedStatic):
 
 
 SHOWN = 20_000  # bytes of a frame as received, and characters of its JSON, shown
+
+
+def told_as(model: StreamModel) -> str:
+    """The stream's dialect and framing in words: "Bedrock Converse in the AWS event
+    stream" (SSE, what most streams are, goes unsaid)."""
+    told = model.dialect.title
+    name = getattr(model.reads, "framing", None)
+    if name is not None and name != SSE and name in FRAMINGS:
+        told += f" in {FRAMINGS[name].title}"
+    return told
 
 
 def _more(size: int, n: int, unit: str = "bytes") -> str:
