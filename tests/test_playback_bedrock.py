@@ -156,3 +156,38 @@ def test_an_sse_stream_written_as_chunks_reads_back_as_its_events(api_recording)
     assert [f.invalid for f in frames] == [None] * len(events_json())
     assert [f.payload for f in frames] == [orjson.loads(e) for e in events_json()]
     assert {h.value for f in frames for h in f.headers} == {"chunk", "application/json", "event"}
+
+
+def test_boto3_converse_stream_gets_the_recorded_converse_events_byte_exact():
+    """serve answers ConverseStream in the event stream as recorded: boto3 reads the two
+    turns of the bundled sample, the first with its call, the second matched by its
+    messages (the toolResult) and answering in text."""
+    sample = "recordings/bedrock-text-without-start.jsonl"
+    with served(sample) as (base, server):
+        client = boto3.client("bedrock-runtime", endpoint_url=base, region_name="us-east-1")
+        from streamscope.inputs import open_input
+
+        with open_input(sample) as source:
+            first, second = (source.exchange(n).request.json_body() for n in (1, 2))
+        model = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+        turns = []
+        for asked in (second, first):  # (out of order: each is matched by its body)
+            keys = ("messages", "system", "toolConfig", "inferenceConfig")
+            answer = client.converse_stream(
+                modelId=model, **{k: asked[k] for k in keys if k in asked}
+            )
+            turns.append(list(answer["stream"]))
+        with httpx2.Client() as raw:
+            body = raw.post(f"{base}/model/{model}/converse-stream", json=first).content
+    later, earlier = turns
+    starts = [e["contentBlockStart"] for e in earlier if "contentBlockStart" in e]
+    assert [s["start"]["toolUse"]["name"] for s in starts] == ["get_weather"]
+    assert not any("contentBlockStart" in e for e in later)
+    assert "".join(
+        e["contentBlockDelta"]["delta"].get("text", "") for e in later if "contentBlockDelta" in e
+    ).startswith("It is 14")
+    assert [s.how for s in server.app.selections] == ["body", "body", "body"]
+    with open_input(sample) as source:
+        wire = source.exchange(1).wire
+        recorded = b"".join(data for data, _ in wire.reads_from(0, len(wire)))
+    assert body == recorded  # the bytes as recorded, every CRC as it was
