@@ -194,7 +194,8 @@ def test_a_mismatch_reads_as_an_anthropic_error(mode, recording):
         with pytest.raises(anthropic.NotFoundError) as e:
             client.models.list()
         assert e.value.api_message == (
-            f"{name}: only POST .../v1/messages is served, not GET /v1/models"
+            f"{name}: only POST .../v1/messages, POST .../model/{{id}}/invoke-with-response-stream "
+            "and POST .../model/{id}/invoke are served, not GET /v1/models"
         )
     with provider(mode, OPENAI) as (client, _, _selections):
         with pytest.raises(anthropic.BadRequestError) as e:
