@@ -191,3 +191,13 @@ def test_boto3_converse_stream_gets_the_recorded_converse_events_byte_exact():
         wire = source.exchange(1).wire
         recorded = b"".join(data for data, _ in wire.reads_from(0, len(wire)))
     assert body == recorded  # the bytes as recorded, every CRC as it was
+
+
+def test_a_request_serve_cannot_answer_is_a_modelled_bedrock_exception_to_boto3():
+    with served("recordings/bedrock-text-without-start.jsonl") as (base, _):
+        client = boto3.client("bedrock-runtime", endpoint_url=base, region_name="us-east-1")
+        asked = [{"role": "user", "content": [{"text": "What is the weather in Paris?"}]}]
+        # (the sample holds streams only: a Converse request without one is not served)
+        with pytest.raises(client.exceptions.ValidationException) as raised:
+            client.converse(modelId="us.anthropic.claude-sonnet-4-20250514-v1:0", messages=asked)
+    assert "streamscope serve" in str(raised.value)

@@ -254,9 +254,9 @@ def test_without_credentials_record_says_so_and_the_agent_reads_an_error(tmp_pat
     }
     env = {**aws_env(credentials=False), "AGENT_KEYS": json.dumps(keys)}
     done, out = record(tmp_path, upstream, BOTO3_AGENT, env)
-    assert done.returncode == 1, done.stderr  # the agent's own failure: boto3's ClientError
+    assert done.returncode == 1, done.stderr  # the agent's own failure: boto3's modelled error
     error = json.loads(done.stdout)["error"]
-    assert error.startswith("ClientError") and "403" in error and "ConverseStream" in error
+    assert error.startswith("AccessDeniedException") and "ConverseStream" in error
     assert "Traceback" not in done.stderr
     said = "streamscope: bedrock side: cannot sign the request for "
     missing = [line for line in done.stderr.splitlines() if line.startswith(said)]
@@ -283,7 +283,8 @@ def test_without_botocore_record_says_so_in_one_line(tmp_path, upstream):
     env = {**aws_env(), "PYTHONPATH": str(tmp_path / "shadow")}
     done, out = record(tmp_path, upstream, agent, env)
     assert done.returncode == 1, done.stderr
-    assert "403" in json.loads(done.stdout)["error"] and "Traceback" not in done.stderr
+    said = json.loads(done.stdout)["error"]
+    assert said.startswith("AccessDeniedException") and "Traceback" not in done.stderr
     said = [line for line in done.stderr.splitlines() if line.startswith("streamscope: bedrock")]
     assert said == [
         "streamscope: bedrock side: cannot sign the request for "

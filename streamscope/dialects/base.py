@@ -202,6 +202,10 @@ def body_facts(path: str, body: object) -> RequestFacts:
     )
 
 
+def no_error_headers(status: int, kind: str) -> tuple[tuple[str, str], ...]:
+    return ()
+
+
 def openai_error(status: int, kind: str, message: str) -> bytes:
     """The error document OpenAI and the servers compatible with it answer with (and the
     openai SDK reads): `{"error": {"message", "type", "param", "code"}}`."""
@@ -304,6 +308,9 @@ class Dialect:
     # Its error document: (HTTP status, error type, message) -> the JSON body its
     # clients' SDK reads as the API's own errors.
     error_document: Callable[[int, str, str], bytes] = openai_error
+    # The headers that go with it, (HTTP status, error type) -> headers, where its clients
+    # read the error's type from one (Bedrock's `x-amzn-ErrorType`)
+    error_headers: Callable[[int, str], tuple[tuple[str, str], ...]] = no_error_headers
     # The facts of a request it claims: (URL path, parsed JSON body) -> RequestFacts.
     facts: Callable[[str, object], RequestFacts] = body_facts
     # ... where its URL's query tells them (Realtime's `?model=`): (the whole URL, the

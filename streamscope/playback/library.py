@@ -633,6 +633,7 @@ class Answer:
     status: int = 200
     error: bytes = b""
     framing: str | None = None  # the framing the request asks its stream in
+    error_headers: tuple[tuple[str, str], ...] = ()  # beside the error (its type, Bedrock's)
 
 
 def _served(speaks: Dialect) -> str:
@@ -662,14 +663,18 @@ def answer(
     speaks = told or of_client(header_names) or DEFAULT
     if told is None or method.upper() != "POST":
         message = f"only {_served(speaks)} served, not {method} {path}"
-        return Answer(None, 404, error_body(name, "not_found", message, speaks, 404))
+        said = speaks.error_headers(404, "not_found")
+        return Answer(None, 404, error_body(name, "not_found", message, speaks, 404), None, said)
     chosen = library.select(body, strict, told, path)
     if isinstance(chosen, Unmatched):
         message = f"no recorded exchange matches this request: {chosen.message}"
-        return Answer(None, 400, error_body(name, "unmatched_request", message, speaks))
+        said = speaks.error_headers(400, "unmatched_request")
+        body = error_body(name, "unmatched_request", message, speaks)
+        return Answer(None, 400, body, None, said)
     if chosen.entry.refusal is not None:  # its head cannot be sent: say why instead
         kind = "unreplayable_response"
-        return Answer(None, 502, error_body(name, kind, chosen.entry.refusal, speaks, 502))
+        body = error_body(name, kind, chosen.entry.refusal, speaks, 502)
+        return Answer(None, 502, body, None, speaks.error_headers(502, kind))
     return Answer(chosen, framing=streams_in(told.name, path, sent_body(body)))
 
 
@@ -772,7 +777,7 @@ class PlaybackTransport(clients.Transport):
         got = answer(self.library, request.method, target, body, self.strict, self.name, names)
         self.selections.append(got.selection)
         if got.selection is None:
-            headers = [("content-type", "application/json")]
+            headers = [("content-type", "application/json"), *got.error_headers]
             response = package.Response(
                 got.status, headers=headers, content=got.error, request=request
             )

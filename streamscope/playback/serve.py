@@ -95,6 +95,7 @@ class MockProvider:
                     "headers": [
                         (b"content-type", b"application/json"),
                         (b"content-length", str(len(got.error)).encode()),
+                        *((k.encode(), v.encode()) for k, v in got.error_headers),
                     ],
                 }
             )

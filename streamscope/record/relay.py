@@ -172,7 +172,8 @@ def error_reply(
     """streamscope's own error answer, in the shape of the client's own API (so its SDK
     shows the message): its headers and body."""
     body = speaks.error_document(status, kind, f"streamscope: {message}")
-    return [("content-type", "application/json"), ("content-length", str(len(body)))], body
+    headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
+    return [*headers, *speaks.error_headers(status, kind)], body
 
 
 async def _refused(conn: Upgraded, session: _Session, answer: UpstreamResponse) -> None:

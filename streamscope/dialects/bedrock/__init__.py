@@ -44,6 +44,7 @@ BEDROCK = Dialect(
     kinds=KINDS,
     final_event=wire.final_event,
     error_document=wire.error_document,
+    error_headers=wire.error_headers,
     facts=wire.facts,
     # (toolConfig is left to serve's owner: its help names every key compared)
     match_keys=("model", "system", "messages"),

@@ -117,6 +117,27 @@ def error_document(status: int, kind: str, message: str) -> bytes:
     return orjson.dumps({"message": message})
 
 
+# The exception botocore names an error by (its `x-amzn-ErrorType`), by HTTP status, as
+# the Converse API answers them.
+_ERROR_TYPES = {
+    400: "ValidationException",
+    403: "AccessDeniedException",
+    404: "ResourceNotFoundException",
+    408: "ModelTimeoutException",
+    429: "ThrottlingException",
+    503: "ServiceUnavailableException",
+}
+
+
+def error_headers(status: int, kind: str) -> tuple[tuple[str, str], ...]:
+    """The header botocore reads an error's type from (boto3 then raises its modelled
+    exception: `client.exceptions.ValidationException`)."""
+    named = _ERROR_TYPES.get(status)
+    if named is None:
+        named = "InternalServerException" if status >= 500 else "ValidationException"
+    return (("x-amzn-ErrorType", f"{named}:http://internal.amazon.com/coral/com.amazon.bedrock/"),)
+
+
 def final_event(path: str, framing: str | None = None) -> Watch:
     return MetadataEvent() if framing == "aws-eventstream" else Watch()
 
