@@ -16,13 +16,40 @@ from ..core.anomalies import AnomalyLog
 from ..core.calls import Call, Slot, StrategyError, Unmodeled
 from ..core.engine import ALL, Emulation, Engine, Strategies
 from ..core.frames import INVALID, Frame
-from ..text import json_type, quote
+from ..text import cut, json_type, quote
 from .base import SessionDriver
 
 
 def is_index(value: object) -> TypeGuard[int]:
     """An index an event may name a block or an item by (a bool is not one)."""
     return type(value) is int and value >= 0
+
+
+def named_index(
+    log: AnomalyLog,
+    n: int,
+    payload: dict[Any, Any],
+    key: str,
+    what: str,
+    bad: str = "",
+    missing: str = "",
+) -> int | None:
+    """The block or item an event names by `payload[key]`, a non-negative integer; None,
+    with `event-schema-violation` filed, when it names none (`bad` and `missing` end the
+    finding's words where the key holds something else, or is not there)."""
+    index = payload.get(key)
+    if is_index(index):
+        return index
+    log.add(
+        "event-schema-violation",
+        n,
+        lambda: (
+            f"{what} with {key} {cut(quote(index), 30)}, not a non-negative integer{bad}"
+            if key in payload
+            else f"{what} with no {key}{missing}"
+        ),
+    )
+    return None
 
 
 def declared_tools(tools: object) -> frozenset[str] | None:

@@ -28,7 +28,7 @@ from ...core.calls import Call, Slot, freeze
 from ...core.events import FieldEvent
 from ...core.frames import Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object, is_index
+from ..typed import event_object, named_index
 
 # (tuples: a `type` sent as a list or an object is compared, never hashed)
 TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -336,20 +336,9 @@ class Robust:
         tool.open = False
 
     def _index(self, n: int, payload: dict[Any, Any], what: str) -> int | None:
-        index = payload.get("index")
-        if is_index(index):
-            return index
-        self.log.add(
-            "event-schema-violation",
-            n,
-            lambda: (
-                f"{what} with index {cut(quote(index), 30)}, not a non-negative integer: it "
-                "names no block (the official SDK raises or picks another one); robust skips it"
-                if "index" in payload
-                else f"{what} with no index: it names no block; robust skips it"
-            ),
-        )
-        return None
+        bad = ": it names no block (the official SDK raises or picks another one); robust skips it"
+        missing = ": it names no block; robust skips it"
+        return named_index(self.log, n, payload, "index", what, bad, missing)
 
     def _start(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "content_block_start")

@@ -33,7 +33,7 @@ from ...core.calls import Call, Slot, freeze
 from ...core.events import FieldEvent
 from ...core.frames import Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object, is_index
+from ..typed import event_object, named_index
 
 # The ConverseStream events (the `:event-type` of its messages).
 EVENTS = (
@@ -282,20 +282,8 @@ class Robust:
         )
 
     def _index(self, n: int, body: dict[Any, Any], what: str) -> int | None:
-        index = body.get("contentBlockIndex")
-        if is_index(index):
-            return index
-        self.log.add(
-            "event-schema-violation",
-            n,
-            lambda: (
-                f"{what} with contentBlockIndex {cut(quote(index), 30)}, not a non-negative "
-                "integer: it names no block; robust skips it"
-                if "contentBlockIndex" in body
-                else f"{what} with no contentBlockIndex: it names no block; robust skips it"
-            ),
-        )
-        return None
+        skips = ": it names no block; robust skips it"
+        return named_index(self.log, n, body, "contentBlockIndex", what, skips, skips)
 
     def _start(self, n: int, body: dict[Any, Any]) -> None:
         index = self._index(n, body, "contentBlockStart")

@@ -33,7 +33,7 @@ from ...core.calls import Call, Slot
 from ...core.events import FieldEvent
 from ...core.frames import Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object, is_index
+from ..typed import event_object, is_index, named_index
 
 CALL = "function_call"
 CREATED, RESPONSE_DONE = "response.created", "response.done"
@@ -296,19 +296,7 @@ class Robust:
             self.response_id = rid
 
     def _index(self, n: int, payload: dict[Any, Any], what: str) -> int | None:
-        index = payload.get("output_index")
-        if is_index(index):
-            return index
-        self.log.add(
-            "event-schema-violation",
-            n,
-            lambda: (
-                f"{what} with output_index {cut(quote(index), 30)}, not a non-negative integer"
-                if "output_index" in payload
-                else f"{what} with no output_index"
-            ),
-        )
-        return None
+        return named_index(self.log, n, payload, "output_index", what)
 
     def _added(self, n: int, payload: dict[Any, Any]) -> None:
         response = self._began(n)

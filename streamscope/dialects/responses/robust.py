@@ -27,7 +27,7 @@ from ...core.calls import Call, Slot
 from ...core.events import FieldEvent
 from ...core.frames import INVALID, Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object, is_index
+from ..typed import event_object, is_index, named_index
 
 # (tuples: a `type` sent as a list or an object is compared, never hashed)
 CALL_ITEMS = ("function_call", "custom_tool_call")
@@ -259,19 +259,7 @@ class Robust:
         self.seq = seq
 
     def _index(self, n: int, payload: dict[Any, Any], what: str) -> int | None:
-        index = payload.get("output_index")
-        if is_index(index):
-            return index
-        self.log.add(
-            "event-schema-violation",
-            n,
-            lambda: (
-                f"{what} with output_index {cut(quote(index), 30)}, not a non-negative integer"
-                if "output_index" in payload
-                else f"{what} with no output_index"
-            ),
-        )
-        return None
+        return named_index(self.log, n, payload, "output_index", what)
 
     def _added(self, n: int, payload: dict[Any, Any]) -> None:
         index = self._index(n, payload, "response.output_item.added")
