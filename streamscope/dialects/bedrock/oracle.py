@@ -26,7 +26,14 @@ from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import Frame
 from ...framing.aws_eventstream import encode
 from ..typed import emulated_or_real
-from .sdk_model import NOT_CONVERSE, OPERATION, StrandsEmulation, input_json, invoked
+from .sdk_model import (
+    NOT_CONVERSE,
+    OPERATION,
+    StrandsEmulation,
+    client_type,
+    input_json,
+    invoked,
+)
 
 NOT_INSTALLED = (
     "strands-agents is not installed, and this stream has a shape streamscope's "
@@ -139,13 +146,25 @@ def run_real_strands(frames: Iterable[Frame]) -> list[Call] | StrategyError | Un
     except Exception as exc:
         return StrategyError.from_exception(exc, body.current)
     message = stopped["stop"][1] if stopped is not None else {"content": []}
+    kinds = {  # (strands keeps no type: each call's is its start's, as a client's)
+        use.get("toolUseId"): use.get("type")
+        for f in frames
+        if f.event == "contentBlockStart" and isinstance(f.payload, dict)
+        for use in [(f.payload.get("start") or {}).get("toolUse")]
+        if isinstance(use, dict)
+    }
     out: list[Call] = []
     for block in message.get("content", []):
         use = block.get("toolUse") if isinstance(block, dict) else None
         if use is not None:
             out.append(
                 Call(
-                    0, len(out), use["toolUseId"], "toolUse", use["name"], input_json(use["input"])
+                    0,
+                    len(out),
+                    use["toolUseId"],
+                    client_type(kinds.get(use["toolUseId"])),
+                    use["name"],
+                    input_json(use["input"]),
                 )
             )
     return out

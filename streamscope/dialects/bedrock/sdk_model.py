@@ -16,8 +16,8 @@ events into one assistant message, ignoring `contentBlockIndex` throughout:
   `{}`, else `json.loads` of it, `{}` where that fails; a tool use without id or name is
   dropped; then the buffered text becomes a text block.
 
-So the calls are the message's toolUse blocks, in the order their stops came; the type
-is never kept (a server tool's use looks like a client's). Their input is the parsed
+So the calls are the message's toolUse blocks, in the order their stops came; strands
+keeps no type, so a server tool's use is one it runs as a client's (`client_type`). Their input is the parsed
 value, shown as compact JSON.
 
 What this emulation declines (`Unmodeled`: the real client answers, oracle.py): a frame
@@ -36,7 +36,7 @@ from typing import Any
 
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import Frame
-from .robust import EVENTS, EXCEPTIONS, message_type
+from .robust import CLIENT, EVENTS, EXCEPTIONS, SERVER, message_type
 
 OPERATION = "ConverseStream"
 
@@ -282,13 +282,21 @@ class _Raised(Exception):
     """What the client raised, as its StrategyError says it."""
 
 
-class _Tool:
-    __slots__ = ("fields", "first", "fragments")
+def client_type(kind: object) -> str:
+    """The type of a call strands runs: it keeps none, and runs every toolUse as a
+    client's, so a client's use keeps the type its start named (`tool_use`, or `toolUse`
+    where it named none) and a server tool's use becomes a client's (`toolUse`)."""
+    return kind if isinstance(kind, str) and kind != SERVER else CLIENT
 
-    def __init__(self, fields: dict[str, Any], first: int) -> None:
+
+class _Tool:
+    __slots__ = ("fields", "first", "fragments", "kind")
+
+    def __init__(self, fields: dict[str, Any], first: int, kind: object = None) -> None:
         self.fields = fields
         self.first = first
         self.fragments = 0
+        self.kind = client_type(kind)
 
 
 def input_json(value: object) -> str:
@@ -308,6 +316,7 @@ class StrandsEmulation:
         new = copy.copy(self)
         if self.current is not None:
             new.current = _Tool(dict(self.current.fields), self.current.first)
+            new.current.kind = self.current.kind
             new.current.fragments = self.current.fragments
         new.found = list(self.found)  # (a call is never changed once made)
         return new
@@ -353,7 +362,9 @@ class StrandsEmulation:
             self.current = None
             if tool:
                 self.current = _Tool(
-                    {"toolUseId": tool["toolUseId"], "name": tool["name"], "input": ""}, n
+                    {"toolUseId": tool["toolUseId"], "name": tool["name"], "input": ""},
+                    n,
+                    tool.get("type"),
                 )
         elif name == "contentBlockDelta":
             self._delta(n, body["delta"])
@@ -406,7 +417,7 @@ class StrandsEmulation:
             args = input_json(value)
         except (ValueError, RecursionError):
             raise _declined("input it cannot write back") from None
-        call = Call(0, len(self.found), tid, "toolUse", name, args, tool.fragments, tool.first, n)
+        call = Call(0, len(self.found), tid, tool.kind, name, args, tool.fragments, tool.first, n)
         self.found.append(call)
 
     def calls(self) -> list[Call]:

@@ -32,6 +32,10 @@ def test_each_projects_stream_reads_as_the_project_assembles_it(name):
         assert stream.content == want["text"]
     # what the project's stream holds is no fault of the stream's
     assert not [a.kind for a in stream.anomalies if a.severity == "error"]
+    # and strands, which reads ConverseStream, builds the same calls from it (a server
+    # tool's use aside: strands runs it as a client's)
+    if isinstance(stream.strategies.get("strands"), list) and len(calls) == len(stream.tool_calls):
+        assert not stream.differs("strands"), stream.strategies["strands"]
 
 
 def test_strands_is_not_said_to_read_nova_through_invoke():
