@@ -30,7 +30,8 @@ import orjson
 from .calls import Call
 from .history import History, SentCall
 
-# Turns that are not the model's: a window (the answer sent back) ends at one of them
+# Turns that are not the model's: a window (the answer sent back) ends at one of them, or
+# at a turn its dialect says the client added on its own side (Turn.client)
 NOT_MODEL = frozenset({"user", "system", "developer", "tool", "function"})
 
 
@@ -113,7 +114,7 @@ def thread(history: History, entry_of_turn: Sequence[int], entries: int) -> Thre
 
     def stops(t: int) -> bool:
         turn = turns[t]
-        return bool(turn.results) or turn.role in NOT_MODEL
+        return bool(turn.results) or turn.client or turn.role in NOT_MODEL
 
     def raw(t: int) -> int:
         items = turns[t].items

@@ -665,3 +665,29 @@ def test_the_projects_recorded_streams(name):
     if log.exists():
         (again,) = analyze(log).streams
         assert calls(again) == calls(stream) and again.dialect == "openai-responses"
+
+
+def test_items_the_client_adds_without_a_role_are_its_own_turn():
+    from streamscope.dialects.responses.history import history
+
+    h = history(
+        {
+            "input": [
+                {"role": "user", "content": "run echo hello"},
+                {"type": "configuration_update", "reasoning": {"effort": "medium"}},
+                {"type": "reasoning", "summary": []},
+                {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
+                {"type": "computer_call_output", "call_id": "c0", "output": {}},
+            ]
+        }
+    )
+    assert h is not None
+    # the user's side: the user's message and what the client adds after it; the model's:
+    # its reasoning and its call
+    assert [(t.role, t.client) for t in h.turns] == [
+        ("user", False),
+        ("configuration_update", True),
+        ("reasoning", False),
+        ("function_call", False),
+        ("computer_call_output", True),
+    ]
