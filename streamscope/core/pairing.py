@@ -178,10 +178,15 @@ class _Group:
         return self.requests[0][0]
 
 
-def _signature(calls: Sequence[Call] | Sequence[SentCall]) -> tuple[Any, ...]:
-    """What tells whose answer a request sends back: the calls' ids (their names and
-    arguments when none has an id), order aside."""
-    if any(isinstance(c.id, str) and c.id for c in calls):
+def _has_ids(calls: Sequence[Call] | Sequence[SentCall]) -> bool:
+    return any(isinstance(c.id, str) and c.id for c in calls)
+
+
+def _signature(calls: Sequence[Call] | Sequence[SentCall], ids: bool) -> tuple[Any, ...]:
+    """What tells whose answer a request sends back: the calls' ids, or their names and
+    arguments where the stream's calls have no id (the ids sent back are then the
+    client's own, where its API leaves them to it), order aside."""
+    if ids:
         return tuple(sorted(repr(c.id) for c in calls))
     return tuple(sorted(repr((c.name, c.arguments)) for c in calls))
 
@@ -256,13 +261,14 @@ def _bucket(
         calls = streams.get(ex)
         if not calls:
             continue
-        mine = _signature(calls)
+        ids = _has_ids(calls)
+        mine = _signature(calls, ids)
         hits = [
             k
             for k, g in enumerate(groups)
             if k not in claimed
             and (x := _after(g, ex)) is not None
-            and _signature(sent(*x)) == mine
+            and _signature(sent(*x), ids) == mine
         ]
         if len(hits) == 1:
             claimed.add(hits[0])
