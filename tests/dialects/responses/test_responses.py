@@ -691,3 +691,21 @@ def test_items_the_client_adds_without_a_role_are_its_own_turn():
         ("function_call", False),
         ("computer_call_output", True),
     ]
+
+
+def test_codex_over_http_continues_its_request_after_its_configuration_update(tmp_path):
+    # Codex's default model path: a configuration_update after the user's message, and
+    # each turn the whole history again, the first request byte for byte a prefix
+    path = tmp_path / "codex.jsonl"
+    config = {"type": "configuration_update", "reasoning": {"effort": "medium"}}
+    asked = [*QUESTION, config]
+    bodies = [{"model": "m", "stream": True, "input": items} for items in (asked, [*asked, SENT])]
+    bodies[1]["input"].append(_output())
+    _recording(path, "https://api.openai.com/v1/responses", bodies, [WEATHER, ANSWER])
+    doc = analyze(path)
+    assert doc.contract == [], [f.message for f in doc.contract]
+    # and a call sent back changed is still found there
+    bodies[1]["input"][-2:] = [{**SENT, "call_id": "call_x"}, _output("call_x")]
+    changed = tmp_path / "changed.jsonl"
+    _recording(changed, "https://api.openai.com/v1/responses", bodies, [WEATHER, ANSWER])
+    assert [f.kind for f in analyze(changed).contract] == ["tool-call-id-substituted"]
