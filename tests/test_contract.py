@@ -268,3 +268,19 @@ def test_an_id_a_chat_client_invents_is_still_substituted():
     messages = [USER, assistant(("call_0", "get_weather", ARGS)), tool("call_0")]
     found = check(streams, [ASKED, chat_conversation(2, {"messages": messages})]).findings
     assert [(f.kind, f.severity) for f in found] == [("tool-call-id-substituted", "error")]
+
+
+def test_a_filled_id_whose_result_is_not_sent_yet_is_not_an_error():
+    then = [
+        GEMINI_ASKED,
+        {
+            "role": "model",
+            "parts": [
+                {"functionCall": {"id": i, "name": "get_weather", "args": {"city": c}}}
+                for i, c in (("1", "Paris"), ("2", "London"))
+            ],
+        },
+    ]
+    found = check(NO_IDS, [_gemini(1, [GEMINI_ASKED]), _gemini(2, then)]).findings
+    assert [(f.kind, f.severity) for f in found] == [("tool-call-id-filled", "info")] * 2
+    assert "no functionResponse part is sent yet" in found[0].message

@@ -445,8 +445,13 @@ def _compare(
                 req_ex,
                 "tool-call-id-filled",
                 f"{where}: the model sent no id for {label}; the client gave it id "
-                f"{quote(back.id)}, and its {req.words.result} names the same id "
-                f"(the API leaves the id to the client): the link holds",
+                f"{quote(back.id)}, "
+                + (
+                    f"and its {req.words.result} names the same id"
+                    if results is not None
+                    else f"and no {req.words.result} is sent yet"
+                )
+                + " (the API leaves the id to the client): the link holds",
                 stream_ex,
                 call.id,
                 call.first_frame,
