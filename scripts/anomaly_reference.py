@@ -31,6 +31,8 @@ EVERY = "every dialect"
 ONLY = {
     "parallel-wrapper": ("chat", "responses"),  # the models of these APIs invent the wrapper
     "thought-signature-dropped": ("gemini",),  # only Gemini streams a thoughtSignature
+    # only these APIs leave a call's id to the client (History.client_ids)
+    "tool-call-id-filled": ("gemini", "ollama"),
 }
 ICON = {s: label(s) for s in (anomalies.ERROR, anomalies.WARNING, anomalies.INFO)}
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from streamscope.core.calls import Call
-from streamscope.core.contract import KINDS, check
+from streamscope.core.contract import KINDS, Conversation, check
+from streamscope.dialects import dialect
 
 from .helpers import chat_conversation
 
@@ -105,7 +106,7 @@ def test_every_contract_kind_has_a_case():
     # a dialect's own kinds are checked in its own words (test_gemini.py; a Realtime
     # session's in tests/dialects/realtime/test_session.py), pairing's in test_pairing.py
     pairing = {"continuation-missing", "continuation-ambiguous"}
-    own = {"thought-signature-dropped", "tool-result-repeated"}
+    own = {"thought-signature-dropped", "tool-result-repeated", "tool-call-id-filled"}
     assert set(CASES) | own | pairing == set(KINDS)
 
 
@@ -184,3 +185,102 @@ def test_a_fan_out_sent_back_reordered_pairs_each_call_by_id():
         "the model cannot match results to calls",
         f'{where}: call "f" (id "call_2999") is missing from the assistant message',
     ]
+
+
+# Gemini 2.5 sends no functionCall.id; a Go client numbers the calls "1", "2" in its
+# history and in the functionResponse parts that answer them
+GEMINI_ASKED = {"role": "user", "parts": [{"text": "weather in Paris and London?"}]}
+NO_IDS = [
+    (
+        1,
+        [
+            Call(0, 0, "", "functionCall", "get_weather", '{"city":"Paris"}', 1, 1, 1),
+            Call(0, 1, "", "functionCall", "get_weather", '{"city":"London"}', 1, 1, 1),
+        ],
+    )
+]
+
+
+def _gemini(ex: int, contents: list) -> Conversation:
+    return Conversation.of(ex, dialect("gemini").history({"contents": contents}))
+
+
+def _gemini_round_trip(call_ids: tuple, result_ids: tuple, streams=NO_IDS) -> list:
+    calls = [
+        {"functionCall": {"id": i, "name": "get_weather", "args": {"city": c}}}
+        for i, c in zip(call_ids, ("Paris", "London"), strict=True)
+    ]
+    results = [
+        {"functionResponse": {"id": i, "name": "get_weather", "response": {"c": 15}}}
+        for i in result_ids
+    ]
+    then = [GEMINI_ASKED, {"role": "model", "parts": calls}, {"role": "user", "parts": results}]
+    return check(streams, [_gemini(1, [GEMINI_ASKED]), _gemini(2, then)]).findings
+
+
+def test_an_id_the_gemini_client_fills_in_on_both_sides_keeps_the_link():
+    found = _gemini_round_trip(("1", "2"), ("1", "2"))
+    assert [(f.kind, f.severity, f.call) for f in found] == [
+        ("tool-call-id-filled", "info", "1"),
+        ("tool-call-id-filled", "info", "2"),
+    ]
+    assert "the model sent no id" in found[0].message and '"1"' in found[0].message
+
+
+def test_a_filled_id_its_result_does_not_name_is_still_the_error():
+    found = _gemini_round_trip(("1", "2"), ("1", "7"))
+    kinds = sorted(f.kind for f in found)
+    assert kinds == [
+        "tool-call-id-filled",
+        "tool-call-id-substituted",
+        "tool-result-id-mismatch",
+        "tool-result-missing",
+    ]
+    wrong = next(f for f in found if f.kind == "tool-call-id-substituted")
+    assert wrong.severity == "error" and wrong.call == "2"
+    assert "no functionResponse part after it names" in wrong.message
+
+
+def test_one_id_filled_in_on_two_gemini_calls_links_neither():
+    found = _gemini_round_trip(("1", "1"), ("1", "1"))
+    assert {f.kind for f in found} == {"tool-call-id-substituted"}
+    assert "gave another call too" in found[0].message
+
+
+def test_an_id_the_gemini_model_sent_and_the_client_replaced_is_still_the_error():
+    sent = [
+        (
+            1,
+            [
+                Call(0, 0, "fc_a", "functionCall", "get_weather", '{"city":"Paris"}', 1, 1, 1),
+                Call(0, 1, "fc_b", "functionCall", "get_weather", '{"city":"London"}', 1, 1, 1),
+            ],
+        )
+    ]
+    found = _gemini_round_trip(("1", "2"), ("1", "2"), sent)
+    assert [(f.kind, f.severity) for f in found] == [("tool-call-id-substituted", "error")] * 2
+    assert "the model cannot match results to calls" in found[0].message
+
+
+def test_an_id_a_chat_client_invents_is_still_substituted():
+    # Chat Completions: a call streamed with no id goes back with "" (the seed's rule)
+    streams = [(1, [Call(0, 0, "", "function", "get_weather", ARGS, 3, 2, 4)])]
+    messages = [USER, assistant(("call_0", "get_weather", ARGS)), tool("call_0")]
+    found = check(streams, [ASKED, chat_conversation(2, {"messages": messages})]).findings
+    assert [(f.kind, f.severity) for f in found] == [("tool-call-id-substituted", "error")]
+
+
+def test_a_filled_id_whose_result_is_not_sent_yet_is_not_an_error():
+    then = [
+        GEMINI_ASKED,
+        {
+            "role": "model",
+            "parts": [
+                {"functionCall": {"id": i, "name": "get_weather", "args": {"city": c}}}
+                for i, c in (("1", "Paris"), ("2", "London"))
+            ],
+        },
+    ]
+    found = check(NO_IDS, [_gemini(1, [GEMINI_ASKED]), _gemini(2, then)]).findings
+    assert [(f.kind, f.severity) for f in found] == [("tool-call-id-filled", "info")] * 2
+    assert "no functionResponse part is sent yet" in found[0].message

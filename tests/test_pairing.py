@@ -288,3 +288,56 @@ def test_the_same_rule_pairs_every_dialect(name):
     assert [(f.kind, f.stream, f.exchange) for f in findings] == [
         ("tool-call-id-substituted", 3, 6)
     ], [f.message for f in findings]
+
+
+def test_an_item_codex_adds_after_the_user_message_is_the_users_turn():
+    # Codex's default model path sends a role-less configuration_update after the user's
+    # message; the next request's history is that request byte for byte, then the answer
+    config = {"type": "configuration_update", "reasoning": {"effort": "medium"}}
+    asked = [
+        {"type": "message", "role": "developer", "content": "You run shell commands."},
+        {"type": "message", "role": "user", "content": "run echo hello"},
+        config,
+    ]
+    call = {
+        "type": "function_call",
+        "call_id": "call_1",
+        "name": "shell",
+        "arguments": '{"command":["echo","hello"]}',
+    }
+    output = {"type": "function_call_output", "call_id": "call_1", "output": "hello\n"}
+    made = [Call(0, 0, "call_1", "function_call", "shell", call["arguments"], 3, 2, 4)]
+    requests = [_responses(1, {"input": asked}), _responses(2, {"input": [*asked, call, output]})]
+    result = check([(1, made), (2, [])], requests)
+    assert result.findings == [] and result.compared == 1
+    assert result.conversation[2] == 1
+    # the same answer sent back changed is found in that conversation, as for any request
+    other = {**call, "call_id": "call_x"}
+    broken = [*asked, other, {**output, "call_id": "call_x"}]
+    requests[1] = _responses(2, {"input": broken})
+    kinds = [f.kind for f in check([(1, made), (2, [])], requests).findings]
+    assert kinds == ["tool-call-id-substituted"]
+
+
+def test_answers_with_ids_the_client_filled_in_are_told_apart_by_their_calls():
+    # two conversations ask Gemini the same question; it sends no ids, and each client
+    # numbers its call "1": which answer is whose is told by the calls' names and arguments
+    read = dialect("gemini").history
+    asked = [{"role": "user", "parts": [{"text": "weather?"}]}]
+
+    def then(city: str) -> list:
+        call = {"functionCall": {"id": "1", "name": "get_weather", "args": {"city": city}}}
+        answer = {"functionResponse": {"id": "1", "name": "get_weather", "response": {}}}
+        return [*asked, {"role": "model", "parts": [call]}, {"role": "user", "parts": [answer]}]
+
+    def made(city: str) -> list[Call]:
+        return [Call(0, 0, "", "functionCall", "get_weather", f'{{"city":"{city}"}}', 1, 1, 1)]
+
+    bodies = [asked, asked, then("Rome"), then("Oslo")]
+    requests = [Conversation.of(ex, read({"contents": c})) for ex, c in enumerate(bodies, 1)]
+    result = check([(1, made("Oslo")), (2, made("Rome")), (3, []), (4, [])], requests)
+    assert [(f.kind, f.stream, f.exchange) for f in result.findings] == [
+        ("tool-call-id-filled", 2, 3),
+        ("tool-call-id-filled", 1, 4),
+    ]
+    assert result.conversation[3] == 2 and result.conversation[4] == 1

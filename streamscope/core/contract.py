@@ -30,6 +30,15 @@ KINDS: dict[str, tuple[str, str]] = {
         ERROR,
         "the assistant message sends back another id than the stream assembled",
     ),
+    "tool-call-id-filled": (
+        INFO,
+        "the model sent no call id and the client filled one in, the same on the call sent "
+        "back and on the result that answers it. Info, not an error: the API documents the "
+        "id as optional and the client's to fill (Gemini's functionCall.id; Ollama's ids "
+        "are optional and its results named by tool_name), so the link holds and the "
+        "provider answers with the tool's result. An id the model sent that comes back as "
+        "another, or a filled id its result does not name, is tool-call-id-substituted",
+    ),
     "tool-call-name-changed": (ERROR, "the name sent back differs from the assembled one"),
     "tool-call-arguments-invalid": (ERROR, "the arguments sent back do not parse"),
     "tool-call-dropped": (
@@ -134,12 +143,14 @@ class Conversation:
     words: Words = Words()
     kind_of: Callable[[object], object] = function_or_custom
     previous: str | None = None  # History.previous
+    client_ids: bool = False  # History.client_ids
     thread: Thread | None = None  # what pairing knows of it (None: not read from a History)
 
     @classmethod
     def of(cls, exchange: int, history: History) -> Conversation:
         out = cls(exchange, words=history.words, kind_of=history.kind_of)
         out.previous = history.previous
+        out.client_ids = history.client_ids
         starts: list[int] = []
         for i, turn in enumerate(history.turns):
             starts.append(len(out.messages))
@@ -159,6 +170,15 @@ class Conversation:
         value = self.messages[entry][1]
         assert isinstance(value, list)
         return value
+
+    def results_after(self, entry: int) -> list[object] | None:
+        """What the run of results starting at `entry` answers (None: the request ends
+        before any result, with nothing yet to answer the calls)."""
+        out: list[object] = []
+        while entry < len(self.messages) and self.messages[entry][0] == "tool":
+            out.append(self.messages[entry][1])
+            entry += 1
+        return None if not out and entry == len(self.messages) else out
 
     def sends_calls(self) -> bool:
         return any(role == "assistant" and calls for role, calls in self.messages)
@@ -254,7 +274,9 @@ def check(
             turns = [k for k in window if req.messages[k][0] == "assistant"]
             sent = [c for k in turns for c in req.calls_at(k)]
             name = conv.get(exchange, exchange)
-            _compare(exchange, req, turns[0] if turns else nxt.first, calls, sent, add, name)
+            results = req.results_after(nxt.end)
+            at = turns[0] if turns else nxt.first
+            _compare(exchange, req, at, calls, sent, results, add, name)
             compared += 1
         elif exchange in paired.by_previous:
             compared += 1  # its calls stay on the server: only the results can differ
@@ -375,9 +397,11 @@ def _compare(
     turn: int,
     calls: list[Call],
     sent: list[SentCall],
+    results: list[object] | None,
     add: _Add,
     conversation: int,
 ) -> None:
+    """`results`: what the results after the calls answer (None: none follow yet)."""
     req_ex, at = req.exchange, req.index(turn)
     where = f"exchange {req_ex} sends back the calls of exchange {stream_ex}"
     if conversation != stream_ex:
@@ -416,12 +440,44 @@ def _compare(
                 call=call.id,
             )
             continue
-        if back.id != call.id:
+        if back.id != call.id and _filled(req, call, back, sent, results):
+            add(
+                req_ex,
+                "tool-call-id-filled",
+                f"{where}: the model sent no id for {label}; the client gave it id "
+                f"{quote(back.id)}, "
+                + (
+                    f"and its {req.words.result} names the same id"
+                    if results is not None
+                    else f"and no {req.words.result} is sent yet"
+                )
+                + " (the API leaves the id to the client): the link holds",
+                stream_ex,
+                call.id,
+                call.first_frame,
+                call.index,
+                at=at,
+                call=about(back),
+            )
+        elif back.id != call.id:
+            twice = sum(1 for s in sent if s.id == back.id) > 1
+            unlinked = (
+                f"{where}: the model sent no id for {label}; the client gave it id "
+                f"{quote(back.id)}, "
+                + (
+                    "which it gave another call too"
+                    if twice
+                    else f"which no {req.words.result} after it names"
+                )
+                + ": the results are not linked to the calls"
+            )
             add(
                 req_ex,
                 "tool-call-id-substituted",
-                f"{where}: the stream assembled id {quote(call.id)}, {req.words.sent} carries "
-                f"{quote(back.id)}; the model cannot match results to calls",
+                unlinked
+                if req.client_ids and call.id in ("", None) and back.id not in ("", None)
+                else f"{where}: the stream assembled id {quote(call.id)}, {req.words.sent} "
+                f"carries {quote(back.id)}; the model cannot match results to calls",
                 stream_ex,
                 call.id,
                 call.first_frame,
@@ -531,6 +587,26 @@ def _compare(
                     at=at,
                     call=about(back),
                 )
+
+
+def _filled(
+    req: Conversation,
+    call: Call,
+    back: SentCall,
+    sent: list[SentCall],
+    results: list[object] | None,
+) -> bool:
+    """Did the client fill in an id the model did not send, where its dialect says that is
+    the client's to do (History.client_ids), and keep it: one call's id alone, named by
+    the result that answers it (or no result sent yet)? An id the model sent and the
+    client replaced is never this."""
+    if not req.client_ids or call.id not in ("", None):
+        return False
+    if not (isinstance(back.id, str) and back.id):
+        return False
+    if sum(1 for s in sent if s.id == back.id) != 1:  # two calls, one id: results are unlinked
+        return False
+    return results is None or back.id in results
 
 
 def same_signature(streamed: object, sent: object) -> bool:

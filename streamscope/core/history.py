@@ -54,6 +54,10 @@ class Turn:
     # Responses API's input items: consecutive calls, consecutive outputs); None: one,
     # at the turn's own index
     items: tuple[int, int] | None = None
+    # an entry without a role that the client adds on its own side (Codex's
+    # `configuration_update` after the user's message): it belongs to the user's turn, so
+    # the answer sent back never starts at it (core/pairing.py)
+    client: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,3 +92,7 @@ class History:
     # the request's entries as sent (messages, contents, input items): what pairing
     # fingerprints to tell which request continues which stream (core/pairing.py)
     items: list[Any] = field(default_factory=list)
+    # The API documents a call's id as optional and filled in by the client when the model
+    # sent none (Gemini's functionCall.id): a client's id, the same on the call and on its
+    # result, keeps the link (contract.py: tool-call-id-filled, not substituted)
+    client_ids: bool = False

@@ -30,7 +30,8 @@ import orjson
 from .calls import Call
 from .history import History, SentCall
 
-# Turns that are not the model's: a window (the answer sent back) ends at one of them
+# Turns that are not the model's: a window (the answer sent back) ends at one of them, or
+# at a turn its dialect says the client added on its own side (Turn.client)
 NOT_MODEL = frozenset({"user", "system", "developer", "tool", "function"})
 
 
@@ -113,7 +114,7 @@ def thread(history: History, entry_of_turn: Sequence[int], entries: int) -> Thre
 
     def stops(t: int) -> bool:
         turn = turns[t]
-        return bool(turn.results) or turn.role in NOT_MODEL
+        return bool(turn.results) or turn.client or turn.role in NOT_MODEL
 
     def raw(t: int) -> int:
         items = turns[t].items
@@ -177,10 +178,15 @@ class _Group:
         return self.requests[0][0]
 
 
-def _signature(calls: Sequence[Call] | Sequence[SentCall]) -> tuple[Any, ...]:
-    """What tells whose answer a request sends back: the calls' ids (their names and
-    arguments when none has an id), order aside."""
-    if any(isinstance(c.id, str) and c.id for c in calls):
+def _has_ids(calls: Sequence[Call] | Sequence[SentCall]) -> bool:
+    return any(isinstance(c.id, str) and c.id for c in calls)
+
+
+def _signature(calls: Sequence[Call] | Sequence[SentCall], ids: bool) -> tuple[Any, ...]:
+    """What tells whose answer a request sends back: the calls' ids, or their names and
+    arguments where the stream's calls have no id (the ids sent back are then the
+    client's own, where its API leaves them to it), order aside."""
+    if ids:
         return tuple(sorted(repr(c.id) for c in calls))
     return tuple(sorted(repr((c.name, c.arguments)) for c in calls))
 
@@ -255,13 +261,14 @@ def _bucket(
         calls = streams.get(ex)
         if not calls:
             continue
-        mine = _signature(calls)
+        ids = _has_ids(calls)
+        mine = _signature(calls, ids)
         hits = [
             k
             for k, g in enumerate(groups)
             if k not in claimed
             and (x := _after(g, ex)) is not None
-            and _signature(sent(*x)) == mine
+            and _signature(sent(*x), ids) == mine
         ]
         if len(hits) == 1:
             claimed.add(hits[0])

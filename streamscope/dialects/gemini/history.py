@@ -10,6 +10,10 @@ content as a content of its own, and send a streamed call back as the parts it c
 (opened by `willContinue`, filled by `partialArgs`, closed by an empty part). Those parts
 are read back into the call they make, as the stream was: sent back as they came, the
 call came back unchanged.
+
+An id the model did not send is the client's to fill in (the API documents both ids as
+optional and client-populated): one the client gave the call and its functionResponse
+alike keeps the link (History.client_ids).
 """
 
 from __future__ import annotations
@@ -236,4 +240,8 @@ def history(body: object) -> History | None:
         words=WORDS,
         kind_of=lambda kind: kind,
         items=contents,
+        # FunctionCall.id and FunctionResponse.id are optional, "populated by the client to
+        # match the corresponding function call id" (the API reference); Gemini 2.5 sends
+        # none, and clients number the calls themselves
+        client_ids=True,
     )

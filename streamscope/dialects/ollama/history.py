@@ -79,6 +79,10 @@ def history(body: object) -> History | None:
         words=WORDS,
         kind_of=lambda kind: kind,
         items=messages,
+        # a tool call's id is optional (the API documents none; newer servers add one)
+        # and a tool message answers by tool_name: an id the client fills in where the
+        # stream gave none, the same on the call and its tool_call_id, keeps the link
+        client_ids=True,
     )
 
 

@@ -25,6 +25,24 @@ WORDS = Words(
     system="Instructions",
 )
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
+# Input items without a role that the client adds on its own side (the openai package's
+# input item types): a built-in tool's output or an approval it answers with, and the
+# settings it changes between turns (Codex's default model path sends a
+# `configuration_update` with the reasoning effort after the user's message). They are
+# the user's turn, never the start of the model's answer; an item type not named here is
+# read as the model's (a reasoning item, a built-in tool's call).
+CLIENT_ITEMS = frozenset(
+    {
+        "configuration_update",
+        "compaction_trigger",
+        "additional_tools",
+        "computer_call_output",
+        "local_shell_call_output",
+        "shell_call_output",
+        "apply_patch_call_output",
+        "mcp_approval_response",
+    }
+)
 
 
 def function_or_custom(kind: object) -> object:
@@ -71,7 +89,8 @@ def _turns(items: list[Any]) -> list[Turn]:
             turns.append(Turn(str(item.get("role")), item.get("content"), items=(k, k)))
         else:  # reasoning, a built-in tool's call or output, an item reference
             name = str(kind) if isinstance(kind, str) else "?"
-            turns.append(Turn(name, raw=item, items=(k, k)))
+            client = "role" not in item and kind in CLIENT_ITEMS
+            turns.append(Turn(name, raw=item, items=(k, k), client=client))
     return turns
 
 

@@ -338,3 +338,30 @@ def test_a_minimal_export_is_written_in_the_streams_own_framing(tmp_path, fmt):
     (stream,) = doc["streams"]
     assert (stream["dialect"], stream["framing"]) == ("ollama-chat", "ndjson")
     assert [c["arguments"] for c in stream["tool_calls"]] == ['{"city":"Paris"}', '{"city":"Lyon"}']
+
+
+def test_an_id_the_client_fills_in_where_ollama_sent_none_keeps_the_link():
+    from streamscope.core.calls import Call
+    from streamscope.core.contract import Conversation, check
+
+    read = DIALECTS["ollama-chat"].history
+    asked = [{"role": "user", "content": "weather?"}]
+
+    def back(call_id: str, result_id: str) -> Conversation:
+        sent = {"id": call_id, "function": {"name": "get_weather", "arguments": {"city": "P"}}}
+        answer = {"role": "tool", "tool_call_id": result_id, "content": "sunny"}
+        answer["tool_name"] = "get_weather"
+        messages = [*asked, {"role": "assistant", "tool_calls": [sent]}, answer]
+        return Conversation.of(2, read({"messages": messages}))
+
+    def found(made_id: str, call_id: str, result_id: str) -> list[tuple[str, str]]:
+        made = [Call(0, 0, made_id, "function", "get_weather", '{"city":"P"}', 1, 1, 1)]
+        first = Conversation.of(1, read({"messages": asked}))
+        return [
+            (f.kind, f.severity)
+            for f in check([(1, made)], [first, back(call_id, result_id)]).findings
+        ]
+
+    assert found("", "call_0", "call_0") == [("tool-call-id-filled", "info")]
+    # an id the server sent, replaced by the client's: the model's id is lost
+    assert found("call_srv", "call_0", "call_0") == [("tool-call-id-substituted", "error")]

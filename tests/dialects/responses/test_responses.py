@@ -665,3 +665,47 @@ def test_the_projects_recorded_streams(name):
     if log.exists():
         (again,) = analyze(log).streams
         assert calls(again) == calls(stream) and again.dialect == "openai-responses"
+
+
+def test_items_the_client_adds_without_a_role_are_its_own_turn():
+    from streamscope.dialects.responses.history import history
+
+    h = history(
+        {
+            "input": [
+                {"role": "user", "content": "run echo hello"},
+                {"type": "configuration_update", "reasoning": {"effort": "medium"}},
+                {"type": "reasoning", "summary": []},
+                {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
+                {"type": "computer_call_output", "call_id": "c0", "output": {}},
+            ]
+        }
+    )
+    assert h is not None
+    # the user's side: the user's message and what the client adds after it; the model's:
+    # its reasoning and its call
+    assert [(t.role, t.client) for t in h.turns] == [
+        ("user", False),
+        ("configuration_update", True),
+        ("reasoning", False),
+        ("function_call", False),
+        ("computer_call_output", True),
+    ]
+
+
+def test_codex_over_http_continues_its_request_after_its_configuration_update(tmp_path):
+    # Codex's default model path: a configuration_update after the user's message, and
+    # each turn the whole history again, the first request byte for byte a prefix
+    path = tmp_path / "codex.jsonl"
+    config = {"type": "configuration_update", "reasoning": {"effort": "medium"}}
+    asked = [*QUESTION, config]
+    bodies = [{"model": "m", "stream": True, "input": items} for items in (asked, [*asked, SENT])]
+    bodies[1]["input"].append(_output())
+    _recording(path, "https://api.openai.com/v1/responses", bodies, [WEATHER, ANSWER])
+    doc = analyze(path)
+    assert doc.contract == [], [f.message for f in doc.contract]
+    # and a call sent back changed is still found there
+    bodies[1]["input"][-2:] = [{**SENT, "call_id": "call_x"}, _output("call_x")]
+    changed = tmp_path / "changed.jsonl"
+    _recording(changed, "https://api.openai.com/v1/responses", bodies, [WEATHER, ANSWER])
+    assert [f.kind for f in analyze(changed).contract] == ["tool-call-id-substituted"]
