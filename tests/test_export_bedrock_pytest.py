@@ -161,7 +161,7 @@ def _local_indexes() -> list[str] | None:
         key, _, value = line.partition("=")
         values = shlex.split(value.strip().strip("'\""))
         if key.endswith(("index-url", "extra-index-url")):
-            urls += [v for v in values if v.startswith("file://")]
+            urls += [v for v in values if v.startswith("file://") and os.path.isdir(v[7:])]
         elif key.endswith("find-links"):
             links += [v for v in values if os.path.isdir(v.removeprefix("file://"))]
     links += [v for v in os.environ.get("PIP_FIND_LINKS", "").split() if os.path.isdir(v)]
