@@ -78,7 +78,8 @@ def test_the_isolated_python_really_lacks_httpx_and_streamscope(tmp_path):
 
 
 def only_openai_and_pytest(module, sdk: str = "openai") -> subprocess.CompletedProcess:
-    """pytest on `module` in a Python where only `sdk` (openai, anthropic) and pytest import."""
+    """pytest on `module` in a Python where only `sdk` (openai, anthropic, or one with its
+    extras: anthropic[bedrock]) and pytest import."""
     code = ONLY_OPENAI_AND_PYTEST.replace('("openai", "pytest")', f"({sdk!r}, 'pytest')")
     code = code.replace("(only openai and pytest)", f"(only {sdk} and pytest)")
     return subprocess.run(
@@ -97,7 +98,7 @@ def only_openai_and_pytest(module, sdk: str = "openai") -> subprocess.CompletedP
 ONLY_OPENAI_AND_PYTEST = """
 import importlib.abc, importlib.metadata, re, sys
 
-def needs(dist, seen):
+def needs(dist, seen, extras=()):
     if dist.lower() in seen:
         return
     seen.add(dist.lower())
@@ -106,12 +107,14 @@ def needs(dist, seen):
     except importlib.metadata.PackageNotFoundError:  # a marker for another Python
         return
     for req in reqs:
-        if "extra ==" not in req:  # (its name: `botocore (<1.45.0,>=1.44.8)` too)
-            needs(re.match(r"[A-Za-z0-9._-]+", req).group(0), seen)
+        marker = req.partition(";")[2].replace('"', "'")
+        if "extra ==" not in marker or any(f"extra == '{e}'" in marker for e in extras):
+            needs(re.match(r"[A-Za-z0-9._-]*", req.strip()).group(), seen)  # its name
 
 allowed = set()
-for top in ("openai", "pytest"):
-    needs(top, allowed)
+for top in ("openai", "pytest"):  # a top package may name its extras: "anthropic[bedrock]"
+    name, _, extras = top.partition("[")
+    needs(name, allowed, tuple(e for e in extras.rstrip("]").split(",") if e))
 names = set()
 for dist in importlib.metadata.distributions():
     if dist.metadata["Name"].lower().replace("_", "-") in {a.replace("_", "-") for a in allowed}:

@@ -17,8 +17,9 @@ import orjson
 
 from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.engine import Engine
-from ..core.frames import Frame
+from ..core.frames import Frame, FrameHeader
 from ..core.history import History
+from ..framing import SSE
 from ..framing.session import WsMessage
 
 if TYPE_CHECKING:
@@ -106,6 +107,9 @@ class Minimize(Protocol):
 
 
 Pairs = list[tuple[str | None, str]]  # frames as (SSE event name, data)
+# frames as (event name, data, headers): a binary framing's messages keep their headers
+# (an AWS event stream's `:event-type`, or `:exception-type` for an exception)
+Messages = list[tuple[str | None, str, tuple[FrameHeader, ...]]]
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,46 @@ class Fixture:
     # how a session of the dialect is replayed over a WebSocket (None: its SDK has no
     # WebSocket client, or the dialect is never read over one)
     session: SessionDriver | None = None
+    # where its SDK reads a frame's headers too (an AWS event stream's: an exception
+    # message raises, a chunk carries an event): how it is served, headers and all, used
+    # in place of `served`, `literal` and `events` (None: the frames' names and data
+    # are all it reads)
+    framed: Framed | None = None
+
+
+@dataclass(frozen=True)
+class Framed:
+    """A fixture's serving of frames whose headers its SDK reads as well as their data:
+    what `export --format pytest` gives it are Messages, not Pairs."""
+
+    served: Callable[[Messages], Messages]  # the messages the module serves its SDK
+    literal: Callable[[Messages], str]  # those messages as Python source (the module's)
+    events: Callable[[Messages], list[Any]]  # what the embedded accumulator is given
+
+    def fixture(
+        self,
+        template: str,
+        reference: Callable[[], str],
+        expected: Callable[[Call], dict[Any, Any]],
+    ) -> Fixture:
+        """The fixture serving frames so; given bare pairs, it reads each as a message with
+        no headers."""
+
+        def bare(pairs: Pairs) -> Messages:
+            return [(name, data, ()) for name, data in pairs]
+
+        def served(pairs: Pairs) -> Pairs:
+            return [(name, data) for name, data, _ in self.served(bare(pairs))]
+
+        return Fixture(
+            template,
+            served,
+            lambda pairs: self.literal(bare(pairs)),
+            lambda pairs: self.events(bare(pairs)),
+            reference,
+            expected,
+            framed=self,
+        )
 
 
 class FinalWatch(Protocol):
@@ -341,3 +385,11 @@ class Dialect:
     # How `serve` plays one of its sessions back (None: every client message is answered
     # by what followed it, none opens a turn).
     session_play: SessionPlay | None = None
+    # The fixture of a stream in a framing its clients read otherwise, by framing name
+    # (Claude on Bedrock's AWS event stream, read by AnthropicBedrock): `fixture_for`.
+    fixtures: Mapping[str, Fixture] = field(default_factory=dict)
+
+    def fixture_for(self, framing: str | None) -> Fixture:
+        """The fixture `export --format pytest` writes for a stream in `framing` (None:
+        SSE's): the framing's own where it has one, else `fixture`."""
+        return self.fixtures.get(framing or SSE, self.fixture)

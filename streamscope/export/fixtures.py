@@ -20,6 +20,7 @@ from .. import __version__
 from ..core.calls import StrategyError, Unmodeled
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
 from ..dialects import Dialect, dialect
+from ..dialects.base import Messages
 from ..framing import SSE, content_type, framing
 from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.encoding import without_codings
@@ -367,7 +368,7 @@ def _export(
     elif fmt == "recording":
         data = _recording(stream, datas, names, a, b, exact, heads)
     elif fmt == "pytest":
-        data = _pytest(stream, names, datas, a, b, minimal, tools).encode()
+        data = _pytest(stream, names, datas, heads, a, b, minimal, tools).encode()
     else:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
     return Export(data, b - a + 1, len(datas), masked)
@@ -537,19 +538,31 @@ def _pytest(
     stream: _Stream,
     names: list[str | None],
     datas: list[str],
+    heads: list[tuple[FrameHeader, ...]] | None,
     a: int,
     b: int,
     minimal: bool,
     tools: list | None,
 ) -> str:
-    """A module that serves the frames through the dialect's own SDK and asserts that its
-    embedded accumulator (streamscope's reading, in a few lines) assembles the calls."""
+    """A module that serves the frames through the dialect's own SDK, as the stream's
+    framing has its clients read it (the dialect's fixture for that framing), and asserts
+    that its embedded accumulator (streamscope's reading, in a few lines) assembles the
+    calls."""
     told = stream.told
-    fixture = told.fixture
-    served = fixture.served(list(zip(names, datas, strict=True)))
+    fixture = told.fixture_for(stream.reads.framing)
+    heads = heads if heads is not None else [()] * len(datas)
+    served: Messages
+    if fixture.framed is not None:  # its SDK reads the headers too
+        served = fixture.framed.served(list(zip(names, datas, heads, strict=True)))
+        literal, given = fixture.framed.literal(served), fixture.framed.events(served)
+    else:
+        pairs = fixture.served(list(zip(names, datas, strict=True)))
+        served = [(name, data, ()) for name, data in pairs]
+        literal, given = fixture.literal(pairs), fixture.events(pairs)
     engine = told.engine(1, tools)
     fed = [
-        Frame(n, data, parse_payload(data), event=name) for n, (name, data) in enumerate(served, 1)
+        Frame(n, data, parse_payload(data), event=name, headers=head)
+        for n, (name, data, head) in enumerate(served, 1)
     ]
     for frame in fed:
         engine.feed(frame)
@@ -570,7 +583,7 @@ def _pytest(
     scope: dict = {}
     exec(fixture.reference(), scope)
     try:
-        mine = scope["accumulate"](fixture.events(served))
+        mine = scope["accumulate"](given)
     except Exception:  # it raises on this stream's shapes: so would the exported test
         mine = None
     if mine != expected:  # never claim a green test that is not
@@ -593,7 +606,7 @@ def _pytest(
             source=in_docstring(stream.source.path),
             where=where,
             story=story,
-            frames=fixture.literal(served),
+            frames=literal,
             expected=written,
             reference=fixture.reference(),
         )

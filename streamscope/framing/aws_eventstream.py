@@ -310,7 +310,7 @@ def _read_headers(raw: bytes) -> tuple[tuple[FrameHeader, ...], str | None, str 
     known = _READ.get(raw)
     if known is None:
         headers, problem = _headers(raw)
-        known = (headers, problem, _event(headers), _is_chunk(headers))
+        known = (headers, problem, _event(headers), is_chunk(headers))
         if len(_READ) < _READ_MAX:
             _READ[raw] = known
     return known
@@ -320,8 +320,9 @@ def _header(headers: tuple[FrameHeader, ...], name: str) -> object:
     return next((h.value for h in headers if h.name == name), None)
 
 
-def _is_chunk(headers: tuple[FrameHeader, ...]) -> bool:
-    """An event message whose `:event-type` is `chunk` (an envelope)."""
+def is_chunk(headers: tuple[FrameHeader, ...]) -> bool:
+    """An event message whose `:event-type` is `chunk` (an envelope; its frame is the
+    event it carries)."""
     kind = _header(headers, ":message-type")
     return kind in (None, "event") and _header(headers, ":event-type") == CHUNK
 
@@ -401,8 +402,8 @@ def message_of(frame: Frame) -> bytes:
     values as recorded) and its data; a chunk's event (or an event that came with no
     headers: an SSE event) wrapped in a `chunk` again, its bytes base64."""
     data = frame.data.encode("utf-8", "surrogatepass")
-    headers = [(h.name, _type_number(h), h.value) for h in frame.headers]
-    if not headers or _is_chunk(frame.headers):
+    headers = [(h.name, type_number(h), h.value) for h in frame.headers]
+    if not headers or is_chunk(frame.headers):
         data = orjson.dumps({"bytes": base64.b64encode(data).decode("ascii")})
         if not headers:
             headers = [(":event-type", 7, CHUNK), (":content-type", 7, JSON)]
@@ -410,7 +411,8 @@ def message_of(frame: Frame) -> bytes:
     return encode(headers, data)
 
 
-def _type_number(header: FrameHeader) -> int:
+def type_number(header: FrameHeader) -> int:
+    """The type number a header is written with (bool: 0 true, 1 false)."""
     if header.type == "bool":
         return 0 if header.value else 1
     return _TYPE_NUMBER[header.type]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..base import Dialect, Terms
+from .bedrock_fixture import FIXTURE as BEDROCK_FIXTURE
 from .engine import STRATEGY_NAMES, AnthropicEngine, plain_fragment
 from .fixture import FIXTURE
 from .history import history
@@ -82,4 +83,5 @@ ANTHROPIC = Dialect(
     endpoints=ENDPOINTS,
     framings=("sse", EVENTSTREAM),
     framing_of=framing_of,
+    fixtures={EVENTSTREAM: BEDROCK_FIXTURE},  # Claude on Bedrock, read by AnthropicBedrock
 )
