@@ -29,8 +29,8 @@ from streamscope.http import sigv4
 from streamscope.recording.format import REDACTED
 from streamscope.recording.redact import (
     _KEY_SHAPED,
-    _SECRET_QUERY_NAME,
     is_secret_header,
+    is_secret_query_name,
     redact_argv,
     redact_header,
     redact_url,
@@ -44,6 +44,7 @@ _MASK_CHARS = frozenset(REDACTED + "*")
 _JSON_SECRET = re.compile(
     rb'"([A-Za-z0-9_.-]*(?:api[-_]?key|apikey|secret|passw(?:or)?d|pwd|passphrase'
     rb"|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|private[-_]?key"
+    rb"|session[-_]?token|security[-_]?token|session[-_]?key"  # a session's id is no secret
     rb'|access[-_]?key|credential)s?)"\s*:\s*"((?:[^"\\]|\\.)*)"',
     re.IGNORECASE,
 )
@@ -102,9 +103,7 @@ def _in_url(url: str) -> list[str]:
         found += [userinfo, unquote(userinfo), unquote(userinfo.partition(":")[2])]
     for pair in parts.query.split("&"):
         name, eq, value = pair.partition("=")
-        if eq and (
-            _SECRET_QUERY_NAME.search(unquote_plus(name)) or _KEY_SHAPED.search(unquote_plus(value))
-        ):
+        if eq and (is_secret_query_name(name) or _KEY_SHAPED.search(unquote_plus(value))):
             found += [value, unquote_plus(value)]
     return found
 
