@@ -1,0 +1,118 @@
+"""--pseudonymize-ids: identifiers (kept by default) replaced by pseudonyms, the same one
+wherever an identifier stands in the recording, its shape and length kept; credentials
+masked and counted as without it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from streamscope.cli import main
+from streamscope.recording import RecordingWriter, iter_records
+from streamscope.recording.format import End, Request, Response
+from streamscope.recording.writer import PSEUDONYMIZED
+
+SESSION = "0195f3a8-6c2e-7d41-9b0a-3f5e8c1d2a47"
+KEY = "sk-proj-s90pseudonymkey0123456789"
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _write(path, pseudonymize: bool) -> None:
+    body = json.dumps(
+        {"model": "m", "prompt_cache_key": SESSION, "metadata": {"user_id": f"u_s_{SESSION}"}}
+    ).encode()
+    with RecordingWriter(path, pseudonymize_ids=pseudonymize) as w:
+        for _ in range(2):
+            x = w.new_exchange()
+            headers = [("session_id", SESSION), ("authorization", f"Bearer {KEY}")]
+            w.request(x, "POST", f"https://h/v1/responses?thread-id={SESSION}", headers, body)
+            w.response(x, 200, [("x-request-id", "req_5f0c2a9e7b3d4c18")])
+            echo = f'data: {{"session":"{SESSION}","error":"bad key {KEY}"}}\n\n'.encode()
+            w.chunk(x, echo[:20])  # the id split over two reads
+            w.chunk(x, echo[20:])
+            w.end(x, "complete")
+
+
+def test_every_identifier_becomes_one_pseudonym_and_the_keys_stay_masked(tmp_path):
+    plain, alias = tmp_path / "plain.jsonl", tmp_path / "alias.jsonl"
+    _write(plain, False)
+    _write(alias, True)
+    text = alias.read_text()
+    assert SESSION not in text and KEY not in text and "req_5f0c2a9e7b3d4c18" not in text
+    records = [r for _, r in iter_records(alias)]
+    assert records[0].notes == [PSEUDONYMIZED]
+    requests = [r for r in records if isinstance(r, Request)]
+    pseudonym = dict(requests[0].headers)["session_id"]
+    assert UUID.fullmatch(pseudonym) and pseudonym != SESSION
+    for r in requests:  # the same in both exchanges, in the header, the URL, the body
+        assert dict(r.headers)["session_id"] == pseudonym
+        assert r.url.endswith(f"?thread-id={pseudonym}")
+        doc = json.loads(r.body_bytes)
+        assert doc["prompt_cache_key"] == pseudonym
+        assert doc["metadata"]["user_id"] == f"u_s_{pseudonym}"
+    answers = [dict(r.headers)["x-request-id"] for r in records if isinstance(r, Response)]
+    assert answers[0] == answers[1] and len(answers[0]) == len("req_5f0c2a9e7b3d4c18")
+    assert pseudonym in text.replace('"data":"', "").replace('","', "")  # a split read too
+    # what was masked is masked and counted as without pseudonyms; lengths are kept
+    plain_records = [r for _, r in iter_records(plain)]
+    assert [getattr(r, "masked", None) for r in records[1:]] == [
+        getattr(r, "masked", None) for r in plain_records[1:]
+    ]
+    assert [e.masked for e in records if isinstance(e, End)] == [1, 1]
+    assert [len(r.body_bytes) for r in requests] == [
+        len(r.body_bytes) for r in plain_records if isinstance(r, Request)
+    ]
+    assert SESSION in plain.read_text()  # kept by default
+
+
+def test_two_recordings_give_an_identifier_different_pseudonyms(tmp_path):
+    seen = set()
+    for name in ("a.jsonl", "b.jsonl"):
+        _write(tmp_path / name, True)
+        request = next(r for _, r in iter_records(tmp_path / name) if isinstance(r, Request))
+        seen.add(dict(request.headers)["session_id"])
+    assert len(seen) == 2
+
+
+def test_pseudonyms_beside_clear_keys_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="pseudonymize_ids needs redact"):
+        RecordingWriter(tmp_path / "r.jsonl", redact=False, pseudonymize_ids=True)
+    assert not (tmp_path / "r.jsonl").exists()
+    done = CliRunner().invoke(main, ["proxy", "--pseudonymize-ids", "--no-redact"])
+    assert done.exit_code == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "--pseudonymize-ids with --no-redact" in done.stderr
+
+
+@pytest.mark.slow
+def test_record_pseudonymizes_the_ids_and_the_upstream_gets_them_as_sent(tmp_path, upstream):
+    path = tmp_path / "ids.jsonl"
+    child = (
+        "import os, httpx\n"
+        "httpx.post(os.environ['OPENAI_BASE_URL'] + '/chat/completions',"
+        " json={'model': 'json', 'messages': [], 'prompt_cache_key': os.environ['SID']},"
+        " headers={'session_id': os.environ['SID']})\n"
+    )  # the id from the environment: argv is recorded as it was (masked, not pseudonymized)
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "record", "--pseudonymize-ids", "-o", str(path)]
+        + ["--upstream", upstream.url, "--", sys.executable, "-c", child],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+        env={**os.environ, "SID": SESSION},
+    )
+    assert done.returncode == 0, done.stderr
+    assert upstream.headers[-1]["session_id"] == SESSION  # the upstream got it as sent
+    assert SESSION not in path.read_text()
+    records = [r for _, r in iter_records(path)]
+    assert records[0].notes == [PSEUDONYMIZED]
+    (request,) = [r for r in records if isinstance(r, Request)]
+    pseudonym = dict(request.headers)["session_id"]
+    assert UUID.fullmatch(pseudonym)
+    assert json.loads(request.body_bytes)["prompt_cache_key"] == pseudonym
