@@ -12,10 +12,13 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from streamscope.cli import main
 from streamscope.recording import RecordingWriter, iter_records
 from streamscope.recording.format import End, Request, Response
+from streamscope.recording.mask import Masking, body_mask
 from streamscope.recording.writer import PSEUDONYMIZED
 
 SESSION = "0195f3a8-6c2e-7d41-9b0a-3f5e8c1d2a47"
@@ -116,3 +119,37 @@ def test_record_pseudonymizes_the_ids_and_the_upstream_gets_them_as_sent(tmp_pat
     pseudonym = dict(request.headers)["session_id"]
     assert UUID.fullmatch(pseudonym)
     assert json.loads(request.body_bytes)["prompt_cache_key"] == pseudonym
+
+
+@st.composite
+def _reads(draw):
+    """A body holding an id, its pseudonym's neighbours and a key anywhere, cut anywhere."""
+    parts = [SESSION, SESSION[:-1], KEY, KEY[:7], "data: ", "\n\n", "é", "0195"]
+    body = "".join(draw(st.lists(st.sampled_from(parts)))).encode()
+    cuts = sorted(draw(st.lists(st.integers(0, len(body)), max_size=12)))
+    reads = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
+    return [r for r in reads if r]
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(_reads())
+def test_an_id_split_over_reads_is_replaced_as_in_one_read(reads):
+    masking = Masking(pseudonymize=True)
+    headers = [("session_id", SESSION), ("x-api-key", KEY)]
+    _, recorded, _, _ = masking.request(1, "https://h/v1/responses", headers, b"")
+    alias = dict(recorded)["session_id"]
+    out = []
+    for t, data in enumerate(reads):
+        out += masking.chunk(1, t, data)
+    held, _, count = masking.end(1, None)
+    out += held
+    assert [t for t, _ in out] == list(range(len(reads)))
+    assert [len(d) for _, d in out] == [len(r) for r in reads]
+    # as the body in one read: each id its pseudonym, each key masked and counted
+    body = b"".join(reads)
+    expected = body.replace(KEY.encode(), body_mask(len(KEY))).replace(
+        SESSION.encode(), alias.encode()
+    )
+    assert b"".join(d for _, d in out) == expected
+    assert count == body.count(KEY.encode())  # the keys counted, the ids not

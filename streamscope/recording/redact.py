@@ -154,7 +154,7 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> Headers:
 
 # Key-shaped words in a command line: OpenAI-style keys, bearer tokens, key=value flags.
 _ARGV_SECRET = re.compile(
-    r"((?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,})|((?:Bearer|Basic)\s+)[^\s'\"]+|([\w.-]*(?:api[-_]?key|key|token|secret|password)=)[^\s'\"]+",
+    r"((?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,})|((?:Bearer|Basic)\s+)[^\s'\"]+|((?:api[-_]?key|key|token|secret|password)=)[^\s'\"]+",
     re.IGNORECASE,
 )
 
@@ -169,10 +169,15 @@ _SECRET_OPTION = re.compile(
 )
 
 
+_NAME_END = re.compile(r"[\w.-]*\Z")
+
+
 def _argv_secret(m: re.Match[str]) -> str:
     named = m.group(3)
-    if named is not None and is_identifier_name(named[:-1]):  # -c prompt_cache_key=...
-        return m.group(0)
+    if named is not None:  # the whole name the "key=" ends: -c prompt_cache_key=... is kept
+        before = _NAME_END.search(m.string, 0, m.start())
+        if is_identifier_name((before.group() if before else "") + named[:-1]):
+            return m.group(0)
     return (m.group(2) or named or "") + REDACTED
 
 
