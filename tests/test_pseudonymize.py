@@ -153,3 +153,19 @@ def test_an_id_split_over_reads_is_replaced_as_in_one_read(reads):
     )
     assert b"".join(d for _, d in out) == expected
     assert count == body.count(KEY.encode())  # the keys counted, the ids not
+
+
+def test_an_id_in_a_websocket_frame_is_replaced_as_in_the_handshake():
+    """Codex's prompt_cache_key in each response.create: the session id its handshake sent."""
+    masking = Masking(pseudonymize=True)
+    shake = [("session-id", SESSION), ("authorization", f"Bearer {KEY}")]
+    _, recorded, _, _ = masking.request(1, "wss://h/v1/responses", shake, b"")
+    alias = dict(recorded)["session-id"]
+    event = json.dumps({"type": "response.create", "prompt_cache_key": SESSION}).encode()
+    cut = event.index(SESSION.encode()) + 10  # the id split over two frames of one message
+    first, second = event[:cut], event[cut:]
+    assert masking.message(1, "client", 1, False, 0, None, first) == []  # held
+    frames = masking.message(1, "client", 0, True, 1, None, second)
+    assert [f.t_ns for f in frames] == [0, 1] and [f.masked for f in frames] == [0, 0]
+    payload = b"".join(f.payload for f in frames)
+    assert json.loads(payload)["prompt_cache_key"] == alias and len(payload) == len(event)
