@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.cli import main
-from streamscope.recording import RecordingWriter, iter_records
+from streamscope.recording import RecordingWriter, iter_records, pseudonym
 from streamscope.recording.format import End, Request, Response
 from streamscope.recording.mask import Masking, body_mask
 from streamscope.recording.writer import PSEUDONYMIZED
@@ -169,3 +169,49 @@ def test_an_id_in_a_websocket_frame_is_replaced_as_in_the_handshake():
     assert [f.t_ns for f in frames] == [0, 1] and [f.masked for f in frames] == [0, 0]
     payload = b"".join(f.payload for f in frames)
     assert json.loads(payload)["prompt_cache_key"] == alias and len(payload) == len(event)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(_reads())
+def test_an_id_split_over_frames_is_replaced_as_in_one_frame(frames):
+    """A message's frames as a body's reads: each id replaced once, even where an id's
+    prefix and its pseudonym's first byte spell the id again."""
+    masking = Masking(pseudonymize=True)
+    headers = [("session_id", SESSION), ("x-api-key", KEY)]
+    _, recorded, _, _ = masking.request(1, "wss://h/v1/responses", headers, b"")
+    alias = dict(recorded)["session_id"].encode()
+    out = []
+    for i, data in enumerate(frames):
+        fin = i == len(frames) - 1
+        ready = masking.message(1, "client", 0 if i else 1, fin, i, None, data)
+        out += [(i, data)] if ready is None else [(f.t_ns, f.payload) for f in ready]
+    out += [(f.t_ns, f.payload) for f in masking.end_messages(1)]
+    assert [t for t, _ in out] == list(range(len(frames)))
+    body = b"".join(frames)
+    expected = body.replace(KEY.encode(), body_mask(len(KEY))).replace(SESSION.encode(), alias)
+    assert b"".join(d for _, d in out) == expected
+
+
+def test_an_id_is_never_replaced_twice_where_its_pseudonym_spells_it_again(monkeypatch):
+    """The id's prefix, then the id: once the id is swapped, the prefix and the pseudonym's
+    first byte spell the id again; a read held after it must not swap that one too."""
+    key = next(
+        bytes([i]) * 32
+        for i in range(256)
+        if pseudonym.pseudonym(bytes([i]) * 32, SESSION)[0] == SESSION[-1]
+    )
+    monkeypatch.setattr(pseudonym, "new_key", lambda: key)
+    alias = pseudonym.pseudonym(key, SESSION).encode()
+    body = SESSION[:-1].encode() + SESSION.encode() + KEY[:7].encode()  # its end held
+    reads = [body, KEY[7:].encode()]
+    expected = SESSION[:-1].encode() + alias + body_mask(len(KEY))
+    masking = Masking(pseudonymize=True)
+    masking.request(1, "https://h/v1/responses", [("session_id", SESSION), ("x-api-key", KEY)], b"")
+    out = masking.chunk(1, 0, reads[0]) + masking.chunk(1, 1, reads[1]) + masking.end(1, None)[0]
+    assert b"".join(d for _, d in out) == expected
+    frames = Masking(pseudonymize=True)
+    frames.request(1, "wss://h/v1/responses", [("session_id", SESSION), ("x-api-key", KEY)], b"")
+    assert frames.message(1, "client", 1, False, 0, None, reads[0]) == []
+    done = frames.message(1, "client", 0, True, 1, None, reads[1])
+    assert b"".join(f.payload for f in done) == expected

@@ -296,6 +296,14 @@ class Secrets:
             last = m.end()
         return out, starts, self._cut_off(data, last)
 
+    def scan_held(self, data: bytes, final: int) -> tuple[bytearray, list[int], int]:
+        """As `scan_at`, for held reads whose first `final` bytes are done (masked, or a
+        pseudonym swapped in, before the last cut): only the rest is scanned, so nothing
+        is replaced twice (an id's prefix and its pseudonym's first byte may spell the id
+        again)."""
+        out, starts, cut = self.scan_at(data[final:])
+        return bytearray(data[:final]) + out, [final + s for s in starts], final + cut
+
     def _begins(self, data: bytes, i: int) -> bool:
         """Whether data[i:] is a proper prefix of a form: cut off by the end of data."""
         rest = data[i:]
@@ -332,27 +340,32 @@ class BodyStream:
     secrets: Secrets
     pending: list[tuple[int, bytes]] = field(default_factory=list)
     count: int = 0
+    done: int = 0  # how many bytes of the pending reads are final (before the last cut)
 
     def feed(self, t_ns: int, data: bytes) -> list[tuple[int, bytes]]:
         if not self.pending and self.secrets.clean(data):  # the proxy's hot path
             return [(t_ns, data)]
         self.pending.append((t_ns, data))
         whole = b"".join(d for _, d in self.pending)
-        masked, n, held = self.secrets.scan(whole)
-        self.count += n
+        masked, starts, held = self.secrets.scan_held(whole, self.done)
+        self.count += len(starts)
         ready: list[tuple[int, bytes]] = []
         keep: list[tuple[int, bytes]] = []
-        at = 0
+        at = gone = 0
         for t, d in self.pending:
             piece = bytes(masked[at : at + len(d)])  # masked before the cut: final
             at += len(d)
-            (ready if at <= held and not keep else keep).append((t, piece))
-        self.pending = keep
+            if at <= held and not keep:
+                ready.append((t, piece))
+                gone = at
+            else:
+                keep.append((t, piece))
+        self.pending, self.done = keep, held - gone
         return ready
 
     def finish(self) -> list[tuple[int, bytes]]:
         """The reads still held: nothing follows, so no secret completes them."""
-        ready, self.pending = self.pending, []
+        ready, self.pending, self.done = self.pending, [], 0
         return ready
 
 
@@ -371,20 +384,22 @@ class _MessageMask:
     """One data message's frames, masked as one body: a credential split over two frames is
     masked in both, a frame whose end could begin one held until the next frame says."""
 
-    __slots__ = ("secrets", "held")
+    __slots__ = ("secrets", "held", "done")
 
     def __init__(self, secrets: Secrets) -> None:
         self.secrets = secrets
         self.held: list[tuple[HeldFrame, bytes, int]] = []
+        self.done = 0  # as BodyStream's: the held frames' bytes already final
 
     def feed(self, frame: HeldFrame, data: bytes) -> None:
         if not self.held and self.secrets.clean(data):  # the common frame
             frame.payload = data
             return
         self.held.append((frame, data, 0))
-        masked, starts, cut = self.secrets.scan_at(b"".join(d for _, d, _ in self.held))
+        whole = b"".join(d for _, d, _ in self.held)
+        masked, starts, cut = self.secrets.scan_held(whole, self.done)
         keep: list[tuple[HeldFrame, bytes, int]] = []
-        at = i = 0
+        at = i = gone = 0
         for f, d, n in self.held:
             end = at + len(d)
             while i < len(starts) and starts[i] < end:  # a match counts in its first frame
@@ -392,16 +407,17 @@ class _MessageMask:
             piece = bytes(masked[at:end])  # masked before the cut: final
             if end <= cut and not keep:
                 f.payload, f.masked = piece, n
+                gone = end
             else:
                 keep.append((f, piece, n))
             at = end
-        self.held = keep
+        self.held, self.done = keep, cut - gone
 
     def finish(self) -> None:
         """The message's last frame came (or the session ended): nothing continues it."""
         for f, d, n in self.held:
             f.payload, f.masked = d, n
-        self.held = []
+        self.held, self.done = [], 0
 
 
 class FrameMask:
