@@ -273,14 +273,10 @@ class Secrets:
             return not any(tail[i:] in self._short for i in range(len(tail)))
         return True
 
-    def scan(self, data: bytes) -> tuple[bytearray, int, int]:
-        """(data masked, matches, where a possible secret begins that the end cuts off, or
-        len(data)): the start of the held-back part of a streamed body."""
-        out, starts, cut = self.scan_at(data)
-        return out, len(starts), cut
-
     def scan_at(self, data: bytes) -> tuple[bytearray, list[int], int]:
-        """As `scan`, with where each match begins instead of how many there were."""
+        """(data masked, where each masked credential begins (a swapped identifier is not
+        counted), where a possible secret begins that the end cuts off, or len(data)): the
+        start of the held-back part of a streamed body."""
         out, last = bytearray(data), 0
         matches = list(self._bytes.finditer(data)) if self._bytes is not None else []
         # a form that reaches the end may be the start of a longer one (base64 and its
