@@ -569,6 +569,12 @@ def recorder_options(f):
             help="Record API keys and cookies in clear (they are masked by default).",
         ),
         click.option(
+            "--pseudonymize-ids",
+            is_flag=True,
+            help="Replace session, thread, conversation and request ids and cache keys "
+            "(kept by default) with pseudonyms, the same throughout the recording.",
+        ),
+        click.option(
             "--force",
             is_flag=True,
             help="Replace the -o recording if it exists (refused otherwise).",
@@ -591,6 +597,7 @@ class RecorderSetup:
     timeout: float
     redact_json: list[str]
     no_redact: bool
+    pseudonymize_ids: bool = False
 
 
 def _recorder_setup(
@@ -600,6 +607,7 @@ def _recorder_setup(
     redact_json: tuple[str, ...],
     no_redact: bool,
     force: bool = False,
+    pseudonymize_ids: bool = False,
     **upstreams: str | None,
 ) -> RecorderSetup:
     """recorder_options' values: the upstream URLs (checked, defaults from the
@@ -619,6 +627,10 @@ def _recorder_setup(
         parse_sides(urls)
     except ValueError as e:
         _fail(str(e))
+    if no_redact and pseudonymize_ids:
+        _fail(
+            "--pseudonymize-ids with --no-redact: the ids would be hidden, the keys beside them not"
+        )
     if no_redact:
         click.echo(
             "streamscope: WARNING: --no-redact: API keys, cookies and auth headers are written "
@@ -632,7 +644,9 @@ def _recorder_setup(
             os.truncate(output, 0)  # the writer starts an empty file afresh
         except OSError as e:
             _fail(f"{output}: cannot replace it: {e.strerror or e}")
-    return RecorderSetup(url, urls, output, port, timeout, list(redact_json), no_redact)
+    return RecorderSetup(
+        url, urls, output, port, timeout, list(redact_json), no_redact, pseudonymize_ids
+    )
 
 
 @main.command()
@@ -666,7 +680,13 @@ def proxy(**options) -> None:
         sock = listen(port)  # first: a busy port must not leave an empty recording behind
         try:
             path = output or default_output()
-            writer = open_recording(path, command_line(), not setup.no_redact, setup.redact_json)
+            writer = open_recording(
+                path,
+                command_line(),
+                not setup.no_redact,
+                setup.redact_json,
+                pseudonymize_ids=setup.pseudonymize_ids,
+            )
         except BaseException:
             sock.close()
             raise
@@ -732,6 +752,7 @@ def record(env_names, command, **options) -> None:
             setup.timeout,
             setup.sides,
             command_line(),
+            pseudonymize_ids=setup.pseudonymize_ids,
         )
     except StartError as e:
         _fail(str(e))

@@ -27,6 +27,7 @@ import pytest
 
 from streamscope import agents
 
+from .fakes.codex_client import SESSION
 from .fakes.responses_ws import ANSWER, FakeResponses
 
 pytest.importorskip("websockets")
@@ -208,6 +209,12 @@ def test_a_codex_like_client_stays_on_its_websocket_through_record(tmp_path):
     texts = [json.loads(r["data"]) for r in from_client if r["opcode"] == "text"]
     assert [t["type"] for t in texts] == ["response.create"] * 3
     assert texts[0]["generate"] is False
+    # codex's session id, in its handshake and every request, kept: the recording matches
+    # codex's own session log; its key is masked
+    (handshake,) = [r for r in records if r["type"] == "request"]
+    headers = {k.lower(): v for k, v in handshake["headers"]}
+    assert headers["session-id"] == SESSION and headers["authorization"] == "Bearer [REDACTED]"
+    assert [t["prompt_cache_key"] for t in texts] == [SESSION] * 3
 
 
 @pytest.mark.slow

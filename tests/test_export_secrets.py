@@ -99,3 +99,31 @@ def test_every_export_of_a_har_masks_its_keys_and_says_how_many(tmp_path, fmt, e
     assert leaked(out) == []
     assert "3 values masked (secrets the request carried)" in done.stderr
     assert "[REDACTED" in out.read_text()
+
+
+def test_an_export_keeps_the_session_ids_and_masks_the_session_tokens(tmp_path):
+    """The ids an agent's own logs name its session by survive export; its tokens do not."""
+    source, out = tmp_path / "clear.jsonl", tmp_path / "out.jsonl"
+    session = "0195f3a8-6c2e-7d41-9b0a-3f5e8c1d2a47"
+    headers = [
+        ("x-claude-code-session-id", session),
+        ("session_id", session),
+        ("X-Amz-Security-Token", "s80-amz-security-token"),
+    ]
+    body = json.dumps(
+        {"model": "m", "prompt_cache_key": session, "session_token": "s81-body-session-token"}
+    ).encode()
+    with RecordingWriter(source, redact=False) as w:
+        x = w.new_exchange()
+        w.request(x, "POST", f"https://api.test/v1/responses?thread-id={session}", headers, body)
+        w.response(x, 200, [("content-type", "text/event-stream")])
+        w.chunk(x, b"data: s80-amz-security-token\n\n")
+        w.end(x, "complete")
+    export(str(source), "--format", "recording", "-o", str(out))
+    text = out.read_text()
+    assert "s80-amz-security-token" not in text and "s81-body-session-token" not in text
+    (request,) = [r for _, r in iter_records(out) if isinstance(r, Request)]
+    assert request.url.endswith(f"?thread-id={session}")
+    assert request.headers[:2] == headers[:2] and request.headers[2][1] == "[REDACTED]"
+    assert json.loads(request.body_bytes)["prompt_cache_key"] == session
+    assert masked(out) == 3  # the header, the body's token, the echo

@@ -179,3 +179,96 @@ def test_odd_credentials_neither_crash_nor_mask_blank_runs():
     masking.request(1, "http://h/", [("x-api-key", "        ")], body)
     ready = masking.chunk(1, 0, b"data:          spaces stay\n\n")
     assert ready == [(0, b"data:          spaces stay\n\n")]
+
+
+# What Codex and Claude Code name their work by: identifiers, kept as they are.
+SESSION = "0195f3a8-6c2e-7d41-9b0a-3f5e8c1d2a47"
+ID_HEADERS = [
+    ("session_id", SESSION),
+    ("session-id", SESSION),
+    ("thread-id", "0195f3a8-thread"),
+    ("conversation_id", "conv-0195f3a8"),
+    ("x-claude-code-session-id", "6a1f0c2e-8b3d-4c18-9e7a-2d5f0b1c3e4a"),
+    ("X-Request-Id", "req_5f0c2a9e7b3d4c18"),
+    ("Idempotency-Key", "stainless-python-retry-0195f3a8"),
+    ("sessionId", "camel-0195f3a8"),
+]
+# Session tokens and keys (and ids a credential word qualifies) authenticate: masked.
+SESSION_CREDENTIALS = [
+    ("X-Amz-Security-Token", "s60-amz-security-token"),
+    ("x-session-token", "s61-session-token"),
+    ("AWS_SESSION_TOKEN", "s62-aws-session-token"),
+    ("Session-Key", "s63-session-key"),
+    ("x-auth-session-id", "s64-auth-session-id"),
+    ("x-session-token-id", "s65-session-token-id"),
+    ("x-session", "s66-bare-session"),
+]
+
+
+def test_session_thread_conversation_request_and_cache_ids_are_kept_in_headers():
+    for name, value in ID_HEADERS:
+        assert redact_header(name, value) == value, name
+    for name, value in SESSION_CREDENTIALS:
+        assert redact_header(name, value) == REDACTED, name
+    # an identifier's name does not excuse a key-shaped value
+    assert redact_header("session_id", KEY) == REDACTED
+
+
+def test_a_session_id_is_kept_in_the_query_and_a_session_token_masked():
+    url = redact_url(
+        f"https://h/v1/responses?session_id={SESSION}&prompt_cache_key={SESSION}"
+        "&X-Amz-Security-Token=s67-amz&session_token=s68-st&session=s69-bare"
+    )
+    assert url == (
+        f"https://h/v1/responses?session_id={SESSION}&prompt_cache_key={SESSION}"
+        f"&X-Amz-Security-Token={REDACTED}&session_token={REDACTED}&session={REDACTED}"
+    )
+
+
+def test_identifiers_stay_in_the_body_and_the_answer_while_credentials_go():
+    """Codex's prompt_cache_key and Claude Code's metadata.user_id hold the session id the
+    headers carry: kept everywhere, while the request's credentials are masked in every
+    form, a session token among them."""
+    user_id = f"user_{'ab' * 32}_account_0195f3a8-acct_session_{SESSION}"
+    body = (
+        f'{{"model":"m","prompt_cache_key":"{SESSION}","metadata":{{"user_id":"{user_id}"}},'
+        '"session_token":"s70-body-session-token","SessionKey":"s71-body-session-key"}'
+    ).encode()
+    headers = [("Authorization", f"Bearer {KEY}"), *ID_HEADERS, *SESSION_CREDENTIALS]
+    masking = Masking()
+    url, recorded, masked_body, n = masking.request(
+        1, f"https://h/v1/x?session-id={SESSION}", headers, body
+    )
+    assert url == f"https://h/v1/x?session-id={SESSION}"
+    assert recorded[1 : 1 + len(ID_HEADERS)] == ID_HEADERS
+    assert [v for _, v in recorded[1 + len(ID_HEADERS) :]] == [REDACTED] * len(SESSION_CREDENTIALS)
+    assert f'"prompt_cache_key":"{SESSION}"'.encode() in masked_body
+    assert f'"user_id":"{user_id}"'.encode() in masked_body
+    assert b"s70-body-session-token" not in masked_body and b"s71-body-session" not in masked_body
+    assert len(masked_body) == len(body) and n == 1 + len(SESSION_CREDENTIALS) + 2
+    answer = f'{{"session_id":"{SESSION}","echo":"s61-session-token {KEY}"}}'.encode()
+    ((_, out),) = masking.chunk(1, 0, answer)
+    assert f'"session_id":"{SESSION}"'.encode() in out
+    assert b"s61-session-token" not in out and KEY.encode() not in out
+    assert (
+        base64.b64encode(b"s62-aws-session-token")
+        not in masking.chunk(1, 1, b"x " + base64.b64encode(b"s62-aws-session-token") + b" y")[0][1]
+    )
+
+
+def test_a_session_id_option_is_kept_in_argv_a_session_token_masked():
+    argv = ["codex", "resume", SESSION, "--session-id", SESSION, "--prompt-cache-key=c1"]
+    argv += ["--session-token", "s72-st", "AWS_SESSION_TOKEN=s73-env", "-c", "prompt_cache_key=c2"]
+    assert redact_argv(argv) == [
+        "codex",
+        "resume",
+        SESSION,
+        "--session-id",
+        SESSION,
+        "--prompt-cache-key=c1",
+        "--session-token",
+        REDACTED,
+        f"AWS_SESSION_TOKEN={REDACTED}",
+        "-c",
+        "prompt_cache_key=c2",
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import subprocess
 import sys
 
@@ -32,7 +33,9 @@ HEADERS = {
     "Cookie": "session=s12-cookie",
     "Proxy-Authorization": "Basic s13-proxy",
     "Private-Token": "s14-gitlab",
-    "X-Session-Id": "s15-session",
+    "X-Session-Token": "s15-session-token",  # a session's token: a credential
+    "Session-Key": "s39-session-key",
+    "AWS_SESSION_TOKEN": "s40-aws-session-token",
     "X-Password": "s16-password",
     "User-Agent": "agent/1 sk-s17keyshapedinsideanyheader",
     "X-Pwd": "s31-x-pwd",
@@ -41,8 +44,21 @@ HEADERS = {
 QUERY = (
     "api_key=s18-api-key&api%5Fkey=s19-percent-name&%61ccess_token=s20-access"
     "&X-Amz-Signature=s21-sig&X-Amz-Credential=s22-cred&key=s23-key"
-    "&q=sk-s24keyshapedvalue&auth=s25-auth&pwd=s33-pwd&pass=s34-pass&code=s35-code&ok=kept"
+    "&q=sk-s24keyshapedvalue&auth=s25-auth&pwd=s33-pwd&pass=s34-pass&code=s35-code"
+    "&session_token=s41-session-token&ok=kept"
 )
+# Identifiers a client names its work by (Codex's, Claude Code's): not credentials, kept
+# so a recording can be matched to the agent's own session logs.
+SESSION = "0195f3a8-6c2e-7d41-9b0a-3f5e8c1d2a47"
+IDS = {
+    "session_id": SESSION,
+    "thread-id": "0195f3a8-thread-7d41-9b0a",
+    "conversation_id": "conv-0195f3a8-7d41",
+    "x-claude-code-session-id": "6a1f0c2e-claude-code-session",
+    "Idempotency-Key": "stainless-python-retry-0195f3a8",
+}
+USER_ID = f"user_{'ab' * 32}_account_0195f3a8-acct_session_{SESSION}"
+KEPT_QUERY = f"session-id={SESSION}&prompt_cache_key={SESSION}"
 PASSWORD = "s26-url-password"
 SECRETS = [v.split()[-1].split("=")[-1] for v in HEADERS.values()]
 SECRETS += [p.split("=")[1] for p in QUERY.split("&")[:-1]] + [PASSWORD, "alice:" + PASSWORD]
@@ -64,10 +80,16 @@ def test_no_secret_reaches_the_recording_the_logs_or_the_upstream_host(tmp_path,
     )
     try:
         base = proc.stdout.readline().strip()
-        body = {"model": "json", "messages": []}
-        target = base + "/chat/completions?" + QUERY
+        body = {
+            "model": "json",
+            "messages": [],
+            "prompt_cache_key": SESSION,
+            "metadata": {"user_id": USER_ID},
+        }
+        target = base + "/chat/completions?" + QUERY + "&" + KEPT_QUERY
         seen = len(upstream.hosts)
-        assert httpx.post(target, json=body, headers=HEADERS).status_code == 200
+        sent = {**HEADERS, **IDS}
+        assert httpx.post(target, json=body, headers=sent).status_code == 200
         # no Authorization from the client: the URL's credentials go as Basic
         assert httpx.post(base + "/chat/completions", json=body).status_code == 200
         proc.terminate()
@@ -80,6 +102,12 @@ def test_no_secret_reaches_the_recording_the_logs_or_the_upstream_host(tmp_path,
     assert argv[:3] == ["streamscope", "proxy", "--upstream"] and argv[4:] == ["-o", str(path)]
     assert argv[3] == url.replace(f"alice:{PASSWORD}", REDACTED)
     assert "ok=kept" in recording and "Bearer [REDACTED]" in recording
+    first = next(r for _, r in iter_records(path) if isinstance(r, Request))
+    ids = {k.lower(): v for k, v in IDS.items()}
+    assert {k.lower(): v for k, v in first.headers if k.lower() in ids} == ids
+    assert first.url.endswith("&" + KEPT_QUERY)
+    assert json.loads(first.body)["prompt_cache_key"] == SESSION
+    assert json.loads(first.body)["metadata"] == {"user_id": USER_ID}
     assert upstream.hosts[seen:] == [f"127.0.0.1:{upstream.url.split(':')[2].split('/')[0]}"] * 2
     basic = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
     assert upstream.auth[-2:] == ["Bearer s01-bearer", basic]  # the client's own wins

@@ -116,7 +116,12 @@ def command_line() -> list[str]:
 
 
 def open_recording(
-    path: str, argv: list[str], redact: bool, redact_json: list[str]
+    path: str,
+    argv: list[str],
+    redact: bool,
+    redact_json: list[str],
+    *,
+    pseudonymize_ids: bool = False,
 ) -> RecordingWriter:
     """The recorder's writer: a failed write is said at once and stops recording only."""
 
@@ -131,6 +136,7 @@ def open_recording(
             argv=argv,
             redact=redact,
             redact_json=tuple(redact_json),
+            pseudonymize_ids=pseudonymize_ids,
             on_error=lost,
             keep_empty=False,
         )
@@ -156,6 +162,8 @@ def record(
     timeout: float | None,
     sides: dict[str, str | None] | None = None,
     argv: list[str] | None = None,
+    *,
+    pseudonymize_ids: bool = False,
 ) -> int:
     """Run `command` behind the proxy; the exit status (StartError when it cannot start).
 
@@ -175,7 +183,7 @@ def record(
     try:
         path = output or default_output()
         argv = argv if argv is not None else ["streamscope", "record", "--", *command]
-        writer = open_recording(path, argv, redact, redact_json)
+        writer = open_recording(path, argv, redact, redact_json, pseudonymize_ids=pseudonymize_ids)
     except BaseException:
         sock.close()
         raise

@@ -21,16 +21,18 @@ import base64
 import json
 import re
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
 from streamscope.http import sigv4
+from streamscope.recording import pseudonym
 from streamscope.recording.format import REDACTED
 from streamscope.recording.redact import (
     _KEY_SHAPED,
-    _SECRET_QUERY_NAME,
+    is_identifier_name,
     is_secret_header,
+    is_secret_query_name,
     redact_argv,
     redact_header,
     redact_url,
@@ -44,9 +46,14 @@ _MASK_CHARS = frozenset(REDACTED + "*")
 _JSON_SECRET = re.compile(
     rb'"([A-Za-z0-9_.-]*(?:api[-_]?key|apikey|secret|passw(?:or)?d|pwd|passphrase'
     rb"|access[-_]?token|refresh[-_]?token|id[-_]?token|auth[-_]?token|private[-_]?key"
+    rb"|session[-_]?token|security[-_]?token|session[-_]?key"  # a session's id is no secret
     rb'|access[-_]?key|credential)s?)"\s*:\s*"((?:[^"\\]|\\.)*)"',
     re.IGNORECASE,
 )
+
+
+# Every string field of a JSON body, to find those an identifier's name names.
+_JSON_STRING = re.compile(rb'"([A-Za-z0-9_.-]+)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
 def body_mask(n: int) -> bytes:
@@ -82,6 +89,31 @@ def credentials(url: str, headers: Iterable[tuple[str, str]], body: bytes = b"")
     return _usable(found)
 
 
+def identifiers(url: str, headers: Iterable[tuple[str, str]], body: bytes = b"") -> list[str]:
+    """The identifiers a request carries (redact.is_identifier_name: session, thread,
+    conversation and request ids, cache keys) in its headers, query and JSON body's string
+    fields: what --pseudonymize-ids replaces. A key-shaped value is no identifier."""
+    found: list[str] = []
+    for name, value in headers:
+        if is_identifier_name(name) and not is_secret_header(name):
+            found.append(value.strip())
+    try:
+        query = urlsplit(url).query
+    except ValueError:
+        query = ""
+    for pair in query.split("&"):
+        name, eq, value = pair.partition("=")
+        if eq and is_identifier_name(unquote_plus(name)):
+            found.append(unquote_plus(value))
+    for m in _JSON_STRING.finditer(body):
+        if is_identifier_name(m.group(1).decode("ascii")):
+            try:
+                found.append(json.loads(b'"' + m.group(2) + b'"'))
+            except ValueError:
+                continue
+    return [v for v in _usable(found) if not _KEY_SHAPED.search(v)]
+
+
 def _basic(credential: str) -> list[str]:
     """What a Basic credential decodes to: "user:password", and the password."""
     try:
@@ -102,9 +134,7 @@ def _in_url(url: str) -> list[str]:
         found += [userinfo, unquote(userinfo), unquote(userinfo.partition(":")[2])]
     for pair in parts.query.split("&"):
         name, eq, value = pair.partition("=")
-        if eq and (
-            _SECRET_QUERY_NAME.search(unquote_plus(name)) or _KEY_SHAPED.search(unquote_plus(value))
-        ):
+        if eq and (is_secret_query_name(name) or _KEY_SHAPED.search(unquote_plus(value))):
             found += [value, unquote_plus(value)]
     return found
 
@@ -132,15 +162,44 @@ def forms(secret: str) -> set[bytes]:
     return {f for f in out if len(f) >= MIN_SECRET}
 
 
-class Secrets:
-    """One exchange's credentials, ready to be found in its text and bytes."""
+def _swap_forms(value: str, alias: str) -> dict[bytes, bytes]:
+    """An identifier's forms (plain, percent-encoded, JSON-escaped) and its pseudonym's in
+    each: the same length, as the pseudonym keeps each character's class."""
+    pairs = [(value, alias), (quote(value, safe=""), quote(alias, safe=""))]
+    pairs.append((json.dumps(value)[1:-1], json.dumps(alias)[1:-1]))
+    out = {}
+    for v, a in pairs:
+        vb, ab = v.encode("utf-8", "surrogatepass"), a.encode("utf-8", "surrogatepass")
+        if len(vb) == len(ab) and len(vb) >= MIN_SECRET:
+            out[vb] = ab
+    return out
 
-    def __init__(self, values: Sequence[str]) -> None:
+
+class Secrets:
+    """One exchange's credentials, ready to be found in its text and bytes; and, with
+    `swaps` (identifier: its pseudonym), the identifiers to replace the same way, in
+    the same pass. A match of a credential's form is masked (and counted); of an
+    identifier's, replaced by its pseudonym's form of the same length (not counted)."""
+
+    def __init__(self, values: Sequence[str], swaps: Mapping[str, str] | None = None) -> None:
         self.values = list(values)
-        self.forms = sorted({f for v in values for f in forms(v)}, key=len, reverse=True)
+        masks = {f for v in values for f in forms(v)}
+        self._swaps: dict[bytes, bytes] = {}
+        for value, alias in (swaps or {}).items():
+            self._swaps.update(_swap_forms(value, alias))
+        for f in masks:  # a credential's form is masked, whatever else it is
+            self._swaps.pop(f, None)
+        self._text_swaps = {
+            k.decode("ascii"): v.decode("ascii") for k, v in self._swaps.items() if k.isascii()
+        }
+        self.forms = sorted(masks | set(self._swaps), key=len, reverse=True)
         # longest first: at one position the whole form is masked, not a shorter one
         self._bytes = re.compile(b"|".join(map(re.escape, self.forms))) if self.forms else None
-        texts = sorted({t for v in values for t in _text_forms(v)}, key=len, reverse=True)
+        texts = sorted(
+            {t for v in values for t in _text_forms(v)} | set(self._text_swaps),
+            key=len,
+            reverse=True,
+        )
         self._text = re.compile("|".join(map(re.escape, texts))) if texts else None
         self.longest = max(map(len, self.forms), default=0)
         # where a form may begin near the end of a read: its first _HEAD bytes (found at C
@@ -161,9 +220,10 @@ class Secrets:
         headers: Sequence[tuple[str, str]],
         body: bytes,
         known: Iterable[str] = (),
+        swaps: Mapping[str, str] | None = None,
     ) -> Secrets:
         """The credentials a request carried (and `known` ones learnt elsewhere)."""
-        return cls(_usable([*known, *credentials(url, headers, body)]))
+        return cls(_usable([*known, *credentials(url, headers, body)]), swaps)
 
     def __bool__(self) -> bool:
         return self._bytes is not None
@@ -172,7 +232,19 @@ class Secrets:
         """`s` with every credential replaced by [REDACTED], and how many were."""
         if self._text is None or not s:
             return s, 0
-        return self._text.subn(REDACTED, s)
+        if not self._text_swaps:
+            return self._text.subn(REDACTED, s)
+        n = 0
+
+        def one(m: re.Match[str]) -> str:
+            nonlocal n
+            alias = self._text_swaps.get(m.group())
+            if alias is not None:
+                return alias
+            n += 1
+            return REDACTED
+
+        return self._text.sub(one, s), n
 
     def body(self, data: bytes) -> tuple[bytes, int]:
         """A whole body with every credential masked, its length kept; how many were."""
@@ -182,6 +254,9 @@ class Secrets:
 
         def one(m: re.Match[bytes]) -> bytes:
             nonlocal n
+            alias = self._swaps.get(m.group())
+            if alias is not None:
+                return alias
             n += 1
             return body_mask(m.end() - m.start())
 
@@ -198,24 +273,32 @@ class Secrets:
             return not any(tail[i:] in self._short for i in range(len(tail)))
         return True
 
-    def scan(self, data: bytes) -> tuple[bytearray, int, int]:
-        """(data masked, matches, where a possible secret begins that the end cuts off, or
-        len(data)): the start of the held-back part of a streamed body."""
-        out, starts, cut = self.scan_at(data)
-        return out, len(starts), cut
-
     def scan_at(self, data: bytes) -> tuple[bytearray, list[int], int]:
-        """As `scan`, with where each match begins instead of how many there were."""
+        """(data masked, where each masked credential begins (a swapped identifier is not
+        counted), where a possible secret begins that the end cuts off, or len(data)): the
+        start of the held-back part of a streamed body."""
         out, last = bytearray(data), 0
         matches = list(self._bytes.finditer(data)) if self._bytes is not None else []
         # a form that reaches the end may be the start of a longer one (base64 and its
         # padding): it is decided by the reads to come
         while matches and self._begins(data, matches[-1].start()):
             matches.pop()
+        starts = []
         for m in matches:
-            out[m.start() : m.end()] = body_mask(m.end() - m.start())
+            alias = self._swaps.get(m.group())
+            if alias is None:
+                starts.append(m.start())  # a credential masked: counted
+            out[m.start() : m.end()] = body_mask(m.end() - m.start()) if alias is None else alias
             last = m.end()
-        return out, [m.start() for m in matches], self._cut_off(data, last)
+        return out, starts, self._cut_off(data, last)
+
+    def scan_held(self, data: bytes, final: int) -> tuple[bytearray, list[int], int]:
+        """As `scan_at`, for held reads whose first `final` bytes are done (masked, or a
+        pseudonym swapped in, before the last cut): only the rest is scanned, so nothing
+        is replaced twice (an id's prefix and its pseudonym's first byte may spell the id
+        again)."""
+        out, starts, cut = self.scan_at(data[final:])
+        return bytearray(data[:final]) + out, [final + s for s in starts], final + cut
 
     def _begins(self, data: bytes, i: int) -> bool:
         """Whether data[i:] is a proper prefix of a form: cut off by the end of data."""
@@ -253,27 +336,32 @@ class BodyStream:
     secrets: Secrets
     pending: list[tuple[int, bytes]] = field(default_factory=list)
     count: int = 0
+    done: int = 0  # how many bytes of the pending reads are final (before the last cut)
 
     def feed(self, t_ns: int, data: bytes) -> list[tuple[int, bytes]]:
         if not self.pending and self.secrets.clean(data):  # the proxy's hot path
             return [(t_ns, data)]
         self.pending.append((t_ns, data))
         whole = b"".join(d for _, d in self.pending)
-        masked, n, held = self.secrets.scan(whole)
-        self.count += n
+        masked, starts, held = self.secrets.scan_held(whole, self.done)
+        self.count += len(starts)
         ready: list[tuple[int, bytes]] = []
         keep: list[tuple[int, bytes]] = []
-        at = 0
+        at = gone = 0
         for t, d in self.pending:
             piece = bytes(masked[at : at + len(d)])  # masked before the cut: final
             at += len(d)
-            (ready if at <= held and not keep else keep).append((t, piece))
-        self.pending = keep
+            if at <= held and not keep:
+                ready.append((t, piece))
+                gone = at
+            else:
+                keep.append((t, piece))
+        self.pending, self.done = keep, held - gone
         return ready
 
     def finish(self) -> list[tuple[int, bytes]]:
         """The reads still held: nothing follows, so no secret completes them."""
-        ready, self.pending = self.pending, []
+        ready, self.pending, self.done = self.pending, [], 0
         return ready
 
 
@@ -292,20 +380,22 @@ class _MessageMask:
     """One data message's frames, masked as one body: a credential split over two frames is
     masked in both, a frame whose end could begin one held until the next frame says."""
 
-    __slots__ = ("secrets", "held")
+    __slots__ = ("secrets", "held", "done")
 
     def __init__(self, secrets: Secrets) -> None:
         self.secrets = secrets
         self.held: list[tuple[HeldFrame, bytes, int]] = []
+        self.done = 0  # as BodyStream's: the held frames' bytes already final
 
     def feed(self, frame: HeldFrame, data: bytes) -> None:
         if not self.held and self.secrets.clean(data):  # the common frame
             frame.payload = data
             return
         self.held.append((frame, data, 0))
-        masked, starts, cut = self.secrets.scan_at(b"".join(d for _, d, _ in self.held))
+        whole = b"".join(d for _, d, _ in self.held)
+        masked, starts, cut = self.secrets.scan_held(whole, self.done)
         keep: list[tuple[HeldFrame, bytes, int]] = []
-        at = i = 0
+        at = i = gone = 0
         for f, d, n in self.held:
             end = at + len(d)
             while i < len(starts) and starts[i] < end:  # a match counts in its first frame
@@ -313,16 +403,17 @@ class _MessageMask:
             piece = bytes(masked[at:end])  # masked before the cut: final
             if end <= cut and not keep:
                 f.payload, f.masked = piece, n
+                gone = end
             else:
                 keep.append((f, piece, n))
             at = end
-        self.held = keep
+        self.held, self.done = keep, cut - gone
 
     def finish(self) -> None:
         """The message's last frame came (or the session ended): nothing continues it."""
         for f, d, n in self.held:
             f.payload, f.masked = d, n
-        self.held = []
+        self.held, self.done = [], 0
 
 
 class FrameMask:
@@ -394,7 +485,10 @@ class Masking:
     recording (RecordingWriter, so record, proxy, recording_transport and the pytest
     plugin; and export) masks secrets. Counts say how many values were masked."""
 
-    def __init__(self) -> None:
+    def __init__(self, pseudonymize: bool = False) -> None:
+        # --pseudonymize-ids: every identifier seen so far, by its pseudonym (pseudonym.py)
+        self._key = pseudonym.new_key() if pseudonymize else None
+        self._ids: dict[str, str] = {}
         self._secrets: dict[int, Secrets] = {}
         self._bodies: dict[int, BodyStream] = {}
         self._frames: dict[int, FrameMask] = {}  # a WebSocket session's frames
@@ -409,7 +503,12 @@ class Masking:
     ) -> tuple[str, list[tuple[str, str]], bytes, int]:
         """The request as recorded (URL, headers, body) and how many values were masked.
         `known`: credentials learnt elsewhere (a HAR's, before its reader masked them)."""
-        secrets = Secrets.of_request(url, headers, body, known)
+        swaps = None
+        if self._key is not None:
+            for value in identifiers(url, headers, body):
+                self._alias(value)
+            swaps = dict(self._ids)  # this exchange's, and every earlier one's it may echo
+        secrets = Secrets.of_request(url, headers, body, known, swaps)
         self._secrets[exchange] = secrets
         if secrets:
             self._bodies[exchange] = BodyStream(secrets)
@@ -427,12 +526,26 @@ class Masking:
     ) -> tuple[list[tuple[str, str]], int]:
         """Headers as recorded: redact.py's masks, then the exchange's credentials."""
         _, out, n = mask_head(None, headers)
+        if self._key is not None:  # a response's own ids (x-request-id) too
+            for i, (name, value) in enumerate(out):
+                if value in self._ids or (
+                    is_identifier_name(name) and identifiers("", [(name, value)]) == [value]
+                ):
+                    out[i] = (name, self._alias(value))
         secrets = self._secrets.get(exchange)
         if secrets is not None:
             for i, (name, value) in enumerate(out):
                 value, k = secrets.text(value)
                 out[i], n = (name, value), n + k
         return out, n
+
+    def _alias(self, value: str) -> str:
+        """The identifier's pseudonym, the same for the whole recording."""
+        assert self._key is not None
+        alias = self._ids.get(value)
+        if alias is None:
+            alias = self._ids[value] = pseudonym.pseudonym(self._key, value)
+        return alias
 
     def chunk(self, exchange: int, t_ns: int, data: bytes) -> list[tuple[int, bytes]] | None:
         """The reads ready to be written (held back reads come out later), or None when

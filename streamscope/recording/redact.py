@@ -31,7 +31,8 @@ SECRET_HEADERS = frozenset(
 
 # Any header whose name says it carries a credential: *auth* (authorization,
 # authentication, x-auth-token), *-key (x-goog-api-key, ocp-apim-subscription-key),
-# *-token, *-secret, cookies, sessions, passwords, signatures.
+# *-token, *-secret, cookies, sessions (not a session's id: is_identifier_name), passwords,
+# signatures.
 _SECRET_NAME = re.compile(
     r"auth|key|token|secret|passw|credential|signature|session|cookie|pwd"
     r"|(?<![a-z])pass(?![a-z])",  # x-api-pass, not x-passthrough
@@ -48,6 +49,42 @@ _SECRET_QUERY_NAME = re.compile(
     r"|(?<![a-z])pass(?![a-z])|^code$",  # an OAuth authorization code
     re.IGNORECASE,
 )
+# Identifiers, not credentials: what a client calls its session, thread, conversation or
+# request, and the key its prompt cache (or a retry's idempotency) is looked up by:
+# Codex's `session_id`, `thread-id`, `conversation_id`, `prompt_cache_key`, Claude Code's
+# `x-claude-code-session-id`, the SDKs' `Idempotency-Key`. The client makes them up to
+# name its own work; they open nothing, and kept they match a recording to the agent's
+# own logs. The name's last words say it: `<subject> id` or `<cache|idempotency> key`, no
+# other word of it naming a credential (`x-auth-session-id` stays masked). A session
+# *token* (`x-amz-security-token`, `session_token`, `AWS_SESSION_TOKEN`) or a session
+# *key* (a `sessionKey` cookie) authenticates: masked, as every token and key is.
+_ID_SUBJECTS = frozenset({"session", "thread", "conversation", "request"})
+_ID_WORDS = frozenset({"id", "ids", "uuid"})
+_KEY_SUBJECTS = frozenset({"cache", "idempotency"})
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # kebab, snake and camelCase words
+
+
+def is_identifier_name(name: str) -> bool:
+    """Whether a header, query parameter or option `name` names an identifier (above):
+    its value is kept, unless its shape says it is a key."""
+    words = [w.lower() for w in _WORD.findall(name)]
+    if len(words) < 2:
+        return False
+    subject, last = words[-2], words[-1]
+    if not (
+        (last in _ID_WORDS and subject in _ID_SUBJECTS)
+        or (last == "key" and subject in _KEY_SUBJECTS)
+    ):
+        return False
+    return not any(_SECRET_NAME.search(w) for w in words[:-2])
+
+
+def is_secret_query_name(name: str) -> bool:
+    """Whether query parameter `name` (percent-encoded as sent) carries a credential."""
+    name = unquote_plus(name)
+    return _SECRET_QUERY_NAME.search(name) is not None and not is_identifier_name(name)
+
+
 # Values that are keys whatever they are called: OpenAI- and Anthropic-style (`sk-…`, at the
 # start of a word: `task-budgets-2026-03-13` in anthropic-beta is no key), Google, JWT,
 # GitHub, Slack, AWS access key ids (AKIA..., ASIA...: in a SigV4 credential scope, a
@@ -78,9 +115,7 @@ def _redact_query(query: str) -> str:
     out = []
     for pair in query.split("&"):
         name, eq, value = pair.partition("=")
-        if eq and (
-            _SECRET_QUERY_NAME.search(unquote_plus(name)) or _KEY_SHAPED.search(unquote_plus(value))
-        ):
+        if eq and (is_secret_query_name(name) or _KEY_SHAPED.search(unquote_plus(value))):
             pair = name + "=" + REDACTED
         out.append(pair)
     return "&".join(out)
@@ -90,7 +125,9 @@ def is_secret_header(name: str) -> bool:
     """Whether header `name` (case-insensitive) carries a credential: its value is masked."""
     lname = name.lower()
     return lname in SECRET_HEADERS or (
-        _SECRET_NAME.search(lname) is not None and _COUNTER_NAME.search(lname) is None
+        _SECRET_NAME.search(lname) is not None
+        and _COUNTER_NAME.search(lname) is None
+        and not is_identifier_name(name)
     )
 
 
@@ -132,6 +169,18 @@ _SECRET_OPTION = re.compile(
 )
 
 
+_NAME_END = re.compile(r"[\w.-]*\Z")
+
+
+def _argv_secret(m: re.Match[str]) -> str:
+    named = m.group(3)
+    if named is not None:  # the whole name the "key=" ends: -c prompt_cache_key=... is kept
+        before = _NAME_END.search(m.string, 0, m.start())
+        if is_identifier_name((before.group() if before else "") + named[:-1]):
+            return m.group(0)
+    return (m.group(2) or named or "") + REDACTED
+
+
 def redact_argv(argv: Sequence[str]) -> list[str]:
     """The recorded command line with secrets masked: the value of an option named like
     a secret, key-shaped words (as in headers), and URL credentials."""
@@ -143,11 +192,13 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
             value_next = False
             continue
         option = _SECRET_OPTION.fullmatch(arg)
+        if option is not None and is_identifier_name(option.group(1)):  # --prompt-cache-key
+            option = None
         value_next = option is not None and option.group(2) is None
         if option is not None and option.group(2) is not None:
             arg = option.group(1) + "=" + REDACTED
         arg = redact_url(arg) if "://" in arg else arg
-        arg = _ARGV_SECRET.sub(lambda m: (m.group(2) or m.group(3) or "") + REDACTED, arg)
+        arg = _ARGV_SECRET.sub(_argv_secret, arg)
         out.append(_KEY_SHAPED.sub(REDACTED, arg))
     return out
 

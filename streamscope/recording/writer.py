@@ -65,6 +65,13 @@ class RecordingExists(FileExistsError):
         )
 
 
+# The header's note of a recording written with pseudonymize_ids: every reader says it.
+PSEUDONYMIZED = (
+    "session, thread, conversation and request ids and cache keys are pseudonyms "
+    "(--pseudonymize-ids): the same within this recording, not the agent's own"
+)
+
+
 class RecordingWriter:
     """Write one recording. Thread-safe; use as a context manager or call close().
 
@@ -85,7 +92,12 @@ class RecordingWriter:
         created: str | None = None,
         on_error: Callable[[OSError], None] | None = None,
         keep_empty: bool = True,
+        pseudonymize_ids: bool = False,
     ) -> None:
+        if pseudonymize_ids and not redact:
+            raise ValueError(
+                "pseudonymize_ids needs redact: the ids would stand beside keys in clear"
+            )
         self.path = os.fspath(path)
         self.redact = redact
         self.redact_json = tuple(redact_json)
@@ -113,14 +125,15 @@ class RecordingWriter:
         if created is None:
             created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         # every secret-masking rule lives in mask.py, shared with export
-        self._masking = Masking() if redact else None
+        self._masking = Masking(pseudonymize_ids) if redact else None
         masked = 0
         if argv is not None:
             argv, masked = mask_argv(argv) if redact else (list(argv), 0)
             # an argument that is not UTF-8 (a file name's bytes) is a lone surrogate here,
             # which no UTF-8 JSON can hold: it is kept as its escape
             argv = [without_surrogates(a) for a in argv]
-        self.header = Header(created=created, argv=argv, masked=masked)
+        notes = [PSEUDONYMIZED] if pseudonymize_ids else None
+        self.header = Header(created=created, argv=argv, masked=masked, notes=notes)
         self._write(_dumps(self.header.to_json(), option=_NL))
 
     # -- the line types
