@@ -13,6 +13,7 @@ import datetime
 import os
 import pprint
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -552,13 +553,23 @@ def _pytest(
     fixture = told.fixture_for(stream.reads.framing)
     heads = heads if heads is not None else [()] * len(datas)
     served: Messages
-    if fixture.framed is not None:  # its SDK reads the headers too
-        served = fixture.framed.served(list(zip(names, datas, heads, strict=True)))
-        literal, given = fixture.framed.literal(served), fixture.framed.events(served)
+    framed = fixture.framed
+    if framed is not None:  # its SDK reads the headers too
+        served = framed.served(list(zip(names, datas, heads, strict=True)))
+        literal = framed.literal(served)
+
+        def given() -> list[Any]:
+            assert framed is not None
+            return framed.events(served)
+
     else:
         pairs = fixture.served(list(zip(names, datas, strict=True)))
         served = [(name, data, ()) for name, data in pairs]
-        literal, given = fixture.literal(pairs), fixture.events(pairs)
+        literal = fixture.literal(pairs)
+
+        def given() -> list[Any]:
+            return fixture.events(pairs)
+
     engine = told.engine(1, tools)
     fed = [
         Frame(n, data, parse_payload(data), event=name, headers=head)
@@ -582,8 +593,8 @@ def _pytest(
         )
     scope: dict = {}
     exec(fixture.reference(), scope)
-    try:
-        mine = scope["accumulate"](given)
+    try:  # (the events it is given are read here: a value nested past Python's limit too)
+        mine = scope["accumulate"](given())
     except Exception:  # it raises on this stream's shapes: so would the exported test
         mine = None
     if mine != expected:  # never claim a green test that is not
