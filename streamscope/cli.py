@@ -672,9 +672,9 @@ def proxy(**options) -> None:
     from .record.runner import (
         STOP_SIGNALS,
         StartError,
+        announce,
         command_line,
         default_output,
-        describe_sides,
         listen,
         open_recording,
         parse_sides,
@@ -716,7 +716,7 @@ def proxy(**options) -> None:
         for route in server.routes:
             click.echo(server.base_url_of(route.side.name))
         sys.stdout.flush()
-        say(f"recording {describe_sides(server)} into {path}; Ctrl-C stops")
+        announce(server, path, "; Ctrl-C stops")
         while not stop.wait(0.5) and server.thread.is_alive():  # type: ignore[union-attr]
             pass
         why = f"streamscope got {signal.Signals(caught[0]).name}" if caught else None
