@@ -166,6 +166,15 @@ def replay(file: str, exchange: int | None, response: int | None, frame: int, fo
         _fail(str(e))
     if not app.recorded and exchange not in (None, 1):
         _fail(f"{file}: {KIND_WORDS[app.format]} holds one stream (exchange 1), not {exchange}")
+    if exchange is not None and app.recorded and not follow:
+        # an exchange the file lacks is said before the screen is drawn: after it, the
+        # error would follow the TUI's escape codes (the index is kept for the TUI)
+        try:
+            app.input.exchange(exchange)
+        except RecordingError as e:
+            _fail(str(e))
+        except OSError as e:
+            _fail(f"{file}: {e.strerror or e}")
     app.run()
     if app.return_code:
         sys.exit(app.return_code)
@@ -663,9 +672,9 @@ def proxy(**options) -> None:
     from .record.runner import (
         STOP_SIGNALS,
         StartError,
+        announce,
         command_line,
         default_output,
-        describe_sides,
         listen,
         open_recording,
         parse_sides,
@@ -707,7 +716,7 @@ def proxy(**options) -> None:
         for route in server.routes:
             click.echo(server.base_url_of(route.side.name))
         sys.stdout.flush()
-        say(f"recording {describe_sides(server)} into {path}; Ctrl-C stops")
+        announce(server, path, "; Ctrl-C stops")
         while not stop.wait(0.5) and server.thread.is_alive():  # type: ignore[union-attr]
             pass
         why = f"streamscope got {signal.Signals(caught[0]).name}" if caught else None

@@ -67,3 +67,18 @@ def test_shell_completion_as_the_readme_says():
     env |= {"COMP_WORDS": "streamscope export --fo", "COMP_CWORD": "2"}
     words = subprocess.run([SCRIPT], env=env, capture_output=True, text=True, timeout=30)
     assert "plain,--format" in words.stdout.splitlines()
+
+
+@pytest.mark.slow
+def test_replay_of_an_exchange_the_recording_lacks_prints_only_its_error():
+    """Piped, as in a script: the one line and no screen (no escape codes) before it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "replay", f"{OPENAI}#5"],
+        capture_output=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert done.returncode == 2, done
+    assert done.stdout == b""
+    lines = done.stderr.decode().splitlines()
+    assert lines == [f"streamscope: {OPENAI}: there is no exchange 5 (exchanges: 1, 2)"], lines

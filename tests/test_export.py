@@ -245,6 +245,13 @@ def test_a_responses_recording_export_keeps_the_request_and_the_names(tmp_path):
 def test_bad_ranges_and_overwrites_are_refused(tmp_path):
     result = export("recordings/openai.jsonl", "--frames", "9-99")
     assert result.exit_code == 2 and "frames 1-11" in result.output
+    result = export("recordings/openai.jsonl", "--frames", "9-3")
+    lines = result.output.splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert lines[0].startswith(
+        "streamscope: recordings/openai.jsonl: --frames 9-3: the range is reversed"
+    )
+    assert "frame 9 comes after frame 3" in lines[0]
     existing = tmp_path / "x.sse"
     existing.write_text("keep")
     result = export("recordings/openai.jsonl", "-o", str(existing))

@@ -383,3 +383,19 @@ def test_a_client_leaving_before_the_answer_cancels_the_upstream_request(tmp_pat
         server.stop()
     assert upstream.cancelled == before + 1
     assert ends(path)[1].reason == "client-closed"
+
+
+def test_the_record_banner_is_a_short_line_then_one_line_a_side(tmp_path, upstream):
+    """Each side on its own line, its variable's value first, then where it goes."""
+    out = tmp_path / "r.jsonl"
+    code = "import os; print(os.environ['OPENAI_BASE_URL'])"
+    done = streamscope(
+        "record", "--upstream", upstream.url, "-o", str(out), "--", sys.executable, "-c", code
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0] == f"streamscope: recording into {out}"
+    sides = lines[1 : 1 + sum(line.startswith("  ") for line in lines)]
+    assert sides[0] == f"  OPENAI_BASE_URL={done.stdout.strip()} -> {upstream.url}"
+    assert any(s.startswith("  ANTHROPIC_BASE_URL=") for s in sides)
+    assert all(s.count("=http://127.0.0.1:") == s.count(" -> ") == 1 for s in sides), sides

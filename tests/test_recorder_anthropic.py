@@ -255,7 +255,7 @@ def test_proxy_prints_both_base_urls_and_record_takes_anthropic_base_url_as_defa
     port = openai_base.split(":")[2].split("/")[0]
     assert openai_base.strip() == f"http://127.0.0.1:{port}/v1"
     assert anthropic_base.strip() == f"http://127.0.0.1:{port}/anthropic"
-    assert f"https://api.anthropic.com through ANTHROPIC_BASE_URL={anthropic_base.strip()}" in err
+    assert f"\n  ANTHROPIC_BASE_URL={anthropic_base.strip()} -> https://api.anthropic.com\n" in err
 
     code = "import os; print(os.environ['ANTHROPIC_BASE_URL'])"
     done = streamscope(
@@ -272,7 +272,7 @@ def test_proxy_prints_both_base_urls_and_record_takes_anthropic_base_url_as_defa
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("/anthropic/team")
-    assert f"http://127.0.0.1:9/team through ANTHROPIC_BASE_URL={done.stdout.strip()}" in (
+    assert f"\n  ANTHROPIC_BASE_URL={done.stdout.strip()} -> http://127.0.0.1:9/team\n" in (
         done.stderr
     )
 

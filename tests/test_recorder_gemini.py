@@ -95,7 +95,7 @@ def test_record_a_gemini_agent_end_to_end(recorded, upstream, mode):
     assert said["calls"] == expected_calls(mode) and said["finish"] == "STOP"
     assert said["answer"].startswith("It is 14 °C") and len(said["whole_calls"]) == 2
     variable = "GOOGLE_VERTEX_BASE_URL" if mode == "vertex" else "GOOGLE_GEMINI_BASE_URL"
-    assert f"through {variable}=http://127.0.0.1:" in done.stderr
+    assert f"\n  {variable}=http://127.0.0.1:" in done.stderr
     assert "3 exchanges, 2 streams recorded" in done.stderr
     assert "dialect-unknown" not in done.stderr and "contract broken" not in done.stderr
 
@@ -414,11 +414,11 @@ def test_proxy_prints_the_google_base_urls_and_record_takes_google_env_defaults(
     port = lines[0].split(":")[2].split("/")[0]
     assert lines[2:] == [f"http://127.0.0.1:{port}/gemini", f"http://127.0.0.1:{port}/vertex"]
     assert (
-        f"https://generativelanguage.googleapis.com through GOOGLE_GEMINI_BASE_URL={lines[2]}"
+        f"\n  GOOGLE_GEMINI_BASE_URL={lines[2]} -> https://generativelanguage.googleapis.com\n"
         in err
     )
     assert (
-        f"Vertex AI (the region each request names) through GOOGLE_VERTEX_BASE_URL={lines[3]}"
+        f"\n  GOOGLE_VERTEX_BASE_URL={lines[3]} -> Vertex AI (the region each request names)\n"
         in err
     )
 
@@ -437,8 +437,8 @@ def test_proxy_prints_the_google_base_urls_and_record_takes_google_env_defaults(
     assert done.returncode == 0, done.stderr
     gemini_base, vertex_base = done.stdout.split()
     assert gemini_base.endswith("/gemini/team") and vertex_base.endswith("/vertex/vertex-gw")
-    assert f"http://127.0.0.1:9/team through GOOGLE_GEMINI_BASE_URL={gemini_base}" in done.stderr
-    assert f"http://127.0.0.1:9/vertex-gw through GOOGLE_VERTEX_BASE_URL={vertex_base}" in (
+    assert f"\n  GOOGLE_GEMINI_BASE_URL={gemini_base} -> http://127.0.0.1:9/team\n" in done.stderr
+    assert f"\n  GOOGLE_VERTEX_BASE_URL={vertex_base} -> http://127.0.0.1:9/vertex-gw\n" in (
         done.stderr
     )
 

@@ -157,6 +157,11 @@ def parse_range(text: str | None, total: int) -> tuple[int, int]:
         b = int(last) if last else (total if "-" in text else a)
     except ValueError:
         raise ValueError(f"--frames takes A-B (like 3-9), got {text!r}") from None
+    if a > b >= 1:  # said as such: "the stream has frames 1-11" would not say what is wrong
+        raise ValueError(
+            f"--frames {text}: the range is reversed (frame {a} comes after frame {b}); "
+            f"write {b}-{a}"
+        )
     if not 1 <= a <= b <= total:
         raise ValueError(f"--frames {text}: the stream has frames 1-{total}")
     return a, b

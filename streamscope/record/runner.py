@@ -14,7 +14,7 @@ from .. import agents
 from ..http.loopback import bind
 from ..recording import RecordingWriter
 from ..recording.private import private_folders
-from ..text import plural, say
+from ..text import plural, say, visible
 from .proxy import ProxyServer, Upstream
 
 
@@ -191,7 +191,7 @@ def record(
     with writer:
         server = ProxyServer(upstream, writer, port, timeout, sock=sock, sides=others)
         server.start()
-        say(f"recording {describe_sides(server)} into {path}")
+        announce(server, path)
         variables = base_url_variables(server, env_names)
         run, inserted = command, []
         applied = agents.apply(command, base_urls(server))
@@ -232,14 +232,22 @@ def parse_sides(urls: dict[str, str | None]) -> dict[str, Upstream | None]:
     }
 
 
-def describe_sides(server: ProxyServer) -> str:
-    """Each upstream and the base URL its clients get: `https://api.openai.com/v1 through
-    OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 and ...`."""
+def describe_sides(server: ProxyServer) -> list[str]:
+    """Each side's base URL its clients get and the upstream it goes to, one a side:
+    `OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 -> https://api.openai.com/v1`."""
     sides = []
     for route in server.routes:
         where = route.side.origin_said if route.regional else _upstream_url(route.upstream)
-        sides.append(f"{where} through {route.side.env[0]}={server.base_url_of(route.side.name)}")
-    return " and ".join(sides)
+        sides.append(f"{route.side.env[0]}={server.base_url_of(route.side.name)} -> {where}")
+    return sides
+
+
+def announce(server: ProxyServer, path: str, then: str = "") -> None:
+    """The banner: a short line naming the recording, then each side on its own line
+    (indented under it: on one line, eight sides ran past any terminal's width)."""
+    say(f"recording into {path}{then}")
+    for side in describe_sides(server):
+        print(f"  {visible(side)}", file=sys.stderr, flush=True)
 
 
 def _upstream_url(upstream: Upstream) -> str:
