@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from streamscope.cli import main
-from streamscope.dialects.chat.appendix_a import FIXTURES
+from streamscope.dialects.chat.appendix_a import FIXTURES, chunk, tc
 from streamscope.recording import RecordingWriter
 
 from .helpers import sse_body, tool_def
@@ -78,6 +78,28 @@ def test_text_report_says_it_in_words(alibaba_sse):
     assert "id-empty-overwrite" in out and "call_a" in out
     assert "naive" in out and "differs" in out
     assert "\x1b[" not in out  # no colour when not a terminal
+
+
+def test_a_difference_counts_the_arguments_not_their_display(tmp_path):
+    # by-id sends the fragment without an id to the latest call: arguments of 0 and 32
+    # characters, whose quoted, escaped display is 2 and 42 long
+    args = '{"city": "Paris", "units": "cc"}'
+    path = tmp_path / "routed.sse"
+    path.write_bytes(
+        sse_body(
+            [
+                chunk({"role": "assistant", "tool_calls": [tc(0, "call_a", "f", "", "function")]}),
+                chunk({"tool_calls": [tc(1, "call_b", "g", "", "function")]}),
+                chunk({"tool_calls": [tc(0, args=args)]}),
+                chunk({}, "tool_calls"),
+            ]
+        )
+    )
+    result = inspect(str(path))
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())  # (the line wraps)
+    assert "by-id differs: call 1 arguments" in out
+    assert "; 0 vs 32 chars)" in out and "; 32 vs 0 chars)" in out
 
 
 def test_strict_fails_on_warnings_only(tmp_path, alibaba_sse):
