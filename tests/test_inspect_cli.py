@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from streamscope.cli import main
-from streamscope.dialects.chat.appendix_a import FIXTURES
+from streamscope.dialects.chat.appendix_a import FIXTURES, chunk, tc
 from streamscope.recording import RecordingWriter
 
 from .helpers import sse_body, tool_def
@@ -78,6 +78,95 @@ def test_text_report_says_it_in_words(alibaba_sse):
     assert "id-empty-overwrite" in out and "call_a" in out
     assert "naive" in out and "differs" in out
     assert "\x1b[" not in out  # no colour when not a terminal
+
+
+def test_a_difference_counts_the_arguments_not_their_display(tmp_path):
+    # by-id sends the fragment without an id to the latest call: arguments of 0 and 32
+    # characters, whose quoted, escaped display is 2 and 42 long
+    args = '{"city": "Paris", "units": "cc"}'
+    path = tmp_path / "routed.sse"
+    path.write_bytes(
+        sse_body(
+            [
+                chunk({"role": "assistant", "tool_calls": [tc(0, "call_a", "f", "", "function")]}),
+                chunk({"tool_calls": [tc(1, "call_b", "g", "", "function")]}),
+                chunk({"tool_calls": [tc(0, args=args)]}),
+                chunk({}, "tool_calls"),
+            ]
+        )
+    )
+    result = inspect(str(path))
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())  # (the line wraps)
+    assert "by-id differs: call 1 arguments" in out
+    assert "; 0 vs 32 chars)" in out and "; 32 vs 0 chars)" in out
+
+
+def _events(events: list) -> bytes:
+    """An SSE body of named events (`event:` is the payload's type)."""
+    return b"".join(
+        f"event: {e['type']}\n".encode() + b"data: " + orjson.dumps(e) + b"\n\n" for e in events
+    )
+
+
+def test_a_calls_frames_run_to_the_done_that_closes_it(tmp_path):
+    # the item comes whole in its added (no delta); its done changes the call_id, an anomaly
+    # at frame 4: the frames cell said 3-3
+    resp = {"id": "resp_1", "object": "response", "status": "in_progress", "output": []}
+    item = {"type": "function_call", "id": "fc_1", "call_id": "call_a", "name": "get"}
+    item["arguments"] = '{"a":1}'
+    done = dict(item, call_id="call_b", status="completed")
+    path = tmp_path / "whole.sse"
+    path.write_bytes(
+        _events(
+            [
+                {"type": "response.created", "response": resp},
+                {"type": "response.in_progress", "response": resp},
+                {"type": "response.output_item.added", "output_index": 0, "item": item},
+                {"type": "response.output_item.done", "output_index": 0, "item": done},
+                {"type": "response.completed", "response": dict(resp, output=[done])},
+            ]
+        )
+    )
+    out = inspect(str(path)).output
+    assert "3-4 (0 fragments)" in out and "frame 4    id-changed" in out
+    (call,) = orjson.loads(inspect(str(path), "--json").output)["streams"][0]["tool_calls"]
+    assert (call["first_frame"], call["last_frame"], call["fragments"]) == (3, 4, 0)
+
+
+def test_a_blocks_frames_run_to_its_stop(tmp_path):
+    # a tool block whose start carries its input and whose only fragment is "": the stop
+    # (frame 6) is where the SDK parses it, and where `truthy` raises
+    start = {"type": "tool_use", "id": "toolu_1", "name": "get", "input": {}}
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": []}
+    path = tmp_path / "stop.sse"
+    path.write_bytes(
+        _events(
+            [
+                {"type": "message_start", "message": message},
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""},
+                },
+                {"type": "content_block_stop", "index": 0},
+                {"type": "content_block_start", "index": 1, "content_block": start},
+                {
+                    "type": "content_block_delta",
+                    "index": 1,
+                    "delta": {"type": "input_json_delta", "partial_json": ""},
+                },
+                {"type": "content_block_stop", "index": 1},
+                {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
+                {"type": "message_stop"},
+            ]
+        )
+    )
+    out = " ".join(inspect(str(path)).output.split())
+    assert (
+        "4-6 (1 fragment)" in out
+        and "raises SyntaxError: Unexpected end of JSON input at frame 6" in out
+    )
 
 
 def test_strict_fails_on_warnings_only(tmp_path, alibaba_sse):

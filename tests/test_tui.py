@@ -292,6 +292,17 @@ async def test_at_80x24_the_footer_fits_and_ten_frames_show():
         assert "q" in [k.key_display for k in keys]  # Back is still on screen
 
 
+async def test_at_80x24_the_top_table_is_labelled_robust():
+    # the client's table below names its client; robust's must say whose it is too
+    app = ReplayApp(sample("parallel-index-0.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        label = app.screen.query_one("#robust-label")
+        table = app.screen.query_one("#robust", CallTable)
+        assert label.region.height == 1 and label.region.bottom == table.region.y
+        assert str(label.render()).startswith("robust")
+
+
 def one_stream(path, tool_calls: list[dict]) -> str:
     """A recording of one stream whose frames each carry one of `tool_calls`."""
     from streamscope.recording import RecordingWriter

@@ -32,6 +32,12 @@ def _args(call: Call) -> str:
     return a if isinstance(a, str) else quote(a)
 
 
+def _chars(value: object) -> int:
+    """How long a value is, as its reader counts it: a string's own characters (not its
+    quoted, escaped display), any other JSON value's text."""
+    return len(value) if isinstance(value, str) else len(quote(value))
+
+
 def _differing(value: object, robust: object) -> str:
     """`value` shown where it departs from `robust` (long strings: around the first difference)."""
     a, b = quote(value), quote(robust)
@@ -40,7 +46,7 @@ def _differing(value: object, robust: object) -> str:
     k = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     lo = max(0, k - 12)
     cut = lambda t: ("…" if lo else "") + t[lo : k + 24] + ("…" if len(t) > k + 24 else "")  # noqa: E731
-    return f"{cut(a)} (robust {cut(b)}; {len(a)} vs {len(b)} chars)"
+    return f"{cut(a)} (robust {cut(b)}; {_chars(value)} vs {_chars(robust)} chars)"
 
 
 def describe_difference(robust: list[Call], other: list[Call], by_value: bool = False) -> str:

@@ -25,6 +25,7 @@ class Call:
     name: object = None
     arguments: object = ""
     fragments: int = 0
+    # the frames that built it, numbered as anomalies number them (see Slot.built)
     first_frame: int = 0
     last_frame: int = 0
     # the output item's own id where a dialect has two (Responses: `fc_...`, while `id`
@@ -103,6 +104,14 @@ class Slot:
         self.first = frame
         self.last = frame
         self.frozen = 0  # leading chunks of `parts` shared with copies (see freeze)
+
+    def built(self, frame: int) -> None:
+        """`frame` built this call. A call's frames run from the one that began it to the
+        last that built it: a fragment, or an event that states or closes the call while it
+        is open (a block's stop, an item's done), so an anomaly a stop raises lies inside
+        them. `fragments` counts the fragments only; a frame that merely mentions a closed
+        call (a final output compared with it) does not build it."""
+        self.last = frame
 
     def text(self) -> str:
         parts = self.parts

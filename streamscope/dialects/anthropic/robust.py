@@ -197,7 +197,7 @@ class Robust:
         block.parts.append(text)
         block.nonempty = True
         block.fragments += 1
-        block.last = n
+        block.built(n)
         return True
 
     def text(self, index: int, text: str) -> bool:
@@ -545,7 +545,7 @@ class Robust:
             )
         self.prev = block
         block.fragments += 1
-        block.last = n
+        block.built(n)
         if text:
             block.parts.append(text)
             block.nonempty = True
@@ -564,6 +564,8 @@ class Robust:
         if block is None or not block.open:
             return
         block.open = False
+        if type(block) is ToolBlock:
+            block.built(n)  # the stop completes the input (the SDK parses it there)
         if self.events is not None:
             cur = self.cur
             assert cur is not None  # (the block is one of its)

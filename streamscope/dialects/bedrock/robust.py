@@ -435,7 +435,7 @@ class Robust:
             return False  # (interleaved: said by the rule)
         self.prev = block
         block.fragments += 1
-        block.last = n
+        block.built(n)
         if text:
             block.parts.append(text)
             block.nonempty = True
@@ -532,7 +532,7 @@ class Robust:
             )
         self.prev = block
         block.fragments += 1
-        block.last = n
+        block.built(n)
         if text:
             block.parts.append(text)
             block.nonempty = True
@@ -562,6 +562,8 @@ class Robust:
             )
             return
         block.open = False
+        if type(block) is ToolBlock:
+            block.built(n)  # the stop completes the input (`{}` when no fragment came)
         if self.events is not None:
             self.events.append(FieldEvent(n, ev.STOP, 0, index, "", words=ev.BLOCK_WORDS))
 

@@ -213,7 +213,7 @@ class Robust:
             return False
         item.parts.append(text)
         item.fragments += 1
-        item.last = n
+        item.built(n)
         return True
 
     def feed(self, frame: Frame) -> None:
@@ -430,7 +430,7 @@ class Robust:
         self._identity(n, item, payload, DELTA, (_CALL_ID,), True)
         self.prev = item
         item.fragments += 1
-        item.last = n
+        item.built(n)
         if text:
             item.parts.append(text)
         if self.events is not None:
@@ -560,6 +560,8 @@ class Robust:
         if type(item) is not CallItem:
             return
         item.dones += 1
+        if item.open:
+            item.built(n)  # it states the whole value
         self._identity(n, item, payload, ARGS_DONE, (_CALL_ID, _NAME), item.open)
         self._state(n, item, payload.get("arguments"), ARGS_DONE, item.open)
 
@@ -581,6 +583,8 @@ class Robust:
         if type(known) is not CallItem:
             return
         known.dones += 1
+        if was_open:
+            known.built(n)  # the done closes the call, and may restate it
         self._identity(n, known, item, ITEM_DONE, (_CALL_ID, _NAME, _ITEM_ID), was_open)
         self._state(n, known, item.get("arguments"), ITEM_DONE, was_open)
         if self.events is not None:
@@ -665,6 +669,8 @@ class Robust:
             if known is None:  # a call only the final output holds
                 known = self._call(n, which, position, item)
                 known.whole = True
+            if binding:
+                known.built(n)  # the output states the call as it stands
             self._identity(n, known, item, where, (_CALL_ID, _NAME), binding)
             self._state(n, known, item.get("arguments"), where, binding)
             known.open = False

@@ -174,7 +174,7 @@ class Robust:
             self.seq = seq
         item.parts.append(text)
         item.fragments += 1
-        item.last = n
+        item.built(n)
         return True
 
     def feed(self, frame: Frame) -> None:
@@ -400,7 +400,7 @@ class Robust:
             )
         self.prev = item
         item.fragments += 1
-        item.last = n
+        item.built(n)
         if text:
             item.parts.append(text)
         if self.events is not None:
@@ -505,6 +505,8 @@ class Robust:
     def _done(self, n: int, payload: dict[Any, Any], field: str, kind: str) -> None:
         item = self._target(n, payload, "done")
         if type(item) is CallItem:
+            if item.open:
+                item.built(n)  # it states the whole value
             self._state(n, item, payload.get(field), kind, item.open)
 
     def _item_done(self, n: int, payload: dict[Any, Any]) -> None:
@@ -519,6 +521,8 @@ class Robust:
         if known is None:
             return
         was_open, known.open = known.open, False
+        if type(known) is CallItem and was_open:
+            known.built(n)  # the done closes the call, and may restate it
         if type(known) is OtherItem:
             self._renamed(n, index, known.item_id, item.get("id"), "response.output_item.done")
         if type(known) is CallItem:
@@ -590,6 +594,8 @@ class Robust:
             if known is None:  # a call only the final output holds
                 known = self._call(n, position, item)
                 known.whole = True
+            if binding:
+                known.built(n)  # the output states the call as it stands
             where = f"{kind}'s output"
             self._identity(n, known, item, where, binding)
             self._state(n, known, item.get(_field(item)), where, binding)

@@ -399,7 +399,7 @@ EXPECTED = {
                 '{"location": "Paris", "unit": celsius}',
             )
         ],
-        {"args-invalid-json": 12},
+        {"args-invalid-json": 13},  # the block's stop, where the call ends
     ),
     "anthropic-sdk-python-incomplete-partial-json.sse": (None, {"block-stop-missing": 0}),
     "anthropic-sdk-python-server-tool-use.sse": (
