@@ -16,7 +16,7 @@ from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine, declared_tools
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
-from .robust import Robust, message_type, read_event
+from .robust import Robust, quick_delta, read_event
 from .sdk_model import StrandsEmulation
 from .strategies import LastStart, StartOnly, StopOnEndTurn
 
@@ -33,27 +33,6 @@ def plain_fragment(p: object) -> tuple[int, str] | None:
     index = p.get("contentBlockIndex")
     text = tool.get("input") if type(tool) is dict else None
     return (index, text) if type(index) is int and index >= 0 and type(text) is str else None
-
-
-def _quick_delta(frame: Frame) -> tuple[int, str, str, dict[Any, Any]] | None:
-    """(block index, "text" or "toolUse", the string, the delta) of a contentBlockDelta
-    event message (or one saved without headers) whose one delta member is a text, or a
-    toolUse holding only its input string; None for any other frame."""
-    p = frame.payload
-    if frame.event != "contentBlockDelta" or type(p) is not dict or frame.invalid is not None:
-        return None
-    index, delta = p.get("contentBlockIndex"), p.get("delta")
-    if type(index) is not int or index < 0 or type(delta) is not dict or len(delta) != 1:
-        return None
-    if frame.bad_utf8 or (frame.headers and message_type(frame) != "event"):
-        return None
-    text = delta.get("text")
-    if type(text) is str:
-        return index, "text", text, delta
-    tool = delta.get("toolUse")
-    if type(tool) is dict and len(tool) == 1 and type(text := tool.get("input")) is str:
-        return index, "toolUse", text, delta
-    return None
 
 
 def declared(tools: object) -> frozenset[str] | None:
@@ -92,7 +71,7 @@ class BedrockEngine(EventEngine):
         """Apply one frame to every strategy; with collect_events, what it did (robust)."""
         self.frames = n = frame.number
         robust = self.robust
-        quick = _quick_delta(frame) if not self.collect_events else None
+        quick = quick_delta(frame) if not self.collect_events else None
         if quick is not None:
             # a text or input delta of a block under way: robust and the folds take it in a
             # few steps where no rule has anything to say (else every rule reads the frame)

@@ -125,6 +125,27 @@ def read_event(frame: Frame, payload: dict[Any, Any]) -> Event:
     return Event(name, payload, kind == "exception")
 
 
+def quick_delta(frame: Frame) -> tuple[int, str, str, dict[Any, Any]] | None:
+    """(block index, "text" or "toolUse", the string, the delta) of a contentBlockDelta
+    event message (or one saved without headers) whose one delta member is a text, or a
+    toolUse holding only its input string; None for any other frame."""
+    p = frame.payload
+    if frame.event != "contentBlockDelta" or type(p) is not dict or frame.invalid is not None:
+        return None
+    index, delta = p.get("contentBlockIndex"), p.get("delta")
+    if type(index) is not int or index < 0 or type(delta) is not dict or len(delta) != 1:
+        return None
+    if frame.bad_utf8 or (frame.headers and message_type(frame) != "event"):
+        return None
+    text = delta.get("text")
+    if type(text) is str:
+        return index, "text", text, delta
+    tool = delta.get("toolUse")
+    if type(tool) is dict and len(tool) == 1 and type(text := tool.get("input")) is str:
+        return index, "toolUse", text, delta
+    return None
+
+
 def exception_words(event: Event) -> str:
     """An exception event in words: its type and its message."""
     said = event.body.get("message")

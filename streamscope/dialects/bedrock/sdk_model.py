@@ -36,7 +36,7 @@ from typing import Any
 
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import Frame
-from .robust import CLIENT, EVENTS, EXCEPTIONS, SERVER, message_type
+from .robust import CLIENT, EVENTS, EXCEPTIONS, SERVER, message_type, quick_delta
 
 OPERATION = "ConverseStream"
 
@@ -248,36 +248,6 @@ def botocore_event(frame: Frame) -> dict[str, Any] | None:
     return {name: parsed}
 
 
-def _plain_delta(frame: Frame) -> dict[str, Any] | None:
-    """The delta of a contentBlockDelta event message whose payload is only
-    `contentBlockIndex` (an integer), a `delta` of one text or toolUse input string and the
-    `p` padding: botocore yields that delta as it came (the JSON parser reads strings and
-    integers as the frame's did). None for any other frame: botocore_event reads it."""
-    payload = frame.payload
-    if (
-        frame.event != "contentBlockDelta"
-        or type(payload) is not dict
-        or frame.invalid is not None
-        or frame.bad_utf8
-        or message_type(frame) != "event"
-        or type(payload.get("contentBlockIndex")) is not int
-        or not payload.keys() <= _PLAIN_KEYS
-    ):
-        return None
-    delta = payload.get("delta")
-    if type(delta) is not dict or len(delta) != 1:
-        return None
-    if type(delta.get("text")) is str:
-        return delta
-    tool = delta.get("toolUse")
-    if type(tool) is dict and tool.keys() == {"input"} and type(tool["input"]) is str:
-        return delta
-    return None
-
-
-_PLAIN_KEYS = frozenset({"contentBlockIndex", "delta", "p"})
-
-
 class _Raised(Exception):
     """What the client raised, as its StrategyError says it."""
 
@@ -325,9 +295,9 @@ class StrandsEmulation:
         if self.error is not None:
             return  # the stream raised: the agent's turn is over
         n = frame.number
-        delta = _plain_delta(frame)
-        if delta is not None:  # most of a stream: what botocore yields is plain to see
-            self._delta(n, delta)
+        quick = quick_delta(frame)
+        if quick is not None:  # most of a stream: what botocore yields is the delta itself
+            self._delta(n, quick[3])
             return
         try:
             event = botocore_event(frame)
@@ -346,7 +316,7 @@ class StrandsEmulation:
             self.error = StrategyError.from_exception(missing, n)
 
     def plain(self, n: int, delta: dict[str, Any]) -> None:
-        """A contentBlockDelta of one text or toolUse input string (what _plain_delta
+        """A contentBlockDelta of one text or toolUse input string (what quick_delta
         takes), told by the caller."""
         if self.error is None:
             self._delta(n, delta)
