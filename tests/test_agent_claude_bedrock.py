@@ -24,6 +24,7 @@ pytestmark = pytest.mark.slow  # a real agent, a subprocess, a server
 CLAUDE = os.environ.get("STREAMSCOPE_CLAUDE") or shutil.which("claude")
 
 
+@pytest.mark.agent
 @pytest.mark.skipif(CLAUDE is None, reason="Claude Code is not installed ($STREAMSCOPE_CLAUDE)")
 def test_claude_code_on_bedrock_is_recorded_signed_again_and_read(tmp_path):
     out = tmp_path / "claude.jsonl"

@@ -325,6 +325,7 @@ def codex_runs(tmp_path_factory) -> dict[str, Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.agent
 @needs_codex
 def test_codex_runs_its_tool_loop_under_record(codex_runs):
     run = codex_runs["recorded"]
@@ -345,6 +346,7 @@ def test_codex_runs_its_tool_loop_under_record(codex_runs):
 
 
 @pytest.mark.slow
+@pytest.mark.agent
 @needs_codex
 @NEEDS_RELAY
 def test_codex_stays_on_its_websocket_and_the_upstream_sees_what_it_sees_alone(codex_runs):
@@ -365,6 +367,7 @@ def test_codex_stays_on_its_websocket_and_the_upstream_sees_what_it_sees_alone(c
 
 
 @pytest.mark.slow
+@pytest.mark.agent
 @needs_codex
 def test_the_script_the_docs_name_records_codex_and_inspects_it(tmp_path):
     out = tmp_path / "codex-session.jsonl"
@@ -386,3 +389,23 @@ def test_the_script_the_docs_name_records_codex_and_inspects_it(tmp_path):
     # inspect's account: the tool call codex's model made, then the answer
     assert "echo hello" in done.stdout and "The command printed: hello" in done.stdout
     assert out.exists() and stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
+@pytest.mark.slow
+@pytest.mark.agent
+@needs_codex
+@NEEDS_RELAY
+def test_inspect_reads_codex_s_call_its_result_and_the_contract_with_no_false_finding(codex_runs):
+    out = codex_runs["recorded"]["out"]
+    inspected = subprocess.run(
+        [*CLI, "inspect", "--json", str(out)], capture_output=True, text=True, timeout=60
+    )
+    assert inspected.returncode == 0, inspected.stderr
+    report = json.loads(inspected.stdout)
+    calls = [c for s in report["streams"] for c in s["tool_calls"]]
+    assert len(calls) == 1 and "echo hello" in calls[0]["arguments"]
+    findings = [a["kind"] for s in report["streams"] for a in s["anomalies"]]
+    findings += [a["kind"] for a in report.get("contract") or []]
+    assert findings == []  # the fake streams as the API does: nothing to report
+    said = subprocess.run([*CLI, "inspect", str(out)], capture_output=True, text=True, timeout=60)
+    assert "every assembled call came back unchanged, every result matched" in said.stdout
