@@ -33,7 +33,9 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         ".venv/bin/mypy",
         '.venv/bin/pytest -q -n 2 "$@"',
         "scripts/check-oldest-openai",
+        "timeout 180 .venv/bin/python scripts/agent-matrix --install claude codex",
     ]
+    assert os.access(os.path.join(ROOT, "scripts", "agent-matrix"), os.X_OK)
     assert os.access(os.path.join(ROOT, "scripts", "check"), os.X_OK)
     assert os.access(os.path.join(ROOT, "scripts", "check-oldest-openai"), os.X_OK)
 
@@ -47,3 +49,24 @@ def test_the_docs_build_runs_in_ci():
 
 def test_the_type_checker_is_declared_in_the_test_extra():
     assert '"mypy>=' in read("pyproject.toml").split("test = [", 1)[1].split("]", 1)[0]
+
+
+def test_the_agent_matrix_runs_every_real_agent_test_module():
+    """Each tests/test_agent_*.py is some agent's in the matrix, and marks its real-agent
+    tests `agent` (the only ones the matrix runs)."""
+    import subprocess
+    import sys
+
+    listed = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "scripts", "agent-matrix"), "--list"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    modules = sorted(
+        f"tests/{name}"
+        for name in os.listdir(os.path.join(ROOT, "tests"))
+        if name.startswith("test_agent_") and name.endswith(".py")
+    )
+    assert modules and all(m in listed for m in modules), listed
+    assert all("pytest.mark.agent" in read(*m.split("/")) for m in modules)
