@@ -2,9 +2,10 @@
 
 Every anomaly kind (the shared ones in streamscope/core/anomalies.py, each dialect's own
 in streamscope/dialects/<name>/kinds.py: dialects.ANOMALY_KINDS) and contract finding
-(streamscope/core/contract.py) gets an entry: its severity and meaning as registered, and
-the dialects whose rules name it (found in the rules' source, as tests/test_registry.py
-finds them). tests/test_docs.py fails while the page differs from what this writes, so
+(streamscope/core/contract.py) gets an entry: its severity, meaning and why it has that
+severity as registered (core.anomalies.Kind), and the dialects whose rules name it (found
+in the rules' source, as tests/test_registry.py finds them). Each dialect's rule for call
+ids (Dialect.ids) closes the page. tests/test_docs.py fails while the page differs from what this writes, so
 a new kind cannot ship without its entry. Run it after adding a kind:
 
     .venv/bin/python scripts/anomaly_reference.py
@@ -31,14 +32,17 @@ EVERY = "every dialect"
 ONLY = {
     "parallel-wrapper": ("chat", "responses"),  # the models of these APIs invent the wrapper
     "thought-signature-dropped": ("gemini",),  # only Gemini streams a thoughtSignature
-    # only these APIs leave a call's id to the client (History.client_ids)
-    "tool-call-id-filled": ("gemini", "ollama"),
 }
 ICON = {s: label(s) for s in (anomalies.ERROR, anomalies.WARNING, anomalies.INFO)}
+AN = {anomalies.ERROR: "an error", anomalies.WARNING: "a warning", anomalies.INFO: "info"}
 
 
 DIALECTS = tuple(dialects.DIALECTS.values())
 PAGES = {d.name: f"{d.name}.md" for d in DIALECTS}  # the dialect's page in docs/dialects/
+# only the APIs that leave a call's id to the client file it (History.client_ids)
+ONLY["tool-call-id-filled"] = tuple(
+    d.engine.__module__.split(".")[2] for d in DIALECTS if d.ids.client
+)
 
 
 def _dialect_titles() -> dict[str, str]:
@@ -89,15 +93,39 @@ def _where(kind: str, found: dict[str, set[str]]) -> str:
     return ", ".join(sorted(places, key=order.index))
 
 
-def _entry(kind: str, severity: str, meaning: str, where: str) -> list[str]:
+def _sentence(text: str) -> str:
+    return text[0].upper() + text[1:] + "."
+
+
+def _entry(kind: str, about: anomalies.Kind, where: str) -> list[str]:
     return [
         f"### `{kind}`",
         "",
-        f"**{ICON[severity]}** · {where}",
+        f"**{ICON[about.severity]}** · {where}",
         "",
-        meaning[0].upper() + meaning[1:] + ".",
+        _sentence(about.meaning),
+        "",
+        f"*Why {AN[about.severity]}:* {_sentence(about.why)}",
         "",
     ]
+
+
+def _ids() -> list[str]:
+    lines = [
+        "## Call ids per dialect",
+        "",
+        "Whose a call's id is decides whether a client that sends back another id than",
+        "the stream's breaks the conversation (`tool-call-id-substituted`, an error) or",
+        "fills in one the model never sent (`tool-call-id-filled`, info). Each API's",
+        "documentation says:",
+        "",
+        "| dialect | the id is | rule |",
+        "| --- | --- | --- |",
+    ]
+    for d in DIALECTS:
+        whose = "optional, the client's to fill" if d.ids.client else "the model's"
+        lines.append(f"| [{d.title}](dialects/{PAGES[d.name]}) | {whose} | {_sentence(d.ids.rule)} |")
+    return lines + [""]
 
 
 def render() -> str:
@@ -119,9 +147,11 @@ def render() -> str:
         "",
         "| severity | meaning |",
         "| --- | --- |",
-        "| ✗ error | something is broken: a call is lost, wrong or unreadable, or the request that sends it back is wrong |",
-        "| ! warning | a quirk some clients get wrong |",
-        "| i info | worth knowing; nothing is wrong by itself |",
+        "| ✗ error | the result or the conversation is wrong for some client: a call is lost, wrong or unreadable, or the request that sends it back is wrong |",
+        "| ! warning | a known trap some clients fall into; a correct client reads the stream right |",
+        "| i info | a shape worth knowing, harmless to a correct client |",
+        "",
+        "Each entry says why its kind has its severity.",
         "",
     ]
     contract_intro = [
@@ -134,8 +164,9 @@ def render() -> str:
         ("Contract findings", contract_intro, contract.KINDS),
     ):
         lines += [f"## {heading}", "", *intro]
-        for kind, (severity, meaning) in registry.items():
-            lines += _entry(kind, severity, meaning, _where(kind, found))
+        for kind, about in registry.items():
+            lines += _entry(kind, about, _where(kind, found))
+    lines += _ids()
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -132,6 +132,23 @@ def test_the_readme_is_a_five_minute_read():
     assert first_block[1].endswith("scripts/check")
 
 
+def test_the_readmes_inspect_sample_is_what_inspect_prints(monkeypatch):
+    """The README shows `streamscope inspect` on a sample: it is that command's output today
+    (its table's trailing padding aside), so a change to the report shows up here first."""
+    from click.testing import CliRunner
+
+    from streamscope.cli import main
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command, sample = readme.split("`streamscope inspect\n", 1)[1].split("` says:", 1)
+    shown = sample.split("```\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(ROOT)  # the report names the file as given
+    done = CliRunner().invoke(main, ["inspect", command])
+    assert done.exit_code == 0, done.output
+    printed = "\n".join(line.rstrip() for line in done.output.splitlines()) + "\n"
+    assert shown == printed, "the README's inspect sample is stale: paste what inspect prints"
+
+
 def test_the_readme_and_records_page_name_every_variable_record_sets():
     from streamscope.providers import env_names
 

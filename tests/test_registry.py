@@ -67,11 +67,27 @@ def test_every_registered_kind_is_used_by_a_rule():
     assert set(contract.KINDS) - used == set()
 
 
-def test_registries_give_a_severity_and_a_meaning():
+def test_registries_give_a_severity_a_meaning_and_why_it_has_that_severity():
     for registry in (ANOMALY_KINDS, contract.KINDS):
-        for kind, (severity, meaning) in registry.items():
+        for kind, (severity, meaning, why) in registry.items():
             assert severity in anomalies.SEVERITY_ORDER, kind
             assert meaning and "\n" not in meaning, kind
+            # the reason is its own words, not the meaning again (docs/anomalies.md says both)
+            assert len(why) > 30 and "\n" not in why and why != meaning, kind
+
+
+def test_each_dialect_states_whose_a_call_id_is_and_its_history_follows_it():
+    """The rule docs/anomalies.md states per dialect is the one the contract applies:
+    tool-call-id-filled only where the API leaves the id to the client."""
+    from streamscope.dialects import DIALECTS
+
+    bodies = {"messages": [], "contents": [], "input": []}
+    for d in DIALECTS.values():
+        assert len(d.ids.rule) > 40, d.name
+        history = d.history(bodies)
+        if history is not None:  # a Realtime session has no request history
+            assert history.client_ids is d.ids.client, d.name
+    assert {d.name for d in DIALECTS.values() if d.ids.client} == {"gemini", "ollama-chat"}
 
 
 def test_every_kind_of_the_contract_is_registered():

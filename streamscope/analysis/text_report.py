@@ -287,6 +287,8 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
             continue
         if isinstance(got, StrategyError):
             line = f"[red]raises {_safe(got.error)} at frame {got.frame}[/]"
+            if got.why is not None:
+                line += f"\n    {'':<{max(width, 13)}} [dim]why:[/] {_safe(got.why)}"
         elif not isinstance(got, list):
             line = f"[red]not available: {_safe(str(got))}[/]"
         elif s.differs(name):

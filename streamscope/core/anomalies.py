@@ -5,7 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..text import quote
 
@@ -18,103 +18,355 @@ def worst_severity(severities: Iterable[str]) -> str | None:
     return min(severities, key=SEVERITY_ORDER.__getitem__, default=None)
 
 
-# kind -> (severity, what it means in plain words): the kinds every dialect shares (or
-# several do), in the contract's order. A kind only one dialect has is in its package
-# (dialects/<name>/kinds.py, on its Dialect record); the whole registry is
-# dialects.ANOMALY_KINDS, and each engine hands its log the kinds it may file.
-KINDS: dict[str, tuple[str, str]] = {
-    "id-empty-overwrite": (WARNING, 'a later delta has id "" or null for a call whose id is set'),
-    "name-empty-overwrite": (WARNING, 'a later delta has name "" or null for a named call'),
-    "type-empty-or-null": (WARNING, 'a delta has type "" or null (the SDK stream helper asserts)'),
-    "id-repeated": (WARNING, "a later delta repeats the call's id"),
-    "name-repeated": (WARNING, "a later delta repeats the call's full name"),
-    "id-changed": (ERROR, "a later delta of the same call carries a different id"),
-    "name-fragmented": (WARNING, "the name arrives in pieces that must be concatenated"),
-    "name-changed": (ERROR, "a later delta carries a different name that is not a continuation"),
-    "id-missing": (INFO, 'a call ended with no id: "" goes on both sides, never an invented one'),
-    "name-missing": (ERROR, "a call ended with no name"),
-    "type-missing": (INFO, "a call's first delta has no type"),
-    "function-missing": (WARNING, "a tool call delta has no function object"),
-    "index-missing": (ERROR, "a tool call delta has no index"),
-    "index-invalid": (ERROR, "index is not a non-negative integer"),
-    "index-gap": (WARNING, "a call's first index skips over unused indexes"),
-    "index-reused": (WARNING, "a new call starts at an index an earlier call used"),
-    "index-moved": (WARNING, "deltas of one call arrive under different indexes"),
-    "id-reused": (WARNING, "two different calls carry the same id"),
-    "same-index-twice-in-chunk": (INFO, "one chunk holds two entries for the same index"),
-    "interleaved": (INFO, "fragments of different calls alternate"),
-    "args-opener-nonempty": (INFO, "a call's first delta already carries argument text"),
-    "args-not-string": (ERROR, "function.arguments is not a string"),
-    "args-resent": (WARNING, "a delta re-sends the complete arguments after they already parsed"),
-    "args-cumulative": (WARNING, "argument deltas are growing snapshots rather than fragments"),
-    "args-empty": (WARNING, 'a call ended with arguments "" or never sent'),
-    "args-invalid-json": (ERROR, "a call ended with arguments that do not parse"),
+class Kind(NamedTuple):
+    """A kind of finding as its registry holds it: its severity, what it means, and why it
+    has that severity (error: the result or the conversation is wrong for some client;
+    warning: a known trap some clients fall into; info: worth knowing, harmless to a
+    correct client). docs/anomalies.md is written from these three."""
+
+    severity: str
+    meaning: str
+    why: str
+
+
+# kind -> Kind: the kinds every dialect shares (or several do), in the contract's order. A
+# kind only one dialect has is in its package (dialects/<name>/kinds.py, on its Dialect
+# record); the whole registry is dialects.ANOMALY_KINDS, and each engine hands its log the
+# kinds it may file.
+KINDS: dict[str, Kind] = {
+    "id-empty-overwrite": Kind(
+        WARNING,
+        'a later delta has id "" or null for a call whose id is set',
+        "a client that keeps the id it has is right; one that overwrites on every present "
+        'field sends back id "", and one keyed by id splits the call',
+    ),
+    "name-empty-overwrite": Kind(
+        WARNING,
+        'a later delta has name "" or null for a named call',
+        "a client that keeps the name it has is right; one that overwrites on every present "
+        'field calls tool ""',
+    ),
+    "type-empty-or-null": Kind(
+        WARNING,
+        'a delta has type "" or null (the SDK stream helper asserts)',
+        "the call reads right by every client that ignores the type, but openai-python's "
+        'stream helper asserts a function call stays "function" and raises AssertionError',
+    ),
+    "id-repeated": Kind(
+        WARNING,
+        "a later delta repeats the call's id",
+        "a client that keeps or overwrites the id is right; one that concatenates every "
+        "string field (openai-python's accumulate_delta, LlamaIndex, LangChain 0.3) "
+        "builds call_xcall_x",
+    ),
+    "name-repeated": Kind(
+        WARNING,
+        "a later delta repeats the call's full name",
+        "a client that keeps or overwrites the name is right; one that concatenates it "
+        "(openai-python) calls get_weatherget_weather",
+    ),
+    "id-changed": Kind(
+        ERROR,
+        "a later delta of the same call carries a different id",
+        "no reading is right for every client: first-id and last-id clients send back "
+        "different ids, concatenating ones a third, and at most one is the id the provider "
+        "links the result to",
+    ),
+    "name-fragmented": Kind(
+        WARNING,
+        "the name arrives in pieces that must be concatenated",
+        "joined, the name is whole (openai-python joins it); a client that overwrites keeps "
+        "only the last piece and one that keeps the first only the first",
+    ),
+    "name-changed": Kind(
+        ERROR,
+        "a later delta carries a different name that is not a continuation",
+        "the call has two names: whichever one a client keeps, some client runs another "
+        "tool than the one it names",
+    ),
+    "id-missing": Kind(
+        INFO,
+        'a call ended with no id: "" goes on both sides, never an invented one',
+        "nothing is lost: a correct client sends the call back with the id the stream gave "
+        '("" or none) and answers it the same way; a client that substitutes an id is the '
+        "contract's finding, not this one",
+    ),
+    "name-missing": Kind(
+        ERROR,
+        "a call ended with no name",
+        'no client can run a call with no name: each drops it, calls tool "" or raises',
+    ),
+    "type-missing": Kind(
+        INFO,
+        "a call's first delta has no type",
+        "its function object says what the call is, and clients read it as a function call "
+        "with or without the type",
+    ),
+    "function-missing": Kind(
+        WARNING,
+        "a tool call delta has no function object",
+        "the delta adds nothing a correct client loses, but openai-python's stream helper "
+        "asserts function is not None (AssertionError) and the function-calling guide's "
+        "snippet raises AttributeError",
+    ),
+    "index-missing": Kind(
+        ERROR,
+        "a tool call delta has no index",
+        "the index is what ties a fragment to its call: openai-python raises TypeError "
+        "(openai-python#2806), LangChain 1.x loses the call and index-keyed clients merge "
+        "parallel calls",
+    ),
+    "index-invalid": Kind(
+        ERROR,
+        "index is not a non-negative integer",
+        "it is no position: openai-python reads -1 as the last call and silently merges two "
+        "calls, and clients that key by it raise or split",
+    ),
+    "index-gap": Kind(
+        WARNING,
+        "a call's first index skips over unused indexes",
+        "clients that key calls by index in a map are right; those that use it as a list "
+        "position (openai-python: IndexError) raise",
+    ),
+    "index-reused": Kind(
+        WARNING,
+        "a new call starts at an index an earlier call used",
+        "a new id tells the calls apart, but index-keyed clients merge them into one call "
+        "with joined arguments (openai-python, LiteLLM) or lose the second (the AI SDK "
+        "before 3.x)",
+    ),
+    "index-moved": Kind(
+        WARNING,
+        "deltas of one call arrive under different indexes",
+        "the id joins the deltas for a client that follows it; index-keyed clients split "
+        "the call into broken halves",
+    ),
+    "id-reused": Kind(
+        WARNING,
+        "two different calls carry the same id",
+        "index-keyed clients keep two calls; id-keyed clients merge them, and a result "
+        "named by that id answers either",
+    ),
+    "same-index-twice-in-chunk": Kind(
+        INFO,
+        "one chunk holds two entries for the same index",
+        "read in order they are fragments of one call, as openai-python 3.14 and later read "
+        "them; older openai-python split the call and the function-calling guide's snippet "
+        "raises",
+    ),
+    "interleaved": Kind(
+        INFO,
+        "fragments of different calls alternate",
+        "each fragment names its call's index, so index-keyed clients join every call "
+        "right; only clients that append to the last opened call mix them",
+    ),
+    "args-opener-nonempty": Kind(
+        INFO,
+        "a call's first delta already carries argument text",
+        "the text is the start of the arguments and accumulators keep it once; only the "
+        "function-calling guide's snippet counts it twice (the openai-docs strategy shows "
+        "what it builds)",
+    ),
+    "args-not-string": Kind(
+        ERROR,
+        "function.arguments is not a string",
+        "the API types arguments as a JSON string: openai-python keeps the object, "
+        "LangChain raises ValidationError, the AI SDK loses the call, so clients hold "
+        "different calls",
+    ),
+    "args-resent": Kind(
+        WARNING,
+        "a delta re-sends the complete arguments after they already parsed",
+        "a client that stops at a complete value is right; clients that append every "
+        "delta (nearly all) double the arguments into invalid JSON",
+    ),
+    "args-cumulative": Kind(
+        WARNING,
+        "argument deltas are growing snapshots rather than fragments",
+        "each delta is the whole text so far: a snapshot-aware reading is right, and every "
+        "appending client builds repeated, invalid JSON",
+    ),
+    "args-empty": Kind(
+        WARNING,
+        'a call ended with arguments "" or never sent',
+        'a tool with no parameters is called so by some providers: clients that read "" as '
+        "{} are right, those that parse the arguments raise or send back invalid JSON",
+    ),
+    "args-invalid-json": Kind(
+        ERROR,
+        "a call ended with arguments that do not parse",
+        "no client can run the call as the model wrote it: each repairs it, substitutes {} "
+        "or raises (the entry's repair says what)",
+    ),
     # Not in the contract's table (new kinds may be added): a value the user should see.
-    "args-double-encoded": (WARNING, "arguments are a JSON string that itself holds JSON"),
-    "call-boundary-ambiguous": (
+    "args-double-encoded": Kind(
+        WARNING,
+        "arguments are a JSON string that itself holds JSON",
+        "the text parses, to a string: a client that parses once hands the tool a string "
+        "where its schema wants an object",
+    ),
+    "call-boundary-ambiguous": Kind(
         WARNING,
         "the bytes allow two readings of where calls begin or end",
+        "robust takes one reading by its documented rules (the message names it); a client "
+        "that takes the other builds other calls",
     ),
-    "name-undeclared": (ERROR, "the request declared tools and the call's name is not one of them"),
-    "tool-call-in-content": (
+    "name-undeclared": Kind(
+        ERROR,
+        "the request declared tools and the call's name is not one of them",
+        "no client has that tool to run: an agent loop answers with an error or stops",
+    ),
+    "tool-call-in-content": Kind(
         WARNING,
         "content holds what looks like a tool call, none was streamed",
+        "clients that read tool_calls see only text and run nothing; only those that parse "
+        "calls out of content (a chat template's <tool_call> tags) run it",
     ),
-    "role-repeated": (INFO, "role is sent on more than the first delta"),
-    "delta-after-finish": (WARNING, "deltas arrive after that choice's finish_reason"),
-    "finish-repeated": (WARNING, "more than one frame carries a finish_reason for the same choice"),
-    "finish-reason-mismatch": (WARNING, "calls were assembled but finish_reason is not tool_calls"),
-    "finish-reason-missing": (WARNING, "the stream ended with no finish_reason"),
-    "done-missing": (INFO, "the stream ended without data: [DONE]"),
-    "stream-truncated": (ERROR, "the body ended inside an event, or the connection failed"),
-    "chunk-invalid-json": (ERROR, "a data payload is not JSON"),
-    "chunk-schema-violation": (WARNING, "a payload is not a valid chat.completion.chunk"),
+    "role-repeated": Kind(
+        INFO,
+        "role is sent on more than the first delta",
+        "the calls are the same for every client; openai-python's snapshot concatenates the "
+        'role into "assistantassistant…"',
+    ),
+    "delta-after-finish": Kind(
+        WARNING,
+        "deltas arrive after that choice's finish_reason",
+        "a client that reads to the stream's end keeps them; one that stops or acts at "
+        "finish_reason loses them",
+    ),
+    "finish-repeated": Kind(
+        WARNING,
+        "more than one frame carries a finish_reason for the same choice",
+        "a client that reads the last one is right; one that acts at each finish_reason "
+        "runs the calls early or twice",
+    ),
+    "finish-reason-mismatch": Kind(
+        WARNING,
+        "calls were assembled but finish_reason is not tool_calls",
+        "the calls are whole, but clients that run calls only when finish_reason is "
+        "tool_calls (agent loops, LiteLLM) answer with text and run nothing",
+    ),
+    "finish-reason-missing": Kind(
+        WARNING,
+        "the stream ended with no finish_reason",
+        "what streamed may be whole, but clients that wait for a finish_reason to act never act",
+    ),
+    "done-missing": Kind(
+        INFO,
+        "the stream ended without data: [DONE]",
+        "the body's end ends the stream for a correct client, openai-python included; only "
+        "a client that waits for [DONE] hangs",
+    ),
+    "stream-truncated": Kind(
+        ERROR,
+        "the body ended inside an event, or the connection failed",
+        "the answer is cut for every client: the last event, and what would have followed, "
+        "never arrived",
+    ),
+    "chunk-invalid-json": Kind(
+        ERROR,
+        "a data payload is not JSON",
+        "what it held is lost for every client, and those that parse every event "
+        "(openai-python) raise",
+    ),
+    "chunk-schema-violation": Kind(
+        WARNING,
+        "a payload is not a valid chat.completion.chunk",
+        "lenient clients read on; typed ones (the AI SDK's schemas, async-openai's serde) "
+        "reject or misread the chunk",
+    ),
     # Beyond the contract's table (new kinds may be added):
-    "provider-error": (ERROR, "the provider sent an error object in the stream"),
-    "invalid-utf8": (WARNING, "an event's bytes are not valid UTF-8"),
+    "provider-error": Kind(
+        ERROR,
+        "the provider sent an error object in the stream",
+        "the provider stopped the answer: what came before is incomplete for every client, "
+        "and the SDKs raise",
+    ),
+    "invalid-utf8": Kind(
+        WARNING,
+        "an event's bytes are not valid UTF-8",
+        "strict decoders raise and lenient ones put U+FFFD in the bytes' place, so clients "
+        "hold different text",
+    ),
     # The framing's (every dialect's): the contract's "Framings" section.
-    "frame-invalid": (
+    "frame-invalid": Kind(
         ERROR,
         "the framing cannot read a frame: a bad CRC, an impossible length, an element that is not JSON",
+        "no client can read the frame: what it held is lost, and the SDKs raise",
     ),
     # Dialects (the contract's second table): any dialect, then several.
-    "dialect-unknown": (INFO, "no dialect fits the stream; it is read as Chat Completions"),
-    "stop-reason-mismatch": (
+    "dialect-unknown": Kind(
+        INFO,
+        "no dialect fits the stream; it is read as Chat Completions",
+        "it says how streamscope read the stream, not that the stream is wrong: findings in "
+        "Chat Completions' words may not fit it",
+    ),
+    "stop-reason-mismatch": Kind(
         WARNING,
         "tool calls were assembled but the stop reason does not say so",
+        "the calls are whole, but clients that run calls only when the stop reason or "
+        "status says tool use answer with text and run nothing",
     ),
     # Anthropic Messages and Bedrock's Converse stream (blocks keyed by their index in one
     # message, each closed by its own stop event, the message by its own):
-    "block-stop-missing": (ERROR, "the stream ended with a tool block open"),
-    "block-index-reused": (
+    "block-stop-missing": Kind(
+        ERROR,
+        "the stream ended with a tool block open",
+        "the block's input never ended (a max_tokens stop inside it): it is incomplete for "
+        "every client",
+    ),
+    "block-index-reused": Kind(
         ERROR,
         "a block starts at an index an earlier block of the same message used",
+        "clients keep a message's blocks by index, so the later block replaces or joins the "
+        "earlier one and a call is lost or broken",
     ),
-    "message-stop-missing": (
+    "message-stop-missing": Kind(
         WARNING,
         "the stream ended without its message stop event (message_stop, messageStop)",
+        "the blocks may be whole, but clients that finish the message at its stop event "
+        "never finish it",
     ),
     # The OpenAI Responses API and Chat Completions:
-    "parallel-wrapper": (
+    "parallel-wrapper": Kind(
         WARNING,
         "one call named parallel / multi_tool_use.parallel wraps tool_uses[]",
+        "the real calls are inside it: a client that unpacks tool_uses[] runs them, the "
+        "others call a tool nobody declared",
     ),
     # The OpenAI Responses API and the Realtime API (their calls are output items, keyed by
     # item_id, with deltas and whole values stated again at .done and the response's end):
-    "args-done-mismatch": (ERROR, ".done or output_item.done differs from the accumulated deltas"),
-    "delta-unknown-item": (ERROR, "a delta names an item_id / output_index no added item has"),
-    "final-output-mismatch": (
+    "args-done-mismatch": Kind(
+        ERROR,
+        ".done or output_item.done differs from the accumulated deltas",
+        "clients that keep the deltas and clients that take the whole value run different "
+        "arguments",
+    ),
+    "delta-unknown-item": Kind(
+        ERROR,
+        "a delta names an item_id / output_index no added item has",
+        "the fragment belongs to no call: every client drops it or raises",
+    ),
+    "final-output-mismatch": Kind(
         WARNING,
         "the final response's output leaves out a call the stream carried",
+        "clients that follow the stream's events hold the call; those that trust the final "
+        "response's output lose it",
     ),
     # Beyond the contract (the event dialects):
-    "event-schema-violation": (
+    "event-schema-violation": Kind(
         WARNING,
         "an event does not fit its dialect's types (a wrong type, a missing field)",
+        "lenient clients read on; typed ones (the SDKs' models) reject or misread the event",
     ),
-    "event-unknown": (INFO, "an event or delta of a type the dialect does not define"),
+    "event-unknown": Kind(
+        INFO,
+        "an event or delta of a type the dialect does not define",
+        "the APIs add event types and their clients skip the ones they do not know: a "
+        "correct client loses nothing",
+    ),
 }
-Kinds = Mapping[str, tuple[str, str]]
+Kinds = Mapping[str, Kind]
 
 
 @dataclass(slots=True)

@@ -45,11 +45,16 @@ class StrategyError:
 
     error: str
     frame: int
+    # why the client raises there, in one line, where its own rules explain it (the
+    # openai-sdk strategy on a strict tool: dialects/chat/strict.py); None: the error says
+    why: str | None = None
 
     @classmethod
-    def from_exception(cls, exc: BaseException, frame: int) -> StrategyError:
+    def from_exception(
+        cls, exc: BaseException, frame: int, why: str | None = None
+    ) -> StrategyError:
         text = str(exc)
-        return cls(f"{type(exc).__name__}: {text}" if text else type(exc).__name__, frame)
+        return cls(f"{type(exc).__name__}: {text}" if text else type(exc).__name__, frame, why)
 
 
 class Unmodeled(Exception):

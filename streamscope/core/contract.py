@@ -19,77 +19,101 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from ..text import cut, quote
-from .anomalies import ERROR, INFO, WARNING
+from .anomalies import ERROR, INFO, WARNING, Kind
 from .calls import Call
 from .history import History, SentCall, Words, function_or_custom
 from .pairing import Head, Pairing, Thread, pair, thread
 
-# kind -> (severity, what it means in plain words): the one registry every check refers to.
-KINDS: dict[str, tuple[str, str]] = {
-    "tool-call-id-substituted": (
+# kind -> Kind (severity, meaning, why that severity): the one registry every check refers to.
+KINDS: dict[str, Kind] = {
+    "tool-call-id-substituted": Kind(
         ERROR,
         "the assistant message sends back another id than the stream assembled",
+        "the provider links a result to its call by the id the model sent: with another id the link breaks, and the API rejects the request or the model reads the result as answering nothing",
     ),
-    "tool-call-id-filled": (
+    "tool-call-id-filled": Kind(
         INFO,
         "the model sent no call id and the client filled one in, the same on the call sent "
-        "back and on the result that answers it. Info, not an error: the API documents the "
-        "id as optional and the client's to fill (Gemini's functionCall.id; Ollama's ids "
-        "are optional and its results named by tool_name), so the link holds and the "
-        "provider answers with the tool's result. An id the model sent that comes back as "
-        "another, or a filled id its result does not name, is tool-call-id-substituted",
+        "back and on the result that answers it",
+        "the API documents the id as optional and the client's to fill (the rule of each "
+        "dialect is in the anomaly reference), so the link holds and the provider answers "
+        "with the tool's result; an id the model sent that comes back as another, or a "
+        "filled id its result does not name, is tool-call-id-substituted",
     ),
-    "tool-call-name-changed": (ERROR, "the name sent back differs from the assembled one"),
-    "tool-call-arguments-invalid": (ERROR, "the arguments sent back do not parse"),
-    "tool-call-dropped": (
+    "tool-call-name-changed": Kind(
+        ERROR,
+        "the name sent back differs from the assembled one",
+        "the history says the model called another tool than it did, and the result answers a call it never made",
+    ),
+    "tool-call-arguments-invalid": Kind(
+        ERROR,
+        "the arguments sent back do not parse",
+        "the history holds a call no one can parse: providers that check it reject the request, and the model reads a broken call",
+    ),
+    "tool-call-dropped": Kind(
         ERROR,
         "an assembled call is missing from the assistant message sent back",
+        "the model's call is gone from the history: its result answers nothing (providers reject that), or the model never learns the call ran",
     ),
-    "tool-result-id-mismatch": (
+    "tool-result-id-mismatch": Kind(
         ERROR,
         "a tool message's tool_call_id matches no id of the assistant message before it",
+        "the result answers no call: providers reject the request (OpenAI and Anthropic answer 400), or the model never sees the result",
     ),
-    "tool-result-missing": (ERROR, "an assistant tool call has no tool message answering it"),
-    "tool-result-before-assistant": (
+    "tool-result-missing": Kind(
+        ERROR,
+        "an assistant tool call has no tool message answering it",
+        "the call goes unanswered: OpenAI and Anthropic reject a history where a tool call has no result (400), others let the model go on without it",
+    ),
+    "tool-result-before-assistant": Kind(
         ERROR,
         "a tool message comes before the assistant message it answers",
+        "a result before its call answers nothing: providers reject the order, or the model reads a result to a call not yet made",
     ),
-    "tool-result-repeated": (
+    "tool-result-repeated": Kind(
         ERROR,
         "a call is answered by more than one tool result (the tool ran more than once)",
+        "the tool ran more than once, or the model reads two answers to one call",
     ),
     # Beyond the contract's table (new kinds may be added):
-    "tool-call-arguments-changed": (
+    "tool-call-arguments-changed": Kind(
         ERROR,
         "arguments that parsed as streamed go back as other JSON",
+        "the history says the model asked for other arguments than it did",
     ),
-    "tool-call-arguments-repaired": (
+    "tool-call-arguments-repaired": Kind(
         WARNING,
         "arguments that did not parse go back repaired (check what the repair changed)",
+        "the history parses now, but the repair may have changed what the model meant: a trap of clients that repair before sending back",
     ),
-    "tool-call-input-changed": (
+    "tool-call-input-changed": Kind(
         ERROR,
         "a custom call's input goes back as other text than was streamed",
+        "the history says the model wrote other input than it did",
     ),
-    "tool-call-type-changed": (
+    "tool-call-type-changed": Kind(
         ERROR,
         "a call goes back as another type (a custom call as a function, or the reverse)",
+        "a custom call sent back as a function (or the reverse) is another call than the model made: providers reject it, or the model misreads its own turn",
     ),
     # Pairing (core/pairing.py): a stream whose calls could not be checked, and why
-    "continuation-missing": (
+    "continuation-missing": Kind(
         INFO,
         "no request continues the stream's conversation, though later requests send calls "
         "back: its calls were not checked",
+        "nothing was found wrong: no request could be told to continue the stream, so its calls were not checked, and the entry says so rather than pass them",
     ),
-    "continuation-ambiguous": (
+    "continuation-ambiguous": Kind(
         INFO,
         "several requests continue the stream's history with different answers and the "
         "calls do not tell which is its own: its calls were not checked",
+        "nothing was found wrong: the request that continues the stream could not be told, so its calls were not checked, and the entry says so rather than guess",
     ),
     # The dialects' own (the contract's dialect section):
-    "thought-signature-dropped": (
+    "thought-signature-dropped": Kind(
         ERROR,
         "a Gemini call goes back without the thoughtSignature it was streamed with",
+        'Gemini rejects a function call sent back without its thoughtSignature (400 "Function call is missing a thought_signature")',
     ),
 }
 

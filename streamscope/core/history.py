@@ -77,6 +77,17 @@ def function_or_custom(kind: object) -> object:
     return "custom" if kind == "custom" else "function"
 
 
+@dataclass(frozen=True, slots=True)
+class CallIds:
+    """Whose a call's id is, as the dialect's API documents it (on its Dialect record, and
+    what its History's `client_ids` says; docs/anomalies.md states every dialect's rule)."""
+
+    # The id is optional and the client's to fill in where the model sent none: a filled
+    # id, the same on the call and its result, is tool-call-id-filled, not substituted.
+    client: bool
+    rule: str  # the rule in words, from the API's documentation
+
+
 @dataclass(slots=True)
 class History:
     turns: list[Turn]

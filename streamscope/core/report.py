@@ -40,7 +40,10 @@ def call_json(call: Call, repair: Repair | None | bool = False) -> dict[Any, Any
 def strategy_json(result: StreamResult, name: str) -> dict[Any, Any]:
     got = result.strategies[name]
     if isinstance(got, StrategyError):
-        return {"error": got.error, "frame": got.frame}
+        out: dict[str, object] = {"error": got.error, "frame": got.frame}
+        if got.why is not None:  # beyond the contract (fields may be added)
+            out["why"] = got.why
+        return out
     if not isinstance(got, list):  # not modelled and no fallback ran
         return {"error": f"{type(got).__name__}: {got}", "frame": 0}
     return {"tool_calls": [call_json(c) for c in got], "differs": result.differs(name)}

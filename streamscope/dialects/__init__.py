@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from ..core.anomalies import KINDS as SHARED_KINDS
-from ..core.anomalies import worst_severity
+from ..core.anomalies import Kind, worst_severity
 from ..core.contract import KINDS as CONTRACT_KINDS
 from ..core.engine import Engine
 from ..core.frames import Frame
@@ -42,8 +42,9 @@ DIALECTS: dict[str, Dialect] = {
 }
 DEFAULT = CHAT
 
-# Every anomaly kind, kind -> (severity, meaning): the shared ones, then each dialect's own.
-ANOMALY_KINDS: dict[str, tuple[str, str]] = {
+# Every anomaly kind, kind -> Kind (severity, meaning, why): the shared ones, then each
+# dialect's own.
+ANOMALY_KINDS: dict[str, Kind] = {
     **SHARED_KINDS,
     **{k: v for d in DIALECTS.values() for k, v in d.kinds.items()},
 }

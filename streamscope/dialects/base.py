@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 import orjson
 
+from ..core.anomalies import Kind
 from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.engine import Engine
 from ..core.frames import Frame, FrameHeader
-from ..core.history import History
+from ..core.history import CallIds, History
 from ..framing import SSE
 from ..framing.session import WsMessage
 
@@ -316,6 +317,7 @@ class Dialect:
     summarize: Callable[[Frame], str]  # the one-line summary of any frame
     # A request body's history, for the contract and the replay (None: it carries none).
     history: Callable[[object], History | None]
+    ids: CallIds  # whose a call's id is, as its API documents it
     terms: Terms
     # Does a request to this URL path with this body speak the dialect?
     claims_request: Callable[[str, object], bool]
@@ -339,9 +341,9 @@ class Dialect:
     version_key: str | None = None
     # The distribution the SDK strategy stands for (its verified release: versions.py)
     sdk_package: str = "openai"
-    # The anomaly kinds only this dialect's streams have, kind -> (severity, meaning);
-    # the shared ones are core/anomalies.py's. Its engine's log files both.
-    kinds: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    # The anomaly kinds only this dialect's streams have, kind -> Kind (severity, meaning,
+    # why); the shared ones are core/anomalies.py's. Its engine's log files both.
+    kinds: Mapping[str, Kind] = field(default_factory=dict)
     # -- its wire: what the recorder, playback, HAR and the error documents ask of it --
     # Header names only its clients send (lower case), telling a request's API where its
     # path and body do not (`anthropic-version`).

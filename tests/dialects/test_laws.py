@@ -115,8 +115,9 @@ def test_every_kind_the_rules_name_is_registered_documented_and_has_a_case(name)
     registry = ANOMALY_KINDS | contract.KINDS
     for kind in named:
         assert kind in registry, kind
-        severity, meaning = registry[kind]
+        severity, meaning, why = registry[kind]
         assert severity in anomalies.SEVERITY_ORDER and meaning and "\n" not in meaning, kind
+        assert why and "\n" not in why, kind
         assert kind in entries, f"{kind}: run scripts/anomaly_reference.py"
     cased = set(laws.CASES) | laws.OWN_TESTS
     assert {k for k in named if k in ANOMALY_KINDS} - cased == set()

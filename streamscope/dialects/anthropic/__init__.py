@@ -6,7 +6,7 @@ from ..base import Dialect, Terms
 from .bedrock_fixture import FIXTURE as BEDROCK_FIXTURE
 from .engine import STRATEGY_NAMES, AnthropicEngine, plain_fragment
 from .fixture import FIXTURE
-from .history import history
+from .history import IDS, history
 from .kinds import KINDS
 from .oracle import anthropic_sdk_result, anthropic_version
 from .robust import EVENTS
@@ -64,6 +64,7 @@ ANTHROPIC = Dialect(
     plain_summary=plain_summary,
     summarize=summarize,
     history=history,
+    ids=IDS,
     terms=Terms("block", "message", "stop_reason", ("m", "blk")),
     claims_request=claims_request,
     claims_body=_claims_body,

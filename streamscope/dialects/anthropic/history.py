@@ -12,8 +12,15 @@ from typing import Any
 
 import orjson
 
-from ...core.history import History, Result, SentCall, Turn, Words
+from ...core.history import CallIds, History, Result, SentCall, Turn, Words
 from .robust import TOOL_BLOCKS
+
+# Whose a call's id is (the Dialect record states it; History.client_ids follows it).
+IDS = CallIds(
+    False,
+    "the model gives every `tool_use` block its `id` (`toolu_...`), which the API requires back on the block and on the `tool_result`'s `tool_use_id`: another id is `tool-call-id-substituted`",
+)
+
 
 WORDS = Words(result="tool_result block", result_id="tool_use_id")
 
@@ -91,4 +98,5 @@ def history(body: object) -> History | None:
         words=WORDS,
         kind_of=_same_type,
         items=messages,
+        client_ids=IDS.client,
     )

@@ -13,7 +13,7 @@ from ..base import Dialect, Terms
 from . import wire
 from .engine import STRATEGY_NAMES, BedrockEngine, plain_fragment
 from .fixture import FIXTURE
-from .history import history
+from .history import IDS, history
 from .kinds import KINDS
 from .oracle import PACKAGE, strands_result, strands_version
 from .shape import SHAPE
@@ -29,6 +29,7 @@ BEDROCK = Dialect(
     plain_summary=plain_summary,
     summarize=summarize,
     history=history,
+    ids=IDS,
     terms=Terms("block", "message", "stopReason", ("m", "blk")),
     claims_request=wire.claims_request,
     claims_body=wire.claims_body,

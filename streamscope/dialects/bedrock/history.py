@@ -11,9 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.history import History, Result, SentCall, Turn, Words
+from ...core.history import CallIds, History, Result, SentCall, Turn, Words
 from ..typed import compact
 from .robust import CLIENT, SERVER
+
+# Whose a call's id is (the Dialect record states it; History.client_ids follows it).
+IDS = CallIds(
+    False,
+    "the model gives every `toolUse` block its `toolUseId`, which the `toolResult` must name: another id is `tool-call-id-substituted`",
+)
+
 
 WORDS = Words(result="toolResult block", result_id="toolUseId")
 
@@ -88,6 +95,7 @@ def history(body: object) -> History | None:
         words=WORDS,
         kind_of=kind_of,
         items=messages,
+        client_ids=IDS.client,
     )
 
 

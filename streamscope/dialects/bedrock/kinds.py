@@ -5,36 +5,43 @@ and the registry (dialects.anomaly_kinds) joins them to the shared ones (core/an
 
 from __future__ import annotations
 
-from ...core.anomalies import ERROR, INFO, WARNING
+from ...core.anomalies import ERROR, INFO, WARNING, Kind
 
-KINDS: dict[str, tuple[str, str]] = {
-    "tool-delta-without-start": (
+KINDS: dict[str, Kind] = {
+    "tool-delta-without-start": Kind(
         ERROR,
         "a toolUse delta names a contentBlockIndex no contentBlockStart opened (no id, no name)",
+        "without its start the call has no id and no name: no client can run it or answer it",
     ),
-    "text-after-tool-start": (
+    "text-after-tool-start": Kind(
         WARNING,
         "a text block (which has no contentBlockStart) opens after a toolUse block started",
+        "a text block opens without a start event: a correct client keys it by its index, while one that sends deltas to the last started block (last-start) glues the text into the tool's input",
     ),
-    "block-type-changed": (
+    "block-type-changed": Kind(
         ERROR,
         "deltas of another type (text, toolUse, reasoningContent) arrive at one contentBlockIndex",
+        "one index holds two kinds of content: every client keeps one and loses or mixes the other",
     ),
-    "tool-input-empty": (
+    "tool-input-empty": Kind(
         INFO,
         "a toolUse block stopped with no input text (a tool without arguments): its input is {}",
+        "it is how a tool without arguments is called: the clients read the input as {}",
     ),
-    "tool-use-without-calls": (
+    "tool-use-without-calls": Kind(
         WARNING,
         "stopReason is tool_use but no toolUse block the client must answer was streamed",
+        "a client that answers a tool_use stop with tool results has nothing to answer, and loops or errors",
     ),
-    "server-tool-use": (
+    "server-tool-use": Kind(
         INFO,
         "a toolUse block of type server_tool_use: Bedrock runs it, the client answers nothing",
+        "Bedrock runs the tool itself: a correct client answers nothing, only one that answers every toolUse sends a result nobody asked for",
     ),
-    "event-after-stop": (
+    "event-after-stop": Kind(
         WARNING,
         "an event arrives after messageStop (other than metadata), or after metadata",
+        "a client that reads to the body's end keeps it; one that stops at messageStop misses what follows (the usage, or more content)",
     ),
 }
 

@@ -7,7 +7,7 @@ from typing import Any
 from ..base import Dialect, Terms
 from .engine import STRATEGY_NAMES, StreamEngine, plain_fragment
 from .fixture import FIXTURE
-from .history import history
+from .history import IDS, history
 from .oracle import openai_version, run_real_sdk
 from .summary import plain_summary, summarize
 from .wire import ENDPOINTS, claims_request, final_event
@@ -50,6 +50,7 @@ CHAT = Dialect(
     plain_summary=plain_summary,
     summarize=summarize,
     history=history,
+    ids=IDS,
     terms=Terms("index", "choice", "finish_reason", ("c", "idx")),
     claims_request=claims_request,
     claims_body=_claims_body,

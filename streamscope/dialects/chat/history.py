@@ -7,7 +7,13 @@ answers one `tool_call_id`.
 
 from __future__ import annotations
 
-from ...core.history import History, Result, SentCall, Turn
+from ...core.history import CallIds, History, Result, SentCall, Turn
+
+# Whose a call's id is (the Dialect record states it; History.client_ids follows it).
+IDS = CallIds(
+    False,
+    'the model gives every call its `tool_calls[].id` and the tool message answers it by `tool_call_id`; where none was streamed a correct client sends `""` on both sides, and an id it invents is `tool-call-id-substituted`',
+)
 
 
 def sent_call(tc: object) -> SentCall:
@@ -54,4 +60,5 @@ def history(body: object) -> History | None:
         tools=[_tool(t) for t in tools] if isinstance(tools, list) else [],
         params={k: v for k, v in body.items() if k not in ("messages", "tools")},
         items=messages,
+        client_ids=IDS.client,
     )

@@ -19,6 +19,7 @@ from typing import Any
 from streamscope.core.calls import Call, StrategyError
 from streamscope.core.frames import Frame
 from streamscope.dialects.chat.sdk_model import SdkEmulation, Unmodeled, custom_fields
+from streamscope.dialects.chat.strict import of_sdk
 
 # Attribution marker: appended (last) to every tool-call delta entry we hand the SDK, as the
 # string "<frame>;". accumulate_delta concatenates it when entries merge and keeps it when they
@@ -166,7 +167,7 @@ def run_real_sdk(
                 if accepted(chunk):
                     state.handle_chunk(chunk)
             except Exception as exc:
-                err = StrategyError.from_exception(exc, frame.number)
+                err = StrategyError.from_exception(exc, frame.number, of_sdk(exc, input_tools))
                 if isinstance(exc, RuntimeError):
                     err.error = _unmark(err.error, frame.number)
                 return err
@@ -175,7 +176,7 @@ def run_real_sdk(
         try:
             completion = state.get_final_completion()
         except Exception as exc:
-            return StrategyError.from_exception(exc, last)
+            return StrategyError.from_exception(exc, last, of_sdk(exc, input_tools))
         return _calls(completion)
 
 

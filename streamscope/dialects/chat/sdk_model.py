@@ -35,6 +35,7 @@ from typing import Any, overload
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import INVALID, Frame
+from streamscope.dialects.chat import strict
 from streamscope.dialects.chat.run import Run
 from streamscope.dialects.versions import VERIFIED
 
@@ -549,6 +550,7 @@ class SdkEmulation:
         "_unmodeled",
         "_halted",
         "_error",
+        "_why",
         "_choices",
         "_states",
         "_usage",
@@ -582,6 +584,7 @@ class SdkEmulation:
                     self._parseable = True
         self._halted = False  # [DONE] seen or an exception raised: later frames are ignored
         self._error: StrategyError | None = None
+        self._why: str | None = None  # why the SDK raises, where a strict tool explains it
         self._choices: list[_Choice] | None = None  # None until a chunk is accepted
         self._states: list[_EventState] = []
         self._usage: object = None
@@ -608,7 +611,7 @@ class SdkEmulation:
             self._unmodeled = "recursion limit"
             raise Unmodeled(self._unmodeled) from exc
         except Exception as exc:
-            self._error = StrategyError.from_exception(exc, frame.number)
+            self._error = StrategyError.from_exception(exc, frame.number, self._why)
             self._halted = True
 
     def feed_all(self, frames: Iterable[Frame]) -> None:
@@ -626,7 +629,7 @@ class SdkEmulation:
         except Unmodeled:
             raise
         except Exception as exc:
-            return StrategyError.from_exception(exc, last_frame)
+            return StrategyError.from_exception(exc, last_frame, self._why)
 
     @property
     def error(self) -> StrategyError | None:
@@ -670,6 +673,7 @@ class SdkEmulation:
         new._unmodeled = self._unmodeled
         new._halted = self._halted
         new._error = self._error
+        new._why = self._why
         new._choices = None if self._choices is None else [c.copy() for c in self._choices]
         new._states = [s.copy() for s in self._states]
         new._usage = self._usage  # the frame's own value, never mutated
@@ -927,7 +931,9 @@ class SdkEmulation:
             fr = ch.get("finish_reason")
             if fr:
                 cs.finish_reason = fr
-                if self._parseable:
+                if self._parseable:  # a strict tool is declared
+                    if fr in ("length", "content_filter"):
+                        self._why = strict.cut(fr)
                     if fr == "length":
                         raise LengthFinishReasonError(
                             "Could not parse response content as the length limit was reached"
@@ -1145,7 +1151,11 @@ class SdkEmulation:
         tool = self._input_tool(fn.name)
         if not tool or not tool["function"].get("strict"):
             return
-        json.loads(_out(fn.arguments))  # type: ignore[arg-type]
+        try:
+            json.loads(_out(fn.arguments))  # type: ignore[arg-type]
+        except (ValueError, TypeError):
+            self._why = strict.parsed(_out(fn.name))
+            raise
 
     def _input_tool(self, name: object) -> dict[Any, Any] | None:
         """get_input_tool_by_name."""

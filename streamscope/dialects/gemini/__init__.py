@@ -8,7 +8,7 @@ from urllib.parse import parse_qs
 from ..base import Dialect, Terms
 from .engine import STRATEGY_NAMES, GeminiEngine, plain_fragment
 from .fixture import FIXTURE
-from .history import history
+from .history import IDS, history
 from .kinds import KINDS
 from .oracle import genai_version, parts_result
 from .shape import SHAPE
@@ -56,6 +56,7 @@ GEMINI = Dialect(
     plain_summary=plain_summary,
     summarize=summarize,
     history=history,
+    ids=IDS,
     terms=Terms("call", "candidate", "finishReason", ("c", "call"), signatures=True),
     claims_request=claims_request,
     claims_body=_claims_body,

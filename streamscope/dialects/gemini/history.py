@@ -20,9 +20,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.history import History, Result, SentCall, Turn, Words
+from ...core.history import CallIds, History, Result, SentCall, Turn, Words
 from ..typed import compact
 from .args import ArgTree, steps, value_of
+
+# Whose a call's id is (the Dialect record states it; History.client_ids follows it).
+IDS = CallIds(
+    True,
+    '`functionCall.id` and `functionResponse.id` are optional, the response\'s id "populated by the client to match the corresponding function call id" (the API reference); Gemini 2.5 sends none and clients number the calls: a filled id, the same on the call and its `functionResponse`, is `tool-call-id-filled`; an id the model sent must come back as sent',
+)
+
 
 WORDS = Words(
     result="functionResponse part",
@@ -243,5 +250,5 @@ def history(body: object) -> History | None:
         # FunctionCall.id and FunctionResponse.id are optional, "populated by the client to
         # match the corresponding function call id" (the API reference); Gemini 2.5 sends
         # none, and clients number the calls themselves
-        client_ids=True,
+        client_ids=IDS.client,
     )

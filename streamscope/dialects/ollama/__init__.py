@@ -11,7 +11,7 @@ from ..base import Dialect, Terms
 from . import wire
 from .engine import STRATEGY_NAMES, OllamaEngine, plain_fragment
 from .fixture import FIXTURE
-from .history import history
+from .history import IDS, history
 from .kinds import KINDS
 from .oracle import ollama_result, ollama_version
 from .shape import SHAPE
@@ -27,6 +27,7 @@ OLLAMA = Dialect(
     plain_summary=plain_summary,
     summarize=summarize,
     history=history,
+    ids=IDS,
     terms=Terms("call", "message", "done_reason", ("m", "call")),
     claims_request=wire.claims_request,
     claims_body=wire.claims_body,

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import json
 
-from ...core.history import History, Result, SentCall, Turn, Words
+from ...core.history import CallIds, History, Result, SentCall, Turn, Words
+
+# Whose a call's id is (the Dialect record states it; History.client_ids follows it).
+IDS = CallIds(
+    True,
+    "a call's `id` is optional (the API documents none; newer servers send one) and a `tool` message answers by `tool_name`: an id the client fills in where none was streamed, the same on the call and its `tool_call_id`, is `tool-call-id-filled`; one the model sent must come back as sent",
+)
+
 
 WORDS = Words(
     result="tool message",
@@ -82,7 +89,7 @@ def history(body: object) -> History | None:
         # a tool call's id is optional (the API documents none; newer servers add one)
         # and a tool message answers by tool_name: an id the client fills in where the
         # stream gave none, the same on the call and its tool_call_id, keeps the link
-        client_ids=True,
+        client_ids=IDS.client,
     )
 
 

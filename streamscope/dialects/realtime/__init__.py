@@ -15,7 +15,7 @@ from ..chat.oracle import openai_version
 from . import wire
 from .engine import STRATEGY_NAMES, RealtimeEngine, plain_fragment
 from .fixture import FIXTURE
-from .history import history
+from .history import IDS, history
 from .kinds import KINDS
 from .oracle import realtime_sdk_result
 from .robust import ADDED, ARGS_DONE, CREATED, DELTA, ITEM_DONE, QUIET, RESPONSE_DONE, TEXTS
@@ -66,6 +66,7 @@ REALTIME = Dialect(
     plain_summary=plain_summary,
     summarize=summarize,
     history=history,
+    ids=IDS,
     terms=Terms("output", "response", "status", ("r", "out"), item_ids=True),
     claims_request=wire.claims_request,
     claims_body=lambda body: False,  # its requests are WebSocket handshakes: no body

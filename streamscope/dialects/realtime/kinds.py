@@ -5,21 +5,24 @@ delta-unknown-item, final-output-mismatch)."""
 
 from __future__ import annotations
 
-from ...core.anomalies import INFO, WARNING
+from ...core.anomalies import INFO, WARNING, Kind
 
-KINDS: dict[str, tuple[str, str]] = {
-    "call-never-done": (
+KINDS: dict[str, Kind] = {
+    "call-never-done": Kind(
         WARNING,
         "a function call got no .done and no output_item.done (clients that act on a done "
         "event never run it)",
+        "the deltas may be whole, but clients that run a call at its done event never run it",
     ),
-    "response-done-missing": (
+    "response-done-missing": Kind(
         WARNING,
         "a response began and the stream ended without its response.done",
+        "what streamed may be whole, but clients that wait for response.done never finish the response",
     ),
-    "responses-in-one-stream": (
+    "responses-in-one-stream": Kind(
         INFO,
         "one stream holds several responses (a whole session's server events, saved as one)",
+        "it is how a whole session's server events are saved: each response is read on its own, and nothing is wrong",
     ),
 }
 

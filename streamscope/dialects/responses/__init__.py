@@ -6,7 +6,7 @@ from ..base import Dialect, Terms
 from ..chat.oracle import openai_version
 from .engine import STRATEGY_NAMES, ResponsesEngine, plain_fragment
 from .fixture import FIXTURE
-from .history import history
+from .history import IDS, history
 from .kinds import KINDS
 from .oracle import responses_sdk_result
 from .session import PLAY, session, session_contract
@@ -52,6 +52,7 @@ RESPONSES = Dialect(
     plain_summary=plain_summary,
     summarize=summarize,
     history=history,
+    ids=IDS,
     terms=Terms("output", "response", "status", ("r", "out"), item_ids=True),
     claims_request=claims_request,
     claims_body=_claims_body,

@@ -12,8 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.history import History, Result, SentCall, Turn, Words
+from ...core.history import CallIds, History, Result, SentCall, Turn, Words
 from .robust import CALL_ITEMS
+
+# Whose a call's id is (the Dialect record states it; History.client_ids follows it).
+IDS = CallIds(
+    False,
+    "the model gives every `function_call` item its `call_id`, which the `function_call_output` must name: another id is `tool-call-id-substituted`",
+)
+
 
 WORDS = Words(
     result="function_call_output",
@@ -120,4 +127,5 @@ def history(body: object) -> History | None:
         kind_of=function_or_custom,
         previous=previous if isinstance(previous, str) and previous else None,
         items=[given] if isinstance(given, str) else given if isinstance(given, list) else [],
+        client_ids=IDS.client,
     )

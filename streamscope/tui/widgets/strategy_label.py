@@ -42,5 +42,10 @@ class StrategyLabel(Static):
 
 def strategy_label(name: str, got: object, n: int) -> Text:
     if isinstance(got, StrategyError):
+        if got.why is not None:  # one line: why first, it is what the error does not say
+            return Text(
+                f"{name} raised at frame {got.frame}: {visible(got.why)} ({visible(got.error)})",
+                style="bold red",
+            )
         return Text(f"{name}: raised {visible(got.error)} at frame {got.frame}", style="bold red")
     return Text(f"{name} at frame {n} (≠ marks what differs from robust)", style="bold")
