@@ -103,14 +103,19 @@ def _result_of(body: Any, call_id: str) -> str | None:
     if not isinstance(body, dict):
         return None
     for item in body.get("input") or []:  # Responses: a function_call_output item
-        if isinstance(item, dict) and item.get("type") == "function_call_output":
-            if item.get("call_id") == call_id:
-                return json.dumps(item.get("output"))
+        if isinstance(item, dict) and (item.get("type"), item.get("call_id")) == (
+            "function_call_output",
+            call_id,
+        ):
+            return json.dumps(item.get("output"))
     for message in body.get("messages") or []:  # Messages: a tool_result block
-        for block in message.get("content") if isinstance(message.get("content"), list) else []:
-            if isinstance(block, dict) and block.get("type") == "tool_result":
-                if block.get("tool_use_id") == call_id:
-                    return json.dumps(block.get("content"))
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
+            if isinstance(block, dict) and (block.get("type"), block.get("tool_use_id")) == (
+                "tool_result",
+                call_id,
+            ):
+                return json.dumps(block.get("content"))
     return None
 
 
