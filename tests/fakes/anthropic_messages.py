@@ -35,10 +35,9 @@ from typing import Any
 
 from streamscope.http.loopback import LoopbackServer
 
-from .responses_ws import ANSWER, COMMAND, Received, bash_arguments
+from .responses_ws import ANSWER, COMMAND, TITLE, Received, bash_arguments
 
 MODEL = "claude-sonnet-4-5"
-TITLE = "Echo hello"
 
 
 def _event(kind: str, **fields: Any) -> bytes:
