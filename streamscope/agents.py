@@ -5,9 +5,11 @@ Every recorded command gets each provider side's base-URL variables (providers.p
 agent that does not read them (codex-cli reads `openai_base_url` from its config, never
 `OPENAI_BASE_URL`) is given what it does read, for that run only: variables added to its
 environment and arguments inserted right after its program name, each `{base_url}`
-replaced by the proxy's base URL of the recipe's side. Nothing is written to the user's
-own config files. An agent is known by its program's name (`codex`, `/usr/bin/codex`) or,
-run through an npm launcher (`npx @openai/codex ...`), by its package's.
+replaced by the proxy's base URL of the recipe's side and each `{files}` by the folder of
+the files streamscope ships for agents (agent_files/: pi's extension). Nothing is written
+to the user's own config files. An agent is known by its program's name (`codex`,
+`/usr/bin/codex`) or, run through an npm launcher (`npx @openai/codex ...`), by its
+package's.
 
 Adding an agent is a record in RECIPES (and a section in docs/recording-agents.md).
 """
@@ -16,9 +18,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 # Launchers that run an npm package's program: `npx [options] PACKAGE[@version] ARGS`.
 LAUNCHERS = frozenset({"npx", "bunx", "pnpx"})
+# Files an agent is pointed at (not written: they ship with streamscope).
+FILES = Path(__file__).resolve().parent / "agent_files"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,15 +35,22 @@ class Recipe:
     programs: tuple[str, ...]  # its program's file names: ("codex",)
     packages: tuple[str, ...] = ()  # its npm packages, for `npx PACKAGE`
     side: str = "openai"  # the proxy side (providers.py) whose base URL it is given
-    args: tuple[str, ...] = ()  # inserted after the program name; "{base_url}" replaced
-    env: tuple[tuple[str, str], ...] = ()  # variables set; "{base_url}" replaced
+    args: tuple[str, ...] = ()  # inserted after the program name; placeholders replaced
+    env: tuple[tuple[str, str], ...] = ()  # variables set; placeholders replaced
     why: str = ""  # why it needs them, in a clause
+    # its subcommands that ask no model (`pi install`): run as given, as they read the
+    # recipe's arguments as a prompt where a subcommand was expected
+    plain: tuple[str, ...] = ()
 
     def arguments(self, base_url: str) -> list[str]:
-        return [a.replace("{base_url}", base_url) for a in self.args]
+        return [_fill(a, base_url) for a in self.args]
 
     def variables(self, base_url: str) -> dict[str, str]:
-        return {name: value.replace("{base_url}", base_url) for name, value in self.env}
+        return {name: _fill(value, base_url) for name, value in self.env}
+
+
+def _fill(template: str, base_url: str) -> str:
+    return template.replace("{base_url}", base_url).replace("{files}", str(FILES))
 
 
 RECIPES: tuple[Recipe, ...] = (
@@ -52,6 +64,33 @@ RECIPES: tuple[Recipe, ...] = (
         ("@openai/codex",),
         args=("-c", 'openai_base_url="{base_url}"'),
         why="it reads no OPENAI_BASE_URL",
+    ),
+    # opencode's providers are the AI SDK's: its OpenAI one reads OPENAI_BASE_URL as every
+    # command gets it, but its Anthropic one appends `/messages` to ANTHROPIC_BASE_URL (the
+    # SDK's base ends in /v1, Anthropic's own SDKs' does not): it is given the side's URL
+    # with the /v1. A baseURL in the user's opencode.json still wins over both.
+    Recipe(
+        "opencode",
+        "opencode",
+        ("opencode",),
+        ("opencode-ai",),
+        side="anthropic",
+        env=(("ANTHROPIC_BASE_URL", "{base_url}/v1"),),
+        why="its Anthropic provider reads ANTHROPIC_BASE_URL with /v1 in it",
+    ),
+    # pi passes each model's base URL from its own model list to the SDKs, so no variable
+    # reaches them; its `-e` extension (agent_files/pi-base-urls.js, loaded for this run
+    # only) points its built-in openai and anthropic providers at OPENAI_BASE_URL and
+    # ANTHROPIC_BASE_URL, as pi's registerProvider overrides a provider's baseUrl.
+    Recipe(
+        "pi",
+        "pi",
+        ("pi",),
+        ("@mariozechner/pi-coding-agent",),
+        args=("-e", "{files}/pi-base-urls.js"),
+        why="its providers read no base-URL variable: this extension gives them "
+        "OPENAI_BASE_URL and ANTHROPIC_BASE_URL",
+        plain=("install", "remove", "uninstall", "update", "list", "config"),
     ),
 )
 
@@ -103,6 +142,8 @@ def apply(command: list[str], base_urls: dict[str, str]) -> Applied | None:
     if found is None:
         return None
     recipe, at = found
+    if command[at : at + 1] and command[at] in recipe.plain:
+        return None
     base_url = base_urls.get(recipe.side, "")
     inserted = recipe.arguments(base_url)
     return Applied(

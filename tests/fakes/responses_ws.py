@@ -13,9 +13,10 @@ package's sans-I/O protocol, permessage-deflate offered back when the client ask
 
 The turns are scripted by `Script` (the default: `ShellThenAnswer`): a request whose
 conversation holds no tool result yet gets a `function_call` to the shell tool the request
-declares (codex's `exec_command`, `shell_command` or `shell`, in the argument shape each
-one takes) running `echo hello`; a request that sends that call's output back gets a final
-text answer. A `generate: false` request (codex's prewarm) gets an empty completed response,
+declares (codex's `exec_command`, `shell_command` or `shell`, opencode's and pi's `bash`,
+in the argument shape each one takes) running `echo hello`; a request that sends that
+call's output back gets a final text answer; one that declares no tools (a title asked on
+the side) gets a short text. A `generate: false` request (codex's prewarm) gets an empty completed response,
 as the API answers one. A later turn over the socket names the previous response by
 `previous_response_id` and sends only the new items: the fake resolves the whole
 conversation from the responses it gave (and says `previous_response_not_found` for an id
@@ -53,6 +54,7 @@ from streamscope.http.loopback import bind
 MODEL = "gpt-5.1-codex"
 COMMAND = "echo hello"
 ANSWER = "The command printed: hello"
+TITLE = "Echo hello"
 BETA = "responses_websockets=2026-02-06"
 
 
@@ -230,18 +232,33 @@ def declared_tools(conversation: list[Any], request: dict[str, Any]) -> list[dic
 def shell_call(tools: list[dict[str, Any]], command: str) -> tuple[str, str, bool]:
     """(tool name, its input, whether it is a custom tool) running `command` with the shell
     tool `tools` declare, in the shape that tool takes: codex's code mode `exec` (a custom
-    tool whose input is JavaScript calling its nested tools), its unified exec
-    (`exec_command`: one command line), `shell_command`, or the classic `shell` (argv)."""
+    tool whose input is JavaScript calling its nested tools), `bash` (opencode's and pi's),
+    its unified exec (`exec_command`: one command line), `shell_command`, or the classic
+    `shell` (argv)."""
     names = {t.get("name"): t for t in tools}
     exec_tool = names.get("exec")
     if exec_tool is not None and exec_tool.get("type") == "custom":
         script = f"text(await tools.exec_command({{ cmd: {json.dumps(command)} }}));"
         return "exec", script, True
+    bash = names.get("bash")
+    if bash is not None:  # opencode's and pi's: a command line, and what it does
+        return "bash", json.dumps(bash_arguments(bash, command)), False
     if "exec_command" in names:
         return "exec_command", json.dumps({"cmd": command}), False
     if "shell_command" in names:
         return "shell_command", json.dumps({"command": command}), False
     return "shell", json.dumps({"command": ["bash", "-lc", command]}), False
+
+
+def bash_arguments(tool: dict[str, Any], command: str) -> dict[str, Any]:
+    """The arguments of a `bash` tool (opencode's, pi's) running `command`: its command,
+    and a description where the tool's schema asks for one (opencode's requires it)."""
+    schema = tool.get("parameters") or tool.get("input_schema") or {}
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    arguments: dict[str, Any] = {"command": command}
+    if isinstance(properties, dict) and "description" in properties:
+        arguments["description"] = "Prints hello"
+    return arguments
 
 
 class Script:
@@ -275,6 +292,8 @@ class ShellThenAnswer(Script):
         if answered:
             return text_response(response_id, request, self.text)
         tools = declared_tools(conversation, request)
+        if not tools:  # a title or summary asked on the side (opencode's): no call to make
+            return text_response(response_id, request, TITLE)
         name, arguments, custom = shell_call(tools, self.command)
         call_id = f"call_fake{next(self.calls):04d}"
         return call_response(response_id, request, name, arguments, call_id, custom)
