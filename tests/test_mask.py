@@ -192,6 +192,7 @@ ID_HEADERS = [
     ("X-Request-Id", "req_5f0c2a9e7b3d4c18"),
     ("Idempotency-Key", "stainless-python-retry-0195f3a8"),
     ("sessionId", "camel-0195f3a8"),
+    ("x-session-affinity", "ses_3f5e8c1d2a47opencode"),
 ]
 # Session tokens and keys (and ids a credential word qualifies) authenticate: masked.
 SESSION_CREDENTIALS = [

@@ -55,6 +55,7 @@ IDS = {
     "thread-id": "0195f3a8-thread-7d41-9b0a",
     "conversation_id": "conv-0195f3a8-7d41",
     "x-claude-code-session-id": "6a1f0c2e-claude-code-session",
+    "x-session-affinity": "ses_0195f3a8opencode-affinity",
     "Idempotency-Key": "stainless-python-retry-0195f3a8",
 }
 USER_ID = f"user_{'ab' * 32}_account_0195f3a8-acct_session_{SESSION}"

@@ -52,14 +52,15 @@ _SECRET_QUERY_NAME = re.compile(
 # Identifiers, not credentials: what a client calls its session, thread, conversation or
 # request, and the key its prompt cache (or a retry's idempotency) is looked up by:
 # Codex's `session_id`, `thread-id`, `conversation_id`, `prompt_cache_key`, Claude Code's
-# `x-claude-code-session-id`, the SDKs' `Idempotency-Key`. The client makes them up to
+# `x-claude-code-session-id`, opencode's `x-session-affinity` (its session id again, for a
+# load balancer's stickiness), the SDKs' `Idempotency-Key`. The client makes them up to
 # name its own work; they open nothing, and kept they match a recording to the agent's
-# own logs. The name's last words say it: `<subject> id` or `<cache|idempotency> key`, no
-# other word of it naming a credential (`x-auth-session-id` stays masked). A session
+# own logs. The name's last words say it: `<subject> id` (or `affinity`) or
+# `<cache|idempotency> key`, no other word of it naming a credential (`x-auth-session-id` stays masked). A session
 # *token* (`x-amz-security-token`, `session_token`, `AWS_SESSION_TOKEN`) or a session
 # *key* (a `sessionKey` cookie) authenticates: masked, as every token and key is.
 _ID_SUBJECTS = frozenset({"session", "thread", "conversation", "request"})
-_ID_WORDS = frozenset({"id", "ids", "uuid"})
+_ID_WORDS = frozenset({"id", "ids", "uuid", "affinity"})
 _KEY_SUBJECTS = frozenset({"cache", "idempotency"})
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")  # kebab, snake and camelCase words
 
