@@ -1,5 +1,5 @@
 """A real coding agent from npm run under `streamscope record` against the local fakes, as
-the agent tests (test_agent_opencode.py, test_agent_pi.py) do it, and what they check of
+the agent tests (test_agent_claude.py, test_agent_opencode.py, test_agent_pi.py) do it, and what they check of
 the recording: the tool loop (the call, its result in a later request, the answer), every
 call read whole, the contract, no error or warning.
 
@@ -29,7 +29,17 @@ PROMPT = "run echo hello"
 # the dialect each side's fake speaks
 DIALECTS = {"anthropic": "anthropic-messages", "openai": "openai-responses"}
 # the user's own variables an agent could take a key, a base URL or a config from
-USERS = ("OPENAI_", "ANTHROPIC_", "OPENCODE_", "PI_", "XDG_", "AZURE_", "GEMINI_", "GOOGLE_")
+USERS = (
+    "OPENAI_",
+    "ANTHROPIC_",
+    "OPENCODE_",
+    "PI_",
+    "XDG_",
+    "AZURE_",
+    "GEMINI_",
+    "GOOGLE_",
+    "CLAUDE",
+)
 
 
 def program(variable: str, name: str) -> str | None:
@@ -138,7 +148,8 @@ def check_tool_loop(run: Run, side: str) -> dict[str, Any]:
     calls = [(s, c) for s in mine for c in s["tool_calls"]]
     # the one call the fake made: the agent's shell tool running `echo hello`, read whole
     ((stream, call),) = calls
-    assert call["name"] == "bash" and json.loads(call["arguments"])["command"] == COMMAND
+    assert call["name"].lower() == "bash"  # (Claude Code's is `Bash`)
+    assert json.loads(call["arguments"])["command"] == COMMAND
     for s in streams:
         for c in s["tool_calls"]:
             assert c["name"] and isinstance(json.loads(c["arguments"]), dict)

@@ -1,5 +1,5 @@
 """A stand-in for the Anthropic Messages API as a coding agent talks to it (opencode, pi):
-`POST .../v1/messages`, answered as the API streams (`event: <type>` + `data: <json>`,
+`POST .../v1/messages` (and Claude Code's `HEAD /` probe), answered as the API streams (`event: <type>` + `data: <json>`,
 `message_start`, a `ping`, the content blocks and their deltas, `message_delta`,
 `message_stop`), or as one JSON message when the request does not ask to stream.
 
@@ -9,7 +9,8 @@ It answers on 127.0.0.1, an ephemeral port, in a thread:
         fake.base_url     # http://127.0.0.1:PORT (the SDKs append /v1/messages)
         fake.log          # the HTTP requests it received, in order (`Received`)
 
-The script: a request that declares a `bash` tool (opencode's and pi's shell) and whose
+The script: a request that declares a `bash` tool (opencode's and pi's shell, Claude
+Code's `Bash`) and whose
 conversation holds no `tool_result` yet gets a `tool_use` of it running `echo hello`, its
 input in `input_json_delta` fragments (the first one empty, as the API sends them); one
 that sends a `tool_result` back gets a text answer; one that declares no tools (a title
@@ -128,11 +129,13 @@ class FakeMessages:
         tools = {t.get("name"): t for t in request.get("tools") or [] if isinstance(t, dict)}
         if _answered(request):
             return {"type": "text", "text": self.answer}, "end_turn"
-        if "bash" not in tools:
+        # the shell tool: opencode's and pi's `bash`, Claude Code's `Bash`
+        shell = next((n for n in tools if isinstance(n, str) and n.lower() == "bash"), None)
+        if shell is None:
             return {"type": "text", "text": TITLE}, "end_turn"
         n = next(self._ids)
-        block = {"type": "tool_use", "id": f"toolu_fake{n:04d}", "name": "bash"}
-        return {**block, "input": bash_arguments(tools["bash"], self.command)}, "tool_use"
+        block = {"type": "tool_use", "id": f"toolu_fake{n:04d}", "name": shell}
+        return {**block, "input": bash_arguments(tools[shell], self.command)}, "tool_use"
 
     async def app(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] == "lifespan":
@@ -157,6 +160,10 @@ class FakeMessages:
             self.log.append(item)
         if self.on_receive is not None:
             self.on_receive(item)
+        if scope["method"] == "HEAD":  # Claude Code's probe of its base URL
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
         if scope["method"] != "POST" or not scope["path"].endswith("/v1/messages"):
             await _json(send, 404, {"type": "error", "error": {"type": "not_found_error"}})
             return
