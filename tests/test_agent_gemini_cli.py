@@ -163,6 +163,7 @@ def _fails(environ: object, work: Path) -> dict[str, str]:
 # -- what record says of a client that fills in the ids -----------------------------------
 
 
+@pytest.mark.slow  # (the analysis, in process: about 0.6 s)
 def test_record_says_the_contract_holds_where_the_client_filled_in_the_ids(tmp_path, capsys):
     """A functionCall with no id, which the client sends back and answers under an id of
     its own (the Gemini CLI does): the contract held, with a note; no 'not checked'."""
