@@ -160,6 +160,62 @@ def _fails(environ: object, work: Path) -> dict[str, str]:
     raise OSError(28, "No space left on device")
 
 
+def _fake_gemini(folder: Path) -> None:
+    """A `gemini` program that makes no request: it writes down what it was given, and the
+    settings it would read."""
+    folder.mkdir()
+    program = folder / "gemini"
+    program.write_text(
+        f"#!{sys.executable}\n"
+        "import json, os, sys\n"
+        "home = os.environ.get('GEMINI_CLI_HOME') or os.environ['HOME']\n"
+        "path = os.path.join(home, '.gemini', 'settings.json')\n"
+        "settings = json.load(open(path)) if os.path.exists(path) else None\n"
+        "json.dump({'argv': sys.argv[1:], 'env': dict(os.environ), 'settings': settings},"
+        " open(os.environ['SAID'], 'w'))\n"
+    )
+    program.chmod(0o755)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("selected", [False, True])
+def test_record_gives_gemini_a_home_only_where_its_settings_select_no_type(tmp_path, selected):
+    bin_dir, said, temp = tmp_path / "bin", tmp_path / "said.json", tmp_path / "tmp"
+    _fake_gemini(bin_dir)
+    temp.mkdir()
+    mine = {"ui": {"theme": "GitHub"}, **(API_KEY_TYPE if selected else {})}
+    home = _home(tmp_path, mine)
+    before = sorted(p.name for p in (home / ".gemini").iterdir())
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GEMINI_", "GOOGLE_"))}
+    env |= {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "HOME": str(home)}
+    env |= {"SAID": str(said), "TMPDIR": str(temp), "GEMINI_API_KEY": "k"}
+    out = tmp_path / "r.jsonl"
+    done = subprocess.run(
+        [*CLI, "record", "-o", str(out), "--", "gemini", "-p", "hi"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    given = json.loads(said.read_text())
+    assert given["argv"] == ["-p", "hi"]
+    assert given["env"]["GOOGLE_GEMINI_BASE_URL"].endswith("/gemini")
+    assert given["settings"] == {**mine, "security": API_KEY_TYPE["security"]}
+    told = [line for line in done.stderr.splitlines() if "gemini is given" in line]
+    if selected:  # its own choice stands: the variables alone
+        assert "GEMINI_CLI_HOME" not in given["env"] and told == []
+    else:
+        work, recipe = given["env"]["GEMINI_CLI_HOME"], agents.recipe_for(["gemini"])
+        assert recipe is not None
+        assert told == [f"streamscope: gemini is given GEMINI_CLI_HOME={work} ({recipe.why})"]
+        assert Path(work).parent == temp and not Path(work).exists()  # gone after the run
+        assert f"GEMINI_CLI_HOME={work}" in done.stderr.splitlines()[-1]  # no request made
+    assert sorted(p.name for p in (home / ".gemini").iterdir()) == before
+    assert json.loads((home / ".gemini" / "settings.json").read_text()) == mine
+
+
 # -- what record says of a client that fills in the ids -----------------------------------
 
 
