@@ -86,7 +86,9 @@ KINDS: dict[str, Kind] = {
     ),
     "id-missing": Kind(
         INFO,
-        'a call ended with no id: "" goes on both sides, never an invented one',
+        'a call ended with no id: "" goes on both sides, never an invented one (where the '
+        "API leaves the id to the client, as Gemini's does, one id of the client's own on "
+        "the call and its result alike keeps the link: tool-call-id-filled)",
         "nothing is lost: a correct client sends the call back with the id the stream gave "
         '("" or none) and answers it the same way; a client that substitutes an id is the '
         "contract's finding, not this one",

@@ -118,6 +118,11 @@ KINDS: dict[str, Kind] = {
 }
 
 
+# The kinds that say a stream's calls were not checked (pairing's); every other info says
+# the contract held, with a note (tool-call-id-filled).
+UNCHECKED = frozenset({"continuation-missing", "continuation-ambiguous"})
+
+
 @dataclass(slots=True)
 class Finding:
     exchange: int

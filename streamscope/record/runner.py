@@ -195,14 +195,17 @@ def record(
         variables = base_url_variables(server, env_names)
         run, inserted = command, []
         applied = agents.apply(command, base_urls(server))
-        if applied is not None:  # an agent that reads no base-URL variable (agents.py)
-            run, inserted = applied.command, applied.inserted
-            variables.update(applied.env)
-            say(
-                f"{applied.recipe.name} is given {given(applied.env, inserted)} ({applied.recipe.why})"
-            )
         try:
-            status = run_child(run, variables, stopped)
+            with agents.prepared(applied, os.environ) as own:
+                if applied is not None:  # an agent that reads no base-URL variable (agents.py)
+                    run, inserted = applied.command, applied.inserted
+                    added = {**applied.env, **own}
+                    variables.update(added)
+                    if added or inserted:
+                        say(
+                            f"{applied.recipe.name} is given {given(added, inserted)} ({applied.recipe.why})"
+                        )
+                status = run_child(run, variables, stopped)
         finally:
             why = f"streamscope got {signal.Signals(stopped[0]).name}" if stopped else None
             server.stop(why or "the recorded command exited")
@@ -260,6 +263,7 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
     from collections import Counter
 
     from ..analysis import analyze
+    from ..core.contract import UNCHECKED
     from ..recording.format import RecordingError
 
     path = writer.path
@@ -293,7 +297,11 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
             entries[a.severity] += 1
     contract = Counter(f.kind for f in analysis.contract if f.severity != "info")
     # streams whose calls pairing could not check: said, and no break
-    unchecked = Counter(f.kind for f in analysis.contract if f.severity == "info")
+    unchecked = Counter(f.kind for f in analysis.contract if f.kind in UNCHECKED)
+    # the contract held, with a note (a client's own ids where the model sent none)
+    noted = Counter(
+        f.kind for f in analysis.contract if f.severity == "info" and f.kind not in UNCHECKED
+    )
     say(
         f"{plural(len(analysis.exchanges), 'exchange')}, {plural(len(analysis.streams), 'stream')} recorded in {path}"
     )
@@ -317,10 +325,16 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
             "conversation contract not checked for some streams: "
             + ", ".join(f"{k} x{n}" for k, n in unchecked.most_common())
         )
+    if noted and not contract:
+        say(
+            "the conversation contract holds, with notes: "
+            + ", ".join(f"{k} x{n}" for k, n in noted.most_common())
+        )
     if (
         not any(by_severity.values())
         and not contract
         and not unchecked
+        and not noted
         and not analysis.failures
         and analysis.streams
     ):

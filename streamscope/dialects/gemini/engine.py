@@ -98,9 +98,12 @@ class GeminiEngine(EventEngine):
     robust: Robust
     folds = (IndexZero, ChunkIndex, NeedsTerminal)
     declares = staticmethod(declared)
+    # functionCall.id is optional and the client's to fill (the API's docs): a client that
+    # gives the call and its functionResponse the same id of its own keeps the link (the
+    # Gemini CLI does: tool-call-id-filled)
     no_id = (
         "send the functionCall back without one and answer it by name in a functionResponse, "
-        "never with an invented id"
+        "or give the call and its functionResponse the same id of the client's own"
     )
 
     sdk: PartsEmulation | Unmodeled  # (fed a string piece directly, `piece`)
