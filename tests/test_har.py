@@ -392,3 +392,21 @@ def test_non_stream_entries_are_kept_when_a_dialect_claims_their_request(tmp_pat
     with open_input(write(tmp_path, "json.har", doc)) as source:
         kept = [source.exchange(n).request.url for n in source.numbers()]
     assert kept == urls[:4]
+
+
+def test_every_line_of_a_body_held_in_one_read_is_read(tmp_path):
+    # a JSON lines body is one read in a HAR; at a path no dialect claims, its first line
+    # tells the dialect, and the lines after it in the same read still reach the engine
+    lines = [
+        {"model": "m", "message": {"role": "assistant", "content": "Hel"}, "done": False},
+        {"model": "m", "message": {"role": "assistant", "content": "lo"}, "done": False},
+        {"model": "m", "message": {"role": "assistant", "content": ""}, "done": True},
+    ]
+    body = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    e = entry("http://127.0.0.1:9/gateway/generate", b'{"model": "m"}', body, False, 1)
+    e["response"]["headers"] = [{"name": "Content-Type", "value": "application/x-ndjson"}]
+    e["response"]["content"]["mimeType"] = "application/x-ndjson"
+    stream = analyze(write(tmp_path, "lines.har", {"log": {"version": "1.2", "entries": [e]}}))
+    (one,) = stream.streams
+    assert (one.dialect, one.frames, one.content) == ("ollama-chat", 3, "Hello")
+    assert not [a for a in one.anomalies if a.kind == "done-line-missing"]
