@@ -28,6 +28,10 @@ EXPECTED: dict[str, list[tuple[str, str]]] = {
     "responses-tool-search-answered-by-function-output.har": [],
     # consecutive assistant messages, one user message of results for both
     "anthropic-consecutive-assistant.har": [],
+    # an agent handing off: the next request has the new agent's instructions
+    "responses-handoff-new-instructions.har": [],
+    # a tool message with neither tool_name nor tool_call_id (both optional)
+    "ollama-tool-message-without-name.har": [],
     # DeepSeek answered 400 "No tool output found for tool call call-a.": true findings
     "responses-interleaved-outputs-rejected.har": [
         ("tool-result-id-mismatch", "error"),
@@ -114,3 +118,15 @@ def test_without_its_conversation_an_output_for_no_call_is_a_mismatch():
     assert _findings("openai-responses", body) == []
     del body["conversation"]
     assert _findings("openai-responses", body) == ["tool-result-id-mismatch"]
+
+
+def test_a_handoff_that_swaps_the_instructions_still_continues_the_stream():
+    analysis = analyze(_har("responses-handoff-new-instructions.har"))
+    assert analysis.compared == 1
+
+
+def test_a_nameless_tool_message_answers_the_call_at_its_place_and_no_other():
+    body = _request("ollama-tool-message-without-name.har", 0)
+    assert _findings("ollama-chat", body) == []
+    body["messages"].append(dict(body["messages"][1]))  # a second result, for no call
+    assert _findings("ollama-chat", body) == ["tool-result-id-mismatch"]

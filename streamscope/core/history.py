@@ -103,3 +103,8 @@ class History:
     # sent none (Gemini's functionCall.id): a client's id, the same on the call and on its
     # result, keeps the link (contract.py: tool-call-id-filled, not substituted)
     client_ids: bool = False
+    # Whether `system` belongs to the conversation, so a request that continues another
+    # sends it again unchanged: False where the API documents it as each request's own
+    # (the Responses API's `instructions`, swapped freely between responses, as an agent
+    # handing off to another does)
+    system_carried: bool = True

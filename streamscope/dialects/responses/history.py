@@ -141,5 +141,8 @@ def history(body: object) -> History | None:
         kind_of=function_or_custom,
         previous=previous if isinstance(previous, str) and previous else None,
         stored=stored if isinstance(stored, str) and stored else None,
+        # `instructions` are each response's own (the API reference: they are not carried
+        # over to the next response, so system messages can be swapped)
+        system_carried=False,
         items=[given] if isinstance(given, str) else given if isinstance(given, list) else [],
     )
