@@ -32,6 +32,8 @@ EXPECTED: dict[str, list[tuple[str, str]]] = {
     "responses-handoff-new-instructions.har": [],
     # a tool message with neither tool_name nor tool_call_id (both optional)
     "ollama-tool-message-without-name.har": [],
+    # Google's Interactions API (no dialect streamscope reads), its body has `input`
+    "gemini-interactions-stream.har": [],
     # DeepSeek answered 400 "No tool output found for tool call call-a.": true findings
     "responses-interleaved-outputs-rejected.har": [
         ("tool-result-id-mismatch", "error"),
@@ -130,3 +132,10 @@ def test_a_nameless_tool_message_answers_the_call_at_its_place_and_no_other():
     assert _findings("ollama-chat", body) == []
     body["messages"].append(dict(body["messages"][1]))  # a second result, for no call
     assert _findings("ollama-chat", body) == ["tool-result-id-mismatch"]
+
+
+def test_an_interactions_stream_is_not_taken_for_a_responses_stream():
+    (stream,) = analyze(_har("gemini-interactions-stream.har")).streams
+    kinds = {a.kind for a in stream.anomalies}
+    # no Responses rule speaks of it (response-end-missing was said of it)
+    assert stream.dialect != "openai-responses" and "response-end-missing" not in kinds
