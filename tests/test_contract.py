@@ -259,7 +259,24 @@ def test_an_id_the_gemini_model_sent_and_the_client_replaced_is_still_the_error(
     ]
     found = _gemini_round_trip(("1", "2"), ("1", "2"), sent)
     assert [(f.kind, f.severity) for f in found] == [("tool-call-id-substituted", "error")] * 2
-    assert "the model cannot match results to calls" in found[0].message
+    # its results name the client's ids, so the message says what holds and what does not
+    assert "not by the id the model made" in found[0].message
+    assert "cannot match" not in found[0].message
+
+
+def test_a_replaced_id_its_result_does_not_name_cannot_be_matched():
+    sent = [
+        (
+            1,
+            [
+                Call(0, 0, "fc_a", "functionCall", "get_weather", '{"city":"Paris"}', 1, 1, 1),
+                Call(0, 1, "fc_b", "functionCall", "get_weather", '{"city":"London"}', 1, 1, 1),
+            ],
+        )
+    ]
+    found = _gemini_round_trip(("1", "2"), ("fc_a", "fc_b"), sent)
+    substituted = [f for f in found if f.kind == "tool-call-id-substituted"]
+    assert substituted and "the model cannot match results to calls" in substituted[0].message
 
 
 def test_an_id_a_chat_client_invents_is_still_substituted():

@@ -392,3 +392,46 @@ def test_non_stream_entries_are_kept_when_a_dialect_claims_their_request(tmp_pat
     with open_input(write(tmp_path, "json.har", doc)) as source:
         kept = [source.exchange(n).request.url for n in source.numbers()]
     assert kept == urls[:4]
+
+
+def test_every_line_of_a_body_held_in_one_read_is_read(tmp_path):
+    # a JSON lines body is one read in a HAR; at a path no dialect claims, its first line
+    # tells the dialect, and the lines after it in the same read still reach the engine
+    lines = [
+        {"model": "m", "message": {"role": "assistant", "content": "Hel"}, "done": False},
+        {"model": "m", "message": {"role": "assistant", "content": "lo"}, "done": False},
+        {"model": "m", "message": {"role": "assistant", "content": ""}, "done": True},
+    ]
+    body = b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+    e = entry("http://127.0.0.1:9/gateway/generate", b'{"model": "m"}', body, False, 1)
+    e["response"]["headers"] = [{"name": "Content-Type", "value": "application/x-ndjson"}]
+    e["response"]["content"]["mimeType"] = "application/x-ndjson"
+    stream = analyze(write(tmp_path, "lines.har", {"log": {"version": "1.2", "entries": [e]}}))
+    (one,) = stream.streams
+    assert (one.dialect, one.frames, one.content) == ("ollama-chat", 3, "Hello")
+    assert not [a for a in one.anomalies if a.kind == "done-line-missing"]
+
+
+def test_json_rpc_entries_beside_the_model_are_left_out_with_a_note(tmp_path):
+    # an agent's capture holds its MCP (or A2A) server's streams too: JSON-RPC over SSE,
+    # no model's stream, so no Chat Completions rule speaks of them
+    rpc = entry(
+        "https://mcp.example/mcp",
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+        b'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"tools":[]}}\n\n',
+        False,
+        1,
+    )
+    chunk = b'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    chat = entry(
+        "https://api.openai.com/v1/chat/completions",
+        b'{"model": "gpt-4o", "stream": true, "messages": []}',
+        chunk,
+        False,
+        2,
+    )
+    analysis = analyze(
+        write(tmp_path, "agent.har", {"log": {"version": "1.2", "entries": [rpc, chat]}})
+    )
+    assert [s.dialect for s in analysis.streams] == ["chat-completions"]
+    assert any("1 JSON-RPC entry" in note for note in analysis.notes)

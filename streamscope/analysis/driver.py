@@ -140,9 +140,13 @@ class _Live(_Opening):
         if engine is not None:
             for frame in frames:
                 engine.feed(frame)
-        else:
-            for frame in frames:
-                self.hold(frame)
+            return
+        for k, frame in enumerate(frames):
+            self.hold(frame)
+            if self.engine is not None:  # told by this frame: the read's rest goes to it
+                for rest in frames[k + 1 :]:
+                    self.engine.feed(rest)
+                return
 
     def finish(self, *end: object) -> StreamResult:
         self.feed(self.decoder.flush())

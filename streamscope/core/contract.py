@@ -173,6 +173,7 @@ class Conversation:
     kind_of: Callable[[object], object] = function_or_custom
     previous: str | None = None  # History.previous
     client_ids: bool = False  # History.client_ids
+    stored: str | None = None  # History.stored
     thread: Thread | None = None  # what pairing knows of it (None: not read from a History)
 
     @classmethod
@@ -180,6 +181,7 @@ class Conversation:
         out = cls(exchange, words=history.words, kind_of=history.kind_of)
         out.previous = history.previous
         out.client_ids = history.client_ids
+        out.stored = history.stored
         starts: list[int] = []
         for i, turn in enumerate(history.turns):
             starts.append(len(out.messages))
@@ -193,6 +195,15 @@ class Conversation:
             out.at += [turn.items[0] if turn.items else i] * len(entries)
         out.thread = thread(history, starts, len(out.messages))
         return out
+
+    def call_turns(self, first: int, end: int) -> list[int]:
+        """The entries in [first, end) that send calls back (an assistant message that is
+        text alone, as the Responses API's `message` item before a call, sends none)."""
+        return [
+            k
+            for k in range(first, end)
+            if self.messages[k][0] == "assistant" and isinstance(self.messages[k][1], list)
+        ]
 
     def calls_at(self, entry: int) -> list[SentCall]:
         """The calls of an assistant entry (its value is always the list of them)."""
@@ -229,7 +240,13 @@ class Conversation:
         ("previous", id) entry instead when the recording does not hold that response,
         whose outputs cannot be checked."""
         if self.previous is None:
-            return self
+            if self.stored is None:
+                return self
+            # what the stored conversation holds is not in the recording's request:
+            # results that answer it cannot be checked
+            return replace(
+                self, messages=[("previous", self.stored), *self.messages], at=[None, *self.at]
+            )
         calls = made.get(self.previous)
         entry: tuple[str, object] = (
             ("previous", self.previous)
@@ -299,9 +316,8 @@ def check(
         nxt = paired.continued.get(exchange)
         if nxt is not None:
             req = by_ex[nxt.exchange]
-            window = range(nxt.first, nxt.end)
-            turns = [k for k in window if req.messages[k][0] == "assistant"]
-            sent = [c for k in turns for c in req.calls_at(k)]
+            turns = req.call_turns(nxt.first, nxt.end)
+            sent = [c for k in turns for c in req.calls_at(k) if c.assembled]
             name = conv.get(exchange, exchange)
             results = req.results_after(nxt.end)
             at = turns[0] if turns else nxt.first
@@ -340,8 +356,8 @@ def _pair(
         """The calls request `ex` sends back in the answer at `head` (asked only where
         several requests sent one history)."""
         req = requests[ex]
-        turns = range(head.first, head.end)
-        return [c for k in turns if req.messages[k][0] == "assistant" for c in req.calls_at(k)]
+        turns = req.call_turns(head.first, head.end)
+        return [c for k in turns for c in req.calls_at(k) if c.assembled]
 
     previous = {ex: r.previous for ex, r in requests.items() if r.previous is not None}
     return pair(
@@ -500,13 +516,22 @@ def _compare(
                 )
                 + ": the results are not linked to the calls"
             )
+            linked = not twice and results is not None and back.id in results
             add(
                 req_ex,
                 "tool-call-id-substituted",
                 unlinked
                 if req.client_ids and call.id in ("", None) and back.id not in ("", None)
                 else f"{where}: the stream assembled id {quote(call.id)}, {req.words.sent} "
-                f"carries {quote(back.id)}; the model cannot match results to calls",
+                f"carries {quote(back.id)}"
+                + (
+                    # the client replaced the id on both sides: the request holds together,
+                    # but the id is not the model's (what a provider or a trace matches on)
+                    f", and its {req.words.result} names {quote(back.id)} too: the result "
+                    "is linked to the call in this request, but not by the id the model made"
+                    if linked
+                    else "; the model cannot match results to calls"
+                ),
                 stream_ex,
                 call.id,
                 call.first_frame,

@@ -27,6 +27,9 @@ class SentCall:
     # what a tool result may name to answer it, where that is not the id (Gemini: the id,
     # or the name); None: its id
     result_keys: tuple[Any, ...] | None = None
+    # False: a call no stream assembles as one (a client-run tool search in the Responses
+    # API): its result is checked, but it is never compared with a stream's calls
+    assembled: bool = True
 
     def answered_by(self) -> tuple[Any, ...]:
         """What a tool result may name to answer it, the one findings quote first."""
@@ -100,6 +103,10 @@ class History:
     # the stored response the request continues (the Responses API's
     # `previous_response_id`): its calls stay on the server, not in `turns`
     previous: str | None = None
+    # a conversation the server keeps that the request adds to (the Responses API's
+    # `conversation`: its items are prepended to `input`), so results in `turns` may
+    # answer calls that are there, not here
+    stored: str | None = None
     # the request's entries as sent (messages, contents, input items): what pairing
     # fingerprints to tell which request continues which stream (core/pairing.py)
     items: list[Any] = field(default_factory=list)
@@ -107,3 +114,8 @@ class History:
     # sent none (Gemini's functionCall.id): a client's id, the same on the call and on its
     # result, keeps the link (contract.py: tool-call-id-filled, not substituted)
     client_ids: bool = False
+    # Whether `system` belongs to the conversation, so a request that continues another
+    # sends it again unchanged: False where the API documents it as each request's own
+    # (the Responses API's `instructions`, swapped freely between responses, as an agent
+    # handing off to another does)
+    system_carried: bool = True

@@ -104,7 +104,7 @@ class Thread:
 
 def thread(history: History, entry_of_turn: Sequence[int], entries: int) -> Thread:
     """`entry_of_turn[t]`: the Conversation entry turn t starts at; `entries`: how many."""
-    seed = _canonical([history.system, history.previous])
+    seed = _canonical([history.system if history.system_carried else None, history.previous])
     prints = [_canonical(item) for item in history.items]
     chain = [_digest(seed)]
     for p in prints:

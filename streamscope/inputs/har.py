@@ -13,6 +13,9 @@ its `blocked + dns + connect + send + wait` (+ `ssl` in mitmproxy's export, whic
 TLS apart from `connect`). The source says so in a note. A HAR does not say how a
 transfer ended either: an entry with a body is read as complete.
 
+A JSON-RPC request (an agent's MCP or A2A traffic beside its model's) is left out, and
+counted in a note.
+
 A file that is not HAR 1.2 (bad JSON, another version, no `log.entries`) is a one-line
 RecordingError; an entry that cannot be read (no body, an empty one, bad base64) is
 skipped with a note naming it; a timing that is no number of milliseconds is noted and
@@ -128,8 +131,11 @@ def read_har(path: str | os.PathLike[str]) -> Har:
     before = (*_BEFORE_BODY, "ssl") if writer in _SSL_APART else _BEFORE_BODY
     starts = [_start(e) for e in entries]
     t0 = min((s for s in starts if isinstance(s, datetime)), default=None)
-    others = 0
+    others = rpc = 0
     for i, (entry, start) in enumerate(zip(entries, starts, strict=True)):
+        if _json_rpc(entry):
+            rpc += 1
+            continue
         if not _wanted(entry):
             others += 1
             continue
@@ -145,6 +151,11 @@ def read_har(path: str | os.PathLike[str]) -> Har:
         har.notes.append(
             f"{others} other entr{'y' if others == 1 else 'ies'} (not an event stream "
             "or a chat completion) left out"
+        )
+    if rpc:
+        har.notes.append(
+            f"{rpc} JSON-RPC entr{'y' if rpc == 1 else 'ies'} (an MCP or A2A server's, not "
+            "a model's) left out"
         )
     if not har.exchanges:
         raise _error(name, "the HAR holds no event stream or chat completion to read")
@@ -257,6 +268,23 @@ def _framing(request: object, response: object) -> str | None:
         [("content-type", _content_type(response))],
         asked,
     )
+
+
+def _json_rpc(entry: object) -> bool:
+    """A JSON-RPC 2.0 request (`"jsonrpc": "2.0"`, alone or in a batch): what an agent
+    sends a tool server (MCP) or another agent (A2A), whose answers may stream as SSE too;
+    no model's API speaks it."""
+    request = entry.get("request") if isinstance(entry, dict) else None
+    post = request.get("postData") if isinstance(request, dict) else None
+    text = post.get("text") if isinstance(post, dict) else None
+    if not isinstance(text, str) or '"jsonrpc"' not in text:
+        return False
+    try:
+        body = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return False
+    first = body[0] if isinstance(body, list) and body else body
+    return isinstance(first, dict) and first.get("jsonrpc") == "2.0"
 
 
 def _wanted(entry: object) -> bool:

@@ -4,6 +4,7 @@ An assistant message's `tool_use` (and `server_tool_use`, `mcp_tool_use`) blocks
 calls sent back, with their `input` object; each `tool_result` block of the following
 user message answers one `tool_use_id`. Server and MCP tools are run by the provider:
 they come back with the assistant message and need no result from the agent.
+Consecutive messages of one role make one turn, as the API combines them.
 """
 
 from __future__ import annotations
@@ -76,6 +77,43 @@ def _turn(m: object) -> Turn:
     return turn
 
 
+def _combined(messages: list[Any]) -> list[Turn]:
+    """One turn per message, but consecutive messages of one role that carry calls or
+    results make one turn: the API combines consecutive user or assistant turns into one
+    (the Messages API reference), so a `tool_result` answers the `tool_use` blocks of the
+    whole assistant run before it. Only messages of content blocks are combined (a
+    message that is a string keeps its own turn)."""
+    turns: list[Turn] = []
+    for k, m in enumerate(messages):
+        turn = _turn(m)
+        turn.items = (k, k)
+        last = turns[-1] if turns else None
+        if (
+            last is not None
+            and last.role == turn.role
+            and turn.role in ("user", "assistant")
+            and isinstance(m, dict)
+            and isinstance(m.get("content"), list)
+            and isinstance(messages[_first(last)].get("content"), list)
+            and (turn.calls or turn.results or last.calls or last.results)
+        ):
+            if turn.calls:
+                last.calls = [*(last.calls or ()), *turn.calls]
+            last.results += turn.results
+            if isinstance(turn.content, list):  # (a combined message's blocks are a list)
+                before = last.content if isinstance(last.content, list) else []
+                last.content = [*before, *turn.content]
+            last.items = (_first(last), k)
+            continue
+        turns.append(turn)
+    return turns
+
+
+def _first(turn: Turn) -> int:
+    assert turn.items is not None  # (`_combined` gives every turn its items)
+    return turn.items[0]
+
+
 def _tool(tool: object) -> tuple[object, object]:
     tool = tool if isinstance(tool, dict) else {}
     return tool.get("name"), tool.get("description") or tool.get("type")
@@ -91,7 +129,7 @@ def history(body: object) -> History | None:
     tools = body.get("tools")
     skip = ("messages", "tools", "system")
     return History(
-        [_turn(m) for m in messages],
+        _combined(messages),
         system=body.get("system"),
         tools=[_tool(t) for t in tools] if isinstance(tools, list) else [],
         params={k: v for k, v in body.items() if k not in skip},

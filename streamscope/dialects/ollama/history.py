@@ -3,7 +3,8 @@
 An assistant message's `tool_calls` are the calls sent back, each with its
 `function.arguments` object (compared with the streamed call as the JSON value it
 holds) and its `id` where the stream gave one; a `tool` message answers a call by its
-`tool_name` (what Ollama's own clients send), or by `tool_call_id` where an id was sent.
+`tool_name` (what Ollama's own clients send), or by `tool_call_id` where an id was sent;
+one that names neither (both are optional) answers the call at its place.
 """
 
 from __future__ import annotations
@@ -64,6 +65,25 @@ def _turn(message: object) -> Turn:
     return turn
 
 
+def _by_position(turns: list[Turn]) -> None:
+    """A tool message that names nothing (no `tool_name`, no `tool_call_id`: both are
+    optional in the API) answers the call at its place: Ollama gives the model the
+    results in order after the assistant message's calls, so the k-th such message of a
+    run answers its k-th call."""
+    calls: list[SentCall] = []
+    k = 0
+    for turn in turns:
+        if turn.calls:
+            calls, k = turn.calls, 0
+        elif turn.role == "tool" and turn.results:
+            result = turn.results[0]
+            if result.answers in (None, "") and k < len(calls):
+                result.answers = calls[k].answered_by()[-1]  # (its name)
+            k += 1
+        else:
+            calls, k = [], 0
+
+
 def _tools(tools: object) -> list[tuple[object, object]]:
     out: list[tuple[object, object]] = []
     for tool in tools if isinstance(tools, list) else []:
@@ -79,8 +99,10 @@ def history(body: object) -> History | None:
         return None
     messages = body.get("messages")
     messages = messages if isinstance(messages, list) else []
+    turns = [_turn(m) for m in messages]
+    _by_position(turns)
     return History(
-        [_turn(m) for m in messages],
+        turns,
         tools=_tools(body.get("tools")),
         params={k: v for k, v in body.items() if k not in ("messages", "tools")},
         words=WORDS,

@@ -16,16 +16,20 @@ from .wire import ENDPOINTS, claims_request, final_event
 
 # Fields only a Responses request has beside `input` (an embeddings request has `input` too).
 _OWN = ("instructions", "previous_response_id", "stream", "tools", "reasoning", "text", "store")
+# Fields the Responses API has none of, that a look-alike with `input` sends: Google's
+# Interactions API (`generation_config`, `system_instruction`, snake_case as it writes them)
+_FOREIGN = ("generation_config", "system_instruction", "response_modalities")
 
 
 def _claims_body(body: object) -> bool:
-    """A body with `input`, no `messages` (what Chat Completions and Anthropic send), and
-    a field of the Responses API's own."""
+    """A body with `input`, no `messages` (what Chat Completions and Anthropic send), a
+    field of the Responses API's own and none it does not have."""
     return (
         isinstance(body, dict)
         and "input" in body
         and "messages" not in body
         and any(k in body for k in _OWN)
+        and not any(k in body for k in _FOREIGN)
     )
 
 

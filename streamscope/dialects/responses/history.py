@@ -5,7 +5,9 @@ with or without `"type": "message"`), the `function_call` / `custom_tool_call` i
 an earlier response sent back (consecutive ones make one assistant turn), their
 `function_call_output` / `custom_tool_call_output` answers by `call_id`, reasoning and
 built-in tool items. A request may instead continue a stored response with
-`previous_response_id`: the calls it made stay on the server and are not sent again.
+`previous_response_id`: the calls it made stay on the server and are not sent again; or
+add to a `conversation` the server keeps, whose items come before `input`. A tool search
+the client runs is a call (`tool_search_call`) and its answer (`tool_search_output`).
 """
 
 from __future__ import annotations
@@ -52,6 +54,16 @@ CLIENT_ITEMS = frozenset(
 )
 
 
+# A tool search the client runs (`"execution": "client"`: the openai package's
+# ResponseToolSearchCall / ResponseToolSearchOutputItemParam) is a call and its answer, by
+# `call_id`, like a function call's; one the server runs is the model's output, both items.
+SEARCH_CALL, SEARCH_OUTPUT = "tool_search_call", "tool_search_output"
+
+
+def _client_search(item: dict[Any, Any], kind: object) -> bool:
+    return kind in (SEARCH_CALL, SEARCH_OUTPUT) and item.get("execution") == "client"
+
+
 def function_or_custom(kind: object) -> object:
     """What `tool-call-type-changed` compares: a custom tool call, or a function call."""
     return "custom" if kind in ("custom_tool_call", "custom") else "function"
@@ -59,6 +71,10 @@ def function_or_custom(kind: object) -> object:
 
 def sent_call(item: dict[Any, Any]) -> SentCall:
     kind = item.get("type")
+    if kind == SEARCH_CALL:  # no stream assembles it as a call (robust reads none)
+        search = SentCall(item.get("call_id"), kind, item.get("arguments"), kind)
+        search.assembled = False
+        return search
     field = "input" if kind == "custom_tool_call" else "arguments"
     return SentCall(item.get("call_id"), item.get("name"), item.get(field), kind)
 
@@ -77,15 +93,17 @@ def _turns(items: list[Any]) -> list[Turn]:
     for k, item in enumerate(items):
         kind = item.get("type") if isinstance(item, dict) else None
         last = turns[-1] if turns else None
-        if kind in CALL_ITEMS:
+        search = isinstance(item, dict) and _client_search(item, kind)
+        if kind in CALL_ITEMS or (search and kind == SEARCH_CALL):
             if last is not None and last.calls and last.content is None:
                 last.calls.append(sent_call(item))
                 last.items = (_first(last), k)
                 continue
             turns.append(Turn(str(kind), calls=[sent_call(item)], items=(k, k)))
-        elif kind in OUTPUTS:
-            result = Result(item.get("call_id"), item.get("output"))
-            if last is not None and last.results and last.role in OUTPUTS:
+        elif kind in OUTPUTS or (search and kind == SEARCH_OUTPUT):
+            said = item.get("tools") if kind == SEARCH_OUTPUT else item.get("output")
+            result = Result(item.get("call_id"), said)
+            if last is not None and last.results and last.role in (*OUTPUTS, SEARCH_OUTPUT):
                 last.results.append(result)
                 last.items = (_first(last), k)
                 continue
@@ -118,6 +136,9 @@ def history(body: object) -> History | None:
     tools = body.get("tools")
     skip = ("input", "tools", "instructions")
     previous = body.get("previous_response_id")
+    stored = body.get("conversation")  # an id, or {"id": ...}
+    if isinstance(stored, dict):
+        stored = stored.get("id")
     return History(
         turns,
         system=body.get("instructions"),
@@ -126,6 +147,10 @@ def history(body: object) -> History | None:
         words=WORDS,
         kind_of=function_or_custom,
         previous=previous if isinstance(previous, str) and previous else None,
+        stored=stored if isinstance(stored, str) and stored else None,
+        # `instructions` are each response's own (the API reference: they are not carried
+        # over to the next response, so system messages can be swapped)
+        system_carried=False,
         items=[given] if isinstance(given, str) else given if isinstance(given, list) else [],
         client_ids=IDS.client,
     )
