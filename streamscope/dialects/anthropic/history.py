@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from ...core.history import History, Result, SentCall, Turn, Words
+from ...core.history import History, Result, SentCall, Tool, Turn, Words
 from .robust import TOOL_BLOCKS
 
 WORDS = Words(result="tool_result block", result_id="tool_use_id")
@@ -61,7 +61,11 @@ def _turn(m: object) -> Turn:
         return turn
     results = [b for b in blocks if b.get("type") == "tool_result"]
     if results:
-        turn.results = [Result(b.get("tool_use_id"), b.get("content")) for b in results]
+        # is_error as sent; the API reads a result without it as a success
+        turn.results = [
+            Result(b.get("tool_use_id"), b.get("content"), b.get("is_error", False))
+            for b in results
+        ]
         others = [
             b for b in content if not (isinstance(b, dict) and b.get("type") == "tool_result")
         ]
@@ -69,9 +73,9 @@ def _turn(m: object) -> Turn:
     return turn
 
 
-def _tool(tool: object) -> tuple[object, object]:
+def _tool(tool: object) -> Tool:
     tool = tool if isinstance(tool, dict) else {}
-    return tool.get("name"), tool.get("description") or tool.get("type")
+    return Tool(tool.get("name"), tool.get("description") or tool.get("type"))
 
 
 def history(body: object) -> History | None:
@@ -91,4 +95,5 @@ def history(body: object) -> History | None:
         words=WORDS,
         kind_of=_same_type,
         items=messages,
+        error_field="is_error",
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from ...core.history import History, Result, SentCall, Turn, Words
+from ...core.history import History, Result, SentCall, Tool, Turn, Words
 
 WORDS = Words(
     result="tool message",
@@ -57,12 +57,12 @@ def _turn(message: object) -> Turn:
     return turn
 
 
-def _tools(tools: object) -> list[tuple[object, object]]:
-    out: list[tuple[object, object]] = []
+def _tools(tools: object) -> list[Tool]:
+    out: list[Tool] = []
     for tool in tools if isinstance(tools, list) else []:
         fn = tool.get("function") if isinstance(tool, dict) else None
         if isinstance(fn, dict):
-            out.append((fn.get("name"), fn.get("description")))
+            out.append(Tool(fn.get("name"), fn.get("description")))
     return out
 
 
