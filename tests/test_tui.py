@@ -1117,6 +1117,69 @@ async def test_at_80x24_the_id_and_the_name_are_whole_in_the_table_and_the_trap_
         )
 
 
+async def test_at_80x24_the_arguments_have_room_and_a_that_shows_them_whole_is_in_the_footer():
+    """The new user's walk: the arguments were cut to `{"l…` and `a` was in no footer."""
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await analysed(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        row = text(app.screen.query_one("#robust", CallTable)).splitlines()[1]
+        assert '"call_eee11723464a4b9eb8cee71d"' in row and '"get_weather"' in row
+        assert '{"location' in row  # ten characters of arguments, not three
+        keys = [k for k in app.screen.query_one("Footer").query("FooterKey") if k.display]
+        assert {"a", "q"} <= {k.key_display for k in keys}
+        assert max(k.region.right for k in keys) <= 80
+        await pilot.press("a")
+        assert isinstance(app.screen, TextScreen)
+        shown = text(app.screen.query_one("VerticalScroll Static"))
+        assert '{"location": "Hangzhou, Zhejiang", "unit": "celsius"}' in shown
+        assert "Tool results sent by exchange 2" in shown and '"temp_c": 9' in shown
+
+
+async def test_the_last_frame_shows_each_calls_tool_result_and_the_tools_run_time():
+    app = ReplayApp(sample("anthropic-tool-use.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await analysed(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        detail = " ".join(text(app.screen.query_one(FrameDetail)).split())
+        assert "Tool results sent by exchange 2 tool run time 628 ms" in detail
+        assert '1 "get_weather" is_error false message 2 {"temp_c": 14' in detail
+        assert '2 "list_reminders" is_error false message 2 ["call the plumber at 5 pm"]' in detail
+        await pilot.press("home")  # before the end, the frame is the news
+        await pilot.pause()
+        assert "Tool results" not in text(app.screen.query_one(FrameDetail))
+
+
+async def test_a_saved_body_says_its_tool_results_are_unknown():
+    app = ReplayApp(sample("gemini-no-index.sse"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        detail = " ".join(text(app.screen.query_one(FrameDetail)).split())
+        assert "Tool results: none (the input holds the stream only" in detail
+        assert "tool run time unknown" in detail
+
+
+async def test_at_80x24_a_long_client_name_and_robusts_extra_calls_keep_to_their_lines():
+    """The new user's walk: needs-terminal's label ran off its line, and "≠ robust has 1
+    more call" wrapped in the id column a few letters a line."""
+    app = ReplayApp(sample("gemini-streamed-args.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("end", "s", "s", "s")
+        await pilot.pause()
+        label = app.screen.query_one("#strategy-label")
+        assert text(label).startswith("needs-terminal at frame 9") and "s: next" in text(label)
+        assert label.content.cell_len <= label.size.width
+        lines = [line.strip() for line in text(app.screen.query_one("#other")).splitlines()]
+        assert "≠ robust has 1 more call" in lines and "robus" not in lines
+
+
 async def test_thousands_of_calls_show_a_few_rows_around_the_frame_and_keys_stay_quick(tmp_path):
     """A table of every call took seconds a frame (20 s for End on 5,000 calls): the
     tables show the calls around the one the frame touched, and count the rest."""
