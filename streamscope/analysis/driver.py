@@ -794,6 +794,9 @@ class FollowedSummaries:
         # both only grow, so the check runs again only when one of them has
         self._contract: tuple[tuple[int, int], dict[int, list[Finding]]] | None = None
         self._threads: dict[int, int] = {}  # each exchange's conversation, as last checked
+        self._answers: dict[int, AnswerSummary] = {}  # as last checked
+        self._path = path
+        self._source: Source | None = None  # opened when a request's body is read again
 
     def update(self) -> list[ExchangeSummary]:
         seen = self.seen
@@ -807,6 +810,15 @@ class FollowedSummaries:
             checked = seen.contract(final=False)
             self._contract = checked_on, _by_exchange(checked.findings)
             self._threads = checked.conversation
+            answers = {
+                ex: AnswerSummary.of(a) for ex, a in seen.answers(checked, self._input()).items()
+            }
+            touched |= {
+                ex
+                for ex in answers.keys() | self._answers.keys()
+                if answers.get(ex) != self._answers.get(ex)
+            }
+            self._answers = answers
         findings = self._contract[1]
         said = {ex: [RequestFinding.of(f) for f in fs] for ex, fs in findings.items()}
         changed = touched | {
@@ -846,7 +858,20 @@ class FollowedSummaries:
         failure = _failure(info)
         row = _summary(info, seen.streams.get(ex), findings, failure and failure.message)  # type: ignore[arg-type]
         row.conversation = self._threads.get(ex)
+        row.answer = self._answers.get(ex)
         return row
+
+    def _input(self) -> Source | None:
+        """The recording as an input, brought up to date: where a request's results are
+        read again (RecordingPass.answers), and whether its times are approximate."""
+        try:
+            if self._source is None:
+                self._source = open_input(self._path, tolerant=True)
+            else:
+                self._source.refresh()
+        except (RecordingError, OSError):
+            return None
+        return self._source
 
 
 def _plain(value: object) -> object:
