@@ -324,3 +324,17 @@ def test_a_call_no_result_answers_says_so():
 
     sample = Path(__file__).parents[1] / "recordings" / "anthropic-buggy-agent.jsonl"
     assert '1 "get_weather"  no result answers it' in inspect(str(sample))
+
+
+@pytest.mark.parametrize(("called", "undeclared"), [("exec_command", False), ("rm_rf", True)])
+def test_a_tool_a_namespace_declares_is_declared(tmp_path, called, undeclared):
+    events = [
+        e.replace(b'"get_weather"', f'"{called}"'.encode())
+        for e in responses.function_call_events()
+    ]
+    body = {"model": "gpt-5.1-codex", "stream": True, "input": responses.QUESTION}
+    body["tools"] = [CODEX_TOOLS["tools"][0]]  # the namespace, in the request's own tools
+    path = write(tmp_path / "ns.jsonl", "https://api.openai.com/v1/responses", [(body, events, 0)])
+    (stream,) = orjson.loads(inspect(path, "--json"))["streams"]
+    assert stream["tool_calls"][0]["name"] == called
+    assert ("name-undeclared" in [a["kind"] for a in stream["anomalies"]]) is undeclared
