@@ -439,7 +439,7 @@ class RecordingPass:
                     for c in conv.calls_at(k)
                 ]
             at, run = conv.tail
-            if at != start or not run:
+            if at != start:  # (at == start with no run: the request sends no results yet)
                 run = self._run_again(source, req, start)
             answer = Answer(
                 req,
