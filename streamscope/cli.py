@@ -70,7 +70,12 @@ STRICT_HELP = (
     is_flag=True,
     help=STRICT_HELP,
 )
-def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> None:
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Print each call's arguments and each tool result whole, not cut to a line.",
+)
+def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: bool) -> None:
     """Say what FILE's streams contain: calls, quirks, and what each client builds.
 
     FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON
@@ -92,6 +97,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
     if as_json:
         from .core.report import dumps_json, report_json
         from .dialects import sdk_verified, sdk_versions
+        from .inputs import RECORDED
 
         doc = report_json(
             analysis.source,
@@ -105,6 +111,9 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
             analysis.masked,
             sdk_verified=sdk_verified(),
             sdk_note=note,
+            answers=analysis.answers,
+            tools=analysis.tools,
+            requested=analysis.format in RECORDED,
         )
         sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:
@@ -114,7 +123,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool) -> Non
 
         # In a pipe or a CI log, long lines beat lines wrapped at 80 columns.
         width = None if sys.stdout.isatty() else 160
-        render(analysis, Console(highlight=False, soft_wrap=True, width=width), note)
+        render(analysis, Console(highlight=False, soft_wrap=True, width=width), note, full)
     if strict:
         from .core.verdict import fails
 

@@ -51,6 +51,24 @@ def quote(value: object, width: int = 0) -> str:
     return cut(visible(text), width)
 
 
+def one_line(value: object, width: int = 0) -> str:
+    """A value on one line, safe, cut to `width` (0: whole): a string as its text, text
+    parts (`{"text": ...}`, as tool results send them) as their texts, anything else as
+    JSON; a line break shows as ↵ (a tool result's output, in a cell or a list)."""
+    if isinstance(value, list) and value and all(_text_part(p) for p in value):
+        value = " ".join(p["text"] for p in value)
+    if not isinstance(value, str):
+        return quote(value, width)
+    if width and len(value) > 2 * width:  # (a megabyte of output is not joined whole)
+        value = value[: 2 * width]
+    text = value.replace("\r\n", "\n").replace("\n", "↵")
+    return cut(visible(text), width)
+
+
+def _text_part(part: object) -> bool:
+    return isinstance(part, dict) and isinstance(part.get("text"), str)
+
+
 def word(value: object, width: int = 24) -> str:
     """A short value as a word: a number or short string as itself (made safe), else as
     JSON cut to `width` (frame summaries)."""

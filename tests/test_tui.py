@@ -622,7 +622,11 @@ async def test_a_responses_request_shows_its_input_items_and_the_findings_on_the
         batch = next(i for i, line in enumerate(lines) if line.startswith("[1-2] function_call"))
         assert '"call_Zr4nB8wQ2mX6tK9v_0"' in lines[batch + 1]
         assert "tool-call-id-substituted" in lines[batch + 2]
-        outputs = next(i for i, line in enumerate(lines) if "function_call_output" in line)
+        outputs = next(
+            i
+            for i, line in enumerate(lines)
+            if line.startswith("[") and "function_call_output" in line
+        )
         assert lines[outputs].startswith("[3-4]")
         assert "(called in input item 1)" in lines[outputs + 1]
 
@@ -1115,6 +1119,69 @@ async def test_at_80x24_the_id_and_the_name_are_whole_in_the_table_and_the_trap_
                 '"get_weather"',
             ]
         )
+
+
+async def test_at_80x24_the_arguments_have_room_and_a_that_shows_them_whole_is_in_the_footer():
+    """The new user's walk: the arguments were cut to `{"l…` and `a` was in no footer."""
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await analysed(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        row = text(app.screen.query_one("#robust", CallTable)).splitlines()[1]
+        assert '"call_eee11723464a4b9eb8cee71d"' in row and '"get_weather"' in row
+        assert '{"location' in row  # ten characters of arguments, not three
+        keys = [k for k in app.screen.query_one("Footer").query("FooterKey") if k.display]
+        assert {"a", "q"} <= {k.key_display for k in keys}
+        assert max(k.region.right for k in keys) <= 80
+        await pilot.press("a")
+        assert isinstance(app.screen, TextScreen)
+        shown = text(app.screen.query_one("VerticalScroll Static"))
+        assert '{"location": "Hangzhou, Zhejiang", "unit": "celsius"}' in shown
+        assert "Tool results sent by exchange 2" in shown and '"temp_c": 9' in shown
+
+
+async def test_the_last_frame_shows_each_calls_tool_result_and_the_tools_run_time():
+    app = ReplayApp(sample("anthropic-tool-use.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await analysed(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        detail = " ".join(text(app.screen.query_one(FrameDetail)).split())
+        assert "Tool results sent by exchange 2 tool run time 628 ms" in detail
+        assert '1 "get_weather" is_error false message 2 {"temp_c": 14' in detail
+        assert '2 "list_reminders" is_error false message 2 ["call the plumber at 5 pm"]' in detail
+        await pilot.press("home")  # before the end, the frame is the news
+        await pilot.pause()
+        assert "Tool results" not in text(app.screen.query_one(FrameDetail))
+
+
+async def test_a_saved_body_says_its_tool_results_are_unknown():
+    app = ReplayApp(sample("gemini-no-index.sse"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        detail = " ".join(text(app.screen.query_one(FrameDetail)).split())
+        assert "Tool results: none (the input holds the stream only" in detail
+        assert "tool run time unknown" in detail
+
+
+async def test_at_80x24_a_long_client_name_and_robusts_extra_calls_keep_to_their_lines():
+    """The new user's walk: needs-terminal's label ran off its line, and "≠ robust has 1
+    more call" wrapped in the id column a few letters a line."""
+    app = ReplayApp(sample("gemini-streamed-args.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("end", "s", "s", "s")
+        await pilot.pause()
+        label = app.screen.query_one("#strategy-label")
+        assert text(label).startswith("needs-terminal at frame 9") and "s: next" in text(label)
+        assert label.content.cell_len <= label.size.width
+        lines = [line.strip() for line in text(app.screen.query_one("#other")).splitlines()]
+        assert "≠ robust has 1 more call" in lines and "robus" not in lines
 
 
 async def test_thousands_of_calls_show_a_few_rows_around_the_frame_and_keys_stay_quick(tmp_path):

@@ -17,10 +17,13 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from ..core import results as call_results
 from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.contract import ContractResult, Conversation, Finding, check
 from ..core.engine import UNFINISHED, Engine, StreamResult
 from ..core.frames import Frame
+from ..core.history import Entry, Tool, run_at
+from ..core.results import APPROXIMATE, RECORDED, Answer, CallResult
 from ..core.verdict import exchange_failure
 from ..dialects import (
     LOOK,
@@ -39,7 +42,7 @@ from ..inputs.encoding import Inflow, content_codings
 from ..inputs.session import facts_of, turn_end
 from ..recording.format import End, Message, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
-from ..text import cut
+from ..text import cut, one_line
 
 WEBSOCKET = "websocket"
 
@@ -82,6 +85,11 @@ class Analysis:
     masked: int = 0  # values the recorder masked (secrets), as its lines count them
     # each exchange's conversation, named by its first exchange (the contract's pairing)
     conversations: dict[int, int] = field(default_factory=dict)
+    # a stream with calls -> the request that continues it: each call's result, the
+    # tools' run time (core/results.py)
+    answers: dict[int, Answer] = field(default_factory=dict)
+    # each request's tools, as its dialect reads them (nested ones too), by exchange
+    tools: dict[int, list[Tool]] = field(default_factory=dict)
 
 
 class _Opening:
@@ -301,6 +309,9 @@ class RecordingPass:
             return
         ex = d["exchange"]
         if kind == "chunk":
+            known = self.infos.get(ex)
+            if known is not None:
+                known.last_ns = d["t_ns"]
             state = self.live.get(ex)
             if state is None:
                 info = self.infos.get(ex)
@@ -403,6 +414,60 @@ class RecordingPass:
             result.compared += compared
         return result
 
+    def answers(self, contract: ContractResult, source: Source | None = None) -> dict[int, Answer]:
+        """Each stream with calls that a request continues: that request, the result it
+        sends for each call and how long after the stream's last byte it began. A result
+        run the request does not end with is read again from `source` (None: not shown)."""
+        approximate = source is not None and source.approximate_times
+        by_ex = {c.exchange: c for c in self.conversations}
+        wanted: dict[int, tuple[int, int | None]] = {
+            ex: (c.exchange, c.end) for ex, c in contract.continued.items()
+        }
+        for ex, req in contract.by_previous.items():
+            wanted.setdefault(ex, (req, None))  # its results come first
+        out: dict[int, Answer] = {}
+        for ex in sorted(wanted):
+            req, end = wanted[ex]
+            stream, conv = self.streams.get(ex), by_ex.get(req)
+            if stream is None or not stream.tool_calls or conv is None:
+                continue
+            start = 0 if end is None else end
+            if end is None:
+                sent = None
+            else:
+                first = contract.continued[ex].first
+                sent = [c for k in conv.call_turns(first, end) for c in conv.calls_at(k)]
+            at, run = conv.tail
+            if at != start:  # (at == start with no run: the request sends no results yet)
+                run = self._run_again(source, req, start)
+            answer = Answer(
+                req,
+                call_results.results(
+                    stream.tool_calls, sent, run, req, conv.error_field, conv.words.turn
+                ),
+            )
+            mine, theirs = self.infos.get(ex), self.infos.get(req)
+            if mine is not None and theirs is not None:
+                last = mine.last_ns if mine.last_ns is not None else mine.end_ns
+                if last is not None:
+                    answer.gap_ns = theirs.start_ns - last
+                    answer.timing = APPROXIMATE if approximate else RECORDED
+            out[ex] = answer
+        return out
+
+    def _run_again(self, source: Source | None, req: int, start: int) -> list[Entry]:
+        """The results at entry `start` of request `req`, its body read again."""
+        if source is None:
+            return []
+        try:
+            request = source.exchange(req).request
+        except RecordingError:
+            return []
+        history = dialect(self.infos[req].dialect).history(
+            request.json_body() if request is not None else None
+        )
+        return run_at(history.entries(), start) if history is not None else []
+
     def _session_findings(self) -> tuple[list[Finding], int]:
         """Each session's own contract, over its turns (a response it continues looked
         up in the session, then among every stream of the recording)."""
@@ -446,6 +511,10 @@ def _recording(source: Source, only: int | None) -> Analysis:
         name, source.kind, streams, findings, exchanges, stopped, contract.compared, failures
     )
     out.conversations = contract.conversation
+    out.answers = seen.answers(contract, source)
+    out.tools = {c.exchange: c.tools for c in seen.conversations if only in (None, c.exchange)}
+    if only is not None:
+        out.answers = {k: v for k, v in out.answers.items() if k == only}
     return out
 
 
@@ -537,6 +606,47 @@ class AssembledCall:
         return cls(d["id"], d["name"])
 
 
+@dataclass(frozen=True, slots=True)
+class ResultLine:
+    """A call's result as the replay shows it: its content on one line (made safe, cut),
+    whether it says the tool failed (CallResult.error, error_field), where it is."""
+
+    content: str
+    error: object
+    error_field: str | None
+    where: str  # "message 3", "input item 4"
+
+    LONG = 500  # characters of content kept (the replay cuts it to its width)
+
+    @classmethod
+    def of(cls, r: CallResult) -> ResultLine:
+        return cls(one_line(r.content, cls.LONG), _plain(r.error), r.error_field, r.words())
+
+    @classmethod
+    def from_json(cls, d: dict) -> ResultLine:
+        return cls(d["content"], d["error"], d["error_field"], d["where"])
+
+
+@dataclass(slots=True)
+class AnswerSummary:
+    """The request that continues a stream, for the replay (core/results.Answer)."""
+
+    exchange: int
+    gap_ns: int | None
+    timing: str
+    results: list[ResultLine | None]
+
+    @classmethod
+    def of(cls, a: Answer) -> AnswerSummary:
+        lines = [ResultLine.of(r) if r is not None else None for r in a.results]
+        return cls(a.exchange, a.gap_ns, a.timing, lines)
+
+    @classmethod
+    def from_json(cls, d: dict) -> AnswerSummary:
+        lines = [ResultLine.from_json(r) if r is not None else None for r in d["results"]]
+        return cls(d["exchange"], d["gap_ns"], d["timing"], lines)
+
+
 @dataclass(slots=True)
 class ExchangeSummary:
     """One line of the exchanges screen's analysis columns, and what the conversation view
@@ -561,6 +671,7 @@ class ExchangeSummary:
     model: str | None = None  # a session's, as its first response's request names it
     turn: int | None = None  # one response of a session: its number (1-based)
     turns: list[ExchangeSummary] = field(default_factory=list)
+    answer: AnswerSummary | None = None  # the request that continues its stream, if any
 
     @property
     def kinds(self) -> list[str]:
@@ -596,6 +707,7 @@ class ExchangeSummary:
             d.get("model"),
             d.get("turn"),
             [ExchangeSummary.from_json(t) for t in d.get("turns", ())],
+            AnswerSummary.from_json(d["answer"]) if d.get("answer") else None,
         )
 
 
@@ -653,6 +765,9 @@ def summarize_exchanges(path: str) -> list[ExchangeSummary]:
             rows.append(_summary(info, mine[0] if mine else None, said, failure))
     for row in rows:
         row.conversation = a.conversations.get(row.exchange)
+        answer = a.answers.get(row.exchange)
+        if answer is not None and not row.session:
+            row.answer = AnswerSummary.of(answer)
     return rows
 
 
@@ -678,6 +793,9 @@ class FollowedSummaries:
         # both only grow, so the check runs again only when one of them has
         self._contract: tuple[tuple[int, int], dict[int, list[Finding]]] | None = None
         self._threads: dict[int, int] = {}  # each exchange's conversation, as last checked
+        self._answers: dict[int, AnswerSummary] = {}  # as last checked
+        self._path = path
+        self._source: Source | None = None  # opened when a request's body is read again
 
     def update(self) -> list[ExchangeSummary]:
         seen = self.seen
@@ -691,6 +809,15 @@ class FollowedSummaries:
             checked = seen.contract(final=False)
             self._contract = checked_on, _by_exchange(checked.findings)
             self._threads = checked.conversation
+            answers = {
+                ex: AnswerSummary.of(a) for ex, a in seen.answers(checked, self._input()).items()
+            }
+            touched |= {
+                ex
+                for ex in answers.keys() | self._answers.keys()
+                if answers.get(ex) != self._answers.get(ex)
+            }
+            self._answers = answers
         findings = self._contract[1]
         said = {ex: [RequestFinding.of(f) for f in fs] for ex, fs in findings.items()}
         changed = touched | {
@@ -730,7 +857,20 @@ class FollowedSummaries:
         failure = _failure(info)
         row = _summary(info, seen.streams.get(ex), findings, failure and failure.message)  # type: ignore[arg-type]
         row.conversation = self._threads.get(ex)
+        row.answer = self._answers.get(ex)
         return row
+
+    def _input(self) -> Source | None:
+        """The recording as an input, brought up to date: where a request's results are
+        read again (RecordingPass.answers), and whether its times are approximate."""
+        try:
+            if self._source is None:
+                self._source = open_input(self._path, tolerant=True)
+            else:
+                self._source.refresh()
+        except (RecordingError, OSError):
+            return None
+        return self._source
 
 
 def _plain(value: object) -> object:

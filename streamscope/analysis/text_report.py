@@ -11,11 +11,13 @@ from rich.table import Table
 from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError
 from ..core.engine import StreamResult, value_key
+from ..core.history import Tool
+from ..core.results import NO_FLAG, flag, ran
 from ..dialects import dialect
 from ..framing import SSE, framing
 from ..inputs import RECORDED, ExchangeInfo
 from ..marks import MARK, STYLE, label
-from ..text import cut, plural, quote, visible
+from ..text import cut, one_line, plural, quote, visible
 from .driver import Analysis
 
 # a severity in a column of its own width: "✗ error  ", "! warning"
@@ -118,7 +120,10 @@ def masked_note(n: int) -> str:
     )
 
 
-def render(analysis: Analysis, console: Console, sdk_note: str | None = None) -> None:
+def render(
+    analysis: Analysis, console: Console, sdk_note: str | None = None, full: bool = False
+) -> None:
+    """`full`: arguments and tool results whole, not cut to a line."""
     infos = {i.exchange: i for i in analysis.exchanges}
     shown = plural(len(analysis.streams), "stream")
     if analysis.format in RECORDED:
@@ -150,7 +155,10 @@ def render(analysis: Analysis, console: Console, sdk_note: str | None = None) ->
         for s in streams[ex]:
             console.print()
             console.print(_header(infos.get(ex), s))
-            _stream(s, console, totals)
+            tools = analysis.tools.get(ex) if s.turn is None else None
+            if tools:
+                console.print(f"  [dim]request tools ({_count(tools)}):[/] {_tools(tools)}")
+            _stream(s, console, totals, full, analysis)
     if analysis.failures:
         console.print()
         console.print("[bold]Exchanges that failed[/] (not streams)")
@@ -226,7 +234,13 @@ def _plain_exchange(info: ExchangeInfo, console: Console) -> None:
         console.print("  no body")
 
 
-def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
+def _stream(
+    s: StreamResult,
+    console: Console,
+    totals: Counter[str],
+    full: bool = False,
+    analysis: Analysis | None = None,
+) -> None:
     terms = dialect(s.dialect).terms
     several = len(s.choices) > 1
     for choice in s.choices:
@@ -258,7 +272,7 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
                 _safe(quote(c.id)),
                 _safe(quote(c.type)),
                 _safe(quote(c.name)),
-                _safe(cut(_args(c), 70)),
+                _safe(_args(c) if full else cut(_args(c), 70)),
                 f"{c.first_frame}-{c.last_frame} ({plural(c.fragments, 'fragment')})",
             )
         console.print("  [bold]Tool calls[/] (streamscope's robust reading)")
@@ -272,6 +286,8 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
                 f"  [bold]Repair[/] call {i}: crow ({fix.crow.action}) → {_safe(cut(fix.crow.result, 50))}; "
                 f"best ({fix.best.action}, {guess}) → {_safe(cut(fix.best.result, 50))}"
             )
+    if s.tool_calls and s.turn is None and analysis is not None:
+        _results(s, analysis, console, full)
     if s.anomalies:
         console.print("  [bold]Anomalies[/]")
         for a in s.anomalies:
@@ -298,3 +314,69 @@ def _stream(s: StreamResult, console: Console, totals: Counter[str]) -> None:
         else:
             line = "same as robust"
         console.print(f"    {name:<{max(width, 13)}} {line}")
+
+
+def _count(tools: list[Tool]) -> str:
+    spaces = sum(t.namespace for t in tools)
+    return f"{len(tools) - spaces}" + (f", in {plural(spaces, 'namespace')}" if spaces else "")
+
+
+def _tools(tools: list[Tool]) -> str:
+    """The request's tools on one line, a namespace's own in brackets after its name:
+    `"functions" namespace ["exec", "exec_command"]`, with the input item that declares
+    a tool outside the tools list."""
+    out: list[str] = []  # the text of the level being written, innermost last
+    stack: list[list[str]] = [out]
+    for t in tools:
+        while len(stack) > len(t.within) + 1:  # a namespace's tools ended
+            inner = stack.pop()
+            stack[-1][-1] += f" \\[{', '.join(inner)}]"
+        shown = _safe(quote(t.name))
+        if t.namespace:
+            shown += " namespace"
+        if t.item is not None and not t.within:
+            shown += f" (input item {t.item})"
+        stack[-1].append(shown)
+        if t.namespace:
+            stack.append([])
+    while len(stack) > 1:
+        inner = stack.pop()
+        stack[-1][-1] += f" \\[{', '.join(inner)}]"
+    return ", ".join(out)
+
+
+def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) -> None:
+    """What the request that continues the stream sent for each call, and when."""
+    answer = analysis.answers.get(s.exchange)
+    if answer is None:
+        why = (
+            "no later request in the recording answers these calls"
+            if analysis.format in RECORDED
+            else "the input holds the stream only, no request after it"
+        )
+        console.print(f"  [bold]Tool results[/]: none ({why}); tool run time unknown")
+        return
+    field = next((r.error_field for r in answer.results if r is not None), None)
+    ran_for = ran(answer.gap_ns, answer.timing)
+    console.print(f"  [bold]Tool results[/] sent by exchange {answer.exchange} · {ran_for}")
+    width = len(str(len(answer.results)))
+    for i, (call, got) in enumerate(zip(s.tool_calls, answer.results, strict=True), 1):
+        head = f"    {i:>{width}} {_safe(quote(call.name))}"
+        if got is None:
+            console.print(f"{head}  [{STYLE[WARNING]}]no result answers it[/]")
+            continue
+        field = got.error_field
+        style = STYLE[ERROR] if got.error is True else "dim"
+        said = f"[{style}]{escape(flag(got.error, field))}[/]"
+        if full:  # whole, its lines indented under the call
+            content = got.content
+            shown = content if isinstance(content, str) else quote(content)
+            console.print(f"{head}  {said}  [dim]{got.words()}[/]")
+            indent = " " * (width + 6)
+            for line in visible(shown, lines=True).split("\n"):
+                console.print(f"{indent}{escape(line)}")
+        else:
+            text = _safe(one_line(got.content, 100))
+            console.print(f"{head}  {said}  [dim]{got.words()}[/]  {text}")
+    if field is None:
+        console.print(f"    [dim]({NO_FLAG})[/]")

@@ -21,8 +21,8 @@ from typing import Protocol
 from ..text import cut, quote
 from .anomalies import ERROR, INFO, WARNING, Kind
 from .calls import Call
-from .history import History, SentCall, Words, function_or_custom
-from .pairing import Head, Pairing, Thread, pair, thread
+from .history import Entry, History, SentCall, Tool, Words, function_or_custom, tail
+from .pairing import Continuation, Head, Pairing, Thread, pair, thread
 
 # kind -> Kind (severity, meaning, why that severity): the one registry every check refers to.
 KINDS: dict[str, Kind] = {
@@ -175,6 +175,13 @@ class Conversation:
     client_ids: bool = False  # History.client_ids
     stored: str | None = None  # History.stored
     thread: Thread | None = None  # what pairing knows of it (None: not read from a History)
+    # the results the request ends with, and the entry they start at (history.tail): what
+    # core/results.py shows of the calls the request answers
+    tail: tuple[int, list[Entry]] = (0, [])
+    error_field: str | None = None  # History.error_field
+    # the tools it declares, nested ones too, without their descriptions (what inspect
+    # lists; a long session declares the same long descriptions in every request)
+    tools: list[Tool] = field(default_factory=list)
 
     @classmethod
     def of(cls, exchange: int, history: History) -> Conversation:
@@ -182,17 +189,16 @@ class Conversation:
         out.previous = history.previous
         out.client_ids = history.client_ids
         out.stored = history.stored
-        starts: list[int] = []
-        for i, turn in enumerate(history.turns):
-            starts.append(len(out.messages))
-            if turn.calls is not None:
-                entries: list[tuple[str, object]] = [("assistant", turn.calls)]
-            elif turn.results:
-                entries = [("tool", r.answers) for r in turn.results]
-            else:
-                entries = [(turn.role, None)]
-            out.messages += entries
-            out.at += [turn.items[0] if turn.items else i] * len(entries)
+        out.error_field = history.error_field
+        out.tools = [replace(t, description=None) for t in history.tools]
+        starts: list[int] = []  # the entry each turn starts at
+        entries = history.entries()
+        out.tail = tail(entries)
+        for k, e in enumerate(entries):
+            if e.turn == len(starts):
+                starts.append(k)
+            out.messages.append((e.role, e.value))
+            out.at.append(e.at)
         out.thread = thread(history, starts, len(out.messages))
         return out
 
@@ -276,6 +282,10 @@ class ContractResult:
     compared: int  # streams whose calls a later request carried back, and were compared
     # each exchange's conversation, named by its first exchange (pairing.Pairing)
     conversation: dict[int, int] = field(default_factory=dict)
+    # stream -> the request that continues it, and where its answer is in it; stream ->
+    # the request that continues its stored response (pairing.Pairing)
+    continued: dict[int, Continuation] = field(default_factory=dict)
+    by_previous: dict[int, int] = field(default_factory=dict)
 
 
 def check(
@@ -333,7 +343,7 @@ def check(
     for f in findings:
         f.conversation = conv.get(f.stream if f.stream is not None else f.exchange)
     findings.sort(key=lambda f: f.exchange)
-    return ContractResult(findings, compared, conv)
+    return ContractResult(findings, compared, conv, paired.continued, paired.by_previous)
 
 
 class _Add(Protocol):
@@ -451,26 +461,7 @@ def _compare(
     where = f"exchange {req_ex} sends back the calls of exchange {stream_ex}"
     if conversation != stream_ex:
         where += f" (the conversation begun at exchange {conversation})"
-    # By id first (a reordered message is not a substitution): each call takes the first
-    # sent call with its id not taken yet; the calls left take what is left, in order.
-    by_id: dict[str, deque[int]] = {}
-    for k, s in enumerate(sent):
-        if isinstance(s.id, str):
-            by_id.setdefault(s.id, deque()).append(k)
-    taken = [False] * len(sent)
-    hits: list[int | None] = []
-    for call in calls:
-        queue = by_id.get(call.id) if isinstance(call.id, str) and call.id else None
-        hit = queue.popleft() if queue else None
-        if hit is not None:
-            taken[hit] = True
-        hits.append(hit)
-    rest = (k for k in range(len(sent)) if not taken[k])
-    pairs: list[tuple[Call, SentCall | None]] = []
-    for call, hit in zip(calls, hits, strict=True):
-        pick = hit if hit is not None else next(rest, None)
-        pairs.append((call, sent[pick] if pick is not None else None))
-    for call, back in pairs:
+    for call, back in zip(calls, match(calls, sent), strict=True):
         label = f"call {quote(call.name)} (id {quote(call.id)})"
         if back is None:
             add(
@@ -641,6 +632,30 @@ def _compare(
                     at=at,
                     call=about(back),
                 )
+
+
+def match(calls: list[Call], sent: list[SentCall]) -> list[SentCall | None]:
+    """Which call sent back is each streamed call (None: dropped). By id first (a
+    reordered message is not a substitution): each call takes the first sent call with its
+    id not taken yet; the calls left take what is left, in order."""
+    by_id: dict[str, deque[int]] = {}
+    for k, s in enumerate(sent):
+        if isinstance(s.id, str):
+            by_id.setdefault(s.id, deque()).append(k)
+    taken = [False] * len(sent)
+    hits: list[int | None] = []
+    for call in calls:
+        queue = by_id.get(call.id) if isinstance(call.id, str) and call.id else None
+        hit = queue.popleft() if queue else None
+        if hit is not None:
+            taken[hit] = True
+        hits.append(hit)
+    rest = (k for k in range(len(sent)) if not taken[k])
+    out: list[SentCall | None] = []
+    for hit in hits:
+        pick = hit if hit is not None else next(rest, None)
+        out.append(sent[pick] if pick is not None else None)
+    return out
 
 
 def _filled(

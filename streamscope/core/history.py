@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass(slots=True)
@@ -42,6 +42,28 @@ class Result:
 
     answers: object
     content: object = None
+    # whether the result says the tool failed, in the field its dialect has for it
+    # (History.error_field: Anthropic's `is_error`, as sent, the API's false where absent);
+    # None where the dialect has no such field
+    error: object = None
+    # its own entry in the request where its turn gathers several (the Responses API's
+    # consecutive outputs, one input item each); None: its turn's
+    item: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool the request declares: its name and description as sent."""
+
+    name: object
+    description: object = None
+    # the namespaces it is nested in, outermost first (the Responses API's `namespace`
+    # tools); () at the top
+    within: tuple[object, ...] = ()
+    # where it is declared when not in the request's own tools list: the index of the
+    # input item that holds it (Codex's `additional_tools` item); None: the tools list
+    item: int | None = None
+    namespace: bool = False  # a namespace: the tools after it (within it) are its own
 
 
 @dataclass(slots=True)
@@ -95,7 +117,7 @@ class CallIds:
 class History:
     turns: list[Turn]
     system: object = None  # a system prompt given beside the messages (Anthropic's `system`)
-    tools: list[tuple[object, object]] = field(default_factory=list)  # (name, description)
+    tools: list[Tool] = field(default_factory=list)  # in the order declared, nested ones flattened
     params: dict[Any, Any] = field(default_factory=dict)  # the other fields of the body
     words: Words = Words()
     # What `tool-call-type-changed` compares of a call's type (chat: custom or function).
@@ -119,3 +141,48 @@ class History:
     # (the Responses API's `instructions`, swapped freely between responses, as an agent
     # handing off to another does)
     system_carried: bool = True
+    # the field of a tool result that says the tool failed (Anthropic's `is_error`); None:
+    # the dialect has none (Result.error is then None)
+    error_field: str | None = None
+
+    def entries(self) -> list[Entry]:
+        """The request's entries as the contract reads them, in order: one per turn, but
+        one per result of a turn that gives results."""
+        out: list[Entry] = []
+        for i, turn in enumerate(self.turns):
+            at = turn.items[0] if turn.items else i
+            if turn.calls is not None:
+                out.append(Entry(i, "assistant", turn.calls, at))
+            elif turn.results:
+                out += [Entry(i, "tool", r.answers, at, r) for r in turn.results]
+            else:
+                out.append(Entry(i, turn.role, None, at))
+        return out
+
+
+class Entry(NamedTuple):
+    """One entry of a request as the contract reads it (History.entries)."""
+
+    turn: int  # the turn it belongs to
+    role: str  # "assistant" for a turn's calls, "tool" for a result, else the turn's role
+    value: object  # the calls (a list of SentCall), the id a result answers, else None
+    at: int  # the request's entry (message, input item) it stands at
+    result: Result | None = None
+
+
+def run_at(entries: list[Entry], k: int) -> list[Entry]:
+    """The run of results starting at entry `k` (empty: none there)."""
+    end = k
+    while end < len(entries) and entries[end].role == "tool":
+        end += 1
+    return entries[k:end]
+
+
+def tail(entries: list[Entry]) -> tuple[int, list[Entry]]:
+    """The run of results a request ends with, and the entry it starts at: the results of
+    the calls it sends back last (an agent's next turn), kept where a request's others
+    are not (a long session would keep every earlier result once per request)."""
+    k = len(entries)
+    while k > 0 and entries[k - 1].role == "tool":
+        k -= 1
+    return k, entries[k:]

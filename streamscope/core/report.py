@@ -11,7 +11,9 @@ import orjson
 from .calls import Call, StrategyError
 from .contract import Finding
 from .engine import StreamResult
+from .history import Tool
 from .repair import Repair
+from .results import Answer
 
 SCHEMA = 1
 
@@ -49,7 +51,30 @@ def strategy_json(result: StreamResult, name: str) -> dict[Any, Any]:
     return {"tool_calls": [call_json(c) for c in got], "differs": result.differs(name)}
 
 
-def stream_json(result: StreamResult) -> dict[Any, Any]:
+def tool_json(tool: Tool) -> dict[str, Any]:
+    return {
+        "name": tool.name,
+        "namespace": tool.namespace,
+        "within": list(tool.within),
+        "input_item": tool.item,
+    }
+
+
+def stream_json(
+    result: StreamResult,
+    answer: Answer | None = None,
+    tools: list[Tool] | None = None,
+    requested: bool = False,
+) -> dict[Any, Any]:
+    """`requested`: the input holds the requests (a recording, a HAR), so the stream has
+    `continued_by`, `request_tools` and each call a `result` (null where none); `answer`:
+    the request that continues the stream (core/results.py); `tools`: those its request
+    declares (None: it has no request, or a session's response)."""
+    results = answer.results if answer is not None else [None] * len(result.tool_calls)
+    calls = [call_json(c, r) for c, r in zip(result.tool_calls, result.repairs, strict=True)]
+    if requested:  # each call's result, as the request that continues the stream sent it
+        for call, got in zip(calls, results, strict=True):
+            call["result"] = got.to_json() if got is not None else None
     out: dict[str, object] = {
         "exchange": result.exchange,
         **({} if result.turn is None else {"turn": result.turn}),
@@ -60,15 +85,18 @@ def stream_json(result: StreamResult) -> dict[Any, Any]:
         "finish_reason": result.finish_reason,
         "content": result.content,
         "reasoning_content": result.reasoning_content,
-        "tool_calls": [
-            call_json(c, r) for c, r in zip(result.tool_calls, result.repairs, strict=True)
-        ],
+        "tool_calls": calls,
         "strategies": {
             name: strategy_json(result, name) for name in result.strategies if name != "robust"
         },
         "anomalies": [a.to_json() for a in result.anomalies],
     }
-    # Beyond the contract (fields may be added): a refusal, and every choice when n > 1.
+    # Beyond the contract (fields may be added): the request that continues the stream
+    # and the tools the stream's request declares (inputs that hold requests), a refusal,
+    # every choice when n > 1.
+    if requested:
+        out["continued_by"] = answer.to_json() if answer is not None else None
+        out["request_tools"] = [tool_json(t) for t in tools] if tools is not None else None
     first = result.choices[0] if result.choices else None
     if first is not None and first.refusal:
         out["refusal"] = first.refusal
@@ -108,7 +136,14 @@ def report_json(
     masked: int = 0,
     sdk_verified: dict[str, str] | None = None,
     sdk_note: str | None = None,
+    answers: dict[int, Answer] | None = None,
+    tools: dict[int, list[Tool]] | None = None,
+    requested: bool = False,
 ) -> dict[Any, Any]:
+    """`answers`: by stream exchange, the request that continues it (core/results.py);
+    `tools`: by exchange, the tools its request declares; `requested`: the input holds
+    requests (a recording, a HAR: stream_json)."""
+    answers, tools = answers or {}, tools or {}
     out: dict[str, object] = {
         "schema": SCHEMA,
         "source": source,
@@ -118,7 +153,15 @@ def report_json(
         **(sdk_versions or {"openai_sdk_version": None}),
         # ... and the releases their emulations reproduce, by strategy name (additive)
         **({"sdk_verified": sdk_verified} if sdk_verified else {}),
-        "streams": [stream_json(s) for s in streams],
+        "streams": [
+            stream_json(
+                s,
+                answers.get(s.exchange) if s.turn is None else None,
+                tools.get(s.exchange) if s.turn is None else None,
+                requested,
+            )
+            for s in streams
+        ],
         "contract": [f.to_json() for f in contract],
     }
     if stopped is not None:

@@ -61,6 +61,9 @@ class ExchangeInfo:
     asked_framing: str | None = None
     framing: str | None = None
     session: SessionFacts | None = None  # a WebSocket session's, once its messages are read
+    # when its body's last read arrived (a recording's last chunk line; None: none yet):
+    # the stream's end, as the tools' run time counts it (core/results.py)
+    last_ns: int | None = None
 
     def saw_request(self, request: Request) -> object:
         """Take the request's facts; returns its parsed JSON body (None if not JSON)."""

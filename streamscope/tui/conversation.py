@@ -18,7 +18,7 @@ from rich.text import Text
 from ..analysis.driver import RequestFinding
 from ..core.history import History, SentCall, Turn
 from ..marks import MARK, STYLE
-from ..text import cut, quote, visible
+from ..text import cut, plural, quote, visible
 
 
 @dataclass(slots=True)
@@ -122,12 +122,7 @@ def conversation(
         text.append(f"{history.words.system}\n", style="bold")
         _indented(text, history.system, "    ")
     if history.tools:
-        text.append(f"Tools ({len(history.tools)})\n", style="bold")
-        for name, description in history.tools:
-            text.append(f"  {quote(name)}", style="bold cyan")
-            if isinstance(description, str):
-                text.append(f"  {cut(visible(description), 100)}", style="dim")
-            text.append("\n")
+        _tools(text, history)
     answered: dict[str, object] = {}  # quoted id -> where it was called, in words
     if history.previous is not None:
         text.append("Continues ", style="bold")
@@ -145,6 +140,25 @@ def conversation(
     for f in placed.unplaced:
         _finding(text, f, "")
     return text
+
+
+def _tools(text: Text, history: History) -> None:
+    """The tools the request declares, a namespace's own indented under it, each said
+    where it is declared when that is an input item and not the tools list."""
+    tools = history.tools
+    spaces = sum(t.namespace for t in tools)
+    count = f"{len(tools) - spaces}" + (f", in {plural(spaces, 'namespace')}" if spaces else "")
+    text.append(f"Tools ({count})\n", style="bold")
+    for tool in tools:
+        text.append("  " * (len(tool.within) + 1))
+        text.append(quote(tool.name), style="bold magenta" if tool.namespace else "bold cyan")
+        if tool.namespace:
+            text.append(" namespace", style="magenta")
+        if tool.item is not None and not tool.within:
+            text.append(f" (in {history.words.turn} {tool.item})", style="dim")
+        if isinstance(tool.description, str):
+            text.append(f"  {cut(visible(tool.description), 100)}", style="dim")
+        text.append("\n")
 
 
 def _turn(

@@ -192,9 +192,8 @@ STREAM = (
         "arguments",
         ("a",),
         "arguments",
-        "Arguments",
-        "every call's arguments at this frame, whole",
-        footer=False,
+        "Args",
+        "every call's arguments at this frame, whole, and the tool results the next request sent",
     ),
     Key(
         "request",

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from ...core.history import CallIds, History, Result, SentCall, Turn, Words
+from ...core.history import CallIds, History, Result, SentCall, Tool, Turn, Words
 from .robust import TOOL_BLOCKS
 
 # Whose a call's id is (the Dialect record states it; History.client_ids follows it).
@@ -69,7 +69,11 @@ def _turn(m: object) -> Turn:
         return turn
     results = [b for b in blocks if b.get("type") == "tool_result"]
     if results:
-        turn.results = [Result(b.get("tool_use_id"), b.get("content")) for b in results]
+        # is_error as sent; the API reads a result without it as a success
+        turn.results = [
+            Result(b.get("tool_use_id"), b.get("content"), b.get("is_error", False))
+            for b in results
+        ]
         others = [
             b for b in content if not (isinstance(b, dict) and b.get("type") == "tool_result")
         ]
@@ -87,6 +91,8 @@ def _combined(messages: list[Any]) -> list[Turn]:
     for k, m in enumerate(messages):
         turn = _turn(m)
         turn.items = (k, k)
+        for r in turn.results:  # (where each result stands once messages are combined)
+            r.item = k
         last = turns[-1] if turns else None
         if (
             last is not None
@@ -114,9 +120,9 @@ def _first(turn: Turn) -> int:
     return turn.items[0]
 
 
-def _tool(tool: object) -> tuple[object, object]:
+def _tool(tool: object) -> Tool:
     tool = tool if isinstance(tool, dict) else {}
-    return tool.get("name"), tool.get("description") or tool.get("type")
+    return Tool(tool.get("name"), tool.get("description") or tool.get("type"))
 
 
 def history(body: object) -> History | None:
@@ -137,4 +143,5 @@ def history(body: object) -> History | None:
         kind_of=_same_type,
         items=messages,
         client_ids=IDS.client,
+        error_field="is_error",
     )

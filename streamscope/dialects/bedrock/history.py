@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.history import CallIds, History, Result, SentCall, Turn, Words
+from ...core.history import CallIds, History, Result, SentCall, Tool, Turn, Words
 from ..typed import compact
 from .robust import CLIENT, SERVER
 
@@ -65,16 +65,23 @@ def _turn(m: object) -> Turn:
         return turn
     results = [b["toolResult"] for b in blocks if isinstance(b.get("toolResult"), dict)]
     if results:
-        turn.results = [Result(r.get("toolUseId"), r.get("content")) for r in results]
+        turn.results = [Result(r.get("toolUseId"), r.get("content"), _failed(r)) for r in results]
         others = [b for b in content if not (isinstance(b, dict) and "toolResult" in b)]
         turn.content = others or None
     return turn
 
 
-def _tool(tool: object) -> tuple[object, object]:
+def _failed(result: dict[Any, Any]) -> object:
+    """A toolResult's `status` as an error flag: \"error\" is true, \"success\" or none
+    false (the field is optional), any other value as sent."""
+    status = result.get("status", "success")
+    return status == "error" if status in ("error", "success") else status
+
+
+def _tool(tool: object) -> Tool:
     spec = tool.get("toolSpec") if isinstance(tool, dict) else None
     spec = spec if isinstance(spec, dict) else {}
-    return spec.get("name"), spec.get("description")
+    return Tool(spec.get("name"), spec.get("description"))
 
 
 def history(body: object) -> History | None:
@@ -96,6 +103,7 @@ def history(body: object) -> History | None:
         kind_of=kind_of,
         items=messages,
         client_ids=IDS.client,
+        error_field="status",
     )
 
 

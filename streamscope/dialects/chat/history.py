@@ -7,7 +7,7 @@ answers one `tool_call_id`.
 
 from __future__ import annotations
 
-from ...core.history import CallIds, History, Result, SentCall, Turn
+from ...core.history import CallIds, History, Result, SentCall, Tool, Turn
 
 # Whose a call's id is (the Dialect record states it; History.client_ids follows it).
 IDS = CallIds(
@@ -41,10 +41,10 @@ def _turn(m: object) -> Turn:
     return turn
 
 
-def _tool(tool: object) -> tuple[object, object]:
+def _tool(tool: object) -> Tool:
     fn = tool.get("function") if isinstance(tool, dict) else None
     fn = fn if isinstance(fn, dict) else (tool if isinstance(tool, dict) else {})
-    return fn.get("name"), fn.get("description")
+    return Tool(fn.get("name"), fn.get("description"))
 
 
 def history(body: object) -> History | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.history import CallIds, History, Result, SentCall, Turn, Words
+from ...core.history import CallIds, History, Result, SentCall, Tool, Turn, Words
 from ..typed import compact
 from .args import ArgTree, steps, value_of
 
@@ -167,7 +167,7 @@ def _turn(content: object) -> Turn:
     ]
     if results:
         turn.results = [
-            Result(_key(r.get("id"), r.get("name")), r.get("response")) for r in results
+            Result(_key(r.get("id"), r.get("name")), r.get("response"), _failed(r)) for r in results
         ]
         rest = [p for p in parts if not (isinstance(p, dict) and "functionResponse" in p)]
         turn.content = rest or None
@@ -208,16 +208,23 @@ def _parts(content: object) -> list[Any]:
     return parts if isinstance(parts, list) else []
 
 
-def _tools(tools: object) -> list[tuple[object, object]]:
-    out: list[tuple[object, object]] = []
+def _failed(result: dict[Any, Any]) -> bool:
+    """Does a functionResponse say the tool failed? Its `response` holds an `error` key
+    (the API reference: \"output\" for the output, \"error\" for error details)."""
+    response = result.get("response")
+    return isinstance(response, dict) and "error" in response
+
+
+def _tools(tools: object) -> list[Tool]:
+    out: list[Tool] = []
     for tool in tools if isinstance(tools, list) else []:
         if not isinstance(tool, dict):
             continue
         decls = tool.get("functionDeclarations", tool.get("function_declarations"))
         if isinstance(decls, list):
-            out += [(d.get("name"), d.get("description")) for d in decls if isinstance(d, dict)]
+            out += [Tool(d.get("name"), d.get("description")) for d in decls if isinstance(d, dict)]
         else:  # a built-in tool: googleSearch, codeExecution...
-            out += [(key, None) for key in tool]
+            out += [Tool(key) for key in tool]
     return out
 
 
@@ -251,4 +258,5 @@ def history(body: object) -> History | None:
         # match the corresponding function call id" (the API reference); Gemini 2.5 sends
         # none, and clients number the calls themselves
         client_ids=IDS.client,
+        error_field="response.error",
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from ...core.history import CallIds, History, Result, SentCall, Turn, Words
+from ...core.history import CallIds, History, Result, SentCall, Tool, Turn, Words
 
 # Whose a call's id is (the Dialect record states it; History.client_ids follows it).
 IDS = CallIds(
@@ -84,12 +84,12 @@ def _by_position(turns: list[Turn]) -> None:
             calls, k = [], 0
 
 
-def _tools(tools: object) -> list[tuple[object, object]]:
-    out: list[tuple[object, object]] = []
+def _tools(tools: object) -> list[Tool]:
+    out: list[Tool] = []
     for tool in tools if isinstance(tools, list) else []:
         fn = tool.get("function") if isinstance(tool, dict) else None
         if isinstance(fn, dict):
-            out.append((fn.get("name"), fn.get("description")))
+            out.append(Tool(fn.get("name"), fn.get("description")))
     return out
 
 

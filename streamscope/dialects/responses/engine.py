@@ -34,6 +34,23 @@ def plain_fragment(p: object) -> tuple[int, str] | None:
     return (index, text) if type(index) is int and index >= 0 and type(text) is str else None
 
 
+def declared(tools: object) -> frozenset[str] | None:
+    """The tool names a request's `tools` declare, a `namespace` tool's own too (a call to
+    one names the tool, with the namespace beside it); None when it declares none."""
+    names: set[str] = set()
+
+    def walk(tools: object) -> None:
+        for tool in tools if isinstance(tools, list) else []:
+            if isinstance(tool, dict):
+                if isinstance(tool.get("name"), str):
+                    names.add(tool["name"])
+                if tool.get("type") == "namespace":
+                    walk(tool.get("tools"))
+
+    walk(tools)
+    return frozenset(names) if isinstance(tools, list) and tools and names else None
+
+
 class ResponsesEngine(EventEngine):
     """Feed frames in arrival order; `finish` once."""
 
@@ -41,6 +58,7 @@ class ResponsesEngine(EventEngine):
     own_kinds, own_cut_stream, own_cut_call = KINDS, CUT_STREAM, CUT_CALL
     strategy_names = STRATEGY_NAMES
     sdk_name = "openai-sdk"
+    declares = staticmethod(declared)
     wrappers = True  # models invent multi_tool_use.parallel here (see parallel-wrapper)
 
     reader = Robust

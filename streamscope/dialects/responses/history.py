@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.history import CallIds, History, Result, SentCall, Turn, Words
+from ...core.history import CallIds, History, Result, SentCall, Tool, Turn, Words
 from .robust import CALL_ITEMS
 
 # Whose a call's id is (the Dialect record states it; History.client_ids follows it).
@@ -102,7 +102,7 @@ def _turns(items: list[Any]) -> list[Turn]:
             turns.append(Turn(str(kind), calls=[sent_call(item)], items=(k, k)))
         elif kind in OUTPUTS or (search and kind == SEARCH_OUTPUT):
             said = item.get("tools") if kind == SEARCH_OUTPUT else item.get("output")
-            result = Result(item.get("call_id"), said)
+            result = Result(item.get("call_id"), said, item=k)
             if last is not None and last.results and last.role in (*OUTPUTS, SEARCH_OUTPUT):
                 last.results.append(result)
                 last.items = (_first(last), k)
@@ -119,9 +119,29 @@ def _turns(items: list[Any]) -> list[Turn]:
     return turns
 
 
-def _tool(tool: object) -> tuple[object, object]:
-    tool = tool if isinstance(tool, dict) else {}
-    return tool.get("name") or tool.get("type"), tool.get("description")
+def _declared(
+    tools: object, out: list[Tool], item: int | None, within: tuple[object, ...] = ()
+) -> None:
+    """The tools of a `tools` list into `out`, a namespace's own after it (nested in it)."""
+    for tool in tools if isinstance(tools, list) else []:
+        tool = tool if isinstance(tool, dict) else {}
+        name = tool.get("name") or tool.get("type")  # a built-in tool has only its type
+        if tool.get("type") == "namespace":
+            out.append(Tool(name, tool.get("description"), within, item, namespace=True))
+            _declared(tool.get("tools"), out, item, (*within, name))
+        else:
+            out.append(Tool(name, tool.get("description"), within, item))
+
+
+def _tools(tools: object, items: list[Any]) -> list[Tool]:
+    """The request's tools, then those its input items declare (Codex's `additional_tools`
+    item, whose namespaces hold the tools; the request's own `tools` is then empty)."""
+    out: list[Tool] = []
+    _declared(tools, out, None)
+    for k, item in enumerate(items):
+        if isinstance(item, dict) and item.get("type") == "additional_tools":
+            _declared(item.get("tools"), out, k)
+    return out
 
 
 def history(body: object) -> History | None:
@@ -142,7 +162,7 @@ def history(body: object) -> History | None:
     return History(
         turns,
         system=body.get("instructions"),
-        tools=[_tool(t) for t in tools] if isinstance(tools, list) else [],
+        tools=_tools(tools, given if isinstance(given, list) else []),
         params={k: v for k, v in body.items() if k not in skip},
         words=WORDS,
         kind_of=function_or_custom,

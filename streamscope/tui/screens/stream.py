@@ -7,7 +7,7 @@ import threading
 from bisect import bisect_left, bisect_right
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import var
@@ -18,6 +18,7 @@ from textual.widgets import (
     Static,
 )
 
+from ...analysis.driver import AnswerSummary, ResultLine
 from ...core.anomalies import INFO
 from ...dialects.base import Turn
 from ...recording.format import Request
@@ -34,6 +35,7 @@ from ..widgets import (
     StrategyLabel,
     Timeline,
     TrapLine,
+    results_panel,
 )
 from .bindings import STREAM
 from .prompt import Prompt
@@ -43,6 +45,7 @@ from .text_screen import TextScreen
 # calls: the engine copy it resumes from holds every call) is computed in a thread: the
 # keys go on answering, the newest frame asked for wins.
 QUICK = 0.03  # seconds
+NARROW = 90  # columns below which the footer leaves the palette's hint out
 
 
 class StreamScreen(Screen):
@@ -62,6 +65,8 @@ class StreamScreen(Screen):
     rows: var[list[int]] = var(list, init=False)  # the frames the filter shows
     state: var[FrameState | None] = var(None, init=False)  # the stream at `frame`
     version: var[int] = var(0, init=False)  # counts the times the model grew
+    # the request that continues the stream, once analysed (a string: why there is none)
+    answer: var[AnswerSummary | str | None] = var(None, init=False)
 
     def __init__(
         self,
@@ -162,7 +167,9 @@ class StreamScreen(Screen):
             yield FrameList(self.model, id="frames").data_bind(S.frame, S.rows)
             with ContentSwitcher(initial="detail-scroll", id="right"):
                 with VerticalScroll(id="detail-scroll"):
-                    yield FrameDetail(self.model, id="detail").data_bind(S.state, S.version)
+                    yield FrameDetail(self.model, id="detail").data_bind(
+                        S.state, S.version, S.answer
+                    )
                 with VerticalScroll(id="conversation-scroll"):
                     yield ConversationView(id="conversation")
         yield Footer(compact=True)
@@ -176,8 +183,11 @@ class StreamScreen(Screen):
             self._hold_still()
         view = self.query_one(ConversationView)
         if self.request is None and self.turn is None:
+            self.answer = "the input holds the stream only, no request after it"
             view.update(Text("This input holds the stream only, not the request.", style="dim"))
             return
+        if self.turn is not None:  # (a session's results are client messages: not read here)
+            self.answer = "a WebSocket session's results are its client messages"
         if self.turn is not None and self.turn.request is None:
             view.update(Text("No client message opened this response.", style="dim"))
             return
@@ -207,11 +217,19 @@ class StreamScreen(Screen):
             self._turn(),
         )
         row = summaries.get(self.model.exchange)
+        if self.turn is None:
+            answer = row.answer if row is not None else None
+            self.answer = answer or "no later request in the recording answers these calls"
         mine = row.response(self._turn()) if row is not None else None
         # a break opens the request; an info finding (a stream pairing could not check) not
         if mine is not None and any(f.severity != INFO for f in mine.findings):
             self.query_one("#right", ContentSwitcher).current = "conversation-scroll"
             self.add_class("-request")
+
+    def on_resize(self, event: events.Resize) -> None:
+        # a small terminal's footer has room for the screen's own keys, not the palette's
+        # hint (ctrl+p still opens it; ? lists it)
+        self.query_one(Footer).show_command_palette = event.size.width >= NARROW
 
     def action_request(self) -> None:
         """Show the request (the conversation) in place of the frame detail, or back."""
@@ -392,6 +410,10 @@ class StreamScreen(Screen):
             text.append(
                 f"{visible(c.arguments) if isinstance(c.arguments, str) else quote(c.arguments)}\n\n"
             )
-        self.app.push_screen(
-            TextScreen(f"Arguments at frame {self.frame}", text if calls else Text("no calls yet"))
-        )
+        if not calls:
+            text = Text("no calls yet\n")
+        result = self.model.result
+        if result is not None and result.tool_calls:  # what the tools gave, once it ended
+            text.append("\n")
+            text.append(results_panel(result.tool_calls, self.answer, ResultLine.LONG))
+        self.app.push_screen(TextScreen(f"Arguments at frame {self.frame}", text))

@@ -9,6 +9,7 @@ from .frame_list import FrameList
 from .info_line import InfoLine
 from .strategy_label import StrategyLabel, strategy_label
 from .timeline import Timeline
+from .tool_results import results_panel
 from .trap_line import TrapLine
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "ms",
     "worst_of",
     "repair_panel",
+    "results_panel",
     "severity",
     "strategy_label",
     "worst",

@@ -27,6 +27,9 @@ _FIELD_COLUMNS = {
 _ATTR = {"item": "item_id", "sig": "signature"}
 
 
+ROOMY = 16  # characters of arguments below which the columns draw closer
+
+
 def _cell(value: object, width: int = 0) -> str:
     return quote(value, width) if value is not None else "null"
 
@@ -99,6 +102,8 @@ class CallTable(RenderedStatic):
         digits: dict[str, int],
         longest: int,
         items: int,
+        pad: int | None = None,
+        least_args: int = 6,
     ) -> dict[str, int]:
         """Every column's width but the arguments', which take what is left. Each value
         column keeps a character for the mark before it (⚠ overwritten, ≠ differs). The
@@ -117,11 +122,13 @@ class CallTable(RenderedStatic):
             "name": names,
             "frags": digits["frags"],
         }
-        # a column is padded by a space on either side
-        room = width - 2 * len(columns) - sum(out[c] for c in columns if c != "arguments")
+        # a column is padded by a space on either side (`pad`: the padding of all of them,
+        # where it is collapsed to one space between columns)
+        pad = 2 * len(columns) if pad is None else pad
+        room = width - pad - sum(out[c] for c in columns if c != "arguments")
         for col, least in (("type", 5), ("name", 16)):
             if col in columns:
-                give = max(0, min(6 - room, out[col] - least))  # 6 characters of arguments
+                give = max(0, min(least_args - room, out[col] - least))  # of arguments
                 out[col] -= give
                 room += give
         if "item" in columns:  # two long ids fold rather than leave the arguments unread
@@ -149,9 +156,6 @@ class CallTable(RenderedStatic):
         if windowed:
             calls = calls[first:last]
             compare = None if compare is None else compare[first:last]
-        table = Table(
-            box=None, padding=(0, 1), expand=True, show_edge=False, header_style="bold dim"
-        )
         # ids and names are what a person compares: shown whole (an id folded past 40
         # columns); the arguments, then the type, give up their width first
         both = (*calls, *(compare or []))
@@ -171,6 +175,19 @@ class CallTable(RenderedStatic):
         ids = ("id", "item")
         width = self.size.width or self.app.size.width
         widths = self._widths(columns, both, width, digits, longest, items)
+        # a small terminal: one space between columns, not two, so the arguments keep
+        # more than a few characters (the id and the name stay whole)
+        tight = width - 2 * len(columns) - sum(widths.values()) < ROOMY
+        if tight:  # (a space after each column, none before)
+            pad = len(columns)
+            widths = self._widths(columns, both, width, digits, longest, items, pad, ROOMY)
+        table = Table(
+            box=None,
+            padding=(0, 1, 0, 0) if tight else (0, 1),
+            expand=True,
+            show_edge=False,
+            header_style="bold dim",
+        )
         for col in columns:
             table.add_column(
                 titles.get(col, col),
@@ -237,15 +254,14 @@ class CallTable(RenderedStatic):
                         text.stylize("red")
                 cells.append(text)
             table.add_row(*cells)
-        if more > 0:
-            table.add_row(
-                "",
-                "",
-                Text(f"≠ robust has {plural(more, 'more call')}", style="bold red"),
-            )
+        caption = Text()
+        if more > 0:  # under the table, the width of it (a cell is a column's width)
+            caption.append(f"≠ robust has {plural(more, 'more call')}", style="bold red")
         if windowed and calls:
             shown = f"calls {first + 1}-{first + len(calls)} of {everyone:,}"
-            table.caption, table.caption_justify = Text(shown, style="dim"), "left"
+            caption.append(f"{' · ' if caption else ''}{shown}", style="dim")
+        if caption:
+            table.caption, table.caption_justify = caption, "left"
         if not calls and (compare is None or not compare):  # (a cell would wrap in the id's width)
             table.caption, table.caption_justify = Text(" no calls yet", style="dim"), "left"
         self.show_rendered(table)

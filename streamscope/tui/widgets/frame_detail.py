@@ -9,6 +9,7 @@ from rich.highlighter import JSONHighlighter
 from rich.text import Text
 from textual.reactive import reactive
 
+from ...analysis.driver import AnswerSummary
 from ...core import events as ev
 from ...core.calls import Call
 from ...core.events import FieldEvent
@@ -19,6 +20,7 @@ from ...marks import MARK, STYLE
 from ...text import cut, plural, quote, visible
 from ..model import FrameState, StreamModel
 from .rendered import RenderedStatic
+from .tool_results import results_panel
 
 _JSON = JSONHighlighter()
 
@@ -29,6 +31,8 @@ class FrameDetail(RenderedStatic):
 
     state: reactive[FrameState | None] = reactive(None, init=False)
     version: reactive[int] = reactive(0, init=False)  # the model grew (read on, --follow)
+    # the request that continues the stream (a string: why there is none; None: not known)
+    answer: reactive[AnswerSummary | str | None] = reactive(None, init=False)
 
     def __init__(self, model: StreamModel, **kw) -> None:
         super().__init__(**kw)
@@ -45,7 +49,7 @@ class FrameDetail(RenderedStatic):
         )
         self.show(model, n, state.frame, state.events, repairs=at_end)
 
-    watch_state = watch_version = _watch_any
+    watch_state = watch_version = watch_answer = _watch_any
 
     def show(
         self, model: StreamModel, n: int, frame, events: list[FieldEvent], repairs: bool
@@ -55,6 +59,8 @@ class FrameDetail(RenderedStatic):
         if repairs and result is not None:  # after the last frame, the repair is the news
             key = dialect(result.dialect).terms.key
             parts.append(repair_panel(result.tool_calls, result.repairs, key))
+            if result.tool_calls:  # then the tools ran: what the next request sent
+                parts.append(results_panel(result.tool_calls, self.answer))
         if n == 0:
             parts.append(Text(f"{told_as(model)}\n", style="bold"))
             parts.append(

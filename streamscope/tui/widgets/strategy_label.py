@@ -27,8 +27,9 @@ class StrategyLabel(Static):
         name = others[self.strategy % len(others)]
         got = state.strategy_calls()[name]
         if isinstance(got, (list, StrategyError)):
+            width = self.size.width or self.app.size.width
             self.update(
-                strategy_label(name, got, state.number) + Text(" · s: next strategy", style="dim"),
+                fitted(name, got, state.number, width),
                 layout=False,  # one line high (#strategy-label): no layout pass per frame
             )
         else:  # the SDK's emulation does not model this stream's shape
@@ -40,7 +41,9 @@ class StrategyLabel(Static):
     watch_state = watch_strategy = _watch_any
 
 
-def strategy_label(name: str, got: object, n: int) -> Text:
+def strategy_label(name: str, got: object, n: int, short: int = 0) -> Text:
+    """`short`: 1, the legend in fewer words; 2, none (a long client name, a small
+    terminal: the line holds one row)."""
     if isinstance(got, StrategyError):
         if got.why is not None:  # one line: why first, it is what the error does not say
             return Text(
@@ -48,4 +51,16 @@ def strategy_label(name: str, got: object, n: int) -> Text:
                 style="bold red",
             )
         return Text(f"{name}: raised {visible(got.error)} at frame {got.frame}", style="bold red")
-    return Text(f"{name} at frame {n} (≠ marks what differs from robust)", style="bold")
+    legend = ("(≠ marks what differs from robust)", "(≠: differs from robust)", "")[short]
+    return Text(f"{name} at frame {n} {legend}".rstrip(), style="bold")
+
+
+def fitted(name: str, got: object, n: int, width: int) -> Text:
+    """The label and its key hint in `width` columns: the legend says less, then the hint
+    goes, before anything is cut."""
+    hints = (" · s: next strategy", " · s: next")
+    for short, hint in ((0, hints[0]), (1, hints[0]), (1, hints[1]), (2, hints[1]), (2, "")):
+        label = strategy_label(name, got, n, short) + Text(hint, style="dim")
+        if label.cell_len <= width:
+            return label
+    return label

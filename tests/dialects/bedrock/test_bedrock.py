@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from streamscope.analysis import analyze
 from streamscope.cli import main
+from streamscope.core.history import Tool
 from streamscope.dialects import ANOMALY_KINDS as KINDS
 from streamscope.dialects import DIALECTS, claimant, of_frames, of_request, request_facts
 from streamscope.dialects.bedrock import wire
@@ -627,7 +628,7 @@ def test_history_reads_tool_uses_back_and_server_tools_need_no_result():
             ],
         }
     )
-    assert h is not None and h.tools == [("get_weather", None)]
+    assert h is not None and h.tools == [Tool("get_weather")]
     sent = h.turns[1].calls
     assert [(s.id, s.name, s.arguments, s.type, s.needs_result) for s in sent] == [
         ("t1", "get_weather", '{"city":"Paris"}', "toolUse", True),
