@@ -124,7 +124,9 @@ def _ids() -> list[str]:
     ]
     for d in DIALECTS:
         whose = "optional, the client's to fill" if d.ids.client else "the model's"
-        lines.append(f"| [{d.title}](dialects/{PAGES[d.name]}) | {whose} | {_sentence(d.ids.rule)} |")
+        lines.append(
+            f"| [{d.title}](dialects/{PAGES[d.name]}) | {whose} | {_sentence(d.ids.rule)} |"
+        )
     return lines + [""]
 
 
