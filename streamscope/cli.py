@@ -588,6 +588,11 @@ def recorder_options(f):
             is_flag=True,
             help="Replace the -o recording if it exists (refused otherwise).",
         ),
+        click.option(
+            "--live",
+            is_flag=True,
+            help="Print each finding on stderr the moment it is seen, one line each.",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -607,6 +612,7 @@ class RecorderSetup:
     redact_json: list[str]
     no_redact: bool
     pseudonymize_ids: bool = False
+    live: bool = False  # each finding said as it is seen
 
 
 def _recorder_setup(
@@ -617,6 +623,7 @@ def _recorder_setup(
     no_redact: bool,
     force: bool = False,
     pseudonymize_ids: bool = False,
+    live: bool = False,
     **upstreams: str | None,
 ) -> RecorderSetup:
     """recorder_options' values: the upstream URLs (checked, defaults from the
@@ -654,7 +661,7 @@ def _recorder_setup(
         except OSError as e:
             _fail(f"{output}: cannot replace it: {e.strerror or e}")
     return RecorderSetup(
-        url, urls, output, port, timeout, list(redact_json), no_redact, pseudonymize_ids
+        url, urls, output, port, timeout, list(redact_json), no_redact, pseudonymize_ids, live
     )
 
 
@@ -671,6 +678,7 @@ def proxy(**options) -> None:
     from .record.proxy import ProxyServer, Upstream
     from .record.runner import (
         STOP_SIGNALS,
+        LiveChild,
         StartError,
         announce,
         command_line,
@@ -710,6 +718,7 @@ def proxy(**options) -> None:
 
     # Every stop signal the same way: stop serving, end every open exchange, summarise.
     previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
+    watching = LiveChild(path) if setup.live else None
     with writer:
         server = ProxyServer(upstream_, writer, port, setup.timeout, sock=sock, sides=others)
         server.start()
@@ -723,6 +732,8 @@ def proxy(**options) -> None:
         server.stop(why or "the proxy stopped")
     for sig, handler in previous.items():
         signal.signal(sig, handler)
+    if watching is not None:
+        watching.close()
     summarize(writer)
     if writer.failure is not None:
         sys.exit(1)
@@ -762,6 +773,7 @@ def record(env_names, command, **options) -> None:
             setup.sides,
             command_line(),
             pseudonymize_ids=setup.pseudonymize_ids,
+            live=setup.live,
         )
     except StartError as e:
         _fail(str(e))
