@@ -238,7 +238,7 @@ def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
 @click.option(
     "--keep-fields",
     is_flag=True,
-    help="With --minimal: keep volatile fields (created, usage, ...).",
+    help="With --minimal: keep volatile fields (system_fingerprint, obfuscation, usageMetadata, ...).",
 )
 @click.option(
     "--format",
