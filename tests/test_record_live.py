@@ -10,11 +10,13 @@ error, said as soon as that request is recorded).
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
 import threading
 
+import httpx
 import pytest
 
 from streamscope.analysis.live import LiveFindings, LiveLine
@@ -180,6 +182,58 @@ def test_a_contract_error_is_said_when_the_request_is_recorded_then_the_summary(
     assert lines[-1].startswith(f"streamscope: replay it: streamscope replay {path}")
     assert not any(KEY in line for line in lines)
     assert "Traceback" not in "\n".join(lines)
+
+
+@pytest.mark.slow
+def test_proxy_live_says_a_finding_while_the_stream_is_held(tmp_path):
+    path = tmp_path / "proxy.jsonl"
+    with HeldProvider() as provider:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamscope", "proxy", "--live", "--upstream", provider.url]
+            + ["-o", str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stdout is not None and proc.stderr is not None
+            base = proc.stdout.readline().strip()
+            body = {"model": "m", "stream": True, "messages": []}
+            client = threading.Thread(
+                target=lambda: httpx.post(base + "/chat/completions", json=body, timeout=30)
+            )
+            client.start()
+            lines = []
+            for line in proc.stderr:
+                lines.append(line)
+                if "id-empty-overwrite" in line:
+                    provider.release.set()
+                    break
+            client.join(30)
+            proc.send_signal(signal.SIGINT)
+            rest = proc.communicate(timeout=30)[1]
+        finally:
+            proc.kill()
+    assert provider.held_until_released, "".join(lines) + rest
+    assert lines[-1].startswith("streamscope: exchange 1 frame 2 warning id-empty-overwrite")
+    assert "Traceback" not in rest and "replay it: streamscope replay" in rest
+
+
+def test_the_last_line_names_the_replay_command_as_a_shell_takes_it(tmp_path, capsys):
+    from streamscope.record.runner import summarize
+
+    path = tmp_path / "my recording.jsonl"
+    with RecordingWriter(path) as w:
+        ex = w.new_exchange()
+        w.request(ex, "POST", "https://api.openai.com/v1/chat/completions", [], b"{}")
+        w.response(ex, 200, [("content-type", "application/json")])
+        w.chunk(ex, b"{}")
+        w.end(ex, "complete", None)
+    summarize(w)
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == (
+        f"streamscope: replay it: streamscope replay '{path}'   (or: streamscope inspect '{path}')"
+    )
 
 
 def test_live_lines_make_recorded_text_safe_and_say_each_finding_once(tmp_path):
