@@ -9,6 +9,7 @@ error, said as soon as that request is recorded).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import socket
@@ -118,6 +119,8 @@ class HeldProvider:
 
     def __exit__(self, *exc: object) -> None:
         self.release.set()
+        with contextlib.suppress(OSError):  # wakes an accept() still waiting
+            self.sock.shutdown(socket.SHUT_RDWR)
         self.sock.close()
         self.thread.join(5)
 
