@@ -245,7 +245,7 @@ def _session(
     if minimal:
         from .session_minimal import minimize_session
 
-        entries = minimize_session(view, entries, keep_fields)
+        entries = minimize_session(view, entries, keep_fields, keep_calls=fmt == "pytest")
     entries = ws.masked_entries(view, entries)  # (what is written, masked last)
     kept = ws.read(view, entries).labels
     if fmt == "recording":
