@@ -247,7 +247,7 @@ def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
 @click.option(
     "--keep-fields",
     is_flag=True,
-    help="With --minimal: keep volatile fields (created, usage, ...).",
+    help="With --minimal: keep volatile fields (system_fingerprint, obfuscation, usageMetadata, ...).",
 )
 @click.option(
     "--format",
@@ -597,6 +597,11 @@ def recorder_options(f):
             is_flag=True,
             help="Replace the -o recording if it exists (refused otherwise).",
         ),
+        click.option(
+            "--live",
+            is_flag=True,
+            help="Print each finding on stderr the moment it is seen, one line each.",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
@@ -616,6 +621,7 @@ class RecorderSetup:
     redact_json: list[str]
     no_redact: bool
     pseudonymize_ids: bool = False
+    live: bool = False  # each finding said as it is seen
 
 
 def _recorder_setup(
@@ -626,6 +632,7 @@ def _recorder_setup(
     no_redact: bool,
     force: bool = False,
     pseudonymize_ids: bool = False,
+    live: bool = False,
     **upstreams: str | None,
 ) -> RecorderSetup:
     """recorder_options' values: the upstream URLs (checked, defaults from the
@@ -663,7 +670,7 @@ def _recorder_setup(
         except OSError as e:
             _fail(f"{output}: cannot replace it: {e.strerror or e}")
     return RecorderSetup(
-        url, urls, output, port, timeout, list(redact_json), no_redact, pseudonymize_ids
+        url, urls, output, port, timeout, list(redact_json), no_redact, pseudonymize_ids, live
     )
 
 
@@ -680,6 +687,7 @@ def proxy(**options) -> None:
     from .record.proxy import ProxyServer, Upstream
     from .record.runner import (
         STOP_SIGNALS,
+        LiveChild,
         StartError,
         announce,
         command_line,
@@ -719,6 +727,7 @@ def proxy(**options) -> None:
 
     # Every stop signal the same way: stop serving, end every open exchange, summarise.
     previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
+    watching = LiveChild(path) if setup.live else None
     with writer:
         server = ProxyServer(upstream_, writer, port, setup.timeout, sock=sock, sides=others)
         server.start()
@@ -732,6 +741,8 @@ def proxy(**options) -> None:
         server.stop(why or "the proxy stopped")
     for sig, handler in previous.items():
         signal.signal(sig, handler)
+    if watching is not None:
+        watching.close()
     summarize(writer)
     if writer.failure is not None:
         sys.exit(1)
@@ -771,6 +782,7 @@ def record(env_names, command, **options) -> None:
             setup.sides,
             command_line(),
             pseudonymize_ids=setup.pseudonymize_ids,
+            live=setup.live,
         )
     except StartError as e:
         _fail(str(e))

@@ -261,14 +261,16 @@ SAMPLES: dict[str, dict] = {
     "gemini-parallel-signature.jsonl": {
         "ids": ["", ""],
         "kinds": {"thought-signature", "parallel-in-one-chunk", "finish-stop-with-calls"},
-        "differs": {"index-0"},
+        "differs": {"index-0", "drops-signature"},
         "errors": {},
         "contract": set(),
     },
     "gemini-signature-dropped.jsonl": {
         "ids": ["", ""],
         "kinds": {"thought-signature", "parallel-in-one-chunk"},
-        "differs": {"index-0"},
+        # the client that sent the next request back without the signature builds its calls
+        # as drops-signature does: the contract's finding and the strategy line up
+        "differs": {"index-0", "drops-signature"},
         "errors": {},
         "contract": {"thought-signature-dropped"},
         "answer": False,  # Gemini refuses the next request: HTTP 400
@@ -276,14 +278,14 @@ SAMPLES: dict[str, dict] = {
     "gemini-streamed-args.jsonl": {
         "ids": ["", ""],
         "kinds": {"args-absent", "thought-signature"},
-        "differs": {"parts", "index-0", "chunk-index", "needs-terminal"},
+        "differs": {"parts", "index-0", "chunk-index", "needs-terminal", "drops-signature"},
         "errors": {},
         "contract": set(),
     },
     "gemini-unterminated.jsonl": {
         "ids": [""],
         "kinds": {"partial-args-unterminated"},
-        "differs": {"parts", "index-0", "chunk-index", "needs-terminal"},
+        "differs": {"parts", "index-0", "chunk-index", "needs-terminal", "drops-signature"},
         "errors": {},
         "contract": set(),
     },
@@ -303,7 +305,7 @@ FORMATS = {
     "ollama-native-two-calls.ndjson": "chunks",
 }
 RESPONSES = {"openai-sdk", "deltas-only", "current-item", "strict-done"}
-GEMINI = {"parts", "index-0", "chunk-index", "needs-terminal"}
+GEMINI = {"parts", "index-0", "chunk-index", "needs-terminal", "drops-signature"}
 # per sample name's prefix: its dialect, its client strategies, how its answer finishes
 # (the raw inputs, FORMATS, are Chat Completions; RAW names the samples whose name does
 # not tell their dialect)

@@ -561,12 +561,14 @@ async def test_a_gemini_stream_grows_its_arguments_path_by_path_and_shows_the_si
         table = text(robust)
         assert '"when":{"start":"2026-12-02T10:00","minutes":45}' in table
         seen = {}
-        for _ in range(4):
+        for _ in range(5):
             name = text(screen.query_one("StrategyLabel")).split(" ")[0]
             seen[name] = text(other) if other.display else ""
             await pilot.press("s")
-        assert set(seen) == {"parts", "index-0", "chunk-index", "needs-terminal"}
+        assert set(seen) == {"parts", "index-0", "chunk-index", "needs-terminal", "drops-signature"}
         assert '"list_rooms"' not in seen["needs-terminal"]
+        # the one call that came with a signature has none there: its sig cell differs
+        assert "≠—" in seen["drops-signature"].replace(" ", "")
 
 
 async def test_a_gemini_request_shows_the_dropped_signature_where_it_was_dropped():

@@ -1,7 +1,12 @@
 """The child side of `summarize_in_child`: `python -m streamscope.analysis PATH`; and of
 `FollowingChild`: `python -m streamscope.analysis --follow PATH`, one JSON line of the
-rows that changed for each line read from stdin, until stdin ends."""
+rows that changed for each line read from stdin, until stdin ends; and of `record
+--live`'s child: `python -m streamscope.analysis --live PATH`, each finding of the recording
+on stderr as it is known, until stdin ends (then the last ones, the contract whole)."""
 
+import os
+import select
+import signal
 import sys
 
 import orjson
@@ -27,8 +32,40 @@ def follow(path: str) -> None:
         out.flush()
 
 
+_POLL = 0.05  # seconds between looks at the recording: a finding is said within this
+
+
+def live(path: str) -> None:
+    """Its own process, so reading never takes the recorder's time; Ctrl-C is the
+    recorded command's (and the recorder's) to take: this ends when its stdin does."""
+    from ..text import say
+    from .live import LiveFindings
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    findings: LiveFindings | None = None
+    ended = broken = False
+    while not ended:
+        ready, _, _ = select.select([0], [], [], _POLL)
+        if ready:
+            ended = not os.read(0, 4096)
+        if broken:
+            continue
+        try:
+            if findings is None:
+                findings = LiveFindings(path)
+            for line in findings.update(final=ended):
+                say(line.text())
+        except (RecordingError, OSError):  # not written yet, or gone (nothing recorded)
+            continue
+        except Exception as e:  # a bug of ours: said once; the recording goes on untouched
+            say(f"live findings stopped: {type(e).__name__}: {e} (the summary still comes)")
+            broken = True
+
+
 if sys.argv[1] == "--follow":
     follow(sys.argv[2])
+elif sys.argv[1] == "--live":
+    live(sys.argv[2])
 else:
     try:
         rows = summarize_exchanges(sys.argv[1])

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..core.anomalies import ERROR, INFO, WARNING
-from ..core.calls import Call, StrategyError
+from ..core.calls import Call, StrategyError, signature_bytes
 from ..core.engine import StreamResult, value_key
 from ..core.history import Tool
 from ..core.results import NO_FLAG, flag, ran
@@ -70,6 +70,11 @@ def describe_difference(robust: list[Call], other: list[Call], by_value: bool = 
                 continue
             if rv != ov:
                 parts.append(f"call {i} {field} {_differing(ov, rv)}")
+        if signature_bytes(r.signature) != signature_bytes(o.signature):
+            # (a call's signature, which must go back with it: none is no value sent)
+            ours = "none" if o.signature is None else quote(o.signature, 24)
+            theirs = "none" if r.signature is None else quote(r.signature, 24)
+            parts.append(f"call {i} signature {ours} (robust {theirs})")
     return "; ".join(parts[:3]) + (" …" if len(parts) > 3 else "")
 
 

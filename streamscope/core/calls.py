@@ -3,10 +3,24 @@ that stopped it."""
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .frames import Sentinel
+
+
+def signature_bytes(value: object) -> object:
+    """A thoughtSignature as the API reads it: the bytes its base64 (or base64url, padded
+    or not) spells, so two spellings of the same bytes are the same signature; any value
+    that spells none, as itself."""
+    if not isinstance(value, str):
+        return value
+    text = value.replace("-", "+").replace("_", "/").rstrip("=")
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+    except ValueError:
+        return value
 
 
 @dataclass(slots=True)
@@ -35,8 +49,10 @@ class Call:
     signature: object = None
 
     def key(self) -> tuple[Any, ...]:
-        """What `differs` compares between strategies."""
-        return (self.id, self.name, self.type, self.arguments)
+        """What `differs` compares between strategies: the call as it goes back to the
+        API, a Gemini call's thoughtSignature with it (a client that drops it builds a
+        call the API refuses; None in every other dialect)."""
+        return (self.id, self.name, self.type, self.arguments, signature_bytes(self.signature))
 
 
 @dataclass(slots=True)

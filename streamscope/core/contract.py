@@ -11,7 +11,6 @@ Findings are typed: the exchange, the request message and the call id they are a
 
 from __future__ import annotations
 
-import base64
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -20,7 +19,7 @@ from typing import Protocol
 
 from ..text import cut, quote
 from .anomalies import ERROR, INFO, WARNING, Kind
-from .calls import Call
+from .calls import Call, signature_bytes
 from .history import Entry, History, SentCall, Tool, Words, function_or_custom, tail
 from .pairing import Continuation, Head, Pairing, Thread, pair, thread
 
@@ -685,16 +684,8 @@ def same_signature(streamed: object, sent: object) -> bool:
         return True
     if not (isinstance(streamed, str) and isinstance(sent, str)):
         return False
-
-    def decoded(text: str) -> bytes | None:
-        text = text.replace("-", "+").replace("_", "/").rstrip("=")
-        try:
-            return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
-        except ValueError:
-            return None
-
-    mine = decoded(streamed)
-    return mine is not None and mine == decoded(sent)
+    mine = signature_bytes(streamed)
+    return isinstance(mine, bytes) and mine == signature_bytes(sent)
 
 
 def about(sent: SentCall) -> object:

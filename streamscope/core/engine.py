@@ -27,7 +27,7 @@ from .anomalies import (
     Kinds,
     cut_by_client,
 )
-from .calls import Call, StrategyError, Unmodeled
+from .calls import Call, StrategyError, Unmodeled, signature_bytes
 from .frames import NOT_READ, Frame, Sentinel, Truncation
 
 # How an exchange ended, as the recorder wrote it in its `end` line.
@@ -128,7 +128,7 @@ def value_key(call: Call) -> tuple[Any, ...]:
     if isinstance(args, str) and args[:1] in ("{", "["):
         with contextlib.suppress(ValueError, RecursionError):
             args = ("json", _canonical(json.loads(args)))
-    return (call.id, call.name, call.type, args)
+    return (call.id, call.name, call.type, args, signature_bytes(call.signature))
 
 
 def _canonical(value: object) -> object:

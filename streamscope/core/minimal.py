@@ -4,7 +4,9 @@ pruning a JSON tree, and the budget.
 A stream's `Signature` is what one engine pass says about it that a fixture must keep:
 the warning and error anomaly kinds, the strategies whose calls differ from robust's, and
 the strategies that raised (with the exception's type name; an SDK emulation's
-`Unmodeled` counts as raising). The searches themselves are the dialects' (a dialect's
+`Unmodeled` counts as raising); and, for a fixture that asserts the calls (the pytest
+module), robust's calls themselves: ids, names, arguments and signatures as the provider
+sent them, so that no fragment the arguments need is dropped. The searches themselves are the dialects' (a dialect's
 own, `Dialect.minimize`) or export's over a dialect's `Shape` (export/minimize_events.py).
 """
 
@@ -29,6 +31,16 @@ class Signature:
     kinds: frozenset[str]  # warning and error anomaly kinds (info kinds are ignored)
     differs: frozenset[str]  # strategies whose calls differ from robust
     raises: frozenset[tuple[str, str]]  # (strategy, exception type name) for those that raised
+    # robust's calls (`held`), when the fixture asserts them; None: they may change
+    calls: tuple[tuple[Any, ...], ...] | None = None
+
+
+def held(
+    robust: list[Call], key: Callable[[Call], tuple[Any, ...]] = Call.key
+) -> tuple[tuple[Any, ...], ...]:
+    """Robust's calls as a signature keeps them: `key`, what `differs` compares (a Gemini
+    call's thoughtSignature too, which the fixture asserts)."""
+    return tuple(key(c) for c in robust)
 
 
 def clients(

@@ -94,7 +94,7 @@ class Minimize(Protocol):
     data, in their order; its events carry no SSE names) on which the same warnings,
     errors and client divergences hold. `payloads`: parse_payload of each frame, when the
     caller parsed them already (shared, never changed); `expect_done` False for a chunk
-    log."""
+    log; `keep_calls`: robust's calls must stay as they were (core.minimal.held)."""
 
     def __call__(
         self,
@@ -104,6 +104,7 @@ class Minimize(Protocol):
         keep_fields: bool = ...,
         expect_done: bool = ...,
         payloads: list[object] | None = ...,
+        keep_calls: bool = ...,
     ) -> list[str]: ...
 
 

@@ -363,10 +363,17 @@ class EventEngine(Engine):
             return why
 
     def strategy_calls(self) -> Strategies:
-        out: Strategies = {"robust": self.robust.results(), self.sdk_name: self._sdk_now()}
+        robust = self.robust.results()
+        out: Strategies = {"robust": robust, self.sdk_name: self._sdk_now()}
         for s in self.others:
             out[s.name] = s.result()
+        out.update(self.derived(robust))
         return {name: out[name] for name in self.strategy_names}
+
+    def derived(self, robust: list[Call]) -> Strategies:
+        """The strategies read off robust's own calls (a client that reads them alike and
+        differs in one field only), by name; none unless a dialect has such a client."""
+        return {}
 
     # -- the end of the stream ------------------------------------------------------------
 
@@ -380,6 +387,8 @@ class EventEngine(Engine):
 
     def others_at_end(self) -> Strategies:
         out: Strategies = {s.name: s.result() for s in self.others}
+        if self._clients:  # (robust has settled by now: `end` ran)
+            out.update(self.derived(self.robust.results()))
         if self._emulated:  # (else the emulation is not part of it)
             out[self.sdk_name] = self.sdk_at_end()
         return out

@@ -245,7 +245,7 @@ def _session(
     if minimal:
         from .session_minimal import minimize_session
 
-        entries = minimize_session(view, entries, keep_fields)
+        entries = minimize_session(view, entries, keep_fields, keep_calls=fmt == "pytest")
     entries = ws.masked_entries(view, entries)  # (what is written, masked last)
     kept = ws.read(view, entries).labels
     if fmt == "recording":
@@ -344,6 +344,7 @@ def _export(
             keep_fields=keep_fields,
             expect_done=stream.fmt != CHUNKS,
             headers=by_name,
+            keep_calls=fmt == "pytest",
         )
         names, datas = [n for n, _ in pairs], [d for _, d in pairs]
         heads = None if heads is None else [by_name.get(n, ()) for n in names]
@@ -355,6 +356,7 @@ def _export(
             keep_fields=keep_fields,
             expect_done=stream.fmt != CHUNKS,
             payloads=stream.payloads[a - 1 : b] if stream.payloads is not None else None,
+            keep_calls=fmt == "pytest",
         )
         names, heads = [None] * len(datas), None
     elif told is not None:

@@ -23,7 +23,7 @@ import orjson
 from ..core.calls import Call
 from ..core.engine import value_key
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
-from ..core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, kinds, prune
+from ..core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, held, kinds, prune
 from ..dialects.base import Dialect, Shape
 
 Pair = tuple[str | None, str]  # (SSE event name, data) of one frame
@@ -40,8 +40,10 @@ class _Judge:
         max_runs: int,
         judged: Callable[[list[Pair]], Signature] | None = None,
         headers: Mapping[str | None, tuple[FrameHeader, ...]] | None = None,
+        keep_calls: bool = False,
     ) -> None:
         self.told, self.tools, self.expect_done = told, tools, expect_done
+        self.keep_calls = keep_calls  # robust's calls are part of the signature
         self.headers = headers or {}
         self.judged = judged
         self.max_runs, self.runs = max_runs, 0
@@ -63,7 +65,8 @@ class _Judge:
         robust, _ = engine.end(expect_done=self.expect_done)
         key = value_key if engine.by_value else Call.key
         found = clients(robust, engine.others_at_end(), key)
-        return Signature(kinds(engine.log.entries()), *found)
+        calls = held(robust, key) if self.keep_calls else None
+        return Signature(kinds(engine.log.entries()), *found, calls)
 
     def __call__(self, frames: list[Pair]) -> bool:
         key = tuple(frames)
@@ -215,12 +218,14 @@ def minimize_events(
     max_runs: int = MAX_RUNS,
     signature: Callable[[list[Pair]], Signature] | None = None,
     headers: Mapping[str | None, tuple[FrameHeader, ...]] | None = None,
+    keep_calls: bool = False,
 ) -> list[Pair]:
     """The smallest stream found (frames in their original order) with the same signature:
     one engine pass's, or `signature`'s (a session's, where the stream is one turn).
     `headers`: a binary framing's headers of each event name's frames, which the engine
-    is shown them with (an AWS exception message is told by its headers)."""
-    judge = _Judge(told, tools, expect_done, max_runs, signature, headers)
+    is shown them with (an AWS exception message is told by its headers). `keep_calls`:
+    robust's calls stay as they were (a fixture that asserts them)."""
+    judge = _Judge(told, tools, expect_done, max_runs, signature, headers, keep_calls)
     judge.target = judge.signature(list(frames))
     stream = _Stream(list(frames))
     if not judge(stream.pairs()):  # re-serializing alone changes what the engine sees

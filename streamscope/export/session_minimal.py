@@ -25,7 +25,7 @@ from ..core.anomalies import ERROR, WARNING
 from ..core.calls import Call
 from ..core.contract import Finding
 from ..core.engine import StreamResult, value_key
-from ..core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, kinds
+from ..core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, held, kinds
 from ..dialects import session_turns
 from ..dialects.base import Turn
 from ..framing.session import WsMessage
@@ -171,10 +171,16 @@ def _text(e: Entry) -> str | None:
 
 
 def minimize_session(
-    view: View, entries: list[Entry], keep_fields: bool = False, max_runs: int = MAX_RUNS
+    view: View,
+    entries: list[Entry],
+    keep_fields: bool = False,
+    max_runs: int = MAX_RUNS,
+    keep_calls: bool = False,
 ) -> list[Entry]:
     """The smallest session found with the same signature as `entries` (the session, or
-    a selection of its turns)."""
+    a selection of its turns). `keep_calls`: each kept turn's calls stay as robust read
+    them in the session (a module that asserts them): its fragments are joined, never
+    dropped."""
     search = _Search(view, entries, keep_fields, max_runs)
     parts = search.parts
     if not parts:
@@ -209,7 +215,13 @@ def minimize_session(
                 mark = part.changed
                 part.changed = True  # (frames other than those recorded: written anew)
                 try:
-                    return search.signature([(p, pairs if p is part else p.pairs) for p in kept])
+                    found = search.signature([(p, pairs if p is part else p.pairs) for p in kept])
+                    if keep_calls and found is not _NOT_THE_SAME:
+                        got = search.turn(part, pairs, part is kept[-1])
+                        assert got is not None  # (else the signature says not the same)
+                        key = value_key if got[1].by_value else Call.key
+                        found = dataclasses.replace(found, calls=held(got[1].tool_calls, key))
+                    return found
                 finally:
                     part.changed = mark
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -144,6 +145,36 @@ def open_recording(
         raise StartError(f"{path}: cannot write the recording: {e.strerror or e}") from None
 
 
+class LiveChild:
+    """`--live`: the findings said on stderr as the recording grows, by a child process
+    reading the recording's lines as they land (streamscope.analysis.live). The relay
+    never waits for it, nor shares an interpreter with it; whatever happens to it, the
+    recording goes on."""
+
+    def __init__(self, path: str) -> None:
+        try:
+            self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+                [sys.executable, "-m", "streamscope.analysis", "--live", path],
+                stdin=subprocess.PIPE,
+            )
+        except OSError as e:
+            say(f"--live: cannot start reading the recording: {e.strerror or e}")
+            self.proc = None
+
+    def close(self, timeout: float = 30.0) -> None:
+        """The recording is whole: the child says its last findings and ends."""
+        proc = self.proc
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            proc.stdin.close()  # type: ignore[union-attr]
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def listen(port: int):
     try:
         return bind(port)
@@ -164,6 +195,7 @@ def record(
     argv: list[str] | None = None,
     *,
     pseudonymize_ids: bool = False,
+    live: bool = False,
 ) -> int:
     """Run `command` behind the proxy; the exit status (StartError when it cannot start).
 
@@ -171,7 +203,7 @@ def record(
     by name, each with its upstream URL (None: the origin each request names, for a side
     that has that rule); each side's variables point at it. `argv`: the command line to
     record in the header (the recorder's own options too); by default
-    `streamscope record -- COMMAND`."""
+    `streamscope record -- COMMAND`. `live`: each finding said as it is seen (LiveChild)."""
     upstream = Upstream.parse(upstream_url)
     others = parse_sides(sides or {})
     problem = cannot_run(command)
@@ -188,27 +220,32 @@ def record(
         sock.close()
         raise
     stopped: list[int] = []
-    with writer:
-        server = ProxyServer(upstream, writer, port, timeout, sock=sock, sides=others)
-        server.start()
-        announce(server, path)
-        variables = base_url_variables(server, env_names)
-        run, inserted = command, []
-        applied = agents.apply(command, base_urls(server))
-        try:
-            with agents.prepared(applied, os.environ) as own:
-                if applied is not None:  # an agent that reads no base-URL variable (agents.py)
-                    run, inserted = applied.command, applied.inserted
-                    added = {**applied.env, **own}
-                    variables.update(added)
-                    if added or inserted:
-                        say(
-                            f"{applied.recipe.name} is given {given(added, inserted)} ({applied.recipe.why})"
-                        )
-                status = run_child(run, variables, stopped)
-        finally:
-            why = f"streamscope got {signal.Signals(stopped[0]).name}" if stopped else None
-            server.stop(why or "the recorded command exited")
+    watching = LiveChild(path) if live else None
+    try:
+        with writer:
+            server = ProxyServer(upstream, writer, port, timeout, sock=sock, sides=others)
+            server.start()
+            announce(server, path)
+            variables = base_url_variables(server, env_names)
+            run, inserted = command, []
+            applied = agents.apply(command, base_urls(server))
+            try:
+                with agents.prepared(applied, os.environ) as own:
+                    if applied is not None:  # an agent that reads no base-URL variable
+                        run, inserted = applied.command, applied.inserted
+                        added = {**applied.env, **own}
+                        variables.update(added)
+                        if added or inserted:
+                            say(
+                                f"{applied.recipe.name} is given {given(added, inserted)} ({applied.recipe.why})"
+                            )
+                    status = run_child(run, variables, stopped)
+            finally:
+                why = f"streamscope got {signal.Signals(stopped[0]).name}" if stopped else None
+                server.stop(why or "the recorded command exited")
+    finally:  # its last findings come before the summary
+        if watching is not None:
+            watching.close()
     summarize(writer, given(variables, inserted))
     if writer.failure is not None and status == 0:
         return 1  # the command succeeded, the recording did not
@@ -339,4 +376,5 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
         and analysis.streams
     ):
         say("no anomalies, the conversation contract holds")
-    say(f"replay it: streamscope replay {path}   (or: streamscope inspect {path})")
+    said = shlex.quote(path)  # a path with a space or a quote, as a shell takes it back
+    say(f"replay it: streamscope replay {said}   (or: streamscope inspect {said})")

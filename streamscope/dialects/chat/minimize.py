@@ -50,7 +50,7 @@ import orjson
 
 from ...core.engine import ALL, CLIENTS, ROBUST, SDK
 from ...core.frames import INVALID, Frame, parse_payload
-from ...core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, kinds, prune
+from ...core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, held, kinds, prune
 from . import facts as chat_facts
 from . import shape
 from .engine import StreamEngine
@@ -79,11 +79,12 @@ def signature(
     return _signature(engine, expect_done)
 
 
-def _signature(engine: StreamEngine, expect_done: bool) -> Signature:
+def _signature(engine: StreamEngine, expect_done: bool, keep_calls: bool = False) -> Signature:
     # what finish() reports of it, without the rest of a StreamResult: its end rules
     # (the last anomalies), then what the client strategies built
     robust, _ = engine.end(expect_done=expect_done)
-    return Signature(kinds(engine.log.entries()), *clients(robust, engine.others_at_end()))
+    found = clients(robust, engine.others_at_end())
+    return Signature(kinds(engine.log.entries()), *found, held(robust) if keep_calls else None)
 
 
 def _clients_of(target: Signature, sdk: bool) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
@@ -102,8 +103,14 @@ class _Tester:
     cache, a budget, and exact shortcuts that reject without running the engine."""
 
     def __init__(
-        self, target: Signature, tools: list[Any] | None, expect_done: bool, max_runs: int
+        self,
+        target: Signature,
+        tools: list[Any] | None,
+        expect_done: bool,
+        max_runs: int,
+        keep_calls: bool = False,
     ) -> None:
+        self.keep_calls = keep_calls  # robust's calls are part of the signature
         self.aim(target)
         self.tools = tools
         self.expect_done = expect_done
@@ -170,7 +177,7 @@ class _Tester:
 
     def signature(self, frames: list[str]) -> Signature:
         self.engine_runs += 1
-        return _signature(self._fed(frames), self.expect_done)
+        return _signature(self._fed(frames), self.expect_done, self.keep_calls)
 
     def in_parts(self, frames: list[str], facts: list[Parsed] | None = None) -> bool:
         """Does `frames` show the target's signature? Read in parts, each only when those
@@ -183,6 +190,8 @@ class _Tester:
         engine = self._fed(frames, ROBUST, facts)
         robust, _ = engine.end(expect_done=self.expect_done)
         if kinds(engine.log.entries()) != self.target.kinds:
+            return False
+        if self.keep_calls and held(robust) != self.target.calls:
             return False
         for part, want in self.parts:
             if clients(robust, self._fed(frames, part, facts).others_at_end()) != want:
@@ -460,6 +469,7 @@ def minimize(
     join_fragments: bool = True,
     max_runs: int = MAX_RUNS,
     payloads: list[object] | None = None,
+    keep_calls: bool = False,
 ) -> list[str]:
     """The smallest stream found (frames in their original order) with the same signature.
 
@@ -468,7 +478,9 @@ def minimize(
     With `keep_fields`, the VOLATILE keys are kept; with `join_fragments` False, nothing
     is ever changed, only frames, keys and list entries removed. At most `max_runs`
     engine passes. `payloads`, when the caller parsed the frames already, are
-    parse_payload of each (never changed: the minimiser shares them).
+    parse_payload of each (never changed: the minimiser shares them). `keep_calls`:
+    robust's calls stay as they were (a fixture that asserts them: fragments are joined,
+    never dropped).
     """
     # The cyclic garbage collector is paused while the minimiser runs, then left as it
     # was: the minimiser makes no reference cycles of its own (its engines hold their SDK
@@ -478,7 +490,14 @@ def minimize(
     gc.disable()
     try:
         return _minimize(
-            list(frames), tools, keep_fields, expect_done, join_fragments, max_runs, payloads
+            list(frames),
+            tools,
+            keep_fields,
+            expect_done,
+            join_fragments,
+            max_runs,
+            payloads,
+            keep_calls,
         )
     finally:
         if paused:
@@ -493,9 +512,10 @@ def _minimize(
     join_fragments: bool,
     max_runs: int,
     payloads: list[object] | None,
+    keep_calls: bool = False,
 ) -> list[str]:
     # The target's pass reads the frames through the judge's facts, as every candidate does.
-    test = _Tester(_UNSET, tools, expect_done, max_runs)
+    test = _Tester(_UNSET, tools, expect_done, max_runs, keep_calls)
     if payloads is not None:
         test.seed(frames, payloads)
     test.aim(test.signature(frames))

@@ -63,15 +63,36 @@ def run_real_genai(frames: Iterable[Frame]) -> list[Call] | StrategyError:
         warnings.simplefilter("ignore")
         try:
             for chunk in client.models.generate_content_stream(model="streamscope", contents="-"):
-                for fc in _function_calls(chunk):
+                signatures = _signatures(chunk)
+                for k, fc in enumerate(_function_calls(chunk)):
                     data = fc.model_dump(mode="json", exclude_none=True, by_alias=True)
                     call = Call(
                         0, len(out), fc.id or "", "functionCall", fc.name or "", args_text(data)
                     )
                     call.first_frame = call.last_frame = body.current
+                    call.signature = signatures[k] if k < len(signatures) else None
                     out.append(call)
         except Exception as exc:
             return StrategyError.from_exception(exc, body.current)
+    return out
+
+
+def _signatures(chunk: object) -> list[object]:
+    """The thoughtSignature of each functionCall part of the chunk's first candidate, as
+    the SDK holds it (bytes) spelled in base64 again (None: the part has none): the part
+    a user sends back whole."""
+    import base64
+
+    try:
+        parts = chunk.candidates[0].content.parts or []  # type: ignore[attr-defined]
+    except (AttributeError, IndexError, TypeError):
+        return []
+    out: list[object] = []
+    for part in parts:
+        if getattr(part, "function_call", None) is None:
+            continue
+        sig = getattr(part, "thought_signature", None)
+        out.append(base64.b64encode(sig).decode() if isinstance(sig, bytes) else sig)
     return out
 
 

@@ -9,7 +9,10 @@ lists the `functionCall` parts of the chunk's first candidate. Its users gather 
 and run each with `fc.args or {}`. So every part is a call of its own: a whole call is
 right, a streamed call comes out as its opening part, each `partialArgs` part and its
 closing part, with the arguments nowhere. A call's `id` is `fc.id` (`""` for None), its
-arguments `json.dumps(fc.args or {})` compact, keys in the order sent.
+arguments `json.dumps(fc.args or {})` compact, keys in the order sent, and its
+thoughtSignature its part's, as the stream sent it: the SDK keeps the part whole
+(`Part.thought_signature`, as bytes), and a user's next request sends back the chunk's
+`content`, the signature with it.
 
 What this emulation declines (`Unmodeled`: the real SDK answers, oracle.py): a frame
 whose data is not a JSON object (the SDK raises `json.JSONDecodeError` or fails to
@@ -39,8 +42,9 @@ class PartsEmulation:
     """Feed frames; `calls()` mid-stream, `finish()` at the end."""
 
     def __init__(self) -> None:
-        # (frame, id, name, arguments) of every part collected: Calls are made when asked
-        self.found: list[tuple[int, str, str, str]] = []
+        # (frame, id, name, arguments, thoughtSignature) of every part collected: Calls
+        # are made when asked
+        self.found: list[tuple[int, str, str, str, object]] = []
         self.error: StrategyError | None = None
 
     def copy(self) -> PartsEmulation:
@@ -51,7 +55,7 @@ class PartsEmulation:
     def piece(self, n: int) -> None:
         """`feed` of a chunk whose one part only adds a string piece to a streamed call: a
         part with no name and no args, as the SDK's users collect it."""
-        self.found.append((n, "", "", "{}"))
+        self.found.append((n, "", "", "{}", None))
 
     def feed(self, frame: Frame) -> None:
         p = frame.payload
@@ -75,13 +79,15 @@ class PartsEmulation:
                 if fc is None:
                     continue
                 fid, name = fc.get("id"), fc.get("name")
-                self.found.append((frame.number, fid or "", name or "", args_text(fc)))
+                signature = part.get("thoughtSignature")
+                self.found.append((frame.number, fid or "", name or "", args_text(fc), signature))
 
     def calls(self) -> list[Call]:
         out = []
-        for k, (n, fid, name, args) in enumerate(self.found):
+        for k, (n, fid, name, args, signature) in enumerate(self.found):
             call = Call(0, k, fid, "functionCall", name, args)
             call.first_frame = call.last_frame = n
+            call.signature = signature
             out.append(call)
         return out
 

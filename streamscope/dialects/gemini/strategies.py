@@ -6,7 +6,10 @@ collect them (`parts`, sdk_model.py). The adapters that turn Gemini chunks into 
 Completions deltas differ in the index they give each part (`index-0`, `chunk-index`);
 the AI SDK's streamed-arguments support emits a streamed call only at its closing part
 (`needs-terminal`). Every one reads the first candidate, as those clients do, and turns
-a part's `args` into JSON text as they do (`json.dumps(args or {})`).
+a part's `args` into JSON text as they do (`json.dumps(args or {})`). Each keeps the
+`thoughtSignature` its call's part came with, as the stream sent it (the first, where a
+call is built of several parts), as those clients carry it back; `drops-signature`
+(engine.py: robust's reading without them) stands for the clients that lose it.
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ from .. import typed
 from ..typed import compact
 from .args import ArgTree, steps, value_of
 
+FunctionPart = tuple[dict[Any, Any], object]  # a part's functionCall, its thoughtSignature
 
-def first_calls(payload: object) -> list[dict[Any, Any]]:
-    """The functionCall objects of a chunk's first candidate, in order (any shape that is
-    not the API's reads as none)."""
+
+def first_calls(payload: object) -> list[FunctionPart]:
+    """The functionCall objects of a chunk's first candidate, in order, each with the
+    thoughtSignature its part carries (None: none); any shape that is not the API's
+    reads as none."""
     if type(payload) is not dict:
         return []
     cands = payload.get("candidates")
@@ -32,7 +38,9 @@ def first_calls(payload: object) -> list[dict[Any, Any]]:
     if type(parts) is not list:
         return []
     return [
-        p["functionCall"] for p in parts if type(p) is dict and type(p.get("functionCall")) is dict
+        (p["functionCall"], p.get("thoughtSignature"))
+        for p in parts
+        if type(p) is dict and type(p.get("functionCall")) is dict
     ]
 
 
@@ -46,15 +54,36 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-class Fold(typed.Fold[Slot]):
+class SignedSlot(Slot):
+    """A call's slot with the thoughtSignature of its first signed part."""
+
+    __slots__ = ("signature",)
+
+    def __init__(
+        self, choice: int, index: object, frame: int, id: object = None, name: object = None
+    ):
+        super().__init__(choice, index, frame, id, name)
+        self.signature: object = None
+
+    def sign(self, signature: object) -> None:
+        if self.signature is None:
+            self.signature = signature
+
+    def to_call(self) -> Call:
+        call = super().to_call()
+        call.signature = self.signature
+        return call
+
+
+class Fold(typed.Fold[SignedSlot]):
     """Base: Chat Completions deltas keyed by an index the adapter gives each part; a
     later part at the same index appends its arguments and, when non-empty, sets the
     id and name (the last one wins)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.slots: list[Slot] = []
-        self.by_index: dict[int, Slot] = {}
+        self.slots: list[SignedSlot] = []
+        self.by_index: dict[int, SignedSlot] = {}
 
     def index(self, k: int) -> int:
         raise NotImplementedError
@@ -63,20 +92,21 @@ class Fold(typed.Fold[Slot]):
         """`chunk` of a chunk whose one part only adds a string piece (`{}` to its slot)."""
         slot = self.by_index.get(self.index(0))
         if slot is None:
-            self.chunk(n, [{}])
+            self.chunk(n, [({}, None)])
             return
         slot.parts.append("{}")
         slot.fragments += 1
         slot.last = n
 
-    def chunk(self, n: int, fcs: list[dict[Any, Any]]) -> None:
-        for k, fc in enumerate(fcs):
+    def chunk(self, n: int, fcs: list[FunctionPart]) -> None:
+        for k, (fc, signature) in enumerate(fcs):
             i = self.index(k)
             slot = self.by_index.get(i)
             if slot is None:
-                slot = self.by_index[i] = Slot(0, i, n, "", "")
+                slot = self.by_index[i] = SignedSlot(0, i, n, "", "")
                 slot.type = "functionCall"
                 self.slots.append(slot)
+            slot.sign(signature)
             fid, name = _text(fc.get("id")), _text(fc.get("name"))
             if fid:
                 slot.id = fid
@@ -112,7 +142,7 @@ class ChunkIndex(Fold):
         return k
 
 
-class TerminalSlot(Slot):
+class TerminalSlot(SignedSlot):
     __slots__ = ("tree",)
     tree: ArgTree | None  # the streamed arguments (None: a whole call's, in `parts`)
 
@@ -144,11 +174,12 @@ class NeedsTerminal(typed.Fold[TerminalSlot]):
         self.open: TerminalSlot | None = None
         self.bare: TerminalSlot | None = None  # a no-args call, until a streamed one opens
 
-    def chunk(self, n: int, fcs: list[dict[Any, Any]]) -> None:
-        for fc in fcs:
+    def chunk(self, n: int, fcs: list[FunctionPart]) -> None:
+        for fc, signature in fcs:
             name, partial = fc.get("name"), fc.get("partialArgs")
             more = fc.get("willContinue") is True
             if self.open is not None and not name:
+                self.open.sign(signature)
                 self._fill(self.open, partial)
                 self.open.last = n
                 if not more and not partial:  # only the empty closing part emits it
@@ -159,6 +190,7 @@ class NeedsTerminal(typed.Fold[TerminalSlot]):
                 continue
             slot = TerminalSlot(0, 0, n, _text(fc.get("id")), name)
             slot.type = "functionCall"
+            slot.sign(signature)
             if more:
                 slot.tree = ArgTree()
                 self._fill(slot, partial)

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 
 from ...core import events as ev
-from ...core.calls import Call
+from ...core.calls import Call, signature_bytes
 from ...core.engine import value_key
 from ...core.events import FieldEvent
 from ...dialects import dialect
@@ -244,11 +244,20 @@ class CallTable(RenderedStatic):
                         text.stylize("bold green reverse")
                 elif (i, "call") in touched:
                     text.stylize("green")
-                if compare is not None and col in ("id", "item", "type", "name", "arguments"):
+                if compare is not None and col in (
+                    "id",
+                    "item",
+                    "type",
+                    "sig",
+                    "name",
+                    "arguments",
+                ):
                     theirs = None if other is None else getattr(other, _ATTR.get(col, col))
                     if col == "arguments" and self.by_value and other is not None:
                         # compared as the JSON they hold, as `differs` does
                         value, theirs = value_key(call)[3], value_key(other)[3]
+                    elif col == "sig" and other is not None:  # as the bytes it spells
+                        value, theirs = signature_bytes(value), signature_bytes(theirs)
                     if other is None or theirs != value:
                         text = Text("≠", style="bold red") + text
                         text.stylize("red")
