@@ -396,6 +396,7 @@ class RecordingPass:
             sorted(self.conversations, key=lambda c: c.exchange),
             {s.response_id: ex for ex, s in streams.items() if s.response_id},
             bodies,
+            {ex: info.undecodable for ex, info in self.infos.items() if info.undecodable},
         )
         if self.sessions:
             found, compared = self._session_findings()
