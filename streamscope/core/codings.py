@@ -104,8 +104,8 @@ class Decoded:
         if f is None:
             return ""
         return (
-            f"the request body's Content-Encoding {f.coding} cannot be decoded (from byte "
-            f"{f.offset} of its {len(self.data)}): {f.reason}; its model, tools and "
+            f"the request body's Content-Encoding {f.coding} cannot be decoded (at byte "
+            f"{f.offset} of {len(self.data)} as sent): {f.reason}; its model, tools and "
             "history are not read"
         )
 

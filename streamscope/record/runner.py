@@ -139,6 +139,7 @@ def open_recording(
             pseudonymize_ids=pseudonymize_ids,
             on_error=lost,
             keep_empty=False,
+            on_note=say,
         )
     except OSError as e:
         raise StartError(f"{path}: cannot write the recording: {e.strerror or e}") from None
