@@ -131,6 +131,9 @@ KINDS: dict[str, Kind] = {
 # The kinds that say a stream's calls were not checked (pairing's); every other info says
 # the contract held, with a note (tool-call-id-filled).
 UNCHECKED = frozenset({"continuation-missing", "continuation-ambiguous"})
+# The finding about a request that could not be read at all: the contract is not broken
+# by it, but not checked against it (record's summary says so)
+UNREAD = "request-undecodable"
 
 
 @dataclass(slots=True)
@@ -343,7 +346,9 @@ def check(
     for req in requests:
         _results(req, add, conv.get(req.exchange, req.exchange))
     for exchange, why in (unread or {}).items():  # no history: nothing of it was checked
-        add(exchange, "request-undecodable", why, "request", exchange, at=None, call=None)
+        add(
+            exchange, "request-undecodable", why, "request", exchange, at=None, call=None
+        )  # (UNREAD)
     for f in findings:
         f.conversation = conv.get(f.stream if f.stream is not None else f.exchange)
     findings.sort(key=lambda f: f.exchange)
