@@ -5,9 +5,9 @@ decode to, and a body that cannot be decoded is a finding naming its coding."""
 from __future__ import annotations
 
 import base64
-import sys
 import contextlib
 import json
+import sys
 from collections.abc import Iterator
 
 import httpx

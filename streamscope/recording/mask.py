@@ -484,7 +484,10 @@ class FrameMask:
 
 # What a request body --redact-json cannot read (its Content-Encoding cannot be undone)
 # is recorded as: never the body, which may decode in part to the fields in clear.
-WITHHELD = b"[REDACTED: a request body whose Content-Encoding cannot be decoded, so --redact-json could not be applied]"
+WITHHELD = (
+    b"[REDACTED: a request body whose Content-Encoding cannot be decoded, "
+    b"so --redact-json could not be applied]"
+)
 
 
 @dataclass(slots=True)
@@ -498,7 +501,8 @@ class RecordedRequest:
     body: bytes
     masked: int
     decoded: list[str] | None = None
-    # why the body could not be decoded (masked and redacted as the bytes it is): "" if it could
+    # why the body could not be decoded ("": it could): then it is kept as sent, masked
+    # where a credential's bytes stand as such, or withheld under --redact-json
     undecodable: str = ""
 
 
