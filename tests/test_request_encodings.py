@@ -360,3 +360,12 @@ def test_record_says_what_it_could_not_redact_and_why_the_contract_was_not_check
     assert any("not checked against 1 request" in line for line in said)
     assert CONTENT.encode() not in out.read_bytes()
     assert [r.decoded for r in _requests(out)] == [["zstd"], None]
+
+
+def test_body_decoded_round_trips_and_a_bad_one_is_refused_by_name():
+    line = Request.of(1, 0, "POST", URL, _gz(), b'{"model":"m"}', 1, ["gzip"]).to_json()
+    line = orjson.loads(orjson.dumps(line))  # as a reader gets it
+    assert line["body_decoded"] == ["gzip"] and Request.from_json(line).decoded == ["gzip"]
+    for bad in ("gzip", [], [1]):
+        with pytest.raises(ValueError, match="body_decoded"):
+            Request.from_json({**line, "body_decoded": bad})
