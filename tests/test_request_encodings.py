@@ -369,3 +369,27 @@ def test_body_decoded_round_trips_and_a_bad_one_is_refused_by_name():
     for bad in ("gzip", [], [1]):
         with pytest.raises(ValueError, match="body_decoded"):
             Request.from_json({**line, "body_decoded": bad})
+
+
+def test_recording_transport_redacts_what_a_compressed_body_decodes_to(tmp_path):
+    from streamscope.record.transport import recording_transport
+
+    from .responses_stream import events_for
+
+    got: list[bytes] = []
+
+    def provider(request: httpx.Request) -> httpx.Response:
+        got.append(request.content)
+        stream = b"".join(events_for(_turns()[0]))
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=stream)
+
+    path = tmp_path / "inproc.jsonl"
+    inner = httpx.MockTransport(provider)
+    sent = encode("zstd", orjson.dumps(_turns()[0]))
+    transport = recording_transport(path, inner, redact_json=["input.*.content"])
+    with httpx.Client(transport=transport) as client:
+        headers = {"content-type": "application/json", "content-encoding": "zstd"}
+        client.post(URL, content=sent, headers=headers).read()
+    assert got == [sent] and CONTENT.encode() not in path.read_bytes()
+    (request,) = _requests(path)
+    assert request.decoded == ["zstd"] and analyze(path).exchanges[0].model == MODEL

@@ -42,7 +42,7 @@ CODINGS = ("gzip", "deflate", "br", "zstd")
 _ALIASES = {"x-gzip": "gzip"}
 RATIO = 1000
 SLACK = 1 << 20
-BODY_LIMIT = 256 << 20  # what a request body may decode to (what a WebSocket frame may)
+BODY_LIMIT = 64 << 20  # what a request body may decode to (Anthropic refuses over 32 MB)
 _PIECE = 1 << 14  # a request body is fed in pieces: at most RATIO * _PIECE bytes at a step
 _ZSTD_WINDOW_LOG = 23  # RFC 9659: an HTTP zstd body needs no window over 8 MB
 
