@@ -537,10 +537,11 @@ def demo(quirk: str, no_replay: bool) -> None:
 def analyze_request(path: str) -> dict:
     """The first request's JSON body of a recording ({} when it has none)."""
     from .inputs import open_input
+    from .inputs.encoding import request_json
 
     with open_input(path) as source:
         request = source.exchange(source.numbers()[0]).request
-        body = request.json_body() if request is not None else None
+        body = request_json(request) if request is not None else None
     return body if isinstance(body, dict) else {}
 
 

@@ -48,6 +48,30 @@ class Encoder:
         return c.compress(data) + c.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
 
 
+def decode(codings: str, data: bytes) -> bytes:
+    """A whole body, its Content-Encoding (codings in the order applied) undone by each
+    coding's own library, not streamscope's: what a server reads of a request."""
+    for coding in reversed([c.strip() for c in codings.split(",") if c.strip()]):
+        if coding == "gzip":
+            data = zlib.decompress(data, wbits=31)
+        elif coding == "deflate":
+            data = zlib.decompress(data)
+        elif coding == "br":
+            data = brotli.decompress(data)
+        elif coding == "zstd":
+            data = zstd.decompress(data)
+        else:
+            raise ValueError(f"no decoder for {coding!r}")
+    return data
+
+
+def encode(codings: str, data: bytes) -> bytes:
+    """A whole body in `codings` (applied in order, as Content-Encoding lists them)."""
+    for coding in [c.strip() for c in codings.split(",") if c.strip()]:
+        data = Encoder(coding).piece(data, last=True)
+    return data
+
+
 def encode_recording(
     src: str | Path, dst: str | Path, coding: str, header: str | None = None
 ) -> Path:

@@ -104,10 +104,20 @@ def findings(messages: list, streams=STREAM) -> list[str]:
 
 def test_every_contract_kind_has_a_case():
     # a dialect's own kinds are checked in its own words (test_gemini.py; a Realtime
-    # session's in tests/dialects/realtime/test_session.py), pairing's in test_pairing.py
+    # session's in tests/dialects/realtime/test_session.py), pairing's in test_pairing.py,
+    # a request that cannot be read in test_request_encodings.py (and below)
     pairing = {"continuation-missing", "continuation-ambiguous"}
     own = {"thought-signature-dropped", "tool-result-repeated", "tool-call-id-filled"}
-    assert set(CASES) | own | pairing == set(KINDS)
+    unread = {"request-undecodable"}
+    assert set(CASES) | own | pairing | unread == set(KINDS)
+
+
+def test_a_request_that_cannot_be_read_is_said_once_and_checks_nothing():
+    why = "the request body's Content-Encoding zstd cannot be decoded"
+    got = check(STREAM, [ASKED], unread={2: why}).findings
+    assert [(f.exchange, f.kind, f.severity, f.message, f.stream) for f in got] == [
+        (2, "request-undecodable", "warning", why, None)
+    ]
 
 
 def test_arguments_changed_or_repaired_on_the_way_back():

@@ -24,7 +24,8 @@ its last read before ending the chunked body, as real providers do after `[DONE]
 Every body it sends is kept as (model, sha256, bytes) in `served`; `cancelled` counts
 streams that ended because the other side went away; `auth` keeps Authorization headers,
 `hosts` the Host headers, `paths` the request paths (with their query) and `bodies` the
-request bodies as JSON.
+request bodies as JSON (a compressed one decoded, as its Content-Encoding says), `raw` as
+they arrived.
 
 `RawUpstream` answers every connection with fixed bytes, for HTTP that uvicorn cannot
 send (1xx interim responses, broken framing, `chunked_with_length`'s both framings),
@@ -49,7 +50,7 @@ from streamscope.http.loopback import bind
 from streamscope.recording import RecordingIndex
 
 from . import anthropic_stream, conversation_stream, gemini_stream, responses_stream
-from .encoded import Encoder
+from .encoded import Encoder, decode
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
 
@@ -85,6 +86,7 @@ class Upstream:
         self.hosts: list[str] = []
         self.paths: list[str] = []
         self.bodies: list[dict] = []
+        self.raw: list[bytes] = []  # each request body as it arrived, to the byte
         self.headers: list[dict[str, str]] = []
         self.served: list[tuple[str, str, bytes]] = []
         self.cancelled = 0
@@ -133,7 +135,12 @@ class Upstream:
         self.headers.append(headers)
         if "authorization" in headers:
             self.auth.append(headers["authorization"])
-        request = orjson.loads(body) if body else {}
+        self.raw.append(body)
+        coding = headers.get("content-encoding", "")
+        try:  # a compressed request is read as a server does (tests/encoded.py)
+            request = orjson.loads(decode(coding, body) if coding else body) if body else {}
+        except Exception:  # (zlib's, brotli's, zstd's errors): one it cannot read
+            request = {"model": "json"}  # a plain answer
         self.bodies.append(request)
         path = scope["path"]
         gemini = path.endswith((":streamGenerateContent", ":generateContent"))

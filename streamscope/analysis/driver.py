@@ -38,7 +38,7 @@ from ..dialects.base import Turn
 from ..framing import new as new_framing
 from ..framing.session import Reassembler, WsMessage
 from ..inputs import CHUNKS, ExchangeInfo, Source, describe_numbers, open_input
-from ..inputs.encoding import Inflow, content_codings
+from ..inputs.encoding import Inflow, content_codings, request_json
 from ..inputs.session import facts_of, turn_end
 from ..recording.format import End, Message, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
@@ -407,6 +407,7 @@ class RecordingPass:
             sorted(self.conversations, key=lambda c: c.exchange),
             {s.response_id: ex for ex, s in streams.items() if s.response_id},
             bodies,
+            {ex: info.undecodable for ex, info in self.infos.items() if info.undecodable},
         )
         if self.sessions:
             found, compared = self._session_findings()
@@ -464,7 +465,7 @@ class RecordingPass:
         except RecordingError:
             return []
         history = dialect(self.infos[req].dialect).history(
-            request.json_body() if request is not None else None
+            request_json(request) if request is not None else None
         )
         return run_at(history.entries(), start) if history is not None else []
 

@@ -108,6 +108,16 @@ KINDS: dict[str, Kind] = {
         "calls do not tell which is its own: its calls were not checked",
         "nothing was found wrong: the request that continues the stream could not be told, so its calls were not checked, and the entry says so rather than guess",
     ),
+    # A request that cannot be read (the analysis driver files it, for any exchange)
+    "request-undecodable": Kind(
+        WARNING,
+        "the request body cannot be decoded as its Content-Encoding says (bad data, a "
+        "coding streamscope does not decode, a body cut short, or one that decodes past "
+        "64 MiB); the message names the coding",
+        "the upstream may have read it, and nothing says the conversation is wrong; but "
+        "its model, tools and history are not read, so the calls it may carry back are "
+        "not checked against it",
+    ),
     # The dialects' own (the contract's dialect section):
     "thought-signature-dropped": Kind(
         ERROR,
@@ -120,6 +130,9 @@ KINDS: dict[str, Kind] = {
 # The kinds that say a stream's calls were not checked (pairing's); every other info says
 # the contract held, with a note (tool-call-id-filled).
 UNCHECKED = frozenset({"continuation-missing", "continuation-ambiguous"})
+# The finding about a request that could not be read at all: the contract is not broken
+# by it, but not checked against it (record's summary says so)
+UNREAD = "request-undecodable"
 
 
 @dataclass(slots=True)
@@ -292,12 +305,14 @@ def check(
     requests: list[Conversation],
     responses: Mapping[str, int] | None = None,
     answered: Iterable[int] | None = None,
+    unread: Mapping[int, str] | None = None,
 ) -> ContractResult:
     """`streams`: (exchange, robust calls) of every stream, in exchange order; `requests`:
     every request's history (its stream's own too), in exchange order; `responses`: a
     stream's response id -> its exchange, for requests that continue a stored response;
     `answered`: exchanges besides the streams whose answer a later request may continue
-    (successful non-stream exchanges)."""
+    (successful non-stream exchanges); `unread`: the requests whose body could not be
+    decoded, by exchange, each with why (streamscope.core.codings: the coding named)."""
     findings: list[Finding] = []
     made = dict(streams)
     by_ex = {r.exchange: r for r in requests}
@@ -339,6 +354,10 @@ def check(
         findings.append(Finding(note.stream, note.kind, note.message, INFO, note.stream))
     for req in requests:
         _results(req, add, conv.get(req.exchange, req.exchange))
+    for exchange, why in (unread or {}).items():  # no history: nothing of it was checked
+        add(
+            exchange, "request-undecodable", why, "request", exchange, at=None, call=None
+        )  # (UNREAD)
     for f in findings:
         f.conversation = conv.get(f.stream if f.stream is not None else f.exchange)
     findings.sort(key=lambda f: f.exchange)

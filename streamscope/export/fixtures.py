@@ -24,11 +24,11 @@ from ..dialects import Dialect, dialect
 from ..dialects.base import Messages
 from ..framing import SSE, content_type, framing
 from ..inputs import CHUNKS, Exchange, Source, open_input
-from ..inputs.encoding import without_codings
+from ..inputs.encoding import read_request, without_codings
 from ..inputs.har import GENERAL_NOTES, Har
 from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
-from ..recording.mask import Masking, Secrets
+from ..recording.mask import Masking, Secrets, mask_request
 from ..text import visible
 
 # (session last: it refuses an HTTP stream, which the others write)
@@ -303,11 +303,28 @@ def _masked(
     HAR or a recording made with --no-redact holds in clear is not exported so."""
     ex, lines = end.exchange, []
     if request is not None:
-        url, headers, body, n = masking.request(
-            ex, request.url, request.headers, request.body_bytes, known or ()
+        got = mask_request(  # on what the body decodes to, as the writer masks it
+            masking,
+            ex,
+            request.url,
+            request.headers,
+            request.body_bytes,
+            known or (),
+            stored=request.decoded,
         )
-        masked = request.masked + n
-        lines.append(Request.of(ex, request.t_ns, request.method, url, headers, body, masked))
+        masked = request.masked + got.masked
+        lines.append(
+            Request.of(
+                ex,
+                request.t_ns,
+                request.method,
+                got.url,
+                got.headers,
+                got.body,
+                masked,
+                got.decoded,
+            )
+        )
     if response is not None:
         headers, n = masking.headers(ex, response.headers)
         lines.append(Response(ex, response.t_ns, response.status, headers, response.masked + n))
@@ -390,7 +407,7 @@ def _secrets(stream: _Stream) -> Secrets:
     req = ex.request
     if req is None:
         return Secrets.of_request("", [], b"", known)
-    return Secrets.of_request(req.url, req.headers, req.body_bytes, known)
+    return Secrets.of_request(req.url, req.headers, read_request(req).data, known)
 
 
 def _masked_datas(secrets: Secrets, datas: list[str]) -> tuple[list[str], int]:
@@ -498,7 +515,15 @@ def _recording(
             req = ex.request
             t0 = req.t_ns
             request = Request(
-                1, 0, req.method, req.url, req.headers, req.body, req.body_b64, req.masked
+                1,
+                0,
+                req.method,
+                req.url,
+                req.headers,
+                req.body,
+                req.body_b64,
+                req.masked,
+                req.decoded,
             )
         if ex.response is not None:
             resp = ex.response

@@ -35,6 +35,7 @@ from ..dialects import Dialect, dialect, request_facts, session_turns
 from ..dialects.base import Turn
 from ..framing.session import CONTROL, Reassembler, WsMessage
 from ..inputs import Exchange, Source
+from ..inputs.encoding import read_request
 from ..recording.format import (
     OPCODE_NUMBERS,
     End,
@@ -44,7 +45,7 @@ from ..recording.format import (
     Response,
     text_or_b64,
 )
-from ..recording.mask import Masking, Secrets, body_mask
+from ..recording.mask import Masking, Secrets, body_mask, mask_request
 
 # The formats that write a whole session; sse and chunks write one turn's stream.
 SESSION_FORMATS = ("recording", "session", "pytest")
@@ -123,7 +124,9 @@ def open_view(source: Source, ex: Exchange) -> View:
     lines = list(ex.index.messages(ex.number))
     req = ex.request
     secrets = (
-        Secrets.of_request(req.url, req.headers, req.body_bytes) if req is not None else Secrets([])
+        Secrets.of_request(req.url, req.headers, read_request(req).data)
+        if req is not None
+        else Secrets([])
     )
     entries = [Entry(m, frames) for m, frames in _messages(lines)]
     end = ex.end
@@ -343,8 +346,13 @@ def recording(view: View, entries: list[Entry], whole: bool) -> bytes:
     masking = Masking()
     req, resp = ex.request, ex.response
     if req is not None:
-        url, headers, body, n = masking.request(1, req.url, req.headers, req.body_bytes)
-        lines.append(Request.of(1, 0, req.method, url, headers, body, req.masked + n).to_json())
+        got = mask_request(masking, 1, req.url, req.headers, req.body_bytes, stored=req.decoded)
+        masked = req.masked + got.masked
+        lines.append(
+            Request.of(
+                1, 0, req.method, got.url, got.headers, got.body, masked, got.decoded
+            ).to_json()
+        )
     if resp is not None:
         headers, n = masking.headers(1, resp.headers)
         lines.append(Response(1, resp.t_ns - t0, resp.status, headers, resp.masked + n).to_json())

@@ -41,7 +41,7 @@ from ..recording.format import BOM, End, RecordingError, Request, Response
 from ..recording.mask import credentials, mask_head
 from ..recording.utf16 import readable
 from ..text import quote
-from .encoding import content_codings, stored_decoded, without_codings
+from .encoding import Decoded, content_codings, decode_body, stored_decoded, without_codings
 from .reads import Reads
 
 VERSION = "1.2"
@@ -254,12 +254,7 @@ def _framing(request: object, response: object) -> str | None:
         return None
     asked = None
     if isinstance(request, dict) and isinstance(request.get("url"), str):
-        post = request.get("postData")
-        text = post.get("text") if isinstance(post, dict) else None
-        try:
-            body = orjson.loads(text) if isinstance(text, str) else None
-        except orjson.JSONDecodeError:
-            body = None
+        body = _posted(request).json()
         url = request["url"]
         asked = streams_in(of_request(url, body), url, body)
     status = response.get("status")
@@ -300,13 +295,21 @@ def _wanted(entry: object) -> bool:
     url = request.get("url") if isinstance(request, dict) else None
     if not isinstance(url, str):
         return False
-    post = request.get("postData") if isinstance(request, dict) else None
-    text = post.get("text") if isinstance(post, dict) else None
-    try:
-        body = orjson.loads(text) if isinstance(text, str) and text else None
-    except orjson.JSONDecodeError:
-        body = None
+    body = _posted(request).json() if isinstance(request, dict) else None
     return claimant(url, body) is not None
+
+
+def _posted(request: _Json) -> Decoded:
+    """An entry's request body as the client meant it: its Content-Encoding undone, unless
+    the HAR kept it decoded (as HAR 1.2 keeps bodies; `stored_decoded` tells)."""
+    try:
+        data = _text(request.get("postData"), "request.postData")
+    except _Skip:
+        return Decoded(b"")
+    codings = content_codings(_headers_of(request))
+    if codings and stored_decoded(codings, data):
+        return Decoded(data, tuple(codings))
+    return decode_body(codings, data)
 
 
 def _exchange(
@@ -333,6 +336,8 @@ def _exchange(
             f"entries[{i}] {field} {quote(what, 40)} is not text: the request body is read as empty"
         )
     body = _text(post, "request.postData")
+    posted = _posted(request)  # (the body kept as the HAR holds it; read decoded)
+    kept = list(posted.codings) if posted.decoded and posted.data == body else None
     content = response.get("content")
     if not isinstance(content, dict) or not isinstance(content.get("text"), str):
         raise _Skip("the response body was not saved (no response.content.text)")
@@ -370,12 +375,12 @@ def _exchange(
     end_t = t_ns + round((head + receive) * 1e6)
     shown, request_headers, request_masked = mask_head(url, _headers_of(request))
     return HarExchange(
-        Request.of(number, t_ns, method, shown or "", request_headers, body, request_masked),
+        Request.of(number, t_ns, method, shown or "", request_headers, body, request_masked, kept),
         Response(number, t_ns + round(head * 1e6), status, headers, response_masked),
         End(number, end_t, "complete", None),
         [(b, t - t_ns) for b, t in reads if b],
         note,
-        credentials(url, _headers_of(request), body),
+        credentials(url, _headers_of(request), posted.data),
     )
 
 

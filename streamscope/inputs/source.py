@@ -24,7 +24,7 @@ from ..dialects import claimant, look_alike, of_frames, request_facts, streams_i
 from ..framing import of_response
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.reader import Progress, RecordingIndex, iter_raw
-from .encoding import DecodedReads, content_codings
+from .encoding import DecodedReads, content_codings, read_request
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
 from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
 from .session import Session, SessionFacts, facts_of, read_session
@@ -64,12 +64,16 @@ class ExchangeInfo:
     # when its body's last read arrived (a recording's last chunk line; None: none yet):
     # the stream's end, as the tools' run time counts it (core/results.py)
     last_ns: int | None = None
+    # why its request body cannot be decoded as its Content-Encoding says ("": it can)
+    undecodable: str = ""
 
     def saw_request(self, request: Request) -> object:
         """Take the request's facts; returns its parsed JSON body (None if not JSON)."""
         self.method, self.url, self.start_ns = request.method, request.url, request.t_ns
         self.masked += request.masked
-        body = request.json_body()
+        readable = read_request(request)  # its Content-Encoding undone
+        self.undecodable = readable.describe()
+        body = readable.json()
         told = claimant(request.url, body) or look_alike(body)
         self.dialect = None if told is None else told.name
         facts = request_facts(told, request.url, body)  # as the dialect reads its request

@@ -94,7 +94,7 @@ import functools
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -116,6 +116,7 @@ from ..framing import content_type, rewrite, writes
 from ..http import clients
 from ..http.headers import HOP_BY_HOP
 from ..inputs import CHUNKS, SSE, Source, open_input
+from ..inputs.encoding import request_body, request_json
 from ..inputs.reads import Reads
 from ..inputs.source import WEBSOCKET, Exchange
 from ..providers import PROVIDERS
@@ -287,7 +288,7 @@ def _recording_entries(
         if response.status == 101 and ex.info.framing == WEBSOCKET:
             sessions.append(x)
             continue
-        body = request.json_body() if request is not None else None
+        body = request_json(request) if request is not None else None
         told = claimant(request.url, body) if request is not None else None  # no request: any
         if request is not None and told is None:
             continue
@@ -653,14 +654,21 @@ def answer(
     body: bytes,
     strict: bool,
     name: str,
-    header_names: Iterable[str] = (),
+    headers: Sequence[tuple[str, str]] = (),
 ) -> Answer:
     """The request (`path`: its target, the query included: it may tell the framing
     asked for) and its dialect told once (streamscope.dialects.claimant; its errors are its
     dialect's, else those of the dialect whose client sent it, `of_client`), then the
-    selection, for the server and the transport alike."""
+    selection, for the server and the transport alike. A compressed body is read as it
+    decodes (its `headers`' Content-Encoding undone)."""
+    readable = request_body(headers, body)
+    body = readable.data
     told = claimant_sent(path, body)  # the requests a dialect claims are answered
-    speaks = told or of_client(header_names) or DEFAULT
+    speaks = told or of_client(name for name, _ in headers) or DEFAULT
+    if readable.failure is not None:
+        message = readable.describe()
+        said = speaks.error_headers(400, "unmatched_request")
+        return Answer(None, 400, error_body(name, "unmatched_request", message, speaks), None, said)
     if told is None or method.upper() != "POST":
         message = f"only {_served(speaks)} served, not {method} {path}"
         said = speaks.error_headers(404, "not_found")
@@ -773,8 +781,8 @@ class PlaybackTransport(clients.Transport):
     def _respond(self, request: Any, body: bytes, start: float) -> tuple[float, Any]:
         package = clients.package_of(request, self.http)
         target = request.url.raw_path.decode("latin-1")  # its query too (alt=sse)
-        names = request.headers.keys()
-        got = answer(self.library, request.method, target, body, self.strict, self.name, names)
+        heads = request.headers.multi_items()
+        got = answer(self.library, request.method, target, body, self.strict, self.name, heads)
         self.selections.append(got.selection)
         if got.selection is None:
             headers = [("content-type", "application/json"), *got.error_headers]

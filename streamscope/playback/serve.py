@@ -83,8 +83,8 @@ class MockProvider:
         method, path = scope["method"], scope["path"]
         query = scope.get("query_string") or b""
         target = path + ("?" + query.decode("latin-1") if query else "")  # alt=sse tells
-        names = [k.decode("latin-1") for k, _ in scope["headers"]]
-        got = answer(self.library, method, target, bytes(body), self.strict, NAME, names)
+        heads = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        got = answer(self.library, method, target, bytes(body), self.strict, NAME, heads)
         self.selections.append(got.selection)
         if got.selection is None:
             self._say(f"{method} {path} -> {got.status}")

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from ..core.codings import request_body
 from ..dialects import DEFAULT, Dialect, FinalWatch, final_watch, speaker
 from ..http.headers import forwardable
 from ..http.loopback import LoopbackServer, until_disconnect
@@ -226,8 +227,10 @@ class RecordingProxy:
         query = scope.get("query_string") or b""
         target = path + (("?" + query.decode("latin-1")) if query else "")
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
-        # told once: what ends its stream, and the errors the proxy answers with itself
-        speaks = speaks_on(route.side, path, bytes(body), (k for k, _ in headers))
+        # told once, from the body as it decodes: what ends its stream, and the errors
+        # the proxy answers with itself (the body is sent on as it came)
+        readable = request_body(headers, bytes(body)).data
+        speaks = speaks_on(route.side, path, readable, (k for k, _ in headers))
         try:
             upstream, pool = self.upstream_of(route, path, headers)
         except ValueError as e:
@@ -288,7 +291,7 @@ class RecordingProxy:
                 ex, send, 502, "upstream-error", "upstream_unreachable", message, speaks
             )
             return
-        final = final_watch(speaks, target, payload, response.status, response.headers)
+        final = final_watch(speaks, target, readable, response.status, response.headers)
         await self._relay(ex, response, receive, send, final)
 
     async def _fail(

@@ -140,6 +140,7 @@ def open_recording(
             pseudonymize_ids=pseudonymize_ids,
             on_error=lost,
             keep_empty=False,
+            on_note=say,
         )
     except OSError as e:
         raise StartError(f"{path}: cannot write the recording: {e.strerror or e}") from None
@@ -300,7 +301,7 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
     from collections import Counter
 
     from ..analysis import analyze
-    from ..core.contract import UNCHECKED
+    from ..core.contract import UNCHECKED, UNREAD
     from ..recording.format import RecordingError
 
     path = writer.path
@@ -332,13 +333,17 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
         for a in stream.anomalies:
             by_severity[a.severity][a.kind] += a.count
             entries[a.severity] += 1
-    contract = Counter(f.kind for f in analysis.contract if f.severity != "info")
+    contract = Counter(
+        f.kind for f in analysis.contract if f.severity != "info" and f.kind != UNREAD
+    )
     # streams whose calls pairing could not check: said, and no break
     unchecked = Counter(f.kind for f in analysis.contract if f.kind in UNCHECKED)
     # the contract held, with a note (a client's own ids where the model sent none)
     noted = Counter(
         f.kind for f in analysis.contract if f.severity == "info" and f.kind not in UNCHECKED
     )
+    # requests that could not be read: the contract is not checked against them, not broken
+    unread = sum(f.kind == UNREAD for f in analysis.contract)
     say(
         f"{plural(len(analysis.exchanges), 'exchange')}, {plural(len(analysis.streams), 'stream')} recorded in {path}"
     )
@@ -362,16 +367,22 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
             "conversation contract not checked for some streams: "
             + ", ".join(f"{k} x{n}" for k, n in unchecked.most_common())
         )
-    if noted and not contract:
+    if noted and not contract and not unread:
         say(
             "the conversation contract holds, with notes: "
             + ", ".join(f"{k} x{n}" for k, n in noted.most_common())
+        )
+    if unread:
+        say(
+            f"conversation contract not checked against {plural(unread, 'request')} whose "
+            f"body cannot be decoded: {UNREAD} x{unread} (inspect says why)"
         )
     if (
         not any(by_severity.values())
         and not contract
         and not unchecked
         and not noted
+        and not unread
         and not analysis.failures
         and analysis.streams
     ):

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequen
 from types import ModuleType
 from typing import Any
 
+from ..core.codings import request_body
 from ..dialects import DEFAULT, FinalWatch, final_watch, speaker
 from ..http import clients
 from ..recording import RecordingWriter
@@ -80,7 +81,7 @@ def _final_watch(request: Any, response: Any) -> FinalWatch:
     """The watch for the final event of the stream a request asks for, its dialect told
     once from the request (streamscope.dialects.speaker), its framing from the request
     and the response's head."""
-    body = request.content  # read already
+    body = request_body(request.headers.multi_items(), request.content).data  # read already
     told = speaker(request.url.path, body, request.headers.keys()) or DEFAULT
     url = str(request.url)
     return final_watch(told, url, body, response.status_code, response.headers.multi_items())

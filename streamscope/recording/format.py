@@ -191,6 +191,16 @@ def _masked(d: dict[Any, Any]) -> int:
     return v
 
 
+def _decoded(d: dict[Any, Any]) -> list[str] | None:
+    """The codings a request's body was kept with undone (None: kept as it was sent)."""
+    v = d.get("body_decoded")
+    if v is None:
+        return None
+    if not isinstance(v, list) or not v or not all(isinstance(c, str) for c in v):
+        raise ValueError("field 'body_decoded' is not a list of content codings")
+    return v
+
+
 def _headers(d: dict[Any, Any]) -> Headers:
     v = _need(d, "headers")
     if not isinstance(v, list) or not all(
@@ -281,6 +291,9 @@ class Request:
     body: str | None = ""
     body_b64: str | None = None
     masked: int = 0  # values masked in its URL, headers and body (secrets)
+    # The Content-Encoding codings undone before the body was kept (None: the body is as
+    # it was sent): the writer keeps a compressed body decoded where masking changed it
+    decoded: list[str] | None = None
     type: ClassVar[str] = "request"
 
     @classmethod
@@ -293,18 +306,20 @@ class Request:
         headers: Headers,
         body: bytes,
         masked: int = 0,
+        decoded: list[str] | None = None,
     ) -> Request:
         key, text = text_or_b64("body", body)
         if key == "body":
-            return cls(exchange, t_ns, method, url, headers, text, None, masked)
-        return cls(exchange, t_ns, method, url, headers, None, text, masked)
+            return cls(exchange, t_ns, method, url, headers, text, None, masked, decoded)
+        return cls(exchange, t_ns, method, url, headers, None, text, masked, decoded)
 
     @property
     def body_bytes(self) -> bytes:
         return bytes_of(self.body, self.body_b64)
 
     def json_body(self) -> Any | None:
-        """The parsed JSON body, or None when the body is not JSON."""
+        """The stored body parsed, or None when it is not JSON. A compressed body is no
+        JSON: readers read it decoded (streamscope.inputs.encoding.request_json)."""
         try:
             return orjson.loads(self.body if self.body is not None else self.body_bytes)
         except orjson.JSONDecodeError:
@@ -319,6 +334,8 @@ class Request:
             d["body"] = self.body or ""
         if self.masked:
             d["masked"] = self.masked
+        if self.decoded:
+            d["body_decoded"] = self.decoded
         return d
 
     @classmethod
@@ -333,6 +350,7 @@ class Request:
             body,
             body_b64,
             _masked(d),
+            _decoded(d),
         )
 
 

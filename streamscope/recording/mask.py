@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
+from streamscope.core.codings import request_body
 from streamscope.http import sigv4
 from streamscope.recording import pseudonym
 from streamscope.recording.format import REDACTED
@@ -35,6 +36,7 @@ from streamscope.recording.redact import (
     is_secret_query_name,
     redact_argv,
     redact_header,
+    redact_json_paths,
     redact_url,
 )
 
@@ -478,6 +480,64 @@ class FrameMask:
     @property
     def pending(self) -> bool:
         return bool(self.queue)
+
+
+# What a request body --redact-json cannot read (its Content-Encoding cannot be undone)
+# is recorded as: never the body, which may decode in part to the fields in clear.
+WITHHELD = (
+    b"[REDACTED: a request body whose Content-Encoding cannot be decoded, "
+    b"so --redact-json could not be applied]"
+)
+
+
+@dataclass(slots=True)
+class RecordedRequest:
+    """A request as a recording keeps it: `body` the bytes sent, unless masking or
+    --redact-json changed what they decode to; then the body decoded and changed, and
+    `decoded` the Content-Encoding codings undone (the line's `body_decoded`)."""
+
+    url: str
+    headers: list[tuple[str, str]]
+    body: bytes
+    masked: int
+    decoded: list[str] | None = None
+    # why the body could not be decoded ("": it could): then it is kept as sent, masked
+    # where a credential's bytes stand as such, or withheld under --redact-json
+    undecodable: str = ""
+
+
+def mask_request(
+    masking: Masking | None,
+    exchange: int,
+    url: str,
+    headers: Sequence[tuple[str, str]],
+    body: bytes,
+    known: Sequence[str] = (),
+    redact_json: Sequence[str] = (),
+    stored: Sequence[str] | None = None,
+) -> RecordedRequest:
+    """What a recording keeps of a request: masked (`masking`, None: not) and redacted by
+    path, both on what its body decodes to (`stored`: the codings already undone, for a
+    body kept decoded). A compressed body is kept as it was sent while neither changes
+    what it decodes to: the recording stays the client's bytes wherever it can."""
+    readable = request_body(headers, body, stored)
+    data = readable.data if readable.decoded else body
+    pairs = list(headers)
+    n = 0
+    if masking is not None:  # first: its credentials are looked for everywhere
+        url, pairs, data, n = masking.request(exchange, url, pairs, data, known)
+    if redact_json:
+        data = redact_json_paths(data, redact_json)
+    why = readable.describe()
+    if readable.failure is not None and redact_json:
+        # what --redact-json cannot read may still decode in part (a cut gzip body): the
+        # fields asked for would be in clear, so the body is withheld, and said to be
+        return RecordedRequest(url, pairs, WITHHELD, n, undecodable=why)
+    if not readable.decoded:
+        return RecordedRequest(url, pairs, data, n, undecodable=why)
+    if stored is None and data == readable.data:
+        return RecordedRequest(url, pairs, body, n)  # nothing changed: the bytes sent
+    return RecordedRequest(url, pairs, data, n, list(readable.codings))
 
 
 class Masking:

@@ -29,9 +29,8 @@ from streamscope.recording.format import (
     Request,
     without_surrogates,
 )
-from streamscope.recording.mask import HeldFrame, Masking, credentials, mask_argv
+from streamscope.recording.mask import HeldFrame, Masking, credentials, mask_argv, mask_request
 from streamscope.recording.private import open_private
-from streamscope.recording.redact import redact_json_paths
 
 _dumps = orjson.dumps
 _NL = orjson.OPT_APPEND_NEWLINE
@@ -93,6 +92,7 @@ class RecordingWriter:
         on_error: Callable[[OSError], None] | None = None,
         keep_empty: bool = True,
         pseudonymize_ids: bool = False,
+        on_note: Callable[[str], None] | None = None,
     ) -> None:
         if pseudonymize_ids and not redact:
             raise ValueError(
@@ -101,6 +101,8 @@ class RecordingWriter:
         self.path = os.fspath(path)
         self.redact = redact
         self.redact_json = tuple(redact_json)
+        # told what a recording could not do as asked (a body --redact-json cannot read)
+        self.on_note = on_note
         # 0600 whatever the umask: a recording holds whole conversations (private.py)
         fd = open_private(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
         try:
@@ -159,13 +161,26 @@ class RecordingWriter:
         (a request the proxy signed again): their credentials are masked too."""
         pairs = _text_pairs(headers)
         body = bytes(body or b"")
-        masked = 0
-        if self._masking is not None:  # first: its credentials are looked for everywhere
-            known = credentials("", client_headers)
-            url, pairs, body, masked = self._masking.request(exchange, url, pairs, body, known)
-        if self.redact_json:
-            body = redact_json_paths(body, self.redact_json)
-        rec = Request.of(exchange, self._t(t_ns), method, url, pairs, body, masked)
+        if self._masking is None and not self.redact_json:
+            rec = Request.of(exchange, self._t(t_ns), method, url, pairs, body)
+        else:  # on what a compressed body decodes to (mask_request)
+            known = credentials("", client_headers) if self._masking is not None else ()
+            got = mask_request(self._masking, exchange, url, pairs, body, known, self.redact_json)
+            if got.undecodable and self.redact_json and self.on_note is not None:
+                self.on_note(
+                    f"exchange {exchange}: {got.undecodable}; --redact-json cannot apply, "
+                    "so the body is not recorded"
+                )
+            rec = Request.of(
+                exchange,
+                self._t(t_ns),
+                method,
+                got.url,
+                got.headers,
+                got.body,
+                got.masked,
+                got.decoded,
+            )
         if self._write(_dumps(rec.to_json(), option=_NL)):
             self._requests += 1
 

@@ -12,6 +12,7 @@ from textual.widgets import (
 )
 
 from ...inputs import Exchange
+from ...inputs.encoding import request_json
 from ...recording.format import RecordingError
 from ...text import visible
 from ..conversation import response
@@ -56,7 +57,8 @@ class RequestScreen(Screen):
         self.session.when_analysed(self._analysed)
 
     def _body(self) -> object:
-        return self.exchange.request.json_body() if self.exchange.request is not None else None
+        request = self.exchange.request
+        return request_json(request) if request is not None else None
 
     def _analysed(self, summaries: dict) -> None:
         views = self.query(ConversationView) if self.is_attached else ()

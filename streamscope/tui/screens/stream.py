@@ -21,6 +21,7 @@ from textual.widgets import (
 from ...analysis.driver import AnswerSummary, ResultLine
 from ...core.anomalies import INFO
 from ...dialects.base import Turn
+from ...inputs.encoding import request_json
 from ...recording.format import Request
 from ...text import quote, visible
 from ..messages import FrameSelected, OpenTurn, RecordingGrew, StreamRead
@@ -198,7 +199,7 @@ class StreamScreen(Screen):
         """The request's body: the exchange's, or the client message that opened the turn."""
         if self.turn is not None:
             return self.turn.request
-        return self.request.json_body() if self.request is not None else None
+        return request_json(self.request) if self.request is not None else None
 
     def _turn(self) -> int | None:
         return self.turn.turn if self.turn is not None else None
