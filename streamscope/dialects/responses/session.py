@@ -18,9 +18,11 @@ import orjson
 from ...core.contract import KINDS as CONTRACT_KINDS
 from ...core.contract import Finding
 from ...core.engine import StreamResult
+from ...core.results import Carried
 from ...framing.session import WsMessage, frame_of
 from ...text import quote
 from ..base import SessionPlay, Turn
+from .history import WORDS, history
 
 FINAL = frozenset({"response.completed", "response.incomplete", "response.failed", "error"})
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
@@ -81,6 +83,16 @@ def session(messages: Sequence[WsMessage]) -> list[Turn]:
     if current is not None:
         turns.append(current)
     return turns
+
+
+def carried(body: object) -> Carried | None:
+    """A `response.create`: its input items as a request body's (the outputs it sends,
+    the calls it sends back with the history); it asks for a response."""
+    if not isinstance(body, dict) or body.get("type") != "response.create":
+        return None
+    read = history(body)
+    entries = read.entries() if read is not None else []
+    return Carried(entries, WORDS.turn, read.error_field if read is not None else None, True)
 
 
 def _items(request: object) -> list[dict[str, object]]:
