@@ -265,8 +265,13 @@ def session_answers(
     read = dialect(info.dialect).session_results
     if read is None:
         return {}
+    # the turn a client message opens: the one holding it among its client messages
+    # (Realtime's), or the one it began (Codex's), whose request it is
+    held = {id(c): t for t in turns for c in t.client}
+    starts: dict[int, list[Turn]] = {}
+    for t in turns:
+        starts.setdefault(t.start_ns, []).append(t)
     sent: list[ClientMessage] = []
-    k = 0  # turns[:k] are opened by a message already seen
     for n, m in enumerate(messages, 1):
         if m.sender != "client" or m.opcode != "text":
             continue
@@ -277,15 +282,17 @@ def session_answers(
         carried = read(body)
         if carried is None:
             continue
-        sent.append(ClientMessage(n, m.t_ns, carried))
-        if carried.opens:  # the response it asks for: the next turn its body opened
-            hit = next((j for j in range(k, len(turns)) if turns[j].request == body), None)
-            if hit is not None:
-                k = hit + 1
-                for c in reversed(sent):  # it, and the messages before it that open none
-                    if c.turn is not None or (c.carried.opens and c is not sent[-1]):
-                        break
-                    c.turn = turns[hit].turn
+        c = ClientMessage(n, m.t_ns, carried)
+        if carried.opens:
+            mine = [held.get(id(m)), *starts.get(m.t_ns, ())]
+            c.turn = next((t.turn for t in mine if t is not None and t.request == body), None)
+        sent.append(c)
+    following: int | None = None  # a message that opens none: the next one's response
+    for c in reversed(sent):
+        if c.carried.opens:
+            following = c.turn
+        else:
+            c.turn = following
     out: dict[int, Answer] = {}
     for t, result in zip(turns, results, strict=True):
         first = _began(t)
