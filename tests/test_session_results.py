@@ -11,6 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from streamscope.cli import main
+from streamscope.core.calls import Call
+from streamscope.core.history import Entry, Result
+from streamscope.core.results import Carried, ClientMessage, session_answer
 from streamscope.tui.app import ReplayApp
 from streamscope.tui.screens import StreamScreen
 from streamscope.tui.widgets import FrameDetail
@@ -232,3 +235,49 @@ async def test_a_session_responses_last_frame_shows_its_tool_results(tmp_path):
         assert "(response 2's request) tool run time 1.0 ms" in detail
         assert f'"get_weather" is_error none client message {ASKED_AT}, input item 0' in detail
         assert rs.OUTPUT in detail
+
+
+# -- the rule itself (core/results.session_answer), at explicit times ---------------------
+
+
+def _output(number: int, t_ms: int, *call_ids: object, opens: bool = False) -> ClientMessage:
+    entries = [
+        Entry(0, "tool", cid, k, Result(cid, f"out {cid}")) for k, cid in enumerate(call_ids)
+    ]
+    return ClientMessage(number, t_ms * MS, Carried(entries, "", None, opens))
+
+
+CALLS = [Call(0, 0, "call_a", "function", "a"), Call(0, 1, "call_b", "function", "b")]
+
+
+def test_only_messages_after_the_response_began_and_before_the_next_one_asked_answer():
+    messages = [
+        _output(1, 5, "call_a"),  # before the response began (10 ms): another's
+        _output(3, 140, "call_b"),  # 40 ms after its end (100 ms)
+        _output(4, 150, opens=True),  # the next response asked for: the client is done
+        _output(6, 170, "call_a"),  # too late: not this response's answer
+    ]
+    answer = session_answer(CALLS, 10 * MS, 100 * MS, messages, 7)
+    assert answer is not None
+    assert (answer.exchange, answer.message, answer.gap_ns) == (7, 3, 40 * MS)
+    assert answer.results[0] is None
+    got = answer.results[1]
+    assert got is not None and (got.message, got.content, got.words()) == (
+        3,
+        "out call_b",
+        "client message 3",
+    )
+    assert session_answer(CALLS, 10 * MS, 100 * MS, messages[2:], 7) is None
+
+
+def test_an_object_for_a_call_id_is_a_finding_and_control_characters_stay_inert(tmp_path):
+    output = [{"type": "input_text", "text": "\x1b[31mred\x1b[0m\nline 2"}]
+    sent = [
+        {"type": "function_call_output", "call_id": rs.CALL_ID, "output": output},
+        {"type": "function_call_output", "call_id": {"x": 1}, "output": None},
+        {"type": "function_call", "call_id": [1], "name": {}, "arguments": "{}"},
+    ]
+    out = inspect(codex(tmp_path / "hostile.jsonl", sent))
+    assert "\x1b" not in out
+    assert "client message" in out and "\\x1b[31mred\\x1b[0m↵line 2" in out
+    assert 'tool-result-id-mismatch  response 2 sends a function_call_output for {"x": 1}' in out
