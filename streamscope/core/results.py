@@ -79,8 +79,8 @@ class Answer:
     gap_ns: int | None = None
     timing: str = UNKNOWN
     # a WebSocket session's: the first client message that answers (numbered as
-    # CallResult.message), and the response it opens or, if it opens none, the next one
-    # the session began after it (None: none came after it)
+    # CallResult.message), and the response it opens or, if it opens none, the one the
+    # next message that asks for one opened (None: none did)
     message: int | None = None
     turn: int | None = None
     opens: bool = False  # the message is the request of response `turn` (Codex's)
@@ -98,8 +98,9 @@ class Answer:
 
 
 def sender(exchange: int, message: int | None, turn: int | None, opens: bool) -> str:
-    """ "exchange 4"; in a session, "exchange 1, client message 22 (response 3's
-    request)", or "(before response 3)" for a message that asks for no response."""
+    """Who sent a stream's results, in words: "exchange 4"; in a session, "exchange 1,
+    client message 22 (response 3's request)", or "(before response 3)" for a message
+    that asks for no response."""
     if message is None:
         return f"exchange {exchange}"
     said = f"exchange {exchange}, client message {message}"
@@ -161,7 +162,7 @@ class ClientMessage:
     number: int  # 1-based among the session's messages (control ones too)
     t_ns: int  # when it was sent, ns from the recording's start
     carried: Carried
-    turn: int | None = None  # the response it opens, or the next one after it
+    turn: int | None = None  # the response it opens, or the next asked for after it
 
 
 def _sent_and_run(
