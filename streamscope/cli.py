@@ -112,6 +112,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: 
             sdk_verified=sdk_verified(),
             sdk_note=note,
             answers=analysis.answers,
+            turn_answers=analysis.turn_answers,
             tools=analysis.tools,
             requested=analysis.format in RECORDED,
         )

@@ -4,7 +4,7 @@ shape where a test needs one."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import orjson
@@ -79,9 +79,11 @@ def write_session(
     reason: str = "complete",
     close: bool = True,
     status: int = 101,
+    times: Sequence[int] | None = None,
 ) -> Path:
     """A recording of one session: handshake, 101, a `message` line per frame (text
-    frames unless a message says opcode and FIN), the close each way, the end line."""
+    frames unless a message says opcode and FIN), the close each way, the end line. Each
+    frame 1 ms after the one before, or at `times` (ns from the recording's start)."""
     ex, t = 1, 1_000_000
     lines = [HEADER]
     lines.append(
@@ -92,8 +94,8 @@ def write_session(
         {"type": "response", "exchange": ex, "t_ns": t + 1000, "status": status}
         | {"headers": ACCEPT}
     )
-    for m in messages:
-        t += 1_000_000
+    for i, m in enumerate(messages):
+        t = times[i] if times is not None else t + 1_000_000
         sender, data = m[0], m[1]
         opcode, fin = (m[2], m[3]) if len(m) == 4 else (1, True)  # type: ignore[misc]
         lines.append(Message.of(ex, t, sender, opcode, fin, data).to_json())

@@ -23,7 +23,7 @@ from ..core.contract import ContractResult, Conversation, Finding, check
 from ..core.engine import UNFINISHED, Engine, StreamResult
 from ..core.frames import Frame
 from ..core.history import Entry, Tool, run_at
-from ..core.results import APPROXIMATE, RECORDED, Answer, CallResult
+from ..core.results import APPROXIMATE, RECORDED, Answer, CallResult, ClientMessage
 from ..core.verdict import exchange_failure
 from ..dialects import (
     LOOK,
@@ -88,8 +88,17 @@ class Analysis:
     # a stream with calls -> the request that continues it: each call's result, the
     # tools' run time (core/results.py)
     answers: dict[int, Answer] = field(default_factory=dict)
+    # ... and a WebSocket session's response: its client messages' results, by
+    # (exchange, turn)
+    turn_answers: dict[tuple[int, int], Answer] = field(default_factory=dict)
     # each request's tools, as its dialect reads them (nested ones too), by exchange
     tools: dict[int, list[Tool]] = field(default_factory=dict)
+
+    def answer_of(self, s: StreamResult) -> Answer | None:
+        """What answers a stream's calls: a request, or a session's client messages."""
+        if s.turn is None:
+            return self.answers.get(s.exchange)
+        return self.turn_answers.get((s.exchange, s.turn))
 
 
 class _Opening:
@@ -230,15 +239,70 @@ class _Session:
 
     def finish(
         self, end_reason: str, end_error: str | None, status: int | None
-    ) -> tuple[list[Turn], list[StreamResult]]:
-        """Its turns and their streams, read in the dialect its handshake told."""
+    ) -> tuple[list[Turn], list[StreamResult], dict[int, Answer]]:
+        """Its turns and their streams, read in the dialect its handshake told, and what
+        its client messages sent for each response's calls, by turn."""
         self.messages += self.reassembler.finish(self.last_ns)
         info = self.info
         info.session = facts_of(self.messages)
         if info.dialect is None:  # a handshake no dialect claims: its messages tell
             info.dialect = of_session(self.messages, info.start_ns)
         turns = session_turns(dialect(info.dialect), self.messages, info.start_ns)
-        return turns, read_turns(info, turns, end_reason, end_error, status)
+        results = read_turns(info, turns, end_reason, end_error, status)
+        return turns, results, session_answers(info, self.messages, turns, results)
+
+
+def _began(t: Turn) -> int | None:
+    """When a turn's first server message came (None: it has none)."""
+    return t.start_ns + (t.frames[0].time_ns or 0) if t.frames else None
+
+
+def session_answers(
+    info: ExchangeInfo, messages: list[WsMessage], turns: list[Turn], results: list[StreamResult]
+) -> dict[int, Answer]:
+    """Each response with calls whose results a client message sends: its answer
+    (core/results.session_answer), by turn number."""
+    read = dialect(info.dialect).session_results
+    if read is None:
+        return {}
+    # the turn a client message opens: the one holding it among its client messages
+    # (Realtime's), or the one it began (Codex's), whose request it is
+    held = {id(c): t for t in turns for c in t.client}
+    starts: dict[int, list[Turn]] = {}
+    for t in turns:
+        starts.setdefault(t.start_ns, []).append(t)
+    sent: list[ClientMessage] = []
+    for n, m in enumerate(messages, 1):
+        if m.sender != "client" or m.opcode != "text":
+            continue
+        try:
+            body = orjson.loads(m.data)
+        except orjson.JSONDecodeError:
+            continue
+        carried = read(body)
+        if carried is None:
+            continue
+        c = ClientMessage(n, m.t_ns, carried)
+        if carried.opens:
+            mine = [held.get(id(m)), *starts.get(m.t_ns, ())]
+            c.turn = next((t.turn for t in mine if t is not None and t.request == body), None)
+        sent.append(c)
+    following: int | None = None  # a message that opens none: the next one's response
+    for c in reversed(sent):
+        if c.carried.opens:
+            following = c.turn
+        else:
+            c.turn = following
+    out: dict[int, Answer] = {}
+    for t, result in zip(turns, results, strict=True):
+        first = _began(t)
+        if not result.tool_calls or first is None:
+            continue
+        last = t.start_ns + (t.frames[-1].time_ns or 0)
+        answer = call_results.session_answer(result.tool_calls, first, last, sent, info.exchange)
+        if answer is not None:
+            out[t.turn] = answer
+    return out
 
 
 def read_turns(
@@ -296,6 +360,8 @@ class RecordingPass:
         self.live_sessions: dict[int, _Session] = {}  # WebSocket sessions still open
         # sessions that ended: their turns and each turn's stream
         self.sessions: dict[int, tuple[list[Turn], list[StreamResult]]] = {}
+        # what a session's client messages sent for a response's calls, by (exchange, turn)
+        self.turn_answers: dict[tuple[int, int], Answer] = {}
         self.bodies: dict[int, Inflow] = {}  # non-stream bodies compressed (read as the client did)
         self.conversations: list[Conversation] = []  # every request's history (pairing)
         # request bodies whose dialect neither their path nor their body told: read in
@@ -359,7 +425,7 @@ class RecordingPass:
             self.bodies.pop(ex, None)
             session = self.live_sessions.pop(ex, None)
             if session is not None:
-                self.sessions[ex] = session.finish(end.reason, end.error, info.status)
+                self._ended(ex, session.finish(end.reason, end.error, info.status))
             state = self.live.pop(ex, None)
             if state is not None:
                 self.streams[ex] = state.finish(end.reason, end.error, info.status)
@@ -375,8 +441,15 @@ class RecordingPass:
             self.streams[ex] = state.finish(UNFINISHED, None, state.info.status)
         self.live.clear()
         for ex, session in self.live_sessions.items():
-            self.sessions[ex] = session.finish(UNFINISHED, None, session.info.status)
+            self._ended(ex, session.finish(UNFINISHED, None, session.info.status))
         self.live_sessions.clear()
+
+    def _ended(
+        self, ex: int, read: tuple[list[Turn], list[StreamResult], dict[int, Answer]]
+    ) -> None:
+        turns, results, answers = read
+        self.sessions[ex] = turns, results
+        self.turn_answers |= {(ex, turn): a for turn, a in answers.items()}
 
     def all_streams(self) -> list[StreamResult]:
         """Every stream that ended: an exchange's own, and each turn of a session, in
@@ -514,6 +587,7 @@ def _recording(source: Source, only: int | None) -> Analysis:
     out.conversations = contract.conversation
     out.answers = seen.answers(contract, source)
     out.tools = {c.exchange: c.tools for c in seen.conversations if only in (None, c.exchange)}
+    out.turn_answers = {k: a for k, a in seen.turn_answers.items() if only in (None, k[0])}
     if only is not None:
         out.answers = {k: v for k, v in out.answers.items() if k == only}
     return out
@@ -636,16 +710,32 @@ class AnswerSummary:
     gap_ns: int | None
     timing: str
     results: list[ResultLine | None]
+    # a session's: its client message, the response it opens or precedes (Answer's)
+    message: int | None = None
+    turn: int | None = None
+    opens: bool = False
+
+    def by(self) -> str:
+        """Who sent the results, in words (core/results.sender)."""
+        return call_results.sender(self.exchange, self.message, self.turn, self.opens)
 
     @classmethod
     def of(cls, a: Answer) -> AnswerSummary:
         lines = [ResultLine.of(r) if r is not None else None for r in a.results]
-        return cls(a.exchange, a.gap_ns, a.timing, lines)
+        return cls(a.exchange, a.gap_ns, a.timing, lines, a.message, a.turn, a.opens)
 
     @classmethod
     def from_json(cls, d: dict) -> AnswerSummary:
         lines = [ResultLine.from_json(r) if r is not None else None for r in d["results"]]
-        return cls(d["exchange"], d["gap_ns"], d["timing"], lines)
+        return cls(
+            d["exchange"],
+            d["gap_ns"],
+            d["timing"],
+            lines,
+            d.get("message"),
+            d.get("turn"),
+            d.get("opens", False),
+        )
 
 
 @dataclass(slots=True)
@@ -728,16 +818,23 @@ def _summary(
 
 
 def _session_summary(
-    info: ExchangeInfo, results: list[StreamResult], findings: list[Finding], failure: str | None
+    info: ExchangeInfo,
+    results: list[StreamResult],
+    findings: list[Finding],
+    failure: str | None,
+    answers: dict[tuple[int, int], Answer] | None = None,
 ) -> ExchangeSummary:
     """A WebSocket session's summary: each response's (with the findings about its
-    request), and all of them together."""
+    request, and what the client's messages sent for its calls), and all of them
+    together."""
     row = _summary(info, None, findings, failure)
     row.stream = row.session = True
     row.model = info.model  # (the handshake names none: the analysis read it in a request)
     for s in results:
         mine = _summary(info, s, [f for f in findings if f.turn == s.turn], None)
         mine.turn = s.turn
+        answer = (answers or {}).get((info.exchange, s.turn or 0))
+        mine.answer = AnswerSummary.of(answer) if answer is not None else None
         row.turns.append(mine)
     row.frames = sum(t.frames for t in row.turns)
     row.calls = [c for t in row.turns for c in t.calls]
@@ -761,7 +858,7 @@ def summarize_exchanges(path: str) -> list[ExchangeSummary]:
         ex = info.exchange
         mine, said, failure = streams.get(ex, []), findings.get(ex, []), failures.get(ex)
         if info.framing == WEBSOCKET:
-            rows.append(_session_summary(info, mine, said, failure))
+            rows.append(_session_summary(info, mine, said, failure, a.turn_answers))
         else:
             rows.append(_summary(info, mine[0] if mine else None, said, failure))
     for row in rows:
@@ -840,7 +937,7 @@ class FollowedSummaries:
         if ex in seen.sessions:
             failure = _failure(info)
             why = failure.message if failure is not None else None
-            return _session_summary(info, seen.sessions[ex][1], findings, why)
+            return _session_summary(info, seen.sessions[ex][1], findings, why, seen.turn_answers)
         live = seen.live.get(ex)
         if live is not None:  # open: what it holds so far, without finishing it
             engine = live.engine

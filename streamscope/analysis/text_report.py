@@ -291,7 +291,7 @@ def _stream(
                 f"  [bold]Repair[/] call {i}: crow ({fix.crow.action}) → {_safe(cut(fix.crow.result, 50))}; "
                 f"best ({fix.best.action}, {guess}) → {_safe(cut(fix.best.result, 50))}"
             )
-    if s.tool_calls and s.turn is None and analysis is not None:
+    if s.tool_calls and analysis is not None:
         _results(s, analysis, console, full)
     if s.anomalies:
         console.print("  [bold]Anomalies[/]")
@@ -352,18 +352,19 @@ def _tools(tools: list[Tool]) -> str:
 
 def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) -> None:
     """What the request that continues the stream sent for each call, and when."""
-    answer = analysis.answers.get(s.exchange)
+    answer = analysis.answer_of(s)
     if answer is None:
-        why = (
-            "no later request in the recording answers these calls"
-            if analysis.format in RECORDED
-            else "the input holds the stream only, no request after it"
-        )
+        if s.turn is not None:
+            why = "no later client message of the session answers these calls"
+        elif analysis.format in RECORDED:
+            why = "no later request in the recording answers these calls"
+        else:
+            why = "the input holds the stream only, no request after it"
         console.print(f"  [bold]Tool results[/]: none ({why}); tool run time unknown")
         return
     field = next((r.error_field for r in answer.results if r is not None), None)
     ran_for = ran(answer.gap_ns, answer.timing)
-    console.print(f"  [bold]Tool results[/] sent by exchange {answer.exchange} · {ran_for}")
+    console.print(f"  [bold]Tool results[/] sent by {answer.by()} · {ran_for}")
     width = len(str(len(answer.results)))
     for i, (call, got) in enumerate(zip(s.tool_calls, answer.results, strict=True), 1):
         head = f"    {i:>{width}} {_safe(quote(call.name))}"

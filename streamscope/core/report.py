@@ -139,11 +139,13 @@ def report_json(
     answers: dict[int, Answer] | None = None,
     tools: dict[int, list[Tool]] | None = None,
     requested: bool = False,
+    turn_answers: dict[tuple[int, int], Answer] | None = None,
 ) -> dict[Any, Any]:
     """`answers`: by stream exchange, the request that continues it (core/results.py);
-    `tools`: by exchange, the tools its request declares; `requested`: the input holds
-    requests (a recording, a HAR: stream_json)."""
-    answers, tools = answers or {}, tools or {}
+    `turn_answers`: by (exchange, turn), what a session's client messages sent for a
+    response's calls; `tools`: by exchange, the tools its request declares; `requested`:
+    the input holds requests (a recording, a HAR: stream_json)."""
+    answers, tools, turn_answers = answers or {}, tools or {}, turn_answers or {}
     out: dict[str, object] = {
         "schema": SCHEMA,
         "source": source,
@@ -156,7 +158,9 @@ def report_json(
         "streams": [
             stream_json(
                 s,
-                answers.get(s.exchange) if s.turn is None else None,
+                answers.get(s.exchange)
+                if s.turn is None
+                else turn_answers.get((s.exchange, s.turn)),
                 tools.get(s.exchange) if s.turn is None else None,
                 requested,
             )

@@ -7,6 +7,14 @@ sent back, and the run of results right after it answers them; a request that co
 a stored response (`previous_response_id`) sends the results first. Each streamed call is
 matched to the call sent back as the contract matches them (contract.match), and takes
 the first result of the run that names it, each result taken once.
+
+A WebSocket session has no later request: its client messages carry the results
+(session_answer). The first client message after a response began that sends a result
+for one of its calls answers it (Codex's next `response.create`, whose `input` holds
+the outputs); the calls it leaves unanswered are looked for in the messages after it,
+up to the first that asks for a response after the stream's end (the Realtime API sends
+each output in a `conversation.item.create` of its own, then `response.create`). The
+tools' run time is from the response's last server message to that first message.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ from typing import Any
 from ..text import quote
 from .calls import Call
 from .contract import match
-from .history import Entry, SentCall
+from .history import Entry, SentCall, run_at
 
 RECORDED = "recorded"  # the recorder's own clock
 APPROXIMATE = "approximate"  # a HAR's times (its entries' start and timings, in ms)
@@ -36,19 +44,28 @@ class CallResult:
     error: object
     error_field: str | None
     word: str = "message"  # what the request's entries are, in its dialect (Words.turn)
+    # a WebSocket session's: the client message that sent it (1-based among the session's
+    # messages, as the replay numbers them); None: a request's
+    message: int | None = None
 
     def words(self) -> str:
-        """Where it is, in words: "message 3", "input item 4"."""
-        return f"{self.word} {self.at}"
+        """Where it is, in words: "message 3", "input item 4", "client message 22, input
+        item 0" ("client message 22": the message is the result, as Realtime's is)."""
+        if self.message is None:
+            return f"{self.word} {self.at}"
+        return f"client message {self.message}" + (f", {self.word} {self.at}" if self.word else "")
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "exchange": self.exchange,
             "at_message": self.at,
             "content": self.content,
             "is_error": self.error,
             "error_field": self.error_field,
         }
+        if self.message is not None:
+            out["client_message"] = self.message
+        return out
 
 
 @dataclass(slots=True)
@@ -61,10 +78,35 @@ class Answer:
     # client's own work); None: the input holds no times
     gap_ns: int | None = None
     timing: str = UNKNOWN
+    # a WebSocket session's: the first client message that answers (numbered as
+    # CallResult.message), and the response it opens or, if it opens none, the one the
+    # next message that asks for one opened (None: none did)
+    message: int | None = None
+    turn: int | None = None
+    opens: bool = False  # the message is the request of response `turn` (Codex's)
 
     def to_json(self) -> dict[str, Any]:
         ms = None if self.gap_ns is None else round(self.gap_ns / 1e6, 3)
-        return {"exchange": self.exchange, "tool_time_ms": ms, "timing": self.timing}
+        out: dict[str, Any] = {"exchange": self.exchange}
+        if self.message is not None:
+            out |= {"client_message": self.message, "turn": self.turn}
+        return out | {"tool_time_ms": ms, "timing": self.timing}
+
+    def by(self) -> str:
+        """Who sent the results, in words."""
+        return sender(self.exchange, self.message, self.turn, self.opens)
+
+
+def sender(exchange: int, message: int | None, turn: int | None, opens: bool) -> str:
+    """Who sent a stream's results, in words: "exchange 4"; in a session, "exchange 1,
+    client message 22 (response 3's request)", or "(before response 3)" for a message
+    that asks for no response."""
+    if message is None:
+        return f"exchange {exchange}"
+    said = f"exchange {exchange}, client message {message}"
+    if turn is None:
+        return said
+    return said + (f" (response {turn}'s request)" if opens else f" (before response {turn})")
 
 
 def results(
@@ -98,6 +140,78 @@ def results(
         at = r.item if r.item is not None else e.at
         out.append(CallResult(exchange, at, r.content, r.error, error_field, word))
     return out
+
+
+@dataclass(slots=True)
+class Carried:
+    """What one client message of a WebSocket session sends for earlier calls, as its
+    dialect reads it (Dialect.session_results): its entries (History.entries: calls sent
+    back, results), what they are called ("": the message is its one entry), its
+    dialect's error field, and whether it asks for a response."""
+
+    entries: list[Entry]
+    word: str = "input item"
+    error_field: str | None = None
+    opens: bool = False
+
+
+@dataclass(slots=True)
+class ClientMessage:
+    """A client message of a session that carries results or asks for a response."""
+
+    number: int  # 1-based among the session's messages (control ones too)
+    t_ns: int  # when it was sent, ns from the recording's start
+    carried: Carried
+    turn: int | None = None  # the response it opens, or the next asked for after it
+
+
+def _sent_and_run(
+    calls: list[Call], entries: list[Entry]
+) -> tuple[list[SentCall] | None, list[Entry]]:
+    """Where a message's results for `calls` are: after the calls it sends back (the
+    history sent again: the last entry sending one of them back by id), else every result
+    it holds (it continues the response, whose calls it does not send)."""
+    ids = {c.id for c in calls if isinstance(c.id, str)}
+    for k in range(len(entries) - 1, -1, -1):
+        e = entries[k]
+        back = e.value if e.role == "assistant" and isinstance(e.value, list) else []
+        if any(isinstance(s.id, str) and s.id in ids for s in back):
+            return back, run_at(entries, k + 1)
+    return None, [e for e in entries if e.role == "tool"]
+
+
+def session_answer(
+    calls: list[Call],
+    began_ns: int,
+    end_ns: int,
+    messages: list[ClientMessage],
+    exchange: int,
+) -> Answer | None:
+    """The answer to a session response's `calls` (module doc): `began_ns`, when the
+    response's first server message came, `end_ns` its last; `messages` the session's
+    client messages in order. None: no message answers any of them."""
+    got: list[CallResult | None] = [None] * len(calls)
+    answer: Answer | None = None
+    for m in messages:
+        if m.t_ns <= began_ns:
+            continue
+        left = [i for i, r in enumerate(got) if r is None]
+        if left and m.carried.entries:
+            mine = [calls[i] for i in left]
+            sent, run = _sent_and_run(mine, m.carried.entries)
+            c = m.carried
+            for i, r in zip(
+                left, results(mine, sent, run, exchange, c.error_field, c.word), strict=True
+            ):
+                if r is not None:
+                    r.message, got[i] = m.number, r
+            if answer is None and any(got):
+                gap = m.t_ns - end_ns
+                opens = m.carried.opens
+                answer = Answer(exchange, got, gap, RECORDED, m.number, m.turn, opens)
+        if m.carried.opens and m.t_ns >= end_ns:
+            break  # the client asked for the next response: it has sent what it will
+    return answer
 
 
 def ran(gap_ns: int | None, timing: str) -> str:

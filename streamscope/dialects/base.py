@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from ..core.contract import Finding
     from ..core.engine import StreamResult
+    from ..core.results import Carried
 
 
 # The real SDK's answer for frames its emulation does not model: (frames, the request's
@@ -385,6 +386,10 @@ class Dialect:
     # A session's own contract: (exchange, its turns, their results, every stream of the
     # recording by response id) -> (findings, turns checked) (None: it checks nothing).
     session_contract: SessionContract | None = None
+    # What one client message of a session (its parsed JSON) sends for earlier calls, and
+    # whether it asks for a response (core/results.session_answer); None: its sessions'
+    # results are not read
+    session_results: Callable[[object], Carried | None] | None = None
     # How `serve` plays one of its sessions back (None: every client message is answered
     # by what followed it, none opens a turn).
     session_play: SessionPlay | None = None

@@ -30,6 +30,8 @@ import orjson
 from ...core.contract import KINDS as CONTRACT_KINDS
 from ...core.contract import Finding
 from ...core.engine import StreamResult
+from ...core.history import Entry, Result
+from ...core.results import Carried
 from ...framing.session import CONTROL, WsMessage, frame_of
 from ...text import quote
 from ..base import Turn
@@ -161,6 +163,23 @@ def tools_in_force(turns: Sequence[Turn]) -> list[list[Any] | None]:
         before = [tools for at, tools in updates if began is None or at < began]
         out.append(own if own is not None else (before[-1] if before else None))
     return out
+
+
+def carried(body: object) -> Carried | None:
+    """A `conversation.item.create` of a function_call_output: one result, the message
+    itself (the item carries no error flag); a `response.create` asks for a response."""
+    if not isinstance(body, dict):
+        return None
+    kind = body.get("type")
+    if kind == "response.create":
+        return Carried([], "", None, True)
+    item = body.get("item")
+    if kind != "conversation.item.create" or not isinstance(item, dict):
+        return None
+    if item.get("type") != OUTPUT:
+        return None
+    cid = item.get("call_id")
+    return Carried([Entry(0, "tool", cid, 0, Result(cid, item.get("output")))], "")
 
 
 def is_response(turn: Turn) -> bool:

@@ -9,7 +9,7 @@ from .fixture import FIXTURE
 from .history import IDS, history
 from .kinds import KINDS
 from .oracle import responses_sdk_result
-from .session import PLAY, session, session_contract
+from .session import PLAY, carried, session, session_contract
 from .shape import SHAPE
 from .summary import plain_summary, summarize
 from .wire import ENDPOINTS, claims_request, final_event
@@ -74,5 +74,6 @@ RESPONSES = Dialect(
     noun="Responses",
     session=session,
     session_contract=session_contract,
+    session_results=carried,
     session_play=PLAY,
 )

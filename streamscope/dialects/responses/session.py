@@ -18,9 +18,11 @@ import orjson
 from ...core.contract import KINDS as CONTRACT_KINDS
 from ...core.contract import Finding
 from ...core.engine import StreamResult
+from ...core.results import Carried
 from ...framing.session import WsMessage, frame_of
 from ...text import quote
 from ..base import SessionPlay, Turn
+from .history import WORDS, history
 
 FINAL = frozenset({"response.completed", "response.incomplete", "response.failed", "error"})
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
@@ -83,6 +85,21 @@ def session(messages: Sequence[WsMessage]) -> list[Turn]:
     return turns
 
 
+def carried(body: object) -> Carried | None:
+    """A `response.create`: its input items as a request body's (the outputs it sends,
+    the calls it sends back with the history); it asks for a response."""
+    if not isinstance(body, dict) or body.get("type") != "response.create":
+        return None
+    read = history(body)
+    entries = read.entries() if read is not None else []
+    return Carried(entries, WORDS.turn, read.error_field if read is not None else None, True)
+
+
+def _key(value: object) -> object:
+    """A call_id as a dict key (any JSON value may stand there: an object is not one)."""
+    return value if isinstance(value, (str, int, float, bool, type(None))) else quote(value)
+
+
 def _items(request: object) -> list[dict[str, object]]:
     if not isinstance(request, dict):
         return []
@@ -118,7 +135,7 @@ def session_contract(
         items = _items(request)
         answered = [i.get("call_id") for i in items if i.get("type") in _OUTPUTS]
         sent = {
-            i.get("call_id"): i
+            _key(i.get("call_id")): i
             for i in items
             if i.get("type") in ("function_call", "custom_tool_call")
         }
@@ -158,7 +175,7 @@ def _answers(
     where = f"response {of[0]}" if of[0] else f"exchange {of[1].exchange}'s response"
     ids = [c.id for c in of[1].tool_calls]
     for c in of[1].tool_calls:
-        back = sent.get(c.id)
+        back = sent.get(_key(c.id))
         if not continued:
             if back is None:
                 add(
@@ -195,7 +212,7 @@ def _answers(
                 of,
             )
     for cid in answered:
-        if cid not in ids and cid not in sent:
+        if cid not in ids and _key(cid) not in sent:
             add(
                 "tool-result-id-mismatch",
                 f"response {turn} sends a function_call_output for {quote(cid)}, a call "

@@ -187,10 +187,9 @@ class StreamScreen(Screen):
             self.answer = "the input holds the stream only, no request after it"
             view.update(Text("This input holds the stream only, not the request.", style="dim"))
             return
-        if self.turn is not None:  # (a session's results are client messages: not read here)
-            self.answer = "a WebSocket session's results are its client messages"
         if self.turn is not None and self.turn.request is None:
             view.update(Text("No client message opened this response.", style="dim"))
+            self.session.when_analysed(self._answered)
             return
         view.show(self._body(), self.model.told, self.model.exchange, None, turn=self._turn())
         self.session.when_analysed(self._analysed)
@@ -218,14 +217,26 @@ class StreamScreen(Screen):
             self._turn(),
         )
         row = summaries.get(self.model.exchange)
-        if self.turn is None:
-            answer = row.answer if row is not None else None
-            self.answer = answer or "no later request in the recording answers these calls"
+        self._answered(summaries)
         mine = row.response(self._turn()) if row is not None else None
         # a break opens the request; an info finding (a stream pairing could not check) not
         if mine is not None and any(f.severity != INFO for f in mine.findings):
             self.query_one("#right", ContentSwitcher).current = "conversation-scroll"
             self.add_class("-request")
+
+    def _answered(self, summaries: dict) -> None:
+        """What answers the stream's calls: the request after it, or in a session the
+        client messages after the response."""
+        if not self.is_attached:
+            return
+        row = summaries.get(self.model.exchange)
+        mine = row.response(self._turn()) if row is not None else None
+        answer = mine.answer if mine is not None else None
+        if self.turn is not None:
+            none = "no later client message of the session answers these calls"
+        else:
+            none = "no later request in the recording answers these calls"
+        self.answer = answer or none
 
     def on_resize(self, event: events.Resize) -> None:
         # a small terminal's footer has room for the screen's own keys, not the palette's

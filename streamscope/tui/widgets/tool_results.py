@@ -26,7 +26,7 @@ def results_panel(calls: list[Call], answer: AnswerSummary | str | None, wide: i
     if isinstance(answer, str):
         text.append(f": none ({answer}); tool run time unknown\n", style="dim")
         return text
-    text.append(f" sent by exchange {answer.exchange}\n", style="bold")
+    text.append(f" sent by {answer.by()}\n", style="bold")
     text.append(f"  {ran(answer.gap_ns, answer.timing)}\n", style="dim")
     width = len(str(len(calls)))
     flagless = False

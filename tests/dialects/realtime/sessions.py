@@ -72,9 +72,11 @@ def write(
     url: str = URL,
     reason: str = "complete",
     headers: list[list[str]] | None = None,
+    times: list[int] | None = None,
 ) -> Path:
     """A recording of one session: handshake, 101, a `message` line per message (a text
-    frame each), the close each way, the end line."""
+    frame each, 1 ms after the one before, or at `times`: ns), the close each way, the end
+    line."""
     ex, t = 1, 1_000_000
     lines: list[dict] = [HEADER]
     lines.append(
@@ -84,8 +86,8 @@ def write(
     lines.append(
         {"type": "response", "exchange": ex, "t_ns": t + 1000, "status": 101} | {"headers": ACCEPT}
     )
-    for sender, event in pairs:
-        t += 1_000_000
+    for i, (sender, event) in enumerate(pairs):
+        t = times[i] if times is not None else t + 1_000_000
         lines.append(Message.of(ex, t, sender, 1, True, data(event)).to_json())
     for sender in ("client", "server"):
         t += 1000
