@@ -323,7 +323,37 @@ def test_a_call_no_result_answers_says_so():
     from pathlib import Path
 
     sample = Path(__file__).parents[1] / "recordings" / "anthropic-buggy-agent.jsonl"
-    assert '1 "get_weather"  no result answers it' in inspect(str(sample))
+    out = inspect(str(sample))
+    assert '1 "get_weather"  no result answers it' in out
+    assert "no error flag" not in out  # the Messages API has one; no result said none
+
+
+def test_a_flag_field_of_another_name_says_what_it_held():
+    """Bedrock's status and Gemini's response.error, absent or sent, in words: a false
+    read from a field not sent does not look like a field that said false."""
+    from pathlib import Path
+
+    from streamscope.core.results import flag
+    from streamscope.dialects import dialect
+
+    samples = Path(__file__).parents[1] / "recordings"
+    out = inspect(str(samples / "bedrock-text-without-start.jsonl"))
+    assert '"get_weather"  is_error false (no status sent)  message 2' in out
+    out = inspect(str(samples / "gemini-parallel-signature.jsonl"))
+    assert '"get_time"  is_error false (no error in response)  content 2' in out
+    results = {"toolUseId": "t1", "content": [], "status": "error"}
+    body = {"messages": [{"role": "user", "content": [{"toolResult": results}]}]}
+    history = dialect("bedrock-converse").history(body)
+    assert history is not None
+    (got,) = history.turns[0].results
+    assert flag(got.error, history.error_field, got.error_said) == 'is_error true (status "error")'
+    parts = [{"functionResponse": {"name": "f", "response": {"error": "timeout"}}}]
+    history = dialect("gemini").history({"contents": [{"role": "user", "parts": parts}]})
+    assert history is not None
+    (got,) = history.turns[0].results
+    assert flag(got.error, history.error_field, got.error_said) == (
+        "is_error true (error in response)"
+    )
 
 
 @pytest.mark.parametrize(("called", "undeclared"), [("exec_command", False), ("rm_rf", True)])

@@ -690,16 +690,18 @@ class ResultLine:
     error: object
     error_field: str | None
     where: str  # "message 3", "input item 4"
+    error_said: str | None = None  # what the error field said (CallResult.error_said)
 
     LONG = 500  # characters of content kept (the replay cuts it to its width)
 
     @classmethod
     def of(cls, r: CallResult) -> ResultLine:
-        return cls(one_line(r.content, cls.LONG), _plain(r.error), r.error_field, r.words())
+        content = one_line(r.content, cls.LONG)
+        return cls(content, _plain(r.error), r.error_field, r.words(), r.error_said)
 
     @classmethod
     def from_json(cls, d: dict) -> ResultLine:
-        return cls(d["content"], d["error"], d["error_field"], d["where"])
+        return cls(d["content"], d["error"], d["error_field"], d["where"], d.get("error_said"))
 
 
 @dataclass(slots=True)

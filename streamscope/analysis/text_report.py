@@ -12,7 +12,7 @@ from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError, signature_bytes
 from ..core.engine import StreamResult, value_key
 from ..core.history import Tool
-from ..core.results import NO_FLAG, flag, ran
+from ..core.results import flag, no_flag, ran
 from ..dialects import dialect
 from ..framing import SSE, framing
 from ..inputs import RECORDED, ExchangeInfo
@@ -362,7 +362,6 @@ def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) 
             why = "the input holds the stream only, no request after it"
         console.print(f"  [bold]Tool results[/]: none ({why}); tool run time unknown")
         return
-    field = next((r.error_field for r in answer.results if r is not None), None)
     ran_for = ran(answer.gap_ns, answer.timing)
     console.print(f"  [bold]Tool results[/] sent by {answer.by()} · {ran_for}")
     width = len(str(len(answer.results)))
@@ -371,9 +370,8 @@ def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) 
         if got is None:
             console.print(f"{head}  [{STYLE[WARNING]}]no result answers it[/]")
             continue
-        field = got.error_field
         style = STYLE[ERROR] if got.error is True else "dim"
-        said = f"[{style}]{escape(flag(got.error, field))}[/]"
+        said = f"[{style}]{escape(flag(got.error, got.error_field, got.error_said))}[/]"
         if full:  # whole, its lines indented under the call
             content = got.content
             shown = content if isinstance(content, str) else quote(content)
@@ -384,5 +382,6 @@ def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) 
         else:
             text = _safe(one_line(got.content, 100))
             console.print(f"{head}  {said}  [dim]{got.words()}[/]  {text}")
-    if field is None:
-        console.print(f"    [dim]({NO_FLAG})[/]")
+    note = no_flag(answer.results)
+    if note is not None:
+        console.print(f"    [dim]({note})[/]")
