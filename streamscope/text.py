@@ -82,6 +82,12 @@ def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
+def times(kind: str, n: int) -> str:
+    """A finding's kind and how often it was seen, as every face says it: "id-repeated ×4",
+    the kind alone once."""
+    return f"{kind} ×{n}" if n > 1 else kind
+
+
 def say(message: str) -> None:
     """streamscope speaks on stderr, one safe line (a recorded child owns stdout)."""
     print(f"streamscope: {visible(message)}", file=sys.stderr, flush=True)

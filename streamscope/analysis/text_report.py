@@ -17,7 +17,7 @@ from ..dialects import dialect
 from ..framing import SSE, framing
 from ..inputs import RECORDED, ExchangeInfo
 from ..marks import MARK, STYLE, label
-from ..text import cut, one_line, plural, quote, visible
+from ..text import cut, one_line, plural, quote, times, visible
 from .driver import Analysis
 
 # a severity in a column of its own width: "✗ error  ", "! warning"
@@ -297,9 +297,8 @@ def _stream(
         console.print("  [bold]Anomalies[/]")
         for a in s.anomalies:
             totals[a.severity] += 1
-            count = f" ×{a.count}" if a.count > 1 else ""
             console.print(
-                f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{a.kind}[/]{count}  {_safe(a.text())}"
+                f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{times(a.kind, a.count)}[/]  {_safe(a.text())}"
             )
     console.print("  [bold]What each client builds[/]")
     width = max((len(n) for n in s.strategies if n != "robust"), default=0)
