@@ -139,6 +139,31 @@ def test_responses_results_name_their_input_item_and_have_no_error_flag(response
     }
 
 
+def test_full_shows_content_parts_as_the_one_line_view_does_whole(tmp_path, anthropic_loop):
+    """A result given as text parts (the Responses API's input_text, Anthropic's text
+    blocks) is their text in --full too, not the parts' JSON; its lines indented."""
+    parts = [{"type": "input_text", "text": "14 °C\npartly cloudy"}]
+    base = {"model": responses.MODEL, "stream": True, "tools": responses.TOOLS}
+    given = responses.follow_up()
+    given[-1] = {**given[-1], "output": parts}
+    path = write(
+        tmp_path / "parts.jsonl",
+        "https://api.openai.com/v1/responses",
+        [
+            ({**base, "input": responses.QUESTION}, responses.function_call_events(), 0),
+            ({**base, "input": given}, responses.answer_events(), 300),
+        ],
+    )
+    assert "input item 2  14 °C↵partly cloudy" in inspect(path)
+    lines = inspect(path, "--full").splitlines()
+    k = next(i for i, line in enumerate(lines) if '1 "get_weather"  is_error none' in line)
+    assert lines[k + 1 : k + 3] == [" " * 7 + "14 °C", " " * 7 + "partly cloudy"]
+    assert "input_text" not in "\n".join(lines)
+    full = inspect(anthropic_loop, "--full")
+    second = full.split("Tool results")[2].splitlines()
+    assert second[1].endswith("is_error false  message 4") and second[2] == " " * 7 + "14 °C"
+
+
 def test_a_request_that_continues_a_stored_response_sends_its_results_first(tmp_path):
     output = {"type": "function_call_output", "call_id": responses.CALL_ID, "output": "done"}
     base = {"model": responses.MODEL, "stream": True, "tools": responses.TOOLS}

@@ -17,7 +17,7 @@ from ..dialects import dialect
 from ..framing import SSE, framing
 from ..inputs import RECORDED, ExchangeInfo
 from ..marks import MARK, STYLE, label
-from ..text import cut, one_line, plural, quote, times, visible
+from ..text import as_text, cut, one_line, plural, quote, times, visible
 from .driver import Analysis
 
 # a severity in a column of its own width: "✗ error  ", "! warning"
@@ -372,8 +372,8 @@ def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) 
         style = STYLE[ERROR] if got.error is True else "dim"
         said = f"[{style}]{escape(flag(got.error, got.error_field, got.error_said))}[/]"
         if full:  # whole, its lines indented under the call
-            content = got.content
-            shown = content if isinstance(content, str) else quote(content)
+            text = as_text(got.content)  # what the one-line view shows, whole
+            shown = text if text is not None else quote(got.content)
             console.print(f"{head}  {said}  [dim]{got.words()}[/]")
             indent = " " * (width + 6)
             for line in visible(shown, lines=True).split("\n"):
