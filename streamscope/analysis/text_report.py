@@ -160,7 +160,7 @@ def render(
         for s in streams[ex]:
             console.print()
             console.print(_header(infos.get(ex), s))
-            tools = analysis.tools.get(ex) if s.turn is None else None
+            tools = analysis.tools_of(s)
             if tools:
                 console.print(f"  [dim]request tools ({_count(tools)}):[/] {_tools(tools)}")
             _stream(s, console, totals, full, analysis)
