@@ -393,3 +393,20 @@ def test_a_tool_a_namespace_declares_is_declared(tmp_path, called, undeclared):
     (stream,) = orjson.loads(inspect(path, "--json"))["streams"]
     assert stream["tool_calls"][0]["name"] == called
     assert ("name-undeclared" in [a["kind"] for a in stream["anomalies"]]) is undeclared
+
+
+def test_the_replay_says_what_the_flag_field_held_across_the_child_boundary():
+    """The replay's panel reads the analysis as JSON (summarize_in_child): the words of
+    Bedrock's absent status come through."""
+    from pathlib import Path
+
+    from streamscope.analysis.driver import ExchangeSummary, summarize_exchanges
+    from streamscope.core.calls import Call
+    from streamscope.tui.widgets.tool_results import results_panel
+
+    sample = Path(__file__).parents[1] / "recordings" / "bedrock-text-without-start.jsonl"
+    row = next(r for r in summarize_exchanges(str(sample)) if r.answer is not None)
+    again = ExchangeSummary.from_json(orjson.loads(orjson.dumps(row.to_json())))
+    shown = results_panel([Call(0, "t1", "get_weather", "{}")], again.answer).plain
+    assert "is_error false (no status sent)  message 2" in shown
+    assert "no error flag" not in shown
