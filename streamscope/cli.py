@@ -113,6 +113,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: 
             sdk_note=note,
             answers=analysis.answers,
             turn_answers=analysis.turn_answers,
+            turn_tools=analysis.turn_tools,
             tools=analysis.tools,
             requested=analysis.format in RECORDED,
         )

@@ -264,7 +264,7 @@ def summary_line(nodeid: str, path: str) -> str:
 
     from .analysis import analyze
     from .recording.format import RecordingError
-    from .text import plural
+    from .text import plural, times
 
     try:
         analysis = analyze(path)
@@ -277,7 +277,7 @@ def summary_line(nodeid: str, path: str) -> str:
                 kinds[f"{a.severity} {a.kind}"] += a.count
     kinds.update(f"contract {f.kind}" for f in analysis.contract if f.severity != "info")
     kinds.update("failed exchange" for _ in analysis.failures)
-    found = ", ".join(f"{k} x{n}" for k, n in kinds.most_common()) or "no anomalies"
+    found = ", ".join(times(k, n) for k, n in kinds.most_common()) or "no anomalies"
     streams = plural(len(analysis.streams), "stream")
     return f"{nodeid}: {streams}, {found} -> {path}"
 

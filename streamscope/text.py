@@ -51,14 +51,22 @@ def quote(value: object, width: int = 0) -> str:
     return cut(visible(text), width)
 
 
-def one_line(value: object, width: int = 0) -> str:
-    """A value on one line, safe, cut to `width` (0: whole): a string as its text, text
-    parts (`{"text": ...}`, as tool results send them) as their texts, anything else as
-    JSON; a line break shows as ↵ (a tool result's output, in a cell or a list)."""
+def as_text(value: object) -> str | None:
+    """The text a value stands for: a string itself, text parts (`{"text": ...}`, as tool
+    results send them: Anthropic's text blocks, the Responses API's input_text parts)
+    their texts joined by a space; None: it is no text (shown as JSON)."""
     if isinstance(value, list) and value and all(_text_part(p) for p in value):
-        value = " ".join(p["text"] for p in value)
-    if not isinstance(value, str):
+        return " ".join(p["text"] for p in value)
+    return value if isinstance(value, str) else None
+
+
+def one_line(value: object, width: int = 0) -> str:
+    """A value on one line, safe, cut to `width` (0: whole): its text (as_text), anything
+    else as JSON; a line break shows as ↵ (a tool result's output, in a cell or a list)."""
+    text = as_text(value)
+    if text is None:
         return quote(value, width)
+    value = text
     if width and len(value) > 2 * width:  # (a megabyte of output is not joined whole)
         value = value[: 2 * width]
     text = value.replace("\r\n", "\n").replace("\n", "↵")
@@ -80,6 +88,12 @@ def word(value: object, width: int = 24) -> str:
 def plural(n: int, word: str, words: str | None = None) -> str:
     """ "1 frame", "2 frames" (or the irregular plural given)."""
     return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def times(kind: str, n: int) -> str:
+    """A finding's kind and how often it was seen, as every face says it: "id-repeated ×4",
+    the kind alone once."""
+    return f"{kind} ×{n}" if n > 1 else kind
 
 
 def say(message: str) -> None:

@@ -257,7 +257,7 @@ def test_record_says_the_contract_holds_where_the_client_filled_in_the_ids(tmp_p
             w.end(x, "complete")
     summarize(w)
     said = capsys.readouterr().err
-    assert "the conversation contract holds, with notes: tool-call-id-filled x1" in said
+    assert "the conversation contract holds, with notes: tool-call-id-filled" in said
     assert "not checked" not in said and "broken" not in said
 
 

@@ -159,7 +159,7 @@ def test_record_option_writes_one_cassette_per_test(tmp_path, upstream):
     lines = [line for line in summary.splitlines() if line.startswith("test_agent.py::")]
     assert len(lines) == 2
     assert all(
-        "1 stream, " in line and "warning id-empty-overwrite x4" in line for line in lines
+        "1 stream, " in line and "warning id-empty-overwrite ×4" in line for line in lines
     ), lines
 
 

@@ -264,3 +264,24 @@ def test_live_lines_make_recorded_text_safe_and_say_each_finding_once(tmp_path):
     assert "\x1b" not in text and "\x07" not in text
     line = LiveLine(3, "error", "k", "a\x1b[2Jb", None, 2)
     assert line.text() == "exchange 3 response 2 request error k: a\\x1b[2Jb"
+
+
+def test_the_summary_counts_findings_as_inspect_does(capsys):
+    """record's end summary and inspect say a kind seen 4 times the same way (×4)."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from streamscope.record.runner import summarize
+
+    sample = Path(__file__).parents[1] / "recordings"
+    summarize(
+        SimpleNamespace(path=str(sample / "alibaba-empty-id.jsonl"), removed=False, failure=None)
+    )
+    said = capsys.readouterr().err
+    assert "2 warnings: id-empty-overwrite ×4, name-empty-overwrite ×4" in said
+    summarize(
+        SimpleNamespace(
+            path=str(sample / "anthropic-max-tokens.jsonl"), removed=False, failure=None
+        )
+    )
+    assert "1 info: partial-json-empty\n" in capsys.readouterr().err  # once: no count

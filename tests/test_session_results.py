@@ -281,3 +281,41 @@ def test_an_object_for_a_call_id_is_a_finding_and_control_characters_stay_inert(
     assert "\x1b" not in out
     assert "client message" in out and "\\x1b[31mred\\x1b[0m↵line 2" in out
     assert 'tool-result-id-mismatch  response 2 sends a function_call_output for {"x": 1}' in out
+
+
+# -- the tools in force for a session's response ------------------------------------------
+
+
+def test_a_session_response_lists_its_requests_tools():
+    """Codex's response.create `tools`; Realtime's session.update, which opens no
+    response: in text and JSON alike, as an HTTP request's."""
+    for name, tools in [
+        ("codex-websocket.jsonl", ["shell"]),
+        ("realtime-two-calls.jsonl", ["get_weather", "get_local_time"]),
+    ]:
+        path = str(SAMPLES / name)
+        out = inspect(path)
+        shown = ", ".join(f'"{t}"' for t in tools)
+        heads = out.split("\nExchange 1, response ")[1:]
+        assert heads and all(f"request tools ({len(tools)}): {shown}\n" in h for h in heads)
+        for s in streams(path):
+            assert [t["name"] for t in s["request_tools"]] == tools
+
+
+def test_a_codex_sessions_additional_tools_are_its_namespaces(tmp_path):
+    from .test_tool_results import CODEX_TOOLS
+
+    msgs = [("client", create(model=rs.MODEL, input=[CODEX_TOOLS, *rs.QUESTION], tools=[]))]
+    msgs += [("server", d) for d in data_of(rs.answer_events())]
+    path = str(write_session(tmp_path / "ns.jsonl", msgs))
+    assert (
+        'request tools (3, in 1 namespace): "functions" namespace (input item 0) '
+        '["exec", "exec_command"], "web_search" (input item 0)'
+    ) in inspect(path)
+    (s,) = streams(path)
+    assert [(t["name"], t["within"]) for t in s["request_tools"]] == [
+        ("functions", []),
+        ("exec", ["functions"]),
+        ("exec_command", ["functions"]),
+        ("web_search", []),
+    ]

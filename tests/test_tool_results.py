@@ -139,6 +139,31 @@ def test_responses_results_name_their_input_item_and_have_no_error_flag(response
     }
 
 
+def test_full_shows_content_parts_as_the_one_line_view_does_whole(tmp_path, anthropic_loop):
+    """A result given as text parts (the Responses API's input_text, Anthropic's text
+    blocks) is their text in --full too, not the parts' JSON; its lines indented."""
+    parts = [{"type": "input_text", "text": "14 °C\npartly cloudy"}]
+    base = {"model": responses.MODEL, "stream": True, "tools": responses.TOOLS}
+    given = responses.follow_up()
+    given[-1] = {**given[-1], "output": parts}
+    path = write(
+        tmp_path / "parts.jsonl",
+        "https://api.openai.com/v1/responses",
+        [
+            ({**base, "input": responses.QUESTION}, responses.function_call_events(), 0),
+            ({**base, "input": given}, responses.answer_events(), 300),
+        ],
+    )
+    assert "input item 2  14 °C↵partly cloudy" in inspect(path)
+    lines = inspect(path, "--full").splitlines()
+    k = next(i for i, line in enumerate(lines) if '1 "get_weather"  is_error none' in line)
+    assert lines[k + 1 : k + 3] == [" " * 7 + "14 °C", " " * 7 + "partly cloudy"]
+    assert "input_text" not in "\n".join(lines)
+    full = inspect(anthropic_loop, "--full")
+    second = full.split("Tool results")[2].splitlines()
+    assert second[1].endswith("is_error false  message 4") and second[2] == " " * 7 + "14 °C"
+
+
 def test_a_request_that_continues_a_stored_response_sends_its_results_first(tmp_path):
     output = {"type": "function_call_output", "call_id": responses.CALL_ID, "output": "done"}
     base = {"model": responses.MODEL, "stream": True, "tools": responses.TOOLS}
@@ -323,7 +348,37 @@ def test_a_call_no_result_answers_says_so():
     from pathlib import Path
 
     sample = Path(__file__).parents[1] / "recordings" / "anthropic-buggy-agent.jsonl"
-    assert '1 "get_weather"  no result answers it' in inspect(str(sample))
+    out = inspect(str(sample))
+    assert '1 "get_weather"  no result answers it' in out
+    assert "no error flag" not in out  # the Messages API has one; no result said none
+
+
+def test_a_flag_field_of_another_name_says_what_it_held():
+    """Bedrock's status and Gemini's response.error, absent or sent, in words: a false
+    read from a field not sent does not look like a field that said false."""
+    from pathlib import Path
+
+    from streamscope.core.results import flag
+    from streamscope.dialects import dialect
+
+    samples = Path(__file__).parents[1] / "recordings"
+    out = inspect(str(samples / "bedrock-text-without-start.jsonl"))
+    assert '"get_weather"  is_error false (no status sent)  message 2' in out
+    out = inspect(str(samples / "gemini-parallel-signature.jsonl"))
+    assert '"get_time"  is_error false (no error in response)  content 2' in out
+    results = {"toolUseId": "t1", "content": [], "status": "error"}
+    body = {"messages": [{"role": "user", "content": [{"toolResult": results}]}]}
+    history = dialect("bedrock-converse").history(body)
+    assert history is not None
+    (got,) = history.turns[0].results
+    assert flag(got.error, history.error_field, got.error_said) == 'is_error true (status "error")'
+    parts = [{"functionResponse": {"name": "f", "response": {"error": "timeout"}}}]
+    history = dialect("gemini").history({"contents": [{"role": "user", "parts": parts}]})
+    assert history is not None
+    (got,) = history.turns[0].results
+    assert flag(got.error, history.error_field, got.error_said) == (
+        "is_error true (error in response)"
+    )
 
 
 @pytest.mark.parametrize(("called", "undeclared"), [("exec_command", False), ("rm_rf", True)])
@@ -338,3 +393,20 @@ def test_a_tool_a_namespace_declares_is_declared(tmp_path, called, undeclared):
     (stream,) = orjson.loads(inspect(path, "--json"))["streams"]
     assert stream["tool_calls"][0]["name"] == called
     assert ("name-undeclared" in [a["kind"] for a in stream["anomalies"]]) is undeclared
+
+
+def test_the_replay_says_what_the_flag_field_held_across_the_child_boundary():
+    """The replay's panel reads the analysis as JSON (summarize_in_child): the words of
+    Bedrock's absent status come through."""
+    from pathlib import Path
+
+    from streamscope.analysis.driver import ExchangeSummary, summarize_exchanges
+    from streamscope.core.calls import Call
+    from streamscope.tui.widgets.tool_results import results_panel
+
+    sample = Path(__file__).parents[1] / "recordings" / "bedrock-text-without-start.jsonl"
+    row = next(r for r in summarize_exchanges(str(sample)) if r.answer is not None)
+    again = ExchangeSummary.from_json(orjson.loads(orjson.dumps(row.to_json())))
+    shown = results_panel([Call(0, "t1", "get_weather", "{}")], again.answer).plain
+    assert "is_error false (no status sent)  message 2" in shown
+    assert "no error flag" not in shown

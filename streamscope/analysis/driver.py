@@ -93,6 +93,16 @@ class Analysis:
     turn_answers: dict[tuple[int, int], Answer] = field(default_factory=dict)
     # each request's tools, as its dialect reads them (nested ones too), by exchange
     tools: dict[int, list[Tool]] = field(default_factory=dict)
+    # ... and the tools in force for each response of a session (turn_tools), by
+    # (exchange, turn)
+    turn_tools: dict[tuple[int, int], list[Tool] | None] = field(default_factory=dict)
+
+    def tools_of(self, s: StreamResult) -> list[Tool] | None:
+        """The tools a stream's request declares: its exchange's, or a session
+        response's (None: no request is known)."""
+        if s.turn is None:
+            return self.tools.get(s.exchange)
+        return self.turn_tools.get((s.exchange, s.turn))
 
     def answer_of(self, s: StreamResult) -> Answer | None:
         """What answers a stream's calls: a request, or a session's client messages."""
@@ -255,6 +265,20 @@ class _Session:
 def _began(t: Turn) -> int | None:
     """When a turn's first server message came (None: it has none)."""
     return t.start_ns + (t.frames[0].time_ns or 0) if t.frames else None
+
+
+def turn_tools(told: str | None, t: Turn) -> list[Tool] | None:
+    """The tools in force for a session's response: its request's own (Codex's
+    response.create `tools`, and its `additional_tools` input items' namespaces), else
+    those the session declared beside it (Turn.tools: Realtime's session.update), as its
+    dialect reads them; None: no client message opened the response, none declared."""
+    d = dialect(told)
+    history = d.history(t.request)
+    if history is not None and history.tools:
+        return history.tools
+    if t.tools is not None and d.session_tools is not None:
+        return d.session_tools(t.tools)
+    return [] if t.request is not None else None  # (None: no client message opened it)
 
 
 def session_answers(
@@ -588,6 +612,12 @@ def _recording(source: Source, only: int | None) -> Analysis:
     out.answers = seen.answers(contract, source)
     out.tools = {c.exchange: c.tools for c in seen.conversations if only in (None, c.exchange)}
     out.turn_answers = {k: a for k, a in seen.turn_answers.items() if only in (None, k[0])}
+    out.turn_tools = {
+        (ex, t.turn): turn_tools(infos[ex].dialect, t)
+        for ex, (turns, _) in seen.sessions.items()
+        if only in (None, ex)
+        for t in turns
+    }
     if only is not None:
         out.answers = {k: v for k, v in out.answers.items() if k == only}
     return out
@@ -690,16 +720,18 @@ class ResultLine:
     error: object
     error_field: str | None
     where: str  # "message 3", "input item 4"
+    error_said: str | None = None  # what the error field said (CallResult.error_said)
 
     LONG = 500  # characters of content kept (the replay cuts it to its width)
 
     @classmethod
     def of(cls, r: CallResult) -> ResultLine:
-        return cls(one_line(r.content, cls.LONG), _plain(r.error), r.error_field, r.words())
+        content = one_line(r.content, cls.LONG)
+        return cls(content, _plain(r.error), r.error_field, r.words(), r.error_said)
 
     @classmethod
     def from_json(cls, d: dict) -> ResultLine:
-        return cls(d["content"], d["error"], d["error_field"], d["where"])
+        return cls(d["content"], d["error"], d["error_field"], d["where"], d.get("error_said"))
 
 
 @dataclass(slots=True)

@@ -12,12 +12,12 @@ from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError, signature_bytes
 from ..core.engine import StreamResult, value_key
 from ..core.history import Tool
-from ..core.results import NO_FLAG, flag, ran
+from ..core.results import flag, no_flag, ran
 from ..dialects import dialect
 from ..framing import SSE, framing
 from ..inputs import RECORDED, ExchangeInfo
 from ..marks import MARK, STYLE, label
-from ..text import cut, one_line, plural, quote, visible
+from ..text import as_text, cut, one_line, plural, quote, times, visible
 from .driver import Analysis
 
 # a severity in a column of its own width: "✗ error  ", "! warning"
@@ -160,7 +160,7 @@ def render(
         for s in streams[ex]:
             console.print()
             console.print(_header(infos.get(ex), s))
-            tools = analysis.tools.get(ex) if s.turn is None else None
+            tools = analysis.tools_of(s)
             if tools:
                 console.print(f"  [dim]request tools ({_count(tools)}):[/] {_tools(tools)}")
             _stream(s, console, totals, full, analysis)
@@ -297,9 +297,8 @@ def _stream(
         console.print("  [bold]Anomalies[/]")
         for a in s.anomalies:
             totals[a.severity] += 1
-            count = f" ×{a.count}" if a.count > 1 else ""
             console.print(
-                f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{a.kind}[/]{count}  {_safe(a.text())}"
+                f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{times(a.kind, a.count)}[/]  {_safe(a.text())}"
             )
     console.print("  [bold]What each client builds[/]")
     width = max((len(n) for n in s.strategies if n != "robust"), default=0)
@@ -362,7 +361,6 @@ def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) 
             why = "the input holds the stream only, no request after it"
         console.print(f"  [bold]Tool results[/]: none ({why}); tool run time unknown")
         return
-    field = next((r.error_field for r in answer.results if r is not None), None)
     ran_for = ran(answer.gap_ns, answer.timing)
     console.print(f"  [bold]Tool results[/] sent by {answer.by()} · {ran_for}")
     width = len(str(len(answer.results)))
@@ -371,12 +369,11 @@ def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) 
         if got is None:
             console.print(f"{head}  [{STYLE[WARNING]}]no result answers it[/]")
             continue
-        field = got.error_field
         style = STYLE[ERROR] if got.error is True else "dim"
-        said = f"[{style}]{escape(flag(got.error, field))}[/]"
+        said = f"[{style}]{escape(flag(got.error, got.error_field, got.error_said))}[/]"
         if full:  # whole, its lines indented under the call
-            content = got.content
-            shown = content if isinstance(content, str) else quote(content)
+            text = as_text(got.content)  # what the one-line view shows, whole
+            shown = text if text is not None else quote(got.content)
             console.print(f"{head}  {said}  [dim]{got.words()}[/]")
             indent = " " * (width + 6)
             for line in visible(shown, lines=True).split("\n"):
@@ -384,5 +381,6 @@ def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) 
         else:
             text = _safe(one_line(got.content, 100))
             console.print(f"{head}  {said}  [dim]{got.words()}[/]  {text}")
-    if field is None:
-        console.print(f"    [dim]({NO_FLAG})[/]")
+    note = no_flag(answer.results)
+    if note is not None:
+        console.print(f"    [dim]({note})[/]")

@@ -46,6 +46,10 @@ class Result:
     # (History.error_field: Anthropic's `is_error`, as sent, the API's false where absent);
     # None where the dialect has no such field
     error: object = None
+    # what its dialect's field said, in words, where the field's name does not say it
+    # ("no status sent", 'status "error"', "no error in response"); None: the field is
+    # the flag itself (Anthropic's `is_error`), or the dialect has none
+    error_said: str | None = None
     # its own entry in the request where its turn gathers several (the Responses API's
     # consecutive outputs, one input item each); None: its turn's
     item: int | None = None

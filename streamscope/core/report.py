@@ -69,7 +69,7 @@ def stream_json(
     """`requested`: the input holds the requests (a recording, a HAR), so the stream has
     `continued_by`, `request_tools` and each call a `result` (null where none); `answer`:
     the request that continues the stream (core/results.py); `tools`: those its request
-    declares (None: it has no request, or a session's response)."""
+    declares, a session response's those in force for it (None: it has no request)."""
     results = answer.results if answer is not None else [None] * len(result.tool_calls)
     calls = [call_json(c, r) for c, r in zip(result.tool_calls, result.repairs, strict=True)]
     if requested:  # each call's result, as the request that continues the stream sent it
@@ -140,12 +140,15 @@ def report_json(
     tools: dict[int, list[Tool]] | None = None,
     requested: bool = False,
     turn_answers: dict[tuple[int, int], Answer] | None = None,
+    turn_tools: dict[tuple[int, int], list[Tool] | None] | None = None,
 ) -> dict[Any, Any]:
     """`answers`: by stream exchange, the request that continues it (core/results.py);
     `turn_answers`: by (exchange, turn), what a session's client messages sent for a
-    response's calls; `tools`: by exchange, the tools its request declares; `requested`:
+    response's calls; `tools`: by exchange, the tools its request declares, `turn_tools`
+    by (exchange, turn) those in force for a session's response; `requested`:
     the input holds requests (a recording, a HAR: stream_json)."""
     answers, tools, turn_answers = answers or {}, tools or {}, turn_answers or {}
+    turn_tools = turn_tools or {}
     out: dict[str, object] = {
         "schema": SCHEMA,
         "source": source,
@@ -161,7 +164,7 @@ def report_json(
                 answers.get(s.exchange)
                 if s.turn is None
                 else turn_answers.get((s.exchange, s.turn)),
-                tools.get(s.exchange) if s.turn is None else None,
+                tools.get(s.exchange) if s.turn is None else turn_tools.get((s.exchange, s.turn)),
                 requested,
             )
             for s in streams

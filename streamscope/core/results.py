@@ -19,8 +19,9 @@ tools' run time is from the response's last server message to that first message
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..text import quote
 from .calls import Call
@@ -47,6 +48,8 @@ class CallResult:
     # a WebSocket session's: the client message that sent it (1-based among the session's
     # messages, as the replay numbers them); None: a request's
     message: int | None = None
+    # what the error field said, in words (Result.error_said); None: the flag says it
+    error_said: str | None = None
 
     def words(self) -> str:
         """Where it is, in words: "message 3", "input item 4", "client message 22, input
@@ -138,7 +141,8 @@ def results(
         assert e.result is not None  # (a "tool" entry is a result's)
         r = e.result
         at = r.item if r.item is not None else e.at
-        out.append(CallResult(exchange, at, r.content, r.error, error_field, word))
+        said = r.error_said
+        out.append(CallResult(exchange, at, r.content, r.error, error_field, word, None, said))
     return out
 
 
@@ -227,14 +231,29 @@ def ran(gap_ns: int | None, timing: str) -> str:
     return f"tool run time {said}"
 
 
-def flag(error: object, error_field: str | None) -> str:
-    """Whether a result says its tool failed, in words: "is_error true", "is_error false
-    (status)" for a dialect whose field has another name, "is_error none" where the
+def flag(error: object, error_field: str | None, said: str | None = None) -> str:
+    """Whether a result says its tool failed, in words: "is_error true"; for a dialect
+    whose field has another name, what that field said (Result.error_said): "is_error
+    false (no status sent)", 'is_error true (status "error")'; "is_error none" where the
     dialect has no such field."""
     if error_field is None:
         return "is_error none"
-    said = quote(error)
-    return f"is_error {said}" + ("" if error_field == "is_error" else f" ({error_field})")
+    shown = quote(error)
+    if error_field == "is_error":
+        return f"is_error {shown}"
+    return f"is_error {shown} ({said if said is not None else error_field})"
 
 
 NO_FLAG = "is_error none: this API's tool results carry no error flag"
+
+
+class Flagged(Protocol):
+    @property
+    def error_field(self) -> str | None: ...
+
+
+def no_flag(shown: Iterable[Flagged | None]) -> str | None:
+    """The note under a stream's results that `is_error none` means its API has no such
+    field: only where some result was shown so (`shown`: each call's result, None where
+    none answers it)."""
+    return NO_FLAG if any(r is not None and r.error_field is None for r in shown) else None

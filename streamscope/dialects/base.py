@@ -19,7 +19,7 @@ from ..core.anomalies import Kind
 from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.engine import Engine
 from ..core.frames import Frame, FrameHeader
-from ..core.history import CallIds, History
+from ..core.history import CallIds, History, Tool
 from ..framing import SSE
 from ..framing.session import WsMessage
 
@@ -390,6 +390,9 @@ class Dialect:
     # whether it asks for a response (core/results.session_answer); None: its sessions'
     # results are not read
     session_results: Callable[[object], Carried | None] | None = None
+    # How the tools a session declared beside its requests (Turn.tools: Realtime's
+    # session.update) read as the request's (None: a turn's tools are its request's own)
+    session_tools: Callable[[list[Any]], list[Tool]] | None = None
     # How `serve` plays one of its sessions back (None: every client message is answered
     # by what followed it, none opens a turn).
     session_play: SessionPlay | None = None

@@ -15,7 +15,7 @@ from .. import agents
 from ..http.loopback import bind
 from ..recording import RecordingWriter
 from ..recording.private import private_folders
-from ..text import plural, say, visible
+from ..text import plural, say, times, visible
 from .proxy import ProxyServer, Upstream
 
 
@@ -349,7 +349,7 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
     )
     for severity, kinds in by_severity.items():
         if kinds:
-            listed = ", ".join(f"{k} x{n}" for k, n in kinds.most_common())
+            listed = ", ".join(times(k, n) for k, n in kinds.most_common())
             say(f"{plural(entries[severity], severity)}: {listed}")
     for f in analysis.failures[:3]:  # whole: the terminal wraps a long reason
         say(f"exchange {f.exchange} failed: {f.message}")
@@ -360,22 +360,22 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
     if contract:
         say(
             "conversation contract broken: "
-            + ", ".join(f"{k} x{n}" for k, n in contract.most_common())
+            + ", ".join(times(k, n) for k, n in contract.most_common())
         )
     if unchecked:
         say(
             "conversation contract not checked for some streams: "
-            + ", ".join(f"{k} x{n}" for k, n in unchecked.most_common())
+            + ", ".join(times(k, n) for k, n in unchecked.most_common())
         )
     if noted and not contract and not unread:
         say(
             "the conversation contract holds, with notes: "
-            + ", ".join(f"{k} x{n}" for k, n in noted.most_common())
+            + ", ".join(times(k, n) for k, n in noted.most_common())
         )
     if unread:
         say(
             f"conversation contract not checked against {plural(unread, 'request')} whose "
-            f"body cannot be decoded: {UNREAD} x{unread} (inspect says why)"
+            f"body cannot be decoded: {times(UNREAD, unread)} (inspect says why)"
         )
     if (
         not any(by_severity.values())

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.history import CallIds, History, Result, SentCall, Tool, Turn, Words
+from ...text import quote
 from ..typed import compact
 from .robust import CLIENT, SERVER
 
@@ -65,7 +66,9 @@ def _turn(m: object) -> Turn:
         return turn
     results = [b["toolResult"] for b in blocks if isinstance(b.get("toolResult"), dict)]
     if results:
-        turn.results = [Result(r.get("toolUseId"), r.get("content"), _failed(r)) for r in results]
+        turn.results = [
+            Result(r.get("toolUseId"), r.get("content"), _failed(r), _said(r)) for r in results
+        ]
         others = [b for b in content if not (isinstance(b, dict) and "toolResult" in b)]
         turn.content = others or None
     return turn
@@ -76,6 +79,11 @@ def _failed(result: dict[Any, Any]) -> object:
     false (the field is optional), any other value as sent."""
     status = result.get("status", "success")
     return status == "error" if status in ("error", "success") else status
+
+
+def _said(result: dict[Any, Any]) -> str:
+    """What the toolResult's `status` said, in words: absent is not "success" sent."""
+    return f"status {quote(result['status'], 40)}" if "status" in result else "no status sent"
 
 
 def _tool(tool: object) -> Tool:

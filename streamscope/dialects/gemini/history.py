@@ -167,7 +167,13 @@ def _turn(content: object) -> Turn:
     ]
     if results:
         turn.results = [
-            Result(_key(r.get("id"), r.get("name")), r.get("response"), _failed(r)) for r in results
+            Result(
+                _key(r.get("id"), r.get("name")),
+                r.get("response"),
+                _failed(r),
+                "error in response" if _failed(r) else "no error in response",
+            )
+            for r in results
         ]
         rest = [p for p in parts if not (isinstance(p, dict) and "functionResponse" in p)]
         turn.content = rest or None

@@ -19,7 +19,7 @@ from .history import IDS, history
 from .kinds import KINDS
 from .oracle import realtime_sdk_result
 from .robust import ADDED, ARGS_DONE, CREATED, DELTA, ITEM_DONE, QUIET, RESPONSE_DONE, TEXTS
-from .session import carried, session, session_contract
+from .session import carried, declared, session, session_contract
 from .shape import SHAPE
 from .summary import plain_summary, summarize
 
@@ -88,5 +88,6 @@ REALTIME = Dialect(
     session=session,
     session_contract=session_contract,
     session_results=carried,
+    session_tools=declared,
     session_play=PLAY,
 )

@@ -30,7 +30,7 @@ import orjson
 from ...core.contract import KINDS as CONTRACT_KINDS
 from ...core.contract import Finding
 from ...core.engine import StreamResult
-from ...core.history import Entry, Result
+from ...core.history import Entry, Result, Tool
 from ...core.results import Carried
 from ...framing.session import CONTROL, WsMessage, frame_of
 from ...text import quote
@@ -141,6 +141,16 @@ def session(messages: Sequence[WsMessage]) -> list[Turn]:
     for turn, tools in zip(turns, tools_in_force(turns), strict=True):
         turn.tools = tools  # (declared in session.update, which opens no turn)
     return turns
+
+
+def declared(tools: list[Any]) -> list[Tool]:
+    """Tools as a session declares them (`{"type": "function", "name": ...}`; a tool
+    of another type, as an MCP server, has only its type to name it)."""
+    out = []
+    for tool in tools:
+        tool = tool if isinstance(tool, dict) else {}
+        out.append(Tool(tool.get("name") or tool.get("type"), tool.get("description")))
+    return out
 
 
 def tools_in_force(turns: Sequence[Turn]) -> list[list[Any] | None]:

@@ -7,7 +7,7 @@ from rich.text import Text
 
 from ...analysis.driver import AnswerSummary
 from ...core.calls import Call
-from ...core.results import NO_FLAG, flag, ran
+from ...core.results import flag, no_flag, ran
 from ...marks import STYLE
 from ...text import cut, quote
 
@@ -29,20 +29,19 @@ def results_panel(calls: list[Call], answer: AnswerSummary | str | None, wide: i
     text.append(f" sent by {answer.by()}\n", style="bold")
     text.append(f"  {ran(answer.gap_ns, answer.timing)}\n", style="dim")
     width = len(str(len(calls)))
-    flagless = False
     for i, (call, got) in enumerate(zip(calls, answer.results, strict=False), 1):
         text.append(f"  {i:>{width}} {quote(call.name, 40)}", style="bold cyan")
         if got is None:
             text.append("  no result answers it\n", style=STYLE["warning"])
             continue
-        flagless = flagless or got.error_field is None
         text.append(
-            f"  {flag(got.error, got.error_field)}",
+            f"  {flag(got.error, got.error_field, got.error_said)}",
             style=STYLE["error"] if got.error is True else "dim",
         )
         text.append(f"  {got.where}\n", style="dim")
         # (made safe and put on one line by the analysis: ResultLine)
         text.append(f"    {cut(got.content, wide)}\n")
-    if flagless:
-        text.append(f"  ({NO_FLAG})\n", style="dim")
+    note = no_flag(answer.results)
+    if note is not None:
+        text.append(f"  ({note})\n", style="dim")
     return text
