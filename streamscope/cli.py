@@ -185,7 +185,17 @@ def replay(file: str, exchange: int | None, response: int | None, frame: int, fo
             _fail(str(e))
         except OSError as e:
             _fail(f"{file}: {e.strerror or e}")
+    try:
+        beyond = app.frame_error()  # said before the screen too
+    except RecordingError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{file}: {e.strerror or e}")
+    if beyond is not None:
+        _fail(beyond)
     app.run()
+    if app.failure is not None:
+        print(app.failure, file=sys.stderr, flush=True)  # (made visible by the app)
     if app.return_code:
         sys.exit(app.return_code)
 

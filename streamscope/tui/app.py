@@ -18,10 +18,11 @@ from ..analysis.driver import WEBSOCKET, ExchangeSummary, FollowingChild
 from ..dialects import dialect, request_facts
 from ..dialects.base import Turn
 from ..inputs import CHUNKS, RECORDING, ExchangeInfo, Source, describe_numbers, open_input
+from ..inputs.reads import Reads
 from ..inputs.session import TurnReads, turn_end
 from ..text import visible
 from .messages import OpenExchange, OpenTurn, RecordingGrew, StreamRead
-from .model import StreamModel
+from .model import StreamModel, count_frames
 from .screens import (
     ExchangesScreen,
     Loading,
@@ -39,6 +40,11 @@ from .session_rows import Layout, layout
 # touched again): a file that was quiet shows its new line within LOOK_EVERY seconds, one
 # that keeps growing is read once a second.
 LOOK_EVERY, GROW_EVERY = 0.2, 1.0
+
+
+def frame_beyond(source: str, asked: int, total: int) -> str:
+    """--frame past the stream's end, said as export says --frames."""
+    return f"{source}: --frame {asked}: the stream has frames 1-{total}"
 
 
 def being_created(path: str) -> bool:
@@ -424,9 +430,39 @@ class ReplayApp(App):
             )
 
     def fail(self, exc: BaseException | str) -> None:
-        """Leave with one line on stderr and exit status 2."""
+        """Leave with exit status 2; the command says `failure`, one line (Textual's exit
+        message would be wrapped at the terminal's width)."""
         self.failure = visible(f"streamscope: {exc}")
-        self.exit(message=self.failure, return_code=2)
+        self.exit(return_code=2)
+
+    def frame_error(self) -> str | None:
+        """--frame past the end of the stream it opens, said before the screen is drawn
+        (a followed file can still grow to it: checked once its stream is read)."""
+        asked = self.asked_frame
+        if asked is None or self.follow:
+            return None
+        reads: Reads
+        if self.recorded:
+            exchange = self.exchange
+            if exchange is None:  # the one exchange opens directly; of several, none does
+                numbers = [i.exchange for i in self.input.infos()]
+                if len(numbers) != 1:
+                    return None
+                exchange = numbers[0]
+            ex = self.input.exchange(exchange)
+            if ex.info.framing == WEBSOCKET:
+                ws = ex.session()
+                if ws is None or self.response is None or not 1 <= self.response <= len(ws.turns):
+                    return None  # the screen's checks say what is wrong
+                reads = TurnReads(ws.turns[self.response - 1])
+            elif ex.response is not None and not ex.info.stream:
+                return None  # no stream: the request and response are shown
+            else:
+                reads = ex.reads
+        else:
+            reads = self.input.exchange(1).reads
+        total = count_frames(reads)
+        return frame_beyond(self.source, asked, total) if asked > total else None
 
     def _built(
         self, model: StreamModel, exchange: int, turn: tuple[Turn, int] | None = None
@@ -435,10 +471,8 @@ class ReplayApp(App):
         title = f"{name} · exchange {exchange}" if self.recorded else name
         if turn is not None:
             title += f" · response {turn[0].turn} of {turn[1]}"
-        if self.asked_frame is not None and self.asked_frame > model.total:  # as export says it
-            self.fail(
-                f"{self.source}: --frame {self.asked_frame}: the stream has frames 1-{model.total}"
-            )
+        if self.asked_frame is not None and self.asked_frame > model.total:
+            self.fail(frame_beyond(self.source, self.asked_frame, model.total))
             return
         self.asked_frame = None
         start = self.start_frame or (model.total if self.follow else 0)  # following: newest
