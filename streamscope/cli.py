@@ -117,6 +117,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: 
             turn_answers=analysis.turn_answers,
             tools=analysis.tools,
             requested=analysis.format in RECORDED,
+            redacted=analysis.redacted,
         )
         sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:
