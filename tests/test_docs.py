@@ -209,3 +209,26 @@ def test_the_proxy_pages_sample_is_what_proxy_prints(proxy_server):
     port = f":{proxy_server.port}/"
     assert shown.splitlines() == [u.replace(port, ":8080/") for u in printed]
 
+
+def test_the_start_up_list_names_every_variable_the_command_gets(proxy_server):
+    from streamscope.providers import env_names
+    from streamscope.record.runner import base_url_variables, describe_sides
+
+    listed = describe_sides(proxy_server, ["MY_BASE"])
+    assert len(listed) == len(proxy_server.routes)  # one line per side
+    assert listed[0].startswith(
+        f"OPENAI_BASE_URL, OPENAI_API_BASE, MY_BASE={proxy_server.base_url} -> "
+    )
+    said = {name for line in listed for name in line.split("=", 1)[0].split(", ")}
+    assert said == {*env_names(), "MY_BASE"} == set(base_url_variables(proxy_server, ["MY_BASE"]))
+
+
+def test_no_message_points_at_a_path_a_pip_user_lacks(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from streamscope.record.runner import summarize
+
+    summarize(SimpleNamespace(removed=True, path=str(tmp_path / "r.jsonl")), "X=1")  # type: ignore[arg-type]
+    said = capsys.readouterr().err
+    assert "made no request" in said and "docs/" not in said
+    assert said.rstrip().endswith('see "Recording coding agents" in streamscope\'s docs')
