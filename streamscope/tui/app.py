@@ -30,6 +30,7 @@ from .screens import (
     SessionScreen,
     StreamScreen,
     TextScreen,
+    Waiting,
     help_text,
 )
 from .session import Session, Summaries
@@ -48,15 +49,25 @@ def frame_beyond(source: str, asked: int, total: int) -> str:
 
 
 def being_created(path: str) -> bool:
-    """An empty file, or one whose first line is not whole yet: a recording the recorder
-    has created and not yet given its header (False when it cannot be read: opening it
-    says why)."""
+    """No file yet (`replay --follow` started before `record`), an empty file, or one
+    whose first line is not whole yet: a recording the recorder has not yet given its
+    header (False when it cannot be read: opening it says why)."""
     try:
         with open(path, "rb") as f:
             head = f.read(1 << 16)
+    except FileNotFoundError:
+        return True
     except OSError:
         return False
     return len(head) < 1 << 16 and b"\n" not in head
+
+
+def waiting_for(path: str) -> str:
+    """What the screen says while a followed recording is not written yet."""
+    name = Path(path).name
+    if not os.path.lexists(path):
+        return f"Waiting for {name} to be created … (q quits)"
+    return f"Waiting for {name}'s first line … (q quits)"
 
 
 class ReplayApp(App):
@@ -80,8 +91,8 @@ class ReplayApp(App):
         self.source = os.fspath(source)
         self.response = response
         # RecordingError for bad input, before any screen; then open what can be read.
-        # Followed and still being created (empty, its header not whole yet): opened once
-        # its first line is there (`load`), as a recording until then.
+        # Followed and still being created (not there yet, empty, its header not whole):
+        # opened once its first line is there (`load`), as a recording until then.
         opened = None if follow and being_created(self.source) else self._open()
         self.format = opened.kind if opened is not None else RECORDING
         self.recorded = opened is None or opened.recorded  # exchanges, not one stream
@@ -128,14 +139,10 @@ class ReplayApp(App):
 
     def on_mount(self) -> None:
         name = Path(self.source).name
-        waiting = self.session.input is None
-        self.push_screen(
-            Loading(
-                f"Waiting for {name}'s first line … (ctrl+c quits)"
-                if waiting
-                else f"Reading {name} …"
-            )
-        )
+        if self.session.input is None:
+            self.push_screen(Waiting(waiting_for(self.source)))
+        else:
+            self.push_screen(Loading(f"Reading {name} …"))
         self.load()
         if self.follow:  # a new line is shown well within a second of being written
             self.set_interval(LOOK_EVERY, self._check_growth)
@@ -183,9 +190,13 @@ class ReplayApp(App):
         """--follow on a recording still being created: wait for its first line, then
         open it (RecordingError if it is not readable then). False: the app is leaving."""
         worker = get_current_worker()
+        said = waiting_for(self.source)
         while being_created(self.source):
             if worker.is_cancelled:
                 return False
+            if isinstance(loading, Loading) and waiting_for(self.source) != said:
+                said = waiting_for(self.source)  # created: now its first line
+                self.call_from_thread(loading.say, said)
             time.sleep(LOOK_EVERY / 4)
         opened = self._open()
         self.session.input = opened
