@@ -484,6 +484,7 @@ class ReplayApp(App):
             title += f" · response {turn[0].turn} of {turn[1]}"
         if self.asked_frame is not None and self.asked_frame > model.total:
             self.fail(frame_beyond(self.source, self.asked_frame, model.total))
+            model.shown.set()  # never painted: the reading worker need not wait for it
             return
         self.asked_frame = None
         start = self.start_frame or (model.total if self.follow else 0)  # following: newest
