@@ -80,11 +80,13 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: 
 
     FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON
     Lines of chat.completion.chunk objects or a HAR 1.2 capture (browser devtools,
-    mitmproxy, Charles, Proxyman); the kind is read from its content.
+    mitmproxy, Charles, Proxyman); the kind is read from its content. FILE#N (as `scan`
+    prints it) is exchange N of FILE (the same as --exchange N).
     """
     from .analysis import analyze
     from .recording.format import RecordingError
 
+    file, exchange = split_reference(file, exchange)
     try:
         analysis = analyze(file, exchange)
     except RecordingError as e:
@@ -116,6 +118,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: 
             turn_tools=analysis.turn_tools,
             tools=analysis.tools,
             requested=analysis.format in RECORDED,
+            redacted=analysis.redacted,
         )
         sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:
@@ -186,7 +189,17 @@ def replay(file: str, exchange: int | None, response: int | None, frame: int, fo
             _fail(str(e))
         except OSError as e:
             _fail(f"{file}: {e.strerror or e}")
+    try:
+        beyond = app.frame_error()  # said before the screen too
+    except RecordingError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{file}: {e.strerror or e}")
+    if beyond is not None:
+        _fail(beyond)
     app.run()
+    if app.failure is not None:
+        print(app.failure, file=sys.stderr, flush=True)  # (made visible by the app)
     if app.return_code:
         sys.exit(app.return_code)
 
@@ -264,12 +277,16 @@ def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
 @click.option("-o", "--output", metavar="OUT", help="Write here instead of standard output.")
 @click.option("--force", is_flag=True, help="Replace OUT if it exists (refused otherwise).")
 def export(file, exchange, frames, turn, minimal, keep_fields, fmt, output, force) -> None:
-    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module."""
+    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module.
+
+    FILE#N (as `scan` prints it) is exchange N of FILE (the same as --exchange N).
+    """
     import os
 
     from .export.fixtures import export as make
     from .recording.format import RecordingError
 
+    file, exchange = split_reference(file, exchange)
     if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
         _fail(f"{output}: already exists; streamscope never overwrites it without --force")
     try:

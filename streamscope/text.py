@@ -77,10 +77,18 @@ def _text_part(part: object) -> bool:
     return isinstance(part, dict) and isinstance(part.get("text"), str)
 
 
+def param(name: object, value: object, width: int = 0) -> str:
+    """A request's field as `name=value`, the value as JSON cut to `width` (`stream=true`,
+    `model="gpt-4o"`): the request view and a session's client messages alike."""
+    return f"{visible(str(name))}={quote(value, width)}"
+
+
 def word(value: object, width: int = 24) -> str:
     """A short value as a word: a number or short string as itself (made safe), else as
-    JSON cut to `width` (frame summaries)."""
-    if isinstance(value, int) or (isinstance(value, str) and len(value) <= width):
+    JSON cut to `width` (frame summaries: `true`, never Python's `True`)."""
+    if (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, str) and len(value) <= width
+    ):
         return visible(str(value))
     return quote(value, width)
 

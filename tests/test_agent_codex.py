@@ -131,7 +131,7 @@ def test_record_gives_codex_its_base_url_and_says_when_it_made_no_request(tmp_pa
     )
     assert f"OPENAI_BASE_URL={base}" in last
     assert f"and -c 'openai_base_url=\"{base}\"'" in last
-    assert last.endswith("; see docs/recording-agents.md")
+    assert last.endswith('; see "Recording coding agents" in streamscope\'s docs')
     assert not out.exists()
 
 

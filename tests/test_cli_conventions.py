@@ -82,3 +82,25 @@ def test_replay_of_an_exchange_the_recording_lacks_prints_only_its_error():
     assert done.stdout == b""
     lines = done.stderr.decode().splitlines()
     assert lines == [f"streamscope: {OPENAI}: there is no exchange 5 (exchanges: 1, 2)"], lines
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["recordings/alibaba-empty-id.jsonl", "--exchange", "1", "--frame", "99"], "1-8"),
+        ([f"{OPENAI}#2", "--frame", "500"], "1-"),
+        (["recordings/gemini-no-index.sse", "--frame", "99"], "1-"),
+    ],
+)
+def test_replay_of_a_frame_past_the_stream_is_said_before_the_screen(monkeypatch, args, said):
+    from streamscope.tui.app import ReplayApp
+
+    def run(self):
+        raise AssertionError("the screen was started")
+
+    monkeypatch.setattr(ReplayApp, "run", run)
+    monkeypatch.chdir(ROOT)
+    done = CliRunner().invoke(main, ["replay", *args])
+    assert done.exit_code == 2, done.output
+    assert f"--frame {args[-1]}: the stream has frames {said}" in done.output
+    assert done.output.strip().count("\n") == 0, done.output

@@ -184,3 +184,51 @@ def test_mkdocs_build_strict(tmp_path):
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
     assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(scope="module")
+def proxy_server(tmp_path_factory):
+    """A proxy as `streamscope proxy` makes it (every side's default upstream), not started."""
+    from streamscope.providers import DEFAULT_SIDE, sides
+    from streamscope.record.proxy import ProxyServer, Upstream
+    from streamscope.record.runner import parse_sides
+    from streamscope.recording import RecordingWriter
+
+    urls = {side.name: side.upstream(None, {}) for _, side in sides()}
+    url = urls.pop(DEFAULT_SIDE.name)
+    with RecordingWriter(tmp_path_factory.mktemp("proxy") / "r.jsonl") as writer:
+        server = ProxyServer(Upstream.parse(url), writer, 0, sides=parse_sides(urls))
+        yield server
+        server.sock.close()
+
+
+def test_the_proxy_pages_sample_is_what_proxy_prints(proxy_server):
+    page = (ROOT / "docs" / "commands" / "proxy.md").read_text()
+    shown = page.split("With `--port 8080` it prints:\n\n```\n", 1)[1].split("```", 1)[0]
+    printed = [proxy_server.base_url_of(r.side.name) for r in proxy_server.routes]
+    port = f":{proxy_server.port}/"
+    assert shown.splitlines() == [u.replace(port, ":8080/") for u in printed]
+
+
+def test_the_start_up_list_names_every_variable_the_command_gets(proxy_server):
+    from streamscope.providers import env_names
+    from streamscope.record.runner import base_url_variables, describe_sides
+
+    listed = describe_sides(proxy_server, ["MY_BASE"])
+    assert len(listed) == len(proxy_server.routes)  # one line per side
+    assert listed[0].startswith(
+        f"OPENAI_BASE_URL, OPENAI_API_BASE, MY_BASE={proxy_server.base_url} -> "
+    )
+    said = {name for line in listed for name in line.split("=", 1)[0].split(", ")}
+    assert said == {*env_names(), "MY_BASE"} == set(base_url_variables(proxy_server, ["MY_BASE"]))
+
+
+def test_no_message_points_at_a_path_a_pip_user_lacks(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from streamscope.record.runner import summarize
+
+    summarize(SimpleNamespace(removed=True, path=str(tmp_path / "r.jsonl")), "X=1")  # type: ignore[arg-type]
+    said = capsys.readouterr().err
+    assert "made no request" in said and "docs/" not in said
+    assert said.rstrip().endswith('see "Recording coding agents" in streamscope\'s docs')

@@ -298,3 +298,33 @@ async def test_follow_with_an_exchange_not_written_yet_opens_it_when_it_comes(tm
         await settle(pilot, StreamScreen, timeout=5)
         assert app.screen.model.exchange == 1
     writer.close()
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_follow_before_the_recording_exists_waits_for_it(tmp_path):
+    """`replay --follow` started before `record` creates the file: it waits, saying so,
+    then follows; q quits while it waits."""
+    from streamscope.recording import RecordingWriter
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import Loading
+
+    from .test_tui import text
+
+    path = tmp_path / "live.jsonl"
+    app = ReplayApp(str(path), follow=True)
+    writers = []
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.5)
+        assert isinstance(app.screen, Loading)  # waiting, not failed
+        assert "Waiting for live.jsonl to be created" in text(app.screen.query_one("Label"))
+        writers.append(RecordingWriter(path))
+        await first_exchange_within_a_second(pilot, lambda: request_line(writers[0]))
+    writers[0].close()
+    quits = ReplayApp(str(tmp_path / "never.jsonl"), follow=True)
+    async with quits.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+        assert quits.return_code is None  # still waiting
+        await pilot.press("q")
+        await pilot.pause(0.3)
+        assert quits.return_code == 0 and quits.failure is None

@@ -632,3 +632,40 @@ def test_the_index_reads_runs_of_chunks_at_once_as_line_by_line(kinds, tail, cut
                 grown.close()
         assert states[0] == states[1]
         assert states[0][0][:3] == states[0][1][:3]  # grown or whole: the same index
+
+
+def test_redact_json_counts_what_it_replaced_and_keeps_what_holds_nothing(tmp_path):
+    """A null content (a tool-call message) stays null: "[REDACTED]" would say the request
+    sent text. The count and inspect's note say the fields redacted, apart from secrets."""
+    from click.testing import CliRunner
+
+    from streamscope.cli import main
+
+    body = orjson.dumps(
+        {
+            "messages": [
+                {"role": "user", "content": "my secret plan"},
+                {"role": "assistant", "content": None, "tool_calls": []},
+                {"role": "tool", "content": ""},
+                {"role": "user", "content": [{"type": "text", "text": "b"}]},
+                {"role": "user", "content": []},
+                {"role": "user", "content": False},
+            ],
+            "api_key": "sk-abcdefghijklmnop",
+        }
+    )
+    path = tmp_path / "r.jsonl"
+    with RecordingWriter(path, redact_json=["messages.*.content"]) as w:
+        w.request(w.new_exchange(), "POST", URL, [("content-type", "application/json")], body)
+    header, request = records(path)[:2]
+    sent = orjson.loads(request.body)
+    assert [m["content"] for m in sent["messages"]] == [REDACTED, None, "", REDACTED, [], REDACTED]
+    assert request.redacted == 3 and request.masked == 1
+    assert "messages.*.content" in header.notes[0]
+    done = CliRunner().invoke(main, ["inspect", str(path)])
+    said = " ".join(done.output.split())
+    assert "1 value masked (secrets" in said
+    assert "3 request body values redacted by path (--redact-json)" in said
+    done = CliRunner().invoke(main, ["inspect", "--json", str(path)])
+    report = orjson.loads(done.output)
+    assert (report["masked"], report["redacted"]) == (1, 3)

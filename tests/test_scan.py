@@ -365,3 +365,27 @@ def test_a_file_named_on_the_command_line_that_is_no_input_is_bad_input(tmp_path
     assert done.exit_code == 2  # as `inspect junk.bin` says, after the scan of the rest
     assert "gpt-4o-mini: 2 exchanges, 2 streams" in done.stdout
     assert f"unreadable: {junk}: line 1 (byte 0): binary data" in done.stdout
+
+
+def test_inspect_and_export_take_the_reference_scan_prints(tmp_path):
+    """`scan` links FILE#N: inspect and export read it as --exchange N; a file whose own
+    name holds `#` is still that file."""
+    runner = CliRunner()
+    openai = str(RECORDINGS / "openai.jsonl")
+    whole = runner.invoke(main, ["inspect", "--json", openai, "--exchange", "2"])
+    done = runner.invoke(main, ["inspect", "--json", f"{openai}#2"])
+    assert done.exit_code == 0, done.output
+    assert orjson.loads(done.output)["streams"] == orjson.loads(whole.output)["streams"]
+    done = runner.invoke(main, ["inspect", f"{openai}#2", "--exchange", "1"])
+    assert done.exit_code == 2 and "names exchange 2, and --exchange says 1" in done.output
+    exported = runner.invoke(main, ["export", f"{openai}#2"])
+    assert exported.exit_code == 0, exported.output
+    assert (
+        exported.stdout_bytes
+        == runner.invoke(main, ["export", openai, "--exchange", "2"]).stdout_bytes
+    )
+    shutil.copy(openai, tmp_path / "x.jsonl")
+    shutil.copy(RECORDINGS / "alibaba-empty-id.jsonl", tmp_path / "x.jsonl#2")
+    done = runner.invoke(main, ["inspect", "--json", str(tmp_path / "x.jsonl#2")])
+    alibaba = runner.invoke(main, ["inspect", "--json", str(RECORDINGS / "alibaba-empty-id.jsonl")])
+    assert orjson.loads(done.output)["streams"] == orjson.loads(alibaba.output)["streams"]

@@ -181,7 +181,7 @@ async def test_the_session_screen_lists_every_message_under_its_response(broken)
         assert shown[0].startswith("── response 1 · 11 frames · 1 call · clean")
         first = shown[1].split()
         assert first[:5] == ["1", "1ms", "client", "text", "response.create"]
-        assert "model=gpt-4.1-2025-04-14" in shown[1] and "tools: 1 item" in shown[1]
+        assert 'model="gpt-4.1-2025-04-14"' in shown[1] and "tools: 1 item" in shown[1]
         assert shown[2].split()[2:5] == ["server", "text", "response.created"]
         assert shown[13].startswith("── response 2 · 12 frames · 0 calls · ✗ tool-result-missing")
         assert "previous_response_id=" in shown[14]
@@ -349,7 +349,7 @@ async def test_hostile_message_text_is_shown_inert(tmp_path):
             svg = app.export_screenshot()  # the whole screen, as drawn
             assert not RAW.search(svg.replace("\n", "").replace("\t", ""))
         everything = "\n".join(lines(listing))
-        assert "input=hi\\x1b]0;pwned\\x07\\x1b[2J" in everything
+        assert 'input="hi\\u001b]0;pwned\\u0007' in everything  # as JSON escapes it
         assert "response.created\\x1b" in everything  # the type column too
         listing.cursor = 3  # the text frame that is no JSON: whole in the detail
         screen._show_message()
@@ -439,3 +439,18 @@ def test_snapshot_session(snap_compare, size, tmp_path):
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+def test_a_client_messages_fields_read_as_the_request_views():
+    """JSON's words (`stream=true`, `"store":null`), never Python's True or None, and a
+    string quoted, as the request view's Parameters line shows them."""
+    from streamscope.core.history import History
+    from streamscope.tui.conversation import conversation
+    from streamscope.tui.session_rows import _client_summary
+
+    fields = {"model": "gpt-4o", "stream": True, "store": None, "temperature": 0.5}
+    said = _client_summary({"type": "response.create", **fields}, b"")
+    assert said == 'model="gpt-4o" stream=true store=null temperature=0.5'
+    history = History([], params=fields)
+    params = conversation(history, [], {}).plain.split("Parameters  ", 1)[1].split("\n")[0]
+    assert params.split(" · ") == said.split(" ")

@@ -83,6 +83,7 @@ class Analysis:
     notes: list[str] = field(default_factory=list)  # facts about the file (a byte order mark)
     skipped: list[RecordingError] = field(default_factory=list)  # lines a tolerant read skipped
     masked: int = 0  # values the recorder masked (secrets), as its lines count them
+    redacted: int = 0  # request body values --redact-json replaced, as its lines count them
     # each exchange's conversation, named by its first exchange (the contract's pairing)
     conversations: dict[int, int] = field(default_factory=dict)
     # a stream with calls -> the request that continues it: each call's result, the
@@ -201,6 +202,7 @@ def analyze(
         result.masked = (header.masked if header is not None else 0) + sum(
             i.masked for i in result.exchanges
         )
+        result.redacted = sum(i.redacted for i in result.exchanges)
         result.skipped = list(source.scan_errors)
         _sdk_fallback(result, source)
     return result

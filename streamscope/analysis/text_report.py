@@ -117,12 +117,17 @@ def _session_line(info: ExchangeInfo, responses: int) -> str:
     return " · ".join(bits)
 
 
-def masked_note(n: int) -> str:
+def masked_note(n: int, redacted: int = 0) -> str:
     """What the recorder changed, said: the bytes are exact everywhere else."""
-    return (
-        f"{plural(n, 'value')} masked (secrets: credentials the requests carried, wherever "
-        "they appear, key-shaped words, secret options); every other byte is as it came"
-    )
+    said = []
+    if n:
+        said.append(
+            f"{plural(n, 'value')} masked (secrets: credentials the requests carried, "
+            "wherever they appear, key-shaped words, secret options)"
+        )
+    if redacted:
+        said.append(f"{plural(redacted, 'request body value')} redacted by path (--redact-json)")
+    return "; ".join([*said, "every other byte is as it came"])
 
 
 def render(
@@ -136,8 +141,8 @@ def render(
     console.print(f"[bold]streamscope[/] · {_safe(analysis.source)} ({analysis.format}, {shown})")
     for note in [*analysis.notes, *([sdk_note] if sdk_note else [])]:
         console.print(f"[cyan]i {_safe(note)}[/]")
-    if analysis.masked:
-        console.print(f"[cyan]i {masked_note(analysis.masked)}[/]")
+    if analysis.masked or analysis.redacted:
+        console.print(f"[cyan]i {masked_note(analysis.masked, analysis.redacted)}[/]")
     if analysis.stopped:
         stopped = _safe(analysis.stopped["message"])
         console.print(f"[{STYLE[WARNING]}]{MARK[WARNING]} {stopped}[/]")

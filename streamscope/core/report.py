@@ -141,6 +141,7 @@ def report_json(
     requested: bool = False,
     turn_answers: dict[tuple[int, int], Answer] | None = None,
     turn_tools: dict[tuple[int, int], list[Tool] | None] | None = None,
+    redacted: int = 0,
 ) -> dict[Any, Any]:
     """`answers`: by stream exchange, the request that continues it (core/results.py);
     `turn_answers`: by (exchange, turn), what a session's client messages sent for a
@@ -181,4 +182,6 @@ def report_json(
         out["notes"] = notes
     if masked:  # values the recorder masked (secrets): said, never silently changed
         out["masked"] = masked
+    if redacted:  # request body values --redact-json replaced: said as masked is
+        out["redacted"] = redacted
     return out

@@ -323,6 +323,7 @@ def _masked(
                 got.body,
                 masked,
                 got.decoded,
+                request.redacted,
             )
         )
     if response is not None:

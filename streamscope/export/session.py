@@ -350,7 +350,7 @@ def recording(view: View, entries: list[Entry], whole: bool) -> bytes:
         masked = req.masked + got.masked
         lines.append(
             Request.of(
-                1, 0, req.method, got.url, got.headers, got.body, masked, got.decoded
+                1, 0, req.method, got.url, got.headers, got.body, masked, got.decoded, req.redacted
             ).to_json()
         )
     if resp is not None:

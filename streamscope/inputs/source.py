@@ -55,6 +55,7 @@ class ExchangeInfo:
     # events will), see streamscope.dialects.
     dialect: str | None = None
     masked: int = 0  # values the recorder masked in this exchange (secrets)
+    redacted: int = 0  # request body values --redact-json replaced
     # The framing its request asks its stream in (its dialect knows: None, no stream),
     # and the framing its body streams in, told by the response (streamscope.framing;
     # None: the body is no stream).
@@ -71,6 +72,7 @@ class ExchangeInfo:
         """Take the request's facts; returns its parsed JSON body (None if not JSON)."""
         self.method, self.url, self.start_ns = request.method, request.url, request.t_ns
         self.masked += request.masked
+        self.redacted += request.redacted
         readable = read_request(request)  # its Content-Encoding undone
         self.undecodable = readable.describe()
         body = readable.json()

@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from datetime import datetime, timezone
 
 from .. import agents
@@ -226,7 +227,7 @@ def record(
         with writer:
             server = ProxyServer(upstream, writer, port, timeout, sock=sock, sides=others)
             server.start()
-            announce(server, path)
+            announce(server, path, env_names=env_names)
             variables = base_url_variables(server, env_names)
             run, inserted = command, []
             applied = agents.apply(command, base_urls(server))
@@ -273,21 +274,25 @@ def parse_sides(urls: dict[str, str | None]) -> dict[str, Upstream | None]:
     }
 
 
-def describe_sides(server: ProxyServer) -> list[str]:
-    """Each side's base URL its clients get and the upstream it goes to, one a side:
-    `OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 -> https://api.openai.com/v1`."""
+def describe_sides(server: ProxyServer, env_names: Sequence[str] = ()) -> list[str]:
+    """Each side's base URL, every variable `record` sets to it (base_url_variables,
+    `env_names` its --env NAMEs) and the upstream it goes to, one a side:
+    `OPENAI_BASE_URL, OPENAI_API_BASE=http://127.0.0.1:PORT/v1 -> https://api.openai.com/v1`."""
+    variables = base_url_variables(server, list(env_names))
     sides = []
     for route in server.routes:
         where = route.side.origin_said if route.regional else _upstream_url(route.upstream)
-        sides.append(f"{route.side.env[0]}={server.base_url_of(route.side.name)} -> {where}")
+        url = server.base_url_of(route.side.name)
+        names = ", ".join(name for name, value in variables.items() if value == url)
+        sides.append(f"{names}={url} -> {where}")
     return sides
 
 
-def announce(server: ProxyServer, path: str, then: str = "") -> None:
+def announce(server: ProxyServer, path: str, then: str = "", env_names: Sequence[str] = ()) -> None:
     """The banner: a short line naming the recording, then each side on its own line
     (indented under it: on one line, eight sides ran past any terminal's width)."""
     say(f"recording into {path}{then}")
-    for side in describe_sides(server):
+    for side in describe_sides(server, env_names):
         print(f"  {visible(side)}", file=sys.stderr, flush=True)
 
 
@@ -311,7 +316,8 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
         else:
             say(
                 f"the command made no request through the proxy, so no recording was kept "
-                f"at {path} (it was given {given}); see docs/recording-agents.md"
+                f'at {path} (it was given {given}); see "Recording coding agents" in streamscope\'s '
+                "docs"
             )
         return
     if writer.failure is not None:

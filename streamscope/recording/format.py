@@ -182,12 +182,12 @@ def _need(d: dict[Any, Any], key: str) -> Any:
         raise ValueError(f"{d.get('type')} line has no {key!r} field") from None
 
 
-def _masked(d: dict[Any, Any]) -> int:
-    """How many values the writer masked in this line's part of the exchange (0: none,
-    or a recording older than the count)."""
-    v = d.get("masked", 0)
+def _masked(d: dict[Any, Any], name: str = "masked") -> int:
+    """How many values the writer masked (or, `redacted`, replaced by path) in this
+    line's part of the exchange (0: none, or a recording older than the count)."""
+    v = d.get(name, 0)
     if type(v) is not int or v < 0:
-        raise ValueError("field 'masked' is not a count (a non-negative integer)")
+        raise ValueError(f"field {name!r} is not a count (a non-negative integer)")
     return v
 
 
@@ -294,6 +294,7 @@ class Request:
     # The Content-Encoding codings undone before the body was kept (None: the body is as
     # it was sent): the writer keeps a compressed body decoded where masking changed it
     decoded: list[str] | None = None
+    redacted: int = 0  # body values --redact-json replaced (asked, not secrets found)
     type: ClassVar[str] = "request"
 
     @classmethod
@@ -307,11 +308,12 @@ class Request:
         body: bytes,
         masked: int = 0,
         decoded: list[str] | None = None,
+        redacted: int = 0,
     ) -> Request:
         key, text = text_or_b64("body", body)
         if key == "body":
-            return cls(exchange, t_ns, method, url, headers, text, None, masked, decoded)
-        return cls(exchange, t_ns, method, url, headers, None, text, masked, decoded)
+            return cls(exchange, t_ns, method, url, headers, text, None, masked, decoded, redacted)
+        return cls(exchange, t_ns, method, url, headers, None, text, masked, decoded, redacted)
 
     @property
     def body_bytes(self) -> bytes:
@@ -334,6 +336,8 @@ class Request:
             d["body"] = self.body or ""
         if self.masked:
             d["masked"] = self.masked
+        if self.redacted:
+            d["redacted"] = self.redacted
         if self.decoded:
             d["body_decoded"] = self.decoded
         return d
@@ -351,6 +355,7 @@ class Request:
             body_b64,
             _masked(d),
             _decoded(d),
+            _masked(d, "redacted"),
         )
 
 

@@ -36,9 +36,9 @@ from streamscope.recording.redact import (
     is_secret_query_name,
     redact_argv,
     redact_header,
-    redact_json_paths,
     redact_url,
 )
+from streamscope.recording.redact import redact_json as redact_paths
 
 # Shorter values are not looked for in bodies: "42" or "true" would mask the unrelated.
 MIN_SECRET = 6
@@ -501,6 +501,7 @@ class RecordedRequest:
     body: bytes
     masked: int
     decoded: list[str] | None = None
+    redacted: int = 0  # values --redact-json replaced (1: the whole body, withheld)
     # why the body could not be decoded ("": it could): then it is kept as sent, masked
     # where a credential's bytes stand as such, or withheld under --redact-json
     undecodable: str = ""
@@ -523,21 +524,21 @@ def mask_request(
     readable = request_body(headers, body, stored)
     data = readable.data if readable.decoded else body
     pairs = list(headers)
-    n = 0
+    n = redacted = 0
     if masking is not None:  # first: its credentials are looked for everywhere
         url, pairs, data, n = masking.request(exchange, url, pairs, data, known)
     if redact_json:
-        data = redact_json_paths(data, redact_json)
+        data, redacted = redact_paths(data, redact_json)
     why = readable.describe()
     if readable.failure is not None and redact_json:
         # what --redact-json cannot read may still decode in part (a cut gzip body): the
         # fields asked for would be in clear, so the body is withheld, and said to be
-        return RecordedRequest(url, pairs, WITHHELD, n, undecodable=why)
+        return RecordedRequest(url, pairs, WITHHELD, n, redacted=1, undecodable=why)
     if not readable.decoded:
-        return RecordedRequest(url, pairs, data, n, undecodable=why)
+        return RecordedRequest(url, pairs, data, n, redacted=redacted, undecodable=why)
     if stored is None and data == readable.data:
         return RecordedRequest(url, pairs, body, n)  # nothing changed: the bytes sent
-    return RecordedRequest(url, pairs, data, n, list(readable.codings))
+    return RecordedRequest(url, pairs, data, n, list(readable.codings), redacted)
 
 
 class Masking:

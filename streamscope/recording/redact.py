@@ -205,37 +205,45 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
 
 
 def redact_json_paths(body: bytes, paths: Sequence[str]) -> bytes:
-    """Replace the values at dotted `paths` ("messages.*.content") with "[REDACTED]".
+    """`body` with the values at dotted `paths` redacted (see `redact_json`)."""
+    return redact_json(body, paths)[0]
+
+
+def redact_json(body: bytes, paths: Sequence[str]) -> tuple[bytes, int]:
+    """Replace the values at dotted `paths` ("messages.*.content") with "[REDACTED]";
+    returns the body and how many values were replaced.
 
     `*` matches every key of an object or every item of an array; a number matches an
-    array index. A body that is not JSON, or where no path matches, is returned unchanged.
+    array index. A value that holds nothing (null, "", [], {}) is kept: "[REDACTED]"
+    would say the request sent content it did not. A body that is not JSON, or where no
+    path matches, is returned unchanged.
     The stdlib json is used, not orjson, because it round-trips big integers and NaN:
     a body we fail to parse would otherwise be recorded unredacted.
     """
     if not paths or not body:
-        return body
+        return body, 0
     try:
         doc = json.loads(body)
     except ValueError:  # includes UnicodeDecodeError
-        return body
+        return body, 0
     except RecursionError:  # nested past Python's limit: no path can be found, mask it all
-        return TOO_DEEP
-    hit = False
+        return TOO_DEEP, 1
+    hits = 0
     for path in paths:
-        hit |= _redact(doc, path.split("."))
-    if not hit:
-        return body
+        hits += _redact(doc, path.split("."))
+    if not hits:
+        return body, 0
     try:
-        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), hits
     except RecursionError:
-        return TOO_DEEP
+        return TOO_DEEP, 1
 
 
 # What a body that --redact-json cannot walk is recorded as: never the body in clear.
 TOO_DEEP = b'"[REDACTED: a JSON body nested too deeply to mask by path]"'
 
 
-def _redact(node: object, parts: list[str]) -> bool:
+def _redact(node: object, parts: list[str]) -> int:
     key, rest = parts[0], parts[1:]
     if isinstance(node, dict):
         keys: Iterable[Any] = list(node) if key == "*" else [key] if key in node else []
@@ -245,12 +253,16 @@ def _redact(node: object, parts: list[str]) -> bool:
         else:
             keys = [int(key)] if key.isdigit() and int(key) < len(node) else []
     else:
-        return False
-    hit = False
+        return 0
+    hits = 0
     for k in keys:
         if rest:
-            hit |= _redact(node[k], rest)
-        else:
+            hits += _redact(node[k], rest)
+        elif node[k] not in EMPTY and node[k] != REDACTED:  # (a path given twice: once)
             node[k] = REDACTED
-            hit = True
-    return hit
+            hits += 1
+    return hits
+
+
+# values that hold no content: kept as sent (`False`, `0` are content, and 0 == False)
+EMPTY: tuple[object, ...] = (None, "", [], {})

@@ -71,6 +71,14 @@ PSEUDONYMIZED = (
 )
 
 
+def redacted_note(paths: Sequence[str]) -> str:
+    """The header's note of a recording written with redact_json: every reader says it."""
+    return (
+        f'request body values at {", ".join(paths)} are recorded as "[REDACTED]" '
+        "(--redact-json); null and empty values as sent"
+    )
+
+
 class RecordingWriter:
     """Write one recording. Thread-safe; use as a context manager or call close().
 
@@ -134,8 +142,10 @@ class RecordingWriter:
             # an argument that is not UTF-8 (a file name's bytes) is a lone surrogate here,
             # which no UTF-8 JSON can hold: it is kept as its escape
             argv = [without_surrogates(a) for a in argv]
-        notes = [PSEUDONYMIZED] if pseudonymize_ids else None
-        self.header = Header(created=created, argv=argv, masked=masked, notes=notes)
+        notes = [PSEUDONYMIZED] if pseudonymize_ids else []
+        if self.redact_json:
+            notes.append(redacted_note(self.redact_json))
+        self.header = Header(created=created, argv=argv, masked=masked, notes=notes or None)
         self._write(_dumps(self.header.to_json(), option=_NL))
 
     # -- the line types
@@ -180,6 +190,7 @@ class RecordingWriter:
                 got.body,
                 got.masked,
                 got.decoded,
+                got.redacted,
             )
         if self._write(_dumps(rec.to_json(), option=_NL)):
             self._requests += 1

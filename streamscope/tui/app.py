@@ -18,10 +18,11 @@ from ..analysis.driver import WEBSOCKET, ExchangeSummary, FollowingChild
 from ..dialects import dialect, request_facts
 from ..dialects.base import Turn
 from ..inputs import CHUNKS, RECORDING, ExchangeInfo, Source, describe_numbers, open_input
+from ..inputs.reads import Reads
 from ..inputs.session import TurnReads, turn_end
 from ..text import visible
 from .messages import OpenExchange, OpenTurn, RecordingGrew, StreamRead
-from .model import StreamModel
+from .model import StreamModel, count_frames
 from .screens import (
     ExchangesScreen,
     Loading,
@@ -29,6 +30,7 @@ from .screens import (
     SessionScreen,
     StreamScreen,
     TextScreen,
+    Waiting,
     help_text,
 )
 from .session import Session, Summaries
@@ -41,16 +43,31 @@ from .session_rows import Layout, layout
 LOOK_EVERY, GROW_EVERY = 0.2, 1.0
 
 
+def frame_beyond(source: str, asked: int, total: int) -> str:
+    """--frame past the stream's end, said as export says --frames."""
+    return f"{source}: --frame {asked}: the stream has frames 1-{total}"
+
+
 def being_created(path: str) -> bool:
-    """An empty file, or one whose first line is not whole yet: a recording the recorder
-    has created and not yet given its header (False when it cannot be read: opening it
-    says why)."""
+    """No file yet (`replay --follow` started before `record`), an empty file, or one
+    whose first line is not whole yet: a recording the recorder has not yet given its
+    header (False when it cannot be read: opening it says why)."""
     try:
         with open(path, "rb") as f:
             head = f.read(1 << 16)
+    except FileNotFoundError:
+        return True
     except OSError:
         return False
     return len(head) < 1 << 16 and b"\n" not in head
+
+
+def waiting_for(path: str) -> str:
+    """What the screen says while a followed recording is not written yet."""
+    name = Path(path).name
+    if not os.path.lexists(path):
+        return f"Waiting for {name} to be created … (q quits)"
+    return f"Waiting for {name}'s first line … (q quits)"
 
 
 class ReplayApp(App):
@@ -74,8 +91,8 @@ class ReplayApp(App):
         self.source = os.fspath(source)
         self.response = response
         # RecordingError for bad input, before any screen; then open what can be read.
-        # Followed and still being created (empty, its header not whole yet): opened once
-        # its first line is there (`load`), as a recording until then.
+        # Followed and still being created (not there yet, empty, its header not whole):
+        # opened once its first line is there (`load`), as a recording until then.
         opened = None if follow and being_created(self.source) else self._open()
         self.format = opened.kind if opened is not None else RECORDING
         self.recorded = opened is None or opened.recorded  # exchanges, not one stream
@@ -122,14 +139,10 @@ class ReplayApp(App):
 
     def on_mount(self) -> None:
         name = Path(self.source).name
-        waiting = self.session.input is None
-        self.push_screen(
-            Loading(
-                f"Waiting for {name}'s first line … (ctrl+c quits)"
-                if waiting
-                else f"Reading {name} …"
-            )
-        )
+        if self.session.input is None:
+            self.push_screen(Waiting(waiting_for(self.source)))
+        else:
+            self.push_screen(Loading(f"Reading {name} …"))
         self.load()
         if self.follow:  # a new line is shown well within a second of being written
             self.set_interval(LOOK_EVERY, self._check_growth)
@@ -177,9 +190,13 @@ class ReplayApp(App):
         """--follow on a recording still being created: wait for its first line, then
         open it (RecordingError if it is not readable then). False: the app is leaving."""
         worker = get_current_worker()
+        said = waiting_for(self.source)
         while being_created(self.source):
             if worker.is_cancelled:
                 return False
+            if isinstance(loading, Loading) and waiting_for(self.source) != said:
+                said = waiting_for(self.source)  # created: now its first line
+                self.call_from_thread(loading.say, said)
             time.sleep(LOOK_EVERY / 4)
         opened = self._open()
         self.session.input = opened
@@ -424,9 +441,39 @@ class ReplayApp(App):
             )
 
     def fail(self, exc: BaseException | str) -> None:
-        """Leave with one line on stderr and exit status 2."""
+        """Leave with exit status 2; the command says `failure`, one line (Textual's exit
+        message would be wrapped at the terminal's width)."""
         self.failure = visible(f"streamscope: {exc}")
-        self.exit(message=self.failure, return_code=2)
+        self.exit(return_code=2)
+
+    def frame_error(self) -> str | None:
+        """--frame past the end of the stream it opens, said before the screen is drawn
+        (a followed file can still grow to it: checked once its stream is read)."""
+        asked = self.asked_frame
+        if asked is None or self.follow:
+            return None
+        reads: Reads
+        if self.recorded:
+            exchange = self.exchange
+            if exchange is None:  # the one exchange opens directly; of several, none does
+                numbers = [i.exchange for i in self.input.infos()]
+                if len(numbers) != 1:
+                    return None
+                exchange = numbers[0]
+            ex = self.input.exchange(exchange)
+            if ex.info.framing == WEBSOCKET:
+                ws = ex.session()
+                if ws is None or self.response is None or not 1 <= self.response <= len(ws.turns):
+                    return None  # the screen's checks say what is wrong
+                reads = TurnReads(ws.turns[self.response - 1])
+            elif ex.response is not None and not ex.info.stream:
+                return None  # no stream: the request and response are shown
+            else:
+                reads = ex.reads
+        else:
+            reads = self.input.exchange(1).reads
+        total = count_frames(reads)
+        return frame_beyond(self.source, asked, total) if asked > total else None
 
     def _built(
         self, model: StreamModel, exchange: int, turn: tuple[Turn, int] | None = None
@@ -435,10 +482,9 @@ class ReplayApp(App):
         title = f"{name} · exchange {exchange}" if self.recorded else name
         if turn is not None:
             title += f" · response {turn[0].turn} of {turn[1]}"
-        if self.asked_frame is not None and self.asked_frame > model.total:  # as export says it
-            self.fail(
-                f"{self.source}: --frame {self.asked_frame}: the stream has frames 1-{model.total}"
-            )
+        if self.asked_frame is not None and self.asked_frame > model.total:
+            self.fail(frame_beyond(self.source, self.asked_frame, model.total))
+            model.shown.set()  # never painted: the reading worker need not wait for it
             return
         self.asked_frame = None
         start = self.start_frame or (model.total if self.follow else 0)  # following: newest

@@ -18,7 +18,7 @@ from rich.text import Text
 from ..analysis.driver import RequestFinding
 from ..core.history import History, SentCall, Turn
 from ..marks import MARK, STYLE
-from ..text import cut, plural, quote, visible
+from ..text import cut, param, plural, quote, visible
 
 
 @dataclass(slots=True)
@@ -114,9 +114,7 @@ def conversation(
         text.append("\n")
     params = history.params
     text.append("Parameters  ", style="bold")
-    text.append(
-        " · ".join(f"{visible(str(k))}={quote(v, 60)}" for k, v in params.items()) or "none"
-    )
+    text.append(" · ".join(param(k, v, 60) for k, v in params.items()) or "none")
     text.append("\n")
     if history.system is not None:
         text.append(f"{history.words.system}\n", style="bold")

@@ -459,3 +459,15 @@ def _by_worst(frames: list[int], marks: Mapping[int, Sequence[str]]) -> dict[str
             got = out[level] = array("q")  # type: ignore[index]
         got.append(f)
     return out
+
+
+def count_frames(reads: Reads) -> int:
+    """The frames a StreamModel of `reads` shows: up to a line that cannot be read, as
+    `StreamModel.read` stops there, then what the decoder holds at the end."""
+    decoder, n = reads.decoder(), 0
+    try:
+        for data, t in reads.reads_from(0, len(reads)):
+            n += sum(1 for _ in decoder.feed(data, t))
+    except RecordingError:
+        pass
+    return n + sum(1 for _ in decoder.flush())

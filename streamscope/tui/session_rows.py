@@ -24,7 +24,7 @@ import orjson
 from ..core.frames import Frame
 from ..dialects.base import Turn
 from ..framing.session import WsMessage, frame_of
-from ..text import quote, visible, word
+from ..text import param, quote, visible
 
 CONTROL = ("close", "ping", "pong")
 
@@ -161,8 +161,8 @@ def close_words(m: WsMessage) -> str:
 
 
 def _client_summary(payload: object, data: bytes) -> str:
-    """A client message in a line: its JSON object's fields (but its type), each a word
-    or a size; other JSON or text quoted."""
+    """A client message in a line: its JSON object's fields (but its type), each as the
+    request view shows a field (text.param) or a size; other JSON or text quoted."""
     if isinstance(payload, dict):
         bits = []
         for key, value in payload.items():
@@ -174,7 +174,7 @@ def _client_summary(payload: object, data: bytes) -> str:
             elif isinstance(value, dict):
                 bits.append(f"{name}: {{{len(value)} field{'s' if len(value) != 1 else ''}}}")
             else:
-                bits.append(f"{name}={word(value, 28)}")
+                bits.append(param(key, value, 28))
         return " ".join(bits)
     if payload is not None:
         return quote(payload, 80)

@@ -2,7 +2,7 @@
 
 from .exchanges import ExchangesScreen
 from .help import help_text
-from .loading import Loading
+from .loading import Loading, Waiting
 from .prompt import Prompt
 from .request import RequestScreen
 from .stream import StreamScreen
@@ -12,6 +12,7 @@ from .websocket import SessionScreen
 __all__ = [
     "ExchangesScreen",
     "Loading",
+    "Waiting",
     "Prompt",
     "RequestScreen",
     "SessionScreen",

@@ -30,3 +30,4 @@ STREAM = bindings(keys.STREAM)
 EXCHANGES = bindings(keys.EXCHANGES)
 REQUEST = bindings(keys.REQUEST)
 SESSION = bindings(keys.SESSION)
+WAITING = bindings((keys.QUIT,))  # the first screen, waiting for a followed recording

@@ -10,6 +10,8 @@ from textual.widgets import (
     ProgressBar,
 )
 
+from .bindings import WAITING
+
 
 class Loading(Screen):
     """A progress bar while a big input is indexed or a stream is read."""
@@ -31,3 +33,9 @@ class Loading(Screen):
 
     def progress(self, done: int, total: int) -> None:
         self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
+
+
+class Waiting(Loading):
+    """The first screen while a followed recording is not written yet: q quits."""
+
+    BINDINGS = WAITING
