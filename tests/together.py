@@ -22,6 +22,9 @@ from pathlib import Path
 import orjson
 
 PYTEST = (sys.executable, "-m", "pytest")
+# pytest with only its own plugins: an exported module needs none (and this venv's, the
+# Textual snapshot one among them, cost a second and more of every interpreter)
+NO_PLUGINS = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 # Loaded into the batch's pytest with `-p`: each module is imported and its tests run with
 # its own folder as the working directory, as `cd folder && pytest test_x.py` does. (A
@@ -88,7 +91,7 @@ class Together:
         name: str,
         writers: Mapping[str, Callable[[Path], None]],
         launcher: Sequence[str] = PYTEST,
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str] = NO_PLUGINS,
     ) -> dict[str, Ran]:
         """Each writer writes its module at the path it is given (`name/key/test_key.py`,
         its folder its own); then one `launcher` pytest runs them all. A writer that
@@ -146,7 +149,7 @@ def _run(batch, writers, launcher, env) -> dict[str, dict]:
         capture_output=True,
         text=True,
         timeout=300,
-        env=None if env is None else dict(env),
+        env=dict(env),
     )
     output = f"exit {ran.returncode}\n{ran.stdout}{ran.stderr}"
     cases = ET.parse(report).getroot().iter("testcase") if report.exists() else iter(())
