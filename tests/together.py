@@ -114,6 +114,8 @@ class Together:
 def _run(batch, writers, launcher, env) -> dict[str, dict]:
     outcomes: dict[str, dict] = {}
     modules: dict[str, Path] = {}
+    names = [key_name(key) for key in writers]
+    assert len(set(names)) == len(names), f"two keys make one module name: {names}"
     for key, write in writers.items():
         module = batch / key / f"{key_name(key)}.py"
         module.parent.mkdir()
