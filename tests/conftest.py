@@ -12,3 +12,11 @@ def upstream():
     """The stand-in provider on 127.0.0.1, shared by every recorder test."""
     with StandIn() as up:
         yield up
+
+
+@pytest.fixture(scope="session")
+def together(tmp_path_factory):
+    """Batches of exported modules, each run once a session by one pytest (together.py)."""
+    from .together import Together, shared_root
+
+    return Together(shared_root(tmp_path_factory))

@@ -48,47 +48,77 @@ def test_sse_export_is_every_byte_as_received():
     assert result.stdout_bytes == recorded
 
 
-@pytest.mark.parametrize(
-    "sample",
-    [
-        "alibaba-empty-id.jsonl",
-        "parallel-index-0.jsonl",
-        "gemini-no-index.sse",
-        "deepseek-cumulative.chunks.jsonl",
-    ],
-)
-def test_the_exported_pytest_module_runs_green_with_only_openai_and_pytest(tmp_path, sample):
-    module = tmp_path / "test_fixture.py"
-    result = export(f"recordings/{sample}", "--format", "pytest", "-o", str(module))
-    assert result.exit_code == 0, result.output
-    done = only_openai_and_pytest(module)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 passed" in done.stdout
+CHAT_SAMPLES = [
+    "alibaba-empty-id.jsonl",
+    "parallel-index-0.jsonl",
+    "gemini-no-index.sse",
+    "deepseek-cumulative.chunks.jsonl",
+]
 
 
-def test_the_isolated_python_really_lacks_httpx_and_streamscope(tmp_path):
-    module = tmp_path / "test_needs_more.py"
-    module.write_text("import httpx2\nimport httpx\n\ndef test_x():\n    pass\n")
-    done = only_openai_and_pytest(module)
-    assert (
-        done.returncode != 0 and "No module named 'httpx' (only openai and pytest)" in done.stdout
-    )
-    module.write_text("import streamscope\n\ndef test_x():\n    pass\n")
-    assert "No module named 'streamscope'" in only_openai_and_pytest(module).stdout
+def exporter(sample: str, *extra: str):
+    """A batch writer: `sample` exported as a pytest module at the path it is given."""
+
+    def write(module) -> None:
+        result = export(f"recordings/{sample}", "--format", "pytest", "-o", str(module), *extra)
+        assert result.exit_code == 0, result.output
+
+    return write
+
+
+def openai_batch(together) -> dict:
+    """Every module that needs only openai and pytest, run by one such pytest: the Chat
+    Completions samples' and the Responses samples' (whole and --minimal), and two
+    that import what it lacks."""
+    writers = {s: exporter(s) for s in CHAT_SAMPLES}
+    writers["needs-httpx"] = _needing("httpx2", "httpx")
+    writers["needs-streamscope"] = _needing("streamscope")
+    for sample in RESPONSES_SAMPLES:
+        writers[sample] = exporter(sample)
+        writers[f"{sample}-minimal"] = exporter(sample, "--minimal")
+    return together.run("only-openai", writers, *only("openai"))
+
+
+@pytest.mark.parametrize("sample", CHAT_SAMPLES)
+def test_the_exported_pytest_module_runs_green_with_only_openai_and_pytest(together, sample):
+    ran = openai_batch(together)[sample]
+    assert ran.green, ran.text
+
+
+def test_the_isolated_python_really_lacks_httpx_and_streamscope(together):
+    ran = openai_batch(together)  # the same process that ran the modules above
+    assert ran["needs-httpx"].errors == 1
+    assert "No module named 'httpx' (only openai and pytest)" in ran["needs-httpx"].text
+    assert ran["needs-streamscope"].errors == 1
+    assert "No module named 'streamscope'" in ran["needs-streamscope"].text
+
+
+def _needing(*names: str):
+    def write(module) -> None:
+        imports = "".join(f"import {n}\n" for n in names)
+        module.write_text(f"{imports}\ndef test_x():\n    pass\n")
+
+    return write
+
+
+def only(sdk: str = "openai") -> tuple[list[str], dict[str, str]]:
+    """The command and environment of a pytest in a Python where only `sdk` (openai,
+    anthropic, or one with its extras: anthropic[bedrock]) and pytest import."""
+    code = ONLY_OPENAI_AND_PYTEST.replace('("openai", "pytest")', f"({sdk!r}, 'pytest')")
+    code = code.replace("(only openai and pytest)", f"(only {sdk} and pytest)")
+    return [sys.executable, "-c", code], {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 def only_openai_and_pytest(module, sdk: str = "openai") -> subprocess.CompletedProcess:
-    """pytest on `module` in a Python where only `sdk` (openai, anthropic, or one with its
-    extras: anthropic[bedrock]) and pytest import."""
-    code = ONLY_OPENAI_AND_PYTEST.replace('("openai", "pytest")', f"({sdk!r}, 'pytest')")
-    code = code.replace("(only openai and pytest)", f"(only {sdk} and pytest)")
+    """pytest on `module` in a Python where only `sdk` and pytest import."""
+    command, env = only(sdk)
     return subprocess.run(
-        [sys.executable, "-c", code, "-q", "-p", "no:cacheprovider", str(module)],
+        [*command, "-q", "-p", "no:cacheprovider", str(module)],
         cwd=module.parent,
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        env=env,
     )
 
 
@@ -135,23 +165,26 @@ sys.exit(pytest.main(sys.argv[1:]))
 """
 
 
-@pytest.mark.parametrize(
-    "sample",
-    ["anthropic-tool-use.jsonl", "anthropic-max-tokens.jsonl", "anthropic-spliced-message.jsonl"],
-)
-def test_an_anthropic_pytest_module_runs_green_with_only_anthropic_and_pytest(tmp_path, sample):
-    for minimal in ([], ["--minimal"]):
-        module = tmp_path / "test_fixture.py"
-        args = ["--format", "pytest", "-o", str(module), "--force", *minimal]
-        result = export(f"recordings/{sample}", *args)
-        assert result.exit_code == 0, result.output
-        text = module.read_text()
-        assert "anthropic.Anthropic(" in text and "NOTE" not in text
-        done = only_openai_and_pytest(module, "anthropic")
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "1 passed" in done.stdout
-    module.write_text("import openai\n\ndef test_x():\n    pass\n")  # it really lacks openai
-    assert "No module named 'openai'" in only_openai_and_pytest(module, "anthropic").stdout
+ANTHROPIC_SAMPLES = [
+    "anthropic-tool-use.jsonl",
+    "anthropic-max-tokens.jsonl",
+    "anthropic-spliced-message.jsonl",
+]
+
+
+@pytest.mark.parametrize("sample", ANTHROPIC_SAMPLES)
+def test_an_anthropic_pytest_module_runs_green_with_only_anthropic_and_pytest(together, sample):
+    writers = {"needs-openai": _needing("openai")}
+    for each in ANTHROPIC_SAMPLES:
+        writers[each] = exporter(each)
+        writers[f"{each}-minimal"] = exporter(each, "--minimal")
+    ran = together.run("only-anthropic", writers, *only("anthropic"))
+    for key in (sample, f"{sample}-minimal"):
+        text = ran[key].module.read_text()
+        assert "anthropic.Anthropic(" in text and "NOTE" not in text, key
+        assert ran[key].green, ran[key].text
+    lacking = ran["needs-openai"]  # it really lacks openai
+    assert lacking.errors == 1 and "No module named 'openai'" in lacking.text
 
 
 def test_an_anthropic_minimal_fixture_keeps_its_event_names_and_its_trap(tmp_path):
@@ -191,18 +224,13 @@ RESPONSES_SAMPLES = [
 
 
 @pytest.mark.parametrize("sample", RESPONSES_SAMPLES)
-def test_a_responses_pytest_module_runs_green_with_only_openai_and_pytest(tmp_path, sample):
-    for minimal in ([], ["--minimal"]):
-        module = tmp_path / "test_fixture.py"
-        args = ["--format", "pytest", "-o", str(module), "--force", *minimal]
-        result = export(f"recordings/{sample}", *args)
-        assert result.exit_code == 0, result.output
-        text = module.read_text()
-        assert "client.responses.create(" in text and "NOTE" not in text
-        assert '"call_id":' in text and '"item_id":' in text
-        done = only_openai_and_pytest(module)
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "1 passed" in done.stdout
+def test_a_responses_pytest_module_runs_green_with_only_openai_and_pytest(together, sample):
+    ran = openai_batch(together)
+    for key in (sample, f"{sample}-minimal"):
+        text = ran[key].module.read_text()
+        assert "client.responses.create(" in text and "NOTE" not in text, key
+        assert '"call_id":' in text and '"item_id":' in text, key
+        assert ran[key].green, ran[key].text
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from streamscope.cli import main
 from streamscope.framing.aws_eventstream import EventStreamDecoder, encode
 
 from .bedrock_invoke import CHUNK_HEADERS, chunk, events_json, exception, write_recording
-from .test_export import ROOT, only_openai_and_pytest
+from .test_export import ROOT, only
 from .test_export_bedrock import BODY
 
 pytestmark = pytest.mark.slow  # subprocesses, the real SDK
@@ -37,10 +37,6 @@ def export(source, out, *extra: str) -> str:
     return out.read_text()
 
 
-def run(module) -> subprocess.CompletedProcess:
-    return only_openai_and_pytest(module, SDK)
-
-
 @pytest.fixture
 def healthy(tmp_path) -> str:
     path = str(tmp_path / "bedrock.jsonl")
@@ -48,62 +44,92 @@ def healthy(tmp_path) -> str:
     return path
 
 
-@pytest.fixture
-def failing(tmp_path) -> str:
+def _healthy(module, *extra: str) -> None:
+    path = str(module.parent / "bedrock.jsonl")
+    write_recording(path, reads=5)
+    export(path, module, *extra)
+
+
+def _failing(module, *extra: str) -> None:
     """Events, then Bedrock's modelStreamErrorException."""
-    path = str(tmp_path / "failing.jsonl")
+    path = str(module.parent / "failing.jsonl")
     write_recording(path, BODY, reads=5)
-    return path
+    export(path, module, *extra)
 
 
-@pytest.mark.parametrize("minimal", [[], ["--minimal"]])
-def test_a_healthy_invoke_stream_replays_green_through_anthropic_bedrock(
-    healthy, tmp_path, minimal
-):
-    module = tmp_path / "test_bedrock.py"
-    text = export(healthy, module, *minimal)
-    assert "anthropic.AnthropicBedrock(" in text and "anthropic.Anthropic(" not in text
-    assert "/invoke-with-response-stream" in text and "NOTE" not in text
-    assert "import streamscope" not in text and "from streamscope" not in text
-    done = run(module)
-    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr
-
-
-@pytest.mark.parametrize("minimal", [[], ["--minimal"]])
-def test_an_exception_message_raises_in_the_sdk_and_the_story_says_so(failing, tmp_path, minimal):
-    module = tmp_path / "test_bedrock.py"
-    text = export(failing, module, *minimal)
-    story = text.split('"""')[1]
-    assert "provider-error" in story and RAISES in story
-    assert "modelStreamErrorException" in story and "the test\nfails there" in story
-    done = run(module)
-    assert done.returncode == 1 and "1 failed" in done.stdout, done.stdout + done.stderr
-    assert "APIStatusError" in done.stdout and "modelStreamErrorException" in done.stdout
-
-
-def test_an_error_message_raises_too(tmp_path):
+def _error(module) -> None:
     """`:message-type: error` (an `:error-code` and `:error-message`, no payload)."""
-    path = str(tmp_path / "error.jsonl")
+    path = str(module.parent / "error.jsonl")
     error = [
         (":error-code", 7, "InternalFailure"),
         (":error-message", 7, "the model went away"),
         (":message-type", 7, "error"),
     ]
     write_recording(path, b"".join(map(chunk, events_json()[:4])) + encode(error, b""))
-    module = tmp_path / "test_error.py"
-    assert RAISES in export(path, module)
-    done = run(module)
-    assert done.returncode == 1 and "InternalFailure" in done.stdout, done.stdout
+    export(path, module)
 
 
-def test_a_saved_body_is_replayed_through_the_same_client(failing, tmp_path):
-    body = tmp_path / "body.bin"
-    result = CliRunner().invoke(main, ["export", failing, "-o", str(body)])
+def _body(module) -> None:
+    """The failing stream's saved body, exported in its turn."""
+    path = str(module.parent / "failing.jsonl")
+    write_recording(path, BODY, reads=5)
+    body = module.parent / "body.bin"
+    result = CliRunner().invoke(main, ["export", path, "-o", str(body)])
     assert result.exit_code == 0 and body.read_bytes() == BODY
-    module = tmp_path / "test_body.py"
-    text = export(body, module)
+    export(body, module)
+
+
+BATCH = {
+    "healthy": _healthy,
+    "healthy-minimal": lambda m: _healthy(m, "--minimal"),
+    "failing": _failing,
+    "failing-minimal": lambda m: _failing(m, "--minimal"),
+    "error": _error,
+    "body": _body,
+}
+
+
+def ran(together, key: str):
+    """`key`'s module, run with the others by one pytest where only anthropic[bedrock]
+    and pytest import."""
+    return together.run("only-anthropic-bedrock", BATCH, *only(SDK))[key]
+
+
+@pytest.mark.parametrize("key", ["healthy", "healthy-minimal"])
+def test_a_healthy_invoke_stream_replays_green_through_anthropic_bedrock(together, key):
+    done = ran(together, key)
+    text = done.module.read_text()
+    assert "anthropic.AnthropicBedrock(" in text and "anthropic.Anthropic(" not in text
+    assert "/invoke-with-response-stream" in text and "NOTE" not in text
+    assert "import streamscope" not in text and "from streamscope" not in text
+    assert done.green, done.text
+
+
+@pytest.mark.parametrize("key", ["failing", "failing-minimal"])
+def test_an_exception_message_raises_in_the_sdk_and_the_story_says_so(together, key):
+    done = ran(together, key)
+    story = done.module.read_text().split('"""')[1]
+    assert "provider-error" in story and RAISES in story
+    assert "modelStreamErrorException" in story and "the test\nfails there" in story
+    assert (done.passed, done.failed, done.errors) == (0, 1, 0), done.text
+    assert "APIStatusError" in done.text and "modelStreamErrorException" in done.text
+
+
+def test_an_error_message_raises_too(together):
+    done = ran(together, "error")
+    assert RAISES in done.module.read_text()
+    assert (done.passed, done.failed, done.errors) == (
+        0,
+        1,
+        0,
+    ) and "InternalFailure" in done.text, done.text
+
+
+def test_a_saved_body_is_replayed_through_the_same_client(together):
+    done = ran(together, "body")
+    text = done.module.read_text()
     assert "anthropic.AnthropicBedrock(" in text and RAISES in text
-    assert run(module).returncode == 1
+    assert (done.passed, done.failed, done.errors) == (0, 1, 0), done.text
 
 
 def test_the_module_serves_the_messages_as_recorded(tmp_path):
@@ -182,11 +208,15 @@ def test_the_module_runs_green_in_a_fresh_virtualenv_of_anthropic_bedrock(health
     if options is None:
         pytest.skip("pip's config names no local package index to install from")
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    # without a pip of its own (ensurepip costs seconds): this pip installs into it
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120
+    )
     python = str(venv / "bin" / "python")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "PYTHON"))}
+    pip = [sys.executable, "-m", "pip", "--python", python, "install", "-q", "--isolated"]
     installed = subprocess.run(
-        [python, "-m", "pip", "install", "-q", "--isolated", *options, SDK, "pytest"],
+        [*pip, *options, SDK, "pytest"],
         capture_output=True,
         text=True,
         timeout=600,

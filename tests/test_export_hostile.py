@@ -11,8 +11,6 @@ import pytest
 
 from streamscope.export.fixtures import export, in_docstring
 
-from .helpers import passes
-
 pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
@@ -30,20 +28,30 @@ HOSTILE_NAMES = {
 }
 
 
+def _writer(name: str):
+    def write(module) -> None:
+        source = module.parent / name
+        shutil.copy(SSE, source)
+        module.write_bytes(export(str(source), "pytest").data)
+
+    return write
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")
-@pytest.mark.parametrize("name", list(HOSTILE_NAMES.values()), ids=list(HOSTILE_NAMES))
-def test_a_hostile_file_name_exports_to_a_module_that_runs_only_the_test(tmp_path, name):
-    source = tmp_path / name
-    shutil.copy(SSE, source)
-    module = tmp_path / "test_exported.py"
-    module.write_bytes(export(str(source), "pytest").data)
-    passes(module)
-    assert not (tmp_path / "PWNED").exists()
-    text = module.read_text(encoding="utf-8")
+@pytest.mark.parametrize("key", list(HOSTILE_NAMES))
+def test_a_hostile_file_name_exports_to_a_module_that_runs_only_the_test(together, key):
+    # every name's module, run by one pytest, each in its own folder
+    ran = together.run("hostile-names", {k: _writer(n) for k, n in HOSTILE_NAMES.items()})
+    mine = ran[key]
+    assert mine.green, mine.text
+    assert not (mine.module.parent / "PWNED").exists()
+    assert not any((r.module.parent.parent / "PWNED").exists() for r in ran.values())
+    source = mine.module.parent / HOSTILE_NAMES[key]
+    text = mine.module.read_text(encoding="utf-8")
     # its docstring names the file, as Python's own escaping writes it
     assert in_docstring(str(source)) in text.splitlines()[0]
     ns: dict = {}
-    exec(compile(text, str(module), "exec"), ns)  # the docstring reads back as the name
+    exec(compile(text, str(mine.module), "exec"), ns)  # the docstring reads back as the name
     assert str(source) in ns["__doc__"]
 
 

@@ -24,7 +24,6 @@ from streamscope.inputs import open_input
 from streamscope.recording import RecordingIndex
 
 from . import responses_stream as rs
-from .helpers import passes
 from .test_export_hostile import HOSTILE_NAMES
 from .ws_session import codex_turns, create, data_of, write_session
 
@@ -542,62 +541,70 @@ MODULES = {
 }
 
 
-@pytest.mark.slow
-def test_the_exported_modules_pass_through_the_sdks_websocket_client(tmp_path):
-    import subprocess
-    import sys
-
-    modules = []
-    for name, (make, args) in MODULES.items():
-        folder = tmp_path / name
-        folder.mkdir()
-        source = make(folder / "session.jsonl")
-        module = folder / f"test_session_{name.replace('-', '_')}.py"
+def _session(make, args):
+    def write(module) -> None:
+        source = make(module.parent / "session.jsonl")
         result = run_cli("export", str(source), "--format", "pytest", *args, "-o", str(module))
-        assert result.exit_code == 0, (name, result.output)
-        text = module.read_text()
-        assert "client.beta.responses.connect(" in text and "NOTE" not in text, name
-        modules.append(str(module))
-    ran = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", *modules],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=300,
-    )
-    assert ran.returncode == 0, ran.stdout + ran.stderr
-    for name in MODULES:  # every module ran, and passed
-        assert f"test_session_{name.replace('-', '_')}.py" in ran.stdout, name
-    assert " failed" not in ran.stdout
-    assert not (tmp_path / "hostile" / "PWNED").exists()
-    assert not (tmp_path / "PWNED").exists()
+        assert result.exit_code == 0, result.output
+
+    return write
+
+
+def _realtime(answer: bool):
+    def make(module) -> None:
+        from .dialects.realtime.sessions import tool_loop, write
+
+        source = write(module.parent / "realtime.jsonl", tool_loop(outputs=None if answer else []))
+        module.write_bytes(export(str(source), "pytest", minimal=not answer).data)
+
+    return make
+
+
+def _sdk_fails(module) -> None:
+    msgs = codex_turns()
+    msgs.insert(3, ("server", b"not json"))  # the SDK's recv raises on it; robust reads past it
+    source = write_session(module.parent / "s.jsonl", msgs)
+    module.write_bytes(export(str(source), "pytest").data)
+
+
+def sessions(together) -> dict:
+    """Every session module below, run together."""
+    writers = {name: _session(make, args) for name, (make, args) in MODULES.items()}
+    writers["realtime-tool-loop"] = _realtime(True)
+    writers["realtime-output-missing"] = _realtime(False)
+    writers["sdk-fails"] = _sdk_fails
+    return together.run("sessions", writers)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(MODULES))
+def test_the_exported_modules_pass_through_the_sdks_websocket_client(together, name):
+    ran = sessions(together)
+    text = ran[name].module.read_text()
+    assert "client.beta.responses.connect(" in text and "NOTE" not in text
+    assert ran[name].green, ran[name].text
+    assert not (ran[name].module.parent / "PWNED").exists()
+    assert not (ran[name].module.parent.parent / "PWNED").exists()
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("answer", [True, False], ids=["tool-loop", "output-missing"])
-def test_a_realtime_sessions_module_passes_through_client_realtime_connect(tmp_path, answer):
-    from .dialects.realtime.sessions import tool_loop, write
-
-    source = write(tmp_path / "realtime.jsonl", tool_loop(outputs=None if answer else []))
-    module = tmp_path / "test_realtime.py"
-    module.write_bytes(export(str(source), "pytest", minimal=not answer).data)
-    text = module.read_text()
+def test_a_realtime_sessions_module_passes_through_client_realtime_connect(together, answer):
+    ran = sessions(together)["realtime-tool-loop" if answer else "realtime-output-missing"]
+    text = ran.module.read_text()
     assert "client.realtime.connect(model='gpt-realtime', " in text and "NOTE" not in text
     if not answer:
         assert "the session's contract: tool-result-missing" in text
-    passes(module)
+    assert ran.green, ran.text
 
 
 @pytest.mark.slow
-def test_a_module_the_sdk_fails_on_says_so_and_fails(tmp_path):
-    msgs = codex_turns()
-    msgs.insert(3, ("server", b"not json"))  # the SDK's recv raises on it; robust reads past it
-    source = write_session(tmp_path / "s.jsonl", msgs)
-    module = tmp_path / "test_session.py"
-    module.write_bytes(export(str(source), "pytest").data)
-    assert "is no JSON: the SDK raises on it" in module.read_text()
-    with pytest.raises(AssertionError, match="JSONDecodeError"):
-        passes(module)
+def test_a_module_the_sdk_fails_on_says_so_and_fails(together):
+    ran = sessions(together)["sdk-fails"]
+    assert "is no JSON: the SDK raises on it" in ran.module.read_text()
+    # (its replay fixture raises: each test errors in its setup)
+    assert not ran.passed and ran.failed + ran.errors > 0, ran.text
+    assert "JSONDecodeError" in ran.text
 
 
 def test_the_recording_reader_reads_the_export(codex, tmp_path):

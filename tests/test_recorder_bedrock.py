@@ -13,7 +13,9 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
 
+from streamscope.cli import main
 from streamscope.recording import iter_records
 from streamscope.recording.format import REDACTED, Request
 
@@ -215,8 +217,9 @@ def test_record_a_bedrock_agent_signed_again_for_the_upstream(
     assert_no_credential(out.read_text() + done.stderr, upstream)
 
     # read as a user reads it: the dialect, the framing, the call, the contract held
-    seen = streamscope("inspect", "--json", "--strict", str(out))
-    assert seen.returncode == 0, seen.stdout + seen.stderr
+    # (in this process: a subprocess would add only an interpreter's start)
+    seen = CliRunner().invoke(main, ["inspect", "--json", "--strict", str(out)])
+    assert seen.exit_code == 0, seen.output
     report = json.loads(seen.stdout)
     first_stream, second_stream = report["streams"]
     assert first_stream["dialect"] == dialect and first_stream["framing"] == "aws-eventstream"
@@ -225,20 +228,21 @@ def test_record_a_bedrock_agent_signed_again_for_the_upstream(
     assert json.loads(got["arguments"]) == fake.TOOL_INPUT
     assert not second_stream["tool_calls"] and second_stream["content"] == fake.ANSWER
     assert not report["contract"], report["contract"]
-    text = streamscope("inspect", str(out)).stdout
+    text = CliRunner().invoke(main, ["inspect", str(out)]).stdout
     assert "every assembled call came back unchanged, every result matched" in text, text
     # and exported, its first stream replays through the client's own SDK, green
     module = tmp_path / "test_fixture.py"
-    made = streamscope(
-        "export", str(out), "--exchange", "1", "--format", "pytest", "-o", str(module)
+    made = CliRunner().invoke(
+        main, ["export", str(out), "--exchange", "1", "--format", "pytest", "-o", str(module)]
     )
-    assert made.returncode == 0, made.stderr
+    assert made.exit_code == 0, made.output
     ran = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(module)],
         capture_output=True,
         text=True,
         timeout=60,
         cwd=tmp_path,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},  # it needs no plugin
     )
     assert "1 passed" in ran.stdout, ran.stdout + ran.stderr
 

@@ -111,5 +111,6 @@ def test_an_exported_module_passes_through_the_real_clients_connection(tmp_path)
         text=True,
         timeout=120,
         cwd=tmp_path,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},  # it needs no plugin
     )
     assert done.returncode == 0, done.stdout + done.stderr
