@@ -396,6 +396,8 @@ def test_the_record_banner_is_a_short_line_then_one_line_a_side(tmp_path, upstre
     lines = done.stderr.splitlines()
     assert lines[0] == f"streamscope: recording into {out}"
     sides = lines[1 : 1 + sum(line.startswith("  ") for line in lines)]
-    assert sides[0] == f"  OPENAI_BASE_URL, OPENAI_API_BASE={done.stdout.strip()} -> {upstream.url}"
+    assert sides[0] == (
+        f"  OPENAI_BASE_URL={done.stdout.strip()} (also OPENAI_API_BASE) -> {upstream.url}"
+    )
     assert any(s.startswith("  ANTHROPIC_BASE_URL=") for s in sides)
     assert all(s.count("=http://127.0.0.1:") == s.count(" -> ") == 1 for s in sides), sides

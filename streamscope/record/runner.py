@@ -277,14 +277,15 @@ def parse_sides(urls: dict[str, str | None]) -> dict[str, Upstream | None]:
 def describe_sides(server: ProxyServer, env_names: Sequence[str] = ()) -> list[str]:
     """Each side's base URL, every variable `record` sets to it (base_url_variables,
     `env_names` its --env NAMEs) and the upstream it goes to, one a side:
-    `OPENAI_BASE_URL, OPENAI_API_BASE=http://127.0.0.1:PORT/v1 -> https://api.openai.com/v1`."""
+    `OPENAI_BASE_URL=http://127.0.0.1:PORT/v1 (also OPENAI_API_BASE) -> https://api.openai.com/v1`."""
     variables = base_url_variables(server, list(env_names))
     sides = []
     for route in server.routes:
         where = route.side.origin_said if route.regional else _upstream_url(route.upstream)
         url = server.base_url_of(route.side.name)
-        names = ", ".join(name for name, value in variables.items() if value == url)
-        sides.append(f"{names}={url} -> {where}")
+        first, *also = [name for name, value in variables.items() if value == url]
+        more = f" (also {', '.join(also)})" if also else ""
+        sides.append(f"{first}={url}{more} -> {where}")
     return sides
 
 
