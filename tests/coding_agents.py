@@ -150,6 +150,8 @@ def check_tool_loop(run: Run, side: str) -> dict[str, Any]:
     ((stream, call),) = calls
     assert call["name"].lower() == "bash"  # (Claude Code's is `Bash`)
     assert json.loads(call["arguments"])["command"] == COMMAND
+    # inspect shows the result the agent sent back for it: the command's output
+    assert "hello" in json.dumps((call.get("result") or {}).get("content"))
     for s in streams:
         for c in s["tool_calls"]:
             assert c["name"] and isinstance(json.loads(c["arguments"]), dict)

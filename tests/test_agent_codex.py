@@ -404,6 +404,7 @@ def test_inspect_reads_codex_s_call_its_result_and_the_contract_with_no_false_fi
     report = json.loads(inspected.stdout)
     calls = [c for s in report["streams"] for c in s["tool_calls"]]
     assert len(calls) == 1 and "echo hello" in calls[0]["arguments"]
+    assert "hello" in json.dumps((calls[0].get("result") or {}).get("content"))  # sent back
     findings = [a["kind"] for s in report["streams"] for a in s["anomalies"]]
     findings += [a["kind"] for a in report.get("contract") or []]
     assert findings == []  # the fake streams as the API does: nothing to report

@@ -352,6 +352,7 @@ def test_inspect_reads_gemini_s_call_its_result_and_the_contract(gemini_run):
     (call,) = streams[0]["tool_calls"]
     assert call["name"] == TOOL and json.loads(call["arguments"]) == {"command": COMMAND}
     assert call["thought_signature"] == gemini_api.SIGNATURE
+    assert "hello" in json.dumps((call.get("result") or {}).get("content"))  # what it sent back
     assert streams[1]["tool_calls"] == []
     # no error or warning, on a conversation where nothing went wrong
     bad = [a for s in report["streams"] for a in s["anomalies"] if a["severity"] != "info"]

@@ -128,6 +128,7 @@ def test_inspect_reads_qwen_code_s_call_its_result_and_the_contract(qwen_run):
     assert (call["id"], call["name"]) == (CALL_ID, TOOL)
     assert json.loads(call["arguments"]) == {"command": COMMAND}
     assert call["fragments"] == 4  # the name's delta, then the arguments in three
+    assert "hello" in json.dumps((call.get("result") or {}).get("content"))  # what it sent back
     assert streams[1]["tool_calls"] == []
     assert [a for s in report["streams"] for a in s["anomalies"]] == []
     assert report["contract"] == []
