@@ -60,8 +60,19 @@ def _timing_line(t: Timing | None) -> str:
     )
 
 
+LABELS = {
+    "first_call_ns": "first call fragment",
+    "fragments": "fragments per call",
+    "largest_gap_ns": "largest gap between frames",
+    "finish_reason": "finish reason",
+}
+
+
 def _changes(changes: list[Change], indent: str) -> list[str]:
-    return [f"{indent}{c.field}: {_value(c.field, c.a)} -> {_value(c.field, c.b)}" for c in changes]
+    return [
+        f"{indent}{LABELS.get(c.field, c.field)}: {_value(c.field, c.a)} -> {_value(c.field, c.b)}"
+        for c in changes
+    ]
 
 
 def _pair(p: PairDiff) -> list[str]:
