@@ -151,3 +151,25 @@ def test_what_b_adds_to_a_is_what_a_loses_to_b(sides):
                 assert {k.kind for k in p.gone} == {k.kind for k in q.added}, (x, y)
                 broke = {c.strategy for c in p.clients if c.change == NOW_BREAKS}
                 assert broke == {c.strategy for c in q.clients if c.change == NOW_RIGHT}
+
+
+def test_recorded_text_reaches_the_terminal_escaped(tmp_path):
+    from streamscope.dialects.chat.appendix_a import calls, chunk, tc
+
+    from .helpers import sse_body
+
+    def body(id: str, args: str) -> bytes:
+        return sse_body(
+            [
+                chunk(calls(tc(0, id, "get_weather", "", "function"), role=True)),
+                chunk(calls(tc(0, args=args))),
+                chunk({}, "tool_calls"),
+            ]
+        )
+
+    (tmp_path / "a.sse").write_bytes(body("call_a", '{"city": "Paris"}'))
+    (tmp_path / "b.sse").write_bytes(body("call_\x1b[2J\x07", '{"city": "\x1b]0;owned\x07"}'))
+    result = run(str(tmp_path / "a.sse"), str(tmp_path / "b.sse"))
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert 'call 1 id: "call_a" -> "call_\\u001b[2J\\u0007"' in result.stdout
