@@ -173,3 +173,14 @@ def test_recorded_text_reaches_the_terminal_escaped(tmp_path):
     assert result.exit_code == 1
     assert "\x1b" not in result.stdout and "\x07" not in result.stdout
     assert 'call 1 id: "call_a" -> "call_\\u001b[2J\\u0007"' in result.stdout
+
+
+def test_a_contract_finding_that_appears_is_named_with_its_exchange():
+    result = run(DIRECT, str(RECORDINGS / "buggy-agent-uuid.jsonl"), "--json")
+    assert result.exit_code == 1
+    [found] = json.loads(result.stdout)["contract"]["added"]
+    assert (found["kind"], found["exchange"]) == ("tool-call-id-substituted", 2)
+    text = run(DIRECT, str(RECORDINGS / "buggy-agent-uuid.jsonl")).stdout
+    assert "contract finding appears: tool-call-id-substituted (error, B exchange 2): " in text
+    back = run(str(RECORDINGS / "buggy-agent-uuid.jsonl"), DIRECT).stdout
+    assert "contract finding gone: tool-call-id-substituted (error, A exchange 2): " in back

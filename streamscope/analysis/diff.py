@@ -62,6 +62,16 @@ class KindChange:
 
 
 @dataclass(slots=True)
+class FindingChange:
+    """A contract finding one side has more of: the first such of its kind there."""
+
+    kind: str
+    severity: str
+    message: str
+    exchange: int
+
+
+@dataclass(slots=True)
 class ClientChange:
     strategy: str
     a: str  # RIGHT, WRONG, RAISES (or "absent": the dialect has no such strategy)
@@ -99,8 +109,8 @@ class PairDiff:
 class Diff:
     paired_by: str
     pairs: list[PairDiff]
-    contract_added: list[str]  # finding kinds B has and A has not (one per extra finding)
-    contract_gone: list[str]
+    contract_added: list[FindingChange]  # findings B has and A has not (by kind and count)
+    contract_gone: list[FindingChange]
 
     @property
     def same(self) -> bool:
@@ -113,14 +123,20 @@ def diff(a: Side, b: Side) -> Diff:
         _pair(x, y, a.timings.get(key(x)) if x else None, b.timings.get(key(y)) if y else None)
         for x, y in pairs
     ]
-    found_a = Counter(f.kind for f in a.analysis.contract)
-    found_b = Counter(f.kind for f in b.analysis.contract)
-    return Diff(
-        paired_by,
-        out,
-        sorted((found_b - found_a).elements()),
-        sorted((found_a - found_b).elements()),
-    )
+    return Diff(paired_by, out, _findings(b, a), _findings(a, b))
+
+
+def _findings(has: Side, lacks: Side) -> list[FindingChange]:
+    # the findings `has` holds more of, kind by kind, than `lacks` (file against file:
+    # a finding is about a request, which pairs of streams do not follow)
+    extra = Counter(f.kind for f in has.analysis.contract)
+    extra.subtract(f.kind for f in lacks.analysis.contract)
+    out = []
+    for f in has.analysis.contract:
+        if extra[f.kind] > 0:
+            extra[f.kind] -= 1
+            out.append(FindingChange(f.kind, f.severity, f.message, f.exchange))
+    return out
 
 
 Pair = tuple[StreamResult | None, StreamResult | None]
@@ -305,6 +321,10 @@ def _kind_json(k: KindChange) -> dict[str, Any]:
     return {"kind": k.kind, "severity": k.severity, "message": k.message, "frame": k.frame}
 
 
+def _finding_json(f: FindingChange) -> dict[str, Any]:
+    return {"kind": f.kind, "severity": f.severity, "message": f.message, "exchange": f.exchange}
+
+
 def _timing_json(t: Timing | None) -> dict[str, Any] | None:
     if t is None:
         return None
@@ -359,5 +379,8 @@ def diff_json(a: Side, b: Side, d: Diff) -> dict[str, Any]:
         "paired_by": d.paired_by,
         "same": d.same,
         "pairs": [pair_json(p) for p in d.pairs],
-        "contract": {"added": d.contract_added, "gone": d.contract_gone},
+        "contract": {
+            "added": [_finding_json(f) for f in d.contract_added],
+            "gone": [_finding_json(f) for f in d.contract_gone],
+        },
     }

@@ -114,8 +114,11 @@ def render(a: Side, b: Side, d: Diff) -> list[str]:
     ]
     for p in d.pairs:
         out += _pair(p)
-    for word, kinds in (("appears", d.contract_added), ("gone", d.contract_gone)):
-        for kind in kinds:
-            out.append(f"contract finding {word}: {kind}")
+    for word, side, found in (("appears", "B", d.contract_added), ("gone", "A", d.contract_gone)):
+        for f in found:
+            out.append(
+                f"contract finding {word}: {f.kind} ({f.severity}, {side} exchange {f.exchange}): "
+                + visible(f.message)
+            )
     out.append("same" if d.same else "differ")
     return out
