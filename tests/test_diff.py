@@ -184,3 +184,13 @@ def test_a_contract_finding_that_appears_is_named_with_its_exchange():
     assert "contract finding appears: tool-call-id-substituted (error, B exchange 2): " in text
     back = run(str(RECORDINGS / "buggy-agent-uuid.jsonl"), DIRECT).stdout
     assert "contract finding gone: tool-call-id-substituted (error, A exchange 2): " in back
+
+
+def test_two_dialects_say_whose_clients_are_whose():
+    result = run(DIRECT, str(RECORDINGS / "anthropic-tool-use.jsonl"))
+    assert result.exit_code == 1
+    out = result.stdout
+    assert 'dialect: "chat-completions" -> "anthropic-messages"' in out
+    assert "clients only in A's dialect: guarded, naive, openai-sdk, openai-docs, by-id" in out
+    assert "clients only in B's dialect: anthropic-sdk" in out
+    assert "now breaks" not in out  # a client B's dialect lacks did not break

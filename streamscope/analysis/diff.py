@@ -74,7 +74,7 @@ class FindingChange:
 @dataclass(slots=True)
 class ClientChange:
     strategy: str
-    a: str  # RIGHT, WRONG, RAISES (or "absent": the dialect has no such strategy)
+    a: str  # RIGHT, WRONG, RAISES
     b: str
     change: str  # NOW_BREAKS, NOW_RIGHT, CHANGED
     calls: list[CallChange]  # how what it builds changed, call by call
@@ -91,6 +91,9 @@ class PairDiff:
     added: list[KindChange] = field(default_factory=list)
     gone: list[KindChange] = field(default_factory=list)
     clients: list[ClientChange] = field(default_factory=list)
+    # strategies one side's dialect has and the other's has not (two dialects compared)
+    only_a: list[str] = field(default_factory=list)
+    only_b: list[str] = field(default_factory=list)
     timing_a: Timing | None = None
     timing_b: Timing | None = None
     timing: list[Change] = field(default_factory=list)
@@ -101,7 +104,7 @@ class PairDiff:
             self.a is not None
             and self.b is not None
             and not (self.stream or self.calls or self.added or self.gone)
-            and not (self.clients or self.timing)
+            and not (self.clients or self.timing or self.only_a or self.only_b)
         )
 
 
@@ -191,6 +194,8 @@ def _pair(x: StreamResult | None, y: StreamResult | None, ta: Timing | None, tb:
     out.calls = compare_calls(x.tool_calls, y.tool_calls)
     out.added, out.gone = _kinds(y, x), _kinds(x, y)
     out.clients = _clients(x, y)
+    out.only_a = [n for n in x.strategies if n != "robust" and n not in y.strategies]
+    out.only_b = [n for n in y.strategies if n != "robust" and n not in x.strategies]
     out.timing = _timing(ta, tb)
     return out
 
@@ -245,8 +250,6 @@ def _kinds(has: StreamResult, lacks: StreamResult) -> list[KindChange]:
 
 
 def _built(stream: StreamResult, name: str) -> tuple[str, list[Call], str | None]:
-    if name not in stream.strategies:
-        return "absent", [], None
     got = stream.strategies[name]
     if isinstance(got, StrategyError):
         return RAISES, [], got.error
@@ -256,8 +259,7 @@ def _built(stream: StreamResult, name: str) -> tuple[str, list[Call], str | None
 
 
 def _clients(x: StreamResult, y: StreamResult) -> list[ClientChange]:
-    names = [n for n in x.strategies if n != "robust"]
-    names += [n for n in y.strategies if n != "robust" and n not in names]
+    names = [n for n in x.strategies if n != "robust" and n in y.strategies]
     out = []
     for name in names:
         sa, ca, ea = _built(x, name)
@@ -359,6 +361,7 @@ def pair_json(p: PairDiff) -> dict[str, Any]:
             }
             for c in p.clients
         ],
+        "clients_only": {"a": p.only_a, "b": p.only_b},
         "timing": {
             "a": _timing_json(p.timing_a),
             "b": _timing_json(p.timing_b),

@@ -96,6 +96,9 @@ def _pair(p: PairDiff) -> list[str]:
         errors = [f"{s} raises {visible(e)}" for s, e in (("A", c.error_a), ("B", c.error_b)) if e]
         out.append(said + (f": {'; '.join(errors)}" if errors else ""))
         out += _call_lines(c.calls, "    ")
+    for side, names in (("A", p.only_a), ("B", p.only_b)):
+        if names:
+            out.append(f"  clients only in {side}'s dialect: {', '.join(names)}")
     if p.timing:
         out.append("  timing:")
         out += _changes(p.timing, "    ")
