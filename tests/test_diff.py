@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from streamscope.analysis.diff import NOW_BREAKS, NOW_RIGHT, compare_calls, diff
 from streamscope.analysis.sides import Side, load
@@ -194,3 +196,44 @@ def test_two_dialects_say_whose_clients_are_whose():
     assert "clients only in A's dialect: guarded, naive, openai-sdk, openai-docs, by-id" in out
     assert "clients only in B's dialect: anthropic-sdk" in out
     assert "now breaks" not in out  # a client B's dialect lacks did not break
+
+
+def _stream(ids: list[str | None], pieces: list[str], finish: str) -> bytes:
+    from streamscope.dialects.chat.appendix_a import calls, chunk, tc
+
+    from .helpers import sse_body
+
+    chunks = [chunk(calls(tc(0, ids[0], "get_weather", "", "function"), role=True))]
+    for i, piece in enumerate(pieces):
+        id = ids[(i + 1) % len(ids)]
+        chunks.append(chunk(calls(tc(0, args=piece) if id is None else tc(0, id, args=piece))))
+    return sse_body([*chunks, chunk({}, finish)])
+
+
+STREAMS = st.builds(
+    _stream,
+    st.lists(st.one_of(st.none(), st.sampled_from(["", "call_a", "call_b"])), min_size=1),
+    st.lists(st.sampled_from(['{"ci', 'ty": "Paris"}', "{}", '"x"', " "]), max_size=4),
+    st.sampled_from(["tool_calls", "stop"]),
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(STREAMS, STREAMS)
+def test_any_two_streams_differ_alike_both_ways(tmp_path, x: bytes, y: bytes):
+    (tmp_path / "x.sse").write_bytes(x)
+    (tmp_path / "y.sse").write_bytes(y)
+    a, b = load(tmp_path / "x.sse"), load(tmp_path / "y.sse")
+    assert diff(a, load(tmp_path / "x.sse")).same
+    ab, ba = diff(a, b), diff(b, a)
+    assert ab.same == ba.same
+    if x == y:
+        assert ab.same
+    [p], [q] = ab.pairs, ba.pairs
+    assert {k.kind for k in p.added} == {k.kind for k in q.gone}
+    assert [(c.position, c.fields) for c in p.calls] == [(c.position, c.fields) for c in q.calls]
+    assert {(c.strategy, c.change) for c in p.clients if c.change == NOW_BREAKS} == {
+        (c.strategy, NOW_BREAKS) for c in q.clients if c.change == NOW_RIGHT
+    }
