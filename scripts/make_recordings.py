@@ -1002,6 +1002,62 @@ def sample_custom_tool() -> Sample:
     )
 
 
+# -- the same conversation twice: direct, and through a gateway that rewrites call ids
+# (for `streamscope diff`). LiteLLM's PR #11528 made `ChatCompletionDeltaToolCall`
+# synthesize an id for a delta that had none, the plausible source
+# of the "id on every chunk" proxy output in BerriAI/litellm#20480: each continuation
+# delta, which OpenAI sends without an id, leaves the gateway with a new one of its own.
+
+GATEWAY_IDS = [  # made up, one per continuation delta, as a fresh uuid per delta would be
+    "call_5f0c2d9e8a7b4c1d",
+    "call_b3e1a6f4d2c04e9a",
+    "call_9d7c3b1e5f2a48c6",
+    "call_e2a4c6b8d0f14a3e",
+]
+
+
+def _gateway_pair(through: bool) -> Sample:
+    c_id = "call_Vb8Rz2KqT5nX1mLw7cYe4PdS"
+    mk = (litellm_env if through else openai_env)("chatcmpl-DkT4Wq9zXc2Lm7Rv0Bn5Hs8Ya")
+    pieces = ['{"ci', 'ty": "Ber', 'lin", "unit"', ': "celsius"}']
+    opener = calls(tc(0, c_id, "get_weather", "", "function"), role=True, content=None)
+    stream1 = [mk(opener)]
+    for n, piece in enumerate(pieces):
+        if through:  # the id LiteLLM made for a delta that had none
+            stream1.append(mk(calls(tc(0, GATEWAY_IDS[n], args=piece, type="function"))))
+        else:
+            stream1.append(mk(calls(tc(0, args=piece))))
+    stream1 += [mk({}, "tool_calls"), DONE]
+    mk2 = (litellm_env if through else openai_env)("chatcmpl-DkT4aN3bVf6Qw1Ep8Zr2Ju5Ki")
+    answer = "It is 6 °C and clear in Berlin right now."
+    stream2 = [*text_stream(mk2, answer), DONE]
+    args = '{"city": "Berlin", "unit": "celsius"}'
+    return Sample(
+        name="gateway-litellm" if through else "gateway-direct",
+        base="http://localhost:4000/v1" if through else "https://api.openai.com/v1",
+        model="gpt-4o-mini",
+        messages=[SYSTEM, user("What's the weather in Berlin right now?")],
+        tools=[WEATHER],
+        stream1=stream1,
+        assistant={
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call(c_id, "get_weather", args)],
+        },
+        results=[(c_id, '{"city": "Berlin", "temp_c": 6, "conditions": "clear"}')],
+        stream2=stream2,
+        split1=2,
+    )
+
+
+def sample_gateway_direct() -> Sample:
+    return _gateway_pair(through=False)
+
+
+def sample_gateway_litellm() -> Sample:
+    return _gateway_pair(through=True)
+
+
 SAMPLES = [
     sample_openai,
     sample_dashscope_truncated,
@@ -1016,6 +1072,8 @@ SAMPLES = [
     sample_args_resent,
     sample_buggy_agent_uuid,
     sample_custom_tool,
+    sample_gateway_direct,
+    sample_gateway_litellm,
 ]
 
 

@@ -85,6 +85,20 @@ SAMPLES: dict[str, dict] = {
         "errors": {},
         "contract": set(),
     },
+    "gateway-direct.jsonl": {
+        "ids": ["call_Vb8Rz2KqT5nX1mLw7cYe4PdS"],
+        "kinds": set(),
+        "differs": set(),
+        "errors": {},
+        "contract": set(),
+    },
+    "gateway-litellm.jsonl": {
+        "ids": ["call_Vb8Rz2KqT5nX1mLw7cYe4PdS"],
+        "kinds": {"id-changed"},
+        "differs": {"guarded", "naive", "openai-sdk", "by-id"},
+        "errors": {},
+        "contract": set(),
+    },
     "parallel-index-0.jsonl": {
         "ids": ["call_y1x2xk9r", "call_n5qk0p2e"],
         "kinds": {"index-reused"},

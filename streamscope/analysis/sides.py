@@ -1,0 +1,71 @@
+"""One side of `diff`: a file's analysis, with what the analysis does not keep and a diff
+reads (each stream's request body, to pair streams by request, and its frames' times,
+for the timing shape). The comparing itself is pure (diff.py)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from ..core.engine import StreamResult
+from ..inputs import RECORDED, open_input
+from ..inputs.encoding import read_request
+from .driver import Analysis, analyze
+
+Key = tuple[int, int | None]  # a stream: its exchange, and its response in a session
+
+
+@dataclass(slots=True)
+class Timing:
+    """A stream's timing shape, as a user feels it (None: the input keeps no times)."""
+
+    first_call_ns: int | None  # request to the frame of the first call fragment
+    fragments: list[int]  # per call, in the robust reading's order
+    largest_gap_ns: int | None  # between two frames that follow each other
+    frames: int
+
+
+@dataclass(slots=True)
+class Side:
+    source: str
+    format: str
+    exchange: int | None  # FILE#N: only that exchange
+    recorded: bool  # the input holds requests (a recording, a HAR)
+    analysis: Analysis
+    requests: dict[int, object] = field(default_factory=dict)  # exchange -> parsed body
+    timings: dict[Key, Timing] = field(default_factory=dict)
+
+    @property
+    def streams(self) -> list[StreamResult]:
+        return self.analysis.streams
+
+
+def key(stream: StreamResult) -> Key:
+    return (stream.exchange, stream.turn)
+
+
+def load(path: str | os.PathLike[str], exchange: int | None = None) -> Side:
+    """Read one side. Raises RecordingError (bad input) and OSError, as `analyze` does."""
+    analysis = analyze(path, exchange)
+    side = Side(analysis.source, analysis.format, exchange, analysis.format in RECORDED, analysis)
+    with open_input(path) as source:
+        for stream in analysis.streams:
+            ex = source.exchange(stream.exchange)
+            if side.recorded and ex.request is not None and stream.exchange not in side.requests:
+                side.requests[stream.exchange] = read_request(ex.request).json()
+            if stream.turn is None:  # a session's responses share one exchange's frames
+                side.timings[key(stream)] = _timing(stream, [f.time_ns for f in ex.frames()])
+    return side
+
+
+def _timing(stream: StreamResult, times: list[int | None]) -> Timing:
+    known = [t for t in times if t is not None]
+    gaps = [b - a for a, b in zip(known, known[1:], strict=False)]
+    first = min((c.first_frame for c in stream.tool_calls if c.fragments), default=None)
+    at = times[first - 1] if first is not None and 0 < first <= len(times) else None
+    return Timing(
+        first_call_ns=at,
+        fragments=[c.fragments for c in stream.tool_calls],
+        largest_gap_ns=max(gaps) if gaps and len(known) == len(times) else None,
+        frames=len(times),
+    )

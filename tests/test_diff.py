@@ -1,0 +1,239 @@
+"""`streamscope diff A B`: what a user sees when two streams are compared."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamscope.analysis.diff import NOW_BREAKS, NOW_RIGHT, compare_calls, diff
+from streamscope.analysis.sides import Side, load
+from streamscope.cli import main
+from streamscope.core.calls import Call
+
+RECORDINGS = Path(__file__).resolve().parents[1] / "recordings"
+DIRECT = str(RECORDINGS / "gateway-direct.jsonl")
+GATEWAY = str(RECORDINGS / "gateway-litellm.jsonl")
+FIRST_ID, GATEWAY_LAST_ID = "call_Vb8Rz2KqT5nX1mLw7cYe4PdS", "call_e2a4c6b8d0f14a3e"
+SAMPLES = sorted(p.name for p in RECORDINGS.iterdir() if p.name != "README.md")
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["diff", *args])
+
+
+def test_a_gateway_that_rewrites_ids_names_the_anomaly_and_the_clients_that_now_break():
+    result = run(DIRECT, GATEWAY)
+    assert result.exit_code == 1, result.output
+    out = result.stdout
+    assert "paired by exchange" in out
+    assert "anomaly appears: id-changed (error, frame 2)" in out
+    for client in ("guarded", "naive", "openai-sdk", "by-id"):
+        assert f"client {client}: now breaks (right in A, wrong in B)" in out
+    assert "client openai-docs" not in out  # it keeps the first id: still right
+    assert f'call 1 id: "{FIRST_ID}" -> "{GATEWAY_LAST_ID}"' in out  # the id change
+    assert "A exchange 2 / B exchange 2: same" in out  # the text answers match
+    assert out.rstrip().endswith("differ")
+
+
+def test_the_same_in_json():
+    result = run(DIRECT, GATEWAY, "--json")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)
+    assert (doc["paired_by"], doc["same"]) == ("exchange", False)
+    first, second = doc["pairs"]
+    assert [k["kind"] for k in first["anomalies"]["added"]] == ["id-changed"]
+    assert first["anomalies"]["gone"] == []
+    assert first["calls"] == []  # robust reads the same call on both sides
+    clients = {c["strategy"]: c for c in first["clients"]}
+    assert {n for n, c in clients.items() if c["change"] == "now breaks"} == {
+        "guarded",
+        "naive",
+        "openai-sdk",
+        "by-id",
+    }
+    [changed] = clients["naive"]["calls"]
+    assert changed["fields"] == ["id"]
+    assert (changed["a"]["id"], changed["b"]["id"]) == (FIRST_ID, GATEWAY_LAST_ID)
+    assert len(clients["by-id"]["calls"]) == 5  # the call split in five
+    assert first["timing"]["a"]["fragments"] == first["timing"]["b"]["fragments"] == [5]
+    assert second["same"] is True
+    assert doc["contract"] == {"added": [], "gone": []}
+
+
+def test_a_file_against_itself_is_the_same():
+    result = run(DIRECT, DIRECT)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.rstrip().endswith("same")
+    doc = json.loads(run(GATEWAY, GATEWAY, "--json").stdout)
+    assert doc["same"] is True and all(p["same"] for p in doc["pairs"])
+
+
+def test_one_exchange_against_a_whole_recording_is_paired_by_request():
+    result = run(f"{DIRECT}#2", GATEWAY, "--json")
+    doc = json.loads(result.stdout)
+    assert doc["paired_by"] == "request"
+    assert doc["a"]["exchange"] == 2
+    pairs = [(p["a"], p["b"]) for p in doc["pairs"]]
+    assert pairs == [({"exchange": 2}, {"exchange": 2}), (None, {"exchange": 1})]
+    assert result.exit_code == 1  # B's first stream has no partner
+    assert "A none / B exchange 1: only in B" in run(f"{DIRECT}#2", GATEWAY).stdout
+
+
+def test_a_saved_body_against_a_recording_is_paired_by_position():
+    result = run(str(RECORDINGS / "gemini-no-index.sse"), f"{DIRECT}#1")
+    assert result.exit_code == 1
+    assert "paired by position" in result.stdout
+    assert 'framing: "sse" -> "sse"' not in result.stdout
+    assert "anomaly gone: index-missing" in result.stdout
+
+
+def test_har_captures_are_compared_with_their_timing_shape():
+    real = Path(__file__).parent / "fixtures" / "real"
+    a, b = real / "responses-message-before-call.har", real / "responses-client-tool-search.har"
+    assert run(str(a), str(a)).exit_code == 0
+    result = run(str(a), str(b))
+    assert result.exit_code == 1
+    assert "first call fragment: 848 ms -> -" in result.stdout  # A calls a tool, B does not
+    assert 'call 1: A id "call_LabG58Uhrq9kZvR52BYKjToD" name "get_capital"' in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["missing.jsonl", DIRECT], "missing.jsonl: no such file"),
+        ([DIRECT, f"{DIRECT}#9"], "there is no exchange 9"),
+        ([DIRECT, "BAD"], "line 1 (byte 0): not a streamscope recording"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, args, said):
+    (tmp_path / "BAD").write_text('{"bad\n')
+    monkeypatch.chdir(tmp_path)
+    result = run(*args)
+    assert result.exit_code == 2
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    [line] = result.stderr.splitlines()
+    assert said in line
+
+
+def test_arguments_are_compared_as_parsed_json():
+    a = Call(0, 0, "call_a", "function", "f", '{"city": "Paris", "unit": "c"}')
+    b = Call(0, 0, "call_a", "function", "f", '{"unit":"c","city":"Paris"}')
+    assert compare_calls([a], [b]) == []
+    c = Call(0, 0, "call_a", "function", "f", '{"unit":"c","city":"Lyon"}')
+    [change] = compare_calls([a], [c])
+    assert change.fields == ["arguments"]
+    assert compare_calls([a], [Call(0, 0, "call_a", "function", "f", '{"city": "Par')])
+
+
+@pytest.fixture(scope="module")
+def sides() -> dict[str, Side]:
+    return {name: load(RECORDINGS / name) for name in SAMPLES}
+
+
+def test_every_sample_against_itself_is_the_same(sides):
+    for name, side in sides.items():
+        again = load(RECORDINGS / name)  # read twice: nothing in a reading differs by chance
+        assert diff(side, again).same, name
+
+
+def test_what_b_adds_to_a_is_what_a_loses_to_b(sides):
+    for x in SAMPLES:  # every pair of samples, both ways
+        for y in SAMPLES:
+            ab, ba = diff(sides[x], sides[y]), diff(sides[y], sides[x])
+            assert ab.same == ba.same
+            assert (ab.contract_added, ab.contract_gone) == (ba.contract_gone, ba.contract_added)
+            assert [p.a for p in ab.pairs] == [p.b for p in ba.pairs]
+            for p, q in zip(ab.pairs, ba.pairs, strict=True):
+                assert {k.kind for k in p.added} == {k.kind for k in q.gone}, (x, y)
+                assert {k.kind for k in p.gone} == {k.kind for k in q.added}, (x, y)
+                broke = {c.strategy for c in p.clients if c.change == NOW_BREAKS}
+                assert broke == {c.strategy for c in q.clients if c.change == NOW_RIGHT}
+
+
+def test_recorded_text_reaches_the_terminal_escaped(tmp_path):
+    from streamscope.dialects.chat.appendix_a import calls, chunk, tc
+
+    from .helpers import sse_body
+
+    def body(id: str, args: str) -> bytes:
+        return sse_body(
+            [
+                chunk(calls(tc(0, id, "get_weather", "", "function"), role=True)),
+                chunk(calls(tc(0, args=args))),
+                chunk({}, "tool_calls"),
+            ]
+        )
+
+    (tmp_path / "a.sse").write_bytes(body("call_a", '{"city": "Paris"}'))
+    (tmp_path / "b.sse").write_bytes(body("call_\x1b[2J\x07", '{"city": "\x1b]0;owned\x07"}'))
+    result = run(str(tmp_path / "a.sse"), str(tmp_path / "b.sse"))
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert 'call 1 id: "call_a" -> "call_\\u001b[2J\\u0007"' in result.stdout
+
+
+def test_a_contract_finding_that_appears_is_named_with_its_exchange():
+    result = run(DIRECT, str(RECORDINGS / "buggy-agent-uuid.jsonl"), "--json")
+    assert result.exit_code == 1
+    [found] = json.loads(result.stdout)["contract"]["added"]
+    assert (found["kind"], found["exchange"]) == ("tool-call-id-substituted", 2)
+    text = run(DIRECT, str(RECORDINGS / "buggy-agent-uuid.jsonl")).stdout
+    assert "contract finding appears: tool-call-id-substituted (error, B exchange 2): " in text
+    back = run(str(RECORDINGS / "buggy-agent-uuid.jsonl"), DIRECT).stdout
+    assert "contract finding gone: tool-call-id-substituted (error, A exchange 2): " in back
+
+
+def test_two_dialects_say_whose_clients_are_whose():
+    result = run(DIRECT, str(RECORDINGS / "anthropic-tool-use.jsonl"))
+    assert result.exit_code == 1
+    out = result.stdout
+    assert 'dialect: "chat-completions" -> "anthropic-messages"' in out
+    assert "clients only in A's dialect: guarded, naive, openai-sdk, openai-docs, by-id" in out
+    assert "clients only in B's dialect: anthropic-sdk" in out
+    assert "now breaks" not in out  # a client B's dialect lacks did not break
+
+
+def _stream(ids: list[str | None], pieces: list[str], finish: str) -> bytes:
+    from streamscope.dialects.chat.appendix_a import calls, chunk, tc
+
+    from .helpers import sse_body
+
+    chunks = [chunk(calls(tc(0, ids[0], "get_weather", "", "function"), role=True))]
+    for i, piece in enumerate(pieces):
+        id = ids[(i + 1) % len(ids)]
+        chunks.append(chunk(calls(tc(0, args=piece) if id is None else tc(0, id, args=piece))))
+    return sse_body([*chunks, chunk({}, finish)])
+
+
+STREAMS = st.builds(
+    _stream,
+    st.lists(st.one_of(st.none(), st.sampled_from(["", "call_a", "call_b"])), min_size=1),
+    st.lists(st.sampled_from(['{"ci', 'ty": "Paris"}', "{}", '"x"', " "]), max_size=4),
+    st.sampled_from(["tool_calls", "stop"]),
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(STREAMS, STREAMS)
+def test_any_two_streams_differ_alike_both_ways(tmp_path, x: bytes, y: bytes):
+    (tmp_path / "x.sse").write_bytes(x)
+    (tmp_path / "y.sse").write_bytes(y)
+    a, b = load(tmp_path / "x.sse"), load(tmp_path / "y.sse")
+    assert diff(a, load(tmp_path / "x.sse")).same
+    ab, ba = diff(a, b), diff(b, a)
+    assert ab.same == ba.same
+    if x == y:
+        assert ab.same
+    [p], [q] = ab.pairs, ba.pairs
+    assert {k.kind for k in p.added} == {k.kind for k in q.gone}
+    assert [(c.position, c.fields) for c in p.calls] == [(c.position, c.fields) for c in q.calls]
+    assert {(c.strategy, c.change) for c in p.clients if c.change == NOW_BREAKS} == {
+        (c.strategy, NOW_BREAKS) for c in q.clients if c.change == NOW_RIGHT
+    }
