@@ -162,8 +162,8 @@ def _stream(source: Source, analysis: Analysis, s: StreamResult, redact: bool) -
         "model": info.model if info else None,
         "status": info.status if info else None,
         "tools": [t.name for t in tools] if tools else [],
-        "headers": [list(h) for h in ex.request.headers] if ex.request is not None else [],
-        "response_headers": [list(h) for h in info.headers] if info else [],
+        "headers": _headers(ex.request.headers) if ex.request is not None else [],
+        "response_headers": _headers(info.headers) if info else [],
         "body": _body(ex.request, redact) if ex.request is not None else None,
     }
     return StreamReport(
@@ -178,9 +178,14 @@ def _stream(source: Source, analysis: Analysis, s: StreamResult, redact: bool) -
         anomalies,
         clients,
         first,
-        GONE if redact and s.content else s.content,
+        GONE if redact and s.content else visible(s.content, lines=True),
         notes,
     )
+
+
+def _headers(headers: Any) -> list[list[str]]:
+    """Headers as shown: control characters visible (a header is no text to render)."""
+    return [[visible(str(k)), visible(str(v))] for k, v in headers]
 
 
 def _states(

@@ -23,7 +23,8 @@ CUT = (
 )
 # what Markdown (GFM: tables, autolinks, emphasis, code, HTML) or HTML could read as markup
 # (`:` and `@`: no autolink; `$`: no math; a `www.`'s dot: no extended autolink)
-_MARKUP = re.compile(r"[&<>|`\\*_\[\]~!:@$^]|(?<=www)\.", re.IGNORECASE)
+# (U+2028, U+2029: line ends to some readers)
+_MARKUP = re.compile(r"[&<>|`\\*_\[\]~!:@$^\u2028\u2029]|(?<=www)\.", re.IGNORECASE)
 
 
 def esc(text: str) -> str:
