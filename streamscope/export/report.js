@@ -156,6 +156,8 @@
   function showState(i, remember) {
     var st = current.states[i];
     slider.value = String(i);
+    slider.setAttribute("aria-valuenow", String(st.number));
+    slider.setAttribute("aria-valuetext", "frame " + st.number);
     root.setAttribute("data-frame", String(st.number));
     frameBox.textContent = "";
     var head = add(frameBox, "div", "frame-head");
