@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from streamscope.cli import main
 from streamscope.export import report_md
-from streamscope.export.report import build, shape
+from streamscope.export.report import _redact_value, build, shape
 from streamscope.recording import RecordingWriter
 from streamscope.recording.private import write_private_whole
 
@@ -163,6 +163,26 @@ def test_redact_content_leaves_none_of_the_conversations_text(tmp_path, fmt):
         quirk = [report_md.esc(q) for q in quirk]
     assert all(q in text for q in quirk)  # the quirk stays
     assert "id-empty-overwrite" in text
+
+
+def test_a_redacted_request_keeps_its_settings_and_names_not_its_conversation():
+    body = {
+        "model": "m",
+        "max_tokens": 50,
+        "messages": [
+            {"role": "user", "content": "secret plan"},
+            {"role": "tool", "tool_call_id": "c1", "content": {"temp": 23, "city": "Oslo"}},
+        ],
+    }
+    got = _redact_value(body, None, 0)
+    assert got == {
+        "model": "m",
+        "max_tokens": 50,
+        "messages": [
+            {"role": "user", "content": "…"},
+            {"role": "tool", "tool_call_id": "c1", "content": {"temp": 0, "city": "…"}},
+        ],
+    }
 
 
 def test_redacted_arguments_keep_their_keys_and_shape():

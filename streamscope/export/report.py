@@ -261,7 +261,9 @@ def _tables(
                 differs = [key(c) for c in got] != [key(c) for c in base]
             out[name] = Table([_cell(c, redact) for c in got], differs=differs)
         elif isinstance(got, StrategyError):
-            out[name] = Table(None, f"{got.error} (frame {got.frame})")
+            # redacted: the exception's class alone (an SDK's message may quote the input)
+            error = got.error.partition(":")[0] if redact else got.error
+            out[name] = Table(None, f"{error} (frame {got.frame})")
         else:
             out[name] = Table(None, f"not modelled: {got}")
     return out
@@ -290,7 +292,7 @@ def _body(request: Any, redact: bool) -> str | None:
             return f"({len(data)} bytes, not JSON: left out)"
     if value is not None:
         if redact:
-            value = _redact_value(value, None)
+            value = _redact_value(value, None, 0)
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     else:
         text = data.decode("utf-8", "replace")
@@ -299,13 +301,18 @@ def _body(request: Any, redact: bool) -> str | None:
     return text
 
 
-def _redact_value(value: object, key: str | None) -> object:
+def _redact_value(value: object, key: str | None, depth: int) -> object:
+    """A request body with the conversation gone: each string but those naming things
+    (KEPT_KEYS) "…", each number below the top level (a tool result's, an argument's;
+    not the request's own settings: max_tokens, temperature) 0."""
     if isinstance(value, dict):
-        return {k: _redact_value(v, k) for k, v in value.items()}
+        return {k: _redact_value(v, k, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return [_redact_value(v, None) for v in value]
+        return [_redact_value(v, None, depth + 1) for v in value]
     if isinstance(value, str):
         return value if key in KEPT_KEYS else GONE
+    if isinstance(value, int | float) and not isinstance(value, bool) and depth > 1:
+        return 0
     return value
 
 
