@@ -24,7 +24,8 @@ from .test_export_secrets import har, leaked
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
 ALIBABA = os.path.join(ROOT, "alibaba-empty-id.jsonl")
-# the alibaba sample's conversation: its messages, its tool's description, its arguments
+# the alibaba sample's conversation: its messages, its tool's description, its
+# arguments, the tool's result (exchange 2's request) and the answer (exchange 2's stream)
 SAMPLE_TEXTS = [
     "You are a helpful assistant",
     "How is the weather in Hangzhou today?",
@@ -32,6 +33,9 @@ SAMPLE_TEXTS = [
     "Hangzhou",
     "Zhejiang",
     "celsius",
+    "overcast",
+    "N 12 km/h",
+    "light north wind",
 ]
 # what a hostile recording holds in every field a report shows
 PAYLOADS = [
@@ -156,6 +160,8 @@ def test_options_of_the_other_formats_are_refused():
 def test_redact_content_leaves_none_of_the_conversations_text(tmp_path, fmt):
     plain = export_to(tmp_path / f"plain.{fmt}", ALIBABA, "--format", fmt)
     assert "Hangzhou" in plain  # (the test can fail)
+    if fmt == "html":  # the whole recording: the tool's result and the answer too
+        assert "overcast" in plain and "light north wind" in plain
     text = export_to(tmp_path / f"r.{fmt}", ALIBABA, "--format", fmt, "--redact-content")
     assert [t for t in SAMPLE_TEXTS if t in text] == []
     quirk = ["call_eee11723464a4b9eb8cee71d", "get_weather"]
@@ -248,7 +254,7 @@ def _cell(dom: str, client: str, field: str) -> str:
 @pytest.mark.slow
 @needs_chromium
 def test_the_html_report_shows_the_overwrite_marked_at_its_frame(alibaba_page):
-    dom, console = dump_dom(alibaba_page, "frame=2")
+    dom, console = dump_dom(alibaba_page)  # no frame in the URL: it opens at the finding
     assert root(dom) == '<!DOCTYPE html>\n<html lang="en" data-frame="2" data-ready="1">'
     assert console == []
     assert _cell(dom, "naive", "id") == 'v differs|""'
@@ -301,3 +307,10 @@ def test_moving_the_slider_shows_each_frames_table_and_names_it_in_the_url(aliba
         page.evaluate("document.querySelectorAll('.controls button')[2].click()")  # next anomaly
         assert page.evaluate(SHOWN)[0] == "2"
         assert page.console == []
+
+
+def test_the_page_opens_where_the_markdown_points(tmp_path):
+    text = export_to(tmp_path / "r.html", ALIBABA, "--format", "html", "--frame", "1")
+    assert '"open":{"exchange":1,"frame":1}' in text
+    text = export_to(tmp_path / "d.html", ALIBABA, "--format", "html")
+    assert '"open":{"exchange":1,"frame":null}' in text

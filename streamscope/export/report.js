@@ -248,7 +248,7 @@
     } else if (data.open) {
       data.streams.forEach(function (s, k) { if (s.exchange === data.open.exchange) i = k; });
     }
-    var frame = w.frame !== undefined ? w.frame : (data.open && data.streams[i].exchange === data.open.exchange ? data.open.frame : undefined);
+    var frame = w.frame !== undefined ? w.frame : (data.open && data.streams[i].exchange === data.open.exchange ? data.open.frame : null);
     showStream(i, frame === null ? undefined : frame);
   }
   if (picker) picker.addEventListener("change", function () { showStream(parseInt(picker.value, 10)); });

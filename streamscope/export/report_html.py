@@ -63,12 +63,13 @@ def _hash(source: str) -> str:
 
 
 def render(report: Report, frame: int | None = None) -> str:
+    from .report_md import pick
+
     doc = report.to_json()
-    if frame is not None:
-        first = report.streams[0]
-        if not 0 <= frame <= first.frames:
-            raise ValueError(f"--frame {frame}: the stream has frames 1-{first.frames}")
-        doc["open"] = {"exchange": first.exchange, "frame": frame}
+    # the page opens where the Markdown report points: the first stream with a finding,
+    # at `frame` (default: its first finding's); the URL's #exchange=N&frame=F wins
+    stream, _ = pick(report, frame)
+    doc["open"] = {"exchange": stream.exchange, "frame": frame}
     style, script = _asset("report.css"), _asset("report.js")
     # no source at all but this page's own style and script: no fetch, no image, no
     # font, no form, no frame, no inline handler, no other script
