@@ -205,6 +205,7 @@
       });
       add(tr, "td", null, c.fragments);
     });
+    if (t.more) add(box, "div", "dim", "\u2026 and " + t.more + " more calls (left out of the report)");
   }
 
   function clients(parent, tables) {
@@ -215,7 +216,7 @@
       var c = tables[name], tr = add(t, "tr");
       add(tr, "td", null, name);
       if (c.calls === null) { add(tr, "td", "v", "raised: " + c.error); add(tr, "td"); add(tr, "td"); add(tr, "td", null, "yes"); return; }
-      add(tr, "td", null, c.calls.length);
+      add(tr, "td", null, c.calls.length + c.more);
       add(tr, "td", "v", c.calls.map(function (x) { return shown(x.id); }).join(", "));
       add(tr, "td", "v", c.calls.map(function (x) { return shown(x.name); }).join(", "));
       add(tr, "td", null, c.differs === null ? "" : (c.differs ? "yes" : "no"));

@@ -29,6 +29,7 @@ from ..text import visible
 MAX_STATES = 400  # frames kept per stream (a longer stream: its marked frames and a spread)
 MAX_CELL = 2000  # characters of one cell (a call's arguments) kept
 MAX_BODY = 20000  # characters of a request body kept
+MAX_CALLS = 100  # calls of one table kept (a stream of thousands: the first, the rest counted)
 GONE = "…"  # what a redacted text becomes
 # a request body's string values kept by --redact-content: what names things, never text
 # the conversation holds
@@ -56,6 +57,7 @@ class Table:
     calls: list[Cell] | None
     error: str | None = None
     differs: bool | None = None  # from robust's at the same frame (None: robust's own)
+    more: int = 0  # calls past MAX_CALLS, left out
 
 
 @dataclass(slots=True)
@@ -110,13 +112,17 @@ class Report:
         return asdict(self)
 
 
-def build(path: str, exchange: int | None = None, redact: bool = False) -> Report:
-    """The report of `path` (only `exchange`, when given). Raises RecordingError, OSError."""
+def build(
+    path: str, exchange: int | None = None, redact: bool = False, one: int | None | bool = False
+) -> Report:
+    """The report of `path` (only `exchange`, when given). `one`: keep one frame's state
+    per stream (the Markdown's): that frame, or None, its first finding's; False: every
+    frame (up to MAX_STATES). Raises RecordingError, OSError."""
     analysis = analyze(path, exchange)
     with open_input(path, check=True) as source:
         secrets = _secrets(source, analysis)
         streams = [
-            _stream(source, analysis, s, redact)
+            _stream(source, analysis, s, redact, one)
             for s in analysis.streams
             if exchange is None or s.exchange == exchange
         ]
@@ -139,7 +145,9 @@ def _said(kind: str, message: str, redact: bool) -> str:
     return known.meaning if known is not None else kind
 
 
-def _stream(source: Source, analysis: Analysis, s: StreamResult, redact: bool) -> StreamReport:
+def _stream(
+    source: Source, analysis: Analysis, s: StreamResult, redact: bool, one: int | None | bool
+) -> StreamReport:
     info = next((i for i in analysis.exchanges if i.exchange == s.exchange), None)
     ex = source.exchange(s.exchange)
     anomalies = [
@@ -149,12 +157,13 @@ def _stream(source: Source, analysis: Analysis, s: StreamResult, redact: bool) -
     marks = {f: list(kinds) for f, kinds in s.anomaly_frames.items()}
     notes: list[str] = []
     states: list[FrameView] = []
+    first = min((a.frame for a in s.anomalies if a.frame > 0), default=s.frames)
     if s.turn is None:
-        states = _states(source, s, info, marks, redact, notes)
+        kept = None if one is False else {first if one is None or one is True else int(one)}
+        states = _states(source, s, info, marks, redact, notes, kept)
     else:
         notes.append("a WebSocket session's response: its calls at the end only")
     clients = _tables(s.strategies, s.tool_calls, redact, s.by_value)
-    first = min((a.frame for a in s.anomalies if a.frame > 0), default=s.frames)
     tools = analysis.tools_of(s)
     request: dict[str, Any] = {
         "method": info.method if info else "",
@@ -195,14 +204,15 @@ def _states(
     marks: dict[int, list[str]],
     redact: bool,
     notes: list[str],
+    only: set[int] | None = None,
 ) -> list[FrameView]:
     """The stream frame by frame: every frame, or (a long stream) its marked frames, its
     first and last and a spread between, said in `notes`."""
     ex = source.exchange(s.exchange)
     told = ex.dialect()
     summarize = dialect(told).summarize
-    kept = _kept(s.frames, marks)
-    if len(kept) < s.frames + 1:
+    kept = _kept(s.frames, marks) if only is None else only | {0}
+    if only is None and len(kept) < s.frames + 1:
         notes.append(
             f"{s.frames} frames: {len(kept)} kept (every marked frame, the first, the last "
             "and a spread between)"
@@ -259,7 +269,8 @@ def _tables(
             differs = None
             if name != "robust" and isinstance(base, list):
                 differs = [key(c) for c in got] != [key(c) for c in base]
-            out[name] = Table([_cell(c, redact) for c in got], differs=differs)
+            cells = [_cell(c, redact) for c in got[:MAX_CALLS]]
+            out[name] = Table(cells, differs=differs, more=max(len(got) - MAX_CALLS, 0))
         elif isinstance(got, StrategyError):
             # redacted: the exception's class alone (an SDK's message may quote the input)
             error = got.error.partition(":")[0] if redact else got.error
@@ -444,7 +455,8 @@ def write(path: str, fmt: str, exchange: int | None, frame: int | None, redact: 
     """`export --format md|html`: the report's bytes, as an Export (fixtures.py)."""
     from .fixtures import Export
 
-    report = build(path, exchange, redact)
+    # (the Markdown shows one frame: only that one's tables are made)
+    report = build(path, exchange, redact, frame if fmt == "md" else False)
     if fmt == "md":
         from .report_md import render
     else:

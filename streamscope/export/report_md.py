@@ -125,6 +125,8 @@ def _calls_table(tables: dict[str, Table]) -> list[str]:
         for i, c in enumerate(table.calls):
             other = base[i] if i < len(base) else None
             out.append(_row([esc(name), *_cells(c, other if name != "robust" else None)]))
+        if table.more:
+            out.append(_row([esc(name), "", "", "", "", f"… {table.more} more calls", "", ""]))
     return out
 
 
@@ -164,7 +166,7 @@ def _clients_table(tables: dict[str, Table]) -> list[str]:
             _row(
                 [
                     esc(name),
-                    str(len(t.calls)),
+                    str(len(t.calls) + t.more),
                     ", ".join(val(c.id, 80) for c in t.calls),
                     ", ".join(val(c.name, 80) for c in t.calls),
                     differs,
