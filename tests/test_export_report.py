@@ -314,3 +314,20 @@ def test_the_page_opens_where_the_markdown_points(tmp_path):
     assert '"open":{"exchange":1,"frame":1}' in text
     text = export_to(tmp_path / "d.html", ALIBABA, "--format", "html")
     assert '"open":{"exchange":1,"frame":null}' in text
+
+
+def test_a_report_of_many_calls_stays_within_a_comment_and_says_it_was_cut(tmp_path):
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    body = []
+    for i in range(700):
+        call = {"index": i, "id": f"call_{i}", "type": "function"}
+        call["function"] = {"name": "f", "arguments": json.dumps({"i": i})}
+        delta = {"tool_calls": [call]}
+        doc = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+        body.append(f"data: {json.dumps(doc)}\n\n")
+    (tmp_path / "many.sse").write_text("".join(body) + "data: [DONE]\n\n")
+    many = str(tmp_path / "many.sse")
+    text = export_to(tmp_path / "r.md", many, "--format", "md", "--frame", "700")
+    assert len(text) <= report_md.LIMIT and text.endswith(report_md.CUT)
+    table_rows(text)  # still tables, cut between rows
+    assert "… 600 more calls" in text  # each table holds its first 100 calls
