@@ -6,6 +6,9 @@ Each shot opens a bundled sample recording at its size (100x30, or 80x24 for the
 terminal ones), presses the keys a person would, and saves what the terminal shows. The
 WebSocket session's is made by tests/session_samples.py (Codex's two responses over one
 socket after an HTTP stream; no bundled sample holds a session yet).
+
+The report shots (REPORTS) write `export --format html` of a sample and open it in
+headless Chromium (tests/browser.py: Debian's chromium) at a frame, as PNG.
 """
 
 from __future__ import annotations
@@ -91,6 +94,29 @@ SHOTS: dict[str, tuple[str | Callable[[Path], Path], int | None, list[str], type
 }
 
 
+# name -> (sample, the frame the page opens at): the HTML report, in Chromium
+REPORTS: dict[str, tuple[str, str]] = {
+    # the alibaba sample at its `id: ""` frame: naive's overwritten id and name marked
+    "report-at-finding": ("alibaba-empty-id.jsonl", "exchange=1&frame=2"),
+}
+
+
+def shoot_report(name: str, sample: str, fragment: str, folder: Path) -> str | None:
+    from streamscope.export.report import write
+    from tests.browser import CHROMIUM, screenshot
+
+    if CHROMIUM is None:
+        print(f"{name}: no chromium (Debian: apt-get install chromium): skipped")
+        return None
+    page = folder / f"{name}.html"
+    # (the sample named as in the repository: a report says the path it was given)
+    source = os.path.relpath(os.path.join(ROOT, "recordings", sample))
+    page.write_bytes(write(source, "html", None, None, False).data)
+    png = Path(OUT) / f"{name}.png"
+    screenshot(page, png, fragment, "1280,1150")
+    return str(png)
+
+
 async def shoot(
     name: str, sample: str, exchange: int | None, keys: list[str], ready: type, size: tuple
 ) -> str:
@@ -117,9 +143,14 @@ def main() -> None:
     converter = shutil.which("rsvg-convert")
     folder = Path(tempfile.mkdtemp(prefix="screenshots-"))
     asked = sys.argv[1:]
-    unknown = [n for n in asked if n not in SHOTS]
+    unknown = [n for n in asked if n not in SHOTS and n not in REPORTS]
     if unknown:
-        sys.exit(f"no such shot: {', '.join(unknown)} (shots: {', '.join(SHOTS)})")
+        sys.exit(f"no such shot: {', '.join(unknown)} (shots: {', '.join([*SHOTS, *REPORTS])})")
+    for name, (report_sample, fragment) in REPORTS.items():
+        if not asked or name in asked:
+            made = shoot_report(name, report_sample, fragment, folder)
+            if made is not None:
+                print(made)
     for name, (sample, exchange, keys, ready, size) in SHOTS.items():
         if asked and name not in asked:
             continue

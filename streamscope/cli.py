@@ -306,17 +306,31 @@ def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["sse", "chunks", "recording", "session", "pytest"]),
+    type=click.Choice(["sse", "chunks", "recording", "session", "pytest", "md", "html"]),
     default="sse",
     show_default=True,
     help="sse: the body as received; chunks: chat.completion.chunk JSON Lines; "
     "recording: a streamscope recording; session: a WebSocket session as JSON, turn by turn; "
-    "pytest: a test module needing only the stream's SDK and pytest.",
+    "pytest: a test module needing only the stream's SDK and pytest; "
+    "md: a report for an issue comment; html: one self-contained page to share.",
+)
+@click.option(
+    "--frame",
+    type=click.IntRange(min=0),
+    help="md, html: the frame the report opens at (default: its first finding's).",
+)
+@click.option(
+    "--redact-content",
+    is_flag=True,
+    help="md, html: leave out the conversation's text, tool results and argument values "
+    "(keys and shapes kept).",
 )
 @click.option("-o", "--output", metavar="OUT", help="Write here instead of standard output.")
 @click.option("--force", is_flag=True, help="Replace OUT if it exists (refused otherwise).")
-def export(file, exchange, frames, turn, minimal, keep_fields, fmt, output, force) -> None:
-    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module.
+def export(
+    file, exchange, frames, turn, minimal, keep_fields, fmt, frame, redact_content, output, force
+) -> None:
+    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module; or a report to share (md, html).
 
     FILE#N (as `scan` prints it) is exchange N of FILE (the same as --exchange N).
     """
@@ -328,8 +342,20 @@ def export(file, exchange, frames, turn, minimal, keep_fields, fmt, output, forc
     file, exchange = split_reference(file, exchange)
     if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
         _fail(f"{output}: already exists; streamscope never overwrites it without --force")
+    report = fmt in ("md", "html")
+    if report and (frames or minimal or keep_fields or turn):
+        _fail(
+            "--frames, --minimal, --keep-fields and --turn make fixtures; a report shows the stream whole"
+        )
+    if not report and (frame is not None or redact_content):
+        _fail("--frame and --redact-content apply to the reports (--format md or html)")
     try:
-        done = make(file, fmt, exchange, frames, minimal, keep_fields, turn)
+        if report:
+            from .export.report import write
+
+            done = write(file, fmt, exchange, frame, redact_content)
+        else:
+            done = make(file, fmt, exchange, frames, minimal, keep_fields, turn)
     except RecordingError as e:
         _fail(str(e))
     except ValueError as e:
@@ -348,10 +374,11 @@ def export(file, exchange, frames, turn, minimal, keep_fields, fmt, output, forc
     if output is None:
         sys.stdout.buffer.write(done.data)
         return
-    from .recording.private import write_private
+    from .recording.private import write_private_whole
 
     try:
-        write_private(output, done.data)  # 0600: a fixture holds a conversation too
+        # 0600: a fixture holds a conversation too; whole or not at all
+        write_private_whole(output, done.data)
     except OSError as e:
         _fail(f"{output}: cannot write: {e.strerror or e}")
     say(f"wrote {output}")

@@ -56,3 +56,27 @@ def write_private(path: str | os.PathLike[str], data: bytes) -> None:
     fd = open_private(path, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_BINARY", 0))
     with os.fdopen(fd, "wb") as f:
         f.write(data)
+
+
+def write_private_whole(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write `data` to `path` whole or not at all: into a 0600 file beside it, then
+    renamed over it, so a failure (a full disk) leaves no half-written file and what
+    was there stays. A path that is no regular file (/dev/stdout, a pipe) is written
+    as it is."""
+    path = os.fspath(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        write_private(path, data)
+        return
+    folder, name = os.path.split(os.path.abspath(path))
+    temp = os.path.join(folder, f".{name}.{os.getpid()}.part")
+    try:
+        fd = open_private(temp, os.O_WRONLY | os.O_EXCL | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

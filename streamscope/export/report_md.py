@@ -1,0 +1,188 @@
+"""`export --format md`: one stream's report for an issue comment (GitHub-flavoured
+Markdown), under GitHub's 65,536 characters: the request, robust's call table at the
+finding's frame and each client's beside it, the anomalies at their frames, what each
+client builds, the contract.
+
+Every recorded value is written as JSON (`text.quote`: control characters visible) and
+then every character Markdown or HTML could read as markup is written as an HTML
+character reference, so a value renders as the text it is: no table cell split by a
+`|`, no tag, no link, no code span.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..text import cut, quote, visible
+from .report import Cell, FrameView, Report, StreamReport, Table
+
+LIMIT = 65000  # characters; GitHub's comment holds 65,536
+CUT = (
+    "\n> **Cut here**: the report is longer than an issue comment holds "
+    "(`streamscope export --format html` writes it whole).\n"
+)
+# what Markdown (GFM: tables, autolinks, emphasis, code, HTML) or HTML could read as markup
+# (`:` and `@`: no autolink; `$`: no math; a `www.`'s dot: no extended autolink)
+# (U+2028, U+2029: line ends to some readers)
+_MARKUP = re.compile(r"[&<>|`\\*_\[\]~!:@$^\u2028\u2029]|(?<=www)\.", re.IGNORECASE)
+
+
+def esc(text: str) -> str:
+    """Text as Markdown renders it literally: markup characters as references."""
+    return _MARKUP.sub(lambda m: f"&#{ord(m.group())};", text)
+
+
+def val(value: object, width: int = 300) -> str:
+    """A recorded value, quoted and escaped (`quote` makes line breaks `\\n`)."""
+    return esc(quote(value, width))
+
+
+def txt(text: str, width: int = 600) -> str:
+    """Recorded text (a finding's message, which quotes values), escaped, on one line."""
+    return esc(cut(visible(text), width))
+
+
+def pick(report: Report, frame: int | None) -> tuple[StreamReport, FrameView | None]:
+    """The stream shown (the first with a finding, else the first) and its state at
+    `frame` (default: its first finding's)."""
+    streams = report.streams
+    stream = next((s for s in streams if s.anomalies), streams[0])
+    want = stream.finding_frame if frame is None else frame
+    if frame is not None and not 0 <= frame <= stream.frames:
+        raise ValueError(f"--frame {frame}: the stream has frames 1-{stream.frames}")
+    kept = [st for st in stream.states if st.number <= want]
+    return stream, (kept[-1] if kept else None)
+
+
+def render(report: Report, frame: int | None = None) -> str:
+    stream, state = pick(report, frame)
+    req = stream.request
+    where = f"exchange {stream.exchange}" + (f", response {stream.turn}" if stream.turn else "")
+    lines = [f"### streamscope: {where} of {val(report.source)}", ""]
+    if report.redacted:
+        lines += [
+            "_Redacted: the conversation's text, tool results and argument values are left out._",
+            "",
+        ]
+    said = [f"{val(req['method'], 20)} {val(req['url'], 400)}"]
+    if req["model"] is not None:
+        said.append(f"model {val(req['model'], 100)}")
+    if req["status"] is not None:
+        said.append(f"status {req['status']}")
+    said += [
+        esc(stream.dialect),
+        esc(stream.framing),
+        f"{stream.frames} frames",
+        f"ended {esc(stream.ended)}",
+    ]
+    lines += ["**Request**: " + " · ".join(said), ""]
+    if req["tools"]:
+        lines += ["**Tools declared**: " + ", ".join(val(t, 100) for t in req["tools"]), ""]
+    if state is not None:
+        marks = ", ".join(f"`{k}`" for k in state.marks)
+        at = f"frame {state.number}" + (
+            f" ({state.time_ms} ms)" if state.time_ms is not None else ""
+        )
+        lines += [f"#### The calls at {at}" + (f": {marks}" if marks else ""), ""]
+        lines += _calls_table(state.tables)
+        lines.append("")
+    lines += ["#### Anomalies", ""]
+    lines += [
+        f"- frame {a.frame} · {a.severity} · `{a.kind}`: {txt(a.message)}" for a in stream.anomalies
+    ] or ["- none"]
+    lines += ["", "#### What each client builds (end of stream)", ""]
+    lines += _clients_table(stream.clients)
+    lines += ["", "#### The contract (the requests that carry the calls back)", ""]
+    lines += [f"- {f.severity} · `{f.kind}`: {txt(f.message)}" for f in report.contract] or [
+        "- no finding"
+    ]
+    if report.masked:
+        lines += ["", f"_{report.masked} credential(s) the requests carried masked._"]
+    for note in stream.notes:
+        lines += ["", f"_{esc(note)}_"]
+    return _within(lines)
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _calls_table(tables: dict[str, Table]) -> list[str]:
+    """Every strategy's calls at the frame, robust first; a client's call that differs
+    from robust's is marked."""
+    robust = tables.get("robust")
+    head = ["client", "choice", "index", "id", "name", "arguments", "fragments", ""]
+    out = [_row(head), _row(["---"] * len(head))]
+    for name, table in tables.items():
+        if table.calls is None:
+            out.append(
+                _row([esc(name), "", "", "", "", f"raised: {val(table.error, 300)}", "", "⚠"])
+            )
+            continue
+        if not table.calls:
+            out.append(_row([esc(name), "", "", "", "", "(no call yet)", "", ""]))
+        base = robust.calls if robust is not None and robust.calls is not None else []
+        for i, c in enumerate(table.calls):
+            other = base[i] if i < len(base) else None
+            out.append(_row([esc(name), *_cells(c, other if name != "robust" else None)]))
+        if table.more:
+            out.append(_row([esc(name), "", "", "", "", f"… {table.more} more calls", "", ""]))
+    return out
+
+
+def _cells(c: Cell, robust: Cell | None) -> list[str]:
+    def mark(field: str) -> str:
+        value = getattr(c, field)
+        # arguments as their text (a string's quotes and escapes would hide its JSON)
+        text = field == "arguments" and isinstance(value, str) and value != ""
+        got = txt(value, 300) if text else val(value, 300)
+        if robust is not None and getattr(robust, field) != getattr(c, field):
+            return f"**{got}** ⚠"
+        return got
+
+    differs = robust is not None and any(
+        getattr(robust, f) != getattr(c, f) for f in ("id", "name", "arguments")
+    )
+    return [
+        str(c.choice),
+        val(c.index, 40),
+        mark("id"),
+        mark("name"),
+        mark("arguments"),
+        str(c.fragments),
+        "differs" if differs else "",
+    ]
+
+
+def _clients_table(tables: dict[str, Table]) -> list[str]:
+    head = ["client", "calls", "ids", "names", "differs from robust"]
+    out = [_row(head), _row(["---"] * len(head))]
+    for name, t in tables.items():
+        if t.calls is None:
+            out.append(_row([esc(name), f"raised: {val(t.error, 300)}", "", "", "yes"]))
+            continue
+        differs = "" if t.differs is None else ("**yes**" if t.differs else "no")
+        out.append(
+            _row(
+                [
+                    esc(name),
+                    str(len(t.calls) + t.more),
+                    ", ".join(val(c.id, 80) for c in t.calls),
+                    ", ".join(val(c.name, 80) for c in t.calls),
+                    differs,
+                ]
+            )
+        )
+    return out
+
+
+def _within(lines: list[str]) -> str:
+    """The lines joined, cut (at a line, said) to stay within LIMIT."""
+    out: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + 1 > LIMIT - len(CUT):
+            return "\n".join(out) + "\n" + CUT
+        out.append(line)
+        size += len(line) + 1
+    return "\n".join(out) + "\n"

@@ -1,0 +1,333 @@
+"""`export --format md|html`: the report to share. The Markdown is a GFM table whose
+cells hold recorded values as text; the HTML page, opened in a real headless Chromium
+(tests/browser.py), shows the alibaba sample's `id: ""` frame with the overwrite marked,
+moves its slider (the DevTools protocol), and runs nothing a hostile recording holds; --redact-content leaves
+none of the conversation's text; no secret a recording would mask gets in."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from streamscope.cli import main
+from streamscope.export import report_md
+from streamscope.export.report import _redact_value, build, shape
+from streamscope.recording import RecordingWriter
+from streamscope.recording.private import write_private_whole
+
+from .browser import CHROMIUM, Page, dump_dom
+from .test_export_secrets import har, leaked
+
+ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
+ALIBABA = os.path.join(ROOT, "alibaba-empty-id.jsonl")
+# the alibaba sample's conversation: its messages, its tool's description, its
+# arguments, the tool's result (exchange 2's request) and the answer (exchange 2's stream)
+SAMPLE_TEXTS = [
+    "You are a helpful assistant",
+    "How is the weather in Hangzhou today?",
+    "Current weather at a location",
+    "Hangzhou",
+    "Zhejiang",
+    "celsius",
+    "overcast",
+    "N 12 km/h",
+    "light north wind",
+]
+# what a hostile recording holds in every field a report shows
+PAYLOADS = [
+    "</script><script>document.documentElement.setAttribute('data-pwned','script')</script>",
+    "<img src=x onerror=\"document.documentElement.setAttribute('data-pwned','img')\">",
+    "javascript:document.documentElement.setAttribute('data-pwned','url')",
+    "a|b`c`**d** [x](javascript:alert(1)) \x1b[31m\x00\x07\u2028 <!-- -->",
+]
+HOSTILE = "".join(PAYLOADS)
+
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="no chromium: the report's browser tests need Debian's chromium "
+    "(apt-get install chromium; scripts/check installs it when run as root)",
+)
+
+
+def run(*args: str) -> tuple[int, str]:
+    done = CliRunner().invoke(main, ["export", *args])
+    return done.exit_code, done.output
+
+
+def export_to(path, *args: str) -> str:
+    code, said = run(*args, "-o", str(path))
+    assert code == 0, said
+    assert os.stat(path).st_mode & 0o777 == 0o600  # a report holds a conversation too
+    return path.read_text(encoding="utf-8")
+
+
+def hostile_recording(path) -> str:
+    """One Chat Completions stream whose url, headers, request, call id, name, arguments
+    and text hold the payloads; its second chunk overwrites the id, so the call table
+    marks a cell too."""
+    call = {"index": 0, "id": HOSTILE, "type": "function"}
+    call["function"] = {"name": HOSTILE, "arguments": json.dumps({HOSTILE: HOSTILE})[:40]}
+    rest = {"index": 0, "id": "", "function": {"arguments": json.dumps({HOSTILE: HOSTILE})[40:]}}
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": HOSTILE}
+
+    def chunk(delta: dict, finish: str | None = None) -> bytes:
+        doc = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return b"data: " + json.dumps(doc).encode() + b"\n\n"
+
+    body = {"model": HOSTILE, "stream": True, "messages": [{"role": "user", "content": HOSTILE}]}
+    with RecordingWriter(path) as w:
+        x = w.new_exchange()
+        url = "https://api.test/v1/chat/completions?q=" + PAYLOADS[0]
+        w.request(x, "POST", url, [("x-note", HOSTILE)], json.dumps(body).encode())
+        w.response(x, 200, [("content-type", "text/event-stream"), ("x-echo", HOSTILE)])
+        w.chunk(x, chunk({"role": "assistant", "content": HOSTILE, "tool_calls": [call]}))
+        w.chunk(x, chunk({"tool_calls": [rest]}))
+        w.chunk(x, chunk({}, "tool_calls") + b"data: [DONE]\n\n")
+        w.end(x, "complete")
+    return str(path)
+
+
+# -- Markdown --------------------------------------------------------------------------
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """Every GFM table of `text`, checked for its shape (a header, a delimiter row, rows
+    of as many cells, split at unescaped pipes), its rows' cells."""
+    rows: list[list[str]] = []
+    lines = text.split("\n")  # (GFM's line ends: not str.splitlines' U+2028)
+    for i, line in enumerate(lines):
+        if re.fullmatch(r"\| (--- \| )*--- \|", line):
+            width = len(lines[i - 1].split("|"))
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("|"):
+                cells = lines[j].split("|")
+                assert len(cells) == width, lines[j]  # no recorded pipe splits a cell
+                rows.append([c.strip() for c in cells[1:-1]])
+                j += 1
+    return rows
+
+
+def test_the_markdown_report_is_a_table_at_the_finding_with_the_overwrite_marked(tmp_path):
+    text = export_to(tmp_path / "r.md", ALIBABA, "--format", "md")
+    assert len(text) < 65000
+    assert "#### The calls at frame 2 (526.824 ms): `id-empty-overwrite`" in text
+    at, end = text.split("#### Anomalies")
+    rows = {r[0]: r for r in table_rows(at)}
+    assert rows["robust"][3] == '"call&#95;eee11723464a4b9eb8cee71d"'
+    assert rows["naive"][3] == '**""** ⚠' and rows["naive"][7] == "differs"
+    ends = {r[0]: r for r in table_rows(end)}
+    assert ends["naive"][4] == "**yes**" and ends["openai-docs"][1].startswith("raised: ")
+
+
+def test_a_chosen_frame_is_the_table_as_it_stood_there(tmp_path):
+    text = export_to(tmp_path / "r.md", ALIBABA, "--format", "md", "--frame", "1")
+    assert "#### The calls at frame 1 " in text
+    assert "⚠" not in text.split("#### Anomalies")[0]  # before the overwrite: nothing marked
+    code, said = run(ALIBABA, "--format", "md", "--frame", "99")
+    assert code == 2 and "--frame 99: the stream has frames 1-8" in said
+
+
+def test_hostile_values_stay_text_in_the_markdown(tmp_path):
+    text = export_to(tmp_path / "r.md", hostile_recording(tmp_path / "h.jsonl"), "--format", "md")
+    table_rows(text)  # every row as wide as its header
+    body = re.sub(r"`[a-z-]+`", "", text)  # (the kinds, the report's own code spans)
+    for markup in ("<", "`", "](", "javascript:", "\x1b", "\x00", "\u2028", "\r"):
+        assert markup not in body, markup
+    assert "&#60;/script&#62;&#60;script&#62;" in text  # said, as text
+
+
+def test_a_long_report_is_cut_with_a_note():
+    lines = ["| a |", "| --- |", *(f"| {'x' * 90} |" for _ in range(2000))]
+    text = report_md._within(lines)
+    assert len(text) <= report_md.LIMIT and text.endswith(report_md.CUT)
+    assert text.splitlines()[-3].startswith("| x")  # cut between rows
+
+
+def test_options_of_the_other_formats_are_refused():
+    assert run(ALIBABA, "--format", "md", "--minimal")[0] == 2
+    code, said = run(ALIBABA, "--frame", "2")
+    assert code == 2 and "--frame and --redact-content apply to the reports" in said
+
+
+# -- what a report leaves out -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_redact_content_leaves_none_of_the_conversations_text(tmp_path, fmt):
+    plain = export_to(tmp_path / f"plain.{fmt}", ALIBABA, "--format", fmt)
+    assert "Hangzhou" in plain  # (the test can fail)
+    if fmt == "html":  # the whole recording: the tool's result and the answer too
+        assert "overcast" in plain and "light north wind" in plain
+    text = export_to(tmp_path / f"r.{fmt}", ALIBABA, "--format", fmt, "--redact-content")
+    assert [t for t in SAMPLE_TEXTS if t in text] == []
+    quirk = ["call_eee11723464a4b9eb8cee71d", "get_weather"]
+    if fmt == "md":
+        quirk = [report_md.esc(q) for q in quirk]
+    assert all(q in text for q in quirk)  # the quirk stays
+    assert "id-empty-overwrite" in text
+
+
+def test_a_redacted_request_keeps_its_settings_and_names_not_its_conversation():
+    body = {
+        "model": "m",
+        "max_tokens": 50,
+        "messages": [
+            {"role": "user", "content": "secret plan"},
+            {"role": "tool", "tool_call_id": "c1", "content": {"temp": 23, "city": "Oslo"}},
+        ],
+    }
+    got = _redact_value(body, None, 0)
+    assert got == {
+        "model": "m",
+        "max_tokens": 50,
+        "messages": [
+            {"role": "user", "content": "…"},
+            {"role": "tool", "tool_call_id": "c1", "content": {"temp": 0, "city": "…"}},
+        ],
+    }
+
+
+def test_redacted_arguments_keep_their_keys_and_shape():
+    assert shape('{"location": "Hangzhou, Zhe') == '{"location": "…'
+    assert (
+        shape('{"a": [1, "x", true], "b": {"c": -2.5e3}}') == '{"a": [0, "…", true], "b": {"c": 0}}'
+    )
+    assert shape({"a": "x", "n": 7}) == {"a": "…", "n": 0}
+    assert shape("not json at all") == "…"
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_a_report_of_a_har_holds_none_of_its_keys(tmp_path, fmt):
+    code, said = run(har(tmp_path), "--format", fmt, "-o", str(tmp_path / f"r.{fmt}"))
+    assert code == 0, said
+    assert leaked(tmp_path / f"r.{fmt}") == []
+
+
+def test_a_failed_write_leaves_no_half_written_file(tmp_path, monkeypatch):
+    out = tmp_path / "r.html"
+    out.write_bytes(b"before")
+
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError):
+        write_private_whole(out, b"x" * 100_000)
+    assert out.read_bytes() == b"before" and os.listdir(tmp_path) == ["r.html"]
+
+
+def test_the_report_is_built_on_every_frame_of_the_stream():
+    (stream, *_) = build(ALIBABA, 1).streams
+    assert [s.number for s in stream.states] == list(range(stream.frames + 1))
+    assert stream.finding_frame == 2
+    assert stream.states[2].tables["naive"].calls[0].id == ""  # type: ignore[index]
+
+
+# -- the HTML page, in Chromium ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def alibaba_page(tmp_path_factory):
+    path = tmp_path_factory.mktemp("report") / "alibaba.html"
+    code, said = run(ALIBABA, "--format", "html", "-o", str(path))
+    assert code == 0, said
+    return path
+
+
+def root(dom: str) -> str:
+    """The <html> element as the page left it: data-ready once drawn, data-error on an
+    uncaught error, data-csp-violation on a refusal, data-frame the frame shown."""
+    return dom.split("<head", 1)[0]
+
+
+def _cell(dom: str, client: str, field: str) -> str:
+    box = dom.split(f'data-client="{client}"', 1)[1].split("data-client=", 1)[0]
+    m = re.search(rf'<td class="([^"]*)" data-field="{field}"[^>]*>([^<]*)</td>', box)
+    assert m is not None, box
+    return f"{m.group(1)}|{m.group(2)}"
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_the_html_report_shows_the_overwrite_marked_at_its_frame(alibaba_page):
+    dom, console = dump_dom(alibaba_page)  # no frame in the URL: it opens at the finding
+    assert root(dom) == '<!DOCTYPE html>\n<html lang="en" data-frame="2" data-ready="1">'
+    assert console == []
+    assert _cell(dom, "naive", "id") == 'v differs|""'
+    assert _cell(dom, "robust", "id") == 'v|"call_eee11723464a4b9eb8cee71d"'
+    assert '<span class="mark">id-empty-overwrite</span>' in dom
+    assert '<li data-frame="2" class="here">' in dom  # the anomaly at this frame
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_no_script_of_a_hostile_recording_runs_in_the_html_report(tmp_path):
+    page = tmp_path / "h.html"
+    text = export_to(page, hostile_recording(tmp_path / "h.jsonl"), "--format", "html")
+    data = text.split('id="report-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in data  # the data block cannot be closed from inside
+    dom, console = dump_dom(page, "frame=2")
+    # drawn, no error, no refusal, no attribute the payloads set
+    assert root(dom) == '<!DOCTYPE html>\n<html lang="en" data-frame="2" data-ready="1">'
+    assert console == []
+    assert "<img" not in dom and "<title>streamscope report</title>" in dom
+    assert dom.count("<script") == 2  # the page's own two, none from the data
+    assert "&lt;/script&gt;&lt;script&gt;" in dom  # the payload, shown as text
+    assert "\\x1b" in dom or "\\u001b" in dom  # a control character made visible
+
+
+# the frame shown, naive's id cell at it (its class and text), and the URL's fragment
+SHOWN = (
+    "[document.documentElement.getAttribute('data-frame'),"
+    " document.querySelector('[data-client=naive] td[data-field=id]').className,"
+    " document.querySelector('[data-client=naive] td[data-field=id]').textContent,"
+    " location.hash]"
+)
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_moving_the_slider_shows_each_frames_table_and_names_it_in_the_url(alibaba_page):
+    with Page(alibaba_page, "frame=1") as page:
+        # opened at the URL's frame: before the overwrite, nothing marked
+        assert page.evaluate(SHOWN) == ["1", "v", '"call_eee11723464a4b9eb8cee71d"', "#frame=1"]
+        assert page.evaluate("document.querySelectorAll('td.differs').length") == 0
+        # a person drags the slider one step: the input event, the page's own handler
+        page.evaluate(
+            "var s = document.getElementById('frame-slider');"
+            "s.value = String(Number(s.value) + 1); s.dispatchEvent(new Event('input'))"
+        )
+        assert page.evaluate(SHOWN) == ["2", "v differs", '""', "#exchange=1&frame=2"]
+        page.evaluate("document.querySelectorAll('.controls button')[0].click()")  # ◀ frame
+        assert page.evaluate(SHOWN)[:2] == ["1", "v"]
+        page.evaluate("document.querySelectorAll('.controls button')[2].click()")  # next anomaly
+        assert page.evaluate(SHOWN)[0] == "2"
+        assert page.console == []
+
+
+def test_the_page_opens_where_the_markdown_points(tmp_path):
+    text = export_to(tmp_path / "r.html", ALIBABA, "--format", "html", "--frame", "1")
+    assert '"open":{"exchange":1,"frame":1}' in text
+    text = export_to(tmp_path / "d.html", ALIBABA, "--format", "html")
+    assert '"open":{"exchange":1,"frame":null}' in text
+
+
+def test_a_report_of_many_calls_stays_within_a_comment_and_says_it_was_cut(tmp_path):
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    body = []
+    for i in range(700):
+        call = {"index": i, "id": f"call_{i}", "type": "function"}
+        call["function"] = {"name": "f", "arguments": json.dumps({"i": i})}
+        delta = {"tool_calls": [call]}
+        doc = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+        body.append(f"data: {json.dumps(doc)}\n\n")
+    (tmp_path / "many.sse").write_text("".join(body) + "data: [DONE]\n\n")
+    many = str(tmp_path / "many.sse")
+    text = export_to(tmp_path / "r.md", many, "--format", "md", "--frame", "700")
+    assert len(text) <= report_md.LIMIT and text.endswith(report_md.CUT)
+    table_rows(text)  # still tables, cut between rows
+    assert "… 600 more calls" in text  # each table holds its first 100 calls
