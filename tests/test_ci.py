@@ -31,6 +31,7 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         ".venv/bin/ruff check .",
         ".venv/bin/ruff format --check .",
         ".venv/bin/mypy",
+        "scripts/install-browser",
         '.venv/bin/pytest -q -n 2 "$@"',
         "scripts/check-oldest-openai",
         "timeout 180 .venv/bin/python scripts/agent-matrix --install claude codex",
