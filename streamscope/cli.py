@@ -449,7 +449,7 @@ def serve(files, port, speed, strict) -> None:
 @click.option(
     "--strict",
     is_flag=True,
-    help=STRICT_HELP + " Each is listed on stderr as FILE#exchange: kind: message.",
+    help=STRICT_HELP + " Each is listed on stderr as its link (FILE#N@F): kind: message.",
 )
 @click.option(
     "--engine",
