@@ -412,9 +412,17 @@ def serve(files, port, speed, strict) -> None:
     rules, each other message what followed a recorded one of its type, at the recorded
     timing; a message nothing recorded answers gets the API's error event.
     """
+    from .core.links import LinkError, parse
     from .playback.serve import serve as run_serve
     from .recording.format import RecordingError
 
+    for name in files:  # a link names one exchange; serve answers from whole files
+        try:
+            got = parse(name)
+        except LinkError as e:
+            _fail(str(e))
+        if got is not None:
+            _fail(f"{name}: serve plays whole files, not one exchange: give {got.file}")
     try:
         run_serve(list(files), port, speed, strict, echo=click.echo)
     except RecordingError as e:

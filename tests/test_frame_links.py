@@ -108,6 +108,7 @@ def test_replay_takes_a_session_responses_frame(opened):
         (["export", f"{ALIBABA}#1@99"], "the stream has frames 1-8"),
         (["export", f"{ALIBABA}#1@2", "--frames", "1-3"], "names frame 2, and --frames says"),
         (["scan", f"{ALIBABA}#1@x"], "#1@x is no link"),
+        (["serve", f"{ALIBABA}#1@2"], f"serve plays whole files, not one exchange: give {ALIBABA}"),
     ],
 )
 def test_a_bad_link_is_one_line_and_no_screen(opened, args, said):
