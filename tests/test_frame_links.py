@@ -85,6 +85,12 @@ def test_replay_takes_a_session_responses_frame(opened):
     assert run("replay", f"{SESSION}#1.2@3").exit_code == 0
     app = opened[0]
     assert (app.exchange, app.response, app.start_frame) == (1, 2, 3)
+    # a single stream's findings link to exchange 1, as it opens
+    sse = "recordings/gemini-no-index.sse"
+    line = next(x for x in run("inspect", sse).stdout.splitlines() if "index-missing" in x)
+    assert line.endswith(f"  {sse}#1@1")
+    assert run("replay", f"{sse}#1@3").exit_code == 0
+    assert (opened[1].exchange, opened[1].start_frame) == (1, 3)
     done = run("replay", f"{ALIBABA}#1@2", "--frame", "3")
     assert done.exit_code == 2 and "names frame 2, and --frame says 3" in done.output
 
