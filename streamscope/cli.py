@@ -81,18 +81,25 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: 
     FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON
     Lines of chat.completion.chunk objects or a HAR 1.2 capture (browser devtools,
     mitmproxy, Charles, Proxyman); the kind is read from its content. FILE#N (as `scan`
-    prints it) is exchange N of FILE (the same as --exchange N).
+    prints it) is exchange N of FILE (the same as --exchange N); FILE#N@F and FILE#N.R@F
+    (the links printed beside each finding) report exchange N too, once its stream has
+    frame F (and the WebSocket session its response R).
     """
     from .analysis import analyze
     from .recording.format import RecordingError
 
-    file, exchange = split_reference(file, exchange)
+    given = file
+    file, exchange, response, frame = split_link(file, exchange)
     try:
         analysis = analyze(file, exchange)
     except RecordingError as e:
         _fail(str(e))
     except OSError as e:
         _fail(f"{file}: {e.strerror or e}")
+    if exchange is not None and (response is not None or frame is not None):
+        wrong = _linked_wrong(given, analysis.streams, exchange, response, frame)
+        if wrong is not None:
+            _fail(wrong)
     from .dialects import sdk_note
 
     note = sdk_note(s.dialect for s in analysis.streams)
@@ -201,13 +208,15 @@ def replay(file: str, exchange: int | None, response: int | None, frame: int, fo
     kind is read from its content. A recording or HAR opens on its exchanges, one per
     row; a single stream opens on its frames; a WebSocket session on its messages.
     FILE#N (as `scan` prints it) opens exchange N directly; FILE#N.R opens response R
-    of the WebSocket session that exchange N is (the same as --response R).
+    of the WebSocket session that exchange N is (the same as --response R); FILE#N@F
+    and FILE#N.R@F (as `inspect` and `scan` print beside each finding) open it at frame
+    F (the same as --frame F).
     """
     from .inputs import KIND_WORDS
     from .recording.format import RecordingError
 
-    file, response = split_response(file, response)
-    file, exchange = split_reference(file, exchange)
+    file, exchange, response, linked = split_link(file, exchange, response, frame or None)
+    frame = linked or 0
     if response is not None and exchange is None:
         _fail("--response names a response of the WebSocket session --exchange names")
 
@@ -243,41 +252,73 @@ def replay(file: str, exchange: int | None, response: int | None, frame: int, fo
         sys.exit(app.return_code)
 
 
-def split_response(file: str, response: int | None) -> tuple[str, int | None]:
-    """FILE#N.R: FILE#N and response R (of the WebSocket session exchange N is). A file
-    whose own name holds `#` is that file: the path is checked first."""
-    import os
+def split_link(
+    file: str,
+    exchange: int | None,
+    response: int | None = None,
+    frame: int | None = None,
+    options: tuple[str, str, str] = ("--exchange", "--response", "--frame"),
+) -> tuple[str, int | None, int | None, int | None]:
+    """FILE#N, FILE#N.R, FILE#N@F, FILE#N.R@F (core/links.py) as the file, exchange N,
+    response R and frame F; a link and an option that disagree, or a bad link, are one
+    line and exit 2. A file whose own name holds `#` is that file: the path is checked
+    first. `options`: the face's own names for the exchange, the response, the frame."""
+    from .core.links import LinkError, parse
 
-    base, sep, number = file.rpartition("#")
-    exchange, dot, turn = number.partition(".")
-    if (
-        not sep
-        or not dot
-        or os.path.exists(file)
-        or not (exchange.isdigit() and turn.isdigit())
-        or not os.path.exists(base)
+    try:
+        got = parse(file)
+    except LinkError as e:
+        _fail(str(e))
+        raise  # (unreached: for the type checker)
+    if got is None:
+        return file, exchange, response, frame
+    for option, asked, named, what in (
+        (options[0], exchange, got.exchange, "exchange"),
+        (options[1], response, got.response, "response"),
+        (options[2], frame, got.frame, "frame"),
     ):
-        return file, response
-    if response is not None and response != int(turn):
-        _fail(f"{file}: names response {turn}, and --response says {response}")
-    if int(turn) < 1:
-        _fail(f"{file}: a session's responses are numbered from 1")
-    return f"{base}#{exchange}", int(turn)
+        if asked is not None and named is not None and asked != named:
+            _fail(f"{file}: names {what} {named}, and {option} says {asked}")
+    return (
+        got.file,
+        got.exchange,
+        got.response if got.response is not None else response,
+        got.frame if got.frame is not None else frame,
+    )
+
+
+def _linked_wrong(
+    given: str, streams: list, exchange: int, response: int | None, frame: int | None
+) -> str | None:
+    """What a link's response or frame names that exchange `exchange` lacks (None: it
+    has it), said as replay says it."""
+    mine = [s for s in streams if s.exchange == exchange]
+    if not mine:
+        return f"{given}: exchange {exchange} is not a stream: it has no frames"
+    session = any(s.turn is not None for s in mine)
+    if response is not None:
+        if not session:
+            return f"{given}: exchange {exchange} is no WebSocket session, it has no responses"
+        mine = [s for s in mine if s.turn == response]
+        if not mine:
+            return f"{given}: the WebSocket session has no response {response}"
+    elif session and frame is not None:
+        return (
+            f"{given}: exchange {exchange} is a WebSocket session: a frame is a frame of one "
+            f"of its responses (#{exchange}.R@F names it)"
+        )
+    if frame is not None and frame > mine[0].frames:
+        return f"{given}: the stream has frames 1-{mine[0].frames}"
+    return None
 
 
 def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
-    """FILE#N as `scan` prints it: the file and exchange N. A file whose own name holds
-    `#` is that file: the path is checked first."""
-    import os
+    """FILE#N as `scan` prints it: the file and exchange N (split_link's first two)."""
+    file, exchange, _, _ = split_link(file, exchange)
+    return file, exchange
 
-    base, sep, number = file.rpartition("#")
-    if not sep or os.path.exists(file) or not number.isdigit() or not os.path.exists(base):
-        return file, exchange
-    if exchange is not None and exchange != int(number):
-        _fail(f"{file}: names exchange {number}, and --exchange says {exchange}")
-    if int(number) < 1:
-        _fail(f"{file}: exchanges are numbered from 1")
-    return base, int(number)
+
+EXPORT_OPTIONS = ("--exchange", "--turn", "--frames")
 
 
 @main.command()
@@ -332,14 +373,22 @@ def export(
 ) -> None:
     """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module; or a report to share (md, html).
 
-    FILE#N (as `scan` prints it) is exchange N of FILE (the same as --exchange N).
+    FILE#N (as `scan` prints it) is exchange N of FILE (the same as --exchange N);
+    FILE#N.R is turn R of the WebSocket session exchange N is (--turn R); FILE#N@F, as
+    `inspect` prints it beside a finding, is that stream up to frame F (--frames 1-F):
+    the frames the replay has shown at that link.
     """
     import os
 
     from .export.fixtures import export as make
     from .recording.format import RecordingError
 
-    file, exchange = split_reference(file, exchange)
+    given = file
+    file, exchange, turn, frame = split_link(file, exchange, turn, None, EXPORT_OPTIONS)
+    if frame is not None:  # FILE#N@F: the stream as it stood at frame F
+        if frames is not None:
+            _fail(f"{given}: names frame {frame}, and --frames says {frames}")
+        frames = f"1-{frame}"
     if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
         _fail(f"{output}: already exists; streamscope never overwrites it without --force")
     report = fmt in ("md", "html")
@@ -429,9 +478,17 @@ def serve(files, port, speed, strict) -> None:
     rules, each other message what followed a recorded one of its type, at the recorded
     timing; a message nothing recorded answers gets the API's error event.
     """
+    from .core.links import LinkError, parse
     from .playback.serve import serve as run_serve
     from .recording.format import RecordingError
 
+    for name in files:  # a link names one exchange; serve answers from whole files
+        try:
+            got = parse(name)
+        except LinkError as e:
+            _fail(str(e))
+        if got is not None:
+            _fail(f"{name}: serve plays whole files, not one exchange: give {got.file}")
     try:
         run_serve(list(files), port, speed, strict, echo=click.echo)
     except RecordingError as e:
@@ -466,7 +523,7 @@ def serve(files, port, speed, strict) -> None:
 @click.option(
     "--strict",
     is_flag=True,
-    help=STRICT_HELP + " Each is listed on stderr as FILE#exchange: kind: message.",
+    help=STRICT_HELP + " Each is listed on stderr as its link (FILE#N@F): kind: message.",
 )
 @click.option(
     "--engine",
@@ -476,14 +533,31 @@ def serve(files, port, speed, strict) -> None:
     help="local: worker processes on this machine; ray: tasks on a Ray cluster "
     "(RAY_ADDRESS, else a local one).",
 )
-def scan(paths, jobs, jsonl, db, parquet, strict, engine) -> None:
+@click.option(
+    "--kind",
+    metavar="KIND",
+    help="Instead of the summary, list every finding of this anomaly or contract kind, "
+    "one a line: its link (FILE#N@F), then its message.",
+)
+def scan(paths, jobs, jsonl, db, parquet, strict, engine, kind) -> None:
     """Analyse every recording under the PATHs (folders, globs, files) and summarise them.
 
     Per provider host and model: exchanges, streams, each anomaly kind with the share of
-    streams it hits, contract breaks, and the first FILE#exchange of each to open with
-    `streamscope replay`. A file that cannot be read is one line, and the scan goes on.
+    streams it hits, contract breaks, and the first links (FILE#N@F: exchange N, the
+    frame the anomaly is first seen at; FILE#N for a contract break) of each to open
+    with `streamscope replay`. A file that cannot be read is one line, and the scan goes
+    on. A PATH that is a link scans its file, whole.
     """
     import os
+
+    from .core.links import LinkError, parse
+
+    if kind is not None:
+        _check_kind(kind, jsonl)
+    try:  # a link names its file: a scan reads whole files
+        paths = [got.file if (got := parse(p)) is not None else p for p in paths]
+    except LinkError as e:
+        _fail(str(e))
 
     from .scan.errors import ScanError
     from .scan.main import Options
@@ -491,7 +565,16 @@ def scan(paths, jobs, jsonl, db, parquet, strict, engine) -> None:
 
     try:
         status = run_scan(
-            Options(list(paths), jobs or os.cpu_count() or 1, jsonl, db, parquet, strict, engine)
+            Options(
+                list(paths),
+                jobs or os.cpu_count() or 1,
+                jsonl,
+                db,
+                parquet,
+                strict,
+                engine,
+                kind=kind,
+            )
         )
     except ScanError as e:
         _fail(str(e))
@@ -502,6 +585,25 @@ def scan(paths, jobs, jsonl, db, parquet, strict, engine) -> None:
         say("scan interrupted")
         status = 130
     sys.exit(status)
+
+
+def _check_kind(kind: str, jsonl: bool) -> None:
+    """--kind names a kind the registries know (a typo would list nothing, silently)."""
+    import difflib
+
+    from .core.contract import KINDS as CONTRACT_KINDS
+    from .dialects import ANOMALY_KINDS
+
+    if jsonl:
+        _fail("--kind lists links, --jsonl prints rows: give one of them")
+    known = sorted({*ANOMALY_KINDS, *CONTRACT_KINDS})
+    if kind in known:
+        return
+    close = difflib.get_close_matches(kind, known, n=5, cutoff=0.6)
+    close += [k for k in known if kind in k and k not in close][: 5 - len(close)]
+    if close:
+        _fail(f"no finding kind {kind!r}; did you mean: {', '.join(close)}")
+    _fail(f"no finding kind {kind!r}, nor one close to it (inspect --json names each kind)")
 
 
 def samples_dir() -> str:

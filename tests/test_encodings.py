@@ -29,6 +29,7 @@ from streamscope.recording.format import Chunk
 from streamscope.tui.model import StreamModel
 
 from .encoded import CODINGS, Encoder, encode_recording
+from .helpers import unsourced
 from .upstream import Upstream
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -44,9 +45,7 @@ def run(*args: str):
 def inspect_json(path) -> dict:
     result = run("inspect", str(path), "--json")
     assert result.exit_code in (0, 1), result.output
-    d = orjson.loads(result.stdout_bytes)
-    d.pop("source", None)
-    return d
+    return unsourced(orjson.loads(result.stdout_bytes))
 
 
 def sample(name: str) -> str:

@@ -134,7 +134,8 @@ def test_strict_fails_on_an_error_anomaly(tmp_path):
     folder = copy(tmp_path / "f", "dashscope-truncated-args.jsonl")
     done = scan("--strict", str(folder))
     assert done.exit_code == 1
-    assert "dashscope-truncated-args.jsonl#1: args-invalid-json" in done.stderr
+    # the link leads to the frame the anomaly is first seen at
+    assert "dashscope-truncated-args.jsonl#1@3: args-invalid-json" in done.stderr
 
 
 def test_what_cannot_be_read_is_one_line_each_and_the_scan_goes_on(tmp_path):
@@ -388,4 +389,12 @@ def test_inspect_and_export_take_the_reference_scan_prints(tmp_path):
     shutil.copy(RECORDINGS / "alibaba-empty-id.jsonl", tmp_path / "x.jsonl#2")
     done = runner.invoke(main, ["inspect", "--json", str(tmp_path / "x.jsonl#2")])
     alibaba = runner.invoke(main, ["inspect", "--json", str(RECORDINGS / "alibaba-empty-id.jsonl")])
-    assert orjson.loads(done.output)["streams"] == orjson.loads(alibaba.output)["streams"]
+    # the same streams; each finding's link names the file it was read from
+    hashed, plain = (orjson.loads(r.output)["streams"] for r in (done, alibaba))
+    assert [a["link"] for s in hashed for a in s["anomalies"]] == [
+        f"{tmp_path / 'x.jsonl#2'}#1@2"
+    ] * 2
+    for s in hashed + plain:
+        for a in s["anomalies"]:
+            del a["link"]
+    assert hashed == plain

@@ -12,6 +12,7 @@ from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError, signature_bytes
 from ..core.engine import StreamResult, value_key
 from ..core.history import Tool
+from ..core.links import link, stream_link
 from ..core.results import flag, no_flag, ran
 from ..dialects import dialect
 from ..framing import SSE, framing
@@ -168,7 +169,7 @@ def render(
             tools = analysis.tools_of(s)
             if tools:
                 console.print(f"  [dim]request tools ({_count(tools)}):[/] {_tools(tools)}")
-            _stream(s, console, totals, full, analysis)
+            _stream(s, console, totals, full, analysis, analysis.source)
     if analysis.failures:
         console.print()
         console.print("[bold]Exchanges that failed[/] (not streams)")
@@ -180,7 +181,10 @@ def render(
                 if info and info.url
                 else ""
             )
-            console.print(f"  {_MARK['error']} exchange {f.exchange}{where}  {_safe(f.message)}")
+            console.print(
+                f"  {_MARK['error']} exchange {f.exchange}{where}  {_safe(f.message)}"
+                f"  {_safe(link(analysis.source, f.exchange))}"
+            )
     if analysis.contract:
         console.print()
         console.print(
@@ -191,6 +195,7 @@ def render(
             totals[finding.severity] += 1
             console.print(
                 f"  {_MARK[finding.severity]} exchange {finding.exchange}  [bold]{finding.kind}[/]  {_safe(finding.message)}"
+                f"  {_safe(link(analysis.source, finding.exchange, response=finding.turn))}"
             )
     elif analysis.format in RECORDED and any(s.tool_calls for s in analysis.streams):
         console.print()
@@ -250,7 +255,9 @@ def _stream(
     totals: Counter[str],
     full: bool = False,
     analysis: Analysis | None = None,
+    source: str | None = None,
 ) -> None:
+    """`source`: the file the links beside each anomaly name (None: no links)."""
     terms = dialect(s.dialect).terms
     several = len(s.choices) > 1
     for choice in s.choices:
@@ -304,6 +311,11 @@ def _stream(
             totals[a.severity] += 1
             console.print(
                 f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{times(a.kind, a.count)}[/]  {_safe(a.text())}"
+                + (
+                    f"  {_safe(stream_link(source, s.exchange, s.turn, a.frame, s.frames))}"
+                    if source is not None
+                    else ""
+                )
             )
     console.print("  [bold]What each client builds[/]")
     width = max((len(n) for n in s.strategies if n != "robust"), default=0)

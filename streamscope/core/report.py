@@ -12,6 +12,7 @@ from .calls import Call, StrategyError
 from .contract import Finding
 from .engine import StreamResult
 from .history import Tool
+from .links import link, stream_link
 from .repair import Repair
 from .results import Answer
 
@@ -170,8 +171,14 @@ def report_json(
             )
             for s in streams
         ],
-        "contract": [f.to_json() for f in contract],
+        "contract": [
+            {**f.to_json(), "link": link(source, f.exchange, response=f.turn)} for f in contract
+        ],
     }
+    # each finding's link (core/links.py), as the text beside it prints it (additive)
+    for s, doc in zip(streams, out["streams"], strict=True):  # type: ignore[call-overload]
+        for a, entry in zip(s.anomalies, doc["anomalies"], strict=True):
+            entry["link"] = stream_link(source, s.exchange, s.turn, a.frame, s.frames)
     if stopped is not None:
         out["stopped_at"] = stopped
     if failed:

@@ -27,6 +27,7 @@ class Options:
     strict: bool = False
     engine: str = "local"
     progress: bool | None = None  # None: only on a terminal
+    kind: str | None = None  # list every finding of this kind instead of the summary
 
 
 def scan(o: Options) -> int:
@@ -49,7 +50,7 @@ def _scan(o: Options, pool, started: float) -> int:
     store = Store(o.db) if (o.db or o.parquet) else None
     exclude = {os.path.realpath(o.db), os.path.realpath(o.db) + ".wal"} if o.db else set()
     found = find_files(o.paths, exclude)
-    summary = Summary()
+    summary = Summary(kind=o.kind)
     summary.notes += [f"{p}: {why}" for p, why in found.problems]
     todo = found.files
     if store is not None and o.db:  # incremental: files as the last scan read them
@@ -94,6 +95,16 @@ def _scan(o: Options, pool, started: float) -> int:
     if o.jsonl:
         for line in summary.unreadable + summary.notes:
             say(line)
+    elif o.kind is not None:  # the links alone on stdout: `| cut -d' ' -f1` opens each
+        for line in summary.kind_lines():
+            print(line)
+        for line in summary.unreadable + summary.notes:
+            say(line)
+        files = len({f[0] for f in summary.found})
+        say(
+            f"{o.kind}: {plural(len(summary.found), 'finding')} in {plural(files, 'file')} "
+            f"of {summary.files} scanned"
+        )
     else:
         for line in summary.lines(time.monotonic() - started):
             print(line)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..core.links import link, stream_link
 from ..core.verdict import exchange_failure, fails
 from ..text import plural, visible
 from .rows import FileRows
@@ -35,6 +36,10 @@ class Summary:
     failing: list[str] = field(default_factory=list)  # --strict: what fails it
     failing_count: int = 0
     from_store: int = 0  # files unchanged since the last scan (rows read back)
+    # --kind: every finding of this kind, (file, exchange, turn, frame, link, message);
+    # this list alone grows with the files, one entry per finding of the kind
+    kind: str | None = None
+    found: list[tuple[str, int, int, int, str, str]] = field(default_factory=list)
 
     def add(self, rows: FileRows) -> None:
         self.files += 1
@@ -42,6 +47,8 @@ class Summary:
             self.unreadable.append(rows.error)
             return
         per_exchange = {}
+        frames = {(e.exchange, e.turn): e.frames for e in rows.exchanges}
+        linked: set[tuple[str, int, int | None]] = set()
         for e in rows.exchanges:
             failure = exchange_failure(e.stream, e.status, e.ended)
             if failure is not None:
@@ -52,24 +59,48 @@ class Summary:
             g.streams += e.stream
             for kind in dict.fromkeys(e.anomaly_kinds):
                 g.kinds[kind] += 1
-                self._ref(g, kind, rows.file, e.exchange)
-        for a in rows.anomalies:
+        for a in rows.anomalies:  # each kind's link: to the frame it is first seen at
             self.severity[a.kind] = a.severity
+            at = stream_link(
+                rows.file, a.exchange, a.turn, a.frame, frames.get((a.exchange, a.turn), 0)
+            )
+            if a.exchange in per_exchange and (a.kind, a.exchange, a.turn) not in linked:
+                linked.add((a.kind, a.exchange, a.turn))  # an exchange's first, once
+                self._ref(per_exchange[a.exchange], a.kind, at)
+            self._found(a.kind, rows.file, a.exchange, a.turn, a.frame, at, a.message)
             if fails(a.severity, a.cut_by_client):
-                self._fail(f"{rows.file}#{a.exchange}: {a.kind}: {a.message}")
+                self._fail(f"{at}: {a.kind}: {a.message}")
         for c in rows.contract:
             self.severity[c.kind] = c.severity
             g = per_exchange.get(c.exchange) or self.groups.setdefault(
                 ("(no host)", "(no model)"), Group()
             )
             g.contract[c.kind] += 1
-            self._ref(g, c.kind, rows.file, c.exchange)
+            at = link(rows.file, c.exchange, response=c.turn)
+            self._ref(g, c.kind, at)
+            self._found(c.kind, rows.file, c.exchange, c.turn, 0, at, c.message)
             if fails(c.severity):
-                self._fail(f"{rows.file}#{c.exchange}: {c.kind}: {c.message}")
+                self._fail(f"{at}: {c.kind}: {c.message}")
 
-    def _ref(self, g: Group, kind: str, file: str, exchange: int) -> None:
+    def _found(
+        self,
+        kind: str,
+        file: str,
+        exchange: int,
+        turn: int | None,
+        frame: int,
+        at: str,
+        message: str,
+    ) -> None:
+        if kind == self.kind:
+            self.found.append((file, exchange, turn or 0, frame, at, message))
+
+    def kind_lines(self) -> list[str]:
+        """--kind: each finding of the kind, its link then its message, in file order."""
+        return [f"{visible(at)}  {visible(m)}" for *_, at, m in sorted(self.found)]
+
+    def _ref(self, g: Group, kind: str, ref: str) -> None:
         refs = g.refs.setdefault(kind, [])
-        ref = f"{file}#{exchange}"
         if len(refs) < REFS and ref not in refs:
             refs.append(ref)
 

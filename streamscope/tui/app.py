@@ -43,6 +43,23 @@ from .session_rows import Layout, layout
 LOOK_EVERY, GROW_EVERY = 0.2, 1.0
 
 
+def no_responses(source: str, exchange: int) -> str:
+    return f"{source}: exchange {exchange} is no WebSocket session, it has no responses"
+
+
+def frame_of_session(source: str, exchange: int) -> str:
+    name = f"{Path(source).name}#{exchange}"
+    return (
+        f"{source}: exchange {exchange} is a WebSocket session: --frame is "
+        f"a frame of one of its responses ({name}.N or --response N names it)"
+    )
+
+
+def response_beyond(source: str, exchange: int, responses: int, turn: int) -> str:
+    has = f"responses 1-{responses}" if responses else "no responses"
+    return f"{source}: exchange {exchange} is a WebSocket session with {has}, not response {turn}"
+
+
 def frame_beyond(source: str, asked: int, total: int) -> str:
     """--frame past the stream's end, said as export says --frames."""
     return f"{source}: --frame {asked}: the stream has frames 1-{total}"
@@ -172,17 +189,11 @@ class ReplayApp(App):
         """A response is asked of a WebSocket session only, and a frame of a session's
         response, not of the session (False: said why, and leaving)."""
         session = info.framing == WEBSOCKET
-        name = f"{Path(self.source).name}#{info.exchange}"
         if self.response is not None and not session:
-            self.fail(
-                f"{self.source}: exchange {info.exchange} is no WebSocket session, it has no responses"
-            )
+            self.fail(no_responses(self.source, info.exchange))
             return False
         if session and self.response is None and self.asked_frame is not None:
-            self.fail(
-                f"{self.source}: exchange {info.exchange} is a WebSocket session: --frame is "
-                f"a frame of one of its responses ({name}.N or --response N names it)"
-            )
+            self.fail(frame_of_session(self.source, info.exchange))
             return False
         return True
 
@@ -346,10 +357,7 @@ class ReplayApp(App):
         assert ws is not None
         if turn is not None:
             if not 1 <= turn <= len(ws.turns):
-                has = f"responses 1-{len(ws.turns)}" if ws.turns else "no responses"
-                self.fail(
-                    f"{self.source}: exchange {exchange} is a WebSocket session with {has}, not response {turn}"
-                )
+                self.fail(response_beyond(self.source, exchange, len(ws.turns), turn))
                 return
             self.open_turn(exchange, turn - 1, self.start_frame, replace=True)
             return
@@ -463,9 +471,15 @@ class ReplayApp(App):
             ex = self.input.exchange(exchange)
             if ex.info.framing == WEBSOCKET:
                 ws = ex.session()
-                if ws is None or self.response is None or not 1 <= self.response <= len(ws.turns):
+                if ws is None:
                     return None  # the screen's checks say what is wrong
+                if self.response is None:
+                    return frame_of_session(self.source, exchange)
+                if not 1 <= self.response <= len(ws.turns):
+                    return response_beyond(self.source, exchange, len(ws.turns), self.response)
                 reads = TurnReads(ws.turns[self.response - 1])
+            elif self.response is not None:
+                return no_responses(self.source, exchange)
             elif ex.response is not None and not ex.info.stream:
                 return None  # no stream: the request and response are shown
             else:
