@@ -376,7 +376,7 @@ def export(
     FILE#N (as `scan` prints it) is exchange N of FILE (the same as --exchange N);
     FILE#N.R is turn R of the WebSocket session exchange N is (--turn R); FILE#N@F, as
     `inspect` prints it beside a finding, is that stream up to frame F (--frames 1-F):
-    the frames the replay has shown at that link.
+    the frames the replay has shown at that link; a report (md, html) opens at frame F.
     """
     import os
 
@@ -384,14 +384,18 @@ def export(
     from .recording.format import RecordingError
 
     given = file
-    file, exchange, turn, frame = split_link(file, exchange, turn, None, EXPORT_OPTIONS)
-    if frame is not None:  # FILE#N@F: the stream as it stood at frame F
+    file, exchange, turn, linked = split_link(file, exchange, turn, None, EXPORT_OPTIONS)
+    report = fmt in ("md", "html")
+    if linked is not None and report:  # FILE#N@F: the report opens at frame F
+        if frame is not None and frame != linked:
+            _fail(f"{given}: names frame {linked}, and --frame says {frame}")
+        frame = linked
+    elif linked is not None:  # FILE#N@F: the stream as it stood at frame F
         if frames is not None:
-            _fail(f"{given}: names frame {frame}, and --frames says {frames}")
-        frames = f"1-{frame}"
+            _fail(f"{given}: names frame {linked}, and --frames says {frames}")
+        frames = f"1-{linked}"
     if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
         _fail(f"{output}: already exists; streamscope never overwrites it without --force")
-    report = fmt in ("md", "html")
     if report and (frames or minimal or keep_fields or turn):
         _fail(
             "--frames, --minimal, --keep-fields and --turn make fixtures; a report shows the stream whole"

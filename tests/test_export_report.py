@@ -123,6 +123,14 @@ def test_the_markdown_report_is_a_table_at_the_finding_with_the_overwrite_marked
     assert ends["naive"][4] == "**yes**" and ends["openai-docs"][1].startswith("raised: ")
 
 
+def test_a_link_to_a_frame_opens_the_report_there(tmp_path):
+    """FILE#N@F, as inspect prints it beside a finding: the report at that frame."""
+    text = export_to(tmp_path / "r.md", f"{ALIBABA}#1@1", "--format", "md")
+    assert "#### The calls at frame 1 " in text
+    code, said = run(f"{ALIBABA}#1@1", "--format", "md", "--frame", "2")
+    assert code == 2 and "names frame 1, and --frame says 2" in said
+
+
 def test_a_chosen_frame_is_the_table_as_it_stood_there(tmp_path):
     text = export_to(tmp_path / "r.md", ALIBABA, "--format", "md", "--frame", "1")
     assert "#### The calls at frame 1 " in text
