@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+import orjson
 import pytest
 from click.testing import CliRunner
 
@@ -42,6 +43,38 @@ def test_steps_align_both_sides_by_the_arguments_assembled_and_find_the_rewritte
         ("guarded", 1, ["id"])
     ]
     assert al.next_difference(0) == 1 and al.next_difference(1) is None
+
+
+def _sse(tmp_path, name: str, fragments: list[str], call_id: str = "call_1") -> str:
+    """A Chat Completions SSE body: one call opened, its arguments in `fragments`."""
+
+    def event(delta: dict, finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return b"data: " + orjson.dumps({"object": "chat.completion.chunk", "choices": [choice]})
+
+    opener = {"index": 0, "id": call_id, "type": "function", "function": {"name": "f"}}
+    events = [event({"role": "assistant", "tool_calls": [opener]})]
+    events += [
+        event({"tool_calls": [{"index": 0, "function": {"arguments": f}}]}) for f in fragments
+    ]
+    events += [event({}, "tool_calls"), b"data: [DONE]"]
+    path = tmp_path / name
+    path.write_bytes(b"\n\n".join(events) + b"\n\n")
+    return str(path)
+
+
+def test_a_step_is_the_first_frame_each_side_reaches_the_share(tmp_path):
+    # the same 18 characters in 2 fragments and in 4: shares 1/2 | 4/18, 9/18, 13/18
+    a = _sse(tmp_path, "a.sse", ['{"city": ', '"Berlin"}'])
+    b = _sse(tmp_path, "b.sse", ['{"ci', 'ty": ', '"Ber', 'lin"}'], call_id="call_2")
+    al = open_pair((a, None), (b, None)).aligned
+    # frame 1 opens the call; A's fragments are frames 2-3, B's 2-5; then finish and [DONE]
+    assert [(s.a, s.b) for s in al.steps] == [(0, 0), (2, 2), (2, 3), (3, 4), (3, 5), (5, 7)]
+    assert [round(s.share, 3) for s in al.steps] == [0, 0.222, 0.5, 0.722, 1, 1]
+    robust = [(name, c.fields) for name, c in al.differences(1) if name == "robust"]
+    assert robust == [("robust", ["id", "arguments"])]  # A is half-way, B at 4 characters
+    # at half the arguments both sides hold the same text: only the id differs
+    assert [(n, c.fields) for n, c in al.differences(2) if n == "robust"] == [("robust", ["id"])]
 
 
 @pytest.mark.parametrize(
