@@ -82,6 +82,10 @@ def test_a_step_is_the_first_frame_each_side_reaches_the_share(tmp_path):
     [
         ("/nonexistent/b.jsonl", "/nonexistent/b.jsonl: no such file"),
         (f"{LITELLM}#9", "there is no exchange 9"),
+        (
+            os.path.join(ROOT, "recordings", "realtime-two-calls.jsonl"),
+            "a WebSocket session's responses are not shown side by side",
+        ),
     ],
 )
 def test_a_bad_b_is_one_line_and_exit_2_with_no_screen(b, said):
