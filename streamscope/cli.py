@@ -189,6 +189,7 @@ def diff(a: str, b: str, as_json: bool) -> None:
 
 @main.command()
 @click.argument("file")
+@click.argument("other", metavar="[B]", required=False)
 @click.option(
     "--exchange", type=click.IntRange(min=1), help="Open this exchange of a recording directly."
 )
@@ -200,7 +201,14 @@ def diff(a: str, b: str, as_json: bool) -> None:
 @click.option("--frame", type=click.IntRange(min=0), default=0, help="Start at this frame.")
 @click.option("--follow", is_flag=True, help="Reload as a recording that is being written grows.")
 @_with_keys
-def replay(file: str, exchange: int | None, response: int | None, frame: int, follow: bool) -> None:
+def replay(
+    file: str,
+    other: str | None,
+    exchange: int | None,
+    response: int | None,
+    frame: int,
+    follow: bool,
+) -> None:
     """Step through FILE's streams frame by frame, and watch each tool call being assembled.
 
     FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON Lines
@@ -211,9 +219,17 @@ def replay(file: str, exchange: int | None, response: int | None, frame: int, fo
     of the WebSocket session that exchange N is (the same as --response R); FILE#N@F
     and FILE#N.R@F (as `inspect` and `scan` print beside each finding) open it at frame
     F (the same as --frame F).
+
+    `replay A B` opens two streams side by side (A and B as `diff` reads them, FILE#N for
+    one exchange): the first pair `diff` finds different, stepped together by the share
+    of their arguments assembled, the cells that differ marked, and what `diff` found.
     """
     from .inputs import KIND_WORDS
     from .recording.format import RecordingError
+
+    if other is not None:
+        _side_by_side(file, other, exchange, response, frame, follow)
+        return
 
     file, exchange, response, linked = split_link(file, exchange, response, frame or None)
     frame = linked or 0
@@ -250,6 +266,22 @@ def replay(file: str, exchange: int | None, response: int | None, frame: int, fo
         print(app.failure, file=sys.stderr, flush=True)  # (made visible by the app)
     if app.return_code:
         sys.exit(app.return_code)
+
+
+def _side_by_side(
+    a: str, b: str, exchange: int | None, response: int | None, frame: int, follow: bool
+) -> None:
+    from .recording.format import RecordingError
+    from .tui.sidebyside import SideError, open_pair
+
+    if exchange is not None or response is not None or frame or follow:
+        _fail("replay A B: --exchange, --response, --frame and --follow are for one file (A#N)")
+    sides = [split_reference(given, None) for given in (a, b)]
+    try:
+        app = open_pair(sides[0], sides[1])
+    except (RecordingError, SideError) as e:
+        _fail(str(e))
+    app.run()
 
 
 def split_link(

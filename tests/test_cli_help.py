@@ -45,7 +45,20 @@ def _bound_keys() -> set[str]:
 
 def test_replay_help_lists_the_keys_and_each_is_really_bound():
     text = help_of("replay")
-    block = text.split("Keys (", 1)[1].split("Options:", 1)[0]
+    block, side = text.split("Keys (", 1)[1].split("Options:", 1)[0].split("Side by side (")
+    named = _named(block)
+    assert {"enter", "n", "]", "s", "space", "r", "+", "?", "q"} <= set(named)
+    assert set(named) - {"ctrl+p"} <= _bound_keys(), set(named) - _bound_keys()
+    assert "? lists them on every screen" in text
+    # `replay A B`'s keys, each bound by its app
+    from streamscope.tui.sidebyside import SideBySideApp
+
+    bound = {k for b in SideBySideApp.BINDINGS for k in b.key.split(",")}  # type: ignore[union-attr]
+    assert {"right", "left", "right_square_bracket", "question_mark", "q"} <= bound
+    assert {"right", "left", "]", "?", "q"} <= set(_named(side))
+
+
+def _named(block: str) -> list[str]:
     rows = [line.strip() for line in block.splitlines()[1:] if line.strip()]
     # "right, n   the next frame (within the filter)": keys, then words
     named = []
@@ -53,9 +66,7 @@ def test_replay_help_lists_the_keys_and_each_is_really_bound():
         keys = re.match(r"((?:[^\s,]+)(?:, [^\s,]+)*)\s{3,}", row)
         assert keys, row
         named += keys.group(1).split(", ")
-    assert {"enter", "n", "]", "s", "space", "r", "+", "?", "q"} <= set(named)
-    assert set(named) - {"ctrl+p"} <= _bound_keys(), set(named) - _bound_keys()
-    assert "? lists them on every screen" in text
+    return named
 
 
 def test_serve_help_says_how_a_request_picks_its_exchange():

@@ -240,6 +240,22 @@ SESSION = (
     BACK,
 )
 
+# `replay A B`: two streams stepped together (tui/sidebyside.py)
+SIDE_BY_SIDE = (
+    Key("next", ("right", "n"), "step(1)", "Next", "both sides to the next aligned step"),
+    Key("prev", ("left", "p"), "step(-1)", "Prev", "both sides to the previous aligned step"),
+    Key(
+        "next_difference",
+        ("right_square_bracket",),
+        "difference",
+        "Difference",
+        "the next step where the two sides' tables differ anew",
+        display="]",
+    ),
+    HELP,
+    replace(QUIT, what="quit (on the help page: close it)"),
+)
+
 
 def every() -> list[Key]:
     """Every key the replay answers, once each, in the help's order."""
@@ -254,4 +270,10 @@ def listed() -> str:
     every_key = every()
     width = max(len(k.typed) for k in every_key) + 3
     lines = [f"  {k.typed:<{width}}{k.what}" for k in every_key]
-    return "\b\nKeys (? lists them on every screen, with how to read it):\n" + "\n".join(lines)
+    side = [f"  {k.typed:<{width}}{k.what}" for k in SIDE_BY_SIDE]
+    return (
+        "\b\nKeys (? lists them on every screen, with how to read it):\n"
+        + "\n".join(lines)
+        + "\n\n\b\nSide by side (replay A B):\n"
+        + "\n".join(side)
+    )

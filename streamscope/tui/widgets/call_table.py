@@ -71,13 +71,7 @@ class CallTable(RenderedStatic):
         state = self.state
         if state is None:
             return
-        # the container and key columns in the dialect's words: c/idx, m/blk
-        terms = dialect(state.engine.dialect).terms
-        self.heads = terms.columns
-        self.columns = (
-            self.TWO_IDS if terms.item_ids else self.SIGNED if terms.signatures else self.COLUMNS
-        )
-        self.by_value = state.engine.by_value
+        self.fit(state)
         robust = state.strategy_calls()["robust"]
         touched = next((e.call for e in state.events if e.call >= 0), None)
         rows = max(3, self.app.size.height // 6)
@@ -93,6 +87,15 @@ class CallTable(RenderedStatic):
             self.show(theirs, compare=robust, window=window)  # type: ignore[arg-type]
 
     watch_state = watch_strategy = _watch_any
+
+    def fit(self, state: FrameState) -> None:
+        """The columns in the words of `state`'s dialect: c/idx, m/blk; two ids; a signature."""
+        terms = dialect(state.engine.dialect).terms
+        self.heads = terms.columns
+        self.columns = (
+            self.TWO_IDS if terms.item_ids else self.SIGNED if terms.signatures else self.COLUMNS
+        )
+        self.by_value = state.engine.by_value
 
     @staticmethod
     def _widths(
@@ -144,9 +147,11 @@ class CallTable(RenderedStatic):
         events: list[FieldEvent] = (),  # type: ignore[assignment]
         compare: list[Call] | None = None,
         window: tuple[int, int] | None = None,
+        against: str = "robust",
     ) -> None:
         """Rows for `calls`; cells `events` touched are highlighted; cells unlike `compare`
-        marked. `window`: the calls shown (first, last), the others counted in a line."""
+        (`against`'s calls) marked. `window`: the calls shown (first, last), the others
+        counted in a line."""
         total = len(calls)
         more = 0 if compare is None else len(compare) - total  # calls robust has beyond
         first, last = window or (0, total)
@@ -265,7 +270,7 @@ class CallTable(RenderedStatic):
             table.add_row(*cells)
         caption = Text()
         if more > 0:  # under the table, the width of it (a cell is a column's width)
-            caption.append(f"≠ robust has {plural(more, 'more call')}", style="bold red")
+            caption.append(f"≠ {against} has {plural(more, 'more call')}", style="bold red")
         if windowed and calls:
             shown = f"calls {first + 1}-{first + len(calls)} of {everyone:,}"
             caption.append(f"{' · ' if caption else ''}{shown}", style="dim")
