@@ -114,7 +114,7 @@ def table_rows(text: str) -> list[list[str]]:
 def test_the_markdown_report_is_a_table_at_the_finding_with_the_overwrite_marked(tmp_path):
     text = export_to(tmp_path / "r.md", ALIBABA, "--format", "md")
     assert len(text) < 65000
-    assert "#### The calls at frame 2 (526.824 ms): `id-empty-overwrite`" in text
+    assert "#### The calls at frame 2 (528.386 ms): `id-empty-overwrite`" in text
     at, end = text.split("#### Anomalies")
     rows = {r[0]: r for r in table_rows(at)}
     assert rows["robust"][3] == '"call&#95;eee11723464a4b9eb8cee71d"'

@@ -224,15 +224,14 @@ def _states(
         info.response_format if info else None,
         chunk_log=source.kind == CHUNKS,
     )
-    start = info.start_ns if info else 0
     states = [FrameView(0, None, "", _tables(engine.strategy_calls(), None, redact), [])]
     for frame in ex.frames():
         engine.feed(frame)
         if frame.number not in kept:
             continue
         ms = None
-        if frame.time_ns is not None:
-            ms = round((frame.time_ns - (start if source.recorded else 0)) / 1e6, 3)
+        if frame.time_ns is not None:  # (already an offset from the request)
+            ms = round(frame.time_ns / 1e6, 3)
         robust = engine.calls_now()
         states.append(
             FrameView(
