@@ -73,6 +73,17 @@ def test_a_file_against_itself_is_the_same():
     assert doc["same"] is True and all(p["same"] for p in doc["pairs"])
 
 
+def test_two_answers_that_differ_in_their_text_differ(tmp_path):
+    """The same calls, another answer: a user reads the text, so it is no "same"."""
+    changed = tmp_path / "openai-other-answer.jsonl"
+    changed.write_bytes((RECORDINGS / "openai.jsonl").read_bytes().replace(b"partly", b"mostly"))
+    result = run(str(RECORDINGS / "openai.jsonl"), str(changed))
+    assert result.exit_code == 1, result.output
+    assert "content: " in result.stdout and "mostly" in result.stdout
+    doc = json.loads(run(str(RECORDINGS / "openai.jsonl"), str(changed), "--json").stdout)
+    assert [c["field"] for p in doc["pairs"] for c in p["stream"]] == ["content"]
+
+
 def test_one_exchange_against_a_whole_recording_is_paired_by_request():
     result = run(f"{DIRECT}#2", GATEWAY, "--json")
     doc = json.loads(result.stdout)

@@ -188,7 +188,8 @@ def _pair(x: StreamResult | None, y: StreamResult | None, ta: Timing | None, tb:
     out = PairDiff(key(x) if x else None, key(y) if y else None, timing_a=ta, timing_b=tb)
     if x is None or y is None:
         return out
-    for name in ("dialect", "framing", "ended", "finish_reason"):
+    # (the text the model wrote is what a user reads: two answers that differ are no "same")
+    for name in ("dialect", "framing", "ended", "finish_reason", "content", "reasoning_content"):
         if getattr(x, name) != getattr(y, name):
             out.stream.append(Change(name, getattr(x, name), getattr(y, name)))
     out.calls = compare_calls(x.tool_calls, y.tool_calls)

@@ -65,6 +65,7 @@ LABELS = {
     "fragments": "fragments per call",
     "largest_gap_ns": "largest gap between frames",
     "finish_reason": "finish reason",
+    "reasoning_content": "reasoning",
 }
 
 
