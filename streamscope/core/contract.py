@@ -481,23 +481,22 @@ def _compare(
         where += f" (the conversation begun at exchange {conversation})"
     for call, back in zip(calls, match(calls, sent), strict=True):
         label = f"call {quote(call.name)} (id {quote(call.id)})"
+        # every finding on this call: keyed by it, pointing at what went back for it
         keys = (stream_ex, call.id, call.first_frame, call.index)
         about_it = call.id if back is None else about(back)
-
-        def found(
-            kind: str, message: str, keys: tuple[object, ...] = keys, about_it: object = about_it
-        ) -> None:
-            """A finding about this call, keyed by it, at the entry that sends it back."""
-            add(req_ex, kind, message, *keys, at=at, call=about_it)
-
         if back is None:
-            found(
+            add(
+                req_ex,
                 "tool-call-dropped",
                 f"{where}: {label} is missing from {req.words.sent_all}",
+                *keys,
+                at=at,
+                call=about_it,
             )
             continue
         if back.id != call.id and _filled(req, call, back, sent, results):
-            found(
+            add(
+                req_ex,
                 "tool-call-id-filled",
                 f"{where}: the model sent no id for {label}; the client gave it id "
                 f"{quote(back.id)}, "
@@ -507,6 +506,9 @@ def _compare(
                     else f"and no {req.words.result} is sent yet"
                 )
                 + " (the API leaves the id to the client): the link holds",
+                *keys,
+                at=at,
+                call=about_it,
             )
         elif back.id != call.id:
             twice = sum(1 for s in sent if s.id == back.id) > 1
@@ -521,7 +523,8 @@ def _compare(
                 + ": the results are not linked to the calls"
             )
             linked = not twice and results is not None and back.id in results
-            found(
+            add(
+                req_ex,
                 "tool-call-id-substituted",
                 unlinked
                 if req.client_ids and call.id in ("", None) and back.id not in ("", None)
@@ -535,11 +538,18 @@ def _compare(
                     if linked
                     else "; the model cannot match results to calls"
                 ),
+                *keys,
+                at=at,
+                call=about_it,
             )
         if back.name != call.name:
-            found(
+            add(
+                req_ex,
                 "tool-call-name-changed",
                 f"{where}: the stream assembled name {quote(call.name)}, {req.words.sent} carries {quote(back.name)}",
+                *keys,
+                at=at,
+                call=about_it,
             )
         if call.signature is not None and not same_signature(call.signature, back.signature):
             said = (
@@ -547,47 +557,71 @@ def _compare(
                 if back.signature is None
                 else f"with another one ({cut(quote(back.signature), 30)})"
             )
-            found(
+            add(
+                req_ex,
                 "thought-signature-dropped",
                 f"{where}: {label} was streamed with thoughtSignature "
                 f"{cut(quote(call.signature), 30)} and goes back {said}: Gemini answers 400 "
                 '("Function call is missing a thought_signature")',
+                *keys,
+                at=at,
+                call=about_it,
             )
         custom = req.kind_of(call.type) == "custom"
         if req.kind_of(call.type) != req.kind_of(back.type):
-            found(
+            add(
+                req_ex,
                 "tool-call-type-changed",
                 f"{where}: {label} was streamed as a {req.kind_of(call.type)} call "
                 f"and goes back with type {quote(back.type)}",
+                *keys,
+                at=at,
+                call=about_it,
             )
         if custom:  # free text: compared as sent, never parsed
             if back.arguments != call.arguments:
-                found(
+                add(
+                    req_ex,
                     "tool-call-input-changed",
                     f"{where}: custom {label} was streamed with input {cut(quote(call.arguments), 50)} "
                     f"and goes back with {cut(quote(back.arguments), 50)}",
+                    *keys,
+                    at=at,
+                    call=about_it,
                 )
             continue
         if not _parses(back.arguments):
-            found(
+            add(
+                req_ex,
                 "tool-call-arguments-invalid",
                 f"{where}: {label} goes back with arguments that do not parse "
                 f"({cut(quote(back.arguments), 60)}); the provider may reject the request",
+                *keys,
+                at=at,
+                call=about_it,
             )
         elif back.arguments != call.arguments:
             if not isinstance(call.arguments, str) or _parses(call.arguments):
                 if _value(back.arguments) != _value(call.arguments):
-                    found(
+                    add(
+                        req_ex,
                         "tool-call-arguments-changed",
                         f"{where}: {label} was streamed with arguments {cut(quote(call.arguments), 50)} "
                         f"and goes back with {cut(quote(back.arguments), 50)}",
+                        *keys,
+                        at=at,
+                        call=about_it,
                     )
             else:
-                found(
+                add(
+                    req_ex,
                     "tool-call-arguments-repaired",
                     f"{where}: {label} was streamed with arguments that do not parse "
                     f"({cut(quote(call.arguments), 50)}) and goes back repaired as "
                     f"{cut(quote(back.arguments), 50)}: check the repair kept their meaning",
+                    *keys,
+                    at=at,
+                    call=about_it,
                 )
 
 
