@@ -344,6 +344,25 @@ def _linked_wrong(
     return None
 
 
+def _check_frame(frame: int, where: str) -> None:
+    """A frame number by core/links.py's one rule (from 1): else one line, exit 2."""
+    from .core.links import LinkError, check_frame
+
+    try:
+        check_frame(frame, where)
+    except LinkError as e:
+        _fail(str(e))
+
+
+def _range(frames: str) -> tuple[int, int] | None:
+    """--frames A-B as its two ends (None: not a range of two numbers)."""
+    first, _, last = frames.partition("-")
+    try:
+        return int(first), int(last)
+    except ValueError:
+        return None
+
+
 def split_reference(file: str, exchange: int | None) -> tuple[str, int | None]:
     """FILE#N as `scan` prints it: the file and exchange N (split_link's first two)."""
     file, exchange, _, _ = split_link(file, exchange)
@@ -389,8 +408,8 @@ EXPORT_OPTIONS = ("--exchange", "--turn", "--frames")
 )
 @click.option(
     "--frame",
-    type=click.IntRange(min=0),
-    help="md, html: the frame the report opens at (default: its first finding's).",
+    type=int,
+    help="md, html: the frame the report opens at, from 1 (default: its first finding's).",
 )
 @click.option(
     "--redact-content",
@@ -406,9 +425,11 @@ def export(
     """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module; or a report to share (md, html).
 
     FILE#N (as `scan` prints it) is exchange N of FILE (the same as --exchange N);
-    FILE#N.R is turn R of the WebSocket session exchange N is (--turn R); FILE#N@F, as
-    `inspect` prints it beside a finding, is that stream up to frame F (--frames 1-F):
-    the frames the replay has shown at that link; a report (md, html) opens at frame F.
+    FILE#N.R is response (turn) R of the WebSocket session exchange N is (--turn R), a
+    report's too; FILE#N@F and FILE#N.R@F, as `inspect` prints them beside a finding,
+    are that stream up to frame F (--frames 1-F): the frames the replay has shown at that
+    link; a report (md, html) opens at frame F (--frame F). Options that agree with the
+    link are accepted; frames are numbered from 1.
     """
     import os
 
@@ -418,19 +439,22 @@ def export(
     given = file
     file, exchange, turn, linked = split_link(file, exchange, turn, None, EXPORT_OPTIONS)
     report = fmt in ("md", "html")
-    if linked is not None and report:  # FILE#N@F: the report opens at frame F
+    if frame is not None:
+        _check_frame(frame, f"--frame {frame}")
+    if linked is not None:  # FILE#N@F: a report opens at frame F, a fixture stops there
         if frame is not None and frame != linked:
             _fail(f"{given}: names frame {linked}, and --frame says {frame}")
-        frame = linked
-    elif linked is not None:  # FILE#N@F: the stream as it stood at frame F
-        if frames is not None:
-            _fail(f"{given}: names frame {linked}, and --frames says {frames}")
-        frames = f"1-{linked}"
+        if frames is not None and _range(frames) != (1, linked):
+            _fail(f"{given}: names frame {linked}, and --frames says {frames} (not 1-{linked})")
+        if report:
+            frame, frames = linked, None
+        else:
+            frame, frames = None, f"1-{linked}"
     if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
         _fail(f"{output}: already exists; streamscope never overwrites it without --force")
-    if report and (frames or minimal or keep_fields or turn):
+    if report and (frames or minimal or keep_fields):
         _fail(
-            "--frames, --minimal, --keep-fields and --turn make fixtures; a report shows the stream whole"
+            "--frames, --minimal and --keep-fields make fixtures; a report shows the stream whole"
         )
     if not report and (frame is not None or redact_content):
         _fail("--frame and --redact-content apply to the reports (--format md or html)")
@@ -438,7 +462,7 @@ def export(
         if report:
             from .export.report import write
 
-            done = write(file, fmt, exchange, frame, redact_content)
+            done = write(file, fmt, exchange, frame, redact_content, turn)
         else:
             done = make(file, fmt, exchange, frames, minimal, keep_fields, turn)
     except RecordingError as e:

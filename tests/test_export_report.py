@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -104,7 +105,11 @@ def table_rows(text: str) -> list[list[str]]:
             width = len(lines[i - 1].split("|"))
             j = i + 1
             while j < len(lines) and lines[j].startswith("|"):
-                cells = lines[j].split("|")
+                # (a backslash escapes the character after it: `\|` is no cell's end)
+                row = lines[j]
+                ends = [m.start() for m in re.finditer(r"\\.|\|", row) if m.group() == "|"]
+                starts = [-1, *ends]
+                cells = [row[a + 1 : b] for a, b in zip(starts, [*ends, len(row)], strict=True)]
                 assert len(cells) == width, lines[j]  # no recorded pipe splits a cell
                 rows.append([c.strip() for c in cells[1:-1]])
                 j += 1
@@ -117,7 +122,7 @@ def test_the_markdown_report_is_a_table_at_the_finding_with_the_overwrite_marked
     assert "#### The calls at frame 2 (528.386 ms): `id-empty-overwrite`" in text
     at, end = text.split("#### Anomalies")
     rows = {r[0]: r for r in table_rows(at)}
-    assert rows["robust"][3] == '"call&#95;eee11723464a4b9eb8cee71d"'
+    assert rows["robust"][3] == '"call_eee11723464a4b9eb8cee71d"'
     assert rows["naive"][3] == '**""** ⚠' and rows["naive"][7] == "differs"
     ends = {r[0]: r for r in table_rows(end)}
     assert ends["naive"][4] == "**yes**" and ends["openai-docs"][1].startswith("raised: ")
@@ -139,13 +144,37 @@ def test_a_chosen_frame_is_the_table_as_it_stood_there(tmp_path):
     assert code == 2 and "--frame 99: the stream has frames 1-8" in said
 
 
+def gfm(text: str) -> str:
+    """The Markdown as a GFM renderer makes it HTML (markdown-it: tables, strikethrough)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
+
+
 def test_hostile_values_stay_text_in_the_markdown(tmp_path):
     text = export_to(tmp_path / "r.md", hostile_recording(tmp_path / "h.jsonl"), "--format", "md")
     table_rows(text)  # every row as wide as its header
     body = re.sub(r"`[a-z-]+`", "", text)  # (the kinds, the report's own code spans)
-    for markup in ("<", "`", "](", "javascript:", "\x1b", "\x00", "\u2028", "\r"):
-        assert markup not in body, markup
-    assert "&#60;/script&#62;&#60;script&#62;" in text  # said, as text
+    unescaped = re.sub(r"\\.", "", body)  # (what a backslash escapes is text)
+    for markup in ("<", "`", "](", "\x1b", "\x00", "\u2028", "\r"):
+        assert markup not in unescaped, markup
+    assert "&lt;/script>&lt;script>" in text  # said, as text
+    html = gfm(text)
+    for tag in ("<script", "<img", "<a ", "<!--", "<del", "<em"):
+        assert tag not in html, tag
+    assert html.count("<code>") * 2 == text.count("`") - text.count("\\`")  # the kinds alone
+    assert "a|b`c`**d** [x](javascript:alert(1))" in html  # rendered as the text it is
+
+
+def test_the_markdown_escapes_only_what_a_table_cell_needs():
+    """A user reads the raw Markdown too: `:` `_` `@` `[` stay as they are."""
+    said = '{"city":"Paris","unit":"c"} get_weather user@example.com [1, 2] a:b'
+    assert report_md.esc(said) == said
+    assert report_md.esc("a|b\\c`d`*e* _f_ $x$ <i> &amp; ~s~ @octocat") == (
+        "a\\|b\\\\c\\`d\\`\\*e\\* \\_f\\_ \\$x\\$ &lt;i> &amp;amp; \\~s\\~ &#64;octocat"
+    )
+    html = gfm("| a |\n| --- |\n| " + report_md.esc("a|b\\c`d`*e* _f_ <i> &amp; x\ny") + " |\n")
+    assert "<td>a|b\\c`d`*e* _f_ &lt;i&gt; &amp;amp; x\ny</td>" in html
 
 
 def test_a_long_report_is_cut_with_a_note():
@@ -173,8 +202,6 @@ def test_redact_content_leaves_none_of_the_conversations_text(tmp_path, fmt):
     text = export_to(tmp_path / f"r.{fmt}", ALIBABA, "--format", fmt, "--redact-content")
     assert [t for t in SAMPLE_TEXTS if t in text] == []
     quirk = ["call_eee11723464a4b9eb8cee71d", "get_weather"]
-    if fmt == "md":
-        quirk = [report_md.esc(q) for q in quirk]
     assert all(q in text for q in quirk)  # the quirk stays
     assert "id-empty-overwrite" in text
 
@@ -297,6 +324,15 @@ SHOWN = (
 )
 
 
+def shown_cells(state) -> Iterator[str]:
+    """A frame's id, name and arguments cells as the page writes them (report.js shown)."""
+    for table in state.tables.values():
+        for c in table.calls or []:
+            for v in (c.id, c.name, c.arguments):
+                raw = v is c.arguments and isinstance(v, str) and v != ""
+                yield v if raw else json.dumps(v, separators=(",", ":"), ensure_ascii=False)
+
+
 @pytest.mark.slow
 @needs_chromium
 def test_moving_the_slider_shows_each_frames_table_and_names_it_in_the_url(alibaba_page):
@@ -314,14 +350,25 @@ def test_moving_the_slider_shows_each_frames_table_and_names_it_in_the_url(aliba
         assert page.evaluate(SHOWN)[:2] == ["1", "v"]
         page.evaluate("document.querySelectorAll('.controls button')[2].click()")  # next anomaly
         assert page.evaluate(SHOWN)[0] == "2"
+        # each frame's cells, rebuilt from its change from the one before (compact), are
+        # the ones built for it
+        cells = (
+            "Array.from(document.querySelectorAll('[data-client] td[data-field]'))"
+            ".map(function (td) { return td.textContent; })"
+        )
+        step = "var s = document.getElementById('frame-slider'); s.value = '%d';"
+        step += " s.dispatchEvent(new Event('input'))"
+        for state in build(ALIBABA, 1).streams[0].states:
+            page.evaluate(step % state.number)
+            assert page.evaluate(cells) == list(shown_cells(state)), state.number
         assert page.console == []
 
 
 def test_the_page_opens_where_the_markdown_points(tmp_path):
     text = export_to(tmp_path / "r.html", ALIBABA, "--format", "html", "--frame", "1")
-    assert '"open":{"exchange":1,"frame":1}' in text
+    assert '"open":{"stream":0,"frame":1}' in text
     text = export_to(tmp_path / "d.html", ALIBABA, "--format", "html")
-    assert '"open":{"exchange":1,"frame":null}' in text
+    assert '"open":{"stream":0,"frame":null}' in text
 
 
 def test_a_report_of_many_calls_stays_within_a_comment_and_says_it_was_cut(tmp_path):
@@ -339,3 +386,114 @@ def test_a_report_of_many_calls_stays_within_a_comment_and_says_it_was_cut(tmp_p
     assert len(text) <= report_md.LIMIT and text.endswith(report_md.CUT)
     table_rows(text)  # still tables, cut between rows
     assert "… 600 more calls" in text  # each table holds its first 100 calls
+
+
+# -- what a new user found (issue 34) ---------------------------------------------------
+
+SESSION = os.path.join(ROOT, "codex-websocket.jsonl")  # one session, 3 responses; the 2nd calls
+TEXT_ONLY = (
+    "".join(
+        "data: "
+        + json.dumps(
+            {
+                "id": "c",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": "m",
+                "choices": [{"index": 0, "delta": d, "finish_reason": f}],
+            }
+        )
+        + "\n\n"
+        for d, f in [
+            ({"role": "assistant", "content": "Hello"}, None),
+            ({"content": " world"}, "stop"),
+        ]
+    )
+    + "data: [DONE]\n\n"
+)
+
+
+def test_a_session_report_has_each_responses_frames_and_opens_on_the_one_with_a_call(tmp_path):
+    report = build(SESSION)
+    assert [len(s.states) for s in report.streams] == [s.frames + 1 for s in report.streams]
+    assert report_md.pick(report, None)[0].turn == 2
+    text = export_to(tmp_path / "s.html", SESSION, "--format", "html")
+    assert '"open":{"stream":1,"frame":null}' in text
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_the_session_page_opens_on_its_response_with_a_call(tmp_path):
+    page = tmp_path / "s.html"
+    export_to(page, SESSION, "--format", "html")
+    with Page(page) as p:
+        assert p.evaluate("document.querySelector('#stream h2').textContent") == (
+            "The request (exchange 1, response 2)"
+        )
+        assert p.evaluate("document.getElementById('frame-slider').max") == "9"
+        p.evaluate("location.hash = '#exchange=1&response=3&frame=2'")  # a link to response 3
+        shown = "[document.querySelector('#stream h2').textContent, document.documentElement"
+        shown += ".getAttribute('data-frame')]"
+        for _ in range(100):
+            if p.evaluate(shown) == ["The request (exchange 1, response 3)", "2"]:
+                break
+        assert p.evaluate(shown) == ["The request (exchange 1, response 3)", "2"]
+        assert p.console == []
+
+
+def test_a_link_to_a_sessions_response_is_its_report(tmp_path):
+    text = export_to(tmp_path / "r.md", f"{SESSION}#1.2@3", "--format", "md")
+    assert "exchange 1, response 2 of" in text and "#### The calls at frame 3 " in text
+    assert export_to(tmp_path / "t.md", SESSION, "--turn", "2", "--format", "md").startswith(
+        text.split("\n")[0]
+    )
+    code, said = run(f"{SESSION}#1.9", "--format", "md")
+    assert code == 2 and "has responses 1-3, not 9" in said
+
+
+def test_a_body_file_says_it_has_no_request_and_a_text_stream_shows_its_text(tmp_path):
+    (tmp_path / "t.sse").write_text(TEXT_ONLY)
+    text = export_to(tmp_path / "r.md", str(tmp_path / "t.sse"), "--format", "md")
+    assert '"" ""' not in text and "no request recorded" in text
+    assert "(no call yet)" not in text and "No tool call in this stream" in text
+    assert "**Text at frame 3**: Hello world" in text and "**Text at the end**: Hello world" in text
+    html = export_to(tmp_path / "r.html", str(tmp_path / "t.sse"), "--format", "html")
+    assert '"recorded":false' in html and '"text+":" world"' in html
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--format", "md", "--frame", "0"], "--frame 0: frames are numbered from 1"),
+        (["#1@0", "--format", "md"], "#1@0: frames are numbered from 1"),
+        (["#1@2", "--frames", "1-3"], "names frame 2, and --frames says 1-3"),
+        (["#1@2", "--format", "md", "--frame", "3"], "names frame 2, and --frame says 3"),
+    ],
+)
+def test_frames_follow_one_rule_and_a_link_refuses_options_that_disagree(args, said):
+    tail = args[0] if args[0].startswith("#") else ""
+    code, out = run(ALIBABA + tail, *args[1 if tail else 0 :])
+    assert code == 2 and said in out and out.strip().count("\n") == 0, out
+
+
+def test_options_that_agree_with_the_link_are_accepted():
+    assert run(f"{ALIBABA}#1@2", "--frames", "1-2")[1] == run(ALIBABA, "--frames", "1-2")[1]
+    code, said = run(f"{ALIBABA}#1@2", "--format", "md", "--frame", "2", "--frames", "1-2")
+    assert code == 0 and "#### The calls at frame 2 " in said
+
+
+def many_calls(path, calls: int) -> str:
+    base = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    with open(path, "w") as f:
+        for i in range(calls):
+            call = {"index": i, "id": f"call_{i}", "type": "function"}
+            call["function"] = {"name": "f", "arguments": json.dumps({"i": i})}
+            doc = {**base, "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+            f.write(f"data: {json.dumps(doc)}\n\n")
+        f.write("data: [DONE]\n\n")
+    return str(path)
+
+
+def test_a_long_streams_page_grows_with_the_stream_not_frames_times_calls(tmp_path):
+    page = export_to(tmp_path / "r.html", many_calls(tmp_path / "m.sse", 150), "--format", "html")
+    assert len(page) < 400_000  # (5.7 MB when each of its 151 frames held its tables whole)

@@ -59,6 +59,13 @@ def parse(text: str) -> Link | None:
         raise LinkError(f"{text}: exchanges are numbered from 1")
     if response is not None and response < 1:
         raise LinkError(f"{text}: a session's responses are numbered from 1")
-    if frame is not None and frame < 1:
-        raise LinkError(f"{text}: frames are numbered from 1")
+    if frame is not None:
+        check_frame(frame, text)
     return Link(base, exchange, response, frame)
+
+
+def check_frame(frame: int, where: str) -> None:
+    """The one rule for a frame number, a link's `@F` and an option's alike: frames
+    are numbered from 1. Raises LinkError, said of `where`."""
+    if frame < 1:
+        raise LinkError(f"{where}: frames are numbered from 1")

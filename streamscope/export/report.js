@@ -9,6 +9,37 @@
     root.setAttribute("data-csp-violation", String(e.violatedDirective));
   });
   var data = JSON.parse(document.getElementById("report-data").textContent);
+  data.streams.forEach(rebuild);
+
+  // each frame's tables, text and reasoning, rebuilt from its change from the frame
+  // before (report_html.compact): a table unchanged is the same object
+  function rebuild(s) {
+    var tables = {}, text = "", reasoning = "";
+    s.states.forEach(function (st) {
+      var next = {};
+      Object.keys(tables).forEach(function (n) { next[n] = tables[n]; });
+      Object.keys(st.changes).forEach(function (n) {
+        var d = st.changes[n], old = tables[n];
+        if (d.calls !== undefined || !old || old.calls === null) { next[n] = d; return; }
+        var t = { calls: old.calls.slice(0, d.n !== undefined ? d.n : old.calls.length),
+                  error: old.error, differs: old.differs, more: old.more };
+        ["error", "differs", "more"].forEach(function (k) { if (k in d) t[k] = d[k]; });
+        (d.set || []).forEach(function (pair) {
+          var base = t.calls[pair[0]] || {}, c = {}, f = pair[1];
+          Object.keys(base).forEach(function (x) { c[x] = base[x]; });
+          Object.keys(f).forEach(function (x) {
+            if (x === "arguments+") c.arguments = base.arguments + f[x]; else c[x] = f[x];
+          });
+          t.calls[pair[0]] = c;
+        });
+        next[n] = t;
+      });
+      tables = next;
+      if ("text+" in st) text += st["text+"]; else if ("text" in st) text = st.text;
+      if ("reasoning+" in st) reasoning += st["reasoning+"]; else if ("reasoning" in st) reasoning = st.reasoning;
+      st.tables = tables; st.text = text; st.reasoning = reasoning;
+    });
+  }
   var main = document.getElementById("report");
 
   function el(tag, cls, text) {
@@ -66,7 +97,7 @@
     var req = s.request;
     add(view, "h2", null, "The request (exchange " + s.exchange + (s.turn ? ", response " + s.turn : "") + ")");
     var facts = add(view, "table");
-    [["request", (req.method || "") + " " + (req.url || "")], ["model", req.model], ["status", req.status],
+    [["request", req.recorded === false ? "no request recorded (a stream's body alone)" : (req.method || "") + " " + (req.url || "")], ["model", req.model], ["status", req.status],
      ["dialect", s.dialect], ["framing", s.framing], ["frames", s.frames], ["ended", s.ended],
      ["tools declared", (req.tools || []).map(function (t) { return shown(t); }).join(", ")]]
       .forEach(function (row) {
@@ -121,12 +152,19 @@
 
     add(view, "h2", null, "What each client builds (end of stream)");
     clients(view, s.clients);
-    if (s.content) {
-      var c = add(view, "details");
-      add(c, "summary", null, "The text answer");
-      add(c, "pre", null, s.content);
-    }
+    texts(view, s.content, s.reasoning, "at the end");
     markAnomalies();
+  }
+
+  // the text the model wrote (and its reasoning) by then
+  function texts(parent, text, reasoning, at) {
+    [["Reasoning", reasoning], ["The text answer", text]].forEach(function (t) {
+      if (!t[1]) return;
+      var d = add(parent, "details", "text");
+      d.open = true;
+      add(d, "summary", null, t[0] + " " + at);
+      add(d, "pre", null, t[1]);
+    });
   }
 
   function headers(parent, title, rows) {
@@ -170,8 +208,9 @@
     var grid = add(frameBox, "div", "clients");
     var robust = st.tables.robust;
     Object.keys(st.tables).forEach(function (name) { table(grid, name, st.tables[name], name === "robust" ? null : robust); });
+    texts(frameBox, st.text, st.reasoning, "at frame " + st.number);
     if (remember) {
-      var want = "#exchange=" + current.exchange + "&frame=" + st.number;
+      var want = "#exchange=" + current.exchange + (current.turn ? "&response=" + current.turn : "") + "&frame=" + st.number;
       if (location.hash !== want) history.replaceState(null, "", want);
     }
     markAnomalies();
@@ -187,7 +226,7 @@
       return;
     }
     if (t.differs) box.className += " differs-client";
-    if (!t.calls.length) { add(box, "div", "dim", "no call yet"); return; }
+    if (!t.calls.length) { add(box, "div", "dim", current.calls ? "no call yet" : "no call in this stream"); return; }
     var tab = add(box, "table");
     var hr = add(tab, "tr");
     ["index", "id", "name", "arguments", "fragments"].forEach(function (h) { add(hr, "th", null, h); });
@@ -242,14 +281,16 @@
     li.appendChild(document.createTextNode(": " + f.message));
   });
 
+  // the URL's #exchange=N(&response=R)(&frame=F) wins; else where the report opens
   function open() {
-    var w = wanted(), i = 0;
+    var w = wanted(), i = data.open ? data.open.stream : 0, named = false;
     if (w.exchange !== undefined) {
-      data.streams.forEach(function (s, k) { if (s.exchange === w.exchange) i = k; });
-    } else if (data.open) {
-      data.streams.forEach(function (s, k) { if (s.exchange === data.open.exchange) i = k; });
+      for (var k = data.streams.length - 1; k >= 0; k--) {  // (the first that matches)
+        var s = data.streams[k];
+        if (s.exchange === w.exchange && (w.response === undefined || s.turn === w.response)) { i = k; named = true; }
+      }
     }
-    var frame = w.frame !== undefined ? w.frame : (data.open && data.streams[i].exchange === data.open.exchange ? data.open.frame : null);
+    var frame = w.frame !== undefined ? w.frame : (!named && data.open ? data.open.frame : null);
     showStream(i, frame === null ? undefined : frame);
   }
   if (picker) picker.addEventListener("change", function () { showStream(parseInt(picker.value, 10)); });

@@ -12,15 +12,16 @@ conversation's text goes (below), keys and shapes kept.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis import Analysis, analyze
 from ..core.calls import Call, StrategyError
 from ..core.contract import KINDS as CONTRACT_KINDS
-from ..core.engine import StreamResult
-from ..dialects import ANOMALY_KINDS, dialect, open_engine
+from ..core.engine import Engine, StreamResult
+from ..core.frames import Frame
+from ..dialects import ANOMALY_KINDS, dialect, open_engine, request_facts
 from ..inputs import CHUNKS, Source, open_input
 from ..inputs.encoding import read_request
 from ..recording.mask import Secrets
@@ -67,6 +68,8 @@ class FrameView:
     summary: str  # the frame in one line ("" when redacted)
     tables: dict[str, Table]  # robust first, then the clients
     marks: list[str]  # the anomaly kinds first seen at this frame
+    text: str = ""  # the text answer so far ("…" when redacted)
+    reasoning: str = ""  # the reasoning so far
 
 
 @dataclass(slots=True)
@@ -95,6 +98,16 @@ class StreamReport:
     finding_frame: int  # the frame of the first finding (or the last frame)
     content: str = ""
     notes: list[str] = field(default_factory=list)
+    reasoning: str = ""
+    calls: int = 0  # robust's calls at the end: 0, a text-only stream
+
+    def first_call_frame(self) -> int | None:
+        """The first frame kept whose robust table holds a call (None: none does)."""
+        for st in self.states:
+            robust = st.tables.get("robust")
+            if robust is not None and robust.calls:
+                return st.number
+        return None
 
 
 @dataclass(slots=True)
@@ -113,19 +126,32 @@ class Report:
 
 
 def build(
-    path: str, exchange: int | None = None, redact: bool = False, one: int | None | bool = False
+    path: str,
+    exchange: int | None = None,
+    redact: bool = False,
+    one: int | None | bool = False,
+    response: int | None = None,
 ) -> Report:
-    """The report of `path` (only `exchange`, when given). `one`: keep one frame's state
-    per stream (the Markdown's): that frame, or None, its first finding's; False: every
-    frame (up to MAX_STATES). Raises RecordingError, OSError."""
+    """The report of `path` (only `exchange`, when given; only the WebSocket session's
+    response `response`, when given). `one`: keep one frame's state per stream (the
+    Markdown's): that frame, or None, its first finding's; False: every frame (up to
+    MAX_STATES). Raises RecordingError, OSError, ValueError."""
     analysis = analyze(path, exchange)
+    chosen = [
+        s
+        for s in analysis.streams
+        if (exchange is None or s.exchange == exchange) and (response is None or s.turn == response)
+    ]
+    if response is not None and not chosen:
+        turns = [s.turn for s in analysis.streams if s.exchange == exchange and s.turn]
+        if exchange is None:
+            raise ValueError(f"no WebSocket session has a response {response}")
+        if not turns:
+            raise ValueError(f"exchange {exchange} is no WebSocket session, it has no responses")
+        raise ValueError(f"the WebSocket session has responses 1-{max(turns)}, not {response}")
     with open_input(path, check=True) as source:
         secrets = _secrets(source, analysis)
-        streams = [
-            _stream(source, analysis, s, redact, one)
-            for s in analysis.streams
-            if exchange is None or s.exchange == exchange
-        ]
+        streams = [_stream(source, analysis, s, redact, one) for s in chosen]
     contract = [
         Finding(f.kind, f.severity, _said(f.kind, f.message, redact)) for f in analysis.contract
     ]
@@ -158,22 +184,22 @@ def _stream(
     notes: list[str] = []
     states: list[FrameView] = []
     first = min((a.frame for a in s.anomalies if a.frame > 0), default=s.frames)
-    if s.turn is None:
-        kept = None if one is False else {first if one is None or one is True else int(one)}
-        states = _states(source, s, info, marks, redact, notes, kept)
-    else:
-        notes.append("a WebSocket session's response: its calls at the end only")
+    kept = None if one is False else {first if one is None or one is True else int(one)}
+    frames, engine, asked = _feed(source, s, info, analysis)
+    states = _states(frames, engine, s, dialect(ex.dialect()).summarize, marks, redact, notes, kept)
     clients = _tables(s.strategies, s.tool_calls, redact, s.by_value)
     tools = analysis.tools_of(s)
+    recorded = ex.request is not None
     request: dict[str, Any] = {
-        "method": info.method if info else "",
-        "url": info.url if info else "",
+        "recorded": recorded,  # False: a body file, a chunk log (no request to show)
+        "method": info.method if info and recorded else "",
+        "url": info.url if info and recorded else "",
         "model": info.model if info else None,
         "status": info.status if info else None,
         "tools": [t.name for t in tools] if tools else [],
         "headers": _headers(ex.request.headers) if ex.request is not None else [],
         "response_headers": _headers(info.headers) if info else [],
-        "body": _body(ex.request, redact) if ex.request is not None else None,
+        "body": _body(ex.request, redact, asked) if ex.request is not None else None,
     }
     return StreamReport(
         s.exchange,
@@ -187,9 +213,38 @@ def _stream(
         anomalies,
         clients,
         first,
-        GONE if redact and s.content else visible(s.content, lines=True),
+        _text(s.content, redact),
         notes,
+        _text(s.reasoning_content, redact),
+        len(s.tool_calls),
     )
+
+
+def _text(text: str, redact: bool) -> str:
+    """Text the model wrote, as a report holds it: "…" when redacted."""
+    return GONE if redact and text else visible(text, lines=True)
+
+
+def _feed(
+    source: Source, s: StreamResult, info: Any, analysis: Analysis
+) -> tuple[Iterable[Frame], Engine, object]:
+    """The stream's frames and a fresh engine to read them as inspect did, and what its
+    own request was (a session's response: the client message that opened it; None:
+    the exchange's request)."""
+    ex = source.exchange(s.exchange)
+    tools = info.tools if info else None
+    form = info.response_format if info else None
+    if s.turn is not None:
+        ws = ex.session()
+        if ws is not None and 0 < s.turn <= len(ws.turns):
+            turn = ws.turns[s.turn - 1]
+            facts = request_facts(dialect(ws.dialect), info.url if info else "", turn.request)
+            engine = open_engine(
+                ws.dialect, s.exchange, turn.tools or facts.tools or tools, facts.response_format
+            )
+            return turn.frames, engine, turn.request
+    engine = open_engine(ex.dialect(), s.exchange, tools, form, chunk_log=source.kind == CHUNKS)
+    return ex.frames(), engine, None
 
 
 def _headers(headers: Any) -> list[list[str]]:
@@ -198,9 +253,10 @@ def _headers(headers: Any) -> list[list[str]]:
 
 
 def _states(
-    source: Source,
+    frames: Iterable[Frame],
+    engine: Engine,
     s: StreamResult,
-    info: Any,
+    summarize: Any,
     marks: dict[int, list[str]],
     redact: bool,
     notes: list[str],
@@ -208,26 +264,16 @@ def _states(
 ) -> list[FrameView]:
     """The stream frame by frame: every frame, or (a long stream) its marked frames, its
     first and last and a spread between, said in `notes`."""
-    ex = source.exchange(s.exchange)
-    told = ex.dialect()
-    summarize = dialect(told).summarize
     kept = _kept(s.frames, marks) if only is None else only | {0}
     if only is None and len(kept) < s.frames + 1:
         notes.append(
             f"{s.frames} frames: {len(kept)} kept (every marked frame, the first, the last "
             "and a spread between)"
         )
-    engine = open_engine(
-        told,
-        s.exchange,
-        info.tools if info else None,
-        info.response_format if info else None,
-        chunk_log=source.kind == CHUNKS,
-    )
     states = [FrameView(0, None, "", _tables(engine.strategy_calls(), None, redact), [])]
-    for frame in ex.frames():
+    for number, frame in enumerate(frames, 1):
         engine.feed(frame)
-        if frame.number not in kept:
+        if number not in kept:
             continue
         ms = None
         if frame.time_ns is not None:  # (already an offset from the request)
@@ -235,11 +281,13 @@ def _states(
         robust = engine.calls_now()
         states.append(
             FrameView(
-                frame.number,
+                number,
                 ms,
                 "" if redact else visible(summarize(frame))[:300],
                 _tables(engine.strategy_calls(), robust, redact, s.by_value),
-                marks.get(frame.number, []),
+                marks.get(number, []),
+                _text(engine.content_now(), redact),
+                _text(engine._summary()[2], redact),
             )
         )
     return states
@@ -288,14 +336,16 @@ def _cell(c: Call, redact: bool) -> Cell:
     return Cell(c.choice, c.index, c.id, c.name, args, c.fragments)
 
 
-def _body(request: Any, redact: bool) -> str | None:
-    """The request body as text (redacted: its JSON with the conversation's strings
-    gone); cut at MAX_BODY."""
+def _body(request: Any, redact: bool, own: object = None) -> str | None:
+    """The request body as text (`own`: a session response's client message, in its
+    place; redacted: its JSON with the conversation's strings gone); cut at MAX_BODY."""
     import orjson
 
     data = read_request(request).data
+    value: object = own
     try:
-        value = orjson.loads(data)
+        if value is None:
+            value = orjson.loads(data)
     except orjson.JSONDecodeError:
         value = None
         if redact:
@@ -450,12 +500,19 @@ def each_state(report: Report) -> Iterator[tuple[StreamReport, FrameView]]:
             yield s, state
 
 
-def write(path: str, fmt: str, exchange: int | None, frame: int | None, redact: bool) -> Any:
+def write(
+    path: str,
+    fmt: str,
+    exchange: int | None,
+    frame: int | None,
+    redact: bool,
+    response: int | None = None,
+) -> Any:
     """`export --format md|html`: the report's bytes, as an Export (fixtures.py)."""
     from .fixtures import Export
 
     # (the Markdown shows one frame: only that one's tables are made)
-    report = build(path, exchange, redact, frame if fmt == "md" else False)
+    report = build(path, exchange, redact, frame if fmt == "md" else False, response)
     if fmt == "md":
         from .report_md import render
     else:

@@ -4,9 +4,10 @@ finding's frame and each client's beside it, the anomalies at their frames, what
 client builds, the contract.
 
 Every recorded value is written as JSON (`text.quote`: control characters visible) and
-then every character Markdown or HTML could read as markup is written as an HTML
-character reference, so a value renders as the text it is: no table cell split by a
-`|`, no tag, no link, no code span.
+then escaped for a GFM table cell (`esc`): only what Markdown or HTML would read as
+markup there, so the raw text reads as itself and renders as the same text: no table
+cell split by a `|`, no tag, no entity, no code span, no emphasis, no link, no math,
+no mention.
 """
 
 from __future__ import annotations
@@ -21,15 +22,30 @@ CUT = (
     "\n> **Cut here**: the report is longer than an issue comment holds "
     "(`streamscope export --format html` writes it whole).\n"
 )
-# what Markdown (GFM: tables, autolinks, emphasis, code, HTML) or HTML could read as markup
-# (`:` and `@`: no autolink; `$`: no math; a `www.`'s dot: no extended autolink)
-# (U+2028, U+2029: line ends to some readers)
-_MARKUP = re.compile(r"[&<>|`\\*_\[\]~!:@$^\u2028\u2029]|(?<=www)\.", re.IGNORECASE)
+# what GFM reads as markup in a table cell, each with how it is written as text:
+# `|` (splits the cell), `\\` and `` ` `` (escapes, code spans), `*` `~` `$` (emphasis,
+# strikethrough, math) backslash-escaped; `<` and `&` (tags, entities) as references;
+# `_` only at a word's edge (GFM emphasises no `_` inside a word: get_weather stays);
+# `](` / `][` (a link's middle); `@` opening a name (a mention); line ends of any kind.
+_MARKUP = re.compile(
+    r"[|\\`*~$]|[<&]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])|\](?=[(\[])"
+    r"|(?<![0-9A-Za-z])@(?=[0-9A-Za-z])|[\r\n\u2028\u2029]"
+)
+_REFERENCE = {"<": "&lt;", "&": "&amp;", "@": "&#64;"}
+
+
+def _escaped(m: re.Match[str]) -> str:
+    ch = m.group()
+    if ch in _REFERENCE:
+        return _REFERENCE[ch]
+    if ch in "\r\n\u2028\u2029":
+        return f"&#{ord(ch)};"
+    return "\\" + ch
 
 
 def esc(text: str) -> str:
-    """Text as Markdown renders it literally: markup characters as references."""
-    return _MARKUP.sub(lambda m: f"&#{ord(m.group())};", text)
+    """Text as a GFM table cell renders it literally (and as it reads raw)."""
+    return _MARKUP.sub(_escaped, text)
 
 
 def val(value: object, width: int = 300) -> str:
@@ -43,15 +59,25 @@ def txt(text: str, width: int = 600) -> str:
 
 
 def pick(report: Report, frame: int | None) -> tuple[StreamReport, FrameView | None]:
-    """The stream shown (the first with a finding, else the first) and its state at
-    `frame` (default: its first finding's)."""
+    """The stream shown (the first with a finding, else the first holding a call, else
+    the first) and its state at `frame` (default: its first finding's; a stream with
+    calls and no finding: its end)."""
     streams = report.streams
-    stream = next((s for s in streams if s.anomalies), streams[0])
+    stream = next(
+        (s for s in streams if s.anomalies), next((s for s in streams if s.calls), streams[0])
+    )
     want = stream.finding_frame if frame is None else frame
-    if frame is not None and not 0 <= frame <= stream.frames:
+    if frame is not None and not 1 <= frame <= stream.frames:
         raise ValueError(f"--frame {frame}: the stream has frames 1-{stream.frames}")
     kept = [st for st in stream.states if st.number <= want]
     return stream, (kept[-1] if kept else None)
+
+
+def request_line(req: dict) -> str:
+    """What the request was, in words: its method and URL, or that none was recorded."""
+    if not req.get("recorded", True):
+        return "no request recorded (a stream's body alone)"
+    return f"{val(req['method'], 20)} {val(req['url'], 400)}"
 
 
 def render(report: Report, frame: int | None = None) -> str:
@@ -64,7 +90,7 @@ def render(report: Report, frame: int | None = None) -> str:
             "_Redacted: the conversation's text, tool results and argument values are left out._",
             "",
         ]
-    said = [f"{val(req['method'], 20)} {val(req['url'], 400)}"]
+    said = [request_line(req)]
     if req["model"] is not None:
         said.append(f"model {val(req['model'], 100)}")
     if req["status"] is not None:
@@ -83,8 +109,16 @@ def render(report: Report, frame: int | None = None) -> str:
         at = f"frame {state.number}" + (
             f" ({state.time_ms} ms)" if state.time_ms is not None else ""
         )
-        lines += [f"#### The calls at {at}" + (f": {marks}" if marks else ""), ""]
-        lines += _calls_table(state.tables)
+        if stream.calls or any(t.calls for t in state.tables.values()):
+            lines += [f"#### The calls at {at}" + (f": {marks}" if marks else ""), ""]
+            lines += _calls_table(state.tables)
+        else:
+            lines += [
+                f"#### At {at}" + (f": {marks}" if marks else ""),
+                "",
+                "No tool call in this stream: no client builds one.",
+            ]
+        lines += _texts(state.text, state.reasoning, at)
         lines.append("")
     lines += ["#### Anomalies", ""]
     lines += [
@@ -92,6 +126,7 @@ def render(report: Report, frame: int | None = None) -> str:
     ] or ["- none"]
     lines += ["", "#### What each client builds (end of stream)", ""]
     lines += _clients_table(stream.clients)
+    lines += _texts(stream.content, stream.reasoning, "the end")
     lines += ["", "#### The contract (the requests that carry the calls back)", ""]
     lines += [f"- {f.severity} · `{f.kind}`: {txt(f.message)}" for f in report.contract] or [
         "- no finding"
@@ -101,6 +136,15 @@ def render(report: Report, frame: int | None = None) -> str:
     for note in stream.notes:
         lines += ["", f"_{esc(note)}_"]
     return _within(lines)
+
+
+def _texts(text: str, reasoning: str, at: str) -> list[str]:
+    """The text the model wrote (and its reasoning) by `at`, one escaped line each."""
+    out: list[str] = []
+    for title, said in (("Reasoning", reasoning), ("Text", text)):
+        if said:
+            out += ["", f"**{title} at {at}**: {txt(said, 2000)}"]
+    return out
 
 
 def _row(cells: list[str]) -> str:
