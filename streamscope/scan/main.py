@@ -100,15 +100,19 @@ def _scan(o: Options, pool, started: float) -> int:
     if o.jsonl:
         for line in summary.unreadable + summary.notes:
             say(line)
-    elif o.kind is not None:  # the links alone on stdout: `| cut -d' ' -f1` opens each
+    elif o.kind is not None:  # the findings alone on stdout, each link ready to paste
         for line in summary.kind_lines():
             print(line)
-        for line in summary.unreadable + summary.notes:
+        # a file that is no recording (a README beside them) is counted, as the summary
+        # counts it, not said as an error; one the command line named is said (exit 2)
+        for line in [*summary.unreadable_named(set(bad_named)), *summary.notes]:
             say(line)
         files = len({f[0] for f in summary.found})
+        unread = len(summary.unreadable)
+        said = f" ({unread} unreadable, skipped)" if unread else ""
         say(
             f"{o.kind}: {plural(len(summary.found), 'finding')} in {plural(files, 'file')} "
-            f"of {summary.files} scanned"
+            f"of {summary.files} scanned{said}"
         )
     else:
         for line in summary.lines(time.monotonic() - started):
