@@ -74,12 +74,16 @@ def _walk(top: str, add: Callable[[str], None], found: Found) -> None:
 
 
 def _below(
-    top: str, found: Found, wanted: Callable[[str], bool] = lambda path: True
+    top: str,
+    found: Found,
+    wanted: Callable[[str], bool] = lambda path: True,
+    descend: Callable[[str], bool] = lambda folder: True,
 ) -> Iterator[str]:
     """Every regular file below `top`, sorted, following links to folders once each (a
     link back up the tree is one line, then skipped); dot files and folders are left
     out. Bounded by the real folders below `top`, whatever the links. `wanted`: whether a
-    path that is no regular file is said (a glob says only those it matches)."""
+    path that is no regular file is said (a glob says only those it matches); `descend`:
+    whether a folder is walked into (a glob without `**` goes no deeper than it names)."""
     visited: set[tuple[int, int]] = set()
 
     def onerror(e: OSError) -> None:
@@ -98,7 +102,9 @@ def _below(
             dirs[:] = []
             continue
         visited.add(key)
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and descend(os.path.join(folder, d))
+        )
         for name in sorted(names):
             if name.startswith("."):
                 continue
@@ -131,8 +137,13 @@ def _glob(pattern: str, add: Callable[[str], None], found: Found) -> int:
         steps = (os.path.relpath(path, base) if base else path).split(os.sep)
         return any(matches(os.sep.join(steps[: i + 1])) for i in range(len(steps)))
 
+    def descend(folder: str) -> bool:
+        rel = shown(folder)
+        depth = len((os.path.relpath(rel, base) if base else rel).split(os.sep))
+        return "**" in parts[fixed:] or depth < len(parts) - fixed or matched(rel)
+
     count = 0
-    for path in _below(top, found, lambda p: matched(shown(p))):
+    for path in _below(top, found, lambda p: matched(shown(p)), descend):
         if matched(shown(path)):
             add(shown(path))
             count += 1
