@@ -414,6 +414,9 @@ def test_a_glob_walks_as_a_folder_does_a_link_loop_costing_one_line(tmp_path, mo
         "tree/sub/deep/alibaba-empty-id.jsonl",
     ]
     assert done.stderr.count("symbolic link loop") == 2
+    shallow = scan("-j", "1", "--jsonl", "tree/*.jsonl")  # no deeper than it names
+    assert {r["file"] for r in jsonl_rows(shallow.stdout)} == {"tree/openai.jsonl"}
+    assert "loop" not in shallow.stderr
     rows = jsonl_rows(scan("-j", "1", "--jsonl", "tree/s?b", "t*/[o]*.jsonl").stdout)
     assert sorted({r["file"] for r in rows}) == [
         "tree/openai.jsonl",
