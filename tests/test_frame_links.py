@@ -3,6 +3,7 @@ finding, and every face that takes a FILE opens what it names."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -179,6 +180,7 @@ def test_links_are_printed_shell_quoted_to_paste_and_never_raw(tmp_path):
     assert pasteable(f"{ALIBABA}#1@2") == f"{ALIBABA}#1@2"  # a plain one as it is
     assert pasteable("a b's.jsonl#1") == "'a b'\"'\"'s.jsonl#1'"
     assert pasteable("x\n\x1b[2J.jsonl#1") == "$'x\\x0a\\x1b[2J.jsonl#1'"
+    assert pasteable(os.fsdecode(b"x\xff.jsonl#1")) == "$'x\\xff.jsonl#1'"  # bash: the byte
     data = (ROOT / ALIBABA).read_bytes()
     (tmp_path / "my $run.jsonl").write_bytes(data)
     (tmp_path / "new\nline\x1b[2J.jsonl").write_bytes(data)

@@ -52,6 +52,8 @@ def pasteable(link_text: str) -> str:
 
 def _escape(m: re.Match[str]) -> str:
     code = ord(m.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8 (surrogateescape)
+        code -= 0xDC00  # as `$'\\xff'`: the shell gives the byte back
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 

@@ -55,7 +55,7 @@ def _scan(o: Options, pool, started: float) -> int:
     exclude = {os.path.realpath(o.db), os.path.realpath(o.db) + ".wal"} if o.db else set()
     found = find_files(o.paths, exclude)
     summary = Summary(kind=o.kind)
-    summary.notes += [f"{p}: {why}" for p, why in found.problems]
+    summary.notes += [f"{file_text(p)}: {why}" for p, why in found.problems]
     todo = found.files
     if store is not None and o.db:  # incremental: files as the last scan read them
         same = [p for p in todo if store.unchanged(p)]
