@@ -475,7 +475,7 @@ def test_ctrl_c_stops_every_worker_quietly_and_the_store_serves_the_next_scan(tm
     import time
 
     folder = tmp_path / "many"
-    make_folder(str(folder), 1000)
+    make_folder(str(folder), 600)
     db = tmp_path / "scan.duckdb"
     args = [sys.executable, "-m", "streamscope", "scan", "-j", "2", "--db", str(db), str(folder)]
     p = subprocess.Popen(
@@ -485,7 +485,7 @@ def test_ctrl_c_stops_every_worker_quietly_and_the_store_serves_the_next_scan(tm
         if db.exists():
             break
         time.sleep(0.05)
-    time.sleep(0.5)  # as a terminal's Ctrl-C: SIGINT to the scan and its workers
+    time.sleep(0.3)  # as a terminal's Ctrl-C: SIGINT to the scan and its workers
     os.killpg(p.pid, signal.SIGINT)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130, err
