@@ -619,10 +619,13 @@ def scan(paths, jobs, jsonl, db, parquet, strict, engine, kind) -> None:
     except LinkError as e:
         _fail(str(e))
 
-    from .scan.errors import ScanError
-    from .scan.main import Options
-    from .scan.main import scan as run_scan
-
+    try:  # (Ctrl-C as the scan's modules load is an interrupted scan too)
+        from .scan.errors import ScanError
+        from .scan.main import Options
+        from .scan.main import scan as run_scan
+    except KeyboardInterrupt:
+        say("scan interrupted")
+        sys.exit(130)
     try:
         status = run_scan(
             Options(

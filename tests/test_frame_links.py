@@ -3,6 +3,7 @@ finding, and every face that takes a FILE opens what it names."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -152,10 +153,12 @@ def test_scan_kind_lists_every_finding_of_the_kind(tmp_path):
     done = run("scan", "-j", "1", "--kind", "id-empty-overwrite", "recordings")
     assert done.exit_code == 0, done.output
     assert done.stdout.splitlines() == [
-        f'{ALIBABA}#1@2  id "" after "call_eee11723464a4b9eb8cee71d": a client that overwrites '
-        "on every present field loses the id"
-    ]
+        f'{ALIBABA}#1@2  id-empty-overwrite ×4  id "" after "call_eee11723464a4b9eb8cee71d": '
+        "a client that overwrites on every present field loses the id"
+    ]  # how often, as inspect says it; recordings/README.md is counted, not an error line
+    assert "README" not in done.stderr
     assert "id-empty-overwrite: 1 finding in 1 file of" in done.stderr
+    assert "(1 unreadable, skipped)" in done.stderr
     contract = run("scan", "-j", "1", "--kind", "tool-call-id-substituted", "recordings")
     links = [line.split("  ", 1)[0] for line in contract.stdout.splitlines()]
     assert "recordings/buggy-agent-uuid.jsonl#2" in links
@@ -169,3 +172,29 @@ def test_scan_kind_lists_every_finding_of_the_kind(tmp_path):
     # a link names its file: scanned whole
     done = run("scan", "-j", "1", "--kind", "id-empty-overwrite", f"{ALIBABA}#2")
     assert done.stdout.startswith(f"{ALIBABA}#1@2  ")
+
+
+def test_links_are_printed_shell_quoted_to_paste_and_never_raw(tmp_path):
+    from streamscope.core.links import pasteable
+
+    assert pasteable(f"{ALIBABA}#1@2") == f"{ALIBABA}#1@2"  # a plain one as it is
+    assert pasteable("a b's.jsonl#1") == "'a b'\"'\"'s.jsonl#1'"
+    assert pasteable("x\n\x1b[2J.jsonl#1") == "$'x\\x0a\\x1b[2J.jsonl#1'"
+    assert pasteable(os.fsdecode(b"x\xff.jsonl#1")) == "$'x\\xff.jsonl#1'"  # bash: the byte
+    data = (ROOT / ALIBABA).read_bytes()
+    (tmp_path / "my $run.jsonl").write_bytes(data)
+    (tmp_path / "new\nline\x1b[2J.jsonl").write_bytes(data)
+    done = run("scan", "-j", "1", "--kind", "id-empty-overwrite", str(tmp_path))
+    lines = done.stdout.splitlines()
+    assert [x.split("  ", 1)[0] for x in lines] == [
+        f"'{tmp_path}/my $run.jsonl#1@2'",
+        f"$'{tmp_path}/new\\x0aline\\x1b[2J.jsonl#1@2'",
+    ]
+    assert "\x1b" not in done.output
+    summary = run("scan", "-j", "1", str(tmp_path)).stdout
+    assert f"'{tmp_path}/my $run.jsonl#1@2'" in summary and "\x1b" not in summary
+    text = run("inspect", str(tmp_path / "my $run.jsonl")).stdout
+    assert text.count(f"  '{tmp_path}/my $run.jsonl#1@2'") == 2
+    # what it names opens: the shell takes the quotes off, the link is the file's
+    doc = orjson.loads(run("inspect", "--json", f"{tmp_path}/my $run.jsonl#1").stdout)
+    assert doc["streams"][0]["anomalies"][0]["link"] == f"{tmp_path}/my $run.jsonl#1@2"

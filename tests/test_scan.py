@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from benchmarks.gen_scan import make_folder, samples, varied
 from streamscope.cli import main, split_reference
 from streamscope.scan import analyze_bytes, analyze_file
+from streamscope.scan.store import SCHEMA
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDINGS = ROOT / "recordings"
@@ -398,3 +399,96 @@ def test_inspect_and_export_take_the_reference_scan_prints(tmp_path):
         for a in s["anomalies"]:
             del a["link"]
     assert hashed == plain
+
+
+def test_a_glob_walks_as_a_folder_does_a_link_loop_costing_one_line(tmp_path, monkeypatch):
+    tree = copy(tmp_path / "tree", "openai.jsonl")
+    copy(tree / "sub" / "deep", "alibaba-empty-id.jsonl")
+    (tree / "sub" / "loop").symlink_to(tree)  # glob.glob(recursive=True) went round these
+    (tree / "sub" / "up").symlink_to("..")
+    monkeypatch.chdir(tmp_path)
+    done = scan("-j", "1", "--jsonl", "tree/**/*.jsonl")
+    assert done.exit_code == 0, done.output
+    assert sorted({r["file"] for r in jsonl_rows(done.stdout)}) == [
+        "tree/openai.jsonl",
+        "tree/sub/deep/alibaba-empty-id.jsonl",
+    ]
+    assert done.stderr.count("symbolic link loop") == 2
+    shallow = scan("-j", "1", "--jsonl", "tree/*.jsonl")  # no deeper than it names
+    assert {r["file"] for r in jsonl_rows(shallow.stdout)} == {"tree/openai.jsonl"}
+    assert "loop" not in shallow.stderr
+    rows = jsonl_rows(scan("-j", "1", "--jsonl", "tree/s?b", "t*/[o]*.jsonl").stdout)
+    assert sorted({r["file"] for r in rows}) == [
+        "tree/openai.jsonl",
+        "tree/sub/deep/alibaba-empty-id.jsonl",
+    ]
+
+
+@needs_duckdb
+def test_outputs_are_private_and_any_file_name_reaches_every_output(tmp_path):
+    import duckdb
+
+    folder = tmp_path / "f"
+    folder.mkdir()
+    data = (RECORDINGS / "alibaba-empty-id.jsonl").read_bytes()
+    (Path(os.fsdecode(bytes(folder) + b"/x\xff.jsonl"))).write_bytes(data)
+    (folder / "new\nline\x1b[2J.jsonl").write_bytes(data)
+    db, pq = tmp_path / "out" / "scan.duckdb", tmp_path / "pq"
+    done = scan("-j", "1", "--db", str(db), "--parquet", str(pq), str(folder))
+    assert done.exit_code == 0, done.output
+    assert "\x1b" not in done.output and "x\\xff.jsonl#1@2" in done.stdout
+    for path in [db, *pq.iterdir()]:
+        assert path.stat().st_mode & 0o777 == 0o600, path
+    assert sorted(p.name for p in pq.iterdir()) == sorted(f"{t}.parquet" for t in SCHEMA)
+    names = {f"{folder}/x\\xff.jsonl", f"{folder}/new\nline\x1b[2J.jsonl"}
+    con = duckdb.connect(str(db))
+    assert {f for (f,) in con.execute("SELECT file FROM files").fetchall()} == names
+    con.close()
+    parquet = duckdb.sql(f"SELECT DISTINCT file FROM '{pq}/exchanges.parquet'").fetchall()
+    assert {f for (f,) in parquet} == names
+    rows = jsonl_rows(scan("-j", "1", "--jsonl", str(folder)).stdout)
+    assert {r["file"] for r in rows} == names
+    again = scan("-j", "1", "--db", str(db), str(folder))  # the names match the stored ones
+    assert "(2 unchanged since the last scan)" in again.stdout
+
+
+@needs_duckdb
+def test_an_output_error_names_the_output(tmp_path, monkeypatch):
+    from streamscope.scan import store
+
+    def full(self):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store.Store, "_flush", full)
+    pq = tmp_path / "pq"
+    done = scan("-j", "1", "--parquet", str(pq), str(copy(tmp_path / "f", "openai.jsonl")))
+    assert done.exit_code == 2
+    assert (
+        done.output.startswith(f"streamscope: {pq}: cannot write") and ":memory:" not in done.output
+    )
+
+
+@needs_duckdb
+def test_ctrl_c_stops_every_worker_quietly_and_the_store_serves_the_next_scan(tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    folder = tmp_path / "many"
+    make_folder(str(folder), 600)
+    db = tmp_path / "scan.duckdb"
+    args = [sys.executable, "-m", "streamscope", "scan", "-j", "2", "--db", str(db), str(folder)]
+    p = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    for _ in range(100):  # the pool started, the store open: mid-scan
+        if db.exists():
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)  # as a terminal's Ctrl-C: SIGINT to the scan and its workers
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err.decode() and err.decode().count("\n") == 1
+    again = subprocess.run(args, capture_output=True, timeout=120)
+    assert again.returncode == 0 and b"scanned " in again.stdout, again.stderr

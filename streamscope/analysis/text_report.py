@@ -12,7 +12,7 @@ from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError, signature_bytes
 from ..core.engine import StreamResult, value_key
 from ..core.history import Tool
-from ..core.links import link, stream_link
+from ..core.links import link, pasteable, stream_link
 from ..core.results import flag, no_flag, ran
 from ..dialects import dialect
 from ..framing import SSE, framing
@@ -183,7 +183,7 @@ def render(
             )
             console.print(
                 f"  {_MARK['error']} exchange {f.exchange}{where}  {_safe(f.message)}"
-                f"  {_safe(link(analysis.source, f.exchange))}"
+                f"  {_safe(pasteable(link(analysis.source, f.exchange)))}"
             )
     if analysis.contract:
         console.print()
@@ -195,7 +195,7 @@ def render(
             totals[finding.severity] += 1
             console.print(
                 f"  {_MARK[finding.severity]} exchange {finding.exchange}  [bold]{finding.kind}[/]  {_safe(finding.message)}"
-                f"  {_safe(link(analysis.source, finding.exchange, response=finding.turn))}"
+                f"  {_safe(pasteable(link(analysis.source, finding.exchange, response=finding.turn)))}"
             )
     elif analysis.format in RECORDED and any(s.tool_calls for s in analysis.streams):
         console.print()
@@ -312,7 +312,7 @@ def _stream(
             console.print(
                 f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{times(a.kind, a.count)}[/]  {_safe(a.text())}"
                 + (
-                    f"  {_safe(stream_link(source, s.exchange, s.turn, a.frame, s.frames))}"
+                    f"  {_safe(pasteable(stream_link(source, s.exchange, s.turn, a.frame, s.frames)))}"
                     if source is not None
                     else ""
                 )

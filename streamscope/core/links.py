@@ -8,6 +8,8 @@ import os
 import re
 from dataclasses import dataclass
 
+_PLAIN = re.compile(r"[\w@%+=:,./-][\w@%+=:,./#-]*")  # needs no quotes in a shell
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _TAIL = re.compile(r"([0-9]+)(?:\.([0-9]+))?(?:@([0-9]+))?")
 SHAPES = "FILE#N, FILE#N@F, FILE#N.R or FILE#N.R@F"
 
@@ -33,6 +35,26 @@ def link(file: str, exchange: int, frame: int | None = None, response: int | Non
     if frame:
         out += f"@{frame}"
     return out
+
+
+def pasteable(link_text: str) -> str:
+    """A link as a terminal shows it (inspect, scan): shell-quoted, so it can be pasted
+    into `streamscope replay` whatever the file's name (a space, `$`, a quote), and
+    safe: a control character is written as an escape inside `$'...'`, never raw.
+    JSON keeps the link as it is."""
+    if _PLAIN.fullmatch(link_text):
+        return link_text
+    if _CONTROL.search(link_text) is None:
+        return "'" + link_text.replace("'", "'\"'\"'") + "'"
+    out = link_text.replace("\\", "\\\\").replace("'", "\\'")
+    return "$'" + _CONTROL.sub(_escape, out) + "'"
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8 (surrogateescape)
+        code -= 0xDC00  # as `$'\\xff'`: the shell gives the byte back
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def stream_link(file: str, exchange: int, turn: int | None, frame: int, frames: int) -> str:

@@ -8,10 +8,10 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-import orjson
-
+from ..recording.private import private_folders
 from ..text import plural, say
 from .files import find_files
+from .rows import dumps, file_text
 from .run import Done, Progress, local, open_pool, run
 from .store import Store, StoreError
 from .summary import Summary
@@ -36,6 +36,10 @@ def scan(o: Options) -> int:
     pool = open_pool(o.jobs) if o.engine == "local" else None  # first: see open_pool
     try:
         return _scan(o, pool, started)
+    except RuntimeError as e:  # DuckDB's word for a query Ctrl-C stopped
+        if "interrupted" in str(e):
+            raise KeyboardInterrupt from None
+        raise
     finally:
         if pool is not None:
             pool.terminate()
@@ -44,14 +48,14 @@ def scan(o: Options) -> int:
 def _scan(o: Options, pool, started: float) -> int:
     if o.parquet:  # before the work, not after it
         try:
-            os.makedirs(o.parquet, exist_ok=True)
+            private_folders(o.parquet)
         except OSError as e:
             raise StoreError(f"{o.parquet}: cannot make the Parquet folder: {e.strerror}") from None
-    store = Store(o.db) if (o.db or o.parquet) else None
+    store = Store(o.db, o.db or o.parquet) if (o.db or o.parquet) else None
     exclude = {os.path.realpath(o.db), os.path.realpath(o.db) + ".wal"} if o.db else set()
     found = find_files(o.paths, exclude)
     summary = Summary(kind=o.kind)
-    summary.notes += [f"{p}: {why}" for p, why in found.problems]
+    summary.notes += [f"{file_text(p)}: {why}" for p, why in found.problems]
     todo = found.files
     if store is not None and o.db:  # incremental: files as the last scan read them
         same = [p for p in todo if store.unchanged(p)]
@@ -66,10 +70,11 @@ def _scan(o: Options, pool, started: float) -> int:
     bad_named: list[str] = []  # files the command line named that could not be read
     sinks = [lambda d: _summarize(summary, d)]
     if found.named:
+        named = {file_text(p) for p in found.named}  # as the rows name them
         sinks.append(
             lambda d: (
                 bad_named.append(d.rows.file)
-                if d.rows.error is not None and d.rows.file in found.named
+                if d.rows.error is not None and d.rows.file in named
                 else None
             )
         )
@@ -95,15 +100,19 @@ def _scan(o: Options, pool, started: float) -> int:
     if o.jsonl:
         for line in summary.unreadable + summary.notes:
             say(line)
-    elif o.kind is not None:  # the links alone on stdout: `| cut -d' ' -f1` opens each
+    elif o.kind is not None:  # the findings alone on stdout, each link ready to paste
         for line in summary.kind_lines():
             print(line)
-        for line in summary.unreadable + summary.notes:
+        # a file that is no recording (a README beside them) is counted, as the summary
+        # counts it, not said as an error; one the command line named is said (exit 2)
+        for line in [*summary.unreadable_named(set(bad_named)), *summary.notes]:
             say(line)
         files = len({f[0] for f in summary.found})
+        unread = len(summary.unreadable)
+        said = f" ({unread} unreadable, skipped)" if unread else ""
         say(
             f"{o.kind}: {plural(len(summary.found), 'finding')} in {plural(files, 'file')} "
-            f"of {summary.files} scanned"
+            f"of {summary.files} scanned{said}"
         )
     else:
         for line in summary.lines(time.monotonic() - started):
@@ -128,9 +137,9 @@ def _summarize(summary: Summary, done: Done) -> None:
 def _write_jsonl(rows) -> None:
     out = sys.stdout.buffer
     if rows.error is not None:
-        out.write(orjson.dumps({"file": rows.file, "error": rows.error}) + b"\n")
+        out.write(dumps({"file": rows.file, "error": rows.error}) + b"\n")
         return
     for e in rows.exchanges:
         d = asdict(e)
         d["format"] = rows.format
-        out.write(orjson.dumps(d) + b"\n")
+        out.write(dumps(d) + b"\n")

@@ -8,9 +8,12 @@ it as it is. The rows say what `inspect --json` says of the same file (the same
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import asdict, dataclass, field
 from urllib.parse import urlsplit
+
+import orjson
 
 from ..analysis import analyze
 from ..core.engine import StreamResult
@@ -104,6 +107,41 @@ class FileRows:
         )
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def file_text(path: str) -> str:
+    """A path as every output of a scan names it (rows, --jsonl, the tables, Parquet, the
+    summary): the bytes a name that is not UTF-8 holds (`os` gives them as surrogates,
+    which no encoder writes) as `\\xff`, the rest as it is; a terminal is shown it
+    through `visible`, as any file-derived text."""
+    if _SURROGATE.search(path) is None:
+        return path
+    try:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a lone surrogate that stands for no byte
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", path)
+
+
+def dumps(value: dict) -> bytes:
+    """A row as JSON; a string that is no Unicode (a lone surrogate, as a JSON `\\ud800`
+    in a recording decodes to) is written escaped, never the end of the output."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        return orjson.dumps(_clean(value))
+
+
+def _clean(value: object) -> object:
+    if isinstance(value, str):
+        return file_text(value)
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
 def _text(value: object) -> str | None:
     """An id or name as a column holds it (a provider may send any JSON value)."""
     return value if value is None or isinstance(value, str) else str(value)
@@ -119,15 +157,15 @@ def _host(url: str) -> str | None:
 def analyze_file(path: str | os.PathLike[str], name: str | None = None) -> FileRows:
     """Every exchange of `path` as rows; never raises for a bad file (`error` says why).
     `name` is the file as the rows name it (default: `path`)."""
-    file = name if name is not None else os.fspath(path)
+    file = name if name is not None else file_text(os.fspath(path))
     try:
         a = analyze(path)
     except RecordingError as e:
-        return FileRows(file, error=str(e))
+        return FileRows(file, error=file_text(str(e)))
     except OSError as e:
         return FileRows(file, error=f"{file}: {e.strerror or e}")
     except Exception as e:  # a bug must cost one file, not the scan
-        return FileRows(file, error=f"{file}: internal error: {type(e).__name__}: {e}")
+        return FileRows(file, error=file_text(f"{file}: internal error: {type(e).__name__}: {e}"))
     out = FileRows(file, a.format)
     streams: dict[int, list[StreamResult]] = {}
     for one in a.streams:  # (a WebSocket session has one per response: a row each)

@@ -8,6 +8,7 @@ import gc
 import multiprocessing
 import multiprocessing.pool
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -64,9 +65,16 @@ def open_pool(jobs: int) -> multiprocessing.pool.Pool | None:
     # forks its workers as it opens, so this process collects as before afterwards
     gc.freeze()
     try:
-        return _context().Pool(jobs)
+        return _context().Pool(jobs, initializer=_worker_start)
     finally:
         gc.unfreeze()
+
+
+def _worker_start() -> None:
+    """A worker leaves Ctrl-C to the scan: the terminal sends SIGINT to every process of
+    its group, and a worker it interrupted printed its traceback. The scan says one line
+    and ends the pool."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def local(

@@ -13,10 +13,9 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass
 
-import orjson
-
+from ..recording.private import FILE_MODE, open_private, private_folders
 from .errors import ScanError
-from .rows import AnomalyRow, CallRow, ContractRow, ExchangeRow, FileRows
+from .rows import AnomalyRow, CallRow, ContractRow, ExchangeRow, FileRows, dumps, file_text
 
 EXTRA = "duckdb"  # the optional extra that brings DuckDB: pip install 'streamscope[duckdb]'
 
@@ -113,6 +112,8 @@ def stamp(path: str) -> Stamp:
 
 
 def connect(path: str):
+    """A DuckDB connection to `path`, the file (and the WAL DuckDB keeps beside it) 0600:
+    they hold paths, hosts, models, tool names and the findings' messages."""
     try:
         import duckdb
     except ImportError:
@@ -120,9 +121,34 @@ def connect(path: str):
             f"--db and --parquet need DuckDB: pip install 'streamscope[{EXTRA}]'"
         ) from None
     try:
-        return duckdb.connect(path)
+        if path != ":memory:":
+            _private(path)
+            _private(path + ".wal", only_if_there=True)
+        with _umask():  # what DuckDB creates itself (the WAL) too
+            return duckdb.connect(path)
     except duckdb.Error as e:
         raise StoreError(f"{path}: cannot open it as a DuckDB database: {_line(e)}") from None
+    except OSError as e:
+        raise StoreError(f"{path}: cannot open it: {e.strerror or e}") from None
+
+
+def _private(path: str, only_if_there: bool = False) -> None:
+    """A database file there already made 0600; a new one left for DuckDB to create
+    (it takes no empty file), under a umask that makes it 0600."""
+    if os.path.isfile(path):
+        os.close(open_private(path, os.O_RDONLY))
+    elif not only_if_there:
+        private_folders(os.path.dirname(os.path.abspath(path)))
+
+
+class _umask:
+    """The umask that makes every file created meanwhile 0600 (folders 0700)."""
+
+    def __enter__(self) -> None:
+        self.old = os.umask(0o077)
+
+    def __exit__(self, *exc: object) -> None:
+        os.umask(self.old)
 
 
 def _line(e: Exception) -> str:
@@ -131,8 +157,11 @@ def _line(e: Exception) -> str:
 
 
 class Store:
-    def __init__(self, path: str | None) -> None:
+    def __init__(self, path: str | None, name: str | None = None) -> None:
+        """The database at `path` (None: in memory); `name` is the output its errors name
+        (default: `path`; an in-memory store names the Parquet folder it is written to)."""
         self.path = path or ":memory:"
+        self.name = name or self.path
         self.con = connect(self.path)
         for table, columns in SCHEMA.items():
             cols = ", ".join(f'"{c}" {t}' for c, t in columns.items())
@@ -155,7 +184,8 @@ class Store:
         """True when `path` is as the last scan read it: same size and mtime (not read),
         or the same content under a new mtime (read to hash, then its stamp is updated).
         None when it was never scanned or changed."""
-        known = self.stamps().get(path)
+        key = file_text(path)
+        known = self.stamps().get(key)
         if known is None:
             return None
         try:
@@ -169,13 +199,14 @@ class Store:
         now = stamp(path)
         if now.sha256 != known[2]:
             return None
-        self.con.execute("UPDATE files SET mtime_ns = ? WHERE file = ?", [now.mtime_ns, path])
+        self.con.execute("UPDATE files SET mtime_ns = ? WHERE file = ?", [now.mtime_ns, key])
         return True
 
     def rows_of(self, files: list[str]) -> list[FileRows]:
         """The stored rows of `files` (unchanged since the last scan), in their order."""
         if not files:
             return []
+        files = [file_text(f) for f in files]
         self.con.execute("CREATE OR REPLACE TEMP TABLE wanted (file VARCHAR)")
         self.con.executemany("INSERT INTO wanted VALUES (?)", [[f] for f in files])
         out = {
@@ -207,8 +238,14 @@ class Store:
 
         try:
             self._flush()
+        except (duckdb.InterruptException, RuntimeError) as e:
+            if isinstance(e, duckdb.InterruptException) or "interrupted" in str(e):
+                # Ctrl-C as DuckDB loads a batch: its transaction is undone, what the
+                # earlier batches wrote stays, and the scan ends as an interrupted one
+                raise KeyboardInterrupt from None
+            raise
         except (duckdb.Error, OSError) as e:
-            raise StoreError(f"{self.path}: cannot write: {_line(e)}") from None
+            raise StoreError(f"{self.name}: cannot write: {_line(e)}") from None
 
     def _flush(self) -> None:
         pending, self._pending = self._pending, []
@@ -221,7 +258,7 @@ class Store:
             lines: dict[str, list[bytes]] = {t: [] for t in SCHEMA}
             for rows, st in pending:
                 lines["files"].append(
-                    orjson.dumps(
+                    dumps(
                         {
                             "file": rows.file,
                             "size": st.size if st else None,
@@ -233,7 +270,7 @@ class Store:
                     )
                 )
                 for table in ROW_TYPES:
-                    lines[table] += [orjson.dumps(asdict(r)) for r in getattr(rows, table)]
+                    lines[table] += [dumps(asdict(r)) for r in getattr(rows, table)]
             con.execute("BEGIN")
             for table, columns in SCHEMA.items():
                 con.execute(f"DELETE FROM {table} WHERE file IN (SELECT file FROM gone)")
@@ -252,21 +289,32 @@ class Store:
         self._stamps = None
 
     def write_parquet(self, folder: str) -> list[str]:
-        """Each table as FOLDER/TABLE.parquet (DuckDB writes Parquet itself)."""
+        """Each table as FOLDER/TABLE.parquet (DuckDB writes Parquet itself), each 0600
+        and whole or not at all: written beside, then renamed over what was there."""
         import duckdb
 
         self.flush()
-        out = []
+        out, parts = [], []
         try:
-            os.makedirs(folder, exist_ok=True)
+            private_folders(folder)
             for table in SCHEMA:
                 path = os.path.join(folder, f"{table}.parquet")
-                self.con.execute(f"COPY {table} TO '{_sql_text(path)}' (FORMAT parquet)")
+                part = os.path.join(folder, f".{table}.parquet.{os.getpid()}.part")
+                parts.append(part)
+                with _umask():
+                    self.con.execute(f"COPY {table} TO '{_sql_text(part)}' (FORMAT parquet)")
+                os.chmod(part, FILE_MODE)
                 out.append(path)
+            for part, path in zip(parts, out, strict=True):
+                os.replace(part, path)
         except (duckdb.Error, OSError) as e:
             raise StoreError(
                 f"{folder}: cannot write Parquet: {e.strerror if isinstance(e, OSError) else _line(e)}"
             ) from None
+        finally:
+            for part in parts:
+                if os.path.exists(part):
+                    os.unlink(part)
         return out
 
     def close(self) -> None:

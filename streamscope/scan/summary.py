@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..core.links import link, stream_link
+from ..core.links import link, pasteable, stream_link
 from ..core.verdict import exchange_failure, fails
-from ..text import plural, visible
+from ..text import plural, times, visible
 from .rows import FileRows
 
 REFS = 3  # references kept per kind and group: enough to open a few with `replay`
@@ -30,21 +30,23 @@ class Group:
 class Summary:
     files: int = 0
     unreadable: list[str] = field(default_factory=list)  # one line each
+    unreadable_files: list[str] = field(default_factory=list)  # whose line it is
     notes: list[str] = field(default_factory=list)  # paths that were not files, changed files
     groups: dict[tuple[str, str], Group] = field(default_factory=dict)
     severity: dict[str, str] = field(default_factory=dict)
     failing: list[str] = field(default_factory=list)  # --strict: what fails it
     failing_count: int = 0
     from_store: int = 0  # files unchanged since the last scan (rows read back)
-    # --kind: every finding of this kind, (file, exchange, turn, frame, link, message);
-    # this list alone grows with the files, one entry per finding of the kind
+    # --kind: every finding of this kind, (file, exchange, turn, frame, link, count,
+    # message); this list alone grows with the files, one entry per finding of the kind
     kind: str | None = None
-    found: list[tuple[str, int, int, int, str, str]] = field(default_factory=list)
+    found: list[tuple[str, int, int, int, str, int, str]] = field(default_factory=list)
 
     def add(self, rows: FileRows) -> None:
         self.files += 1
         if rows.error is not None:
             self.unreadable.append(rows.error)
+            self.unreadable_files.append(rows.file)
             return
         per_exchange = {}
         frames = {(e.exchange, e.turn): e.frames for e in rows.exchanges}
@@ -52,7 +54,7 @@ class Summary:
         for e in rows.exchanges:
             failure = exchange_failure(e.stream, e.status, e.ended)
             if failure is not None:
-                self._fail(f"{rows.file}#{e.exchange}: failed: {failure}")
+                self._fail(f"{pasteable(link(rows.file, e.exchange))}: failed: {failure}")
             g = self.groups.setdefault((e.host or "(no host)", e.model or "(no model)"), Group())
             per_exchange[e.exchange] = g
             g.exchanges += e.turn in (None, 1)  # a session has a row per response
@@ -67,9 +69,9 @@ class Summary:
             if a.exchange in per_exchange and (a.kind, a.exchange, a.turn) not in linked:
                 linked.add((a.kind, a.exchange, a.turn))  # an exchange's first, once
                 self._ref(per_exchange[a.exchange], a.kind, at)
-            self._found(a.kind, rows.file, a.exchange, a.turn, a.frame, at, a.message)
+            self._found(a.kind, rows.file, a.exchange, a.turn, a.frame, at, a.count, a.message)
             if fails(a.severity, a.cut_by_client):
-                self._fail(f"{at}: {a.kind}: {a.message}")
+                self._fail(f"{pasteable(at)}: {a.kind}: {a.message}")
         for c in rows.contract:
             self.severity[c.kind] = c.severity
             g = per_exchange.get(c.exchange) or self.groups.setdefault(
@@ -78,9 +80,9 @@ class Summary:
             g.contract[c.kind] += 1
             at = link(rows.file, c.exchange, response=c.turn)
             self._ref(g, c.kind, at)
-            self._found(c.kind, rows.file, c.exchange, c.turn, 0, at, c.message)
+            self._found(c.kind, rows.file, c.exchange, c.turn, 0, at, 1, c.message)
             if fails(c.severity):
-                self._fail(f"{at}: {c.kind}: {c.message}")
+                self._fail(f"{pasteable(at)}: {c.kind}: {c.message}")
 
     def _found(
         self,
@@ -90,14 +92,26 @@ class Summary:
         turn: int | None,
         frame: int,
         at: str,
+        count: int,
         message: str,
     ) -> None:
         if kind == self.kind:
-            self.found.append((file, exchange, turn or 0, frame, at, message))
+            self.found.append((file, exchange, turn or 0, frame, at, count, message))
 
     def kind_lines(self) -> list[str]:
-        """--kind: each finding of the kind, its link then its message, in file order."""
-        return [f"{visible(at)}  {visible(m)}" for *_, at, m in sorted(self.found)]
+        """--kind: each finding of the kind, in file order: its link (shell-quoted, to
+        paste), how often the stream had it as inspect says it (`KIND ×4`), its message."""
+        return [
+            f"{pasteable(at)}  {times(kind, n)}  {visible(m)}"
+            for *_, at, n, m in sorted(self.found)
+            for kind in [self.kind or ""]
+        ]
+
+    def unreadable_named(self, files: set[str]) -> list[str]:
+        """The lines of the unreadable files among `files`."""
+        return [
+            x for f, x in zip(self.unreadable_files, self.unreadable, strict=True) if f in files
+        ]
 
     def _ref(self, g: Group, kind: str, ref: str) -> None:
         refs = g.refs.setdefault(kind, [])
@@ -148,7 +162,7 @@ class Summary:
         return out
 
     def _kind_line(self, g: Group, kind: str, counts: str) -> str:
-        refs = " ".join(visible(r) for r in g.refs.get(kind, []))
+        refs = " ".join(pasteable(r) for r in g.refs.get(kind, []))
         return f"  {kind:<28} {self.severity.get(kind, ''):<8} {counts:<22} {refs}"
 
     def failing_lines(self) -> list[str]:
