@@ -30,7 +30,7 @@ def test_a_gateway_that_rewrites_ids_names_the_anomaly_and_the_clients_that_now_
     result = run(DIRECT, GATEWAY)
     assert result.exit_code == 1, result.output
     out = result.stdout
-    assert "paired by exchange" in out
+    assert "paired by exchange number (the same requests)" in out
     assert "anomaly appears: id-changed (error, frame 2)" in out
     for client in ("guarded", "naive", "openai-sdk", "by-id"):
         assert f"client {client}: now breaks (right in A, wrong in B)" in out
@@ -44,7 +44,8 @@ def test_the_same_in_json():
     result = run(DIRECT, GATEWAY, "--json")
     assert result.exit_code == 1
     doc = json.loads(result.stdout)
-    assert (doc["paired_by"], doc["same"]) == ("exchange", False)
+    assert (doc["schema"], doc["paired_by"], doc["same"]) == (1, "exchange", False)
+    assert (doc["same_requests"], doc["named"]) == (True, False)
     first, second = doc["pairs"]
     assert [k["kind"] for k in first["anomalies"]["added"]] == ["id-changed"]
     assert first["anomalies"]["gone"] == []
@@ -98,7 +99,7 @@ def test_one_exchange_against_a_whole_recording_is_paired_by_request():
 def test_a_saved_body_against_a_recording_is_paired_by_position():
     result = run(str(RECORDINGS / "gemini-no-index.sse"), f"{DIRECT}#1")
     assert result.exit_code == 1
-    assert "paired by position" in result.stdout
+    assert "paired by position (A (sse) holds no requests to match)" in result.stdout
     assert 'framing: "sse" -> "sse"' not in result.stdout
     assert "anomaly gone: index-missing" in result.stdout
 
@@ -109,7 +110,11 @@ def test_har_captures_are_compared_with_their_timing_shape():
     assert run(str(a), str(a)).exit_code == 0
     result = run(str(a), str(b))
     assert result.exit_code == 1
-    assert "first call fragment: 848 ms -> -" in result.stdout  # A calls a tool, B does not
+    # A calls a tool, B does not: the calls say it, no time is set against "none"
+    assert "fragments per call: [7] -> []" in result.stdout
+    assert "first call fragment:" not in result.stdout
+    assert "A: first call fragment at frame 23 (848 ms)" in result.stdout
+    assert "B: no call, fragments per call none" in result.stdout
     assert 'call 1: A id "call_LabG58Uhrq9kZvR52BYKjToD" name "get_capital"' in result.stdout
 
 
@@ -248,3 +253,44 @@ def test_any_two_streams_differ_alike_both_ways(tmp_path, x: bytes, y: bytes):
     assert {(c.strategy, c.change) for c in p.clients if c.change == NOW_BREAKS} == {
         (c.strategy, NOW_BREAKS) for c in q.clients if c.change == NOW_RIGHT
     }
+
+
+def test_a_stream_saved_without_its_times_is_the_same_stream(tmp_path):
+    """An SSE body keeps no times: unknown is no difference, and the text says why no time
+    was compared."""
+    body = tmp_path / "direct-1.sse"
+    wrote = CliRunner().invoke(main, ["export", f"{DIRECT}#1", "--format", "sse", "-o", str(body)])
+    assert wrote.exit_code == 0, wrote.output
+    result = run(f"{DIRECT}#1", str(body))
+    assert result.exit_code == 0, result.stdout
+    assert "timing not compared: B has no frame times" in result.stdout
+    assert "first call fragment" not in result.stdout
+    doc = json.loads(run(f"{DIRECT}#1", str(body), "--json").stdout)
+    [pair] = doc["pairs"]
+    assert (doc["schema"], doc["same"], pair["timing"]["differs"]) == (1, True, [])
+    assert pair["timing"]["untimed"] == ["b"]
+    assert (pair["timing"]["a"]["timed"], pair["timing"]["b"]["timed"]) == (True, False)
+
+
+def test_exchange_numbers_that_match_are_not_said_to_be_the_same_streams():
+    # the same exchange numbers, other conversations: paired by number, nothing more
+    out = run(DIRECT, str(RECORDINGS / "buggy-agent-uuid.jsonl")).stdout
+    assert "2 stream pairs, paired by exchange number\n" in out
+    assert "same streams" not in out and "the same requests" not in out
+    # one exchange of each, named: that is the pairing
+    named = run(f"{DIRECT}#2", f"{GATEWAY}#1")
+    assert "1 stream pair, the exchanges you named (A exchange 2, B exchange 1)" in named.stdout
+    assert "no exchanges or requests to match" not in named.stdout
+    assert json.loads(run(f"{DIRECT}#2", f"{GATEWAY}#1", "--json").stdout)["named"] is True
+
+
+def test_a_call_whole_in_one_frame_has_its_first_frame_and_time():
+    # Gemini sends each call whole (its arguments one value: no fragment)
+    doc = json.loads(
+        run(str(RECORDINGS / "gemini-parallel-signature.jsonl"), DIRECT, "--json").stdout
+    )
+    timing = doc["pairs"][0]["timing"]["a"]
+    assert timing["fragments"] == [0, 0]
+    assert timing["first_call_frame"] == 2 and timing["first_call_ns"] is not None
+    out = run(str(RECORDINGS / "gemini-parallel-signature.jsonl"), DIRECT).stdout
+    assert "A: first call fragment at frame 2 (" in out and "at -" not in out

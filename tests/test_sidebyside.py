@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from streamscope.cli import main
-from streamscope.tui.aligned import RULE
-from streamscope.tui.sidebyside import SideBySideApp, open_pair
+from streamscope.tui.aligned import BY_FRAMES, RULE
+from streamscope.tui.sidebyside import SideBySideApp, found_line, open_pair
 from streamscope.tui.widgets import CallTable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,16 +33,26 @@ def test_steps_align_both_sides_by_the_arguments_assembled_and_find_the_rewritte
     app = opened()
     al = app.aligned
     assert app.pair.a == (1, None) and app.pair.b == (1, None)  # the pair diff found different
-    # the same arguments in the same fragments: both sides at the same frame each step
-    assert [(s.a, s.b) for s in al.steps] == [(0, 0), (2, 2), (3, 3), (4, 4), (5, 5), (7, 7)]
+    # the same arguments in the same fragments: both sides at the same frame each step, the
+    # frame that opens the call (its id and name, no argument yet) among them
+    assert [(s.a, s.b) for s in al.steps] == [
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (4, 4),
+        (5, 5),
+        (7, 7),
+    ]
     assert al.steps[0].share == 0.0 and al.steps[-1].share == 1.0
     assert al.differences(0) == []  # before the first frame: nothing to differ
     # robust keeps the first id on both sides; the first client diff found broken does not
     assert al.strategies == ("guarded",)
-    assert [(name, c.position, c.fields) for name, c in al.differences(2)] == [
+    assert [(name, c.position, c.fields) for name, c in al.differences(3)] == [
         ("guarded", 1, ["id"])
     ]
-    assert al.next_difference(0) == 1 and al.next_difference(1) is None
+    assert al.differences(1) == []  # the call opened, the same id on both sides
+    assert al.next_difference(0) == 2 and al.next_difference(2) is None
 
 
 def _sse(tmp_path, name: str, fragments: list[str], call_id: str = "call_1") -> str:
@@ -68,13 +78,49 @@ def test_a_step_is_the_first_frame_each_side_reaches_the_share(tmp_path):
     a = _sse(tmp_path, "a.sse", ['{"city": ', '"Berlin"}'])
     b = _sse(tmp_path, "b.sse", ['{"ci', 'ty": ', '"Ber', 'lin"}'], call_id="call_2")
     al = open_pair((a, None), (b, None)).aligned
-    # frame 1 opens the call; A's fragments are frames 2-3, B's 2-5; then finish and [DONE]
-    assert [(s.a, s.b) for s in al.steps] == [(0, 0), (2, 2), (2, 3), (3, 4), (3, 5), (5, 7)]
-    assert [round(s.share, 3) for s in al.steps] == [0, 0.222, 0.5, 0.722, 1, 1]
-    robust = [(name, c.fields) for name, c in al.differences(1) if name == "robust"]
+    # frame 1 opens the call (a step); A's fragments are frames 2-3, B's 2-5; then finish
+    # and [DONE]
+    steps = [(s.a, s.b) for s in al.steps]
+    assert steps == [(0, 0), (1, 1), (2, 2), (2, 3), (3, 4), (3, 5), (5, 7)]
+    assert [round(s.share, 3) for s in al.steps] == [0, 0, 0.222, 0.5, 0.722, 1, 1]
+    assert [(n, c.fields) for n, c in al.differences(1) if n == "robust"] == [("robust", ["id"])]
+    robust = [(name, c.fields) for name, c in al.differences(2) if name == "robust"]
     assert robust == [("robust", ["id", "arguments"])]  # A is half-way, B at 4 characters
     # at half the arguments both sides hold the same text: only the id differs
-    assert [(n, c.fields) for n, c in al.differences(2) if n == "robust"] == [("robust", ["id"])]
+    assert [(n, c.fields) for n, c in al.differences(3) if n == "robust"] == [("robust", ["id"])]
+    assert al.measure() == f"of the arguments · {RULE}"
+
+
+def test_two_streams_without_arguments_are_said_to_be_aligned_by_frame(tmp_path):
+    a = _sse(tmp_path, "a.sse", [])
+    b = _sse(tmp_path, "b.sse", [], call_id="call_2")
+    al = open_pair((a, None), (b, None)).aligned
+    assert al.by_frames == (True, True)
+    assert al.measure() == f"of the frames · {BY_FRAMES}"  # what the step line says
+    assert "arguments ·" not in al.measure()
+    c = _sse(tmp_path, "c.sse", ['{"x": 1}'])
+    one = open_pair((a, None), (c, None)).aligned
+    assert one.measure().startswith("(B's arguments, A's frames: A has no arguments)")
+
+
+def test_the_diff_line_says_fields_in_the_words_diff_uses():
+    app = open_pair((DIRECT, 2), (LITELLM, 1))
+    said = str(found_line(app.found, app.pair))
+    assert 'finish reason "stop" -> "tool_calls"' in said
+    assert "timing: fragments per call" in said
+    assert "_reason" not in said and "_ns" not in said and "reasoning_content" not in said
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["parallel-index-0.jsonl", "anthropic-start-input.jsonl", "responses-done-mismatch.jsonl"],
+)
+def test_the_one_pass_progress_is_the_frame_by_frame_count(name):
+    from streamscope.tui.aligned import _counted, _exact
+    from streamscope.tui.sidebyside import _model
+
+    model = _model(os.path.join(ROOT, "recordings", name), 1)
+    assert _counted(model) == _exact(model)
 
 
 @pytest.mark.parametrize(
@@ -119,7 +165,7 @@ async def test_the_view_fits_and_its_keys_step_both_sides(size):
         await pilot.press("left", "left")
         assert app.step == 0
         await pilot.press("right_square_bracket")  # to where the ids first differ
-        assert app.step == 1
+        assert app.step == 2
         table = app.query_one("#client-b", CallTable)
         shown = table.content  # (rendered once at its width: tui/widgets/rendered.py)
         assert "≠" in "".join(seg.text for line in shown.lines for seg in line)

@@ -1,11 +1,12 @@
 """What differs between two files' streams, in what a user acts on (pure: no I/O).
 
-Streams are paired by exchange when both inputs are recordings of the same shape (the
-same streams, exchange for exchange), else by request when every stream of the shorter
+Streams are paired by exchange number when both inputs are recordings holding the same
+exchange numbers (their requests the same or not: `same_requests` says), else by request when every stream of the shorter
 side has a request body equal (as parsed JSON) to one of the other's, else by position.
 For each pair: the dialect and framing, how it ended, the calls (id, name, arguments as
 parsed JSON, so spacing and key order are no difference), the anomaly kinds added and
-gone, what each client strategy builds, and the timing shape. The contract findings are
+gone, what each client strategy builds, and the timing shape (times only where both sides
+keep them: a side without is said, never a difference). The contract findings are
 compared file against file (their kinds added and gone).
 """
 
@@ -97,6 +98,8 @@ class PairDiff:
     timing_a: Timing | None = None
     timing_b: Timing | None = None
     timing: list[Change] = field(default_factory=list)
+    # "A", "B": the sides whose frames keep no times, so no time was compared
+    untimed: list[str] = field(default_factory=list)
 
     @property
     def same(self) -> bool:
@@ -114,6 +117,10 @@ class Diff:
     pairs: list[PairDiff]
     contract_added: list[FindingChange]  # findings B has and A has not (by kind and count)
     contract_gone: list[FindingChange]
+    # every pair's two requests are equal as parsed JSON (what pairing by exchange number
+    # does not tell), and both inputs were named one exchange each (FILE#N)
+    same_requests: bool = False
+    named: bool = False
 
     @property
     def same(self) -> bool:
@@ -126,7 +133,15 @@ def diff(a: Side, b: Side) -> Diff:
         _pair(x, y, a.timings.get(key(x)) if x else None, b.timings.get(key(y)) if y else None)
         for x, y in pairs
     ]
-    return Diff(paired_by, out, _findings(b, a), _findings(a, b))
+    same_requests = bool(pairs) and all(
+        x is not None
+        and y is not None
+        and (body := _body(a, x)) is not None
+        and body == _body(b, y)
+        for x, y in pairs
+    )
+    named = a.exchange is not None and b.exchange is not None
+    return Diff(paired_by, out, _findings(b, a), _findings(a, b), same_requests, named)
 
 
 def _findings(has: Side, lacks: Side) -> list[FindingChange]:
@@ -198,6 +213,8 @@ def _pair(x: StreamResult | None, y: StreamResult | None, ta: Timing | None, tb:
     out.only_a = [n for n in x.strategies if n != "robust" and n not in y.strategies]
     out.only_b = [n for n in y.strategies if n != "robust" and n not in x.strategies]
     out.timing = _timing(ta, tb)
+    if ta is not None and tb is not None:
+        out.untimed = [side for side, t in (("A", ta), ("B", tb)) if not t.timed]
     return out
 
 
@@ -280,8 +297,8 @@ def _clients(x: StreamResult, y: StreamResult) -> list[ClientChange]:
 
 
 def _far(p: int | None, q: int | None) -> bool:
-    if p is None or q is None:
-        return (p is None) != (q is None)
+    if p is None or q is None:  # unknown, or no call on a side (the calls say that)
+        return False
     low, high = sorted((p, q))
     return high - low > TIME_FLOOR_NS and high > TIME_FACTOR * low
 
@@ -290,11 +307,12 @@ def _timing(ta: Timing | None, tb: Timing | None) -> list[Change]:
     if ta is None or tb is None:
         return []
     out = []
-    if _far(ta.first_call_ns, tb.first_call_ns):
+    timed = ta.timed and tb.timed  # a side that keeps no times: no time is compared
+    if timed and _far(ta.first_call_ns, tb.first_call_ns):
         out.append(Change("first_call_ns", ta.first_call_ns, tb.first_call_ns))
     if ta.fragments != tb.fragments:
         out.append(Change("fragments", ta.fragments, tb.fragments))
-    if _far(ta.largest_gap_ns, tb.largest_gap_ns):
+    if timed and _far(ta.largest_gap_ns, tb.largest_gap_ns):
         out.append(Change("largest_gap_ns", ta.largest_gap_ns, tb.largest_gap_ns))
     return out
 
@@ -336,6 +354,8 @@ def _timing_json(t: Timing | None) -> dict[str, Any] | None:
         "fragments": t.fragments,
         "largest_gap_ns": t.largest_gap_ns,
         "frames": t.frames,
+        "first_call_frame": t.first_call_frame,
+        "timed": t.timed,
     }
 
 
@@ -367,6 +387,7 @@ def pair_json(p: PairDiff) -> dict[str, Any]:
             "a": _timing_json(p.timing_a),
             "b": _timing_json(p.timing_b),
             "differs": [c.field for c in p.timing],
+            "untimed": [side.lower() for side in p.untimed],
         },
     }
 
@@ -381,6 +402,8 @@ def diff_json(a: Side, b: Side, d: Diff) -> dict[str, Any]:
         "a": side_json(a),
         "b": side_json(b),
         "paired_by": d.paired_by,
+        "same_requests": d.same_requests,
+        "named": d.named,
         "same": d.same,
         "pairs": [pair_json(p) for p in d.pairs],
         "contract": {

@@ -9,10 +9,22 @@ from .sides import Key, Side, Timing
 
 WIDTH = 60  # a value in a line, cut
 
-PAIRED = {
-    BY_EXCHANGE: "paired by exchange (both recordings hold the same streams)",
-    BY_REQUEST: "paired by request (the same request bodies)",
-}
+
+def pairing(a: Side, b: Side, d: Diff) -> str:
+    """How the streams were paired, said as far as it is established."""
+    if d.named:
+        named = f"the exchanges you named (A exchange {a.exchange}, B exchange {b.exchange})"
+        return named if len(d.pairs) <= 1 else f"{named}, their responses paired by position"
+    same = " (the same requests)" if d.same_requests else ""
+    if d.paired_by == BY_EXCHANGE:
+        return f"paired by exchange number{same}"
+    if d.paired_by == BY_REQUEST:
+        return "paired by request (the same request bodies)"
+    bare = [f"{side} ({s.format})" for side, s in (("A", a), ("B", b)) if not s.recorded]
+    if bare:
+        holds = "holds" if len(bare) == 1 else "hold"
+        return f"paired by position ({' and '.join(bare)} {holds} no requests to match)"
+    return "paired by position (neither the exchange numbers nor the requests match)"
 
 
 def _where(k: Key | None) -> str:
@@ -22,13 +34,14 @@ def _where(k: Key | None) -> str:
 
 
 def _ms(ns: int | None) -> str:
-    return "-" if ns is None else f"{ns / 1e6:.0f} ms"
+    return "no time" if ns is None else f"{ns / 1e6:.0f} ms"
 
 
-def _value(name: str, value: object) -> str:
+def value(name: str, v: object) -> str:
+    """A compared field's value as the report says it (a time in ms)."""
     if name.endswith("_ns"):
-        return _ms(value if isinstance(value, int) else None)
-    return quote(value, WIDTH)
+        return _ms(v if isinstance(v, int) else None)
+    return quote(v, WIDTH)
 
 
 def _call(c: Call | None) -> str:
@@ -54,12 +67,17 @@ def _call_lines(changes: list[CallChange], indent: str) -> list[str]:
 def _timing_line(t: Timing | None) -> str:
     if t is None:
         return "no times"
-    return (
-        f"first call fragment at {_ms(t.first_call_ns)}, fragments per call "
-        f"{t.fragments or '-'}, largest gap {_ms(t.largest_gap_ns)}"
-    )
+    if t.first_call_frame is None:
+        first = "no call"
+    elif t.first_call_ns is None:
+        first = f"first call fragment at frame {t.first_call_frame} (no time)"
+    else:
+        first = f"first call fragment at frame {t.first_call_frame} ({_ms(t.first_call_ns)})"
+    gap = _ms(t.largest_gap_ns) if t.timed else "no times"
+    return f"{first}, fragments per call {t.fragments or 'none'}, largest gap {gap}"
 
 
+# the words for a compared field, wherever a diff is said (here, the replay's diff line)
 LABELS = {
     "first_call_ns": "first call fragment",
     "fragments": "fragments per call",
@@ -69,19 +87,29 @@ LABELS = {
 }
 
 
+def label(name: str) -> str:
+    return LABELS.get(name, name)
+
+
 def _changes(changes: list[Change], indent: str) -> list[str]:
     return [
-        f"{indent}{LABELS.get(c.field, c.field)}: {_value(c.field, c.a)} -> {_value(c.field, c.b)}"
-        for c in changes
+        f"{indent}{label(c.field)}: {value(c.field, c.a)} -> {value(c.field, c.b)}" for c in changes
     ]
 
 
-def _pair(p: PairDiff) -> list[str]:
+def _untimed(sides: list[str]) -> str:
+    who = " and ".join(sides)
+    return f"timing not compared: {who} {'has' if len(sides) == 1 else 'have'} no frame times"
+
+
+def _pair(p: PairDiff, named: list[str]) -> list[str]:
+    """`named`: the sides without times the header already named (not said again)."""
     head = f"A {_where(p.a)} / B {_where(p.b)}"
     if p.a is None or p.b is None:
         return [f"{head}: only in {'A' if p.b is None else 'B'}"]
+    untimed = p.untimed if p.untimed != named else []
     if p.same:
-        return [f"{head}: same"]
+        return [f"{head}: same" + (f" ({_untimed(untimed)})" if untimed else "")]
     out = [f"{head}:"]
     out += _changes(p.stream, "  ")
     if p.calls:
@@ -105,19 +133,25 @@ def _pair(p: PairDiff) -> list[str]:
         out += _changes(p.timing, "    ")
         out.append(f"    A: {_timing_line(p.timing_a)}")
         out.append(f"    B: {_timing_line(p.timing_b)}")
+    if untimed:
+        out.append(f"  {_untimed(untimed)}")
     return out
 
 
 def render(a: Side, b: Side, d: Diff) -> list[str]:
     pairs = plural(len(d.pairs), "stream pair")
-    how = PAIRED.get(d.paired_by, "paired by position (no exchanges or requests to match)")
     out = [
         f"A: {visible(a.source)} ({a.format})",
         f"B: {visible(b.source)} ({b.format})",
-        f"{pairs}, {how}",
+        f"{pairs}, {pairing(a, b, d)}",
     ]
+    # a side with no times anywhere (an SSE body, a cassette) is said once, here
+    both = [p.untimed for p in d.pairs if p.a is not None and p.b is not None]
+    said = both[0] if both and both[0] and all(u == both[0] for u in both) else []
+    if said:
+        out.append(_untimed(said))
     for p in d.pairs:
-        out += _pair(p)
+        out += _pair(p, said)
     for word, side, found in (("appears", "B", d.contract_added), ("gone", "A", d.contract_gone)):
         for f in found:
             out.append(

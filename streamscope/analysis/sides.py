@@ -23,6 +23,9 @@ class Timing:
     fragments: list[int]  # per call, in the robust reading's order
     largest_gap_ns: int | None  # between two frames that follow each other
     frames: int
+    # the frame the first call began in (its id and name, or the whole call; None: no call)
+    first_call_frame: int | None = None
+    timed: bool = True  # every frame keeps its time (an SSE body, a cassette: none does)
 
 
 @dataclass(slots=True)
@@ -60,12 +63,17 @@ def load(path: str | os.PathLike[str], exchange: int | None = None) -> Side:
 
 def _timing(stream: StreamResult, times: list[int | None]) -> Timing:
     known = [t for t in times if t is not None]
+    timed = len(known) == len(times)
     gaps = [b - a for a, b in zip(known, known[1:], strict=False)]
-    first = min((c.first_frame for c in stream.tool_calls if c.fragments), default=None)
-    at = times[first - 1] if first is not None and 0 < first <= len(times) else None
+    # (a call whole in one frame, or whose arguments came as one value, has no fragment
+    # and still began at its frame)
+    first = min((c.first_frame for c in stream.tool_calls if c.first_frame > 0), default=None)
+    at = times[first - 1] if first is not None and first <= len(times) else None
     return Timing(
         first_call_ns=at,
         fragments=[c.fragments for c in stream.tool_calls],
-        largest_gap_ns=max(gaps) if gaps and len(known) == len(times) else None,
+        largest_gap_ns=max(gaps) if gaps and timed else None,
         frames=len(times),
+        first_call_frame=first,
+        timed=timed,
     )

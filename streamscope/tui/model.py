@@ -418,6 +418,14 @@ class StreamModel:
                 return FrameState(n, frame, engine, events or [])
         return None
 
+    def replayed(self) -> Iterator[list[FieldEvent]]:
+        """Per frame, from the first, what robust did there (its events), fed once on a
+        fresh engine: a pass over the stream that leaves the model's own state alone."""
+        engine, frames = self._resume(self.snapshots[0])
+        engine.collect_events = True
+        for frame in frames:
+            yield engine.feed(frame) or []
+
     def raw(self, frame: Frame) -> list[bytes]:
         """The frame's bytes as received, one piece per read they arrived in."""
         pieces = []

@@ -17,6 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import Footer, Static
 
 from ..analysis.diff import NOW_BREAKS, NOW_RIGHT, Diff, PairDiff, diff
+from ..analysis.diff_text import label, value
 from ..analysis.sides import load
 from ..core.calls import StrategyError
 from ..inputs import CHUNKS, RECORDING, open_input
@@ -82,7 +83,8 @@ def open_pair(a: tuple[str, int | None], b: tuple[str, int | None]) -> SideBySid
 
 def found_line(d: Diff, p: PairDiff) -> Text:
     """What `diff` found for the pair shown, in a line (recorded values through text.py)."""
-    parts = [f"{c.field} {visible(str(c.a))} -> {visible(str(c.b))}" for c in p.stream]
+    # (the fields in the words `diff`'s text uses: analysis/diff_text.py)
+    parts = [f"{label(c.field)} {value(c.field, c.a)} -> {value(c.field, c.b)}" for c in p.stream]
     parts += [f"anomaly appears in B: {visible(k.kind)} (frame {k.frame})" for k in p.added]
     parts += [f"anomaly gone in B: {visible(k.kind)} (frame {k.frame})" for k in p.gone]
     for change, words in ((NOW_BREAKS, "now breaks in B"), (NOW_RIGHT, "now right in B")):
@@ -96,7 +98,7 @@ def found_line(d: Diff, p: PairDiff) -> Text:
         fields = [f"call {c.position} {'/'.join(c.fields) or 'missing'}" for c in p.calls]
         parts.append(f"robust's calls differ at the end: {', '.join(fields)}")
     if p.timing:
-        parts.append("timing: " + ", ".join(c.field for c in p.timing))
+        parts.append("timing: " + ", ".join(label(c.field) for c in p.timing))
     out = Text("diff: ", style="bold")
     out.append(" · ".join(parts) if parts else "the two streams are the same", style="yellow")
     out.append(f" (paired by {d.paired_by})", style="dim")
@@ -106,8 +108,9 @@ def found_line(d: Diff, p: PairDiff) -> Text:
 HELP = (
     "Two streams, stepped together: A above (or left), B below (or right). "
     f"Steps are {RULE} (robust's calls, of all the stream's arguments): a step moves both "
-    "sides to the first frame where that share is assembled; a stream with no arguments "
-    "steps by its share of frames; the last step is both sides' last frame. Each side shows "
+    "sides to the first frame where that share is assembled, and a frame that begins a "
+    "call is a step of its own; a stream with no arguments steps by its share of frames "
+    "(neither side with arguments: aligned by frame); the last step is both sides' last frame. Each side shows "
     "robust's table as it stands at its frame (green: what that frame changed, ⚠ yellow: a "
     "value a naive client would have overwritten) and, under it, the first client diff "
     "found changed. ≠ red marks a cell unlike the other side's at the aligned step. The "
@@ -162,7 +165,7 @@ class SideBySideApp(App):
         )
         line = Text.assemble(
             (f"step {i}/{len(al.steps) - 1}", "bold"),
-            f" · {share} of the arguments · {RULE}",
+            f" · {share} {al.measure()}",
         )
         line.append(f" · differs: {cut(where, 120)}" if here else " · no difference here")
         self.query_one("#step", Static).update(line)
