@@ -17,11 +17,8 @@ findings are about.
 
 from __future__ import annotations
 
-import bisect
 import copy
-import itertools
 import os
-import re
 from dataclasses import dataclass, field
 
 import orjson
@@ -45,7 +42,7 @@ from ..recording.format import (
     Response,
     text_or_b64,
 )
-from ..recording.mask import Masking, Secrets, body_mask, mask_request
+from ..recording.mask import Masking, Secrets, mask_pieces, mask_request
 
 # The formats that write a whole session; sse and chunks write one turn's stream.
 SESSION_FORMATS = ("recording", "session", "pytest")
@@ -123,7 +120,7 @@ def open_view(source: Source, ex: Exchange) -> View:
     assert session is not None
     lines = list(ex.index.messages(ex.number))
     req = ex.request
-    secrets = (
+    secrets = ex.secrets or (  # (its reader's: the request it holds is masked)
         Secrets.of_request(req.url, req.headers, read_request(req).data)
         if req is not None
         else Secrets([])
@@ -140,22 +137,6 @@ def open_view(source: Source, ex: Exchange) -> View:
         end.reason if end is not None else UNFINISHED,
         end.error if end is not None else None,
     )
-
-
-def mask_pieces(secrets: Secrets, pieces: list[bytes]) -> tuple[list[bytes], list[int]]:
-    """`pieces` (one peer's payloads, in order) with every credential masked as a
-    recording's writer masks a body's reads: as one body, so a credential split over two
-    pieces is masked in both, every length kept; and how many began in each piece."""
-    counts = [0] * len(pieces)
-    if not secrets or not pieces:
-        return pieces, counts
-    find = re.compile(b"|".join(map(re.escape, secrets.forms)))  # longest first, as Secrets
-    starts = list(itertools.accumulate(map(len, pieces), initial=0))
-    whole = bytearray(b"".join(pieces))
-    for m in find.finditer(bytes(whole)):
-        whole[m.start() : m.end()] = body_mask(m.end() - m.start())
-        counts[bisect.bisect_right(starts, m.start()) - 1] += 1
-    return [bytes(whole[starts[k] : starts[k + 1]]) for k in range(len(pieces))], counts
 
 
 def masked_entries(view: View, entries: list[Entry]) -> list[Entry]:

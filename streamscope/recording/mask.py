@@ -18,6 +18,8 @@ time, once the next read or the end says), never the bytes the client is given.
 from __future__ import annotations
 
 import base64
+import bisect
+import itertools
 import json
 import re
 from collections import deque
@@ -252,17 +254,25 @@ class Secrets:
         """A whole body with every credential masked, its length kept; how many were."""
         if self._bytes is None or not data:
             return data, 0
-        n = 0
+        out, starts = self.whole(data)
+        return bytes(out), len(starts)
 
-        def one(m: re.Match[bytes]) -> bytes:
-            nonlocal n
+    def whole(self, data: bytes) -> tuple[bytearray, list[int]]:
+        """A whole body masked (each form; then each credential split across the text of
+        consecutive events, split_spans), and where each masked credential begins."""
+        out, starts, at = bytearray(), [], 0
+        for m in self._bytes.finditer(data) if self._bytes is not None else ():
+            out += data[at : m.start()]
             alias = self._swaps.get(m.group())
-            if alias is not None:
-                return alias
-            n += 1
-            return body_mask(m.end() - m.start())
-
-        return self._bytes.sub(one, data), n
+            if alias is None:
+                starts.append(m.start())
+            out += alias if alias is not None else body_mask(m.end() - m.start())
+            at = m.end()
+        out += data[at:]
+        for spans in split_spans(self.values, bytes(out)):
+            out = mask_spans(out, spans)
+            starts.append(spans[0][0])
+        return out, starts
 
     def clean(self, data: bytes) -> bool:
         """True when data holds no form and its end can begin none: the common read, told
@@ -323,6 +333,94 @@ class Secrets:
             if data[i:] in self._short:
                 return i
         return best
+
+
+def _json_chars(raw: bytes, base: int) -> tuple[str, list[int]]:
+    """A JSON string's content (its bytes between the quotes, at `base` in the body)
+    decoded, and where each of its characters begins in the body (one more: its end)."""
+    chars: list[str] = []
+    at: list[int] = []
+    i, n = 0, len(raw)
+    while i < n:
+        at.append(base + i)
+        b = raw[i]
+        if b == 0x5C and i + 1 < n:  # a backslash escape
+            if raw[i + 1] == 0x75 and i + 6 <= n:  # \uXXXX, a surrogate pair as one
+                step = 12 if raw[i + 6 : i + 8] == b"\\u" and i + 12 <= n else 6
+            else:
+                step = 2
+            try:
+                chars.append(json.loads(b'"' + raw[i : i + step] + b'"'))
+            except ValueError:
+                chars.append("\ufffd")
+            if len(chars[-1]) > 1:  # (an escaped pair that was not one: each its own)
+                step, chars[-1] = 6, json.loads(b'"' + raw[i : i + 6] + b'"')
+        else:
+            step = 1 if b < 0xC0 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+            chars.append(raw[i : i + step].decode("utf-8", "replace")[:1])
+        i += step
+    at.append(base + n)
+    return "".join(chars), at
+
+
+def split_spans(secrets: Sequence[str], data: bytes) -> list[list[tuple[int, int]]]:
+    """Where `data` holds a credential split across the text of consecutive events: a
+    model that echoes a key token by token sends `"text": "echo sk"`, then `"text":
+    "-proj-..."`. Each key's JSON string values, decoded and joined in order, are the
+    assembled content (or arguments) a client shows; a credential found there is masked
+    in each value it spans: for each one found, the (start, end) byte spans of its pieces."""
+    if not secrets or b'"' not in data:
+        return []
+    by_key: dict[bytes, list[tuple[str, list[int]]]] = {}
+    for m in _JSON_STRING.finditer(data):
+        by_key.setdefault(m.group(1), []).append(_json_chars(m.group(2), m.start(2)))
+    found: list[list[tuple[int, int]]] = []
+    for values in by_key.values():
+        if len(values) < 2:
+            continue
+        text = "".join(t for t, _ in values)
+        where = [a for t, at in values for a in at[: len(t)]]
+        ends = [a for t, at in values for a in at[1 : len(t) + 1]]
+        for secret in secrets:
+            start = text.find(secret)
+            while start >= 0:
+                found.append(_pieces(where, ends, start, start + len(secret) - 1))
+                start = text.find(secret, start + len(secret))
+    return found
+
+
+def _pieces(where: list[int], ends: list[int], first: int, last: int) -> list[tuple[int, int]]:
+    """The byte spans characters first..last take, one per run of adjacent ones."""
+    out: list[tuple[int, int]] = []
+    for k in range(first, last + 1):
+        if out and out[-1][1] == where[k]:
+            out[-1] = (out[-1][0], ends[k])
+        else:
+            out.append((where[k], ends[k]))
+    return out
+
+
+def mask_spans(data: bytes | bytearray, spans: Iterable[tuple[int, int]]) -> bytearray:
+    """`data` with each span masked (body_mask: the same length, JSON- and SSE-safe)."""
+    out = bytearray(data)
+    for a, b in spans:
+        out[a:b] = body_mask(b - a)
+    return out
+
+
+def mask_pieces(secrets: Secrets, pieces: list[bytes]) -> tuple[list[bytes], list[int]]:
+    """`pieces` (one body's reads, or one peer's payloads, in order) with every credential
+    masked as a recording's writer masks a body's reads: as one body, so a credential
+    split over two pieces is masked in both, and one split across the text of consecutive
+    events too (split_spans), every length kept; and how many began in each piece."""
+    counts = [0] * len(pieces)
+    if not secrets or not pieces:
+        return pieces, counts
+    starts = list(itertools.accumulate(map(len, pieces), initial=0))
+    out, found = secrets.whole(b"".join(pieces))
+    for i in found:
+        counts[bisect.bisect_right(starts, i) - 1] += 1
+    return [bytes(out[starts[k] : starts[k + 1]]) for k in range(len(pieces))], counts
 
 
 def _text_forms(secret: str) -> set[str]:
@@ -581,6 +679,10 @@ class Masking:
         pairs, k = self.headers(exchange, headers)
         body, j = secrets.body(body)
         return masked_url, pairs, body, n + k + j
+
+    def secrets(self, exchange: int) -> Secrets | None:
+        """The credentials of an exchange whose request was masked (until its end)."""
+        return self._secrets.get(exchange)
 
     def headers(
         self, exchange: int, headers: Iterable[tuple[str, str]]
