@@ -19,39 +19,28 @@ response's Content-Encoding left out, as a HAR's decoded body is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any
 
 from ..core.codings import Inflow, content_codings, without_codings
 from ..recording.format import (
-    REDACTED,
     Chunk,
     End,
     Header,
     Request,
     Response,
 )
-from ..recording.mask import Masking, Secrets, mask_argv, mask_pieces, mask_request
+from ..recording.mask import (
+    Masking,
+    Secrets,
+    argv_credentials,
+    mask_argv,
+    mask_pieces,
+    mask_request,
+)
 from .reads import Reads
 
 _Line = tuple[int, dict[str, Any]]
-
-
-def argv_credentials(argv: Sequence[str] | None) -> list[str]:
-    """What the recorder's command-line rules (mask_argv) mask in `argv`: each masked
-    word's part in clear (the whole word, or what follows `--api-key=`)."""
-    if not argv:
-        return []
-    masked, _ = mask_argv(argv)
-    found: list[str] = []
-    for word, shown in zip(argv, masked, strict=True):
-        if word == shown:
-            continue
-        pattern = "(.+?)".join(map(re.escape, shown.split(REDACTED)))
-        m = re.fullmatch(pattern, word, re.DOTALL)
-        found += [g for g in m.groups() if g] if m is not None else [word]
-    return found
 
 
 class FileMask:

@@ -23,11 +23,11 @@ from ..core.frames import Frame
 from ..dialects import claimant, look_alike, of_frames, request_facts, streams_in
 from ..framing import of_response
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
-from ..recording.mask import Secrets
+from ..recording.mask import Secrets, argv_credentials
 from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .encoding import DecodedReads, content_codings, read_request
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
-from .masking import FileMask, MaskedReads, argv_credentials
+from .masking import FileMask, MaskedReads
 from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
 from .session import Session, SessionFacts, facts_of, read_session
 from .sniff import CHUNKS, FRAMING_OF, HAR, KIND_WORDS, RECORDED, RECORDING, sniff

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
-from streamscope.core.codings import request_body
+from streamscope.core.codings import Inflow, request_body
 from streamscope.http import sigv4
 from streamscope.recording import pseudonym
 from streamscope.recording.format import REDACTED
@@ -651,6 +651,7 @@ class Masking:
         self._secrets: dict[int, Secrets] = {}
         self._bodies: dict[int, BodyStream] = {}
         self._frames: dict[int, FrameMask] = {}  # a WebSocket session's frames
+        self.seen: dict[str, None] = {}  # every credential masked so far, in order
 
     def request(
         self,
@@ -669,6 +670,7 @@ class Masking:
             swaps = dict(self._ids)  # this exchange's, and every earlier one's it may echo
         secrets = Secrets.of_request(url, headers, body, known, swaps)
         self._secrets[exchange] = secrets
+        self.seen.update(dict.fromkeys(secrets.values))
         if secrets:
             self._bodies[exchange] = BodyStream(secrets)
         n = 0
@@ -701,6 +703,10 @@ class Masking:
                 value, k = secrets.text(value)
                 out[i], n = (name, value), n + k
         return out, n
+
+    def text(self, s: str) -> str:
+        """`s` (a line the recorder says) with every credential masked so far masked."""
+        return Secrets(list(self.seen)).text(s)[0] if self.seen else s
 
     def _alias(self, value: str) -> str:
         """The identifier's pseudonym, the same for the whole recording."""
@@ -758,6 +764,24 @@ class Masking:
             n += k
         return held, error, n
 
+    def compressed(
+        self, exchange: int, codings: Sequence[str], reads: list[tuple[int, bytes]]
+    ) -> tuple[list[tuple[int, bytes]], int]:
+        """A compressed body's reads as recorded, whole (the writer holds them to its end):
+        as they came when no credential is in what they decode to; else decoded and
+        masked (mask_pieces), each at its read's time: an upstream that compresses an
+        error though asked for identity, echoing the key, holds it where no byte matches
+        it. How many were masked (0: the reads as they came)."""
+        secrets = self._secrets.get(exchange)
+        if not secrets or not reads:
+            return reads, 0
+        inflow = Inflow(codings)
+        decoded = [inflow.feed(data) for _, data in reads]
+        pieces, counts = mask_pieces(secrets, decoded)
+        if not sum(counts):
+            return reads, 0
+        return [(t, p) for (t, _), p in zip(reads, pieces, strict=True)], sum(counts)
+
     def open_exchanges(self) -> list[int]:
         """Exchanges that have reads held back (to be written before the file closes)."""
         # a copy first: another thread's exchange may start meanwhile
@@ -790,3 +814,19 @@ def mask_argv(argv: Sequence[str]) -> tuple[list[str], int]:
     """The recorded command line (redact.redact_argv) and how many words were masked."""
     out = redact_argv(argv)
     return out, sum(a != b for a, b in zip(argv, out, strict=True))
+
+
+def argv_credentials(argv: Sequence[str] | None) -> list[str]:
+    """What the recorder's command-line rules (mask_argv) mask in `argv`: each masked
+    word's part in clear (the whole word, or what follows `--api-key=`)."""
+    if not argv:
+        return []
+    masked, _ = mask_argv(argv)
+    found: list[str] = []
+    for word, shown in zip(argv, masked, strict=True):
+        if word == shown:
+            continue
+        pattern = "(.+?)".join(map(re.escape, shown.split(REDACTED)))
+        m = re.fullmatch(pattern, word, re.DOTALL)
+        found += [g for g in m.groups() if g] if m is not None else [word]
+    return found
