@@ -355,3 +355,30 @@ def test_a_gzipped_error_echoing_the_key_is_recorded_and_summarized_masked(tmp_p
     assert key not in err and key[4:20] not in err
     shown = CliRunner().invoke(main, ["inspect", str(path)]).output
     assert "Incorrect API key provided" in shown and key not in shown
+
+
+@pytest.mark.parametrize("cut", [0, 7, 31], ids=["by-event", "mid-event", "late"])
+def test_a_key_echoed_token_by_token_across_events_is_recorded_masked(tmp_path, cut):
+    """A model that echoes the key across two deltas ("echo sk", then "-proj-..."): no
+    byte run matches it, the assembled content does; the recorder holds the first event
+    until the next says, and masks the key in both (every read's length kept)."""
+    from .test_secrets_faces import split_echo
+
+    key = "sk-proj-SplitEcho0123456789abcdefghijklmn"
+    events = split_echo(key)
+    body = b"".join(events)
+    bounds = sorted({0, len(events[0]) + cut, len(events[0]) + len(events[1]), len(body)})
+    reads = [body[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    path = tmp_path / "split.jsonl"
+    chat = "https://api.openai.com/v1/chat/completions"
+    with RecordingWriter(path) as w:
+        ex = w.new_exchange()
+        w.request(ex, "POST", chat, [("authorization", f"Bearer {key}")], b"{}")
+        w.response(ex, 200, [("content-type", "text/event-stream")])
+        for read in reads:
+            w.chunk(ex, read)
+        w.end(ex, "complete")
+    text = path.read_text()
+    assert key[2:12] not in text and "echo **" in text
+    chunks = [r for _, r in iter_records(path) if r.type == "chunk"]
+    assert [len(c.data_bytes) for c in chunks] == [len(r) for r in reads]

@@ -45,6 +45,9 @@ from streamscope.recording.redact import redact_json as redact_paths
 # Shorter values are not looked for in bodies: "42" or "true" would mask the unrelated.
 MIN_SECRET = 6
 _HEAD = 4  # bytes of a form looked for as such when a read may end inside it
+# characters of a credential an event's text may end with for the recorder to hold it
+# until the next events' text says whether they complete it (split_cut)
+_SPLIT_HEAD = 2
 _MASK_CHARS = frozenset(REDACTED + "*")
 # Secret-named string fields of a JSON request body ("api_key": "...", "password": "...").
 _JSON_SECRET = re.compile(
@@ -206,6 +209,8 @@ class Secrets:
         )
         self._text = re.compile("|".join(map(re.escape, texts))) if texts else None
         self.longest = max(map(len, self.forms), default=0)
+        # how a credential split across events' text may begin (split_cut)
+        self._split_heads = {v[:_SPLIT_HEAD].encode("utf-8", "surrogatepass") for v in values}
         # where a form may begin near the end of a read: its first _HEAD bytes (found at C
         # speed), or, closer to the end than that, one of its shorter prefixes
         self._heads: dict[bytes, list[bytes]] = {}
@@ -273,6 +278,11 @@ class Secrets:
             out = mask_spans(out, spans)
             starts.append(spans[0][0])
         return out, starts
+
+    def may_split(self, data: bytes) -> bool:
+        """Whether `data` may hold the start of a credential split across the text of
+        consecutive events (the first characters of one: then split_cut says)."""
+        return any(head in data for head in self._split_heads)
 
     def clean(self, data: bytes) -> bool:
         """True when data holds no form and its end can begin none: the common read, told
@@ -363,30 +373,52 @@ def _json_chars(raw: bytes, base: int) -> tuple[str, list[int]]:
     return "".join(chars), at
 
 
-def split_spans(secrets: Sequence[str], data: bytes) -> list[list[tuple[int, int]]]:
-    """Where `data` holds a credential split across the text of consecutive events: a
-    model that echoes a key token by token sends `"text": "echo sk"`, then `"text":
-    "-proj-..."`. Each key's JSON string values, decoded and joined in order, are the
-    assembled content (or arguments) a client shows; a credential found there is masked
-    in each value it spans: for each one found, the (start, end) byte spans of its pieces."""
-    if not secrets or b'"' not in data:
-        return []
+def _assembled(data: bytes) -> list[tuple[str, list[int], list[int]]]:
+    """Each key's JSON string values in `data`, decoded and joined in order (the content
+    or arguments a client assembles from consecutive events), with where each character
+    begins and ends in `data`."""
     by_key: dict[bytes, list[tuple[str, list[int]]]] = {}
     for m in _JSON_STRING.finditer(data):
         by_key.setdefault(m.group(1), []).append(_json_chars(m.group(2), m.start(2)))
-    found: list[list[tuple[int, int]]] = []
+    out = []
     for values in by_key.values():
-        if len(values) < 2:
-            continue
         text = "".join(t for t, _ in values)
         where = [a for t, at in values for a in at[: len(t)]]
         ends = [a for t, at in values for a in at[1 : len(t) + 1]]
+        out.append((text, where, ends))
+    return out
+
+
+def split_spans(secrets: Sequence[str], data: bytes) -> list[list[tuple[int, int]]]:
+    """Where `data` holds a credential split across the text of consecutive events: a
+    model that echoes a key token by token sends `"text": "echo sk"`, then `"text":
+    "-proj-..."`. Found in the assembled text of each key's values (_assembled), it is
+    masked in each value it spans: for each one found, the (start, end) byte spans of its
+    pieces."""
+    if not secrets or b'"' not in data:
+        return []
+    found: list[list[tuple[int, int]]] = []
+    for text, where, ends in _assembled(data):
         for secret in secrets:
             start = text.find(secret)
             while start >= 0:
                 found.append(_pieces(where, ends, start, start + len(secret) - 1))
                 start = text.find(secret, start + len(secret))
     return found
+
+
+def split_cut(secrets: Sequence[str], data: bytes) -> int:
+    """The first byte from which the end of `data` may begin a credential the next events'
+    text completes: where some key's assembled text ends with a proper prefix of one, of
+    _SPLIT_HEAD characters or more (len(data): nowhere)."""
+    best = len(data)
+    for text, where, _ in _assembled(data):
+        for secret in secrets:
+            for k in range(min(len(secret) - 1, len(text)), _SPLIT_HEAD - 1, -1):
+                if text.endswith(secret[:k]):
+                    best = min(best, where[len(text) - k])
+                    break
+    return best
 
 
 def _pieces(where: list[int], ends: list[int], first: int, last: int) -> list[tuple[int, int]]:
@@ -439,11 +471,17 @@ class BodyStream:
     done: int = 0  # how many bytes of the pending reads are final (before the last cut)
 
     def feed(self, t_ns: int, data: bytes) -> list[tuple[int, bytes]]:
-        if not self.pending and self.secrets.clean(data):  # the proxy's hot path
-            return [(t_ns, data)]
+        secrets = self.secrets
+        if not self.pending and secrets.clean(data) and not secrets.may_split(data):
+            return [(t_ns, data)]  # the proxy's hot path
         self.pending.append((t_ns, data))
         whole = b"".join(d for _, d in self.pending)
-        masked, starts, held = self.secrets.scan_held(whole, self.done)
+        masked, starts, held = secrets.scan_held(whole, self.done)
+        if secrets.may_split(whole):  # a key echoed token by token, across events
+            for spans in split_spans(secrets.values, bytes(masked)):
+                masked = mask_spans(masked, spans)
+                starts.append(spans[0][0])
+            held = min(held, split_cut(secrets.values, bytes(masked)))
         self.count += len(starts)
         ready: list[tuple[int, bytes]] = []
         keep: list[tuple[int, bytes]] = []
