@@ -93,6 +93,16 @@ def test_every_read_of_the_file_is_masked_and_ids_stay(tmp_path):
         assert len(stream) == len(b"".join(split_echo(ARGV_KEY)))
 
 
+def test_follow_and_live_read_the_file_masked(tmp_path):
+    from streamscope.analysis.driver import FollowedSummaries
+    from streamscope.analysis.live import LiveFindings
+
+    path = recording(tmp_path)
+    rows = FollowedSummaries(path).update()
+    assert len(rows) == 2 and leaks(repr(rows)) == []
+    assert leaks(repr(LiveFindings(path).update(final=True))) == []
+
+
 def test_serve_sends_no_echoed_key(tmp_path):
     path = recording(tmp_path)
     with httpx.Client(transport=playback_transport(path, exchange=1)) as client:

@@ -33,6 +33,7 @@ from ..dialects.base import Turn
 from ..framing.session import CONTROL, Reassembler, WsMessage
 from ..inputs import Exchange, Source
 from ..inputs.encoding import read_request
+from ..inputs.masking import mask_frames
 from ..recording.format import (
     OPCODE_NUMBERS,
     End,
@@ -42,7 +43,7 @@ from ..recording.format import (
     Response,
     text_or_b64,
 )
-from ..recording.mask import Masking, Secrets, mask_pieces, mask_request
+from ..recording.mask import Masking, Secrets, mask_request
 
 # The formats that write a whole session; sse and chunks write one turn's stream.
 SESSION_FORMATS = ("recording", "session", "pytest")
@@ -141,46 +142,23 @@ def open_view(source: Source, ex: Exchange) -> View:
 
 def masked_entries(view: View, entries: list[Entry]) -> list[Entry]:
     """The entries with the credentials the handshake carried masked (each peer's frames
-    as one body: mask_pieces), each counting those masked in it."""
+    as one body: mask_frames), each counting those masked in it."""
     if not view.secrets:
         return entries
     frames = [list(e.frames) if e.frames is not None else _lines_of(e) for e in entries]
+    masked, _ = mask_frames(view.secrets, [f for fs in frames for f in fs])
     out = [copy.copy(e) for e in entries]
-    changed: set[int] = set()
-    for sender in ("client", "server"):
-        mine = [
-            (i, k) for i, fs in enumerate(frames) for k, f in enumerate(fs) if f.sender == sender
-        ]
-        pieces, counts = mask_pieces(view.secrets, [frames[i][k].data_bytes for i, k in mine])
-        for (i, k), piece, n in zip(mine, pieces, counts, strict=True):
-            if n or piece != frames[i][k].data_bytes:
-                frames[i][k] = _frame(frames[i][k], piece, n)
-                out[i].masked += n
-                changed.add(i)
-    for i in changed:
-        e = out[i]
+    at = 0
+    for e, fs in zip(out, frames, strict=True):
+        mine, at = masked[at : at + len(fs)], at + len(fs)
+        if all(m is f for m, f in zip(mine, fs, strict=True)):
+            continue
+        e.masked += sum(m.masked - f.masked for m, f in zip(mine, fs, strict=True))
         e.message = copy.copy(e.message)
-        e.message.data = b"".join(f.data_bytes for f in frames[i])
+        e.message.data = b"".join(f.data_bytes for f in mine)
         if e.frames is not None:
-            e.frames = frames[i]
+            e.frames = mine
     return out
-
-
-def _frame(line: Message, payload: bytes, masked: int) -> Message:
-    """`line` holding `payload` instead, `masked` more values masked."""
-    key, text = text_or_b64("data", payload)
-    data, b64 = (text, None) if key == "data" else (None, text)
-    return Message(
-        line.exchange,
-        line.t_ns,
-        line.sender,
-        line.opcode,
-        line.fin,
-        data,
-        b64,
-        line.compressed,
-        line.masked + masked,
-    )
 
 
 def _messages(lines: list[Message]) -> list[tuple[WsMessage, list[Message]]]:

@@ -27,6 +27,7 @@ from ..recording.format import (
     Chunk,
     End,
     Header,
+    Message,
     Request,
     Response,
 )
@@ -52,6 +53,8 @@ class FileMask:
         self.masking = Masking()
         self.known: dict[str, None] = dict.fromkeys(known)
         self._secrets: dict[int, Secrets] = {}
+        # exchanges with credentials, held to their end (feed): response, body lines
+        self._held: dict[int, tuple[dict[str, Any] | None, list[_Line]]] = {}
 
     def header(self, header: Header) -> Header:
         """The header with its command line masked; its credentials are learnt."""
@@ -134,10 +137,16 @@ class FileMask:
         return [(p, t) for p, (_, t) in zip(pieces, reads, strict=True)], sum(counts)
 
     def lines(self, lines: Iterable[_Line]) -> Iterator[_Line]:
-        """A recording's lines (Source.records) masked: an exchange with credentials has
-        its response and reads held until its end line (or the file's), then masked as
-        one body; the others pass as they are."""
-        held: dict[int, tuple[dict[str, Any] | None, list[_Line]]] = {}
+        """A recording's lines (Source.records) masked, in one pass."""
+        yield from self.feed(lines)
+        yield from self.finish()
+
+    def feed(self, lines: Iterable[_Line]) -> Iterator[_Line]:
+        """Lines of a recording, masked as they come (--follow feeds the lines appended
+        since): an exchange with credentials has its response and reads (or a session's
+        frames) held until its end line, then masked as one body (each peer's frames as
+        one); the others pass as they are."""
+        held = self._held
         for n, d in lines:
             kind = d.get("type")
             if kind == "header":
@@ -154,31 +163,55 @@ class FileMask:
                 yield n, d
             elif kind == "response":
                 held[ex] = (d, held[ex][1])
-            elif kind == "chunk":
+            elif kind == "end":
+                count = yield from self._flush(ex, *held.pop(ex))
+                yield n, self.end(End.from_json(d), count).to_json()
+            else:  # a chunk, a session's frame
                 held[ex][1].append((n, d))
-            else:
-                if kind == "end":
-                    count = yield from self._flush(ex, *held.pop(ex))
-                    yield n, self.end(End.from_json(d), count).to_json()
-                else:  # (a session's frame: as its reader reads it)
-                    yield n, d
-        for ex, (resp, chunks) in held.items():
-            yield from self._flush(ex, resp, chunks)
+
+    def finish(self) -> Iterator[_Line]:
+        """The exchanges still held: the recording ends (so far) without their end."""
+        held, self._held = self._held, {}
+        for ex, (resp, body) in held.items():
+            yield from self._flush(ex, resp, body)
 
     def _flush(
-        self, ex: int, resp: dict[str, Any] | None, chunks: list[_Line]
+        self, ex: int, resp: dict[str, Any] | None, body: list[_Line]
     ) -> Generator[_Line, None, int]:
-        """The exchange's response and reads, masked; returns how many were masked."""
+        """The exchange's response and reads (or frames), masked; returns how many were
+        masked."""
         codings: list[str] = []
         if resp is not None:
             response = Response.from_json(resp)
             codings = content_codings(response.headers)
             yield 0, _as_read(self.response(response).to_json())
-        body = [Chunk.from_json(d) for _, d in chunks]
-        reads, count = self.reads(ex, codings, [(c.data_bytes, c.t_ns) for c in body])
+        chunks = [(n, Chunk.from_json(d)) for n, d in body if d.get("type") == "chunk"]
+        reads, count = self.reads(ex, codings, [(c.data_bytes, c.t_ns) for _, c in chunks])
         for (n, _), (data, t) in zip(chunks, reads, strict=True):
             yield n, Chunk.of(ex, t, data).to_json()
+        frames = [(n, Message.from_json(d)) for n, d in body if d.get("type") == "message"]
+        if frames:
+            secrets = self.secrets(ex)
+            assert secrets is not None  # (only an exchange with some is held)
+            lines, k = mask_frames(secrets, [m for _, m in frames])
+            count += k
+            for (n, _), line in zip(frames, lines, strict=True):
+                yield n, line.to_json()
         return count
+
+
+def mask_frames(secrets: Secrets, lines: list[Message]) -> tuple[list[Message], int]:
+    """A session's frame lines with its credentials masked, each peer's frames as one
+    body (mask_pieces), each line counting those masked in it; how many were."""
+    out, total = list(lines), 0
+    for sender in ("client", "server"):
+        mine = [i for i, m in enumerate(lines) if m.sender == sender]
+        pieces, counts = mask_pieces(secrets, [lines[i].data_bytes for i in mine])
+        for i, piece, n in zip(mine, pieces, counts, strict=True):
+            if n or piece != lines[i].data_bytes:
+                out[i] = lines[i].holding(piece, n)
+                total += n
+    return out, total
 
 
 def _as_read(d: dict[str, Any]) -> dict[str, Any]:

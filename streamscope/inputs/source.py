@@ -27,7 +27,7 @@ from ..recording.mask import Secrets, argv_credentials
 from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .encoding import DecodedReads, content_codings, read_request
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
-from .masking import FileMask, MaskedReads
+from .masking import FileMask, MaskedReads, mask_frames
 from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
 from .session import Session, SessionFacts, facts_of, read_session
 from .sniff import CHUNKS, FRAMING_OF, HAR, KIND_WORDS, RECORDED, RECORDING, sniff
@@ -145,7 +145,9 @@ class Exchange:
     def session(self) -> Session | None:
         """A WebSocket session's messages and turns (None: the exchange is no session)."""
         if self._session is None and self.index is not None and self.info.framing == WEBSOCKET:
-            lines = self.index.messages(self.number)
+            lines = list(self.index.messages(self.number))
+            if self.secrets is not None:  # (masking.py)
+                lines, _ = mask_frames(self.secrets, lines)
             self._session = read_session(self.info.dialect, lines, self.info.start_ns)
             self.info.session = facts_of(self._session.messages)
             self.info.dialect = self._session.dialect

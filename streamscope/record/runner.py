@@ -317,16 +317,16 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
 
     if writer.removed:
         if given is None:  # `proxy`: no command
-            tell(f"no exchange was recorded, so no recording was kept at {path}")
+            say(f"no exchange was recorded, so no recording was kept at {path}")
         else:
-            tell(
+            say(
                 f"the command made no request through the proxy, so no recording was kept "
                 f'at {path} (it was given {given}); see "Recording coding agents" in streamscope\'s '
                 "docs"
             )
         return
     if writer.failure is not None:
-        tell(f"the recording is incomplete: it stopped at a failed write ({writer.failure})")
+        say(f"the recording is incomplete: it stopped at a failed write ({writer.failure})")
     if not os.path.isfile(path):
         return  # e.g. /dev/full: nothing to read back
     try:
