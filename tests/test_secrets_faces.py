@@ -93,6 +93,19 @@ def test_every_read_of_the_file_is_masked_and_ids_stay(tmp_path):
         assert len(stream) == len(b"".join(split_echo(ARGV_KEY)))
 
 
+def test_scan_diff_and_the_reports_show_no_credential(tmp_path):
+    path = recording(tmp_path)
+    runs = [
+        ["scan", "--jsonl", path],
+        ["diff", "--json", f"{path}#2", f"{path}#2"],
+        ["export", path, "--exchange", "2", "--format", "md"],
+        ["export", path, "--exchange", "2", "--format", "html"],
+    ]
+    for args in runs:
+        done = CliRunner().invoke(main, args)
+        assert done.output and leaks(done.output) == [], args
+
+
 def test_follow_and_live_read_the_file_masked(tmp_path):
     from streamscope.analysis.driver import FollowedSummaries
     from streamscope.analysis.live import LiveFindings

@@ -48,6 +48,7 @@ _HEAD = 4  # bytes of a form looked for as such when a read may end inside it
 # characters of a credential an event's text may end with for the recorder to hold it
 # until the next events' text says whether they complete it (split_cut)
 _SPLIT_HEAD = 2
+_SPLIT_HOLD = 1 << 16  # the most bytes held for it: a key no later event continues
 _MASK_CHARS = frozenset(REDACTED + "*")
 # Secret-named string fields of a JSON request body ("api_key": "...", "password": "...").
 _JSON_SECRET = re.compile(
@@ -373,20 +374,38 @@ def _json_chars(raw: bytes, base: int) -> tuple[str, list[int]]:
     return "".join(chars), at
 
 
-def _assembled(data: bytes) -> list[tuple[str, list[int], list[int]]]:
+def _string(raw: bytes) -> str:
+    """A JSON string's content decoded (at C speed; _json_chars where it is no JSON)."""
+    try:
+        text = json.loads(b'"' + raw + b'"')
+    except ValueError:
+        return _json_chars(raw, 0)[0]
+    return text if isinstance(text, str) else ""
+
+
+def _assembled(data: bytes, least: int = 2) -> list[tuple[str, list[re.Match[bytes]]]]:
     """Each key's JSON string values in `data`, decoded and joined in order (the content
-    or arguments a client assembles from consecutive events), with where each character
-    begins and ends in `data`."""
-    by_key: dict[bytes, list[tuple[str, list[int]]]] = {}
+    or arguments a client assembles from consecutive events), with the values' matches;
+    of the keys with `least` values or more (one alone splits nothing)."""
+    by_key: dict[bytes, list[re.Match[bytes]]] = {}
     for m in _JSON_STRING.finditer(data):
-        by_key.setdefault(m.group(1), []).append(_json_chars(m.group(2), m.start(2)))
-    out = []
-    for values in by_key.values():
-        text = "".join(t for t, _ in values)
-        where = [a for t, at in values for a in at[: len(t)]]
-        ends = [a for t, at in values for a in at[1 : len(t) + 1]]
-        out.append((text, where, ends))
-    return out
+        by_key.setdefault(m.group(1), []).append(m)
+    return [
+        ("".join(_string(m.group(2)) for m in values), values)
+        for values in by_key.values()
+        if len(values) >= least
+    ]
+
+
+def _offsets(values: list[re.Match[bytes]]) -> tuple[list[int], list[int]]:
+    """Where each character of the values' joined text begins and ends in the body."""
+    where: list[int] = []
+    ends: list[int] = []
+    for m in values:
+        text, at = _json_chars(m.group(2), m.start(2))
+        where += at[: len(text)]
+        ends += at[1 : len(text) + 1]
+    return where, ends
 
 
 def split_spans(secrets: Sequence[str], data: bytes) -> list[list[tuple[int, int]]]:
@@ -398,9 +417,14 @@ def split_spans(secrets: Sequence[str], data: bytes) -> list[list[tuple[int, int
     if not secrets or b'"' not in data:
         return []
     found: list[list[tuple[int, int]]] = []
-    for text, where, ends in _assembled(data):
+    for text, values in _assembled(data):
         for secret in secrets:
             start = text.find(secret)
+            if start < 0:
+                continue
+            where, ends = _offsets(values)  # (only where one is found)
+            if len(where) != len(text):  # (a value no JSON decoder reads the same way)
+                continue
             while start >= 0:
                 found.append(_pieces(where, ends, start, start + len(secret) - 1))
                 start = text.find(secret, start + len(secret))
@@ -412,13 +436,25 @@ def split_cut(secrets: Sequence[str], data: bytes) -> int:
     text completes: where some key's assembled text ends with a proper prefix of one, of
     _SPLIT_HEAD characters or more (len(data): nowhere)."""
     best = len(data)
-    for text, where, _ in _assembled(data):
+    for text, values in _assembled(data, 1):
         for secret in secrets:
             for k in range(min(len(secret) - 1, len(text)), _SPLIT_HEAD - 1, -1):
                 if text.endswith(secret[:k]):
-                    best = min(best, where[len(text) - k])
+                    best = min(best, _start_of_tail(values, k))
                     break
     return best
+
+
+def _start_of_tail(values: list[re.Match[bytes]], k: int) -> int:
+    """Where the last `k` characters of the values' joined text begin in the body: in
+    the value that holds the first of them (the start of that value, when its characters
+    cannot be told apart)."""
+    for m in reversed(values):
+        text, at = _json_chars(m.group(2), m.start(2))
+        if len(text) >= k:
+            return at[len(text) - k]
+        k -= len(text)
+    return values[0].start(2)
 
 
 def _pieces(where: list[int], ends: list[int], first: int, last: int) -> list[tuple[int, int]]:
@@ -481,7 +517,9 @@ class BodyStream:
             for spans in split_spans(secrets.values, bytes(masked)):
                 masked = mask_spans(masked, spans)
                 starts.append(spans[0][0])
-            held = min(held, split_cut(secrets.values, bytes(masked)))
+            cut = split_cut(secrets.values, bytes(masked))
+            if len(whole) - cut <= _SPLIT_HOLD:  # (bounded: never the whole body held)
+                held = min(held, cut)
         self.count += len(starts)
         ready: list[tuple[int, bytes]] = []
         keep: list[tuple[int, bytes]] = []
