@@ -11,6 +11,8 @@ import json
 import httpx
 import orjson
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from streamscope.cli import main
 from streamscope.inputs import open_input
@@ -148,3 +150,33 @@ def test_a_key_split_across_two_deltas_is_masked_in_each():
     escaped = [reads[0], reads[1].replace(b'"-proj', b'"\\u002dproj')]
     pieces, counts = mask_pieces(Secrets([ARGV_KEY]), escaped)
     assert sum(counts) == 1 and b"proj" not in pieces[1]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data())
+def test_a_key_split_at_any_points_across_deltas_is_masked_in_every_reader(data):
+    """Whatever points split the key into deltas (2 characters or more first), and
+    whatever reads cut the stream: the recorder's masking (read by read) and the
+    readers' (whole) mask it in the assembled content, every length kept."""
+    from streamscope.recording.mask import BodyStream
+
+    key = ARGV_KEY
+    cuts = sorted(data.draw(st.sets(st.integers(2, len(key) - 1), min_size=1, max_size=4)))
+    parts = [key[a:b] for a, b in zip([0, *cuts], [*cuts, len(key)], strict=True)]
+    events = [delta("echo " + parts[0]), *map(delta, parts[1:]), b"data: [DONE]\n\n"]
+    body = b"".join(events)
+    bounds = sorted(data.draw(st.sets(st.integers(1, len(body) - 1), max_size=5)))
+    reads = [body[a:b] for a, b in zip([0, *bounds], [*bounds, len(body)], strict=True)]
+    secrets = Secrets([key, f"Bearer {key}"])
+    stream = BodyStream(secrets)
+    recorded = [d for r in reads for _, d in stream.feed(0, r)] + [d for _, d in stream.finish()]
+    read, _ = mask_pieces(secrets, reads)
+    for pieces in (recorded, read):
+        assert [len(p) for p in pieces] == [len(r) for r in reads]
+        whole = b"".join(pieces)
+        text = "".join(
+            json.loads(e[6:])["choices"][0]["delta"]["content"]
+            for e in whole.split(b"\n\n")
+            if e.startswith(b"data: {")
+        )
+        assert key[2:] not in text and key[:3] not in text

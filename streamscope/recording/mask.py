@@ -49,6 +49,7 @@ _HEAD = 4  # bytes of a form looked for as such when a read may end inside it
 # until the next events' text says whether they complete it (split_cut)
 _SPLIT_HEAD = 2
 _SPLIT_HOLD = 1 << 16  # the most bytes held for it: a key no later event continues
+_CONTEXT = 4096  # the bytes written a read is read after, for it (an event it continues)
 _MASK_CHARS = frozenset(REDACTED + "*")
 # Secret-named string fields of a JSON request body ("api_key": "...", "password": "...").
 _JSON_SECRET = re.compile(
@@ -62,6 +63,8 @@ _JSON_SECRET = re.compile(
 
 # Every string field of a JSON body, to find those an identifier's name names.
 _JSON_STRING = re.compile(rb'"([A-Za-z0-9_.-]+)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+# The same, its value's loop unrolled (faster on long values): the text events assemble
+_JSON_VALUE = re.compile(rb'"([A-Za-z0-9_.-]+)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
 
 
 def body_mask(n: int) -> bytes:
@@ -388,7 +391,7 @@ def _assembled(data: bytes, least: int = 2) -> list[tuple[str, list[re.Match[byt
     or arguments a client assembles from consecutive events), with the values' matches;
     of the keys with `least` values or more (one alone splits nothing)."""
     by_key: dict[bytes, list[re.Match[bytes]]] = {}
-    for m in _JSON_STRING.finditer(data):
+    for m in _JSON_VALUE.finditer(data):
         by_key.setdefault(m.group(1), []).append(m)
     return [
         ("".join(_string(m.group(2)) for m in values), values)
@@ -408,7 +411,11 @@ def _offsets(values: list[re.Match[bytes]]) -> tuple[list[int], list[int]]:
     return where, ends
 
 
-def split_spans(secrets: Sequence[str], data: bytes) -> list[list[tuple[int, int]]]:
+def split_spans(
+    secrets: Sequence[str],
+    data: bytes,
+    assembled: list[tuple[str, list[re.Match[bytes]]]] | None = None,
+) -> list[list[tuple[int, int]]]:
     """Where `data` holds a credential split across the text of consecutive events: a
     model that echoes a key token by token sends `"text": "echo sk"`, then `"text":
     "-proj-..."`. Found in the assembled text of each key's values (_assembled), it is
@@ -417,7 +424,9 @@ def split_spans(secrets: Sequence[str], data: bytes) -> list[list[tuple[int, int
     if not secrets or b'"' not in data:
         return []
     found: list[list[tuple[int, int]]] = []
-    for text, values in _assembled(data):
+    for text, values in _assembled(data) if assembled is None else assembled:
+        if len(values) < 2:
+            continue
         for secret in secrets:
             start = text.find(secret)
             if start < 0:
@@ -431,12 +440,16 @@ def split_spans(secrets: Sequence[str], data: bytes) -> list[list[tuple[int, int
     return found
 
 
-def split_cut(secrets: Sequence[str], data: bytes) -> int:
+def split_cut(
+    secrets: Sequence[str],
+    data: bytes,
+    assembled: list[tuple[str, list[re.Match[bytes]]]] | None = None,
+) -> int:
     """The first byte from which the end of `data` may begin a credential the next events'
     text completes: where some key's assembled text ends with a proper prefix of one, of
     _SPLIT_HEAD characters or more (len(data): nowhere)."""
     best = len(data)
-    for text, values in _assembled(data, 1):
+    for text, values in _assembled(data, 1) if assembled is None else assembled:
         for secret in secrets:
             for k in range(min(len(secret) - 1, len(text)), _SPLIT_HEAD - 1, -1):
                 if text.endswith(secret[:k]):
@@ -505,21 +518,24 @@ class BodyStream:
     pending: list[tuple[int, bytes]] = field(default_factory=list)
     count: int = 0
     done: int = 0  # how many bytes of the pending reads are final (before the last cut)
+    written: bytes = b""  # the last bytes written (_CONTEXT at most): what reads continue
 
     def feed(self, t_ns: int, data: bytes) -> list[tuple[int, bytes]]:
         secrets = self.secrets
-        if not self.pending and secrets.clean(data) and not secrets.may_split(data):
+        joint = self.written[-1:] + data[:1]  # (a credential's first two split by reads)
+        if (
+            not self.pending
+            and secrets.clean(data)
+            and not secrets.may_split(data)
+            and not secrets.may_split(joint)
+        ):
+            self.written = (self.written + data)[-_CONTEXT:]
             return [(t_ns, data)]  # the proxy's hot path
         self.pending.append((t_ns, data))
         whole = b"".join(d for _, d in self.pending)
         masked, starts, held = secrets.scan_held(whole, self.done)
-        if secrets.may_split(whole):  # a key echoed token by token, across events
-            for spans in split_spans(secrets.values, bytes(masked)):
-                masked = mask_spans(masked, spans)
-                starts.append(spans[0][0])
-            cut = split_cut(secrets.values, bytes(masked))
-            if len(whole) - cut <= _SPLIT_HOLD:  # (bounded: never the whole body held)
-                held = min(held, cut)
+        if secrets.may_split(self.written[-_SPLIT_HEAD:] + whole):
+            masked, held = self._split(masked, starts, held)
         self.count += len(starts)
         ready: list[tuple[int, bytes]] = []
         keep: list[tuple[int, bytes]] = []
@@ -529,11 +545,31 @@ class BodyStream:
             at += len(d)
             if at <= held and not keep:
                 ready.append((t, piece))
+                self.written = (self.written + piece)[-_CONTEXT:]
                 gone = at
             else:
                 keep.append((t, piece))
         self.pending, self.done = keep, held - gone
         return ready
+
+    def _split(self, masked: bytearray, starts: list[int], held: int) -> tuple[bytearray, int]:
+        """A key echoed token by token, across events (split_spans, split_cut), looked for
+        in the pending bytes read after the last bytes written (the events they continue:
+        a read may begin inside one): masked where it is pending, held where the pending
+        end may begin one."""
+        context = len(self.written)
+        both = self.written + bytes(masked)
+        assembled = _assembled(both, 1)
+        for spans in split_spans(self.secrets.values, both, assembled):
+            mine = [(max(a - context, 0), b - context) for a, b in spans if b > context]
+            if mine:  # (what was written is: a piece of two characters or less)
+                masked = mask_spans(masked, mine)
+                starts.append(mine[0][0])
+        # (the text masked just now is looked at as it was: a prefix it ends with is held)
+        cut = max(split_cut(self.secrets.values, both, assembled) - context, 0)
+        if len(masked) - cut <= _SPLIT_HOLD:  # (bounded: never the whole body held)
+            held = min(held, cut)
+        return masked, held
 
     def finish(self) -> list[tuple[int, bytes]]:
         """The reads still held: nothing follows, so no secret completes them."""
