@@ -118,6 +118,27 @@ def test_follow_and_live_read_the_file_masked(tmp_path):
     assert leaks(repr(LiveFindings(path).update(final=True))) == []
 
 
+def test_a_gzipped_echo_in_a_no_redact_recording_is_read_decoded_and_masked(tmp_path):
+    import gzip
+
+    said = json.dumps({"error": {"message": f"API key not valid: {KEY}"}}).encode()
+    path = str(tmp_path / "gz.jsonl")
+    with RecordingWriter(path, redact=False) as w:
+        ex = w.new_exchange()
+        w.request(ex, "POST", URL, [("x-goog-api-key", KEY)], b'{"contents": []}')
+        w.response(ex, 401, [("content-type", "application/json"), ("content-encoding", "gzip")])
+        w.chunk(ex, gzip.compress(said))
+        w.end(ex, "complete")
+    with open_input(path) as source:
+        x = source.exchange(1)
+        assert x.response is not None and x.end is not None
+        assert "content-encoding" not in repr(x.response.headers).lower()
+        body = b"".join(d for d, _ in x.reads.reads_from(0, len(x.reads)))
+        assert b"API key not valid: [REDACTED" in body and x.end.masked == 1
+    shown = CliRunner().invoke(main, ["inspect", path]).output
+    assert "API key not valid" in shown and leaks(shown) == []
+
+
 def test_serve_sends_no_echoed_key(tmp_path):
     path = recording(tmp_path)
     with httpx.Client(transport=playback_transport(path, exchange=1)) as client:
