@@ -274,14 +274,13 @@ def test_the_summary_counts_findings_as_inspect_does(capsys):
     from streamscope.record.runner import summarize
 
     sample = Path(__file__).parents[1] / "recordings"
-    summarize(
-        SimpleNamespace(path=str(sample / "alibaba-empty-id.jsonl"), removed=False, failure=None)
-    )
+
+    def writer(name: str) -> SimpleNamespace:
+        path = str(sample / name)
+        return SimpleNamespace(path=path, removed=False, failure=None, shown=str)
+
+    summarize(writer("alibaba-empty-id.jsonl"))
     said = capsys.readouterr().err
     assert "2 warnings: id-empty-overwrite ×4, name-empty-overwrite ×4" in said
-    summarize(
-        SimpleNamespace(
-            path=str(sample / "anthropic-max-tokens.jsonl"), removed=False, failure=None
-        )
-    )
+    summarize(writer("anthropic-max-tokens.jsonl"))
     assert "1 info: partial-json-empty\n" in capsys.readouterr().err  # once: no count

@@ -321,3 +321,64 @@ def test_why_an_exchange_ended_is_never_cut(tmp_path):
         w.request(x, "POST", "https://api.openai.com/v1/chat/completions", [], b"{}")
         w.end(x, "upstream-error", why)
     assert [f.message for f in analyze(path).failures] == [f"ended upstream-error: {why}"]
+
+
+def test_a_gzipped_error_echoing_the_key_is_recorded_and_summarized_masked(tmp_path, capsys):
+    """An upstream that gzips its 401 (though asked for identity) and echoes the key: the
+    body is recorded decoded and masked (no byte of the gzip would match the key), and
+    the recorder's summary, read back from it, says the error with the key masked."""
+    import gzip
+
+    from click.testing import CliRunner
+
+    from streamscope.cli import main
+    from streamscope.record.runner import summarize
+
+    key = "AIzaSyGzipEcho0123456789abcdefghijklmn"
+    said = json.dumps({"error": {"message": f"Incorrect API key provided: {key}"}}).encode()
+    packed = gzip.compress(said)
+    path = tmp_path / "gz.jsonl"
+    url = "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent"
+    with RecordingWriter(path, argv=["agent"]) as w:
+        ex = w.new_exchange()
+        w.request(ex, "POST", url, [("x-goog-api-key", key)], b'{"contents": []}')
+        w.response(ex, 401, [("content-type", "application/json"), ("content-encoding", "gzip")])
+        w.chunk(ex, packed[:20])
+        w.chunk(ex, packed[20:])
+        w.end(ex, "complete", f"HTTP 401: {said.decode()}")
+        assert key not in w.shown(f"exchange 1 failed: {said.decode()}")
+    text = path.read_text()
+    assert key not in text and "content-encoding" not in text.lower()
+    summarize(w)
+    err = capsys.readouterr().err
+    assert "exchange 1 failed: HTTP 401" in err and "Incorrect API key provided" in err
+    assert key not in err and key[4:20] not in err
+    shown = CliRunner().invoke(main, ["inspect", str(path)]).output
+    assert "Incorrect API key provided" in shown and key not in shown
+
+
+@pytest.mark.parametrize("cut", [0, 7, 31], ids=["by-event", "mid-event", "late"])
+def test_a_key_echoed_token_by_token_across_events_is_recorded_masked(tmp_path, cut):
+    """A model that echoes the key across two deltas ("echo sk", then "-proj-..."): no
+    byte run matches it, the assembled content does; the recorder holds the first event
+    until the next says, and masks the key in both (every read's length kept)."""
+    from .test_secrets_faces import split_echo
+
+    key = "sk-proj-SplitEcho0123456789abcdefghijklmn"
+    events = split_echo(key)
+    body = b"".join(events)
+    bounds = sorted({0, len(events[0]) + cut, len(events[0]) + len(events[1]), len(body)})
+    reads = [body[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+    path = tmp_path / "split.jsonl"
+    chat = "https://api.openai.com/v1/chat/completions"
+    with RecordingWriter(path) as w:
+        ex = w.new_exchange()
+        w.request(ex, "POST", chat, [("authorization", f"Bearer {key}")], b"{}")
+        w.response(ex, 200, [("content-type", "text/event-stream")])
+        for read in reads:
+            w.chunk(ex, read)
+        w.end(ex, "complete")
+    text = path.read_text()
+    assert key[2:12] not in text and "echo **" in text
+    chunks = [r for _, r in iter_records(path) if r.type == "chunk"]
+    assert [len(c.data_bytes) for c in chunks] == [len(r) for r in reads]

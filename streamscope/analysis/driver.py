@@ -39,6 +39,7 @@ from ..framing import new as new_framing
 from ..framing.session import Reassembler, WsMessage
 from ..inputs import CHUNKS, ExchangeInfo, Source, describe_numbers, open_input
 from ..inputs.encoding import Inflow, content_codings, request_json
+from ..inputs.masking import FileMask
 from ..inputs.session import facts_of, turn_end
 from ..recording.format import End, Message, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
@@ -919,6 +920,7 @@ class FollowedSummaries:
 
     def __init__(self, path: str) -> None:
         self.reader = RecordingReader(path, raw=True, tolerant=True)
+        self.mask = FileMask()  # its lines as every face reads them (inputs/masking.py)
         self.seen = RecordingPass()
         self._findings: dict[int, list[RequestFinding]] = {}  # per request, as last given
         # the contract's findings, and how many streams and requests they were checked on:
@@ -932,7 +934,7 @@ class FollowedSummaries:
     def update(self) -> list[ExchangeSummary]:
         seen = self.seen
         touched: set[int] = set()  # exchanges that got lines
-        for _, d in self.reader.more():
+        for _, d in self.mask.feed(self.reader.more()):
             seen.feed(d)
             if d["type"] != "header":
                 touched.add(d["exchange"])

@@ -15,11 +15,13 @@ end, which stays the whole verdict.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..core.anomalies import Anomaly
 from ..core.contract import Finding
+from ..inputs.masking import FileMask
 from ..recording.reader import RecordingReader
 from ..text import cut, visible
 from .driver import RecordingPass
@@ -52,6 +54,7 @@ class LiveFindings:
 
     def __init__(self, path: str) -> None:
         self.reader = RecordingReader(path, raw=True, tolerant=True)
+        self.mask = FileMask()  # its lines as every face reads them (inputs/masking.py)
         self.seen = RecordingPass()
         self._said: set[tuple[object, ...]] = set()
         self._checked_on: tuple[int, int] | None = None
@@ -61,7 +64,10 @@ class LiveFindings:
         whole, so every request's dialect is told and the contract is checked last)."""
         seen, out = self.seen, []
         touched: set[int] = set()
-        for _, d in self.reader.more():
+        lines = self.mask.feed(self.reader.more())
+        if final:  # (an exchange held to its end that never came: read as it is)
+            lines = itertools.chain(lines, self.mask.finish())
+        for _, d in lines:
             seen.feed(d)
             if d["type"] != "header":
                 touched.add(d["exchange"])

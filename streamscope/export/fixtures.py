@@ -28,7 +28,7 @@ from ..inputs.encoding import read_request, without_codings
 from ..inputs.har import GENERAL_NOTES, Har
 from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
-from ..recording.mask import Masking, Secrets, mask_request
+from ..recording.mask import Masking, Secrets, mask_pieces, mask_request
 from ..text import visible
 
 # (session last: it refuses an HTTP stream, which the others write)
@@ -382,11 +382,13 @@ def _export(
     exact = not minimal
     secrets, masked = _secrets(stream), 0
     if secrets and fmt != "recording":  # (a recording is masked by _recording, counted)
-        mask = _masked_datas if stream.turn is None else _masked_messages
-        datas, masked = mask(secrets, datas)
+        datas, masked = _masked_datas(secrets, datas)
+    if fmt != "recording" and stream.turn is None:  # what its reader masked (masking.py)
+        masked += stream.exchange.body_masked
     if fmt == "sse":
         if exact and stream.turn is None:
-            data, masked = secrets.body(_sse_exact(stream, a, b))
+            data, n = secrets.body(_sse_exact(stream, a, b))
+            masked = n + stream.exchange.body_masked
         else:
             data = b"".join(_written(stream, names, datas, heads=heads))
     elif fmt == "chunks":
@@ -405,6 +407,7 @@ def _secrets(stream: _Stream) -> Secrets:
     HAR's (kept before its reader masked them) or a --no-redact recording's."""
     ex, har = stream.exchange, stream.source.har
     known = har.exchanges[ex.number - 1].secrets if har is not None else []
+    known += ex.secrets.values if ex.secrets is not None else []  # (its reader's)
     req = ex.request
     if req is None:
         return Secrets.of_request("", [], b"", known)
@@ -412,21 +415,9 @@ def _secrets(stream: _Stream) -> Secrets:
 
 
 def _masked_datas(secrets: Secrets, datas: list[str]) -> tuple[list[str], int]:
-    """Every frame's data with the credentials masked (same length, still valid UTF-8: a
-    whole form found in whole text starts and ends on character boundaries)."""
-    out, total = [], 0
-    for data in datas:
-        masked, n = secrets.body(data.encode("utf-8", "surrogatepass"))
-        out.append(masked.decode("utf-8", "surrogatepass") if n else data)
-        total += n
-    return out, total
-
-
-def _masked_messages(secrets: Secrets, datas: list[str]) -> tuple[list[str], int]:
-    """A session turn's messages masked as the server's side of a session is (one body:
-    a credential split over two messages is masked in both)."""
-    from .session import mask_pieces
-
+    """The frames' data with the credentials masked as one body (mask_pieces: a credential
+    split over two frames, or across the text of consecutive deltas, is masked in each;
+    the same length, still valid UTF-8: what is masked is whole characters)."""
     pieces, counts = mask_pieces(secrets, [d.encode("utf-8", "surrogatepass") for d in datas])
     return [p.decode("utf-8", "surrogatepass") for p in pieces], sum(counts)
 

@@ -452,20 +452,16 @@ def _shape_text(text: str) -> str:
 
 
 def _secrets(source: Source, analysis: Analysis) -> Secrets:
-    """Every credential the input's requests carried (a HAR's, kept before its reader
-    masked them; a --no-redact recording's in clear), as the recorder finds them."""
-    values: list[str] = []
-    har = source.har
+    """Every credential the input holds (its command line's, a HAR's, each request's), as
+    its reader found them (inputs/masking.py: what it reads is masked with them already;
+    the report's own strings are masked with them again)."""
+    values: list[str] = list(source.known)
     for info in analysis.exchanges:
-        if har is not None and 0 < info.exchange <= len(har.exchanges):
-            values += har.exchanges[info.exchange - 1].secrets
         try:
-            req = source.exchange(info.exchange).request
+            found = source.exchange(info.exchange).secrets
         except (KeyError, IndexError, ValueError):
             continue
-        if req is not None:
-            got = Secrets.of_request(req.url, req.headers, read_request(req).data)
-            values += got.values
+        values += found.values if found is not None else []
     return Secrets(values)
 
 

@@ -17,11 +17,8 @@ findings are about.
 
 from __future__ import annotations
 
-import bisect
 import copy
-import itertools
 import os
-import re
 from dataclasses import dataclass, field
 
 import orjson
@@ -36,6 +33,7 @@ from ..dialects.base import Turn
 from ..framing.session import CONTROL, Reassembler, WsMessage
 from ..inputs import Exchange, Source
 from ..inputs.encoding import read_request
+from ..inputs.masking import mask_frames
 from ..recording.format import (
     OPCODE_NUMBERS,
     End,
@@ -45,7 +43,7 @@ from ..recording.format import (
     Response,
     text_or_b64,
 )
-from ..recording.mask import Masking, Secrets, body_mask, mask_request
+from ..recording.mask import Masking, Secrets, mask_request
 
 # The formats that write a whole session; sse and chunks write one turn's stream.
 SESSION_FORMATS = ("recording", "session", "pytest")
@@ -123,7 +121,7 @@ def open_view(source: Source, ex: Exchange) -> View:
     assert session is not None
     lines = list(ex.index.messages(ex.number))
     req = ex.request
-    secrets = (
+    secrets = ex.secrets or (  # (its reader's: the request it holds is masked)
         Secrets.of_request(req.url, req.headers, read_request(req).data)
         if req is not None
         else Secrets([])
@@ -142,64 +140,25 @@ def open_view(source: Source, ex: Exchange) -> View:
     )
 
 
-def mask_pieces(secrets: Secrets, pieces: list[bytes]) -> tuple[list[bytes], list[int]]:
-    """`pieces` (one peer's payloads, in order) with every credential masked as a
-    recording's writer masks a body's reads: as one body, so a credential split over two
-    pieces is masked in both, every length kept; and how many began in each piece."""
-    counts = [0] * len(pieces)
-    if not secrets or not pieces:
-        return pieces, counts
-    find = re.compile(b"|".join(map(re.escape, secrets.forms)))  # longest first, as Secrets
-    starts = list(itertools.accumulate(map(len, pieces), initial=0))
-    whole = bytearray(b"".join(pieces))
-    for m in find.finditer(bytes(whole)):
-        whole[m.start() : m.end()] = body_mask(m.end() - m.start())
-        counts[bisect.bisect_right(starts, m.start()) - 1] += 1
-    return [bytes(whole[starts[k] : starts[k + 1]]) for k in range(len(pieces))], counts
-
-
 def masked_entries(view: View, entries: list[Entry]) -> list[Entry]:
     """The entries with the credentials the handshake carried masked (each peer's frames
-    as one body: mask_pieces), each counting those masked in it."""
+    as one body: mask_frames), each counting those masked in it."""
     if not view.secrets:
         return entries
     frames = [list(e.frames) if e.frames is not None else _lines_of(e) for e in entries]
+    masked, _ = mask_frames(view.secrets, [f for fs in frames for f in fs])
     out = [copy.copy(e) for e in entries]
-    changed: set[int] = set()
-    for sender in ("client", "server"):
-        mine = [
-            (i, k) for i, fs in enumerate(frames) for k, f in enumerate(fs) if f.sender == sender
-        ]
-        pieces, counts = mask_pieces(view.secrets, [frames[i][k].data_bytes for i, k in mine])
-        for (i, k), piece, n in zip(mine, pieces, counts, strict=True):
-            if n or piece != frames[i][k].data_bytes:
-                frames[i][k] = _frame(frames[i][k], piece, n)
-                out[i].masked += n
-                changed.add(i)
-    for i in changed:
-        e = out[i]
+    at = 0
+    for e, fs in zip(out, frames, strict=True):
+        mine, at = masked[at : at + len(fs)], at + len(fs)
+        if all(m is f for m, f in zip(mine, fs, strict=True)):
+            continue
+        e.masked += sum(m.masked - f.masked for m, f in zip(mine, fs, strict=True))
         e.message = copy.copy(e.message)
-        e.message.data = b"".join(f.data_bytes for f in frames[i])
+        e.message.data = b"".join(f.data_bytes for f in mine)
         if e.frames is not None:
-            e.frames = frames[i]
+            e.frames = mine
     return out
-
-
-def _frame(line: Message, payload: bytes, masked: int) -> Message:
-    """`line` holding `payload` instead, `masked` more values masked."""
-    key, text = text_or_b64("data", payload)
-    data, b64 = (text, None) if key == "data" else (None, text)
-    return Message(
-        line.exchange,
-        line.t_ns,
-        line.sender,
-        line.opcode,
-        line.fin,
-        data,
-        b64,
-        line.compressed,
-        line.masked + masked,
-    )
 
 
 def _messages(lines: list[Message]) -> list[tuple[WsMessage, list[Message]]]:

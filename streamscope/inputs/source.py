@@ -23,9 +23,11 @@ from ..core.frames import Frame
 from ..dialects import claimant, look_alike, of_frames, request_facts, streams_in
 from ..framing import of_response
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
+from ..recording.mask import Secrets, argv_credentials
 from ..recording.reader import Progress, RecordingIndex, iter_raw
 from .encoding import DecodedReads, content_codings, read_request
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
+from .masking import FileMask, MaskedReads, mask_frames
 from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
 from .session import Session, SessionFacts, facts_of, read_session
 from .sniff import CHUNKS, FRAMING_OF, HAR, KIND_WORDS, RECORDED, RECORDING, sniff
@@ -116,6 +118,9 @@ class Exchange:
     _decoded: DecodedReads | None = None
     index: RecordingIndex | None = None  # a recording's (a session reads its messages there)
     _session: Session | None = None
+    # the credentials its reader masks in it (inputs/masking.py; None: none to mask):
+    # what a face that reads its lines itself (a session's frames) masks them with
+    secrets: Secrets | None = None
 
     @property
     def reads(self) -> Reads:
@@ -131,10 +136,18 @@ class Exchange:
     def frames(self) -> Iterator[Frame]:
         return self.reads.frames()
 
+    @property
+    def body_masked(self) -> int:
+        """Values its reader masked in its body (inputs/masking.py; 0: none, or nothing
+        to mask)."""
+        return self.wire.masked if isinstance(self.wire, MaskedReads) else 0
+
     def session(self) -> Session | None:
         """A WebSocket session's messages and turns (None: the exchange is no session)."""
         if self._session is None and self.index is not None and self.info.framing == WEBSOCKET:
-            lines = self.index.messages(self.number)
+            lines = list(self.index.messages(self.number))
+            if self.secrets is not None:  # (masking.py)
+                lines, _ = mask_frames(self.secrets, lines)
             self._session = read_session(self.info.dialect, lines, self.info.start_ns)
             self.info.session = facts_of(self._session.messages)
             self.info.dialect = self._session.dialect
@@ -174,13 +187,19 @@ class Source:
         self.stopped_at_scan: Stopped | None = None  # set by a pass of records()
         self.scan_errors: list[RecordingError] = []  # lines a tolerant records() skipped
         self.har: Har | None = None
+        # the credentials the file holds, masked in everything read of it (masking.py)
+        self.known: list[str] = []
         if kind == RECORDING:
             # the header is read (and checked) now: a bad one fails before any face starts
-            self.header = iter_raw(path).header
+            header = iter_raw(path).header
+            self.known = argv_credentials(header.argv)
+            self.header = FileMask().header(header)
             self.notes = notes + (self.header.notes or [])  # (one exported from a HAR)
         elif kind == HAR:  # read whole now (one JSON document): bad HAR fails here
             self.har = read_har(path)
             self.notes = notes + self.har.notes
+            self.known = [s for x in self.har.exchanges for s in x.secrets]
+        self._mask = FileMask(self.known)
 
     @property
     def approximate_times(self) -> bool:
@@ -218,20 +237,27 @@ class Source:
                     self._catch_up(index, ex)
             return grew
 
-    @staticmethod
-    def _catch_up(index: RecordingIndex, ex: Exchange) -> None:
+    def _catch_up(self, index: RecordingIndex, ex: Exchange) -> None:
         """Read the head lines an exchange does not have yet (all of them when it is
-        opened; its chunks are read through its reads, which see the index grow)."""
-        lines, info = index.exchange(ex.number), ex.info
+        opened; its chunks are read through its reads, which see the index grow), masked
+        (masking.py): an exchange with credentials to mask has its reads masked too."""
+        lines, info, mask = index.exchange(ex.number), ex.info, self._mask
         if ex.request is None and lines.request is not None:
-            ex.request = record_at(index, lines.request, Request)
+            ex.request = mask.request(record_at(index, lines.request, Request))
             info.saw_request(ex.request)
+            ex.secrets = mask.secrets(ex.number)
+            if ex.secrets is not None:
+                ex.wire = MaskedReads(ex.wire, mask, ex.number, [])
         if ex.response is None and lines.response is not None:
-            ex.response = record_at(index, lines.response, Response)
+            response = record_at(index, lines.response, Response)
+            if isinstance(ex.wire, MaskedReads):  # read decoded, if compressed
+                ex.wire.codings = content_codings(response.headers)
+            ex.response = mask.response(response)
             info.saw_response(ex.response)
             ex.wire.framing = info.framing
         if ex.end is None and lines.end is not None:
-            ex.end = record_at(index, lines.end, End)
+            end = record_at(index, lines.end, End)
+            ex.end = mask.end(end, len(ex.wire) and ex.body_masked)  # (its body is read)
             info.saw_end(ex.end)
 
     @property
@@ -300,14 +326,19 @@ class Source:
                 f"{self.path}: there is no exchange {number} ({describe_numbers(numbers)})",
                 self.path,
             )
-        x = har.exchanges[number - 1]
+        x, mask = har.exchanges[number - 1], self._mask
+        request, response = mask.request(x.request), mask.response(x.response)
+        codings = content_codings(x.response.headers)
+        reads = MaskedReads(MemoryReads(x.reads), mask, number, codings)
+        end = mask.end(x.end, len(reads) and reads.masked)
         info = ExchangeInfo(number)
-        info.saw_request(x.request)
-        info.saw_response(x.response)
-        info.saw_end(x.end)
-        reads = MemoryReads(x.reads)
+        info.saw_request(request)
+        info.saw_response(response)
+        info.saw_end(end)
         reads.framing = info.framing
-        return Exchange(number, info, x.request, x.response, x.end, reads)
+        out = Exchange(number, info, request, response, end, reads)
+        out.secrets = mask.secrets(number)
+        return out
 
     # -- one pass in file order ------------------------------------------------------
 
@@ -317,12 +348,13 @@ class Source:
 
         Then `stopped_at_scan` says where a cut-off recording stopped.
         """
+        mask = FileMask(self.known)  # (learnt again, in file order)
         if self.har is not None:
-            yield from har_records(self.har)
+            yield from mask.lines(har_records(self.har))
             return
         reader = iter_raw(self.path, progress, self.tolerant)
         self.stopped_at_scan = None
-        yield from reader
+        yield from mask.lines(reader)
         self.stopped_at_scan = reader.stopped_at
         self.scan_errors = reader.errors  # lines a tolerant source skipped
 

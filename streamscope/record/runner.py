@@ -311,6 +311,10 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
     from ..recording.format import RecordingError
 
     path = writer.path
+
+    def tell(line: str) -> None:  # an error read back may echo a key the writer held
+        say(writer.shown(line))
+
     if writer.removed:
         if given is None:  # `proxy`: no command
             say(f"no exchange was recorded, so no recording was kept at {path}")
@@ -328,7 +332,7 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
     try:
         analysis = analyze(path)
     except RecordingError as e:
-        say(f"the recording could not be read back: {e}")
+        tell(f"the recording could not be read back: {e}")
         return
     by_severity: dict[str, Counter[str]] = {
         "error": Counter(),
@@ -351,36 +355,36 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
     )
     # requests that could not be read: the contract is not checked against them, not broken
     unread = sum(f.kind == UNREAD for f in analysis.contract)
-    say(
+    tell(
         f"{plural(len(analysis.exchanges), 'exchange')}, {plural(len(analysis.streams), 'stream')} recorded in {path}"
     )
     for severity, kinds in by_severity.items():
         if kinds:
             listed = ", ".join(times(k, n) for k, n in kinds.most_common())
-            say(f"{plural(entries[severity], severity)}: {listed}")
+            tell(f"{plural(entries[severity], severity)}: {listed}")
     for f in analysis.failures[:3]:  # whole: the terminal wraps a long reason
-        say(f"exchange {f.exchange} failed: {f.message}")
+        tell(f"exchange {f.exchange} failed: {f.message}")
     if len(analysis.failures) > 3:
-        say(
+        tell(
             f"and {plural(len(analysis.failures) - 3, 'more exchange')} failed (inspect lists them)"
         )
     if contract:
-        say(
+        tell(
             "conversation contract broken: "
             + ", ".join(times(k, n) for k, n in contract.most_common())
         )
     if unchecked:
-        say(
+        tell(
             "conversation contract not checked for some streams: "
             + ", ".join(times(k, n) for k, n in unchecked.most_common())
         )
     if noted and not contract and not unread:
-        say(
+        tell(
             "the conversation contract holds, with notes: "
             + ", ".join(times(k, n) for k, n in noted.most_common())
         )
     if unread:
-        say(
+        tell(
             f"conversation contract not checked against {plural(unread, 'request')} whose "
             f"body cannot be decoded: {times(UNREAD, unread)} (inspect says why)"
         )
@@ -393,6 +397,6 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
         and not analysis.failures
         and analysis.streams
     ):
-        say("no anomalies, the conversation contract holds")
+        tell("no anomalies, the conversation contract holds")
     said = shlex.quote(path)  # a path with a space or a quote, as a shell takes it back
-    say(f"replay it: streamscope replay {said}   (or: streamscope inspect {said})")
+    tell(f"replay it: streamscope replay {said}   (or: streamscope inspect {said})")

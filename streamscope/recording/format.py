@@ -501,6 +501,19 @@ class Message:
     def opcode_number(self) -> int:
         return self.opcode if isinstance(self.opcode, int) else OPCODE_NUMBERS[self.opcode]
 
+    def holding(self, payload: bytes, masked: int) -> Message:
+        """This frame's line holding `payload` instead, `masked` more values masked."""
+        return Message.of(
+            self.exchange,
+            self.t_ns,
+            self.sender,
+            self.opcode_number,
+            self.fin,
+            payload,
+            self.compressed,
+            self.masked + masked,
+        )
+
     def to_json(self) -> dict[Any, Any]:
         d: dict[str, Any] = {"type": "message", "exchange": self.exchange, "t_ns": self.t_ns}
         d |= {"from": self.sender, "opcode": self.opcode, "fin": self.fin}

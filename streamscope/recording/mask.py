@@ -18,6 +18,8 @@ time, once the next read or the end says), never the bytes the client is given.
 from __future__ import annotations
 
 import base64
+import bisect
+import itertools
 import json
 import re
 from collections import deque
@@ -25,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
-from streamscope.core.codings import request_body
+from streamscope.core.codings import Inflow, request_body
 from streamscope.http import sigv4
 from streamscope.recording import pseudonym
 from streamscope.recording.format import REDACTED
@@ -43,6 +45,11 @@ from streamscope.recording.redact import redact_json as redact_paths
 # Shorter values are not looked for in bodies: "42" or "true" would mask the unrelated.
 MIN_SECRET = 6
 _HEAD = 4  # bytes of a form looked for as such when a read may end inside it
+# characters of a credential an event's text may end with for the recorder to hold it
+# until the next events' text says whether they complete it (split_cut)
+_SPLIT_HEAD = 2
+_SPLIT_HOLD = 1 << 16  # the most bytes held for it: a key no later event continues
+_CONTEXT = 4096  # the bytes written a read is read after, for it (an event it continues)
 _MASK_CHARS = frozenset(REDACTED + "*")
 # Secret-named string fields of a JSON request body ("api_key": "...", "password": "...").
 _JSON_SECRET = re.compile(
@@ -56,6 +63,8 @@ _JSON_SECRET = re.compile(
 
 # Every string field of a JSON body, to find those an identifier's name names.
 _JSON_STRING = re.compile(rb'"([A-Za-z0-9_.-]+)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+# The same, its value's loop unrolled (faster on long values): the text events assemble
+_JSON_VALUE = re.compile(rb'"([A-Za-z0-9_.-]+)"\s*:\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
 
 
 def body_mask(n: int) -> bytes:
@@ -204,6 +213,8 @@ class Secrets:
         )
         self._text = re.compile("|".join(map(re.escape, texts))) if texts else None
         self.longest = max(map(len, self.forms), default=0)
+        # how a credential split across events' text may begin (split_cut)
+        self._split_heads = {v[:_SPLIT_HEAD].encode("utf-8", "surrogatepass") for v in values}
         # where a form may begin near the end of a read: its first _HEAD bytes (found at C
         # speed), or, closer to the end than that, one of its shorter prefixes
         self._heads: dict[bytes, list[bytes]] = {}
@@ -252,17 +263,30 @@ class Secrets:
         """A whole body with every credential masked, its length kept; how many were."""
         if self._bytes is None or not data:
             return data, 0
-        n = 0
+        out, starts = self.whole(data)
+        return bytes(out), len(starts)
 
-        def one(m: re.Match[bytes]) -> bytes:
-            nonlocal n
+    def whole(self, data: bytes) -> tuple[bytearray, list[int]]:
+        """A whole body masked (each form; then each credential split across the text of
+        consecutive events, split_spans), and where each masked credential begins."""
+        out, starts, at = bytearray(), [], 0
+        for m in self._bytes.finditer(data) if self._bytes is not None else ():
+            out += data[at : m.start()]
             alias = self._swaps.get(m.group())
-            if alias is not None:
-                return alias
-            n += 1
-            return body_mask(m.end() - m.start())
+            if alias is None:
+                starts.append(m.start())
+            out += alias if alias is not None else body_mask(m.end() - m.start())
+            at = m.end()
+        out += data[at:]
+        for spans in split_spans(self.values, bytes(out)):
+            out = mask_spans(out, spans)
+            starts.append(spans[0][0])
+        return out, starts
 
-        return self._bytes.sub(one, data), n
+    def may_split(self, data: bytes) -> bool:
+        """Whether `data` may hold the start of a credential split across the text of
+        consecutive events (the first characters of one: then split_cut says)."""
+        return any(head in data for head in self._split_heads)
 
     def clean(self, data: bytes) -> bool:
         """True when data holds no form and its end can begin none: the common read, told
@@ -325,6 +349,161 @@ class Secrets:
         return best
 
 
+def _json_chars(raw: bytes, base: int) -> tuple[str, list[int]]:
+    """A JSON string's content (its bytes between the quotes, at `base` in the body)
+    decoded, and where each of its characters begins in the body (one more: its end)."""
+    chars: list[str] = []
+    at: list[int] = []
+    i, n = 0, len(raw)
+    while i < n:
+        at.append(base + i)
+        b = raw[i]
+        if b == 0x5C and i + 1 < n:  # a backslash escape
+            if raw[i + 1] == 0x75 and i + 6 <= n:  # \uXXXX, a surrogate pair as one
+                step = 12 if raw[i + 6 : i + 8] == b"\\u" and i + 12 <= n else 6
+            else:
+                step = 2
+            try:
+                chars.append(json.loads(b'"' + raw[i : i + step] + b'"'))
+            except ValueError:
+                chars.append("\ufffd")
+            if len(chars[-1]) > 1:  # (an escaped pair that was not one: each its own)
+                step, chars[-1] = 6, json.loads(b'"' + raw[i : i + 6] + b'"')
+        else:
+            step = 1 if b < 0xC0 else 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+            chars.append(raw[i : i + step].decode("utf-8", "replace")[:1])
+        i += step
+    at.append(base + n)
+    return "".join(chars), at
+
+
+def _string(raw: bytes) -> str:
+    """A JSON string's content decoded (at C speed; _json_chars where it is no JSON)."""
+    try:
+        text = json.loads(b'"' + raw + b'"')
+    except ValueError:
+        return _json_chars(raw, 0)[0]
+    return text if isinstance(text, str) else ""
+
+
+def _assembled(data: bytes, least: int = 2) -> list[tuple[str, list[re.Match[bytes]]]]:
+    """Each key's JSON string values in `data`, decoded and joined in order (the content
+    or arguments a client assembles from consecutive events), with the values' matches;
+    of the keys with `least` values or more (one alone splits nothing)."""
+    by_key: dict[bytes, list[re.Match[bytes]]] = {}
+    for m in _JSON_VALUE.finditer(data):
+        by_key.setdefault(m.group(1), []).append(m)
+    return [
+        ("".join(_string(m.group(2)) for m in values), values)
+        for values in by_key.values()
+        if len(values) >= least
+    ]
+
+
+def _offsets(values: list[re.Match[bytes]]) -> tuple[list[int], list[int]]:
+    """Where each character of the values' joined text begins and ends in the body."""
+    where: list[int] = []
+    ends: list[int] = []
+    for m in values:
+        text, at = _json_chars(m.group(2), m.start(2))
+        where += at[: len(text)]
+        ends += at[1 : len(text) + 1]
+    return where, ends
+
+
+def split_spans(
+    secrets: Sequence[str],
+    data: bytes,
+    assembled: list[tuple[str, list[re.Match[bytes]]]] | None = None,
+) -> list[list[tuple[int, int]]]:
+    """Where `data` holds a credential split across the text of consecutive events: a
+    model that echoes a key token by token sends `"text": "echo sk"`, then `"text":
+    "-proj-..."`. Found in the assembled text of each key's values (_assembled), it is
+    masked in each value it spans: for each one found, the (start, end) byte spans of its
+    pieces."""
+    if not secrets or b'"' not in data:
+        return []
+    found: list[list[tuple[int, int]]] = []
+    for text, values in _assembled(data) if assembled is None else assembled:
+        if len(values) < 2:
+            continue
+        for secret in secrets:
+            start = text.find(secret)
+            if start < 0:
+                continue
+            where, ends = _offsets(values)  # (only where one is found)
+            if len(where) != len(text):  # (a value no JSON decoder reads the same way)
+                continue
+            while start >= 0:
+                found.append(_pieces(where, ends, start, start + len(secret) - 1))
+                start = text.find(secret, start + len(secret))
+    return found
+
+
+def split_cut(
+    secrets: Sequence[str],
+    data: bytes,
+    assembled: list[tuple[str, list[re.Match[bytes]]]] | None = None,
+) -> int:
+    """The first byte from which the end of `data` may begin a credential the next events'
+    text completes: where some key's assembled text ends with a proper prefix of one, of
+    _SPLIT_HEAD characters or more (len(data): nowhere)."""
+    best = len(data)
+    for text, values in _assembled(data, 1) if assembled is None else assembled:
+        for secret in secrets:
+            for k in range(min(len(secret) - 1, len(text)), _SPLIT_HEAD - 1, -1):
+                if text.endswith(secret[:k]):
+                    best = min(best, _start_of_tail(values, k))
+                    break
+    return best
+
+
+def _start_of_tail(values: list[re.Match[bytes]], k: int) -> int:
+    """Where the last `k` characters of the values' joined text begin in the body: in
+    the value that holds the first of them (the start of that value, when its characters
+    cannot be told apart)."""
+    for m in reversed(values):
+        text, at = _json_chars(m.group(2), m.start(2))
+        if len(text) >= k:
+            return at[len(text) - k]
+        k -= len(text)
+    return values[0].start(2)
+
+
+def _pieces(where: list[int], ends: list[int], first: int, last: int) -> list[tuple[int, int]]:
+    """The byte spans characters first..last take, one per run of adjacent ones."""
+    out: list[tuple[int, int]] = []
+    for k in range(first, last + 1):
+        if out and out[-1][1] == where[k]:
+            out[-1] = (out[-1][0], ends[k])
+        else:
+            out.append((where[k], ends[k]))
+    return out
+
+
+def mask_spans(data: bytes | bytearray, spans: Iterable[tuple[int, int]]) -> bytearray:
+    """`data` with each span masked (body_mask: the same length, JSON- and SSE-safe)."""
+    out = bytearray(data)
+    for a, b in spans:
+        out[a:b] = body_mask(b - a)
+    return out
+
+
+def mask_pieces(secrets: Secrets, pieces: list[bytes]) -> tuple[list[bytes], list[int]]:
+    """`pieces` (one body's reads, or one peer's payloads, in order) with every credential
+    masked as a recording's writer masks a body's reads: as one body, so a credential
+    split over two pieces is masked in both, and one split across the text of consecutive
+    events too (split_spans), every length kept; and how many began in each piece."""
+    counts = [0] * len(pieces)
+    if not secrets or not pieces:
+        return pieces, counts
+    starts = list(itertools.accumulate(map(len, pieces), initial=0))
+    out, found = secrets.whole(b"".join(pieces))
+    for i in found:
+        counts[bisect.bisect_right(starts, i) - 1] += 1
+    return [bytes(out[starts[k] : starts[k + 1]]) for k in range(len(pieces))], counts
+
+
 def _text_forms(secret: str) -> set[str]:
     """The forms a URL, a header or an error may hold (text: the ASCII ones)."""
     return {f.decode("utf-8", "surrogatepass") for f in forms(secret) if f.isascii()} | {secret}
@@ -339,13 +518,24 @@ class BodyStream:
     pending: list[tuple[int, bytes]] = field(default_factory=list)
     count: int = 0
     done: int = 0  # how many bytes of the pending reads are final (before the last cut)
+    written: bytes = b""  # the last bytes written (_CONTEXT at most): what reads continue
 
     def feed(self, t_ns: int, data: bytes) -> list[tuple[int, bytes]]:
-        if not self.pending and self.secrets.clean(data):  # the proxy's hot path
-            return [(t_ns, data)]
+        secrets = self.secrets
+        joint = self.written[-1:] + data[:1]  # (a credential's first two split by reads)
+        if (
+            not self.pending
+            and secrets.clean(data)
+            and not secrets.may_split(data)
+            and not secrets.may_split(joint)
+        ):
+            self.written = (self.written + data)[-_CONTEXT:]
+            return [(t_ns, data)]  # the proxy's hot path
         self.pending.append((t_ns, data))
         whole = b"".join(d for _, d in self.pending)
-        masked, starts, held = self.secrets.scan_held(whole, self.done)
+        masked, starts, held = secrets.scan_held(whole, self.done)
+        if secrets.may_split(self.written[-_SPLIT_HEAD:] + whole):
+            masked, held = self._split(masked, starts, held)
         self.count += len(starts)
         ready: list[tuple[int, bytes]] = []
         keep: list[tuple[int, bytes]] = []
@@ -355,11 +545,31 @@ class BodyStream:
             at += len(d)
             if at <= held and not keep:
                 ready.append((t, piece))
+                self.written = (self.written + piece)[-_CONTEXT:]
                 gone = at
             else:
                 keep.append((t, piece))
         self.pending, self.done = keep, held - gone
         return ready
+
+    def _split(self, masked: bytearray, starts: list[int], held: int) -> tuple[bytearray, int]:
+        """A key echoed token by token, across events (split_spans, split_cut), looked for
+        in the pending bytes read after the last bytes written (the events they continue:
+        a read may begin inside one): masked where it is pending, held where the pending
+        end may begin one."""
+        context = len(self.written)
+        both = self.written + bytes(masked)
+        assembled = _assembled(both, 1)
+        for spans in split_spans(self.secrets.values, both, assembled):
+            mine = [(max(a - context, 0), b - context) for a, b in spans if b > context]
+            if mine:  # (what was written is: a piece of two characters or less)
+                masked = mask_spans(masked, mine)
+                starts.append(mine[0][0])
+        # (the text masked just now is looked at as it was: a prefix it ends with is held)
+        cut = max(split_cut(self.secrets.values, both, assembled) - context, 0)
+        if len(masked) - cut <= _SPLIT_HOLD:  # (bounded: never the whole body held)
+            held = min(held, cut)
+        return masked, held
 
     def finish(self) -> list[tuple[int, bytes]]:
         """The reads still held: nothing follows, so no secret completes them."""
@@ -553,6 +763,7 @@ class Masking:
         self._secrets: dict[int, Secrets] = {}
         self._bodies: dict[int, BodyStream] = {}
         self._frames: dict[int, FrameMask] = {}  # a WebSocket session's frames
+        self.seen: dict[str, None] = {}  # every credential masked so far, in order
 
     def request(
         self,
@@ -571,6 +782,7 @@ class Masking:
             swaps = dict(self._ids)  # this exchange's, and every earlier one's it may echo
         secrets = Secrets.of_request(url, headers, body, known, swaps)
         self._secrets[exchange] = secrets
+        self.seen.update(dict.fromkeys(secrets.values))
         if secrets:
             self._bodies[exchange] = BodyStream(secrets)
         n = 0
@@ -581,6 +793,10 @@ class Masking:
         pairs, k = self.headers(exchange, headers)
         body, j = secrets.body(body)
         return masked_url, pairs, body, n + k + j
+
+    def secrets(self, exchange: int) -> Secrets | None:
+        """The credentials of an exchange whose request was masked (until its end)."""
+        return self._secrets.get(exchange)
 
     def headers(
         self, exchange: int, headers: Iterable[tuple[str, str]]
@@ -599,6 +815,10 @@ class Masking:
                 value, k = secrets.text(value)
                 out[i], n = (name, value), n + k
         return out, n
+
+    def text(self, s: str) -> str:
+        """`s` (a line the recorder says) with every credential masked so far masked."""
+        return Secrets(list(self.seen)).text(s)[0] if self.seen else s
 
     def _alias(self, value: str) -> str:
         """The identifier's pseudonym, the same for the whole recording."""
@@ -656,6 +876,24 @@ class Masking:
             n += k
         return held, error, n
 
+    def compressed(
+        self, exchange: int, codings: Sequence[str], reads: list[tuple[int, bytes]]
+    ) -> tuple[list[tuple[int, bytes]], int]:
+        """A compressed body's reads as recorded, whole (the writer holds them to its end):
+        as they came when no credential is in what they decode to; else decoded and
+        masked (mask_pieces), each at its read's time: an upstream that compresses an
+        error though asked for identity, echoing the key, holds it where no byte matches
+        it. How many were masked (0: the reads as they came)."""
+        secrets = self._secrets.get(exchange)
+        if not secrets or not reads:
+            return reads, 0
+        inflow = Inflow(codings)
+        decoded = [inflow.feed(data) for _, data in reads]
+        pieces, counts = mask_pieces(secrets, decoded)
+        if not sum(counts):
+            return reads, 0
+        return [(t, p) for (t, _), p in zip(reads, pieces, strict=True)], sum(counts)
+
     def open_exchanges(self) -> list[int]:
         """Exchanges that have reads held back (to be written before the file closes)."""
         # a copy first: another thread's exchange may start meanwhile
@@ -688,3 +926,19 @@ def mask_argv(argv: Sequence[str]) -> tuple[list[str], int]:
     """The recorded command line (redact.redact_argv) and how many words were masked."""
     out = redact_argv(argv)
     return out, sum(a != b for a, b in zip(argv, out, strict=True))
+
+
+def argv_credentials(argv: Sequence[str] | None) -> list[str]:
+    """What the recorder's command-line rules (mask_argv) mask in `argv`: each masked
+    word's part in clear (the whole word, or what follows `--api-key=`)."""
+    if not argv:
+        return []
+    masked, _ = mask_argv(argv)
+    found: list[str] = []
+    for word, shown in zip(argv, masked, strict=True):
+        if word == shown:
+            continue
+        pattern = "(.+?)".join(map(re.escape, shown.split(REDACTED)))
+        m = re.fullmatch(pattern, word, re.DOTALL)
+        found += [g for g in m.groups() if g] if m is not None else [word]
+    return found

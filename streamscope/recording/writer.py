@@ -17,10 +17,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
-from typing import cast
+from typing import Any, cast
 
 import orjson
 
+from streamscope.core.codings import content_codings, without_codings
 from streamscope.recording.format import (
     END_REASONS,
     OPCODES,
@@ -29,7 +30,14 @@ from streamscope.recording.format import (
     Request,
     without_surrogates,
 )
-from streamscope.recording.mask import HeldFrame, Masking, credentials, mask_argv, mask_request
+from streamscope.recording.mask import (
+    HeldFrame,
+    Masking,
+    argv_credentials,
+    credentials,
+    mask_argv,
+    mask_request,
+)
 from streamscope.recording.private import open_private
 
 _dumps = orjson.dumps
@@ -136,7 +144,12 @@ class RecordingWriter:
             created = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         # every secret-masking rule lives in mask.py, shared with export
         self._masking = Masking(pseudonymize_ids) if redact else None
+        # compressed bodies with credentials to mask, held to their end: the response
+        # line, the body's codings, its reads
+        self._compressed: dict[int, tuple[dict[str, Any], list[str], list[tuple[int, bytes]]]] = {}
         masked = 0
+        if argv is not None and self._masking is not None:
+            self._masking.seen.update(dict.fromkeys(argv_credentials(argv)))
         if argv is not None:
             argv, masked = mask_argv(argv) if redact else (list(argv), 0)
             # an argument that is not UTF-8 (a file name's bytes) is a lone surrogate here,
@@ -211,11 +224,37 @@ class RecordingWriter:
         rec["headers"] = pairs
         if masked:
             rec["masked"] = masked
+        codings = content_codings(pairs)
+        if codings and self._masking is not None and self._masking.secrets(exchange):
+            # what a compressed body decodes to is masked whole, at its end (_release)
+            with self._lock:
+                self._compressed[exchange] = (rec, codings, [])
+            return
         self._write(_dumps(rec, option=_NL))
+
+    def _release(self, exchange: int) -> int:
+        """A compressed body held (and its response line): written as it came, or
+        decoded and masked (Masking.compressed); how many values were masked."""
+        with self._lock:
+            held = self._compressed.pop(exchange, None)
+        if held is None or self._masking is None:
+            return 0
+        rec, codings, reads = held
+        reads, masked = self._masking.compressed(exchange, codings, reads)
+        if masked:  # kept decoded, as a HAR's decoded body is
+            rec["headers"] = without_codings(rec["headers"])
+        self._write(_dumps(rec, option=_NL))
+        for t, data in reads:
+            self._chunk(exchange, data, t)
+        return masked
 
     def chunk(self, exchange: int, data: bytes, t_ns: int | None = None) -> None:
         if t_ns is None:
             t_ns = time.monotonic_ns() - self.start_ns
+        held = self._compressed.get(exchange)
+        if held is not None:
+            held[2].append((t_ns, data))
+            return
         if self._masking is not None:
             ready = self._masking.chunk(exchange, t_ns, data)
             if ready is not None:  # the exchange has credentials to mask in its body
@@ -294,17 +333,24 @@ class RecordingWriter:
         if reason not in END_REASONS:
             raise ValueError(f"end reason must be one of {END_REASONS}, not {reason!r}")
         t = self._t(t_ns)
-        masked = 0
+        masked = self._release(exchange)
         if self._masking is not None:
             # a session's frames held back (each counts its own masked values)
             self._held(exchange, self._masking.end_messages(exchange))
-            held, error, masked = self._masking.end(exchange, error)
+            held, error, n = self._masking.end(exchange, error)
+            masked += n
             for t_read, piece in held:  # the reads held back, before the end
                 self._chunk(exchange, piece, t_read)
         rec = {"type": "end", "exchange": exchange, "t_ns": t, "reason": reason, "error": error}
         if masked:
             rec["masked"] = masked
         self._write(_dumps(rec, option=_NL))
+
+    def shown(self, line: str) -> str:
+        """A line the recorder says (its summary, an error) with every credential it has
+        held masked: an upstream's error may echo one the recording reads back masked
+        only where the recording could mask it."""
+        return self._masking.text(line) if self._masking is not None else line
 
     # -- plumbing
 
@@ -347,6 +393,9 @@ class RecordingWriter:
         return self._fd < 0
 
     def close(self) -> None:
+        if self._fd >= 0:
+            for exchange in list(self._compressed):  # no end line: its body as held
+                self._release(exchange)
         if self._masking is not None and self._fd >= 0:
             for exchange in self._masking.open_exchanges():  # no end line: keep its reads
                 self._held(exchange, self._masking.end_messages(exchange))
