@@ -382,3 +382,32 @@ def test_a_key_echoed_token_by_token_across_events_is_recorded_masked(tmp_path, 
     assert key[2:12] not in text and "echo **" in text
     chunks = [r for _, r in iter_records(path) if r.type == "chunk"]
     assert [len(c.data_bytes) for c in chunks] == [len(r) for r in reads]
+
+
+def test_a_key_echoed_across_two_websocket_messages_is_recorded_masked(tmp_path):
+    """A Realtime model echoing the key across two delta messages ("echo sk", then
+    "-proj-..."): the recorder holds the first message until the next says, masks the key
+    in both, and keeps every frame's length and order (the client's frames included)."""
+    key = "sk-proj-SplitEcho0123456789abcdefghijklmn"
+    delta = '{{"type":"response.output_text.delta","delta":"{}"}}'
+    frames = [
+        ("server", delta.format("echo sk")),
+        ("client", '{"type":"input_audio_buffer.append"}'),
+        ("server", delta.format(key[2:20])),
+        ("server", delta.format(key[20:] + " done")),
+    ]
+    path = tmp_path / "ws.jsonl"
+    with RecordingWriter(path) as w:
+        ex = w.new_exchange()
+        w.request(
+            ex, "GET", "wss://api.openai.com/v1/realtime", [("authorization", f"Bearer {key}")], b""
+        )
+        w.response(ex, 101, [("upgrade", "websocket")])
+        for sender, text in frames:
+            w.message(ex, sender, 1, True, text.encode())
+        w.end(ex, "complete")
+    text = path.read_text()
+    assert key[2:20] not in text and key[20:] not in text and "echo **" in text
+    got = [(r.sender, len(r.data or "")) for _, r in iter_records(path) if r.type == "message"]
+    assert got == [(s, len(t)) for s, t in frames]
+    assert sum(r.masked for _, r in iter_records(path) if r.type == "message") == 1

@@ -512,44 +512,63 @@ def _text_forms(secret: str) -> set[str]:
 @dataclass(slots=True)
 class BodyStream:
     """A body masked as it streams: reads come in, reads ready to be written go out, each
-    with its own time and length; `count` says how many credentials were masked."""
+    with its own time and length; `count` says how many credentials were masked. (A
+    WebSocket peer's frames are its reads too, each tagged with its frame: FrameMask.)"""
 
     secrets: Secrets
     pending: list[tuple[int, bytes]] = field(default_factory=list)
     count: int = 0
     done: int = 0  # how many bytes of the pending reads are final (before the last cut)
     written: bytes = b""  # the last bytes written (_CONTEXT at most): what reads continue
+    hits: list[int] = field(default_factory=list)  # credentials begun in each pending read
 
-    def feed(self, t_ns: int, data: bytes) -> list[tuple[int, bytes]]:
+    def quiet(self, data: bytes) -> bool:
+        """Whether `data` can be written as it is, now: nothing is held, and it holds no
+        credential, nor could begin one the next reads complete."""
         secrets = self.secrets
         joint = self.written[-1:] + data[:1]  # (a credential's first two split by reads)
-        if (
+        return (
             not self.pending
             and secrets.clean(data)
             and not secrets.may_split(data)
             and not secrets.may_split(joint)
-        ):
+        )
+
+    def feed(self, t_ns: int, data: bytes) -> list[tuple[int, bytes]]:
+        return [(t, d) for t, d, _ in self.tagged(t_ns, data)]
+
+    def tagged(self, tag: int, data: bytes) -> list[tuple[int, bytes, int]]:
+        """As feed: each read given back with its tag (its time, or its frame's place) and
+        how many credentials began in it."""
+        if self.quiet(data):
             self.written = (self.written + data)[-_CONTEXT:]
-            return [(t_ns, data)]  # the proxy's hot path
-        self.pending.append((t_ns, data))
+            return [(tag, data, 0)]  # the proxy's hot path
+        self.pending.append((tag, data))
+        self.hits.append(0)
         whole = b"".join(d for _, d in self.pending)
-        masked, starts, held = secrets.scan_held(whole, self.done)
-        if secrets.may_split(self.written[-_SPLIT_HEAD:] + whole):
+        masked, starts, held = self.secrets.scan_held(whole, self.done)
+        if self.secrets.may_split(self.written[-_SPLIT_HEAD:] + whole):
             masked, held = self._split(masked, starts, held)
         self.count += len(starts)
-        ready: list[tuple[int, bytes]] = []
+        starts.sort()
+        ready: list[tuple[int, bytes, int]] = []
         keep: list[tuple[int, bytes]] = []
-        at = gone = 0
-        for t, d in self.pending:
-            piece = bytes(masked[at : at + len(d)])  # masked before the cut: final
-            at += len(d)
+        kept: list[int] = []
+        at = gone = i = 0
+        for (t, d), n in zip(self.pending, self.hits, strict=True):
+            end = at + len(d)
+            while i < len(starts) and starts[i] < end:  # a match counts in its first read
+                n, i = n + 1, i + 1
+            piece = bytes(masked[at:end])  # masked before the cut: final
+            at = end
             if at <= held and not keep:
-                ready.append((t, piece))
+                ready.append((t, piece, n))
                 self.written = (self.written + piece)[-_CONTEXT:]
                 gone = at
             else:
                 keep.append((t, piece))
-        self.pending, self.done = keep, held - gone
+                kept.append(n)
+        self.pending, self.hits, self.done = keep, kept, held - gone
         return ready
 
     def _split(self, masked: bytearray, starts: list[int], held: int) -> tuple[bytearray, int]:
@@ -573,7 +592,11 @@ class BodyStream:
 
     def finish(self) -> list[tuple[int, bytes]]:
         """The reads still held: nothing follows, so no secret completes them."""
-        ready, self.pending, self.done = self.pending, [], 0
+        return [(t, d) for t, d, _ in self.finish_tagged()]
+
+    def finish_tagged(self) -> list[tuple[int, bytes, int]]:
+        ready = [(t, d, n) for (t, d), n in zip(self.pending, self.hits, strict=True)]
+        self.pending, self.hits, self.done = [], [], 0
         return ready
 
 
@@ -588,90 +611,56 @@ class HeldFrame:
     masked: int = 0
 
 
-class _MessageMask:
-    """One data message's frames, masked as one body: a credential split over two frames is
-    masked in both, a frame whose end could begin one held until the next frame says."""
-
-    __slots__ = ("secrets", "held", "done")
-
-    def __init__(self, secrets: Secrets) -> None:
-        self.secrets = secrets
-        self.held: list[tuple[HeldFrame, bytes, int]] = []
-        self.done = 0  # as BodyStream's: the held frames' bytes already final
-
-    def feed(self, frame: HeldFrame, data: bytes) -> None:
-        if not self.held and self.secrets.clean(data):  # the common frame
-            frame.payload = data
-            return
-        self.held.append((frame, data, 0))
-        whole = b"".join(d for _, d, _ in self.held)
-        masked, starts, cut = self.secrets.scan_held(whole, self.done)
-        keep: list[tuple[HeldFrame, bytes, int]] = []
-        at = i = gone = 0
-        for f, d, n in self.held:
-            end = at + len(d)
-            while i < len(starts) and starts[i] < end:  # a match counts in its first frame
-                n, i = n + 1, i + 1
-            piece = bytes(masked[at:end])  # masked before the cut: final
-            if end <= cut and not keep:
-                f.payload, f.masked = piece, n
-                gone = end
-            else:
-                keep.append((f, piece, n))
-            at = end
-        self.held, self.done = keep, cut - gone
-
-    def finish(self) -> None:
-        """The message's last frame came (or the session ended): nothing continues it."""
-        for f, d, n in self.held:
-            f.payload, f.masked = d, n
-        self.held, self.done = [], 0
-
-
 class FrameMask:
     """A WebSocket session's frames, masked like a body's reads and let out in the order
-    they were given. A data message (a text or binary frame and its continuations, one
-    direction's) is masked as one body; a control frame's payload (close, ping, pong) on
-    its own. While a frame is held (its end could begin a credential its message's next
-    frame completes), the frames after it, either way, wait behind it: the recording keeps
-    the order the relay saw. A message's final frame lets its frames out."""
+    they were given. Each peer's data frames (text, binary, continuations) are masked as
+    one body (BodyStream): a credential split over two frames of a message, or across the
+    text of consecutive messages (a Realtime delta per message), is masked in each; a
+    control frame's payload (close, ping, pong) on its own. While a frame is held (its end
+    could begin a credential the peer's next frame completes), the frames after it, either
+    way, wait behind it: the recording keeps the order the relay saw."""
 
-    __slots__ = ("secrets", "queue", "open")
+    __slots__ = ("secrets", "queue", "peers", "waiting", "seq")
 
     def __init__(self, secrets: Secrets) -> None:
         self.secrets = secrets
         self.queue: deque[HeldFrame] = deque()
-        self.open: dict[str, _MessageMask] = {}  # by sender: the data message being sent
+        self.peers: dict[str, BodyStream] = {}  # by sender: its data frames, as one body
+        self.waiting: dict[int, HeldFrame] = {}  # a peer's held frames, by their tag
+        self.seq = 0
 
     def clean(self, sender: str, opcode: int, fin: bool, data: bytes) -> bool:
         """True when the frame can be written as it is, now: nothing waits, it is a
-        message of its own, and it holds no credential nor could end with one's start."""
-        return (
-            not self.queue
-            and fin
-            and opcode in (1, 2)
-            and sender not in self.open
-            and self.secrets.clean(data)
-        )
+        message of its own, and it holds no credential nor could begin one."""
+        if self.queue or not fin or opcode not in (1, 2):
+            return False
+        peer = self.peers.get(sender)
+        if peer is None:
+            peer = self.peers[sender] = BodyStream(self.secrets)
+        if not peer.quiet(data):
+            return False
+        peer.written = (peer.written + data)[-_CONTEXT:]  # (what the next frames continue)
+        return True
 
     def feed(
         self, sender: str, opcode: int, fin: bool, frame: HeldFrame, data: bytes
     ) -> list[HeldFrame]:
         self.queue.append(frame)
         if opcode in (0, 1, 2):
-            message = self.open.get(sender)
-            if message is not None and opcode != 0:  # a new message: the open one is over
-                message.finish()
-                message = None
-            if message is None:
-                message = self.open[sender] = _MessageMask(self.secrets)
-            message.feed(frame, data)
-            if fin:
-                message.finish()
-                del self.open[sender]
+            peer = self.peers.get(sender)
+            if peer is None:
+                peer = self.peers[sender] = BodyStream(self.secrets)
+            self.seq += 1
+            self.waiting[self.seq] = frame
+            self._let_out(peer.tagged(self.seq, data))
         else:
             frame.payload, frame.masked = self.secrets.body(data)
         return self._ready()
+
+    def _let_out(self, pieces: list[tuple[int, bytes, int]]) -> None:
+        for tag, piece, n in pieces:
+            frame = self.waiting.pop(tag)
+            frame.payload, frame.masked = piece, n
 
     def _ready(self) -> list[HeldFrame]:
         out = []
@@ -682,9 +671,8 @@ class FrameMask:
 
     def finish(self) -> list[HeldFrame]:
         """Every frame still held: the session ended, nothing completes them."""
-        for message in self.open.values():
-            message.finish()
-        self.open.clear()
+        for peer in self.peers.values():
+            self._let_out(peer.finish_tagged())
         return self._ready()
 
     @property
