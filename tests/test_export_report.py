@@ -383,9 +383,26 @@ def test_a_report_of_many_calls_stays_within_a_comment_and_says_it_was_cut(tmp_p
     (tmp_path / "many.sse").write_text("".join(body) + "data: [DONE]\n\n")
     many = str(tmp_path / "many.sse")
     text = export_to(tmp_path / "r.md", many, "--format", "md", "--frame", "700")
-    assert len(text) <= report_md.LIMIT and text.endswith(report_md.CUT)
+    assert len(text) <= report_md.LIMIT
     table_rows(text)  # still tables, cut between rows
     assert "… 600 more calls" in text  # each table holds its first 100 calls
+
+
+def test_a_long_streams_conclusions_survive_the_cut_and_the_note_names_what_was_cut(
+    tmp_path, monkeypatch
+):
+    """3,000 calls, each with the same quirk: one grouped anomaly line, and when even
+    the finding's table is too long it is shortened, never the conclusions."""
+    report = build(many_calls(tmp_path / "m.sse", 3000), one=3000)
+    text = report_md.render(report, 3000)
+    assert "`args-opener-nonempty` ×3000 (frames 1, 2, 3, 4, 5, 6, 7, 8, … 3000)" in text
+    assert text.count("args-opener-nonempty") == 2  # the frame's mark and the group
+    monkeypatch.setattr(report_md, "LIMIT", 20000)
+    text = report_md.render(report, 3000)
+    assert len(text) <= 20000
+    assert "#### What each client builds" in text and "#### The contract" in text
+    assert "**Shortened** to fit" in text and "The calls at frame 3000 (each client's first" in text
+    table_rows(text)
 
 
 # -- what a new user found (issue 34) ---------------------------------------------------

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from ..text import cut, quote, visible
-from .report import Cell, FrameView, Report, StreamReport, Table
+from ..text import cut, plural, quote, visible
+from .report import Cell, Finding, FrameView, Report, StreamReport, Table
 
 LIMIT = 65000  # characters; GitHub's comment holds 65,536
 CUT = (
@@ -104,38 +104,105 @@ def render(report: Report, frame: int | None = None) -> str:
     lines += ["**Request**: " + " · ".join(said), ""]
     if req["tools"]:
         lines += ["**Tools declared**: " + ", ".join(val(t, 100) for t in req["tools"]), ""]
+    at_lines: list[str] = []  # the finding's table, shortened to fit
+    table_title = ""
+    tables: dict[str, Table] = {}
     if state is not None:
         marks = ", ".join(f"`{k}`" for k in state.marks)
         at = f"frame {state.number}" + (
             f" ({state.time_ms} ms)" if state.time_ms is not None else ""
         )
         if stream.calls or any(t.calls for t in state.tables.values()):
-            lines += [f"#### The calls at {at}" + (f": {marks}" if marks else ""), ""]
-            lines += _calls_table(state.tables)
+            table_title = f"The calls at {at}"
+            tables = state.tables
+            at_lines = [f"#### {table_title}" + (f": {marks}" if marks else ""), ""]
         else:
-            lines += [
+            at_lines = [
                 f"#### At {at}" + (f": {marks}" if marks else ""),
                 "",
                 "No tool call in this stream: no client builds one.",
             ]
-        lines += _texts(state.text, state.reasoning, at)
-        lines.append("")
-    lines += ["#### Anomalies", ""]
-    lines += [
-        f"- frame {a.frame} · {a.severity} · `{a.kind}`: {txt(a.message)}" for a in stream.anomalies
-    ] or ["- none"]
-    lines += ["", "#### What each client builds (end of stream)", ""]
-    lines += _clients_table(stream.clients)
-    lines += _texts(stream.content, stream.reasoning, "the end")
-    lines += ["", "#### The contract (the requests that carry the calls back)", ""]
-    lines += [f"- {f.severity} · `{f.kind}`: {txt(f.message)}" for f in report.contract] or [
+        texts = _texts(state.text, state.reasoning, at)
+    anomalies = [_grouped(g) for g in group(stream.anomalies)] or ["- none"]
+    end = ["", "#### What each client builds (end of stream)", ""]
+    end += _clients_table(stream.clients)
+    end += _texts(stream.content, stream.reasoning, "the end")
+    end += ["", "#### The contract (the requests that carry the calls back)", ""]
+    end += [f"- {f.severity} · `{f.kind}`: {txt(f.message)}" for f in report.contract] or [
         "- no finding"
     ]
     if report.masked:
-        lines += ["", f"_{report.masked} credential(s) the requests carried masked._"]
+        end += ["", f"_{report.masked} credential(s) the requests carried masked._"]
     for note in stream.notes:
-        lines += ["", f"_{esc(note)}_"]
+        end += ["", f"_{esc(note)}_"]
+    # the conclusions (what each client builds, the contract) are always whole: the
+    # finding's table and the anomalies share what is left, each shortened if it must be
+    room = LIMIT - _size(lines) - _size(end) - len(SHORTENED) - 400
+    listed = ["#### Anomalies", ""]
+    cut_notes: list[str] = []
+    most = None
+    if tables:
+        for most in (None, 50, 20, 10, 5, 3, 2, 1):
+            body = _calls_table(tables, most)
+            if _size(body) + min(_size(anomalies), room // 4) <= room:
+                break
+        if most is not None:
+            cut_notes.append(f"{table_title} (each client's first {plural(most, 'call')})")
+        at_lines += body
+    if state is not None:
+        at_lines += texts
+        at_lines.append("")
+    left = room - _size(at_lines)
+    kept = _fit(anomalies, left)
+    if len(kept) < len(anomalies):
+        cut_notes.append(f"Anomalies ({len(kept)} of {len(anomalies)} lines)")
+        kept.append(f"- … {len(anomalies) - len(kept)} more (cut)")
+    lines += at_lines + listed + kept + end
+    if cut_notes:
+        lines += ["", SHORTENED + "; ".join(cut_notes) + "."]
     return _within(lines)
+
+
+SHORTENED = (
+    "> **Shortened** to fit an issue comment (`streamscope export --format html` writes it whole): "
+)
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def _fit(lines: list[str], room: int) -> list[str]:
+    """The first of `lines` that fit in `room` characters."""
+    out: list[str] = []
+    for line in lines:
+        room -= len(line) + 1
+        if room < 0:
+            break
+        out.append(line)
+    return out
+
+
+_SHAPE = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?')
+
+
+def group(anomalies: list[Finding]) -> list[list[Finding]]:
+    """The anomalies, those of one kind, severity and message shape (its quoted values
+    and numbers aside) together, in the order each group first appears."""
+    groups: dict[tuple[str, str, str], list[Finding]] = {}
+    for a in anomalies:
+        groups.setdefault((a.kind, a.severity, _SHAPE.sub("…", a.message)), []).append(a)
+    return list(groups.values())
+
+
+def _grouped(g: list[Finding]) -> str:
+    """One line for a group: `kind ×N (frames a, b, c, …)`, its first message."""
+    a = g[0]
+    if len(g) == 1:
+        return f"- frame {a.frame} · {a.severity} · `{a.kind}`: {txt(a.message)}"
+    frames = [str(x.frame) for x in g]
+    shown = ", ".join(frames[:8]) + (f", … {frames[-1]}" if len(frames) > 8 else "")
+    return f"- {a.severity} · `{a.kind}` ×{len(g)} (frames {shown}): first {txt(a.message)}"
 
 
 def _texts(text: str, reasoning: str, at: str) -> list[str]:
@@ -151,9 +218,9 @@ def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _calls_table(tables: dict[str, Table]) -> list[str]:
-    """Every strategy's calls at the frame, robust first; a client's call that differs
-    from robust's is marked."""
+def _calls_table(tables: dict[str, Table], most: int | None = None) -> list[str]:
+    """Every strategy's calls at the frame, robust first (`most`: each one's first
+    `most` calls); a client's call that differs from robust's is marked."""
     robust = tables.get("robust")
     head = ["client", "choice", "index", "id", "name", "arguments", "fragments", ""]
     out = [_row(head), _row(["---"] * len(head))]
@@ -166,11 +233,13 @@ def _calls_table(tables: dict[str, Table]) -> list[str]:
         if not table.calls:
             out.append(_row([esc(name), "", "", "", "", "(no call yet)", "", ""]))
         base = robust.calls if robust is not None and robust.calls is not None else []
-        for i, c in enumerate(table.calls):
+        shown = table.calls if most is None else table.calls[:most]
+        for i, c in enumerate(shown):
             other = base[i] if i < len(base) else None
             out.append(_row([esc(name), *_cells(c, other if name != "robust" else None)]))
-        if table.more:
-            out.append(_row([esc(name), "", "", "", "", f"… {table.more} more calls", "", ""]))
+        more = table.more + len(table.calls) - len(shown)
+        if more:
+            out.append(_row([esc(name), "", "", "", "", f"… {more} more calls", "", ""]))
     return out
 
 
