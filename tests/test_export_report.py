@@ -514,3 +514,24 @@ def many_calls(path, calls: int) -> str:
 def test_a_long_streams_page_grows_with_the_stream_not_frames_times_calls(tmp_path):
     page = export_to(tmp_path / "r.html", many_calls(tmp_path / "m.sse", 150), "--format", "html")
     assert len(page) < 400_000  # (5.7 MB when each of its 151 frames held its tables whole)
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_a_long_streams_page_says_which_frames_it_kept_and_when_a_link_misses(tmp_path):
+    page = export_to(tmp_path / "r.html", many_calls(tmp_path / "m.sse", 3000), "--format", "html")
+    assert "3001 frames, 388 kept in this report: the first 200 of 3001 marked frames" in page
+    note = "document.querySelector('.fallback') && document.querySelector('.fallback').textContent"
+    with Page(tmp_path / "r.html", "frame=2999") as p:
+        assert p.evaluate(note) == (
+            "Frame 2999 was not kept in this report (see the note above); "
+            "showing frame 2986, the kept frame before it."
+        )
+        p.evaluate("location.hash = '#exchange=9&frame=50'")
+        for _ in range(100):
+            if p.evaluate("document.getElementById('link-miss') !== null"):
+                break
+        assert "names exchange 9: this report has no such stream" in str(
+            p.evaluate("document.getElementById('link-miss').textContent")
+        )
+        assert p.console == []

@@ -126,6 +126,9 @@
       prev.addEventListener("click", function () { move(-1); });
       next.addEventListener("click", function () { move(1); });
       jump.addEventListener("click", nextMarked);
+      jump.id = "next-anomaly";
+      // (no marked frame: no anomaly to go to)
+      jump.hidden = !s.states.some(function (st) { return st.marks.length; });
       slider.addEventListener("input", function () { showState(parseInt(slider.value, 10), true); });
       frameBox = add(view, "div");
       frameBox.id = "frame";
@@ -185,19 +188,25 @@
       if (current.states[k].marks.length) { showState(k, true); return; }
     }
   }
+  // a frame the page did not keep (a long stream's) or the stream has not: said, and
+  // the kept frame before it shown
   function showFrame(frame, remember) {
     var states = current.states, at = 0;
     for (var k = 0; k < states.length; k++) if (states[k].number <= frame) at = k;
-    showState(at, remember);
+    var said = null, got = states[at].number;
+    if (frame > current.frames) said = "Frame " + frame + ": the stream has frames 1-" + current.frames + "; showing frame " + got + ".";
+    else if (got !== frame) said = "Frame " + frame + " was not kept in this report (see the note above); showing frame " + got + ", the kept frame before it.";
+    showState(at, remember, said);
   }
 
-  function showState(i, remember) {
+  function showState(i, remember, said) {
     var st = current.states[i];
     slider.value = String(i);
     slider.setAttribute("aria-valuenow", String(st.number));
     slider.setAttribute("aria-valuetext", "frame " + st.number);
     root.setAttribute("data-frame", String(st.number));
     frameBox.textContent = "";
+    if (said) add(frameBox, "div", "note fallback", said);
     var head = add(frameBox, "div", "frame-head");
     add(head, "strong", null, st.number === 0 ? "Before the first frame" : "Frame " + st.number);
     add(head, "span", "dim", " of " + current.frames + (st.time_ms !== null ? " \u00B7 " + st.time_ms + " ms" : ""));
@@ -284,6 +293,8 @@
   // the URL's #exchange=N(&response=R)(&frame=F) wins; else where the report opens
   function open() {
     var w = wanted(), i = data.open ? data.open.stream : 0, named = false;
+    var miss = document.getElementById("link-miss");
+    if (miss) miss.parentNode.removeChild(miss);
     if (w.exchange !== undefined) {
       for (var k = data.streams.length - 1; k >= 0; k--) {  // (the first that matches)
         var s = data.streams[k];
@@ -291,7 +302,19 @@
       }
     }
     var frame = w.frame !== undefined ? w.frame : (!named && data.open ? data.open.frame : null);
+    var said = null;
+    if (w.exchange !== undefined && !named) {
+      var where = "exchange " + w.exchange + (w.response !== undefined ? ", response " + w.response : "");
+      var s0 = data.streams[i];
+      said = "The link names " + where + ": this report has no such stream; showing exchange " + s0.exchange + (s0.turn ? ", response " + s0.turn : "") + " at its finding.";
+      frame = data.open ? data.open.frame : null;
+    }
     showStream(i, frame === null ? undefined : frame);
+    if (said) {
+      var n = el("div", "note fallback", said);
+      n.id = "link-miss";
+      main.insertBefore(n, view);
+    }
   }
   if (picker) picker.addEventListener("change", function () { showStream(parseInt(picker.value, 10)); });
   window.addEventListener("hashchange", open);

@@ -264,12 +264,12 @@ def _states(
 ) -> list[FrameView]:
     """The stream frame by frame: every frame, or (a long stream) its marked frames, its
     first and last and a spread between, said in `notes`."""
-    kept = _kept(s.frames, marks) if only is None else only | {0}
-    if only is None and len(kept) < s.frames + 1:
-        notes.append(
-            f"{s.frames} frames: {len(kept)} kept (every marked frame, the first, the last "
-            "and a spread between)"
-        )
+    if only is None:
+        kept, rule = _kept(s.frames, marks)
+        if rule:
+            notes.append(f"{s.frames} frames, {len(kept)} kept in this report: {rule}")
+    else:
+        kept = only | {0}
     states = [FrameView(0, None, "", _tables(engine.strategy_calls(), None, redact), [])]
     for number, frame in enumerate(frames, 1):
         engine.feed(frame)
@@ -293,12 +293,25 @@ def _states(
     return states
 
 
-def _kept(total: int, marks: dict[int, list[str]]) -> set[int]:
+def _kept(total: int, marks: dict[int, list[str]]) -> tuple[set[int], str]:
+    """The frames a stream's page keeps, and the rule that kept them, in words ("":
+    every frame)."""
     if total < MAX_STATES:
-        return set(range(total + 1))
-    marked = sorted(f for f, k in marks.items() if k)[: MAX_STATES // 2]
+        return set(range(total + 1)), ""
+    every = sorted(f for f, k in marks.items() if k)
+    marked = every[: MAX_STATES // 2]
     step = max(1, total // (MAX_STATES - len(marked)))
-    return {0, total, *marked, *range(1, total + 1, step)}
+    kept = {0, total, *marked, *range(1, total + 1, step)}
+    if not every:
+        said = "no frame is marked"
+    elif len(marked) == len(every):
+        said = f"all {len(every)} marked frames"
+    else:
+        said = f"the first {len(marked)} of {len(every)} marked frames (to frame {marked[-1]})"
+    spread = (
+        f"one frame in {step} (1, {1 + step}, {1 + 2 * step}, …)" if step > 1 else "every frame"
+    )
+    return kept, f"{said}, {spread} and the last; a frame not kept shows the one before it"
 
 
 def _tables(
