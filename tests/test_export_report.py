@@ -535,3 +535,34 @@ def test_a_long_streams_page_says_which_frames_it_kept_and_when_a_link_misses(tm
             p.evaluate("document.getElementById('link-miss').textContent")
         )
         assert p.console == []
+
+
+@pytest.mark.parametrize(
+    "name, head, said",
+    [
+        (
+            "gemini-signature-dropped",
+            ["client", "candidate", "call", "id", "signature", "name"],
+            "call 1 signature none (robust ",
+        ),
+        (
+            "responses-interleaved",
+            ["client", "response", "output", "item_id", "call_id", "name"],
+            'call 1 arguments "" (robust ',
+        ),
+    ],
+)
+def test_the_report_shows_what_differs_in_the_dialects_own_columns(name, head, said):
+    report = build(os.path.join(ROOT, f"{name}.jsonl"), one=None)
+    text = report_md.render(report)
+    at, end = text.split("#### Anomalies")
+    assert at.split("\n| --- ")[0].rsplit("\n", 1)[1].startswith("| " + " | ".join(head) + " |")
+    ends = [r for r in table_rows(end) if r[4] == "**yes**"]
+    assert any(r[5].startswith(report_md.esc(said)) for r in ends), ends
+
+
+def test_a_report_opens_at_its_first_error_before_an_earlier_info():
+    report = build(os.path.join(ROOT, "anthropic-spliced-message.jsonl"), one=None)
+    stream = report_md.pick(report, None)[0]
+    assert stream.anomalies[0].severity == "info" and stream.finding_frame == 4
+    assert "#### The calls at frame 4 " in report_md.render(report)

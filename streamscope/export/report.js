@@ -238,12 +238,16 @@
     if (!t.calls.length) { add(box, "div", "dim", current.calls ? "no call yet" : "no call in this stream"); return; }
     var tab = add(box, "table");
     var hr = add(tab, "tr");
-    ["index", "id", "name", "arguments", "fragments"].forEach(function (h) { add(hr, "th", null, h); });
+    // the dialect's own columns (Terms.call_fields), its container aside (one a stream)
+    var cols = (current.columns || [["choice", "choice"], ["index", "index"], ["id", "id"], ["name", "name"]])
+      .filter(function (c) { return c[1] !== "choice"; });
+    cols.forEach(function (c) { add(hr, "th", null, c[0]); });
+    ["arguments", "fragments"].forEach(function (h) { add(hr, "th", null, h); });
     t.calls.forEach(function (c, k) {
       var base = robust && robust.calls ? robust.calls[k] : null;
       var tr = add(tab, "tr");
       add(tr, "td", "v", shown(c.index));
-      ["id", "name", "arguments"].forEach(function (f) {
+      cols.slice(1).map(function (x) { return x[1]; }).concat(["arguments"]).forEach(function (f) {
         var td = add(tr, "td", "v", shown(c[f], f === "arguments"));
         td.setAttribute("data-field", f);
         if (robust && (!base || !same(base[f], c[f]))) {
@@ -259,15 +263,16 @@
   function clients(parent, tables) {
     var t = add(parent, "table");
     var hr = add(t, "tr");
-    ["client", "calls", "ids", "names", "differs from robust"].forEach(function (h) { add(hr, "th", null, h); });
+    ["client", "calls", "ids", "names", "differs from robust", "what differs"].forEach(function (h) { add(hr, "th", null, h); });
     Object.keys(tables).forEach(function (name) {
       var c = tables[name], tr = add(t, "tr");
       add(tr, "td", null, name);
-      if (c.calls === null) { add(tr, "td", "v", "raised: " + c.error); add(tr, "td"); add(tr, "td"); add(tr, "td", null, "yes"); return; }
+      if (c.calls === null) { add(tr, "td", "v", "raised: " + c.error); add(tr, "td"); add(tr, "td"); add(tr, "td", "yes", "yes"); add(tr, "td", null, "raises"); return; }
       add(tr, "td", null, c.calls.length + c.more);
       add(tr, "td", "v", c.calls.map(function (x) { return shown(x.id); }).join(", "));
       add(tr, "td", "v", c.calls.map(function (x) { return shown(x.name); }).join(", "));
-      add(tr, "td", null, c.differs === null ? "" : (c.differs ? "yes" : "no"));
+      add(tr, "td", c.differs ? "yes" : null, c.differs === null ? "" : (c.differs ? "yes" : "no"));
+      add(tr, "td", "v what-differs", c.said || "");
     });
   }
 

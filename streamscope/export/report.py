@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis import Analysis, analyze
+from ..core.anomalies import SEVERITY_ORDER
 from ..core.calls import Call, StrategyError
 from ..core.contract import KINDS as CONTRACT_KINDS
 from ..core.engine import Engine, StreamResult
@@ -49,6 +50,8 @@ class Cell:
     name: object
     arguments: object  # as held (text, or the JSON value a provider sent)
     fragments: int
+    item_id: object = None  # the output item's id, where a dialect has two
+    signature: object = None  # a Gemini call's thoughtSignature
 
 
 @dataclass(slots=True)
@@ -59,6 +62,7 @@ class Table:
     error: str | None = None
     differs: bool | None = None  # from robust's at the same frame (None: robust's own)
     more: int = 0  # calls past MAX_CALLS, left out
+    said: str = ""  # what differs from robust, as inspect says it ("" where none does)
 
 
 @dataclass(slots=True)
@@ -100,6 +104,8 @@ class StreamReport:
     notes: list[str] = field(default_factory=list)
     reasoning: str = ""
     calls: int = 0  # robust's calls at the end: 0, a text-only stream
+    # the call table's columns in the dialect's words: [label, Cell field] (Terms.call_fields)
+    columns: list[list[str]] = field(default_factory=list)
 
     def first_call_frame(self) -> int | None:
         """The first frame kept whose robust table holds a call (None: none does)."""
@@ -183,11 +189,11 @@ def _stream(
     marks = {f: list(kinds) for f, kinds in s.anomaly_frames.items()}
     notes: list[str] = []
     states: list[FrameView] = []
-    first = min((a.frame for a in s.anomalies if a.frame > 0), default=s.frames)
+    first = _opening(s)
     kept = None if one is False else {first if one is None or one is True else int(one)}
     frames, engine, asked = _feed(source, s, info, analysis)
     states = _states(frames, engine, s, dialect(ex.dialect()).summarize, marks, redact, notes, kept)
-    clients = _tables(s.strategies, s.tool_calls, redact, s.by_value)
+    clients = _tables(s.strategies, s.tool_calls, redact, s.by_value, said=True)
     tools = analysis.tools_of(s)
     recorded = ex.request is not None
     request: dict[str, Any] = {
@@ -217,7 +223,17 @@ def _stream(
         notes,
         _text(s.reasoning_content, redact),
         len(s.tool_calls),
+        [list(c) for c in dialect(s.dialect).terms.call_fields()],
     )
+
+
+def _opening(s: StreamResult) -> int:
+    """The frame a stream's report opens at: its first error's, else its first
+    warning's, else its first finding's (no finding: its last frame)."""
+    found = [a for a in s.anomalies if a.frame > 0]
+    if not found:
+        return s.frames
+    return min(found, key=lambda a: (SEVERITY_ORDER.get(a.severity, 9), a.frame)).frame
 
 
 def _text(text: str, redact: bool) -> str:
@@ -315,10 +331,16 @@ def _kept(total: int, marks: dict[int, list[str]]) -> tuple[set[int], str]:
 
 
 def _tables(
-    strategies: Any, robust: list[Call] | None, redact: bool, by_value: bool = False
+    strategies: Any,
+    robust: list[Call] | None,
+    redact: bool,
+    by_value: bool = False,
+    said: bool = False,
 ) -> dict[str, Table]:
     """Each strategy's table (robust first); `robust`: the calls others are told apart
-    from (None: strategies' own robust entry)."""
+    from (None: strategies' own robust entry); `said`: with what differs, in inspect's
+    words (redacted: arguments by their shape)."""
+    from ..analysis.text_report import describe_difference
     from ..core.engine import value_key
 
     key = value_key if by_value else Call.key
@@ -331,6 +353,9 @@ def _tables(
                 differs = [key(c) for c in got] != [key(c) for c in base]
             cells = [_cell(c, redact) for c in got[:MAX_CALLS]]
             out[name] = Table(cells, differs=differs, more=max(len(got) - MAX_CALLS, 0))
+            if said and differs and isinstance(base, list):
+                ours, theirs = (_shaped(base), _shaped(got)) if redact else (base, got)
+                out[name].said = visible(describe_difference(ours, theirs, by_value))
         elif isinstance(got, StrategyError):
             # redacted: the exception's class alone (an SDK's message may quote the input)
             error = got.error.partition(":")[0] if redact else got.error
@@ -346,7 +371,13 @@ def _cell(c: Call, redact: bool) -> Cell:
         args = shape(args)
     elif isinstance(args, str) and len(args) > MAX_CELL:
         args = args[:MAX_CELL] + f"… ({len(args) - MAX_CELL} more characters)"
-    return Cell(c.choice, c.index, c.id, c.name, args, c.fragments)
+    return Cell(c.choice, c.index, c.id, c.name, args, c.fragments, c.item_id, c.signature)
+
+
+def _shaped(calls: list[Call]) -> list[Call]:
+    from dataclasses import replace
+
+    return [replace(c, arguments=shape(c.arguments)) for c in calls]
 
 
 def _body(request: Any, redact: bool, own: object = None) -> str | None:

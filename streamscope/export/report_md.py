@@ -143,7 +143,7 @@ def render(report: Report, frame: int | None = None) -> str:
     most = None
     if tables:
         for most in (None, 50, 20, 10, 5, 3, 2, 1):
-            body = _calls_table(tables, most)
+            body = _calls_table(tables, most, stream.columns)
             if _size(body) + min(_size(anomalies), room // 4) <= room:
                 break
         if most is not None:
@@ -218,61 +218,70 @@ def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _calls_table(tables: dict[str, Table], most: int | None = None) -> list[str]:
+DEFAULT_COLUMNS = [["choice", "choice"], ["index", "index"], ["id", "id"], ["name", "name"]]
+
+
+def _calls_table(
+    tables: dict[str, Table], most: int | None = None, columns: list[list[str]] | None = None
+) -> list[str]:
     """Every strategy's calls at the frame, robust first (`most`: each one's first
-    `most` calls); a client's call that differs from robust's is marked."""
+    `most` calls), in the dialect's `columns` (StreamReport.columns); a client's call
+    that differs from robust's is marked."""
+    fields = [f for _, f in columns or DEFAULT_COLUMNS]
     robust = tables.get("robust")
-    head = ["client", "choice", "index", "id", "name", "arguments", "fragments", ""]
+    head = ["client", *(esc(label) for label, _ in columns or DEFAULT_COLUMNS)]
+    head += ["arguments", "fragments", "vs robust"]
     out = [_row(head), _row(["---"] * len(head))]
+    blank = [""] * len(fields)
+
+    def said(name: str, what: str, mark: str = "") -> str:
+        return _row([esc(name), *blank, what, "", mark])
+
     for name, table in tables.items():
         if table.calls is None:
-            out.append(
-                _row([esc(name), "", "", "", "", f"raised: {val(table.error, 300)}", "", "⚠"])
-            )
+            out.append(said(name, f"raised: {val(table.error, 300)}", "**raised** ⚠"))
             continue
         if not table.calls:
-            out.append(_row([esc(name), "", "", "", "", "(no call yet)", "", ""]))
+            out.append(said(name, "(no call yet)"))
         base = robust.calls if robust is not None and robust.calls is not None else []
         shown = table.calls if most is None else table.calls[:most]
         for i, c in enumerate(shown):
             other = base[i] if i < len(base) else None
-            out.append(_row([esc(name), *_cells(c, other if name != "robust" else None)]))
+            cells = _cells(c, other if name != "robust" else None, fields)
+            out.append(_row([esc(name), *cells]))
         more = table.more + len(table.calls) - len(shown)
         if more:
-            out.append(_row([esc(name), "", "", "", "", f"… {more} more calls", "", ""]))
+            out.append(said(name, f"… {more} more calls"))
     return out
 
 
-def _cells(c: Cell, robust: Cell | None) -> list[str]:
+def _cells(c: Cell, robust: Cell | None, fields: list[str]) -> list[str]:
     def mark(field: str) -> str:
         value = getattr(c, field)
         # arguments as their text (a string's quotes and escapes would hide its JSON)
         text = field == "arguments" and isinstance(value, str) and value != ""
-        got = txt(value, 300) if text else val(value, 300)
+        got = txt(value, 300) if text else val(value, 40 if field == "signature" else 300)
         if robust is not None and getattr(robust, field) != getattr(c, field):
             return f"**{got}** ⚠"
         return got
 
-    differs = robust is not None and any(
-        getattr(robust, f) != getattr(c, f) for f in ("id", "name", "arguments")
-    )
-    return [
-        str(c.choice),
-        val(c.index, 40),
-        mark("id"),
-        mark("name"),
-        mark("arguments"),
-        str(c.fragments),
-        "differs" if differs else "",
+    compared = [f for f in fields if f not in ("choice", "index")] + ["arguments"]
+    differs = robust is not None and any(getattr(robust, f) != getattr(c, f) for f in compared)
+    shown = [
+        str(c.choice) if f == "choice" else val(c.index, 40) if f == "index" else mark(f)
+        for f in fields
     ]
+    return [*shown, mark("arguments"), str(c.fragments), "differs" if differs else ""]
 
 
 def _clients_table(tables: dict[str, Table]) -> list[str]:
-    head = ["client", "calls", "ids", "names", "differs from robust"]
+    head = ["client", "calls", "ids", "names", "differs from robust", "what differs"]
     out = [_row(head), _row(["---"] * len(head))]
     for name, t in tables.items():
         if t.calls is None:
-            out.append(_row([esc(name), f"raised: {val(t.error, 300)}", "", "", "yes"]))
+            out.append(
+                _row([esc(name), f"raised: {val(t.error, 300)}", "", "", "**yes**", "raises"])
+            )
             continue
         differs = "" if t.differs is None else ("**yes**" if t.differs else "no")
         out.append(
@@ -283,6 +292,7 @@ def _clients_table(tables: dict[str, Table]) -> list[str]:
                     ", ".join(val(c.id, 80) for c in t.calls),
                     ", ".join(val(c.name, 80) for c in t.calls),
                     differs,
+                    txt(t.said, 600),
                 ]
             )
         )
