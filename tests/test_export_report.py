@@ -566,3 +566,13 @@ def test_a_report_opens_at_its_first_error_before_an_earlier_info():
     stream = report_md.pick(report, None)[0]
     assert stream.anomalies[0].severity == "info" and stream.finding_frame == 4
     assert "#### The calls at frame 4 " in report_md.render(report)
+
+
+def test_a_sessions_report_says_why_its_response_and_shows_the_message_that_opened_it():
+    report = build(SESSION, one=None)
+    text = report_md.render(report)
+    assert "_Response 2 of 3 shown: none has a finding: the first with a call " in text
+    assert "**Request**: the client message `response.create` (session: GET https://" in text
+    assert "1 value masked (secrets:" in text  # at record time, as inspect says
+    alone = report_md.render(build(ALIBABA, 1, one=None))
+    assert "**Request**: POST https://dashscope.aliyuncs.com/" in alone and "shown:" not in alone

@@ -97,7 +97,9 @@
     var req = s.request;
     add(view, "h2", null, "The request (exchange " + s.exchange + (s.turn ? ", response " + s.turn : "") + ")");
     var facts = add(view, "table");
-    [["request", req.recorded === false ? "no request recorded (a stream's body alone)" : (req.method || "") + " " + (req.url || "")], ["model", req.model], ["status", req.status],
+    var line = (req.method || "") + " " + (req.url || "");
+    if (req.message) line = "the client message " + req.message + " (session: " + line + ")";
+    [["request", req.recorded === false ? "no request recorded (a stream's body alone)" : line], ["model", req.model], ["status", req.status],
      ["dialect", s.dialect], ["framing", s.framing], ["frames", s.frames], ["ended", s.ended],
      ["tools declared", (req.tools || []).map(function (t) { return shown(t); }).join(", ")]]
       .forEach(function (row) {

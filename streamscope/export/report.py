@@ -163,7 +163,12 @@ def build(
     ]
     if not streams:
         raise ValueError("no stream to report" + (f" in exchange {exchange}" if exchange else ""))
-    report = Report(path, redact, streams, contract, notes=list(analysis.notes))
+    notes = list(analysis.notes)
+    if analysis.masked or analysis.redacted:  # (at record time: inspect's note)
+        from ..analysis.text_report import masked_note
+
+        notes.append(masked_note(analysis.masked, analysis.redacted))
+    report = Report(path, redact, streams, contract, notes=notes)
     report.masked = _mask(report, secrets)
     return report
 
@@ -206,6 +211,9 @@ def _stream(
         "headers": _headers(ex.request.headers) if ex.request is not None else [],
         "response_headers": _headers(info.headers) if info else [],
         "body": _body(ex.request, redact, asked) if ex.request is not None else None,
+        # a session's response: the client message that opened it (its type), the
+        # handshake above being the session's, not the response's
+        "message": _message_type(asked) if s.turn is not None else None,
     }
     return StreamReport(
         s.exchange,
@@ -234,6 +242,12 @@ def _opening(s: StreamResult) -> int:
     if not found:
         return s.frames
     return min(found, key=lambda a: (SEVERITY_ORDER.get(a.severity, 9), a.frame)).frame
+
+
+def _message_type(message: object) -> str:
+    """What a session's client message is: its `type` ("response.create")."""
+    kind = message.get("type") if isinstance(message, dict) else None
+    return visible(str(kind)) if kind is not None else "a client message"
 
 
 def _text(text: str, redact: bool) -> str:

@@ -73,11 +73,39 @@ def pick(report: Report, frame: int | None) -> tuple[StreamReport, FrameView | N
     return stream, (kept[-1] if kept else None)
 
 
+def why_shown(report: Report, stream: StreamReport) -> str:
+    """Why this stream of several is the one shown (pick's rule), as words after its
+    name: " of 3 (the first with a finding)"; "" when it is the only one."""
+    if len(report.streams) < 2:
+        return ""
+    if stream.anomalies:
+        why = "the first with a finding"
+    elif stream.calls:
+        why = "none has a finding: the first with a call"
+    else:
+        why = "none has a finding or a call: the first"
+    at, of = report.streams.index(stream) + 1, len(report.streams)
+    if stream.turn is not None:
+        at, of = stream.turn, sum(s.exchange == stream.exchange for s in report.streams)
+        shown = f"Response {at} of {of} shown"
+        other = "`--turn R` or `FILE#N.R` names another"
+    else:
+        shown = f"Stream {at} of {of} shown (exchange {stream.exchange})"
+        other = "`--exchange N` or `FILE#N` names another"
+    return f"{shown}: {why} ({other})."
+
+
 def request_line(req: dict) -> str:
-    """What the request was, in words: its method and URL, or that none was recorded."""
+    """What the request was, in words: its method and URL (a session's response: the
+    client message that opened it, the handshake's URL beside it), or that none was
+    recorded."""
     if not req.get("recorded", True):
         return "no request recorded (a stream's body alone)"
-    return f"{val(req['method'], 20)} {val(req['url'], 400)}"
+    line = f"{txt(req['method'], 20)} {txt(req['url'], 400)}"
+    if req.get("message"):  # (the handshake's status is the session's too)
+        status = f" → {req['status']}" if req["status"] is not None else ""
+        return f"the client message `{txt(req['message'], 60)}` (session: {line}{status})"
+    return line
 
 
 def render(report: Report, frame: int | None = None) -> str:
@@ -85,6 +113,9 @@ def render(report: Report, frame: int | None = None) -> str:
     req = stream.request
     where = f"exchange {stream.exchange}" + (f", response {stream.turn}" if stream.turn else "")
     lines = [f"### streamscope: {where} of {val(report.source)}", ""]
+    why = why_shown(report, stream)
+    if why:
+        lines += [f"_{why}_", ""]
     if report.redacted:
         lines += [
             "_Redacted: the conversation's text, tool results and argument values are left out._",
@@ -93,7 +124,7 @@ def render(report: Report, frame: int | None = None) -> str:
     said = [request_line(req)]
     if req["model"] is not None:
         said.append(f"model {val(req['model'], 100)}")
-    if req["status"] is not None:
+    if req["status"] is not None and not req.get("message"):
         said.append(f"status {req['status']}")
     said += [
         esc(stream.dialect),
@@ -133,7 +164,7 @@ def render(report: Report, frame: int | None = None) -> str:
     ]
     if report.masked:
         end += ["", f"_{report.masked} credential(s) the requests carried masked._"]
-    for note in stream.notes:
+    for note in [*report.notes, *stream.notes]:
         end += ["", f"_{esc(note)}_"]
     # the conclusions (what each client builds, the contract) are always whole: the
     # finding's table and the anomalies share what is left, each shortened if it must be
