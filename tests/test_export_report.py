@@ -576,3 +576,12 @@ def test_a_sessions_report_says_why_its_response_and_shows_the_message_that_open
     assert "1 value masked (secrets:" in text  # at record time, as inspect says
     alone = report_md.render(build(ALIBABA, 1, one=None))
     assert "**Request**: POST https://dashscope.aliyuncs.com/" in alone and "shown:" not in alone
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_a_stream_with_no_anomaly_offers_no_next_anomaly(tmp_path):
+    (tmp_path / "t.sse").write_text(TEXT_ONLY)
+    export_to(tmp_path / "r.html", str(tmp_path / "t.sse"), "--format", "html")
+    dom, console = dump_dom(tmp_path / "r.html")
+    assert re.search(r'<button id="next-anomaly" hidden', dom) and console == []
