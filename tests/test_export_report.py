@@ -383,9 +383,26 @@ def test_a_report_of_many_calls_stays_within_a_comment_and_says_it_was_cut(tmp_p
     (tmp_path / "many.sse").write_text("".join(body) + "data: [DONE]\n\n")
     many = str(tmp_path / "many.sse")
     text = export_to(tmp_path / "r.md", many, "--format", "md", "--frame", "700")
-    assert len(text) <= report_md.LIMIT and text.endswith(report_md.CUT)
+    assert len(text) <= report_md.LIMIT
     table_rows(text)  # still tables, cut between rows
     assert "… 600 more calls" in text  # each table holds its first 100 calls
+
+
+def test_a_long_streams_conclusions_survive_the_cut_and_the_note_names_what_was_cut(
+    tmp_path, monkeypatch
+):
+    """3,000 calls, each with the same quirk: one grouped anomaly line, and when even
+    the finding's table is too long it is shortened, never the conclusions."""
+    report = build(many_calls(tmp_path / "m.sse", 3000), one=3000)
+    text = report_md.render(report, 3000)
+    assert "`args-opener-nonempty` ×3000 (frames 1, 2, 3, 4, 5, 6, 7, 8, … 3000)" in text
+    assert text.count("args-opener-nonempty") == 2  # the frame's mark and the group
+    monkeypatch.setattr(report_md, "LIMIT", 20000)
+    text = report_md.render(report, 3000)
+    assert len(text) <= 20000
+    assert "#### What each client builds" in text and "#### The contract" in text
+    assert "**Shortened** to fit" in text and "The calls at frame 3000 (each client's first" in text
+    table_rows(text)
 
 
 # -- what a new user found (issue 34) ---------------------------------------------------
@@ -497,3 +514,74 @@ def many_calls(path, calls: int) -> str:
 def test_a_long_streams_page_grows_with_the_stream_not_frames_times_calls(tmp_path):
     page = export_to(tmp_path / "r.html", many_calls(tmp_path / "m.sse", 150), "--format", "html")
     assert len(page) < 400_000  # (5.7 MB when each of its 151 frames held its tables whole)
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_a_long_streams_page_says_which_frames_it_kept_and_when_a_link_misses(tmp_path):
+    page = export_to(tmp_path / "r.html", many_calls(tmp_path / "m.sse", 3000), "--format", "html")
+    assert "3001 frames, 388 kept in this report: the first 200 of 3001 marked frames" in page
+    note = "document.querySelector('.fallback') && document.querySelector('.fallback').textContent"
+    with Page(tmp_path / "r.html", "frame=2999") as p:
+        assert p.evaluate(note) == (
+            "Frame 2999 was not kept in this report (see the note above); "
+            "showing frame 2986, the kept frame before it."
+        )
+        p.evaluate("location.hash = '#exchange=9&frame=50'")
+        for _ in range(100):
+            if p.evaluate("document.getElementById('link-miss') !== null"):
+                break
+        assert "names exchange 9: this report has no such stream" in str(
+            p.evaluate("document.getElementById('link-miss').textContent")
+        )
+        assert p.console == []
+
+
+@pytest.mark.parametrize(
+    "name, head, said",
+    [
+        (
+            "gemini-signature-dropped",
+            ["client", "candidate", "call", "id", "signature", "name"],
+            "call 1 signature none (robust ",
+        ),
+        (
+            "responses-interleaved",
+            ["client", "response", "output", "item_id", "call_id", "name"],
+            'call 1 arguments "" (robust ',
+        ),
+    ],
+)
+def test_the_report_shows_what_differs_in_the_dialects_own_columns(name, head, said):
+    report = build(os.path.join(ROOT, f"{name}.jsonl"), one=None)
+    text = report_md.render(report)
+    at, end = text.split("#### Anomalies")
+    assert at.split("\n| --- ")[0].rsplit("\n", 1)[1].startswith("| " + " | ".join(head) + " |")
+    ends = [r for r in table_rows(end) if r[4] == "**yes**"]
+    assert any(r[5].startswith(report_md.esc(said)) for r in ends), ends
+
+
+def test_a_report_opens_at_its_first_error_before_an_earlier_info():
+    report = build(os.path.join(ROOT, "anthropic-spliced-message.jsonl"), one=None)
+    stream = report_md.pick(report, None)[0]
+    assert stream.anomalies[0].severity == "info" and stream.finding_frame == 4
+    assert "#### The calls at frame 4 " in report_md.render(report)
+
+
+def test_a_sessions_report_says_why_its_response_and_shows_the_message_that_opened_it():
+    report = build(SESSION, one=None)
+    text = report_md.render(report)
+    assert "_Response 2 of 3 shown: none has a finding: the first with a call " in text
+    assert "**Request**: the client message `response.create` (session: GET https://" in text
+    assert "1 value masked (secrets:" in text  # at record time, as inspect says
+    alone = report_md.render(build(ALIBABA, 1, one=None))
+    assert "**Request**: POST https://dashscope.aliyuncs.com/" in alone and "shown:" not in alone
+
+
+@pytest.mark.slow
+@needs_chromium
+def test_a_stream_with_no_anomaly_offers_no_next_anomaly(tmp_path):
+    (tmp_path / "t.sse").write_text(TEXT_ONLY)
+    export_to(tmp_path / "r.html", str(tmp_path / "t.sse"), "--format", "html")
+    dom, console = dump_dom(tmp_path / "r.html")
+    assert re.search(r'<button id="next-anomaly" hidden', dom) and console == []

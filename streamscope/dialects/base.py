@@ -75,6 +75,14 @@ class Terms:
     # call table shows it where others show the type (one type only: functionCall)
     signatures: bool = False
 
+    def call_fields(self) -> list[tuple[str, str]]:
+        """A call table's columns in this dialect's words, each with the Call field it
+        shows: its container and key, both ids where it has two (the item's, then the
+        call_id a result echoes), its signature where calls carry one."""
+        ids = [("item_id", "item_id"), ("call_id", "id")] if self.item_ids else [("id", "id")]
+        signed = [("signature", "signature")] if self.signatures else []
+        return [(self.container, "choice"), (self.key, "index"), *ids, *signed, ("name", "name")]
+
 
 @dataclass(frozen=True)
 class Shape:

@@ -97,7 +97,9 @@
     var req = s.request;
     add(view, "h2", null, "The request (exchange " + s.exchange + (s.turn ? ", response " + s.turn : "") + ")");
     var facts = add(view, "table");
-    [["request", req.recorded === false ? "no request recorded (a stream's body alone)" : (req.method || "") + " " + (req.url || "")], ["model", req.model], ["status", req.status],
+    var line = (req.method || "") + " " + (req.url || "");
+    if (req.message) line = "the client message " + req.message + " (session: " + line + ")";
+    [["request", req.recorded === false ? "no request recorded (a stream's body alone)" : line], ["model", req.model], ["status", req.status],
      ["dialect", s.dialect], ["framing", s.framing], ["frames", s.frames], ["ended", s.ended],
      ["tools declared", (req.tools || []).map(function (t) { return shown(t); }).join(", ")]]
       .forEach(function (row) {
@@ -126,6 +128,9 @@
       prev.addEventListener("click", function () { move(-1); });
       next.addEventListener("click", function () { move(1); });
       jump.addEventListener("click", nextMarked);
+      jump.id = "next-anomaly";
+      // (no marked frame: no anomaly to go to)
+      jump.hidden = !s.states.some(function (st) { return st.marks.length; });
       slider.addEventListener("input", function () { showState(parseInt(slider.value, 10), true); });
       frameBox = add(view, "div");
       frameBox.id = "frame";
@@ -185,19 +190,25 @@
       if (current.states[k].marks.length) { showState(k, true); return; }
     }
   }
+  // a frame the page did not keep (a long stream's) or the stream has not: said, and
+  // the kept frame before it shown
   function showFrame(frame, remember) {
     var states = current.states, at = 0;
     for (var k = 0; k < states.length; k++) if (states[k].number <= frame) at = k;
-    showState(at, remember);
+    var said = null, got = states[at].number;
+    if (frame > current.frames) said = "Frame " + frame + ": the stream has frames 1-" + current.frames + "; showing frame " + got + ".";
+    else if (got !== frame) said = "Frame " + frame + " was not kept in this report (see the note above); showing frame " + got + ", the kept frame before it.";
+    showState(at, remember, said);
   }
 
-  function showState(i, remember) {
+  function showState(i, remember, said) {
     var st = current.states[i];
     slider.value = String(i);
     slider.setAttribute("aria-valuenow", String(st.number));
     slider.setAttribute("aria-valuetext", "frame " + st.number);
     root.setAttribute("data-frame", String(st.number));
     frameBox.textContent = "";
+    if (said) add(frameBox, "div", "note fallback", said);
     var head = add(frameBox, "div", "frame-head");
     add(head, "strong", null, st.number === 0 ? "Before the first frame" : "Frame " + st.number);
     add(head, "span", "dim", " of " + current.frames + (st.time_ms !== null ? " \u00B7 " + st.time_ms + " ms" : ""));
@@ -229,12 +240,16 @@
     if (!t.calls.length) { add(box, "div", "dim", current.calls ? "no call yet" : "no call in this stream"); return; }
     var tab = add(box, "table");
     var hr = add(tab, "tr");
-    ["index", "id", "name", "arguments", "fragments"].forEach(function (h) { add(hr, "th", null, h); });
+    // the dialect's own columns (Terms.call_fields), its container aside (one a stream)
+    var cols = (current.columns || [["choice", "choice"], ["index", "index"], ["id", "id"], ["name", "name"]])
+      .filter(function (c) { return c[1] !== "choice"; });
+    cols.forEach(function (c) { add(hr, "th", null, c[0]); });
+    ["arguments", "fragments"].forEach(function (h) { add(hr, "th", null, h); });
     t.calls.forEach(function (c, k) {
       var base = robust && robust.calls ? robust.calls[k] : null;
       var tr = add(tab, "tr");
       add(tr, "td", "v", shown(c.index));
-      ["id", "name", "arguments"].forEach(function (f) {
+      cols.slice(1).map(function (x) { return x[1]; }).concat(["arguments"]).forEach(function (f) {
         var td = add(tr, "td", "v", shown(c[f], f === "arguments"));
         td.setAttribute("data-field", f);
         if (robust && (!base || !same(base[f], c[f]))) {
@@ -250,15 +265,16 @@
   function clients(parent, tables) {
     var t = add(parent, "table");
     var hr = add(t, "tr");
-    ["client", "calls", "ids", "names", "differs from robust"].forEach(function (h) { add(hr, "th", null, h); });
+    ["client", "calls", "ids", "names", "differs from robust", "what differs"].forEach(function (h) { add(hr, "th", null, h); });
     Object.keys(tables).forEach(function (name) {
       var c = tables[name], tr = add(t, "tr");
       add(tr, "td", null, name);
-      if (c.calls === null) { add(tr, "td", "v", "raised: " + c.error); add(tr, "td"); add(tr, "td"); add(tr, "td", null, "yes"); return; }
+      if (c.calls === null) { add(tr, "td", "v", "raised: " + c.error); add(tr, "td"); add(tr, "td"); add(tr, "td", "yes", "yes"); add(tr, "td", null, "raises"); return; }
       add(tr, "td", null, c.calls.length + c.more);
       add(tr, "td", "v", c.calls.map(function (x) { return shown(x.id); }).join(", "));
       add(tr, "td", "v", c.calls.map(function (x) { return shown(x.name); }).join(", "));
-      add(tr, "td", null, c.differs === null ? "" : (c.differs ? "yes" : "no"));
+      add(tr, "td", c.differs ? "yes" : null, c.differs === null ? "" : (c.differs ? "yes" : "no"));
+      add(tr, "td", "v what-differs", c.said || "");
     });
   }
 
@@ -284,6 +300,8 @@
   // the URL's #exchange=N(&response=R)(&frame=F) wins; else where the report opens
   function open() {
     var w = wanted(), i = data.open ? data.open.stream : 0, named = false;
+    var miss = document.getElementById("link-miss");
+    if (miss) miss.parentNode.removeChild(miss);
     if (w.exchange !== undefined) {
       for (var k = data.streams.length - 1; k >= 0; k--) {  // (the first that matches)
         var s = data.streams[k];
@@ -291,7 +309,19 @@
       }
     }
     var frame = w.frame !== undefined ? w.frame : (!named && data.open ? data.open.frame : null);
+    var said = null;
+    if (w.exchange !== undefined && !named) {
+      var where = "exchange " + w.exchange + (w.response !== undefined ? ", response " + w.response : "");
+      var s0 = data.streams[i];
+      said = "The link names " + where + ": this report has no such stream; showing exchange " + s0.exchange + (s0.turn ? ", response " + s0.turn : "") + " at its finding.";
+      frame = data.open ? data.open.frame : null;
+    }
     showStream(i, frame === null ? undefined : frame);
+    if (said) {
+      var n = el("div", "note fallback", said);
+      n.id = "link-miss";
+      main.insertBefore(n, view);
+    }
   }
   if (picker) picker.addEventListener("change", function () { showStream(parseInt(picker.value, 10)); });
   window.addEventListener("hashchange", open);

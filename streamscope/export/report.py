@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis import Analysis, analyze
+from ..core.anomalies import SEVERITY_ORDER
 from ..core.calls import Call, StrategyError
 from ..core.contract import KINDS as CONTRACT_KINDS
 from ..core.engine import Engine, StreamResult
@@ -49,6 +50,8 @@ class Cell:
     name: object
     arguments: object  # as held (text, or the JSON value a provider sent)
     fragments: int
+    item_id: object = None  # the output item's id, where a dialect has two
+    signature: object = None  # a Gemini call's thoughtSignature
 
 
 @dataclass(slots=True)
@@ -59,6 +62,7 @@ class Table:
     error: str | None = None
     differs: bool | None = None  # from robust's at the same frame (None: robust's own)
     more: int = 0  # calls past MAX_CALLS, left out
+    said: str = ""  # what differs from robust, as inspect says it ("" where none does)
 
 
 @dataclass(slots=True)
@@ -100,6 +104,8 @@ class StreamReport:
     notes: list[str] = field(default_factory=list)
     reasoning: str = ""
     calls: int = 0  # robust's calls at the end: 0, a text-only stream
+    # the call table's columns in the dialect's words: [label, Cell field] (Terms.call_fields)
+    columns: list[list[str]] = field(default_factory=list)
 
     def first_call_frame(self) -> int | None:
         """The first frame kept whose robust table holds a call (None: none does)."""
@@ -157,7 +163,12 @@ def build(
     ]
     if not streams:
         raise ValueError("no stream to report" + (f" in exchange {exchange}" if exchange else ""))
-    report = Report(path, redact, streams, contract, notes=list(analysis.notes))
+    notes = list(analysis.notes)
+    if analysis.masked or analysis.redacted:  # (at record time: inspect's note)
+        from ..analysis.text_report import masked_note
+
+        notes.append(masked_note(analysis.masked, analysis.redacted))
+    report = Report(path, redact, streams, contract, notes=notes)
     report.masked = _mask(report, secrets)
     return report
 
@@ -183,11 +194,11 @@ def _stream(
     marks = {f: list(kinds) for f, kinds in s.anomaly_frames.items()}
     notes: list[str] = []
     states: list[FrameView] = []
-    first = min((a.frame for a in s.anomalies if a.frame > 0), default=s.frames)
+    first = _opening(s)
     kept = None if one is False else {first if one is None or one is True else int(one)}
     frames, engine, asked = _feed(source, s, info, analysis)
     states = _states(frames, engine, s, dialect(ex.dialect()).summarize, marks, redact, notes, kept)
-    clients = _tables(s.strategies, s.tool_calls, redact, s.by_value)
+    clients = _tables(s.strategies, s.tool_calls, redact, s.by_value, said=True)
     tools = analysis.tools_of(s)
     recorded = ex.request is not None
     request: dict[str, Any] = {
@@ -200,6 +211,9 @@ def _stream(
         "headers": _headers(ex.request.headers) if ex.request is not None else [],
         "response_headers": _headers(info.headers) if info else [],
         "body": _body(ex.request, redact, asked) if ex.request is not None else None,
+        # a session's response: the client message that opened it (its type), the
+        # handshake above being the session's, not the response's
+        "message": _message_type(asked) if s.turn is not None else None,
     }
     return StreamReport(
         s.exchange,
@@ -217,7 +231,23 @@ def _stream(
         notes,
         _text(s.reasoning_content, redact),
         len(s.tool_calls),
+        [list(c) for c in dialect(s.dialect).terms.call_fields()],
     )
+
+
+def _opening(s: StreamResult) -> int:
+    """The frame a stream's report opens at: its first error's, else its first
+    warning's, else its first finding's (no finding: its last frame)."""
+    found = [a for a in s.anomalies if a.frame > 0]
+    if not found:
+        return s.frames
+    return min(found, key=lambda a: (SEVERITY_ORDER.get(a.severity, 9), a.frame)).frame
+
+
+def _message_type(message: object) -> str:
+    """What a session's client message is: its `type` ("response.create")."""
+    kind = message.get("type") if isinstance(message, dict) else None
+    return visible(str(kind)) if kind is not None else "a client message"
 
 
 def _text(text: str, redact: bool) -> str:
@@ -264,12 +294,12 @@ def _states(
 ) -> list[FrameView]:
     """The stream frame by frame: every frame, or (a long stream) its marked frames, its
     first and last and a spread between, said in `notes`."""
-    kept = _kept(s.frames, marks) if only is None else only | {0}
-    if only is None and len(kept) < s.frames + 1:
-        notes.append(
-            f"{s.frames} frames: {len(kept)} kept (every marked frame, the first, the last "
-            "and a spread between)"
-        )
+    if only is None:
+        kept, rule = _kept(s.frames, marks)
+        if rule:
+            notes.append(f"{s.frames} frames, {len(kept)} kept in this report: {rule}")
+    else:
+        kept = only | {0}
     states = [FrameView(0, None, "", _tables(engine.strategy_calls(), None, redact), [])]
     for number, frame in enumerate(frames, 1):
         engine.feed(frame)
@@ -293,19 +323,38 @@ def _states(
     return states
 
 
-def _kept(total: int, marks: dict[int, list[str]]) -> set[int]:
+def _kept(total: int, marks: dict[int, list[str]]) -> tuple[set[int], str]:
+    """The frames a stream's page keeps, and the rule that kept them, in words ("":
+    every frame)."""
     if total < MAX_STATES:
-        return set(range(total + 1))
-    marked = sorted(f for f, k in marks.items() if k)[: MAX_STATES // 2]
+        return set(range(total + 1)), ""
+    every = sorted(f for f, k in marks.items() if k)
+    marked = every[: MAX_STATES // 2]
     step = max(1, total // (MAX_STATES - len(marked)))
-    return {0, total, *marked, *range(1, total + 1, step)}
+    kept = {0, total, *marked, *range(1, total + 1, step)}
+    if not every:
+        said = "no frame is marked"
+    elif len(marked) == len(every):
+        said = f"all {len(every)} marked frames"
+    else:
+        said = f"the first {len(marked)} of {len(every)} marked frames (to frame {marked[-1]})"
+    spread = (
+        f"one frame in {step} (1, {1 + step}, {1 + 2 * step}, …)" if step > 1 else "every frame"
+    )
+    return kept, f"{said}, {spread} and the last; a frame not kept shows the one before it"
 
 
 def _tables(
-    strategies: Any, robust: list[Call] | None, redact: bool, by_value: bool = False
+    strategies: Any,
+    robust: list[Call] | None,
+    redact: bool,
+    by_value: bool = False,
+    said: bool = False,
 ) -> dict[str, Table]:
     """Each strategy's table (robust first); `robust`: the calls others are told apart
-    from (None: strategies' own robust entry)."""
+    from (None: strategies' own robust entry); `said`: with what differs, in inspect's
+    words (redacted: arguments by their shape)."""
+    from ..analysis.text_report import describe_difference
     from ..core.engine import value_key
 
     key = value_key if by_value else Call.key
@@ -318,6 +367,9 @@ def _tables(
                 differs = [key(c) for c in got] != [key(c) for c in base]
             cells = [_cell(c, redact) for c in got[:MAX_CALLS]]
             out[name] = Table(cells, differs=differs, more=max(len(got) - MAX_CALLS, 0))
+            if said and differs and isinstance(base, list):
+                ours, theirs = (_shaped(base), _shaped(got)) if redact else (base, got)
+                out[name].said = visible(describe_difference(ours, theirs, by_value))
         elif isinstance(got, StrategyError):
             # redacted: the exception's class alone (an SDK's message may quote the input)
             error = got.error.partition(":")[0] if redact else got.error
@@ -333,7 +385,13 @@ def _cell(c: Call, redact: bool) -> Cell:
         args = shape(args)
     elif isinstance(args, str) and len(args) > MAX_CELL:
         args = args[:MAX_CELL] + f"… ({len(args) - MAX_CELL} more characters)"
-    return Cell(c.choice, c.index, c.id, c.name, args, c.fragments)
+    return Cell(c.choice, c.index, c.id, c.name, args, c.fragments, c.item_id, c.signature)
+
+
+def _shaped(calls: list[Call]) -> list[Call]:
+    from dataclasses import replace
+
+    return [replace(c, arguments=shape(c.arguments)) for c in calls]
 
 
 def _body(request: Any, redact: bool, own: object = None) -> str | None:

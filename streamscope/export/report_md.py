@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from ..text import cut, quote, visible
-from .report import Cell, FrameView, Report, StreamReport, Table
+from ..text import cut, plural, quote, visible
+from .report import Cell, Finding, FrameView, Report, StreamReport, Table
 
 LIMIT = 65000  # characters; GitHub's comment holds 65,536
 CUT = (
@@ -73,11 +73,39 @@ def pick(report: Report, frame: int | None) -> tuple[StreamReport, FrameView | N
     return stream, (kept[-1] if kept else None)
 
 
+def why_shown(report: Report, stream: StreamReport) -> str:
+    """Why this stream of several is the one shown (pick's rule), as words after its
+    name: " of 3 (the first with a finding)"; "" when it is the only one."""
+    if len(report.streams) < 2:
+        return ""
+    if stream.anomalies:
+        why = "the first with a finding"
+    elif stream.calls:
+        why = "none has a finding: the first with a call"
+    else:
+        why = "none has a finding or a call: the first"
+    at, of = report.streams.index(stream) + 1, len(report.streams)
+    if stream.turn is not None:
+        at, of = stream.turn, sum(s.exchange == stream.exchange for s in report.streams)
+        shown = f"Response {at} of {of} shown"
+        other = "`--turn R` or `FILE#N.R` names another"
+    else:
+        shown = f"Stream {at} of {of} shown (exchange {stream.exchange})"
+        other = "`--exchange N` or `FILE#N` names another"
+    return f"{shown}: {why} ({other})."
+
+
 def request_line(req: dict) -> str:
-    """What the request was, in words: its method and URL, or that none was recorded."""
+    """What the request was, in words: its method and URL (a session's response: the
+    client message that opened it, the handshake's URL beside it), or that none was
+    recorded."""
     if not req.get("recorded", True):
         return "no request recorded (a stream's body alone)"
-    return f"{val(req['method'], 20)} {val(req['url'], 400)}"
+    line = f"{txt(req['method'], 20)} {txt(req['url'], 400)}"
+    if req.get("message"):  # (the handshake's status is the session's too)
+        status = f" → {req['status']}" if req["status"] is not None else ""
+        return f"the client message `{txt(req['message'], 60)}` (session: {line}{status})"
+    return line
 
 
 def render(report: Report, frame: int | None = None) -> str:
@@ -85,6 +113,9 @@ def render(report: Report, frame: int | None = None) -> str:
     req = stream.request
     where = f"exchange {stream.exchange}" + (f", response {stream.turn}" if stream.turn else "")
     lines = [f"### streamscope: {where} of {val(report.source)}", ""]
+    why = why_shown(report, stream)
+    if why:
+        lines += [f"_{why}_", ""]
     if report.redacted:
         lines += [
             "_Redacted: the conversation's text, tool results and argument values are left out._",
@@ -93,7 +124,7 @@ def render(report: Report, frame: int | None = None) -> str:
     said = [request_line(req)]
     if req["model"] is not None:
         said.append(f"model {val(req['model'], 100)}")
-    if req["status"] is not None:
+    if req["status"] is not None and not req.get("message"):
         said.append(f"status {req['status']}")
     said += [
         esc(stream.dialect),
@@ -104,38 +135,105 @@ def render(report: Report, frame: int | None = None) -> str:
     lines += ["**Request**: " + " · ".join(said), ""]
     if req["tools"]:
         lines += ["**Tools declared**: " + ", ".join(val(t, 100) for t in req["tools"]), ""]
+    at_lines: list[str] = []  # the finding's table, shortened to fit
+    table_title = ""
+    tables: dict[str, Table] = {}
     if state is not None:
         marks = ", ".join(f"`{k}`" for k in state.marks)
         at = f"frame {state.number}" + (
             f" ({state.time_ms} ms)" if state.time_ms is not None else ""
         )
         if stream.calls or any(t.calls for t in state.tables.values()):
-            lines += [f"#### The calls at {at}" + (f": {marks}" if marks else ""), ""]
-            lines += _calls_table(state.tables)
+            table_title = f"The calls at {at}"
+            tables = state.tables
+            at_lines = [f"#### {table_title}" + (f": {marks}" if marks else ""), ""]
         else:
-            lines += [
+            at_lines = [
                 f"#### At {at}" + (f": {marks}" if marks else ""),
                 "",
                 "No tool call in this stream: no client builds one.",
             ]
-        lines += _texts(state.text, state.reasoning, at)
-        lines.append("")
-    lines += ["#### Anomalies", ""]
-    lines += [
-        f"- frame {a.frame} · {a.severity} · `{a.kind}`: {txt(a.message)}" for a in stream.anomalies
-    ] or ["- none"]
-    lines += ["", "#### What each client builds (end of stream)", ""]
-    lines += _clients_table(stream.clients)
-    lines += _texts(stream.content, stream.reasoning, "the end")
-    lines += ["", "#### The contract (the requests that carry the calls back)", ""]
-    lines += [f"- {f.severity} · `{f.kind}`: {txt(f.message)}" for f in report.contract] or [
+        texts = _texts(state.text, state.reasoning, at)
+    anomalies = [_grouped(g) for g in group(stream.anomalies)] or ["- none"]
+    end = ["", "#### What each client builds (end of stream)", ""]
+    end += _clients_table(stream.clients)
+    end += _texts(stream.content, stream.reasoning, "the end")
+    end += ["", "#### The contract (the requests that carry the calls back)", ""]
+    end += [f"- {f.severity} · `{f.kind}`: {txt(f.message)}" for f in report.contract] or [
         "- no finding"
     ]
     if report.masked:
-        lines += ["", f"_{report.masked} credential(s) the requests carried masked._"]
-    for note in stream.notes:
-        lines += ["", f"_{esc(note)}_"]
+        end += ["", f"_{report.masked} credential(s) the requests carried masked._"]
+    for note in [*report.notes, *stream.notes]:
+        end += ["", f"_{esc(note)}_"]
+    # the conclusions (what each client builds, the contract) are always whole: the
+    # finding's table and the anomalies share what is left, each shortened if it must be
+    room = LIMIT - _size(lines) - _size(end) - len(SHORTENED) - 400
+    listed = ["#### Anomalies", ""]
+    cut_notes: list[str] = []
+    most = None
+    if tables:
+        for most in (None, 50, 20, 10, 5, 3, 2, 1):
+            body = _calls_table(tables, most, stream.columns)
+            if _size(body) + min(_size(anomalies), room // 4) <= room:
+                break
+        if most is not None:
+            cut_notes.append(f"{table_title} (each client's first {plural(most, 'call')})")
+        at_lines += body
+    if state is not None:
+        at_lines += texts
+        at_lines.append("")
+    left = room - _size(at_lines)
+    kept = _fit(anomalies, left)
+    if len(kept) < len(anomalies):
+        cut_notes.append(f"Anomalies ({len(kept)} of {len(anomalies)} lines)")
+        kept.append(f"- … {len(anomalies) - len(kept)} more (cut)")
+    lines += at_lines + listed + kept + end
+    if cut_notes:
+        lines += ["", SHORTENED + "; ".join(cut_notes) + "."]
     return _within(lines)
+
+
+SHORTENED = (
+    "> **Shortened** to fit an issue comment (`streamscope export --format html` writes it whole): "
+)
+
+
+def _size(lines: list[str]) -> int:
+    return sum(len(line) + 1 for line in lines)
+
+
+def _fit(lines: list[str], room: int) -> list[str]:
+    """The first of `lines` that fit in `room` characters."""
+    out: list[str] = []
+    for line in lines:
+        room -= len(line) + 1
+        if room < 0:
+            break
+        out.append(line)
+    return out
+
+
+_SHAPE = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?')
+
+
+def group(anomalies: list[Finding]) -> list[list[Finding]]:
+    """The anomalies, those of one kind, severity and message shape (its quoted values
+    and numbers aside) together, in the order each group first appears."""
+    groups: dict[tuple[str, str, str], list[Finding]] = {}
+    for a in anomalies:
+        groups.setdefault((a.kind, a.severity, _SHAPE.sub("…", a.message)), []).append(a)
+    return list(groups.values())
+
+
+def _grouped(g: list[Finding]) -> str:
+    """One line for a group: `kind ×N (frames a, b, c, …)`, its first message."""
+    a = g[0]
+    if len(g) == 1:
+        return f"- frame {a.frame} · {a.severity} · `{a.kind}`: {txt(a.message)}"
+    frames = [str(x.frame) for x in g]
+    shown = ", ".join(frames[:8]) + (f", … {frames[-1]}" if len(frames) > 8 else "")
+    return f"- {a.severity} · `{a.kind}` ×{len(g)} (frames {shown}): first {txt(a.message)}"
 
 
 def _texts(text: str, reasoning: str, at: str) -> list[str]:
@@ -151,59 +249,70 @@ def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _calls_table(tables: dict[str, Table]) -> list[str]:
-    """Every strategy's calls at the frame, robust first; a client's call that differs
-    from robust's is marked."""
+DEFAULT_COLUMNS = [["choice", "choice"], ["index", "index"], ["id", "id"], ["name", "name"]]
+
+
+def _calls_table(
+    tables: dict[str, Table], most: int | None = None, columns: list[list[str]] | None = None
+) -> list[str]:
+    """Every strategy's calls at the frame, robust first (`most`: each one's first
+    `most` calls), in the dialect's `columns` (StreamReport.columns); a client's call
+    that differs from robust's is marked."""
+    fields = [f for _, f in columns or DEFAULT_COLUMNS]
     robust = tables.get("robust")
-    head = ["client", "choice", "index", "id", "name", "arguments", "fragments", ""]
+    head = ["client", *(esc(label) for label, _ in columns or DEFAULT_COLUMNS)]
+    head += ["arguments", "fragments", "vs robust"]
     out = [_row(head), _row(["---"] * len(head))]
+    blank = [""] * len(fields)
+
+    def said(name: str, what: str, mark: str = "") -> str:
+        return _row([esc(name), *blank, what, "", mark])
+
     for name, table in tables.items():
         if table.calls is None:
-            out.append(
-                _row([esc(name), "", "", "", "", f"raised: {val(table.error, 300)}", "", "⚠"])
-            )
+            out.append(said(name, f"raised: {val(table.error, 300)}", "**raised** ⚠"))
             continue
         if not table.calls:
-            out.append(_row([esc(name), "", "", "", "", "(no call yet)", "", ""]))
+            out.append(said(name, "(no call yet)"))
         base = robust.calls if robust is not None and robust.calls is not None else []
-        for i, c in enumerate(table.calls):
+        shown = table.calls if most is None else table.calls[:most]
+        for i, c in enumerate(shown):
             other = base[i] if i < len(base) else None
-            out.append(_row([esc(name), *_cells(c, other if name != "robust" else None)]))
-        if table.more:
-            out.append(_row([esc(name), "", "", "", "", f"… {table.more} more calls", "", ""]))
+            cells = _cells(c, other if name != "robust" else None, fields)
+            out.append(_row([esc(name), *cells]))
+        more = table.more + len(table.calls) - len(shown)
+        if more:
+            out.append(said(name, f"… {more} more calls"))
     return out
 
 
-def _cells(c: Cell, robust: Cell | None) -> list[str]:
+def _cells(c: Cell, robust: Cell | None, fields: list[str]) -> list[str]:
     def mark(field: str) -> str:
         value = getattr(c, field)
         # arguments as their text (a string's quotes and escapes would hide its JSON)
         text = field == "arguments" and isinstance(value, str) and value != ""
-        got = txt(value, 300) if text else val(value, 300)
+        got = txt(value, 300) if text else val(value, 40 if field == "signature" else 300)
         if robust is not None and getattr(robust, field) != getattr(c, field):
             return f"**{got}** ⚠"
         return got
 
-    differs = robust is not None and any(
-        getattr(robust, f) != getattr(c, f) for f in ("id", "name", "arguments")
-    )
-    return [
-        str(c.choice),
-        val(c.index, 40),
-        mark("id"),
-        mark("name"),
-        mark("arguments"),
-        str(c.fragments),
-        "differs" if differs else "",
+    compared = [f for f in fields if f not in ("choice", "index")] + ["arguments"]
+    differs = robust is not None and any(getattr(robust, f) != getattr(c, f) for f in compared)
+    shown = [
+        str(c.choice) if f == "choice" else val(c.index, 40) if f == "index" else mark(f)
+        for f in fields
     ]
+    return [*shown, mark("arguments"), str(c.fragments), "differs" if differs else ""]
 
 
 def _clients_table(tables: dict[str, Table]) -> list[str]:
-    head = ["client", "calls", "ids", "names", "differs from robust"]
+    head = ["client", "calls", "ids", "names", "differs from robust", "what differs"]
     out = [_row(head), _row(["---"] * len(head))]
     for name, t in tables.items():
         if t.calls is None:
-            out.append(_row([esc(name), f"raised: {val(t.error, 300)}", "", "", "yes"]))
+            out.append(
+                _row([esc(name), f"raised: {val(t.error, 300)}", "", "", "**yes**", "raises"])
+            )
             continue
         differs = "" if t.differs is None else ("**yes**" if t.differs else "no")
         out.append(
@@ -214,6 +323,7 @@ def _clients_table(tables: dict[str, Table]) -> list[str]:
                     ", ".join(val(c.id, 80) for c in t.calls),
                     ", ".join(val(c.name, 80) for c in t.calls),
                     differs,
+                    txt(t.said, 600),
                 ]
             )
         )
