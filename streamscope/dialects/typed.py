@@ -52,6 +52,31 @@ def named_index(
     return None
 
 
+def a_string(
+    log: AnomalyLog,
+    n: int,
+    value: object,
+    what: str,
+    choice: int | None = None,
+    index: object = None,
+) -> str:
+    """A name or id an event carries: `value` when it is a string, "" when it is absent
+    (None); "" too, with `event-schema-violation` filed, for any other JSON type (`what`:
+    the field in words, "block 2's name"): no client can dispatch or match one, and a
+    list or object must never be hashed or compared as it is."""
+    if isinstance(value, str):
+        return value
+    if value is not None:
+        log.add(
+            "event-schema-violation",
+            n,
+            lambda: f"{what} is a JSON {json_type(value)}, not a string: read as none",
+            choice,
+            index,
+        )
+    return ""
+
+
 def declared_tools(tools: object) -> frozenset[str] | None:
     """Names of the tools a request declared (`tools[].name`); None when it declared none
     (built-in tools are declared by type, not by name)."""
