@@ -327,29 +327,28 @@ def _tried(data: bytes, suffix: str, said: str, seen: set[str], minimal: bool = 
         return False
 
 
-def distinct(base: Base) -> list[tuple[int, int, tuple[object, ...]]]:
+def distinct(base: Base, nth: int = 0) -> list[tuple[int, int, tuple[object, ...]]]:
     """(target, place, its path) of each place once per kind of event: the places of two
-    events of one type at the same path (list positions aside) are the same case."""
-    seen: set[object] = set()
-    out = []
+    events of one type at the same path (list positions aside) are the same case; the
+    `nth` such event's (0: the first; -1: the last), where there are that many."""
+    seen: dict[object, list[tuple[int, int, tuple[object, ...]]]] = {}
     for t, (what, _, doc) in enumerate(base.targets):
         kind = doc.get("type") if isinstance(doc, dict) else None
         for p, path in enumerate(places(doc)):
             key = (what, repr(kind), tuple(k if isinstance(k, str) else 0 for k in path))
-            if key not in seen:
-                seen.add(key)
-                out.append((t, p, path))
-    return out
+            seen.setdefault(key, []).append((t, p, path))
+    return [found[nth] for found in seen.values() if -len(found) <= nth < len(found)]
 
 
 KINDS: list[object] = [None, True, 2.5, 10**30, "x", ["x"], {"a": 1}, DELETE]
 
 
-def sweep(name: str, values: list[object] = KINDS, quick: bool = True) -> None:
-    """Every distinct place of base `name` with each kind of value, printing what raises."""
+def sweep(name: str, values: list[object] = KINDS, quick: bool = True, nth: int = 0) -> None:
+    """Every distinct place of base `name` (`distinct`) with each kind of value, printing
+    what raises."""
     base = Base(name, bases()[name])
     seen: set[str] = set()
-    cases = distinct(base)
+    cases = distinct(base, nth)
     print(f"{name}: {len(cases)} places", flush=True)
     for t, p, _ in cases:
         for value in values:

@@ -47,6 +47,9 @@ FOUND = [
     ("anthropic", "frame", '"tool_use"', ("content_block", "name"), ["x"]),
     ("anthropic-bedrock-invoke", "frame", '"tool_use"', ("content_block", "id"), {"a": 1}),
     ("bedrock-converse", "frame", '"toolUse"', ("start", "toolUse", "name"), {"a": 1}),
+    # held as it came (not hashed, but compared and reported raw): now read as none
+    ("responses", "frame", "response.output_item.added", ("item", "name"), ["x"]),
+    ("realtime", "message", "response.output_item.added", ("item", "call_id"), {"a": 1}),
     # an input item whose type is a list: `kind in CLIENT_ITEMS` hashed it
     ("responses", "request", '"input"', ("input", 1, "type"), ["x"]),
 ]

@@ -77,6 +77,21 @@ def a_string(
     return ""
 
 
+def id_and_name(
+    log: AnomalyLog,
+    n: int,
+    obj: dict[Any, Any],
+    keys: tuple[str, str],
+    what: str,
+    choice: int,
+    index: object,
+) -> tuple[str, str]:
+    """A call's id and name, `obj[keys[0]]` and `obj[keys[1]]` as `a_string` reads them
+    (`what`: whose fields, "block 2's")."""
+    first, second = (a_string(log, n, obj.get(k), f"{what} {k}", choice, index) for k in keys)
+    return first, second
+
+
 def declared_tools(tools: object) -> frozenset[str] | None:
     """Names of the tools a request declared (`tools[].name`); None when it declared none
     (built-in tools are declared by type, not by name)."""

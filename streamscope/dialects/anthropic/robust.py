@@ -28,7 +28,7 @@ from ...core.calls import Call, Slot, freeze
 from ...core.events import FieldEvent
 from ...core.frames import Frame
 from ...text import cut, json_type, quote
-from ..typed import a_string, event_object, named_index
+from ..typed import event_object, id_and_name, named_index
 
 # (tuples: a `type` sent as a list or an object is compared, never hashed)
 TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -65,11 +65,9 @@ class ToolBlock(Slot):
     def __init__(
         self, message: int, index: int, frame: int, block: dict[Any, Any], log: AnomalyLog
     ) -> None:
-        def text(field: str) -> str:
-            what = f"content_block_start of block {index}: its {field}"
-            return a_string(log, frame, block.get(field), what, message, index)
-
-        super().__init__(message, index, frame, text("id"), text("name"))
+        what = f"content_block_start of block {index}: its"
+        bid, name = id_and_name(log, frame, block, ("id", "name"), what, message, index)
+        super().__init__(message, index, frame, bid, name)
         self.type = block.get("type")
         self.start_input: object = block.get("input", _ABSENT)
         self.open = True

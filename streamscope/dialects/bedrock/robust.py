@@ -33,7 +33,7 @@ from ...core.calls import Call, Slot, freeze
 from ...core.events import FieldEvent
 from ...core.frames import Frame
 from ...text import cut, json_type, quote
-from ..typed import a_string, event_object, named_index
+from ..typed import event_object, id_and_name, named_index
 
 # The ConverseStream events (the `:event-type` of its messages).
 EVENTS = (
@@ -159,11 +159,9 @@ class ToolBlock(Slot):
     __slots__ = ("open", "nonempty")
 
     def __init__(self, index: int, frame: int, tool: dict[Any, Any], log: AnomalyLog) -> None:
-        def text(field: str) -> str:
-            what = f"contentBlockStart of block {index}: its toolUse.{field}"
-            return a_string(log, frame, tool.get(field), what, 0, index)
-
-        super().__init__(0, index, frame, text("toolUseId"), text("name"))
+        what = f"contentBlockStart of block {index}: its toolUse's"
+        tid, name = id_and_name(log, frame, tool, ("toolUseId", "name"), what, 0, index)
+        super().__init__(0, index, frame, tid, name)
         kind = tool.get("type")
         self.type = CLIENT if kind is None else kind
         self.open = True
