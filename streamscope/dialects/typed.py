@@ -52,6 +52,46 @@ def named_index(
     return None
 
 
+def a_string(
+    log: AnomalyLog,
+    n: int,
+    value: object,
+    what: str,
+    choice: int | None = None,
+    index: object = None,
+) -> str:
+    """A name or id an event carries: `value` when it is a string, "" when it is absent
+    (None); "" too, with `event-schema-violation` filed, for any other JSON type (`what`:
+    the field in words, "block 2's name"): no client can dispatch or match one, and a
+    list or object must never be hashed or compared as it is."""
+    if isinstance(value, str):
+        return value
+    if value is not None:
+        log.add(
+            "event-schema-violation",
+            n,
+            lambda: f"{what} is a JSON {json_type(value)}, not a string: read as none",
+            choice,
+            index,
+        )
+    return ""
+
+
+def id_and_name(
+    log: AnomalyLog,
+    n: int,
+    obj: dict[Any, Any],
+    keys: tuple[str, str],
+    what: str,
+    choice: int,
+    index: object,
+) -> tuple[str, str]:
+    """A call's id and name, `obj[keys[0]]` and `obj[keys[1]]` as `a_string` reads them
+    (`what`: whose fields, "block 2's")."""
+    first, second = (a_string(log, n, obj.get(k), f"{what} {k}", choice, index) for k in keys)
+    return first, second
+
+
 def declared_tools(tools: object) -> frozenset[str] | None:
     """Names of the tools a request declared (`tools[].name`); None when it declared none
     (built-in tools are declared by type, not by name)."""

@@ -18,10 +18,14 @@ import json
 TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
 
 
+def _text(value):
+    return value if isinstance(value, str) else ""  # an id or name of another type: none
+
+
 def _call(block):
     return {
-        "id": block.get("id") or "",
-        "name": block.get("name") or "",
+        "id": _text(block.get("id")),
+        "name": _text(block.get("name")),
         "start": block.get("input"),
         "has_start": "input" in block,
         "parts": [],

@@ -28,7 +28,7 @@ from ...core.calls import Call, Slot, freeze
 from ...core.events import FieldEvent
 from ...core.frames import Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object, named_index
+from ..typed import event_object, id_and_name, named_index
 
 # (tuples: a `type` sent as a list or an object is compared, never hashed)
 TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -62,11 +62,12 @@ class ToolBlock(Slot):
 
     __slots__ = ("start_input", "open", "nonempty")
 
-    def __init__(self, message: int, index: int, frame: int, block: dict[Any, Any]) -> None:
-        bid, name = block.get("id", ""), block.get("name", "")
-        super().__init__(
-            message, index, frame, "" if bid is None else bid, "" if name is None else name
-        )
+    def __init__(
+        self, message: int, index: int, frame: int, block: dict[Any, Any], log: AnomalyLog
+    ) -> None:
+        what = f"content_block_start of block {index}: its"
+        bid, name = id_and_name(log, frame, block, ("id", "name"), what, message, index)
+        super().__init__(message, index, frame, bid, name)
         self.type = block.get("type")
         self.start_input: object = block.get("input", _ABSENT)
         self.open = True
@@ -372,7 +373,7 @@ class Robust:
         self._tool(n, message, index, block)
 
     def _tool(self, n: int, message: Message, index: int, block: dict[Any, Any]) -> ToolBlock:
-        tool = ToolBlock(message.number, index, n, block)
+        tool = ToolBlock(message.number, index, n, block, self.log)
         message.blocks[index] = tool
         message.calls.append(tool)
         self.calls.append(tool)

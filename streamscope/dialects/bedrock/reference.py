@@ -24,7 +24,9 @@ def accumulate(events):
             body = event["contentBlockStart"]
             tool = (body.get("start") or {}).get("toolUse")
             if tool is not None:
-                call = {"toolUseId": tool.get("toolUseId", ""), "name": tool.get("name", "")}
+                # an id or name that is no string is none
+                call = {k: tool.get(k) for k in ("toolUseId", "name")}
+                call = {k: v if isinstance(v, str) else "" for k, v in call.items()}
                 by_index[body["contentBlockIndex"]] = [call, [], False]
                 calls.append(by_index[body["contentBlockIndex"]])
         elif "contentBlockDelta" in event:

@@ -33,7 +33,7 @@ from ...core.calls import Call, Slot, freeze
 from ...core.events import FieldEvent
 from ...core.frames import Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object, named_index
+from ..typed import event_object, id_and_name, named_index
 
 # The ConverseStream events (the `:event-type` of its messages).
 EVENTS = (
@@ -158,9 +158,10 @@ class ToolBlock(Slot):
 
     __slots__ = ("open", "nonempty")
 
-    def __init__(self, index: int, frame: int, tool: dict[Any, Any]) -> None:
-        tid, name = tool.get("toolUseId"), tool.get("name")
-        super().__init__(0, index, frame, "" if tid is None else tid, "" if name is None else name)
+    def __init__(self, index: int, frame: int, tool: dict[Any, Any], log: AnomalyLog) -> None:
+        what = f"contentBlockStart of block {index}: its toolUse's"
+        tid, name = id_and_name(log, frame, tool, ("toolUseId", "name"), what, 0, index)
+        super().__init__(0, index, frame, tid, name)
         kind = tool.get("type")
         self.type = CLIENT if kind is None else kind
         self.open = True
@@ -350,7 +351,7 @@ class Robust:
         self.last_start = block
 
     def _tool(self, n: int, index: int, tool: dict[Any, Any]) -> None:
-        block = ToolBlock(index, n, tool)
+        block = ToolBlock(index, n, tool, self.log)
         self.blocks[index] = block
         self.calls.append(block)
         self.last_start = block

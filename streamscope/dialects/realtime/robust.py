@@ -33,7 +33,7 @@ from ...core.calls import Call, Slot
 from ...core.events import FieldEvent
 from ...core.frames import Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object, is_index, named_index
+from ..typed import event_object, id_and_name, is_index, named_index
 
 CALL = "function_call"
 CREATED, RESPONSE_DONE = "response.created", "response.done"
@@ -118,15 +118,12 @@ class CallItem(Slot):
 
     __slots__ = ("item_id", "head", "stated", "stated_at", "open", "said", "dones", "whole")
 
-    def __init__(self, response: int, index: int, frame: int, item: dict[Any, Any]) -> None:
-        call_id, name = item.get("call_id", ""), item.get("name", "")
-        super().__init__(
-            response,
-            index,
-            frame,
-            "" if call_id is None else call_id,
-            "" if name is None else name,
-        )
+    def __init__(
+        self, response: int, index: int, frame: int, item: dict[Any, Any], log: AnomalyLog
+    ) -> None:
+        what = f"output {index}'s"
+        call_id, name = id_and_name(log, frame, item, ("call_id", "name"), what, response, index)
+        super().__init__(response, index, frame, call_id, name)
         self.type = item.get("type")
         self.item_id = item.get("id")
         head = item.get("arguments")
@@ -329,7 +326,7 @@ class Robust:
         self._call(n, response, index, item)
 
     def _call(self, n: int, response: int, index: int, item: dict[Any, Any]) -> CallItem:
-        call = CallItem(response, index, n, item)
+        call = CallItem(response, index, n, item, self.log)
         self.items[index] = call
         if isinstance(call.item_id, str):
             self.by_id[call.item_id] = call

@@ -92,6 +92,8 @@ def _turns(items: list[Any]) -> list[Turn]:
     turns: list[Turn] = []
     for k, item in enumerate(items):
         kind = item.get("type") if isinstance(item, dict) else None
+        if kind is not None and not isinstance(kind, str):
+            kind = "?"  # a type of another JSON type names no kind of item (never hashed)
         last = turns[-1] if turns else None
         search = isinstance(item, dict) and _client_search(item, kind)
         if kind in CALL_ITEMS or (search and kind == SEARCH_CALL):

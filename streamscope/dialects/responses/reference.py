@@ -35,9 +35,10 @@ def accumulate(events):
     def new(index, item):
         text = item.get(_field(item))
         call = {
-            "call_id": "" if item.get("call_id") is None else item["call_id"],
+            # an id or name that is no string is none
+            "call_id": item["call_id"] if isinstance(item.get("call_id"), str) else "",
             "item_id": item.get("id"),
-            "name": "" if item.get("name") is None else item["name"],
+            "name": item["name"] if isinstance(item.get("name"), str) else "",
             "parts": [text if isinstance(text, str) else ""],
             "stated": None,
             "open": True,

@@ -27,7 +27,7 @@ from ...core.calls import Call, Slot
 from ...core.events import FieldEvent
 from ...core.frames import INVALID, Frame
 from ...text import cut, json_type, quote
-from ..typed import event_object, is_index, named_index
+from ..typed import event_object, id_and_name, is_index, named_index
 
 # (tuples: a `type` sent as a list or an object is compared, never hashed)
 CALL_ITEMS = ("function_call", "custom_tool_call")
@@ -76,11 +76,10 @@ class CallItem(Slot):
 
     __slots__ = ("item_id", "freeform", "head", "stated", "stated_at", "open", "said", "whole")
 
-    def __init__(self, index: int, frame: int, item: dict[Any, Any]) -> None:
-        call_id, name = item.get("call_id", ""), item.get("name", "")
-        super().__init__(
-            0, index, frame, "" if call_id is None else call_id, "" if name is None else name
-        )
+    def __init__(self, index: int, frame: int, item: dict[Any, Any], log: AnomalyLog) -> None:
+        what = f"output {index}'s"
+        call_id, name = id_and_name(log, frame, item, ("call_id", "name"), what, 0, index)
+        super().__init__(0, index, frame, call_id, name)
         self.type = item.get("type")
         self.item_id = item.get("id")
         self.freeform = self.type == "custom_tool_call"
@@ -289,7 +288,7 @@ class Robust:
         self._call(n, index, item)
 
     def _call(self, n: int, index: int, item: dict[Any, Any]) -> CallItem:
-        call = CallItem(index, n, item)
+        call = CallItem(index, n, item, self.log)
         self.items[index] = call
         if isinstance(call.item_id, str):
             self.by_id[call.item_id] = call

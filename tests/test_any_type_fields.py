@@ -1,0 +1,77 @@
+"""Any field of any dialect may hold any JSON type: every face meets it with a finding or
+one clean refusal, never an exception (issue 35, item 1).
+
+Each base is a valid stream of one dialect and framing (tests/anytype.py); a case puts a
+value of another JSON type (or nothing) at one place of one event or of the request.
+The faces run in-process: inspect's text and --json, --strict's verdict, export in every
+format (recording, sse, chunks, pytest, session; --minimal in cheap cases: its search
+reads the stream a thousand times), serve's playback, replay's model stepped to the end, and
+scan's rows.
+"""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from streamscope.cli import main
+
+from .anytype import DELETE, VALUES, Base, at, bases, check, suffix_of
+
+BASES = {name: Base(name, data) for name, data in bases().items()}
+
+
+@pytest.mark.parametrize("name", list(BASES))
+@settings(
+    max_examples=5,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    target=st.integers(0, 1 << 16),
+    place=st.integers(0, 1 << 16),
+    value=st.sampled_from([*VALUES, DELETE]),
+)
+def test_a_field_of_any_type_gives_findings_in_every_face(name, target, place, value):
+    base = BASES[name]
+    data, _ = base.mutated(target, place, value)
+    check(data, suffix_of(name), minimal=False)
+
+
+# What the sweep (python -m tests.anytype 0) found raising, each fixed where the field is
+# read: (base, where, an event holding this text, the path, the value).
+FOUND = [
+    # a tool call's name that is a list or an object: `name not in declared` hashed it
+    ("anthropic", "frame", '"tool_use"', ("content_block", "name"), ["x"]),
+    ("anthropic-bedrock-invoke", "frame", '"tool_use"', ("content_block", "name"), {"a": 1}),
+    ("bedrock-converse", "frame", '"toolUse"', ("start", "toolUse", "name"), {"a": 1}),
+    # held as it came, and hashed where export --minimal dropped the item's done event
+    ("responses", "frame", "response.output_item.added", ("item", "name"), ["x"]),
+    ("realtime", "message", "response.output_item.added", ("item", "name"), {"a": 1}),
+    # an input item whose type is a list: `kind in CLIENT_ITEMS` hashed it
+    ("responses", "request", '"input"', ("input", 1, "type"), ["x"]),
+]
+
+
+@pytest.mark.parametrize("name,what,test,path,value", FOUND, ids=[f[0] for f in FOUND])
+def test_what_once_raised_reads_cleanly(name, what, test, path, value):
+    check(
+        at(BASES[name], what, test, path, value),
+        suffix_of(name),
+        minimal=name in ("anthropic", "realtime"),
+    )
+
+
+def test_inspect_says_a_listed_name_is_no_name(tmp_path):
+    path = tmp_path / "name-list.jsonl"
+    path.write_bytes(
+        at(BASES["anthropic"], "frame", '"tool_use"', ("content_block", "name"), ["x"])
+    )
+    result = CliRunner().invoke(main, ["inspect", "--strict", str(path)])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code == 1
+    assert "its name is a JSON array, not a string" in result.output
+    assert "ended with no name" in result.output
