@@ -157,7 +157,8 @@ def diff(a: str, b: str, as_json: bool) -> None:
     the anomalies, what each client builds, the contract findings and the timing shape.
 
     A and B are anything `inspect` reads (recordings, SSE bodies, chunk logs, HAR);
-    FILE#N is exchange N of FILE only. Streams are paired by exchange, by request or by
+    FILE#N is exchange N of FILE only, FILE#N.R response R of the WebSocket session
+    exchange N is. Streams are paired by exchange, by request or by
     position, as the output says. Exit 0 when the same, 1 when they differ, 2 on bad
     input.
     """
@@ -168,13 +169,20 @@ def diff(a: str, b: str, as_json: bool) -> None:
 
     sides = []
     for given in (a, b):
-        file, exchange = split_reference(given, None)
+        file, exchange, response, frame = split_link(given, None)
+        if frame is not None:
+            _fail(f"{given}: diff compares whole streams, not a frame (drop @{frame})")
         try:
-            sides.append(load(file, exchange))
+            side = load(file, exchange, response)
         except RecordingError as e:
             _fail(str(e))
         except OSError as e:
             _fail(f"{file}: {e.strerror or e}")
+        if exchange is not None and response is not None:
+            wrong = _linked_wrong(given, side.analysis.streams, exchange, response, None)
+            if wrong is not None:
+                _fail(wrong)
+        sides.append(side)
     found = compare(sides[0], sides[1])
     if as_json:
         from .core.report import dumps_json
