@@ -239,6 +239,7 @@ def replay(
         _side_by_side(file, other, exchange, response, frame, follow)
         return
 
+    given, typed = file, frame
     file, exchange, response, linked = split_link(file, exchange, response, frame or None)
     frame = linked or 0
     if response is not None and exchange is None:
@@ -261,6 +262,10 @@ def replay(
             _fail(str(e))
         except OSError as e:
             _fail(f"{file}: {e.strerror or e}")
+    # a link's response and frame (as inspect says them), before the screen
+    named = (exchange is not None and response is not None) or (linked and not typed)
+    if named and not follow:
+        _check_linked(given, file, exchange, response, None if typed else linked)
     try:
         beyond = app.frame_error()  # said before the screen too
     except RecordingError as e:
@@ -350,6 +355,25 @@ def _linked_wrong(
     if frame is not None and frame > mine[0].frames:
         return f"{given}: the stream has frames 1-{mine[0].frames}"
     return None
+
+
+def _check_linked(
+    given: str, file: str, exchange: int | None, response: int | None, frame: int | None
+) -> None:
+    """What link `given` names (a session's response, a frame) checked against the file
+    before a screen is drawn or a file written: one line, exit 2, as inspect says it."""
+    from .analysis import analyze
+    from .recording.format import RecordingError
+
+    try:
+        streams = analyze(file, exchange).streams
+    except RecordingError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{file}: {e.strerror or e}")
+    wrong = _linked_wrong(given, streams, exchange or 1, response, frame)
+    if wrong is not None:
+        _fail(wrong)
 
 
 def _check_frame(frame: int, where: str) -> None:
@@ -450,6 +474,7 @@ def export(
     if frame is not None:
         _check_frame(frame, f"--frame {frame}")
     if linked is not None:  # FILE#N@F: a report opens at frame F, a fixture stops there
+        _check_linked(given, file, exchange, turn, linked)
         if frame is not None and frame != linked:
             _fail(f"{given}: names frame {linked}, and --frame says {frame}")
         if frames is not None and _range(frames) != (1, linked):
