@@ -290,7 +290,7 @@ def test_a_call_whole_in_one_frame_has_its_first_frame_and_time():
         run(str(RECORDINGS / "gemini-parallel-signature.jsonl"), DIRECT, "--json").stdout
     )
     timing = doc["pairs"][0]["timing"]["a"]
-    assert timing["fragments"] == [0, 0]
+    assert timing["fragments"] == [1, 1]  # each whole: its arguments one piece
     assert timing["first_call_frame"] == 2 and timing["first_call_ns"] is not None
     out = run(str(RECORDINGS / "gemini-parallel-signature.jsonl"), DIRECT).stdout
     assert "A: first call fragment at frame 2 (" in out and "at -" not in out
@@ -336,3 +336,15 @@ def test_position_pairing_says_what_is_true_and_a_body_is_a_stream():
     assert "neither the exchange numbers" not in text
     sse = run(str(RECORDINGS / "gemini-no-index.sse"), DIRECT).stdout
     assert "A's stream / B exchange 1:" in sse and "A exchange" not in sse
+
+
+def test_a_gemini_call_sent_whole_is_one_fragment_in_every_reading():
+    # inspect said "2-2 (0 fragments)" where the chunk-index client's table said 1
+    from streamscope.analysis import analyze
+
+    (stream, _) = analyze(str(RECORDINGS / "gemini-parallel-signature.jsonl")).streams
+    assert [c.fragments for c in stream.tool_calls] == [1, 1]
+    for name in ("parts", "chunk-index", "needs-terminal"):
+        assert [c.fragments for c in stream.strategies[name]] == [1, 1], name
+    out = CliRunner().invoke(main, ["inspect", str(RECORDINGS / "gemini-parallel-signature.jsonl")])
+    assert "2-2 (1 fragment)" in out.stdout and "0 fragments" not in out.stdout

@@ -90,8 +90,8 @@ def _timing(stream: StreamResult, times: list[int | None]) -> Timing:
     known = [t for t in times if t is not None]
     timed = len(known) == len(times)
     gaps = [b - a for a, b in zip(known, known[1:], strict=False)]
-    # (a call whole in one frame, or whose arguments came as one value, has no fragment
-    # and still began at its frame)
+    # (a call with no argument fragment, its arguments whole in its opening frame or
+    # none, still began at its frame)
     first = min((c.first_frame for c in stream.tool_calls if c.first_frame > 0), default=None)
     at = times[first - 1] if first is not None and first <= len(times) else None
     return Timing(
