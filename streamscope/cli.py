@@ -289,7 +289,15 @@ def _side_by_side(
 
     if exchange is not None or response is not None or frame or follow:
         _fail("replay A B: --exchange, --response, --frame and --follow are for one file (A#N)")
-    sides = [split_reference(given, None) for given in (a, b)]
+    sides = []
+    for given in (a, b):
+        file, number, turn, at = split_link(given, None)
+        if turn is not None or at is not None:  # (was: left out unsaid)
+            _fail(
+                f"{given}: replay A B steps two whole streams, each an exchange (FILE#N): "
+                "a session's response (#N.R) or a frame (@F) opens with one file"
+            )
+        sides.append((file, number))
     try:
         app = open_pair(sides[0], sides[1])
     except (RecordingError, SideError) as e:

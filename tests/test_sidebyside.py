@@ -137,6 +137,7 @@ def test_the_one_pass_progress_is_the_frame_by_frame_count(name):
             os.path.join(ROOT, "recordings", "realtime-two-calls.jsonl"),
             "a WebSocket session's responses are not shown side by side",
         ),
+        (f"{LITELLM}#1@99", f"{LITELLM}#1@99: replay A B steps two whole streams"),  # was: unsaid
     ],
 )
 def test_a_bad_b_is_one_line_and_exit_2_with_no_screen(b, said):
