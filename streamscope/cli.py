@@ -157,7 +157,8 @@ def diff(a: str, b: str, as_json: bool) -> None:
     the anomalies, what each client builds, the contract findings and the timing shape.
 
     A and B are anything `inspect` reads (recordings, SSE bodies, chunk logs, HAR);
-    FILE#N is exchange N of FILE only. Streams are paired by exchange, by request or by
+    FILE#N is exchange N of FILE only, FILE#N.R response R of the WebSocket session
+    exchange N is. Streams are paired by exchange, by request or by
     position, as the output says. Exit 0 when the same, 1 when they differ, 2 on bad
     input.
     """
@@ -168,13 +169,20 @@ def diff(a: str, b: str, as_json: bool) -> None:
 
     sides = []
     for given in (a, b):
-        file, exchange = split_reference(given, None)
+        file, exchange, response, frame = split_link(given, None)
+        if frame is not None:
+            _fail(f"{given}: diff compares whole streams, not a frame (drop @{frame})")
         try:
-            sides.append(load(file, exchange))
+            side = load(file, exchange, response)
         except RecordingError as e:
             _fail(str(e))
         except OSError as e:
             _fail(f"{file}: {e.strerror or e}")
+        if exchange is not None and response is not None:
+            wrong = _linked_wrong(given, side.analysis.streams, exchange, response, None)
+            if wrong is not None:
+                _fail(wrong)
+        sides.append(side)
     found = compare(sides[0], sides[1])
     if as_json:
         from .core.report import dumps_json
@@ -231,6 +239,7 @@ def replay(
         _side_by_side(file, other, exchange, response, frame, follow)
         return
 
+    given, typed = file, frame
     file, exchange, response, linked = split_link(file, exchange, response, frame or None)
     frame = linked or 0
     if response is not None and exchange is None:
@@ -253,6 +262,10 @@ def replay(
             _fail(str(e))
         except OSError as e:
             _fail(f"{file}: {e.strerror or e}")
+    # a link's response and frame (as inspect says them), before the screen
+    named = (exchange is not None and response is not None) or (linked and not typed)
+    if named and not follow:
+        _check_linked(given, file, exchange, response, None if typed else linked)
     try:
         beyond = app.frame_error()  # said before the screen too
     except RecordingError as e:
@@ -276,7 +289,15 @@ def _side_by_side(
 
     if exchange is not None or response is not None or frame or follow:
         _fail("replay A B: --exchange, --response, --frame and --follow are for one file (A#N)")
-    sides = [split_reference(given, None) for given in (a, b)]
+    sides = []
+    for given in (a, b):
+        file, number, turn, at = split_link(given, None)
+        if turn is not None or at is not None:  # (was: left out unsaid)
+            _fail(
+                f"{given}: replay A B steps two whole streams, each an exchange (FILE#N): "
+                "a session's response (#N.R) or a frame (@F) opens with one file"
+            )
+        sides.append((file, number))
     try:
         app = open_pair(sides[0], sides[1])
     except (RecordingError, SideError) as e:
@@ -342,6 +363,25 @@ def _linked_wrong(
     if frame is not None and frame > mine[0].frames:
         return f"{given}: the stream has frames 1-{mine[0].frames}"
     return None
+
+
+def _check_linked(
+    given: str, file: str, exchange: int | None, response: int | None, frame: int | None
+) -> None:
+    """What link `given` names (a session's response, a frame) checked against the file
+    before a screen is drawn or a file written: one line, exit 2, as inspect says it."""
+    from .analysis import analyze
+    from .recording.format import RecordingError
+
+    try:
+        streams = analyze(file, exchange).streams
+    except RecordingError as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{file}: {e.strerror or e}")
+    wrong = _linked_wrong(given, streams, exchange or 1, response, frame)
+    if wrong is not None:
+        _fail(wrong)
 
 
 def _check_frame(frame: int, where: str) -> None:
@@ -442,6 +482,7 @@ def export(
     if frame is not None:
         _check_frame(frame, f"--frame {frame}")
     if linked is not None:  # FILE#N@F: a report opens at frame F, a fixture stops there
+        _check_linked(given, file, exchange, turn, linked)
         if frame is not None and frame != linked:
             _fail(f"{given}: names frame {linked}, and --frame says {frame}")
         if frames is not None and _range(frames) != (1, linked):

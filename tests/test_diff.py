@@ -290,7 +290,61 @@ def test_a_call_whole_in_one_frame_has_its_first_frame_and_time():
         run(str(RECORDINGS / "gemini-parallel-signature.jsonl"), DIRECT, "--json").stdout
     )
     timing = doc["pairs"][0]["timing"]["a"]
-    assert timing["fragments"] == [0, 0]
+    assert timing["fragments"] == [1, 1]  # each whole: its arguments one piece
     assert timing["first_call_frame"] == 2 and timing["first_call_ns"] is not None
     out = run(str(RECORDINGS / "gemini-parallel-signature.jsonl"), DIRECT).stdout
     assert "A: first call fragment at frame 2 (" in out and "at -" not in out
+
+
+CODEX = str(RECORDINGS / "codex-websocket.jsonl")
+
+
+def test_a_sessions_responses_named_are_the_streams_compared():
+    result = run(f"{CODEX}#1.2", f"{CODEX}#1.3")
+    assert result.exit_code == 1, result.output
+    assert (
+        "1 stream pair, the responses you named (A exchange 1.2, B exchange 1.3)" in result.stdout
+    )
+    assert "A exchange 1.2 / B exchange 1.3:" in result.stdout
+    assert run(f"{CODEX}#1.2", f"{CODEX}#1.2").exit_code == 0
+    for bad, said in (
+        (f"{CODEX}#1.9", "the WebSocket session has no response 9"),
+        (f"{RECORDINGS / 'openai.jsonl'}#1@999", "diff compares whole streams, not a frame"),
+    ):
+        wrong = run(bad, CODEX)
+        assert wrong.exit_code == 2 and wrong.stdout == ""
+        assert wrong.stderr.strip() == f"streamscope: {bad}: {said}" + (
+            " (drop @999)" if "@" in bad else ""
+        )
+
+
+def test_a_response_exported_alone_pairs_with_the_response_whose_request_it_is(tmp_path):
+    out = tmp_path / "turn2.jsonl"
+    exported = CliRunner().invoke(
+        main, ["export", f"{CODEX}#1.2", "--format", "recording", "-o", str(out)]
+    )
+    assert exported.exit_code == 0, exported.output
+    text = run(CODEX, str(out)).stdout
+    assert "paired by request (the same requests)" in text
+    assert "A exchange 1.2 / B exchange 1.1: same" in text
+    assert "A exchange 1.1 / B none: only in A" in text
+
+
+def test_position_pairing_says_what_is_true_and_a_body_is_a_stream():
+    text = run(CODEX, str(RECORDINGS / "realtime-two-calls.jsonl")).stdout  # both exchange 1
+    assert "the same exchange numbers, other responses in their sessions" in text
+    assert "neither the exchange numbers" not in text
+    sse = run(str(RECORDINGS / "gemini-no-index.sse"), DIRECT).stdout
+    assert "A's stream / B exchange 1:" in sse and "A exchange" not in sse
+
+
+def test_a_gemini_call_sent_whole_is_one_fragment_in_every_reading():
+    # inspect said "2-2 (0 fragments)" where the chunk-index client's table said 1
+    from streamscope.analysis import analyze
+
+    (stream, _) = analyze(str(RECORDINGS / "gemini-parallel-signature.jsonl")).streams
+    assert [c.fragments for c in stream.tool_calls] == [1, 1]
+    for name in ("parts", "chunk-index", "needs-terminal"):
+        assert [c.fragments for c in stream.strategies[name]] == [1, 1], name
+    out = CliRunner().invoke(main, ["inspect", str(RECORDINGS / "gemini-parallel-signature.jsonl")])
+    assert "2-2 (1 fragment)" in out.stdout and "0 fragments" not in out.stdout

@@ -1,8 +1,10 @@
 """What differs between two files' streams, in what a user acts on (pure: no I/O).
 
 Streams are paired by exchange number when both inputs are recordings holding the same
-exchange numbers (their requests the same or not: `same_requests` says), else by request when every stream of the shorter
-side has a request body equal (as parsed JSON) to one of the other's, else by position.
+exchange numbers (their requests the same or not: `same_requests` says), else by request
+when every stream of the shorter side has a request equal (as parsed JSON) to one of the
+other's (a WebSocket session's response: the client message that opened it), else by
+position.
 For each pair: the dialect and framing, how it ended, the calls (id, name, arguments as
 parsed JSON, so spacing and key order are no difference), the anomaly kinds added and
 gone, what each client strategy builds, and the timing shape (times only where both sides
@@ -147,10 +149,10 @@ def diff(a: Side, b: Side) -> Diff:
 def _findings(has: Side, lacks: Side) -> list[FindingChange]:
     # the findings `has` holds more of, kind by kind, than `lacks` (file against file:
     # a finding is about a request, which pairs of streams do not follow)
-    extra = Counter(f.kind for f in has.analysis.contract)
-    extra.subtract(f.kind for f in lacks.analysis.contract)
+    extra = Counter(f.kind for f in has.contract)
+    extra.subtract(f.kind for f in lacks.contract)
     out = []
-    for f in has.analysis.contract:
+    for f in has.contract:
         if extra[f.kind] > 0:
             extra[f.kind] -= 1
             out.append(FindingChange(f.kind, f.severity, f.message, f.exchange))
@@ -173,12 +175,13 @@ def pair(a: Side, b: Side) -> tuple[str, list[Pair]]:
 
 
 def _body(side: Side, stream: StreamResult) -> str | None:
-    # a request as a comparable text: its JSON with keys sorted (None: no JSON body)
-    body = side.requests.get(stream.exchange)
+    # the request that opened the stream (a session's response: its client message) as a
+    # comparable text: its JSON with keys sorted (None: no JSON body)
+    body = side.requests.get(key(stream))
     if body is None:
         return None
     try:
-        return json.dumps([body, stream.turn], sort_keys=True)
+        return json.dumps(body, sort_keys=True)
     except (TypeError, ValueError, RecursionError):
         return None
 

@@ -10,27 +10,43 @@ from .sides import Key, Side, Timing
 WIDTH = 60  # a value in a line, cut
 
 
+def _named(side: str, s: Side) -> str:
+    return f"{side} exchange {s.exchange}" + ("" if s.response is None else f".{s.response}")
+
+
 def pairing(a: Side, b: Side, d: Diff) -> str:
     """How the streams were paired, said as far as it is established."""
     if d.named:
-        named = f"the exchanges you named (A exchange {a.exchange}, B exchange {b.exchange})"
-        return named if len(d.pairs) <= 1 else f"{named}, their responses paired by position"
+        what = "responses" if a.response is not None and b.response is not None else "exchanges"
+        named = f"the {what} you named ({_named('A', a)}, {_named('B', b)})"
+        if len(d.pairs) <= 1:
+            return named
+        how = {BY_EXCHANGE: "number", BY_REQUEST: "request"}.get(d.paired_by, "position")
+        return f"{named}, their responses paired by {how}"
     same = " (the same requests)" if d.same_requests else ""
     if d.paired_by == BY_EXCHANGE:
         return f"paired by exchange number{same}"
     if d.paired_by == BY_REQUEST:
-        return "paired by request (the same request bodies)"
+        return "paired by request (the same requests)"
     bare = [f"{side} ({s.format})" for side, s in (("A", a), ("B", b)) if not s.recorded]
     if bare:
         holds = "holds" if len(bare) == 1 else "hold"
         return f"paired by position ({' and '.join(bare)} {holds} no requests to match)"
-    return "paired by position (neither the exchange numbers nor the requests match)"
+    numbers = [list(dict.fromkeys(s.exchange for s in side.streams)) for side in (a, b)]
+    why = (
+        "the same exchange numbers, other responses in their sessions"
+        if numbers[0] == numbers[1]
+        else "the exchange numbers differ"
+    )
+    return f"paired by position ({why}, and not every request is in the other)"
 
 
-def _where(k: Key | None) -> str:
+def _where(side: str, k: Key | None, s: Side) -> str:
     if k is None:
-        return "none"
-    return f"exchange {k[0]}" + ("" if k[1] is None else f".{k[1]}")
+        return f"{side} none"
+    if not s.recorded:  # an SSE body, a chunk log: one stream, no exchanges
+        return f"{side}'s stream"
+    return f"{side} exchange {k[0]}" + ("" if k[1] is None else f".{k[1]}")
 
 
 def _ms(ns: int | None) -> str:
@@ -102,9 +118,9 @@ def _untimed(sides: list[str]) -> str:
     return f"timing not compared: {who} {'has' if len(sides) == 1 else 'have'} no frame times"
 
 
-def _pair(p: PairDiff, named: list[str]) -> list[str]:
+def _pair(p: PairDiff, named: list[str], a: Side, b: Side) -> list[str]:
     """`named`: the sides without times the header already named (not said again)."""
-    head = f"A {_where(p.a)} / B {_where(p.b)}"
+    head = f"{_where('A', p.a, a)} / {_where('B', p.b, b)}"
     if p.a is None or p.b is None:
         return [f"{head}: only in {'A' if p.b is None else 'B'}"]
     untimed = p.untimed if p.untimed != named else []
@@ -151,12 +167,15 @@ def render(a: Side, b: Side, d: Diff) -> list[str]:
     if said:
         out.append(_untimed(said))
     for p in d.pairs:
-        out += _pair(p, said)
-    for word, side, found in (("appears", "B", d.contract_added), ("gone", "A", d.contract_gone)):
+        out += _pair(p, said, a, b)
+    for word, side, s, found in (
+        ("appears", "B", b, d.contract_added),
+        ("gone", "A", a, d.contract_gone),
+    ):
         for f in found:
+            where = _where(side, (f.exchange, None), s)
             out.append(
-                f"contract finding {word}: {f.kind} ({f.severity}, {side} exchange {f.exchange}): "
-                + visible(f.message)
+                f"contract finding {word}: {f.kind} ({f.severity}, {where}): {visible(f.message)}"
             )
     out.append("same" if d.same else "differ")
     return out

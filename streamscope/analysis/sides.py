@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
+from ..core.contract import Finding
 from ..core.engine import StreamResult
 from ..inputs import RECORDED, open_input
 from ..inputs.encoding import read_request
@@ -35,28 +36,52 @@ class Side:
     exchange: int | None  # FILE#N: only that exchange
     recorded: bool  # the input holds requests (a recording, a HAR)
     analysis: Analysis
-    requests: dict[int, object] = field(default_factory=dict)  # exchange -> parsed body
+    # stream -> the request that opened it, parsed: its exchange's body, or a session's
+    # response's client message (its response.create)
+    requests: dict[Key, object] = field(default_factory=dict)
     timings: dict[Key, Timing] = field(default_factory=dict)
+    response: int | None = None  # FILE#N.R: only that response of session N
 
     @property
     def streams(self) -> list[StreamResult]:
-        return self.analysis.streams
+        if self.response is None:
+            return self.analysis.streams
+        return [s for s in self.analysis.streams if s.turn == self.response]
+
+    @property
+    def contract(self) -> list[Finding]:
+        """The contract findings of what was named (a response: its own and its
+        exchange's, not its session's other responses')."""
+        found = self.analysis.contract
+        return [f for f in found if self.response is None or f.turn in (None, self.response)]
 
 
 def key(stream: StreamResult) -> Key:
     return (stream.exchange, stream.turn)
 
 
-def load(path: str | os.PathLike[str], exchange: int | None = None) -> Side:
-    """Read one side. Raises RecordingError (bad input) and OSError, as `analyze` does."""
+def load(
+    path: str | os.PathLike[str], exchange: int | None = None, response: int | None = None
+) -> Side:
+    """Read one side (`response`: of session `exchange`, that response alone). Raises
+    RecordingError (bad input) and OSError, as `analyze` does."""
     analysis = analyze(path, exchange)
-    side = Side(analysis.source, analysis.format, exchange, analysis.format in RECORDED, analysis)
+    recorded = analysis.format in RECORDED
+    side = Side(analysis.source, analysis.format, exchange, recorded, analysis, response=response)
     with open_input(path) as source:
-        for stream in analysis.streams:
+        for stream in side.streams:
             ex = source.exchange(stream.exchange)
-            if side.recorded and ex.request is not None and stream.exchange not in side.requests:
-                side.requests[stream.exchange] = read_request(ex.request).json()
-            if stream.turn is None:  # a session's responses share one exchange's frames
+            n = stream.turn or 0  # a session's response: its own request and frames
+            ws = ex.session() if n else None
+            if ws is not None and n <= len(ws.turns):
+                turn = ws.turns[n - 1]
+                if side.recorded:
+                    side.requests[key(stream)] = turn.request
+                side.timings[key(stream)] = _timing(stream, [f.time_ns for f in turn.frames])
+                continue
+            if side.recorded and ex.request is not None:
+                side.requests[key(stream)] = read_request(ex.request).json()
+            if stream.turn is None:
                 side.timings[key(stream)] = _timing(stream, [f.time_ns for f in ex.frames()])
     return side
 
@@ -65,8 +90,8 @@ def _timing(stream: StreamResult, times: list[int | None]) -> Timing:
     known = [t for t in times if t is not None]
     timed = len(known) == len(times)
     gaps = [b - a for a, b in zip(known, known[1:], strict=False)]
-    # (a call whole in one frame, or whose arguments came as one value, has no fragment
-    # and still began at its frame)
+    # (a call with no argument fragment, its arguments whole in its opening frame or
+    # none, still began at its frame)
     first = min((c.first_frame for c in stream.tool_calls if c.first_frame > 0), default=None)
     at = times[first - 1] if first is not None and first <= len(times) else None
     return Timing(

@@ -166,8 +166,9 @@ class Aligned:
         return out
 
     def next_difference(self, i: int) -> int | None:
-        """The next step whose differences are not those of step i (a difference that
-        appears, changes or grows), None when none is left."""
+        """The next step whose differences are not those of step i: a difference that
+        appears, or a differing cell whose value changes on either side (a client that
+        rewrites an id at every frame), as the ≠ marks show them; None when none is left."""
         here = _fields(self.differences(i))
         for j in range(i + 1, len(self.steps)):
             there = _fields(self.differences(j))
@@ -192,5 +193,16 @@ def _first(shares: list[Progress], at: Progress) -> int:
     return min(bisect_left(shares, at), len(shares) - 1)
 
 
-def _fields(changes: list[tuple[str, CallChange]]) -> list[tuple[str, int, str]]:
-    return [(name, c.position, f) for name, c in changes for f in (c.fields or ["call"])]
+def _fields(changes: list[tuple[str, CallChange]]) -> list[tuple[str, int, str, str, str]]:
+    """Each differing cell: the table, the call, the field, and its value on each side."""
+    return [
+        (name, c.position, f, _cell(c.a, f), _cell(c.b, f))
+        for name, c in changes
+        for f in (c.fields or ["call"])
+    ]
+
+
+def _cell(call: Call | None, field: str) -> str:
+    if call is None:
+        return ""
+    return repr(call.key() if field == "call" else getattr(call, field))

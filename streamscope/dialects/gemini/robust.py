@@ -380,8 +380,10 @@ class Robust:
                 cand.number,
                 call.index,
             )
-        if self.events is not None and args is not _MISSING:
-            self._event(n, ev.SET, call, "args", call.whole)
+        if args is not _MISSING:
+            call.fragments += 1  # its arguments came whole: one piece (a Chat delta's count)
+            if self.events is not None:
+                self._event(n, ev.SET, call, "args", call.whole)
         return 1
 
     def _continue(

@@ -85,7 +85,7 @@ class PartsEmulation:
     def calls(self) -> list[Call]:
         out = []
         for k, (n, fid, name, args, signature) in enumerate(self.found):
-            call = Call(0, k, fid, "functionCall", name, args)
+            call = Call(0, k, fid, "functionCall", name, args, fragments=1)  # whole, one part
             call.first_frame = call.last_frame = n
             call.signature = signature
             out.append(call)

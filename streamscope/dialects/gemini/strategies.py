@@ -198,6 +198,7 @@ class NeedsTerminal(typed.Fold[TerminalSlot]):
                 continue
             slot.tree = None
             slot.parts.append(args_text(fc))
+            slot.fragments += "args" in fc  # a whole call's arguments: one piece, as robust's
             self._settle()
             if "args" in fc or partial:
                 self.slots.append(slot)
