@@ -101,6 +101,35 @@ REPORTS: dict[str, tuple[str, str]] = {
 }
 
 
+# name -> (A, B, keys, size): `replay A B`, the direct stream beside the one through
+# LiteLLM, at the step where the rewritten id first differs (80x24 stacked, 200x50 side by side)
+PAIRS: dict[str, tuple[str, str, list[str], tuple[int, int]]] = {
+    f"side-by-side-{w}x{h}": (
+        "gateway-direct.jsonl",
+        "gateway-litellm.jsonl",
+        ["right_square_bracket"],
+        (w, h),
+    )
+    for w, h in ((80, 24), (200, 50))
+}
+
+
+async def shoot_pair(name: str, a: str, b: str, keys: list[str], size: tuple) -> str:
+    from streamscope.tui.sidebyside import open_pair
+
+    app = open_pair(
+        (os.path.join(ROOT, "recordings", a), None), (os.path.join(ROOT, "recordings", b), None)
+    )
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+        await pilot.pause(0.3)
+        path = os.path.join(OUT, f"{name}.svg")
+        app.save_screenshot(path)
+    return path
+
+
 def shoot_report(name: str, sample: str, fragment: str, folder: Path) -> str | None:
     from streamscope.export.report import write
     from tests.browser import CHROMIUM, screenshot
@@ -143,21 +172,31 @@ def main() -> None:
     converter = shutil.which("rsvg-convert")
     folder = Path(tempfile.mkdtemp(prefix="screenshots-"))
     asked = sys.argv[1:]
-    unknown = [n for n in asked if n not in SHOTS and n not in REPORTS]
+    every = [*SHOTS, *PAIRS, *REPORTS]
+    unknown = [n for n in asked if n not in every]
     if unknown:
-        sys.exit(f"no such shot: {', '.join(unknown)} (shots: {', '.join([*SHOTS, *REPORTS])})")
+        sys.exit(f"no such shot: {', '.join(unknown)} (shots: {', '.join(every)})")
     for name, (report_sample, fragment) in REPORTS.items():
         if not asked or name in asked:
             made = shoot_report(name, report_sample, fragment, folder)
             if made is not None:
                 print(made)
-    for name, (sample, exchange, keys, ready, size) in SHOTS.items():
-        if asked and name not in asked:
-            continue
+
+    def replayed(name: str) -> str:
+        sample, exchange, keys, ready, size = SHOTS[name]
         path = (
             os.path.join(ROOT, "recordings", sample) if isinstance(sample, str) else sample(folder)
         )
-        svg = asyncio.run(shoot(name, str(path), exchange, keys, ready, size))
+        return asyncio.run(shoot(name, str(path), exchange, keys, ready, size))
+
+    def paired(name: str) -> str:
+        return asyncio.run(shoot_pair(name, *PAIRS[name]))
+
+    shots = [(n, replayed) for n in SHOTS] + [(n, paired) for n in PAIRS]
+    for name, take in shots:
+        if asked and name not in asked:
+            continue
+        svg = take(name)
         print(svg)
         if converter:
             png = svg[:-4] + ".png"
