@@ -535,6 +535,9 @@ class BodyStream:
         )
 
     def feed(self, t_ns: int, data: bytes) -> list[tuple[int, bytes]]:
+        if self.quiet(data):  # the proxy's hot path: no tagged list built and copied
+            self.written = (self.written + data)[-_CONTEXT:]
+            return [(t_ns, data)]
         return [(t, d) for t, d, _ in self.tagged(t_ns, data)]
 
     def tagged(self, tag: int, data: bytes) -> list[tuple[int, bytes, int]]:
