@@ -1083,6 +1083,86 @@ def record(env_names, command, **options) -> None:
     sys.exit(status)
 
 
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option(
+    "--dialect",
+    "dialects",
+    multiple=True,
+    metavar="NAME",
+    help="Only this dialect's cases (repeatable; default: the one the client asks for).",
+)
+@click.option(
+    "--only",
+    multiple=True,
+    metavar="KIND",
+    help="Only the cases of this anomaly kind or sample (repeatable).",
+)
+@click.option("--list", "list_cases", is_flag=True, help="List the cases and exit.")
+@click.option("--json", "as_json", is_flag=True, help="The report card as JSON on stdout.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="A case's time bound: a client still running then is stopped and graded as hung.",
+)
+@click.option(
+    "--speed",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="Serve at the recorded timing divided by this (0: no waiting).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Cases run at once.",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="DIR",
+    help="The folder for each case's recording (default: recordings/conformance-<UTC time>/).",
+)
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def conformance(dialects, only, list_cases, as_json, timeout, speed, jobs, output, command) -> None:
+    """Grade a client on every known quirk: streamscope conformance -- python agent.py
+
+    COMMAND is run once per case, its SDK's base URL variables pointing at a local mock
+    provider (behind the recorder) that answers its first request with the case's
+    stream and its next with a final text. Each case passes when the next request sends
+    back the calls streamscope assembled, or, where they cannot go back as streamed,
+    when the client refuses them. Prints a report card per dialect: what each case
+    expected, what the client sent back, which known client it behaved like, and a link
+    to replay each failure. Exit status 0 when every case passes, 1 when one fails, 2
+    when the client cannot be graded.
+    """
+    from .conformance.main import Refused, chosen_cases, listing
+    from .conformance.main import run as run_conformance
+
+    try:
+        chosen, skipped = chosen_cases(dialects, only)  # (bad options first)
+        if list_cases:
+            click.echo(listing(chosen, [] if dialects or only else skipped))
+            return
+        if not command:
+            _fail(
+                "conformance needs a command to grade: streamscope conformance -- python agent.py"
+            )
+        status = run_conformance(
+            list(command), dialects, only, as_json, timeout, speed, jobs, output
+        )
+    except Refused as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{e.filename or output}: {e.strerror or e}")
+    sys.exit(status)
+
+
 def _said_variables() -> str:
     from .providers import env_names
 

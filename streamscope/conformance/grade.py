@@ -1,0 +1,291 @@
+"""How a client did on a case: what it sent back after the case's stream, graded.
+
+A case passes when the client's next request sends back the calls robust assembled
+(the round-trip contract finds nothing wrong: core/contract.py is the one home of what
+"the same call" means), or, where the calls cannot go back as streamed (`Case.refuse`),
+when no request sends them back. Every strategy is held against the same request: the
+ones whose calls it sends back (or whose refusal it matches) are what the client
+"behaves like".
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..analysis import analyze
+from ..core.anomalies import ERROR, WARNING
+from ..core.calls import Call, StrategyError, Unmodeled
+from ..core.contract import Conversation, Finding, check, parses
+from ..core.engine import StreamResult, value_key
+from ..core.history import SentCall, function_or_custom
+from ..core.links import link
+from ..dialects import dialect
+from ..inputs import open_input
+from ..inputs.encoding import request_json
+from ..recording.format import RecordingError
+from ..text import cut, plural, quote
+from .cases import Case
+
+PASS, FAIL = "pass", "fail"
+NO_REQUEST = "sent no request"
+ROBUST = "robust"
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """What the client process did on a case."""
+
+    status: int | None  # its exit status; None: stopped at the time bound (it hung)
+    seconds: float
+    said: str  # the last line it wrote on stderr (masked, control characters escaped)
+    path: str  # the recording of the case
+    timeout: float = 0.0
+
+
+@dataclass(slots=True)
+class Grade:
+    case: Case
+    verdict: str  # PASS or FAIL
+    expected: str  # what a correct client does, in a line
+    got: str  # what the client did, in a line
+    like: list[str]  # the strategies it behaved like on this case (robust among them)
+    findings: list[Finding] = field(default_factory=list)  # what the contract found wrong
+    link: str | None = None  # where it went wrong: FILE#N@F (None: it passed)
+    ran: Ran | None = None
+    # what each strategy predicts of this case, as a client that parses the arguments it
+    # runs: PASS or FAIL
+    predicted: dict[str, str] = field(default_factory=dict)
+    sent: list[SentCall] | None = None  # the calls it sent back (None: it sent none)
+
+    def brief(self) -> tuple[str, str]:
+        """(what was expected, what the client did), a few words each, for a table."""
+        want = (
+            "refuse"
+            if self.case.refuse is not None
+            else plural(len(self.case.calls), "call") + " back"
+        )
+        ran = self.ran
+        if self.sent is None:
+            how = "hung" if ran is not None and ran.status is None else _exited(ran, False)
+            return want, f"nothing; {how}" if ran is not None else "nothing"
+        if self.findings:
+            return want, ", ".join(dict.fromkeys(f.kind for f in self.findings))
+        return want, "the same calls"
+
+    def to_json(self) -> dict[str, object]:
+        ran = self.ran
+        return {
+            "case": self.case.name,
+            "sample": self.case.sample,
+            "dialect": self.case.dialect,
+            "kinds": list(self.case.kinds),
+            "reference": self.case.reference,
+            "verdict": self.verdict,
+            "expected": self.expected,
+            "got": self.got,
+            "like": self.like,
+            "predicted": self.predicted,
+            "refuse": self.case.refuse,
+            "calls": [_call_json(c) for c in self.case.calls],
+            "sent": None if self.sent is None else [_sent_json(c) for c in self.sent],
+            "findings": [f.to_json() for f in self.findings],
+            "link": self.link,
+            "recording": ran.path if ran else None,
+            "exit": ran.status if ran else None,
+            "hung": ran is not None and ran.status is None,
+            "seconds": round(ran.seconds, 3) if ran else None,
+            "stderr": ran.said if ran else None,
+        }
+
+
+def _call_json(c: Call) -> dict[str, object]:
+    return {"id": c.id, "name": c.name, "type": c.type, "arguments": c.arguments}
+
+
+def _sent_json(c: SentCall) -> dict[str, object]:
+    return {"id": c.id, "name": c.name, "type": c.type, "arguments": c.arguments}
+
+
+def said_calls(calls: Sequence[Call | SentCall], width: int = 48) -> str:
+    """Calls in a line: `call_abc get_weather {"city": "Paris"}`, each cut to `width`."""
+    if not calls:
+        return "no call"
+    parts = []
+    for c in calls:
+        args = c.arguments if isinstance(c.arguments, str) else quote(c.arguments)
+        parts.append(cut(f"{quote(c.id)} {quote(c.name)} {quote(args)}", width))
+    return "; ".join(parts)
+
+
+def expected(case: Case) -> str:
+    if case.refuse is not None:
+        return f"refuse ({case.refuse})"
+    return said_calls(case.calls)
+
+
+def _conversations(path: str) -> list[Conversation]:
+    out = []
+    with open_input(path) as source:
+        for n in source.numbers():
+            ex = source.exchange(n)
+            if ex.request is None:
+                continue
+            body = request_json(ex.request)
+            history = dialect(ex.info.dialect).history(body) if body is not None else None
+            if history is not None:
+                out.append(Conversation.of(n, history))
+    return out
+
+
+def _wrong(findings: Sequence[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity in (ERROR, WARNING)]
+
+
+def _sends_back(calls: list[Call], requests: list[Conversation]) -> tuple[bool, list[Finding]]:
+    """Whether a later request sends `calls` back (as exchange 1's), and what the
+    contract finds wrong with it."""
+    result = check([(1, calls)], requests)
+    return result.compared > 0, _wrong(result.findings)
+
+
+def _built(calls: list[Call], requests: list[Conversation]) -> bool:
+    """Whether a later request sends back exactly these calls: nothing the contract
+    finds wrong with the calls themselves (their results are another matter, and
+    arguments that do not parse are sent back as built)."""
+    back, wrong = _sends_back(calls, requests)
+    kept = _unsendable(calls, requests)
+    return back and not any(
+        (f.kind.startswith("tool-call-") or f.kind == "thought-signature-dropped")
+        and not (kept and f.kind == "tool-call-arguments-invalid")
+        for f in wrong
+    )
+
+
+def _unsendable(calls: list[Call], requests: list[Conversation]) -> bool:
+    """Whether a client that parses what it runs refuses these calls: arguments that do
+    not parse (a custom call's input is free text, never parsed)."""
+    kind_of = requests[0].kind_of if requests else function_or_custom
+    return any(kind_of(c.type) != "custom" and not parses(c.arguments) for c in calls)
+
+
+def predict(case: Case, stream: StreamResult, requests: list[Conversation]) -> dict[str, str]:
+    """Each strategy's verdict on the case, were the client built on it: a strategy that
+    raises, or builds calls it cannot run, refuses; one that builds robust's calls sends
+    them back."""
+    out: dict[str, str] = {}
+    robust = [value_key(c) for c in stream.tool_calls]
+    for name, built in stream.strategies.items():
+        if isinstance(built, Unmodeled):
+            continue  # neither emulated nor run for real: nothing to predict
+        refuses = isinstance(built, StrategyError) or _unsendable(built, requests)
+        if case.refuse is not None:
+            out[name] = PASS if refuses else FAIL
+        else:
+            same = isinstance(built, list) and [value_key(c) for c in built] == robust
+            out[name] = PASS if same and not refuses else FAIL
+    return out
+
+
+def _last_sent(requests: list[Conversation], after: int) -> list[SentCall] | None:
+    for req in reversed(requests):
+        if req.exchange <= after:
+            continue
+        turns = req.assistant_turns()
+        if turns:
+            return req.calls_at(turns[-1])
+    return None
+
+
+def _exited(ran: Ran | None, said: bool = True) -> str:
+    if ran is None:
+        return "did not run"
+    if ran.status is None:
+        return f"hung: stopped after {ran.timeout:g} s"
+    if ran.status == 0 or not said or not ran.said:
+        return f"exited {ran.status}"
+    return f"exited {ran.status}: {ran.said}"
+
+
+def grade(case: Case, ran: Ran) -> Grade:
+    """Grade the client's run of `case` by its recording and its exit."""
+    if not os.path.exists(ran.path):  # the recorder keeps no empty recording
+        return Grade(case, FAIL, expected(case), f"{NO_REQUEST}; {_exited(ran)}", [], ran=ran)
+    try:
+        analysis = analyze(ran.path)
+        requests = _conversations(ran.path)
+    except RecordingError as e:
+        return Grade(case, FAIL, expected(case), f"the recording cannot be read: {e}", [], ran=ran)
+    first = next((s for s in analysis.streams if s.exchange == 1), None)
+    if first is None:
+        got = (
+            "sent no request"
+            if not analysis.exchanges
+            else "got no stream (its request asked for none)"
+        )
+        return Grade(case, FAIL, expected(case), f"{got}; {_exited(ran)}", [], ran=ran)
+    if first.dialect != case.dialect:
+        asked = dialect(first.dialect).title
+        return Grade(case, FAIL, expected(case), f"asked the {asked} API", [], ran=ran)
+    hung = ran.status is None
+    where = link(ran.path, 1, case.frame if case.frame <= first.frames else None)
+    continued, findings = _sends_back(first.tool_calls, requests)
+    sent = _last_sent(requests, 1) if continued else None
+    predicted = predict(case, first, requests)
+    like: list[str] = []
+    for name, built in first.strategies.items() if not hung else ():  # (no client hangs)
+        if isinstance(built, Unmodeled):
+            continue
+        if isinstance(built, StrategyError):
+            match = not continued  # such a client raises: it sends nothing back
+        else:
+            # calls it cannot parse: refused, or sent back as built
+            match = _built(built, requests) or (not continued and _unsendable(built, requests))
+        if match:
+            like.append(name)
+    if continued:
+        said = said_calls(sent or [])
+        if findings:
+            said += f" ({', '.join(dict.fromkeys(f.kind for f in findings))})"
+        if hung or (ran.status not in (0, None)):
+            said += f"; then {_exited(ran)}"
+    else:
+        cut_at = " (closed the stream early)" if first.ended == "client-closed" else ""
+        said = f"sent no call back{cut_at}; {_exited(ran)}"
+    if case.refuse is not None:
+        ok = not continued and not hung
+    else:
+        ok = continued and not findings and not hung
+    return Grade(
+        case,
+        PASS if ok else FAIL,
+        expected(case),
+        said,
+        like,
+        findings,
+        None if ok else where,
+        ran,
+        predicted,
+        sent,
+    )
+
+
+def behaves_like(grades: Sequence[Grade]) -> tuple[list[str], int, int]:
+    """The strategies the client behaved like on the most cases (robust last among
+    equals: a client is said to build what a known client builds), how many cases, and
+    of how many it got a stream on."""
+    counted = [g for g in grades if g.predicted]
+    if not counted:
+        return [], 0, 0
+    names = list(counted[0].predicted)
+    score = {n: sum(n in g.like for g in counted) for n in names}
+    best = max(score.values())
+    top = [n for n in names if score[n] == best and best > 0]
+    return top, best, len(counted)
+
+
+def summary(grades: Sequence[Grade]) -> str:
+    """`15 of 17 cases pass`."""
+    passed = sum(g.verdict == PASS for g in grades)
+    return f"{passed} of {plural(len(grades), 'case')} pass"

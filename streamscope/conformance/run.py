@@ -1,0 +1,243 @@
+"""Run a client command on cases: a mock provider of the case (`serve`), the recorder in
+front of it (`record`'s proxy, with every provider's variables pointing at it), the
+command as a child stopped at a time bound; then each case graded (grade.py).
+
+The client's dialect is what it asks: unless `--dialect` names one, the first case of
+every dialect is served at once and the client's first request picks (the probe); then
+that dialect's other cases run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from .. import agents
+from ..analysis import analyze
+from ..playback.serve import ServeServer
+from ..providers import DEFAULT_SIDE, sides
+from ..record.proxy import ProxyServer, Upstream
+from ..record.runner import base_url_variables, base_urls, listen, open_recording, parse_sides
+from ..recording.format import RecordingError
+from ..recording.private import private_folders, write_private
+from ..text import visible
+from .cases import Case, served
+from .grade import Grade, Ran, grade
+
+STOP_GRACE = 2.0  # seconds a stopped client has to exit before it is killed
+
+
+class Children:
+    """The clients running now, so Ctrl-C stops every one of them."""
+
+    def __init__(self) -> None:
+        self.running: set[subprocess.Popen[bytes]] = set()
+        self.lock = threading.Lock()
+        self.stopped = False
+
+    def stop_all(self) -> None:
+        with self.lock:
+            self.stopped = True
+            for child in list(self.running):
+                _stop(child)
+
+
+def _stop(child: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to its process group, then SIGKILL: a client's own children go too."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.pid, sig)
+        try:
+            child.wait(STOP_GRACE)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _tail(stream, lines: deque[str]) -> None:
+    for raw in iter(stream.readline, b""):
+        text = raw.decode("utf-8", "replace").rstrip()
+        if text:
+            lines.append(text)
+    stream.close()
+
+
+def run_child(
+    command: list[str], env: dict[str, str], timeout: float, children: Children
+) -> tuple[int | None, float, str]:
+    """(exit status or None when stopped at `timeout`, seconds, its last stderr line)."""
+    begun = time.monotonic()
+    try:
+        child = subprocess.Popen(
+            command,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group: stopped whole at the bound
+        )
+    except OSError as e:
+        return 127 if isinstance(e, FileNotFoundError) else 126, 0.0, str(e.strerror or e)
+    with children.lock:
+        children.running.add(child)
+    lines: deque[str] = deque(maxlen=20)
+    reader = threading.Thread(target=_tail, args=(child.stderr, lines), daemon=True)
+    reader.start()
+    try:
+        status: int | None = child.wait(timeout)
+    except subprocess.TimeoutExpired:
+        _stop(child)
+        status = None
+    finally:
+        with children.lock:
+            children.running.discard(child)
+    reader.join(STOP_GRACE)
+    if status is not None and status < 0:
+        status = 128 - status
+    return status, time.monotonic() - begun, lines[-1] if lines else ""
+
+
+def run_case(files: list[str], plan: Plan, path: str) -> Ran:
+    """Serve `files`, record the command's traffic to `path` through the proxy, run it."""
+    with ServeServer(files, 0, speed=plan.speed) as server:
+        urls = {
+            side.name: server.base_url_for(provider)
+            for provider, side in sides()
+            if side is not DEFAULT_SIDE
+        }
+        sock = listen(0)
+        command = plan.command
+        writer = open_recording(path, ["streamscope", "conformance", "--", *command], True, [])
+        with writer:
+            proxy = ProxyServer(
+                Upstream.parse(server.base_url),
+                writer,
+                0,
+                600.0,
+                sock=sock,
+                sides=parse_sides(urls),
+            )
+            proxy.start()
+            why = "streamscope stopped"
+            try:
+                variables = base_url_variables(proxy, [])
+                run = command
+                applied = agents.apply(command, base_urls(proxy))
+                with agents.prepared(applied, os.environ) as own:
+                    if applied is not None:
+                        run = applied.command
+                        variables.update({**applied.env, **own})
+                    status, seconds, said = run_child(
+                        run, {**os.environ, **variables}, plan.timeout, plan.children
+                    )
+                why = "the client exited" if status is not None else "the client hung: stopped"
+            finally:
+                proxy.stop(why)
+        said = visible(writer.shown(said))
+    return Ran(status, seconds, said, path, plan.timeout)
+
+
+def case_file(case: Case, folder: str, work: str) -> str:
+    """The recording `serve` plays for `case`, written in `work` (private)."""
+    path = os.path.join(work, f"{case.sample_name}.jsonl")
+    if not os.path.exists(path):
+        write_private(path, served(case, folder))
+    return path
+
+
+def told(path: str) -> str | None:
+    """The dialect of a recording's first stream (None: it has none)."""
+    try:
+        streams = analyze(path).streams
+    except RecordingError:
+        return None
+    return streams[0].dialect if streams else None
+
+
+@dataclass(slots=True)
+class Plan:
+    """How the cases are run: the command, where the samples and recordings are."""
+
+    command: list[str]
+    folder: str  # the bundled samples
+    out: str  # the folder of the cases' recordings
+    timeout: float  # a case's time bound, seconds
+    speed: float
+    jobs: int  # cases run at once
+    each: Callable[[Grade], None]  # handed each grade as it is made
+    children: Children = field(default_factory=Children)
+    work: str = ""  # the served cases' files (a private temporary folder)
+
+
+def conform(chosen: Sequence[Case], plan: Plan, probe: bool) -> tuple[list[Grade], str | None]:
+    """Run and grade every case of `chosen` (`probe`: the first case of each dialect
+    first, at once, and then only the dialect the client asked). Returns the grades in
+    case order and the dialect the probe found (None: no probe, or the client asked
+    none)."""
+    private_folders(plan.out)
+    plan.work = tempfile.mkdtemp(prefix="streamscope-conformance-")
+    try:
+        return _conform(chosen, plan, probe)
+    finally:
+        shutil.rmtree(plan.work, ignore_errors=True)
+
+
+def _conform(chosen: Sequence[Case], plan: Plan, probe: bool) -> tuple[list[Grade], str | None]:
+    number = {id(c): k for k, c in enumerate(chosen, 1)}
+
+    def recording(case: Case) -> str:
+        return os.path.join(plan.out, f"{case.sample_name}.jsonl")
+
+    def one(case: Case, files: list[str] | None = None) -> Grade:
+        files = files or [case_file(case, plan.folder, plan.work)]
+        ran = run_case(files, plan, recording(case))
+        got = grade(case, ran)
+        plan.each(got)
+        return got
+
+    grades: list[Grade] = []
+    found: str | None = None
+    rest = list(chosen)
+    if probe:
+        firsts = {}
+        for c in chosen:  # a saved body answers any API: only recordings probe
+            if c.requested and c.dialect not in firsts:
+                firsts[c.dialect] = c
+        files = [case_file(c, plan.folder, plan.work) for c in firsts.values()]
+        lead = next(iter(firsts.values()))
+        path = recording(lead)
+        ran = run_case(files, plan, path)
+        found = told(path)
+        if found is None:
+            return [grade(lead, ran)], None
+        mine = firsts.get(found)
+        if mine is None:
+            return [], found
+        if mine is not lead:
+            os.replace(path, recording(mine))
+            ran = Ran(ran.status, ran.seconds, ran.said, recording(mine), ran.timeout)
+        first = grade(mine, ran)
+        plan.each(first)
+        grades.append(first)
+        rest = [c for c in chosen if c.dialect == found and c is not mine]
+    if plan.children.stopped:
+        return grades, found
+    with ThreadPoolExecutor(max(1, plan.jobs)) as pool:
+        futures = [pool.submit(one, c) for c in rest]
+        for f in futures:
+            with contextlib.suppress(Exception):
+                if plan.children.stopped:
+                    f.cancel()
+        grades += [f.result() for f in futures if not f.cancelled()]
+    grades.sort(key=lambda g: number[id(g.case)])
+    return grades, found
