@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -109,13 +110,22 @@ def run(
         say(
             f"serving {shown} each dialect's first case, to see which API it asks; recordings in {out}"
         )
+
+    def stop(signum: int, _frame: object) -> None:
+        children.stop_all()
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         plan = Plan(command, folder, out, timeout, speed, jobs, each, children)
         grades, found = conform(chosen, plan, not one_dialect)
     except KeyboardInterrupt:
         children.stop_all()
-        say("stopped by Ctrl-C: no card (the recordings made so far are kept)")
+        say("stopped: no card (the recordings made so far are kept)")
         return 130
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     if grades == [] and found is not None:
         say(f"the client asks the {title(found)} API, for which no case was chosen")
         return 2

@@ -77,6 +77,9 @@ def run_child(
 ) -> tuple[int | None, float, str]:
     """(exit status or None when stopped at `timeout`, seconds, its last stderr line)."""
     begun = time.monotonic()
+    with children.lock:
+        if children.stopped:
+            return 130, 0.0, "not run: streamscope was stopped"
     try:
         child = subprocess.Popen(
             command,
@@ -202,7 +205,8 @@ def _conform(chosen: Sequence[Case], plan: Plan, probe: bool) -> tuple[list[Grad
         files = files or [case_file(case, plan.folder, plan.work)]
         ran = run_case(files, plan, recording(case))
         got = grade(case, ran)
-        plan.each(got)
+        if not plan.children.stopped:  # (a case streamscope stopped is not graded aloud)
+            plan.each(got)
         return got
 
     grades: list[Grade] = []
@@ -230,14 +234,15 @@ def _conform(chosen: Sequence[Case], plan: Plan, probe: bool) -> tuple[list[Grad
         plan.each(first)
         grades.append(first)
         rest = [c for c in chosen if c.dialect == found and c is not mine]
-    if plan.children.stopped:
-        return grades, found
-    with ThreadPoolExecutor(max(1, plan.jobs)) as pool:
+    pool = ThreadPoolExecutor(max(1, plan.jobs))
+    try:
         futures = [pool.submit(one, c) for c in rest]
-        for f in futures:
-            with contextlib.suppress(Exception):
-                if plan.children.stopped:
-                    f.cancel()
-        grades += [f.result() for f in futures if not f.cancelled()]
+        grades += [f.result() for f in futures]
+    except BaseException:  # Ctrl-C: no case starts, the running ones are stopped
+        pool.shutdown(wait=False, cancel_futures=True)
+        plan.children.stop_all()
+        raise
+    finally:
+        pool.shutdown(wait=True)
     grades.sort(key=lambda g: number[id(g.case)])
     return grades, found
