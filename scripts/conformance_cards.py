@@ -143,7 +143,8 @@ def section(name: str, what: str, packages: list[str], result: dict) -> list[str
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for g in d["grades"]:
-        expected = "refuse" if g["refuse"] else f"{len(g['calls'])} call(s) back"
+        n = len(g["calls"])
+        expected = "refuse" if g["refuse"] else f"{n} call{'' if n == 1 else 's'} back"
         got = g["got"] if g["verdict"] == "fail" else "the same calls" if g["sent"] else g["got"]
         lines.append(
             f"| `{g['case']}` | `{g['sample'].split('.')[0]}` | {expected} | {g['verdict']} "

@@ -24,15 +24,14 @@ def _by_dialect(grades: Sequence[Grade]) -> list[tuple[str, list[Grade]]]:
 
 
 def builds_like(grades: Sequence[Grade]) -> str:
-    """`your client builds what naive builds (17 of 17 cases)`, or the closest."""
+    """`your client behaves like `naive` (on every case)`, or the closest."""
     names, best, total = behaves_like(grades)
     if not names:
         return "it behaved like no known client on any case"
     known = [n for n in names if n != "robust"] or names
     said = " and ".join(f"`{n}`" for n in known)
-    verb = "builds" if len(known) == 1 else "build"
     if best == total:
-        return f"your client builds what {said} {verb} (on every case)"
+        return f"your client behaves like {said} (on every case)"
     return f"closest: {said} ({best} of {total} cases)"
 
 

@@ -1,0 +1,119 @@
+"""`streamscope conformance` on real clients (tests/conformance_clients/): each SDK's
+verdicts agree with its strategy's column on every case of its dialect, the naive
+client fails exactly what `naive` predicts and is said to behave like it, and LiteLLM
+and pydantic-ai are graded as they really behave."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+from streamscope.conformance.card import builds_like
+from streamscope.conformance.cases import cases, samples_folder, select
+from streamscope.conformance.grade import FAIL, PASS
+from streamscope.conformance.run import Plan, conform
+
+pytestmark = pytest.mark.slow
+
+CLIENTS = os.path.join(os.path.dirname(__file__), "conformance_clients")
+ALL, _ = cases()
+
+
+def _grades(tmp_path, dialect: str, argv: list[str], only: tuple[str, ...] = ()):
+    command = [sys.executable, os.path.join(CLIENTS, argv[0]), *argv[1:]]
+    chosen = select(ALL, [dialect], only)
+    plan = Plan(command, samples_folder() or "", str(tmp_path), 60, 0, 2, lambda g: None)
+    grades, _ = conform(chosen, plan, probe=False)
+    assert [g.case for g in grades] == chosen
+    for g in grades:  # every case was asked: the client reads its SDK's base URL
+        assert not g.got.startswith("sent no request"), (g.case.id, g.got)
+    return grades
+
+
+@pytest.mark.parametrize(
+    "dialect, argv, strategy",
+    [
+        ("chat-completions", ["openai_chat.py", "helper"], "openai-sdk"),
+        ("openai-responses", ["openai_responses.py"], "openai-sdk"),
+        ("anthropic-messages", ["anthropic_messages.py"], "anthropic-sdk"),
+        ("gemini", ["google_genai.py"], "parts"),
+        ("ollama-chat", ["ollama_chat.py"], "ollama-python"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else v[0],
+)
+def test_an_sdk_clients_verdicts_agree_with_its_strategys_column(
+    tmp_path, dialect, argv, strategy
+) -> None:
+    grades = _grades(tmp_path, dialect, argv)
+    disagree = [
+        (g.case.id, g.verdict, g.predicted[strategy], g.got)
+        for g in grades
+        if g.verdict != g.predicted[strategy]
+    ]
+    assert disagree == []
+    # where the client sent calls back, they are the ones its strategy built
+    for g in grades:
+        if g.sent is not None and not g.findings:
+            assert strategy in g.like, g.case.id
+
+
+def test_the_sdk_helper_fails_what_openai_sdk_fails(tmp_path) -> None:
+    by = {
+        g.case.sample_name: g
+        for g in _grades(tmp_path, "chat-completions", ["openai_chat.py", "helper"])
+    }
+    assert by["openai"].verdict == PASS
+    assert by["first-index-1"].verdict == FAIL and "IndexError" in by["first-index-1"].got
+    # the SDK glues a re-sent id to the first, then its arguments do not parse: refused
+    assert by["args-resent"].verdict == FAIL and "JSONDecodeError" in by["args-resent"].got
+    assert by["dashscope-truncated-args"].verdict == PASS  # LengthFinishReasonError: refused
+
+
+def test_a_naive_client_fails_exactly_what_naive_predicts_and_is_said_to_behave_like_it(
+    tmp_path,
+) -> None:
+    grades = _grades(tmp_path, "chat-completions", ["openai_chat.py", "naive"])
+    assert [g.verdict for g in grades] == [g.predicted["naive"] for g in grades]
+    assert all("naive" in g.like for g in grades)
+    assert builds_like(grades) == "your client behaves like `naive` (on every case)"
+    lost = next(g for g in grades if g.case.sample_name == "alibaba-empty-id")
+    assert lost.verdict == FAIL and lost.sent is not None and lost.sent[0].id == ""
+    assert {"tool-call-id-substituted", "tool-call-name-changed"} <= {f.kind for f in lost.findings}
+    assert lost.link is not None and lost.link.endswith("alibaba-empty-id.jsonl#1@2")
+
+
+def test_litellm_is_graded_as_it_behaves(tmp_path) -> None:
+    by = {
+        g.case.sample_name: g
+        for g in _grades(
+            tmp_path,
+            "chat-completions",
+            ["litellm_chat.py"],
+            ("alibaba-empty-id", "name-fragments", "ollama-no-ids"),
+        )
+    }
+    assert by["alibaba-empty-id"].verdict == PASS
+    # stream_chunk_builder keeps the last name fragment only
+    assert "tool-call-name-changed" in {f.kind for f in by["name-fragments"].findings}
+    # with finish_reason "stop" the built message has no tool calls: nothing goes back
+    assert by["ollama-no-ids"].sent is None and by["ollama-no-ids"].ran.status == 0
+
+
+def test_pydantic_ai_is_graded_as_it_behaves(tmp_path) -> None:
+    by = {
+        g.case.sample_name: g
+        for g in _grades(
+            tmp_path,
+            "chat-completions",
+            ["pydantic_ai_chat.py"],
+            ("openai", "ollama-no-ids", "dashscope-truncated-args"),
+        )
+    }
+    assert by["openai"].verdict == PASS
+    # an empty id is replaced by one it makes up
+    assert by["ollama-no-ids"].sent[0].id.startswith("pyd_ai_")
+    assert "tool-call-id-substituted" in {f.kind for f in by["ollama-no-ids"].findings}
+    # truncated arguments go back wrapped, not refused
+    assert by["dashscope-truncated-args"].verdict == FAIL
