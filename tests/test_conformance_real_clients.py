@@ -12,7 +12,7 @@ import pytest
 
 from streamscope.conformance.card import builds_like
 from streamscope.conformance.cases import cases, samples_folder, select
-from streamscope.conformance.grade import FAIL, PASS
+from streamscope.conformance.grade import FAIL, PASS, SKIP
 from streamscope.conformance.run import Plan, conform
 
 pytestmark = pytest.mark.slow
@@ -47,16 +47,26 @@ def test_an_sdk_clients_verdicts_agree_with_its_strategys_column(
     tmp_path, dialect, argv, strategy
 ) -> None:
     grades = _grades(tmp_path, dialect, argv)
+    graded = [g for g in grades if g.verdict != SKIP]
+    assert graded
     disagree = [
         (g.case.id, g.verdict, g.predicted[strategy], g.got)
-        for g in grades
+        for g in graded
         if g.verdict != g.predicted[strategy]
     ]
     assert disagree == []
     # where the client sent calls back, they are the ones its strategy built
-    for g in grades:
+    for g in graded:
         if g.sent is not None and not g.findings:
             assert strategy in g.like, g.case.id
+
+
+def test_a_vertex_only_stream_is_not_graded_on_a_gemini_api_client(tmp_path) -> None:
+    picked = ("gemini-streamed-args", "gemini-parallel-signature")
+    by = {g.case.sample_name: g for g in _grades(tmp_path, "gemini", ["google_genai.py"], picked)}
+    assert by["gemini-streamed-args"].verdict == SKIP
+    assert "Vertex AI" in by["gemini-streamed-args"].got
+    assert by["gemini-parallel-signature"].verdict == PASS
 
 
 def test_the_sdk_helper_fails_what_openai_sdk_fails(tmp_path) -> None:

@@ -9,9 +9,10 @@ from ..core.links import pasteable
 from ..dialects import DIALECTS
 from ..recording.mask import mask_argv
 from ..text import cut, visible
-from .grade import FAIL, PASS, Grade, behaves_like, summary
+from .grade import FAIL, PASS, SKIP, Grade, behaves_like, passed, summary
 
 SCHEMA = 1
+MARKS = {PASS: "pass", FAIL: "FAIL", SKIP: "skip"}  # a failure stands out
 
 
 def title(name: str) -> str:
@@ -48,7 +49,7 @@ def text(grades: Sequence[Grade], width: int = 100) -> str:
         rows = [("", "case", "sample", "expected", "sent back", "behaves like")]
         for g in group:
             want, did = g.brief()
-            mark = "pass" if g.verdict == PASS else "FAIL"
+            mark = MARKS[g.verdict]
             rows.append(
                 (mark, g.case.name, g.case.sample_name, want, did, ", ".join(g.like) or "none")
             )
@@ -109,6 +110,6 @@ def to_json(grades: Sequence[Grade], command: Sequence[str], recordings: str) ->
         "schema": SCHEMA,
         "command": shown,
         "recordings": recordings,
-        "passed": bool(grades) and all(g.verdict == PASS for g in grades),
+        "passed": passed(grades),
         "dialects": dialects,
     }

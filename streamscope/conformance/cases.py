@@ -22,7 +22,17 @@ from ..core.engine import StreamResult
 from ..dialects import DIALECTS
 from ..text import quote
 
-CLEAN = "clean"  # a case whose stream has no anomaly: the API's own shape
+CLEAN = "clean"
+VERTEX = "Vertex AI"
+
+
+def vertex(url: str | None) -> bool:
+    """Whether a Gemini request goes to Vertex AI (its models are a publisher's)."""
+    return (
+        url is not None and "/publishers/" in url
+    )  # a case whose stream has no anomaly: the API's own shape
+
+
 _RANK = {"error": 0, "warning": 1, "info": 2}
 # a stream that did not end as the API ends one cannot go back as it is
 _WHOLE = ("done", "finish-without-done")
@@ -43,6 +53,9 @@ class Case:
     refuse: str | None
     final: tuple[str, int]  # the sample and exchange of the text that answers next
     requested: bool = True  # the sample holds its request (a saved body answers any API)
+    # the one API of its dialect whose streams have this shape (VERTEX: Gemini's
+    # partialArgs are Vertex AI's alone); None: any
+    only_on: str | None = None
 
     @property
     def id(self) -> str:
@@ -119,7 +132,7 @@ def cases(folder: str | None = None) -> tuple[list[Case], list[str]]:
     if os.path.exists(readme):
         with open(readme, encoding="utf-8") as f:
             refs = references(f.read())
-    found: list[tuple[str, StreamResult, StreamResult | None, bool]] = []
+    found: list[tuple[str, StreamResult, StreamResult | None, bool, str | None]] = []
     skipped: list[str] = []
     finals: dict[str, tuple[str, int]] = {}  # a dialect's first text answer
     for name in sorted(os.listdir(folder)):
@@ -138,9 +151,13 @@ def cases(folder: str | None = None) -> tuple[list[Case], list[str]]:
         if first is None:
             skipped.append(f"{name}: no stream assembles a call")
             continue
-        found.append((name, first, by_ex.get(first.exchange + 1), analysis.format == "recording"))
+        info = next((i for i in analysis.exchanges if i.exchange == first.exchange), None)
+        url = info.url if info is not None else None
+        found.append(
+            (name, first, by_ex.get(first.exchange + 1), analysis.format == "recording", url)
+        )
     out: list[Case] = []
-    for name, s, nxt, requested in found:
+    for name, s, nxt, requested, url in found:
         final = (name, s.exchange + 1) if _text_only(nxt, s.dialect) else finals.get(s.dialect)
         if final is None:
             skipped.append(f"{name}: no sample of its dialect answers with text")
@@ -159,6 +176,7 @@ def cases(folder: str | None = None) -> tuple[list[Case], list[str]]:
                 _refusal(s),
                 final,
                 requested,
+                VERTEX if s.dialect == "gemini" and vertex(url) else None,
             )
         )
     order = list(DIALECTS)

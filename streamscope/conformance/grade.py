@@ -26,9 +26,10 @@ from ..inputs import open_input
 from ..inputs.encoding import request_json
 from ..recording.format import RecordingError
 from ..text import cut, plural, quote
-from .cases import Case
+from .cases import VERTEX, Case, vertex
 
 PASS, FAIL = "pass", "fail"
+SKIP = "skip"  # not graded: the client asked an API whose streams never have this shape
 NO_REQUEST = "sent no request"
 ROBUST = "robust"
 
@@ -67,6 +68,8 @@ class Grade:
             else plural(len(self.case.calls), "call") + " back"
         )
         ran = self.ran
+        if self.verdict == SKIP:
+            return want, f"not graded ({self.case.only_on} only)"
         if self.sent is None:
             how = "hung" if ran is not None and ran.status is None else _exited(ran, False)
             return want, f"nothing; {how}" if ran is not None else "nothing"
@@ -228,6 +231,10 @@ def grade(case: Case, ran: Ran) -> Grade:
     if first.dialect != case.dialect:
         asked = dialect(first.dialect).title
         return Grade(case, FAIL, expected(case), f"asked the {asked} API", [], ran=ran)
+    asked_url = analysis.exchanges[0].url if analysis.exchanges else None
+    if case.only_on == VERTEX and not vertex(asked_url):
+        said = f"not graded: a stream only {VERTEX} sends, and the client asked the Gemini API"
+        return Grade(case, SKIP, expected(case), said, [], ran=ran)
     hung = ran.status is None
     where = link(ran.path, 1, case.frame if case.frame <= first.frames else None)
     continued, findings = _sends_back(first.tool_calls, requests)
@@ -275,7 +282,7 @@ def behaves_like(grades: Sequence[Grade]) -> tuple[list[str], int, int]:
     """The strategies the client behaved like on the most cases (robust last among
     equals: a client is said to build what a known client builds), how many cases, and
     of how many it got a stream on."""
-    counted = [g for g in grades if g.predicted]
+    counted = [g for g in grades if g.predicted and g.verdict != SKIP]
     if not counted:
         return [], 0, 0
     names = list(counted[0].predicted)
@@ -286,6 +293,14 @@ def behaves_like(grades: Sequence[Grade]) -> tuple[list[str], int, int]:
 
 
 def summary(grades: Sequence[Grade]) -> str:
-    """`15 of 17 cases pass`."""
+    """`15 of 17 cases pass` (`, 2 not graded` where some were skipped)."""
     passed = sum(g.verdict == PASS for g in grades)
-    return f"{passed} of {plural(len(grades), 'case')} pass"
+    skipped = sum(g.verdict == SKIP for g in grades)
+    graded = len(grades) - skipped
+    said = f"{passed} of {plural(graded, 'case')} pass"
+    return f"{said}, {skipped} not graded" if skipped else said
+
+
+def passed(grades: Sequence[Grade]) -> bool:
+    """Whether the client passes: no case failed, and one at least was graded."""
+    return any(g.verdict == PASS for g in grades) and all(g.verdict != FAIL for g in grades)

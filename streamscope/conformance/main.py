@@ -16,9 +16,9 @@ from ..core.links import pasteable
 from ..record.runner import cannot_run
 from ..recording.mask import mask_argv
 from ..text import plural, say, visible
-from .card import text, title, to_json
+from .card import MARKS, text, title, to_json
 from .cases import Case, cases, samples_folder, select
-from .grade import NO_REQUEST, PASS, Grade, expected
+from .grade import NO_REQUEST, Grade, expected, passed
 from .run import Children, Plan, conform
 
 
@@ -97,7 +97,7 @@ def run(
             mine = sum(c.dialect == g.case.dialect for c in chosen)
             say(f"it asks the {title(g.case.dialect)} API: {plural(mine, 'case')}")
         seen.append(g.case.dialect)
-        mark = "pass" if g.verdict == PASS else "FAIL"
+        mark = MARKS[g.verdict]
         took = f" ({g.ran.seconds:.1f} s)" if g.ran is not None else ""
         say(f"{mark} {g.case.id}{took}")
 
@@ -142,4 +142,4 @@ def run(
         width = shutil.get_terminal_size((100, 24)).columns
         print(text(grades, width))
         print(f"\nrecordings: {pasteable(out)}")
-    return 0 if all(g.verdict == PASS for g in grades) else 1
+    return 0 if passed(grades) else 1
