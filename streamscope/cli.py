@@ -1098,6 +1098,12 @@ def record(env_names, command, **options) -> None:
     help="Only the cases of this anomaly kind or sample (repeatable).",
 )
 @click.option("--list", "list_cases", is_flag=True, help="List the cases and exit.")
+@click.option(
+    "--loop",
+    is_flag=True,
+    help="Run COMMAND once for all the cases, one conversation per case "
+    "(it is told how many in STREAMSCOPE_CONFORMANCE_CASES); needs --dialect.",
+)
 @click.option("--json", "as_json", is_flag=True, help="The report card as JSON on stdout.")
 @click.option(
     "--timeout",
@@ -1129,7 +1135,9 @@ def record(env_names, command, **options) -> None:
     help="The folder for each case's recording (default: recordings/conformance-<UTC time>/).",
 )
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def conformance(dialects, only, list_cases, as_json, timeout, speed, jobs, output, command) -> None:
+def conformance(
+    dialects, only, list_cases, loop, as_json, timeout, speed, jobs, output, command
+) -> None:
     """Grade a client on every known quirk: streamscope conformance -- python agent.py
 
     COMMAND is run once per case, its SDK's base URL variables pointing at a local mock
@@ -1154,7 +1162,7 @@ def conformance(dialects, only, list_cases, as_json, timeout, speed, jobs, outpu
                 "conformance needs a command to grade: streamscope conformance -- python agent.py"
             )
         status = run_conformance(
-            list(command), dialects, only, as_json, timeout, speed, jobs, output
+            list(command), dialects, only, as_json, timeout, speed, jobs, output, loop
         )
     except Refused as e:
         _fail(str(e))

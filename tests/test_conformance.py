@@ -188,3 +188,52 @@ def test_list_names_each_case_with_what_it_expects_and_stands_for() -> None:
     assert "chat-completions  id-empty-overwrite (alibaba-empty-id)" in got.stdout
     assert 'expected: refuse (the arguments of "get_forecast" do not parse)' in got.stdout
     assert "stands for: the empty-string overwrite trap" in got.stdout
+
+
+# One conversation, then a hang in the second: `--loop` grades the first, the second as
+# hung, and the third as never reached.
+HANGS_SECOND = """
+    import json, os, time, httpx
+    base = os.environ["OPENAI_BASE_URL"]
+    question = [{"role": "user", "content": "hi"}]
+    for turn in range(int(os.environ["STREAMSCOPE_CONFORMANCE_CASES"])):
+        if turn == 1:
+            time.sleep(600)
+        body = {"model": "m", "messages": question, "stream": True}
+        with httpx.stream("POST", base + "/chat/completions", json=body) as r:
+            calls = {}
+            for line in r.iter_lines():
+                if not line.startswith("data: {"):
+                    continue
+                for d in json.loads(line[6:])["choices"][0]["delta"].get("tool_calls") or []:
+                    c = calls.setdefault(d["index"], {"id": "", "name": "", "arguments": ""})
+                    c["id"] = d.get("id") or c["id"]
+                    c["name"] = (d.get("function") or {}).get("name") or c["name"]
+                    c["arguments"] += (d.get("function") or {}).get("arguments") or ""
+        sent = [{"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}} for c in calls.values()]
+        results = [{"role": "tool", "tool_call_id": c["id"], "content": "ok"} for c in calls.values()]
+        history = question + [{"role": "assistant", "content": None, "tool_calls": sent}] + results
+        httpx.post(base + "/chat/completions", json={"model": "m", "messages": history, "stream": True}).read()
+"""
+
+
+@pytest.mark.slow
+def test_loop_grades_each_conversation_and_a_hang_stops_the_rest(tmp_path) -> None:
+    from streamscope.conformance.run import run_loop
+
+    chosen = select(CHAT, (), ["openai", "vllm", "llamacpp"])
+    out = tmp_path / "out"
+    plan = Plan(
+        _script(tmp_path, "loop.py", HANGS_SECOND),
+        samples_folder() or "",
+        str(out),
+        2,
+        0,
+        1,
+        lambda g: None,
+    )
+    first, second, third = run_loop(chosen, plan)
+    assert first.case.sample_name == "llamacpp" and first.verdict == PASS, (first.got, first.findings)
+    assert second.verdict == FAIL and second.got == "sent no request; hung: stopped after 2 s"
+    assert third.verdict == FAIL and third.got == "not run: the client hung before this case"
+    assert sorted(os.listdir(out)) == ["llamacpp.jsonl"]  # one recording per case begun

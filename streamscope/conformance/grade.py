@@ -43,6 +43,8 @@ class Ran:
     said: str  # the last line it wrote on stderr (masked, control characters escaped)
     path: str  # the recording of the case
     timeout: float = 0.0
+    # the client went on to its next conversation (`--loop`): its exit is a later case's
+    went_on: bool = False
 
 
 @dataclass(slots=True)
@@ -71,7 +73,7 @@ class Grade:
         if self.verdict == SKIP:
             return want, f"not graded ({self.case.only_on} only)"
         if self.sent is None:
-            how = "hung" if ran is not None and ran.status is None else _exited(ran, False)
+            how = "hung" if ran is not None and ran.status is None else exited(ran, False)
             return want, f"nothing; {how}" if ran is not None else "nothing"
         if self.findings:
             return want, ", ".join(dict.fromkeys(f.kind for f in self.findings))
@@ -201,9 +203,11 @@ def _last_sent(requests: list[Conversation], after: int) -> list[SentCall] | Non
     return None
 
 
-def _exited(ran: Ran | None, said: bool = True) -> str:
+def exited(ran: Ran | None, said: bool = True) -> str:
     if ran is None:
         return "did not run"
+    if ran.went_on:
+        return "went on to its next conversation"
     if ran.status is None:
         return f"hung: stopped after {ran.timeout:g} s"
     if ran.status == 0 or not said or not ran.said:
@@ -214,7 +218,7 @@ def _exited(ran: Ran | None, said: bool = True) -> str:
 def grade(case: Case, ran: Ran) -> Grade:
     """Grade the client's run of `case` by its recording and its exit."""
     if not os.path.exists(ran.path):  # the recorder keeps no empty recording
-        return Grade(case, FAIL, expected(case), f"{NO_REQUEST}; {_exited(ran)}", [], ran=ran)
+        return Grade(case, FAIL, expected(case), f"{NO_REQUEST}; {exited(ran)}", [], ran=ran)
     try:
         analysis = analyze(ran.path)
         requests = _conversations(ran.path)
@@ -227,7 +231,7 @@ def grade(case: Case, ran: Ran) -> Grade:
             if not analysis.exchanges
             else "got no stream (its request asked for none)"
         )
-        return Grade(case, FAIL, expected(case), f"{got}; {_exited(ran)}", [], ran=ran)
+        return Grade(case, FAIL, expected(case), f"{got}; {exited(ran)}", [], ran=ran)
     if first.dialect != case.dialect:
         asked = dialect(first.dialect).title
         return Grade(case, FAIL, expected(case), f"asked the {asked} API", [], ran=ran)
@@ -256,10 +260,10 @@ def grade(case: Case, ran: Ran) -> Grade:
         if findings:
             said += f" ({', '.join(dict.fromkeys(f.kind for f in findings))})"
         if hung or (ran.status not in (0, None)):
-            said += f"; then {_exited(ran)}"
+            said += f"; then {exited(ran)}"
     else:
         cut_at = " (closed the stream early)" if first.ended == "client-closed" else ""
-        said = f"sent no call back{cut_at}; {_exited(ran)}"
+        said = f"sent no call back{cut_at}; {exited(ran)}"
     if case.refuse is not None:
         ok = not continued and not hung
     else:

@@ -19,7 +19,7 @@ from ..text import plural, say, visible
 from .card import MARKS, text, title, to_json
 from .cases import Case, cases, samples_folder, select
 from .grade import NO_REQUEST, Grade, expected, passed
-from .run import Children, Plan, conform
+from .run import Children, Plan, conform, run_loop
 
 
 class Refused(Exception):
@@ -77,8 +77,11 @@ def run(
     speed: float,
     jobs: int,
     output: str | None,
+    loop: bool = False,
 ) -> int:
     chosen, _ = chosen_cases(dialects, only)
+    if loop and len({c.dialect for c in chosen}) > 1:
+        raise Refused("--loop serves one dialect's cases one after another: name it with --dialect")
     problem = cannot_run(command)
     if problem is not None:
         say(problem[1])
@@ -118,7 +121,10 @@ def run(
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         plan = Plan(command, folder, out, timeout, speed, jobs, each, children)
-        grades, found = conform(chosen, plan, not one_dialect)
+        if loop:
+            grades, found = run_loop(chosen, plan), None
+        else:
+            grades, found = conform(chosen, plan, not one_dialect)
     except KeyboardInterrupt:
         children.stop_all()
         say("stopped: no card (the recordings made so far are kept)")

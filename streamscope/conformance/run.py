@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from .. import agents
 from ..analysis import analyze
+from ..playback.library import Library
 from ..playback.serve import ServeServer
 from ..providers import DEFAULT_SIDE, sides
 from ..record.proxy import ProxyServer, Upstream
@@ -35,6 +36,7 @@ from .cases import Case, served
 from .grade import Grade, Ran, grade
 
 STOP_GRACE = 2.0  # seconds a stopped client has to exit before it is killed
+POLL = 0.2  # seconds between looks at a running client
 
 
 class Children:
@@ -73,9 +75,10 @@ def _tail(stream, lines: deque[str]) -> None:
 
 
 def run_child(
-    command: list[str], env: dict[str, str], timeout: float, children: Children
+    command: list[str], env: dict[str, str], stalled: Callable[[float], bool], children: Children
 ) -> tuple[int | None, float, str]:
-    """(exit status or None when stopped at `timeout`, seconds, its last stderr line)."""
+    """(exit status or None when it was stopped as stalled, seconds, its last stderr
+    line). `stalled` is asked, with the seconds since it began, a few times a second."""
     begun = time.monotonic()
     with children.lock:
         if children.stopped:
@@ -96,11 +99,15 @@ def run_child(
     lines: deque[str] = deque(maxlen=20)
     reader = threading.Thread(target=_tail, args=(child.stderr, lines), daemon=True)
     reader.start()
+    status: int | None = None
     try:
-        status: int | None = child.wait(timeout)
-    except subprocess.TimeoutExpired:
-        _stop(child)
-        status = None
+        while status is None:
+            try:
+                status = child.wait(POLL)
+            except subprocess.TimeoutExpired:
+                if stalled(time.monotonic() - begun):
+                    _stop(child)
+                    break
     finally:
         with children.lock:
             children.running.discard(child)
@@ -110,9 +117,20 @@ def run_child(
     return status, time.monotonic() - begun, lines[-1] if lines else ""
 
 
-def run_case(files: list[str], plan: Plan, path: str) -> Ran:
-    """Serve `files`, record the command's traffic to `path` through the proxy, run it."""
-    with ServeServer(files, 0, speed=plan.speed) as server:
+def run_case(
+    files: list[str],
+    plan: Plan,
+    path: str,
+    library: Library | None = None,
+    stalled: Callable[[float], bool] | None = None,
+    env: dict[str, str] | None = None,
+) -> Ran:
+    """Serve `files` (or `library`), record the command's traffic to `path` through the
+    proxy, run it with `env` added until it exits or is `stalled` (default: past the
+    time bound)."""
+    if stalled is None:
+        stalled = lambda seconds: seconds > plan.timeout  # noqa: E731
+    with ServeServer(files, 0, speed=plan.speed, library=library) as server:
         urls = {
             side.name: server.base_url_for(provider)
             for provider, side in sides()
@@ -141,7 +159,7 @@ def run_case(files: list[str], plan: Plan, path: str) -> Ran:
                         run = applied.command
                         variables.update({**applied.env, **own})
                     status, seconds, said = run_child(
-                        run, {**os.environ, **variables}, plan.timeout, plan.children
+                        run, {**os.environ, **(env or {}), **variables}, stalled, plan.children
                     )
                 why = "the client exited" if status is not None else "the client hung: stopped"
             finally:
@@ -246,3 +264,35 @@ def _conform(chosen: Sequence[Case], plan: Plan, probe: bool) -> tuple[list[Grad
         pool.shutdown(wait=True)
     grades.sort(key=lambda g: number[id(g.case)])
     return grades, found
+
+
+def run_loop(chosen: Sequence[Case], plan: Plan) -> list[Grade]:
+    """`--loop`: one client process, every case served in turn (loop.py)."""
+    from . import loop
+
+    private_folders(plan.out)
+    plan.work = tempfile.mkdtemp(prefix="streamscope-conformance-")
+    try:
+        files = [case_file(c, plan.folder, plan.work) for c in chosen]
+        library = loop.CaseLibrary(files, chosen)
+        finished: list[float] = []
+
+        def stalled(_seconds: float) -> bool:
+            now = time.monotonic()
+            if library.finished.is_set():  # every case answered: it may end in its own time
+                finished[:1] = finished[:1] or [now]
+                return now - finished[0] > plan.timeout
+            return now - library.last > plan.timeout
+
+        whole = os.path.join(plan.work, "whole.jsonl")
+        env = {loop.CASES_VARIABLE: str(len(chosen))}
+        ran = run_case([], plan, whole, library, stalled, env)
+        hung = ran.status is None and not library.finished.is_set()
+        paths = loop.cut(whole, library.log, chosen, plan.out) if os.path.exists(whole) else {}
+        status = None if hung else (ran.status if ran.status is not None else 0)
+        out = loop.grades(chosen, paths, library, status, ran.said, ran.seconds, plan.timeout)
+        for g in out:
+            plan.each(g)
+        return out
+    finally:
+        shutil.rmtree(plan.work, ignore_errors=True)

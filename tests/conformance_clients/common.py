@@ -57,4 +57,14 @@ def run(modes: dict[str, Callable[[], dict[str, Any]]]) -> None:
         known = ", ".join(modes)
         print(f"{name}: unknown mode {' '.join(sys.argv[1:])!r} (modes: {known})", file=sys.stderr)
         sys.exit(2)
-    print(json.dumps(modes[mode](), default=str))
+    runs = os.environ.get("STREAMSCOPE_CONFORMANCE_CASES")
+    if runs is None:
+        print(json.dumps(modes[mode](), default=str))
+        return
+    # `streamscope conformance --loop`: one conversation per case, as an eval harness
+    # runs them: a conversation that raises is reported and the next one begins
+    for _ in range(int(runs)):
+        try:
+            print(json.dumps(modes[mode](), default=str), flush=True)
+        except Exception as e:  # noqa: BLE001 - each conversation on its own
+            print(f"{type(e).__name__}: {e}", file=sys.stderr, flush=True)

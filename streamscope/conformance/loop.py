@@ -1,0 +1,150 @@
+"""`conformance --loop`: one client process that runs its conversation again and again,
+each case served in turn.
+
+A request whose history carries no call back (no assistant turn with calls, no tool
+result) begins a conversation: it gets the next case's stream; a request that carries
+one continues the case begun last: it gets that case's final text. The client is told
+how many conversations to run in STREAMSCOPE_CONFORMANCE_CASES; a conversation begun
+after the last case gets an error. The run is recorded whole, then cut into one
+recording per case (as `export --format recording` writes an exchange), graded alike.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from ..dialects import DEFAULT, Dialect
+from ..export.fixtures import export
+from ..playback.library import Library, Selection, Unmatched
+from ..recording.private import write_private
+from ..text import plural
+from .cases import Case
+from .grade import FAIL, NO_REQUEST, Grade, Ran, exited, expected, grade
+
+CASES_VARIABLE = "STREAMSCOPE_CONFORMANCE_CASES"
+
+
+def continues(body: bytes, speaks: Dialect) -> bool:
+    """Whether a request carries calls back (an answer to a stream), by its history."""
+    try:
+        got: Any = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        return False
+    history = speaks.history(got) if isinstance(got, dict) else None
+    if history is None:
+        return False
+    return any(e.role == "tool" or (e.role == "assistant" and e.value) for e in history.entries())
+
+
+class CaseLibrary(Library):
+    """The cases' served files, answered in turn (see the module docstring)."""
+
+    def __init__(self, files: Sequence[str], cases: Sequence[Case]) -> None:
+        super().__init__(list(files))
+        if len(self.entries) != 2 * len(cases):  # (each case: its stream, its text)
+            raise ValueError("each served case holds two exchanges")
+        self.cases = list(cases)
+        self.begun = 0  # cases whose stream was served
+        self.log: list[int] = []  # per request in arrival order: its case (-1: none)
+        self.last = time.monotonic()  # when the last request came
+        self.finished = threading.Event()  # the last case's text was served
+        self.answered: set[int] = set()  # the cases whose text was served
+
+    def select(
+        self, body: bytes, strict: bool = False, dialect: Dialect | None = None, path: str = ""
+    ) -> Selection | Unmatched:
+        speaks = dialect or DEFAULT
+        again = continues(body, speaks)
+        with self._lock:
+            self.last = time.monotonic()
+            if not again:
+                self.begun += 1
+            k = self.begun - 1
+            if not 0 <= k < len(self.cases):
+                self.log.append(-1)
+                n = len(self.cases)
+                return Unmatched(f"all {plural(n, 'case')} were served: the run is over")
+            if self.cases[k].dialect != speaks.name:
+                self.log.append(-1)
+                return Unmatched(
+                    f"this run serves {self.cases[k].dialect} cases, not {speaks.name}"
+                )
+            self.log.append(k)
+            if again:
+                self.answered.add(k)
+                if k == len(self.cases) - 1:
+                    self.finished.set()
+            entry = self.entries[2 * k + (1 if again else 0)]
+            self.served[entry.number] += 1
+            return Selection(entry, "order")
+
+
+def cut(whole: str, log: Sequence[int], cases: Sequence[Case], out: str) -> dict[int, str]:
+    """The whole run's recording cut into one recording per case begun (its exchanges in
+    order, numbered from 1), in `out`; by case index."""
+    by_case: dict[int, list[int]] = {}
+    for exchange, k in enumerate(log, 1):
+        if k >= 0:
+            by_case.setdefault(k, []).append(exchange)
+    paths = {}
+    for k, numbers in by_case.items():
+        lines: list[bytes] = []
+        for n, exchange in enumerate(numbers, 1):
+            try:
+                data = export(whole, "recording", exchange).data
+            except (ValueError, OSError):  # (a request the recorder did not keep)
+                continue
+            for i, line in enumerate(data.splitlines()):
+                if i == 0:
+                    if not lines:
+                        lines.append(line + b"\n")  # one header
+                    continue
+                record = orjson.loads(line)
+                record["exchange"] = n
+                lines.append(orjson.dumps(record) + b"\n")
+        path = os.path.join(out, f"{cases[k].sample_name}.jsonl")
+        write_private(path, b"".join(lines))
+        paths[k] = path
+    return paths
+
+
+def grades(
+    cases: Sequence[Case],
+    paths: dict[int, str],
+    library: CaseLibrary,
+    status: int | None,
+    said: str,
+    seconds: float,
+    timeout: float,
+) -> list[Grade]:
+    """Each case graded by its recording. The client's end (its exit, or its hang)
+    belongs to the last case begun, or to the next one where that one's text was served
+    (it ended before asking for it); the cases before, the client went on from; the
+    rest, it never reached."""
+    out = []
+    last = library.begun - 1
+    if last in library.answered and last + 1 < len(cases):
+        last += 1  # its end came before it asked the next case
+    for k, case in enumerate(cases):
+        if k == last and k not in paths:  # it ended before asking this one
+            ran = Ran(status, seconds, said, "", timeout)
+            got = f"{NO_REQUEST}; {exited(ran)}"
+            out.append(Grade(case, FAIL, expected(case), got, [], ran=ran))
+            continue
+        if k > last or k not in paths:
+            why = "hung" if status is None else f"exited {status}"
+            got = f"not run: the client {why} before this case"
+            out.append(Grade(case, FAIL, expected(case), got, []))
+            continue
+        if k < last:
+            ran = Ran(0, seconds, "", paths[k], timeout, went_on=True)
+        else:
+            ran = Ran(status, seconds, said, paths[k], timeout)
+        out.append(grade(case, ran))
+    return out
