@@ -89,6 +89,30 @@ CARDS = [
 ]
 
 
+# A coding agent graded as it runs (scripts/agent-matrix --install claude puts it in .tools/)
+CLAUDE = os.path.join(HERE, ".tools", "claude", "node_modules", ".bin", "claude")
+AGENTS = [
+    (
+        "claude-code",
+        'Claude Code\'s `claude -p "What is the weather in Paris?"`',
+        "anthropic-messages",
+        CLAUDE,
+        ["-p", "What is the weather in Paris?"],
+        {
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "ANTHROPIC_API_KEY": "sk-ant-cards",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        },
+    ),
+]
+
+
+def agent_version(program: str) -> str:
+    got = subprocess.run([program, "--version"], capture_output=True, text=True, check=False)
+    return got.stdout.strip() or "unknown"
+
+
 def version(package: str) -> str:
     try:
         return importlib.metadata.version(package)
@@ -96,8 +120,8 @@ def version(package: str) -> str:
         return "not installed"
 
 
-def card(dialect: str, argv: list[str], out: str) -> dict:
-    command = [sys.executable, os.path.join(CLIENTS, argv[0]), *argv[1:]]
+def card(dialect: str, argv: list[str], out: str, env: dict[str, str] | None = None) -> dict:
+    command = [sys.executable, os.path.join(CLIENTS, argv[0]), *argv[1:]] if env is None else argv
     got = subprocess.run(
         [
             sys.executable,
@@ -129,15 +153,17 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def section(name: str, what: str, packages: list[str], result: dict) -> list[str]:
+def section(name: str, what: str, versions: str, result: dict) -> list[str]:
     (d,) = result["dialects"]
+    n_skip = sum(g["verdict"] == "skip" for g in d["grades"])
+    graded = d["cases"] - n_skip
+    skipped = f" ({n_skip} not graded: a stream only Vertex AI sends)" if n_skip else ""
     names = ", ".join(f"`{n}`" for n in d["behaves_like"]) or "none"
-    versions = ", ".join(f"{p} {version(p)}" for p in packages)
     lines = [
         f"## {name}",
         "",
-        f"{what} ({versions}): **{d['passed']} of {d['cases']} cases pass**; it behaves like "
-        f"{names} on {d['behaves_like_cases']} of {d['cases']} cases.",
+        f"{what} ({versions}): **{d['passed']} of {graded} cases pass**{skipped}; it behaves "
+        f"like {names} on {d['behaves_like_cases']} of {graded} cases.",
         "",
         "| case | sample | expected | verdict | sent back | behaves like |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -145,7 +171,12 @@ def section(name: str, what: str, packages: list[str], result: dict) -> list[str
     for g in d["grades"]:
         n = len(g["calls"])
         expected = "refuse" if g["refuse"] else f"{n} call{'' if n == 1 else 's'} back"
-        got = g["got"] if g["verdict"] == "fail" else "the same calls" if g["sent"] else g["got"]
+        if g["verdict"] != "pass":
+            got = g["got"]
+        elif g["findings"]:
+            got = "dropped what cannot go back: " + g["got"]
+        else:
+            got = "the same calls" if g["sent"] else g["got"]
         lines.append(
             f"| `{g['case']}` | `{g['sample'].split('.')[0]}` | {expected} | {g['verdict']} "
             f"| {cell(got[:140])} | {', '.join(g['like']) or 'none'} |"
@@ -171,7 +202,14 @@ def main() -> None:
             if wanted and name not in wanted:
                 continue
             print(f"{name} ...", file=sys.stderr, flush=True)
-            lines += section(name, what, packages, card(dialect, argv, os.path.join(tmp, name)))
+            versions = ", ".join(f"{p} {version(p)}" for p in packages)
+            lines += section(name, what, versions, card(dialect, argv, os.path.join(tmp, name)))
+        for name, what, dialect, program, args, env in AGENTS:
+            if (wanted and name not in wanted) or not os.access(program, os.X_OK):
+                continue
+            print(f"{name} ...", file=sys.stderr, flush=True)
+            got = card(dialect, [program, *args], os.path.join(tmp, name), env)
+            lines += section(name, what, agent_version(program), got)
     with open(PAGE, "w", encoding="utf-8") as f:
         f.write("\n".join(lines).rstrip("\n") + "\n")
     print(f"wrote {os.path.relpath(PAGE, HERE)}", file=sys.stderr)

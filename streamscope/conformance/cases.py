@@ -35,7 +35,7 @@ def vertex(url: str | None) -> bool:
 
 _RANK = {"error": 0, "warning": 1, "info": 2}
 # a stream that did not end as the API ends one cannot go back as it is
-_WHOLE = ("done", "finish-without-done")
+WHOLE = ("done", "finish-without-done")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,17 +108,21 @@ def _named(s: StreamResult) -> tuple[str, tuple[str, ...], int]:
 
 
 def _refusal(s: StreamResult) -> str | None:
-    if s.ended not in _WHOLE:
+    if s.ended not in WHOLE:
         return f"the stream ended {s.ended}: its calls are not whole"
     # robust repairs (and reports) exactly the calls whose arguments do not parse
-    for c, repair in zip(s.tool_calls, s.repairs, strict=False):
-        if repair is not None:
-            return f"the arguments of {quote(c.name)} do not parse"
-    return None
+    broken = [c for c, repair in zip(s.tool_calls, s.repairs, strict=False) if repair is not None]
+    if not broken:
+        return None
+    names = ", ".join(quote(c.name) for c in broken)
+    said = f"the arguments of {names} do not parse"
+    if len(broken) < len(s.tool_calls):
+        said += "; the other calls go back unchanged"
+    return said
 
 
 def _text_only(s: StreamResult | None, told: str) -> bool:
-    return s is not None and s.dialect == told and not s.tool_calls and s.ended in _WHOLE
+    return s is not None and s.dialect == told and not s.tool_calls and s.ended in WHOLE
 
 
 def cases(folder: str | None = None) -> tuple[list[Case], list[str]]:

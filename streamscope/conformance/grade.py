@@ -26,7 +26,7 @@ from ..inputs import open_input
 from ..inputs.encoding import request_json
 from ..recording.format import RecordingError
 from ..text import cut, plural, quote
-from .cases import VERTEX, Case, vertex
+from .cases import VERTEX, WHOLE, Case, vertex
 
 PASS, FAIL = "pass", "fail"
 SKIP = "skip"  # not graded: the client asked an API whose streams never have this shape
@@ -75,6 +75,8 @@ class Grade:
         if self.sent is None:
             how = "hung" if ran is not None and ran.status is None else exited(ran, False)
             return want, f"nothing; {how}" if ran is not None else "nothing"
+        if self.verdict == PASS and self.findings:  # (the calls it refused, dropped)
+            return want, "dropped what cannot go back"
         if self.findings:
             return want, ", ".join(dict.fromkeys(f.kind for f in self.findings))
         return want, "the same calls"
@@ -148,18 +150,20 @@ def _wrong(findings: Sequence[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity in (ERROR, WARNING)]
 
 
-def _sends_back(calls: list[Call], requests: list[Conversation]) -> tuple[bool, list[Finding]]:
-    """Whether a later request sends `calls` back (as exchange 1's), and what the
-    contract finds wrong with it."""
-    result = check([(1, calls)], requests)
+def _sends_back(
+    calls: list[Call], requests: list[Conversation], exchange: int
+) -> tuple[bool, list[Finding]]:
+    """Whether a later request sends `calls` back (as exchange `exchange`'s), and what
+    the contract finds wrong with it."""
+    result = check([(exchange, calls)], requests)
     return result.compared > 0, _wrong(result.findings)
 
 
-def _built(calls: list[Call], requests: list[Conversation]) -> bool:
+def _built(calls: list[Call], requests: list[Conversation], exchange: int) -> bool:
     """Whether a later request sends back exactly these calls: nothing the contract
     finds wrong with the calls themselves (their results are another matter, and
     arguments that do not parse are sent back as built)."""
-    back, wrong = _sends_back(calls, requests)
+    back, wrong = _sends_back(calls, requests, exchange)
     kept = _unsendable(calls, requests)
     return back and not any(
         (f.kind.startswith("tool-call-") or f.kind == "thought-signature-dropped")
@@ -193,6 +197,24 @@ def predict(case: Case, stream: StreamResult, requests: list[Conversation]) -> d
     return out
 
 
+DROPPED = "tool-call-dropped"
+
+
+def _hashable(value: object) -> object:
+    return value if isinstance(value, (str, int, float, type(None))) else quote(value)
+
+
+def _unsendable_ids(s: StreamResult) -> set[object]:
+    """The ids of the calls that cannot go back as streamed: all of an unfinished
+    stream's, else those whose arguments robust had to repair."""
+    whole = s.ended in WHOLE
+    return {
+        _hashable(c.id)
+        for c, r in zip(s.tool_calls, s.repairs, strict=False)
+        if r is not None or not whole
+    }
+
+
 def _last_sent(requests: list[Conversation], after: int) -> list[SentCall] | None:
     for req in reversed(requests):
         if req.exchange <= after:
@@ -224,7 +246,8 @@ def grade(case: Case, ran: Ran) -> Grade:
         requests = _conversations(ran.path)
     except RecordingError as e:
         return Grade(case, FAIL, expected(case), f"the recording cannot be read: {e}", [], ran=ran)
-    first = next((s for s in analysis.streams if s.exchange == 1), None)
+    # its first stream (a client may ask something else first: Claude Code's HEAD /)
+    first = next((s for s in analysis.streams if s.turn is None), None)
     if first is None:
         got = (
             "sent no request"
@@ -235,14 +258,15 @@ def grade(case: Case, ran: Ran) -> Grade:
     if first.dialect != case.dialect:
         asked = dialect(first.dialect).title
         return Grade(case, FAIL, expected(case), f"asked the {asked} API", [], ran=ran)
-    asked_url = analysis.exchanges[0].url if analysis.exchanges else None
+    ex = first.exchange
+    asked_url = next((i.url for i in analysis.exchanges if i.exchange == ex), None)
     if case.only_on == VERTEX and not vertex(asked_url):
         said = f"not graded: a stream only {VERTEX} sends, and the client asked the Gemini API"
         return Grade(case, SKIP, expected(case), said, [], ran=ran)
     hung = ran.status is None
-    where = link(ran.path, 1, case.frame if case.frame <= first.frames else None)
-    continued, findings = _sends_back(first.tool_calls, requests)
-    sent = _last_sent(requests, 1) if continued else None
+    where = link(ran.path, ex, case.frame if case.frame <= first.frames else None)
+    continued, findings = _sends_back(first.tool_calls, requests, ex)
+    sent = (_last_sent(requests, ex) or []) if continued else None
     predicted = predict(case, first, requests)
     like: list[str] = []
     for name, built in first.strategies.items() if not hung else ():  # (no client hangs)
@@ -252,7 +276,7 @@ def grade(case: Case, ran: Ran) -> Grade:
             match = not continued  # such a client raises: it sends nothing back
         else:
             # calls it cannot parse: refused, or sent back as built
-            match = _built(built, requests) or (not continued and _unsendable(built, requests))
+            match = _built(built, requests, ex) or (not continued and _unsendable(built, requests))
         if match:
             like.append(name)
     if continued:
@@ -265,7 +289,11 @@ def grade(case: Case, ran: Ran) -> Grade:
         cut_at = " (closed the stream early)" if first.ended == "client-closed" else ""
         said = f"sent no call back{cut_at}; {exited(ran)}"
     if case.refuse is not None:
-        ok = not continued and not hung
+        # refused: no request carries the calls that cannot go back (dropping them from
+        # the history is refusing them); the others, where it goes on, go back unchanged
+        held = _unsendable_ids(first)
+        left = [f for f in findings if not (f.kind == DROPPED and _hashable(f.call) in held)]
+        ok = not hung and (not continued or not left)
     else:
         ok = continued and not findings and not hung
     return Grade(

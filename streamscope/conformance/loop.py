@@ -19,8 +19,10 @@ from typing import Any
 
 import orjson
 
-from ..dialects import DEFAULT, Dialect
+from ..dialects import DEFAULT, Dialect, claimant
 from ..export.fixtures import export
+from ..inputs import open_input
+from ..inputs.encoding import request_json
 from ..playback.library import Library, Selection, Unmatched
 from ..recording.private import write_private
 from ..text import plural
@@ -30,16 +32,20 @@ from .grade import FAIL, NO_REQUEST, Grade, Ran, exited, expected, grade
 CASES_VARIABLE = "STREAMSCOPE_CONFORMANCE_CASES"
 
 
-def continues(body: bytes, speaks: Dialect) -> bool:
-    """Whether a request carries calls back (an answer to a stream), by its history."""
-    try:
-        got: Any = orjson.loads(body) if body else None
-    except orjson.JSONDecodeError:
-        return False
+def continues(got: Any, speaks: Dialect) -> bool:
+    """Whether a request body (parsed) carries calls back (an answer to a stream), by
+    its history."""
     history = speaks.history(got) if isinstance(got, dict) else None
     if history is None:
         return False
     return any(e.role == "tool" or (e.role == "assistant" and e.value) for e in history.entries())
+
+
+def _parsed(body: bytes) -> Any:
+    try:
+        return orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        return None
 
 
 class CaseLibrary(Library):
@@ -51,7 +57,6 @@ class CaseLibrary(Library):
             raise ValueError("each served case holds two exchanges")
         self.cases = list(cases)
         self.begun = 0  # cases whose stream was served
-        self.log: list[int] = []  # per request in arrival order: its case (-1: none)
         self.last = time.monotonic()  # when the last request came
         self.finished = threading.Event()  # the last case's text was served
         self.answered: set[int] = set()  # the cases whose text was served
@@ -60,22 +65,19 @@ class CaseLibrary(Library):
         self, body: bytes, strict: bool = False, dialect: Dialect | None = None, path: str = ""
     ) -> Selection | Unmatched:
         speaks = dialect or DEFAULT
-        again = continues(body, speaks)
+        again = continues(_parsed(body), speaks)
         with self._lock:
             self.last = time.monotonic()
             if not again:
                 self.begun += 1
             k = self.begun - 1
             if not 0 <= k < len(self.cases):
-                self.log.append(-1)
                 n = len(self.cases)
                 return Unmatched(f"all {plural(n, 'case')} were served: the run is over")
             if self.cases[k].dialect != speaks.name:
-                self.log.append(-1)
                 return Unmatched(
                     f"this run serves {self.cases[k].dialect} cases, not {speaks.name}"
                 )
-            self.log.append(k)
             if again:
                 self.answered.add(k)
                 if k == len(self.cases) - 1:
@@ -85,28 +87,35 @@ class CaseLibrary(Library):
             return Selection(entry, "order")
 
 
-def cut(whole: str, log: Sequence[int], cases: Sequence[Case], out: str) -> dict[int, str]:
-    """The whole run's recording cut into one recording per case begun (its exchanges in
-    order, numbered from 1), in `out`; by case index."""
+def cut(whole: str, cases: Sequence[Case], out: str) -> dict[int, str]:
+    """The whole run's recording cut into one recording per case begun, in `out` (its
+    exchanges in order, numbered from 1), by case index. Its requests are told apart as
+    CaseLibrary told them (`continues`); a request no dialect claims (a client's
+    `HEAD /`) goes with the case it came in."""
     by_case: dict[int, list[int]] = {}
-    for exchange, k in enumerate(log, 1):
-        if k >= 0:
-            by_case.setdefault(k, []).append(exchange)
+    k = -1
+    with open_input(whole) as source:
+        for n in source.numbers():
+            request = source.exchange(n).request
+            if request is not None:
+                got = request_json(request)
+                told = claimant(request.url, got)
+                if told is not None and request.method.upper() == "POST":
+                    k += 0 if continues(got, told) else 1
+            if 0 <= k < len(cases):
+                by_case.setdefault(k, []).append(n)
     paths = {}
     for k, numbers in by_case.items():
         lines: list[bytes] = []
-        for n, exchange in enumerate(numbers, 1):
-            try:
-                data = export(whole, "recording", exchange).data
-            except (ValueError, OSError):  # (a request the recorder did not keep)
-                continue
-            for i, line in enumerate(data.splitlines()):
-                if i == 0:
+        for i, exchange in enumerate(numbers, 1):
+            data = export(whole, "recording", exchange).data
+            for j, line in enumerate(data.splitlines()):
+                if j == 0:
                     if not lines:
                         lines.append(line + b"\n")  # one header
                     continue
                 record = orjson.loads(line)
-                record["exchange"] = n
+                record["exchange"] = i
                 lines.append(orjson.dumps(record) + b"\n")
         path = os.path.join(out, f"{cases[k].sample_name}.jsonl")
         write_private(path, b"".join(lines))

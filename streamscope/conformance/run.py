@@ -288,7 +288,7 @@ def run_loop(chosen: Sequence[Case], plan: Plan) -> list[Grade]:
         env = {loop.CASES_VARIABLE: str(len(chosen))}
         ran = run_case([], plan, whole, library, stalled, env)
         hung = ran.status is None and not library.finished.is_set()
-        paths = loop.cut(whole, library.log, chosen, plan.out) if os.path.exists(whole) else {}
+        paths = loop.cut(whole, chosen, plan.out) if os.path.exists(whole) else {}
         status = None if hung else (ran.status if ran.status is not None else 0)
         out = loop.grades(chosen, paths, library, status, ran.said, ran.seconds, plan.timeout)
         for g in out:
