@@ -143,6 +143,7 @@ def card(dialect: str, argv: list[str], out: str, env: dict[str, str] | None = N
         capture_output=True,
         text=True,
         check=False,
+        env={**os.environ, **(env or {})},
     )
     if got.returncode not in (0, 1):
         raise SystemExit(f"{argv[0]}: conformance exited {got.returncode}: {got.stderr.strip()}")
@@ -190,8 +191,9 @@ def main() -> None:
     lines = [
         "# Report cards of real clients",
         "",
-        "What `streamscope conformance` says of real clients, each a small agent in",
-        "`tests/conformance_clients/` on its library's own streaming path (see its README).",
+        "What `streamscope conformance` says of real clients: small agents in",
+        "`tests/conformance_clients/`, each on its library's own streaming path (see its",
+        "README), and Claude Code as a user runs it.",
         f"Made on {today} by `scripts/conformance_cards.py` with streamscope's bundled",
         "samples, Python " + ".".join(map(str, sys.version_info[:3])) + ". How a case is graded,",
         "and what `behaves like` means: [conformance](commands/conformance.md).",
@@ -210,8 +212,32 @@ def main() -> None:
             print(f"{name} ...", file=sys.stderr, flush=True)
             got = card(dialect, [program, *args], os.path.join(tmp, name), env)
             lines += section(name, what, agent_version(program), got)
+    if wanted and os.path.exists(PAGE):  # the other clients' cards stay as they were
+        lines = _merged(lines)
     with open(PAGE, "w", encoding="utf-8") as f:
         f.write("\n".join(lines).rstrip("\n") + "\n")
+
+
+def _sections(lines: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    head: list[str] = []
+    out: dict[str, list[str]] = {}
+    current = head
+    for line in lines:
+        if line.startswith("## "):
+            current = out.setdefault(line[3:].strip(), [])
+        current.append(line)
+    return head, out
+
+
+def _merged(new: list[str]) -> list[str]:
+    with open(PAGE, encoding="utf-8") as f:
+        _, old = _sections(f.read().splitlines())
+    head, made = _sections(new)
+    names = [n for n, *_ in CARDS] + [n for n, *_ in AGENTS]
+    out = head
+    for name in names:
+        out += made.get(name) or old.get(name) or []
+    return out
     print(f"wrote {os.path.relpath(PAGE, HERE)}", file=sys.stderr)
 
 
