@@ -1134,9 +1134,10 @@ def record(env_names, command, **options) -> None:
     metavar="DIR",
     help="The folder for each case's recording (default: recordings/conformance-<UTC time>/).",
 )
+@click.option("--force", is_flag=True, help="Replace the recordings -o DIR holds of these cases.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def conformance(
-    dialects, only, list_cases, loop, as_json, timeout, speed, jobs, output, command
+    dialects, only, list_cases, loop, as_json, timeout, speed, jobs, output, force, command
 ) -> None:
     """Grade a client on every known quirk: streamscope conformance -- python agent.py
 
@@ -1151,6 +1152,7 @@ def conformance(
     """
     from .conformance.main import Refused, chosen_cases, listing
     from .conformance.main import run as run_conformance
+    from .record.runner import StartError
 
     try:
         chosen, skipped = chosen_cases(dialects, only)  # (bad options first)
@@ -1162,9 +1164,9 @@ def conformance(
                 "conformance needs a command to grade: streamscope conformance -- python agent.py"
             )
         status = run_conformance(
-            list(command), dialects, only, as_json, timeout, speed, jobs, output, loop
+            list(command), dialects, only, as_json, timeout, speed, jobs, output, loop, force
         )
-    except Refused as e:
+    except (Refused, StartError) as e:
         _fail(str(e))
     except OSError as e:
         _fail(f"{e.filename or output}: {e.strerror or e}")

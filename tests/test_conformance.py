@@ -233,7 +233,101 @@ def test_loop_grades_each_conversation_and_a_hang_stops_the_rest(tmp_path) -> No
         lambda g: None,
     )
     first, second, third = run_loop(chosen, plan)
-    assert first.case.sample_name == "llamacpp" and first.verdict == PASS, (first.got, first.findings)
+    assert first.case.sample_name == "llamacpp" and first.verdict == PASS, (
+        first.got,
+        first.findings,
+    )
     assert second.verdict == FAIL and second.got == "sent no request; hung: stopped after 2 s"
     assert third.verdict == FAIL and third.got == "not run: the client hung before this case"
     assert sorted(os.listdir(out)) == ["llamacpp.jsonl"]  # one recording per case begun
+
+
+@pytest.mark.slow
+def test_cli_output_folder_reused_only_with_force_and_never_a_file(tmp_path) -> None:
+    command = [sys.executable, "-m", "streamscope.demo.agent", "helper"]
+    args = ["conformance", "--speed", "0", "--only", "vllm", "-o", str(tmp_path / "out")]
+    runner = CliRunner()
+    assert runner.invoke(main, [*args, "--", *command]).exit_code == 0
+    again = runner.invoke(main, [*args, "--", *command])
+    assert (
+        again.exit_code == 2
+        and "already holds recordings of these cases (vllm.jsonl)" in again.stderr
+    )
+    assert "Traceback" not in again.output
+    assert runner.invoke(main, [*args, "--force", "--", *command]).exit_code == 0
+    (tmp_path / "afile").write_text("")
+    got = runner.invoke(
+        main, ["conformance", "--only", "vllm", "-o", str(tmp_path / "afile"), "--", "true"]
+    )
+    assert got.exit_code == 2 and "not a folder" in got.stderr
+
+
+CRASHES = """
+    import sys
+    print("boom: sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6", file=sys.stderr)
+    sys.exit(3)
+"""
+
+NO_STREAM = """
+    import os, httpx
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    httpx.post(os.environ["OPENAI_BASE_URL"] + "/chat/completions", json=body)
+"""
+
+
+@pytest.mark.slow
+def test_cli_a_client_that_cannot_be_graded_says_why_with_its_exit_masked(tmp_path) -> None:
+    runner = CliRunner()
+    crash = runner.invoke(
+        main,
+        [
+            "conformance",
+            "--json",
+            "--only",
+            "vllm",
+            "-o",
+            str(tmp_path / "a"),
+            "--",
+            *_script(tmp_path, "c.py", CRASHES),
+        ],
+    )
+    assert crash.exit_code == 2
+    assert "the client sent no request: it exited 3: boom: [REDACTED]" in crash.stderr
+    assert json.loads(crash.stdout)["error"].startswith("the client sent no request")
+    assert "A1b2C3d4" not in crash.output and not (tmp_path / "a").exists()
+    plain = runner.invoke(
+        main,
+        [
+            "conformance",
+            "--only",
+            "vllm",
+            "-o",
+            str(tmp_path / "b"),
+            "--",
+            *_script(tmp_path, "n.py", NO_STREAM),
+        ],
+    )
+    assert plain.exit_code == 2 and "conformance grades clients that stream" in plain.stderr
+
+
+def test_the_card_fits_its_width_and_the_json_is_whole() -> None:
+    from streamscope.conformance.card import text, to_json
+    from streamscope.conformance.grade import Grade, Ran
+
+    case = select(CHAT, (), ["vllm"])[0]
+    long = "x" * 300
+    g = Grade(
+        case,
+        FAIL,
+        long,
+        long,
+        ["naive"],
+        ran=Ran(1, 0.5, "", "/tmp/v.jsonl"),
+        link="/tmp/v.jsonl#1@3",
+    )
+    for width in (60, 80, 120):
+        lines = text([g], width).splitlines()
+        assert max(len(line) for line in lines) <= width
+    assert "x" * 300 in "".join(text([g], 80).split())  # wrapped, not cut
+    (graded,) = to_json([g], ["python", "a.py"], "/tmp")["dialects"][0]["grades"]
+    assert graded["expected"] == graded["got"] == long

@@ -68,9 +68,12 @@ def test_an_openai_sdk_agent_is_graded_on_every_chat_case_one_process_each(tmp_p
     agent, one process per case, agrees with the openai-sdk strategy's column."""
     grades = _grades(tmp_path, "chat-completions", ["openai_chat.py", "helper"], loop=False)
     assert len(grades) == len([c for c in ALL if c.dialect == "chat-completions"])
-    assert [g.verdict for g in grades] == [g.predicted["openai-sdk"] for g in grades]
-    assert builds_like(grades) == "closest: `openai-sdk` (16 of 17 cases)"
     by = {g.case.sample_name: g for g in grades}
+    # it declares no custom tool: the custom tool's case is not graded
+    assert by["custom-tool"].verdict == SKIP and "declared no custom tool" in by["custom-tool"].got
+    graded = [g for g in grades if g.verdict != SKIP]
+    assert [g.verdict for g in graded] == [g.predicted["openai-sdk"] for g in graded]
+    assert builds_like(grades) == "it behaves most like `openai-sdk` (15 of 16 cases)"
     assert by["openai"].verdict == PASS
     assert by["first-index-1"].verdict == FAIL and "IndexError" in by["first-index-1"].got
     # the SDK glues a re-sent id to the first, then its arguments do not parse: refused
@@ -102,7 +105,11 @@ def test_a_vertex_only_stream_is_not_graded_on_a_gemini_api_client(tmp_path) -> 
 def test_a_naive_client_fails_exactly_what_naive_predicts_and_is_said_to_behave_like_it(
     tmp_path,
 ) -> None:
-    grades = _grades(tmp_path, "chat-completions", ["openai_chat.py", "naive"])
+    grades = [
+        g
+        for g in _grades(tmp_path, "chat-completions", ["openai_chat.py", "naive"])
+        if g.verdict != SKIP  # (custom-tool: it declares no custom tool)
+    ]
     assert [g.verdict for g in grades] == [g.predicted["naive"] for g in grades]
     assert all("naive" in g.like for g in grades)
     assert builds_like(grades) == "your client behaves like `naive` (on every case)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from itertools import groupby
 
@@ -30,34 +31,38 @@ def builds_like(grades: Sequence[Grade]) -> str:
     if not names:
         return "it behaved like no known client on any case"
     known = [n for n in names if n != "robust"] or names
-    said = " and ".join(f"`{n}`" for n in known)
+    shown = [f"`{n}`" for n in known[:3]]
+    if len(known) > 3:
+        shown.append(f"{len(known) - 3} others")
+    said = ", ".join(shown[:-1]) + f" and {shown[-1]}" if len(shown) > 1 else shown[0]
     if best == total:
         return f"your client behaves like {said} (on every case)"
-    return f"closest: {said} ({best} of {total} cases)"
+    return f"it behaves most like {said} ({best} of {total} cases)"
 
 
 def text(grades: Sequence[Grade], width: int = 100) -> str:
     """The card as a person reads it: per dialect a summary line and a table, then each
-    failure whole: what was expected, what the client sent, why, the link to replay."""
-    width = max(width, 60)
+    failure whole: what was expected, what the client sent, why, the link to replay.
+    No line is longer than `width` but the long ones a failure's detail wraps."""
+    width = max(width, 60) - 1  # (a line as wide as the terminal wraps in some)
     out: list[str] = []
     for name, group in _by_dialect(grades):
-        out.append(f"{title(name)}: {summary(group)}; {builds_like(group)}")
+        out += textwrap.wrap(f"{title(name)}: {summary(group)}; {builds_like(group)}", width)
         out.append("")
-        kind_w = min(26, max(len(g.case.name) for g in group))
-        sample_w = min(24, max(len(g.case.sample_name) for g in group))
         rows = [("", "case", "sample", "expected", "sent back", "behaves like")]
         for g in group:
             want, did = g.brief()
-            mark = MARKS[g.verdict]
-            rows.append(
-                (mark, g.case.name, g.case.sample_name, want, did, ", ".join(g.like) or "none")
-            )
+            like = ", ".join(g.like) or "none"
+            rows.append((MARKS[g.verdict], g.case.name, g.case.sample_name, want, did, like))
         want_w = max(len(r[3]) for r in rows)
-        fixed = 2 + 4 + 2 + kind_w + 2 + sample_w + 2 + want_w + 2
-        rest = max(20, width - fixed)
-        did_w = min(max(len(r[4]) for r in rows), max(12, rest * 3 // 5))
-        like_w = max(8, rest - did_w - 2)
+        # case, sample, sent back, behaves like: as wide as they are, narrowed (the
+        # widest first, none under its least) to fit beside the fixed ones
+        kind_w, sample_w, did_w, like_w = _fit(
+            [min(26, max(len(r[i]) for r in rows)) for i in (1, 2)]
+            + [min(48, max(len(r[i]) for r in rows)) for i in (4, 5)],
+            [18, 10, 13, 10],
+            width - 2 - 4 - want_w - 2 * 5,
+        )
         for mark, kind, sample, want, did, like in rows:
             cells = (
                 f"{mark:4}",
@@ -75,17 +80,38 @@ def text(grades: Sequence[Grade], width: int = 100) -> str:
     return "\n".join(out).rstrip("\n")
 
 
+def _fit(widths: list[int], least: list[int], room: int) -> list[int]:
+    """`widths` narrowed one by one, the widest above its least first, to sum to at
+    most `room` (then under the leasts, to 5, where even those do not fit)."""
+    widths = list(widths)
+    for floor in (least, [5] * len(least)):  # (a narrow terminal: under the leasts too)
+        while sum(widths) > room:
+            wide = [i for i, (w, m) in enumerate(zip(widths, floor, strict=True)) if w > m]
+            if not wide:
+                break
+            widths[max(wide, key=lambda i: widths[i])] -= 1
+    return widths
+
+
+_INDENT = " " * 18  # under a failure's "       sent back  "
+
+
 def _failure(g: Grade, width: int) -> list[str]:
-    w = max(20, width - 17)
-    lines = [
-        f"  FAIL {visible(g.case.id)}",
-        f"       expected   {cut(visible(g.expected), w)}",
-        f"       sent back  {cut(visible(g.got), w)}",
-    ]
+    lines = [f"  FAIL {visible(g.case.id)}"]
+
+    def field(label: str, value: str) -> None:
+        head = f"       {label:<9}  "
+        wrapped = textwrap.wrap(
+            visible(value), width, initial_indent=head, subsequent_indent=_INDENT
+        )
+        lines.extend(wrapped or [head.rstrip()])
+
+    field("expected", g.expected)
+    field("sent back", g.got)
     if g.findings:
         f = g.findings[0]
         more = f" (and {len(g.findings) - 1} more)" if len(g.findings) > 1 else ""
-        lines.append(f"       why        {cut(visible(f.message + more), w * 2)}")
+        field("why", f.message + more)
     if g.link is not None:
         lines.append(f"       replay     {pasteable(g.link)}")
     return lines

@@ -94,6 +94,13 @@ def references(readme: str) -> dict[str, str]:
             continue
         text = " ".join(source.group(1).split())
         text = re.split(r"\s#+ ", text)[0]  # (a bullet before a heading)
+        # the citations, not the notes beside them ("The base URL is a placeholder")
+        kept = [
+            sentence
+            for sentence in re.split(r"(?<=\.)\s+(?=[A-Z])", text)
+            if re.search(r"#\d|/|\bPR\b|commit|docs", sentence)
+        ]
+        text = " ".join(kept) or text
         for name in names:
             out[name] = text
     return out

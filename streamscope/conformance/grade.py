@@ -25,12 +25,13 @@ from ..dialects import dialect
 from ..inputs import open_input
 from ..inputs.encoding import request_json
 from ..recording.format import RecordingError
-from ..text import cut, plural, quote
+from ..text import cut, plural, quote, visible
 from .cases import VERTEX, WHOLE, Case, vertex
 
 PASS, FAIL = "pass", "fail"
 SKIP = "skip"  # not graded: the client asked an API whose streams never have this shape
 NO_REQUEST = "sent no request"
+NO_STREAM = "got no stream"
 ROBUST = "robust"
 
 
@@ -71,15 +72,18 @@ class Grade:
         )
         ran = self.ran
         if self.verdict == SKIP:
-            return want, f"not graded ({self.case.only_on} only)"
+            return want, "not graded"
         if self.sent is None:
             how = "hung" if ran is not None and ran.status is None else exited(ran, False)
             return want, f"nothing; {how}" if ran is not None else "nothing"
         if self.verdict == PASS and self.findings:  # (the calls it refused, dropped)
             return want, "dropped what cannot go back"
+        then = ""
+        if ran is not None and ran.status != 0 and not ran.went_on:
+            then = f"; then {exited(ran, False)}"
         if self.findings:
-            return want, ", ".join(dict.fromkeys(f.kind for f in self.findings))
-        return want, "the same calls"
+            return want, ", ".join(dict.fromkeys(f.kind for f in self.findings)) + then
+        return want, "the same calls" + then
 
     def to_json(self) -> dict[str, object]:
         ran = self.ran
@@ -115,14 +119,15 @@ def _sent_json(c: SentCall) -> dict[str, object]:
     return {"id": c.id, "name": c.name, "type": c.type, "arguments": c.arguments}
 
 
-def said_calls(calls: Sequence[Call | SentCall], width: int = 48) -> str:
-    """Calls in a line: `call_abc get_weather {"city": "Paris"}`, each cut to `width`."""
+def said_calls(calls: Sequence[Call | SentCall], width: int = 0) -> str:
+    """Calls in a line: `"call_abc" "get_weather" {"city": "Paris"}` (id and name as
+    JSON, so "" and null show; arguments as their text), each cut to `width` (0: whole)."""
     if not calls:
         return "no call"
     parts = []
     for c in calls:
-        args = c.arguments if isinstance(c.arguments, str) else quote(c.arguments)
-        parts.append(cut(f"{quote(c.id)} {quote(c.name)} {quote(args)}", width))
+        args = visible(c.arguments) if isinstance(c.arguments, str) else quote(c.arguments)
+        parts.append(cut(f"{quote(c.id)} {quote(c.name)} {args}", width))
     return "; ".join(parts)
 
 
@@ -200,6 +205,21 @@ def predict(case: Case, stream: StreamResult, requests: list[Conversation]) -> d
 DROPPED = "tool-call-dropped"
 
 
+def _can_take(case: Case, path: str, exchange: int, requests: list[Conversation]) -> bool:
+    """Whether the client could be sent the case's calls: a custom (freeform) tool's
+    call comes only to a client that declared a custom tool."""
+    kind_of = requests[0].kind_of if requests else function_or_custom
+    if not any(kind_of(c.type) == "custom" for c in case.calls):
+        return True
+    with open_input(path) as source:
+        request = source.exchange(exchange).request
+        body = request_json(request) if request is not None else None
+    tools = body.get("tools") if isinstance(body, dict) else None
+    return isinstance(tools, list) and any(
+        isinstance(t, dict) and t.get("type") == "custom" for t in tools
+    )
+
+
 def _hashable(value: object) -> object:
     return value if isinstance(value, (str, int, float, type(None))) else quote(value)
 
@@ -262,6 +282,9 @@ def grade(case: Case, ran: Ran) -> Grade:
     asked_url = next((i.url for i in analysis.exchanges if i.exchange == ex), None)
     if case.only_on == VERTEX and not vertex(asked_url):
         said = f"not graded: a stream only {VERTEX} sends, and the client asked the Gemini API"
+        return Grade(case, SKIP, expected(case), said, [], ran=ran)
+    if not _can_take(case, ran.path, ex, requests):
+        said = "not graded: a custom tool's call, and the client declared no custom tool"
         return Grade(case, SKIP, expected(case), said, [], ran=ran)
     hung = ran.status is None
     where = link(ran.path, ex, case.frame if case.frame <= first.frames else None)

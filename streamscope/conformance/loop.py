@@ -60,6 +60,7 @@ class CaseLibrary(Library):
         self.last = time.monotonic()  # when the last request came
         self.finished = threading.Event()  # the last case's text was served
         self.answered: set[int] = set()  # the cases whose text was served
+        self.began: list[float] = []  # when each case's stream was asked for
 
     def select(
         self, body: bytes, strict: bool = False, dialect: Dialect | None = None, path: str = ""
@@ -70,6 +71,7 @@ class CaseLibrary(Library):
             self.last = time.monotonic()
             if not again:
                 self.begun += 1
+                self.began.append(self.last)
             k = self.begun - 1
             if not 0 <= k < len(self.cases):
                 n = len(self.cases)
@@ -129,7 +131,6 @@ def grades(
     library: CaseLibrary,
     status: int | None,
     said: str,
-    seconds: float,
     timeout: float,
 ) -> list[Grade]:
     """Each case graded by its recording. The client's end (its exit, or its hang)
@@ -137,12 +138,13 @@ def grades(
     (it ended before asking for it); the cases before, the client went on from; the
     rest, it never reached."""
     out = []
+    ended = time.monotonic()
     last = library.begun - 1
     if last in library.answered and last + 1 < len(cases):
         last += 1  # its end came before it asked the next case
     for k, case in enumerate(cases):
         if k == last and k not in paths:  # it ended before asking this one
-            ran = Ran(status, seconds, said, "", timeout)
+            ran = Ran(status, 0.0, said, "", timeout)
             got = f"{NO_REQUEST}; {exited(ran)}"
             out.append(Grade(case, FAIL, expected(case), got, [], ran=ran))
             continue
@@ -151,9 +153,12 @@ def grades(
             got = f"not run: the client {why} before this case"
             out.append(Grade(case, FAIL, expected(case), got, []))
             continue
+        # its time: from its first request to the next case's (the last: to the end)
+        began = library.began[k] if k < len(library.began) else ended
+        took = (library.began[k + 1] if k + 1 < len(library.began) else ended) - began
         if k < last:
-            ran = Ran(0, seconds, "", paths[k], timeout, went_on=True)
+            ran = Ran(0, took, "", paths[k], timeout, went_on=True)
         else:
-            ran = Ran(status, seconds, said, paths[k], timeout)
+            ran = Ran(status, took, said, paths[k], timeout)
         out.append(grade(case, ran))
     return out

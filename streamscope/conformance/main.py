@@ -3,6 +3,7 @@ when every case passes."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -16,9 +17,9 @@ from ..core.links import pasteable
 from ..record.runner import cannot_run
 from ..recording.mask import mask_argv
 from ..text import plural, say, visible
-from .card import MARKS, text, title, to_json
+from .card import MARKS, SCHEMA, text, title, to_json
 from .cases import Case, cases, samples_folder, select
-from .grade import NO_REQUEST, Grade, expected, passed
+from .grade import NO_REQUEST, NO_STREAM, Grade, exited, expected, passed
 from .run import Children, Plan, conform, run_loop
 
 
@@ -78,6 +79,7 @@ def run(
     jobs: int,
     output: str | None,
     loop: bool = False,
+    force: bool = False,
 ) -> int:
     chosen, _ = chosen_cases(dialects, only)
     if loop and len({c.dialect for c in chosen}) > 1:
@@ -87,6 +89,7 @@ def run(
         say(problem[1])
         return problem[0]
     out = output or default_output()
+    _check_output(out, chosen, force)
     folder = samples_folder()
     assert folder is not None
     one_dialect = len({c.dialect for c in chosen}) == 1
@@ -111,7 +114,7 @@ def run(
         )
     else:
         say(
-            f"serving {shown} each dialect's first case, to see which API it asks; recordings in {out}"
+            f"serving each dialect's first case to {shown}, to find the API it asks; recordings in {out}"
         )
 
     def stop(signum: int, _frame: object) -> None:
@@ -132,20 +135,66 @@ def run(
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if grades == [] and found is not None:
-        say(f"the client asks the {title(found)} API, for which no case was chosen")
-        return 2
-    if not any(not g.got.startswith(NO_REQUEST) for g in grades):
-        say(
-            "the client sent no request to the provider streamscope served: does it read its "
-            "SDK's base URL variable (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ...)?"
-        )
+    why = _ungraded(grades, found)
+    if why is not None:
+        say(why)
+        with contextlib.suppress(OSError):
+            os.rmdir(out)  # (left only when empty: nothing was recorded)
+        if as_json:
+            _write_json({"schema": SCHEMA, "error": why, "recordings": out})
         return 2
     if as_json:
-        card = to_json(grades, command, out)
-        sys.stdout.write(orjson.dumps(card, option=orjson.OPT_INDENT_2).decode() + "\n")
+        _write_json(to_json(grades, command, out))
     else:
-        width = shutil.get_terminal_size((100, 24)).columns
+        # a terminal's width; a log (not a terminal) is read whole, not cut to 80
+        width = shutil.get_terminal_size((160, 24)).columns if sys.stdout.isatty() else 160
         print(text(grades, width))
         print(f"\nrecordings: {pasteable(out)}")
     return 0 if passed(grades) else 1
+
+
+def _write_json(card: dict[str, object]) -> None:
+    sys.stdout.write(orjson.dumps(card, option=orjson.OPT_INDENT_2).decode() + "\n")
+
+
+def _ungraded(grades: list[Grade], found: str | None) -> str | None:
+    """Why the client cannot be graded at all (None: it can)."""
+    if grades == [] and found is not None:
+        return f"the client asks the {title(found)} API, for which no case was chosen"
+    asked = [g for g in grades if not g.got.startswith(NO_REQUEST)]
+    if not asked:
+        ran = grades[0].ran if grades else None
+        if ran is not None and (ran.status is None or ran.status != 0):
+            return f"the client sent no request: it {exited(ran)}"
+        return (
+            "the client sent no request to the provider streamscope served: does it read its "
+            "SDK's base URL variable (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, ...)?"
+        )
+    if all(g.got.startswith(NO_STREAM) for g in asked):
+        return (
+            "conformance grades clients that stream: the client's requests asked for no "
+            "stream (`stream: true`, or its API's streaming call)"
+        )
+    return None
+
+
+def _check_output(out: str, chosen: Sequence[Case], force: bool) -> None:
+    """-o names a folder; the recordings it would hold again are refused without --force
+    (and removed with it, each one replaced)."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise Refused(f"-o {out}: not a folder")
+    there = [
+        os.path.join(out, f"{c.sample_name}.jsonl")
+        for c in chosen
+        if os.path.lexists(os.path.join(out, f"{c.sample_name}.jsonl"))
+    ]
+    if there and not force:
+        raise Refused(
+            f"{out} already holds recordings of these cases ({os.path.basename(there[0])}"
+            f"{f' and {len(there) - 1} more' if len(there) > 1 else ''}); --force replaces them"
+        )
+    for path in there:
+        try:
+            os.remove(path)
+        except OSError as e:
+            raise Refused(f"{path}: cannot replace it: {e.strerror or e}") from None

@@ -28,9 +28,17 @@ from ..playback.library import Library
 from ..playback.serve import ServeServer
 from ..providers import DEFAULT_SIDE, sides
 from ..record.proxy import ProxyServer, Upstream
-from ..record.runner import base_url_variables, base_urls, listen, open_recording, parse_sides
+from ..record.runner import (
+    base_url_variables,
+    base_urls,
+    command_line,
+    listen,
+    open_recording,
+    parse_sides,
+)
 from ..recording.format import RecordingError
 from ..recording.private import private_folders, write_private
+from ..recording.redact import redact_text
 from ..text import visible
 from .cases import Case, served
 from .grade import Grade, Ran, grade
@@ -138,7 +146,7 @@ def run_case(
         }
         sock = listen(0)
         command = plan.command
-        writer = open_recording(path, ["streamscope", "conformance", "--", *command], True, [])
+        writer = open_recording(path, command_line(), True, [])
         with writer:
             proxy = ProxyServer(
                 Upstream.parse(server.base_url),
@@ -164,7 +172,7 @@ def run_case(
                 why = "the client exited" if status is not None else "the client hung: stopped"
             finally:
                 proxy.stop(why)
-        said = visible(writer.shown(said))
+        said = visible(redact_text(writer.shown(said)))
     return Ran(status, seconds, said, path, plan.timeout)
 
 
@@ -290,7 +298,7 @@ def run_loop(chosen: Sequence[Case], plan: Plan) -> list[Grade]:
         hung = ran.status is None and not library.finished.is_set()
         paths = loop.cut(whole, chosen, plan.out) if os.path.exists(whole) else {}
         status = None if hung else (ran.status if ran.status is not None else 0)
-        out = loop.grades(chosen, paths, library, status, ran.said, ran.seconds, plan.timeout)
+        out = loop.grades(chosen, paths, library, status, ran.said, plan.timeout)
         for g in out:
             plan.each(g)
         return out
