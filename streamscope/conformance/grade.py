@@ -32,7 +32,6 @@ PASS, FAIL = "pass", "fail"
 SKIP = "skip"  # not graded: the client asked an API whose streams never have this shape
 NO_REQUEST = "sent no request"
 NO_STREAM = "got no stream"
-ROBUST = "robust"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +50,7 @@ class Ran:
 @dataclass(slots=True)
 class Grade:
     case: Case
-    verdict: str  # PASS or FAIL
+    verdict: str  # PASS, FAIL or SKIP
     expected: str  # what a correct client does, in a line
     got: str  # what the client did, in a line
     like: list[str]  # the strategies it behaved like on this case (robust among them)
@@ -245,6 +244,25 @@ def _last_sent(requests: list[Conversation], after: int) -> list[SentCall] | Non
     return None
 
 
+def _like(first: StreamResult, requests: list[Conversation], continued: bool) -> list[str]:
+    """The strategies whose calls the client's requests sent back, or whose refusal
+    they match (one that raises sends nothing; one whose calls do not parse is refused,
+    or sent back as built)."""
+    out = []
+    for name, built in first.strategies.items():
+        if isinstance(built, Unmodeled):
+            continue
+        if isinstance(built, StrategyError):
+            match = not continued
+        else:
+            match = _built(built, requests, first.exchange) or (
+                not continued and _unsendable(built, requests)
+            )
+        if match:
+            out.append(name)
+    return out
+
+
 def exited(ran: Ran | None, said: bool = True) -> str:
     if ran is None:
         return "did not run"
@@ -269,11 +287,7 @@ def grade(case: Case, ran: Ran) -> Grade:
     # its first stream (a client may ask something else first: Claude Code's HEAD /)
     first = next((s for s in analysis.streams if s.turn is None), None)
     if first is None:
-        got = (
-            "sent no request"
-            if not analysis.exchanges
-            else "got no stream (its request asked for none)"
-        )
+        got = NO_REQUEST if not analysis.exchanges else f"{NO_STREAM} (its request asked for none)"
         return Grade(case, FAIL, expected(case), f"{got}; {exited(ran)}", [], ran=ran)
     if first.dialect != case.dialect:
         asked = dialect(first.dialect).title
@@ -291,17 +305,7 @@ def grade(case: Case, ran: Ran) -> Grade:
     continued, findings = _sends_back(first.tool_calls, requests, ex)
     sent = (_last_sent(requests, ex) or []) if continued else None
     predicted = predict(case, first, requests)
-    like: list[str] = []
-    for name, built in first.strategies.items() if not hung else ():  # (no client hangs)
-        if isinstance(built, Unmodeled):
-            continue
-        if isinstance(built, StrategyError):
-            match = not continued  # such a client raises: it sends nothing back
-        else:
-            # calls it cannot parse: refused, or sent back as built
-            match = _built(built, requests, ex) or (not continued and _unsendable(built, requests))
-        if match:
-            like.append(name)
+    like = [] if hung else _like(first, requests, continued)  # (no known client hangs)
     if continued:
         said = said_calls(sent or [])
         if findings:
@@ -334,9 +338,8 @@ def grade(case: Case, ran: Ran) -> Grade:
 
 
 def behaves_like(grades: Sequence[Grade]) -> tuple[list[str], int, int]:
-    """The strategies the client behaved like on the most cases (robust last among
-    equals: a client is said to build what a known client builds), how many cases, and
-    of how many it got a stream on."""
+    """The strategies the client behaved like on the most cases (in their dialect's
+    order), on how many, and of how many graded cases."""
     counted = [g for g in grades if g.predicted and g.verdict != SKIP]
     if not counted:
         return [], 0, 0
