@@ -1,5 +1,5 @@
 """`export --minimal` against `inspect --json` on the shapes whose quirk is not at an end
-(issue 38): whole commands in subprocesses, the median of a few runs each, alternated.
+whole commands in subprocesses, the median of a few runs each, alternated.
 
     .venv/bin/python benchmarks/bench_minimal.py [--runs N] [--only NAME] [--timeout S]
 

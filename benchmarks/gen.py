@@ -521,7 +521,7 @@ def chat_lines(frames: int) -> list[bytes]:
     return [e[len(b"data: ") :].strip() + b"\n" for e in interleaved_events(frames + 1)[:-1]]
 
 
-# -- the shapes `--minimal` once grew on (issue 38): a quirk in the middle or everywhere --
+# -- the shapes `--minimal` once grew on: a quirk in the middle or everywhere --
 
 
 def interleaved_every_events(frames: int, calls: int = 3) -> list[bytes]:
