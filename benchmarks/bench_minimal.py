@@ -1,4 +1,4 @@
-"""`export --minimal` against `inspect --json` on the shapes whose quirk is not at an end
+"""`export --minimal` against `inspect --json` on the shapes whose quirk is not at an end:
 whole commands in subprocesses, the median of a few runs each, alternated.
 
     .venv/bin/python benchmarks/bench_minimal.py [--runs N] [--only NAME] [--timeout S]
