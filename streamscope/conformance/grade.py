@@ -267,7 +267,8 @@ def exited(ran: Ran | None, said: bool = True) -> str:
     if ran is None:
         return "did not run"
     if ran.went_on:
-        return "went on to its next conversation"
+        wrote = f" (its last line: {ran.said})" if said and ran.said else ""
+        return f"went on to its next conversation{wrote}"
     if ran.status is None:
         return f"hung: stopped after {ran.timeout:g} s"
     if ran.status == 0 or not said or not ran.said:

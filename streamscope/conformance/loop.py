@@ -132,6 +132,7 @@ def grades(
     status: int | None,
     said: str,
     timeout: float,
+    heard: Sequence[tuple[float, str]] = (),
 ) -> list[Grade]:
     """Each case graded by its recording. The client's end (its exit, or its hang)
     belongs to the last case begun, or to the next one where that one's text was served
@@ -157,7 +158,9 @@ def grades(
         began = library.began[k] if k < len(library.began) else ended
         took = (library.began[k + 1] if k + 1 < len(library.began) else ended) - began
         if k < last:
-            ran = Ran(0, took, "", paths[k], timeout, went_on=True)
+            end = began + took
+            wrote = [line for t, line in heard if began <= t < end]
+            ran = Ran(0, took, wrote[-1] if wrote else "", paths[k], timeout, went_on=True)
         else:
             ran = Ran(status, took, said, paths[k], timeout)
         out.append(grade(case, ran))

@@ -74,16 +74,25 @@ def _stop(child: subprocess.Popen[bytes]) -> None:
             continue
 
 
-def _tail(stream, lines: deque[str]) -> None:
+HEARD = 5000  # stderr lines kept with their times (--loop: each case's last line)
+
+
+def _tail(stream, lines: deque[str], heard: list[tuple[float, str]] | None) -> None:
     for raw in iter(stream.readline, b""):
         text = raw.decode("utf-8", "replace").rstrip()
         if text:
             lines.append(text)
+            if heard is not None and len(heard) < HEARD:
+                heard.append((time.monotonic(), text))
     stream.close()
 
 
 def run_child(
-    command: list[str], env: dict[str, str], stalled: Callable[[float], bool], children: Children
+    command: list[str],
+    env: dict[str, str],
+    stalled: Callable[[float], bool],
+    children: Children,
+    heard: list[tuple[float, str]] | None = None,
 ) -> tuple[int | None, float, str]:
     """(exit status or None when it was stopped as stalled, seconds, its last stderr
     line). `stalled` is asked, with the seconds since it began, a few times a second."""
@@ -105,7 +114,7 @@ def run_child(
     with children.lock:
         children.running.add(child)
     lines: deque[str] = deque(maxlen=20)
-    reader = threading.Thread(target=_tail, args=(child.stderr, lines), daemon=True)
+    reader = threading.Thread(target=_tail, args=(child.stderr, lines, heard), daemon=True)
     reader.start()
     status: int | None = None
     try:
@@ -132,6 +141,7 @@ def run_case(
     library: Library | None = None,
     stalled: Callable[[float], bool] | None = None,
     env: dict[str, str] | None = None,
+    heard: list[tuple[float, str]] | None = None,
 ) -> Ran:
     """Serve `files` (or `library`), record the command's traffic to `path` through the
     proxy, run it with `env` added until it exits or is `stalled` (default: past the
@@ -167,12 +177,22 @@ def run_case(
                         run = applied.command
                         variables.update({**applied.env, **own})
                     status, seconds, said = run_child(
-                        run, {**os.environ, **(env or {}), **variables}, stalled, plan.children
+                        run,
+                        {**os.environ, **(env or {}), **variables},
+                        stalled,
+                        plan.children,
+                        heard,
                     )
                 why = "the client exited" if status is not None else "the client hung: stopped"
             finally:
                 proxy.stop(why)
-        said = visible(redact_text(writer.shown(said)))
+
+        def shown(line: str) -> str:  # masked as the recording is, and safe to print
+            return visible(redact_text(writer.shown(line)))
+
+        said = shown(said)
+        if heard is not None:
+            heard[:] = [(t, shown(line)) for t, line in heard]
     return Ran(status, seconds, said, path, plan.timeout)
 
 
@@ -294,11 +314,12 @@ def run_loop(chosen: Sequence[Case], plan: Plan) -> list[Grade]:
 
         whole = os.path.join(plan.work, "whole.jsonl")
         env = {loop.CASES_VARIABLE: str(len(chosen))}
-        ran = run_case([], plan, whole, library, stalled, env)
+        heard: list[tuple[float, str]] = []
+        ran = run_case([], plan, whole, library, stalled, env, heard)
         hung = ran.status is None and not library.finished.is_set()
         paths = loop.cut(whole, chosen, plan.out) if os.path.exists(whole) else {}
         status = None if hung else (ran.status if ran.status is not None else 0)
-        out = loop.grades(chosen, paths, library, status, ran.said, plan.timeout)
+        out = loop.grades(chosen, paths, library, status, ran.said, plan.timeout, heard)
         for g in out:
             plan.each(g)
         return out
