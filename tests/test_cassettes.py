@@ -10,6 +10,7 @@ import os
 import sys
 import time
 
+import httpx2
 import pytest
 from click.testing import CliRunner
 
@@ -17,6 +18,8 @@ from streamscope.analysis import analyze
 from streamscope.cli import main
 from streamscope.inputs import CASSETTE, CASSETTE_JSON
 from streamscope.inputs.cassette import TIMING_NOTE
+from streamscope.playback import playback_transport
+from streamscope.recording import RecordingIndex
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASSETTES = os.path.join(HERE, "fixtures", "cassettes")
@@ -46,6 +49,7 @@ def recording() -> dict:
     [
         ("vcrpy-tool-call.yaml", CASSETTE),
         ("vcrpy-tool-call.json", CASSETTE_JSON),
+        ("go-vcr-v1.yaml", CASSETTE),
         ("go-vcr-v2.yaml", CASSETTE),
         ("vcrpy-gzip.yaml", CASSETTE),
     ],
@@ -60,6 +64,12 @@ def test_a_cassette_reads_as_the_recording_it_holds(recording, name, kind):
     # the contract across the turns: the calls came back in the follow-up's history
     assert doc["contract"] == recording["contract"]
     assert doc["streams"][0]["tool_calls"][0]["result"]["exchange"] == 2
+    # a cassette holds no times: the tools' run time is unknown, not 0
+    assert doc["streams"][0]["continued_by"] == {
+        "exchange": 2,
+        "tool_time_ms": None,
+        "timing": "unknown",
+    }
     assert TIMING_NOTE in result.stdout
     assert SECRET not in result.stdout  # the authorization header's key, masked
 
@@ -114,3 +124,29 @@ def test_without_pyyaml_a_yaml_cassette_says_what_to_install(monkeypatch):
     assert result.exit_code == 2
     assert "pip install 'streamscope[cassettes]'" in result.output
     assert inspect(at("vcrpy-tool-call.json")).exit_code == 0  # JSON needs nothing
+
+
+def test_playback_serves_a_cassette():
+    with RecordingIndex.open(RECORDING) as index:
+        second = index.line(index.exchange(2).request).json_body()
+        expected = b"".join(c.data_bytes for c in index.chunks(2))
+    transport = playback_transport(at("vcrpy-gzip.yaml"))
+    with httpx2.Client(transport=transport, base_url="http://p/v1") as client:
+        assert client.post("/chat/completions", json=second).read() == expected
+
+
+def test_the_authorization_key_is_masked_in_the_bodies_too(tmp_path):
+    """The key the requests carried is masked wherever it appears (here the model echoes
+    it), as a recording's is."""
+    with open(at("vcrpy-tool-call.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    body = doc["interactions"][1]["response"]["body"]
+    body["string"] = body["string"].replace('"content":"It\'s"', f'"content":"It\'s {SECRET}"')
+    assert SECRET in body["string"]
+    path = tmp_path / "echo.json"
+    path.write_text(json.dumps(doc))
+    result = inspect(str(path), "--json")
+    assert result.exit_code == 0, result.output
+    streams = json.loads(result.stdout)["streams"]
+    assert streams[1]["content"].startswith("It's [REDACTED")
+    assert SECRET not in result.stdout

@@ -220,6 +220,12 @@ class Source:
         return TIMING_NOTE in self.notes or CASSETTE_TIMING in self.notes
 
     @property
+    def untimed(self) -> bool:
+        """It holds no times at all (a cassette, or a recording exported from one): every
+        read is at its request's time."""
+        return CASSETTE_TIMING in self.notes
+
+    @property
     def recorded(self) -> bool:
         """The input holds exchanges with requests and responses (a recording, a HAR),
         not one bare stream."""
