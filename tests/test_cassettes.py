@@ -150,3 +150,19 @@ def test_the_authorization_key_is_masked_in_the_bodies_too(tmp_path):
     streams = json.loads(result.stdout)["streams"]
     assert streams[1]["content"].startswith("It's [REDACTED")
     assert SECRET not in result.stdout
+
+
+def test_a_parsed_body_as_pydantic_ai_keeps_it_reads_as_its_json(tmp_path, recording):
+    """pydantic-ai's cassettes keep a JSON request body parsed (`parsed_body`)."""
+    with open(at("vcrpy-tool-call.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    for x in doc["interactions"]:
+        x["request"]["parsed_body"] = json.loads(x["request"].pop("body"))
+    path = tmp_path / "parsed.json"
+    path.write_text(json.dumps(doc))
+    result = inspect(str(path), "--json")
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    assert calls(got) == calls(recording) and got["contract"] == recording["contract"]
+    assert got["streams"][0]["tool_calls"][0]["result"]["exchange"] == 2
+    assert any("parsed_body" in n for n in got["notes"])

@@ -10,7 +10,8 @@ masked, its Content-Encoding undone unless the recorder stored the body decoded)
 the whole conversation reads as a recording's and its contract is checked across turns.
 
 A body is text, bytes (YAML `!!binary`), or base64 (`base64_string`, as Ruby's VCR
-writes it). A cassette keeps no reads and no times: each body is one read, at the
+writes it); pydantic-ai's cassettes keep a JSON body parsed (`parsed_body`): it is read
+as that JSON written again, and noted. A cassette keeps no reads and no times: each body is one read, at the
 request's time, and the source says so in a note.
 
 A cassette is untrusted input: YAML is loaded with PyYAML's safe loader (no tag builds
@@ -170,8 +171,8 @@ def _entry(interaction: object, at: str, notes: list[str]) -> _Json:
     method = request.get("method")
     if not isinstance(method, str) or not isinstance(url, str):
         raise _Skip("its request has no method or URI")
-    posted = _body(request.get("body"), f"{at}.request.body")
-    body = _body(response.get("body"), f"{at}.response.body")
+    posted = _body_of(request, f"{at}.request", notes)
+    body = _body_of(response, f"{at}.response", notes)
     if not body:
         raise _Skip("its response body is empty: nothing was recorded")
     return {
@@ -192,6 +193,26 @@ def _entry(interaction: object, at: str, notes: list[str]) -> _Json:
 def _content(data: bytes) -> _Json:
     """A body as a HAR content object (base64: every byte kept)."""
     return {"text": base64.b64encode(data).decode("ascii"), "encoding": "base64"}
+
+
+PARSED_NOTE = (
+    "some bodies are kept parsed (parsed_body, as pydantic-ai's cassettes keep them): "
+    "each is read as its JSON, not the bytes that were sent"
+)
+
+
+def _body_of(side: _Json, where: str, notes: list[str]) -> bytes:
+    """A request's or response's body: `body`, else pydantic-ai's `parsed_body` (the body
+    parsed, its bytes not kept: written again as JSON, and noted once)."""
+    if side.get("body") is None and "parsed_body" in side:
+        try:
+            data = orjson.dumps(side["parsed_body"])
+        except TypeError:  # a key that is no string, a number past 64 bits, a tag's type
+            raise _Skip(f"{where}.parsed_body cannot be written as JSON") from None
+        if PARSED_NOTE not in notes:
+            notes.append(PARSED_NOTE)
+        return data
+    return _body(side.get("body"), f"{where}.body")
 
 
 def _body(value: object, where: str) -> bytes:
