@@ -520,6 +520,7 @@ class RecordingPass:
         sends for each call and how long after the stream's last byte it began. A result
         run the request does not end with is read again from `source` (None: not shown)."""
         approximate = source is not None and source.approximate_times
+        untimed = source is not None and source.untimed  # (no gap to tell: unknown)
         by_ex = {c.exchange: c for c in self.conversations}
         wanted: dict[int, tuple[int, int | None]] = {
             ex: (c.exchange, c.end) for ex, c in contract.continued.items()
@@ -550,7 +551,7 @@ class RecordingPass:
             mine, theirs = self.infos.get(ex), self.infos.get(req)
             if mine is not None and theirs is not None:
                 last = mine.last_ns if mine.last_ns is not None else mine.end_ns
-                if last is not None:
+                if last is not None and not untimed:
                     answer.gap_ns = theirs.start_ns - last
                     answer.timing = APPROXIMATE if approximate else RECORDED
             out[ex] = answer
