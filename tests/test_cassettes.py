@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -166,3 +167,20 @@ def test_a_parsed_body_as_pydantic_ai_keeps_it_reads_as_its_json(tmp_path, recor
     assert calls(got) == calls(recording) and got["contract"] == recording["contract"]
     assert got["streams"][0]["tool_calls"][0]["result"]["exchange"] == 2
     assert any("parsed_body" in n for n in got["notes"])
+
+
+def test_a_cassette_whose_streams_are_all_empty_or_done_only_is_named(tmp_path) -> None:
+    cassette = json.loads((Path(CASSETTES) / "vcrpy-tool-call.json").read_text())
+    for interaction in cassette["interactions"]:  # (as vcrpy keeps a body it never read)
+        interaction["response"]["body"]["string"] = "data: [DONE]\n\n"
+    folder = tmp_path / "cassettes"
+    folder.mkdir()
+    (folder / "empty.json").write_text(json.dumps(cassette))
+    (folder / "whole.json").write_text((Path(CASSETTES) / "vcrpy-tool-call.json").read_text())
+    said = "every stream in this cassette is empty or holds only [DONE]"
+    assert any(n.startswith(said) for n in analyze(folder / "empty.json").notes)
+    assert not any(n.startswith(said) for n in analyze(folder / "whole.json").notes)
+    scanned = CliRunner().invoke(main, ["scan", str(folder)])
+    assert scanned.exit_code == 0
+    named = [line for line in scanned.output.splitlines() if said in line]
+    assert len(named) == 1 and "empty.json" in named[0]
