@@ -160,6 +160,15 @@ _MULTI_REGIONS = frozenset({"us", "eu"})
 _LOCATION = re.compile(r"[a-z][a-z0-9-]{0,62}")
 
 
+VERTEX_AI = "Vertex AI"
+
+
+def vertex_request(url: str | None) -> bool:
+    """Whether a Gemini request goes to Vertex AI, not the Gemini API: its model is a
+    publisher's (`.../publishers/google/models/...`)."""
+    return url is not None and "/publishers/" in url
+
+
 def vertex_origin(path: str, headers: Mapping[str, str] | None = None) -> str:
     """The Vertex AI origin for a request path, from its `/locations/{location}/` segment.
     ValueError for a location that is no region name."""

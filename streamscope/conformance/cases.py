@@ -20,19 +20,11 @@ from ..analysis import analyze
 from ..core.calls import Call
 from ..core.engine import StreamResult
 from ..dialects import DIALECTS
+from ..providers import VERTEX_AI, vertex_request
 from ..text import quote
 
-CLEAN = "clean"
-VERTEX = "Vertex AI"
-
-
-def vertex(url: str | None) -> bool:
-    """Whether a Gemini request goes to Vertex AI (its models are a publisher's)."""
-    return (
-        url is not None and "/publishers/" in url
-    )  # a case whose stream has no anomaly: the API's own shape
-
-
+CLEAN = "clean"  # a case whose stream has no anomaly: the API's own shape
+VERTEX = VERTEX_AI  # Gemini's partialArgs streams come from Vertex AI alone
 _RANK = {"error": 0, "warning": 1, "info": 2}
 # a stream that did not end as the API ends one cannot go back as it is
 WHOLE = ("done", "finish-without-done")
@@ -187,7 +179,7 @@ def cases(folder: str | None = None) -> tuple[list[Case], list[str]]:
                 _refusal(s),
                 final,
                 requested,
-                VERTEX if s.dialect == "gemini" and vertex(url) else None,
+                VERTEX if vertex_request(url) else None,
             )
         )
     order = list(DIALECTS)

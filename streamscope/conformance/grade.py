@@ -24,9 +24,10 @@ from ..core.links import link
 from ..dialects import dialect
 from ..inputs import open_input
 from ..inputs.encoding import request_json
+from ..providers import vertex_request
 from ..recording.format import RecordingError
 from ..text import cut, plural, quote, visible
-from .cases import VERTEX, WHOLE, Case, vertex
+from .cases import VERTEX, WHOLE, Case
 
 PASS, FAIL = "pass", "fail"
 SKIP = "skip"  # not graded: the client asked an API whose streams never have this shape
@@ -295,7 +296,7 @@ def grade(case: Case, ran: Ran) -> Grade:
         return Grade(case, FAIL, expected(case), f"asked the {asked} API", [], ran=ran)
     ex = first.exchange
     asked_url = next((i.url for i in analysis.exchanges if i.exchange == ex), None)
-    if case.only_on == VERTEX and not vertex(asked_url):
+    if case.only_on == VERTEX and not vertex_request(asked_url):
         said = f"not graded: a stream only {VERTEX} sends, and the client asked the Gemini API"
         return Grade(case, SKIP, expected(case), said, [], ran=ran)
     if not _can_take(case, ran.path, ex, requests):
