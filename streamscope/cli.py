@@ -712,17 +712,13 @@ def _check_kind(kind: str, jsonl: bool) -> None:
 
 def samples_dir() -> str:
     """The bundled sample recordings: in the package (a wheel) or beside it (a checkout)."""
-    import os
+    from .bundled import samples_folder
 
-    here = os.path.dirname(os.path.abspath(__file__))
-    for folder in (
-        os.path.join(here, "samples"),
-        os.path.join(os.path.dirname(here), "recordings"),
-    ):
-        if os.path.isdir(folder):
-            return folder
-    _fail("the bundled sample recordings are missing from this installation")
-    return ""
+    folder = samples_folder()
+    if folder is None:
+        _fail("the bundled sample recordings are missing from this installation")
+        return ""
+    return folder
 
 
 def sample_names(folder: str | None = None) -> list[str]:

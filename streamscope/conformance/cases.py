@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import orjson
 
 from ..analysis import analyze
+from ..bundled import samples_folder
 from ..core.calls import Call
 from ..core.engine import StreamResult
 from ..dialects import DIALECTS
@@ -62,18 +63,6 @@ class Case:
     def matches(self, only: str) -> bool:
         """Whether `--only` names it: one of its kinds, or its sample."""
         return only in self.kinds or only == self.name or only == self.sample_name
-
-
-def samples_folder() -> str | None:
-    """The bundled samples (installed beside the package, or the checkout's)."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    for folder in (
-        os.path.join(here, "samples"),
-        os.path.join(os.path.dirname(here), "recordings"),
-    ):
-        if os.path.isdir(folder):
-            return folder
-    return None
 
 
 def references(readme: str) -> dict[str, str]:
@@ -199,17 +188,29 @@ def select(
     ]
 
 
-def served(case: Case, folder: str) -> bytes:
-    """The recording `serve` plays for a case: the sample's stream as exchange 1, the text
-    that answers next as exchange 2 (each as `export --format recording` writes it)."""
+def joined(parts: Sequence[tuple[str, int]]) -> bytes:
+    """One recording of exchanges of other inputs, (path, exchange) each, in order and
+    numbered from 1 (each as `export --format recording` writes it; the first header
+    stands for all)."""
     from ..export.fixtures import export
 
-    first = export(os.path.join(folder, case.sample), "recording", case.exchange).data
-    name, number = case.final
-    second = export(os.path.join(folder, name), "recording", number).data
-    lines = [first]
-    for line in second.splitlines()[1:]:  # its header dropped: the first one stands
-        record = orjson.loads(line)
-        record["exchange"] = 2
-        lines.append(orjson.dumps(record) + b"\n")
+    lines: list[bytes] = []
+    for n, (path, exchange) in enumerate(parts, 1):
+        for i, line in enumerate(export(path, "recording", exchange).data.splitlines()):
+            if i == 0:
+                if not lines:
+                    lines.append(line + b"\n")
+                continue
+            record = orjson.loads(line)
+            record["exchange"] = n
+            lines.append(orjson.dumps(record) + b"\n")
     return b"".join(lines)
+
+
+def served(case: Case, folder: str) -> bytes:
+    """The recording `serve` plays for a case: the sample's stream as exchange 1, the text
+    that answers next as exchange 2."""
+    name, number = case.final
+    return joined(
+        [(os.path.join(folder, case.sample), case.exchange), (os.path.join(folder, name), number)]
+    )

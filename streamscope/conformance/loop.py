@@ -20,13 +20,12 @@ from typing import Any
 import orjson
 
 from ..dialects import DEFAULT, Dialect, claimant
-from ..export.fixtures import export
 from ..inputs import open_input
 from ..inputs.encoding import request_json
 from ..playback.library import Library, Selection, Unmatched
 from ..recording.private import write_private
 from ..text import plural
-from .cases import Case
+from .cases import Case, joined
 from .grade import FAIL, NO_REQUEST, Grade, Ran, exited, expected, grade
 
 CASES_VARIABLE = "STREAMSCOPE_CONFORMANCE_CASES"
@@ -108,19 +107,8 @@ def cut(whole: str, cases: Sequence[Case], out: str) -> dict[int, str]:
                 by_case.setdefault(k, []).append(n)
     paths = {}
     for k, numbers in by_case.items():
-        lines: list[bytes] = []
-        for i, exchange in enumerate(numbers, 1):
-            data = export(whole, "recording", exchange).data
-            for j, line in enumerate(data.splitlines()):
-                if j == 0:
-                    if not lines:
-                        lines.append(line + b"\n")  # one header
-                    continue
-                record = orjson.loads(line)
-                record["exchange"] = i
-                lines.append(orjson.dumps(record) + b"\n")
         path = os.path.join(out, f"{cases[k].sample_name}.jsonl")
-        write_private(path, b"".join(lines))
+        write_private(path, joined([(whole, n) for n in numbers]))
         paths[k] = path
     return paths
 
