@@ -109,6 +109,8 @@ class Slot:
         "first",
         "last",
         "frozen",
+        "owner",
+        "call",
     )
 
     def __init__(
@@ -125,6 +127,10 @@ class Slot:
         self.first = frame
         self.last = frame
         self.frozen = 0  # leading chunks of `parts` shared with copies (see freeze)
+        # copy on write (the chat strategies, see `clone`): the generation of the strategy
+        # that may change this slot in place; any other holder copies it first
+        self.owner: object = None
+        self.call: Call | None = None  # to_call's answer, kept once the slot cannot change
 
     def built(self, frame: int) -> None:
         """`frame` built this call. A call's frames run from the one that began it to the
@@ -168,6 +174,25 @@ class Slot:
                 # copy of JSON nested 1,000 levels would exceed Python's recursion limit)
                 setattr(new, name, value)
         return new
+
+    def clone(self: S, owner: object) -> S:
+        """Copy on write: a copy of this shared slot for the strategy of generation
+        `owner`, which changes the copy, not this (the holders it shares it with keep it)."""
+        new = self.__deepcopy__({})
+        new.owner = owner
+        new.call = None
+        return new
+
+    def shown(self, owner: object) -> Call:
+        """`to_call`, made once for a slot its holder of generation `owner` no longer
+        changes in place (it would clone it first): such a slot never changes again, so
+        every frame shown after it reuses the same Call."""
+        if self.owner is owner:
+            return self.to_call()
+        call = self.call
+        if call is None:
+            call = self.call = self.to_call()
+        return call
 
     def to_call(self) -> Call:
         return Call(

@@ -226,6 +226,11 @@ class Engine:
         """An independent engine in the same state (the replay's checkpoints)."""
         raise NotImplementedError
 
+    def seal(self) -> None:
+        """The calls as they stand were shown: where the dialect shares calls between
+        copies (copy on write), the next change copies a call first, so the Calls made of
+        the unchanged ones are made once. Nothing, elsewhere."""
+
     def _stream_rules(self, last: int, expect_done: bool) -> None:
         """The dialect's own end-of-stream anomalies."""
         raise NotImplementedError

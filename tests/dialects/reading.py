@@ -71,14 +71,38 @@ def frames_of(framing: Any, body: bytes) -> list[Frame]:
 
 
 def copy_carries_on(engine_class: Any, found: list[Frame], at: int) -> None:
+    """A copy taken at any frame (mid-call too) and its original, then fed different
+    frames in turn (the original skips one: another stream from there), each reads as a
+    fresh engine fed the same frames, its calls shown midway or not: neither's feeding
+    reaches the other (copies share the calls neither changed: copy on write)."""
     engine = engine_class()
     for frame in found[:at]:
         engine.feed(frame)
     twin = engine.copy()
-    for frame in found[at:]:
-        engine.feed(frame)
-        twin.feed(frame)
-    same(engine.finish(), twin.finish())
+    ours, theirs = found[at:], found[at + 1 :]
+    # who goes first: the original (whose fast path carries on past the copy) or the copy
+    first, second = ((engine, theirs), (twin, ours)) if at % 2 else ((twin, ours), (engine, theirs))
+    for k in range(len(ours)):
+        for j, (fed, tail) in enumerate((first, second)):
+            if k < len(tail):
+                fed.feed(tail[k])
+            if k % (3 + j) < 2:  # its calls asked for, then shown as the replay does
+                shown(fed, sealed=k % (3 + j) == 0)
+    for fed, tail in ((twin, ours), (engine, theirs)):
+        fresh = engine_class()
+        for frame in found[:at] + tail:
+            fresh.feed(frame)
+        assert shown(fed) == shown(fresh)
+        same(fresh.finish(), fed.finish())
+
+
+def shown(engine: Engine, sealed: bool = True) -> dict[str, str]:
+    """Every strategy's calls now; `sealed`: as the replay shows a frame (sealed after it:
+    a change after it copies first)."""
+    views = {name: repr(v) for name, v in engine.strategy_calls().items()}
+    if sealed:
+        engine.seal()
+    return views
 
 
 def fast_path_reads_alike(engine_class: Any, found: list[Frame]) -> None:

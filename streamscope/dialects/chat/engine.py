@@ -243,11 +243,17 @@ class StreamEngine(Engine):
         new._run = Run()
         new._ok = None  # the copy's strategies accept calls anew
         new.log = self.log.copy()
-        new._robust = copy.deepcopy(self._robust, {id(self.log): new.log})  # the log copied once
+        new._robust = self._robust.copy(new.log)  # (copies share the calls: copy on write)
         new.others = [s.copy() for s in self.others]
         new.fast = [new._robust, *new.others, _SdkFast(new)]
         new.sdk = self.sdk if isinstance(self.sdk, Unmodeled) else self.sdk.copy()
         return new
+
+    def seal(self) -> None:
+        self._flush()
+        self._robust.seal()
+        for s in self.others:
+            s.seal()
 
     # -- the state at this frame, for the faces ------------------------------------------
 
@@ -282,7 +288,7 @@ class StreamEngine(Engine):
         robust = self._robust
         out = []
         for slot in robust.slots():
-            robust.settle(slot)
+            slot = robust.settle(slot)
             out.append((slot.to_call(), slot.freeform))
         return out
 

@@ -106,7 +106,7 @@ def _complete(text: str) -> bool:
 
 
 class RSlot(Slot):
-    __slots__ = ("nchars", "latched", "concat", "pos", "freeform")
+    __slots__ = ("nchars", "latched", "concat", "pos", "freeform", "keys", "ids")
     name: str  # "" until a name arrives; robust takes string names only
 
     def __init__(self, choice: int, index: object, frame: int, pos: int):
@@ -116,6 +116,9 @@ class RSlot(Slot):
         self.concat: list[str] | None = None  # while latched: the plain concatenation too
         self.pos = pos  # the call's position in its choice
         self.freeform = False  # a custom call: its input is free text, not JSON
+        # the by_index keys and ids it was filed under: where a copy on write replaces it
+        self.keys: tuple[object, ...] = ()
+        self.ids: tuple[str, ...] = ()
 
 
 def _done(slot: RSlot) -> bool:
@@ -165,9 +168,10 @@ class ChoiceState:
         self.active = False  # the choice carried anything at all
         self.frozen = (0, 0, 0)  # leading chunks of content, reasoning, refusal shared with copies
 
-    def __deepcopy__(self, memo: dict[Any, Any]) -> ChoiceState:
-        # Engine snapshots: the text lists are copied as a few shared chunks (see
-        # strategies.freeze), not as lists as long as the stream; the rest as usual.
+    def copy(self) -> ChoiceState:
+        """For engine copies: the text lists as a few shared chunks (see freeze), not as
+        lists as long as the stream; the calls shared (copy on write, see Robust.own), the
+        lists and maps of them the copy's own."""
         f = self.frozen
         self.frozen = (
             freeze(self.content, f[0]),
@@ -175,18 +179,12 @@ class ChoiceState:
             freeze(self.refusal, f[2]),
         )
         new = ChoiceState.__new__(ChoiceState)
-        memo[id(self)] = new
         for name in ChoiceState.__slots__:
             value = getattr(self, name)
-            if name in _TEXTS:
-                value = list(value)
-            elif name != "frozen":
-                value = copy.deepcopy(value, memo)
+            if isinstance(value, (list, dict)):
+                value = copy.copy(value)
             setattr(new, name, value)
         return new
-
-
-_TEXTS = frozenset(("content", "reasoning", "refusal"))
 
 
 class Robust:
@@ -204,6 +202,53 @@ class Robust:
         self.done_frame = 0
         self.last_frame = 0
         self.error_payload: str | None = None
+        # copy on write: the slots of this generation are this reading's to change; any
+        # other is shared with a copy and copied first (`own`). Renewed by copy and seal.
+        self.gen = object()
+
+    def copy(self, log: AnomalyLog) -> Robust:
+        """A copy that shares the calls (see `own`), with `log` for its anomalies."""
+        new = copy.copy(self)
+        new.log = log
+        new.choices = {c: st.copy() for c, st in self.choices.items()}
+        new.first_by_id = dict(self.first_by_id)
+        new.events = None if self.events is None else list(self.events)
+        self.gen, new.gen = object(), object()
+        return new
+
+    def seal(self) -> None:
+        """The slots as they are stay so (a view was made of them): a change copies first."""
+        self.gen = object()
+
+    def own(self, st: ChoiceState, slot: RSlot) -> RSlot:
+        """`slot` (a call of choice `st`), to change: if it is shared with a copy, a copy
+        of it put everywhere this reading holds it."""
+        if slot.owner is self.gen:
+            return slot
+        new = slot.clone(self.gen)
+        st.calls[slot.pos] = new
+        by_index, by_id, first_by_id = st.by_index, st.by_id, self.first_by_id
+        for key in slot.keys:
+            if by_index.get(key) is slot:
+                by_index[key] = new
+        for idv in slot.ids:
+            if by_id.get(idv) is slot:
+                by_id[idv] = new
+            if first_by_id.get(idv) is slot:
+                first_by_id[idv] = new
+        if st.last is slot:
+            st.last = new
+        if st.prev is slot:
+            st.prev = new
+        return new
+
+    def _file(self, st: ChoiceState, key: object, slot: RSlot) -> RSlot:
+        """Put `slot` under `key` of its choice's calls by index."""
+        slot = self.own(st, slot)
+        st.by_index[key] = slot
+        if key not in slot.keys:
+            slot.keys += (key,)
+        return slot
 
     # -- frames -------------------------------------------------------------------------
 
@@ -398,6 +443,7 @@ class Robust:
         slot, created = self._target(
             n, c, st, key, raw_index, idv if has_id else None, name if has_name else None
         )
+        slot = self.own(st, slot)
         if created:
             self._note(n, ev.NEW_CALL, slot, "", None, None)
         if st.prev is not None and st.prev is not slot and slot.fragments > 0:
@@ -440,6 +486,7 @@ class Robust:
 
     def _new(self, n: int, c: int, st: ChoiceState, index: object) -> RSlot:
         slot = RSlot(c, index, n, len(st.calls))
+        slot.owner = self.gen
         st.calls.append(slot)
         return slot
 
@@ -492,8 +539,7 @@ class Robust:
                     c,
                     other.index,
                 )
-                st.by_index[key] = other
-                return other, False
+                return self._file(st, key, other), False
         if slot is None:
             if isinstance(key, int) and key >= 0:
                 if key > st.max_index + 1:
@@ -514,8 +560,7 @@ class Robust:
                         key,
                     )
                 st.max_index = max(st.max_index, key)
-            slot = self._new(n, c, st, index)
-            st.by_index[key] = slot
+            slot = self._file(st, key, self._new(n, c, st, index))
             return slot, True
 
         # An index that already has a call: a continuation, or a new call reusing it?
@@ -558,8 +603,7 @@ class Robust:
             )
         else:
             return slot, False
-        slot = self._new(n, c, st, index)
-        st.by_index[key] = slot
+        slot = self._file(st, key, self._new(n, c, st, index))
         return slot, True
 
     def _fragment(self, slot: RSlot, name: str) -> bool:
@@ -631,6 +675,8 @@ class Robust:
 
     def _index_id(self, st: ChoiceState, slot: RSlot, idv: str) -> RSlot | None:
         """File `slot` under its new id; the first other call that already carries it."""
+        if idv not in slot.ids:
+            slot.ids += (idv,)
         latest = st.by_id.get(idv)
         if latest is None or latest.pos < slot.pos:
             st.by_id[idv] = slot
@@ -835,6 +881,7 @@ class Robust:
             return False  # (a call that moved index is read the slow way)
         if slot.nchars and text[:1] in ("{", "["):
             return False  # maybe the arguments re-sent, or a growing snapshot of them
+        slot = self.own(st, slot)
         if slot is not st.prev:
             if st.prev is not None and slot.fragments > 0:
                 self._interleaved(0, slot, [frame])
@@ -859,7 +906,7 @@ class Robust:
         st = self.choices[0]
         by_index = st.by_index
         for index, texts in run.args.items():
-            slot = by_index[index]
+            slot = self.own(st, by_index[index])
             slot.parts.extend(texts)
             slot.nchars += sum(map(len, texts))
             slot.fragments += len(texts)
@@ -871,13 +918,15 @@ class Robust:
         st.content.extend(filter(None, run.content))  # as the slow path: no empty parts
         self.last_frame = run.last
 
-    def settle(self, slot: RSlot) -> None:
+    def settle(self, slot: RSlot) -> RSlot:
         """End of a call: a snapshot reading that does not parse where plain concatenation
-        does was a wrong guess (a nested object can repeat its opening text): concatenate."""
+        does was a wrong guess (a nested object can repeat its opening text): concatenate.
+        Returns the slot as it now is (a copy of a shared one, when it changed)."""
         if not slot.latched or slot.concat is None or _complete(slot.text()):
-            return
+            return slot
         joined = "".join(slot.concat)
         if _complete(joined):
+            slot = self.own(self.choices[slot.choice], slot)
             slot.parts, slot.nchars, slot.latched = [joined], len(joined), False
             self.log.discard("args-cumulative", slot.choice, slot.index)
             self.log.add(
@@ -890,6 +939,7 @@ class Robust:
                 slot.choice,
                 slot.index,
             )
+        return slot
 
     # -- results ------------------------------------------------------------------------
 
@@ -902,4 +952,5 @@ class Robust:
         return out
 
     def calls(self) -> list[Call]:
-        return [s.to_call() for s in self.slots()]
+        gen = self.gen
+        return [s.shown(gen) for s in self.slots()]

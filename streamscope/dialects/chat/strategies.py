@@ -54,14 +54,58 @@ def _take_nonempty(slot: Slot, delta: dict[Any, Any]) -> None:
         slot.add_arguments(fn["arguments"])
 
 
+class CSlot(Slot):
+    """A client strategy's slot: where its holder keeps it, so a copy on write (`own`)
+    puts the copy there."""
+
+    __slots__ = ("seat", "key")
+
+    def __init__(self, key: Any, seat: int, *args: Any) -> None:
+        super().__init__(*args)
+        self.key = key  # its key in the strategy's map of slots
+        self.seat = seat  # its position in the strategy's `slots`
+
+
 class Strategy:
-    """Base: per-choice slots in the order their calls began."""
+    """Base: per-choice slots in the order their calls began.
+
+    Copies share their slots (copy on write): a strategy changes only the slots of its
+    own generation (`gen`, renewed by every copy and `seal`), and copies any other slot
+    into its own lists before it first changes it (`own`). So a copy costs its lists of
+    references, not its calls, and a slot not of the generation never changes again: its
+    Call is made once (`Slot.shown`)."""
 
     name = ""
 
     def __init__(self) -> None:
-        self.slots: list[Slot] = []
+        self.slots: list[CSlot] = []
         self.error: StrategyError | None = None
+        self.gen = object()
+
+    def _keyed(self) -> dict[Any, CSlot]:
+        """The strategy's map of its slots by key."""
+        raise NotImplementedError
+
+    def _new_slot(self, key: Any, *args: Any) -> CSlot:
+        slot = CSlot(key, len(self.slots), *args)
+        slot.owner = self.gen
+        self.slots.append(slot)
+        self._keyed()[key] = slot
+        return slot
+
+    def own(self, slot: CSlot) -> CSlot:
+        """`slot`, to change: copied first if it is shared with a copy."""
+        if slot.owner is self.gen:
+            return slot
+        new = slot.clone(self.gen)
+        self.slots[slot.seat] = new
+        self._keyed()[slot.key] = new
+        return new
+
+    def seal(self) -> None:
+        """From here on, the slots as they are stay as they are (a view was made of them):
+        a change copies the slot first."""
+        self.gen = object()
 
     def feed(self, frame: Frame) -> None:
         if self.error is not None or not isinstance(frame.payload, dict):
@@ -96,6 +140,7 @@ class Strategy:
             return False
         if slot.value is not NOTHING:
             return False
+        slot = self.own(slot)
         slot.parts.append(text)
         slot.fragments += 1
         slot.last = frame
@@ -109,23 +154,30 @@ class Strategy:
         """The plain fragments taken since `fast_args` / `fast_content` accepted their call
         (or the content) and nothing else happened."""
         for index, texts in run.args.items():
-            slot = self._fast_slot(index)
+            slot = self.own(self._fast_slot(index))
             slot.parts.extend(texts)
             slot.fragments += len(texts)
             slot.last = run.lasts[index]
 
-    def _fast_slot(self, index: int) -> Slot:
+    def _fast_slot(self, index: int) -> CSlot:
         """The slot a plain fragment for `index` goes to (KeyError: none, take the frame)."""
         raise KeyError(index)
 
     def calls(self) -> list[Call]:
-        return [s.to_call() for s in self.slots]
+        gen = self.gen
+        return [s.shown(gen) for s in self.slots]
 
     def result(self) -> list[Call] | StrategyError:
         return self.error if self.error is not None else self.calls()
 
     def copy(self) -> Strategy:
-        return copy.deepcopy(self)
+        """A copy that shares the slots (see the class): its lists and maps are its own."""
+        new = copy.copy(self)
+        for name, value in list(vars(new).items()):
+            if isinstance(value, (list, dict, set)):
+                setattr(new, name, copy.copy(value))
+        self.gen, new.gen = object(), object()
+        return new
 
 
 class IndexKeyed(Strategy):
@@ -133,20 +185,21 @@ class IndexKeyed(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        self.by_key: dict[tuple[Any, ...], Slot] = {}
+        self.by_key: dict[tuple[Any, ...], CSlot] = {}
 
-    def slot(self, frame: int, choice: int, delta: dict[Any, Any]) -> Slot:
+    def _keyed(self) -> dict[Any, CSlot]:
+        return self.by_key
+
+    def slot(self, frame: int, choice: int, delta: dict[Any, Any]) -> CSlot:
         index = delta.get("index")
         key = (choice, index if isinstance(index, (int, str, type(None))) else repr(index))
         slot = self.by_key.get(key)
-        if slot is None:
-            slot = self.by_key[key] = Slot(choice, index, frame, "", "")
-            self.slots.append(slot)
+        slot = self._new_slot(key, choice, index, frame, "", "") if slot is None else self.own(slot)
         slot.fragments += 1
         slot.last = frame
         return slot
 
-    def _fast_slot(self, index: int) -> Slot:
+    def _fast_slot(self, index: int) -> CSlot:
         return self.by_key[(0, index)]
 
 
@@ -188,8 +241,11 @@ class ById(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        self.by_key: dict[tuple[Any, ...], Slot] = {}
+        self.by_key: dict[tuple[Any, ...], CSlot] = {}
         self.last_id: dict[int, str] = {}
+
+    def _keyed(self) -> dict[Any, CSlot]:
+        return self.by_key
 
     def tool(self, frame: int, choice: int, delta: dict[Any, Any]) -> None:
         value = delta.get("id")
@@ -200,19 +256,20 @@ class ById(Strategy):
             key = self.last_id.get(choice, "")
         slot = self.by_key.get((choice, key))
         if slot is None:
-            slot = self.by_key[(choice, key)] = Slot(choice, delta.get("index"), frame, key, "")
-            self.slots.append(slot)
+            slot = self._new_slot((choice, key), choice, delta.get("index"), frame, key, "")
+        else:
+            slot = self.own(slot)
         slot.fragments += 1
         slot.last = frame
         _take_nonempty(slot, delta)
 
-    def _fast_slot(self, index: int) -> Slot:
+    def _fast_slot(self, index: int) -> CSlot:
         return self.by_key[(0, self.last_id.get(0, ""))]
 
     def extend(self, run: Run) -> None:
         # every plain fragment goes to the call of the last id, whatever its index
         if run.order:
-            slot = self._fast_slot(0)
+            slot = self.own(self._fast_slot(0))
             slot.parts.extend(run.order)
             slot.fragments += len(run.order)
             slot.last = run.args_last
@@ -249,10 +306,14 @@ class OpenAIDocs(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        self.final: dict[tuple[Any, ...], Slot] = {}
-        # slot id -> the stored opener's function object (any value the chunk sent)
+        self.final: dict[tuple[Any, ...], CSlot] = {}
+        # slot seat -> the stored opener's function object (any value the chunk sent; read,
+        # never changed: copies share it)
         self.openers: dict[int, object] = {}
         self.done = False
+
+    def _keyed(self) -> dict[Any, CSlot]:
+        return self.final
 
     def feed(self, frame: Frame) -> None:
         if self.error is not None or self.done:
@@ -294,18 +355,18 @@ class OpenAIDocs(Strategy):
         custom = _custom(tool_call)  # the snippet adapted to custom calls reads `custom.input`
         if slot is None:
             fn = custom if custom is not None else _attr(tool_call, "function")
-            slot = Slot(choice, index, frame, _attr(tool_call, "id"))
+            slot = self._new_slot(key, choice, index, frame, _attr(tool_call, "id"))
             slot.type = _attr(tool_call, "type")
             slot.name = _attr(fn, "name") if isinstance(fn, dict) else None
-            self.openers[id(slot)] = fn
-            self.final[key] = slot
-            self.slots.append(slot)
+            self.openers[slot.seat] = fn
             held = _attr(fn, "arguments")  # read from the stored object, as Python would
             slot.value = held if not isinstance(held, str) else NOTHING
             if isinstance(held, str):
                 slot.parts.append(held)
+        else:
+            slot = self.own(slot)
         # `final[index].function.arguments += tool_call.function.arguments`
-        stored_fn = self.openers[id(slot)]
+        stored_fn = self.openers[slot.seat]
         _attr(stored_fn, "arguments")
         right = _attr(custom if custom is not None else _attr(tool_call, "function"), "arguments")
         if slot.value is NOTHING and isinstance(right, str):
@@ -317,7 +378,7 @@ class OpenAIDocs(Strategy):
         slot.fragments += 1
         slot.last = frame
 
-    def _fast_slot(self, index: int) -> Slot:
+    def _fast_slot(self, index: int) -> CSlot:
         return self.final[(0, index)]
 
     def extend(self, run: Run) -> None:
@@ -328,15 +389,6 @@ class OpenAIDocs(Strategy):
         if self.error is not None or self.done:
             return True  # stopped: nothing more to do
         slot = self.final.get((0, index))
-        if slot is None or not isinstance(self.openers[id(slot)], dict):
+        if slot is None or not isinstance(self.openers[slot.seat], dict):
             return False
         return super().fast_args(frame, index, text)
-
-    def copy(self) -> OpenAIDocs:
-        new = copy.deepcopy(self)
-        # deepcopy rebuilt the slots: re-key the opener map to the new slot objects
-        new.openers = {
-            id(n): copy.deepcopy(self.openers[id(o)])
-            for o, n in zip(self.slots, new.slots, strict=True)
-        }
-        return new

@@ -15,6 +15,7 @@ from streamscope.dialects.chat.engine import StreamEngine, plain_fragment
 from streamscope.dialects.chat.summary import plain_summary, summarize
 
 from ...helpers import frames_of
+from ..reading import copy_carries_on
 
 FRAGMENTS = ['{"a', '": "', "x", "yz", '"}', "[1", "{", "", " "]
 TOKEN = {"token": "x", "logprob": -0.5, "bytes": [120], "top_logprobs": []}
@@ -166,21 +167,13 @@ def test_a_long_run_of_fragments_is_exact():
 
 def test_a_copy_taken_mid_run_continues_exactly():
     # the replay keeps engine copies: one taken while interleaved fragments are pending
-    # must read on as the engine it was copied from, and leave that engine unchanged
+    # must read on as the engine it was copied from, and leave that engine unchanged, the
+    # two fed different frames after it (copy on write: they share the calls until then)
     chunks = _parallel(3, [(k % 3 + k // 7, 1 + k % 3) for k in range(12)], [])
     chunks += [chunk(calls(tc(1, id="", args="q"))), chunk({}, "tool_calls")]
     frames = frames_of(chunks)
-    whole = summary(analyse(chunks, slow=True))
     for cut in range(len(frames) + 1):
-        engine = StreamEngine(1)
-        for frame in frames[:cut]:
-            engine.feed(frame)
-        twin = engine.copy()
-        for e in (engine, twin):
-            for frame in frames[cut:]:
-                e.feed(frame)
-        assert summary(twin.finish()) == whole
-        assert summary(engine.finish()) == whole
+        copy_carries_on(StreamEngine, frames, cut)
 
 
 def test_a_provider_error_beside_a_plain_fragment_is_reported():
