@@ -362,6 +362,9 @@ class StreamModel:
         if state.views is None:
             began = time.perf_counter()
             views = state.strategy_calls()
+            # the calls shown stay as they are: feeding on copies a call before changing
+            # it, so the next frame's views remake only the calls that changed
+            state.engine.seal()
             took = time.perf_counter() - began
             calls = max((len(v) for v in views.values() if isinstance(v, list)), default=0)
             if calls >= self._most_calls:
