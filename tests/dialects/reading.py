@@ -73,26 +73,30 @@ def frames_of(framing: Any, body: bytes) -> list[Frame]:
 def copy_carries_on(engine_class: Any, found: list[Frame], at: int) -> None:
     """A copy taken at any frame (mid-call too) and its original, then fed different
     frames in turn (the original skips one: another stream from there), each reads as a
-    fresh engine fed the same frames, its calls shown midway or not: neither's feeding
-    reaches the other (copies share the calls neither changed: copy on write)."""
+    fresh engine fed the same frames beside it, its calls asked for or shown (sealed)
+    midway or not: neither's feeding reaches the other (copies share the calls neither
+    changed: copy on write)."""
     engine = engine_class()
     for frame in found[:at]:
         engine.feed(frame)
     twin = engine.copy()
-    ours, theirs = found[at:], found[at + 1 :]
-    # who goes first: the original (whose fast path carries on past the copy) or the copy
-    first, second = ((engine, theirs), (twin, ours)) if at % 2 else ((twin, ours), (engine, theirs))
-    for k in range(len(ours)):
-        for j, (fed, tail) in enumerate((first, second)):
+    sides = []
+    for fed, tail in ((twin, found[at:]), (engine, found[at + 1 :])):
+        fresh = engine_class()
+        for frame in found[:at]:
+            fresh.feed(frame)
+        sides.append((fed, tail, fresh))
+    if at % 2:  # who goes first: the original (its fast path carries on past the copy) or the copy
+        sides.reverse()
+    for k in range(len(found) - at):
+        for j, (fed, tail, fresh) in enumerate(sides):
             if k < len(tail):
                 fed.feed(tail[k])
-            if k % (3 + j) < 2:  # its calls asked for, then shown as the replay does
-                shown(fed, sealed=k % (3 + j) == 0)
-    for fed, tail in ((twin, ours), (engine, theirs)):
-        fresh = engine_class()
-        for frame in found[:at] + tail:
-            fresh.feed(frame)
-        assert shown(fed) == shown(fresh)
+                fresh.feed(tail[k])
+            if k % (3 + j) < 2:  # its calls asked for, then shown as the replay shows a frame
+                assert shown(fed, sealed=k % (3 + j) == 0) == shown(fresh, sealed=False)
+    for fed, _, fresh in sides:
+        assert shown(fed) == shown(fresh, sealed=False)
         same(fresh.finish(), fed.finish())
 
 

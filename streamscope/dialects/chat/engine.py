@@ -254,6 +254,8 @@ class StreamEngine(Engine):
         self._robust.seal()
         for s in self.others:
             s.seal()
+        if not isinstance(self.sdk, Unmodeled):
+            self.sdk.seal()
 
     # -- the state at this frame, for the faces ------------------------------------------
 

@@ -443,6 +443,8 @@ class _Tool:
         "ptype",
         "fgen",
         "fkey",
+        "owner",
+        "call",
     )
 
     def __init__(self) -> None:
@@ -461,6 +463,10 @@ class _Tool:
         self.ptype: object = None
         self.fgen = 0  # generation whose merge first gave it a function object
         self.fkey = False  # a delta that built it in its creating call had a "function" key
+        # copy on write (see SdkEmulation._own): the generation of the emulation that may
+        # change it in place, and its Call once it cannot change (with the choice it was of)
+        self.owner: object = None
+        self.call: tuple[object, Call] | None = None
 
     @classmethod
     def from_delta(cls, e: dict[Any, Any], frame: int, gen: int) -> _Tool:
@@ -483,8 +489,9 @@ class _Tool:
                 t.extras[k] = _store(v)
         return t
 
-    def copy(self, dumped: bool) -> _Tool:
-        """A copy outside any generation; `dumped`: re-dumped since it was created."""
+    def clone(self, owner: object) -> _Tool:
+        """Copy on write: a copy of this shared entry for the emulation of generation
+        `owner` to change (the generations it was built in kept: its choice keeps its own)."""
         t = _Tool()
         t.index = self.index
         t.id = _scopy(self.id)
@@ -492,7 +499,14 @@ class _Tool:
         t.fn = None if self.fn is None else self.fn.copy()
         t.extras = None if self.extras is None else {k: _scopy(v) for k, v in self.extras.items()}
         t.frags, t.first, t.last = self.frags, self.first, self.last
-        t.fkey = self.fkey or dumped
+        t.born, t.tgen, t.ptype, t.fgen, t.fkey = (
+            self.born,
+            self.tgen,
+            self.ptype,  # (a replaced value, never changed in place)
+            self.fgen,
+            self.fkey,
+        )
+        t.owner = owner
         return t
 
 
@@ -515,7 +529,8 @@ class _Choice:
     def copy(self) -> _Choice:
         c = _Choice(self.index, _jcopy(self.finish_reason))
         c.msg = {k: _scopy(v) for k, v in self.msg.items()}
-        c.tools = None if self.tools is None else [t.copy(t.born != self.gen) for t in self.tools]
+        c.tools = None if self.tools is None else list(self.tools)  # shared: SdkEmulation._own
+        c.gen = self.gen  # (the generations its entries were built in are theirs still)
         c.transient = self.transient
         c.raw = self.raw
         c.hazard = self.hazard
@@ -559,6 +574,7 @@ class SdkEmulation:
         "_watch",
         "_hz",
         "_pa_seen",
+        "_cow",
     )
 
     def __init__(
@@ -593,6 +609,9 @@ class SdkEmulation:
         self._watch: list[_Tool] = []  # tools whose "function" type was overwritten this call
         self._hz: list[_Tool] = []  # tools made "function" without a function object this call
         self._pa_seen = False  # some function delta carried `parsed_arguments` (transient)
+        # copy on write: the tool entries of this generation are this emulation's to change;
+        # any other is shared with a copy and copied first (`_own`). Renewed by copy and seal.
+        self._cow = object()
 
     # -- public API -------------------------------------------------------------------
 
@@ -644,26 +663,32 @@ class SdkEmulation:
         half-applied, which need not match the SDK's own half-applied snapshot.
         """
         out: list[Call] = []
+        cow = self._cow
         for cs in self._choices or ():
             for t in cs.tools or ():  # a raw choice has none
+                kept = t.call
+                if kept is not None and kept[0] is cs.index and t.owner is not cow:
+                    out.append(kept[1])  # an entry no one changes in place: its Call made once
+                    continue
                 fn = t.fn
                 if fn is not None:
                     name, arguments = _out(fn.name), _out(fn.arguments)
                 else:
                     name, arguments = custom_fields(_out((t.extras or {}).get("custom")))
-                out.append(
-                    Call(
-                        choice=cs.index,  # type: ignore[arg-type]
-                        index=t.index,
-                        id=_out(t.id),
-                        type=_out(t.type),
-                        name=name,
-                        arguments=arguments,
-                        fragments=t.frags,
-                        first_frame=t.first,
-                        last_frame=t.last,
-                    )
+                call = Call(
+                    choice=cs.index,  # type: ignore[arg-type]
+                    index=t.index,
+                    id=_out(t.id),
+                    type=_out(t.type),
+                    name=name,
+                    arguments=arguments,
+                    fragments=t.frags,
+                    first_frame=t.first,
+                    last_frame=t.last,
                 )
+                if t.owner is not cow:
+                    t.call = (cs.index, call)
+                out.append(call)
         return out
 
     def copy(self) -> SdkEmulation:
@@ -682,7 +707,21 @@ class SdkEmulation:
         new._watch = []
         new._hz = []
         new._pa_seen = self._pa_seen
+        self._cow, new._cow = object(), object()
         return new
+
+    def seal(self) -> None:
+        """The entries as they are stay so (their calls were shown): a change copies first."""
+        self._cow = object()
+
+    def _own(self, cs: _Choice, i: int) -> _Tool:
+        """Entry `i` of `cs.tools`, to change: a copy of it first if it is shared."""
+        tools = cs.tools
+        assert tools is not None
+        t = tools[i]
+        if t.owner is not self._cow:
+            t = tools[i] = t.clone(self._cow)
+        return t
 
     def snapshot(self) -> SdkEmulation:
         return self.copy()
@@ -738,7 +777,8 @@ class SdkEmulation:
         self._gen += 1
         cs.gen = self._gen
         self._usage = None
-        fn.arguments.add(text)
+        t = self._own(cs, index)
+        t.fn.arguments.add(text)  # type: ignore[union-attr]
         t.frags += 1
         t.last = frame
         return True
@@ -764,9 +804,8 @@ class SdkEmulation:
         if self._halted:
             return
         cs, st = self._choices[0], self._states[0]  # type: ignore[index]
-        tools = cs.tools
         for index, texts in run.args.items():
-            t = tools[index]  # type: ignore[index]
+            t = self._own(cs, index)
             t.fn.arguments.extend(texts)  # type: ignore[union-attr]
             t.frags += len(texts)
             t.last = run.lasts[index]
@@ -974,9 +1013,9 @@ class SdkEmulation:
         self._hz.clear()
         if cs.transient:
             cs.msg.pop("parsed", None)
-            for t in cs.tools or ():
-                if t.fn is not None and t.fn.extras:
-                    t.fn.extras.pop("parsed_arguments", None)
+            for i, t in enumerate(cs.tools or ()):
+                if t.fn is not None and t.fn.extras and "parsed_arguments" in t.fn.extras:
+                    self._own(cs, i).fn.extras.pop("parsed_arguments")  # type: ignore[union-attr]
             cs.transient = False
         if len(delta) == 1:
             items: Iterable[Any] = delta.items()
@@ -1045,10 +1084,13 @@ class SdkEmulation:
                     self._shift = True  # list.insert puts it at 0, shifting the old entries
                 tools.insert(idx, self._new_tool(e, frame, gen))
                 continue
+            if t.owner is not self._cow:  # shared with a copy: changed as a copy of its own
+                t = tools[idx] = t.clone(self._cow)
             self._merge_tool(t, e, frame, gen)
 
     def _new_tool(self, e: dict[Any, Any], frame: int, gen: int) -> _Tool:
         t = _Tool.from_delta(e, frame, gen)
+        t.owner = self._cow
         if t.type == "function" and t.fn is None:
             self._hz.append(t)
         return t
