@@ -505,7 +505,7 @@ def export(
     output,
     force,
 ) -> None:
-    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module; or a report to share (md, html).
+    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module; or a report to share (md, html); or FILE as OpenTelemetry traces (otlp).
 
     FILE#N (as `scan` prints it) is exchange N of FILE (the same as --exchange N);
     FILE#N.R is response (turn) R of the WebSocket session exchange N is (--turn R), a
@@ -513,6 +513,11 @@ def export(
     are that stream up to frame F (--frames 1-F): the frames the replay has shown at that
     link; a report (md, html) opens at frame F (--frame F). Options that agree with the
     link are accepted; frames are numbered from 1.
+
+    --format otlp writes every exchange (or --exchange N's) as GenAI spans, one trace per
+    conversation, the findings as streamscope.* span events, as OTLP/JSON;
+    --otlp-endpoint URL sends them to an OTLP/HTTP collector (Phoenix: http://HOST:6006)
+    instead. The conversation's text goes only with --include-content.
     """
     import os
 
