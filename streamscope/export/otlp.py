@@ -270,7 +270,8 @@ def _exchange(
     host, port = _server(info.url)
     if host:
         a["server.address"], a["server.port"] = host, port
-    a["gen_ai.request.stream"] = info.stream or s is not None
+    if info.stream or s is not None:  # (set only for a stream: unset means none)
+        a["gen_ai.request.stream"] = True
     history = told.history(body) if body is not None else None
     _request_attributes(a, history, body, content)
     if info.status is not None:
@@ -513,6 +514,8 @@ def _findings(
         }
         if an.count > 1:
             attrs["streamscope.anomaly.count"] = an.count
+        if an.cut_by_client:
+            attrs["streamscope.anomaly.cut_by_client"] = True
         if an.choice is not None:
             attrs["streamscope.anomaly.choice"] = an.choice
         if isinstance(an.index, int | str) and not isinstance(an.index, bool):
