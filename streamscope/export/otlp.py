@@ -545,6 +545,8 @@ def _contract(analysis: Analysis, spans: list[_Span], content: bool, name: str) 
     response's)."""
     for f in analysis.contract:
         span = _span_of(spans, f.exchange, f.turn) or _span_of(spans, f.exchange, None)
+        if span is None and f.stream is not None:  # (--exchange: the stream's exchange alone)
+            span = _span_of(spans, f.stream, f.stream_turn) or _span_of(spans, f.stream, None)
         if span is None:
             continue
         attrs: dict[str, object] = {
@@ -606,9 +608,7 @@ def _roots(spans: list[_Span], ids: _Ids) -> list[_Span]:
             max(max(s.end, s.start) for s in members),
             attributes={
                 "streamscope.conversation": conversation,
-                "streamscope.exchanges": [
-                    str(s.attributes["streamscope.exchange"]) for s in members
-                ],
+                "streamscope.exchanges": [s.attributes["streamscope.exchange"] for s in members],
             },
         )
         conv_ids = {s.attributes.get("gen_ai.conversation.id") for s in members} - {None}
