@@ -1,7 +1,9 @@
 """The OTLP export read back from a real Arize Phoenix (scripts/phoenix_check.py), where
-Phoenix is installed: in this Python, at $STREAMSCOPE_PHOENIX_PYTHON, or in .tools/phoenix
-(`scripts/phoenix_check.py --install`). Also, without Phoenix: the script's comparison
-fails what it should (a conversation split over two traces, a finding left out)."""
+Phoenix is installed: in this Python, or at $STREAMSCOPE_PHOENIX_PYTHON (a Python that has
+it; about 20 seconds, so never found by itself in .tools/phoenix, where
+`scripts/phoenix_check.py --install` puts it: that run is a step of its own). Also,
+without Phoenix: the script's comparison fails what it should (a conversation split over
+two traces, a finding left out)."""
 
 from __future__ import annotations
 
@@ -32,9 +34,6 @@ def _phoenix() -> str | None:
     given = os.environ.get("STREAMSCOPE_PHOENIX_PYTHON")
     if given:
         return given
-    tools = ROOT / ".tools" / "phoenix" / "bin" / "python"
-    if tools.exists():
-        return str(tools)
     return sys.executable if importlib.util.find_spec("phoenix") else None
 
 
