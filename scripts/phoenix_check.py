@@ -205,13 +205,13 @@ def find_phoenix(given: str | None) -> str:
 
 def install() -> None:
     """arize-phoenix into .tools/phoenix, a venv of its own (kept for the next run)."""
-    if not (TOOLS / "bin" / "python").exists():
-        subprocess.run([sys.executable, "-m", "venv", str(TOOLS)], check=True)
     began = time.monotonic()
-    subprocess.run(
-        [str(TOOLS / "bin" / "python"), "-m", "pip", "install", "-q", "arize-phoenix"],
-        check=True,
-    )
+    python = str(TOOLS / "bin" / "python")
+    steps = [[sys.executable, "-m", "venv", str(TOOLS)]] if not os.path.exists(python) else []
+    steps.append([python, "-m", "pip", "install", "-q", "arize-phoenix"])
+    for step in steps:
+        if subprocess.run(step).returncode:
+            raise CheckError(f"could not install Phoenix: {' '.join(step[-3:])} failed")
     print(f"phoenix installed in {time.monotonic() - began:.0f}s ({TOOLS})", flush=True)
 
 
