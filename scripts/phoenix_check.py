@@ -17,7 +17,7 @@ gRPC receiver not started (only OTLP over HTTP is used); it is stopped (its whol
 group) when the check ends, passes, fails or is interrupted.
 
 Then `streamscope export RECORDING --format otlp --otlp-endpoint URL` runs (the real
-CLI, in a child process), the spans are read back (`GET /v1/projects`, then each
+CLI, in a child process; --include-content adds that option), the spans are read back (`GET /v1/projects`, then each
 project's `GET /v1/projects/{name}/spans`) until they stop arriving (at most --timeout
 seconds), and what `streamscope`'s own analysis of the recording says is compared with
 them:
@@ -327,9 +327,10 @@ class Phoenix:
 # -- sending ------------------------------------------------------------------------------
 
 
-def send_with_cli(recording: Path, phoenix: Phoenix) -> None:
+def send_with_cli(recording: Path, phoenix: Phoenix, content: bool) -> None:
     command = [sys.executable, "-m", "streamscope", "export", str(recording)]
     command += ["--format", "otlp", "--otlp-endpoint", phoenix.url]
+    command += ["--include-content"] if content else []
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     if done.returncode:
         said = visible(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "")
@@ -637,7 +638,7 @@ def run(args: argparse.Namespace) -> int:
             if args.stand_in:
                 send_stand_in(a, phoenix)
             else:
-                send_with_cli(recording, phoenix)
+                send_with_cli(recording, phoenix, args.include_content)
             spans = phoenix.read_back(len(want), args.timeout)
             print(
                 f"sent ({'stand-in' if args.stand_in else 'streamscope export'}) and read "
@@ -665,6 +666,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--phoenix", help="a Python that has arize-phoenix")
     parser.add_argument(
         "--install", action="store_true", help="pip install arize-phoenix into .tools/phoenix first"
+    )
+    parser.add_argument(
+        "--include-content",
+        action="store_true",
+        help="export with --include-content (the text, arguments and results too)",
     )
     parser.add_argument(
         "--stand-in", action="store_true", help="send this script's own OTLP export"
