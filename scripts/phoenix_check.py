@@ -17,13 +17,14 @@ gRPC receiver not started (only OTLP over HTTP is used); it is stopped (its whol
 group) when the check ends, passes, fails or is interrupted.
 
 Then `streamscope export RECORDING --format otlp --otlp-endpoint URL` runs (the real
-CLI, in a child process; --include-content adds that option), the spans are read back (`GET /v1/projects`, then each
-project's `GET /v1/projects/{name}/spans`) until they stop arriving (at most --timeout
-seconds), and what `streamscope`'s own analysis of the recording says is compared with
-them:
+CLI, in a child process; --include-content adds that option), the spans are read back
+(`GET /v1/projects`, then each project's `GET /v1/projects/{name}/spans`) until they stop
+arriving (at most --timeout seconds), and what `streamscope`'s own analysis of the
+recording says is compared with them:
 
-- one trace per conversation, holding exactly its exchanges' spans;
-- one span per exchange;
+- one trace per conversation, holding exactly its exchanges' spans (and the
+  conversation's own span over them);
+- one span per exchange (a WebSocket session: one per response);
 - every tool call streamed in an exchange (its id and name) on that exchange's span, and
   whether Phoenix reads it as a tool call of the span's output messages;
 - every anomaly on its exchange's span, and every contract finding in its conversation's
