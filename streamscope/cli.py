@@ -487,7 +487,10 @@ EXPORT_OPTIONS = ("--exchange", "--turn", "--frames")
     "gets /v1/traces) instead of writing them.",
 )
 @click.option(
-    "-o", "--output", metavar="OUT", help="Write here instead of standard output (-: it)."
+    "-o",
+    "--output",
+    metavar="OUT",
+    help="Write here instead of standard output (- for standard output).",
 )
 @click.option("--force", is_flag=True, help="Replace OUT if it exists (refused otherwise).")
 def export(

@@ -135,6 +135,12 @@ def test_no_secret_goes_even_with_content(tmp_path):
     assert code == 0
     assert SECRET not in out and BODY_KEY not in out
     assert "[REDACTED" in out  # (the text the stream echoed them in is there, masked)
+    # a key-shaped word no request carried, in what the model wrote: masked too
+    said = {"choices": [{"index": 0, "delta": {"content": "use sk-proj-abcdefgh12345678"}}]}
+    body = tmp_path / "said.sse"
+    body.write_text(f"data: {json.dumps(said)}\n\ndata: [DONE]\n\n")
+    text = build(str(body), content=True).json()
+    assert b"sk-proj-abcdefgh12345678" not in text and b"use [REDACTED" in text
 
 
 def test_the_options_that_make_fixtures_are_refused_in_one_line():
@@ -200,3 +206,50 @@ def test_the_endpoint_gets_the_traces_as_protobuf(collector):
     collector.server_close()
     code, _, err = export(BUGGY, "--otlp-endpoint", url)
     assert code == 2 and "cannot send" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "name, span, provider, facts",
+    [
+        (
+            "openai.jsonl",
+            "chat gpt-4o-mini",
+            "openai",
+            ("chatcmpl-CLq8Yt3nVb1XwR5zLm0sDf2GhJ9Pa", "gpt-4o-mini-2024-07-18", None, None),
+        ),
+        (
+            "responses-interleaved.jsonl",
+            "chat Qwen3-30B-A3B-Instruct",
+            "openai",
+            ("resp_llama_7b1c2d3e", "Qwen3-30B-A3B-Instruct", 402, 58),
+        ),
+        (
+            "gemini-streamed-args.jsonl",
+            "generate_content gemini-3-pro-preview",
+            "gcp.vertex_ai",
+            ("xR3MaafLBp6Wz7IPhcyS-Ak", "gemini-3-pro-preview", 240, 153),
+        ),
+        (
+            "bedrock-text-without-start.jsonl",
+            "chat us.anthropic.claude-sonnet-4-20250514-v1:0",
+            "aws.bedrock",
+            (None, None, 412, 71),
+        ),
+        ("ollama-native-two-calls.ndjson", "chat", "ollama", (None, "qwen3:8b", 214, 61)),
+        (
+            "realtime-two-calls.jsonl",
+            "chat gpt-realtime",
+            "openai",
+            ("resp_CPr8v1Lw", None, 356, 56),
+        ),
+    ],
+)
+def test_each_dialect_says_the_responses_id_model_and_usage(name, span, provider, facts):
+    first = spans(build(os.path.join(ROOT, "recordings", name)).request)[1]
+    a = attrs(first)
+    assert (first["name"], a["gen_ai.provider.name"]) == (span, provider)
+    keys = ("id", "model", "usage.input_tokens", "usage.output_tokens")
+    assert (
+        tuple(a.get(f"gen_ai.response.{k}" if i < 2 else f"gen_ai.{k}") for i, k in enumerate(keys))
+        == facts
+    )

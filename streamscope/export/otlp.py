@@ -160,7 +160,7 @@ def build(
             if turn is not None:
                 streams = [s for s in streams if s.turn == turn]
                 if not streams:
-                    raise ValueError(f"exchange {info.exchange} has no response {turn}")
+                    continue
             conversation = analysis.conversations.get(info.exchange, info.exchange)
             chosen: list[StreamResult | None] = list(streams) or [None]
             for s in chosen:  # no stream: the exchange alone (a body, a failure)
@@ -170,6 +170,10 @@ def build(
                 span.span_id = ids.span(f"{info.exchange}{turn_of}")
                 span.attributes["streamscope.conversation"] = conversation
                 spans.append(span)
+        if turn is not None and not spans:
+            if exchange is None:
+                raise ValueError(f"no WebSocket session has a response {turn}")
+            raise ValueError(f"exchange {exchange} has no response {turn}")
         _contract(analysis, spans, content, name)
         for span in spans:
             _link(span, name)
@@ -252,8 +256,9 @@ def _exchange(
             body, start, frames = t.request, t.start_ns, t.frames
             model = request_facts(told, info.url, body).model or model
     facts, times, first = _read_frames(told.response_facts, frames, s)
-    end = start + (times.get(s.frames) or 0) if s is not None and s.turn is not None else None
-    if end is None or end == start:
+    if s is not None and s.turn is not None:  # a session's response: to its last event
+        end: int | None = start + times[s.frames] if s.frames in times else start
+    else:
         end = info.end_ns if info.end_ns is not None else info.last_ns
     operation = told.operation
     a: dict[str, object] = {
@@ -265,7 +270,8 @@ def _exchange(
     host, port = _server(info.url)
     if host:
         a["server.address"], a["server.port"] = host, port
-    a["gen_ai.request.stream"] = info.stream or s is not None
+    if info.stream or s is not None:  # (set only for a stream: unset means none)
+        a["gen_ai.request.stream"] = True
     history = told.history(body) if body is not None else None
     _request_attributes(a, history, body, content)
     if info.status is not None:
@@ -508,13 +514,15 @@ def _findings(
         }
         if an.count > 1:
             attrs["streamscope.anomaly.count"] = an.count
+        if an.cut_by_client:
+            attrs["streamscope.anomaly.cut_by_client"] = True
         if an.choice is not None:
             attrs["streamscope.anomaly.choice"] = an.choice
         if isinstance(an.index, int | str) and not isinstance(an.index, bool):
             attrs["streamscope.anomaly.index"] = an.index
-        span.events.append(
-            (start + at if at is not None else span.start, "streamscope.anomaly", attrs)
-        )
+        # (frame 0: said of the stream as a whole, at its end)
+        when = start + at if at is not None else span.end if an.frame == 0 else span.start
+        span.events.append((when, "streamscope.anomaly", attrs))
     for strategy, table in _tables(
         s.strategies, s.tool_calls, not content, s.by_value, True
     ).items():
@@ -537,6 +545,8 @@ def _contract(analysis: Analysis, spans: list[_Span], content: bool, name: str) 
     response's)."""
     for f in analysis.contract:
         span = _span_of(spans, f.exchange, f.turn) or _span_of(spans, f.exchange, None)
+        if span is None and f.stream is not None:  # (--exchange: the stream's exchange alone)
+            span = _span_of(spans, f.stream, f.stream_turn) or _span_of(spans, f.stream, None)
         if span is None:
             continue
         attrs: dict[str, object] = {
@@ -598,9 +608,7 @@ def _roots(spans: list[_Span], ids: _Ids) -> list[_Span]:
             max(max(s.end, s.start) for s in members),
             attributes={
                 "streamscope.conversation": conversation,
-                "streamscope.exchanges": [
-                    str(s.attributes["streamscope.exchange"]) for s in members
-                ],
+                "streamscope.exchanges": [s.attributes["streamscope.exchange"] for s in members],
             },
         )
         conv_ids = {s.attributes.get("gen_ai.conversation.id") for s in members} - {None}
