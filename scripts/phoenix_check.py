@@ -56,6 +56,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -465,15 +466,16 @@ def _exchange_of(span: dict) -> int | None:
     return value if isinstance(value, int) else None
 
 
-def _phoenix_tool_calls(span: dict) -> set[tuple[object, object]]:
+def _phoenix_tool_calls(span: dict) -> list[tuple[object, object]]:
     """The tool calls Phoenix reads in the span's output messages (its OpenInference
-    `llm.output_messages.N.message.tool_calls.M.tool_call.*`)."""
+    `llm.output_messages.N.message.tool_calls.M.tool_call.*`), (id, name) each; a call
+    sent with no id or an empty one has None."""
     calls: dict[str, dict[str, str]] = {}
     for key, value in span.get("attributes", {}).items():
         if key.startswith("llm.output_messages.") and ".message.tool_calls." in key:
             head, _, leaf = key.partition(".tool_call.")
             calls.setdefault(head, {})[leaf] = value
-    return {(c.get("id"), c.get("function.name")) for c in calls.values()}
+    return [(c.get("id") or None, c.get("function.name")) for c in calls.values()]
 
 
 @dataclass
@@ -504,7 +506,8 @@ def compare(want: dict[int, Expected], spans: list[dict]) -> Outcome:
         traces.setdefault(s["context"]["trace_id"], []).append(s)
     out.check(
         len(traces) == len(conversations),
-        f"{len(traces)} traces for {len(conversations)} conversations (one per conversation)",
+        f"{plural(len(traces), 'trace')} for {plural(len(conversations), 'conversation')}"
+        " (one per conversation)",
     )
     # Which span is which exchange: its streamscope.exchange (a conversation's own span,
     # over its exchanges' spans, has none)
@@ -539,11 +542,11 @@ def compare(want: dict[int, Expected], spans: list[dict]) -> Outcome:
                 f"exchange {e.exchange}: tool call {shown} on its span",
             )
         if e.calls:
-            read = set().union(*map(_phoenix_tool_calls, mine))
-            missing = [c for c in e.calls if c not in read]
+            read = Counter(c for s in mine for c in _phoenix_tool_calls(s))
+            missing = Counter((i or None, n) for i, n in e.calls) - read
             out.check(
                 not missing,
-                f"exchange {e.exchange}: Phoenix reads {len(e.calls) - len(missing)} of "
+                f"exchange {e.exchange}: Phoenix reads {len(e.calls) - missing.total()} of "
                 f"{len(e.calls)} tool calls in the span's output messages",
             )
         events = [
