@@ -253,3 +253,14 @@ def test_each_dialect_says_the_responses_id_model_and_usage(name, span, provider
         tuple(a.get(f"gen_ai.response.{k}" if i < 2 else f"gen_ai.{k}") for i, k in enumerate(keys))
         == facts
     )
+
+
+def test_every_output_message_has_a_finish_reason_even_one_the_stream_never_finished():
+    """The conventions' schema requires it: Phoenix drops a span's output messages (its
+    tool calls with them) when one lacks it. A message another one cut into has none."""
+    path = os.path.join(ROOT, "recordings", "anthropic-spliced-message.jsonl")
+    code, out, _ = export(path, "--format", "otlp", "-o", "-")
+    assert code == 0
+    first = next(s for s in spans(json.loads(out)) if attrs(s).get("streamscope.exchange") == 1)
+    messages = json.loads(attrs(first)["gen_ai.output.messages"])
+    assert [m["finish_reason"] for m in messages] == ["", "tool_use"]

@@ -459,7 +459,7 @@ def _stream_attributes(
 
 def _output(s: StreamResult, content: bool) -> list[dict[str, Any]]:
     """Each choice's message: its text and reasoning (with content), the calls robust
-    assembled, its finish reason (left out where the stream sent none)."""
+    assembled, its finish reason ("" where the stream sent none)."""
     by_choice: dict[int, list[Call]] = {}
     for c in s.tool_calls:
         by_choice.setdefault(c.choice, []).append(c)
@@ -477,8 +477,10 @@ def _output(s: StreamResult, content: bool) -> list[dict[str, Any]]:
             parts.append({"type": "text", "content": text})
         parts += [_call_part(c.id, c.name, c.arguments, content) for c in by_choice.get(index, [])]
         message: dict[str, Any] = {"role": "assistant", "parts": parts}
-        if reason:
-            message["finish_reason"] = reason
+        # required by the conventions' schema (a backend that validates it, Phoenix for
+        # one, drops every output message of the span when one lacks it): "" where the
+        # stream sent none, never a reason made up
+        message["finish_reason"] = reason or ""
         out.append(message)
     return out
 
