@@ -455,12 +455,15 @@ EXPORT_OPTIONS = ("--exchange", "--turn", "--frames")
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["sse", "chunks", "recording", "session", "pytest", "md", "html", "otlp"]),
+    type=click.Choice(
+        ["sse", "chunks", "recording", "session", "pytest", "vcr", "md", "html", "otlp"]
+    ),
     default="sse",
     show_default=True,
     help="sse: the body as received; chunks: chat.completion.chunk JSON Lines; "
     "recording: a streamscope recording; session: a WebSocket session as JSON, turn by turn; "
     "pytest: a test module needing only the stream's SDK and pytest; "
+    "vcr: a vcrpy / pytest-recording cassette (without --exchange, every HTTP exchange); "
     "md: a report for an issue comment; html: one self-contained page to share; "
     "otlp: OpenTelemetry traces (OTLP/JSON), a span per exchange.",
 )
@@ -508,7 +511,7 @@ def export(
     output,
     force,
 ) -> None:
-    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module; or a report to share (md, html); or FILE as OpenTelemetry traces (otlp).
+    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture, a pytest module or a vcrpy cassette; or a report to share (md, html); or FILE as OpenTelemetry traces (otlp).
 
     FILE#N (as `scan` prints it) is exchange N of FILE (the same as --exchange N);
     FILE#N.R is response (turn) R of the WebSocket session exchange N is (--turn R), a
@@ -559,6 +562,12 @@ def export(
             from .export.report import write
 
             done = write(file, fmt, exchange, frame, redact_content, turn)
+        elif fmt == "vcr":
+            from .export.vcr import cassette
+
+            if turn is not None:
+                _fail("--turn picks a turn of a WebSocket session; vcrpy records no WebSockets")
+            done = cassette(file, exchange, frames, minimal, keep_fields)
         else:
             done = make(file, fmt, exchange, frames, minimal, keep_fields, turn)
     if minimal and done.turns_in is not None:  # a session: its turns, then its frames
