@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from streamscope.cli import main
 
+from .test_export import only
 from .test_export_secrets import BODY_KEY, har
 from .test_har import SECRET
 
@@ -146,8 +147,8 @@ def test_replay():
 
 @pytest.mark.slow
 def test_a_minimal_cassette_replays_the_quirk_under_pytest_recording(tmp_path):
-    """The openai SDK, replayed the minimal cassette by pytest-recording (no streamscope on
-    the path, its plugin off), assembles the calls streamscope predicts for it: the id and
+    """The openai SDK, replayed the minimal cassette by pytest-recording in a Python where
+    only they and pytest import (streamscope cannot), assembles the calls streamscope predicts for it: the id and
     name the provider sent twice, doubled."""
     source = os.path.join(RECORDINGS, "args-resent.jsonl")
     folder = tmp_path / "cassettes" / "test_quirk"
@@ -161,11 +162,12 @@ def test_a_minimal_cassette_replays_the_quirk_under_pytest_recording(tmp_path):
     doc = yaml.safe_load((folder / "test_replay.yaml").read_text(encoding="utf-8"))
     base = doc["interactions"][0]["request"]["uri"].removesuffix("/chat/completions")
     (tmp_path / "test_quirk.py").write_text(TEST_MODULE.format(base=base, expected=expected))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "OPENAI_"))}
-    args = ["-m", "pytest", "--record-mode=none", "-p", "recording", "-p", "no:streamscope"]
-    args += ["-p", "no:cacheprovider", "-q", "test_quirk.py"]
+    # a Python where only openai, pytest and pytest-recording (with what they need) import
+    command, env = only("openai", "pytest-recording")
+    env = {k: v for k, v in env.items() if not k.startswith(("PYTHON", "OPENAI_"))}
+    args = ["--record-mode=none", "-p", "recording", "-p", "no:cacheprovider", "-q"]
     ran = subprocess.run(
-        [sys.executable, *args], cwd=tmp_path, env=env, capture_output=True, text=True
+        [*command, *args, "test_quirk.py"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "1 passed" in ran.stdout
