@@ -21,6 +21,7 @@ from .wire import (
     facts,
     final_event,
     framing_of,
+    response_facts,
 )
 
 # Events that only this dialect sends (`ping` and `error` are too common a name to tell).
@@ -85,4 +86,5 @@ ANTHROPIC = Dialect(
     framings=("sse", EVENTSTREAM),
     framing_of=framing_of,
     fixtures={EVENTSTREAM: BEDROCK_FIXTURE},  # Claude on Bedrock, read by AnthropicBedrock
+    response_facts=response_facts,
 )

@@ -10,7 +10,7 @@ from .fixture import FIXTURE
 from .history import IDS, history
 from .oracle import openai_version, run_real_sdk
 from .summary import plain_summary, summarize
-from .wire import ENDPOINTS, claims_request, final_event
+from .wire import ENDPOINTS, claims_request, final_event, response_facts
 
 
 def _claims_body(body: object) -> bool:
@@ -62,4 +62,5 @@ CHAT = Dialect(
     final_event=final_event,
     endpoints=ENDPOINTS,
     noun="chat completion",
+    response_facts=response_facts,
 )

@@ -20,6 +20,7 @@ from .wire import (
     error_document,
     facts,
     final_event,
+    response_facts,
     unserved,
 )
 
@@ -78,4 +79,6 @@ GEMINI = Dialect(
     unserved=unserved,
     framings=("sse", "json-array"),
     framing_of=_framing_of,
+    response_facts=response_facts,
+    operation="generate_content",
 )

@@ -90,4 +90,5 @@ REALTIME = Dialect(
     session_results=carried,
     session_tools=declared,
     session_play=PLAY,
+    response_facts=wire.response_facts,
 )

@@ -12,7 +12,7 @@ from .oracle import responses_sdk_result
 from .session import PLAY, carried, session, session_contract
 from .shape import SHAPE
 from .summary import plain_summary, summarize
-from .wire import ENDPOINTS, claims_request, final_event
+from .wire import ENDPOINTS, claims_request, final_event, response_facts
 
 # Fields only a Responses request has beside `input` (an embeddings request has `input` too).
 _OWN = ("instructions", "previous_response_id", "stream", "tools", "reasoning", "text", "store")
@@ -76,4 +76,5 @@ RESPONSES = Dialect(
     session_contract=session_contract,
     session_results=carried,
     session_play=PLAY,
+    response_facts=response_facts,
 )
