@@ -181,6 +181,9 @@ class Slot:
         new = self.__deepcopy__({})
         new.owner = owner
         new.call = None
+        # the copy grows, this never again: the copy takes the list with room for more
+        # fragments, this the compact one (a replay keeps hundreds of such slots)
+        self.parts, new.parts = new.parts, self.parts
         return new
 
     def shown(self, owner: object) -> Call:

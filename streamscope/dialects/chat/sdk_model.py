@@ -507,6 +507,11 @@ class _Tool:
             self.fkey,
         )
         t.owner = owner
+        if self.fn is not None and type(self.fn.arguments) is _Str:
+            # the copy grows, this never again: the copy takes the list with room for more
+            # fragments, this the compact one (a replay keeps hundreds of such entries)
+            mine, its = self.fn.arguments, t.fn.arguments  # type: ignore[union-attr]
+            mine.parts, its.parts = its.parts, mine.parts  # type: ignore[union-attr]
         return t
 
 
