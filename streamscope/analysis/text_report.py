@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -349,7 +350,7 @@ def _stream(
 FOLDED_ROWS = 500
 
 
-def _table(console: Console, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+def _table(console: Console, columns: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
     """`rows` (plain text, shown safe) under bold `columns`, each cell padded by a space
     each side, as Rich's borderless table lays them out where they fit the console's
     width; Rich's table itself where they do not (it folds cells), but for many rows."""
