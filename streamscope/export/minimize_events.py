@@ -39,6 +39,7 @@ from ..core.minimal import (
     Exhausted,
     Signature,
     bounded_ddmin,
+    by_path,
     carriers,
     clients,
     ddmin,
@@ -389,34 +390,11 @@ def _fields(
     if volatile and judged([]):
         kept: list[int] = []
     elif judge.left and len(units) > FEW_UNITS:
-        kept = _by_path(units, judged, judge, len(stream.texts))
+        kept = by_path(units, judged, judge.left, len(stream.texts))
     else:
         kept = ddmin(every, judged)
     if len(kept) < len(units):
         stream.trees, stream.texts = render(kept)
-
-
-def _by_path(
-    units: list[tuple], judged: Callable[[list[int]], bool], judge: _Judge, frames: int
-) -> list[int]:
-    """The units a narrowed stream keeps: ddmin over their paths within a frame (a key
-    is removed from every frame that has it, or from none), bounded by the frames
-    judged (one candidate: the whole stream)."""
-    paths: dict[tuple, list[int]] = {}
-    for u, unit in enumerate(units):
-        paths.setdefault(unit[1:], []).append(u)
-    groups = list(paths.values())
-
-    def kept_units(kept: list[int]) -> list[int]:
-        return sorted(u for g in kept for u in groups[g])
-
-    kept, judge.left["fields"] = bounded_ddmin(
-        list(range(len(groups))),
-        lambda kept: judged(kept_units(kept)),
-        judge.left["fields"],
-        lambda _: frames,
-    )
-    return kept_units(kept)
 
 
 def minimize_events(
