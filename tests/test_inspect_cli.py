@@ -432,3 +432,54 @@ def test_every_exchange_is_in_the_report_and_each_can_be_asked_for(tmp_path):
     assert "Hello there" in alone and "Exchange 1" not in alone and "Exchange 3" not in alone
     limited = inspect(str(path), "--exchange", "3")
     assert "HTTP 429" in limited.output and "Rate limit" in limited.output
+
+
+def _calls_report(tmp_path, n: int, width: int) -> list[str]:
+    """The text report of a stream of `n` calls, each with a long id, in a console of
+    `width` columns writing to a pipe (as the CLI's, narrowed)."""
+    import io
+
+    from rich.console import Console
+
+    from streamscope.analysis import analyze
+    from streamscope.analysis.text_report import render
+
+    chunks = [
+        chunk({"tool_calls": [tc(i, f"call_{i:04d}_{'x' * 40}", "f", "{}", "function")]})
+        for i in range(n)
+    ]
+    path = tmp_path / f"calls-{n}.sse"
+    path.write_bytes(sse_body([*chunks, chunk({}, "tool_calls")]))
+    out = io.StringIO()
+    render(analyze(str(path)), Console(file=out, highlight=False, soft_wrap=True, width=width))
+    return out.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("n, folded", [(3, True), (600, False)])
+def test_a_call_table_wider_than_the_console_folds_unless_it_is_long(tmp_path, n, folded):
+    """A few rows fold their cells to the width; hundreds are written a row a line (the
+    terminal wraps them), as folding costs about a millisecond a row."""
+    lines = _calls_report(tmp_path, n, 60)
+    whole = [line for line in lines if '"call_0001_' + "x" * 40 + '"' in line]
+    assert (whole == []) == folded
+    if not folded:
+        assert len(whole) == 1 and whole[0].lstrip().startswith("2 ")
+
+
+def test_a_call_table_that_fits_reads_as_columns(tmp_path):
+    lines = _calls_report(tmp_path, 2, 160)
+    head = next(i for i, line in enumerate(lines) if "Tool calls" in line) + 1
+    assert lines[head].split() == [
+        "#",
+        "choice",
+        "index",
+        "id",
+        "type",
+        "name",
+        "arguments",
+        "frames",
+    ]
+    assert lines[head + 1].split()[:4] == ["1", "0", "0", '"call_0000_' + "x" * 40 + '"']
+    # every row's cells start where its column's header does
+    start = lines[head].index("frames")
+    assert all(line[start:].startswith(("frames", "1-1", "2-2")) for line in lines[head : head + 3])

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError, signature_bytes
@@ -23,6 +26,7 @@ from .driver import Analysis
 
 # a severity in a column of its own width: "✗ error  ", "! warning"
 _MARK = {s: f"[{STYLE[s]}]{label(s):<9}[/]" for s in (ERROR, WARNING, INFO)}
+_LABEL = {s: f"{label(s):<9}" for s in (ERROR, WARNING, INFO)}
 
 
 def _safe(text: str) -> str:
@@ -277,23 +281,23 @@ def _stream(
             if text:
                 console.print(f"  {label}{name}: {_safe(cut(quote(text), 100))}")
     if s.tool_calls:
-        table = Table(box=None, padding=(0, 1), show_edge=False, title_justify="left")
         # a custom call's type says its "arguments" are free-text input, never JSON
-        for col in ("#", terms.container, terms.key, "id", "type", "name", "arguments", "frames"):
-            table.add_column(col, overflow="fold")
-        for i, c in enumerate(s.tool_calls, 1):
-            table.add_row(
+        columns = ("#", terms.container, terms.key, "id", "type", "name", "arguments", "frames")
+        rows = [
+            (
                 str(i),
                 str(c.choice),
-                _safe(quote(c.index)),
-                _safe(quote(c.id)),
-                _safe(quote(c.type)),
-                _safe(quote(c.name)),
-                _safe(_args(c) if full else cut(_args(c), 70)),
+                visible(quote(c.index)),
+                visible(quote(c.id)),
+                visible(quote(c.type)),
+                visible(quote(c.name)),
+                visible(_args(c) if full else cut(_args(c), 70)),
                 f"{c.first_frame}-{c.last_frame} ({plural(c.fragments, 'fragment')})",
             )
+            for i, c in enumerate(s.tool_calls, 1)
+        ]
         console.print("  [bold]Tool calls[/] (streamscope's robust reading)")
-        console.print(table)
+        _table(console, columns, rows)
     else:
         console.print("  no tool calls")
     for i, fix in enumerate(s.repairs, 1):
@@ -307,16 +311,20 @@ def _stream(
         _results(s, analysis, console, full)
     if s.anomalies:
         console.print("  [bold]Anomalies[/]")
+        out = Text()  # (one print: a print costs more than a line)
         for a in s.anomalies:
             totals[a.severity] += 1
-            console.print(
-                f"    {_MARK[a.severity]} frame {a.frame:<4} [bold]{times(a.kind, a.count)}[/]  {_safe(a.text())}"
-                + (
-                    f"  {_safe(pasteable(stream_link(source, s.exchange, s.turn, a.frame, s.frames)))}"
-                    if source is not None
-                    else ""
-                )
-            )
+            out.append("    ")
+            out.append(_LABEL[a.severity], STYLE[a.severity])
+            out.append(f" frame {a.frame:<4} ")
+            out.append(times(a.kind, a.count), "bold")
+            out.append(f"  {visible(a.text())}")
+            if source is not None:
+                link = stream_link(source, s.exchange, s.turn, a.frame, s.frames)
+                out.append(f"  {visible(pasteable(link))}")
+            out.append("\n")
+        out.rstrip()
+        _emit(console, out)
     console.print("  [bold]What each client builds[/]")
     width = max((len(n) for n in s.strategies if n != "robust"), default=0)
     for name, got in s.strategies.items():
@@ -335,6 +343,44 @@ def _stream(
         else:
             line = "same as robust"
         console.print(f"    {name:<{max(width, 13)}} {line}")
+
+
+# A table of more rows than this that does not fit the width is written as one that
+# does, its lines wrapped by the terminal: Rich's folding costs about 1 ms a row.
+FOLDED_ROWS = 500
+
+
+def _table(console: Console, columns: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
+    """`rows` (plain text, shown safe) under bold `columns`, each cell padded by a space
+    each side, as Rich's borderless table lays them out where they fit the console's
+    width; Rich's table itself where they do not (it folds cells), but for many rows."""
+    widths = [max(map(cell_len, cells)) for cells in zip(columns, *rows, strict=True)]
+    if sum(widths) + 2 * len(widths) > console.width and len(rows) <= FOLDED_ROWS:
+        table = Table(box=None, padding=(0, 1), show_edge=False, title_justify="left")
+        for col in columns:
+            table.add_column(col, overflow="fold")
+        for row in rows:
+            table.add_row(*map(escape, row))
+        console.print(table)
+        return
+
+    def line(cells: tuple[str, ...]) -> str:
+        return "".join(
+            f" {c}{' ' * (w - cell_len(c))} " for c, w in zip(cells, widths, strict=True)
+        )
+
+    out = Text(line(columns), style="bold")
+    out.append("\n" + "\n".join(map(line, rows)))
+    _emit(console, out)
+
+
+def _emit(console: Console, text: Text) -> None:
+    """`text` printed; where it is not a terminal (no colour, no wrapping: a pipe, a CI
+    log) written as it is, which Rich's rendering of thousands of lines makes slow."""
+    if console.is_terminal or not console.soft_wrap:
+        console.print(text)
+    else:
+        console.file.write(text.plain + "\n")
 
 
 def _count(tools: list[Tool]) -> str:

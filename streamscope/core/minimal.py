@@ -253,3 +253,31 @@ def bounded_ddmin(
         return ddmin(items, bounded), bounded.budget
     except Exhausted:
         return (bounded.best if bounded.best is not None else items), bounded.budget
+
+
+def by_path(
+    units: list[tuple[Any, ...]],
+    judged: Callable[[list[int]], bool],
+    left: dict[str, int],
+    frames: int,
+) -> list[int]:
+    """The field units (frame, *path) a narrowed stream keeps: ddmin over their paths
+    within a frame (a key is removed from every frame that has it, or from none),
+    bounded by `left["fields"]` frames judged (one candidate: the whole stream's
+    `frames`). What a fixture keeps of thousands of frames is then decided in a few
+    passes; the per-frame search is the short stream's."""
+    paths: dict[tuple[Any, ...], list[int]] = {}
+    for u, unit in enumerate(units):
+        paths.setdefault(unit[1:], []).append(u)
+    groups = list(paths.values())
+
+    def kept_units(kept: list[int]) -> list[int]:
+        return sorted(u for g in kept for u in groups[g])
+
+    kept, left["fields"] = bounded_ddmin(
+        list(range(len(groups))),
+        lambda kept: judged(kept_units(kept)),
+        left["fields"],
+        lambda _: frames,
+    )
+    return kept_units(kept)

@@ -58,6 +58,7 @@ from ...core.minimal import (
     Exhausted,
     Signature,
     bounded_ddmin,
+    by_path,
     carriers,
     clients,
     ddmin,
@@ -452,36 +453,12 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
     if volatile and judged([]):  # usually none of them matters
         kept: list[int] = []
     elif test.left and len(stream.texts) > LOOK_FIRST:
-        kept = _by_path(units, judged, test, len(stream.texts))
+        kept = by_path(units, judged, test.left, len(stream.texts))
     else:
         kept = ddmin(list(every), judged)
     if len(kept) < len(units):
         mask = sum(map(bit.__getitem__, kept))
         stream.trees, stream.texts, _ = stream.render(units, spans, mask, memos, test, facts)
-
-
-def _by_path(
-    units: list[NodePath], judged: Callable[[list[int]], bool], test: _Tester, frames: int
-) -> list[int]:
-    """The units a long stream keeps: ddmin over their paths within a frame (a key is
-    removed from every frame that has it, or from none), bounded by the frames judged
-    (one candidate: the whole stream). What a fixture keeps of thousands of frames is
-    then decided in a few passes; the per-frame search is the short stream's."""
-    paths: dict[NodePath, list[int]] = {}
-    for u, unit in enumerate(units):
-        paths.setdefault(unit[1:], []).append(u)
-    groups = list(paths.values())
-
-    def kept_units(kept: list[int]) -> list[int]:
-        return sorted(u for g in kept for u in groups[g])
-
-    kept, test.left["fields"] = bounded_ddmin(
-        list(range(len(groups))),
-        lambda kept: judged(kept_units(kept)),
-        test.left["fields"],
-        lambda _: frames,
-    )
-    return kept_units(kept)
 
 
 def _join_phase(stream: _Stream, test: _Tester) -> None:
