@@ -91,6 +91,37 @@ def test_a_billion_laughs_is_refused_in_one_line_quickly():
     assert "\n" not in line and "billion-laughs.yaml: line " in line and "alias bomb" in line
 
 
+def test_one_long_string_referenced_many_times_is_refused_as_a_bomb(tmp_path):
+    """Few nodes, much text: a megabyte anchored once and aliased a thousand times in the
+    headers (each alias a gigabyte's worth of work for the masking that reads them)."""
+    refs = "\n".join("      - *B" for _ in range(1000))
+    path = tmp_path / "amplified.yaml"
+    path.write_text(
+        "interactions:\n- request:\n    method: POST\n    uri: https://api.openai.com/v1/x\n"
+        f'    headers:\n      x-long:\n      - &B "{"x" * 2**20}"\n{refs}\n'
+        "  response: {status: {code: 200}, body: {string: ''}}\nversion: 1\n"
+    )
+    result = inspect(str(path))
+    assert result.exit_code == 2
+    line = result.output.strip()
+    assert "\n" not in line and "amplified.yaml: line " in line and "alias bomb" in line
+
+
+def test_aliases_a_yaml_dumper_writes_for_a_shared_object_read(tmp_path):
+    """PyYAML's dumper writes an object met twice once, as an anchor and an alias."""
+    import yaml
+
+    with open(at("vcrpy-tool-call.yaml"), encoding="utf-8") as f:
+        doc = yaml.safe_load(f)
+    shared = doc["interactions"][0]["response"]["headers"]
+    doc["interactions"][1]["response"]["headers"] = shared
+    path = tmp_path / "shared.yaml"
+    path.write_text(yaml.dump(doc))
+    assert "&id001" in path.read_text()
+    result = inspect(str(path), "--json")
+    assert result.exit_code == 0, result.output
+
+
 def test_a_field_of_the_wrong_type_is_named():
     result = inspect(at("vcrpy-wrong-type.yaml"), "--json")
     assert result.exit_code == 0, result.output
