@@ -215,3 +215,32 @@ def test_a_cassette_whose_streams_are_all_empty_or_done_only_is_named(tmp_path) 
     assert scanned.exit_code == 0
     named = [line for line in scanned.output.splitlines() if said in line]
     assert len(named) == 1 and "empty.json" in named[0]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_the_replay_says_a_cassette_keeps_no_times():
+    """No `0ms` where nothing was timed: the info line says so, and each frame's time
+    and gap (its row, the timeline) are unknown."""
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import StreamScreen
+    from streamscope.tui.widgets.info_line import InfoLine
+
+    app = ReplayApp(os.path.join(CASSETTES, "real", "fantasy-openai-chat-multi-tool.yaml"), 1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(200):
+            if isinstance(app.screen, StreamScreen) and app.screen.model.total:
+                break
+            await pilot.pause(0.05)
+        await pilot.press("right", "right")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StreamScreen)
+        info = str(screen.query_one(InfoLine).render())
+        assert "no times recorded" in info and "ms" not in info
+        assert screen.model.time(2) is None and screen.model.gap(2) is None
