@@ -18,6 +18,9 @@ as text is written as bytes too.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import orjson
 
 from ..inputs import Source, open_input
@@ -150,28 +153,25 @@ def _headers(pairs: list[tuple[str, str]], drop_secret: bool = False) -> dict[st
 
 
 def _body(data: bytes) -> str | bytes:
-    """A body as vcrpy stores it: text where it is UTF-8 and YAML gives it back whole,
-    else its bytes (`!!binary`)."""
+    """A body as vcrpy stores it: text where it is UTF-8, else its bytes (`!!binary`);
+    `_dump` writes as bytes the text YAML would not give back whole."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    import yaml
-
-    dumped = yaml.dump(text, Dumper=_dumper())
-    return text if yaml.safe_load(dumped) == text else data
 
 
 _DUMPER: type | None = None
 
 
 def _dumper() -> type:
-    """PyYAML's safe dumper, writing text of several lines as a literal block."""
+    """PyYAML's safe dumper (libyaml's, when PyYAML has it: a body of megabytes is
+    written in a second, not a minute), writing text of several lines as a literal block."""
     global _DUMPER
     if _DUMPER is None:
         import yaml
 
-        class Dumper(yaml.SafeDumper):
+        class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
             pass
 
         def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -183,9 +183,28 @@ def _dumper() -> type:
     return _DUMPER
 
 
+def _bodies(interactions: list[Any]) -> Iterator[tuple[dict[str, Any], str]]:
+    """Where each interaction's bodies are: (the mapping, its key)."""
+    for interaction in interactions:
+        yield interaction["request"], "body"
+        yield interaction["response"]["body"], "string"
+
+
 def _dump(interactions: list[_Json]) -> bytes:
+    """The cassette's YAML, read back once (by the loader vcrpy would use) to check each
+    text body comes back whole: one that does not is written again as its bytes."""
     import yaml
 
     doc = {"interactions": interactions, "version": 1}
-    out = yaml.dump(doc, Dumper=_dumper(), allow_unicode=True, width=1 << 20, sort_keys=False)
-    return out.encode("utf-8")
+    while True:
+        out = yaml.dump(doc, Dumper=_dumper(), allow_unicode=True, width=1 << 20, sort_keys=False)
+        back = yaml.load(out, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        redo = False
+        for (mine, key), (theirs, _) in zip(
+            _bodies(interactions), _bodies(back["interactions"]), strict=True
+        ):
+            text = mine[key]
+            if isinstance(text, str) and theirs[key] != text:
+                mine[key], redo = text.encode("utf-8"), True
+        if not redo:
+            return out.encode("utf-8")
