@@ -206,3 +206,18 @@ def test_text_yaml_would_not_give_back_is_written_as_its_bytes(tmp_path, monkeyp
     written = load_text(vcr.cassette(str(path)).data)["interactions"]
     assert written[1]["response"]["body"]["string"] == body["string"].encode("utf-8")
     assert isinstance(written[0]["response"]["body"]["string"], str)
+
+
+def test_an_interaction_the_reader_skipped_is_said_on_stderr(tmp_path):
+    """A body that is the number 42 is skipped (inspect notes it): the cassette is written
+    without it, and export says so, in the note inspect gives."""
+    doc = json.loads(Path(CASSETTES, "vcrpy-tool-call.json").read_text(encoding="utf-8"))
+    doc["interactions"][0]["response"]["body"]["string"] = 42
+    path = tmp_path / "skip.json"
+    path.write_text(json.dumps(doc))
+    out = str(tmp_path / "out.yaml")
+    done = run("export", str(path), "--format", "vcr", "-o", out)
+    assert done.exit_code == 0, done.output
+    note = "interactions[0] skipped: interactions[0].response.body.string 42 is not text or bytes"
+    assert f"streamscope: {note}\n" in done.stderr and note in run("inspect", str(path)).output
+    assert len(load(out)["interactions"]) == 1

@@ -33,7 +33,7 @@ import orjson
 from ..recording.format import BOM, RecordingError
 from ..recording.utf16 import readable
 from ..text import cut, quote, visible
-from .har import Har, _json_rpc, _Skip, _wanted, add, left_out
+from .har import Har, _json_rpc, _Skip, _wanted, add, left_out, skip
 
 TIMING_NOTE = (
     "a cassette keeps no reads and no times: each body is one read (its chunking and "
@@ -72,7 +72,7 @@ def read_cassette(path: str | os.PathLike[str], yaml_text: bool) -> Har:
         try:
             entry = _entry(interaction, at, har.notes)
         except _Skip as why:
-            har.notes.append(f"{at} skipped: {why}")
+            skip(har, at, why)
             continue
         if _json_rpc(entry):
             rpc += 1
