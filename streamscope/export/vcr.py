@@ -122,12 +122,12 @@ def _interaction(lines: list[_Json]) -> _Json:
     body = b"".join(Chunk.from_json(d).data_bytes for d in lines if d["type"] == "chunk")
     sent = request.body_bytes
     # a body the recording keeps decoded goes without the coding it no longer has
-    coded = ("content-encoding", "content-length") if request.decoded else ()
+    coded = ("content-encoding",) if request.decoded else ()
     asked = [(k, v) for k, v in request.headers if k.lower() not in coded]
     return {
         "request": {
             "body": _body(sent) if sent else None,
-            "headers": _headers(asked, drop_secret=True),
+            "headers": _headers(_length(asked, len(sent)), drop_secret=True),
             "method": request.method,
             "uri": request.url,
         },
@@ -140,7 +140,9 @@ def _interaction(lines: list[_Json]) -> _Json:
 
 
 def _length(headers: list[tuple[str, str]], n: int) -> list[tuple[str, str]]:
-    """A Content-Length as the body written has it (a minimal stream is shorter)."""
+    """A Content-Length as the body written has it: a minimal stream is shorter, a body
+    rebuilt from pydantic-ai's `parsed_body` or masked is not the length sent, a decoded
+    one not the length received."""
     return [(k, str(n) if k.lower() == "content-length" else v) for k, v in headers]
 
 
