@@ -24,6 +24,7 @@ with a note naming it); a file that is no cassette is a one-line RecordingError.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -252,8 +253,9 @@ def _status(response: _Json, at: str) -> int:
 
 
 def _headers(value: object, where: str, notes: list[str]) -> list[_Json]:
-    """A cassette's headers (name -> a list of values, or one) as a HAR's list; what is
-    not text is noted and left out."""
+    """A cassette's headers (name -> a list of values, or one) as a HAR's list; a value
+    of bytes (`!!binary`, as vcrpy keeps botocore's) is read as UTF-8; what is not text
+    is noted and left out."""
     if value is None:
         return []
     if not isinstance(value, dict):
@@ -263,6 +265,9 @@ def _headers(value: object, where: str, notes: list[str]) -> list[_Json]:
     for name, values in value.items():
         listed = values if isinstance(values, list) else [values]
         for v in listed:
+            if isinstance(v, bytes):
+                with contextlib.suppress(UnicodeDecodeError):  # (noted below)
+                    v = v.decode("utf-8")
             if isinstance(name, str) and isinstance(v, str):
                 out.append({"name": name, "value": v})
             else:
