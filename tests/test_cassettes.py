@@ -244,3 +244,26 @@ async def test_the_replay_says_a_cassette_keeps_no_times():
         info = str(screen.query_one(InfoLine).render())
         assert "no times recorded" in info and "ms" not in info
         assert screen.model.time(2) is None and screen.model.gap(2) is None
+
+
+def test_a_header_value_of_bytes_is_read_as_utf8(tmp_path):
+    """vcrpy keeps botocore's header values as bytes (`!!binary`): UTF-8 ones are kept,
+    only bytes that are no UTF-8 are left out, with the note."""
+    import yaml
+
+    from streamscope.inputs import open_input
+
+    doc = yaml.safe_load(Path(at("vcrpy-tool-call.yaml")).read_text(encoding="utf-8"))
+    headers = doc["interactions"][0]["request"]["headers"]
+    headers["content-type"] = [b"application/json"]
+    headers["x-odd"] = [b"\xff\xfe"]
+    headers["authorization"] = [f"Bearer {SECRET}".encode()]  # (masked as text is)
+    path = tmp_path / "bytes.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    notes = analyze(str(path)).notes
+    with open_input(str(path)) as source:
+        kept = dict(source.exchange(1).request.headers)
+    assert kept["content-type"] == "application/json" and "x-odd" not in kept
+    assert SECRET not in kept["authorization"] and SECRET not in str(notes)
+    said = [n for n in notes if "not text" in n]
+    assert said == ['interactions[0].request.headers "x-odd": a value that is not text, left out']

@@ -25,6 +25,7 @@ with a note naming it); a file that is no cassette is a one-line RecordingError.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -34,7 +35,7 @@ import orjson
 from ..recording.format import BOM, RecordingError
 from ..recording.utf16 import readable
 from ..text import cut, quote, visible
-from .har import Har, _json_rpc, _Skip, _wanted, add, left_out
+from .har import Har, _json_rpc, _Skip, _wanted, add, left_out, skip
 
 TIMING_NOTE = (
     "a cassette keeps no reads and no times: each body is one read (its chunking and "
@@ -76,7 +77,7 @@ def read_cassette(path: str | os.PathLike[str], yaml_text: bool) -> Har:
         try:
             entry = _entry(interaction, at, har.notes)
         except _Skip as why:
-            har.notes.append(f"{at} skipped: {why}")
+            skip(har, at, why)
             continue
         if _json_rpc(entry):
             rpc += 1
@@ -260,8 +261,9 @@ def _status(response: _Json, at: str) -> int:
 
 
 def _headers(value: object, where: str, notes: list[str]) -> list[_Json]:
-    """A cassette's headers (name -> a list of values, or one) as a HAR's list; what is
-    not text is noted and left out."""
+    """A cassette's headers (name -> a list of values, or one) as a HAR's list; a value
+    of bytes (`!!binary`, as vcrpy keeps botocore's) is read as UTF-8; what is not text
+    is noted and left out."""
     if value is None:
         return []
     if not isinstance(value, dict):
@@ -271,6 +273,9 @@ def _headers(value: object, where: str, notes: list[str]) -> list[_Json]:
     for name, values in value.items():
         listed = values if isinstance(values, list) else [values]
         for v in listed:
+            if isinstance(v, bytes):
+                with contextlib.suppress(UnicodeDecodeError):  # (noted below)
+                    v = v.decode("utf-8")
             if isinstance(name, str) and isinstance(v, str):
                 out.append({"name": name, "value": v})
             else:
