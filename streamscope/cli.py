@@ -577,6 +577,8 @@ def export(
         )
     elif minimal:
         say(f"{plural(done.frames_in, 'frame')} -> {plural(done.frames_out, 'frame')}")
+    for note in done.notes:
+        say(note)
     if done.masked:  # the one change export makes to the bytes, said
         say(f"{plural(done.masked, 'value')} masked (secrets the request carried)")
     if output is None:

@@ -91,6 +91,37 @@ def test_a_billion_laughs_is_refused_in_one_line_quickly():
     assert "\n" not in line and "billion-laughs.yaml: line " in line and "alias bomb" in line
 
 
+def test_one_long_string_referenced_many_times_is_refused_as_a_bomb(tmp_path):
+    """Few nodes, much text: a megabyte anchored once and aliased a thousand times in the
+    headers (each alias a gigabyte's worth of work for the masking that reads them)."""
+    refs = "\n".join("      - *B" for _ in range(1000))
+    path = tmp_path / "amplified.yaml"
+    path.write_text(
+        "interactions:\n- request:\n    method: POST\n    uri: https://api.openai.com/v1/x\n"
+        f'    headers:\n      x-long:\n      - &B "{"x" * 2**20}"\n{refs}\n'
+        "  response: {status: {code: 200}, body: {string: ''}}\nversion: 1\n"
+    )
+    result = inspect(str(path))
+    assert result.exit_code == 2
+    line = result.output.strip()
+    assert "\n" not in line and "amplified.yaml: line " in line and "alias bomb" in line
+
+
+def test_aliases_a_yaml_dumper_writes_for_a_shared_object_read(tmp_path):
+    """PyYAML's dumper writes an object met twice once, as an anchor and an alias."""
+    import yaml
+
+    with open(at("vcrpy-tool-call.yaml"), encoding="utf-8") as f:
+        doc = yaml.safe_load(f)
+    shared = doc["interactions"][0]["response"]["headers"]
+    doc["interactions"][1]["response"]["headers"] = shared
+    path = tmp_path / "shared.yaml"
+    path.write_text(yaml.dump(doc))
+    assert "&id001" in path.read_text()
+    result = inspect(str(path), "--json")
+    assert result.exit_code == 0, result.output
+
+
 def test_a_field_of_the_wrong_type_is_named():
     result = inspect(at("vcrpy-wrong-type.yaml"), "--json")
     assert result.exit_code == 0, result.output
@@ -184,3 +215,55 @@ def test_a_cassette_whose_streams_are_all_empty_or_done_only_is_named(tmp_path) 
     assert scanned.exit_code == 0
     named = [line for line in scanned.output.splitlines() if said in line]
     assert len(named) == 1 and "empty.json" in named[0]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+async def test_the_replay_says_a_cassette_keeps_no_times():
+    """No `0ms` where nothing was timed: the info line says so, and each frame's time
+    and gap (its row, the timeline) are unknown."""
+    from streamscope.tui.app import ReplayApp
+    from streamscope.tui.screens import StreamScreen
+    from streamscope.tui.widgets.info_line import InfoLine
+
+    app = ReplayApp(os.path.join(CASSETTES, "real", "fantasy-openai-chat-multi-tool.yaml"), 1)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(200):
+            if isinstance(app.screen, StreamScreen) and app.screen.model.total:
+                break
+            await pilot.pause(0.05)
+        await pilot.press("right", "right")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StreamScreen)
+        info = str(screen.query_one(InfoLine).render())
+        assert "no times recorded" in info and "ms" not in info
+        assert screen.model.time(2) is None and screen.model.gap(2) is None
+
+
+def test_a_header_value_of_bytes_is_read_as_utf8(tmp_path):
+    """vcrpy keeps botocore's header values as bytes (`!!binary`): UTF-8 ones are kept,
+    only bytes that are no UTF-8 are left out, with the note."""
+    import yaml
+
+    from streamscope.inputs import open_input
+
+    doc = yaml.safe_load(Path(at("vcrpy-tool-call.yaml")).read_text(encoding="utf-8"))
+    headers = doc["interactions"][0]["request"]["headers"]
+    headers["content-type"] = [b"application/json"]
+    headers["x-odd"] = [b"\xff\xfe"]
+    headers["authorization"] = [f"Bearer {SECRET}".encode()]  # (masked as text is)
+    path = tmp_path / "bytes.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    notes = analyze(str(path)).notes
+    with open_input(str(path)) as source:
+        kept = dict(source.exchange(1).request.headers)
+    assert kept["content-type"] == "application/json" and "x-odd" not in kept
+    assert SECRET not in kept["authorization"] and SECRET not in str(notes)
+    said = [n for n in notes if "not text" in n]
+    assert said == ['interactions[0].request.headers "x-odd": a value that is not text, left out']

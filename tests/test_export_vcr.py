@@ -41,6 +41,10 @@ def load(path: str) -> dict:
     return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
 
 
+def load_text(data: bytes) -> dict:
+    return yaml.safe_load(data.decode("utf-8"))
+
+
 def reading(path: str) -> list:
     """What inspect finds in each stream: its calls, its anomalies, its clients' calls."""
     done = run("inspect", path, "--json")
@@ -171,3 +175,72 @@ def test_a_minimal_cassette_replays_the_quirk_under_pytest_recording(tmp_path):
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "1 passed" in ran.stdout
+
+
+def test_the_cassette_is_dumped_once_by_libyaml(monkeypatch):
+    """A body of megabytes took PyYAML's pure-Python dumper a minute, dumped twice over:
+    libyaml's dumper writes the cassette, once."""
+    from streamscope.export import vcr
+
+    dumps = []
+    real = yaml.dump
+    monkeypatch.setattr(yaml, "dump", lambda *a, **k: dumps.append(k) or real(*a, **k))
+    done = vcr.cassette(os.path.join(RECORDINGS, "openai.jsonl"))
+    assert len(dumps) == 1 and len(load_text(done.data)["interactions"]) == 2
+    if yaml.__with_libyaml__:
+        assert issubclass(dumps[0]["Dumper"], yaml.CSafeDumper)
+
+
+def test_text_yaml_would_not_give_back_is_written_as_its_bytes(tmp_path, monkeypatch):
+    """PyYAML's pure dumper writes U+0085 (NEL) bare in a literal block, where it reads
+    back as a line break: without libyaml, that body goes as `!!binary`, byte for byte."""
+    from streamscope.export import vcr
+
+    monkeypatch.delattr(yaml, "CSafeDumper", raising=False)
+    monkeypatch.setattr(vcr, "_DUMPER", None)
+    doc = json.loads(Path(CASSETTES, "vcrpy-tool-call.json").read_text(encoding="utf-8"))
+    body = doc["interactions"][1]["response"]["body"]
+    body["string"] = body["string"].replace('"content":"It\'s"', '"content":"It\'s\u0085"')
+    path = tmp_path / "nel.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    written = load_text(vcr.cassette(str(path)).data)["interactions"]
+    assert written[1]["response"]["body"]["string"] == body["string"].encode("utf-8")
+    assert isinstance(written[0]["response"]["body"]["string"], str)
+
+
+def test_an_interaction_the_reader_skipped_is_said_on_stderr(tmp_path):
+    """A body that is the number 42 is skipped (inspect notes it): the cassette is written
+    without it, and export says so, in the note inspect gives."""
+    doc = json.loads(Path(CASSETTES, "vcrpy-tool-call.json").read_text(encoding="utf-8"))
+    doc["interactions"][0]["response"]["body"]["string"] = 42
+    path = tmp_path / "skip.json"
+    path.write_text(json.dumps(doc))
+    out = str(tmp_path / "out.yaml")
+    done = run("export", str(path), "--format", "vcr", "-o", out)
+    assert done.exit_code == 0, done.output
+    note = "interactions[0] skipped: interactions[0].response.body.string 42 is not text or bytes"
+    assert f"streamscope: {note}\n" in done.stderr and note in run("inspect", str(path)).output
+    assert len(load(out)["interactions"]) == 1
+
+
+def written(body: str | bytes | None) -> bytes:
+    """A cassette body's bytes, as vcrpy sends or serves them."""
+    return body.encode("utf-8") if isinstance(body, str) else body or b""
+
+
+def test_a_content_length_is_the_length_of_the_body_written(tmp_path):
+    """pydantic-ai keeps a request body parsed: written again as JSON it is shorter than
+    the Content-Length it was sent with (410, 873), so that header is the written one's."""
+    out = export(
+        tmp_path, os.path.join(CASSETTES, "real", "pydantic-ai-deepseek-responses-tool.yaml")
+    )
+    lengths = []
+    for x in load(out)["interactions"]:
+        for side, body in (
+            ("request", x["request"]["body"]),
+            ("response", x["response"]["body"]["string"]),
+        ):
+            for name, values in x[side]["headers"].items():
+                if name.lower() == "content-length":
+                    lengths.append((values, [str(len(written(body)))]))
+    assert len(lengths) == 2 and all(given == body for given, body in lengths)

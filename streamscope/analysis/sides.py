@@ -69,6 +69,8 @@ def load(
     recorded = analysis.format in RECORDED
     side = Side(analysis.source, analysis.format, exchange, recorded, analysis, response=response)
     with open_input(path) as source:
+        # a cassette's frames all carry their request's time: no time was recorded
+        untimed = source.untimed
         for stream in side.streams:
             ex = source.exchange(stream.exchange)
             n = stream.turn or 0  # a session's response: its own request and frames
@@ -77,16 +79,22 @@ def load(
                 turn = ws.turns[n - 1]
                 if side.recorded:
                     side.requests[key(stream)] = turn.request
-                side.timings[key(stream)] = _timing(stream, [f.time_ns for f in turn.frames])
+                side.timings[key(stream)] = _timing(
+                    stream, [f.time_ns for f in turn.frames], untimed
+                )
                 continue
             if side.recorded and ex.request is not None:
                 side.requests[key(stream)] = read_request(ex.request).json()
             if stream.turn is None:
-                side.timings[key(stream)] = _timing(stream, [f.time_ns for f in ex.frames()])
+                side.timings[key(stream)] = _timing(
+                    stream, [f.time_ns for f in ex.frames()], untimed
+                )
     return side
 
 
-def _timing(stream: StreamResult, times: list[int | None]) -> Timing:
+def _timing(stream: StreamResult, times: list[int | None], untimed: bool = False) -> Timing:
+    if untimed:
+        times = [None] * len(times)
     known = [t for t in times if t is not None]
     timed = len(known) == len(times)
     gaps = [b - a for a, b in zip(known, known[1:], strict=False)]

@@ -45,6 +45,8 @@ class Export:
     # a WebSocket session's turns, in the selection and in the fixture (None: a stream)
     turns_in: int | None = None
     turns_out: int | None = None
+    # what the export left out of the file, said on stderr (a line each)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -18,6 +18,9 @@ as text is written as bytes too.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import orjson
 
 from ..inputs import Source, open_input
@@ -55,6 +58,8 @@ def cassette(
             )
         whole = exchange is None and frames is None and not minimal
         interactions, frames_in, frames_out, masked = [], 0, 0, 0
+        # an interaction (or HAR entry) the reader skipped is in no cassette: said
+        skipped = tuple(source.har.skipped) if whole and source.har is not None else ()
         if whole:
             numbers = [i.exchange for i in source.infos() if i.status is not None]
             masking = Masking()
@@ -77,7 +82,7 @@ def cassette(
             masked, frames_in, frames_out = _masked_in(lines), done.frames_in, done.frames_out
     if not interactions:
         raise ValueError("it holds no exchange with a response: nothing for a cassette to replay")
-    return fixtures.Export(_dump(interactions), frames_in, frames_out, masked)
+    return fixtures.Export(_dump(interactions), frames_in, frames_out, masked, notes=skipped)
 
 
 def _websocket(number: int, hint: str) -> ValueError:
@@ -117,12 +122,12 @@ def _interaction(lines: list[_Json]) -> _Json:
     body = b"".join(Chunk.from_json(d).data_bytes for d in lines if d["type"] == "chunk")
     sent = request.body_bytes
     # a body the recording keeps decoded goes without the coding it no longer has
-    coded = ("content-encoding", "content-length") if request.decoded else ()
+    coded = ("content-encoding",) if request.decoded else ()
     asked = [(k, v) for k, v in request.headers if k.lower() not in coded]
     return {
         "request": {
             "body": _body(sent) if sent else None,
-            "headers": _headers(asked, drop_secret=True),
+            "headers": _headers(_length(asked, len(sent)), drop_secret=True),
             "method": request.method,
             "uri": request.url,
         },
@@ -135,7 +140,9 @@ def _interaction(lines: list[_Json]) -> _Json:
 
 
 def _length(headers: list[tuple[str, str]], n: int) -> list[tuple[str, str]]:
-    """A Content-Length as the body written has it (a minimal stream is shorter)."""
+    """A Content-Length as the body written has it: a minimal stream is shorter, a body
+    rebuilt from pydantic-ai's `parsed_body` or masked is not the length sent, a decoded
+    one not the length received."""
     return [(k, str(n) if k.lower() == "content-length" else v) for k, v in headers]
 
 
@@ -150,28 +157,25 @@ def _headers(pairs: list[tuple[str, str]], drop_secret: bool = False) -> dict[st
 
 
 def _body(data: bytes) -> str | bytes:
-    """A body as vcrpy stores it: text where it is UTF-8 and YAML gives it back whole,
-    else its bytes (`!!binary`)."""
+    """A body as vcrpy stores it: text where it is UTF-8, else its bytes (`!!binary`);
+    `_dump` writes as bytes the text YAML would not give back whole."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         return data
-    import yaml
-
-    dumped = yaml.dump(text, Dumper=_dumper())
-    return text if yaml.safe_load(dumped) == text else data
 
 
 _DUMPER: type | None = None
 
 
 def _dumper() -> type:
-    """PyYAML's safe dumper, writing text of several lines as a literal block."""
+    """PyYAML's safe dumper (libyaml's, when PyYAML has it: a body of megabytes is
+    written in a second, not a minute), writing text of several lines as a literal block."""
     global _DUMPER
     if _DUMPER is None:
         import yaml
 
-        class Dumper(yaml.SafeDumper):
+        class Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
             pass
 
         def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
@@ -183,9 +187,28 @@ def _dumper() -> type:
     return _DUMPER
 
 
+def _bodies(interactions: list[Any]) -> Iterator[tuple[dict[str, Any], str]]:
+    """Where each interaction's bodies are: (the mapping, its key)."""
+    for interaction in interactions:
+        yield interaction["request"], "body"
+        yield interaction["response"]["body"], "string"
+
+
 def _dump(interactions: list[_Json]) -> bytes:
+    """The cassette's YAML, read back once (by the loader vcrpy would use) to check each
+    text body comes back whole: one that does not is written again as its bytes."""
     import yaml
 
     doc = {"interactions": interactions, "version": 1}
-    out = yaml.dump(doc, Dumper=_dumper(), allow_unicode=True, width=1 << 20, sort_keys=False)
-    return out.encode("utf-8")
+    while True:
+        out = yaml.dump(doc, Dumper=_dumper(), allow_unicode=True, width=1 << 20, sort_keys=False)
+        back = yaml.load(out, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        redo = False
+        for (mine, key), (theirs, _) in zip(
+            _bodies(interactions), _bodies(back["interactions"]), strict=True
+        ):
+            text = mine[key]
+            if isinstance(text, str) and theirs[key] != text:
+                mine[key], redo = text.encode("utf-8"), True
+        if not redo:
+            return out.encode("utf-8")

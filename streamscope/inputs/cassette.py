@@ -16,7 +16,8 @@ request's time, and the source says so in a note.
 
 A cassette is untrusted input: YAML is loaded with PyYAML's safe loader (no tag builds
 an object), after a first pass over its events refuses nesting past `MAX_DEPTH` and
-aliases that would expand it past `MAX_ALIASED` nodes (a billion-laughs file), in
+aliases that would expand it past `MAX_ALIASED` nodes or `MAX_ALIASED_CHARS` characters
+(a billion-laughs file, a long string referenced thousands of times), in
 bounded time and memory. A field of the wrong type is noted (or the interaction skipped
 with a note naming it); a file that is no cassette is a one-line RecordingError.
 """
@@ -24,6 +25,7 @@ with a note naming it); a file that is no cassette is a one-line RecordingError.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -33,7 +35,7 @@ import orjson
 from ..recording.format import BOM, RecordingError
 from ..recording.utf16 import readable
 from ..text import cut, quote, visible
-from .har import Har, _json_rpc, _Skip, _wanted, add, left_out
+from .har import Har, _json_rpc, _Skip, _wanted, add, left_out, skip
 
 TIMING_NOTE = (
     "a cassette keeps no reads and no times: each body is one read (its chunking and "
@@ -44,6 +46,9 @@ GENERAL_NOTES = (TIMING_NOTE, END_NOTE)
 INSTALL = "pip install 'streamscope[cassettes]'"
 MAX_DEPTH = 256  # nesting a cassette never needs (the C composer recurses)
 MAX_ALIASED = 100_000  # nodes aliases may add to a YAML cassette (a bomb adds billions)
+# characters of text they may add (PyYAML's dumper aliases an object met twice, such as
+# a headers list; one long string referenced thousands of times is a bomb too)
+MAX_ALIASED_CHARS = 16 * 2**20
 
 _Json = dict[str, object]
 
@@ -72,7 +77,7 @@ def read_cassette(path: str | os.PathLike[str], yaml_text: bool) -> Har:
         try:
             entry = _entry(interaction, at, har.notes)
         except _Skip as why:
-            har.notes.append(f"{at} skipped: {why}")
+            skip(har, at, why)
             continue
         if _json_rpc(entry):
             rpc += 1
@@ -125,39 +130,43 @@ def _said(text: str) -> str:
 
 def _check_events(name: str, events: Iterator[Any]) -> None:
     """Refuse a document nested past MAX_DEPTH, or whose aliases would add more than
-    MAX_ALIASED nodes once expanded (counted as they come: a bomb stops early)."""
+    MAX_ALIASED nodes or MAX_ALIASED_CHARS characters of scalars once expanded (counted
+    as they come: a bomb stops early; one long string referenced many times is one too)."""
     import yaml
 
-    sizes: dict[str, int] = {}  # anchor -> nodes it stands for, expanded
-    stack: list[list[Any]] = []  # open collections: [anchor, nodes so far]
-    aliased = 0
+    sizes: dict[str, tuple[int, int]] = {}  # anchor -> nodes and characters, expanded
+    stack: list[list[Any]] = []  # open collections: [anchor, nodes so far, characters]
+    nodes = chars = 0  # what the aliases add
     for event in events:
-        size = 0
+        size = length = 0
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            stack.append([event.anchor, 1])
+            stack.append([event.anchor, 1, 0])
             if len(stack) > MAX_DEPTH:
                 what = f"nested more than {MAX_DEPTH} deep: refused"
                 raise _error(name, what, event.start_mark.line + 1)
             continue
         if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            anchor, size = stack.pop()
+            anchor, size, length = stack.pop()
         elif isinstance(event, yaml.ScalarEvent):
-            anchor, size = event.anchor, 1
+            anchor, size, length = event.anchor, 1, len(event.value)
         elif isinstance(event, yaml.AliasEvent):
-            anchor, size = None, sizes.get(event.anchor, 1)
-            aliased += size
-            if aliased > MAX_ALIASED:
+            anchor = None
+            size, length = sizes.get(event.anchor, (1, 0))
+            nodes, chars = nodes + size, chars + length
+            if nodes > MAX_ALIASED or chars > MAX_ALIASED_CHARS:
                 what = (
-                    f"its aliases would expand it past {MAX_ALIASED:,} more nodes "
-                    "(an alias bomb, such as billion laughs): refused"
+                    f"its aliases would expand it past {MAX_ALIASED:,} more nodes or "
+                    f"{MAX_ALIASED_CHARS // 2**20} MiB more text (an alias bomb, such as "
+                    "billion laughs): refused"
                 )
                 raise _error(name, what, event.start_mark.line + 1)
         else:
             continue
         if anchor is not None:
-            sizes[anchor] = size
+            sizes[anchor] = (size, length)
         if stack:
             stack[-1][1] += size
+            stack[-1][2] += length
 
 
 def _entry(interaction: object, at: str, notes: list[str]) -> _Json:
@@ -252,8 +261,9 @@ def _status(response: _Json, at: str) -> int:
 
 
 def _headers(value: object, where: str, notes: list[str]) -> list[_Json]:
-    """A cassette's headers (name -> a list of values, or one) as a HAR's list; what is
-    not text is noted and left out."""
+    """A cassette's headers (name -> a list of values, or one) as a HAR's list; a value
+    of bytes (`!!binary`, as vcrpy keeps botocore's) is read as UTF-8; what is not text
+    is noted and left out."""
     if value is None:
         return []
     if not isinstance(value, dict):
@@ -263,6 +273,9 @@ def _headers(value: object, where: str, notes: list[str]) -> list[_Json]:
     for name, values in value.items():
         listed = values if isinstance(values, list) else [values]
         for v in listed:
+            if isinstance(v, bytes):
+                with contextlib.suppress(UnicodeDecodeError):  # (noted below)
+                    v = v.decode("utf-8")
             if isinstance(name, str) and isinstance(v, str):
                 out.append({"name": name, "value": v})
             else:

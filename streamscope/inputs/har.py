@@ -94,10 +94,19 @@ class Har:
     created: str | None = None  # the earliest entry's start, in UTC as a recording header has it
     # the notes that hold for each of its exchanges (what an export of one keeps)
     general: tuple[str, ...] = GENERAL_NOTES
+    # the notes (in `notes` too) of the entries not read: an export of it all says them
+    skipped: list[str] = field(default_factory=list)
 
 
 class _Skip(Exception):
     """Why one entry is not read (said in a note)."""
+
+
+def skip(har: Har, at: str, why: _Skip) -> None:
+    """The note that the entry `at` is not read, and why."""
+    note = f"{at} skipped: {why}"
+    har.notes.append(note)
+    har.skipped.append(note)
 
 
 def _error(
@@ -161,7 +170,7 @@ def add(
         if x.note is not None:
             har.notes.append(f"{at}: {x.note}")
     except _Skip as why:
-        har.notes.append(f"{at} skipped: {why}")
+        skip(har, at, why)
 
 
 def left_out(notes: list[str], others: int, rpc: int, one: str, many: str) -> None:

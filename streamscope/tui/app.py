@@ -319,6 +319,7 @@ class ReplayApp(App):
             growing=self.follow,
             told=ex.dialect(),
             chunk_log=self.input.kind == CHUNKS,
+            timed=not self.input.untimed,
         )
         loading = self._show_loading(f"Reading exchange {exchange} …", replace)
         self.build(model, loading, exchange)

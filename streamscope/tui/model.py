@@ -113,8 +113,10 @@ class StreamModel:
         growing: bool = False,
         told: str | None = None,
         chunk_log: bool = False,
+        timed: bool = True,
     ) -> None:
-        """`told`: the stream's dialect (None: none fits, read as Chat Completions)."""
+        """`told`: the stream's dialect (None: none fits, read as Chat Completions);
+        `timed`: the input keeps times (a cassette keeps none: every frame's is unknown)."""
         self.reads = reads
         self.told = told
         self.dialect = dialect(told)
@@ -126,6 +128,7 @@ class StreamModel:
         self.every = every
         self.thin = thin  # copies thin out where they cost more than the feeding (below)
         self.growing = growing  # --follow: an unfinished stream is still being written
+        self.timed = timed
         self.times = array("q")  # per frame: ns from the request (-1: unknown)
         # per frame: ns since the frame before (0 when either time is unknown), for the
         # timeline's heat bar: kept as read, so a redraw takes maxima of slices, no loop
@@ -219,7 +222,7 @@ class StreamModel:
                 plain = plain_fragment(frame.payload)  # read once: the engine and the summary
                 feed(frame, plain)
                 add(frame, plain)
-                t_ns = -1 if frame.time_ns is None else frame.time_ns
+                t_ns = -1 if frame.time_ns is None or not self.timed else frame.time_ns
                 times.append(t_ns)
                 gaps.append(t_ns - before if t_ns >= 0 and before >= 0 else 0)
                 before = t_ns
@@ -271,7 +274,7 @@ class StreamModel:
             plain = self.dialect.plain(frame.payload)
             engine.feed(frame, plain)
             self.summaries.add(frame, plain)
-            t_ns = -1 if frame.time_ns is None else frame.time_ns
+            t_ns = -1 if frame.time_ns is None or not self.timed else frame.time_ns
             times.append(t_ns)
             self.gaps.append(t_ns - before if t_ns >= 0 and before >= 0 else 0)
             before = t_ns

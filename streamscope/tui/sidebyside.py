@@ -51,6 +51,7 @@ def _model(path: str, exchange: int) -> StreamModel:
         end,
         told=ex.dialect(),
         chunk_log=source.kind == CHUNKS,
+        timed=not source.untimed,
     )
     model.build()
     return model

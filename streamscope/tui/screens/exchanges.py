@@ -96,6 +96,7 @@ class ExchangesScreen(Screen):
         budget = self._width - worst_w - numbers_w + 1 - (46 if wide else 38)
         path_w = min(22, budget // 2) if budget >= 14 else 0  # too narrow: no path
         model_w = max(6, min(16, budget - path_w - 2 if path_w else budget))
+        untimed = self.session.input.untimed  # type: ignore[union-attr]  # (a cassette: no times)
         for col in self.COLUMNS:
             if (wide or col != "method") and (path_w or col != "path"):
                 table.add_column(col, key=col)
@@ -117,7 +118,11 @@ class ExchangesScreen(Screen):
                     mark + path,
                     cut(visible(info.model or (s.model if s is not None else None) or ""), model_w),
                     str(info.status or ""),
-                    ms(info.end_ns - info.start_ns) if info.end_ns is not None else "open",
+                    "—"
+                    if untimed
+                    else ms(info.end_ns - info.start_ns)
+                    if info.end_ns is not None
+                    else "open",
                 ]
             if s is None:  # analysing, or the analysis failed (a notification said why)
                 frames = calls = "…" if self.summaries is None else "?"

@@ -46,7 +46,9 @@ class InfoLine(Static):
         model, n = self.model, self.frame
         t = model.time(n) if n else None
         when = ms(t)
-        if self.approximate:  # before the first frame too: the note is where times are read
+        if not model.timed:  # (a cassette's: said, not shown as 0ms)
+            when = "no times recorded"
+        elif self.approximate:  # before the first frame too: the note is where times are read
             when = f"{when} (approximate)" if t is not None else "times approximate"
         playing = f" · playing ×{self.speed:g}" if self.playing else ""
         if self.state is not None and self.state.number != n:  # computed in a thread

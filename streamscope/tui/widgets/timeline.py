@@ -105,9 +105,11 @@ class Timeline(Widget):
         first = model.time(1)
         last = model.time(total)
         fps = f"{total / (last / 1e9):,.0f} frames/s" if last else "no timing"
-        stats = Text(
+        said = (
             f"first frame {ms(first)} · total {ms(last)} · {plural(total, 'frame')} · {fps} · "
-            f"largest gap {ms(top)} · ▲ anomalies",
-            style="dim",
+            f"largest gap {ms(top)}"
+            if model.timed
+            else f"no times recorded · {plural(total, 'frame')}"
         )
+        stats = Text(f"{said} · ▲ anomalies", style="dim")
         return Group(bar, ticks, stats)
