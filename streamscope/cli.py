@@ -634,8 +634,8 @@ def _export_otlp(
         try:
             said = otlp.send(url, data)
         except OSError as e:
-            _fail(f"{url}: {e}")
-        say(f"sent {counted} to {url}" + (f" ({said})" if said else ""))
+            _fail(f"{otlp.shown(url)}: {e}")
+        say(f"sent {counted} to {otlp.shown(url)}" + (f" ({said})" if said else ""))
         return
     if output is None:
         sys.stdout.buffer.write(traces.json())

@@ -4,6 +4,7 @@ sent as OTLP/HTTP protobuf to a collector."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import threading
@@ -162,11 +163,13 @@ class Collector(BaseHTTPRequestHandler):
     """A fake OTLP/HTTP collector: keeps each body it is posted, answers `status`."""
 
     got: list[tuple[str, str, bytes]] = []
+    auth: list[str | None] = []
     status = 200
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["Content-Length"]))
         self.got.append((self.path, self.headers["Content-Type"], body))
+        self.auth.append(self.headers["Authorization"])
         answer = ExportTraceServiceResponse().SerializeToString() if self.status == 200 else b"nope"
         self.send_response(self.status)
         self.send_header("Content-Type", "application/x-protobuf")
@@ -183,7 +186,7 @@ def collector():
     server = HTTPServer(("127.0.0.1", 0), Collector)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    Collector.got, Collector.status = [], 200
+    Collector.got, Collector.auth, Collector.status = [], [], 200
     yield server
     server.shutdown()
     server.server_close()
@@ -206,6 +209,20 @@ def test_the_endpoint_gets_the_traces_as_protobuf(collector):
     collector.server_close()
     code, _, err = export(BUGGY, "--otlp-endpoint", url)
     assert code == 2 and "cannot send" in err and "Traceback" not in err
+
+
+def test_a_password_in_the_endpoint_is_sent_as_basic_auth_and_never_printed(collector):
+    password = "sk-live-abc123def456ghi789"
+    url = f"http://user:{password}@127.0.0.1:{collector.server_port}/"
+    code, out, err = export(BUGGY, "--otlp-endpoint", url)
+    assert code == 0, err
+    assert Collector.auth == ["Basic " + base64.b64encode(f"user:{password}".encode()).decode()]
+    assert password not in out + err and f"@127.0.0.1:{collector.server_port}/v1/traces" in err
+    Collector.status = 401
+    code, out, err = export(BUGGY, "--otlp-endpoint", url)
+    assert code == 2 and "answered 401" in err and password not in out + err
+    code, out, err = export(BUGGY, "--otlp-endpoint", f"ftp://user:{password}@h/")
+    assert code == 2 and password not in out + err
 
 
 @pytest.mark.parametrize(

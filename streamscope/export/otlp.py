@@ -40,8 +40,9 @@ from ..dialects.base import ResponseFacts
 from ..inputs import ExchangeInfo, Source, open_input
 from ..inputs.encoding import request_json
 from ..providers import gen_ai_provider
+from ..recording.format import REDACTED
 from ..recording.mask import Secrets
-from ..recording.redact import redact_text
+from ..recording.redact import redact_text, redact_url
 from .report import _said, _secrets, _tables
 
 SCOPE = "streamscope"
@@ -703,26 +704,54 @@ def endpoint_url(url: str) -> str:
 
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"{url}: --otlp-endpoint takes an http:// or https:// URL")
+        raise ValueError(f"{shown(url)}: --otlp-endpoint takes an http:// or https:// URL")
     if parts.path in ("", "/"):
         return urlunsplit((parts.scheme, parts.netloc, TRACES, parts.query, ""))
     return url
 
 
+def shown(url: str) -> str:
+    """The endpoint as a message may say it: its userinfo (a password), credential-looking
+    query values and key-shaped words masked."""
+    return redact_url(url)
+
+
+def _basic(url: str) -> tuple[str, dict[str, str], list[str]]:
+    """The URL without its userinfo, the Authorization header it stands for (HTTP Basic,
+    as curl and httpx send a URL's `user:password@`), and the secrets it holds (to mask
+    in what the collector answers)."""
+    import base64
+    from urllib.parse import unquote, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, {}, []
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user, _, password = (unquote(x) for x in userinfo.partition(":"))
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    bare = urlunsplit((parts.scheme, hostport, parts.path, parts.query, parts.fragment))
+    hidden = [x for x in (token, userinfo, password or user) if x]
+    return bare, {"Authorization": f"Basic {token}"}, hidden
+
+
 def send(url: str, data: bytes, timeout: float = 30.0) -> str:
-    """POST the protobuf to the collector at `url` (endpoint_url's); what it answered
-    past success, in words ("" where all was taken). OSError (one line) where it could
-    not be sent or was refused."""
+    """POST the protobuf to the collector at `url` (endpoint_url's; a `user:password@` in
+    it is sent as HTTP Basic auth); what it answered past success, in words ("" where
+    all was taken). OSError (one line) where it could not be sent or was refused."""
     import urllib.error
     import urllib.request
     from urllib.parse import urlsplit
 
     from ..text import cut, visible
 
+    bare, auth, hidden = _basic(url)
     request = urllib.request.Request(
-        url, data=data, method="POST", headers={"Content-Type": "application/x-protobuf"}
+        bare,
+        data=data,
+        method="POST",
+        headers={"Content-Type": "application/x-protobuf", **auth},
     )
-    host = urlsplit(url).hostname or ""
+    host = urlsplit(bare).hostname or ""
     handlers = []
     if host in ("127.0.0.1", "localhost", "::1"):  # a local collector: never through a proxy
         handlers.append(urllib.request.ProxyHandler({}))
@@ -731,7 +760,10 @@ def send(url: str, data: bytes, timeout: float = 30.0) -> str:
         with opener.open(request, timeout=timeout) as answer:
             body = answer.read()
     except urllib.error.HTTPError as e:
-        said = visible(cut(" ".join(e.read(2000).decode("utf-8", "replace").split()), 200))
+        said = " ".join(e.read(2000).decode("utf-8", "replace").split())
+        for secret in hidden:  # (a collector that echoes what it was sent)
+            said = said.replace(secret, REDACTED)
+        said = visible(cut(said, 200))
         raise OSError(
             f"the collector answered {e.code} {e.reason}" + (f": {said}" if said else "")
         ) from None
