@@ -64,6 +64,8 @@ def test_a_conversation_is_one_trace_of_a_span_per_exchange_and_parses_as_otlp()
     assert root["name"] == "conversation" and "parentSpanId" not in root
     assert first["parentSpanId"] == second["parentSpanId"] == root["spanId"]
     a = attrs(first)
+    # every span says how far its times are the recording's own, the conversation's too
+    assert attrs(root)["streamscope.clock"] == a["streamscope.clock"] == "recorded"
     assert first["name"] == "chat claude-sonnet-4-5-20250929" and first["kind"] == 3  # CLIENT
     assert a["gen_ai.operation.name"] == "chat" and a["gen_ai.provider.name"] == "anthropic"
     assert a["gen_ai.response.id"] == "msg_01Rv8NcQ3kX6mT2wP9bZ5hYs"

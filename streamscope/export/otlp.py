@@ -612,6 +612,8 @@ def _roots(spans: list[_Span], ids: _Ids) -> list[_Span]:
             attributes={
                 "streamscope.conversation": conversation,
                 "streamscope.exchanges": [s.attributes["streamscope.exchange"] for s in members],
+                # the file's clock, which every exchange of it counts from
+                "streamscope.clock": members[0].attributes.get("streamscope.clock"),
             },
         )
         conv_ids = {s.attributes.get("gen_ai.conversation.id") for s in members} - {None}
