@@ -31,7 +31,7 @@ import orjson
 
 from ..core.anomalies import Anomaly
 from ..core.calls import Call
-from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, value_key
+from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, Strategies, value_key
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
 from ..core.minimal import (
     LONG,
@@ -42,6 +42,7 @@ from ..core.minimal import (
     by_path,
     carriers,
     clients,
+    collector_paused,
     ddmin,
     held,
     kinds,
@@ -81,41 +82,40 @@ class _Judge:
         self.key: Callable[[Call], tuple] = Call.key  # what `differs` compares (by value?)
         # frames each search of a narrowed stream may still judge (empty: unbounded)
         self.left: dict[str, int] = {}
-
-    def analysis(self, frames: list[Pair]) -> tuple[list[Anomaly], list[Call]]:
-        """The findings and robust's calls of one pass (what narrowing starts from)."""
-        engine = self._fed(frames)
-        robust, _ = engine.end(expect_done=self.expect_done)
-        return engine.log.entries(), robust
+        # the whole stream's findings and robust's calls (aim), which narrowing starts from
+        self.found: list[Anomaly] = []
+        self.robust: list[Call] = []
 
     def signature(self, frames: list[Pair]) -> Signature:
         if self.judged is not None:
             return self.judged(frames)
-        engine = self._fed(frames)
-        robust, _ = engine.end(expect_done=self.expect_done)
-        key = value_key if engine.by_value else Call.key
-        found = clients(robust, engine.others_at_end(), key)
-        calls = held(robust, key) if self.keep_calls else None
-        return Signature(kinds(engine.log.entries()), *found, calls)
+        return self._whole(frames)[0]
 
-    def aim(self, frames: list[Pair]) -> None:
-        """The target: `frames`' signature, and each part's of the client strategies (one
-        pass: a part's strategies are those its engine opens with)."""
-        if self.judged is not None:
-            self.target = self.signature(frames)
-            return
+    def _whole(self, frames: list[Pair]) -> tuple[Signature, list[Anomaly], list[Call], Strategies]:
+        """One pass of every part: the signature, the findings, robust's calls and the
+        clients' builds."""
         engine = self._fed(frames)
         robust, _ = engine.end(expect_done=self.expect_done)
         self.key = value_key if engine.by_value else Call.key
         others = engine.others_at_end()
-        found = clients(robust, others, self.key)
+        found = engine.log.entries()
         calls = held(robust, self.key) if self.keep_calls else None
-        self.target = Signature(kinds(engine.log.entries()), *found, calls)
+        target = Signature(kinds(found), *clients(robust, others, self.key), calls)
+        return target, found, robust, others
+
+    def aim(self, frames: list[Pair]) -> None:
+        """The target: `frames`' signature, and each part's of the client strategies (one
+        pass: a part's strategies are those its engine opens with); its findings and
+        robust's calls kept for narrowing (`found`, `robust`)."""
+        if self.judged is not None:
+            self.target = self.signature(frames)
+            return
+        self.target, self.found, self.robust, others = self._whole(frames)
         covered: set[str] = set()
         for part in (ROBUST, CLIENTS, SDK):  # (robust's part: the clients read off its calls)
             names = self.told.engine(1, self.tools, marks=False, part=part).others_at_end()
             mine = {name: got for name, got in others.items() if name in names}
-            self.parts.append((part, clients(robust, mine, self.key)))
+            self.parts.append((part, clients(self.robust, mine, self.key)))
             covered |= set(names)
         if covered != set(others):  # a strategy no part runs: judged whole, in one pass
             self.parts = []
@@ -123,12 +123,12 @@ class _Judge:
     def in_parts(self, frames: list[Pair], robust_only: bool = False) -> bool:
         """Does `frames` show the target's signature? Read in parts, each only when those
         before it match: robust and the anomaly rules (and the clients read off robust's
-        calls), the plain client strategies, the SDK emulation; most candidates a search judges fail at the first. `robust_only`:
-        the first part alone (narrowing's guesses, proved whole after)."""
+        calls), the plain client strategies, the SDK emulation; most candidates a search
+        judges fail at the first. `robust_only`: the first part alone (narrowing's
+        guesses, proved whole after)."""
         assert self.target is not None
         engine = self._fed(frames, ROBUST)
         robust, _ = engine.end(expect_done=self.expect_done)
-        self.key = value_key if engine.by_value else Call.key
         if kinds(engine.log.entries()) != self.target.kinds:
             return False
         if self.keep_calls and held(robust, self.key) != self.target.calls:
@@ -228,8 +228,7 @@ def _findings(stream: _Stream, judge: _Judge) -> None:
     n = len(pairs)
     if n <= LONG or judge.judged is not None:  # (a session's judge sees no frames' findings)
         return
-    found, robust = judge.analysis(pairs)
-    seed = carriers(found, robust, n)
+    seed = carriers(judge.found, judge.robust, n)
     guesses = 4 * n.bit_length() + 8  # two gallops and bisections
     runs, budget = judge.runs, judge.max_runs
     judge.max_runs = runs + 2 * guesses + 2
@@ -294,10 +293,7 @@ def _joins(stream: _Stream, judge: _Judge, shape: Shape) -> None:
         for site in sites[1:]:
 
             def backward(trees: list[object], into: tuple = into, site: tuple = site) -> None:
-                holder, key = _at(trees[site[0]], site[1][:-1]), site[1][-1]
-                moved, holder[key] = holder[key], ""  # type: ignore[index]
-                target = _at(trees[into[0]], into[1][:-1])
-                target[into[1][-1]] += moved  # type: ignore[index]
+                _append(trees, into, site)
 
             def forward(trees: list[object], into: tuple = into, site: tuple = site) -> None:
                 holder, key = _at(trees[into[0]], into[1][:-1]), into[1][-1]
@@ -318,6 +314,14 @@ def _joins(stream: _Stream, judge: _Judge, shape: Shape) -> None:
             into = site
 
 
+def _append(trees: list[object], into: tuple, site: tuple) -> None:
+    """The fragment at `site` appended to the one at `into`; "" stays behind."""
+    holder, key = _at(trees[site[0]], site[1][:-1]), site[1][-1]
+    moved, holder[key] = holder[key], ""  # type: ignore[index]
+    target = _at(trees[into[0]], into[1][:-1])
+    target[into[1][-1]] += moved  # type: ignore[index]
+
+
 def _joined_at_once(stream: _Stream, judge: _Judge, shape: Shape) -> bool:
     """Every target's fragments appended to its first, in one candidate (kept if it holds)."""
     targets = [sites for sites in shape.sites(stream.trees) if len(sites) > 1]
@@ -326,12 +330,8 @@ def _joined_at_once(stream: _Stream, judge: _Judge, shape: Shape) -> bool:
 
     def edit(trees: list[object]) -> None:
         for sites in targets:
-            into = sites[0]
             for site in sites[1:]:
-                holder, key = _at(trees[site[0]], site[1][:-1]), site[1][-1]
-                moved, holder[key] = holder[key], ""  # type: ignore[index]
-                target = _at(trees[into[0]], into[1][:-1])
-                target[into[1][-1]] += moved  # type: ignore[index]
+                _append(trees, sites[0], site)
 
     trees, texts = stream.edited({f for sites in targets for f, _ in sites}, edit)
     if not judge(stream.pairs(texts)):
@@ -397,6 +397,7 @@ def _fields(
         stream.trees, stream.texts = render(kept)
 
 
+@collector_paused
 def minimize_events(
     frames: list[Pair],
     told: Dialect,
@@ -415,42 +416,6 @@ def minimize_events(
     `headers`: a binary framing's headers of each event name's frames, which the engine
     is shown them with (an AWS exception message is told by its headers). `keep_calls`:
     robust's calls stay as they were (a fixture that asserts them)."""
-    # The cyclic garbage collector is paused while the search runs (as Chat Completions'
-    # is): its passes walk the many candidate lists and find little; a tenth of the time.
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        return _minimize(
-            frames,
-            told,
-            shape,
-            tools,
-            keep_fields,
-            expect_done,
-            join_fragments,
-            max_runs,
-            signature,
-            headers,
-            keep_calls,
-        )
-    finally:
-        if paused:
-            gc.enable()
-
-
-def _minimize(
-    frames: list[Pair],
-    told: Dialect,
-    shape: Shape,
-    tools: list | None,
-    keep_fields: bool,
-    expect_done: bool,
-    join_fragments: bool,
-    max_runs: int,
-    signature: Callable[[list[Pair]], Signature] | None,
-    headers: Mapping[str | None, tuple[FrameHeader, ...]] | None,
-    keep_calls: bool,
-) -> list[Pair]:
     judge = _Judge(told, tools, expect_done, max_runs, signature, headers, keep_calls)
     judge.aim(list(frames))
     stream = _Stream(list(frames))

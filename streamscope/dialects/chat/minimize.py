@@ -41,7 +41,6 @@ deterministic.
 from __future__ import annotations
 
 import copy
-import gc
 from collections.abc import Callable, Iterable
 from itertools import groupby
 from typing import Any
@@ -61,6 +60,7 @@ from ...core.minimal import (
     by_path,
     carriers,
     clients,
+    collector_paused,
     ddmin,
     held,
     kinds,
@@ -142,7 +142,7 @@ class _Tester:
         self.expect_done = expect_done
         self.max_runs = max_runs
         self.runs = 0  # candidates judged (run or rejected beforehand): the budget counts them
-        # frames a long stream's searches may still judge, by search (set by _minimize)
+        # frames a long stream's searches may still judge, by search (set by minimize)
         self.left: dict[str, int] = {}
         self.engine_runs = 0  # candidates the engine read (the whole of it, or a part)
         # Candidates up to LOOK_FIRST frames are read in parts (in_parts): robust and the
@@ -520,6 +520,7 @@ def _finish_phase(stream: _Stream, test: _Tester) -> None:
                 stream.trees, stream.texts = trees, texts
 
 
+@collector_paused
 def minimize(
     frames: list[str],
     tools: list[Any] | None = None,
@@ -541,38 +542,7 @@ def minimize(
     robust's calls stay as they were (a fixture that asserts them: fragments are joined,
     never dropped).
     """
-    # The cyclic garbage collector is paused while the minimiser runs, then left as it
-    # was: the minimiser makes no reference cycles of its own (its engines hold their SDK
-    # shim weakly), so the collector's passes find nothing, yet they walk the many long
-    # lists of texts ddmin builds: a tenth of the time on the benchmark's stream.
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        return _minimize(
-            list(frames),
-            tools,
-            keep_fields,
-            expect_done,
-            join_fragments,
-            max_runs,
-            payloads,
-            keep_calls,
-        )
-    finally:
-        if paused:
-            gc.enable()
-
-
-def _minimize(
-    frames: list[str],
-    tools: list[Any] | None,
-    keep_fields: bool,
-    expect_done: bool,
-    join_fragments: bool,
-    max_runs: int,
-    payloads: list[object] | None,
-    keep_calls: bool = False,
-) -> list[str]:
+    frames = list(frames)  # (the caller's list is left as it is)
     # The target's pass reads the frames through the judge's facts, as every candidate does.
     test = _Tester(_UNSET, tools, expect_done, max_runs, keep_calls)
     if payloads is not None:
