@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..base import Dialect, Terms, later
+from ..versions import installed
 from .kinds import KINDS
 from .robust import EVENTS
 from .wire import (
@@ -75,7 +77,7 @@ ANTHROPIC = Dialect(
     claims_event=_claims_event,
     real_sdk=_real_sdk,
     sdk_package="anthropic",
-    sdk_version=later(f"{__name__}.oracle", "anthropic_version"),
+    sdk_version=partial(installed, "anthropic"),
     fixture=later(f"{__name__}.fixture", "FIXTURE"),
     shape=later(f"{__name__}.shape", "SHAPE"),
     named_events=True,

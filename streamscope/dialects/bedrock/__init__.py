@@ -9,9 +9,11 @@ the error document, a request's facts); kinds.py its own anomaly kinds.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..base import Dialect, Terms, later
+from ..versions import installed
 from . import wire
 from .kinds import KINDS
 
@@ -43,7 +45,7 @@ BEDROCK = Dialect(
     claims_event=wire.claims_event,
     real_sdk=_real_sdk,
     sdk_package=PACKAGE,
-    sdk_version=later(f"{__name__}.oracle", "strands_version"),
+    sdk_version=partial(installed, PACKAGE),
     fixture=later(f"{__name__}.fixture", "FIXTURE"),
     shape=later(f"{__name__}.shape", "SHAPE"),
     # the event's name is its :event-type header, which --minimal and exports keep

@@ -47,12 +47,9 @@ _TYPES |= {"timestamp": 8, "uuid": 9}
 
 def strands_version() -> str | None:
     """The installed strands-agents version: what `strands` stands for (no import)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from ..versions import installed
 
-    try:
-        return version(PACKAGE)
-    except PackageNotFoundError:
-        return None
+    return installed(PACKAGE)
 
 
 def message_bytes(frame: Frame) -> bytes:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..base import Dialect, Terms, later
+from ..versions import installed
 from .wire import ENDPOINTS, claims_request, final_event
 
 # The order strategies are reported in (the contract's table order).
@@ -54,7 +56,7 @@ CHAT = Dialect(
     claims_body=_claims_body,
     claims_event=_claims_event,
     real_sdk=later(f"{__name__}.oracle", "run_real_sdk"),
-    sdk_version=later(f"{__name__}.oracle", "openai_version"),
+    sdk_version=partial(installed, "openai"),
     fixture=later(f"{__name__}.fixture", "FIXTURE"),
     minimize=_minimize,
     final_event=final_event,

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 from urllib.parse import parse_qs
 
 from ..base import Dialect, Terms, later
+from ..versions import installed
 from .kinds import KINDS
 from .wire import (
     CLIENT_HEADERS,
@@ -75,7 +77,7 @@ GEMINI = Dialect(
     claims_event=_claims_event,
     real_sdk=_real_sdk,
     sdk_package="google-genai",
-    sdk_version=later(f"{__name__}.oracle", "genai_version"),
+    sdk_version=partial(installed, "google-genai"),
     fixture=later(f"{__name__}.fixture", "FIXTURE"),
     shape=later(f"{__name__}.shape", "SHAPE"),
     version_key="google_genai_version",

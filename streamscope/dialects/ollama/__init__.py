@@ -7,9 +7,11 @@ the error document, a request's facts); kinds.py its own anomaly kinds.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..base import Dialect, Terms, later
+from ..versions import installed
 from . import wire
 from .kinds import KINDS
 
@@ -40,7 +42,7 @@ OLLAMA = Dialect(
     claims_event=wire.claims_event,
     real_sdk=_real_sdk,
     sdk_package="ollama",
-    sdk_version=later(f"{__name__}.oracle", "ollama_version"),
+    sdk_version=partial(installed, "ollama"),
     fixture=later(f"{__name__}.fixture", "FIXTURE"),
     shape=later(f"{__name__}.shape", "SHAPE"),
     version_key="ollama_version",

@@ -8,11 +8,13 @@ split into turns (one response each) and the contract across them.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import orjson
 
 from ..base import Dialect, SessionPlay, Terms, later
+from ..versions import installed
 from . import wire
 from .kinds import KINDS
 from .robust import ADDED, ARGS_DONE, CREATED, DELTA, ITEM_DONE, QUIET, RESPONSE_DONE, TEXTS
@@ -75,7 +77,7 @@ REALTIME = Dialect(
     claims_body=lambda body: False,  # its requests are WebSocket handshakes: no body
     claims_event=_claims_event,
     real_sdk=_real_sdk,
-    sdk_version=later("streamscope.dialects.chat.oracle", "openai_version"),
+    sdk_version=partial(installed, "openai"),
     fixture=later(f"{__name__}.fixture", "FIXTURE"),
     shape=later(f"{__name__}.shape", "SHAPE"),
     kinds=KINDS,

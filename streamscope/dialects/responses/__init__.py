@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..base import Dialect, Terms, later
+from ..versions import installed
 from .kinds import KINDS
 from .wire import ENDPOINTS, claims_request, final_event
 
@@ -65,7 +67,7 @@ RESPONSES = Dialect(
     claims_body=_claims_body,
     claims_event=_claims_event,
     real_sdk=_real_sdk,
-    sdk_version=later("streamscope.dialects.chat.oracle", "openai_version"),
+    sdk_version=partial(installed, "openai"),
     fixture=later(f"{__name__}.fixture", "FIXTURE"),
     shape=later(f"{__name__}.shape", "SHAPE"),
     named_events=True,
