@@ -519,3 +519,83 @@ def ollama_lines(frames: int, every: int = 40) -> list[bytes]:
 def chat_lines(frames: int) -> list[bytes]:
     """`interleaved_events` as a chunk log: one chunk a line (no [DONE])."""
     return [e[len(b"data: ") :].strip() + b"\n" for e in interleaved_events(frames + 1)[:-1]]
+
+
+# -- the shapes `--minimal` once grew on: a quirk in the middle or everywhere --
+
+
+def interleaved_every_events(frames: int, calls: int = 3) -> list[bytes]:
+    """`interleaved_events` with `"id": ""` on every continuation fragment (a gateway that
+    blanks the id of every delta after the first: id-empty-overwrite at each)."""
+    out = [_event({"role": "assistant", "content": None})]
+    out += [_opener(i) for i in range(calls)]
+    body = frames - len(out) - 2 * calls - 2
+    out += [_fragment(i, '{"text": "', id="") for i in range(calls)]
+    k = turn = 0
+    while k < body:
+        for _ in range(_BURSTS[turn % len(_BURSTS)]):
+            if k == body:
+                break
+            out.append(_fragment(turn % calls, _WORDS[k % 8], id=""))
+            k += 1
+        turn += 1
+    out += [_fragment(i, '"}', id="") for i in range(calls)]
+    out.append(_event({}, "tool_calls"))
+    out.append(b"data: [DONE]\n\n")
+    return out
+
+
+def single_chunk_truncated_events(calls: int, bad: int = 777) -> list[bytes]:
+    """`single_chunk_calls_events` with call `bad`'s arguments cut short (`{"i": 777`:
+    args-invalid-json on that call alone, in the middle of the stream)."""
+    out = single_chunk_calls_events(calls)
+    call = {"index": bad, "id": f"call_{bad}", "type": "function"}
+    call["function"] = {"name": "write_file", "arguments": f'{{"i": {bad}'}
+    out[1 + bad] = _event({"tool_calls": [call]})
+    return out
+
+
+def anthropic_tool_blocks_events(blocks: int, bad: int | None = None) -> list[bytes]:
+    """An Anthropic Messages stream of `blocks` tool_use blocks one after another, each
+    start, three `input_json_delta`s and stop; block `bad` (the middle one by default)
+    has its input cut short (args-invalid-json on it alone)."""
+    bad = blocks // 2 if bad is None else bad
+    start = {"id": "msg_bench", "type": "message", "role": "assistant", "model": "bench-model"}
+    start.update(content=[], stop_reason=None, usage={"input_tokens": 9, "output_tokens": 1})
+    out = [_anthropic({"type": "message_start", "message": start})]
+    for i in range(blocks):
+        block = {"type": "tool_use", "id": f"toolu_{i}", "name": "write_file", "input": {}}
+        out.append(_anthropic({"type": "content_block_start", "index": i, "content_block": block}))
+        pieces = ['{"i": ', str(i), "" if i == bad else "}"]
+        for piece in pieces:
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            out.append(_anthropic({"type": "content_block_delta", "index": i, "delta": delta}))
+        out.append(_anthropic({"type": "content_block_stop", "index": i}))
+    end = {"stop_reason": "tool_use", "stop_sequence": None}
+    out.append(_anthropic({"type": "message_delta", "delta": end, "usage": {"output_tokens": 5}}))
+    out.append(_anthropic({"type": "message_stop"}))
+    return out
+
+
+def gemini_partial_calls_events(chunks: int, per_call: int = 6) -> list[bytes]:
+    """A Gemini stream of about `chunks` chunks of streamed arguments: calls one after
+    another, each its opener, `per_call - 3` `partialArgs` pieces, a last "" piece and
+    its closing part; the middle call's opener carries no name (a quirk in the middle)."""
+    calls = max((chunks - 1) // per_call, 1)
+    bad = calls // 2
+    out: list[bytes] = []
+    for i in range(calls):
+        opener: dict = {"functionCall": {"name": "write_file", "willContinue": True}}
+        if i == bad:
+            del opener["functionCall"]["name"]
+        out.append(_gemini(opener))
+        for k in range(per_call - 3):
+            arg = {"jsonPath": "$.text", "stringValue": _WORDS[k % 8], "willContinue": True}
+            out.append(_gemini({"functionCall": {"partialArgs": [arg], "willContinue": True}}))
+        last = {"jsonPath": "$.text", "stringValue": ""}
+        out.append(_gemini({"functionCall": {"partialArgs": [last], "willContinue": True}}))
+        out.append(_gemini({"functionCall": {}}))
+    stop = {"content": {"role": "model", "parts": [{"text": ""}]}, "finishReason": "STOP"}
+    chunk = {"candidates": [{**stop, "index": 0}], "modelVersion": "gemini-bench"}
+    out.append(b"data: " + orjson.dumps(chunk) + b"\r\n\r\n")
+    return out

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import click
@@ -19,6 +21,21 @@ def _fail(message: str) -> None:
     """Bad input: one line on stderr, exit status 2, never a traceback."""
     say(message)
     sys.exit(2)
+
+
+@contextlib.contextmanager
+def _reading(file: str) -> Iterator[None]:
+    """What reading `file` raises, as one line naming it (_fail)."""
+    from .recording.format import RecordingError
+
+    try:
+        yield
+    except RecordingError as e:
+        _fail(str(e))
+    except ValueError as e:
+        _fail(f"{file}: {e}")
+    except OSError as e:
+        _fail(f"{file}: {e.strerror or e}")
 
 
 class WholeSummaries(click.Group):
@@ -438,13 +455,17 @@ EXPORT_OPTIONS = ("--exchange", "--turn", "--frames")
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["sse", "chunks", "recording", "session", "pytest", "md", "html"]),
+    type=click.Choice(
+        ["sse", "chunks", "recording", "session", "pytest", "vcr", "md", "html", "otlp"]
+    ),
     default="sse",
     show_default=True,
     help="sse: the body as received; chunks: chat.completion.chunk JSON Lines; "
     "recording: a streamscope recording; session: a WebSocket session as JSON, turn by turn; "
     "pytest: a test module needing only the stream's SDK and pytest; "
-    "md: a report for an issue comment; html: one self-contained page to share.",
+    "vcr: a vcrpy / pytest-recording cassette (without --exchange, every HTTP exchange); "
+    "md: a report for an issue comment; html: one self-contained page to share; "
+    "otlp: OpenTelemetry traces (OTLP/JSON), a span per exchange.",
 )
 @click.option(
     "--frame",
@@ -457,12 +478,40 @@ EXPORT_OPTIONS = ("--exchange", "--turn", "--frames")
     help="md, html: leave out the conversation's text, tool results and argument values "
     "(keys and shapes kept).",
 )
-@click.option("-o", "--output", metavar="OUT", help="Write here instead of standard output.")
+@click.option(
+    "--include-content",
+    is_flag=True,
+    help="otlp: write the conversation's text, tool arguments and results too (left out by default).",
+)
+@click.option(
+    "--otlp-endpoint",
+    metavar="URL",
+    help="otlp: send the traces to this OTLP/HTTP collector (protobuf; a URL without a path "
+    "gets /v1/traces) instead of writing them.",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="OUT",
+    help="Write here instead of standard output (- for standard output).",
+)
 @click.option("--force", is_flag=True, help="Replace OUT if it exists (refused otherwise).")
 def export(
-    file, exchange, frames, turn, minimal, keep_fields, fmt, frame, redact_content, output, force
+    file,
+    exchange,
+    frames,
+    turn,
+    minimal,
+    keep_fields,
+    fmt,
+    frame,
+    redact_content,
+    include_content,
+    otlp_endpoint,
+    output,
+    force,
 ) -> None:
-    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture or a pytest module; or a report to share (md, html).
+    """Write one stream of FILE, or a WebSocket session, as a test fixture: an SSE body, a chunk log, a recording, a session fixture, a pytest module or a vcrpy cassette; or a report to share (md, html); or FILE as OpenTelemetry traces (otlp).
 
     FILE#N (as `scan` prints it) is exchange N of FILE (the same as --exchange N);
     FILE#N.R is response (turn) R of the WebSocket session exchange N is (--turn R), a
@@ -470,14 +519,23 @@ def export(
     are that stream up to frame F (--frames 1-F): the frames the replay has shown at that
     link; a report (md, html) opens at frame F (--frame F). Options that agree with the
     link are accepted; frames are numbered from 1.
+
+    --format otlp writes every exchange (or --exchange N's) as GenAI spans, one trace per
+    conversation, the findings as streamscope.* span events, as OTLP/JSON;
+    --otlp-endpoint URL sends them to an OTLP/HTTP collector (Phoenix: http://HOST:6006)
+    instead. The conversation's text goes only with --include-content.
     """
     import os
 
     from .export.fixtures import export as make
-    from .recording.format import RecordingError
 
     given = file
     file, exchange, turn, linked = split_link(file, exchange, turn, None, EXPORT_OPTIONS)
+    output = None if output == "-" else output
+    if otlp_endpoint is not None or fmt == "otlp" or include_content:
+        return _export_otlp(
+            given, file, exchange, turn, linked, fmt, include_content, otlp_endpoint, output, force
+        )
     report = fmt in ("md", "html")
     if frame is not None:
         _check_frame(frame, f"--frame {frame}")
@@ -499,19 +557,19 @@ def export(
         )
     if not report and (frame is not None or redact_content):
         _fail("--frame and --redact-content apply to the reports (--format md or html)")
-    try:
+    with _reading(file):
         if report:
             from .export.report import write
 
             done = write(file, fmt, exchange, frame, redact_content, turn)
+        elif fmt == "vcr":
+            from .export.vcr import cassette
+
+            if turn is not None:
+                _fail("--turn picks a turn of a WebSocket session; vcrpy records no WebSockets")
+            done = cassette(file, exchange, frames, minimal, keep_fields)
         else:
             done = make(file, fmt, exchange, frames, minimal, keep_fields, turn)
-    except RecordingError as e:
-        _fail(str(e))
-    except ValueError as e:
-        _fail(f"{file}: {e}")
-    except OSError as e:
-        _fail(f"{file}: {e.strerror or e}")
     if minimal and done.turns_in is not None:  # a session: its turns, then its frames
         before = f"{plural(done.turns_in, 'turn')}, {plural(done.frames_in, 'frame')}"
         say(
@@ -532,6 +590,61 @@ def export(
     except OSError as e:
         _fail(f"{output}: cannot write: {e.strerror or e}")
     say(f"wrote {output}")
+
+
+def _export_otlp(
+    given, file, exchange, turn, linked, fmt, content, endpoint, output, force
+) -> None:
+    """`export --format otlp` (and `--otlp-endpoint`): the recording as traces, written
+    as OTLP/JSON or sent as OTLP/HTTP protobuf."""
+    import os
+
+    ctx = click.get_current_context()
+    explicit = ctx.get_parameter_source("fmt") != click.core.ParameterSource.DEFAULT
+    if fmt != "otlp" and (explicit or endpoint is None):
+        _fail("--include-content and --otlp-endpoint apply to --format otlp")
+    for name in ("frames", "minimal", "keep_fields", "frame", "redact_content"):
+        if ctx.params.get(name):
+            flag = "--" + name.replace("_", "-")
+            _fail(f"{flag} does not apply to --format otlp (it exports every frame's findings)")
+    if linked is not None:
+        _fail(f"{given}: --format otlp exports exchanges, not a frame (leave out @{linked})")
+    if endpoint is not None and output is not None:
+        _fail("--otlp-endpoint sends the traces; -o writes them: choose one")
+    if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
+        _fail(f"{output}: already exists; streamscope never overwrites it without --force")
+    from .export import otlp
+
+    try:
+        url = otlp.endpoint_url(endpoint) if endpoint is not None else None
+    except ValueError as e:
+        _fail(str(e))
+    with _reading(file):
+        traces = otlp.build(file, content, exchange, turn, name=file)
+    if traces.masked:
+        say(f"{plural(traces.masked, 'value')} masked (secrets the requests carried)")
+    counted = f"{plural(traces.spans, 'span')} in {plural(traces.traces, 'trace')}"
+    if url is not None:
+        try:
+            data = otlp.to_protobuf(traces.request)
+        except ImportError:
+            _fail("--otlp-endpoint needs opentelemetry-proto: pip install 'streamscope[otlp]'")
+        try:
+            said = otlp.send(url, data)
+        except OSError as e:
+            _fail(f"{url}: {e}")
+        say(f"sent {counted} to {url}" + (f" ({said})" if said else ""))
+        return
+    if output is None:
+        sys.stdout.buffer.write(traces.json())
+        return
+    from .recording.private import write_private_whole
+
+    try:
+        write_private_whole(output, traces.json())
+    except OSError as e:
+        _fail(f"{output}: cannot write: {e.strerror or e}")
+    say(f"wrote {output} ({counted})")
 
 
 @main.command()
@@ -712,17 +825,13 @@ def _check_kind(kind: str, jsonl: bool) -> None:
 
 def samples_dir() -> str:
     """The bundled sample recordings: in the package (a wheel) or beside it (a checkout)."""
-    import os
+    from .bundled import samples_folder
 
-    here = os.path.dirname(os.path.abspath(__file__))
-    for folder in (
-        os.path.join(here, "samples"),
-        os.path.join(os.path.dirname(here), "recordings"),
-    ):
-        if os.path.isdir(folder):
-            return folder
-    _fail("the bundled sample recordings are missing from this installation")
-    return ""
+    folder = samples_folder()
+    if folder is None:
+        _fail("the bundled sample recordings are missing from this installation")
+        return ""
+    return folder
 
 
 def sample_names(folder: str | None = None) -> list[str]:
@@ -1080,6 +1189,96 @@ def record(env_names, command, **options) -> None:
         _fail(str(e))
     except OSError as e:  # making the default recordings/ folder
         _fail(f"{e.filename}: {e.strerror or e}")
+    sys.exit(status)
+
+
+@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option(
+    "--dialect",
+    "dialects",
+    multiple=True,
+    metavar="NAME",
+    help="Only this dialect's cases (repeatable; default: the one the client asks for).",
+)
+@click.option(
+    "--only",
+    multiple=True,
+    metavar="KIND",
+    help="Only the cases of this anomaly kind or sample (repeatable).",
+)
+@click.option("--list", "list_cases", is_flag=True, help="List the cases and exit.")
+@click.option(
+    "--loop",
+    is_flag=True,
+    help="Run COMMAND once for all the cases, one conversation per case "
+    "(it is told how many in STREAMSCOPE_CONFORMANCE_CASES); needs --dialect.",
+)
+@click.option("--json", "as_json", is_flag=True, help="The report card as JSON on stdout.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="A case's time bound: a client still running then is stopped and graded as hung.",
+)
+@click.option(
+    "--speed",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="Serve at the recorded timing divided by this (0: no waiting).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Cases run at once.",
+)
+@click.option(
+    "-o",
+    "--output",
+    metavar="DIR",
+    help="The folder for each case's recording (default: recordings/conformance-<UTC time>/).",
+)
+@click.option("--force", is_flag=True, help="Replace the recordings -o DIR holds of these cases.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def conformance(
+    dialects, only, list_cases, loop, as_json, timeout, speed, jobs, output, force, command
+) -> None:
+    """Grade a client on every known quirk: streamscope conformance -- python agent.py
+
+    COMMAND is run once per case, its SDK's base URL variables pointing at a local mock
+    provider (behind the recorder) that answers its first request with the case's
+    stream and its next with a final text. Each case passes when the next request sends
+    back the calls streamscope assembled, or, where they cannot go back as streamed,
+    when the client refuses them. Prints a report card per dialect: what each case
+    expected, what the client sent back, which known client it behaved like, and a link
+    to replay each failure. Exit status 0 when every case passes, 1 when one fails, 2
+    when the client cannot be graded.
+    """
+    from .conformance.main import Refused, chosen_cases, listing
+    from .conformance.main import run as run_conformance
+    from .record.runner import StartError
+
+    try:
+        chosen, skipped = chosen_cases(dialects, only)  # (bad options first)
+        if list_cases:
+            click.echo(listing(chosen, [] if dialects or only else skipped))
+            return
+        if not command:
+            _fail(
+                "conformance needs a command to grade: streamscope conformance -- python agent.py"
+            )
+        status = run_conformance(
+            list(command), dialects, only, as_json, timeout, speed, jobs, output, loop, force
+        )
+    except (Refused, StartError) as e:
+        _fail(str(e))
+    except OSError as e:
+        _fail(f"{e.filename or output}: {e.strerror or e}")
     sys.exit(status)
 
 

@@ -160,6 +160,15 @@ _MULTI_REGIONS = frozenset({"us", "eu"})
 _LOCATION = re.compile(r"[a-z][a-z0-9-]{0,62}")
 
 
+VERTEX_AI = "Vertex AI"
+
+
+def vertex_request(url: str | None) -> bool:
+    """Whether a Gemini request goes to Vertex AI, not the Gemini API: its model is a
+    publisher's (`.../publishers/google/models/...`)."""
+    return url is not None and "/publishers/" in url
+
+
 def vertex_origin(path: str, headers: Mapping[str, str] | None = None) -> str:
     """The Vertex AI origin for a request path, from its `/locations/{location}/` segment.
     ValueError for a location that is no region name."""
@@ -450,3 +459,48 @@ def owns_path(path: str) -> bool:
 
     told = claimant(path, None)
     return told is not None and any(p.own_paths and told in p.speaks() for p in PROVIDERS)
+
+
+# -- the provider as the GenAI semantic conventions name it (`export --format otlp`) ----
+
+# Hosts of an API whose provider has a name of its own there, whatever dialect it serves
+# (a host and its subdomains).
+GEN_AI_HOSTS: tuple[tuple[str, str], ...] = (
+    ("api.openai.com", "openai"),
+    ("openai.azure.com", "azure.ai.openai"),
+    ("api.anthropic.com", "anthropic"),
+    ("generativelanguage.googleapis.com", "gcp.gemini"),
+    ("api.deepseek.com", "deepseek"),
+    ("api.groq.com", "groq"),
+    ("api.mistral.ai", "mistral_ai"),
+    ("api.x.ai", "x_ai"),
+    ("api.perplexity.ai", "perplexity"),
+    ("api.cohere.com", "cohere"),
+    ("api.cohere.ai", "cohere"),
+)
+# Else the provider whose API the dialect is (its clients' wire format, as the conventions
+# say: a gateway serving Chat Completions is `openai`).
+GEN_AI_NAMES = {
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "google": "gcp.gen_ai",
+    "aws": "aws.bedrock",
+}
+
+
+def gen_ai_provider(url: str, dialect: str | None) -> str:
+    """`gen_ai.provider.name` of a request to `url` in `dialect`: the API's host where it
+    names one, Vertex AI's where the request goes there, else the provider of the dialect
+    (Ollama's own name where it is one; `_OTHER` where no provider speaks it)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if vertex_request(url):
+        return "gcp.vertex_ai"
+    if host.startswith("bedrock") and host.endswith(".amazonaws.com"):
+        return "aws.bedrock"
+    for known, name in GEN_AI_HOSTS:
+        if host == known or host.endswith("." + known):
+            return name
+    provider = provider_of(dialect)
+    if provider is None:
+        return "_OTHER"
+    return GEN_AI_NAMES.get(provider.name, provider.name)

@@ -10,6 +10,8 @@ scripts/agent-matrix installs it) and is skipped elsewhere."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
@@ -57,3 +59,33 @@ def test_inspect_reads_every_call_its_result_and_the_contract_with_no_false_find
         timeout=60,
     )
     assert "every assembled call came back unchanged, every result matched" in said.stdout
+
+
+def test_conformance_grades_claude_code_on_every_anthropic_case(tmp_path):
+    """`streamscope conformance -- claude -p ...`, as docs/commands/conformance.md gives
+    it: every Anthropic case passes (the calls go back unchanged; a call whose input
+    was cut short is dropped from the history, never sent back repaired)."""
+    assert CLAUDE is not None
+    home = tmp_path / "home"
+    home.mkdir()
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(coding_agents.USERS)}
+    environ |= {"HOME": str(home), "ANTHROPIC_API_KEY": "sk-fake-agent-test-0000", **QUIET}
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "conformance", "--json", "--speed", "0"]
+        + ["--dialect", "anthropic-messages", "-o", str(tmp_path / "out"), "--"]
+        + [CLAUDE, "-p", "What is the weather in Paris?"],
+        capture_output=True,
+        text=True,
+        timeout=150,
+        env=environ,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    (card,) = json.loads(done.stdout)["dialects"]
+    assert card["passed"] == card["cases"] == 5
+    by = {g["sample"]: g for g in card["grades"]}
+    assert by["anthropic-tool-use.jsonl"]["got"].startswith('"toolu_01A9xKfQ2bZ7mNc4WvR8tLpY"')
+    dropped = by["anthropic-max-tokens.jsonl"]
+    assert [f["kind"] for f in dropped["findings"]] == ["tool-call-dropped"]
+    assert "sk-fake-agent-test-0000" not in done.stdout + done.stderr

@@ -28,13 +28,15 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         if line and not line.startswith(("#", "set ", "cd "))
     ]
     assert steps == [
+        "unset PYTHONDONTWRITEBYTECODE",
         ".venv/bin/ruff check .",
         ".venv/bin/ruff format --check .",
         ".venv/bin/mypy",
         "scripts/install-browser",
-        '.venv/bin/pytest -q -n 2 "$@"',
+        '.venv/bin/pytest -q -n 2 --dist worksteal "$@"',
         "scripts/check-oldest-openai",
         "timeout 180 .venv/bin/python scripts/agent-matrix --install claude codex",
+        "timeout 300 .venv/bin/python scripts/phoenix_check.py --install",
     ]
     assert os.access(os.path.join(ROOT, "scripts", "agent-matrix"), os.X_OK)
     assert os.access(os.path.join(ROOT, "scripts", "check"), os.X_OK)

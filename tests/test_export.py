@@ -101,11 +101,14 @@ def _needing(*names: str):
     return write
 
 
-def only(sdk: str = "openai") -> tuple[list[str], dict[str, str]]:
+def only(sdk: str = "openai", *more: str) -> tuple[list[str], dict[str, str]]:
     """The command and environment of a pytest in a Python where only `sdk` (openai,
-    anthropic, or one with its extras: anthropic[bedrock]) and pytest import."""
-    code = ONLY_OPENAI_AND_PYTEST.replace('("openai", "pytest")', f"({sdk!r}, 'pytest')")
-    code = code.replace("(only openai and pytest)", f"(only {sdk} and pytest)")
+    anthropic, or one with its extras: anthropic[bedrock]), pytest and `more` (pytest
+    plugins, which then load only when named with -p) import."""
+    tops = (sdk, "pytest", *more)
+    code = ONLY_OPENAI_AND_PYTEST.replace('("openai", "pytest")', repr(tops))
+    words = ", ".join(tops[:-1]) + " and " + tops[-1]
+    code = code.replace("(only openai and pytest)", f"(only {words})")
     return [sys.executable, "-c", code], {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 

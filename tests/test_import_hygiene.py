@@ -40,6 +40,7 @@ PURE = [
     "streamscope.inputs.sniff",
     "streamscope.inputs.reads",
     "streamscope.inputs.har",
+    "streamscope.inputs.cassette",
     "streamscope.inputs.encoding",
     "streamscope.inputs.source",
     "streamscope.analysis.driver",

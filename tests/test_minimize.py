@@ -269,3 +269,31 @@ def test_calls_one_after_another_shrink_from_the_ends():
     frames += [orjson.dumps(chunk({}, "tool_calls")).decode(), "[DONE]"]
     got = minimize(frames, max_runs=200)  # ddmin alone ends its budget with ~3000 frames
     assert len(got) <= 4 and signature(got) == signature(frames)
+
+
+@pytest.mark.slow
+@settings(max_examples=6, deadline=None)
+@given(
+    st.integers(120, 400),
+    st.data(),
+    st.sampled_from(["truncated", "id-empty", "no-name"]),
+)
+def test_a_quirk_in_the_middle_keeps_its_signature(calls, data, quirk):
+    """A long stream narrowed to the frames its findings name (core.minimal.carriers),
+    whatever the quirk and wherever it sits, keeps the same signature, and shrinks."""
+    bad = data.draw(st.integers(0, calls - 1))
+    frames = [orjson.dumps(chunk({"role": "assistant"})).decode()]
+    for i in range(calls):
+        call = {"index": i, "id": f"call_{i}", "type": "function"}
+        call["function"] = {"name": "f", "arguments": f'{{"i": {i}}}'}
+        if i == bad and quirk == "truncated":
+            call["function"]["arguments"] = f'{{"i": {i}'
+        if i == bad and quirk == "no-name":
+            del call["function"]["name"]
+        frames.append(orjson.dumps(chunk({"tool_calls": [call]})).decode())
+        if i == bad and quirk == "id-empty":
+            again = {"index": i, "id": "", "function": {"arguments": ""}}
+            frames.append(orjson.dumps(chunk({"tool_calls": [again]})).decode())
+    frames += [orjson.dumps(chunk({}, "tool_calls")).decode(), "[DONE]"]
+    got = minimize(frames, max_runs=400)
+    assert signature(got) == signature(frames) and len(got) < len(frames)

@@ -41,6 +41,7 @@ from ..inputs import CHUNKS, ExchangeInfo, Source, describe_numbers, open_input
 from ..inputs.encoding import Inflow, content_codings, request_json
 from ..inputs.masking import FileMask
 from ..inputs.session import facts_of, turn_end
+from ..inputs.sniff import CASSETTE, CASSETTE_JSON
 from ..recording.format import End, Message, RecordingError, Request, Response, bytes_of
 from ..recording.reader import RecordingReader
 from ..text import cut, one_line
@@ -198,7 +199,9 @@ def analyze(
         else:
             stream = _one_stream(source, 1 if exchange is None else exchange)
             result = Analysis(source.path, source.kind, [stream], [], [source.exchange(1).info])
-        result.notes = source.notes
+        result.notes = list(source.notes)
+        if source.kind in (CASSETTE, CASSETTE_JSON) and _all_empty(result.streams):
+            result.notes.append(EMPTY_CASSETTE)
         header = source.header
         result.masked = (header.masked if header is not None else 0) + sum(
             i.masked for i in result.exchanges
@@ -207,6 +210,20 @@ def analyze(
         result.skipped = list(source.scan_errors)
         _sdk_fallback(result, source)
     return result
+
+
+# A cassette recorder may keep a streamed body it never saw whole as nothing, or as the
+# `[DONE]` line alone: the cassette is then named, not read as streams that said nothing.
+EMPTY_CASSETTE = (
+    "every stream in this cassette is empty or holds only [DONE]: the cassette kept none "
+    "of their events, so nothing of what was streamed can be checked"
+)
+
+
+def _all_empty(streams: list[StreamResult]) -> bool:
+    return bool(streams) and all(
+        not s.tool_calls and not s.content and not s.reasoning_content for s in streams
+    )
 
 
 def _one_stream(source: Source, number: int) -> StreamResult:
@@ -520,6 +537,7 @@ class RecordingPass:
         sends for each call and how long after the stream's last byte it began. A result
         run the request does not end with is read again from `source` (None: not shown)."""
         approximate = source is not None and source.approximate_times
+        untimed = source is not None and source.untimed  # (no gap to tell: unknown)
         by_ex = {c.exchange: c for c in self.conversations}
         wanted: dict[int, tuple[int, int | None]] = {
             ex: (c.exchange, c.end) for ex, c in contract.continued.items()
@@ -550,7 +568,7 @@ class RecordingPass:
             mine, theirs = self.infos.get(ex), self.infos.get(req)
             if mine is not None and theirs is not None:
                 last = mine.last_ns if mine.last_ns is not None else mine.end_ns
-                if last is not None:
+                if last is not None and not untimed:
                     answer.gap_ns = theirs.start_ns - last
                     answer.timing = APPROXIMATE if approximate else RECORDED
             out[ex] = answer

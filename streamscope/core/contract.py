@@ -278,7 +278,8 @@ def _value(arguments: object) -> object:
     return json.loads(arguments) if isinstance(arguments, str) else arguments
 
 
-def _parses(arguments: object) -> bool:
+def parses(arguments: object) -> bool:
+    """Whether arguments sent back parse as JSON (text only: any other value does not)."""
     if not isinstance(arguments, str):
         return False
     try:
@@ -590,7 +591,7 @@ def _compare(
                     call=about_it,
                 )
             continue
-        if not _parses(back.arguments):
+        if not parses(back.arguments):
             add(
                 req_ex,
                 "tool-call-arguments-invalid",
@@ -601,7 +602,7 @@ def _compare(
                 call=about_it,
             )
         elif back.arguments != call.arguments:
-            if not isinstance(call.arguments, str) or _parses(call.arguments):
+            if not isinstance(call.arguments, str) or parses(call.arguments):
                 if _value(back.arguments) != _value(call.arguments):
                     add(
                         req_ex,

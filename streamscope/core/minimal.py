@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .anomalies import ERROR, WARNING, Anomaly
 from .calls import Call, StrategyError
@@ -153,3 +153,103 @@ def _pruned(node: object, trie: dict[Any, Any]) -> object:
         elif sub is not True:
             kept.append((k, _pruned(v, sub)))
     return dict(kept) if isinstance(node, dict) else [v for _, v in kept]
+
+
+# -- the frames that carry the findings, before any search (a long stream) --
+
+LONG = 100  # a stream longer than this is first narrowed to its findings' frames
+
+
+def carriers(anomalies: list[Anomaly], calls: list[Call], n: int) -> set[int]:
+    """Positions (0-based) of the frames that carry the findings of one analysis of `n`
+    frames: each warning's and error's frame; the first and last frame of every call
+    one of them names (its choice and index), an opener and a closer; the stream's
+    first frame and its last two (its start, the finish and a `[DONE]`)."""
+    named = {(a.choice, a.index) for a in anomalies if a.severity in (ERROR, WARNING)}
+    out = {a.frame - 1 for a in anomalies if a.severity in (ERROR, WARNING)}
+    for c in calls:
+        if (c.choice, c.index) in named:
+            out.update((c.first_frame - 1, c.last_frame - 1))
+    out.update((0, n - 2, n - 1))
+    return {i for i in out if 0 <= i < n}
+
+
+def narrowed(n: int, seed: set[int], test: Callable[[list[int]], bool]) -> list[int] | None:
+    """The positions of a candidate of `n` frames that passes `test`: `seed` alone, or with
+    the shortest prefix of the stream that makes it pass, or else that and the shortest
+    suffix (what a finding needs before it, such as the calls whose indexes come before
+    the one it names, read off the stream rather than searched for frame by frame).
+    Each is found by galloping then bisection, so the candidates judged cost about twice
+    what is kept. None: nothing smaller than the stream passed."""
+
+    def with_(p: int, s: int) -> list[int]:
+        return sorted(seed.union(range(p), range(n - s, n)))
+
+    def least(ok: Callable[[int], bool], limit: int) -> int | None:
+        """The least k in 0..limit with ok(k), assuming ok grows with k (None: none)."""
+        if ok(0):
+            return 0
+        lo, hi = 0, 1
+        while hi < limit and not ok(hi):
+            lo, hi = hi, 2 * hi
+        if hi >= limit:
+            hi = limit
+            if not ok(limit):
+                return None
+        while lo + 1 < hi:
+            mid = (lo + hi) // 2
+            if ok(mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    if len(seed) >= n:
+        return None
+    # the whole prefix is the stream, which passes; a suffix is looked for only as far
+    # as it would keep fewer frames than the prefix found
+    p = least(lambda k: test(with_(k, 0)), n)
+    p = n if p is None else p
+    s = least(lambda k: test(with_(0, k)), p - 1) if p > 1 else None
+    out = with_(p, 0) if s is None else with_(0, s)
+    return out if len(out) < n else None
+
+
+class Bounded(Generic[T]):
+    """A test that stops answering (raises Exhausted) past `budget` frames judged, and
+    keeps the smallest candidate that passed: ddmin on what narrowing kept is bounded
+    by the work of a few analyses, whatever the stream's shape."""
+
+    def __init__(
+        self,
+        test: Callable[[list[T]], bool],
+        budget: int,
+        weight: Callable[[list[T]], int] = len,
+    ) -> None:
+        self.test, self.budget, self.weight = test, budget, weight
+        self.best: list[T] | None = None
+
+    def __call__(self, items: list[T]) -> bool:
+        self.budget -= self.weight(items)
+        if self.budget < 0:
+            raise Exhausted
+        ok = self.test(items)
+        if ok and (self.best is None or len(items) < len(self.best)):
+            self.best = list(items)
+        return ok
+
+
+def bounded_ddmin(
+    items: list[T],
+    test: Callable[[list[T]], bool],
+    budget: int,
+    weight: Callable[[list[T]], int] = len,
+) -> tuple[list[T], int]:
+    """ddmin, or the smallest passing candidate it found once `budget` was spent, each
+    candidate costing its `weight` (its length: the frames judged); the items as they
+    were when none passed; with the budget left (negative: spent)."""
+    bounded = Bounded(test, budget, weight)
+    try:
+        return ddmin(items, bounded), bounded.budget
+    except Exhausted:
+        return (bounded.best if bounded.best is not None else items), bounded.budget

@@ -273,6 +273,52 @@ def no_final_event(path: str, framing: str | None = None) -> FinalWatch:
     return Watch()
 
 
+@dataclass(slots=True)
+class ResponseFacts:
+    """What a stream's events say of the response besides its calls, as `export --format
+    otlp` reports it: the id the provider gave it, the model that answered, and the tokens
+    it counted (input with any cached tokens, output with any reasoning tokens). None:
+    no event said it."""
+
+    id: str | None = None
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    def read(
+        self,
+        obj: object,
+        id: str = "",
+        model: str = "",
+        usage: str = "",
+        input: tuple[str, ...] = (),
+        output: tuple[str, ...] = (),
+    ) -> None:
+        """Take what one JSON object of an event says: its fields `id` and `model` (""
+        none), and the token counts of its object `usage` ("": the object itself), each
+        the sum of the fields `input` and `output` name. A later event's value replaces an
+        earlier one's (usage is counted up to the end); a value of the wrong type is no
+        fact."""
+        if not isinstance(obj, dict):
+            return
+        for name, key in (("id", id), ("model", model)):
+            value = obj.get(key) if key else None
+            if isinstance(value, str) and value:
+                setattr(self, name, value)
+        counts = obj.get(usage) if usage else obj
+        if not isinstance(counts, dict):
+            return
+        for name, keys in (("input_tokens", input), ("output_tokens", output)):
+            found = [counts.get(k) for k in keys]
+            found = [c for c in found if isinstance(c, int) and not isinstance(c, bool)]
+            if found:
+                setattr(self, name, sum(found))
+
+
+def no_response_facts(payload: object, facts: ResponseFacts) -> None:
+    """A dialect whose events say none of it."""
+
+
 @dataclass(frozen=True, slots=True)
 class RequestFacts:
     """What a request body (and its path) says about the exchange, as its dialect reads it."""
@@ -447,6 +493,11 @@ class Dialect:
     # The fixture of a stream in a framing its clients read otherwise, by framing name
     # (Claude on Bedrock's AWS event stream, read by AnthropicBedrock): `fixture_for`.
     fixtures: Mapping[str, Fixture] = field(default_factory=dict)
+    # What one event's payload says of the response (ResponseFacts.take), and the
+    # operation its requests are, as the GenAI semantic conventions name it
+    # (`export --format otlp`)
+    response_facts: Callable[[object, ResponseFacts], None] = no_response_facts
+    operation: str = "chat"
 
     def fixture_for(self, framing: str | None) -> Fixture:
         """The fixture `export --format pytest` writes for a stream in `framing` (None:

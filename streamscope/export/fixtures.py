@@ -25,7 +25,7 @@ from ..dialects.base import Messages
 from ..framing import SSE, content_type, framing
 from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.encoding import read_request, without_codings
-from ..inputs.har import GENERAL_NOTES, Har
+from ..inputs.har import Har
 from ..inputs.reads import Reads
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
 from ..recording.mask import Masking, Secrets, mask_pieces, mask_request
@@ -496,7 +496,7 @@ def _recording(
     har = stream.source.har
     created = _created(stream.source)
     # a recording's notes, or a HAR's that hold for each of its exchanges
-    har_notes = list(GENERAL_NOTES) if har is not None else None
+    har_notes = list(har.general) if har is not None else None
     notes = header.notes if header is not None else har_notes
     lines = [Header(created=created, argv=None, notes=notes).to_json()]
     t0 = 0

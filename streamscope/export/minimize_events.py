@@ -9,6 +9,14 @@ the clients that differ from robust, those that raise) still holds. Every candid
 judged by one engine pass, cached; nothing is ever invented: a fragment moved into the
 one before it leaves `""` behind, and only keys are removed.
 
+A stream longer than `core.minimal.LONG` frames is first narrowed to the frames that
+carry its findings (core.minimal.carriers, with the shortest prefix or suffix they need:
+core.minimal.narrowed); what is left is then searched within a few analyses' work
+(`FEED`): ddmin bounded by the frames it judges, every fragment joined at once before
+one by one, and a key removed from every frame that has it or from none. A quirk in the
+middle of 1,500 tool blocks is then a fixture in a few passes, where ddmin alone judged
+thousands of candidates as long as the stream.
+
 A dialect with a search of its own (`Dialect.minimize`, whose judge also rejects
 candidates by rules that follow what its engine surely does) takes that one instead.
 """
@@ -16,17 +24,33 @@ candidates by rules that follow what its engine surely does) takes that one inst
 from __future__ import annotations
 
 import copy
+import gc
 from collections.abc import Callable, Mapping
 
 import orjson
 
+from ..core.anomalies import Anomaly
 from ..core.calls import Call
-from ..core.engine import value_key
+from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, value_key
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
-from ..core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, held, kinds, prune
+from ..core.minimal import (
+    LONG,
+    MAX_RUNS,
+    Exhausted,
+    Signature,
+    bounded_ddmin,
+    carriers,
+    clients,
+    ddmin,
+    held,
+    kinds,
+    narrowed,
+    prune,
+)
 from ..dialects.base import Dialect, Shape
 
 Pair = tuple[str | None, str]  # (SSE event name, data) of one frame
+FEED = 2  # a narrowed stream's searches each judge at most this many times its frames
 
 
 class _Judge:
@@ -51,22 +75,81 @@ class _Judge:
         self.parsed: dict[str, object] = {}
         self.target: Signature | None = None
         self.best: list[Pair] | None = None
+        # the target's differs and raises of each part of the client strategies (aim)
+        self.parts: list[tuple[str, tuple[frozenset[str], frozenset[tuple[str, str]]]]] = []
+        self.key: Callable[[Call], tuple] = Call.key  # what `differs` compares (by value?)
+        # frames each search of a narrowed stream may still judge (empty: unbounded)
+        self.left: dict[str, int] = {}
+
+    def analysis(self, frames: list[Pair]) -> tuple[list[Anomaly], list[Call]]:
+        """The findings and robust's calls of one pass (what narrowing starts from)."""
+        engine = self._fed(frames)
+        robust, _ = engine.end(expect_done=self.expect_done)
+        return engine.log.entries(), robust
 
     def signature(self, frames: list[Pair]) -> Signature:
         if self.judged is not None:
             return self.judged(frames)
-        engine = self.told.engine(1, self.tools, marks=False)
+        engine = self._fed(frames)
+        robust, _ = engine.end(expect_done=self.expect_done)
+        key = value_key if engine.by_value else Call.key
+        found = clients(robust, engine.others_at_end(), key)
+        calls = held(robust, key) if self.keep_calls else None
+        return Signature(kinds(engine.log.entries()), *found, calls)
+
+    def aim(self, frames: list[Pair]) -> None:
+        """The target: `frames`' signature, and each part's of the client strategies (one
+        pass: a part's strategies are those its engine opens with)."""
+        if self.judged is not None:
+            self.target = self.signature(frames)
+            return
+        engine = self._fed(frames)
+        robust, _ = engine.end(expect_done=self.expect_done)
+        self.key = value_key if engine.by_value else Call.key
+        others = engine.others_at_end()
+        found = clients(robust, others, self.key)
+        calls = held(robust, self.key) if self.keep_calls else None
+        self.target = Signature(kinds(engine.log.entries()), *found, calls)
+        for part in (CLIENTS, SDK):
+            names = self.told.engine(1, self.tools, marks=False, part=part).others_at_end()
+            mine = {name: got for name, got in others.items() if name in names}
+            self.parts.append((part, clients(robust, mine, self.key)))
+
+    def in_parts(self, frames: list[Pair], robust_only: bool = False) -> bool:
+        """Does `frames` show the target's signature? Read in parts, each only when those
+        before it match: robust and the anomaly rules, the plain client strategies, the
+        SDK emulation; most candidates a search judges fail at the first. `robust_only`:
+        the first part alone (narrowing's guesses, proved whole after)."""
+        assert self.target is not None
+        found, robust = self._robust(frames)
+        if kinds(found) != self.target.kinds:
+            return False
+        if self.keep_calls and held(robust, self.key) != self.target.calls:
+            return False
+        if robust_only:
+            return True
+        return all(self._clients(frames, part, robust) == want for part, want in self.parts)
+
+    def _robust(self, frames: list[Pair]) -> tuple[list[Anomaly], list[Call]]:
+        engine = self._fed(frames, ROBUST)
+        robust, _ = engine.end(expect_done=self.expect_done)
+        self.key = value_key if engine.by_value else Call.key
+        return engine.log.entries(), robust
+
+    def _clients(
+        self, frames: list[Pair], part: str, robust: list[Call]
+    ) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+        return clients(robust, self._fed(frames, part).others_at_end(), self.key)
+
+    def _fed(self, frames: list[Pair], part: str = ALL) -> Engine:
+        engine = self.told.engine(1, self.tools, marks=False, part=part)
         parsed = self.parsed
         for n, (name, data) in enumerate(frames, 1):
             payload = parsed.get(data)
             if payload is None:
                 payload = parsed[data] = parse_payload(data)
             engine.feed(Frame(n, data, payload, event=name, headers=self.headers.get(name, ())))
-        robust, _ = engine.end(expect_done=self.expect_done)
-        key = value_key if engine.by_value else Call.key
-        found = clients(robust, engine.others_at_end(), key)
-        calls = held(robust, key) if self.keep_calls else None
-        return Signature(kinds(engine.log.entries()), *found, calls)
+        return engine
 
     def __call__(self, frames: list[Pair]) -> bool:
         key = tuple(frames)
@@ -75,7 +158,12 @@ class _Judge:
             if self.runs >= self.max_runs:
                 raise Exhausted
             self.runs += 1
-            ok = self.cache[key] = self.signature(frames) == self.target
+            if self.runs % 500 == 0:  # (the collector is paused: engines may hold cycles)
+                gc.collect()
+            if self.judged is None:
+                ok = self.cache[key] = self.in_parts(frames)
+            else:
+                ok = self.cache[key] = self.signature(frames) == self.target
         if ok and (self.best is None or _smaller(frames, self.best)):
             self.best = list(frames)
         return ok
@@ -132,16 +220,75 @@ class _Stream:
         return trees, texts
 
 
+def _findings(stream: _Stream, judge: _Judge) -> None:
+    """Before any search, on a long stream: keep the frames that carry its findings with
+    the shortest prefix or suffix they need, when that keeps the signature; the searches
+    after it are then bounded (judge.left). Judged outside the run budget."""
+    pairs = stream.pairs()
+    n = len(pairs)
+    if n <= LONG or judge.judged is not None:  # (a session's judge sees no frames' findings)
+        return
+    found, robust = judge.analysis(pairs)
+    seed = carriers(found, robust, n)
+    guesses = 4 * n.bit_length() + 8  # two gallops and bisections
+    runs, budget = judge.runs, judge.max_runs
+    judge.max_runs = runs + 2 * guesses + 2
+    try:
+        kept = _narrowed(pairs, seed, judge, guesses)
+    finally:
+        judge.runs, judge.max_runs = runs, budget
+    if kept is not None:
+        stream.keep(kept)
+        judge.left = {"frames": FEED * n, "joins": FEED * n, "fields": 3 * FEED * n}
+
+
+def _narrowed(pairs: list[Pair], seed: set[int], judge: _Judge, guesses: int) -> list[int] | None:
+    """core.minimal.narrowed, first by robust and the anomaly rules alone (a third of a
+    pass, and most guesses fail there) with the result proved whole; else by the whole
+    signature. None: not narrowed (nothing smaller passed, or `guesses` ran out)."""
+    n = len(pairs)
+    for guessed in (True, False):
+        asked = [0]
+
+        def test(keep: list[int], guessed: bool = guessed, asked: list[int] = asked) -> bool:
+            asked[0] += 1
+            if asked[0] > guesses:
+                raise Exhausted
+            frames = [pairs[i] for i in keep]
+            return judge.in_parts(frames, robust_only=True) if guessed else judge(frames)
+
+        try:
+            kept = narrowed(n, seed, test)
+        except Exhausted:  # not narrowed: the searches run as before, unbounded
+            return None
+        if kept is None or not guessed or judge([pairs[i] for i in kept]):
+            return kept
+    return None
+
+
 def _frames(stream: _Stream, judge: _Judge) -> None:
     every = list(range(len(stream.texts)))
     pairs = stream.pairs()
-    kept = ddmin(every, lambda keep: judge([pairs[i] for i in keep]))
+
+    def judged(keep: list[int]) -> bool:
+        return judge([pairs[i] for i in keep])
+
+    if judge.left:
+        kept, judge.left["frames"] = bounded_ddmin(every, judged, judge.left["frames"])
+    else:
+        kept = ddmin(every, judged)
     stream.keep(kept)
 
 
 def _joins(stream: _Stream, judge: _Judge, shape: Shape) -> None:
     """Join each fragment to the one before it of the same target: appended to it, or,
-    when that changes the signature, that one prepended to this one; "" stays behind."""
+    when that changes the signature, that one prepended to this one; "" stays behind.
+    On a narrowed stream every target's fragments are first joined at once, then one
+    by one while its budget lasts."""
+    if judge.left:
+        if _joined_at_once(stream, judge, shape):
+            return
+        judge.left["joins"] -= len(stream.texts)
     for sites in shape.sites(stream.trees):
         into = sites[0]
         for site in sites[1:]:
@@ -160,11 +307,43 @@ def _joins(stream: _Stream, judge: _Judge, shape: Shape) -> None:
 
             both = {into[0], site[0]}
             for edit in (backward, forward):
+                if judge.left:
+                    judge.left["joins"] -= len(stream.texts)
+                    if judge.left["joins"] < 0:
+                        return
                 trees, texts = stream.edited(both, edit)
                 if judge(stream.pairs(texts)):
                     stream.trees, stream.texts = trees, texts
                     break
             into = site
+
+
+def _joined_at_once(stream: _Stream, judge: _Judge, shape: Shape) -> bool:
+    """Every target's fragments appended to its first, in one candidate (kept if it holds)."""
+    targets = [sites for sites in shape.sites(stream.trees) if len(sites) > 1]
+    if not targets:
+        return True
+
+    def edit(trees: list[object]) -> None:
+        for sites in targets:
+            into = sites[0]
+            for site in sites[1:]:
+                holder, key = _at(trees[site[0]], site[1][:-1]), site[1][-1]
+                moved, holder[key] = holder[key], ""  # type: ignore[index]
+                target = _at(trees[into[0]], into[1][:-1])
+                target[into[1][-1]] += moved  # type: ignore[index]
+
+    trees, texts = stream.edited({f for sites in targets for f, _ in sites}, edit)
+    if not judge(stream.pairs(texts)):
+        return False
+    stream.trees, stream.texts = trees, texts
+    # the frames whose fragments moved now carry "": usually all of them can go at once
+    emptied = {f for sites in targets for f, _ in sites[1:]} - {sites[0][0] for sites in targets}
+    kept = [i for i in range(len(texts)) if i not in emptied]
+    pairs = stream.pairs()
+    if emptied and judge([pairs[i] for i in kept]):
+        stream.keep(kept)
+    return True
 
 
 def _fields(
@@ -202,9 +381,37 @@ def _fields(
         return judge(stream.pairs(render(kept)[1]))
 
     every = list(range(len(units)))
-    kept = [] if volatile and judged([]) else ddmin(every, judged)
+    if volatile and judged([]):
+        kept: list[int] = []
+    elif judge.left:
+        kept = _by_path(units, judged, judge, len(stream.texts))
+    else:
+        kept = ddmin(every, judged)
     if len(kept) < len(units):
         stream.trees, stream.texts = render(kept)
+
+
+def _by_path(
+    units: list[tuple], judged: Callable[[list[int]], bool], judge: _Judge, frames: int
+) -> list[int]:
+    """The units a narrowed stream keeps: ddmin over their paths within a frame (a key
+    is removed from every frame that has it, or from none), bounded by the frames
+    judged (one candidate: the whole stream)."""
+    paths: dict[tuple, list[int]] = {}
+    for u, unit in enumerate(units):
+        paths.setdefault(unit[1:], []).append(u)
+    groups = list(paths.values())
+
+    def kept_units(kept: list[int]) -> list[int]:
+        return sorted(u for g in kept for u in groups[g])
+
+    kept, judge.left["fields"] = bounded_ddmin(
+        list(range(len(groups))),
+        lambda kept: judged(kept_units(kept)),
+        judge.left["fields"],
+        lambda _: frames,
+    )
+    return kept_units(kept)
 
 
 def minimize_events(
@@ -225,13 +432,50 @@ def minimize_events(
     `headers`: a binary framing's headers of each event name's frames, which the engine
     is shown them with (an AWS exception message is told by its headers). `keep_calls`:
     robust's calls stay as they were (a fixture that asserts them)."""
+    # The cyclic garbage collector is paused while the search runs (as Chat Completions'
+    # is): its passes walk the many candidate lists and find little; a tenth of the time.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _minimize(
+            frames,
+            told,
+            shape,
+            tools,
+            keep_fields,
+            expect_done,
+            join_fragments,
+            max_runs,
+            signature,
+            headers,
+            keep_calls,
+        )
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _minimize(
+    frames: list[Pair],
+    told: Dialect,
+    shape: Shape,
+    tools: list | None,
+    keep_fields: bool,
+    expect_done: bool,
+    join_fragments: bool,
+    max_runs: int,
+    signature: Callable[[list[Pair]], Signature] | None,
+    headers: Mapping[str | None, tuple[FrameHeader, ...]] | None,
+    keep_calls: bool,
+) -> list[Pair]:
     judge = _Judge(told, tools, expect_done, max_runs, signature, headers, keep_calls)
-    judge.target = judge.signature(list(frames))
+    judge.aim(list(frames))
     stream = _Stream(list(frames))
     if not judge(stream.pairs()):  # re-serializing alone changes what the engine sees
         stream.trees = [None] * len(frames)
         stream.texts = [data for _, data in frames]
     judge.best = stream.pairs()
+    _findings(stream, judge)
     steps: list[Callable[[], None]] = [lambda: _frames(stream, judge)]
     if join_fragments:
         steps.append(lambda: _joins(stream, judge, shape))

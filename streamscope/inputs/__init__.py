@@ -4,10 +4,23 @@
 `source` gives the `Source` every face uses: inspect, replay, export, serve and playback.
 """
 
-from .sniff import CHUNKS, EVENTSTREAM, HAR, JSON_ARRAY, KIND_WORDS, RECORDED, RECORDING, SSE
+from .sniff import (
+    CASSETTE,
+    CASSETTE_JSON,
+    CHUNKS,
+    EVENTSTREAM,
+    HAR,
+    JSON_ARRAY,
+    KIND_WORDS,
+    RECORDED,
+    RECORDING,
+    SSE,
+)
 from .source import Exchange, ExchangeInfo, Source, describe_numbers, open_input
 
 __all__ = [
+    "CASSETTE",
+    "CASSETTE_JSON",
     "CHUNKS",
     "EVENTSTREAM",
     "JSON_ARRAY",

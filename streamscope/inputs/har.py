@@ -92,6 +92,8 @@ class Har:
     exchanges: list[HarExchange]
     notes: list[str] = field(default_factory=list)
     created: str | None = None  # the earliest entry's start, in UTC as a recording header has it
+    # the notes that hold for each of its exchanges (what an export of one keeps)
+    general: tuple[str, ...] = GENERAL_NOTES
 
 
 class _Skip(Exception):
@@ -139,29 +141,42 @@ def read_har(path: str | os.PathLike[str]) -> Har:
         if not _wanted(entry):
             others += 1
             continue
-        try:
-            t_ns = _offset(start, t0, i, har.notes)
-            x = _exchange(len(har.exchanges) + 1, entry, t_ns, i, har.notes, before)
-            har.exchanges.append(x)
-            if x.note is not None:
-                har.notes.append(f"entries[{i}]: {x.note}")
-        except _Skip as why:
-            har.notes.append(f"entries[{i}] skipped: {why}")
-    if others:
-        har.notes.append(
-            f"{others} other entr{'y' if others == 1 else 'ies'} (not an event stream "
-            "or a chat completion) left out"
-        )
-    if rpc:
-        har.notes.append(
-            f"{rpc} JSON-RPC entr{'y' if rpc == 1 else 'ies'} (an MCP or A2A server's, not "
-            "a model's) left out"
-        )
+        add(har, entry, f"entries[{i}]", _offset(start, t0, i, har.notes), before)
+    left_out(har.notes, others, rpc, "entry", "entries")
     if not har.exchanges:
         raise _error(name, "the HAR holds no event stream or chat completion to read")
     if t0 is not None:  # (isoformat: strftime writes year 1 as "1", not "0001")
         har.created = t0.isoformat(timespec="microseconds").replace("+00:00", "Z")
     return har
+
+
+def add(
+    har: Har, entry: _Json, at: str, t_ns: int, before: tuple[str, ...], cut: bool = True
+) -> None:
+    """The entry `at` as the HAR's next exchange, or a note saying why it is skipped (a
+    cassette's interactions are added so too: inputs/cassette.py)."""
+    try:
+        x = _exchange(len(har.exchanges) + 1, entry, t_ns, at, har.notes, before, cut)
+        har.exchanges.append(x)
+        if x.note is not None:
+            har.notes.append(f"{at}: {x.note}")
+    except _Skip as why:
+        har.notes.append(f"{at} skipped: {why}")
+
+
+def left_out(notes: list[str], others: int, rpc: int, one: str, many: str) -> None:
+    """Notes counting the entries (`one`, `many`: the word for them) left out: `others`
+    not a model's stream, `rpc` JSON-RPC requests."""
+    if others:
+        notes.append(
+            f"{others} other {one if others == 1 else many} (not an event stream "
+            "or a chat completion) left out"
+        )
+    if rpc:
+        notes.append(
+            f"{rpc} JSON-RPC {one if rpc == 1 else many} (an MCP or A2A server's, not "
+            "a model's) left out"
+        )
 
 
 def _start(entry: object) -> datetime | str | None:
@@ -313,9 +328,17 @@ def _posted(request: _Json) -> Decoded:
 
 
 def _exchange(
-    number: int, entry: _Json, t_ns: int, i: int, notes: list[str], before: tuple[str, ...]
+    number: int,
+    entry: _Json,
+    t_ns: int,
+    at: str,
+    notes: list[str],
+    before: tuple[str, ...],
+    cut: bool = True,
 ) -> HarExchange:
-    """Entry i as exchange `number`; `before`: the timings that pass before its body."""
+    """The entry `at` ("entries[3]") as exchange `number`; `before`: the timings that pass
+    before its body; `cut`: an SSE body is cut into its events (else one read: a cassette's,
+    whose reads were not recorded)."""
     request, response = entry.get("request"), entry.get("response")
     if not isinstance(request, dict) or not isinstance(response, dict):
         raise _Skip("it has no request or no response object")
@@ -327,13 +350,13 @@ def _exchange(
             f"its response has no status (status {quote(status, 40)}: no answer was recorded)"
         )
     for side, d in (("request", request), ("response", response)):
-        notes += _unread_headers(d, f"entries[{i}] {side}.headers")
+        notes += _unread_headers(d, f"{at} {side}.headers")
     post = request.get("postData")
     if post is not None and not (isinstance(post, dict) and isinstance(post.get("text"), str)):
         what = post.get("text") if isinstance(post, dict) else post
         field = "request.postData.text" if isinstance(post, dict) else "request.postData"
         notes.append(
-            f"entries[{i}] {field} {quote(what, 40)} is not text: the request body is read as empty"
+            f"{at} {field} {quote(what, 40)} is not text: the request body is read as empty"
         )
     body = _text(post, "request.postData")
     posted = _posted(request)  # (the body kept as the HAR holds it; read decoded)
@@ -353,7 +376,7 @@ def _exchange(
     for k, v in ms.items():
         if v is None:
             notes.append(
-                f"entries[{i}] timings.{k} {quote(timings[k], 40)} is not a time in "
+                f"{at} timings.{k} {quote(timings[k], 40)} is not a time in "
                 "milliseconds: read as absent"
             )
     head = sum(ms[k] or 0.0 for k in before)
@@ -367,7 +390,7 @@ def _exchange(
             f"its body is kept decoded, so its Content-Encoding ({', '.join(codings)}) is left out"
         )
     # a body kept as it came (compressed) has no events to cut: one read
-    pieces = _events(data) if framing == SSE and (note or not codings) else [data]
+    pieces = _events(data) if cut and framing == SSE and (note or not codings) else [data]
     reads = [
         (piece, t_ns + round((head + receive * (k + 1) / len(pieces)) * 1e6))
         for k, piece in enumerate(pieces)

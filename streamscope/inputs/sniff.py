@@ -30,13 +30,22 @@ from ..recording.utf16 import NAMES, text_of
 
 RECORDING, SSE, CHUNKS, HAR = "recording", "sse", "chunks", "har"
 JSON_ARRAY, EVENTSTREAM = "json-array", "aws-eventstream"
-RECORDED = (RECORDING, HAR)  # kinds that hold exchanges (requests and responses)
+# a cassette (vcrpy, pytest-recording, go-vcr): YAML, or JSON
+CASSETTE, CASSETTE_JSON = "cassette", "cassette-json"
+RECORDED = (
+    RECORDING,
+    HAR,
+    CASSETTE,
+    CASSETTE_JSON,
+)  # kinds that hold exchanges (requests and responses)
 # each kind in words, with its article ("an SSE file", not "a sse file")
 KIND_WORDS = {
     RECORDING: "a recording",
     SSE: "an SSE file",
     CHUNKS: "a chunk log",
     HAR: "a HAR file",
+    CASSETTE: "a cassette",
+    CASSETTE_JSON: "a cassette",
     JSON_ARRAY: "a JSON array of stream events",
     EVENTSTREAM: "an AWS event stream file",
 }
@@ -49,6 +58,13 @@ FRAMING_OF = {
 }
 _GZIP = b"\x1f\x8b"
 _HAR = re.compile(rb'\{\s*"log"\s*:')  # a JSON document whose first key is "log"
+# a cassette: JSON whose first key is "interactions" (vcrpy) or "version" with
+# "interactions" after it; YAML that opens with "---", "interactions:" or "version:"
+# and holds a top-level "interactions:" key
+_CASSETTE_JSON = re.compile(rb'\{\s*"(interactions|version)"\s*:')
+_CASSETTE_YAML = re.compile(rb"(---[ \t]*(\r?\n|\r|$)|interactions:|version:)")
+_INTERACTIONS = re.compile(rb"^interactions:", re.MULTILINE)
+_INTERACTIONS_JSON = re.compile(rb'"interactions"\s*:')
 
 _HEAD = 1 << 16
 _BLOCK = 1 << 20
@@ -174,6 +190,10 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     line_no = head.count(b"\n", 0, pos) + 1
     if _HAR.match(head, pos):
         return Sniffed(HAR, notes)
+    if _CASSETTE_JSON.match(head, pos) and _INTERACTIONS_JSON.search(head, pos):
+        return Sniffed(CASSETTE_JSON, notes)
+    if _CASSETTE_YAML.match(head, pos) and _INTERACTIONS.search(head, pos):
+        return Sniffed(CASSETTE, notes)  # (before SSE: "version: 1" reads as an SSE field)
     if FRAMINGS[SSE].sniff(first):
         return Sniffed(SSE, notes)
     if first.startswith(b"["):
@@ -202,7 +222,7 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     raise error(
         name,
         f"{what} a streamscope recording, an SSE body, JSON lines or a JSON array of stream "
-        "events, an AWS event stream or a HAR file "
+        "events, an AWS event stream, a HAR file or a vcrpy or go-vcr cassette "
         f"(it begins {shown!r})",
         line_no,
         pos,

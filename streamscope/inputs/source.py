@@ -25,12 +25,24 @@ from ..framing import of_response
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.mask import Secrets, argv_credentials
 from ..recording.reader import Progress, RecordingIndex, iter_raw
+from .cassette import TIMING_NOTE as CASSETTE_TIMING
+from .cassette import read_cassette
 from .encoding import DecodedReads, content_codings, read_request
 from .har import TIMING_NOTE, Har, MemoryReads, read_har
 from .masking import FileMask, MaskedReads, mask_frames
 from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
 from .session import Session, SessionFacts, facts_of, read_session
-from .sniff import CHUNKS, FRAMING_OF, HAR, KIND_WORDS, RECORDED, RECORDING, sniff
+from .sniff import (
+    CASSETTE,
+    CASSETTE_JSON,
+    CHUNKS,
+    FRAMING_OF,
+    HAR,
+    KIND_WORDS,
+    RECORDED,
+    RECORDING,
+    sniff,
+)
 
 WEBSOCKET = "websocket"  # the framing of a session (framing/__init__.py)
 
@@ -195,17 +207,23 @@ class Source:
             self.known = argv_credentials(header.argv)
             self.header = FileMask().header(header)
             self.notes = notes + (self.header.notes or [])  # (one exported from a HAR)
-        elif kind == HAR:  # read whole now (one JSON document): bad HAR fails here
-            self.har = read_har(path)
+        elif kind in (HAR, CASSETTE, CASSETTE_JSON):  # read whole now: a bad one fails here
+            self.har = read_har(path) if kind == HAR else read_cassette(path, kind == CASSETTE)
             self.notes = notes + self.har.notes
             self.known = [s for x in self.har.exchanges for s in x.secrets]
         self._mask = FileMask(self.known)
 
     @property
     def approximate_times(self) -> bool:
-        """Its times were spread over a HAR entry's receive time, not taken per read (a
-        HAR, or a recording exported from one)."""
-        return TIMING_NOTE in self.notes
+        """Its times were spread over a HAR entry's receive time, or not recorded at all
+        (a cassette's), not taken per read (or a recording exported from one of those)."""
+        return TIMING_NOTE in self.notes or CASSETTE_TIMING in self.notes
+
+    @property
+    def untimed(self) -> bool:
+        """It holds no times at all (a cassette, or a recording exported from one): every
+        read is at its request's time."""
+        return CASSETTE_TIMING in self.notes
 
     @property
     def recorded(self) -> bool:

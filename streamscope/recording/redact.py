@@ -132,6 +132,11 @@ def is_secret_header(name: str) -> bool:
     )
 
 
+def redact_text(text: str) -> str:
+    """Free text (a line a recorded program wrote) with every key-shaped word masked."""
+    return _KEY_SHAPED.sub(REDACTED, text)
+
+
 def redact_header(name: str, value: str) -> str:
     """The value to record for header `name` (case-insensitive)."""
     if not is_secret_header(name):

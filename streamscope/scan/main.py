@@ -130,6 +130,7 @@ def _scan(o: Options, pool, started: float) -> int:
 
 def _summarize(summary: Summary, done: Done) -> None:
     summary.add(done.rows)
+    summary.notes += [f"{done.rows.file}: {note}" for note in done.rows.notes]
     if done.changed:
         summary.notes.append(f"{done.rows.file}: changed while it was read; scan it again")
 

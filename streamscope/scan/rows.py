@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from ..analysis import analyze
+from ..analysis.driver import EMPTY_CASSETTE
 from ..core.engine import StreamResult
 from ..inputs import ExchangeInfo
 from ..recording.format import RecordingError
@@ -90,6 +91,8 @@ class FileRows:
     calls: list[CallRow] = field(default_factory=list)
     anomalies: list[AnomalyRow] = field(default_factory=list)
     contract: list[ContractRow] = field(default_factory=list)
+    # what a scan says of the file as a whole (a cassette whose streams are all empty)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -104,6 +107,7 @@ class FileRows:
             [CallRow(**r) for r in d["calls"]],
             [AnomalyRow(**r) for r in d["anomalies"]],
             [ContractRow(**r) for r in d["contract"]],
+            list(d.get("notes") or []),
         )
 
 
@@ -167,6 +171,7 @@ def analyze_file(path: str | os.PathLike[str], name: str | None = None) -> FileR
     except Exception as e:  # a bug must cost one file, not the scan
         return FileRows(file, error=file_text(f"{file}: internal error: {type(e).__name__}: {e}"))
     out = FileRows(file, a.format)
+    out.notes = [n for n in a.notes if n == EMPTY_CASSETTE]
     streams: dict[int, list[StreamResult]] = {}
     for one in a.streams:  # (a WebSocket session has one per response: a row each)
         streams.setdefault(one.exchange, []).append(one)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from ..core.anomalies import INFO
 from ..core.links import link, pasteable, stream_link
 from ..core.verdict import exchange_failure, fails
 from ..text import plural, times, visible
@@ -144,7 +145,8 @@ class Summary:
         ]
         order = sorted(self.groups.items(), key=lambda kv: (-kv[1].streams, kv[0]))
         for (host, model), g in order:
-            breaks = sum(g.contract.values())
+            # an info contract finding (a client's id filled in, the link kept) is no break
+            breaks = sum(n for k, n in g.contract.items() if not self._kept(k))
             out.append("")
             out.append(
                 f"{visible(host)}  {visible(model)}: {plural(g.exchanges, 'exchange')}, "
@@ -154,12 +156,17 @@ class Summary:
                 share = f"{100 * n / g.streams:.1f}%" if g.streams else "-"
                 out.append(self._kind_line(g, kind, f"{plural(n, 'stream')} {share:>6}"))
             for kind, n in sorted(g.contract.items(), key=lambda kv: (-kv[1], kv[0])):
-                out.append(self._kind_line(g, kind, f"{plural(n, 'break')} (contract)"))
+                word = "finding" if self._kept(kind) else "break"
+                out.append(self._kind_line(g, kind, f"{plural(n, word)} (contract)"))
         if self.unreadable or self.notes:
             out.append("")
             out += [f"unreadable: {visible(line)}" for line in self.unreadable]
             out += [visible(line) for line in self.notes]
         return out
+
+    def _kept(self, kind: str) -> bool:
+        """A contract kind whose findings say the conversation held (info)."""
+        return self.severity.get(kind) == INFO
 
     def _kind_line(self, g: Group, kind: str, counts: str) -> str:
         refs = " ".join(pasteable(r) for r in g.refs.get(kind, []))

@@ -18,6 +18,7 @@ from .wire import (
     facts,
     final_event,
     framing_of,
+    response_facts,
 )
 
 # The order strategies are reported in (the contract's table order).
@@ -93,4 +94,5 @@ ANTHROPIC = Dialect(
     fixtures={
         EVENTSTREAM: later(f"{__name__}.bedrock_fixture", "FIXTURE")
     },  # Claude on Bedrock, read by AnthropicBedrock
+    response_facts=response_facts,
 )

@@ -20,7 +20,7 @@ import orjson
 
 from ...core.frames import Frame
 from ...framing.aws_eventstream import fault
-from ..base import FinalWatch, RequestFacts, Watch, body_facts, no_final_event
+from ..base import FinalWatch, RequestFacts, ResponseFacts, Watch, body_facts, no_final_event
 
 ENDPOINTS = (
     "POST .../v1/messages",
@@ -149,3 +149,18 @@ class MessageStop(Watch):
             i = last.rfind(b"event:")
         self.relayed = i >= 0 and _is_message_stop(last, i)
         self._tail = data if len(data) >= 24 else (self._tail + data)[-24:]
+
+
+def response_facts(payload: object, facts: ResponseFacts) -> None:
+    """`message_start`'s message id and model and its usage, and `message_delta`'s usage
+    (output tokens counted to the end); input tokens with the cache's."""
+    message = payload.get("message") if isinstance(payload, dict) else None
+    cached = ("cache_creation_input_tokens", "cache_read_input_tokens")
+    facts.read(
+        message if isinstance(message, dict) else payload,
+        "id",
+        "model",
+        "usage",
+        ("input_tokens", *cached),
+        ("output_tokens",),
+    )

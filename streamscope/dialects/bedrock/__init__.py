@@ -61,4 +61,5 @@ BEDROCK = Dialect(
     endpoints=wire.ENDPOINTS,
     noun="Bedrock Converse",
     framings=("aws-eventstream",),
+    response_facts=wire.response_facts,
 )

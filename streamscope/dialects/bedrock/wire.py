@@ -18,7 +18,7 @@ from urllib.parse import unquote
 
 import orjson
 
-from ..base import RequestFacts, Watch
+from ..base import RequestFacts, ResponseFacts, Watch
 from .robust import EVENTS, EXCEPTIONS, keyed_event
 
 ENDPOINTS = (
@@ -184,3 +184,9 @@ class MetadataEvent(Watch):
                 return
             at += total
         self._buf = buf[at:]
+
+
+def response_facts(payload: object, facts: ResponseFacts) -> None:
+    """The `metadata` event's `usage` (input tokens with the cache's)."""
+    cached = ("cacheReadInputTokens", "cacheWriteInputTokens")
+    facts.read(payload, usage="usage", input=("inputTokens", *cached), output=("outputTokens",))

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..base import Dialect, Terms, later
 from ..versions import installed
-from .wire import ENDPOINTS, claims_request, final_event
+from .wire import ENDPOINTS, claims_request, final_event, response_facts
 
 # The order strategies are reported in (the contract's table order).
 STRATEGY_NAMES = ("robust", "guarded", "naive", "openai-sdk", "openai-docs", "by-id")
@@ -62,4 +62,5 @@ CHAT = Dialect(
     final_event=final_event,
     endpoints=ENDPOINTS,
     noun="chat completion",
+    response_facts=response_facts,
 )

@@ -48,9 +48,24 @@ from typing import Any
 
 import orjson
 
+from ...core.anomalies import Anomaly
+from ...core.calls import Call
 from ...core.engine import ALL, CLIENTS, ROBUST, SDK
 from ...core.frames import INVALID, Frame, parse_payload
-from ...core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, held, kinds, prune
+from ...core.minimal import (
+    LONG,
+    MAX_RUNS,
+    Exhausted,
+    Signature,
+    bounded_ddmin,
+    carriers,
+    clients,
+    ddmin,
+    held,
+    kinds,
+    narrowed,
+    prune,
+)
 from . import facts as chat_facts
 from . import shape
 from .engine import StreamEngine
@@ -64,7 +79,8 @@ from .facts import (
 )
 from .shape import VOLATILE
 
-LOOK_FIRST = 100
+LOOK_FIRST = LONG
+FEED = 2  # a long stream's searches judge at most this many times its frames
 NodePath = tuple[Any, ...]  # to a node in a frame's tree, or (frame, *that path)
 Site = tuple[int, NodePath]  # a string that accumulates: (frame, path to it)
 
@@ -80,11 +96,20 @@ def signature(
 
 
 def _signature(engine: StreamEngine, expect_done: bool, keep_calls: bool = False) -> Signature:
+    return _analysed(engine, expect_done, keep_calls)[0]
+
+
+def _analysed(
+    engine: StreamEngine, expect_done: bool, keep_calls: bool = False
+) -> tuple[Signature, list[Anomaly], list[Call]]:
+    """The signature, with the anomalies and robust's calls it was read from."""
     # what finish() reports of it, without the rest of a StreamResult: its end rules
     # (the last anomalies), then what the client strategies built
     robust, _ = engine.end(expect_done=expect_done)
     found = clients(robust, engine.others_at_end())
-    return Signature(kinds(engine.log.entries()), *found, held(robust) if keep_calls else None)
+    entries = engine.log.entries()
+    calls = held(robust) if keep_calls else None
+    return Signature(kinds(entries), *found, calls), entries, robust
 
 
 def _clients_of(target: Signature, sdk: bool) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
@@ -116,6 +141,8 @@ class _Tester:
         self.expect_done = expect_done
         self.max_runs = max_runs
         self.runs = 0  # candidates judged (run or rejected beforehand): the budget counts them
+        # frames a long stream's searches may still judge, by search (set by _minimize)
+        self.left: dict[str, int] = {}
         self.engine_runs = 0  # candidates the engine read (the whole of it, or a part)
         # Candidates up to LOOK_FIRST frames are read in parts (in_parts): robust and the
         # anomaly rules first, the client strategies only when the kinds match (small
@@ -321,13 +348,42 @@ def _frame_phase(stream: _Stream, test: _Tester) -> None:
     # ddmin over the texts themselves (no list of positions to map for every candidate);
     # equal texts have equal trees, so the kept texts, matched to the first frames that
     # carry them, give the stream ddmin kept, whichever of equal frames it kept.
-    kept = ddmin(list(stream.texts), test)
+    if test.left and len(stream.texts) > LOOK_FIRST:  # narrowed, and still long
+        kept, test.left["frames"] = bounded_ddmin(list(stream.texts), test, test.left["frames"])
+    else:
+        kept = ddmin(list(stream.texts), test)
     keep, j = [], 0
     for i, text in enumerate(stream.texts):
         if j < len(kept) and text == kept[j]:
             keep.append(i)
             j += 1
     stream.keep_frames(keep)
+
+
+def _findings_phase(
+    stream: _Stream, test: _Tester, found: list[Anomaly], robust: list[Call]
+) -> None:
+    """Before any search, on a long stream: keep the frames that carry its findings (the
+    target's analysis names them: core.minimal.carriers), with the shortest prefix or
+    suffix they need (narrowed), when that keeps the signature. A quirk in the middle
+    of 20,000 calls, or on every fragment, is then found in a few passes, where ddmin
+    alone judged ever longer candidates. Judged outside the run budget, as _ends_phase."""
+    texts = stream.texts
+    n = len(texts)
+    if n <= LOOK_FIRST:
+        return
+    runs, budget = test.runs, test.max_runs
+    test.max_runs = runs + 4 * n.bit_length() + 8  # two gallops and bisections
+    try:
+        kept = narrowed(n, carriers(found, robust, n), lambda keep: test([texts[i] for i in keep]))
+    except Exhausted:  # not narrowed: the searches run as before, unbounded
+        kept = None
+    finally:
+        test.runs, test.max_runs = runs, budget
+    if kept is not None:
+        stream.keep_frames(kept)
+        # what is left is searched within a few analyses' work
+        test.left = {"frames": FEED * n, "fields": 3 * FEED * n}
 
 
 def _ends_phase(stream: _Stream, test: _Tester) -> None:
@@ -395,11 +451,37 @@ def _field_phase(stream: _Stream, test: _Tester, kind: str, role: str, volatile:
 
     if volatile and judged([]):  # usually none of them matters
         kept: list[int] = []
+    elif test.left and len(stream.texts) > LOOK_FIRST:
+        kept = _by_path(units, judged, test, len(stream.texts))
     else:
         kept = ddmin(list(every), judged)
     if len(kept) < len(units):
         mask = sum(map(bit.__getitem__, kept))
         stream.trees, stream.texts, _ = stream.render(units, spans, mask, memos, test, facts)
+
+
+def _by_path(
+    units: list[NodePath], judged: Callable[[list[int]], bool], test: _Tester, frames: int
+) -> list[int]:
+    """The units a long stream keeps: ddmin over their paths within a frame (a key is
+    removed from every frame that has it, or from none), bounded by the frames judged
+    (one candidate: the whole stream). What a fixture keeps of thousands of frames is
+    then decided in a few passes; the per-frame search is the short stream's."""
+    paths: dict[NodePath, list[int]] = {}
+    for u, unit in enumerate(units):
+        paths.setdefault(unit[1:], []).append(u)
+    groups = list(paths.values())
+
+    def kept_units(kept: list[int]) -> list[int]:
+        return sorted(u for g in kept for u in groups[g])
+
+    kept, test.left["fields"] = bounded_ddmin(
+        list(range(len(groups))),
+        lambda kept: judged(kept_units(kept)),
+        test.left["fields"],
+        lambda _: frames,
+    )
+    return kept_units(kept)
 
 
 def _join_phase(stream: _Stream, test: _Tester) -> None:
@@ -518,7 +600,8 @@ def _minimize(
     test = _Tester(_UNSET, tools, expect_done, max_runs, keep_calls)
     if payloads is not None:
         test.seed(frames, payloads)
-    test.aim(test.signature(frames))
+    target, found, robust = _analysed(test._fed(frames), expect_done, keep_calls)
+    test.aim(target)
     trees, texts = [], []
     dumped: dict[str, tuple[object, str]] = {}  # a stream repeats its texts: each once
     for frame, got in zip(frames, test.facts(frames), strict=True):
@@ -542,6 +625,7 @@ def _minimize(
             # Re-serializing alone changes what the engine sees: keep the frames as sent.
             stream = _Stream([_RAW] * len(frames), list(frames))
         test.best = list(stream.texts)
+        _findings_phase(stream, test, found, robust)
         _ends_phase(stream, test)
         steps: list[tuple[Callable[..., None], tuple[Any, ...]]] = [(_frame_phase, ())]
         if join_fragments:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..base import Watch
+from ..base import ResponseFacts, Watch
 
 # What its requests' paths end with (any prefix before: `/v1`, Azure's deployments).
 PATH = "/chat/completions"
@@ -54,3 +54,9 @@ class DoneEvent(Watch):
         ):
             self.relayed = True
         self._tail = data[-16:]
+
+
+def response_facts(payload: object, facts: ResponseFacts) -> None:
+    """A chunk's `id` and `model`, and the `usage` the last chunk carries (where the
+    request asked for it: `stream_options.include_usage`)."""
+    facts.read(payload, "id", "model", "usage", ("prompt_tokens",), ("completion_tokens",))

@@ -17,6 +17,7 @@ from .wire import (
     error_document,
     facts,
     final_event,
+    response_facts,
     unserved,
 )
 
@@ -92,4 +93,6 @@ GEMINI = Dialect(
     unserved=unserved,
     framings=("sse", "json-array"),
     framing_of=_framing_of,
+    response_facts=response_facts,
+    operation="generate_content",
 )

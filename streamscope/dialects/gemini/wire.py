@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import orjson
 
 from ...framing.json_array import ArrayClose
-from ..base import RequestFacts, Watch, body_facts
+from ..base import RequestFacts, ResponseFacts, Watch, body_facts
 
 # Its methods, as the last part of a path: `.../models/{model}:streamGenerateContent`
 # (AI Studio) or `.../publishers/google/models/{model}:generateContent` (Vertex AI).
@@ -126,3 +126,12 @@ class ArrayEnd(Watch):
     def seen(self, data: bytes) -> None:
         if not self.relayed and self._close.closed(data):
             self.relayed = True
+
+
+def response_facts(payload: object, facts: ResponseFacts) -> None:
+    """A chunk's `responseId`, `modelVersion` and `usageMetadata` (output tokens with the
+    thoughts')."""
+    output = ("candidatesTokenCount", "thoughtsTokenCount")
+    facts.read(
+        payload, "responseId", "modelVersion", "usageMetadata", ("promptTokenCount",), output
+    )

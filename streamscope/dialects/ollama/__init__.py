@@ -52,4 +52,5 @@ OLLAMA = Dialect(
     facts=wire.facts,
     endpoints=wire.ENDPOINTS,
     framings=("ndjson",),
+    response_facts=wire.response_facts,
 )

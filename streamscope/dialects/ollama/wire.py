@@ -12,7 +12,7 @@ import re
 
 import orjson
 
-from ..base import RequestFacts, Watch, body_facts
+from ..base import RequestFacts, ResponseFacts, Watch, body_facts
 
 PATH = "/api/chat"
 ENDPOINTS = (f"POST ...{PATH}",)
@@ -134,3 +134,8 @@ class DoneLine(Watch):
         self._pieces = [rest] if rest else []
         self._marked = _DONE.search(rest) is not None
         self.relayed = any(_DONE.search(line) and _is_last(line) for line in whole)
+
+
+def response_facts(payload: object, facts: ResponseFacts) -> None:
+    """A line's `model`, and the final line's `prompt_eval_count` and `eval_count`."""
+    facts.read(payload, "", "model", "", ("prompt_eval_count",), ("eval_count",))

@@ -95,4 +95,5 @@ REALTIME = Dialect(
     session_results=later(f"{__name__}.session", "carried"),
     session_tools=later(f"{__name__}.session", "declared"),
     session_play=PLAY,
+    response_facts=wire.response_facts,
 )

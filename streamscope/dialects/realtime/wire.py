@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from ..base import RequestFacts
+from ..base import RequestFacts, ResponseFacts
 
 PATH = "/realtime"
 ENDPOINTS = ("GET .../realtime (a WebSocket session)",)
@@ -91,3 +91,9 @@ def error_event(kind: str, message: str, code: str | None = None) -> bytes:
     server playing a session back: the session stays open after it."""
     error = {"type": kind, "code": code, "message": message, "param": None, "event_id": None}
     return orjson.dumps({"type": "error", "event_id": "event_streamscope", "error": error})
+
+
+def response_facts(payload: object, facts: ResponseFacts) -> None:
+    """The `response` of `response.created` and `response.done`: its id and usage."""
+    response = payload.get("response") if isinstance(payload, dict) else None
+    facts.read(response, "id", "", "usage", ("input_tokens",), ("output_tokens",))

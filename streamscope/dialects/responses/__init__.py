@@ -8,7 +8,7 @@ from typing import Any
 from ..base import Dialect, Terms, later
 from ..versions import installed
 from .kinds import KINDS
-from .wire import ENDPOINTS, claims_request, final_event
+from .wire import ENDPOINTS, claims_request, final_event, response_facts
 
 # The order strategies are reported in (the contract's table order).
 STRATEGY_NAMES = ("robust", "openai-sdk", "deltas-only", "current-item", "strict-done")
@@ -81,4 +81,5 @@ RESPONSES = Dialect(
     session_contract=later(f"{__name__}.session", "session_contract"),
     session_results=later(f"{__name__}.session", "carried"),
     session_play=later(f"{__name__}.session", "PLAY"),
+    response_facts=response_facts,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..base import Watch
+from ..base import ResponseFacts, Watch
 
 ENDPOINTS = ("POST .../responses",)
 
@@ -85,3 +85,10 @@ def _final_line(buf: bytes, i: int) -> int:
     (another event, or a line not finished in `buf`)."""
     end = buf.find(b"\n", i, i + _EDGE)
     return end if end >= 0 and buf[i:end] in _RESPONSE_ENDS else -1
+
+
+def response_facts(payload: object, facts: ResponseFacts) -> None:
+    """The `response` a `response.created` ... `response.completed` event carries: its id,
+    model and usage."""
+    response = payload.get("response") if isinstance(payload, dict) else None
+    facts.read(response, "id", "model", "usage", ("input_tokens",), ("output_tokens",))

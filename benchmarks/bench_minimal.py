@@ -1,0 +1,92 @@
+"""`export --minimal` against `inspect --json` on the shapes whose quirk is not at an end:
+whole commands in subprocesses, the median of a few runs each, alternated.
+
+    .venv/bin/python benchmarks/bench_minimal.py [--runs N] [--only NAME] [--timeout S]
+
+Files go to benchmarks/out/ (git-ignored). The goal: every ratio at most 3x.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from benchmarks.gen import (  # noqa: E402
+    GEMINI_REQUEST,
+    anthropic_tool_blocks_events,
+    gemini_partial_calls_events,
+    interleaved_every_events,
+    single_chunk_truncated_events,
+    write_recording,
+    write_sse,
+)
+
+OUT = os.path.join(HERE, "out")
+GEMINI = (
+    "http://127.0.0.1:1/v1/projects/p/locations/us-central1/publishers/google/models/m:"
+    "streamGenerateContent?alt=sse"
+)
+
+
+def shapes() -> dict[str, str]:
+    os.makedirs(OUT, exist_ok=True)
+    out = {}
+    for name, events in (
+        ("interleaved 5k, id '' on every continuation", interleaved_every_events(5_000)),
+        ("interleaved 50k, id '' on every continuation", interleaved_every_events(50_000)),
+        ("20,000 single-chunk calls, call 777 truncated", single_chunk_truncated_events(20_000)),
+        (
+            "1,500 Anthropic tool blocks, the middle one truncated",
+            anthropic_tool_blocks_events(1_500),
+        ),
+    ):
+        path = os.path.join(OUT, "minimal-" + name.split(",")[0].replace(" ", "-") + ".sse")
+        write_sse(path, events)
+        out[name] = path
+    path = os.path.join(OUT, "minimal-gemini-3000.jsonl")
+    write_recording(path, 1, 0, gemini_partial_calls_events(3_000), GEMINI, GEMINI_REQUEST)
+    out["3,000 Gemini partialArgs chunks, the middle call nameless"] = path
+    return out
+
+
+def timed(args: list[str], timeout: float) -> float:
+    start = time.perf_counter()
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "streamscope", *args],
+            stdout=subprocess.DEVNULL,
+            check=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return float("inf")
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    runs = int(argv[argv.index("--runs") + 1]) if "--runs" in argv else 3
+    timeout = float(argv[argv.index("--timeout") + 1]) if "--timeout" in argv else 300
+    only = argv[argv.index("--only") + 1] if "--only" in argv else ""
+    for name, path in shapes().items():
+        if only not in name:
+            continue
+        inspect, minimal = [], []
+        for _ in range(runs):
+            inspect.append(timed(["inspect", "--json", path], timeout))
+            minimal.append(timed(["export", "--minimal", path], timeout))
+        i, m = statistics.median(inspect), statistics.median(minimal)
+        print(
+            f"{name}: export --minimal {m:.2f} s, inspect --json {i:.2f} s: {m / i:.2f}x (goal <= 3x)"
+        )
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

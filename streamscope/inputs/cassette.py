@@ -1,0 +1,271 @@
+"""Test cassettes (vcrpy and pytest-recording, YAML or JSON; go-vcr v1 and v2+) as
+recorded exchanges.
+
+A cassette holds `interactions`, each a request (`method`, vcrpy's `uri` or go-vcr's
+`url`, `headers` as lists of values, `body`) and its response (vcrpy's `status.code`
+or go-vcr's `code` / `status`, `headers`, vcrpy's `body.string` or go-vcr's `body`).
+Each interaction a HAR would keep (inputs/har.py: an event stream, or a request a
+dialect claims) is one exchange, read by the HAR reader's rules (its headers and URL
+masked, its Content-Encoding undone unless the recorder stored the body decoded), so
+the whole conversation reads as a recording's and its contract is checked across turns.
+
+A body is text, bytes (YAML `!!binary`), or base64 (`base64_string`, as Ruby's VCR
+writes it); pydantic-ai's cassettes keep a JSON body parsed (`parsed_body`): it is read
+as that JSON written again, and noted. A cassette keeps no reads and no times: each body is one read, at the
+request's time, and the source says so in a note.
+
+A cassette is untrusted input: YAML is loaded with PyYAML's safe loader (no tag builds
+an object), after a first pass over its events refuses nesting past `MAX_DEPTH` and
+aliases that would expand it past `MAX_ALIASED` nodes (a billion-laughs file), in
+bounded time and memory. A field of the wrong type is noted (or the interaction skipped
+with a note naming it); a file that is no cassette is a one-line RecordingError.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from ..recording.format import BOM, RecordingError
+from ..recording.utf16 import readable
+from ..text import cut, quote, visible
+from .har import Har, _json_rpc, _Skip, _wanted, add, left_out
+
+TIMING_NOTE = (
+    "a cassette keeps no reads and no times: each body is one read (its chunking and "
+    "timing were not recorded)"
+)
+END_NOTE = "a cassette does not say how a transfer ended: interactions are read as complete"
+GENERAL_NOTES = (TIMING_NOTE, END_NOTE)
+INSTALL = "pip install 'streamscope[cassettes]'"
+MAX_DEPTH = 256  # nesting a cassette never needs (the C composer recurses)
+MAX_ALIASED = 100_000  # nodes aliases may add to a YAML cassette (a bomb adds billions)
+
+_Json = dict[str, object]
+
+
+def _error(path: str, what: str, line: int | None = None) -> RecordingError:
+    where = f" line {line}:" if line is not None else ""
+    return RecordingError(f"{path}:{where} {what}", path, line)
+
+
+def read_cassette(path: str | os.PathLike[str], yaml_text: bool) -> Har:
+    """The exchanges of a cassette; RecordingError (one line) when it is none.
+    `yaml_text`: the file is YAML (else JSON)."""
+    name = os.fspath(path)
+    with open(readable(name), "rb") as f:
+        raw = f.read()
+    if raw.startswith(BOM):
+        raw = raw[len(BOM) :]
+    doc = _yaml(name, raw) if yaml_text else _json(name, raw)
+    interactions = doc.get("interactions") if isinstance(doc, dict) else None
+    if not isinstance(interactions, list):
+        raise _error(name, 'a cassette is a mapping with an "interactions" list')
+    har = Har([], list(GENERAL_NOTES), general=GENERAL_NOTES)
+    others = rpc = 0
+    for i, interaction in enumerate(interactions):
+        at = f"interactions[{i}]"
+        try:
+            entry = _entry(interaction, at, har.notes)
+        except _Skip as why:
+            har.notes.append(f"{at} skipped: {why}")
+            continue
+        if _json_rpc(entry):
+            rpc += 1
+        elif not _wanted(entry):
+            others += 1
+        else:
+            add(har, entry, at, 0, (), cut=False)
+    left_out(har.notes, others, rpc, "interaction", "interactions")
+    if not har.exchanges:
+        said = har.notes[len(GENERAL_NOTES) :]  # why, when an interaction was skipped
+        told = f" ({said[0]})" if said else ""
+        raise _error(name, f"the cassette holds no event stream or chat completion to read{told}")
+    return har
+
+
+def _json(name: str, raw: bytes) -> object:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        raise _error(name, f"not valid JSON, so not a JSON cassette: {e.msg}", e.lineno) from None
+
+
+def _yaml(name: str, raw: bytes) -> object:
+    """The YAML document, loaded safely once its events show no bomb."""
+    try:
+        import yaml
+    except ImportError:
+        raise _error(name, f"a YAML cassette: reading it needs PyYAML ({INSTALL})") from None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        _check_events(name, yaml.parse(raw, Loader=loader))
+        docs = list(yaml.load_all(raw, Loader=loader))
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark is not None else None
+        what = _said(str(e.problem or e.context or "cannot be read"))
+        raise _error(name, f"not a YAML cassette streamscope reads: {what}", line) from None
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as e:
+        what = _said(str(e)) or type(e).__name__
+        raise _error(name, f"not a YAML cassette streamscope reads: {what}") from None
+    if len(docs) != 1:
+        raise _error(name, f"a YAML cassette is one document, not {len(docs)}")
+    return docs[0]
+
+
+def _said(text: str) -> str:
+    """A YAML error's words on one line, safe to print (a tag it quotes is the file's)."""
+    return cut(visible(" ".join(text.split())), 200)
+
+
+def _check_events(name: str, events: Iterator[Any]) -> None:
+    """Refuse a document nested past MAX_DEPTH, or whose aliases would add more than
+    MAX_ALIASED nodes once expanded (counted as they come: a bomb stops early)."""
+    import yaml
+
+    sizes: dict[str, int] = {}  # anchor -> nodes it stands for, expanded
+    stack: list[list[Any]] = []  # open collections: [anchor, nodes so far]
+    aliased = 0
+    for event in events:
+        size = 0
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            stack.append([event.anchor, 1])
+            if len(stack) > MAX_DEPTH:
+                what = f"nested more than {MAX_DEPTH} deep: refused"
+                raise _error(name, what, event.start_mark.line + 1)
+            continue
+        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            anchor, size = stack.pop()
+        elif isinstance(event, yaml.ScalarEvent):
+            anchor, size = event.anchor, 1
+        elif isinstance(event, yaml.AliasEvent):
+            anchor, size = None, sizes.get(event.anchor, 1)
+            aliased += size
+            if aliased > MAX_ALIASED:
+                what = (
+                    f"its aliases would expand it past {MAX_ALIASED:,} more nodes "
+                    "(an alias bomb, such as billion laughs): refused"
+                )
+                raise _error(name, what, event.start_mark.line + 1)
+        else:
+            continue
+        if anchor is not None:
+            sizes[anchor] = size
+        if stack:
+            stack[-1][1] += size
+
+
+def _entry(interaction: object, at: str, notes: list[str]) -> _Json:
+    """An interaction as the HAR entry (inputs/har.py) its reader reads."""
+    if not isinstance(interaction, dict):
+        raise _Skip(f"it is {quote(interaction, 40)}, not a mapping with a request and a response")
+    request, response = interaction.get("request"), interaction.get("response")
+    if not isinstance(request, dict) or not isinstance(response, dict):
+        raise _Skip("it has no request or no response mapping")
+    url = request.get("uri", request.get("url"))
+    method = request.get("method")
+    if not isinstance(method, str) or not isinstance(url, str):
+        raise _Skip("its request has no method or URI")
+    posted = _body_of(request, f"{at}.request", notes)
+    body = _body_of(response, f"{at}.response", notes)
+    if not body:
+        raise _Skip("its response body is empty: nothing was recorded")
+    return {
+        "request": {
+            "method": method,
+            "url": url,
+            "headers": _headers(request.get("headers"), f"{at}.request.headers", notes),
+            "postData": _content(posted),
+        },
+        "response": {
+            "status": _status(response, at),
+            "headers": _headers(response.get("headers"), f"{at}.response.headers", notes),
+            "content": _content(body),
+        },
+    }
+
+
+def _content(data: bytes) -> _Json:
+    """A body as a HAR content object (base64: every byte kept)."""
+    return {"text": base64.b64encode(data).decode("ascii"), "encoding": "base64"}
+
+
+PARSED_NOTE = (
+    "some bodies are kept parsed (parsed_body, as pydantic-ai's cassettes keep them): "
+    "each is read as its JSON, not the bytes that were sent"
+)
+
+
+def _body_of(side: _Json, where: str, notes: list[str]) -> bytes:
+    """A request's or response's body: `body`, else pydantic-ai's `parsed_body` (the body
+    parsed, its bytes not kept: written again as JSON, and noted once)."""
+    if side.get("body") is None and "parsed_body" in side:
+        try:
+            data = orjson.dumps(side["parsed_body"])
+        except TypeError:  # a key that is no string, a number past 64 bits, a tag's type
+            raise _Skip(f"{where}.parsed_body cannot be written as JSON") from None
+        if PARSED_NOTE not in notes:
+            notes.append(PARSED_NOTE)
+        return data
+    return _body(side.get("body"), f"{where}.body")
+
+
+def _body(value: object, where: str) -> bytes:
+    """A body's bytes: text, bytes (`!!binary`), vcrpy's `{string: ...}`, Ruby VCR's
+    `{base64_string: ...}`; none is empty."""
+    if value is None:
+        return b""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass")
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, dict):
+        if "string" in value:
+            return _body(value["string"], f"{where}.string")
+        b64 = value.get("base64_string")
+        if isinstance(b64, str):
+            try:
+                return base64.b64decode("".join(b64.split()), validate=True)
+            except ValueError:
+                raise _Skip(f"{where}.base64_string is not valid base64") from None
+    raise _Skip(f"{where} {quote(value, 40)} is not text or bytes")
+
+
+def _status(response: _Json, at: str) -> int:
+    """vcrpy's `status.code`, go-vcr's `code`, or the number `status` ("200 OK") begins."""
+    status, code = response.get("status"), response.get("code")
+    if isinstance(status, dict):
+        code = status.get("code")
+    elif code is None and isinstance(status, str) and status[:3].isdigit():
+        code = int(status[:3])
+    elif code is None:
+        code = status
+    if type(code) is not int or code <= 0:
+        where = f"{at}.response.status.code" if isinstance(status, dict) else f"{at}.response.code"
+        raise _Skip(f"{where} {quote(code, 40)} is not a status code")
+    return code
+
+
+def _headers(value: object, where: str, notes: list[str]) -> list[_Json]:
+    """A cassette's headers (name -> a list of values, or one) as a HAR's list; what is
+    not text is noted and left out."""
+    if value is None:
+        return []
+    if not isinstance(value, dict):
+        notes.append(f"{where} {quote(value, 40)} is not a mapping of headers: read as none")
+        return []
+    out: list[_Json] = []
+    for name, values in value.items():
+        listed = values if isinstance(values, list) else [values]
+        for v in listed:
+            if isinstance(name, str) and isinstance(v, str):
+                out.append({"name": name, "value": v})
+            else:
+                # (the value is not shown: it may be a credential)
+                notes.append(f"{where} {quote(name, 40)}: a value that is not text, left out")
+    return out
