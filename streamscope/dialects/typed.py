@@ -427,7 +427,7 @@ class EventEngine(Engine):
 
     def others_at_end(self) -> Strategies:
         out: Strategies = {s.name: s.result() for s in self.others}
-        if self._clients:  # (robust has settled by now: `end` ran)
+        if self._reads:  # read off robust's calls: the part that reads robust (settled: `end` ran)
             out.update(self.derived(self.robust.results()))
         if self._emulated:  # (else the emulation is not part of it)
             out[self.sdk_name] = self.sdk_at_end()

@@ -110,36 +110,35 @@ class _Judge:
         found = clients(robust, others, self.key)
         calls = held(robust, self.key) if self.keep_calls else None
         self.target = Signature(kinds(engine.log.entries()), *found, calls)
-        for part in (CLIENTS, SDK):
+        covered: set[str] = set()
+        for part in (ROBUST, CLIENTS, SDK):  # (robust's part: the clients read off its calls)
             names = self.told.engine(1, self.tools, marks=False, part=part).others_at_end()
             mine = {name: got for name, got in others.items() if name in names}
             self.parts.append((part, clients(robust, mine, self.key)))
+            covered |= set(names)
+        if covered != set(others):  # a strategy no part runs: judged whole, in one pass
+            self.parts = []
 
     def in_parts(self, frames: list[Pair], robust_only: bool = False) -> bool:
         """Does `frames` show the target's signature? Read in parts, each only when those
-        before it match: robust and the anomaly rules, the plain client strategies, the
-        SDK emulation; most candidates a search judges fail at the first. `robust_only`:
+        before it match: robust and the anomaly rules (and the clients read off robust's
+        calls), the plain client strategies, the SDK emulation; most candidates a search judges fail at the first. `robust_only`:
         the first part alone (narrowing's guesses, proved whole after)."""
         assert self.target is not None
-        found, robust = self._robust(frames)
-        if kinds(found) != self.target.kinds:
-            return False
-        if self.keep_calls and held(robust, self.key) != self.target.calls:
-            return False
-        if robust_only:
-            return True
-        return all(self._clients(frames, part, robust) == want for part, want in self.parts)
-
-    def _robust(self, frames: list[Pair]) -> tuple[list[Anomaly], list[Call]]:
         engine = self._fed(frames, ROBUST)
         robust, _ = engine.end(expect_done=self.expect_done)
         self.key = value_key if engine.by_value else Call.key
-        return engine.log.entries(), robust
-
-    def _clients(
-        self, frames: list[Pair], part: str, robust: list[Call]
-    ) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
-        return clients(robust, self._fed(frames, part).others_at_end(), self.key)
+        if kinds(engine.log.entries()) != self.target.kinds:
+            return False
+        if self.keep_calls and held(robust, self.key) != self.target.calls:
+            return False
+        for part, want in self.parts:
+            fed = engine if part == ROBUST else self._fed(frames, part)
+            if clients(robust, fed.others_at_end(), self.key) != want:
+                return False
+            if robust_only:
+                return True  # (robust's part is the first)
+        return True
 
     def _fed(self, frames: list[Pair], part: str = ALL) -> Engine:
         engine = self.told.engine(1, self.tools, marks=False, part=part)
@@ -160,7 +159,7 @@ class _Judge:
             self.runs += 1
             if self.runs % 500 == 0:  # (the collector is paused: engines may hold cycles)
                 gc.collect()
-            if self.judged is None:
+            if self.judged is None and self.parts:
                 ok = self.cache[key] = self.in_parts(frames)
             else:
                 ok = self.cache[key] = self.signature(frames) == self.target
@@ -346,6 +345,12 @@ def _joined_at_once(stream: _Stream, judge: _Judge, shape: Shape) -> bool:
     return True
 
 
+# A narrowed stream's fields are searched by path (a key from every frame or none), bounded;
+# as few as this are searched one by one, as an unnarrowed stream's are (a few thousand
+# small candidates at worst).
+FEW_UNITS = 64
+
+
 def _fields(
     stream: _Stream, judge: _Judge, shape: Shape, kind: str, role: str, volatile: bool
 ) -> None:
@@ -383,7 +388,7 @@ def _fields(
     every = list(range(len(units)))
     if volatile and judged([]):
         kept: list[int] = []
-    elif judge.left:
+    elif judge.left and len(units) > FEW_UNITS:
         kept = _by_path(units, judged, judge, len(stream.texts))
     else:
         kept = ddmin(every, judged)
