@@ -39,18 +39,21 @@ AN = {anomalies.ERROR: "an error", anomalies.WARNING: "a warning", anomalies.INF
 
 DIALECTS = tuple(dialects.DIALECTS.values())
 PAGES = {d.name: f"{d.name}.md" for d in DIALECTS}  # the dialect's page in docs/dialects/
+
+
+def _package(d: dialects.Dialect) -> str:
+    """The dialect's package under streamscope/dialects/ (its record names its engine
+    lazily: one is opened to ask)."""
+    return type(d.engine()).__module__.split(".")[2]
+
+
 # only the APIs that leave a call's id to the client file it (History.client_ids)
-ONLY["tool-call-id-filled"] = tuple(
-    d.engine.__module__.split(".")[2] for d in DIALECTS if d.ids.client
-)
+ONLY["tool-call-id-filled"] = tuple(_package(d) for d in DIALECTS if d.ids.client)
 
 
 def _dialect_titles() -> dict[str, str]:
     """Package name under streamscope/dialects/ -> a link to the dialect's page."""
-    return {
-        d.engine.__module__.split(".")[2]: f"[{d.title}](dialects/{PAGES[d.name]})"
-        for d in DIALECTS
-    }
+    return {_package(d): f"[{d.title}](dialects/{PAGES[d.name]})" for d in DIALECTS}
 
 
 def named_by() -> dict[str, set[str]]:

@@ -164,3 +164,63 @@ def test_the_hygiene_checks_can_fail(tmp_path):
         "streamscope.dialects.gemini.wire",
     }
     assert any(w in 'URL = "/v1/messages"' for w in WIRE_WORDS)
+
+
+# -- start-up: a command imports what its input needs (issue 38) ------------------------
+
+# Runs the command line in a fresh interpreter, stdout thrown away, then names on stderr
+# every module it imported.
+_RUN_MAIN = (
+    "import os, sys\n"
+    "sys.stdout = open(os.devnull, 'w')\n"
+    "from streamscope.cli import main\n"
+    "try:\n"
+    "    main(sys.argv[1:])\n"
+    "except SystemExit as e:\n"
+    "    assert not e.code, e.code\n"
+    "sys.stderr.write(' '.join(sys.modules))\n"
+)
+RECORDINGS = ROOT.parent / "recordings"
+# Each dialect's modules that only reading its own streams needs: engine, strategies, SDK
+# emulation (its registry record names them, imported on first use).
+_READING = ("engine", "robust", "strategies", "sdk_model", "oracle", "fixture", "session")
+
+
+def _imported_by(*args: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", _RUN_MAIN, *args], capture_output=True, text=True, check=True
+    )
+    return set(out.stderr.split())
+
+
+def _reading_modules(modules: set[str], dialect: str) -> set[str]:
+    return {
+        m
+        for m in modules
+        if m.startswith(f"streamscope.dialects.{dialect}.") and m.split(".")[3] in _READING
+    }
+
+
+def test_inspect_of_a_chat_completions_file_imports_no_other_dialects_reading():
+    """No other dialect's engine or SDK emulation, no Textual, no pydantic: the text
+    report is the one thing that needs rich."""
+    text = _imported_by("inspect", str(RECORDINGS / "openai.jsonl"))
+    as_json = _imported_by("inspect", "--json", str(RECORDINGS / "openai.jsonl"))
+    for modules in (text, as_json):
+        assert "streamscope.dialects.chat.sdk_model" in modules  # the one it runs
+        others = [p.name for p in DIALECTS_DIR.iterdir() if p.is_dir() and p.name != "chat"]
+        assert len(others) >= 6 and "anthropic" in others
+        loaded = {m for d in others for m in _reading_modules(modules, d)}
+        # (realtime.robust and anthropic.robust name their events for the registry: robust
+        # is allowed where it holds what tells a stream's dialect)
+        assert not {m for m in loaded if not m.endswith(".robust")}, sorted(loaded)
+        heavy = [m for m in ("textual", "pydantic", "openai", "httpx") if m in modules]
+        assert not heavy, heavy
+    assert "rich" in text  # (so the check sees it)
+    assert "rich" not in as_json, "inspect --json draws nothing: it needs no rich"
+
+
+def test_version_imports_no_dialect():
+    modules = _imported_by("--version")
+    assert not [m for m in modules if m.startswith("streamscope.dialects")]
+    assert not [m for m in ("textual", "rich", "pydantic") if m in modules]

@@ -9,6 +9,7 @@ line in its registry.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
@@ -36,6 +37,45 @@ if TYPE_CHECKING:
 RealSdk = Callable[
     [list[Frame], list[Any] | None, object], "list[Call] | StrategyError | Unmodeled"
 ]
+
+
+_NOT_YET = object()
+
+
+class Later:
+    """A part of a dialect's record kept in a module of its own (its engine, strategies
+    and SDK emulation, its fixture, its session rules), imported where it is first used:
+    called, it calls the function or class it names; read, it reads that object's
+    attributes. So a face that reads one Chat Completions stream imports no other
+    dialect's engine and no SDK emulation but the one it runs."""
+
+    __slots__ = ("module", "name", "_got")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name, self._got = module, name, _NOT_YET
+
+    def load(self) -> Any:
+        """The object named, its module imported the first time."""
+        got = self._got
+        if got is _NOT_YET:
+            got = self._got = getattr(importlib.import_module(self.module), self.name)
+        return got
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.load()(*args, **kwargs)
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):  # copy, pickle and the like ask the proxy, not the part
+            raise AttributeError(attr)
+        return getattr(self.load(), attr)
+
+    def __repr__(self) -> str:
+        return f"Later({self.module}:{self.name})"
+
+
+def later(module: str, name: str) -> Any:
+    """`name` of `module`, imported on first use (`Later`): for a dialect's record."""
+    return Later(module, name)
 
 
 class EngineOptions(TypedDict, total=False):

@@ -18,3 +18,14 @@ VERIFIED: dict[str, str] = {
     # the `strands` strategy: strands-agents' process_stream on the events botocore yields
     "strands-agents": "1.62.0",
 }
+
+
+def installed(package: str) -> str | None:
+    """The installed version of distribution `package`, None when it is not installed
+    (its metadata read, the package never imported)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return None

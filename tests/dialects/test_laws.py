@@ -80,7 +80,8 @@ def adapter(name: str) -> ModuleType:
 
 def package(name: str) -> str:
     """The folder of the dialect's package under streamscope/ ("dialects/gemini")."""
-    return "/".join(DIALECTS[name].engine.__module__.split(".")[1:-1])
+    engine = DIALECTS[name].engine()  # (the record names its engine lazily: ask one)
+    return "/".join(type(engine).__module__.split(".")[1:-1])
 
 
 def _cases(which: int) -> list[tuple[str, str]]:

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from ..base import Dialect, Terms
-from .bedrock_fixture import FIXTURE as BEDROCK_FIXTURE
-from .engine import STRATEGY_NAMES, AnthropicEngine, plain_fragment
-from .fixture import FIXTURE
-from .history import IDS, history
+from functools import partial
+from typing import Any
+
+from ..base import Dialect, Terms, later
+from ..versions import installed
 from .kinds import KINDS
-from .oracle import anthropic_sdk_result, anthropic_version
 from .robust import EVENTS
-from .shape import SHAPE
-from .summary import plain_summary, summarize
 from .wire import (
     CLIENT_HEADERS,
     ENDPOINTS,
@@ -23,6 +20,9 @@ from .wire import (
     framing_of,
     response_facts,
 )
+
+# The order strategies are reported in (the contract's table order).
+STRATEGY_NAMES = ("robust", "anthropic-sdk", "start-concat", "last-block", "truthy")
 
 # Events that only this dialect sends (`ping` and `error` are too common a name to tell).
 _TELLING = tuple(e for e in EVENTS if e not in ("ping", "error"))
@@ -55,26 +55,32 @@ def _claims_event(payload: object, event: str | None) -> bool:
     return isinstance(payload, dict) and payload.get("type") in _TELLING
 
 
+def _real_sdk(frames: list[Any], tools: object, response_format: object) -> Any:
+    from .oracle import anthropic_sdk_result
+
+    return anthropic_sdk_result(frames)
+
+
 ANTHROPIC = Dialect(
     name="anthropic-messages",
     title="Anthropic Messages",
-    engine=AnthropicEngine,
+    engine=later(f"{__name__}.engine", "AnthropicEngine"),
     strategies=STRATEGY_NAMES,
     sdk="anthropic-sdk",
-    plain=plain_fragment,
-    plain_summary=plain_summary,
-    summarize=summarize,
-    history=history,
-    ids=IDS,
+    plain=later(f"{__name__}.engine", "plain_fragment"),
+    plain_summary=later(f"{__name__}.summary", "plain_summary"),
+    summarize=later(f"{__name__}.summary", "summarize"),
+    history=later(f"{__name__}.history", "history"),
+    ids=later(f"{__name__}.history", "IDS"),
     terms=Terms("block", "message", "stop_reason", ("m", "blk")),
     claims_request=claims_request,
     claims_body=_claims_body,
     claims_event=_claims_event,
-    real_sdk=lambda frames, tools, response_format: anthropic_sdk_result(frames),
+    real_sdk=_real_sdk,
     sdk_package="anthropic",
-    sdk_version=anthropic_version,
-    fixture=FIXTURE,
-    shape=SHAPE,
+    sdk_version=partial(installed, "anthropic"),
+    fixture=later(f"{__name__}.fixture", "FIXTURE"),
+    shape=later(f"{__name__}.shape", "SHAPE"),
     named_events=True,
     kinds=KINDS,
     client_headers=CLIENT_HEADERS,
@@ -85,6 +91,8 @@ ANTHROPIC = Dialect(
     endpoints=ENDPOINTS,
     framings=("sse", EVENTSTREAM),
     framing_of=framing_of,
-    fixtures={EVENTSTREAM: BEDROCK_FIXTURE},  # Claude on Bedrock, read by AnthropicBedrock
+    fixtures={
+        EVENTSTREAM: later(f"{__name__}.bedrock_fixture", "FIXTURE")
+    },  # Claude on Bedrock, read by AnthropicBedrock
     response_facts=response_facts,
 )

@@ -16,14 +16,12 @@ from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine, is_index
+from . import STRATEGY_NAMES
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import Robust
 from .sdk_model import AnthropicSdkEmulation
 from .strategies import LastBlock, StartConcat, Truthy
 from .wire import bedrock_error
-
-# The order strategies are reported in (the contract's table order).
-STRATEGY_NAMES = ("robust", "anthropic-sdk", "start-concat", "last-block", "truthy")
 
 
 def plain_fragment(p: object) -> tuple[int, str] | None:

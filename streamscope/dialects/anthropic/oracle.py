@@ -39,12 +39,9 @@ NOT_UTF8 = (
 
 def anthropic_version() -> str | None:
     """The installed anthropic version: what `anthropic-sdk` stands for (no import)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from ..versions import installed
 
-    try:
-        return version("anthropic")
-    except PackageNotFoundError:
-        return None
+    return installed("anthropic")
 
 
 class _Blocks:

@@ -9,36 +9,45 @@ the error document, a request's facts); kinds.py its own anomaly kinds.
 
 from __future__ import annotations
 
-from ..base import Dialect, Terms
+from functools import partial
+from typing import Any
+
+from ..base import Dialect, Terms, later
+from ..versions import installed
 from . import wire
-from .engine import STRATEGY_NAMES, BedrockEngine, plain_fragment
-from .fixture import FIXTURE
-from .history import IDS, history
 from .kinds import KINDS
-from .oracle import PACKAGE, strands_result, strands_version
-from .shape import SHAPE
-from .summary import plain_summary, summarize
+
+# The order strategies are reported in (the contract's table order).
+STRATEGY_NAMES = ("robust", "strands", "last-start", "start-only", "stop-on-end-turn")
+PACKAGE = "strands-agents"  # the distribution the strands strategy stands for
+
+
+def _real_sdk(frames: list[Any], tools: Any, response_format: object) -> Any:
+    from .oracle import strands_result
+
+    return strands_result(frames)
+
 
 BEDROCK = Dialect(
     name="bedrock-converse",
     title="Bedrock Converse",
-    engine=BedrockEngine,
+    engine=later(f"{__name__}.engine", "BedrockEngine"),
     strategies=STRATEGY_NAMES,
     sdk="strands",
-    plain=plain_fragment,
-    plain_summary=plain_summary,
-    summarize=summarize,
-    history=history,
-    ids=IDS,
+    plain=later(f"{__name__}.engine", "plain_fragment"),
+    plain_summary=later(f"{__name__}.summary", "plain_summary"),
+    summarize=later(f"{__name__}.summary", "summarize"),
+    history=later(f"{__name__}.history", "history"),
+    ids=later(f"{__name__}.history", "IDS"),
     terms=Terms("block", "message", "stopReason", ("m", "blk")),
     claims_request=wire.claims_request,
     claims_body=wire.claims_body,
     claims_event=wire.claims_event,
-    real_sdk=lambda frames, tools, response_format: strands_result(frames),
+    real_sdk=_real_sdk,
     sdk_package=PACKAGE,
-    sdk_version=strands_version,
-    fixture=FIXTURE,
-    shape=SHAPE,
+    sdk_version=partial(installed, PACKAGE),
+    fixture=later(f"{__name__}.fixture", "FIXTURE"),
+    shape=later(f"{__name__}.shape", "SHAPE"),
     # the event's name is its :event-type header, which --minimal and exports keep
     named_events=True,
     version_key="strands_agents_version",

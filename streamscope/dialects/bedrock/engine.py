@@ -15,13 +15,11 @@ from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine, declared_tools
+from . import STRATEGY_NAMES
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import Robust, quick_delta, read_event
 from .sdk_model import StrandsEmulation
 from .strategies import LastStart, StartOnly, StopOnEndTurn
-
-# The order strategies are reported in (the contract's table order).
-STRATEGY_NAMES = ("robust", "strands", "last-start", "start-only", "stop-on-end-turn")
 
 
 def plain_fragment(p: object) -> tuple[int, str] | None:

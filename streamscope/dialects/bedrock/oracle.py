@@ -26,6 +26,7 @@ from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.frames import Frame
 from ...framing.aws_eventstream import encode
 from ..typed import emulated_or_real
+from . import PACKAGE
 from .sdk_model import (
     NOT_CONVERSE,
     OPERATION,
@@ -39,7 +40,6 @@ NOT_INSTALLED = (
     "strands-agents is not installed, and this stream has a shape streamscope's "
     "emulation of it does not cover: install strands-agents to see what its agents build"
 )
-PACKAGE = "strands-agents"
 # FrameHeader.type -> the wire's header type number (framing/aws_eventstream.py)
 _TYPES = {"byte": 2, "short": 3, "integer": 4, "long": 5, "byte_array": 6, "string": 7}
 _TYPES |= {"timestamp": 8, "uuid": 9}
@@ -47,12 +47,9 @@ _TYPES |= {"timestamp": 8, "uuid": 9}
 
 def strands_version() -> str | None:
     """The installed strands-agents version: what `strands` stands for (no import)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from ..versions import installed
 
-    try:
-        return version(PACKAGE)
-    except PackageNotFoundError:
-        return None
+    return installed(PACKAGE)
 
 
 def message_bytes(frame: Frame) -> bytes:

@@ -19,6 +19,7 @@ from ...core.engine import ALL, ChoiceSummary, Engine, Strategies, StreamResult
 from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame, Truncation
 from ...text import plural, quote
+from . import STRATEGY_NAMES
 from .robust import Robust
 from .run import Run
 from .sdk_model import SdkEmulation, check_logprobs
@@ -26,9 +27,6 @@ from .strategies import ById, Guarded, Naive, OpenAIDocs, Strategy
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
-
-# The order strategies are reported in (the contract's table order).
-STRATEGY_NAMES = ("robust", "guarded", "naive", "openai-sdk", "openai-docs", "by-id")
 
 
 def declared_tools(tools: object) -> frozenset[str] | None:

@@ -87,12 +87,9 @@ def omitted(openai: Any) -> Any:
 
 def openai_version() -> str | None:
     """The installed openai version: what the `openai-sdk` strategy stands for (no import)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from ..versions import installed
 
-    try:
-        return version("openai")
-    except PackageNotFoundError:
-        return None
+    return installed("openai")
 
 
 def _snapshot(state: Any) -> Any:

@@ -11,19 +11,11 @@ from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine
+from . import DROPS_SIGNATURE, STRATEGY_NAMES
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import Robust
 from .sdk_model import PartsEmulation
 from .strategies import ChunkIndex, IndexZero, NeedsTerminal, first_calls
-
-# A client that reads every call as robust does and keeps no thoughtSignature: the Gemini
-# connector of Microsoft's Semantic Kernel (.NET) before its fix ("does not preserve
-# thoughtSignature tokens from API responses", microsoft/semantic-kernel#13417) and Snow
-# CLI (MayDay-wpf/snow-cli#104: the history's functionCall parts go back without it), whose
-# next request Gemini refuses with 400 "Function call is missing a thought_signature".
-# Robust's own calls, each without its signature (`dropped`): it differs from robust in
-# that one way, and only where a call came with one.
-DROPS_SIGNATURE = "drops-signature"
 
 
 def dropped(calls: list[Call]) -> list[Call]:
@@ -31,8 +23,6 @@ def dropped(calls: list[Call]) -> list[Call]:
     return [c if c.signature is None else dataclasses.replace(c, signature=None) for c in calls]
 
 
-# The order strategies are reported in (the contract's table order).
-STRATEGY_NAMES = ("robust", "parts", "index-0", "chunk-index", "needs-terminal", DROPS_SIGNATURE)
 # Finish reasons under which the calls made are whole (MALFORMED_FUNCTION_CALL has its kind).
 _WHOLE = ("STOP", "MALFORMED_FUNCTION_CALL")
 

@@ -29,12 +29,9 @@ NOT_INSTALLED = (
 
 def genai_version() -> str | None:
     """The installed google-genai version: what `parts` stands for (no import)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from ..versions import installed
 
-    try:
-        return version("google-genai")
-    except PackageNotFoundError:
-        return None
+    return installed("google-genai")
 
 
 def _genai_http() -> str:

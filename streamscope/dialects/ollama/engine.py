@@ -10,13 +10,11 @@ from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine
+from . import STRATEGY_NAMES
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import Robust, calls_of, line_calls
 from .sdk_model import BREAKS, OllamaPythonEmulation
 from .strategies import ByName, ContentOnly, StopAtDone
-
-# The order strategies are reported in (the contract's table order).
-STRATEGY_NAMES = ("robust", "ollama-python", "stop-at-done", "content-only", "by-name")
 
 _TOP = frozenset(("model", "created_at", "message", "done"))
 _MESSAGE = frozenset(("role", "content", "thinking"))

@@ -26,12 +26,9 @@ NOT_INSTALLED = (
 
 def ollama_version() -> str | None:
     """The installed ollama package's version: what `ollama-python` stands for (no import)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from ..versions import installed
 
-    try:
-        return version("ollama")
-    except PackageNotFoundError:
-        return None
+    return installed("ollama")
 
 
 class _Lines:

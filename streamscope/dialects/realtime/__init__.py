@@ -8,20 +8,19 @@ split into turns (one response each) and the contract across them.
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Any
+
 import orjson
 
-from ..base import Dialect, SessionPlay, Terms
-from ..chat.oracle import openai_version
+from ..base import Dialect, SessionPlay, Terms, later
+from ..versions import installed
 from . import wire
-from .engine import STRATEGY_NAMES, RealtimeEngine, plain_fragment
-from .fixture import FIXTURE
-from .history import IDS, history
 from .kinds import KINDS
-from .oracle import realtime_sdk_result
 from .robust import ADDED, ARGS_DONE, CREATED, DELTA, ITEM_DONE, QUIET, RESPONSE_DONE, TEXTS
-from .session import carried, declared, session, session_contract
-from .shape import SHAPE
-from .summary import plain_summary, summarize
+
+# The order strategies are reported in (the contract's table order).
+STRATEGY_NAMES = ("robust", "openai-sdk", "every-done", "item-id-only", "response-done-only")
 
 # The Realtime API's server events (the Responses API's streams share some of the names:
 # `response.created`, the output item and argument events, `error`).
@@ -56,25 +55,31 @@ PLAY = SessionPlay(
 )
 
 
+def _real_sdk(frames: list[Any], tools: Any, response_format: object) -> Any:
+    from .oracle import realtime_sdk_result
+
+    return realtime_sdk_result(frames)
+
+
 REALTIME = Dialect(
     name="openai-realtime",
     title="OpenAI Realtime",
-    engine=RealtimeEngine,
+    engine=later(f"{__name__}.engine", "RealtimeEngine"),
     strategies=STRATEGY_NAMES,
     sdk="openai-sdk",
-    plain=plain_fragment,
-    plain_summary=plain_summary,
-    summarize=summarize,
-    history=history,
-    ids=IDS,
+    plain=later(f"{__name__}.engine", "plain_fragment"),
+    plain_summary=later(f"{__name__}.summary", "plain_summary"),
+    summarize=later(f"{__name__}.summary", "summarize"),
+    history=later(f"{__name__}.history", "history"),
+    ids=later(f"{__name__}.history", "IDS"),
     terms=Terms("output", "response", "status", ("r", "out"), item_ids=True),
     claims_request=wire.claims_request,
     claims_body=lambda body: False,  # its requests are WebSocket handshakes: no body
     claims_event=_claims_event,
-    real_sdk=lambda frames, tools, response_format: realtime_sdk_result(frames),
-    sdk_version=openai_version,
-    fixture=FIXTURE,
-    shape=SHAPE,
+    real_sdk=_real_sdk,
+    sdk_version=partial(installed, "openai"),
+    fixture=later(f"{__name__}.fixture", "FIXTURE"),
+    shape=later(f"{__name__}.shape", "SHAPE"),
     kinds=KINDS,
     facts=wire.facts,
     url_facts=wire.url_facts,
@@ -85,10 +90,10 @@ REALTIME = Dialect(
     endpoints=(),
     noun="Realtime",
     framings=("websocket",),
-    session=session,
-    session_contract=session_contract,
-    session_results=carried,
-    session_tools=declared,
+    session=later(f"{__name__}.session", "session"),
+    session_contract=later(f"{__name__}.session", "session_contract"),
+    session_results=later(f"{__name__}.session", "carried"),
+    session_tools=later(f"{__name__}.session", "declared"),
     session_play=PLAY,
     response_facts=wire.response_facts,
 )

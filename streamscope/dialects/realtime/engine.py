@@ -16,13 +16,11 @@ from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, quote
 from ..typed import EventEngine
+from . import STRATEGY_NAMES
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import ARGS_DONE, DELTA, ITEM_DONE, Robust
 from .sdk_model import RealtimeSdkEmulation
 from .strategies import EveryDone, ItemIdOnly, ResponseDoneOnly
-
-# The order strategies are reported in (the contract's table order).
-STRATEGY_NAMES = ("robust", "openai-sdk", "every-done", "item-id-only", "response-done-only")
 
 
 def plain_fragment(p: object) -> tuple[int, str] | None:

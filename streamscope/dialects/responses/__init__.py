@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from ..base import Dialect, Terms
-from ..chat.oracle import openai_version
-from .engine import STRATEGY_NAMES, ResponsesEngine, plain_fragment
-from .fixture import FIXTURE
-from .history import IDS, history
+from functools import partial
+from typing import Any
+
+from ..base import Dialect, Terms, later
+from ..versions import installed
 from .kinds import KINDS
-from .oracle import responses_sdk_result
-from .session import PLAY, carried, session, session_contract
-from .shape import SHAPE
-from .summary import plain_summary, summarize
 from .wire import ENDPOINTS, claims_request, final_event, response_facts
+
+# The order strategies are reported in (the contract's table order).
+STRATEGY_NAMES = ("robust", "openai-sdk", "deltas-only", "current-item", "strict-done")
 
 # Fields only a Responses request has beside `input` (an embeddings request has `input` too).
 _OWN = ("instructions", "previous_response_id", "stream", "tools", "reasoning", "text", "store")
@@ -46,25 +45,31 @@ def _claims_event(payload: object, event: str | None) -> bool:
     return isinstance(kind, str) and kind.startswith("response.")
 
 
+def _real_sdk(frames: list[Any], tools: Any, response_format: object) -> Any:
+    from .oracle import responses_sdk_result
+
+    return responses_sdk_result(frames, tools)
+
+
 RESPONSES = Dialect(
     name="openai-responses",
     title="OpenAI Responses",
-    engine=ResponsesEngine,
+    engine=later(f"{__name__}.engine", "ResponsesEngine"),
     strategies=STRATEGY_NAMES,
     sdk="openai-sdk",
-    plain=plain_fragment,
-    plain_summary=plain_summary,
-    summarize=summarize,
-    history=history,
-    ids=IDS,
+    plain=later(f"{__name__}.engine", "plain_fragment"),
+    plain_summary=later(f"{__name__}.summary", "plain_summary"),
+    summarize=later(f"{__name__}.summary", "summarize"),
+    history=later(f"{__name__}.history", "history"),
+    ids=later(f"{__name__}.history", "IDS"),
     terms=Terms("output", "response", "status", ("r", "out"), item_ids=True),
     claims_request=claims_request,
     claims_body=_claims_body,
     claims_event=_claims_event,
-    real_sdk=lambda frames, tools, response_format: responses_sdk_result(frames, tools),
-    sdk_version=openai_version,
-    fixture=FIXTURE,
-    shape=SHAPE,
+    real_sdk=_real_sdk,
+    sdk_version=partial(installed, "openai"),
+    fixture=later(f"{__name__}.fixture", "FIXTURE"),
+    shape=later(f"{__name__}.shape", "SHAPE"),
     named_events=True,
     kinds=KINDS,
     final_event=final_event,
@@ -72,9 +77,9 @@ RESPONSES = Dialect(
     turns=("input", "item"),
     endpoints=ENDPOINTS,
     noun="Responses",
-    session=session,
-    session_contract=session_contract,
-    session_results=carried,
-    session_play=PLAY,
+    session=later(f"{__name__}.session", "session"),
+    session_contract=later(f"{__name__}.session", "session_contract"),
+    session_results=later(f"{__name__}.session", "carried"),
+    session_play=later(f"{__name__}.session", "PLAY"),
     response_facts=response_facts,
 )

@@ -16,13 +16,12 @@ from ...core.events import FieldEvent
 from ...core.frames import NOT_READ, Frame
 from ...text import cut, plural, quote
 from ..typed import EventEngine, is_index
+from . import STRATEGY_NAMES
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import DELTAS, Robust, done_field
 from .sdk_model import ResponsesSdkEmulation
 from .strategies import CurrentItem, DeltasOnly, StrictDone
 
-# The order strategies are reported in (the contract's table order).
-STRATEGY_NAMES = ("robust", "openai-sdk", "deltas-only", "current-item", "strict-done")
 DELTA = "response.function_call_arguments.delta"
 
 
