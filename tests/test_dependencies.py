@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from packaging.requirements import Requirement
 
 from streamscope.cli import main
+from streamscope.dialects import versions
 from streamscope.dialects.versions import VERIFIED
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -54,19 +55,27 @@ def inspect(sample: str, *args: str):
 @pytest.fixture
 def installed(monkeypatch):
     """Pretend these releases are installed (None: not installed); the rest as they are."""
-    real = importlib.metadata.version
+    real = versions._version_on_path
 
-    def pretend(versions: dict[str, str | None]) -> None:
-        def version(name: str) -> str:
-            if name not in versions:
-                return real(name)
-            if versions[name] is None:
-                raise importlib.metadata.PackageNotFoundError(name)
-            return versions[name]
+    def pretend(told: dict[str, str | None]) -> None:
+        def version(name: str) -> str | None:
+            return told[name] if name in told else real(name)
 
-        monkeypatch.setattr(importlib.metadata, "version", version)
+        monkeypatch.setattr(versions, "_version_on_path", version)
 
     return pretend
+
+
+def test_an_installed_version_is_what_importlib_metadata_says_without_importing_it():
+    """versions.installed reads dist-info itself (importlib.metadata is a fifth of the
+    start-up): it must answer as importlib.metadata does for every installed
+    distribution, by its name however spelt, and None for one not installed."""
+    names = {d.metadata["Name"] for d in importlib.metadata.distributions()}
+    assert {"openai", "click", "orjson"} <= names
+    for name in names:
+        assert versions.installed(name) == importlib.metadata.version(name), name
+        assert versions.installed(name.upper().replace("-", ".")) == versions.installed(name)
+    assert versions.installed("streamscope-no-such-distribution") is None
 
 
 def test_the_verified_releases_installed_give_no_note(installed):

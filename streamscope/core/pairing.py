@@ -19,13 +19,17 @@ and lookups are by hash: linear in the size of the requests.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+
+try:  # hashlib's own import loads OpenSSL for every other algorithm: 5 ms of each start
+    from _blake2 import blake2b
+except ImportError:  # an interpreter without CPython's module
+    from hashlib import blake2b
 
 from .calls import Call
 from .history import History, SentCall
@@ -39,7 +43,7 @@ DIGEST = 16  # bytes of a fingerprint
 
 
 def _digest(*parts: bytes) -> bytes:
-    h = hashlib.blake2b(digest_size=DIGEST)
+    h = blake2b(digest_size=DIGEST)
     for p in parts:
         h.update(len(p).to_bytes(8, "little"))
         h.update(p)

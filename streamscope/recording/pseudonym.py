@@ -11,8 +11,6 @@ body that holds one keeps its length, as masked bodies do."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 
 _CLASSES = ("0123456789", "abcdef", "ghijklmnopqrstuvwxyz", "ABCDEF", "GHIJKLMNOPQRSTUVWXYZ")
@@ -25,6 +23,10 @@ def new_key() -> bytes:
 
 def pseudonym(key: bytes, value: str) -> str:
     """`value`'s pseudonym under `key`: the same for the same value, its shape kept."""
+    # imported here: hmac and hashlib load OpenSSL (5 ms), and only --pseudonymize-ids asks
+    import hashlib
+    import hmac
+
     stream = b""
     block = 0
     while len(stream) < len(value):
