@@ -28,13 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import brotli
 import orjson
-
-try:
-    from compression import zstd  # Python 3.14
-except ImportError:  # pragma: no cover (the backport, on older Pythons)
-    from backports import zstd
 
 from .frames import Truncation
 
@@ -228,18 +222,25 @@ def _said(e: Exception) -> str:
     return " ".join(text.split()) or type(e).__name__
 
 
+# brotli and zstd are imported by the first body that is compressed with them: most
+# streams are not, and every command would pay for both at start-up
+
+
 class _Brotli:
-    __slots__ = ("d",)
+    __slots__ = ("d", "error")
 
     def __init__(self) -> None:
+        import brotli
+
         self.d: _BrotliDecompressor = brotli.Decompressor()
+        self.error: type[Exception] = brotli.error
 
     def feed(self, data: bytes, room: int) -> bytes:
         if data and self.d.is_finished():
             raise _Failed(f"{len(data)} bytes after the end of the br stream")
         try:
             got = self.d.process(data, output_buffer_limit=max(room, 1))
-        except brotli.error as e:
+        except self.error as e:
             raise _Failed(f"not valid br data ({_said(e)})") from None
         if not self.d.can_accept_more_data():
             raise _Failed(_BOMB)
@@ -264,7 +265,7 @@ class _Zstd:
                 self.d = _zstd()
             try:
                 got = self.d.decompress(data, max(room, 1))
-            except zstd.ZstdError as e:
+            except _zstd_module().ZstdError as e:
                 raise _Failed(f"not valid zstd data ({_said(e)})") from None
             if not self.d.needs_input and not self.d.eof:
                 raise _Failed(_BOMB)
@@ -277,7 +278,16 @@ class _Zstd:
         return self.d.eof
 
 
+def _zstd_module() -> Any:
+    try:
+        from compression import zstd  # Python 3.14
+    except ImportError:  # pragma: no cover (the backport, on older Pythons)
+        from backports import zstd
+    return zstd
+
+
 def _zstd() -> _ZstdDecompressor:
+    zstd = _zstd_module()
     d: _ZstdDecompressor = zstd.ZstdDecompressor(
         options={zstd.DecompressionParameter.window_log_max: _ZSTD_WINDOW_LOG}
     )
