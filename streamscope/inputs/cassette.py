@@ -36,12 +36,9 @@ from ..recording.format import BOM, RecordingError
 from ..recording.utf16 import readable
 from ..text import cut, quote, visible
 from .har import Har, _json_rpc, _Skip, _wanted, add, left_out, skip
+from .notes import CASSETTE_END as END_NOTE
+from .notes import CASSETTE_TIMING as TIMING_NOTE
 
-TIMING_NOTE = (
-    "a cassette keeps no reads and no times: each body is one read (its chunking and "
-    "timing were not recorded)"
-)
-END_NOTE = "a cassette does not say how a transfer ended: interactions are read as complete"
 GENERAL_NOTES = (TIMING_NOTE, END_NOTE)
 INSTALL = "pip install 'streamscope[cassettes]'"
 MAX_DEPTH = 256  # nesting a cassette never needs (the C composer recurses)

@@ -42,14 +42,11 @@ from ..recording.mask import credentials, mask_head
 from ..recording.utf16 import readable
 from ..text import quote
 from .encoding import Decoded, content_codings, decode_body, stored_decoded, without_codings
+from .notes import HAR_END as END_NOTE
+from .notes import HAR_TIMING as TIMING_NOTE
 from .reads import Reads
 
 VERSION = "1.2"
-TIMING_NOTE = (
-    "a HAR keeps no per-read timing: each body is cut into its SSE events, spread over the "
-    "entry's receive time (times are approximate)"
-)
-END_NOTE = "a HAR does not say how a transfer ended: entries are read as complete"
 # what holds for every exchange read from a HAR (kept by a recording exported from one)
 GENERAL_NOTES = (TIMING_NOTE, END_NOTE)
 _BLANK = re.compile(rb"\r\n\r\n|\n\n|\r\r")

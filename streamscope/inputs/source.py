@@ -17,7 +17,7 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.frames import Frame
 from ..dialects import claimant, look_alike, of_frames, request_facts, streams_in
@@ -25,11 +25,9 @@ from ..framing import of_response
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.mask import Secrets, argv_credentials
 from ..recording.reader import Progress, RecordingIndex, iter_raw
-from .cassette import TIMING_NOTE as CASSETTE_TIMING
-from .cassette import read_cassette
 from .encoding import DecodedReads, content_codings, read_request
-from .har import TIMING_NOTE, Har, MemoryReads, read_har
 from .masking import FileMask, MaskedReads, mask_frames
+from .notes import CASSETTE_TIMING, HAR_TIMING
 from .reads import BlockReads, ExchangeReads, LineReads, Reads, record_at
 from .session import Session, SessionFacts, facts_of, read_session
 from .sniff import (
@@ -43,6 +41,9 @@ from .sniff import (
     RECORDING,
     sniff,
 )
+
+if TYPE_CHECKING:
+    from .har import Har
 
 WEBSOCKET = "websocket"  # the framing of a session (framing/__init__.py)
 
@@ -207,8 +208,15 @@ class Source:
             self.known = argv_credentials(header.argv)
             self.header = FileMask().header(header)
             self.notes = notes + (self.header.notes or [])  # (one exported from a HAR)
-        elif kind in (HAR, CASSETTE, CASSETTE_JSON):  # read whole now: a bad one fails here
-            self.har = read_har(path) if kind == HAR else read_cassette(path, kind == CASSETTE)
+        elif kind == HAR:  # read whole now: a bad one fails here
+            from .har import read_har
+
+            self.har = read_har(path)
+        elif kind in (CASSETTE, CASSETTE_JSON):
+            from .cassette import read_cassette
+
+            self.har = read_cassette(path, kind == CASSETTE)
+        if self.har is not None:
             self.notes = notes + self.har.notes
             self.known = [s for x in self.har.exchanges for s in x.secrets]
         self._mask = FileMask(self.known)
@@ -217,7 +225,7 @@ class Source:
     def approximate_times(self) -> bool:
         """Its times were spread over a HAR entry's receive time, or not recorded at all
         (a cassette's), not taken per read (or a recording exported from one of those)."""
-        return TIMING_NOTE in self.notes or CASSETTE_TIMING in self.notes
+        return HAR_TIMING in self.notes or CASSETTE_TIMING in self.notes
 
     @property
     def untimed(self) -> bool:
@@ -347,6 +355,8 @@ class Source:
         x, mask = har.exchanges[number - 1], self._mask
         request, response = mask.request(x.request), mask.response(x.response)
         codings = content_codings(x.response.headers)
+        from .har import MemoryReads
+
         reads = MaskedReads(MemoryReads(x.reads), mask, number, codings)
         end = mask.end(x.end, len(reads) and reads.masked)
         info = ExchangeInfo(number)
