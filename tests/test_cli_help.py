@@ -4,6 +4,7 @@ picks the exchange a request gets, completion of demo's sample names, -V."""
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 from click.shell_completion import BashComplete
@@ -99,3 +100,14 @@ def test_dash_v_is_version(flag):
     result = CliRunner().invoke(main, [flag])
     assert result.exit_code == 0
     assert result.output == f"streamscope, version {__version__}\n"
+
+
+@pytest.mark.parametrize("flag", ["-V", "--version"])
+def test_the_console_script_answers_version_as_click_does(flag, monkeypatch, capsys):
+    """The console script answers --version before importing click (__main__.py): in the
+    same words as click's version option."""
+    from streamscope.__main__ import main as console_script
+
+    monkeypatch.setattr(sys, "argv", ["streamscope", flag])
+    console_script()
+    assert capsys.readouterr().out == CliRunner().invoke(main, [flag]).output

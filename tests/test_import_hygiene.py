@@ -224,3 +224,12 @@ def test_version_imports_no_dialect():
     modules = _imported_by("--version")
     assert not [m for m in modules if m.startswith("streamscope.dialects")]
     assert not [m for m in ("textual", "rich", "pydantic") if m in modules]
+
+
+def test_the_console_scripts_version_imports_not_even_click():
+    script = "import sys\nfrom streamscope.__main__ import main\nmain()\nprint(*sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", script, "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.startswith("streamscope, version ")
+    assert "click" not in out.stdout.split() and "streamscope.cli" not in out.stdout.split()
