@@ -341,6 +341,45 @@ async def test_end_keeps_the_last_frame_in_view_when_the_tables_grow(tmp_path):
         assert top <= row < top + frames.size.height, (row, top, frames.size.height)
 
 
+def _candidates_chunk(path: Path, n: int) -> str:
+    """One Gemini chunk of `n` candidates, each with its call and a long text."""
+    candidates = [
+        {
+            "index": i,
+            "content": {
+                "role": "model",
+                "parts": [{"functionCall": {"name": f"f{i}", "args": {}}}],
+            },
+            "finishReason": "STOP",
+        }
+        for i in range(n)
+    ]
+    path.write_bytes(b"data: " + orjson.dumps({"candidates": candidates}) + b"\r\n\r\n")
+    return str(path)
+
+
+async def test_a_frame_of_thousands_of_candidates_shows_a_bounded_detail(tmp_path):
+    """Its changes, its bytes and its JSON are shown in part, each saying what is left
+    out: drawn whole, one chunk of 3,000 candidates made 58,000 lines and each key took
+    seconds. The detail is as tall for 2,000 candidates as for 400."""
+    heights = []
+    for n in (400, 2_000):
+        app = ReplayApp(_candidates_chunk(tmp_path / f"c{n}.sse", n))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("end")
+            await pilot.pause()
+            detail = app.screen.query_one(FrameDetail)
+            shown = text(detail)
+            heights.append(detail.size.height)
+        # (each candidate's call makes four changes and two anomalies; 50 of each shown)
+        assert f"… {n * 4 - 50:,} more changes not shown here" in shown
+        assert f"… {n * 2 - 50:,} more anomalies not shown here (inspect lists" in shown
+        assert "bytes more (export --frames 1-1 writes the frame whole)" in shown
+        assert "the rest of its JSON (export --frames 1-1" in shown
+    assert heights[0] == heights[1] and heights[0] < 1_000, heights
+
+
 @pytest.mark.parametrize(
     "name", sorted(n for n in os.listdir(os.path.join(ROOT, "recordings")) if n != "README.md")
 )

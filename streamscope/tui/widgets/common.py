@@ -1,4 +1,5 @@
-"""What the widgets share: durations, the clients shown, an exchange's worst finding."""
+"""What the widgets share: how long a list may be, durations, the clients shown, an
+exchange's worst finding."""
 
 from __future__ import annotations
 
@@ -8,6 +9,17 @@ from ...analysis.driver import ExchangeSummary
 from ...core.anomalies import worst_severity
 from ...marks import MARK, STYLE
 from ..model import FrameState
+
+# the rows of each list a panel shows (a frame's changes, its anomalies, the calls
+# repaired, their results): one chunk of 3,000 Gemini candidates made 58,000 lines of
+# frame detail, and each key that drew them took seconds
+ROWS = 50
+
+
+def and_more(text: Text, count: int, what: str, where: str) -> None:
+    """The line that says how many of `count` rows were left out (none: no line)."""
+    if count > ROWS:
+        text.append(f"  … {count - ROWS:,} more {what} not shown here ({where})\n", style="italic")
 
 
 def ms(ns: int | None) -> str:

@@ -19,6 +19,7 @@ from ...framing import FRAMINGS, SSE
 from ...marks import MARK, STYLE
 from ...text import cut, plural, quote, visible
 from ..model import FrameState, StreamModel
+from .common import ROWS, and_more
 from .rendered import RenderedStatic
 from .tool_results import results_panel
 
@@ -71,11 +72,12 @@ class FrameDetail(RenderedStatic):
         if frame is not None:
             what = Text(f"What frame {n} did\n", style="bold")
             if events:
-                for e in events:
+                for e in events[:ROWS]:
                     style = (
                         "yellow" if e.op == ev.OVERWRITE else ("cyan" if e.op == ev.IGNORED else "")
                     )
                     what.append(f"  {visible(e.describe())}\n", style=style)
+                and_more(what, len(events), "changes", "the call tables show every call")
             else:
                 why = "the end of the stream" if frame.is_done else "nothing to accumulate"
                 what.append(f"  {why}\n", style="dim")
@@ -83,9 +85,10 @@ class FrameDetail(RenderedStatic):
             first_seen = [a for a in result.anomalies if a.frame == n] if result else []
             if first_seen:
                 note = Text("Anomalies first seen here\n", style="bold")
-                for a in first_seen:
+                for a in first_seen[:ROWS]:
                     note.append(f"  {MARK[a.severity]} {a.kind}", style=STYLE[a.severity])
                     note.append(f"  {visible(a.text())}\n")
+                and_more(note, len(first_seen), "anomalies", "inspect lists every one")
                 parts.append(note)
             pieces = model.raw(frame)
             raw = Text(
@@ -115,17 +118,21 @@ class FrameDetail(RenderedStatic):
             parts.append(raw)
             if frame.is_json:
                 parts.append(Text("Parsed", style="bold"))
-                pretty = _pretty(frame.payload, frame.data)
-                more = len(pretty) - SHOWN
-                pretty = Text(visible(pretty[:SHOWN], lines=True))  # type: ignore[assignment]
-                _JSON.highlight(pretty)  # type: ignore[arg-type]  # regex highlighting: cheap enough for every frame
+                shown, more = _pretty(frame.payload, frame.data)
+                pretty = Text(visible(shown, lines=True))
+                _JSON.highlight(pretty)  # regex highlighting: cheap enough for every frame
                 parts.append(pretty)
-                if more > 0:
-                    parts.append(Text(_more(more, n, "characters"), style="italic"))
+                if more:
+                    parts.append(
+                        Text(
+                            f"… the rest of its JSON (export --frames {n}-{n} writes the frame whole)",
+                            style="italic",
+                        )
+                    )
         self.show_rendered(Group(*parts))
 
 
-SHOWN = 20_000  # bytes of a frame as received, and characters of its JSON, shown
+SHOWN = 4_000  # bytes of a frame as received, and characters of its JSON, shown
 
 
 def told_as(model: StreamModel) -> str:
@@ -138,16 +145,25 @@ def told_as(model: StreamModel) -> str:
     return told
 
 
-def _more(size: int, n: int, unit: str = "bytes") -> str:
-    return f"… {size:,} {unit} more (export --frames {n}-{n} writes the frame whole)"
+def _more(size: int, n: int) -> str:
+    return f"… {size:,} bytes more (export --frames {n}-{n} writes the frame whole)"
 
 
-def _pretty(payload: object, data: str) -> str:
-    """A frame's JSON, indented; past Python's nesting limit, its data as received."""
+def _pretty(payload: object, data: str) -> tuple[str, bool]:
+    """A frame's JSON, indented, its first SHOWN characters, and whether there is more;
+    past Python's nesting limit, its data as received. Encoded piece by piece and stopped
+    there: indenting all of one chunk of 3,000 Gemini candidates took a quarter second."""
+    out: list[str] = []
+    size = 0
     try:
-        return json.dumps(payload, indent=2, ensure_ascii=False)
+        for piece in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(payload):
+            out.append(piece)
+            size += len(piece)
+            if size > SHOWN:
+                return "".join(out)[:SHOWN], True
     except RecursionError:
-        return data
+        return data[:SHOWN], len(data) > SHOWN
+    return "".join(out), False
 
 
 LONG = 2000  # characters of arguments the repair panel shows (`a` shows them whole)
@@ -164,7 +180,7 @@ def repair_panel(
     if not broken:
         text.append("  every call's arguments parse: nothing to repair\n", style="green")
         return text
-    for call, fix in broken:
+    for call, fix in broken[:ROWS]:
         text.append(
             f"  call {quote(call.name)} (id {quote(call.id)}) at {key} {call.index}\n", style="bold"
         )
@@ -177,4 +193,5 @@ def repair_panel(
         text.append(f"{visible(cut(fix.best.result, LONG))}  ({fix.best.action}, ")
         text.append(meaning, style="bold red" if fix.best.changed_meaning else "green")
         text.append(")\n")
+    and_more(text, len(broken), "calls repaired", "inspect shows every repair")
     return text

@@ -3,8 +3,10 @@
 Textual renders a Static's Rich renderable up to three times a step: to measure its height
 for a layout pass, to paint it, and again after a resize. For a table or a page of
 highlighted JSON that is Rich's whole layout each time. Rendered once here, the later
-passes copy lines; and the widget knows its height, so a step asks for a layout pass only
-when the height changed.
+passes take its lines as Textual's strips (a Textual Visual: no segment is split or
+styled again, which for a frame detail of thousands of lines was most of a key's time);
+and the widget knows its height, so a step asks for a layout pass only when the height
+changed.
 """
 
 from __future__ import annotations
@@ -12,19 +14,61 @@ from __future__ import annotations
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
+from rich.style import Style as RichStyle
+from textual.containers import ScrollableContainer
+from textual.css.styles import RulesMap
+from textual.render import measure
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual
 from textual.widgets import Static
 
 
-class Rendered:
-    """`renderable`'s lines at the width of `options`; at any other width, `renderable` itself."""
+class Rendered(Visual):
+    """`renderable`'s lines at the width of `options`, and at any other width Textual asks
+    for (kept too: in a pane that gains a scrollbar, Textual lays the content out at the
+    old width, then the new one). Printed by Rich, it is its lines."""
 
     def __init__(self, renderable: RenderableType, console: Console, options: ConsoleOptions):
         self.renderable = renderable
         self.width = options.max_width
-        self.lines = console.render_lines(renderable, options, pad=False)
+        self._console, self._options = console, options
+        self._lines: dict[int, list[list[Segment]]] = {}
+        self.lines = self.lines_at(self.width)
+        self._strips: tuple[int, RichStyle, list[Strip]] | None = None  # the last drawn
+
+    def lines_at(self, width: int) -> list[list[Segment]]:
+        lines = self._lines.get(width)
+        if lines is None:
+            if len(self._lines) > 1:  # (a few widths at most: a resize lays out anew)
+                self._lines = {self.width: self._lines[self.width]}
+            options = self._options.update_width(width)
+            lines = self._lines[width] = self._console.render_lines(
+                self.renderable, options, pad=False
+            )
+        return lines
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return measure(
+            self._console, self.renderable, container_width, container_width=container_width
+        )
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        return len(self.lines_at(width))
+
+    def render_strips(
+        self, width: int, height: int | None, style: Style, options: RenderOptions
+    ) -> list[Strip]:
+        # the widget's style under each segment's, as Textual's post_render applies it
+        base = style.rich_style
+        if self._strips is None or self._strips[:2] != (width, base):
+            lines = self.lines_at(width)
+            self._strips = (width, base, [Strip(line).apply_style(base) for line in lines])
+        strips = self._strips[2]
+        return strips if height is None else strips[:height]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if options.max_width != self.width:  # resized since: Rich lays it out again
+        if options.max_width != self.width:  # (another console: Rich lays it out itself)
             yield from console.render(self.renderable, options)
             return
         end = Segment.line()
@@ -48,9 +92,22 @@ class RenderedStatic(Static):
             self._height = -1
             self.update(renderable)
             return
-        # the options Textual paints a Rich renderable with (textual.visual.RichVisual)
-        options = self.app.console_options.update_width(width).update(highlight=False)
-        rendered = Rendered(renderable, self.app.console, options)
+        rendered = self._rendered(renderable, width)
+        scroller = self.parent
+        if isinstance(scroller, ScrollableContainer) and scroller.size.width > 0:
+            # in a scrolling pane, the width it will have once its scrollbar shows or
+            # hides: rendered at that width now, or Textual lays it all out again after
+            # the resize (twice, for thousands of lines)
+            bar = scroller.styles.scrollbar_size_vertical
+            tall = len(rendered.lines) > scroller.size.height
+            will = scroller.size.width - (bar if tall else 0)
+            if will != width and will > 0:
+                rendered = self._rendered(renderable, will)
         height = len(rendered.lines)
         self.update(rendered, layout=height != self._height)
         self._height = height
+
+    def _rendered(self, renderable: RenderableType, width: int) -> Rendered:
+        # the options Textual paints a Rich renderable with (textual.visual.RichVisual)
+        options = self.app.console_options.update_width(width).update(highlight=False)
+        return Rendered(renderable, self.app.console, options)

@@ -10,6 +10,7 @@ from ...core.calls import Call
 from ...core.results import flag, no_flag, ran
 from ...marks import STYLE
 from ...text import cut, quote
+from .common import ROWS, and_more
 
 WIDE = 200  # characters of a result the panel shows (`a` shows more)
 
@@ -29,7 +30,7 @@ def results_panel(calls: list[Call], answer: AnswerSummary | str | None, wide: i
     text.append(f" sent by {answer.by()}\n", style="bold")
     text.append(f"  {ran(answer.gap_ns, answer.timing)}\n", style="dim")
     width = len(str(len(calls)))
-    for i, (call, got) in enumerate(zip(calls, answer.results, strict=False), 1):
+    for i, (call, got) in enumerate(zip(calls[:ROWS], answer.results, strict=False), 1):
         text.append(f"  {i:>{width}} {quote(call.name, 40)}", style="bold cyan")
         if got is None:
             text.append("  no result answers it\n", style=STYLE["warning"])
@@ -41,6 +42,7 @@ def results_panel(calls: list[Call], answer: AnswerSummary | str | None, wide: i
         text.append(f"  {got.where}\n", style="dim")
         # (made safe and put on one line by the analysis: ResultLine)
         text.append(f"    {cut(got.content, wide)}\n")
+    and_more(text, len(calls), "calls", "inspect shows every result")
     note = no_flag(answer.results)
     if note is not None:
         text.append(f"  ({note})\n", style="dim")
