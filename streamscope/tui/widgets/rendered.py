@@ -15,7 +15,6 @@ from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style as RichStyle
-from textual.containers import ScrollableContainer
 from textual.css.styles import RulesMap
 from textual.render import measure
 from textual.strip import Strip
@@ -92,22 +91,9 @@ class RenderedStatic(Static):
             self._height = -1
             self.update(renderable)
             return
-        rendered = self._rendered(renderable, width)
-        scroller = self.parent
-        if isinstance(scroller, ScrollableContainer) and scroller.size.width > 0:
-            # in a scrolling pane, the width it will have once its scrollbar shows or
-            # hides: rendered at that width now, or Textual lays it all out again after
-            # the resize (twice, for thousands of lines)
-            bar = scroller.styles.scrollbar_size_vertical
-            tall = len(rendered.lines) > scroller.size.height
-            will = scroller.size.width - (bar if tall else 0)
-            if will != width and will > 0:
-                rendered = self._rendered(renderable, will)
+        # the options Textual paints a Rich renderable with (textual.visual.RichVisual)
+        options = self.app.console_options.update_width(width).update(highlight=False)
+        rendered = Rendered(renderable, self.app.console, options)
         height = len(rendered.lines)
         self.update(rendered, layout=height != self._height)
         self._height = height
-
-    def _rendered(self, renderable: RenderableType, width: int) -> Rendered:
-        # the options Textual paints a Rich renderable with (textual.visual.RichVisual)
-        options = self.app.console_options.update_width(width).update(highlight=False)
-        return Rendered(renderable, self.app.console, options)
