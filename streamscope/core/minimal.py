@@ -12,17 +12,15 @@ own, `Dialect.minimize`) or export's over a dialect's `Shape` (export/minimize_e
 
 from __future__ import annotations
 
-import functools
-import gc
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, ParamSpec, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .anomalies import ERROR, WARNING, Anomaly
 from .calls import Call, StrategyError
+from .collector import collector_paused as collector_paused  # (the minimisers import it here)
 
 T = TypeVar("T")
-P = ParamSpec("P")
 
 MAX_RUNS = 5000  # candidates judged before the smallest found so far is returned
 
@@ -284,22 +282,3 @@ def by_path(
         lambda _: frames,
     )
     return kept_units(kept)
-
-
-def collector_paused(search: Callable[P, T]) -> Callable[P, T]:
-    """`search` run with the cyclic garbage collector paused, then left as it was: a
-    minimiser makes no reference cycles of its own (its engines hold their SDK shim
-    weakly), so the collector's passes find nothing, yet they walk the many long lists
-    of candidates ddmin builds: a tenth of the time on the benchmarks' streams."""
-
-    @functools.wraps(search)
-    def paused(*args: P.args, **kwargs: P.kwargs) -> T:
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            return search(*args, **kwargs)
-        finally:
-            if was:
-                gc.enable()
-
-    return paused

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
+from ..core.collector import paused
 from ..core.engine import Engine, Strategies, StreamResult
 from ..core.events import FieldEvent
 from ..core.frames import Frame
@@ -233,7 +234,8 @@ class StreamModel:
                 # calls spent 7 of its 8 s of reading copying), so on such a stream the
                 # copies thin out and cost at most what the feeding does
                 copied = clock()
-                snap = Snapshot(len(times), i + 1, engine.copy(), decoder.copy())
+                with paused():  # (a full pass falling in it made a copy 10x dearer)
+                    snap = Snapshot(len(times), i + 1, engine.copy(), decoder.copy())
                 self._fed_from = now = clock()
                 snap.took = self._copy_took = now - copied
                 copying += now - copied
@@ -404,7 +406,7 @@ class StreamModel:
         return self.snapshots[max(i - 1, 0)]
 
     def _resume(self, snap: Snapshot) -> tuple[Engine, Iterator[Frame]]:
-        with snap.lock:
+        with snap.lock, paused():
             engine, decoder = snap.engine.copy(), snap.decoder.copy()  # type: ignore[attr-defined]
         return engine, self.reads.frames(snap.next_read, decoder)
 
