@@ -21,12 +21,15 @@ import subprocess
 import sys
 import time
 
+import orjson
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
 from benchmarks.gen import (  # noqa: E402
     GEMINI_REQUEST,
+    gemini_candidates_chunk,
     single_chunk_calls_events,
     write_recording,
     write_sse,
@@ -38,30 +41,9 @@ QUIET = 0.4  # seconds without a change: the pane has settled
 GEMINI = "http://127.0.0.1:1/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
 
 
-def _json(value: object) -> bytes:
-    import orjson
-
-    return orjson.dumps(value)
-
-
-def candidates_chunk(n: int) -> list[bytes]:
-    candidates = [
-        {
-            "index": i,
-            "content": {
-                "role": "model",
-                "parts": [{"functionCall": {"name": f"f{i}", "args": {}}}],
-            },
-            "finishReason": "STOP",
-        }
-        for i in range(n)
-    ]
-    return [b"data: " + _json({"candidates": candidates}) + b"\r\n\r\n"]
-
-
 def deep_partial_json(depth: int) -> list[bytes]:
     def event(e: dict) -> bytes:
-        return b"event: " + e["type"].encode() + b"\ndata: " + _json(e) + b"\n\n"
+        return b"event: " + e["type"].encode() + b"\ndata: " + orjson.dumps(e) + b"\n\n"
 
     def delta(text: str) -> bytes:
         return event(
@@ -100,7 +82,7 @@ def shapes() -> dict[str, tuple[str, list[str]]]:
         write_sse(calls, single_chunk_calls_events(20_000))
     gemini = os.path.join(OUT, "replay-gemini-3000-candidates.jsonl")
     if not os.path.exists(gemini):
-        write_recording(gemini, 1, 0, candidates_chunk(3_000), GEMINI, GEMINI_REQUEST)
+        write_recording(gemini, 1, 0, gemini_candidates_chunk(3_000), GEMINI, GEMINI_REQUEST)
     deep = os.path.join(OUT, "replay-anthropic-deep-partial-json.sse")
     if not os.path.exists(deep):
         write_sse(deep, deep_partial_json(50_000))

@@ -599,3 +599,20 @@ def gemini_partial_calls_events(chunks: int, per_call: int = 6) -> list[bytes]:
     chunk = {"candidates": [{**stop, "index": 0}], "modelVersion": "gemini-bench"}
     out.append(b"data: " + orjson.dumps(chunk) + b"\r\n\r\n")
     return out
+
+
+def gemini_candidates_chunk(n: int) -> list[bytes]:
+    """One Gemini chunk of `n` candidates, each with its own call (the replay's frame
+    detail once drew all of them on every key)."""
+    candidates = [
+        {
+            "index": i,
+            "content": {
+                "role": "model",
+                "parts": [{"functionCall": {"name": f"f{i}", "args": {}}}],
+            },
+            "finishReason": "STOP",
+        }
+        for i in range(n)
+    ]
+    return [b"data: " + orjson.dumps({"candidates": candidates}) + b"\r\n\r\n"]

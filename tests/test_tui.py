@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from textual.events import Key
 
+from benchmarks.gen import gemini_candidates_chunk
 from streamscope.cli import main
 from streamscope.tui.app import ReplayApp
 from streamscope.tui.screens import ExchangesScreen, Prompt, StreamScreen, TextScreen
@@ -341,30 +342,15 @@ async def test_end_keeps_the_last_frame_in_view_when_the_tables_grow(tmp_path):
         assert top <= row < top + frames.size.height, (row, top, frames.size.height)
 
 
-def _candidates_chunk(path: Path, n: int) -> str:
-    """One Gemini chunk of `n` candidates, each with its call and a long text."""
-    candidates = [
-        {
-            "index": i,
-            "content": {
-                "role": "model",
-                "parts": [{"functionCall": {"name": f"f{i}", "args": {}}}],
-            },
-            "finishReason": "STOP",
-        }
-        for i in range(n)
-    ]
-    path.write_bytes(b"data: " + orjson.dumps({"candidates": candidates}) + b"\r\n\r\n")
-    return str(path)
-
-
 async def test_a_frame_of_thousands_of_candidates_shows_a_bounded_detail(tmp_path):
     """Its changes, its bytes and its JSON are shown in part, each saying what is left
     out: drawn whole, one chunk of 3,000 candidates made 58,000 lines and each key took
     seconds. The detail is as tall for 2,000 candidates as for 400."""
     heights = []
     for n in (400, 2_000):
-        app = ReplayApp(_candidates_chunk(tmp_path / f"c{n}.sse", n))
+        path = tmp_path / f"c{n}.sse"
+        path.write_bytes(b"".join(gemini_candidates_chunk(n)))
+        app = ReplayApp(str(path))
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             await pilot.press("end")
