@@ -40,7 +40,16 @@ def _reading(file: str) -> Iterator[None]:
 
 class WholeSummaries(click.Group):
     """A group whose --help lists each command's one-line summary whole (click cuts it
-    to the terminal's width with "...")."""
+    to the terminal's width with "..."), and whose commands, interrupted, say so and exit
+    130 as a shell does (click said "Aborted!" and exit 1)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            name = ctx.invoked_subcommand
+            say(f"{name} interrupted" if name else "interrupted")
+            sys.exit(130)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = []

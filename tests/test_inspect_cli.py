@@ -483,3 +483,20 @@ def test_a_call_table_that_fits_reads_as_columns(tmp_path):
     # every row's cells start where its column's header does
     start = lines[head].index("frames")
     assert all(line[start:].startswith(("frames", "1-1", "2-2")) for line in lines[head : head + 3])
+
+
+def test_an_interrupted_command_says_so_and_exits_130(monkeypatch):
+    """Ctrl-C in inspect: one line naming the command and a shell's status for SIGINT
+    (click said "Aborted!" and exit 1)."""
+    from pathlib import Path
+
+    import streamscope.analysis as analysis
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(analysis, "analyze", interrupted)
+    sample = Path(__file__).parent.parent / "recordings" / "openai.jsonl"
+    result = CliRunner().invoke(main, ["inspect", str(sample)])
+    assert result.exit_code == 130
+    assert result.output.strip().splitlines() == ["streamscope: inspect interrupted"]
