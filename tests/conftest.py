@@ -20,3 +20,12 @@ def together(tmp_path_factory):
     from .together import Together, shared_root
 
     return Together(shared_root(tmp_path_factory))
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """The slow tests first (in their order, then the rest in theirs). xdist's work
+    stealing hands each worker half the list and then moves tests by count, not time: the
+    processes, real SDKs and the TUI at the end of the list (test_tui, the recorders) left
+    one core running the last giants while the other sat idle. First, they are done while
+    the fast tests are still there to balance the two."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -34,14 +34,23 @@ def mode(path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)
 
 
-def run_pytest(folder, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def run_pytest(
+    folder, *args: str, env: dict | None = None, autoload: bool = False
+) -> subprocess.CompletedProcess:
+    """pytest in `folder` with streamscope's plugin loaded by its entry point's name
+    (`-p streamscope`) and no other: each installed plugin autoloaded costs this
+    interpreter over a second (the Textual snapshot one). `autoload`: every installed
+    plugin loaded, as a user's pytest does (test_the_playback_fixtures_need_only_
+    streamscope_installed: installing streamscope is enough)."""
+    plugins = [] if autoload else ["-p", "streamscope"]
+    only = {} if autoload else {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugins, "-q", *args],
         cwd=folder,
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **only, **(env or {})},
     )
 
 
@@ -84,7 +93,7 @@ def test_the_playback_fixtures_need_only_streamscope_installed(tmp_path):
     responses = write_recording(str(tmp_path / "responses.jsonl"))
     tests = PLAYBACK_TESTS + f"RESPONSES = {responses!r}\n"
     (tmp_path / "test_playback.py").write_text(tests)
-    done = run_pytest(tmp_path)
+    done = run_pytest(tmp_path, autoload=True)  # no -p: found as installed
     assert done.returncode == 0, done.stdout + done.stderr
     assert "3 passed" in done.stdout
 

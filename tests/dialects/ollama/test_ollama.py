@@ -296,6 +296,7 @@ def test_the_sample_reads_two_calls_of_one_name():
 
 def test_the_exported_pytest_module_passes_through_the_real_client(tmp_path):
     pytest.importorskip("ollama")
+    import os
     import subprocess
     import sys
 
@@ -319,6 +320,7 @@ def test_the_exported_pytest_module_passes_through_the_real_client(tmp_path):
         capture_output=True,
         text=True,
         cwd=tmp_path,
+        env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},  # it needs no plugin
     )
     assert run_.returncode == 0, run_.stdout
 
