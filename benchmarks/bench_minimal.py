@@ -18,12 +18,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from benchmarks.gen import (  # noqa: E402
+    BEDROCK_REQUEST,
     GEMINI_REQUEST,
     anthropic_tool_blocks_events,
+    bedrock_tool_blocks_events,
+    gemini_partial_calls_array,
     gemini_partial_calls_events,
     interleaved_every_events,
+    ollama_calls_lines,
     single_chunk_truncated_events,
+    write_realtime_websocket,
     write_recording,
+    write_responses_websocket,
     write_sse,
 )
 
@@ -32,6 +38,8 @@ GEMINI = (
     "http://127.0.0.1:1/v1/projects/p/locations/us-central1/publishers/google/models/m:"
     "streamGenerateContent?alt=sse"
 )
+GEMINI_ARRAY = "http://127.0.0.1:1/v1beta/models/m:streamGenerateContent"
+BEDROCK = "http://127.0.0.1:1/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream"
 
 
 def shapes() -> dict[str, str]:
@@ -52,6 +60,39 @@ def shapes() -> dict[str, str]:
     path = os.path.join(OUT, "minimal-gemini-3000.jsonl")
     write_recording(path, 1, 0, gemini_partial_calls_events(3_000), GEMINI, GEMINI_REQUEST)
     out["3,000 Gemini partialArgs chunks, the middle call nameless"] = path
+    # the same shapes in the other wires
+    path = os.path.join(OUT, "minimal-bedrock-1500.jsonl")
+    write_recording(
+        path,
+        1,
+        0,
+        bedrock_tool_blocks_events(1_500),
+        BEDROCK,
+        BEDROCK_REQUEST,
+        "application/vnd.amazon.eventstream",
+    )
+    out["Bedrock event stream: 1,500 toolUse blocks, the middle one truncated"] = path
+    path = os.path.join(OUT, "minimal-responses-ws.jsonl")
+    write_responses_websocket(path, 830)
+    out["Responses over WebSocket: 830 calls (5k events), the middle one truncated"] = path
+    path = os.path.join(OUT, "minimal-realtime-ws.jsonl")
+    write_realtime_websocket(path, 830)
+    out["Realtime over WebSocket: 830 calls (5k events), the middle one truncated"] = path
+    path = os.path.join(OUT, "minimal-ollama.ndjson")
+    with open(path, "wb") as f:
+        f.writelines(ollama_calls_lines(20_000))
+    out["Ollama NDJSON: 20,000 single-line calls, the middle one nameless"] = path
+    path = os.path.join(OUT, "minimal-gemini-array.jsonl")
+    write_recording(
+        path,
+        1,
+        0,
+        gemini_partial_calls_array(3_000),
+        GEMINI_ARRAY,
+        GEMINI_REQUEST,
+        "application/json",
+    )
+    out["Gemini JSON array: 3,000 partialArgs chunks, the middle call nameless"] = path
     return out
 
 

@@ -616,3 +616,143 @@ def gemini_candidates_chunk(n: int) -> list[bytes]:
         for i in range(n)
     ]
     return [b"data: " + orjson.dumps({"candidates": candidates}) + b"\r\n\r\n"]
+
+
+# -- the same shapes in the other wires (issue 38: "the same shapes in the new wires") --
+
+
+def bedrock_tool_blocks_events(blocks: int, bad: int | None = None) -> list[bytes]:
+    """`anthropic_tool_blocks_events` as Bedrock's ConverseStream sends it (AWS event
+    stream messages): `blocks` toolUse blocks, each start, three input deltas and stop,
+    block `bad` (the middle one by default) with its input cut short."""
+    bad = blocks // 2 if bad is None else bad
+    out = [_bedrock("messageStart", {"role": "assistant"})]
+    for i in range(blocks):
+        at = {"contentBlockIndex": i}
+        use = {"toolUseId": f"tooluse_{i}", "name": "write_file"}
+        out.append(_bedrock("contentBlockStart", {**at, "start": {"toolUse": use}}))
+        for piece in ['{"i": ', str(i), "" if i == bad else "}"]:
+            out.append(
+                _bedrock("contentBlockDelta", {**at, "delta": {"toolUse": {"input": piece}}})
+            )
+        out.append(_bedrock("contentBlockStop", at))
+    out.append(_bedrock("messageStop", {"stopReason": "tool_use"}))
+    usage = {"inputTokens": 9, "outputTokens": 5, "totalTokens": 14}
+    out.append(_bedrock("metadata", {"usage": usage, "metrics": {"latencyMs": 812}}))
+    return out
+
+
+def _function_call_events(calls: int, bad: int, realtime: bool) -> list[dict]:
+    """One response's events, Responses API or Realtime: `calls` function_call items one
+    after another (added, three argument deltas, done, item done), item `bad`'s arguments
+    cut short (its deltas and its done alike)."""
+    kind = "realtime.response" if realtime else "response"
+    events: list[dict] = [
+        {
+            "type": "response.created",
+            "response": {"id": "resp_b", "object": kind, "status": "in_progress"},
+        }
+    ]
+    done = []
+    for i in range(calls):
+        item = {
+            "id": f"fc_{i}",
+            "type": "function_call",
+            "call_id": f"call_{i}",
+            "name": "write_file",
+        }
+        at = {"output_index": i}
+        if realtime:
+            at["response_id"] = "resp_b"
+        events.append(
+            {
+                "type": "response.output_item.added",
+                **at,
+                "item": {**item, "arguments": "", "status": "in_progress"},
+            }
+        )
+        pieces = ['{"i": ', str(i), "" if i == bad else "}"]
+        ids = {"item_id": f"fc_{i}", **at, **({"call_id": f"call_{i}"} if realtime else {})}
+        for piece in pieces:
+            events.append({"type": "response.function_call_arguments.delta", **ids, "delta": piece})
+        whole = {**item, "arguments": "".join(pieces), "status": "completed"}
+        events.append(
+            {
+                "type": "response.function_call_arguments.done",
+                **ids,
+                "arguments": whole["arguments"],
+            }
+        )
+        events.append({"type": "response.output_item.done", **at, "item": whole})
+        done.append(whole)
+    response = {"id": "resp_b", "object": kind, "status": "completed", "output": done}
+    events.append(
+        {"type": "response.done" if realtime else "response.completed", "response": response}
+    )
+    return events
+
+
+def write_websocket_recording(path: str, url: str, client: list[dict], server: list[dict]) -> None:
+    """One WebSocket session: the client's messages, then the server's, as text frames."""
+    with RecordingWriter(path, overwrite=True) as w:
+        ex, t = w.new_exchange(), 0
+        headers = [("upgrade", "websocket"), ("connection", "Upgrade")]
+        w.request(ex, "GET", url, headers, b"", t_ns=t)
+        w.response(ex, 101, headers, t_ns=t + 1000)
+        for sender, events in (("client", client), ("server", server)):
+            for e in events:
+                t += 1_000_000
+                w.message(ex, sender, 1, True, orjson.dumps(e), t_ns=t)
+        w.end(ex, "complete", t_ns=t)
+
+
+def write_responses_websocket(path: str, calls: int) -> None:
+    """A Responses API session over WebSocket (as Codex runs it): one response.create,
+    then `_function_call_events`, each event with its sequence_number."""
+    create = {
+        "type": "response.create",
+        **{k: v for k, v in RESPONSES_REQUEST.items() if k != "stream"},
+    }
+    events = _function_call_events(calls, calls // 2, realtime=False)
+    events = [{"type": e["type"], "sequence_number": n, **e} for n, e in enumerate(events)]
+    write_websocket_recording(path, "ws://127.0.0.1:1/v1/responses", [create], events)
+
+
+def write_realtime_websocket(path: str, calls: int) -> None:
+    """A Realtime session: session.update declaring the tool, response.create, then
+    `_function_call_events` with event ids."""
+    tool = {k: v for k, v in RESPONSES_REQUEST["tools"][0].items() if k != "strict"}  # type: ignore[index]
+    update = {"type": "session.update", "session": {"type": "realtime", "tools": [tool]}}
+    events = _function_call_events(calls, calls // 2, realtime=True)
+    events = [{"type": e["type"], "event_id": f"event_{n}", **e} for n, e in enumerate(events)]
+    url = "ws://127.0.0.1:1/v1/realtime?model=gpt-realtime"
+    write_websocket_recording(path, url, [update, {"type": "response.create"}], events)
+
+
+def ollama_calls_lines(calls: int, bad: int | None = None) -> list[bytes]:
+    """Ollama's native chat as NDJSON: `calls` lines each one whole call, call `bad` (the
+    middle one) with no name, then the `done: true` line."""
+    bad = calls // 2 if bad is None else bad
+    head = {"model": "qwen3:8b", "created_at": "2026-03-02T09:14:07.412000Z"}
+    out = []
+    for i in range(calls):
+        fn: dict = {"name": "write_file", "arguments": {"i": i}}
+        if i == bad:
+            del fn["name"]
+        message = {"role": "assistant", "content": "", "tool_calls": [{"function": fn}]}
+        out.append(orjson.dumps({**head, "message": message, "done": False}) + b"\n")
+    last = {"role": "assistant", "content": ""}
+    out.append(orjson.dumps({**head, "message": last, "done": True, "done_reason": "stop"}) + b"\n")
+    return out
+
+
+def gemini_partial_calls_array(chunks: int) -> list[bytes]:
+    """`gemini_partial_calls_events` as one JSON array (no `alt=sse`), as
+    `gemini_array_events` writes it."""
+    elements = [
+        orjson.dumps(orjson.loads(e[6:].strip()), option=orjson.OPT_INDENT_2)
+        for e in gemini_partial_calls_events(chunks)
+    ]
+    out = [b"[" + elements[0]] + [b"\n,\r\n" + e for e in elements[1:]]
+    out[-1] += b"\n]"
+    return out

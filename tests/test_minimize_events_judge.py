@@ -7,6 +7,7 @@ minutes.)"""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -76,3 +77,36 @@ def test_in_parts_answers_as_the_whole_signature_does(judged, data):
     keep = data.draw(st.lists(st.booleans(), min_size=len(frames), max_size=len(frames)))
     candidate = [f for f, k in zip(frames, keep, strict=True) if k]
     assert judge.in_parts(candidate) == (judge.signature(candidate) == judge.target)
+
+
+def _anthropic_blocks(blocks: int, bad: int) -> list[tuple[str | None, str]]:
+    """Anthropic tool blocks one after another (start, three fragments, stop), block `bad`'s
+    input cut short; as (event name, data) frames."""
+    start = {"type": "message_start", "message": {"id": "m", "content": [], "role": "assistant"}}
+    out = [start]
+    for i in range(blocks):
+        block = {"type": "tool_use", "id": f"toolu_{i}", "name": "f", "input": {}}
+        out.append({"type": "content_block_start", "index": i, "content_block": block})
+        for piece in ('{"i": ', str(i), "" if i == bad else "}"):
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            out.append({"type": "content_block_delta", "index": i, "delta": delta})
+        out.append({"type": "content_block_stop", "index": i})
+    out += [{"type": "message_delta", "delta": {"stop_reason": "tool_use"}}]
+    out += [{"type": "message_stop"}]
+    return [(e["type"], json.dumps(e)) for e in out]
+
+
+def test_a_truncated_block_in_the_middle_keeps_the_blocks_before_it_as_start_and_stop():
+    """The SDK looks a block up by its index (IndexError without the blocks before it), so
+    those stay; their fragments are not what the finding needs, and go (narrowing aims at
+    the finding's frames, then a kind of frame goes from every block but its own)."""
+    from streamscope.export.minimize_events import minimize_events
+
+    told, frames = dialect("anthropic-messages"), _anthropic_blocks(150, 100)
+    judge = _Judge(told, None, True, 10**9)
+    judge.aim(frames)
+    got = minimize_events(frames, told, told.shape)
+    assert judge.signature(got) == judge.target
+    names = [name for name, _ in got]
+    assert names.count("content_block_start") == names.count("content_block_stop") == 101
+    assert names.count("content_block_delta") <= 3  # (the cut block's own)

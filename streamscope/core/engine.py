@@ -10,6 +10,7 @@ every dialect.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -124,11 +125,35 @@ def value_key(call: Call) -> tuple[Any, ...]:
     """`Call.key` with arguments that parse compared as the JSON value they hold: a client
     that keeps the parsed object (and writes it back without the stream's spaces) is not
     told apart for that alone."""
-    args = call.arguments
-    if isinstance(args, str) and args[:1] in ("{", "["):
+    text, args = call.arguments, call.arguments
+    if isinstance(text, str) and text[:1] in ("{", "["):
         with contextlib.suppress(ValueError, RecursionError):
-            args = ("json", _canonical(json.loads(args)))
+            try:
+                args = _json_value(text) if len(text) <= _KEPT else _value(text)
+            except _NotKept:  # a NaN, never equal to itself: each parse its own, as sent
+                args = _value(text)
     return (call.id, call.name, call.type, args, signature_bytes(call.signature))
+
+
+_KEPT = 4096  # arguments this long at most keep their value (a search compares them often)
+
+
+class _NotKept(Exception):
+    """Arguments holding NaN or Infinity, whose value is not kept."""
+
+
+def _value(args: str) -> object:
+    return ("json", _canonical(json.loads(args)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _json_value(args: str) -> object:
+    """_value, kept: `--minimal` compares the same calls' arguments for every candidate."""
+
+    def constant(name: str) -> object:
+        raise _NotKept
+
+    return ("json", _canonical(json.loads(args, parse_constant=constant)))
 
 
 def _canonical(value: object) -> object:

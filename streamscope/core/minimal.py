@@ -175,24 +175,74 @@ def carriers(anomalies: list[Anomaly], calls: list[Call], n: int) -> set[int]:
     return {i for i in out if 0 <= i < n}
 
 
-def narrowed(n: int, seed: set[int], test: Callable[[list[int]], bool]) -> list[int] | None:
+def spans(anomalies: list[Anomaly], calls: list[Call]) -> set[int]:
+    """The positions (0-based) a stream's findings are on: each warning's and error's
+    frame, and every frame of each call one of them names (its first to its last)."""
+    named = {(a.choice, a.index) for a in anomalies if a.severity in (ERROR, WARNING)}
+    out = {a.frame - 1 for a in anomalies if a.severity in (ERROR, WARNING)}
+    for c in calls:
+        if (c.choice, c.index) in named:
+            out.update(range(c.first_frame - 1, c.last_frame))
+    return out
+
+
+def reach(anomalies: list[Anomaly], calls: list[Call]) -> tuple[int, int] | None:
+    """The first and last of the positions a stream's findings are on (`spans`), which
+    `narrowed` aims its prefix and suffix at; None: no finding."""
+    at = spans(anomalies, calls)
+    return (min(at), max(at)) if at else None
+
+
+def narrowed(
+    n: int,
+    seed: set[int],
+    test: Callable[[list[int]], bool],
+    aim: tuple[int, int] | None = None,
+    prove: Callable[[list[int]], bool] | None = None,
+) -> list[int] | None:
     """The positions of a candidate of `n` frames that passes `test`: `seed` alone, or with
     the shortest prefix of the stream that makes it pass, or else that and the shortest
     suffix (what a finding needs before it, such as the calls whose indexes come before
     the one it names, read off the stream rather than searched for frame by frame).
-    Each is found by galloping then bisection, so the candidates judged cost about twice
-    what is kept. None: nothing smaller than the stream passed."""
+    Each is found by galloping then bisection; with `aim` (the finding's frames, `reach`)
+    the gallop starts where the prefix or suffix would first take them all in, and goes
+    down while the candidate passes (a finding that needs the calls before it costs a
+    few candidates as long as what is kept, not a bisection of the stream), else up.
+    `prove`: the whole judge, where `test` is a quicker guess at it; what is returned
+    passes it (the suffix's candidate, else the prefix's). None: nothing smaller than
+    the stream passed."""
 
     def with_(p: int, s: int) -> list[int]:
         return sorted(seed.union(range(p), range(n - s, n)))
 
-    def least(ok: Callable[[int], bool], limit: int) -> int | None:
-        """The least k in 0..limit with ok(k), assuming ok grows with k (None: none)."""
+    answers: dict[tuple[int, ...], bool] = {}  # (a prefix into the seed is the one before it)
+
+    def passes(keep: list[int]) -> bool:
+        key = tuple(keep)
+        if key not in answers:
+            answers[key] = test(keep)
+        return answers[key]
+
+    def least(ok: Callable[[int], bool], limit: int, guess: int | None) -> int | None:
+        """The least k in 0..limit with ok(k), assuming ok grows with k (None: none),
+        galloping from `guess` when there is one, else from 1."""
         if ok(0):
             return 0
-        lo, hi = 0, 1
+        lo, hi, step = 0, 1, 1  # ok(lo) fails; hi is the next to try
+        if guess is not None and 1 < guess <= limit:
+            if ok(guess):  # down while it passes, to half the guess at most
+                hi = guess
+                while guess - step > guess // 2:
+                    if not ok(guess - step):
+                        lo = guess - step
+                        break
+                    hi, step = guess - step, 2 * step
+                else:  # the answer is small: up from 1, below what passed
+                    limit, hi, step = hi, 1, 1
+            else:
+                lo, hi = guess, guess + 1
         while hi < limit and not ok(hi):
-            lo, hi = hi, 2 * hi
+            lo, hi, step = hi, hi + step, 2 * step
         if hi >= limit:
             hi = limit
             if not ok(limit):
@@ -209,11 +259,15 @@ def narrowed(n: int, seed: set[int], test: Callable[[list[int]], bool]) -> list[
         return None
     # the whole prefix is the stream, which passes; a suffix is looked for only as far
     # as it would keep fewer frames than the prefix found
-    p = least(lambda k: test(with_(k, 0)), n)
+    first, last = aim if aim is not None else (None, None)
+    p = least(lambda k: passes(with_(k, 0)), n, None if last is None else last + 1)
     p = n if p is None else p
-    s = least(lambda k: test(with_(0, k)), p - 1) if p > 1 else None
-    out = with_(p, 0) if s is None else with_(0, s)
-    return out if len(out) < n else None
+    s_aim = None if first is None else n - first
+    s = least(lambda k: passes(with_(0, k)), p - 1, s_aim) if p > 1 else None
+    for out in ([] if s is None else [with_(0, s)]) + [with_(p, 0)]:
+        if len(out) < n and (prove is None or prove(out)):
+            return out
+    return None
 
 
 class Bounded(Generic[T]):
@@ -229,12 +283,16 @@ class Bounded(Generic[T]):
     ) -> None:
         self.test, self.budget, self.weight = test, budget, weight
         self.best: list[T] | None = None
+        self.seen: dict[tuple[T, ...], bool] = {}  # (ddmin asks some candidates again)
 
     def __call__(self, items: list[T]) -> bool:
+        key = tuple(items)
+        if key in self.seen:  # judged already: no frames judged again
+            return self.seen[key]
         self.budget -= self.weight(items)
         if self.budget < 0:
             raise Exhausted
-        ok = self.test(items)
+        ok = self.seen[key] = self.test(items)
         if ok and (self.best is None or len(items) < len(self.best)):
             self.best = list(items)
         return ok

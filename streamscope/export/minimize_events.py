@@ -48,6 +48,8 @@ from ..core.minimal import (
     kinds,
     narrowed,
     prune,
+    reach,
+    spans,
 )
 from ..dialects.base import Dialect, Shape
 
@@ -190,6 +192,8 @@ class _Stream:
 
     def __init__(self, frames: list[Pair]) -> None:
         self.names = [name for name, _ in frames]
+        self.origin = list(range(len(frames)))  # each frame's position in the stream
+        self.held: set[int] = set()  # (positions in the stream) the findings' frames
         self.trees: list[object] = []
         self.texts: list[str] = []
         for _, data in frames:
@@ -206,6 +210,7 @@ class _Stream:
         return list(zip(self.names, texts if texts is not None else self.texts, strict=True))
 
     def keep(self, kept: list[int]) -> None:
+        self.origin = [self.origin[i] for i in kept]
         self.names = [self.names[i] for i in kept]
         self.trees = [self.trees[i] for i in kept]
         self.texts = [self.texts[i] for i in kept]
@@ -233,15 +238,64 @@ def _findings(stream: _Stream, judge: _Judge) -> None:
     runs, budget = judge.runs, judge.max_runs
     judge.max_runs = runs + 2 * guesses + 2
     try:
-        kept = _narrowed(pairs, seed, judge, guesses)
+        kept = _narrowed(pairs, seed, judge, guesses, reach(judge.found, judge.robust))
     finally:
         judge.runs, judge.max_runs = runs, budget
     if kept is not None:
         stream.keep(kept)
-        judge.left = {"frames": FEED * n, "joins": FEED * n, "fields": 3 * FEED * n}
+    # narrowed or not, what is left is searched within a few analyses' work: a stream whose
+    # last frame echoes every call (a Responses or Realtime response's `output`) keeps
+    # them all, and ddmin alone judged its 5,000 candidates of thousands of frames
+    stream.held = seed | spans(judge.found, judge.robust)
+    judge.left = {"frames": FEED * n, "joins": FEED * n, "fields": 3 * FEED * n}
+    _kinds(stream, judge)
 
 
-def _narrowed(pairs: list[Pair], seed: set[int], judge: _Judge, guesses: int) -> list[int] | None:
+def _kinds(stream: _Stream, judge: _Judge) -> None:
+    """On a narrowed stream, before ddmin: the frames of one kind (`_kind`) dropped from
+    every place but the findings' own frames (stream.held), or from none; ddmin over the
+    kinds, on the frames budget. Where a finding needs the calls before it only to be
+    there (a block index the client looks up), their content goes in a few candidates:
+    750 tool blocks before the truncated one keep their start and stop alone."""
+    fixed = [i for i, at in enumerate(stream.origin) if at in stream.held]
+    kinds: dict[tuple, list[int]] = {}
+    for i, at in enumerate(stream.origin):
+        if at not in stream.held:
+            kinds.setdefault((stream.names[i], _kind(stream.trees[i])), []).append(i)
+    groups = list(kinds.values())
+    if len(groups) < 2:
+        return  # (one kind: narrowing tried the findings' frames alone)
+
+    def frames_of(kept: list[int]) -> list[int]:
+        return sorted(fixed + [i for g in kept for i in groups[g]])
+
+    pairs = stream.pairs()
+    kept, judge.left["frames"] = bounded_ddmin(
+        list(range(len(groups))),
+        lambda kept: judge([pairs[i] for i in frames_of(kept)]),
+        judge.left["frames"],
+        lambda kept: len(frames_of(kept)),
+    )
+    if len(kept) < len(groups):
+        stream.keep(frames_of(kept))
+
+
+def _kind(tree: object) -> object:
+    """A frame's kind: its keys, nested, with the value of each `type` (a text frame's,
+    None): the frames a provider sends for one purpose (a block's start, a fragment,
+    its stop) share one."""
+    if isinstance(tree, dict):
+        return tuple(
+            (k, v if k == "type" and isinstance(v, str) else _kind(v)) for k, v in tree.items()
+        )
+    if isinstance(tree, list):
+        return tuple(_kind(v) for v in tree)
+    return None
+
+
+def _narrowed(
+    pairs: list[Pair], seed: set[int], judge: _Judge, guesses: int, aim: tuple[int, int] | None
+) -> list[int] | None:
     """core.minimal.narrowed, first by robust and the anomaly rules alone (a third of a
     pass, and most guesses fail there) with the result proved whole; else by the whole
     signature. None: not narrowed (nothing smaller passed, or `guesses` ran out)."""
@@ -256,11 +310,14 @@ def _narrowed(pairs: list[Pair], seed: set[int], judge: _Judge, guesses: int) ->
             frames = [pairs[i] for i in keep]
             return judge.in_parts(frames, robust_only=True) if guessed else judge(frames)
 
+        def prove(keep: list[int]) -> bool:
+            return judge([pairs[i] for i in keep])
+
         try:
-            kept = narrowed(n, seed, test)
+            kept = narrowed(n, seed, test, aim, prove if guessed else None)
         except Exhausted:  # not narrowed: the searches run as before, unbounded
             return None
-        if kept is None or not guessed or judge([pairs[i] for i in kept]):
+        if kept is not None:
             return kept
     return None
 

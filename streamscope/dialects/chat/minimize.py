@@ -66,6 +66,7 @@ from ...core.minimal import (
     kinds,
     narrowed,
     prune,
+    reach,
 )
 from . import facts as chat_facts
 from . import shape
@@ -376,7 +377,8 @@ def _findings_phase(
     runs, budget = test.runs, test.max_runs
     test.max_runs = runs + 4 * n.bit_length() + 8  # two gallops and bisections
     try:
-        kept = narrowed(n, carriers(found, robust, n), lambda keep: test([texts[i] for i in keep]))
+        seed, aim = carriers(found, robust, n), reach(found, robust)
+        kept = narrowed(n, seed, lambda keep: test([texts[i] for i in keep]), aim)
     except Exhausted:  # not narrowed: the searches run as before, unbounded
         kept = None
     finally:
