@@ -27,6 +27,7 @@ from ..core.events import FieldEvent
 from ..core.frames import Frame
 from ..dialects import Dialect, dialect, open_engine
 from ..dialects import worst as most_severe
+from ..dialects.base import loaded
 from ..inputs.reads import Reads
 from ..recording.format import RecordingError
 
@@ -45,8 +46,8 @@ class FrameSummaries(Sequence[str]):
     def __init__(self, told: Dialect) -> None:
         self.texts: list[str] = []  # the summary, or the plain frame's fragment
         self.calls = array("i")  # the plain fragment's call index (-1: content), or _SUMMED
-        self.summarize = told.summarize
-        self.plain_summary = told.plain_summary
+        self.summarize = loaded(told.summarize)
+        self.plain_summary = loaded(told.plain_summary)
 
     def add(self, frame: Frame, plain: tuple[int, str] | None) -> None:
         # (an index past what array("i") holds, 2^64 in a hostile file: summarised whole)
@@ -200,7 +201,7 @@ class StreamModel:
         # so copies are cheap: about 512 at most, a jump re-feeds a few hundred frames
         every = max(self.every, n_reads // SNAPSHOTS)
         times, gaps, summaries = self.times, self.gaps, self.summaries
-        feed, add, plain_fragment = engine.feed, summaries.add, self.dialect.plain
+        feed, add, plain_fragment = engine.feed, summaries.add, loaded(self.dialect.plain)
         before = times[-1] if times else 0
         offset = self.read_offsets[-1] + self._last_len if self.read_offsets else 0
         stop = None if seconds is None else time.monotonic() + seconds
@@ -272,8 +273,9 @@ class StreamModel:
         feeds the others."""
         times = self.times
         before = times[-1] if times else 0
+        plain_fragment = loaded(self.dialect.plain)
         for frame in frames:
-            plain = self.dialect.plain(frame.payload)
+            plain = plain_fragment(frame.payload)
             engine.feed(frame, plain)
             self.summaries.add(frame, plain)
             t_ns = -1 if frame.time_ns is None or not self.timed else frame.time_ns
