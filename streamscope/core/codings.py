@@ -227,20 +227,17 @@ def _said(e: Exception) -> str:
 
 
 class _Brotli:
-    __slots__ = ("d", "error")
+    __slots__ = ("d",)
 
     def __init__(self) -> None:
-        import brotli
-
-        self.d: _BrotliDecompressor = brotli.Decompressor()
-        self.error: type[Exception] = brotli.error
+        self.d: _BrotliDecompressor = _brotli_module().Decompressor()
 
     def feed(self, data: bytes, room: int) -> bytes:
         if data and self.d.is_finished():
             raise _Failed(f"{len(data)} bytes after the end of the br stream")
         try:
             got = self.d.process(data, output_buffer_limit=max(room, 1))
-        except self.error as e:
+        except _brotli_module().error as e:
             raise _Failed(f"not valid br data ({_said(e)})") from None
         if not self.d.can_accept_more_data():
             raise _Failed(_BOMB)
@@ -276,6 +273,12 @@ class _Zstd:
 
     def complete(self) -> bool:
         return self.d.eof
+
+
+def _brotli_module() -> Any:
+    import brotli
+
+    return brotli
 
 
 def _zstd_module() -> Any:

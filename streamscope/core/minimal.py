@@ -18,7 +18,6 @@ from typing import Any, Generic, TypeVar
 
 from .anomalies import ERROR, WARNING, Anomaly
 from .calls import Call, StrategyError
-from .collector import collector_paused as collector_paused  # (the minimisers import it here)
 
 T = TypeVar("T")
 

@@ -31,6 +31,7 @@ import orjson
 
 from ..core.anomalies import Anomaly
 from ..core.calls import Call
+from ..core.collector import collector_paused
 from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, Strategies, value_key
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
 from ..core.minimal import (
@@ -42,7 +43,6 @@ from ..core.minimal import (
     by_path,
     carriers,
     clients,
-    collector_paused,
     ddmin,
     held,
     kinds,

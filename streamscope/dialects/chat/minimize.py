@@ -49,6 +49,7 @@ import orjson
 
 from ...core.anomalies import Anomaly
 from ...core.calls import Call
+from ...core.collector import collector_paused
 from ...core.engine import ALL, CLIENTS, ROBUST, SDK
 from ...core.frames import INVALID, Frame, parse_payload
 from ...core.minimal import (
@@ -60,7 +61,6 @@ from ...core.minimal import (
     by_path,
     carriers,
     clients,
-    collector_paused,
     ddmin,
     held,
     kinds,

@@ -123,12 +123,7 @@ class FrameDetail(RenderedStatic):
                 _JSON.highlight(pretty)  # regex highlighting: cheap enough for every frame
                 parts.append(pretty)
                 if more:
-                    parts.append(
-                        Text(
-                            f"… the rest of its JSON (export --frames {n}-{n} writes the frame whole)",
-                            style="italic",
-                        )
-                    )
+                    parts.append(Text(f"… the rest of its JSON {_whole(n)}", style="italic"))
         self.show_rendered(Group(*parts))
 
 
@@ -146,7 +141,11 @@ def told_as(model: StreamModel) -> str:
 
 
 def _more(size: int, n: int) -> str:
-    return f"… {size:,} bytes more (export --frames {n}-{n} writes the frame whole)"
+    return f"… {size:,} bytes more {_whole(n)}"
+
+
+def _whole(n: int) -> str:
+    return f"(export --frames {n}-{n} writes the frame whole)"
 
 
 def _pretty(payload: object, data: str) -> tuple[str, bool]:
