@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ..analysis.diff import NOW_BREAKS, NOW_RIGHT, Diff, PairDiff, diff
 from ..analysis.diff_text import label, value
@@ -29,6 +29,7 @@ from .screens import TextScreen
 from .screens.bindings import bindings
 from .widgets import CallTable
 from .widgets.call_table import _window
+from .widgets.key_footer import KeyFooter
 
 
 class SideError(Exception):
@@ -148,7 +149,7 @@ class SideBySideApp(App):
                     yield Static(id=f"client-title-{side}")
                     yield CallTable(id=f"client-{side}")
         yield Static(found_line(self.found, self.pair), id="found")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.call_after_refresh(self.show_step)

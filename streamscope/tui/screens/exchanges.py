@@ -8,7 +8,6 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import (
     DataTable,
-    Footer,
     Static,
 )
 
@@ -19,6 +18,7 @@ from ...text import cut, plural, visible
 from ..messages import OpenExchange, RecordingGrew
 from ..session import Session
 from ..widgets import ms, worst_of
+from ..widgets.key_footer import KeyFooter
 from .bindings import EXCHANGES
 
 NOTES_SHOWN = 3  # above the list; a HAR may have a note for each entry it skipped
@@ -59,7 +59,7 @@ class ExchangesScreen(Screen):
                 id="errors",
             )
         yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def _title(self) -> Text:
         sessions = sum(i.framing == WEBSOCKET for i in self.infos)

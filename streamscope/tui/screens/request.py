@@ -7,7 +7,6 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import (
-    Footer,
     Static,
 )
 
@@ -20,6 +19,7 @@ from ..session import Session
 from ..widgets import (
     ConversationView,
 )
+from ..widgets.key_footer import KeyFooter
 from .bindings import REQUEST
 
 
@@ -46,7 +46,7 @@ class RequestScreen(Screen):
         with VerticalScroll(id="request-scroll"):
             yield Static(id="response")
             yield ConversationView(id="conversation")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#request-scroll").focus()

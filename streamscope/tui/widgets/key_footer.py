@@ -1,0 +1,35 @@
+"""The footer of keys, redrawn only when the keys it shows change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.screen import Screen
+from textual.widgets import Footer
+
+
+class KeyFooter(Footer):
+    """Textual's footer rebuilds its keys on every focus change and every return to its
+    screen (a dozen widgets mounted again: 20-30 ms of each `g`, `?` or Escape); this one
+    rebuilds them only when what it shows differs."""
+
+    _shown: Any = None
+
+    def bindings_changed(self, screen: Screen) -> None:
+        if not self.display:  # (hidden while a question is asked: looked at when shown)
+            return
+        shown = tuple(
+            (binding, enabled, tooltip)
+            for _, binding, enabled, tooltip in screen.active_bindings.values()
+            if binding.show
+        )
+        if shown == self._shown and self.children:
+            return
+        self._shown = shown
+        super().bindings_changed(screen)
+
+    def show(self, shown: bool) -> None:
+        """Shown or hidden (the question's line takes its place)."""
+        self.display = shown
+        if shown:  # (from the footer's own queue, where Textual's footer builds its keys)
+            self.call_next(self.bindings_changed, self.screen)
