@@ -14,11 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 from textual.events import Key
+from textual.widgets import Label
 
 from benchmarks.gen import gemini_candidates_chunk
 from streamscope.cli import main
 from streamscope.tui.app import ReplayApp
-from streamscope.tui.screens import ExchangesScreen, Prompt, StreamScreen, TextScreen
+from streamscope.tui.screens import ExchangesScreen, StreamScreen, TextScreen
+from streamscope.tui.widgets.ask_line import AskLine
 from streamscope.tui.widgets import CallTable, FrameDetail, FrameList, Timeline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -121,9 +123,11 @@ async def test_goto_filter_strategy_speed_help_and_arguments():
         await settle(pilot)
         screen = app.screen
         await pilot.press("g")
-        assert isinstance(app.screen, Prompt)
+        ask = screen.query_one(AskLine)
+        assert app.screen is screen and ask.asking  # asked in the keys' line, frames in sight
+        assert "Go to frame (0-8)" in text(ask.query_one(Label))
         await pilot.press("5", "enter")
-        assert screen.frame == 5
+        assert screen.frame == 5 and not ask.asking
         await pilot.press("s")
         assert screen.strategy == 1  # naive
         assert "naive" in text(screen.query_one("#strategy-label"))
@@ -144,6 +148,32 @@ async def test_goto_filter_strategy_speed_help_and_arguments():
         assert isinstance(app.screen, TextScreen)
         await pilot.press("escape")
         assert app.screen is screen
+
+
+async def test_the_question_line_takes_every_key_of_the_answer_and_gives_the_keys_back():
+    from streamscope.tui.widgets.key_footer import KeyFooter
+
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await pilot.press("right", "right")
+        footer, ask = screen.query_one(KeyFooter), screen.query_one(AskLine)
+        await pilot.press("slash", "n", "space", "p", "home", "left")
+        # n, p, space, Home and Left are the screen's keys; asked, they edit the answer
+        assert ask.asking and not footer.display and screen.frame == 2
+        assert ask.query_one("#answer").value == "n p"
+        await pilot.press("escape")  # cancelled: no filter, the frame and keys as before
+        await pilot.pause()
+        assert not ask.asking and footer.display and screen.filter_text == ""
+        assert screen.frame == 2 and screen.query_one(FrameList).has_focus
+        await pilot.press("right")
+        assert screen.frame == 3
+        await pilot.press("g", *"x7", "enter")  # not a number: said, the frame kept
+        await pilot.pause()
+        assert screen.frame == 3 and "'x7' is not a frame number" in str(
+            [n.message for n in app._notifications]
+        )
 
 
 async def test_play_advances_at_the_recorded_timing_and_pauses():

@@ -3,7 +3,6 @@
 from .exchanges import ExchangesScreen
 from .help import help_text
 from .loading import Loading, Waiting
-from .prompt import Prompt
 from .request import RequestScreen
 from .stream import StreamScreen
 from .text_screen import TextScreen
@@ -13,7 +12,6 @@ __all__ = [
     "ExchangesScreen",
     "Loading",
     "Waiting",
-    "Prompt",
     "RequestScreen",
     "SessionScreen",
     "StreamScreen",

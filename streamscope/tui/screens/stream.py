@@ -14,7 +14,6 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import (
     ContentSwitcher,
-    Footer,
     Static,
 )
 
@@ -38,8 +37,9 @@ from ..widgets import (
     TrapLine,
     results_panel,
 )
+from ..widgets.ask_line import AskLine
+from ..widgets.key_footer import KeyFooter
 from .bindings import STREAM
-from .prompt import Prompt
 from .text_screen import TextScreen
 
 # A frame whose state would take longer than this (a jump on a stream of thousands of
@@ -173,7 +173,8 @@ class StreamScreen(Screen):
                     )
                 with VerticalScroll(id="conversation-scroll"):
                     yield ConversationView(id="conversation")
-        yield Footer(compact=True)
+        yield AskLine()
+        yield KeyFooter(compact=True)
 
     def on_mount(self) -> None:
         self.query_one(FrameList).focus()
@@ -241,7 +242,7 @@ class StreamScreen(Screen):
     def on_resize(self, event: events.Resize) -> None:
         # a small terminal's footer has room for the screen's own keys, not the palette's
         # hint (ctrl+p still opens it; ? lists it)
-        self.query_one(Footer).show_command_palette = event.size.width >= NARROW
+        self.query_one(KeyFooter).show_command_palette = event.size.width >= NARROW
 
     def action_request(self) -> None:
         """Show the request (the conversation) in place of the frame detail, or back."""
@@ -294,7 +295,7 @@ class StreamScreen(Screen):
                     f"{value!r} is not a frame number (0-{self.model.total})", severity="warning"
                 )
 
-        self.app.push_screen(Prompt(f"Go to frame (0-{self.model.total})"), done)
+        self.query_one(AskLine).ask(f"Go to frame (0-{self.model.total})", done)
 
     def filtered(self) -> list[int]:
         """The frames the filter shows (every frame when there is none)."""
@@ -316,11 +317,9 @@ class StreamScreen(Screen):
                 return
             self.filter_text = value.strip()
 
-        self.app.push_screen(
-            Prompt(
-                "Filter frames (text of the summary or an anomaly kind; empty: all)"
-                + (f"; now {quote(self.filter_text)}" if self.filter_text else "")
-            ),
+        self.query_one(AskLine).ask(
+            "Filter frames (text of the summary or an anomaly kind; empty: all)"
+            + (f"; now {quote(self.filter_text)}" if self.filter_text else ""),
             done,
         )
 
@@ -360,7 +359,10 @@ class StreamScreen(Screen):
                 gc.unfreeze()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The response keys are a WebSocket session's response's only."""
+        """The response keys are a WebSocket session's response's only; while a question
+        is asked, the keys are the answer's (n, p and space are letters of a filter)."""
+        if self.query_one(AskLine).asking:
+            return False
         return self.turn is not None if action == "turn" else True
 
     def action_turn(self, direction: int) -> None:

@@ -11,7 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...analysis.driver import ExchangeSummary
 from ...core.frames import Frame
@@ -25,9 +25,10 @@ from ..messages import OpenTurn
 from ..session import Session
 from ..session_rows import Layout, Row, Shown, close_words, layout, shown
 from ..widgets import worst_of
+from ..widgets.ask_line import AskLine
+from ..widgets.key_footer import KeyFooter
 from ..widgets.message_list import MessageList
 from .bindings import SESSION
-from .prompt import Prompt
 
 FINDINGS_SHOWN = 3  # above the messages; each response's own are on its request (r)
 DETAIL_BYTES = 4096  # of the selected message, shown below the list
@@ -110,7 +111,8 @@ class SessionScreen(Screen):
         )
         with VerticalScroll(id="message-scroll"):
             yield Static(id="message")
-        yield Footer(compact=True)
+        yield AskLine()
+        yield KeyFooter(compact=True)
 
     def _title(self) -> Text:
         turns = len(self.ws.turns)
@@ -244,6 +246,10 @@ class SessionScreen(Screen):
         if lines:
             self._select(lines[-1] if where < 0 else lines[0])
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a question is asked, the keys are the answer's."""
+        return not self.query_one(AskLine).asking
+
     def action_goto(self) -> None:
         total = len(self.ws.messages)
 
@@ -254,7 +260,7 @@ class SessionScreen(Screen):
             elif value:
                 self.notify(f"{value!r} is not a message number (1-{total})", severity="warning")
 
-        self.app.push_screen(Prompt(f"Go to message (1-{total})"), done)
+        self.query_one(AskLine).ask(f"Go to message (1-{total})", done)
 
     def action_turn(self, direction: int) -> None:
         """The cursor to the next (1) or previous (-1) response's first message."""
