@@ -13,6 +13,8 @@ from textual.widgets import (
     Static,
 )
 
+from ..widgets.rendered import Rendered
+
 
 class TextScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "close", "Close")]
@@ -26,7 +28,10 @@ class TextScreen(ModalScreen[None]):
         with Vertical(id="dialog"):
             yield Label(Text(self.heading, style="bold"))
             with VerticalScroll():
-                yield Static(self.body)
+                # rendered once per width: Textual lays a page out and paints it several
+                # times as it opens (Rich's whole table and wrapping each time)
+                options = self.app.console_options.update(highlight=False)
+                yield Static(Rendered(self.body, self.app.console, options))
             yield Label(Text("escape or q closes", style="dim"))
 
     def action_close(self) -> None:

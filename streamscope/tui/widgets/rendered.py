@@ -33,14 +33,19 @@ class Rendered(Visual):
         self.width = options.max_width
         self._console, self._options = console, options
         self._lines: dict[int, list[list[Segment]]] = {}
-        self.lines = self.lines_at(self.width)
         self._strips: tuple[int, RichStyle, list[Strip]] | None = None  # the last drawn
+
+    @property
+    def lines(self) -> list[list[Segment]]:
+        """The lines at the width it was made for (rendered when first asked: a page shown
+        in a narrower pane is laid out only at that pane's width)."""
+        return self.lines_at(self.width)
 
     def lines_at(self, width: int) -> list[list[Segment]]:
         lines = self._lines.get(width)
         if lines is None:
             if len(self._lines) > 1:  # (a few widths at most: a resize lays out anew)
-                self._lines = {self.width: self._lines[self.width]}
+                self._lines = {w: got for w, got in self._lines.items() if w == self.width}
             options = self._options.update_width(width)
             lines = self._lines[width] = self._console.render_lines(
                 self.renderable, options, pad=False
