@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from textual import work
+from textual import constants, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -41,6 +41,13 @@ from .session_rows import Layout, layout
 # touched again): a file that was quiet shows its new line within LOOK_EVERY seconds, one
 # that keeps growing is read once a second.
 LOOK_EVERY, GROW_EVERY = 0.2, 1.0
+
+# A lone Escape (it closes a page, cancels a question) is told from the start of a key's
+# escape sequence by waiting: Textual waits 0.1 s, and the page closed 120 ms after the
+# key. 50 ms is neovim's wait (its ttimeoutlen), long enough for a sequence's bytes even
+# over ssh; ESCDELAY, when set, is the user's choice and is kept.
+if "ESCDELAY" not in os.environ:
+    constants.ESCAPE_DELAY = 0.05  # type: ignore[misc]  # (read at each Escape, not at import)
 
 
 def no_responses(source: str, exchange: int) -> str:
