@@ -414,6 +414,7 @@ class AnomalyLog:
 
     __slots__ = (
         "_by_key",
+        "_mine",
         "_frames",
         "_layers",
         "_layers_top",
@@ -425,6 +426,11 @@ class AnomalyLog:
 
     def __init__(self, marking: bool = True, kinds: Kinds = KINDS) -> None:
         self._by_key: dict[tuple[Any, ...], Anomaly] = {}
+        # The keys of the entries this log may change in place. A copy shares every entry
+        # with its original (a replay keeps dozens of copies of a stream of 20,000
+        # anomalies: copying each entry was most of a step back's 100 ms); whichever log
+        # changes a shared entry first changes its own clone (`_owned`).
+        self._mine: set[tuple[Any, ...]] = set()
         self.kinds = kinds  # what may be filed, with its severity: the engine's dialect's
         # False: no frame is marked (the minimiser reads the kinds alone, and a long
         # interleaved stream marks most of its frames)
@@ -457,7 +463,10 @@ class AnomalyLog:
         if found is None:
             text = message if isinstance(message, str) else message()
             self._by_key[key] = Anomaly(frame, kind, choice, index, self.kinds[kind][0], text)
+            self._mine.add(key)
         else:
+            if key not in self._mine:
+                found = self._owned(key)
             found.count += 1
             # one entry per kind, choice and index, but different schema problems each named
             if kind == "chunk-schema-violation" and message != found.message:
@@ -473,9 +482,12 @@ class AnomalyLog:
     ) -> bool:
         """Count sightings of an entry already filed, at `frames`, without building its
         message (a recurring rule asks this first); False when there is no entry yet."""
-        found = self._by_key.get((kind, choice, _hashable(index)))
+        key = (kind, choice, _hashable(index))
+        found = self._by_key.get(key)
         if found is None:
             return False
+        if key not in self._mine:
+            found = self._owned(key)
         found.count += len(frames)
         if self.marking:
             for frame in frames:
@@ -492,7 +504,9 @@ class AnomalyLog:
 
     def discard(self, kind: str, choice: int | None, index: object) -> None:
         """Take back an entry a later, better reading shows was wrong."""
-        found = self._by_key.pop((kind, choice, _hashable(index)), None)
+        key = (kind, choice, _hashable(index))
+        found = self._by_key.pop(key, None)
+        self._mine.discard(key)
         if found is not None:
             kinds = self.at(found.frame)
             if kind in kinds:  # written in this log's own layer: the frozen ones are shared
@@ -536,22 +550,22 @@ class AnomalyLog:
         merged.update(self._frames)
         return merged
 
+    def _owned(self, key: tuple[Any, ...]) -> Anomaly:
+        """The entry at `key`, this log's own from now on (cloned if it was shared)."""
+        a = self._by_key[key]
+        if key not in self._mine:
+            also = list(a.also) if a.also else None
+            a = self._by_key[key] = Anomaly(
+                a.frame, a.kind, a.choice, a.index, a.severity, a.message, a.count, also,
+                a.cut_by_client,
+            )  # fmt: skip
+            self._mine.add(key)
+        return a
+
     def copy(self) -> AnomalyLog:
         new = AnomalyLog(self.marking, self.kinds)
-        new._by_key = {
-            k: Anomaly(
-                a.frame,
-                a.kind,
-                a.choice,
-                a.index,
-                a.severity,
-                a.message,
-                a.count,
-                list(a.also) if a.also else None,
-                a.cut_by_client,
-            )
-            for k, a in self._by_key.items()
-        }
+        new._by_key = self._by_key.copy()  # every entry shared: neither log owns one now
+        self._mine = set()
         if self._frames:  # freeze the marks so far: both logs share them from here on
             frames = self._frames
             self._ordered = self._ordered and min(frames) > self._layers_top
@@ -605,10 +619,11 @@ def cut_by_client(
     (choice, index): their unfinished arguments) say so and are warnings, not the
     provider's errors."""
     open_calls = {(c, _hashable(i)) for c, i in open_calls}
-    for a in log.entries():
+    for key, a in list(log._by_key.items()):
         if a.kind in stream_kinds or (
             a.kind in call_kinds and (a.choice, _hashable(a.index)) in open_calls
         ):
+            a = log._owned(key)  # (a copy of the log taken before keeps its own)
             a.cut_by_client = True
             if a.severity == ERROR:
                 a.severity = WARNING

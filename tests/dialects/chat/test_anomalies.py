@@ -411,6 +411,51 @@ def test_marks_read_across_copies_as_one_merged_dict(ops):
         assert sorted(view) == sorted(merged) and len(view) == len(merged)
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["add", "again", "copy", "discard", "cut"]),
+            st.integers(0, 2),
+            st.sampled_from(["stream-truncated", "args-invalid-json", "chunk-schema-violation"]),
+        ),
+        max_size=40,
+    )
+)
+def test_a_log_and_its_copies_each_hold_the_entries_of_their_own_sightings(ops):
+    # a copy shares the entries with its original until one of them changes one: the
+    # replay keeps dozens of copies, and each must read as if it alone had been fed
+    from streamscope.core.anomalies import cut_by_client
+
+    def apply(log: AnomalyLog, op: str, n: int, kind: str, frame: int) -> None:
+        if op == "add":
+            log.add(kind, frame, f"m{n}", 0, n)
+        elif op == "again":
+            log.again(kind, [frame] * (n + 1), 0, n)
+        elif op == "discard":
+            log.discard(kind, 0, n)
+        else:
+            cut_by_client(log, [(0, n)])
+
+    def seen(log: AnomalyLog) -> list:
+        return [(a.frame, a.kind, a.index, a.count, a.text(), a.severity) for a in log.entries()]
+
+    logs = [(AnomalyLog(), [])]  # each log with the sightings it was fed
+    for frame, (op, n, kind) in enumerate(ops, 1):
+        if op == "copy":
+            log, fed = logs[n % len(logs)]
+            logs.append((log.copy(), list(fed)))
+            continue
+        log, fed = logs[n % len(logs)]
+        apply(log, op, n, kind, frame)
+        fed.append((op, n, kind, frame))
+    for log, fed in logs:
+        alone = AnomalyLog()
+        for step in fed:
+            apply(alone, *step)
+        assert seen(log) == seen(alone)
+
+
 @pytest.mark.parametrize(
     "entry",
     [
