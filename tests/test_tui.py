@@ -20,8 +20,8 @@ from benchmarks.gen import gemini_candidates_chunk
 from streamscope.cli import main
 from streamscope.tui.app import ReplayApp
 from streamscope.tui.screens import ExchangesScreen, StreamScreen, TextScreen
-from streamscope.tui.widgets.ask_line import AskLine
 from streamscope.tui.widgets import CallTable, FrameDetail, FrameList, Timeline
+from streamscope.tui.widgets.ask_line import AskLine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = (100, 30)
