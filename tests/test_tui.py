@@ -952,6 +952,50 @@ def test_stepping_on_from_the_last_state_agrees_with_resuming_from_a_snapshot(na
         assert [e.describe() for e in a.events] == [e.describe() for e in b.events], n
 
 
+def test_the_copies_kept_for_steps_back_give_the_states_feeding_from_the_start_gives(
+    tmp_path, monkeypatch
+):
+    # after End and after far jumps, copies are kept a few frames apart for the steps back
+    # (model.TRAIL); a state resumed from one is the state fed from the first frame
+    from streamscope.inputs import open_input
+    from streamscope.tui import model as tui_model
+
+    calls = []
+    for i in range(5):  # five calls, interleaved, an anomaly or two on the way
+        calls.append({"index": i, "id": f"call_{i}", "type": "function", "function": {"name": "f"}})
+    for k in range(60):
+        calls.append(
+            {"index": k % 5, "id": "" if k % 7 == 0 else None, "function": {"arguments": f"{k}"}}
+        )
+    path = one_stream(tmp_path / "long.jsonl", calls)
+
+    def model() -> tui_model.StreamModel:
+        ex = open_input(path).exchange(1)
+        m = tui_model.StreamModel(ex.reads, 1, every=1000, thin=False)
+        m.build()
+        return m
+
+    monkeypatch.setattr(tui_model, "TRAIL", 1 << 30)
+    fresh = model()  # one snapshot (frame 0): every state fed from the start
+    monkeypatch.setattr(tui_model, "TRAIL", 3)
+    monkeypatch.setattr(tui_model, "TRAILS", 12)
+    trail = model()
+    total = trail.total
+    assert len(trail.snapshots) > 12  # End's trail kept (the oldest dropped past TRAILS)
+    path_ = [*range(total, total - 20, -1), 30, 29, 28, 2, 50, 12, 49, 48, total, 0, 1]
+    for n in path_:
+        fresh._cursor = None
+        a, b = trail.at(n), fresh.at(n)
+        assert a.number == b.number == n
+        assert a.engine.strategy_calls() == b.engine.strategy_calls(), n
+        assert [e.describe() for e in a.events] == [e.describe() for e in b.events], n
+        assert [x.to_json() for x in a.engine.log.entries()] == [
+            x.to_json() for x in b.engine.log.entries()
+        ], n
+    frames = [s.frames for s in trail.snapshots]
+    assert frames == sorted(set(frames)) and len(trail._trail) == 12
+
+
 @pytest.mark.parametrize("name", ["alibaba-empty-id.jsonl", "parallel-index-0.jsonl", "vllm.jsonl"])
 def test_a_model_read_in_slices_keeps_what_one_pass_keeps(name):
     # the worker reads a long stream in slices: the summaries, times and the timeline's

@@ -17,9 +17,10 @@ import threading
 import time
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import overload
+from itertools import chain
+from typing import Any, overload
 
 from ..core.collector import paused
 from ..core.engine import Engine, Strategies, StreamResult
@@ -32,6 +33,11 @@ from ..inputs.reads import Reads
 from ..recording.format import RecordingError
 
 SNAPSHOTS = 512  # engine copies kept at most (about: they are taken at read boundaries)
+# A step back resumes from the snapshot before it and feeds on: a few hundred frames at
+# 20,000 calls. After End and after a far jump, copies are kept TRAIL frames apart just
+# before the frame shown (at most TRAILS of them), so the steps back that follow resume
+# close by.
+TRAIL, TRAILS = 32, 64
 _SUMMED = -2  # FrameSummaries: the frame's summary is kept whole, not a plain fragment
 _INT_LIMIT = 1 << 31  # what a C int (array "i") holds
 
@@ -80,6 +86,10 @@ class Snapshot:
     engine: Engine
     decoder: object
     took: float = 0.0  # seconds its copy took (copying it again costs about as much)
+    # the frames of the read before `next_read` that come after `frames`, decoded: a
+    # snapshot kept for steps back may lie inside a read (a block of a plain file holds
+    # hundreds of frames)
+    pending: tuple[Frame, ...] = ()
     # a copy tidies the engine it copies (joins its fragments): one copy at a time
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -156,6 +166,8 @@ class StreamModel:
         self._end_state: FrameState | None = None  # the last frame's, once the stream ended
         # the last state `at` gave and the frames after it: stepping on feeds it further
         self._cursor: tuple[FrameState, Iterator[Frame]] | None = None
+        self._trail: list[Snapshot] = []  # the snapshots kept for steps back (TRAIL)
+        self._keeping = threading.Lock()
 
     def _engine(self) -> Engine:
         return open_engine(
@@ -306,7 +318,9 @@ class StreamModel:
         self.anomaly_frames = marked
         if not live and self.total:  # End is the most visited frame: its state, kept ready
             snap = [s for s in self.snapshots if s.frames < self.total][-1]
-            end = self._feed_to(self.total, *self._resume(snap))
+            # (and the copies for the steps back from it: this runs off the screen's thread)
+            trail = range(snap.frames + TRAIL, self.total, TRAIL)
+            end = self._feed_keeping(self.total, snap, trail)[0]
             self._end_state = end if end is None else self.view(end)
         self.result = result
         return result
@@ -337,8 +351,11 @@ class StreamModel:
         if found is None:
             if stop is not None and stop():
                 return None
-            engine, frames = self._resume(snap)
-            found = self._feed_to(n, engine, frames, stop)
+            if n - snap.frames > 2 * TRAIL:  # a far jump: one copy kept for the steps back
+                found, frames = self._feed_keeping(n, snap, (n - TRAIL,), stop)
+            else:
+                engine, frames = self._resume(snap)
+                found = self._feed_to(n, engine, frames, stop)
         if found is None:
             if stop is not None and stop():
                 return None
@@ -408,9 +425,14 @@ class StreamModel:
         return self.snapshots[max(i - 1, 0)]
 
     def _resume(self, snap: Snapshot) -> tuple[Engine, Iterator[Frame]]:
+        engine, decoder = self._copies(snap)
+        frames = self.reads.frames(snap.next_read, decoder)
+        return engine, chain(snap.pending, frames) if snap.pending else frames
+
+    def _copies(self, snap: Snapshot) -> tuple[Engine, Any]:
+        """The engine and decoder of `snap`, copied to feed on."""
         with snap.lock, paused():
-            engine, decoder = snap.engine.copy(), snap.decoder.copy()  # type: ignore[attr-defined]
-        return engine, self.reads.frames(snap.next_read, decoder)
+            return snap.engine.copy(), snap.decoder.copy()  # type: ignore[attr-defined]
 
     def _feed_to(
         self,
@@ -430,6 +452,67 @@ class StreamModel:
                 engine.collect_events = False
                 return FrameState(n, frame, engine, events or [])
         return None
+
+    def _feed_keeping(
+        self,
+        n: int,
+        snap: Snapshot,
+        marks: Iterable[int],
+        stop: Callable[[], bool] | None = None,
+    ) -> tuple[FrameState | None, Iterator[Frame]]:
+        """`_feed_to(n, *_resume(snap))` and the frames after n, keeping a snapshot at each
+        of `marks` (frame numbers, ascending) on the way (the screen's thread and the
+        reading worker may both call it)."""
+        engine, decoder = self._copies(snap)
+        wanted = iter(marks)
+        mark = next(wanted, None)
+        reads = self.reads
+        n_reads = len(reads)
+
+        def frames() -> Iterator[tuple[Frame, int, list[Frame], int]]:
+            # each frame, the read after its own (-1: the decoder's last frames, flushed
+            # after every read, where no snapshot is kept), where it is in its read's
+            for frame in snap.pending:
+                yield frame, -1, [], 0
+            for i, (data, t) in enumerate(
+                reads.reads_from(snap.next_read, n_reads), snap.next_read
+            ):
+                got = list(decoder.feed(data, t))  # (the decoder is past the whole read)
+                for k, frame in enumerate(got):
+                    yield frame, i + 1, got, k
+            for frame in decoder.flush():
+                yield frame, -1, [], 0
+
+        feeding = frames()
+        for frame, after, got, k in feeding:
+            if stop is not None and not frame.number & 255 and stop():
+                break
+            engine.collect_events = frame.number == n
+            events = engine.feed(frame)
+            if frame.number == n:
+                engine.collect_events = False
+                return FrameState(n, frame, engine, events or []), (f[0] for f in feeding)
+            if mark is not None and after > 0 and frame.number >= mark:
+                copied = time.perf_counter()
+                with paused():
+                    kept = Snapshot(frame.number, after, engine.copy(), decoder.copy())
+                kept.took = time.perf_counter() - copied
+                kept.pending = tuple(got[k + 1 :])
+                self._keep(kept)
+                while mark is not None and mark <= frame.number:
+                    mark = next(wanted, None)
+        return None, iter(())
+
+    def _keep(self, snap: Snapshot) -> None:
+        """Add a snapshot for the steps back (the oldest such one goes past TRAILS)."""
+        with self._keeping:  # (a list read without the lock is whole before or after)
+            at = bisect_left(self.snapshots, snap.frames, key=lambda s: s.frames)
+            if at < len(self.snapshots) and self.snapshots[at].frames == snap.frames:
+                return  # (one is there already)
+            self.snapshots.insert(at, snap)
+            self._trail.append(snap)
+            if len(self._trail) > TRAILS:
+                self.snapshots.remove(self._trail.pop(0))
 
     def replayed(self) -> Iterator[list[FieldEvent]]:
         """Per frame, from the first, what robust did there (its events), fed once on a
