@@ -16,7 +16,7 @@ import orjson
 
 from ...core import events as ev
 from ...core.anomalies import AnomalyLog
-from ...core.calls import NOTHING, Call, Slot, freeze
+from ...core.calls import NOTHING, Call, Slot, freeze, show_dirty
 from ...core.engine import at_index
 from ...core.events import FieldEvent
 from ...core.frames import INVALID, NOT_READ, Frame, Sentinel
@@ -148,10 +148,16 @@ class ChoiceState:
         "rank",
         "by_id",
         "frozen",
+        "shown",
+        "dirty",
     )
 
     def __init__(self, rank: int = 0) -> None:
         self.calls: list[RSlot] = []
+        # per position, the Call last shown, and where it may be out of date (core.calls.
+        # show_dirty): a frame's calls are a copy of the list, not a lookup per call
+        self.shown: list[Call | None] = []
+        self.dirty: set[int] = set()
         self.by_index: dict[object, RSlot] = {}
         self.rank = rank  # the choice's place among the choices, in order of appearance
         # id -> the latest call (by position) that carries it: a lookup, not a scan per call
@@ -181,7 +187,7 @@ class ChoiceState:
         new = ChoiceState.__new__(ChoiceState)
         for name in ChoiceState.__slots__:
             value = getattr(self, name)
-            if isinstance(value, (list, dict)):
+            if isinstance(value, (list, dict, set)):
                 value = copy.copy(value)
             setattr(new, name, value)
         return new
@@ -207,7 +213,11 @@ class Robust:
         self.gen = object()
 
     def copy(self, log: AnomalyLog) -> Robust:
-        """A copy that shares the calls (see `own`), with `log` for its anomalies."""
+        """A copy that shares the calls (see `own`), with `log` for its anomalies (the
+        Calls shown brought up to date first: the copies of a snapshot show them as
+        they are, not made again)."""
+        for st in self.choices.values():
+            st.dirty = show_dirty(st.calls, st.shown, st.dirty, self.gen, changing=False)
         new = copy.copy(self)
         new.log = log
         new.choices = {c: st.copy() for c, st in self.choices.items()}
@@ -227,6 +237,7 @@ class Robust:
             return slot
         new = slot.clone(self.gen)
         st.calls[slot.pos] = new
+        st.dirty.add(slot.pos)
         by_index, by_id, first_by_id = st.by_index, st.by_id, self.first_by_id
         for key in slot.keys:
             if by_index.get(key) is slot:
@@ -487,7 +498,9 @@ class Robust:
     def _new(self, n: int, c: int, st: ChoiceState, index: object) -> RSlot:
         slot = RSlot(c, index, n, len(st.calls))
         slot.owner = self.gen
+        st.dirty.add(slot.pos)
         st.calls.append(slot)
+        st.shown.append(None)
         return slot
 
     def _target(
@@ -953,4 +966,9 @@ class Robust:
 
     def calls(self) -> list[Call]:
         gen = self.gen
+        held = [st for st in self.choices.values() if st.calls]
+        if len(held) == 1:  # one choice's calls: in the order they began, as they are held
+            st = held[0]
+            st.dirty = show_dirty(st.calls, st.shown, st.dirty, gen)
+            return st.shown[:]  # type: ignore[return-value]  # (none is None now)
         return [s.shown(gen) for s in self.slots()]
