@@ -230,6 +230,34 @@ def test_copies_taken_anywhere_read_on_exactly(chunks, copies):
     assert summary(engine.finish()) == summary(analyse(chunks, slow=True))
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(PIECES, st.builds(lambda t: chunk({"content": t}), st.text(max_size=3))),
+        max_size=30,
+    ),
+    st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["copy", "twin", "seal"])), max_size=8),
+)
+def test_the_calls_shown_at_each_frame_are_the_calls_made_afresh(chunks, steps):
+    # a frame's calls are the Calls last shown with the changed ones made again
+    # (core.calls.show_dirty); across copies and seals they must be each slot's call now
+    at = dict(steps)
+    engine = StreamEngine(1)
+    for i, frame in enumerate(frames_of(chunks)):
+        if at.get(i) == "seal":
+            engine.seal()
+        elif i in at:
+            twin = engine.copy()
+            engine = twin if at[i] == "twin" else engine
+        engine.feed(frame)
+        got = engine.strategy_calls()
+        robust = engine._robust
+        assert got["robust"] == [s.to_call() for s in robust.slots()], i
+        for strategy in engine.others:
+            if strategy.error is None:
+                assert got[strategy.name] == [s.to_call() for s in strategy.slots], i
+
+
 def test_copies_share_the_text_before_them():
     # 1,000 fragments of one call, a copy every 100 frames: each copy holds a few chunks
     # (one per copy before it), the same string objects as the copies before it, never a
