@@ -28,6 +28,13 @@ class KeyFooter(Footer):
         self._shown = shown
         super().bindings_changed(screen)
 
+    def watch_show_command_palette(self) -> None:
+        # (Textual's footer shows the change at its next rebuild, which this one skips
+        # when the keys are the same: a narrow screen's footer kept the palette's hint)
+        if self.is_mounted and self._shown is not None:
+            self._shown = None
+            self.call_next(self.bindings_changed, self.screen)
+
     def show(self, shown: bool) -> None:
         """Shown or hidden (the question's line takes its place)."""
         self.display = shown
