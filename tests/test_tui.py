@@ -850,7 +850,25 @@ async def test_the_repair_panel_of_a_text_answer_says_there_are_no_calls():
         assert "the stream made no tool calls" in shown and "nothing to repair" not in shown
 
 
-async def test_a_stream_is_shown_before_it_is_all_read_and_then_completes():
+async def test_a_small_stream_opens_at_once_a_big_one_behind_its_loading_screen(tmp_path):
+    from streamscope.inputs import open_input
+
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, ExchangesScreen)
+        await pilot.press("enter")  # 7 reads: read as it opens, no loading screen between
+        assert isinstance(app.screen, StreamScreen) and app.screen.model.result is not None
+        calls = [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "f"}}]
+        many = one_stream(tmp_path / "many.jsonl", calls * 2001)  # read in the background
+        big = one_stream(tmp_path / "big.jsonl", [{"index": 0, "id": "x" * 200_000}])
+        for path in (many, big):
+            assert not app._at_once(open_input(path).exchange(1).reads)
+
+
+async def test_a_stream_is_shown_before_it_is_all_read_and_then_completes(monkeypatch):
+    from streamscope.tui import app as tui_app
+
+    monkeypatch.setattr(tui_app, "AT_ONCE", 0)  # (read in slices, small as it is)
     app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)  # 8 frames in 7 reads
     app.read_slices = (0, 0)  # show after the first read, update after every slice
     updates = []
@@ -868,11 +886,16 @@ async def test_a_stream_is_shown_before_it_is_all_read_and_then_completes():
         assert screen.model.anomaly_frames == [2, 3, 4, 5]  # as read in one go
 
 
-async def test_a_stream_read_in_the_background_holds_the_collector_still_while_shown():
+async def test_a_stream_read_in_the_background_holds_the_collector_still_while_shown(
+    monkeypatch,
+):
     # once read, a long stream's objects are left out of full collections (100 ms pauses
     # on key presses over 300k frames), and given back when its screen goes
     import gc
 
+    from streamscope.tui import app as tui_app
+
+    monkeypatch.setattr(tui_app, "AT_ONCE", 0)  # (read in slices, small as it is)
     app = ReplayApp(sample("alibaba-empty-id.jsonl"))
     app.read_slices = (0, 0)  # read in slices: the screen hears the read complete
     async with app.run_test(size=SIZE) as pilot:

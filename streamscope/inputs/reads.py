@@ -55,6 +55,11 @@ class Reads:
         """Read `i`: its bytes and its time (ns from the request), if known."""
         raise NotImplementedError
 
+    def byte_size(self) -> int | None:
+        """About how many bytes the reads hold, when that is known without reading them
+        (None: it is not)."""
+        return None
+
     def reads_from(self, start: int, stop: int) -> Iterator[tuple[bytes, int | None]]:
         """Reads `start` to `stop - 1` in order, as `read` gives them (a source may read
         ahead in big blocks)."""
@@ -100,6 +105,9 @@ class ExchangeReads(Reads):
 
     def __len__(self) -> int:
         return len(self.lines) if self.stop is None else self.stop
+
+    def byte_size(self) -> int:
+        return sum(map(self.index.line_size, self.lines))  # (their lines, as recorded)
 
     def read(self, i: int) -> tuple[bytes, int | None]:
         n = self.lines[i]
@@ -149,6 +157,9 @@ class BlockReads(Reads):
     def __len__(self) -> int:
         return (self.size + self.block - 1) // self.block
 
+    def byte_size(self) -> int:
+        return self.size
+
     def read(self, i: int) -> tuple[bytes, int | None]:
         with self._lock:
             self._f.seek(i * self.block)
@@ -176,6 +187,9 @@ class LineReads(Reads):
                     offsets.append(offsets[-1] + len(line))
             self._offsets = offsets
         return self._offsets
+
+    def byte_size(self) -> int:
+        return os.path.getsize(readable(self.path))
 
     def __len__(self) -> int:
         return len(self.offsets) - 1

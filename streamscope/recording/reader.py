@@ -459,6 +459,10 @@ class RecordingIndex:
     def exchanges(self) -> list[int]:
         return sorted(self._exchanges)
 
+    def line_size(self, n: int) -> int:
+        """Line `n`'s bytes, its newline included (1-based, as `line`)."""
+        return int(self._offsets[n] - self._offsets[n - 1])
+
     def exchange(self, exchange: int) -> ExchangeIndex:
         return self._exchanges[exchange]
 
