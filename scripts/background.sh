@@ -1,0 +1,40 @@
+# Sourced by scripts/check: installs run in the background while the CPU-bound steps run,
+# each awaited where its check needs it. `background NAME COMMAND...` starts COMMAND
+# niced, in a process group of its own, its output kept in a log; `awaited NAME` waits
+# for it and shows that log, and a job that failed fails the check there, its log shown
+# whole. Whatever is still running when the check exits (passed, failed or interrupted)
+# is stopped, its whole process group.
+_background_logs=$(mktemp -d "${TMPDIR:-/tmp}/streamscope-check.XXXXXX")
+declare -A _background_pids=()
+_background_stop() {
+    local pid
+    for pid in "${_background_pids[@]}"; do
+        kill -TERM -- "-$pid" 2>/dev/null || true
+    done
+    for pid in "${_background_pids[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$_background_logs"
+}
+trap _background_stop EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+background() {
+    local name=$1
+    shift
+    set -m # its own process group, so that stopping it stops its children too
+    nice -n 10 "$@" >"$_background_logs/$name.log" 2>&1 </dev/null &
+    _background_pids[$name]=$!
+    set +m
+}
+awaited() {
+    local name=$1 status=0 began=$SECONDS
+    wait "${_background_pids[$name]}" || status=$?
+    unset "_background_pids[$name]"
+    cat "$_background_logs/$name.log"
+    if [ "$status" != 0 ]; then
+        echo "scripts/check: $name (in the background) failed, exit $status; its output is above" >&2
+        exit "$status"
+    fi
+    echo "($name: done, waited $((SECONDS - began)) s for it)"
+}
