@@ -5,7 +5,7 @@
 # whole. Whatever is still running when the check exits (passed, failed or interrupted)
 # is stopped, its whole process group.
 _background_logs=$(mktemp -d "${TMPDIR:-/tmp}/streamscope-check.XXXXXX")
-declare -A _background_pids=()
+declare -A _background_pids=() _background_began=()
 _background_stop() {
     local pid
     for pid in "${_background_pids[@]}"; do
@@ -25,6 +25,7 @@ background() {
     set -m # its own process group, so that stopping it stops its children too
     nice -n 10 "$@" >"$_background_logs/$name.log" 2>&1 </dev/null &
     _background_pids[$name]=$!
+    _background_began[$name]=$(date +%s)
     set +m
 }
 awaited() {
@@ -36,5 +37,9 @@ awaited() {
         echo "scripts/check: $name (in the background) failed, exit $status; its output is above" >&2
         exit "$status"
     fi
-    echo "($name: done, waited $((SECONDS - began)) s for it)"
+    # (how long it ran: until it last wrote to its log; GNU stat, else until now)
+    local ended
+    ended=$(stat -c %Y "$_background_logs/$name.log" 2>/dev/null || date +%s)
+    local ran=$((ended - _background_began[$name]))
+    echo "($name: done in about $ran s in the background, waited $((SECONDS - began)) s for it)"
 }
