@@ -1,9 +1,10 @@
 # Sourced by scripts/check: installs run in the background while the CPU-bound steps run,
 # each awaited where its check needs it. `background NAME COMMAND...` starts COMMAND
-# niced, in a process group of its own, its output kept in a log; `awaited NAME` waits
-# for it and shows that log, and a job that failed fails the check there, its log shown
-# whole. Whatever is still running when the check exits (passed, failed or interrupted)
-# is stopped, its whole process group.
+# niced, in a process group of its own, its output kept in a log; `awaited NAME [LIMIT]`
+# waits for it (at most LIMIT seconds from then: niced, a job may have had little of the
+# CPU until now) and shows that log, and a job that failed or ran out of time fails the
+# check there, its log shown whole. Whatever is still running when the check exits
+# (passed, failed or interrupted) is stopped, its whole process group.
 _background_logs=$(mktemp -d "${TMPDIR:-/tmp}/streamscope-check.XXXXXX")
 declare -A _background_pids=() _background_began=()
 _background_stop() {
@@ -29,8 +30,16 @@ background() {
     set +m
 }
 awaited() {
-    local name=$1 status=0 began=$SECONDS
-    wait "${_background_pids[$name]}" || status=$?
+    local name=$1 limit=${2:-} status=0 began=$SECONDS pid=${_background_pids[$1]}
+    while [ -n "$limit" ] && kill -0 "$pid" 2>/dev/null; do
+        if [ $((SECONDS - began)) -ge "$limit" ]; then
+            kill -TERM -- "-$pid" 2>/dev/null || true
+            echo "scripts/check: $name (in the background) not done $limit s after it was needed" >&2
+            break
+        fi
+        sleep 1
+    done
+    wait "$pid" || status=$?
     unset "_background_pids[$name]"
     cat "$_background_logs/$name.log"
     if [ "$status" != 0 ]; then

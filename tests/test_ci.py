@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -44,18 +46,17 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         ".venv/bin/ruff format --check .",
         ". scripts/background.sh",
         "background oldest-openai scripts/check-oldest-openai --install",
-        "background agents timeout 180 .venv/bin/python scripts/agent-matrix --install-only"
-        " claude codex",
-        "background phoenix timeout 300 .venv/bin/python scripts/phoenix_check.py --install-only",
+        "background agents .venv/bin/python scripts/agent-matrix --install-only claude codex",
+        "background phoenix .venv/bin/python scripts/phoenix_check.py --install-only",
         "background browser scripts/install-browser",
         ".venv/bin/mypy",
         "awaited browser",
         PYTEST,
         "awaited oldest-openai",
         f"background oldest-openai-tests {OLDEST_TESTS}",
-        "awaited agents",
+        "awaited agents 180",
         f"background agent-matrix {AGENTS}",
-        "awaited phoenix",
+        "awaited phoenix 300",
         PHOENIX,
         "awaited oldest-openai-tests",
         "awaited agent-matrix",
@@ -87,16 +88,14 @@ def test_every_check_ci_ran_before_the_installs_moved_still_runs():
             "awaited oldest-openai-tests",
         ],
         "timeout 180 .venv/bin/python scripts/agent-matrix --install claude codex": [
-            "background agents timeout 180 .venv/bin/python scripts/agent-matrix --install-only"
-            " claude codex",
-            "awaited agents",
+            "background agents .venv/bin/python scripts/agent-matrix --install-only claude codex",
+            "awaited agents 180",
             f"background agent-matrix {AGENTS}",
             "awaited agent-matrix",
         ],
         "timeout 300 .venv/bin/python scripts/phoenix_check.py --install": [
-            "background phoenix timeout 300 .venv/bin/python scripts/phoenix_check.py"
-            " --install-only",
-            "awaited phoenix",
+            "background phoenix .venv/bin/python scripts/phoenix_check.py --install-only",
+            "awaited phoenix 300",
             PHOENIX,
         ],
     }
@@ -143,6 +142,15 @@ def test_a_background_install_that_fails_fails_the_check_with_its_output_and_non
     else:  # a zombie, reaped by init later, is stopped too
         with open(f"/proc/{child}/stat") as f:
             assert f.read().split(") ", 1)[1].startswith("Z"), "the background job's child runs on"
+
+
+@pytest.mark.slow  # a second of waiting: the fast run leaves it out
+def test_a_background_install_not_done_in_its_time_once_awaited_fails_the_check():
+    script = f". {os.path.join(ROOT, 'scripts', 'background.sh')}\n"
+    script += "background slow sleep 300\nawaited slow 1\necho not reached\n"
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "not reached" not in done.stdout
+    assert "slow (in the background) not done 1 s after it was needed" in done.stderr
 
 
 def test_the_docs_build_runs_in_ci():
