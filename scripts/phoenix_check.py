@@ -7,6 +7,7 @@ span and each finding as a `streamscope.*` span event.
     scripts/phoenix_check.py RECORDING              # any recording
     scripts/phoenix_check.py --phoenix /path/to/phoenix-venv/bin/python
     scripts/phoenix_check.py --install              # pip install arize-phoenix first
+    scripts/phoenix_check.py --install-only         # only that (scripts/check: in the background)
 
 Phoenix is found at --phoenix (a Python that has it), else $STREAMSCOPE_PHOENIX_PYTHON,
 else .tools/phoenix/bin/python (where --install puts it: `pip install arize-phoenix` into
@@ -623,8 +624,10 @@ def default_recording(folder: Path) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.install:
+    if args.install or args.install_only:
         install()
+    if args.install_only:
+        return 0
     python = find_phoenix(args.phoenix)
     with tempfile.TemporaryDirectory(prefix="streamscope-phoenix-") as tmp:
         folder = Path(tmp)
@@ -670,6 +673,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--phoenix", help="a Python that has arize-phoenix")
     parser.add_argument(
         "--install", action="store_true", help="pip install arize-phoenix into .tools/phoenix first"
+    )
+    parser.add_argument(
+        "--install-only", action="store_true", help="pip install arize-phoenix, and stop"
     )
     parser.add_argument(
         "--include-content",

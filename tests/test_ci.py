@@ -4,6 +4,10 @@ lint, format, types and both test runs."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -21,26 +25,132 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert ci[-1] == test_command[0]
 
 
-def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
-    steps = [
+def check_steps() -> list[str]:
+    return [
         line
         for line in read("scripts", "check").splitlines()
         if line and not line.startswith(("#", "set ", "cd "))
     ]
-    assert steps == [
+
+
+PYTEST = '.venv/bin/pytest -q -n 2 --dist worksteal "$@"'
+OLDEST_TESTS = "scripts/check-oldest-openai --tests"
+AGENTS = "timeout 180 .venv/bin/python scripts/agent-matrix claude codex"
+PHOENIX = "timeout 300 .venv/bin/python scripts/phoenix_check.py"
+
+
+def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
+    assert check_steps() == [
         "unset PYTHONDONTWRITEBYTECODE",
         ".venv/bin/ruff check .",
         ".venv/bin/ruff format --check .",
+        ". scripts/background.sh",
+        "background oldest-openai scripts/check-oldest-openai --install",
+        "background agents .venv/bin/python scripts/agent-matrix --install-only claude codex",
+        "background phoenix .venv/bin/python scripts/phoenix_check.py --install-only",
+        "background browser scripts/install-browser",
         ".venv/bin/mypy",
-        "scripts/install-browser",
-        '.venv/bin/pytest -q -n 2 --dist worksteal "$@"',
-        "scripts/check-oldest-openai",
-        "timeout 180 .venv/bin/python scripts/agent-matrix --install claude codex",
-        "timeout 300 .venv/bin/python scripts/phoenix_check.py --install",
+        "awaited browser",
+        PYTEST,
+        "awaited oldest-openai",
+        f"background oldest-openai-tests {OLDEST_TESTS}",
+        "awaited agents 180",
+        f"background agent-matrix {AGENTS}",
+        "awaited phoenix 300",
+        PHOENIX,
+        "awaited oldest-openai-tests",
+        "awaited agent-matrix",
     ]
     assert os.access(os.path.join(ROOT, "scripts", "agent-matrix"), os.X_OK)
     assert os.access(os.path.join(ROOT, "scripts", "check"), os.X_OK)
     assert os.access(os.path.join(ROOT, "scripts", "check-oldest-openai"), os.X_OK)
+
+
+def test_every_check_ci_ran_before_the_installs_moved_still_runs():
+    """What scripts/check ran one after another until its installs went to the background
+    (2026-12-03), and the steps that do each now, in their order: the install started in
+    the background, awaited right before its check starts; a check run in the background
+    awaited before the script ends."""
+    now = {
+        ".venv/bin/ruff check .": [".venv/bin/ruff check ."],
+        ".venv/bin/ruff format --check .": [".venv/bin/ruff format --check ."],
+        ".venv/bin/mypy": [".venv/bin/mypy"],
+        "scripts/install-browser": [
+            "background browser scripts/install-browser",
+            "awaited browser",
+            PYTEST,
+        ],
+        PYTEST: [PYTEST],
+        "scripts/check-oldest-openai": [
+            "background oldest-openai scripts/check-oldest-openai --install",
+            "awaited oldest-openai",
+            f"background oldest-openai-tests {OLDEST_TESTS}",
+            "awaited oldest-openai-tests",
+        ],
+        "timeout 180 .venv/bin/python scripts/agent-matrix --install claude codex": [
+            "background agents .venv/bin/python scripts/agent-matrix --install-only claude codex",
+            "awaited agents 180",
+            f"background agent-matrix {AGENTS}",
+            "awaited agent-matrix",
+        ],
+        "timeout 300 .venv/bin/python scripts/phoenix_check.py --install": [
+            "background phoenix .venv/bin/python scripts/phoenix_check.py --install-only",
+            "awaited phoenix 300",
+            PHOENIX,
+        ],
+    }
+    steps = check_steps()
+    for before, after in now.items():
+        at = [steps.index(s) for s in after if s in steps]
+        assert len(at) == len(after) and at == sorted(at), f"{before!r}: {after} in order"
+        if len(after) > 2:  # nothing between awaiting the install and starting the check
+            assert at[2] == at[1] + 1, before
+    started = [s.split()[1] for s in steps if s.startswith("background ")]
+    assert sorted(started) == sorted(s.split()[1] for s in steps if s.startswith("awaited "))
+    assert steps[-2:] == ["awaited oldest-openai-tests", "awaited agent-matrix"]
+
+
+def test_a_background_install_that_fails_fails_the_check_with_its_output_and_none_is_left(
+    tmp_path,
+):
+    """scripts/background.sh: a failed job fails the run where it is awaited, its log
+    shown; one still running when the run exits is stopped, its children too."""
+    script = (
+        "set -euo pipefail\n"
+        f". {os.path.join(ROOT, 'scripts', 'background.sh')}\n"
+        "background ok echo fine\n"
+        "background bad sh -c 'echo what pip said; exit 3'\n"
+        'background long sh -c \'sleep 300 & echo $! > "$1"; wait\' sh "$1"\n'
+        'while [ ! -s "$1" ]; do sleep 0.05; done\n'
+        "awaited ok\n"
+        "awaited bad\n"
+        "echo not reached\n"
+    )
+    pidfile = tmp_path / "pid"
+    done = subprocess.run(
+        ["bash", "-c", script, "check", str(pidfile)], capture_output=True, text=True, timeout=60
+    )
+    child = int(pidfile.read_text())
+    assert done.returncode == 3, done
+    assert "fine" in done.stdout and "what pip said" in done.stdout
+    assert "not reached" not in done.stdout
+    assert "bad (in the background) failed, exit 3" in done.stderr
+    try:
+        os.kill(child, 0)
+    except ProcessLookupError:
+        pass
+    else:  # a zombie, reaped by init later, is stopped too
+        with open(f"/proc/{child}/stat") as f:
+            assert f.read().split(") ", 1)[1].startswith("Z"), "the background job's child runs on"
+
+
+@pytest.mark.slow  # a second of waiting: the fast run leaves it out
+def test_a_background_install_not_done_in_its_time_once_awaited_fails_the_check():
+    script = f". {os.path.join(ROOT, 'scripts', 'background.sh')}\n"
+    script += "background slow sleep 300\nawaited slow 1\necho not reached\n"
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "not reached" not in done.stdout
+    assert "slow (in the background) not done 1 s after it was needed" in done.stderr
 
 
 def test_the_docs_build_runs_in_ci():
@@ -57,9 +167,6 @@ def test_the_type_checker_is_declared_in_the_test_extra():
 def test_the_agent_matrix_runs_every_real_agent_test_module():
     """Each tests/test_agent_*.py is some agent's in the matrix, and marks its real-agent
     tests `agent` (the only ones the matrix runs)."""
-    import subprocess
-    import sys
-
     listed = subprocess.run(
         [sys.executable, os.path.join(ROOT, "scripts", "agent-matrix"), "--list"],
         capture_output=True,

@@ -99,24 +99,48 @@ def requests(path) -> list[Request]:
     return [r for _, r in iter_records(path) if isinstance(r, Request)]
 
 
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory, upstream):
+    """`streamscope record -- python agent.py SECOND`, run once a module for each second
+    request (the end-to-end test and the replay read the same run): SECOND -> (the
+    recording, the subprocess, what the upstream served, the paths it was asked and the
+    headers it got, from this run only)."""
+    runs: dict[str, tuple] = {}
+
+    def record(second: str) -> tuple:
+        if second not in runs:
+            folder = tmp_path_factory.mktemp(f"responses-{second}")
+            (folder / "agent.py").write_text(AGENT)
+            out = folder / "run.jsonl"
+            seen = len(upstream.served), len(upstream.paths), len(upstream.headers)
+            done = streamscope(
+                "record",
+                "--upstream",
+                upstream.url,
+                "-o",
+                str(out),
+                "--",
+                sys.executable,
+                "agent.py",
+                second,
+                env={"OPENAI_API_KEY": SECRET},
+                cwd=folder,
+            )
+            runs[second] = (
+                out,
+                done,
+                upstream.served[seen[0] :],
+                upstream.paths[seen[1] :],
+                upstream.headers[seen[2] :],
+            )
+        return runs[second]
+
+    return record
+
+
 @pytest.mark.parametrize("second", ["previous", "items"])
-def test_record_a_responses_agent_end_to_end(tmp_path, upstream, second):
-    (tmp_path / "agent.py").write_text(AGENT)
-    out = tmp_path / "run.jsonl"
-    seen = len(upstream.served)
-    done = streamscope(
-        "record",
-        "--upstream",
-        upstream.url,
-        "-o",
-        str(out),
-        "--",
-        sys.executable,
-        "agent.py",
-        second,
-        env={"OPENAI_API_KEY": SECRET},
-        cwd=tmp_path,
-    )
+def test_record_a_responses_agent_end_to_end(tmp_path, recorded, upstream, second):
+    out, done, served_now, paths, headers_sent = recorded(second)
     assert done.returncode == 0, done.stderr
     said = json.loads(done.stdout)  # the agent's stdout is its own
     assert said["call"]["call_id"] == CALL_ID and said["call"]["name"] == "get_weather"
@@ -126,19 +150,19 @@ def test_record_a_responses_agent_end_to_end(tmp_path, upstream, second):
 
     first, second_request = requests(out)
     assert first.url == second_request.url == upstream.url + "/responses"
-    assert upstream.paths[-2:] == ["/v1/responses", "/v1/responses"]
+    assert paths[-2:] == ["/v1/responses", "/v1/responses"]
     sent_back = second_request.json_body()["input"][-1]
     assert sent_back == {"type": "function_call_output", "call_id": CALL_ID, "output": OUTPUT}
     # every byte the agent read is the recording's, and the upstream's
     recorded = [hashlib.sha256(exchange_bytes(out, ex)).hexdigest() for ex in (1, 2)]
-    served = [digest for model, digest, _ in upstream.served[seen:] if model == MODEL]
+    served = [digest for model, digest, _ in served_now if model == MODEL]
     assert recorded == said["sha256"] == served
     assert [e.reason for e in ends(out).values()] == ["complete", "complete"]
     # the key never reaches the file, and still reaches the upstream
     assert SECRET not in out.read_text()
     headers = {k.lower(): v for k, v in first.headers}
     assert headers["authorization"] == f"Bearer {REDACTED}"
-    assert upstream.headers[-1]["authorization"] == f"Bearer {SECRET}"
+    assert headers_sent[-1]["authorization"] == f"Bearer {SECRET}"
     # what the user does next: inspect it, and export the stream as a regression test
     doc = json.loads(streamscope("inspect", "--json", str(out)).stdout)
     assert [s["dialect"] for s in doc["streams"]] == ["openai-responses"] * 2
@@ -154,16 +178,13 @@ def test_record_a_responses_agent_end_to_end(tmp_path, upstream, second):
 
 
 @pytest.mark.anyio
-async def test_the_recorded_agent_replays_in_its_own_words(tmp_path, upstream):
+async def test_the_recorded_agent_replays_in_its_own_words(recorded):
     from streamscope.tui.app import ReplayApp
     from streamscope.tui.widgets import CallTable
 
     from .test_tui import settle, text
 
-    (tmp_path / "agent.py").write_text(AGENT)
-    out = tmp_path / "run.jsonl"
-    args = ["record", "--upstream", upstream.url, "-o", str(out), "--", sys.executable]
-    done = streamscope(*args, "agent.py", "items", env={"OPENAI_API_KEY": SECRET}, cwd=tmp_path)
+    out, done, *_ = recorded("items")  # the end-to-end test's run
     assert done.returncode == 0, done.stderr
     app = ReplayApp(str(out), exchange=1)
     async with app.run_test(size=(100, 30)) as pilot:
