@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from textual import constants, work
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -46,13 +46,6 @@ LOOK_EVERY, GROW_EVERY = 0.2, 1.0
 # it took 130 ms of each Enter on an exchange (one read of 3,000 Gemini candidates, 400
 # KB, takes a second: its loading screen stays).
 AT_ONCE, AT_ONCE_BYTES = 2_000, 128 * 1024
-
-# A lone Escape (it closes a page, cancels a question) is told from the start of a key's
-# escape sequence by waiting: Textual waits 0.1 s, and the page closed 120 ms after the
-# key. 50 ms is neovim's wait (its ttimeoutlen), long enough for a sequence's bytes even
-# over ssh; ESCDELAY, when set, is the user's choice and is kept.
-if "ESCDELAY" not in os.environ:
-    constants.ESCAPE_DELAY = 0.05  # type: ignore[misc]  # (read at each Escape, not at import)
 
 
 def no_responses(source: str, exchange: int) -> str:
