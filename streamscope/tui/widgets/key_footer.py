@@ -15,8 +15,10 @@ class KeyFooter(Footer):
 
     _shown: Any = None
 
+    _held = False  # shown again, its keys not looked at until the focus is back
+
     def bindings_changed(self, screen: Screen) -> None:
-        if not self.display:  # (hidden while a question is asked: looked at when shown)
+        if not self.display or self._held:  # (a question is asked: looked at after it)
             return
         shown = tuple(
             (binding, enabled, tooltip)
@@ -38,5 +40,13 @@ class KeyFooter(Footer):
     def show(self, shown: bool) -> None:
         """Shown or hidden (the question's line takes its place)."""
         self.display = shown
-        if shown:  # (from the footer's own queue, where Textual's footer builds its keys)
-            self.call_next(self.bindings_changed, self.screen)
+        if shown:
+            # its keys looked at once the focus is back (Textual moves it from the app's
+            # queue): they are then those it showed before, and it is not built again
+            self._held = True
+            self.app.call_later(self._release)
+
+    def _release(self) -> None:
+        self._held = False
+        # (from the footer's own queue, where Textual's footer builds its keys)
+        self.call_next(self.bindings_changed, self.screen)
