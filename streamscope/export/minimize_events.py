@@ -249,6 +249,7 @@ def _findings(stream: _Stream, judge: _Judge, shape: Shape) -> None:
         if session:  # (narrowing guesses by robust's part of the judge, which it has not)
             judge.left = {}
             return
+        pairs = stream.pairs()  # (its ordinals may be gone: the frames are the same)
         guesses = 4 * n.bit_length() + 8  # two gallops and bisections
         runs, budget = judge.runs, judge.max_runs
         judge.max_runs = runs + 2 * guesses + 2
