@@ -245,10 +245,8 @@ def _findings(stream: _Stream, judge: _Judge, shape: Shape) -> None:
     # what is left is searched within a few analyses' work, narrowed or not
     judge.left = {"frames": FEED * n, "joins": FEED * n, "fields": 3 * FEED * n}
     stream.held = on
-    if not _items(stream, judge, shape):
-        if session:  # (narrowing guesses by robust's part of the judge, which it has not)
-            judge.left = {}
-            return
+    # (narrowing guesses by robust's part of the judge, which a session's has not)
+    if not _items(stream, judge, shape) and not session:
         pairs = stream.pairs()  # (its ordinals may be gone: the frames are the same)
         guesses = 4 * n.bit_length() + 8  # two gallops and bisections
         runs, budget = judge.runs, judge.max_runs
