@@ -20,12 +20,14 @@ sys.path.insert(0, os.path.dirname(HERE))
 from benchmarks.gen import (  # noqa: E402
     BEDROCK_REQUEST,
     GEMINI_REQUEST,
+    RESPONSES_REQUEST,
     anthropic_tool_blocks_events,
     bedrock_tool_blocks_events,
     gemini_partial_calls_array,
     gemini_partial_calls_events,
     interleaved_every_events,
     ollama_calls_lines,
+    responses_calls_events,
     single_chunk_truncated_events,
     write_realtime_websocket,
     write_recording,
@@ -39,6 +41,7 @@ GEMINI = (
     "streamGenerateContent?alt=sse"
 )
 GEMINI_ARRAY = "http://127.0.0.1:1/v1beta/models/m:streamGenerateContent"
+RESPONSES = "http://127.0.0.1:1/v1/responses"
 BEDROCK = "http://127.0.0.1:1/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream"
 
 
@@ -72,6 +75,10 @@ def shapes() -> dict[str, str]:
         "application/vnd.amazon.eventstream",
     )
     out["Bedrock event stream: 1,500 toolUse blocks, the middle one truncated"] = path
+    path = os.path.join(OUT, "minimal-responses-sse.jsonl")
+    events = responses_calls_events(830)
+    write_recording(path, 1, 0, events, RESPONSES, RESPONSES_REQUEST)
+    out["Responses SSE: 830 calls (5k events), the middle one truncated"] = path
     path = os.path.join(OUT, "minimal-responses-ws.jsonl")
     write_responses_websocket(path, 830)
     out["Responses over WebSocket: 830 calls (5k events), the middle one truncated"] = path

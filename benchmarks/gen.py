@@ -692,6 +692,15 @@ def _function_call_events(calls: int, bad: int, realtime: bool) -> list[dict]:
     return events
 
 
+def responses_calls_events(calls: int) -> list[bytes]:
+    """`_function_call_events` as a Responses API SSE body: every event named, with its
+    sequence_number, item `calls // 2` cut short."""
+    events = _function_call_events(calls, calls // 2, realtime=False)
+    return [
+        _anthropic({"type": e["type"], "sequence_number": n, **e}) for n, e in enumerate(events)
+    ]
+
+
 def write_websocket_recording(path: str, url: str, client: list[dict], server: list[dict]) -> None:
     """One WebSocket session: the client's messages, then the server's, as text frames."""
     with RecordingWriter(path, overwrite=True) as w:

@@ -15,6 +15,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from benchmarks.gen import write_realtime_websocket, write_responses_websocket
 from streamscope.analysis import analyze
 from streamscope.cli import main
 from streamscope.export.fixtures import export
@@ -305,6 +306,41 @@ def test_minimal_of_one_turns_stream(codex):
     done = export(str(codex), "sse", turn=1, minimal=True)
     assert done.frames_out < done.frames_in == 11
     assert b"event: response.completed" in done.data  # the client's end of a Responses stream
+
+
+def _kinds_and_clients(path: Path) -> list[tuple]:
+    """Each stream's warning and error kinds and the clients that differ (True) or raise
+    (None)."""
+    out = []
+    for s in analyze(path).streams:
+        clients = [(k, s.differs(k)) for k in s.strategies if k != "robust"]
+        out.append(
+            (
+                sorted({a.kind for a in s.anomalies if a.severity != "info"}),
+                sorted((k, d) for k, d in clients if d is not False),
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("write", [write_responses_websocket, write_realtime_websocket])
+def test_minimal_of_a_long_session_keeps_the_cut_call_alone(write, tmp_path):
+    """40 calls, the middle one cut short: its final event states every call again, so
+    no prefix or suffix passed and ddmin ran for half a minute; the calls no finding is
+    on now go whole, each with its entry in the final output."""
+    source = tmp_path / "s.jsonl"
+    write(str(source), 40)
+    out = tmp_path / "min.jsonl"
+    out.write_bytes(export(str(source), "recording", minimal=True).data)
+    assert _kinds_and_clients(out) == _kinds_and_clients(source) != [([], [])]
+    (stream,) = analyze(out).streams
+    assert stream.frames <= 4 and [c.id for c in stream.tool_calls] == ["call_20"]
+    sent = {line["data"] for line in lines_of(source) if line["type"] == "message"}
+    final = orjson.loads([d["data"] for d in lines_of(out) if d["type"] == "message"][-1])
+    (entry,) = final["response"]["output"]  # the kept call's, as the stream sent it
+    assert any(orjson.dumps(entry).decode() in data for data in sent)
+    done = export(str(source), "sse", turn=1, minimal=True)  # one turn's stream
+    assert done.frames_out <= 4 and b"fc_20" in done.data and b"fc_19" not in done.data
 
 
 # -- bad input ------------------------------------------------------------------------------

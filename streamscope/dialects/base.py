@@ -142,6 +142,23 @@ class Shape:
     # the string fields that accumulate by concatenation, grouped by what they build,
     # each group in stream order: [(frame, path to the string), ...]
     sites: Callable[[list[object]], list[list[tuple[int, tuple[Any, ...]]]]]
+    # each output item's frames and where other frames restate it (`ItemFrames`), for a long
+    # stream whose last event states every item again: its items go whole, each with its
+    # restatements, where dropping frames alone leaves a restatement of nothing
+    items: Callable[[list[object]], list[ItemFrames]] | None = None
+    # keys that number the frames in order, a skip being a finding (`sequence_number`):
+    # the items are first tried away without them, since any frame dropped skips one
+    ordinals: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class ItemFrames:
+    """One output item of a stream, for `--minimal`: the frames that carry it (in the
+    stream), and the entries of other frames that state it again (frame, path to the
+    entry: a Responses response's final `output`), which go when its frames do."""
+
+    frames: tuple[int, ...]
+    echoes: tuple[tuple[int, tuple[Any, ...]], ...] = ()
 
 
 class Minimize(Protocol):

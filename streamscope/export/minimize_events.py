@@ -7,11 +7,15 @@ fields of the JSON frames, level by level (the dialect's `Shape.levels`), then t
 volatile fields. A change is kept only when the signature (the warning and error kinds,
 the clients that differ from robust, those that raise) still holds. Every candidate is
 judged by one engine pass, cached; nothing is ever invented: a fragment moved into the
-one before it leaves `""` behind, and only keys are removed.
+one before it leaves `""` behind, only keys are removed, and an entry that states an
+item again (a response's final `output`) goes only with the item's own frames.
 
 A stream longer than `core.minimal.LONG` frames is first narrowed to the frames that
-carry its findings (core.minimal.carriers, with the shortest prefix or suffix they need:
-core.minimal.narrowed); what is left is then searched within a few analyses' work
+carry its findings: where its dialect finds its output items (`Shape.items`), the items
+no finding is on go whole, each with its entries in the final event (whose `output`
+states every call again, so that no prefix or suffix of the stream passes); else to
+core.minimal.carriers with the shortest prefix or suffix they need
+(core.minimal.narrowed). What is left is then searched within a few analyses' work
 (`FEED`): ddmin bounded by the frames it judges, every fragment joined at once before
 one by one, and a key removed from every frame that has it or from none. A quirk in the
 middle of 1,500 tool blocks is then a fixture in a few passes, where ddmin alone judged
@@ -225,30 +229,100 @@ class _Stream:
         return trees, texts
 
 
-def _findings(stream: _Stream, judge: _Judge) -> None:
-    """Before any search, on a long stream: keep the frames that carry its findings with
-    the shortest prefix or suffix they need, when that keeps the signature; the searches
-    after it are then bounded (judge.left). Judged outside the run budget."""
+def _findings(stream: _Stream, judge: _Judge, shape: Shape) -> None:
+    """Before any search, on a long stream: keep the items the findings are on (`_items`),
+    else the frames that carry them with the shortest prefix or suffix they need, when
+    that keeps the signature; the searches after it are then bounded (judge.left). The
+    narrowing is judged outside the run budget."""
     pairs = stream.pairs()
     n = len(pairs)
-    if n <= LONG or judge.judged is not None:  # (a session's judge sees no frames' findings)
+    if n <= LONG:
         return
-    seed = carriers(judge.found, judge.robust, n)
-    guesses = 4 * n.bit_length() + 8  # two gallops and bisections
-    runs, budget = judge.runs, judge.max_runs
-    judge.max_runs = runs + 2 * guesses + 2
-    try:
-        kept = _narrowed(pairs, seed, judge, guesses, reach(judge.found, judge.robust))
-    finally:
-        judge.runs, judge.max_runs = runs, budget
-    if kept is not None:
-        stream.keep(kept)
-    # narrowed or not, what is left is searched within a few analyses' work: a stream whose
-    # last frame echoes every call (a Responses or Realtime response's `output`) keeps
-    # them all, and ddmin alone judged its 5,000 candidates of thousands of frames
-    stream.held = seed | spans(judge.found, judge.robust)
+    session = judge.judged is not None
+    if session:  # (its judge tells no frames' findings: one pass of the turn alone does)
+        _, judge.found, judge.robust, _ = judge._whole(pairs)
+    seed, on = carriers(judge.found, judge.robust, n), spans(judge.found, judge.robust)
+    # what is left is searched within a few analyses' work, narrowed or not
     judge.left = {"frames": FEED * n, "joins": FEED * n, "fields": 3 * FEED * n}
+    stream.held = on
+    # (narrowing guesses by robust's part of the judge, which a session's has not)
+    if not _items(stream, judge, shape) and not session:
+        pairs = stream.pairs()  # (its ordinals may be gone: the frames are the same)
+        guesses = 4 * n.bit_length() + 8  # two gallops and bisections
+        runs, budget = judge.runs, judge.max_runs
+        judge.max_runs = runs + 2 * guesses + 2
+        try:
+            kept = _narrowed(pairs, seed, judge, guesses, reach(judge.found, judge.robust))
+        finally:
+            judge.runs, judge.max_runs = runs, budget
+        if kept is not None:
+            stream.keep(kept)
+    stream.held = seed | on
     _kinds(stream, judge)
+
+
+def _items(stream: _Stream, judge: _Judge, shape: Shape) -> bool:
+    """On a long stream whose dialect finds its output items (Shape.items): every item no
+    finding is on (stream.held) dropped whole, with the entries that state it again in
+    other frames (a response's final `output`), and with the keys that number the frames
+    (Shape.ordinals) or, if that fails, without; where neither holds, ddmin over the
+    items, on the frames budget. True: items went. 830 Responses calls of which the
+    middle one is cut short are that call alone in one candidate, where dropping frames
+    alone left the final output stating calls the stream no longer carried (a finding
+    of its own) and every prefix and suffix failed."""
+    items = shape.items(stream.trees) if shape.items is not None else []
+    if len(items) < 2:
+        return False
+    inside = {f for item in items for f in item.frames}
+    fixed = [i for i in range(len(stream.texts)) if i not in inside]
+    needed = {g for g, item in enumerate(items) if stream.held.intersection(item.frames)}
+    optional = [g for g in range(len(items)) if g not in needed]
+    numbered = [
+        i
+        for i, tree in enumerate(stream.trees)
+        if isinstance(tree, dict) and not shape.ordinals.isdisjoint(tree)
+    ]
+
+    def render(kept: list[int], strip: bool) -> tuple[list[int], list[object], list[str]]:
+        """The frames of the fixed and these items, the others' restatements pruned (and
+        the ordinals, `strip`)."""
+        groups = needed.union(kept)
+        frames = sorted(fixed + [f for g in groups for f in items[g].frames])
+        gone: dict[int, set[tuple]] = {}
+        for g in optional:
+            if g not in groups:
+                for f, path in items[g].echoes:
+                    gone.setdefault(f, set()).add(path)
+        for f in numbered if strip else ():
+            gone.setdefault(f, set()).update((key,) for key in shape.ordinals)
+        trees, texts = list(stream.trees), list(stream.texts)
+        kept_frames = set(frames)
+        for f, paths in gone.items():
+            if f in kept_frames and trees[f] is not None:
+                trees[f] = prune(trees[f], paths)
+                texts[f] = _dumps(trees[f])
+        return frames, trees, texts
+
+    def judged(kept: list[int], strip: bool) -> bool:
+        frames, _, texts = render(kept, strip)
+        return judge([(stream.names[f], texts[f]) for f in frames])
+
+    strips = (True, False) if numbered else (False,)
+    strip = next((s for s in strips if judged([], s)), None)
+    kept: list[int] = []
+    if strip is None:  # the items no finding is on are not all idle: searched for
+        strip = bool(numbered) and judged(optional, True)
+        kept, judge.left["frames"] = bounded_ddmin(
+            optional,
+            lambda kept: judged(kept, strip),
+            judge.left["frames"],
+            lambda kept: len(fixed) + sum(len(items[g].frames) for g in needed.union(kept)),
+        )
+        if len(kept) == len(optional) and not strip:
+            return False
+    frames, stream.trees, stream.texts = render(kept, strip)
+    stream.keep(frames)
+    return len(kept) < len(optional)
 
 
 def _kinds(stream: _Stream, judge: _Judge) -> None:
@@ -475,12 +549,13 @@ def minimize_events(
     robust's calls stay as they were (a fixture that asserts them)."""
     judge = _Judge(told, tools, expect_done, max_runs, signature, headers, keep_calls)
     judge.aim(list(frames))
+    judge.cache[tuple(frames)] = True  # (as sent: its own signature, no pass again)
     stream = _Stream(list(frames))
     if not judge(stream.pairs()):  # re-serializing alone changes what the engine sees
         stream.trees = [None] * len(frames)
         stream.texts = [data for _, data in frames]
     judge.best = stream.pairs()
-    _findings(stream, judge)
+    _findings(stream, judge, shape)
     steps: list[Callable[[], None]] = [lambda: _frames(stream, judge)]
     if join_fragments:
         steps.append(lambda: _joins(stream, judge, shape))

@@ -9,9 +9,11 @@ export's search over the dialect's Shape (minimize_events.py), every candidate j
 the whole session. A candidate is a session the dialect reads into the same turns: each
 turn keeps the client message that opened it and, where it ended, its final event (read
 alone, it splits as one turn, ended as before, every frame its own). A turn holding a
-message the framing found broken keeps its frames as recorded. The budget is
-core/minimal's MAX_RUNS engine passes over the whole search: when it is spent, the
-smallest session found so far is written.
+message the framing found broken keeps its frames as recorded. A long turn is searched
+as a long stream is (minimize_events: the output items no finding is on go whole, and
+each search is bounded by a few analyses' work). The budget is core/minimal's MAX_RUNS
+engine passes over the whole search: when it is spent, the smallest session found so
+far is written.
 """
 
 from __future__ import annotations

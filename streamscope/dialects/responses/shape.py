@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..base import Shape
+from ..base import ItemFrames, Shape
 
 # Keys that never matter to accumulation (dropped unless --keep-fields, and only when the
 # signature holds without them). `obfuscation` is random padding some servers add.
@@ -45,10 +45,46 @@ def sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
+def items(trees: list[object]) -> list[ItemFrames]:
+    """Each output item's frames (those that name it by `item_id` or `item.id`, else by
+    the `output_index` its added event gave it) and its entries in a response's `output`
+    (the final event's states every item again)."""
+    frames: dict[str, list[int]] = {}
+    at_index: dict[int, str] = {}  # output_index -> the item id an event gave it
+    echoes: dict[str, list[tuple[int, tuple[Any, ...]]]] = {}
+    for f, tree in enumerate(trees):
+        if not isinstance(tree, dict):
+            continue
+        response = tree.get("response")
+        output = response.get("output") if isinstance(response, dict) else None
+        for k, entry in enumerate(output if isinstance(output, list) else ()):
+            item_id = entry.get("id") if isinstance(entry, dict) else None
+            if isinstance(item_id, str):
+                echoes.setdefault(item_id, []).append((f, ("response", "output", k)))
+        item = tree.get("item")
+        named = tree.get("item_id")
+        if not isinstance(named, str) and isinstance(item, dict):
+            named = item.get("id")
+        index = tree.get("output_index")
+        if isinstance(named, str):
+            if type(index) is int:
+                at_index.setdefault(index, named)
+        elif type(index) is int and index in at_index:
+            named = at_index[index]
+        if isinstance(named, str):
+            frames.setdefault(named, []).append(f)
+    return [
+        ItemFrames(tuple(mine), tuple(e for e in echoes.get(item_id, ()) if e[0] not in mine))
+        for item_id, mine in frames.items()
+    ]
+
+
 SHAPE = Shape(
     containers=containers,
     levels=(("keys", "event"), ("keys", "item"), ("keys", "response")),
     volatile=VOLATILE,
     volatile_roles=("event", "item", "response"),
     sites=sites,
+    items=items,
+    ordinals=frozenset(("sequence_number",)),
 )
