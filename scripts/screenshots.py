@@ -50,6 +50,8 @@ SHOTS: dict[str, tuple[str | Callable[[Path], Path], int | None, list[str], type
     # the invented id in the request, where the contract broke, on a small terminal
     "conversation": ("buggy-agent-uuid.jsonl", None, ["down", "enter"], StreamScreen, (80, 24)),
     "stream-80x24": ("alibaba-empty-id.jsonl", 1, ["end"], StreamScreen, (80, 24)),
+    # g asks for a frame in the keys' line, the frames in sight
+    "go-to-frame-80x24": ("alibaba-empty-id.jsonl", 1, ["g", "5"], StreamScreen, (80, 24)),
     "stream-at-anomaly": (
         "alibaba-empty-id.jsonl",
         1,
