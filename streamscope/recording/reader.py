@@ -79,10 +79,11 @@ def _read_header(path: str) -> tuple[Header, dict[Any, Any], int]:
 
 def _blocks(
     path: str, progress: Progress | None, start: int = 0, before: int = 0
-) -> Iterator[tuple[int, int, list[bytes], bool]]:
+) -> Iterator[tuple[int, int, list[bytes], bool, bytes]]:
     """Yield (line_no before the first, byte offset of the first, lines without "\\n",
-    whole) for the lines from byte `start`, which begins line `before + 1`: a block's
-    whole lines at a time, then a last line without its newline (whole False), if any."""
+    whole, the bytes they were split from, which begin at that offset) for the lines from
+    byte `start`, which begins line `before + 1`: a block's whole lines at a time, then a
+    last line without its newline (whole False), if any."""
     with _open(path) as f:
         total = os.fstat(f.fileno()).st_size
         f.seek(start)
@@ -99,13 +100,14 @@ def _blocks(
             lines = block.split(b"\n")
             tail = lines.pop()
             pending = [tail] if tail else []
-            yield n, offset, lines, True
+            yield n, offset, lines, True, block
             n += len(lines)
             offset += len(block) - len(tail)
             if progress is not None:
                 progress(done, max(total, done))
         if pending:
-            yield n, offset, [b"".join(pending)], False
+            last = b"".join(pending)
+            yield n, offset, [last], False, last
         if progress is not None:
             progress(done, max(total, done))
 
@@ -115,7 +117,7 @@ def _lines(
 ) -> Iterator[tuple[int, int, bytes, bool]]:
     """Yield (line_no, byte_offset, line without "\\n", had_newline) for every line from
     byte `start`, which begins line `before + 1`."""
-    for n, offset, lines, whole in _blocks(path, progress, start, before):
+    for n, offset, lines, whole, _ in _blocks(path, progress, start, before):
         for line in lines:
             n += 1
             yield n, offset, line, whole
@@ -282,9 +284,12 @@ _CHUNK_AT = len(_CHUNK_PREFIX)
 _RUN = 256  # lines the scan tries to index at once (one exchange's chunks, most of them)
 
 
-def _one_exchange_chunks(n: int, lines: list[bytes], exchanges: dict[Any, Any]) -> bool:
+def _one_exchange_chunks(
+    n: int, lines: list[bytes], exchanges: dict[Any, Any], block: bytes, at: int, end: int
+) -> bool:
     """When every line (lines n+1...) is a chunk line of the first one's exchange, as the
-    line-by-line scan's prefix test reads it, add them to that exchange and say True."""
+    line-by-line scan's prefix test reads it, add them to that exchange and say True.
+    `block[at:end]` holds the lines (counted there, not joined again)."""
     first = lines[0]
     if not first.startswith(_CHUNK_PREFIX):
         return False
@@ -295,8 +300,10 @@ def _one_exchange_chunks(n: int, lines: list[bytes], exchanges: dict[Any, Any]) 
     prefix = first[: comma + 1]  # {"type":"chunk","exchange":N,
     if sum(map(bytes.startswith, lines, repeat(prefix))) != len(lines):
         return False
-    joined = b"\n".join(lines)  # a line giving "type" or "exchange" twice: refused below
-    if joined.count(b'"exchange"') != len(lines) or joined.count(b'"type"') != len(lines):
+    # a line giving "type" or "exchange" twice: refused
+    if block.count(b'"exchange"', at, end) != len(lines):
+        return False
+    if block.count(b'"type"', at, end) != len(lines):
         return False
     x = int(digits)
     ex = exchanges.get(x)
@@ -378,17 +385,25 @@ class RecordingIndex:
         self.stopped_at = None  # a cut-off last line is read again: it may be whole now
         fast = version >= SAME_LINES_SINCE and not self._check
         end = start
-        for n, offset, lines, whole in _blocks(path, progress, start, len(offsets)):
+        for n, offset, lines, whole, block in _blocks(path, progress, start, len(offsets)):
+            base = offset  # where `block` begins in the file
             for i in range(0, len(lines), _RUN):
                 run = lines[i : i + _RUN]
-                if fast and whole and n > 0 and _one_exchange_chunks(n, run, exchanges):
+                size = sum(map(len, run)) + len(run)  # (their newlines too)
+                at = offset - base
+                if (
+                    fast
+                    and whole
+                    and n > 0
+                    and _one_exchange_chunks(n, run, exchanges, block, at, at + size)
+                ):
                     # The common run: chunk lines of one exchange only, indexed at C speed
                     # as the line-by-line loop below would index each of them.
                     # line i starts after the lines before it and their i newlines
                     starts = accumulate(map(len, run[:-1]), initial=offset)
                     offsets.fromlist(list(map(add, starts, range(len(run)))))
                     n += len(run)
-                    offset = end = offset + sum(map(len, run)) + len(run)
+                    offset = end = offset + size
                     continue
                 for line in run:
                     n += 1
