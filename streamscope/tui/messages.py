@@ -38,3 +38,11 @@ class OpenTurn(Message):
     def __init__(self, exchange: int, turn: int, frame: int = 0, replace: bool = False) -> None:
         super().__init__()
         self.exchange, self.turn, self.frame, self.replace = exchange, turn, frame, replace
+
+
+class Progressed(Message):
+    """A worker read `done` of `total` (a loading screen's bar): posted, not waited for."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done, self.total = done, total

@@ -10,6 +10,7 @@ from textual.widgets import (
     ProgressBar,
 )
 
+from ..messages import Progressed
 from .bindings import WAITING
 
 
@@ -33,6 +34,9 @@ class Loading(Screen):
 
     def progress(self, done: int, total: int) -> None:
         self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
+
+    def on_progressed(self, message: Progressed) -> None:
+        self.progress(message.done, message.total)
 
 
 class Waiting(Loading):
