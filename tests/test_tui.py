@@ -174,6 +174,8 @@ async def test_the_question_line_takes_every_key_of_the_answer_and_gives_the_key
         assert screen.frame == 3 and "'x7' is not a frame number" in str(
             [n.message for n in app._notifications]
         )
+        await pilot.press("slash", *"[b]x", "enter", "slash")  # the filter, shown as typed
+        assert '; now "[b]x"' in text(ask.query_one(Label))
 
 
 async def test_play_advances_at_the_recorded_timing_and_pauses():

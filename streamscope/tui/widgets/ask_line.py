@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -57,7 +58,7 @@ class AskLine(Horizontal):
     def ask(self, question: str, done: Callable[[str | None], None], value: str = "") -> None:
         """Show `question`; `done` gets the answer (None: cancelled)."""
         self._done, self._back = done, self.screen.focused
-        self.query_one(Label).update(question)
+        self.query_one(Label).update(Text(question))  # (as typed: a filter is no markup)
         answer = self.query_one(Input)
         answer.value = value
         self.add_class("-asking")
