@@ -37,7 +37,7 @@ SNAPSHOTS = 512  # engine copies kept at most (about: they are taken at read bou
 # 20,000 calls. After End and after a far jump, copies are kept TRAIL frames apart just
 # before the frame shown (at most TRAILS of them), so the steps back that follow resume
 # close by.
-TRAIL, TRAILS = 32, 64
+TRAIL, TRAILS = 48, 12
 _SUMMED = -2  # FrameSummaries: the frame's summary is kept whole, not a plain fragment
 _INT_LIMIT = 1 << 31  # what a C int (array "i") holds
 
