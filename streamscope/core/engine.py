@@ -402,37 +402,42 @@ class Engine:
 
     def _end_of_call(self, call: Call, freeform: bool) -> repairs.Repair | None:
         log, n, c, i = self.log, call.last_frame, call.choice, call.index
-        who = self.who(call) + (f" ({call.name})" if call.name else "")
+
+        def who() -> str:  # (made only for a finding: most calls have none)
+            return self.who(call) + (f" ({call.name})" if call.name else "")
+
         if not call.id:
             log.add(
                 "id-missing",
                 n,
-                f"{who} ended with no id: {self.no_id}",
+                f"{who()} ended with no id: {self.no_id}",
                 c,
                 i,
             )
         declared = self.declared_for(call)
         if not call.name:
-            log.add("name-missing", n, f"{who} ended with no name: no client can dispatch it", c, i)
+            log.add(
+                "name-missing", n, f"{who()} ended with no name: no client can dispatch it", c, i
+            )
         elif declared is not None and call.name not in declared:
             log.add(
                 "name-undeclared",
                 n,
-                f"{who}: {quote(call.name)} is not one of the declared tools "
+                f"{who()}: {quote(call.name)} is not one of the declared tools "
                 f"({', '.join(sorted(declared))})",
                 c,
                 i,
             )
         args = call.arguments
         if self.wrappers and call.name in WRAPPERS and isinstance(args, str):
-            self._wrapper(call, who, args)
+            self._wrapper(call, who(), args)
         if not isinstance(args, str) or freeform:
             return None  # a custom call's input is free text: never JSON-checked or repaired
         if args == "":
             log.add(
                 "args-empty",
                 n,
-                f'{who} ended with arguments ""; clients differ on "" vs "{{}}"',
+                f'{who()} ended with arguments ""; clients differ on "" vs "{{}}"',
                 c,
                 i,
             )
@@ -443,7 +448,7 @@ class Engine:
                 log.add(
                     "args-double-encoded",
                     n,
-                    f"{who}: arguments are a JSON string that holds JSON ({cut(quote(args), 42)}); "
+                    f"{who()}: arguments are a JSON string that holds JSON ({cut(quote(args), 42)}); "
                     "decoding once gives text, not an object",
                     c,
                     i,
@@ -452,7 +457,7 @@ class Engine:
         log.add(
             "args-invalid-json",
             n,
-            f"{who} ended with arguments that do not parse ({tail(quote(args), 42)}); crow repair gives "
+            f"{who()} ended with arguments that do not parse ({tail(quote(args), 42)}); crow repair gives "
             f"{cut(quote(fix.crow.result), 42)}, best repair {cut(quote(fix.best.result), 42)}",
             c,
             i,
@@ -462,7 +467,7 @@ class Engine:
             log.add(
                 "call-boundary-ambiguous",
                 n,
-                f"{who}: the arguments are {values} complete JSON values back to back: one call "
+                f"{who()}: the arguments are {values} complete JSON values back to back: one call "
                 "re-sent, or several calls on one index; robust kept one call with the text as sent",
                 c,
                 i,

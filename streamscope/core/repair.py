@@ -90,6 +90,7 @@ Pure stdlib; linear time in the length of the input.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -160,11 +161,21 @@ class Repair:
 
 def parses(arguments: str) -> bool:
     """Whether stdlib `json.loads` accepts `arguments` (crow's own test)."""
+    return _parses_short(arguments) if len(arguments) <= _SHORT else _parses(arguments)
+
+
+def _parses(arguments: str) -> bool:
     try:
         json.loads(arguments)
     except (ValueError, RecursionError):
         return False
     return True
+
+
+# Short arguments keep their answer: a `--minimal` search reads the same calls' arguments
+# at the end of every candidate (hundreds of candidates of hundreds of calls).
+_SHORT = 4096
+_parses_short = functools.lru_cache(maxsize=8192)(_parses)
 
 
 def repair(arguments: str) -> Repair | None:
