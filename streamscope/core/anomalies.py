@@ -5,6 +5,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, NamedTuple
 
 from ..text import quote
@@ -409,6 +410,11 @@ class Anomaly:
 _ALONE: dict[str, tuple[str]] = {}  # kind -> (kind,): the marks of a frame with one kind
 
 
+# The kinds a later, better reading may take back (`AnomalyLog.discard`): a search that
+# sees any other kind filed knows the stream's end still has it.
+TAKEN_BACK = frozenset({"args-cumulative"})
+
+
 class AnomalyLog:
     """One entry per (kind, choice, index): the first sighting, with a count of recurrences."""
 
@@ -503,7 +509,9 @@ class AnomalyLog:
             self._frames[frame] = [*kinds, kind]
 
     def discard(self, kind: str, choice: int | None, index: object) -> None:
-        """Take back an entry a later, better reading shows was wrong."""
+        """Take back an entry a later, better reading shows was wrong (a kind in
+        TAKEN_BACK: every other entry, once filed, stays)."""
+        assert kind in TAKEN_BACK, kind
         key = (kind, choice, _hashable(index))
         found = self._by_key.pop(key, None)
         self._mine.discard(key)
@@ -511,6 +519,14 @@ class AnomalyLog:
             kinds = self.at(found.frame)
             if kind in kinds:  # written in this log's own layer: the frozen ones are shared
                 self._frames[found.frame] = [k for k in kinds if k != kind]
+
+    def filed(self) -> int:
+        """How many entries the log holds."""
+        return len(self._by_key)
+
+    def since(self, start: int) -> Iterator[Anomaly]:
+        """The entries filed after the first `start`, in filing order."""
+        return islice(self._by_key.values(), start, None)
 
     def entries(self) -> list[Anomaly]:
         """In order of first sighting, stream-level kinds last among equals."""

@@ -15,9 +15,10 @@ carry its findings: where its dialect finds its output items (`Shape.items`), th
 no finding is on go whole, each with its entries in the final event (whose `output`
 states every call again, so that no prefix or suffix of the stream passes); else to
 core.minimal.carriers with the shortest prefix or suffix they need
-(core.minimal.narrowed). What is left is then searched within a few analyses' work
-(`FEED`): ddmin bounded by the frames it judges, every fragment joined at once before
-one by one, and a key removed from every frame that has it or from none. A quirk in the
+(core.minimal.narrowed). What is left is then searched in one round, within a few
+analyses' work (`FEED`): ddmin bounded by the frames it judges, every fragment joined at
+once before one by one, and a key removed from every frame that has it or from none;
+a candidate's robust reading stops at the first kind its target lacks. A quirk in the
 middle of 1,500 tool blocks is then a fixture in a few passes, where ddmin alone judged
 thousands of candidates as long as the stream.
 
@@ -33,7 +34,7 @@ from collections.abc import Callable, Mapping
 
 import orjson
 
-from ..core.anomalies import Anomaly
+from ..core.anomalies import ERROR, TAKEN_BACK, WARNING, Anomaly
 from ..core.calls import Call
 from ..core.collector import collector_paused
 from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, Strategies, value_key
@@ -59,6 +60,8 @@ from ..dialects.base import Dialect, Shape
 
 Pair = tuple[str | None, str]  # (SSE event name, data) of one frame
 FEED = 2  # a narrowed stream's searches each judge at most this many times its frames
+CHECK = 16  # a candidate's robust part looks for a kind its target lacks every CHECK frames
+FILED = (ERROR, WARNING)  # the severities a signature's kinds are of (core.minimal.kinds)
 
 
 class _Judge:
@@ -100,7 +103,7 @@ class _Judge:
     def _whole(self, frames: list[Pair]) -> tuple[Signature, list[Anomaly], list[Call], Strategies]:
         """One pass of every part: the signature, the findings, robust's calls and the
         clients' builds."""
-        engine = self._fed(frames)
+        engine = self._fed(self._built(frames))
         robust, _ = engine.end(expect_done=self.expect_done)
         self.key = value_key if engine.by_value else Call.key
         others = engine.others_at_end()
@@ -129,33 +132,65 @@ class _Judge:
     def in_parts(self, frames: list[Pair], robust_only: bool = False) -> bool:
         """Does `frames` show the target's signature? Read in parts, each only when those
         before it match: robust and the anomaly rules (and the clients read off robust's
-        calls), the plain client strategies, the SDK emulation; most candidates a search
-        judges fail at the first. `robust_only`: the first part alone (narrowing's
-        guesses, proved whole after)."""
+        calls), the plain client strategies, the SDK emulation (the last to fail a
+        candidate read first after robust's); most candidates a search judges fail at the
+        first. `robust_only`: the first part alone (narrowing's guesses, proved whole
+        after)."""
         assert self.target is not None
-        engine = self._fed(frames, ROBUST)
+        built = self._built(frames)
+        engine = self.told.engine(1, self.tools, marks=False, part=ROBUST)
+        if not self._fed_as_aimed(engine, built):
+            return False
         robust, _ = engine.end(expect_done=self.expect_done)
         if kinds(engine.log.entries()) != self.target.kinds:
             return False
         if self.keep_calls and held(robust, self.key) != self.target.calls:
             return False
-        for part, want in self.parts:
-            fed = engine if part == ROBUST else self._fed(frames, part)
+        for at, (part, want) in enumerate(self.parts):
+            fed = engine if part == ROBUST else self._fed(built, part)
             if clients(robust, fed.others_at_end(), self.key) != want:
+                if at > 1:  # read first after robust's from now on: the candidates of
+                    self.parts.insert(1, self.parts.pop(at))  # one search fail alike
                 return False
             if robust_only:
                 return True  # (robust's part is the first)
         return True
 
-    def _fed(self, frames: list[Pair], part: str = ALL) -> Engine:
+    def _fed(self, frames: list[Frame], part: str = ALL) -> Engine:
         engine = self.told.engine(1, self.tools, marks=False, part=part)
-        parsed = self.parsed
+        feed = engine.feed
+        for frame in frames:
+            feed(frame)
+        return engine
+
+    def _fed_as_aimed(self, engine: Engine, frames: list[Frame]) -> bool:
+        """`engine` fed `frames`; False as soon as its log holds a warning or error kind
+        the target lacks (read every CHECK frames): no entry is taken back but those of
+        TAKEN_BACK, so the end would have it too. Most candidates a search judges fail,
+        many of them within their first frames (a block's index gone, the blocks before
+        a finding cut): they cost those frames, not the stream."""
+        assert self.target is not None
+        want, log, feed, seen = self.target.kinds, engine.log, engine.feed, 0
+        for at in range(0, len(frames), CHECK):
+            for frame in frames[at : at + CHECK]:
+                feed(frame)
+            if log.filed() > seen:
+                for a in log.since(seen):
+                    if a.kind not in want and a.severity in FILED and a.kind not in TAKEN_BACK:
+                        return False
+                seen = log.filed()
+        return True
+
+    def _built(self, frames: list[Pair]) -> list[Frame]:
+        """The candidate's frames, built once for every part that reads it (no engine
+        changes a frame: the Anthropic one copies a frame it names)."""
+        parsed, headers, out = self.parsed, self.headers, []
         for n, (name, data) in enumerate(frames, 1):
             payload = parsed.get(data)
             if payload is None:
                 payload = parsed[data] = parse_payload(data)
-            engine.feed(Frame(n, data, payload, event=name, headers=self.headers.get(name, ())))
-        return engine
+            out.append(Frame(n, data, payload, event=name, headers=headers.get(name, ())))
+        return out
 
     def __call__(self, frames: list[Pair]) -> bool:
         key = tuple(frames)
@@ -569,7 +604,9 @@ def minimize_events(
             before = stream.pairs()
             for step in steps:
                 step()
-            if stream.pairs() == before:
+            # a long stream's search is one round, its few analyses' work: a second
+            # round judged it all again to find, as a rule, nothing more
+            if stream.pairs() == before or judge.left:
                 break
     except Exhausted:
         return judge.best
