@@ -257,12 +257,16 @@ def narrowed(
     if len(seed) >= n:
         return None
     # the whole prefix is the stream, which passes; a suffix is looked for only as far
-    # as it would keep fewer frames than the prefix found
+    # as it would keep fewer frames than the prefix found, and not at all when one that
+    # takes in the findings would keep nearly as many (a finding in the middle of a
+    # stream: its search and proof cost two analyses of half the stream for a few frames
+    # the searches after it drop as well)
     first, last = aim if aim is not None else (None, None)
     p = least(lambda k: passes(with_(k, 0)), n, None if last is None else last + 1)
     p = n if p is None else p
     s_aim = None if first is None else n - first
-    s = least(lambda k: passes(with_(0, k)), p - 1, s_aim) if p > 1 else None
+    worth = p > 1 and (s_aim is None or 4 * s_aim <= 3 * p)
+    s = least(lambda k: passes(with_(0, k)), p - 1, s_aim) if worth else None
     for out in ([] if s is None else [with_(0, s)]) + [with_(p, 0)]:
         if len(out) < n and (prove is None or prove(out)):
             return out
@@ -319,8 +323,9 @@ def by_path(
     left: dict[str, int],
     frames: int,
 ) -> list[int]:
-    """The field units (frame, *path) a narrowed stream keeps: ddmin over their paths
-    within a frame (a key is removed from every frame that has it, or from none),
+    """The field units (frame, *path) a narrowed stream keeps: each of their paths
+    within a frame tried without in turn (`one_by_one`: a key is removed from every
+    frame that has it, or from none),
     bounded by `left["fields"]` frames judged (one candidate: the whole stream's
     `frames`). What a fixture keeps of thousands of frames is then decided in a few
     passes; the per-frame search is the short stream's."""
@@ -332,10 +337,28 @@ def by_path(
     def kept_units(kept: list[int]) -> list[int]:
         return sorted(u for g in kept for u in groups[g])
 
-    kept, left["fields"] = bounded_ddmin(
-        list(range(len(groups))),
-        lambda kept: judged(kept_units(kept)),
-        left["fields"],
-        lambda _: frames,
+    bounded: Bounded[int] = Bounded(
+        lambda kept: judged(kept_units(kept)), left["fields"], lambda _: frames
     )
+    kept = list(range(len(groups)))
+    try:
+        kept = one_by_one(kept, bounded)
+    except Exhausted:
+        kept = bounded.best if bounded.best is not None else kept
+    left["fields"] = bounded.budget
     return kept_units(kept)
+
+
+def one_by_one(items: list[T], test: Callable[[list[T]], bool]) -> list[T]:
+    """What `items` (assumed to pass) keeps when none at all fails `test` and each is
+    then tried without, in turn: one candidate an item. A level's keys are mostly needed
+    (an event's `type`, a block's `index`), where ddmin's halves and quarters all fail
+    first: about three candidates an item."""
+    if not items or test([]):
+        return []
+    kept = list(items)
+    for item in items:
+        without = [k for k in kept if k != item]
+        if test(without):
+            kept = without
+    return kept
