@@ -174,8 +174,8 @@ def _parses(arguments: str) -> bool:
 
 # Short arguments keep their answer: a `--minimal` search reads the same calls' arguments
 # at the end of every candidate (hundreds of candidates of hundreds of calls).
-_SHORT = 4096
-_parses_short = functools.lru_cache(maxsize=8192)(_parses)
+_SHORT = 1024  # (4 MiB held at most)
+_parses_short = functools.lru_cache(maxsize=4096)(_parses)
 
 
 def repair(arguments: str) -> Repair | None:

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 
 import orjson
 
-from ..core.anomalies import ERROR, TAKEN_BACK, WARNING, Anomaly
+from ..core.anomalies import TAKEN_BACK, Anomaly
 from ..core.calls import Call
 from ..core.collector import collector_paused
 from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, Strategies, value_key
@@ -42,6 +42,7 @@ from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
 from ..core.minimal import (
     LONG,
     MAX_RUNS,
+    SIGNED,
     Exhausted,
     Signature,
     bounded_ddmin,
@@ -61,7 +62,6 @@ from ..dialects.base import Dialect, Shape
 Pair = tuple[str | None, str]  # (SSE event name, data) of one frame
 FEED = 2  # a narrowed stream's searches each judge at most this many times its frames
 CHECK = 16  # a candidate's robust part looks for a kind its target lacks every CHECK frames
-FILED = (ERROR, WARNING)  # the severities a signature's kinds are of (core.minimal.kinds)
 
 
 class _Judge:
@@ -176,7 +176,7 @@ class _Judge:
                 feed(frame)
             if log.filed() > seen:
                 for a in log.since(seen):
-                    if a.kind not in want and a.severity in FILED and a.kind not in TAKEN_BACK:
+                    if a.kind not in want and a.severity in SIGNED and a.kind not in TAKEN_BACK:
                         return False
                 seen = log.filed()
         return True
