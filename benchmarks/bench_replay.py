@@ -125,8 +125,9 @@ class Terminal:
         return (self.changes[0] - since) * 1000 if self.changes else 0.0
 
 
-async def measure_long(path: str) -> dict:
-    """One long stream: first frame, the background read, End and random jumps."""
+async def measure_long(path: str, ahead=None) -> dict:
+    """One long stream: first frame, the background read, End and random jumps (`ahead`:
+    its index being scanned in a child process, as `streamscope replay` has it)."""
     from streamscope.tui.app import ReplayApp
     from streamscope.tui.screens import StreamScreen
 
@@ -139,7 +140,7 @@ async def measure_long(path: str) -> dict:
 
     out: dict = {}
     start = time.perf_counter()
-    app = ReplayApp(path, exchange=1)
+    app = ReplayApp(path, exchange=1, ahead=ahead)
     terminal = Terminal(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(lambda: isinstance(app.screen, StreamScreen))
@@ -301,7 +302,11 @@ def main() -> None:
         print(json.dumps(asyncio.run(measure(sys.argv[-1]))))
         return
     if "--child-long" in sys.argv:
-        print(json.dumps(asyncio.run(measure_long(sys.argv[-1]))))
+        # as `streamscope replay` starts: the index scan forked before the TUI is imported
+        from streamscope.recording.ahead import scan_ahead
+
+        ahead = scan_ahead(sys.argv[-1])
+        print(json.dumps(asyncio.run(measure_long(sys.argv[-1], ahead))))
         return
     if "--child-calls" in sys.argv:
         print(json.dumps(asyncio.run(measure_calls(sys.argv[-1]))))

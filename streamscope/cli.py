@@ -271,10 +271,15 @@ def replay(
     if response is not None and exchange is None:
         _fail("--response names a response of the WebSocket session --exchange names")
 
+    # a big recording's index is scanned in a child process while the TUI is imported
+    # and starts (before the import: the fork must come before any thread)
+    from .recording.ahead import scan_ahead
+
+    ahead = None if follow else scan_ahead(file)
     try:
         from .tui.app import ReplayApp
 
-        app = ReplayApp(file, exchange, frame, follow, response)
+        app = ReplayApp(file, exchange, frame, follow, response, ahead)
     except RecordingError as e:
         _fail(str(e))
     if not app.recorded and exchange not in (None, 1):

@@ -43,6 +43,7 @@ from .sniff import (
 )
 
 if TYPE_CHECKING:
+    from ..recording.ahead import Ahead
     from .har import Har
 
 WEBSOCKET = "websocket"  # the framing of a session (framing/__init__.py)
@@ -193,6 +194,7 @@ class Source:
         self.tolerant = tolerant
         self.check = check
         self._index: RecordingIndex | None = None
+        self.ahead: Ahead | None = None  # the index scanned in a child process (replay)
         self._stream: Exchange | None = None  # an SSE body's or chunk log's one exchange
         self._exchanges: dict[int, Exchange] = {}  # a recording's, as opened
         self._lock = threading.RLock()  # faces may open exchanges from several threads
@@ -244,6 +246,8 @@ class Source:
     def index(self, progress: Progress | None = None) -> RecordingIndex:
         """The recording's line index (built on first use; `progress` reports the scan)."""
         with self._lock:
+            if self._index is None and self.ahead is not None and not self.check:
+                self._index = self.ahead.index(progress, tolerant=self.tolerant)
             if self._index is None:
                 self._index = RecordingIndex.open(
                     self.path, progress, check=self.check, tolerant=self.tolerant
@@ -389,6 +393,9 @@ class Source:
     def close(self) -> None:
         """Close the files; they are opened again if the source is used again."""
         with self._lock:
+            if self.ahead is not None:  # (a scan never asked for is stopped)
+                self.ahead.close()
+                self.ahead = None
             if self._stream is not None:
                 (self._stream._decoded or self._stream.wire).close()
                 self._stream = None

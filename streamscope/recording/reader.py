@@ -361,6 +361,32 @@ class RecordingIndex:
         index._scan(progress)
         return index
 
+    def state(self) -> tuple[Any, ...]:
+        """What a scan found, to be sent to another process (recording/ahead.py): the
+        open file and the lock stay behind."""
+        return (
+            self._offsets.tobytes(),
+            self._exchanges,
+            self.stopped_at,
+            self.errors,
+            self._unended,
+        )
+
+    @classmethod
+    def from_state(
+        cls, path: str | os.PathLike[str], state: tuple[Any, ...], *, tolerant: bool = False
+    ) -> RecordingIndex:
+        """The index `state()` describes, of the recording at `path`, as `open` would have
+        made it (its header read again here)."""
+        path = os.fspath(path)
+        header, _, version = _read_header(path)
+        data, exchanges, stopped_at, errors, unended = state
+        offsets = array("q")
+        offsets.frombytes(data)
+        index = cls(path, header, version, offsets, exchanges, stopped_at, errors)
+        index._tolerant, index._unended = tolerant, unended
+        return index
+
     def refresh(self, progress: Progress | None = None) -> int:
         """Index the lines appended since the last scan (a recording being written): reads
         only the new bytes, from the end of the last whole line. Returns how many lines

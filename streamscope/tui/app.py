@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -35,6 +36,9 @@ from .screens import (
 )
 from .session import Session, Summaries
 from .session_rows import Layout, layout
+
+if TYPE_CHECKING:
+    from ..recording.ahead import Ahead
 
 # --follow: how often the file's size is looked at (cheap), and the least time between two
 # readings of what was appended (each reads the new lines and analyses the exchanges they
@@ -108,15 +112,27 @@ class ReplayApp(App):
         frame: int = 0,
         follow: bool = False,
         response: int | None = None,
+        ahead: Ahead | None = None,
     ) -> None:
-        """`response`: of exchange `exchange`, a WebSocket session, open this response."""
+        """`response`: of exchange `exchange`, a WebSocket session, open this response.
+        `ahead`: the recording's index, being scanned in a child process."""
         super().__init__()
         self.source = os.fspath(source)
         self.response = response
         # RecordingError for bad input, before any screen; then open what can be read.
         # Followed and still being created (not there yet, empty, its header not whole):
         # opened once its first line is there (`load`), as a recording until then.
-        opened = None if follow and being_created(self.source) else self._open()
+        try:
+            opened = None if follow and being_created(self.source) else self._open()
+        except BaseException:  # (said by the caller: the scan is not wanted)
+            if ahead is not None:
+                ahead.close()
+            raise
+        if ahead is not None:
+            if opened is not None and opened.kind == RECORDING:
+                opened.ahead = ahead
+            else:
+                ahead.close()
         self.format = opened.kind if opened is not None else RECORDING
         self.recorded = opened is None or opened.recorded  # exchanges, not one stream
         self.exchange = exchange
@@ -306,6 +322,9 @@ class ReplayApp(App):
     def on_unmount(self) -> None:
         if self.following is not None:
             self.following.close()
+        opened = self.session.input
+        if opened is not None and opened.ahead is not None:
+            opened.ahead.close()  # (a scan the app left before it was done)
 
     def on_open_exchange(self, message: OpenExchange) -> None:
         self.open_stream(message.exchange, turn=message.turn)

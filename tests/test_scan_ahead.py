@@ -1,0 +1,186 @@
+"""A big recording's index scanned in a child process (recording/ahead.py) while the replay
+starts: the same index as a scan in the process, the same errors, and no child left."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from streamscope.recording import ahead as ahead_module
+from streamscope.recording.ahead import scan_ahead
+from streamscope.recording.format import RecordingError
+from streamscope.recording.reader import RecordingIndex
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLE = os.path.join(ROOT, "recordings", "buggy-agent-uuid.jsonl")
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="scanned ahead where fork is")
+
+
+@pytest.fixture(autouse=True)
+def any_size(monkeypatch):
+    """Every file is scanned ahead, and the test runner's own threads do not stop it (the
+    child only scans and leaves)."""
+    monkeypatch.setattr(ahead_module, "AHEAD_FROM", 0)
+    monkeypatch.setattr(ahead_module.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(ahead_module.sys, "platform", "linux")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def _same(a: RecordingIndex, b: RecordingIndex) -> None:
+    assert a._offsets == b._offsets
+    assert a._exchanges == b._exchanges
+    assert [str(e) for e in a.errors] == [str(e) for e in b.errors]
+    assert a.stopped_at == b.stopped_at
+    assert a._unended == b._unended
+    assert a.exchanges() == b.exchanges() and len(a) == len(b)
+    for n in (2, 3):
+        assert a.raw_line(n) == b.raw_line(n)
+
+
+def test_the_index_is_the_one_a_scan_in_the_process_makes(tmp_path):
+    path = str(tmp_path / "rec.jsonl")
+    shutil.copy(SAMPLE, path)
+    with open(path, "ab") as f:  # a bad line (skipped and kept) and a cut-off last line
+        f.write(b'{"type":"chunk","exchange":1,"t_ns":1,"data":5}\nnot json\n{"type":"chu')
+    seen: list[tuple[int, int]] = []
+    ahead = scan_ahead(path)
+    assert ahead is not None
+    got = ahead.index(lambda done, total: seen.append((done, total)), tolerant=True)
+    _same(got, RecordingIndex.open(path, tolerant=True))
+    assert got.errors and got.stopped_at is not None
+    assert ahead.index(tolerant=True) is got  # (asked again: the same, no child)
+    assert _gone(ahead.pid)
+
+
+def test_a_scan_that_fails_raises_its_error_here(tmp_path):
+    path = str(tmp_path / "rec.jsonl")
+    shutil.copy(SAMPLE, path)
+    with open(path, "ab") as f:
+        f.write(b"not json\n{}\n")
+    ahead = scan_ahead(path, tolerant=False)
+    assert ahead is not None
+    with pytest.raises(RecordingError) as ours:
+        ahead.index(tolerant=False)
+    with pytest.raises(RecordingError) as theirs:
+        RecordingIndex.open(path)
+    assert str(ours.value) == str(theirs.value)
+    assert ours.value.line == theirs.value.line and ours.value.offset == theirs.value.offset
+    assert _gone(ahead.pid)
+
+
+def test_a_replay_that_leaves_first_stops_and_reaps_the_child(tmp_path):
+    path = str(tmp_path / "rec.jsonl")
+    shutil.copy(SAMPLE, path)
+    ahead = scan_ahead(path)
+    assert ahead is not None
+    ahead.close()
+    assert _gone(ahead.pid)
+    with pytest.raises(ProcessLookupError):
+        os.kill(ahead.pid, 0)
+
+
+def test_not_scanned_ahead_where_it_does_not_pay_or_is_not_safe(tmp_path, monkeypatch):
+    utf16 = str(tmp_path / "utf16.jsonl")
+    with open(SAMPLE, encoding="utf-8") as f, open(utf16, "w", encoding="utf-16") as out:
+        out.write(f.read())
+    assert scan_ahead(utf16) is None  # (read through a converted copy)
+    assert scan_ahead(str(tmp_path / "missing.jsonl")) is None  # (opening it says why)
+    monkeypatch.setattr(ahead_module, "AHEAD_FROM", 8 << 20)
+    assert scan_ahead(SAMPLE) is None  # small: scanned in the process
+    monkeypatch.setattr(ahead_module, "AHEAD_FROM", 0)
+    monkeypatch.setattr(ahead_module.threading, "active_count", lambda: 2)
+    assert scan_ahead(SAMPLE) is None  # another thread: no fork
+
+
+def test_the_replay_opens_a_recording_scanned_ahead(tmp_path):
+    from streamscope.tui.app import ReplayApp
+
+    path = str(tmp_path / "rec.jsonl")
+    shutil.copy(SAMPLE, path)
+    ahead = scan_ahead(path)
+    assert ahead is not None
+    app = ReplayApp(path, ahead=ahead)
+    assert app.input.ahead is ahead
+    plain = ReplayApp(path)
+    assert [i.exchange for i in app.input.infos()] == [i.exchange for i in plain.input.infos()]
+    assert [i.stream for i in app.input.infos()] == [i.stream for i in plain.input.infos()]
+    assert _gone(ahead.pid)
+    app.input.close()
+    plain.input.close()
+
+
+def test_a_file_that_is_no_recording_is_read_as_it_is_and_its_scan_stopped(tmp_path):
+    from streamscope.tui.app import ReplayApp
+
+    path = str(tmp_path / "body.sse")
+    with open(path, "w") as f:
+        f.write('data: {"choices":[]}\n\ndata: [DONE]\n\n')
+    ahead = scan_ahead(path)
+    assert ahead is not None
+    app = ReplayApp(path, ahead=ahead)
+    assert not app.recorded and app.input.ahead is None
+    assert _gone(ahead.pid)
+
+
+def _big_recording(path: str) -> None:
+    """openai.jsonl's exchange 1, its chunk lines said again until the file is past the
+    size `streamscope replay` scans ahead from (8 MiB), its end line last."""
+    with open(os.path.join(ROOT, "recordings", "openai.jsonl"), "rb") as f:
+        lines = [line for line in f.read().splitlines(keepends=True) if b'"exchange":2' not in line]
+    chunks = [line for line in lines if line.startswith(b'{"type":"chunk"')]
+    head = [line for line in lines if not line.startswith((b'{"type":"chunk"', b'{"type":"end"'))]
+    end = [line for line in lines if line.startswith(b'{"type":"end"')]
+    body = b"".join(chunks)
+    with open(path, "wb") as f:
+        f.writelines(head)
+        f.write(body * ((8 << 20) // len(body) + 1))
+        f.writelines(end)
+
+
+def test_replay_of_a_big_recording_says_a_missing_exchange_before_the_screen(tmp_path, monkeypatch):
+    """The CLI forks the scan before the TUI is imported: an exchange the file lacks is
+    still one line and exit 2, said before any screen is drawn."""
+    import subprocess
+    import sys
+
+    path = str(tmp_path / "big.jsonl")
+    _big_recording(path)
+    monkeypatch.setattr(ahead_module, "AHEAD_FROM", 8 << 20)
+    ahead = scan_ahead(path)  # (as the CLI's: past the size, so scanned ahead)
+    assert ahead is not None and ahead.index(tolerant=True).exchanges() == [1]
+    run = subprocess.run(
+        [sys.executable, "-m", "streamscope", "replay", path, "--exchange", "9"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    assert run.stderr.strip().endswith("there is no exchange 9 (exchange: 1)"), run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and not run.stdout
+
+
+def test_replay_of_a_big_file_that_is_no_recording_says_why_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    path = str(tmp_path / "big.jsonl")
+    with open(path, "wb") as f:
+        f.write(b"{not json\n" + b"x" * (9 << 20) + b"\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "streamscope", "replay", path],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
