@@ -95,6 +95,10 @@ def test_not_scanned_ahead_where_it_does_not_pay_or_is_not_safe(tmp_path, monkey
         out.write(f.read())
     assert scan_ahead(utf16) is None  # (read through a converted copy)
     assert scan_ahead(str(tmp_path / "missing.jsonl")) is None  # (opening it says why)
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+    assert scan_ahead(fifo) is None  # (opening a pipe with no writer would block)
+    assert scan_ahead(str(tmp_path)) is None  # a folder
     monkeypatch.setattr(ahead_module, "AHEAD_FROM", 8 << 20)
     assert scan_ahead(SAMPLE) is None  # small: scanned in the process
     monkeypatch.setattr(ahead_module, "AHEAD_FROM", 0)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import stat
 import struct
 import sys
 import threading
@@ -90,8 +91,11 @@ def scan_ahead(path: str, tolerant: bool = True) -> Ahead | None:
     if not sys.platform.startswith("linux") or threading.active_count() > 1:
         return None
     try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size < AHEAD_FROM:
+            return None  # (a pipe would block here: it is read as before)
         with open(path, "rb") as f:
-            if os.fstat(f.fileno()).st_size < AHEAD_FROM or coding_of(f.read(4)) is not None:
+            if coding_of(f.read(4)) is not None:
                 return None
     except OSError:
         return None  # (opening it again says why)
