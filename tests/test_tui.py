@@ -178,6 +178,24 @@ async def test_the_question_line_takes_every_key_of_the_answer_and_gives_the_key
         assert '; now "[b]x"' in text(ask.query_one(Label))
 
 
+async def test_a_recording_cut_off_in_its_last_line_says_so(tmp_path):
+    """The writer killed mid-line: the lines before it open, and the replay says where
+    the recording stops, as inspect does (it used to list "0 exchanges" and say nothing)."""
+    path = tmp_path / "cut.jsonl"
+    with open(sample("openai.jsonl"), "rb") as f:
+        header = f.readline()
+    path.write_bytes(header + b'{"type":"request","exchange":1,"t_ns":2390232,"method":"PO')
+    app = ReplayApp(str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, ExchangesScreen)
+        said = [(n.title, n.message) for n in app._notifications]
+        assert (
+            "cut off",
+            f"recording ends with a cut-off line 2 at byte {len(header)} "
+            "(the writer was interrupted)",
+        ) in said
+
+
 async def test_play_advances_at_the_recorded_timing_and_pauses():
     app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
     async with app.run_test(size=SIZE) as pilot:

@@ -254,6 +254,9 @@ class ReplayApp(App):
     def _loaded(self) -> None:
         for error in self.input.errors:  # skipped lines: said once, the rest is opened
             self.notify(visible(str(error)), title="skipped a line", severity="error", timeout=30)
+        cut = self.input.stopped_at
+        if cut is not None and not self.follow:  # (followed: the line is being written)
+            self.notify(visible(cut.message), title="cut off", severity="warning", timeout=30)
         if not self.recorded:
             if self.exchange not in (None, 1):  # known only now when it was followed empty
                 self.fail(
