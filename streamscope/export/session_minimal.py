@@ -23,11 +23,19 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..analysis.driver import read_turn
-from ..core.anomalies import ERROR, WARNING
 from ..core.calls import Call
 from ..core.contract import Finding
 from ..core.engine import StreamResult, value_key
-from ..core.minimal import MAX_RUNS, Exhausted, Signature, clients, ddmin, held, kinds
+from ..core.minimal import (
+    MAX_RUNS,
+    SIGNED,
+    Exhausted,
+    Signature,
+    clients,
+    ddmin,
+    held,
+    kinds,
+)
 from ..dialects import session_turns
 from ..dialects.base import Turn
 from ..framing.session import WsMessage
@@ -66,7 +74,7 @@ def joined(results: list[StreamResult], findings: list[Finding]) -> Signature:
         d, x = clients(r.tool_calls, others, key)
         differs |= d
         raises |= x
-    found |= {f"contract:{f.kind}" for f in findings if f.severity in (ERROR, WARNING)}
+    found |= {f"contract:{f.kind}" for f in findings if f.severity in SIGNED}
     return Signature(frozenset(found), frozenset(differs), frozenset(raises))
 
 
