@@ -78,6 +78,32 @@ def test_a_scan_that_fails_raises_its_error_here(tmp_path):
     assert _gone(ahead.pid)
 
 
+def test_a_child_that_dies_first_leaves_the_scan_to_this_process(tmp_path):
+    import signal
+
+    path = str(tmp_path / "rec.jsonl")
+    shutil.copy(SAMPLE, path)
+    ahead = scan_ahead(path)
+    assert ahead is not None
+    os.kill(ahead.pid, signal.SIGKILL)  # (before or after it sent the index: the same)
+    _same(ahead.index(tolerant=True), RecordingIndex.open(path, tolerant=True))
+    assert _gone(ahead.pid)
+
+
+def test_an_error_asked_for_again_is_the_same_error(tmp_path):
+    path = str(tmp_path / "rec.jsonl")
+    with open(path, "wb") as f:
+        f.write(b"not a recording\n")
+    ahead = scan_ahead(path, tolerant=False)
+    assert ahead is not None
+    said = []
+    for _ in range(2):
+        with pytest.raises(RecordingError) as error:
+            ahead.index(tolerant=False)
+        said.append(str(error.value))
+    assert said[0] == said[1] and "not valid JSON" in said[0]
+
+
 def test_a_replay_that_leaves_first_stops_and_reaps_the_child(tmp_path):
     path = str(tmp_path / "rec.jsonl")
     shutil.copy(SAMPLE, path)

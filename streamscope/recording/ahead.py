@@ -45,20 +45,24 @@ class Ahead:
     def index(self, progress: Progress | None = None, *, tolerant: bool) -> RecordingIndex:
         """The index the child scanned, as `RecordingIndex.open(path, tolerant=...)` would
         have made it; its RecordingError or OSError raised here. `progress` hears the
-        child's progress while it scans."""
+        child's progress while it scans. A child that died first (killed, out of
+        memory) costs nothing but the wait: the file is then scanned here."""
         if tolerant != self.tolerant:
             raise ValueError("the scan ahead was made with another tolerance")
         with self._lock:
-            if self._index is None:
+            if self._index is None and not self._pipe.closed:
                 self._index = self._receive(progress)
+            if self._index is None:  # the child left without the index, or asked again
+                # after its error: scanned here, as without it (the same error, if any)
+                self._index = RecordingIndex.open(self.path, progress, tolerant=self.tolerant)
             return self._index
 
-    def _receive(self, progress: Progress | None) -> RecordingIndex:
+    def _receive(self, progress: Progress | None) -> RecordingIndex | None:
         try:
             while True:
                 head = self._pipe.read(_LENGTH.size)
-                if len(head) < _LENGTH.size:  # the child died before it said anything
-                    raise RecordingError(f"{self.path}: the index scan stopped", self.path)
+                if len(head) < _LENGTH.size:  # the child died before it sent the index
+                    return None
                 kind, *what = pickle.loads(self._pipe.read(_LENGTH.unpack(head)[0]))
                 if kind == "progress":
                     if progress is not None:
