@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
+import threading
 
 import pytest
 
@@ -19,13 +21,18 @@ SAMPLE = os.path.join(ROOT, "recordings", "buggy-agent-uuid.jsonl")
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="scanned ahead where fork is")
 
 
+pytestmark = [
+    pytestmark,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="scanned ahead on Linux"),
+]
+
+
 @pytest.fixture(autouse=True)
 def any_size(monkeypatch):
     """Every file is scanned ahead, and the test runner's own threads do not stop it (the
     child only scans and leaves)."""
     monkeypatch.setattr(ahead_module, "AHEAD_FROM", 0)
-    monkeypatch.setattr(ahead_module.threading, "active_count", lambda: 1)
-    monkeypatch.setattr(ahead_module.sys, "platform", "linux")
+    monkeypatch.setattr(ahead_module, "_may_fork", lambda: True)
 
 
 def _gone(pid: int) -> bool:
@@ -128,8 +135,17 @@ def test_not_scanned_ahead_where_it_does_not_pay_or_is_not_safe(tmp_path, monkey
     monkeypatch.setattr(ahead_module, "AHEAD_FROM", 8 << 20)
     assert scan_ahead(SAMPLE) is None  # small: scanned in the process
     monkeypatch.setattr(ahead_module, "AHEAD_FROM", 0)
-    monkeypatch.setattr(ahead_module.threading, "active_count", lambda: 2)
+    monkeypatch.setattr(ahead_module, "_may_fork", lambda: False)
     assert scan_ahead(SAMPLE) is None  # another thread: no fork
+    monkeypatch.undo()
+    running = threading.Event()
+    thread = threading.Thread(target=running.wait)
+    thread.start()
+    try:
+        assert not ahead_module._may_fork()
+    finally:
+        running.set()
+        thread.join()
 
 
 def test_the_replay_opens_a_recording_scanned_ahead(tmp_path):
@@ -181,7 +197,6 @@ def test_replay_of_a_big_recording_says_a_missing_exchange_before_the_screen(tmp
     """The CLI forks the scan before the TUI is imported: an exchange the file lacks is
     still one line and exit 2, said before any screen is drawn."""
     import subprocess
-    import sys
 
     path = str(tmp_path / "big.jsonl")
     _big_recording(path)
@@ -201,7 +216,6 @@ def test_replay_of_a_big_recording_says_a_missing_exchange_before_the_screen(tmp
 
 def test_replay_of_a_big_file_that_is_no_recording_says_why_in_one_line(tmp_path):
     import subprocess
-    import sys
 
     path = str(tmp_path / "big.jsonl")
     with open(path, "wb") as f:

@@ -92,7 +92,7 @@ class Ahead:
 def scan_ahead(path: str, tolerant: bool = True) -> Ahead | None:
     """Start scanning `path`'s index in a child process, or None where that does not pay
     or is not safe (see the module's docstring); the caller then scans as before."""
-    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+    if not _may_fork():
         return None
     try:
         st = os.stat(path)
@@ -114,6 +114,12 @@ def scan_ahead(path: str, tolerant: bool = True) -> Ahead | None:
             os._exit(0)
     os.close(writing)
     return Ahead(path, pid, reading, tolerant)
+
+
+def _may_fork() -> bool:
+    """Linux, and no thread but this one: a lock another thread held at the fork would
+    stay held in the child."""
+    return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
 def _scan(path: str, tolerant: bool, pipe: Any) -> None:
