@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 CHROMIUM = next(
@@ -137,6 +138,12 @@ class Page:
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.wait()
+        for _ in range(50):  # (its helper processes may write the profile a moment more)
+            try:
+                self._profile.cleanup()
+                return
+            except OSError:
+                time.sleep(0.1)
         self._profile.cleanup()
 
     def __enter__(self) -> Page:
