@@ -18,11 +18,8 @@ from streamscope.recording.reader import RecordingIndex
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLE = os.path.join(ROOT, "recordings", "buggy-agent-uuid.jsonl")
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="scanned ahead where fork is")
-
-
 pytestmark = [
-    pytestmark,
+    pytest.mark.skipif(not hasattr(os, "fork"), reason="scanned ahead where fork is"),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="scanned ahead on Linux"),
 ]
 
