@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .frames import Sentinel
+from .shared import ChunkedList
 
 
 def signature_bytes(value: object) -> object:
@@ -218,7 +219,7 @@ class Slot:
 
 def show_dirty(
     slots: Sequence[Slot],
-    shown: list[Call | None],
+    shown: ChunkedList[Call | None],
     dirty: set[int],
     owner: object,
     changing: bool = True,

@@ -20,6 +20,7 @@ from ...core.calls import NOTHING, Call, Slot, freeze, show_dirty
 from ...core.engine import at_index
 from ...core.events import FieldEvent
 from ...core.frames import INVALID, NOT_READ, Frame, Sentinel
+from ...core.shared import ChunkedList, LayeredDict
 from ...text import cut, json_type, quote
 from .run import Run
 from .schema import chunk_violation
@@ -153,15 +154,15 @@ class ChoiceState:
     )
 
     def __init__(self, rank: int = 0) -> None:
-        self.calls: list[RSlot] = []
+        self.calls: ChunkedList[RSlot] = ChunkedList()
         # per position, the Call last shown, and where it may be out of date (core.calls.
         # show_dirty): a frame's calls are a copy of the list, not a lookup per call
-        self.shown: list[Call | None] = []
+        self.shown: ChunkedList[Call | None] = ChunkedList()
         self.dirty: set[int] = set()
-        self.by_index: dict[object, RSlot] = {}
+        self.by_index: LayeredDict[object, RSlot] = LayeredDict()
         self.rank = rank  # the choice's place among the choices, in order of appearance
         # id -> the latest call (by position) that carries it: a lookup, not a scan per call
-        self.by_id: dict[str, RSlot] = {}
+        self.by_id: LayeredDict[str, RSlot] = LayeredDict()
         self.max_index = -1
         self.last: RSlot | None = None  # the call the latest tool delta went to
         self.prev: RSlot | None = None
@@ -176,8 +177,8 @@ class ChoiceState:
 
     def copy(self) -> ChoiceState:
         """For engine copies: the text lists as a few shared chunks (see freeze), not as
-        lists as long as the stream; the calls shared (copy on write, see Robust.own), the
-        lists and maps of them the copy's own."""
+        lists as long as the stream; the calls shared (copy on write, see Robust.own), and
+        the lists and maps of them sharing their unchanged parts (core/shared.py)."""
         f = self.frozen
         self.frozen = (
             freeze(self.content, f[0]),
@@ -187,8 +188,8 @@ class ChoiceState:
         new = ChoiceState.__new__(ChoiceState)
         for name in ChoiceState.__slots__:
             value = getattr(self, name)
-            if isinstance(value, (list, dict, set)):
-                value = copy.copy(value)
+            if isinstance(value, (list, dict, set, ChunkedList, LayeredDict)):
+                value = value.copy()
             setattr(new, name, value)
         return new
 
@@ -203,7 +204,7 @@ class Robust:
         self.declared = declared  # tool names the request declared, when known
         self.choices: dict[int, ChoiceState] = {}
         # id -> the first call carrying it, choices in order of appearance, then position
-        self.first_by_id: dict[str, RSlot] = {}
+        self.first_by_id: LayeredDict[str, RSlot] = LayeredDict()
         self.events: list[FieldEvent] | None = None  # set to a list to collect events
         self.done_frame = 0
         self.last_frame = 0
@@ -221,7 +222,7 @@ class Robust:
         new = copy.copy(self)
         new.log = log
         new.choices = {c: st.copy() for c, st in self.choices.items()}
-        new.first_by_id = dict(self.first_by_id)
+        new.first_by_id = self.first_by_id.copy()
         new.events = None if self.events is None else list(self.events)
         self.gen, new.gen = object(), object()
         return new
@@ -970,5 +971,5 @@ class Robust:
         if len(held) == 1:  # one choice's calls: in the order they began, as they are held
             st = held[0]
             st.dirty = show_dirty(st.calls, st.shown, st.dirty, gen)
-            return st.shown[:]  # type: ignore[return-value]  # (none is None now)
+            return st.shown.tolist()  # type: ignore[return-value]  # (none is None now)
         return [s.shown(gen) for s in self.slots()]

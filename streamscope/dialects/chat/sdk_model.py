@@ -35,6 +35,7 @@ from typing import Any, overload
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import INVALID, Frame
+from streamscope.core.shared import ChunkedList, LayeredSet
 from streamscope.dialects.chat import strict
 from streamscope.dialects.chat.run import Run
 from streamscope.dialects.versions import VERIFIED
@@ -515,10 +516,52 @@ class _Tool:
         return t
 
 
+def _shown(t: _Tool, choice: object, cow: object, changing: bool) -> Call | None:
+    """Entry `t`'s Call in choice `choice`: made once for an entry no one changes in place
+    (not of generation `cow`); None for one that is, when not `changing` (not shown now)."""
+    kept = t.call
+    mine = t.owner is cow
+    if kept is not None and kept[0] is choice and not mine:
+        return kept[1]
+    if mine and not changing:
+        return None
+    fn = t.fn
+    if fn is not None:
+        name, arguments = _out(fn.name), _out(fn.arguments)
+    else:
+        name, arguments = custom_fields(_out((t.extras or {}).get("custom")))
+    call = Call(
+        choice=choice,  # type: ignore[arg-type]
+        index=t.index,
+        id=_out(t.id),
+        type=_out(t.type),
+        name=name,
+        arguments=arguments,
+        fragments=t.frags,
+        first_frame=t.first,
+        last_frame=t.last,
+    )
+    if not mine:
+        t.call = (choice, call)
+    return call
+
+
 class _Choice:
     """One snapshot choice (a ParsedChoice) and its ChoiceEventState."""
 
-    __slots__ = ("index", "finish_reason", "msg", "tools", "transient", "raw", "hazard", "gen")
+    __slots__ = (
+        "index",
+        "finish_reason",
+        "msg",
+        "tools",
+        "transient",
+        "raw",
+        "hazard",
+        "gen",
+        "shown",
+        "dirty",
+        "whole",
+    )
 
     def __init__(self, index: object, finish_reason: object) -> None:
         self.index = index
@@ -530,6 +573,46 @@ class _Choice:
         self.tools: list[_Tool] | None = None
         # a delta set `parsed` / function `parsed_arguments`, which the next model_dump drops
         self.transient = False
+        # per position of `tools`, the Call last shown (`show`), and the positions where it
+        # may be out of date: an entry put there since (new, or copied to change) or one
+        # this emulation changes in place; `whole`: the entries moved, make every Call
+        self.shown: ChunkedList[Call | None] = ChunkedList()
+        self.dirty: set[int] = set()
+        self.whole = True
+
+    def changed(self, i: int) -> None:
+        """Another entry was put at position `i` of `tools` (read as a list reads it)."""
+        self.dirty.add(i if i >= 0 else i + len(self.tools or ()))
+
+    def show(self, cow: object, changing: bool = True) -> list[Call]:
+        """The calls of `tools`, made again only where they may have changed (at 20,000
+        calls a look at every entry took 3 ms a frame shown). `changing` False (before a
+        copy) leaves the entries of generation `cow` to be made when shown."""
+        tools = self.tools or []
+        live: set[int] = set()
+        if self.whole or len(self.shown) > len(tools):
+            made: list[Call | None] = [None] * len(tools)
+            index = self.index
+            for i, t in enumerate(tools):
+                made[i] = _shown(t, index, cow, changing)
+                if t.owner is cow:
+                    live.add(i)
+            self.shown = ChunkedList(made)
+            self.whole = False
+        else:
+            shown, index = self.shown, self.index
+            # (entries appended since are the positions past the Calls shown)
+            dirty = self.dirty.union(range(len(shown), len(tools)))
+            shown.extend([None] * (len(tools) - len(shown)))
+            for i in dirty:
+                t = tools[i]
+                if t.owner is cow:
+                    live.add(i)
+                    if not changing:
+                        continue
+                shown[i] = _shown(t, index, cow, True)
+        self.dirty = live
+        return self.shown.tolist() if changing else []  # type: ignore[return-value]
 
     def copy(self) -> _Choice:
         c = _Choice(self.index, _jcopy(self.finish_reason))
@@ -539,6 +622,7 @@ class _Choice:
         c.transient = self.transient
         c.raw = self.raw
         c.hazard = self.hazard
+        c.shown, c.dirty, c.whole = self.shown.copy(), set(self.dirty), self.whole
         return c
 
 
@@ -549,12 +633,12 @@ class _EventState:
 
     def __init__(self) -> None:
         self.cur: object = None
-        self.done: set[Any] = set()
+        self.done: LayeredSet[Any] = LayeredSet()  # (a copy shares it: core/shared.py)
 
     def copy(self) -> _EventState:
         s = _EventState()
         s.cur = self.cur
-        s.done = set(self.done)
+        s.done = self.done.copy()
         return s
 
 
@@ -668,35 +752,17 @@ class SdkEmulation:
         half-applied, which need not match the SDK's own half-applied snapshot.
         """
         out: list[Call] = []
-        cow = self._cow
         for cs in self._choices or ():
-            for t in cs.tools or ():  # a raw choice has none
-                kept = t.call
-                if kept is not None and kept[0] is cs.index and t.owner is not cow:
-                    out.append(kept[1])  # an entry no one changes in place: its Call made once
-                    continue
-                fn = t.fn
-                if fn is not None:
-                    name, arguments = _out(fn.name), _out(fn.arguments)
-                else:
-                    name, arguments = custom_fields(_out((t.extras or {}).get("custom")))
-                call = Call(
-                    choice=cs.index,  # type: ignore[arg-type]
-                    index=t.index,
-                    id=_out(t.id),
-                    type=_out(t.type),
-                    name=name,
-                    arguments=arguments,
-                    fragments=t.frags,
-                    first_frame=t.first,
-                    last_frame=t.last,
-                )
-                if t.owner is not cow:
-                    t.call = (cs.index, call)
-                out.append(call)
+            if cs.tools:  # (a raw choice has none)
+                out.extend(cs.show(self._cow))
         return out
 
     def copy(self) -> SdkEmulation:
+        # the Calls shown brought up to date first: the copies of a replay's snapshot show
+        # them without making them again
+        for cs in self._choices or ():
+            if cs.tools:
+                cs.show(self._cow, changing=False)
         new = SdkEmulation.__new__(SdkEmulation)
         new._tools_in = self._tools_in
         new._parseable = self._parseable
@@ -726,6 +792,7 @@ class SdkEmulation:
         t = tools[i]
         if t.owner is not self._cow:
             t = tools[i] = t.clone(self._cow)
+            cs.changed(i)
         return t
 
     def snapshot(self) -> SdkEmulation:
@@ -817,7 +884,7 @@ class SdkEmulation:
         if run.content:
             cs.msg["content"].extend(run.content)
         if run.args:
-            st.done |= run.left  # each call a switch went away from had its done event
+            st.done.update(run.left)  # each call a switch went away from had its done event
             st.cur = run.cur
         self._gen += len(run.order) + len(run.content)
         cs.gen = self._gen
@@ -1067,10 +1134,13 @@ class SdkEmulation:
             if not _has_indexed(v):
                 # _has_indexed_entries first-value rule: the list is taken as-is
                 cs.tools = [self._new_tool(e, frame, gen) for e in v]
+                cs.whole = True
                 return
             tools = cs.tools = []
+            cs.whole = True
         elif not tools and not _has_indexed(v):
             tools.extend(self._new_tool(e, frame, gen) for e in v)
+            cs.whole = True
             return
         for e in v:
             if "index" not in e:
@@ -1088,9 +1158,12 @@ class SdkEmulation:
                 if idx < 0 and tools:
                     self._shift = True  # list.insert puts it at 0, shifting the old entries
                 tools.insert(idx, self._new_tool(e, frame, gen))
+                if idx < 0:
+                    cs.whole = True  # (past the end, it was appended: `show` sees it)
                 continue
             if t.owner is not self._cow:  # shared with a copy: changed as a copy of its own
                 t = tools[idx] = t.clone(self._cow)
+                cs.changed(idx)
             self._merge_tool(t, e, frame, gen)
 
     def _new_tool(self, e: dict[Any, Any], frame: int, gen: int) -> _Tool:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ...core.calls import NOTHING, Call, Slot, StrategyError, show_dirty
 from ...core.frames import INVALID, Frame
+from ...core.shared import ChunkedList, LayeredDict
 from .run import Run
 
 
@@ -78,17 +79,17 @@ class Strategy:
     name = ""
 
     def __init__(self) -> None:
-        self.slots: list[CSlot] = []
+        self.slots: ChunkedList[CSlot] = ChunkedList()
         self.error: StrategyError | None = None
         self.gen = object()
         # Per seat, the Call last shown; `_dirty`: the seats where it may not be the
         # slot's (new, copied to change, or of this generation). A frame's calls are this
         # list copied with its dirty seats made again: at 20,000 calls a step back made
         # every Call's lookup again, 10 ms a strategy.
-        self._calls: list[Call | None] = []
+        self._calls: ChunkedList[Call | None] = ChunkedList()
         self._dirty: set[int] = set()
 
-    def _keyed(self) -> dict[Any, CSlot]:
+    def _keyed(self) -> LayeredDict[Any, CSlot]:
         """The strategy's map of its slots by key."""
         raise NotImplementedError
 
@@ -174,7 +175,7 @@ class Strategy:
 
     def calls(self) -> list[Call]:
         self._dirty = show_dirty(self.slots, self._calls, self._dirty, self.gen)
-        return self._calls[:]  # type: ignore[return-value]  # (no seat is None now)
+        return self._calls.tolist()  # type: ignore[return-value]  # (no seat is None now)
 
     def result(self) -> list[Call] | StrategyError:
         return self.error if self.error is not None else self.calls()
@@ -186,8 +187,8 @@ class Strategy:
         self._dirty = show_dirty(self.slots, self._calls, self._dirty, self.gen, changing=False)
         new = copy.copy(self)
         for name, value in list(vars(new).items()):
-            if isinstance(value, (list, dict, set)):
-                setattr(new, name, copy.copy(value))
+            if isinstance(value, (list, dict, set, ChunkedList, LayeredDict)):
+                setattr(new, name, value.copy())
         self.gen, new.gen = object(), object()
         return new
 
@@ -197,9 +198,9 @@ class IndexKeyed(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        self.by_key: dict[tuple[Any, ...], CSlot] = {}
+        self.by_key: LayeredDict[tuple[Any, ...], CSlot] = LayeredDict()
 
-    def _keyed(self) -> dict[Any, CSlot]:
+    def _keyed(self) -> LayeredDict[Any, CSlot]:
         return self.by_key
 
     def slot(self, frame: int, choice: int, delta: dict[Any, Any]) -> CSlot:
@@ -253,10 +254,10 @@ class ById(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        self.by_key: dict[tuple[Any, ...], CSlot] = {}
+        self.by_key: LayeredDict[tuple[Any, ...], CSlot] = LayeredDict()
         self.last_id: dict[int, str] = {}
 
-    def _keyed(self) -> dict[Any, CSlot]:
+    def _keyed(self) -> LayeredDict[Any, CSlot]:
         return self.by_key
 
     def tool(self, frame: int, choice: int, delta: dict[Any, Any]) -> None:
@@ -318,13 +319,13 @@ class OpenAIDocs(Strategy):
 
     def __init__(self) -> None:
         super().__init__()
-        self.final: dict[tuple[Any, ...], CSlot] = {}
-        # slot seat -> the stored opener's function object (any value the chunk sent; read,
-        # never changed: copies share it)
-        self.openers: dict[int, object] = {}
+        self.final: LayeredDict[tuple[Any, ...], CSlot] = LayeredDict()
+        # per slot seat, the stored opener's function object (any value the chunk sent;
+        # read, never changed: copies share it)
+        self.openers: ChunkedList[object] = ChunkedList()
         self.done = False
 
-    def _keyed(self) -> dict[Any, CSlot]:
+    def _keyed(self) -> LayeredDict[Any, CSlot]:
         return self.final
 
     def feed(self, frame: Frame) -> None:
@@ -368,9 +369,9 @@ class OpenAIDocs(Strategy):
         if slot is None:
             fn = custom if custom is not None else _attr(tool_call, "function")
             slot = self._new_slot(key, choice, index, frame, _attr(tool_call, "id"))
+            self.openers.append(fn)  # (at slot.seat: the slot was the last made)
             slot.type = _attr(tool_call, "type")
             slot.name = _attr(fn, "name") if isinstance(fn, dict) else None
-            self.openers[slot.seat] = fn
             held = _attr(fn, "arguments")  # read from the stored object, as Python would
             slot.value = held if not isinstance(held, str) else NOTHING
             if isinstance(held, str):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from streamscope.core.engine import CLIENTS, OTHERS, ROBUST, SDK
 from streamscope.dialects.chat.appendix_a import FIXTURES, calls, chunk, tc
 from streamscope.dialects.chat.engine import StreamEngine, plain_fragment
+from streamscope.dialects.chat.sdk_model import SdkEmulation
 from streamscope.dialects.chat.summary import plain_summary, summarize
 
 from ...helpers import frames_of
@@ -256,6 +257,50 @@ def test_the_calls_shown_at_each_frame_are_the_calls_made_afresh(chunks, steps):
         for strategy in engine.others:
             if strategy.error is None:
                 assert got[strategy.name] == [s.to_call() for s in strategy.slots], i
+        if isinstance(got["openai-sdk"], list):  # the SDK's snapshot, as fed afresh
+            assert got["openai-sdk"] == _sdk_afresh(frames_of(chunks)[: i + 1]), i
+
+
+def _sdk_afresh(frames: list) -> list:
+    sdk = SdkEmulation()
+    for frame in frames:
+        sdk.feed(frame)
+    return sdk.calls()
+
+
+def test_copies_across_chunks_of_calls_show_each_frame_as_fed_afresh():
+    # 700 calls, each in one chunk, some of them growing later: the lists and maps of
+    # calls a copy shares are held in chunks of 256 (core/shared.py); copies and seals
+    # every few frames, each side fed on, must show what a fresh reading shows
+    chunks = [chunk({"role": "assistant", "content": None})]
+    for k in range(700):
+        chunks.append(chunk(calls(tc(k, f"call_{k}", "f", "{", "function"))))
+        if k % 5 == 0:
+            chunks.append(chunk(calls(tc(k - k % 250, args=str(k)))))
+    chunks.append(chunk({}, "tool_calls"))
+    frames = frames_of(chunks)
+    engine, kept = StreamEngine(1), []
+    for i, frame in enumerate(frames):
+        if i % 37 == 0:
+            kept.append((i, engine.copy()))
+        if i % 53 == 0:
+            engine.seal()
+        engine.feed(frame)
+        if i % 97 == 0 or i == len(frames) - 1:
+            engine.seal()
+            assert engine.strategy_calls() == _fresh_calls(frames[: i + 1]), i
+    for i, copy in kept[::4]:  # each copy shows its frame, then reads on as the engine did
+        assert copy.strategy_calls() == _fresh_calls(frames[:i]), i
+        for frame in frames[i:]:
+            copy.feed(frame)
+        assert copy.strategy_calls() == _fresh_calls(frames), i
+
+
+def _fresh_calls(frames: list) -> dict:
+    engine = StreamEngine(1)
+    for frame in frames:
+        engine.feed(frame)
+    return engine.strategy_calls()
 
 
 def test_copies_share_the_text_before_them():
