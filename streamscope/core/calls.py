@@ -94,6 +94,7 @@ def freeze(parts: list[str], frozen: int) -> int:
 
 
 S = TypeVar("S", bound="Slot")
+_FIELDS: dict[type, tuple[str, ...]] = {}  # per Slot class, every slot it has
 
 
 class Slot:
@@ -165,16 +166,21 @@ class Slot:
         # chunk first, so a copy holds a few shared immutable chunks, not a list as long as
         # the stream, nor the whole text again.
         self.frozen = freeze(self.parts, self.frozen)
-        new = self.__class__.__new__(self.__class__)
+        cls = self.__class__
+        new = cls.__new__(cls)
         memo[id(self)] = new
-        for cls in type(self).__mro__:
-            for name in getattr(cls, "__slots__", ()):
-                value = getattr(self, name)
-                if isinstance(value, list):  # the slot's own lists of fragments
-                    value = ["".join(value)] if name == "concat" and value else list(value)
-                # else a value as parsed from a frame, never changed in place: shared (a deep
-                # copy of JSON nested 1,000 levels would exceed Python's recursion limit)
-                setattr(new, name, value)
+        names = _FIELDS.get(cls)
+        if names is None:  # (the class's slots, looked up once: a replay copies thousands)
+            names = _FIELDS[cls] = tuple(
+                n for c in cls.__mro__ for n in c.__dict__.get("__slots__", ())
+            )
+        for name in names:
+            value = getattr(self, name)
+            if isinstance(value, list):  # the slot's own lists of fragments
+                value = ["".join(value)] if name == "concat" and value else value[:]
+            # else a value as parsed from a frame, never changed in place: shared (a deep
+            # copy of JSON nested 1,000 levels would exceed Python's recursion limit)
+            setattr(new, name, value)
         return new
 
     def clone(self: S, owner: object) -> S:
