@@ -13,7 +13,9 @@ from streamscope.core.shared import ChunkedList, LayeredDict, LayeredSet
 
 # (which copy, what it does, an int argument): indices are taken modulo the sizes
 ops = st.lists(
-    st.tuples(st.integers(0, 7), st.sampled_from(["add", "set", "copy", "many"]), st.integers()),
+    st.tuples(
+        st.integers(0, 7), st.sampled_from(["add", "set", "copy", "many", "assign"]), st.integers()
+    ),
     max_size=120,
 )
 
@@ -37,6 +39,9 @@ def test_chunked_list_copies_read_as_lists(steps: list[tuple[int, str, int]]) ->
             model[at] = n
         elif op == "copy":
             family.append((mine.copy(), list(model)))
+        elif op == "assign":  # every item again, as show_dirty takes a list back
+            model[:] = [v + n for v in model]
+            mine.assign(list(model))
         for chunked, plain in family:
             assert len(chunked) == len(plain)
             assert chunked.tolist() == plain == list(chunked)

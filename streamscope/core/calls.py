@@ -4,7 +4,7 @@ that stopped it."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -237,12 +237,20 @@ def show_dirty(
     `changing` False leaves the slots of `owner` alone: before a copy, their text is
     frozen in chunks the copies share, which making their Call would join."""
     live = set()
+    # most of them (the end of a read): made on plain lists, taken back whole
+    plain = shown.tolist() if len(dirty) > len(shown) >> 2 else None
+    put: Callable[[int, Call | None], None] = shown.__setitem__
+    if plain is not None:
+        put = plain.__setitem__
+        slots = list(slots)
     for at in dirty:
         slot = slots[at]
         if slot.owner is owner:
             live.add(at)
             if changing:
-                shown[at] = slot.to_call()
+                put(at, slot.to_call())
         else:
-            shown[at] = slot.shown(owner)
+            put(at, slot.shown(owner))
+    if plain is not None:
+        shown.assign(plain)
     return live

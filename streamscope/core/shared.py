@@ -97,6 +97,13 @@ class ChunkedList(Sequence[T]):
             self._mine.append(1)
         self._len += len(got)
 
+    def assign(self, items: list[T]) -> None:
+        """Hold `items` (as many as now) instead: for a change to most of the list, made
+        on a plain list and taken back whole."""
+        self._chunks = [items[i : i + _SIZE] for i in range(0, len(items), _SIZE)]
+        self._mine = bytearray(b"\x01" * len(self._chunks))
+        self._len = len(items)
+
     def __iter__(self) -> Iterator[T]:
         return chain.from_iterable(self._chunks)
 
