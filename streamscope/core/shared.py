@@ -41,9 +41,6 @@ class ChunkedList(Sequence[T]):
     def __len__(self) -> int:
         return self._len
 
-    def __bool__(self) -> bool:
-        return self._len > 0
-
     def _at(self, i: int) -> int:
         if i < 0:
             i += self._len
@@ -110,15 +107,6 @@ class ChunkedList(Sequence[T]):
     def tolist(self) -> list[T]:
         return list(chain.from_iterable(self._chunks))
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, ChunkedList):
-            return self.tolist() == other.tolist()
-        if isinstance(other, list):
-            return self.tolist() == other
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as a list
-
     def __repr__(self) -> str:
         return f"ChunkedList({self.tolist()!r})"
 
@@ -184,18 +172,6 @@ class LayeredDict(Generic[K, V]):
 
     def items(self) -> Iterable[tuple[K, V]]:
         return self._merged().items()
-
-    def values(self) -> Iterable[V]:
-        return self._merged().values()
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, LayeredDict):
-            return self._merged() == other._merged()
-        if isinstance(other, dict):
-            return self._merged() == other
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as a dict
 
     def __repr__(self) -> str:
         return f"LayeredDict({self._merged()!r})"
