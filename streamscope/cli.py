@@ -155,13 +155,12 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: 
         )
         sys.stdout.buffer.write(dumps_json(doc) + b"\n")
     else:
-        from rich.console import Console
-
         from .analysis.text_report import render
+        from .console import Console
 
         # In a pipe or a CI log, long lines beat lines wrapped at 80 columns.
         width = None if sys.stdout.isatty() else 160
-        render(analysis, Console(highlight=False, soft_wrap=True, width=width), note, full)
+        render(analysis, Console(width=width), note, full)
     if strict:
         from .core.verdict import fails
 

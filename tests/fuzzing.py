@@ -66,7 +66,7 @@ RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def _inspect(path: str) -> None:
-    from rich.console import Console
+    from streamscope.console import Console
 
     a = analyze(path)
     # as `inspect --json` writes it (orjson, Python's json past orjson's depth)
@@ -76,7 +76,7 @@ def _inspect(path: str) -> None:
     if isinstance(written, bytes):
         written.decode("utf-8")  # UTF-8 a reader can take (no lone surrogate)
     out = io.StringIO()
-    render(a, Console(file=out, highlight=False, soft_wrap=True, width=120))  # as the CLI
+    render(a, Console(file=out, width=120))  # as the CLI
     raw = RAW.search(out.getvalue())
     assert raw is None, f"the text report holds {raw.group()!r} raw"
 

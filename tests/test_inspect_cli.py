@@ -439,10 +439,9 @@ def _calls_report(tmp_path, n: int, width: int) -> list[str]:
     `width` columns writing to a pipe (as the CLI's, narrowed)."""
     import io
 
-    from rich.console import Console
-
     from streamscope.analysis import analyze
     from streamscope.analysis.text_report import render
+    from streamscope.console import Console
 
     chunks = [
         chunk({"tool_calls": [tc(i, f"call_{i:04d}_{'x' * 40}", "f", "{}", "function")]})
@@ -451,7 +450,7 @@ def _calls_report(tmp_path, n: int, width: int) -> list[str]:
     path = tmp_path / f"calls-{n}.sse"
     path.write_bytes(sse_body([*chunks, chunk({}, "tool_calls")]))
     out = io.StringIO()
-    render(analyze(str(path)), Console(file=out, highlight=False, soft_wrap=True, width=width))
+    render(analyze(str(path)), Console(file=out, width=width))
     return out.getvalue().splitlines()
 
 

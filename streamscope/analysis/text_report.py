@@ -1,16 +1,11 @@
-"""`inspect` for people: the same facts as --json, in plain words (Rich, no colour in pipes)."""
+"""`inspect` for people: the same facts as --json, in plain words (styled on a terminal,
+plain in pipes: streamscope/console.py)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 
-from rich.cells import cell_len
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
-
+from ..console import Console, escape
 from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError, signature_bytes
 from ..core.engine import StreamResult, value_key
@@ -27,10 +22,13 @@ from .driver import Analysis
 # a severity in a column of its own width: "✗ error  ", "! warning"
 _MARK = {s: f"[{STYLE[s]}]{label(s):<9}[/]" for s in (ERROR, WARNING, INFO)}
 _LABEL = {s: f"{label(s):<9}" for s in (ERROR, WARNING, INFO)}
+# A table of more rows than this that does not fit the width is written a row a line, its
+# lines wrapped by the terminal: a reader of thousands of calls wants each on one line.
+FOLDED_ROWS = 500
 
 
 def _safe(text: str) -> str:
-    """Recorded text for the console: control characters shown, Rich markup escaped."""
+    """Recorded text for the console: control characters shown, markup escaped."""
     return escape(visible(text))
 
 
@@ -297,7 +295,7 @@ def _stream(
             for i, c in enumerate(s.tool_calls, 1)
         ]
         console.print("  [bold]Tool calls[/] (streamscope's robust reading)")
-        _table(console, columns, rows)
+        console.table(columns, rows, FOLDED_ROWS)
     else:
         console.print("  no tool calls")
     for i, fix in enumerate(s.repairs, 1):
@@ -311,20 +309,16 @@ def _stream(
         _results(s, analysis, console, full)
     if s.anomalies:
         console.print("  [bold]Anomalies[/]")
-        out = Text()  # (one print: a print costs more than a line)
+        out = []  # (one write: a print costs more than a line)
         for a in s.anomalies:
             totals[a.severity] += 1
-            out.append("    ")
-            out.append(_LABEL[a.severity], STYLE[a.severity])
-            out.append(f" frame {a.frame:<4} ")
-            out.append(times(a.kind, a.count), "bold")
-            out.append(f"  {visible(a.text())}")
+            line = f"    {console.style(_LABEL[a.severity], STYLE[a.severity])} frame {a.frame:<4} "
+            line += f"{console.style(times(a.kind, a.count), 'bold')}  {visible(a.text())}"
             if source is not None:
                 link = stream_link(source, s.exchange, s.turn, a.frame, s.frames)
-                out.append(f"  {visible(pasteable(link))}")
-            out.append("\n")
-        out.rstrip()
-        _emit(console, out)
+                line += f"  {visible(pasteable(link))}"
+            out.append(line)
+        console.file.write("\n".join(out) + "\n")
     console.print("  [bold]What each client builds[/]")
     width = max((len(n) for n in s.strategies if n != "robust"), default=0)
     for name, got in s.strategies.items():
@@ -343,44 +337,6 @@ def _stream(
         else:
             line = "same as robust"
         console.print(f"    {name:<{max(width, 13)}} {line}")
-
-
-# A table of more rows than this that does not fit the width is written as one that
-# does, its lines wrapped by the terminal: Rich's folding costs about 1 ms a row.
-FOLDED_ROWS = 500
-
-
-def _table(console: Console, columns: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> None:
-    """`rows` (plain text, shown safe) under bold `columns`, each cell padded by a space
-    each side, as Rich's borderless table lays them out where they fit the console's
-    width; Rich's table itself where they do not (it folds cells), but for many rows."""
-    widths = [max(map(cell_len, cells)) for cells in zip(columns, *rows, strict=True)]
-    if sum(widths) + 2 * len(widths) > console.width and len(rows) <= FOLDED_ROWS:
-        table = Table(box=None, padding=(0, 1), show_edge=False, title_justify="left")
-        for col in columns:
-            table.add_column(col, overflow="fold")
-        for row in rows:
-            table.add_row(*map(escape, row))
-        console.print(table)
-        return
-
-    def line(cells: tuple[str, ...]) -> str:
-        return "".join(
-            f" {c}{' ' * (w - cell_len(c))} " for c, w in zip(cells, widths, strict=True)
-        )
-
-    out = Text(line(columns), style="bold")
-    out.append("\n" + "\n".join(map(line, rows)))
-    _emit(console, out)
-
-
-def _emit(console: Console, text: Text) -> None:
-    """`text` printed; where it is not a terminal (no colour, no wrapping: a pipe, a CI
-    log) written as it is, which Rich's rendering of thousands of lines makes slow."""
-    if console.is_terminal or not console.soft_wrap:
-        console.print(text)
-    else:
-        console.file.write(text.plain + "\n")
 
 
 def _count(tools: list[Tool]) -> str:
