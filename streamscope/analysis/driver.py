@@ -8,7 +8,6 @@ its `end` line arrives, so memory stays flat on a 1M-frame file.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -1035,6 +1034,8 @@ def _plain(value: object) -> object:
 
 def summarize_in_child(path: str) -> list[ExchangeSummary]:
     """`summarize_exchanges` in another interpreter: its CPU time does not hold this one's GIL."""
+    import subprocess  # (here: only the replay's children need it)
+
     done = subprocess.run(
         [sys.executable, "-m", "streamscope.analysis", path], capture_output=True, check=False
     )
@@ -1055,6 +1056,8 @@ class FollowingChild:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        import subprocess
+
         self.lock = threading.Lock()
         self.bytes_read = 0  # by the child's line passes, all updates together
         self._proc = subprocess.Popen(
@@ -1084,6 +1087,8 @@ class FollowingChild:
         return [ExchangeSummary.from_json(r) for r in d["rows"]]
 
     def close(self) -> None:
+        import subprocess
+
         proc = self._proc
         if proc.poll() is None:
             proc.stdin.close()  # type: ignore[union-attr]  # it ends at the end of its input

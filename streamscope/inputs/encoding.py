@@ -3,7 +3,6 @@ holds the decoding itself, its limits and its findings)."""
 
 from __future__ import annotations
 
-import tempfile
 import threading
 from array import array
 from collections.abc import Iterator, Sequence
@@ -124,6 +123,8 @@ class DecodedReads(Reads):
         """Spill the next read's decoded bytes (under the lock)."""
         if out:
             if self._spill is None:
+                import tempfile  # (here: only a compressed body spills; start-up waits less)
+
                 self._spill = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close)
             self._spill.seek(self._offsets[-1])
             self._spill.write(out)

@@ -12,12 +12,9 @@ U+FFFD. A copy is made again when the file changes (a recording being written).
 
 from __future__ import annotations
 
-import atexit
 import codecs
 import contextlib
 import os
-import shutil
-import tempfile
 import threading
 from typing import BinaryIO
 
@@ -70,6 +67,10 @@ def text_of(path: str) -> tuple[str, str | None]:
 
 def _copy(f: BinaryIO, coding: str) -> str:
     """A UTF-8 copy of the UTF-16 text after the byte order mark."""
+    import atexit  # (here: only a UTF-16 file needs them, and they cost every start-up)
+    import shutil
+    import tempfile
+
     global _folder
     if _folder is None:  # 0700: the copies hold whole conversations
         _folder = tempfile.mkdtemp(prefix="streamscope-utf16-")
