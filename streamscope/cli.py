@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import signal
+import importlib
 import sys
-import textwrap
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import click
 import orjson
 
 from . import __version__
 from .text import plural, say
-from .tui.keys import listed as listed_keys
 
 
 def _fail(message: str) -> None:
@@ -38,10 +35,24 @@ def _reading(file: str) -> Iterator[None]:
         _fail(f"{file}: {e.strerror or e}")
 
 
-class WholeSummaries(click.Group):
+class Commands(click.Group):
     """A group whose --help lists each command's one-line summary whole (click cuts it
     to the terminal's width with "..."), and whose commands, interrupted, say so and exit
-    130 as a shell does (click said "Aborted!" and exit 1)."""
+    130 as a shell does (click said "Aborted!" and exit 1).
+
+    The commands of `LAZY` are defined in their own module, imported only when one of them
+    runs or is listed: what their options are made of costs every other command's start-up.
+    """
+
+    LAZY = {"proxy": "streamscope.record.commands", "record": "streamscope.record.commands"}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.LAZY})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in self.LAZY:
+            importlib.import_module(self.LAZY[name])  # (its commands add themselves)
+        return super().get_command(ctx, name)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -62,7 +73,7 @@ class WholeSummaries(click.Group):
                 formatter.write_dl(rows)
 
 
-@click.group(cls=WholeSummaries, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="streamscope")
 def main() -> None:
     """See exactly what an LLM provider streamed, and what every client would have made of it.
@@ -73,10 +84,21 @@ def main() -> None:
     """
 
 
-def _with_keys(f):
-    """`replay --help` lists every key from the replay's own table (tui/keys.py)."""
-    f.__doc__ = f"{f.__doc__.rstrip()}\n\n" + textwrap.indent(listed_keys(), "    ")
-    return f
+class ListsKeys(click.Command):
+    """`replay --help` lists every key from the replay's own table (tui/keys.py), read
+    when the help is shown: the table is the replay's, not every command's start-up."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        import textwrap
+
+        from .tui.keys import listed
+
+        said = self.help
+        self.help = f"{(said or '').rstrip()}\n\n" + textwrap.indent(listed(), "    ")
+        try:
+            super().format_help_text(ctx, formatter)
+        finally:
+            self.help = said
 
 
 # what --strict fails on (core/verdict.py), said alike by inspect and scan
@@ -220,7 +242,7 @@ def diff(a: str, b: str, as_json: bool) -> None:
     sys.exit(0 if found.same else 1)
 
 
-@main.command()
+@main.command(cls=ListsKeys)
 @click.argument("file")
 @click.argument("other", metavar="[B]", required=False)
 @click.option(
@@ -233,7 +255,6 @@ def diff(a: str, b: str, as_json: bool) -> None:
 )
 @click.option("--frame", type=click.IntRange(min=0), default=0, help="Start at this frame.")
 @click.option("--follow", is_flag=True, help="Reload as a recording that is being written grows.")
-@_with_keys
 def replay(
     file: str,
     other: str | None,
@@ -960,253 +981,6 @@ def analyze_request(path: str) -> dict:
     return body if isinstance(body, dict) else {}
 
 
-def recorder_options(f):
-    """The options `proxy` and `record` share: each provider side's upstream
-    (streamscope/providers.py), then where and how to record."""
-    from .providers import sides
-
-    options = [
-        click.option(side.option, side.param, metavar="URL", help=side.help())
-        for _, side in sides()
-    ]
-    options += [
-        click.option(
-            "-o",
-            "--output",
-            metavar="PATH",
-            help="The recording to write (default: recordings/streamscope-<UTC time>.jsonl).",
-        ),
-        click.option(
-            "--port",
-            type=click.IntRange(0, 65535),
-            default=0,
-            show_default=True,
-            help="Port on 127.0.0.1; 0 takes a free one.",
-        ),
-        click.option(
-            "--timeout",
-            type=click.FloatRange(min=0.001),
-            default=600.0,
-            show_default=True,
-            help="Seconds to wait for each upstream read.",
-        ),
-        click.option(
-            "--redact-json",
-            "redact_json",
-            multiple=True,
-            metavar="PATH",
-            help="Also mask these request body fields, e.g. messages.*.content (repeatable).",
-        ),
-        click.option(
-            "--no-redact",
-            is_flag=True,
-            help="Record API keys and cookies in clear (they are masked by default).",
-        ),
-        click.option(
-            "--pseudonymize-ids",
-            is_flag=True,
-            help="Replace session, thread, conversation and request ids and cache keys "
-            "(kept by default) with pseudonyms, the same throughout the recording.",
-        ),
-        click.option(
-            "--force",
-            is_flag=True,
-            help="Replace the -o recording if it exists (refused otherwise).",
-        ),
-        click.option(
-            "--live",
-            is_flag=True,
-            help="Print each finding on stderr the moment it is seen, one line each.",
-        ),
-    ]
-    for option in reversed(options):
-        f = option(f)
-    return f
-
-
-@dataclass(frozen=True)
-class RecorderSetup:
-    """What `proxy` and `record` were told (recorder_options): the upstream URLs,
-    checked, where to write, and how."""
-
-    url: str  # the default side's upstream
-    sides: dict[str, str | None]  # every other side's, by name (None: each request's origin)
-    output: str | None
-    port: int
-    timeout: float
-    redact_json: list[str]
-    no_redact: bool
-    pseudonymize_ids: bool = False
-    live: bool = False  # each finding said as it is seen
-
-
-def _recorder_setup(
-    output: str | None,
-    port: int,
-    timeout: float,
-    redact_json: tuple[str, ...],
-    no_redact: bool,
-    force: bool = False,
-    pseudonymize_ids: bool = False,
-    live: bool = False,
-    **upstreams: str | None,
-) -> RecorderSetup:
-    """recorder_options' values: the upstream URLs (checked, defaults from the
-    environment) and the output path; bad input exits 2 in one line."""
-    import os
-
-    from .providers import DEFAULT_SIDE, sides
-    from .record.proxy import Upstream
-    from .record.runner import parse_sides
-
-    urls = {
-        side.name: side.upstream(upstreams.get(side.param), dict(os.environ)) for _, side in sides()
-    }
-    url = urls.pop(DEFAULT_SIDE.name) or ""
-    try:
-        Upstream.parse(url)
-        parse_sides(urls)
-    except ValueError as e:
-        _fail(str(e))
-    if no_redact and pseudonymize_ids:
-        _fail(
-            "--pseudonymize-ids with --no-redact: the ids would be hidden, the keys beside them not"
-        )
-    if no_redact:
-        click.echo(
-            "streamscope: WARNING: --no-redact: API keys, cookies and auth headers are written "
-            "to the recording IN CLEAR. Do not share it.",
-            err=True,
-        )
-    if output is not None and os.path.exists(output) and os.path.getsize(output) > 0:
-        if not force:
-            _fail(f"{output}: already exists; streamscope never overwrites it without --force")
-        try:
-            os.truncate(output, 0)  # the writer starts an empty file afresh
-        except OSError as e:
-            _fail(f"{output}: cannot replace it: {e.strerror or e}")
-    return RecorderSetup(
-        url, urls, output, port, timeout, list(redact_json), no_redact, pseudonymize_ids, live
-    )
-
-
-@main.command()
-@recorder_options
-def proxy(**options) -> None:
-    """Run the recording reverse proxy on 127.0.0.1 until interrupted.
-
-    Prints the base URLs to give clients, one a line, in the order of the upstream
-    options (an OpenAI client's first); then records every exchange.
-    """
-    import threading
-
-    from .record.proxy import ProxyServer, Upstream
-    from .record.runner import (
-        STOP_SIGNALS,
-        LiveChild,
-        StartError,
-        announce,
-        command_line,
-        default_output,
-        listen,
-        open_recording,
-        parse_sides,
-        summarize,
-    )
-
-    setup = _recorder_setup(**options)
-    output, port = setup.output, setup.port
-    upstream_ = Upstream.parse(setup.url)
-    others = parse_sides(setup.sides)
-    try:
-        sock = listen(port)  # first: a busy port must not leave an empty recording behind
-        try:
-            path = output or default_output()
-            writer = open_recording(
-                path,
-                command_line(),
-                not setup.no_redact,
-                setup.redact_json,
-                pseudonymize_ids=setup.pseudonymize_ids,
-            )
-        except BaseException:
-            sock.close()
-            raise
-    except (StartError, OSError) as e:
-        _fail(str(e) if isinstance(e, StartError) else f"{e.filename}: {e.strerror or e}")
-    caught: list[int] = []
-    stop = threading.Event()
-
-    def on_signal(signum: int, _frame: object) -> None:
-        caught.append(signum)
-        stop.set()
-
-    # Every stop signal the same way: stop serving, end every open exchange, summarise.
-    previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
-    watching = LiveChild(path) if setup.live else None
-    with writer:
-        server = ProxyServer(upstream_, writer, port, setup.timeout, sock=sock, sides=others)
-        server.start()
-        for route in server.routes:
-            click.echo(server.base_url_of(route.side.name))
-        sys.stdout.flush()
-        announce(server, path, "; Ctrl-C stops")
-        while not stop.wait(0.5) and server.thread.is_alive():  # type: ignore[union-attr]
-            pass
-        why = f"streamscope got {signal.Signals(caught[0]).name}" if caught else None
-        server.stop(why or "the proxy stopped")
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)
-    if watching is not None:
-        watching.close()
-    summarize(writer)
-    if writer.failure is not None:
-        sys.exit(1)
-
-
-@main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@recorder_options
-@click.option(
-    "--env",
-    "env_names",
-    multiple=True,
-    metavar="NAME",
-    help="Also point this variable at the proxy's OpenAI base URL (repeatable).",
-)
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def record(env_names, command, **options) -> None:
-    """Run COMMAND behind the recording proxy: streamscope record -- python agent.py
-
-    COMMAND gets each provider's base URL variables pointing at the proxy's side for
-    it ({variables}), and every --env NAME at its OpenAI side; its stdin, stdout and
-    stderr are its own. streamscope exits with its status.
-    """
-    from .record.runner import StartError, command_line
-    from .record.runner import record as run_record
-
-    setup = _recorder_setup(**options)
-    try:
-        status = run_record(
-            list(command),
-            setup.url,
-            setup.output,
-            setup.port,
-            list(env_names),
-            not setup.no_redact,
-            setup.redact_json,
-            setup.timeout,
-            setup.sides,
-            command_line(),
-            pseudonymize_ids=setup.pseudonymize_ids,
-            live=setup.live,
-        )
-    except StartError as e:
-        _fail(str(e))
-    except OSError as e:  # making the default recordings/ folder
-        _fail(f"{e.filename}: {e.strerror or e}")
-    sys.exit(status)
-
-
 @main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option(
     "--dialect",
@@ -1295,15 +1069,6 @@ def conformance(
     except OSError as e:
         _fail(f"{e.filename or output}: {e.strerror or e}")
     sys.exit(status)
-
-
-def _said_variables() -> str:
-    from .providers import env_names
-
-    return ", ".join(env_names())
-
-
-record.help = (record.help or "").format(variables=_said_variables())
 
 
 if __name__ == "__main__":

@@ -15,6 +15,9 @@ from streamscope.cli import main
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPENAI = os.path.join(ROOT, "recordings", "openai.jsonl")
 SCRIPT = os.path.join(os.path.dirname(sys.executable), "streamscope")
+_CTX = click.Context(main)
+# every command, those defined in a module of their own (Commands.LAZY) loaded
+COMMANDS = {name: main.get_command(_CTX, name) for name in main.list_commands(_CTX)}
 
 
 def test_the_top_help_shows_every_summary_whole():
@@ -22,14 +25,14 @@ def test_the_top_help_shows_every_summary_whole():
     listed = " ".join(out.split("Commands:")[1].split())
     assert "..." not in listed
     unwrapped = "".join(listed.split())  # (a line may break after a hyphen)
-    for name, command in main.commands.items():
+    for name, command in COMMANDS.items():
         first = command.help.split("\n\n")[0]
         assert f"{name}{''.join(first.split())}" in unwrapped
 
 
-@pytest.mark.parametrize("name", sorted(main.commands))
+@pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_option_says_what_it_does(name):
-    for param in main.commands[name].params:
+    for param in COMMANDS[name].params:
         if isinstance(param, click.Option):
             assert param.help, f"{name} {param.opts[0]} has no help text"
 

@@ -219,6 +219,8 @@ def test_inspect_of_a_chat_completions_file_imports_no_other_dialects_reading():
         heavy = [m for m in ("textual", "rich", "pydantic", "openai", "httpx") if m in modules]
         assert not heavy, heavy
     assert "streamscope.console" in text  # (so the check sees what the text report loads)
+    # the recorder's commands and the replay's key table load when those commands run
+    assert not {"streamscope.providers", "streamscope.tui.keys"} & (text | as_json)
 
 
 def test_version_imports_no_dialect():
