@@ -34,7 +34,7 @@ def check_steps() -> list[str]:
     ]
 
 
-PYTEST = '.venv/bin/pytest -q -n 2 --dist worksteal "$@"'
+PYTEST = '.venv/bin/pytest -q -n 4 --dist worksteal "$@"'
 OLDEST_TESTS = "scripts/check-oldest-openai --tests"
 AGENTS = "timeout 180 .venv/bin/python scripts/agent-matrix claude codex"
 PHOENIX = "timeout 300 .venv/bin/python scripts/phoenix_check.py"
