@@ -46,13 +46,18 @@ def render(markup: str, color: bool) -> str:
         if name == "/" and stack:
             stack.pop()
         elif name != "/" and all(w in STYLES for w in name.split()):
-            stack.append(";".join(STYLES[w] for w in name.split()))
+            stack.append(_sgr(name))
         else:
             return token
         return RESET + "".join(f"\x1b[{s}m" for s in stack) if color else ""
 
     line = _MARKUP.sub(tag, markup)
     return line + RESET if color and stack else line
+
+
+def _sgr(style: str) -> str:
+    """A style's words ("bold red") as one SGR parameter list ("1;31")."""
+    return ";".join(STYLES[w] for w in style.split())
 
 
 def cell_len(text: str) -> int:
@@ -164,7 +169,7 @@ class Console:
         """Plain `text` (no markup read in it) in `style`, as written to this console."""
         if not self.color:
             return text
-        return f"\x1b[{';'.join(STYLES[w] for w in style.split())}m{text}{RESET}"
+        return f"\x1b[{_sgr(style)}m{text}{RESET}"
 
     def table(self, columns: Sequence[str], rows: Sequence[Sequence[str]], fold_rows: int) -> None:
         """Plain `rows` under bold `columns`, a space each side of every cell, each column
