@@ -52,7 +52,9 @@ class Children:
 
     def __init__(self) -> None:
         self.running: set[subprocess.Popen[bytes]] = set()
-        self.lock = threading.Lock()
+        # re-entrant: the stop signal's handler takes it in the main thread, which may
+        # hold it already (a plain lock would wait on itself for ever)
+        self.lock = threading.RLock()
         self.stopped = False
 
     def stop_all(self) -> None:

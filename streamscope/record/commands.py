@@ -155,7 +155,7 @@ def proxy(**options) -> None:
     Prints the base URLs to give clients, one a line, in the order of the upstream
     options (an OpenAI client's first); then records every exchange.
     """
-    import threading
+    import time
 
     from .proxy import ProxyServer, Upstream
     from .runner import (
@@ -192,11 +192,12 @@ def proxy(**options) -> None:
     except (StartError, OSError) as e:
         _fail(str(e) if isinstance(e, StartError) else f"{e.filename}: {e.strerror or e}")
     caught: list[int] = []
-    stop = threading.Event()
 
     def on_signal(signum: int, _frame: object) -> None:
+        # No lock here (an Event's set takes one): the handler runs in the main thread
+        # between two of its steps, perhaps while that thread holds the very lock, and
+        # would wait on itself for ever (a SIGTERM once hung the proxy so).
         caught.append(signum)
-        stop.set()
 
     # Every stop signal the same way: stop serving, end every open exchange, summarise.
     previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
@@ -208,8 +209,8 @@ def proxy(**options) -> None:
             click.echo(server.base_url_of(route.side.name))
         sys.stdout.flush()
         announce(server, path, "; Ctrl-C stops")
-        while not stop.wait(0.5) and server.thread.is_alive():  # type: ignore[union-attr]
-            pass
+        while not caught and server.thread.is_alive():  # type: ignore[union-attr]
+            time.sleep(0.05)
         why = f"streamscope got {signal.Signals(caught[0]).name}" if caught else None
         server.stop(why or "the proxy stopped")
     for sig, handler in previous.items():
