@@ -61,16 +61,17 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from streamscope.analysis.driver import Analysis, analyze  # noqa: E402
-from streamscope.bundled import samples_folder  # noqa: E402
-from streamscope.conformance.cases import joined  # noqa: E402
-from streamscope.recording.format import RecordingError  # noqa: E402
+# (only the standard library: `--install-only` runs while streamscope's own dependencies
+# are still being installed; the analysis is imported where the check runs)
 from streamscope.text import plural, quote, visible  # noqa: E402
+
+if TYPE_CHECKING:
+    from streamscope.analysis.driver import Analysis
 
 DEFAULT_SAMPLES = ("openai.jsonl", "anthropic-spliced-message.jsonl")
 TOOLS = ROOT / ".tools" / "phoenix"
@@ -211,7 +212,7 @@ def install() -> None:
     began = time.monotonic()
     python = str(TOOLS / "bin" / "python")
     steps = [[sys.executable, "-m", "venv", str(TOOLS)]] if not os.path.exists(python) else []
-    steps.append([python, "-m", "pip", "install", "-q", "arize-phoenix"])
+    steps.append([python, "-m", "pip", "install", "-q", "--no-compile", "arize-phoenix"])
     for step in steps:
         if subprocess.run(step).returncode:
             raise CheckError(f"could not install Phoenix: {' '.join(step[-3:])} failed")
@@ -614,6 +615,9 @@ def summary(spans: list[dict]) -> list[str]:
 
 
 def default_recording(folder: Path) -> Path:
+    from streamscope.bundled import samples_folder
+    from streamscope.conformance.cases import joined
+
     samples = samples_folder()
     if samples is None:
         raise CheckError("this installation has no bundled samples: name a RECORDING")
@@ -628,6 +632,9 @@ def run(args: argparse.Namespace) -> int:
         install()
     if args.install_only:
         return 0
+    from streamscope.analysis.driver import analyze
+    from streamscope.recording.format import RecordingError
+
     python = find_phoenix(args.phoenix)
     with tempfile.TemporaryDirectory(prefix="streamscope-phoenix-") as tmp:
         folder = Path(tmp)
