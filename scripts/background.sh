@@ -52,3 +52,19 @@ awaited() {
     local ran=$((ended - _background_began[$name]))
     echo "($name: done in about $ran s in the background, waited $((SECONDS - began)) s for it)"
 }
+# `beside NAME COMMAND...` starts COMMAND at full priority with its output dropped, for
+# work whose only effect is what it leaves on disk for a later step; `finished NAME` waits
+# for it, whatever its exit status (that later step reports the failure). It is stopped
+# with the others if the check ends first.
+beside() {
+    local name=$1
+    shift
+    set -m
+    "$@" >/dev/null 2>&1 </dev/null &
+    _background_pids[$name]=$!
+    set +m
+}
+finished() {
+    wait "${_background_pids[$1]}" || true
+    unset "_background_pids[$1]"
+}

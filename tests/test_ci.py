@@ -20,7 +20,7 @@ def read(*path: str) -> str:
 
 def test_ci_runs_exactly_the_readme_test_command():
     readme_command = read("README.md").split("```sh\n", 1)[1].split("```", 1)[0]
-    test_command = [line for line in readme_command.splitlines() if "[test" in line]
+    test_command = [line for line in readme_command.splitlines() if "scripts/check" in line]
     ci = [line for line in read(".ci", "run").splitlines() if line and not line.startswith("#")]
     assert len(test_command) == 1
     assert ci[-1] == test_command[0]
@@ -42,15 +42,25 @@ PHOENIX = "timeout 300 .venv/bin/python scripts/phoenix_check.py"
 
 def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
     assert check_steps() == [
+        "install=",
+        'if [ "${1:-}" = --install ]; then',
+        "    install=1",
+        "    shift",
+        "fi",
         "unset PYTHONDONTWRITEBYTECODE",
-        ".venv/bin/ruff check .",
-        ".venv/bin/ruff format --check .",
         ". scripts/background.sh",
         "background oldest-openai scripts/check-oldest-openai --install",
         "background agents .venv/bin/python scripts/agent-matrix --install-only claude codex",
         "background phoenix .venv/bin/python scripts/phoenix_check.py --install-only",
         "background browser scripts/install-browser",
+        'if [ -n "$install" ]; then',
+        "    .venv/bin/pip install -q --no-compile -e '.[test,docs,ray]'",
+        "fi",
+        ".venv/bin/ruff check .",
+        ".venv/bin/ruff format --check .",
+        "beside collected .venv/bin/pytest -q --collect-only",
         ".venv/bin/mypy",
+        "finished collected",
         "awaited browser",
         PYTEST,
         "awaited oldest-openai",
@@ -151,6 +161,36 @@ def test_a_background_install_that_fails_fails_the_check_with_its_output_and_non
         time.sleep(0.05)
 
 
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().split(") ", 1)[1].startswith("Z")
+
+
+def test_work_beside_a_step_is_awaited_quietly_and_stopped_with_the_check(tmp_path):
+    """`beside`: its output dropped and its failure left to the step it prepares; one
+    still running when the check exits is stopped, its children too."""
+    background = os.path.join(ROOT, "scripts", "background.sh")
+    script = (
+        f"set -euo pipefail\n. {background}\n"
+        "beside warm sh -c 'echo chatter; exit 2'\nfinished warm\necho after\n"
+        'beside long sh -c \'sleep 300 & echo $! > "$1"; wait\' sh "$1"\n'
+        'while [ ! -s "$1" ]; do sleep 0.05; done\nexit 5\n'
+    )
+    pidfile = tmp_path / "pid"
+    done = subprocess.run(
+        ["bash", "-c", script, "check", str(pidfile)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 5 and done.stdout == "after\n", done
+    deadline = time.monotonic() + 5
+    while not _gone(int(pidfile.read_text())):
+        assert time.monotonic() < deadline, "the job beside the step runs on"
+        time.sleep(0.05)
+
+
 @pytest.mark.slow  # a second of waiting: the fast run leaves it out
 def test_a_background_install_not_done_in_its_time_once_awaited_fails_the_check():
     script = f". {os.path.join(ROOT, 'scripts', 'background.sh')}\n"
@@ -162,8 +202,9 @@ def test_a_background_install_not_done_in_its_time_once_awaited_fails_the_check(
 
 def test_the_docs_build_runs_in_ci():
     """tests/test_docs.py builds the docs with --strict, skipped without the docs extra:
-    the command CI runs installs it."""
-    assert "[test,docs,ray]" in read(".ci", "run")
+    the command CI runs installs it (`scripts/check --install`)."""
+    assert read(".ci", "run").rstrip().endswith("scripts/check --install")
+    assert "pip install -q --no-compile -e '.[test,docs,ray]'" in read("scripts", "check")
     assert "mkdocs" in read("tests", "test_docs.py")
 
 

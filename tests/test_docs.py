@@ -128,8 +128,7 @@ def test_the_readme_is_a_five_minute_read():
     assert len(readme) < 12 * 1024
     first_block = readme.decode().split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
     assert first_block[0].endswith("streamscope replay recordings/alibaba-empty-id.jsonl")
-    assert "pip install -q -e '.[test,docs,ray]'" in first_block[1]
-    assert first_block[1].endswith("scripts/check")
+    assert first_block[1] == "python3 -m venv .venv && scripts/check --install"
 
 
 def test_the_readmes_inspect_sample_is_what_inspect_prints(monkeypatch):
