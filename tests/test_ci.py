@@ -61,10 +61,10 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         "beside collected .venv/bin/pytest -q --collect-only",
         ".venv/bin/mypy",
         "finished collected",
-        "awaited oldest-openai",
-        f"alongside oldest-openai-tests {OLDEST_TESTS}",
         "awaited browser",
         PYTEST,
+        "awaited oldest-openai",
+        f"background oldest-openai-tests {OLDEST_TESTS}",
         "awaited agents 180",
         f"background agent-matrix {AGENTS}",
         "awaited phoenix 300",
@@ -95,7 +95,7 @@ def test_every_check_ci_ran_before_the_installs_moved_still_runs():
         "scripts/check-oldest-openai": [
             "background oldest-openai scripts/check-oldest-openai --install",
             "awaited oldest-openai",
-            f"alongside oldest-openai-tests {OLDEST_TESTS}",
+            f"background oldest-openai-tests {OLDEST_TESTS}",
             "awaited oldest-openai-tests",
         ],
         "timeout 180 .venv/bin/python scripts/agent-matrix --install claude codex": [
@@ -116,7 +116,7 @@ def test_every_check_ci_ran_before_the_installs_moved_still_runs():
         assert len(at) == len(after) and at == sorted(at), f"{before!r}: {after} in order"
         if len(after) > 2:  # nothing between awaiting the install and starting the check
             assert at[2] == at[1] + 1, before
-    started = [s.split()[1] for s in steps if s.startswith(("background ", "alongside "))]
+    started = [s.split()[1] for s in steps if s.startswith("background ")]
     assert sorted(started) == sorted(s.split()[1] for s in steps if s.startswith("awaited "))
     assert steps[-2:] == ["awaited oldest-openai-tests", "awaited agent-matrix"]
 
