@@ -212,7 +212,7 @@ def install() -> None:
     began = time.monotonic()
     python = str(TOOLS / "bin" / "python")
     steps = [[sys.executable, "-m", "venv", str(TOOLS)]] if not os.path.exists(python) else []
-    steps.append([python, "-m", "pip", "install", "-q", "--no-compile", "arize-phoenix"])
+    steps.append([python, "-m", "pip", "install", "-q", "arize-phoenix"])
     for step in steps:
         if subprocess.run(step).returncode:
             raise CheckError(f"could not install Phoenix: {' '.join(step[-3:])} failed")
