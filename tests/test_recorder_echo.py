@@ -5,6 +5,7 @@ client still gets every byte, and `inspect` says how many values were masked."""
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import threading
 import time
@@ -130,8 +131,11 @@ def check_recording(path) -> None:
     assert b"Incorrect API key provided: [REDACTED" in error and json.loads(error)
     reads = recorded_reads(path, 2)
     sent = echo_reads(KEY)
-    # the same reads, lengths and all: only the key's bytes differ
-    assert [len(r) for r in reads] == [len(r) for r in sent] and len(reads) == 3
+    # the same reads, lengths and all: only the key's bytes differ. (On a loaded machine
+    # TCP may hand two of the server's writes over as one read, 50 ms apart or not: a
+    # read then holds whole writes, never a part of one.)
+    cuts = list(itertools.accumulate(len(r) for r in reads))
+    assert set(cuts) <= set(itertools.accumulate(len(r) for r in sent)), cuts
     whole = b"".join(sent)
     for form in forms(KEY)[:2]:
         whole = whole.replace(form, body_mask(len(form)))
