@@ -96,15 +96,18 @@ def _proxy(tmp_path, upstream, timeout: float):
 
 @pytest.fixture
 def proxy(tmp_path, upstream):
-    """An in-process proxy in front of the stand-in upstream, with a short read timeout."""
-    yield from _proxy(tmp_path, upstream, 0.5)
+    """An in-process proxy in front of the stand-in upstream. Its read timeout is long: on
+    a loaded machine a read may wait more than half a second (50 streams at once, four
+    test workers on two cores), and a head that timed out is a whole 504 to the client,
+    which is not what these tests are about."""
+    yield from _proxy(tmp_path, upstream, 30)
 
 
 @pytest.fixture
-def patient_proxy(tmp_path, upstream):
-    """The same with a long read timeout: on a loaded machine 50 streams at once may wait
-    more than half a second for a read, which is not what their test is about."""
-    yield from _proxy(tmp_path, upstream, 30)
+def impatient_proxy(tmp_path, upstream):
+    """The same with a read timeout of 2 s, for the test of the timeout: long enough for
+    the head to come on a loaded machine, short enough for the test."""
+    yield from _proxy(tmp_path, upstream, 2)
 
 
 def post(server, model: str, **kw):
@@ -121,8 +124,7 @@ def post(server, model: str, **kw):
     )
 
 
-def test_fifty_concurrent_streams_are_relayed_and_recorded_whole(patient_proxy):
-    proxy = patient_proxy
+def test_fifty_concurrent_streams_are_relayed_and_recorded_whole(proxy):
     received: dict[str, bytes] = {}
     samples = ["openai", "alibaba-empty-id", "ids-repeated", "parallel-index-0", "vllm"]
 
@@ -180,7 +182,8 @@ def test_client_disconnect_cancels_the_upstream_request(proxy, upstream):
     assert ends(proxy.path)[1].reason == "client-closed"
 
 
-def test_upstream_timeout(proxy):
+def test_upstream_timeout(impatient_proxy):
+    proxy = impatient_proxy
     started = time.monotonic()
     with pytest.raises(httpx.RemoteProtocolError), post(proxy, "stall") as r:
         for _ in r.iter_raw():
