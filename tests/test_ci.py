@@ -48,13 +48,16 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         "    shift",
         "fi",
         "unset PYTHONDONTWRITEBYTECODE",
+        'if [ -n "$install" ]; then',
+        "    .venv/bin/pip install -q uv",
+        "fi",
         ". scripts/background.sh",
         "background oldest-openai scripts/check-oldest-openai --install",
         "background agents .venv/bin/python scripts/agent-matrix --install-only claude codex",
         "background phoenix .venv/bin/python scripts/phoenix_check.py --install-only",
         "background browser scripts/install-browser",
         'if [ -n "$install" ]; then',
-        "    .venv/bin/pip install -q --no-compile -e '.[test,docs,ray]'",
+        "    scripts/pip-install .venv/bin/python -e '.[test,docs,ray]'",
         "fi",
         ".venv/bin/ruff check .",
         ".venv/bin/ruff format --check .",
@@ -200,11 +203,49 @@ def test_a_background_install_not_done_in_its_time_once_awaited_fails_the_check(
     assert "slow (in the background) not done 1 s after it was needed" in done.stderr
 
 
+def _fake_installers(tmp_path, uv_status: int):
+    """A copy of scripts/pip-install beside a .venv whose uv exits `uv_status`, and a
+    Python that only logs how it was called; each tool logs its arguments."""
+    scripts, bin_ = tmp_path / "scripts", tmp_path / ".venv" / "bin"
+    scripts.mkdir()
+    bin_.mkdir(parents=True)
+    helper = scripts / "pip-install"
+    helper.write_text(read("scripts", "pip-install"))
+    for tool, status in (("uv", uv_status), ("python", 0)):
+        path = bin_ / tool
+        path.write_text(f'#!/bin/sh\necho "{tool} $*" >> "{tmp_path}/calls"\nexit {status}\n')
+        path.chmod(0o755)
+    helper.chmod(0o755)
+    return helper, str(bin_ / "python")
+
+
+def test_installs_go_through_uv_where_the_checkout_has_it(tmp_path):
+    helper, python = _fake_installers(tmp_path, uv_status=0)
+    done = subprocess.run([str(helper), "--compile", python, "arize-phoenix"], timeout=30)
+    assert done.returncode == 0
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls == [f"uv pip install --quiet --python {python} --compile-bytecode arize-phoenix"]
+
+
+def test_an_install_uv_cannot_do_is_done_by_pip_and_said(tmp_path):
+    helper, python = _fake_installers(tmp_path, uv_status=2)
+    done = subprocess.run(
+        [str(helper), python, "-e", "."], capture_output=True, text=True, timeout=30
+    )
+    assert done.returncode == 0
+    assert "uv could not install -e .; pip instead" in done.stderr
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls == [
+        f"uv pip install --quiet --python {python} -e .",
+        "python -m pip install -q --no-compile -e .",
+    ]
+
+
 def test_the_docs_build_runs_in_ci():
     """tests/test_docs.py builds the docs with --strict, skipped without the docs extra:
     the command CI runs installs it (`scripts/check --install`)."""
     assert read(".ci", "run").rstrip().endswith("scripts/check --install")
-    assert "pip install -q --no-compile -e '.[test,docs,ray]'" in read("scripts", "check")
+    assert "scripts/pip-install .venv/bin/python -e '.[test,docs,ray]'" in read("scripts", "check")
     assert "mkdocs" in read("tests", "test_docs.py")
 
 
