@@ -3,7 +3,9 @@
 # niced, in a process group of its own, its output kept in a log; `awaited NAME [LIMIT]`
 # waits for it (at most LIMIT seconds from then: niced, a job may have had little of the
 # CPU until now) and shows that log, and a job that failed or ran out of time fails the
-# check there, its log shown whole. Whatever is still running when the check exits
+# check there, its log shown whole. `alongside NAME COMMAND...` is `background` at full
+# priority, for a check run beside another step (niced, its own timeouts could expire
+# while the other takes the CPU). Whatever is still running when the check exits
 # (passed, failed or interrupted) is stopped, its whole process group.
 _background_logs=$(mktemp -d "${TMPDIR:-/tmp}/streamscope-check.XXXXXX")
 declare -A _background_pids=() _background_began=()
@@ -21,10 +23,16 @@ trap _background_stop EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 background() {
-    local name=$1
-    shift
+    _started 10 "$@"
+}
+alongside() {
+    _started 0 "$@"
+}
+_started() {
+    local level=$1 name=$2
+    shift 2
     set -m # its own process group, so that stopping it stops its children too
-    nice -n 10 "$@" >"$_background_logs/$name.log" 2>&1 </dev/null &
+    nice -n "$level" "$@" >"$_background_logs/$name.log" 2>&1 </dev/null &
     _background_pids[$name]=$!
     _background_began[$name]=$(date +%s)
     set +m

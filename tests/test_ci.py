@@ -35,9 +35,10 @@ def check_steps() -> list[str]:
 
 
 PYTEST = '.venv/bin/pytest -q -n 4 --dist worksteal "$@"'
-OLDEST_TESTS = "scripts/check-oldest-openai --tests"
+OLDEST = "alongside oldest-openai scripts/check-oldest-openai"
 AGENTS = "timeout 180 .venv/bin/python scripts/agent-matrix claude codex"
-PHOENIX = "timeout 300 .venv/bin/python scripts/phoenix_check.py"
+PHOENIX = "alongside phoenix timeout 300 .venv/bin/python scripts/phoenix_check.py --install"
+MAIN_INSTALL = "    scripts/pip-install .venv/bin/python -e '.[test,docs,ray]'"
 
 
 def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
@@ -52,13 +53,13 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         "    .venv/bin/pip install -q uv",
         "fi",
         ". scripts/background.sh",
-        "background oldest-openai scripts/check-oldest-openai --install",
+        OLDEST,
         "background agents .venv/bin/python scripts/agent-matrix --install-only claude codex",
-        "background phoenix .venv/bin/python scripts/phoenix_check.py --install-only",
         "background browser scripts/install-browser",
         'if [ -n "$install" ]; then',
-        "    scripts/pip-install .venv/bin/python -e '.[test,docs,ray]'",
+        MAIN_INSTALL,
         "fi",
+        PHOENIX,
         ".venv/bin/ruff check .",
         ".venv/bin/ruff format --check .",
         "beside collected .venv/bin/pytest -q --collect-only",
@@ -66,25 +67,22 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         "finished collected",
         "awaited browser",
         PYTEST,
-        "awaited oldest-openai",
-        f"background oldest-openai-tests {OLDEST_TESTS}",
         "awaited agents 180",
-        f"background agent-matrix {AGENTS}",
-        "awaited phoenix 300",
-        PHOENIX,
-        "awaited oldest-openai-tests",
-        "awaited agent-matrix",
+        AGENTS,
+        "awaited phoenix",
+        "awaited oldest-openai",
     ]
     assert os.access(os.path.join(ROOT, "scripts", "agent-matrix"), os.X_OK)
     assert os.access(os.path.join(ROOT, "scripts", "check"), os.X_OK)
     assert os.access(os.path.join(ROOT, "scripts", "check-oldest-openai"), os.X_OK)
+    assert os.access(os.path.join(ROOT, "scripts", "pip-install"), os.X_OK)
 
 
 def test_every_check_ci_ran_before_the_installs_moved_still_runs():
     """What scripts/check ran one after another until its installs went to the background
-    (2026-12-03), and the steps that do each now, in their order: the install started in
-    the background, awaited right before its check starts; a check run in the background
-    awaited before the script ends."""
+    (2026-12-03), and the steps that do each now, in their order: an install started in
+    the background, awaited right before its check starts; a check run beside the others
+    awaited before the script ends, and Phoenix's started once .venv is installed."""
     now = {
         ".venv/bin/ruff check .": [".venv/bin/ruff check ."],
         ".venv/bin/ruff format --check .": [".venv/bin/ruff format --check ."],
@@ -95,22 +93,16 @@ def test_every_check_ci_ran_before_the_installs_moved_still_runs():
             PYTEST,
         ],
         PYTEST: [PYTEST],
-        "scripts/check-oldest-openai": [
-            "background oldest-openai scripts/check-oldest-openai --install",
-            "awaited oldest-openai",
-            f"background oldest-openai-tests {OLDEST_TESTS}",
-            "awaited oldest-openai-tests",
-        ],
+        "scripts/check-oldest-openai": [OLDEST, "awaited oldest-openai"],
         "timeout 180 .venv/bin/python scripts/agent-matrix --install claude codex": [
             "background agents .venv/bin/python scripts/agent-matrix --install-only claude codex",
             "awaited agents 180",
-            f"background agent-matrix {AGENTS}",
-            "awaited agent-matrix",
+            AGENTS,
         ],
         "timeout 300 .venv/bin/python scripts/phoenix_check.py --install": [
-            "background phoenix .venv/bin/python scripts/phoenix_check.py --install-only",
-            "awaited phoenix 300",
+            MAIN_INSTALL,
             PHOENIX,
+            "awaited phoenix",
         ],
     }
     steps = check_steps()
@@ -118,10 +110,18 @@ def test_every_check_ci_ran_before_the_installs_moved_still_runs():
         at = [steps.index(s) for s in after if s in steps]
         assert len(at) == len(after) and at == sorted(at), f"{before!r}: {after} in order"
         if len(after) > 2:  # nothing between awaiting the install and starting the check
-            assert at[2] == at[1] + 1, before
-    started = [s.split()[1] for s in steps if s.startswith("background ")]
+            assert at[2] == at[1] + 1 or after[0] == MAIN_INSTALL, before
+    started = [s.split()[1] for s in steps if s.startswith(("background ", "alongside "))]
     assert sorted(started) == sorted(s.split()[1] for s in steps if s.startswith("awaited "))
-    assert steps[-2:] == ["awaited oldest-openai-tests", "awaited agent-matrix"]
+    assert steps[-2:] == ["awaited phoenix", "awaited oldest-openai"]
+
+
+def test_a_check_run_alongside_is_at_full_priority_and_an_install_in_the_background_niced():
+    script = f". {os.path.join(ROOT, 'scripts', 'background.sh')}\n"
+    script += "alongside now nice\nbackground later nice\nawaited now\nawaited later\n"
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0::2] == [str(os.nice(0)), str(os.nice(0) + 10)]
 
 
 def test_a_background_install_that_fails_fails_the_check_with_its_output_and_none_is_left(
@@ -221,10 +221,10 @@ def _fake_installers(tmp_path, uv_status: int):
 
 def test_installs_go_through_uv_where_the_checkout_has_it(tmp_path):
     helper, python = _fake_installers(tmp_path, uv_status=0)
-    done = subprocess.run([str(helper), "--compile", python, "arize-phoenix"], timeout=30)
+    done = subprocess.run([str(helper), python, "arize-phoenix"], timeout=30)
     assert done.returncode == 0
     calls = (tmp_path / "calls").read_text().splitlines()
-    assert calls == [f"uv pip install --quiet --python {python} --compile-bytecode arize-phoenix"]
+    assert calls == [f"uv pip install --quiet --python {python} arize-phoenix"]
 
 
 def test_an_install_uv_cannot_do_is_done_by_pip_and_said(tmp_path):
