@@ -36,7 +36,7 @@ def check_steps() -> list[str]:
 
 PYTEST = '.venv/bin/pytest -q -n 4 --dist worksteal "$@"'
 OLDEST = "alongside oldest-openai scripts/check-oldest-openai"
-AGENTS = "timeout 180 .venv/bin/python scripts/agent-matrix claude codex"
+AGENTS = "alongside agents timeout 300 .venv/bin/python scripts/agent-matrix --install claude codex"
 PHOENIX = "alongside phoenix timeout 300 .venv/bin/python scripts/phoenix_check.py --install"
 MAIN_INSTALL = "    scripts/pip-install .venv/bin/python -e '.[test,docs,ray]'"
 
@@ -54,12 +54,12 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         "fi",
         ". scripts/background.sh",
         OLDEST,
-        "background agents .venv/bin/python scripts/agent-matrix --install-only claude codex",
         "background browser scripts/install-browser",
         'if [ -n "$install" ]; then',
         MAIN_INSTALL,
         "fi",
         PHOENIX,
+        AGENTS,
         ".venv/bin/ruff check .",
         ".venv/bin/ruff format --check .",
         "beside collected .venv/bin/pytest -q --collect-only",
@@ -67,8 +67,7 @@ def test_the_check_runs_lint_format_types_tests_and_the_oldest_openai():
         "finished collected",
         "awaited browser",
         PYTEST,
-        "awaited agents 180",
-        AGENTS,
+        "awaited agents",
         "awaited phoenix",
         "awaited oldest-openai",
     ]
@@ -82,7 +81,8 @@ def test_every_check_ci_ran_before_the_installs_moved_still_runs():
     """What scripts/check ran one after another until its installs went to the background
     (2026-12-03), and the steps that do each now, in their order: an install started in
     the background, awaited right before its check starts; a check run beside the others
-    awaited before the script ends, and Phoenix's started once .venv is installed."""
+    awaited before the script ends, Phoenix's and the agents' started once .venv is
+    installed."""
     now = {
         ".venv/bin/ruff check .": [".venv/bin/ruff check ."],
         ".venv/bin/ruff format --check .": [".venv/bin/ruff format --check ."],
@@ -95,9 +95,9 @@ def test_every_check_ci_ran_before_the_installs_moved_still_runs():
         PYTEST: [PYTEST],
         "scripts/check-oldest-openai": [OLDEST, "awaited oldest-openai"],
         "timeout 180 .venv/bin/python scripts/agent-matrix --install claude codex": [
-            "background agents .venv/bin/python scripts/agent-matrix --install-only claude codex",
-            "awaited agents 180",
+            MAIN_INSTALL,
             AGENTS,
+            "awaited agents",
         ],
         "timeout 300 .venv/bin/python scripts/phoenix_check.py --install": [
             MAIN_INSTALL,
