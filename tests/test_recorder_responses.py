@@ -203,9 +203,14 @@ async def test_the_recorded_agent_replays_in_its_own_words(recorded):
 @pytest.fixture(scope="module")
 def holding_proxy(tmp_path_factory):
     """A proxy in front of a provider that holds each body open for 0.5 s after the final
-    event, as a gateway may: a client that leaves meanwhile leaves a stream it had whole."""
+    event, as a gateway may: a client that leaves meanwhile leaves a stream it had whole.
+    The final event waits 0.5 s too, so that a client that leaves before it (the event
+    before, on a loaded machine) is gone before it comes."""
     path = tmp_path_factory.mktemp("responses") / "leave.jsonl"
-    with StandIn(pace=0.01, tail_pause=0.5) as up, RecordingWriter(path) as writer:
+    with (
+        StandIn(pace=0.01, tail_pause=0.5, last_pause=0.5) as up,
+        RecordingWriter(path) as writer,
+    ):
         server = ProxyServer(Upstream.parse(up.url), writer, timeout=30)
         server.start()
         server.path = path

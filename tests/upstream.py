@@ -20,7 +20,9 @@ array (application/json), an element a read.
 With `coding` (gzip, deflate, br, zstd), every stream is sent compressed, one flushed
 piece per read, with its Content-Encoding, whatever the request asked for (as a CDN may).
 With `tail_pause`, a sample stream waits that long (or until the client leaves) after
-its last read before ending the chunked body, as real providers do after `[DONE]`.
+its last read before ending the chunked body, as real providers do after `[DONE]`; with
+`last_pause`, that long before its last read (a client that leaves meanwhile never gets
+it, however loaded the machine).
 Every body it sends is kept as (model, sha256, bytes) in `served`; `cancelled` counts
 streams that ended because the other side went away; `auth` keeps Authorization headers,
 `hosts` the Host headers, `paths` the request paths (with their query) and `bodies` the
@@ -77,12 +79,14 @@ class Upstream:
         self,
         pace: float = 0.0,
         tail_pause: float = 0.0,
+        last_pause: float = 0.0,
         tls: tuple[str, str] | None = None,
         coding: str | None = None,
     ) -> None:
         self.pace = pace
         self.coding = coding
         self.tail_pause = tail_pause
+        self.last_pause = last_pause
         self.hosts: list[str] = []
         self.paths: list[str] = []
         self.bodies: list[dict] = []
@@ -212,9 +216,13 @@ class Upstream:
                 # a long answer comes slowly: a client that stops early leaves mid-stream
                 pace = self.pace or (0.05 if model == "conversation-long" else 0.0)
                 reads = gemini_stream.array_reads(request) if array else None
-                for data in reads or self._events(scope["path"], request):
+                reads = reads or self._events(scope["path"], request)
+                for n, data in enumerate(reads, 1):
                     if pace:
                         await asyncio.sleep(pace)
+                    if n == len(reads) and self.last_pause and await self._left(receive):
+                        self.cancelled += 1
+                        return
                     await emit(data)
                 if encoder is not None:
                     await emit(b"", last=True)
@@ -235,6 +243,14 @@ class Upstream:
         while not self.served and time.monotonic() < end:
             time.sleep(0.01)
         return self.served[-1][2]
+
+    async def _left(self, receive) -> bool:
+        """Whether the client goes away within `last_pause` seconds."""
+        try:
+            message = await asyncio.wait_for(receive(), self.last_pause)
+        except asyncio.TimeoutError:
+            return False
+        return message["type"] == "http.disconnect"
 
     @staticmethod
     def _events(path: str, request: dict) -> list[bytes]:
