@@ -37,7 +37,6 @@ and keeps each request's head lines in `heads`, its body in `bodies`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import itertools
 import os
@@ -72,6 +71,15 @@ def event(i: int) -> bytes:
         "choices": [{"index": 0, "delta": {"content": f"word{i} "}, "finish_reason": None}],
     }
     return b"data: " + orjson.dumps(chunk) + b"\n\n"
+
+
+async def _left(receive, seconds: float) -> bool:
+    """Whether the client goes away within `seconds` (its ASGI disconnect message)."""
+    try:
+        message = await asyncio.wait_for(receive(), seconds)
+    except asyncio.TimeoutError:
+        return False
+    return message["type"] == "http.disconnect"
 
 
 class Upstream:
@@ -166,14 +174,10 @@ class Upstream:
             await send({"type": "http.response.body", "body": out})
             self.served.append((model, hashlib.sha256(out).hexdigest(), out))
             return
-        if model == "late":  # no answer for 10 s, unless the other side leaves first
-            try:
-                gone = await asyncio.wait_for(receive(), 10)
-            except asyncio.TimeoutError:
-                gone = None
-            if gone is not None and gone["type"] == "http.disconnect":
-                self.cancelled += 1
-                return
+        # "late": no answer for 10 s, unless the other side leaves first
+        if model == "late" and await _left(receive, 10):
+            self.cancelled += 1
+            return
         array = path.endswith(":streamGenerateContent") and "alt=sse" not in query
         head = [(b"content-type", b"application/json" if array else b"text/event-stream")]
         encoder = None
@@ -220,15 +224,18 @@ class Upstream:
                 for n, data in enumerate(reads, 1):
                     if pace:
                         await asyncio.sleep(pace)
-                    if n == len(reads) and self.last_pause and await self._left(receive):
+                    if (
+                        n == len(reads)
+                        and self.last_pause
+                        and await _left(receive, self.last_pause)
+                    ):
                         self.cancelled += 1
                         return
                     await emit(data)
                 if encoder is not None:
                     await emit(b"", last=True)
                 if self.tail_pause:  # after the final event: keep the body open a while
-                    with contextlib.suppress(asyncio.TimeoutError):
-                        await asyncio.wait_for(receive(), self.tail_pause)
+                    await _left(receive, self.tail_pause)
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except (asyncio.CancelledError, OSError):
             self.cancelled += 1
@@ -243,14 +250,6 @@ class Upstream:
         while not self.served and time.monotonic() < end:
             time.sleep(0.01)
         return self.served[-1][2]
-
-    async def _left(self, receive) -> bool:
-        """Whether the client goes away within `last_pause` seconds."""
-        try:
-            message = await asyncio.wait_for(receive(), self.last_pause)
-        except asyncio.TimeoutError:
-            return False
-        return message["type"] == "http.disconnect"
 
     @staticmethod
     def _events(path: str, request: dict) -> list[bytes]:
