@@ -131,6 +131,19 @@ def _frames(data: bytes) -> dict[int, tuple[str | None, list[Frame]]]:
             return out
 
 
+def streams(data: bytes) -> list[tuple[str | None, list[object] | None, list[Frame]]]:
+    """Each HTTP exchange's dialect (None: its events tell), request tools and frames."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "base.jsonl"
+        path.write_bytes(data)
+        with open_input(str(path), tolerant=True) as source:
+            return [
+                (info.dialect, info.tools, list(source.exchange(info.exchange).frames()))
+                for info in source.infos()
+                if info.framing not in (None, "websocket")
+            ]
+
+
 def _reframed(data: bytes, framing: str, changed: dict[int, list[Frame]] | None = None) -> bytes:
     """The recording with each exchange's chunks written anew in `framing` from its frames
     (`changed`: the frames of some exchanges replaced)."""

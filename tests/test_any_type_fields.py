@@ -11,14 +11,18 @@ scan's rows.
 
 from __future__ import annotations
 
+import copy
+
+import orjson
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamscope.cli import main
+from streamscope.dialects import of_frames, open_engine
 
-from .anytype import DELETE, VALUES, Base, at, bases, check, suffix_of
+from .anytype import DELETE, VALUES, Base, at, bases, check, streams, suffix_of
 
 BASES = {name: Base(name, data) for name, data in bases().items()}
 
@@ -39,6 +43,38 @@ def test_a_field_of_any_type_gives_findings_in_every_face(name, target, place, v
     base = BASES[name]
     data, _ = base.mutated(target, place, value)
     check(data, suffix_of(name), minimal=False)
+    frames_unchanged_by_every_strategy(data)
+
+
+def frames_unchanged_by_every_strategy(data: bytes) -> None:
+    """Every strategy reads the same frames side by side: each exchange's payloads are
+    as parsed after its engine has read them to the end."""
+    for told, tools, frames in streams(data):
+        sent = copy.deepcopy([f.payload for f in frames])
+        engine = open_engine(told or of_frames(frames), 1, tools)
+        for frame in frames:
+            engine.feed(frame)
+        engine.end()
+        engine.others_at_end()
+        assert [f.payload for f in frames] == sent
+
+
+def test_a_list_of_arguments_grown_by_the_docs_snippet_is_its_own(tmp_path):
+    # the snippet's `+=` grew the opener's list in place: every strategy, robust too,
+    # then showed [1, 2, 1, 2] where the stream sent [1, 2] once
+    where = ("choices", 0, "delta", "tool_calls", 0, "function", "arguments")
+    data = at(BASES["chat"], "frame", '"name"', where, [1, 2])
+    frames_unchanged_by_every_strategy(data)
+    path = tmp_path / "listed-arguments.jsonl"
+    path.write_bytes(data)
+    result = CliRunner().invoke(main, ["inspect", "--json", str(path)])
+    assert result.exit_code == 0, result.output
+    stream = orjson.loads(result.output)["streams"][0]
+    assert stream["tool_calls"][0]["arguments"] == [1, 2]
+    built = {k: v["tool_calls"][0]["arguments"] for k, v in stream["strategies"].items()}
+    # the opener's own counted twice, then the later fragments' characters, as in Python
+    assert built.pop("openai-docs")[:5] == [1, 2, 1, 2, "{"]
+    assert all(got == [1, 2] for got in built.values()), built
 
 
 # What the sweep (python -m tests.anytype 0) found raising, each fixed where the field is

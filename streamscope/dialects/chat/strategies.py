@@ -386,6 +386,8 @@ class OpenAIDocs(Strategy):
             slot.parts.append(right)
         else:
             left = "" if slot.value is NOTHING else slot.value
+            if type(left) is list:  # grown in place as the snippet grows its own: a copy,
+                left = list(left)  # since the frame's list is every strategy's to read
             left += right  # type: ignore[operator]  # raises exactly as the snippet would
             slot.parts, slot.value = [], left
         slot.fragments += 1
