@@ -648,4 +648,8 @@ def cut_by_client(
 
 
 def _hashable(value: object) -> object:
-    return value if isinstance(value, (int, str, type(None))) else quote(value)
+    """An index as a key of its own: `true` is not index 1 (though True == 1 in Python)."""
+    return value if type(value) in _PLAIN else quote(value)
+
+
+_PLAIN = (int, str, type(None))

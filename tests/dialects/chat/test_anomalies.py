@@ -505,3 +505,15 @@ def test_valid_choice_indexes_pass():
         if isinstance(item, dict):
             item["choices"][0]["index"] = 1
     assert "index-invalid" not in kinds(run(stream))
+
+
+def test_an_index_of_true_is_no_index_1_in_the_anomalies():
+    # True == 1 in Python: the two calls' entries were one (count 2, index 1's missing)
+    stream = [
+        chunk(calls(tc(True, "call_t", "f", A1, "function"), role=True)),
+        chunk(calls(tc(1, "call_1", "g", A2, "function"))),
+        FINISH,
+    ]
+    openers = [a for a in run(stream).anomalies if a.kind == "args-opener-nonempty"]
+    assert [(a.index, a.count) for a in openers] == [(True, 1), (1, 1)]
+    assert type(openers[0].index) is bool
