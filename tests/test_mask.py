@@ -66,6 +66,24 @@ def test_the_forms_a_body_may_echo_are_masked_and_lengths_kept():
     assert masked.startswith(b'{"error": {"message": "Incorrect API key provided: [REDACTED*')
 
 
+@pytest.mark.parametrize(
+    "echoed",
+    [
+        b"tok%2fABC%2bdef%3dghi123",  # percent-encoded in lower case
+        b"tok\\/ABC+def=ghi123",  # JSON's escaped slash (PHP, Java)
+        b"\\u0074ok/ABC+def=ghi123",  # any character escaped, in one value
+    ],
+    ids=["lower-percent", "escaped-slash", "escaped-letter"],
+)
+def test_a_secret_echoed_in_another_escape_is_masked(echoed):
+    secret = "tok/ABC+def=ghi123"
+    body = b'{"error": {"message": "bad key Bearer ' + echoed + b'"}}'
+    masked, n = Secrets([secret]).body(body)
+    assert n == 1 and len(masked) == len(body)
+    assert b"ghi123" not in masked and b"[REDACTED" in masked
+    assert masked.startswith(b'{"error": {"message": "bad key Bearer [REDACTED')
+
+
 def test_the_mask_keeps_the_length_and_is_safe_in_json_and_sse():
     for n in range(1, 40):
         mask = body_mask(n)

@@ -166,11 +166,20 @@ def forms(secret: str) -> set[bytes]:
     sp = "surrogatepass"  # a JSON body's "\ud800" is a str Python cannot encode otherwise
     texts = {secret, quote(secret, safe="", errors=sp), quote(secret, errors=sp)}
     texts.add(quote_plus(secret, errors=sp))
-    texts |= {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    texts |= {_PERCENT.sub(_lower, t) for t in texts}  # `%2f` as some encoders write `%2F`
+    escaped = {json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1]}
+    texts |= escaped | {t.replace("/", "\\/") for t in escaped}  # `\/` as PHP and Java write
     out = {t.encode("utf-8", "surrogatepass") for t in texts}
     for b64 in (base64.b64encode(raw), base64.urlsafe_b64encode(raw)):
         out |= {b64, b64.rstrip(b"=")}
     return {f for f in out if len(f) >= MIN_SECRET}
+
+
+_PERCENT = re.compile(r"%[0-9A-F]{2}")
+
+
+def _lower(m: re.Match[str]) -> str:
+    return m.group().lower()
 
 
 def _swap_forms(value: str, alias: str) -> dict[bytes, bytes]:
@@ -389,15 +398,20 @@ def _string(raw: bytes) -> str:
 def _assembled(data: bytes, least: int = 2) -> list[tuple[str, list[re.Match[bytes]]]]:
     """Each key's JSON string values in `data`, decoded and joined in order (the content
     or arguments a client assembles from consecutive events), with the values' matches;
-    of the keys with `least` values or more (one alone splits nothing)."""
+    of the keys with `least` values or more, or with an escape (`\\u0073` is an `s` no
+    form of a credential spells)."""
     by_key: dict[bytes, list[re.Match[bytes]]] = {}
     for m in _JSON_VALUE.finditer(data):
         by_key.setdefault(m.group(1), []).append(m)
     return [
         ("".join(_string(m.group(2)) for m in values), values)
         for values in by_key.values()
-        if len(values) >= least
+        if len(values) >= least or _escaped(values)
     ]
+
+
+def _escaped(values: list[re.Match[bytes]]) -> bool:
+    return any(b"\\" in m.group(2) for m in values)
 
 
 def _offsets(values: list[re.Match[bytes]]) -> tuple[list[int], list[int]]:
@@ -425,7 +439,7 @@ def split_spans(
         return []
     found: list[list[tuple[int, int]]] = []
     for text, values in _assembled(data) if assembled is None else assembled:
-        if len(values) < 2:
+        if len(values) < 2 and not _escaped(values):
             continue
         for secret in secrets:
             start = text.find(secret)
