@@ -16,9 +16,12 @@ import re
 import sys
 
 # C0 (0x00-0x1f), DEL (0x7f) and C1 (0x80-0x9f). JSON escapes C0 itself, not DEL or C1.
-# Lone surrogates too: JSON can carry them, no terminal encoding can write them.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-_CONTROL_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# Lone surrogates too: JSON can carry them, no terminal encoding can write them. And the
+# bidirectional embeddings, overrides and isolates, which reorder what a line shows (a
+# name that reads as another: "Trojan Source").
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}]")
+_CONTROL_BUT_LINES = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}]")
 _ELLIPSIS = "…"
 
 
@@ -29,7 +32,7 @@ def _hex(m: re.Match[str]) -> str:
 
 def visible(text: str, lines: bool = False) -> str:
     """`text` with control characters shown as `\\xNN` (keeping tab and newline if `lines`)."""
-    pattern = _CONTROL_BUT_LINES if lines else _CONTROL
+    pattern = _CONTROL_BUT_LINES if lines else CONTROL
     return pattern.sub(_hex, text) if pattern.search(text) else text
 
 

@@ -25,11 +25,13 @@ from streamscope.tui.screens import StreamScreen
 
 from .test_tui import settle
 
-RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # what must never be printed (tab, newline may)
+# what must never be printed (tab, newline may): C0, DEL, C1, and bidi overrides
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 TITLE = "\x1b]0;pwned\x07"  # retitles a terminal
 CLEAR = "\x1b[2J"
 CSI = "\x9b31m"  # the C1 form of ESC [
-NAME = f"get{TITLE}weather"
+RLO = "\u202e"  # shows what follows it right to left: a name that reads as another
+NAME = f"get{TITLE}weather{RLO}"
 ARGS = f'{{"city": "Paris{CLEAR}"}}'
 ID = f"call_{CSI}x\x7f"
 FINISH = f"tool_calls{CLEAR}"
@@ -67,6 +69,7 @@ def hostile(tmp_path) -> str:
 def test_the_helper_shows_every_control_character():
     assert visible(TITLE) == "\\x1b]0;pwned\\x07"
     assert visible(CSI + "\x7f") == "\\x9b31m\\x7f"
+    assert visible(f"a{RLO}b\u2066") == "a\\u202eb\\u2066"
     assert visible("a\tb\nc", lines=True) == "a\tb\nc"
     assert not RAW.search(quote(NAME + ID + ARGS))
 

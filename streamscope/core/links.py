@@ -8,8 +8,9 @@ import os
 import re
 from dataclasses import dataclass
 
+from ..text import CONTROL
+
 _PLAIN = re.compile(r"[\w@%+=:,./-][\w@%+=:,./#-]*")  # needs no quotes in a shell
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _TAIL = re.compile(r"([0-9]+)(?:\.([0-9]+))?(?:@([0-9]+))?")
 SHAPES = "FILE#N, FILE#N@F, FILE#N.R or FILE#N.R@F"
 
@@ -44,10 +45,10 @@ def pasteable(link_text: str) -> str:
     JSON keeps the link as it is."""
     if _PLAIN.fullmatch(link_text):
         return link_text
-    if _CONTROL.search(link_text) is None:
+    if CONTROL.search(link_text) is None:
         return "'" + link_text.replace("'", "'\"'\"'") + "'"
     out = link_text.replace("\\", "\\\\").replace("'", "\\'")
-    return "$'" + _CONTROL.sub(_escape, out) + "'"
+    return "$'" + CONTROL.sub(_escape, out) + "'"
 
 
 def _escape(m: re.Match[str]) -> str:
