@@ -218,8 +218,10 @@ def botocore_event(frame: Frame) -> dict[str, Any] | None:
         raise _declined("a message the framing could not read whole, or not UTF-8")
     kind = message_type(frame)
     name = frame.event
+    if kind is None and name is None and not frame.headers:
+        return _yielded(frame.payload)
     if kind is None:
-        # a saved SSE or a chunk log: the event its name says, as the message carried it
+        # a saved SSE: the event its name says, as the message carried it
         if frame.headers or name is None:
             raise _declined("an event without its headers")
         kind = "exception" if name.endswith("Exception") else "event"
@@ -246,6 +248,16 @@ def botocore_event(frame: Frame) -> dict[str, Any] | None:
         return None  # botocore knows no such event: it yields nothing
     parsed = parse(SHAPES[name], body, ("", name))
     return {name: parsed}
+
+
+def _yielded(payload: object) -> dict[str, Any]:
+    """A chunk log's line: what boto3 yielded, `{"contentBlockDelta": {...}}`, parsed
+    already."""
+    if isinstance(payload, dict) and len(payload) == 1:
+        ((name, body),) = payload.items()
+        if name in SHAPES and isinstance(body, dict):
+            return {name: body}
+    raise _declined("a line that is not one event as boto3 yields it")
 
 
 class _Raised(Exception):

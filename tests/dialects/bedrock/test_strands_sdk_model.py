@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import importlib.metadata
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.calls import StrategyError, Unmodeled
-from streamscope.dialects.bedrock.oracle import run_real_strands, strands_result, stream_shape
+from streamscope.core.frames import Frame, parse_payload
+from streamscope.dialects.bedrock.oracle import (
+    botocore_events,
+    run_real_strands,
+    strands_result,
+    stream_shape,
+)
 from streamscope.dialects.bedrock.sdk_model import SHAPES, StrandsEmulation
 from streamscope.dialects.versions import VERIFIED
 
@@ -171,3 +178,22 @@ def test_where_the_emulation_declines_the_real_fold_answers():
         emulated(events)
     got = strands_result(frames(events))
     assert isinstance(got, StrategyError) and got.error.startswith("TypeError")
+
+
+@pytest.mark.parametrize("events", [WEATHER, TWO, AFTER], ids=["weather", "two", "after"])
+def test_a_chunk_log_of_what_boto3_yields_builds_what_strands_builds(events):
+    # each line of a chunk log is an event boto3 yielded (`{"contentBlockStart": ...}`,
+    # no headers): the emulation declined them all and showed 0 calls where strands
+    # builds the stream's calls
+    _, yielded = botocore_events(frames(events))
+    log = [
+        Frame(n, data, parse_payload(data))
+        for n, data in enumerate((orjson.dumps(e).decode() for e in yielded), 1)
+    ]
+    emu = StrandsEmulation()
+    for frame in log:
+        emu.feed(frame)
+    mine = emu.finish(len(log))
+    real = run_real_strands(frames(events))
+    assert not isinstance(real, StrategyError) and real
+    assert [c.key() for c in mine] == [c.key() for c in real]  # type: ignore[union-attr]
