@@ -26,7 +26,7 @@ import orjson
 from streamscope.core.frames import Frame
 from streamscope.export.fixtures import FORMATS
 from streamscope.framing import rewrite
-from streamscope.inputs import open_input
+from streamscope.inputs import ExchangeInfo, open_input
 from streamscope.recording.format import RecordingError, text_or_b64
 
 from .fuzzing import FACES, ROOT, _export_as, run_faces
@@ -117,31 +117,27 @@ def bases() -> dict[str, bytes]:
 # -- a stream's events, and writing them again ------------------------------------------
 
 
-def _frames(data: bytes) -> dict[int, tuple[str | None, list[Frame]]]:
-    """Each HTTP exchange's framing and frames (sessions and plain bodies left out)."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "base.jsonl"
-        path.write_bytes(data)
-        with open_input(str(path), tolerant=True) as source:
-            out = {}
-            for info in source.infos():
-                if info.framing in (None, "websocket"):
-                    continue
-                out[info.exchange] = (info.framing, list(source.exchange(info.exchange).frames()))
-            return out
-
-
-def streams(data: bytes) -> list[tuple[str | None, list[object] | None, list[Frame]]]:
-    """Each HTTP exchange's dialect (None: its events tell), request tools and frames."""
+def _exchanges(data: bytes) -> list[tuple[ExchangeInfo, list[Frame]]]:
+    """Each HTTP exchange's facts and frames (sessions and plain bodies left out)."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "base.jsonl"
         path.write_bytes(data)
         with open_input(str(path), tolerant=True) as source:
             return [
-                (info.dialect, info.tools, list(source.exchange(info.exchange).frames()))
+                (info, list(source.exchange(info.exchange).frames()))
                 for info in source.infos()
                 if info.framing not in (None, "websocket")
             ]
+
+
+def _frames(data: bytes) -> dict[int, tuple[str | None, list[Frame]]]:
+    """Each HTTP exchange's framing and frames."""
+    return {info.exchange: (info.framing, frames) for info, frames in _exchanges(data)}
+
+
+def streams(data: bytes) -> list[tuple[str | None, list[object] | None, list[Frame]]]:
+    """Each HTTP exchange's dialect (None: its events tell), request tools and frames."""
+    return [(info.dialect, info.tools, frames) for info, frames in _exchanges(data)]
 
 
 def _reframed(data: bytes, framing: str, changed: dict[int, list[Frame]] | None = None) -> bytes:
