@@ -170,6 +170,23 @@ def test_inspect_json_and_secrets(tmp_path):
     assert "(har, 2 exchanges, 2 streams)" in text.output and SECRET not in text.output
 
 
+def test_a_cookie_kept_only_in_the_har_cookies_array_is_masked_where_it_is_echoed(tmp_path):
+    cookie = "s95-har-cookie-value"
+    doc = har_of_recording(OPENAI, False)
+    request = doc["log"]["entries"][0]["request"]
+    request["cookies"] = [{"name": "sid", "value": cookie}]
+    request["postData"]["text"] = request["postData"]["text"].replace(
+        "{", f'{{"note": "{cookie}", ', 1
+    )
+    path = write(tmp_path, "cookie.har", doc)
+    out = tmp_path / "from-har.jsonl"
+    result = CliRunner().invoke(
+        main, ["export", path, "--exchange", "1", "--format", "recording", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    assert cookie not in out.read_text() and '\\"note\\": \\"[REDACTED' in out.read_text()
+
+
 def test_export_turns_a_har_into_a_recording(tmp_path):
     path = write(tmp_path, "openai.har", har_of_recording(OPENAI, True))
     out = tmp_path / "from-har.jsonl"

@@ -41,6 +41,25 @@ def test_every_credential_a_request_carries_is_found():
     assert "plain-word" not in found and "text/event-stream" not in found and "m" not in found
 
 
+def test_the_bare_secret_of_scheme_parameters_quoted_cookies_and_token_users_is_found():
+    """Each credential is learnt as the bare value a body would echo, not only whole."""
+    token_user = base64.b64encode(b"s96-token-as-user:").decode()
+    found = credentials(
+        "https://h/v1/x?q=1;api_key=s97-after-semicolon",
+        [
+            ("Authorization", 'Token token="s98-rails-token", realm="api"'),
+            ("Proxy-Authorization", f"Basic {token_user}"),
+            ("Cookie", 'sid="s99-quoted-cookie"; theme=dark'),
+        ],
+    )
+    for secret in ["s96-token-as-user", "s97-after-semicolon", "s98-rails-token"]:
+        assert secret in found
+    assert "s99-quoted-cookie" in found and "api" not in found
+    assert (
+        redact_url("https://h/x?q=1;api_key=s97-k&b=2") == f"https://h/x?q=1;api_key={REDACTED}&b=2"
+    )
+
+
 def test_a_short_value_is_not_looked_for_in_bodies():
     assert credentials("http://h/?pwd=abc", [("x-api-key", "12345")]) == []
 
@@ -273,6 +292,47 @@ def test_identifiers_stay_in_the_body_and_the_answer_while_credentials_go():
         base64.b64encode(b"s62-aws-session-token")
         not in masking.chunk(1, 1, b"x " + base64.b64encode(b"s62-aws-session-token") + b" y")[0][1]
     )
+
+
+def test_headers_and_curl_users_on_a_command_line_are_masked_as_headers_are():
+    """curl's -H and -u, httpie's Name:value, and the same inside a shell string: the
+    secret part masked (and learnt, so an echo of it is masked too), the rest readable."""
+    from streamscope.recording.mask import argv_credentials
+
+    argv = ["curl", "-H", "api-key: s80-k", "-H", "Content-Type: application/json"]
+    argv += ["--header", "Authorization: Bearer s81-t", "-Hx-api-key:s82-k", "-u", "al:s83-p"]
+    argv += ["--user=s84-t:", "-u", "bob", "https://h/v1", "x-goog-api-key:s85-k", "Accept:*/*"]
+    assert redact_argv(argv) == [
+        "curl",
+        "-H",
+        f"api-key: {REDACTED}",
+        "-H",
+        "Content-Type: application/json",
+        "--header",
+        f"Authorization: Bearer {REDACTED}",
+        f"-Hx-api-key:{REDACTED}",
+        "-u",
+        f"al:{REDACTED}",
+        f"--user={REDACTED}:",
+        "-u",
+        "bob",  # curl asks for the password
+        "https://h/v1",
+        f"x-goog-api-key:{REDACTED}",
+        "Accept:*/*",
+    ]
+    learnt = argv_credentials(argv)
+    assert sorted(learnt) == ["s80-k", "s81-t", "s82-k", "s83-p", "s84-t", "s85-k"]
+    shell = "curl -s -H 'api-key: s86-k' -H \"Authorization: Bearer s87-t\" -u al:s88-p h"
+    assert redact_argv(["sh", "-c", shell]) == [
+        "sh",
+        "-c",
+        f"curl -s -H 'api-key: {REDACTED}' -H \"Authorization: Bearer {REDACTED}\""
+        f" -u al:{REDACTED} h",
+    ]
+    # other programs' -u is a user id, and words that only mention a secret's name stay
+    kept = ["docker", "run", "-u", "1000:1000", "python", "-u", "agent.py"]
+    kept += ["claude", "-p", "Fix the auth: login fails", "-H", "x-session-id: s1"]
+    assert redact_argv(kept) == kept
 
 
 def test_a_session_id_option_is_kept_in_argv_a_session_token_masked():

@@ -409,8 +409,23 @@ def _exchange(
         End(number, end_t, "complete", None),
         [(b, t - t_ns) for b, t in reads if b],
         note,
-        credentials(url, _headers_of(request), posted.data),
+        credentials(url, _headers_of(request) + _cookies_of(request), posted.data),
     )
+
+
+def _cookies_of(request: _Json) -> list[tuple[str, str]]:
+    """A HAR request's `cookies` array as Cookie headers, so a cookie kept only there is
+    learnt as a credential (and masked wherever the exchange echoes it)."""
+    cookies = request.get("cookies")
+    if not isinstance(cookies, list):
+        return []
+    return [
+        ("cookie", f"{c['name']}={c['value']}")
+        for c in cookies
+        if isinstance(c, dict)
+        and isinstance(c.get("name"), str)
+        and isinstance(c.get("value"), str)
+    ]
 
 
 _LONGEST_MS = 1e12  # some 30 years: a timing beyond it is no time this reader can place

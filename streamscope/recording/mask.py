@@ -36,6 +36,7 @@ from streamscope.recording.redact import (
     is_identifier_name,
     is_secret_header,
     is_secret_query_name,
+    query_pairs,
     redact_argv,
     redact_header,
     redact_url,
@@ -87,10 +88,12 @@ def credentials(url: str, headers: Iterable[tuple[str, str]], body: bytes = b"")
             found.append(rest.strip())
             if scheme.lower() == "basic":
                 found += _basic(rest.strip())
+            found += _auth_params(rest)
         if "cookie" in name.lower():
             for part in value.split(";"):
                 found.append(part.strip())
-                found.append(part.partition("=")[2].strip())
+                cookie = part.partition("=")[2].strip()
+                found += [cookie, _unquoted(cookie)]
     found += _in_url(url)
     for m in _JSON_SECRET.finditer(body):
         try:
@@ -112,7 +115,7 @@ def identifiers(url: str, headers: Iterable[tuple[str, str]], body: bytes = b"")
         query = urlsplit(url).query
     except ValueError:
         query = ""
-    for pair in query.split("&"):
+    for pair in query_pairs(query):
         name, eq, value = pair.partition("=")
         if eq and is_identifier_name(unquote_plus(name)):
             found.append(unquote_plus(value))
@@ -126,12 +129,34 @@ def identifiers(url: str, headers: Iterable[tuple[str, str]], body: bytes = b"")
 
 
 def _basic(credential: str) -> list[str]:
-    """What a Basic credential decodes to: "user:password", and the password."""
+    """What a Basic credential decodes to: "user:password", and the password (the user
+    name when the password is empty: a token sent as the user, `curl -u TOKEN:`)."""
     try:
         pair = base64.b64decode(credential, validate=True).decode("utf-8")
     except ValueError:
         return []
-    return [pair, pair.partition(":")[2]]
+    user, _, password = pair.partition(":")
+    return [pair, password or user]
+
+
+# An auth scheme's parameters: `Token token="…"`, `Digest …, response="…"`.
+_AUTH_PARAM = re.compile(r"""([A-Za-z0-9_-]+)\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]+)""")
+
+
+def _auth_params(params: str) -> list[str]:
+    """The values of the parameters whose names say they are secret, unquoted."""
+    return [
+        _unquoted(value)
+        for name, value in _AUTH_PARAM.findall(params)
+        if is_secret_query_name(name)
+    ]
+
+
+def _unquoted(value: str) -> str:
+    """A quoted-string's content (RFC 9110 5.6.4), or `value` as it is."""
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        return re.sub(r"\\(.)", r"\1", value[1:-1])
+    return value
 
 
 def _in_url(url: str) -> list[str]:
@@ -143,7 +168,7 @@ def _in_url(url: str) -> list[str]:
     userinfo, at, _ = parts.netloc.rpartition("@")
     if at:
         found += [userinfo, unquote(userinfo), unquote(userinfo.partition(":")[2])]
-    for pair in parts.query.split("&"):
+    for pair in query_pairs(parts.query):
         name, eq, value = pair.partition("=")
         if eq and (is_secret_query_name(name) or _KEY_SHAPED.search(unquote_plus(value))):
             found += [value, unquote_plus(value)]

@@ -112,14 +112,23 @@ def redact_url(url: str) -> str:
     return path + "?" + _redact_query(query) + hash_ + _KEY_SHAPED.sub(REDACTED, fragment)
 
 
+# A query's pairs are split at `&` and at `;` (which some servers read as `&`: a key
+# after `;` must not hide in the pair before it).
+_QUERY_SEPARATOR = re.compile(r"([&;])")
+
+
+def query_pairs(query: str) -> list[str]:
+    """The `name=value` pairs of a URL's query, as sent."""
+    return _QUERY_SEPARATOR.split(query)[::2]
+
+
 def _redact_query(query: str) -> str:
-    out = []
-    for pair in query.split("&"):
-        name, eq, value = pair.partition("=")
+    parts = _QUERY_SEPARATOR.split(query)  # pairs, with the separators between them
+    for i in range(0, len(parts), 2):
+        name, eq, value = parts[i].partition("=")
         if eq and (is_secret_query_name(name) or _KEY_SHAPED.search(unquote_plus(value))):
-            pair = name + "=" + REDACTED
-        out.append(pair)
-    return "&".join(out)
+            parts[i] = name + "=" + REDACTED
+    return "".join(parts)
 
 
 def is_secret_header(name: str) -> bool:
@@ -187,16 +196,94 @@ def _argv_secret(m: re.Match[str]) -> str:
     return (m.group(2) or named or "") + REDACTED
 
 
+# A header given on a command line: curl's `-H "api-key: …"` (a word of its own after -H,
+# or inside a shell string), httpie's `api-key:…` (one word, no spaces). Its value is masked
+# as the header's would be, when the name says it is secret.
+_HEADER_OPTION = re.compile(r"(-H|--header=?)(.*)", re.DOTALL)
+_HEADER_WORD = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9-]*)(\s*:\s*)(.+)", re.DOTALL)
+_HTTPIE_HEADER = re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*)(:)(\S+)")
+_HEADER_IN_TEXT = re.compile(
+    r"(?<!\S)(?:-H|--header)(?:\s+|=)(?P<q>['\"])?(?P<name>[A-Za-z0-9][A-Za-z0-9-]*)"
+    r"(?P<sep>\s*:\s*)(?P<value>(?(q)[^'\"]+|\S+))"
+)
+# curl's `-u user:password` (`--user`, `--proxy-user`, `-U`): the password is masked, or the
+# whole word when the password is empty (a token as the user name). Only after `curl`:
+# other programs' `-u` is a user id (`docker run -u 1000:1000`), kept.
+_USER_OPTION = re.compile(r"(-u|-U|--user=?|--proxy-user=?)(.*)", re.DOTALL)
+_USER_IN_TEXT = re.compile(
+    r"(?<!\S)(?:-u|-U|--user|--proxy-user)(?:\s+|=)(?P<q>['\"])?(?P<value>(?(q)[^'\"]+|\S+))"
+)
+_CURL = re.compile(r"(?:^|[\s/])curl(?:\s|$)")
+
+
+def _secret_header_word(word: str, pattern: re.Pattern[str]) -> str | None:
+    """`word` as `Name: value` with a secret name, the value masked; None otherwise."""
+    m = pattern.fullmatch(word)
+    if m is None or not is_secret_header(m.group(1)):
+        return None
+    return word[: m.start(3)] + redact_header(m.group(1), m.group(3))
+
+
+def _user_password(value: str) -> str:
+    user, colon, password = value.partition(":")
+    if not colon:  # curl asks for the password
+        return value
+    return f"{user}:{REDACTED}" if password else f"{REDACTED}:"
+
+
+def _in_text(arg: str, curl: bool) -> str:
+    """Headers and curl users inside one word holding a whole command (`sh -c '…'`)."""
+    if "-H" in arg or "--header" in arg:
+
+        def header(m: re.Match[str]) -> str:
+            name, value = m.group("name"), m.group("value")
+            if not is_secret_header(name):
+                return m.group(0)
+            return m.group(0)[: m.start("value") - m.start()] + redact_header(name, value)
+
+        arg = _HEADER_IN_TEXT.sub(header, arg)
+    if curl or _CURL.search(arg):
+
+        def user(m: re.Match[str]) -> str:
+            cut = m.start("value") - m.start()
+            return m.group(0)[:cut] + _user_password(m.group("value"))
+
+        arg = _USER_IN_TEXT.sub(user, arg)
+    return arg
+
+
 def redact_argv(argv: Sequence[str]) -> list[str]:
     """The recorded command line with secrets masked: the value of an option named like
-    a secret, key-shaped words (as in headers), and URL credentials."""
+    a secret, secret headers and curl's user:password, key-shaped words (as in headers),
+    and URL credentials."""
     out: list[str] = []
     value_next = False  # the word before was an option that takes a secret
+    header_next = False  # the word before was -H / --header
+    user_next = False  # the word before was curl's -u / --user
+    curl = False  # a word so far ran curl
     for arg in argv:
         if value_next and not arg.startswith("-"):
             out.append(REDACTED)
             value_next = False
             continue
+        if header_next or user_next:
+            shown = _secret_header_word(arg, _HEADER_WORD) if header_next else _user_password(arg)
+            header_next = user_next = False
+            if shown is not None and shown != arg:
+                out.append(_KEY_SHAPED.sub(REDACTED, shown))
+                continue
+        curl = curl or arg.rsplit("/", 1)[-1] in ("curl", "curl.exe")
+        header = _HEADER_OPTION.fullmatch(arg)
+        user = _USER_OPTION.fullmatch(arg) if curl else None
+        header_next = header is not None and not header.group(2)
+        user_next = user is not None and not user.group(2)
+        if header is not None and header.group(2):  # -H"api-key: …", --header=…
+            shown = _secret_header_word(header.group(2), _HEADER_WORD)
+            arg = arg if shown is None else header.group(1) + shown
+        elif user is not None and user.group(2):  # --user=alice:…
+            arg = user.group(1) + _user_password(user.group(2))
+        else:
+            arg = _secret_header_word(arg, _HTTPIE_HEADER) or arg
         option = _SECRET_OPTION.fullmatch(arg)
         if option is not None and is_identifier_name(option.group(1)):  # --prompt-cache-key
             option = None
@@ -204,6 +291,7 @@ def redact_argv(argv: Sequence[str]) -> list[str]:
         if option is not None and option.group(2) is not None:
             arg = option.group(1) + "=" + REDACTED
         arg = redact_url(arg) if "://" in arg else arg
+        arg = _in_text(arg, curl) if " " in arg else arg
         arg = _ARGV_SECRET.sub(_argv_secret, arg)
         out.append(_KEY_SHAPED.sub(REDACTED, arg))
     return out
