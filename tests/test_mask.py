@@ -55,6 +55,10 @@ def test_the_bare_secret_of_scheme_parameters_quoted_cookies_and_token_users_is_
     for secret in ["s96-token-as-user", "s97-after-semicolon", "s98-rails-token"]:
         assert secret in found
     assert "s99-quoted-cookie" in found and "api" not in found
+    sigv4 = "AWS4-HMAC-SHA256 Credential=AKIAS100EXAMPLEKEYID/20261130/us-east-1/bedrock/"
+    sigv4 += "aws4_request, SignedHeaders=host;x-amz-date, Signature=" + "ab12" * 16
+    found = credentials("https://h/", [("authorization", sigv4)])
+    assert "AKIAS100EXAMPLEKEYID" in found and "host;x-amz-date" not in found  # names, kept
     assert (
         redact_url("https://h/x?q=1;api_key=s97-k&b=2") == f"https://h/x?q=1;api_key={REDACTED}&b=2"
     )

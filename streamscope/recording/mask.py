@@ -88,7 +88,8 @@ def credentials(url: str, headers: Iterable[tuple[str, str]], body: bytes = b"")
             found.append(rest.strip())
             if scheme.lower() == "basic":
                 found += _basic(rest.strip())
-            found += _auth_params(rest)
+            if not scheme.upper().startswith("AWS4-"):  # SigV4's own parts: above
+                found += _auth_params(rest)
         if "cookie" in name.lower():
             for part in value.split(";"):
                 found.append(part.strip())
