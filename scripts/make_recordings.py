@@ -1651,7 +1651,7 @@ def responses_done_only() -> ResponsesSample:
 
 def responses_done_mismatch() -> ResponsesSample:
     """A gateway that re-emits `.done` with `arguments: ""` after streaming every delta
-    (Wei-Shaw/sub2api#7272): strict clients abort with "inconsistent tool call", those
+    (Wei-Shaw/sub2api#7272): strict clients abort ("final function-call arguments ... do not match"), those
     that trust `.done` get "". robust keeps the deltas; output_item.done agrees with
     them, and the agent (on the openai SDK) sends the call back whole."""
     r1 = Resp("resp_0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f", "gpt-4.1-2025-04-14")

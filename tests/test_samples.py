@@ -228,14 +228,14 @@ SAMPLES: dict[str, dict] = {
         "ids": ["call_lms_7f3a9c21"],
         "kinds": {"args-done-only"},
         "differs": {"deltas-only", "current-item"},
-        "errors": {"strict-done": "inconsistent tool call"},
+        "errors": {"strict-done": "ChatProviderError"},
         "contract": {"tool-call-arguments-invalid"},
     },
     "responses-done-mismatch.jsonl": {
         "ids": ["call_Qm8xT2vN5kR7wP3z"],
         "kinds": {"args-done-mismatch"},
         "differs": set(),
-        "errors": {"strict-done": "inconsistent tool call"},
+        "errors": {"strict-done": "ChatProviderError"},
         "contract": set(),
     },
     "responses-interleaved.jsonl": {

@@ -439,7 +439,7 @@ class Robust:
                 lambda: (
                     f"{where} states the {_word(item)} of output {item.index} as "
                     f"{cut(quote(value), 50)}, {built} {cut(quote(held), 50)}: strict clients "
-                    f"abort (inconsistent tool call); robust {taken}"
+                    f"abort (the final arguments do not match the deltas); robust {taken}"
                 ),
                 0,
                 item.index,

@@ -98,8 +98,8 @@ class CurrentItem(Fold):
 
 
 class StrictDone(Fold):
-    """Builds each call from its deltas and raises "inconsistent tool call" at a `.done`
-    whose whole value differs from them.
+    """Builds each call from its deltas and raises at a `.done` whose whole value differs
+    from them, with the error kimi-code raises (its ChatProviderError's words).
 
     Stands for MoonshotAI/kimi-code#1455 (and Wei-Shaw/sub2api#7272's empty `.done`)."""
 
@@ -112,7 +112,15 @@ class StrictDone(Fold):
         built = slot.text()
         if value != built:
             self.error = StrategyError(
-                f"inconsistent tool call: .done of output {slot.index} says "
-                f"{cut(quote(value), 40)}, the deltas built {cut(quote(built), 40)}",
+                "ChatProviderError: OpenAI Responses final function-call arguments for "
+                f"stream index {_shown(slot.item_id)} do not match the streamed argument "
+                "deltas.",
                 n,
+                f".done of output {slot.index} says {cut(quote(value), 40)}, the deltas "
+                f"built {cut(quote(built), 40)}",
             )
+
+
+def _shown(item_id: object) -> str:
+    """An item id as a JavaScript template string shows it (kimi-code's message)."""
+    return item_id if isinstance(item_id, str) else quote(item_id)
