@@ -178,6 +178,9 @@ class ToolBlock(Slot):
         return self.text()
 
 
+UNTYPED = ""  # the family of a block whose start named none, until its first delta
+
+
 class TextBlock:
     """A block that is no call: text, reasoning, a server tool's result, an image."""
 
@@ -336,17 +339,21 @@ class Robust:
             self._tool(n, index, tool)
             return
         family = next((FAMILY[k] for k in start if k in FAMILY), None)
-        if family is None:
+        if family is None and start:
+            member = next(iter(start))
             self.log.add(
                 "event-unknown",
                 n,
                 lambda: (
-                    f"contentBlockStart for block {index} starts "
-                    f"{cut(quote(next(iter(start), None)), 30)}, which ConverseStream does not "
-                    "define: robust reads it as a block that is no call"
+                    f"contentBlockStart for block {index} starts {cut(quote(member), 30)}, "
+                    "which ConverseStream does not define: robust reads it as a block that "
+                    "is no call"
                 ),
             )
-        block = TextBlock(family or "?", n, True)
+            family = member if isinstance(member, str) else "?"
+        # an empty start (`"start": {}`) names no type: its first delta tells it, as in
+        # the clients, which read every start without a toolUse as no call
+        block = TextBlock(family or UNTYPED, n, True)
         self.blocks[index] = block
         self.last_start = block
 
@@ -410,6 +417,8 @@ class Robust:
         if family == "toolUse":
             self._input(n, index, block, delta[member])
             return
+        if isinstance(block, TextBlock) and block.family == UNTYPED:
+            block.family = family
         if block is None:  # a text or reasoning block opens with its first delta
             block = self.blocks[index] = TextBlock(family, n, False)
             last = self.last_start
@@ -502,13 +511,19 @@ class Robust:
 
     def _input(self, n: int, index: int, block: Block | None, value: object) -> None:
         log = self.log
-        if block is None:
+        untyped = isinstance(block, TextBlock) and block.family == UNTYPED
+        if block is None or untyped:
+            opened = (
+                "whose contentBlockStart named no toolUse"
+                if untyped
+                else ("which no contentBlockStart opened")
+            )
             log.add(
                 "tool-delta-without-start",
                 n,
-                f"a toolUse delta for block {index}, which no contentBlockStart opened: it "
-                "carries no toolUseId or name to call; robust skips it (clients that append "
-                "it to the current call glue it on)",
+                f"a toolUse delta for block {index}, {opened}: it carries no toolUseId or "
+                "name to call; robust skips it (clients that append it to the current call "
+                "glue it on)",
                 0,
                 index,
             )

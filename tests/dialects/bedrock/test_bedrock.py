@@ -223,6 +223,17 @@ def test_last_start_glues_the_next_text_block_onto_the_call():
     assert found.frame == 7 and found.index == 2
 
 
+def test_an_empty_start_opens_a_block_its_first_delta_types():
+    """`"start": {}` names no type: text deltas after it are that block's text (no
+    block-type-changed, no "starts null"); a toolUse delta there carries no id or name."""
+    empty = event("contentBlockStart", {"contentBlockIndex": 0, "start": {}})
+    result = run([start(), empty, text(0, "Hello"), stop(0), end("end_turn"), metadata()])
+    assert result.content == "Hello" and not result.anomalies
+    result = run([start(), empty, inp(0, '{"a": 1}'), stop(0), end("end_turn"), metadata()])
+    (found,) = [a for a in result.anomalies if a.kind == "tool-delta-without-start"]
+    assert "named no toolUse" in found.message and not result.tool_calls
+
+
 def test_a_tool_without_arguments_reads_as_an_empty_object_and_says_so():
     for events in (
         [start(), tool(0, name="get_time"), inp(0, ""), stop(0), end(), metadata()],
