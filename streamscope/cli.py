@@ -14,7 +14,7 @@ from . import __version__
 from .text import plural, say
 
 
-def _fail(message: str) -> None:
+def fail(message: str) -> None:
     """Bad input: one line on stderr, exit status 2, never a traceback."""
     say(message)
     sys.exit(2)
@@ -22,17 +22,17 @@ def _fail(message: str) -> None:
 
 @contextlib.contextmanager
 def _reading(file: str) -> Iterator[None]:
-    """What reading `file` raises, as one line naming it (_fail)."""
+    """What reading `file` raises, as one line naming it (fail)."""
     from .recording.format import RecordingError
 
     try:
         yield
     except RecordingError as e:
-        _fail(str(e))
+        fail(str(e))
     except ValueError as e:
-        _fail(f"{file}: {e}")
+        fail(f"{file}: {e}")
     except OSError as e:
-        _fail(f"{file}: {e.strerror or e}")
+        fail(f"{file}: {e.strerror or e}")
 
 
 class Commands(click.Group):
@@ -141,13 +141,13 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: 
     try:
         analysis = analyze(file, exchange)
     except RecordingError as e:
-        _fail(str(e))
+        fail(str(e))
     except OSError as e:
-        _fail(f"{file}: {e.strerror or e}")
+        fail(f"{file}: {e.strerror or e}")
     if exchange is not None and (response is not None or frame is not None):
         wrong = _linked_wrong(given, analysis.streams, exchange, response, frame)
         if wrong is not None:
-            _fail(wrong)
+            fail(wrong)
     from .dialects import sdk_note
 
     note = sdk_note(s.dialect for s in analysis.streams)
@@ -218,17 +218,17 @@ def diff(a: str, b: str, as_json: bool) -> None:
     for given in (a, b):
         file, exchange, response, frame = split_link(given, None)
         if frame is not None:
-            _fail(f"{given}: diff compares whole streams, not a frame (drop @{frame})")
+            fail(f"{given}: diff compares whole streams, not a frame (drop @{frame})")
         try:
             side = load(file, exchange, response)
         except RecordingError as e:
-            _fail(str(e))
+            fail(str(e))
         except OSError as e:
-            _fail(f"{file}: {e.strerror or e}")
+            fail(f"{file}: {e.strerror or e}")
         if exchange is not None and response is not None:
             wrong = _linked_wrong(given, side.analysis.streams, exchange, response, None)
             if wrong is not None:
-                _fail(wrong)
+                fail(wrong)
         sides.append(side)
     found = compare(sides[0], sides[1])
     if as_json:
@@ -289,7 +289,7 @@ def replay(
     file, exchange, response, linked = split_link(file, exchange, response, frame or None)
     frame = linked or 0
     if response is not None and exchange is None:
-        _fail("--response names a response of the WebSocket session --exchange names")
+        fail("--response names a response of the WebSocket session --exchange names")
 
     # a big recording's index is scanned in a child process while the TUI is imported
     # and starts (before the import: the fork must come before any thread)
@@ -301,18 +301,18 @@ def replay(
 
         app = ReplayApp(file, exchange, frame, follow, response, ahead)
     except RecordingError as e:
-        _fail(str(e))
+        fail(str(e))
     if not app.recorded and exchange not in (None, 1):
-        _fail(f"{file}: {KIND_WORDS[app.format]} holds one stream (exchange 1), not {exchange}")
+        fail(f"{file}: {KIND_WORDS[app.format]} holds one stream (exchange 1), not {exchange}")
     if exchange is not None and app.recorded and not follow:
         # an exchange the file lacks is said before the screen is drawn: after it, the
         # error would follow the TUI's escape codes (the index is kept for the TUI)
         try:
             app.input.exchange(exchange)
         except RecordingError as e:
-            _fail(str(e))
+            fail(str(e))
         except OSError as e:
-            _fail(f"{file}: {e.strerror or e}")
+            fail(f"{file}: {e.strerror or e}")
     # a link's response and frame (as inspect says them), before the screen
     named = (exchange is not None and response is not None) or (linked and not typed)
     if named and not follow:
@@ -320,11 +320,11 @@ def replay(
     try:
         beyond = app.frame_error()  # said before the screen too
     except RecordingError as e:
-        _fail(str(e))
+        fail(str(e))
     except OSError as e:
-        _fail(f"{file}: {e.strerror or e}")
+        fail(f"{file}: {e.strerror or e}")
     if beyond is not None:
-        _fail(beyond)
+        fail(beyond)
     app.run()
     if app.failure is not None:
         print(app.failure, file=sys.stderr, flush=True)  # (made visible by the app)
@@ -339,12 +339,12 @@ def _side_by_side(
     from .tui.sidebyside import SideError, open_pair
 
     if exchange is not None or response is not None or frame or follow:
-        _fail("replay A B: --exchange, --response, --frame and --follow are for one file (A#N)")
+        fail("replay A B: --exchange, --response, --frame and --follow are for one file (A#N)")
     sides = []
     for given in (a, b):
         file, number, turn, at = split_link(given, None)
         if turn is not None or at is not None:  # (was: left out unsaid)
-            _fail(
+            fail(
                 f"{given}: replay A B steps two whole streams, each an exchange (FILE#N): "
                 "a session's response (#N.R) or a frame (@F) opens with one file"
             )
@@ -352,7 +352,7 @@ def _side_by_side(
     try:
         app = open_pair(sides[0], sides[1])
     except (RecordingError, SideError) as e:
-        _fail(str(e))
+        fail(str(e))
     app.run()
 
 
@@ -372,7 +372,7 @@ def split_link(
     try:
         got = parse(file)
     except LinkError as e:
-        _fail(str(e))
+        fail(str(e))
         raise  # (unreached: for the type checker)
     if got is None:
         return file, exchange, response, frame
@@ -382,7 +382,7 @@ def split_link(
         (options[2], frame, got.frame, "frame"),
     ):
         if asked is not None and named is not None and asked != named:
-            _fail(f"{file}: names {what} {named}, and {option} says {asked}")
+            fail(f"{file}: names {what} {named}, and {option} says {asked}")
     return (
         got.file,
         got.exchange,
@@ -427,12 +427,12 @@ def _check_linked(
     try:
         streams = analyze(file, exchange).streams
     except RecordingError as e:
-        _fail(str(e))
+        fail(str(e))
     except OSError as e:
-        _fail(f"{file}: {e.strerror or e}")
+        fail(f"{file}: {e.strerror or e}")
     wrong = _linked_wrong(given, streams, exchange or 1, response, frame)
     if wrong is not None:
-        _fail(wrong)
+        fail(wrong)
 
 
 def _check_frame(frame: int, where: str) -> None:
@@ -442,7 +442,7 @@ def _check_frame(frame: int, where: str) -> None:
     try:
         check_frame(frame, where)
     except LinkError as e:
-        _fail(str(e))
+        fail(str(e))
 
 
 def _range(frames: str) -> tuple[int, int] | None:
@@ -576,21 +576,21 @@ def export(
     if linked is not None:  # FILE#N@F: a report opens at frame F, a fixture stops there
         _check_linked(given, file, exchange, turn, linked)
         if frame is not None and frame != linked:
-            _fail(f"{given}: names frame {linked}, and --frame says {frame}")
+            fail(f"{given}: names frame {linked}, and --frame says {frame}")
         if frames is not None and _range(frames) != (1, linked):
-            _fail(f"{given}: names frame {linked}, and --frames says {frames} (not 1-{linked})")
+            fail(f"{given}: names frame {linked}, and --frames says {frames} (not 1-{linked})")
         if report:
             frame, frames = linked, None
         else:
             frame, frames = None, f"1-{linked}"
     if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
-        _fail(f"{output}: already exists; streamscope never overwrites it without --force")
+        fail(f"{output}: already exists; streamscope never overwrites it without --force")
     if report and (frames or minimal or keep_fields):
-        _fail(
+        fail(
             "--frames, --minimal and --keep-fields make fixtures; a report shows the stream whole"
         )
     if not report and (frame is not None or redact_content):
-        _fail("--frame and --redact-content apply to the reports (--format md or html)")
+        fail("--frame and --redact-content apply to the reports (--format md or html)")
     with _reading(file):
         if report:
             from .export.report import write
@@ -600,7 +600,7 @@ def export(
             from .export.vcr import cassette
 
             if turn is not None:
-                _fail("--turn picks a turn of a WebSocket session; vcrpy records no WebSockets")
+                fail("--turn picks a turn of a WebSocket session; vcrpy records no WebSockets")
             done = cassette(file, exchange, frames, minimal, keep_fields)
         else:
             done = make(file, fmt, exchange, frames, minimal, keep_fields, turn)
@@ -624,7 +624,7 @@ def export(
         # 0600: a fixture holds a conversation too; whole or not at all
         write_private_whole(output, done.data)
     except OSError as e:
-        _fail(f"{output}: cannot write: {e.strerror or e}")
+        fail(f"{output}: cannot write: {e.strerror or e}")
     say(f"wrote {output}")
 
 
@@ -638,23 +638,23 @@ def _export_otlp(
     ctx = click.get_current_context()
     explicit = ctx.get_parameter_source("fmt") != click.core.ParameterSource.DEFAULT
     if fmt != "otlp" and (explicit or endpoint is None):
-        _fail("--include-content and --otlp-endpoint apply to --format otlp")
+        fail("--include-content and --otlp-endpoint apply to --format otlp")
     for name in ("frames", "minimal", "keep_fields", "frame", "redact_content"):
         if ctx.params.get(name):
             flag = "--" + name.replace("_", "-")
-            _fail(f"{flag} does not apply to --format otlp (it exports every frame's findings)")
+            fail(f"{flag} does not apply to --format otlp (it exports every frame's findings)")
     if linked is not None:
-        _fail(f"{given}: --format otlp exports exchanges, not a frame (leave out @{linked})")
+        fail(f"{given}: --format otlp exports exchanges, not a frame (leave out @{linked})")
     if endpoint is not None and output is not None:
-        _fail("--otlp-endpoint sends the traces; -o writes them: choose one")
+        fail("--otlp-endpoint sends the traces; -o writes them: choose one")
     if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
-        _fail(f"{output}: already exists; streamscope never overwrites it without --force")
+        fail(f"{output}: already exists; streamscope never overwrites it without --force")
     from .export import otlp
 
     try:
         url = otlp.endpoint_url(endpoint) if endpoint is not None else None
     except ValueError as e:
-        _fail(str(e))
+        fail(str(e))
     with _reading(file):
         traces = otlp.build(file, content, exchange, turn, name=file)
     if traces.masked:
@@ -664,11 +664,11 @@ def _export_otlp(
         try:
             data = otlp.to_protobuf(traces.request)
         except ImportError:
-            _fail("--otlp-endpoint needs opentelemetry-proto: pip install 'streamscope[otlp]'")
+            fail("--otlp-endpoint needs opentelemetry-proto: pip install 'streamscope[otlp]'")
         try:
             said = otlp.send(url, data)
         except OSError as e:
-            _fail(f"{otlp.shown(url)}: {e}")
+            fail(f"{otlp.shown(url)}: {e}")
         say(f"sent {counted} to {otlp.shown(url)}" + (f" ({said})" if said else ""))
         return
     if output is None:
@@ -679,7 +679,7 @@ def _export_otlp(
     try:
         write_private_whole(output, traces.json())
     except OSError as e:
-        _fail(f"{output}: cannot write: {e.strerror or e}")
+        fail(f"{output}: cannot write: {e.strerror or e}")
     say(f"wrote {output} ({counted})")
 
 
@@ -736,17 +736,17 @@ def serve(files, port, speed, strict) -> None:
         try:
             got = parse(name)
         except LinkError as e:
-            _fail(str(e))
+            fail(str(e))
         if got is not None:
-            _fail(f"{name}: serve plays whole files, not one exchange: give {got.file}")
+            fail(f"{name}: serve plays whole files, not one exchange: give {got.file}")
     try:
         run_serve(list(files), port, speed, strict, echo=click.echo)
     except RecordingError as e:
-        _fail(str(e))
+        fail(str(e))
     except OSError as e:  # said as `proxy` says it
-        _fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}")
+        fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}")
     except ValueError as e:
-        _fail(str(e))
+        fail(str(e))
     except KeyboardInterrupt:
         pass
 
@@ -807,7 +807,7 @@ def scan(paths, jobs, jsonl, db, parquet, strict, engine, kind) -> None:
     try:  # a link names its file: a scan reads whole files
         paths = [got.file if (got := parse(p)) is not None else p for p in paths]
     except LinkError as e:
-        _fail(str(e))
+        fail(str(e))
 
     try:  # (Ctrl-C as the scan's modules load is an interrupted scan too)
         from .scan.errors import ScanError
@@ -830,7 +830,7 @@ def scan(paths, jobs, jsonl, db, parquet, strict, engine, kind) -> None:
             )
         )
     except ScanError as e:
-        _fail(str(e))
+        fail(str(e))
     except BrokenPipeError:  # `scan ... | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         status = 0
@@ -848,15 +848,15 @@ def _check_kind(kind: str, jsonl: bool) -> None:
     from .dialects import ANOMALY_KINDS
 
     if jsonl:
-        _fail("--kind lists links, --jsonl prints rows: give one of them")
+        fail("--kind lists links, --jsonl prints rows: give one of them")
     known = sorted({*ANOMALY_KINDS, *CONTRACT_KINDS})
     if kind in known:
         return
     close = difflib.get_close_matches(kind, known, n=5, cutoff=0.6)
     close += [k for k in known if kind in k and k not in close][: 5 - len(close)]
     if close:
-        _fail(f"no finding kind {kind!r}; did you mean: {', '.join(close)}")
-    _fail(f"no finding kind {kind!r}, nor one close to it (inspect --json names each kind)")
+        fail(f"no finding kind {kind!r}; did you mean: {', '.join(close)}")
+    fail(f"no finding kind {kind!r}, nor one close to it (inspect --json names each kind)")
 
 
 def samples_dir() -> str:
@@ -865,7 +865,7 @@ def samples_dir() -> str:
 
     folder = samples_folder()
     if folder is None:
-        _fail("the bundled sample recordings are missing from this installation")
+        fail("the bundled sample recordings are missing from this installation")
         return ""
     return folder
 
@@ -923,7 +923,7 @@ def demo(quirk: str, no_replay: bool) -> None:
         click.echo("\n".join(names))
         return
     if quirk not in names:
-        _fail(f"no sample {quirk!r}; one of: {', '.join(names)}")
+        fail(f"no sample {quirk!r}; one of: {', '.join(names)}")
     from .analysis import analyze
 
     first = analyze(os.path.join(folder, f"{quirk}.jsonl")).exchanges[0]
@@ -931,10 +931,10 @@ def demo(quirk: str, no_replay: bool) -> None:
     provider = provider_of(told)
     agent = provider.demo_agent(told) if provider is not None else None
     if provider is None or agent is None:
-        _fail(f"the {quirk} sample speaks {told}, which no demo agent speaks")
+        fail(f"the {quirk} sample speaks {told}, which no demo agent speaks")
         return
     if not agent.installed():
-        _fail(f"the {quirk} demo runs an agent on the {agent.sdk} SDK: pip install {agent.sdk}")
+        fail(f"the {quirk} demo runs an agent on the {agent.sdk} SDK: pip install {agent.sdk}")
     # the agent asks as the sample's first request did: it reads what its API needs of it
     body = analyze_request(os.path.join(folder, f"{quirk}.jsonl"))
     os.environ["AGENT_REQUEST"] = orjson.dumps(body).decode()
@@ -963,7 +963,7 @@ def demo(quirk: str, no_replay: bool) -> None:
             },
         )
     if status != 0:
-        _fail(f"the demo agent exited with status {status}")
+        fail(f"the demo agent exited with status {status}")
     if not no_replay:
         from .tui.app import ReplayApp
 
@@ -1058,16 +1058,16 @@ def conformance(
             click.echo(listing(chosen, [] if dialects or only else skipped))
             return
         if not command:
-            _fail(
+            fail(
                 "conformance needs a command to grade: streamscope conformance -- python agent.py"
             )
         status = run_conformance(
             list(command), dialects, only, as_json, timeout, speed, jobs, output, loop, force
         )
     except (Refused, StartError) as e:
-        _fail(str(e))
+        fail(str(e))
     except OSError as e:
-        _fail(f"{e.filename or output}: {e.strerror or e}")
+        fail(f"{e.filename or output}: {e.strerror or e}")
     sys.exit(status)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..analysis import analyze
-from ..core.anomalies import ERROR, WARNING
+from ..core.anomalies import SERIOUS
 from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.contract import Conversation, Finding, check, parses
 from ..core.engine import StreamResult, value_key
@@ -152,7 +152,7 @@ def _conversations(path: str) -> list[Conversation]:
 
 
 def _wrong(findings: Sequence[Finding]) -> list[Finding]:
-    return [f for f in findings if f.severity in (ERROR, WARNING)]
+    return [f for f in findings if f.severity in SERIOUS]
 
 
 def _sends_back(

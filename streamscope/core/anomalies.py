@@ -12,6 +12,10 @@ from ..text import quote
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
+# The severities that say something went wrong: an info kind is harmless, and what keeps
+# a finding (a minimal reproducer's signature, a fixture's expected kinds, a graded
+# conformance case) leaves it out.
+SERIOUS = frozenset({ERROR, WARNING})
 
 
 def worst_severity(severities: Iterable[str]) -> str | None:

@@ -16,11 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from .anomalies import ERROR, WARNING, Anomaly
+from .anomalies import SERIOUS, Anomaly
 from .calls import Call, StrategyError
-
-# The severities of the kinds a signature keeps (info kinds are harmless: ignored)
-SIGNED = (ERROR, WARNING)
 
 T = TypeVar("T")
 
@@ -69,7 +66,7 @@ def clients(
 
 
 def kinds(anomalies: list[Anomaly]) -> frozenset[str]:
-    return frozenset(a.kind for a in anomalies if a.severity in SIGNED)
+    return frozenset(a.kind for a in anomalies if a.severity in SERIOUS)
 
 
 def _exception_name(got: object) -> str:
@@ -168,8 +165,8 @@ def carriers(anomalies: list[Anomaly], calls: list[Call], n: int) -> set[int]:
     frames: each warning's and error's frame; the first and last frame of every call
     one of them names (its choice and index), an opener and a closer; the stream's
     first frame and its last two (its start, the finish and a `[DONE]`)."""
-    named = {(a.choice, a.index) for a in anomalies if a.severity in SIGNED}
-    out = {a.frame - 1 for a in anomalies if a.severity in SIGNED}
+    named = {(a.choice, a.index) for a in anomalies if a.severity in SERIOUS}
+    out = {a.frame - 1 for a in anomalies if a.severity in SERIOUS}
     for c in calls:
         if (c.choice, c.index) in named:
             out.update((c.first_frame - 1, c.last_frame - 1))
@@ -180,8 +177,8 @@ def carriers(anomalies: list[Anomaly], calls: list[Call], n: int) -> set[int]:
 def spans(anomalies: list[Anomaly], calls: list[Call]) -> set[int]:
     """The positions (0-based) a stream's findings are on: each warning's and error's
     frame, and every frame of each call one of them names (its first to its last)."""
-    named = {(a.choice, a.index) for a in anomalies if a.severity in SIGNED}
-    out = {a.frame - 1 for a in anomalies if a.severity in SIGNED}
+    named = {(a.choice, a.index) for a in anomalies if a.severity in SERIOUS}
+    out = {a.frame - 1 for a in anomalies if a.severity in SERIOUS}
     for c in calls:
         if (c.choice, c.index) in named:
             out.update(range(c.first_frame - 1, c.last_frame))

@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 
 import orjson
 
-from ..core.anomalies import TAKEN_BACK, Anomaly
+from ..core.anomalies import SERIOUS, TAKEN_BACK, Anomaly
 from ..core.calls import Call
 from ..core.collector import collector_paused
 from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, Strategies, value_key
@@ -42,7 +42,6 @@ from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
 from ..core.minimal import (
     LONG,
     MAX_RUNS,
-    SIGNED,
     Exhausted,
     Signature,
     bounded_ddmin,
@@ -176,7 +175,7 @@ class _Judge:
                 feed(frame)
             if log.filed() > seen:
                 for a in log.since(seen):
-                    if a.kind not in want and a.severity in SIGNED and a.kind not in TAKEN_BACK:
+                    if a.kind not in want and a.severity in SERIOUS and a.kind not in TAKEN_BACK:
                         return False
                 seen = log.filed()
         return True

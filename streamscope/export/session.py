@@ -25,7 +25,7 @@ import orjson
 
 from .. import __version__
 from ..analysis.driver import read_turns
-from ..core.anomalies import ERROR, WARNING
+from ..core.anomalies import SERIOUS
 from ..core.contract import Finding
 from ..core.engine import UNFINISHED, StreamResult
 from ..dialects import Dialect, dialect, request_facts, session_turns
@@ -358,9 +358,7 @@ def session_json(view: View, entries: list[Entry]) -> bytes:
             "final": t.frames[-1].event if t.ended and t.frames else None,
             "messages": [],
             "calls": [fixture.expected(c) for c in result.tool_calls],
-            "anomalies": sorted(
-                {a.kind for a in result.anomalies if a.severity in (ERROR, WARNING)}
-            ),
+            "anomalies": sorted({a.kind for a in result.anomalies if a.severity in SERIOUS}),
         }
     outside: list[dict] = []
     closes: list[dict] = []

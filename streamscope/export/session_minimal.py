@@ -23,12 +23,12 @@ import dataclasses
 from dataclasses import dataclass
 
 from ..analysis.driver import read_turn
+from ..core.anomalies import SERIOUS
 from ..core.calls import Call
 from ..core.contract import Finding
 from ..core.engine import StreamResult, value_key
 from ..core.minimal import (
     MAX_RUNS,
-    SIGNED,
     Exhausted,
     Signature,
     clients,
@@ -74,7 +74,7 @@ def joined(results: list[StreamResult], findings: list[Finding]) -> Signature:
         d, x = clients(r.tool_calls, others, key)
         differs |= d
         raises |= x
-    found |= {f"contract:{f.kind}" for f in findings if f.severity in SIGNED}
+    found |= {f"contract:{f.kind}" for f in findings if f.severity in SERIOUS}
     return Signature(frozenset(found), frozenset(differs), frozenset(raises))
 
 

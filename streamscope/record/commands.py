@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import click
 
-from ..cli import _fail, main
+from ..cli import fail, main
 
 
 def recorder_options(f):
@@ -124,9 +124,9 @@ def _recorder_setup(
         Upstream.parse(url)
         parse_sides(urls)
     except ValueError as e:
-        _fail(str(e))
+        fail(str(e))
     if no_redact and pseudonymize_ids:
-        _fail(
+        fail(
             "--pseudonymize-ids with --no-redact: the ids would be hidden, the keys beside them not"
         )
     if no_redact:
@@ -137,11 +137,11 @@ def _recorder_setup(
         )
     if output is not None and os.path.exists(output) and os.path.getsize(output) > 0:
         if not force:
-            _fail(f"{output}: already exists; streamscope never overwrites it without --force")
+            fail(f"{output}: already exists; streamscope never overwrites it without --force")
         try:
             os.truncate(output, 0)  # the writer starts an empty file afresh
         except OSError as e:
-            _fail(f"{output}: cannot replace it: {e.strerror or e}")
+            fail(f"{output}: cannot replace it: {e.strerror or e}")
     return RecorderSetup(
         url, urls, output, port, timeout, list(redact_json), no_redact, pseudonymize_ids, live
     )
@@ -190,7 +190,7 @@ def proxy(**options) -> None:
             sock.close()
             raise
     except (StartError, OSError) as e:
-        _fail(str(e) if isinstance(e, StartError) else f"{e.filename}: {e.strerror or e}")
+        fail(str(e) if isinstance(e, StartError) else f"{e.filename}: {e.strerror or e}")
     caught: list[int] = []
 
     def on_signal(signum: int, _frame: object) -> None:
@@ -259,9 +259,9 @@ def record(env_names, command, **options) -> None:
             live=setup.live,
         )
     except StartError as e:
-        _fail(str(e))
+        fail(str(e))
     except OSError as e:  # making the default recordings/ folder
-        _fail(f"{e.filename}: {e.strerror or e}")
+        fail(f"{e.filename}: {e.strerror or e}")
     sys.exit(status)
 
 
