@@ -185,10 +185,9 @@ def spans(anomalies: list[Anomaly], calls: list[Call]) -> set[int]:
     return out
 
 
-def reach(anomalies: list[Anomaly], calls: list[Call]) -> tuple[int, int] | None:
+def reach(at: set[int]) -> tuple[int, int] | None:
     """The first and last of the positions a stream's findings are on (`spans`), which
     `narrowed` aims its prefix and suffix at; None: no finding."""
-    at = spans(anomalies, calls)
     return (min(at), max(at)) if at else None
 
 

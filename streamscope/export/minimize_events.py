@@ -286,7 +286,7 @@ def _findings(stream: _Stream, judge: _Judge, shape: Shape) -> None:
         runs, budget = judge.runs, judge.max_runs
         judge.max_runs = runs + 2 * guesses + 2
         try:
-            kept = _narrowed(pairs, seed, judge, guesses, reach(judge.found, judge.robust))
+            kept = _narrowed(pairs, seed, judge, guesses, reach(on))
         finally:
             judge.runs, judge.max_runs = runs, budget
         if kept is not None:

@@ -67,6 +67,7 @@ from ...core.minimal import (
     narrowed,
     prune,
     reach,
+    spans,
 )
 from . import facts as chat_facts
 from . import shape
@@ -377,7 +378,7 @@ def _findings_phase(
     runs, budget = test.runs, test.max_runs
     test.max_runs = runs + 4 * n.bit_length() + 8  # two gallops and bisections
     try:
-        seed, aim = carriers(found, robust, n), reach(found, robust)
+        seed, aim = carriers(found, robust, n), reach(spans(found, robust))
         kept = narrowed(n, seed, lambda keep: test([texts[i] for i in keep]), aim)
     except Exhausted:  # not narrowed: the searches run as before, unbounded
         kept = None
