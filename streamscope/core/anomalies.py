@@ -308,6 +308,13 @@ KINDS: dict[str, Kind] = {
         "it says how streamscope read the stream, not that the stream is wrong: findings in "
         "Chat Completions' words may not fit it",
     ),
+    "dialect-mismatch": Kind(
+        WARNING,
+        "the request names one dialect but the stream's events are another's; it is read "
+        "in the request's",
+        "the client that sent the request reads the events in its own dialect and finds "
+        "none of the calls they hold (a gateway that relays another API's stream as it is)",
+    ),
     "stop-reason-mismatch": Kind(
         WARNING,
         "tool calls were assembled but the stop reason does not say so",

@@ -330,7 +330,7 @@ def test_no_message_or_report_shows_a_python_none(tmp_path):
     # the other dialects' kinds have their own tests
     others = set(ANTHROPIC_CASES) | set(RESPONSES_CASES) | set(GEMINI_CASES) | set(OLLAMA_CASES)
     others |= set(REALTIME_CASES) | set(BEDROCK_CASES)
-    others |= {"dialect-unknown"}
+    others |= {"dialect-unknown", "dialect-mismatch"}  # (test_dialect_mismatch.py)
     others -= set(CASES) | {"invalid-utf8", "frame-invalid"}
     # named by their own tests
     assert set(KINDS) - seen - others == {"invalid-utf8", "frame-invalid"}
