@@ -34,6 +34,7 @@ from ..dialects import (
     session_turns,
 )
 from ..dialects.base import Turn
+from ..dialects.mismatch import DialectCheck
 from ..framing import new as new_framing
 from ..framing.session import Reassembler, WsMessage
 from ..inputs import CHUNKS, ExchangeInfo, Source, describe_numbers, open_input
@@ -117,15 +118,19 @@ class _Opening:
     """A stream's engine, opened once its dialect is told: by the request, else by its
     first frames, held until one tells (at most LOOK of them)."""
 
-    __slots__ = ("info", "engine", "held", "options")
+    __slots__ = ("info", "engine", "held", "options", "check")
 
     def __init__(self, info: ExchangeInfo, **options: Unpack[EngineOptions]) -> None:
         self.info = info
         self.options = options
         self.engine: Engine | None = None
         self.held: list[Frame] = []
+        # whether the events are the dialect the request names (dialect-mismatch), while
+        # its first frames are looked at, or all of them when they are another's
+        self.check: DialectCheck | None = None
         if info.dialect is not None:
             self.opened()
+            self.check = info.dialect_check()
 
     def opened(self) -> Engine:
         """The engine (opened now in the dialect told so far, when it is not yet)."""
@@ -169,6 +174,12 @@ class _Live(_Opening):
         if engine is not None:
             for frame in frames:
                 engine.feed(frame)
+            check = self.check
+            if check is not None:
+                for frame in frames:
+                    if not check.feed(frame):
+                        self.check = None
+                        break
             return
         for k, frame in enumerate(frames):
             self.hold(frame)
@@ -182,7 +193,10 @@ class _Live(_Opening):
         truncation = self.decoder.finish()
         if self.inflow is not None:
             truncation = self.inflow.finish() or truncation
-        result = self.opened().finish(truncation, *end)  # type: ignore[arg-type]
+        engine = self.opened()
+        if self.check is not None:
+            self.check.file(engine.log)
+        result = engine.finish(truncation, *end)  # type: ignore[arg-type]
         result.framing = self.info.framing or result.framing
         return result
 

@@ -20,7 +20,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..core.frames import Frame
-from ..dialects import claimant, look_alike, of_frames, request_facts, streams_in
+from ..dialects import (
+    claimant,
+    dialect,
+    look_alike,
+    of_frames,
+    path_of,
+    request_facts,
+    streams_in,
+)
+from ..dialects.mismatch import DialectCheck
 from ..framing import of_response
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, Stopped
 from ..recording.mask import Secrets, argv_credentials
@@ -70,6 +79,7 @@ class ExchangeInfo:
     # The tool-call dialect the request speaks (None: it does not tell; the stream's first
     # events will), see streamscope.dialects.
     dialect: str | None = None
+    request_dialect: str | None = None  # ... as its request told it (None: it did not)
     masked: int = 0  # values the recorder masked in this exchange (secrets)
     redacted: int = 0  # request body values --redact-json replaced
     # The framing its request asks its stream in (its dialect knows: None, no stream),
@@ -93,13 +103,21 @@ class ExchangeInfo:
         self.undecodable = readable.describe()
         body = readable.json()
         told = claimant(request.url, body) or look_alike(body)
-        self.dialect = None if told is None else told.name
+        self.dialect = self.request_dialect = None if told is None else told.name
         facts = request_facts(told, request.url, body)  # as the dialect reads its request
         self.model, self.tools = facts.model, facts.tools
         self.stream = facts.stream is True
         self.response_format = facts.response_format
         self.asked_framing = streams_in(self.dialect, request.url, body)
         return body
+
+    def dialect_check(self) -> DialectCheck | None:
+        """The look at its stream's events that says when they are another dialect's than
+        the one its request names (`dialect-mismatch`); None: its request names none."""
+        if self.request_dialect is None:
+            return None
+        request = f"{self.method} {path_of(self.url)}".strip()
+        return DialectCheck(dialect(self.request_dialect), request, self.exchange)
 
     def saw_response(self, response: Response) -> None:
         """Take the status, and the framing the body streams in, if it is a stream (its
