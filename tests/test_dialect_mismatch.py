@@ -14,7 +14,9 @@ from click.testing import CliRunner
 from streamscope.analysis.driver import analyze
 from streamscope.cli import main
 from streamscope.dialects.chat.appendix_a import FIXTURES
+from streamscope.inputs import open_input
 from streamscope.recording import RecordingError, RecordingWriter
+from streamscope.tui.model import StreamModel
 
 from . import anthropic_stream, gemini_stream, responses_stream
 from .helpers import sse_body
@@ -162,6 +164,28 @@ def test_a_stream_without_a_request_is_told_by_its_events_and_never_mismatched(t
     (stream,) = orjson.loads(inspect(str(path), "--json").output)["streams"]
     assert stream["dialect"] == "anthropic-messages" and len(stream["tool_calls"]) == 1
     assert mismatches(stream) == []
+
+
+def test_the_replay_shows_it_as_inspect_does(tmp_path):
+    path = record(tmp_path / "r.jsonl", "openai-responses", EVENTS["gemini"][0])
+    with open_input(str(path)) as source:
+        ex = source.exchange(1)
+        info = ex.info
+        model = StreamModel(
+            ex.reads,
+            1,
+            info.tools,
+            end={"end_reason": info.end_reason, "status": info.status},
+            told=ex.dialect(),
+            check=info.dialect_check(),
+        )
+        result = model.build()
+    (found,) = [a for a in result.anomalies if a.kind == "dialect-mismatch"]
+    (inspected,) = analyze(path).streams
+    assert [(a.kind, a.frame, a.message) for a in inspected.anomalies] == [
+        (a.kind, a.frame, a.message) for a in result.anomalies
+    ]
+    assert found.frame in model.anomaly_frames
 
 
 def test_scan_counts_and_lists_it(tmp_path):

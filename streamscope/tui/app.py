@@ -361,6 +361,7 @@ class ReplayApp(App):
             told=ex.dialect(),
             chunk_log=self.input.kind == CHUNKS,
             timed=not self.input.untimed,
+            check=info.dialect_check(),
         )
         if self._at_once(ex.reads):
             # read here, at once: no loading screen shown for the moment it would be up

@@ -29,6 +29,7 @@ from ..core.frames import Frame
 from ..dialects import Dialect, dialect, open_engine
 from ..dialects import worst as most_severe
 from ..dialects.base import loaded
+from ..dialects.mismatch import DialectCheck
 from ..inputs.reads import Reads
 from ..recording.format import RecordingError
 
@@ -126,11 +127,15 @@ class StreamModel:
         told: str | None = None,
         chunk_log: bool = False,
         timed: bool = True,
+        check: DialectCheck | None = None,
     ) -> None:
         """`told`: the stream's dialect (None: none fits, read as Chat Completions);
-        `timed`: the input keeps times (a cassette keeps none: every frame's is unknown)."""
+        `timed`: the input keeps times (a cassette keeps none: every frame's is unknown);
+        `check`: the look at its events that says when they are another dialect's than
+        its request names (ExchangeInfo.dialect_check), fed as it is read."""
         self.reads = reads
         self.told = told
+        self.check = check
         self.dialect = dialect(told)
         self.chunk_log = chunk_log
         self.exchange = exchange
@@ -222,6 +227,7 @@ class StreamModel:
             self._fed_from = clock()
         began, copying, fed = clock(), 0.0, len(times)
         reads = self.reads.reads_from(self._next_read, n_reads)
+        check = self.check
         for i in range(self._next_read, n_reads):
             try:
                 data, t = next(reads)
@@ -236,6 +242,8 @@ class StreamModel:
                 plain = plain_fragment(frame.payload)  # read once: the engine and the summary
                 feed(frame, plain)
                 add(frame, plain)
+                if check is not None and not check.feed(frame):
+                    check = self.check = None  # the request's dialect's events
                 t_ns = -1 if frame.time_ns is None or not self.timed else frame.time_ns
                 times.append(t_ns)
                 gaps.append(t_ns - before if t_ns >= 0 and before >= 0 else 0)
@@ -290,6 +298,8 @@ class StreamModel:
             plain = plain_fragment(frame.payload)
             engine.feed(frame, plain)
             self.summaries.add(frame, plain)
+            if self.check is not None and not self.check.feed(frame):
+                self.check = None
             t_ns = -1 if frame.time_ns is None or not self.timed else frame.time_ns
             times.append(t_ns)
             self.gaps.append(t_ns - before if t_ns >= 0 and before >= 0 else 0)
@@ -305,6 +315,8 @@ class StreamModel:
         else:
             self._live = None
         if live and self.growing:  # not ended yet: no end-of-stream verdicts
+            if self.check is not None:
+                self.check.file(engine.log, copy=True)
             seen = {(a.kind, a.choice, a.frame) for a in engine.log.entries()}
             marks = {f: list(kinds) for f, kinds in engine.log.frames().items()}
             result = engine.finish(None)
@@ -312,6 +324,8 @@ class StreamModel:
             result.anomaly_frames = marks
         else:
             self._flushed(engine, decoder.flush())
+            if self.check is not None:
+                self.check.file(engine.log, copy=live)
             result = engine.finish(self.reads.ended(decoder.finish()), **self.end)
         marked = sorted(f for f, kinds in result.anomaly_frames.items() if kinds and f > 0)
         self.tick_frames = _by_worst(marked, result.anomaly_frames)

@@ -53,6 +53,7 @@ def _model(path: str, exchange: int) -> StreamModel:
         told=ex.dialect(),
         chunk_log=source.kind == CHUNKS,
         timed=not source.untimed,
+        check=info.dialect_check(),
     )
     model.build()
     return model
