@@ -84,7 +84,8 @@ def read_cassette(path: str | os.PathLike[str], yaml_text: bool) -> Har:
             add(har, entry, at, 0, (), cut=False)
     left_out(har.notes, others, rpc, "interaction", "interactions")
     if not har.exchanges:
-        said = har.notes[len(GENERAL_NOTES) :]  # why, when an interaction was skipped
+        # why, when an interaction was skipped or left out (how bodies are kept is no why)
+        said = [n for n in har.notes[len(GENERAL_NOTES) :] if n != PARSED_NOTE]
         told = f" ({said[0]})" if said else ""
         raise _error(name, f"the cassette holds no event stream or chat completion to read{told}")
     return har

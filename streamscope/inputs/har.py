@@ -291,12 +291,13 @@ def _json_rpc(entry: object) -> bool:
     sends a tool server (MCP) or another agent (A2A), whose answers may stream as SSE too;
     no model's API speaks it."""
     request = entry.get("request") if isinstance(entry, dict) else None
-    post = request.get("postData") if isinstance(request, dict) else None
-    text = post.get("text") if isinstance(post, dict) else None
-    if not isinstance(text, str) or '"jsonrpc"' not in text:
+    if not isinstance(request, dict):
+        return False
+    data = _posted(request).data  # as sent: base64 (a cassette's) and codings undone
+    if b'"jsonrpc"' not in data:
         return False
     try:
-        body = orjson.loads(text)
+        body = orjson.loads(data)
     except orjson.JSONDecodeError:
         return False
     first = body[0] if isinstance(body, list) and body else body
