@@ -586,9 +586,7 @@ def export(
     if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
         fail(f"{output}: already exists; streamscope never overwrites it without --force")
     if report and (frames or minimal or keep_fields):
-        fail(
-            "--frames, --minimal and --keep-fields make fixtures; a report shows the stream whole"
-        )
+        fail("--frames, --minimal and --keep-fields make fixtures; a report shows the stream whole")
     if not report and (frame is not None or redact_content):
         fail("--frame and --redact-content apply to the reports (--format md or html)")
     with _reading(file):
@@ -1058,9 +1056,7 @@ def conformance(
             click.echo(listing(chosen, [] if dialects or only else skipped))
             return
         if not command:
-            fail(
-                "conformance needs a command to grade: streamscope conformance -- python agent.py"
-            )
+            fail("conformance needs a command to grade: streamscope conformance -- python agent.py")
         status = run_conformance(
             list(command), dialects, only, as_json, timeout, speed, jobs, output, loop, force
         )

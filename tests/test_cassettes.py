@@ -200,6 +200,33 @@ def test_a_parsed_body_as_pydantic_ai_keeps_it_reads_as_its_json(tmp_path, recor
     assert any("parsed_body" in n for n in got["notes"])
 
 
+@pytest.mark.parametrize("parsed", [False, True])
+def test_an_mcp_servers_json_rpc_interactions_are_left_out_as_in_a_har(tmp_path, parsed):
+    """A cassette keeps every request's body as it came (base64 inside): the JSON-RPC
+    ones (an MCP server's, pydantic-ai's test_mcptoolset cassettes) are no model's."""
+    with open(at("vcrpy-tool-call.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    rpc = {"id": 0, "jsonrpc": "2.0", "method": "initialize", "params": {}}
+    mcp = {
+        "request": {"method": "POST", "uri": "https://mcp.example/mcp", "headers": {}},
+        "response": {
+            "status": {"code": 200, "message": "OK"},
+            "headers": {"content-type": ["text/event-stream"]},
+            "body": {"string": 'event: message\ndata: {"jsonrpc":"2.0","id":0,"result":{}}\n\n'},
+        },
+    }
+    mcp["request"]["parsed_body" if parsed else "body"] = rpc if parsed else json.dumps(rpc)
+    doc["interactions"].insert(0, mcp)
+    path = tmp_path / "with-mcp.json"
+    path.write_text(json.dumps(doc))
+    result = inspect(str(path), "--json", "--strict")
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    assert [s["dialect"] for s in got["streams"]] == ["chat-completions"] * 2
+    assert any("1 JSON-RPC interaction" in n for n in got["notes"])
+    assert not any(n.startswith("every stream in this cassette") for n in got["notes"])
+
+
 def test_a_cassette_whose_streams_are_all_empty_or_done_only_is_named(tmp_path) -> None:
     cassette = json.loads((Path(CASSETTES) / "vcrpy-tool-call.json").read_text())
     for interaction in cassette["interactions"]:  # (as vcrpy keeps a body it never read)
@@ -208,8 +235,12 @@ def test_a_cassette_whose_streams_are_all_empty_or_done_only_is_named(tmp_path) 
     folder.mkdir()
     (folder / "empty.json").write_text(json.dumps(cassette))
     (folder / "whole.json").write_text((Path(CASSETTES) / "vcrpy-tool-call.json").read_text())
+    for interaction in cassette["interactions"]:  # events that built nothing: not empty
+        interaction["response"]["body"]["string"] = 'data: {"error": {"message": "quota"}}\n\n'
+    (folder / "errors.json").write_text(json.dumps(cassette))
     said = "every stream in this cassette is empty or holds only [DONE]"
     assert any(n.startswith(said) for n in analyze(folder / "empty.json").notes)
+    assert not any(n.startswith(said) for n in analyze(folder / "errors.json").notes)
     assert not any(n.startswith(said) for n in analyze(folder / "whole.json").notes)
     scanned = CliRunner().invoke(main, ["scan", str(folder)])
     assert scanned.exit_code == 0

@@ -25,6 +25,7 @@ from ..core.history import Entry, Tool, run_at
 from ..core.results import APPROXIMATE, RECORDED, Answer, CallResult, ClientMessage
 from ..core.verdict import exchange_failure
 from ..dialects import (
+    DEFAULT,
     LOOK,
     dialect,
     of_frame,
@@ -234,8 +235,11 @@ EMPTY_CASSETTE = (
 
 
 def _all_empty(streams: list[StreamResult]) -> bool:
+    """Every stream kept no event: no frame, or Chat Completions' `[DONE]` alone (a stream
+    of events that built nothing, an error's or a tool server's, is no empty one)."""
     return bool(streams) and all(
-        not s.tool_calls and not s.content and not s.reasoning_content for s in streams
+        s.frames == 0 or (s.frames == 1 and s.ended == "done" and s.dialect == DEFAULT.name)
+        for s in streams
     )
 
 
