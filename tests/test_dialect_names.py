@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from streamscope.dialects import DEFAULT, DIALECTS, UnknownDialect, dialect, open_engine, sdk_note
+from streamscope.analysis import analyze
+from streamscope.dialects import (
+    DEFAULT,
+    DIALECTS,
+    UnknownDialect,
+    dialect,
+    of_frames,
+    open_engine,
+    sdk_note,
+)
+from streamscope.framing.sse import SseDecoder
 
 
 def test_a_registered_name_is_its_dialect():
@@ -29,3 +39,21 @@ def test_a_name_no_dialect_has_is_an_error(name):
         open_engine(name)
     with pytest.raises(UnknownDialect):
         sdk_note([name])
+
+
+@pytest.mark.parametrize(
+    "body, told",
+    [
+        (b"data: [DONE]\n\n", "chat-completions"),  # a stream whose events were not kept
+        (b'data: {"choices": []}\n\ndata: [DONE]\n\n', "chat-completions"),
+        # Gemini's Interactions API ends with [DONE] too: its events are no chunks
+        (b'event: step\ndata: {"step": {"type": "function_call"}}\n\ndata: [DONE]\n\n', None),
+    ],
+)
+def test_done_tells_chat_completions_only_when_no_event_came_before_it(tmp_path, body, told):
+    path = tmp_path / "stream.sse"
+    path.write_bytes(body)
+    (stream,) = analyze(str(path)).streams
+    unknown = [a for a in stream.anomalies if a.kind == "dialect-unknown"]
+    assert bool(unknown) is (told is None) and stream.dialect == "chat-completions"
+    assert of_frames(SseDecoder().feed(body)) == told

@@ -147,8 +147,9 @@ class _Opening:
 
     def hold(self, frame: Frame) -> None:
         """A frame read before the dialect is known."""
+        untold = sum(not f.is_done for f in self.held)  # (every frame held told none)
         self.held.append(frame)
-        told = of_frame(frame)
+        told = of_frame(frame, untold)
         if told is not None or len(self.held) >= LOOK:
             self.info.dialect = told
             self.opened()

@@ -170,19 +170,26 @@ def of_event(payload: object, event: str | None) -> str | None:
     return None
 
 
-def of_frame(frame: Frame) -> str | None:
-    """The dialect one frame tells, if any (`data: [DONE]` ends Chat Completions streams)."""
-    return CHAT.name if frame.is_done else of_event(frame.payload, frame.event)
+def of_frame(frame: Frame, untold: int = 0) -> str | None:
+    """The dialect one frame tells, if any, after `untold` frames that told none.
+    `data: [DONE]` ends Chat Completions streams, and tells it only when no event came
+    before it: APIs of their own end with it too (Gemini's Interactions API, the legacy
+    Completions API), and their events are no Chat Completions chunks."""
+    if frame.is_done:
+        return CHAT.name if not untold else None
+    return of_event(frame.payload, frame.event)
 
 
 def of_frames(frames: Iterable[Frame], limit: int = LOOK) -> str | None:
     """The dialect the first frames tell (at most `limit` of them are read)."""
+    untold = 0
     for k, frame in enumerate(frames):
         if k >= limit:
             break
-        told = of_frame(frame)
+        told = of_frame(frame, untold)
         if told is not None:
             return told
+        untold += not frame.is_done
     return None
 
 
