@@ -5,6 +5,7 @@ line."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import sys
@@ -80,6 +81,22 @@ def test_each_body_is_one_read_and_times_are_approximate():
     assert TIMING_NOTE in analysis.notes
     text = inspect(at("vcrpy-tool-call.yaml"))
     assert "(cassette, 2 exchanges, 2 streams)" in text.output and SECRET not in text.output
+
+
+@pytest.mark.parametrize("name", ["vcrpy-tool-call.yaml", "vcrpy-tool-call.json"])
+def test_a_gzip_compressed_cassette_reads_as_the_one_it_holds(tmp_path, recording, name):
+    """langchain keeps its partners' cassettes as .yaml.gz."""
+    path = tmp_path / f"{name}.gz"
+    path.write_bytes(gzip.compress(Path(at(name)).read_bytes()))
+    result = inspect(str(path), "--json")
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    assert calls(got) == calls(recording) and got["contract"] == recording["contract"]
+    assert any("gzip-compressed: read decompressed" in n for n in got["notes"])
+    path.write_bytes(gzip.compress(Path(at(name)).read_bytes())[:-40])  # cut short
+    cut = inspect(str(path))
+    assert cut.exit_code == 2 and "cut short" in cut.output, cut.output
+    assert len(cut.output.strip().splitlines()) == 1
 
 
 def test_a_billion_laughs_is_refused_in_one_line_quickly():

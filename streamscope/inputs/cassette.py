@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -61,6 +62,8 @@ def read_cassette(path: str | os.PathLike[str], yaml_text: bool) -> Har:
     name = os.fspath(path)
     with open(readable(name), "rb") as f:
         raw = f.read()
+    if raw.startswith(GZIP):
+        raw = _gunzipped(name, raw)
     if raw.startswith(BOM):
         raw = raw[len(BOM) :]
     doc = _yaml(name, raw) if yaml_text else _json(name, raw)
@@ -89,6 +92,24 @@ def read_cassette(path: str | os.PathLike[str], yaml_text: bool) -> Har:
         told = f" ({said[0]})" if said else ""
         raise _error(name, f"the cassette holds no event stream or chat completion to read{told}")
     return har
+
+
+GZIP = b"\x1f\x8b"
+MAX_GUNZIPPED = 2**30  # a cassette's size past which a compressed one is taken for a bomb
+
+
+def _gunzipped(name: str, raw: bytes) -> bytes:
+    """A gzip-compressed cassette (langchain keeps its partners' as .yaml.gz), decompressed."""
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        plain = d.decompress(raw, MAX_GUNZIPPED)
+    except zlib.error as e:
+        raise _error(name, f"gzip-compressed, but not valid gzip data ({e})") from None
+    if d.unconsumed_tail:
+        raise _error(name, f"gzip-compressed, and it decompresses past {MAX_GUNZIPPED >> 20} MiB")
+    if not d.eof:
+        raise _error(name, f"gzip-compressed, and cut short: its gzip data ends at byte {len(raw)}")
+    return plain
 
 
 def _json(name: str, raw: bytes) -> object:

@@ -298,6 +298,13 @@ def _gzipped(name: str, f: BinaryIO, head: bytes) -> Sniffed:
     line = start.split(b"\n", 1)[0]
     if _json_kind(line)[0] == CHUNKS:
         return Sniffed(CHUNKS, [note], ["gzip"])
+    # a cassette (langchain keeps its partners' as .yaml.gz): read whole, decompressed
+    pos = 3 if plain.startswith(BOM) else 0
+    pos += len(plain[pos:]) - len(plain[pos:].lstrip(b" \t\r\n"))
+    if _CASSETTE_JSON.match(plain, pos) and _INTERACTIONS_JSON.search(plain, pos):
+        return Sniffed(CASSETTE_JSON, [CASSETTE_GZIP], ["gzip"])
+    if _CASSETTE_YAML.match(plain, pos) and _INTERACTIONS.search(plain, pos):
+        return Sniffed(CASSETTE, [CASSETTE_GZIP], ["gzip"])
     shown = start[:30].decode("utf-8", "replace")
     raise error(
         name,
@@ -305,3 +312,6 @@ def _gzipped(name: str, f: BinaryIO, head: bytes) -> Sniffed:
         "a recording or a HAR file is read uncompressed",
         offset=0,
     )
+
+
+CASSETTE_GZIP = "the file is gzip-compressed: read decompressed (line numbers count its lines)"
