@@ -33,6 +33,10 @@ from ..typed import event_object, id_and_name, named_index
 # (tuples: a `type` sent as a list or an object is compared, never hashed)
 TOOL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
 # Event types of the Messages API (data `type`, and the SSE `event:` name).
+# Deltas the API defines that build no call, text or reasoning: a thinking block's
+# signature, a text block's citations, a (beta) compaction block's summary.
+_NO_CALL_DELTAS = ("signature_delta", "citations_delta", "compaction_delta")
+
 EVENTS = (
     "message_start",
     "content_block_start",
@@ -500,7 +504,7 @@ class Robust:
                             n, op, message.number, index, key, None, text, -1, ev.BLOCK_WORDS
                         )
                     )
-        elif kind not in ("signature_delta", "citations_delta"):
+        elif kind not in _NO_CALL_DELTAS:
             log.add(
                 "event-unknown" if isinstance(delta, dict) else "event-schema-violation",
                 n,

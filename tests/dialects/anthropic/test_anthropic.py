@@ -270,6 +270,23 @@ def test_text_and_thinking_interleave_with_tools_and_pings():
     assert kinds(result) == {"partial-json-empty"}
 
 
+def test_a_compaction_blocks_delta_is_no_unknown_event():
+    """The beta API's context compaction streams its summary as compaction_delta."""
+    compaction = {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "compaction"},
+    }
+    summary = {"type": "compaction_delta", "content": "Earlier, the user asked..."}
+    events = [
+        message_start(),
+        compaction,
+        {"type": "content_block_delta", "index": 0, "delta": summary},
+    ]
+    result = run([*events, block_stop(0), *tool_call(1), message_delta("tool_use"), MESSAGE_STOP])
+    assert kinds(result) == {"partial-json-empty"} and len(result.tool_calls) == 1
+
+
 @pytest.mark.parametrize(
     "bad",
     [
