@@ -4,7 +4,8 @@ A recording is untrusted input. An ESC inside a tool name could retitle the term
 clear the screen, so every string that came from a recording or a request is passed
 through `visible` (or `quote`, which JSON-quotes first) before it is printed: C0 and C1
 control characters, ESC and DEL become `\\x1b`-style text. JSON output is never passed
-through here: it stays exact.
+through here: it stays exact, the same set written as JSON's own `\\u0085` escapes
+(`CONTROL_IN_JSON`, core/jsonio.py).
 
 A leaf module (stdlib only): the core imports it for its messages.
 """
@@ -20,8 +21,12 @@ import sys
 # bidirectional embeddings, overrides and isolates, which reorder what a line shows (a
 # name that reads as another: "Trojan Source").
 _BIDI = "\u202a-\u202e\u2066-\u2069"
-CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}]")
-_CONTROL_BUT_LINES = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}]")
+_BEYOND_C0 = f"\x7f-\x9f\ud800-\udfff{_BIDI}"  # those JSON writers leave raw
+CONTROL = re.compile(f"[\x00-\x1f{_BEYOND_C0}]")
+_CONTROL_BUT_LINES = re.compile(f"[\x00-\x08\x0b-\x1f{_BEYOND_C0}]")
+# CONTROL less C0, which JSON's writers escape themselves: what JSON shown on a terminal
+# writes as `\u0085`-style escapes (core/jsonio.py), inside a string the same value.
+CONTROL_IN_JSON = re.compile(f"[{_BEYOND_C0}]")
 _ELLIPSIS = "…"
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
+from .jsonio import JSONDecodeError, loads
 
 
 class Sentinel:
@@ -86,10 +86,11 @@ class Frame:
 
 
 def parse_payload(data: str) -> object:
-    """Parse an event's data as JSON; INVALID when it is not."""
+    """Parse an event's data as JSON (as Python's json reads it, but for what JSON forbids:
+    core/jsonio.py); INVALID when it is not."""
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
+        return loads(data)
+    except JSONDecodeError:
         return INVALID
 
 
