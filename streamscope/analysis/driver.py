@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from ..core import jsonio
 from ..core import results as call_results
 from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.contract import ContractResult, Conversation, Finding, check
@@ -338,7 +339,7 @@ def session_answers(
         if m.sender != "client" or m.opcode != "text":
             continue
         try:
-            body = orjson.loads(m.data)
+            body = jsonio.loads(m.data)
         except orjson.JSONDecodeError:
             continue
         carried = read(body)
@@ -1060,7 +1061,7 @@ def summarize_in_child(path: str) -> list[ExchangeSummary]:
     )
     if done.returncode != 0:
         raise RecordingError(_last_line(done.stderr, done.returncode), path)
-    return [ExchangeSummary.from_json(d) for d in orjson.loads(done.stdout)]
+    return [ExchangeSummary.from_json(d) for d in jsonio.loads(done.stdout)]
 
 
 def _last_line(stderr: bytes, code: int | None) -> str:
@@ -1099,7 +1100,7 @@ class FollowingChild:
         if not line:  # the child is gone: its last words, if any
             proc.wait()
             raise RecordingError(_last_line(proc.stderr.read(), proc.returncode), self.path)
-        d = orjson.loads(line)
+        d = jsonio.loads(line)
         if d.get("error"):
             raise RecordingError(d["error"], self.path)
         self.bytes_read = d["read"]

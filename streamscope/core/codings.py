@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from . import jsonio
 from .frames import Truncation
 
 CODINGS = ("gzip", "deflate", "br", "zstd")
@@ -88,7 +89,7 @@ class Decoded:
         if self.failure is not None:
             return None
         try:
-            return orjson.loads(self.data)
+            return jsonio.loads(self.data)
         except orjson.JSONDecodeError:
             return None
 

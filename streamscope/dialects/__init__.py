@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from ..core import jsonio
 from ..core.anomalies import KINDS as SHARED_KINDS
 from ..core.anomalies import Kind, worst_severity
 from ..core.contract import KINDS as CONTRACT_KINDS
@@ -94,7 +95,7 @@ def look_alike(body: object) -> Dialect | None:
 def sent_body(body: bytes) -> object:
     """A request body as it is sent, parsed (None: no JSON, which tells nothing)."""
     try:
-        return orjson.loads(body) if body else None
+        return jsonio.loads(body) if body else None
     except orjson.JSONDecodeError:
         return None
 

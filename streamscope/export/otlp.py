@@ -30,6 +30,7 @@ import orjson
 
 from .. import __version__
 from ..analysis import Analysis, analyze
+from ..core import jsonio
 from ..core.calls import Call
 from ..core.engine import StreamResult
 from ..core.frames import Frame
@@ -418,7 +419,7 @@ def _call_part(id: object, name: object, arguments: object, content: bool) -> di
     if content:
         if isinstance(arguments, str):
             with contextlib.suppress(orjson.JSONDecodeError):
-                arguments = orjson.loads(arguments)
+                arguments = jsonio.loads(arguments)
         part["arguments"] = arguments
     return part
 
@@ -686,7 +687,7 @@ def to_protobuf(request: dict[str, Any]) -> bytes:
     def b64(hex_id: str) -> str:
         return base64.b64encode(bytes.fromhex(hex_id)).decode()
 
-    copy = orjson.loads(orjson.dumps(request))
+    copy = jsonio.loads(orjson.dumps(request))
     for rs in copy["resourceSpans"]:
         for ss in rs["scopeSpans"]:
             for span in ss["spans"]:

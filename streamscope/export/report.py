@@ -399,11 +399,13 @@ def _body(request: Any, redact: bool, own: object = None) -> str | None:
     place; redacted: its JSON with the conversation's strings gone); cut at MAX_BODY."""
     import orjson
 
+    from ..core import jsonio
+
     data = read_request(request).data
     value: object = own
     try:
         if value is None:
-            value = orjson.loads(data)
+            value = jsonio.loads(data)
     except orjson.JSONDecodeError:
         value = None
         if redact:

@@ -25,6 +25,7 @@ import orjson
 
 from .. import __version__
 from ..analysis.driver import read_turns
+from ..core import jsonio
 from ..core.anomalies import SERIOUS
 from ..core.contract import Finding
 from ..core.engine import UNFINISHED, StreamResult
@@ -223,7 +224,7 @@ def place(messages: list[WsMessage], turns: list[Turn]) -> list[int | None]:
             turn = client.get(id(m))
             if turn is None and unopened:
                 try:
-                    body = orjson.loads(m.data) if m.opcode == "text" else None
+                    body = jsonio.loads(m.data) if m.opcode == "text" else None
                 except orjson.JSONDecodeError:
                     body = None
                 if body is not None and body == unopened[0].request:

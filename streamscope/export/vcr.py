@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from ..core import jsonio
 from ..inputs import Source, open_input
 from ..inputs.cassette import INSTALL
 from ..recording.format import Chunk, End, Request, Response
@@ -77,7 +78,7 @@ def cassette(
                 raise _websocket(number, "")
             stream = fixtures._load(source, number, minimal)
             done = fixtures._export(stream, "recording", frames, minimal, keep_fields)
-            lines = [orjson.loads(line) for line in done.data.splitlines()][1:]  # (no header)
+            lines = [jsonio.loads(line) for line in done.data.splitlines()][1:]  # (no header)
             interactions.append(_interaction(lines))
             masked, frames_in, frames_out = _masked_in(lines), done.frames_in, done.frames_out
     if not interactions:
@@ -106,7 +107,7 @@ def _exact(source: Source, number: int, masking: Masking) -> list[_Json]:
         wire = [(data, t or 0) for data, t in map(ex.wire.read, range(len(ex.wire)))]
         end = ex.end if ex.end is not None else End(number, 0, "complete")
         lines = fixtures._masked(masking, ex.request, ex.response, wire, end)
-    return [orjson.loads(orjson.dumps(line)) for line in lines]  # (as a recording reads back)
+    return [jsonio.loads(orjson.dumps(line)) for line in lines]  # (as a recording reads back)
 
 
 def _masked_in(lines: list[_Json]) -> int:

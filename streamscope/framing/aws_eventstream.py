@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
+from ..core import jsonio
 from ..core.frames import INVALID, Frame, FrameHeader, Truncation, parse_payload
 
 PRELUDE = 12
@@ -330,7 +331,7 @@ def is_chunk(headers: tuple[FrameHeader, ...]) -> bool:
 def _chunk_bytes(payload: bytes) -> tuple[bytes, str | None]:
     """The bytes a chunk carries, or why it carries none."""
     try:
-        outer = orjson.loads(payload)
+        outer = jsonio.loads(payload)
     except orjson.JSONDecodeError:
         return b"", 'its chunk\'s payload is not JSON (a chunk holds {"bytes": base64})'
     raw = outer.get("bytes") if isinstance(outer, dict) else None

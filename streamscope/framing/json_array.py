@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 import orjson
 
 from ..core.frames import INVALID, Frame, Truncation
+from ..core.jsonio import loads
 from ..text import plural
 
 _OPEN, _ITEMS, _AFTER = 0, 1, 2
@@ -282,7 +283,7 @@ class JsonArrayDecoder:
         problem = None
         if payload is None:
             try:
-                payload = _loads(text)
+                payload = loads(text)  # (what the stdlib reads orjson refused)
             except _JSONError as e:
                 payload = INVALID
                 said = str(e)

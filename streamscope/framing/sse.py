@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
-from ..core.frames import INVALID, Frame, Truncation, parse_payload
+from ..core.frames import Frame, Truncation, parse_payload
 
 _BOM = b"\xef\xbb\xbf"
 _loads = orjson.loads
@@ -134,7 +134,7 @@ class SseDecoder:
                 try:
                     payload = _loads(text)
                 except _JSONError:
-                    payload = INVALID
+                    payload = parse_payload(text)  # (what the stdlib reads orjson refused)
                 start = self._pos
                 self._pos = end = start + len(chunk)
                 self.frames = number = self.frames + 1

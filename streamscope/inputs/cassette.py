@@ -33,6 +33,7 @@ from typing import Any
 
 import orjson
 
+from ..core import jsonio
 from ..recording.format import BOM, RecordingError
 from ..recording.utf16 import readable
 from ..text import cut, quote, visible
@@ -114,7 +115,7 @@ def _gunzipped(name: str, raw: bytes) -> bytes:
 
 def _json(name: str, raw: bytes) -> object:
     try:
-        return orjson.loads(raw)
+        return jsonio.loads(raw)
     except orjson.JSONDecodeError as e:
         raise _error(name, f"not valid JSON, so not a JSON cassette: {e.msg}", e.lineno) from None
 

@@ -35,6 +35,7 @@ from datetime import datetime, timedelta, timezone
 
 import orjson
 
+from ..core import jsonio
 from ..dialects import claimant, of_request, streams_in
 from ..framing import SSE, of_response
 from ..recording.format import BOM, End, RecordingError, Request, Response
@@ -120,7 +121,7 @@ def read_har(path: str | os.PathLike[str]) -> Har:
         raw = f.read()
     skip = len(BOM) if raw.startswith(BOM) else 0  # (noted by the input layer)
     try:
-        doc = orjson.loads(memoryview(raw)[skip:])
+        doc = jsonio.loads(memoryview(raw)[skip:])
     except orjson.JSONDecodeError as e:
         what = f"not valid JSON, so not a HAR file: {e.msg}"
         raise _error(name, what, e.lineno, skip + e.pos) from None
@@ -297,7 +298,7 @@ def _json_rpc(entry: object) -> bool:
     if b'"jsonrpc"' not in data:
         return False
     try:
-        body = orjson.loads(data)
+        body = jsonio.loads(data)
     except orjson.JSONDecodeError:
         return False
     first = body[0] if isinstance(body, list) and body else body

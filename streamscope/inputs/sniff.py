@@ -23,6 +23,7 @@ from typing import BinaryIO
 
 import orjson
 
+from ..core import jsonio
 from ..dialects import of_event
 from ..framing import FRAMINGS, Framing, of_bytes
 from ..recording.format import BOM, RecordingError
@@ -127,10 +128,10 @@ _EVENT_TYPE = re.compile(rb'"type"\s*:\s*"(response\.|message_start"|content_blo
 def _json_kind(line: bytes) -> tuple[str | None, object]:
     """(kind, parsed object) of a JSON first line; kind None when it is neither."""
     try:
-        obj = orjson.loads(line)
+        obj = jsonio.loads(line)
     except orjson.JSONDecodeError:
         try:  # invalid UTF-8 inside a string must not hide the structure
-            obj = orjson.loads(line.decode("utf-8", "replace"))
+            obj = jsonio.loads(line.decode("utf-8", "replace"))
         except orjson.JSONDecodeError:
             obj = None
     if isinstance(obj, dict):

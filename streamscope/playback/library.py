@@ -101,6 +101,7 @@ from typing import Any
 
 import orjson
 
+from ..core import jsonio
 from ..dialects import (
     DEFAULT,
     DIALECTS,
@@ -529,7 +530,7 @@ class Library:
         `dialect` (None: any, read as Chat Completions), by the module docstring's
         rules."""
         try:
-            got = orjson.loads(body) if body else _NOT_JSON
+            got = jsonio.loads(body) if body else _NOT_JSON
         except orjson.JSONDecodeError:
             got = _NOT_JSON
         speaks = dialect or DEFAULT

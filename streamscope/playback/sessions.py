@@ -50,6 +50,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
+from ..core import jsonio
 from ..dialects import DIALECTS, LOOK, Dialect, of_session
 from ..dialects.base import SessionPlay
 from ..framing.session import Reassembler, WsMessage
@@ -160,7 +161,7 @@ def _parsed(opcode: str | int, data: bytes) -> object:
     if opcode != "text":
         return None
     try:
-        return orjson.loads(data)
+        return jsonio.loads(data)
     except orjson.JSONDecodeError:
         return None
 

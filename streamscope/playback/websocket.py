@@ -34,6 +34,7 @@ from collections.abc import Callable
 
 import orjson
 
+from ..core import jsonio
 from ..dialects import DEFAULT, claimant, of_client
 from ..framing.session import Reassembler, WsMessage
 from ..framing.websocket import encode
@@ -279,7 +280,7 @@ class _Live:
         asked = None
         if m.opcode == "text":
             with contextlib.suppress(orjson.JSONDecodeError):
-                asked = orjson.loads(m.data)
+                asked = jsonio.loads(m.data)
         message = f"{NAME}: no recorded message answers this one: {choice.error}"
         event = self.script.rules.error_event(message, asked, self.errors)
         self._queue([Out(0, _TEXT, True, 0, event)], 0)

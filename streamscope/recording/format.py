@@ -19,6 +19,8 @@ import orjson
 
 from streamscope import __version__
 
+from ..core import jsonio
+
 SCHEMA_VERSION = 2  # 2: `message` lines (WebSocket frames)
 # Body lines of this version or later are current lines as they stand (version 2 only
 # added a line type), so reading them needs no migration.
@@ -323,7 +325,7 @@ class Request:
         """The stored body parsed, or None when it is not JSON. A compressed body is no
         JSON: readers read it decoded (streamscope.inputs.encoding.request_json)."""
         try:
-            return orjson.loads(self.body if self.body is not None else self.body_bytes)
+            return jsonio.loads(self.body if self.body is not None else self.body_bytes)
         except orjson.JSONDecodeError:
             return None
 

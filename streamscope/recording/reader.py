@@ -36,12 +36,14 @@ from streamscope.recording.format import (
 from streamscope.recording.migrate import check_version, header_version, migrate
 from streamscope.recording.utf16 import readable
 
+from ..core import jsonio
+
 BLOCK = 1 << 22  # 4 MiB reads: few syscalls, bounded memory
 HEADER_LIMIT = 1 << 20  # a header line is small; this stops a junk file being read whole
 
 Progress = Callable[[int, int], None]  # progress(bytes_done, bytes_total)
 
-_loads = orjson.loads
+_loads = jsonio.loads
 _JSONError = orjson.JSONDecodeError
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from ..core import jsonio
 from ..core.frames import Frame
 from ..dialects.base import Turn
 from ..framing.session import WsMessage, frame_of
@@ -54,7 +55,7 @@ class Shown:
 
 def _json(data: bytes) -> object:
     try:
-        return orjson.loads(data)
+        return jsonio.loads(data)
     except orjson.JSONDecodeError:
         return None
 

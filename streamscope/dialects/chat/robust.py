@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from ...core import events as ev
+from ...core import jsonio
 from ...core.anomalies import AnomalyLog
 from ...core.calls import NOTHING, Call, Slot, freeze, show_dirty
 from ...core.engine import at_index
@@ -87,7 +88,7 @@ def sets_name(value: object) -> bool:
 def _not_json(data: str) -> str:
     """Why a payload is not read as JSON, in words (nesting past the parser's limit is named)."""
     try:
-        orjson.loads(data)
+        jsonio.loads(data)
     except orjson.JSONDecodeError as e:
         if "depth limit" in str(e) or "recursion" in str(e).lower():
             return (
@@ -100,7 +101,7 @@ def _not_json(data: str) -> str:
 def _complete(text: str) -> bool:
     """Does `text` parse as one JSON value? (Cheap: only asked on rare shapes.)"""
     try:
-        orjson.loads(text)
+        jsonio.loads(text)
     except orjson.JSONDecodeError:
         return False
     return True
@@ -821,7 +822,7 @@ class Robust:
         if have and args[0] in "{[":
             current = slot.text()
             if _complete(current) and (
-                args == current or (_complete(args) and orjson.loads(args) == orjson.loads(current))
+                args == current or (_complete(args) and jsonio.loads(args) == jsonio.loads(current))
             ):
                 log.add(
                     "args-resent",

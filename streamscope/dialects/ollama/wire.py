@@ -12,6 +12,7 @@ import re
 
 import orjson
 
+from ...core import jsonio
 from ..base import RequestFacts, ResponseFacts, Watch, body_facts
 
 PATH = "/api/chat"
@@ -95,7 +96,7 @@ def _is_last(line: bytes) -> bool:
     """Whether a whole line is the stream's last: a JSON object whose own `done` is true
     (not a `done` inside a tool call's arguments)."""
     try:
-        value = orjson.loads(line)
+        value = jsonio.loads(line)
     except orjson.JSONDecodeError:
         return False
     return isinstance(value, dict) and value.get("done") is True

@@ -27,6 +27,7 @@ from typing import Any
 
 import orjson
 
+from ...core import jsonio
 from ...core.contract import KINDS as CONTRACT_KINDS
 from ...core.contract import Finding
 from ...core.engine import StreamResult
@@ -46,7 +47,7 @@ def parsed(message: WsMessage) -> object:
     if message.opcode != "text":
         return None
     try:
-        return orjson.loads(message.data)
+        return jsonio.loads(message.data)
     except orjson.JSONDecodeError:
         return None
 

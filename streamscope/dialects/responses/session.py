@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import orjson
 
+from ...core import jsonio
 from ...core.contract import KINDS as CONTRACT_KINDS
 from ...core.contract import Finding
 from ...core.engine import StreamResult
@@ -47,7 +48,7 @@ def _json(message: WsMessage) -> object:
     if message.opcode != "text":
         return None
     try:
-        return orjson.loads(message.data)
+        return jsonio.loads(message.data)
     except orjson.JSONDecodeError:
         return None
 
