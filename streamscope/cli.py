@@ -8,7 +8,6 @@ import sys
 from collections.abc import Iterator
 
 import click
-import orjson
 
 from . import __version__
 from .text import plural, say
@@ -935,7 +934,9 @@ def demo(quirk: str, no_replay: bool) -> None:
         fail(f"the {quirk} demo runs an agent on the {agent.sdk} SDK: pip install {agent.sdk}")
     # the agent asks as the sample's first request did: it reads what its API needs of it
     body = analyze_request(os.path.join(folder, f"{quirk}.jsonl"))
-    os.environ["AGENT_REQUEST"] = orjson.dumps(body).decode()
+    from .core import jsonio
+
+    os.environ["AGENT_REQUEST"] = jsonio.dumps(body).decode()
     os.environ["AGENT_URL"] = first.url or ""
     if first.model:
         os.environ["AGENT_MODEL"] = first.model

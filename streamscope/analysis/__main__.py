@@ -9,8 +9,7 @@ import select
 import signal
 import sys
 
-import orjson
-
+from ..core import jsonio
 from ..recording.format import RecordingError
 from .driver import FollowedSummaries, summarize_exchanges
 
@@ -28,7 +27,7 @@ def follow(path: str) -> None:
             said = {"rows": rows, "read": summaries.reader.bytes_read}
         except (RecordingError, OSError) as e:  # the file went away: said, asked again later
             said = {"error": str(e)}
-        out.write(orjson.dumps(said) + b"\n")
+        out.write(jsonio.dumps(said, newline=True))
         out.flush()
 
 
@@ -72,4 +71,4 @@ else:
     except RecordingError as e:
         print(e, file=sys.stderr)
         sys.exit(2)
-    sys.stdout.buffer.write(orjson.dumps([r.to_json() for r in rows]))
+    sys.stdout.buffer.write(jsonio.dumps([r.to_json() for r in rows]))

@@ -11,8 +11,7 @@ import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
-import orjson
-
+from ..core import jsonio
 from ..core.links import pasteable
 from ..record.runner import cannot_run
 from ..recording.mask import mask_argv
@@ -154,7 +153,7 @@ def run(
 
 
 def _write_json(card: dict[str, object]) -> None:
-    sys.stdout.write(orjson.dumps(card, option=orjson.OPT_INDENT_2).decode() + "\n")
+    sys.stdout.buffer.write(jsonio.dumps(card, indent=True, newline=True))
 
 
 def _ungraded(grades: list[Grade], found: str | None) -> str | None:

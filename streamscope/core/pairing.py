@@ -19,18 +19,16 @@ and lookups are by hash: linear in the size of the requests.
 from __future__ import annotations
 
 import bisect
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import orjson
 
 try:  # hashlib's own import loads OpenSSL for every other algorithm: 5 ms of each start
     from _blake2 import blake2b
 except ImportError:  # an interpreter without CPython's module
     from hashlib import blake2b
 
+from . import jsonio
 from .calls import Call
 from .history import History, SentCall
 
@@ -62,10 +60,9 @@ def _canonical(value: object) -> bytes:
 
 
 def _dumps(value: object) -> bytes:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # an integer past 64 bits, nesting past orjson's limit
-        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr).encode()
+    # (what orjson cannot write, an integer past 64 bits, a lone surrogate, deep nesting,
+    # the stdlib writes)
+    return jsonio.dumps(value, sort_keys=True)
 
 
 def _uncached(value: object) -> object:

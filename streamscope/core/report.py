@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Any
 
-import orjson
-
+from . import jsonio
 from .calls import Call, StrategyError
 from .contract import Finding
 from .engine import StreamResult
@@ -107,22 +104,10 @@ def stream_json(
 
 
 def dumps_json(doc: object, indent: bool = True) -> bytes:
-    """`doc` as JSON bytes. orjson writes 255 levels at most and no lone surrogate; values
-    parsed from a stream may nest up to its reader's 1024 (and the stdlib's reader, which
-    the SDKs use, takes surrogates), so those documents are written by the stdlib instead."""
-    try:
-        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if indent else 0)
-    except TypeError:  # orjson.JSONEncodeError: "Recursion limit reached"
-        limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, 4 * 1024))  # 1024 levels of input, and the report's own
-        try:
-            text = json.dumps(doc, indent=2 if indent else None, ensure_ascii=False)
-            try:
-                return text.encode()
-            except UnicodeEncodeError:  # a lone surrogate: written as its exact \u escape
-                return json.dumps(doc, indent=2 if indent else None).encode()
-        finally:
-            sys.setrecursionlimit(limit)
+    """`doc` as JSON bytes (inspect --json, diff --json): written by core/jsonio.dumps, so a
+    value read from a stream that orjson cannot write (a lone surrogate, an int past 64
+    bits, nesting past 255 levels) is written too."""
+    return jsonio.dumps(doc, indent=indent)
 
 
 def report_json(

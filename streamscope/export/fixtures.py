@@ -15,9 +15,8 @@ import pprint
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 from .. import __version__
+from ..core import jsonio
 from ..core.calls import StrategyError, Unmodeled
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
 from ..dialects import Dialect, dialect
@@ -290,7 +289,7 @@ def _whole_har(source: Source, har: Har) -> Export:
         reads = [(data, t0 + t) for data, t in x.reads]
         lines += _masked(masking, x.request, x.response, reads, x.end, x.secrets)
     frames = sum(line["type"] == "chunk" for line in lines)
-    return Export(b"".join(orjson.dumps(line) + b"\n" for line in lines), frames, frames)
+    return Export(b"".join(jsonio.dumps(line, newline=True) for line in lines), frames, frames)
 
 
 def _masked(
@@ -547,7 +546,7 @@ def _recording(
     end = End(1, last, "complete", None, masked)
     known = har.exchanges[ex.number - 1].secrets if har is not None else None
     lines += _masked(Masking(), request, response, reads, end, known)
-    return b"".join(orjson.dumps(line) + b"\n" for line in lines)
+    return b"".join(jsonio.dumps(line, newline=True) for line in lines)
 
 
 def in_docstring(text: str) -> str:

@@ -32,8 +32,7 @@ import copy
 import gc
 from collections.abc import Callable, Mapping
 
-import orjson
-
+from ..core import jsonio
 from ..core.anomalies import SERIOUS, TAKEN_BACK, Anomaly
 from ..core.calls import Call
 from ..core.collector import collector_paused
@@ -216,7 +215,7 @@ def _smaller(a: list[Pair], b: list[Pair]) -> bool:
 
 
 def _dumps(tree: object) -> str:
-    return orjson.dumps(tree).decode()
+    return jsonio.dumps(tree).decode()  # (a lone surrogate as its escape)
 
 
 def _at(tree: object, path: tuple) -> object:

@@ -81,7 +81,7 @@ class Traces:
     masked: int = 0
 
     def json(self) -> bytes:
-        return orjson.dumps(self.request, option=orjson.OPT_INDENT_2) + b"\n"
+        return jsonio.dumps(self.request, indent=True, newline=True)
 
 
 @dataclass(slots=True)
@@ -627,7 +627,7 @@ def _roots(spans: list[_Span], ids: _Ids) -> list[_Span]:
 
 
 def _json(value: object) -> str:
-    return orjson.dumps(value).decode()
+    return jsonio.dumps(value).decode()
 
 
 def _attributes(attrs: dict[str, object]) -> list[dict[str, Any]]:
@@ -687,7 +687,7 @@ def to_protobuf(request: dict[str, Any]) -> bytes:
     def b64(hex_id: str) -> str:
         return base64.b64encode(bytes.fromhex(hex_id)).decode()
 
-    copy = jsonio.loads(orjson.dumps(request))
+    copy = jsonio.loads(jsonio.dumps(request))
     for rs in copy["resourceSpans"]:
         for ss in rs["scopeSpans"]:
             for span in ss["spans"]:

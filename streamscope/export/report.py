@@ -413,7 +413,7 @@ def _body(request: Any, redact: bool, own: object = None) -> str | None:
     if value is not None:
         if redact:
             value = _redact_value(value, None, 0)
-        text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+        text = jsonio.dumps(value, indent=True).decode()
     else:
         text = data.decode("utf-8", "replace")
     if len(text) > MAX_BODY:

@@ -327,7 +327,7 @@ def recording(view: View, entries: list[Entry], whole: bool) -> bytes:
         masked = ex.end.masked + n
         end_t = ex.end.t_ns if whole else last
         lines.append(End(1, end_t - t0, ex.end.reason, error, masked).to_json())
-    return b"".join(orjson.dumps(line) + b"\n" for line in lines)
+    return b"".join(jsonio.dumps(line, newline=True) for line in lines)
 
 
 def _lines_of(e: Entry) -> list[Message]:
@@ -398,7 +398,7 @@ def session_json(view: View, entries: list[Entry]) -> bytes:
         ],
         "end": None if end is None else {"reason": end.reason, "t_ns": end.t_ns - t0},
     }
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    return jsonio.dumps(doc, indent=True, newline=True)
 
 
 def _message_json(seq: int, m: WsMessage, t0: int) -> dict:

@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from ..core import jsonio
 from ..inputs import Source, open_input
 from ..inputs.cassette import INSTALL
@@ -107,7 +105,7 @@ def _exact(source: Source, number: int, masking: Masking) -> list[_Json]:
         wire = [(data, t or 0) for data, t in map(ex.wire.read, range(len(ex.wire)))]
         end = ex.end if ex.end is not None else End(number, 0, "complete")
         lines = fixtures._masked(masking, ex.request, ex.response, wire, end)
-    return [jsonio.loads(orjson.dumps(line)) for line in lines]  # (as a recording reads back)
+    return [jsonio.loads(jsonio.dumps(line)) for line in lines]  # (as a recording reads back)
 
 
 def _masked_in(lines: list[_Json]) -> int:

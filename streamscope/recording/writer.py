@@ -3,7 +3,8 @@
 One os.write of a whole line on an unbuffered O_APPEND fd means a kill -9 leaves only whole
 lines plus at most one cut-off last line (which readers tolerate), and the lock means
 concurrent exchanges never interleave within a line. chunk() is on the proxy's hot path:
-one orjson.dumps and one os.write.
+one orjson.dumps (core/jsonio.dumps, where the stdlib writes what orjson cannot) and one
+os.write.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
 
-import orjson
-
+from streamscope.core import jsonio
 from streamscope.core.codings import content_codings, without_codings
 from streamscope.recording.format import (
     END_REASONS,
@@ -40,8 +40,10 @@ from streamscope.recording.mask import (
 )
 from streamscope.recording.private import open_private
 
-_dumps = orjson.dumps
-_NL = orjson.OPT_APPEND_NEWLINE
+
+def _line(record: object) -> bytes:
+    """A record as one line of JSON."""
+    return jsonio.dumps(record, newline=True)
 
 
 def _text_pairs(headers: Iterable[tuple[str | bytes, str | bytes]]) -> Headers:
@@ -159,7 +161,7 @@ class RecordingWriter:
         if self.redact_json:
             notes.append(redacted_note(self.redact_json))
         self.header = Header(created=created, argv=argv, masked=masked, notes=notes or None)
-        self._write(_dumps(self.header.to_json(), option=_NL))
+        self._write(_line(self.header.to_json()))
 
     # -- the line types
 
@@ -205,7 +207,7 @@ class RecordingWriter:
                 got.decoded,
                 got.redacted,
             )
-        if self._write(_dumps(rec.to_json(), option=_NL)):
+        if self._write(_line(rec.to_json())):
             self._requests += 1
 
     def response(
@@ -230,7 +232,7 @@ class RecordingWriter:
             with self._lock:
                 self._compressed[exchange] = (rec, codings, [])
             return
-        self._write(_dumps(rec, option=_NL))
+        self._write(_line(rec))
 
     def _release(self, exchange: int) -> int:
         """A compressed body held (and its response line): written as it came, or
@@ -243,7 +245,7 @@ class RecordingWriter:
         reads, masked = self._masking.compressed(exchange, codings, reads)
         if masked:  # kept decoded, as a HAR's decoded body is
             rec["headers"] = without_codings(rec["headers"])
-        self._write(_dumps(rec, option=_NL))
+        self._write(_line(rec))
         for t, data in reads:
             self._chunk(exchange, data, t)
         return masked
@@ -269,7 +271,7 @@ class RecordingWriter:
         except UnicodeDecodeError:  # incl. a read that splits a multi-byte character
             b64 = base64.b64encode(data).decode("ascii")
             rec = {"type": "chunk", "exchange": exchange, "t_ns": t_ns, "data_b64": b64}
-        self._write(_dumps(rec, option=_NL))
+        self._write(_line(rec))
 
     def message(
         self,
@@ -325,7 +327,7 @@ class RecordingWriter:
             rec["data_b64"] = base64.b64encode(payload).decode("ascii")
         if masked:
             rec["masked"] = masked
-        self._write(_dumps(rec, option=_NL))
+        self._write(_line(rec))
 
     def end(
         self, exchange: int, reason: str, error: str | None = None, t_ns: int | None = None
@@ -344,7 +346,7 @@ class RecordingWriter:
         rec = {"type": "end", "exchange": exchange, "t_ns": t, "reason": reason, "error": error}
         if masked:
             rec["masked"] = masked
-        self._write(_dumps(rec, option=_NL))
+        self._write(_line(rec))
 
     def shown(self, line: str) -> str:
         """A line the recorder says (its summary, an error) with every credential it has

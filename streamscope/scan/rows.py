@@ -17,6 +17,7 @@ import orjson
 
 from ..analysis import analyze
 from ..analysis.driver import EMPTY_CASSETTE
+from ..core import jsonio
 from ..core.engine import StreamResult
 from ..inputs import ExchangeInfo
 from ..recording.format import RecordingError
@@ -128,12 +129,19 @@ def file_text(path: str) -> str:
 
 
 def dumps(value: dict) -> bytes:
-    """A row as JSON; a string that is no Unicode (a lone surrogate, as a JSON `\\ud800`
-    in a recording decodes to) is written escaped, never the end of the output."""
+    """A row as `--jsonl` writes it (core/jsonio.dumps): a string that is no Unicode (a
+    lone surrogate, as a JSON `\\ud800` in a recording decodes to) as that escape, the
+    same string read back, never the end of the output."""
+    return jsonio.dumps(value)
+
+
+def stored(value: dict) -> bytes:
+    """A row as DuckDB reads it in: a lone surrogate, which no UTF-8 column can hold, as
+    the text `\\ud800` (DuckDB refuses the escape)."""
     try:
         return orjson.dumps(value)
     except orjson.JSONEncodeError:
-        return orjson.dumps(_clean(value))
+        return jsonio.dumps(_clean(value))
 
 
 def _clean(value: object) -> object:

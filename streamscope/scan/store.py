@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 
 from ..recording.private import FILE_MODE, open_private, private_folders
 from .errors import ScanError
-from .rows import AnomalyRow, CallRow, ContractRow, ExchangeRow, FileRows, dumps, file_text
+from .rows import AnomalyRow, CallRow, ContractRow, ExchangeRow, FileRows, file_text, stored
 
 EXTRA = "duckdb"  # the optional extra that brings DuckDB: pip install 'streamscope[duckdb]'
 
@@ -258,7 +258,7 @@ class Store:
             lines: dict[str, list[bytes]] = {t: [] for t in SCHEMA}
             for rows, st in pending:
                 lines["files"].append(
-                    dumps(
+                    stored(
                         {
                             "file": rows.file,
                             "size": st.size if st else None,
@@ -270,7 +270,7 @@ class Store:
                     )
                 )
                 for table in ROW_TYPES:
-                    lines[table] += [dumps(asdict(r)) for r in getattr(rows, table)]
+                    lines[table] += [stored(asdict(r)) for r in getattr(rows, table)]
             con.execute("BEGIN")
             for table, columns in SCHEMA.items():
                 con.execute(f"DELETE FROM {table} WHERE file IN (SELECT file FROM gone)")

@@ -45,8 +45,7 @@ from collections.abc import Callable, Iterable
 from itertools import groupby
 from typing import Any
 
-import orjson
-
+from ...core import jsonio
 from ...core.anomalies import Anomaly
 from ...core.calls import Call
 from ...core.collector import collector_paused
@@ -272,7 +271,7 @@ _RAW = object()  # the tree of a frame kept as text (not JSON, or not re-seriali
 
 
 def _dumps(tree: object) -> str:
-    return orjson.dumps(tree).decode()
+    return jsonio.dumps(tree).decode()  # (a lone surrogate as its escape)
 
 
 def _units(tree: object, kind: str, role: str, volatile: bool) -> list[NodePath]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
+from ...core import jsonio
 
 # Envelope and choice fields that never matter to accumulation.
 VOLATILE = (
@@ -80,7 +80,7 @@ def at(tree: object, path: tuple[Any, ...]) -> Any:
 
 
 def key(value: object) -> str:
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    return jsonio.dumps(value, sort_keys=True).decode()
 
 
 def join_sites(trees: list[object]) -> list[list[tuple[int, tuple[Any, ...]]]]:
