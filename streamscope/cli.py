@@ -669,7 +669,7 @@ def _export_otlp(
         say(f"sent {counted} to {otlp.shown(url)}" + (f" ({said})" if said else ""))
         return
     if output is None:
-        sys.stdout.buffer.write(traces.json())
+        sys.stdout.buffer.write(traces.json(shown=True))
         return
     from .recording.private import write_private_whole
 

@@ -194,3 +194,68 @@ def test_diff_writes_them(tmp_path):
     result = CliRunner().invoke(main, ["diff", str(a), str(b), "--json"])
     assert result.exit_code in (0, 1), result.output
     json.loads(result.stdout_bytes)
+
+
+# -- JSON printed to a terminal holds no raw C1 control or bidi override -----------------
+
+# DEL, C1 (NEL; CSI, which some terminals act on alone) and the bidi overrides and
+# isolates that make a name read as another (what JSON writers leave raw)
+HOSTILE = "a\x7fb\x85c\x9bd\u202ee\u202af\u2066g\u2069h"
+RAW = [c.encode() for c in "\x7f\x85\x9b\u202e\u202a\u2066\u2069"]
+
+
+def _hostile_stream() -> bytes:
+    """A stream that holds them raw, in its content and its call's arguments (UTF-8)."""
+    deltas = [
+        {"role": "assistant", "content": "hi " + HOSTILE},
+        {"tool_calls": [tc(0, "call_1", "get_weather", "", "function")]},
+        {"tool_calls": [tc(0, args=json.dumps({"city": HOSTILE}, ensure_ascii=False))]},
+    ]
+    chunks = [chunk(d) for d in deltas] + [chunk({}, "tool_calls")]
+    return _sse(*(json.dumps(c, ensure_ascii=False) for c in chunks))
+
+
+def _raw_in(out: bytes) -> list[bytes]:
+    return [c for c in RAW if c in out]
+
+
+def test_inspect_json_escapes_them(tmp_path):
+    path = tmp_path / "hostile.sse"
+    path.write_bytes(_hostile_stream())
+    assert _raw_in(path.read_bytes()) == RAW  # the recording holds them raw
+    result = _run("inspect", str(path), "--json")
+    assert _raw_in(result.stdout_bytes) == []
+    assert b"\\u202e" in result.stdout_bytes and b"\\u0085" in result.stdout_bytes
+    (stream,) = json.loads(result.stdout_bytes)["streams"]  # the same values
+    assert stream["content"] == "hi " + HOSTILE
+    (call,) = stream["tool_calls"]
+    assert json.loads(call["arguments"]) == {"city": HOSTILE}
+
+
+def test_scan_jsonl_escapes_them(tmp_path):
+    folder = tmp_path / "f"
+    folder.mkdir()
+    _recorded(folder / "hostile.jsonl", _hostile_stream(), model=HOSTILE)
+    out = _run("scan", str(folder), "--jsonl").stdout_bytes
+    assert _raw_in(out) == []
+    (row,) = [json.loads(line) for line in out.splitlines()]
+    assert row["model"] == HOSTILE
+
+
+def test_diff_json_escapes_them(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _recorded(a, _hostile_stream())
+    _recorded(b, _hostile_stream().replace(b"get_weather", "get_\u202eweather".encode()))
+    result = CliRunner().invoke(main, ["diff", str(a), str(b), "--json"])
+    assert result.exit_code == 1, result.output  # they differ: the call's name
+    assert _raw_in(result.stdout_bytes) == []
+    (pair,) = json.loads(result.stdout_bytes)["pairs"]
+    assert [c["b"]["name"] for c in pair["calls"]] == ["get_\u202eweather"]
+
+
+def test_a_file_keeps_them_as_recorded(tmp_path):
+    # an export is a fixture, not a terminal's: the body as received, byte for byte
+    source, out = tmp_path / "hostile.jsonl", tmp_path / "out.sse"
+    _recorded(source, _hostile_stream())
+    _run("export", str(source), "--format", "sse", "-o", str(out))
+    assert out.read_bytes() == _hostile_stream()

@@ -153,7 +153,7 @@ def run(
 
 
 def _write_json(card: dict[str, object]) -> None:
-    sys.stdout.buffer.write(jsonio.dumps(card, indent=True, newline=True))
+    sys.stdout.buffer.write(jsonio.dumps(card, indent=True, newline=True, shown=True))
 
 
 def _ungraded(grades: list[Grade], found: str | None) -> str | None:

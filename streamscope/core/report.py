@@ -106,8 +106,9 @@ def stream_json(
 def dumps_json(doc: object, indent: bool = True) -> bytes:
     """`doc` as JSON bytes (inspect --json, diff --json): written by core/jsonio.dumps, so a
     value read from a stream that orjson cannot write (a lone surrogate, an int past 64
-    bits, nesting past 255 levels) is written too."""
-    return jsonio.dumps(doc, indent=indent)
+    bits, nesting past 255 levels) is written too, and safe to print: a recording's C1
+    controls and bidi overrides as `\\u0085`-style escapes, the same strings read back."""
+    return jsonio.dumps(doc, indent=indent, shown=True)
 
 
 def report_json(

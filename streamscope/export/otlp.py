@@ -80,8 +80,9 @@ class Traces:
     traces: int
     masked: int = 0
 
-    def json(self) -> bytes:
-        return jsonio.dumps(self.request, indent=True, newline=True)
+    def json(self, shown: bool = False) -> bytes:
+        """The OTLP/JSON (`shown`: for a terminal, core/jsonio.dumps)."""
+        return jsonio.dumps(self.request, indent=True, newline=True, shown=shown)
 
 
 @dataclass(slots=True)

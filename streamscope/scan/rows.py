@@ -129,10 +129,11 @@ def file_text(path: str) -> str:
 
 
 def dumps(value: dict) -> bytes:
-    """A row as `--jsonl` writes it (core/jsonio.dumps): a string that is no Unicode (a
-    lone surrogate, as a JSON `\\ud800` in a recording decodes to) as that escape, the
-    same string read back, never the end of the output."""
-    return jsonio.dumps(value)
+    """A row as `--jsonl` prints it (core/jsonio.dumps): a string that is no Unicode (a
+    lone surrogate, as a JSON `\\ud800` in a recording decodes to) as that escape, never
+    the end of the output, and C1 controls and bidi overrides escaped too, never raw on
+    a terminal; each the same string read back."""
+    return jsonio.dumps(value, shown=True)
 
 
 def stored(value: dict) -> bytes:
