@@ -44,12 +44,12 @@ def loads(data: str | bytes | bytearray | memoryview) -> Any:
     try:
         return orjson.loads(data)
     except JSONDecodeError as refused:
-        return reread(data, refused)
+        return _reread(data, refused)
 
 
-def reread(data: str | bytes | bytearray | memoryview, refused: JSONDecodeError) -> Any:
+def _reread(data: str | bytes | bytearray | memoryview, refused: JSONDecodeError) -> Any:
     """What the stdlib reads of `data` that orjson `refused`; raises `refused` when the
-    refusal stands (for a hot loop that calls orjson.loads itself)."""
+    refusal stands."""
     if "depth limit" in str(refused):
         raise refused
     if not isinstance(data, str):
