@@ -48,6 +48,9 @@ VALUES: list[object] = [
     "",
     "x",
     "\x1b]0;pwned\x07",
+    "cut \ud83d",  # a lone surrogate (an emoji cut in two): JSON, as Python's json reads it
+    "\x85\u202e",  # a C1 control and a bidi override, which JSON writers leave raw
+    int("9" * 400),  # past a double: orjson refuses it, Python's json reads it
     [],
     ["x"],
     [1, [2, {"a": None}]],

@@ -21,6 +21,7 @@ import orjson
 
 from streamscope.analysis import analyze
 from streamscope.analysis.text_report import render
+from streamscope.core import jsonio
 from streamscope.core.report import dumps_json, report_json
 from streamscope.export.fixtures import FORMATS, export
 from streamscope.inputs import CHUNKS, open_input
@@ -107,7 +108,8 @@ def _serve(path: str) -> None:
     try:
         for entry in library.entries:
             reads = [data for data, _ in entry.reads()]
-            library.select(orjson.dumps(entry.request) if entry.request else b"{}")
+            # the request as a client sends it again (a lone surrogate as its escape)
+            library.select(jsonio.dumps(entry.request) if entry.request else b"{}")
             library.select(STRANGER, strict=True)  # --strict explains what differs
             if entry.refusal is None:  # (else a JSON error answers: a head of its own)
                 sendable(entry.status, entry.headers, reads)
