@@ -5,6 +5,7 @@ C1 controls and bidi overrides escaped."""
 
 from __future__ import annotations
 
+import gc
 import json
 
 import orjson
@@ -52,6 +53,19 @@ def test_refuses_what_json_forbids(text: str) -> None:
     with pytest.raises(JSONDecodeError):
         loads(text)
     assert parse_payload(text) is INVALID
+
+
+def test_a_refusal_leaves_no_reference_cycle() -> None:
+    # every stream's `[DONE]` is refused: an engine dropped must go at once (no garbage
+    # for the cyclic collector, which the minimiser's hundreds of engines would make)
+    gc.collect()
+    gc.disable()
+    try:
+        for text in ("[DONE]", '"\\ud800', "[NaN]", b"\xff", "[" * 1025):
+            assert parse_payload(text) is INVALID
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
 def test_bytes_are_utf8_or_nothing() -> None:

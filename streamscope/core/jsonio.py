@@ -44,25 +44,31 @@ def loads(data: str | bytes | bytearray | memoryview) -> Any:
     try:
         return orjson.loads(data)
     except JSONDecodeError as refused:
-        return _reread(data, refused)
+        value = _reread(data, str(refused))
+        if value is _REFUSED:
+            raise  # (re-raised bare: no frame keeps the error, so no reference cycle)
+        return value
 
 
-def _reread(data: str | bytes | bytearray | memoryview, refused: JSONDecodeError) -> Any:
-    """What the stdlib reads of `data` that orjson `refused`; raises `refused` when the
-    refusal stands."""
-    if "depth limit" in str(refused):
-        raise refused
+_REFUSED = object()
+
+
+def _reread(data: str | bytes | bytearray | memoryview, refusal: str) -> Any:
+    """What the stdlib reads of `data` that orjson refused (saying `refusal`); _REFUSED
+    when the refusal stands."""
+    if "depth limit" in refusal:
+        return _REFUSED
     if not isinstance(data, str):
         try:
             data = bytes(data).decode("utf-8")  # as orjson: UTF-8 or nothing
         except UnicodeDecodeError:
-            raise refused from None
+            return _REFUSED
     if _MAY_READ.search(data) is None:
-        raise refused
+        return _REFUSED
     try:
         return json.loads(data, parse_constant=_forbidden, parse_float=_finite)
     except (ValueError, RecursionError):
-        raise refused from None
+        return _REFUSED
 
 
 def _forbidden(name: str) -> object:
