@@ -32,7 +32,8 @@ import copy
 import gc
 from collections.abc import Callable, Mapping
 
-from ..core import jsonio
+import orjson
+
 from ..core.anomalies import SERIOUS, TAKEN_BACK, Anomaly
 from ..core.calls import Call
 from ..core.collector import collector_paused
@@ -215,7 +216,9 @@ def _smaller(a: list[Pair], b: list[Pair]) -> bool:
 
 
 def _dumps(tree: object) -> str:
-    return jsonio.dumps(tree).decode()  # (a lone surrogate as its escape)
+    # orjson's refusal (nesting past 255 levels, a lone surrogate, an int past 64 bits)
+    # keeps the frame as sent: its own bytes
+    return orjson.dumps(tree).decode()
 
 
 def _at(tree: object, path: tuple) -> object:

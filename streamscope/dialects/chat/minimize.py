@@ -45,7 +45,8 @@ from collections.abc import Callable, Iterable
 from itertools import groupby
 from typing import Any
 
-from ...core import jsonio
+import orjson
+
 from ...core.anomalies import Anomaly
 from ...core.calls import Call
 from ...core.collector import collector_paused
@@ -271,7 +272,9 @@ _RAW = object()  # the tree of a frame kept as text (not JSON, or not re-seriali
 
 
 def _dumps(tree: object) -> str:
-    return jsonio.dumps(tree).decode()  # (a lone surrogate as its escape)
+    # orjson's refusal (nesting past 255 levels, a lone surrogate, an int past 64 bits)
+    # keeps the frame as sent: its own bytes
+    return orjson.dumps(tree).decode()
 
 
 def _units(tree: object, kind: str, role: str, volatile: bool) -> list[NodePath]:
