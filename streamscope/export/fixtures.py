@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import __version__
-from ..core import jsonio
 from ..core.calls import StrategyError, Unmodeled
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
 from ..dialects import Dialect, dialect
@@ -26,7 +25,7 @@ from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.encoding import read_request, without_codings
 from ..inputs.har import Har
 from ..inputs.reads import Reads
-from ..recording.format import Chunk, End, Header, RecordingError, Request, Response
+from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, line_json
 from ..recording.mask import Masking, Secrets, mask_pieces, mask_request
 from ..text import visible
 
@@ -289,7 +288,7 @@ def _whole_har(source: Source, har: Har) -> Export:
         reads = [(data, t0 + t) for data, t in x.reads]
         lines += _masked(masking, x.request, x.response, reads, x.end, x.secrets)
     frames = sum(line["type"] == "chunk" for line in lines)
-    return Export(b"".join(jsonio.dumps(line, newline=True) for line in lines), frames, frames)
+    return Export(b"".join(line_json(line) for line in lines), frames, frames)
 
 
 def _masked(
@@ -546,7 +545,7 @@ def _recording(
     end = End(1, last, "complete", None, masked)
     known = har.exchanges[ex.number - 1].secrets if har is not None else None
     lines += _masked(Masking(), request, response, reads, end, known)
-    return b"".join(jsonio.dumps(line, newline=True) for line in lines)
+    return b"".join(line_json(line) for line in lines)
 
 
 def in_docstring(text: str) -> str:

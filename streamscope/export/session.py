@@ -42,6 +42,7 @@ from ..recording.format import (
     Message,
     Request,
     Response,
+    line_json,
     text_or_b64,
 )
 from ..recording.mask import Masking, Secrets, mask_request
@@ -327,7 +328,7 @@ def recording(view: View, entries: list[Entry], whole: bool) -> bytes:
         masked = ex.end.masked + n
         end_t = ex.end.t_ns if whole else last
         lines.append(End(1, end_t - t0, ex.end.reason, error, masked).to_json())
-    return b"".join(jsonio.dumps(line, newline=True) for line in lines)
+    return b"".join(line_json(line) for line in lines)
 
 
 def _lines_of(e: Entry) -> list[Message]:

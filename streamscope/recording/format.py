@@ -87,6 +87,28 @@ def without_surrogates(text: str) -> str:
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
+def line_json(record: dict[Any, Any]) -> bytes:
+    """A record as its line: compact JSON and a newline. No line holds a lone surrogate
+    (text fields hold UTF-8 text, and the reader refuses a line that holds one), so one
+    that reaches a writer (a HAR's header, say) is written as the text of its escape,
+    `\\udcff`, as argv's are (`without_surrogates`); an integer past 64 bits, which no
+    field holds either, is written by the stdlib and refused by the field checks."""
+    try:
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    except orjson.JSONEncodeError:
+        return jsonio.dumps(_no_surrogates(record), newline=True)
+
+
+def _no_surrogates(value: object) -> object:
+    if isinstance(value, str):
+        return without_surrogates(value)
+    if isinstance(value, dict):
+        return {_no_surrogates(k): _no_surrogates(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_no_surrogates(v) for v in value]
+    return value
+
+
 def text_or_b64(key: str, raw: bytes) -> tuple[str, str]:
     """(key, text) when `raw` is valid UTF-8, else (key + "_b64", base64): bytes round-trip."""
     try:

@@ -43,8 +43,19 @@ HEADER_LIMIT = 1 << 20  # a header line is small; this stops a junk file being r
 
 Progress = Callable[[int, int], None]  # progress(bytes_done, bytes_total)
 
-_loads = jsonio.loads
+# A recording's lines are read by orjson alone: no line holds a lone surrogate or an
+# integer past 64 bits (format.line_json), which the stdlib would read (core/jsonio.py).
+_loads = orjson.loads
 _JSONError = orjson.JSONDecodeError
+
+
+def _not_json(line: bytes) -> str:
+    """Why orjson refused a line: not JSON, or JSON that holds what no line holds."""
+    try:
+        jsonio.loads(line)
+    except _JSONError:
+        return "not valid JSON"
+    return "holds a lone surrogate or an integer past 64 bits, which no recording line holds"
 
 
 def _open(path: str) -> BinaryIO:
@@ -66,7 +77,7 @@ def _read_header(path: str) -> tuple[Header, dict[Any, Any], int]:
     try:
         d = _loads(line)
     except _JSONError:
-        raise located(path, 1, 0, "not valid JSON (expected the recording header)") from None
+        raise located(path, 1, 0, f"{_not_json(line)} (expected the recording header)") from None
     version = header_version(d)
     if version is None:
         raise located(path, 1, 0, "not a streamscope recording (no header line)")
@@ -197,7 +208,7 @@ class RecordingReader:
                         cut = True
                         self.stopped_at = Stopped(n, offset)
                         return
-                    self._bad(located(path, n, offset, "not valid JSON"))
+                    self._bad(located(path, n, offset, _not_json(line)))
                     continue
                 # (the hot path's lines, as writers write them, pass the cheap test inline)
                 if not (line.startswith(_CHUNK_PREFIX) and line.find(b'e"', _CHUNK_AT) < 0):
@@ -469,7 +480,7 @@ class RecordingIndex:
             d = None
         try:
             if d is None:
-                raise ValueError("not valid JSON")
+                raise ValueError(_not_json(line))
             twice = key_twice(line)
             if twice is not None:
                 raise ValueError(twice)
@@ -521,7 +532,7 @@ class RecordingIndex:
             d = _loads(data)
             return d if self.version >= SAME_LINES_SINCE else migrate(d, self.version)
         except (_JSONError, ValueError) as e:
-            what = "not valid JSON" if isinstance(e, _JSONError) else str(e)
+            what = _not_json(data) if isinstance(e, _JSONError) else str(e)
             raise located(self.path, n, start, what) from None
 
     def raw_lines(self, numbers: Sequence[int], start: int, stop: int) -> Iterator[dict[Any, Any]]:
@@ -554,7 +565,11 @@ class RecordingIndex:
                     if not current:
                         d = migrate(d, self.version)
                 except (_JSONError, ValueError) as e:
-                    what = "not valid JSON" if isinstance(e, _JSONError) else str(e)
+                    what = (
+                        _not_json(block[at - base : offsets[n] - base])
+                        if isinstance(e, _JSONError)
+                        else str(e)
+                    )
                     raise located(path, n, at, what) from None
                 yield d
             k = j

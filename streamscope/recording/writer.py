@@ -3,8 +3,7 @@
 One os.write of a whole line on an unbuffered O_APPEND fd means a kill -9 leaves only whole
 lines plus at most one cut-off last line (which readers tolerate), and the lock means
 concurrent exchanges never interleave within a line. chunk() is on the proxy's hot path:
-one orjson.dumps (core/jsonio.dumps, where the stdlib writes what orjson cannot) and one
-os.write.
+one orjson.dumps (format.line_json) and one os.write.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
 
-from streamscope.core import jsonio
 from streamscope.core.codings import content_codings, without_codings
 from streamscope.recording.format import (
     END_REASONS,
@@ -28,6 +26,7 @@ from streamscope.recording.format import (
     Header,
     Headers,
     Request,
+    line_json,
     without_surrogates,
 )
 from streamscope.recording.mask import (
@@ -40,10 +39,7 @@ from streamscope.recording.mask import (
 )
 from streamscope.recording.private import open_private
 
-
-def _line(record: object) -> bytes:
-    """A record as one line of JSON."""
-    return jsonio.dumps(record, newline=True)
+_line = line_json  # (what orjson cannot write, a lone surrogate, is written as text)
 
 
 def _text_pairs(headers: Iterable[tuple[str | bytes, str | bytes]]) -> Headers:
