@@ -289,7 +289,6 @@ def test_needs_terminal_drops_a_no_args_call_beside_streamed_ones():
         [1, 2],
         "null",
         "[DONE]",
-        '{"candidates": [{"content": {"parts": [{"functionCall": {"name": "\\ud800", "args": {}}}]}}]}',
     ],
 )
 def test_bad_input_is_an_anomaly_never_a_traceback(bad, tmp_path):
@@ -297,11 +296,25 @@ def test_bad_input_is_an_anomaly_never_a_traceback(bad, tmp_path):
     result = run(events)
     assert result.tool_calls  # the rest is still read
     assert kinds(result) - {"id-missing", "finish-stop-with-calls"}, "the bad chunk is named"
+    _faces_run(events, tmp_path)
+
+
+def _faces_run(events: list, tmp_path) -> None:
     path = tmp_path / "bad.sse"
     path.write_bytes(sse(events, named=False))
     for args in (["inspect", str(path)], ["inspect", "--json", str(path)]):
         out = CliRunner().invoke(main, args)
         assert out.exit_code == 0 and out.exception is None, out.output
+
+
+def test_a_lone_surrogate_in_a_name_is_json(tmp_path):
+    # as Python's json (and so the SDK) reads it: the call is read, named as sent
+    lone = '{"candidates": [{"content": {"parts": [{"functionCall": {"name": "\\ud800", "args": {}}}]}}]}'
+    events = [WEATHER[1], lone, *WEATHER[2:]]
+    result = run(events)
+    assert "\ud800" in [c.name for c in result.tool_calls]
+    assert "chunk-invalid-json" not in kinds(result)
+    _faces_run(events, tmp_path)
 
 
 @pytest.mark.slow
