@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.history import CallIds, History, Result, SentCall, Tool, Turn, Words
-from .robust import CALL_ITEMS
+from .robust import CALL_ITEMS, SEARCH_CALL
 
 # Whose a call's id is (the Dialect record states it; History.client_ids follows it).
 IDS = CallIds(
@@ -57,7 +57,7 @@ CLIENT_ITEMS = frozenset(
 # A tool search the client runs (`"execution": "client"`: the openai package's
 # ResponseToolSearchCall / ResponseToolSearchOutputItemParam) is a call and its answer, by
 # `call_id`, like a function call's; one the server runs is the model's output, both items.
-SEARCH_CALL, SEARCH_OUTPUT = "tool_search_call", "tool_search_output"
+SEARCH_OUTPUT = "tool_search_output"
 
 
 def _client_search(item: dict[Any, Any], kind: object) -> bool:

@@ -15,6 +15,10 @@ empty): then it keeps the deltas. Both are reported (`args-done-mismatch`, or
 `args-done-only` when the deltas carried nothing). Once `output_item.done` has closed an
 item it is the item's own last word: what the final output says otherwise (arguments,
 `call_id`, name) is reported, not taken.
+
+An item that is not a call (a message, reasoning, a built-in tool's call) is followed as
+far as its identity: an `id` or `call_id` that changes at its `output_item.done`, where the
+openai SDK raises, is reported.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from ..typed import event_object, id_and_name, is_index, named_index
 
 # (tuples: a `type` sent as a list or an object is compared, never hashed)
 CALL_ITEMS = ("function_call", "custom_tool_call")
+SEARCH_CALL = "tool_search_call"
 ENDS = ("response.completed", "response.incomplete", "response.failed")
 # delta and done events of a call's text, and the field each carries it in
 DELTAS = ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta")
@@ -110,13 +115,24 @@ class CallItem(Slot):
 class OtherItem:
     """An output item that is not a call: a message, reasoning, a built-in tool call."""
 
-    __slots__ = ("kind", "open", "first", "item_id")
+    __slots__ = ("kind", "open", "first", "item_id", "call_id", "client")
 
-    def __init__(self, kind: object, frame: int, item_id: object = None) -> None:
+    def __init__(
+        self, kind: object, frame: int, item_id: object = None, call_id: object = None
+    ) -> None:
         self.kind = kind
         self.open = True
         self.first = frame
         self.item_id = item_id
+        self.call_id = call_id  # a built-in tool call's, as added
+        self.client = False  # a tool search the client runs: its output echoes the call_id
+
+
+def client_search(item: dict[Any, Any]) -> bool:
+    """A tool search the client runs (`"execution": "client"`): not a call robust reads (it
+    has no name and its arguments are an object), but the client answers it by its
+    `call_id` with a `tool_search_output`, as it answers a call."""
+    return item.get("type") == SEARCH_CALL and item.get("execution") == "client"
 
 
 Item = CallItem | OtherItem
@@ -281,7 +297,8 @@ class Robust:
             )
         kind = item.get("type")
         if kind not in CALL_ITEMS:
-            other = self.items[index] = OtherItem(kind, n, item.get("id"))
+            other = self.items[index] = OtherItem(kind, n, item.get("id"), item.get("call_id"))
+            other.client = client_search(item)
             if isinstance(item.get("id"), str):
                 self.by_id[item["id"]] = other
             return
@@ -501,6 +518,36 @@ class Robust:
                 index,
             )
 
+    def _recalled(
+        self, n: int, index: int, known: OtherItem, item: dict[Any, Any], where: str
+    ) -> None:
+        """An item that is not a call whose call_id changes between its added and its done:
+        the openai SDK raises on it as on a call's. A tool search the client runs is
+        answered by that call_id, so two of them are a call's changed id (`id-changed`);
+        for any other item the client's answer is not ours to say, and the change is a
+        field that does not fit (`event-schema-violation`)."""
+        value, held = item.get("call_id"), known.call_id
+        if value is None or value == held:
+            return
+        search = known.client or client_search(item)
+        why = (
+            "the tool_search_output must echo one of them, and clients that key the search by "
+            "call_id lose track"
+            if search
+            else "clients that key the item by call_id lose track"
+        )
+        self.log.add(
+            "id-changed" if search else "event-schema-violation",
+            n,
+            lambda: (
+                f"{where} gives output {index} ({cut(quote(known.kind), 30)}) call_id "
+                f"{cut(quote(value), 40)}, where it was added with {cut(quote(held), 40)}: {why} "
+                "(the openai SDK raises: completed output item identity changed)"
+            ),
+            0,
+            index,
+        )
+
     def _done(self, n: int, payload: dict[Any, Any], field: str, kind: str) -> None:
         item = self._target(n, payload, "done")
         if type(item) is CallItem:
@@ -523,7 +570,9 @@ class Robust:
         if type(known) is CallItem and was_open:
             known.built(n)  # the done closes the call, and may restate it
         if type(known) is OtherItem:
-            self._renamed(n, index, known.item_id, item.get("id"), "response.output_item.done")
+            where = "response.output_item.done"
+            self._renamed(n, index, known.item_id, item.get("id"), where)
+            self._recalled(n, index, known, item, where)
         if type(known) is CallItem:
             where = "response.output_item.done"
             self._identity(n, known, item, where, was_open)
@@ -630,8 +679,8 @@ class Robust:
         def mapped(item: Item) -> Item:
             if type(item) is CallItem:
                 return slots[id(item)]
-            other = OtherItem(item.kind, item.first, item.item_id)
-            other.open = item.open
+            other = OtherItem(item.kind, item.first, item.item_id, item.call_id)
+            other.open, other.client = item.open, item.client
             return other
 
         others: dict[int, Item] = {}

@@ -645,6 +645,8 @@ EXPECTED: dict[str, tuple[list[tuple], dict[str, int]]] = {
     "vercel-ai-error-event-then-failed.sse": ([], {"provider-error": 3}),
     "vercel-ai-error-event-only.sse": ([], {"provider-error": 1}),
     "vercel-ai-response-failed-only.sse": ([], {"provider-error": 2}),
+    # a tool search the client runs: its call_id changes at its output_item.done
+    "vercel-ai-client-tool-search.sse": ([], {"id-changed": 4}),
 }
 
 
@@ -713,3 +715,31 @@ def test_codex_over_http_continues_its_request_after_its_configuration_update(tm
     changed = tmp_path / "changed.jsonl"
     _recording(changed, "https://api.openai.com/v1/responses", bodies, [WEATHER, ANSWER])
     assert [f.kind for f in analyze(changed).contract] == ["tool-call-id-substituted"]
+
+
+# -- identities that change: where the openai SDK raises, robust names it ---------------------
+
+SEARCH = {"type": "tool_search_call", "id": "tsc_1", "call_id": "call_1", "arguments": {}}
+
+
+def _search(execution: str | None, done_call_id: str = "call_2") -> list[dict]:
+    what = {**SEARCH, **({"execution": execution} if execution else {})}
+    done = {**what, "call_id": done_call_id, "arguments": {"goal": "weather"}}
+    return response([added(0, what), item_done(0, done)])
+
+
+@pytest.mark.parametrize(
+    ("execution", "kind", "severity"),
+    [("client", "id-changed", "error"), ("server", "event-schema-violation", "warning")],
+)
+def test_a_tool_search_whose_call_id_changes(execution, kind, severity):
+    # a tool search is no call robust reads, but one the client runs is answered by its
+    # call_id: two of them are a changed call id; on a search the server runs, a field
+    # that does not fit. Both at the output_item.done (frame 3), where the SDK raises.
+    result = run(_search(execution))
+    assert result.tool_calls == []
+    (found,) = [a for a in result.anomalies if a.severity != "info"]
+    assert (found.kind, found.severity, found.frame, found.index) == (kind, severity, 3, 0)
+    assert '"call_2"' in found.message and '"call_1"' in found.message
+    assert ("tool_search_output" in found.message) == (execution == "client")
+    assert not [a for a in run(_search(execution, "call_1")).anomalies if a.severity != "info"]

@@ -769,6 +769,68 @@ def test_recorded_streams_match_the_real_class(path: Path) -> None:
     assert check_frames(read_sse(path)), f"{path.name}: the emulation declined a recording"
 
 
+def robust_names(frames: list[Frame]) -> dict[int, set[str]]:
+    """The warnings and errors streamscope's robust reading files, by frame."""
+    from streamscope.dialects.responses.engine import ResponsesEngine
+
+    engine = ResponsesEngine(1, None)
+    for frame in frames:
+        engine.feed(frame)
+    named: dict[int, set[str]] = {}
+    for a in engine.finish(None).anomalies:
+        if a.severity != "info":
+            named.setdefault(a.frame, set()).add(a.kind)
+    return named
+
+
+# Each recorded stream the real class raises on: its frame, and what robust names there
+RAISES = {
+    "vercel-ai-client-tool-search.sse": (4, {"id-changed"}),
+    "vercel-ai-inline-tool-calls-call-id-mismatch.sse": (6, {"id-changed"}),
+    "vercel-ai-inline-incomplete-text.sse": (8, {"event-schema-violation"}),
+    "vercel-ai-compatible-tool-call-no-arguments-done.sse": (14, {"event-schema-violation"}),
+    "vercel-ai-error-event-only.sse": (1, {"provider-error"}),
+    "vercel-ai-error-event-then-failed.sse": (3, {"provider-error"}),
+    "vercel-ai-response-failed-only.sse": (2, {"provider-error"}),
+    "vercel-ai-parallel-wrapper-truncated-json.sse": (1, {"chunk-invalid-json"}),
+}
+
+
+@pytest.mark.parametrize("path", SSE_FILES, ids=[p.name for p in SSE_FILES])
+def test_where_the_real_class_raises_robust_names_it(path: Path) -> None:
+    # an identity the SDK checks (an item's call_id, the response's id) that changes, or
+    # any other raise: streamscope names it at the frame the real class raises at
+    frames = read_sse(path)
+    real = run_real_responses(frames)
+    named = robust_names(frames)
+    if not isinstance(real, StrategyError):
+        assert path.name not in RAISES
+        return
+    at, kinds = RAISES[path.name]
+    assert real.frame == at and kinds <= named.get(at, set()), (real, named)
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"call_id": "call_2"},  # a client tool search's, a built-in call's
+        {"call_id": "call_2", "execution": "client"},
+        {"id": "tsc_2"},
+    ],
+)
+def test_a_built_in_items_identity_is_named_where_the_real_class_raises(changed: dict) -> None:
+    search = {"type": "tool_search_call", "id": "tsc_1", "call_id": "call_1", "arguments": {}}
+    if "execution" in changed:
+        search["execution"] = "client"
+    items = stream(ev("response.output_item.added", output_index=0, item=search))
+    items.insert(-1, ev("response.output_item.done", output_index=0, item={**search, **changed}))
+    frames = frames_of(items)
+    real = run_real_responses(frames)
+    assert isinstance(real, StrategyError) and "identity changed" in real.error
+    want = "id-changed" if "execution" in changed else "event-schema-violation"
+    assert want in robust_names(frames).get(real.frame, set())
+
+
 @pytest.mark.skipif(not SAMPLES, reason="no bundled Responses samples yet")
 @pytest.mark.parametrize("path", SAMPLES or [None], ids=[p.name for p in SAMPLES] or ["none"])
 def test_every_bundled_sample_matches_the_real_class(path: Path) -> None:
