@@ -18,7 +18,8 @@ item it is the item's own last word: what the final output says otherwise (argum
 
 An item that is not a call (a message, reasoning, a built-in tool's call) is followed as
 far as its identity: an `id` or `call_id` that changes at its `output_item.done`, where the
-openai SDK raises, is reported.
+openai SDK raises, is reported; so is a response id a lifecycle event changes, at the
+first event that changes it.
 """
 
 from __future__ import annotations
@@ -152,7 +153,8 @@ class Robust:
         self.prev: CallItem | None = None  # the item the latest delta went to
         self.events: list[FieldEvent] | None = None  # set to a list to collect events
         self.seq: int | None = None  # the last sequence_number
-        self.response_id: object = None
+        self.response_id: object = None  # the first a lifecycle event carries
+        self.response_from = ""  # the event that carried it
         self.status: object = None  # completed, incomplete, failed
         self.status_frame = 0
         self.reason: object = None  # incomplete_details.reason
@@ -236,8 +238,8 @@ class Robust:
             self._end(n, payload, str(kind))
         elif kind in ("response.created", "response.in_progress", "response.queued"):
             response = payload.get("response")
-            if isinstance(response, dict) and self.response_id is None:
-                self.response_id = response.get("id")
+            if isinstance(response, dict):
+                self._response_identity(n, str(kind), response)
         elif kind == "error":
             error = payload.get("error", payload)
             message = error.get("message") if isinstance(error, dict) else error
@@ -272,6 +274,29 @@ class Robust:
                 ),
             )
         self.seq = seq
+
+    def _response_identity(self, n: int, kind: str, response: dict[Any, Any]) -> None:
+        """The response id a lifecycle event (created, queued, in_progress, or the end)
+        carries: the first one that states one is the response's; any later one that
+        carries another (GitHub Copilot's gateway gives each event a new one) is named
+        there, where the openai SDK raises."""
+        rid = response.get("id")
+        held, said = self.response_id, self.response_from
+        if held is None:
+            self.response_id, self.response_from = rid, kind
+            return
+        if rid == held:
+            return
+        self.log.add(
+            "event-schema-violation",
+            n,
+            lambda: (
+                f"{kind} carries "
+                + (f"response id {cut(quote(rid), 40)}" if "id" in response else "no response id")
+                + f" where {said} said {cut(quote(held), 40)}: the openai SDK raises "
+                "(lifecycle response identity changed); robust keeps the first"
+            ),
+        )
 
     def _index(self, n: int, payload: dict[Any, Any], what: str) -> int | None:
         return named_index(self.log, n, payload, "output_index", what)
@@ -599,24 +624,7 @@ class Robust:
                 n,
                 f"{kind} with {', '.join(problems)}: clients that read the final response fail",
             )
-        rid = response.get("id")
-        if self.response_id is None:
-            self.response_id = rid
-        elif rid != self.response_id:
-            self.log.add(
-                "event-schema-violation",
-                n,
-                lambda: (
-                    f"{kind} carries "
-                    + (
-                        f"response id {cut(quote(rid), 40)}"
-                        if "id" in response
-                        else "no response id"
-                    )
-                    + f" where response.created said {cut(quote(self.response_id), 40)}: the openai "
-                    "SDK raises (lifecycle response identity changed)"
-                ),
-            )
+        self._response_identity(n, kind, response)
         self.status = response.get("status", kind.rsplit(".", 1)[1])
         self.status_frame = self.done_frame = n
         details = response.get("incomplete_details")
@@ -701,6 +709,7 @@ class Robust:
         for name in (
             "seq",
             "response_id",
+            "response_from",
             "status",
             "status_frame",
             "reason",

@@ -647,6 +647,9 @@ EXPECTED: dict[str, tuple[list[tuple], dict[str, int]]] = {
     "vercel-ai-response-failed-only.sse": ([], {"provider-error": 2}),
     # a tool search the client runs: its call_id changes at its output_item.done
     "vercel-ai-client-tool-search.sse": ([], {"id-changed": 4}),
+    # Copilot's gateway: a new response id at in_progress (and again at completed), a new
+    # item id at each output_item.done (outputs 0 and 1: one entry, at the first)
+    "vercel-ai-github-copilot-id-rotation.sse": ([], {"event-schema-violation": 2}),
 }
 
 
@@ -743,3 +746,26 @@ def test_a_tool_search_whose_call_id_changes(execution, kind, severity):
     assert '"call_2"' in found.message and '"call_1"' in found.message
     assert ("tool_search_output" in found.message) == (execution == "client")
     assert not [a for a in run(_search(execution, "call_1")).anomalies if a.severity != "info"]
+
+
+@pytest.mark.parametrize("kind", ["response.in_progress", "response.queued", "response.created"])
+def test_a_lifecycle_event_with_another_response_id_is_named_where_it_comes(kind):
+    # GitHub Copilot's gateway sends each lifecycle event with a new response id: named at
+    # the first that changes it (frame 2), once for the stream; robust keeps the first
+    rotated = {"type": kind, "response": {"id": "resp_2", "status": "in_progress", "output": []}}
+    events = response(message_item(0))
+    events.insert(1, rotated)
+    result = run(numbered(events))
+    (found,) = [a for a in result.anomalies if a.severity != "info"]
+    assert (found.kind, found.frame, found.count) == ("event-schema-violation", 2, 1)
+    assert f'{kind} carries response id "resp_2"' in found.message
+    assert 'response.created said "resp_1"' in found.message
+    assert result.response_id == "resp_1"
+    # the end says yet another: the same entry, counted
+    events[-1] = completed(events[-1]["response"]["output"], rid="resp_3")
+    (again,) = [a for a in run(numbered(events)).anomalies if a.severity != "info"]
+    assert (again.frame, again.count) == (2, 2)
+    # the same id again says nothing
+    events = response(message_item(0))
+    events.insert(1, {**rotated, "response": {**rotated["response"], "id": "resp_1"}})
+    assert not [a for a in run(numbered(events)).anomalies if a.severity != "info"]

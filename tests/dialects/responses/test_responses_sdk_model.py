@@ -786,6 +786,7 @@ def robust_names(frames: list[Frame]) -> dict[int, set[str]]:
 # Each recorded stream the real class raises on: its frame, and what robust names there
 RAISES = {
     "vercel-ai-client-tool-search.sse": (4, {"id-changed"}),
+    "vercel-ai-github-copilot-id-rotation.sse": (2, {"event-schema-violation"}),
     "vercel-ai-inline-tool-calls-call-id-mismatch.sse": (6, {"id-changed"}),
     "vercel-ai-inline-incomplete-text.sse": (8, {"event-schema-violation"}),
     "vercel-ai-compatible-tool-call-no-arguments-done.sse": (14, {"event-schema-violation"}),
@@ -829,6 +830,16 @@ def test_a_built_in_items_identity_is_named_where_the_real_class_raises(changed:
     assert isinstance(real, StrategyError) and "identity changed" in real.error
     want = "id-changed" if "execution" in changed else "event-schema-violation"
     assert want in robust_names(frames).get(real.frame, set())
+
+
+@pytest.mark.parametrize("kind", ["response.in_progress", "response.queued", "response.created"])
+def test_a_response_id_that_changes_is_named_where_the_real_class_raises(kind: str) -> None:
+    items = stream(lifecycle(kind, id="resp_2"))
+    frames = frames_of(items)
+    real = run_real_responses(frames)
+    assert isinstance(real, StrategyError)
+    assert real.error == "RuntimeError: Lifecycle response identity changed."
+    assert real.frame == 2 and "event-schema-violation" in robust_names(frames)[2]
 
 
 @pytest.mark.skipif(not SAMPLES, reason="no bundled Responses samples yet")
