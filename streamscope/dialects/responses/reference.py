@@ -7,8 +7,9 @@ or parsed JSON): a call is a `function_call` or `custom_tool_call` output item, 
 its `id` (what deltas name as `item_id`), else by its `output_index`; its arguments (a
 custom call's input) are the item's own text plus its deltas, unless a later event
 states the whole value (`.done`, `output_item.done`, the completed response's output):
-then that value, except an empty one. Ids and names are kept exactly as sent, "" when
-none came.
+then that value, except an empty one. The completed response's output names a call by its
+`id`, else (a gateway that rotates item ids) by its `call_id`. Ids and names are kept
+exactly as sent, "" when none came.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def accumulate(events):
             # an id or name that is no string is none
             "call_id": item["call_id"] if isinstance(item.get("call_id"), str) else "",
             "item_id": item.get("id"),
+            "type": item.get("type"),
             "name": item["name"] if isinstance(item.get("name"), str) else "",
             "parts": [text if isinstance(text, str) else ""],
             "stated": None,
@@ -96,14 +98,30 @@ def accumulate(events):
             response = event.get("response") if isinstance(event.get("response"), dict) else {}
             output = response.get("output") if isinstance(response.get("output"), list) else []
             known = {c["item_id"]: c for c in calls if isinstance(c["item_id"], str)}
+            by_call = {}
+            for c in calls:
+                if c["call_id"]:
+                    by_call.setdefault(c["call_id"], c)
+            stated = []
             for position, item in enumerate(output):
                 if not isinstance(item, dict) or item.get("type") not in CALL_ITEMS:
                     continue
-                item_id = item.get("id")
+                item_id, call_id = item.get("id"), item.get("call_id")
                 call = known.get(item_id) if isinstance(item_id, str) else None
+                same = by_call.get(call_id) if isinstance(call_id, str) else None
+                # an item id that changed (a gateway that rotates them): the call is still
+                # the one with its call_id
+                if (
+                    call is None
+                    and same is not None
+                    and same["type"] == item.get("type")
+                    and not any(same is c for c in stated)
+                ):
+                    call = same
                 call = call or new(position, item)
                 state(call, item.get(_field(item)), item)
                 call["open"] = False
+                stated.append(call)
     out = []
     for c in calls:
         streamed, stated = "".join(c["parts"]), c["stated"]

@@ -14,7 +14,8 @@ server states last, as the SDK does, unless it is "" (a gateway that sends `.don
 empty): then it keeps the deltas. Both are reported (`args-done-mismatch`, or
 `args-done-only` when the deltas carried nothing). Once `output_item.done` has closed an
 item it is the item's own last word: what the final output says otherwise (arguments,
-`call_id`, name) is reported, not taken.
+`call_id`, name) is reported, not taken. The final output names a call by its item `id`,
+else (a gateway that rotates item ids) by its `call_id`.
 
 An item that is not a call (a message, reasoning, a built-in tool's call) is followed as
 far as its identity: an `id` or `call_id` that changes at its `output_item.done`, where the
@@ -640,12 +641,22 @@ class Robust:
             self.error_payload = self.error_payload or str(message)
         output = response.get("output")
         by_item = {c.item_id: c for c in self.calls if isinstance(c.item_id, str)}
+        by_call: dict[str, CallItem] = {}
+        for c in self.calls:
+            if isinstance(c.id, str) and c.id:
+                by_call.setdefault(c.id, c)
         stated: set[int] = set()  # the calls the output states
         for position, item in enumerate(output if isinstance(output, list) else ()):
             if not isinstance(item, dict) or item.get("type") not in CALL_ITEMS:
                 continue
-            item_id = item.get("id")
+            item_id, cid = item.get("id"), item.get("call_id")
             known = by_item.get(item_id) if isinstance(item_id, str) else None
+            if known is None and isinstance(cid, str) and cid in by_call:
+                # an item id that changed (GitHub Copilot's gateway rotates them): the call
+                # is still the one with its call_id, as the SDK knows a call
+                same = by_call[cid]
+                if id(same) not in stated and same.type == item.get("type"):
+                    known = same
             binding = known is None or known.open  # an item done keeps its own last word
             if known is None:  # a call only the final output holds
                 known = self._call(n, position, item)

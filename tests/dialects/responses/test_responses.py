@@ -769,3 +769,25 @@ def test_a_lifecycle_event_with_another_response_id_is_named_where_it_comes(kind
     events = response(message_item(0))
     events.insert(1, {**rotated, "response": {**rotated["response"], "id": "resp_1"}})
     assert not [a for a in run(numbered(events)).anomalies if a.severity != "info"]
+
+
+def test_a_call_whose_item_ids_rotate_is_read_whole():
+    # GitHub Copilot's gateway gives every event of an item a new item id: robust finds the
+    # deltas by output_index, and the final output's call by its call_id, as the SDK knows
+    # a call; the changed ids are named where they change
+    events = [
+        created(),
+        {"type": "response.in_progress", "response": {"id": "resp_2", "output": []}},
+        added(0, item(item_id="fc_a")),
+        delta(0, '{"city": ', "fc_b"),
+        delta(0, '"Paris"}', "fc_c"),
+        args_done(0, '{"city": "Paris"}', "fc_d"),
+        item_done(0, item(item_id="fc_e", text='{"city": "Paris"}', status="completed")),
+        completed(
+            [item(item_id="fc_f", text='{"city": "Paris"}', status="completed")], rid="resp_3"
+        ),
+    ]
+    result = run(numbered(events))
+    assert calls(result) == [(0, 0, "call_1", "get_weather", "function_call", '{"city": "Paris"}')]
+    found = {a.kind: (a.frame, a.count) for a in result.anomalies if a.severity != "info"}
+    assert found == {"event-schema-violation": (2, 2), "id-changed": (7, 2)}
