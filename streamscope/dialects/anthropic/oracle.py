@@ -2,7 +2,9 @@
 
 `run_real_anthropic` serves the frames, re-encoded as SSE, to a real `anthropic.Anthropic`
 client through an httpx2 MockTransport and runs `client.messages.stream(...)` the way a user
-does: iterate the events, then `get_final_message()`. Its answer is the ground truth
+does: iterate the events, then `get_final_message()` (for a beta request,
+`client.beta.messages.stream(...)` with the request's `anthropic-beta` header, whose
+BetaMessageStream reads it). Its answer is the ground truth
 `streamscope.dialects.anthropic.sdk_model.AnthropicSdkEmulation` must reproduce. It re-parses
 every tool input on every delta (quadratic), so `anthropic_sdk_result` only runs it where the
 emulation raises `Unmodeled`.
@@ -20,6 +22,7 @@ from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
 from streamscope.dialects.anthropic.sdk_model import (
     AnthropicSdkEmulation,
+    BetaStream,
     arguments_text,
     is_tool_block,
 )
@@ -83,16 +86,20 @@ class _Blocks:
 
 
 def run_real_anthropic(
-    frames: Iterable[Frame], *, on_frame: Callable[[int, list[Call]], None] | None = None
+    frames: Iterable[Frame],
+    beta: BetaStream | None = None,
+    *,
+    on_frame: Callable[[int, list[Call]], None] | None = None,
 ) -> list[Call] | StrategyError:
-    """What the installed anthropic's `messages.stream()` + `get_final_message()` make of it.
+    """What the installed anthropic's `messages.stream()` + `get_final_message()` make of it
+    (`beta.messages.stream()`'s, with its `anthropic-beta` header, for a `beta` request).
 
     An exception raised while consuming a frame is reported at that frame; one raised by
     `get_final_message()` at the last frame's number (0 for none). `on_frame(number, calls)`
     sees the snapshot's tool blocks after every frame consumed without an exception.
     """
     import anthropic
-    from anthropic.lib.streaming import InputJsonEvent
+    from anthropic.lib.streaming import BetaInputJsonEvent, InputJsonEvent
 
     from streamscope.http.clients import sdk_package
 
@@ -102,7 +109,7 @@ def run_real_anthropic(
     stream: Any = None
 
     def content() -> object:
-        snapshot = stream._MessageStream__final_message_snapshot
+        snapshot = getattr(stream, snapshot_name)
         return None if snapshot is None else snapshot.content
 
     def done(number: int) -> None:
@@ -120,13 +127,25 @@ def run_real_anthropic(
     with warnings.catch_warnings():
         # pydantic serializer warnings for wrong-typed values are noise here
         warnings.simplefilter("ignore")
-        with client.messages.stream(
-            model="streamscope", max_tokens=1, messages=[{"role": "user", "content": "-"}]
-        ) as stream:
+        asked: dict[str, Any] = {
+            "model": "streamscope",
+            "max_tokens": 1,
+            "messages": [{"role": "user", "content": "-"}],
+        }
+        if beta is None:
+            manager: Any = client.messages.stream(**asked)
+            snapshot_name = "_MessageStream__final_message_snapshot"
+            input_json: type = InputJsonEvent
+        else:
+            headers = {"anthropic-beta": beta.betas} if beta.betas else None
+            manager = client.beta.messages.stream(**asked, extra_headers=headers)
+            snapshot_name = "_BetaMessageStream__final_message_snapshot"
+            input_json = BetaInputJsonEvent
+        with manager as stream:
             previous: Any = None
             try:
                 for event in stream:
-                    if isinstance(event, InputJsonEvent):
+                    if isinstance(event, input_json):
                         blocks.note_new(content(), body.current)
                         block = stream.current_message_snapshot.content[previous.index]
                         blocks.note_delta(block, body.current)
@@ -143,11 +162,18 @@ def run_real_anthropic(
             return blocks.calls(message.content)
 
 
-def anthropic_sdk_result(frames: Iterable[Frame]) -> list[Call] | StrategyError | Unmodeled:
-    """The `anthropic-sdk` strategy's answer: the emulation, or the real class where it can't."""
+def anthropic_sdk_result(
+    frames: Iterable[Frame], beta: BetaStream | None = None
+) -> list[Call] | StrategyError | Unmodeled:
+    """The `anthropic-sdk` strategy's answer: the emulation, or the real class where it can't
+    (BetaMessageStream's for a `beta` request)."""
     frames = [bedrock_error(f) for f in frames]  # Bedrock's exceptions: the SDK's errors
     if any(f.bad_utf8 for f in frames):
         return Unmodeled(NOT_UTF8)
     return emulated_or_real(
-        frames, AnthropicSdkEmulation, anthropic_version, NOT_INSTALLED, run_real_anthropic
+        frames,
+        lambda: AnthropicSdkEmulation(beta),
+        anthropic_version,
+        NOT_INSTALLED,
+        lambda fed: run_real_anthropic(fed, beta),
     )

@@ -6,6 +6,25 @@ skip empty data, `sse.json()`, `construct_type` into a RawMessageStreamEvent), t
 `MessageStream` (events before the first `message_start` pass through untouched, then
 `accumulate_event` and `build_events` on the snapshot) and `get_final_message()`.
 
+A request the SDK's beta client sent (`client.beta.messages.stream(...)`, which posts to
+`/v1/messages?beta=true`: a `BetaStream`) is read as its `BetaMessageStream` reads it,
+which differs in what it accumulates in four ways, modelled here:
+
+* `mcp_tool_use` is a type of its own (BetaMCPToolUseBlock) and in its TRACKS_TOOL_INPUT:
+  its `input_json_delta`s build its input as a `tool_use`'s do;
+* a `fallback` block's start sets the snapshot's model from its `to.model`: a `to` that is
+  not an object raises AttributeError;
+* a `compaction_delta` reads its block's `type` (a content entry that is no object
+  raises), and sets a `compaction` block's content;
+* with `fine-grained-tool-streaming-2025-05-14` in the request's `anthropic-beta` header,
+  jiter parses tool input in `partial_mode="trailing-strings"` (an unfinished string is
+  kept): not modelled, the real class answers (Unmodeled) once a tool input is parsed.
+
+The message_delta fields it copies besides (`context_management`, `input_transformations`,
+`usage.iterations`, `usage.fallback_credit`) change no call and raise nothing the plain
+stream does not. The plain client sends `anthropic-beta` headers too (`extra_headers`, or a
+gateway's), but its MessageStream never reads them: only the `?beta=true` query says beta.
+
 What it models, as anthropic 2.15.0 does it:
 
 * A second `message_start` is ignored: the snapshot stays, later blocks append to the first
@@ -15,8 +34,8 @@ What it models, as anthropic 2.15.0 does it:
 * Input buffers are keyed by the event's `index` value, not by block: `-1` and the last
   position are two buffers for one block, and one buffer may feed a later block.
 * `input_json_delta` reaches only `tool_use` / `server_tool_use` blocks (TRACKS_TOOL_INPUT);
-  `mcp_tool_use` is not an SDK type at all: it is built as a text block whose type is
-  "mcp_tool_use" and keeps its start `input`. Each delta appends to the buffer and, when it
+  `mcp_tool_use` is not a MessageStream type at all (BetaMessageStream's: above): it is built
+  as a text block whose type is "mcp_tool_use" and keeps its start `input`. Each delta appends to the buffer and, when it
   is not empty, replaces the block's `input` with jiter's partial parse of the whole buffer,
   or raises its ValueError (read late, below).
 * text / thinking / citations deltas: only the exceptions their `+=` and `.append` raise on
@@ -74,6 +93,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
@@ -89,8 +109,10 @@ from streamscope.dialects.anthropic.partial_json import (
 from streamscope.dialects.versions import VERIFIED
 
 __all__ = [
+    "FINE_GRAINED",
     "VERIFIED_ANTHROPIC",
     "AnthropicSdkEmulation",
+    "BetaStream",
     "Unmodeled",
     "arguments_text",
     "is_tool_block",
@@ -102,6 +124,10 @@ VERIFIED_ANTHROPIC = (VERIFIED["anthropic"],)
 TOOL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 # MessageStream's TRACKS_TOOL_INPUT classes, by the block type that constructs them
 _TRACKS_INPUT = ("tool_use", "server_tool_use")
+# ... and BetaMessageStream's
+_BETA_TRACKS_INPUT = ("tool_use", "server_tool_use", "mcp_tool_use")
+# the beta with which BetaMessageStream parses tool input in trailing-strings mode
+FINE_GRAINED = "fine-grained-tool-streaming-2025-05-14"
 # the string field each delta type needs for the event to validate (pydantic, lax mode)
 _DELTA_FIELD = {
     "text_delta": "text",
@@ -116,6 +142,20 @@ _NOT_SET = object()
 
 def is_tool_block(block_type: object) -> bool:
     return block_type in TOOL_TYPES
+
+
+@dataclass(frozen=True, slots=True)
+class BetaStream:
+    """A request the SDK's beta client sent (`client.beta.messages.stream(...)`: `POST
+    /v1/messages?beta=true`), whose stream BetaMessageStream reads; `betas` is its
+    `anthropic-beta` header as sent ("" for none), which that class reads too."""
+
+    betas: str = ""
+
+    @property
+    def fine_grained(self) -> bool:
+        """Whether BetaMessageStream parses its tool input in trailing-strings mode."""
+        return FINE_GRAINED in self.betas
 
 
 # json.dumps(value, ensure_ascii=False, separators=(",", ":")) without building an encoder
@@ -256,7 +296,9 @@ class _Block:
         "rendered",
     )
 
-    def __init__(self, d: dict[Any, Any], frame: int) -> None:
+    def __init__(
+        self, d: dict[Any, Any], frame: int, tracks: tuple[str, ...] = _TRACKS_INPUT
+    ) -> None:
         # construct() turns a null field into its default (None): same as a missing key
         self.type = d.get("type")
         self.id = d.get("id")
@@ -266,7 +308,7 @@ class _Block:
         self.thinking = _stand_in(d.get("thinking"))
         citations = d.get("citations")
         self.citations = [None] * len(citations) if type(citations) is list else citations
-        self.tracks_input = self.type in _TRACKS_INPUT
+        self.tracks_input = self.type in tracks
         self.first = self.last = frame
         self.fragments = 0
         self.source: _Buffer | None = None  # its input is this buffer's current parse
@@ -432,19 +474,32 @@ def _parse_error(text: str, failure: tuple[str, int]) -> ValueError:
     )
 
 
-def _entry(value: object, frame: int) -> _Block | _Raw:
-    return _Block(value, frame) if type(value) is dict else _Raw(value)
+def _entry(value: object, frame: int, tracks: tuple[str, ...]) -> _Block | _Raw:
+    return _Block(value, frame, tracks) if type(value) is dict else _Raw(value)
 
 
 # --- the emulation ---------------------------------------------------------------------------
 
 
 class AnthropicSdkEmulation:
-    """MessageStream fed the way `client.messages.stream()` feeds it, one SSE event at a time."""
+    """MessageStream fed the way `client.messages.stream()` feeds it, one SSE event at a time;
+    for a `beta` request, BetaMessageStream as `client.beta.messages.stream()` feeds it."""
 
-    __slots__ = ("_unmodeled", "_halted", "_error", "_started", "_content", "_usage", "_bufs")
+    __slots__ = (
+        "_unmodeled",
+        "_halted",
+        "_error",
+        "_started",
+        "_content",
+        "_usage",
+        "_bufs",
+        "_beta",
+        "_tracks",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, beta: BetaStream | None = None) -> None:
+        self._beta = beta
+        self._tracks = _TRACKS_INPUT if beta is None else _BETA_TRACKS_INPUT
         self._unmodeled: str | None = None
         self._halted = False  # an exception was raised: later frames are never read
         self._error: StrategyError | None = None
@@ -547,6 +602,7 @@ class AnthropicSdkEmulation:
         new = AnthropicSdkEmulation.__new__(AnthropicSdkEmulation)
         new._unmodeled, new._halted, new._error = self._unmodeled, self._halted, self._error
         new._started, new._usage = self._started, self._usage
+        new._beta, new._tracks = self._beta, self._tracks
         blocks: dict[int, _Block] = {}
         if self._content is None:
             new._content = None
@@ -634,7 +690,7 @@ class AnthropicSdkEmulation:
         if content is not None and type(content) is not list:
             raise Unmodeled("a message_start whose content is not a list")
         if content is not None:
-            self._content = [_entry(value, frame) for value in content]
+            self._content = [_entry(value, frame, self._tracks) for value in content]
         usage = message.get("usage")
         self._usage = None if type(usage) is dict else _name(usage)
         self._started = True
@@ -644,13 +700,18 @@ class AnthropicSdkEmulation:
         block = event.get("content_block")
         if type(block) is not dict:
             raise AttributeError(f"'{_name(block)}' object has no attribute 'to_dict'")
-        append(_Block(block, frame))
+        append(_Block(block, frame, self._tracks))
+        if self._beta is not None and block.get("type") == "fallback":
+            # BetaMessageStream: `current_snapshot.model = event.content_block.to.model`
+            to = block.get("to")
+            if type(to) is not dict:
+                raise AttributeError(f"'{_name(to)}' object has no attribute 'model'")
 
     def _block_delta(self, event: dict[Any, Any], frame: int) -> None:
         delta = event.get("delta")
         index = event.get("index")
         if type(index) is not int:
-            index = _index(index, delta)
+            index = _index(index, delta, self._beta is not None)
         entry = self._content[index]  # type: ignore[call-overload, index]  # the SDK's TypeError / IndexError
         if type(delta) is not dict:
             raise AttributeError(f"'{_name(delta)}' object has no attribute 'type'")
@@ -671,7 +732,7 @@ class AnthropicSdkEmulation:
                     entry.citations = [None]
                 else:
                     citations.append(None)  # the SDK's AttributeError when not a list
-        elif kind == "signature_delta":
+        elif kind == "signature_delta" or (kind == "compaction_delta" and self._beta is not None):
             entry.type  # noqa: B018  # only the type check can raise
 
     def _input_json(self, index: object, block: _Block, piece: object, frame: int) -> None:
@@ -683,6 +744,10 @@ class AnthropicSdkEmulation:
         if buf is None:
             buf = self._bufs[index] = _Buffer()
         if piece or buf.text or buf.count:  # the SDK parses the buffer when it is not empty
+            if self._beta is not None and self._beta.fine_grained:
+                raise Unmodeled(
+                    f"tool input parsed in jiter's trailing-strings mode ({FINE_GRAINED})"
+                )
             target = buf.target
             if target is not block:
                 if target is not None and target.source is buf:
@@ -707,25 +772,25 @@ class AnthropicSdkEmulation:
             raise AttributeError(f"'{self._usage}' object has no attribute 'output_tokens'")
 
 
-def _index(raw: object, delta: object = _NOT_SET) -> object:
+def _index(raw: object, delta: object = _NOT_SET, beta: bool = False) -> object:
     """The event's `index` as the SDK sees it: lax-validated to an int when the whole event
     validates (a content_block_stop always does; a content_block_delta when its delta does).
     Other values are kept as sent, and `content[index]` raises on them as it does in the SDK."""
     if type(raw) is float and raw.is_integer():
         if abs(raw) >= _EXACT_FLOAT:
             raise Unmodeled("a large whole float index (pydantic's int coercion)")
-        return int(raw) if delta is _NOT_SET or _delta_validates(delta) else raw
+        return int(raw) if delta is _NOT_SET or _delta_validates(delta, beta) else raw
     if type(raw) is str and any(c.isdigit() for c in raw):
         raise Unmodeled("a numeric string index (pydantic's int coercion)")
     return raw
 
 
-def _delta_validates(delta: object) -> bool:
+def _delta_validates(delta: object, beta: bool = False) -> bool:
     """Whether a content_block_delta with a valid index validates (so its index is coerced)."""
     if type(delta) is not dict:
         return False
     kind = delta.get("type")
-    if kind == "citations_delta":
-        raise Unmodeled("a whole float index with a citations_delta (pydantic validation)")
+    if kind == "citations_delta" or (beta and kind == "compaction_delta"):
+        raise Unmodeled(f"a whole float index with a {kind} (pydantic validation)")
     field = _DELTA_FIELD.get(kind) if type(kind) is str else None
     return field is not None and type(delta.get(field)) is str

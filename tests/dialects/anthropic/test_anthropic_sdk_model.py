@@ -31,7 +31,11 @@ from streamscope.dialects.anthropic.oracle import (
     run_real_anthropic,
 )
 from streamscope.dialects.anthropic.partial_json import JSON_WS, PartialJson, position, quick_value
-from streamscope.dialects.anthropic.sdk_model import VERIFIED_ANTHROPIC, AnthropicSdkEmulation
+from streamscope.dialects.anthropic.sdk_model import (
+    VERIFIED_ANTHROPIC,
+    AnthropicSdkEmulation,
+    BetaStream,
+)
 from streamscope.framing.sse import SseDecoder
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "anthropic"
@@ -121,11 +125,18 @@ def tool_stream(pieces: list[str], kind: str = "tool_use") -> list[Item]:
 # --- the differential check ----------------------------------------------------------------
 
 
+# A request the SDK's beta client sent (BetaMessageStream reads it), with a beta header that
+# changes nothing it reads, and one that does (trailing-strings tool input: unmodeled)
+BETA = BetaStream("mcp-client-2025-04-04")
+FINE = BetaStream(f"interleaved-thinking-2025-05-14,{sdk_model.FINE_GRAINED}")
+Beta = BetaStream | None
+
+
 def emulate(
-    frames: list[Frame], fork_at: int | None = None
+    frames: list[Frame], fork_at: int | None = None, beta: Beta = None
 ) -> tuple[list[Call] | StrategyError, dict[int, list[Call]]]:
     """Feed every frame, recording calls() after each; optionally carry on in a copy()."""
-    emu = AnthropicSdkEmulation()
+    emu = AnthropicSdkEmulation(beta)
     mid: dict[int, list[Call]] = {}
     for i, frame in enumerate(frames):
         if i == fork_at:
@@ -136,12 +147,14 @@ def emulate(
     return emu.finish(frames[-1].number if frames else 0), mid
 
 
-def check_unread(frames: list[Frame], real: object, real_mid: dict[int, list[Call]]) -> None:
+def check_unread(
+    frames: list[Frame], real: object, real_mid: dict[int, list[Call]], beta: Beta = None
+) -> None:
     """Fed with nothing looked at in between, so tool input deltas are read late, with a
     copy taken halfway that carries on to three quarters and is looked at there: the copy
     there and the original at the end say what the real class does."""
     half, three = len(frames) // 2, len(frames) * 3 // 4
-    emu = AnthropicSdkEmulation()
+    emu = AnthropicSdkEmulation(beta)
     for frame in frames[:half]:
         emu.feed(frame)
     fork = emu.copy()
@@ -159,9 +172,9 @@ def check_unread(frames: list[Frame], real: object, real_mid: dict[int, list[Cal
     assert emu.finish(frames[-1].number if frames else 0) == real
 
 
-def declines_unread(frames: list[Frame]) -> bool:
+def declines_unread(frames: list[Frame], beta: Beta = None) -> bool:
     """Fed with nothing looked at in between, the emulation raises Unmodeled somewhere."""
-    emu = AnthropicSdkEmulation()
+    emu = AnthropicSdkEmulation(beta)
     try:
         for frame in frames:
             emu.feed(frame)
@@ -171,34 +184,35 @@ def declines_unread(frames: list[Frame]) -> bool:
     return False
 
 
-def check_frames(frames: list[Frame]) -> bool:
-    """Assert emulation == real class; False when the emulation declined (Unmodeled)."""
+def check_frames(frames: list[Frame], beta: Beta = None) -> bool:
+    """Assert emulation == real class (BetaMessageStream for a `beta` request); False when
+    the emulation declined (Unmodeled)."""
     before = copy.deepcopy([(f.data, f.payload, f.event) for f in frames])
     real_mid: dict[int, list[Call]] = {}
-    real = run_real_anthropic(frames, on_frame=real_mid.__setitem__)
+    real = run_real_anthropic(frames, beta, on_frame=real_mid.__setitem__)
     try:
-        got, mid = emulate(frames)
+        got, mid = emulate(frames, beta=beta)
     except Unmodeled:
-        assert declines_unread(frames)
-        assert anthropic_sdk_result(frames) == real
+        assert declines_unread(frames, beta)
+        assert anthropic_sdk_result(frames, beta) == real
         return False
-    check_unread(frames, real, real_mid)
+    check_unread(frames, real, real_mid, beta)
     assert got == real
     for number, calls in real_mid.items():
         assert mid.get(number) == calls, f"frame {number}"
     # a copy taken mid-stream carries on exactly like the original
-    assert emulate(frames, fork_at=len(frames) // 2) == (got, mid)
+    assert emulate(frames, fork_at=len(frames) // 2, beta=beta) == (got, mid)
     assert [(f.data, f.payload, f.event) for f in frames] == before
-    assert anthropic_sdk_result(frames) == real
+    assert anthropic_sdk_result(frames, beta) == real
     return True
 
 
-def check(items: list[Item]) -> bool:
-    return check_frames(frames_of(copy.deepcopy(items)))
+def check(items: list[Item], beta: Beta = None) -> bool:
+    return check_frames(frames_of(copy.deepcopy(items)), beta)
 
 
-def final(items: list[Item]) -> list[Call] | StrategyError:
-    result, _ = emulate(frames_of(items))
+def final(items: list[Item], beta: Beta = None) -> list[Call] | StrategyError:
+    result, _ = emulate(frames_of(items), beta=beta)
     return result
 
 
@@ -409,9 +423,83 @@ CASES: dict[str, list[Item]] = {
 }
 
 
+@pytest.mark.parametrize("beta", [None, BETA], ids=["MessageStream", "BetaMessageStream"])
 @pytest.mark.parametrize("items", list(CASES.values()), ids=list(CASES))
-def test_quirks_match_the_real_class(items: list[Item]) -> None:
-    check(items)
+def test_quirks_match_the_real_class(items: list[Item], beta: Beta) -> None:
+    check(items, beta)
+
+
+MCP = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "ask", "server_name": "s", "input": {}}
+COMPACTION = block(0, {"type": "compaction", "content": None})
+# What BetaMessageStream accumulates otherwise than MessageStream, each run through both
+BETA_CASES: dict[str, list[Item]] = {
+    "mcp-tool-input": [start(), block(0, MCP), *[js(0, p) for p in WEATHER], stop(0)],
+    "mcp-tool-in-message-start": [start([MCP]), js(0, '{"a": 1}'), STOP_MESSAGE],
+    "mcp-tool-bad-input": [start(), block(0, MCP), js(0, '{"a": 1, }')],
+    "mcp-after-a-tool-sharing-its-buffer": [start(), tool(0), js(0, '{"a"'), block(1, MCP)]
+    + [js(0, ": 1}"), js(1, "[1")],
+    "fallback-to-a-model": [start(), block(0, {"type": "fallback", "to": {"model": "m2"}})],
+    "fallback-to-an-empty-object": [start(), block(0, {"type": "fallback", "to": {}})],
+    "fallback-to-null": [start(), block(0, {"type": "fallback", "to": None}), tool(1)],
+    "fallback-without-to": [start(), block(0, {"type": "fallback"})],
+    "fallback-to-a-string": [
+        start(),
+        tool(0),
+        js(0, "{}"),
+        block(1, {"type": "fallback", "to": "m"}),
+    ],
+    "fallback-to-a-list": [start(), block(0, {"type": "fallback", "to": [1]})],
+    "compaction-delta": [
+        start(),
+        COMPACTION,
+        delta(0, {"type": "compaction_delta", "content": "x"}),
+    ],
+    "compaction-delta-to-a-text-block": [start(), TEXT, delta(0, {"type": "compaction_delta"})],
+    "compaction-delta-to-a-junk-entry": [start([7]), delta(0, {"type": "compaction_delta"})],
+    "compaction-delta-bool-index": [start(), COMPACTION, delta(True, {"type": "compaction_delta"})],
+    "message-delta-beta-fields": [
+        start(),
+        tool(0),
+        js(0, "{}"),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use"},
+                "usage": {"output_tokens": 5, "iterations": [1], "fallback_credit": 3},
+                "context_management": {"applied_edits": []},
+                "input_transformations": [{"type": "x"}],
+            },
+        ),
+    ],
+    "fine-grained-header-text-only": [start(), TEXT, text_delta(0, "hi"), stop(0)],
+}
+
+
+@pytest.mark.parametrize("beta", [None, BETA, FINE], ids=["plain", "beta", "fine-grained"])
+@pytest.mark.parametrize("items", list(BETA_CASES.values()), ids=list(BETA_CASES))
+def test_what_the_beta_stream_reads_otherwise_matches_the_real_class(
+    items: list[Item], beta: Beta
+) -> None:
+    # modelled unless the trailing-strings beta meets a tool input
+    inputs = any(name == "content_block_delta" and "partial_json" in str(e) for name, e in items)
+    assert check(items, beta) or (beta is FINE and inputs)
+
+
+def test_the_beta_stream_builds_an_mcp_tools_input() -> None:
+    items = BETA_CASES["mcp-tool-input"]
+    (plain,) = final(items)  # type: ignore[misc]
+    (beta,) = final(items, BETA)  # type: ignore[misc]
+    assert (plain.type, plain.arguments, beta.arguments) == (
+        "mcp_tool_use",
+        "{}",
+        '{"location":"Paris","unit":"c"}',
+    )
+    # a fallback whose target is not an object: only BetaMessageStream reads it
+    assert final(BETA_CASES["fallback-to-null"], BETA) == StrategyError(
+        "AttributeError: 'NoneType' object has no attribute 'model'", 2
+    )
+    assert isinstance(final(BETA_CASES["fallback-to-null"]), list)
 
 
 UNMODELED: dict[str, list[Item]] = {
@@ -429,14 +517,27 @@ UNMODELED: dict[str, list[Item]] = {
     "construct-parameter-in-a-tool-start": [start(), tool(0, _BaseModel__cls=None)],
     "huge-number": tool_stream(["[" + "1" * 4100]),
 }
+# ... and for a request BetaMessageStream reads
+BETA_UNMODELED: dict[str, tuple[list[Item], BetaStream]] = {
+    "trailing-strings-tool-input": (tool_stream(['{"a": "b', 'c"}']), FINE),
+    "trailing-strings-cut-in-a-string": (tool_stream(['{"a": "b']), FINE),
+    "float-index-compaction-delta": (
+        [start(), COMPACTION, delta(0.0, {"type": "compaction_delta", "content": "x"})],
+        BETA,
+    ),
+}
 
 
-@pytest.mark.parametrize("items", list(UNMODELED.values()), ids=list(UNMODELED))
-def test_unmodeled_shapes_fall_back_to_the_real_class(items: list[Item]) -> None:
+@pytest.mark.parametrize(
+    ("items", "beta"),
+    [(items, None) for items in UNMODELED.values()] + list(BETA_UNMODELED.values()),
+    ids=list(UNMODELED) + list(BETA_UNMODELED),
+)
+def test_unmodeled_shapes_fall_back_to_the_real_class(items: list[Item], beta: Beta) -> None:
     frames = frames_of(items)
     with pytest.raises(Unmodeled):
-        emulate(frames)
-    assert anthropic_sdk_result(frames) == run_real_anthropic(frames)
+        emulate(frames, beta=beta)
+    assert anthropic_sdk_result(frames, beta) == run_real_anthropic(frames, beta)
 
 
 def test_tool_values() -> None:
@@ -491,9 +592,10 @@ def read_sse(path: Path) -> list[Frame]:
     return frames
 
 
+@pytest.mark.parametrize("beta", [None, BETA], ids=["MessageStream", "BetaMessageStream"])
 @pytest.mark.parametrize("path", SSE_FILES, ids=[p.name for p in SSE_FILES])
-def test_recorded_streams_match_the_real_class(path: Path) -> None:
-    assert check_frames(read_sse(path)), f"{path.name}: the emulation declined a recording"
+def test_recorded_streams_match_the_real_class(path: Path, beta: Beta) -> None:
+    assert check_frames(read_sse(path), beta), f"{path.name}: the emulation declined a recording"
 
 
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "recordings").glob("anthropic-*.jsonl"))
@@ -710,6 +812,8 @@ def a_block(draw: st.DrawFn) -> Any:
             (3, "text"),
             (2, "thinking"),
             (1, "redacted_thinking"),
+            (1, "fallback"),  # (the beta stream's)
+            (1, "compaction"),
             (1, "mystery"),
             (1, MISSING),
         )
@@ -727,6 +831,8 @@ def a_block(draw: st.DrawFn) -> Any:
     }
     if draw(w((3, False), (1, True))):
         body["caller"] = draw(st.sampled_from([{"type": "direct"}, {"type": "nope"}, None]))
+    if kind == "fallback":
+        body["to"] = draw(w((4, {"model": "m"}), (1, {}), (1, None), (1, "m"), (1, MISSING)))
     return without_missing(body)
 
 
@@ -739,6 +845,7 @@ def a_delta(draw: st.DrawFn) -> Any:
             (2, "signature_delta"),
             (2, "citations_delta"),
             (3, "input_json_delta"),
+            (1, "compaction_delta"),  # (the beta stream's)
             (1, "mystery_delta"),
             (1, MISSING),
         )
@@ -747,7 +854,9 @@ def a_delta(draw: st.DrawFn) -> Any:
         return draw(st.sampled_from(["x", None, 3, MISSING]))
     body = {"type": kind}
     value = draw(w((8, "ab"), (1, ""), (1, 5), (1, None), (1, MISSING), (1, [1])))
-    field = sdk_model._DELTA_FIELD.get(kind, "citation")
+    field = (
+        "content" if kind == "compaction_delta" else sdk_model._DELTA_FIELD.get(kind, "citation")
+    )
     body[field] = {"type": "char_location"} if field == "citation" and value == "ab" else value
     return without_missing(body)
 
@@ -857,9 +966,9 @@ def a_stream(draw: st.DrawFn) -> list[Item]:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(items=a_stream())
-def test_random_streams_match_the_real_class(items: list[Item]) -> None:
-    check(items)
+@given(items=a_stream(), beta=st.sampled_from([None, BETA, FINE]))
+def test_random_streams_match_the_real_class(items: list[Item], beta: Beta) -> None:
+    check(items, beta)
 
 
 # --- linearity, version, purity --------------------------------------------------------------
