@@ -26,7 +26,16 @@ from ..core.frames import Frame
 from ..framing import of_response
 from ..framing.session import CONTROL, WsMessage, frame_of
 from .anthropic import ANTHROPIC
-from .base import Dialect, EngineOptions, FinalWatch, RequestFacts, Turn, Watch, body_facts
+from .base import (
+    Dialect,
+    EngineOptions,
+    FinalWatch,
+    RequestFacts,
+    RequestHeaders,
+    Turn,
+    Watch,
+    body_facts,
+)
 from .bedrock import BEDROCK
 from .chat import CHAT
 from .gemini import GEMINI
@@ -124,11 +133,14 @@ def of_request(url: str, body: object) -> str | None:
     return None if d is None else d.name
 
 
-def request_facts(told: Dialect | None, url: str, body: object) -> RequestFacts:
+def request_facts(
+    told: Dialect | None, url: str, body: object, headers: RequestHeaders = ()
+) -> RequestFacts:
     """What a request says of its exchange (model, stream, tools), as its dialect reads it
-    (one that speaks none: as most dialects keep them, in the body)."""
+    (one that speaks none: as most dialects keep them, in the body); `headers`: the
+    request's, where they are known."""
     if told is not None and told.url_facts is not None:
-        return told.url_facts(url, body)
+        return told.url_facts(url, body, headers)
     read = body_facts if told is None else told.facts
     return read(path_of(url), body)
 

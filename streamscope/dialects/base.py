@@ -342,6 +342,10 @@ def no_response_facts(payload: object, facts: ResponseFacts) -> None:
     """A dialect whose events say none of it."""
 
 
+# A request's headers as a recording or a HAR keeps them: [name, value] pairs.
+RequestHeaders = Sequence[Sequence[str]]
+
+
 @dataclass(frozen=True, slots=True)
 class RequestFacts:
     """What a request body (and its path) says about the exchange, as its dialect reads it."""
@@ -349,6 +353,9 @@ class RequestFacts:
     model: str | None = None
     stream: bool | None = None  # None: the request does not say
     tools: list[Any] | None = None
+    # what else the request asks of the SDK strategy's reading, handed to its engine:
+    # Chat Completions' `response_format`; for Anthropic Messages, a request the SDK's
+    # beta client sent (sdk_model.BetaStream: its stream is BetaMessageStream's)
     response_format: object = None
 
 
@@ -478,9 +485,11 @@ class Dialect:
     error_headers: Callable[[int, str], tuple[tuple[str, str], ...]] = no_error_headers
     # The facts of a request it claims: (URL path, parsed JSON body) -> RequestFacts.
     facts: Callable[[str, object], RequestFacts] = body_facts
-    # ... where its URL's query tells them (Realtime's `?model=`): (the whole URL, the
-    # parsed body) -> RequestFacts, read instead of `facts` (None: `facts` on the path).
-    url_facts: Callable[[str, object], RequestFacts] | None = None
+    # ... where its URL's query or its headers tell them (Realtime's `?model=`, the
+    # anthropic SDK's beta client's `?beta=true`): (the whole URL, the parsed body, the
+    # request's headers as [name, value] pairs) -> RequestFacts, read instead of `facts`
+    # (None: `facts` on the path).
+    url_facts: Callable[[str, object, RequestHeaders], RequestFacts] | None = None
     # What playback compares to pick the recorded request that answers one (the model
     # as `facts` reads it), and the key holding its turns, with what one is called.
     match_keys: tuple[str, ...] = ("model", "messages", "tools")

@@ -356,6 +356,7 @@ class EventEngine(Engine):
     ) -> None:
         super().__init__(exchange, part, marks, collect_events)
         self.declared = self.declares(tools)
+        self.response_format = response_format  # what else the request asks of the SDK's reading
         self.robust = self.reader(self.log)
         self.others: list[Any] = [fold() for fold in self.folds] if self._clients else []
         self.sdk: EventEmulation | Unmodeled = (

@@ -104,7 +104,8 @@ class ExchangeInfo:
         body = readable.json()
         told = claimant(request.url, body) or look_alike(body)
         self.dialect = self.request_dialect = None if told is None else told.name
-        facts = request_facts(told, request.url, body)  # as the dialect reads its request
+        # as the dialect reads its request
+        facts = request_facts(told, request.url, body, request.headers)
         self.model, self.tools = facts.model, facts.tools
         self.stream = facts.stream is True
         self.response_format = facts.response_format

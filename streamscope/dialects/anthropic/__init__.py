@@ -19,6 +19,7 @@ from .wire import (
     final_event,
     framing_of,
     response_facts,
+    url_facts,
 )
 
 # The order strategies are reported in (the contract's table order).
@@ -57,8 +58,11 @@ def _claims_event(payload: object, event: str | None) -> bool:
 
 def _real_sdk(frames: list[Any], tools: object, response_format: object) -> Any:
     from .oracle import anthropic_sdk_result
+    from .sdk_model import BetaStream
 
-    return anthropic_sdk_result(frames)
+    # a request the SDK's beta client sent is read by BetaMessageStream (wire.url_facts)
+    beta = response_format if isinstance(response_format, BetaStream) else None
+    return anthropic_sdk_result(frames, beta)
 
 
 ANTHROPIC = Dialect(
@@ -87,6 +91,7 @@ ANTHROPIC = Dialect(
     final_event=final_event,
     error_document=error_document,
     facts=facts,
+    url_facts=url_facts,
     match_keys=("model", "system", "messages", "tools"),
     endpoints=ENDPOINTS,
     framings=("sse", EVENTSTREAM),

@@ -19,7 +19,7 @@ from ..typed import EventEngine, is_index
 from . import STRATEGY_NAMES
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import Robust
-from .sdk_model import AnthropicSdkEmulation
+from .sdk_model import AnthropicSdkEmulation, BetaStream
 from .strategies import LastBlock, StartConcat, Truthy
 from .wire import bedrock_error
 
@@ -49,7 +49,9 @@ class AnthropicEngine(EventEngine):
     folds = (StartConcat, LastBlock, Truthy)
 
     def emulation(self, tools: list[Any] | None) -> AnthropicSdkEmulation:
-        return AnthropicSdkEmulation()
+        # a request the SDK's beta client sent: BetaMessageStream reads it (wire.url_facts)
+        asked = self.response_format
+        return AnthropicSdkEmulation(asked if isinstance(asked, BetaStream) else None)
 
     def feed(
         self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ

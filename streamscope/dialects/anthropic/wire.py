@@ -14,13 +14,23 @@ the `error` event the anthropic SDK's Bedrock decoder makes of it (`bedrock_erro
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
+from dataclasses import replace
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import orjson
 
 from ...core.frames import Frame
 from ...framing.aws_eventstream import fault
-from ..base import FinalWatch, RequestFacts, ResponseFacts, Watch, body_facts, no_final_event
+from ..base import (
+    FinalWatch,
+    RequestFacts,
+    RequestHeaders,
+    ResponseFacts,
+    Watch,
+    body_facts,
+    no_final_event,
+)
+from .sdk_model import BetaStream
 
 ENDPOINTS = (
     "POST .../v1/messages",
@@ -70,6 +80,30 @@ def facts(path: str, body: object) -> RequestFacts:
     if found is None:
         return told
     return RequestFacts(unquote(found[1]), found[2] is not None, told.tools, None)
+
+
+def url_facts(url: str, body: object, headers: RequestHeaders = ()) -> RequestFacts:
+    """`facts` on the URL's path; a request to `/v1/messages?beta=true` (what the SDK's
+    beta client, `client.beta.messages.stream(...)`, sends) is one BetaMessageStream reads,
+    with the `anthropic-beta` header it was sent with (`response_format`: a BetaStream).
+    The header alone says nothing: the plain client sends it too, and never reads it."""
+    if url.startswith("/"):  # a request target (`//x` is a path here, not a host)
+        path, _, query = url.partition("?")
+    else:
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # a recorded URL that does not parse (a bad IPv6 host)
+            return facts("", body)
+        path, query = parts.path, parts.query
+    told = facts(path, body)
+    if ("beta", "true") not in parse_qsl(query):
+        return told
+    betas = ", ".join(
+        value
+        for name, value in ((h[0], h[1]) for h in headers if len(h) == 2)
+        if name.lower() == "anthropic-beta"
+    )
+    return replace(told, response_format=BetaStream(betas))
 
 
 def framing_of(url: str) -> str:

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from ..base import RequestFacts, ResponseFacts
+from ..base import RequestFacts, RequestHeaders, ResponseFacts
 
 PATH = "/realtime"
 ENDPOINTS = ("GET .../realtime (a WebSocket session)",)
@@ -73,7 +73,7 @@ def client_facts(event: object) -> tuple[str | None, list[Any] | None]:
     )
 
 
-def url_facts(url: str, body: object) -> RequestFacts:
+def url_facts(url: str, body: object, headers: RequestHeaders = ()) -> RequestFacts:
     """The facts of a handshake (its URL, query included: `?model=`), or of a client
     event a session's turn opened with (`body`: its model and tools, client_facts)."""
     model, tools = client_facts(body)

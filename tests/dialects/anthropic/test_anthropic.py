@@ -621,3 +621,84 @@ def test_robust_builds_what_the_sdk_builds_where_the_sdk_is_right(name):
         assert isinstance(got, StrategyError) and got.error.startswith(SDK_RAISES[name])
     else:
         assert stream.differs("anthropic-sdk") is (name in SDK_WRONG)
+
+
+# An MCP tool call, as the API streams it to the beta client (mcp_tool_use's input in
+# fragments): BetaMessageStream builds its input, MessageStream keeps its start's {}
+MCP_CALL = message(
+    [
+        tool_start(0, "mcptoolu_1", "ask_question", "mcp_tool_use", server_name="deepwiki"),
+        json_delta(0, ""),
+        json_delta(0, '{"repoName": '),
+        json_delta(0, '"pydantic/pydantic-ai"}'),
+        block_stop(0),
+    ],
+    stop="end_turn",
+)
+
+
+def _one_exchange(path, url: str, headers: list, events: list) -> None:
+    from streamscope.recording import RecordingWriter
+
+    body = {"model": "m", "max_tokens": 9, "messages": QUESTION, "stream": True}
+    with RecordingWriter(str(path)) as w:
+        x = w.new_exchange()
+        w.request(x, "POST", url, headers, orjson.dumps(body))
+        w.response(x, 200, [("content-type", "text/event-stream")])
+        w.chunk(x, sse(events))
+        w.end(x, "complete")
+
+
+@pytest.mark.parametrize(
+    "url, headers, beta",
+    [
+        # client.beta.messages.stream(...): the ?beta=true query, its betas as the header
+        (
+            "https://api.anthropic.com/v1/messages?beta=true",
+            [("anthropic-beta", "mcp-client-2025-04-04")],
+            True,
+        ),
+        ("https://gateway.example/anthropic/v1/messages?beta=true", [], True),
+        # client.messages.stream(..., extra_headers={"anthropic-beta": ...}): MessageStream
+        (
+            "https://api.anthropic.com/v1/messages",
+            [("anthropic-beta", "mcp-client-2025-04-04")],
+            False,
+        ),
+        ("https://api.anthropic.com/v1/messages?beta=false", [], False),
+    ],
+)
+def test_the_sdk_strategy_is_the_beta_stream_where_the_request_went_to_the_beta_api(
+    tmp_path, url, headers, beta
+):
+    path = tmp_path / "mcp.jsonl"
+    _one_exchange(path, url, headers, MCP_CALL)
+    (stream,) = analyze(path).streams
+    (call,) = stream.tool_calls
+    assert (call.type, call.arguments) == ("mcp_tool_use", '{"repoName": "pydantic/pydantic-ai"}')
+    (sdk,) = stream.strategies["anthropic-sdk"]  # type: ignore[misc]
+    assert sdk.arguments == ('{"repoName":"pydantic/pydantic-ai"}' if beta else "{}")
+    assert stream.differs("anthropic-sdk") is not beta
+
+
+def test_a_bare_stream_is_read_as_the_plain_client_reads_it(tmp_path):
+    # no request: nothing says beta, and anthropic-sdk stands for MessageStream
+    path = tmp_path / "mcp.sse"
+    path.write_bytes(sse(MCP_CALL))
+    (stream,) = analyze(path).streams
+    (sdk,) = stream.strategies["anthropic-sdk"]  # type: ignore[misc]
+    assert sdk.arguments == "{}" and stream.differs("anthropic-sdk")
+
+
+def test_the_fine_grained_beta_is_answered_by_the_real_beta_stream(tmp_path):
+    # trailing-strings tool input is not modelled: the real BetaMessageStream answers, with
+    # the request's header (a cut string is kept: {"repoName": "pyd"})
+    cut = [e for e in MCP_CALL if e.get("type") not in ("message_delta", "message_stop")]
+    cut[-2] = json_delta(0, '"pyd')  # (the stream stops inside a string)
+    cut.pop()
+    path = tmp_path / "fine.jsonl"
+    url = "https://api.anthropic.com/v1/messages?beta=true"
+    _one_exchange(path, url, [("anthropic-beta", "fine-grained-tool-streaming-2025-05-14")], cut)
+    (stream,) = analyze(path).streams
+    (sdk,) = stream.strategies["anthropic-sdk"]  # type: ignore[misc]
+    assert sdk.arguments == '{"repoName":"pyd"}'

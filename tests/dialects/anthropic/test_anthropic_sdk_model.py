@@ -598,6 +598,23 @@ def test_recorded_streams_match_the_real_class(path: Path, beta: Beta) -> None:
     assert check_frames(read_sse(path), beta), f"{path.name}: the emulation declined a recording"
 
 
+def test_a_beta_recording_is_read_as_the_beta_client_reads_it() -> None:
+    # pydantic-ai's MCP servers stream, sent by the beta client to /v1/messages?beta=true:
+    # BetaMessageStream builds the mcp_tool_use block's input from its deltas
+    from streamscope.inputs.source import open_input
+
+    with open_input(str(FIXTURES / "pydantic-ai-mcp-servers-beta.recording.jsonl")) as source:
+        (info,) = source.infos()
+        assert info.response_format == BetaStream("")
+        frames = list(source.exchange(1).frames())
+    assert check_frames(frames, info.response_format)
+    (call,) = anthropic_sdk_result(frames, info.response_format)  # type: ignore[misc]
+    assert (call.type, call.name) == ("mcp_tool_use", "ask_question")
+    assert json.loads(call.arguments)["repoName"] == "pydantic/pydantic-ai"
+    (plain,) = anthropic_sdk_result(frames)  # type: ignore[misc]  # MessageStream: its start's
+    assert plain.arguments == "{}"
+
+
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "recordings").glob("anthropic-*.jsonl"))
 
 
