@@ -355,7 +355,7 @@ class RequestFacts:
     tools: list[Any] | None = None
     # what else the request asks of the SDK strategy's reading, handed to its engine:
     # Chat Completions' `response_format`; for Anthropic Messages, a request the SDK's
-    # beta client sent (sdk_model.BetaStream: its stream is BetaMessageStream's)
+    # beta client sent (anthropic.wire.BetaStream: its stream is BetaMessageStream's)
     response_format: object = None
 
 

@@ -13,6 +13,7 @@ from .wire import (
     CLIENT_HEADERS,
     ENDPOINTS,
     EVENTSTREAM,
+    BetaStream,
     claims_request,
     error_document,
     facts,
@@ -58,7 +59,6 @@ def _claims_event(payload: object, event: str | None) -> bool:
 
 def _real_sdk(frames: list[Any], tools: object, response_format: object) -> Any:
     from .oracle import anthropic_sdk_result
-    from .sdk_model import BetaStream
 
     # a request the SDK's beta client sent is read by BetaMessageStream (wire.url_facts)
     beta = response_format if isinstance(response_format, BetaStream) else None

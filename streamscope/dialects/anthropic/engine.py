@@ -19,9 +19,9 @@ from ..typed import EventEngine, is_index
 from . import STRATEGY_NAMES
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import Robust
-from .sdk_model import AnthropicSdkEmulation, BetaStream
+from .sdk_model import AnthropicSdkEmulation
 from .strategies import LastBlock, StartConcat, Truthy
-from .wire import bedrock_error
+from .wire import BetaStream, bedrock_error
 
 
 def plain_fragment(p: object) -> tuple[int, str] | None:

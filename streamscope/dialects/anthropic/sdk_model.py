@@ -93,7 +93,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled
@@ -106,6 +105,7 @@ from streamscope.dialects.anthropic.partial_json import (
     position,
     quick_value,
 )
+from streamscope.dialects.anthropic.wire import FINE_GRAINED, BetaStream
 from streamscope.dialects.versions import VERIFIED
 
 __all__ = [
@@ -126,8 +126,6 @@ TOOL_TYPES = ("tool_use", "server_tool_use", "mcp_tool_use")
 _TRACKS_INPUT = ("tool_use", "server_tool_use")
 # ... and BetaMessageStream's
 _BETA_TRACKS_INPUT = ("tool_use", "server_tool_use", "mcp_tool_use")
-# the beta with which BetaMessageStream parses tool input in trailing-strings mode
-FINE_GRAINED = "fine-grained-tool-streaming-2025-05-14"
 # the string field each delta type needs for the event to validate (pydantic, lax mode)
 _DELTA_FIELD = {
     "text_delta": "text",
@@ -142,20 +140,6 @@ _NOT_SET = object()
 
 def is_tool_block(block_type: object) -> bool:
     return block_type in TOOL_TYPES
-
-
-@dataclass(frozen=True, slots=True)
-class BetaStream:
-    """A request the SDK's beta client sent (`client.beta.messages.stream(...)`: `POST
-    /v1/messages?beta=true`), whose stream BetaMessageStream reads; `betas` is its
-    `anthropic-beta` header as sent ("" for none), which that class reads too."""
-
-    betas: str = ""
-
-    @property
-    def fine_grained(self) -> bool:
-        """Whether BetaMessageStream parses its tool input in trailing-strings mode."""
-        return FINE_GRAINED in self.betas
 
 
 # json.dumps(value, ensure_ascii=False, separators=(",", ":")) without building an encoder

@@ -14,7 +14,7 @@ the `error` event the anthropic SDK's Bedrock decoder makes of it (`bedrock_erro
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import orjson
@@ -30,7 +30,6 @@ from ..base import (
     body_facts,
     no_final_event,
 )
-from .sdk_model import BetaStream
 
 ENDPOINTS = (
     "POST .../v1/messages",
@@ -80,6 +79,24 @@ def facts(path: str, body: object) -> RequestFacts:
     if found is None:
         return told
     return RequestFacts(unquote(found[1]), found[2] is not None, told.tools, None)
+
+
+# the beta with which the SDK's BetaMessageStream parses tool input in trailing-strings mode
+FINE_GRAINED = "fine-grained-tool-streaming-2025-05-14"
+
+
+@dataclass(frozen=True, slots=True)
+class BetaStream:
+    """A request the SDK's beta client sent (`client.beta.messages.stream(...)`: `POST
+    /v1/messages?beta=true`), whose stream BetaMessageStream reads; `betas` is its
+    `anthropic-beta` header as sent ("" for none), which that class reads too."""
+
+    betas: str = ""
+
+    @property
+    def fine_grained(self) -> bool:
+        """Whether BetaMessageStream parses its tool input in trailing-strings mode."""
+        return FINE_GRAINED in self.betas
 
 
 def url_facts(url: str, body: object, headers: RequestHeaders = ()) -> RequestFacts:
