@@ -363,6 +363,7 @@ def _export(
             expect_done=stream.fmt != CHUNKS,
             headers=by_name,
             keep_calls=fmt == "pytest",
+            chunk_log=stream.fmt == CHUNKS,
         )
         names, datas = [n for n, _ in pairs], [d for _, d in pairs]
         heads = None if heads is None else [by_name.get(n, ()) for n in names]

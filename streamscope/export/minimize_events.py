@@ -75,8 +75,13 @@ class _Judge:
         judged: Callable[[list[Pair]], Signature] | None = None,
         headers: Mapping[str | None, tuple[FrameHeader, ...]] | None = None,
         keep_calls: bool = False,
+        chunk_log: bool = False,
     ) -> None:
         self.told, self.tools, self.expect_done = told, tools, expect_done
+        # the frames are a chunk log's (no SSE names): its engines read them as inspect's
+        # does (the SDK shown each event under its type's name); else every candidate is
+        # judged by another reading than the one its fixture is inspected with
+        self.chunk_log = chunk_log
         self.keep_calls = keep_calls  # robust's calls are part of the signature
         self.headers = headers or {}
         self.judged = judged
@@ -121,7 +126,7 @@ class _Judge:
         self.target, self.found, self.robust, others = self._whole(frames)
         covered: set[str] = set()
         for part in (ROBUST, CLIENTS, SDK):  # (robust's part: the clients read off its calls)
-            names = self.told.engine(1, self.tools, marks=False, part=part).others_at_end()
+            names = self._engine(part).others_at_end()
             mine = {name: got for name, got in others.items() if name in names}
             self.parts.append((part, clients(self.robust, mine, self.key)))
             covered |= set(names)
@@ -137,7 +142,7 @@ class _Judge:
         after)."""
         assert self.target is not None
         built = self._built(frames)
-        engine = self.told.engine(1, self.tools, marks=False, part=ROBUST)
+        engine = self._engine(ROBUST)
         if not self._fed_as_aimed(engine, built):
             return False
         robust, _ = engine.end(expect_done=self.expect_done)
@@ -155,8 +160,11 @@ class _Judge:
                 return True  # (robust's part is the first)
         return True
 
+    def _engine(self, part: str = ALL) -> Engine:
+        return self.told.engine(1, self.tools, marks=False, part=part, chunk_log=self.chunk_log)
+
     def _fed(self, frames: list[Frame], part: str = ALL) -> Engine:
-        engine = self.told.engine(1, self.tools, marks=False, part=part)
+        engine = self._engine(part)
         feed = engine.feed
         for frame in frames:
             feed(frame)
@@ -577,13 +585,16 @@ def minimize_events(
     signature: Callable[[list[Pair]], Signature] | None = None,
     headers: Mapping[str | None, tuple[FrameHeader, ...]] | None = None,
     keep_calls: bool = False,
+    chunk_log: bool = False,
 ) -> list[Pair]:
     """The smallest stream found (frames in their original order) with the same signature:
     one engine pass's, or `signature`'s (a session's, where the stream is one turn).
     `headers`: a binary framing's headers of each event name's frames, which the engine
     is shown them with (an AWS exception message is told by its headers). `keep_calls`:
-    robust's calls stay as they were (a fixture that asserts them)."""
-    judge = _Judge(told, tools, expect_done, max_runs, signature, headers, keep_calls)
+    robust's calls stay as they were (a fixture that asserts them). `chunk_log`: the
+    frames are a chunk log's, read as inspect reads one (Anthropic's SDK is shown each
+    event under its type's name)."""
+    judge = _Judge(told, tools, expect_done, max_runs, signature, headers, keep_calls, chunk_log)
     judge.aim(list(frames))
     judge.cache[tuple(frames)] = True  # (as sent: its own signature, no pass again)
     stream = _Stream(list(frames))
