@@ -124,3 +124,18 @@ def test_minimal_keeps_which_clients_differ_and_which_raise(name, tmp_path):
         first = next(i.exchange for i in source.infos() if i.stream)
     want = _divergences(path, first if exchange is not None else None)
     assert (_divergences(out, exchange) if out is not None else NONE) == want
+
+
+def test_the_real_sdk_is_shown_a_chunk_logs_events_named_as_its_emulation_is(tmp_path):
+    """Where the emulation declines a shape (a `_fields_set` key, which pydantic's
+    construct binds as a parameter), inspect runs the real SDK: on a chunk log, with each
+    event named by its type as the emulation is shown it (it saw no names, skipped every
+    event and raised AssertionError)."""
+    pytest.importorskip("anthropic")
+    with open(SPLICED, "rb") as f:
+        lines = f.read().replace(b'"input":{}}}', b'"input":{},"_fields_set":1}}', 1)
+    log = tmp_path / "declined.jsonl"
+    log.write_bytes(lines)
+    sdk = analyze(str(log)).streams[0].strategies["anthropic-sdk"]
+    assert isinstance(sdk, list), sdk
+    assert [c.arguments for c in sdk] == ['{"value":"Spark{"}', "{}"]

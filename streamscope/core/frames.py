@@ -3,6 +3,7 @@ the unit every face steps through, and how a framing says its body ended early."
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +84,17 @@ class Frame:
     @property
     def is_json(self) -> bool:
         return self.payload is not INVALID
+
+
+def named_by_type(frame: Frame) -> Frame:
+    """A chunk log's frame (no SSE name) as the SSE event the API sends it in: named by
+    its payload's `type` (a copy; the frame as it is when it has a name, or no type)."""
+    if frame.event is None and isinstance(frame.payload, dict):
+        kind = frame.payload.get("type")
+        if isinstance(kind, str):
+            frame = copy.copy(frame)
+            frame.event = kind
+    return frame
 
 
 def parse_payload(data: str) -> object:

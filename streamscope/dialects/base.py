@@ -462,6 +462,10 @@ class Dialect:
     minimize: Minimize | None = None
     # Its events carry SSE names (`event:` lines) that exports must keep.
     named_events: bool = False
+    # Its SDK is shown a chunk log's events (which come with no SSE names) each named by
+    # its `type`, as the API sends it (Anthropic's skips an unnamed event): by its
+    # emulation (the engine's chunk_log) and by the real SDK where that declines.
+    chunk_names: bool = False
     # The key `inspect --json` gives the installed SDK's version under (None: the SDK
     # strategy's name: `openai_sdk_version`)
     version_key: str | None = None

@@ -86,6 +86,7 @@ ANTHROPIC = Dialect(
     fixture=later(f"{__name__}.fixture", "FIXTURE"),
     shape=later(f"{__name__}.shape", "SHAPE"),
     named_events=True,
+    chunk_names=True,
     kinds=KINDS,
     client_headers=CLIENT_HEADERS,
     final_event=final_event,

@@ -7,13 +7,12 @@ way; robust takes such a frame in a few steps when no rule needs to look at it
 
 from __future__ import annotations
 
-import copy
 from typing import Any, cast
 
 from ...core.calls import Call
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
-from ...core.frames import NOT_READ, Frame
+from ...core.frames import NOT_READ, Frame, named_by_type
 from ...text import cut, plural, quote
 from ..typed import EventEngine, is_index
 from . import STRATEGY_NAMES
@@ -128,13 +127,8 @@ class AnthropicEngine(EventEngine):
 
     def _sdk_feed(self, frame: Frame) -> None:
         # a chunk log's events come without SSE names: the SDK is shown what it would
-        # build had each come with its own name
-        if self.chunk_log and frame.event is None and isinstance(frame.payload, dict):
-            kind = frame.payload.get("type")
-            if isinstance(kind, str):
-                frame = copy.copy(frame)
-                frame.event = kind
-        super()._sdk_feed(frame)
+        # build had each come with its own name (Dialect.chunk_names)
+        super()._sdk_feed(named_by_type(frame) if self.chunk_log else frame)
 
     # -- the state at this frame, for the faces ------------------------------------------
 
