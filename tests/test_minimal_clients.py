@@ -126,6 +126,7 @@ def test_minimal_keeps_which_clients_differ_and_which_raise(name, tmp_path):
     assert (_divergences(out, exchange) if out is not None else NONE) == want
 
 
+@pytest.mark.slow  # (the real SDK)
 def test_the_real_sdk_is_shown_a_chunk_logs_events_named_as_its_emulation_is(tmp_path):
     """Where the emulation declines a shape (a `_fields_set` key, which pydantic's
     construct binds as a parameter), inspect runs the real SDK: on a chunk log, with each
@@ -139,3 +140,31 @@ def test_the_real_sdk_is_shown_a_chunk_logs_events_named_as_its_emulation_is(tmp
     sdk = analyze(str(log)).streams[0].strategies["anthropic-sdk"]
     assert isinstance(sdk, list), sdk
     assert [c.arguments for c in sdk] == ['{"value":"Spark{"}', "{}"]
+
+
+ANTHROPIC = sorted(
+    os.path.relpath(p, FIXTURES)
+    for p in glob.glob(os.path.join(FIXTURES, "anthropic", "*"))
+    if p.endswith((".sse", ".jsonl"))
+)
+
+
+@pytest.mark.slow  # (the real SDK, on every candidate that keeps the key)
+@pytest.mark.parametrize("name", ANTHROPIC)
+def test_where_the_emulation_declines_the_real_sdks_answer_is_kept(name, tmp_path):
+    """A shape the anthropic-sdk emulation declines (a `_fields_set` key in the first
+    block, which pydantic's construct binds) is answered by the real SDK, in inspect and
+    in the minimiser's judge alike: a minimal stream on which the real SDK raises is not
+    one on which it builds other calls, though the emulation declines both."""
+    pytest.importorskip("anthropic")
+    with open(os.path.join(FIXTURES, name), "rb") as f:
+        body = f.read()
+    if b'"content_block":{' not in body:
+        pytest.skip("no block")
+    declined = tmp_path / ("declined" + os.path.splitext(name)[1])
+    declined.write_bytes(
+        body.replace(b'"content_block":{', b'"content_block":{"_fields_set":1,', 1)
+    )
+    out, _ = _minimal(str(declined), str(tmp_path))
+    want = _divergences(str(declined))
+    assert (_divergences(out) if out is not None else NONE) == want

@@ -18,10 +18,10 @@ import orjson
 
 from ..core import jsonio
 from ..core import results as call_results
-from ..core.calls import Call, StrategyError, Unmodeled
+from ..core.calls import Call, Unmodeled
 from ..core.contract import ContractResult, Conversation, Finding, check
 from ..core.engine import UNFINISHED, Engine, StreamResult
-from ..core.frames import Frame, named_by_type
+from ..core.frames import Frame
 from ..core.history import Entry, Tool, run_at
 from ..core.results import APPROXIMATE, RECORDED, Answer, CallResult, ClientMessage
 from ..core.verdict import exchange_failure
@@ -692,14 +692,12 @@ def _sdk_fallback(analysis: Analysis, source: Source) -> None:
             continue
         info = infos.get(stream.exchange)
         frames = list(source.exchange(stream.exchange).frames())
-        if d.chunk_names and source.kind == CHUNKS:  # (as its emulation was shown them)
-            frames = [named_by_type(f) for f in frames]
-        try:
-            stream.strategies[d.sdk] = d.real_sdk(
-                frames, info.tools if info else None, info.response_format if info else None
-            )
-        except Exception as exc:  # the oracle itself failed: say so rather than guess
-            stream.strategies[d.sdk] = StrategyError.from_exception(exc, 0)
+        stream.strategies[d.sdk] = d.real_answer(
+            frames,
+            info.tools if info else None,
+            info.response_format if info else None,
+            source.kind == CHUNKS,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import orjson
 from ..core.anomalies import Kind
 from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.engine import Engine
-from ..core.frames import Frame, FrameHeader
+from ..core.frames import Frame, FrameHeader, named_by_type
 from ..core.history import CallIds, History, Tool
 from ..framing import SSE
 from ..framing.session import WsMessage
@@ -539,3 +539,23 @@ class Dialect:
         """The fixture `export --format pytest` writes for a stream in `framing` (None:
         SSE's): the framing's own where it has one, else `fixture`."""
         return self.fixtures.get(framing or SSE, self.fixture)
+
+    def real_answer(
+        self,
+        frames: list[Frame],
+        tools: list[Any] | None,
+        response_format: object,
+        chunk_log: bool = False,
+    ) -> list[Call] | StrategyError | Unmodeled:
+        """What the real SDK builds or raises on `frames`, where its emulation declined
+        their shape: a chunk log's events shown it named as the emulation was shown them
+        (`chunk_names`); an oracle that fails itself says so rather than guess."""
+        if chunk_log and self.chunk_names:
+            frames = [named_by_type(f) for f in frames]
+        try:
+            got: list[Call] | StrategyError | Unmodeled = self.real_sdk(
+                frames, tools, response_format
+            )
+        except Exception as exc:
+            got = StrategyError.from_exception(exc, 0)
+        return got

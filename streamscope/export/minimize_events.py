@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 import orjson
 
 from ..core.anomalies import SERIOUS, TAKEN_BACK, Anomaly
-from ..core.calls import Call
+from ..core.calls import Call, Unmodeled
 from ..core.collector import collector_paused
 from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, Strategies, value_key
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
@@ -107,10 +107,11 @@ class _Judge:
     def _whole(self, frames: list[Pair]) -> tuple[Signature, list[Anomaly], list[Call], Strategies]:
         """One pass of every part: the signature, the findings, robust's calls and the
         clients' builds."""
-        engine = self._fed(self._built(frames))
+        built = self._built(frames)
+        engine = self._fed(built)
         robust, _ = engine.end(expect_done=self.expect_done)
         self.key = value_key if engine.by_value else Call.key
-        others = engine.others_at_end()
+        others = self._answered(engine.others_at_end(), built)
         found = engine.log.entries()
         calls = held(robust, self.key) if self.keep_calls else None
         target = Signature(kinds(found), *clients(robust, others, self.key), calls)
@@ -152,13 +153,23 @@ class _Judge:
             return False
         for at, (part, want) in enumerate(self.parts):
             fed = engine if part == ROBUST else self._fed(built, part)
-            if clients(robust, fed.others_at_end(), self.key) != want:
+            if clients(robust, self._answered(fed.others_at_end(), built), self.key) != want:
                 if at > 1:  # read first after robust's from now on: the candidates of
                     self.parts.insert(1, self.parts.pop(at))  # one search fail alike
                 return False
             if robust_only:
                 return True  # (robust's part is the first)
         return True
+
+    def _answered(self, others: Strategies, frames: list[Frame]) -> Strategies:
+        """`others`, with the real SDK's answer where its emulation declined the shape
+        (Unmodeled), as inspect gives it (analysis.driver): a candidate on which the real
+        SDK raises is not one on which it builds other calls, though the emulation
+        declines both. The real SDK is run only on candidates that keep such a shape."""
+        sdk = self.told.sdk
+        if not isinstance(others.get(sdk), Unmodeled):
+            return others
+        return {**others, sdk: self.told.real_answer(frames, self.tools, None, self.chunk_log)}
 
     def _engine(self, part: str = ALL) -> Engine:
         return self.told.engine(1, self.tools, marks=False, part=part, chunk_log=self.chunk_log)
