@@ -19,7 +19,7 @@ import os
 import orjson
 import pytest
 
-from streamscope.analysis.driver import analyze
+from streamscope.analysis.driver import analyze, frame_source
 from streamscope.core.calls import Call
 from streamscope.core.engine import value_key
 from streamscope.core.minimal import clients
@@ -167,4 +167,32 @@ def test_where_the_emulation_declines_the_real_sdks_answer_is_kept(name, tmp_pat
     )
     out, _ = _minimal(str(declined), str(tmp_path))
     want = _divergences(str(declined))
+    assert (_divergences(out) if out is not None else NONE) == want
+
+
+RECORDINGS = os.path.join(os.path.dirname(HERE), "recordings")
+SAMPLES = sorted(n for n in os.listdir(RECORDINGS) if n.endswith((".jsonl", ".sse")))
+
+
+@pytest.mark.slow  # (the real SDK)
+@pytest.mark.parametrize("name", SAMPLES)
+def test_where_the_openai_emulation_declines_the_real_sdks_answer_is_kept(name, tmp_path):
+    """Chat Completions' own search likewise: a sample's first stream as a chunk log, its
+    first choice's logprobs `{"content": 5}` (which the emulation declines and the real
+    SDK builds past), keeps what the real SDK builds or raises."""
+    pytest.importorskip("openai")
+    path = os.path.join(RECORDINGS, name)
+    analysis = analyze(path)
+    if not analysis.streams or analysis.streams[0].dialect != "chat-completions":
+        pytest.skip("not a Chat Completions stream")
+    chunks = [f.payload for f in frame_source(path, analysis.streams[0].exchange)]
+    chunks = [c for c in chunks if isinstance(c, dict)]
+    first = next((c for c in chunks if c.get("choices")), None)
+    if first is None:
+        pytest.skip("no choice")
+    first["choices"][0]["logprobs"] = {"content": 5}
+    log = tmp_path / "declined.jsonl"
+    log.write_bytes(b"".join(orjson.dumps(c) + b"\n" for c in chunks))
+    out, _ = _minimal(str(log), str(tmp_path))
+    want = _divergences(str(log))
     assert (_divergences(out) if out is not None else NONE) == want

@@ -48,9 +48,9 @@ from typing import Any
 import orjson
 
 from ...core.anomalies import Anomaly
-from ...core.calls import Call
+from ...core.calls import Call, Unmodeled
 from ...core.collector import collector_paused
-from ...core.engine import ALL, CLIENTS, ROBUST, SDK
+from ...core.engine import ALL, CLIENTS, ROBUST, SDK, Strategies
 from ...core.frames import INVALID, Frame, parse_payload
 from ...core.minimal import (
     LONG,
@@ -83,6 +83,7 @@ from .facts import (
 from .shape import VOLATILE
 
 LOOK_FIRST = LONG
+SDK_NAME = "openai-sdk"  # the strategy that stands for the SDK (Dialect.sdk)
 FEED = 2  # a long stream's searches judge at most this many times its frames
 NodePath = tuple[Any, ...]  # to a node in a frame's tree, or (frame, *that path)
 Site = tuple[int, NodePath]  # a string that accumulates: (frame, path to it)
@@ -95,21 +96,34 @@ def signature(
     engine = StreamEngine(1, tools, marks=False)  # the kinds alone are read
     for n, data in enumerate(frames, 1):
         engine.feed(Frame(n, data, parse_payload(data)))
-    return _signature(engine, expect_done)
+    return _analysed(engine, frames, tools, expect_done)[0]
 
 
-def _signature(engine: StreamEngine, expect_done: bool, keep_calls: bool = False) -> Signature:
-    return _analysed(engine, expect_done, keep_calls)[0]
+def _answered(others: Strategies, frames: list[str], tools: list[Any] | None) -> Strategies:
+    """`others`, with the real SDK's answer where its emulation declined the shape
+    (Unmodeled), as inspect gives it (analysis.driver): one on which the real SDK raises is
+    not one on which it builds other calls, though the emulation declines both."""
+    if not isinstance(others.get(SDK_NAME), Unmodeled):
+        return others
+    from . import CHAT
+
+    fed = [Frame(n, data, parse_payload(data)) for n, data in enumerate(frames, 1)]
+    return {**others, SDK_NAME: CHAT.real_answer(fed, tools, None)}
 
 
 def _analysed(
-    engine: StreamEngine, expect_done: bool, keep_calls: bool = False
+    engine: StreamEngine,
+    frames: list[str],
+    tools: list[Any] | None,
+    expect_done: bool,
+    keep_calls: bool = False,
 ) -> tuple[Signature, list[Anomaly], list[Call]]:
-    """The signature, with the anomalies and robust's calls it was read from."""
+    """The signature of `frames` (which `engine` was fed), with the anomalies and
+    robust's calls it was read from."""
     # what finish() reports of it, without the rest of a StreamResult: its end rules
     # (the last anomalies), then what the client strategies built
     robust, _ = engine.end(expect_done=expect_done)
-    found = clients(robust, engine.others_at_end())
+    found = clients(robust, _answered(engine.others_at_end(), frames, tools))
     entries = engine.log.entries()
     calls = held(robust) if keep_calls else None
     return Signature(kinds(entries), *found, calls), entries, robust
@@ -118,8 +132,8 @@ def _analysed(
 def _clients_of(target: Signature, sdk: bool) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
     """The target's differs and raises of the SDK emulation alone, or of the others."""
     return (
-        frozenset(n for n in target.differs if (n == "openai-sdk") == sdk),
-        frozenset(r for r in target.raises if (r[0] == "openai-sdk") == sdk),
+        frozenset(n for n in target.differs if (n == SDK_NAME) == sdk),
+        frozenset(r for r in target.raises if (r[0] == SDK_NAME) == sdk),
     )
 
 
@@ -207,7 +221,9 @@ class _Tester:
 
     def signature(self, frames: list[str]) -> Signature:
         self.engine_runs += 1
-        return _signature(self._fed(frames), self.expect_done, self.keep_calls)
+        return _analysed(self._fed(frames), frames, self.tools, self.expect_done, self.keep_calls)[
+            0
+        ]
 
     def in_parts(self, frames: list[str], facts: list[Parsed] | None = None) -> bool:
         """Does `frames` show the target's signature? Read in parts, each only when those
@@ -224,7 +240,8 @@ class _Tester:
         if self.keep_calls and held(robust) != self.target.calls:
             return False
         for part, want in self.parts:
-            if clients(robust, self._fed(frames, part, facts).others_at_end()) != want:
+            others = self._fed(frames, part, facts).others_at_end()
+            if clients(robust, _answered(others, frames, self.tools)) != want:
                 return False
         return True
 
@@ -552,7 +569,7 @@ def minimize(
     test = _Tester(_UNSET, tools, expect_done, max_runs, keep_calls)
     if payloads is not None:
         test.seed(frames, payloads)
-    target, found, robust = _analysed(test._fed(frames), expect_done, keep_calls)
+    target, found, robust = _analysed(test._fed(frames), frames, tools, expect_done, keep_calls)
     test.aim(target)
     trees, texts = [], []
     dumped: dict[str, tuple[object, str]] = {}  # a stream repeats its texts: each once
