@@ -25,6 +25,7 @@ from streamscope.core.engine import value_key
 from streamscope.core.minimal import clients
 from streamscope.export.fixtures import export
 from streamscope.export.session import is_session
+from streamscope.export.session_minimal import joined
 from streamscope.inputs import open_input
 from streamscope.recording import RecordingError
 
@@ -196,3 +197,41 @@ def test_where_the_openai_emulation_declines_the_real_sdks_answer_is_kept(name, 
     out, _ = _minimal(str(log), str(tmp_path))
     want = _divergences(str(log))
     assert (_divergences(out) if out is not None else NONE) == want
+
+
+def _declined_session(path):
+    """A session of two turns (an answer, then a call), the call's first argument delta
+    with a `_fields_set` key, which the openai-sdk emulation declines."""
+    from . import responses_stream as rs
+    from .ws_session import create, data_of, write_session
+
+    call = data_of(rs.function_call_events())
+    at = next(i for i, d in enumerate(call) if b"arguments.delta" in d)
+    call[at] = orjson.dumps({**orjson.loads(call[at]), "_fields_set": 1})
+    out = [("client", create(model=rs.MODEL, input=rs.QUESTION))]
+    out += [("server", d) for d in data_of(rs.answer_events())]
+    out.append(("client", create(model=rs.MODEL, input=rs.QUESTION, tools=rs.TOOLS)))
+    out += [("server", d) for d in call]
+    return write_session(path, out)
+
+
+@pytest.mark.slow  # (the real SDK)
+def test_a_sessions_turn_is_answered_by_the_real_sdk_on_its_own_frames(tmp_path):
+    """Where the emulation declines a turn's shape, the real SDK reads that turn's frames
+    (the exchange's frames, which the fallback read, are none for a WebSocket session),
+    in inspect and in the session's --minimal alike."""
+    pytest.importorskip("openai")
+    source = _declined_session(tmp_path / "s.jsonl")
+    streams = analyze(str(source)).streams
+    sdk = streams[1].strategies["openai-sdk"]
+    assert isinstance(sdk, list) and [c.name for c in sdk] == ["get_weather"], sdk
+    got = export(str(source), "recording", minimal=True)
+    out = tmp_path / "min.jsonl"
+    out.write_bytes(got.data)
+    # a session's signature: its turns' joined (export/session_minimal.py)
+    assert _joined(analyze(str(out)).streams) == _joined(streams)
+
+
+def _joined(streams) -> tuple[frozenset, frozenset]:
+    signature = joined(streams, [])
+    return signature.differs, signature.raises

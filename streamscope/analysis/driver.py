@@ -394,21 +394,21 @@ def read_turn(
     **options: Unpack[EngineOptions],
 ) -> StreamResult:
     """One turn as a stream: the tools in force (the turn's, its request's, the
-    handshake's), its frames through the dialect's engine, ended as `turn_end` says."""
-    facts = request_facts(dialect(info.dialect), info.url, t.request)
+    handshake's), its frames through the dialect's engine, ended as `turn_end` says; the
+    real SDK run on the turn's frames where its emulation declines their shape (the
+    exchange's frames, which `_sdk_fallback` reads, are not a session's turns)."""
+    told = dialect(info.dialect)
+    facts = request_facts(told, info.url, t.request)
     if info.model is None:  # the handshake names none: its first turn does
         info.model = facts.model
-    engine = open_engine(
-        info.dialect,
-        info.exchange,
-        t.tools or facts.tools or info.tools,
-        facts.response_format,
-        **options,
-    )
+    tools = t.tools or facts.tools or info.tools
+    engine = open_engine(info.dialect, info.exchange, tools, facts.response_format, **options)
     for frame in t.frames:
         engine.feed(frame)
     result = engine.finish(None, **turn_end(t, last, end_reason, end_error, status))
     result.turn, result.framing = t.turn, "websocket"
+    if isinstance(result.strategies.get(told.sdk), Unmodeled):
+        result.strategies[told.sdk] = told.real_answer(t.frames, tools, facts.response_format)
     return result
 
 
@@ -688,8 +688,8 @@ def _sdk_fallback(analysis: Analysis, source: Source) -> None:
     infos = {i.exchange: i for i in analysis.exchanges}
     for stream in analysis.streams:
         d = dialect(stream.dialect)
-        if not isinstance(stream.strategies.get(d.sdk), Unmodeled):
-            continue
+        if stream.turn is not None or not isinstance(stream.strategies.get(d.sdk), Unmodeled):
+            continue  # (a session's turn: read_turn asked it on the turn's frames)
         info = infos.get(stream.exchange)
         frames = list(source.exchange(stream.exchange).frames())
         stream.strategies[d.sdk] = d.real_answer(
