@@ -13,6 +13,7 @@ raises AttributeError instead."""
 
 from __future__ import annotations
 
+import dataclasses
 import glob
 import os
 
@@ -22,6 +23,7 @@ import pytest
 from streamscope.analysis.driver import analyze, frame_source
 from streamscope.core.calls import Call
 from streamscope.core.engine import value_key
+from streamscope.core.frames import Frame, named_by_type
 from streamscope.core.minimal import clients
 from streamscope.export.fixtures import export
 from streamscope.export.session import is_session
@@ -235,3 +237,12 @@ def test_a_sessions_turn_is_answered_by_the_real_sdk_on_its_own_frames(tmp_path)
 def _joined(streams) -> tuple[frozenset, frozenset]:
     signature = joined(streams, [])
     return signature.differs, signature.raises
+
+
+def test_a_chunk_logs_frame_named_by_its_type_keeps_every_other_field():
+    """named_by_type builds the named frame field by field (a search names every frame
+    of every candidate): a field Frame gains must be carried too."""
+    values = {f.name: f"<{f.name}>" for f in dataclasses.fields(Frame)}
+    frame = Frame(**{**values, "payload": {"type": "content_block_delta"}, "event": None})
+    assert named_by_type(frame) == dataclasses.replace(frame, event="content_block_delta")
+    assert named_by_type(dataclasses.replace(frame, payload=[1])).event is None

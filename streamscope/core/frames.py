@@ -3,7 +3,6 @@ the unit every face steps through, and how a framing says its body ended early."
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,9 +90,13 @@ def named_by_type(frame: Frame) -> Frame:
     its payload's `type` (a copy; the frame as it is when it has a name, or no type)."""
     if frame.event is None and isinstance(frame.payload, dict):
         kind = frame.payload.get("type")
-        if isinstance(kind, str):
-            frame = copy.copy(frame)
-            frame.event = kind
+        if isinstance(kind, str):  # (built field by field: six times copy.copy's speed, and
+            # a --minimal search names every frame of every candidate it judges)
+            f = frame
+            return Frame(
+                f.number, f.data, f.payload, f.time_ns, kind, f.first_read, f.last_read,
+                f.start, f.end, f.bad_utf8, f.invalid, f.headers,
+            )  # fmt: skip
     return frame
 
 

@@ -29,9 +29,11 @@ A registered dialect with no adapter fails every law here, by name.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 import re
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 
@@ -194,3 +196,15 @@ def test_a_copy_taken_anywhere_carries_on_as_the_original(name, data):
 def test_the_fast_path_reads_as_every_rule_does(name, data):
     laws = adapter(name)
     fast_path_reads_alike(DIALECTS[name].engine, frames_of(laws.framing, data.draw(laws.bodies)))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_the_fast_path_reads_a_chunk_log_as_every_rule_does(name, data):
+    """A chunk log's events come with no names (JSON lines): the engine opened on one
+    takes its fragments as quickly, and reads them as every rule does."""
+    laws = adapter(name)
+    found = frames_of(laws.framing, data.draw(laws.bodies))
+    unnamed = [dataclasses.replace(f, event=None, headers=()) for f in found]
+    fast_path_reads_alike(partial(DIALECTS[name].engine, chunk_log=True), unnamed)

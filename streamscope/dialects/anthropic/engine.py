@@ -62,7 +62,11 @@ class AnthropicEngine(EventEngine):
         if plain is NOT_READ:
             plain = plain_fragment(frame.payload)
         robust = self.robust
-        quick = frame.event == "content_block_delta" and not self.collect_events
+        name = frame.event
+        # (a chunk log's events have no names: its fragments are as quick to take)
+        quick = (name == "content_block_delta" or (name is None and self.chunk_log)) and (
+            not self.collect_events
+        )
         if quick and not frame.bad_utf8:
             # one fragment of a block under way, where no rule has anything to say: robust
             # takes it in a few steps (else the whole frame goes through every rule)
@@ -71,10 +75,10 @@ class AnthropicEngine(EventEngine):
                 if not self._reads or robust.fragment(n, index, text):
                     for s in self.others:
                         s.fragment(n, index, text)
-                    self._sdk_feed(frame)
+                    self._taken(frame)
                     return None
             elif self._text(frame.payload):  # the clients read no text
-                self._sdk_feed(frame)
+                self._taken(frame)
                 return None
         robust.events = [] if self.collect_events else None
         if self._reads:
@@ -83,6 +87,13 @@ class AnthropicEngine(EventEngine):
             self._feed_clients(frame)
         self._sdk_feed(frame)
         return robust.events
+
+    def _taken(self, frame: Frame) -> None:
+        """The end of a frame robust took in a few steps: a chunk log's (no name) counted
+        as every rule counts it, and the SDK fed."""
+        if frame.event is None and self._reads:
+            self.robust.unnamed_at(frame.number)
+        self._sdk_feed(frame)
 
     def _text(self, p: object) -> bool:
         """A text_delta robust takes in a few steps (or, without robust, may skip)."""

@@ -218,6 +218,11 @@ class Robust:
             cur.content.append(text)
         return True
 
+    def unnamed_at(self, n: int) -> None:
+        """Frame `n` came with no event name (`event-name-missing`, at the stream's end)."""
+        self.unnamed += 1
+        self.first_unnamed = self.first_unnamed or n
+
     def feed(self, frame: Frame) -> None:
         n, log = frame.number, self.log
         payload = event_object(frame, log)
@@ -226,8 +231,7 @@ class Robust:
         kind = payload.get("type")
         name = frame.event
         if name is None:
-            self.unnamed += 1
-            self.first_unnamed = self.first_unnamed or n
+            self.unnamed_at(n)
         elif name != kind and (name in EVENTS or kind in EVENTS):
             log.add(
                 "event-schema-violation",
