@@ -45,6 +45,8 @@ def commands() -> list[tuple[str, list[str]]]:
     s = streamscope()
     return [
         ("python -c pass", [sys.executable, "-c", "pass"]),
+        # orjson alone: at import it imports dataclasses, uuid, datetime, enum and json
+        ("python -c 'import orjson'", [sys.executable, "-c", "import orjson"]),
         # the floor under every command: its libraries imported, nothing of streamscope's
         ("python -c 'import click, orjson, dataclasses'", [sys.executable, "-c", FLOOR]),
         ("streamscope --version", [*s, "--version"]),
