@@ -305,7 +305,9 @@ def test_headers_and_curl_users_on_a_command_line_are_masked_as_headers_are():
 
     argv = ["curl", "-H", "api-key: s80-k", "-H", "Content-Type: application/json"]
     argv += ["--header", "Authorization: Bearer s81-t", "-Hx-api-key:s82-k", "-u", "al:s83-p"]
-    argv += ["--user=s84-t:", "-u", "bob", "https://h/v1", "x-goog-api-key:s85-k", "Accept:*/*"]
+    argv += ["--user=s84-t:", "-u", "bob", "https://h/v1", "-sH", "x_api_key: s89-k", "-b"]
+    argv += ["sid=s90-c; theme=dark", "--", "http", "h/v1", "x-goog-api-key:s85-k", "Accept:*/*"]
+    argv += ["-A", "bearer", "--auth", "s93-token"]
     assert redact_argv(argv) == [
         "curl",
         "-H",
@@ -321,22 +323,46 @@ def test_headers_and_curl_users_on_a_command_line_are_masked_as_headers_are():
         "-u",
         "bob",  # curl asks for the password
         "https://h/v1",
+        "-sH",
+        f"x_api_key: {REDACTED}",
+        "-b",
+        f"sid={REDACTED}; theme={REDACTED}",
+        "--",
+        "http",
+        "h/v1",
         f"x-goog-api-key:{REDACTED}",
         "Accept:*/*",
+        "-A",
+        "bearer",
+        "--auth",
+        REDACTED,
     ]
     learnt = argv_credentials(argv)
-    assert sorted(learnt) == ["s80-k", "s81-t", "s82-k", "s83-p", "s84-t", "s85-k"]
-    shell = "curl -s -H 'api-key: s86-k' -H \"Authorization: Bearer s87-t\" -u al:s88-p h"
+    assert {
+        "s80-k",
+        "s81-t",
+        "s82-k",
+        "s83-p",
+        "s84-t",
+        "s85-k",
+        "s89-k",
+        "s90-c",
+        "s93-token",
+    } <= set(learnt)
+    shell = "docker run -u 1000:1000 img && curl -s -H'api-key: s86-k' "
+    shell += '-H "Authorization: Bearer s87-t" -ual:s88-p h; http h api-key:s91-k'
     assert redact_argv(["sh", "-c", shell]) == [
         "sh",
         "-c",
-        f"curl -s -H 'api-key: {REDACTED}' -H \"Authorization: Bearer {REDACTED}\""
-        f" -u al:{REDACTED} h",
+        f"docker run -u 1000:1000 img && curl -s -H'api-key: {REDACTED}' "
+        f'-H "Authorization: Bearer {REDACTED}" -ual:{REDACTED} h; http h api-key:{REDACTED}',
     ]
-    # other programs' -u is a user id, and words that only mention a secret's name stay
-    kept = ["docker", "run", "-u", "1000:1000", "python", "-u", "agent.py"]
-    kept += ["claude", "-p", "Fix the auth: login fails", "-H", "x-session-id: s1"]
-    assert redact_argv(kept) == kept
+    # other programs' -u is a user id, their host:port words are no header, and words
+    # that only mention a secret's name stay
+    kept = ["docker", "run", "-u", "1000:1000", "python", "-u", "agent.py", "auth-proxy:8080"]
+    kept += ["claude", "-p", "Fix the auth: login fails", "make", "keys:rotate"]
+    kept += ["curl", "-H", "x-session-id: s1", "https://h/v1?key=s92;alt=sse"]
+    assert redact_argv(kept) == [*kept[:-1], f"https://h/v1?key={REDACTED};alt=sse"]
 
 
 def test_a_session_id_option_is_kept_in_argv_a_session_token_masked():

@@ -169,7 +169,7 @@ def redact_headers(headers: Iterable[tuple[str, str]]) -> Headers:
 
 # Key-shaped words in a command line: OpenAI-style keys, bearer tokens, key=value flags.
 _ARGV_SECRET = re.compile(
-    r"((?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,})|((?:Bearer|Basic)\s+)[^\s'\"]+|((?:api[-_]?key|key|token|secret|password)=)[^\s'\"]+",
+    r"((?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{6,})|((?:Bearer|Basic)\s+)[^\s'\"]+|((?:api[-_]?key|key|token|secret|password)=)[^\s'\"&;]+",
     re.IGNORECASE,
 )
 
@@ -196,102 +196,134 @@ def _argv_secret(m: re.Match[str]) -> str:
     return (m.group(2) or named or "") + REDACTED
 
 
-# A header given on a command line: curl's `-H "api-key: …"` (a word of its own after -H,
-# or inside a shell string), httpie's `api-key:…` (one word, no spaces). Its value is masked
-# as the header's would be, when the name says it is secret.
-_HEADER_OPTION = re.compile(r"(-H|--header=?)(.*)", re.DOTALL)
-_HEADER_WORD = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9-]*)(\s*:\s*)(.+)", re.DOTALL)
-_HTTPIE_HEADER = re.compile(r"([A-Za-z0-9][A-Za-z0-9-]*)(:)(\S+)")
-_HEADER_IN_TEXT = re.compile(
-    r"(?<!\S)(?:-H|--header)(?:\s+|=)(?P<q>['\"])?(?P<name>[A-Za-z0-9][A-Za-z0-9-]*)"
-    r"(?P<sep>\s*:\s*)(?P<value>(?(q)[^'\"]+|\S+))"
-)
-# curl's `-u user:password` (`--user`, `--proxy-user`, `-U`): the password is masked, or the
-# whole word when the password is empty (a token as the user name). Only after `curl`:
-# other programs' `-u` is a user id (`docker run -u 1000:1000`), kept.
-_USER_OPTION = re.compile(r"(-u|-U|--user=?|--proxy-user=?)(.*)", re.DOTALL)
-_USER_IN_TEXT = re.compile(
-    r"(?<!\S)(?:-u|-U|--user|--proxy-user)(?:\s+|=)(?P<q>['\"])?(?P<value>(?(q)[^'\"]+|\S+))"
-)
-_CURL = re.compile(r"(?:^|[\s/])curl(?:\s|$)")
+# What an HTTP client on the command line is given that its request carries: a header
+# (curl's and wget's `-H`/`--header`, httpie's `Name:value` items), a user and password
+# (curl's `-u`, `-U`; httpie's `-a`), cookies (curl's `-b`). Each is masked as the
+# request's own would be, read only after the program that takes it: elsewhere `-u
+# 1000:1000` is a user id and `auth-proxy:8080` a host.
+CURL, WGET, HTTPIE = "curl", "wget", "httpie"
+_PROGRAMS = {"curl": CURL, "curl.exe": CURL, "wget": WGET, "http": HTTPIE, "https": HTTPIE}
+_PROGRAMS |= {"xh": HTTPIE, "xhs": HTTPIE}
+# an option, alone (its value the next word) or with its value attached: -H…, -sH…, --header=…
+_OPTIONS = {
+    CURL: re.compile(
+        r"(-[A-Za-z]*?[HuUb]|--header=?|--user=?|--proxy-user=?|--cookie=?)(.*)", re.S
+    ),
+    WGET: re.compile(r"(--header=?)(.*)", re.S),
+    HTTPIE: re.compile(r"(-[A-Za-z]*a|--auth=?)(.*)", re.S),
+}
+_HEADER = re.compile(r"""\s*(['"]?)([A-Za-z0-9][\w-]*)(\s*:\s*)(.+)""", re.S)
+_ITEM = re.compile(r"""(['"]?)([A-Za-z0-9][\w-]*)(:[ \t]*)(\S.*)""", re.S)  # httpie's
+# the same inside one word holding a whole command (`sh -c '…'`), per program
+_IN_TEXT = {
+    CURL: re.compile(
+        r"""(?<!\S)(?P<opt>-[A-Za-z]*?[HuUb]|--header|--user|--proxy-user|--cookie)"""
+        r"""(?:\s+|=)?(?P<q>['"])?(?P<value>(?(q)[^'"]+|[^\s'"]+))"""
+    ),
+    WGET: re.compile(
+        r"""(?<!\S)(?P<opt>--header)(?:\s+|=)?(?P<q>['"])?(?P<value>(?(q)[^'"]+|\S+))"""
+    ),
+    HTTPIE: re.compile(
+        r"""(?<!\S)(?P<opt>-[A-Za-z]*?a\s+|--auth[\s=]+)?(?P<q>['"])?(?P<value>(?(q)[^'"]+|\S+))"""
+    ),
+}
+_SEGMENT = re.compile(r"[^;&|\n]+")  # a shell string's commands
+_WORD_ONE = re.compile(r"\S+")
 
 
-def _secret_header_word(word: str, pattern: re.Pattern[str]) -> str | None:
-    """`word` as `Name: value` with a secret name, the value masked; None otherwise."""
-    m = pattern.fullmatch(word)
-    if m is None or not is_secret_header(m.group(1)):
-        return None
-    return word[: m.start(3)] + redact_header(m.group(1), m.group(3))
-
-
-def _user_password(value: str) -> str:
-    user, colon, password = value.partition(":")
-    if not colon:  # curl asks for the password
-        return value
+def _masked_value(program: str, option: str | None, value: str) -> str:
+    """`value`, given to `option` of `program` (None: an httpie item), with what is secret
+    in it masked: a header's value, a cookie's values, a user's password."""
+    name = option.rstrip("=") if option is not None else ""
+    short = name[-1:] if name[:2] != "--" else ""  # the last of -sH's letters
+    if option is None or name == "--header" or (program != HTTPIE and short == "H"):
+        m = (_ITEM if option is None else _HEADER).fullmatch(value)
+        if m is None or not is_secret_header(m.group(2)):
+            return value
+        return value[: m.start(4)] + redact_header(m.group(2), m.group(4))
+    if name == "--cookie" or (program == CURL and short == "b"):  # name=value (or a file)
+        if "=" not in value:
+            return value
+        return re.sub(r"(=\s*)[^;]*", lambda c: c.group(1) + REDACTED, value)
+    user, colon, password = value.partition(":")  # -u, -U, --user, --proxy-user, -a
+    if not colon:  # curl asks for the password; httpie's is a token (-A bearer)
+        return value if program == CURL else REDACTED
     return f"{user}:{REDACTED}" if password else f"{REDACTED}:"
 
 
-def _in_text(arg: str, curl: bool) -> str:
-    """Headers and curl users inside one word holding a whole command (`sh -c '…'`)."""
-    if "-H" in arg or "--header" in arg:
+def _option_of(program: str, word: str) -> tuple[str, str] | None:
+    """(option, attached value) when `word` is one of the options above."""
+    m = _OPTIONS[program].fullmatch(word) if program in _OPTIONS else None
+    if m is None:
+        return None
+    option = m.group(1)
+    if program == CURL and option.startswith("--"):
+        name = option.rstrip("=")
+        if name not in ("--header", "--user", "--proxy-user", "--cookie"):
+            return None
+    return option, m.group(2)
 
-        def header(m: re.Match[str]) -> str:
-            name, value = m.group("name"), m.group("value")
-            if not is_secret_header(name):
+
+def _in_text(text: str) -> str:
+    """Headers, users and cookies inside one word holding a whole command (`sh -c '…'`),
+    each command of it read after the program it runs."""
+
+    def command(seg: re.Match[str]) -> str:
+        part = seg.group()
+        first = _WORD_ONE.search(part)
+        program = _PROGRAMS.get(first.group().rsplit("/", 1)[-1]) if first else None
+        if program is None:
+            return part
+
+        def one(m: re.Match[str]) -> str:
+            option = m.group("opt")
+            if program == HTTPIE and option is None and ":" not in m.group("value"):
                 return m.group(0)
-            return m.group(0)[: m.start("value") - m.start()] + redact_header(name, value)
-
-        arg = _HEADER_IN_TEXT.sub(header, arg)
-    if curl or _CURL.search(arg):
-
-        def user(m: re.Match[str]) -> str:
             cut = m.start("value") - m.start()
-            return m.group(0)[:cut] + _user_password(m.group("value"))
+            opt = option.strip() if option is not None else None
+            return m.group(0)[:cut] + _masked_value(program, opt, m.group("value"))
 
-        arg = _USER_IN_TEXT.sub(user, arg)
-    return arg
+        return _IN_TEXT[program].sub(one, part)
+
+    return _SEGMENT.sub(command, text)
 
 
 def redact_argv(argv: Sequence[str]) -> list[str]:
     """The recorded command line with secrets masked: the value of an option named like
-    a secret, secret headers and curl's user:password, key-shaped words (as in headers),
-    and URL credentials."""
+    a secret, an HTTP client's headers, users and cookies (above), key-shaped words (as
+    in headers), and URL credentials."""
     out: list[str] = []
     value_next = False  # the word before was an option that takes a secret
-    header_next = False  # the word before was -H / --header
-    user_next = False  # the word before was curl's -u / --user
-    curl = False  # a word so far ran curl
+    given: str | None = None  # the client option the word before was (its value next)
+    program = ""  # the HTTP client this command line runs, once a word names one
     for arg in argv:
         if value_next and not arg.startswith("-"):
             out.append(REDACTED)
             value_next = False
             continue
-        if header_next or user_next:
-            shown = _secret_header_word(arg, _HEADER_WORD) if header_next else _user_password(arg)
-            header_next = user_next = False
-            if shown is not None and shown != arg:
+        if given is not None:
+            shown, given = _masked_value(program, given, arg), None
+            if shown != arg:
                 out.append(_KEY_SHAPED.sub(REDACTED, shown))
                 continue
-        curl = curl or arg.rsplit("/", 1)[-1] in ("curl", "curl.exe")
-        header = _HEADER_OPTION.fullmatch(arg)
-        user = _USER_OPTION.fullmatch(arg) if curl else None
-        header_next = header is not None and not header.group(2)
-        user_next = user is not None and not user.group(2)
-        if header is not None and header.group(2):  # -H"api-key: …", --header=…
-            shown = _secret_header_word(header.group(2), _HEADER_WORD)
-            arg = arg if shown is None else header.group(1) + shown
-        elif user is not None and user.group(2):  # --user=alice:…
-            arg = user.group(1) + _user_password(user.group(2))
-        else:
-            arg = _secret_header_word(arg, _HTTPIE_HEADER) or arg
+        program = _PROGRAMS.get(arg.rsplit("/", 1)[-1], program)
+        client = _option_of(program, arg) if program else None
+        if client is not None:
+            flag, attached = client
+            if attached:
+                arg = flag + _masked_value(program, flag, attached)
+            else:
+                given = flag
+        elif program == HTTPIE and not arg.startswith("-"):
+            arg = _masked_value(program, None, arg)
         option = _SECRET_OPTION.fullmatch(arg)
         if option is not None and is_identifier_name(option.group(1)):  # --prompt-cache-key
             option = None
-        value_next = option is not None and option.group(2) is None
-        if option is not None and option.group(2) is not None:
+        value_next = option is not None and option.group(2) is None and given is None
+        if option is not None and option.group(2) is not None and client is None:
             arg = option.group(1) + "=" + REDACTED
         arg = redact_url(arg) if "://" in arg else arg
-        arg = _in_text(arg, curl) if " " in arg else arg
+        arg = _in_text(arg) if " " in arg else arg
         arg = _ARGV_SECRET.sub(_argv_secret, arg)
         out.append(_KEY_SHAPED.sub(REDACTED, arg))
     return out
