@@ -84,7 +84,9 @@ def test_each_body_is_one_read_and_times_are_approximate():
 
 
 @pytest.mark.parametrize("name", ["vcrpy-tool-call.yaml", "vcrpy-tool-call.json"])
-def test_a_gzip_compressed_cassette_reads_as_the_one_it_holds(tmp_path, recording, name):
+def test_a_gzip_compressed_cassette_reads_as_the_one_it_holds(
+    tmp_path, recording, name, monkeypatch
+):
     """langchain keeps its partners' cassettes as .yaml.gz."""
     path = tmp_path / f"{name}.gz"
     path.write_bytes(gzip.compress(Path(at(name)).read_bytes()))
@@ -97,6 +99,20 @@ def test_a_gzip_compressed_cassette_reads_as_the_one_it_holds(tmp_path, recordin
     cut = inspect(str(path))
     assert cut.exit_code == 2 and "cut short" in cut.output, cut.output
     assert len(cut.output.strip().splitlines()) == 1
+    half = len(doc := Path(at(name)).read_bytes()) // 2  # two members, as gzip -dc reads them
+    path.write_bytes(gzip.compress(doc[:half]) + gzip.compress(doc[half:]))
+    assert calls(json.loads(inspect(str(path), "--json").stdout)) == calls(recording)
+    # a bomb is refused before it is built: past RATIO times its size, or past the cap
+    from streamscope.inputs import cassette
+
+    path.write_bytes(gzip.compress(doc + b"\n" * (1 << 20)))
+    monkeypatch.setattr(cassette, "SLACK", 0)
+    monkeypatch.setattr(cassette, "RATIO", 100)  # (deflate gives 1,000 times at most)
+    bomb = inspect(str(path))
+    assert bomb.exit_code == 2 and "more than 100 times its size" in bomb.output, bomb.output
+    monkeypatch.setattr(cassette, "MAX_GUNZIPPED", 1 << 16)
+    bomb = inspect(str(path))
+    assert bomb.exit_code == 2 and "more than a cassette holds" in bomb.output, bomb.output
 
 
 def test_a_billion_laughs_is_refused_in_one_line_quickly():
