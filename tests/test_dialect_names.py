@@ -46,6 +46,9 @@ def test_a_name_no_dialect_has_is_an_error(name):
     [
         (b"data: [DONE]\n\n", "chat-completions"),  # a stream whose events were not kept
         (b'data: {"choices": []}\n\ndata: [DONE]\n\n', "chat-completions"),
+        # what may be a chunk (a usage-only one, an error) tells nothing, nor bars [DONE]
+        (b'data: {"usage": {"total_tokens": 1}}\n\ndata: [DONE]\n\n', "chat-completions"),
+        (b'data: {"error": {"message": "rate limited"}}\n\ndata: [DONE]\n\n', "chat-completions"),
         # Gemini's Interactions API ends with [DONE] too: its events are no chunks
         (b'event: step\ndata: {"step": {"type": "function_call"}}\n\ndata: [DONE]\n\n', None),
     ],

@@ -29,6 +29,7 @@ from ..dialects import (
     DEFAULT,
     LOOK,
     dialect,
+    is_foreign,
     of_frame,
     of_session,
     open_engine,
@@ -148,9 +149,9 @@ class _Opening:
 
     def hold(self, frame: Frame) -> None:
         """A frame read before the dialect is known."""
-        untold = sum(not f.is_done for f in self.held)  # (every frame held told none)
+        foreign = sum(map(is_foreign, self.held))  # (every frame held told none)
         self.held.append(frame)
-        told = of_frame(frame, untold)
+        told = of_frame(frame, foreign)
         if told is not None or len(self.held) >= LOOK:
             self.info.dialect = told
             self.opened()

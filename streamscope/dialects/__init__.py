@@ -38,6 +38,7 @@ from .base import (
 )
 from .bedrock import BEDROCK
 from .chat import CHAT
+from .chat.wire import may_be_chunk
 from .gemini import GEMINI
 from .ollama import OLLAMA
 from .realtime import REALTIME
@@ -183,26 +184,31 @@ def of_event(payload: object, event: str | None) -> str | None:
     return None
 
 
-def of_frame(frame: Frame, untold: int = 0) -> str | None:
-    """The dialect one frame tells, if any, after `untold` frames that told none.
-    `data: [DONE]` ends Chat Completions streams, and tells it only when no event came
-    before it: APIs of their own end with it too (Gemini's Interactions API, the legacy
-    Completions API), and their events are no Chat Completions chunks."""
+def of_frame(frame: Frame, foreign: int = 0) -> str | None:
+    """The dialect one frame tells, if any, after `foreign` frames (`is_foreign`).
+    `data: [DONE]` ends Chat Completions streams, and tells it unless an event before it
+    was no chunk: an API of its own ends with it too (Gemini's Interactions API)."""
     if frame.is_done:
-        return CHAT.name if not untold else None
+        return CHAT.name if not foreign else None
     return of_event(frame.payload, frame.event)
+
+
+def is_foreign(frame: Frame) -> bool:
+    """A frame that told no dialect and is no Chat Completions chunk either (it has keys
+    no chunk has, or is no JSON object): after one, `[DONE]` tells nothing."""
+    return not frame.is_done and not may_be_chunk(frame.payload)
 
 
 def of_frames(frames: Iterable[Frame], limit: int = LOOK) -> str | None:
     """The dialect the first frames tell (at most `limit` of them are read)."""
-    untold = 0
+    foreign = 0
     for k, frame in enumerate(frames):
         if k >= limit:
             break
-        told = of_frame(frame, untold)
+        told = of_frame(frame, foreign)
         if told is not None:
             return told
-        untold += not frame.is_done
+        foreign += is_foreign(frame)
     return None
 
 
@@ -335,6 +341,7 @@ __all__ = [
     "endpoints",
     "of_event",
     "of_frame",
+    "is_foreign",
     "of_frames",
     "of_request",
     "open_engine",

@@ -16,6 +16,20 @@ def claims_request(path: str, body: object) -> bool:
     return path.endswith(PATH)
 
 
+# What a chunk may carry beside `choices` (a usage-only chunk, an error, a gateway's own
+# fields): an event with none but these may be a chunk, whose `[DONE]` then tells.
+CHUNK_KEYS = frozenset(
+    {"id", "object", "created", "model", "choices", "usage", "system_fingerprint"}
+    | {"service_tier", "error", "provider", "citations", "prompt_filter_results"}
+    | {"obfuscation", "x_groq"}
+)
+
+
+def may_be_chunk(payload: object) -> bool:
+    """Whether an event that tells no dialect may still be a Chat Completions chunk."""
+    return isinstance(payload, dict) and payload.keys() <= CHUNK_KEYS
+
+
 _DONE = re.compile(rb"^data: ?\[DONE\]\r?\n", re.MULTILINE)
 
 
