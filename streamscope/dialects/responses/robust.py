@@ -283,7 +283,7 @@ class Robust:
         there, where the openai SDK raises."""
         rid = response.get("id")
         held, said = self.response_id, self.response_from
-        if held is None:
+        if not said:  # the first lifecycle event: its id (or none) is the snapshot's
             self.response_id, self.response_from = rid, kind
             return
         if rid == held:
@@ -294,8 +294,10 @@ class Robust:
             lambda: (
                 f"{kind} carries "
                 + (f"response id {cut(quote(rid), 40)}" if "id" in response else "no response id")
-                + f" where {said} said {cut(quote(held), 40)}: the openai SDK raises "
-                "(lifecycle response identity changed); robust keeps the first"
+                + f" where {said} "
+                + (f"said {cut(quote(held), 40)}" if held is not None else "carried none")
+                + ": the openai SDK raises (lifecycle response identity changed); robust "
+                "keeps the first"
             ),
         )
 

@@ -769,6 +769,12 @@ def test_a_lifecycle_event_with_another_response_id_is_named_where_it_comes(kind
     events = response(message_item(0))
     events.insert(1, {**rotated, "response": {**rotated["response"], "id": "resp_1"}})
     assert not [a for a in run(numbered(events)).anomalies if a.severity != "info"]
+    # a first event with no id is the snapshot's too: the SDK raises at the next with one
+    events = response(message_item(0))
+    del events[0]["response"]["id"]
+    events.insert(1, rotated)
+    (none,) = [a for a in run(numbered(events)).anomalies if a.severity != "info"]
+    assert none.frame == 2 and "where response.created carried none" in none.message
 
 
 def test_a_call_whose_item_ids_rotate_is_read_whole():
