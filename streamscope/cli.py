@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import click
 
 from . import __version__
-from .text import plural, say
+from .text import plural, say, visible
 
 
 def fail(message: str) -> None:
@@ -613,6 +613,16 @@ def export(
     if done.masked:  # the one change export makes to the bytes, said
         say(f"{plural(done.masked, 'value')} masked (secrets the request carried)")
     if output is None:
+        if sys.stdout.isatty():  # a terminal is shown the bytes, never given them to run
+            text = done.data.decode("utf-8", "replace")
+            shown = visible(text, lines=True)
+            sys.stdout.write(shown)
+            if shown != text:
+                say(
+                    "standard output is a terminal: control characters are shown escaped "
+                    "(-o OUT, or a pipe, gets the exact bytes)"
+                )
+            return
         sys.stdout.buffer.write(done.data)
         return
     from .recording.private import write_private_whole
