@@ -64,8 +64,7 @@ _IDENTITY = (
         "call_id",
         "id-changed",
         "id",
-        "the tool output must echo one of them; clients that key calls by call_id lose track "
-        "(the openai SDK raises)",
+        "the tool output must echo one of them; clients that key calls by call_id lose track",
     ),
     ("id", "id-changed", "item_id", "deltas that name the first item id no longer find it"),
     ("name", "name-changed", "name", "clients that dispatch at the item's start run another tool"),
@@ -504,6 +503,7 @@ class Robust:
     ) -> None:
         """The call_id and name a whole item states: a change is reported, and taken
         while the item is not closed (output_item.done states the call as it stands)."""
+        at_done = where == "response.output_item.done"
         for key, kind, attr, why in _IDENTITY:
             if key not in whole:
                 continue
@@ -516,7 +516,10 @@ class Robust:
                 n,
                 lambda key=key, value=value, held=held, took=took, why=why: (  # type: ignore[misc]
                     f"{where} gives output {item.index} {key} {cut(quote(value), 40)}, where "
-                    f"it was {cut(quote(held), 40)}: {why}; robust takes "
+                    f"it was {cut(quote(held), 40)}: {why}"
+                    # (the SDK checks an item's identity at its own done, not the final output)
+                    + (" (the openai SDK raises)" if at_done and key == "call_id" else "")
+                    + "; robust takes "
                     + ("the new one, as the item's own last word" if took else "the earlier one")
                 ),
                 0,

@@ -797,3 +797,15 @@ def test_a_call_whose_item_ids_rotate_is_read_whole():
     assert calls(result) == [(0, 0, "call_1", "get_weather", "function_call", '{"city": "Paris"}')]
     found = {a.kind: (a.frame, a.count) for a in result.anomalies if a.severity != "info"}
     assert found == {"event-schema-violation": (2, 2), "id-changed": (7, 2)}
+
+
+def test_the_sdk_is_said_to_raise_at_a_call_id_change_only_where_it_does():
+    # the openai SDK checks an item's identity at its output_item.done, never against the
+    # final output: a change only the final output makes is robust's finding alone
+    at_done = response([*call()[:-1], item_done(0, {**SENT, "call_id": "call_2"})])
+    (found,) = [a for a in run(at_done).anomalies if a.kind == "id-changed"]
+    assert "(the openai SDK raises)" in found.message
+    final = response(call())
+    final[-1] = completed([{**SENT, "call_id": "call_2"}])
+    (found,) = [a for a in run(numbered(final)).anomalies if a.kind == "id-changed"]
+    assert "SDK raises" not in found.message and "response.completed's output" in found.message
