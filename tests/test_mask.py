@@ -361,8 +361,10 @@ def test_headers_and_curl_users_on_a_command_line_are_masked_as_headers_are():
     # that only mention a secret's name stay
     kept = ["docker", "run", "-u", "1000:1000", "python", "-u", "agent.py", "auth-proxy:8080"]
     kept += ["claude", "-p", "Fix the auth: login fails", "make", "keys:rotate"]
-    kept += ["curl", "-H", "x-session-id: s1", "https://h/v1?key=s92;alt=sse"]
+    kept += ["http", "--pretty=all", "h", "curl", "--user-agent", "u:a"]
+    kept += ["--cookie-jar", "j.txt", "-H", "x-session-id: s1", "https://h/v1?key=s92;alt=sse"]
     assert redact_argv(kept) == [*kept[:-1], f"https://h/v1?key={REDACTED};alt=sse"]
+    assert redact_argv(["http", "--auth-type", "bearer"])[1] == "--auth-type"  # no --auth
 
 
 def test_a_session_id_option_is_kept_in_argv_a_session_token_masked():

@@ -256,12 +256,10 @@ def _option_of(program: str, word: str) -> tuple[str, str] | None:
     m = _OPTIONS[program].fullmatch(word) if program in _OPTIONS else None
     if m is None:
         return None
-    option = m.group(1)
-    if program == CURL and option.startswith("--"):
-        name = option.rstrip("=")
-        if name not in ("--header", "--user", "--proxy-user", "--cookie"):
-            return None
-    return option, m.group(2)
+    option, attached = m.group(1), m.group(2)
+    if option.startswith("--") and attached and not option.endswith("="):
+        return None  # another long option: --user-agent, --auth-type, --cookie-jar
+    return option, attached
 
 
 def _in_text(text: str) -> str:
