@@ -374,9 +374,13 @@ async def test_replay_opens_a_har_like_a_recording(tmp_path):
             await pilot.pause(0.05)
         assert app.screen.model.exchange == 1 and app.screen.model.total == 8
         assert "frame 0/8 · times approximate" in str(app.screen.query_one("#info").render())
+        await pilot.pause()  # (the screen composed before a key is pressed, as a person's)
         await pilot.press("right")
-        await pilot.pause()
-        info = str(app.screen.query_one("#info").render())
+        for _ in range(100):
+            info = str(app.screen.query_one("#info").render())
+            if "frame 1/8" in info:
+                break
+            await pilot.pause(0.05)
         assert " (approximate)" in info, info
         await pilot.press("q", "q")
 

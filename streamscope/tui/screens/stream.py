@@ -361,7 +361,9 @@ class StreamScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The response keys are a WebSocket session's response's only; while a question
         is asked, the keys are the answer's (n, p and space are letters of a filter)."""
-        if self.query_one(AskLine).asking:
+        # (asked while the screen is still being composed, or torn down: no AskLine yet)
+        ask = next(iter(self.query(AskLine)), None)
+        if ask is not None and ask.asking:
             return False
         return self.turn is not None if action == "turn" else True
 
