@@ -27,14 +27,13 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
-import zlib
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
 from ..core import jsonio
-from ..core.codings import RATIO, SLACK
+from ..core.codings import decode_body
 from ..recording.format import BOM, RecordingError
 from ..recording.utf16 import readable
 from ..text import cut, quote, visible
@@ -101,32 +100,16 @@ MAX_GUNZIPPED = 256 << 20  # a cassette (a test fixture) is far smaller: past it
 
 
 def _gunzipped(name: str, raw: bytes) -> bytes:
-    """A gzip-compressed cassette (langchain keeps its partners' as .yaml.gz), decompressed:
-    every member (as `gzip -dc` reads them), at most RATIO times its size (a bomb is
-    refused before it is built, as a compressed body's is) and MAX_GUNZIPPED."""
-    limit = min(RATIO * len(raw) + SLACK, MAX_GUNZIPPED)
-    out: list[bytes] = []
-    made, rest = 0, raw
-    while rest:
-        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            out.append(d.decompress(rest, limit - made + 1))
-        except zlib.error as e:
-            raise _error(name, f"gzip-compressed, but not valid gzip data ({e})") from None
-        made += len(out[-1])
-        if made > limit:
-            bound = (
-                f"more than {MAX_GUNZIPPED >> 20} MiB, more than a cassette holds"
-                if limit == MAX_GUNZIPPED
-                else f"more than {RATIO} times its size"
-            )
-            raise _error(name, f"gzip-compressed, and it decompresses to {bound} (a bomb?)")
-        if not d.eof:
-            raise _error(
-                name, f"gzip-compressed, and cut short: its gzip data ends at byte {len(raw)}"
-            )
-        rest = d.unused_data.lstrip(b"\0")  # the next member (gzip pads with zeros)
-    return b"".join(out)
+    """A gzip-compressed cassette (langchain keeps its partners' as .yaml.gz), decompressed
+    as a compressed body is (every member, a bomb refused before it is built), to at most
+    MAX_GUNZIPPED."""
+    done = decode_body(["gzip"], raw, MAX_GUNZIPPED)
+    failure = done.failure
+    if failure is None:
+        return done.data
+    if failure.cut:
+        raise _error(name, f"gzip-compressed, and cut short: its gzip data ends at byte {len(raw)}")
+    raise _error(name, f"gzip-compressed, and {failure.reason}")
 
 
 def _json(name: str, raw: bytes) -> object:

@@ -191,10 +191,9 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     line_no = head.count(b"\n", 0, pos) + 1
     if _HAR.match(head, pos):
         return Sniffed(HAR, notes)
-    if _CASSETTE_JSON.match(head, pos) and _INTERACTIONS_JSON.search(head, pos):
-        return Sniffed(CASSETTE_JSON, notes)
-    if _CASSETTE_YAML.match(head, pos) and _INTERACTIONS.search(head, pos):
-        return Sniffed(CASSETTE, notes)  # (before SSE: "version: 1" reads as an SSE field)
+    cassette = _cassette(head, pos)
+    if cassette is not None:  # (before SSE: "version: 1" reads as an SSE field)
+        return Sniffed(cassette, notes)
     if FRAMINGS[SSE].sniff(first):
         return Sniffed(SSE, notes)
     if first.startswith(b"["):
@@ -270,6 +269,15 @@ def _array_kind(name: str, real: str, pos: int) -> str | None:
         return JSON_ARRAY if _cut_event(f.read(_HEAD)[1:].lstrip()) else None
 
 
+def _cassette(head: bytes, pos: int) -> str | None:
+    """CASSETTE or CASSETTE_JSON when the text at `pos` begins one, else None."""
+    if _CASSETTE_JSON.match(head, pos) and _INTERACTIONS_JSON.search(head, pos):
+        return CASSETTE_JSON
+    if _CASSETTE_YAML.match(head, pos) and _INTERACTIONS.search(head, pos):
+        return CASSETTE
+    return None
+
+
 def _gzipped(name: str, f: BinaryIO, head: bytes) -> Sniffed:
     """A gzip-compressed file: the kind its decompressed start shows (a saved stream)."""
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -300,12 +308,10 @@ def _gzipped(name: str, f: BinaryIO, head: bytes) -> Sniffed:
     if _json_kind(line)[0] == CHUNKS:
         return Sniffed(CHUNKS, [note], ["gzip"])
     # a cassette (langchain keeps its partners' as .yaml.gz): read whole, decompressed
-    pos = 3 if plain.startswith(BOM) else 0
-    pos += len(plain[pos:]) - len(plain[pos:].lstrip(b" \t\r\n"))
-    if _CASSETTE_JSON.match(plain, pos) and _INTERACTIONS_JSON.search(plain, pos):
-        return Sniffed(CASSETTE_JSON, [CASSETTE_GZIP], ["gzip"])
-    if _CASSETTE_YAML.match(plain, pos) and _INTERACTIONS.search(plain, pos):
-        return Sniffed(CASSETTE, [CASSETTE_GZIP], ["gzip"])
+    unmarked = plain[len(BOM) :] if plain.startswith(BOM) else plain
+    cassette = _cassette(unmarked, len(unmarked) - len(unmarked.lstrip(b" \t\r\n")))
+    if cassette is not None:
+        return Sniffed(cassette, [CASSETTE_GZIP], ["gzip"])
     shown = start[:30].decode("utf-8", "replace")
     raise error(
         name,
