@@ -121,13 +121,14 @@ class _Opening:
     """A stream's engine, opened once its dialect is told: by the request, else by its
     first frames, held until one tells (at most LOOK of them)."""
 
-    __slots__ = ("info", "engine", "held", "options", "check")
+    __slots__ = ("info", "engine", "held", "foreign", "options", "check")
 
     def __init__(self, info: ExchangeInfo, **options: Unpack[EngineOptions]) -> None:
         self.info = info
         self.options = options
         self.engine: Engine | None = None
         self.held: list[Frame] = []
+        self.foreign = 0  # frames held that could be no Chat Completions chunk (is_foreign)
         # whether the events are the dialect the request names (dialect-mismatch), while
         # its first frames are looked at, or all of them when they are another's
         self.check: DialectCheck | None = None
@@ -149,9 +150,9 @@ class _Opening:
 
     def hold(self, frame: Frame) -> None:
         """A frame read before the dialect is known."""
-        foreign = sum(map(is_foreign, self.held))  # (every frame held told none)
         self.held.append(frame)
-        told = of_frame(frame, foreign)
+        told = of_frame(frame, self.foreign)
+        self.foreign += is_foreign(frame)
         if told is not None or len(self.held) >= LOOK:
             self.info.dialect = told
             self.opened()

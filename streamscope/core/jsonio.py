@@ -44,31 +44,31 @@ def loads(data: str | bytes | bytearray | memoryview) -> Any:
     try:
         return orjson.loads(data)
     except JSONDecodeError as refused:
-        value = _reread(data, str(refused))
-        if value is _REFUSED:
+        value = reread(data, str(refused))
+        if value is REFUSED:
             raise  # (re-raised bare: no frame keeps the error, so no reference cycle)
         return value
 
 
-_REFUSED = object()
+REFUSED = object()
 
 
-def _reread(data: str | bytes | bytearray | memoryview, refusal: str) -> Any:
-    """What the stdlib reads of `data` that orjson refused (saying `refusal`); _REFUSED
-    when the refusal stands."""
+def reread(data: str | bytes | bytearray | memoryview, refusal: str) -> Any:
+    """What the stdlib reads of `data` that orjson refused (saying `refusal`); REFUSED
+    when the refusal stands. For a caller that tried orjson itself (a hot path)."""
     if "depth limit" in refusal:
-        return _REFUSED
+        return REFUSED
     if not isinstance(data, str):
         try:
             data = bytes(data).decode("utf-8")  # as orjson: UTF-8 or nothing
         except UnicodeDecodeError:
-            return _REFUSED
+            return REFUSED
     if _MAY_READ.search(data) is None:
-        return _REFUSED
+        return REFUSED
     try:
         return json.loads(data, parse_constant=_forbidden, parse_float=_finite)
     except (ValueError, RecursionError):
-        return _REFUSED
+        return REFUSED
 
 
 def _forbidden(name: str) -> object:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
-from ..core.frames import Frame, Truncation, parse_payload
+from ..core.frames import Frame, Truncation, parse_payload, refused_payload
 
 _BOM = b"\xef\xbb\xbf"
 _loads = orjson.loads
@@ -133,8 +133,8 @@ class SseDecoder:
                     text, bad = raw.decode("utf-8", "replace"), True
                 try:
                     payload = _loads(text)
-                except _JSONError:
-                    payload = parse_payload(text)  # (what the stdlib reads orjson refused)
+                except _JSONError as refused:  # (what the stdlib reads of it, if anything)
+                    payload = refused_payload(text, str(refused))
                 start = self._pos
                 self._pos = end = start + len(chunk)
                 self.frames = number = self.frames + 1

@@ -3,7 +3,8 @@
 One os.write of a whole line on an unbuffered O_APPEND fd means a kill -9 leaves only whole
 lines plus at most one cut-off last line (which readers tolerate), and the lock means
 concurrent exchanges never interleave within a line. chunk() is on the proxy's hot path:
-one orjson.dumps (format.line_json) and one os.write.
+one orjson.dumps and one os.write (a chunk or message line holds strictly decoded text,
+ints and base64: nothing orjson refuses; the other lines go through format.line_json).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any, cast
+
+import orjson
 
 from streamscope.core.codings import content_codings, without_codings
 from streamscope.recording.format import (
@@ -39,7 +42,7 @@ from streamscope.recording.mask import (
 )
 from streamscope.recording.private import open_private
 
-_line = line_json  # (what orjson cannot write, a lone surrogate, is written as text)
+_CHUNK_LINE = orjson.OPT_APPEND_NEWLINE
 
 
 def _text_pairs(headers: Iterable[tuple[str | bytes, str | bytes]]) -> Headers:
@@ -157,7 +160,7 @@ class RecordingWriter:
         if self.redact_json:
             notes.append(redacted_note(self.redact_json))
         self.header = Header(created=created, argv=argv, masked=masked, notes=notes or None)
-        self._write(_line(self.header.to_json()))
+        self._write(line_json(self.header.to_json()))
 
     # -- the line types
 
@@ -203,7 +206,7 @@ class RecordingWriter:
                 got.decoded,
                 got.redacted,
             )
-        if self._write(_line(rec.to_json())):
+        if self._write(line_json(rec.to_json())):
             self._requests += 1
 
     def response(
@@ -228,7 +231,7 @@ class RecordingWriter:
             with self._lock:
                 self._compressed[exchange] = (rec, codings, [])
             return
-        self._write(_line(rec))
+        self._write(line_json(rec))
 
     def _release(self, exchange: int) -> int:
         """A compressed body held (and its response line): written as it came, or
@@ -241,7 +244,7 @@ class RecordingWriter:
         reads, masked = self._masking.compressed(exchange, codings, reads)
         if masked:  # kept decoded, as a HAR's decoded body is
             rec["headers"] = without_codings(rec["headers"])
-        self._write(_line(rec))
+        self._write(line_json(rec))
         for t, data in reads:
             self._chunk(exchange, data, t)
         return masked
@@ -267,7 +270,7 @@ class RecordingWriter:
         except UnicodeDecodeError:  # incl. a read that splits a multi-byte character
             b64 = base64.b64encode(data).decode("ascii")
             rec = {"type": "chunk", "exchange": exchange, "t_ns": t_ns, "data_b64": b64}
-        self._write(_line(rec))
+        self._write(orjson.dumps(rec, option=_CHUNK_LINE))
 
     def message(
         self,
@@ -323,7 +326,7 @@ class RecordingWriter:
             rec["data_b64"] = base64.b64encode(payload).decode("ascii")
         if masked:
             rec["masked"] = masked
-        self._write(_line(rec))
+        self._write(orjson.dumps(rec, option=_CHUNK_LINE))
 
     def end(
         self, exchange: int, reason: str, error: str | None = None, t_ns: int | None = None
@@ -342,7 +345,7 @@ class RecordingWriter:
         rec = {"type": "end", "exchange": exchange, "t_ns": t, "reason": reason, "error": error}
         if masked:
             rec["masked"] = masked
-        self._write(_line(rec))
+        self._write(line_json(rec))
 
     def shown(self, line: str) -> str:
         """A line the recorder says (its summary, an error) with every credential it has
