@@ -18,7 +18,7 @@ import orjson
 
 from ..core.anomalies import Kind
 from ..core.calls import Call, StrategyError, Unmodeled
-from ..core.engine import Engine
+from ..core.engine import Engine, Strategies
 from ..core.frames import Frame, FrameHeader, named_by_type
 from ..core.history import CallIds, History, Tool
 from ..framing import SSE
@@ -559,3 +559,18 @@ class Dialect:
         except Exception as exc:
             got = StrategyError.from_exception(exc, 0)
         return got
+
+    def answered(
+        self,
+        others: Strategies,
+        frames: Callable[[], list[Frame]],
+        tools: list[Any] | None,
+        chunk_log: bool = False,
+    ) -> Strategies:
+        """`others`, with the real SDK's answer (`real_answer`, on `frames()`, made only
+        then) where its emulation declined the shape (Unmodeled), as inspect gives it:
+        one on which the real SDK raises is not one on which it builds other calls, though
+        the emulation declines both (what the minimizers' judges compare)."""
+        if not isinstance(others.get(self.sdk), Unmodeled):
+            return others
+        return {**others, self.sdk: self.real_answer(frames(), tools, None, chunk_log)}

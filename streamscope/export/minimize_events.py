@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 import orjson
 
 from ..core.anomalies import SERIOUS, TAKEN_BACK, Anomaly
-from ..core.calls import Call, Unmodeled
+from ..core.calls import Call
 from ..core.collector import collector_paused
 from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, Strategies, value_key
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
@@ -162,14 +162,9 @@ class _Judge:
         return True
 
     def _answered(self, others: Strategies, frames: list[Frame]) -> Strategies:
-        """`others`, with the real SDK's answer where its emulation declined the shape
-        (Unmodeled), as inspect gives it (analysis.driver): a candidate on which the real
-        SDK raises is not one on which it builds other calls, though the emulation
-        declines both. The real SDK is run only on candidates that keep such a shape."""
-        sdk = self.told.sdk
-        if not isinstance(others.get(sdk), Unmodeled):
-            return others
-        return {**others, sdk: self.told.real_answer(frames, self.tools, None, self.chunk_log)}
+        """`others` as inspect gives them (Dialect.answered): the real SDK is run only on
+        candidates that keep a shape its emulation declines."""
+        return self.told.answered(others, lambda: frames, self.tools, self.chunk_log)
 
     def _engine(self, part: str = ALL) -> Engine:
         return self.told.engine(1, self.tools, marks=False, part=part, chunk_log=self.chunk_log)

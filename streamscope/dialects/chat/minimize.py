@@ -48,7 +48,7 @@ from typing import Any
 import orjson
 
 from ...core.anomalies import Anomaly
-from ...core.calls import Call, Unmodeled
+from ...core.calls import Call
 from ...core.collector import collector_paused
 from ...core.engine import ALL, CLIENTS, ROBUST, SDK, Strategies
 from ...core.frames import INVALID, Frame, parse_payload
@@ -100,15 +100,13 @@ def signature(
 
 
 def _answered(others: Strategies, frames: list[str], tools: list[Any] | None) -> Strategies:
-    """`others`, with the real SDK's answer where its emulation declined the shape
-    (Unmodeled), as inspect gives it (analysis.driver): one on which the real SDK raises is
-    not one on which it builds other calls, though the emulation declines both."""
-    if not isinstance(others.get(SDK_NAME), Unmodeled):
-        return others
+    """`others` as inspect gives them (Dialect.answered), the frames parsed only if asked."""
     from . import CHAT
 
-    fed = [Frame(n, data, parse_payload(data)) for n, data in enumerate(frames, 1)]
-    return {**others, SDK_NAME: CHAT.real_answer(fed, tools, None)}
+    def fed() -> list[Frame]:
+        return [Frame(n, data, parse_payload(data)) for n, data in enumerate(frames, 1)]
+
+    return CHAT.answered(others, fed, tools)
 
 
 def _analysed(
