@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streamscope.core.frames import INVALID, parse_payload
-from streamscope.core.jsonio import JSONDecodeError, dumps, loads
+from streamscope.core.jsonio import REFUSED, JSONDecodeError, dumps, exact, loads
 from streamscope.text import CONTROL_IN_JSON
 
 
@@ -158,3 +158,11 @@ def test_written_reads_back_the_same(value: object, indent: bool, shown: bool) -
         assert loads(out) == value
     if shown:
         assert CONTROL_IN_JSON.search(text) is None
+
+
+@given(n=st.integers(min_value=-(10**300), max_value=10**300))
+def test_exact_gives_back_a_long_integer_as_sent(n: int) -> None:
+    """`exact` is for a number orjson may have rounded: it reads one of 20 digits or
+    more as written, and declines (REFUSED) text that holds none."""
+    text = json.dumps({"created": n, "id": "call_1"})
+    assert exact(text) == ({"created": n, "id": "call_1"} if abs(n) >= 10**19 else REFUSED)

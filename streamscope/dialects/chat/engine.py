@@ -90,7 +90,7 @@ class StreamEngine(Engine):
         """Apply one frame to every strategy; with collect_events, what it did (robust).
 
         `plain` is `plain_fragment(frame.payload)` and `problem` is
-        `chunk_violation(frame.payload)` when the caller already has them (the minimiser
+        `violation(frame.payload, frame.data)` when the caller already has them (the minimiser
         feeds the same payloads many times)."""
         self.frames = n = frame.number
         if self.collect_events or frame.bad_utf8:

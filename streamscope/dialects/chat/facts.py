@@ -19,7 +19,7 @@ from ...core.frames import INVALID, NOT_READ, parse_payload
 from ...core.repair import parses
 from .engine import plain_fragment
 from .robust import choice_of, index_kind, lacks_function, sets_finish, sets_name, void_entry
-from .schema import chunk_violation
+from .schema import violation
 
 
 @dataclass(frozen=True, slots=True, eq=False)  # eq=False: compared by identity, in C
@@ -28,7 +28,7 @@ class Parsed:
 
     payload: object
     plain: object  # plain_fragment(payload), handed to the engine
-    problem: object  # chunk_violation(payload) when Robust.feed reads it, handed on; or NOT_READ
+    problem: object  # violation(payload, data) when Robust.feed reads it, handed on; or NOT_READ
     forced: frozenset[str]  # warning and error kinds the engine files for it, whatever the context
     finishes: bool  # it may set a choice's finish_reason
     may: frozenset[str]  # the kinds of NEEDS it may make the engine file
@@ -60,7 +60,7 @@ def parsed(data: str, payload: object = None) -> Parsed:
             if data.strip() != "[DONE]":  # Frame.is_done
                 forced.add("chunk-invalid-json")
         elif not error_only:  # what Robust.feed checks the schema of
-            problem = chunk_violation(payload)
+            problem = violation(payload, data)
             if problem is not None:
                 forced.add("chunk-schema-violation")
     read = [] if error_only else _read(payload)  # a plain fragment's too

@@ -24,7 +24,7 @@ from ...core.frames import INVALID, NOT_READ, Frame, Sentinel
 from ...core.shared import ChunkedList, LayeredDict
 from ...text import cut, json_type, quote
 from .run import Run
-from .schema import chunk_violation
+from .schema import violation
 
 _MISSING = Sentinel("no index")  # a tool-call delta without an "index" key (or with null)
 MAX_DEPTH = 1024  # orjson's nesting limit: a deeper payload is kept as text, never parsed
@@ -266,7 +266,7 @@ class Robust:
     # -- frames -------------------------------------------------------------------------
 
     def feed(self, frame: Frame, problem: object = NOT_READ) -> None:
-        """`problem`: chunk_violation(frame.payload), when the caller has it."""
+        """`problem`: violation(frame.payload, frame.data), when the caller has it."""
         n = self.last_frame = frame.number
         payload = frame.payload
         if frame.invalid is not None:  # what the framing found (its payload is no event)
@@ -296,7 +296,7 @@ class Robust:
             if isinstance(payload, dict) and "choices" not in payload:  # (error: it is one)
                 return
         if problem is NOT_READ:
-            problem = chunk_violation(payload)
+            problem = violation(payload, frame.data)
         if problem is not None:
             self.log.add("chunk-schema-violation", n, problem)  # type: ignore[arg-type]
         if not isinstance(payload, dict):

@@ -8,6 +8,7 @@ with `custom: {name, input}` strings (openai 3.57's chunk types declare only fun
 
 from __future__ import annotations
 
+from ...core import jsonio
 from ...text import json_type, quote
 
 _FINISH = {"stop", "length", "tool_calls", "content_filter", "function_call"}
@@ -20,6 +21,17 @@ def _is_int(v: object) -> bool:
 
 def _opt_str(v: object) -> bool:
     return v is None or isinstance(v, str)
+
+
+def violation(payload: object, data: str) -> str | None:
+    """`chunk_violation(payload)`, judged on the numbers as sent: orjson reads an integer
+    past 64 bits as a float, which would read as a `created` or an `index` that is no
+    integer. Only a payload found wrong is read again (`data`: its text)."""
+    problem = chunk_violation(payload)
+    if problem is None:
+        return None
+    exact = jsonio.exact(data)
+    return problem if exact is jsonio.REFUSED else chunk_violation(exact)
 
 
 def chunk_violation(payload: object) -> str | None:

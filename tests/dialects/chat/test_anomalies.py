@@ -517,3 +517,23 @@ def test_an_index_of_true_is_no_index_1_in_the_anomalies():
     openers = [a for a in run(stream).anomalies if a.kind == "args-opener-nonempty"]
     assert [(a.index, a.count) for a in openers] == [(True, 1), (1, 1)]
     assert type(openers[0].index) is bool
+
+
+@pytest.mark.parametrize(
+    "created, kind",
+    [
+        ("123456789012345678901234", set()),  # an integer, past 64 bits
+        ("18446744073709551616", set()),  # 2**64, the first orjson reads as a float
+        ("1.5", {"chunk-schema-violation"}),
+        ("1e20", {"chunk-schema-violation"}),  # a float as sent, though a whole one
+    ],
+)
+def test_created_is_judged_on_the_number_as_sent(created: str, kind: set) -> None:
+    """orjson reads an integer past 64 bits as a float: `created` read that way was once
+    "1.2345678901234569e+23, not an integer", a finding the bytes deny."""
+    texts = [json.dumps(c).replace('"created": 0', f'"created": {created}') for c in CLEAN]
+    assert all(created in t for t in texts)
+    result = run(texts)
+    assert kinds(result) & {"chunk-schema-violation"} == kind
+    said = [a.message for a in result.anomalies if a.kind == "chunk-schema-violation"]
+    assert all(m.startswith("created is ") and m.endswith("not an integer") for m in said)
