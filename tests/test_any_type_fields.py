@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from streamscope.cli import main
 from streamscope.dialects import of_frames, open_engine
+from streamscope.scan import analyze_file
 
 from .anytype import DELETE, VALUES, Base, at, bases, check, streams, suffix_of
 
@@ -70,11 +71,12 @@ def test_a_list_of_arguments_grown_by_the_docs_snippet_is_its_own(tmp_path):
     result = CliRunner().invoke(main, ["inspect", "--json", str(path)])
     assert result.exit_code == 0, result.output
     stream = orjson.loads(result.output)["streams"][0]
-    assert stream["tool_calls"][0]["arguments"] == [1, 2]
+    # the contract's `arguments` is always a string: a list sent is its JSON text
+    assert stream["tool_calls"][0]["arguments"] == "[1,2]"
     built = {k: v["tool_calls"][0]["arguments"] for k, v in stream["strategies"].items()}
     # the opener's own counted twice, then the later fragments' characters, as in Python
-    assert built.pop("openai-docs")[:5] == [1, 2, 1, 2, "{"]
-    assert all(got == [1, 2] for got in built.values()), built
+    assert built.pop("openai-docs").startswith('[1,2,1,2,"{"')
+    assert all(got == "[1,2]" for got in built.values()), built
 
 
 # What the sweep (python -m tests.anytype 0) found raising, each fixed where the field is
@@ -111,3 +113,29 @@ def test_inspect_says_a_listed_name_is_no_name(tmp_path):
     assert result.exit_code == 1
     assert "its name is a JSON array, not a string" in result.output
     assert "ended with no name" in result.output
+
+
+@pytest.mark.parametrize("sent", ['{"city": "Paris", "n": 2}', "[1, 2]", "7", "true"])
+def test_arguments_sent_as_no_string_are_reported_as_their_json_text(tmp_path, sent):
+    """The contract's `arguments` is always a string. llama.cpp and MiniMax send an
+    object: `inspect --json` gave the object itself (a reader's json.loads raised on it)
+    and `scan` counted its arguments as 0 characters. Both give its compact JSON text
+    now, while `args-not-string` says what was sent."""
+    delta = (
+        '{"tool_calls":[{"index":0,"id":"call_1","type":"function",'
+        f'"function":{{"name":"get_weather","arguments":{sent}}}}}]}}'
+    )
+    chunk = (
+        '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m",'
+        f'"choices":[{{"index":0,"delta":{delta},"finish_reason":"tool_calls"}}]}}'
+    )
+    path = tmp_path / "object-arguments.sse"
+    path.write_text(f"data: {chunk}\n\ndata: [DONE]\n\n")
+    result = CliRunner().invoke(main, ["inspect", "--json", str(path)])
+    stream = orjson.loads(result.output)["streams"][0]
+    text = orjson.dumps(orjson.loads(sent)).decode()  # compact, keys in the order sent
+    assert stream["tool_calls"][0]["arguments"] == text
+    assert "args-not-string" in {a["kind"] for a in stream["anomalies"]}
+    sdk = stream["strategies"]["openai-sdk"]["tool_calls"][0]["arguments"]
+    assert sdk == text
+    assert analyze_file(path).calls[0].arguments_chars == len(text)

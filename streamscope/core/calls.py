@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from . import jsonio
 from .frames import Sentinel
 from .shared import ChunkedList
 
@@ -23,6 +24,13 @@ def signature_bytes(value: object) -> object:
         return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
     except ValueError:
         return value
+
+
+def arguments_text(arguments: object) -> str:
+    """A call's arguments as the contract gives them, always a string: a value a provider
+    sent that is no string (an object, from llama.cpp or MiniMax: `args-not-string`) as
+    its compact JSON text, keys in the order sent, as a Gemini `args` object is given."""
+    return arguments if isinstance(arguments, str) else jsonio.dumps(arguments).decode()
 
 
 @dataclass(slots=True)

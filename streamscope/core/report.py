@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import jsonio
-from .calls import Call, StrategyError
+from .calls import Call, StrategyError, arguments_text
 from .contract import Finding
 from .engine import StreamResult
 from .history import Tool
@@ -23,7 +23,7 @@ def call_json(call: Call, repair: Repair | None | bool = False) -> dict[Any, Any
         "id": call.id,
         "type": call.type,
         "name": call.name,
-        "arguments": call.arguments,
+        "arguments": arguments_text(call.arguments),
         "fragments": call.fragments,
         "first_frame": call.first_frame,
         "last_frame": call.last_frame,

@@ -18,6 +18,7 @@ import orjson
 from ..analysis import analyze
 from ..analysis.driver import EMPTY_CASSETTE
 from ..core import jsonio
+from ..core.calls import arguments_text
 from ..core.engine import StreamResult
 from ..inputs import ExchangeInfo
 from ..recording.format import RecordingError
@@ -232,7 +233,7 @@ def _rows(
     if s is None:
         return
     for i, (c, r) in enumerate(zip(s.tool_calls, s.repairs, strict=True)):
-        args = c.arguments if isinstance(c.arguments, str) else ""
+        args = arguments_text(c.arguments)
         out.calls.append(
             CallRow(
                 file,
