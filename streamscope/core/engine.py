@@ -322,16 +322,17 @@ class Engine:
         done = self.done_seen
         # With the end marker seen, the stream ended whoever closed first (recordings made
         # before `complete` covered a client that left after [DONE] say client-closed).
+        ended: str | None = None
         if end_reason in ("client-closed", RECORDER_STOPPED) and not done:
             ended = end_reason
         elif truncation is not None or end_reason == UNFINISHED:
             ended = "truncated"
         elif end_reason in CONNECTION_FAILED or (status or 0) >= 400 or self.errored:
             ended = "error"
-        else:
-            ended = "done" if done or not expect_done else "finish-without-done"
-        strategies = {"robust": results, **self.others_at_end()}
         finish_reason, content, reasoning, choices = self._summary()
+        if ended is None:
+            ended = _ended_cleanly(done or not expect_done, finish_reason)
+        strategies = {"robust": results, **self.others_at_end()}
         return StreamResult(
             exchange=self.exchange,
             frames=self.frames,
@@ -538,6 +539,15 @@ def truncated(
             last,
             f"after frame {last}: the connection failed ({end_reason}){detail}",
         )
+
+
+def _ended_cleanly(done: bool, finish_reason: str | None) -> str:
+    """How a stream ended that no cut, failure or error ended: at its end marker (or a
+    chunk log's last line: it holds none); with a finish but no end marker; or with
+    neither, cut short between two events (its end never came), which no finish was."""
+    if done:
+        return "done"
+    return "finish-without-done" if finish_reason is not None else "truncated"
 
 
 def tail(text: str, width: int) -> str:

@@ -537,3 +537,13 @@ def test_created_is_judged_on_the_number_as_sent(created: str, kind: set) -> Non
     assert kinds(result) & {"chunk-schema-violation"} == kind
     said = [a.message for a in result.anomalies if a.kind == "chunk-schema-violation"]
     assert all(m.startswith("created is ") and m.endswith("not an integer") for m in said)
+
+
+def test_a_stream_cut_between_events_ended_truncated_not_finished() -> None:
+    """A body that ends between two events with neither a finish_reason nor [DONE] was
+    said to end `finish-without-done`: a finish that never came."""
+    cut = run([OPEN, ARG1], done=False)
+    assert cut.ended == "truncated"
+    assert {"finish-reason-missing", "done-missing"} <= kinds(cut)
+    assert run(CLEAN, done=False).ended == "finish-without-done"
+    assert run(CLEAN).ended == "done"
