@@ -4,6 +4,10 @@ Windows tools write, read as a user would meet them (issue 22's known failures).
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import orjson
@@ -252,3 +256,33 @@ def test_a_utf16_recording_that_grows_is_indexed_on(tmp_path):
             f.write(b"".join(lines[5:]).decode().encode("utf-16-le"))
         assert index.refresh() == len(lines) - 5
         assert index.line(len(lines)).type == "end"
+
+
+def test_a_pipe_is_read_once_and_whole(tmp_path):
+    """A FIFO (or `/dev/stdin`, `<(cmd)`) can be read only once; the readers opened it
+    three times: the first read its head and dropped the rest ("it begins 'reated\\\\":'"
+    from the file's middle), and the next open waited for a writer that had gone."""
+    sample = str(ROOT / "recordings" / "alibaba-empty-id.jsonl")
+    data = Path(sample).read_bytes()
+    fifo = str(tmp_path / "stream.fifo")
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: Path(fifo).write_bytes(data), daemon=True)
+    writer.start()
+    piped = subprocess.run(
+        [sys.executable, "-m", "streamscope", "inspect", "--json", fifo],
+        capture_output=True,
+        timeout=60,
+    )
+    writer.join(5)
+    direct = subprocess.run(
+        [sys.executable, "-m", "streamscope", "inspect", "--json", sample], capture_output=True
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.replace(fifo.encode(), b"X") == direct.stdout.replace(sample.encode(), b"X")
+    stdin = subprocess.run(
+        [sys.executable, "-m", "streamscope", "inspect", "/dev/stdin"],
+        input=data,
+        capture_output=True,
+        timeout=60,
+    )
+    assert stdin.returncode == 0 and b"2 exchanges" in stdin.stdout, stdin.stderr

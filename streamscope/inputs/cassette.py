@@ -34,8 +34,8 @@ import orjson
 
 from ..core import jsonio
 from ..core.codings import decode_body
+from ..recording.copies import readable
 from ..recording.format import BOM, RecordingError
-from ..recording.utf16 import readable
 from ..text import cut, quote, visible
 from .har import Har, _json_rpc, _Skip, _wanted, add, left_out, skip
 from .notes import CASSETTE_END as END_NOTE

@@ -22,7 +22,7 @@ skipped with a note naming it; a timing that is no number of milliseconds is not
 read as absent; a `startedDateTime` that cannot be placed (not ISO 8601, outside years
 1-9999 once in UTC, or decades after the earliest entry's) is noted and read as the
 earliest entry's start. A UTF-8 byte order mark is skipped, and a UTF-16 file read as its
-text (recording/utf16.py), as for every input.
+text (recording/copies.py), as for every input.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ import orjson
 from ..core import jsonio
 from ..dialects import claimant, of_request, streams_in
 from ..framing import SSE, of_response
+from ..recording.copies import readable
 from ..recording.format import BOM, End, RecordingError, Request, Response
 from ..recording.mask import credentials, mask_head
-from ..recording.utf16 import readable
 from ..text import quote
 from .encoding import Decoded, content_codings, decode_body, stored_decoded, without_codings
 from .notes import HAR_END as END_NOTE

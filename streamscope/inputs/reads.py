@@ -17,9 +17,9 @@ from typing import TypeVar
 from .. import framing as framings
 from ..core.frames import Frame, Truncation
 from ..framing import Framing
+from ..recording.copies import readable
 from ..recording.format import MAX_T_NS, Chunk, End, RecordingError, Request, Response
 from ..recording.reader import RecordingIndex
-from ..recording.utf16 import readable
 
 _BLOCK = 1 << 16
 

@@ -26,8 +26,8 @@ import orjson
 from ..core import jsonio
 from ..dialects import of_event
 from ..framing import FRAMINGS, Framing, of_bytes
+from ..recording.copies import NAMES, text_of
 from ..recording.format import BOM, RecordingError
-from ..recording.utf16 import NAMES, text_of
 
 RECORDING, SSE, CHUNKS, HAR = "recording", "sse", "chunks", "har"
 JSON_ARRAY, EVENTSTREAM = "json-array", "aws-eventstream"

@@ -24,9 +24,9 @@ import threading
 import time
 from typing import Any
 
+from .copies import coding_of
 from .format import RecordingError
 from .reader import Progress, RecordingIndex
-from .utf16 import coding_of
 
 AHEAD_FROM = 8 << 20  # bytes: a smaller file is scanned in well under the TUI's start-up
 PROGRESS_EVERY = 0.1  # seconds between two progress messages from the child

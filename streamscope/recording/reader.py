@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from streamscope.recording.copies import readable
 from streamscope.recording.format import (
     BOM,
     MAX_T_NS,
@@ -34,7 +35,6 @@ from streamscope.recording.format import (
     located,
 )
 from streamscope.recording.migrate import check_version, header_version, migrate
-from streamscope.recording.utf16 import readable
 
 from ..core import jsonio
 
@@ -60,7 +60,7 @@ def _not_json(line: bytes) -> str:
 
 def _open(path: str) -> BinaryIO:
     try:
-        # (a UTF-16 file is read as its UTF-8 copy: recording/utf16.py)
+        # (a UTF-16 file is read as its UTF-8 copy: recording/copies.py)
         return open(readable(path), "rb", buffering=0)  # noqa: SIM115 (callers close it)
     except OSError as e:
         raise RecordingError(f"{path}: cannot open: {e.strerror or e}", path) from None
