@@ -173,7 +173,11 @@ def test_a_field_of_the_wrong_type_is_named():
         ("interactions:\n- request: !!python/object/apply:os.system [echo hi]\n", "line 2"),
         ("interactions: {a: [1, 2\n", "not a YAML cassette"),
         ("interactions: 3\n", 'a mapping with an "interactions" list'),
-        ("interactions:\n- 3\n- {request: {}, response: {}}\n", "holds no event stream"),
+        (
+            "interactions:\n- 3\n- {request: {}, response: {}}\n",
+            "holds no event stream or chat completion to read (interactions[0] skipped: it is "
+            "3, not a mapping with a request and a response; 2 interactions skipped)",
+        ),
         ("version: 1\ninteractions:\n- " + "[" * 300 + "\n", "nested more than 256"),
     ],
 )

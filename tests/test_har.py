@@ -256,6 +256,22 @@ def test_entries_that_cannot_be_read_are_skipped_with_a_note(tmp_path):
     )
 
 
+@pytest.mark.parametrize("bad", [1, 2])
+def test_a_har_whose_every_entry_is_skipped_says_why_in_its_one_line(tmp_path, bad):
+    doc = har_of_recording(OPENAI, True)
+    for e in doc["log"]["entries"][:bad]:
+        e["response"]["content"]["text"] = "!!!"
+    del doc["log"]["entries"][bad:]
+    path = write(tmp_path, "skipped.har", doc)
+    result = inspect(path)
+    assert result.exit_code == 2
+    why = "(entries[0] skipped: response.content.text is not valid base64"
+    assert result.output == (
+        f"streamscope: {path}: the HAR holds no event stream or chat completion to read "
+        f"{why}{'; 2 entries skipped' if bad == 2 else ''})\n"
+    )
+
+
 def test_a_mitmproxy_har_is_read_and_exported_whole(tmp_path):
     """mitmproxy's own HAR layout: three exchanges (two streams, a non-stream turn), a
     request that is not one; the report ends on the contract line, and `export --format

@@ -37,7 +37,7 @@ from ..core.codings import decode_body
 from ..recording.copies import readable
 from ..recording.format import BOM, RecordingError
 from ..text import cut, quote, visible
-from .har import Har, _json_rpc, _Skip, _wanted, add, left_out, skip
+from .har import Har, _json_rpc, _Skip, _wanted, add, left_out, skip, unread
 from .notes import CASSETTE_END as END_NOTE
 from .notes import CASSETTE_TIMING as TIMING_NOTE
 
@@ -88,10 +88,8 @@ def read_cassette(path: str | os.PathLike[str], yaml_text: bool) -> Har:
             add(har, entry, at, 0, (), cut=False)
     left_out(har.notes, others, rpc, "interaction", "interactions")
     if not har.exchanges:
-        # why, when an interaction was skipped or left out (how bodies are kept is no why)
-        said = [n for n in har.notes[len(GENERAL_NOTES) :] if n != PARSED_NOTE]
-        told = f" ({said[0]})" if said else ""
-        raise _error(name, f"the cassette holds no event stream or chat completion to read{told}")
+        why = unread(har, "interaction", "interactions", (PARSED_NOTE,))
+        raise _error(name, f"the cassette holds no event stream or chat completion to read{why}")
     return har
 
 

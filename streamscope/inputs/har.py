@@ -17,7 +17,8 @@ A JSON-RPC request (an agent's MCP or A2A traffic beside its model's) is left ou
 counted in a note.
 
 A file that is not HAR 1.2 (bad JSON, another version, no `log.entries`) is a one-line
-RecordingError; an entry that cannot be read (no body, an empty one, bad base64) is
+RecordingError, and so is one none of whose entries is read (naming the first skipped
+and how many were); an entry that cannot be read (no body, an empty one, bad base64) is
 skipped with a note naming it; a timing that is no number of milliseconds is noted and
 read as absent; a `startedDateTime` that cannot be placed (not ISO 8601, outside years
 1-9999 once in UTC, or decades after the earliest entry's) is noted and read as the
@@ -151,7 +152,8 @@ def read_har(path: str | os.PathLike[str]) -> Har:
         add(har, entry, f"entries[{i}]", _offset(start, t0, i, har.notes), before)
     left_out(har.notes, others, rpc, "entry", "entries")
     if not har.exchanges:
-        raise _error(name, "the HAR holds no event stream or chat completion to read")
+        why = unread(har, "entry", "entries")
+        raise _error(name, f"the HAR holds no event stream or chat completion to read{why}")
     if t0 is not None:  # (isoformat: strftime writes year 1 as "1", not "0001")
         har.created = t0.isoformat(timespec="microseconds").replace("+00:00", "Z")
     return har
@@ -169,6 +171,18 @@ def add(
             har.notes.append(f"{at}: {x.note}")
     except _Skip as why:
         skip(har, at, why)
+
+
+def unread(har: Har, one: str, many: str, ignore: tuple[str, ...] = ()) -> str:
+    """Why a file gave no exchange, for its one-line error (`one`, `many`: the word for its
+    entries): the first skipped entry's note and how many were skipped, else its first note
+    that is no note of every exchange's nor in `ignore` (how bodies are kept is no why)."""
+    if har.skipped:
+        n = len(har.skipped)
+        count = f"; {n} {many} skipped" if n > 1 else ""
+        return f" ({har.skipped[0]}{count})"
+    said = [x for x in har.notes if x not in har.general and x not in ignore]
+    return f" ({said[0]})" if said else ""
 
 
 def left_out(notes: list[str], others: int, rpc: int, one: str, many: str) -> None:
