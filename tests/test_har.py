@@ -351,11 +351,13 @@ def test_times_it_cannot_place_are_said_not_raised(tmp_path):
     doc = har_of_recording(OPENAI, False)
     doc["log"]["entries"][0]["startedDateTime"] = "2026-11-30T10:00:01"
     doc["log"]["entries"][1]["timings"] = {"send": "1", "wait": 1e300, "receive": 79}
+    doc["log"]["entries"].append(dict(doc["log"]["entries"][1], timings="x"))
     analysis = analyze(write(tmp_path, "times.har", doc))
-    assert calls(write(tmp_path, "times.har", doc)) == calls(OPENAI)
+    assert calls(write(tmp_path, "times.har", doc)) == [*calls(OPENAI), calls(OPENAI)[1]]
     assert analysis.notes[2:] == [
         'entries[1] timings.send "1" is not a time in milliseconds: read as absent',
         "entries[1] timings.wait 1e+300 is not a time in milliseconds: read as absent",
+        'entries[2] timings "x" is not an object of timings: read as none',
     ]
 
 

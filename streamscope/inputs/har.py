@@ -19,8 +19,8 @@ counted in a note.
 A file that is not HAR 1.2 (bad JSON, another version, no `log.entries`) is a one-line
 RecordingError, and so is one none of whose entries is read (naming the first skipped
 and how many were); an entry that cannot be read (no body, an empty one, bad base64) is
-skipped with a note naming it; a timing that is no number of milliseconds is noted and
-read as absent; a `startedDateTime` that cannot be placed (not ISO 8601, outside years
+skipped with a note naming it; a timing that is no number of milliseconds (or `timings`
+that are no object) is noted and read as absent; a `startedDateTime` that cannot be placed (not ISO 8601, outside years
 1-9999 once in UTC, or decades after the earliest entry's) is noted and read as the
 earliest entry's start. A UTF-8 byte order mark is skipped, and a UTF-16 file read as its
 text (recording/copies.py), as for every input.
@@ -394,6 +394,8 @@ def _exchange(
         )
     given = entry.get("timings")
     timings: _Json = given if isinstance(given, dict) else {}
+    if given is not None and not isinstance(given, dict):
+        notes.append(f"{at} timings {quote(given, 40)} is not an object of timings: read as none")
     ms = {k: _ms(timings, k) for k in (*before, "receive")}
     for k, v in ms.items():
         if v is None:
