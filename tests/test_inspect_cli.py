@@ -266,7 +266,9 @@ def test_exchange_option(tmp_path):
     "content, expect",
     [
         (None, "no such file"),
-        (b"", "empty"),
+        (b"", "byte 0: the file is empty"),
+        (b"\n\n\n", "byte 0: the file holds only blank lines"),
+        (b"\xef\xbb\xbf \r\n", "byte 0: the file holds only blank lines"),
         (b"\x00\x01\x02binary", "binary"),
         (b"hello there\n", "not a streamscope recording"),
         (

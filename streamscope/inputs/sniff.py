@@ -178,7 +178,9 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
             while pos < len(head) and head[pos] in b"\r\n \t":
                 pos += 1
             if pos >= len(head) and len(head) < _HEAD:
-                raise error(name, "the file is empty", offset=0)
+                blank = pos > (3 if bom else 0)  # (not "empty": its size shows bytes)
+                what = "the file holds only blank lines" if blank else "the file is empty"
+                raise error(name, what, offset=0)
             first = _first_line(f, head, pos)
     except OSError as e:
         raise open_error(name, e) from None
