@@ -269,6 +269,14 @@ def test_exchange_option(tmp_path):
         (b"", "byte 0: the file is empty"),
         (b"\n\n\n", "byte 0: the file holds only blank lines"),
         (b"\xef\xbb\xbf \r\n", "byte 0: the file holds only blank lines"),
+        (
+            b'{"type": "header", "schema_version": "2", "tool": "streamscope"}\n',
+            """line 1 (byte 0): the header's schema_version "2" is not an integer""",
+        ),
+        (
+            b'{"type": "header", "schema_version": null, "tool": "streamscope"}\n',
+            "line 1 (byte 0): the header's schema_version null is not an integer",
+        ),
         (b"\x00\x01\x02binary", "binary"),
         (b"hello there\n", "not a streamscope recording"),
         (

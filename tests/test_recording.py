@@ -345,8 +345,11 @@ def test_not_a_recording(tmp_path):
     other.write_bytes(b'{"type":"chunk","exchange":1,"t_ns":0,"data":""}\n')
     cut_header = tmp_path / "cut.jsonl"
     cut_header.write_bytes(b'{"type":"header","schema_ver')
+    unversioned = tmp_path / "unversioned.jsonl"
+    unversioned.write_bytes(b'{"type":"header","tool":"streamscope"}\n')
     cases = [(junk, r"line 1 \(byte 0\): not valid JSON"), (empty, "empty file")]
     cases += [(other, "not a streamscope recording"), (cut_header, "not valid JSON")]
+    cases += [(unversioned, r"line 1 \(byte 0\): the header line has no schema_version")]
     for path, what in cases:
         for open_ in (iter_records, RecordingIndex.open):
             with pytest.raises(RecordingError, match=what) as err:

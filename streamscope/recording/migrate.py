@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from streamscope.recording.format import SCHEMA_VERSION
+from streamscope.text import quote
 
 
 def _v0_to_v1(d: dict[Any, Any]) -> dict[str, Any]:
@@ -61,12 +62,17 @@ MIGRATIONS: dict[int, Callable[[dict[Any, Any]], dict[str, Any]]] = {0: _v0_to_v
 
 
 def header_version(d: object) -> int | None:
-    """The schema version a first line declares, or None when it is not a header."""
+    """The schema version a first line declares, or None when it is not a header;
+    ValueError when it is a header that declares none an integer can be."""
     if type(d) is not dict:
         return None
     if d.get("type") == "header":
-        v = d.get("schema_version")
-        return v if type(v) is int else None
+        if "schema_version" not in d:
+            raise ValueError("the header line has no schema_version")
+        v = d["schema_version"]
+        if type(v) is not int:  # ("2", 2.0, true: a header a writer mangled, said as such)
+            raise ValueError(f"the header's schema_version {quote(v, 40)} is not an integer")
+        return v
     if d.get("kind") == "header" and d.get("version") == 0:
         return 0
     return None

@@ -78,10 +78,10 @@ def _read_header(path: str) -> tuple[Header, dict[Any, Any], int]:
         d = _loads(line)
     except _JSONError:
         raise located(path, 1, 0, f"{_not_json(line)} (expected the recording header)") from None
-    version = header_version(d)
-    if version is None:
-        raise located(path, 1, 0, "not a streamscope recording (no header line)")
     try:
+        version = header_version(d)
+        if version is None:
+            raise ValueError("not a streamscope recording (no header line)")
         check_version(version)
         if version < SAME_LINES_SINCE:
             d = migrate(d, version)
