@@ -88,8 +88,8 @@ def read_cassette(path: str | os.PathLike[str], yaml_text: bool) -> Har:
             add(har, entry, at, 0, (), cut=False)
     left_out(har.notes, others, rpc, "interaction", "interactions")
     if not har.exchanges:
-        why = unread(har, "interaction", "interactions", (PARSED_NOTE,))
-        raise _error(name, f"the cassette holds no event stream or chat completion to read{why}")
+        said = unread(har, "interaction", "interactions", (PARSED_NOTE,))
+        raise _error(name, f"the cassette holds no event stream or chat completion to read{said}")
     return har
 
 
