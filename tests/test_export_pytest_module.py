@@ -3,6 +3,7 @@ this process, as its story says it does."""
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 from streamscope.cli import main
@@ -44,3 +45,14 @@ def test_a_key_holding_a_lone_surrogate_is_replayed_as_sent(tmp_path):
     _, scope = _module(tmp_path, first, _args(), _chunk("", '"tool_calls"'))
     assert scope["FRAMES"][0] == first  # the escape as the provider sent it
     scope["test_the_calls_streamscope_assembled"]()  # green: no UnicodeEncodeError
+
+
+@pytest.mark.parametrize("index", [1_000_000, 2**40])
+def test_a_big_index_is_said_to_raise_in_the_stream_helper_alone(tmp_path, index):
+    # ChatCompletionStreamState raises IndexError on it; create(stream=True), which the
+    # module reads through, does not: the story must not promise a red test
+    text, scope = _module(tmp_path, _opener(index), _args(index), _chunk("", '"tool_calls"'))
+    story = " ".join(text.split('"""')[1].split())
+    assert "client.chat.completions.stream() (inspect's openai-sdk), raises" in story
+    assert "IndexError" in story and "fails there" not in story
+    scope["test_the_calls_streamscope_assembled"]()  # green, as the story says

@@ -223,6 +223,10 @@ class Fixture:
     # in place of `served`, `literal` and `events` (None: the frames' names and data
     # are all it reads)
     framed: Framed | None = None
+    # the SDK's stream helper the dialect's `sdk` strategy runs, where the module reads
+    # the stream without it (`create(stream=True)`): where the helper raises, the test
+    # does not (None: the module reads as the strategy does, and fails where it raises)
+    helper: str | None = None
 
 
 @dataclass(frozen=True)

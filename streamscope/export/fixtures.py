@@ -12,6 +12,7 @@ import ast
 import datetime
 import os
 import pprint
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -609,13 +610,21 @@ def _pytest(
     sdk = result.strategies.get(told.sdk)
     if isinstance(sdk, Unmodeled) and told.sdk_version() is not None:
         sdk = told.real_sdk(fed, tools, None)
-    if isinstance(sdk, StrategyError):  # the SDK the test reads through raises on it
+    if isinstance(sdk, StrategyError):
         said = visible(sdk.error.splitlines()[0] if sdk.error else "")[:100]
         said = said.replace("\\", "/").replace('"', "'")  # (it goes in a docstring)
-        story += (
-            f"\nNOTE: the SDK raises on these frames (at frame {sdk.frame}: {said}); the test"
-            "\nfails there, as a client built on it does."
-        )
+        if fixture.helper is None:  # the SDK the test reads through raises on it
+            story += (
+                f"\nNOTE: the SDK raises on these frames (at frame {sdk.frame}: {said}); the test"
+                "\nfails there, as a client built on it does."
+            )
+        else:  # only its stream helper does, which the test does not read through
+            note = (
+                f"NOTE: the SDK's stream helper, {fixture.helper} (inspect's {told.sdk}), "
+                f"raises on these frames (at frame {sdk.frame}: {said}), as a client built on "
+                "it does. This test reads the frames without it, so it does not fail there."
+            )
+            story += "\n" + textwrap.fill(note, 88, break_on_hyphens=False)
     scope: dict = {}
     exec(fixture.reference(), scope)
     try:  # (the events it is given are read here: a value nested past Python's limit too)

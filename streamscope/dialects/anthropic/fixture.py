@@ -58,4 +58,8 @@ def expected(call: Call) -> dict[Any, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
-FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected)
+# the stream helper the anthropic-sdk strategy emulates (MessageStream): the module reads
+# create(stream=True), without it
+HELPER = "client.messages.stream() (or client.beta.messages.stream())"
+
+FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected, helper=HELPER)

@@ -122,4 +122,8 @@ def expected(call: Call) -> dict[Any, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
-FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected)
+# the stream helper the openai-sdk strategy emulates (ChatCompletionStreamState): the module reads
+# create(stream=True), without it
+HELPER = "client.chat.completions.stream()"
+
+FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected, helper=HELPER)

@@ -59,4 +59,10 @@ SESSION = openai_session(
     "openai.OpenAI client (client.beta.responses.connect())",
 )
 
-FIXTURE = Fixture(TEMPLATE, served, literal, events, reference.source, expected, SESSION)
+# the stream helper the openai-sdk strategy emulates (ResponseStreamState): the module reads
+# create(stream=True), without it
+HELPER = "client.responses.stream()"
+
+FIXTURE = Fixture(
+    TEMPLATE, served, literal, events, reference.source, expected, SESSION, helper=HELPER
+)
