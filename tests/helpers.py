@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
+import sys
+from collections.abc import Iterator
+
 import orjson
 
 from streamscope.core.engine import StreamResult
@@ -140,3 +145,26 @@ def unsourced(report: dict) -> dict:
     for f in report.get("contract", []):
         f.pop("link", None)
     return report
+
+
+@contextlib.contextmanager
+def serve_command(*paths: str) -> Iterator[tuple[str, list[str]]]:
+    """`streamscope serve PATHS` as a user runs it, a child process on a free port:
+    (the base URL it prints, the lines it says on stderr: there once the block is left
+    and the child stopped)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamscope", "serve", *paths],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    said: list[str] = []
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip(), said
+    finally:
+        proc.terminate()
+        try:
+            said += proc.communicate(timeout=20)[1].splitlines()
+        finally:
+            proc.kill()

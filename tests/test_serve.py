@@ -23,7 +23,7 @@ from streamscope.playback.serve import ServeServer
 from streamscope.recording import RecordingIndex, RecordingWriter
 from streamscope.recording.format import RecordingError
 
-from .helpers import sse_body
+from .helpers import serve_command, sse_body
 
 ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "recordings")
 OPENAI = os.path.join(ROOT, "openai.jsonl")
@@ -345,6 +345,66 @@ def test_non_stream_answers_and_recorded_upstream_failures(mode, tmp_path, cut):
         # the GET exchange is not servable: unmatched requests cycle over the two others
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
         assert selections[-1].entry.exchange == 1
+
+
+def _cut_off(tmp_path) -> tuple[str, int, int]:
+    """openai.jsonl as kill -9 of its recorder leaves it: cut inside exchange 2's third
+    chunk line. (path, the cut line's number, its byte offset)"""
+    with open(OPENAI, "rb") as f:
+        lines = f.readlines()
+    offset = sum(map(len, lines[:18]))
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b"".join(lines[:18]) + lines[18][:100])
+    return str(path), 19, offset
+
+
+@pytest.mark.parametrize("mode", ["server", "httpx"])
+def test_an_exchange_the_recording_stops_inside_is_served_cut_not_ended(tmp_path, mode):
+    """Its client sees the connection fail after the last whole read, as for an upstream
+    error, never a clean end; the exchange that ended is served whole."""
+    path, line, offset = _cut_off(tmp_path)
+    if mode == "server":
+        server = ServeServer([path])
+        server.start()
+        client = httpx.Client(base_url=server.base_url)
+    else:
+        transport = playback_transport(path)
+        client = httpx.Client(transport=transport, base_url="http://p/v1")
+    try:
+        first = client.post("/chat/completions", json=request(OPENAI, 1))
+        assert first.content == b"".join(reads(OPENAI, 1))
+        got = []
+        second = client.stream("POST", "/chat/completions", json=request(OPENAI, 2))
+        with pytest.raises(httpx.RemoteProtocolError), second as r:
+            assert r.status_code == 200
+            for data in r.iter_raw():
+                got.append(data)
+        assert b"".join(got) == b"".join(reads(OPENAI, 2)[:2])
+    finally:
+        client.close()
+        if mode == "server":
+            server.stop()
+    library = Library(path)
+    assert library.notes == [
+        f"cut.jsonl: recording ends with a cut-off line {line} at byte {offset} (the writer "
+        "was interrupted); exchange 2 never ended (no end line): served cut after its last read"
+    ]
+    library.close()
+
+
+def test_serve_says_where_a_recording_was_cut_off(tmp_path):
+    path, line, offset = _cut_off(tmp_path)
+    with (
+        serve_command(path) as (base, said),
+        httpx.Client(base_url=base) as client,
+        pytest.raises(httpx.RemoteProtocolError),
+    ):
+        client.post("/chat/completions", json=request(OPENAI, 2))
+    assert said[1] == (
+        f"streamscope: cut.jsonl: recording ends with a cut-off line {line} at byte {offset} "
+        "(the writer was interrupted); exchange 2 never ended (no end line): served cut "
+        "after its last read"
+    )
 
 
 def test_transport_options_and_reuse():

@@ -79,8 +79,11 @@ async def until(ws, last: set[str]) -> list[bytes]:
 DONE = {"response.completed", "response.failed", "response.incomplete", "error"}
 
 
-def timed_session(path: Path, frames, url="https://api.openai.com/v1/responses", reason="complete"):
-    """A session recording from (ms after the 101, sender, payload[, opcode, fin]) frames."""
+def timed_session(
+    path: Path, frames, url="https://api.openai.com/v1/responses", reason: str | None = "complete"
+):
+    """A session recording from (ms after the 101, sender, payload[, opcode, fin]) frames;
+    `reason` None: no end line (the recorder was killed)."""
     ex, t0 = 1, 1_000_000
     lines = [
         HEADER,
@@ -94,9 +97,10 @@ def timed_session(path: Path, frames, url="https://api.openai.com/v1/responses",
         opcode, fin = (f[3], f[4]) if len(f) == 5 else (1, True)
         last = t0 + 1000 + int(ms * 1e6)
         lines.append(Message.of(ex, last, sender, opcode, fin, data).to_json())
-    lines.append(
-        {"type": "end", "exchange": ex, "t_ns": last + 1000, "reason": reason, "error": None}
-    )
+    if reason is not None:
+        lines.append(
+            {"type": "end", "exchange": ex, "t_ns": last + 1000, "reason": reason, "error": None}
+        )
     path.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in lines))
     return path
 
@@ -447,13 +451,15 @@ def test_a_client_that_leaves_mid_session_stops_its_replay(tmp_path):
         assert run(again())["n"] == 1
 
 
-def test_a_session_the_upstream_cut_is_cut_as_recorded(tmp_path):
+@pytest.mark.parametrize("reason", ["upstream-error", None], ids=["upstream-error", "no-end"])
+def test_a_session_the_upstream_cut_is_cut_as_recorded(tmp_path, reason):
+    """And one that never ended (its recorder killed): cut there too, not left open."""
     create = orjson.dumps({"type": "response.create", "model": "m", "input": "hi"})
     delta = orjson.dumps({"type": "response.output_text.delta", "delta": "half"})
     rec = timed_session(
         tmp_path / "cut.jsonl",
         [(1, "client", create), (2, "server", delta)],
-        reason="upstream-error",
+        reason=reason,
     )
     with served(rec) as (server, said):
 
@@ -466,6 +472,8 @@ def test_a_session_the_upstream_cut_is_cut_as_recorded(tmp_path):
                 return got, closed.value.rcvd
 
         got, close_frame = run(client())
+        unended = "cut.jsonl: exchange 1 never ended (no end line): served cut after its last read"
+        assert server.library.notes == ([unended] if reason is None else [])
     assert got == delta
     assert close_frame is None  # no close frame: the connection ended, as the upstream's did
 

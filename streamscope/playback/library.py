@@ -24,10 +24,13 @@ Inputs (several files: their exchanges one after the other, in the order given):
 - a recording: every exchange with a response line whose request (if recorded) a
   dialect claims. Its body is its chunk lines, one body chunk per recorded upstream read (so a client sees the recorded
   chunking), with the recorded status and headers (hop-by-hop headers and content-length
-  dropped: the body is re-framed). An exchange whose recorded upstream failed, or that
+  dropped: the body is re-framed). An exchange whose recorded upstream failed, that
   the recorder's own stop cut (`end` reason `upstream-error`, `timeout` or
-  `recorder-stopped`), is cut after its last read, as the client saw it: the server
-  aborts the connection, the transport raises the client's RemoteProtocolError.
+  `recorder-stopped`), or that never ended (no end line: the recorder was killed, and
+  a recording that ends with a cut-off line is read up to it) is cut after its last
+  read, as the client saw it: the server aborts the connection, the transport raises the
+  client's RemoteProtocolError. Where a recording stops early is said in
+  `Library.notes`.
   A recorded head HTTP cannot send again is cleaned or refused (playback/head.py): a
   header that is not a token with a sendable value is left out and said in
   `Library.notes` (`serve` says them on stderr), a status outside 200-599 answers a 502
@@ -121,7 +124,7 @@ from ..inputs.encoding import request_body, request_json
 from ..inputs.reads import Reads
 from ..inputs.source import WEBSOCKET, Exchange
 from ..providers import PROVIDERS
-from ..recording.format import BOM, REDACTED, RecordingError
+from ..recording.format import BOM, REDACTED, End, RecordingError
 from ..text import plural, quote
 from .head import sendable
 
@@ -139,6 +142,31 @@ _ABSENT = object()  # a key or item the other side lacks
 _NOT_JSON = object()
 
 
+def cut_short(end: End | None) -> str | None:
+    """How a recorded exchange was cut for its client (None: it was not): its upstream
+    failed, the recorder stopped, or the recording stops before its end line (a recorder
+    killed, a cut-off last line). A replay of it is cut after its last read, as the
+    recorded client saw it, never ended cleanly."""
+    if end is None:
+        return "the recording stops before this exchange ended (no end line)"
+    return f"{end.reason}: {end.error}" if end.reason in _FAILED else None
+
+
+def _unended_note(source: Source, numbers: list[int]) -> str | None:
+    """What `serve` says of a recording that stops early: where its last line was cut
+    off, and which served exchanges (`numbers`) never ended."""
+    said = []
+    if source.stopped_at is not None:
+        said.append(source.stopped_at.message)
+    if numbers:
+        which = ", ".join(map(str, numbers))
+        said.append(
+            f"exchange{'s' if len(numbers) > 1 else ''} {which} never ended (no end line): "
+            "served cut after its last read"
+        )
+    return f"{os.path.basename(source.path)}: {'; '.join(said)}" if said else None
+
+
 # -- what can be served -------------------------------------------------------------
 
 
@@ -153,7 +181,7 @@ class Entry:
     status: int = 200
     headers: list[tuple[str, str]] = field(default_factory=lambda: list(SSE_HEADERS), repr=False)
     head_s: float = 0.0  # seconds from the request to the response headers
-    failed: str | None = None  # how the recorded upstream failed, if it did
+    failed: str | None = None  # how the recorded exchange was cut, if it was (cut_short)
     stream: bool = True  # answers requests that ask for a stream (else the others)
     dialect: Dialect | None = None  # the dialect whose requests it answers; None: any
     refusal: str | None = None  # why its recorded head cannot be sent (playback/head.py)
@@ -278,9 +306,11 @@ def _recording_entries(
     source: Source, only: int | None, notes: list[str], sessions: list[int]
 ) -> list[Entry]:
     """The exchanges of a recording or HAR that can answer a request; `notes` gets what
-    of their recorded heads cannot be sent, `sessions` the WebSocket sessions' numbers
-    (played by playback/websocket.py, not answered here)."""
+    of their recorded heads cannot be sent and where the recording stops early,
+    `sessions` the WebSocket sessions' numbers (played by playback/websocket.py, not
+    answered here)."""
     out = []
+    unended: list[int] = []  # the exchanges served that never ended (said in a note)
     for x in [only] if only is not None else source.numbers():
         ex = source.exchange(x)  # RecordingError for an exchange that is not there
         request, response, end = ex.request, ex.response, ex.end
@@ -288,11 +318,13 @@ def _recording_entries(
             continue  # nothing was answered: nothing to replay
         if response.status == 101 and ex.info.framing == WEBSOCKET:
             sessions.append(x)
+            unended += [x] if end is None else []
             continue
         body = request_json(request) if request is not None else None
         told = claimant(request.url, body) if request is not None else None  # no request: any
         if request is not None and told is None:
             continue
+        unended += [x] if end is None else []
         # what was asked for, even when an error answered it; else the response's type
         stream = ex.info.stream
         if told is not None and request is not None:
@@ -321,7 +353,7 @@ def _recording_entries(
                 response.status,
                 head.headers,
                 max(0.0, (response.t_ns - t0) / 1e9),
-                f"{end.reason}: {end.error}" if end and end.reason in _FAILED else None,
+                cut_short(end),
                 stream,
                 told,
                 head.refusal,
@@ -330,6 +362,9 @@ def _recording_entries(
                 left_early=end is not None and end.reason == "client-closed",
             )
         )
+    note = _unended_note(source, unended)
+    if note is not None:
+        notes.append(note)
     return out
 
 
@@ -495,7 +530,8 @@ class Library:
         self.entries: list[Entry] = []
         # the WebSocket sessions (source, exchange): `serve` plays them (playback/sessions.py)
         self.sessions: list[tuple[Source, int]] = []
-        # what of the recorded heads cannot be sent (left out; `serve` says it on stderr)
+        # what of the recorded heads cannot be sent (left out), where a recording stops
+        # early (`serve` says it on stderr)
         self.notes: list[str] = []
         self._sources: list[Source] = []
         self._lock = threading.Lock()
@@ -737,7 +773,7 @@ class _Body:
     def _fail(self) -> None:
         if self.entry.failed:
             raise self.error(
-                f"streamscope playback: the recorded upstream failed here ({self.entry.failed})"
+                f"streamscope playback: the recorded exchange was cut here ({self.entry.failed})"
             )
 
 

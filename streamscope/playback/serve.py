@@ -13,8 +13,9 @@ Here, in addition:
 
 - the response headers are sent at the recorded time after the request; a client that
   goes away stops its replay at once;
-- an exchange whose recorded upstream failed is cut after its last read by aborting the
-  connection, as the recorder did to its client;
+- an exchange cut short (its recorded upstream failed, the recorder stopped, or the
+  recording stops before it ended: library.cut_short) is cut after its last read by
+  aborting the connection, as the recorder did to its client;
 - every answered request can be logged as one line (`log=`): `POST <path> -> openai.jsonl
   exchange 2 (matched by body)`.
 
@@ -139,7 +140,7 @@ class MockProvider:
                 raise exc
             if entry.failed:
                 # The recorded client saw its connection fail here; so does this one.
-                raise ConnectionAbortedError(f"the recorded upstream failed: {entry.failed}")
+                raise ConnectionAbortedError(f"the recorded exchange was cut here: {entry.failed}")
 
 
 class ServeServer(LoopbackServer):
@@ -214,7 +215,7 @@ def serve(
     echo(server.base_url)
     sys.stdout.flush()
     say(server.describe())
-    for note in server.library.notes:  # what of the recorded heads cannot be sent
+    for note in server.library.notes:  # what of the recorded heads cannot be sent, cut-offs
         say(note)
     for provider in PROVIDERS:  # the other providers whose exchanges the files hold
         if provider is not OPENAI and any(server.library.answers(d) for d in provider.speaks()):

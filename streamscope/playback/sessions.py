@@ -60,12 +60,10 @@ from ..inputs.source import Source
 from ..recording.format import Message
 from ..text import quote
 from .head import sendable
-from .library import _ABSENT, _closeness, _explain, _same
+from .library import _ABSENT, _closeness, _explain, _same, cut_short
 
 OPEN, MESSAGE, INSIDE, CLOSE = "open", "message", "inside", "close"
 _CLOSE, _PING, _PONG = 8, 9, 10
-# cut as the client saw it: the server's side ended with no close frame
-_DROPPED = ("upstream-error", "timeout", "recorder-stopped")
 # the 101's own headers: the live handshake's are sent instead
 _HANDSHAKE = HOP_BY_HOP | {"content-length", "date"}
 
@@ -233,7 +231,7 @@ def script_of(source: Source, number: int, notes: list[str]) -> Script:
     closed = any(o.opcode == _CLOSE for s in script.steps for o in s.answer) or any(
         o.opcode == _CLOSE for o in script.greeting
     )
-    if end is not None and end.reason in _DROPPED and not closed:
+    if cut_short(end) is not None and not closed:  # ended with no close frame, or never
         if last is None:
             script.drop_greeting = True
         else:
