@@ -23,6 +23,7 @@ from streamscope.recording.format import End, Request
 
 from . import gemini_agent
 from .gemini_stream import MODEL, QUESTION, events_for
+from .helpers import serve_command
 from .test_pytest_plugin import run_pytest
 from .upstream import Upstream as StandIn
 
@@ -170,26 +171,13 @@ def test_a_gemini_request_is_answered_only_by_gemini_exchanges(recording):
 
 @pytest.mark.slow
 def test_serve_names_the_base_url_a_google_client_gets(recording):
-    import subprocess
-    import sys
-
     path, _ = recording
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamscope", "serve", path],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        base = proc.stdout.readline().strip()
+    with serve_command(path) as (base, said):
         client = genai.Client(
             api_key="k", http_options=types.HttpOptions(base_url=base.removesuffix("/v1"))
         )
         assert client.models.generate_content(model=MODEL, contents=QUESTION).function_calls
-        proc.terminate()
-        _, err = proc.communicate(timeout=20)
-    finally:
-        proc.kill()
+    err = "\n".join(said)
     assert f"a Gemini or Vertex AI client's base URL: {base.removesuffix('/v1')}" in err
     assert f"POST /v1/models/{MODEL}:generateContent -> gemini.jsonl exchange 3" in err
 

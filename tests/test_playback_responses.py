@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import subprocess
-import sys
 
 import httpx2
 import openai
@@ -21,6 +19,7 @@ from streamscope.playback import playback_transport
 from streamscope.playback.serve import ServeServer
 from streamscope.recording import RecordingWriter
 
+from .helpers import serve_command
 from .responses_stream import (
     ANSWER,
     ARGUMENTS,
@@ -221,17 +220,9 @@ def test_a_mismatch_reads_as_an_openai_error(mode, recording):
 
 @pytest.mark.slow
 def test_serve_answers_an_openai_client_on_the_responses_api(recording):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamscope", "serve", recording],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        base = proc.stdout.readline().strip()  # an OpenAI client's base URL
-        with openai.OpenAI(api_key="sk-test", base_url=base, max_retries=0) as client:
-            assert first_call(client, TURNS[0][0]) == (RESPONSE_IDS[0], ARGUMENTS)
-    finally:
-        proc.terminate()
-        proc.wait(20)
+    with (
+        serve_command(recording) as (base, _),  # an OpenAI client's base URL
+        openai.OpenAI(api_key="sk-test", base_url=base, max_retries=0) as client,
+    ):
+        assert first_call(client, TURNS[0][0]) == (RESPONSE_IDS[0], ARGUMENTS)
     assert base.endswith("/v1")
