@@ -4,7 +4,8 @@ It opens a chat with the served sample's system instruction and function declara
 sends its first question (its first content's text) with
 `chat.send_message_stream(...)`, runs every function call the chunks carry, answers each
 with a function response, reads the second answer, and prints what it did as one JSON
-line. The SDK keeps the chat's history itself (each streamed chunk's content as it came,
+line (a second turn the provider refused, as gemini-signature-dropped's 400, is said in
+it: the demo goes on to the replay of the refusal). The SDK keeps the chat's history itself (each streamed chunk's content as it came,
 thought signatures included). It reads GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY like
 any google-genai program (`streamscope record` sets the base URL); for a Vertex AI
 sample (its URL names a project and a location) it is a Vertex AI client instead, on
@@ -21,7 +22,7 @@ import re
 from typing import Any
 
 from google import genai
-from google.genai import types
+from google.genai import errors, types
 
 from . import sample
 
@@ -80,6 +81,7 @@ def main() -> None:
         fc for chunk in chat.send_message_stream(QUESTION) for fc in chunk.function_calls or []
     ]
     answer = ""
+    said: dict[str, str] = {}
     if calls:
         results = [  # each answered by its name, and its id when it came with one
             types.Part(
@@ -91,9 +93,12 @@ def main() -> None:
             )
             for fc in calls
         ]
-        answer = "".join(chunk.text or "" for chunk in chat.send_message_stream(results))
+        try:
+            answer = "".join(chunk.text or "" for chunk in chat.send_message_stream(results))
+        except errors.APIError as refused:  # a sample whose provider refused the turn
+            said["refused"] = f"{refused.code} {refused.status}: {refused.message}"
     done = [fc.model_dump(mode="json", exclude_none=True) for fc in calls]
-    print(json.dumps({"calls": done, "answer": answer}))
+    print(json.dumps({"calls": done, "answer": answer, **said}))
 
 
 if __name__ == "__main__":
