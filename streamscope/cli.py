@@ -920,6 +920,7 @@ def demo(quirk: str, no_replay: bool) -> None:
     import os
 
     from .dialects import dialect
+    from .inputs.source import WEBSOCKET
     from .playback.serve import ServeServer
     from .providers import DEFAULT_SIDE, provider_of
     from .record.runner import default_output, record
@@ -936,12 +937,15 @@ def demo(quirk: str, no_replay: bool) -> None:
     first = analyze(os.path.join(folder, f"{quirk}.jsonl")).exchanges[0]
     told = dialect(first.dialect).name
     provider = provider_of(told)
-    agent = provider.demo_agent(told) if provider is not None else None
+    session = first.framing == WEBSOCKET  # (the Responses API is spoken both ways)
+    agent = provider.demo_agent(told, session) if provider is not None else None
     if provider is None or agent is None:
-        fail(f"the {quirk} sample speaks {told}, which no demo agent speaks")
+        over = " over a WebSocket" if session else ""
+        fail(f"the {quirk} sample speaks {told}{over}, which no demo agent speaks")
         return
     if not agent.installed():
-        fail(f"the {quirk} demo runs an agent on the {agent.sdk} SDK: pip install {agent.sdk}")
+        install = agent.pip or agent.sdk
+        fail(f"the {quirk} demo runs an agent on the {agent.sdk} SDK: pip install {install}")
     # the agent asks as the sample's first request did: it reads what its API needs of it
     body = analyze_request(os.path.join(folder, f"{quirk}.jsonl"))
     from .core import jsonio
@@ -980,13 +984,19 @@ def demo(quirk: str, no_replay: bool) -> None:
 
 
 def analyze_request(path: str) -> dict:
-    """The first request's JSON body of a recording ({} when it has none)."""
+    """The first request's JSON body of a recording: a session's is the client message
+    that opened its first turn, as its handshake has none ({} when it has none)."""
     from .inputs import open_input
     from .inputs.encoding import request_json
 
     with open_input(path) as source:
-        request = source.exchange(source.numbers()[0]).request
-        body = request_json(request) if request is not None else None
+        exchange = source.exchange(source.numbers()[0])
+        session = exchange.session()
+        if session is not None:
+            body = session.turns[0].request if session.turns else None
+        else:
+            request = exchange.request
+            body = request_json(request) if request is not None else None
     return body if isinstance(body, dict) else {}
 
 

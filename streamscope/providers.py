@@ -92,17 +92,22 @@ class Side:
 class DemoAgent:
     """A small tool loop on one of a provider's SDKs, which `streamscope demo` records
     against a served sample of its dialect. It is given the sample's first request
-    (AGENT_REQUEST: its JSON body; AGENT_URL: its URL; AGENT_MODEL: its model, as the
-    dialect reads it) and takes from it what its API needs (streamscope/demo/sample.py)."""
+    (AGENT_REQUEST: its JSON body, a session's message that opened its first turn;
+    AGENT_URL: its URL; AGENT_MODEL: its model, as the dialect reads it) and takes from it
+    what its API needs (streamscope/demo/sample.py)."""
 
     dialect: str  # the dialect it speaks, by name
     argv: tuple[str, ...]  # its `python -m` arguments
     sdk: str = "openai"  # the distribution it runs on, as pip installs it
-    imports: str = "openai"  # the module that distribution installs
+    imports: str = "openai"  # the module it needs that may be missing (its SDK's, else)
     # variables it needs, set where the environment has none (an AWS SDK signs every
     # request: dummy credentials, as the served sample checks none and nothing leaves
     # the machine)
     env: tuple[tuple[str, str], ...] = ()
+    pip: str = ""  # what `pip install` installs it with ("": its SDK's name)
+    # It talks over a WebSocket session: the agent of the samples that are one (a dialect
+    # spoken both ways, as the Responses API is, has one agent of each).
+    session: bool = False
 
     def installed(self) -> bool:
         """Whether its SDK is installed (only the agent imports it)."""
@@ -138,8 +143,11 @@ class Provider:
 
         return [DIALECTS[n] for n in self.dialects if n in DIALECTS]
 
-    def demo_agent(self, dialect: str) -> DemoAgent | None:
-        return next((a for a in self.demo_agents if a.dialect == dialect), None)
+    def demo_agent(self, dialect: str, session: bool = False) -> DemoAgent | None:
+        """The agent of a sample of this dialect, over HTTP or (session) a WebSocket."""
+        return next(
+            (a for a in self.demo_agents if a.dialect == dialect and a.session == session), None
+        )
 
     def sends(self, headers: dict[str, str]) -> bool:
         """Whether a request with these headers (names in lower case) is one of its SDKs'."""
@@ -252,6 +260,16 @@ def ollama_host_url(host: str) -> str:
 
 # -- the records --------------------------------------------------------------------------
 
+
+def _openai_websocket_agent(dialect: str, module: str) -> DemoAgent:
+    """An agent on one of the openai SDK's WebSocket clients (responses.connect,
+    realtime.connect): they need websockets, which neither openai nor streamscope
+    installs (openai's `realtime` extra does)."""
+    return DemoAgent(
+        dialect, (module,), imports="websockets", pip="'openai[realtime]'", session=True
+    )
+
+
 OPENAI = Provider(
     "openai",
     "OpenAI",
@@ -274,8 +292,9 @@ OPENAI = Provider(
     demo_agents=(
         DemoAgent("chat-completions", ("streamscope.demo.agent", "create")),
         DemoAgent("openai-responses", ("streamscope.demo.responses_agent",)),
-        # (its session needs the recorder's and serve's WebSocket sides)
-        DemoAgent("openai-realtime", ("streamscope.demo.realtime_agent",)),
+        # (their sessions need the recorder's and serve's WebSocket sides)
+        _openai_websocket_agent("openai-responses", "streamscope.demo.responses_ws_agent"),
+        _openai_websocket_agent("openai-realtime", "streamscope.demo.realtime_agent"),
     ),
 )
 ANTHROPIC = Provider(

@@ -1,28 +1,80 @@
 """`streamscope demo` picks its agent from the Provider records and names no dialect: every
-bundled sample has one, an agent speaks its provider's dialects, a missing SDK is one line.
-(The demo's runs against served samples are in test_export.py.)"""
+bundled sample has one, of its transport, and runs; an agent speaks its provider's
+dialects, a missing SDK is one line. (What the demo's runs record of some samples is in
+test_export.py.)"""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
 
 from streamscope.analysis import analyze
 from streamscope.cli import main, sample_names, samples_dir
+from streamscope.inputs.source import WEBSOCKET
 from streamscope.providers import PROVIDERS, DemoAgent, provider_of
 
 
 @pytest.mark.parametrize("sample", sample_names())
-def test_every_bundled_sample_has_a_demo_agent_in_its_providers_record(sample):
-    told = analyze(os.path.join(samples_dir(), f"{sample}.jsonl")).exchanges[0].dialect
-    provider = provider_of(told)
-    assert provider is not None, told
-    agent = provider.demo_agent(told)
-    assert agent is not None and agent.dialect == told
+def test_every_bundled_sample_has_a_demo_agent_of_its_transport_in_its_providers_record(sample):
+    first = analyze(os.path.join(samples_dir(), f"{sample}.jsonl")).exchanges[0]
+    provider = provider_of(first.dialect)
+    assert provider is not None, first.dialect
+    session = first.framing == WEBSOCKET
+    agent = provider.demo_agent(first.dialect, session)
+    assert agent is not None and agent.dialect == first.dialect
+    assert agent.session == session  # a WebSocket sample's agent talks over one
     assert importlib.util.find_spec(agent.argv[0]) is not None, agent.argv
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sample", sample_names())
+def test_every_listed_sample_runs_its_demo_to_the_end(tmp_path, sample):
+    # as a new user runs it: no provider's key or AWS credentials of their own
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith("_API_KEY") and not k.startswith("AWS_")
+    }
+    assert sample in CliRunner().invoke(main, ["demo", "list"]).output.split()
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "demo", sample, "--no-replay"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
+    assert "replay it: streamscope replay" in done.stderr and str(made) in done.stderr
+    said = json.loads(done.stdout.strip().splitlines()[-1])  # the agent's line of what it did
+    assert "calls" in said, said
+
+
+@pytest.mark.slow
+def test_the_codex_sample_is_a_websocket_session_again_under_the_demo(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "demo", "codex-websocket", "--no-replay"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
+    # the warm-up, the turn that calls `shell`, the one its output continues
+    assert [c["name"] for c in said["calls"]] == ["shell"]
+    assert said["answer"] == "The folder holds README.md, pyproject.toml and src/."
+    (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
+    doc = json.loads(CliRunner().invoke(main, ["inspect", "--json", str(made)]).output)
+    assert [s["dialect"] for s in doc["streams"]] == ["openai-responses"] * 3
 
 
 def test_each_agent_speaks_one_of_its_providers_dialects_and_names_its_sdk():
@@ -48,3 +100,6 @@ def test_a_missing_sdk_is_said_in_one_line(monkeypatch):
     assert "runs an agent on the anthropic SDK: pip install anthropic" in line
     result = CliRunner().invoke(main, ["demo", "gemini-streamed-args", "--no-replay"])
     assert "pip install google-genai" in result.output and result.exit_code == 2
+    # the openai SDK's WebSocket clients need websockets, which only openai's extra brings
+    result = CliRunner().invoke(main, ["demo", "codex-websocket", "--no-replay"])
+    assert "pip install 'openai[realtime]'" in result.output and result.exit_code == 2
