@@ -188,9 +188,8 @@ class _Cassette:
         if self.recorder is None:
             from .record.transport import Recorder
             from .recording import RecordingWriter
-            from .recording.private import private_folders_of
 
-            private_folders_of(self.path)  # 0700 when made here, the cassette 0600
+            # (its folders 0700 when made here, the cassette 0600: the writer's rule)
             writer = RecordingWriter(self.path, argv=sys.argv, overwrite=True)
             self.recorder = Recorder(writer)
         return self.recorder

@@ -69,6 +69,61 @@ def test_the_recordings_folder_record_makes_is_0700(tmp_path):
     assert os.path.dirname(path) == str(tmp_path / "recordings")
 
 
+def test_a_recording_in_folders_not_there_yet_makes_them_0700(tmp_path):
+    path = tmp_path / "new" / "deeper" / "r.jsonl"
+    with umask(0o022), RecordingWriter(path, argv=["x"]):
+        pass
+    assert mode(path) == 0o600
+    assert mode(path.parent) == mode(path.parent.parent) == 0o700
+
+
+# `record -o` and `proxy -o` with a folder still to make (docs/commands/proxy.md's example
+# in a fresh folder): made as the default ./recordings is, 0700
+_CHILD = (
+    "import os, urllib.request\n"
+    "urllib.request.urlopen(urllib.request.Request(os.environ['OPENAI_BASE_URL'] "
+    "+ '/chat/completions', b'{\"model\": \"json\"}', {'Content-Type': 'application/json'}))\n"
+)
+
+
+def test_record_o_makes_the_folder_it_names_as_the_default_one_is_made(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with StandIn() as up, umask(0o022):
+        done = CliRunner().invoke(
+            main,
+            ["record", "--upstream", up.url, "-o", "recordings/run.jsonl", "--"]
+            + [sys.executable, "-c", _CHILD],
+        )
+    assert done.exit_code == 0, done.output
+    assert "cannot write the recording" not in done.output
+    assert mode(tmp_path / "recordings") == 0o700
+    assert mode(tmp_path / "recordings" / "run.jsonl") == 0o600
+
+
+@pytest.mark.slow
+def test_proxy_o_makes_the_folder_it_names_as_the_default_one_is_made(tmp_path):
+    with StandIn() as up, umask(0o022):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamscope", "proxy", "--port", "0", "--upstream", up.url]
+            + ["-o", "recordings/run.jsonl"],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            base = proc.stdout.readline().strip()  # type: ignore[union-attr]
+            assert base.startswith("http://127.0.0.1:"), proc.communicate(timeout=10)
+            env = {**os.environ, "OPENAI_BASE_URL": base}
+            subprocess.run([sys.executable, "-c", _CHILD], env=env, check=True, timeout=30)
+        finally:
+            proc.terminate()
+            _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert mode(tmp_path / "recordings") == 0o700
+    assert mode(tmp_path / "recordings" / "run.jsonl") == 0o600
+
+
 def test_recording_transport_makes_its_folders_0700_and_its_file_0600(tmp_path):
     (tmp_path / "was").mkdir(mode=0o755)
     os.chmod(tmp_path / "was", 0o755)

@@ -29,7 +29,6 @@ from ..core.codings import request_body
 from ..dialects import DEFAULT, FinalWatch, final_watch, speaker
 from ..http import clients
 from ..recording import RecordingWriter
-from ..recording.private import private_folders_of
 
 
 class Recorder:
@@ -253,7 +252,6 @@ def recording_transport(
         OSError: `path` cannot be created.
         ValueError: an `http` that is neither package.
     """
-    private_folders_of(path)
     writer = RecordingWriter(
         path, argv=sys.argv, redact=redact, redact_json=redact_json, overwrite=overwrite
     )

@@ -40,7 +40,7 @@ from streamscope.recording.mask import (
     mask_argv,
     mask_request,
 )
-from streamscope.recording.private import open_private
+from streamscope.recording.private import open_private, private_folders_of
 
 _CHUNK_LINE = orjson.OPT_APPEND_NEWLINE
 
@@ -89,7 +89,8 @@ def redacted_note(paths: Sequence[str]) -> str:
 
 
 class RecordingWriter:
-    """Write one recording. Thread-safe; use as a context manager or call close().
+    """Write one recording. Thread-safe; use as a context manager or call close(). The
+    file is made 0600, and the folders it needs 0700 where they are missing.
 
     With `on_error`, a failed write (disk full, I/O error) does not raise: the file is cut
     back to its last whole line, recording stops, `failure` says why and `on_error` is
@@ -120,7 +121,9 @@ class RecordingWriter:
         self.redact_json = tuple(redact_json)
         # told what a recording could not do as asked (a body --redact-json cannot read)
         self.on_note = on_note
-        # 0600 whatever the umask: a recording holds whole conversations (private.py)
+        # 0600 whatever the umask, in folders made 0700 where missing: a recording holds
+        # whole conversations (private.py)
+        private_folders_of(self.path)
         fd = open_private(self.path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0))
         try:
             # Checked on the open fd, not before opening, so there is no race.
