@@ -98,9 +98,9 @@ def test_record_a_file_that_is_not_executable(tmp_path, upstream):
 
 @pytest.mark.slow
 def test_an_output_that_cannot_be_opened_is_named(tmp_path, upstream):
+    # (a missing folder is made, as the default output's is: a file in the way is not)
+    (tmp_path / "no").write_text("")
     out = tmp_path / "no" / "such" / "dir.jsonl"
     done = streamscope("record", "--upstream", upstream.url, "-o", str(out), "--", "true")
     assert done.returncode == 2
-    assert done.stderr == (
-        f"streamscope: {out}: cannot write the recording: No such file or directory\n"
-    )
+    assert done.stderr == f"streamscope: {out}: cannot write the recording: Not a directory\n"

@@ -2,7 +2,7 @@
 streamscope records (the Codex CLI talks to the Responses API this way).
 
 It opens one connection with `client.responses.connect()` (the base URL's WebSocket,
-`.../v1/responses`) and sends the served sample's first `response.create` fields (its
+at the Responses path) and sends the served sample's first `response.create` fields (its
 model, instructions, tools and input). Where that first one was a warm-up (`generate:
 false`, as codex sends) it warms up too and continues from the warm-up's response. It
 reads the typed events: a call is a completed call item at `response.output_item.done`,
