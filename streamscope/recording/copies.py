@@ -55,8 +55,9 @@ def readable(path: str) -> str:
 def text_of(path: str) -> tuple[str, str | None]:
     """(the file to read for `path`, the UTF-16 coding it was decoded from, or None)."""
     try:
-        if stat.S_ISFIFO(os.stat(path).st_mode):
-            return _piped(path)
+        st = os.stat(path)
+        if stat.S_ISFIFO(st.st_mode):
+            return _piped(path, st)
         f = open(path, "rb")  # noqa: SIM115 (closed below)
     except OSError:
         return path, None  # opening it again says why
@@ -77,9 +78,8 @@ def text_of(path: str) -> tuple[str, str | None]:
         return known
 
 
-def _piped(path: str) -> tuple[str, str | None]:
+def _piped(path: str, st: os.stat_result) -> tuple[str, str | None]:
     """A pipe's copy, made at its first read (its bytes are read once, to the end)."""
-    st = os.stat(path)
     key = (path, st.st_dev, st.st_ino, -1, -1)  # (a pipe never changes: it is read out)
     with _lock:
         known = _copies.get(key)
