@@ -8,6 +8,10 @@ the strategies that raised (with the exception's type name; an SDK emulation's
 module), robust's calls themselves: ids, names, arguments and signatures as the provider
 sent them, so that no fragment the arguments need is dropped. The searches themselves are the dialects' (a dialect's
 own, `Dialect.minimize`) or export's over a dialect's `Shape` (export/minimize_events.py).
+
+Beside the signature a search is told what its frames alone do not say (export/kept.py
+decides it): how the stream ended past its last frame (`Ending`), which every candidate
+is read with.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from typing import Any, Generic, TypeVar
 
 from .anomalies import SERIOUS, Anomaly
 from .calls import Call, StrategyError
+from .engine import Engine
+from .frames import Truncation
 
 T = TypeVar("T")
 
@@ -33,6 +39,25 @@ class Signature:
     raises: frozenset[tuple[str, str]]  # (strategy, exception type name) for those that raised
     # robust's calls (`held`), when the fixture asserts them; None: they may change
     calls: tuple[tuple[Any, ...], ...] | None = None
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a stream ended past its last frame, as `inspect` reads it: the body cut inside
+    an event (its framing's truncation), the recorded end's reason and error. The
+    minimal stream is written ending the same way, so every candidate is read with it:
+    `stream-truncated` stays a finding, and a client's cut stays a client's."""
+
+    truncation: Truncation | None = None
+    reason: str | None = None
+    error: str | None = None
+
+    def read(self, engine: Engine, expect_done: bool) -> tuple[list[Call], list[Any]]:
+        """`engine`'s end rules (Engine.end), with this ending."""
+        return engine.end(self.truncation, self.reason, self.error, expect_done)
+
+
+ENDED = Ending()  # a stream that ended after its last frame, as its frames say
 
 
 def held(

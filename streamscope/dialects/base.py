@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from ..core.contract import Finding
     from ..core.engine import StreamResult
+    from ..core.minimal import Ending
     from ..core.results import Carried
 
 
@@ -166,7 +167,8 @@ class Minimize(Protocol):
     data, in their order; its events carry no SSE names) on which the same warnings,
     errors and client divergences hold. `payloads`: parse_payload of each frame, when the
     caller parsed them already (shared, never changed); `expect_done` False for a chunk
-    log; `keep_calls`: robust's calls must stay as they were (core.minimal.held)."""
+    log; `keep_calls`: robust's calls must stay as they were (core.minimal.held); `end`:
+    how the stream ended past its frames (core.minimal.Ending)."""
 
     def __call__(
         self,
@@ -177,6 +179,7 @@ class Minimize(Protocol):
         expect_done: bool = ...,
         payloads: list[object] | None = ...,
         keep_calls: bool = ...,
+        end: Ending = ...,
     ) -> list[str]: ...
 
 

@@ -40,8 +40,10 @@ from ..core.collector import collector_paused
 from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, Strategies, value_key
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
 from ..core.minimal import (
+    ENDED,
     LONG,
     MAX_RUNS,
+    Ending,
     Exhausted,
     Signature,
     bounded_ddmin,
@@ -76,8 +78,10 @@ class _Judge:
         headers: Mapping[str | None, tuple[FrameHeader, ...]] | None = None,
         keep_calls: bool = False,
         chunk_log: bool = False,
+        end: Ending = ENDED,
     ) -> None:
         self.told, self.tools, self.expect_done = told, tools, expect_done
+        self.end = end  # (core/minimal.py)
         # the frames are a chunk log's (no SSE names): its engines read them as inspect's
         # does (the SDK shown each event under its type's name); else every candidate is
         # judged by another reading than the one its fixture is inspected with
@@ -109,7 +113,7 @@ class _Judge:
         clients' builds."""
         built = self._built(frames)
         engine = self._fed(built)
-        robust, _ = engine.end(expect_done=self.expect_done)
+        robust, _ = self.end.read(engine, self.expect_done)
         self.key = value_key if engine.by_value else Call.key
         others = self._answered(engine.others_at_end(), built)
         found = engine.log.entries()
@@ -146,7 +150,7 @@ class _Judge:
         engine = self._engine(ROBUST)
         if not self._fed_as_aimed(engine, built):
             return False
-        robust, _ = engine.end(expect_done=self.expect_done)
+        robust, _ = self.end.read(engine, self.expect_done)
         if kinds(engine.log.entries()) != self.target.kinds:
             return False
         if self.keep_calls and held(robust, self.key) != self.target.calls:
@@ -592,6 +596,7 @@ def minimize_events(
     headers: Mapping[str | None, tuple[FrameHeader, ...]] | None = None,
     keep_calls: bool = False,
     chunk_log: bool = False,
+    end: Ending = ENDED,
 ) -> list[Pair]:
     """The smallest stream found (frames in their original order) with the same signature:
     one engine pass's, or `signature`'s (a session's, where the stream is one turn).
@@ -599,8 +604,11 @@ def minimize_events(
     is shown them with (an AWS exception message is told by its headers). `keep_calls`:
     robust's calls stay as they were (a fixture that asserts them). `chunk_log`: the
     frames are a chunk log's, read as inspect reads one (Anthropic's SDK is shown each
-    event under its type's name)."""
-    judge = _Judge(told, tools, expect_done, max_runs, signature, headers, keep_calls, chunk_log)
+    event under its type's name). `end`: how the stream ended past its frames, which
+    every candidate is read with (core/minimal.py)."""
+    judge = _Judge(
+        told, tools, expect_done, max_runs, signature, headers, keep_calls, chunk_log, end
+    )
     judge.aim(list(frames))
     judge.cache[tuple(frames)] = True  # (as sent: its own signature, no pass again)
     stream = _Stream(list(frames))

@@ -53,8 +53,10 @@ from ...core.collector import collector_paused
 from ...core.engine import ALL, CLIENTS, ROBUST, SDK, Strategies
 from ...core.frames import INVALID, Frame, parse_payload
 from ...core.minimal import (
+    ENDED,
     LONG,
     MAX_RUNS,
+    Ending,
     Exhausted,
     Signature,
     bounded_ddmin,
@@ -115,12 +117,13 @@ def _analysed(
     tools: list[Any] | None,
     expect_done: bool,
     keep_calls: bool = False,
+    end: Ending = ENDED,
 ) -> tuple[Signature, list[Anomaly], list[Call]]:
     """The signature of `frames` (which `engine` was fed), with the anomalies and
     robust's calls it was read from."""
     # what finish() reports of it, without the rest of a StreamResult: its end rules
     # (the last anomalies), then what the client strategies built
-    robust, _ = engine.end(expect_done=expect_done)
+    robust, _ = end.read(engine, expect_done)
     found = clients(robust, _answered(engine.others_at_end(), frames, tools))
     entries = engine.log.entries()
     calls = held(robust) if keep_calls else None
@@ -149,8 +152,10 @@ class _Tester:
         expect_done: bool,
         max_runs: int,
         keep_calls: bool = False,
+        end: Ending = ENDED,
     ) -> None:
         self.keep_calls = keep_calls  # robust's calls are part of the signature
+        self.end = end  # (core/minimal.py)
         self.aim(target)
         self.tools = tools
         self.expect_done = expect_done
@@ -219,9 +224,8 @@ class _Tester:
 
     def signature(self, frames: list[str]) -> Signature:
         self.engine_runs += 1
-        return _analysed(self._fed(frames), frames, self.tools, self.expect_done, self.keep_calls)[
-            0
-        ]
+        engine = self._fed(frames)
+        return _analysed(engine, frames, self.tools, self.expect_done, self.keep_calls, self.end)[0]
 
     def in_parts(self, frames: list[str], facts: list[Parsed] | None = None) -> bool:
         """Does `frames` show the target's signature? Read in parts, each only when those
@@ -232,7 +236,7 @@ class _Tester:
         if facts is None:
             facts = self.facts(frames)
         engine = self._fed(frames, ROBUST, facts)
-        robust, _ = engine.end(expect_done=self.expect_done)
+        robust, _ = self.end.read(engine, self.expect_done)
         if kinds(engine.log.entries()) != self.target.kinds:
             return False
         if self.keep_calls and held(robust) != self.target.calls:
@@ -550,6 +554,7 @@ def minimize(
     max_runs: int = MAX_RUNS,
     payloads: list[object] | None = None,
     keep_calls: bool = False,
+    end: Ending = ENDED,
 ) -> list[str]:
     """The smallest stream found (frames in their original order) with the same signature.
 
@@ -560,14 +565,16 @@ def minimize(
     engine passes. `payloads`, when the caller parsed the frames already, are
     parse_payload of each (never changed: the minimiser shares them). `keep_calls`:
     robust's calls stay as they were (a fixture that asserts them: fragments are joined,
-    never dropped).
+    never dropped). `end`: how the stream ended past its frames, which every candidate
+    is read with (core/minimal.py).
     """
     frames = list(frames)  # (the caller's list is left as it is)
     # The target's pass reads the frames through the judge's facts, as every candidate does.
-    test = _Tester(_UNSET, tools, expect_done, max_runs, keep_calls)
+    test = _Tester(_UNSET, tools, expect_done, max_runs, keep_calls, end)
     if payloads is not None:
         test.seed(frames, payloads)
-    target, found, robust = _analysed(test._fed(frames), frames, tools, expect_done, keep_calls)
+    fed = test._fed(frames)
+    target, found, robust = _analysed(fed, frames, tools, expect_done, keep_calls, end)
     test.aim(target)
     trees, texts = [], []
     dumped: dict[str, tuple[object, str]] = {}  # a stream repeats its texts: each once
