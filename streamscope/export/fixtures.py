@@ -18,7 +18,8 @@ from typing import Any
 
 from .. import __version__
 from ..core.calls import StrategyError, Unmodeled
-from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
+from ..core.engine import UNFINISHED
+from ..core.frames import INVALID, Frame, FrameHeader, Truncation, parse_payload
 from ..dialects import Dialect, dialect
 from ..dialects.base import Messages
 from ..framing import SSE, content_type, framing
@@ -26,12 +27,15 @@ from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.encoding import read_request, without_codings
 from ..inputs.har import Har
 from ..inputs.reads import Reads
+from ..inputs.sniff import FRAMING_OF
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, line_json
 from ..recording.mask import Masking, Secrets, mask_pieces, mask_request
 from ..text import visible
+from .kept import Kept, Tail, kept, tail_of
 
 # (session last: it refuses an HTTP stream, which the others write)
 FORMATS = ("sse", "chunks", "recording", "pytest", "session")
+CHUNKS_FRAMING = FRAMING_OF[CHUNKS]  # the framing `--format chunks` writes
 
 
 @dataclass(slots=True)
@@ -64,6 +68,10 @@ class _Stream:
     turn_tools: list | None = None
     # every frame's headers, where its framing gives some (an AWS event stream's)
     headers: list[tuple[FrameHeader, ...]] | None = None
+    # how the body ended past its last frame: cut inside an event (its framing's
+    # truncation, or its Content-Encoding's), and the bytes it ended with (export/kept.py)
+    truncation: Truncation | None = None
+    tail: Tail | None = None
 
     @property
     def tools(self) -> list | None:
@@ -117,7 +125,19 @@ def _load(source: Source, exchange: int | None, payloads: bool = False) -> _Stre
         names.append(frame.event)
         headers.append(frame.headers)
     kept = headers if any(headers) else None
-    return _Stream(source, ex, datas, spans, times, names=names, headers=kept)
+    stream = _Stream(source, ex, datas, spans, times, names=names, headers=kept)
+    return _ended(stream, (spans[0][0], spans[-1][1]) if spans else None, ex.reads.truncation)
+
+
+def _ended(
+    stream: _Stream, bounds: tuple[int, int] | None, truncation: Truncation | None
+) -> _Stream:
+    """`stream` with how its body ended (`truncation`), its frames read (they span
+    `bounds`)."""
+    stream.truncation = truncation
+    if truncation is not None:  # (rare: the body is read again only then)
+        stream.tail = tail_of(_body(stream.reads), bounds, truncation)
+    return stream
 
 
 def _minimal_load(source: Source, ex: Exchange) -> _Stream:
@@ -127,17 +147,19 @@ def _minimal_load(source: Source, ex: Exchange) -> _Stream:
     minimiser never changes a payload)."""
     reads = ex.reads
     plain = framing(reads.framing or SSE).plain
-    if plain is not None:
-        datas = plain(_body(reads))
+    body = _body(reads) if plain is not None else b""
+    if body.endswith(b"\n"):  # (else it may end inside an event: read by the decoder)
+        datas = plain(body) if plain is not None else None
         if datas is not None:
             known: dict[str, object] = {}
             for data in datas:
                 if data not in known:
                     known[data] = parse_payload(data)
-            return _Stream(source, ex, datas, None, None, list(map(known.__getitem__, datas)))
+            stream = _Stream(source, ex, datas, None, None, list(map(known.__getitem__, datas)))
+            return _ended(stream, None, reads.ended(None))  # (its coding may have cut it)
     frames = list(reads.frames())
     headers = [f.headers for f in frames]
-    return _Stream(
+    stream = _Stream(
         source,
         ex,
         [f.data for f in frames],
@@ -146,6 +168,8 @@ def _minimal_load(source: Source, ex: Exchange) -> _Stream:
         [f.payload for f in frames],
         headers=headers if any(headers) else None,
     )
+    bounds = (frames[0].start, frames[-1].end) if frames else None
+    return _ended(stream, bounds, reads.truncation)
 
 
 def parse_range(text: str | None, total: int) -> tuple[int, int]:
@@ -299,9 +323,11 @@ def _masked(
     reads: list[tuple[bytes, int]],
     end: End,
     known: list[str] | None = None,
+    end_line: bool = True,
 ) -> list[dict]:
     """One exchange's lines, through the masking every recording's writer uses: what a
-    HAR or a recording made with --no-redact holds in clear is not exported so."""
+    HAR or a recording made with --no-redact holds in clear is not exported so.
+    `end_line` False: the recording stops before the exchange ended, as the source did."""
     ex, lines = end.exchange, []
     if request is not None:
         got = mask_request(  # on what the body decodes to, as the writer masks it
@@ -335,7 +361,8 @@ def _masked(
         lines += [Chunk.of(ex, t, d) for t, d in (ready if ready is not None else [(t, data)])]
     held, error, n = masking.end(ex, end.error)
     lines += [Chunk.of(ex, t, d) for t, d in held]
-    lines.append(End(ex, end.t_ns, end.reason, error, end.masked + n))
+    if end_line:
+        lines.append(End(ex, end.t_ns, end.reason, error, end.masked + n))
     return [line.to_json() for line in lines]
 
 
@@ -350,6 +377,8 @@ def _export(
     # first frame of each event's: one event's messages carry the same)
     by_name = {} if heads is None else dict(reversed(list(zip(names, heads, strict=True))))
     tools = stream.tools
+    # frames that reach the stream's end end as it did (export/kept.py)
+    keep = _kept(stream, fmt) if b == len(stream.datas) else Kept()
     # (told only where it matters: a bare body's dialect is read off its first frames)
     told = stream.told if minimal else None
     if told is not None and told.shape is not None:
@@ -365,6 +394,7 @@ def _export(
             headers=by_name,
             keep_calls=fmt == "pytest",
             chunk_log=stream.fmt == CHUNKS,
+            end=keep.ending,
         )
         names, datas = [n for n, _ in pairs], [d for _, d in pairs]
         heads = None if heads is None else [by_name.get(n, ()) for n in names]
@@ -377,6 +407,7 @@ def _export(
             expect_done=stream.fmt != CHUNKS,
             payloads=stream.payloads[a - 1 : b] if stream.payloads is not None else None,
             keep_calls=fmt == "pytest",
+            end=keep.ending,
         )
         names, heads = [None] * len(datas), None
     elif told is not None:
@@ -387,21 +418,52 @@ def _export(
         datas, masked = _masked_datas(secrets, datas)
     if fmt != "recording" and stream.turn is None:  # what its reader masked (masking.py)
         masked += stream.exchange.body_masked
+    tail = keep.tail
     if fmt == "sse":
         if exact and stream.turn is None:
-            data, n = secrets.body(_sse_exact(stream, a, b))
+            data, n = secrets.body(_sse_exact(stream, a, b, tail is not None))
             masked = n + stream.exchange.body_masked
         else:
-            data = b"".join(_written(stream, names, datas, heads=heads))
+            data, n = _ending(_written(stream, names, datas, heads=heads, tail=tail), tail, secrets)
+            masked += n
     elif fmt == "chunks":
-        data = b"".join(d.encode() + b"\n" for d in datas if parse_payload(d) is not INVALID)
+        lines = [d.encode() + b"\n" for d in datas if parse_payload(d) is not INVALID]
+        data, n = _ending(tail.written(lines) if tail is not None else lines, tail, secrets)
+        masked += n
     elif fmt == "recording":
-        data = _recording(stream, datas, names, a, b, exact, heads)
+        data = _recording(stream, datas, names, a, b, exact, heads, keep)
     elif fmt == "pytest":
         data = _pytest(stream, names, datas, heads, a, b, minimal, tools).encode()
     else:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
-    return Export(data, b - a + 1, len(datas), masked)
+    return Export(data, b - a + 1, len(datas), masked, notes=keep.notes)
+
+
+def _kept(stream: _Stream, fmt: str) -> Kept:
+    """How an export of frames that reach the stream's end ends (export/kept.py): in
+    the framing written, with the recorded end where a recording is written."""
+    if fmt == "pytest":
+        return Kept()  # (its module serves the frames alone)
+    recorded = None
+    if stream.source.recorded and stream.turn is None:
+        end = stream.exchange.end  # (None: the recording stops before its end line)
+        recorded = (end.reason, end.error) if end is not None else (UNFINISHED, None)
+    own = _framing_of(stream, fmt) == (stream.reads.framing or SSE)
+    return kept(stream.truncation, stream.tail, recorded, own, fmt == "recording")
+
+
+def _framing_of(stream: _Stream, fmt: str) -> str:
+    """The framing `fmt` writes the stream in (a chunk log's JSON lines, or _written_in)."""
+    return CHUNKS_FRAMING if fmt == "chunks" else _written_in(stream, fmt)
+
+
+def _ending(pieces: list[bytes], tail: Tail | None, secrets: Secrets) -> tuple[bytes, int]:
+    """A body written anew, whose last piece is `tail`'s bytes as received when it has
+    one: masked as the frames before it were (the values masked in it)."""
+    n = 0
+    if tail is not None and secrets:
+        pieces[-1], n = secrets.body(pieces[-1])
+    return b"".join(pieces), n
 
 
 def _secrets(stream: _Stream) -> Secrets:
@@ -439,21 +501,24 @@ def _written(
     datas: list[str],
     fmt: str = "sse",
     heads: list[tuple[FrameHeader, ...]] | None = None,
+    tail: Tail | None = None,
 ) -> list[bytes]:
     """Frames written anew (a selection, a minimal stream) as a server writes them in
-    `_written_in`'s framing, a piece a frame (a JSON array's closing `]` last: the stream
-    written is whole); SSE events keep their `event:` names, a binary framing's messages
-    their headers (`heads`, one a frame)."""
+    `_written_in`'s framing, a piece a frame (a JSON array's closing `]` last, unless the
+    stream ends with a `tail`: its bytes, the last piece); SSE events keep their `event:`
+    names, a binary framing's messages their headers (`heads`, one a frame)."""
     name = _written_in(stream, fmt)
     write = framing(name).write
     if name == SSE or write is None:
-        return list(map(_event, names, datas))
-    heads = heads if heads is not None else [()] * len(datas)
-    frames = (
-        Frame(n, data, INVALID, event=event, headers=head)
-        for n, (event, data, head) in enumerate(zip(names, datas, heads, strict=True), 1)
-    )
-    return list(write(frames, lambda: True))
+        pieces = list(map(_event, names, datas))
+    else:
+        heads = heads if heads is not None else [()] * len(datas)
+        frames = (
+            Frame(n, data, INVALID, event=event, headers=head)
+            for n, (event, data, head) in enumerate(zip(names, datas, heads, strict=True), 1)
+        )
+        pieces = list(write(frames, lambda: tail is None))
+    return tail.written(pieces) if tail is not None else pieces
 
 
 def _event(name: str | None, data: str) -> bytes:
@@ -467,12 +532,13 @@ def _body(reads: Reads) -> bytes:
     return b"".join(data for data, _ in reads.reads_from(0, len(reads)))
 
 
-def _sse_exact(stream: _Stream, a: int, b: int) -> bytes:
+def _sse_exact(stream: _Stream, a: int, b: int, cut: bool) -> bytes:
+    """The bytes of frames a..b; `cut`: with the unfinished end after them."""
     body = _body(stream.reads)
     assert stream.spans is not None  # loaded for an exact export
     if a == 1 and b == len(stream.datas):
         return body  # every byte as received, comments and all
-    return body[stream.spans[a - 1][0] : stream.spans[b - 1][1]]
+    return body[stream.spans[a - 1][0] : None if cut else stream.spans[b - 1][1]]
 
 
 def _created(source: Source) -> str:
@@ -492,7 +558,8 @@ def _recording(
     a: int,
     b: int,
     exact: bool,
-    heads: list[tuple[FrameHeader, ...]] | None = None,
+    heads: list[tuple[FrameHeader, ...]] | None,
+    keep: Kept,
 ) -> bytes:
     header, ex = stream.source.header, stream.exchange
     har = stream.source.har
@@ -539,14 +606,16 @@ def _recording(
         if exact:
             assert stream.times is not None  # loaded for an exact export
             times = stream.times[a - 1 : b]
-        pieces = _written(stream, names, datas, "recording", heads)
-        times += [times[-1] if times else None] * (len(pieces) - len(times))  # a closing ]
+        pieces = _written(stream, names, datas, "recording", heads, keep.tail)
+        times += [times[-1] if times else None] * (len(pieces) - len(times))  # `]`, a tail
         reads += [(piece, t or 0) for piece, t in zip(pieces, times, strict=True)]
     last = reads[-1][1] if reads else (response.t_ns if response is not None else 0)
     masked = ex.end.masked if whole and ex.end is not None else 0
-    end = End(1, last, "complete", None, masked)
+    # the recorded end, where the frames reach it (a selection that stops before: complete)
+    ending = keep.ending
+    end = End(1, last, ending.reason or "complete", ending.error, masked)
     known = har.exchanges[ex.number - 1].secrets if har is not None else None
-    lines += _masked(Masking(), request, response, reads, end, known)
+    lines += _masked(Masking(), request, response, reads, end, known, keep.end_line)
     return b"".join(line_json(line) for line in lines)
 
 

@@ -58,7 +58,7 @@ def cassette(
         whole = exchange is None and frames is None and not minimal
         interactions, frames_in, frames_out, masked = [], 0, 0, 0
         # an interaction (or HAR entry) the reader skipped is in no cassette: said
-        skipped = tuple(source.har.skipped) if whole and source.har is not None else ()
+        notes = tuple(source.har.skipped) if whole and source.har is not None else ()
         if whole:
             numbers = [i.exchange for i in source.infos() if i.status is not None]
             masking = Masking()
@@ -79,9 +79,10 @@ def cassette(
             lines = [jsonio.loads(line) for line in done.data.splitlines()][1:]  # (no header)
             interactions.append(_interaction(lines))
             masked, frames_in, frames_out = _masked_in(lines), done.frames_in, done.frames_out
+            notes = done.notes  # (what the stream written could not keep)
     if not interactions:
         raise ValueError("it holds no exchange with a response: nothing for a cassette to replay")
-    return fixtures.Export(_dump(interactions), frames_in, frames_out, masked, notes=skipped)
+    return fixtures.Export(_dump(interactions), frames_in, frames_out, masked, notes=notes)
 
 
 def _websocket(number: int, hint: str) -> ValueError:
