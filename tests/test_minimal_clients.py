@@ -50,17 +50,6 @@ def _streams() -> list[str]:
     return out
 
 
-# Where the minimal stream is read as another dialect's, or as none (a bare body without a
-# request, whose dialect is read off its events, loses the `sequence_number` that told
-# it): not the clients' signature, a finding of its own.
-OTHER_DIALECT = {
-    "responses/vercel-ai-error-event-only.sse": "the error event alone reads as chat's",
-    "responses/vercel-ai-error-event-then-failed.sse": "the error event alone reads as chat's",
-    "responses/vercel-ai-error-event-only.jsonl": "the error event alone reads as no dialect's",
-    "responses/vercel-ai-error-event-then-failed.jsonl": "the error event alone reads as none",
-}
-
-
 def _divergences(path: str, exchange: int | None = None) -> tuple[frozenset, frozenset]:
     """The first stream's (or `exchange`'s) clients that differ from robust, and those
     that raise, with the exception's type, as `inspect` reads the file (the real SDK run
@@ -111,15 +100,7 @@ def test_the_spliced_message_start_keeps_the_sdk_building_other_calls(tmp_path):
     assert first["type"] == "message_start" and isinstance(first["message"], dict)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(reason=OTHER_DIALECT[n], strict=True))
-        if n in OTHER_DIALECT
-        else n
-        for n in _streams()
-    ],
-)
+@pytest.mark.parametrize("name", _streams())
 def test_minimal_keeps_which_clients_differ_and_which_raise(name, tmp_path):
     path = os.path.join(FIXTURES, name)
     out, exchange = _minimal(path, str(tmp_path))

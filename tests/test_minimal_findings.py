@@ -1,10 +1,12 @@
-"""`export --minimal` keeps what `inspect` finds on the stream: its warning and error kinds,
-as `inspect` reads the file written.
+"""`export --minimal` keeps what `inspect` finds on the stream: its warning and error kinds
+and its dialect, as `inspect` reads the file written.
 
 The search once judged candidates by their frames alone: a body cut inside an event (the
 anthropic-sdk-python fixtures end inside `message_stop`), a connection that failed, a
 client that left, a recording that stops before its end line all read `stream-truncated`,
-and their minimal streams ended whole."""
+and their minimal streams ended whole. And where the dialect is told by the frames (a
+saved body), the minimal stream of a Responses error event dropped the `sequence_number`
+that told it, and read as Chat Completions' or as no file streamscope reads."""
 
 from __future__ import annotations
 
@@ -101,6 +103,10 @@ ENDINGS = {  # name: (file name, how it is made)
             b"".join(_lines(ANTHROPIC_LOG)[:-3]) + _lines(ANTHROPIC_LOG)[-3][:20]
         ),
     ),
+    "JSON array cut in an element": (
+        "cut.json",
+        lambda p: p.write_bytes(_array()[: len(_array()) * 2 // 3]),
+    ),
     "JSON array never closed": (
         "open.json",
         lambda p: p.write_bytes(_array().rstrip().rstrip(b"]")),
@@ -172,3 +178,11 @@ def test_an_end_the_written_stream_cannot_hold_is_left_out_and_said(tmp_path):
     (tmp_path / "cut.sse").write_bytes(b"".join(EVENTS[:3]) + CUT)
     got = export(str(tmp_path / "cut.sse"), "chunks", minimal=True)
     assert any("another framing" in n for n in got.notes) and got.data.endswith(b"}\n")
+
+
+def test_a_responses_error_event_keeps_what_tells_its_dialect(tmp_path):
+    """Alone, `{"type": "error", ...}` is Anthropic's error event as much as the Responses
+    API's: its `sequence_number` tells which, and stays."""
+    path = os.path.join(FIXTURES, "responses", "vercel-ai-error-event-only.sse")
+    data = export(path, "sse", minimal=True).data
+    assert b'"sequence_number"' in data

@@ -10,8 +10,9 @@ sent them, so that no fragment the arguments need is dropped. The searches thems
 own, `Dialect.minimize`) or export's over a dialect's `Shape` (export/minimize_events.py).
 
 Beside the signature a search is told what its frames alone do not say (export/kept.py
-decides it): how the stream ended past its last frame (`Ending`), which every candidate
-is read with.
+decides both): how the stream ended past its last frame (`Ending`), which every candidate
+is read with, and, where the written stream's dialect is told by its frames, a test that
+a candidate's frames still tell it (`Tells`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, Generic, TypeVar
 from .anomalies import SERIOUS, Anomaly
 from .calls import Call, StrategyError
 from .engine import Engine
-from .frames import Truncation
+from .frames import Frame, Truncation
 
 T = TypeVar("T")
 
@@ -58,6 +59,11 @@ class Ending:
 
 
 ENDED = Ending()  # a stream that ended after its last frame, as its frames say
+
+
+# Does a candidate's frames (its first ones: LOOK at most are looked at) tell the dialect
+# the stream's own frames tell? Asked where the written stream's dialect is told by them.
+Tells = Callable[[Iterable[Frame]], bool]
 
 
 def held(

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from ..core.contract import Finding
     from ..core.engine import StreamResult
-    from ..core.minimal import Ending
+    from ..core.minimal import Ending, Tells
     from ..core.results import Carried
 
 
@@ -167,8 +167,8 @@ class Minimize(Protocol):
     data, in their order; its events carry no SSE names) on which the same warnings,
     errors and client divergences hold. `payloads`: parse_payload of each frame, when the
     caller parsed them already (shared, never changed); `expect_done` False for a chunk
-    log; `keep_calls`: robust's calls must stay as they were (core.minimal.held); `end`:
-    how the stream ended past its frames (core.minimal.Ending)."""
+    log; `keep_calls`: robust's calls must stay as they were (core.minimal.held); `end`
+    and `tells`: what the frames alone do not say (core.minimal.Ending, Tells)."""
 
     def __call__(
         self,
@@ -180,6 +180,7 @@ class Minimize(Protocol):
         payloads: list[object] | None = ...,
         keep_calls: bool = ...,
         end: Ending = ...,
+        tells: Tells | None = ...,
     ) -> list[str]: ...
 
 

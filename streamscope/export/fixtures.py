@@ -20,7 +20,8 @@ from .. import __version__
 from ..core.calls import StrategyError, Unmodeled
 from ..core.engine import UNFINISHED
 from ..core.frames import INVALID, Frame, FrameHeader, Truncation, parse_payload
-from ..dialects import Dialect, dialect
+from ..core.minimal import Tells
+from ..dialects import LOOK, Dialect, dialect
 from ..dialects.base import Messages
 from ..framing import SSE, content_type, framing
 from ..inputs import CHUNKS, Exchange, Source, open_input
@@ -31,7 +32,7 @@ from ..inputs.sniff import FRAMING_OF
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, line_json
 from ..recording.mask import Masking, Secrets, mask_pieces, mask_request
 from ..text import visible
-from .kept import Kept, Tail, kept, tail_of
+from .kept import Kept, Tail, kept, tail_of, tells
 
 # (session last: it refuses an HTTP stream, which the others write)
 FORMATS = ("sse", "chunks", "recording", "pytest", "session")
@@ -395,11 +396,13 @@ def _export(
             keep_calls=fmt == "pytest",
             chunk_log=stream.fmt == CHUNKS,
             end=keep.ending,
+            tells=_tells(stream, fmt, names, datas),
         )
         names, datas = [n for n, _ in pairs], [d for _, d in pairs]
         heads = None if heads is None else [by_name.get(n, ()) for n in names]
     elif told is not None and told.minimize is not None:
         # [DONE] goes too when nothing above info depends on it: a client ends at EOF as well
+        unnamed: list[str | None] = [None] * len(datas)  # (it writes no event names)
         datas = told.minimize(
             datas,
             tools,
@@ -408,6 +411,7 @@ def _export(
             payloads=stream.payloads[a - 1 : b] if stream.payloads is not None else None,
             keep_calls=fmt == "pytest",
             end=keep.ending,
+            tells=_tells(stream, fmt, unnamed, datas),
         )
         names, heads = [None] * len(datas), None
     elif told is not None:
@@ -450,6 +454,20 @@ def _kept(stream: _Stream, fmt: str) -> Kept:
         recorded = (end.reason, end.error) if end is not None else (UNFINISHED, None)
     own = _framing_of(stream, fmt) == (stream.reads.framing or SSE)
     return kept(stream.truncation, stream.tail, recorded, own, fmt == "recording")
+
+
+def _tells(stream: _Stream, fmt: str, names: list[str | None], datas: list[str]) -> Tells | None:
+    """Where the written stream's dialect is told by its frames (a saved body, a turn, a
+    recording whose request tells none), the test that a candidate's still tell the
+    one these tell (export/kept.py); None: the dialect is told otherwise."""
+    if fmt == "pytest" or (fmt == "recording" and stream.exchange.info.request_dialect):
+        return None
+    saved = None if fmt == "recording" else _framing_of(stream, fmt)
+    first = [
+        Frame(n, data, parse_payload(data), event=name)
+        for n, (name, data) in enumerate(zip(names[:LOOK], datas[:LOOK], strict=True), 1)
+    ]
+    return tells(first, saved)
 
 
 def _framing_of(stream: _Stream, fmt: str) -> str:

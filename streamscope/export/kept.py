@@ -1,5 +1,5 @@
 """What an export keeps of a stream beside its frames (and `--minimal` beside its
-findings): how it ended past its last frame.
+findings): how it ended past its last frame, and the dialect its frames tell.
 
 An export whose frames reach the stream's end ends as the stream did: after a body cut
 inside an event (its framing's truncation), the bytes after its last frame, as received,
@@ -10,16 +10,25 @@ a `--minimal` search is read with that end (core.minimal.Ending). Where the writ
 stream cannot end so (a chunk log of an SSE body, a compressed body written decoded, the
 recorded end in a bare body), the end is left out of the search and of the file, and a
 note says so.
+
+Where the written stream's dialect is told by its frames (a saved body, or a recording
+whose request tells none), every candidate's frames must tell the one the stream's own
+frames tell (core.minimal.Tells): the frames that told it (a Responses event's
+`sequence_number`) stay, and a saved body still reads as the kind of file it is.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..core.codings import Undecodable
 from ..core.engine import UNFINISHED
-from ..core.frames import Truncation
-from ..core.minimal import ENDED, Ending
+from ..core.frames import Frame, Truncation
+from ..core.minimal import ENDED, Ending, Tells
+from ..dialects import of_frames
+from ..inputs.sniff import opens
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,3 +102,23 @@ def kept(
         )
     ending = Ending(truncation if carried is not None else None, reason, error)
     return Kept(ending, carried, tuple(notes))
+
+
+def tells(frames: list[Frame], saved: str | None) -> Tells:
+    """Do a candidate's frames tell the dialect `frames` (the stream's first) tell, and,
+    saved in framing `saved` (None: a recording's body), open the file as `frames` do (a
+    chunk log's first line must be an event: inputs/sniff.opens)?"""
+    want = of_frames(frames)
+    # (a file its first frame opens stays one its first frame opens)
+    opener = saved if saved is not None and frames and opens(saved, frames[0].payload) else None
+
+    def same(candidate: Iterable[Frame]) -> bool:
+        it = iter(candidate)
+        head = next(it, None)
+        if head is None:
+            return want is None
+        if opener is not None and not opens(opener, head.payload):
+            return False
+        return of_frames(itertools.chain((head,), it)) == want
+
+    return same

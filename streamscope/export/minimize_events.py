@@ -46,6 +46,7 @@ from ..core.minimal import (
     Ending,
     Exhausted,
     Signature,
+    Tells,
     bounded_ddmin,
     by_path,
     carriers,
@@ -58,6 +59,7 @@ from ..core.minimal import (
     reach,
     spans,
 )
+from ..dialects import LOOK
 from ..dialects.base import Dialect, Shape
 
 Pair = tuple[str | None, str]  # (SSE event name, data) of one frame
@@ -79,9 +81,10 @@ class _Judge:
         keep_calls: bool = False,
         chunk_log: bool = False,
         end: Ending = ENDED,
+        tells: Tells | None = None,
     ) -> None:
         self.told, self.tools, self.expect_done = told, tools, expect_done
-        self.end = end  # (core/minimal.py)
+        self.end, self.tells = end, tells  # (core/minimal.py)
         # the frames are a chunk log's (no SSE names): its engines read them as inspect's
         # does (the SDK shown each event under its type's name); else every candidate is
         # judged by another reading than the one its fixture is inspected with
@@ -147,6 +150,8 @@ class _Judge:
         after)."""
         assert self.target is not None
         built = self._built(frames)
+        if self.tells is not None and not self.tells(built):
+            return False
         engine = self._engine(ROBUST)
         if not self._fed_as_aimed(engine, built):
             return False
@@ -221,7 +226,8 @@ class _Judge:
             if self.judged is None and self.parts:
                 ok = self.cache[key] = self.in_parts(frames)
             else:
-                ok = self.cache[key] = self.signature(frames) == self.target
+                told = self.tells is None or self.tells(self._built(frames[:LOOK]))
+                ok = self.cache[key] = told and self.signature(frames) == self.target
         if ok and (self.best is None or _smaller(frames, self.best)):
             self.best = list(frames)
         return ok
@@ -597,6 +603,7 @@ def minimize_events(
     keep_calls: bool = False,
     chunk_log: bool = False,
     end: Ending = ENDED,
+    tells: Tells | None = None,
 ) -> list[Pair]:
     """The smallest stream found (frames in their original order) with the same signature:
     one engine pass's, or `signature`'s (a session's, where the stream is one turn).
@@ -605,9 +612,10 @@ def minimize_events(
     robust's calls stay as they were (a fixture that asserts them). `chunk_log`: the
     frames are a chunk log's, read as inspect reads one (Anthropic's SDK is shown each
     event under its type's name). `end`: how the stream ended past its frames, which
-    every candidate is read with (core/minimal.py)."""
+    every candidate is read with; `tells`: where the written stream's dialect is told by
+    its frames, whether a candidate's still tell it (core/minimal.py)."""
     judge = _Judge(
-        told, tools, expect_done, max_runs, signature, headers, keep_calls, chunk_log, end
+        told, tools, expect_done, max_runs, signature, headers, keep_calls, chunk_log, end, tells
     )
     judge.aim(list(frames))
     judge.cache[tuple(frames)] = True  # (as sent: its own signature, no pass again)

@@ -137,19 +137,7 @@ def _json_kind(line: bytes) -> tuple[str | None, object]:
     if isinstance(obj, dict):
         if "schema_version" in obj:
             return RECORDING, obj
-        choices = obj.get("choices")
-        if (
-            isinstance(choices, list)
-            and choices
-            and isinstance(choices[0], dict)
-            and ("message" in choices[0])
-        ):
-            return None, obj  # a whole completion: refused below, with its own words
-        if "choices" in obj or obj.get("object") == "chat.completion.chunk":
-            return CHUNKS, obj
-        if of_event(obj, None) is not None:  # an event object of another dialect
-            return CHUNKS, obj
-        return None, obj
+        return (CHUNKS if _chunk(obj) else None), obj
     if obj is None and line.startswith(b"{"):
         # Not parseable (cut off, nested past the parser's limit): its keys still tell.
         start = line[:4096]
@@ -229,6 +217,36 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
         line_no,
         pos,
     )
+
+
+def _chunk(obj: object) -> bool:
+    """A chunk log's first line: a chunk, or an event object of another dialect (a whole
+    completion is none: refused with its own words)."""
+    if not isinstance(obj, dict):
+        return False
+    choices = obj.get("choices")
+    if (
+        isinstance(choices, list)
+        and choices
+        and isinstance(choices[0], dict)
+        and "message" in choices[0]
+    ):
+        return False
+    if "choices" in obj or obj.get("object") == "chat.completion.chunk":
+        return True
+    return of_event(obj, None) is not None
+
+
+def opens(framing: str, payload: object) -> bool:
+    """Whether a stream saved in `framing` whose first frame's payload is `payload` is
+    read as one (what export --minimal keeps first): a chunk log's first line, and a JSON
+    array's first element, tell it by being an event (an array's: or an error document);
+    an SSE body and an AWS event stream are told by their bytes."""
+    if framing == FRAMING_OF[CHUNKS]:
+        return _chunk(payload)
+    if framing == FRAMING_OF[JSON_ARRAY]:
+        return _is_event(payload)
+    return True
 
 
 def _is_event(payload: object) -> bool:

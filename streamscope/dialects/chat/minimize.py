@@ -59,6 +59,7 @@ from ...core.minimal import (
     Ending,
     Exhausted,
     Signature,
+    Tells,
     bounded_ddmin,
     by_path,
     carriers,
@@ -71,6 +72,7 @@ from ...core.minimal import (
     reach,
     spans,
 )
+from .. import LOOK
 from . import facts as chat_facts
 from . import shape
 from .engine import StreamEngine
@@ -153,9 +155,10 @@ class _Tester:
         max_runs: int,
         keep_calls: bool = False,
         end: Ending = ENDED,
+        tells: Tells | None = None,
     ) -> None:
         self.keep_calls = keep_calls  # robust's calls are part of the signature
-        self.end = end  # (core/minimal.py)
+        self.end, self.tells = end, tells  # (core/minimal.py)
         self.aim(target)
         self.tools = tools
         self.expect_done = expect_done
@@ -247,6 +250,16 @@ class _Tester:
                 return False
         return True
 
+    def _tells(self, frames: list[str], facts: list[Parsed] | None) -> bool:
+        """Do the candidate's first frames tell the stream's dialect (`tells`)?"""
+        assert self.tells is not None
+        first = frames[:LOOK]
+        known = facts[:LOOK] if facts is not None else self.facts(first)
+        # (built as they are read: the first frame most often tells)
+        return self.tells(
+            Frame(n, d, got.payload) for n, (d, got) in enumerate(zip(first, known, strict=True), 1)
+        )
+
     def rejects(self, frames: list[str], facts: list[Parsed] | None = None) -> bool:
         """Does the candidate surely show a kind the target lacks, or surely lack one of
         the target's kinds of NEEDS?"""
@@ -262,7 +275,9 @@ class _Tester:
             if self.runs >= self.max_runs:
                 raise Exhausted
             self.runs += 1
-            if len(frames) > LOOK_FIRST:  # the facts of each distinct text, once
+            if self.tells is not None and not self._tells(frames, facts):
+                ok = False
+            elif len(frames) > LOOK_FIRST:  # the facts of each distinct text, once
                 ok = not self.rejects(frames) and self.signature(frames) == self.target
             else:  # a few frames: following their calls costs little beside the engine
                 if facts is None:
@@ -555,6 +570,7 @@ def minimize(
     payloads: list[object] | None = None,
     keep_calls: bool = False,
     end: Ending = ENDED,
+    tells: Tells | None = None,
 ) -> list[str]:
     """The smallest stream found (frames in their original order) with the same signature.
 
@@ -566,11 +582,12 @@ def minimize(
     parse_payload of each (never changed: the minimiser shares them). `keep_calls`:
     robust's calls stay as they were (a fixture that asserts them: fragments are joined,
     never dropped). `end`: how the stream ended past its frames, which every candidate
-    is read with (core/minimal.py).
+    is read with; `tells`: where the written stream's dialect is told by its frames,
+    whether a candidate's still tell it (core/minimal.py).
     """
     frames = list(frames)  # (the caller's list is left as it is)
     # The target's pass reads the frames through the judge's facts, as every candidate does.
-    test = _Tester(_UNSET, tools, expect_done, max_runs, keep_calls, end)
+    test = _Tester(_UNSET, tools, expect_done, max_runs, keep_calls, end, tells)
     if payloads is not None:
         test.seed(frames, payloads)
     fed = test._fed(frames)
