@@ -24,7 +24,7 @@ from streamscope.inputs import open_input
 from streamscope.recording.writer import RecordingWriter
 
 from .helpers import sse_body, tool_def
-from .test_minimal_clients import FIXTURES
+from .test_minimal_clients import FIXTURES, _minimal, _streams
 
 
 def _found(path: str, exchange: int | None = None) -> tuple[str | None, frozenset[str]]:
@@ -39,6 +39,14 @@ def _found(path: str, exchange: int | None = None) -> tuple[str | None, frozense
 def _first(path: str) -> int | None:
     with open_input(path) as source:
         return next(i.exchange for i in source.infos() if i.stream) if source.recorded else None
+
+
+@pytest.mark.parametrize("name", _streams())
+def test_minimal_keeps_the_kinds_and_the_dialect_inspect_finds(name, tmp_path):
+    path = os.path.join(FIXTURES, name)
+    out, exchange = _minimal(path, str(tmp_path))
+    assert out is not None, "an empty minimal stream tells no dialect"
+    assert _found(out, exchange) == _found(path, _first(path))
 
 
 # -- how a stream ends past its last frame ---------------------------------------------
