@@ -159,6 +159,25 @@ def test_the_readme_and_records_page_name_every_variable_record_sets():
         assert f"`{name}`" in page, name
 
 
+# a recording a shell example names: `recordings/NAME.jsonl` (not a folder's file)
+SAMPLE_PATH = re.compile(r"(?<![\w/.-])recordings/[\w.-]+\.(?:jsonl|sse|ndjson)\b")
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "docs" / "commands").glob("*.md")), ids=lambda p: p.name
+)
+def test_every_recording_a_command_example_reads_is_there_or_made_by_it(path: Path):
+    """Copied as written, an example runs: the recording it reads is a bundled sample, or
+    one the same example writes first (`-o PATH`)."""
+    missing = []
+    for block in (m.group(0) for m in FENCE.finditer(path.read_text(encoding="utf-8"))):
+        made = set(re.findall(r"-o\s+(\S+)", block))
+        missing += [
+            p for p in SAMPLE_PATH.findall(block) if p not in made and not (ROOT / p).exists()
+        ]
+    assert missing == []
+
+
 def test_every_command_has_a_page():
     import click
 
