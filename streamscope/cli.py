@@ -922,7 +922,7 @@ def demo(quirk: str, no_replay: bool) -> None:
     from .dialects import dialect
     from .inputs.source import WEBSOCKET
     from .playback.serve import ServeServer
-    from .providers import DEFAULT_SIDE, provider_of
+    from .providers import DEFAULT_SIDE, placeholder_credentials, provider_of
     from .record.runner import default_output, record
 
     folder = samples_dir()
@@ -954,8 +954,8 @@ def demo(quirk: str, no_replay: bool) -> None:
     os.environ["AGENT_URL"] = first.url or ""
     if first.model:
         os.environ["AGENT_MODEL"] = first.model
-    for name, value in agent.env:
-        os.environ.setdefault(name, value)
+    # the provider's sides point at the served sample: its SDKs' placeholder keys
+    os.environ.update(placeholder_credentials(provider.sides, os.environ))
     path = default_output()
     with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=1.0) as server:
         say(f"the provider: {quirk}.jsonl served at {server.base_url} (recorded timing)")

@@ -15,7 +15,7 @@ import contextlib
 import importlib.util
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -42,6 +42,17 @@ Resign = Callable[[str, str, list[tuple[str, str]], bytes], "list[tuple[str, str
 
 
 @dataclass(frozen=True, slots=True)
+class Placeholder:
+    """A credential a side's SDKs refuse to start without: where the environment has
+    none of `names` (the variables they read it from, any one), `value` under the first.
+    Given only where the side points at a local mock (`demo`, `conformance`), which
+    checks none: nothing leaves the machine."""
+
+    names: tuple[str, ...]
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
 class Side:
     """One base URL of a provider's clients on the recording proxy."""
 
@@ -63,6 +74,8 @@ class Side:
     # Its clients sign each request for the host they were given (AWS SigV4), which the
     # upstream checks: the proxy signs it again for its upstream (None: sent as it came).
     resign: Resign | None = None
+    # What its SDKs need to start against a local mock (`placeholder_credentials`).
+    placeholders: tuple[Placeholder, ...] = ()
 
     @property
     def param(self) -> str:
@@ -100,10 +113,6 @@ class DemoAgent:
     argv: tuple[str, ...]  # its `python -m` arguments
     sdk: str = "openai"  # the distribution it runs on, as pip installs it
     imports: str = "openai"  # the module it needs that may be missing (its SDK's, else)
-    # variables it needs, set where the environment has none (an AWS SDK signs every
-    # request: dummy credentials, as the served sample checks none and nothing leaves
-    # the machine)
-    env: tuple[tuple[str, str], ...] = ()
     pip: str = ""  # what `pip install` installs it with ("": its SDK's name)
     # It talks over a WebSocket session: the agent of the samples that are one (a dialect
     # spoken both ways, as the Responses API is, has one agent of each).
@@ -284,6 +293,7 @@ OPENAI = Provider(
             "--upstream",
             "https://api.openai.com/v1",
             "OPENAI_BASE_URL",
+            placeholders=(Placeholder(("OPENAI_API_KEY",), "sk-streamscope-placeholder"),),
         ),
     ),
     serve_path="/v1",
@@ -311,6 +321,11 @@ ANTHROPIC = Provider(
             "--anthropic-upstream",
             "https://api.anthropic.com",
             "ANTHROPIC_BASE_URL",
+            placeholders=(
+                Placeholder(
+                    ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), "sk-ant-streamscope-placeholder"
+                ),
+            ),
         ),
     ),
     sdk_headers=frozenset({"x-stainless-lang"}),
@@ -337,6 +352,10 @@ GOOGLE = Provider(
             "--gemini-upstream",
             "https://generativelanguage.googleapis.com",
             "GOOGLE_GEMINI_BASE_URL",
+            # (google-genai reads either; with both set it says so on every client)
+            placeholders=(
+                Placeholder(("GEMINI_API_KEY", "GOOGLE_API_KEY"), "streamscope-placeholder"),
+            ),
         ),
         Side(
             "vertex",
@@ -408,20 +427,16 @@ AWS = Provider(
             ),
             origin_said="Amazon Bedrock (the region each request is signed for)",
             resign=_resign_sigv4,
+            # an AWS SDK signs every request, and builds no client without a region
+            placeholders=(
+                Placeholder(("AWS_ACCESS_KEY_ID",), "streamscope-placeholder"),
+                Placeholder(("AWS_SECRET_ACCESS_KEY",), "streamscope-placeholder"),
+                Placeholder(("AWS_REGION", "AWS_DEFAULT_REGION"), "us-east-1"),
+            ),
         ),
     ),
     demo_agents=(
-        DemoAgent(
-            "bedrock-converse",
-            ("streamscope.demo.bedrock_agent",),
-            "boto3",
-            "boto3",
-            (
-                ("AWS_ACCESS_KEY_ID", "streamscope-demo"),
-                ("AWS_SECRET_ACCESS_KEY", "streamscope-demo"),
-                ("AWS_REGION", "us-east-1"),
-            ),
-        ),
+        DemoAgent("bedrock-converse", ("streamscope.demo.bedrock_agent",), "boto3", "boto3"),
     ),
 )
 
@@ -435,6 +450,17 @@ def sides() -> Iterator[tuple[Provider, Side]]:
     for provider in PROVIDERS:
         for side in provider.sides:
             yield provider, side
+
+
+def placeholder_credentials(pointed: Iterable[Side], environ: Mapping[str, str]) -> dict[str, str]:
+    """The placeholder credentials of the sides `pointed` at a local mock, each where
+    `environ` has none of its own (Side.placeholders)."""
+    return {
+        p.names[0]: p.value
+        for side in pointed
+        for p in side.placeholders
+        if not any(environ.get(name) for name in p.names)
+    }
 
 
 def side(name: str) -> Side:

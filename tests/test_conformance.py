@@ -182,6 +182,51 @@ def test_cli_a_client_that_sends_nothing_cannot_be_graded(tmp_path) -> None:
     assert "sent no request" in got.stderr and "OPENAI_BASE_URL" in got.stderr
 
 
+# The user's first client: the openai SDK as its docs show it, no key of its own.
+SDK_CLIENT = """
+    import json, openai
+    client = openai.OpenAI()
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    messages = [{"role": "user", "content": "Weather?"}]
+    with client.chat.completions.stream(model="m", messages=messages, tools=tools) as s:
+        message = s.get_final_completion().choices[0].message
+    calls = message.tool_calls or []
+    messages.append(message.model_dump(exclude_none=True))
+    for c in calls:
+        messages.append({"role": "tool", "tool_call_id": c.id, "content": "{}"})
+    with client.chat.completions.stream(model="m", messages=messages, tools=tools) as s:
+        s.get_final_completion()
+"""
+
+
+@pytest.mark.slow
+def test_an_sdk_client_with_no_key_of_its_own_is_graded(tmp_path, monkeypatch) -> None:
+    # the SDK refuses to start without a key; the mock checks none: it is given one
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    got = CliRunner().invoke(
+        main,
+        ["conformance", "--speed", "0", "--only", "openai", "-o", str(tmp_path / "r"), "--"]
+        + _script(tmp_path, "c.py", SDK_CLIENT),
+    )
+    assert got.exit_code == 0, got.output
+    assert "Missing credentials" not in got.output
+    assert "sk-streamscope" not in (tmp_path / "r" / "openai.jsonl").read_text()  # masked
+
+
+def test_placeholder_keys_are_given_only_where_the_user_has_none() -> None:
+    from streamscope.providers import GOOGLE, OPENAI, placeholder_credentials
+
+    pointed = [*OPENAI.sides, *GOOGLE.sides]
+    assert placeholder_credentials(pointed, {}) == {
+        "OPENAI_API_KEY": "sk-streamscope-placeholder",
+        "GEMINI_API_KEY": "streamscope-placeholder",
+    }
+    # the user's own key stays theirs, under either name its SDK reads
+    assert (
+        placeholder_credentials(pointed, {"OPENAI_API_KEY": "sk-mine", "GOOGLE_API_KEY": "g"}) == {}
+    )
+
+
 def test_list_names_each_case_with_what_it_expects_and_stands_for() -> None:
     got = CliRunner().invoke(main, ["conformance", "--list", "--dialect", "chat-completions"])
     assert got.exit_code == 0

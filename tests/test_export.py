@@ -344,7 +344,7 @@ def test_demo_records_a_boto3_agent_against_the_served_bedrock_sample(tmp_path):
         [sys.executable, "-m", "streamscope", "inspect", str(made)], capture_output=True, text=True
     )
     assert "every assembled call came back unchanged" in report.stdout, report.stdout
-    assert "streamscope-demo" not in made.read_text()  # the access key id is masked
+    assert "streamscope-placeholder" not in made.read_text()  # the access key id is masked
 
 
 def test_demo_records_a_responses_agent_against_a_served_sample(tmp_path):

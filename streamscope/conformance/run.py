@@ -26,7 +26,7 @@ from .. import agents
 from ..analysis import analyze
 from ..playback.library import Library
 from ..playback.serve import ServeServer
-from ..providers import DEFAULT_SIDE, sides
+from ..providers import DEFAULT_SIDE, placeholder_credentials, sides
 from ..record.proxy import ProxyServer, Upstream
 from ..record.runner import (
     base_url_variables,
@@ -158,6 +158,8 @@ def run_case(
         }
         sock = listen(0)
         command = plan.command
+        # every side points at the mock: the keys its SDKs want, where the user has none
+        keys = placeholder_credentials((side for _, side in sides()), os.environ)
         writer = open_recording(path, command_line(), True, [])
         with writer:
             proxy = ProxyServer(
@@ -180,7 +182,7 @@ def run_case(
                         variables.update({**applied.env, **own})
                     status, seconds, said = run_child(
                         run,
-                        {**os.environ, **(env or {}), **variables},
+                        {**os.environ, **keys, **(env or {}), **variables},
                         stalled,
                         plan.children,
                         heard,
