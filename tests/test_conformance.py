@@ -227,6 +227,17 @@ def test_placeholder_keys_are_given_only_where_the_user_has_none() -> None:
     )
 
 
+@pytest.mark.slow
+def test_a_run_that_records_nothing_names_no_folder_and_leaves_none(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    got = CliRunner().invoke(main, ["conformance", "--only", "openai", "--", "true"])
+    assert got.exit_code == 2 and "sent no request" in got.stderr
+    assert "recordings" not in got.stderr
+    assert os.listdir(tmp_path) == []  # no empty recordings/ left behind
+    as_json = CliRunner().invoke(main, ["conformance", "--json", "--only", "openai", "--", "true"])
+    assert json.loads(as_json.stdout)["recordings"] is None and os.listdir(tmp_path) == []
+
+
 def test_list_names_each_case_with_what_it_expects_and_stands_for() -> None:
     got = CliRunner().invoke(main, ["conformance", "--list", "--dialect", "chat-completions"])
     assert got.exit_code == 0

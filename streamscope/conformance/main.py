@@ -15,6 +15,7 @@ from ..core import jsonio
 from ..core.links import pasteable
 from ..record.runner import cannot_run
 from ..recording.mask import mask_argv
+from ..recording.private import private_folders
 from ..text import plural, say, visible
 from .card import MARKS, SCHEMA, text, title, to_json
 from .cases import Case, cases, samples_folder, select
@@ -89,6 +90,7 @@ def run(
         return problem[0]
     out = output or default_output()
     _check_output(out, chosen, force)
+    made = private_folders(out)  # (removed again, where nothing is recorded in them)
     folder = samples_folder()
     assert folder is not None
     one_dialect = len({c.dialect for c in chosen}) == 1
@@ -107,14 +109,11 @@ def run(
         say(f"{mark} {g.case.id}{took}")
 
     children = Children()
+    # (where the recordings are is said at the end, when there are some)
     if one_dialect:
-        say(
-            f"{plural(total, 'case')} of {title(chosen[0].dialect)}, each served to {shown}; recordings in {out}"
-        )
+        say(f"{plural(total, 'case')} of {title(chosen[0].dialect)}, each served to {shown}")
     else:
-        say(
-            f"serving each dialect's first case to {shown}, to find the API it asks; recordings in {out}"
-        )
+        say(f"serving each dialect's first case to {shown}, to find the API it asks")
 
     def stop(signum: int, _frame: object) -> None:
         children.stop_all()
@@ -129,7 +128,12 @@ def run(
             grades, found = conform(chosen, plan, not one_dialect)
     except KeyboardInterrupt:
         children.stop_all()
-        say("stopped: no card (the recordings made so far are kept)")
+        kept = _kept(out, made)
+        say(
+            f"stopped: no card (the recordings made so far are kept in {pasteable(out)})"
+            if kept
+            else "stopped: no card, nothing recorded"
+        )
         return 130
     finally:
         for sig, handler in previous.items():
@@ -137,10 +141,11 @@ def run(
     why = _ungraded(grades, found)
     if why is not None:
         say(why)
-        with contextlib.suppress(OSError):
-            os.rmdir(out)  # (left only when empty: nothing was recorded)
+        kept = _kept(out, made)
+        if kept:
+            say(f"recordings: {pasteable(out)}")
         if as_json:
-            _write_json({"schema": SCHEMA, "error": why, "recordings": out})
+            _write_json({"schema": SCHEMA, "error": why, "recordings": out if kept else None})
         return 2
     if as_json:
         _write_json(to_json(grades, command, out))
@@ -150,6 +155,18 @@ def run(
         print(text(grades, width))
         print(f"\nrecordings: {pasteable(out)}")
     return 0 if passed(grades) else 1
+
+
+def _kept(out: str, made: list[str]) -> bool:
+    """Whether `out` holds recordings; where it holds none, the folders made for it are
+    removed (a run that recorded nothing leaves nothing behind)."""
+    with contextlib.suppress(OSError):
+        if os.listdir(out):
+            return True
+    for folder in reversed(made):
+        with contextlib.suppress(OSError):  # (one another process wrote in meanwhile)
+            os.rmdir(folder)
+    return False
 
 
 def _write_json(card: dict[str, object]) -> None:

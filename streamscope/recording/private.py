@@ -12,9 +12,10 @@ FILE_MODE = 0o600
 FOLDER_MODE = 0o700
 
 
-def private_folders(folder: str | os.PathLike[str]) -> None:
+def private_folders(folder: str | os.PathLike[str]) -> list[str]:
     """Create `folder` and its missing parents 0700 (os.makedirs gives parents the umask's
-    mode); folders that already exist are left as they are."""
+    mode); folders that already exist are left as they are. Returns those it made,
+    outermost first."""
     folder = os.path.abspath(os.fspath(folder))
     missing = []
     while not os.path.isdir(folder):
@@ -23,12 +24,15 @@ def private_folders(folder: str | os.PathLike[str]) -> None:
         if parent == folder:
             break
         folder = parent
+    made = []
     for path in reversed(missing):
         try:
             os.mkdir(path, FOLDER_MODE)
         except FileExistsError:  # made meanwhile by another process: theirs to keep
             continue
         os.chmod(path, FOLDER_MODE)  # the umask may have taken bits from the owner too
+        made.append(path)
+    return made
 
 
 def private_folders_of(path: str | os.PathLike[str]) -> None:
