@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -168,3 +169,16 @@ def serve_command(*paths: str) -> Iterator[tuple[str, list[str]]]:
             said += proc.communicate(timeout=20)[1].splitlines()
         finally:
             proc.kill()
+
+
+def run_demo(cwd, sample: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`streamscope demo SAMPLE --no-replay` run in `cwd` (its recording lands in
+    cwd/recordings), with `env` (default: this one)."""
+    return subprocess.run(
+        [sys.executable, "-m", "streamscope", "demo", sample, "--no-replay"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env if env is not None else dict(os.environ),
+    )

@@ -8,8 +8,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 from click.testing import CliRunner
@@ -18,6 +16,8 @@ from streamscope.analysis import analyze
 from streamscope.cli import main, sample_names, samples_dir
 from streamscope.inputs.source import WEBSOCKET
 from streamscope.providers import PROVIDERS, DemoAgent, provider_of
+
+from .helpers import run_demo
 
 
 @pytest.mark.parametrize("sample", sample_names())
@@ -42,14 +42,7 @@ def test_every_listed_sample_runs_its_demo_to_the_end(tmp_path, sample):
         if not k.endswith("_API_KEY") and not k.startswith("AWS_")
     }
     assert sample in CliRunner().invoke(main, ["demo", "list"]).output.split()
-    done = subprocess.run(
-        [sys.executable, "-m", "streamscope", "demo", sample, "--no-replay"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    done = run_demo(tmp_path, sample, env)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
@@ -60,13 +53,7 @@ def test_every_listed_sample_runs_its_demo_to_the_end(tmp_path, sample):
 
 @pytest.mark.slow
 def test_the_codex_sample_is_a_websocket_session_again_under_the_demo(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "streamscope", "demo", "codex-websocket", "--no-replay"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_demo(tmp_path, "codex-websocket")
     assert done.returncode == 0, done.stderr
     said = json.loads(done.stdout)
     # the warm-up, the turn that calls `shell`, the one its output continues

@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from streamscope.cli import main
 from streamscope.recording import RecordingIndex
 
+from .helpers import run_demo
+
 pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -291,14 +293,7 @@ def test_bad_ranges_and_overwrites_are_refused(tmp_path):
 
 def test_demo_records_the_agent_against_a_served_sample(tmp_path):
     env = {**os.environ, "OPENAI_API_KEY": "sk-demo-test"}
-    done = subprocess.run(
-        [sys.executable, "-m", "streamscope", "demo", "parallel-index-0", "--no-replay"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    done = run_demo(tmp_path, "parallel-index-0", env)
     assert done.returncode == 0, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
     # the agent merged the two calls collapsed on index 0; the recording says so
@@ -307,13 +302,10 @@ def test_demo_records_the_agent_against_a_served_sample(tmp_path):
 
 
 def test_demo_records_an_anthropic_agent_against_a_served_sample(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "streamscope", "demo", "anthropic-spliced-message", "--no-replay"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "ANTHROPIC_API_KEY": "sk-ant-demo-test"},
+    done = run_demo(
+        tmp_path,
+        "anthropic-spliced-message",
+        {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-demo-test"},
     )
     assert done.returncode == 0, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
@@ -326,14 +318,7 @@ def test_demo_records_an_anthropic_agent_against_a_served_sample(tmp_path):
 
 def test_demo_records_a_boto3_agent_against_the_served_bedrock_sample(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    done = subprocess.run(
-        [sys.executable, "-m", "streamscope", "demo", "bedrock-text-without-start", "--no-replay"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
+    done = run_demo(tmp_path, "bedrock-text-without-start", env)
     assert done.returncode == 0, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
     # boto3 signed with the demo's own credentials, signed again by the proxy; the agent
@@ -348,13 +333,8 @@ def test_demo_records_a_boto3_agent_against_the_served_bedrock_sample(tmp_path):
 
 
 def test_demo_records_a_responses_agent_against_a_served_sample(tmp_path):
-    done = subprocess.run(
-        [sys.executable, "-m", "streamscope", "demo", "responses-done-mismatch", "--no-replay"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "OPENAI_API_KEY": "sk-proj-demo-test"},
+    done = run_demo(
+        tmp_path, "responses-done-mismatch", {**os.environ, "OPENAI_API_KEY": "sk-proj-demo-test"}
     )
     assert done.returncode == 0, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
@@ -379,13 +359,10 @@ def test_demo_records_a_responses_agent_against_a_served_sample(tmp_path):
     ],
 )
 def test_demo_records_a_google_genai_agent_against_a_served_sample(tmp_path, sample, contract):
-    done = subprocess.run(
-        [sys.executable, "-m", "streamscope", "demo", sample, "--no-replay"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "GEMINI_API_KEY": "AIzaSyDemoTest0000000000000000000000000"},
+    done = run_demo(
+        tmp_path,
+        sample,
+        {**os.environ, "GEMINI_API_KEY": "AIzaSyDemoTest0000000000000000000000000"},
     )
     assert done.returncode == 0, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
