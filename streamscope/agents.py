@@ -24,9 +24,9 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from .core.record import record
 from .text import say
 
 # Launchers that run an npm package's program: `npx [options] PACKAGE[@version] ARGS`.
@@ -35,7 +35,7 @@ LAUNCHERS = frozenset({"npx", "bunx", "pnpx"})
 FILES = Path(__file__).resolve().parent / "agent_files"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Recipe:
     """What one agent is given under `record`."""
 
@@ -180,7 +180,7 @@ RECIPES: tuple[Recipe, ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Applied:
     """A recipe applied to a command: the command to run and the variables to add."""
 

@@ -16,10 +16,10 @@ import importlib.util
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from .core.record import record
 from .http import sigv4
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ class CannotSign(Exception):
 Resign = Callable[[str, str, list[tuple[str, str]], bytes], "list[tuple[str, str]] | None"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Placeholder:
     """A credential a side's SDKs refuse to start without: where the environment has
     none of `names` (the variables they read it from, any one), `value` under the first.
@@ -52,7 +52,7 @@ class Placeholder:
     value: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Side:
     """One base URL of a provider's clients on the recording proxy."""
 
@@ -101,7 +101,7 @@ class Side:
         return self.upstream_of_env(told) if told else self.default_upstream
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DemoAgent:
     """A small tool loop on one of a provider's SDKs, which `streamscope demo` records
     against a served sample of its dialect. It is given the sample's first request
@@ -126,7 +126,7 @@ class DemoAgent:
             return False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Provider:
     name: str  # "openai", "anthropic", "google", "ollama"
     title: str  # "OpenAI", "Google"

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..core.calls import Call, StrategyError
 from ..core.engine import StreamResult
+from ..core.record import record
 from ..core.report import call_json
 from .sides import Key, Side, Timing, key
 
@@ -37,7 +38,7 @@ TIME_FACTOR, TIME_FLOOR_NS = 2.0, 50_000_000
 SCHEMA = 1
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Change:
     """One field that differs: its name, and its value on each side."""
 
@@ -46,7 +47,7 @@ class Change:
     b: object
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CallChange:
     """The call at `position` of the robust reading: None on the side that has none."""
 
@@ -56,7 +57,7 @@ class CallChange:
     fields: list[str]  # of id, name, type, arguments: those that differ
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class KindChange:
     kind: str
     severity: str
@@ -64,7 +65,7 @@ class KindChange:
     frame: int
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FindingChange:
     """A contract finding one side has more of: the first such of its kind there."""
 
@@ -74,7 +75,7 @@ class FindingChange:
     exchange: int
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ClientChange:
     strategy: str
     a: str  # RIGHT, WRONG, RAISES
@@ -85,7 +86,7 @@ class ClientChange:
     error_b: str | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class PairDiff:
     a: Key | None
     b: Key | None
@@ -113,7 +114,7 @@ class PairDiff:
         )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Diff:
     paired_by: str
     pairs: list[PairDiff]

@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import TYPE_CHECKING
 
 import orjson
@@ -23,6 +23,7 @@ from ..core.contract import ContractResult, Conversation, Finding, check
 from ..core.engine import UNFINISHED, Engine, StreamResult
 from ..core.frames import Frame
 from ..core.history import Entry, Tool, run_at
+from ..core.record import record
 from ..core.results import APPROXIMATE, RECORDED, Answer, CallResult, ClientMessage
 from ..core.verdict import exchange_failure
 from ..dialects import (
@@ -57,7 +58,7 @@ if TYPE_CHECKING:
     from ..dialects.base import EngineOptions
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Failure:
     """An exchange that is not a stream and did not succeed: an HTTP error, a broken connection."""
 
@@ -75,7 +76,7 @@ class Failure:
         }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Analysis:
     source: str
     format: str
@@ -702,7 +703,7 @@ def _sdk_fallback(analysis: Analysis, source: Source) -> None:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Seen:
     """A kind an exchange's stream or request was found with, at the severity it was
     filed with (a client's cut already lowered: see core.anomalies.cut_by_client)."""
@@ -715,7 +716,7 @@ class Seen:
         return cls(d["kind"], d["severity"])
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RequestFinding:
     """A contract finding about this exchange's request, and where in it it points."""
 
@@ -737,7 +738,7 @@ class RequestFinding:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class AssembledCall:
     """A call a stream assembled, as the conversation view matches calls sent back."""
 
@@ -753,7 +754,7 @@ class AssembledCall:
         return cls(d["id"], d["name"])
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ResultLine:
     """A call's result as the replay shows it: its content on one line (made safe, cut),
     whether it says the tool failed (CallResult.error, error_field), where it is."""
@@ -776,7 +777,7 @@ class ResultLine:
         return cls(d["content"], d["error"], d["error_field"], d["where"], d.get("error_said"))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AnswerSummary:
     """The request that continues a stream, for the replay (core/results.Answer)."""
 
@@ -812,7 +813,7 @@ class AnswerSummary:
         )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ExchangeSummary:
     """One line of the exchanges screen's analysis columns, and what the conversation view
     needs from the other exchanges (the calls each stream assembled). Crosses a process

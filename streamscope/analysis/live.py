@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from ..core.anomalies import Anomaly
 from ..core.contract import Finding
+from ..core.record import record
 from ..inputs.masking import FileMask
 from ..recording.reader import RecordingReader
 from ..text import cut, visible
@@ -29,7 +29,7 @@ from .driver import RecordingPass
 _WIDTH = 200  # a finding's message, cut to this many characters
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class LiveLine:
     """One finding as `record --live` says it."""
 

@@ -5,10 +5,11 @@ for the timing shape). The comparing itself is pure (diff.py)."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..core.contract import Finding
 from ..core.engine import StreamResult
+from ..core.record import record
 from ..inputs import RECORDED, open_input
 from ..inputs.encoding import read_request
 from .driver import Analysis, analyze
@@ -16,7 +17,7 @@ from .driver import Analysis, analyze
 Key = tuple[int, int | None]  # a stream: its exchange, and its response in a session
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Timing:
     """A stream's timing shape, as a user feels it (None: the input keeps no times)."""
 
@@ -29,7 +30,7 @@ class Timing:
     timed: bool = True  # every frame keeps its time (an SSE body, a cassette: none does)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Side:
     source: str
     format: str

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import orjson
 
@@ -20,6 +19,7 @@ from ..analysis import analyze
 from ..bundled import samples_folder
 from ..core.calls import Call
 from ..core.engine import StreamResult
+from ..core.record import record
 from ..dialects import DIALECTS
 from ..providers import VERTEX_AI, vertex_request
 from ..text import quote
@@ -31,7 +31,7 @@ _RANK = {"error": 0, "warning": 1, "info": 2}
 WHOLE = ("done", "finish-without-done")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Case:
     name: str  # the anomaly kind it stands for (its most severe, first seen); CLEAN: none
     sample: str  # the bundled sample's file name

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..analysis import analyze
 from ..core.anomalies import SERIOUS
@@ -21,6 +21,7 @@ from ..core.contract import Conversation, Finding, check, parses
 from ..core.engine import StreamResult, value_key
 from ..core.history import SentCall, function_or_custom
 from ..core.links import link
+from ..core.record import record
 from ..dialects import dialect
 from ..inputs import open_input
 from ..inputs.encoding import request_json
@@ -35,7 +36,7 @@ NO_REQUEST = "sent no request"
 NO_STREAM = "got no stream"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Ran:
     """What the client process did on a case."""
 
@@ -48,7 +49,7 @@ class Ran:
     went_on: bool = False
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Grade:
     case: Case
     verdict: str  # PASS, FAIL or SKIP

@@ -20,10 +20,11 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .. import agents
 from ..analysis import analyze
+from ..core.record import record
 from ..playback.library import Library
 from ..playback.serve import ServeServer
 from ..providers import DEFAULT_SIDE, placeholder_credentials, sides
@@ -217,7 +218,7 @@ def told(path: str) -> str | None:
     return streams[0].dialect if streams else None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Plan:
     """How the cases are run: the command, where the samples and recordings are."""
 

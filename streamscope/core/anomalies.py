@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any, NamedTuple
 
 from ..text import quote
+from .record import record
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
@@ -383,7 +383,7 @@ KINDS: dict[str, Kind] = {
 Kinds = Mapping[str, Kind]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Anomaly:
     frame: int
     kind: str

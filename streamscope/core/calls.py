@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from . import jsonio
 from .frames import Sentinel
+from .record import record
 from .shared import ChunkedList
 
 
@@ -33,7 +33,7 @@ def arguments_text(arguments: object) -> str:
     return arguments if isinstance(arguments, str) else jsonio.dumps(arguments).decode()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Call:
     """One assembled tool call, as one strategy holds it at some frame.
 
@@ -65,7 +65,7 @@ class Call:
         return (self.id, self.name, self.type, self.arguments, signature_bytes(self.signature))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class StrategyError:
     """A strategy raised at `frame`; the contract prints it as {"error", "frame"}."""
 

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import orjson
 
 from . import jsonio
 from .frames import Truncation
+from .record import record
 
 CODINGS = ("gzip", "deflate", "br", "zstd")
 _ALIASES = {"x-gzip": "gzip"}
@@ -42,7 +42,7 @@ _PIECE = 1 << 14  # a request body is fed in pieces: at most RATIO * _PIECE byte
 _ZSTD_WINDOW_LOG = 23  # RFC 9659: an HTTP zstd body needs no window over 8 MB
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Undecodable(Truncation):
     """The body cannot be decoded as its Content-Encoding says, from byte `offset` of the
     body as received on."""
@@ -70,7 +70,7 @@ def stored_decoded(codings: Sequence[str], body: bytes) -> bool:
     return inflow.finish() is not None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Decoded:
     """A request body as its Content-Encoding undone: `data` what it decodes to (the
     bytes as they are when there is nothing to undo, or it cannot be undone), `codings`

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Protocol
 
 from ..text import cut, quote
@@ -22,6 +22,7 @@ from .anomalies import ERROR, INFO, WARNING, Kind
 from .calls import Call, signature_bytes
 from .history import Entry, History, SentCall, Tool, Words, function_or_custom, tail
 from .pairing import Continuation, Head, Pairing, Thread, pair, thread
+from .record import record
 
 # kind -> Kind (severity, meaning, why that severity): the one registry every check refers to.
 KINDS: dict[str, Kind] = {
@@ -135,7 +136,7 @@ UNCHECKED = frozenset({"continuation-missing", "continuation-ambiguous"})
 UNREAD = "request-undecodable"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Finding:
     exchange: int
     kind: str
@@ -170,7 +171,7 @@ class Finding:
         return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Conversation:
     """The parts of one request's history the contract needs, one entry per message (a
     message that answers several calls gives an entry per result)."""
@@ -289,7 +290,7 @@ def parses(arguments: object) -> bool:
     return True
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ContractResult:
     findings: list[Finding]
     compared: int  # streams whose calls a later request carried back, and were compared

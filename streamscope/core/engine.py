@@ -14,7 +14,7 @@ import functools
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from ..text import cut, quote
@@ -30,6 +30,7 @@ from .anomalies import (
 )
 from .calls import Call, StrategyError, Unmodeled, signature_bytes
 from .frames import NOT_READ, Frame, Sentinel, Truncation
+from .record import record
 
 # How an exchange ended, as the recorder wrote it in its `end` line.
 CONNECTION_FAILED = {"upstream-error", "timeout"}
@@ -63,7 +64,7 @@ Strategies = dict[str, list[Call] | StrategyError | Unmodeled]
 WRAPPERS = ("multi_tool_use.parallel", "parallel")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ChoiceSummary:
     """What one choice (a message, in dialects without choices) said besides its calls."""
 
@@ -83,7 +84,7 @@ class ChoiceSummary:
         }
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class StreamResult:
     """Everything the faces show about one stream."""
 

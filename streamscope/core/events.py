@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..text import quote
+from .record import record
 
 # ops
 SET = "set"  # a field took its first value
@@ -26,7 +25,7 @@ CHAT_WORDS = ("index", "choice")
 BLOCK_WORDS = ("block", "message")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FieldEvent:
     frame: int
     op: str

@@ -3,12 +3,12 @@ the unit every face steps through, and how a framing says its body ended early."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from .jsonio import REFUSED, reread
+from .record import record
 
 
 class Sentinel:
@@ -35,7 +35,7 @@ INVALID = Sentinel("not JSON")
 NOT_READ = Sentinel("not read")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FrameHeader:
     """One typed header a binary framing carries beside the payload (the AWS event
     stream's `:event-type`...): its name, its wire type ("string", "int32", "bool"...)
@@ -46,7 +46,7 @@ class FrameHeader:
     value: object
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Frame:
     """One event of the stream, as its framing delivered it: an SSE event, an NDJSON
     line, a JSON array's element, an AWS event stream message, a WebSocket message.
@@ -119,7 +119,7 @@ def refused_payload(data: str, refusal: str) -> object:
     return INVALID if value is REFUSED else value
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Truncation:
     """The body ended inside an event (an SSE event, a line, an element, a message): it
     was never dispatched (WHATWG discards it; every framing does the same)."""

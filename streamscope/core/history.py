@@ -9,11 +9,13 @@ so a request is read in one place per dialect.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, NamedTuple
 
+from .record import record
 
-@dataclass(slots=True)
+
+@record(slots=True)
 class SentCall:
     """A call the request sends back in an assistant message."""
 
@@ -36,7 +38,7 @@ class SentCall:
         return (self.id,) if self.result_keys is None else self.result_keys
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Result:
     """A tool result: the call id it answers, and what it says."""
 
@@ -55,7 +57,7 @@ class Result:
     item: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Tool:
     """A tool the request declares: its name and description as sent."""
 
@@ -70,7 +72,7 @@ class Tool:
     namespace: bool = False  # a namespace: the tools after it (within it) are its own
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Turn:
     """One message of the request."""
 
@@ -89,7 +91,7 @@ class Turn:
     client: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Words:
     """How a dialect names, in findings, what answers a call and the field naming it."""
 
@@ -106,7 +108,7 @@ def function_or_custom(kind: object) -> object:
     return "custom" if kind == "custom" else "function"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CallIds:
     """Whose a call's id is, as the dialect's API documents it (on its Dialect record, and
     what its History's `client_ids` says; docs/anomalies.md states every dialect's rule)."""
@@ -117,7 +119,7 @@ class CallIds:
     rule: str  # the rule in words, from the API's documentation
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class History:
     turns: list[Turn]
     system: object = None  # a system prompt given beside the messages (Anthropic's `system`)

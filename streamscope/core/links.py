@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from ..text import CONTROL
+from .record import record
 
 _PLAIN = re.compile(r"[\w@%+=:,./-][\w@%+=:,./#-]*")  # needs no quotes in a shell
 _TAIL = re.compile(r"([0-9]+)(?:\.([0-9]+))?(?:@([0-9]+))?")
@@ -19,7 +19,7 @@ class LinkError(ValueError):
     """A link whose file exists but whose #... names nothing a link can name."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Link:
     file: str
     exchange: int

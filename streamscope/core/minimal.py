@@ -18,20 +18,20 @@ a candidate's frames still tell it (`Tells`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from .anomalies import SERIOUS, Anomaly
 from .calls import Call, StrategyError
 from .engine import Engine
 from .frames import Frame, Truncation
+from .record import record
 
 T = TypeVar("T")
 
 MAX_RUNS = 5000  # candidates judged before the smallest found so far is returned
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Signature:
     """What a minimized stream must still show."""
 
@@ -42,7 +42,7 @@ class Signature:
     calls: tuple[tuple[Any, ...], ...] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ending:
     """How a stream ended past its last frame, as `inspect` reads it: the body cut inside
     an event (its framing's truncation), the recorded end's reason and error. The

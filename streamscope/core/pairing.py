@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 try:  # hashlib's own import loads OpenSSL for every other algorithm: 5 ms of each start
@@ -31,6 +31,7 @@ except ImportError:  # an interpreter without CPython's module
 from . import jsonio
 from .calls import Call
 from .history import History, SentCall
+from .record import record
 
 # Turns that are not the model's: a window (the answer sent back) ends at one of them, or
 # at a turn its dialect says the client added on its own side (Turn.client)
@@ -74,7 +75,7 @@ def _uncached(value: object) -> object:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Head:
     """Where a request's history could continue an earlier request's: an answer sent back
     (a run of the model's turns, up to the next user turn or result)."""
@@ -85,7 +86,7 @@ class Head:
     end: int  # the Conversation entry after it
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Thread:
     """A request's history as pairing sees it."""
 
@@ -138,7 +139,7 @@ def thread(history: History, entry_of_turn: Sequence[int], entries: int) -> Thre
     return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Continuation:
     """Request `exchange` continues the stream: its answer is entries [first, end)."""
 
@@ -147,7 +148,7 @@ class Continuation:
     end: int
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Note:
     """What pairing says about a stream it could not pair (an info finding)."""
 
@@ -156,7 +157,7 @@ class Note:
     message: str
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Pairing:
     continued: dict[int, Continuation] = field(default_factory=dict)  # stream -> request
     by_previous: dict[int, int] = field(default_factory=dict)  # stream -> request naming it
@@ -167,7 +168,7 @@ class Pairing:
         self.notes.append(Note(stream, kind, message))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Group:
     """The requests that send the same answer after one history."""
 

@@ -93,8 +93,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
+
+from .record import record
 
 __all__ = [
     "CLOSED_BRACKETS",
@@ -132,7 +133,7 @@ _GUESSES = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RepairResult:
     """One repair of one arguments string: what was done and the JSON text it gave."""
 
@@ -141,7 +142,7 @@ class RepairResult:
     changed_meaning: bool | None = None  # None for crow: the contract prints none
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Repair:
     """Both repairs of arguments that did not parse."""
 

@@ -20,20 +20,21 @@ tools' run time is from the response's last server message to that first message
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from ..text import quote
 from .calls import Call
 from .contract import match
 from .history import Entry, SentCall, run_at
+from .record import record
 
 RECORDED = "recorded"  # the recorder's own clock
 APPROXIMATE = "approximate"  # a HAR's times (its entries' start and timings, in ms)
 UNKNOWN = "unknown"  # the input holds no times, or no request continues the stream
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CallResult:
     """The result a later request sent for one call of a stream."""
 
@@ -71,7 +72,7 @@ class CallResult:
         return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Answer:
     """The request that continues a stream, and what it says of the stream's calls."""
 
@@ -146,7 +147,7 @@ def results(
     return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Carried:
     """What one client message of a WebSocket session sends for earlier calls, as its
     dialect reads it (Dialect.session_results): its entries (History.entries: calls sent
@@ -159,7 +160,7 @@ class Carried:
     opens: bool = False
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ClientMessage:
     """A client message of a session that carries results or asks for a response."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 import orjson
@@ -21,6 +21,7 @@ from ..core.calls import Call, StrategyError, Unmodeled
 from ..core.engine import Engine, Strategies
 from ..core.frames import Frame, FrameHeader, named_by_type
 from ..core.history import CallIds, History, Tool
+from ..core.record import record
 from ..framing import SSE
 from ..framing.session import WsMessage
 
@@ -107,7 +108,7 @@ class EngineClass(Protocol):
     ) -> Engine: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Terms:
     """What a dialect calls the parts of a stream, in the words its users know."""
 
@@ -131,7 +132,7 @@ class Terms:
         return [(self.container, "choice"), (self.key, "index"), *ids, *signed, ("name", "name")]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Shape:
     """What a dialect tells `--minimal` about its frames (export/minimize_events.py)."""
 
@@ -152,7 +153,7 @@ class Shape:
     ordinals: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ItemFrames:
     """One output item of a stream, for `--minimal`: the frames that carry it (in the
     stream), and the entries of other frames that state it again (frame, path to the
@@ -190,7 +191,7 @@ Pairs = list[tuple[str | None, str]]  # frames as (SSE event name, data)
 Messages = list[tuple[str | None, str, tuple[FrameHeader, ...]]]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SessionDriver:
     """How `export --format pytest` drives a recorded WebSocket session through the
     dialect's own SDK, against a local server playing the session back."""
@@ -207,7 +208,7 @@ class SessionDriver:
     needs: str  # what the module needs installed besides pytest, in words
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fixture:
     """How `export --format pytest` replays a stream through the dialect's own SDK."""
 
@@ -233,7 +234,7 @@ class Fixture:
     helper: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Framed:
     """A fixture's serving of frames whose headers its SDK reads as well as their data:
     what `export --format pytest` gives it are Messages, not Pairs."""
@@ -278,7 +279,7 @@ class FinalWatch(Protocol):
     def seen(self, data: bytes) -> None: ...
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Watch:
     """A final-event watch's state: whether the event was relayed (the proxy sets it once
     the whole body was), and bytes kept from the read before (an event cut across two).
@@ -304,7 +305,7 @@ def no_final_event(path: str, framing: str | None = None) -> FinalWatch:
     return Watch()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ResponseFacts:
     """What a stream's events say of the response besides its calls, as `export --format
     otlp` reports it: the id the provider gave it, the model that answered, and the tokens
@@ -354,7 +355,7 @@ def no_response_facts(payload: object, facts: ResponseFacts) -> None:
 RequestHeaders = Sequence[Sequence[str]]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RequestFacts:
     """What a request body (and its path) says about the exchange, as its dialect reads it."""
 
@@ -391,7 +392,7 @@ def openai_error(status: int, kind: str, message: str) -> bytes:
     return orjson.dumps({"error": {"message": message, "type": kind, "param": None, "code": None}})
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Turn:
     """One stream of a WebSocket session: the client message that opened it (parsed JSON,
     None when no client message did), the server messages of it as frames, the client
@@ -409,7 +410,7 @@ class Turn:
     tools: list[Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SessionPlay:
     """How `serve` plays a recorded session of the dialect back (playback/sessions.py):
     the client messages that open a turn (their `type`; matched with the recorded ones
@@ -437,7 +438,7 @@ class SessionContract(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Dialect:
     name: str  # as `inspect --json` says it: "chat-completions", "anthropic-messages"
     title: str  # in words, for people: "Chat Completions", "Anthropic Messages"

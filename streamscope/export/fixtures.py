@@ -13,7 +13,6 @@ import datetime
 import os
 import pprint
 import textwrap
-from dataclasses import dataclass
 from typing import Any
 
 from .. import __version__
@@ -21,6 +20,7 @@ from ..core.calls import StrategyError, Unmodeled
 from ..core.engine import UNFINISHED
 from ..core.frames import INVALID, Frame, FrameHeader, Truncation, parse_payload
 from ..core.minimal import Tells
+from ..core.record import record
 from ..dialects import LOOK, Dialect, dialect
 from ..dialects.base import Messages
 from ..framing import SSE, content_type, framing
@@ -39,7 +39,7 @@ FORMATS = ("sse", "chunks", "recording", "pytest", "session")
 CHUNKS_FRAMING = FRAMING_OF[CHUNKS]  # the framing `--format chunks` writes
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Export:
     data: bytes
     frames_in: int  # frames of the stream (or of the selection)
@@ -53,7 +53,7 @@ class Export:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Stream:
     source: Source
     exchange: Exchange

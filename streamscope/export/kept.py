@@ -21,17 +21,17 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from ..core.codings import Undecodable
 from ..core.engine import UNFINISHED
 from ..core.frames import Frame, Truncation
 from ..core.minimal import ENDED, Ending, Tells
+from ..core.record import record
 from ..dialects import of_frames
 from ..inputs.sniff import opens
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Tail:
     """A body's unfinished end, as received, for the frames written before it."""
 
@@ -59,7 +59,7 @@ def tail_of(
     return Tail(body[last:], body[:first] + body[truncation.offset :])
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Kept:
     """How an export ends: what every candidate of a search is read with, the bytes it
     ends with, and why what it cannot keep is left out (a line each)."""

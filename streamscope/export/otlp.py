@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -36,6 +36,7 @@ from ..core.engine import StreamResult
 from ..core.frames import Frame
 from ..core.history import History
 from ..core.links import stream_link
+from ..core.record import record
 from ..dialects import dialect, request_facts
 from ..dialects.base import ResponseFacts
 from ..inputs import ExchangeInfo, Source, open_input
@@ -71,7 +72,7 @@ RECORDED, APPROXIMATE, NO_CLOCK = "recorded", "approximate", "none"
 FAILED = frozenset({"truncated", "error"})
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Traces:
     """The OTLP request, and what it holds."""
 
@@ -85,7 +86,7 @@ class Traces:
         return jsonio.dumps(self.request, indent=True, newline=True, shown=shown)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Span:
     trace: str
     span_id: str

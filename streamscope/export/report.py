@@ -13,7 +13,7 @@ conversation's text goes (below), keys and shapes kept.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..analysis import Analysis, analyze
@@ -22,6 +22,7 @@ from ..core.calls import Call, StrategyError
 from ..core.contract import KINDS as CONTRACT_KINDS
 from ..core.engine import Engine, StreamResult
 from ..core.frames import Frame
+from ..core.record import record
 from ..dialects import ANOMALY_KINDS, dialect, open_engine, request_facts
 from ..inputs import CHUNKS, Source, open_input
 from ..inputs.encoding import read_request
@@ -40,7 +41,7 @@ KEPT_KEYS = frozenset(
 )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Cell:
     """One call as a table row shows it."""
 
@@ -54,7 +55,7 @@ class Cell:
     signature: object = None  # a Gemini call's thoughtSignature
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Table:
     """One strategy's calls at a frame, or what it raised."""
 
@@ -65,7 +66,7 @@ class Table:
     said: str = ""  # what differs from robust, as inspect says it ("" where none does)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FrameView:
     number: int  # 0: before the first frame
     time_ms: float | None
@@ -76,7 +77,7 @@ class FrameView:
     reasoning: str = ""  # the reasoning so far
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Finding:
     """An anomaly at its frame, or a contract finding (frame None)."""
 
@@ -87,7 +88,7 @@ class Finding:
     index: object = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class StreamReport:
     exchange: int
     turn: int | None
@@ -116,7 +117,7 @@ class StreamReport:
         return None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Report:
     source: str
     redacted: bool

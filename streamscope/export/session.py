@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import orjson
 
@@ -29,6 +29,7 @@ from ..core import jsonio
 from ..core.anomalies import SERIOUS
 from ..core.contract import Finding
 from ..core.engine import UNFINISHED, StreamResult
+from ..core.record import record
 from ..dialects import Dialect, dialect, request_facts, session_turns
 from ..dialects.base import Turn
 from ..framing.session import CONTROL, Reassembler, WsMessage
@@ -51,7 +52,7 @@ from ..recording.mask import Masking, Secrets, mask_request
 SESSION_FORMATS = ("recording", "session", "pytest")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Entry:
     """One message of the session being written: the message (its payload masked), the
     recorded frame lines it was made of (masked; None: written anew as one frame), and
@@ -67,7 +68,7 @@ class Entry:
         return self.message.opcode in CONTROL
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Reading:
     """A session's entries read as the driver reads a session: its turns, each one's
     stream, the contract's findings over them, and each turn's label (the number it has
@@ -83,7 +84,7 @@ class Reading:
         return self.labels[turn.turn - 1]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class View:
     """The session of one exchange, opened for export."""
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from dataclasses import dataclass
 
 from ..analysis.driver import read_turn
 from ..core.anomalies import SERIOUS
@@ -36,6 +35,7 @@ from ..core.minimal import (
     held,
     kinds,
 )
+from ..core.record import record
 from ..dialects import session_turns
 from ..dialects.base import Turn
 from ..framing.session import WsMessage
@@ -46,7 +46,7 @@ from .session import Entry, View, read
 _NOT_THE_SAME = Signature(frozenset({"(not the same turns)"}), frozenset(), frozenset())
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Part:
     """One turn of the session being shrunk: its client messages before its first frame
     (the one that opened it first), its frames as recorded, its client messages after,

@@ -13,10 +13,10 @@ place a framing's content type is spelled.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from ..core.frames import Frame, Truncation
+from ..core.record import record
 from . import aws_eventstream, json_array, ndjson, sse
 from .aws_eventstream import EventStreamDecoder, prelude_ok
 from .json_array import JsonArrayDecoder
@@ -45,7 +45,7 @@ class Framing(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FramingRecord:
     """What streamscope knows of one framing."""
 

@@ -12,14 +12,15 @@ already unmasked and inflated (the recorder did it), so nothing here decodes def
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
+from ..core.record import record
 
 CONTROL = ("close", "ping", "pong")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class WsMessage:
     """One message of a session: who sent it, its opcode (a name, or a reserved opcode's
     number), its payload reassembled, when its last frame came (ns from the recording's
@@ -47,7 +48,7 @@ class WsMessage:
         return code, self.data[2:].decode("utf-8", "replace")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Open:
     opcode: str
     parts: list[bytes]

@@ -17,8 +17,8 @@ stops (`dead` says why) and reads nothing more; the bytes still pass.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
 
+from ..core.record import record
 from .websocket import _head, _unmask
 
 _TAIL = b"\x00\x00\xff\xff"  # RFC 7692 7.2.2: removed by the sender from each message
@@ -29,7 +29,7 @@ _INFLATE_LIMIT = 256 << 20  # what one frame may inflate to (a deflate bomb stop
 _NAMES = {0: "continuation", 1: "text", 2: "binary", 8: "close", 9: "ping", 10: "pong"}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class WireFrame:
     opcode: int
     fin: bool

@@ -12,7 +12,8 @@ re-signing is record/sigv4.py's (botocore), and this module imports nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from ..core.record import record
 
 # SigV4 and SigV4a: what a value must start with to be read here.
 SCHEMES = ("AWS4-HMAC-SHA256", "AWS4-ECDSA-P256-SHA256")
@@ -21,7 +22,7 @@ ACCESS_KEY_ID = r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])"
 _PART = re.compile(r"\s*([A-Za-z]+)=([^,]*)")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Signature:
     """A SigV4 Authorization value, read."""
 

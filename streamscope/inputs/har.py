@@ -31,12 +31,13 @@ from __future__ import annotations
 import base64
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime, timedelta, timezone
 
 import orjson
 
 from ..core import jsonio
+from ..core.record import record
 from ..dialects import claimant, of_request, streams_in
 from ..framing import SSE, of_response
 from ..recording.copies import readable
@@ -74,7 +75,7 @@ class MemoryReads(Reads):
         return self.reads[i]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class HarExchange:
     request: Request
     response: Response
@@ -86,7 +87,7 @@ class HarExchange:
     secrets: list[str] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Har:
     exchanges: list[HarExchange]
     notes: list[str] = field(default_factory=list)

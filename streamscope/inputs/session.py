@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from ..core.frames import Frame, Truncation
+from ..core.record import record
 from ..dialects import dialect, of_session, session_turns
 from ..dialects.base import Turn
 from ..framing.session import Reassembler, WsMessage
@@ -17,7 +17,7 @@ from ..recording.format import Message
 from .reads import Reads
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SessionFacts:
     """What a session's messages say of it as a whole: how many each peer sent (control
     messages included), and who closed it, with what code and reason (None: no close)."""
@@ -50,7 +50,7 @@ def facts_of(messages: Iterable[WsMessage]) -> SessionFacts:
     return SessionFacts(counts["client"], counts["server"], first_close.sender, code, reason)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Session:
     """Every message of the session, client and server, in order, and its turns."""
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import BinaryIO
 
 import orjson
 
 from ..core import jsonio
+from ..core.record import record
 from ..dialects import of_event
 from ..framing import FRAMINGS, Framing, of_bytes
 from ..recording.copies import NAMES, text_of
@@ -71,7 +72,7 @@ _HEAD = 1 << 16
 _BLOCK = 1 << 20
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Sniffed:
     kind: str
     notes: list[str] = field(default_factory=list)  # facts about the file, info level

@@ -16,10 +16,11 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from ..core.frames import Frame
+from ..core.record import record
 from ..dialects import (
     claimant,
     dialect,
@@ -58,7 +59,7 @@ if TYPE_CHECKING:
 WEBSOCKET = "websocket"  # the framing of a session (framing/__init__.py)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ExchangeInfo:
     """What the request, response and end lines say about one exchange (not its frames)."""
 
@@ -136,7 +137,7 @@ class ExchangeInfo:
         self.masked += end.masked
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Exchange:
     """One exchange, indexed: its lines as records and its body as reads: `wire` as they
     arrived (what playback serves), `reads` as the client read them (its Content-Encoding

@@ -17,8 +17,9 @@ server answer a bare 500. So a head is checked once, when the files are loaded:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..core.record import record
 from ..text import quote
 
 _TOKEN = re.compile(r"[-!#$%&'*+.^_`|~0-9A-Za-z]+")
@@ -28,7 +29,7 @@ _OWS = " \t"
 BODILESS = (204, 304)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Head:
     """A recorded head as it can be sent: its headers, what was left out, and whether
     the status refuses the whole exchange."""

@@ -98,13 +98,14 @@ import os
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import ModuleType
 from typing import Any
 
 import orjson
 
 from ..core import jsonio
+from ..core.record import record
 from ..dialects import (
     DEFAULT,
     DIALECTS,
@@ -170,7 +171,7 @@ def _unended_note(source: Source, numbers: list[int]) -> str | None:
 # -- what can be served -------------------------------------------------------------
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Entry:
     """One servable exchange: what to send, and the recorded request it answers."""
 
@@ -386,13 +387,13 @@ def _body_entry(source: Source, exchange: int | None) -> Entry:
 # -- choosing -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Selection:
     entry: Entry
     how: str  # "body" (matched by body), "any" (answers anything) or "order"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Unmatched:
     """A request nothing answers: `message` says what did not match."""
 
@@ -663,7 +664,7 @@ def error_body(
     return speaks.error_document(status, kind, f"{name}: {message}")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Answer:
     """What to send for one request: a selection, or an error (status, JSON body)."""
 

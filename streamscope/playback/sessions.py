@@ -44,13 +44,14 @@ import heapq
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
 
 from ..core import jsonio
+from ..core.record import record
 from ..dialects import DIALECTS, LOOK, Dialect, of_session
 from ..dialects.base import SessionPlay
 from ..framing.session import Reassembler, WsMessage
@@ -68,7 +69,7 @@ _CLOSE, _PING, _PONG = 8, 9, 10
 _HANDSHAKE = HOP_BY_HOP | {"content-length", "date"}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Out:
     """One server frame to send: its opcode and FIN, its payload (read from recording
     line `line` when sent; 0: `payload` holds it), when it was sent (ns, recorded)."""
@@ -80,7 +81,7 @@ class Out:
     payload: bytes = b""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Step:
     """One recorded client message and the server frames that answered it."""
 
@@ -101,7 +102,7 @@ class Step:
         return f"client message {self.number}"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Script:
     """One recorded session, ready to play."""
 
@@ -358,7 +359,7 @@ class _Builder:
 # -- choosing ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Choice:
     """What answers a live client message: a step (None: nothing, or `error`)."""
 

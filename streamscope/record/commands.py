@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import signal
 import sys
-from dataclasses import dataclass
 
 import click
 
 from ..cli import fail, main
+from ..core import record as records
 
 
 def recorder_options(f):
@@ -81,7 +81,7 @@ def recorder_options(f):
     return f
 
 
-@dataclass(frozen=True)
+@records.record(frozen=True)
 class RecorderSetup:
     """What `proxy` and `record` were told (recorder_options): the upstream URLs,
     checked, where to write, and how."""

@@ -25,10 +25,10 @@ import base64
 import contextlib
 import socket
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from ..core.codings import request_body
+from ..core.record import record
 from ..dialects import DEFAULT, Dialect, FinalWatch, final_watch, speaker
 from ..http.headers import forwardable
 from ..http.loopback import LoopbackServer, until_disconnect
@@ -41,7 +41,7 @@ from .relay import error_reply, relay
 from .upstream import UpstreamError, UpstreamPool, UpstreamResponse, UpstreamTimeout
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Upstream:
     """Where requests go: scheme://host[:port] plus the path prefix the client keeps.
 
@@ -93,7 +93,7 @@ def speaks_on(on: Side, path: str, body: bytes, header_names: Iterable[str]) -> 
     return own[0] if own else DEFAULT
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Route:
     """One side behind the proxy: requests under `mount` go to its upstream, the mount
     taken off (the default side's mount is "": its paths go as they came)."""

@@ -20,10 +20,12 @@ import socket
 import ssl
 import urllib.request
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from urllib.parse import unquote, urlsplit
 
 import certifi
+
+from ..core.record import record
 
 # Up to 256 KiB a read (the size asyncio's transport reads at once): a fast stream is
 # relayed in fewer, bigger reads, and each read costs a recording line, a send to the
@@ -184,7 +186,7 @@ class ChunkedDecoder:
         return parts[-1]
 
 
-@dataclass
+@record
 class _Connection:
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
@@ -193,7 +195,7 @@ class _Connection:
         self.writer.close()
 
 
-@dataclass
+@record
 class UpstreamResponse:
     status: int
     headers: list[tuple[str, str]]
@@ -259,7 +261,7 @@ class UpstreamResponse:
             self._conn.close()
 
 
-@dataclass
+@record
 class Switched:
     """An upstream that answered an upgrade with `101 Switching Protocols`: its head as
     parsed and as its bytes came, the bytes that followed it in the same read, and the
@@ -580,7 +582,7 @@ def _framing(method: str, status: int, headers: list[tuple[str, str]]) -> tuple[
     return "close", 0, False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Route:
     """How to reach an origin: directly, or through an HTTP proxy from the environment."""
 

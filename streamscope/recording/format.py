@@ -12,7 +12,6 @@ import binascii
 import json
 import re
 import sys
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import orjson
@@ -20,6 +19,7 @@ import orjson
 from streamscope import __version__
 
 from ..core import jsonio
+from ..core.record import record
 
 SCHEMA_VERSION = 2  # 2: `message` lines (WebSocket frames)
 # Body lines of this version or later are current lines as they stand (version 2 only
@@ -60,7 +60,7 @@ def located(path: str, line: int, offset: int, what: str) -> RecordingError:
     return RecordingError(f"{path}: line {line} (byte {offset}): {what}", path, line, offset)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Stopped:
     """Where reading stopped early: a cut-off last line, as kill -9 of the writer leaves."""
 
@@ -250,7 +250,7 @@ def _one_of(d: dict[Any, Any], key: str) -> tuple[str | None, str | None]:
     return text, b64
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Header:
     """Line 1 of every recording."""
 
@@ -303,7 +303,7 @@ class Header:
         )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Request:
     """The request the client sent. Exactly one of body / body_b64 is set."""
 
@@ -383,7 +383,7 @@ class Request:
         )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Response:
     """The upstream's status line and headers."""
 
@@ -411,7 +411,7 @@ class Response:
         return cls(_int(d, "exchange"), _t_ns(d), _int(d, "status"), _headers(d), _masked(d))
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Chunk:
     """One upstream read, bytes exactly as read. Exactly one of data / data_b64 is set."""
 
@@ -444,7 +444,7 @@ class Chunk:
         return cls(_int(d, "exchange"), _t_ns(d), data, data_b64)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class End:
     """How the exchange ended. `reason` is one of END_REASONS (checked when writing only)."""
 
@@ -482,7 +482,7 @@ OPCODE_NUMBERS = {name: n for n, name in OPCODES.items()}
 SENDERS = ("client", "server")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Message:
     """One WebSocket frame of a session (the exchange whose response is its `101`), as a
     peer sent it: its payload unmasked, and inflated where `compressed` (permessage-deflate:

@@ -24,7 +24,7 @@ import json
 import re
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from urllib.parse import quote, quote_plus, unquote, unquote_plus, urlsplit
 
 from streamscope.core.codings import Inflow, request_body
@@ -42,6 +42,8 @@ from streamscope.recording.redact import (
     redact_url,
 )
 from streamscope.recording.redact import redact_json as redact_paths
+
+from ..core.record import record
 
 # Shorter values are not looked for in bodies: "42" or "true" would mask the unrelated.
 MIN_SECRET = 6
@@ -549,7 +551,7 @@ def _text_forms(secret: str) -> set[str]:
     return {f.decode("utf-8", "surrogatepass") for f in forms(secret) if f.isascii()} | {secret}
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class BodyStream:
     """A body masked as it streams: reads come in, reads ready to be written go out, each
     with its own time and length; `count` says how many credentials were masked. (A
@@ -643,7 +645,7 @@ class BodyStream:
         return ready
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class HeldFrame:
     """A WebSocket frame on its way to the recording: its payload once masked (None while
     held), how many values were masked in it, and the writer's own fields."""
@@ -731,7 +733,7 @@ WITHHELD = (
 )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RecordedRequest:
     """A request as a recording keeps it: `body` the bytes sent, unless masking or
     --redact-json changed what they decode to; then the body decoded and changed, and

@@ -11,7 +11,7 @@ import os
 import threading
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import accumulate, repeat
 from operator import add
 from typing import Any, BinaryIO
@@ -37,6 +37,7 @@ from streamscope.recording.format import (
 from streamscope.recording.migrate import check_version, header_version, migrate
 
 from ..core import jsonio
+from ..core.record import record
 
 BLOCK = 1 << 22  # 4 MiB reads: few syscalls, bounded memory
 HEADER_LIMIT = 1 << 20  # a header line is small; this stops a junk file being read whole
@@ -277,7 +278,7 @@ def iter_raw(
     return RecordingReader(path, raw=True, progress=progress, tolerant=tolerant)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ExchangeIndex:
     """Line numbers of one exchange's lines (None: not recorded, e.g. still running)."""
 

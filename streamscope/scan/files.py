@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from ..core.record import record
 
 GLOB_CHARS = frozenset("*?[")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Found:
     files: list[str] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (path, why)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
+from ..core.record import record
 from ..recording.private import private_folders
 from ..text import plural, say
 from .files import find_files
@@ -17,7 +18,7 @@ from .store import Store, StoreError
 from .summary import Summary
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     paths: list[str]
     jobs: int

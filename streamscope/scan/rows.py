@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from urllib.parse import urlsplit
 
 import orjson
@@ -20,11 +20,12 @@ from ..analysis.driver import EMPTY_CASSETTE
 from ..core import jsonio
 from ..core.calls import arguments_text
 from ..core.engine import StreamResult
+from ..core.record import record
 from ..inputs import ExchangeInfo
 from ..recording.format import RecordingError
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ExchangeRow:
     file: str
     exchange: int
@@ -45,7 +46,7 @@ class ExchangeRow:
     framing: str | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CallRow:
     file: str
     exchange: int
@@ -58,7 +59,7 @@ class CallRow:
     turn: int | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AnomalyRow:
     file: str
     exchange: int
@@ -71,7 +72,7 @@ class AnomalyRow:
     turn: int | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ContractRow:
     file: str
     exchange: int
@@ -82,7 +83,7 @@ class ContractRow:
     turn: int | None = None  # the session's response whose request it is about
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FileRows:
     """One file's rows, or the one line saying why it could not be read."""
 

@@ -12,15 +12,15 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 
+from ..core.record import record
 from .rows import FileRows, analyze_file
 from .store import Stamp, stamp
 
 Sink = Callable[[FileRows], None]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Done:
     """One file analysed, with its stamp before and after (None: it could not be stat'ed)."""
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
+from ..core.record import record
 from ..recording.private import FILE_MODE, open_private, private_folders
 from .errors import ScanError
 from .rows import AnomalyRow, CallRow, ContractRow, ExchangeRow, FileRows, file_text, stored
@@ -93,7 +94,7 @@ class StoreError(ScanError):
     """The database cannot be opened or written, or DuckDB is not installed."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Stamp:
     """What tells a file changed: size and mtime first (no read), then the content."""
 

@@ -4,10 +4,11 @@ the number of files (counts, and the first few references of each kind)."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..core.anomalies import INFO
 from ..core.links import link, pasteable, stream_link
+from ..core.record import record
 from ..core.verdict import exchange_failure, fails
 from ..text import plural, times, visible
 from .rows import FileRows
@@ -16,7 +17,7 @@ REFS = 3  # references kept per kind and group: enough to open a few with `repla
 LISTED = 50  # --strict findings listed in full; the rest are counted
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Group:
     """One provider host and model."""
 
@@ -27,7 +28,7 @@ class Group:
     refs: dict[str, list[str]] = field(default_factory=dict)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Summary:
     files: int = 0
     unreadable: list[str] = field(default_factory=list)  # one line each

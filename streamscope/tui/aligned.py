@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_left
-from dataclasses import dataclass
 
 from ..analysis.diff import CallChange, compare_calls
 from ..core.calls import Call, StrategyError
 from ..core.events import APPEND, NEW_CALL, REPLACE, SET
+from ..core.record import record
 from .model import StreamModel
 
 RULE = "aligned by the share of argument characters assembled"
@@ -112,14 +112,14 @@ def progress(model: StreamModel) -> tuple[list[Progress], bool]:
     return out, last <= 0
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Step:
     a: int  # A's frame
     b: int
     share: float  # of the arguments assembled, this step's
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Aligned:
     a: StreamModel
     b: StreamModel

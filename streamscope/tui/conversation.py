@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from rich.text import Text
 
 from ..analysis.driver import RequestFinding
 from ..core.history import History, SentCall, Turn
+from ..core.record import record
 from ..marks import MARK, STYLE
 from ..text import cut, param, plural, quote, visible
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Placed:
     """The findings of one request, each placed on the message (and call id) it is about."""
 

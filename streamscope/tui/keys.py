@@ -6,7 +6,9 @@ Pure data, no Textual: `streamscope --help` reads it without loading the TUI.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+
+from ..core.record import record
 
 # Textual's key names as a person types them
 TYPED = {
@@ -22,7 +24,7 @@ TYPED = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Key:
     id: str
     keys: tuple[str, ...]  # Textual's names of the keys that do it

@@ -18,7 +18,7 @@ import time
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import chain
 from typing import Any, overload
 
@@ -26,6 +26,7 @@ from ..core.collector import paused
 from ..core.engine import Engine, Strategies, StreamResult
 from ..core.events import FieldEvent
 from ..core.frames import Frame
+from ..core.record import record
 from ..dialects import Dialect, dialect, open_engine
 from ..dialects import worst as most_severe
 from ..dialects.base import loaded
@@ -80,7 +81,7 @@ class FrameSummaries(Sequence[str]):
         return text if index == _SUMMED else self.plain_summary(index, text)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Snapshot:
     frames: int  # frames fed so far
     next_read: int  # the read to resume from
@@ -95,7 +96,7 @@ class Snapshot:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FrameState:
     """The stream after frame `number`: the engine, and what that frame did."""
 

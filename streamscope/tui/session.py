@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..analysis.driver import ExchangeSummary
+from ..core.record import record
 from ..inputs import ExchangeInfo, Source
 
 Summaries = dict[int, ExchangeSummary]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Session:
     input: Source | None  # None while a followed recording waits for its first line
     follow: bool = False  # --follow: the recording is still being written

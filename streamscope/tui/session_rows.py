@@ -17,12 +17,12 @@ Every string shown comes from the recording: it goes through `visible`, `quote` 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import orjson
 
 from ..core import jsonio
 from ..core.frames import Frame
+from ..core.record import record
 from ..dialects.base import Turn
 from ..framing.session import WsMessage, frame_of
 from ..text import param, quote, visible
@@ -30,7 +30,7 @@ from ..text import param, quote, visible
 CONTROL = ("close", "ping", "pong")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Row:
     """One line of the list: a response's heading (`message` None, `turn` its index in
     the session's turns), the heading of the messages between responses (both None),
@@ -42,7 +42,7 @@ class Row:
     again: bool = False  # a heading of a response whose messages were listed before
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Shown:
     """A message as a row shows it, each field safe to print."""
 
@@ -138,7 +138,7 @@ def rows(owned: Sequence[tuple[int, int] | None], turns: int) -> list[Row]:
     return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Layout:
     """A session as its screen lists it: each message's place, the list's lines."""
 

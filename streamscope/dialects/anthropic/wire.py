@@ -14,12 +14,13 @@ the `error` event the anthropic SDK's Bedrock decoder makes of it (`bedrock_erro
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 import orjson
 
 from ...core.frames import Frame
+from ...core.record import record
 from ...framing.aws_eventstream import fault
 from ..base import (
     FinalWatch,
@@ -85,7 +86,7 @@ def facts(path: str, body: object) -> RequestFacts:
 FINE_GRAINED = "fine-grained-tool-streaming-2025-05-14"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BetaStream:
     """A request the SDK's beta client sent (`client.beta.messages.stream(...)`: `POST
     /v1/messages?beta=true`), whose stream BetaMessageStream reads; `betas` is its

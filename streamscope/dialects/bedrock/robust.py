@@ -24,7 +24,6 @@ the Converse API sends it back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, final
 
 from ...core import events as ev
@@ -32,6 +31,7 @@ from ...core.anomalies import AnomalyLog
 from ...core.calls import Call, Slot, freeze
 from ...core.events import FieldEvent
 from ...core.frames import Frame
+from ...core.record import record
 from ...text import cut, json_type, quote
 from ..typed import event_object, id_and_name, named_index
 
@@ -65,7 +65,7 @@ FAMILY = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Event:
     """One frame as an event: its name, its object, and whether it is an exception (or a
     `:message-type: error` message), whose `message` says what went wrong."""

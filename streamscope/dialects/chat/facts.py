@@ -12,17 +12,17 @@ full answer (tests/test_minimize_judge.py), so a rule that drifts from its sourc
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from ...core.frames import INVALID, NOT_READ, parse_payload
+from ...core.record import record
 from ...core.repair import parses
 from .engine import plain_fragment
 from .robust import choice_of, index_kind, lacks_function, sets_finish, sets_name, void_entry
 from .schema import violation
 
 
-@dataclass(frozen=True, slots=True, eq=False)  # eq=False: compared by identity, in C
+@record(frozen=True, slots=True, eq=False)  # eq=False: compared by identity, in C
 class Parsed:
     """What the judge knows of one frame text, worked out once per text."""
 
@@ -182,7 +182,7 @@ def _entry_kinds(entry: dict[Any, Any]) -> set[str]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Entry:
     """What Robust._tool reads of one tool call delta, for calls_file."""
 

@@ -9,10 +9,12 @@ state is read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from ...core.record import record
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Run:
     args: dict[int, list[str]] = field(default_factory=dict)  # per call index, in order
     lasts: dict[int, int] = field(default_factory=dict)  # per call index, its latest frame

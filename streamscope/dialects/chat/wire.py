@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ...core.record import record
 from ..base import ResponseFacts, Watch
 
 # What its requests' paths end with (any prefix before: `/v1`, Azure's deployments).
@@ -55,7 +55,7 @@ def final_event(path: str, framing: str | None = None) -> DoneEvent:
     return DoneEvent()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class DoneEvent(Watch):
     """Whether a Chat Completions stream's final event, `data: [DONE]`, was relayed."""
 

@@ -5,10 +5,11 @@ the event naming `finishReason`) and its error document (google.rpc's)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import orjson
 
+from ...core.record import record
 from ...framing.json_array import ArrayClose
 from ..base import RequestFacts, ResponseFacts, Watch, body_facts
 
@@ -87,7 +88,7 @@ def final_event(path: str, framing: str | None = None) -> Watch:
     return ArrayEnd() if framing == "json-array" else FinishReason()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FinishReason(Watch):
     """Whether a Gemini stream (`alt=sse`) was relayed to its end: once an event whose data names
     `"finishReason"` is whole, its empty line included. Gemini sends no final event: the
@@ -116,7 +117,7 @@ class FinishReason(Watch):
         self._tail = rest[-_FINISH_EDGE:] if len(rest) > _FINISH_EDGE else rest
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ArrayEnd(Watch):
     """Whether a Gemini stream asked without `alt=sse` (one JSON array) was relayed to its
     end: once the array's closing `]` was (its client reads no further)."""

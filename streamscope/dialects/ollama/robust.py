@@ -20,7 +20,6 @@ What robust holds a call to:
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from typing import Any
 
 from ...core import events as ev
@@ -28,6 +27,7 @@ from ...core.anomalies import AnomalyLog
 from ...core.calls import Call, Slot
 from ...core.events import FieldEvent
 from ...core.frames import INVALID, Frame
+from ...core.record import record
 from ...text import cut, json_type, quote
 from ..typed import compact, event_object
 from . import exact
@@ -248,7 +248,7 @@ class Robust:
             )
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Entry:
     """One `tool_calls` entry of a line: the call it makes (None: no call), and what
     robust says of it, as (kind, words)."""

@@ -22,7 +22,7 @@ The contract: each call a turn assembled (its `call_id`) is answered by a later 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import orjson
@@ -32,6 +32,7 @@ from ...core.contract import KINDS as CONTRACT_KINDS
 from ...core.contract import Finding
 from ...core.engine import StreamResult
 from ...core.history import Entry, Result, Tool
+from ...core.record import record
 from ...core.results import Carried
 from ...framing.session import CONTROL, WsMessage, frame_of
 from ...text import quote
@@ -62,7 +63,7 @@ def _response_of(payload: object) -> object:
     return payload.get("response_id")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Open:
     """A turn being built: its server messages (made frames once it is placed)."""
 
@@ -220,7 +221,7 @@ def _began(turn: Turn) -> int | None:
     return None if first is None else turn.start_ns + (first.time_ns or 0)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class _Made:
     """A call a turn assembled, when it began, and the turns of its answers."""
 

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ...core.record import record
 from ..base import ResponseFacts, Watch
 
 ENDPOINTS = ("POST .../responses",)
@@ -38,7 +37,7 @@ def final_event(path: str, framing: str | None = None) -> ResponseEnd:
     return ResponseEnd()
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ResponseEnd(Watch):
     """Whether a Responses stream's final event was relayed: once its final event is whole, its
     `event: response.completed` (`.incomplete`, `.failed`) line and the empty line that
