@@ -121,6 +121,21 @@ def test_the_summary_counts_per_host_and_model_and_points_at_exchanges(tmp_path)
     assert "1 break (contract)" in breaks and "buggy-agent-uuid.jsonl#2" in breaks
 
 
+def test_the_shares_stand_in_one_column_whatever_the_counts(tmp_path):
+    # one kind in 1 stream, another in 2: "1 stream" is a letter shorter than "2 streams"
+    folder = copy(
+        tmp_path / "f",
+        "anthropic-max-tokens.jsonl",
+        "anthropic-spliced-message.jsonl",
+        "anthropic-start-input.jsonl",
+    )
+    done = scan(str(folder))
+    assert done.exit_code == 0, done.output
+    shares = [x for x in done.stdout.splitlines() if x.startswith("  ") and "%" in x]
+    assert any(" 1 stream " in x for x in shares) and any(" 2 streams " in x for x in shares)
+    assert len({x.index("%") for x in shares}) == 1, shares
+
+
 def test_strict_fails_on_one_contract_break_and_names_it(tmp_path):
     clean = copy(tmp_path / "clean", "openai.jsonl", "vllm.jsonl")
     assert scan("--strict", str(clean)).exit_code == 0
@@ -158,12 +173,26 @@ def test_what_cannot_be_read_is_one_line_each_and_the_scan_goes_on(tmp_path):
         assert len([x for x in lines if all(w in x for w in words)]) == 1, words
 
     one("unreadable:", "notes.txt")
-    one("gone.jsonl", "broken link")
+    one("gone.jsonl", "a symbolic link to nothing")
     one(f"{folder / 'loop'}:", "symbolic link loop")
     one(f"{empty}:", "no files")
     one("missing:", "no such file or folder")
     one("*.none:", "matches no file")
     assert "Traceback" not in done.output
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_is_said_to_be_one_and_never_opened(tmp_path):
+    folder = copy(tmp_path / "f", "openai.jsonl")
+    os.mkfifo(folder / "live.jsonl")  # opened for reading, it would wait for a writer
+    (folder / "to-pipe.jsonl").symlink_to(folder / "live.jsonl")
+    done = scan(str(folder))
+    assert done.exit_code == 0, done.output
+    lines = done.stdout.splitlines()
+    for name in ("live.jsonl", "to-pipe.jsonl"):
+        said = [x for x in lines if name in x]
+        assert len(said) == 1 and "a named pipe (FIFO)" in said[0], said
+    assert "broken link" not in done.stdout and "scanned 1 file" in done.stdout
 
 
 def test_a_file_that_grows_during_the_scan_is_one_line(tmp_path, monkeypatch):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import field
 
@@ -52,7 +53,7 @@ def find_files(paths: list[str], exclude: set[str] | None = None) -> Found:
             if os.path.isfile(path):
                 found.named.add(path)
         elif os.path.lexists(path):  # a link to nowhere, a socket, a FIFO
-            found.problems.append((path, "not a regular file (a broken link?)"))
+            found.problems.append((path, not_regular(path)))
             found.missing.append(path)
         elif GLOB_CHARS & set(path):
             if not _glob(path, add, found):
@@ -63,6 +64,19 @@ def find_files(paths: list[str], exclude: set[str] | None = None) -> Found:
             found.missing.append(path)
     found.problems = list(dict.fromkeys(found.problems))  # a folder two PATHs walk: once
     return found
+
+
+def not_regular(path: str) -> str:
+    """Why a path that exists is no file the scan reads, in what it is."""
+    try:
+        mode = os.stat(path).st_mode  # through a link, to what it names
+    except FileNotFoundError:  # the path exists (lexists): a link to nowhere
+        return "a symbolic link to nothing (broken link)"
+    except OSError as e:
+        return e.strerror or str(e)
+    what = {stat.S_IFIFO: "a named pipe (FIFO)", stat.S_IFSOCK: "a socket"}
+    kind = what.get(stat.S_IFMT(mode), "a device")
+    return f"not a regular file: {kind}, which a scan does not read"
 
 
 def _walk(top: str, add: Callable[[str], None], found: Found) -> None:
@@ -114,7 +128,7 @@ def _below(
             if os.path.isfile(path):
                 yield path
             elif wanted(path):
-                found.problems.append((path, "not a regular file (a broken link?)"))
+                found.problems.append((path, not_regular(path)))
 
 
 def _glob(pattern: str, add: Callable[[str], None], found: Found) -> int:

@@ -155,7 +155,8 @@ class Summary:
             )
             for kind, n in sorted(g.kinds.items(), key=lambda kv: (-kv[1], kv[0])):
                 share = f"{100 * n / g.streams:.1f}%" if g.streams else "-"
-                out.append(self._kind_line(g, kind, f"{plural(n, 'stream')} {share:>6}"))
+                # the count padded, so the shares line up under each other
+                out.append(self._kind_line(g, kind, f"{plural(n, 'stream'):<11} {share:>6}"))
             for kind, n in sorted(g.contract.items(), key=lambda kv: (-kv[1], kv[0])):
                 word = "finding" if self._kept(kind) else "break"
                 out.append(self._kind_line(g, kind, f"{plural(n, word)} (contract)"))
