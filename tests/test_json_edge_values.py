@@ -67,6 +67,22 @@ def test_a_long_integer_is_json(tmp_path, number):
     assert json.loads(call["arguments"]) == {"n": int(number)}
 
 
+@pytest.mark.parametrize("index", [2**64, 2**70, 10**30])
+def test_an_index_past_64_bits_is_the_integer_sent(tmp_path, index):
+    # orjson reads it as a float; the SDK (Python's json) as the integer it is
+    opener = chunk({"tool_calls": [tc(index, "call_1", "get_weather", '{"city": "Paris"}')]})
+    path = tmp_path / "far.sse"
+    path.write_bytes(_sse(_text(opener), _text(chunk({}, "tool_calls"))))
+    (stream,) = _inspect(path)["streams"]
+    assert "index-invalid" not in _kinds(stream) and "index-gap" in _kinds(stream)
+    (call,) = stream["tool_calls"]
+    assert call["index"] == index and type(call["index"]) is int
+    sdk = stream["strategies"]["openai-sdk"]
+    assert "error" in sdk, sdk  # the real SDK cannot hold such a list position either
+    text = CliRunner().invoke(main, ["inspect", str(path)]).stdout
+    assert str(index) in text and "e+" not in text
+
+
 def test_what_json_forbids_is_still_refused(tmp_path):
     path = tmp_path / "nan.sse"
     path.write_bytes(_stream("{}", ', "x": NaN', "hi"))

@@ -10,6 +10,7 @@ reports `call-boundary-ambiguous` naming the reading it took.
 from __future__ import annotations
 
 import copy
+import sys
 from typing import Any
 
 import orjson
@@ -568,8 +569,9 @@ class Robust:
                                 if key - st.max_index > 2
                                 else f"index {key - 1}"
                             )
-                            + "; clients that use index as a list position crash (openai SDK: IndexError) "
-                            "or build empty calls"
+                            + "; clients that use index as a list position crash (openai SDK: "
+                            + ("IndexError" if key <= sys.maxsize else "OverflowError")
+                            + ") or build empty calls"
                         ),
                         c,
                         key,
