@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import orjson
 import pytest
 from click.testing import CliRunner
@@ -11,6 +13,8 @@ from streamscope.dialects.chat.appendix_a import FIXTURES, chunk, tc
 from streamscope.recording import RecordingWriter
 
 from .helpers import sse_body, tool_def
+
+RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 
 
 def inspect(*args: str):
@@ -269,6 +273,10 @@ def test_exchange_option(tmp_path):
         (b"", "byte 0: the file is empty"),
         (b"\n\n\n", "byte 0: the file holds only blank lines"),
         (b"\xef\xbb\xbf \r\n", "byte 0: the file holds only blank lines"),
+        # past the first 64 KiB the reading of blank lines goes on
+        (b"\n" * 70_000, "byte 0: the file holds only blank lines"),
+        (b" " * (1 << 16), "byte 0: the file holds only blank lines"),
+        (b"\n" * 70_000 + b"hello\n", "line 70001 (byte 70000): not a streamscope recording"),
         (
             b'{"type": "header", "schema_version": "2", "tool": "streamscope"}\n',
             """line 1 (byte 0): the header's schema_version "2" is not an integer""",
@@ -509,3 +517,12 @@ def test_an_interrupted_command_says_so_and_exits_130(monkeypatch):
     result = CliRunner().invoke(main, ["inspect", str(sample)])
     assert result.exit_code == 130
     assert result.output.strip().splitlines() == ["streamscope: inspect interrupted"]
+
+
+def test_a_stream_after_64_kib_of_blank_lines_is_read(tmp_path):
+    path = tmp_path / "late.jsonl"
+    chunks = (RECORDINGS / "deepseek-cumulative.chunks.jsonl").read_bytes()
+    path.write_bytes(b"\n" * 70_000 + chunks)
+    result = inspect(str(path))
+    assert result.exit_code == 0, result.output
+    assert "(chunks, 1 stream)" in result.output and "args-cumulative" in result.output

@@ -164,10 +164,19 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
                 return Sniffed(EVENTSTREAM)
             bom = head.startswith(BOM)
             pos = 3 if bom else 0
-            while pos < len(head) and head[pos] in b"\r\n \t":
-                pos += 1
-            if pos >= len(head) and len(head) < _HEAD:
-                blank = pos > (3 if bom else 0)  # (not "empty": its size shows bytes)
+            # Blank lines may run past the first 64 KiB: skipped as they are read, so
+            # `head` starts at the last block read and `base` is where that is.
+            base = lines = 0
+            while True:
+                while pos < len(head) and head[pos] in b"\r\n \t":
+                    pos += 1
+                if pos < len(head) or len(head) < _HEAD:
+                    break
+                lines += head.count(b"\n")
+                base += len(head)
+                head, pos = f.read(_HEAD), 0
+            if pos >= len(head):
+                blank = base + pos > (3 if bom else 0)  # (not "empty": its size shows bytes)
                 what = "the file holds only blank lines" if blank else "the file is empty"
                 raise error(name, what, offset=0)
             first = _first_line(f, head, pos)
@@ -179,7 +188,7 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
             f"the file is {NAMES[coding]} text (it begins with its byte order mark): read as "
             "UTF-8, so byte offsets count the UTF-8 text"
         )
-    line_no = head.count(b"\n", 0, pos) + 1
+    line_no = lines + head.count(b"\n", 0, pos) + 1
     if _HAR.match(head, pos):
         return Sniffed(HAR, notes)
     cassette = _cassette(head, pos)
@@ -188,7 +197,7 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
     if FRAMINGS[SSE].sniff(first):
         return Sniffed(SSE, notes)
     if first.startswith(b"["):
-        told = _array_kind(name, real, pos)
+        told = _array_kind(name, real, base + pos)
         if told is not None:
             return Sniffed(told, notes)
     kind, obj = _json_kind(first)
@@ -200,7 +209,7 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
             "a whole chat.completion response (choices[].message), not a stream; "
             "streamscope reads streamed chunks",
             line_no,
-            pos,
+            base + pos,
         )
     binary = b"\x00" in first
     if not binary:
@@ -216,7 +225,7 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
         "events, an AWS event stream, a HAR file or a vcrpy or go-vcr cassette "
         f"(it begins {shown!r})",
         line_no,
-        pos,
+        base + pos,
     )
 
 
