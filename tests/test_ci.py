@@ -121,7 +121,8 @@ def test_a_check_run_alongside_is_at_full_priority_and_an_install_in_the_backgro
     script += "alongside now nice\nbackground later nice\nawaited now\nawaited later\n"
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0::2] == [str(os.nice(0)), str(os.nice(0) + 10)]
+    niced = min(os.nice(0) + 10, 19)  # a run already niced: the kernel stops at 19
+    assert done.stdout.splitlines()[0::2] == [str(os.nice(0)), str(niced)]
 
 
 def test_a_background_install_that_fails_fails_the_check_with_its_output_and_none_is_left(
