@@ -154,3 +154,30 @@ def test_the_real_sdk_fallbacks_run_on_the_installed_openai():
     got = run_real_responses(list(frame_source(sample, 1)))
     # the SDK read the stream (an older release may still fail on it, at a frame)
     assert not isinstance(got, StrategyError) or got.frame >= 1, got
+
+
+def test_every_pattern_compiles_on_the_oldest_python_supported():
+    """requires-python is 3.10, whose `re` has no possessive quantifiers (`*+`) nor atomic
+    groups (`(?>...)`): one of them made every command fail there at import."""
+    import ast
+    import re
+    from pathlib import Path
+
+    newer = re.compile(r"(?<!\\)(?:[*+?}]\+)|\(\?>")
+    found = []
+    for path in sorted(Path(ROOT, "streamscope").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "re"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                pattern = node.args[0].value
+                text = pattern.decode("latin-1") if isinstance(pattern, bytes) else str(pattern)
+                # a `+` right after a class's `]` or a group's `)` is an ordinary repeat
+                if newer.search(re.sub(r"\[(?:\\.|[^\]\\])*\]", "x", text)):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {text}")
+    assert found == []

@@ -36,7 +36,8 @@ _CLOSER = re.compile(
     rb"[}\]](?=[ \t\r\n]*(?:,[ \t\r\n]*(?:[{\[]|\Z)|\][ \t\r\n]*(?:\Z|[^ \t\r\n,])|\Z))"
 )
 _TOKEN = re.compile(rb'[][{}"]')
-_STRING = re.compile(rb'(?:[^"\\]|\\.)*+', re.S)
+# a string's body, "unrolled" so no input makes it backtrack (Python 3.10 has no `*+`)
+_STRING = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.S)
 _SCALAR_END = re.compile(rb"[,\]\s]")
 _NEXT = re.compile(rb"[ \t\r\n]*,[ \t\r\n]*(?=\{)")  # the comma before a next element
 _BLANK = b" \t\r\n"
@@ -388,7 +389,7 @@ def _join(first: str, then: str | None) -> str:
 
 
 # A whole JSON string (its brackets are no structure); one left open has no unescaped ".
-_WHOLE_STRING = re.compile(rb'"(?:[^"\\]|\\.)*+"', re.S)
+_WHOLE_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 
 
 class ArrayClose:
