@@ -10,9 +10,11 @@ from typing import Any
 from ...core.calls import Call
 from ...core.frames import parse_payload
 from ..base import Fixture
+from ..sdk_dict import as_dict_in_template
 from . import reference
 
-TEMPLATE = '''"""Regression fixture: exported by streamscope {version} from {source}{where}.
+TEMPLATE = (
+    '''"""Regression fixture: exported by streamscope {version} from {source}{where}.
 
 {story}
 The stream is served through a MockTransport into a real openai.OpenAI client; the
@@ -62,32 +64,9 @@ def _client():
     )
 
 
-def _as_dict(chunk):
-    """`chunk.to_dict()`; where pydantic cannot write one of the chunk's keys (one holding
-    a lone surrogate, which JSON sends as an escape: it raises UnicodeEncodeError), the
-    same dict read off the chunk, every key and value as the SDK read it."""
-    try:
-        return chunk.to_dict()
-    except UnicodeEncodeError:
-        return _plain(chunk)
-
-
-def _plain(value):
-    """A model as `to_dict()` writes it: the fields it was sent (by their API names) and
-    its extras, nested models walked the same."""
-    if isinstance(value, openai.BaseModel):
-        fields = type(value).model_fields
-        return {{
-            (fields[k].alias or k) if k in fields else k: _plain(v)
-            for k, v in value
-            if k in value.model_fields_set or k not in fields  # (extras are in no fields set)
-        }}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {{k: _plain(v) for k, v in value.items()}}
-    return value
-
+'''
+    + as_dict_in_template("openai")
+    + """
 
 def test_the_calls_streamscope_assembled():
     stream = _client().chat.completions.create(
@@ -95,7 +74,8 @@ def test_the_calls_streamscope_assembled():
     )
     chunks = [_as_dict(chunk) for chunk in stream]
     assert accumulate(chunks) == EXPECTED
-'''
+"""
+)
 
 
 def served(frames: list[tuple[str | None, str]]) -> list[tuple[str | None, str]]:
