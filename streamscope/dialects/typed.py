@@ -18,6 +18,7 @@ from ..core.engine import ALL, Emulation, Engine, Strategies
 from ..core.frames import INVALID, Frame
 from ..text import cut, json_type, quote
 from .base import SessionDriver
+from .sdk_dict import as_dict
 
 
 def is_index(value: object) -> TypeGuard[int]:
@@ -151,8 +152,9 @@ def events_template(sdk: str, built: str, reads: str, client: str, test: str) ->
     """The text of an exported pytest module that serves named events through the
     dialect's own SDK (`sdk`: the package; `built`: since when it builds on httpx2;
     `reads`: how the test reads the stream, in words; `client`: the client's constructor
-    call; `test`: the test function). The result is a str.format template of Fixture's
-    fields; `client` and `test` are taken as they are."""
+    call; `test`: the test function, which reads each event with `_as_dict(event)`,
+    sdk_dict's). The result is a str.format template of Fixture's fields; `client` and
+    `test` are taken as they are."""
     braces = str.maketrans({"{": "{{", "}": "}}"})
     package = sdk.split(".")[0]
     about = textwrap.fill(
@@ -214,7 +216,8 @@ def _client():
         return http.Response(200, headers={{{{"content-type": "text/event-stream"}}}}, content=body)
 
 '''
-        + f"    return {client.translate(braces)}\n\n\n{test.translate(braces)}"
+        + f"    return {client.translate(braces)}\n\n\n"
+        + f"{as_dict(package).translate(braces)}\n\n{test.translate(braces)}"
     )
 
 

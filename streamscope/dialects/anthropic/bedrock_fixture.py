@@ -20,13 +20,15 @@ from typing import Any
 from ...core.frames import FrameHeader, parse_payload
 from ...framing.aws_eventstream import CHUNK, JSON, is_chunk, type_number
 from ..base import Framed, Messages
+from ..sdk_dict import as_dict_in_template
 from . import reference
 from .fixture import expected
 
 # the headers Bedrock sends on every chunk, as the module's CHUNK spells them
 _CHUNK = ((":event-type", 7, CHUNK), (":content-type", 7, JSON), (":message-type", 7, "event"))
 
-TEMPLATE = '''"""Regression fixture: exported by streamscope {version} from {source}{where}.
+TEMPLATE = (
+    '''"""Regression fixture: exported by streamscope {version} from {source}{where}.
 
 {story}
 The messages are served as Claude on Amazon Bedrock streams them (the AWS event stream of
@@ -156,6 +158,10 @@ def _client():
     )
 
 
+'''
+    + as_dict_in_template("anthropic")
+    + """
+
 def test_the_calls_streamscope_assembled(aws):
     stream = _client().messages.create(
         model=MODEL,
@@ -163,9 +169,10 @@ def test_the_calls_streamscope_assembled(aws):
         messages=[{{"role": "user", "content": "replay"}}],
         stream=True,
     )
-    events = [event.to_dict() for event in stream]
+    events = [_as_dict(event) for event in stream]
     assert accumulate(events) == EXPECTED
-'''
+"""
+)
 
 
 def _kind(headers: tuple[FrameHeader, ...]) -> object:

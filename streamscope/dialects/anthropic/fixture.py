@@ -30,7 +30,7 @@ TEMPLATE = events_template(
         messages=[{"role": "user", "content": "replay"}],
         stream=True,
     )
-    events = [event.to_dict() for event in stream]
+    events = [_as_dict(event) for event in stream]
     assert accumulate(events) == EXPECTED
 """,
 )

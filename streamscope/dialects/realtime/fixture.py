@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from ...core.calls import Call
 from ..base import Fixture
+from ..sdk_dict import as_dict_in_template
 from ..typed import openai_session
 from . import reference
 
@@ -33,6 +34,7 @@ TEMPLATE = (
     + '''
 """
 
+import openai
 from openai.resources.realtime.realtime import RealtimeConnection
 from websockets.exceptions import ConnectionClosedOK
 
@@ -68,11 +70,15 @@ class _Socket:
         pass
 
 
+'''
+    + as_dict_in_template("openai")
+    + """
+
 def test_the_calls_streamscope_assembled():
     connection = RealtimeConnection(_Socket())
-    events = [event.to_dict() if hasattr(event, "to_dict") else event for event in connection]
+    events = [_as_dict(event) for event in connection]
     assert accumulate(events) == EXPECTED
-'''
+"""
 )
 
 

@@ -28,7 +28,7 @@ TEMPLATE = events_template(
     )""",
     """def test_the_calls_streamscope_assembled():
     stream = _client().responses.create(model="fixture", input="replay", stream=True)
-    events = [event.to_dict() if hasattr(event, "to_dict") else event for event in stream]
+    events = [_as_dict(event) for event in stream]
     assert accumulate(events) == EXPECTED
 """,
 )
