@@ -84,6 +84,23 @@ def odd_client_turns() -> list[tuple[str, bytes]]:
     return out
 
 
+# A key holding a lone surrogate, as a provider sends it (the JSON escape): pydantic's
+# to_dict() cannot write an event holding it (UnicodeEncodeError); the module reads it
+# off the model (dialects/sdk_dict.py). Set in the item a call's events carry.
+SURROGATE_KEY = b'"\\ud800x":1'
+CALL_ITEM = b'"type":"function_call"'
+
+
+def surrogate_keyed(data: bytes) -> bytes:
+    """A server message's JSON with SURROGATE_KEY in its call item, if it has one."""
+    return data.replace(CALL_ITEM, CALL_ITEM + b"," + SURROGATE_KEY, 1)
+
+
+def surrogate_turns() -> list[tuple[str, bytes]]:
+    """Codex's two turns, each call item of the server's messages holding the key."""
+    return [(s, surrogate_keyed(d) if s == "server" else d) for s, d in codex_turns()]
+
+
 def hostile_turns(hostile: str = HOSTILE) -> list[tuple[str, bytes]]:
     """Codex's two turns, the call's id and name holding `hostile`."""
     escaped = json.dumps(hostile)[1:-1].encode()
@@ -574,6 +591,7 @@ MODULES = {
     "hostile": (lambda p: write_session(p, hostile_turns()), []),
     "one-turn": (lambda p: write_session(p, three_turns()), ["--turn", "2"]),
     "odd-client-messages": (lambda p: write_session(p, odd_client_turns()), []),
+    "surrogate-key": (lambda p: write_session(p, surrogate_turns()), []),
 }
 
 
@@ -596,6 +614,15 @@ def _realtime(answer: bool):
     return make
 
 
+def _realtime_surrogate(module) -> None:
+    """The Realtime tool loop, each call item of the server's messages holding the key."""
+    from .dialects.realtime.events import data
+    from .dialects.realtime.sessions import tool_loop, write
+
+    pairs = [(s, surrogate_keyed(data(e)).decode() if s == "server" else e) for s, e in tool_loop()]
+    module.write_bytes(export(str(write(module.parent / "realtime.jsonl", pairs)), "pytest").data)
+
+
 def _sdk_fails(module) -> None:
     msgs = codex_turns()
     msgs.insert(3, ("server", b"not json"))  # the SDK's recv raises on it; robust reads past it
@@ -608,6 +635,7 @@ def sessions(together) -> dict:
     writers = {name: _session(make, args) for name, (make, args) in MODULES.items()}
     writers["realtime-tool-loop"] = _realtime(True)
     writers["realtime-output-missing"] = _realtime(False)
+    writers["realtime-surrogate-key"] = _realtime_surrogate
     writers["sdk-fails"] = _sdk_fails
     return together.run("sessions", writers)
 
@@ -632,6 +660,14 @@ def test_a_realtime_sessions_module_passes_through_client_realtime_connect(toget
     if not answer:
         assert "the session's contract: tool-result-missing" in text
     assert ran.green, ran.text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["surrogate-key", "realtime-surrogate-key"])
+def test_an_event_holding_a_key_pydantic_cannot_write_is_read_off_the_model(together, name):
+    ran = sessions(together)[name]
+    assert SURROGATE_KEY.decode().replace("\\", "\\\\") in ran.module.read_text()  # as sent
+    assert ran.green, ran.text  # no UnicodeEncodeError from the SDK's to_dict()
 
 
 @pytest.mark.slow

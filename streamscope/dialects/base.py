@@ -196,7 +196,9 @@ class SessionDriver:
     """How `export --format pytest` drives a recorded WebSocket session through the
     dialect's own SDK, against a local server playing the session back."""
 
-    imports: str  # the module's import lines for the SDK ("import openai")
+    # the SDK's package, which the module imports ("openai"): its client, and the
+    # BaseModel its events derive from (sdk_dict reads them as dicts)
+    package: str
     # the client's constructor, as source: str.format fields {base} (the local server's
     # http:// base URL) and {ws} (the same as ws://), each written as a Python expression
     client: str

@@ -228,7 +228,7 @@ def openai_session(connect: str | Callable[[str], str], words: str) -> SessionDr
     query named), the client's HTTP and WebSocket base URLs both the local server's (an
     OPENAI_* variable cannot send it elsewhere)."""
     return SessionDriver(
-        "import openai",
+        "openai",
         'openai.OpenAI(api_key="sk-fixture", base_url={base}, websocket_base_url={ws}, '
         "max_retries=0)",
         connect if callable(connect) else lambda url: connect,

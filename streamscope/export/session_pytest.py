@@ -23,6 +23,7 @@ import textwrap
 
 from .. import __version__
 from ..dialects.base import SessionDriver
+from ..dialects.sdk_dict import as_dict
 from .session import Entry, Reading, View, read
 
 _HEAD = '''"""Regression fixture: exported by streamscope {version} from {source} ({where}).
@@ -34,7 +35,7 @@ _HEAD = '''"""Regression fixture: exported by streamscope {version} from {source
 import json
 import threading
 
-{imports}
+import {package}
 import pytest
 from websockets.sync.server import serve
 from websockets.version import version as websockets_version
@@ -72,6 +73,8 @@ def _value(data):
     return data if value is None else value
 
 
+{as_dict}
+
 def _play(websocket, received):
     """The server: each recorded client message waited for, each server message sent."""
     for sender, _, data in SESSION:
@@ -108,7 +111,7 @@ def replayed():
                         continue
                     event = connection.recv()
                     if turn in events:
-                        events[turn].append(event.to_dict() if hasattr(event, "to_dict") else event)
+                        events[turn].append(_as_dict(event))
         finally:
             server.shutdown()
     return events, received
@@ -161,7 +164,7 @@ def pytest_module(view: View, entries: list[Entry], driver: SessionDriver, where
             where=where,
             story=story,
             about=about,
-            imports=driver.imports,
+            package=driver.package,
             session=session,
             expected=written,
             reference=fixture.reference(),
@@ -170,6 +173,7 @@ def pytest_module(view: View, entries: list[Entry], driver: SessionDriver, where
                 base='f"http://127.0.0.1:{port}/v1"', ws='f"ws://127.0.0.1:{port}/v1"'
             ),
             connect=driver.connect(view.exchange.info.url),
+            as_dict=as_dict(driver.package),
         )
         compile(module, "<exported pytest module>", "exec")
         same = ast.literal_eval(written) == expected
