@@ -1,12 +1,12 @@
-"""`record`: a dataclass that costs a fifth of one to define.
+"""`record`: a dataclass that costs a fraction of one to define.
 
 `@dataclass` writes the source of `__init__`, `__repr__`, `__eq__` (and `__hash__`,
-`__setattr__`, `__delattr__` for a frozen class) and compiles each: about 0.2 ms a
+`__setattr__`, `__delattr__` for a frozen class) and compiles each apart: about 0.2 ms a
 class, and streamscope defines 160 of them, so that compiling alone was a third of
 every command's start-up. A record is a real dataclass (`fields`, `replace`, `asdict`
-work on it), but dataclass writes no method: `record` compiles the `__init__` alone, and
-every record shares one `__repr__`, `__eq__` and `__hash__`, which read the same fields
-in the same order as dataclass's would.
+work on it), but dataclass writes none of its methods: `record` compiles `__init__`,
+`__eq__` and `__hash__` as dataclass would write them, in one compile a class, and every
+record shares one `__repr__` (and, frozen, one `__setattr__` and `__delattr__`).
 
     @record(frozen=True, slots=True)
     class Point:
