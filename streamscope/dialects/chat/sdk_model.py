@@ -119,6 +119,36 @@ def _guard_deep(value: object) -> None:
             _guard_deep(v)
 
 
+def _unwritable(key: str) -> bool:
+    """A key pydantic cannot write when it dumps a model holding it: one holding a lone
+    surrogate (sent as a JSON escape such as "\\ud800", which Python's json reads)."""
+    if key.isascii():
+        return False
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _unwritable_deep(value: object) -> bool:
+    """Some key anywhere in `value` that pydantic may fail to write."""
+    if isinstance(value, dict):
+        return any(map(_unwritable, value)) or any(map(_unwritable_deep, value.values()))
+    if isinstance(value, list):
+        return any(map(_unwritable_deep, value))
+    return False
+
+
+_UNWRITABLE_LOGPROBS = "a logprobs key pydantic cannot write (a lone surrogate)"
+# The fields of ChoiceLogprobs, ChatCompletionTokenLogprob and TopLogprob: an object that
+# holds only these keys holds no construct parameter and nothing pydantic cannot write, and
+# is not looked at key by key (logprobs come on every frame of a stream that asks for them).
+_LOGPROBS_FIELDS = frozenset(("content", "refusal"))
+_TOKEN_FIELDS = frozenset(("token", "bytes", "logprob", "top_logprobs"))
+_TOP_FIELDS = frozenset(("token", "bytes", "logprob"))
+
+
 def check_logprobs(logprobs: object) -> None:
     """A choice's `logprobs` the emulation may ignore, or Unmodeled.
 
@@ -128,10 +158,15 @@ def check_logprobs(logprobs: object) -> None:
     object whose `content` and `refusal` are each null or a list of objects is what it
     extends and constructs without fail. (The real class re-constructs the whole logprobs
     snapshot at every chunk, quadratic in the stream: the emulation must not fall back
-    to it for ordinary logprobs.)"""
+    to it for ordinary logprobs.) A key of one of these models that pydantic cannot
+    write (`_unwritable`) raises when the snapshot holding it is written, in this chunk
+    or at the end: left to the real class."""
     if type(logprobs) is not dict:
         raise Unmodeled("logprobs that are not an object")
-    _guard(logprobs)  # a ChoiceLogprobs
+    if not _LOGPROBS_FIELDS.issuperset(logprobs):  # (fields only: nothing to look at)
+        _guard(logprobs)  # a ChoiceLogprobs
+        if any(map(_unwritable, logprobs)):
+            raise Unmodeled(_UNWRITABLE_LOGPROBS)
     for key in ("content", "refusal"):
         entries = logprobs.get(key)
         if entries is None:
@@ -141,12 +176,17 @@ def check_logprobs(logprobs: object) -> None:
         for entry in entries:
             if type(entry) is not dict:
                 raise Unmodeled(f"a logprobs.{key} entry that is not an object")
-            _guard(entry)  # a ChatCompletionTokenLogprob
+            if not _TOKEN_FIELDS.issuperset(entry):
+                _guard(entry)  # a ChatCompletionTokenLogprob
+                if any(map(_unwritable, entry)):
+                    raise Unmodeled(_UNWRITABLE_LOGPROBS)
             top = entry.get("top_logprobs")
             if type(top) is list:
                 for alt in top:
-                    if type(alt) is dict:
+                    if type(alt) is dict and not _TOP_FIELDS.issuperset(alt):
                         _guard(alt)  # a TopLogprob; nothing below it is a model
+                        if any(map(_unwritable, alt)):
+                            raise Unmodeled(_UNWRITABLE_LOGPROBS)
 
 
 # --- plain data helpers -------------------------------------------------------------------
@@ -929,6 +969,9 @@ class SdkEmulation:
         usage = p.get("usage")
         if isinstance(usage, (dict, list)):
             _guard_deep(usage)  # CompletionUsage and its details are constructed
+            if _unwritable_deep(usage):
+                # the snapshot keeps the last chunk's usage and writes it at the end
+                raise Unmodeled("a usage key pydantic cannot write (a lone surrogate)")
         choices = p.get("choices")
         if choices is None:
             return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 from itertools import pairwise
 
 import pytest
@@ -186,6 +187,37 @@ def test_a_provider_error_beside_a_plain_fragment_is_reported():
     assert [a.kind for a in fast.anomalies if a.kind == "provider-error"] == ["provider-error"]
     assert fast.ended == "error"
     assert summary(fast) == summary(analyse(chunks, slow=True))
+
+
+LONE = {"\ud800": 1}  # a key pydantic cannot write: the SDK raises where it writes it
+
+
+def _sent(c: dict) -> str:
+    return json.dumps(c)  # (the stdlib writes the lone surrogate as its escape)
+
+
+def test_a_key_the_sdk_cannot_write_never_rides_the_fast_path():
+    opener = chunk(calls(tc(0, "call_a", "f", "", "function")))
+    marked = {**TOKEN, **LONE}
+    hiding = [
+        chunk(calls({"index": 0, "function": {"arguments": "x", **LONE}})),
+        chunk(calls({"index": 0, "function": {"arguments": "x"}, **LONE})),
+        chunk({"content": "x", **LONE}),
+        # logprobs the snapshot keeps, and writes at the end
+        with_logprobs(chunk({"content": "x"}), {"content": [marked]}),
+        with_logprobs(
+            chunk(calls(tc(0, args="x"))), {"content": [{**TOKEN, "top_logprobs": [marked]}]}
+        ),
+        with_logprobs(chunk({"content": "x"}), {"content": [], **LONE}),
+    ]
+    for c in hiding:
+        frames = frames_of([_sent(c)])
+        assert plain_fragment(frames[0].payload) is None, c
+        chunks = [opener, chunk({"content": "hi"}), _sent(c), chunk({}, "tool_calls")]
+        assert summary(analyse(chunks, slow=False)) == summary(analyse(chunks, slow=True))
+    # a later chunk's own keys the SDK never writes: such a frame may stay plain
+    frames = frames_of([_sent({**chunk(calls(tc(0, args="x"))), **LONE})])
+    assert plain_fragment(frames[0].payload) == (0, "x")
 
 
 @pytest.mark.slow

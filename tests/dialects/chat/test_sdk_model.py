@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -561,3 +562,80 @@ def test_the_installed_openai_is_one_the_emulation_was_verified_against() -> Non
         "tests/dialects/chat/test_sdk_model.py on it, then add it (and widen pyproject.toml's "
         "bound)"
     )
+
+
+# --- keys pydantic cannot write -------------------------------------------------------
+# A key holding a lone surrogate (JSON sends it as an escape, "\ud800": Python's json reads
+# it, orjson refuses it) goes into the model as it was sent; the SDK's first `to_dict()`
+# of a model holding it raises UnicodeEncodeError. Only a model's own keys raise (a
+# chunk's, a choice's, a delta's, a tool-call entry's, a function's...), never a value or
+# a key inside one.
+
+LONE = "\ud800"
+OPENER = {
+    "index": 0,
+    "id": "call_1",
+    "type": "function",
+    "function": {"name": "f", "arguments": ""},
+}
+
+
+def sent(*items: Any) -> list[Any]:
+    """Chunk dicts as the stdlib writes them: each lone surrogate as its escape."""
+    return [json.dumps(i) if isinstance(i, dict) else i for i in items]
+
+
+def with_key(d: dict, key: str = LONE) -> dict:
+    """`d` with `key` put first (the keys in the order sent decide which one raises)."""
+    return {key: 1, **d}
+
+
+def opening(**kw: Any) -> dict:
+    """The opening chunk: a tool call begun, with a key given by `kw` in one of its objects."""
+    entry = {**OPENER, "function": kw.get("function", OPENER["function"])}
+    entry = kw.get("entry", lambda e: e)(entry)
+    delta = kw.get("delta", lambda d: d)({"role": "assistant", "tool_calls": [entry]})
+    out = chunk(delta)
+    out["choices"] = [kw.get("choice", lambda c: c)(out["choices"][0])]
+    return kw.get("top", lambda c: c)(out)
+
+
+FRAGMENT = {"index": 0, "function": {"arguments": "{}"}}
+LATER = chunk({"tool_calls": [FRAGMENT]})
+
+
+# keys the emulation leaves to the real class: the SDK keeps usage and logprobs and
+# writes them (or not) later
+DECLINED = {
+    "usage": [{**opening(), "usage": with_key({"prompt_tokens": 1})}],
+    "usage-details": [
+        {**opening(), "usage": {"prompt_tokens_details": with_key({"cached_tokens": 0})}}
+    ],
+    "later-usage": [opening(), {**LATER, "usage": with_key({"prompt_tokens": 1})}],
+    "logprobs": [opening(choice=lambda c: {**c, "logprobs": with_key({"content": []})})],
+    "later-logprobs-token": [
+        opening(),
+        {
+            **LATER,
+            "choices": [{**LATER["choices"][0], "logprobs": {"content": [with_key(TOKEN)]}}],
+        },
+    ],
+    "later-logprobs-top": [
+        opening(),
+        {
+            **LATER,
+            "choices": [
+                {
+                    **LATER["choices"][0],
+                    "logprobs": {"content": [{**TOKEN, "top_logprobs": [with_key(TOKEN)]}]},
+                }
+            ],
+        },
+    ],
+}
+
+
+@pytest.mark.parametrize("items", DECLINED.values(), ids=list(DECLINED))
+def test_such_keys_in_usage_and_logprobs_fall_back(items: list[Any]) -> None:
+    items = sent(*items, chunk({}, "tool_calls"), DONE)
+    assert not check(items)  # (and the real class's answer is the strategy's)
