@@ -12,10 +12,11 @@ reproduces its observable result (the tool calls, or the exception and the frame
 it) with plain data: growing strings are kept as lists of parts and joined lazily. The model
 round trip (`model_dump` -> `accumulate_delta` -> `construct_type`) is an identity here except
 that a missing key and an explicit `None` are interchangeable, and `accumulate_delta` treats
-those two the same way, so the plain state behaves exactly like the snapshot. Where that
-argument does not hold (pydantic coercions, jiter partial parsing, logprobs, rich response
-formats, ...) we raise `Unmodeled` and the caller falls back to the real class
-(`streamscope.dialects.chat.oracle.run_real_sdk`).
+those two the same way, so the plain state behaves exactly like the snapshot; and that
+pydantic cannot write a key holding a lone surrogate, so a dump raises where the SDK writes
+a model holding one (`_write_keys`). Where that argument does not hold (pydantic coercions,
+jiter partial parsing, logprobs, rich response formats, ...) we raise `Unmodeled` and the
+caller falls back to the real class (`streamscope.dialects.chat.oracle.run_real_sdk`).
 
 Verified against openai 3.57.0 (VERIFIED_OPENAI, from dialects/versions.py), the version
 the test extra pins: the differential test (tests/dialects/chat/test_sdk_model.py) runs the
@@ -117,6 +118,38 @@ def _guard_deep(value: object) -> None:
     elif isinstance(value, list):
         for v in value:
             _guard_deep(v)
+
+
+def _write_keys(d: dict[Any, Any]) -> None:
+    """pydantic writing the keys of a model the SDK dumps (`to_dict()`, `model_dump()`).
+
+    A key holding a lone surrogate (sent as a JSON escape such as "\\ud800", which
+    Python's json reads) was kept as sent when the model was constructed; writing it
+    raises UnicodeEncodeError, the one Python's own encoder raises (same message). A
+    model's fields are ASCII: only its extras can raise, and the first of them sent is
+    the one that does. Keys inside a value (an extra's object, a string field holding
+    one) are not written as a model's, and never raise."""
+    for key in d:
+        if not key.isascii():
+            key.encode("utf-8")
+
+
+def _write_delta(delta: dict[Any, Any]) -> None:
+    """`choice.delta.to_dict()`: a model's fields before its extras, nested models as they
+    come: function_call, then each tool-call entry (its function, then its own keys), then
+    the delta's own keys. (`_parse_choices` checked these are objects where not null.) An
+    object holding only fields has nothing to raise on: not looked at key by key."""
+    fc = delta.get("function_call")
+    if fc is not None and not _FN_FIELDS.issuperset(fc):
+        _write_keys(fc)
+    for entry in delta.get("tool_calls") or ():
+        fn = entry.get("function")
+        if fn is not None and not _FN_FIELDS.issuperset(fn):
+            _write_keys(fn)
+        if not _TOOL_FIELDS.issuperset(entry):
+            _write_keys(entry)
+    if not _DELTA_FIELD_SET.issuperset(delta):
+        _write_keys(delta)
 
 
 def _unwritable(key: str) -> bool:
@@ -1033,6 +1066,15 @@ class SdkEmulation:
 
     def _initial(self, p: dict[Any, Any], choices: list[Any] | None, frame: int) -> None:
         """_convert_initial_chunk_into_snapshot."""
+        # chunk.to_dict() first: the chunk's fields (its choices, each delta before the
+        # choice's own keys), then its own keys (usage and logprobs are never reached here:
+        # `_parse_choices` left such keys in them to the real class)
+        for ch in choices or ():
+            delta = ch.get("delta")
+            if delta is not None:
+                _write_delta(delta)
+            _write_keys(ch)
+        _write_keys(p)
         if "choices" not in p:
             raise KeyError("choices")  # data["choices"] on chunk.to_dict()
         if choices is None:
@@ -1054,9 +1096,12 @@ class SdkEmulation:
         self._usage = p.get("usage")
 
     def _new_choice(self, ch: dict[Any, Any], frame: int) -> _Choice:
+        # {**choice.model_dump(exclude={"delta"}), "message": ...(choice.delta.to_dict())}
+        _write_keys(ch)
         delta = ch.get("delta")
         if delta is None:
             raise AttributeError("'NoneType' object has no attribute 'to_dict'")
+        _write_delta(delta)
         cs = _Choice(ch.get("index"), ch.get("finish_reason"))
         self._acc_message(cs, delta, frame)
         return cs
@@ -1080,6 +1125,9 @@ class SdkEmulation:
                 delta = ch.get("delta")
                 if delta is None:
                     raise AttributeError("'NoneType' object has no attribute 'to_dict'")
+                # (model_dump of the message snapshot first: every key it holds came in a
+                # delta written before, so it cannot raise)
+                _write_delta(delta)
                 self._acc_message(cs, delta, frame)
 
             fr = ch.get("finish_reason")

@@ -604,6 +604,98 @@ FRAGMENT = {"index": 0, "function": {"arguments": "{}"}}
 LATER = chunk({"tool_calls": [FRAGMENT]})
 
 
+def encode_error(key: str = LONE) -> str:
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"UnicodeEncodeError: {exc}"
+    raise AssertionError(key)
+
+
+RAISES = {
+    # the opening chunk: `chunk.to_dict()` writes every model in it
+    "top": ([opening(top=with_key)], 1),
+    "choice": ([opening(choice=with_key)], 1),
+    "delta": ([opening(delta=with_key)], 1),
+    "entry": ([opening(entry=with_key)], 1),
+    "function": ([opening(function=with_key(OPENER["function"]))], 1),
+    "function_call": ([chunk({"function_call": with_key({"name": "f"})})], 1),
+    "no-choices": ([with_key({"object": "chat.completion.chunk"})], 1),
+    # later: `choice.delta.to_dict()`, and a new choice's `choice.model_dump()`
+    "later-delta": ([opening(), chunk(with_key({"content": "x"}))], 2),
+    "later-entry": ([opening(), chunk({"tool_calls": [with_key(FRAGMENT)]})], 2),
+    "later-function": (
+        [
+            opening(),
+            chunk({"tool_calls": [{"index": 0, "function": with_key({"arguments": "{}"})}]}),
+        ],
+        2,
+    ),
+    "later-new-choice": (
+        [opening(), {**LATER, "choices": [with_key({"index": 1, "delta": {"content": "x"}})]}],
+        2,
+    ),
+    "later-new-choice-no-delta": (
+        [opening(), {**LATER, "choices": [with_key({"index": 1, "delta": None})]}],
+        2,
+    ),
+    "after-a-plain-fragment": ([opening(), LATER, chunk(with_key({}))], 3),
+}
+
+RAISES_FIRST = {
+    # which key raises: a model's fields (nested models first) before its extras, in
+    # the order sent; a run of surrogates is one error
+    "function-before-entry-before-delta": (
+        opening(
+            delta=lambda d: with_key(d, "\udc01"),
+            entry=lambda e: with_key(e, "\udc02"),
+            function=with_key(OPENER["function"], "\udc03"),
+        ),
+        "\udc03",
+    ),
+    "delta-before-choice-before-top": (
+        opening(
+            top=lambda c: with_key(c, "\udc01"),
+            choice=lambda c: with_key(c, "\udc02"),
+            delta=lambda d: with_key(d, "\udc03"),
+        ),
+        "\udc03",
+    ),
+    "after-other-keys": (opening(delta=lambda d: {**d, "é" + LONE + "x": 1}), "é" + LONE + "x"),
+    "a-run": (opening(delta=lambda d: with_key(d, "ab\udc03\ud800x")), "ab\udc03\ud800x"),
+    "two-runs": (opening(delta=lambda d: with_key(d, "\udfff!\ud800")), "\udfff!\ud800"),
+}
+
+WRITTEN = {
+    # nothing writes these keys: the SDK does not raise
+    "later-top": [opening(), with_key(LATER)],
+    "later-choice": [opening(), {**LATER, "choices": [with_key(LATER["choices"][0])]}],
+    "in-a-value": [opening(delta=lambda d: {**d, "x": {LONE: 1}, "y": [{LONE: 1}]})],
+    "in-a-custom-call": [chunk({"tool_calls": [{"index": 0, "custom": {LONE: "x"}}]})],
+    "in-arguments-as-object": [
+        opening(function={"name": "f", "arguments": {LONE: 1}}),
+    ],
+    "values": [
+        chunk({"role": "assistant", "content": "cut " + LONE}),
+        chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": LONE,
+                        "type": "function",
+                        "function": {"name": "f" + LONE, "arguments": '{"a": "' + LONE},
+                    }
+                ]
+            }
+        ),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"}'}}]}),
+        chunk({}, "tool_calls", system_fingerprint=LONE),
+    ],
+    "a-pair": [opening(delta=lambda d: with_key(d, "\ud83d\ude00"))],
+    "not-a-chunk": [with_key({"object": "chat.completion"}), opening()],
+}
+
 # keys the emulation leaves to the real class: the SDK keeps usage and logprobs and
 # writes them (or not) later
 DECLINED = {
@@ -635,7 +727,103 @@ DECLINED = {
 }
 
 
+@pytest.mark.parametrize("items, frame", RAISES.values(), ids=list(RAISES))
+def test_a_key_pydantic_cannot_write_raises_where_the_sdk_writes_it(
+    items: list[Any], frame: int
+) -> None:
+    items = sent(*items, chunk({}, "tool_calls"), DONE)
+    assert check(items)
+    assert run_real_sdk(frames_of(items)) == StrategyError(encode_error(), frame)
+
+
+@pytest.mark.parametrize("item, key", RAISES_FIRST.values(), ids=list(RAISES_FIRST))
+def test_the_key_that_raises_is_the_one_the_sdk_writes_first(item: dict, key: str) -> None:
+    items = sent(item)
+    assert check(items)
+    assert run_real_sdk(frames_of(items)) == StrategyError(encode_error(key), 1)
+
+
+@pytest.mark.parametrize("items", WRITTEN.values(), ids=list(WRITTEN))
+def test_keys_and_values_the_sdk_never_writes_as_keys_do_not_raise(items: list[Any]) -> None:
+    items = sent(*items, chunk({}, "tool_calls"), DONE)
+    assert check(items)
+    assert not isinstance(run_real_sdk(frames_of(items)), StrategyError)
+
+
 @pytest.mark.parametrize("items", DECLINED.values(), ids=list(DECLINED))
 def test_such_keys_in_usage_and_logprobs_fall_back(items: list[Any]) -> None:
     items = sent(*items, chunk({}, "tool_calls"), DONE)
     assert not check(items)  # (and the real class's answer is the strategy's)
+
+
+def test_a_key_beside_an_earlier_choices_finish_raises_after_it() -> None:
+    # the SDK handles choice 0 (its finish raises with a strict tool) before it writes
+    # choice 1's delta
+    later = {
+        **LATER,
+        "choices": [
+            {"index": 0, "delta": {}, "finish_reason": "length"},
+            {"index": 1, "delta": with_key({"content": "x"})},
+        ],
+    }
+    two = {**opening(), "choices": [opening()["choices"][0], {"index": 1, "delta": {}}]}
+    items = sent(two, later)
+    assert check(items, input_tools=STRICT)
+    got = run_real_sdk(frames_of(items), input_tools=STRICT)
+    assert isinstance(got, StrategyError) and got.error.startswith("LengthFinishReasonError")
+    assert check(items)
+    assert run_real_sdk(frames_of(items)) == StrategyError(encode_error(), 2)
+
+
+# every object of a stream may get such a key (or one that encodes: an emoji's pair,
+# an accent); where the SDK writes it is for the real class to say
+KEYS = [LONE, "a\udc00", "\udfff\ud800", "é\ud83d", "\ud83d\ude00", "é"]
+
+
+def _objects(value: Any, out: list[dict]) -> list[dict]:
+    if isinstance(value, dict):
+        out.append(value)
+        for v in value.values():
+            _objects(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            _objects(v, out)
+    return out
+
+
+@st.composite
+def keyed_stream(draw: st.DrawFn) -> list[Any]:
+    items = copy.deepcopy(draw(st.lists(a_chunk(), min_size=1, max_size=6)))
+    for _ in range(draw(st.integers(1, 3))):
+        item = items[draw(st.integers(0, len(items) - 1))]
+        if not isinstance(item, dict):
+            continue
+        choices = item.get("choices")
+        if draw(st.integers(0, 5)) == 0 and isinstance(choices, list) and choices:
+            delta = choices[0].get("delta")
+            if isinstance(delta, dict):  # objects a_chunk never sends
+                delta["function_call"] = {"name": "f", "arguments": ""}
+        if draw(st.integers(0, 8)) == 0:
+            item["usage"] = {"prompt_tokens": 1, "prompt_tokens_details": {"cached_tokens": 0}}
+        where = draw(st.sampled_from(_objects(item, [])))
+        key = draw(st.sampled_from(KEYS))
+        where[key] = draw(st.sampled_from([1, None, "x", {"a": 1}]))
+        if draw(st.booleans()):  # first, not last
+            value = where.pop(key)
+            rest = dict(where)
+            where.clear()
+            where.update({key: value, **rest})
+    return sent(*items)
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(items=keyed_stream(), tools=w((4, None), (1, STRICT)))
+def test_random_keys_pydantic_cannot_write_match_real_sdk(
+    items: list[Any], tools: list | None
+) -> None:
+    check(items, input_tools=tools)
