@@ -55,6 +55,43 @@ def test_a_lone_surrogate_is_json(tmp_path):
     assert stream["content"] == "cut: \ud83d"
     (call,) = stream["tool_calls"]
     assert json.loads(call["arguments"]) == {"city": "Paris \ud800"}
+    # in values, the SDK writes it as it is
+    sdk = stream["strategies"]["openai-sdk"]
+    assert "error" not in sdk and sdk["differs"] is False, sdk
+
+
+ENCODE = "UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800' in position 0"
+
+
+@pytest.mark.parametrize(
+    "opener, fragment, frame",
+    [
+        ({"\ud800": 1, "role": "assistant"}, tc(0, args='{"city": "Paris"}'), 2),
+        ({"role": "assistant"}, {"index": 0, "function": {"\ud800": 1, "arguments": "{}"}}, 3),
+    ],
+    ids=["opening-delta", "later-function"],
+)
+def test_a_key_holding_a_lone_surrogate_raises_in_the_sdk(tmp_path, opener, fragment, frame):
+    # pydantic cannot write such a key: the SDK's stream helper raises where it dumps the
+    # object holding it (robust reads on)
+    path = tmp_path / "key.sse"
+    path.write_bytes(
+        _sse(
+            _text(chunk({"content": "hi"})),
+            _text(
+                chunk({**opener, "tool_calls": [tc(0, "call_1", "get_weather", "", "function")]})
+            ),
+            _text(chunk({"tool_calls": [fragment]})),
+            _text(chunk({}, "tool_calls")),
+        )
+    )
+    (stream,) = _inspect(path)["streams"]
+    sdk = stream["strategies"]["openai-sdk"]
+    assert sdk["error"].startswith(ENCODE) and sdk["frame"] == frame, sdk
+    (call,) = stream["tool_calls"]
+    assert call["name"] == "get_weather"
+    text = CliRunner().invoke(main, ["inspect", str(path)]).stdout
+    assert "clients that raise: openai-sdk" in text
 
 
 @pytest.mark.parametrize("number", [str(2**70), LONG, "-" + LONG], ids=["2**70", "long", "-long"])
