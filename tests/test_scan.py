@@ -136,6 +136,25 @@ def test_the_shares_stand_in_one_column_whatever_the_counts(tmp_path):
     assert len({x.index("%") for x in shares}) == 1, shares
 
 
+def test_a_line_says_how_many_places_it_does_not_link(tmp_path):
+    folder = tmp_path / "f"
+    folder.mkdir()
+    for n in range(5):  # the same quirk and contract break in five files
+        shutil.copy(RECORDINGS / "alibaba-empty-id.jsonl", folder / f"a{n}.jsonl")
+        shutil.copy(RECORDINGS / "buggy-agent-uuid.jsonl", folder / f"b{n}.jsonl")
+    # three breaks in one exchange are one place: its one link, nothing more
+    shutil.copy(RECORDINGS / "responses-interleaved.jsonl", folder / "r.jsonl")
+    done = scan(str(folder), "-j", "1")
+    assert done.exit_code == 0, done.output
+    lines = done.stdout.splitlines()
+    quirk = next(x for x in lines if "id-empty-overwrite" in x)
+    assert "5 streams" in quirk and quirk.count(".jsonl#") == 3 and quirk.endswith(" +2 more")
+    substituted = next(x for x in lines if "tool-call-id-substituted" in x)
+    assert "5 breaks" in substituted and substituted.endswith(" +2 more")
+    invalid = next(x for x in lines if "tool-call-arguments-invalid" in x)
+    assert "3 breaks" in invalid and invalid.endswith("r.jsonl#2")
+
+
 def test_strict_fails_on_one_contract_break_and_names_it(tmp_path):
     clean = copy(tmp_path / "clean", "openai.jsonl", "vllm.jsonl")
     assert scan("--strict", str(clean)).exit_code == 0

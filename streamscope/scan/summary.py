@@ -26,6 +26,8 @@ class Group:
     kinds: Counter = field(default_factory=Counter)  # streams with the kind
     contract: Counter = field(default_factory=Counter)  # findings of the kind
     refs: dict[str, list[str]] = field(default_factory=dict)
+    places: Counter = field(default_factory=Counter)  # each kind's links, listed or not
+    last: dict[str, str] = field(default_factory=dict)  # each kind's latest link
 
 
 @record(slots=True)
@@ -116,8 +118,14 @@ class Summary:
         ]
 
     def _ref(self, g: Group, kind: str, ref: str) -> None:
+        # a place's findings of a kind come together (rows are in exchange order), so a
+        # link that is not the kind's latest is a new place: counted, not kept
         refs = g.refs.setdefault(kind, [])
-        if len(refs) < REFS and ref not in refs:
+        if g.last.get(kind) == ref or ref in refs:
+            return
+        g.last[kind] = ref
+        g.places[kind] += 1
+        if len(refs) < REFS:
             refs.append(ref)
 
     def _fail(self, line: str) -> None:
@@ -171,7 +179,10 @@ class Summary:
         return self.severity.get(kind) == INFO
 
     def _kind_line(self, g: Group, kind: str, counts: str) -> str:
-        refs = " ".join(pasteable(r) for r in g.refs.get(kind, []))
+        listed = g.refs.get(kind, [])
+        refs = " ".join(pasteable(r) for r in listed)
+        if g.places[kind] > len(listed):
+            refs += f" +{g.places[kind] - len(listed)} more"
         return f"  {kind:<28} {self.severity.get(kind, ''):<8} {counts:<22} {refs}"
 
     def failing_lines(self) -> list[str]:
