@@ -347,4 +347,4 @@ def test_a_gemini_call_sent_whole_is_one_fragment_in_every_reading():
     for name in ("parts", "chunk-index", "needs-terminal"):
         assert [c.fragments for c in stream.strategies[name]] == [1, 1], name
     out = CliRunner().invoke(main, ["inspect", str(RECORDINGS / "gemini-parallel-signature.jsonl")])
-    assert "2-2 (1 fragment)" in out.stdout and "0 fragments" not in out.stdout
+    assert "2 (1 fragment)" in out.stdout and "0 fragments" not in out.stdout

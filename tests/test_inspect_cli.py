@@ -138,6 +138,16 @@ def test_a_calls_frames_run_to_the_done_that_closes_it(tmp_path):
     assert (call["first_frame"], call["last_frame"], call["fragments"]) == (3, 4, 0)
 
 
+def test_a_call_in_one_frame_says_its_frame_not_a_range():
+    # each of the two calls came whole in frame 2: the cell said "2-2 (1 fragment)"
+    out = inspect(str(RECORDINGS / "gemini-parallel-signature.jsonl")).output
+    rows = [line.split() for line in out.splitlines() if '"get_' in line and "fragment" in line]
+    assert len(rows) == 2 and all(r[-3:] == ["2", "(1", "fragment)"] for r in rows), out
+    assert "2-2" not in out
+    # more frames than one: still a range
+    assert "1-8 (5 fragments)" in inspect(str(RECORDINGS / "openai.jsonl")).output
+
+
 def test_a_blocks_frames_run_to_its_stop(tmp_path):
     # a tool block whose start carries its input and whose only fragment is "": the stop
     # (frame 6) is where the SDK parses it, and where `truthy` raises
@@ -499,7 +509,7 @@ def test_a_call_table_that_fits_reads_as_columns(tmp_path):
     assert lines[head + 1].split()[:4] == ["1", "0", "0", '"call_0000_' + "x" * 40 + '"']
     # every row's cells start where its column's header does
     start = lines[head].index("frames")
-    assert all(line[start:].startswith(("frames", "1-1", "2-2")) for line in lines[head : head + 3])
+    assert all(line[start:].startswith(("frames", "1 (", "2 (")) for line in lines[head : head + 3])
 
 
 def test_an_interrupted_command_says_so_and_exits_130(monkeypatch):

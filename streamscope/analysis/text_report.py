@@ -43,6 +43,11 @@ def _chars(value: object) -> int:
     return len(value) if isinstance(value, str) else len(quote(value))
 
 
+def _span(first: int, last: int) -> str:
+    """The frames a call came in: "4" for one, "4-9" for more."""
+    return str(first) if first == last else f"{first}-{last}"
+
+
 def _differing(value: object, robust: object) -> str:
     """`value` shown where it departs from `robust` (long strings: around the first difference)."""
     a, b = quote(value), quote(robust)
@@ -290,7 +295,7 @@ def _stream(
                 visible(quote(c.type)),
                 visible(quote(c.name)),
                 visible(_args(c) if full else cut(_args(c), 70)),
-                f"{c.first_frame}-{c.last_frame} ({plural(c.fragments, 'fragment')})",
+                f"{_span(c.first_frame, c.last_frame)} ({plural(c.fragments, 'fragment')})",
             )
             for i, c in enumerate(s.tool_calls, 1)
         ]
