@@ -14,6 +14,21 @@ def label(severity: str) -> str:
     return f"{MARK[severity]} {severity}"
 
 
+# a count of findings in each severity's word: "info" is no count noun ("5 infos")
+_COUNTED = {
+    ERROR: ("error", "errors"),
+    WARNING: ("warning", "warnings"),
+    INFO: ("info finding", "info findings"),
+}
+
+
+def counted(n: int, severity: str) -> str:
+    """How many findings of a severity, as every text report counts them: "1 error",
+    "2 warnings", "5 info findings"."""
+    one, many = _COUNTED[severity]
+    return f"{n} {one if n == 1 else many}"
+
+
 def legend() -> str:
     """Every mark with its severity, most severe first: "✗ error, ! warning, i info"."""
     return ", ".join(map(label, MARK))

@@ -183,6 +183,28 @@ def test_a_blocks_frames_run_to_its_stop(tmp_path):
     )
 
 
+@pytest.mark.parametrize(
+    "sample, counts",
+    [
+        ("gemini-parallel-signature.jsonl", "5 info findings"),
+        ("openai.jsonl", "1 info finding"),
+        ("anthropic-spliced-message.jsonl", "4 errors, 2 warnings, 2 info findings"),
+        ("anthropic-max-tokens.jsonl", "2 errors, 2 warnings, 1 info finding"),
+        ("buggy-agent-uuid.jsonl", "1 error"),
+        ("first-index-1.jsonl", "1 warning"),
+    ],
+)
+def test_the_summary_counts_each_severity_in_english(sample, counts):
+    # it said "5 infos": info is no count noun, so its findings are counted as findings
+    (summary,) = [
+        line
+        for line in inspect(str(RECORDINGS / sample)).output.splitlines()
+        if line.startswith("Summary:")
+    ]
+    assert summary.startswith(f"Summary: {counts}; "), summary
+    assert "infos" not in summary
+
+
 def test_strict_fails_on_warnings_only(tmp_path, alibaba_sse):
     assert inspect(str(alibaba_sse), "--strict").exit_code == 1
     clean = tmp_path / "clean.sse"

@@ -283,4 +283,4 @@ def test_the_summary_counts_findings_as_inspect_does(capsys):
     said = capsys.readouterr().err
     assert "2 warnings: id-empty-overwrite ×4, name-empty-overwrite ×4" in said
     summarize(writer("anthropic-max-tokens.jsonl"))
-    assert "1 info: partial-json-empty\n" in capsys.readouterr().err  # once: no count
+    assert "1 info finding: partial-json-empty\n" in capsys.readouterr().err  # once: no count

@@ -15,7 +15,7 @@ from ..core.results import flag, no_flag, ran
 from ..dialects import dialect
 from ..framing import SSE, framing
 from ..inputs import RECORDED, ExchangeInfo
-from ..marks import MARK, STYLE, label
+from ..marks import MARK, STYLE, counted, label
 from ..text import as_text, cut, one_line, plural, quote, times, visible
 from .driver import Analysis
 
@@ -217,7 +217,7 @@ def render(
             )
     console.print()
     summary = (
-        ", ".join(plural(totals[k], k) for k in (ERROR, WARNING, INFO) if totals[k])
+        ", ".join(counted(totals[k], k) for k in (ERROR, WARNING, INFO) if totals[k])
         or "no anomalies"
     )
     differ = sorted(

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 from .. import agents
 from ..http.loopback import bind
+from ..marks import counted
 from ..recording import RecordingWriter
 from ..recording.private import private_folders
 from ..text import plural, say, times, visible
@@ -361,7 +362,7 @@ def summarize(writer: RecordingWriter, given: str | None = None) -> None:
     for severity, kinds in by_severity.items():
         if kinds:
             listed = ", ".join(times(k, n) for k, n in kinds.most_common())
-            tell(f"{plural(entries[severity], severity)}: {listed}")
+            tell(f"{counted(entries[severity], severity)}: {listed}")
     for f in analysis.failures[:3]:  # whole: the terminal wraps a long reason
         tell(f"exchange {f.exchange} failed: {f.message}")
     if len(analysis.failures) > 3:
