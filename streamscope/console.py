@@ -68,6 +68,11 @@ def cell_len(text: str) -> int:
     return sum(_cells(c) for c in text)
 
 
+def pad(text: str, width: int) -> str:
+    """`text` with spaces after it to fill `width` terminal columns (cell_len)."""
+    return text + " " * (width - cell_len(text))
+
+
 def _cells(c: str) -> int:
     if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf"):
         return 0
@@ -188,7 +193,7 @@ class Console:
             ]
             for k in range(max(map(len, parts))):
                 line = "".join(
-                    f" {p}{' ' * (w - cell_len(p))} "
+                    f" {pad(p, w)} "
                     for p, w in (
                         (p[k] if k < len(p) else "", w) for p, w in zip(parts, widths, strict=True)
                     )

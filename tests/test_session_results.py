@@ -158,7 +158,7 @@ def test_realtime_outputs_are_each_their_own_client_message(tmp_path):
     ]
     out = inspect(path)
     assert f"client message {n + 1} (before response 2) · tool run time 40 ms" in out
-    assert f'"get_time"  is_error none  client message {n + 2}  {{"temp": 18}}' in out
+    assert f'"get_time"     is_error none  client message {n + 2}  {{"temp": 18}}' in out
 
 
 def test_an_output_sent_before_the_response_ended_says_so(tmp_path):

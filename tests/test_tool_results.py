@@ -260,6 +260,52 @@ def test_full_prints_arguments_and_results_whole(chat_loop):
     assert [s.strip() for s in lines[k + 1 : k + 4]] == ["line one", "y" * 150, "\\x1b[2Jlast line"]
 
 
+def test_results_line_up_in_columns_as_printed(tmp_path):
+    """The rows of one block start each column at one terminal column, measured on what
+    is printed: a wide name takes two columns a character, a control character its
+    visible escape, a bracket itself (never the markup escape written for it)."""
+    from streamscope.console import cell_len
+
+    names = ["天気", "a\x1bb", "[bold]x", "get_local_time"]
+    calls = [
+        {"index": k, "id": f"call_{k}", "type": "function", "function": {"name": n}}
+        for k, n in enumerate(names)
+    ]
+    for c in calls:
+        c["function"]["arguments"] = "{}"
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": calls}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+    ]
+    user = {"role": "user", "content": "go"}
+    sent = {"role": "assistant", "tool_calls": calls}
+    results = [
+        {"role": "tool", "tool_call_id": f"call_{k}", "content": f"out {k}"} for k in range(4)
+    ]
+    # the results are messages 8 to 11: "message 10" is wider than "message 9"
+    earlier = [{"role": "user", "content": str(k)} for k in range(6)]
+    messages = [user, *earlier, sent, *results]
+    base = {"model": "gpt-4o", "stream": True}
+    path = write(
+        tmp_path / "wide.jsonl",
+        "https://api.openai.com/v1/chat/completions",
+        [
+            ({**base, "messages": [user, *earlier]}, [sse_body(chunks)], 0),
+            ({**base, "messages": messages}, _chat_answer(), 700),
+        ],
+    )
+    block = inspect(path).split("Tool results", 1)[1].splitlines()[1:5]
+    assert [line.split()[0] for line in block] == ["1", "2", "3", "4"], block
+    assert '"a\\u001bb"' in block[1] and '"[bold]x"' in block[2] and "\x1b" not in "".join(block)
+
+    def column(line: str, word: str) -> int:  # where `word` starts, in terminal columns
+        return cell_len(line[: line.index(word)])
+
+    for word in ("is_error", "message", "out "):
+        assert len({column(line, word) for line in block}) == 1, (word, block)
+    assert column(block[0], "is_error") == column(block[3], '"get_local_time"') + 18
+
+
 # -- inputs without requests or times ----------------------------------------------------
 
 
@@ -365,7 +411,8 @@ def test_a_flag_field_of_another_name_says_what_it_held():
     out = inspect(str(samples / "bedrock-text-without-start.jsonl"))
     assert '"get_weather"  is_error false (no status sent)  message 2' in out
     out = inspect(str(samples / "gemini-parallel-signature.jsonl"))
-    assert '"get_time"  is_error false (no error in response)  content 2' in out
+    # (padded to "get_weather"'s width in the row above)
+    assert '"get_time"     is_error false (no error in response)  content 2' in out
     results = {"toolUseId": "t1", "content": [], "status": "error"}
     body = {"messages": [{"role": "user", "content": [{"toolResult": results}]}]}
     history = dialect("bedrock-converse").history(body)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..console import Console, escape
+from ..console import Console, cell_len, escape, pad
 from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError, signature_bytes
 from ..core.engine import StreamResult, value_key
@@ -388,13 +388,26 @@ def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) 
     ran_for = ran(answer.gap_ns, answer.timing)
     console.print(f"  [bold]Tool results[/] sent by {answer.by()} · {ran_for}")
     width = len(str(len(answer.results)))
-    for i, (call, got) in enumerate(zip(s.tool_calls, answer.results, strict=True), 1):
-        head = f"    {i:>{width}} {_safe(quote(call.name))}"
-        if got is None:
+    pairs = list(zip(s.tool_calls, answer.results, strict=True))
+    # the columns line up as the call table's do: each as wide as its widest printed
+    # (made visible, not yet markup-escaped) cell, in terminal columns
+    names = [quote(call.name) for call, _ in pairs]
+    flags = [
+        None if got is None else flag(got.error, got.error_field, got.error_said)
+        for _, got in pairs
+    ]
+    wide = {
+        "name": max(map(cell_len, names)),
+        "flag": max((cell_len(f) for f in flags if f is not None), default=0),
+        "at": max((cell_len(got.words()) for _, got in pairs if got is not None), default=0),
+    }
+    for i, ((_, got), name, said) in enumerate(zip(pairs, names, flags, strict=True), 1):
+        head = f"    {i:>{width}} {escape(pad(name, wide['name']))}"
+        if got is None or said is None:
             console.print(f"{head}  [{STYLE[WARNING]}]no result answers it[/]")
             continue
         style = STYLE[ERROR] if got.error is True else "dim"
-        said = f"[{style}]{escape(flag(got.error, got.error_field, got.error_said))}[/]"
+        said = f"[{style}]{escape(pad(said, wide['flag']))}[/]"
         if full:  # whole, its lines indented under the call
             text = as_text(got.content)  # what the one-line view shows, whole
             shown = text if text is not None else quote(got.content)
@@ -404,7 +417,7 @@ def _results(s: StreamResult, analysis: Analysis, console: Console, full: bool) 
                 console.print(f"{indent}{escape(line)}")
         else:
             text = _safe(one_line(got.content, 100))
-            console.print(f"{head}  {said}  [dim]{got.words()}[/]  {text}")
+            console.print(f"{head}  {said}  [dim]{pad(got.words(), wide['at'])}[/]  {text}")
     note = no_flag(answer.results)
     if note is not None:
         console.print(f"    [dim]({note})[/]")
