@@ -205,6 +205,23 @@ def test_the_summary_counts_each_severity_in_english(sample, counts):
     assert "infos" not in summary
 
 
+def test_a_session_responses_calls_are_under_the_response_its_header_names():
+    # codex-websocket's call is in the session's response 2: the column said 0
+    path = str(RECORDINGS / "codex-websocket.jsonl")
+    out = inspect(path).output
+    section = out.split("Exchange 1, response 2 ·", 1)[1].split("Exchange 1, response 3", 1)[0]
+    head, row = section.split("Tool calls", 1)[1].splitlines()[1:3]
+    assert head.split()[:3] == ["#", "response", "output"]
+    assert row.split()[:4] == ["1", "2", "0", '"call_Zq7Xv3Kp9LmN2bRt"']
+    # an HTTP stream is its exchange's one response: response 1
+    out = inspect(str(RECORDINGS / "responses-interleaved.jsonl")).output
+    rows = out.split("Tool calls", 1)[1].splitlines()[2:5]
+    assert [r.split()[1:3] for r in rows] == [["1", "0"], ["1", "1"], ["1", "2"]]
+    doc = orjson.loads(inspect(path, "--json").output)  # --json keeps the index in the stream
+    (call,) = doc["streams"][1]["tool_calls"]
+    assert (doc["streams"][1]["turn"], call["choice"]) == (2, 0)
+
+
 def test_strict_fails_on_warnings_only(tmp_path, alibaba_sse):
     assert inspect(str(alibaba_sse), "--strict").exit_code == 1
     clean = tmp_path / "clean.sse"

@@ -360,6 +360,23 @@ def test_several_responses_in_one_stream_keep_each_call_under_its_response():
     assert kinds(result) == {"responses-in-one-stream"} and result.ended == "done"
 
 
+def test_the_call_table_numbers_each_calls_response_as_its_findings_do(tmp_path):
+    # the response column said 0 for both: the container's index, counted from 0, where
+    # the finding says "response 2 begins"
+    path = tmp_path / "two.jsonl"
+    path.write_bytes(body([*WEATHER, *response(call(0, "item_2", "call_2"), rid="resp_2")]))
+    out = CliRunner().invoke(main, ["inspect", str(path)]).output
+    table = out.split("Tool calls", 1)[1].splitlines()[1:4]
+    assert table[0].split()[:3] == ["#", "response", "output"]
+    assert [row.split()[:4] for row in table[1:]] == [
+        ["1", "1", "1", '"call_1"'],
+        ["2", "2", "0", '"call_2"'],
+    ]
+    assert "response 2 (" in out  # the finding's words
+    doc = orjson.loads(CliRunner().invoke(main, ["inspect", "--json", str(path)]).output)
+    assert [c["choice"] for c in doc["streams"][0]["tool_calls"]] == [0, 1]  # as it was
+
+
 def test_an_error_between_responses_is_the_providers_and_leaves_the_calls():
     result = run([*numbered([ERROR]), *WEATHER])
     (said,) = [a for a in result.anomalies if a.kind == "provider-error"]
