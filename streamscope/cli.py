@@ -125,10 +125,21 @@ STRICT_HELP = (
 def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: bool) -> None:
     """Say what FILE's streams contain: calls, quirks, and what each client builds.
 
-    FILE is a streamscope recording, a raw SSE body (as `curl -N` saves it), JSON
-    Lines of chat.completion.chunk objects or a HAR 1.2 capture (browser devtools,
-    mitmproxy, Charles, Proxyman); the kind is read from its content. FILE#N (as `scan`
-    prints it) is exchange N of FILE (the same as --exchange N); FILE#N@F and FILE#N.R@F
+    FILE is any of these, told apart by its content (never by its name), a file or a
+    pipe (/dev/stdin, a shell's <(cmd)):
+
+    \b
+      - a streamscope recording (recordings/*.jsonl)
+      - a raw SSE body, as `curl -N` or a browser saves it
+      - a chunk log: JSON Lines (NDJSON) of stream events, chat.completion.chunk
+        objects or another API's (an Ollama body)
+      - a saved JSON array of stream events (Gemini without alt=sse)
+      - a saved AWS event stream (Bedrock, boto3)
+      - a HAR 1.2 capture (browser devtools, mitmproxy, Charles, Proxyman)
+      - a vcrpy or go-vcr test cassette, YAML or JSON
+
+    A saved stream or a cassette may be gzip-compressed. FILE#N (as `scan` prints it)
+    is exchange N of FILE (the same as --exchange N); FILE#N@F and FILE#N.R@F
     (the links printed beside each finding) report exchange N too, once its stream has
     frame F (and the WebSocket session its response R).
     """

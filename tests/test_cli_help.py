@@ -26,6 +26,33 @@ def test_replay_help_names_every_input_it_reads():
         assert kind in text
 
 
+def test_inspect_help_names_every_input_its_docs_list():
+    """`inspect --help` named recordings, SSE, chunk JSON Lines and HAR only: a reader with
+    a JSON array, an AWS event stream, a cassette or a pipe could not tell it reads them."""
+    from pathlib import Path
+
+    docs = Path(__file__).parents[1] / "docs" / "commands" / "inspect.md"
+    inputs = " ".join(docs.read_text().split("## Inputs", 1)[1].split("\n## ", 1)[0].split())
+    text = " ".join(help_of("inspect").split())
+    for kind in (
+        "streamscope recording",
+        "raw SSE body",
+        "chunk log",
+        "JSON Lines (NDJSON)",
+        "chat.completion.chunk",
+        "JSON array of stream events",
+        "AWS event stream",
+        "HAR 1.2",
+        "cassette",
+        "vcr",
+        "gzip-compressed",
+        "/dev/stdin",
+        "<(cmd)",
+    ):
+        assert kind in text, kind
+        assert kind in inputs, kind
+
+
 def _bound_keys() -> set[str]:
     """Every key the replay's screens bind, by name and as displayed."""
     from streamscope.tui.app import ReplayApp
