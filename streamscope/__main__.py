@@ -15,7 +15,13 @@ def main() -> None:
     if len(sys.argv) == 2 and sys.argv[1] in VERSION_FLAGS:
         from . import __version__
 
-        sys.stdout.write(f"streamscope, version {__version__}\n")
+        try:
+            sys.stdout.write(f"streamscope, version {__version__}\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # (as every command ends: cli.reader_left)
+            from .cli import reader_left
+
+            reader_left()
         return
     from .cli import main as cli
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Iterator
+from typing import Any, NoReturn
 
 import click
 
@@ -34,6 +36,30 @@ def _reading(file: str) -> Iterator[None]:
         fail(f"{file}: {e.strerror or e}")
 
 
+def reader_left() -> NoReturn:
+    """Standard output's reader left before the end (`inspect FILE | head -1`): it has
+    what it wanted. The command ends as scan's always has, quietly (no message, no
+    traceback) with status 0, standard output sent to /dev/null so that what is still
+    buffered does not fail again at exit. Every command, its help and `-V` end so."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(0)
+
+
+@contextlib.contextmanager
+def _until_the_reader_leaves() -> Iterator[None]:
+    """A command's run, its output flushed at its end, or at the reader leaving (click
+    would say nothing and exit 1)."""
+    try:
+        try:
+            yield
+        finally:  # (what is still buffered fails here, not at exit; None: closed, >&-)
+            if sys.stdout is not None:
+                sys.stdout.flush()
+    except BrokenPipeError:
+        reader_left()
+
+
 class Commands(click.Group):
     """A group whose --help lists each command's one-line summary whole (click cuts it
     to the terminal's width with "..."), and whose commands, interrupted, say so and exit
@@ -53,9 +79,14 @@ class Commands(click.Group):
             importlib.import_module(self.LAZY[name])  # (its commands add themselves)
         return super().get_command(ctx, name)
 
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _until_the_reader_leaves():  # (the group's own --help is written here)
+            return super().make_context(*args, **kwargs)
+
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            with _until_the_reader_leaves():
+                return super().invoke(ctx)
         except KeyboardInterrupt:
             name = ctx.invoked_subcommand
             say(f"{name} interrupted" if name else "interrupted")
@@ -849,9 +880,6 @@ def scan(paths, jobs, jsonl, db, parquet, strict, engine, kind) -> None:
         )
     except ScanError as e:
         fail(str(e))
-    except BrokenPipeError:  # `scan ... | head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        status = 0
     except KeyboardInterrupt:  # Ctrl-C: what the database holds so far stays
         say("scan interrupted")
         status = 130

@@ -63,6 +63,41 @@ def test_record_replaces_a_recording_only_with_force(tmp_path):
     assert not out.exists() and f"no recording was kept at {out}" in done.stderr
 
 
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["inspect", OPENAI],
+        ["inspect", "--json", "--strict", OPENAI],
+        ["scan", OPENAI],
+        ["export", "--format", "sse", OPENAI],
+        ["diff", OPENAI, os.path.join(ROOT, "recordings", "vllm.jsonl")],
+        ["inspect", "--help"],
+        ["--help"],
+        ["-V"],
+    ],
+)
+def test_a_reader_that_leaves_ends_the_command_quietly(args, buffered):
+    """`streamscope inspect FILE | head -1`: the pipe closes under the command, which ends
+    as scan's always did, status 0, no message (inspect exited 1, -V with a traceback)."""
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before the first write
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "streamscope", *args],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=60,
+        )
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (0, b"")
+
+
 def test_shell_completion_as_the_readme_says():
     env = {**os.environ, "_STREAMSCOPE_COMPLETE": "bash_source"}
     script = subprocess.run([SCRIPT], env=env, capture_output=True, text=True, timeout=30)
