@@ -14,7 +14,7 @@ round trip (`model_dump` -> `accumulate_delta` -> `construct_type`) is an identi
 that a missing key and an explicit `None` are interchangeable, and `accumulate_delta` treats
 those two the same way, so the plain state behaves exactly like the snapshot; and that
 pydantic cannot write a key holding a lone surrogate, so a dump raises where the SDK writes
-a model holding one (`_write_keys`). Where that argument does not hold (pydantic coercions,
+a model holding one (`streamscope.dialects.model_keys`). Where that argument does not hold (pydantic coercions,
 jiter partial parsing, logprobs, rich response formats, ...) we raise `Unmodeled` and the
 caller falls back to the real class (`streamscope.dialects.chat.oracle.run_real_sdk`).
 
@@ -39,6 +39,7 @@ from streamscope.core.frames import INVALID, Frame
 from streamscope.core.shared import ChunkedList, LayeredSet
 from streamscope.dialects.chat import strict
 from streamscope.dialects.chat.run import Run
+from streamscope.dialects.model_keys import unwritable, unwritable_deep, write_keys
 from streamscope.dialects.versions import VERIFIED
 
 __all__ = ["VERIFIED_OPENAI", "SdkEmulation", "Unmodeled", "custom_fields"]
@@ -120,20 +121,6 @@ def _guard_deep(value: object) -> None:
             _guard_deep(v)
 
 
-def _write_keys(d: dict[Any, Any]) -> None:
-    """pydantic writing the keys of a model the SDK dumps (`to_dict()`, `model_dump()`).
-
-    A key holding a lone surrogate (sent as a JSON escape such as "\\ud800", which
-    Python's json reads) was kept as sent when the model was constructed; writing it
-    raises UnicodeEncodeError, the one Python's own encoder raises (same message). A
-    model's fields are ASCII: only its extras can raise, and the first of them sent is
-    the one that does. Keys inside a value (an extra's object, a string field holding
-    one) are not written as a model's, and never raise."""
-    for key in d:
-        if not key.isascii():
-            key.encode("utf-8")
-
-
 def _write_delta(delta: dict[Any, Any]) -> None:
     """`choice.delta.to_dict()`: a model's fields before its extras, nested models as they
     come: function_call, then each tool-call entry (its function, then its own keys), then
@@ -141,36 +128,15 @@ def _write_delta(delta: dict[Any, Any]) -> None:
     object holding only fields has nothing to raise on: not looked at key by key."""
     fc = delta.get("function_call")
     if fc is not None and not _FN_FIELDS.issuperset(fc):
-        _write_keys(fc)
+        write_keys(fc)
     for entry in delta.get("tool_calls") or ():
         fn = entry.get("function")
         if fn is not None and not _FN_FIELDS.issuperset(fn):
-            _write_keys(fn)
+            write_keys(fn)
         if not _TOOL_FIELDS.issuperset(entry):
-            _write_keys(entry)
+            write_keys(entry)
     if not _DELTA_FIELD_SET.issuperset(delta):
-        _write_keys(delta)
-
-
-def _unwritable(key: str) -> bool:
-    """A key pydantic cannot write when it dumps a model holding it: one holding a lone
-    surrogate (sent as a JSON escape such as "\\ud800", which Python's json reads)."""
-    if key.isascii():
-        return False
-    try:
-        key.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _unwritable_deep(value: object) -> bool:
-    """Some key anywhere in `value` that pydantic may fail to write."""
-    if isinstance(value, dict):
-        return any(map(_unwritable, value)) or any(map(_unwritable_deep, value.values()))
-    if isinstance(value, list):
-        return any(map(_unwritable_deep, value))
-    return False
+        write_keys(delta)
 
 
 _UNWRITABLE_LOGPROBS = "a logprobs key pydantic cannot write (a lone surrogate)"
@@ -192,13 +158,13 @@ def check_logprobs(logprobs: object) -> None:
     extends and constructs without fail. (The real class re-constructs the whole logprobs
     snapshot at every chunk, quadratic in the stream: the emulation must not fall back
     to it for ordinary logprobs.) A key of one of these models that pydantic cannot
-    write (`_unwritable`) raises when the snapshot holding it is written, in this chunk
+    write (`unwritable`) raises when the snapshot holding it is written, in this chunk
     or at the end: left to the real class."""
     if type(logprobs) is not dict:
         raise Unmodeled("logprobs that are not an object")
     if not _LOGPROBS_FIELDS.issuperset(logprobs):  # (fields only: nothing to look at)
         _guard(logprobs)  # a ChoiceLogprobs
-        if any(map(_unwritable, logprobs)):
+        if any(map(unwritable, logprobs)):
             raise Unmodeled(_UNWRITABLE_LOGPROBS)
     for key in ("content", "refusal"):
         entries = logprobs.get(key)
@@ -211,14 +177,14 @@ def check_logprobs(logprobs: object) -> None:
                 raise Unmodeled(f"a logprobs.{key} entry that is not an object")
             if not _TOKEN_FIELDS.issuperset(entry):
                 _guard(entry)  # a ChatCompletionTokenLogprob
-                if any(map(_unwritable, entry)):
+                if any(map(unwritable, entry)):
                     raise Unmodeled(_UNWRITABLE_LOGPROBS)
             top = entry.get("top_logprobs")
             if type(top) is list:
                 for alt in top:
                     if type(alt) is dict and not _TOP_FIELDS.issuperset(alt):
                         _guard(alt)  # a TopLogprob; nothing below it is a model
-                        if any(map(_unwritable, alt)):
+                        if any(map(unwritable, alt)):
                             raise Unmodeled(_UNWRITABLE_LOGPROBS)
 
 
@@ -1002,7 +968,7 @@ class SdkEmulation:
         usage = p.get("usage")
         if isinstance(usage, (dict, list)):
             _guard_deep(usage)  # CompletionUsage and its details are constructed
-            if _unwritable_deep(usage):
+            if unwritable_deep(usage):
                 # the snapshot keeps the last chunk's usage and writes it at the end
                 raise Unmodeled("a usage key pydantic cannot write (a lone surrogate)")
         choices = p.get("choices")
@@ -1073,8 +1039,8 @@ class SdkEmulation:
             delta = ch.get("delta")
             if delta is not None:
                 _write_delta(delta)
-            _write_keys(ch)
-        _write_keys(p)
+            write_keys(ch)
+        write_keys(p)
         if "choices" not in p:
             raise KeyError("choices")  # data["choices"] on chunk.to_dict()
         if choices is None:
@@ -1097,7 +1063,7 @@ class SdkEmulation:
 
     def _new_choice(self, ch: dict[Any, Any], frame: int) -> _Choice:
         # {**choice.model_dump(exclude={"delta"}), "message": ...(choice.delta.to_dict())}
-        _write_keys(ch)
+        write_keys(ch)
         delta = ch.get("delta")
         if delta is None:
             raise AttributeError("'NoneType' object has no attribute 'to_dict'")

@@ -20,6 +20,7 @@ from streamscope.dialects.chat.oracle import openai_version, run_real_sdk, sdk_r
 from streamscope.dialects.chat.sdk_model import VERIFIED_OPENAI, SdkEmulation, Unmodeled
 
 from ...helpers import CUSTOM_BESIDE_FUNCTION, SQL, WEATHER_ARGS, chat_sample, custom_delta
+from ..lone_keys import LONE, encode_error, put_key, with_key
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -571,7 +572,6 @@ def test_the_installed_openai_is_one_the_emulation_was_verified_against() -> Non
 # chunk's, a choice's, a delta's, a tool-call entry's, a function's...), never a value or
 # a key inside one.
 
-LONE = "\ud800"
 OPENER = {
     "index": 0,
     "id": "call_1",
@@ -583,11 +583,6 @@ OPENER = {
 def sent(*items: Any) -> list[Any]:
     """Chunk dicts as the stdlib writes them: each lone surrogate as its escape."""
     return [json.dumps(i) if isinstance(i, dict) else i for i in items]
-
-
-def with_key(d: dict, key: str = LONE) -> dict:
-    """`d` with `key` put first (the keys in the order sent decide which one raises)."""
-    return {key: 1, **d}
 
 
 def opening(**kw: Any) -> dict:
@@ -602,14 +597,6 @@ def opening(**kw: Any) -> dict:
 
 FRAGMENT = {"index": 0, "function": {"arguments": "{}"}}
 LATER = chunk({"tool_calls": [FRAGMENT]})
-
-
-def encode_error(key: str = LONE) -> str:
-    try:
-        key.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return f"UnicodeEncodeError: {exc}"
-    raise AssertionError(key)
 
 
 RAISES = {
@@ -775,22 +762,6 @@ def test_a_key_beside_an_earlier_choices_finish_raises_after_it() -> None:
     assert run_real_sdk(frames_of(items)) == StrategyError(encode_error(), 2)
 
 
-# every object of a stream may get such a key (or one that encodes: an emoji's pair,
-# an accent); where the SDK writes it is for the real class to say
-KEYS = [LONE, "a\udc00", "\udfff\ud800", "é\ud83d", "\ud83d\ude00", "é"]
-
-
-def _objects(value: Any, out: list[dict]) -> list[dict]:
-    if isinstance(value, dict):
-        out.append(value)
-        for v in value.values():
-            _objects(v, out)
-    elif isinstance(value, list):
-        for v in value:
-            _objects(v, out)
-    return out
-
-
 @st.composite
 def keyed_stream(draw: st.DrawFn) -> list[Any]:
     items = copy.deepcopy(draw(st.lists(a_chunk(), min_size=1, max_size=6)))
@@ -805,14 +776,7 @@ def keyed_stream(draw: st.DrawFn) -> list[Any]:
                 delta["function_call"] = {"name": "f", "arguments": ""}
         if draw(st.integers(0, 8)) == 0:
             item["usage"] = {"prompt_tokens": 1, "prompt_tokens_details": {"cached_tokens": 0}}
-        where = draw(st.sampled_from(_objects(item, [])))
-        key = draw(st.sampled_from(KEYS))
-        where[key] = draw(st.sampled_from([1, None, "x", {"a": 1}]))
-        if draw(st.booleans()):  # first, not last
-            value = where.pop(key)
-            rest = dict(where)
-            where.clear()
-            where.update({key: value, **rest})
+        put_key(draw, item)
     return sent(*items)
 
 
