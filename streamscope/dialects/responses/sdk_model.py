@@ -34,6 +34,12 @@ What it models, as openai 3.57.0 does it:
   final response: its own `output`, or, when it has none, the completed items in index
   order; parsing it reads the `arguments` of a function call to a strict input tool with
   json.loads. `get_final_response()` raises RuntimeError when none came.
+* pydantic cannot write a key holding a lone surrogate (streamscope.dialects.model_keys):
+  UnicodeEncodeError where the SDK dumps a model holding one: the first response.created's
+  response, a function_call or message item added, a content part added to a message,
+  and at response.completed (parse_response) each output_text part, message and function
+  call, then the response. Once a frame read again has an escape that may make one
+  (`_escapes`), those models are looked at key by key.
 * Attribute, index, key and type errors on malformed events, with the SDK's messages:
   models are held as the JSON objects they were constructed from (a missing declared field
   and a null read as None), and anything that was not an object is held as the value
@@ -63,6 +69,9 @@ streamscope.dialects.responses.oracle):
 * a `_fields_set` or `_BaseModel__cls` key anywhere in an event, which
   `BaseModel.construct` binds as a parameter;
 * NaN in an item's type, id or call_id (the SDK's identity dicts hash NaN by object);
+* a key pydantic cannot write deeper in a model the SDK dumps than an item's, a content
+  part's, the usage's or the response's own keys (which values are models is the SDK's
+  types' to say);
 * JSON nested more than 200 levels deep (pydantic's and Python's recursion limits);
 * frames whose bytes were not UTF-8 (the SDK's decoder raises on the bytes we no longer
   have).
@@ -82,6 +91,7 @@ from typing import Any
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import Frame
+from streamscope.dialects.model_keys import may_hold_lone_surrogate, write_model
 from streamscope.dialects.versions import VERIFIED
 
 __all__ = ["TOOL_ITEMS", "VERIFIED_OPENAI_RESPONSES", "ResponsesSdkEmulation", "Unmodeled"]
@@ -349,6 +359,18 @@ def _model_copy(item: object) -> None:
         item.model_copy  # type: ignore[attr-defined]  # noqa: B018
 
 
+def _write_item(fields: dict[Any, Any]) -> None:
+    """`item.to_dict()` of a function_call or message item (a message's content parts are
+    models: ResponseOutputMessage declares `content` first)."""
+    write_model(fields, lists=("content",) if fields.get("type") == "message" else ())
+
+
+def _write_response(response: dict[Any, Any]) -> None:
+    """`response.to_dict()`: its output items and its usage are models (Response declares
+    `output` before `usage`)."""
+    write_model(response, lists=("output",), models=("usage",))
+
+
 def _response(event: dict[Any, Any]) -> object:
     """The event's `response`: a dict stands for the model constructed from it."""
     return event.get("response")
@@ -417,6 +439,7 @@ class ResponsesSdkEmulation:
         "_completed",
         "_positions",
         "_final",
+        "_escapes",
     )
 
     def __init__(self, input_tools: list[Any] | None = None) -> None:
@@ -438,6 +461,9 @@ class ResponsesSdkEmulation:
         self._completed: dict[Any, Any] = {}  # _completed_output: output_index -> item
         self._positions: dict[Any, Any] = {}  # _completed_positions: identity -> output_index
         self._final: list[Any] | None = None  # the final response's output items
+        # a frame read again had an escape that may make a lone surrogate: the models the
+        # SDK dumps are looked at key by key (`write_model`) from then on
+        self._escapes = False
 
     # -- public API -------------------------------------------------------------------
 
@@ -551,6 +577,8 @@ class ResponsesSdkEmulation:
         if data.startswith("[DONE]"):
             self._done = True
             return
+        if not self._escapes:
+            self._escapes = may_hold_lone_surrogate(data)
         name = frame.event
         # sse.json() is json.loads (raising JSONDecodeError); frame.payload is orjson's
         # reading, which differs from it (integers past 64 bits become floats, NaN is refused)
@@ -593,6 +621,8 @@ class ResponsesSdkEmulation:
                 part = event.get("part")
                 if type(part) is not dict:
                     part.to_dict  # type: ignore[union-attr]  # noqa: B018
+                if self._escapes:
+                    write_model(part)  # type: ignore[arg-type]  # event.part.to_dict()
                 append(_Part(part))  # type: ignore[arg-type]
         elif kind == TEXT_DELTA:
             self._text_delta(event)
@@ -610,6 +640,8 @@ class ResponsesSdkEmulation:
         response = _response(event)
         if type(response) is not dict:
             response.to_dict  # type: ignore[attr-defined]  # noqa: B018
+        if self._escapes:
+            _write_response(response)  # type: ignore[arg-type]
         output = response.get("output")  # type: ignore[attr-defined]
         if output is None:
             output = []
@@ -645,11 +677,12 @@ class ResponsesSdkEmulation:
             raise RuntimeError(f"Duplicate response output index {output_index}.")
         kind = item.type if type(item) is not dict else item.get("type")
         append = self._output.append  # type: ignore[attr-defined]
-        entry = (
-            _snapshot_item(item, frame)
-            if kind in ("function_call", "message")
-            else _Model(item, frame)
-        )
+        if kind in ("function_call", "message"):
+            if self._escapes:
+                _write_item(item)  # event.item.to_dict()
+            entry = _snapshot_item(item, frame)
+        else:
+            entry = _Model(item, frame)
         append(entry)
         self._items[output_index] = entry
 
@@ -735,17 +768,28 @@ class ResponsesSdkEmulation:
                 response.model_copy  # type: ignore[attr-defined]  # noqa: B018
             final = [self._completed[index] for index in sorted(self._completed)]
         self._final = self._parse(final)
+        if self._escapes:
+            # parse_response ends in response.to_dict(): its output is the final items
+            _write_response({**response, "output": [item.fields for item in self._final]})  # type: ignore[dict-item]
 
     def _parse(self, output: object) -> list[Any]:
         """`parse_response`: what it reads of each item, raising where it raises."""
+        escapes = self._escapes
         for item in output or []:  # type: ignore[attr-defined]
             kind = item.type
             if kind == "message":
                 for part in item.fields.get("content") or []:
                     if type(part) is not dict:
                         part.type  # noqa: B018  # the SDK's AttributeError
-            elif kind == "function_call" and self._tools is not None:
-                self._parse_arguments(item.fields)
+                    elif escapes and part.get("type") == "output_text":
+                        write_model(part)  # item.to_dict()
+                if escapes:
+                    _write_item(item.fields)  # output.to_dict()
+            elif kind == "function_call":
+                if escapes:
+                    _write_item(item.fields)  # output.to_dict(), before the arguments
+                if self._tools is not None:
+                    self._parse_arguments(item.fields)
         return list(output or [])  # type: ignore[call-overload, no-any-return]
 
     def _parse_arguments(self, fields: dict[Any, Any]) -> None:

@@ -35,6 +35,8 @@ from streamscope.dialects.responses.sdk_model import (
 )
 from streamscope.framing.sse import SseDecoder
 
+from ..lone_keys import LONE, encode_error, put_key, says, with_key
+
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "responses"
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "recordings").glob("responses-*.jsonl"))
 
@@ -1146,6 +1148,241 @@ def a_stream(draw: st.DrawFn) -> tuple[list[Item], Tools]:
 )
 @given(case=a_stream())
 def test_random_streams_match_the_real_class(case: tuple[list[Item], Tools]) -> None:
+    check(*case)
+
+
+# --- keys pydantic cannot write ------------------------------------------------------------
+# A key holding a lone surrogate goes into the SDK's model as sent (tests/dialects/
+# lone_keys.py); the SDK raises UnicodeEncodeError where it dumps a model holding it: the
+# first response.created's response, a function_call or message item when it is added, a
+# message's content part when it is added, and at response.completed (parse_response) each
+# output_text part and message, each function call, then the whole response. Events
+# themselves, items when they are done and later lifecycle responses are never dumped.
+
+PART = {"type": "output_text", "text": "", "annotations": []}
+TEXT_PART = {**PART, "text": "hi"}
+
+
+def msg_stream(
+    added_item: dict | None = None,
+    part: dict | None = None,
+    end: Item | None = None,
+) -> list[Item]:
+    """A message streamed: added, a content part, text, done, then `end` (completed with
+    the message)."""
+    return [
+        created(),
+        added(0, message() if added_item is None else added_item),
+        part_added(0, part=PART if part is None else part),
+        text(0, "hi"),
+        text_done(0),
+        done(0, message(content=[TEXT_PART], status="completed")),
+        completed([message(content=[TEXT_PART], status="completed")]) if end is None else end,
+    ]
+
+
+CALL = call_stream(WEATHER)
+DONE_FC = fc(arguments=WHOLE, status="completed")
+
+
+def fc_stream(
+    start: Item | None = None, item: dict | None = None, end: Item | None = None
+) -> list[Item]:
+    """A function call streamed, then `end` (completed with the call)."""
+    return [
+        created() if start is None else start,
+        added(0, fc() if item is None else item),
+        *CALL[1:],
+        completed([DONE_FC]) if end is None else end,
+    ]
+
+
+LAST = len(fc_stream())
+KEYED_RAISES = {
+    # the first response.created: response.to_dict()
+    "created": (fc_stream(start=created(**{LONE: 1})), 1),
+    "created-usage": (fc_stream(start=created(usage=with_key({"input_tokens": 0}))), 1),
+    "created-output-item": (fc_stream(start=created([with_key(reasoning())])), 1),
+    # an item added: item.to_dict() (a function call or a message only)
+    "added-function-call": (fc_stream(item=with_key(fc())), 2),
+    "added-message": (msg_stream(added_item=with_key(message())), 2),
+    "added-message-part": (msg_stream(added_item=message(content=[with_key(PART)])), 2),
+    # a content part added to a message: part.to_dict()
+    "content-part": (msg_stream(part=with_key(PART)), 3),
+    # response.completed: parse_response
+    "completed": (fc_stream(end=completed([DONE_FC], **{LONE: 1})), LAST),
+    "completed-usage": (
+        fc_stream(end=completed([DONE_FC], usage=with_key({"input_tokens": 0}))),
+        LAST,
+    ),
+    "completed-function-call": (fc_stream(end=completed([with_key(DONE_FC)])), LAST),
+    "completed-other-item": (
+        fc_stream(end=completed([DONE_FC, with_key(reasoning())])),
+        LAST,
+    ),
+    "completed-message": (
+        msg_stream(end=completed([with_key(message(content=[TEXT_PART]))])),
+        7,
+    ),
+    "completed-message-part": (
+        msg_stream(end=completed([message(content=[with_key(TEXT_PART)])])),
+        7,
+    ),
+    # a completed response without output: its output is the items done, dumped here
+    "completed-without-output": (
+        [*fc_stream(end=completed())[:-2], done(0, with_key(DONE_FC)), completed()],
+        LAST,
+    ),
+    "completed-without-output-restated": (
+        [
+            *fc_stream(end=completed())[:-1],
+            lifecycle("response.in_progress", [with_key(DONE_FC)]),
+            completed(),
+        ],
+        LAST + 1,
+    ),
+}
+
+KEYED_RAISES_FIRST = {
+    # which key raises: a model's fields (nested models first: output before usage) before
+    # its extras, in the order sent; at response.completed, output_text parts, then each
+    # message (its other parts, then its own keys), each function call, then the response
+    "created-output-before-usage-before-response": (
+        fc_stream(
+            start=created(
+                [with_key(reasoning(), "\udc03")],
+                usage=with_key({"input_tokens": 0}, "\udc02"),
+                **{"\udc01": 1},
+            )
+        ),
+        "\udc03",
+    ),
+    "completed-text-part-before-other-part-before-message": (
+        msg_stream(
+            end=completed(
+                [
+                    with_key(
+                        message(
+                            content=[
+                                with_key({"type": "refusal", "refusal": "no"}, "\udc01"),
+                                with_key(TEXT_PART, "\udc02"),
+                            ]
+                        ),
+                        "\udc03",
+                    )
+                ]
+            )
+        ),
+        "\udc02",
+    ),
+    "completed-function-call-before-usage-before-response": (
+        fc_stream(
+            end=completed(
+                [with_key(reasoning(), "\udc01"), with_key(DONE_FC, "\udc02")],
+                usage=with_key({"input_tokens": 0}, "\udc03"),
+            )
+        ),
+        "\udc02",
+    ),
+    "completed-usage-before-response": (
+        fc_stream(
+            end=completed([DONE_FC], usage=with_key({"input_tokens": 0}, "\udc02"), **{"\udc01": 1})
+        ),
+        "\udc02",
+    ),
+}
+
+KEYED_WRITTEN = {
+    # nothing dumps these keys: the SDK does not raise
+    "events": [(name, with_key(body)) for name, body in fc_stream()],
+    "item-done": [*fc_stream()[:-2], done(0, with_key(DONE_FC)), completed([DONE_FC])],
+    "custom-item-added": [
+        created(),
+        added(0, with_key(custom())),
+        done(0, custom()),
+        completed(),
+    ],
+    "later-lifecycle": [
+        *fc_stream()[:-1],
+        lifecycle("response.in_progress", **{LONE: 1}),
+        completed([DONE_FC]),
+    ],
+    "failed": [*fc_stream()[:-1], lifecycle("response.failed", **{LONE: 1})],
+    "values": fc_stream(
+        start=created(instructions="cut " + LONE),
+        item=fc(name="f" + LONE, call_id=LONE),
+        end=completed([fc(name="f" + LONE, call_id=LONE, arguments=WHOLE + LONE)]),
+    ),
+    "a-pair": fc_stream(item=with_key(fc(), "\ud83d\ude00")),
+}
+
+KEYED_DECLINED = {
+    # deeper in a model than the emulation follows: the real class says (here it raises)
+    "usage-details": (
+        fc_stream(end=completed([DONE_FC], usage={"input_tokens_details": with_key({})})),
+        LAST,
+    ),
+    "annotation": (
+        msg_stream(part={**PART, "annotations": [with_key({"type": "url_citation"})]}),
+        3,
+    ),
+    # (and here it does not: a dict field's keys, an extra's object)
+    "metadata": (fc_stream(start=created(metadata={LONE: "x"})), None),
+    "in-an-extra": (fc_stream(item=fc(x={LONE: 1})), None),
+}
+
+
+@pytest.mark.parametrize("items, frame", KEYED_RAISES.values(), ids=list(KEYED_RAISES))
+def test_a_key_pydantic_cannot_write_raises_where_the_sdk_dumps_it(
+    items: list[Item], frame: int
+) -> None:
+    assert check(items)
+    assert run_real_responses(frames_of(items)) == StrategyError(encode_error(), frame)
+
+
+@pytest.mark.parametrize("items, key", KEYED_RAISES_FIRST.values(), ids=list(KEYED_RAISES_FIRST))
+def test_the_key_that_raises_is_the_one_the_sdk_writes_first(items: list[Item], key: str) -> None:
+    assert check(items)
+    got = run_real_responses(frames_of(items))
+    assert isinstance(got, StrategyError) and got.error == encode_error(key)
+
+
+@pytest.mark.parametrize("items", KEYED_WRITTEN.values(), ids=list(KEYED_WRITTEN))
+def test_keys_the_sdk_never_dumps_do_not_raise(items: list[Item]) -> None:
+    assert check(items)
+    got = run_real_responses(frames_of(items))
+    assert not (isinstance(got, StrategyError) and "UnicodeEncodeError" in got.error), got
+
+
+@pytest.mark.parametrize("items, frame", KEYED_DECLINED.values(), ids=list(KEYED_DECLINED))
+def test_keys_deeper_down_are_for_the_real_class(items: list[Item], frame: int | None) -> None:
+    assert not check(items)  # (and the real class's answer is the strategy's)
+    says(responses_sdk_result(frames_of(items)), frame)
+
+
+@st.composite
+def keyed_stream(draw: st.DrawFn) -> tuple[list[Item], Tools]:
+    items, tools = draw(a_stream())
+    items = copy.deepcopy(items)
+    bodies = [body for _, body in items if type(body) is dict]
+    for _ in range(draw(st.integers(1, 3)) if bodies else 0):
+        body = draw(st.sampled_from(bodies))
+        if draw(st.integers(0, 6)) == 0 and type(body.get("response")) is dict:
+            body["response"]["usage"] = {"input_tokens": 1, "output_tokens_details": {}}
+        put_key(draw, body)
+    return items, tools
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(case=keyed_stream())
+def test_random_keys_pydantic_cannot_write_match_the_real_class(
+    case: tuple[list[Item], Tools],
+) -> None:
     check(*case)
 
 
