@@ -41,6 +41,11 @@ What it models, as anthropic 2.15.0 does it:
 * text / thinking / citations deltas: only the exceptions their `+=` and `.append` raise on
   ill-typed values (the same Python operations, on stand-ins of the same types).
 * Attribute and index errors on malformed events and messages, with the SDK's messages.
+* pydantic cannot write a key holding a lone surrogate (streamscope.dialects.model_keys):
+  UnicodeEncodeError where the SDK dumps a model holding one, the first message_start's
+  message and each content_block_start's block, looked at key by key when the frame's
+  text has an escape that may make one. Such a key also fails the event's validation, so
+  a whole float index is no longer coerced (`_index`).
 
 A tool block (type tool_use, server_tool_use or mcp_tool_use) becomes a Call: `index` its
 position in the content, `arguments` its `input` as compact JSON (`arguments_text`), None
@@ -78,6 +83,8 @@ streamscope.dialects.anthropic.oracle):
 * a JSON array with objects in it as an event after message_start (the SDK's TypeError
   prints them as constructed models);
 * a `_fields_set` or `_BaseModel__cls` key, which `BaseModel.construct` binds as a parameter;
+* a key pydantic cannot write deeper in a message or block than its own keys, its content
+  blocks' and its usage's (which values are models is the SDK's types' to say);
 * a number longer than 4000 bytes in a tool input (jiter's big-number limit), met when the
   buffer is read (so `error`, `calls` and `finish` may raise it too);
 * frames whose bytes were not UTF-8 (the SDK's decoder raises on the bytes we no longer
@@ -106,6 +113,7 @@ from streamscope.dialects.anthropic.partial_json import (
     quick_value,
 )
 from streamscope.dialects.anthropic.wire import FINE_GRAINED, BetaStream
+from streamscope.dialects.model_keys import may_hold_lone_surrogate, unwritable, write_model
 from streamscope.dialects.versions import VERIFIED
 
 __all__ = [
@@ -215,7 +223,8 @@ def _read_as_sent(payload: object) -> TypeGuard[dict[Any, Any]]:
 def _plain_field(item: tuple[str, object]) -> bool:
     key, value = item
     if type(value) is str or value is None:
-        return key not in _CONSTRUCT_PARAMS
+        # (a key that is not ASCII may be one pydantic cannot write: read again)
+        return key not in _CONSTRUCT_PARAMS and key.isascii()
     return key == "input" and type(value) is dict and not value
 
 
@@ -635,7 +644,7 @@ class AnthropicSdkEmulation:
         if type(payload) is not dict:
             raise self._not_a_model(payload)
         _guard(payload)
-        self._accumulate(payload, frame.number)
+        self._accumulate(payload, frame.number, may_hold_lone_surrogate(data))
 
     def _not_a_model(self, payload: object) -> Exception:
         """An event the SDK cannot construct as a model: what MessageStream raises on it."""
@@ -650,40 +659,48 @@ class AnthropicSdkEmulation:
 
     # -- MessageStream.__stream__: accumulate_event, build_events ----------------------
 
-    def _accumulate(self, event: dict[Any, Any], frame: int) -> None:
+    def _accumulate(self, event: dict[Any, Any], frame: int, escapes: bool = False) -> None:
+        """`escapes`: the event's text may hold a lone surrogate (the models the SDK dumps
+        are then looked at key by key)."""
         kind = event.get("type")
         if not self._started:
             if kind == "message_start":
-                self._message_start(event, frame)
+                self._message_start(event, frame, escapes)
             return  # anything else before message_start passes through untouched
         if kind == "content_block_start":
-            self._block_start(event, frame)
+            self._block_start(event, frame, escapes)
         elif kind == "content_block_delta":
             self._block_delta(event, frame)
         elif kind == "content_block_stop":
-            self._content[_index(event.get("index"))].type  # type: ignore[call-overload, index]  # noqa: B018
+            self._content[_index(event)].type  # type: ignore[call-overload, index]  # noqa: B018
         elif kind == "message_delta":
             self._message_delta(event)
         # a second message_start, message_stop, unknown types: the snapshot is unchanged
 
-    def _message_start(self, event: dict[Any, Any], frame: int) -> None:
+    def _message_start(self, event: dict[Any, Any], frame: int, escapes: bool) -> None:
         message = event.get("message")
         if type(message) is not dict:
             raise AttributeError(f"'{_name(message)}' object has no attribute 'to_dict'")
         content = message.get("content")
         if content is not None and type(content) is not list:
             raise Unmodeled("a message_start whose content is not a list")
+        if escapes:
+            # event.message.to_dict(): its content blocks and its usage are models (Message
+            # declares `content` before `usage`)
+            write_model(message, lists=("content",), models=("usage",))
         if content is not None:
             self._content = [_entry(value, frame, self._tracks) for value in content]
         usage = message.get("usage")
         self._usage = None if type(usage) is dict else _name(usage)
         self._started = True
 
-    def _block_start(self, event: dict[Any, Any], frame: int) -> None:
+    def _block_start(self, event: dict[Any, Any], frame: int, escapes: bool = False) -> None:
         append = self._content.append  # type: ignore[union-attr]  # None: the SDK's AttributeError
         block = event.get("content_block")
         if type(block) is not dict:
             raise AttributeError(f"'{_name(block)}' object has no attribute 'to_dict'")
+        if escapes:
+            write_model(block)  # event.content_block.to_dict()
         append(_Block(block, frame, self._tracks))
         if self._beta is not None and block.get("type") == "fallback":
             # BetaMessageStream: `current_snapshot.model = event.content_block.to.model`
@@ -695,7 +712,7 @@ class AnthropicSdkEmulation:
         delta = event.get("delta")
         index = event.get("index")
         if type(index) is not int:
-            index = _index(index, delta, self._beta is not None)
+            index = _index(event, delta, self._beta is not None)
         entry = self._content[index]  # type: ignore[call-overload, index]  # the SDK's TypeError / IndexError
         if type(delta) is not dict:
             raise AttributeError(f"'{_name(delta)}' object has no attribute 'type'")
@@ -756,14 +773,21 @@ class AnthropicSdkEmulation:
             raise AttributeError(f"'{self._usage}' object has no attribute 'output_tokens'")
 
 
-def _index(raw: object, delta: object = _NOT_SET, beta: bool = False) -> object:
+def _index(event: dict[Any, Any], delta: object = _NOT_SET, beta: bool = False) -> object:
     """The event's `index` as the SDK sees it: lax-validated to an int when the whole event
-    validates (a content_block_stop always does; a content_block_delta when its delta does).
+    validates (a content_block_stop does; a content_block_delta when its delta does; neither
+    when its own keys or its delta's hold one pydantic cannot read, a lone surrogate).
     Other values are kept as sent, and `content[index]` raises on them as it does in the SDK."""
+    raw = event.get("index")
     if type(raw) is float and raw.is_integer():
         if abs(raw) >= _EXACT_FLOAT:
             raise Unmodeled("a large whole float index (pydantic's int coercion)")
-        return int(raw) if delta is _NOT_SET or _delta_validates(delta, beta) else raw
+        validates = delta is _NOT_SET or _delta_validates(delta, beta)
+        if validates and any(map(unwritable, event)):
+            validates = False
+        if validates and type(delta) is dict and any(map(unwritable, delta)):
+            validates = False
+        return int(raw) if validates else raw
     if type(raw) is str and any(c.isdigit() for c in raw):
         raise Unmodeled("a numeric string index (pydantic's int coercion)")
     return raw

@@ -38,6 +38,8 @@ from streamscope.dialects.anthropic.sdk_model import (
 )
 from streamscope.framing.sse import SseDecoder
 
+from ..lone_keys import LONE, encode_error, put_key, says, with_key
+
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "anthropic"
 
 # --- building streams ----------------------------------------------------------------------
@@ -985,6 +987,188 @@ def a_stream(draw: st.DrawFn) -> list[Item]:
 )
 @given(items=a_stream(), beta=st.sampled_from([None, BETA, FINE]))
 def test_random_streams_match_the_real_class(items: list[Item], beta: Beta) -> None:
+    check(items, beta)
+
+
+# --- keys pydantic cannot write ------------------------------------------------------------
+# A key holding a lone surrogate goes into the SDK's model as sent (tests/dialects/
+# lone_keys.py); the SDK raises UnicodeEncodeError where it dumps a model holding it: the
+# first message_start's message (its content blocks and usage with it) and each
+# content_block_start's block. Events themselves, deltas, a message_delta's usage and a
+# second message_start are never dumped.
+
+STREAM = tool_stream(WEATHER)
+
+
+def keyed(position: int, edit: Any) -> list[Item]:
+    """STREAM with the event at `position` edited."""
+    items = copy.deepcopy(STREAM)
+    name, body = items[position]
+    items[position] = (name, edit(body))
+    return items
+
+
+def in_message(edit: Any) -> Any:
+    return lambda body: {**body, "message": edit(body["message"])}
+
+
+def in_block(edit: Any) -> Any:
+    return lambda body: {**body, "content_block": edit(body["content_block"])}
+
+
+def usage_with(key: str = LONE) -> Any:
+    return in_message(lambda m: {**m, "usage": with_key(m["usage"], key)})
+
+
+TEXT_BLOCK = {"type": "text", "text": ""}
+KEYED_RAISES = {
+    "message": (keyed(0, in_message(with_key)), 1),
+    "usage": (keyed(0, usage_with()), 1),
+    "message-content": (
+        keyed(0, in_message(lambda m: {**m, "content": [with_key(TEXT_BLOCK)]})),
+        1,
+    ),
+    "block": (keyed(1, in_block(with_key)), 2),
+    "text-block": ([start(), block(0, with_key(TEXT_BLOCK)), stop(0), STOP_MESSAGE], 2),
+}
+
+KEYED_RAISES_FIRST = {
+    # a model's fields (nested models first: content before usage) before its extras
+    "content-before-usage-before-message": (
+        keyed(
+            0,
+            in_message(
+                lambda m: with_key(
+                    {
+                        **m,
+                        "content": [with_key(TEXT_BLOCK, "\udc03")],
+                        "usage": with_key(m["usage"], "\udc02"),
+                    },
+                    "\udc01",
+                )
+            ),
+        ),
+        "\udc03",
+    ),
+    "usage-before-message": (
+        keyed(
+            0,
+            in_message(
+                lambda m: with_key({**m, "usage": with_key(m["usage"], "\udc02")}, "\udc01")
+            ),
+        ),
+        "\udc02",
+    ),
+}
+
+KEYED_WRITTEN = {
+    # nothing dumps these keys: the SDK does not raise
+    "events": [(name, with_key(body)) for name, body in STREAM],
+    "delta": keyed(2, lambda body: {**body, "delta": with_key(body["delta"])}),
+    "message-delta": keyed(
+        -2,
+        lambda body: {**body, "delta": with_key(body["delta"]), "usage": with_key(body["usage"])},
+    ),
+    "second-message-start": [
+        STREAM[0],
+        ("message_start", in_message(with_key)(STREAM[0][1])),
+        *STREAM[1:],
+    ],
+    "values": keyed(1, in_block(lambda b: {**b, "id": LONE, "name": "f" + LONE})),
+    "a-pair": keyed(1, in_block(lambda b: with_key(b, "\ud83d\ude00"))),
+}
+
+KEYED_DECLINED = {
+    # deeper in a model than the emulation follows: the real class says (here it raises)
+    "usage-details": (
+        keyed(
+            0, in_message(lambda m: {**m, "usage": {**m["usage"], "cache_creation": with_key({})}})
+        ),
+        1,
+    ),
+    "citation": (
+        [start(), block(0, {**TEXT_BLOCK, "citations": [with_key({"type": "char_location"})]})],
+        2,
+    ),
+    # (and here it does not: a tool's input, an extra's object)
+    "input": (keyed(1, in_block(lambda b: {**b, "input": {LONE: 1}})), None),
+    "in-an-extra": (keyed(0, in_message(lambda m: {**m, "x": {LONE: 1}})), None),
+}
+
+
+@pytest.mark.parametrize("beta", [None, BETA], ids=["plain", "beta"])
+@pytest.mark.parametrize("items, frame", KEYED_RAISES.values(), ids=list(KEYED_RAISES))
+def test_a_key_pydantic_cannot_write_raises_where_the_sdk_dumps_it(
+    items: list[Item], frame: int, beta: Beta
+) -> None:
+    assert check(items, beta)
+    assert run_real_anthropic(frames_of(items), beta) == StrategyError(encode_error(), frame)
+
+
+@pytest.mark.parametrize("items, key", KEYED_RAISES_FIRST.values(), ids=list(KEYED_RAISES_FIRST))
+def test_the_key_that_raises_is_the_one_the_sdk_writes_first(items: list[Item], key: str) -> None:
+    assert check(items)
+    assert run_real_anthropic(frames_of(items)) == StrategyError(encode_error(key), 1)
+
+
+@pytest.mark.parametrize("items", KEYED_WRITTEN.values(), ids=list(KEYED_WRITTEN))
+def test_keys_the_sdk_never_dumps_do_not_raise(items: list[Item]) -> None:
+    assert check(items)
+    assert isinstance(run_real_anthropic(frames_of(items)), list)
+
+
+@pytest.mark.parametrize("items, frame", KEYED_DECLINED.values(), ids=list(KEYED_DECLINED))
+def test_keys_deeper_down_are_for_the_real_class(items: list[Item], frame: int | None) -> None:
+    assert not check(items)  # (and the real class's answer is the strategy's)
+    says(anthropic_sdk_result(frames_of(items)), frame)
+
+
+FLOAT_INDEX = "TypeError: list indices must be integers or slices, not float"
+
+
+@pytest.mark.parametrize(
+    "position, edit",
+    [
+        (2, with_key),
+        (2, lambda body: {**body, "delta": with_key(body["delta"])}),
+        (len(STREAM) - 3, with_key),
+    ],
+    ids=["delta-event", "delta", "stop"],
+)
+def test_such_a_key_keeps_a_whole_float_index_a_float(position: int, edit: Any) -> None:
+    # the key fails the event's validation, so pydantic's lax int coercion never runs
+    items = keyed(position, lambda body: edit({**body, "index": 0.0}))
+    assert check(items)
+    assert run_real_anthropic(frames_of(items)) == StrategyError(FLOAT_INDEX, position + 1)
+    # (a key that encodes leaves it validated: 0.0 reads as 0)
+    items = keyed(position, lambda body: {**body, "index": 0.0, "é": 1})
+    assert check(items)
+    assert isinstance(run_real_anthropic(frames_of(items)), list)
+
+
+@st.composite
+def keyed_stream(draw: st.DrawFn) -> list[Item]:
+    items = copy.deepcopy(draw(a_stream()))
+    bodies = [body for _, body in items if type(body) is dict]
+    for _ in range(draw(st.integers(1, 3)) if bodies else 0):
+        body = draw(st.sampled_from(bodies))
+        message = body.get("message")
+        if draw(st.integers(0, 6)) == 0 and type(message) is dict:
+            message["usage"] = {"input_tokens": 1, "cache_creation": {}, "server_tool_use": {}}
+        put_key(draw, body)
+    return items
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(items=keyed_stream(), beta=st.sampled_from([None, BETA]))
+def test_random_keys_pydantic_cannot_write_match_the_real_class(
+    items: list[Item], beta: Beta
+) -> None:
     check(items, beta)
 
 
