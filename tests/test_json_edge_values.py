@@ -14,6 +14,9 @@ from streamscope.cli import main
 from streamscope.dialects.chat.appendix_a import chunk, tc
 from streamscope.recording import RecordingWriter
 
+from .dialects.anthropic import events as anthropic
+from .dialects.responses import events as responses
+
 LONG = "1" * 400  # past a double: orjson refuses it, Python's json reads it
 
 
@@ -92,6 +95,63 @@ def test_a_key_holding_a_lone_surrogate_raises_in_the_sdk(tmp_path, opener, frag
     assert call["name"] == "get_weather"
     text = CliRunner().invoke(main, ["inspect", str(path)]).stdout
     assert "clients that raise: openai-sdk" in text
+
+
+def _named(events: list[dict]) -> bytes:
+    """An SSE body naming each event by its type (the escapes as the stdlib writes them)."""
+    return b"".join(f"event: {e['type']}\ndata: {_text(e)}\n\n".encode() for e in events)
+
+
+def _keyed(events: list[dict], at: int, *path: str) -> list[dict]:
+    """`events` with a lone surrogate key in the object at `path` of event `at`."""
+    events = json.loads(json.dumps(events))
+    where = events[at]
+    for key in path:
+        where = where[key]
+    where["\ud800"] = 1
+    return events
+
+
+RESPONSE = responses.response(responses.call(0))
+MESSAGE = anthropic.message(anthropic.tool_call(0))
+
+
+@pytest.mark.parametrize(
+    "events, client, frame",
+    [
+        (_keyed(RESPONSE, 1, "item"), "openai-sdk", 2),
+        (_keyed(RESPONSE, -1, "response"), "openai-sdk", len(RESPONSE)),
+        (_keyed(MESSAGE, 0, "message", "usage"), "anthropic-sdk", 1),
+        (_keyed(MESSAGE, 1, "content_block"), "anthropic-sdk", 2),
+    ],
+    ids=["responses-item", "responses-completed", "anthropic-usage", "anthropic-block"],
+)
+def test_such_a_key_raises_in_the_responses_and_anthropic_sdks(tmp_path, events, client, frame):
+    # their stream helpers dump the added item, the final response, the message and each
+    # block: the SDK raises there (robust reads on)
+    path = tmp_path / "key.sse"
+    path.write_bytes(_named(events))
+    (stream,) = _inspect(path)["streams"]
+    sdk = stream["strategies"][client]
+    assert sdk["error"].startswith(ENCODE) and sdk["frame"] == frame, sdk
+    (call,) = stream["tool_calls"]
+    assert call["name"] == "get_weather"
+    text = CliRunner().invoke(main, ["inspect", str(path)]).stdout
+    assert f"clients that raise: {client}" in text
+
+
+@pytest.mark.parametrize(
+    "events, client",
+    [(_keyed(RESPONSE, 2), "openai-sdk"), (_keyed(MESSAGE, 2), "anthropic-sdk")],
+    ids=["responses", "anthropic"],
+)
+def test_such_a_key_on_an_event_raises_nothing(tmp_path, events, client):
+    # an event itself is never dumped
+    path = tmp_path / "key.sse"
+    path.write_bytes(_named(events))
+    (stream,) = _inspect(path)["streams"]
+    sdk = stream["strategies"][client]
+    assert "error" not in sdk and sdk["differs"] is False, sdk
 
 
 @pytest.mark.parametrize("number", [str(2**70), LONG, "-" + LONG], ids=["2**70", "long", "-long"])
