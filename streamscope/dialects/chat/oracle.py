@@ -113,6 +113,8 @@ def run_real_sdk(
     `on_frame(number, calls)`, if given, sees the snapshot's tool calls after every frame
     consumed without an exception (what `SdkEmulation.calls()` must show mid-stream).
     """
+    import importlib
+
     import openai
     from openai import APIError
     from openai._models import construct_type
@@ -126,7 +128,13 @@ def run_real_sdk(
     )
     from openai.types.chat import ChatCompletionChunk
 
+    from streamscope.http.clients import sdk_package
+
     omit = omitted(openai)
+    # the request Stream hands APIError (openai 3.63 reads its headers, to drop credentials)
+    request = importlib.import_module(sdk_package(openai)).Request(
+        "POST", "http://streamscope.invalid/v1/chat/completions"
+    )
     state: Any = ChatCompletionStreamState(
         input_tools=omit if input_tools is None else input_tools,
         response_format=omit if response_format is None else response_format,  # type: ignore[arg-type]
@@ -156,7 +164,7 @@ def run_real_sdk(
                     message = error.get("message") if isinstance(error, dict) else None
                     if not message or not isinstance(message, str):
                         message = "An error occurred during streaming"
-                    raise APIError(message=message, request=None, body=data["error"])  # type: ignore[arg-type]
+                    raise APIError(message=message, request=request, body=data["error"])
                 _mark(data, frame.number)
                 chunk = (
                     None if data is None else construct_type(type_=ChatCompletionChunk, value=data)

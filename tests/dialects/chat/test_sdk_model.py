@@ -791,3 +791,13 @@ def test_random_keys_pydantic_cannot_write_match_real_sdk(
     items: list[Any], tools: list | None
 ) -> None:
     check(items, input_tools=tools)
+
+
+def test_an_error_where_the_emulation_declines_is_the_real_packages_apierror() -> None:
+    """The fallback reports an `error` chunk as the SDK's APIError with its message (since
+    openai 3.63 APIError reads the request's headers: the fallback must hand it a request)."""
+    kw: dict[str, Any] = {"input_tools": [{"function": {"name": "f"}}]}
+    frames = frames_of([*FIXTURES["Q0"][:1], ERROR_FRAMES[0], *FIXTURES["Q0"][1:]])
+    with pytest.raises(Unmodeled):
+        emulate(frames, **kw)
+    assert sdk_result(frames, **kw) == StrategyError("APIError: overloaded", 2)
