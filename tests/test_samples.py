@@ -138,7 +138,7 @@ SAMPLES: dict[str, dict] = {
         "ids": ["call_Jx4mT8qW2zN6vB0kR3yH7cLd", "call_Ps9dF1gK5nM3xZ7wQ2tV6bYe"],
         "kinds": set(),
         "differs": set(),
-        # openai 3.57 keeps the custom call as a function tool call with a `custom` extra,
+        # openai 3.63 keeps the custom call as a function tool call with a `custom` extra,
         # then get_final_completion() reads `.name` on that dict
         "errors": {"openai-sdk": "AttributeError"},
         "contract": set(),

@@ -18,7 +18,7 @@ a model holding one (`streamscope.dialects.model_keys`). Where that argument doe
 jiter partial parsing, logprobs, rich response formats, ...) we raise `Unmodeled` and the
 caller falls back to the real class (`streamscope.dialects.chat.oracle.run_real_sdk`).
 
-Verified against openai 3.57.0 (VERIFIED_OPENAI, from dialects/versions.py), the version
+Verified against openai 3.63.0 (VERIFIED_OPENAI, from dialects/versions.py), the version
 the test extra pins: the differential test (tests/dialects/chat/test_sdk_model.py) runs the
 real class beside this module on every bundled sample and on random quirky streams, so moving
 the pin to a release that changes the accumulator fails CI before a user sees a wrong answer.

@@ -27,7 +27,7 @@ recursion limit depends on the caller's stack); a message whose bytes are not UT
 that the WebSocket framing could not read whole (the client's websockets connection
 fails on those, which is not reproduced).
 
-Verified against openai 3.57.0 by tests/dialects/realtime/test_realtime_sdk_model.py,
+Verified against openai 3.63.0 by tests/dialects/realtime/test_realtime_sdk_model.py,
 which runs the real parse beside this module.
 
 Must not import openai, pydantic, jiter, httpx, httpx2, anthropic, textual or rich.

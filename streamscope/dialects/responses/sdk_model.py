@@ -7,7 +7,7 @@ raise `APIError` on a truthy `error` key; an event named `thread.*` is wrapped a
 `ResponseStreamEvent`, then `ResponseStreamState.handle_event` / `accumulate_event` and
 `get_final_response()`.
 
-What it models, as openai 3.57.0 does it:
+What it models, as openai 3.63.0 does it:
 
 * Every event before a `response.created` raises RuntimeError; the first one's `response`
   makes the snapshot (its `output` items are the first output items, at their positions;
@@ -76,7 +76,7 @@ streamscope.dialects.responses.oracle):
 * frames whose bytes were not UTF-8 (the SDK's decoder raises on the bytes we no longer
   have).
 
-Verified against openai 3.57.0 (VERIFIED_OPENAI_RESPONSES) by
+Verified against openai 3.63.0 (VERIFIED_OPENAI_RESPONSES) by
 tests/dialects/responses/test_responses_sdk_model.py, which runs the real class beside this
 module.
 

@@ -49,7 +49,7 @@ def test_every_reading_strategy_assembles_the_custom_call_beside_the_function():
 
 def test_openai_sdk_reports_what_the_real_package_raises():
     err = run(STREAM).strategies["openai-sdk"]
-    # openai 3.57's snapshot holds the call as a function tool call with a `custom` extra,
+    # openai 3.63's snapshot holds the call as a function tool call with a `custom` extra,
     # and get_final_completion() reads `tool_call.custom.name` on that dict
     assert err == StrategyError("AttributeError: 'dict' object has no attribute 'name'", 7)
 
