@@ -1299,7 +1299,7 @@ def anthropic_spliced_message() -> AnthropicSample:
         messages=[{"role": "user", "content": "Weather in Oslo?"}],
         tools=[CLAUDE_WEATHER],
         stream1=stream1,
-        # what anthropic 2.15's MessageStream builds from stream 1, sent back as it is
+        # what anthropic 2.17's MessageStream builds from stream 1, sent back as it is
         assistant=[
             tool_use(first, "get_weather", {"city": "Osl{"}),
             tool_use(second, "get_weather", {}),

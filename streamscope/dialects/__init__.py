@@ -223,7 +223,7 @@ def sdk_versions() -> dict[str, str | None]:
 
 def sdk_verified() -> dict[str, str]:
     """The release each SDK strategy's emulation reproduces, by strategy name
-    (`{"openai-sdk": "3.63.0", "anthropic-sdk": "2.15.0", "parts": "3.6.1"}`)."""
+    (`{"openai-sdk": "3.63.0", "anthropic-sdk": "2.17.0", "parts": "3.6.1"}`)."""
     return {d.sdk: VERIFIED[d.sdk_package] for d in DIALECTS.values()}
 
 

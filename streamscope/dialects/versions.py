@@ -16,7 +16,7 @@ import sys
 # distribution name -> the release the emulations reproduce
 VERIFIED: dict[str, str] = {
     "openai": "3.63.0",
-    "anthropic": "2.15.0",
+    "anthropic": "2.17.0",
     "google-genai": "3.6.1",
     "ollama": "0.6.3",
     # the `strands` strategy: strands-agents' process_stream on the events botocore yields

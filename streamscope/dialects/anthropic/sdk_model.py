@@ -25,7 +25,7 @@ The message_delta fields it copies besides (`context_management`, `input_transfo
 stream does not. The plain client sends `anthropic-beta` headers too (`extra_headers`, or a
 gateway's), but its MessageStream never reads them: only the `?beta=true` query says beta.
 
-What it models, as anthropic 2.15.0 does it:
+What it models, as anthropic 2.17.0 does it:
 
 * A second `message_start` is ignored: the snapshot stays, later blocks append to the first
   message's content, and deltas index into it.
@@ -90,7 +90,7 @@ streamscope.dialects.anthropic.oracle):
 * frames whose bytes were not UTF-8 (the SDK's decoder raises on the bytes we no longer
   have); JSON nested deep enough to exhaust Python's recursion limit.
 
-Verified against anthropic 2.15.0 (VERIFIED_ANTHROPIC) by
+Verified against anthropic 2.17.0 (VERIFIED_ANTHROPIC) by
 tests/dialects/anthropic/test_anthropic_sdk_model.py, which runs the real class beside this module.
 
 Must not import anthropic, pydantic, jiter, httpx, httpx2, openai, textual or rich.
@@ -165,6 +165,42 @@ def arguments_text(value: object) -> str | None:
 # Stand-in carrying the SDK's exception class name (StrategyError prints type(exc).__name__).
 class APIStatusError(Exception):
     pass
+
+
+def status_error_message(body: object) -> str:
+    """The message of the APIStatusError an `event: error` raises: `make_status_error`'s for
+    the stream's 200 response to `/v1/messages` (the path the SDK's client posts to; no
+    `request-id` header), `body` the event's JSON, or its data where that is no JSON."""
+    text = _first_string(_property(body, "error", "message"), body)
+    details = _property(body, "error", "details") if text else None
+    if text is None and body == "":
+        message = "200 status code (no body)"
+    else:
+        message = text or _COMPACT.encode(body)
+    values = {
+        "error_code": _first_string(_property(body, "error", "details", "error_code")),
+        "request_id": _first_string(_property(body, "request_id")),
+        "path": "/v1/messages",
+        "type": _first_string(_property(body, "error", "type")),
+    }
+    message += " (" + ", ".join(f"{label}: {value}" for label, value in values.items() if value)
+    message += ")"
+    if details is not None and (not isinstance(details, dict) or details.keys() - {"error_code"}):
+        message += "\n\n" + json.dumps(details, indent=2, ensure_ascii=False)
+    return message
+
+
+def _property(value: object, *path: str) -> object:
+    """`extract_property`: `value` followed through nested objects, None where one is missing."""
+    for key in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _first_string(*values: object) -> str | None:
+    return next((value for value in values if isinstance(value, str) and value), None)
 
 
 class _Failed(Exception):
@@ -624,11 +660,10 @@ class AnthropicSdkEmulation:
         data = frame.data
         if event == "error":
             try:
-                body = json.loads(data)
-                message = f"{body}"
+                body: object = json.loads(data)
             except Exception:
-                message = data or "Error code: 200"
-            raise APIStatusError(message)
+                body = data
+            raise APIStatusError(status_error_message(body))
         if not data:
             return
         payload = frame.payload

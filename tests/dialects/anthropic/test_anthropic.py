@@ -597,7 +597,7 @@ def test_the_contract_reads_a_request_in_the_dialect_its_exchange_speaks(tmp_pat
     assert "tool_use_id" in mismatch.message and mismatch.at_message == 2
 
 
-# Where the anthropic SDK (2.15) builds other calls than the stream carried, or raises, on
+# Where the anthropic SDK (2.17) builds other calls than the stream carried, or raises, on
 # the projects' recorded streams (see tests/fixtures/anthropic/README.md); everywhere
 # else its calls are robust's.
 SDK_WRONG = {

@@ -109,6 +109,15 @@ def message_delta(stop_reason: str = "tool_use", **usage: Any) -> Item:
     return ("message_delta", body)
 
 
+def overloaded(**extra: Any) -> dict:
+    """An `error` event's body: the API's overloaded error, with `extra` in it."""
+    error = {"type": "overloaded_error", "message": "Overloaded"}
+    details = extra.pop("details", None)
+    if details is not None:
+        error["details"] = details
+    return {"type": "error", "error": error, **extra}
+
+
 STOP_MESSAGE: Item = ("message_stop", {"type": "message_stop"})
 PING: Item = ("ping", {"type": "ping"})
 
@@ -349,6 +358,22 @@ CASES: dict[str, list[Item]] = {
     "error-not-json": [start(), ("error", Raw("upstream went away"))],
     "error-empty": [start(), ("error", Raw(""))],
     "error-before-start": [("error", {"type": "error", "error": {"message": "x", "n": 1.5}})],
+    # what anthropic 2.17's make_status_error makes of the event: the message (or the body's
+    # compact JSON), then its error code, request id, path and type, then any other details
+    "error-message": [start(), ("error", overloaded(request_id="req_1"))],
+    "error-details": [
+        start(),
+        ("error", overloaded(details={"error_code": "busy", "retry_after": 3, "é": "ü"})),
+    ],
+    "error-code-only": [start(), ("error", overloaded(details={"error_code": "busy"}))],
+    "error-details-not-object": [start(), ("error", overloaded(details=["a", 1]))],
+    "error-details-no-message": [start(), ("error", {"error": {"details": {"a": 1}}})],
+    "error-empty-strings": [start(), ("error", {"request_id": "", "error": {"message": ""}})],
+    "error-json-string": [start(), ("error", "upstream went away")],
+    "error-json-empty-string": [start(), ("error", "")],
+    "error-json-null": [start(), ("error", None)],
+    "error-json-list": [start(), ("error", [{"error": {"message": "x"}}, "ü", 1e300])],
+    "error-not-object": [start(), ("error", {"error": "overloaded", "request_id": 7})],
     "unknown-event-name": [start(), ("surprise", {"type": "surprise"}), tool(0), STOP_MESSAGE],
     "name-differs-from-type": [start(), ("content_block_start", stop(0)[1]), tool(0)],
     "data-not-json": [start(), tool(0), ("content_block_delta", Raw("{not json"))],
@@ -550,7 +575,7 @@ def test_tool_values() -> None:
 
 
 def test_spliced_message_builds_on_the_first_message() -> None:
-    """2.15 ignores the second message_start: both blocks sit in the first message's content,
+    """2.17 ignores the second message_start: both blocks sit in the first message's content,
     and the second message's delta for index 0 extends the FIRST block's buffer."""
     first, second = final(CASES["spliced-message"])  # type: ignore[misc]
     assert (first.name, first.arguments, first.fragments) == ("first", "{}", 2)
