@@ -13,6 +13,7 @@ import datetime
 import importlib.metadata
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -154,11 +155,27 @@ def cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+# what a grade's `got` ends with after the calls it sent: the finding kinds, then its exit
+_FINDINGS = re.compile(r" \([a-z]+(?:-[a-z]+)*(?:, [a-z]+(?:-[a-z]+)*)*\)(?:; then .*)?$")
+WIDTH = 140
+
+
+def shortened(text: str) -> str:
+    """`text` in WIDTH characters: a longer one cut with an ellipsis before its finding
+    kinds, which stay (a cell never reads as if the client sent the cut-off text)."""
+    if len(text) <= WIDTH:
+        return text
+    found = _FINDINGS.search(text)
+    tail = found.group() if found and len(found.group()) <= WIDTH - 40 else ""
+    return text[: WIDTH - len(tail) - 1] + "…" + tail
+
+
 def section(name: str, what: str, versions: str, result: dict) -> list[str]:
     (d,) = result["dialects"]
-    n_skip = sum(g["verdict"] == "skip" for g in d["grades"])
-    graded = d["cases"] - n_skip
-    skipped = f" ({n_skip} not graded: a stream only Vertex AI sends)" if n_skip else ""
+    skips = [g["got"].removeprefix("not graded: ") for g in d["grades"] if g["verdict"] == "skip"]
+    graded = d["cases"] - len(skips)
+    why = "; ".join(dict.fromkeys(skips))
+    skipped = f" ({len(skips)} not graded: {why})" if skips else ""
     names = ", ".join(f"`{n}`" for n in d["behaves_like"]) or "none"
     lines = [
         f"## {name}",
@@ -180,7 +197,7 @@ def section(name: str, what: str, versions: str, result: dict) -> list[str]:
             got = "the same calls" if g["sent"] else g["got"]
         lines.append(
             f"| `{g['case']}` | `{g['sample'].split('.')[0]}` | {expected} | {g['verdict']} "
-            f"| {cell(got[:140])} | {', '.join(g['like']) or 'none'} |"
+            f"| {cell(shortened(got))} | {', '.join(g['like']) or 'none'} |"
         )
     return lines + [""]
 
