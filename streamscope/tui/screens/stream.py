@@ -422,7 +422,9 @@ class StreamScreen(Screen):
         key = self.model.dialect.terms.key
         text = Text()
         for c in calls:
-            text.append(f"{quote(c.name)} (id {quote(c.id)}, {key} {c.index})\n", style="bold")
+            text.append(
+                f"{quote(c.name)} (id {quote(c.id)}, {key} {quote(c.index)})\n", style="bold"
+            )
             text.append(
                 f"{visible(c.arguments) if isinstance(c.arguments, str) else quote(c.arguments)}\n\n"
             )

@@ -181,7 +181,8 @@ def repair_panel(
         return text
     for call, fix in broken[:ROWS]:
         text.append(
-            f"  call {quote(call.name)} (id {quote(call.id)}) at {key} {call.index}\n", style="bold"
+            f"  call {quote(call.name)} (id {quote(call.id)}) at {key} {quote(call.index)}\n",
+            style="bold",
         )
         text.append("    raw   ", style="dim")
         text.append(f"{visible(cut(str(call.arguments), LONG))}\n")
