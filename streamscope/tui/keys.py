@@ -32,7 +32,9 @@ class Key:
     label: str  # its name in the footer and the command palette
     what: str  # what it does, in the help's, the palette's and `replay --help`'s words
     footer: bool = True  # shown in the footer
-    priority: bool = False  # before any widget's own use of the key
+    # before any widget's own use of the key; a question's key (g, /) is, so that it is
+    # asked before the keys typed after it are handed out: they are all the answer's
+    priority: bool = False
     display: str | None = None  # the footer's short form of the key ("spc")
 
     @property
@@ -153,6 +155,7 @@ STREAM = (
         "Go to",
         "go to a frame by its number (in a session: a message)",
         footer=False,
+        priority=True,
     ),
     Key(
         "play",
@@ -188,6 +191,7 @@ STREAM = (
         "filter",
         "Filter",
         "show only frames whose summary or anomaly kind has some text",
+        priority=True,
         display="/",
     ),
     Key(

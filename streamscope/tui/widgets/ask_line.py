@@ -63,13 +63,15 @@ class AskLine(Horizontal):
         answer.value = value
         self.add_class("-asking")
         self._footer(False)
-        answer.focus()
+        # focused now, not once the keys already typed are handled (Widget.focus waits
+        # for them): every key typed after the question is the answer's, however fast
+        self.screen.set_focus(answer)
 
     def _close(self, value: str | None) -> None:
         done, back = self._done, self._back
         self._done = self._back = None
         if back is not None and back.is_attached:
-            back.focus()
+            self.screen.set_focus(back)  # (now: the keys typed after Enter are the screen's)
         # the line and the footer trade places in one step: one layout pass, the panes
         # above keep their size (two steps resized them twice: 75 ms at 20,000 calls)
         self.remove_class("-asking")
