@@ -80,73 +80,107 @@ class ExchangesScreen(Screen):
             self._rows()
 
     def _rows(self) -> None:
-        """(Re)fill the table: narrow, the method goes and path and model are cut to what
-        the width leaves beside `worst`, which is kept whole (the path goes last). A
-        WebSocket session's row is followed by a row per response (`N.R`, as
-        `replay FILE#N.R` opens it)."""
+        """(Re)fill the table: each column as wide as its widest cell, path and model cut
+        to what the others leave (narrow, the method goes, then the path; `worst` is kept
+        whole), both whole where the width allows. A WebSocket session's row is followed
+        by a row per response (`N.R`, as `replay FILE#N.R` opens it)."""
         self._width = self.size.width
         table = self.query_one(DataTable)
         selected = self._selected_key(table)
         table.clear(columns=True)
         wide = self._width >= 100
-        lines = self._lines()
-        worst_w = max([len(worst.plain) for _, _, _, worst in lines] + [5])
-        numbers_w = max([len(str(i.exchange)) + (t is not None) * 3 for i, t, _, _ in lines] + [1])
-        # the other columns and every cell's padding of 2, the scrollbar
-        budget = self._width - worst_w - numbers_w + 1 - (46 if wide else 38)
-        path_w = min(22, budget // 2) if budget >= 14 else 0  # too narrow: no path
-        model_w = max(6, min(16, budget - path_w - 2 if path_w else budget))
         untimed = self.session.input.untimed  # type: ignore[union-attr]  # (a cassette: no times)
-        for col in self.COLUMNS:
-            if (wide or col != "method") and (path_w or col != "path"):
+        lines = self._lines()
+        rows = [self._cells(info, turn, s, untimed) for info, turn, s, _ in lines]
+        shown = [c for c in self.COLUMNS if wide or c != "method"]
+        widest = {c: max([len(r.get(c, "")) for r in rows] + [len(c)]) for c in shown}
+        widest["worst"] = max([len(worst.plain) for *_, worst in lines] + [len("worst")])
+        # what path and model have: the width but the other columns, a cell's padding of 2
+        # each, and the vertical scrollbar's column
+        others = sum(widest[c] for c in shown if c not in ("path", "model"))
+        room = self._width - 1 - others - 2 * len(shown) + 2  # (the path's padding in it)
+        path_w, model_w = self._fit(room, widest["path"], widest["model"])
+        for col in shown:
+            if path_w or col != "path":
                 table.add_column(col, key=col)
-        for info, turn, s, worst_cell in lines:
-            if turn is not None:  # a response of the session above
-                label = f"response {turn.turn}"
-                label = label if len(label) <= path_w else cut(f"resp. {turn.turn}", path_w)
-                cells = [f"{info.exchange}.{turn.turn}", "", label, "", "", ""]
-            else:
-                path = visible(info.url.split("://", 1)[-1].split("?", 1)[0])  # (no query)
-                path = "/" + path.split("/", 1)[1] if "/" in path else path
-                # a WebSocket session's handshake path is marked, the mark kept when cut
-                mark = "ws " if info.framing == WEBSOCKET else ""
-                room = path_w - len(mark)
-                path = path if len(path) <= room else "…" + path[-(room - 1) :] if room > 1 else ""
-                cells = [
-                    str(info.exchange),
-                    visible(info.method),
-                    mark + path,
-                    cut(visible(info.model or (s.model if s is not None else None) or ""), model_w),
-                    str(info.status or ""),
-                    "—"
-                    if untimed
-                    else ms(info.end_ns - info.start_ns)
-                    if info.end_ns is not None
-                    else "open",
-                ]
-            if s is None:  # analysing, or the analysis failed (a notification said why)
-                frames = calls = "…" if self.summaries is None else "?"
-            else:
-                frames, calls = (str(s.frames), str(len(s.calls))) if s.stream else ("—", "")
+        for cells, (*_, worst_cell) in zip(rows, lines, strict=True):
             # what the recording says (method, path, model) as Text: a str cell is markup
-            number, method, path, model, *rest = cells
             table.add_row(
-                number,
-                *([Text(method)] if wide else []),
-                *([Text(path)] if path_w else []),
-                Text(model),
-                *rest,
-                frames,
-                calls,
+                cells["#"],
+                *([Text(cells["method"])] if wide else []),
+                *([Text(self._path(cells, path_w))] if path_w else []),
+                Text(cut(cells["model"], model_w)),
+                *(cells[c] for c in ("status", "took", "frames", "calls")),
                 worst_cell,
-                key=number,
+                key=cells["#"],
             )
-        if lines:
-            keys = [
-                str(info.exchange) if t is None else f"{info.exchange}.{t.turn}"
-                for info, t, _, _ in lines
-            ]
+        if rows:
+            keys = [r["#"] for r in rows]
             table.move_cursor(row=keys.index(selected) if selected in keys else 0)
+
+    @staticmethod
+    def _fit(room: int, path: int, model: int) -> tuple[int, int]:
+        """The widths of path and model in `room` characters (the path's padding of 2 in
+        it): both whole where they fit; else the path up to half, the model at least 6,
+        and no path where it would keep fewer than 6."""
+        if path + 2 + model <= room:
+            return path, model
+        path_w = min(path, max(room // 2, room - 2 - model))
+        model_w = min(model, room - 2 - path_w)
+        if model_w < min(model, 6):
+            model_w = min(model, 6)
+            path_w = room - 2 - model_w
+        if path_w < 6:
+            return 0, max(6, min(model, room))
+        return path_w, model_w
+
+    @staticmethod
+    def _path(cells: dict[str, str], width: int) -> str:
+        """The path cell in `width`: its end, a WebSocket session's mark kept; a
+        response's label shorter."""
+        path = cells["path"]
+        if "short" in cells:  # a response of the session above
+            return path if len(path) <= width else cut(cells["short"], width)
+        mark = cells["mark"]
+        rest, room = path[len(mark) :], width - len(mark)
+        if len(rest) > room:
+            rest = "…" + rest[-(room - 1) :] if room > 1 else ""
+        return mark + rest
+
+    def _cells(
+        self,
+        info: ExchangeInfo,
+        turn: ExchangeSummary | None,
+        s: ExchangeSummary | None,
+        untimed: bool,
+    ) -> dict[str, str]:
+        """A row's cells but `worst`, whole: path and model are cut to the width after
+        (`mark`: a session's mark before the path; `short`: a response's shorter label)."""
+        if turn is not None:  # a response of the session above
+            cells = {"#": f"{info.exchange}.{turn.turn}", "path": f"response {turn.turn}"}
+            cells |= {"short": f"resp. {turn.turn}", "method": "", "model": "", "status": ""}
+            cells["took"] = ""
+        else:
+            path = visible(info.url.split("://", 1)[-1].split("?", 1)[0])  # (no query)
+            path = "/" + path.split("/", 1)[1] if "/" in path else path
+            mark = "ws " if info.framing == WEBSOCKET else ""
+            took = "open" if info.end_ns is None else ms(info.end_ns - info.start_ns)
+            cells = {
+                "#": str(info.exchange),
+                "method": visible(info.method),
+                "path": mark + path,
+                "mark": mark,
+                "model": visible(info.model or (s.model if s is not None else None) or ""),
+                "status": str(info.status or ""),
+                "took": "—" if untimed else took,
+            }
+        if s is None:  # analysing, or the analysis failed (a notification said why)
+            cells["frames"] = cells["calls"] = "…" if self.summaries is None else "?"
+        elif s.stream:
+            cells["frames"], cells["calls"] = str(s.frames), str(len(s.calls))
+        else:
+            cells["frames"], cells["calls"] = "—", ""
+        return cells
 
     def _lines(
         self,
