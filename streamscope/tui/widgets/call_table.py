@@ -28,6 +28,7 @@ _ATTR = {"item": "item_id", "sig": "signature"}
 
 
 ROOMY = 16  # characters of arguments below which the columns draw closer
+WIDE_ARGS = 40  # characters of arguments beside which every other value is whole
 
 
 def _cell(value: object, width: int = 0) -> str:
@@ -109,18 +110,20 @@ class CallTable(RenderedStatic):
         least_args: int = 6,
     ) -> dict[str, int]:
         """Every column's width but the arguments', which take what is left. Each value
-        column keeps a character for the mark before it (⚠ overwritten, ≠ differs). The
-        id and the name are shown whole (an id folded past 40 columns); when the screen is
-        too narrow for them and a few characters of arguments, the type gives way first (to
-        5), then the name (to 16), then, where a call has two ids, both (folded, to 16)."""
+        column keeps a character for the mark before it (⚠ overwritten, ≠ differs). Every
+        value is whole where the arguments keep WIDE_ARGS characters beside them; short of
+        that the type is cut to 10 and ids fold past 40 columns. The id and the name are
+        shown whole; when the screen is too narrow for them and a few characters of
+        arguments, the type gives way first (to 5), then the name (to 16), then, where a
+        call has two ids, both (folded, to 16)."""
         names = max([len(_cell(c.name)) for c in calls] + [4]) + 1
         types = max([len(_cell(c.type)) for c in calls] + [4]) + 1
         out = {
             "c": digits["c"] if "c" in columns else 0,
             "idx": max(3, digits["idx"]),
-            "id": min(longest + 1, 41),
-            "item": min(items + 1, 41) if "item" in columns else 0,
-            "type": min(types, 11) if "type" in columns else 0,
+            "id": longest + 1,
+            "item": items + 1 if "item" in columns else 0,
+            "type": types if "type" in columns else 0,
             "sig": 12 if "sig" in columns else 0,
             "name": names,
             "frags": digits["frags"],
@@ -129,6 +132,11 @@ class CallTable(RenderedStatic):
         # where it is collapsed to one space between columns)
         pad = 2 * len(columns) if pad is None else pad
         room = width - pad - sum(out[c] for c in columns if c != "arguments")
+        for col, most in (("type", 11), ("id", 41), ("item", 41)):  # a wide screen: all whole
+            if col in columns:
+                give = max(0, min(WIDE_ARGS - room, out[col] - most))
+                out[col] -= give
+                room += give
         for col, least in (("type", 5), ("name", 16)):
             if col in columns:
                 give = max(0, min(least_args - room, out[col] - least))  # of arguments
@@ -162,21 +170,23 @@ class CallTable(RenderedStatic):
             calls = calls[first:last]
             compare = None if compare is None else compare[first:last]
         # ids and names are what a person compares: shown whole (an id folded past 40
-        # columns); the arguments, then the type, give up their width first
+        # columns where the arguments need the room); the arguments, then the type, give
+        # up their width first
         both = (*calls, *(compare or []))
-        longest = max([len(_cell(c.id)) for c in both] + [4])
+        titles = dict(zip(("c", "idx"), self.heads, strict=True))
+        columns = self.columns
+        if "item" in columns:  # the Responses API's words: item_id, and the call_id
+            titles |= {"item": "item_id", "id": "call_id"}
+        # an id column folds its cells, and would its header: never narrower than it
+        longest = max([len(_cell(c.id)) for c in both] + [len(titles.get("id", "id")), 4])
         items = max([len(_cell(c.item_id)) for c in both] + [7])
         # numbers are never cut: "1000…" would read as a thousand fragments, not 100,001
         digits = {
             "c": max([len(str(c.choice)) for c in both] + [1]),
             # (as wide as its header: idx, blk, out, call)
-            "idx": max([len(str(c.index)) for c in both] + [len(self.heads[1])]),
+            "idx": max([len(_cell(c.index)) for c in both] + [len(self.heads[1])]),
             "frags": max([len(str(c.fragments)) for c in both] + [5]),
         }
-        titles = dict(zip(("c", "idx"), self.heads, strict=True))
-        columns = self.columns
-        if "item" in columns:  # the Responses API's words: item_id, and the call_id
-            titles |= {"item": "item_id", "id": "call_id"}
         ids = ("id", "item")
         width = self.size.width or self.app.size.width
         widths = self._widths(columns, both, width, digits, longest, items)
