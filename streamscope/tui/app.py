@@ -101,9 +101,10 @@ class ReplayApp(App):
     CSS_PATH = "streamscope.tcss"
     TITLE = "streamscope replay"
     BINDINGS = [Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
-    # classes on the screen, for the stylesheet: at 24 lines the stream keeps 10+ frame rows
+    # classes on the screen, for the stylesheet: from 24 lines the timeline keeps its three
+    # (below, one), and the stream 10 frame rows beside two calls in each table
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (34, "-tall")]
+    VERTICAL_BREAKPOINTS = [(0, "-tiny"), (24, "-short"), (34, "-tall")]
 
     def __init__(
         self,

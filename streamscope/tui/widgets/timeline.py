@@ -14,7 +14,7 @@ from textual.widget import Widget
 
 from ...core.anomalies import SEVERITY_ORDER
 from ...marks import STYLE
-from ...text import plural
+from ...text import cut, plural
 from ..model import StreamModel
 from .common import ms
 
@@ -70,6 +70,27 @@ class Timeline(Widget):
         self._cache = (key, levels, worst_at, top)
         return levels, worst_at, top
 
+    def _stats(self, top: int, width: int) -> str:
+        """The stream's times in one line of `width`: in fewer words where the full ones
+        do not fit (80 columns), the legend last, then cut."""
+        model = self.model
+        total = model.total
+        frames = plural(total, "frame")
+        if not model.timed:
+            said = [f"no times recorded · {frames} · ▲ anomalies"]
+        else:
+            end = model.time(total)
+            first, last = ms(model.time(1)), ms(end)
+            rate = total / (end / 1e9) if end else None
+            fps, per_s = (f"{rate:,.0f} frames/s", f"{rate:,.0f}/s") if rate else ("no timing",) * 2
+            gap = f"largest gap {ms(top)}"
+            said = [
+                f"first frame {first} · total {last} · {frames} · {fps} · {gap} · ▲ anomalies",
+                f"first {first} · total {last} · {frames} · {per_s} · {gap} · ▲ anomalies",
+                f"first {first} · total {last} · {frames} · {per_s} · {gap}",
+            ]
+        return next((line for line in said if len(line) <= width), cut(said[-1], width))
+
     def render(self) -> RenderableType:
         model = self.model
         total = model.total
@@ -102,14 +123,5 @@ class Timeline(Widget):
             for col in range(len(levels))
         ):
             ticks.append(run, style)
-        first = model.time(1)
-        last = model.time(total)
-        fps = f"{total / (last / 1e9):,.0f} frames/s" if last else "no timing"
-        said = (
-            f"first frame {ms(first)} · total {ms(last)} · {plural(total, 'frame')} · {fps} · "
-            f"largest gap {ms(top)}"
-            if model.timed
-            else f"no times recorded · {plural(total, 'frame')}"
-        )
-        stats = Text(f"{said} · ▲ anomalies", style="dim")
+        stats = Text(self._stats(top, self.size.width), style="dim")
         return Group(bar, ticks, stats)
