@@ -178,6 +178,63 @@ async def test_the_question_line_takes_every_key_of_the_answer_and_gives_the_key
         assert '; now "[b]x"' in text(ask.query_one(Label))
 
 
+def typed_at_once(app, *keys: str) -> None:
+    """Keys as a fast typist sends them: all in the app's queue before the first is
+    handled (Pilot's press waits for the app to be idle after each key)."""
+    from textual.app import _character_to_key
+
+    for key in keys:
+        name = _character_to_key(key) if len(key) == 1 and not key.isalnum() else key
+        app.post_message(Key(name, key if len(key) == 1 else None))
+
+
+@pytest.mark.parametrize(
+    ("sample_name", "keys", "question"),
+    [
+        ("alibaba-empty-id.jsonl", "/finish", "Filter frames"),
+        ("alibaba-empty-id.jsonl", "g5", "Go to frame"),
+        ("parallel-index-0.jsonl", "/nap", "Filter frames"),  # n, a and p are the screen's keys
+    ],
+)
+async def test_keys_typed_fast_after_a_question_key_are_all_the_answers(
+    sample_name, keys, question
+):
+    app = ReplayApp(sample(sample_name), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        typed_at_once(app, *keys)
+        await pilot.pause()
+        ask = screen.query_one(AskLine)
+        assert ask.asking and question in text(ask.query_one(Label))
+        assert ask.query_one("#answer").value == keys[1:]  # every key, in its order
+        assert app.screen is screen and screen.frame == 0  # none stepped or opened anything
+        typed_at_once(app, "enter", "n")  # the question closed: the next key is the screen's
+        await pilot.pause()
+        assert not ask.asking and screen.query_one(FrameList).has_focus
+
+
+async def test_a_missing_index_reads_null_in_the_arguments_and_repair_panels(tmp_path):
+    """The table and inspect say null; the panels said Python's None."""
+    path = tmp_path / "no-index-cut.sse"
+    with open(sample("gemini-no-index.sse"), encoding="utf-8") as f:
+        # the first call's arguments cut short: the repair panel names the call too
+        path.write_text(f.read().replace('\\"celsius\\"}', '\\"cel'), encoding="utf-8")
+    app = ReplayApp(str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        repair = text(app.screen.query_one(FrameDetail))
+        assert (
+            'call "get_weather" (id "function-call-13712447254226412846") at index null' in repair
+        )
+        await pilot.press("a")
+        assert isinstance(app.screen, TextScreen)
+        shown = app.screen.body.plain
+        assert '"get_local_time" (id "function-call-5183419573382718213", index null)' in shown
+        assert "None" not in shown + repair
+
+
 async def test_a_recording_cut_off_in_its_last_line_says_so(tmp_path):
     """The writer killed mid-line: the lines before it open, and the replay says where
     the recording stops, as inspect does (it used to list "0 exchanges" and say nothing)."""
@@ -1094,6 +1151,50 @@ async def test_a_narrow_list_drops_the_path_before_cutting_worst():
         assert sum(c.get_render_width(table) for c in table.columns.values()) <= 70
 
 
+@pytest.mark.parametrize(
+    "name", ["anthropic-tool-use.jsonl", "responses-done-only.jsonl", "openai.jsonl"]
+)
+async def test_at_80x24_the_list_fits_without_a_side_scrollbar(name):
+    # a took of "1,009ms" is two columns wider than the "553ms" the widths assumed
+    app = ReplayApp(sample(name))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await exchanges_filled(pilot)
+        table = app.screen.query_one("#exchanges")
+        assert table.virtual_size.width < 80 and not table.show_horizontal_scrollbar
+        assert worst_cell(app, 1) in ("clean", "✗ tool-call-arguments-invalid")  # whole
+
+
+async def test_at_200x50_the_list_and_the_tables_show_whole_values():
+    app = ReplayApp(sample("anthropic-tool-use.jsonl"))
+    async with app.run_test(size=(200, 50)) as pilot:
+        await exchanges_filled(pilot)
+        table = app.screen.query_one("#exchanges")
+        model = table.get_cell(table.coordinate_to_cell_key((0, 0)).row_key, "model")
+        assert str(model) == "claude-sonnet-4-5-20250929"  # was cut to 16 characters
+    app = ReplayApp(sample("responses-interleaved.jsonl"), exchange=1, frame=8)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        shown = text(app.screen.query_one("#robust", CallTable))
+        assert '"function_call"' in shown and "…" not in shown
+
+
+async def test_at_80x24_the_timeline_keeps_its_anomaly_row_and_times_and_call_id_one_line():
+    app = ReplayApp(sample("responses-done-only.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        timeline = app.screen.query_one(Timeline)
+        assert timeline.size.height == 3
+        _, ticks, stats = [s.text for s in timeline.render_lines(timeline.region.reset_offset)]
+        assert "▲" in ticks
+        said = stats.strip()
+        assert said.startswith("first 262ms · total 404ms · 6 frames") and said.endswith(
+            "▲ anomalies"
+        )
+        # the frame 0 tables have no call: "call_id" stays on the header's one line
+        header = text(app.screen.query_one("#robust", CallTable)).splitlines()[0].split()
+        assert header[:4] == ["out", "item_id", "call_id", "type"]
+
+
 async def test_follow_back_from_a_stream_the_list_shows_how_it_ended(tmp_path):
     writer, events = live_recording(tmp_path / "live.jsonl")
     app = ReplayApp(str(tmp_path / "live.jsonl"), follow=True)
@@ -1169,7 +1270,14 @@ async def test_the_call_table_never_cuts_a_number():
         console = Console(width=80, file=io.StringIO(), color_system=None)
         console.print(table.content)
         shown = console.file.getvalue()
-    assert "100001" in shown and "12345" in shown, shown
+        assert "100001" in shown and "12345" in shown, shown
+        # an index sent as a string is as wide as it is shown: in its quotes
+        table.show([Call(0, "12345", "call_x", "function", "write_file", args, 1)])
+        await pilot.pause()
+        console = Console(width=80, file=io.StringIO(), color_system=None)
+        console.print(table.content)
+        shown = console.file.getvalue()
+    assert '"12345"' in shown, shown
 
 
 @pytest.mark.parametrize(
