@@ -5,7 +5,8 @@
 Each shot opens a bundled sample recording at its size (100x30, or 80x24 for the small
 terminal ones), presses the keys a person would, and saves what the terminal shows. The
 WebSocket session's is made by tests/session_samples.py (Codex's two responses over one
-socket after an HTTP stream; no bundled sample holds a session yet).
+socket after an HTTP stream); recordings/codex-websocket.jsonl holds a session too, of
+three responses, alone in its file.
 
 The report shots (REPORTS) write `export --format html` of a sample and open it in
 headless Chromium (tests/browser.py: Debian's chromium) at a frame, as PNG.
