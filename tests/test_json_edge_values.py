@@ -5,15 +5,18 @@ was read; what JSON forbids (NaN) is still refused."""
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
 from click.testing import CliRunner
 
 from streamscope.cli import main
+from streamscope.core.frames import Frame
 from streamscope.dialects.chat.appendix_a import chunk, tc
 from streamscope.recording import RecordingWriter
 
+from .anytype import RECORDINGS, _frames, _reframed
 from .dialects.anthropic import events as anthropic
 from .dialects.responses import events as responses
 
@@ -178,6 +181,134 @@ def test_an_index_past_64_bits_is_the_integer_sent(tmp_path, index):
     assert "error" in sdk, sdk  # the real SDK cannot hold such a list position either
     text = CliRunner().invoke(main, ["inspect", str(path)]).stdout
     assert str(index) in text and "e+" not in text
+
+
+BIG = 2**64  # orjson reads it as 1.8446744073709552e+19; the SDKs' json as the integer
+
+
+def _changed(name: str, change) -> bytes:
+    """The bundled recording `name` with `change` made to each event object it streams
+    (each HTTP frame, in its own framing, and each WebSocket text message), written by the
+    stdlib so an integer past 64 bits is sent as its digits."""
+    data = (RECORDINGS / name).read_bytes()
+    changed = {}
+    for n, (framing, frames) in _frames(data).items():
+        if framing is None or not isinstance(frames[0].payload, dict):
+            continue
+        out = []
+        for f in frames:
+            p = change(copy.deepcopy(f.payload)) if isinstance(f.payload, dict) else f.payload
+            text = json.dumps(p) if isinstance(p, dict) else f.data
+            out.append(Frame(f.number, text, p, f.time_ns, f.event, headers=f.headers))
+        changed[n] = (framing, out)
+    for framing in {framing for framing, _ in changed.values()}:
+        data = _reframed(data, framing, {n: f for n, (fr, f) in changed.items() if fr == framing})
+    lines = [json.loads(line) for line in data.splitlines()]
+    for line in lines:
+        if line["type"] == "message" and isinstance(line.get("data"), str):
+            line["data"] = json.dumps(change(json.loads(line["data"])))
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def _swap(key: str, old: int):
+    """A change that puts BIG for `key` where it holds `old`, at any depth."""
+
+    def change(value):
+        if isinstance(value, dict):
+            return {
+                k: BIG if k == key and v == old and type(v) is int else change(v)
+                for k, v in value.items()
+            }
+        return [change(v) for v in value] if isinstance(value, list) else value
+
+    return change
+
+
+def _streams(doc: dict) -> list[dict]:
+    return doc["streams"] + [s for x in doc.get("sessions", []) for s in x["streams"]]
+
+
+def _far(tmp_path, name: str, change) -> tuple[list[dict], str]:
+    """The --json streams and the text report of `name` changed so."""
+    path = tmp_path / name
+    path.write_bytes(_changed(name, change))
+    text = CliRunner().invoke(main, ["inspect", str(path)]).stdout
+    return _streams(_inspect(path)), text
+
+
+@pytest.mark.parametrize(
+    "name, key, old, tool",
+    [
+        ("anthropic-tool-use.jsonl", "index", 1, "get_weather"),
+        ("responses-interleaved.jsonl", "output_index", 0, "get_weather"),
+        ("bedrock-text-without-start.jsonl", "contentBlockIndex", 1, "get_weather"),
+        ("realtime-two-calls.jsonl", "output_index", 0, "get_weather"),
+    ],
+    ids=["anthropic", "responses", "bedrock", "realtime"],
+)
+def test_a_block_or_item_past_64_bits_is_the_integer_sent(tmp_path, name, key, old, tool):
+    # a tool block / output item at index 2**64 throughout: robust assembles it there,
+    # as the SDK's json reads it, not an index that is no integer it skips
+    streams, text = _far(tmp_path, name, _swap(key, old))
+    stream = streams[0]
+    assert "event-schema-violation" not in _kinds(stream), stream["anomalies"]
+    (call,) = [c for c in stream["tool_calls"] if c["index"] == BIG]
+    assert type(call["index"]) is int and call["name"] == tool
+    assert json.loads(call["arguments"])["city"] == "Paris"
+    assert str(BIG) in text and "e+19" not in text
+
+
+def test_anthropic_sdk_cannot_hold_a_block_past_64_bits(tmp_path):
+    # the SDK appends each start, then reads content[index] for a delta: IndexError
+    (stream, _), _ = _far(tmp_path, "anthropic-tool-use.jsonl", _swap("index", 1))
+    sdk = stream["strategies"]["anthropic-sdk"]
+    assert sdk["error"].startswith("IndexError"), sdk
+
+
+def test_a_sequence_number_past_64_bits_is_the_integer_sent(tmp_path):
+    def change(p):
+        if p.get("sequence_number") == 5:
+            p["sequence_number"] = BIG
+        return p
+
+    streams, text = _far(tmp_path, "responses-interleaved.jsonl", change)
+    (found,) = [a for a in streams[0]["anomalies"] if a["kind"] == "sequence-disorder"]
+    assert found["frame"] == 6
+    assert found["message"].startswith(f"sequence_number {BIG} after 4: {BIG - 5} skipped")
+    assert "e+19" not in text
+
+
+def test_a_gemini_candidate_past_64_bits_is_the_integer_sent(tmp_path):
+    def change(p):
+        for cand in p.get("candidates", []):
+            cand["index"] = BIG
+        return p
+
+    streams, text = _far(tmp_path, "gemini-parallel-signature.jsonl", change)
+    stream = streams[0]
+    assert "event-schema-violation" not in _kinds(stream), stream["anomalies"]
+    assert {c["choice"] for c in stream["tool_calls"]} == {BIG}
+    assert [c["name"] for c in stream["tool_calls"]] == ["get_weather", "get_time"]
+    assert str(BIG) in text and "e+19" not in text
+
+
+def test_ollama_reads_no_integer_off_the_wire(tmp_path):
+    # function.index is the server's count, not a key; eval_count no rule reads: a
+    # 2**64 in either changes nothing (the arguments keep their digits, exact.py)
+    def change(p):
+        for call in (p.get("message") or {}).get("tool_calls") or []:
+            call["function"]["index"] = BIG
+            call["function"]["arguments"]["n"] = BIG
+        if "eval_count" in p:
+            p["eval_count"] = BIG
+        return p
+
+    streams, text = _far(tmp_path, "ollama-two-calls.jsonl", change)
+    stream = streams[0]
+    assert "event-schema-violation" not in _kinds(stream)
+    assert [c["index"] for c in stream["tool_calls"]] == [0, 1]
+    assert all(json.loads(c["arguments"])["n"] == BIG for c in stream["tool_calls"])
+    assert "e+19" not in text
 
 
 def test_what_json_forbids_is_still_refused(tmp_path):

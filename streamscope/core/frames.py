@@ -3,11 +3,12 @@ the unit every face steps through, and how a framing says its body ended early."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import orjson
 
-from .jsonio import REFUSED, reread
+from .jsonio import REFUSED, exact, reread
 from .record import record
 
 
@@ -117,6 +118,26 @@ def refused_payload(data: str, refusal: str) -> object:
     """What `parse_payload` gives for `data` that orjson refused, saying `refusal`."""
     value = reread(data, refusal)
     return INVALID if value is REFUSED else value
+
+
+# orjson reads an integer past 64 bits as the nearest float (one of 2**63 or more); no
+# count or index is sent as so large a float.
+_ROUNDED = float(2**63)
+
+
+def rounded(value: object) -> bool:
+    """`value` (read off a payload) is a float orjson may have rounded an integer past 64
+    bits to: an index or a count the rules judge is read again exactly (`exactly`)."""
+    return type(value) is float and abs(value) >= _ROUNDED
+
+
+def exactly(frame: Frame) -> Frame:
+    """`frame`, its payload read again by the stdlib (jsonio.exact), where a number the
+    rules judge is `rounded`: as sent it is an integer, which every client reads as one,
+    not a number that is no integer. The frame as it is when nothing reads otherwise.
+    Only for such a frame: the second reading costs about 3x orjson's."""
+    value = exact(frame.data)
+    return frame if value is REFUSED else replace(frame, payload=value)
 
 
 @record(slots=True)

@@ -15,7 +15,7 @@ import orjson
 from ..core.anomalies import AnomalyLog
 from ..core.calls import Call, Slot, StrategyError, Unmodeled
 from ..core.engine import ALL, Emulation, Engine, Strategies
-from ..core.frames import INVALID, Frame
+from ..core.frames import INVALID, Frame, exactly, rounded
 from ..text import cut, json_type, quote
 from .base import SessionDriver
 from .sdk_dict import as_dict
@@ -346,6 +346,8 @@ class EventEngine(Engine):
     folds: tuple[type, ...] = ()
     # the tool names a request's `tools` declare (None: not checked)
     declares = staticmethod(declared_tools)
+    # the integer members of an event the rules judge (an index, a sequence number)
+    numbers: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -371,6 +373,23 @@ class EventEngine(Engine):
     def emulation(self, tools: list[Any] | None) -> EventEmulation:
         """The SDK emulation, for a request that declared `tools`."""
         raise NotImplementedError
+
+    def exact(self, frame: Frame) -> Frame:
+        """`frame`, read again exactly (frames.exactly) where orjson rounded one of its
+        `numbers`, an integer past 64 bits, to a float: robust, the folds and the SDK see
+        the integer sent. For a frame off the quick path only: a plain one never pays."""
+        p = frame.payload
+        return exactly(frame) if type(p) is dict and self.rounded_in(p) else frame
+
+    def rounded_in(self, payload: dict[Any, Any]) -> bool:
+        """One of an event's `numbers` is `rounded` (a dialect whose events nest them
+        says where)."""
+        get = payload.get
+        # (a loop, not any(): half the cost on every frame off the quick path)
+        for key in self.numbers:  # noqa: SIM110
+            if type(get(key)) is float and rounded(get(key)):  # (a float first: rare)
+                return True
+        return False
 
     def _sdk_feed(self, frame: Frame) -> None:
         sdk = self.sdk

@@ -42,6 +42,7 @@ class AnthropicEngine(EventEngine):
     strategy_names = STRATEGY_NAMES
     sdk_name = "anthropic-sdk"
     by_value = True  # the SDK keeps a tool's input parsed: compared by value
+    numbers = ("index",)
 
     reader = Robust
     robust: Robust
@@ -80,6 +81,7 @@ class AnthropicEngine(EventEngine):
             elif self._text(frame.payload):  # the clients read no text
                 self._taken(frame)
                 return None
+        frame = self.exact(frame)
         robust.events = [] if self.collect_events else None
         if self._reads:
             robust.feed(frame)

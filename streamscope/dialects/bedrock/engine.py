@@ -17,7 +17,7 @@ from ...text import cut, plural, quote
 from ..typed import EventEngine, declared_tools
 from . import STRATEGY_NAMES
 from .kinds import CUT_CALL, CUT_STREAM, KINDS
-from .robust import Robust, quick_delta, read_event
+from .robust import Robust, keyed_event, quick_delta, read_event
 from .sdk_model import StrandsEmulation
 from .strategies import LastStart, StartOnly, StopOnEndTurn
 
@@ -50,6 +50,7 @@ class BedrockEngine(EventEngine):
     strategy_names = STRATEGY_NAMES
     sdk_name = "strands"
     by_value = True  # strands keeps the input parsed: compared by value
+    numbers = ("contentBlockIndex",)
 
     reader = Robust
     robust: Robust
@@ -84,6 +85,7 @@ class BedrockEngine(EventEngine):
                 if isinstance(sdk, StrandsEmulation):
                     sdk.plain(n, delta)  # (what botocore yields for it is the delta itself)
                 return None
+        frame = self.exact(frame)
         robust.events = [] if self.collect_events else None
         event = robust.feed(frame) if self._reads else None
         if self.others and type(frame.payload) is dict and frame.invalid is None:
@@ -93,6 +95,13 @@ class BedrockEngine(EventEngine):
                 s.event(frame.number, event)
         self._sdk_feed(frame)
         return robust.events
+
+    def rounded_in(self, payload: dict[Any, Any]) -> bool:
+        # the event's body, or what one key names (`{"contentBlockDelta": {...}}`, as boto3
+        # yields it)
+        if "contentBlockIndex" not in payload and (keyed := keyed_event(payload)) is not None:
+            payload = keyed[1]
+        return super().rounded_in(payload)
 
     # -- the state at this frame, for the faces ------------------------------------------
 

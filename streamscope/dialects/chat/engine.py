@@ -11,15 +11,13 @@ from __future__ import annotations
 import copy
 import weakref
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from itertools import islice
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
-from ...core import jsonio
 from ...core.calls import Call, StrategyError, Unmodeled
 from ...core.engine import ALL, ChoiceSummary, Engine, Strategies, StreamResult
 from ...core.events import FieldEvent
-from ...core.frames import NOT_READ, Frame, Truncation
+from ...core.frames import NOT_READ, Frame, Truncation, exactly, rounded
 from ...text import plural, quote
 from . import STRATEGY_NAMES
 from .robust import Robust
@@ -389,38 +387,28 @@ class _SdkFast:
 
 _ENVELOPE_OK = {"index", "delta", "finish_reason", "logprobs"}
 
-# orjson reads an integer past 64 bits as a float; none this large is sent as a float.
-_ROUNDED = float(2**63)
-
-
-def _rounded(v: object) -> bool:
-    return type(v) is float and abs(v) >= _ROUNDED
-
 
 def exact_frame(frame: Frame) -> Frame:
-    """`frame`, its payload read again by the stdlib where orjson rounded an integer the
-    rules judge (`created`, a choice's or a tool call's `index`) to a float: as sent it
-    is an integer, which every client reads as one (the SDK: an index it cannot hold),
-    not an index that is no integer."""
+    """`frame`, its payload read again exactly (frames.exactly) where orjson rounded an
+    integer the rules judge (`created`, a choice's or a tool call's `index`) to a float:
+    as sent it is an integer, which every client reads as one (the SDK: an index it
+    cannot hold), not an index that is no integer."""
     p = frame.payload
     if type(p) is not dict:
         return frame
     choices = p.get("choices")
-    seen = _rounded(p.get("created"))
+    seen = rounded(p.get("created"))
     for c in choices if type(choices) is list and not seen else ():
         if type(c) is dict:
             delta = c.get("delta")
             calls = delta.get("tool_calls") if type(delta) is dict else None
-            seen = _rounded(c.get("index")) or (
+            seen = rounded(c.get("index")) or (
                 type(calls) is list
-                and any(type(e) is dict and _rounded(e.get("index")) for e in calls)
+                and any(type(e) is dict and rounded(e.get("index")) for e in calls)
             )
             if seen:
                 break
-    if not seen:
-        return frame
-    exact = jsonio.exact(frame.data)
-    return frame if exact is jsonio.REFUSED else replace(frame, payload=exact)
+    return exactly(frame) if seen else frame
 
 
 def _plain(p: object) -> tuple[int, str] | None:

@@ -8,7 +8,7 @@ from typing import Any
 from ...core.calls import Call, Unmodeled
 from ...core.engine import ChoiceSummary
 from ...core.events import FieldEvent
-from ...core.frames import NOT_READ, Frame
+from ...core.frames import NOT_READ, Frame, rounded
 from ...text import cut, plural, quote
 from ..typed import EventEngine
 from . import DROPS_SIGNATURE, STRATEGY_NAMES
@@ -134,6 +134,7 @@ class GeminiEngine(EventEngine):
                 if not isinstance(sdk, Unmodeled):
                     sdk.piece(n)
                 return None
+        frame = self.exact(frame)
         robust.events = [] if self.collect_events else None
         if self._reads:
             robust.feed(frame)
@@ -144,6 +145,13 @@ class GeminiEngine(EventEngine):
                     s.chunk(frame.number, fcs)
         self._sdk_feed(frame)
         return robust.events
+
+    def rounded_in(self, payload: dict[Any, Any]) -> bool:
+        # each candidate's index (a chunk's other numbers are counts no rule reads)
+        cands = payload.get("candidates")
+        return type(cands) is list and any(
+            type(c) is dict and rounded(c.get("index")) for c in cands
+        )
 
     def derived(self, robust: list[Call]) -> dict[str, Any]:
         return {DROPS_SIGNATURE: dropped(robust)}

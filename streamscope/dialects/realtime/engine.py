@@ -38,6 +38,7 @@ class RealtimeEngine(EventEngine):
     own_kinds, own_cut_stream, own_cut_call = KINDS, CUT_STREAM, CUT_CALL
     strategy_names = STRATEGY_NAMES
     sdk_name = "openai-sdk"
+    numbers = ("output_index", "content_index")
 
     reader = Robust
     robust: Robust
@@ -75,6 +76,8 @@ class RealtimeEngine(EventEngine):
                     s.fragment(n, index, item_id, text)
                 self._sdk_feed(frame)
                 return None
+        frame = self.exact(frame)
+        p = frame.payload
         robust.events = [] if self.collect_events else None
         if self._reads:
             robust.feed(frame)

@@ -59,6 +59,7 @@ class ResponsesEngine(EventEngine):
     sdk_name = "openai-sdk"
     declares = staticmethod(declared)
     wrappers = True  # models invent multi_tool_use.parallel here (see parallel-wrapper)
+    numbers = ("output_index", "content_index", "sequence_number")
 
     reader = Robust
     robust: Robust
@@ -92,6 +93,7 @@ class ResponsesEngine(EventEngine):
                     s.fragment(n, index, item_id, text)
                 self._sdk_feed(frame)
                 return None
+        frame = self.exact(frame)
         robust.events = [] if self.collect_events else None
         if self._reads:
             robust.feed(frame)
