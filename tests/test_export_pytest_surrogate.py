@@ -1,10 +1,13 @@
 """`export --format pytest` of a stream one of whose events carries a key holding a lone
 surrogate (`"\\ud800x"`, sent as its JSON escape, which Python's json reads): pydantic's
-`to_dict()` cannot write such an event (it raises UnicodeEncodeError), so every module
-that reads an SDK's models reads that one off the model instead (dialects/sdk_dict.py).
-Each dialect's module, run in this process, is green on it. (A session's module, which
-the SDK's WebSocket client reads, runs in test_export_session.py's batch; Chat
-Completions' in test_export_pytest_module.py.)"""
+`to_dict()` cannot write such an event (it raises UnicodeEncodeError), and google-genai's
+JSON-mode `model_dump` writes the key mangled (U+FFFD for each of its bytes), so every
+module that reads an SDK's models reads that one off the model instead
+(dialects/sdk_dict.py). Each dialect's module, run in this process, is green on it. (A
+session's module, which the SDK's WebSocket client reads, runs in test_export_session.py's
+batch; Chat Completions' in test_export_pytest_module.py. Ollama's module needs no such
+reading, its python-mode dump keeping the key, and Converse Stream's reads botocore's
+dicts, no model.)"""
 
 from __future__ import annotations
 
@@ -16,8 +19,10 @@ from click.testing import CliRunner
 from streamscope.cli import main
 
 from . import anthropic_stream as anthropic
+from . import gemini_stream as gemini
 from . import responses_stream as responses
 from .bedrock_invoke import chunk, events_json, write_recording
+from .dialects.ollama import events as ollama
 from .dialects.realtime.events import TWO_CALLS, data
 
 # the key as a provider sends it: the escape, in JSON text
@@ -85,4 +90,38 @@ def test_a_realtime_item_holding_the_key_is_read(tmp_path):
     source.write_bytes(b"".join(line + b"\n" for line in lines))
     text, scope = module(source)
     assert "RealtimeConnection(" in text
+    scope["test_the_calls_streamscope_assembled"]()
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        KEY,
+        # two keys pydantic's JSON mode writes alike ("\ufffd\ufffd\ufffdx"), one in a
+        # list inside the arguments
+        b'"\\ud800x":1,"nested":[{"\\udbffx":2}]',
+    ],
+    ids=["in-the-args", "two-alike"],
+)
+def test_a_gemini_call_whose_args_hold_the_key_is_read(tmp_path, key):
+    # (the SDK keeps no key it does not model but in a call's free-form args)
+    pytest.importorskip("google.genai")
+    city = b'"city":"Paris"'
+    chunks = [gemini._event(doc, crlf=False) for doc in gemini.whole_calls()]
+    source = tmp_path / "gemini.sse"
+    source.write_bytes(b"".join(c.replace(city, city + b"," + key, 1) for c in chunks))
+    text, scope = module(source)
+    assert "generate_content_stream(" in text
+    assert "\ud800x" in scope["EXPECTED"][0]["args"]  # streamscope's reading: as sent
+    scope["test_the_calls_streamscope_assembled"]()  # green: the keys as sent
+
+
+def test_an_ollama_call_whose_arguments_hold_the_key_is_read(tmp_path):
+    pytest.importorskip("ollama")
+    args = {"city": "Paris", "\ud800x": 1}  # json.dumps sends it as the escape
+    source = tmp_path / "ollama.ndjson"
+    source.write_bytes(ollama.body([ollama.line("", ollama.call(args=args)), ollama.final()]))
+    text, scope = module(source)
+    assert "ollama.Client(" in text
+    assert scope["EXPECTED"][0]["arguments"] == args
     scope["test_the_calls_streamscope_assembled"]()

@@ -17,6 +17,7 @@ from typing import Any
 from ...core.calls import Call
 from ...core.frames import parse_payload
 from ..base import Fixture
+from ..sdk_dict import as_dict_in_template
 from . import reference
 
 _ABOUT = (
@@ -39,6 +40,7 @@ TEMPLATE = (
 import base64
 import importlib.util
 
+import pydantic
 from google import genai
 from google.genai import types
 
@@ -87,11 +89,15 @@ def _signed_bytes(calls):
     return [{{**call, "thoughtSignature": decoded(call["thoughtSignature"])}} for call in calls]
 
 
+'''
+    + as_dict_in_template("google.genai")
+    + """
+
 def test_the_calls_streamscope_assembled():
     stream = _client().models.generate_content_stream(model="fixture", contents="replay")
-    chunks = [chunk.model_dump(mode="json", by_alias=True, exclude_none=True) for chunk in stream]
+    chunks = [_as_dict(chunk) for chunk in stream]
     assert _signed_bytes(accumulate(chunks)) == _signed_bytes(EXPECTED)
-'''
+"""
 )
 
 
