@@ -47,6 +47,9 @@ def run_real_genai(frames: Iterable[Frame]) -> list[Call] | StrategyError:
     from google import genai
     from google.genai import types
 
+    from ..sdk_dict import reader
+
+    as_dict = reader("google.genai")
     frames = list(frames)
     body = FrameBody(frames, lambda number: None)
     client = genai.Client(
@@ -62,7 +65,7 @@ def run_real_genai(frames: Iterable[Frame]) -> list[Call] | StrategyError:
             for chunk in client.models.generate_content_stream(model="streamscope", contents="-"):
                 signatures = _signatures(chunk)
                 for k, fc in enumerate(_function_calls(chunk)):
-                    data = fc.model_dump(mode="json", exclude_none=True, by_alias=True)
+                    data = as_dict(fc)  # its JSON-mode dump, each key as sent
                     call = Call(
                         0, len(out), fc.id or "", "functionCall", fc.name or "", args_text(data)
                     )

@@ -3,6 +3,8 @@ collect from every chunk's `function_calls`, on the same frames."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -10,7 +12,7 @@ from streamscope.core.calls import StrategyError, Unmodeled
 from streamscope.dialects.gemini.oracle import parts_result, run_real_genai
 from streamscope.dialects.gemini.sdk_model import PartsEmulation
 
-from .events import frames
+from .events import call, chunk, frames
 from .test_gemini import CASES, FIXTURES, streams
 
 pytestmark = pytest.mark.slow  # the fast run (-m 'not slow') leaves it out
@@ -62,3 +64,16 @@ def test_random_streams_collect_as_the_real_client_does(events):
 def test_a_chunk_that_is_not_json_is_what_the_real_client_raises_on():
     got = parts_result(frames([{"candidates": []}, "{not json"], named=False))
     assert isinstance(got, StrategyError) and got.frame == 2
+
+
+def test_a_key_holding_a_lone_surrogate_is_collected_as_sent():
+    # (sent as its JSON escape, as json.dumps writes it; pydantic's JSON mode would write
+    # it mangled, U+FFFD a byte)
+    from streamscope.framing.sse import decode_body
+
+    doc = chunk(call("get_weather", {"city": "Paris", "\ud800x": 1}))
+    found, _ = decode_body(b"data: " + json.dumps(doc).encode() + b"\n\n")
+    real = run_real_genai(found)
+    assert not isinstance(real, StrategyError), real
+    assert [c.arguments for c in real] == ['{"city":"Paris","\ud800x":1}']
+    _same(found)  # and the emulation collects the same
