@@ -15,20 +15,27 @@ Must not import pydantic or any SDK.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from streamscope.core.calls import Unmodeled
 
-__all__ = ["may_hold_lone_surrogate", "unwritable", "unwritable_deep", "write_keys", "write_model"]
+__all__ = ["escapes", "unwritable", "unwritable_deep", "write_keys", "write_model"]
 
+# \uD800..\uDFFF, hex digits in either case (also after an escaped backslash, text that
+# reads as `\ud800`: that only opens the gate early)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]").search
 DEEPER = "a key pydantic cannot write (a lone surrogate) inside a value the SDK dumps"
 
 
-def may_hold_lone_surrogate(data: str) -> bool:
-    """Whether JSON text may read as a string holding a lone surrogate: only an escape
-    `\\uD800`..`\\uDFFF` makes one (text whose bytes were not UTF-8 is declined before).
-    A plain frame pays one scan of its text in C."""
-    return "\\ud" in data or "\\uD" in data
+def escapes(before: bool, data: str) -> bool:
+    """The gate every emulation keeps (`_escapes`, updated from each frame it reads in
+    full) before it looks at the models the SDK dumps key by key (`write_keys`,
+    `write_model`): shut until a frame's JSON text may read as a string holding a lone
+    surrogate, open from then on (`before`: it was open). Only an escape `\\uD800`..`\\uDFFF`
+    makes one (bytes that are not UTF-8 are read as U+FFFD). While it is shut, a frame pays
+    one scan of its text in C; once open, none."""
+    return before or _SURROGATE_ESCAPE(data) is not None
 
 
 def unwritable(key: str) -> bool:

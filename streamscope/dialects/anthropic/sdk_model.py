@@ -43,9 +43,9 @@ What it models, as anthropic 2.17.0 does it:
 * Attribute and index errors on malformed events and messages, with the SDK's messages.
 * pydantic cannot write a key holding a lone surrogate (streamscope.dialects.model_keys):
   UnicodeEncodeError where the SDK dumps a model holding one, the first message_start's
-  message and each content_block_start's block, looked at key by key when the frame's
-  text has an escape that may make one. Such a key also fails the event's validation, so
-  a whole float index is no longer coerced (`_index`).
+  message and each content_block_start's block. Once a frame read again has an escape that
+  may make one (`_escapes`), those models are looked at key by key. Such a key also fails
+  the event's validation, so a whole float index is no longer coerced (`_index`).
 
 A tool block (type tool_use, server_tool_use or mcp_tool_use) becomes a Call: `index` its
 position in the content, `arguments` its `input` as compact JSON (`arguments_text`), None
@@ -113,7 +113,7 @@ from streamscope.dialects.anthropic.partial_json import (
     quick_value,
 )
 from streamscope.dialects.anthropic.wire import FINE_GRAINED, BetaStream
-from streamscope.dialects.model_keys import may_hold_lone_surrogate, unwritable, write_model
+from streamscope.dialects.model_keys import escapes, unwritable, write_model
 from streamscope.dialects.versions import VERIFIED
 
 __all__ = [
@@ -524,6 +524,7 @@ class AnthropicSdkEmulation:
         "_bufs",
         "_beta",
         "_tracks",
+        "_escapes",
     )
 
     def __init__(self, beta: BetaStream | None = None) -> None:
@@ -536,6 +537,9 @@ class AnthropicSdkEmulation:
         self._content: list[_Block | _Raw] | None = None
         self._usage: str | None = None  # the snapshot's usage: None for a model, else its type
         self._bufs: dict[object, _Buffer] = {}
+        # the gate (model_keys.escapes): the models the SDK dumps are looked at key by key
+        # (`write_model`) once a frame read again had an escape that may make a lone surrogate
+        self._escapes = False
 
     # -- public API -------------------------------------------------------------------
 
@@ -631,7 +635,7 @@ class AnthropicSdkEmulation:
         new = AnthropicSdkEmulation.__new__(AnthropicSdkEmulation)
         new._unmodeled, new._halted, new._error = self._unmodeled, self._halted, self._error
         new._started, new._usage = self._started, self._usage
-        new._beta, new._tracks = self._beta, self._tracks
+        new._beta, new._tracks, new._escapes = self._beta, self._tracks, self._escapes
         blocks: dict[int, _Block] = {}
         if self._content is None:
             new._content = None
@@ -673,13 +677,14 @@ class AnthropicSdkEmulation:
             else:
                 self._accumulate(payload, frame.number)
             return
+        self._escapes = escapes(self._escapes, data)
         # sse.json() is json.loads (raising JSONDecodeError); frame.payload is orjson's reading,
         # which differs from it (integers past 64 bits become floats, NaN is refused)
         payload = json.loads(data)
         if type(payload) is not dict:
             raise self._not_a_model(payload)
         _guard(payload)
-        self._accumulate(payload, frame.number, may_hold_lone_surrogate(data))
+        self._accumulate(payload, frame.number)
 
     def _not_a_model(self, payload: object) -> Exception:
         """An event the SDK cannot construct as a model: what MessageStream raises on it."""
@@ -694,16 +699,14 @@ class AnthropicSdkEmulation:
 
     # -- MessageStream.__stream__: accumulate_event, build_events ----------------------
 
-    def _accumulate(self, event: dict[Any, Any], frame: int, escapes: bool = False) -> None:
-        """`escapes`: the event's text may hold a lone surrogate (the models the SDK dumps
-        are then looked at key by key)."""
+    def _accumulate(self, event: dict[Any, Any], frame: int) -> None:
         kind = event.get("type")
         if not self._started:
             if kind == "message_start":
-                self._message_start(event, frame, escapes)
+                self._message_start(event, frame)
             return  # anything else before message_start passes through untouched
         if kind == "content_block_start":
-            self._block_start(event, frame, escapes)
+            self._block_start(event, frame)
         elif kind == "content_block_delta":
             self._block_delta(event, frame)
         elif kind == "content_block_stop":
@@ -712,14 +715,14 @@ class AnthropicSdkEmulation:
             self._message_delta(event)
         # a second message_start, message_stop, unknown types: the snapshot is unchanged
 
-    def _message_start(self, event: dict[Any, Any], frame: int, escapes: bool) -> None:
+    def _message_start(self, event: dict[Any, Any], frame: int) -> None:
         message = event.get("message")
         if type(message) is not dict:
             raise AttributeError(f"'{_name(message)}' object has no attribute 'to_dict'")
         content = message.get("content")
         if content is not None and type(content) is not list:
             raise Unmodeled("a message_start whose content is not a list")
-        if escapes:
+        if self._escapes:
             # event.message.to_dict(): its content blocks and its usage are models (Message
             # declares `content` before `usage`)
             write_model(message, lists=("content",), models=("usage",))
@@ -729,12 +732,12 @@ class AnthropicSdkEmulation:
         self._usage = None if type(usage) is dict else _name(usage)
         self._started = True
 
-    def _block_start(self, event: dict[Any, Any], frame: int, escapes: bool = False) -> None:
+    def _block_start(self, event: dict[Any, Any], frame: int) -> None:
         append = self._content.append  # type: ignore[union-attr]  # None: the SDK's AttributeError
         block = event.get("content_block")
         if type(block) is not dict:
             raise AttributeError(f"'{_name(block)}' object has no attribute 'to_dict'")
-        if escapes:
+        if self._escapes:
             write_model(block)  # event.content_block.to_dict()
         append(_Block(block, frame, self._tracks))
         if self._beta is not None and block.get("type") == "fallback":

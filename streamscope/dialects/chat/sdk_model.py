@@ -14,9 +14,11 @@ round trip (`model_dump` -> `accumulate_delta` -> `construct_type`) is an identi
 that a missing key and an explicit `None` are interchangeable, and `accumulate_delta` treats
 those two the same way, so the plain state behaves exactly like the snapshot; and that
 pydantic cannot write a key holding a lone surrogate, so a dump raises where the SDK writes
-a model holding one (`streamscope.dialects.model_keys`). Where that argument does not hold (pydantic coercions,
-jiter partial parsing, logprobs, rich response formats, ...) we raise `Unmodeled` and the
-caller falls back to the real class (`streamscope.dialects.chat.oracle.run_real_sdk`).
+a model holding one (`streamscope.dialects.model_keys`: once a frame has an escape that may
+make one, `_escapes`, the chunks are looked at key by key). Where that argument does not
+hold (pydantic coercions, jiter partial parsing, logprobs, rich response formats, ...) we
+raise `Unmodeled` and the caller falls back to the real class
+(`streamscope.dialects.chat.oracle.run_real_sdk`).
 
 Verified against openai 3.63.0 (VERIFIED_OPENAI, from dialects/versions.py), the version
 the test extra pins: the differential test (tests/dialects/chat/test_sdk_model.py) runs the
@@ -39,7 +41,7 @@ from streamscope.core.frames import INVALID, Frame
 from streamscope.core.shared import ChunkedList, LayeredSet
 from streamscope.dialects.chat import strict
 from streamscope.dialects.chat.run import Run
-from streamscope.dialects.model_keys import unwritable, unwritable_deep, write_keys
+from streamscope.dialects.model_keys import escapes, unwritable, unwritable_deep, write_keys
 from streamscope.dialects.versions import VERIFIED
 
 __all__ = ["VERIFIED_OPENAI", "SdkEmulation", "Unmodeled", "custom_fields"]
@@ -703,6 +705,7 @@ class SdkEmulation:
         "_hz",
         "_pa_seen",
         "_cow",
+        "_escapes",
     )
 
     def __init__(
@@ -740,6 +743,9 @@ class SdkEmulation:
         # copy on write: the tool entries of this generation are this emulation's to change;
         # any other is shared with a copy and copied first (`_own`). Renewed by copy and seal.
         self._cow = object()
+        # the gate (model_keys.escapes): the chunks the SDK dumps are looked at key by key
+        # (`write_keys`) once a frame had an escape that may make a lone surrogate
+        self._escapes = False
 
     # -- public API -------------------------------------------------------------------
 
@@ -817,6 +823,7 @@ class SdkEmulation:
         new._watch = []
         new._hz = []
         new._pa_seen = self._pa_seen
+        new._escapes = self._escapes
         self._cow, new._cow = object(), object()
         return new
 
@@ -935,6 +942,8 @@ class SdkEmulation:
         if data.startswith("[DONE]"):
             self._halted = True
             return
+        # (frame.payload may be the stdlib's reading, which keeps a lone surrogate)
+        self._escapes = escapes(self._escapes, data)
         p = frame.payload
         if p is INVALID:
             p = json.loads(data)  # what sse.json() does; raises JSONDecodeError
@@ -1035,12 +1044,13 @@ class SdkEmulation:
         # chunk.to_dict() first: the chunk's fields (its choices, each delta before the
         # choice's own keys), then its own keys (usage and logprobs are never reached here:
         # `_parse_choices` left such keys in them to the real class)
-        for ch in choices or ():
-            delta = ch.get("delta")
-            if delta is not None:
-                _write_delta(delta)
-            write_keys(ch)
-        write_keys(p)
+        if self._escapes:
+            for ch in choices or ():
+                delta = ch.get("delta")
+                if delta is not None:
+                    _write_delta(delta)
+                write_keys(ch)
+            write_keys(p)
         if "choices" not in p:
             raise KeyError("choices")  # data["choices"] on chunk.to_dict()
         if choices is None:
@@ -1063,11 +1073,14 @@ class SdkEmulation:
 
     def _new_choice(self, ch: dict[Any, Any], frame: int) -> _Choice:
         # {**choice.model_dump(exclude={"delta"}), "message": ...(choice.delta.to_dict())}
-        write_keys(ch)
+        escaped = self._escapes
+        if escaped:
+            write_keys(ch)
         delta = ch.get("delta")
         if delta is None:
             raise AttributeError("'NoneType' object has no attribute 'to_dict'")
-        _write_delta(delta)
+        if escaped:
+            _write_delta(delta)
         cs = _Choice(ch.get("index"), ch.get("finish_reason"))
         self._acc_message(cs, delta, frame)
         return cs
@@ -1093,7 +1106,8 @@ class SdkEmulation:
                     raise AttributeError("'NoneType' object has no attribute 'to_dict'")
                 # (model_dump of the message snapshot first: every key it holds came in a
                 # delta written before, so it cannot raise)
-                _write_delta(delta)
+                if self._escapes:
+                    _write_delta(delta)
                 self._acc_message(cs, delta, frame)
 
             fr = ch.get("finish_reason")

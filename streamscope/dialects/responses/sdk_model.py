@@ -91,7 +91,7 @@ from typing import Any
 
 from streamscope.core.calls import Call, StrategyError, Unmodeled, freeze
 from streamscope.core.frames import Frame
-from streamscope.dialects.model_keys import may_hold_lone_surrogate, write_model
+from streamscope.dialects.model_keys import escapes, write_model
 from streamscope.dialects.versions import VERIFIED
 
 __all__ = ["TOOL_ITEMS", "VERIFIED_OPENAI_RESPONSES", "ResponsesSdkEmulation", "Unmodeled"]
@@ -461,8 +461,8 @@ class ResponsesSdkEmulation:
         self._completed: dict[Any, Any] = {}  # _completed_output: output_index -> item
         self._positions: dict[Any, Any] = {}  # _completed_positions: identity -> output_index
         self._final: list[Any] | None = None  # the final response's output items
-        # a frame read again had an escape that may make a lone surrogate: the models the
-        # SDK dumps are looked at key by key (`write_model`) from then on
+        # the gate (model_keys.escapes): the models the SDK dumps are looked at key by key
+        # (`write_model`) once a frame read again had an escape that may make a lone surrogate
         self._escapes = False
 
     # -- public API -------------------------------------------------------------------
@@ -577,8 +577,7 @@ class ResponsesSdkEmulation:
         if data.startswith("[DONE]"):
             self._done = True
             return
-        if not self._escapes:
-            self._escapes = may_hold_lone_surrogate(data)
+        self._escapes = escapes(self._escapes, data)
         name = frame.event
         # sse.json() is json.loads (raising JSONDecodeError); frame.payload is orjson's
         # reading, which differs from it (integers past 64 bits become floats, NaN is refused)
@@ -774,19 +773,19 @@ class ResponsesSdkEmulation:
 
     def _parse(self, output: object) -> list[Any]:
         """`parse_response`: what it reads of each item, raising where it raises."""
-        escapes = self._escapes
+        escaped = self._escapes
         for item in output or []:  # type: ignore[attr-defined]
             kind = item.type
             if kind == "message":
                 for part in item.fields.get("content") or []:
                     if type(part) is not dict:
                         part.type  # noqa: B018  # the SDK's AttributeError
-                    elif escapes and part.get("type") == "output_text":
+                    elif escaped and part.get("type") == "output_text":
                         write_model(part)  # item.to_dict()
-                if escapes:
+                if escaped:
                     _write_item(item.fields)  # output.to_dict()
             elif kind == "function_call":
-                if escapes:
+                if escaped:
                     _write_item(item.fields)  # output.to_dict(), before the arguments
                 if self._tools is not None:
                     self._parse_arguments(item.fields)
