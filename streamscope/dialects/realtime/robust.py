@@ -282,7 +282,8 @@ class Robust:
                 lambda: (
                     f"response {self.responses + 1} ({cut(quote(rid), 30)}) begins in this "
                     "stream: read in order, each call under its response's number (the "
-                    "call table's r column); record the session to read each as a stream"
+                    "response column of inspect's call table); record the session to read "
+                    "each as a stream"
                 ),
             )
         self.responses += 1

@@ -358,6 +358,9 @@ def test_several_responses_in_one_stream_keep_each_call_under_its_response():
         (1, 0, "call_2"),
     ]
     assert kinds(result) == {"responses-in-one-stream"} and result.ended == "done"
+    # it names the column a user sees (inspect's `response`; the replay has no r column)
+    (said,) = [a.message for a in result.anomalies]
+    assert "the response column of inspect's call table" in said and "r column" not in said
 
 
 def test_the_call_table_numbers_each_calls_response_as_its_findings_do(tmp_path):
