@@ -449,6 +449,10 @@ def test_the_session_page_opens_on_its_response_with_a_call(tmp_path):
             "The request (exchange 1, response 2)"
         )
         assert p.evaluate("document.getElementById('frame-slider').max") == "9"
+        # its call's response, as inspect numbers it (the session's response 2)
+        first = "[...document.querySelectorAll('.client[data-client=robust] tr')]"
+        first += ".map(r => r.firstElementChild.textContent)"
+        assert p.evaluate(first) == ["response", "2"]
         p.evaluate("location.hash = '#exchange=1&response=3&frame=2'")  # a link to response 3
         shown = "[document.querySelector('#stream h2').textContent, document.documentElement"
         shown += ".getAttribute('data-frame')]"
@@ -563,6 +567,43 @@ def test_the_report_shows_what_differs_in_the_dialects_own_columns(name, head, s
     assert at.split("\n| --- ")[0].rsplit("\n", 1)[1].startswith("| " + " | ".join(head) + " |")
     ends = [r for r in table_rows(end) if r[4] == "**yes**"]
     assert any(r[5].startswith(report_md.esc(said)) for r in ends), ends
+
+
+def _page_data(page: str) -> dict:
+    """The report's data as the page's script reads it (its JSON block)."""
+    block = page.split('<script type="application/json" id="report-data">', 1)[1]
+    return json.loads(block.split("</script>", 1)[0])
+
+
+def _robust_at_end(stream: dict) -> list[dict]:
+    """Robust's calls at a page's last frame, rebuilt from each frame's change."""
+    calls: list[dict] = []
+    for st in stream["states"]:
+        t = st["changes"].get("robust", {})
+        if "calls" in t:
+            calls = [dict(c) for c in t["calls"]]
+        calls = calls[: t.get("n", len(calls))] + [{} for _ in range(t.get("n", 0) - len(calls))]
+        for k, fields in t.get("set", []):
+            calls[k] = {**calls[k], **fields}
+    return calls
+
+
+def test_a_responses_calls_say_their_response_as_inspect_numbers_it(tmp_path):
+    from .dialects.realtime.events import WEATHER, call, response
+
+    # a session's response 2, and a saved Realtime file of two responses (1 first)
+    saved = tmp_path / "two.jsonl"
+    second = response(call(0, "item_2", "call_2"), rid="resp_2")
+    saved.write_text("".join(json.dumps(e) + "\n" for e in [*WEATHER, *second]))
+    for source, want in ((SESSION, [2]), (str(saved), [1, 2])):
+        data = _page_data(export_to(tmp_path / "r.html", source, "--format", "html", "--force"))
+        (stream,) = [s for s in data["streams"] if s["calls"]]
+        assert stream["columns"][0] == ["response", "choice"]  # the page's first column
+        assert [c["choice"] for c in _robust_at_end(stream)] == want
+        text = report_md.render(build(source, one=None))
+        assert [r[1] for r in table_rows(text) if r[0] == "robust"][: len(want)] == [
+            str(n) for n in want
+        ]
 
 
 def test_a_report_opens_at_its_first_error_before_an_earlier_info():

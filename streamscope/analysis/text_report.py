@@ -290,7 +290,7 @@ def _stream(
             (
                 str(i),
                 # the Responses and Realtime APIs': the response the call is in
-                _response(s, c) if terms.item_ids else str(c.choice),
+                str(response_number(s.turn, c.choice)) if terms.item_ids else str(c.choice),
                 visible(quote(c.index)),
                 visible(quote(c.id)),
                 visible(quote(c.type)),
@@ -345,12 +345,13 @@ def _stream(
         console.print(f"    {name:<{max(width, 13)}} {line}")
 
 
-def _response(s: StreamResult, call: Call) -> str:
-    """The response a call is in, numbered as the report names it: a session's response
-    by its number in the session ("Exchange 1, response 2"), a stream's own by its number
-    in the stream, 1 first, as its findings say it ("output 0 of response 2"; a call's
-    container index counts them from 0 within the stream)."""
-    return str(s.turn if s.turn is not None else call.choice + 1)
+def response_number(turn: int | None, choice: int) -> int:
+    """The response a Responses or Realtime call is in, numbered as the report names it:
+    a session's response (`turn`) by its number in the session ("Exchange 1, response
+    2"), a stream's own by its number in the stream, 1 first, as its findings say it
+    ("output 0 of response 2"; a call's container index `choice` counts them from 0
+    within the stream)."""
+    return turn if turn is not None else choice + 1
 
 
 def _count(tools: list[Tool]) -> str:

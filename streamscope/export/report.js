@@ -240,16 +240,17 @@
     if (!t.calls.length) { add(box, "div", "dim", current.calls ? "no call yet" : "no call in this stream"); return; }
     var tab = add(box, "table");
     var hr = add(tab, "tr");
-    // the dialect's own columns (Terms.call_fields), its container aside (one a stream)
-    var cols = (current.columns || [["choice", "choice"], ["index", "index"], ["id", "id"], ["name", "name"]])
-      .filter(function (c) { return c[1] !== "choice"; });
+    // the dialect's own columns (Terms.call_fields), as inspect's call table has them:
+    // its container (a Responses call's response, numbered as inspect does) and key first
+    var cols = current.columns || [["choice", "choice"], ["index", "index"], ["id", "id"], ["name", "name"]];
     cols.forEach(function (c) { add(hr, "th", null, c[0]); });
     ["arguments", "fragments"].forEach(function (h) { add(hr, "th", null, h); });
     t.calls.forEach(function (c, k) {
       var base = robust && robust.calls ? robust.calls[k] : null;
       var tr = add(tab, "tr");
+      add(tr, "td", "v", shown(c.choice));
       add(tr, "td", "v", shown(c.index));
-      cols.slice(1).map(function (x) { return x[1]; }).concat(["arguments"]).forEach(function (f) {
+      cols.slice(2).map(function (x) { return x[1]; }).concat(["arguments"]).forEach(function (f) {
         var td = add(tr, "td", "v", shown(c[f], f === "arguments"));
         td.setAttribute("data-field", f);
         if (robust && (!base || !same(base[f], c[f]))) {
