@@ -148,6 +148,26 @@ def test_a_call_in_one_frame_says_its_frame_not_a_range():
     assert "1-8 (5 fragments)" in inspect(str(RECORDINGS / "openai.jsonl")).output
 
 
+def test_a_clients_multi_line_error_reads_as_a_tool_results_text_does(tmp_path):
+    # an Anthropic `event: error` whose message has a line break: the SDK's message
+    # showed it as \x0a; it reads as ↵ now, as a tool result's text does on one line,
+    # and every other control character stays escaped
+    start = {"type": "message", "role": "assistant", "content": [], "model": "m"}
+    error = {"type": "overloaded_error", "message": "Overloaded\nretry\tlater\x1b[31m"}
+    path = tmp_path / "error.sse"
+    path.write_bytes(
+        b"event: message_start\ndata: "
+        + orjson.dumps({"type": "message_start", "message": {"id": "msg_1", **start}})
+        + b"\n\nevent: error\ndata: "
+        + orjson.dumps({"type": "error", "error": error})
+        + b"\n\n"
+    )
+    out = inspect(str(path)).output
+    (line,) = [x for x in out.splitlines() if "anthropic-sdk raises" in x]
+    assert "raises APIStatusError: Overloaded↵retry\\x09later\\x1b[31m (path:" in line, out
+    assert "\x1b" not in out and "\\x0a" not in out
+
+
 def test_a_blocks_frames_run_to_its_stop(tmp_path):
     # a tool block whose start carries its input and whose only fragment is "": the stop
     # (frame 6) is where the SDK parses it, and where `truthy` raises

@@ -331,7 +331,9 @@ def _stream(
         if name == "robust":
             continue
         if isinstance(got, StrategyError):
-            line = f"[red]raises {_safe(got.error)} at frame {got.frame}[/]"
+            # an SDK's message as a tool result's text is shown: on one line, a line
+            # break as ↵, every other control character escaped
+            line = f"[red]raises {_safe(one_line(got.error))} at frame {got.frame}[/]"
             if got.why is not None:
                 line += f"\n    {'':<{max(width, 13)}} [dim]why:[/] {_safe(got.why)}"
         elif not isinstance(got, list):
