@@ -98,6 +98,40 @@ def test_a_reader_that_leaves_ends_the_command_quietly(args, buffered):
     assert (done.returncode, done.stderr) == (0, b"")
 
 
+@pytest.mark.parametrize(
+    "args, status",
+    [
+        (["inspect", OPENAI], 0),
+        (["inspect", "--json", OPENAI], 0),
+        # its own status: a warning under --strict still fails it
+        (["inspect", "--strict", os.path.join(ROOT, "recordings", "alibaba-empty-id.jsonl")], 1),
+        (["export", "--format", "sse", OPENAI], 0),
+        (["scan", OPENAI], 0),
+        (["-V"], 0),
+    ],
+)
+def test_a_closed_standard_output_is_as_dev_null(args, status):
+    """`streamscope inspect FILE >&-`: the output is discarded as by `>/dev/null`, the
+    command's own exit status, no message (inspect and export printed a traceback)."""
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "streamscope", *args],
+        capture_output=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (status, b"")
+
+
+def test_a_closed_standard_error_sends_nothing_to_standard_output():
+    # `2>&-`: the one-line error is discarded, never written to stdout (print's default)
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" 2>&-', "sh", sys.executable, "-m", "streamscope"]
+        + ["inspect", "--json", "/nonexistent"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (2, b"")
+
+
 def test_shell_completion_as_the_readme_says():
     env = {**os.environ, "_STREAMSCOPE_COMPLETE": "bash_source"}
     script = subprocess.run([SCRIPT], env=env, capture_output=True, text=True, timeout=30)
