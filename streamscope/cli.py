@@ -157,7 +157,7 @@ def inspect(file: str, as_json: bool, exchange: int | None, strict: bool, full: 
     """Say what FILE's streams contain: calls, quirks, and what each client builds.
 
     FILE is any of these, told apart by its content (never by its name), a file or a
-    pipe (/dev/stdin, a shell's <(cmd)):
+    pipe (- or /dev/stdin, a shell's <(cmd)):
 
     \b
       - a streamscope recording (recordings/*.jsonl)
@@ -322,6 +322,8 @@ def replay(
     from .inputs import KIND_WORDS
     from .recording.format import RecordingError
 
+    if "-" in (file, other):
+        fail("-: replay reads its keys from standard input: save the stream to a file first")
     if other is not None:
         _side_by_side(file, other, exchange, response, frame, follow)
         return
@@ -407,9 +409,14 @@ def split_link(
     """FILE#N, FILE#N.R, FILE#N@F, FILE#N.R@F (core/links.py) as the file, exchange N,
     response R and frame F; a link and an option that disagree, or a bad link, are one
     line and exit 2. A file whose own name holds `#` is that file: the path is checked
-    first. `options`: the face's own names for the exchange, the response, the frame."""
+    first; `-` is standard input. `options`: the face's own names for the exchange, the
+    response, the frame."""
     from .core.links import LinkError, parse
 
+    if file == "-":  # standard input: a pipe, read once as /dev/stdin is (`./-`: a file)
+        if sys.stdin.isatty():
+            fail("-: standard input is a terminal: pipe a stream in (cmd | streamscope ... -)")
+        return "/dev/stdin", exchange, response, frame
     try:
         got = parse(file)
     except LinkError as e:

@@ -157,6 +157,26 @@ def test_replay_of_an_exchange_the_recording_lacks_prints_only_its_error():
     assert lines == [f"streamscope: {OPENAI}: there is no exchange 5 (exchanges: 1, 2)"], lines
 
 
+@pytest.mark.parametrize("args", [["-"], [OPENAI, "-"]])
+def test_a_dash_is_standard_input_and_replay_says_it_reads_its_keys_there(args):
+    with open(OPENAI, "rb") as f:
+        sample = f.read()
+    export = [sys.executable, "-m", "streamscope", "export", "--format", "recording"]
+    exported = subprocess.run([*export, "-"], input=sample, capture_output=True, timeout=60)
+    assert exported.stdout == subprocess.run([*export, OPENAI], capture_output=True).stdout
+    assert exported.returncode == 0 and exported.stdout.startswith(b'{"type":"header"')
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "replay", *args],
+        input=sample,
+        capture_output=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode().splitlines() == [
+        "streamscope: -: replay reads its keys from standard input: save the stream to a file first"
+    ]
+
+
 @pytest.mark.parametrize(
     "args, said",
     [

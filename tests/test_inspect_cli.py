@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
@@ -166,6 +169,23 @@ def test_a_clients_multi_line_error_reads_as_a_tool_results_text_does(tmp_path):
     (line,) = [x for x in out.splitlines() if "anthropic-sdk raises" in x]
     assert "raises APIStatusError: Overloaded↵retry\\x09later\\x1b[31m (path:" in line, out
     assert "\x1b" not in out and "\\x0a" not in out
+
+
+def test_a_dash_reads_standard_input():
+    command = [sys.executable, "-m", "streamscope", "inspect", "-"]
+    sample = (RECORDINGS / "openai.jsonl").read_bytes()
+    piped = subprocess.run(command, input=sample, capture_output=True, timeout=60)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout.startswith(b"streamscope \xc2\xb7 /dev/stdin (recording, 2 exchanges")
+    # a terminal holds no stream: one line, not a wait for one
+    parent, child = os.openpty()
+    try:
+        typed = subprocess.run(command, stdin=child, capture_output=True, timeout=60)
+    finally:
+        os.close(parent)
+        os.close(child)
+    assert typed.returncode == 2 and typed.stderr.decode().count("\n") == 1
+    assert "-: standard input is a terminal: pipe a stream in" in typed.stderr.decode()
 
 
 def test_a_blocks_frames_run_to_its_stop(tmp_path):
