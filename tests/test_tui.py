@@ -214,6 +214,32 @@ async def test_keys_typed_fast_after_a_question_key_are_all_the_answers(
         assert not ask.asking and screen.query_one(FrameList).has_focus
 
 
+@pytest.mark.parametrize(
+    ("keys", "answered"),
+    [
+        # 12, Backspace: frame 1 (the Backspace in its turn); ] the next anomaly, frame 2
+        (("g", "1", "2", "backspace", "enter", "]"), "1"),
+        # cancelled: ] from frame 0 is frame 2 too, and no filter
+        (("slash", "x", "escape", "]"), "x"),
+    ],
+)
+async def test_keys_typed_fast_after_enter_or_escape_are_the_screens(keys, answered):
+    """`g 1 Enter ]` typed fast: the ] went into the hidden answer (or was lost); it steps."""
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        ask = screen.query_one(AskLine)
+        typed_at_once(app, *keys)
+        await pilot.pause()
+        assert screen.frame == 2 and screen.filter_text == ""
+        assert not ask.asking and screen.query_one(FrameList).has_focus
+        assert ask.query_one("#answer").value == answered  # nothing typed into the hidden line
+        assert not [n.message for n in app._notifications]  # ("'12]' is not a frame number")
+        await pilot.press("g", "5", "enter", "right")  # (Pilot's keys, back to back)
+        assert screen.frame == 6 and not ask.asking
+
+
 async def test_a_missing_index_reads_null_in_the_arguments_and_repair_panels(tmp_path):
     """The table and inspect say null; the panels said Python's None."""
     path = tmp_path / "no-index-cut.sse"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -13,6 +14,19 @@ from textual.widget import Widget
 from textual.widgets import Input, Label
 
 from .key_footer import KeyFooter
+
+
+class Answer(Input):
+    """The answer's line. Its editing keys (Backspace, Left, Home...) act here, in their
+    turn among the letters: Textual checks an input's bindings once the key has gone back
+    up to the app, behind the keys typed since (`a b Backspace c` typed fast read "ab")."""
+
+    async def handle_key(self, event: events.Key) -> bool:
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if await self.app.run_action(binding.action, self):
+                event.stop()
+                return True
+        return await super().handle_key(event)
 
 
 class AskLine(Horizontal):
@@ -40,7 +54,13 @@ class AskLine(Horizontal):
         width: 1fr;
     }
     """
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    # Enter and Escape are the app's first (priority): the question closes, and the focus
+    # goes back, before the next key is handed out, so the keys typed after them are the
+    # screen's however fast (handed to the answer, they went into the hidden line)
+    BINDINGS = [
+        Binding("enter", "submit", "Answer", priority=True),
+        Binding("escape", "cancel", "Cancel", priority=True),
+    ]
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -49,7 +69,7 @@ class AskLine(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label()
-        yield Input(compact=True, id="answer")
+        yield Answer(compact=True, id="answer")
 
     @property
     def asking(self) -> bool:
@@ -67,6 +87,14 @@ class AskLine(Horizontal):
         # for them): every key typed after the question is the answer's, however fast
         self.screen.set_focus(answer)
 
+    async def _answered(self) -> str:
+        """The answer once the keys typed before Enter are in it (they wait in its queue)."""
+        answer = self.query_one(Input)
+        typed = asyncio.Event()
+        if answer.call_later(typed.set):  # (after them; not scheduled: the app is closing)
+            await typed.wait()
+        return answer.value
+
     def _close(self, value: str | None) -> None:
         done, back = self._done, self._back
         self._done = self._back = None
@@ -83,12 +111,11 @@ class AskLine(Horizontal):
         for footer in self.screen.query(KeyFooter):
             footer.show(shown)
 
-    @on(Input.Submitted)
-    def _submit(self, event: Input.Submitted) -> None:
-        event.stop()
-        self._close(event.value)
+    async def action_submit(self) -> None:
+        self._close(await self._answered())
 
-    def action_cancel(self) -> None:
+    async def action_cancel(self) -> None:
+        await self._answered()  # (the keys before Escape edit the answer, not the screen)
         self._close(None)
 
     @on(Input.Blurred)
