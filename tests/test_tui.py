@@ -416,6 +416,14 @@ def test_snapshot(snap_compare, shot, size, tmp_path):
     assert snap(snap_compare, app, *keys, ready=ready or RequestScreen, size=size)
 
 
+@pytest.mark.parametrize("shot", ["exchanges", "conversation"])
+def test_snapshot_60x20(snap_compare, shot):
+    """Smaller than the 80x24 required: the lists drop columns, nothing spills."""
+    name, exchange, keys, ready = SHOTS[shot]
+    app = ReplayApp(sample(name), exchange=exchange)
+    assert snap(snap_compare, app, *keys, ready=ready, size=(60, 20))
+
+
 async def test_at_80x24_the_footer_fits_and_ten_frames_show():
     app = ReplayApp(sample("parallel-index-0.jsonl"), exchange=1)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -1175,6 +1183,62 @@ async def test_a_narrow_list_drops_the_path_before_cutting_worst():
         assert "path" not in keys and "method" not in keys and "model" in keys
         assert worst_cell(app, 1) == "✗ tool-call-id-substituted"
         assert sum(c.get_render_width(table) for c in table.columns.values()) <= 70
+
+
+def within(app, width: int, height: int) -> None:
+    """Every list inside the terminal and as wide as its rows: none scrolls sideways, its
+    right columns out of sight, or spills past the terminal's edge."""
+    from textual.widgets import DataTable
+
+    for widget in app.screen.query("DataTable, FrameList").results():
+        assert isinstance(widget, DataTable | FrameList)
+        if widget.display and widget.region.area:
+            assert widget.region.right <= width and widget.region.bottom <= height, widget
+            assert widget.virtual_size.width <= widget.size.width, widget
+
+
+async def test_at_60x20_the_list_drops_model_and_took_and_keeps_worst_whole():
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await exchanges_filled(pilot)
+        table = app.screen.query_one("#exchanges")
+        assert [c.value for c in table.columns] == ["#", "status", "frames", "calls", "worst"]
+        assert table.virtual_size.width <= 60 and not table.show_horizontal_scrollbar
+        assert worst_cell(app, 1) == "✗ tool-call-id-substituted"  # was cut at the edge
+        within(app, 60, 20)
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"))
+    async with app.run_test(size=(40, 20)) as pilot:  # narrower still: worst is cut
+        await exchanges_filled(pilot)
+        table = app.screen.query_one("#exchanges")
+        assert table.virtual_size.width <= 40 and worst_cell(app, 1) == "✗ tool-call-id-sub…"
+
+
+async def test_at_60x20_the_frame_list_keeps_each_frames_number_and_kind():
+    """Beside the request the list had the number, time and gap, no summary left."""
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"), exchange=2)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        for _ in range(600):  # the contract's break opens the request beside the list
+            if app.screen.has_class("-request"):
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        frames = app.screen.query_one(FrameList)
+        lines = [frames.render_line(y) for y in range(frames.size.height)]
+        assert all(line.cell_length == frames.size.width for line in lines)
+        shown = [line.text for line in lines[:9]]
+        assert shown[0].split() == ["1", "472ms", "role"]  # the time kept, the gap gone
+        assert shown[7].split()[:3] == ["8", "635ms", "finish"]
+        assert shown[8].split() == ["9", "673ms", "[DONE]"]
+        within(app, 60, 20)
+        await pilot.press("end")
+        within(app, 60, 20)
+    app = ReplayApp(sample("buggy-agent-uuid.jsonl"), exchange=1)  # no request: its gap
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        frames = app.screen.query_one(FrameList)
+        assert frames.render_line(6).text.split()[:4] == ["7", "727ms", "+0ms", "finish"]
+        within(app, 60, 20)
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,8 @@ class ExchangesScreen(Screen):
 
     BINDINGS = EXCHANGES
     COLUMNS = ("#", "method", "path", "model", "status", "took", "frames", "calls", "worst")
+    # narrower than the path and the model need (60 columns), the columns that go, in turn
+    DROPPED = ("model", "took", "status")
 
     def __init__(self, session: Session) -> None:
         super().__init__()
@@ -81,9 +83,10 @@ class ExchangesScreen(Screen):
 
     def _rows(self) -> None:
         """(Re)fill the table: each column as wide as its widest cell, path and model cut
-        to what the others leave (narrow, the method goes, then the path; `worst` is kept
-        whole), both whole where the width allows. A WebSocket session's row is followed
-        by a row per response (`N.R`, as `replay FILE#N.R` opens it)."""
+        to what the others leave (narrow, the method goes, then the path; narrower still,
+        the model, took and status, then `worst` is cut, with an ellipsis), both whole
+        where the width allows. A WebSocket session's row is followed by a row per
+        response (`N.R`, as `replay FILE#N.R` opens it)."""
         self._width = self.size.width
         table = self.query_one(DataTable)
         selected = self._selected_key(table)
@@ -93,30 +96,51 @@ class ExchangesScreen(Screen):
         lines = self._lines()
         rows = [self._cells(info, turn, s, untimed) for info, turn, s, _ in lines]
         shown = [c for c in self.COLUMNS if wide or c != "method"]
-        widest = {c: max([len(r.get(c, "")) for r in rows] + [len(c)]) for c in shown}
-        widest["worst"] = max([len(worst.plain) for *_, worst in lines] + [len("worst")])
+        widths = {c: max([len(r.get(c, "")) for r in rows] + [len(c)]) for c in shown}
+        widths["worst"] = max([len(worst.plain) for *_, worst in lines] + [len("worst")])
         # what path and model have: the width but the other columns, a cell's padding of 2
         # each, and the vertical scrollbar's column
-        others = sum(widest[c] for c in shown if c not in ("path", "model"))
+        others = sum(widths[c] for c in shown if c not in ("path", "model"))
         room = self._width - 1 - others - 2 * len(shown) + 2  # (the path's padding in it)
-        path_w, model_w = self._fit(room, widest["path"], widest["model"])
+        widths["path"], widths["model"] = self._fit(room, widths["path"], widths["model"])
+        if not widths["path"]:
+            shown.remove("path")
+        for col in self.DROPPED:
+            if self._over(shown, widths) > 0:
+                shown.remove(col)
+        over = self._over(shown, widths)
+        widths["worst"] = max(len("worst"), widths["worst"] - max(over, 0))
         for col in shown:
-            if path_w or col != "path":
-                table.add_column(col, key=col)
+            table.add_column(col, key=col)
         for cells, (*_, worst_cell) in zip(rows, lines, strict=True):
-            # what the recording says (method, path, model) as Text: a str cell is markup
             table.add_row(
-                cells["#"],
-                *([Text(cells["method"])] if wide else []),
-                *([Text(self._path(cells, path_w))] if path_w else []),
-                Text(cut(cells["model"], model_w)),
-                *(cells[c] for c in ("status", "took", "frames", "calls")),
-                worst_cell,
-                key=cells["#"],
+                *(self._cell(c, cells, worst_cell, widths) for c in shown), key=cells["#"]
             )
         if rows:
             keys = [r["#"] for r in rows]
             table.move_cursor(row=keys.index(selected) if selected in keys else 0)
+
+    def _over(self, shown: list[str], widths: dict[str, int]) -> int:
+        """By how many columns `shown` overflow the width (a cell's padding of 2 each, the
+        vertical scrollbar's column)."""
+        return 1 + sum(widths[c] + 2 for c in shown) - self._width
+
+    def _cell(
+        self, col: str, cells: dict[str, str], worst: Text, widths: dict[str, int]
+    ) -> Text | str:
+        """A row's cell in its column's width; what the recording says (method, path,
+        model) as Text: a str cell is markup."""
+        if col == "worst":
+            if len(worst.plain) <= widths["worst"]:
+                return worst
+            worst = worst.copy()
+            worst.truncate(widths["worst"], overflow="ellipsis")
+            return worst
+        if col == "path":
+            return Text(self._path(cells, widths["path"]))
+        if col in ("method", "model"):
+            return Text(cut(cells[col], widths[col]))
+        return cells[col]
 
     @staticmethod
     def _fit(room: int, path: int, model: int) -> tuple[int, int]:

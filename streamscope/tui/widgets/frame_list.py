@@ -18,6 +18,8 @@ from ..messages import FrameSelected
 from ..model import StreamModel
 from .common import ms
 
+SUMMARY_KEPT = 6  # the summary's columns kept before the time and the gap
+
 
 class FrameList(ScrollView, can_focus=True):
     """Every frame (or the filtered ones): number, time, gap, summary, anomaly marks.
@@ -74,7 +76,14 @@ class FrameList(ScrollView, can_focus=True):
         mark = MARK[level] if level else " "
         t, gap = model.time(n), model.gap(n)
         digits = len(str(model.total))
-        head = f"{mark}{n:>{digits}} {ms(t):>7} {('+' + ms(gap)) if gap is not None else '':>7} "
+        # narrow (beside a request at 60 columns), the gap goes, then the time: the summary
+        # keeps its first word, the frame's kind ("finish", "tc0 arg")
+        left = width - digits - 2 - SUMMARY_KEPT
+        head = f"{mark}{n:>{digits}} "
+        if left >= 8:
+            head += f"{ms(t):>7} "
+        if left >= 16:
+            head += f"{('+' + ms(gap)) if gap is not None else '':>7} "
         text = model.summaries[n - 1]
         base = Style(reverse=True, bold=True) if n == self.frame else Style()
         segments = [
