@@ -1277,12 +1277,24 @@ async def test_at_80x24_the_timeline_keeps_its_anomaly_row_and_times_and_call_id
         _, ticks, stats = [s.text for s in timeline.render_lines(timeline.region.reset_offset)]
         assert "▲" in ticks
         said = stats.strip()
-        assert said.startswith("first 262ms · total 404ms · 6 frames") and said.endswith(
+        assert said.startswith("first 262ms · last 404ms · 6 frames") and said.endswith(
             "▲ anomalies"
         )
         # the frame 0 tables have no call: "call_id" stays on the header's one line
         header = text(app.screen.query_one("#robust", CallTable)).splitlines()[0].split()
         assert header[:4] == ["out", "item_id", "call_id", "type"]
+
+
+async def test_a_stream_without_anomalies_has_no_anomaly_legend_and_says_its_last_frame():
+    app = ReplayApp(sample("gateway-direct.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        timeline = app.screen.query_one(Timeline)
+        stats = timeline.render_lines(timeline.region.reset_offset)[-1].text.strip()
+        # nothing on the bar is ▲, so nothing explains one; `last`, not `total`: the list's
+        # `took` runs to the exchange's end, after the last frame
+        assert " · last " in stats and "total" not in stats
+        assert "▲" not in stats
 
 
 async def test_follow_back_from_a_stream_the_list_shows_how_it_ended(tmp_path):

@@ -76,18 +76,21 @@ class Timeline(Widget):
         model = self.model
         total = model.total
         frames = plural(total, "frame")
+        # the legend only where the bar above has a ▲ to explain
+        legend = " · ▲ anomalies" if model.tick_frames else ""
         if not model.timed:
-            said = [f"no times recorded · {frames} · ▲ anomalies"]
+            said = [f"no times recorded · {frames}{legend}"]
         else:
+            # the last frame's time, not the exchange's (the list's `took` runs to its end)
             end = model.time(total)
             first, last = ms(model.time(1)), ms(end)
             rate = total / (end / 1e9) if end else None
             fps, per_s = (f"{rate:,.0f} frames/s", f"{rate:,.0f}/s") if rate else ("no timing",) * 2
             gap = f"largest gap {ms(top)}"
             said = [
-                f"first frame {first} · total {last} · {frames} · {fps} · {gap} · ▲ anomalies",
-                f"first {first} · total {last} · {frames} · {per_s} · {gap} · ▲ anomalies",
-                f"first {first} · total {last} · {frames} · {per_s} · {gap}",
+                f"first frame {first} · last frame {last} · {frames} · {fps} · {gap}{legend}",
+                f"first {first} · last {last} · {frames} · {per_s} · {gap}{legend}",
+                f"first {first} · last {last} · {frames} · {per_s} · {gap}",
             ]
         return next((line for line in said if len(line) <= width), cut(said[-1], width))
 
