@@ -841,6 +841,38 @@ async def test_an_invented_id_is_named_in_the_list_and_shown_in_the_request():
         assert screen.query_one("#right").current == "conversation-scroll"
 
 
+def piped(path: str) -> str:
+    """`path`'s bytes through a pipe, as a shell's <(cat path) passes it: /dev/fd/N."""
+    import threading
+
+    read, write = os.pipe()
+
+    def feed() -> None:
+        with open(write, "wb") as f, open(path, "rb") as src:
+            f.write(src.read())
+
+    threading.Thread(target=feed, daemon=True).start()
+    return f"/dev/fd/{read}"
+
+
+async def test_a_piped_recording_is_analysed_as_the_file_is():
+    # <(cmd) is read once: the analysis (a child process) reads the replay's copy of it,
+    # not the pipe again (which it said was no such file, every exchange not analysed)
+    app = ReplayApp(piped(sample("buggy-agent-uuid.jsonl")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await exchanges_filled(pilot)
+        assert app.session.analysis_error is None
+        assert [worst_cell(app, 0), worst_cell(app, 1)] == ["clean", "✗ tool-call-id-substituted"]
+
+
+def test_a_piped_recordings_analysis_is_the_files():
+    from streamscope.analysis.driver import summarize_in_child
+
+    name = sample("codex-websocket.jsonl")  # (a session: its turns too)
+    said = [r.to_json() for r in summarize_in_child(piped(name))]
+    assert said == [r.to_json() for r in summarize_in_child(name)]
+
+
 async def test_a_clean_request_opens_on_the_frames_and_matches_echoed_ids():
     app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=2)
     async with app.run_test(size=SIZE) as pilot:

@@ -1,4 +1,5 @@
-"""The child side of `summarize_in_child`: `python -m streamscope.analysis PATH`; and of
+"""The child side of `summarize_in_child`: `python -m streamscope.analysis PATH` (a pipe
+the parent read whole: `--copy COPY CODING PATH`, its copy read in its name); and of
 `FollowingChild`: `python -m streamscope.analysis --follow PATH`, one JSON line of the
 rows that changed for each line read from stdin, until stdin ends; and of `record
 --live`'s child: `python -m streamscope.analysis --live PATH`, each finding of the recording
@@ -61,13 +62,19 @@ def live(path: str) -> None:
             broken = True
 
 
-if sys.argv[1] == "--follow":
-    follow(sys.argv[2])
-elif sys.argv[1] == "--live":
-    live(sys.argv[2])
+args = sys.argv[1:]
+if args[0] == "--copy":
+    from ..recording.copies import given
+
+    _, copy, coding, *args = args
+    given(args[-1], copy, coding or None)
+if args[0] == "--follow":
+    follow(args[1])
+elif args[0] == "--live":
+    live(args[1])
 else:
     try:
-        rows = summarize_exchanges(sys.argv[1])
+        rows = summarize_exchanges(args[0])
     except RecordingError as e:
         print(e, file=sys.stderr)
         sys.exit(2)

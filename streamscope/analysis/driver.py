@@ -1056,11 +1056,19 @@ def _plain(value: object) -> object:
 
 
 def summarize_in_child(path: str) -> list[ExchangeSummary]:
-    """`summarize_exchanges` in another interpreter: its CPU time does not hold this one's GIL."""
+    """`summarize_exchanges` in another interpreter: its CPU time does not hold this one's
+    GIL. A pipe (`<(cmd)`, /dev/stdin) is read once: the child reads this process's copy
+    of it, in its name."""
     import subprocess  # (here: only the replay's children need it)
 
+    from ..recording.copies import piped
+
+    pipe = piped(path)
+    handed = ["--copy", pipe[0], pipe[1] or ""] if pipe is not None else []
     done = subprocess.run(
-        [sys.executable, "-m", "streamscope.analysis", path], capture_output=True, check=False
+        [sys.executable, "-m", "streamscope.analysis", *handed, path],
+        capture_output=True,
+        check=False,
     )
     if done.returncode != 0:
         raise RecordingError(_last_line(done.stderr, done.returncode), path)

@@ -15,7 +15,8 @@ and every reader opens the copy instead (`readable`):
   only once, while the readers open their input several times (to sniff it, index it,
   read an exchange): its bytes are kept whole in a copy, decoded as above if they are
   UTF-16. It is looked up by `os.stat`, which never blocks, as opening a FIFO again
-  would wait for a writer that has gone.
+  would wait for a writer that has gone. A child process (the replay's analysis) cannot
+  read it again: it is handed the copy (`piped`, `given`) and reads it in the pipe's name.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ _copies: dict[
 ] = {}  # (path, dev, inode, size, mtime) -> (copy, coding); a pipe's size and mtime: -1
 _lock = threading.Lock()
 _folder: str | None = None
+_given: dict[str, tuple[str, str | None]] = {}  # a parent's pipe: path -> (copy, coding)
 
 
 def coding_of(head: bytes) -> str | None:
@@ -54,6 +56,9 @@ def readable(path: str) -> str:
 
 def text_of(path: str) -> tuple[str, str | None]:
     """(the file to read for `path`, the UTF-16 coding it was decoded from, or None)."""
+    known = _given.get(path)
+    if known is not None:
+        return known
     try:
         st = os.stat(path)
         if stat.S_ISFIFO(st.st_mode):
@@ -76,6 +81,20 @@ def text_of(path: str) -> tuple[str, str | None]:
                 f.seek(2)
                 known = _copies[key] = (_copy(f, coding), coding)
         return known
+
+
+def piped(path: str) -> tuple[str, str | None] | None:
+    """A pipe's (copy, coding), the copy made now if it is not yet; None: `path` is no pipe."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return _piped(path, st) if stat.S_ISFIFO(st.st_mode) else None
+
+
+def given(path: str, copy: str, coding: str | None) -> None:
+    """In a child process: `path` is a pipe its parent read whole into `copy` (`piped`)."""
+    _given[path] = (copy, coding)
 
 
 def _piped(path: str, st: os.stat_result) -> tuple[str, str | None]:
