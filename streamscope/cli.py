@@ -7,12 +7,16 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from . import __version__
 from .text import plural, say, visible
+
+if TYPE_CHECKING:
+    from .recording.ahead import Ahead
+    from .tui.keyboard import KeyboardApp
 
 
 def fail(message: str) -> None:
@@ -368,7 +372,7 @@ def replay(
         fail(f"{file}: {e.strerror or e}")
     if beyond is not None:
         fail(beyond)
-    app.run()
+    _run_screen(app, ahead)
     if app.failure is not None:
         print(app.failure, file=sys.stderr, flush=True)  # (made visible by the app)
     if app.return_code:
@@ -396,7 +400,20 @@ def _side_by_side(
         app = open_pair(sides[0], sides[1])
     except (RecordingError, SideError) as e:
         fail(str(e))
-    app.run()
+    _run_screen(app)
+
+
+def _run_screen(app: KeyboardApp, ahead: Ahead | None = None) -> None:
+    """The replay's screen; standard input no terminal is one line (tui/keyboard.py),
+    `ahead`'s scan stopped."""
+    from .tui.keyboard import NoKeyboard
+
+    try:
+        app.run()
+    except NoKeyboard as e:
+        if ahead is not None:
+            ahead.close()
+        fail(str(e))
 
 
 def split_link(
@@ -1026,7 +1043,7 @@ def demo(quirk: str, no_replay: bool) -> None:
     if not no_replay:
         from .tui.app import ReplayApp
 
-        ReplayApp(path).run()
+        _run_screen(ReplayApp(path))
 
 
 def analyze_request(path: str) -> dict:

@@ -178,6 +178,34 @@ def test_a_dash_is_standard_input_and_replay_says_it_reads_its_keys_there(args):
 
 
 @pytest.mark.parametrize(
+    "args, given",
+    [
+        (["/dev/stdin"], "piped"),  # cat rec.jsonl | streamscope replay /dev/stdin
+        ([OPENAI], "piped"),
+        ([OPENAI], "none"),  # < /dev/null
+        ([OPENAI, os.path.join(ROOT, "recordings", "gateway-litellm.jsonl")], "none"),
+    ],
+)
+def test_replay_with_no_terminal_on_standard_input_says_so_before_any_screen(args, given):
+    # Textual reads its keys from standard input: a pipe there gave a screen no key
+    # reached (the stream's bytes, then none), that only Ctrl-C left
+    with open(OPENAI, "rb") as f:
+        sample = f.read()
+    stdin = {"input": sample} if given == "piped" else {"stdin": subprocess.DEVNULL}
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "replay", *args],
+        capture_output=True,
+        timeout=30,
+        **stdin,
+    )
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr.decode().splitlines() == [
+        "streamscope: standard input is not a terminal: replay reads its keys there "
+        "(a piped stream: pass it as <(cmd), or save it to a file first)"
+    ]
+
+
+@pytest.mark.parametrize(
     "args, said",
     [
         (["recordings/alibaba-empty-id.jsonl", "--exchange", "1", "--frame", "99"], "1-8"),

@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -90,3 +92,20 @@ def test_a_missing_sdk_is_said_in_one_line(monkeypatch):
     # the openai SDK's WebSocket clients need websockets, which only openai's extra brings
     result = CliRunner().invoke(main, ["demo", "codex-websocket", "--no-replay"])
     assert "pip install 'openai[realtime]'" in result.output and result.exit_code == 2
+
+
+def test_the_demos_replay_with_no_terminal_on_standard_input_says_so(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "streamscope", "demo", "alibaba-empty-id"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2 and "\x1b" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "streamscope: standard input is not a terminal: replay reads its keys there "
+        "(a piped stream: pass it as <(cmd), or save it to a file first)"
+    )
+    assert list((tmp_path / "recordings").glob("streamscope-*.jsonl"))  # (recorded first)

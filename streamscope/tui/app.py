@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import get_current_worker
@@ -22,6 +22,7 @@ from ..inputs import CHUNKS, RECORDING, ExchangeInfo, Source, describe_numbers, 
 from ..inputs.reads import Reads
 from ..inputs.session import TurnReads, turn_end
 from ..text import visible
+from .keyboard import KeyboardApp
 from .messages import OpenExchange, OpenTurn, Progressed, RecordingGrew, StreamRead
 from .model import StreamModel, count_frames
 from .screens import (
@@ -97,7 +98,7 @@ def waiting_for(path: str) -> str:
     return f"Waiting for {name}'s first line … (q quits)"
 
 
-class ReplayApp(App):
+class ReplayApp(KeyboardApp):
     CSS_PATH = "streamscope.tcss"
     TITLE = "streamscope replay"
     BINDINGS = [Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]

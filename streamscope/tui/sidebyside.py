@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
@@ -24,6 +24,7 @@ from ..inputs import CHUNKS, RECORDING, open_input
 from ..text import cut, visible
 from . import keys
 from .aligned import RULE, Aligned
+from .keyboard import KeyboardApp
 from .model import StreamModel
 from .screens import TextScreen
 from .screens.bindings import bindings
@@ -121,7 +122,7 @@ HELP = (
 )
 
 
-class SideBySideApp(App):
+class SideBySideApp(KeyboardApp):
     CSS = """
     #panels { height: auto; }
     .side { height: auto; padding: 0 1; margin-bottom: 1; }
