@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import orjson
 
@@ -182,3 +183,19 @@ def run_demo(cwd, sample: str, env: dict | None = None) -> subprocess.CompletedP
         timeout=120,
         env=env if env is not None else dict(os.environ),
     )
+
+
+def anthropic_error_sse(folder) -> Path:
+    """An Anthropic stream whose `event: error` message spans lines and holds a tab and
+    an ESC (the SDK raises it: APIStatusError), as folder/error.sse."""
+    start = {"type": "message", "role": "assistant", "content": [], "model": "m"}
+    error = {"type": "overloaded_error", "message": "Overloaded\nretry\tlater\x1b[31m"}
+    path = Path(folder) / "error.sse"
+    path.write_bytes(
+        b"event: message_start\ndata: "
+        + orjson.dumps({"type": "message_start", "message": {"id": "msg_1", **start}})
+        + b"\n\nevent: error\ndata: "
+        + orjson.dumps({"type": "error", "error": error})
+        + b"\n\n"
+    )
+    return path

@@ -15,7 +15,7 @@ from streamscope.cli import main
 from streamscope.dialects.chat.appendix_a import FIXTURES, chunk, tc
 from streamscope.recording import RecordingWriter
 
-from .helpers import sse_body, tool_def
+from .helpers import anthropic_error_sse, sse_body, tool_def
 
 RECORDINGS = Path(__file__).resolve().parent.parent / "recordings"
 
@@ -155,16 +155,7 @@ def test_a_clients_multi_line_error_reads_as_a_tool_results_text_does(tmp_path):
     # an Anthropic `event: error` whose message has a line break: the SDK's message
     # showed it as \x0a; it reads as ↵ now, as a tool result's text does on one line,
     # and every other control character stays escaped
-    start = {"type": "message", "role": "assistant", "content": [], "model": "m"}
-    error = {"type": "overloaded_error", "message": "Overloaded\nretry\tlater\x1b[31m"}
-    path = tmp_path / "error.sse"
-    path.write_bytes(
-        b"event: message_start\ndata: "
-        + orjson.dumps({"type": "message_start", "message": {"id": "msg_1", **start}})
-        + b"\n\nevent: error\ndata: "
-        + orjson.dumps({"type": "error", "error": error})
-        + b"\n\n"
-    )
+    path = anthropic_error_sse(tmp_path)
     out = inspect(str(path)).output
     (line,) = [x for x in out.splitlines() if "anthropic-sdk raises" in x]
     assert "raises APIStatusError: Overloaded↵retry\\x09later\\x1b[31m (path:" in line, out

@@ -326,6 +326,22 @@ async def test_command_palette_offers_every_action():
         } <= titles
 
 
+async def test_a_clients_multi_line_error_reads_on_one_line_as_inspect_says_it(tmp_path):
+    # an Anthropic `event: error` whose message has a line break: the label showed it as
+    # \x0a; it reads ↵ as inspect's raises line does, other control characters escaped
+    from .helpers import anthropic_error_sse
+
+    path = anthropic_error_sse(tmp_path)
+    app = ReplayApp(str(path))
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        label = text(app.screen.query_one("#strategy-label"))
+        assert "anthropic-sdk: raised APIStatusError: Overloaded↵retry\\x09later\\x1b[31m" in label
+        assert "\\x0a" not in label and "\x1b" not in label
+
+
 async def test_sse_and_chunk_logs_open_directly_and_the_sdk_error_shows():
     app = ReplayApp(sample("gemini-no-index.sse"))
     async with app.run_test(size=SIZE) as pilot:

@@ -7,7 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from ...core.calls import StrategyError
-from ...text import visible
+from ...text import one_line, visible
 from ..model import FrameState
 from .common import clients
 
@@ -45,12 +45,15 @@ def strategy_label(name: str, got: object, n: int, short: int = 0) -> Text:
     """`short`: 1, the legend in fewer words; 2, none (a long client name, a small
     terminal: the line holds one row)."""
     if isinstance(got, StrategyError):
+        # the SDK's message on one line as inspect says it: a line break as ↵, every
+        # other control character escaped
+        error = one_line(got.error)
         if got.why is not None:  # one line: why first, it is what the error does not say
             return Text(
-                f"{name} raised at frame {got.frame}: {visible(got.why)} ({visible(got.error)})",
+                f"{name} raised at frame {got.frame}: {visible(got.why)} ({error})",
                 style="bold red",
             )
-        return Text(f"{name}: raised {visible(got.error)} at frame {got.frame}", style="bold red")
+        return Text(f"{name}: raised {error} at frame {got.frame}", style="bold red")
     legend = ("(≠ marks what differs from robust)", "(≠: differs from robust)", "")[short]
     return Text(f"{name} at frame {n} {legend}".rstrip(), style="bold")
 
