@@ -454,3 +454,31 @@ def test_a_client_messages_fields_read_as_the_request_views():
     history = History([], params=fields)
     params = conversation(history, [], {}).plain.split("Parameters  ", 1)[1].split("\n")[0]
     assert params.split(" · ") == said.split(" ")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("session", [False, True])
+async def test_what_a_response_done_did_names_its_response_as_inspect_does(tmp_path, session):
+    # response 2's response.done said "response 1" in a stream of two (its index from 0),
+    # "response 0" as a session's response 2: numbered now as inspect's response column
+    from streamscope.tui.widgets import FrameDetail
+
+    from .dialects.realtime.events import body, call, message_item, response
+    from .dialects.realtime.sessions import tool_loop, write
+
+    if session:
+        path = write(tmp_path / "session.jsonl", tool_loop())
+        opened = {"exchange": 1, "response": 2}
+    else:
+        second = response(message_item(0, "It is 18.", "item_m2", "resp_2"), rid="resp_2")
+        path = tmp_path / "two.jsonl"
+        path.write_bytes(body(response(call(0), rid="resp_1") + second))
+        opened = {}
+    app = ReplayApp(str(path), **opened)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        said = text(app.screen.query_one(FrameDetail))
+        assert '  response 2: status "completed"' in said, said
+        assert "response 1:" not in said and "response 0" not in said

@@ -9,6 +9,7 @@ from ..console import Console, cell_len, escape, pad
 from ..core.anomalies import ERROR, INFO, WARNING
 from ..core.calls import Call, StrategyError, signature_bytes
 from ..core.engine import StreamResult, value_key
+from ..core.events import response_number
 from ..core.history import Tool
 from ..core.links import link, pasteable, stream_link
 from ..core.results import flag, no_flag, ran
@@ -345,15 +346,6 @@ def _stream(
         else:
             line = "same as robust"
         console.print(f"    {name:<{max(width, 13)}} {line}")
-
-
-def response_number(turn: int | None, choice: int) -> int:
-    """The response a Responses or Realtime call is in, numbered as the report names it:
-    a session's response (`turn`) by its number in the session ("Exchange 1, response
-    2"), a stream's own by its number in the stream, 1 first, as its findings say it
-    ("output 0 of response 2"; a call's container index `choice` counts them from 0
-    within the stream)."""
-    return turn if turn is not None else choice + 1
 
 
 def _count(tools: list[Tool]) -> str:

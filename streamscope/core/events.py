@@ -23,6 +23,16 @@ MESSAGE_END = "message-end"  # a message ends (Anthropic's message_stop)
 # What a call's key and its container are called, per dialect.
 CHAT_WORDS = ("index", "choice")
 BLOCK_WORDS = ("block", "message")
+RESPONSE = "response"  # the container of Responses and Realtime: numbered as inspect names it
+
+
+def response_number(turn: int | None, choice: int) -> int:
+    """The response a Responses or Realtime call is in, numbered as the report names it:
+    a session's response (`turn`) by its number in the session ("Exchange 1, response
+    2"), a stream's own by its number in the stream, 1 first, as its findings say it
+    ("output 0 of response 2"; a call's container index `choice` counts them from 0
+    within the stream)."""
+    return turn if turn is not None else choice + 1
 
 
 @record(slots=True)
@@ -37,13 +47,19 @@ class FieldEvent:
     call: int = -1  # position of the call in the choice's call list, -1 for none
     words: tuple[str, str] = CHAT_WORDS  # (key, container): ("block", "message") for Anthropic
 
-    def describe(self) -> str:
-        """The event in plain words, for the TUI's frame detail and the text report."""
+    def describe(self, turn: int | None = None) -> str:
+        """The event in plain words, for the TUI's frame detail. `turn`: the session's
+        response the stream is (a Responses or Realtime response is named by it, else by
+        its number in the stream, as inspect's `response` column names it)."""
 
         def q(value: object) -> str:
             return quote(value, 60)
 
         key, container = self.words
+        if container == RESPONSE:
+            container = f"{RESPONSE} {response_number(turn, self.choice)}"
+        else:
+            container = f"{container} {self.choice}"
         where = f"{key} {self.index}" if self.index is not None else f"no {key}"
         if self.op == NEW_CALL:
             return f"{where}: a new call begins"
@@ -52,9 +68,9 @@ class FieldEvent:
         if self.op == CLOSE:
             return f"{where}: its closing part ends the call"
         if self.op == MESSAGE_END:
-            return f"{container} {self.choice} ends"
+            return f"{container} ends"
         if self.op == MESSAGE:
-            return f"{container} {self.choice} begins ({self.field} {q(self.new)})"
+            return f"{container} begins ({self.field} {q(self.new)})"
         if self.op == SET:
             return f"{where}: {self.field} = {q(self.new)}"
         if self.op == APPEND:  # "input" for a custom call
@@ -66,9 +82,9 @@ class FieldEvent:
         if self.op == OVERWRITE:
             return f"{where}: {self.field} {q(self.new)} ignored; a naive client would lose {q(self.old)}"
         if self.op == FINISH:
-            return f"{container} {self.choice}: {self.field or 'finish_reason'} {q(self.new)}"
+            return f"{container}: {self.field or 'finish_reason'} {q(self.new)}"
         if self.op == CONTENT:
-            return f"{container} {self.choice}: content += {q(self.new)}"
+            return f"{container}: content += {q(self.new)}"
         if self.op == REASONING:
-            return f"{container} {self.choice}: reasoning += {q(self.new)}"
+            return f"{container}: reasoning += {q(self.new)}"
         return f"{where}: {self.op} {self.field}"

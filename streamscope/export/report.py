@@ -201,7 +201,7 @@ def _stream(
     states = _states(frames, engine, s, dialect(ex.dialect()).summarize, marks, redact, notes, kept)
     clients = _tables(s.strategies, s.tool_calls, redact, s.by_value, said=True)
     if dialect(s.dialect).terms.item_ids:  # each call's response, numbered as inspect does
-        from ..analysis.text_report import response_number
+        from ..core.events import response_number
 
         for table in [*clients.values(), *(t for st in states for t in st.tables.values())]:
             for cell in table.calls or ():

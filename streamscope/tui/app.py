@@ -443,6 +443,7 @@ class ReplayApp(KeyboardApp):
             facts.response_format,
             end,
             told=ws.dialect,
+            turn=turn.turn,
         )
         self.start_frame = frame
         loading = self._show_loading(

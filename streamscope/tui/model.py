@@ -129,8 +129,10 @@ class StreamModel:
         chunk_log: bool = False,
         timed: bool = True,
         check: DialectCheck | None = None,
+        turn: int | None = None,
     ) -> None:
         """`told`: the stream's dialect (None: none fits, read as Chat Completions);
+        `turn`: the WebSocket session's response this stream is (None: no session's);
         `timed`: the input keeps times (a cassette keeps none: every frame's is unknown);
         `check`: the look at its events that says when they are another dialect's than
         its request names (ExchangeInfo.dialect_check), fed as it is read."""
@@ -140,6 +142,7 @@ class StreamModel:
         self.dialect = dialect(told)
         self.chunk_log = chunk_log
         self.exchange = exchange
+        self.turn = turn
         self.tools = tools
         self.response_format = response_format
         self.end = end or {}

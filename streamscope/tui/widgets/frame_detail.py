@@ -76,7 +76,7 @@ class FrameDetail(RenderedStatic):
                     style = (
                         "yellow" if e.op == ev.OVERWRITE else ("cyan" if e.op == ev.IGNORED else "")
                     )
-                    what.append(f"  {visible(e.describe())}\n", style=style)
+                    what.append(f"  {visible(e.describe(model.turn))}\n", style=style)
                 and_more(what, len(events), "changes", "the call tables show every call")
             else:
                 why = "the end of the stream" if frame.is_done else "nothing to accumulate"
