@@ -42,6 +42,10 @@ def main() -> None:
             from .cli import reader_left
 
             reader_left()
+        except OSError as e:  # (`-V > /dev/full`: as every command ends, cli.output_failed)
+            from .cli import output_failed
+
+            output_failed(e)
         return
     from .cli import main as cli
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import os
 import sys
 from collections.abc import Iterator
@@ -45,15 +46,72 @@ def reader_left() -> NoReturn:
     what it wanted. The command ends as scan's always has, quietly (no message, no
     traceback) with status 0, standard output sent to /dev/null so that what is still
     buffered does not fail again at exit. Every command, its help and `-V` end so."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    _to_devnull(sys.stdout)
     sys.exit(0)
+
+
+def output_failed(error: OSError) -> NoReturn:
+    """Standard output cannot be written, its reader still there (`> /dev/full`, a disk
+    that filled): one line, status 2 as for any other file that cannot be written, never a
+    traceback. What is still buffered goes to /dev/null, as when the reader leaves; with
+    standard error unwritable too the status alone tells."""
+    _to_devnull(sys.stdout)
+    try:
+        say(f"standard output: {error.strerror or error}")
+    except (OSError, ValueError):
+        _to_devnull(sys.stderr)
+    sys.exit(2)
+
+
+def _to_devnull(stream: Any) -> None:
+    """`stream`'s descriptor is /dev/null from now on: what it still buffers goes there."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+
+
+class StandardOutputError(OSError):
+    """A write to standard output failed for a reason other than its reader leaving."""
+
+
+class _StandardOutput(io.FileIO):
+    """Standard output's descriptor, whose failed writes say they are its own: an OSError
+    met elsewhere (a file, a socket) is not standard output's to report."""
+
+    def write(self, data: Any) -> int:
+        try:
+            return super().write(data)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise StandardOutputError(e.errno, e.strerror) from None
+
+
+def _watch_standard_output() -> None:
+    """sys.stdout, as Python opened it (encoding, buffering, line buffering on a
+    terminal), over a descriptor whose failed writes raise StandardOutputError; left as
+    it is when it is not a file's (click's test runner)."""
+    out = sys.stdout
+    if not isinstance(out, io.TextIOWrapper) or not isinstance(out.buffer, io.IOBase):
+        return
+    binary = out.buffer
+    raw = binary if isinstance(binary, io.FileIO) else getattr(binary, "raw", None)
+    if not isinstance(raw, io.FileIO) or isinstance(raw, _StandardOutput):
+        return
+    out.flush()
+    watched = _StandardOutput(raw.fileno(), "w", closefd=False)
+    sys.stdout = io.TextIOWrapper(
+        watched if binary is raw else io.BufferedWriter(watched),
+        encoding=out.encoding,
+        errors=out.errors,
+        line_buffering=out.line_buffering,
+        write_through=out.write_through,
+    )
 
 
 @contextlib.contextmanager
 def _until_the_reader_leaves() -> Iterator[None]:
     """A command's run, its output flushed at its end, or at the reader leaving (click
-    would say nothing and exit 1)."""
+    would say nothing and exit 1), or at standard output failing (a traceback)."""
     try:
         try:
             yield
@@ -62,6 +120,8 @@ def _until_the_reader_leaves() -> Iterator[None]:
                 sys.stdout.flush()
     except BrokenPipeError:
         reader_left()
+    except StandardOutputError as e:
+        output_failed(e)
 
 
 class Commands(click.Group):
@@ -82,6 +142,10 @@ class Commands(click.Group):
         if name not in self.commands and name in self.LAZY:
             importlib.import_module(self.LAZY[name])  # (its commands add themselves)
         return super().get_command(ctx, name)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        _watch_standard_output()
+        return super().main(*args, **kwargs)
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         with _until_the_reader_leaves():  # (the group's own --help is written here)

@@ -121,6 +121,38 @@ def test_a_closed_standard_output_is_as_dev_null(args, status):
     assert (done.returncode, done.stderr) == (status, b"")
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["inspect", OPENAI],
+        ["inspect", "--json", OPENAI],
+        ["export", OPENAI],
+        ["export", "--format", "md", OPENAI],
+        ["scan", "-j1", OPENAI],
+        ["diff", OPENAI, os.path.join(ROOT, "recordings", "vllm.jsonl")],
+        ["inspect", "--help"],
+        ["--help"],
+        ["-V"],
+    ],
+)
+def test_a_standard_output_that_cannot_be_written_is_one_line(args, buffered):
+    """`streamscope inspect FILE > /dev/full`: one line and status 2, as for `-o
+    /dev/full` (a traceback and status 1); with standard error unwritable too, the
+    status alone."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    command = [sys.executable, "-m", "streamscope", *args]
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, env=env, timeout=60)
+        mute = subprocess.run(command, stdout=full, stderr=full, env=env, timeout=60)
+    said = b"streamscope: standard output: No space left on device\n"
+    assert (done.returncode, done.stderr) == (2, said)
+    assert mute.returncode == 2
+
+
 def test_a_closed_standard_error_sends_nothing_to_standard_output():
     # `2>&-`: the one-line error is discarded, never written to stdout (print's default)
     done = subprocess.run(
