@@ -409,3 +409,17 @@ def test_the_exported_module_uses_the_package_openai_is_built_on(tmp_path, base,
     scope: dict = {}
     exec(compile(module.read_text(), str(module), "exec"), scope)
     assert scope["http"].__name__ == (base or "httpx")
+
+
+@pytest.mark.parametrize("line", [b"null", b"true", b"1", b'"x"', b"[1]"])
+@pytest.mark.parametrize("args", [["--format", "sse"], ["--format", "vcr"], ["--minimal"]])
+def test_a_line_that_is_not_an_object_is_said_so(tmp_path, args, line):
+    """Every export says so, as inspect does (a `null` line was said to hold a lone
+    surrogate or an integer past 64 bits)."""
+    with open(os.path.join(ROOT, "recordings", "openai.jsonl"), "rb") as f:
+        header = f.readline()
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(header + line + b"\n")
+    done = CliRunner().invoke(main, ["export", *args, "-o", str(tmp_path / "out"), str(path)])
+    said = f"{path}: line 2 (byte {len(header)}): not a JSON object"
+    assert done.exit_code == 2 and said in done.output

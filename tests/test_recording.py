@@ -309,6 +309,9 @@ def test_cut_off_chunk_line_in_index(tmp_path):
         (b'{"type":"chunk","exchange":1,"t_ns":5,"data_b64":"!!"}', "not valid base64"),
         (b'{"type":"header","schema_version":1}', "a second header line"),
         (b"[1, 2]", "not a JSON object"),
+        (b"null", "not a JSON object"),  # (the index said it holds a lone surrogate)
+        (b"true", "not a JSON object"),
+        (b'"x"', "not a JSON object"),
     ],
 )
 def test_bad_line_in_the_middle(tmp_path, bad, what):
@@ -326,8 +329,12 @@ def test_bad_line_in_the_middle(tmp_path, bad, what):
         with pytest.raises(RecordingError, match="line 4"):
             list(iter_raw(path))
     # The index finds it during the scan, or (chunk lines are not parsed) when reading it.
-    with pytest.raises(RecordingError, match=r"line 4 \(byte"), RecordingIndex.open(path) as idx:
+    with (
+        pytest.raises(RecordingError, match=r"line 4 \(byte") as err,
+        RecordingIndex.open(path) as idx,
+    ):
         idx.line(4)
+    assert what in str(err.value)
 
 
 def test_missing_file(tmp_path):

@@ -471,6 +471,7 @@ class RecordingIndex:
                 return True
         offsets.append(offset)
         self._unended = not whole
+        refused = None  # (why orjson refused the line; a `null` line is None, not refused)
         try:
             d = _loads(line)
         except _JSONError:
@@ -478,10 +479,10 @@ class RecordingIndex:
                 offsets.pop()
                 self.stopped_at = Stopped(n, offset)
                 return False
-            d = None
+            refused = _not_json(line)
         try:
-            if d is None:
-                raise ValueError(_not_json(line))
+            if refused is not None:
+                raise ValueError(refused)
             twice = key_twice(line)
             if twice is not None:
                 raise ValueError(twice)
