@@ -606,3 +606,13 @@ def test_a_stream_after_64_kib_of_blank_lines_is_read(tmp_path):
     result = inspect(str(path))
     assert result.exit_code == 0, result.output
     assert "(chunks, 1 stream)" in result.output and "args-cumulative" in result.output
+
+
+def test_an_event_that_is_no_object_names_its_json_type(tmp_path):
+    # JSON's names for what came, never Python's ("a JSON NoneType", "a JSON list")
+    path = tmp_path / "s.sse"
+    path.write_bytes(b"data: null\n\ndata: [1]\n\ndata: [DONE]\n\n")
+    out = inspect(str(path)).output
+    assert "the payload is a JSON null, not an object" in out
+    assert "the payload is a JSON array, not an object" in out
+    assert "JSON NoneType" not in out and "JSON list" not in out  # (a client's own error may)

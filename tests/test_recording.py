@@ -303,9 +303,20 @@ def test_cut_off_chunk_line_in_index(tmp_path):
         (b"\x00\x01\x02\xff", "not valid JSON"),
         (b"", "not valid JSON"),
         (b'{"type":"frame","exchange":1}', "unknown record type 'frame'"),
-        (b'{"type":"end","exchange":1,"t_ns":5}', "end line has no 'reason' field"),
+        (b'{"type":"end","exchange":1,"t_ns":5}', "field 'reason' is missing from the end line"),
+        (b"{}", "field 'type' is missing"),  # (it said "is not a string (NoneType)")
+        (b'{"type":null}', "field 'type' is not a string (a JSON null)"),
+        (b'{"type":[1]}', "field 'type' is not a string (a JSON array)"),
+        (b'{"type":{}}', "field 'type' is not a string (a JSON object)"),
+        (
+            b'{"type":"chunk","exchange":1,"t_ns":true,"data":""}',
+            "field 't_ns' is not an integer (a JSON boolean)",
+        ),
         (b'{"type":"chunk","exchange":1,"t_ns":5}', "exactly one of 'data' or 'data_b64'"),
-        (b'{"type":"chunk","exchange":"1","t_ns":5,"data":""}', "'exchange' is not an integer"),
+        (
+            b'{"type":"chunk","exchange":"1","t_ns":5,"data":""}',
+            "field 'exchange' is not an integer (a JSON string)",
+        ),
         (b'{"type":"chunk","exchange":1,"t_ns":5,"data_b64":"!!"}', "not valid base64"),
         (b'{"type":"header","schema_version":1}', "a second header line"),
         (b"[1, 2]", "not a JSON object"),
@@ -411,8 +422,10 @@ def test_v0_recording_is_migrated(tmp_path):
 def test_v0_line_that_cannot_be_migrated(tmp_path):
     path = tmp_path / "v0.jsonl"
     path.write_bytes(V0 + b'{"kind":"chunk","exchange":1}\n')
-    with pytest.raises(RecordingError, match="line 6 .*cannot migrate"):
+    with pytest.raises(RecordingError, match="line 6 .*cannot migrate") as err:
         list(iter_records(path))
+    # in JSON's words, not Python's (it said "(KeyError: 't_us')")
+    assert str(err.value).endswith("line: field 't_us' is missing")
 
 
 def test_newer_schema_version_is_refused(tmp_path):

@@ -176,7 +176,7 @@ _GOOD = b'{"type":"message","exchange":1,"t_ns":9,"from":"server","opcode":"text
     [
         (
             b'{"type":"message","exchange":1,"t_ns":9,"opcode":"text","fin":true,"data":""}',
-            "message line has no 'from' field",
+            "field 'from' is missing from the message line",
         ),
         (_GOOD + b"}", "message line needs exactly one of 'data' or 'data_b64'"),
         (_GOOD + b',"data":"x","data_b64":"eA=="}', "exactly one of 'data' or 'data_b64'"),

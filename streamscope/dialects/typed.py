@@ -108,7 +108,7 @@ def not_an_event(frame: Frame) -> str | None:
     if p is INVALID:
         return f"not JSON: {quote(frame.data, 30)}"
     if not isinstance(p, dict):
-        return f"JSON {type(p).__name__}"
+        return f"JSON {json_type(p)}"
     return None
 
 

@@ -20,6 +20,7 @@ from streamscope import __version__
 
 from ..core import jsonio
 from ..core.record import record
+from ..text import json_type
 
 SCHEMA_VERSION = 2  # 2: `message` lines (WebSocket frames)
 # Body lines of this version or later are current lines as they stand (version 2 only
@@ -138,10 +139,20 @@ def bytes_of(text: str | None, b64: str | None) -> bytes:
 # -- field checks for from_json: a ValueError here becomes a located RecordingError.
 
 
+def field_wrong(d: dict[Any, Any], key: str, want: str) -> str:
+    """The one wording for a line's field that is not `want` ("a string"): missing, or
+    not it, naming the JSON type it is (null, array), never Python's (NoneType, list)."""
+    if key not in d:
+        kind = d.get("type")
+        known = kind == "header" or (isinstance(kind, str) and kind in BODY_TYPES)
+        return f"field {key!r} is missing" + (f" from the {kind} line" if known else "")
+    return f"field {key!r} is not {want} (a JSON {json_type(d[key])})"
+
+
 def _int(d: dict[Any, Any], key: str) -> int:
-    v = _need(d, key)
+    v = _need(d, key, "an integer")
     if type(v) is not int:  # not isinstance: bool is an int subclass
-        raise ValueError(f"field {key!r} is not an integer")
+        raise ValueError(field_wrong(d, key, "an integer"))
     return v
 
 
@@ -193,17 +204,16 @@ def key_twice(line: bytes) -> str | None:
 
 
 def _str(d: dict[Any, Any], key: str) -> str:
-    v = _need(d, key)
+    v = _need(d, key, "a string")
     if not isinstance(v, str):
-        raise ValueError(f"field {key!r} is not a string")
+        raise ValueError(field_wrong(d, key, "a string"))
     return v
 
 
-def _need(d: dict[Any, Any], key: str) -> Any:
-    try:
-        return d[key]
-    except KeyError:
-        raise ValueError(f"{d.get('type')} line has no {key!r} field") from None
+def _need(d: dict[Any, Any], key: str, want: str = "") -> Any:
+    if key not in d:
+        raise ValueError(field_wrong(d, key, want))
+    return d[key]
 
 
 def _masked(d: dict[Any, Any], name: str = "masked") -> int:
@@ -241,7 +251,7 @@ def _one_of(d: dict[Any, Any], key: str) -> tuple[str | None, str | None]:
     if (text is None) == (b64 is None):
         raise ValueError(f"{d.get('type')} line needs exactly one of {key!r} or '{key}_b64'")
     if not isinstance(text if b64 is None else b64, str):
-        raise ValueError(f"field {key!r} is not a string")
+        raise ValueError(field_wrong(d, key if b64 is None else f"{key}_b64", "a string"))
     if b64 is not None:
         try:
             decode_b64(b64)
@@ -605,12 +615,12 @@ def check_raw(d: object) -> str | None:
         return "not a JSON object"
     t = d.get("type")
     if not isinstance(t, str):
-        return f"field 'type' is not a string ({type(t).__name__})"
+        return field_wrong(d, "type", "a string")
     need = _REQUIRED.get(t)
     if need is None:
         return "a second header line" if t == "header" else f"unknown record type {t!r}"
     if not need <= d.keys():
-        return f"{t} line has no {sorted(need - d.keys())[0]!r} field"
+        return field_wrong(d, sorted(need - d.keys())[0], "")
     one = _ONE_OF.get(t)
     if one and (one[0] in d) == (one[1] in d):
         return f"{t} line needs exactly one of {one[0]!r} or {one[1]!r}"

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from streamscope.recording.format import SCHEMA_VERSION
+from streamscope.recording.format import SCHEMA_VERSION, field_wrong
 from streamscope.text import quote
 
 
@@ -96,8 +96,11 @@ def migrate(d: dict[Any, Any], version: int) -> dict[Any, Any]:
         try:
             d = MIGRATIONS[version](d)
         except (KeyError, TypeError, AttributeError) as e:
-            raise ValueError(
-                f"cannot migrate this schema_version {version} line ({type(e).__name__}: {e})"
-            ) from None
+            why = (  # (said in JSON's words, not Python's: KeyError, 'NoneType' object)
+                field_wrong(d, e.args[0], "")
+                if isinstance(e, KeyError) and type(d) is dict
+                else "a field is not of the JSON type it must be"
+            )
+            raise ValueError(f"cannot migrate this schema_version {version} line: {why}") from None
         version += 1
     return d

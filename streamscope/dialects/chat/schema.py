@@ -37,7 +37,7 @@ def violation(payload: object, data: str) -> str | None:
 def chunk_violation(payload: object) -> str | None:
     """None when `payload` is a valid chat.completion.chunk, else what is wrong."""
     if not isinstance(payload, dict):
-        return f"the payload is a JSON {type(payload).__name__}, not an object"
+        return f"the payload is a JSON {json_type(payload)}, not an object"
     if "error" in payload and "choices" not in payload:
         err = payload["error"]
         msg = err.get("message") if isinstance(err, dict) else err

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...core.frames import INVALID, Frame
-from ...text import quote, word
+from ...text import json_type, quote, word
 
 
 def summarize(frame: Frame) -> str:
@@ -12,7 +12,7 @@ def summarize(frame: Frame) -> str:
     if p is INVALID:
         return "[DONE]" if frame.is_done else f"not JSON: {quote(frame.data, 30)}"
     if not isinstance(p, dict):
-        return f"JSON {type(p).__name__}"
+        return f"JSON {json_type(p)}"
     if p.get("error"):
         return f"error {quote(p['error'], 40)}"
     choices = p.get("choices")
