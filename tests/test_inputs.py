@@ -71,6 +71,8 @@ def loads(text: str) -> object:
 
 # -- wrong value types: one line naming the line and the field -------------------------------
 
+# (the response line opens the exchange: a chunk line of an exchange none opened is refused)
+OPENS = {"type": "response", "exchange": 1, "t_ns": 0, "status": 200, "headers": []}
 CHUNK = {"type": "chunk", "exchange": 1, "t_ns": 5, "data": 'data: {"choices": []}\n\n'}
 WRONG = [
     ({"data": 1}, "'data'"),
@@ -84,8 +86,9 @@ WRONG = [
 @pytest.mark.parametrize("command", ["inspect", "export"])
 def test_a_wrong_value_type_is_one_line_naming_line_and_field(tmp_path, change, field, command):
     path = tmp_path / "r.jsonl"
-    path.write_bytes(HEADER + orjson.dumps(CHUNK) + b"\n" + orjson.dumps(CHUNK | change) + b"\n")
-    one_line_exit_2(run(command, str(path)), str(path), "line 3", field)
+    good = orjson.dumps(OPENS) + b"\n" + orjson.dumps(CHUNK) + b"\n"
+    path.write_bytes(HEADER + good + orjson.dumps(CHUNK | change) + b"\n")
+    one_line_exit_2(run(command, str(path)), str(path), "line 4", field)
 
 
 @pytest.mark.parametrize("command", ["inspect", "export"])
@@ -421,3 +424,16 @@ def test_ids_and_names_sent_back_as_arrays_or_objects_are_checked_not_crashed_on
         "arguments": "tool-call-arguments-invalid",  # not a JSON string
     }
     assert expected[field] in kinds, kinds
+
+
+@pytest.mark.parametrize("command", ["inspect", "export"])
+def test_a_chunk_of_an_exchange_no_line_opened_is_one_line(tmp_path, command):
+    """The first chunk of recordings/openai.jsonl edited to exchange 5: it was dropped
+    unsaid, the stream's anomalies read as the provider's and every byte said kept."""
+    lines = OPENAI.read_bytes().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if line.startswith(b'{"type":"chunk"'))
+    lines[first] = lines[first].replace(b'"exchange":1,', b'"exchange":5,', 1)
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"".join(lines))
+    said = "a chunk line of exchange 5, which has no request or response line before it"
+    one_line_exit_2(run(command, str(path)), f"line {first + 1} (byte ", said)

@@ -320,6 +320,15 @@ def test_cut_off_chunk_line_in_index(tmp_path):
         (b'{"type":"chunk","exchange":1,"t_ns":5,"data_b64":"!!"}', "not valid base64"),
         (b'{"type":"header","schema_version":1}', "a second header line"),
         (b"[1, 2]", "not a JSON object"),
+        # a line no request or response line opened its exchange for: it was dropped
+        (
+            b'{"type":"chunk","exchange":5,"t_ns":5,"data":"x"}',
+            "a chunk line of exchange 5, which has no request or response line before it",
+        ),
+        (
+            b'{"type":"end","exchange":7,"t_ns":5,"reason":"complete","error":null}',
+            "an end line of exchange 7",
+        ),
         (b"null", "not a JSON object"),  # (the index said it holds a lone surrogate)
         (b"true", "not a JSON object"),
         (b'"x"', "not a JSON object"),
@@ -487,6 +496,7 @@ def test_any_chunks_read_back_byte_identical(reads):
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "r.jsonl"
         with RecordingWriter(path) as w:
+            w.response(1, 200, [])  # (a chunk line comes after the line opening its exchange)
             for r in reads:
                 w.chunk(1, r)
         assert [r.data_bytes for _, r in iter_records(path) if isinstance(r, Chunk)] == reads
@@ -692,3 +702,21 @@ def test_redact_json_counts_what_it_replaced_and_keeps_what_holds_nothing(tmp_pa
     done = CliRunner().invoke(main, ["inspect", "--json", str(path)])
     report = orjson.loads(done.output)
     assert (report["masked"], report["redacted"]) == (1, 3)
+
+
+def test_a_line_of_an_exchange_nothing_opened_is_skipped_and_said_when_tolerant(tmp_path):
+    """replay opens what it can: the line is skipped and said, the rest of the exchange
+    read (a chunk line edited to exchange 5 of a file with exchanges 1 and 2)."""
+    path = tmp_path / "rec.jsonl"
+    write_sample(path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    chunk = next(i for i, line in enumerate(lines) if line.startswith(b'{"type":"chunk"'))
+    lines[chunk] = lines[chunk].replace(b'"exchange":1,', b'"exchange":5,', 1)
+    path.write_bytes(b"".join(lines))
+    with RecordingIndex.open(path, tolerant=True) as idx:
+        assert idx.exchanges() == [1]
+        assert [e.line for e in idx.errors] == [chunk + 1]
+        assert "exchange 5, which has no request or response line" in str(idx.errors[0])
+        assert chunk + 1 not in idx.exchange(1).chunks
+    reader = iter_raw(path, tolerant=True)
+    assert chunk + 1 not in [n for n, _ in reader] and len(reader.errors) == 1

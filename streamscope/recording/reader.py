@@ -59,6 +59,20 @@ def _not_json(line: bytes) -> str:
     return "holds a lone surrogate or an integer past 64 bits, which no recording line holds"
 
 
+# The lines that open an exchange: its request, or its response where no request was
+# recorded (a stream exported as a recording). Any other line of an exchange comes after.
+_OPENS = ("request", "response")
+
+
+def _unplaced(kind: str, exchange: int) -> str:
+    """Why a chunk, message or end line of an exchange no line opened before it cannot be
+    read (an exchange number edited or cut): it belongs to no exchange a reader shows."""
+    a = "an" if kind == "end" else "a"  # (a chunk, a message)
+    return (
+        f"{a} {kind} line of exchange {exchange}, which has no request or response line before it"
+    )
+
+
 def _open(path: str) -> BinaryIO:
     try:
         # (a UTF-16 file is read as its UTF-8 copy: recording/copies.py)
@@ -162,6 +176,7 @@ class RecordingReader:
         self.errors: list[RecordingError] = []
         self.stopped_at: Stopped | None = None
         self.header, self._header_dict, self.version = _read_header(self.path)
+        self._opened: set[int] = set()  # the exchanges a request or response line opened
         # where `more` goes on: the end of the last line read, and that line's number
         self._next = (0, 0)
         self._unended = False  # that line was read before its newline was written
@@ -171,6 +186,7 @@ class RecordingReader:
         """Every line from the start (each iteration rereads the file)."""
         self._next, self._unended = (0, 0), False
         self.errors = []
+        self._opened = set()
         return self.more()
 
     def more(self) -> Iterator[tuple[int, Any]]:
@@ -192,7 +208,7 @@ class RecordingReader:
             if self.progress is not None:
                 self.progress(done, total)
 
-        path, version, raw = self.path, self.version, self.raw
+        path, version, raw, opened = self.path, self.version, self.raw, self._opened
         # inspect's hot path: a current-version chunk line is checked inline
         fast = raw and version >= SAME_LINES_SINCE
         n, offset, line, whole = 0, 0, None, True
@@ -222,6 +238,7 @@ class RecordingReader:
                     and type(d) is dict
                     and d.get("type") == "chunk"
                     and type(d.get("exchange")) is int
+                    and d["exchange"] in opened
                     and type(t := d.get("t_ns")) is int
                     and -MAX_T_NS <= t <= MAX_T_NS
                     and (
@@ -239,6 +256,10 @@ class RecordingReader:
                     if version < SAME_LINES_SINCE:
                         d = migrate(d, version)
                     rec = body_record(d)  # every field's type checked, once, here
+                    if rec.type in _OPENS:
+                        opened.add(rec.exchange)
+                    elif rec.exchange not in opened:
+                        raise ValueError(_unplaced(rec.type, rec.exchange))
                     if raw:
                         rec = d
                 except ValueError as e:
@@ -319,10 +340,9 @@ def _one_exchange_chunks(
         return False
     if block.count(b'"type"', at, end) != len(lines):
         return False
-    x = int(digits)
-    ex = exchanges.get(x)
-    if ex is None:
-        ex = exchanges[x] = ExchangeIndex(x)
+    ex = exchanges.get(int(digits))
+    if ex is None:  # no line opened the exchange before them: said line by line
+        return False
     ex.chunks.fromlist(list(range(n + 1, n + len(lines) + 1)))
     return True
 
@@ -461,11 +481,8 @@ class RecordingIndex:
             return True
         if fast and whole and line.startswith(_CHUNK_PREFIX) and key_twice(line) is None:
             digits = line[_CHUNK_AT : line.find(b",", _CHUNK_AT)]
-            if digits.isdigit():
-                x = int(digits)
-                ex = exchanges.get(x)
-                if ex is None:
-                    ex = exchanges[x] = ExchangeIndex(x)
+            ex = exchanges.get(int(digits)) if digits.isdigit() else None
+            if ex is not None:  # (None: no line opened its exchange before it, said below)
                 ex.chunks.append(n)
                 offsets.append(offset)
                 return True
@@ -488,6 +505,8 @@ class RecordingIndex:
                 raise ValueError(twice)
             rec = body_record(d if version >= SAME_LINES_SINCE else migrate(d, version))
             ex = exchanges.get(rec.exchange)
+            if ex is None and rec.type not in _OPENS:
+                raise ValueError(_unplaced(rec.type, rec.exchange))
             if ex is None:
                 ex = exchanges[rec.exchange] = ExchangeIndex(rec.exchange)
             if rec.type == "chunk":
