@@ -146,6 +146,16 @@ def request_facts(
     return read(path_of(url), body)
 
 
+def answered_facts(
+    told: Dialect | None, response_format: object, headers: RequestHeaders
+) -> object:
+    """The request's `response_format` with what its response's headers add to it for
+    the SDK strategy, as its dialect reads them (`Dialect.answered`)."""
+    if told is None or told.answer_facts is None:
+        return response_format
+    return told.answer_facts(response_format, headers)
+
+
 def endpoints() -> Iterator[str]:
     """Every request a registered dialect answers, as users write them."""
     for d in DIALECTS.values():
@@ -347,6 +357,7 @@ __all__ = [
     "open_engine",
     "path_of",
     "request_facts",
+    "answered_facts",
     "sdk_note",
     "sdk_verified",
     "sdk_versions",

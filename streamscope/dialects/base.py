@@ -365,8 +365,9 @@ class RequestFacts:
     stream: bool | None = None  # None: the request does not say
     tools: list[Any] | None = None
     # what else the request asks of the SDK strategy's reading, handed to its engine:
-    # Chat Completions' `response_format`; for Anthropic Messages, a request the SDK's
-    # beta client sent (anthropic.wire.BetaStream: its stream is BetaMessageStream's)
+    # Chat Completions' `response_format`; for Anthropic Messages, the exchange as the
+    # SDK's client saw it (anthropic.wire.SdkExchange: the path it posted to, whether its
+    # beta client sent it, and once the response is read its `request-id`)
     response_format: object = None
 
 
@@ -505,6 +506,11 @@ class Dialect:
     # request's headers as [name, value] pairs) -> RequestFacts, read instead of `facts`
     # (None: `facts` on the path).
     url_facts: Callable[[str, object, RequestHeaders], RequestFacts] | None = None
+    # What its response's headers add to the request's `response_format` for the SDK
+    # strategy (the anthropic SDK's errors name its `request-id`): (that response_format,
+    # the response's headers as [name, value] pairs) -> the one its engine is opened with
+    # (None: they add nothing).
+    answer_facts: Callable[[object, RequestHeaders], object] | None = None
     # What playback compares to pick the recorded request that answers one (the model
     # as `facts` reads it), and the key holding its turns, with what one is called.
     match_keys: tuple[str, ...] = ("model", "messages", "tools")

@@ -316,17 +316,25 @@ class FrameBody:
             self.current = frame.number
             yield sse_bytes(frame)
 
-    def client(self, http: str = "httpx2") -> Any:
+    def client(
+        self, http: str = "httpx2", path: str | None = None, headers: dict[str, str] | None = None
+    ) -> Any:
         """A client of the HTTP package `http` ("httpx2" or "httpx": the one the SDK builds
         on) whose every request is answered with this body (imported here, only when an
-        oracle runs)."""
+        oracle runs), with `headers` besides its content type; `path`: the one its request
+        is taken to have been sent to, whatever the SDK asked for (the response's
+        `request.url.raw_path`, which the SDK's errors name)."""
         import importlib
 
         package = importlib.import_module(http)
 
         def respond(request: Any) -> Any:
+            if path is not None:
+                request.url = request.url.copy_with(raw_path=path.encode())
             return package.Response(
-                200, headers={"content-type": "text/event-stream"}, content=iter(self)
+                200,
+                headers={"content-type": "text/event-stream", **(headers or {})},
+                content=iter(self),
             )
 
         return package.Client(transport=package.MockTransport(respond))

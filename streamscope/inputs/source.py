@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.frames import Frame
 from ..core.record import record
 from ..dialects import (
+    answered_facts,
     claimant,
     dialect,
     look_alike,
@@ -125,6 +126,8 @@ class ExchangeInfo:
         """Take the status, and the framing the body streams in, if it is a stream (its
         content type, and what the request asked for)."""
         self.status, self.headers = response.status, response.headers
+        told = None if self.request_dialect is None else dialect(self.request_dialect)
+        self.response_format = answered_facts(told, self.response_format, response.headers)
         self.masked += response.masked
         typed = any(name.lower() == "content-type" for name, _ in response.headers)
         asked = self.asked_framing if typed or self.stream else None

@@ -13,13 +13,14 @@ from .wire import (
     CLIENT_HEADERS,
     ENDPOINTS,
     EVENTSTREAM,
-    BetaStream,
+    answer_facts,
     claims_request,
     error_document,
     facts,
     final_event,
     framing_of,
     response_facts,
+    sdk_exchange,
     url_facts,
 )
 
@@ -60,9 +61,8 @@ def _claims_event(payload: object, event: str | None) -> bool:
 def _real_sdk(frames: list[Any], tools: object, response_format: object) -> Any:
     from .oracle import anthropic_sdk_result
 
-    # a request the SDK's beta client sent is read by BetaMessageStream (wire.url_facts)
-    beta = response_format if isinstance(response_format, BetaStream) else None
-    return anthropic_sdk_result(frames, beta)
+    # the exchange as the SDK's client saw it (wire.url_facts, wire.answer_facts)
+    return anthropic_sdk_result(frames, sdk_exchange(response_format))
 
 
 ANTHROPIC = Dialect(
@@ -93,6 +93,7 @@ ANTHROPIC = Dialect(
     error_document=error_document,
     facts=facts,
     url_facts=url_facts,
+    answer_facts=answer_facts,
     match_keys=("model", "system", "messages", "tools"),
     endpoints=ENDPOINTS,
     framings=("sse", EVENTSTREAM),

@@ -20,7 +20,7 @@ from .kinds import CUT_CALL, CUT_STREAM, KINDS
 from .robust import Robust
 from .sdk_model import AnthropicSdkEmulation
 from .strategies import LastBlock, StartConcat, Truthy
-from .wire import BetaStream, bedrock_error
+from .wire import bedrock_error, sdk_exchange
 
 
 def plain_fragment(p: object) -> tuple[int, str] | None:
@@ -49,9 +49,8 @@ class AnthropicEngine(EventEngine):
     folds = (StartConcat, LastBlock, Truthy)
 
     def emulation(self, tools: list[Any] | None) -> AnthropicSdkEmulation:
-        # a request the SDK's beta client sent: BetaMessageStream reads it (wire.url_facts)
-        asked = self.response_format
-        return AnthropicSdkEmulation(asked if isinstance(asked, BetaStream) else None)
+        # the exchange as the SDK's client saw it (wire.url_facts, wire.answer_facts)
+        return AnthropicSdkEmulation(sdk_exchange(self.response_format))
 
     def feed(
         self, frame: Frame, plain: object = NOT_READ, problem: object = NOT_READ

@@ -4,10 +4,11 @@
 client through an httpx2 MockTransport and runs `client.messages.stream(...)` the way a user
 does: iterate the events, then `get_final_message()` (for a beta request,
 `client.beta.messages.stream(...)` with the request's `anthropic-beta` header, whose
-BetaMessageStream reads it). Its answer is the ground truth
-`streamscope.dialects.anthropic.sdk_model.AnthropicSdkEmulation` must reproduce. It re-parses
-every tool input on every delta (quadratic), so `anthropic_sdk_result` only runs it where the
-emulation raises `Unmodeled`.
+BetaMessageStream reads it), its request taken as posted to the recorded path and answered
+with the recorded `request-id` (an SdkExchange: what its errors name). Its answer is the
+ground truth `streamscope.dialects.anthropic.sdk_model.AnthropicSdkEmulation` must
+reproduce. It re-parses every tool input on every delta (quadratic), so
+`anthropic_sdk_result` only runs it where the emulation raises `Unmodeled`.
 
 `anthropic` (and httpx2) are imported lazily: streamscope must import without them.
 """
@@ -22,11 +23,10 @@ from streamscope.core.calls import Call, StrategyError, Unmodeled
 from streamscope.core.frames import Frame
 from streamscope.dialects.anthropic.sdk_model import (
     AnthropicSdkEmulation,
-    BetaStream,
     arguments_text,
     is_tool_block,
 )
-from streamscope.dialects.anthropic.wire import bedrock_error
+from streamscope.dialects.anthropic.wire import PLAIN, SdkExchange, bedrock_error
 from streamscope.dialects.typed import FrameBody, emulated_or_real
 
 NOT_INSTALLED = (
@@ -87,12 +87,13 @@ class _Blocks:
 
 def run_real_anthropic(
     frames: Iterable[Frame],
-    beta: BetaStream | None = None,
+    sent: SdkExchange = PLAIN,
     *,
     on_frame: Callable[[int, list[Call]], None] | None = None,
 ) -> list[Call] | StrategyError:
     """What the installed anthropic's `messages.stream()` + `get_final_message()` make of it
-    (`beta.messages.stream()`'s, with its `anthropic-beta` header, for a `beta` request).
+    (`beta.messages.stream()`'s, with its `anthropic-beta` header, for a `beta` request),
+    its request taken as sent to `sent.path` and answered with its `request-id`.
 
     An exception raised while consuming a frame is reported at that frame; one raised by
     `get_final_message()` at the last frame's number (0 for none). `on_frame(number, calls)`
@@ -121,7 +122,11 @@ def run_real_anthropic(
     client = anthropic.Anthropic(
         api_key="streamscope",
         base_url="http://streamscope.invalid",
-        http_client=body.client(sdk_package(anthropic)),
+        http_client=body.client(
+            sdk_package(anthropic),
+            sent.path,
+            None if sent.request_id is None else {"request-id": sent.request_id},
+        ),
         max_retries=0,
     )
     with warnings.catch_warnings():
@@ -132,6 +137,7 @@ def run_real_anthropic(
             "max_tokens": 1,
             "messages": [{"role": "user", "content": "-"}],
         }
+        beta = sent.beta
         if beta is None:
             manager: Any = client.messages.stream(**asked)
             snapshot_name = "_MessageStream__final_message_snapshot"
@@ -163,17 +169,17 @@ def run_real_anthropic(
 
 
 def anthropic_sdk_result(
-    frames: Iterable[Frame], beta: BetaStream | None = None
+    frames: Iterable[Frame], sent: SdkExchange = PLAIN
 ) -> list[Call] | StrategyError | Unmodeled:
     """The `anthropic-sdk` strategy's answer: the emulation, or the real class where it can't
-    (BetaMessageStream's for a `beta` request)."""
+    (BetaMessageStream's for a request the beta client sent)."""
     frames = [bedrock_error(f) for f in frames]  # Bedrock's exceptions: the SDK's errors
     if any(f.bad_utf8 for f in frames):
         return Unmodeled(NOT_UTF8)
     return emulated_or_real(
         frames,
-        lambda: AnthropicSdkEmulation(beta),
+        lambda: AnthropicSdkEmulation(sent),
         anthropic_version,
         NOT_INSTALLED,
-        lambda fed: run_real_anthropic(fed, beta),
+        lambda fed: run_real_anthropic(fed, sent),
     )

@@ -2,12 +2,13 @@
 
 The `anthropic-sdk` strategy reports what `client.messages.stream(...)` builds from a stream:
 the SDK's `Stream` (skip `ping` and unnamed events, raise `APIStatusError` on `event: error`,
-skip empty data, `sse.json()`, `construct_type` into a RawMessageStreamEvent), then
+naming the exchange's path and `request-id` where a recording holds them: an `SdkExchange`, as
+the request's `response_format`), skip empty data, `sse.json()`, `construct_type` into a RawMessageStreamEvent), then
 `MessageStream` (events before the first `message_start` pass through untouched, then
 `accumulate_event` and `build_events` on the snapshot) and `get_final_message()`.
 
 A request the SDK's beta client sent (`client.beta.messages.stream(...)`, which posts to
-`/v1/messages?beta=true`: a `BetaStream`) is read as its `BetaMessageStream` reads it,
+`/v1/messages?beta=true`: the SdkExchange's `beta`) is read as its `BetaMessageStream` reads it,
 which differs in what it accumulates in four ways, modelled here:
 
 * `mcp_tool_use` is a type of its own (BetaMCPToolUseBlock) and in its TRACKS_TOOL_INPUT:
@@ -112,15 +113,17 @@ from streamscope.dialects.anthropic.partial_json import (
     position,
     quick_value,
 )
-from streamscope.dialects.anthropic.wire import FINE_GRAINED, BetaStream
+from streamscope.dialects.anthropic.wire import FINE_GRAINED, PLAIN, BetaStream, SdkExchange
 from streamscope.dialects.model_keys import escapes, unwritable, write_model
 from streamscope.dialects.versions import VERIFIED
 
 __all__ = [
     "FINE_GRAINED",
+    "PLAIN",
     "VERIFIED_ANTHROPIC",
     "AnthropicSdkEmulation",
     "BetaStream",
+    "SdkExchange",
     "Unmodeled",
     "arguments_text",
     "is_tool_block",
@@ -167,10 +170,15 @@ class APIStatusError(Exception):
     pass
 
 
-def status_error_message(body: object) -> str:
+def status_error_message(body: object, sent: SdkExchange = PLAIN) -> str:
     """The message of the APIStatusError an `event: error` raises: `make_status_error`'s for
-    the stream's 200 response to `/v1/messages` (the path the SDK's client posts to; no
-    `request-id` header), `body` the event's JSON, or its data where that is no JSON."""
+    the stream's 200 response, `body` the event's JSON, or its data where that is no JSON.
+
+    It names the path the request was posted to and the response's `request-id` header
+    (`sent`, where the recording holds the request and response). A stream alone (a chunk
+    log, an SSE body) holds neither: it is read as the SDK's own client would have sent it,
+    to `/v1/messages` (its beta client's `?beta=true` is no part of the path), and with no
+    such header, so only the body's `request_id` is named."""
     text = _first_string(_property(body, "error", "message"), body)
     details = _property(body, "error", "details") if text else None
     if text is None and body == "":
@@ -179,8 +187,8 @@ def status_error_message(body: object) -> str:
         message = text or _COMPACT.encode(body)
     values = {
         "error_code": _first_string(_property(body, "error", "details", "error_code")),
-        "request_id": _first_string(_property(body, "request_id")),
-        "path": "/v1/messages",
+        "request_id": _first_string(sent.request_id, _property(body, "request_id")),
+        "path": sent.path,
         "type": _first_string(_property(body, "error", "type")),
     }
     message += " (" + ", ".join(f"{label}: {value}" for label, value in values.items() if value)
@@ -522,13 +530,15 @@ class AnthropicSdkEmulation:
         "_content",
         "_usage",
         "_bufs",
+        "_sent",
         "_beta",
         "_tracks",
         "_escapes",
     )
 
-    def __init__(self, beta: BetaStream | None = None) -> None:
-        self._beta = beta
+    def __init__(self, sent: SdkExchange = PLAIN) -> None:
+        self._sent = sent
+        self._beta = beta = sent.beta
         self._tracks = _TRACKS_INPUT if beta is None else _BETA_TRACKS_INPUT
         self._unmodeled: str | None = None
         self._halted = False  # an exception was raised: later frames are never read
@@ -635,7 +645,8 @@ class AnthropicSdkEmulation:
         new = AnthropicSdkEmulation.__new__(AnthropicSdkEmulation)
         new._unmodeled, new._halted, new._error = self._unmodeled, self._halted, self._error
         new._started, new._usage = self._started, self._usage
-        new._beta, new._tracks, new._escapes = self._beta, self._tracks, self._escapes
+        new._sent, new._beta = self._sent, self._beta
+        new._tracks, new._escapes = self._tracks, self._escapes
         blocks: dict[int, _Block] = {}
         if self._content is None:
             new._content = None
@@ -667,7 +678,7 @@ class AnthropicSdkEmulation:
                 body: object = json.loads(data)
             except Exception:
                 body = data
-            raise APIStatusError(status_error_message(body))
+            raise APIStatusError(status_error_message(body, self._sent))
         if not data:
             return
         payload = frame.payload

@@ -100,11 +100,40 @@ class BetaStream:
         return FINE_GRAINED in self.betas
 
 
+@record(frozen=True, slots=True)
+class SdkExchange:
+    """The exchange as the anthropic SDK's client saw it, besides its stream, where a
+    recording holds its request (`url_facts`) and response (`answer_facts`): what the
+    APIStatusError an `event: error` raises names (`make_status_error`), and whether its beta
+    client sent it.
+
+    `path`: the path it posted to, as sent, without the query (its request URL's
+    `raw_path`: a gateway's prefix kept, `/model/{id}/invoke-with-response-stream` on
+    Bedrock); `request_id`: its response's `request-id` header as httpx reads it (several
+    joined by ", "; None: it had none); `beta`: a request the beta client sent (None: the
+    plain client's). The default is what a stream alone says: the SDK's own path and no
+    header, as a chunk log or an SSE body, which hold no request, are read."""
+
+    path: str = "/v1/messages"
+    request_id: str | None = None
+    beta: BetaStream | None = None
+
+
+PLAIN = SdkExchange()
+
+
+def sdk_exchange(response_format: object) -> SdkExchange:
+    """A request's `response_format` as the anthropic SDK strategy reads it."""
+    return response_format if isinstance(response_format, SdkExchange) else PLAIN
+
+
 def url_facts(url: str, body: object, headers: RequestHeaders = ()) -> RequestFacts:
-    """`facts` on the URL's path; a request to `/v1/messages?beta=true` (what the SDK's
-    beta client, `client.beta.messages.stream(...)`, sends) is one BetaMessageStream reads,
-    with the `anthropic-beta` header it was sent with (`response_format`: a BetaStream).
-    The header alone says nothing: the plain client sends it too, and never reads it."""
+    """`facts` on the URL's path, with the exchange as the SDK's client saw it
+    (`response_format`: an SdkExchange, the path as sent). A request to
+    `/v1/messages?beta=true` (what the SDK's beta client, `client.beta.messages.stream(...)`,
+    sends) is one BetaMessageStream reads, with the `anthropic-beta` header it was sent with
+    (a BetaStream). The header alone says nothing: the plain client sends it too, and never
+    reads it."""
     if url.startswith("/"):  # a request target (`//x` is a path here, not a host)
         path, _, query = url.partition("?")
     else:
@@ -114,14 +143,25 @@ def url_facts(url: str, body: object, headers: RequestHeaders = ()) -> RequestFa
             return facts("", body)
         path, query = parts.path, parts.query
     told = facts(path, body)
-    if ("beta", "true") not in parse_qsl(query):
-        return told
-    betas = ", ".join(
-        value
-        for name, value in ((h[0], h[1]) for h in headers if len(h) == 2)
-        if name.lower() == "anthropic-beta"
-    )
-    return replace(told, response_format=BetaStream(betas))
+    beta = None
+    if ("beta", "true") in parse_qsl(query):
+        beta = BetaStream(
+            ", ".join(
+                value
+                for name, value in ((h[0], h[1]) for h in headers if len(h) == 2)
+                if name.lower() == "anthropic-beta"
+            )
+        )
+    return replace(told, response_format=SdkExchange(path or "/", None, beta))
+
+
+def answer_facts(response_format: object, headers: RequestHeaders) -> object:
+    """The request's SdkExchange with its response's `request-id` header, as httpx's
+    `headers.get` reads it (named in any case; several joined by ", ")."""
+    if not isinstance(response_format, SdkExchange):
+        return response_format
+    said = [h[1] for h in headers if len(h) == 2 and h[0].lower() == "request-id"]
+    return replace(response_format, request_id=", ".join(said) if said else None)
 
 
 def framing_of(url: str) -> str:

@@ -32,10 +32,14 @@ from streamscope.dialects.anthropic.oracle import (
 )
 from streamscope.dialects.anthropic.partial_json import JSON_WS, PartialJson, position, quick_value
 from streamscope.dialects.anthropic.sdk_model import (
+    PLAIN,
     VERIFIED_ANTHROPIC,
     AnthropicSdkEmulation,
     BetaStream,
+    SdkExchange,
 )
+from streamscope.dialects.anthropic.wire import bedrock_error
+from streamscope.dialects.typed import sse_bytes
 from streamscope.framing.sse import SseDecoder
 
 from ..lone_keys import LONE, encode_error, put_key, says, with_key
@@ -138,13 +142,13 @@ def tool_stream(pieces: list[str], kind: str = "tool_use") -> list[Item]:
 
 # A request the SDK's beta client sent (BetaMessageStream reads it), with a beta header that
 # changes nothing it reads, and one that does (trailing-strings tool input: unmodeled)
-BETA = BetaStream("mcp-client-2025-04-04")
-FINE = BetaStream(f"interleaved-thinking-2025-05-14,{sdk_model.FINE_GRAINED}")
-Beta = BetaStream | None
+BETA = SdkExchange(beta=BetaStream("mcp-client-2025-04-04"))
+FINE = SdkExchange(beta=BetaStream(f"interleaved-thinking-2025-05-14,{sdk_model.FINE_GRAINED}"))
+Beta = SdkExchange
 
 
 def emulate(
-    frames: list[Frame], fork_at: int | None = None, beta: Beta = None
+    frames: list[Frame], fork_at: int | None = None, beta: Beta = PLAIN
 ) -> tuple[list[Call] | StrategyError, dict[int, list[Call]]]:
     """Feed every frame, recording calls() after each; optionally carry on in a copy()."""
     emu = AnthropicSdkEmulation(beta)
@@ -159,7 +163,7 @@ def emulate(
 
 
 def check_unread(
-    frames: list[Frame], real: object, real_mid: dict[int, list[Call]], beta: Beta = None
+    frames: list[Frame], real: object, real_mid: dict[int, list[Call]], beta: Beta = PLAIN
 ) -> None:
     """Fed with nothing looked at in between, so tool input deltas are read late, with a
     copy taken halfway that carries on to three quarters and is looked at there: the copy
@@ -183,7 +187,7 @@ def check_unread(
     assert emu.finish(frames[-1].number if frames else 0) == real
 
 
-def declines_unread(frames: list[Frame], beta: Beta = None) -> bool:
+def declines_unread(frames: list[Frame], beta: Beta = PLAIN) -> bool:
     """Fed with nothing looked at in between, the emulation raises Unmodeled somewhere."""
     emu = AnthropicSdkEmulation(beta)
     try:
@@ -195,7 +199,7 @@ def declines_unread(frames: list[Frame], beta: Beta = None) -> bool:
     return False
 
 
-def check_frames(frames: list[Frame], beta: Beta = None) -> bool:
+def check_frames(frames: list[Frame], beta: Beta = PLAIN) -> bool:
     """Assert emulation == real class (BetaMessageStream for a `beta` request); False when
     the emulation declined (Unmodeled)."""
     before = copy.deepcopy([(f.data, f.payload, f.event) for f in frames])
@@ -218,11 +222,11 @@ def check_frames(frames: list[Frame], beta: Beta = None) -> bool:
     return True
 
 
-def check(items: list[Item], beta: Beta = None) -> bool:
+def check(items: list[Item], beta: Beta = PLAIN) -> bool:
     return check_frames(frames_of(copy.deepcopy(items)), beta)
 
 
-def final(items: list[Item], beta: Beta = None) -> list[Call] | StrategyError:
+def final(items: list[Item], beta: Beta = PLAIN) -> list[Call] | StrategyError:
     result, _ = emulate(frames_of(items), beta=beta)
     return result
 
@@ -450,7 +454,7 @@ CASES: dict[str, list[Item]] = {
 }
 
 
-@pytest.mark.parametrize("beta", [None, BETA], ids=["MessageStream", "BetaMessageStream"])
+@pytest.mark.parametrize("beta", [PLAIN, BETA], ids=["MessageStream", "BetaMessageStream"])
 @pytest.mark.parametrize("items", list(CASES.values()), ids=list(CASES))
 def test_quirks_match_the_real_class(items: list[Item], beta: Beta) -> None:
     check(items, beta)
@@ -503,7 +507,7 @@ BETA_CASES: dict[str, list[Item]] = {
 }
 
 
-@pytest.mark.parametrize("beta", [None, BETA, FINE], ids=["plain", "beta", "fine-grained"])
+@pytest.mark.parametrize("beta", [PLAIN, BETA, FINE], ids=["plain", "beta", "fine-grained"])
 @pytest.mark.parametrize("items", list(BETA_CASES.values()), ids=list(BETA_CASES))
 def test_what_the_beta_stream_reads_otherwise_matches_the_real_class(
     items: list[Item], beta: Beta
@@ -545,7 +549,7 @@ UNMODELED: dict[str, list[Item]] = {
     "huge-number": tool_stream(["[" + "1" * 4100]),
 }
 # ... and for a request BetaMessageStream reads
-BETA_UNMODELED: dict[str, tuple[list[Item], BetaStream]] = {
+BETA_UNMODELED: dict[str, tuple[list[Item], SdkExchange]] = {
     "trailing-strings-tool-input": (tool_stream(['{"a": "b', 'c"}']), FINE),
     "trailing-strings-cut-in-a-string": (tool_stream(['{"a": "b']), FINE),
     "float-index-compaction-delta": (
@@ -557,7 +561,7 @@ BETA_UNMODELED: dict[str, tuple[list[Item], BetaStream]] = {
 
 @pytest.mark.parametrize(
     ("items", "beta"),
-    [(items, None) for items in UNMODELED.values()] + list(BETA_UNMODELED.values()),
+    [(items, PLAIN) for items in UNMODELED.values()] + list(BETA_UNMODELED.values()),
     ids=list(UNMODELED) + list(BETA_UNMODELED),
 )
 def test_unmodeled_shapes_fall_back_to_the_real_class(items: list[Item], beta: Beta) -> None:
@@ -613,13 +617,17 @@ SSE_FILES = sorted(FIXTURES.glob("**/*.sse"))
 
 
 def read_sse(path: Path) -> list[Frame]:
+    return read_sse_bytes(path.read_bytes())
+
+
+def read_sse_bytes(body: bytes) -> list[Frame]:
     decoder = SseDecoder()
-    frames = list(decoder.feed(path.read_bytes()))
+    frames = list(decoder.feed(body))
     decoder.finish()
     return frames
 
 
-@pytest.mark.parametrize("beta", [None, BETA], ids=["MessageStream", "BetaMessageStream"])
+@pytest.mark.parametrize("beta", [PLAIN, BETA], ids=["MessageStream", "BetaMessageStream"])
 @pytest.mark.parametrize("path", SSE_FILES, ids=[p.name for p in SSE_FILES])
 def test_recorded_streams_match_the_real_class(path: Path, beta: Beta) -> None:
     assert check_frames(read_sse(path), beta), f"{path.name}: the emulation declined a recording"
@@ -632,7 +640,7 @@ def test_a_beta_recording_is_read_as_the_beta_client_reads_it() -> None:
 
     with open_input(str(FIXTURES / "pydantic-ai-mcp-servers-beta.recording.jsonl")) as source:
         (info,) = source.infos()
-        assert info.response_format == BetaStream("")
+        assert info.response_format == SdkExchange("/v1/messages", None, BetaStream(""))
         frames = list(source.exchange(1).frames())
     assert check_frames(frames, info.response_format)
     (call,) = anthropic_sdk_result(frames, info.response_format)  # type: ignore[misc]
@@ -640,6 +648,112 @@ def test_a_beta_recording_is_read_as_the_beta_client_reads_it() -> None:
     assert json.loads(call.arguments)["repoName"] == "pydantic/pydantic-ai"
     (plain,) = anthropic_sdk_result(frames)  # type: ignore[misc]  # MessageStream: its start's
     assert plain.arguments == "{}"
+
+
+def sse_of(items: list[Item]) -> bytes:
+    return b"".join(sse_bytes(frame) for frame in frames_of(items))
+
+
+def recorded(
+    path: Path, url: str, headers: list[tuple[str, str]], body: bytes, sent: object = None
+) -> list[Any]:
+    """Write one exchange (a request to `url`, of `sent` or an empty Messages body; a 200
+    response with `headers` streaming `body`) and read it back: its ExchangeInfo and its
+    frames."""
+    from streamscope.inputs.source import open_input
+    from streamscope.recording import RecordingWriter
+
+    with RecordingWriter(str(path)) as w:
+        ex = w.new_exchange()
+        asked = json.dumps({"messages": []} if sent is None else sent).encode()
+        w.request(ex, "POST", url, [("content-type", "application/json")], asked)
+        w.response(ex, 200, headers)
+        w.chunk(ex, body)
+        w.end(ex, "complete")
+    with open_input(str(path)) as source:
+        (info,) = source.infos()
+        return [info, list(source.exchange(1).frames())]
+
+
+def sdk_of(path: Path) -> object:
+    """What the analysis of a one-stream recording reports for anthropic-sdk."""
+    from streamscope.analysis.driver import analyze
+
+    (stream,) = analyze(path).streams
+    return stream.strategies["anthropic-sdk"]
+
+
+ERROR_STREAM = [start(), ("error", overloaded(request_id="req_in_body"))]
+SSE_HEADERS = [("content-type", "text/event-stream"), ("Request-Id", "req_011CXrecorded")]
+
+
+@pytest.mark.parametrize(
+    ("url", "path"),
+    [
+        ("https://gateway.example/anthropic/v1/messages", "/anthropic/v1/messages"),
+        ("https://gateway.example/anthropic/v1/messages?beta=true", "/anthropic/v1/messages"),
+    ],
+    ids=["gateway", "gateway-beta"],
+)
+def test_an_error_names_the_recorded_path_and_request_id(
+    tmp_path: Path, url: str, path: str
+) -> None:
+    # make_status_error names the response's `request-id` header before the body's, and the
+    # path the request was posted to (a gateway's prefix kept, the query dropped)
+    info, frames = recorded(tmp_path / "r.jsonl", url, SSE_HEADERS, sse_of(ERROR_STREAM))
+    assert (info.response_format.path, info.response_format.request_id) == (
+        path,
+        "req_011CXrecorded",
+    )
+    assert check_frames(frames, info.response_format)
+    got = anthropic_sdk_result(frames, info.response_format)
+    assert got == run_real_anthropic(frames, info.response_format)
+    said = f"Overloaded (request_id: req_011CXrecorded, path: {path}, type: overloaded_error)"
+    assert got == StrategyError(f"APIStatusError: {said}", 2)
+    assert sdk_of(tmp_path / "r.jsonl") == got  # what inspect reports
+
+
+def test_an_error_on_bedrock_names_the_invoke_path(tmp_path: Path) -> None:
+    # AnthropicBedrock posts to /model/{id}/invoke-with-response-stream; its exception
+    # message is the `error` event its decoder makes, raised by the same make_status_error
+    from ...bedrock_invoke import URL, chunk, events_json, exception, request_body
+
+    body = chunk(events_json()[0]) + exception(message="busy")
+    headers = [("content-type", "application/vnd.amazon.eventstream"), ("request-id", "r-1")]
+    info, frames = recorded(tmp_path / "r.jsonl", URL, headers, body, request_body())
+    invoke = URL.removeprefix("https://bedrock-runtime.us-east-1.amazonaws.com")
+    assert info.response_format == SdkExchange(invoke, "r-1", None)
+    got = anthropic_sdk_result(frames, info.response_format)
+    events = [bedrock_error(f) for f in frames]  # (as the SDK's decoder makes them)
+    assert got == run_real_anthropic(events, info.response_format)
+    assert sdk_of(tmp_path / "r.jsonl") == got
+    assert got.error.endswith(  # type: ignore[union-attr]
+        f"(request_id: r-1, path: {invoke}, type: modelStreamErrorException)"
+    )
+
+
+def test_a_stream_alone_names_the_sdks_own_path() -> None:
+    # an SSE body holds no request and no response headers: the SDK's own /v1/messages
+    frames = read_sse_bytes(sse_of(ERROR_STREAM))
+    got = anthropic_sdk_result(frames)
+    assert got == run_real_anthropic(frames)
+    assert got.error.endswith(  # type: ignore[union-attr]
+        "(request_id: req_in_body, path: /v1/messages, type: overloaded_error)"
+    )
+
+
+def test_the_request_id_is_the_header_as_httpx_reads_it() -> None:
+    import httpx2
+
+    from streamscope.dialects.anthropic.wire import answer_facts
+
+    for headers in (
+        [("request-id", "a"), ("X-Other", "b"), ("REQUEST-ID", "c")],
+        [("request-id", "")],
+        [("x-request-id", "a")],
+    ):
+        read = answer_facts(PLAIN, headers)
+        assert read.request_id == httpx2.Headers(headers).get("request-id"), headers
 
 
 SAMPLES = sorted((Path(__file__).resolve().parents[3] / "recordings").glob("anthropic-*.jsonl"))
@@ -1010,7 +1124,7 @@ def a_stream(draw: st.DrawFn) -> list[Item]:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(items=a_stream(), beta=st.sampled_from([None, BETA, FINE]))
+@given(items=a_stream(), beta=st.sampled_from([PLAIN, BETA, FINE]))
 def test_random_streams_match_the_real_class(items: list[Item], beta: Beta) -> None:
     check(items, beta)
 
@@ -1121,7 +1235,7 @@ KEYED_DECLINED = {
 }
 
 
-@pytest.mark.parametrize("beta", [None, BETA], ids=["plain", "beta"])
+@pytest.mark.parametrize("beta", [PLAIN, BETA], ids=["plain", "beta"])
 @pytest.mark.parametrize("items, frame", KEYED_RAISES.values(), ids=list(KEYED_RAISES))
 def test_a_key_pydantic_cannot_write_raises_where_the_sdk_dumps_it(
     items: list[Item], frame: int, beta: Beta
@@ -1190,7 +1304,7 @@ def keyed_stream(draw: st.DrawFn) -> list[Item]:
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(items=keyed_stream(), beta=st.sampled_from([None, BETA]))
+@given(items=keyed_stream(), beta=st.sampled_from([PLAIN, BETA]))
 def test_random_keys_pydantic_cannot_write_match_the_real_class(
     items: list[Item], beta: Beta
 ) -> None:
