@@ -401,7 +401,7 @@ def _export(
         names, datas = [n for n, _ in pairs], [d for _, d in pairs]
         heads = None if heads is None else [by_name.get(n, ()) for n in names]
     elif told is not None and told.minimize is not None:
-        # [DONE] goes too when nothing above info depends on it: a client ends at EOF as well
+        # (a stream that ended with [DONE] ends with it: chat/minimize.py)
         unnamed: list[str | None] = [None] * len(datas)  # (it writes no event names)
         datas = told.minimize(
             datas,

@@ -3,7 +3,9 @@ shows the same problems (the dialect's own search, `Dialect.minimize`).
 
 A stream is a list of SSE data strings (JSON text, "[DONE]", or any other text). Its
 `signature` is what one engine pass says about it that a fixture must keep
-(core/minimal.py). `minimize` looks for the smallest stream with the same signature.
+(core/minimal.py). `minimize` looks for the smallest stream with the same signature
+that ends as the stream did: with its [DONE], when that was its last frame (done-missing
+is an info kind, which the signature does not hold).
 
 The workhorse is Zeller's delta debugging (ddmin): split what is left into n chunks, keep
 a chunk alone or drop it (keep its complement) when the signature still holds, otherwise
@@ -159,6 +161,10 @@ class _Tester:
     ) -> None:
         self.keep_calls = keep_calls  # robust's calls are part of the signature
         self.end, self.tells = end, tells  # (core/minimal.py)
+        # the text every candidate ends with: the stream's [DONE] where it ended with one
+        # (a minimal stream ends as the stream did; done-missing, an info kind, is no part
+        # of the signature); None: any
+        self.last: str | None = None
         self.aim(target)
         self.tools = tools
         self.expect_done = expect_done
@@ -269,6 +275,9 @@ class _Tester:
 
     def __call__(self, frames: list[str], facts: list[Parsed] | None = None) -> bool:
         """`facts`: self.facts(frames), when the caller has them (a field step does)."""
+        last = self.last
+        if last is not None and (not frames or frames[-1] != last):
+            return False  # (no engine pass, no budget: it does not end as the stream did)
         key = tuple(frames)
         ok = self.cache.get(key)
         if ok is None:
@@ -593,6 +602,8 @@ def minimize(
     fed = test._fed(frames)
     target, found, robust = _analysed(fed, frames, tools, expect_done, keep_calls, end)
     test.aim(target)
+    if frames and frames[-1].strip() == "[DONE]":  # (Frame.is_done: no JSON is [DONE])
+        test.last = frames[-1]
     trees, texts = [], []
     dumped: dict[str, tuple[object, str]] = {}  # a stream repeats its texts: each once
     for frame, got in zip(frames, test.facts(frames), strict=True):
