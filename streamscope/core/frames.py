@@ -64,6 +64,7 @@ class Frame:
     frame's payload is never an object (INVALID or the JSON value read), so no dialect
     reads it as an event.
     headers: the typed headers of a binary framing (empty for text framings).
+    raw: with bad_utf8, the data's bytes as sent (None otherwise): `--minimal` keeps them.
     """
 
     number: int
@@ -78,6 +79,7 @@ class Frame:
     bad_utf8: bool = False  # the data had bytes that are not UTF-8 (read as U+FFFD)
     invalid: str | None = None
     headers: tuple[FrameHeader, ...] = ()
+    raw: bytes | None = None
 
     @property
     def is_done(self) -> bool:
@@ -98,9 +100,56 @@ def named_by_type(frame: Frame) -> Frame:
             f = frame
             return Frame(
                 f.number, f.data, f.payload, f.time_ns, kind, f.first_read, f.last_read,
-                f.start, f.end, f.bad_utf8, f.invalid, f.headers,
+                f.start, f.end, f.bad_utf8, f.invalid, f.headers, f.raw,
             )  # fmt: skip
     return frame
+
+
+# -- a frame's data as sent, where its bytes are not UTF-8 (what --minimal searches) --
+
+
+def as_sent(frame: Frame) -> str:
+    """The frame's data as sent: where its bytes are not UTF-8 (bad_utf8), a str holding
+    them, each byte that is no UTF-8 as a lone surrogate (Python's surrogateescape);
+    else its data. `--minimal` searches and writes these, never the U+FFFD reading."""
+    return frame.data if frame.raw is None else frame.raw.decode("utf-8", "surrogateescape")
+
+
+def read_sent(data: str) -> tuple[str, bool]:
+    """A data as sent (`as_sent`) as its framing reads it: its text, each byte that is no
+    UTF-8 read as U+FFFD, and whether it had such bytes."""
+    if data.isascii():
+        return data, False
+    try:
+        data.encode("utf-8")
+    except UnicodeEncodeError:
+        return sent_bytes(data).decode("utf-8", "replace"), True
+    return data, False
+
+
+def sent_bytes(data: str) -> bytes:
+    """The bytes of a data as sent (`as_sent`): UTF-8, the bytes that are not as they
+    were (a lone surrogate no byte stands for, as UTF-8 writes it: surrogatepass)."""
+    try:
+        return data.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return data.encode("utf-8", "surrogatepass")
+
+
+def sent_frame(
+    number: int,
+    data: str,
+    payload: object = None,
+    event: str | None = None,
+    headers: tuple[FrameHeader, ...] = (),
+) -> Frame:
+    """Frame `number` of a stream whose data is as sent (`as_sent`), read as its framing
+    reads it; `payload`: parse_payload of that reading, when the caller has it."""
+    text, bad = read_sent(data)
+    if payload is None:
+        payload = parse_payload(text)
+    raw = sent_bytes(data) if bad else None
+    return Frame(number, text, payload, event=event, bad_utf8=bad, headers=headers, raw=raw)
 
 
 def parse_payload(data: str) -> object:

@@ -18,7 +18,17 @@ from typing import Any
 from .. import __version__
 from ..core.calls import StrategyError, Unmodeled
 from ..core.engine import UNFINISHED
-from ..core.frames import INVALID, Frame, FrameHeader, Truncation, parse_payload
+from ..core.frames import (
+    INVALID,
+    Frame,
+    FrameHeader,
+    Truncation,
+    as_sent,
+    parse_payload,
+    read_sent,
+    sent_bytes,
+    sent_frame,
+)
 from ..core.minimal import Tells
 from ..core.record import record
 from ..dialects import LOOK, Dialect, dialect
@@ -57,7 +67,7 @@ class Export:
 class _Stream:
     source: Source
     exchange: Exchange
-    datas: list[str]  # every frame's data
+    datas: list[str]  # every frame's data, as sent (core.frames.as_sent)
     # every frame's byte span in the body, and time: None with --minimal (it writes none)
     spans: list[tuple[int, int]] | None
     times: list[int | None] | None
@@ -120,7 +130,7 @@ def _load(source: Source, exchange: int | None, payloads: bool = False) -> _Stre
         return _minimal_load(source, ex)
     datas, spans, times, names, headers = [], [], [], [], []
     for frame in ex.frames():
-        datas.append(frame.data)
+        datas.append(as_sent(frame))  # (bytes that are not UTF-8 kept, as sent)
         spans.append((frame.start, frame.end))
         times.append(frame.time_ns)
         names.append(frame.event)
@@ -163,7 +173,7 @@ def _minimal_load(source: Source, ex: Exchange) -> _Stream:
     stream = _Stream(
         source,
         ex,
-        [f.data for f in frames],
+        [as_sent(f) for f in frames],  # (bytes that are not UTF-8 kept, as sent)
         None,
         None,
         [f.payload for f in frames],
@@ -252,7 +262,7 @@ def _session(
         stream = _Stream(
             source,
             ex,
-            [f.data for f in t.frames],
+            [as_sent(f) for f in t.frames],
             [(f.start, f.end) for f in t.frames],
             [f.time_ns for f in t.frames],
             [f.payload for f in t.frames],
@@ -431,12 +441,15 @@ def _export(
             data, n = _ending(_written(stream, names, datas, heads=heads, tail=tail), tail, secrets)
             masked += n
     elif fmt == "chunks":
-        lines = [d.encode() + b"\n" for d in datas if parse_payload(d) is not INVALID]
+        lines = [
+            sent_bytes(d) + b"\n" for d in datas if parse_payload(read_sent(d)[0]) is not INVALID
+        ]
         data, n = _ending(tail.written(lines) if tail is not None else lines, tail, secrets)
         masked += n
     elif fmt == "recording":
         data = _recording(stream, datas, names, a, b, exact, heads, keep)
-    elif fmt == "pytest":
+    elif fmt == "pytest":  # (its module serves text: bytes that are not UTF-8 read as U+FFFD)
+        datas = [read_sent(d)[0] for d in datas]
         data = _pytest(stream, names, datas, heads, a, b, minimal, tools).encode()
     else:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
@@ -464,7 +477,7 @@ def _tells(stream: _Stream, fmt: str, names: list[str | None], datas: list[str])
         return None
     saved = None if fmt == "recording" else _framing_of(stream, fmt)
     first = [
-        Frame(n, data, parse_payload(data), event=name)
+        sent_frame(n, data, event=name)
         for n, (name, data) in enumerate(zip(names[:LOOK], datas[:LOOK], strict=True), 1)
     ]
     return tells(first, saved)
@@ -542,7 +555,8 @@ def _written(
 def _event(name: str | None, data: str) -> bytes:
     """One SSE event as a server writes it (its `event:` line when it had one)."""
     head = b"" if name is None else b"event: " + name.encode() + b"\n"
-    return head + b"".join(b"data: " + line.encode() + b"\n" for line in data.split("\n")) + b"\n"
+    lines = data.split("\n")  # (a data as sent: its bytes that are not UTF-8 as they came)
+    return head + b"".join(b"data: " + sent_bytes(line) + b"\n" for line in lines) + b"\n"
 
 
 def _body(reads: Reads) -> bytes:

@@ -38,7 +38,7 @@ from ..core.anomalies import SERIOUS, TAKEN_BACK, Anomaly
 from ..core.calls import Call
 from ..core.collector import collector_paused
 from ..core.engine import ALL, CLIENTS, ROBUST, SDK, Engine, Strategies, value_key
-from ..core.frames import INVALID, Frame, FrameHeader, parse_payload
+from ..core.frames import INVALID, Frame, FrameHeader, parse_payload, read_sent, sent_frame
 from ..core.minimal import (
     ENDED,
     LONG,
@@ -62,7 +62,7 @@ from ..core.minimal import (
 from ..dialects import LOOK
 from ..dialects.base import Dialect, Shape
 
-Pair = tuple[str | None, str]  # (SSE event name, data) of one frame
+Pair = tuple[str | None, str]  # (SSE event name, data as sent: core.frames.as_sent) of one frame
 FEED = 2  # a narrowed stream's searches each judge at most this many times its frames
 CHECK = 16  # a candidate's robust part looks for a kind its target lacks every CHECK frames
 
@@ -95,6 +95,7 @@ class _Judge:
         self.max_runs, self.runs = max_runs, 0
         self.cache: dict[tuple[Pair, ...], bool] = {}
         self.parsed: dict[str, object] = {}
+        self.not_utf8: set[str] = set()  # the datas whose bytes are not UTF-8 (as sent)
         self.target: Signature | None = None
         self.best: list[Pair] | None = None
         # the target's differs and raises of each part of the client strategies (aim)
@@ -206,12 +207,19 @@ class _Judge:
     def _built(self, frames: list[Pair]) -> list[Frame]:
         """The candidate's frames, built once for every part that reads it (no engine
         changes a frame: the Anthropic one copies a frame it names)."""
-        parsed, headers, out = self.parsed, self.headers, []
+        parsed, headers, out, not_utf8 = self.parsed, self.headers, [], self.not_utf8
         for n, (name, data) in enumerate(frames, 1):
             payload = parsed.get(data)
             if payload is None:
-                payload = parsed[data] = parse_payload(data)
-            out.append(Frame(n, data, payload, event=name, headers=headers.get(name, ())))
+                text, bad = read_sent(data)  # (the data as sent: core.frames.as_sent)
+                payload = parsed[data] = parse_payload(text)
+                if bad:
+                    not_utf8.add(data)
+            head = headers.get(name, ())
+            if not_utf8 and data in not_utf8:  # bytes that are not UTF-8, as its framing reads them
+                out.append(sent_frame(n, data, payload, event=name, headers=head))
+            else:
+                out.append(Frame(n, data, payload, event=name, headers=head))
         return out
 
     def __call__(self, frames: list[Pair]) -> bool:
@@ -261,7 +269,8 @@ class _Stream:
         self.trees: list[object] = []
         self.texts: list[str] = []
         for _, data in frames:
-            tree, text = parse_payload(data), data
+            # a frame whose bytes are not UTF-8 is kept as sent: never re-serialized
+            tree, text = parse_payload(data) if not read_sent(data)[1] else INVALID, data
             if tree is not INVALID:
                 try:
                     text = _dumps(tree)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 import orjson
 
 from ..core import jsonio
-from ..core.frames import INVALID, Frame, FrameHeader, Truncation, parse_payload
+from ..core.frames import INVALID, Frame, FrameHeader, Truncation, parse_payload, sent_bytes
 
 PRELUDE = 12
 _PRELUDE = struct.Struct(">III")  # total length, headers length, the prelude's CRC
@@ -220,6 +220,7 @@ class EventStreamDecoder:
             bad,
             problem,
             headers,
+            payload if bad else None,
         )
 
     def flush(self) -> list[Frame]:
@@ -402,7 +403,7 @@ def message_of(frame: Frame) -> bytes:
     """One frame as the message a server writes: its recorded headers (names, types and
     values as recorded) and its data; a chunk's event (or an event that came with no
     headers: an SSE event) wrapped in a `chunk` again, its bytes base64."""
-    data = frame.data.encode("utf-8", "surrogatepass")
+    data = sent_bytes(frame.data)  # (a data as sent: as_sent)
     headers = [(h.name, type_number(h), h.value) for h in frame.headers]
     if not headers or is_chunk(frame.headers):
         data = orjson.dumps({"bytes": base64.b64encode(data).decode("ascii")})

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
-from ..core.frames import INVALID, Frame, Truncation
+from ..core.frames import INVALID, Frame, Truncation, sent_bytes
 from ..core.jsonio import loads
 from ..text import plural
 
@@ -315,6 +315,7 @@ class JsonArrayDecoder:
             start + len(raw),
             bad,
             problem,
+            raw=raw if bad else None,
         )
 
     def _trailing(self, buf: bytes, i: int, base: int) -> None:
@@ -437,7 +438,7 @@ def write(frames: Iterable[Frame], whole: Callable[[], bool]) -> Iterator[bytes]
     then the closing `]` when the body was `whole()` (a body cut short stays unclosed)."""
     sep = b"["
     for frame in frames:
-        yield sep + frame.data.encode()
+        yield sep + sent_bytes(frame.data)  # (a data as sent: as_sent)
         sep = b",\r\n"
     if whole():
         yield b"]" if sep == b",\r\n" else b"[]"

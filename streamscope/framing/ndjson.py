@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Iterator
 
-from ..core.frames import Frame, Truncation, parse_payload
+from ..core.frames import Frame, Truncation, parse_payload, sent_bytes
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -68,10 +68,14 @@ class LineDecoder:
             return []
         text, bad = _text(body)
         if text.startswith("data:"):  # an SSE line kept in a log: its data is the chunk
-            text = text[5:].lstrip(" ")
+            text, body = text[5:].lstrip(" "), body[5:].lstrip(b" ")
         self.frames += 1
         payload = parse_payload(text)
-        return [Frame(self.frames, text, payload, time_ns, None, first, read, at, self.offset, bad)]
+        raw = body if bad else None
+        at_end = self.offset
+        return [
+            Frame(self.frames, text, payload, time_ns, None, first, read, at, at_end, bad, raw=raw)
+        ]
 
     def _last(self) -> tuple[bytes, str, object] | None:
         """The last line (no newline after it): its bytes, text and payload."""
@@ -115,4 +119,4 @@ def _text(body: bytes) -> tuple[str, bool]:
 def write(frames: Iterable[Frame], whole: Callable[[], bool]) -> Iterator[bytes]:
     """Each event's JSON as one line, one read a line."""
     for frame in frames:
-        yield frame.data.encode() + b"\n"
+        yield sent_bytes(frame.data) + b"\n"  # (a data as sent: as_sent)

@@ -151,4 +151,5 @@ def frame_of(message: WsMessage, number: int, start_ns: int, offset: int) -> Fra
         bad,
         invalid,
         (FrameHeader("message", "string", str(message.opcode)),),
+        message.data if bad else None,
     )

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import orjson
 
-from ..core.frames import Frame, Truncation, parse_payload, refused_payload
+from ..core.frames import Frame, Truncation, parse_payload, refused_payload, sent_bytes
 
 _BOM = b"\xef\xbb\xbf"
 _loads = orjson.loads
@@ -139,7 +139,10 @@ class SseDecoder:
                 self._pos = end = start + len(chunk)
                 self.frames = number = self.frames + 1
                 event = None if name is None else name.decode("utf-8", "replace")
-                frame = Frame(number, text, payload, time_ns, event, read, read, start, end, bad)
+                frame = Frame(
+                    number, text, payload, time_ns, event, read, read, start, end, bad,
+                    raw=raw if bad else None,
+                )  # fmt: skip
                 self._last = frame
                 return [frame]
             self._buf_read = read
@@ -239,6 +242,7 @@ class SseDecoder:
             self._event_start,
             after,
             bad,
+            raw=raw if bad else None,
         )
         self._data = []
         self._event = None
@@ -310,4 +314,4 @@ def write(frames: Iterable[Frame], whole: Callable[[], bool]) -> Iterator[bytes]
         name = frame.event
         head = f"event: {name}\r\n" if name is not None and not _LINE_END.search(name) else ""
         lines = "".join(f"data: {line}\r\n" for line in _LINE_END.split(frame.data))
-        yield (head + lines).encode() + b"\r\n"
+        yield sent_bytes(head + lines) + b"\r\n"  # (a data as sent: as_sent)

@@ -218,6 +218,7 @@ class WebSocketDecoder:
             bad,
             problem,
             (FrameHeader("message", "string", kind),),
+            data if bad else None,
         )
 
     def flush(self) -> list[Frame]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ...core.frames import INVALID, NOT_READ, parse_payload
+from ...core.frames import INVALID, NOT_READ, parse_payload, read_sent
 from ...core.record import record
 from ...core.repair import parses
 from .engine import plain_fragment
@@ -43,14 +43,21 @@ class Parsed:
     # function with string arguments: the docs snippet and robust read the same deltas
     # alike (see docs_differs)
     simple: bool
+    # the text as its framing reads it, where the frame's bytes are not UTF-8 (the data is
+    # as sent: core.frames.as_sent); None: the data itself
+    utf8: str | None = None
 
 
 def parsed(data: str, payload: object = None) -> Parsed:
-    """`payload`: parse_payload(data), when the caller has it."""
+    """`data` as sent (core.frames.as_sent); `payload`: parse_payload of its reading, when
+    the caller has it."""
+    text, bad = read_sent(data)
     if payload is None:  # JSON null parses to None too: parsing it again costs nothing
-        payload = parse_payload(data)
-    plain = plain_fragment(payload)
-    forced: set[str] = set()
+        payload = parse_payload(text)
+    # (StreamEngine.feed reads a frame whose bytes are not UTF-8 whole, never as a fragment)
+    plain = None if bad else plain_fragment(payload)
+    forced: set[str] = {"invalid-utf8"} if bad else set()  # (Robust.feed files it first)
+    data = text
     problem: object = NOT_READ
     # Both kinds are filed by Robust.feed, which every frame with no plain fragment goes
     # through (engine.feed), before any state is read; the log never takes them back.
@@ -83,6 +90,7 @@ def parsed(data: str, payload: object = None) -> Parsed:
         tuple(_entry(c, entry) for c, entry in read),
         payload is not INVALID and _docs_raises(payload),
         _simple(payload),
+        text if bad else None,
     )
 
 

@@ -1,7 +1,9 @@
 """`--minimal` for Chat Completions: shrink a stream to the smallest fixture that still
 shows the same problems (the dialect's own search, `Dialect.minimize`).
 
-A stream is a list of SSE data strings (JSON text, "[DONE]", or any other text). Its
+A stream is a list of SSE data strings (JSON text, "[DONE]", or any other text), each as
+sent (core.frames.as_sent: a frame whose bytes are not UTF-8 holds them, and is read as
+its framing reads it, U+FFFD and `invalid-utf8`; it is never re-serialized). Its
 `signature` is what one engine pass says about it that a fixture must keep
 (core/minimal.py). `minimize` looks for the smallest stream with the same signature
 that ends as the stream did: with its [DONE], when that was its last frame (done-missing
@@ -53,7 +55,7 @@ from ...core.anomalies import Anomaly
 from ...core.calls import Call
 from ...core.collector import collector_paused
 from ...core.engine import ALL, CLIENTS, ROBUST, SDK, Strategies
-from ...core.frames import INVALID, Frame, parse_payload
+from ...core.frames import INVALID, Frame, sent_frame
 from ...core.minimal import (
     ENDED,
     LONG,
@@ -98,10 +100,10 @@ Site = tuple[int, NodePath]  # a string that accumulates: (frame, path to it)
 def signature(
     frames: list[str], tools: list[Any] | None = None, expect_done: bool = True
 ) -> Signature:
-    """One engine pass over `frames` (SSE data strings)."""
+    """One engine pass over `frames` (SSE data strings, as sent: core.frames.as_sent)."""
     engine = StreamEngine(1, tools, marks=False)  # the kinds alone are read
     for n, data in enumerate(frames, 1):
-        engine.feed(Frame(n, data, parse_payload(data)))
+        engine.feed(sent_frame(n, data))
     return _analysed(engine, frames, tools, expect_done)[0]
 
 
@@ -110,7 +112,7 @@ def _answered(others: Strategies, frames: list[str], tools: list[Any] | None) ->
     from . import CHAT
 
     def fed() -> list[Frame]:
-        return [Frame(n, data, parse_payload(data)) for n, data in enumerate(frames, 1)]
+        return [sent_frame(n, data) for n, data in enumerate(frames, 1)]
 
     return CHAT.answered(others, fed, tools)
 
@@ -227,7 +229,10 @@ class _Tester:
                 i += taken
                 continue
             got = facts[i]  # a Frame only when one is read
-            feed(Frame(i + 1, frames[i], got.payload), got.plain, got.problem)
+            if got.utf8 is None:
+                feed(Frame(i + 1, frames[i], got.payload), got.plain, got.problem)
+            else:  # bytes that are not UTF-8, as its framing reads them
+                feed(sent_frame(i + 1, frames[i], got.payload), got.plain, got.problem)
             i += 1
         return engine
 
@@ -263,7 +268,8 @@ class _Tester:
         known = facts[:LOOK] if facts is not None else self.facts(first)
         # (built as they are read: the first frame most often tells)
         return self.tells(
-            Frame(n, d, got.payload) for n, (d, got) in enumerate(zip(first, known, strict=True), 1)
+            sent_frame(n, d, got.payload)
+            for n, (d, got) in enumerate(zip(first, known, strict=True), 1)
         )
 
     def rejects(self, frames: list[str], facts: list[Parsed] | None = None) -> bool:
@@ -583,7 +589,7 @@ def minimize(
 ) -> list[str]:
     """The smallest stream found (frames in their original order) with the same signature.
 
-    `frames` are SSE data strings; `tools` the request's tools (they decide
+    `frames` are SSE data strings, as sent; `tools` the request's tools (they decide
     name-undeclared); `expect_done` False for a chunk log, which never holds [DONE].
     With `keep_fields`, the VOLATILE keys are kept; with `join_fragments` False, nothing
     is ever changed, only frames, keys and list entries removed. At most `max_runs`
@@ -609,7 +615,8 @@ def minimize(
     for frame, got in zip(frames, test.facts(frames), strict=True):
         done = dumped.get(frame)
         if done is None:
-            tree = got.payload
+            # a frame whose bytes are not UTF-8 is kept as sent: never re-serialized
+            tree = got.payload if got.utf8 is None else INVALID
             try:
                 text = frame if tree is INVALID else _dumps(tree)
             except TypeError:  # nested past what orjson writes (255 levels): kept as sent
