@@ -14,6 +14,7 @@ raises AttributeError instead."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import glob
 import os
 
@@ -61,6 +62,13 @@ def _divergences(path: str, exchange: int | None = None) -> tuple[frozenset, fro
     return clients(stream.tool_calls, others, key)
 
 
+@functools.cache
+def _minimal_data(path: str, fmt: str, exchange: int | None) -> bytes:
+    """The minimal export, searched once a worker: this file's tests and
+    test_minimal_findings' ask for the same fixtures' (the search is most of their time)."""
+    return export(path, fmt, exchange=exchange, minimal=True).data
+
+
 def _minimal(path: str, out_dir: str) -> tuple[str | None, int | None]:
     """The minimal export of `path`'s first stream, written where it is read again: a
     recording where the source holds requests (their tools and dialect), else the body
@@ -74,13 +82,12 @@ def _minimal(path: str, out_dir: str) -> tuple[str | None, int | None]:
         first = next((i.exchange for i in source.infos() if i.stream), None)
         if first is None or (recorded and is_session(source.exchange(first))):
             pytest.skip("no HTTP stream")
-    fmt = "recording" if recorded else "sse"
-    got = export(path, fmt, exchange=first if recorded else None, minimal=True)
-    if not got.data:
+    data = _minimal_data(path, "recording" if recorded else "sse", first if recorded else None)
+    if not data:
         return None, None
     out = os.path.join(out_dir, "minimal.jsonl" if recorded else "minimal.body")
     with open(out, "wb") as f:
-        f.write(got.data)
+        f.write(data)
     return out, (first if recorded else None)
 
 
