@@ -34,6 +34,11 @@ class Sentinel:
 INVALID = Sentinel("not JSON")
 # A hint the caller did not compute (the engine works it out from the payload itself).
 NOT_READ = Sentinel("not read")
+# What `invalid-utf8` says of a frame with `bad_utf8`, in every dialect and framing.
+BAD_UTF8 = (
+    "the frame's bytes are not valid UTF-8; the bad bytes read as U+FFFD, as SSE decoding"
+    " requires and streamscope reads every framing"
+)
 
 
 @record(frozen=True, slots=True)

@@ -15,7 +15,7 @@ import orjson
 from ..core.anomalies import AnomalyLog
 from ..core.calls import Call, Slot, StrategyError, Unmodeled
 from ..core.engine import ALL, Emulation, Engine, Strategies
-from ..core.frames import INVALID, Frame, exactly, rounded
+from ..core.frames import BAD_UTF8, INVALID, Frame, exactly, rounded
 from ..text import cut, json_type, quote
 from .base import SessionDriver
 from .sdk_dict import as_dict
@@ -133,7 +133,7 @@ def event_object(frame: Frame, log: AnomalyLog) -> dict[Any, Any] | None:
         log.add(
             "invalid-utf8",
             n,
-            "the event's bytes are not valid UTF-8; the bad bytes read as U+FFFD, as SSE decoding requires",
+            BAD_UTF8,
         )
     if payload is INVALID:
         log.add("chunk-invalid-json", n, lambda: not_json(frame.data))

@@ -21,7 +21,7 @@ from ...core.anomalies import AnomalyLog
 from ...core.calls import NOTHING, Call, Slot, freeze, show_dirty
 from ...core.engine import at_index
 from ...core.events import FieldEvent
-from ...core.frames import INVALID, NOT_READ, Frame, Sentinel
+from ...core.frames import BAD_UTF8, INVALID, NOT_READ, Frame, Sentinel
 from ...core.shared import ChunkedList, LayeredDict
 from ...text import cut, json_type, quote
 from .run import Run
@@ -277,7 +277,7 @@ class Robust:
             self.log.add(
                 "invalid-utf8",
                 n,
-                "the event's bytes are not valid UTF-8; the bad bytes read as U+FFFD, as SSE decoding requires",
+                BAD_UTF8,
             )
         if payload is INVALID:
             if frame.is_done:
