@@ -144,8 +144,18 @@ class Commands(click.Group):
         return super().get_command(ctx, name)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
+        # the caller's sys.stdout is put back after (run in-process, `main()` leaves it as
+        # it was; and the watched one shares its descriptor: the caller's object, dropped,
+        # would close it under the watched one)
+        caller = sys.stdout
         _watch_standard_output()
-        return super().main(*args, **kwargs)
+        try:
+            return super().main(*args, **kwargs)
+        finally:
+            if sys.stdout is not caller:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stdout.flush()
+                sys.stdout = caller
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         with _until_the_reader_leaves():  # (the group's own --help is written here)
