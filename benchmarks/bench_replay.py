@@ -141,6 +141,7 @@ async def measure_long(path: str, ahead=None) -> dict:
     out: dict = {}
     start = time.perf_counter()
     app = ReplayApp(path, exchange=1, ahead=ahead)
+    app.read_before_screen()  # (as `streamscope replay` reads it: every line, before the screen)
     terminal = Terminal(app)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(lambda: isinstance(app.screen, StreamScreen))
@@ -302,10 +303,11 @@ def main() -> None:
         print(json.dumps(asyncio.run(measure(sys.argv[-1]))))
         return
     if "--child-long" in sys.argv:
-        # as `streamscope replay` starts: the index scan forked before the TUI is imported
+        # as `streamscope replay` starts: the index scan forked before the TUI is imported,
+        # every line checked as inspect checks it
         from streamscope.recording.ahead import scan_ahead
 
-        ahead = scan_ahead(sys.argv[-1])
+        ahead = scan_ahead(sys.argv[-1], tolerant=False, check=True)
         print(json.dumps(asyncio.run(measure_long(sys.argv[-1], ahead))))
         return
     if "--child-calls" in sys.argv:

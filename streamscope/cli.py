@@ -7,7 +7,7 @@ import importlib
 import io
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
@@ -412,17 +412,23 @@ def replay(
     if response is not None and exchange is None:
         fail("--response names a response of the WebSocket session --exchange names")
 
+    if follow:
+        _followable(file)
     # a big recording's index is scanned in a child process while the TUI is imported
-    # and starts (before the import: the fork must come before any thread)
+    # (before the import: the fork must come before any thread), every line checked as
+    # inspect checks it: the scan is the one read the replay makes before its first frame
     from .recording.ahead import scan_ahead
 
-    ahead = None if follow else scan_ahead(file)
+    ahead = None if follow else scan_ahead(file, tolerant=False, check=True)
     try:
         from .tui.app import ReplayApp
 
         app = ReplayApp(file, exchange, frame, follow, response, ahead)
     except RecordingError as e:
         fail(str(e))
+    # not followed: a line inspect refuses is its one line, before any screen
+    with _reading(file), _progress_line(file) as progress:
+        app.read_before_screen(progress)
     if not app.recorded and exchange not in (None, 1):
         fail(f"{file}: {KIND_WORDS[app.format]} holds one stream (exchange 1), not {exchange}")
     if exchange is not None and app.recorded and not follow:
@@ -451,6 +457,51 @@ def replay(
         print(app.failure, file=sys.stderr, flush=True)  # (made visible by the app)
     if app.return_code:
         sys.exit(app.return_code)
+
+
+def _followable(file: str) -> None:
+    """--follow watches a file grow: a pipe (`<(cmd)`) or a device is one line, exit 2
+    (it is read once, and looking for its first line would read it)."""
+    import stat
+
+    try:
+        mode = os.stat(file).st_mode
+    except OSError:
+        return  # (not created yet: waited for; else opening it says why)
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        fail(
+            f"{file}: --follow watches a file being written, not a pipe (without --follow, "
+            "a pipe is read once and whole)"
+        )
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        fail(f"{file}: --follow watches a file being written, not a device")
+
+
+@contextlib.contextmanager
+def _progress_line(file: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress callback for reading `file` before the screen: on a terminal, after
+    half a second, `reading FILE … 42%` on stderr (cleared when done); else None."""
+    import time
+
+    if not sys.stderr.isatty():
+        yield None
+        return
+    start, shown = time.monotonic(), [0.0]
+    name = visible(os.path.basename(file))
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if now - start >= 0.5 and now - shown[0] >= 0.1:
+            shown[0] = now
+            sys.stderr.write(f"\rreading {name} … {done * 100 // max(total, 1)}%")
+            sys.stderr.flush()
+
+    try:
+        yield progress
+    finally:
+        if shown[0]:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 def _side_by_side(

@@ -286,7 +286,8 @@ def test_keep_fields_needs_minimal():
     one_line_exit_2(run("export", "--keep-fields", str(OPENAI)), "--keep-fields", "--minimal")
 
 
-# -- the replay opens what it can -----------------------------------------------------------
+# -- the replay following a file being written opens what it can -------------------------
+# (not followed, it refuses what inspect refuses: tests/test_replay_refuses.py)
 
 
 @pytest.fixture
@@ -296,13 +297,13 @@ def anyio_backend() -> str:
 
 @pytest.mark.slow
 @pytest.mark.anyio
-async def test_the_replay_names_a_broken_line_and_opens_the_rest(broken_middle):
+async def test_the_replay_following_a_file_names_a_broken_line_and_opens_the_rest(broken_middle):
     from streamscope.tui.app import ReplayApp
     from streamscope.tui.screens import ExchangesScreen, StreamScreen
 
     from .test_tui import settle, text
 
-    app = ReplayApp(str(broken_middle))
+    app = ReplayApp(str(broken_middle), follow=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, ExchangesScreen)
         said = text(app.screen.query_one("#errors"))
@@ -315,7 +316,7 @@ async def test_the_replay_names_a_broken_line_and_opens_the_rest(broken_middle):
 
 @pytest.mark.slow
 @pytest.mark.anyio
-async def test_the_replay_shows_a_stream_up_to_a_chunk_line_it_cannot_read(tmp_path):
+async def test_the_replay_following_a_file_shows_a_stream_up_to_a_line_it_cannot_read(tmp_path):
     from streamscope.tui.app import ReplayApp
     from streamscope.tui.screens import StreamScreen
 
@@ -329,7 +330,7 @@ async def test_the_replay_shows_a_stream_up_to_a_chunk_line_it_cannot_read(tmp_p
     lines[bad] = orjson.dumps(d) + b"\n"
     path = tmp_path / "bad-chunk.jsonl"
     path.write_bytes(b"".join(lines))
-    app = ReplayApp(str(path), exchange=1)
+    app = ReplayApp(str(path), exchange=1, follow=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle_stream(pilot, StreamScreen)
         model = app.screen.model
@@ -354,12 +355,22 @@ async def settle_stream(pilot, screen_type):
     [
         ({"exchange": 9}, ["there is no exchange 9", "exchanges: 1, 2"]),
         ({"frame": 999}, ["--frame 999", "the stream has frames 1-"]),
+        # ReplayApp itself (as the screenshots start it, not the CLI, which refuses it
+        # before the screen: tests/test_replay_refuses.py) refuses a line inspect refuses
+        ({"exchange": None, "path": "bad"}, ["line 4 (byte", "field 'data' is not a string"]),
     ],
 )
-async def test_replay_out_of_range_says_so_in_one_line(kwargs, words):
+async def test_replay_out_of_range_says_so_in_one_line(kwargs, words, tmp_path):
     from streamscope.tui.app import ReplayApp
 
-    app = ReplayApp(str(OPENAI), **({"exchange": 1} | kwargs))
+    path = str(OPENAI)
+    if kwargs.pop("path", None):
+        lines = OPENAI.read_bytes().splitlines(keepends=True)
+        d = orjson.loads(lines[3])  # exchange 1's first chunk line, its data no text
+        lines[3] = orjson.dumps(d | {"data": [1]}) + b"\n"
+        path = str(tmp_path / "bad.jsonl")
+        Path(path).write_bytes(b"".join(lines))
+    app = ReplayApp(path, **({"exchange": 1} | kwargs))
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(200):
             if app.return_code is not None:

@@ -602,7 +602,9 @@ def _index_state(index) -> tuple:
 
 _LINE = st.one_of(
     st.tuples(st.just("chunk"), st.integers(1, 3)),
-    st.tuples(st.sampled_from(["request", "response", "end", "junk"]), st.integers(1, 3)),
+    st.tuples(
+        st.sampled_from(["request", "response", "end", "junk", "badchunk"]), st.integers(1, 3)
+    ),
 )
 
 
@@ -615,7 +617,8 @@ _LINE = st.one_of(
 )
 def test_the_index_reads_runs_of_chunks_at_once_as_line_by_line(kinds, tail, cut):
     """Runs of one exchange's chunk lines are indexed in bulk: the same offsets, line
-    numbers, errors and cut-off line as the line-by-line scan, read at once or grown."""
+    numbers, errors and cut-off line as the line-by-line scan, read at once or grown;
+    with `check` (every line parsed, as the replay and export scan), the same errors."""
     from streamscope.recording import reader
 
     lines = [
@@ -626,6 +629,8 @@ def test_the_index_reads_runs_of_chunks_at_once_as_line_by_line(kinds, tail, cut
     for kind, x in kinds:
         if kind == "chunk":
             lines.append(b'{"type":"chunk","exchange":%d,"t_ns":1,"data":"a"}' % x)
+        elif kind == "badchunk":  # (its prefix a chunk line's: the check parses it)
+            lines.append(b'{"type":"chunk","exchange":%d,"t_ns":1,"data":5}' % x)
         elif kind == "request":
             lines.append(
                 orjson.dumps(
@@ -649,22 +654,23 @@ def test_the_index_reads_runs_of_chunks_at_once_as_line_by_line(kinds, tail, cut
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "r.jsonl")
         Path(path).write_bytes(raw)
-        states = []
-        for bulk in (True, False):
-            with pytest.MonkeyPatch.context() as m:
-                m.setattr(reader, "_RUN", 3)
-                if not bulk:
-                    m.setattr(reader, "_one_exchange_chunks", lambda *a: False)
-                whole = reader.RecordingIndex.open(path, tolerant=True)
-                Path(path).write_bytes(raw[: len(lines[0]) + 1 + cut])
-                grown = reader.RecordingIndex.open(path, tolerant=True)
-                Path(path).write_bytes(raw)
-                grown.refresh()
-                states.append((_index_state(whole), _index_state(grown)))
-                whole.close()
-                grown.close()
-        assert states[0] == states[1]
-        assert states[0][0][:3] == states[0][1][:3]  # grown or whole: the same index
+        for check in (False, True):
+            states = []
+            for bulk in (True, False):
+                with pytest.MonkeyPatch.context() as m:
+                    m.setattr(reader, "_RUN", 3)
+                    if not bulk:
+                        m.setattr(reader, "_one_exchange_chunks", lambda *a: False)
+                    whole = reader.RecordingIndex.open(path, tolerant=True, check=check)
+                    Path(path).write_bytes(raw[: len(lines[0]) + 1 + cut])
+                    grown = reader.RecordingIndex.open(path, tolerant=True, check=check)
+                    Path(path).write_bytes(raw)
+                    grown.refresh()
+                    states.append((_index_state(whole), _index_state(grown)))
+                    whole.close()
+                    grown.close()
+            assert states[0] == states[1]
+            assert states[0][0][:3] == states[0][1][:3]  # grown or whole: the same index
 
 
 def test_redact_json_counts_what_it_replaced_and_keeps_what_holds_nothing(tmp_path):

@@ -82,6 +82,25 @@ def test_a_scan_that_fails_raises_its_error_here(tmp_path):
     assert _gone(ahead.pid)
 
 
+def test_a_checked_scan_refuses_a_chunk_line_as_the_scan_in_the_process_does(tmp_path):
+    """As the replay scans a file no one is writing: every chunk line read as inspect
+    reads it (the plain scan takes one by its prefix)."""
+    path = str(tmp_path / "rec.jsonl")
+    shutil.copy(SAMPLE, path)
+    with open(path, "ab") as f:
+        f.write(b'{"type":"chunk","exchange":1,"t_ns":1,"data":5}\n')
+    RecordingIndex.open(path).close()  # (taken by its prefix)
+    ahead = scan_ahead(path, tolerant=False, check=True)
+    assert ahead is not None
+    with pytest.raises(RecordingError) as ours:
+        ahead.index(tolerant=False, check=True)
+    with pytest.raises(RecordingError) as theirs:
+        RecordingIndex.open(path, check=True)
+    assert str(ours.value) == str(theirs.value)
+    assert str(ours.value).endswith("field 'data' is not a string")
+    assert _gone(ahead.pid)
+
+
 def test_a_child_that_dies_first_leaves_the_scan_to_this_process(tmp_path):
     import signal
 
@@ -150,7 +169,7 @@ def test_the_replay_opens_a_recording_scanned_ahead(tmp_path):
 
     path = str(tmp_path / "rec.jsonl")
     shutil.copy(SAMPLE, path)
-    ahead = scan_ahead(path)
+    ahead = scan_ahead(path, tolerant=False, check=True)  # (as the CLI scans it)
     assert ahead is not None
     app = ReplayApp(path, ahead=ahead)
     assert app.input.ahead is ahead

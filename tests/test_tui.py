@@ -1211,7 +1211,7 @@ async def test_a_response_body_that_cannot_be_read_is_said_not_raised(tmp_path):
     path = failed_recording(tmp_path / "bad.jsonl")
     with open(path, "ab") as f:  # a chunk line whose data is not text
         f.write(b'{"type":"chunk","exchange":1,"t_ns":5,"data":5}\n')
-    app = ReplayApp(path)
+    app = ReplayApp(path, follow=True)  # (not followed, it is refused as inspect refuses it)
     async with app.run_test(size=SIZE) as pilot:
         await exchanges_filled(pilot)  # the analysis reads around the bad line
         assert worst_cell(app, 0) == "✗ HTTP 500"

@@ -269,8 +269,8 @@ class Source:
     def index(self, progress: Progress | None = None) -> RecordingIndex:
         """The recording's line index (built on first use; `progress` reports the scan)."""
         with self._lock:
-            if self._index is None and self.ahead is not None and not self.check:
-                self._index = self.ahead.index(progress, tolerant=self.tolerant)
+            if self._index is None and self.ahead is not None:
+                self._index = self.ahead.index(progress, tolerant=self.tolerant, check=self.check)
             if self._index is None:
                 self._index = RecordingIndex.open(
                     self.path, progress, check=self.check, tolerant=self.tolerant

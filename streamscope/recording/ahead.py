@@ -36,25 +36,29 @@ _LENGTH = struct.Struct("<Q")  # each message: its length, then its pickle
 class Ahead:
     """The scan running in a child process; `index` waits for it, once."""
 
-    def __init__(self, path: str, pid: int, reading: int, tolerant: bool) -> None:
-        self.path, self.pid, self.tolerant = path, pid, tolerant
+    def __init__(self, path: str, pid: int, reading: int, tolerant: bool, check: bool) -> None:
+        self.path, self.pid, self.tolerant, self.check = path, pid, tolerant, check
         self._pipe = os.fdopen(reading, "rb")
         self._index: RecordingIndex | None = None
         self._lock = threading.Lock()
 
-    def index(self, progress: Progress | None = None, *, tolerant: bool) -> RecordingIndex:
-        """The index the child scanned, as `RecordingIndex.open(path, tolerant=...)` would
-        have made it; its RecordingError or OSError raised here. `progress` hears the
-        child's progress while it scans. A child that died first (killed, out of
-        memory) costs nothing but the wait: the file is then scanned here."""
-        if tolerant != self.tolerant:
-            raise ValueError("the scan ahead was made with another tolerance")
+    def index(
+        self, progress: Progress | None = None, *, tolerant: bool, check: bool = False
+    ) -> RecordingIndex:
+        """The index the child scanned, as `RecordingIndex.open(path, tolerant=...,
+        check=...)` would have made it; its RecordingError or OSError raised here.
+        `progress` hears the child's progress while it scans. A child that died first
+        (killed, out of memory) costs nothing but the wait: the file is then scanned here."""
+        if (tolerant, check) != (self.tolerant, self.check):
+            raise ValueError("the scan ahead was made with another tolerance or check")
         with self._lock:
             if self._index is None and not self._pipe.closed:
                 self._index = self._receive(progress)
             if self._index is None:  # the child left without the index, or asked again
                 # after its error: scanned here, as without it (the same error, if any)
-                self._index = RecordingIndex.open(self.path, progress, tolerant=self.tolerant)
+                self._index = RecordingIndex.open(
+                    self.path, progress, tolerant=self.tolerant, check=self.check
+                )
             return self._index
 
     def _receive(self, progress: Progress | None) -> RecordingIndex | None:
@@ -69,7 +73,9 @@ class Ahead:
                         progress(*what)
                 elif kind == "index":
                     self.close(stop=False)  # (it leaves once the index is sent)
-                    return RecordingIndex.from_state(self.path, what[0], tolerant=self.tolerant)
+                    return RecordingIndex.from_state(
+                        self.path, what[0], tolerant=self.tolerant, check=self.check
+                    )
                 else:
                     raise what[0]
         finally:
@@ -89,9 +95,10 @@ class Ahead:
             pass
 
 
-def scan_ahead(path: str, tolerant: bool = True) -> Ahead | None:
-    """Start scanning `path`'s index in a child process, or None where that does not pay
-    or is not safe (see the module's docstring); the caller then scans as before."""
+def scan_ahead(path: str, tolerant: bool = True, check: bool = False) -> Ahead | None:
+    """Start scanning `path`'s index in a child process, as `RecordingIndex.open` with
+    `tolerant` and `check` would, or None where that does not pay or is not safe (see the
+    module's docstring); the caller then scans as before."""
     if not _may_fork():
         return None
     try:
@@ -109,11 +116,11 @@ def scan_ahead(path: str, tolerant: bool = True) -> Ahead | None:
         try:
             os.close(reading)
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # (a Ctrl+C is the parent's)
-            _scan(path, tolerant, os.fdopen(writing, "wb"))
+            _scan(path, tolerant, check, os.fdopen(writing, "wb"))
         finally:
             os._exit(0)
     os.close(writing)
-    return Ahead(path, pid, reading, tolerant)
+    return Ahead(path, pid, reading, tolerant, check)
 
 
 def _may_fork() -> bool:
@@ -122,7 +129,7 @@ def _may_fork() -> bool:
     return sys.platform.startswith("linux") and threading.active_count() == 1
 
 
-def _scan(path: str, tolerant: bool, pipe: Any) -> None:
+def _scan(path: str, tolerant: bool, check: bool, pipe: Any) -> None:
     def send(*message: object) -> None:
         data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
         pipe.write(_LENGTH.pack(len(data)) + data)
@@ -139,7 +146,7 @@ def _scan(path: str, tolerant: bool, pipe: Any) -> None:
 
     try:
         try:
-            index = RecordingIndex.open(path, progress, tolerant=tolerant)
+            index = RecordingIndex.open(path, progress, tolerant=tolerant, check=check)
         except (RecordingError, OSError) as e:
             send("error", e)
             return

@@ -233,23 +233,7 @@ class RecordingReader:
                     if twice is not None:
                         self._bad(located(path, n, offset, twice))
                         continue
-                if (  # inspect's hot path: a chunk line whose every field has its type
-                    fast
-                    and type(d) is dict
-                    and d.get("type") == "chunk"
-                    and type(d.get("exchange")) is int
-                    and d["exchange"] in opened
-                    and type(t := d.get("t_ns")) is int
-                    and -MAX_T_NS <= t <= MAX_T_NS
-                    and (
-                        (type(d.get("data")) is str and "data_b64" not in d)
-                        or (
-                            type(b64 := d.get("data_b64")) is str
-                            and "data" not in d
-                            and _b64_ok(b64)
-                        )  # a binary body's (an AWS event stream)
-                    )
-                ):
+                if fast and _chunk_ok(d) and d["exchange"] in opened:  # inspect's hot path
                     yield n, d
                     continue
                 try:
@@ -277,6 +261,32 @@ class RecordingReader:
         if not self.tolerant:
             raise error
         self.errors.append(error)
+
+
+def _chunk_ok(d: object) -> bool:
+    """A current-version chunk line whose every field has its type, checked inline (the
+    hot path of inspect and of a checked index); False: `body_record` says what is wrong."""
+    return (
+        type(d) is dict
+        and d.get("type") == "chunk"
+        and type(d.get("exchange")) is int
+        and type(t := d.get("t_ns")) is int
+        and -MAX_T_NS <= t <= MAX_T_NS
+        and (
+            (type(d.get("data")) is str and "data_b64" not in d)
+            or (
+                type(b64 := d.get("data_b64")) is str and "data" not in d and _b64_ok(b64)
+            )  # a binary body's (an AWS event stream)
+        )
+    )
+
+
+def _chunks_ok(lines: list[bytes]) -> bool:
+    """Every line is a whole chunk line, as inspect reads it (JSON, its fields' types)."""
+    try:
+        return all(map(_chunk_ok, map(_loads, lines)))
+    except _JSONError:
+        return False
 
 
 def _b64_ok(text: str) -> bool:
@@ -320,10 +330,17 @@ _RUN = 256  # lines the scan tries to index at once (one exchange's chunks, most
 
 
 def _one_exchange_chunks(
-    n: int, lines: list[bytes], exchanges: dict[Any, Any], block: bytes, at: int, end: int
+    n: int,
+    lines: list[bytes],
+    exchanges: dict[Any, Any],
+    block: bytes,
+    at: int,
+    end: int,
+    check: bool = False,
 ) -> bool:
     """When every line (lines n+1...) is a chunk line of the first one's exchange, as the
-    line-by-line scan's prefix test reads it, add them to that exchange and say True.
+    line-by-line scan's prefix test reads it (with `check`, each parsed and its fields'
+    types checked, as inspect reads it), add them to that exchange and say True.
     `block[at:end]` holds the lines (counted there, not joined again)."""
     first = lines[0]
     if not first.startswith(_CHUNK_PREFIX):
@@ -340,6 +357,8 @@ def _one_exchange_chunks(
         return False
     if block.count(b'"type"', at, end) != len(lines):
         return False
+    if check and not _chunks_ok(lines):
+        return False  # (the line-by-line scan says which line, and why)
     ex = exchanges.get(int(digits))
     if ex is None:  # no line opened the exchange before them: said line by line
         return False
@@ -408,7 +427,12 @@ class RecordingIndex:
 
     @classmethod
     def from_state(
-        cls, path: str | os.PathLike[str], state: tuple[Any, ...], *, tolerant: bool = False
+        cls,
+        path: str | os.PathLike[str],
+        state: tuple[Any, ...],
+        *,
+        tolerant: bool = False,
+        check: bool = False,
     ) -> RecordingIndex:
         """The index `state()` describes, of the recording at `path`, as `open` would have
         made it (its header read again here)."""
@@ -418,7 +442,7 @@ class RecordingIndex:
         offsets = array("q")
         offsets.frombytes(data)
         index = cls(path, header, version, offsets, exchanges, stopped_at, errors)
-        index._tolerant, index._unended = tolerant, unended
+        index._tolerant, index._check, index._unended = tolerant, check, unended
         return index
 
     def refresh(self, progress: Progress | None = None) -> int:
@@ -443,7 +467,8 @@ class RecordingIndex:
                 start += self._f.read(1) == b"\n"
         self._unended = False
         self.stopped_at = None  # a cut-off last line is read again: it may be whole now
-        fast = version >= SAME_LINES_SINCE and not self._check
+        runs = version >= SAME_LINES_SINCE  # (runs of chunk lines: checked with `check`)
+        fast = runs and not self._check
         end = start
         for n, offset, lines, whole, block in _blocks(path, progress, start, len(offsets)):
             base = offset  # where `block` begins in the file
@@ -452,10 +477,10 @@ class RecordingIndex:
                 size = sum(map(len, run)) + len(run)  # (their newlines too)
                 at = offset - base
                 if (
-                    fast
+                    runs
                     and whole
                     and n > 0
-                    and _one_exchange_chunks(n, run, exchanges, block, at, at + size)
+                    and _one_exchange_chunks(n, run, exchanges, block, at, at + size, self._check)
                 ):
                     # The common run: chunk lines of one exchange only, indexed at C speed
                     # as the line-by-line loop below would index each of them.

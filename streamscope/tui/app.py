@@ -124,6 +124,9 @@ class ReplayApp(KeyboardApp):
         # RecordingError for bad input, before any screen; then open what can be read.
         # Followed and still being created (not there yet, empty, its header not whole):
         # opened once its first line is there (`load`), as a recording until then.
+        # followed, a file being written: its unreadable lines are skipped (said once);
+        # else every line is read as inspect reads it (see `read_before_screen`)
+        self._tolerant = follow
         try:
             opened = None if follow and being_created(self.source) else self._open()
         except BaseException:  # (said by the caller: the scan is not wanted)
@@ -157,7 +160,15 @@ class ReplayApp(KeyboardApp):
         self._read_done = threading.Condition()
 
     def _open(self) -> Source:
-        return open_input(self.source, tolerant=True)
+        return open_input(self.source, tolerant=self._tolerant, check=not self._tolerant)
+
+    def read_before_screen(self, progress: Callable[[int, int], None] | None = None) -> None:
+        """A recording not followed is read whole now, before any screen, each line as
+        inspect reads it: a line inspect refuses is its RecordingError here (one line, exit
+        status 2). The index this scan builds is the one the screens read (one read of the
+        file; a cut-off last line is kept as inspect keeps it)."""
+        if not self.follow and self.format == RECORDING:
+            self.input.index(progress)
 
     @property
     def input(self) -> Source:
