@@ -97,7 +97,7 @@ def test_a_checked_scan_refuses_a_chunk_line_as_the_scan_in_the_process_does(tmp
     with pytest.raises(RecordingError) as theirs:
         RecordingIndex.open(path, check=True)
     assert str(ours.value) == str(theirs.value)
-    assert str(ours.value).endswith("field 'data' is not a string")
+    assert str(ours.value).endswith("field 'data' is not a string (a JSON number)")
     assert _gone(ahead.pid)
 
 
