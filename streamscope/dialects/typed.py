@@ -130,11 +130,7 @@ def event_object(frame: Frame, log: AnomalyLog) -> dict[Any, Any] | None:
         log.add("frame-invalid", n, frame.invalid)
         return None
     if frame.bad_utf8:
-        log.add(
-            "invalid-utf8",
-            n,
-            BAD_UTF8,
-        )
+        log.add("invalid-utf8", n, BAD_UTF8)
     if payload is INVALID:
         log.add("chunk-invalid-json", n, lambda: not_json(frame.data))
         return None

@@ -274,11 +274,7 @@ class Robust:
             self.log.add("frame-invalid", n, frame.invalid)
             return
         if frame.bad_utf8:
-            self.log.add(
-                "invalid-utf8",
-                n,
-                BAD_UTF8,
-            )
+            self.log.add("invalid-utf8", n, BAD_UTF8)
         if payload is INVALID:
             if frame.is_done:
                 self.done_frame = self.done_frame or n
