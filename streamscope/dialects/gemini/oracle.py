@@ -11,6 +11,7 @@ emulation declines a shape.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Iterable
 from typing import Any
@@ -66,15 +67,27 @@ def run_real_genai(frames: Iterable[Frame]) -> list[Call] | StrategyError:
                 signatures = _signatures(chunk)
                 for k, fc in enumerate(_function_calls(chunk)):
                     data = as_dict(fc)  # its JSON-mode dump, each key as sent
-                    call = Call(
-                        0, len(out), fc.id or "", "functionCall", fc.name or "", args_text(data)
-                    )
+                    args = _held_args(fc.args) or args_text(data)
+                    call = Call(0, len(out), fc.id or "", "functionCall", fc.name or "", args)
                     call.first_frame = call.last_frame = body.current
                     call.signature = signatures[k] if k < len(signatures) else None
                     out.append(call)
         except Exception as exc:
             return StrategyError.from_exception(exc, body.current)
     return out
+
+
+def _held_args(args: object) -> str | None:
+    """`json.dumps(fc.args)`, compact, for args holding NaN or an infinity (the SDK's
+    json.loads reads them; its JSON-mode dump writes null): NaN, Infinity, -Infinity, as
+    its users' json.dumps writes them. None for any other args (args_text writes those)."""
+    try:
+        json.dumps(args, allow_nan=False)
+    except ValueError:
+        return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
+    except RecursionError:  # (nested past what Python writes: args_text says so)
+        return None
+    return None
 
 
 def _signatures(chunk: object) -> list[object]:

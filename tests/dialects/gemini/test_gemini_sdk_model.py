@@ -77,3 +77,40 @@ def test_a_key_holding_a_lone_surrogate_is_collected_as_sent():
     assert not isinstance(real, StrategyError), real
     assert [c.arguments for c in real] == ['{"city":"Paris","\ud800x":1}']
     _same(found)  # and the emulation collects the same
+
+
+def _users_args(body: bytes) -> list[str]:
+    """`json.dumps(fc.args or {})`, compact, of every call a user of the real google-genai
+    collects from the SSE body: what the `parts` client stands for."""
+    import httpx2
+    from google import genai
+    from google.genai import types
+
+    def handler(request):
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    client = genai.Client(
+        api_key="x",
+        http_options=types.HttpOptions(
+            base_url="http://streamscope.invalid",
+            httpx_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+        ),
+    )
+    stream = client.models.generate_content_stream(model="m", contents="-")
+    calls = [fc for chunk in stream for fc in chunk.function_calls or []]
+    return [json.dumps(fc.args or {}, ensure_ascii=False, separators=(",", ":")) for fc in calls]
+
+
+def test_nan_and_infinity_in_args_are_collected_as_the_sdk_holds_them():
+    # (JSON has no NaN, but the SDK's json.loads reads it, and a user's json.dumps(fc.args)
+    # writes it back as NaN; pydantic's JSON-mode dump of the call writes null)
+    from streamscope.framing.sse import decode_body
+
+    args = {"a": float("nan"), "b": float("inf"), "c": -float("inf"), "d": [1, 0.5], "e": "x"}
+    body = b"data: " + json.dumps(chunk(call("get_weather", args))).encode() + b"\n\n"
+    want = _users_args(body)
+    assert want == ['{"a":NaN,"b":Infinity,"c":-Infinity,"d":[1,0.5],"e":"x"}']
+    found, _ = decode_body(body)
+    got = parts_result(found)
+    assert not isinstance(got, (StrategyError, Unmodeled)), got
+    assert [c.arguments for c in got] == want
