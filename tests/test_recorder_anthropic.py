@@ -285,3 +285,46 @@ def test_a_bad_anthropic_upstream_is_one_line_and_exit_2(url):
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert done.stderr.startswith("streamscope: anthropic upstream")
     assert "s3cr3t-pw" not in done.stderr
+
+
+def test_under_the_proxy_an_error_names_the_upstream_path_the_recording_holds(tmp_path):
+    # The real SDK, posting to the proxy's /anthropic mount, names the URL it called; the
+    # recording holds the URL the request went on to upstream (the mount taken off), and
+    # nothing else of the client's: anthropic-sdk names that path, the mount absent, as
+    # docs/dialects/anthropic-messages.md says.
+    from streamscope.analysis.driver import analyze
+
+    from .upstream import RawUpstream
+
+    start = {"type": "message_start", "message": {"id": "msg_1", "type": "message"}}
+    start["message"] |= {"role": "assistant", "model": MODEL, "content": [], "usage": {}}
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    sse = b"".join(
+        b"event: %s\ndata: %s\n\n" % (e["type"].encode(), json.dumps(e).encode())
+        for e in (start, error)
+    )
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nRequest-Id: req_1\r\n"
+    answer = head + b"Content-Length: %d\r\n\r\n%s" % (len(sse), sse)
+    path = tmp_path / "r.jsonl"
+    with RawUpstream(answer) as up, RecordingWriter(path) as writer:
+        gateway = up.url.removesuffix("/v1") + "/gateway"
+        server = ProxyServer(
+            Upstream.parse(up.url), writer, timeout=30, sides={"anthropic": Upstream.parse(gateway)}
+        )
+        server.start()
+        try:
+            client = anthropic.Anthropic(
+                api_key="k", base_url=server.base_url_of("anthropic"), max_retries=0
+            )
+            stream = client.messages.stream(model=MODEL, max_tokens=8, messages=QUESTION)
+            with pytest.raises(anthropic.APIStatusError) as raised, stream as events:
+                for _ in events:
+                    pass
+        finally:
+            server.stop()
+    said = "Overloaded (request_id: req_1, path: {}, type: overloaded_error)"
+    assert str(raised.value) == said.format("/anthropic/gateway/v1/messages")
+    assert [r.url for r in requests(path)] == [gateway + "/v1/messages"]
+    (read,) = analyze(path).streams
+    got = read.strategies["anthropic-sdk"]
+    assert got.error == "APIStatusError: " + said.format("/gateway/v1/messages")
