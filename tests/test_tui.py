@@ -1285,8 +1285,34 @@ async def test_at_60x20_the_frame_list_keeps_each_frames_number_and_kind():
     async with app.run_test(size=(60, 20)) as pilot:
         await settle(pilot)
         frames = app.screen.query_one(FrameList)
-        assert frames.render_line(6).text.split()[:4] == ["7", "727ms", "+0ms", "finish"]
+        assert frames.render_line(6).text.split()[:4] == ["7", "727ms", "+0ms", "finish…"]
         within(app, 60, 20)
+
+
+async def test_a_frames_summary_cut_at_the_lists_edge_ends_in_an_ellipsis():
+    # cut bare at the column's edge, `tc0 id="" name="` read as the whole frame
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        frames = app.screen.query_one(FrameList)
+        summaries = app.screen.model.summaries
+        lines = [frames.render_line(y).text.rstrip() for y in range(8)]
+        shown = [line.split(maxsplit=3)[3] for line in lines]  # after number, time, gap
+        cut = [(s, whole) for s, whole in zip(shown, summaries, strict=True) if s != whole]
+        assert len(cut) == 6, shown  # each cut one ends in the ellipsis, after what fitted
+        assert all(s.endswith("…") and whole.startswith(s[:-1]) for s, whole in cut), shown
+        assert shown[5] == "finish tool_cal…"  # one column short
+        assert shown[6:] == ["usage", "[DONE]"]  # whole: no ellipsis
+
+
+def test_a_summary_is_cut_to_its_columns_wide_characters_too():
+    from rich.cells import cell_len
+
+    from streamscope.tui.widgets.frame_list import summary
+
+    assert summary("ab你好", 6) == "ab你好" and summary("ab你好", 3) == "ab…"
+    assert cell_len(summary("ab你好", 4)) == 4 and summary("ab你好", 4).endswith("…")
+    assert summary("x" * 1_000_000, 5) == "xxxx…" and summary("abc", 0) == ""
 
 
 @pytest.mark.parametrize(

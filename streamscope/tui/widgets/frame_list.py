@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual.events import Click
@@ -19,6 +20,17 @@ from ..model import StreamModel
 from .common import ms
 
 SUMMARY_KEPT = 6  # the summary's columns kept before the time and the gap
+
+
+def summary(text: str, room: int) -> str:
+    """A frame's summary in `room` columns: whole, or cut and ending in an ellipsis (cut
+    bare, it read as whole). Only what fits is measured (a megabyte frame's summary)."""
+    if room <= 0:
+        return ""
+    piece = text[: room + 1]  # (a character takes a column or more)
+    if len(text) > len(piece) or cell_len(piece) > room:
+        return set_cell_size(piece, room - 1) + "…"
+    return piece
 
 
 class FrameList(ScrollView, can_focus=True):
@@ -84,12 +96,12 @@ class FrameList(ScrollView, can_focus=True):
             head += f"{ms(t):>7} "
         if left >= 16:
             head += f"{('+' + ms(gap)) if gap is not None else '':>7} "
-        text = model.summaries[n - 1]
+        text = summary(model.summaries[n - 1], width - len(head))
         base = Style(reverse=True, bold=True) if n == self.frame else Style()
         segments = [
             Segment(mark, base + Style.parse(STYLE[level]) if level else base),
             Segment(head[1:], base + Style(dim=n != self.frame)),
-            Segment(text[: max(0, width - len(head))], base),
+            Segment(text, base),
         ]
         return Strip(segments).adjust_cell_length(width, base)
 
