@@ -452,6 +452,32 @@ async def test_at_80x24_the_footer_fits_and_ten_frames_show():
         assert "q" in [k.key_display for k in keys]  # Back is still on screen
 
 
+def footer_keys(app) -> list[str]:
+    """The footer's keys in sight ("? Help"), each checked to end inside the terminal."""
+    keys = [k for k in app.screen.query_one("Footer").query("FooterKey") if k.display]
+    assert keys and max(k.region.right for k in keys) <= app.size.width
+    return [f"{k.key_display} {k.description}" for k in keys]
+
+
+async def test_at_60x20_the_stream_footer_fits_leaving_play_and_filter_out():
+    # ? Help and q Back ran off the right edge; the keys left out are still keys (and ?
+    # lists them)
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        every = ["→ Next", "] Anomaly", "spc Play", "s Client", "/ Filter", "a Args"]
+        every += ["r Request", "? Help", "q Back"]
+        assert footer_keys(app) == [k for k in every if k not in ("spc Play", "/ Filter")]
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        assert footer_keys(app) == every  # wide enough for every key: as it was
+        await pilot.resize_terminal(40, 20)
+        await pilot.pause(0.2)
+        assert footer_keys(app) == ["→ Next", "] Anomaly", "? Help", "q Back"]
+        await pilot.press("space")  # left out of the footer, still a key
+        assert app.screen.playing
+
+
 async def test_at_80x24_the_top_table_is_labelled_robust():
     # the client's table below names its client; robust's must say whose it is too
     app = ReplayApp(sample("parallel-index-0.jsonl"), exchange=1)

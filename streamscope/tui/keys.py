@@ -262,6 +262,23 @@ SIDE_BY_SIDE = (
     replace(QUIT, what="quit (on the help page: close it)"),
 )
 
+# A footer too narrow for every key leaves keys out, these first to last, until the rest
+# fit (at 60 columns the stream screen's Play and Filter): the help (?) and back (q) keys
+# are never left out; every key stays bound, listed by ? and the command palette
+LEFT_OUT_FIRST = (
+    "play",
+    "filter",
+    "arguments",
+    "strategy",
+    "request",
+    "next_anomaly",
+    "next_difference",
+    "prev",
+    "next_turn",
+    "open",
+    "next",
+)
+
 
 def every() -> list[Key]:
     """Every key the replay answers, once each, in the help's order."""
