@@ -486,8 +486,10 @@ def _progress_line(file: str) -> Iterator[Callable[[int, int], None] | None]:
     if not sys.stderr.isatty():
         yield None
         return
+    from .recording.copies import name_of
+
     start, shown = time.monotonic(), [0.0]
-    name = visible(os.path.basename(file))
+    name = visible(name_of(file))
 
     def progress(done: int, total: int) -> None:
         now = time.monotonic()

@@ -907,6 +907,33 @@ async def test_a_piped_recording_is_analysed_as_the_file_is():
         assert [worst_cell(app, 0), worst_cell(app, 1)] == ["clean", "✗ tool-call-id-substituted"]
 
 
+async def test_a_piped_recording_is_named_by_its_path_as_inspect_names_it():
+    # <(cmd)'s /dev/fd/63 was titled by its own name: "63 · 2 exchanges"
+    path = piped(sample("alibaba-empty-id.jsonl"))
+    app = ReplayApp(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await exchanges_filled(pilot)
+        assert text(app.screen.query_one("#title")).startswith(f"{path} · 2 exchanges ·")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert text(app.screen.query_one("#info")).startswith(f"{path} · exchange 1 · frame 0/8")
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"))  # a file: its own name, as before
+    async with app.run_test(size=(80, 24)) as pilot:
+        await exchanges_filled(pilot)
+        assert text(app.screen.query_one("#title")).startswith("alibaba-empty-id.jsonl · 2 ")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_screen_names_a_named_pipe_by_its_path_and_a_file_by_its_name(tmp_path):
+    from streamscope.recording.copies import name_of
+
+    fifo = tmp_path / "feed"
+    os.mkfifo(fifo)  # (looked at, not opened: no writer is waited for)
+    assert name_of(str(fifo)) == str(fifo)
+    assert name_of(sample("openai.jsonl")) == "openai.jsonl"
+    assert name_of(str(tmp_path / "gone.jsonl")) == "gone.jsonl"  # (opening it says why)
+
+
 def test_a_piped_recordings_analysis_is_the_files():
     from streamscope.analysis.driver import summarize_in_child
 

@@ -92,6 +92,18 @@ def piped(path: str) -> tuple[str, str | None] | None:
     return _piped(path, st) if stat.S_ISFIFO(st.st_mode) else None
 
 
+def name_of(path: str) -> str:
+    """What a screen calls `path`: a file by its own name; a pipe by its path as given
+    (`/dev/fd/63` of a shell's `<(cmd)`, as inspect names it: its own name, `63`, says
+    nothing)."""
+    with _lock:
+        read = path in _given or any(k[0] == path and k[3] == -1 for k in _copies)
+    if not read:  # (not read yet, or no pipe)
+        with contextlib.suppress(OSError):
+            read = stat.S_ISFIFO(os.stat(path).st_mode)
+    return path if read else os.path.basename(path)
+
+
 def given(path: str, copy: str, coding: str | None) -> None:
     """In a child process: `path` is a pipe its parent read whole into `copy` (`piped`)."""
     _given[path] = (copy, coding)

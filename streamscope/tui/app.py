@@ -6,7 +6,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -21,6 +20,7 @@ from ..dialects.base import Turn
 from ..inputs import CHUNKS, RECORDING, ExchangeInfo, Source, describe_numbers, open_input
 from ..inputs.reads import Reads
 from ..inputs.session import TurnReads, turn_end
+from ..recording.copies import name_of
 from ..text import visible
 from .keyboard import KeyboardApp
 from .messages import OpenExchange, OpenTurn, Progressed, RecordingGrew, StreamRead
@@ -59,7 +59,7 @@ def no_responses(source: str, exchange: int) -> str:
 
 
 def frame_of_session(source: str, exchange: int) -> str:
-    name = f"{Path(source).name}#{exchange}"
+    name = f"{name_of(source)}#{exchange}"
     return (
         f"{source}: exchange {exchange} is a WebSocket session: --frame is "
         f"a frame of one of its responses ({name}.N or --response N names it)"
@@ -92,7 +92,7 @@ def being_created(path: str) -> bool:
 
 def waiting_for(path: str) -> str:
     """What the screen says while a followed recording is not written yet."""
-    name = Path(path).name
+    name = name_of(path)
     if not os.path.lexists(path):
         return f"Waiting for {name} to be created … (q quits)"
     return f"Waiting for {name}'s first line … (q quits)"
@@ -191,7 +191,7 @@ class ReplayApp(KeyboardApp):
         return self.session.summaries
 
     def on_mount(self) -> None:
-        name = Path(self.source).name
+        name = name_of(self.source)
         if self.session.input is None:
             self.push_screen(Waiting(waiting_for(self.source)))
         else:
@@ -261,7 +261,7 @@ class ReplayApp(KeyboardApp):
         self.session.input = opened
         self.format, self.recorded = opened.kind, opened.recorded
         if isinstance(loading, Loading):
-            self.call_from_thread(loading.say, f"Reading {Path(self.source).name} …")
+            self.call_from_thread(loading.say, f"Reading {name_of(self.source)} …")
         return True
 
     def _loaded(self) -> None:
@@ -570,7 +570,7 @@ class ReplayApp(KeyboardApp):
     ) -> None:
         """Show the stream read (in place of its loading screen; `push`: over the screen
         it was opened from)."""
-        name = Path(self.source).name
+        name = name_of(self.source)
         title = f"{name} · exchange {exchange}" if self.recorded else name
         if turn is not None:
             title += f" · response {turn[0].turn} of {turn[1]}"

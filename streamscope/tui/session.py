@@ -3,13 +3,13 @@ exchanges, the analysis of every exchange, and whether the recording is followed
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import field
 
 from ..analysis.driver import ExchangeSummary
 from ..core.record import record
 from ..inputs import ExchangeInfo, Source
+from ..recording.copies import name_of
 
 Summaries = dict[int, ExchangeSummary]
 
@@ -27,7 +27,7 @@ class Session:
     @property
     def name(self) -> str:
         assert self.input is not None
-        return os.path.basename(self.input.path)
+        return name_of(self.input.path)
 
     def when_analysed(self, then: Callable[[Summaries], None]) -> None:
         """Call `then` with every exchange's summary: now if known, else once analysed."""

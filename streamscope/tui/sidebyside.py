@@ -7,8 +7,6 @@ with the first client `diff` found changed under it, cells unlike the other side
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -21,6 +19,7 @@ from ..analysis.diff_text import label, value
 from ..analysis.sides import load
 from ..core.calls import StrategyError
 from ..inputs import CHUNKS, RECORDING, open_input
+from ..recording.copies import name_of
 from ..text import cut, visible
 from . import keys
 from .aligned import RULE, Aligned
@@ -81,7 +80,7 @@ def open_pair(a: tuple[str, int | None], b: tuple[str, int | None]) -> SideBySid
     ma, mb = _model(a[0], pair.a[0]), _model(b[0], pair.b[0])
     clients = tuple(c.strategy for c in pair.clients)
     aligned = Aligned.of(ma, mb, clients[:1])  # the first client diff found changed
-    names = [f"{Path(path).name}#{k[0]}" for (path, _), k in ((a, pair.a), (b, pair.b))]
+    names = [f"{name_of(path)}#{k[0]}" for (path, _), k in ((a, pair.a), (b, pair.b))]
     return SideBySideApp(aligned, found, pair, names)
 
 
