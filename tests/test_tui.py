@@ -354,6 +354,12 @@ async def test_sse_and_chunk_logs_open_directly_and_the_sdk_error_shows():
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.screen.frame == 3
+        await wait_for(pilot, lambda: app.screen.model.result is not None)
+        # a chunk log holds no [DONE]: its last line is its end, as inspect reads it (the
+        # replay found done-missing and finish-without-done)
+        result = app.screen.model.result
+        assert result.ended == "done"
+        assert {a.kind for a in result.anomalies} == {"args-cumulative"}
 
 
 def test_replay_bad_input_is_one_line():

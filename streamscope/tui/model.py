@@ -330,7 +330,8 @@ class StreamModel:
             self._flushed(engine, decoder.flush())
             if self.check is not None:
                 self.check.file(engine.log, copy=live)
-            result = engine.finish(self.reads.ended(decoder.finish()), **self.end)
+            ended = self.reads.ended(decoder.finish())  # (a chunk log holds no end marker)
+            result = engine.finish(ended, **self.end, expect_done=not self.chunk_log)
         marked = sorted(f for f, kinds in result.anomaly_frames.items() if kinds and f > 0)
         self.tick_frames = _by_worst(marked, result.anomaly_frames)
         self.anomaly_frames = marked
