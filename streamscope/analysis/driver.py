@@ -122,12 +122,13 @@ class _Opening:
     """A stream's engine, opened once its dialect is told: by the request, else by its
     first frames, held until one tells (at most LOOK of them)."""
 
-    __slots__ = ("info", "engine", "held", "foreign", "options", "check")
+    __slots__ = ("info", "engine", "held", "foreign", "options", "check", "chunk_log")
 
     def __init__(self, info: ExchangeInfo, **options: Unpack[EngineOptions]) -> None:
         self.info = info
         self.options = options
         self.engine: Engine | None = None
+        self.chunk_log = False  # is the stream read as a chunk log (once opened)
         self.held: list[Frame] = []
         self.foreign = 0  # frames held that could be no Chat Completions chunk (is_foreign)
         # whether the events are the dialect the request names (dialect-mismatch), while
@@ -141,8 +142,12 @@ class _Opening:
         """The engine (opened now in the dialect told so far, when it is not yet)."""
         if self.engine is None:
             info = self.info
+            options = self.options
+            if info.holds_chunk_log:  # (a recording's chunk log: read as a saved one is)
+                options = {**options, "chunk_log": True}
+            self.chunk_log = options.get("chunk_log", False)
             engine = self.engine = open_engine(
-                info.dialect, info.exchange, info.tools, info.response_format, **self.options
+                info.dialect, info.exchange, info.tools, info.response_format, **options
             )
             for frame in self.held:
                 engine.feed(frame)
@@ -194,7 +199,7 @@ class _Live(_Opening):
                     self.engine.feed(rest)
                 return
 
-    def finish(self, *end: object) -> StreamResult:
+    def finish(self, end_reason: str, end_error: str | None, status: int | None) -> StreamResult:
         self.feed(self.decoder.flush())
         truncation = self.decoder.finish()
         if self.inflow is not None:
@@ -202,7 +207,10 @@ class _Live(_Opening):
         engine = self.opened()
         if self.check is not None:
             self.check.file(engine.log)
-        result = engine.finish(truncation, *end)  # type: ignore[arg-type]
+        # (a chunk log holds no end marker)
+        result = engine.finish(
+            truncation, end_reason, end_error, status, expect_done=not self.chunk_log
+        )
         result.framing = self.info.framing or result.framing
         return result
 
@@ -265,7 +273,7 @@ def _one_stream(source: Source, number: int) -> StreamResult:
             engine.feed(frame)
     except OSError as e:
         raise RecordingError(f"{source.path}: {e.strerror or e}", source.path) from None
-    result = engine.finish(reads.truncation, expect_done=source.kind != CHUNKS)
+    result = engine.finish(reads.truncation, expect_done=not opening.chunk_log)
     result.framing = ex.info.framing or result.framing
     return result
 
@@ -699,7 +707,7 @@ def _sdk_fallback(analysis: Analysis, source: Source) -> None:
             frames,
             info.tools if info else None,
             info.response_format if info else None,
-            source.kind == CHUNKS,
+            source.chunk_log(info) if info else source.kind == CHUNKS,
         )
 
 

@@ -97,6 +97,12 @@ class _Stream:
         return dialect(self.exchange.dialect())
 
     @property
+    def chunk_log(self) -> bool:
+        """Is it read as a chunk log (Source.chunk_log): its events unnamed, no end marker?"""
+        self.exchange.dialect()  # (told: a chunk log is one of a dialect that streams none)
+        return self.source.chunk_log(self.exchange.info)
+
+    @property
     def reads(self) -> Reads:
         return self.exchange.reads
 
@@ -401,10 +407,10 @@ def _export(
             told.shape,
             tools,
             keep_fields=keep_fields,
-            expect_done=stream.fmt != CHUNKS,
+            expect_done=not stream.chunk_log,
             headers=by_name,
             keep_calls=fmt == "pytest",
-            chunk_log=stream.fmt == CHUNKS,
+            chunk_log=stream.chunk_log,
             end=keep.ending,
             tells=_tells(stream, fmt, names, datas),
         )
@@ -417,7 +423,7 @@ def _export(
             datas,
             tools,
             keep_fields=keep_fields,
-            expect_done=stream.fmt != CHUNKS,
+            expect_done=not stream.chunk_log,
             payloads=stream.payloads[a - 1 : b] if stream.payloads is not None else None,
             keep_calls=fmt == "pytest",
             end=keep.ending,

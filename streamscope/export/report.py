@@ -24,7 +24,7 @@ from ..core.engine import Engine, StreamResult
 from ..core.frames import Frame
 from ..core.record import record
 from ..dialects import ANOMALY_KINDS, dialect, open_engine, request_facts
-from ..inputs import CHUNKS, Source, open_input
+from ..inputs import Source, open_input
 from ..inputs.encoding import read_request
 from ..recording.mask import Secrets
 from ..text import visible
@@ -280,7 +280,7 @@ def _feed(
                 ws.dialect, s.exchange, turn.tools or facts.tools or tools, facts.response_format
             )
             return turn.frames, engine, turn.request
-    engine = open_engine(ex.dialect(), s.exchange, tools, form, chunk_log=source.kind == CHUNKS)
+    engine = open_engine(ex.dialect(), s.exchange, tools, form, chunk_log=source.chunk_log(ex.info))
     return ex.frames(), engine, None
 
 

@@ -139,6 +139,16 @@ class ExchangeInfo:
         self.end_ns, self.end_reason, self.end_error = end.t_ns, end.reason, end.error
         self.masked += end.masked
 
+    @property
+    def holds_chunk_log(self) -> bool:
+        """Is its body a chunk log: JSON lines of a dialect that streams none (what
+        `export --format recording` writes of a chunk log)? It is read as a saved chunk
+        log is: its events unnamed, its last line its end (a chunk log holds no end
+        marker). Its dialect is the one told so far (None: Chat Completions)."""
+        return self.framing == FRAMING_OF[CHUNKS] and (
+            FRAMING_OF[CHUNKS] not in dialect(self.dialect).framings
+        )
+
 
 @record(slots=True)
 class Exchange:
@@ -327,6 +337,11 @@ class Source:
         if self.har is not None:
             return list(range(1, len(self.har.exchanges) + 1))
         return self.index(progress).exchanges() if self.kind == RECORDING else [1]
+
+    def chunk_log(self, info: ExchangeInfo) -> bool:
+        """Is the stream of the exchange `info` tells of read as a chunk log: a saved one,
+        or one it holds (ExchangeInfo.holds_chunk_log)?"""
+        return self.kind == CHUNKS or info.holds_chunk_log
 
     def infos(self, progress: Progress | None = None) -> list[ExchangeInfo]:
         return [self.exchange(n, progress).info for n in self.numbers(progress)]

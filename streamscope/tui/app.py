@@ -17,7 +17,7 @@ from textual.worker import get_current_worker
 from ..analysis.driver import WEBSOCKET, ExchangeSummary, FollowingChild
 from ..dialects import dialect, request_facts
 from ..dialects.base import Turn
-from ..inputs import CHUNKS, RECORDING, ExchangeInfo, Source, describe_numbers, open_input
+from ..inputs import RECORDING, ExchangeInfo, Source, describe_numbers, open_input
 from ..inputs.reads import Reads
 from ..inputs.session import TurnReads, turn_end
 from ..recording.copies import name_of
@@ -372,7 +372,7 @@ class ReplayApp(KeyboardApp):
             self.end_of(info),
             growing=self.follow,
             told=ex.dialect(),
-            chunk_log=self.input.kind == CHUNKS,
+            chunk_log=self.input.chunk_log(info),
             timed=not self.input.untimed,
             check=info.dialect_check(),
         )

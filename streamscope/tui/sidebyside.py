@@ -18,7 +18,7 @@ from ..analysis.diff import NOW_BREAKS, NOW_RIGHT, Diff, PairDiff, diff
 from ..analysis.diff_text import label, value
 from ..analysis.sides import load
 from ..core.calls import StrategyError
-from ..inputs import CHUNKS, RECORDING, open_input
+from ..inputs import RECORDING, open_input
 from ..recording.copies import name_of
 from ..text import cut, visible
 from . import keys
@@ -51,7 +51,7 @@ def _model(path: str, exchange: int) -> StreamModel:
         info.response_format,
         end,
         told=ex.dialect(),
-        chunk_log=source.kind == CHUNKS,
+        chunk_log=source.chunk_log(info),
         timed=not source.untimed,
         check=info.dialect_check(),
     )

@@ -1,0 +1,105 @@
+"""`export` does not change what a stream says happened: every bundled chunk log, written
+whole in each format `inspect` reads back, gives the same end and the same findings."""
+
+from __future__ import annotations
+
+import glob
+import os
+
+import pytest
+
+from streamscope.analysis.driver import analyze
+from streamscope.export.fixtures import export
+from streamscope.inputs import CHUNKS, open_input
+from streamscope.tui.sidebyside import _model
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHUNK_INVALID = "chunk-invalid-json"
+
+
+def _chunk_logs() -> list[str]:
+    """Every chunk log bundled in recordings/ and tests/ (told as inspect tells it)."""
+    found = []
+    for pattern in ("recordings/*", "tests/**/*.jsonl", "tests/**/*.ndjson", "tests/**/*.chunks"):
+        for path in sorted(glob.glob(os.path.join(ROOT, pattern), recursive=True)):
+            try:
+                with open_input(path) as source:
+                    if source.kind == CHUNKS:
+                        found.append(os.path.relpath(path, ROOT))
+            except Exception:  # (not an input: a snapshot, a README)
+                continue
+    return found
+
+
+CHUNK_LOGS = _chunk_logs()
+
+
+def said(path: str) -> list[tuple[str, list[str]]]:
+    """How each stream of `path` ended and the kinds found in it, as `inspect` says."""
+    return [(s.ended, sorted({a.kind for a in s.anomalies})) for s in analyze(path).streams]
+
+
+def test_the_bundled_chunk_logs_are_found():
+    assert "recordings/deepseek-cumulative.chunks.jsonl" in CHUNK_LOGS
+    assert len(CHUNK_LOGS) >= 20  # chat, Anthropic, Responses, Gemini, Bedrock, Ollama
+
+
+@pytest.mark.parametrize("fmt", ["sse", "chunks", "recording"])
+@pytest.mark.parametrize("path", CHUNK_LOGS)
+def test_a_chunk_log_exported_says_what_it_said(path, fmt, tmp_path):
+    out = tmp_path / f"out.{fmt}"
+    out.write_bytes(export(os.path.join(ROOT, path), fmt).data)
+    before, after = said(os.path.join(ROOT, path)), said(str(out))
+    if fmt == "chunks":  # (a chunk log holds JSON lines: a line that is none is left out)
+        before = [(end, [k for k in kinds if k != CHUNK_INVALID]) for end, kinds in before]
+    assert after == before
+
+
+def test_a_chunk_log_as_a_recording_ends_where_it_ended_with_no_done_invented(tmp_path):
+    # the chunk log holds no [DONE]: inspect reads its last line as its end (`done`); its
+    # recording read `finish-without-done` and `done-missing`, an end it never had
+    path = os.path.join(ROOT, "recordings", "deepseek-cumulative.chunks.jsonl")
+    data = export(path, "recording").data
+    assert b"[DONE]" not in data
+    out = tmp_path / "deepseek.jsonl"
+    out.write_bytes(data)
+    assert said(str(out)) == said(path) == [("done", ["args-cumulative"])]
+    # cut before its finish: ended at its last line with no finish, as the chunk log says
+    with open(path, "rb") as f:
+        cut = f.read().splitlines(keepends=True)[:-1]
+    log = tmp_path / "cut.chunks.jsonl"
+    log.write_bytes(b"".join(cut))
+    out.write_bytes(export(str(log), "recording").data)
+    assert said(str(out)) == said(str(log))
+    assert said(str(log)) == [("done", ["args-cumulative", "finish-reason-missing"])]
+
+
+def test_a_chunk_log_that_held_done_keeps_it_in_its_recording(tmp_path):
+    path = os.path.join(ROOT, "recordings", "deepseek-cumulative.chunks.jsonl")
+    with open(path, "rb") as f:
+        log = tmp_path / "done.chunks.jsonl"
+        log.write_bytes(f.read() + b"data: [DONE]\n")
+    data = export(str(log), "recording").data
+    assert data.count(b"[DONE]") == 1
+    out = tmp_path / "done.jsonl"
+    out.write_bytes(data)
+    assert said(str(out)) == said(str(log))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "recordings/deepseek-cumulative.chunks.jsonl",
+        "tests/fixtures/anthropic/vercel-ai-tool-no-args.jsonl",
+        "tests/fixtures/responses/vercel-ai-parallel-wrapper-truncated-json.jsonl",
+    ],
+)
+def test_the_replay_reads_a_chunk_log_and_its_recording_as_inspect_does(path, tmp_path):
+    # the replay's model read a chunk log's end as an SSE body's (`done-missing`,
+    # `event-name-missing`, `response-end-missing`) where inspect did not
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(export(os.path.join(ROOT, path), "recording").data)
+    for read in (os.path.join(ROOT, path), str(out)):
+        result = _model(read, 1).result
+        assert result is not None
+        assert [(result.ended, sorted({a.kind for a in result.anomalies}))] == said(read)
