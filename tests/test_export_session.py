@@ -7,6 +7,7 @@ turns and frames that carry the findings, still a session."""
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ from streamscope.export.session import open_view, read, select
 from streamscope.export.session_minimal import joined, minimize_session
 from streamscope.inputs import open_input
 from streamscope.recording import RecordingIndex
+from streamscope.recording.format import bytes_of
 
 from . import responses_stream as rs
 from .test_export_hostile import HOSTILE_NAMES
@@ -423,6 +425,34 @@ def test_frames_the_framing_found_broken_stay_in_their_turn(tmp_path):
     assert len(analyze(out).streams) == 2
     module = export(str(source), "pytest").data.decode()
     assert "2 recorded messages are not played back" in module
+
+
+def test_minimal_keeps_a_text_frame_that_is_not_utf8_as_received(tmp_path):
+    # a text message whose bytes are not UTF-8 (RFC 6455 says they must be): inspect
+    # finds invalid-utf8, and so must the minimal session, on the same bytes; the turn
+    # is shrunk as any other (it stayed whole, every frame as recorded)
+    msgs = codex_turns()
+    k = next(i for i, (_, d) in enumerate(msgs) if b"function_call_arguments.delta" in d)
+    bad = msgs[k][1].replace(b'"delta":"', b'"delta":"\xff', 1)
+    msgs[k] = ("server", bad)
+    source = write_session(tmp_path / "s.jsonl", msgs)
+    kinds = lambda a: [sorted(x.kind for x in s.anomalies) for s in a.streams]  # noqa: E731
+    assert "invalid-utf8" in kinds(analyze(source))[0]
+    out = tmp_path / "min.jsonl"
+    done = export(str(source), "recording", minimal=True)
+    out.write_bytes(done.data)
+    assert kinds(analyze(out)) == kinds(analyze(source))[:1]  # the call's turn alone
+    assert done.frames_out < 11  # (the turn's frames as recorded)
+    sent = [
+        bytes_of(d.get("data"), d.get("data_b64"))
+        for d in lines_of(out)
+        if d["type"] == "message" and d["from"] == "server"
+    ]
+    assert bad in sent  # its bytes as received, never U+FFFD in their place
+    assert not any("\ufffd".encode() in m for m in sent)
+    doc = orjson.loads(export(str(source), "session", minimal=True).data)
+    frames = [m for t in doc["turns"] for m in t["messages"] if m["from"] == "server"]
+    assert [base64.b64decode(m["data_b64"]) for m in frames if "data_b64" in m] == [bad]
 
 
 def test_a_recording_line_that_is_no_message_is_one_line(codex, tmp_path):

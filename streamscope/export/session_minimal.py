@@ -26,6 +26,7 @@ from ..core.anomalies import SERIOUS
 from ..core.calls import Call
 from ..core.contract import Finding
 from ..core.engine import StreamResult, value_key
+from ..core.frames import sent_bytes
 from ..core.minimal import (
     MAX_RUNS,
     Exhausted,
@@ -57,7 +58,7 @@ class _Part:
     server: list[Entry]
     tail: list[Entry]
     ended: bool
-    shrink: bool  # its frames may be written anew (each a whole UTF-8 text message)
+    shrink: bool  # its frames may be written anew (each a whole text message)
     pairs: list[Pair]
     changed: bool = False
 
@@ -114,7 +115,7 @@ class _Search:
             return [e.message for e in part.server]
         times = [e.message.t_ns for e in part.server]  # (frames only go: as many times)
         return [
-            WsMessage("server", "text", data.encode("utf-8", "surrogatepass"), times[k])
+            WsMessage("server", "text", sent_bytes(data), times[k])  # (bytes as received)
             for k, (_, data) in enumerate(pairs)
         ]
 
@@ -170,14 +171,12 @@ class _Search:
 
 
 def _text(e: Entry) -> str | None:
-    """A frame's data, where the frame can be written anew as it reads (None: not)."""
+    """A frame's data as sent (core.frames.as_sent: bytes that are not UTF-8 kept, so
+    `invalid-utf8` is too), where the frame can be written anew (None: not)."""
     m = e.message
     if m.opcode != "text" or m.invalid is not None or not m.complete:
         return None
-    try:
-        return m.data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return m.data.decode("utf-8", "surrogateescape")
 
 
 def minimize_session(
