@@ -167,6 +167,35 @@ def test_times_at_the_limit_export_as_a_recording(tmp_path):
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.parametrize("status", [5, 99, 600, -1, 2**64 - 1, True, 200.0])
+def test_a_status_no_http_response_has_is_one_line_on_every_face(tmp_path, status):
+    """HTTP statuses are 100 to 599: a response line holding 5 was read, and shown as
+    `HTTP 5`; it is a bad line now, said as every other bad field is."""
+
+    def change(lines):
+        next(x for x in lines if x["type"] == "response")["status"] = status
+
+    path = recording_with(tmp_path, change)
+    at = path.read_bytes().index(b'{"type":"response"')
+    where = f"{path}: line {path.read_bytes().count(NL, 0, at) + 1} (byte {at})"
+    why = (
+        f"field 'status' is {status}, not an HTTP status from 100 to 599"
+        if type(status) is int
+        else "field 'status' is not an HTTP status from 100 to 599 "
+        f"(a JSON {'boolean' if status is True else 'number'})"
+    )
+    for args in (
+        ["inspect"],
+        ["inspect", "--json"],
+        ["export", "--format", "chunks", "--exchange", "1"],
+        ["serve", "--port", "1"],  # (refused while loading: no port is bound)
+    ):
+        result = run(*args, str(path))
+        assert result.exit_code == 2, (args, result.output)
+        assert "Traceback" not in result.output and "HTTP 5" not in result.output
+        assert result.output.strip().splitlines()[-1] == f"streamscope: {where}: {why}", args
+
+
 @pytest.mark.parametrize("key", ["exchange", "type"])
 def test_a_key_the_index_reads_given_twice_is_refused_alike_on_every_face(tmp_path, key):
     """JSON leaves a key given twice to the reader: the index read the first "exchange",

@@ -94,7 +94,7 @@ def test_a_latin_1_value_is_sent_and_spaces_around_a_value_are_not_part_of_it(tm
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("status", [1, 99, 101, 1000, -1, 2**64 - 1])
+@pytest.mark.parametrize("status", [100, 101, 103, 199])  # (outside 100-599: a bad line)
 def test_a_status_http_cannot_send_is_refused_with_a_json_error(tmp_path, status):
     path = recording(tmp_path, lambda ls: line(ls, "response").__setitem__("status", status))
     with ServeServer([path]) as server:

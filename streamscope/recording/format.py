@@ -156,6 +156,19 @@ def _int(d: dict[Any, Any], key: str) -> int:
     return v
 
 
+_HTTP_STATUS = "an HTTP status from 100 to 599"
+
+
+def _status(d: dict[Any, Any]) -> int:
+    """A response's status: an integer from 100 to 599, as HTTP has them (RFC 9110 15)."""
+    v = _need(d, "status", _HTTP_STATUS)
+    if type(v) is not int:  # not isinstance: bool is an int subclass
+        raise ValueError(field_wrong(d, "status", _HTTP_STATUS))
+    if not 100 <= v <= 599:
+        raise ValueError(f"field 'status' is {v}, not {_HTTP_STATUS}")
+    return v
+
+
 def _t_ns(d: dict[Any, Any]) -> int:
     v = _int(d, "t_ns")
     if not -MAX_T_NS <= v <= MAX_T_NS:
@@ -418,7 +431,7 @@ class Response:
 
     @classmethod
     def from_json(cls, d: dict[Any, Any]) -> Response:
-        return cls(_int(d, "exchange"), _t_ns(d), _int(d, "status"), _headers(d), _masked(d))
+        return cls(_int(d, "exchange"), _t_ns(d), _status(d), _headers(d), _masked(d))
 
 
 @record(slots=True)
