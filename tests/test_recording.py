@@ -437,6 +437,69 @@ def test_v0_line_that_cannot_be_migrated(tmp_path):
     assert str(err.value).endswith("line: field 't_us' is missing")
 
 
+V0_HEADER = orjson.loads(V0.splitlines()[0])
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"version": "0"}, """the header's version "0" is not an integer"""),
+        ({"version": False}, "the header's version false is not an integer"),
+        ({"version": 0.0}, "the header's version 0.0 is not an integer"),
+        ({"version": 1}, 'the header\'s version 1 is not 0, the one version with "kind"'),
+        ({"version": None}, "the header's version null is not an integer"),
+        ({"created": 5}, "field 'created' is not a string (a JSON number)"),
+        ({"created": None}, "field 'created' is not a string (a JSON null)"),
+        ({"tool": []}, "field 'tool' is not a string (a JSON array)"),
+        ({"tool_version": {}}, "field 'tool_version' is not a string (a JSON object)"),
+    ],
+    ids=lambda v: None if isinstance(v, str) else repr(v),
+)
+def test_a_v0_header_field_of_the_wrong_type_is_said_not_no_header(tmp_path, change, said):
+    """A version 0 header whose version was not the integer 0 was "no header line" (or,
+    false, read as version 0); each field of it is said as a current header's is."""
+    path = tmp_path / "v0.jsonl"
+    path.write_bytes(orjson.dumps(V0_HEADER | change) + b"\n" + V0.split(b"\n", 1)[1])
+    for open_ in (iter_records, RecordingIndex.open):
+        with pytest.raises(RecordingError) as err:
+            open_(path)
+        assert str(err.value) == f"{path}: line 1 (byte 0): {said}"
+
+
+@pytest.mark.parametrize("key", ["version", "created"])
+def test_a_v0_header_without_a_field_says_which(tmp_path, key):
+    path = tmp_path / "v0.jsonl"
+    header = {k: v for k, v in V0_HEADER.items() if k != key}
+    path.write_bytes(orjson.dumps(header) + b"\n" + V0.split(b"\n", 1)[1])
+    said = {
+        "version": "the header line has no version",
+        "created": "field 'created' is missing from the header line",
+    }[key]
+    for open_ in (iter_records, RecordingIndex.open):
+        with pytest.raises(RecordingError) as err:
+            open_(path)
+        assert str(err.value) == f"{path}: line 1 (byte 0): {said}"
+
+
+def test_a_current_header_declaring_version_0_is_said_so(tmp_path):
+    """Version 0's header has "kind": a "type" header declaring 0 said a header field was
+    missing ("field 'exchange' is missing from the header line")."""
+    from click.testing import CliRunner
+
+    from streamscope.cli import main
+
+    path = tmp_path / "r.jsonl"
+    write_sample(path)
+    path.write_bytes(path.read_bytes().replace(b'"schema_version":2', b'"schema_version":0', 1))
+    said = (
+        f'{path}: line 1 (byte 0): schema_version 0 is unknown for a header with "type" '
+        """(version 0's header has "kind" and "version")"""
+    )
+    for args in (["inspect"], ["inspect", "--json"]):
+        result = CliRunner().invoke(main, [*args, str(path)])
+        assert (result.exit_code, result.output) == (2, f"streamscope: {said}\n")
+
+
 def test_newer_schema_version_is_refused(tmp_path):
     path = tmp_path / "future.jsonl"
     write_sample(path)

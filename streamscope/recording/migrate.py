@@ -32,7 +32,8 @@ def _v0_to_v1(d: dict[Any, Any]) -> dict[str, Any]:
             "schema_version": 1,
             "tool": d.get("tool", "streamscope"),
             "tool_version": d.get("tool_version", "0"),
-            "created": d["created"],
+            # (absent: said missing from the header line, as a current header's is)
+            **({"created": d["created"]} if "created" in d else {}),
             "argv": None,
         }
     # "type" and "exchange" first, as v1 writers do.
@@ -72,8 +73,20 @@ def header_version(d: object) -> int | None:
         v = d["schema_version"]
         if type(v) is not int:  # ("2", 2.0, true: a header a writer mangled, said as such)
             raise ValueError(f"the header's schema_version {quote(v, 40)} is not an integer")
+        if v == 0:
+            raise ValueError(
+                'schema_version 0 is unknown for a header with "type" (version 0\'s header '
+                'has "kind" and "version")'
+            )
         return v
-    if d.get("kind") == "header" and d.get("version") == 0:
+    if d.get("kind") == "header" and "type" not in d:  # version 0's header
+        if "version" not in d:
+            raise ValueError("the header line has no version")
+        v = d["version"]
+        if type(v) is not int:  # (false and 0.0 equal 0: a wrong type, said as such)
+            raise ValueError(f"the header's version {quote(v, 40)} is not an integer")
+        if v != 0:
+            raise ValueError(f'the header\'s version {v} is not 0, the one version with "kind"')
         return 0
     return None
 
