@@ -196,12 +196,23 @@ def test_a_status_no_http_response_has_is_one_line_on_every_face(tmp_path, statu
         assert result.output.strip().splitlines()[-1] == f"streamscope: {where}: {why}", args
 
 
-@pytest.mark.parametrize("key", ["exchange", "type"])
-def test_a_key_the_index_reads_given_twice_is_refused_alike_on_every_face(tmp_path, key):
+TWICE = {  # the key given again, as JSON decodes it: an escape spells the same key
+    "exchange": ("exchange", rb'"exchange":2,'),
+    "type": ("type", rb'"type":"end",'),
+    "type-escaped": ("type", rb'"typ\u0065":"end",'),
+    "exchange-escaped": ("exchange", rb'"\u0065xch\u0061nge" :2,'),
+    "exchange-escaped-last": ("exchange", rb'"exchang\u0065":2,'),
+    "exchange-escaped-hex-case": ("exchange", rb'"excha\u006Ege":2,'),
+}
+
+
+@pytest.mark.parametrize("case", list(TWICE))
+def test_a_key_the_index_reads_given_twice_is_refused_alike_on_every_face(tmp_path, case):
     """JSON leaves a key given twice to the reader: the index read the first "exchange",
     the parser the last, so inspect and export --exchange showed different frames. The
-    rule now: such a line is refused, in the same words, on every face."""
-    twice = {"exchange": b'"exchange":2,', "type": b'"type":"end",'}[key]
+    rule now: such a line is refused, in the same words, on every face, however the key
+    is spelt ("typ\\u0065" was not counted as "type")."""
+    key, twice = TWICE[case]
     data = OPENAI.read_bytes().replace(
         b'{"type":"chunk","exchange":1,', b'{"type":"chunk","exchange":1,' + twice, 1
     )
@@ -221,10 +232,16 @@ def test_a_key_the_index_reads_given_twice_is_refused_alike_on_every_face(tmp_pa
         said.add(result.output.strip().splitlines()[-1].split("streamscope: ", 1)[-1])
     at = data.index(b'{"type":"chunk","exchange":1,' + twice)
     where = f"line {data.count(NL, 0, at) + 1} (byte {at})"
-    assert said == {
+    want = (
         f"{path}: {where}: the key '{key}' is given twice (JSON leaves which one counts to "
         "the reader, so streamscope reads neither)"
-    }
+    )
+    assert said == {want}
+    from streamscope.recording import RecordingIndex
+
+    for check in (False, True):  # the replay's scan (runs of chunk lines unparsed), serve's
+        with RecordingIndex.open(path, tolerant=True, check=check) as index:
+            assert [str(e) for e in index.errors] == [want]
 
 
 def test_an_exchange_numbered_0_exports_as_itself(tmp_path):

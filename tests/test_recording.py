@@ -384,6 +384,36 @@ def test_not_a_recording(tmp_path):
             assert "\n" not in str(err.value) and str(err.value).startswith(str(path))
 
 
+@pytest.mark.parametrize(
+    "spelt", [rb'"typ\u0065":"end"', rb'"\u0065xchang\u0065":2', rb'"\u0065xchange" : 2']
+)
+def test_a_key_spelt_with_an_escape_in_a_run_of_chunk_lines_is_given_twice(tmp_path, spelt):
+    """The index takes a run of one exchange's chunk lines without parsing them, counting
+    "type" and "exchange" as bytes: a key spelt with an escape, the same key to JSON,
+    slipped through, and the line was read as the prefix's exchange by one face, the
+    parser's by another."""
+    path = tmp_path / "r.jsonl"
+    with RecordingWriter(path) as w:
+        w.request(1, "POST", URL, [], b"{}")
+        w.response(1, 200, [])
+        for i in range(600):  # (runs of chunk lines: the scan's common case)
+            w.chunk(1, [b"data: 1\n\n", b'data: {"n": "\\u00e9"}\n\n', b"data: one"][i % 3])
+    lines = path.read_bytes().split(b"\n")
+    lines[400] = lines[400].replace(b'"t_ns"', spelt + b',"t_ns"', 1)
+    path.write_bytes(b"\n".join(lines))
+    key = "type" if b"typ" in spelt else "exchange"
+    offset = sum(len(x) + 1 for x in lines[:400])
+    want = f"{path}: line 401 (byte {offset}): the key '{key}' is given twice"
+    for check in (False, True):
+        with RecordingIndex.open(path, tolerant=True, check=check) as index:
+            assert [str(e).split(" (JSON")[0] for e in index.errors] == [want]
+            assert list(index.exchange(1).chunks) == [n for n in range(4, 604) if n != 401]
+        with pytest.raises(RecordingError, match=want.replace("(", r"\(").replace(")", r"\)")):
+            RecordingIndex.open(path, check=check)
+    with pytest.raises(RecordingError, match="line 401 .*given twice"):
+        list(iter_raw(path))
+
+
 def test_duplicate_request_line_in_index(tmp_path):
     path = tmp_path / "r.jsonl"
     write_sample(path)

@@ -184,18 +184,53 @@ PREFIX_KEYS = ("type", "exchange")
 _CHUNK_PREFIX = b'{"type":"chunk","exchange":'
 
 
+def _spelt(name: str) -> str:
+    """A pattern of `name` as a JSON key in any spelling: each letter itself or its
+    `\\u` escape (the only escape that gives a letter), hex digits in either case."""
+    units = []
+    for c in name:
+        digits = "".join(f"[{h}{h.upper()}]" if h.isalpha() else h for h in f"{ord(c):04x}")
+        units.append(f"(?:{c}|\\\\u{digits})")
+    return '"' + "".join(units) + '"'
+
+
+# A key that is one of PREFIX_KEYS as JSON decodes it, in any spelling (a key written
+# with an escape, "typ\\u0065", is "type"), followed by its colon.
+SPELT_KEY = re.compile(f"(?:{'|'.join(map(_spelt, PREFIX_KEYS))})[ \t\r\n]*:".encode())
+# The escape of a lowercase letter (U+0061 to U+007A), which such a spelling holds: text
+# seldom escapes one (an "\\u00e9" is none), so one search rules most lines out.
+_LETTER_ESCAPE = re.compile(rb"\\u00[67]")
+# How a key whose last letter is an "e" ("type", "exchange") ends when that letter is spelt
+# with its escape (else it ends `e"`).
+ESCAPED_E = b'\\u0065"'
+
+
+def escaped_key(data: bytes, start: int = 0, end: int | None = None) -> bool:
+    """Whether data[start:end] gives one of PREFIX_KEYS spelt with an escape."""
+    stop = len(data) if end is None else end
+    if _LETTER_ESCAPE.search(data, start, stop) is None:
+        return False
+    return any(b"\\" in m[0] for m in SPELT_KEY.finditer(data, start, stop))
+
+
 def key_twice(line: bytes) -> str | None:
     """Why `line` cannot be read when it gives "type" or "exchange" twice, else None.
 
     JSON leaves a key given twice to the reader: the index reads the first from the line's
     prefix, the JSON parser takes the last, so one file would show two different exchanges.
     Such a line is refused on every face (the same one-line error). Cheap unless one of
-    the two names appears twice (a header value may be "exchange": then it is checked)."""
+    the two names appears twice (a header value may be "exchange": then it is checked), or
+    one is spelt with an escape: a key is the one JSON decodes ("typ\\u0065" is "type")."""
     # A line as writers write it ({"type":"chunk","exchange":N,...) gives either key again
-    # only if a key or text ends in `e"` after its prefix: one search rules most out.
-    if line.startswith(_CHUNK_PREFIX) and line.find(b'e"', len(_CHUNK_PREFIX)) < 0:
+    # only if a key or text ends in `e"` (or in ESCAPED_E) after its prefix: two searches
+    # rule most out.
+    if (
+        line.startswith(_CHUNK_PREFIX)
+        and line.find(b'e"', len(_CHUNK_PREFIX)) < 0
+        and line.find(ESCAPED_E, len(_CHUNK_PREFIX)) < 0
+    ):
         return None
-    if line.count(b'"exchange"') < 2 and line.count(b'"type"') < 2:
+    if line.count(b'"exchange"') < 2 and line.count(b'"type"') < 2 and not escaped_key(line):
         return None
     top: list[str] = []
 

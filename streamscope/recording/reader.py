@@ -21,6 +21,7 @@ import orjson
 from streamscope.recording.copies import readable
 from streamscope.recording.format import (
     BOM,
+    ESCAPED_E,
     MAX_T_NS,
     SAME_LINES_SINCE,
     Chunk,
@@ -31,6 +32,7 @@ from streamscope.recording.format import (
     Stopped,
     body_record,
     decode_b64,
+    escaped_key,
     key_twice,
     located,
 )
@@ -228,7 +230,11 @@ class RecordingReader:
                     self._bad(located(path, n, offset, _not_json(line)))
                     continue
                 # (the hot path's lines, as writers write them, pass the cheap test inline)
-                if not (line.startswith(_CHUNK_PREFIX) and line.find(b'e"', _CHUNK_AT) < 0):
+                if not (
+                    line.startswith(_CHUNK_PREFIX)
+                    and line.find(b'e"', _CHUNK_AT) < 0
+                    and line.find(ESCAPED_E, _CHUNK_AT) < 0  # ("typ\u0065": key_twice)
+                ):
                     twice = key_twice(line)
                     if twice is not None:
                         self._bad(located(path, n, offset, twice))
@@ -352,10 +358,16 @@ def _one_exchange_chunks(
     prefix = first[: comma + 1]  # {"type":"chunk","exchange":N,
     if sum(map(bytes.startswith, lines, repeat(prefix))) != len(lines):
         return False
-    # a line giving "type" or "exchange" twice: refused
-    if block.count(b'"exchange"', at, end) != len(lines):
-        return False
-    if block.count(b'"type"', at, end) != len(lines):
+    # A line giving "type" or "exchange" twice, however spelt ("typ\u0065" is "type"):
+    # refused. Either ends `e"` or ESCAPED_E; each prefix ends two strings in `e"`.
+    if block.count(b'e"', at, end) != 2 * len(lines):  # (a text ends in "e" too: count)
+        if block.count(b'"exchange"', at, end) != len(lines):
+            return False
+        if block.count(b'"type"', at, end) != len(lines):
+            return False
+        if escaped_key(block, at, end):
+            return False
+    elif block.find(ESCAPED_E, at, end) >= 0 and escaped_key(block, at, end):
         return False
     if check and not _chunks_ok(lines):
         return False  # (the line-by-line scan says which line, and why)
