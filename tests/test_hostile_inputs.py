@@ -265,6 +265,32 @@ def test_a_command_line_argument_that_is_not_utf8_is_recorded_escaped(tmp_path):
         assert run(*args, str(path)).exit_code == 0
 
 
+@pytest.mark.parametrize("status", [5, 1000])
+def test_a_har_or_cassette_status_no_http_response_has_skips_its_entry(tmp_path, status):
+    """A recording refuses such a status: a HAR's entry (or a cassette's) holding one is
+    skipped and said, as one without a status is (inspect raised a traceback on it)."""
+    doc = har_of_recording(str(OPENAI), False)
+    doc["log"]["entries"][0]["response"]["status"] = status
+    path = tmp_path / "status.har"
+    path.write_text(json.dumps(doc))
+    for args in (["inspect"], ["inspect", "--json"]):
+        result = run(*args, str(path))
+        assert result.exit_code == 0, result.output
+        assert "Traceback" not in result.output
+        assert (
+            f"entries[0] skipped: its response status {status} is not an HTTP status from "
+            "100 to 599"
+        ) in result.output
+    assert calls(path) == calls(OPENAI)[1:]
+    cassette = json.loads((ROOT / "tests/fixtures/cassettes/vcrpy-tool-call.json").read_text())
+    cassette["interactions"][0]["response"]["status"]["code"] = status
+    path = tmp_path / "status.json"
+    path.write_text(json.dumps(cassette))
+    result = run("inspect", str(path))
+    assert "Traceback" not in result.output
+    assert f"interactions[0].response.status.code {status} is not a status code" in result.output
+
+
 def test_har_headers_and_post_data_of_the_wrong_type_are_said_not_dropped(tmp_path):
     doc = har_of_recording(str(OPENAI), False)
     first, second = doc["log"]["entries"]

@@ -271,7 +271,7 @@ def _status(response: _Json, at: str) -> int:
         code = int(status[:3])
     elif code is None:
         code = status
-    if type(code) is not int or code <= 0:
+    if type(code) is not int or not 100 <= code <= 599:  # (as a recording's status is)
         where = f"{at}.response.status.code" if isinstance(status, dict) else f"{at}.response.code"
         raise _Skip(f"{where} {quote(code, 40)} is not a status code")
     return code

@@ -372,6 +372,8 @@ def _exchange(
         raise _Skip(
             f"its response has no status (status {quote(status, 40)}: no answer was recorded)"
         )
+    if not 100 <= status <= 599:  # (as a recording's status is)
+        raise _Skip(f"its response status {status} is not an HTTP status from 100 to 599")
     for side, d in (("request", request), ("response", response)):
         notes += _unread_headers(d, f"{at} {side}.headers")
     post = request.get("postData")

@@ -2,7 +2,7 @@
 
 A recording keeps a head as the upstream (or a hand, or a HAR tool) wrote it, so it may
 hold what no server can send: a status outside 200-599 (a 1xx, as a 101 outside a
-WebSocket session; a HAR's 1000: a recording's reader refuses one outside 100-599), a
+WebSocket session; every reader refuses one outside 100-599, or skips its entry), a
 header name that is not a token, a value with CR, LF, NUL, ESC or another control
 character, or a character that is not latin-1. Sending such a head cuts the connection or makes the
 server answer a bare 500. So a head is checked once, when the files are loaded:
