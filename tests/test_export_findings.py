@@ -39,6 +39,18 @@ def said(path: str) -> list[tuple[str, list[str]]]:
     return [(s.ended, sorted({a.kind for a in s.anomalies})) for s in analyze(path).streams]
 
 
+def test_a_bedrock_stream_as_a_chunk_log_keeps_each_event_s_name(tmp_path):
+    # its events' names are the messages' :event-type headers: the chunk log wrote the
+    # payloads bare (`{"role": "assistant", ...}`), a file inspect refused
+    path = os.path.join(ROOT, "recordings", "bedrock-text-without-start.jsonl")
+    data = export(path, "chunks").data
+    first = data.splitlines()[0]
+    assert first == b'{"messageStart":{"role":"assistant","p":"abcdefghijklmnopqrstuvwxyzABCDEF"}}'
+    out = tmp_path / "bedrock.jsonl"
+    out.write_bytes(data)
+    assert said(str(out)) == said(path)[:1] == [("done", ["text-after-tool-start"])]
+
+
 def test_the_bundled_chunk_logs_are_found():
     assert "recordings/deepseek-cumulative.chunks.jsonl" in CHUNK_LOGS
     assert len(CHUNK_LOGS) >= 20  # chat, Anthropic, Responses, Gemini, Bedrock, Ollama

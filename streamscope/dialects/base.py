@@ -389,6 +389,10 @@ def no_error_headers(status: int, kind: str) -> tuple[tuple[str, str], ...]:
     return ()
 
 
+def no_chunk_key(event: str | None, payload: object) -> str | None:
+    return None
+
+
 def openai_error(status: int, kind: str, message: str) -> bytes:
     """The error document OpenAI and the servers compatible with it answer with (and the
     openai SDK reads): `{"error": {"message", "type", "param", "code"}}`."""
@@ -478,6 +482,10 @@ class Dialect:
     # its `type`, as the API sends it (Anthropic's skips an unnamed event): by its
     # emulation (the engine's chunk_log) and by the real SDK where that declines.
     chunk_names: bool = False
+    # The key a chunk log wraps an event's data in, where its name is not in its data (a
+    # Bedrock message's `:event-type`: `{"messageStart": {...}}`, as botocore yields it):
+    # (the frame's event name, its parsed payload) -> the key, None: the data alone.
+    chunk_key: Callable[[str | None, object], str | None] = no_chunk_key
     # The key `inspect --json` gives the installed SDK's version under (None: the SDK
     # strategy's name: `openai_sdk_version`)
     version_key: str | None = None

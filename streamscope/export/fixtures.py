@@ -16,6 +16,7 @@ import textwrap
 from typing import Any
 
 from .. import __version__
+from ..core import jsonio
 from ..core.calls import StrategyError, Unmodeled
 from ..core.engine import UNFINISHED
 from ..core.frames import (
@@ -447,9 +448,7 @@ def _export(
             data, n = _ending(_written(stream, names, datas, heads=heads, tail=tail), tail, secrets)
             masked += n
     elif fmt == "chunks":
-        lines = [
-            sent_bytes(d) + b"\n" for d in datas if parse_payload(read_sent(d)[0]) is not INVALID
-        ]
+        lines = _chunk_lines(stream.told, names, datas)
         data, n = _ending(tail.written(lines) if tail is not None else lines, tail, secrets)
         masked += n
     elif fmt == "recording":
@@ -460,6 +459,23 @@ def _export(
     else:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
     return Export(data, b - a + 1, len(datas), masked, notes=keep.notes)
+
+
+def _chunk_lines(told: Dialect, names: list[str | None], datas: list[str]) -> list[bytes]:
+    """A chunk log's lines: each frame's data as sent, a line each (a frame whose data is no
+    JSON is left out), wrapped in its event's name where the dialect's data does not name
+    it (`Dialect.chunk_key`: Bedrock's `{"messageStart": {...}}`)."""
+    lines = []
+    for name, data in zip(names, datas, strict=True):
+        payload = parse_payload(read_sent(data)[0])
+        if payload is INVALID:
+            continue
+        key = told.chunk_key(name, payload)
+        line = sent_bytes(data)
+        if key is not None:
+            line = b"{" + jsonio.dumps(key) + b":" + line + b"}"
+        lines.append(line + b"\n")
+    return lines
 
 
 def _kept(stream: _Stream, fmt: str) -> Kept:

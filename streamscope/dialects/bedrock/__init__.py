@@ -50,6 +50,7 @@ BEDROCK = Dialect(
     shape=later(f"{__name__}.shape", "SHAPE"),
     # the event's name is its :event-type header, which --minimal and exports keep
     named_events=True,
+    chunk_key=wire.chunk_key,
     version_key="strands_agents_version",
     kinds=KINDS,
     final_event=wire.final_event,

@@ -96,6 +96,14 @@ def claims_event(payload: object, event: str | None) -> bool:
     return False
 
 
+def chunk_key(event: str | None, payload: object) -> str | None:
+    """The key a chunk log's line wraps a message's payload in: its event's name (its
+    `:event-type`, an exception's `:exception-type`), as botocore yields the event,
+    `{"messageStart": {...}}`; None where the frame has no name (a chunk's event, which
+    names itself by its one key) or its payload is no object (no key makes it an event)."""
+    return event if event is not None and type(payload) is dict else None
+
+
 def _tools(body: object) -> list[Any] | None:
     config = body.get("toolConfig") if isinstance(body, dict) else None
     tools = config.get("tools") if isinstance(config, dict) else None
