@@ -39,7 +39,7 @@ from ..inputs import CHUNKS, Exchange, Source, open_input
 from ..inputs.encoding import read_request, without_codings
 from ..inputs.har import Har
 from ..inputs.reads import Reads
-from ..inputs.sniff import FRAMING_OF
+from ..inputs.sniff import FRAMING_OF, opens
 from ..recording.format import Chunk, End, Header, RecordingError, Request, Response, line_json
 from ..recording.mask import Masking, Secrets, mask_pieces, mask_request
 from ..text import visible
@@ -448,7 +448,14 @@ def _export(
             data, n = _ending(_written(stream, names, datas, heads=heads, tail=tail), tail, secrets)
             masked += n
     elif fmt == "chunks":
-        lines = _chunk_lines(stream.told, names, datas)
+        lines, first = _chunk_lines(stream.told, names, datas)
+        if lines and not opens(CHUNKS_FRAMING, first):
+            raise ValueError(
+                f"--format chunks: the first event written "
+                f"({lines[0][:30].decode('utf-8', 'replace')!r}...) is "
+                "none a chunk log is told by, so inspect would not read the file: export "
+                "it as --format sse or recording"
+            )
         data, n = _ending(tail.written(lines) if tail is not None else lines, tail, secrets)
         masked += n
     elif fmt == "recording":
@@ -461,11 +468,15 @@ def _export(
     return Export(data, b - a + 1, len(datas), masked, notes=keep.notes)
 
 
-def _chunk_lines(told: Dialect, names: list[str | None], datas: list[str]) -> list[bytes]:
-    """A chunk log's lines: each frame's data as sent, a line each (a frame whose data is no
-    JSON is left out), wrapped in its event's name where the dialect's data does not name
-    it (`Dialect.chunk_key`: Bedrock's `{"messageStart": {...}}`)."""
-    lines = []
+def _chunk_lines(
+    told: Dialect, names: list[str | None], datas: list[str]
+) -> tuple[list[bytes], object]:
+    """A chunk log's lines, and its first line's JSON value: each frame's data as sent, a
+    line each (a frame whose data is no JSON is left out), wrapped in its event's name
+    where the dialect's data does not name it (`Dialect.chunk_key`: Bedrock's
+    `{"messageStart": {...}}`)."""
+    lines: list[bytes] = []
+    first: object = None
     for name, data in zip(names, datas, strict=True):
         payload = parse_payload(read_sent(data)[0])
         if payload is INVALID:
@@ -473,9 +484,11 @@ def _chunk_lines(told: Dialect, names: list[str | None], datas: list[str]) -> li
         key = told.chunk_key(name, payload)
         line = sent_bytes(data)
         if key is not None:
-            line = b"{" + jsonio.dumps(key) + b":" + line + b"}"
+            line, payload = b"{" + jsonio.dumps(key) + b":" + line + b"}", {key: payload}
+        if not lines:
+            first = payload
         lines.append(line + b"\n")
-    return lines
+    return lines, first
 
 
 def _kept(stream: _Stream, fmt: str) -> Kept:
