@@ -151,3 +151,18 @@ def test_the_replay_reads_a_chunk_log_and_its_recording_as_inspect_does(path, tm
         result = _model(read, 1).result
         assert result is not None
         assert [(result.ended, sorted({a.kind for a in result.anomalies}))] == said(read)
+
+
+def test_an_event_laid_out_over_lines_is_one_chunk_log_line_and_said(tmp_path):
+    # a JSON array saved as Gemini streams it without alt=sse: each element pretty-printed;
+    # its chunk log held the line breaks (a first line `{`, a file inspect refused)
+    path = os.path.join(ROOT, "tests", "fixtures", "gemini-array", "two-calls.json")
+    done = export(path, "chunks")
+    assert done.data.count(b"\n") == 3 and done.data.startswith(b'{   "candidates": [ ')
+    assert done.notes == (
+        "3 events' JSON were laid out over several lines: written on one line each (a chunk "
+        "log holds an event a line), every line break as a space",
+    )
+    out = tmp_path / "gemini.jsonl"
+    out.write_bytes(done.data)
+    assert said(str(out)) == said(path) == [("done", ["finish-stop-with-calls", "id-missing"])]

@@ -440,6 +440,7 @@ def _export(
     if fmt != "recording" and stream.turn is None:  # what its reader masked (masking.py)
         masked += stream.exchange.body_masked
     tail = keep.tail
+    notes: list[str] = []
     if fmt == "sse":
         if exact and stream.turn is None:
             data, n = secrets.body(_sse_exact(stream, a, b, tail is not None))
@@ -448,7 +449,7 @@ def _export(
             data, n = _ending(_written(stream, names, datas, heads=heads, tail=tail), tail, secrets)
             masked += n
     elif fmt == "chunks":
-        lines, first = _chunk_lines(stream.told, names, datas)
+        lines, first, spread = _chunk_lines(stream.told, names, datas)
         if lines and not opens(CHUNKS_FRAMING, first):
             raise ValueError(
                 f"--format chunks: the first event written "
@@ -458,6 +459,12 @@ def _export(
             )
         data, n = _ending(tail.written(lines) if tail is not None else lines, tail, secrets)
         masked += n
+        if spread:
+            what = "an event's JSON was" if spread == 1 else f"{spread} events' JSON were"
+            notes.append(
+                f"{what} laid out over several lines: written on one line each (a chunk log "
+                "holds an event a line), every line break as a space"
+            )
     elif fmt == "recording":
         data = _recording(stream, datas, names, a, b, exact, heads, keep)
     elif fmt == "pytest":  # (its module serves text: bytes that are not UTF-8 read as U+FFFD)
@@ -465,30 +472,35 @@ def _export(
         data = _pytest(stream, names, datas, heads, a, b, minimal, tools).encode()
     else:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
-    return Export(data, b - a + 1, len(datas), masked, notes=keep.notes)
+    return Export(data, b - a + 1, len(datas), masked, notes=(*keep.notes, *notes))
 
 
 def _chunk_lines(
     told: Dialect, names: list[str | None], datas: list[str]
-) -> tuple[list[bytes], object]:
-    """A chunk log's lines, and its first line's JSON value: each frame's data as sent, a
-    line each (a frame whose data is no JSON is left out), wrapped in its event's name
-    where the dialect's data does not name it (`Dialect.chunk_key`: Bedrock's
-    `{"messageStart": {...}}`)."""
+) -> tuple[list[bytes], object, int]:
+    """A chunk log's lines, its first line's JSON value, and how many events' JSON was
+    laid out over several lines: each frame's data as sent, a line each (a frame whose
+    data is no JSON is left out; a line break inside JSON's is whitespace between its
+    tokens, written as a space), wrapped in its event's name where the dialect's data does
+    not name it (`Dialect.chunk_key`: Bedrock's `{"messageStart": {...}}`)."""
     lines: list[bytes] = []
     first: object = None
+    spread = 0
     for name, data in zip(names, datas, strict=True):
         payload = parse_payload(read_sent(data)[0])
         if payload is INVALID:
             continue
         key = told.chunk_key(name, payload)
         line = sent_bytes(data)
+        if b"\n" in line or b"\r" in line:
+            line = line.replace(b"\r", b" ").replace(b"\n", b" ")
+            spread += 1
         if key is not None:
             line, payload = b"{" + jsonio.dumps(key) + b":" + line + b"}", {key: payload}
         if not lines:
             first = payload
         lines.append(line + b"\n")
-    return lines, first
+    return lines, first, spread
 
 
 def _kept(stream: _Stream, fmt: str) -> Kept:
