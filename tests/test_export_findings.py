@@ -67,7 +67,9 @@ def test_a_stream_exported_as_a_chunk_log_reads_back_as_it_did(path, exchange, t
             export(full, "chunks", exchange, turn=turn)
         return
     out = tmp_path / "out.jsonl"
-    out.write_bytes(export(full, "chunks", exchange, turn=turn).data)
+    done = export(full, "chunks", exchange, turn=turn)
+    assert done.notes == ()  # (nothing it cannot hold)
+    out.write_bytes(done.data)
     (before,) = [s for s in analyze(full).streams if (s.exchange, s.turn) == (exchange, turn)]
     (after,) = analyze(str(out)).streams
     assert after.dialect == before.dialect
@@ -166,3 +168,20 @@ def test_an_event_laid_out_over_lines_is_one_chunk_log_line_and_said(tmp_path):
     out = tmp_path / "gemini.jsonl"
     out.write_bytes(done.data)
     assert said(str(out)) == said(path) == [("done", ["finish-stop-with-calls", "id-missing"])]
+
+
+def test_a_stream_that_never_sent_its_end_marker_says_its_chunk_log_cannot_hold_that(tmp_path):
+    # an SSE body cut between two events (no [DONE]): its chunk log reads its last line
+    # as its end, `done`, with no `done-missing`; it said nothing of it
+    path = os.path.join(ROOT, "tests", "golden", "openai-frames-2-5.sse")
+    done = export(path, "chunks")
+    assert done.notes == (
+        "the stream ended before its end marker, and a chunk log holds none: inspect reads "
+        "its last line as its end (--format sse or recording keeps how it ended)",
+    )
+    out = tmp_path / "cut.jsonl"
+    out.write_bytes(done.data)
+    ((before, kinds),) = said(path)
+    assert (before, "done-missing" in kinds) == ("truncated", True)
+    assert said(str(out)) == [("done", [k for k in kinds if k != "done-missing"])]
+    assert export(path, "chunks", frames="1-2").notes == ()  # (a selection ends where it ends)

@@ -465,6 +465,12 @@ def _export(
                 f"{what} laid out over several lines: written on one line each (a chunk log "
                 "holds an event a line), every line break as a space"
             )
+        reaches = b == len(stream.datas) and not keep.notes  # (a cut end is said: kept.py)
+        if reaches and not _ends_marked(stream, names, datas, heads):
+            notes.append(
+                "the stream ended before its end marker, and a chunk log holds none: inspect "
+                "reads its last line as its end (--format sse or recording keeps how it ended)"
+            )
     elif fmt == "recording":
         data = _recording(stream, datas, names, a, b, exact, heads, keep)
     elif fmt == "pytest":  # (its module serves text: bytes that are not UTF-8 read as U+FFFD)
@@ -501,6 +507,27 @@ def _chunk_lines(
             first = payload
         lines.append(line + b"\n")
     return lines, first, spread
+
+
+def _ends_marked(
+    stream: _Stream,
+    names: list[str | None],
+    datas: list[str],
+    heads: list[tuple[FrameHeader, ...]] | None,
+) -> bool:
+    """Does the stream end as its chunk log reads (its last line its end): it is read as a
+    chunk log, or its frames (`datas`, with their event names and headers) reach its end
+    marker ([DONE], message_stop), an error or an error status ended it, or it is a
+    WebSocket session's turn (its turn's end ends it)."""
+    info = stream.exchange.info
+    if stream.chunk_log or stream.turn is not None or (info.status or 0) >= 400:
+        return True
+    engine = stream.told.engine(1, stream.tools)
+    heads = heads if heads is not None else [()] * len(datas)
+    frames = zip(names, datas, heads, strict=True)
+    for n, (name, data, head) in enumerate(frames, 1):
+        engine.feed(Frame(n, data, parse_payload(read_sent(data)[0]), event=name, headers=head))
+    return engine.done_seen or engine.errored
 
 
 def _kept(stream: _Stream, fmt: str) -> Kept:
