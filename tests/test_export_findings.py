@@ -155,33 +155,54 @@ def test_the_replay_reads_a_chunk_log_and_its_recording_as_inspect_does(path, tm
         assert [(result.ended, sorted({a.kind for a in result.anomalies}))] == said(read)
 
 
+def said_as_chunks(path: str, note: str, tmp_path) -> list[tuple[str, list[str]]]:
+    """What `path`'s chunk log says (`said`), its export having said `note` alone."""
+    done = export(path, "chunks")
+    assert done.notes == (note,)
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(done.data)
+    return said(str(out))
+
+
 def test_an_event_laid_out_over_lines_is_one_chunk_log_line_and_said(tmp_path):
     # a JSON array saved as Gemini streams it without alt=sse: each element pretty-printed;
     # its chunk log held the line breaks (a first line `{`, a file inspect refused)
     path = os.path.join(ROOT, "tests", "fixtures", "gemini-array", "two-calls.json")
-    done = export(path, "chunks")
-    assert done.data.count(b"\n") == 3 and done.data.startswith(b'{   "candidates": [ ')
-    assert done.notes == (
+    note = (
         "3 events' JSON were laid out over several lines: written on one line each (a chunk "
-        "log holds an event a line), every line break as a space",
+        "log holds an event a line), every line break as a space"
     )
-    out = tmp_path / "gemini.jsonl"
-    out.write_bytes(done.data)
-    assert said(str(out)) == said(path) == [("done", ["finish-stop-with-calls", "id-missing"])]
+    out = said_as_chunks(path, note, tmp_path)
+    assert out == said(path) == [("done", ["finish-stop-with-calls", "id-missing"])]
+    data = export(path, "chunks").data
+    assert data.count(b"\n") == 3 and data.startswith(b'{   "candidates": [ ')
 
 
 def test_a_stream_that_never_sent_its_end_marker_says_its_chunk_log_cannot_hold_that(tmp_path):
     # an SSE body cut between two events (no [DONE]): its chunk log reads its last line
     # as its end, `done`, with no `done-missing`; it said nothing of it
     path = os.path.join(ROOT, "tests", "golden", "openai-frames-2-5.sse")
-    done = export(path, "chunks")
-    assert done.notes == (
+    note = (
         "the stream ended before its end marker, and a chunk log holds none: inspect reads "
-        "its last line as its end (--format sse or recording keeps how it ended)",
+        "its last line as its end (--format sse or recording keeps how it ended)"
     )
-    out = tmp_path / "cut.jsonl"
-    out.write_bytes(done.data)
+    out = said_as_chunks(path, note, tmp_path)
     ((before, kinds),) = said(path)
     assert (before, "done-missing" in kinds) == ("truncated", True)
-    assert said(str(out)) == [("done", [k for k in kinds if k != "done-missing"])]
+    assert out == [("done", [k for k in kinds if k != "done-missing"])]
     assert export(path, "chunks", frames="1-2").notes == ()  # (a selection ends where it ends)
+
+
+def test_an_event_named_otherwise_than_its_data_s_type_says_its_chunk_log_loses_the_name(
+    tmp_path,
+):
+    # `event: response.function_call_arguments.done` over data whose type is []: its
+    # chunk log reads the event by its data, so event-schema-violation went, unsaid
+    path = os.path.join(ROOT, "tests", "fuzz_cases", "responses-event-type-a-list.jsonl")
+    note = (
+        "an event's name differs from its data's type, and a chunk log holds no event "
+        "names: inspect reads each by its data (--format sse keeps the names)"
+    )
+    out = said_as_chunks(path, note, tmp_path)
+    assert "event-schema-violation" in said(path)[0][1]  # (its first stream: exchange 1)
+    assert out == [("done", ["event-unknown", "parallel-wrapper"])]

@@ -449,7 +449,7 @@ def _export(
             data, n = _ending(_written(stream, names, datas, heads=heads, tail=tail), tail, secrets)
             masked += n
     elif fmt == "chunks":
-        lines, first, spread = _chunk_lines(stream.told, names, datas)
+        lines, first, spread, unnamed = _chunk_lines(stream.told, names, datas)
         if lines and not opens(CHUNKS_FRAMING, first):
             raise ValueError(
                 f"--format chunks: the first event written "
@@ -464,6 +464,12 @@ def _export(
             notes.append(
                 f"{what} laid out over several lines: written on one line each (a chunk log "
                 "holds an event a line), every line break as a space"
+            )
+        if unnamed:
+            what = "an event's name differs" if unnamed == 1 else f"{unnamed} events' names differ"
+            notes.append(
+                f"{what} from its data's type, and a chunk log holds no event names: inspect "
+                "reads each by its data (--format sse keeps the names)"
             )
         reaches = b == len(stream.datas) and not keep.notes  # (a cut end is said: kept.py)
         if reaches and not _ends_marked(stream, names, datas, heads):
@@ -483,20 +489,24 @@ def _export(
 
 def _chunk_lines(
     told: Dialect, names: list[str | None], datas: list[str]
-) -> tuple[list[bytes], object, int]:
-    """A chunk log's lines, its first line's JSON value, and how many events' JSON was
-    laid out over several lines: each frame's data as sent, a line each (a frame whose
-    data is no JSON is left out; a line break inside JSON's is whitespace between its
-    tokens, written as a space), wrapped in its event's name where the dialect's data does
-    not name it (`Dialect.chunk_key`: Bedrock's `{"messageStart": {...}}`)."""
+) -> tuple[list[bytes], object, int, int]:
+    """A chunk log's lines, its first line's JSON value, how many events' JSON was laid
+    out over several lines, and how many events' names (a named dialect's) the lines
+    lose: each frame's data as sent, a line each (a frame whose data is no JSON is left
+    out; a line break inside JSON's is whitespace between its tokens, written as a
+    space), wrapped in its event's name where the dialect's data does not name it
+    (`Dialect.chunk_key`: Bedrock's `{"messageStart": {...}}`); a name no wrapper keeps
+    is lost where it is not the data's `type` (what a chunk log's event is read by)."""
     lines: list[bytes] = []
     first: object = None
-    spread = 0
+    spread = unnamed = 0
     for name, data in zip(names, datas, strict=True):
         payload = parse_payload(read_sent(data)[0])
         if payload is INVALID:
             continue
         key = told.chunk_key(name, payload)
+        if key is None and name is not None and told.named_events:
+            unnamed += not isinstance(payload, dict) or payload.get("type") != name
         line = sent_bytes(data)
         if b"\n" in line or b"\r" in line:
             line = line.replace(b"\r", b" ").replace(b"\n", b" ")
@@ -506,7 +516,7 @@ def _chunk_lines(
         if not lines:
             first = payload
         lines.append(line + b"\n")
-    return lines, first, spread
+    return lines, first, spread, unnamed
 
 
 def _ends_marked(
