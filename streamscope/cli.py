@@ -686,7 +686,7 @@ EXPORT_OPTIONS = ("--exchange", "--turn", "--frames")
     ),
     default="sse",
     show_default=True,
-    help="sse: the body as received; chunks: chat.completion.chunk JSON Lines; "
+    help="sse: the body as received; chunks: one event's JSON a line (a chunk log); "
     "recording: a streamscope recording; session: a WebSocket session as JSON, turn by turn; "
     "pytest: a test module needing only the stream's SDK and pytest; "
     "vcr: a vcrpy / pytest-recording cassette (without --exchange, every HTTP exchange); "
