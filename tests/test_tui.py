@@ -1364,6 +1364,26 @@ async def test_a_frames_summary_cut_at_the_lists_edge_ends_in_an_ellipsis():
         assert shown[6:] == ["usage", "[DONE]"]  # whole: no ellipsis
 
 
+async def test_at_60x20_a_cut_summary_ends_in_an_ellipsis_beside_the_scrollbar():
+    # eight frames in seven rows: the list's scrollbar covered the column its … was in,
+    # and the kind kept ("finish") lost its last letter to the … once it was seen
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press("]")
+        await pilot.pause()
+        frames = app.screen.query_one(FrameList)
+        region = frames.scrollable_content_region
+        assert region.width < frames.size.width  # the scrollbar is there
+        screen = app.screen._compositor.render_strips()
+        shown = [
+            screen[y].crop(region.x, region.right).text.rstrip()
+            for y in range(region.y, region.bottom)
+        ]
+        assert shown[0].endswith("…") and shown[5] == " 6   676ms finish tool_c…", shown
+        assert shown[6] == " 7   706ms usage", shown  # whole: no ellipsis
+
+
 def test_a_summary_is_cut_to_its_columns_wide_characters_too():
     from rich.cells import cell_len
 

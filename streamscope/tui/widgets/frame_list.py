@@ -19,7 +19,7 @@ from ..messages import FrameSelected
 from ..model import StreamModel
 from .common import ms
 
-SUMMARY_KEPT = 6  # the summary's columns kept before the time and the gap
+SUMMARY_KEPT = 7  # the summary's columns kept before the time and the gap: its kind and …
 
 
 def summary(text: str, room: int) -> str:
@@ -78,7 +78,7 @@ class FrameList(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         row = self.scroll_offset.y + y
-        width = self.size.width
+        width = self.scrollable_content_region.width  # not the scrollbar's column
         if row >= len(self.rows):
             return Strip.blank(width)
         n = self.rows[row]
