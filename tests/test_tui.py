@@ -1438,6 +1438,18 @@ async def test_at_80x24_the_timeline_keeps_its_anomaly_row_and_times_and_call_id
         assert header[:4] == ["out", "item_id", "call_id", "type"]
 
 
+@pytest.mark.parametrize("name", ["deepseek-cumulative.chunks.jsonl", "gemini-no-index.sse"])
+async def test_a_stream_that_keeps_no_times_says_so_not_largest_gap_0ms(name):
+    # a chunk log or a raw SSE body holds no times: its timeline said
+    # "first — · last — · 7 frames · no timing · largest gap 0ms"
+    app = ReplayApp(sample(name))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        timeline = app.screen.query_one(Timeline)
+        stats = timeline.render_lines(timeline.region.reset_offset)[-1].text.strip()
+        assert stats.startswith("no times recorded · ") and "ms" not in stats, stats
+
+
 async def test_a_stream_without_anomalies_has_no_anomaly_legend_and_says_its_last_frame():
     app = ReplayApp(sample("gateway-direct.jsonl"), exchange=1)
     async with app.run_test(size=(80, 24)) as pilot:

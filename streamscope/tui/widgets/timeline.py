@@ -78,7 +78,8 @@ class Timeline(Widget):
         frames = plural(total, "frame")
         # the legend only where the bar above has a ▲ to explain
         legend = " · ▲ anomalies" if model.tick_frames else ""
-        if not model.timed:
+        # a cassette, a chunk log, a raw body: no frame's time is known (nor any gap)
+        if not model.timed or (total and model.time(1) is None and model.time(total) is None):
             said = [f"no times recorded · {frames}{legend}"]
         else:
             # the last frame's time, not the exchange's (the list's `took` runs to its end)
