@@ -214,6 +214,25 @@ async def test_keys_typed_fast_after_a_question_key_are_all_the_answers(
         assert not ask.asking and screen.query_one(FrameList).has_focus
 
 
+async def test_at_60x20_the_filters_question_leaves_room_to_see_the_answer():
+    # the question took the whole line, cut bare ("...an anomaly kind; empt"), and what
+    # was typed was out of sight
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"usage")
+        await pilot.pause()
+        ask = app.screen.query_one(AskLine)
+        line = app.screen._compositor.render_strips()[ask.region.y].text.rstrip()
+        assert line.startswith(" Filter frames (") and "… usage" in line, line
+        assert ask.query_one("#answer").region.width >= 12
+        await pilot.press("escape")
+        await pilot.press("g")  # a short question is whole
+        await pilot.pause()
+        line = app.screen._compositor.render_strips()[ask.region.y].text.rstrip()
+        assert line == " Go to frame (0-8)", line
+
+
 @pytest.mark.parametrize(
     ("keys", "answered"),
     [

@@ -13,7 +13,10 @@ from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Input, Label
 
+from ...text import cut
 from .key_footer import KeyFooter
+
+ANSWER_ROOM = 12  # the columns a long question leaves for its answer (cut with … to fit)
 
 
 class Answer(Input):
@@ -65,6 +68,7 @@ class AskLine(Horizontal):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._done: Callable[[str | None], None] | None = None
+        self._question = ""
         self._back: Widget | None = None  # what had the focus before the question
 
     def compose(self) -> ComposeResult:
@@ -78,7 +82,8 @@ class AskLine(Horizontal):
     def ask(self, question: str, done: Callable[[str | None], None], value: str = "") -> None:
         """Show `question`; `done` gets the answer (None: cancelled)."""
         self._done, self._back = done, self.screen.focused
-        self.query_one(Label).update(Text(question))  # (as typed: a filter is no markup)
+        self._question = question
+        self._fit()
         answer = self.query_one(Input)
         answer.value = value
         self.add_class("-asking")
@@ -86,6 +91,17 @@ class AskLine(Horizontal):
         # focused now, not once the keys already typed are handled (Widget.focus waits
         # for them): every key typed after the question is the answer's, however fast
         self.screen.set_focus(answer)
+
+    def _fit(self) -> None:
+        """The question in the line's width less the answer's room: at 60 columns the
+        filter's took the whole line, and what was typed was out of sight."""
+        width = (self.size.width or self.app.size.width) - 2 - ANSWER_ROOM  # (its padding)
+        # (as typed: a filter is no markup)
+        self.query_one(Label).update(Text(cut(self._question, max(width, 1))))
+
+    def on_resize(self) -> None:
+        if self.asking:
+            self._fit()
 
     async def _answered(self) -> str:
         """The answer once the keys typed before Enter are in it (they wait in its queue)."""
