@@ -22,6 +22,7 @@ from streamscope.tui.app import ReplayApp
 from streamscope.tui.screens import ExchangesScreen, StreamScreen, TextScreen
 from streamscope.tui.widgets import CallTable, FrameDetail, FrameList, Timeline
 from streamscope.tui.widgets.ask_line import AskLine
+from streamscope.tui.widgets.info_line import InfoLine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SIZE = (100, 30)
@@ -231,6 +232,20 @@ async def test_at_60x20_the_filters_question_leaves_room_to_see_the_answer():
         await pilot.pause()
         line = app.screen._compositor.render_strips()[ask.region.y].text.rstrip()
         assert line == " Go to frame (0-8)", line
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_the_top_line_keeps_the_filters_count_whole_and_cuts_the_title(size):
+    # at 80 columns it ended 'filter "usage": 1' (of "1 frame"), at 60 the filter was gone
+    app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"usage", "enter")
+        await pilot.pause()
+        info = app.screen.query_one(InfoLine)
+        line = app.screen._compositor.render_strips()[info.region.y].text.rstrip()
+        assert line.endswith(' · frame 7/8 · 706ms · filter "usage": 1 frame'), line
+        assert line.startswith(" alibaba-") and len(line) <= size[0], line
 
 
 @pytest.mark.parametrize(

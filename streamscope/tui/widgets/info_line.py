@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ...text import plural, quote, visible
+from ...text import cut, plural, quote, visible
 from ..model import FrameState, StreamModel
 from .common import ms
 
@@ -39,6 +39,9 @@ class InfoLine(Static):
     def _watch_any(self) -> None:
         self.show()
 
+    def on_resize(self) -> None:
+        self.show()
+
     watch_frame = watch_speed = watch_playing = _watch_any
     watch_filter_text = watch_rows = watch_version = watch_state = _watch_any
 
@@ -62,10 +65,12 @@ class InfoLine(Static):
             if self.filter_text
             else ""
         )
+        rest = f" · frame {n}/{model.total} · {when}{playing}{shown}"
+        title = visible(self.title_text)
+        room = self.size.width - 2  # (its padding)
+        if room > 0 and len(title) + len(rest) > room:  # the title gives way, then the rest
+            title = cut(title, max(room - len(rest), 6))
         self.update(
-            Text(
-                f"{visible(self.title_text)} · frame {n}/{model.total} · {when}{playing}{shown}",
-                style="bold",
-            ),
+            Text(cut(f"{title}{rest}", max(room, 0)), style="bold"),
             layout=False,  # one line high (the stylesheet's #info): no layout pass per frame
         )
