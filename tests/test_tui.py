@@ -1484,6 +1484,17 @@ async def test_a_stream_that_keeps_no_times_says_so_not_largest_gap_0ms(name):
         assert stats.startswith("no times recorded · ") and "ms" not in stats, stats
 
 
+async def test_a_recording_cut_before_its_first_frame_says_0_frames_and_no_gap(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(Path(sample("openai.jsonl")).read_bytes()[:2000])  # inside line 4
+    app = ReplayApp(str(path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        timeline = app.screen.query_one(Timeline)
+        stats = timeline.render_lines(timeline.region.reset_offset)[-1].text.strip()
+        assert stats == "0 frames", stats  # not "... no timing · largest gap 0ms"
+
+
 async def test_a_stream_without_anomalies_has_no_anomaly_legend_and_says_its_last_frame():
     app = ReplayApp(sample("gateway-direct.jsonl"), exchange=1)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -79,7 +79,9 @@ class Timeline(Widget):
         # the legend only where the bar above has a ▲ to explain
         legend = " · ▲ anomalies" if model.tick_frames else ""
         # a cassette, a chunk log, a raw body: no frame's time is known (nor any gap)
-        if not model.timed or (total and model.time(1) is None and model.time(total) is None):
+        if not total:  # (a recording cut before its first frame: no time, no gap to say)
+            said = [frames]
+        elif not model.timed or (model.time(1) is None and model.time(total) is None):
             said = [f"no times recorded · {frames}{legend}"]
         else:
             # the last frame's time, not the exchange's (the list's `took` runs to its end)
