@@ -248,6 +248,16 @@ async def test_the_top_line_keeps_the_filters_count_whole_and_cuts_the_title(siz
         assert line.startswith(" alibaba-") and len(line) <= size[0], line
 
 
+async def test_at_60x20_the_top_line_cuts_the_files_name_before_the_response():
+    # it was cut from the end: "codex-websocket.jsonl · exchange 1 · re… · frame 0/9 · —"
+    app = ReplayApp(sample("codex-websocket.jsonl"), exchange=1, response=2)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        info = app.screen.query_one(InfoLine)
+        line = app.screen._compositor.render_strips()[info.region.y].text.rstrip()
+        assert line == " codex-we… · exchange 1 · response 2 of 3 · frame 0/9 · —", line
+
+
 @pytest.mark.parametrize(
     ("keys", "answered"),
     [

@@ -69,7 +69,11 @@ class InfoLine(Static):
         title = visible(self.title_text)
         room = self.size.width - 2  # (its padding)
         if room > 0 and len(title) + len(rest) > room:  # the title gives way, then the rest
-            title = cut(title, max(room - len(rest), 6))
+            # its file's name first: "exchange 1 · response 2" says which stream this is
+            name, sep, which = title.partition(" · ")
+            left = room - len(rest) - len(sep + which)
+            whole = max(room - len(rest), 6)
+            title = cut(name, left) + sep + which if left >= 6 else cut(title, whole)
         self.update(
             Text(cut(f"{title}{rest}", max(room, 0)), style="bold"),
             layout=False,  # one line high (the stylesheet's #info): no layout pass per frame
