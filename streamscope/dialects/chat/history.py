@@ -42,7 +42,9 @@ def _turn(m: object) -> Turn:
 
 
 def _tool(tool: object) -> Tool:
-    fn = tool.get("function") if isinstance(tool, dict) else None
+    # a function tool is declared as {"function": {name}}, a custom one {"custom": {name}}
+    key = "custom" if isinstance(tool, dict) and tool.get("type") == "custom" else "function"
+    fn = tool.get(key) if isinstance(tool, dict) else None
     fn = fn if isinstance(fn, dict) else (tool if isinstance(tool, dict) else {})
     return Tool(fn.get("name"), fn.get("description"))
 

@@ -193,3 +193,23 @@ def test_the_contract_follows_a_custom_call_into_the_next_request():
     )
     # the tool results answer the custom call like any other
     assert _findings([*good, _result("call_f")]) == ["tool-result-missing"]
+
+
+def test_a_custom_tools_declaration_is_named_in_the_request_tools():
+    # {"type": "custom", "custom": {"name": ...}}: inspect said "request tools (2): null,
+    # "read_file"" and the replay's request showed the custom tool unnamed
+    from streamscope.dialects.chat.history import history
+
+    body = {
+        "messages": [],
+        "tools": [
+            {"type": "custom", "custom": {"name": "run_shell", "description": "one command"}},
+            {"type": "function", "function": {"name": "read_file", "parameters": {}}},
+        ],
+    }
+    got = history(body)
+    assert got is not None
+    assert [(t.name, t.description) for t in got.tools] == [
+        ("run_shell", "one command"),
+        ("read_file", None),
+    ]
