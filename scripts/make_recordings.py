@@ -2610,13 +2610,9 @@ def write_ollama_agent(out: Path = OUT) -> Path:
     model = "qwen3:8b"
     rng = random.Random(zlib.crc32(b"ollama-two-calls"))
     path = out / "ollama-two-calls.jsonl"
+    # (tool() is the whole declaration: {"type": "function", "function": {...}})
     tools = [
-        {
-            "type": "function",
-            "function": tool(
-                "get_weather", "Current weather for a city", {"city": {"type": "string"}}, ["city"]
-            ),
-        }
+        tool("get_weather", "Current weather for a city", {"city": {"type": "string"}}, ["city"])
     ]
     calls = [
         {"function": {"name": "get_weather", "arguments": {"city": c}}} for c in ("Paris", "Lyon")

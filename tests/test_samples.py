@@ -423,6 +423,10 @@ def test_sample(name: str):
     assert differs == want["differs"]
 
     assert {f["kind"] for f in doc["contract"]} == want["contract"]
+    # every tool a sample's request declares has its name (the Ollama sample's request
+    # wrapped its declaration twice: inspect said "request tools (1): null")
+    for stream in doc["streams"]:
+        assert all(isinstance(t["name"], str) for t in stream.get("request_tools") or []), name
 
     if name in ARGUMENTS:
         assert [c["arguments"] for c in first["tool_calls"]] == ARGUMENTS[name]
