@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from . import __version__
-from .text import plural, say, visible
+from .text import past_the_end, plural, say, visible
 
 if TYPE_CHECKING:
     from .recording.ahead import Ahead
@@ -604,7 +604,7 @@ def _linked_wrong(
             f"of its responses (#{exchange}.R@F names it)"
         )
     if frame is not None and frame > mine[0].frames:
-        return f"{given}: the stream has frames 1-{mine[0].frames}"
+        return f"{given}: {past_the_end(frame, mine[0].frames)}"
     return None
 
 

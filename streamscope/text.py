@@ -106,6 +106,11 @@ def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
+def past_the_end(frame: int, total: int) -> str:
+    """A frame asked for past a stream's end, as a link's error and replay's `g` say it."""
+    return f"frame {frame} is past the end: the stream has frames 1-{total}"
+
+
 def times(kind: str, n: int) -> str:
     """A finding's kind and how often it was seen, as every face says it: "id-repeated ×4",
     the kind alone once."""
