@@ -22,7 +22,7 @@ from ...core.anomalies import INFO
 from ...dialects.base import Turn
 from ...inputs.encoding import request_json
 from ...recording.format import Request
-from ...text import quote, visible
+from ...text import past_the_end, quote, visible
 from ..messages import FrameSelected, OpenTurn, RecordingGrew, StreamRead
 from ..model import FrameState, StreamModel
 from ..session import Session
@@ -288,8 +288,11 @@ class StreamScreen(Screen):
 
     def action_goto(self) -> None:
         def done(value: str | None) -> None:
-            if value and value.strip().isdigit():
-                self.go(int(value))
+            number = value.strip() if value else ""
+            if number.isdigit() and int(number) <= self.model.total:
+                self.go(int(number))
+            elif number.isdigit():  # the frame kept, as --frame refuses it
+                self.notify(past_the_end(int(number), self.model.total), severity="warning")
             elif value:
                 self.notify(
                     f"{value!r} is not a frame number (0-{self.model.total})", severity="warning"
