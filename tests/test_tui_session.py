@@ -482,3 +482,29 @@ async def test_what_a_response_done_did_names_its_response_as_inspect_does(tmp_p
         said = text(app.screen.query_one(FrameDetail))
         assert '  response 2: status "completed"' in said, said
         assert "response 1:" not in said and "response 0" not in said
+
+
+@pytest.mark.anyio
+@pytest.mark.slow
+@pytest.mark.parametrize("width, height", [(60, 20), (80, 24), (100, 30)])
+@pytest.mark.parametrize(
+    "exchange, screen", [(None, ExchangesScreen), (3, SessionScreen), (1, StreamScreen)]
+)
+async def test_every_screen_leaves_the_palette_hint_out_below_90_columns(
+    broken, exchange, screen, width, height
+):
+    # the exchanges list and a session showed `^p palette` at 60 and 80 columns, as the
+    # stream screen did not
+    app = ReplayApp(broken, exchange=exchange)
+    async with app.run_test(size=(width, height)) as pilot:
+        await settle(pilot, screen)
+        await pilot.pause(0.1)
+        footer = app.screen.query_one("Footer")
+
+        def hint() -> bool:
+            return any(k.display for k in footer.query("FooterKey.-command-palette"))
+
+        assert hint() == (width >= 90), width
+        await pilot.resize_terminal(180 - width, height)  # across 90: the hint follows
+        await pilot.pause(0.1)
+        assert hint() == (width < 90), width

@@ -7,7 +7,7 @@ import threading
 from bisect import bisect_left, bisect_right
 
 from rich.text import Text
-from textual import events, on
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.reactive import var
@@ -46,7 +46,6 @@ from .text_screen import TextScreen
 # calls: the engine copy it resumes from holds every call) is computed in a thread: the
 # keys go on answering, the newest frame asked for wins.
 QUICK = 0.03  # seconds
-NARROW = 90  # columns below which the footer leaves the palette's hint out
 
 
 class StreamScreen(Screen):
@@ -238,11 +237,6 @@ class StreamScreen(Screen):
         else:
             none = "no later request in the recording answers these calls"
         self.answer = answer or none
-
-    def on_resize(self, event: events.Resize) -> None:
-        # a small terminal's footer has room for the screen's own keys, not the palette's
-        # hint (ctrl+p still opens it; ? lists it)
-        self.query_one(KeyFooter).show_command_palette = event.size.width >= NARROW
 
     def action_request(self) -> None:
         """Show the request (the conversation) in place of the frame detail, or back."""

@@ -13,6 +13,8 @@ from textual.widgets._footer import FooterKey
 
 from ..keys import LEFT_OUT_FIRST
 
+NARROW = 90  # columns below which the footer leaves the palette's hint out
+
 
 class KeyFooter(Footer):
     """Textual's footer rebuilds its keys on every focus change and every return to its
@@ -75,6 +77,9 @@ class KeyFooter(Footer):
         return frozenset(out)
 
     def on_resize(self, event: events.Resize) -> None:
+        # a small terminal's footer, on every screen, has room for the screen's own keys,
+        # not the palette's hint (ctrl+p still opens it; ? lists it)
+        self.show_command_palette = event.size.width >= NARROW
         if self._shown is not None and self._leaves_out(event.size.width) != self._left_out:
             self._shown = None  # (built again: the keys it has are the same)
             self.call_next(self.bindings_changed, self.screen)
