@@ -180,6 +180,11 @@ async def test_the_question_line_takes_every_key_of_the_answer_and_gives_the_key
         assert screen.frame == 3 and "frame 99 is past the end: the stream has frames 1-8" in str(
             [n.message for n in app._notifications]
         )
+        await pilot.press("g", "²", "enter")  # a digit to str.isdigit, no number to int
+        await pilot.pause()
+        assert screen.frame == 3 and "'²' is not a frame number" in str(
+            [n.message for n in app._notifications]
+        )
         await pilot.press("slash", *"[b]x", "enter", "slash")  # the filter, shown as typed
         assert '; now "[b]x"' in text(ask.query_one(Label))
 

@@ -201,6 +201,23 @@ async def test_the_session_screen_lists_every_message_under_its_response(broken)
 
 
 @pytest.mark.anyio
+async def test_go_to_message_takes_a_number_in_ascii_digits_and_says_anything_else(broken):
+    app = ReplayApp(broken, exchange=3)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, SessionScreen)
+        screen = app.screen
+        for typed in ("²", "x", "99"):  # ("²" is a digit to str.isdigit, no number to int)
+            await pilot.press("g", *typed, "enter")
+            await pilot.pause()
+            assert f"{typed!r} is not a message number (1-27)" in str(
+                [n.message for n in app._notifications]
+            )
+        await pilot.press("g", "2", "enter")
+        await pilot.pause()
+        assert "message 2 of 27" in text(screen.query_one("#message"))
+
+
+@pytest.mark.anyio
 @pytest.mark.slow
 async def test_enter_opens_the_response_at_that_message_and_the_keys_go_between_them(broken):
     app = ReplayApp(broken, exchange=3)

@@ -37,7 +37,7 @@ from ..widgets import (
     TrapLine,
     results_panel,
 )
-from ..widgets.ask_line import AskLine
+from ..widgets.ask_line import AskLine, number_answered
 from ..widgets.key_footer import KeyFooter
 from .bindings import STREAM
 from .text_screen import TextScreen
@@ -282,11 +282,11 @@ class StreamScreen(Screen):
 
     def action_goto(self) -> None:
         def done(value: str | None) -> None:
-            number = value.strip() if value else ""
-            if number.isdigit() and int(number) <= self.model.total:
-                self.go(int(number))
-            elif number.isdigit():  # the frame kept, as --frame refuses it
-                self.notify(past_the_end(int(number), self.model.total), severity="warning")
+            number = number_answered(value)
+            if number is not None and number <= self.model.total:
+                self.go(number)
+            elif number is not None:  # the frame kept, as --frame refuses it
+                self.notify(past_the_end(number, self.model.total), severity="warning")
             elif value:
                 self.notify(
                     f"{value!r} is not a frame number (0-{self.model.total})", severity="warning"

@@ -25,7 +25,7 @@ from ..messages import OpenTurn
 from ..session import Session
 from ..session_rows import Layout, Row, Shown, close_words, layout, shown
 from ..widgets import worst_of
-from ..widgets.ask_line import AskLine
+from ..widgets.ask_line import AskLine, number_answered
 from ..widgets.key_footer import KeyFooter
 from ..widgets.message_list import MessageList
 from .bindings import SESSION
@@ -254,8 +254,9 @@ class SessionScreen(Screen):
         total = len(self.ws.messages)
 
         def done(value: str | None) -> None:
-            if value and value.strip().isdigit() and 1 <= int(value) <= total:
-                n = int(value) - 1
+            number = number_answered(value)
+            if number is not None and 1 <= number <= total:
+                n = number - 1
                 self._select(next(i for i, r in enumerate(self.rows) if r.message == n))
             elif value:
                 self.notify(f"{value!r} is not a message number (1-{total})", severity="warning")

@@ -19,6 +19,15 @@ from .key_footer import KeyFooter
 ANSWER_ROOM = 12  # the columns a long question leaves for its answer (cut with … to fit)
 
 
+def number_answered(value: str | None) -> int | None:
+    """The whole number an answer gives in ASCII digits (spaces around it allowed), else
+    None: `str.isdigit` also takes "²" and "٣", which `int` refuses or reads otherwise."""
+    text = (value or "").strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 30:
+        return None
+    return int(text)
+
+
 class Answer(Input):
     """The answer's line. Its editing keys (Backspace, Left, Home...) act here, in their
     turn among the letters: Textual checks an input's bindings once the key has gone back
