@@ -302,6 +302,14 @@ def test_cut_off_chunk_line_in_index(tmp_path):
         (b'{"type":"chunk","exchange":1,"t_ns":5,"data":"x"', "not valid JSON"),
         (b"\x00\x01\x02\xff", "not valid JSON"),
         (b"", "not valid JSON"),
+        # JSON, but deeper than a line is read: said so, not "not valid JSON"
+        (
+            b'{"type":"chunk","exchange":1,"t_ns":5,"data":"x","n":'
+            + b"[" * 1100
+            + b"]" * 1100
+            + b"}",
+            "JSON nested more than 1,024 levels deep",
+        ),
         (b'{"type":"frame","exchange":1}', "unknown record type 'frame'"),
         (b'{"type":"end","exchange":1,"t_ns":5}', "field 'reason' is missing from the end line"),
         (b"{}", "field 'type' is missing"),  # (it said "is not a string (NoneType)")

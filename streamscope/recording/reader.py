@@ -56,7 +56,9 @@ def _not_json(line: bytes) -> str:
     """Why orjson refused a line: not JSON, or JSON that holds what no line holds."""
     try:
         jsonio.loads(line)
-    except _JSONError:
+    except _JSONError as refused:
+        if "depth limit" in str(refused):  # (JSON, but deeper than any line is read)
+            return "JSON nested more than 1,024 levels deep, deeper than a line is read"
         return "not valid JSON"
     return "holds a lone surrogate or an integer past 64 bits, which no recording line holds"
 
