@@ -350,15 +350,15 @@ def bounded_ddmin(
 def by_path(
     units: list[tuple[Any, ...]],
     judged: Callable[[list[int]], bool],
-    left: dict[str, int],
+    left: dict[str, int] | None,
     frames: int,
 ) -> list[int]:
-    """The field units (frame, *path) a narrowed stream keeps: each of their paths
-    within a frame tried without in turn (`one_by_one`: a key is removed from every
-    frame that has it, or from none),
-    bounded by `left["fields"]` frames judged (one candidate: the whole stream's
-    `frames`). What a fixture keeps of thousands of frames is then decided in a few
-    passes; the per-frame search is the short stream's."""
+    """The field units (frame, *path) kept when each of their paths within a frame is
+    tried without in turn (`one_by_one`: a key is removed from every frame that has it,
+    or from none), bounded by `left["fields"]` frames judged (one candidate: the whole
+    stream's `frames`), or unbounded (`left` None). What a fixture keeps of thousands of
+    frames is then decided in a few passes; a short stream's units are searched one by
+    one after it, from what this kept."""
     paths: dict[tuple[Any, ...], list[int]] = {}
     for u, unit in enumerate(units):
         paths.setdefault(unit[1:], []).append(u)
@@ -367,10 +367,12 @@ def by_path(
     def kept_units(kept: list[int]) -> list[int]:
         return sorted(u for g in kept for u in groups[g])
 
+    kept = list(range(len(groups)))
+    if left is None:
+        return kept_units(one_by_one(kept, lambda kept: judged(kept_units(kept))))
     bounded: Bounded[int] = Bounded(
         lambda kept: judged(kept_units(kept)), left["fields"], lambda _: frames
     )
-    kept = list(range(len(groups)))
     try:
         kept = one_by_one(kept, bounded)
     except Exhausted:

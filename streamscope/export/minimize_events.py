@@ -547,8 +547,7 @@ def _joined_at_once(stream: _Stream, judge: _Judge, shape: Shape) -> bool:
 
 
 # A narrowed stream's fields are searched by path (a key from every frame or none), bounded;
-# as few as this are searched one by one, as an unnarrowed stream's are (a few thousand
-# small candidates at worst).
+# an unnarrowed stream's by path, then one by one; as few as this one by one alone.
 FEW_UNITS = 64
 
 
@@ -591,6 +590,11 @@ def _fields(
         kept: list[int] = []
     elif judge.left and len(units) > FEW_UNITS:
         kept = by_path(units, judged, judge.left, len(stream.texts))
+    elif len(units) > FEW_UNITS:
+        # a key every frame drops (a `sequence_number`, an `obfuscation`) goes in one
+        # candidate, not in ddmin's halves of every frame's keys: 3,645 candidates on a
+        # 33-event Responses stream, 1.7 s, against 0.4 s, and as small or smaller
+        kept = ddmin(by_path(units, judged, None, len(stream.texts)), judged)
     else:
         kept = ddmin(every, judged)
     if len(kept) < len(units):
