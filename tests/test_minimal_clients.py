@@ -64,8 +64,7 @@ def _divergences(path: str, exchange: int | None = None) -> tuple[frozenset, fro
 
 @functools.cache
 def _minimal_data(path: str, fmt: str, exchange: int | None) -> bytes:
-    """The minimal export, searched once a worker: this file's tests and
-    test_minimal_findings' ask for the same fixtures' (the search is most of their time)."""
+    """The minimal export, searched once a worker (the search is most of a test's time)."""
     return export(path, fmt, exchange=exchange, minimal=True).data
 
 
@@ -105,16 +104,6 @@ def test_the_spliced_message_start_keeps_the_sdk_building_other_calls(tmp_path):
     with open(out, "rb") as f:
         first = orjson.loads(f.readline())
     assert first["type"] == "message_start" and isinstance(first["message"], dict)
-
-
-@pytest.mark.parametrize("name", _streams())
-def test_minimal_keeps_which_clients_differ_and_which_raise(name, tmp_path):
-    path = os.path.join(FIXTURES, name)
-    out, exchange = _minimal(path, str(tmp_path))
-    with open_input(path) as source:
-        first = next(i.exchange for i in source.infos() if i.stream)
-    want = _divergences(path, first if exchange is not None else None)
-    assert (_divergences(out, exchange) if out is not None else NONE) == want
 
 
 @pytest.mark.slow  # (the real SDK)

@@ -24,7 +24,7 @@ from streamscope.inputs import open_input
 from streamscope.recording.writer import RecordingWriter
 
 from .helpers import sse_body, tool_def
-from .test_minimal_clients import FIXTURES, _minimal, _streams
+from .test_minimal_clients import FIXTURES, _divergences, _minimal, _streams
 
 
 def _found(path: str, exchange: int | None = None) -> tuple[str | None, frozenset[str]]:
@@ -42,11 +42,16 @@ def _first(path: str) -> int | None:
 
 
 @pytest.mark.parametrize("name", _streams())
-def test_minimal_keeps_the_kinds_and_the_dialect_inspect_finds(name, tmp_path):
+def test_minimal_keeps_the_kinds_the_dialect_and_the_clients_inspect_finds(name, tmp_path):
+    """One search a fixture, both halves of what it keeps checked on it: the kinds and
+    dialect here, which clients differ from robust and which raise (test_minimal_clients'
+    docstring). As two tests, two workers each searched most fixtures."""
     path = os.path.join(FIXTURES, name)
     out, exchange = _minimal(path, str(tmp_path))
     assert out is not None, "an empty minimal stream tells no dialect"
-    assert _found(out, exchange) == _found(path, _first(path))
+    first = _first(path)
+    assert _found(out, exchange) == _found(path, first)
+    assert _divergences(out, exchange) == _divergences(path, first)
 
 
 # -- how a stream ends past its last frame ---------------------------------------------
