@@ -87,6 +87,7 @@ def test_a_missing_sdk_is_said_in_one_line(monkeypatch):
     assert "pip install 'openai[realtime]'" in result.output and result.exit_code == 2
 
 
+@pytest.mark.slow
 def test_the_demos_replay_with_no_terminal_on_standard_input_says_so(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "streamscope", "demo", "alibaba-empty-id"],

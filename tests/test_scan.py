@@ -516,6 +516,7 @@ def test_an_output_error_names_the_output(tmp_path, monkeypatch):
     )
 
 
+@pytest.mark.slow
 @needs_duckdb
 def test_ctrl_c_stops_every_worker_quietly_and_the_store_serves_the_next_scan(tmp_path):
     import signal

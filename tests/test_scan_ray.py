@@ -14,6 +14,7 @@ from benchmarks.gen_scan import make_folder, samples
 from streamscope.cli import main
 
 ray = pytest.importorskip("ray", reason="ray is not installed (the ray extra)")
+pytestmark = pytest.mark.slow  # (a Ray started: 5 s)
 
 HAR = Path(__file__).resolve().parent / "fixtures" / "har" / "mitmproxy-three.har"
 

@@ -200,6 +200,7 @@ async def test_the_session_screen_lists_every_message_under_its_response(broken)
         assert '"type": "response.create"' in detail  # the JSON, indented
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_go_to_message_takes_a_number_in_ascii_digits_and_says_anything_else(broken):
     app = ReplayApp(broken, exchange=3)
