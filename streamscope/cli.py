@@ -1097,7 +1097,14 @@ def _complete_samples(
     "quirk", required=False, default="alibaba-empty-id", shell_complete=_complete_samples
 )
 @click.option("--no-replay", is_flag=True, help="Record and summarise, but do not open the replay.")
-def demo(quirk: str, no_replay: bool) -> None:
+@click.option(
+    "--speed",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="The sample's recorded timing divided by this: 2 twice as fast, 0 no waiting.",
+)
+def demo(quirk: str, no_replay: bool, speed: float) -> None:
     """The whole story offline: a sample served, an agent recorded, then replayed.
 
     QUIRK's sample is served as the provider, a real agent on its provider's own SDK (the
@@ -1147,8 +1154,10 @@ def demo(quirk: str, no_replay: bool) -> None:
     # the provider's sides point at the served sample: its SDKs' placeholder keys
     os.environ.update(placeholder_credentials(provider.sides, os.environ))
     path = default_output()
-    with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=1.0) as server:
-        say(f"the provider: {quirk}.jsonl served at {server.base_url} (recorded timing)")
+    with ServeServer([os.path.join(folder, f"{quirk}.jsonl")], 0, speed=speed) as server:
+        timing = "no waiting" if not speed else "recorded timing"
+        timing += f" at {speed:g}x" if speed not in (0, 1) else ""
+        say(f"the provider: {quirk}.jsonl served at {server.base_url} ({timing})")
         status = record(
             [sys.executable, "-m", *agent.argv],
             server.base_url,

@@ -172,11 +172,13 @@ def serve_command(*paths: str) -> Iterator[tuple[str, list[str]]]:
             proc.kill()
 
 
-def run_demo(cwd, sample: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    """`streamscope demo SAMPLE --no-replay` run in `cwd` (its recording lands in
-    cwd/recordings), with `env` (default: this one)."""
+def run_demo(
+    cwd, sample: str, env: dict | None = None, *options: str
+) -> subprocess.CompletedProcess:
+    """`streamscope demo SAMPLE --no-replay [OPTIONS]` run in `cwd` (its recording lands
+    in cwd/recordings), with `env` (default: this one)."""
     return subprocess.run(
-        [sys.executable, "-m", "streamscope", "demo", sample, "--no-replay"],
+        [sys.executable, "-m", "streamscope", "demo", sample, "--no-replay", *options],
         cwd=cwd,
         capture_output=True,
         text=True,

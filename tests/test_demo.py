@@ -44,8 +44,11 @@ def test_every_listed_sample_runs_its_demo_to_the_end(tmp_path, sample):
         if not k.endswith("_API_KEY") and not k.startswith("AWS_")
     }
     assert sample in CliRunner().invoke(main, ["demo", "list"]).output.split()
-    done = run_demo(tmp_path, sample, env)
+    # the README's sample at its recorded timing, the others without waiting (1-2 s each)
+    timed = sample == "alibaba-empty-id"
+    done = run_demo(tmp_path, sample, env, *(() if timed else ("--speed", "0")))
     assert done.returncode == 0, done.stderr
+    assert ("(recorded timing)" if timed else "(no waiting)") in done.stderr, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
     assert "replay it: streamscope replay" in done.stderr and str(made) in done.stderr

@@ -293,7 +293,7 @@ def test_bad_ranges_and_overwrites_are_refused(tmp_path):
 
 def test_demo_records_the_agent_against_a_served_sample(tmp_path):
     env = {**os.environ, "OPENAI_API_KEY": "sk-demo-test"}
-    done = run_demo(tmp_path, "parallel-index-0", env)
+    done = run_demo(tmp_path, "parallel-index-0", env, "--speed", "0")
     assert done.returncode == 0, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
     # the agent merged the two calls collapsed on index 0; the recording says so
@@ -306,6 +306,8 @@ def test_demo_records_an_anthropic_agent_against_a_served_sample(tmp_path):
         tmp_path,
         "anthropic-spliced-message",
         {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-demo-test"},
+        "--speed",
+        "0",
     )
     assert done.returncode == 0, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
@@ -318,7 +320,7 @@ def test_demo_records_an_anthropic_agent_against_a_served_sample(tmp_path):
 
 def test_demo_records_a_boto3_agent_against_the_served_bedrock_sample(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    done = run_demo(tmp_path, "bedrock-text-without-start", env)
+    done = run_demo(tmp_path, "bedrock-text-without-start", env, "--speed", "0")
     assert done.returncode == 0, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
     # boto3 signed with the demo's own credentials, signed again by the proxy; the agent
@@ -334,7 +336,11 @@ def test_demo_records_a_boto3_agent_against_the_served_bedrock_sample(tmp_path):
 
 def test_demo_records_a_responses_agent_against_a_served_sample(tmp_path):
     done = run_demo(
-        tmp_path, "responses-done-mismatch", {**os.environ, "OPENAI_API_KEY": "sk-proj-demo-test"}
+        tmp_path,
+        "responses-done-mismatch",
+        {**os.environ, "OPENAI_API_KEY": "sk-proj-demo-test"},
+        "--speed",
+        "0",
     )
     assert done.returncode == 0, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
@@ -363,6 +369,8 @@ def test_demo_records_a_google_genai_agent_against_a_served_sample(tmp_path, sam
         tmp_path,
         sample,
         {**os.environ, "GEMINI_API_KEY": "AIzaSyDemoTest0000000000000000000000000"},
+        "--speed",
+        "0",
     )
     assert done.returncode == 0, done.stderr
     (made,) = (tmp_path / "recordings").glob("streamscope-*.jsonl")
