@@ -883,6 +883,13 @@ def _export_otlp(
     say(f"wrote {output} ({counted})")
 
 
+def speed_option(default: float, help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """`--speed`: a recording's timing divided by it (serve, demo, conformance)."""
+    return click.option(
+        "--speed", type=click.FloatRange(min=0), default=default, show_default=True, help=help
+    )
+
+
 @main.command()
 @click.argument("files", nargs=-1, required=True)
 @click.option(
@@ -892,12 +899,8 @@ def _export_otlp(
     show_default=True,
     help="Port on 127.0.0.1; 0 takes a free one.",
 )
-@click.option(
-    "--speed",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    show_default=True,
-    help="Recorded timing divided by this: 1 is as recorded, 2 twice as fast, 0 no waiting.",
+@speed_option(
+    0.0, "Recorded timing divided by this: 1 is as recorded, 2 twice as fast, 0 no waiting."
 )
 @click.option(
     "--strict",
@@ -1097,13 +1100,7 @@ def _complete_samples(
     "quirk", required=False, default="alibaba-empty-id", shell_complete=_complete_samples
 )
 @click.option("--no-replay", is_flag=True, help="Record and summarise, but do not open the replay.")
-@click.option(
-    "--speed",
-    type=click.FloatRange(min=0),
-    default=1.0,
-    show_default=True,
-    help="The sample's recorded timing divided by this: 2 twice as fast, 0 no waiting.",
-)
+@speed_option(1.0, "The sample's recorded timing divided by this: 2 twice as fast, 0 no waiting.")
 def demo(quirk: str, no_replay: bool, speed: float) -> None:
     """The whole story offline: a sample served, an agent recorded, then replayed.
 
@@ -1229,13 +1226,7 @@ def analyze_request(path: str) -> dict:
     metavar="SECONDS",
     help="A case's time bound: a client still running then is stopped and graded as hung.",
 )
-@click.option(
-    "--speed",
-    type=click.FloatRange(min=0),
-    default=1.0,
-    show_default=True,
-    help="Serve at the recorded timing divided by this (0: no waiting).",
-)
+@speed_option(1.0, "Serve at the recorded timing divided by this (0: no waiting).")
 @click.option(
     "--jobs",
     "-j",
