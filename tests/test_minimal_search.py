@@ -153,3 +153,18 @@ def test_a_key_every_event_carries_is_tried_in_one_candidate_on_a_short_stream(m
     got = export(path, "recording", minimal=True)
     assert got.data.count(b'"chunk"') <= 4, got.data  # 33 frames -> 4
     assert fed[0] <= 80_000, f"{fed[0]} events fed"
+
+
+def test_a_calls_fragments_join_into_its_first_in_one_pass(monkeypatch):
+    """vercel/ai's custom tool input in 24 fragments: each join was made to the fragment
+    just emptied, so a pass moved every fragment one frame back and joined one: the
+    minimal stream kept 16 of the 24 input events, 102,299 events fed. Joined to the one
+    that holds the text, the input is one fragment (and a "" the finding needs)."""
+    from streamscope.export.fixtures import export
+
+    fed = _counting_feeds(monkeypatch, dialect("openai-responses"))
+    path = "tests/fixtures/responses/vercel-ai-custom-text-tool-index-gap.sse"
+    got = export(path, "sse", minimal=True).data
+    assert got.count(b"event: response.custom_tool_call_input.delta") <= 2, got
+    assert b'"delta":"<main><h1>Streaming custom tool input</h1>' in got
+    assert fed[0] <= 40_000, f"{fed[0]} events fed"

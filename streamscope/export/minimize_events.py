@@ -502,6 +502,7 @@ def _joins(stream: _Stream, judge: _Judge, shape: Shape) -> None:
                 target[site[1][-1]] = moved + target[site[1][-1]]  # type: ignore[index]
 
             both = {into[0], site[0]}
+            joined = None
             for edit in (backward, forward):
                 if judge.left:
                     judge.left["joins"] -= len(stream.texts)
@@ -510,8 +511,13 @@ def _joins(stream: _Stream, judge: _Judge, shape: Shape) -> None:
                 trees, texts = stream.edited(both, edit)
                 if judge(stream.pairs(texts)):
                     stream.trees, stream.texts = trees, texts
+                    joined = edit
                     break
-            into = site
+            # the next fragment joins the one that holds the text: `into` still, where
+            # this one was appended to it (joined to its site, which holds "", each round
+            # moved every fragment one frame back and joined one: a round a fragment)
+            if joined is not backward:
+                into = site
 
 
 def _append(trees: list[object], into: tuple, site: tuple) -> None:
