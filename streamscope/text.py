@@ -108,6 +108,10 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 
 def past_the_end(frame: int, total: int) -> str:
     """A frame asked for past a stream's end, as a link's error and replay's `g` say it."""
+    if total < 1:
+        return f"frame {frame} is past the end: the stream has no frames"
+    if total == 1:
+        return f"frame {frame} is past the end: the stream has frame 1 only"
     return f"frame {frame} is past the end: the stream has frames 1-{total}"
 
 

@@ -212,3 +212,28 @@ def test_links_are_printed_shell_quoted_to_paste_and_never_raw(tmp_path):
     # what it names opens: the shell takes the quotes off, the link is the file's
     doc = orjson.loads(run("inspect", "--json", f"{tmp_path}/my $run.jsonl#1").stdout)
     assert doc["streams"][0]["anomalies"][0]["link"] == f"{tmp_path}/my $run.jsonl#1@2"
+
+
+@pytest.mark.parametrize(
+    "chunks, said",
+    [
+        ([], "frame 2 is past the end: the stream has no frames"),
+        ([b'data: {"choices":[]}\n\n'], "frame 2 is past the end: the stream has frame 1 only"),
+    ],
+)
+def test_a_frame_past_the_end_of_a_stream_of_no_frames_or_one_is_said_so(tmp_path, chunks, said):
+    """Not "frames 1-0" or "frames 1-1"."""
+    from streamscope.recording.writer import RecordingWriter
+
+    path = tmp_path / "short.jsonl"
+    with RecordingWriter(str(path), redact=False) as w:
+        x = w.new_exchange()
+        body = b'{"model":"m","stream":true,"messages":[]}'
+        url = "https://api.test/v1/chat/completions"
+        w.request(x, "POST", url, [("content-type", "application/json")], body)
+        w.response(x, 200, [("content-type", "text/event-stream")])
+        for chunk in chunks:
+            w.chunk(x, chunk)
+        w.end(x, "complete", None)
+    done = run("inspect", f"{path}#1@2")
+    assert done.exit_code == 2 and said in done.output, done.output
