@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import shutil
 from pathlib import Path
 
 import orjson
@@ -12,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.cells import cell_len
 from rich.console import Console
 from textual.events import Key
 from textual.widgets import Label
@@ -266,6 +268,20 @@ async def test_at_60x20_the_top_line_cuts_the_files_name_before_the_response():
         info = app.screen.query_one(InfoLine)
         line = app.screen._compositor.render_strips()[info.region.y].text.rstrip()
         assert line == " codex-we… · exchange 1 · response 2 of 3 · frame 0/9 · —", line
+
+
+async def test_a_wide_file_name_is_cut_by_the_columns_it_takes(tmp_path):
+    # cut by characters, a name of wide characters took twice its room and pushed the
+    # frame number off the line
+    path = tmp_path / ("記録" * 20 + ".jsonl")
+    shutil.copy(sample("alibaba-empty-id.jsonl"), path)
+    app = ReplayApp(str(path), exchange=1)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        info = app.screen.query_one(InfoLine)
+        line = app.screen._compositor.render_strips()[info.region.y].text.rstrip()
+        assert line.endswith("… · exchange 1 · frame 0/8 · —"), line
+        assert cell_len(line) <= 60, line
 
 
 @pytest.mark.parametrize(

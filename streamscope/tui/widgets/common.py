@@ -3,6 +3,7 @@ exchange's worst finding."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 
 from ...analysis.driver import ExchangeSummary
@@ -20,6 +21,17 @@ def and_more(text: Text, count: int, what: str, where: str) -> None:
     """The line that says how many of `count` rows were left out (none: no line)."""
     if count > ROWS:
         text.append(f"  … {count - ROWS:,} more {what} not shown here ({where})\n", style="italic")
+
+
+def cut_cells(text: str, width: int) -> str:
+    """`text` cut to `width` screen columns with an ellipsis (text.cut counts characters:
+    a wide character, as in a CJK file name, takes two columns)."""
+    if cell_len(text) <= width:
+        return text
+    if width < 1:
+        return ""
+    # (a wide character cut in two is padded with a space by set_cell_size: dropped)
+    return set_cell_size(text, width - 1).rstrip(" ") + "…"
 
 
 def ms(ns: int | None) -> str:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ...text import cut, plural, quote, visible
+from ...text import plural, quote, visible
 from ..model import FrameState, StreamModel
-from .common import ms
+from .common import cut_cells, ms
 
 
 class InfoLine(Static):
@@ -68,13 +69,13 @@ class InfoLine(Static):
         rest = f" · frame {n}/{model.total} · {when}{playing}{shown}"
         title = visible(self.title_text)
         room = self.size.width - 2  # (its padding)
-        if room > 0 and len(title) + len(rest) > room:  # the title gives way, then the rest
+        if room > 0 and cell_len(title) + cell_len(rest) > room:  # the title gives way first
             # its file's name first: "exchange 1 · response 2" says which stream this is
             name, sep, which = title.partition(" · ")
-            left = room - len(rest) - len(sep + which)
-            whole = max(room - len(rest), 6)
-            title = cut(name, left) + sep + which if left >= 6 else cut(title, whole)
+            left = room - cell_len(rest) - cell_len(sep + which)
+            whole = max(room - cell_len(rest), 6)
+            title = cut_cells(name, left) + sep + which if left >= 6 else cut_cells(title, whole)
         self.update(
-            Text(cut(f"{title}{rest}", max(room, 0)), style="bold"),
+            Text(cut_cells(f"{title}{rest}", max(room, 0)), style="bold"),
             layout=False,  # one line high (the stylesheet's #info): no layout pass per frame
         )
