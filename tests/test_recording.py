@@ -504,6 +504,29 @@ def test_a_v0_header_field_of_the_wrong_type_is_said_not_no_header(tmp_path, cha
         assert str(err.value) == f"{path}: line 1 (byte 0): {said}"
 
 
+def test_inspect_reads_a_v0_recording_and_names_a_v0_header_fault(tmp_path):
+    """Readers upgrade an older file as they read it (docs/recording-format.md), but
+    inspect told a v0 file by its first line's "schema_version" and refused it: "not a
+    streamscope recording"."""
+    from click.testing import CliRunner
+
+    from streamscope.cli import main
+
+    path = tmp_path / "v0.jsonl"
+    path.write_bytes(V0)
+    done = CliRunner().invoke(main, ["inspect", "--json", str(path)])
+    assert done.exit_code == 0, done.output
+    doc = orjson.loads(done.stdout)
+    assert doc["format"] == "recording" and [s["frames"] for s in doc["streams"]] == [1]
+    path.write_bytes(orjson.dumps(V0_HEADER | {"version": "0"}) + b"\n" + V0.split(b"\n", 1)[1])
+    done = CliRunner().invoke(main, ["inspect", str(path)])
+    assert done.exit_code == 2
+    assert (
+        done.output
+        == f"""streamscope: {path}: line 1 (byte 0): the header's version "0" is not an integer\n"""
+    )
+
+
 @pytest.mark.parametrize("key", ["version", "created"])
 def test_a_v0_header_without_a_field_says_which(tmp_path, key):
     path = tmp_path / "v0.jsonl"

@@ -29,6 +29,7 @@ from ..dialects import of_event
 from ..framing import FRAMINGS, Framing, of_bytes
 from ..recording.copies import NAMES, text_of
 from ..recording.format import BOM, RecordingError
+from ..recording.migrate import header_version
 
 RECORDING, SSE, CHUNKS, HAR = "recording", "sse", "chunks", "har"
 JSON_ARRAY, EVENTSTREAM = "json-array", "aws-eventstream"
@@ -126,6 +127,15 @@ def _first_line(f: BinaryIO, head: bytes, pos: int) -> bytes:
 _EVENT_TYPE = re.compile(rb'"type"\s*:\s*"(response\.|message_start"|content_block_)')
 
 
+def _is_header(obj: dict[str, object]) -> bool:
+    """A recording's header line of any version (version 0's has "kind" and "version"):
+    one said wrong is still a header, which the reader names the fault of."""
+    try:
+        return header_version(obj) is not None
+    except ValueError:
+        return True
+
+
 def _json_kind(line: bytes) -> tuple[str | None, object]:
     """(kind, parsed object) of a JSON first line; kind None when it is neither."""
     try:
@@ -136,7 +146,7 @@ def _json_kind(line: bytes) -> tuple[str | None, object]:
         except orjson.JSONDecodeError:
             obj = None
     if isinstance(obj, dict):
-        if "schema_version" in obj:
+        if "schema_version" in obj or _is_header(obj):
             return RECORDING, obj
         return (CHUNKS if _chunk(obj) else None), obj
     if obj is None and line.startswith(b"{"):
