@@ -24,12 +24,10 @@ def and_more(text: Text, count: int, what: str, where: str) -> None:
 
 
 def cut_cells(text: str, width: int) -> str:
-    """`text` cut to `width` screen columns with an ellipsis (text.cut counts characters:
-    a wide character, as in a CJK file name, takes two columns)."""
-    if cell_len(text) <= width:
+    """`text` cut to `width` screen columns with an ellipsis, 0 no limit, as text.cut
+    (which counts characters: a wide character, as in a CJK file name, takes two)."""
+    if not width or cell_len(text) <= width:
         return text
-    if width < 1:
-        return ""
     # (a wide character cut in two is padded with a space by set_cell_size: dropped)
     return set_cell_size(text, width - 1).rstrip(" ") + "…"
 
