@@ -32,12 +32,15 @@ def any_size(monkeypatch):
     monkeypatch.setattr(ahead_module, "_may_fork", lambda: True)
 
 
-def _gone(pid: int) -> bool:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+def _gone(pids: list[int]) -> bool:
+    """Every child reaped."""
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return True
 
 
 def _same(a: RecordingIndex, b: RecordingIndex) -> None:
@@ -63,7 +66,7 @@ def test_the_index_is_the_one_a_scan_in_the_process_makes(tmp_path):
     _same(got, RecordingIndex.open(path, tolerant=True))
     assert got.errors and got.stopped_at is not None
     assert ahead.index(tolerant=True) is got  # (asked again: the same, no child)
-    assert _gone(ahead.pid)
+    assert _gone(ahead.pids)
 
 
 def test_a_scan_that_fails_raises_its_error_here(tmp_path):
@@ -79,7 +82,7 @@ def test_a_scan_that_fails_raises_its_error_here(tmp_path):
         RecordingIndex.open(path)
     assert str(ours.value) == str(theirs.value)
     assert ours.value.line == theirs.value.line and ours.value.offset == theirs.value.offset
-    assert _gone(ahead.pid)
+    assert _gone(ahead.pids)
 
 
 def test_a_checked_scan_refuses_a_chunk_line_as_the_scan_in_the_process_does(tmp_path):
@@ -98,7 +101,73 @@ def test_a_checked_scan_refuses_a_chunk_line_as_the_scan_in_the_process_does(tmp
         RecordingIndex.open(path, check=True)
     assert str(ours.value) == str(theirs.value)
     assert str(ours.value).endswith("field 'data' is not a string (a JSON number)")
-    assert _gone(ahead.pid)
+    assert _gone(ahead.pids)
+
+
+def _chunk_lines(path: str, extra: bytes) -> None:
+    """SAMPLE's lines, `extra` after its first chunk line."""
+    with open(SAMPLE, "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith(b'{"type":"chunk"'))
+    with open(path, "wb") as f:
+        f.writelines([*lines[: at + 1], extra, *lines[at + 1 :]])
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        b"",  # none amiss: the plain scan's index is the checked one
+        b'{"type":"chunk","exchange":1,"t_ns":1,"data":5}\n',  # a field's type
+        b'{"type":"chunk","exchange":1,"t_ns":1,"data":"x"\n',  # no JSON
+        b'{"type":"chunk","exchange":1,"t_ns":1.5,"data":"x"}\n',
+        b'{"type":"chunk","exchange":1,"t_ns":1,"data":"x","data_b64":"eA=="}\n',
+        b'{"type":"chunk","exchange":7,"t_ns":1,"data":"x"}\n',  # an exchange no line opened
+        b'{"type":"chunk","exchange":1,"t_ns":1,"data":"x"}\n{"type":"end"}\n',
+    ],
+)
+@pytest.mark.parametrize("tolerant", [False, True])
+def test_a_checked_scan_split_in_two_children_is_the_checked_scan(tmp_path, extra, tolerant):
+    """The replay's scan: one child indexes as a plain scan, the other checks the chunk
+    lines; the index, or the error, is the one a checked scan in the process makes."""
+    path = str(tmp_path / "rec.jsonl")
+    _chunk_lines(path, extra)
+    ahead = scan_ahead(path, tolerant=tolerant, check=True)
+    assert ahead is not None and len(ahead.pids) == 2
+    try:
+        theirs = RecordingIndex.open(path, tolerant=tolerant, check=True)
+    except RecordingError as e:
+        with pytest.raises(RecordingError) as ours:
+            ahead.index(tolerant=tolerant, check=True)
+        assert (str(ours.value), ours.value.line) == (str(e), e.line)
+    else:
+        _same(ahead.index(tolerant=tolerant, check=True), theirs)
+    assert _gone(ahead.pids)
+
+
+def test_a_version_0_recording_is_checked_in_one_child(tmp_path):
+    """Its lines are each read whole by either scan: nothing to split off."""
+    from .test_recording import V0
+
+    path = str(tmp_path / "v0.jsonl")
+    with open(path, "wb") as f:
+        f.write(V0)
+    ahead = scan_ahead(path, tolerant=False, check=True)
+    assert ahead is not None and len(ahead.pids) == 1
+    _same(ahead.index(tolerant=False, check=True), RecordingIndex.open(path, check=True))
+
+
+def test_a_check_child_that_dies_first_leaves_the_checked_scan_to_this_process(tmp_path):
+    import signal
+
+    path = str(tmp_path / "rec.jsonl")
+    _chunk_lines(path, b'{"type":"chunk","exchange":1,"t_ns":1,"data":5}\n')
+    ahead = scan_ahead(path, tolerant=True, check=True)
+    assert ahead is not None
+    os.kill(ahead.pids[1], signal.SIGKILL)
+    got = ahead.index(tolerant=True, check=True)
+    _same(got, RecordingIndex.open(path, tolerant=True, check=True))
+    assert [e.line for e in got.errors] == [5]  # (the plain scan takes it by its prefix)
+    assert _gone(ahead.pids)
 
 
 def test_a_child_that_dies_first_leaves_the_scan_to_this_process(tmp_path):
@@ -110,7 +179,7 @@ def test_a_child_that_dies_first_leaves_the_scan_to_this_process(tmp_path):
     assert ahead is not None
     os.kill(ahead.pid, signal.SIGKILL)  # (before or after it sent the index: the same)
     _same(ahead.index(tolerant=True), RecordingIndex.open(path, tolerant=True))
-    assert _gone(ahead.pid)
+    assert _gone(ahead.pids)
 
 
 def test_an_error_asked_for_again_is_the_same_error(tmp_path):
@@ -130,12 +199,13 @@ def test_an_error_asked_for_again_is_the_same_error(tmp_path):
 def test_a_replay_that_leaves_first_stops_and_reaps_the_child(tmp_path):
     path = str(tmp_path / "rec.jsonl")
     shutil.copy(SAMPLE, path)
-    ahead = scan_ahead(path)
-    assert ahead is not None
+    ahead = scan_ahead(path, tolerant=False, check=True)  # (two children)
+    assert ahead is not None and len(ahead.pids) == 2
     ahead.close()
-    assert _gone(ahead.pid)
-    with pytest.raises(ProcessLookupError):
-        os.kill(ahead.pid, 0)
+    assert _gone(ahead.pids)
+    for pid in ahead.pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 def test_not_scanned_ahead_where_it_does_not_pay_or_is_not_safe(tmp_path, monkeypatch):
@@ -176,7 +246,7 @@ def test_the_replay_opens_a_recording_scanned_ahead(tmp_path):
     plain = ReplayApp(path)
     assert [i.exchange for i in app.input.infos()] == [i.exchange for i in plain.input.infos()]
     assert [i.stream for i in app.input.infos()] == [i.stream for i in plain.input.infos()]
-    assert _gone(ahead.pid)
+    assert _gone(ahead.pids)
     app.input.close()
     plain.input.close()
 
@@ -191,7 +261,7 @@ def test_a_file_that_is_no_recording_is_read_as_it_is_and_its_scan_stopped(tmp_p
     assert ahead is not None
     app = ReplayApp(path, ahead=ahead)
     assert not app.recorded and app.input.ahead is None
-    assert _gone(ahead.pid)
+    assert _gone(ahead.pids)
 
 
 def _big_recording(path: str) -> None:

@@ -297,6 +297,25 @@ def _chunks_ok(lines: list[bytes]) -> bool:
         return False
 
 
+def schema_version(path: str | os.PathLike[str]) -> int:
+    """The schema version the recording's header declares; RecordingError if it is none."""
+    return _read_header(os.fspath(path))[2]
+
+
+def chunk_lines_ok(path: str | os.PathLike[str]) -> bool:
+    """Does every whole line that begins as a chunk line (`_CHUNK_PREFIX`) read as inspect
+    reads it (JSON, each field's type: `_chunk_ok`)? That is all a checked scan
+    (`RecordingIndex.open(check=True)`) reads beyond a plain one, which takes such a line
+    by its prefix: where this holds, the two index a recording alike, errors included
+    (recording/ahead.py checks in one process while another indexes). False says only
+    that they may differ: the checked scan then says which line, and why."""
+    prefix = _CHUNK_PREFIX
+    for _, _, lines, whole, _ in _blocks(os.fspath(path), None):
+        if whole and not _chunks_ok([line for line in lines if line.startswith(prefix)]):
+            return False
+    return True
+
+
 def _b64_ok(text: str) -> bool:
     try:
         decode_b64(text)
