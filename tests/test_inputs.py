@@ -448,3 +448,23 @@ def test_a_chunk_of_an_exchange_no_line_opened_is_one_line(tmp_path, command):
     path.write_bytes(b"".join(lines))
     said = "a chunk line of exchange 5, which has no request or response line before it"
     one_line_exit_2(run(command, str(path)), f"line {first + 1} (byte ", said)
+
+
+@pytest.mark.parametrize(
+    "source, said",
+    [
+        (OPENAI, "a gzip-compressed streamscope recording: a streamscope recording is read"),
+        (ROOT / "tests/fixtures/har/mitmproxy-three.har", "a gzip-compressed HAR file: a HAR"),
+        (None, "what it holds is no stream streamscope reads (it begins 'hello"),
+    ],
+)
+@pytest.mark.parametrize("command", ["inspect", "export"])
+def test_a_gzip_compressed_file_is_named_for_what_it_holds(tmp_path, source, said, command):
+    """A gzip'd recording or HAR is told as one, to be read uncompressed; anything else is
+    said to be no stream."""
+    import gzip
+
+    path = tmp_path / "saved.gz"
+    path.write_bytes(gzip.compress(source.read_bytes() if source else b"hello\n"))
+    line = one_line_exit_2(run(command, str(path)), said)
+    assert "read uncompressed" in line and str(path) in line

@@ -345,8 +345,16 @@ def _gzipped(name: str, f: BinaryIO, head: bytes) -> Sniffed:
     if told == SSE:
         return Sniffed(SSE, [note], ["gzip"])
     line = start.split(b"\n", 1)[0]
-    if _json_kind(line)[0] == CHUNKS:
+    kind = _json_kind(line)[0]
+    if kind == CHUNKS:
         return Sniffed(CHUNKS, [note], ["gzip"])
+    if kind == RECORDING or _HAR.match(start):  # what it holds is read, but uncompressed
+        what = "streamscope recording" if kind == RECORDING else "HAR file"
+        raise error(
+            name,
+            f"a gzip-compressed {what}: a {what} is read uncompressed (gunzip it first)",
+            offset=0,
+        )
     # a cassette (langchain keeps its partners' as .yaml.gz): read whole, decompressed
     unmarked = plain[len(BOM) :] if plain.startswith(BOM) else plain
     cassette = _cassette(unmarked, len(unmarked) - len(unmarked.lstrip(b" \t\r\n")))
