@@ -102,8 +102,8 @@ class Ahead:
             return RecordingIndex.from_state(
                 self.path, got[1], tolerant=self.tolerant, check=self.check
             )
-        finally:
-            self.close(stop=False)  # (each leaves once it has sent what it found)
+        finally:  # (each child leaves once it has sent what it found; one still at work
+            self.close()  # when this ends early, a Ctrl+C or a dead sibling, is stopped)
 
     def close(self, stop: bool = True) -> None:
         """Reap the children; with `stop`, stop first each that still scans (the replay
