@@ -177,7 +177,7 @@ def test_a_child_that_dies_first_leaves_the_scan_to_this_process(tmp_path):
     shutil.copy(SAMPLE, path)
     ahead = scan_ahead(path)
     assert ahead is not None
-    os.kill(ahead.pid, signal.SIGKILL)  # (before or after it sent the index: the same)
+    os.kill(ahead.pids[0], signal.SIGKILL)  # (before or after it sent the index: the same)
     _same(ahead.index(tolerant=True), RecordingIndex.open(path, tolerant=True))
     assert _gone(ahead.pids)
 
