@@ -468,3 +468,20 @@ def test_a_gzip_compressed_file_is_named_for_what_it_holds(tmp_path, source, sai
     path.write_bytes(gzip.compress(source.read_bytes() if source else b"hello\n"))
     line = one_line_exit_2(run(command, str(path)), said)
     assert "read uncompressed" in line and str(path) in line
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b'{"type": "header", "schema_version": 2, "tool": "streamscope", "argv": ',
+        b'{"kind": "header", "version": 0, "argv": ',  # version 0's header: no schema_version
+    ],
+    ids=["current", "version-0"],
+)
+def test_a_header_nested_past_the_parsers_limit_is_said_to_be_one(tmp_path, header):
+    """A header line of either version that the parser cannot read (nested 5,000 deep) is
+    named as a recording's header too deep to read, not as no recording at all."""
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(header + b"[" * 5000 + b"]" * 5000 + b"}\n")
+    line = one_line_exit_2(run("inspect", str(path)), "JSON nested more than 1,024 levels deep")
+    assert "(expected the recording header)" in line and "not a streamscope recording" not in line

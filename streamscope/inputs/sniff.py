@@ -125,6 +125,8 @@ def _first_line(f: BinaryIO, head: bytes, pos: int) -> bytes:
 
 # The `type` of an event only a streamed dialect sends (Responses, Anthropic Messages).
 _EVENT_TYPE = re.compile(rb'"type"\s*:\s*"(response\.|message_start"|content_block_)')
+# Version 0's header, which has no schema_version ("kind": "header", "version": 0)
+_V0_HEADER = re.compile(rb'"kind"\s*:\s*"header"')
 
 
 def _is_header(obj: dict[str, object]) -> bool:
@@ -152,7 +154,7 @@ def _json_kind(line: bytes) -> tuple[str | None, object]:
     if obj is None and line.startswith(b"{"):
         # Not parseable (cut off, nested past the parser's limit): its keys still tell.
         start = line[:4096]
-        if b'"schema_version"' in start:
+        if b'"schema_version"' in start or _V0_HEADER.search(start):
             return RECORDING, None
         if b'"choices"' in start or b'"chat.completion.chunk"' in start:
             return CHUNKS, None
