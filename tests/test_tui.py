@@ -1390,6 +1390,32 @@ async def test_at_60x20_the_list_drops_model_and_took_and_keeps_worst_whole():
         assert table.virtual_size.width <= 40 and worst_cell(app, 1) == "✗ tool-call-id-sub…"
 
 
+@pytest.mark.parametrize("width", [100, 80, 70])
+async def test_a_wide_model_and_path_are_cut_by_the_columns_they_take(tmp_path, width):
+    """A model and a path in CJK characters (two columns each) are fitted by the columns
+    they take, not their characters: the list stays inside the terminal, each cut with
+    its ellipsis (before, the cells were twice as wide as the columns counted)."""
+    whole = Path(sample("buggy-agent-uuid.jsonl")).read_text(encoding="utf-8")
+    path = tmp_path / "wide.jsonl"
+    path.write_text(
+        whole.replace("gpt-4o-mini", "模型" * 12).replace("/v1/chat/", "/v1/" + "路径" * 12 + "/"),
+        encoding="utf-8",
+    )
+    app = ReplayApp(str(path))
+    async with app.run_test(size=(width, 24)) as pilot:
+        await exchanges_filled(pilot)
+        table = app.screen.query_one("#exchanges")
+        within(app, width, 24)
+        assert not table.show_horizontal_scrollbar
+        row = table.coordinate_to_cell_key((0, 0)).row_key
+        model = str(table.get_cell(row, "model"))  # its start, cut
+        assert model.endswith("…") and ("模型" * 12).startswith(model[:-1]), model
+        if "path" in [c.value for c in table.columns]:
+            end = str(table.get_cell(row, "path"))  # its end, cut
+            assert end.startswith("…") and ("路径" * 12 + "/completions").endswith(end[1:]), end
+        assert worst_cell(app, 1) == "✗ tool-call-id-substituted"  # kept whole
+
+
 async def test_at_60x20_the_frame_list_keeps_each_frames_number_and_kind():
     """Beside the request the list had the number, time and gap, no summary left."""
     app = ReplayApp(sample("buggy-agent-uuid.jsonl"), exchange=2)

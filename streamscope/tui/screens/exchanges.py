@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -14,10 +15,10 @@ from textual.widgets import (
 from ...analysis.driver import WEBSOCKET, ExchangeSummary
 from ...inputs import ExchangeInfo
 from ...marks import MARK, STYLE
-from ...text import cut, plural, visible
+from ...text import plural, visible
 from ..messages import OpenExchange, RecordingGrew
 from ..session import Session
-from ..widgets import ms, worst_of
+from ..widgets import cut_cells, ms, tail_cells, worst_of
 from ..widgets.key_footer import KeyFooter
 from .bindings import EXCHANGES
 
@@ -96,8 +97,9 @@ class ExchangesScreen(Screen):
         lines = self._lines()
         rows = [self._cells(info, turn, s, untimed) for info, turn, s, _ in lines]
         shown = [c for c in self.COLUMNS if wide or c != "method"]
-        widths = {c: max([len(r.get(c, "")) for r in rows] + [len(c)]) for c in shown}
-        widths["worst"] = max([len(worst.plain) for *_, worst in lines] + [len("worst")])
+        # (screen columns, not characters: a model or path may hold wide characters)
+        widths = {c: max([cell_len(r.get(c, "")) for r in rows] + [len(c)]) for c in shown}
+        widths["worst"] = max([worst.cell_len for *_, worst in lines] + [len("worst")])
         # what path and model have: the width but the other columns, a cell's padding of 2
         # each, and the vertical scrollbar's column
         others = sum(widths[c] for c in shown if c not in ("path", "model"))
@@ -131,7 +133,7 @@ class ExchangesScreen(Screen):
         """A row's cell in its column's width; what the recording says (method, path,
         model) as Text: a str cell is markup."""
         if col == "worst":
-            if len(worst.plain) <= widths["worst"]:
+            if worst.cell_len <= widths["worst"]:
                 return worst
             worst = worst.copy()
             worst.truncate(widths["worst"], overflow="ellipsis")
@@ -139,7 +141,7 @@ class ExchangesScreen(Screen):
         if col == "path":
             return Text(self._path(cells, widths["path"]))
         if col in ("method", "model"):
-            return Text(cut(cells[col], widths[col]))
+            return Text(cut_cells(cells[col], widths[col]))
         return cells[col]
 
     @staticmethod
@@ -160,16 +162,13 @@ class ExchangesScreen(Screen):
 
     @staticmethod
     def _path(cells: dict[str, str], width: int) -> str:
-        """The path cell in `width`: its end, a WebSocket session's mark kept; a
-        response's label shorter."""
+        """The path cell in `width` screen columns: its end, a WebSocket session's mark
+        kept; a response's label shorter."""
         path = cells["path"]
         if "short" in cells:  # a response of the session above
-            return path if len(path) <= width else cut(cells["short"], width)
+            return path if cell_len(path) <= width else cut_cells(cells["short"], width)
         mark = cells["mark"]
-        rest, room = path[len(mark) :], width - len(mark)
-        if len(rest) > room:
-            rest = "…" + rest[-(room - 1) :] if room > 1 else ""
-        return mark + rest
+        return mark + tail_cells(path[len(mark) :], width - len(mark))
 
     def _cells(
         self,

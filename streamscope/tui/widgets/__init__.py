@@ -2,7 +2,7 @@
 
 from ...dialects import severity, worst
 from .call_table import CallTable
-from .common import ms, worst_of
+from .common import cut_cells, ms, tail_cells, worst_of
 from .conversation_view import ConversationView
 from .frame_detail import FrameDetail, repair_panel
 from .frame_list import FrameList
@@ -21,7 +21,9 @@ __all__ = [
     "StrategyLabel",
     "Timeline",
     "TrapLine",
+    "cut_cells",
     "ms",
+    "tail_cells",
     "worst_of",
     "repair_panel",
     "results_panel",

@@ -3,7 +3,7 @@ exchange's worst finding."""
 
 from __future__ import annotations
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len, get_character_cell_size, set_cell_size
 from rich.text import Text
 
 from ...analysis.driver import ExchangeSummary
@@ -30,6 +30,19 @@ def cut_cells(text: str, width: int) -> str:
         return text
     # (a wide character cut in two is padded with a space by set_cell_size: dropped)
     return set_cell_size(text, width - 1).rstrip(" ") + "…"
+
+
+def tail_cells(text: str, width: int) -> str:
+    """The end of `text` in `width` screen columns, an ellipsis before it where it was cut
+    (a path's end tells more than its start); "" where `width` holds no more than that."""
+    if cell_len(text) <= width:
+        return text
+    if width < 2:
+        return ""
+    kept, room = len(text), width - 1
+    while kept and (cells := get_character_cell_size(text[kept - 1])) <= room:
+        kept, room = kept - 1, room - cells
+    return "…" + text[kept:]
 
 
 def ms(ns: int | None) -> str:
