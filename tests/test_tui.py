@@ -1460,11 +1460,12 @@ async def test_a_frames_summary_cut_at_the_lists_edge_ends_in_an_ellipsis():
         assert shown[6:] == ["usage", "[DONE]"]  # whole: no ellipsis
 
 
-async def test_at_60x20_a_cut_summary_ends_in_an_ellipsis_beside_the_scrollbar():
+async def test_at_60x19_a_cut_summary_ends_in_an_ellipsis_beside_the_scrollbar():
     # eight frames in seven rows: the list's scrollbar covered the column its … was in,
-    # and the kind kept ("finish") lost its last letter to the … once it was seen
+    # and the kind kept ("finish") lost its last letter to the … once it was seen (at
+    # 60x20 the list now has eight rows: the call tables no longer fold the id)
     app = ReplayApp(sample("alibaba-empty-id.jsonl"), exchange=1)
-    async with app.run_test(size=(60, 20)) as pilot:
+    async with app.run_test(size=(60, 19)) as pilot:
         await settle(pilot)
         await pilot.press("]")
         await pilot.pause()
@@ -1676,6 +1677,35 @@ async def test_the_call_tables_fit_their_rows_at_every_step(name, size):
                 assert table.content_region.height == lines, (screen.frame, table.id)
             await pilot.press("right")
             await pilot.pause()
+
+
+@pytest.mark.parametrize(
+    "name, keys",
+    [("alibaba-empty-id.jsonl", ["]"]), ("responses-interleaved.jsonl", ["end"])],
+)
+async def test_at_60x20_the_call_tables_keep_ids_and_names_whole_on_one_line(name, keys):
+    """Too narrow for every column: the fragment count and the type leave, and each call
+    keeps one line, its id and name whole beside the start of its arguments (Rich had cut
+    every header, "ty…" and "fra…", and folded the id's last characters onto a line of
+    their own)."""
+    app = ReplayApp(sample(name), exchange=1)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        await pilot.press(*keys)
+        await pilot.pause()
+        calls = app.screen.state.strategy_calls()["robust"]
+        for table in app.screen.query(CallTable):
+            console = Console(
+                width=table.content_region.width, file=io.StringIO(), color_system=None
+            )
+            console.print(table.content)
+            head, *rows = console.file.getvalue().splitlines()
+            assert "frags" not in head and "type" not in head, head
+            assert head.split()[-1].startswith("ar") and "…" not in head.split()[-2], head
+            assert len(rows) == len(calls), rows  # one line a call
+            for row, call in zip(rows, calls, strict=True):
+                assert f'"{call.id}"' in row and f'"{call.name}"' in row, row
+        within(app, 60, 20)
 
 
 @pytest.mark.parametrize("width", [30, 57, 80])

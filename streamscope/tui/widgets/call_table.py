@@ -28,6 +28,8 @@ _ATTR = {"item": "item_id", "sig": "signature"}
 
 
 ROOMY = 16  # characters of arguments below which the columns draw closer
+LEAST_ARGS = 6  # characters of arguments a narrow screen keeps, columns dropped for them
+NARROW_DROPS = ("frags", "type", "sig")  # in this order
 WIDE_ARGS = 40  # characters of arguments beside which every other value is whole
 
 
@@ -107,7 +109,7 @@ class CallTable(RenderedStatic):
         longest: int,
         items: int,
         pad: int | None = None,
-        least_args: int = 6,
+        least_args: int = LEAST_ARGS,
     ) -> dict[str, int]:
         """Every column's width but the arguments', which take what is left. Each value
         column keeps a character for the mark before it (⚠ overwritten, ≠ differs). Every
@@ -174,7 +176,7 @@ class CallTable(RenderedStatic):
         # up their width first
         both = (*calls, *(compare or []))
         titles = dict(zip(("c", "idx"), self.heads, strict=True))
-        columns = self.columns
+        columns: tuple[str, ...] = self.columns
         if "item" in columns:  # the Responses API's words: item_id, and the call_id
             titles |= {"item": "item_id", "id": "call_id"}
         # an id column folds its cells, and would its header: never narrower than it
@@ -196,6 +198,16 @@ class CallTable(RenderedStatic):
         if tight:  # (a space after each column, none before)
             pad = len(columns)
             widths = self._widths(columns, both, width, digits, longest, items, pad, ROOMY)
+            # narrower still (60 columns): the fragment count, then the type or the
+            # signature, leave, so the id and the name stay whole and the arguments keep
+            # a column (else Rich cut every column itself, and folded the id)
+            for col in NARROW_DROPS:
+                if width - len(columns) - sum(widths.values()) >= LEAST_ARGS:
+                    break
+                if col in columns:
+                    columns = tuple(c for c in columns if c != col)
+                    pad = len(columns)
+                    widths = self._widths(columns, both, width, digits, longest, items, pad, ROOMY)
         table = Table(
             box=None,
             padding=(0, 1, 0, 0) if tight else (0, 1),
