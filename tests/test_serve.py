@@ -468,6 +468,27 @@ def test_a_non_stream_request_is_not_answered_with_a_stream(mode):
         )
 
 
+@pytest.mark.parametrize("body", [b"not json", b"", b"[1, 2]"], ids=["text", "empty", "array"])
+@pytest.mark.parametrize("strict", [False, True], ids=["loose", "strict"])
+@pytest.mark.parametrize("mode", ["server", "transport"])
+def test_a_body_that_is_no_json_object_gets_a_400_not_a_stream(mode, strict, body):
+    # it asks for no stream; loose, it was answered with the next recorded stream
+    headers = {"content-type": "application/json"}
+    if mode == "server":
+        server = ServeServer([OPENAI], strict=strict)
+        server.start()
+        try:
+            r = httpx.post(f"{server.base_url}/chat/completions", content=body, headers=headers)
+        finally:
+            server.stop()
+    else:
+        transport = playback_transport([OPENAI], strict=strict)
+        with httpx2.Client(transport=transport, base_url="http://p/v1") as client:
+            r = client.post("/chat/completions", content=body, headers=headers)
+    assert r.status_code == 400 and "event-stream" not in r.headers["content-type"]
+    assert r.json()["error"]["message"].endswith("the request body is not a JSON object")
+
+
 def test_the_transport_can_be_tied_to_one_http_package():
     transport = playback_transport(OPENAI, http="httpx2")
     with httpx2.Client(transport=transport, base_url="http://p/v1") as client:

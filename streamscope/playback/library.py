@@ -12,7 +12,8 @@ transport for httpx2 or httpx clients, sync and async: no server, no socket)::
 Both default to speed 0 (no waiting) and answer alike: a request that asks for a stream
 (`"stream": true`, or as its dialect asks, `Dialect.facts`) gets a recorded stream; any
 other request gets a recorded non-stream response (one whose request did not ask for a
-stream), or, when the files hold none, a 400 error saying so.
+stream), or, when the files hold none, a 400 error saying so; a body that is no JSON
+object, a 400 error.
 
 Every registered dialect's API is served (its `endpoints`; which requests it claims is
 `streamscope.dialects.claimant`). A request is answered by an exchange of its own API (a
@@ -579,6 +580,10 @@ class Library:
                 return Unmatched(f"the files hold no {_noun(dialect)} exchange")
         # a stream request gets a stream only (a request that does not say: either)
         facts = request_facts(speaks, path, got if isinstance(got, dict) else None)
+        if facts.stream is None and not isinstance(got, dict):
+            # a body that is no JSON object asks for no stream (an API refuses it too):
+            # never an SSE body it did not ask for, strict or not
+            return Unmatched("the request body is not a JSON object")
         if facts.stream is not None:
             wants = facts.stream
             entries = [e for e in entries if e.stream == wants]
