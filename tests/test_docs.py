@@ -148,6 +148,34 @@ def test_the_readmes_inspect_sample_is_what_inspect_prints(monkeypatch):
     assert shown == printed, "the README's inspect sample is stale: paste what inspect prints"
 
 
+def test_the_scan_pages_samples_are_what_scan_prints_of_the_bundled_recordings(monkeypatch):
+    """docs/commands/scan.md shows `scan recordings`'s summary (its blocks in part, `...`
+    between) and a `--jsonl` row: each is what scan says of the samples today (the times
+    aside), so a sample added or changed shows up here."""
+    import orjson
+    from click.testing import CliRunner
+
+    from streamscope.cli import main
+
+    page = (ROOT / "docs" / "commands" / "scan.md").read_text(encoding="utf-8")
+    summary = page.split("## The summary\n\n```\n", 1)[1].split("```", 1)[0]
+    row = page.split("## Rows: `--jsonl`", 1)[1].split("```json\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(ROOT)
+    said = CliRunner().invoke(main, ["scan", "recordings"]).output
+    untimed = re.sub(r" in [0-9.]+ s:", " in _ s:", said)
+    for part in summary.split("...\n"):
+        part = re.sub(r" in [0-9.]+ s:", " in _ s:", part.strip("\n"))
+        assert part.split(": ...")[0] in untimed, f"scan.md's summary is stale: {part}"
+    shown = orjson.loads(row)
+    rows = CliRunner().invoke(main, ["scan", "--jsonl", "recordings"]).stdout.splitlines()
+    (now,) = [
+        r
+        for r in map(orjson.loads, rows)
+        if (r.get("file"), r.get("exchange")) == (shown["file"], shown["exchange"])
+    ]
+    assert {**now, "duration_ms": None} == {**shown, "duration_ms": None}, now
+
+
 def test_the_readme_and_records_page_name_every_variable_record_sets():
     from streamscope.providers import env_names
 
