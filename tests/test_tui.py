@@ -737,6 +737,24 @@ async def test_follow_keeps_the_exchanges_list_true(tmp_path, monkeypatch):
     assert app.following._proc.returncode == 0  # the analysis ended with the app
 
 
+async def test_follow_says_a_line_it_skips_once_it_is_appended(tmp_path):
+    # the lines skipped at the start were said; one appended later was skipped silently
+    path = tmp_path / "live.jsonl"
+    lines = Path(sample("openai.jsonl")).read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines[:20]), encoding="utf-8")
+    app = ReplayApp(str(path), follow=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)
+        errors = app.screen.query_one("#errors")
+        assert not errors.display  # nothing skipped yet: no line for it
+        with path.open("a", encoding="utf-8") as f:
+            f.write("garbage\n")
+        await wait_for(pilot, lambda: errors.display)
+        assert "skipped 1 unreadable line" in text(errors) and "line 21" in text(errors)
+        said = [n for n in app._notifications if n.title == "skipped a line"]
+        assert len(said) == 1 and "line 21 (byte" in said[0].message, said
+
+
 async def test_a_custom_call_shows_its_type_name_and_input():
     app = ReplayApp(sample("custom-tool.jsonl"), exchange=1)
     async with app.run_test(size=(140, 40)) as pilot:

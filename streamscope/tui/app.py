@@ -266,7 +266,7 @@ class ReplayApp(KeyboardApp):
 
     def _loaded(self) -> None:
         for error in self.input.errors:  # skipped lines: said once, the rest is opened
-            self.notify(visible(str(error)), title="skipped a line", severity="error", timeout=30)
+            self._skipped(error)
         cut = self.input.stopped_at
         if cut is not None and not self.follow:  # (followed: the line is being written)
             self.notify(visible(cut.message), title="cut off", severity="warning", timeout=30)
@@ -613,8 +613,11 @@ class ReplayApp(KeyboardApp):
         new ones added, the open stream's model fed its new reads, and the analysis of
         the exchanges that changed brought in."""
         try:
+            skipped = len(self.input.errors)
             if not self.input.refresh():
                 return
+            for error in self.input.errors[skipped:]:  # said as the lines at the start were
+                self.call_from_thread(self._skipped, error)
             infos = [self.input.exchange(n).info for n in self.input.numbers()]
             if model is not None:
                 info = next(i for i in infos if i.exchange == model.exchange)
@@ -630,6 +633,9 @@ class ReplayApp(KeyboardApp):
             self.call_from_thread(
                 self.notify, f"following stopped: {visible(str(exc))}", severity="error"
             )
+
+    def _skipped(self, error: Exception) -> None:
+        self.notify(visible(str(error)), title="skipped a line", severity="error", timeout=30)
 
     def _grew(self, infos: list[ExchangeInfo], rows: list[ExchangeSummary] | None) -> None:
         self.session.grew(infos, rows)

@@ -52,17 +52,18 @@ class ExchangesScreen(Screen):
             yield Static(
                 Text(f"i and {more}: streamscope inspect lists them", style="cyan"), classes="note"
             )
-        if self.errors:
-            said = "; ".join(visible(str(e)) for e in self.errors[:3])
-            more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
-            yield Static(
-                Text(
-                    f"{MARK['error']} skipped {plural(len(self.errors), 'unreadable line')}: {said}{more}"
-                ),
-                id="errors",
-            )
+        errors = Static(self._errors(), id="errors")
+        errors.display = bool(self.errors)  # (--follow: shown once a line is skipped)
+        yield errors
         yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
         yield KeyFooter(compact=True)
+
+    def _errors(self) -> Text:
+        """The line that says which lines of the recording were skipped (unreadable)."""
+        said = "; ".join(visible(str(e)) for e in self.errors[:3])
+        more = f" (and {len(self.errors) - 3} more)" if len(self.errors) > 3 else ""
+        skipped = plural(len(self.errors), "unreadable line")
+        return Text(f"{MARK['error']} skipped {skipped}: {said}{more}")
 
     def _title(self) -> Text:
         sessions = sum(i.framing == WEBSOCKET for i in self.infos)
@@ -257,6 +258,10 @@ class ExchangesScreen(Screen):
         """--follow: new exchanges, and the open ones' new state; the analysis again."""
         self.infos = self.session.infos
         self.query_one("#title", Static).update(self._title())  # --follow: more may have come
+        self.errors = self.session.input.errors  # type: ignore[union-attr]  # (lines skipped since)
+        errors = self.query_one("#errors", Static)
+        errors.update(self._errors())
+        errors.display = bool(self.errors)
         self._rows()
         self.session.when_analysed(self.fill)
 
