@@ -737,6 +737,21 @@ async def test_follow_keeps_the_exchanges_list_true(tmp_path, monkeypatch):
     assert app.following._proc.returncode == 0  # the analysis ended with the app
 
 
+async def test_a_frame_past_the_end_of_an_exchange_opened_from_the_list_keeps_the_list():
+    # `replay FILE --frame 99` of several exchanges: the list, then Enter ended the app
+    app = ReplayApp(sample("openai.jsonl"), frame=99)
+    async with app.run_test(size=SIZE) as pilot:
+        await exchanges_filled(pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(n.title == "no such frame" for n in app._notifications))
+        assert app.return_code is None and isinstance(app.screen, ExchangesScreen)
+        (said,) = [n.message for n in app._notifications if n.title == "no such frame"]
+        assert "--frame 99: the stream has frames 1-11 (exchange 1)" in said, said
+        await pilot.press("enter")  # asked again: opened, at its start
+        await settle(pilot)
+        assert app.screen.frame == 0 and app.return_code is None
+
+
 async def test_follow_says_a_line_it_skips_once_it_is_appended(tmp_path):
     # the lines skipped at the start were said; one appended later was skipped silently
     path = tmp_path / "live.jsonl"

@@ -575,8 +575,25 @@ class ReplayApp(KeyboardApp):
         if turn is not None:
             title += f" · response {turn[0].turn} of {turn[1]}"
         if self.asked_frame is not None and self.asked_frame > model.total:
-            self.fail(frame_beyond(self.source, self.asked_frame, model.total))
+            said = frame_beyond(self.source, self.asked_frame, model.total)
             model.shown.set()  # never painted: the reading worker need not wait for it
+            stack = self.screen_stack
+            if isinstance(stack[-1], Loading) and len(stack) > 1:
+                stack = stack[:-1]
+            if not isinstance(stack[-1], ExchangesScreen):
+                self.fail(said)
+                return
+            # opened from the list (`replay FILE --frame F`, several exchanges): said, and
+            # the list kept; the exchange opens at its start when asked again
+            self.asked_frame, self.start_frame = None, 0
+            if isinstance(self.screen, Loading):
+                self.pop_screen()
+            self.notify(
+                visible(f"{said} (exchange {exchange}); Enter opens it at its start"),
+                title="no such frame",
+                severity="error",
+                timeout=30,
+            )
             return
         self.asked_frame = None
         start = self.start_frame or (model.total if self.follow else 0)  # following: newest
