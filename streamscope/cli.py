@@ -26,6 +26,17 @@ def fail(message: str) -> None:
     sys.exit(2)
 
 
+def refuse_output(output: str | None, force: bool) -> None:
+    """`-o FILE` that names a directory, or a file that holds something (without --force):
+    one line, before anything is read or written."""
+    if output is None:
+        return
+    if os.path.isdir(output):
+        fail(f"{output}: is a directory; -o names the file to write")
+    if not force and os.path.exists(output) and os.path.getsize(output):
+        fail(f"{output}: already exists; streamscope never overwrites it without --force")
+
+
 @contextlib.contextmanager
 def _reading(file: str) -> Iterator[None]:
     """What reading `file` raises, as one line naming it (fail)."""
@@ -751,7 +762,6 @@ def export(
     --otlp-endpoint URL sends them to an OTLP/HTTP collector (Phoenix: http://HOST:6006)
     instead. The conversation's text goes only with --include-content.
     """
-    import os
 
     from .export.fixtures import export as make
 
@@ -775,8 +785,7 @@ def export(
             frame, frames = linked, None
         else:
             frame, frames = None, f"1-{linked}"
-    if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
-        fail(f"{output}: already exists; streamscope never overwrites it without --force")
+    refuse_output(output, force)
     if report and (frames or minimal or keep_fields):
         fail("--frames, --minimal and --keep-fields make fixtures; a report shows the stream whole")
     if not report and (frame is not None or redact_content):
@@ -833,7 +842,6 @@ def _export_otlp(
 ) -> None:
     """`export --format otlp` (and `--otlp-endpoint`): the recording as traces, written
     as OTLP/JSON or sent as OTLP/HTTP protobuf."""
-    import os
 
     ctx = click.get_current_context()
     explicit = ctx.get_parameter_source("fmt") != click.core.ParameterSource.DEFAULT
@@ -847,8 +855,7 @@ def _export_otlp(
         fail(f"{given}: --format otlp exports exchanges, not a frame (leave out @{linked})")
     if endpoint is not None and output is not None:
         fail("--otlp-endpoint sends the traces; -o writes them: choose one")
-    if not force and output is not None and os.path.exists(output) and os.path.getsize(output):
-        fail(f"{output}: already exists; streamscope never overwrites it without --force")
+    refuse_output(output, force)
     from .export import otlp
 
     try:

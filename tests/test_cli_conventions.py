@@ -49,6 +49,30 @@ def test_export_overwrites_only_with_force(tmp_path):
     assert out.read_bytes().startswith(b"data: ")
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", OPENAI],
+        ["export", "--format", "md", OPENAI],
+        ["export", "--format", "otlp", OPENAI],
+        ["record", "--upstream", "http://127.0.0.1:9/v1"],
+    ],
+    ids=["fixture", "report", "otlp", "record"],
+)
+@pytest.mark.parametrize("force", [False, True], ids=["", "force"])
+def test_an_output_that_is_a_directory_is_said_to_be_one(tmp_path, args, force):
+    # it was "already exists ... without --force", then with --force "cannot write"
+    tail = ["--", sys.executable, "-c", "pass"] if args[0] == "record" else []
+    extra = ["--force"] if force else []
+    done = CliRunner().invoke(main, [*args, "-o", str(tmp_path), *extra, *tail])
+    assert done.exit_code == 2, done.output
+    assert (
+        done.output.strip()
+        == f"streamscope: {tmp_path}: is a directory; -o names the file to write"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.slow
 def test_record_replaces_a_recording_only_with_force(tmp_path):
     out = tmp_path / "r.jsonl"

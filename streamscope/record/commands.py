@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from ..cli import fail, main
+from ..cli import fail, main, refuse_output
 from ..core import record as records
 
 
@@ -135,9 +135,8 @@ def _recorder_setup(
             "to the recording IN CLEAR. Do not share it.",
             err=True,
         )
+    refuse_output(output, force)
     if output is not None and os.path.exists(output) and os.path.getsize(output) > 0:
-        if not force:
-            fail(f"{output}: already exists; streamscope never overwrites it without --force")
         try:
             os.truncate(output, 0)  # the writer starts an empty file afresh
         except OSError as e:
