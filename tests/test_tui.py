@@ -752,6 +752,26 @@ async def test_a_frame_past_the_end_of_an_exchange_opened_from_the_list_keeps_th
         assert app.screen.frame == 0 and app.return_code is None
 
 
+@pytest.mark.parametrize(
+    "width, legend",
+    [
+        (100, " · green: this frame changed it · ⚠ a trap"),
+        (72, " · green: changed · ⚠ a trap"),
+        (60, " · green: changed · ⚠ a trap"),
+        (50, " · green: changed"),
+        (40, ""),
+    ],
+)
+async def test_robusts_label_says_less_rather_than_be_cut(width, legend):
+    # at 60-72 columns it was cut bare mid-phrase: "· green: this frame changed", "· ⚠ a"
+    app = ReplayApp(sample("openai.jsonl"), exchange=1)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        label = app.screen.query_one("#robust-label")
+        assert text(label).rstrip("\n") == "robust: streamscope's reading" + legend
+        assert label.content.cell_len <= label.content_region.width
+
+
 async def test_follow_says_a_line_it_skips_once_it_is_appended(tmp_path):
     # the lines skipped at the start were said; one appended later was skipped silently
     path = tmp_path / "live.jsonl"

@@ -14,7 +14,6 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import (
     ContentSwitcher,
-    Static,
 )
 
 from ...analysis.driver import AnswerSummary, ResultLine
@@ -32,10 +31,12 @@ from ..widgets import (
     FrameDetail,
     FrameList,
     InfoLine,
+    RobustLabel,
     StrategyLabel,
     Timeline,
     TrapLine,
     results_panel,
+    robust_label,
 )
 from ..widgets.ask_line import AskLine, number_answered
 from ..widgets.key_footer import KeyFooter
@@ -154,11 +155,7 @@ class StreamScreen(Screen):
             id="info",
         ).data_bind(S.frame, S.speed, S.playing, S.filter_text, S.rows, S.version, S.state)
         yield Timeline(self.model, id="timeline").data_bind(S.frame, S.version)
-        yield Static(
-            Text("robust: streamscope's reading", style="bold")
-            + Text(" · green: this frame changed it · ⚠ a trap", style="dim"),
-            id="robust-label",
-        )
+        yield RobustLabel(robust_label(self.app.size.width - 2), id="robust-label")
         yield CallTable(id="robust").data_bind(S.state)
         yield TrapLine(id="traps").data_bind(S.state)
         yield StrategyLabel(id="strategy-label").data_bind(S.state, S.strategy)

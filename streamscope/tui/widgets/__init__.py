@@ -7,7 +7,7 @@ from .conversation_view import ConversationView
 from .frame_detail import FrameDetail, repair_panel
 from .frame_list import FrameList
 from .info_line import InfoLine
-from .strategy_label import StrategyLabel, strategy_label
+from .strategy_label import RobustLabel, StrategyLabel, robust_label, strategy_label
 from .timeline import Timeline
 from .tool_results import results_panel
 from .trap_line import TrapLine
@@ -18,6 +18,7 @@ __all__ = [
     "FrameDetail",
     "FrameList",
     "InfoLine",
+    "RobustLabel",
     "StrategyLabel",
     "Timeline",
     "TrapLine",
@@ -27,6 +28,7 @@ __all__ = [
     "worst_of",
     "repair_panel",
     "results_panel",
+    "robust_label",
     "severity",
     "strategy_label",
     "worst",

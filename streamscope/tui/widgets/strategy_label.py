@@ -67,3 +67,30 @@ def fitted(name: str, got: object, n: int, width: int) -> Text:
         if label.cell_len <= width:
             return label
     return label
+
+
+# robust's legend, in fewer words as the width asks (nothing is cut)
+ROBUST_LEGENDS = (
+    " · green: this frame changed it · ⚠ a trap",
+    " · green: changed · ⚠ a trap",
+    " · green: changed",
+    "",
+)
+
+
+def robust_label(width: int) -> Text:
+    """The line above robust's calls in `width` columns: the legend says less, then goes."""
+    for legend in ROBUST_LEGENDS:
+        label = Text("robust: streamscope's reading", style="bold") + Text(legend, style="dim")
+        if label.cell_len <= width:
+            break
+    return label
+
+
+class RobustLabel(Static):
+    """The line above robust's calls, fitted to its width."""
+
+    DEFAULT_CSS = "RobustLabel { height: 1; }"
+
+    def on_resize(self) -> None:
+        self.update(robust_label(self.content_region.width), layout=False)
