@@ -30,6 +30,7 @@ from streamscope.recording import (
     redact_headers,
     redact_json_paths,
 )
+from streamscope.recording.reader import RecordingReader
 
 URL = "http://upstream/v1/chat/completions"
 SECRETS = {
@@ -363,6 +364,30 @@ def test_bad_line_in_the_middle(tmp_path, bad, what):
     ):
         idx.line(4)
     assert what in str(err.value)
+
+
+@pytest.mark.parametrize("kind, copied", [("request", 1), ("response", 2)])
+def test_a_second_request_or_response_line_of_an_exchange_is_a_bad_line(tmp_path, kind, copied):
+    # two recordings spliced: inspect read on and dropped frames without a word; only the
+    # index (replay, serve) said it
+    path = tmp_path / "rec.jsonl"
+    write_sample(path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert orjson.loads(lines[copied])["type"] == kind
+    path.write_bytes(b"".join(lines[:3]) + lines[copied] + b"".join(lines[3:]))
+    said = f"line 4 (byte {len(b''.join(lines[:3]))}): a second {kind} line for exchange 1"
+    said += f" (first on line {copied + 1})"
+    for read in (lambda: list(iter_records(path)), lambda: list(iter_raw(path))):
+        with pytest.raises(RecordingError) as err:
+            read()
+        assert str(err.value) == f"{path}: {said}"
+    with pytest.raises(RecordingError) as err, RecordingIndex.open(path):
+        pass
+    assert str(err.value) == f"{path}: {said}"
+    tolerant = RecordingReader(path, tolerant=True)  # (--follow's: the line skipped, said)
+    assert len(list(tolerant)) == len(lines) and [str(e) for e in tolerant.errors] == [
+        f"{path}: {said}"
+    ]
 
 
 def test_missing_file(tmp_path):

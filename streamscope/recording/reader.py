@@ -68,6 +68,12 @@ def _not_json(line: bytes) -> str:
 _OPENS = ("request", "response")
 
 
+def _second(kind: str, exchange: int, first: int) -> str:
+    """Why a request, response or end line cannot be read: its exchange has one already
+    (two recordings spliced, lines repeated); the index and the line reader both say so."""
+    return f"a second {kind} line for exchange {exchange} (first on line {first})"
+
+
 def _unplaced(kind: str, exchange: int) -> str:
     """Why a chunk, message or end line of an exchange no line opened before it cannot be
     read (an exchange number edited or cut): it belongs to no exchange a reader shows."""
@@ -181,6 +187,7 @@ class RecordingReader:
         self.stopped_at: Stopped | None = None
         self.header, self._header_dict, self.version = _read_header(self.path)
         self._opened: set[int] = set()  # the exchanges a request or response line opened
+        self._firsts: dict[tuple[str, int], int] = {}  # (request/response/end, exchange): its line
         # where `more` goes on: the end of the last line read, and that line's number
         self._next = (0, 0)
         self._unended = False  # that line was read before its newline was written
@@ -190,7 +197,7 @@ class RecordingReader:
         """Every line from the start (each iteration rereads the file)."""
         self._next, self._unended = (0, 0), False
         self.errors = []
-        self._opened = set()
+        self._opened, self._firsts = set(), {}
         return self.more()
 
     def more(self) -> Iterator[tuple[int, Any]]:
@@ -212,7 +219,13 @@ class RecordingReader:
             if self.progress is not None:
                 self.progress(done, total)
 
-        path, version, raw, opened = self.path, self.version, self.raw, self._opened
+        path, version, raw, opened, firsts = (
+            self.path,
+            self.version,
+            self.raw,
+            self._opened,
+            self._firsts,
+        )
         # inspect's hot path: a current-version chunk line is checked inline
         fast = raw and version >= SAME_LINES_SINCE
         n, offset, line, whole = 0, 0, None, True
@@ -252,6 +265,10 @@ class RecordingReader:
                         opened.add(rec.exchange)
                     elif rec.exchange not in opened:
                         raise ValueError(_unplaced(rec.type, rec.exchange))
+                    if rec.type != "chunk" and rec.type != "message":  # one of each
+                        first = firsts.setdefault((rec.type, rec.exchange), n)
+                        if first != n:
+                            raise ValueError(_second(rec.type, rec.exchange, first))
                     if raw:
                         rec = d
                 except ValueError as e:
@@ -572,10 +589,7 @@ class RecordingIndex:
             elif rec.type == "message":
                 ex.messages.append(n)
             elif getattr(ex, rec.type) is not None:
-                first = getattr(ex, rec.type)
-                raise ValueError(
-                    f"a second {rec.type} line for exchange {rec.exchange} (first on line {first})"
-                )
+                raise ValueError(_second(rec.type, rec.exchange, getattr(ex, rec.type)))
             else:
                 setattr(ex, rec.type, n)
         except ValueError as e:
