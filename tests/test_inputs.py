@@ -230,7 +230,9 @@ def test_a_stray_byte_early_in_an_sse_body_is_reported_where_it_is(tmp_path, str
 def test_input_with_no_structure_is_refused_in_one_line(tmp_path):
     path = tmp_path / "junk"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-    one_line_exit_2(run("inspect", str(path)), "binary data", "line 1")
+    line = one_line_exit_2(run("inspect", str(path)), "binary data", "line 1")
+    # its bytes as they are: it showed each byte that is no UTF-8 as �
+    assert line.endswith("(it begins b'\\x89PNG')"), line  # (its first line)
 
 
 # -- a broken line in the middle: each face decides -----------------------------------------

@@ -229,7 +229,8 @@ def sniff(path: str | os.PathLike[str]) -> Sniffed:
             first.decode("utf-8")
         except UnicodeDecodeError:
             binary = True
-    shown = first[:30].decode("utf-8", "replace")
+    # binary data as its bytes (\xff, not the � that replaced each: the bytes as they are)
+    shown: str | bytes = first[:30] if binary else first[:30].decode("utf-8", "replace")
     what = "binary data, not" if binary else "not"
     raise error(
         name,
