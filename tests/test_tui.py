@@ -772,9 +772,12 @@ async def test_robusts_label_says_less_rather_than_be_cut(width, legend):
         assert label.content.cell_len <= label.content_region.width
 
 
-async def test_follow_says_a_line_it_skips_once_it_is_appended(tmp_path):
+@pytest.mark.parametrize("folder", ["plain", "m[/x] [b]"])
+async def test_follow_says_a_line_it_skips_once_it_is_appended(tmp_path, folder):
     # the lines skipped at the start were said; one appended later was skipped silently
-    path = tmp_path / "live.jsonl"
+    # (and a path that reads as markup, `[/x]`, raised in the notice: following stopped)
+    (tmp_path / folder).mkdir(parents=True)  # ("m[" holding "x] [b]")
+    path = tmp_path / folder / "live.jsonl"
     lines = Path(sample("openai.jsonl")).read_text(encoding="utf-8").splitlines(keepends=True)
     path.write_text("".join(lines[:20]), encoding="utf-8")
     app = ReplayApp(str(path), follow=True)
@@ -788,6 +791,7 @@ async def test_follow_says_a_line_it_skips_once_it_is_appended(tmp_path):
         assert "skipped 1 unreadable line" in text(errors) and "line 21" in text(errors)
         said = [n for n in app._notifications if n.title == "skipped a line"]
         assert len(said) == 1 and "line 21 (byte" in said[0].message, said
+        assert f"{folder}/live.jsonl" in said[0].message and not said[0].markup
 
 
 async def test_a_custom_call_shows_its_type_name_and_input():

@@ -10,6 +10,7 @@ import os
 from typing import Any
 
 from textual.app import App
+from textual.notifications import SeverityLevel
 
 NO_KEYBOARD = (
     "standard input is not a terminal: replay reads its keys there "
@@ -29,3 +30,17 @@ class KeyboardApp(App):
         if not kwargs.get("headless") and not os.isatty(0):
             raise NoKeyboard(NO_KEYBOARD)
         return super().run(**kwargs)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notice, its text never read as markup (whatever a screen asks): it quotes
+        what a file holds, its path among it, and a `[/x]` there raised MarkupError (a
+        followed file's notice, then the following itself, stopped without a word)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
