@@ -772,6 +772,20 @@ async def test_robusts_label_says_less_rather_than_be_cut(width, legend):
         assert label.content.cell_len <= label.content_region.width
 
 
+async def test_the_loading_screen_names_the_file_as_it_is_named():
+    # a file called "[b]x.jsonl" read as markup: "Reading x.jsonl", in bold
+    from textual.app import App
+
+    from streamscope.tui.screens import Loading
+
+    app = App()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(Loading("Reading [b]x\x1b.jsonl …"))
+        await pilot.pause()
+        label = app.screen.query_one(Label)
+        assert str(label.render()) == "Reading [b]x\\x1b.jsonl …"
+
+
 @pytest.mark.parametrize("folder", ["plain", "m[/x] [b]"])
 async def test_follow_says_a_line_it_skips_once_it_is_appended(tmp_path, folder):
     # the lines skipped at the start were said; one appended later was skipped silently

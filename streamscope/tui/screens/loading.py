@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
@@ -10,6 +11,7 @@ from textual.widgets import (
     ProgressBar,
 )
 
+from ...text import visible
 from ..messages import Progressed
 from .bindings import WAITING
 
@@ -23,13 +25,14 @@ class Loading(Screen):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="loading"):
-            yield Label(self.what)
+            # text, not markup, its control characters escaped: it names the file
+            yield Label(Text(visible(self.what)))
             yield ProgressBar(total=100, show_eta=False, id="progress")
 
     def say(self, what: str) -> None:
         """What is being read now (the bar starts again)."""
         self.what = what
-        self.query_one(Label).update(what)
+        self.query_one(Label).update(Text(visible(what)))
         self.progress(0, 1)
 
     def progress(self, done: int, total: int) -> None:
