@@ -37,7 +37,6 @@ class ExchangesScreen(Screen):
         super().__init__()
         self.session = session
         self.infos = session.infos
-        self.errors = session.input.errors  # type: ignore[union-attr]  # lines of the recording that could not be read
         self.summaries: dict | None = None
         self._width = 0
 
@@ -57,6 +56,11 @@ class ExchangesScreen(Screen):
         yield errors
         yield DataTable(id="exchanges", cursor_type="row", zebra_stripes=True)
         yield KeyFooter(compact=True)
+
+    @property
+    def errors(self) -> list:
+        """The lines of the recording that could not be read (--follow: more as it grows)."""
+        return self.session.input.errors  # type: ignore[union-attr]
 
     def _errors(self) -> Text:
         """The line that says which lines of the recording were skipped (unreadable)."""
@@ -258,7 +262,6 @@ class ExchangesScreen(Screen):
         """--follow: new exchanges, and the open ones' new state; the analysis again."""
         self.infos = self.session.infos
         self.query_one("#title", Static).update(self._title())  # --follow: more may have come
-        self.errors = self.session.input.errors  # type: ignore[union-attr]  # (lines skipped since)
         errors = self.query_one("#errors", Static)
         errors.update(self._errors())
         errors.display = bool(self.errors)
